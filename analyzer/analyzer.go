@@ -1,0 +1,193 @@
+package analyzer
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"sync"
+
+	"github.com/seokit/seokit/seo"
+)
+
+// Analyze fetches rawURL with the safe fetcher and analyses it. A bad URL,
+// or one whose host is or resolves only to a refused address, is an error
+// wrapping seo.ErrInvalidInput. A page that cannot be fetched is not an
+// error: the report carries http.unreachable (or http.redirect_loop) and the
+// reason in Report.Error.
+func Analyze(ctx context.Context, rawURL string, opts *Options) (*Report, error) {
+	cfg, err := newConfig(opts)
+	if err != nil {
+		return nil, err
+	}
+	u, err := seo.ParseURL(rawURL)
+	if err != nil {
+		return nil, err
+	}
+	f := cfg.fetcher()
+	resp, err := f.Fetch(ctx, &seo.Request{URL: u.String(), UserAgent: cfg.UserAgent})
+	if err != nil {
+		if errors.Is(err, seo.ErrInvalidInput) {
+			return nil, err
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return failedReport(u.String(), resp, err, cfg), nil
+	}
+	env := &Env{Fetcher: f, Robots: cfg.Robots, UserAgent: cfg.UserAgent}
+	if env.Robots == nil && cfg.Depth.Includes(Standard) {
+		env.Robots = newRobotsPolicy(f)
+	}
+	return analyze(ctx, resp, cfg, env, true), nil
+}
+
+// AnalyzeHTML analyses a document already fetched: body as served for
+// rawURL with the given response header (status 200 is assumed). It fetches
+// nothing unless Options.CheckLinks or Options.AnalyzeMobile ask for it;
+// robots checks use Options.Robots when set.
+func AnalyzeHTML(ctx context.Context, rawURL string, header http.Header, body []byte, opts *Options) (*Report, error) {
+	u, err := seo.ParseURL(rawURL)
+	if err != nil {
+		return nil, err
+	}
+	if header == nil {
+		header = http.Header{}
+	}
+	resp := &seo.Response{
+		RequestedURL: u.String(), URL: u.String(), Status: http.StatusOK, Header: header, Body: body,
+		BodyBytes: int64(len(body)), TransferredBytes: int64(len(body)),
+		ContentType: header.Get("Content-Type"), ContentEncoding: header.Get("Content-Encoding"),
+	}
+	return AnalyzeResponse(ctx, resp, opts)
+}
+
+// AnalyzeResponse analyses a response fetched elsewhere (the crawler's).
+// Probes that need fetches of their own are skipped; robots checks use
+// Options.Robots when set.
+func AnalyzeResponse(ctx context.Context, resp *seo.Response, opts *Options) (*Report, error) {
+	cfg, err := newConfig(opts)
+	if err != nil {
+		return nil, err
+	}
+	if resp == nil {
+		return nil, &seo.InputError{Field: "response", Reason: "is nil"}
+	}
+	env := &Env{Robots: cfg.Robots, UserAgent: cfg.UserAgent}
+	if cfg.CheckLinks || cfg.AnalyzeMobile {
+		env.Fetcher = cfg.fetcher()
+	}
+	return analyze(ctx, resp, cfg, env, false), nil
+}
+
+func (c *config) fetcher() Fetcher {
+	if c.Fetcher != nil {
+		return c.Fetcher
+	}
+	return seo.NewFetcher(&seo.FetcherOptions{AllowPrivate: c.AllowPrivate, UserAgent: c.UserAgent})
+}
+
+// analyze parses once, extracts page data, runs checks, then the fetching
+// phases (probes, link checks, mobile) concurrently, and scores.
+func analyze(ctx context.Context, resp *seo.Response, cfg *config, env *Env, probes bool) *Report {
+	p := newPage(resp, cfg)
+	rep := p.Report
+	fillResponseData(rep, resp, p.IsHTML)
+	rep.Depth = cfg.Depth
+	rep.AnalyzedAt = cfg.now().UTC()
+	r := newReporter(cfg, resp.URL)
+
+	for _, x := range builtinExtractors {
+		x(p)
+	}
+	for _, list := range [][]Check{builtinChecks, cfg.Checks} {
+		for _, c := range list {
+			if (p.IsHTML || c.AllDocuments) && cfg.runs(c.Depth, c.IDs) && c.Run != nil {
+				c.Run(p, r)
+			}
+		}
+	}
+
+	var wg sync.WaitGroup
+	if probes {
+		for _, pr := range builtinProbes {
+			if cfg.runs(pr.Depth, pr.IDs) {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					pr.Run(ctx, p, env, r)
+				}()
+			}
+		}
+	}
+	if cfg.CheckLinks && env.Fetcher != nil {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			runLinkChecks(ctx, p, env, r)
+		}()
+	}
+	if cfg.AnalyzeMobile && env.Fetcher != nil && p.IsHTML {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			runMobile(ctx, p, env, r)
+		}()
+	}
+	wg.Wait()
+
+	rep.Findings = r.Findings()
+	rep.Score = seo.PageScore(rep.Findings)
+	return rep
+}
+
+func fillResponseData(rep *Report, resp *seo.Response, isHTML bool) {
+	rep.URL = resp.RequestedURL
+	if rep.URL == "" {
+		rep.URL = resp.URL
+	}
+	rep.FinalURL = resp.URL
+	rep.Status = resp.Status
+	rep.Redirects = resp.Redirects
+	rep.Timings = resp.Timings
+	rep.IsHTML = isHTML
+	rep.Sizes = Sizes{
+		Transferred: resp.TransferredBytes, HTML: resp.BodyBytes,
+		ContentType: resp.ContentType, ContentEncoding: resp.ContentEncoding, Truncated: resp.Truncated,
+	}
+	if rep.Sizes.ContentType == "" && resp.Header != nil {
+		rep.Sizes.ContentType = resp.Header.Get("Content-Type")
+	}
+}
+
+// failedReport is the report of a page that could not be fetched.
+func failedReport(rawURL string, resp *seo.Response, err error, cfg *config) *Report {
+	if resp == nil {
+		resp = &seo.Response{RequestedURL: rawURL, URL: rawURL}
+	}
+	rep := &Report{Depth: cfg.Depth, AnalyzedAt: cfg.now().UTC(), Error: err.Error()}
+	fillResponseData(rep, resp, false)
+	r := newReporter(cfg, rawURL)
+	switch {
+	case errors.Is(err, seo.ErrRedirectLoop), errors.Is(err, seo.ErrTooManyRedirects):
+		chain := make([]string, 0, len(resp.Redirects))
+		for _, h := range resp.Redirects {
+			chain = append(chain, h.URL)
+		}
+		r.Add("http.redirect_loop", "the redirect chain loops or exceeds 10 hops", seo.Evidence{URLs: chain, Detail: err.Error()})
+	default:
+		r.Add("http.unreachable", "the page could not be fetched: "+unwrapMessage(err), seo.Evidence{Detail: err.Error()})
+	}
+	rep.Findings = r.Findings()
+	rep.Score = seo.PageScore(rep.Findings)
+	return rep
+}
+
+// unwrapMessage strips package prefixes for a readable reason.
+func unwrapMessage(err error) string {
+	msg := err.Error()
+	if i := strings.LastIndex(msg, ": "); i >= 0 && i+2 < len(msg) {
+		return msg[i+2:]
+	}
+	return msg
+}

@@ -1,0 +1,260 @@
+package analyzer
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/seokit/seokit/seo"
+)
+
+// Depth selects how much of the catalogue runs. The zero value is Standard.
+type Depth string
+
+// Depths, each a superset of the one before. Which areas each runs is
+// documented in doc.go.
+const (
+	Basic    Depth = "basic"
+	Standard Depth = "standard"
+	Complete Depth = "complete"
+)
+
+// ParseDepth parses "basic", "standard" or "complete"; "" gives Standard.
+func ParseDepth(s string) (Depth, error) {
+	switch Depth(s) {
+	case "":
+		return Standard, nil
+	case Basic, Standard, Complete:
+		return Depth(s), nil
+	}
+	return "", &seo.InputError{Field: "options.depth", Value: s, Reason: `must be "basic", "standard" or "complete"`}
+}
+
+func (d Depth) rank() int {
+	switch d {
+	case Basic:
+		return 1
+	case Complete:
+		return 3
+	}
+	return 2
+}
+
+// Includes reports whether a check of depth c runs at depth d.
+func (d Depth) Includes(c Depth) bool { return c.rank() <= d.rank() }
+
+// Fetcher fetches URLs. *seo.Fetcher, the safe fetcher, is the default.
+type Fetcher interface {
+	Fetch(ctx context.Context, req *seo.Request) (*seo.Response, error)
+}
+
+// Options configure an analysis. A nil *Options, and every zero field, means
+// the documented default.
+type Options struct {
+	// Depth selects the checks that run; zero means Standard.
+	Depth Depth
+	// CheckLinks fetches every link, image, canonical, hreflang and og:image
+	// target of the page and runs the link-scope checks.
+	CheckLinks bool
+	// AnalyzeMobile fetches the page again with a smartphone user agent and
+	// runs the mobile parity checks.
+	AnalyzeMobile bool
+
+	// Thresholds overrides check thresholds; zero fields keep the defaults.
+	Thresholds Thresholds
+	// Disable lists check IDs ("title.too_long") or whole areas ("social")
+	// that must not run or report.
+	Disable []string
+	// Severity overrides the severity of check IDs; the score weight follows.
+	Severity map[string]seo.Severity
+	// Checks adds custom checks; they run after the built-in ones.
+	Checks []Check
+
+	// Fetcher fetches the page and its targets. Nil means a safe fetcher
+	// (seo.NewFetcher) that refuses non-public addresses unless AllowPrivate.
+	Fetcher Fetcher
+	// AllowPrivate lets the default fetcher reach loopback and private
+	// networks (intranet audits, tests). Ignored when Fetcher is set.
+	AllowPrivate bool
+	// UserAgent is the desktop user agent; zero means seo.DefaultUserAgent.
+	UserAgent string
+	// MobileUserAgent is the smartphone user agent for AnalyzeMobile; zero
+	// means seo.MobileUserAgent.
+	MobileUserAgent string
+	// Robots tells whether robots.txt allows a URL. Nil means Analyze fetches
+	// and caches robots.txt itself (AnalyzeHTML then skips the robots checks).
+	Robots RobotsPolicy
+
+	// LinkConcurrency bounds link-check fetches in flight; zero means 16.
+	LinkConcurrency int
+	// LinkConcurrencyPerHost bounds them per host; zero means 4.
+	LinkConcurrencyPerHost int
+	// MaxLinkChecks caps the distinct URLs checked; zero means 2000. The
+	// report says how many were left unchecked.
+	MaxLinkChecks int
+	// LinkTimeout bounds each link-check fetch; zero means 10 s.
+	LinkTimeout time.Duration
+
+	// Now returns the current time (tests); nil means time.Now.
+	Now func() time.Time
+}
+
+// RobotsPolicy answers robots.txt questions for the robots checks. The
+// crawler shares its cache through this interface.
+type RobotsPolicy interface {
+	// Allowed reports whether rawURL may be crawled by userAgent. known is
+	// false when no robots.txt verdict could be had.
+	Allowed(ctx context.Context, rawURL, userAgent string) (allowed, known bool)
+}
+
+// Thresholds are the numeric limits of the checks. Zero means the default
+// given with each field (the catalogue's).
+type Thresholds struct {
+	TitleMinChars       int           // 30: title.too_short below
+	TitleMaxChars       int           // 60: title.too_long above
+	TitleMaxPixels      int           // 580: title.too_long above this estimated width
+	DescriptionMinChars int           // 70
+	DescriptionMaxChars int           // 160
+	H1MaxChars          int           // 70
+	H2MinWords          int           // 600: headings.h2_missing from this many words
+	ThinContentWords    int           // 200
+	Soft404MaxWords     int           // 150
+	LangDetectMinWords  int           // 50
+	JSShellMaxWords     int           // 50
+	MaxLinks            int           // 100: links.too_many above
+	AltMaxChars         int           // 100
+	AltEmptyMinPixels   int           // 100: images.alt_empty for images at least this wide and high
+	ImageMaxBytes       int64         // 500000
+	SlowTTFB            time.Duration // 800 ms
+	HTMLLargeBytes      int64         // 2 MB (2,000,000)
+	HTMLTooLargeBytes   int64         // 15 MB (15,728,640)
+	CompressionMinBytes int64         // 1024
+	MaxDOMElements      int           // 1500
+	MaxBlockingScripts  int           // 2
+	MaxInlineBytes      int64         // 100000
+	MaxSubresources     int           // 100
+	HSTSMinMaxAge       int64         // 31536000 s
+	TLSExpiryWarning    time.Duration // 14 days
+	URLMaxChars         int           // 115
+	URLMaxParams        int           // 3
+	MobileParityPercent float64       // 20
+	OGImageMinPixels    int           // 200
+	ZoomMinMaximumScale float64       // 2
+	MaxRedirectHops     int           // 1: http.redirect_chain above
+	RedirectLoopMaxHops int           // 10
+}
+
+// withDefaults returns t with zero fields set to their defaults.
+func (t Thresholds) withDefaults() Thresholds {
+	setI := func(v *int, d int) {
+		if *v == 0 {
+			*v = d
+		}
+	}
+	set64 := func(v *int64, d int64) {
+		if *v == 0 {
+			*v = d
+		}
+	}
+	setI(&t.TitleMinChars, 30)
+	setI(&t.TitleMaxChars, 60)
+	setI(&t.TitleMaxPixels, 580)
+	setI(&t.DescriptionMinChars, 70)
+	setI(&t.DescriptionMaxChars, 160)
+	setI(&t.H1MaxChars, 70)
+	setI(&t.H2MinWords, 600)
+	setI(&t.ThinContentWords, 200)
+	setI(&t.Soft404MaxWords, 150)
+	setI(&t.LangDetectMinWords, 50)
+	setI(&t.JSShellMaxWords, 50)
+	setI(&t.MaxLinks, 100)
+	setI(&t.AltMaxChars, 100)
+	setI(&t.AltEmptyMinPixels, 100)
+	set64(&t.ImageMaxBytes, 500000)
+	if t.SlowTTFB == 0 {
+		t.SlowTTFB = 800 * time.Millisecond
+	}
+	set64(&t.HTMLLargeBytes, 2_000_000)
+	set64(&t.HTMLTooLargeBytes, seo.DefaultMaxBodyBytes)
+	set64(&t.CompressionMinBytes, 1024)
+	setI(&t.MaxDOMElements, 1500)
+	setI(&t.MaxBlockingScripts, 2)
+	set64(&t.MaxInlineBytes, 100_000)
+	setI(&t.MaxSubresources, 100)
+	set64(&t.HSTSMinMaxAge, 31536000)
+	if t.TLSExpiryWarning == 0 {
+		t.TLSExpiryWarning = 14 * 24 * time.Hour
+	}
+	setI(&t.URLMaxChars, 115)
+	setI(&t.URLMaxParams, 3)
+	if t.MobileParityPercent == 0 {
+		t.MobileParityPercent = 20
+	}
+	setI(&t.OGImageMinPixels, 200)
+	if t.ZoomMinMaximumScale == 0 {
+		t.ZoomMinMaximumScale = 2
+	}
+	setI(&t.MaxRedirectHops, 1)
+	setI(&t.RedirectLoopMaxHops, 10)
+	return t
+}
+
+// config is Options resolved: defaults applied, lookups built.
+type config struct {
+	Options
+	th       Thresholds
+	disabled map[string]bool
+	now      func() time.Time
+}
+
+func newConfig(o *Options) (*config, error) {
+	if o == nil {
+		o = &Options{}
+	}
+	c := &config{Options: *o}
+	d, err := ParseDepth(string(o.Depth))
+	if err != nil {
+		return nil, err
+	}
+	c.Depth = d
+	c.th = o.Thresholds.withDefaults()
+	c.disabled = make(map[string]bool, len(o.Disable))
+	for _, id := range o.Disable {
+		c.disabled[id] = true
+	}
+	for id, s := range o.Severity {
+		if s < seo.Notice || s > seo.Error {
+			return nil, &seo.InputError{Field: "options.severity", Value: fmt.Sprint(id), Reason: "severity must be error, warning or notice"}
+		}
+	}
+	if c.now = o.Now; c.now == nil {
+		c.now = time.Now
+	}
+	if c.UserAgent == "" {
+		c.UserAgent = seo.DefaultUserAgent
+	}
+	if c.MobileUserAgent == "" {
+		c.MobileUserAgent = seo.MobileUserAgent
+	}
+	if c.LinkConcurrency <= 0 {
+		c.LinkConcurrency = 16
+	}
+	if c.LinkConcurrencyPerHost <= 0 {
+		c.LinkConcurrencyPerHost = 4
+	}
+	if c.MaxLinkChecks <= 0 {
+		c.MaxLinkChecks = 2000
+	}
+	if c.LinkTimeout <= 0 {
+		c.LinkTimeout = 10 * time.Second
+	}
+	return c, nil
+}
+
+// isDisabled reports whether a check ID is disabled by ID or area.
+func (c *config) isDisabled(id string) bool {
+	if len(c.disabled) == 0 {
+		return false
+	}
+	return c.disabled[id] || c.disabled[seo.AreaOf(id)]
+}

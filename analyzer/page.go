@@ -1,0 +1,508 @@
+package analyzer
+
+import (
+	"bytes"
+	"net/http"
+	"net/url"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+	"golang.org/x/net/html/charset"
+
+	"github.com/seokit/seokit/seo"
+)
+
+// Page is a fetched document parsed once, with the indexes every check
+// reads. Checks must treat it as read-only; they run concurrently with
+// link and mobile fetches.
+type Page struct {
+	// URL is the final URL after redirects; Base resolves relative references
+	// (the <base href> when present, else URL).
+	URL  *url.URL
+	Base *url.URL
+	// Response is the fetch result (synthetic for AnalyzeHTML).
+	Response *seo.Response
+	Header   http.Header
+	// Body is the document as served (decompressed, not transcoded).
+	Body []byte
+	// IsHTML is true when the body is an HTML document.
+	IsHTML bool
+
+	// Doc is the parsed tree; HTML, Head and BodyEl its main elements (nil
+	// when absent, which the parser never leaves for HTML input).
+	Doc, HTML, Head, BodyEl *html.Node
+
+	// Elements lists every element in document order; ElementCount excludes
+	// the implied html/head/body wrappers the parser adds.
+	Elements []*html.Node
+	byTag    map[atom.Atom][]*html.Node
+	// Declared charset facts, read before transcoding.
+	Charset Charset
+
+	// MainText is the visible main text (scripts, styles, navigation and page
+	// chrome removed), words separated by single spaces; Words counts its words.
+	MainText string
+	Words    int
+
+	// Links are the <a> elements with their resolved targets, in order.
+	Links []Link
+	// Resources are the subresources the page loads (scripts, styles, images,
+	// frames, media, preloads).
+	Resources []Resource
+
+	// Report is being filled: extractors write page data to it, checks read it.
+	Report *Report
+
+	cfg *config
+}
+
+// Charset records how the document declares its encoding.
+type Charset struct {
+	// Header is the charset parameter of Content-Type, Meta that of a meta
+	// charset or http-equiv; MetaOffset is the meta's byte offset (-1 if none).
+	Header, Meta string
+	MetaOffset   int
+	// Name is the encoding used to decode the document.
+	Name string
+}
+
+// Link is one <a> element of the page.
+type Link struct {
+	Node *html.Node
+	// Href is the raw attribute; HasHref says the attribute exists.
+	Href    string
+	HasHref bool
+	// URL is Href resolved against the base; nil when it does not parse or
+	// is not http(s).
+	URL *url.URL
+	// Text is the link's visible text, whitespace collapsed.
+	Text string
+	Rel  string
+	// Internal is true when URL is on the page's host (or its site, for
+	// subdomain-scoped analyses); Nofollow when rel has nofollow, ugc or sponsored.
+	Internal bool
+	Nofollow bool
+}
+
+// Resource is one subresource reference.
+type Resource struct {
+	Node *html.Node
+	// Kind is "script", "stylesheet", "image", "iframe", "media", "font",
+	// "preload" or "other".
+	Kind string
+	// Raw is the attribute value; URL is it resolved (nil if unparseable).
+	Raw string
+	URL *url.URL
+}
+
+// ByTag returns the HTML elements with the given tag in document order
+// (elements in SVG or MathML are excluded).
+func (p *Page) ByTag(a atom.Atom) []*html.Node { return p.byTag[a] }
+
+// Thresholds returns the thresholds in force.
+func (p *Page) Thresholds() Thresholds { return p.cfg.th }
+
+// Depth returns the analysis depth.
+func (p *Page) Depth() Depth { return p.cfg.Depth }
+
+// Resolve resolves a reference against the page's base URL; it returns nil
+// for unparseable references.
+func (p *Page) Resolve(ref string) *url.URL {
+	ref = strings.TrimSpace(ref)
+	r, err := url.Parse(ref)
+	if err != nil {
+		return nil
+	}
+	return p.Base.ResolveReference(r)
+}
+
+// newPage decodes and parses the body once and builds the indexes.
+func newPage(resp *seo.Response, cfg *config) *Page {
+	u, err := url.Parse(resp.URL)
+	if err != nil || u.Host == "" {
+		u = &url.URL{Scheme: "http", Host: "invalid", Path: "/"}
+	}
+	p := &Page{URL: u, Base: u, Response: resp, Header: resp.Header, Body: resp.Body, cfg: cfg}
+	if p.Header == nil {
+		p.Header = http.Header{}
+	}
+	p.Report = &Report{}
+	p.IsHTML = isHTML(resp)
+	p.Charset.MetaOffset = -1
+	if !p.IsHTML {
+		return p
+	}
+	p.Doc = p.parse()
+	p.index()
+	return p
+}
+
+// isHTML decides whether the response is an HTML document: by Content-Type
+// when it names a type, else by sniffing.
+func isHTML(resp *seo.Response) bool {
+	ct := resp.ContentType
+	if ct == "" && resp.Header != nil {
+		ct = resp.Header.Get("Content-Type")
+	}
+	mt := strings.ToLower(strings.TrimSpace(strings.SplitN(ct, ";", 2)[0]))
+	switch mt {
+	case "text/html", "application/xhtml+xml":
+		return true
+	case "", "text/plain", "application/octet-stream":
+		return LooksLikeHTML(resp.Body)
+	}
+	return false
+}
+
+// LooksLikeHTML sniffs the start of a body for an HTML document.
+func LooksLikeHTML(b []byte) bool {
+	if len(b) > 512 {
+		b = b[:512]
+	}
+	return strings.HasPrefix(http.DetectContentType(b), "text/html")
+}
+
+// parse transcodes the body to UTF-8 when it declares another encoding and
+// parses it.
+func (p *Page) parse() *html.Node {
+	body := p.Body
+	ct := p.Header.Get("Content-Type")
+	if i := strings.Index(strings.ToLower(ct), "charset="); i >= 0 {
+		p.Charset.Header = strings.Trim(strings.TrimSpace(ct[i+len("charset="):]), `"'`)
+	}
+	p.Charset.Meta, p.Charset.MetaOffset = metaCharset(body)
+	enc, name, _ := charset.DetermineEncoding(body, ct)
+	p.Charset.Name = name
+	if name != "utf-8" && name != "windows-1252" || (name == "windows-1252" && !utf8.Valid(body)) {
+		if dec, err := enc.NewDecoder().Bytes(body); err == nil {
+			body = dec
+		}
+	}
+	doc, err := html.Parse(bytes.NewReader(body))
+	if err != nil {
+		// html.Parse only fails on reader errors; a bytes.Reader has none.
+		doc = &html.Node{Type: html.DocumentNode}
+	}
+	return doc
+}
+
+// metaCharset finds a <meta charset> or http-equiv content-type charset in
+// the first 64 KiB, returning its value and byte offset.
+func metaCharset(b []byte) (string, int) {
+	if len(b) > 64<<10 {
+		b = b[:64<<10]
+	}
+	low := bytes.ToLower(b)
+	off := 0
+	for {
+		i := bytes.Index(low[off:], []byte("<meta"))
+		if i < 0 {
+			return "", -1
+		}
+		start := off + i
+		end := bytes.IndexByte(low[start:], '>')
+		if end < 0 {
+			return "", -1
+		}
+		tag := low[start : start+end]
+		if j := bytes.Index(tag, []byte("charset=")); j >= 0 {
+			v := tag[j+len("charset="):]
+			v = bytes.TrimLeft(v, `"' `)
+			k := bytes.IndexAny(v, "\"' ;/>")
+			if k >= 0 {
+				v = v[:k]
+			}
+			if len(v) > 0 {
+				return string(v), start
+			}
+		}
+		off = start + end
+	}
+}
+
+// skipText lists elements whose text is never main text.
+var skipText = map[atom.Atom]bool{
+	atom.Script: true, atom.Style: true, atom.Noscript: true, atom.Template: true,
+	atom.Svg: true, atom.Math: true, atom.Iframe: true, atom.Object: true,
+	atom.Select: true, atom.Textarea: true, atom.Button: true, atom.Head: true,
+}
+
+// chrome lists page furniture left out of the main text when the page has no
+// <main> or single <article>.
+var chrome = map[atom.Atom]bool{atom.Nav: true, atom.Header: true, atom.Footer: true, atom.Aside: true}
+
+// index walks the tree once, collecting elements by tag, links, resources
+// and the base URL, then extracts the main text.
+func (p *Page) index() {
+	p.byTag = make(map[atom.Atom][]*html.Node, 32)
+	var mains, articles []*html.Node
+	var walk func(n *html.Node, foreign bool)
+	walk = func(n *html.Node, foreign bool) {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type != html.ElementNode {
+				continue
+			}
+			p.Elements = append(p.Elements, c)
+			inForeign := foreign || c.Namespace != ""
+			if !inForeign {
+				p.byTag[c.DataAtom] = append(p.byTag[c.DataAtom], c)
+				switch c.DataAtom {
+				case atom.Html:
+					p.HTML = c
+				case atom.Head:
+					if p.Head == nil {
+						p.Head = c
+					}
+				case atom.Body:
+					if p.BodyEl == nil {
+						p.BodyEl = c
+					}
+				case atom.Main:
+					mains = append(mains, c)
+				case atom.Article:
+					articles = append(articles, c)
+				case atom.Base:
+					if p.Base == p.URL {
+						if h, ok := Attr(c, "href"); ok {
+							if b, err := url.Parse(strings.TrimSpace(h)); err == nil {
+								p.Base = p.URL.ResolveReference(b)
+							}
+						}
+					}
+				}
+			}
+			walk(c, inForeign)
+		}
+	}
+	walk(p.Doc, false)
+	p.collectLinks()
+	p.collectResources()
+
+	root := p.BodyEl
+	dropChrome := true
+	switch {
+	case len(mains) > 0:
+		root, dropChrome = mains[0], false
+	case len(articles) == 1:
+		root, dropChrome = articles[0], false
+	}
+	if root != nil {
+		var sb strings.Builder
+		p.Words = appendText(&sb, root, dropChrome)
+		p.MainText = strings.TrimSpace(sb.String())
+	}
+}
+
+// ElementCount is the number of element nodes, as a DOM size measure.
+func (p *Page) ElementCount() int { return len(p.Elements) }
+
+// appendText writes the visible text under n into sb, words separated by
+// single spaces, and returns the number of words.
+func appendText(sb *strings.Builder, n *html.Node, dropChrome bool) int {
+	words := 0
+	var walk func(n *html.Node)
+	walk = func(n *html.Node) {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			switch c.Type {
+			case html.TextNode:
+				words += appendWords(sb, c.Data)
+			case html.ElementNode:
+				if skipText[c.DataAtom] || (dropChrome && chrome[c.DataAtom]) || c.Namespace != "" {
+					continue
+				}
+				if _, hidden := Attr(c, "hidden"); hidden {
+					continue
+				}
+				walk(c)
+			}
+		}
+	}
+	walk(n)
+	return words
+}
+
+// appendWords appends the words of s to sb and counts them. A word is a run
+// of letters, digits, marks, apostrophes and inner hyphens; each Han, kana or
+// Hangul character counts as a word, since those scripts do not use spaces.
+func appendWords(sb *strings.Builder, s string) int {
+	n := 0
+	inWord := false
+	for _, r := range s {
+		switch {
+		case isIdeograph(r):
+			sb.WriteByte(' ')
+			sb.WriteRune(r)
+			n++
+			inWord = false
+		case unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r) ||
+			(inWord && (r == '\'' || r == '’' || r == '-')):
+			if !inWord {
+				if sb.Len() > 0 {
+					sb.WriteByte(' ')
+				}
+				n++
+				inWord = true
+			}
+			sb.WriteRune(r)
+		default:
+			inWord = false
+		}
+	}
+	return n
+}
+
+func isIdeograph(r rune) bool {
+	return r >= 0x2E80 && (unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) ||
+		unicode.Is(unicode.Katakana, r) || unicode.Is(unicode.Hangul, r))
+}
+
+// CountWords counts words in s by the main-text rule.
+func CountWords(s string) int {
+	var sb strings.Builder
+	return appendWords(&sb, s)
+}
+
+func (p *Page) collectLinks() {
+	pageHost := p.URL.Hostname()
+	for _, a := range p.byTag[atom.A] {
+		l := Link{Node: a}
+		l.Href, l.HasHref = Attr(a, "href")
+		l.Rel, _ = Attr(a, "rel")
+		l.Text = Collapse(TextContent(a))
+		if l.HasHref {
+			if u := p.Resolve(l.Href); u != nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" {
+				u.Fragment, u.RawFragment = "", ""
+				l.URL = u
+				l.Internal = seo.HostInScope(u.Hostname(), pageHost, false)
+			}
+		}
+		for _, r := range strings.Fields(strings.ToLower(l.Rel)) {
+			if r == "nofollow" || r == "ugc" || r == "sponsored" {
+				l.Nofollow = true
+			}
+		}
+		p.Links = append(p.Links, l)
+	}
+}
+
+func (p *Page) collectResources() {
+	add := func(n *html.Node, kind, attr string) {
+		if v, ok := Attr(n, attr); ok && strings.TrimSpace(v) != "" {
+			p.Resources = append(p.Resources, Resource{Node: n, Kind: kind, Raw: v, URL: p.Resolve(v)})
+		}
+	}
+	for _, n := range p.Elements {
+		if n.Namespace != "" {
+			continue
+		}
+		switch n.DataAtom {
+		case atom.Script:
+			add(n, "script", "src")
+		case atom.Img:
+			add(n, "image", "src")
+		case atom.Iframe, atom.Frame:
+			add(n, "iframe", "src")
+		case atom.Audio, atom.Video, atom.Source, atom.Track, atom.Embed:
+			add(n, "media", "src")
+		case atom.Object:
+			add(n, "media", "data")
+		case atom.Link:
+			rel, _ := Attr(n, "rel")
+			rels := " " + strings.ToLower(rel) + " "
+			switch {
+			case strings.Contains(rels, " stylesheet "):
+				add(n, "stylesheet", "href")
+			case strings.Contains(rels, " preload ") || strings.Contains(rels, " modulepreload "):
+				as, _ := Attr(n, "as")
+				kind := "preload"
+				if strings.EqualFold(as, "font") {
+					kind = "font"
+				}
+				add(n, kind, "href")
+			}
+		}
+	}
+}
+
+// Attr returns the value of an element's attribute (names are
+// case-insensitive in HTML; the parser lowercases them) and whether it exists.
+func Attr(n *html.Node, name string) (string, bool) {
+	for _, a := range n.Attr {
+		if a.Key == name && a.Namespace == "" {
+			return a.Val, true
+		}
+	}
+	return "", false
+}
+
+// TextContent returns the text of the nodes under n, skipping scripts and
+// styles, without collapsing whitespace.
+func TextContent(n *html.Node) string {
+	var sb strings.Builder
+	var walk func(n *html.Node)
+	walk = func(n *html.Node) {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			switch c.Type {
+			case html.TextNode:
+				sb.WriteString(c.Data)
+			case html.ElementNode:
+				if c.DataAtom != atom.Script && c.DataAtom != atom.Style && c.DataAtom != atom.Template {
+					walk(c)
+				}
+			}
+		}
+	}
+	walk(n)
+	return sb.String()
+}
+
+// Collapse trims s and replaces each run of white space with one space.
+func Collapse(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// Length counts the Unicode characters of s after collapsing white space,
+// the rule every length threshold uses.
+func Length(s string) int { return utf8.RuneCountInString(Collapse(s)) }
+
+// InHead reports whether n sits in <head>. An element the parser moved into
+// <body> (because it appeared there, or after the head was closed early by
+// an element not allowed in it) is not in the head, as crawlers see it.
+func InHead(n *html.Node) bool {
+	for a := n.Parent; a != nil; a = a.Parent {
+		if a.Type == html.ElementNode && a.Namespace == "" {
+			switch a.DataAtom {
+			case atom.Head:
+				return true
+			case atom.Body:
+				return false
+			}
+		}
+	}
+	return false
+}
+
+// InForeign reports whether n sits inside SVG or MathML.
+func InForeign(n *html.Node) bool {
+	return n.Namespace != ""
+}
+
+// Outer renders a short form of an element's start tag for evidence, e.g.
+// `<link rel="canonical" href="/x">`.
+func Outer(n *html.Node) string {
+	var sb strings.Builder
+	sb.WriteByte('<')
+	sb.WriteString(n.Data)
+	for _, a := range n.Attr {
+		sb.WriteByte(' ')
+		sb.WriteString(a.Key)
+		sb.WriteString(`="`)
+		sb.WriteString(html.EscapeString(a.Val))
+		sb.WriteByte('"')
+	}
+	sb.WriteByte('>')
+	return seo.Clip(sb.String())
+}

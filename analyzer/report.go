@@ -1,0 +1,187 @@
+package analyzer
+
+import (
+	"time"
+
+	"github.com/seokit/seokit/seo"
+)
+
+// Report is the result of analysing one page: its findings and score, and the
+// page data every check read, so callers can apply rules of their own.
+type Report struct {
+	URL       string         `json:"url"`
+	FinalURL  string         `json:"finalUrl"`
+	Status    int            `json:"status"`
+	Redirects []seo.Redirect `json:"redirects,omitempty"`
+	Timings   seo.Timings    `json:"timings"`
+	Sizes     Sizes          `json:"sizes"`
+	// IsHTML is false for images, PDFs and other non-HTML responses, which get
+	// only the http, indexability header, url and security header checks.
+	IsHTML bool `json:"isHtml"`
+
+	Title       *Text     `json:"title,omitempty"`
+	Description *Text     `json:"description,omitempty"`
+	Headings    []Heading `json:"headings,omitempty"`
+	// WordCount counts the words of the main text.
+	WordCount int `json:"wordCount"`
+	// Language is the language detected in the main text ("" when unsure);
+	// DeclaredLang is <html lang>.
+	Language     string `json:"language,omitempty"`
+	DeclaredLang string `json:"declaredLang,omitempty"`
+
+	Canonical      []Canonical       `json:"canonical,omitempty"`
+	Robots         Robots            `json:"robots"`
+	Hreflang       []Alternate       `json:"hreflang,omitempty"`
+	Links          LinkSummary       `json:"links"`
+	Images         ImageSummary      `json:"images"`
+	StructuredData []StructuredItem  `json:"structuredData,omitempty"`
+	OpenGraph      map[string]string `json:"openGraph,omitempty"`
+	Twitter        map[string]string `json:"twitter,omitempty"`
+	Viewport       *Viewport         `json:"viewport,omitempty"`
+	Security       SecurityHeaders   `json:"securityHeaders"`
+	// Mobile holds the smartphone fetch's data when AnalyzeMobile ran.
+	Mobile *MobileSummary `json:"mobile,omitempty"`
+
+	Findings []seo.Finding `json:"findings"`
+	Score    seo.Score     `json:"score"`
+
+	Depth      Depth     `json:"depth"`
+	AnalyzedAt time.Time `json:"analyzedAt"`
+	// Error says why the page could not be fetched, when it could not.
+	Error string `json:"error,omitempty"`
+}
+
+// Sizes are the byte counts of the response.
+type Sizes struct {
+	// Transferred counts body bytes on the wire; HTML the decompressed bytes.
+	Transferred     int64  `json:"transferredBytes"`
+	HTML            int64  `json:"htmlBytes"`
+	ContentType     string `json:"contentType,omitempty"`
+	ContentEncoding string `json:"contentEncoding,omitempty"`
+	// Truncated says the body was cut at the size cap.
+	Truncated bool `json:"truncated"`
+}
+
+// Text is a title or description with its measured length.
+type Text struct {
+	Text string `json:"text"`
+	// Length counts Unicode characters after trimming and collapsing whitespace.
+	Length int `json:"length"`
+	// WidthPx is the estimated rendered width (titles only).
+	WidthPx int `json:"widthPx,omitempty"`
+}
+
+// Heading is one h1-h6 of the outline, in document order.
+type Heading struct {
+	Level int    `json:"level"`
+	Text  string `json:"text"`
+}
+
+// Canonical is one declared canonical URL and where it was declared
+// ("html" or "header").
+type Canonical struct {
+	URL    string `json:"url"`
+	Source string `json:"source"`
+}
+
+// Robots are the page's combined robots directives.
+type Robots struct {
+	// Directives lists each directive with its source ("meta:robots",
+	// "meta:googlebot", "header", "header:googlebot").
+	Directives []Directive `json:"directives,omitempty"`
+	Indexable  bool        `json:"indexable"`
+	Follow     bool        `json:"follow"`
+	// RobotsTxtAllowed is nil when robots.txt was not consulted.
+	RobotsTxtAllowed *bool `json:"robotsTxtAllowed,omitempty"`
+}
+
+// Directive is one robots directive ("noindex", "max-snippet:0") and its source.
+type Directive struct {
+	Value  string `json:"value"`
+	Source string `json:"source"`
+}
+
+// Alternate is one hreflang alternate; Source is "html", "header" or "sitemap".
+type Alternate struct {
+	Code   string `json:"code"`
+	URL    string `json:"url"`
+	Source string `json:"source"`
+}
+
+// LinkSummary counts the page's <a href> links and lists them.
+type LinkSummary struct {
+	Internal int        `json:"internal"`
+	External int        `json:"external"`
+	Nofollow int        `json:"nofollow"`
+	List     []LinkInfo `json:"list,omitempty"`
+	// Unchecked counts link targets not fetched because of MaxLinkChecks.
+	Unchecked int `json:"unchecked,omitempty"`
+}
+
+// LinkInfo is one link. Status is set when link checking fetched it (0 means
+// the fetch failed; see Error).
+type LinkInfo struct {
+	URL      string `json:"url"`
+	Text     string `json:"text,omitempty"`
+	Rel      string `json:"rel,omitempty"`
+	Internal bool   `json:"internal"`
+	Status   int    `json:"status,omitempty"`
+	Error    string `json:"error,omitempty"`
+}
+
+// ImageSummary counts the page's images and lists them.
+type ImageSummary struct {
+	Total      int         `json:"total"`
+	WithoutAlt int         `json:"withoutAlt"`
+	List       []ImageInfo `json:"list,omitempty"`
+}
+
+// ImageInfo is one <img>. Alt is nil when the attribute is absent.
+type ImageInfo struct {
+	Src    string  `json:"src"`
+	Alt    *string `json:"alt,omitempty"`
+	Width  string  `json:"width,omitempty"`
+	Height string  `json:"height,omitempty"`
+	Status int     `json:"status,omitempty"`
+	Bytes  int64   `json:"bytes,omitempty"`
+}
+
+// StructuredItem is one structured-data item: its syntax ("json-ld",
+// "microdata", "rdfa") and its types.
+type StructuredItem struct {
+	Syntax string   `json:"syntax"`
+	Types  []string `json:"types"`
+}
+
+// Viewport is the viewport meta: its raw content and parsed fields.
+type Viewport struct {
+	Content string            `json:"content"`
+	Fields  map[string]string `json:"fields,omitempty"`
+}
+
+// SecurityHeaders are the security headers as served and the TLS facts.
+type SecurityHeaders struct {
+	HSTS                string     `json:"hsts,omitempty"`
+	CSP                 string     `json:"csp,omitempty"`
+	ContentTypeOptions  string     `json:"xContentTypeOptions,omitempty"`
+	FrameOptions        string     `json:"xFrameOptions,omitempty"`
+	ReferrerPolicy      string     `json:"referrerPolicy,omitempty"`
+	TLSVersion          string     `json:"tlsVersion,omitempty"`
+	CertificateNotAfter *time.Time `json:"certificateNotAfter,omitempty"`
+}
+
+// MobileSummary is what the smartphone fetch saw, for comparison.
+type MobileSummary struct {
+	FinalURL      string   `json:"finalUrl"`
+	Status        int      `json:"status"`
+	Title         string   `json:"title,omitempty"`
+	Description   string   `json:"description,omitempty"`
+	H1            string   `json:"h1,omitempty"`
+	Canonical     string   `json:"canonical,omitempty"`
+	Indexable     bool     `json:"indexable"`
+	InternalLinks int      `json:"internalLinks"`
+	WordCount     int      `json:"wordCount"`
+	Hreflang      []string `json:"hreflang,omitempty"`
+	Structured    []string `json:"structuredDataTypes,omitempty"`
+	Error         string   `json:"error,omitempty"`
+}
