@@ -39,6 +39,8 @@ type Report struct {
 	Twitter        map[string]string `json:"twitter,omitempty"`
 	Viewport       *Viewport         `json:"viewport,omitempty"`
 	Security       SecurityHeaders   `json:"securityHeaders"`
+	// Fingerprint identifies the main text for duplicate detection.
+	Fingerprint Fingerprint `json:"fingerprint"`
 	// Mobile holds the smartphone fetch's data when AnalyzeMobile ran.
 	Mobile *MobileSummary `json:"mobile,omitempty"`
 
@@ -184,4 +186,12 @@ type MobileSummary struct {
 	Hreflang      []string `json:"hreflang,omitempty"`
 	Structured    []string `json:"structuredDataTypes,omitempty"`
 	Error         string   `json:"error,omitempty"`
+}
+
+// Fingerprint identifies a page's main text: TextHash is a 64-bit FNV-1a
+// hash of the normalised text (exact duplicates), SimHash a 64-bit simhash
+// of its word shingles (near duplicates: at most 3 differing bits).
+type Fingerprint struct {
+	TextHash uint64 `json:"textHash,string"`
+	SimHash  uint64 `json:"simHash,string"`
 }
