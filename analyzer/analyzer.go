@@ -96,6 +96,11 @@ func analyze(ctx context.Context, resp *seo.Response, cfg *config, env *Env, pro
 	rep.Depth = cfg.Depth
 	rep.AnalyzedAt = cfg.now().UTC()
 	r := newReporter(cfg, resp.URL)
+	if env.Robots != nil {
+		if allowed, known := env.Robots.Allowed(ctx, resp.URL, env.UserAgent); known {
+			p.RobotsTxt = &allowed
+		}
+	}
 
 	for _, x := range builtinExtractors {
 		x(p)

@@ -53,6 +53,9 @@ type Page struct {
 	// frames, media, preloads).
 	Resources []Resource
 
+	// RobotsTxt is robots.txt's verdict on URL (nil when not consulted).
+	RobotsTxt *bool
+
 	// Report is being filled: extractors write page data to it, checks read it.
 	Report *Report
 
