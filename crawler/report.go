@@ -1,0 +1,108 @@
+package crawler
+
+import (
+	"time"
+
+	"github.com/seokit/seokit/seo"
+)
+
+// SiteReport is the result of a site analysis.
+type SiteReport struct {
+	Domain     string    `json:"domain"`
+	StartURL   string    `json:"startUrl"`
+	StartedAt  time.Time `json:"startedAt"`
+	FinishedAt time.Time `json:"finishedAt"`
+
+	// Crawl, Robots and Sitemaps are filled by the crawl.
+	Crawl    CrawlStats       `json:"crawl"`
+	Robots   RobotsSummary    `json:"robots"`
+	Sitemaps []SitemapSummary `json:"sitemaps,omitempty"`
+
+	// StatusCodes counts pages by final status (0: no response).
+	StatusCodes map[int]int `json:"statusCodes"`
+	// Findings groups every finding of the crawl (page and site scope) by ID,
+	// most severe first, with counts and example URLs.
+	Findings []FindingGroup `json:"findings"`
+	// SiteFindings are the site-scope findings in full.
+	SiteFindings []seo.Finding `json:"siteFindings"`
+	// Pages summarises every crawled page.
+	Pages []PageSummary `json:"pages"`
+	Graph GraphStats    `json:"graph"`
+	// Score is the site score: the mean page score minus the site finding weights.
+	Score seo.Score `json:"score"`
+}
+
+// CrawlStats summarises the crawl itself.
+type CrawlStats struct {
+	Fetched int `json:"fetched"`
+	// Queued counts URLs still in the frontier when the crawl stopped.
+	Queued int `json:"queued"`
+	// Skipped counts URLs left out by scope, limits or trap guards; Blocked
+	// those robots.txt disallows.
+	Skipped int `json:"skipped"`
+	Blocked int `json:"blocked"`
+	Errors  int `json:"errors"`
+	// DepthHistogram[d] counts pages at click depth d.
+	DepthHistogram []int `json:"depthHistogram"`
+	// LimitReached is true when maxPages stopped the crawl with URLs queued.
+	LimitReached bool `json:"limitReached"`
+	// StopReason says why the crawl ended: "done", "max_pages", "time_budget",
+	// "byte_budget", "canceled".
+	StopReason     string        `json:"stopReason"`
+	Bytes          int64         `json:"bytes"`
+	Duration       time.Duration `json:"durationNs"`
+	PagesPerSecond float64       `json:"pagesPerSecond"`
+	// Traps lists the URL patterns the trap guards stopped.
+	Traps []Trap `json:"traps,omitempty"`
+}
+
+// Trap is a URL pattern that kept yielding new URLs and was stopped.
+type Trap struct {
+	Pattern string   `json:"pattern"`
+	Reason  string   `json:"reason"`
+	Dropped int      `json:"dropped"`
+	Example []string `json:"examples,omitempty"`
+}
+
+// RobotsSummary describes the start host's robots.txt.
+type RobotsSummary struct {
+	URL          string   `json:"url"`
+	Status       int      `json:"status"`
+	Bytes        int      `json:"bytes"`
+	Truncated    bool     `json:"truncated,omitempty"`
+	Sitemaps     []string `json:"sitemaps,omitempty"`
+	InvalidLines int      `json:"invalidLines,omitempty"`
+	Error        string   `json:"error,omitempty"`
+}
+
+// SitemapSummary describes one sitemap read.
+type SitemapSummary struct {
+	URL string `json:"url"`
+	// Kind is "urlset", "sitemapindex" or "text".
+	Kind   string `json:"kind,omitempty"`
+	Status int    `json:"status"`
+	URLs   int    `json:"urls"`
+	Error  string `json:"error,omitempty"`
+}
+
+// FindingGroup is every finding of one ID across the crawl.
+type FindingGroup struct {
+	ID       string       `json:"id"`
+	Severity seo.Severity `json:"severity"`
+	Scope    seo.Scope    `json:"scope"`
+	// Count is the number of findings; Pages the number of distinct URLs.
+	Count    int      `json:"count"`
+	Pages    int      `json:"pages"`
+	Message  string   `json:"message"`
+	Examples []string `json:"examples"`
+}
+
+// GraphStats describes the internal link graph.
+type GraphStats struct {
+	Nodes       int     `json:"nodes"`
+	Edges       int     `json:"edges"`
+	MaxDepth    int     `json:"maxDepth"`
+	MeanInlinks float64 `json:"meanInlinks"`
+	// Orphans counts sitemap URLs no crawled page links to.
+	Orphans int `json:"orphans"`
+}
