@@ -215,26 +215,56 @@ func NormalizeURL(u *url.URL, opts *NormalizeOptions) *url.URL {
 	} else {
 		n.Host = bracket(host)
 	}
-	p := n.EscapedPath()
-	if p == "" {
-		p = "/"
-	}
-	if strings.Contains(p, "/.") {
-		trailing := strings.HasSuffix(p, "/") || strings.HasSuffix(p, "/.") || strings.HasSuffix(p, "/..")
-		p = path.Clean(p)
-		if trailing && p != "/" {
-			p += "/"
+	// Decode the path so that equivalent encodings (%7E and ~) meet, and let
+	// url.URL re-encode it; an encoded slash changes the path's meaning, so
+	// such paths keep their escaped form with uppercase hex.
+	if strings.Contains(strings.ToLower(n.RawPath), "%2f") {
+		n.RawPath = upperHex(cleanPath(n.RawPath))
+		if dec, err := url.PathUnescape(n.RawPath); err == nil {
+			n.Path = dec
 		}
-	}
-	if pu, err := url.Parse(p); err == nil {
-		n.Path, n.RawPath = pu.Path, ""
-		if pu.EscapedPath() != pu.Path {
-			n.RawPath = pu.RawPath
-		}
+	} else {
+		n.Path, n.RawPath = cleanPath(n.Path), ""
 	}
 	n.RawQuery = normalizeQuery(n.RawQuery, opts)
 	n.ForceQuery = false
 	return &n
+}
+
+// cleanPath resolves dot segments, keeping a trailing slash, and makes an
+// empty path "/".
+func cleanPath(p string) string {
+	if p == "" {
+		return "/"
+	}
+	if !strings.Contains(p, "/.") && !strings.HasPrefix(p, ".") {
+		return p
+	}
+	trailing := strings.HasSuffix(p, "/") || strings.HasSuffix(p, "/.") || strings.HasSuffix(p, "/..")
+	p = path.Clean("/" + p)
+	if trailing && p != "/" {
+		p += "/"
+	}
+	return p
+}
+
+// upperHex uppercases the hex digits of percent-escapes.
+func upperHex(s string) string {
+	b := []byte(s)
+	for i := 0; i+2 < len(b); i++ {
+		if b[i] == '%' {
+			b[i+1], b[i+2] = toUpperHex(b[i+1]), toUpperHex(b[i+2])
+			i += 2
+		}
+	}
+	return string(b)
+}
+
+func toUpperHex(c byte) byte {
+	if c >= 'a' && c <= 'f' {
+		return c - 'a' + 'A'
+	}
+	return c
 }
 
 func normalizeQuery(q string, opts *NormalizeOptions) string {

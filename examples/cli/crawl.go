@@ -1,0 +1,192 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/seokit/seokit/analyzer"
+	"github.com/seokit/seokit/crawler"
+	"github.com/seokit/seokit/seo"
+)
+
+func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("crawl", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	maxPages := fs.Int("max-pages", 500, "stop after this many pages")
+	subdomains := fs.Bool("subdomains", false, "crawl subdomains of the site too")
+	concurrency := fs.Int("concurrency", 8, "pages fetched at once")
+	rate := fs.Float64("rate", 0, "requests per second per host (0: the crawler's default of 20)")
+	depth := fs.String("depth", "standard", "per-page checks: basic, standard or complete")
+	allowPrivate := fs.Bool("allow-private", false, "allow loopback and private network addresses (intranet audits)")
+	asJSON := fs.Bool("json", false, "print the site report as JSON")
+	asCSV := fs.Bool("csv", false, "print the page table as CSV")
+	htmlFile := fs.String("html", "", "write a self-contained HTML report with charts to this file")
+	failOn := fs.String("fail-on", "none", "exit 1 when a site finding has this severity or higher: error, warning, notice or none")
+	timeout := fs.Duration("timeout", 30*time.Minute, "time budget of the crawl")
+	quiet := fs.Bool("quiet", false, "no progress bar")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: cli crawl [flags] DOMAIN")
+		fs.PrintDefaults()
+	}
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		fs.Usage()
+		return &exitError{code: 2, err: errors.New("crawl takes exactly one domain or start URL")}
+	}
+	if *asJSON && *asCSV {
+		return &exitError{code: 2, err: errors.New("-json and -csv cannot be combined")}
+	}
+	threshold, err := parseFailOn(*failOn)
+	if err != nil {
+		return &exitError{code: 2, err: err}
+	}
+	opts := &crawler.Options{
+		MaxPages:          *maxPages,
+		IncludeSubdomains: *subdomains,
+		Concurrency:       *concurrency,
+		PerHostRate:       *rate,
+		AllowPrivate:      *allowPrivate,
+		TimeBudget:        *timeout,
+		Analyzer:          &analyzer.Options{Depth: analyzer.Depth(*depth)},
+	}
+	bar := newProgressBar(stderr, *maxPages)
+	if !*quiet && bar.tty {
+		opts.Progress = bar.update
+	}
+	rep, err := crawler.New(opts).Run(ctx, fs.Arg(0))
+	bar.finish()
+	if err != nil {
+		return &exitError{code: 2, err: err}
+	}
+	if *htmlFile != "" {
+		if err := writeFile(*htmlFile, rep.WriteHTML); err != nil {
+			return &exitError{code: 2, err: err}
+		}
+		fmt.Fprintf(stderr, "HTML report written to %s\n", *htmlFile)
+	}
+	switch {
+	case *asJSON:
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rep); err != nil {
+			return err
+		}
+	case *asCSV:
+		if err := rep.WriteCSV(stdout); err != nil {
+			return err
+		}
+	default:
+		printSiteReport(stdout, rep)
+	}
+	if rep.Crawl.Fetched == 0 {
+		return &exitError{code: 2, err: fmt.Errorf("no page of %s could be fetched", fs.Arg(0))}
+	}
+	if threshold > 0 {
+		for _, g := range rep.Findings {
+			if g.Severity >= threshold {
+				return errFindings
+			}
+		}
+	}
+	return nil
+}
+
+func writeFile(name string, write func(io.Writer) error) error {
+	f, err := os.Create(name)
+	if err != nil {
+		return err
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+func printSiteReport(w io.Writer, rep *crawler.SiteReport) {
+	c := rep.Crawl
+	fmt.Fprintf(w, "%s (start %s)\n", rep.Domain, rep.StartURL)
+	fmt.Fprintf(w, "%d pages in %s (%.0f pages/s), %d queued, %d skipped, %d blocked by robots.txt, %d errors; stopped: %s\n",
+		c.Fetched, c.Duration.Round(time.Millisecond), c.PagesPerSecond, c.Queued, c.Skipped, c.Blocked, c.Errors, c.StopReason)
+	sc := rep.Score.Counts
+	fmt.Fprintf(w, "Site score %d/100   site findings: %d errors, %d warnings, %d notices\n", rep.Score.Value, sc.Errors, sc.Warnings, sc.Notices)
+
+	codes := make([]int, 0, len(rep.StatusCodes))
+	for code := range rep.StatusCodes {
+		codes = append(codes, code)
+	}
+	sort.Ints(codes)
+	var parts []string
+	for _, code := range codes {
+		label := fmt.Sprint(code)
+		if code == 0 {
+			label = "failed"
+		}
+		parts = append(parts, fmt.Sprintf("%s: %d", label, rep.StatusCodes[code]))
+	}
+	fmt.Fprintf(w, "Status codes  %s\n", strings.Join(parts, ", "))
+	fmt.Fprintf(w, "Depths        %v (pages per click depth from 0)\n", c.DepthHistogram)
+	for _, sev := range []seo.Severity{seo.Error, seo.Warning, seo.Notice} {
+		first := true
+		for _, g := range rep.Findings {
+			if g.Severity != sev {
+				continue
+			}
+			if first {
+				fmt.Fprintf(w, "\n%s\n", strings.ToUpper(sev.String()+"s"))
+				first = false
+			}
+			fmt.Fprintf(w, "  %-40s %5d on %d URLs  %s\n", g.ID, g.Count, g.Pages, strings.Join(g.Examples[:min(2, len(g.Examples))], " "))
+		}
+	}
+}
+
+// progressBar draws crawl progress on a terminal; elsewhere it is silent.
+type progressBar struct {
+	w     io.Writer
+	tty   bool
+	max   int
+	drawn bool
+}
+
+func newProgressBar(w io.Writer, max int) *progressBar {
+	tty := false
+	if f, ok := w.(*os.File); ok {
+		if st, err := f.Stat(); err == nil {
+			tty = st.Mode()&os.ModeCharDevice != 0
+		}
+	}
+	return &progressBar{w: w, tty: tty, max: max}
+}
+
+func (b *progressBar) update(p crawler.Progress) {
+	const width = 30
+	frac := 0.0
+	if b.max > 0 {
+		frac = min(1, float64(p.Done)/float64(b.max))
+	}
+	n := int(frac * width)
+	cur := p.Current
+	if len(cur) > 50 {
+		cur = cur[:47] + "..."
+	}
+	fmt.Fprintf(b.w, "\r[%s%s] %d/%d pages, %d queued, %d errors, %.0f pages/s %-50s",
+		strings.Repeat("#", n), strings.Repeat(".", width-n), p.Done, b.max, p.Queued, p.Errors, p.PagesPerSecond, cur)
+	b.drawn = true
+}
+
+func (b *progressBar) finish() {
+	if b.drawn {
+		fmt.Fprintln(b.w)
+	}
+}

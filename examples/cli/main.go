@@ -1,0 +1,103 @@
+// Command cli runs seokit from the command line.
+//
+//	go run ./examples/cli analyze [flags] URL
+//	go run ./examples/cli crawl [flags] DOMAIN
+//	go run ./examples/cli checks
+//
+// Exit codes: 0 success; 1 findings at or above the -fail-on severity;
+// 2 usage error or the page/site could not be fetched.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+)
+
+const usage = `usage:
+  cli analyze [flags] URL      analyse one page
+  cli crawl [flags] DOMAIN     crawl a site (a domain with optional port, or a start URL)
+  cli checks                   list every check ID with its severity and scope
+
+Run "cli analyze -h" or "cli crawl -h" for the flags.
+`
+
+// exitError carries an exit code out of a command.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	if err == nil {
+		return
+	}
+	code := 2
+	var ee *exitError
+	if errors.As(err, &ee) {
+		code = ee.code
+	}
+	if err != errFindings && !errors.Is(err, flag.ErrHelp) {
+		fmt.Fprintln(os.Stderr, "cli:", err)
+	}
+	os.Exit(code)
+}
+
+// errFindings signals exit code 1 without a message (the report said it all).
+var errFindings = &exitError{code: 1, err: errors.New("findings at or above the -fail-on severity")}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return &exitError{code: 2, err: errors.New("no command given")}
+	}
+	switch args[0] {
+	case "analyze":
+		return runAnalyze(ctx, args[1:], stdout, stderr)
+	case "crawl":
+		return runCrawl(ctx, args[1:], stdout, stderr)
+	case "checks":
+		return runChecks(stdout)
+	case "-h", "--help", "help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	}
+	fmt.Fprint(stderr, usage)
+	return &exitError{code: 2, err: fmt.Errorf("unknown command %q", args[0])}
+}
+
+// parseFlags parses a subcommand's flags; flags may follow the argument too.
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return &exitError{code: 2, err: err}
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		positional = append(positional, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	return fs.Parse(append([]string{"--"}, positional...))
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}

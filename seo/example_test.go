@@ -1,0 +1,39 @@
+package seo_test
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/seokit/seokit/seo"
+)
+
+func ExamplePageScore() {
+	score := seo.PageScore([]seo.Finding{
+		{ID: "title.missing", Severity: seo.Error},
+		{ID: "images.alt_missing", Severity: seo.Warning},
+		{ID: "images.alt_missing", Severity: seo.Warning}, // a repeated ID costs once
+		{ID: "url.underscore", Severity: seo.Notice},
+	})
+	fmt.Println(score.Value, score.Counts.Errors, score.Counts.Warnings, score.Counts.Notices)
+	// Output: 85 1 1 1
+}
+
+func ExampleParseLocale() {
+	l, err := seo.ParseLocale("pt_br")
+	fmt.Println(l, err)
+	_, err = seo.ParseLocale("portuguese")
+	fmt.Println(errors.Is(err, seo.ErrInvalidInput))
+	fmt.Println(err)
+	// Output:
+	// pt-BR <nil>
+	// true
+	// seo: invalid locale: must have the form xx-XX, a two-letter language and a two-letter region, such as en-US (got "portuguese")
+}
+
+func ExampleHostInScope() {
+	fmt.Println(seo.HostInScope("blog.example.co.uk", "example.co.uk", true))
+	fmt.Println(seo.HostInScope("notexample.co.uk", "example.co.uk", true))
+	// Output:
+	// true
+	// false
+}
