@@ -97,7 +97,7 @@ func analyze(ctx context.Context, resp *seo.Response, cfg *config, env *Env, pro
 	rep.AnalyzedAt = cfg.now().UTC()
 	r := newReporter(cfg, resp.URL)
 	if env.Robots != nil {
-		if allowed, known := env.Robots.Allowed(ctx, resp.URL, env.UserAgent); known {
+		if allowed, known := env.Robots.Allowed(ctx, resp.URL, robotsVerdictAgent); known {
 			p.RobotsTxt = &allowed
 		}
 	}

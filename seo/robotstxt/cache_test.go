@@ -327,3 +327,9 @@ func TestFetcherFunc(t *testing.T) {
 		})
 	}
 }
+
+// Cache satisfies analyzer.RobotsPolicy (declared here to avoid an import
+// cycle: the analyzer imports this package).
+var _ interface {
+	Allowed(ctx context.Context, rawURL, userAgent string) (allowed, known bool)
+} = (*Cache)(nil)

@@ -1,0 +1,5 @@
+//go:build !race
+
+package sitemap
+
+const raceEnabled = false
