@@ -1,0 +1,516 @@
+package analyzer
+
+import (
+	"bytes"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+	"golang.org/x/text/language"
+
+	"github.com/seokit/seokit/seo"
+)
+
+func init() {
+	register(Check{
+		Area:  "content",
+		Depth: Standard,
+		IDs: []seo.CheckInfo{
+			{ID: "content.thin", Severity: seo.Warning, Scope: seo.ScopePage, Summary: "An indexable 200 page has fewer than 200 words of main text."},
+			{ID: "content.lorem_ipsum", Severity: seo.Warning, Scope: seo.ScopePage, Summary: "The text still contains \"lorem ipsum\" placeholder text."},
+			{ID: "content.soft_404", Severity: seo.Error, Scope: seo.ScopePage, Summary: "A 200 page reads like an error page (\"page not found\" in title, H1 or short text)."},
+			{ID: "content.lang_missing", Severity: seo.Warning, Scope: seo.ScopePage, Summary: "The <html> element has no lang attribute, or it is blank."},
+			{ID: "content.lang_invalid", Severity: seo.Warning, Scope: seo.ScopePage, Summary: "The lang attribute is not a well-formed BCP 47 tag with a known language."},
+			{ID: "content.lang_mismatch", Severity: seo.Notice, Scope: seo.ScopePage, Summary: "The language detected in the text differs from the declared lang."},
+			{ID: "content.duplicate_id", Severity: seo.Notice, Scope: seo.ScopePage, Summary: "Several elements share one id value."},
+			{ID: "content.charset_missing", Severity: seo.Warning, Scope: seo.ScopePage, Summary: "Neither the Content-Type header nor a meta tag declares the character encoding."},
+			{ID: "content.charset_late", Severity: seo.Warning, Scope: seo.ScopePage, Summary: "The meta charset declaration starts after the first 1024 bytes."},
+			{ID: "content.doctype_missing", Severity: seo.Notice, Scope: seo.ScopePage, Summary: "The document does not start with <!DOCTYPE html>, so browsers use quirks mode."},
+			{ID: "content.head_invalid_element", Severity: seo.Warning, Scope: seo.ScopePage, Summary: "An element not allowed in <head> closes it early, moving later head tags into the body."},
+			{ID: "content.js_shell", Severity: seo.Notice, Scope: seo.ScopePage, Summary: "Almost no text, scripts and an empty app root: the content needs JavaScript to render."},
+		},
+		Run: checkContent,
+	})
+	registerExtractor(extractContent)
+}
+
+// charsetLateOffset is the byte offset from which a meta charset counts as
+// late: it must start within the first 1024 bytes.
+const charsetLateOffset = 1024
+
+// extractContent fills WordCount, DeclaredLang and Language.
+func extractContent(p *Page) {
+	p.Report.WordCount = p.Words
+	if p.HTML != nil {
+		if l, ok := Attr(p.HTML, "lang"); ok {
+			p.Report.DeclaredLang = strings.TrimSpace(l)
+		}
+	}
+	if code, ok := detectLanguage(p.MainText); ok {
+		p.Report.Language = code
+	}
+}
+
+func checkContent(p *Page, r *Reporter) {
+	th := p.Thresholds()
+	status := p.Response.Status
+
+	if status == 200 && p.Report.Robots.Indexable && p.Words < th.ThinContentWords {
+		ev := seo.Measure("main text", float64(p.Words), float64(th.ThinContentWords))
+		ev.Detail = "words"
+		r.Add("content.thin", "the page has little main text", ev)
+	}
+	if i := loremIndex(p.MainText); i >= 0 {
+		r.Add("content.lorem_ipsum", "the page contains lorem ipsum placeholder text",
+			seo.Evidence{Element: "main text", Value: textAround(p.MainText, i, 80)})
+	}
+	if status == 200 {
+		checkSoft404(p, r, th)
+	}
+	checkLang(p, r, th)
+	checkDuplicateIDs(p, r)
+	checkCharset(p, r)
+	if !startsWithDoctype(p) {
+		r.Add("content.doctype_missing", "the document does not start with <!DOCTYPE html>; browsers render it in quirks mode",
+			seo.Evidence{Element: "<!DOCTYPE>", Value: headBytes(p.Body, 60)})
+	}
+	checkHeadInvalid(p, r)
+	checkJSShell(p, r, th)
+}
+
+// notFoundPhrases are lowercase phrases of error pages, per language,
+// written by the seokit authors. They are matched in the title, the first
+// H1, and the main text of short pages.
+var notFoundPhrases = []string{
+	// en
+	"page not found", "404 not found", "error 404", "404 error", "page cannot be found",
+	"page could not be found", "page does not exist", "page doesn't exist", "page you requested could not be found",
+	"page you are looking for", "page you're looking for", "nothing was found",
+	// de
+	"seite nicht gefunden", "seite wurde nicht gefunden", "seite konnte nicht gefunden werden",
+	"seite existiert nicht", "fehler 404",
+	// es
+	"página no encontrada", "pagina no encontrada", "no se encontró la página", "no se ha encontrado la página",
+	"la página no existe", "error 404",
+	// fr
+	"page introuvable", "page non trouvée", "page non trouvee", "cette page n'existe pas", "cette page n’existe pas", "erreur 404",
+	// it
+	"pagina non trovata", "pagina non esiste", "errore 404",
+	// nl
+	"pagina niet gevonden", "pagina bestaat niet", "fout 404",
+	// pt
+	"página não encontrada", "pagina nao encontrada", "página não existe", "erro 404",
+	// ru
+	"страница не найдена", "ошибка 404", "страница не существует",
+	// pl
+	"nie znaleziono strony", "strona nie została znaleziona", "strona nie istnieje", "błąd 404",
+	// sv, da, no
+	"sidan hittades inte", "sidan kunde inte hittas", "siden blev ikke fundet", "siden findes ikke",
+	"siden ble ikke funnet", "siden finnes ikke",
+	// fi, cs, tr
+	"sivua ei löytynyt", "stránka nenalezena", "stránka nebyla nalezena", "sayfa bulunamadı",
+}
+
+func checkSoft404(p *Page, r *Reporter, th Thresholds) {
+	match := func(where, text string) bool {
+		if text == "" {
+			return false
+		}
+		low := strings.ToLower(text)
+		for _, ph := range notFoundPhrases {
+			if strings.Contains(low, ph) {
+				r.Add("content.soft_404", "the page answers 200 but reads like a \"not found\" page",
+					seo.Evidence{Element: where, Value: text, Detail: "matched \"" + ph + "\""})
+				return true
+			}
+		}
+		return false
+	}
+	if t := p.Report.Title; t != nil && match("<title>", t.Text) {
+		return
+	}
+	if h1 := p.ByTag(atom.H1); len(h1) > 0 && match("<h1>", headingText(h1[0])) {
+		return
+	}
+	if p.Words < th.Soft404MaxWords {
+		match("main text", p.MainText)
+	}
+}
+
+// langKnownAliases maps declared languages the detector reports under
+// another code.
+var langKnownAliases = map[string]string{"nb": "no", "nn": "no"}
+
+func checkLang(p *Page, r *Reporter, th Thresholds) {
+	raw, ok := "", false
+	if p.HTML != nil {
+		raw, ok = Attr(p.HTML, "lang")
+	}
+	raw = strings.TrimSpace(raw)
+	if !ok || raw == "" {
+		r.Add("content.lang_missing", "the <html> element declares no language", seo.Evidence{Element: "<html lang>", Value: raw})
+		return
+	}
+	base, why := parseLangTag(raw)
+	if why != "" {
+		r.Add("content.lang_invalid", "the lang attribute is not a valid language tag",
+			seo.Evidence{Element: "<html lang>", Value: raw, Detail: why})
+		return
+	}
+	if a, ok := langKnownAliases[base]; ok {
+		base = a
+	}
+	if p.Words < th.LangDetectMinWords || !langKnown(base) {
+		return
+	}
+	// extractContent sets Language only for a confident detection.
+	if code := p.Report.Language; code != "" && code != base {
+		ev := seo.Measure("<html lang>", float64(p.Words), float64(th.LangDetectMinWords))
+		ev.Value = raw
+		ev.Detail = "text reads as \"" + code + "\"; measured: words of main text"
+		r.Add("content.lang_mismatch", "the text's language differs from the declared lang", ev)
+	}
+}
+
+// parseLangTag checks a lang value and returns its primary language subtag,
+// or why it is invalid.
+func parseLangTag(raw string) (base, why string) {
+	if strings.ContainsAny(raw, "_ ") {
+		return "", "subtags must be separated by hyphens"
+	}
+	tag, err := language.Parse(raw)
+	if err != nil {
+		return "", err.Error()
+	}
+	b, conf := tag.Base()
+	if conf == language.No || b.String() == "und" && !strings.EqualFold(strings.SplitN(raw, "-", 2)[0], "und") {
+		return "", "no known primary language subtag"
+	}
+	return b.String(), ""
+}
+
+func checkDuplicateIDs(p *Page, r *Reporter) {
+	counts := make(map[string]int)
+	var order []string
+	for _, n := range p.Elements {
+		id, ok := Attr(n, "id")
+		if !ok || id == "" {
+			continue
+		}
+		c := counts[id]
+		if c == 1 {
+			order = append(order, id)
+		}
+		counts[id] = c + 1
+	}
+	for _, id := range order {
+		ev := seo.Measure("[id]", float64(counts[id]), 1)
+		ev.Value = id
+		r.Add("content.duplicate_id", "several elements share one id", ev)
+	}
+}
+
+func checkCharset(p *Page, r *Reporter) {
+	cs := p.Charset
+	if cs.Header == "" && cs.Meta == "" {
+		r.Add("content.charset_missing", "the character encoding is declared neither in Content-Type nor in a meta tag",
+			seo.Evidence{Element: "Content-Type", Value: p.Header.Get("Content-Type")})
+		return
+	}
+	// A charset in the header decides; a late meta then does no harm.
+	if cs.Header == "" && cs.Meta != "" && cs.MetaOffset >= charsetLateOffset {
+		ev := seo.Measure("<meta charset>", float64(cs.MetaOffset), charsetLateOffset)
+		ev.Value = cs.Meta
+		ev.Offset = cs.MetaOffset
+		ev.Line = byteLine(p.Body, cs.MetaOffset)
+		ev.Detail = "byte offset of the declaration"
+		r.Add("content.charset_late", "the meta charset comes too late; browsers may guess the encoding first", ev)
+	}
+}
+
+// byteLine returns the 1-based line of byte offset off in b.
+func byteLine(b []byte, off int) int {
+	if off > len(b) {
+		off = len(b)
+	}
+	return bytes.Count(b[:off], []byte{'\n'}) + 1
+}
+
+// startsWithDoctype reports whether the document starts, after white space,
+// a byte-order mark, comments and XML processing instructions, with
+// "<!DOCTYPE html" (any case) and the parser saw an html doctype.
+func startsWithDoctype(p *Page) bool {
+	b := p.Body
+	b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))
+	for {
+		b = bytes.TrimLeft(b, " \t\r\n\f")
+		switch {
+		case bytes.HasPrefix(b, []byte("<!--")):
+			end := bytes.Index(b[4:], []byte("-->"))
+			if end < 0 {
+				return false
+			}
+			b = b[4+end+3:]
+			continue
+		case bytes.HasPrefix(b, []byte("<?")):
+			end := bytes.IndexByte(b, '>')
+			if end < 0 {
+				return false
+			}
+			b = b[end+1:]
+			continue
+		}
+		break
+	}
+	const dt = "<!doctype html"
+	if len(b) <= len(dt) || !strings.EqualFold(string(b[:len(dt)]), dt) {
+		return false
+	}
+	switch b[len(dt)] {
+	case ' ', '\t', '\r', '\n', '\f', '>':
+	default:
+		return false
+	}
+	for c := p.Doc.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == html.DoctypeNode {
+			return strings.EqualFold(c.Data, "html") && standardsDoctype(c)
+		}
+	}
+	return false
+}
+
+// standardsDoctype reports whether a doctype with a public identifier still
+// selects standards (or limited-quirks) mode: XHTML 1.x, HTML 4.01 Strict,
+// and HTML 4.01 Transitional or Frameset with a system identifier. Older
+// public identifiers (HTML 3.2, HTML 4.0, ...) select quirks mode.
+func standardsDoctype(n *html.Node) bool {
+	public, _ := Attr(n, "public")
+	system, hasSystem := Attr(n, "system")
+	public = strings.ToLower(strings.TrimSpace(public))
+	switch {
+	case public == "":
+		return true
+	case strings.HasPrefix(public, "-//w3c//dtd xhtml 1."),
+		public == "-//w3c//dtd html 4.01//en":
+		return true
+	case strings.HasPrefix(public, "-//w3c//dtd html 4.01 transitional//"),
+		strings.HasPrefix(public, "-//w3c//dtd html 4.01 frameset//"):
+		return hasSystem && system != ""
+	}
+	return false
+}
+
+// headAllowed are the elements that may appear in <head> without closing it.
+var headAllowed = map[string]bool{
+	"html": true, "head": true, "meta": true, "link": true, "title": true, "script": true,
+	"style": true, "base": true, "noscript": true, "template": true,
+}
+
+// checkHeadInvalid scans the source up to </head> (or <body>) for a start
+// tag that the parser does not allow in the head: it closes the head there,
+// and every later head tag lands in the body.
+func checkHeadInvalid(p *Page, r *Reporter) {
+	end := foldIndexBytes(p.Body, "</head")
+	if b := foldIndexBytes(p.Body, "<body"); b >= 0 && (end < 0 || b < end) {
+		end = b
+	}
+	if end < 0 {
+		return
+	}
+	z := html.NewTokenizer(bytes.NewReader(p.Body[:end]))
+	off := 0
+	noscript := 0
+	var bad string
+	badOff, later := -1, 0
+	var laterTags []string
+	for {
+		tt := z.Next()
+		raw := len(z.Raw())
+		if tt == html.ErrorToken {
+			break
+		}
+		switch tt {
+		case html.StartTagToken, html.SelfClosingTagToken:
+			name, _ := z.TagName()
+			tag := string(name)
+			switch {
+			case noscript > 0:
+			case tag == "noscript":
+				if tt == html.StartTagToken {
+					noscript++
+				}
+			case bad == "" && !headAllowed[tag]:
+				bad, badOff = tag, off
+			case bad != "" && (tag == "meta" || tag == "link" || tag == "title" || tag == "base"):
+				later++
+				if len(laterTags) < 5 {
+					laterTags = append(laterTags, tag)
+				}
+			}
+		case html.EndTagToken:
+			if name, _ := z.TagName(); noscript > 0 && string(name) == "noscript" {
+				noscript--
+			}
+		}
+		off += raw
+	}
+	if bad == "" {
+		return
+	}
+	ev := seo.Evidence{Element: "<" + bad + ">", Offset: badOff, Line: byteLine(p.Body, badOff)}
+	ev.Value = headBytes(p.Body[badOff:], 120)
+	if later > 0 {
+		ev.Detail = strconv.Itoa(later) + " later head tag(s) land in the body: " + strings.Join(laterTags, ", ")
+	}
+	r.Add("content.head_invalid_element", "an element not allowed in <head> closes the head early", ev)
+}
+
+// appRootIDs are the ids of the mount points of common JavaScript frameworks.
+var appRootIDs = map[string]bool{"root": true, "app": true, "__next": true, "__nuxt": true, "___gatsby": true, "svelte": true, "q-app": true}
+
+func checkJSShell(p *Page, r *Reporter, th Thresholds) {
+	if p.Words >= th.JSShellMaxWords || len(p.ByTag(atom.Script)) == 0 || p.BodyEl == nil {
+		return
+	}
+	var root *html.Node
+	for _, n := range p.ByTag(atom.Div) {
+		if id, ok := Attr(n, "id"); ok && strings.TrimSpace(id) != "" && blankElement(n) {
+			if root == nil || appRootIDs[strings.ToLower(id)] {
+				root = n
+			}
+			if appRootIDs[strings.ToLower(id)] {
+				break
+			}
+		}
+	}
+	if root == nil {
+		for _, n := range p.Elements {
+			if n.Data == "app-root" && blankElement(n) {
+				root = n
+				break
+			}
+		}
+	}
+	if root == nil {
+		return
+	}
+	ev := seo.Measure("main text", float64(p.Words), float64(th.JSShellMaxWords))
+	ev.Value = Outer(root)
+	ev.Detail = strconv.Itoa(len(p.ByTag(atom.Script))) + " script(s), empty app root"
+	r.Add("content.js_shell", "the page is an empty shell whose content needs JavaScript to render", ev)
+}
+
+// blankElement reports whether n has no element children and only
+// white-space text.
+func blankElement(n *html.Node) bool {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		switch c.Type {
+		case html.ElementNode:
+			return false
+		case html.TextNode:
+			if strings.TrimSpace(c.Data) != "" {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// loremIndex returns the index of "lorem ipsum" in s, any case, or -1. It
+// looks for "ipsum" with the fast substring search first.
+func loremIndex(s string) int {
+	const lorem = "lorem "
+	for _, v := range [...]string{"ipsum", "Ipsum", "IPSUM"} {
+		off := 0
+		for {
+			j := strings.Index(s[off:], v)
+			if j < 0 {
+				break
+			}
+			j += off
+			if j >= len(lorem) && foldEqualASCII(s[j-len(lorem):j], lorem) {
+				return j - len(lorem)
+			}
+			off = j + len(v)
+		}
+	}
+	return -1
+}
+
+// foldIndex returns the index of the lowercase ASCII needle in s, ignoring
+// ASCII case, or -1. It allocates nothing.
+func foldIndex(s, needle string) int {
+	n := len(needle)
+	for i := 0; i+n <= len(s); i++ {
+		if foldEqualASCII(s[i:i+n], needle) {
+			return i
+		}
+	}
+	return -1
+}
+
+// foldIndexBytes is foldIndex over bytes.
+func foldIndexBytes(b []byte, needle string) int {
+	n := len(needle)
+outer:
+	for i := 0; i+n <= len(b); i++ {
+		for j := 0; j < n; j++ {
+			x := b[i+j]
+			if 'A' <= x && x <= 'Z' {
+				x += 'a' - 'A'
+			}
+			if x != needle[j] {
+				continue outer
+			}
+		}
+		return i
+	}
+	return -1
+}
+
+func foldEqualASCII(a, b string) bool {
+	for i := 0; i < len(b); i++ {
+		x, y := a[i], b[i]
+		if 'A' <= x && x <= 'Z' {
+			x += 'a' - 'A'
+		}
+		if 'A' <= y && y <= 'Z' {
+			y += 'a' - 'A'
+		}
+		if x != y {
+			return false
+		}
+	}
+	return true
+}
+
+// textAround returns up to n bytes of s around index i, on rune boundaries.
+func textAround(s string, i, n int) string {
+	start, end := i-n/4, i+n
+	if start < 0 {
+		start = 0
+	}
+	if end > len(s) {
+		end = len(s)
+	}
+	for start > 0 && !utf8.RuneStart(s[start]) {
+		start--
+	}
+	for end < len(s) && !utf8.RuneStart(s[end]) {
+		end++
+	}
+	return s[start:end]
+}
+
+// headBytes returns the first n bytes of b as text, cut on a rune boundary.
+func headBytes(b []byte, n int) string {
+	if len(b) <= n {
+		return string(b)
+	}
+	for n > 0 && !utf8.RuneStart(b[n]) {
+		n--
+	}
+	return string(b[:n])
+}

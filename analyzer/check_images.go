@@ -1,0 +1,343 @@
+package analyzer
+
+import (
+	"net/url"
+	"path"
+	"strconv"
+	"strings"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+
+	"github.com/seokit/seokit/seo"
+)
+
+func init() {
+	register(Check{
+		Area:  "images",
+		Depth: Standard,
+		IDs: []seo.CheckInfo{
+			{ID: "images.alt_missing", Severity: seo.Warning, Scope: seo.ScopePage, Summary: "An <img> has no alt attribute."},
+			{ID: "images.alt_empty", Severity: seo.Notice, Scope: seo.ScopePage, Summary: "A content image (a link's only content, or at least 100x100 px) has alt=\"\"."},
+			{ID: "images.alt_too_long", Severity: seo.Notice, Scope: seo.ScopePage, Summary: "An alt text is longer than 100 characters."},
+			{ID: "images.alt_is_filename", Severity: seo.Warning, Scope: seo.ScopePage, Summary: "An alt text is, or looks like, the image's file name."},
+			{ID: "images.alt_duplicate", Severity: seo.Notice, Scope: seo.ScopePage, Summary: "One alt text describes several different images."},
+			{ID: "images.size_attrs_missing", Severity: seo.Notice, Scope: seo.ScopePage, Summary: "An <img> lacks width or height (and an inline aspect-ratio), so the layout may shift."},
+			{ID: "images.picture_without_img", Severity: seo.Warning, Scope: seo.ScopePage, Summary: "A <picture> has no <img> child, so nothing renders."},
+		},
+		Run: checkImages,
+	})
+	registerExtractor(extractImages)
+}
+
+// maxImageFindings caps the findings of one image ID on a page; the last
+// one reported says how many more images were affected.
+const maxImageFindings = 25
+
+// imageSrc returns an image's source: src, else data-src (lazy loading),
+// else the first srcset candidate.
+func imageSrc(n *html.Node) string {
+	if s, ok := Attr(n, "src"); ok && strings.TrimSpace(s) != "" {
+		return strings.TrimSpace(s)
+	}
+	if s, ok := Attr(n, "data-src"); ok && strings.TrimSpace(s) != "" {
+		return strings.TrimSpace(s)
+	}
+	if s, ok := Attr(n, "srcset"); ok {
+		s = strings.TrimSpace(s)
+		if i := strings.IndexAny(s, " ,"); i >= 0 {
+			s = s[:i]
+		}
+		return s
+	}
+	return ""
+}
+
+// extractImages fills Report.Images.
+func extractImages(p *Page) {
+	imgs := p.ByTag(atom.Img)
+	sum := &p.Report.Images
+	sum.Total = len(imgs)
+	if len(imgs) == 0 {
+		return
+	}
+	sum.List = make([]ImageInfo, 0, len(imgs))
+	for _, n := range imgs {
+		info := ImageInfo{Src: imageSrc(n)}
+		if u := p.Resolve(info.Src); info.Src != "" && u != nil && !strings.HasPrefix(info.Src, "data:") {
+			info.Src = u.String()
+		}
+		if a, ok := Attr(n, "alt"); ok {
+			info.Alt = &a
+		} else {
+			sum.WithoutAlt++
+		}
+		info.Width, _ = Attr(n, "width")
+		info.Height, _ = Attr(n, "height")
+		sum.List = append(sum.List, info)
+	}
+}
+
+// imageReporter reports image findings, at most maxImageFindings per ID.
+type imageReporter struct {
+	r      *Reporter
+	counts map[string]int
+}
+
+func (ir *imageReporter) add(id, msg string, ev seo.Evidence) {
+	c := ir.counts[id] + 1
+	ir.counts[id] = c
+	if c <= maxImageFindings {
+		ir.r.Add(id, msg, ev)
+	}
+}
+
+func (ir *imageReporter) flush() {
+	for id, c := range ir.counts {
+		if c > maxImageFindings {
+			ev := seo.Measure("<img>", float64(c), maxImageFindings)
+			ev.Detail = strconv.Itoa(c-maxImageFindings) + " more images not listed"
+			ir.r.Add(id, "more images have the same problem", ev)
+		}
+	}
+}
+
+func checkImages(p *Page, r *Reporter) {
+	th := p.Thresholds()
+	ir := &imageReporter{r: r, counts: map[string]int{}}
+	type altUse struct {
+		first string
+		srcs  []string
+	}
+	alts := map[string]*altUse{}
+	var altOrder []string
+	seenPair := map[string]bool{}
+
+	imgs := p.ByTag(atom.Img)
+	list := p.Report.Images.List
+	for i, n := range imgs {
+		src := imageSrc(n)
+		var abs string
+		if len(list) == len(imgs) { // extractImages resolved it already
+			abs = list[i].Src
+		} else {
+			abs = src
+			if u := p.Resolve(src); src != "" && u != nil && !strings.HasPrefix(src, "data:") {
+				abs = u.String()
+			}
+		}
+		elem := outerLazy{n: n}
+		var urls []string
+		if abs != "" && !strings.HasPrefix(abs, "data:") {
+			urls = []string{abs}
+		}
+		alt, hasAlt := Attr(n, "alt")
+		calt := Collapse(alt)
+		switch {
+		case !hasAlt:
+			ir.add("images.alt_missing", "an image has no alt attribute", seo.Evidence{Element: elem.String(), Value: src, URLs: urls})
+		case calt == "":
+			if why := contentImage(n, th.AltEmptyMinPixels); why != "" {
+				ir.add("images.alt_empty", "a content image has an empty alt text",
+					seo.Evidence{Element: elem.String(), Value: src, URLs: urls, Detail: why})
+			}
+		default:
+			if l := Length(calt); l > th.AltMaxChars {
+				ev := seo.Measure(elem.String(), float64(l), float64(th.AltMaxChars))
+				ev.Value, ev.URLs = calt, urls
+				ir.add("images.alt_too_long", "an alt text is too long", ev)
+			}
+			if why := altLooksLikeFilename(calt, src); why != "" {
+				ir.add("images.alt_is_filename", "an alt text is a file name, not a description",
+					seo.Evidence{Element: elem.String(), Value: calt, URLs: urls, Detail: why})
+			}
+			key := strings.ToLower(calt)
+			u := alts[key]
+			if u == nil {
+				u = &altUse{first: calt}
+				alts[key] = u
+				altOrder = append(altOrder, key)
+			}
+			if pair := key + "\x00" + abs; abs != "" && !seenPair[pair] {
+				seenPair[pair] = true
+				u.srcs = append(u.srcs, abs)
+			}
+		}
+		if !hasSizeAttrs(n) {
+			w, _ := Attr(n, "width")
+			h, _ := Attr(n, "height")
+			ir.add("images.size_attrs_missing", "an image has no width and height, so the layout shifts when it loads",
+				seo.Evidence{Element: elem.String(), Value: src, URLs: urls, Detail: "width=" + strconv.Quote(w) + " height=" + strconv.Quote(h)})
+		}
+	}
+	for _, key := range altOrder {
+		if u := alts[key]; len(u.srcs) > 1 {
+			ev := seo.Measure("<img alt>", float64(len(u.srcs)), 1)
+			ev.Value, ev.URLs = u.first, u.srcs[:min(len(u.srcs), 20)]
+			ir.add("images.alt_duplicate", "one alt text is used for different images", ev)
+		}
+	}
+	for _, pic := range p.ByTag(atom.Picture) {
+		has := false
+		for c := pic.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type == html.ElementNode && c.DataAtom == atom.Img {
+				has = true
+				break
+			}
+		}
+		if !has {
+			ir.add("images.picture_without_img", "a <picture> element has no <img>, so nothing is shown", seo.Evidence{Element: Outer(pic)})
+		}
+	}
+	ir.flush()
+}
+
+// outerLazy renders an element's start tag for evidence only when needed.
+type outerLazy struct {
+	n *html.Node
+	s string
+}
+
+func (o *outerLazy) String() string {
+	if o.s == "" {
+		o.s = Outer(o.n)
+	}
+	return o.s
+}
+
+// hasSizeAttrs reports whether an image reserves its space: both width and
+// height attributes, or an inline CSS aspect-ratio.
+func hasSizeAttrs(n *html.Node) bool {
+	w, wok := Attr(n, "width")
+	h, hok := Attr(n, "height")
+	if wok && hok && strings.TrimSpace(w) != "" && strings.TrimSpace(h) != "" {
+		return true
+	}
+	st, _ := Attr(n, "style")
+	return foldIndex(st, "aspect-ratio") >= 0
+}
+
+// contentImage says why an image with empty alt looks like content ("" when
+// it looks decorative): it is the only content of a link, or it declares a
+// width and height of at least minPx.
+func contentImage(n *html.Node, minPx int) string {
+	for a := n.Parent; a != nil; a = a.Parent {
+		if a.Type == html.ElementNode && a.DataAtom == atom.A {
+			if _, ok := Attr(a, "aria-label"); !ok && Collapse(TextContent(a)) == "" && !otherLabelledImage(a, n) {
+				return "only content of a link"
+			}
+			break
+		}
+	}
+	w, _ := Attr(n, "width")
+	h, _ := Attr(n, "height")
+	if wv, hv := leadingInt(w), leadingInt(h); wv >= minPx && hv >= minPx {
+		return "declared " + strconv.Itoa(wv) + "x" + strconv.Itoa(hv) + " px"
+	}
+	return ""
+}
+
+// otherLabelledImage reports whether the link holds an image other than
+// self with a non-empty alt (which then names the link).
+func otherLabelledImage(a, self *html.Node) bool {
+	found := false
+	var walk func(n *html.Node)
+	walk = func(n *html.Node) {
+		for c := n.FirstChild; c != nil && !found; c = c.NextSibling {
+			if c.Type != html.ElementNode {
+				continue
+			}
+			if c != self && c.DataAtom == atom.Img {
+				if alt, _ := Attr(c, "alt"); strings.TrimSpace(alt) != "" {
+					found = true
+				}
+			}
+			walk(c)
+		}
+	}
+	walk(a)
+	return found
+}
+
+// leadingInt parses the leading decimal digits of s ("300", "300px");
+// -1 when there are none.
+func leadingInt(s string) int {
+	s = strings.TrimSpace(s)
+	v, n := 0, 0
+	for n < len(s) && s[n] >= '0' && s[n] <= '9' && n < 9 {
+		v = v*10 + int(s[n]-'0')
+		n++
+	}
+	if n == 0 {
+		return -1
+	}
+	return v
+}
+
+// imageExts are file extensions that give an alt text away as a file name.
+var imageExts = []string{".jpg", ".jpeg", ".png", ".webp", ".gif", ".svg", ".avif", ".bmp", ".tif", ".tiff", ".heic", ".ico"}
+
+// cameraPrefixes start the default file names of cameras, phones and
+// screenshot tools (IMG_1234, DSC0001, PXL_20240101_...).
+var cameraPrefixes = []string{"img", "dsc", "dscn", "dscf", "pxl", "pict", "image", "photo", "screenshot", "screen shot", "capture", "dji", "gopr", "mvimg", "wp"}
+
+// altLooksLikeFilename says why alt looks like a file name ("" when it
+// does not).
+func altLooksLikeFilename(alt, src string) string {
+	low := strings.ToLower(alt)
+	for _, ext := range imageExts {
+		if strings.HasSuffix(low, ext) && !strings.Contains(strings.TrimSpace(low), " ") {
+			return "ends in " + ext
+		}
+	}
+	if name := imageFileName(src); name != "" {
+		base := strings.TrimSuffix(name, path.Ext(name))
+		if low == name || (len(base) > 2 && low == base) {
+			return "equals the file name " + name
+		}
+	}
+	for _, pre := range cameraPrefixes {
+		if !strings.HasPrefix(low, pre) {
+			continue
+		}
+		rest := low[len(pre):]
+		if strings.HasPrefix(pre, "screen") { // "Screenshot 2024-05-01 at 10.10.10 PM"
+			rest = strings.ReplaceAll(rest, " at ", " ")
+			rest = strings.TrimSuffix(strings.TrimSuffix(rest, " am"), " pm")
+		}
+		digits := 0
+		ok := true
+		for i := 0; i < len(rest); i++ {
+			switch c := rest[i]; {
+			case c >= '0' && c <= '9':
+				digits++
+			case c == '_' || c == '-' || c == ' ' || c == '.':
+			default:
+				ok = false
+			}
+			if !ok {
+				break
+			}
+		}
+		if ok && digits >= 3 {
+			return "looks like a camera or tool file name"
+		}
+	}
+	return ""
+}
+
+// imageFileName returns the lowercase, unescaped last path segment of src.
+func imageFileName(src string) string {
+	if src == "" || strings.HasPrefix(src, "data:") {
+		return ""
+	}
+	u, err := url.Parse(src)
+	if err != nil {
+		return ""
+	}
+	name := path.Base(u.Path)
+	if name == "." || name == "/" {
+		return ""
+	}
+	return strings.ToLower(name)
+}

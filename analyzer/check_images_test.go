@@ -1,0 +1,108 @@
+package analyzer
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var imageIDs = []string{
+	"images.alt_missing", "images.alt_empty", "images.alt_too_long", "images.alt_is_filename",
+	"images.alt_duplicate", "images.size_attrs_missing", "images.picture_without_img",
+}
+
+func TestImagesChecks(t *testing.T) {
+	tests := []struct {
+		name, fixture string
+		want          []string
+	}{
+		{"good images", "good.html", nil},
+		{"no alt", "alt_missing.html", []string{"images.alt_missing"}},
+		{"empty alt, only content of a link", "alt_empty_link.html", []string{"images.alt_empty"}},
+		{"empty alt, large image", "alt_empty_large.html", []string{"images.alt_empty"}},
+		{"long alt", "alt_too_long.html", []string{"images.alt_too_long"}},
+		{"camera file name", "alt_is_filename.html", []string{"images.alt_is_filename"}},
+		{"alt ends in an extension", "alt_is_filename_ext.html", []string{"images.alt_is_filename"}},
+		{"alt equals the file name", "alt_is_filename_same.html", []string{"images.alt_is_filename"}},
+		{"same alt, different images", "alt_duplicate.html", []string{"images.alt_duplicate"}},
+		{"no height", "size_attrs_missing.html", []string{"images.size_attrs_missing"}},
+		{"picture without img", "picture_without_img.html", []string{"images.picture_without_img"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			rep := analyzeFixture(t, filepath.Join("images", tc.fixture), "", nil, nil)
+			assertIDs(t, rep, tc.want, without(imageIDs, tc.want...))
+		})
+	}
+}
+
+func TestImagesData(t *testing.T) {
+	rep := analyzeFixture(t, "images/good.html", "", nil, nil)
+	im := rep.Images
+	if im.Total != 6 || im.WithoutAlt != 0 || len(im.List) != 6 {
+		t.Fatalf("Images = %d total, %d without alt, %d listed; want 6, 0, 6", im.Total, im.WithoutAlt, len(im.List))
+	}
+	first := im.List[0]
+	if first.Src != "https://example.com/img/harbour.jpg" || first.Alt == nil || *first.Alt != "Warehouses on the old harbour at dusk" ||
+		first.Width != "800" || first.Height != "600" {
+		t.Errorf("List[0] = %+v", first)
+	}
+	rep = analyzeFixture(t, "images/alt_missing.html", "", nil, nil)
+	if rep.Images.Total != 1 || rep.Images.WithoutAlt != 1 || rep.Images.List[0].Alt != nil {
+		t.Errorf("Images = %+v, want one image without alt", rep.Images)
+	}
+	rep = analyzeFixture(t, "images/alt_duplicate.html", "", nil, nil)
+	if f := finding(rep, "images.alt_duplicate"); f == nil || len(f.Evidence.URLs) != 2 {
+		t.Errorf("alt_duplicate evidence = %+v, want both image URLs", f)
+	}
+}
+
+// TestImagesFindingCap checks that a page full of images does not flood the
+// report: at most maxImageFindings findings plus one summary per ID.
+func TestImagesFindingCap(t *testing.T) {
+	var sb strings.Builder
+	sb.WriteString(`<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Harbour plan: council debates new flats</title></head><body><h1>Gallery</h1>`)
+	for i := range 40 {
+		fmt.Fprintf(&sb, `<img src="/g/%d.jpg">`, i)
+	}
+	sb.WriteString(`</body></html>`)
+	rep := analyzeString(t, sb.String(), "", nil, nil)
+	n := 0
+	for _, f := range rep.Findings {
+		if f.ID == "images.alt_missing" {
+			n++
+		}
+	}
+	if n != maxImageFindings+1 {
+		t.Errorf("alt_missing reported %d times, want %d", n, maxImageFindings+1)
+	}
+	if rep.Images.Total != 40 || rep.Images.WithoutAlt != 40 {
+		t.Errorf("Images = %d/%d, want 40/40", rep.Images.Total, rep.Images.WithoutAlt)
+	}
+}
+
+func TestAltLooksLikeFilename(t *testing.T) {
+	tests := []struct {
+		alt, src string
+		want     bool
+	}{
+		{"IMG_1234", "/a.jpg", true},
+		{"DSC0001", "/a.jpg", true},
+		{"PXL_20240501_101010123", "/a.jpg", true},
+		{"Screenshot 2024-05-01 at 10.10.10", "/a.png", true},
+		{"banner.png", "/b.png", true},
+		{"team-photo", "/img/team-photo.jpg", true},
+		{"Our team at the harbour", "/img/team-photo.jpg", false},
+		{"Image of the new flats", "/a.jpg", false},
+		{"Photo 1 of 3", "/a.jpg", false},
+		{"A photo.jpg taken at night", "/a.jpg", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.alt, func(t *testing.T) {
+			if got := altLooksLikeFilename(strings.ToLower(tc.alt), tc.src) != ""; got != tc.want {
+				t.Errorf("altLooksLikeFilename(%q, %q) = %v, want %v", tc.alt, tc.src, got, tc.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,305 @@
+package analyzer
+
+import (
+	"net/netip"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+
+	"github.com/seokit/seokit/seo"
+)
+
+func init() {
+	registerExtractor(extractLinks)
+	register(Check{
+		Area:  "links",
+		Depth: Standard,
+		IDs: []seo.CheckInfo{
+			{ID: "links.uncrawlable", Severity: seo.Warning, Scope: seo.ScopePage, Summary: "A link has a javascript:, file:, empty, bare # or unparseable href, or only a click handler, so crawlers cannot follow it."},
+			{ID: "links.non_descriptive_text", Severity: seo.Warning, Scope: seo.ScopePage, Summary: "A followed link uses generic text such as \"click here\" or \"read more\"."},
+			{ID: "links.empty_text", Severity: seo.Warning, Scope: seo.ScopePage, Summary: "A link has no text, aria-label, title or image alt text."},
+			{ID: "links.internal_nofollow", Severity: seo.Warning, Scope: seo.ScopePage, Summary: "An internal link is marked rel=\"nofollow\"."},
+			{ID: "links.to_http", Severity: seo.Warning, Scope: seo.ScopePage, Summary: "An https page links to an http:// URL."},
+			{ID: "links.to_private_host", Severity: seo.Warning, Scope: seo.ScopePage, Summary: "A link points to localhost, a loopback, private or link-local address, or a .local/.internal name."},
+			{ID: "links.unsafe_target_blank", Severity: seo.Notice, Scope: seo.ScopePage, Summary: "A cross-origin link opens a new tab without rel=\"noopener\" or \"noreferrer\"."},
+			{ID: "links.too_many", Severity: seo.Notice, Scope: seo.ScopePage, Summary: "The page has more links than the limit (100 by default)."},
+			{ID: "links.dead_end", Severity: seo.Notice, Scope: seo.ScopePage, Summary: "A 200 HTML page has no followable outgoing link."},
+			{ID: "links.broken_fragment", Severity: seo.Notice, Scope: seo.ScopePage, Summary: "A same-page #fragment link matches no element id or anchor name."},
+		},
+		Run: checkLinks,
+	})
+}
+
+// extractLinks fills Report.Links from the page's <a href> links that
+// resolve to http(s) URLs.
+func extractLinks(p *Page) {
+	s := &p.Report.Links
+	for _, l := range p.Links {
+		if l.URL == nil {
+			continue
+		}
+		if l.Internal {
+			s.Internal++
+		} else {
+			s.External++
+		}
+		if l.Nofollow {
+			s.Nofollow++
+		}
+		s.List = append(s.List, LinkInfo{URL: l.URL.String(), Text: l.Text, Rel: l.Rel, Internal: l.Internal})
+	}
+}
+
+// lkGenericTexts are link texts that say nothing about the target, in the
+// languages seokit knows (en, de, es, fr, it, nl, pt, ru). Compared after
+// lowercasing, collapsing space and trimming punctuation.
+var lkGenericTexts = map[string]bool{
+	// English
+	"click here": true, "click": true, "here": true, "read more": true, "more": true, "learn more": true,
+	"more info": true, "more information": true, "this": true, "this page": true, "link": true, "this link": true,
+	"go": true, "start": true, "continue": true, "details": true, "continue reading": true, "see more": true,
+	// German
+	"klicke hier": true, "klicken sie hier": true, "hier klicken": true, "hier": true, "mehr": true,
+	"weiterlesen": true, "mehr erfahren": true, "mehr lesen": true, "mehr infos": true, "weiter": true,
+	// Spanish
+	"haga clic aquí": true, "haz clic aquí": true, "clic aquí": true, "aquí": true, "leer más": true,
+	"más": true, "más información": true, "saber más": true, "ver más": true, "enlace": true,
+	// French
+	"cliquez ici": true, "cliquez": true, "ici": true, "en savoir plus": true, "lire la suite": true,
+	"plus": true, "plus d'informations": true, "lien": true, "voir plus": true,
+	// Italian
+	"clicca qui": true, "clicca": true, "qui": true, "leggi di più": true, "leggi tutto": true,
+	"di più": true, "scopri di più": true, "altro": true, "maggiori informazioni": true,
+	// Dutch
+	"klik hier": true, "klik": true, "lees meer": true, "meer": true, "meer informatie": true, "verder lezen": true,
+	// Portuguese
+	"clique aqui": true, "clique": true, "aqui": true, "leia mais": true, "saiba mais": true, "mais": true,
+	"ler mais": true, "veja mais": true, "mais informações": true,
+	// Russian
+	"нажмите здесь": true, "здесь": true, "тут": true, "подробнее": true, "читать далее": true,
+	"читать дальше": true, "далее": true, "ещё": true, "еще": true, "больше": true, "ссылка": true,
+}
+
+// lkGenericMaxBytes bounds the byte length of texts worth comparing with
+// lkGenericTexts (the longest entry plus surrounding punctuation).
+const lkGenericMaxBytes = 64
+
+// lkNormText lowercases, collapses space and trims surrounding punctuation.
+func lkNormText(s string) string {
+	s = strings.ToLower(Collapse(s))
+	return strings.Trim(s, " .,:;!?…»«\"'()[]<>→›-–—")
+}
+
+// lkPrivateHost reports whether host is localhost, a .local/.internal name
+// or a literal loopback, private, link-local or unspecified address.
+func lkPrivateHost(host string) bool {
+	h := strings.TrimSuffix(strings.ToLower(strings.Trim(host, "[]")), ".")
+	if h == "localhost" || strings.HasSuffix(h, ".localhost") || strings.HasSuffix(h, ".local") ||
+		strings.HasSuffix(h, ".internal") || h == "local" || h == "internal" {
+		return true
+	}
+	if h == "" || (h[0] < '0' || h[0] > '9') && !strings.ContainsRune(h, ':') {
+		return false // a name, not an address literal
+	}
+	if i := strings.IndexByte(h, '%'); i >= 0 { // IPv6 zone
+		h = h[:i]
+	}
+	a, err := netip.ParseAddr(h)
+	if err != nil {
+		return false
+	}
+	a = a.Unmap()
+	return a.IsLoopback() || a.IsPrivate() || a.IsLinkLocalUnicast() || a.IsLinkLocalMulticast() || a.IsUnspecified()
+}
+
+// lkOrigin is scheme://host:port with default ports made explicit.
+func lkOrigin(u *url.URL) string {
+	port := u.Port()
+	if port == "" {
+		if strings.EqualFold(u.Scheme, "https") {
+			port = "443"
+		} else {
+			port = "80"
+		}
+	}
+	return strings.ToLower(u.Scheme) + "://" + strings.ToLower(u.Hostname()) + ":" + port
+}
+
+// lkHasLabel reports whether an <a> has an accessible name other than its
+// text: aria-label, aria-labelledby, title, or an image with non-empty alt.
+func lkHasLabel(a *html.Node) bool {
+	for _, k := range []string{"aria-label", "title", "aria-labelledby"} {
+		if v, _ := Attr(a, k); strings.TrimSpace(v) != "" {
+			return true
+		}
+	}
+	var found bool
+	var walk func(n *html.Node)
+	walk = func(n *html.Node) {
+		for c := n.FirstChild; c != nil && !found; c = c.NextSibling {
+			if c.Type != html.ElementNode {
+				continue
+			}
+			switch c.DataAtom {
+			case atom.Img, atom.Area:
+				if v, _ := Attr(c, "alt"); strings.TrimSpace(v) != "" {
+					found = true
+				}
+			case atom.Input:
+				if v, _ := Attr(c, "alt"); strings.TrimSpace(v) != "" {
+					found = true
+				}
+			}
+			if v, _ := Attr(c, "aria-label"); strings.TrimSpace(v) != "" {
+				found = true
+			}
+			walk(c)
+		}
+	}
+	walk(a)
+	return found
+}
+
+// lkUncrawlable says why an <a>'s href cannot be followed, or "".
+func lkUncrawlable(l Link) string {
+	a := l.Node
+	if _, ok := Attr(a, "role"); ok {
+		return ""
+	}
+	if !l.HasHref {
+		if _, named := Attr(a, "name"); named {
+			return ""
+		}
+		if _, click := Attr(a, "onclick"); click {
+			return "no href, only a click handler"
+		}
+		return ""
+	}
+	h := strings.TrimSpace(l.Href)
+	low := strings.ToLower(h)
+	switch {
+	case h == "":
+		return "empty href"
+	case h == "#":
+		return "bare # href"
+	case strings.HasPrefix(low, "javascript:"):
+		return "javascript: href"
+	case strings.HasPrefix(low, "file:"):
+		return "file: href"
+	case strings.HasPrefix(low, "mailto:"):
+		return ""
+	}
+	if _, err := url.Parse(h); err != nil {
+		return "href does not parse as a URL"
+	}
+	return ""
+}
+
+func checkLinks(p *Page, r *Reporter) {
+	th := p.Thresholds()
+	pageHTTPS := strings.EqualFold(p.URL.Scheme, "https")
+	pagePrivate := lkPrivateHost(p.URL.Hostname())
+	pageOrigin := lkOrigin(p.URL)
+	pageKey := cnURLKey(p.URL)
+	total, followable := 0, 0
+	var fragLinks []int
+	reportedHTTP := map[string]bool{}
+
+	for i, l := range p.Links {
+		if why := lkUncrawlable(l); why != "" {
+			r.Add("links.uncrawlable", "the link cannot be followed by crawlers: "+why, seo.Evidence{Element: Outer(l.Node), Value: l.Href, Detail: why})
+		}
+		if !l.HasHref {
+			continue
+		}
+		if strings.HasPrefix(strings.TrimSpace(l.Href), "#") && len(strings.TrimSpace(l.Href)) > 1 {
+			fragLinks = append(fragLinks, i)
+		} else if j := strings.IndexByte(l.Href, '#'); j > 0 && j < len(l.Href)-1 && l.URL != nil && l.URL.Path == p.URL.Path && cnURLKey(l.URL) == pageKey {
+			fragLinks = append(fragLinks, i)
+		}
+		if l.URL == nil {
+			continue
+		}
+		total++
+		// Outer is built only when a finding needs it.
+		var elem string
+		el := func() string {
+			if elem == "" {
+				elem = Outer(l.Node)
+			}
+			return elem
+		}
+		if l.Text == "" && !lkHasLabel(l.Node) {
+			r.Add("links.empty_text", "the link has no text or accessible label", seo.Evidence{Element: el(), Value: l.URL.String(), URLs: []string{l.URL.String()}})
+		}
+		if !l.Nofollow {
+			if len(l.Text) <= lkGenericMaxBytes && lkGenericTexts[lkNormText(l.Text)] {
+				r.Add("links.non_descriptive_text", `the link text "`+l.Text+`" does not describe its target`, seo.Evidence{Element: el(), Value: l.Text, URLs: []string{l.URL.String()}})
+			}
+			if followable == 0 && cnURLKey(l.URL) != pageKey {
+				followable++
+			}
+		}
+		if l.Internal && cnRelHas(l.Rel, "nofollow") {
+			r.Add("links.internal_nofollow", "an internal link is marked nofollow", seo.Evidence{Element: el(), Value: l.Rel, URLs: []string{l.URL.String()}})
+		}
+		if pageHTTPS && l.URL.Scheme == "http" && !reportedHTTP[l.URL.String()] {
+			reportedHTTP[l.URL.String()] = true
+			r.Add("links.to_http", "the https page links to an insecure http:// URL", seo.Evidence{Element: el(), Value: l.URL.String(), URLs: []string{l.URL.String()}})
+		}
+		if !pagePrivate && lkPrivateHost(l.URL.Hostname()) {
+			r.Add("links.to_private_host", "the link points to a private or local host", seo.Evidence{Element: el(), Value: l.URL.Host, URLs: []string{l.URL.String()}})
+		}
+		if t, _ := Attr(l.Node, "target"); strings.EqualFold(strings.TrimSpace(t), "_blank") && lkOrigin(l.URL) != pageOrigin &&
+			!cnRelHas(l.Rel, "noopener") && !cnRelHas(l.Rel, "noreferrer") {
+			r.Add("links.unsafe_target_blank", `a cross-origin link opens a new tab without rel="noopener"`, seo.Evidence{Element: el(), Value: l.URL.String(), URLs: []string{l.URL.String()}})
+		}
+	}
+
+	if total > th.MaxLinks {
+		r.Add("links.too_many", "the page has too many links", seo.Measure("<a href>", float64(total), float64(th.MaxLinks)))
+	}
+	if followable == 0 && p.Response.Status == 200 {
+		ev := seo.Measure("<a href>", 0, 1)
+		ev.Detail = "links on the page: " + strconv.Itoa(total)
+		r.Add("links.dead_end", "the page has no followable outgoing links", ev)
+	}
+	if len(fragLinks) > 0 {
+		ids := lkAnchorTargets(p)
+		for _, i := range fragLinks {
+			l := p.Links[i]
+			h := strings.TrimSpace(l.Href)
+			frag := h[strings.IndexByte(h, '#')+1:]
+			if dec, err := url.PathUnescape(frag); err == nil {
+				frag = dec
+			}
+			// #top scrolls to the top; hash-bang and route-like fragments
+			// and text fragments are handled by scripts or the browser.
+			if strings.EqualFold(frag, "top") || strings.ContainsAny(frag[:1], "!/:") || strings.Contains(frag, "=") {
+				continue
+			}
+			if !ids[frag] {
+				r.Add("links.broken_fragment", "no element on the page has the id or name #"+frag, seo.Evidence{Element: Outer(l.Node), Value: "#" + frag})
+			}
+		}
+	}
+}
+
+// lkAnchorTargets collects the element ids and <a name> values of the page.
+func lkAnchorTargets(p *Page) map[string]bool {
+	ids := make(map[string]bool, 64)
+	for _, n := range p.Elements {
+		for _, a := range n.Attr {
+			if a.Namespace != "" {
+				continue
+			}
+			if a.Key == "id" || (a.Key == "name" && n.DataAtom == atom.A) {
+				ids[a.Val] = true
+			}
+		}
+	}
+	return ids
+}

@@ -1,0 +1,125 @@
+package analyzer
+
+import (
+	"net/http"
+	"testing"
+)
+
+func TestLinksFixtures(t *testing.T) {
+	all := []string{"links.uncrawlable", "links.non_descriptive_text", "links.empty_text", "links.internal_nofollow",
+		"links.to_http", "links.to_private_host", "links.unsafe_target_blank", "links.too_many", "links.dead_end", "links.broken_fragment"}
+	tests := []struct {
+		name, file string
+		want       []string
+	}{
+		{"bad", "links/bad.html", []string{"links.uncrawlable", "links.non_descriptive_text", "links.empty_text", "links.internal_nofollow",
+			"links.to_http", "links.to_private_host", "links.unsafe_target_blank", "links.broken_fragment"}},
+		{"good", "links/good.html", nil},
+		{"dead end", "links/deadend.html", []string{"links.dead_end"}},
+		{"too many", "links/many.html", []string{"links.too_many"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			rep := analyzeFixture(t, tc.file, "", nil, nil)
+			var absent []string
+			for _, id := range all {
+				if !lkContains(tc.want, id) {
+					absent = append(absent, id)
+				}
+			}
+			assertIDs(t, rep, tc.want, absent)
+		})
+	}
+}
+
+func lkContains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+func TestLinksFindingDetails(t *testing.T) {
+	rep := analyzeFixture(t, "links/bad.html", "", nil, nil)
+	n := 0
+	for _, f := range rep.Findings {
+		if f.ID == "links.uncrawlable" {
+			n++
+		}
+	}
+	if n != 4 {
+		t.Errorf("links.uncrawlable reported %d times, want 4 (javascript:, empty, #, onclick)", n)
+	}
+	if f := finding(rep, "links.broken_fragment"); f == nil || f.Evidence.Value != "#missing-section" {
+		t.Errorf("broken_fragment evidence = %+v", f)
+	}
+	if f := finding(rep, "links.to_private_host"); f == nil || f.Evidence.Value != "192.168.1.10" {
+		t.Errorf("to_private_host evidence = %+v", f)
+	}
+	rep = analyzeFixture(t, "links/many.html", "", nil, nil)
+	if f := finding(rep, "links.too_many"); f == nil || *f.Evidence.Measured != 101 || *f.Evidence.Threshold != 100 {
+		t.Errorf("too_many evidence = %+v", f)
+	}
+	rep = analyzeFixture(t, "links/many.html", "", nil, &Options{Depth: Complete, Thresholds: Thresholds{MaxLinks: 200}})
+	assertIDs(t, rep, nil, []string{"links.too_many"})
+}
+
+func TestLinksPageData(t *testing.T) {
+	rep := analyzeFixture(t, "links/good.html", "", nil, nil)
+	l := rep.Links
+	// Internal: a, b, img, c, page#section, #anchor, #top; external: other.org/e.
+	if l.Internal != 7 || l.External != 1 || l.Nofollow != 1 {
+		t.Errorf("counts internal=%d external=%d nofollow=%d, want 7 1 1", l.Internal, l.External, l.Nofollow)
+	}
+	if len(l.List) != 8 {
+		t.Fatalf("list has %d links, want 8: %+v", len(l.List), l.List)
+	}
+	first := l.List[0]
+	if first.URL != "https://example.com/a" || first.Text != "Our pricing plans" || !first.Internal {
+		t.Errorf("first link = %+v", first)
+	}
+	if sp := l.List[3]; sp.Rel != "sponsored" || sp.URL != "https://example.com/c" {
+		t.Errorf("fourth link = %+v", sp)
+	}
+}
+
+func TestLinksPrivateHost(t *testing.T) {
+	tests := []struct {
+		host string
+		want bool
+	}{
+		{"localhost", true}, {"app.localhost", true}, {"printer.local", true}, {"db.internal", true},
+		{"127.0.0.1", true}, {"10.1.2.3", true}, {"172.16.0.1", true}, {"169.254.1.1", true},
+		{"[::1]", true}, {"fd00::1", true}, {"fe80::1", true}, {"0.0.0.0", true},
+		{"8.8.8.8", false}, {"example.com", false}, {"localhost.example.com", false}, {"172.32.0.1", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.host, func(t *testing.T) {
+			if got := lkPrivateHost(tc.host); got != tc.want {
+				t.Errorf("lkPrivateHost(%q) = %v, want %v", tc.host, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestLinksGenericTextLanguages(t *testing.T) {
+	tests := []struct {
+		name, text string
+		want       bool
+	}{
+		{"en", "Read more »", true}, {"de", "Klicke hier", true}, {"es", "Leer más", true}, {"fr", "En savoir plus", true},
+		{"it", "Clicca qui", true}, {"nl", "Klik hier", true}, {"pt", "Clique aqui", true}, {"ru", "Подробнее", true},
+		{"descriptive", "Pricing for teams", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			doc := `<html><head><title>t</title></head><body><a href="/x">` + tc.text + `</a></body></html>`
+			rep := analyzeString(t, doc, "", http.Header{"Content-Type": {"text/html"}}, nil)
+			if got := finding(rep, "links.non_descriptive_text") != nil; got != tc.want {
+				t.Errorf("non_descriptive_text for %q = %v, want %v", tc.text, got, tc.want)
+			}
+		})
+	}
+}

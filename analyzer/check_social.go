@@ -1,0 +1,92 @@
+package analyzer
+
+import (
+	"net/url"
+	"strings"
+
+	"golang.org/x/net/html/atom"
+
+	"github.com/seokit/seokit/seo"
+)
+
+func init() {
+	registerExtractor(extractSocial)
+	register(Check{
+		Area:  "social",
+		Depth: Standard,
+		IDs: []seo.CheckInfo{
+			{ID: "social.og_title_missing", Severity: seo.Notice, Scope: seo.ScopePage, Summary: "The page has no non-blank og:title."},
+			{ID: "social.og_description_missing", Severity: seo.Notice, Scope: seo.ScopePage, Summary: "The page has no non-blank og:description."},
+			{ID: "social.og_image_missing", Severity: seo.Notice, Scope: seo.ScopePage, Summary: "The page has no non-blank og:image."},
+			{ID: "social.og_image_relative", Severity: seo.Warning, Scope: seo.ScopePage, Summary: "og:image is not an absolute http(s) URL."},
+			{ID: "social.og_url_mismatch", Severity: seo.Warning, Scope: seo.ScopePage, Summary: "og:url differs from the page's canonical URL after normalisation."},
+			{ID: "social.twitter_card_missing", Severity: seo.Notice, Scope: seo.ScopePage, Summary: "The page has no twitter:card meta."},
+		},
+		Run: checkSocial,
+	})
+}
+
+// extractSocial fills Report.OpenGraph and Report.Twitter with the og:* and
+// twitter:* metas, keyed by their full property name ("og:title"); the
+// first occurrence of a property wins. Open Graph is read from property=
+// (and name= as sites often use it), Twitter from name= (and property=).
+func extractSocial(p *Page) {
+	for _, n := range p.ByTag(atom.Meta) {
+		content, ok := Attr(n, "content")
+		if !ok {
+			continue
+		}
+		for _, key := range [2]string{"property", "name"} {
+			v, _ := Attr(n, key)
+			prop := strings.ToLower(strings.TrimSpace(v))
+			var m *map[string]string
+			switch {
+			case strings.HasPrefix(prop, "og:"):
+				m = &p.Report.OpenGraph
+			case strings.HasPrefix(prop, "twitter:"):
+				m = &p.Report.Twitter
+			default:
+				continue
+			}
+			if *m == nil {
+				*m = map[string]string{}
+			}
+			if _, seen := (*m)[prop]; !seen {
+				(*m)[prop] = strings.TrimSpace(content)
+			}
+			break
+		}
+	}
+}
+
+func checkSocial(p *Page, r *Reporter) {
+	og := p.Report.OpenGraph
+	for _, c := range [...]struct{ prop, id string }{
+		{"og:title", "social.og_title_missing"},
+		{"og:description", "social.og_description_missing"},
+		{"og:image", "social.og_image_missing"},
+	} {
+		if strings.TrimSpace(og[c.prop]) == "" {
+			r.Add(c.id, "the page has no "+c.prop, seo.Evidence{Element: `<meta property="` + c.prop + `">`, Value: og[c.prop]})
+		}
+	}
+	if img := og["og:image"]; img != "" && cnAbsHTTP(img) == nil {
+		r.Add("social.og_image_relative", "og:image is not an absolute http(s) URL", seo.Evidence{Element: `<meta property="og:image">`, Value: img})
+	}
+	if raw := og["og:url"]; raw != "" {
+		ref, err := url.Parse(raw)
+		if err == nil {
+			ogURL := p.URL.ResolveReference(ref)
+			canon := p.URL
+			if cs := cnEffective(p); len(cs) == 1 {
+				canon = cs[0]
+			}
+			if cnURLKey(ogURL) != cnURLKey(canon) {
+				r.Add("social.og_url_mismatch", "og:url differs from the canonical URL", seo.Evidence{Element: `<meta property="og:url">`, Value: raw, URLs: []string{canon.String()}})
+			}
+		}
+	}
+	if _, ok := p.Report.Twitter["twitter:card"]; !ok {
+		r.Add("social.twitter_card_missing", "the page has no twitter:card meta", seo.Evidence{Element: `<meta name="twitter:card">`})
+	}
+}

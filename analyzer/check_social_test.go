@@ -1,0 +1,45 @@
+package analyzer
+
+import "testing"
+
+var socialIDs = []string{"social.og_title_missing", "social.og_description_missing", "social.og_image_missing",
+	"social.og_image_relative", "social.og_url_mismatch", "social.twitter_card_missing"}
+
+func TestSocialFixtures(t *testing.T) {
+	rep := analyzeFixture(t, "social/good.html", "", nil, nil)
+	assertIDs(t, rep, nil, socialIDs)
+	if rep.OpenGraph["og:image"] != "https://example.com/card.png" || rep.Twitter["twitter:card"] != "summary_large_image" || len(rep.OpenGraph) != 4 {
+		t.Errorf("OpenGraph = %v, Twitter = %v", rep.OpenGraph, rep.Twitter)
+	}
+
+	rep = analyzeFixture(t, "social/bad.html", "", nil, nil)
+	assertIDs(t, rep, []string{"social.og_title_missing", "social.og_description_missing", "social.og_image_relative",
+		"social.og_url_mismatch", "social.twitter_card_missing"}, []string{"social.og_image_missing"})
+	if f := finding(rep, "social.og_url_mismatch"); f == nil || f.Evidence.Value != "https://example.com/other" || f.Evidence.URLs[0] != "https://example.com/page" {
+		t.Errorf("og_url_mismatch evidence = %+v", f)
+	}
+
+	rep = analyzeString(t, `<html><head><title>t</title></head><body></body></html>`, "", nil, nil)
+	assertIDs(t, rep, []string{"social.og_image_missing", "social.og_title_missing", "social.twitter_card_missing"}, []string{"social.og_url_mismatch"})
+}
+
+func TestSocialOGURLWithoutCanonical(t *testing.T) {
+	tests := []struct {
+		name, ogURL string
+		mismatch    bool
+	}{
+		{"same as page", "https://example.com/page", false},
+		{"relative same", "/page", false},
+		{"fragment ignored", "https://example.com/page#x", false},
+		{"other", "https://example.com/", true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			doc := `<html><head><title>t</title><meta property="og:url" content="` + tc.ogURL + `"></head><body></body></html>`
+			rep := analyzeString(t, doc, "", nil, nil)
+			if got := finding(rep, "social.og_url_mismatch") != nil; got != tc.mismatch {
+				t.Errorf("og_url_mismatch = %v, want %v", got, tc.mismatch)
+			}
+		})
+	}
+}

@@ -1,0 +1,50 @@
+package analyzer_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+
+	"github.com/seokit/seokit/analyzer"
+	"github.com/seokit/seokit/seo"
+)
+
+func ExampleAnalyzeHTML() {
+	page := []byte(`<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<title>Home</title>
+</head><body><h1>Welcome</h1><img src="/logo.png"></body></html>`)
+	rep, err := analyzer.AnalyzeHTML(context.Background(), "https://example.com/", http.Header{"Content-Type": {"text/html"}}, page,
+		&analyzer.Options{Depth: analyzer.Basic})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("title:", rep.Title.Text)
+	for _, f := range rep.Findings {
+		if f.Severity >= seo.Warning {
+			fmt.Println(f.Severity, f.ID)
+		}
+	}
+	// Output:
+	// title: Home
+	// warning description.missing
+	// warning title.boilerplate_only
+	// warning title.too_short
+}
+
+func ExampleOptions_custom() {
+	// A custom check: every page must mention the brand.
+	brand := analyzer.Check{
+		Area: "brand",
+		IDs:  []seo.CheckInfo{{ID: "brand.missing", Severity: seo.Warning, Scope: seo.ScopePage, Summary: "the page never names the brand"}},
+		Run: func(p *analyzer.Page, r *analyzer.Reporter) {
+			r.Add("brand.missing", "the main text does not mention Acme", seo.Evidence{})
+		},
+	}
+	rep, _ := analyzer.AnalyzeHTML(context.Background(), "https://example.com/", nil, []byte("<title>Shoes</title><p>Shoes</p>"),
+		&analyzer.Options{Depth: analyzer.Basic, Checks: []analyzer.Check{brand}, Disable: []string{"title", "description", "headings", "http", "canonical", "indexability"}})
+	for _, f := range rep.Findings {
+		fmt.Println(f.ID, f.Severity, rep.Score.Value)
+	}
+	// Output: brand.missing warning 96
+}

@@ -1,0 +1,835 @@
+package crawler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/net/html/atom"
+
+	"github.com/seokit/seokit/analyzer"
+	"github.com/seokit/seokit/seo"
+	"github.com/seokit/seokit/seo/robotstxt"
+)
+
+// Crawler crawls one site at a time; it is safe to run several crawls of
+// one Crawler concurrently.
+type Crawler struct {
+	opts Options
+}
+
+// New returns a crawler with the given options; nil means defaults.
+func New(opts *Options) *Crawler {
+	return &Crawler{opts: opts.resolved()}
+}
+
+// Stop reasons of CrawlStats.StopReason.
+const (
+	StopDone       = "done"
+	StopMaxPages   = "max_pages"
+	StopTimeBudget = "time_budget"
+	StopByteBudget = "byte_budget"
+	StopCanceled   = "canceled"
+)
+
+// crawl is the state of one Run.
+type crawl struct {
+	o       Options
+	fetcher *seo.Fetcher
+	robots  *robotstxt.Cache
+	front   Frontier
+	store   SummaryStore // nil unless the frontier keeps summaries
+	sink    Sink
+	pol     *politeness
+	traps   *trapGuard
+	norm    seo.NormalizeOptions
+	ana     analyzer.Options
+
+	root     *url.URL
+	rootHost string // host name without port
+	rootPort string // explicit port of the start URL, "" for the default
+
+	startedAt time.Time
+	start     time.Time // monotonic
+
+	// counters
+	fetched  atomic.Int64
+	done     atomic.Int64
+	errs     atomic.Int64
+	blocked  atomic.Int64
+	bytes    atomic.Int64
+	admitted atomic.Int64
+	admitCap int64
+	overflow atomic.Bool // URLs were left out by the admission cap
+	skipped  distinctCounter
+	current  atomic.Pointer[string]
+
+	mu        sync.Mutex // guards the fields below
+	builder   *siteBuilder
+	depthHist []int
+	aside     []Item // sitemap URLs, queued once links run out
+	asideSeen map[string]struct{}
+	icons     []string // rel=icon targets of the start page
+	fatal     error
+
+	resCache sync.Map // resource URL -> blocked bool (bounded by resCount)
+	resCount atomic.Int64
+}
+
+// Run crawls the site of domain (a host name with an optional port, or a
+// start URL; see seo.ParseDomain) and returns its report. Without a scheme
+// the home page is tried over https first, then http.
+//
+// The report is returned even when the crawl stops early: StopReason says
+// why. When ctx is cancelled Run returns the partial report together with
+// an error wrapping ctx.Err(). A bad domain is an error wrapping
+// seo.ErrInvalidInput.
+func (c *Crawler) Run(ctx context.Context, domain string) (*SiteReport, error) {
+	root, err := seo.ParseDomain(domain)
+	if err != nil {
+		return nil, err
+	}
+	cr := &crawl{o: c.opts, asideSeen: map[string]struct{}{}}
+	cr.startedAt = cr.o.Now().UTC()
+	cr.start = time.Now()
+	cr.fetcher = cr.o.Fetcher
+	if cr.fetcher == nil {
+		cr.fetcher = seo.NewFetcher(&seo.FetcherOptions{AllowPrivate: cr.o.AllowPrivate, UserAgent: cr.o.UserAgent})
+	}
+	if !strings.Contains(domain, "://") {
+		root = cr.pickScheme(ctx, root)
+	}
+	cr.root = seo.NormalizeURL(root, nil)
+	cr.rootHost = cr.root.Hostname()
+	cr.rootPort = cr.root.Port()
+	cr.norm = seo.NormalizeOptions{SortQuery: cr.o.SortQuery, StripParams: append(append([]string(nil), cr.o.StripParams...), SessionParams...)}
+	cr.robots = robotstxt.NewCache(robotstxt.FetcherFunc(cr.fetcher), &robotstxt.CacheOptions{UserAgent: cr.o.RobotsToken})
+	cr.pol = newPoliteness(&cr.o, cr.crawlDelay)
+	cr.traps = newTrapGuard()
+	cr.skipped.limit = 1 << 17
+	cr.admitCap = int64(2*cr.o.MaxPages + 1000)
+	cr.sink = cr.o.Sink
+	cr.ana = cr.analyzerOptions()
+
+	cr.front = cr.o.Frontier
+	if cr.front == nil {
+		cr.front = NewMemoryFrontier()
+		defer cr.front.Close()
+	}
+	if s, ok := cr.front.(SummaryStore); ok {
+		cr.store = s
+	}
+	cr.builder = newSiteBuilder(cr.root, &cr.o)
+	if err := cr.replay(ctx); err != nil {
+		return nil, err
+	}
+	n, err := cr.front.Len(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("crawler: frontier: %w", err)
+	}
+	cr.admitted.Add(int64(n))
+
+	// Site probes run alongside the crawl.
+	probes := make(chan probeResult, 1)
+	go func() { probes <- cr.runProbes(ctx) }()
+
+	// robots.txt and sitemaps of the start host come first, so the start
+	// URL's verdict and the sitemap URLs are known.
+	startRobots := cr.robots.Get(ctx, cr.root)
+	if _, err := cr.push(ctx, []Item{{URL: cr.root.String(), Depth: 0, Source: SourceStart}}); err != nil {
+		return nil, err
+	}
+	sitemaps := cr.readSitemaps(ctx, startRobots)
+
+	var progDone chan struct{}
+	stopProg := make(chan struct{})
+	if cr.o.Progress != nil {
+		progDone = make(chan struct{})
+		go progressLoop(cr.o.Progress, cr.o.ProgressInterval, func() Progress { return cr.progress(ctx) }, stopProg, progDone)
+	}
+
+	reason, queued, runErr := cr.loop(ctx)
+
+	close(stopProg)
+	if progDone != nil {
+		<-progDone
+	}
+	pr := <-probes
+
+	facts := cr.facts(ctx, reason, queued, startRobots, sitemaps, pr)
+	cr.mu.Lock()
+	rep := cr.builder.build(facts)
+	cr.mu.Unlock()
+	if runErr != nil {
+		return rep, runErr
+	}
+	return rep, nil
+}
+
+// pickScheme tries the home page over https and falls back to http when
+// https cannot be reached at all.
+func (cr *crawl) pickScheme(ctx context.Context, root *url.URL) *url.URL {
+	if root.Scheme != "https" {
+		return root
+	}
+	pctx, cancel := context.WithTimeout(ctx, min(cr.o.RequestTimeout, 10*time.Second))
+	defer cancel()
+	resp, err := cr.fetcher.Fetch(pctx, &seo.Request{URL: root.String(), NoFollow: true, DiscardBody: true})
+	if err == nil || resp != nil {
+		return root
+	}
+	u := *root
+	u.Scheme = "http"
+	return &u
+}
+
+func (cr *crawl) crawlDelay(host string) time.Duration {
+	u := &url.URL{Scheme: cr.root.Scheme, Host: host, Path: "/"}
+	ctx, cancel := context.WithTimeout(context.Background(), cr.o.RequestTimeout)
+	defer cancel()
+	d, ok := cr.robots.Get(ctx, u).CrawlDelay(cr.o.RobotsToken)
+	if !ok {
+		return 0
+	}
+	return d
+}
+
+// analyzerOptions returns the per-page analysis options of the crawl.
+func (cr *crawl) analyzerOptions() analyzer.Options {
+	var a analyzer.Options
+	if cr.o.Analyzer != nil {
+		a = *cr.o.Analyzer
+	}
+	a.CheckLinks, a.AnalyzeMobile = false, false
+	a.Fetcher = cr.fetcher
+	a.Robots = cr.robots
+	a.UserAgent = cr.o.UserAgent
+	a.Now = cr.o.Now
+	a.Checks = append([]analyzer.Check(nil), a.Checks...)
+	return a
+}
+
+// replay feeds the summaries a resumable frontier kept from an earlier run.
+func (cr *crawl) replay(ctx context.Context) error {
+	if cr.store == nil {
+		return nil
+	}
+	err := cr.store.Summaries(ctx, func(sum PageSummary, edges []Edge) error {
+		cr.record(sum, edges)
+		cr.done.Add(1)
+		if !sum.RobotsBlocked {
+			cr.fetched.Add(1)
+		} else {
+			cr.blocked.Add(1)
+		}
+		if isErrorSummary(sum) {
+			cr.errs.Add(1)
+		}
+		cr.bytes.Add(sum.Bytes)
+		cr.admitted.Add(1)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("crawler: replay summaries: %w", err)
+	}
+	return nil
+}
+
+func isErrorSummary(s PageSummary) bool { return s.Error != "" || s.Status == 0 || s.Status >= 500 }
+
+// record adds a finished page to the site builder and the depth histogram.
+func (cr *crawl) record(sum PageSummary, edges []Edge) {
+	cr.mu.Lock()
+	defer cr.mu.Unlock()
+	cr.builder.addPage(sum, edges)
+	if d := sum.Depth; d >= 0 && !sum.RobotsBlocked {
+		for len(cr.depthHist) <= d {
+			cr.depthHist = append(cr.depthHist, 0)
+		}
+		cr.depthHist[d]++
+	}
+}
+
+// retryItem is an item answered 429/503, waiting for its host's back-off.
+type retryItem struct {
+	it      Item
+	attempt int
+	at      time.Time
+}
+
+// result is what a worker reports back to the loop.
+type result struct {
+	retry *retryItem
+	err   error // fatal: frontier or sink failure
+}
+
+// loop dispatches items to a fixed pool of workers until the frontier is
+// exhausted or a limit stops the crawl. It returns the stop reason, the
+// number of URLs left queued, and a fatal error.
+func (cr *crawl) loop(ctx context.Context) (reason string, queued int, fatal error) {
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if cr.o.TimeBudget > 0 {
+		var c2 context.CancelFunc
+		runCtx, c2 = context.WithTimeout(runCtx, cr.o.TimeBudget)
+		defer c2()
+	}
+	conc := cr.o.Concurrency
+	work := make(chan retryItem, conc)
+	results := make(chan result, conc)
+	var wg sync.WaitGroup
+	for range conc {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for w := range work {
+				results <- cr.process(runCtx, w.it, w.attempt)
+			}
+		}()
+	}
+
+	var (
+		buf      []Item
+		retries  []retryItem
+		inflight int
+		timer    *time.Timer
+	)
+	maxPages := int64(cr.o.MaxPages)
+	next := func() (retryItem, bool, error) {
+		now := time.Now()
+		for i, r := range retries {
+			if !r.at.After(now) {
+				retries = append(retries[:i], retries[i+1:]...)
+				return r, true, nil
+			}
+		}
+		if len(buf) == 0 {
+			items, err := cr.front.Pop(runCtx, conc)
+			if err != nil {
+				return retryItem{}, false, err
+			}
+			buf = items
+		}
+		if len(buf) == 0 {
+			return retryItem{}, false, nil
+		}
+		it := buf[0]
+		buf = buf[1:]
+		return retryItem{it: it}, true, nil
+	}
+
+dispatch:
+	for {
+		for reason == "" && inflight < conc {
+			if cr.o.ByteBudget > 0 && cr.bytes.Load() >= cr.o.ByteBudget {
+				reason = StopByteBudget
+				break
+			}
+			if cr.fetched.Load()+int64(inflight) >= maxPages {
+				break
+			}
+			w, ok, err := next()
+			if err != nil {
+				if runCtx.Err() == nil {
+					fatal = fmt.Errorf("crawler: frontier: %w", err)
+				}
+				break dispatch
+			}
+			if !ok {
+				break
+			}
+			inflight++
+			work <- w
+		}
+		if inflight == 0 {
+			if reason != "" || fatal != nil {
+				break
+			}
+			if cr.fetched.Load() >= maxPages {
+				reason = StopMaxPages
+				break
+			}
+			if len(retries) == 0 {
+				if cr.flushAside(runCtx) > 0 {
+					continue
+				}
+				reason = StopDone
+				break
+			}
+		}
+		var tc <-chan time.Time
+		if len(retries) > 0 {
+			wait := time.Until(retries[0].at)
+			for _, r := range retries[1:] {
+				wait = min(wait, time.Until(r.at))
+			}
+			if timer == nil {
+				timer = time.NewTimer(max(wait, 0))
+			} else {
+				timer.Reset(max(wait, 0))
+			}
+			tc = timer.C
+		}
+		select {
+		case r := <-results:
+			inflight--
+			if r.err != nil && fatal == nil {
+				fatal = r.err
+				cancel()
+			}
+			if r.retry != nil {
+				retries = append(retries, *r.retry)
+			}
+		case <-tc:
+		case <-runCtx.Done():
+			break dispatch
+		}
+	}
+	close(work)
+	go func() { wg.Wait(); close(results) }()
+	aborted := 0
+	for r := range results {
+		if r.err != nil && fatal == nil && !errors.Is(r.err, context.Canceled) && !errors.Is(r.err, context.DeadlineExceeded) {
+			fatal = r.err
+		}
+		if r.retry != nil {
+			aborted++
+		}
+	}
+	if timer != nil {
+		timer.Stop()
+	}
+	switch {
+	case reason != "":
+	case ctx.Err() != nil:
+		reason = StopCanceled
+		if fatal == nil {
+			fatal = fmt.Errorf("crawler: crawl stopped: %w", ctx.Err())
+		}
+	case runCtx.Err() != nil && fatal == nil:
+		reason = StopTimeBudget
+	default:
+		reason = StopCanceled
+	}
+	lctx, lcancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer lcancel()
+	n, _ := cr.front.Len(lctx)
+	cr.mu.Lock()
+	n += len(cr.aside)
+	cr.mu.Unlock()
+	queued = n + len(buf) + len(retries) + aborted
+	return reason, queued, fatal
+}
+
+// flushAside queues the sitemap URLs no link led to; it returns how many.
+func (cr *crawl) flushAside(ctx context.Context) int {
+	cr.mu.Lock()
+	items := cr.aside
+	cr.aside = nil
+	cr.mu.Unlock()
+	if len(items) == 0 {
+		return 0
+	}
+	added, err := cr.front.Push(ctx, items)
+	if err != nil {
+		return 0
+	}
+	return added
+}
+
+// process fetches, analyses and records one item.
+func (cr *crawl) process(ctx context.Context, it Item, attempt int) result {
+	u, err := url.Parse(it.URL)
+	if err != nil {
+		cr.front.Done(ctx, it.URL)
+		return result{}
+	}
+	sum := PageSummary{URL: it.URL, Depth: it.Depth}
+	if !cr.o.IgnoreRobots {
+		if !cr.robots.Get(ctx, u).Allowed(cr.o.RobotsToken, u.RequestURI()) {
+			if ctx.Err() != nil {
+				return result{retry: &retryItem{it: it}}
+			}
+			sum.RobotsBlocked = true
+			cr.blocked.Add(1)
+			cr.done.Add(1)
+			return cr.finish(ctx, it, sum, nil)
+		}
+	}
+	host := u.Host
+	release, err := cr.pol.acquire(ctx, host)
+	if err != nil {
+		if errors.Is(err, errHostAbandoned) {
+			sum.Error = err.Error()
+			cr.fetched.Add(1)
+			cr.errs.Add(1)
+			cr.done.Add(1)
+			return cr.finish(ctx, it, sum, nil)
+		}
+		return result{retry: &retryItem{it: it, attempt: attempt}}
+	}
+	fctx, cancel := context.WithTimeout(ctx, cr.o.RequestTimeout)
+	resp, ferr := cr.fetcher.Fetch(fctx, &seo.Request{URL: it.URL, NoFollow: true, UserAgent: cr.o.UserAgent})
+	cancel()
+	release()
+	if ctx.Err() != nil {
+		// Stopped: the item stays popped but not done, so a durable
+		// frontier queues it again on resume.
+		return result{retry: &retryItem{it: it, attempt: attempt}}
+	}
+	cr.current.Store(&it.URL)
+	if resp != nil {
+		cr.bytes.Add(max(resp.BodyBytes, resp.TransferredBytes))
+		if resp.Status == http.StatusTooManyRequests || resp.Status == http.StatusServiceUnavailable {
+			wait := cr.pol.backoff(host, resp.Header.Get("Retry-After"))
+			if attempt < maxRetries {
+				return result{retry: &retryItem{it: it, attempt: attempt + 1, at: time.Now().Add(wait)}}
+			}
+		} else if ferr == nil && resp.Status < 500 {
+			cr.pol.success(host)
+		}
+	}
+	cr.fetched.Add(1)
+	cr.done.Add(1)
+	if ferr != nil && (resp == nil || resp.Status == 0) {
+		sum.Error = ferr.Error()
+		sum.Status = 0
+		cr.errs.Add(1)
+		rep := &analyzer.Report{URL: it.URL, FinalURL: it.URL, Error: ferr.Error(), AnalyzedAt: cr.o.Now().UTC()}
+		if cr.sink != nil {
+			if err := cr.sink.Put(ctx, rep); err != nil {
+				return result{err: fmt.Errorf("crawler: sink: %w", err)}
+			}
+		}
+		return cr.finish(ctx, it, sum, nil)
+	}
+	return cr.analyze(ctx, it, resp, ferr)
+}
+
+// pageGrab collects what the crawl needs from the parsed page, through a
+// check run by the analyzer, so the document is parsed once.
+type pageGrab struct {
+	links   []analyzer.Link
+	blocked []string
+	icons   []string
+}
+
+func (cr *crawl) analyze(ctx context.Context, it Item, resp *seo.Response, ferr error) result {
+	var g pageGrab
+	isStart := it.Depth == 0
+	opts := cr.ana
+	opts.Checks = append(cr.ana.Checks[:len(cr.ana.Checks):len(cr.ana.Checks)], analyzer.Check{
+		Area: "crawler",
+		Run: func(p *analyzer.Page, _ *analyzer.Reporter) {
+			g.links = p.Links
+			g.blocked = cr.blockedResources(ctx, p.Resources)
+			if isStart {
+				for _, n := range p.ByTag(atom.Link) {
+					rel, _ := analyzer.Attr(n, "rel")
+					href, _ := analyzer.Attr(n, "href")
+					if href == "" {
+						continue
+					}
+					for _, f := range strings.Fields(strings.ToLower(rel)) {
+						if f == "icon" {
+							if u := p.Resolve(href); u != nil {
+								g.icons = append(g.icons, u.String())
+							}
+						}
+					}
+				}
+			}
+		},
+	})
+	rep, err := analyzer.AnalyzeResponse(ctx, resp, &opts)
+	if err != nil {
+		return result{err: fmt.Errorf("crawler: analyze %s: %w", it.URL, err)}
+	}
+	if cr.sink != nil {
+		if err := cr.sink.Put(ctx, rep); err != nil {
+			return result{err: fmt.Errorf("crawler: sink: %w", err)}
+		}
+	}
+	sum := summarize(rep, it.Depth)
+	sum.URL = it.URL
+	sum.Depth = it.Depth
+	sum.Status = resp.Status
+	sum.BlockedResources = g.blocked
+	sum.ResponseMs = resp.Timings.Total.Milliseconds()
+	sum.Bytes = resp.BodyBytes
+	if ferr != nil {
+		// The body could not be read whole (timeout, reset): the page is
+		// analysed as far as it came and reported as an error.
+		sum.Error = ferr.Error()
+	}
+	if ferr != nil || resp.Status >= 500 {
+		cr.errs.Add(1)
+	}
+	if isStart && len(g.icons) > 0 {
+		cr.mu.Lock()
+		cr.icons = g.icons
+		cr.mu.Unlock()
+	}
+
+	var edges []Edge
+	var items []Item
+	if resp.Status >= 300 && resp.Status < 400 {
+		if loc := resp.Header.Get("Location"); loc != "" {
+			base, _ := url.Parse(it.URL)
+			if t, err := base.Parse(strings.TrimSpace(loc)); err == nil {
+				target := t.String()
+				if n, s, ok := cr.inScope(t); ok {
+					target = s
+					edges = append(edges, Edge{From: it.URL, To: s})
+					if item, ok := cr.admit(n, s, it.Depth, SourceRedirect, it.URL); ok {
+						items = append(items, item)
+					}
+				}
+				sum.FinalURL = target
+				if len(sum.Redirects) == 0 {
+					sum.Redirects = []seo.Redirect{{URL: it.URL, Status: resp.Status, Location: target}}
+				}
+			}
+		}
+	}
+	if len(g.links) > 0 {
+		e, its := cr.links(it, g.links)
+		edges = append(edges, e...)
+		items = append(items, its...)
+	}
+	if len(items) > 0 {
+		if _, err := cr.push(ctx, items); err != nil {
+			if ctx.Err() != nil {
+				return result{}
+			}
+			return result{err: err}
+		}
+	}
+	return cr.finish(ctx, it, sum, edges)
+}
+
+// links turns a page's links into graph edges and new frontier items.
+func (cr *crawl) links(it Item, links []analyzer.Link) ([]Edge, []Item) {
+	seen := make(map[string]int, min(len(links), 256))
+	var edges []Edge
+	var items []Item
+	cut := 0
+	depth := it.Depth + 1
+	if it.Depth < 0 {
+		depth = -1
+	}
+	for i := range links {
+		l := &links[i]
+		if l.URL == nil {
+			continue
+		}
+		n, s, ok := cr.inScope(l.URL)
+		if !ok {
+			continue
+		}
+		if j, dup := seen[s]; dup {
+			if !l.Nofollow {
+				edges[j].Nofollow = false
+			}
+			continue
+		}
+		if len(seen) >= MaxLinksPerPage {
+			cut++
+			continue
+		}
+		seen[s] = len(edges)
+		edges = append(edges, Edge{From: it.URL, To: s, Nofollow: l.Nofollow})
+		if item, ok := cr.admit(n, s, depth, SourceLink, it.URL); ok {
+			items = append(items, item)
+		}
+	}
+	if cut > 0 {
+		cr.traps.note(it.URL, TrapLinkFlood, it.URL, cut)
+		cr.skipped.addN(cut)
+	}
+	return edges, items
+}
+
+// inScope normalises u and reports whether the crawl covers it.
+func (cr *crawl) inScope(u *url.URL) (*url.URL, string, bool) {
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return nil, "", false
+	}
+	if !seo.HostInScope(u.Hostname(), cr.rootHost, cr.o.IncludeSubdomains) {
+		return nil, "", false
+	}
+	n, s := cr.normalize(u)
+	if cr.rootPort != "" && n.Port() != cr.rootPort {
+		return nil, "", false
+	}
+	return n, s, true
+}
+
+// normalize returns u's normal form, removing session identifiers (counted
+// as a trap).
+func (cr *crawl) normalize(u *url.URL) (*url.URL, string) {
+	if i := strings.Index(strings.ToLower(u.Path), ";jsessionid="); i >= 0 {
+		c := *u
+		c.Path, c.RawPath = c.Path[:i], ""
+		cr.traps.note("jsessionid", TrapSessionID, u.String(), 1)
+		u = &c
+	}
+	if u.RawQuery != "" && hasSessionParam(u.RawQuery) {
+		cr.traps.note(u.Host+u.EscapedPath()+"?session", TrapSessionID, u.String(), 1)
+	}
+	n := seo.NormalizeURL(u, &cr.norm)
+	return n, n.String()
+}
+
+func hasSessionParam(q string) bool {
+	for q != "" {
+		var p string
+		p, q, _ = strings.Cut(q, "&")
+		name, _, _ := strings.Cut(p, "=")
+		for _, s := range SessionParams {
+			if strings.EqualFold(name, s) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// admit applies the limits and trap guards to a normalised in-scope URL.
+func (cr *crawl) admit(n *url.URL, s string, depth int, source, ref string) (Item, bool) {
+	switch {
+	case len(s) > cr.o.MaxURLLength, depth > cr.o.MaxDepth, !cr.traps.admit(n, s, depth):
+		cr.skipped.add(s)
+		return Item{}, false
+	case cr.admitted.Load() >= cr.admitCap:
+		cr.skipped.add(s)
+		cr.overflow.Store(true)
+		return Item{}, false
+	}
+	return Item{URL: s, Depth: depth, Source: source, Referrer: ref}, true
+}
+
+// push adds items to the frontier and counts them.
+func (cr *crawl) push(ctx context.Context, items []Item) (int, error) {
+	added, err := cr.front.Push(ctx, items)
+	if err != nil {
+		return 0, fmt.Errorf("crawler: frontier: %w", err)
+	}
+	cr.admitted.Add(int64(added))
+	return added, nil
+}
+
+// finish records a page and marks it done in the frontier.
+func (cr *crawl) finish(ctx context.Context, it Item, sum PageSummary, edges []Edge) result {
+	if cr.store != nil {
+		if err := cr.store.PutSummary(ctx, sum, edges); err != nil {
+			if ctx.Err() != nil {
+				return result{}
+			}
+			return result{err: fmt.Errorf("crawler: store summary: %w", err)}
+		}
+	}
+	cr.record(sum, edges)
+	if err := cr.front.Done(ctx, it.URL); err != nil && ctx.Err() == nil {
+		return result{err: fmt.Errorf("crawler: frontier: %w", err)}
+	}
+	return result{}
+}
+
+// maxResourceCache bounds the robots verdicts remembered for subresources.
+const maxResourceCache = 10000
+
+// blockedResources returns the in-scope scripts and stylesheets robots.txt
+// disallows.
+func (cr *crawl) blockedResources(ctx context.Context, res []analyzer.Resource) []string {
+	var out []string
+	for _, r := range res {
+		if (r.Kind != "script" && r.Kind != "stylesheet") || r.URL == nil {
+			continue
+		}
+		if r.URL.Scheme != "http" && r.URL.Scheme != "https" || !seo.HostInScope(r.URL.Hostname(), cr.rootHost, cr.o.IncludeSubdomains) {
+			continue
+		}
+		key := r.URL.String()
+		if v, ok := cr.resCache.Load(key); ok {
+			if v.(bool) {
+				out = append(out, key)
+			}
+			continue
+		}
+		blocked := !cr.robots.Get(ctx, r.URL).Allowed(cr.o.RobotsToken, r.URL.RequestURI())
+		if ctx.Err() != nil {
+			return out
+		}
+		if cr.resCount.Add(1) <= maxResourceCache {
+			cr.resCache.Store(key, blocked)
+		}
+		if blocked {
+			out = append(out, key)
+		}
+	}
+	return out
+}
+
+// progress returns a snapshot of the crawl.
+func (cr *crawl) progress(ctx context.Context) Progress {
+	el := time.Since(cr.start)
+	p := Progress{
+		Done: int(cr.done.Load()), Errors: int(cr.errs.Load()),
+		Skipped: cr.skipped.count() + int(cr.blocked.Load()),
+		Bytes:   cr.bytes.Load(), Elapsed: el,
+	}
+	if q, err := cr.front.Len(context.WithoutCancel(ctx)); err == nil {
+		p.Queued = q
+	}
+	if el > 0 {
+		p.PagesPerSecond = float64(cr.fetched.Load()) / el.Seconds()
+	}
+	if s := cr.current.Load(); s != nil {
+		p.Current = *s
+	}
+	return p
+}
+
+// distinctCounter counts distinct strings by 64-bit hash, up to limit
+// remembered hashes; past it every add counts.
+type distinctCounter struct {
+	mu    sync.Mutex
+	seen  map[uint64]struct{}
+	n     int
+	limit int
+}
+
+func (d *distinctCounter) add(s string) {
+	h := hash64(s)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.seen == nil {
+		d.seen = map[uint64]struct{}{}
+	}
+	if _, ok := d.seen[h]; ok {
+		return
+	}
+	if len(d.seen) < d.limit {
+		d.seen[h] = struct{}{}
+	}
+	d.n++
+}
+
+func (d *distinctCounter) addN(n int) {
+	d.mu.Lock()
+	d.n += n
+	d.mu.Unlock()
+}
+
+func (d *distinctCounter) count() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.n
+}

@@ -1,0 +1,56 @@
+package crawler
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// csvHeader names the columns written by WriteCSV.
+var csvHeader = []string{
+	"url", "final_url", "status", "depth", "indexable", "in_sitemap", "inlinks", "link_score",
+	"title", "description", "h1", "canonical", "word_count", "score", "errors", "warnings",
+	"notices", "findings", "response_ms", "bytes", "error",
+}
+
+// WriteCSV writes the page table as CSV (RFC 4180): a header row, then one
+// row per page in the report's order. Findings are the page's distinct
+// finding IDs separated by spaces.
+func (r *SiteReport) WriteCSV(w io.Writer) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(csvHeader); err != nil {
+		return fmt.Errorf("crawler: write csv: %w", err)
+	}
+	row := make([]string, len(csvHeader))
+	for i := range r.Pages {
+		p := &r.Pages[i]
+		row = append(row[:0],
+			p.URL, p.FinalURL, strconv.Itoa(p.Status), strconv.Itoa(p.Depth),
+			strconv.FormatBool(p.Indexable), strconv.FormatBool(p.InSitemap),
+			strconv.Itoa(p.Inlinks), strconv.FormatFloat(p.LinkScore, 'f', 1, 64),
+			csvSafe(p.Title), csvSafe(p.Description), csvSafe(p.H1), p.Canonical,
+			strconv.Itoa(p.WordCount), strconv.Itoa(p.Score), strconv.Itoa(p.Errors),
+			strconv.Itoa(p.Warnings), strconv.Itoa(p.Notices), strings.Join(p.Findings, " "),
+			strconv.FormatInt(p.ResponseMs, 10), strconv.FormatInt(p.Bytes, 10), p.Error,
+		)
+		if err := cw.Write(row); err != nil {
+			return fmt.Errorf("crawler: write csv: %w", err)
+		}
+	}
+	cw.Flush()
+	if err := cw.Error(); err != nil {
+		return fmt.Errorf("crawler: write csv: %w", err)
+	}
+	return nil
+}
+
+// csvSafe defuses crawled text that a spreadsheet would run as a formula
+// (a leading =, +, -, @, tab or carriage return) by prefixing a quote.
+func csvSafe(s string) string {
+	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+		return "'" + s
+	}
+	return s
+}

@@ -1,0 +1,37 @@
+// Package crawler crawls a whole site and reports on it.
+//
+// [New] takes [Options]; [Crawler.Run] starts from the domain's home page
+// (https first, then http, when no scheme is given) and the URLs of its
+// sitemaps, and crawls breadth-first by click depth. Each page is fetched
+// with the safe fetcher without following redirects (every hop is recorded
+// and its in-scope target queued once), analysed once by package analyzer,
+// streamed to a [Sink], and kept only as a small [PageSummary] for the site
+// checks, which run over the link graph when the crawl ends.
+//
+// # Scope and normalisation
+//
+// URLs are normalised by seo.NormalizeURL (case, default ports, fragments,
+// dot segments; query sorted with Options.SortQuery; tracking parameters
+// and session identifiers removed). The scope is the start host with or
+// without "www.", or with Options.IncludeSubdomains every host of its
+// registrable domain by the public suffix list.
+//
+// # Politeness and limits
+//
+// robots.txt is read per host (RFC 9309 with Google's matching, cached for
+// 24 hours) for the configurable product token; Crawl-delay is honoured on
+// request. Requests are bounded per host (concurrency and rate) and
+// globally, and back off on 429 and 503 as Retry-After says. A crawl stops
+// at MaxPages, TimeBudget or ByteBudget, skips URLs past MaxDepth or
+// MaxURLLength, and its trap guards cut off endless parameter values,
+// facet combinations, calendars, repeating path segments and link floods,
+// reporting each as a [Trap].
+//
+// # Frontiers and resuming
+//
+// The queue and seen-set live behind [Frontier]: [MemoryFrontier] by
+// default, or package sqlitefrontier, which also implements [SummaryStore]
+// so that a stopped crawl resumes without fetching finished pages again.
+// Package crawlertest holds the Frontier conformance suite and a generated
+// site for tests and benchmarks.
+package crawler

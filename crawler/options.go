@@ -1,0 +1,173 @@
+package crawler
+
+import (
+	"time"
+
+	"github.com/seokit/seokit/analyzer"
+	"github.com/seokit/seokit/seo"
+)
+
+// Options configure a crawl. A nil *Options, and every zero field, means the
+// documented default.
+type Options struct {
+	// MaxPages caps the pages fetched (redirecting URLs count, URLs blocked
+	// by robots.txt do not); zero means 500.
+	MaxPages int
+	// MaxDepth caps the click depth from the start URL; zero means 100.
+	MaxDepth int
+	// IncludeSubdomains widens the scope from the start host (with or
+	// without "www.") to every host of its registrable domain, by the public
+	// suffix list.
+	IncludeSubdomains bool
+
+	// Concurrency is the number of pages fetched and analysed at once; zero
+	// means 8.
+	Concurrency int
+	// PerHostConcurrency bounds the requests in flight to one host; zero
+	// means 4.
+	PerHostConcurrency int
+	// PerHostRate is the request rate per host, per second; zero means 20,
+	// a negative value means unlimited (benchmarks on loopback).
+	PerHostRate float64
+	// HonorCrawlDelay applies robots.txt Crawl-delay to a host (one request
+	// in flight, one request per delay), capped at MaxCrawlDelay (zero: 10 s).
+	HonorCrawlDelay bool
+	MaxCrawlDelay   time.Duration
+
+	// UserAgent is sent with every request; zero means seo.DefaultUserAgent.
+	UserAgent string
+	// RobotsToken is the product token matched against robots.txt groups;
+	// zero means seo.RobotsToken.
+	RobotsToken string
+	// IgnoreRobots crawls URLs robots.txt disallows. robots.txt is still
+	// read and reported.
+	IgnoreRobots bool
+
+	// MaxURLLength skips longer URLs, in bytes; zero means 2048.
+	MaxURLLength int
+	// RequestTimeout bounds each fetch, body included; zero means 30 s.
+	RequestTimeout time.Duration
+	// TimeBudget stops the crawl after this long; zero means no limit.
+	TimeBudget time.Duration
+	// ByteBudget stops the crawl once this many body bytes were read; zero
+	// means no limit.
+	ByteBudget int64
+
+	// SortQuery sorts query parameters when normalising URLs, so that
+	// ?b=1&a=2 and ?a=2&b=1 are crawled once. Off keeps their order.
+	SortQuery bool
+	// StripParams lists query parameters removed when normalising URLs (a
+	// trailing "*" matches a prefix). Nil means seo.TrackingParams; an empty
+	// non-nil slice strips nothing. Session identifiers (see SessionParams)
+	// are always removed and reported as a trap.
+	StripParams []string
+
+	// Analyzer holds the per-page analysis options (depth, thresholds,
+	// disabled checks). The crawler sets their Robots, Fetcher and
+	// UserAgent; link checking and mobile fetches are turned off.
+	Analyzer *analyzer.Options
+
+	// Fetcher fetches every URL of the crawl. Nil means a safe fetcher
+	// (seo.NewFetcher) with AllowPrivate and UserAgent.
+	Fetcher *seo.Fetcher
+	// AllowPrivate lets the default fetcher reach loopback and private
+	// networks. Ignored when Fetcher is set.
+	AllowPrivate bool
+
+	// Frontier holds the queue and seen-set; nil means an in-memory one.
+	// A frontier that also implements SummaryStore makes a crawl resumable.
+	Frontier Frontier
+	// Sink receives every page's full report; nil drops them once
+	// summarised.
+	Sink Sink
+	// Progress is called at most every ProgressInterval (zero: 500 ms) and
+	// once at the end. It runs on its own goroutine and must not block long.
+	Progress         func(Progress)
+	ProgressInterval time.Duration
+
+	// Now returns the current time (tests); nil means time.Now.
+	Now func() time.Time
+}
+
+// Defaults of Options.
+const (
+	DefaultMaxPages           = 500
+	DefaultMaxDepth           = 100
+	DefaultConcurrency        = 8
+	DefaultPerHostConcurrency = 4
+	DefaultPerHostRate        = 20
+	DefaultMaxCrawlDelay      = 10 * time.Second
+	DefaultMaxURLLength       = 2048
+	DefaultProgressInterval   = 500 * time.Millisecond
+	DefaultRequestTimeout     = 30 * time.Second
+)
+
+// Limits of the crawl that are not options.
+const (
+	// MaxLinksPerPage caps the distinct links taken from one page; the rest
+	// are counted as skipped and reported as a "link_flood" trap.
+	MaxLinksPerPage = 5000
+	// MaxSitemaps caps the sitemaps read, indexes included.
+	MaxSitemaps = 100
+	// MaxSitemapDepth is how deep sitemap indexes are followed.
+	MaxSitemapDepth = 3
+	// maxRetries is how often a 429/503 answer is retried.
+	maxRetries = 2
+	// abandonStrikes is the number of 429/503 answers in a row after which
+	// a host is given up: its remaining URLs are recorded as errors.
+	abandonStrikes = 10
+	// maxBackoff caps a Retry-After wait.
+	maxBackoff = 60 * time.Second
+)
+
+// SessionParams are query parameter names that carry session identifiers;
+// the crawler always removes them from URLs (compared case-insensitively).
+var SessionParams = []string{"sid", "sessionid", "session_id", "jsessionid", "phpsessid", "aspsessionid", "sess", "s_id", "cfid", "cftoken"}
+
+// resolved returns a copy of o with defaults applied.
+func (o *Options) resolved() Options {
+	var r Options
+	if o != nil {
+		r = *o
+	}
+	if r.MaxPages <= 0 {
+		r.MaxPages = DefaultMaxPages
+	}
+	if r.MaxDepth <= 0 {
+		r.MaxDepth = DefaultMaxDepth
+	}
+	if r.Concurrency <= 0 {
+		r.Concurrency = DefaultConcurrency
+	}
+	if r.PerHostConcurrency <= 0 {
+		r.PerHostConcurrency = DefaultPerHostConcurrency
+	}
+	if r.PerHostRate == 0 {
+		r.PerHostRate = DefaultPerHostRate
+	}
+	if r.MaxCrawlDelay <= 0 {
+		r.MaxCrawlDelay = DefaultMaxCrawlDelay
+	}
+	if r.UserAgent == "" {
+		r.UserAgent = seo.DefaultUserAgent
+	}
+	if r.RobotsToken == "" {
+		r.RobotsToken = seo.RobotsToken
+	}
+	if r.MaxURLLength <= 0 {
+		r.MaxURLLength = DefaultMaxURLLength
+	}
+	if r.StripParams == nil {
+		r.StripParams = seo.TrackingParams
+	}
+	if r.RequestTimeout <= 0 {
+		r.RequestTimeout = DefaultRequestTimeout
+	}
+	if r.ProgressInterval <= 0 {
+		r.ProgressInterval = DefaultProgressInterval
+	}
+	if r.Now == nil {
+		r.Now = time.Now
+	}
+	return r
+}

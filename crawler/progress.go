@@ -1,0 +1,71 @@
+package crawler
+
+import (
+	"sync"
+	"time"
+)
+
+// Progress is a snapshot of a running crawl, for progress bars and job
+// status.
+type Progress struct {
+	// Done counts pages fetched (or failed); Errors those that failed.
+	Done   int `json:"done"`
+	Errors int `json:"errors"`
+	// Queued counts URLs waiting in the frontier.
+	Queued int `json:"queued"`
+	// Skipped counts URLs left out by scope, limits, trap guards or robots.txt.
+	Skipped int `json:"skipped"`
+	// PagesPerSecond is Done over Elapsed.
+	PagesPerSecond float64       `json:"pagesPerSecond"`
+	Bytes          int64         `json:"bytes"`
+	Elapsed        time.Duration `json:"elapsedNs"`
+	// Current is the URL most recently fetched.
+	Current string `json:"current,omitempty"`
+	// Final is true for the last call, made when the crawl has ended.
+	Final bool `json:"final"`
+}
+
+// ProgressChan returns a Progress callback that sends to ch without ever
+// blocking: a snapshot is dropped when ch is full, except the final one,
+// which replaces a pending snapshot if need be. ch is not closed.
+func ProgressChan(ch chan Progress) func(Progress) {
+	var mu sync.Mutex
+	return func(p Progress) {
+		mu.Lock()
+		defer mu.Unlock()
+		select {
+		case ch <- p:
+			return
+		default:
+		}
+		if p.Final {
+			select {
+			case <-ch:
+			default:
+			}
+			select {
+			case ch <- p:
+			default:
+			}
+		}
+	}
+}
+
+// progressLoop calls fn with snapshot() every interval until stop is closed,
+// then once more with the final snapshot.
+func progressLoop(fn func(Progress), interval time.Duration, snapshot func() Progress, stop <-chan struct{}, done chan<- struct{}) {
+	defer close(done)
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+			fn(snapshot())
+		case <-stop:
+			p := snapshot()
+			p.Final = true
+			fn(p)
+			return
+		}
+	}
+}

@@ -1,0 +1,1303 @@
+package crawler
+
+import (
+	"fmt"
+	"net/url"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/seokit/seokit/analyzer"
+	"github.com/seokit/seokit/seo"
+)
+
+// Site check parameters (CHECKS.md defaults).
+const (
+	// deepPageDepth is the greatest click depth not reported by site.deep_page.
+	deepPageDepth = 4
+	// nearDuplicateBits is the greatest simhash distance of site.near_duplicate.
+	nearDuplicateBits = 3
+	// maxEvidenceURLs caps Evidence.URLs of a site finding; Detail gives the total.
+	maxEvidenceURLs = 20
+	// maxGroupExamples caps FindingGroup.Examples.
+	maxGroupExamples = 5
+)
+
+// siteChecks are the site-scope checks run over the link graph and the page
+// summaries after a crawl. The build also reports hreflang.return_missing
+// across crawled pages; that ID is a link-scope check declared by the
+// analyzer, so it is not repeated here.
+var siteChecks = []seo.CheckInfo{
+	{ID: "site.duplicate_title", Severity: seo.Warning, Scope: seo.ScopeSite, Summary: "several indexable pages have the same title"},
+	{ID: "site.duplicate_description", Severity: seo.Notice, Scope: seo.ScopeSite, Summary: "several indexable pages have the same meta description"},
+	{ID: "site.duplicate_h1", Severity: seo.Notice, Scope: seo.ScopeSite, Summary: "several indexable pages have the same first H1"},
+	{ID: "site.duplicate_content", Severity: seo.Warning, Scope: seo.ScopeSite, Summary: "several indexable pages have identical main text"},
+	{ID: "site.near_duplicate", Severity: seo.Notice, Scope: seo.ScopeSite, Summary: "indexable pages whose main-text simhashes differ in at most 3 bits"},
+	{ID: "site.trailing_slash_duplicate", Severity: seo.Warning, Scope: seo.ScopeSite, Summary: "a URL answers 200 with and without a trailing slash, neither canonicalised to the other"},
+	{ID: "site.orphan", Severity: seo.Warning, Scope: seo.ScopeSite, Summary: "a sitemap URL that no crawled page links to"},
+	{ID: "site.deep_page", Severity: seo.Notice, Scope: seo.ScopeSite, Summary: "the page is more than 4 clicks away from the start URL"},
+	{ID: "site.noindex_inlinks_only", Severity: seo.Warning, Scope: seo.ScopeSite, Summary: "an indexable page is linked to only from noindex pages"},
+	{ID: "site.nofollow_inlinks_only", Severity: seo.Warning, Scope: seo.ScopeSite, Summary: "every internal link to an indexable page is nofollow"},
+	{ID: "site.nofollow_to_indexable", Severity: seo.Notice, Scope: seo.ScopeSite, Summary: "internal nofollow links point to an indexable page"},
+	{ID: "site.redirect_chain", Severity: seo.Warning, Scope: seo.ScopeSite, Summary: "internal links lead into a chain of more than one redirect"},
+	{ID: "site.redirect_loop", Severity: seo.Error, Scope: seo.ScopeSite, Summary: "internal links lead into a redirect loop"},
+	{ID: "site.sitemap_noindex", Severity: seo.Warning, Scope: seo.ScopeSite, Summary: "a sitemap lists a noindex URL"},
+	{ID: "site.sitemap_non_canonical", Severity: seo.Warning, Scope: seo.ScopeSite, Summary: "a sitemap lists a URL that names another URL as canonical"},
+	{ID: "site.sitemap_redirect", Severity: seo.Warning, Scope: seo.ScopeSite, Summary: "a sitemap lists a URL that redirects"},
+	{ID: "site.sitemap_broken_url", Severity: seo.Warning, Scope: seo.ScopeSite, Summary: "a sitemap lists a URL that fails (4xx, 5xx or no response)"},
+	{ID: "site.sitemap_blocked", Severity: seo.Warning, Scope: seo.ScopeSite, Summary: "a sitemap lists a URL that robots.txt disallows"},
+	{ID: "site.not_in_sitemap", Severity: seo.Notice, Scope: seo.ScopeSite, Summary: "an indexable page found through links is missing from every sitemap"},
+	{ID: "canonical.chain", Severity: seo.Warning, Scope: seo.ScopeSite, Summary: "the canonical target names yet another URL as its canonical"},
+	{ID: "hreflang.cluster_inconsistent", Severity: seo.Notice, Scope: seo.ScopeSite, Summary: "pages of one hreflang cluster list different alternates"},
+}
+
+// Catalog returns every check ID a crawl reports beyond the page checks of
+// [analyzer.Catalog]: the site checks and the crawl's own checks (robots.txt,
+// sitemaps, host variants ...), sorted by ID.
+func Catalog() []seo.CheckInfo {
+	out := make([]seo.CheckInfo, 0, len(siteChecks)+len(crawlChecks))
+	out = append(out, siteChecks...)
+	out = append(out, crawlChecks...)
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+// summarize keeps what the site checks need of a page report.
+func summarize(rep *analyzer.Report, depth int) PageSummary {
+	s := PageSummary{
+		URL:         rep.URL,
+		Status:      rep.Status,
+		Depth:       depth,
+		Redirects:   rep.Redirects,
+		ContentType: rep.Sizes.ContentType,
+		IsHTML:      rep.IsHTML,
+		WordCount:   rep.WordCount,
+		TextHash:    rep.Fingerprint.TextHash,
+		SimHash:     rep.Fingerprint.SimHash,
+		Score:       rep.Score.Value,
+		Errors:      rep.Score.Counts.Errors,
+		Warnings:    rep.Score.Counts.Warnings,
+		Notices:     rep.Score.Counts.Notices,
+		Error:       rep.Error,
+		ResponseMs:  rep.Timings.Total.Milliseconds(),
+		Bytes:       rep.Sizes.Transferred,
+		Hreflang:    rep.Hreflang,
+	}
+	if s.URL == "" {
+		s.URL = rep.FinalURL
+	}
+	if rep.FinalURL != "" && rep.FinalURL != s.URL {
+		s.FinalURL = rep.FinalURL
+	}
+	if rep.Robots.RobotsTxtAllowed != nil && !*rep.Robots.RobotsTxtAllowed {
+		s.RobotsBlocked = true
+	}
+	for _, d := range rep.Robots.Directives {
+		for _, tok := range strings.Split(strings.ToLower(d.Value), ",") {
+			switch strings.TrimSpace(tok) {
+			case "noindex":
+				s.Noindex = true
+			case "nofollow":
+				s.Nofollow = true
+			case "none":
+				s.Noindex, s.Nofollow = true, true
+			}
+		}
+	}
+	s.Indexable = rep.Robots.Indexable && rep.Status == 200 && rep.IsHTML && !s.RobotsBlocked && !s.Noindex
+	if rep.Title != nil {
+		s.Title = rep.Title.Text
+	}
+	if rep.Description != nil {
+		s.Description = rep.Description.Text
+	}
+	for _, h := range rep.Headings {
+		if h.Level == 1 {
+			s.H1 = h.Text
+			break
+		}
+	}
+	s.Canonical = singleCanonical(rep)
+	seen := map[string]bool{}
+	for _, f := range rep.Findings {
+		if !seen[f.ID] {
+			seen[f.ID] = true
+			s.Findings = append(s.Findings, f.ID)
+		}
+	}
+	sort.Strings(s.Findings)
+	return s
+}
+
+// singleCanonical returns the one canonical URL the page declares, resolved
+// against the page and normalised, or "" when it declares none, several
+// different ones, or one that is not an http(s) URL.
+func singleCanonical(rep *analyzer.Report) string {
+	base, err := url.Parse(rep.FinalURL)
+	if err != nil || rep.FinalURL == "" {
+		base, _ = url.Parse(rep.URL)
+	}
+	found := ""
+	for _, c := range rep.Canonical {
+		u, err := url.Parse(strings.TrimSpace(c.URL))
+		if err != nil || strings.TrimSpace(c.URL) == "" {
+			return ""
+		}
+		if base != nil {
+			u = base.ResolveReference(u)
+		}
+		if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return ""
+		}
+		s := seo.NormalizeURL(u, nil).String()
+		if found != "" && found != s {
+			return ""
+		}
+		found = s
+	}
+	return found
+}
+
+// Edge flags, kept in the high bits of edge.to.
+const (
+	edgeNofollow uint32 = 1 << 31
+	edgeRedirect uint32 = 1 << 30
+	edgeIDMask          = edgeRedirect - 1
+)
+
+// edge is one stored edge: interned node ids, flags in the high bits of to.
+type edge struct{ from, to uint32 }
+
+func (e edge) target() int32  { return int32(e.to & edgeIDMask) }
+func (e edge) nofollow() bool { return e.to&edgeNofollow != 0 }
+func (e edge) redirect() bool { return e.to&edgeRedirect != 0 }
+
+// siteBuilder collects page summaries, the internal link graph and the
+// sitemap URLs during a crawl, then runs the site checks. URLs are interned
+// to int32 ids and edges stored as 8-byte pairs, so large crawls stay small.
+// Its methods are safe for concurrent use.
+type siteBuilder struct {
+	mu         sync.Mutex
+	start      string
+	startHost  string
+	subdomains bool
+	now        func() time.Time
+
+	ids   map[string]int32
+	urls  []string
+	pages []PageSummary
+	// span[i] is the range of edges added with pages[i].
+	span    [][2]int32
+	edges   []edge
+	sitemap map[int32]int32 // loc -> the first sitemap listing it
+	scratch []edge
+}
+
+// newSiteBuilder returns a builder for a crawl from start.
+func newSiteBuilder(start *url.URL, opts *Options) *siteBuilder {
+	b := &siteBuilder{ids: make(map[string]int32, 1024), sitemap: map[int32]int32{}, now: time.Now}
+	if start != nil {
+		b.start = start.String()
+		b.startHost = start.Host
+	}
+	if opts != nil {
+		b.subdomains = opts.IncludeSubdomains
+		if opts.Now != nil {
+			b.now = opts.Now
+		}
+	}
+	return b
+}
+
+func (b *siteBuilder) intern(u string) int32 {
+	if id, ok := b.ids[u]; ok {
+		return id
+	}
+	id := int32(len(b.urls))
+	b.ids[u] = id
+	b.urls = append(b.urls, u)
+	return id
+}
+
+// addPage records a crawled page and its outgoing internal edges. The
+// redirect hops of sum are added as redirect edges whether or not edges
+// repeats them; repeated edges from one page are stored once (followed when
+// any copy is).
+func (b *siteBuilder) addPage(sum PageSummary, edges []Edge) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	from := b.intern(sum.URL)
+	sc := b.scratch[:0]
+	isHop := func(f, t string) bool {
+		for i, h := range sum.Redirects {
+			if h.URL == f && (h.Location == t || hopTarget(&sum, i) == t) {
+				return true
+			}
+		}
+		return false
+	}
+	for i, h := range sum.Redirects {
+		if t := hopTarget(&sum, i); t != "" && h.URL != "" {
+			sc = append(sc, edge{uint32(b.intern(h.URL)), uint32(b.intern(t)) | edgeRedirect})
+		}
+	}
+	for _, e := range edges {
+		f := from
+		if e.From != "" && e.From != sum.URL {
+			f = b.intern(e.From)
+		}
+		if e.To == "" {
+			continue
+		}
+		t := uint32(b.intern(e.To))
+		if len(sum.Redirects) > 0 && isHop(e.From, e.To) {
+			t |= edgeRedirect
+		} else if e.Nofollow || sum.Nofollow {
+			t |= edgeNofollow
+		}
+		sc = append(sc, edge{uint32(f), t})
+	}
+	slices.SortFunc(sc, func(x, y edge) int {
+		if x.from != y.from {
+			return int(int64(x.from) - int64(y.from))
+		}
+		return int(int64(x.to&edgeIDMask) - int64(y.to&edgeIDMask))
+	})
+	startLen := len(b.edges)
+	for _, e := range sc {
+		if n := len(b.edges); n > startLen && b.edges[n-1].from == e.from && b.edges[n-1].target() == e.target() {
+			last := &b.edges[n-1]
+			if !e.nofollow() {
+				last.to &^= edgeNofollow
+			}
+			last.to |= e.to & edgeRedirect
+			continue
+		}
+		b.edges = append(b.edges, e)
+	}
+	b.scratch = sc[:0]
+	b.pages = append(b.pages, sum)
+	b.span = append(b.span, [2]int32{int32(startLen), int32(len(b.edges))})
+}
+
+// hopTarget is where redirect hop i of s leads: the next hop's URL, else the
+// final URL, else the hop's Location.
+func hopTarget(s *PageSummary, i int) string {
+	if i+1 < len(s.Redirects) {
+		return s.Redirects[i+1].URL
+	}
+	if s.FinalURL != "" {
+		return s.FinalURL
+	}
+	return s.Redirects[i].Location
+}
+
+// inScope reports whether u is on a host of the crawl (the start host, and
+// its subdomains with Options.IncludeSubdomains); true when the start is unknown.
+func (b *siteBuilder) inScope(u string) bool {
+	if b.startHost == "" {
+		return true
+	}
+	pu, err := url.Parse(u)
+	return err == nil && seo.HostInScope(pu.Host, b.startHost, b.subdomains)
+}
+
+// addSitemapURL records that the sitemap at sitemapURL lists loc. loc must be
+// normalised the way crawled URLs are.
+func (b *siteBuilder) addSitemapURL(loc, sitemapURL string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	id := b.intern(loc)
+	if _, ok := b.sitemap[id]; !ok {
+		b.sitemap[id] = b.intern(sitemapURL)
+	}
+}
+
+// siteRun holds the indexes the site checks share during build.
+type siteRun struct {
+	b        *siteBuilder
+	pages    []PageSummary // distinct by URL, in the order added
+	spans    [][2]int32
+	nodeOf   []int32 // page -> node
+	pageOf   []int32 // node -> page, -1 for URLs not crawled
+	byFinal  map[string]int32
+	findings []seo.Finding
+	sev      map[string]seo.CheckInfo
+
+	inlinks    []int32 // distinct linking pages per node (self and redirects excluded)
+	followedIn []int32
+	nofollowIn []int32
+	fromIndex  []int32       // links from pages that are not noindex
+	sources    []*sourceList // by node, for the nodes collectSources was asked for
+}
+
+// sourceList collects the linking pages of one node for evidence.
+type sourceList struct {
+	all, nofollow []string
+}
+
+// build runs the site checks and assembles the report. It may be called
+// once the crawl is over.
+func (b *siteBuilder) build(facts *crawlFacts) *SiteReport {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if facts == nil {
+		facts = &crawlFacts{}
+	}
+	r := &siteRun{b: b, byFinal: map[string]int32{}, sev: map[string]seo.CheckInfo{}}
+	for _, in := range analyzer.Catalog() {
+		r.sev[in.ID] = in
+	}
+	for _, in := range Catalog() {
+		r.sev[in.ID] = in
+	}
+	r.index()
+	r.links()
+	r.duplicates()
+	r.nearDuplicates()
+	r.trailingSlash()
+	orphans := r.sitemapChecks(facts.SitemapExists)
+	r.linkChecks()
+	r.redirects()
+	r.canonicalChains()
+	r.hreflang()
+
+	// PageRank over followed internal edges between crawled pages.
+	var from, to []int32
+	for i := range r.pages {
+		for _, e := range b.edges[r.spans[i][0]:r.spans[i][1]] {
+			if e.nofollow() {
+				continue
+			}
+			f, t := r.pageOf[e.from], r.pageOf[e.target()]
+			if f < 0 || t < 0 || f == t {
+				continue
+			}
+			from, to = append(from, f), append(to, t)
+		}
+	}
+	scores := linkScores(pageRank(newCSR(len(r.pages), from, to)))
+	from, to = nil, nil
+
+	rep := &SiteReport{
+		Domain:      facts.Domain,
+		StartURL:    facts.StartURL,
+		StartedAt:   facts.StartedAt,
+		FinishedAt:  b.now().UTC(),
+		Crawl:       facts.Stats,
+		Robots:      facts.Robots,
+		Sitemaps:    facts.Sitemaps,
+		StatusCodes: map[int]int{},
+	}
+	if rep.StartURL == "" {
+		rep.StartURL = b.start
+	}
+	pageScores := make([]int, len(r.pages))
+	inlinkSum := 0
+	for i := range r.pages {
+		p := &r.pages[i]
+		n := r.nodeOf[i]
+		p.Inlinks = int(r.inlinks[n])
+		p.LinkScore = scores[i]
+		p.InSitemap = r.inSitemap(p)
+		inlinkSum += p.Inlinks
+		pageScores[i] = p.Score
+		rep.StatusCodes[p.Status]++
+		rep.Graph.MaxDepth = max(rep.Graph.MaxDepth, p.Depth)
+	}
+	if len(rep.Crawl.DepthHistogram) == 0 {
+		for _, p := range r.pages {
+			if p.Depth < 0 {
+				continue
+			}
+			for len(rep.Crawl.DepthHistogram) <= p.Depth {
+				rep.Crawl.DepthHistogram = append(rep.Crawl.DepthHistogram, 0)
+			}
+			rep.Crawl.DepthHistogram[p.Depth]++
+		}
+	}
+	rep.Graph.Nodes = len(r.pages)
+	for i := range r.pages {
+		for _, e := range b.edges[r.spans[i][0]:r.spans[i][1]] {
+			if !e.redirect() {
+				rep.Graph.Edges++
+			}
+		}
+	}
+	if len(r.pages) > 0 {
+		rep.Graph.MeanInlinks = float64(inlinkSum) / float64(len(r.pages))
+	}
+	rep.Graph.Orphans = orphans
+
+	site := append(r.findings, facts.Findings...)
+	sortFindings(site)
+	rep.SiteFindings = site
+	if rep.SiteFindings == nil {
+		rep.SiteFindings = []seo.Finding{}
+	}
+	rep.Score = seo.SiteScore(pageScores, site)
+	rep.Findings = r.groups(site)
+	// Sort pages by URL, their edge spans with them, so the builder stays
+	// consistent should build run again.
+	sort.Sort(pagesByURL{r.pages, r.spans})
+	rep.Pages = r.pages
+	return rep
+}
+
+// pagesByURL sorts pages by URL, keeping spans parallel.
+type pagesByURL struct {
+	pages []PageSummary
+	spans [][2]int32
+}
+
+func (s pagesByURL) Len() int           { return len(s.pages) }
+func (s pagesByURL) Less(i, j int) bool { return s.pages[i].URL < s.pages[j].URL }
+func (s pagesByURL) Swap(i, j int) {
+	s.pages[i], s.pages[j] = s.pages[j], s.pages[i]
+	s.spans[i], s.spans[j] = s.spans[j], s.spans[i]
+}
+
+func sortFindings(fs []seo.Finding) {
+	sort.SliceStable(fs, func(i, j int) bool {
+		a, b := fs[i], fs[j]
+		if a.Severity != b.Severity {
+			return a.Severity > b.Severity
+		}
+		if a.ID != b.ID {
+			return a.ID < b.ID
+		}
+		return a.URL < b.URL
+	})
+}
+
+// index drops repeated summaries of one URL (the first wins) and maps nodes
+// to pages.
+func (r *siteRun) index() {
+	b := r.b
+	r.pageOf = make([]int32, len(b.urls))
+	for i := range r.pageOf {
+		r.pageOf[i] = -1
+	}
+	r.nodeOf = make([]int32, 0, len(b.pages))
+	keep := make([]int, 0, len(b.pages))
+	for i := range b.pages {
+		n := b.ids[b.pages[i].URL]
+		if r.pageOf[n] >= 0 {
+			continue
+		}
+		r.pageOf[n] = int32(len(keep))
+		keep = append(keep, i)
+		r.nodeOf = append(r.nodeOf, n)
+	}
+	if len(keep) == len(b.pages) {
+		// No repeated URL: share the builder's slices instead of copying.
+		r.pages, r.spans = b.pages, b.span
+	} else {
+		for _, i := range keep {
+			r.pages = append(r.pages, b.pages[i])
+			r.spans = append(r.spans, b.span[i])
+		}
+	}
+	for i, p := range r.pages {
+		if p.FinalURL == "" {
+			continue
+		}
+		if n, ok := b.ids[p.FinalURL]; ok && r.pageOf[n] >= 0 {
+			continue
+		}
+		if _, ok := r.byFinal[p.FinalURL]; !ok {
+			r.byFinal[p.FinalURL] = int32(i)
+		}
+	}
+}
+
+// pageFor returns the crawled page at u (requested or final URL), or -1.
+func (r *siteRun) pageFor(u string) int {
+	if n, ok := r.b.ids[u]; ok && r.pageOf[n] >= 0 {
+		return int(r.pageOf[n])
+	}
+	if i, ok := r.byFinal[u]; ok {
+		return int(i)
+	}
+	return -1
+}
+
+func (r *siteRun) inSitemap(p *PageSummary) bool {
+	if n, ok := r.b.ids[p.URL]; ok {
+		if _, in := r.b.sitemap[n]; in {
+			return true
+		}
+	}
+	if p.FinalURL != "" {
+		if n, ok := r.b.ids[p.FinalURL]; ok {
+			if _, in := r.b.sitemap[n]; in {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// effURL is the URL whose content the summary describes.
+func effURL(p *PageSummary) string {
+	if p.FinalURL != "" {
+		return p.FinalURL
+	}
+	return p.URL
+}
+
+// canonicalOf is the URL a page consolidates to: its canonical, else itself.
+func canonicalOf(p *PageSummary) string {
+	if p.Canonical != "" {
+		return p.Canonical
+	}
+	return effURL(p)
+}
+
+// canonicalisedElsewhere reports whether p names another URL as canonical.
+func canonicalisedElsewhere(p *PageSummary) bool {
+	return p.Canonical != "" && p.Canonical != p.URL && p.Canonical != p.FinalURL
+}
+
+// add records a site finding. urls are the URLs involved; they are sorted,
+// capped at maxEvidenceURLs, and Detail says how many there were.
+func (r *siteRun) add(id, pageURL, msg string, ev seo.Evidence, urls []string, total int) {
+	if len(urls) > 0 {
+		urls = slices.Clone(urls)
+		sort.Strings(urls)
+		if total < len(urls) {
+			total = len(urls)
+		}
+		if len(urls) > maxEvidenceURLs {
+			urls = urls[:maxEvidenceURLs]
+		}
+		ev.URLs = urls
+		count := ""
+		switch {
+		case total > len(urls):
+			count = fmt.Sprintf("%d URLs, first %d listed", total, len(urls))
+		case total > 1:
+			count = fmt.Sprintf("%d URLs", total)
+		}
+		switch {
+		case count == "":
+		case ev.Detail == "":
+			ev.Detail = count
+		default:
+			ev.Detail += "; " + count
+		}
+	}
+	ev.Value = seo.Clip(ev.Value)
+	r.findings = append(r.findings, seo.Finding{ID: id, Severity: r.sev[id].Severity, Message: msg, Evidence: ev, URL: pageURL})
+}
+
+// links counts the inlinks of every node from the distinct edges of each page.
+func (r *siteRun) links() {
+	n := len(r.b.urls)
+	r.inlinks = make([]int32, n)
+	r.followedIn = make([]int32, n)
+	r.nofollowIn = make([]int32, n)
+	r.fromIndex = make([]int32, n)
+	for i := range r.pages {
+		p := &r.pages[i]
+		for _, e := range r.b.edges[r.spans[i][0]:r.spans[i][1]] {
+			t := e.target()
+			if e.redirect() || int32(e.from) == t || t == r.nodeOf[i] {
+				continue
+			}
+			r.inlinks[t]++
+			if e.nofollow() {
+				r.nofollowIn[t]++
+			} else {
+				r.followedIn[t]++
+			}
+			if !p.Noindex {
+				r.fromIndex[t]++
+			}
+		}
+	}
+}
+
+// collectSources lists the linking pages of the nodes in want.
+func (r *siteRun) collectSources(want []bool, wanted int) {
+	r.sources = make([]*sourceList, len(r.b.urls))
+	if wanted == 0 {
+		return
+	}
+	for i := range r.pages {
+		src := r.pages[i].URL
+		for _, e := range r.b.edges[r.spans[i][0]:r.spans[i][1]] {
+			t := e.target()
+			if e.redirect() || !want[t] || t == r.nodeOf[i] {
+				continue
+			}
+			s := r.sources[t]
+			if s == nil {
+				s = &sourceList{}
+				r.sources[t] = s
+			}
+			if len(s.all) < maxEvidenceURLs {
+				s.all = append(s.all, src)
+			}
+			if e.nofollow() && len(s.nofollow) < maxEvidenceURLs {
+				s.nofollow = append(s.nofollow, src)
+			}
+		}
+	}
+}
+
+// sourcesOf returns the linking pages collected for node n, or nil.
+func (r *siteRun) sourcesOf(n int32) *sourceList {
+	if int(n) < len(r.sources) {
+		return r.sources[n]
+	}
+	return nil
+}
+
+// dupCandidates returns the pages the duplicate checks compare: indexable
+// 200 HTML pages, one per content URL.
+func (r *siteRun) dupCandidates() []int {
+	seen := make(map[string]bool, len(r.pages))
+	var out []int
+	for i := range r.pages {
+		p := &r.pages[i]
+		if !p.Indexable || p.Status != 200 || !p.IsHTML {
+			continue
+		}
+		u := effURL(p)
+		if seen[u] {
+			continue
+		}
+		seen[u] = true
+		out = append(out, i)
+	}
+	return out
+}
+
+// reportGroup reports a group of duplicate pages unless they all
+// canonicalise to one URL.
+func (r *siteRun) reportGroup(id string, members []int, msg string, ev seo.Evidence) {
+	if len(members) < 2 {
+		return
+	}
+	one := true
+	c0 := canonicalOf(&r.pages[members[0]])
+	urls := make([]string, len(members))
+	for k, m := range members {
+		urls[k] = effURL(&r.pages[m])
+		if canonicalOf(&r.pages[m]) != c0 {
+			one = false
+		}
+	}
+	if one {
+		return
+	}
+	sort.Strings(urls)
+	r.add(id, urls[0], msg, ev, urls, len(urls))
+}
+
+func normText(s string) string { return strings.ToLower(analyzer.Collapse(s)) }
+
+func (r *siteRun) duplicates() {
+	cands := r.dupCandidates()
+	fields := []struct {
+		id, what string
+		get      func(*PageSummary) string
+	}{
+		{"site.duplicate_title", "title", func(p *PageSummary) string { return p.Title }},
+		{"site.duplicate_description", "meta description", func(p *PageSummary) string { return p.Description }},
+		{"site.duplicate_h1", "first H1", func(p *PageSummary) string { return p.H1 }},
+	}
+	for _, f := range fields {
+		groups := map[string][]int{}
+		var order []string
+		for _, i := range cands {
+			v := f.get(&r.pages[i])
+			if strings.TrimSpace(v) == "" {
+				continue
+			}
+			k := normText(v)
+			if _, ok := groups[k]; !ok {
+				order = append(order, k)
+			}
+			groups[k] = append(groups[k], i)
+		}
+		for _, k := range order {
+			g := groups[k]
+			if len(g) < 2 {
+				continue
+			}
+			r.reportGroup(f.id, g, fmt.Sprintf("%d pages share the same %s", len(g), f.what),
+				seo.Evidence{Element: f.what, Value: f.get(&r.pages[g[0]])})
+		}
+	}
+	groups := map[uint64][]int{}
+	var order []uint64
+	for _, i := range cands {
+		h := r.pages[i].TextHash
+		if h == 0 {
+			continue
+		}
+		if _, ok := groups[h]; !ok {
+			order = append(order, h)
+		}
+		groups[h] = append(groups[h], i)
+	}
+	for _, h := range order {
+		g := groups[h]
+		if len(g) < 2 {
+			continue
+		}
+		r.reportGroup("site.duplicate_content", g, fmt.Sprintf("%d pages have identical main text", len(g)),
+			seo.Evidence{Element: "main text", Detail: fmt.Sprintf("text hash %016x", h)})
+	}
+}
+
+// nearDuplicates clusters pages whose simhashes differ in at most 3 bits.
+// Exact duplicates are represented once. Two simhashes within 3 bits agree
+// on at least one of their four 16-bit blocks, so only pages sharing a block
+// value are compared (banding), which keeps the check near-linear.
+func (r *siteRun) nearDuplicates() {
+	var reps []int
+	seen := map[uint64]bool{}
+	for _, i := range r.dupCandidates() {
+		p := &r.pages[i]
+		if p.TextHash == 0 || seen[p.TextHash] {
+			continue
+		}
+		seen[p.TextHash] = true
+		reps = append(reps, i)
+	}
+	if len(reps) < 2 {
+		return
+	}
+	parent := make([]int32, len(reps))
+	for i := range parent {
+		parent[i] = int32(i)
+	}
+	var find func(x int32) int32
+	find = func(x int32) int32 {
+		for parent[x] != x {
+			parent[x] = parent[parent[x]]
+			x = parent[x]
+		}
+		return x
+	}
+	maxDist := make([]int, len(reps))
+	buckets := make(map[uint32][]int32, 4*len(reps))
+	for k, i := range reps {
+		h := r.pages[i].SimHash
+		for band := uint32(0); band < 4; band++ {
+			key := band<<16 | uint32(h>>(16*band)&0xffff)
+			buckets[key] = append(buckets[key], int32(k))
+		}
+	}
+	compare := func(a, b int32) {
+		d := analyzer.HammingDistance(r.pages[reps[a]].SimHash, r.pages[reps[b]].SimHash)
+		if d > nearDuplicateBits {
+			return
+		}
+		ra, rb := find(a), find(b)
+		if ra != rb {
+			parent[ra] = rb
+			maxDist[rb] = max(maxDist[rb], maxDist[ra])
+		}
+		maxDist[rb] = max(maxDist[rb], d)
+	}
+	const window = 64
+	for _, bucket := range buckets {
+		if len(bucket) < 2 {
+			continue
+		}
+		if len(bucket) > 512 {
+			// Huge bucket (many similar templates): compare neighbours in
+			// simhash order only, to bound the work.
+			slices.SortFunc(bucket, func(x, y int32) int {
+				hx, hy := r.pages[reps[x]].SimHash, r.pages[reps[y]].SimHash
+				switch {
+				case hx < hy:
+					return -1
+				case hx > hy:
+					return 1
+				}
+				return 0
+			})
+			for a := range bucket {
+				for b := a + 1; b < len(bucket) && b <= a+window; b++ {
+					compare(bucket[a], bucket[b])
+				}
+			}
+			continue
+		}
+		for a := range bucket {
+			for b := a + 1; b < len(bucket); b++ {
+				compare(bucket[a], bucket[b])
+			}
+		}
+	}
+	clusters := map[int32][]int{}
+	var order []int32
+	for k := range reps {
+		root := find(int32(k))
+		if _, ok := clusters[root]; !ok {
+			order = append(order, root)
+		}
+		clusters[root] = append(clusters[root], reps[k])
+	}
+	for _, root := range order {
+		g := clusters[root]
+		if len(g) < 2 {
+			continue
+		}
+		d := float64(maxDist[root])
+		ev := seo.Measure("main text", d, nearDuplicateBits)
+		ev.Detail = "simhash distance in bits"
+		r.reportGroup("site.near_duplicate", g, fmt.Sprintf("%d pages have nearly the same main text", len(g)), ev)
+	}
+}
+
+// stripTrailingSlash returns u without the slash ending its path, and false
+// when the path does not end in a slash or is the root.
+func stripTrailingSlash(u string) (string, bool) {
+	end := len(u)
+	if q := strings.IndexAny(u, "?#"); q >= 0 {
+		end = q
+	}
+	base := u[:end]
+	if !strings.HasSuffix(base, "/") {
+		return "", false
+	}
+	rest := base
+	if i := strings.Index(rest, "://"); i >= 0 {
+		rest = rest[i+3:]
+	}
+	slash := strings.IndexByte(rest, '/')
+	if slash < 0 || slash == len(rest)-1 {
+		return "", false
+	}
+	return base[:len(base)-1] + u[end:], true
+}
+
+func (r *siteRun) trailingSlash() {
+	ok200 := func(i int) bool {
+		return i >= 0 && r.pages[i].Status == 200 && len(r.pages[i].Redirects) == 0 && r.pages[i].FinalURL == ""
+	}
+	for i := range r.pages {
+		if !ok200(i) {
+			continue
+		}
+		p := &r.pages[i]
+		bare, ok := stripTrailingSlash(p.URL)
+		if !ok {
+			continue
+		}
+		j := -1
+		if n, found := r.b.ids[bare]; found {
+			j = int(r.pageOf[n])
+		}
+		if !ok200(j) {
+			continue
+		}
+		q := &r.pages[j]
+		if canonicalOf(p) == canonicalOf(q) {
+			continue
+		}
+		r.add("site.trailing_slash_duplicate", p.URL,
+			"the URL answers 200 both with and without a trailing slash",
+			seo.Evidence{Element: "URL", Value: p.URL}, []string{p.URL, q.URL}, 2)
+	}
+}
+
+// sitemapChecks runs the checks on sitemap URLs and returns the number of orphans.
+func (r *siteRun) sitemapChecks(sitemapExists bool) int {
+	b := r.b
+	locs := make([]int32, 0, len(b.sitemap))
+	for n := range b.sitemap {
+		locs = append(locs, n)
+	}
+	slices.Sort(locs)
+	orphans := 0
+	for _, n := range locs {
+		loc, sm := b.urls[n], b.urls[b.sitemap[n]]
+		ev := func(element string) seo.Evidence {
+			return seo.Evidence{Element: element, Value: loc, Detail: "listed in " + sm}
+		}
+		if loc != b.start && r.inlinks[n] == 0 && b.inScope(loc) {
+			orphans++
+			r.add("site.orphan", loc, "the sitemap lists this URL but no crawled page links to it", ev("sitemap"), []string{sm}, 1)
+		}
+		i := int(r.pageOf[n])
+		if i < 0 {
+			continue
+		}
+		p := &r.pages[i]
+		switch {
+		case p.RobotsBlocked:
+			r.add("site.sitemap_blocked", loc, "the sitemap lists a URL that robots.txt disallows", ev("robots.txt"), []string{sm}, 1)
+		case p.Status >= 400 || (p.Status == 0 && p.Error != ""):
+			e := ev("status")
+			if p.Status == 0 {
+				e.Value = p.Error
+			} else {
+				st := float64(p.Status)
+				e.Measured = &st
+			}
+			r.add("site.sitemap_broken_url", loc, "the sitemap lists a URL that fails", e, []string{sm}, 1)
+		}
+		if len(p.Redirects) > 0 || (p.Status >= 300 && p.Status < 400) {
+			e := ev("status")
+			e.Value = effURL(p)
+			r.add("site.sitemap_redirect", loc, "the sitemap lists a URL that redirects", e, []string{sm}, 1)
+		}
+		if p.Noindex {
+			r.add("site.sitemap_noindex", loc, "the sitemap lists a noindex URL", ev("robots"), []string{sm}, 1)
+		}
+		if canonicalisedElsewhere(p) {
+			e := ev("canonical")
+			e.Value = p.Canonical
+			r.add("site.sitemap_non_canonical", loc, "the sitemap lists a URL whose canonical is another URL", e, []string{sm}, 1)
+		}
+	}
+	if sitemapExists {
+		for i := range r.pages {
+			p := &r.pages[i]
+			if !p.Indexable || p.Status != 200 || p.Depth < 0 || canonicalisedElsewhere(p) || r.inSitemap(p) {
+				continue
+			}
+			r.add("site.not_in_sitemap", effURL(p), "the page is indexable but no sitemap lists it",
+				seo.Evidence{Element: "sitemap", Value: effURL(p)}, nil, 0)
+		}
+	}
+	return orphans
+}
+
+// linkChecks runs the depth and inlink checks.
+func (r *siteRun) linkChecks() {
+	want := make([]bool, len(r.b.urls))
+	wanted := 0
+	mark := func(n int32) {
+		if !want[n] {
+			want[n] = true
+			wanted++
+		}
+	}
+	type hit struct {
+		i  int
+		id string
+	}
+	var hits []hit
+	for i := range r.pages {
+		p := &r.pages[i]
+		n := r.nodeOf[i]
+		if p.IsHTML && p.Status == 200 && p.Depth > deepPageDepth {
+			r.add("site.deep_page", effURL(p), fmt.Sprintf("the page is %d clicks from the start URL", p.Depth),
+				seo.Measure("click depth", float64(p.Depth), deepPageDepth), nil, 0)
+		}
+		if !p.Indexable || r.inlinks[n] == 0 {
+			continue
+		}
+		if r.fromIndex[n] == 0 {
+			hits = append(hits, hit{i, "site.noindex_inlinks_only"})
+			mark(n)
+		}
+		if r.followedIn[n] == 0 {
+			hits = append(hits, hit{i, "site.nofollow_inlinks_only"})
+			mark(n)
+		}
+		if r.nofollowIn[n] > 0 {
+			hits = append(hits, hit{i, "site.nofollow_to_indexable"})
+			mark(n)
+		}
+	}
+	for i := range r.pages {
+		p := &r.pages[i]
+		if (len(p.Redirects) > 0 || p.Status/100 == 3) && r.inlinks[r.nodeOf[i]] > 0 {
+			mark(r.nodeOf[i])
+		}
+	}
+	r.collectSources(want, wanted)
+	for _, h := range hits {
+		p := &r.pages[h.i]
+		n := r.nodeOf[h.i]
+		src := r.sourcesOf(n)
+		if src == nil {
+			src = &sourceList{}
+		}
+		switch h.id {
+		case "site.noindex_inlinks_only":
+			r.add(h.id, p.URL, "the page is linked to only from noindex pages",
+				seo.Evidence{Element: "inlinks"}, src.all, int(r.inlinks[n]))
+		case "site.nofollow_inlinks_only":
+			r.add(h.id, p.URL, "every internal link to the page is nofollow",
+				seo.Evidence{Element: "inlinks"}, src.all, int(r.inlinks[n]))
+		case "site.nofollow_to_indexable":
+			r.add(h.id, p.URL, fmt.Sprintf("%d internal nofollow links point to this indexable page", r.nofollowIn[n]),
+				seo.Evidence{Element: `<a rel="nofollow">`}, src.nofollow, int(r.nofollowIn[n]))
+		}
+	}
+}
+
+// redirects reports linked redirect chains and loops. A chain is followed
+// through the redirect edges of the crawl, so it may span several crawled
+// URLs (one hop each, when the crawl does not follow redirects itself) or
+// sit in one summary's Redirects.
+func (r *siteRun) redirects() {
+	next := map[int32]int32{}
+	for i := range r.pages {
+		for _, e := range r.b.edges[r.spans[i][0]:r.spans[i][1]] {
+			if e.redirect() {
+				if _, ok := next[int32(e.from)]; !ok {
+					next[int32(e.from)] = e.target()
+				}
+			}
+		}
+	}
+	for i := range r.pages {
+		p := &r.pages[i]
+		n := r.nodeOf[i]
+		if _, redirects := next[n]; !redirects && p.Status/100 != 3 {
+			continue
+		}
+		if r.inlinks[n] == 0 && p.Depth != 0 && p.URL != r.b.start {
+			continue
+		}
+		chain, hops, loop := r.chainOf(p, n, next)
+		var srcs []string
+		if s := r.sourcesOf(n); s != nil {
+			srcs = s.all
+		}
+		ev := seo.Measure("redirects", float64(hops), 1)
+		ev.Value = strings.Join(chain, " -> ")
+		switch {
+		case loop:
+			r.add("site.redirect_loop", p.URL, "internal links lead into a redirect loop", ev, srcs, int(r.inlinks[n]))
+		case hops > 1:
+			r.add("site.redirect_chain", p.URL, fmt.Sprintf("internal links lead into a chain of %d redirects", hops),
+				ev, srcs, int(r.inlinks[n]))
+		}
+	}
+}
+
+// chainOf follows the redirect edges from node n and returns the URLs of the
+// chain, its number of hops, and whether it loops: it comes back to a URL
+// already in the chain, exceeds the redirect cap, or the fetch failed with
+// seo.ErrRedirectLoop or seo.ErrTooManyRedirects.
+func (r *siteRun) chainOf(p *PageSummary, n int32, next map[int32]int32) ([]string, int, bool) {
+	chain := []string{r.b.urls[n]}
+	visited := map[int32]bool{n: true}
+	hops, loop := 0, false
+	for cur := n; ; {
+		t, ok := next[cur]
+		if !ok {
+			break
+		}
+		hops++
+		chain = append(chain, r.b.urls[t])
+		if visited[t] || hops > seo.DefaultMaxRedirects {
+			loop = true
+			break
+		}
+		visited[t] = true
+		cur = t
+	}
+	if strings.Contains(p.Error, seo.ErrRedirectLoop.Error()) || strings.Contains(p.Error, seo.ErrTooManyRedirects.Error()) {
+		loop = true
+	}
+	return chain, hops, loop
+}
+
+func (r *siteRun) canonicalChains() {
+	for i := range r.pages {
+		p := &r.pages[i]
+		if !p.IsHTML || p.Status != 200 || !canonicalisedElsewhere(p) {
+			continue
+		}
+		j := r.pageFor(p.Canonical)
+		if j < 0 || j == i {
+			continue
+		}
+		q := &r.pages[j]
+		if !canonicalisedElsewhere(q) || q.Canonical == p.Canonical {
+			continue
+		}
+		r.add("canonical.chain", effURL(p), "the canonical target names yet another URL as its canonical",
+			seo.Evidence{Element: `<link rel="canonical">`, Value: p.Canonical, Detail: p.Canonical + " -> " + q.Canonical},
+			[]string{p.Canonical, q.Canonical}, 2)
+	}
+}
+
+// hreflang checks return links and cluster consistency across crawled pages.
+func (r *siteRun) hreflang() {
+	selfURLs := func(p *PageSummary) []string {
+		out := []string{p.URL}
+		if p.FinalURL != "" {
+			out = append(out, p.FinalURL)
+		}
+		if p.Canonical != "" {
+			out = append(out, p.Canonical)
+		}
+		return out
+	}
+	lists := func(q *PageSummary, urls []string) bool {
+		for _, a := range q.Hreflang {
+			if slices.Contains(urls, a.URL) {
+				return true
+			}
+		}
+		return false
+	}
+	usable := func(j int) bool {
+		return j >= 0 && r.pages[j].Status == 200 && r.pages[j].IsHTML && len(r.pages[j].Redirects) == 0
+	}
+	parent := map[int]int{}
+	var find func(x int) int
+	find = func(x int) int {
+		p, ok := parent[x]
+		if !ok || p == x {
+			parent[x] = x
+			return x
+		}
+		root := find(p)
+		parent[x] = root
+		return root
+	}
+	for i := range r.pages {
+		p := &r.pages[i]
+		if len(p.Hreflang) == 0 || !usable(i) {
+			continue
+		}
+		find(i)
+		self := selfURLs(p)
+		var missing []string
+		for _, a := range p.Hreflang {
+			if slices.Contains(self, a.URL) {
+				continue
+			}
+			j := r.pageFor(a.URL)
+			if !usable(j) || j == i {
+				continue
+			}
+			if ri, rj := find(i), find(j); ri != rj {
+				parent[ri] = rj
+			}
+			if !lists(&r.pages[j], self) && !slices.Contains(missing, a.URL) {
+				missing = append(missing, a.URL)
+			}
+		}
+		if len(missing) > 0 {
+			r.add("hreflang.return_missing", effURL(p),
+				fmt.Sprintf("%d alternates do not list this page back", len(missing)),
+				seo.Evidence{Element: `<link rel="alternate" hreflang>`, Value: missing[0]}, missing, len(missing))
+		}
+	}
+	clusters := map[int][]int{}
+	var roots []int
+	for i := range r.pages {
+		if _, ok := parent[i]; !ok {
+			continue
+		}
+		root := find(i)
+		if _, ok := clusters[root]; !ok {
+			roots = append(roots, root)
+		}
+		clusters[root] = append(clusters[root], i)
+	}
+	sort.Ints(roots)
+	for _, root := range roots {
+		members := clusters[root]
+		if len(members) < 2 {
+			continue
+		}
+		sigs := map[string]bool{}
+		var urls []string
+		for _, m := range members {
+			p := &r.pages[m]
+			urls = append(urls, effURL(p))
+			pairs := make([]string, 0, len(p.Hreflang))
+			for _, a := range p.Hreflang {
+				pairs = append(pairs, strings.ToLower(a.Code)+" "+a.URL)
+			}
+			sort.Strings(pairs)
+			pairs = slices.Compact(pairs)
+			sigs[strings.Join(pairs, "\n")] = true
+		}
+		if len(sigs) < 2 {
+			continue
+		}
+		sort.Strings(urls)
+		r.add("hreflang.cluster_inconsistent", urls[0],
+			fmt.Sprintf("%d pages of one hreflang cluster list %d different sets of alternates", len(members), len(sigs)),
+			seo.Evidence{Element: `<link rel="alternate" hreflang>`}, urls, len(urls))
+	}
+}
+
+// groups gathers page findings (by the IDs of each summary) and site
+// findings by ID, most severe first, then by count.
+func (r *siteRun) groups(site []seo.Finding) []FindingGroup {
+	type acc struct {
+		g        FindingGroup
+		siteURLs map[string]bool
+	}
+	byID := map[string]*acc{}
+	get := func(id string) *acc {
+		a := byID[id]
+		if a == nil {
+			in, ok := r.sev[id]
+			if !ok {
+				in = seo.CheckInfo{ID: id, Severity: seo.Warning, Scope: seo.ScopePage}
+			}
+			a = &acc{g: FindingGroup{ID: id, Severity: in.Severity, Scope: in.Scope, Message: in.Summary, Examples: []string{}}}
+			byID[id] = a
+		}
+		return a
+	}
+	for i := range r.pages {
+		p := &r.pages[i]
+		for _, id := range p.Findings {
+			a := get(id)
+			a.g.Count++
+			a.g.Pages++
+			if len(a.g.Examples) < maxGroupExamples {
+				a.g.Examples = append(a.g.Examples, p.URL)
+			}
+		}
+	}
+	for _, f := range site {
+		a := get(f.ID)
+		a.g.Count++
+		if f.Severity > a.g.Severity {
+			a.g.Severity = f.Severity
+		}
+		if a.siteURLs == nil {
+			a.siteURLs = map[string]bool{}
+		}
+		if f.URL == "" || a.siteURLs[f.URL] {
+			continue
+		}
+		a.siteURLs[f.URL] = true
+		if j := r.pageFor(f.URL); j >= 0 && slices.Contains(r.pages[j].Findings, f.ID) {
+			continue // already counted as a page
+		}
+		a.g.Pages++
+		if len(a.g.Examples) < maxGroupExamples {
+			a.g.Examples = append(a.g.Examples, f.URL)
+		}
+	}
+	out := make([]FindingGroup, 0, len(byID))
+	for _, a := range byID {
+		out = append(out, a.g)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.Severity != b.Severity {
+			return a.Severity > b.Severity
+		}
+		if a.Count != b.Count {
+			return a.Count > b.Count
+		}
+		return a.ID < b.ID
+	})
+	return out
+}

@@ -1,0 +1,57 @@
+package sqlitefrontier_test
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/seokit/seokit/crawler"
+	"github.com/seokit/seokit/crawler/crawlertest"
+	"github.com/seokit/seokit/crawler/sqlitefrontier"
+)
+
+func TestConformance(t *testing.T) {
+	crawlertest.RunFrontier(t, func(t *testing.T) crawler.Frontier {
+		f, err := sqlitefrontier.Open(filepath.Join(t.TempDir(), "frontier.db"), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	})
+}
+
+func TestReopenRequeuesPopped(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "f.db")
+	f, err := sqlitefrontier.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Push(ctx, []crawler.Item{{URL: "https://e.com/a", Depth: 1}, {URL: "https://e.com/b", Depth: 1}, {URL: "https://e.com/c", Depth: 2}}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := f.Pop(ctx, 2)
+	if err != nil || len(got) != 2 {
+		t.Fatalf("Pop = %v, %v", got, err)
+	}
+	if err := f.Done(ctx, "https://e.com/a"); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+
+	f, err = sqlitefrontier.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if n, _ := f.Len(ctx); n != 2 {
+		t.Fatalf("Len after reopen = %d, want 2 (b popped not done, c queued)", n)
+	}
+	got, err = f.Pop(ctx, 5)
+	if err != nil || len(got) != 2 || got[0].URL != "https://e.com/b" || got[1].URL != "https://e.com/c" {
+		t.Fatalf("Pop after reopen = %v, %v", got, err)
+	}
+	if n, err := f.Push(ctx, []crawler.Item{{URL: "https://e.com/a"}}); err != nil || n != 0 {
+		t.Fatalf("Push of a done URL after reopen = %d, %v; want 0", n, err)
+	}
+}
