@@ -140,7 +140,7 @@ func TestHostileServers(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if d := time.Since(start); d > 15*time.Second {
+			if d := time.Since(start); d > 60*time.Second { // generous: -race slows parsing about tenfold
 				t.Errorf("took %v", d)
 			}
 			assertIDs(t, rep, []string{tt.want}, nil)

@@ -312,6 +312,12 @@ var headAllowed = map[string]bool{
 // tag that the parser does not allow in the head: it closes the head there,
 // and every later head tag lands in the body.
 func checkHeadInvalid(p *Page, r *Reporter) {
+	// The finding matters when head tags land in the body; the tree shows
+	// that cheaply, so only then re-tokenize the head bytes to name the
+	// element that closed the head.
+	if !headTagInBody(p) {
+		return
+	}
 	end := foldIndexBytes(p.Body, "</head")
 	if b := foldIndexBytes(p.Body, "<body"); b >= 0 && (end < 0 || b < end) {
 		end = b
@@ -365,6 +371,27 @@ func checkHeadInvalid(p *Page, r *Reporter) {
 		ev.Detail = strconv.Itoa(later) + " later head tag(s) land in the body: " + strings.Join(laterTags, ", ")
 	}
 	r.Add("content.head_invalid_element", "an element not allowed in <head> closes the head early", ev)
+}
+
+// headTagInBody reports whether a meta, title, base or canonical/alternate
+// link sits outside the head.
+func headTagInBody(p *Page) bool {
+	for _, a := range []atom.Atom{atom.Meta, atom.Title, atom.Base, atom.Link} {
+		for _, n := range p.ByTag(a) {
+			if InHead(n) {
+				continue
+			}
+			// Microdata metas and links, and stylesheets, belong in the body.
+			if _, micro := Attr(n, "itemprop"); micro {
+				continue
+			}
+			if rel, _ := Attr(n, "rel"); a == atom.Link && strings.Contains(strings.ToLower(rel), "stylesheet") {
+				continue
+			}
+			return true
+		}
+	}
+	return false
 }
 
 // appRootIDs are the ids of the mount points of common JavaScript frameworks.

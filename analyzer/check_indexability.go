@@ -155,7 +155,7 @@ func parseRobotsHeader(v string) []Directive {
 	for _, tok := range splitRobotsValue(v) {
 		if i := strings.IndexByte(tok, ':'); i > 0 {
 			name := strings.TrimSpace(tok[:i])
-			if !robotsValueTokens[name] && !robotsPlainTokens[name] && robotsAgentName(name) {
+			if robotsAgentPrefix(name, tok[i+1:]) {
 				src = robotsSrcHeader + ":" + name
 				tok = strings.TrimSpace(tok[i+1:])
 				if tok == "" {
@@ -166,6 +166,21 @@ func parseRobotsHeader(v string) []Directive {
 		out = append(out, Directive{Value: tok, Source: src})
 	}
 	return out
+}
+
+// robotsAgentPrefix reports whether "name:rest" is a user-agent prefix and
+// a directive rather than one directive: name is a known crawler, or a
+// product token (not a directive) followed by a known directive name. A typo
+// such as "max_snippet:0" thus stays one (invalid) token.
+func robotsAgentPrefix(name, rest string) bool {
+	if robotsValueTokens[name] || robotsPlainTokens[name] || !robotsAgentName(name) {
+		return false
+	}
+	if robotsCrawlerNames[name] {
+		return true
+	}
+	first, _, _ := strings.Cut(strings.TrimSpace(rest), ":")
+	return robotsPlainTokens[first] || robotsValueTokens[first]
 }
 
 // robotsAgentName reports whether s looks like a user-agent product token.

@@ -77,6 +77,8 @@ func TestIndexabilityChecks(t *testing.T) {
 		{name: "invalid tokens", fixture: "indexability/invalid.html", want: []string{"indexability.robots_meta_invalid"},
 			absent: []string{"indexability.noindex_meta"}},
 		{name: "invalid header value", fixture: plain, header: htmlHdr("max-snippet: lots"), want: []string{"indexability.robots_meta_invalid"}},
+		{name: "typo that looks like a prefix", fixture: plain, header: htmlHdr("max_snippet: 0"), want: []string{"indexability.robots_meta_invalid"},
+			absent: []string{"indexability.nosnippet"}},
 		{name: "snippet, images, follow", fixture: "indexability/snippet_image.html",
 			want: []string{"indexability.nosnippet", "indexability.noimageindex", "indexability.nofollow_page"}},
 		{name: "outside head", fixture: "indexability/outside_head.html", want: []string{"indexability.directives_outside_head"}},
@@ -163,6 +165,14 @@ func TestIndexabilityEvidence(t *testing.T) {
 	f = finding(rep, "indexability.noindex_header")
 	if f == nil || f.Severity != seo.Error || f.Evidence.Element != "X-Robots-Tag" || f.Evidence.Value != "noindex" {
 		t.Errorf("noindex_header: %+v", f)
+	}
+	h = http.Header{"Content-Type": {"text/html"}, "X-Robots-Tag": {"max_snippet:0", "otherbot: noindex"}}
+	rep = analyzeFixture(t, "indexability/indexable.html", "", h, nil)
+	if f := finding(rep, "indexability.robots_meta_invalid"); f == nil || f.Evidence.Value != "max_snippet:0" {
+		t.Errorf("robots_meta_invalid for a typo: %+v", f)
+	}
+	if !slices.Contains(rep.Robots.Directives, Directive{Value: "noindex", Source: "header:otherbot"}) {
+		t.Errorf("directives: %+v", rep.Robots.Directives)
 	}
 	rep = analyzeFixture(t, "indexability/invalid.html", "", nil, nil)
 	var bad []string

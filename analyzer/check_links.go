@@ -192,7 +192,7 @@ func lkUncrawlable(l Link) string {
 	case strings.HasPrefix(low, "mailto:"):
 		return ""
 	}
-	if _, err := url.Parse(h); err != nil {
+	if l.Unparseable {
 		return "href does not parse as a URL"
 	}
 	return ""

@@ -5,13 +5,11 @@ import (
 	"bytes"
 	_ "embed" // schema.org type list
 	"encoding/json"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
-	"weak"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
@@ -72,21 +70,13 @@ type sdBlock struct {
 	err   error
 }
 
-// sdCache hands the decoded blocks from the extractor to the check without
-// decoding twice. Entries are keyed weakly by page and removed when the
-// check takes them or when the page is collected (when the check does not
-// run at this depth).
-var sdCache sync.Map // weak.Pointer[Page] -> []sdBlock
-
-func sdStore(p *Page, blocks []sdBlock) {
-	k := weak.Make(p)
-	sdCache.Store(k, blocks)
-	runtime.AddCleanup(p, func(k weak.Pointer[Page]) { sdCache.Delete(k) }, k)
-}
+// sdStore keeps the decoded blocks on the page so the check does not
+// decode them again.
+func sdStore(p *Page, blocks []sdBlock) { p.jsonld = blocks }
 
 func sdLoad(p *Page) []sdBlock {
-	if v, ok := sdCache.LoadAndDelete(weak.Make(p)); ok {
-		return v.([]sdBlock)
+	if p.jsonld != nil {
+		return p.jsonld
 	}
 	return sdDecodeAll(p)
 }

@@ -35,8 +35,8 @@ type Page struct {
 	// when absent, which the parser never leaves for HTML input).
 	Doc, HTML, Head, BodyEl *html.Node
 
-	// Elements lists every element in document order; ElementCount excludes
-	// the implied html/head/body wrappers the parser adds.
+	// Elements lists every element in document order, the html, head and
+	// body elements the parser implies included.
 	Elements []*html.Node
 	byTag    map[atom.Atom][]*html.Node
 	// Declared charset facts, read before transcoding.
@@ -60,6 +60,9 @@ type Page struct {
 	Report *Report
 
 	cfg *config
+	// jsonld holds the JSON-LD blocks decoded by the structured-data
+	// extractor, for its check.
+	jsonld []sdBlock
 }
 
 // Charset records how the document declares its encoding.
@@ -79,8 +82,9 @@ type Link struct {
 	Href    string
 	HasHref bool
 	// URL is Href resolved against the base; nil when it does not parse or
-	// is not http(s).
-	URL *url.URL
+	// is not http(s). Unparseable says it did not parse.
+	URL         *url.URL
+	Unparseable bool
 	// Text is the link's visible text, whitespace collapsed.
 	Text string
 	Rel  string
@@ -193,37 +197,61 @@ func (p *Page) parse() *html.Node {
 }
 
 // metaCharset finds a <meta charset> or http-equiv content-type charset in
-// the first 64 KiB, returning its value and byte offset.
+// the first 64 KiB, returning its value and byte offset. It scans tags
+// without lowering the whole prefix: this runs on every page.
 func metaCharset(b []byte) (string, int) {
 	if len(b) > 64<<10 {
 		b = b[:64<<10]
 	}
-	low := bytes.ToLower(b)
-	off := 0
-	for {
-		i := bytes.Index(low[off:], []byte("<meta"))
+	for off := 0; ; {
+		i := bytes.IndexByte(b[off:], '<')
 		if i < 0 {
 			return "", -1
 		}
 		start := off + i
-		end := bytes.IndexByte(low[start:], '>')
+		off = start + 1
+		if len(b)-start < 6 || !asciiEqualFold(b[start+1:start+5], "meta") {
+			continue
+		}
+		end := bytes.IndexByte(b[start:], '>')
 		if end < 0 {
 			return "", -1
 		}
-		tag := low[start : start+end]
-		if j := bytes.Index(tag, []byte("charset=")); j >= 0 {
-			v := tag[j+len("charset="):]
-			v = bytes.TrimLeft(v, `"' `)
-			k := bytes.IndexAny(v, "\"' ;/>")
-			if k >= 0 {
+		tag := b[start : start+end]
+		if j := indexFold(tag, "charset="); j >= 0 {
+			v := bytes.TrimLeft(tag[j+len("charset="):], `"' `)
+			if k := bytes.IndexAny(v, "\"' ;/>"); k >= 0 {
 				v = v[:k]
 			}
 			if len(v) > 0 {
-				return string(v), start
+				return strings.ToLower(string(v)), start
 			}
 		}
 		off = start + end
 	}
+}
+
+// asciiEqualFold reports whether b equals the lowercase ASCII word s, ignoring case.
+func asciiEqualFold(b []byte, s string) bool {
+	if len(b) != len(s) {
+		return false
+	}
+	for i := range len(s) {
+		if b[i]|0x20 != s[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// indexFold returns the index of the lowercase ASCII word s in b, ignoring case.
+func indexFold(b []byte, s string) int {
+	for i := 0; i+len(s) <= len(b); i++ {
+		if b[i]|0x20 == s[0] && asciiEqualFold(b[i:i+len(s)], s) {
+			return i
+		}
+	}
+	return -1
 }
 
 // skipText lists elements whose text is never main text.
@@ -330,31 +358,66 @@ func appendText(sb *strings.Builder, n *html.Node, dropChrome bool) int {
 // appendWords appends the words of s to sb and counts them. A word is a run
 // of letters, digits, marks, apostrophes and inner hyphens; each Han, kana or
 // Hangul character counts as a word, since those scripts do not use spaces.
+// Words are copied as whole substrings, with an ASCII fast path, since this
+// runs over every text node of every page.
 func appendWords(sb *strings.Builder, s string) int {
 	n := 0
-	inWord := false
-	for _, r := range s {
-		switch {
-		case isIdeograph(r):
-			sb.WriteByte(' ')
-			sb.WriteRune(r)
-			n++
-			inWord = false
-		case unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r) ||
-			(inWord && (r == '\'' || r == '’' || r == '-')):
-			if !inWord {
-				if sb.Len() > 0 {
-					sb.WriteByte(' ')
-				}
-				n++
-				inWord = true
+	start := -1 // start of the current word in s, or -1
+	flush := func(end int) {
+		if start >= 0 {
+			if sb.Len() > 0 {
+				sb.WriteByte(' ')
 			}
-			sb.WriteRune(r)
-		default:
-			inWord = false
+			sb.WriteString(s[start:end])
+			n++
+			start = -1
 		}
 	}
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+				if start < 0 {
+					start = i
+				}
+			case start >= 0 && (c == '\'' || c == '-'):
+				// Inner apostrophe or hyphen: part of the word only if a
+				// letter or digit follows.
+				if i+1 < len(s) && isWordByte(s[i+1:]) {
+					break
+				}
+				flush(i)
+			default:
+				flush(i)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case isIdeograph(r):
+			flush(i)
+			start = i
+			flush(i + size)
+		case unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r):
+			if start < 0 {
+				start = i
+			}
+		case r == '’' && start >= 0 && i+size < len(s) && isWordByte(s[i+size:]):
+		default:
+			flush(i)
+		}
+		i += size
+	}
+	flush(len(s))
 	return n
+}
+
+// isWordByte reports whether s starts with a letter or digit.
+func isWordByte(s string) bool {
+	r, _ := utf8.DecodeRuneInString(s)
+	return unicode.IsLetter(r) || unicode.IsDigit(r)
 }
 
 func isIdeograph(r rune) bool {
@@ -376,7 +439,9 @@ func (p *Page) collectLinks() {
 		l.Rel, _ = Attr(a, "rel")
 		l.Text = Collapse(TextContent(a))
 		if l.HasHref {
-			if u := p.Resolve(l.Href); u != nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" {
+			u := p.Resolve(l.Href)
+			l.Unparseable = u == nil
+			if u != nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" {
 				u.Fragment, u.RawFragment = "", ""
 				l.URL = u
 				l.Internal = seo.HostInScope(u.Hostname(), pageHost, false)
