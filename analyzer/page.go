@@ -363,33 +363,27 @@ func appendText(sb *strings.Builder, n *html.Node, dropChrome bool) int {
 func appendWords(sb *strings.Builder, s string) int {
 	n := 0
 	start := -1 // start of the current word in s, or -1
-	flush := func(end int) {
-		if start >= 0 {
-			if sb.Len() > 0 {
-				sb.WriteByte(' ')
-			}
-			sb.WriteString(s[start:end])
-			n++
-			start = -1
-		}
-	}
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			switch {
-			case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+			switch asciiClass[c] {
+			case classWord:
 				if start < 0 {
 					start = i
 				}
-			case start >= 0 && (c == '\'' || c == '-'):
-				// Inner apostrophe or hyphen: part of the word only if a
+				i++
+				continue
+			case classJoin:
+				// An inner apostrophe or hyphen stays in the word when a
 				// letter or digit follows.
-				if i+1 < len(s) && isWordByte(s[i+1:]) {
-					break
+				if start >= 0 && i+1 < len(s) && isWordByte(s[i+1:]) {
+					i++
+					continue
 				}
-				flush(i)
-			default:
-				flush(i)
+			}
+			if start >= 0 {
+				n += writeWord(sb, s[start:i])
+				start = -1
 			}
 			i++
 			continue
@@ -397,22 +391,57 @@ func appendWords(sb *strings.Builder, s string) int {
 		r, size := utf8.DecodeRuneInString(s[i:])
 		switch {
 		case isIdeograph(r):
-			flush(i)
-			start = i
-			flush(i + size)
+			if start >= 0 {
+				n += writeWord(sb, s[start:i])
+			}
+			n += writeWord(sb, s[i:i+size])
+			start = -1
 		case unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r):
 			if start < 0 {
 				start = i
 			}
 		case r == '’' && start >= 0 && i+size < len(s) && isWordByte(s[i+size:]):
 		default:
-			flush(i)
+			if start >= 0 {
+				n += writeWord(sb, s[start:i])
+				start = -1
+			}
 		}
 		i += size
 	}
-	flush(len(s))
+	if start >= 0 {
+		n += writeWord(sb, s[start:])
+	}
 	return n
 }
+
+// writeWord appends one word, space-separated, and returns 1.
+func writeWord(sb *strings.Builder, w string) int {
+	if sb.Len() > 0 {
+		sb.WriteByte(' ')
+	}
+	sb.WriteString(w)
+	return 1
+}
+
+const (
+	classOther = iota
+	classWord  // ASCII letter or digit
+	classJoin  // apostrophe or hyphen, inside a word only
+)
+
+// asciiClass classifies ASCII bytes for appendWords.
+var asciiClass = func() (t [utf8.RuneSelf]uint8) {
+	for c := range t {
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+			t[c] = classWord
+		case c == '\'' || c == '-':
+			t[c] = classJoin
+		}
+	}
+	return t
+}()
 
 // isWordByte reports whether s starts with a letter or digit.
 func isWordByte(s string) bool {

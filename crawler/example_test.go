@@ -1,0 +1,28 @@
+package crawler_test
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/seokit/seokit/crawler"
+	"github.com/seokit/seokit/crawler/crawlertest"
+)
+
+func ExampleCrawler_Run() {
+	// A generated site on loopback: home, about, 3 category pages, 10 articles.
+	site := crawlertest.NewSite(crawlertest.SiteOptions{Articles: 10, Categories: 3})
+	defer site.Close()
+
+	rep, err := crawler.New(&crawler.Options{
+		MaxPages:     100,
+		AllowPrivate: true, // the site is on 127.0.0.1
+	}).Run(context.Background(), site.URL)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("pages:", rep.Crawl.Fetched, "stopped:", rep.Crawl.StopReason)
+	fmt.Println("status 200:", rep.StatusCodes[200])
+	// Output:
+	// pages: 15 stopped: done
+	// status 200: 15
+}
