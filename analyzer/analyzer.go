@@ -35,7 +35,7 @@ func Analyze(ctx context.Context, rawURL string, opts *Options) (*Report, error)
 		}
 		return failedReport(u.String(), resp, err, cfg), nil
 	}
-	env := &Env{Fetcher: f, Robots: cfg.Robots, UserAgent: cfg.UserAgent}
+	env := &fetchEnv{Fetcher: f, Robots: cfg.Robots, UserAgent: cfg.UserAgent}
 	if env.Robots == nil && cfg.Depth.Includes(Standard) {
 		env.Robots = newRobotsPolicy(f)
 	}
@@ -73,7 +73,7 @@ func AnalyzeResponse(ctx context.Context, resp *seo.Response, opts *Options) (*R
 	if resp == nil {
 		return nil, &seo.InputError{Field: "response", Reason: "is nil"}
 	}
-	env := &Env{Robots: cfg.Robots, UserAgent: cfg.UserAgent}
+	env := &fetchEnv{Robots: cfg.Robots, UserAgent: cfg.UserAgent}
 	if cfg.CheckLinks || cfg.AnalyzeMobile {
 		env.Fetcher = cfg.fetcher()
 	}
@@ -89,7 +89,7 @@ func (c *config) fetcher() Fetcher {
 
 // analyze parses once, extracts page data, runs checks, then the fetching
 // phases (probes, link checks, mobile) concurrently, and scores.
-func analyze(ctx context.Context, resp *seo.Response, cfg *config, env *Env, probes bool) *Report {
+func analyze(ctx context.Context, resp *seo.Response, cfg *config, env *fetchEnv, probes bool) *Report {
 	p := newPage(resp, cfg)
 	rep := p.Report
 	fillResponseData(rep, resp, p.IsHTML)

@@ -27,33 +27,33 @@ type Check struct {
 	Run func(p *Page, r *Reporter)
 }
 
-// Probe is a page check that needs fetches of its own (robots.txt, the
+// probe is a page check that needs fetches of its own (robots.txt, the
 // http:// form of an https URL, a TLS version probe). Probes run in Analyze,
 // concurrently with link and mobile checks; AnalyzeHTML and AnalyzeResponse
 // skip them (robots checks then use Options.Robots when set).
-type Probe struct {
+type probe struct {
 	Area  string
 	Depth Depth
 	IDs   []seo.CheckInfo
-	Run   func(ctx context.Context, p *Page, env *Env, r *Reporter)
+	Run   func(ctx context.Context, p *Page, env *fetchEnv, r *Reporter)
 }
 
-// Env gives probes, link checks and mobile checks what they fetch with.
-type Env struct {
+// fetchEnv gives probes, link checks and mobile checks what they fetch with.
+type fetchEnv struct {
 	Fetcher Fetcher
 	// Robots answers robots.txt questions; nil when none is available.
 	Robots    RobotsPolicy
 	UserAgent string
 }
 
-// Extractor fills the page data of one area into p.Report before the checks
+// extractor fills the page data of one area into p.Report before the checks
 // run. Extractors read the page, never the report, so their order is free.
-type Extractor func(p *Page)
+type extractor func(p *Page)
 
 var (
 	builtinChecks     []Check
-	builtinProbes     []Probe
-	builtinExtractors []Extractor
+	builtinProbes     []probe
+	builtinExtractors []extractor
 	catalog           = map[string]seo.CheckInfo{}
 )
 
@@ -66,7 +66,7 @@ func register(checks ...Check) {
 }
 
 // registerProbe adds built-in probes.
-func registerProbe(probes ...Probe) {
+func registerProbe(probes ...probe) {
 	for _, p := range probes {
 		declare(p.IDs...)
 	}
@@ -74,7 +74,7 @@ func registerProbe(probes ...Probe) {
 }
 
 // registerExtractor adds a page-data extractor.
-func registerExtractor(e ...Extractor) { builtinExtractors = append(builtinExtractors, e...) }
+func registerExtractor(e ...extractor) { builtinExtractors = append(builtinExtractors, e...) }
 
 // declare adds catalogue entries reported outside Check.Run (link and mobile
 // phases). Declaring an ID twice is a programming error.

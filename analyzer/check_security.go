@@ -62,7 +62,7 @@ func init() {
 		},
 	)
 	registerProbe(
-		Probe{
+		probe{
 			Area:  "security",
 			Depth: Complete,
 			IDs: []seo.CheckInfo{
@@ -70,7 +70,7 @@ func init() {
 			},
 			Run: probeHTTPNotRedirected,
 		},
-		Probe{
+		probe{
 			Area:  "security",
 			Depth: Complete,
 			IDs: []seo.CheckInfo{
@@ -311,7 +311,7 @@ func secProtocolRelative(raw string) bool {
 
 // probeHTTPNotRedirected fetches the http:// form of an https page without
 // following redirects; a 200 answer means http is served alongside https.
-func probeHTTPNotRedirected(ctx context.Context, p *Page, env *Env, r *Reporter) {
+func probeHTTPNotRedirected(ctx context.Context, p *Page, env *fetchEnv, r *Reporter) {
 	if env.Fetcher == nil || p.URL.Scheme != "https" {
 		return
 	}
@@ -341,7 +341,7 @@ func secBracket(host string) string {
 
 // probeTLSOldVersion makes one handshake limited to TLS 1.1 through the
 // fetcher's tlsProber; success means the server still accepts old TLS.
-func probeTLSOldVersion(ctx context.Context, p *Page, env *Env, r *Reporter) {
+func probeTLSOldVersion(ctx context.Context, p *Page, env *fetchEnv, r *Reporter) {
 	if p.URL.Scheme != "https" {
 		return
 	}

@@ -234,7 +234,7 @@ func (f secProbingFetcher) ProbeTLS(ctx context.Context, hostport string, maxVer
 }
 
 func TestSecurityProbes(t *testing.T) {
-	page := `<!DOCTYPE html><html lang="en"><head><title>Probe page</title></head><body><p>hello</p></body></html>`
+	page := `<!DOCTYPE html><html lang="en"><head><title>probe page</title></head><body><p>hello</p></body></html>`
 	newTLS := func(minVersion uint16) *httptest.Server {
 		s := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.URL.Path != "/page" {

@@ -96,7 +96,7 @@ type lcFacts struct {
 // runLinkChecks fetches every link, image, canonical, hreflang and og:image
 // target of the page once, with bounded global and per-host parallelism, and
 // reports the link-scope findings.
-func runLinkChecks(ctx context.Context, p *Page, env *Env, r *Reporter) {
+func runLinkChecks(ctx context.Context, p *Page, env *fetchEnv, r *Reporter) {
 	if !p.IsHTML || env == nil || env.Fetcher == nil {
 		return
 	}
@@ -377,7 +377,7 @@ func isHTMLSpace(b byte) bool {
 
 // lcFetch fetches one target: HEAD first, GET when HEAD is refused or the
 // body is needed. Redirects are never followed; a 3xx is the answer.
-func lcFetch(ctx context.Context, env *Env, cfg *config, t *lcTarget, wantSize bool) {
+func lcFetch(ctx context.Context, env *fetchEnv, cfg *config, t *lcTarget, wantSize bool) {
 	fetch := func(req *seo.Request) (*seo.Response, error) {
 		c, cancel := context.WithTimeout(ctx, cfg.LinkTimeout)
 		defer cancel()

@@ -64,7 +64,7 @@ type mobView struct {
 // runMobile fetches the page again with the smartphone user agent, parses
 // and extracts it like the desktop page, compares both and fills
 // Report.Mobile.
-func runMobile(ctx context.Context, p *Page, env *Env, r *Reporter) {
+func runMobile(ctx context.Context, p *Page, env *fetchEnv, r *Reporter) {
 	if env == nil || env.Fetcher == nil || !slices.ContainsFunc(mobileIDs, r.Enabled) {
 		return
 	}

@@ -3,12 +3,17 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/seokit/seokit/crawler/crawlertest"
 )
 
 func testSite(t *testing.T) *httptest.Server {
@@ -87,5 +92,54 @@ func TestAnalyzeJSON(t *testing.T) {
 		if f.ID == "" || f.Severity == "" || f.Message == "" || f.URL == "" {
 			t.Errorf("incomplete finding %+v", f)
 		}
+	}
+}
+
+func TestCrawlCommand(t *testing.T) {
+	site := crawlertest.NewSite(crawlertest.SiteOptions{Articles: 12, Categories: 3, Broken: 2})
+	defer site.Close()
+	htmlFile := filepath.Join(t.TempDir(), "report.html")
+
+	var out, errOut bytes.Buffer
+	err := run(context.Background(), []string{"crawl", "-allow-private", "-max-pages", "100", "-html", htmlFile, site.URL}, &out, &errOut)
+	if err != nil {
+		t.Fatalf("crawl: %v\n%s", err, errOut.String())
+	}
+	for _, want := range []string{"Site score", "Status codes", "404: 2", "links.broken_internal"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("text output lacks %q:\n%s", want, out.String())
+		}
+	}
+	page, err := os.ReadFile(htmlFile)
+	if err != nil || !bytes.Contains(page, []byte("<svg")) {
+		t.Errorf("HTML report missing or without charts: %v", err)
+	}
+
+	out.Reset()
+	if err := run(context.Background(), []string{"crawl", "-json", "-allow-private", site.URL}, &out, &errOut); err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		Crawl    struct{ Fetched int }
+		Findings []struct{ ID, Severity string }
+	}
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil || rep.Crawl.Fetched < 17 || len(rep.Findings) == 0 {
+		t.Errorf("JSON report: %v, fetched %d, %d finding groups", err, rep.Crawl.Fetched, len(rep.Findings))
+	}
+
+	out.Reset()
+	if err := run(context.Background(), []string{"crawl", "-csv", "-allow-private", site.URL}, &out, &errOut); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(&out).ReadAll()
+	if err != nil || len(rows) < 18 || rows[0][0] != "url" {
+		t.Errorf("CSV: %v, %d rows, header %v", err, len(rows), rows[:min(1, len(rows))])
+	}
+
+	if got := exitCode(run(context.Background(), []string{"crawl", "-allow-private", "-fail-on", "warning", site.URL}, &bytes.Buffer{}, &bytes.Buffer{})); got != 1 {
+		t.Errorf("-fail-on warning with broken links: exit %d; want 1", got)
+	}
+	if got := exitCode(run(context.Background(), []string{"crawl", "notexample"}, &bytes.Buffer{}, &bytes.Buffer{})); got != 2 {
+		t.Errorf("bad domain: exit %d; want 2", got)
 	}
 }
