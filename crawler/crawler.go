@@ -50,6 +50,7 @@ type crawl struct {
 	traps   *trapGuard
 	norm    seo.NormalizeOptions
 	ana     analyzer.Options
+	ext     *extChecker // external link checks; nil with SkipExternalLinks
 
 	root     *url.URL
 	rootHost string // host name without port
@@ -126,6 +127,17 @@ func (c *Crawler) Run(ctx context.Context, domain string) (*SiteReport, error) {
 		cr.store = s
 	}
 	cr.builder = newSiteBuilder(cr.root, &cr.o)
+	if !cr.o.SkipExternalLinks {
+		// External checks run within the crawl's time budget.
+		ectx, ecancel := context.WithCancel(ctx)
+		if cr.o.TimeBudget > 0 {
+			ecancel()
+			ectx, ecancel = context.WithTimeout(ctx, cr.o.TimeBudget)
+		}
+		defer ecancel()
+		cr.ext = newExtChecker(ectx, cr.fetcher, &cr.o)
+		cr.builder.link.ext = cr.ext
+	}
 	if err := cr.replay(ctx); err != nil {
 		return nil, err
 	}
@@ -161,6 +173,9 @@ func (c *Crawler) Run(ctx context.Context, domain string) (*SiteReport, error) {
 		<-progDone
 	}
 	pr := <-probes
+	if cr.ext != nil {
+		cr.ext.wait()
+	}
 
 	facts := cr.facts(ctx, reason, queued, startRobots, sitemaps, pr)
 	cr.mu.Lock()
@@ -599,9 +614,14 @@ func (cr *crawl) analyze(ctx context.Context, it Item, resp *seo.Response, ferr 
 		}
 	}
 	if len(g.links) > 0 {
-		e, its := cr.links(it, g.links)
+		e, its, ext := cr.links(it, g.links)
 		edges = append(edges, e...)
 		items = append(items, its...)
+		if len(ext) > 0 && resp.Status/100 != 3 {
+			if ids := cr.ext.add(ext); len(ids) > 0 {
+				cr.builder.addExternal(it.URL, ids)
+			}
+		}
 	}
 	if len(items) > 0 {
 		if _, err := cr.push(ctx, items); err != nil {
@@ -614,11 +634,13 @@ func (cr *crawl) analyze(ctx context.Context, it Item, resp *seo.Response, ferr 
 	return cr.finish(ctx, it, sum, edges)
 }
 
-// links turns a page's links into graph edges and new frontier items.
-func (cr *crawl) links(it Item, links []analyzer.Link) ([]Edge, []Item) {
+// links turns a page's links into graph edges and new frontier items, and
+// lists its external http(s) links when they are checked.
+func (cr *crawl) links(it Item, links []analyzer.Link) ([]Edge, []Item, []*url.URL) {
 	seen := make(map[string]int, min(len(links), 256))
 	var edges []Edge
 	var items []Item
+	var ext []*url.URL
 	cut := 0
 	depth := it.Depth + 1
 	if it.Depth < 0 {
@@ -631,6 +653,9 @@ func (cr *crawl) links(it Item, links []analyzer.Link) ([]Edge, []Item) {
 		}
 		n, s, ok := cr.inScope(l.URL)
 		if !ok {
+			if cr.ext != nil && len(ext) < MaxLinksPerPage && (l.URL.Scheme == "http" || l.URL.Scheme == "https") && l.URL.Host != "" {
+				ext = append(ext, l.URL)
+			}
 			continue
 		}
 		if j, dup := seen[s]; dup {
@@ -653,7 +678,7 @@ func (cr *crawl) links(it Item, links []analyzer.Link) ([]Edge, []Item) {
 		cr.traps.note(it.URL, TrapLinkFlood, it.URL, cut)
 		cr.skipped.addN(cut)
 	}
-	return edges, items
+	return edges, items, ext
 }
 
 // inScope normalises u and reports whether the crawl covers it.

@@ -67,6 +67,20 @@ type Options struct {
 	// UserAgent; link checking and mobile fetches are turned off.
 	Analyzer *analyzer.Options
 
+	// SkipExternalLinks turns off the checks of external link targets. By
+	// default every distinct external <a> target of the crawled pages is
+	// requested once (HEAD, then GET when HEAD is refused; redirects are not
+	// followed), concurrently with the crawl, within Concurrency and
+	// PerHostConcurrency, and reported as links.broken_external or
+	// links.redirect_external on the linking pages. External URLs are
+	// checked, never crawled: robots.txt does not apply to such a check.
+	SkipExternalLinks bool
+	// MaxExternalChecks caps the distinct external URLs checked; zero means
+	// 5,000. Later ones are counted in SiteReport.ExternalUnchecked.
+	MaxExternalChecks int
+	// ExternalTimeout bounds each external check; zero means 10 s.
+	ExternalTimeout time.Duration
+
 	// Fetcher fetches every URL of the crawl. Nil means a safe fetcher
 	// (seo.NewFetcher) with AllowPrivate and UserAgent.
 	Fetcher *seo.Fetcher
@@ -100,6 +114,8 @@ const (
 	DefaultMaxURLLength       = 2048
 	DefaultProgressInterval   = 500 * time.Millisecond
 	DefaultRequestTimeout     = 30 * time.Second
+	DefaultMaxExternalChecks  = 5000
+	DefaultExternalTimeout    = 10 * time.Second
 )
 
 // Limits of the crawl that are not options.
@@ -162,6 +178,12 @@ func (o *Options) resolved() Options {
 	}
 	if r.RequestTimeout <= 0 {
 		r.RequestTimeout = DefaultRequestTimeout
+	}
+	if r.MaxExternalChecks <= 0 {
+		r.MaxExternalChecks = DefaultMaxExternalChecks
+	}
+	if r.ExternalTimeout <= 0 {
+		r.ExternalTimeout = DefaultExternalTimeout
 	}
 	if r.ProgressInterval <= 0 {
 		r.ProgressInterval = DefaultProgressInterval

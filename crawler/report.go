@@ -25,6 +25,19 @@ type SiteReport struct {
 	Findings []FindingGroup `json:"findings"`
 	// SiteFindings are the site-scope findings in full.
 	SiteFindings []seo.Finding `json:"siteFindings"`
+	// LinkFindings are the link-scope findings of the crawl in full, with
+	// the target URL and its answer in Evidence (links.broken_internal,
+	// canonical.target_error ...). Their IDs are also in the source pages'
+	// PageSummary.Findings and count in the page scores. At most
+	// MaxLinkFindingsPerID are kept per ID; LinkFindingsOmitted counts the
+	// rest, and FindingGroup.Count counts them all.
+	LinkFindings        []seo.Finding `json:"linkFindings"`
+	LinkFindingsOmitted int           `json:"linkFindingsOmitted,omitempty"`
+	// ExternalChecked counts the distinct external link targets checked;
+	// ExternalUnchecked those left out by Options.MaxExternalChecks or a
+	// stopped crawl.
+	ExternalChecked   int `json:"externalChecked"`
+	ExternalUnchecked int `json:"externalUnchecked,omitempty"`
 	// Pages summarises every crawled page.
 	Pages []PageSummary `json:"pages"`
 	Graph GraphStats    `json:"graph"`

@@ -193,6 +193,7 @@ type siteBuilder struct {
 	edges   []edge
 	sitemap map[int32]int32 // loc -> the first sitemap listing it
 	scratch []edge
+	link    linkScope // link-scope checks, see linkscope.go
 }
 
 // newSiteBuilder returns a builder for a crawl from start.
@@ -204,6 +205,7 @@ func newSiteBuilder(start *url.URL, opts *Options) *siteBuilder {
 	}
 	if opts != nil {
 		b.subdomains = opts.IncludeSubdomains
+		b.link.init(opts)
 		if opts.Now != nil {
 			b.now = opts.Now
 		}
@@ -331,6 +333,7 @@ type siteRun struct {
 	nofollowIn []int32
 	fromIndex  []int32       // links from pages that are not noindex
 	sources    []*sourceList // by node, for the nodes collectSources was asked for
+	link       *linkAcc      // link-scope findings, see linkscope.go
 }
 
 // sourceList collects the linking pages of one node for evidence.
@@ -363,6 +366,7 @@ func (b *siteBuilder) build(facts *crawlFacts) *SiteReport {
 	r.redirects()
 	r.canonicalChains()
 	r.hreflang()
+	r.linkScope()
 
 	// PageRank over followed internal edges between crawled pages.
 	var from, to []int32
@@ -439,6 +443,15 @@ func (b *siteBuilder) build(facts *crawlFacts) *SiteReport {
 	}
 	rep.Score = seo.SiteScore(pageScores, site)
 	rep.Findings = r.groups(site)
+	r.link.adjustGroups(rep.Findings)
+	rep.LinkFindings = r.link.full
+	if rep.LinkFindings == nil {
+		rep.LinkFindings = []seo.Finding{}
+	}
+	rep.LinkFindingsOmitted = r.link.omitted
+	if b.link.ext != nil {
+		rep.ExternalChecked, rep.ExternalUnchecked = b.link.ext.stats()
+	}
 	// Sort pages by URL, their edge spans with them, so the builder stays
 	// consistent should build run again.
 	sort.Sort(pagesByURL{r.pages, r.spans})

@@ -1,0 +1,667 @@
+package crawler
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/seokit/seokit/seo"
+)
+
+// Link-scope checks during a crawl.
+//
+// The analyzer runs its link-scope checks (links.broken_internal,
+// canonical.target_error, hreflang.target_noindex ...) by fetching every
+// target of the one page it analyses. A crawl answers the same questions
+// without extra requests for internal targets: it has already fetched them.
+// After the crawl the build walks the link graph and the page summaries and
+// reports, on the linking (source) page:
+//
+//   - links.broken_internal and links.redirect_internal for <a> links
+//     (followed or nofollow) to crawled URLs answering 4xx/5xx, failing, or
+//     answering 3xx;
+//   - canonical.target_error, canonical.target_redirect and
+//     canonical.target_noindex for a crawled canonical target;
+//   - hreflang.target_error, hreflang.target_redirect,
+//     hreflang.target_noindex and hreflang.target_non_canonical for crawled
+//     hreflang alternates.
+//
+// External <a> targets are never crawled. Unless Options.SkipExternalLinks
+// is set, each distinct one is checked once, concurrently with the crawl,
+// by extChecker (HEAD, GET when HEAD is refused, redirects not followed),
+// and links.broken_external or links.redirect_external is reported on every
+// page linking to it.
+//
+// These are page findings: their IDs join the source page's
+// PageSummary.Findings, and its Score and counts drop by the page score rule
+// (an ID the page already has subtracts nothing more). The findings in full,
+// with the target URL and its answer in Evidence, are in
+// SiteReport.LinkFindings, at most MaxLinkFindingsPerID per ID.
+//
+// Memory stays proportional to the graph: internal targets reuse the edges
+// the crawl keeps anyway; an external link costs one 8-byte pair (page
+// node, external id), and only the first Options.MaxExternalChecks distinct
+// external URLs are kept as strings. A resumed crawl checks the external
+// links of the pages it fetches itself, not of the pages replayed.
+
+// MaxLinkFindingsPerID caps the findings of one ID kept in full in
+// SiteReport.LinkFindings; FindingGroup.Count still counts them all.
+const MaxLinkFindingsPerID = 1000
+
+// extBodyLimit caps the body read by the GET fallback of an external check.
+const extBodyLimit = 64 << 10
+
+// linkScope is the builder's link-scope state.
+type linkScope struct {
+	disabled map[string]bool
+	severity map[string]seo.Severity
+	// ext checks the external targets; nil when they are not checked.
+	ext *extChecker
+	// extEdges links a page (builder node id, from) to an external target
+	// (extChecker id, to): 8 bytes per distinct pair.
+	extEdges []edge
+}
+
+// init reads the disabled checks and severity overrides of the per-page
+// analysis options.
+func (ls *linkScope) init(opts *Options) {
+	if opts == nil || opts.Analyzer == nil {
+		return
+	}
+	for _, id := range opts.Analyzer.Disable {
+		if ls.disabled == nil {
+			ls.disabled = map[string]bool{}
+		}
+		ls.disabled[strings.TrimSpace(id)] = true
+	}
+	ls.severity = opts.Analyzer.Severity
+}
+
+// addExternal records that the page at from links to the external targets ids.
+func (b *siteBuilder) addExternal(from string, ids []int32) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	f := uint32(b.intern(from))
+	for _, id := range ids {
+		b.link.extEdges = append(b.link.extEdges, edge{f, uint32(id)})
+	}
+}
+
+// linkHit is one link-scope finding before it is reported.
+type linkHit struct {
+	id, target string
+	msg        string
+	ev         seo.Evidence
+}
+
+// linkAcc accumulates the link-scope findings of a build.
+type linkAcc struct {
+	r        *siteRun
+	counts   map[string]int // findings per ID
+	pages    map[string]int // distinct source pages per ID
+	kept     map[string]int
+	full     []seo.Finding
+	omitted  int
+	lastPage map[string]int
+}
+
+// linkScope runs the link-scope checks over the graph, the summaries and the
+// external check results; see the comment at the top of linkscope.go.
+func (r *siteRun) linkScope() {
+	acc := &linkAcc{r: r, counts: map[string]int{}, pages: map[string]int{}, kept: map[string]int{}, lastPage: map[string]int{}}
+	r.link = acc
+	ls := &r.b.link
+
+	var ext []edge
+	var res []extResult
+	var extURLs []string
+	if ls.ext != nil && len(ls.extEdges) > 0 {
+		res, extURLs = ls.ext.results()
+		ext = ls.extEdges
+		slices.SortFunc(ext, func(x, y edge) int {
+			if c := cmp.Compare(x.from, y.from); c != 0 {
+				return c
+			}
+			return cmp.Compare(x.to, y.to)
+		})
+	}
+
+	order := make([]int32, len(r.pages))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(a, b int32) int { return strings.Compare(r.pages[a].URL, r.pages[b].URL) })
+
+	var hits []linkHit
+	for _, pi := range order {
+		i := int(pi)
+		p := &r.pages[i]
+		if p.RobotsBlocked || p.Status/100 == 3 {
+			continue
+		}
+		hits = hits[:0]
+		node := r.nodeOf[i]
+		for _, e := range r.b.edges[r.spans[i][0]:r.spans[i][1]] {
+			t := e.target()
+			if e.redirect() || int32(e.from) != node || t == node {
+				continue
+			}
+			j := r.pageOf[t]
+			if j < 0 {
+				continue
+			}
+			q := &r.pages[j]
+			target := r.b.urls[t]
+			switch {
+			case targetBroken(q):
+				hits = append(hits, linkHit{"links.broken_internal", target,
+					fmt.Sprintf("the internal link to %s is broken (%s)", target, answerOf(q)), targetEvidence(`<a href>`, target, q)})
+			case targetRedirects(q):
+				hits = append(hits, linkHit{"links.redirect_internal", target,
+					fmt.Sprintf("the internal link to %s redirects to %s", target, orUnnamed(locationOf(q))), targetEvidence(`<a href>`, target, q)})
+			}
+		}
+		if len(ext) > 0 {
+			k := sort.Search(len(ext), func(k int) bool { return ext[k].from >= uint32(node) })
+			for prev := int64(-1); k < len(ext) && ext[k].from == uint32(node); k++ {
+				id := int64(ext[k].to)
+				if id == prev {
+					continue
+				}
+				prev = id
+				if h, ok := externalHit(extURLs[id], &res[id]); ok {
+					hits = append(hits, h)
+				}
+			}
+		}
+		if p.IsHTML && p.Status == http.StatusOK {
+			hits = r.canonicalTarget(p, i, hits)
+			hits = r.hreflangTargets(p, i, hits)
+		}
+		if len(hits) == 0 {
+			continue
+		}
+		slices.SortFunc(hits, func(a, b linkHit) int {
+			if c := strings.Compare(a.id, b.id); c != 0 {
+				return c
+			}
+			return strings.Compare(a.target, b.target)
+		})
+		for _, h := range hits {
+			acc.add(i, h)
+		}
+	}
+	sortFindings(acc.full)
+}
+
+// canonicalTarget checks the crawled canonical target of p.
+func (r *siteRun) canonicalTarget(p *PageSummary, i int, hits []linkHit) []linkHit {
+	if !canonicalisedElsewhere(p) {
+		return hits
+	}
+	j := r.crawledPage(p.Canonical)
+	if j < 0 || j == i {
+		return hits
+	}
+	q := &r.pages[j]
+	u := p.Canonical
+	const el = `<link rel="canonical">`
+	switch {
+	case targetBroken(q):
+		hits = append(hits, linkHit{"canonical.target_error", u,
+			fmt.Sprintf("the canonical URL %s cannot be used (%s)", u, answerOf(q)), targetEvidence(el, u, q)})
+	case targetRedirects(q):
+		hits = append(hits, linkHit{"canonical.target_redirect", u,
+			fmt.Sprintf("the canonical URL %s redirects to %s", u, orUnnamed(locationOf(q))), targetEvidence(el, u, q)})
+	}
+	if why := noindexReason(q); why != "" {
+		ev := targetEvidence(el, u, q)
+		ev.Detail = why
+		hits = append(hits, linkHit{"canonical.target_noindex", u,
+			fmt.Sprintf("the canonical URL %s cannot be indexed (%s)", u, why), ev})
+	}
+	return hits
+}
+
+// hreflangTargets checks the crawled hreflang alternates of p.
+func (r *siteRun) hreflangTargets(p *PageSummary, i int, hits []linkHit) []linkHit {
+	if len(p.Hreflang) == 0 {
+		return hits
+	}
+	base, _ := url.Parse(effURL(p))
+	var seen []int
+	for _, a := range p.Hreflang {
+		if a.Source == "sitemap" || strings.TrimSpace(a.URL) == "" {
+			continue
+		}
+		u := strings.TrimSpace(a.URL)
+		if base != nil {
+			if v, err := url.Parse(u); err == nil {
+				u = base.ResolveReference(v).String()
+			}
+		}
+		if u == p.URL || u == p.FinalURL || u == p.Canonical {
+			continue
+		}
+		j := r.crawledPage(u)
+		if j < 0 || j == i || slices.Contains(seen, j) {
+			continue
+		}
+		seen = append(seen, j)
+		q := &r.pages[j]
+		el := `<link rel="alternate" hreflang="` + a.Code + `">`
+		switch {
+		case targetBroken(q):
+			hits = append(hits, linkHit{"hreflang.target_error", u,
+				fmt.Sprintf("the hreflang alternate %s cannot be used (%s)", u, answerOf(q)), targetEvidence(el, u, q)})
+		case targetRedirects(q):
+			hits = append(hits, linkHit{"hreflang.target_redirect", u,
+				fmt.Sprintf("the hreflang alternate %s redirects to %s", u, orUnnamed(locationOf(q))), targetEvidence(el, u, q)})
+		}
+		if why := noindexReason(q); why != "" {
+			ev := targetEvidence(el, u, q)
+			ev.Detail = why
+			hits = append(hits, linkHit{"hreflang.target_noindex", u,
+				fmt.Sprintf("the hreflang alternate %s cannot be indexed (%s)", u, why), ev})
+		}
+		if q.Status/100 == 2 && q.IsHTML && canonicalisedElsewhere(q) {
+			ev := targetEvidence(el, u, q)
+			ev.URLs = append(ev.URLs, q.Canonical)
+			ev.Detail = "its canonical is " + q.Canonical
+			hits = append(hits, linkHit{"hreflang.target_non_canonical", u,
+				fmt.Sprintf("the hreflang alternate %s names %s as its canonical", u, q.Canonical), ev})
+		}
+	}
+	return hits
+}
+
+// crawledPage returns the page crawled at exactly u (as written, or in
+// normal form), or -1. Unlike pageFor it does not match final URLs: a
+// redirect's summary describes the redirect, not its destination.
+func (r *siteRun) crawledPage(u string) int {
+	if n, ok := r.b.ids[u]; ok && r.pageOf[n] >= 0 {
+		return int(r.pageOf[n])
+	}
+	pu, err := url.Parse(u)
+	if err != nil || pu.Host == "" {
+		return -1
+	}
+	if n, ok := r.b.ids[seo.NormalizeURL(pu, nil).String()]; ok && r.pageOf[n] >= 0 {
+		return int(r.pageOf[n])
+	}
+	return -1
+}
+
+// targetBroken reports whether a crawled target answered 4xx/5xx or could
+// not be fetched. URLs robots.txt kept the crawl from are not broken.
+func targetBroken(q *PageSummary) bool {
+	if q.RobotsBlocked {
+		return false
+	}
+	return q.Status >= 400 || (q.Status == 0 && q.Error != "")
+}
+
+func targetRedirects(q *PageSummary) bool { return !q.RobotsBlocked && q.Status/100 == 3 }
+
+// noindexReason says why a crawled target cannot be indexed: robots.txt or
+// a noindex on a page that answered 2xx; "" when it can be.
+func noindexReason(q *PageSummary) string {
+	switch {
+	case q.RobotsBlocked:
+		return "disallowed by robots.txt"
+	case q.Noindex && q.Status/100 == 2:
+		return "noindex"
+	}
+	return ""
+}
+
+// locationOf is where a crawled redirect leads, or "".
+func locationOf(q *PageSummary) string {
+	if len(q.Redirects) > 0 && q.Redirects[0].Location != "" {
+		return q.Redirects[0].Location
+	}
+	return q.FinalURL
+}
+
+// answerOf describes what a crawled target answered.
+func answerOf(q *PageSummary) string {
+	if q.Status == 0 {
+		return "fetch failed: " + q.Error
+	}
+	s := "status " + strconv.Itoa(q.Status)
+	if q.Status/100 == 3 {
+		if loc := locationOf(q); loc != "" {
+			s += ", Location " + loc
+		}
+	}
+	return s
+}
+
+func orUnnamed(s string) string {
+	if s == "" {
+		return "an unnamed location"
+	}
+	return s
+}
+
+// targetEvidence is the evidence of a finding on a crawled target.
+func targetEvidence(el, target string, q *PageSummary) seo.Evidence {
+	ev := seo.Evidence{Element: el, Value: seo.Clip(target), URLs: []string{target}, Detail: answerOf(q)}
+	if q.Status/100 == 3 {
+		if loc := locationOf(q); loc != "" {
+			ev.URLs = append(ev.URLs, loc)
+		}
+	}
+	return ev
+}
+
+// externalHit returns the finding of one checked external target, if any.
+func externalHit(u string, res *extResult) (linkHit, bool) {
+	if !res.done || res.forbidden {
+		return linkHit{}, false
+	}
+	what := res.answer()
+	ev := seo.Evidence{Element: `<a href>`, Value: seo.Clip(u), URLs: []string{u}, Detail: what}
+	switch {
+	case res.err != "" || res.status == 0 || res.status >= 400:
+		return linkHit{"links.broken_external", u, fmt.Sprintf("the external link to %s is broken (%s)", u, what), ev}, true
+	case res.status/100 == 3:
+		if res.loc != "" {
+			ev.URLs = append(ev.URLs, res.loc)
+		}
+		return linkHit{"links.redirect_external", u, fmt.Sprintf("the external link to %s redirects to %s", u, orUnnamed(res.loc)), ev}, true
+	}
+	return linkHit{}, false
+}
+
+// linkSeverity returns the severity of a link-scope ID, with the analysis
+// options' overrides, and false when the ID is disabled.
+func (r *siteRun) linkSeverity(id string) (seo.Severity, bool) {
+	ls := &r.b.link
+	if ls.disabled[id] || ls.disabled[seo.AreaOf(id)] {
+		return 0, false
+	}
+	if s, ok := ls.severity[id]; ok {
+		return s, true
+	}
+	if in, ok := r.sev[id]; ok {
+		return in.Severity, true
+	}
+	return seo.Warning, true
+}
+
+// add reports one finding on page i: counted, kept in full under the cap,
+// and its ID added to the page with the page score rule.
+func (a *linkAcc) add(i int, h linkHit) {
+	sev, ok := a.r.linkSeverity(h.id)
+	if !ok {
+		return
+	}
+	p := &a.r.pages[i]
+	a.counts[h.id]++
+	if last, ok := a.lastPage[h.id]; !ok || last != i {
+		a.lastPage[h.id] = i
+		a.pages[h.id]++
+	}
+	if a.kept[h.id] < MaxLinkFindingsPerID {
+		a.kept[h.id]++
+		a.full = append(a.full, seo.Finding{ID: h.id, Severity: sev, Message: h.msg, Evidence: h.ev, URL: p.URL})
+	} else {
+		a.omitted++
+	}
+	k, found := slices.BinarySearch(p.Findings, h.id)
+	if found {
+		return
+	}
+	p.Findings = slices.Insert(p.Findings, k, h.id)
+	p.Score = max(0, p.Score-sev.Weight())
+	switch sev {
+	case seo.Error:
+		p.Errors++
+	case seo.Warning:
+		p.Warnings++
+	case seo.Notice:
+		p.Notices++
+	}
+}
+
+// adjustGroups makes FindingGroup.Count of the link-scope IDs count every
+// finding, not one per page, and sorts the groups again.
+func (a *linkAcc) adjustGroups(groups []FindingGroup) {
+	if a == nil || len(a.counts) == 0 {
+		return
+	}
+	for k := range groups {
+		g := &groups[k]
+		if extra := a.counts[g.ID] - a.pages[g.ID]; extra > 0 {
+			g.Count += extra
+		}
+	}
+	sort.SliceStable(groups, func(i, j int) bool {
+		x, y := groups[i], groups[j]
+		if x.Severity != y.Severity {
+			return x.Severity > y.Severity
+		}
+		if x.Count != y.Count {
+			return x.Count > y.Count
+		}
+		return x.ID < y.ID
+	})
+}
+
+// extResult is what one external target answered.
+type extResult struct {
+	done      bool // checked to the end (not cancelled)
+	forbidden bool // the fetcher refused the address (private network)
+	status    int
+	loc, err  string
+}
+
+func (r *extResult) answer() string {
+	if r.err != "" {
+		return "fetch failed: " + r.err
+	}
+	if r.status == 0 {
+		return "no response"
+	}
+	s := "status " + strconv.Itoa(r.status)
+	if r.loc != "" && r.status/100 == 3 {
+		s += ", Location " + r.loc
+	}
+	return s
+}
+
+// extChecker checks distinct external URLs once each, with at most global
+// checks in flight and perHost per host. URLs are queued per host and
+// started as slots free up, so only running checks hold a goroutine.
+type extChecker struct {
+	ctx     context.Context
+	fetcher *seo.Fetcher
+	ua      string
+	timeout time.Duration
+	max     int
+	global  int
+	perHost int
+
+	mu      sync.Mutex
+	ids     map[string]int32
+	urls    []string
+	res     []extResult
+	hosts   map[string]*extHost
+	ready   []*extHost // hosts with queued URLs and a free slot
+	running int
+	wg      sync.WaitGroup
+
+	over    distinctCounter // distinct URLs beyond max
+	checked atomic.Int64
+}
+
+// extHost is the queue of one host.
+type extHost struct {
+	pending  []int32
+	inflight int
+	queued   bool // in ready
+}
+
+// newExtChecker returns a checker whose checks run under ctx.
+func newExtChecker(ctx context.Context, f *seo.Fetcher, o *Options) *extChecker {
+	return &extChecker{
+		ctx: ctx, fetcher: f, ua: o.UserAgent, timeout: o.ExternalTimeout,
+		max: o.MaxExternalChecks, global: max(1, o.Concurrency), perHost: max(1, o.PerHostConcurrency),
+		ids: map[string]int32{}, hosts: map[string]*extHost{},
+		over: distinctCounter{limit: 1 << 16},
+	}
+}
+
+// add queues the new URLs among us for checking and returns the ids of all
+// of them (within the cap), without repeats.
+func (c *extChecker) add(us []*url.URL) []int32 {
+	var out []int32
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, u := range us {
+		v := *u
+		v.Fragment, v.RawFragment = "", ""
+		key := seo.NormalizeURL(&v, nil).String()
+		id, ok := c.ids[key]
+		if !ok {
+			if len(c.urls) >= c.max {
+				c.over.add(key)
+				continue
+			}
+			id = int32(len(c.urls))
+			c.ids[key] = id
+			c.urls = append(c.urls, key)
+			c.res = append(c.res, extResult{})
+			h := c.hosts[v.Host]
+			if h == nil {
+				h = &extHost{}
+				c.hosts[v.Host] = h
+			}
+			h.pending = append(h.pending, id)
+			c.wg.Add(1)
+			c.markReady(h)
+			c.schedule()
+		}
+		if !slices.Contains(out, id) {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// markReady puts h in the ready queue if it has work and a free slot.
+func (c *extChecker) markReady(h *extHost) {
+	if !h.queued && len(h.pending) > 0 && h.inflight < c.perHost {
+		h.queued = true
+		c.ready = append(c.ready, h)
+	}
+}
+
+// schedule starts checks while global slots are free. c.mu is held.
+func (c *extChecker) schedule() {
+	for c.running < c.global && len(c.ready) > 0 {
+		h := c.ready[0]
+		c.ready[0] = nil
+		c.ready = c.ready[1:]
+		h.queued = false
+		if len(h.pending) == 0 || h.inflight >= c.perHost {
+			continue
+		}
+		id := h.pending[0]
+		h.pending = h.pending[1:]
+		h.inflight++
+		c.running++
+		c.markReady(h)
+		go c.run(h, id, c.urls[id])
+	}
+}
+
+func (c *extChecker) run(h *extHost, id int32, u string) {
+	defer c.wg.Done()
+	res := c.check(u)
+	if res.done {
+		c.checked.Add(1)
+	}
+	c.mu.Lock()
+	c.res[id] = res
+	c.running--
+	h.inflight--
+	c.markReady(h)
+	c.schedule()
+	c.mu.Unlock()
+}
+
+// check requests u: HEAD, then GET when HEAD fails or is refused.
+func (c *extChecker) check(u string) extResult {
+	if c.ctx.Err() != nil {
+		return extResult{}
+	}
+	fetch := func(method string) (*seo.Response, error) {
+		ctx, cancel := context.WithTimeout(c.ctx, c.timeout)
+		defer cancel()
+		return c.fetcher.Fetch(ctx, &seo.Request{URL: u, Method: method, UserAgent: c.ua, NoFollow: true, DiscardBody: true, MaxBodyBytes: extBodyLimit})
+	}
+	resp, err := fetch(http.MethodHead)
+	refused := err != nil || resp == nil
+	if !refused {
+		switch resp.Status {
+		case http.StatusMethodNotAllowed, http.StatusNotImplemented, http.StatusForbidden, http.StatusBadRequest:
+			refused = true
+		}
+	}
+	if refused && !errors.Is(err, seo.ErrForbiddenAddress) {
+		resp, err = fetch(http.MethodGet)
+	}
+	if c.ctx.Err() != nil {
+		// Cancelled: the failure says nothing about the target.
+		return extResult{}
+	}
+	r := extResult{done: true}
+	if resp != nil {
+		r.status = resp.Status
+		if loc := resp.Header.Get("Location"); loc != "" && r.status/100 == 3 {
+			r.loc = loc
+			if base, err1 := url.Parse(u); err1 == nil {
+				if lu, err2 := url.Parse(strings.TrimSpace(loc)); err2 == nil {
+					r.loc = base.ResolveReference(lu).String()
+				}
+			}
+		}
+	}
+	if err != nil && r.status == 0 {
+		r.err = err.Error()
+		r.forbidden = errors.Is(err, seo.ErrForbiddenAddress)
+	}
+	return r
+}
+
+// wait blocks until every queued check has ended.
+func (c *extChecker) wait() { c.wg.Wait() }
+
+// results returns the results and URLs by id; call it after wait.
+func (c *extChecker) results() ([]extResult, []string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.res, c.urls
+}
+
+// stats returns the URLs checked to the end and those left unchecked (over
+// the cap, or cancelled).
+func (c *extChecker) stats() (checked, unchecked int) {
+	c.mu.Lock()
+	n := len(c.urls)
+	c.mu.Unlock()
+	checked = int(c.checked.Load())
+	return checked, n - checked + c.over.count()
+}
