@@ -151,7 +151,7 @@ func (r *siteRun) linkScope() {
 		}
 		hits = hits[:0]
 		node := r.nodeOf[i]
-		for _, e := range r.b.edges[r.spans[i][0]:r.spans[i][1]] {
+		for _, e := range r.edges[i] {
 			t := e.target()
 			if e.redirect() || int32(e.from) != node || t == node {
 				continue

@@ -188,9 +188,9 @@ type siteBuilder struct {
 	ids   map[string]int32
 	urls  []string
 	pages []PageSummary
-	// span[i] is the range of edges added with pages[i].
-	span    [][2]int32
-	edges   []edge
+	// edges[i] are the edges added with pages[i], in an exact-size slice
+	// each: a flat array would double (and copy) as the crawl grows.
+	edges   [][]edge
 	sitemap map[int32]int32 // loc -> the first sitemap listing it
 	scratch []edge
 	link    linkScope // link-scope checks, see linkscope.go
@@ -267,21 +267,21 @@ func (b *siteBuilder) addPage(sum PageSummary, edges []Edge) {
 		}
 		return int(int64(x.to&edgeIDMask) - int64(y.to&edgeIDMask))
 	})
-	startLen := len(b.edges)
+	kept := sc[:0]
 	for _, e := range sc {
-		if n := len(b.edges); n > startLen && b.edges[n-1].from == e.from && b.edges[n-1].target() == e.target() {
-			last := &b.edges[n-1]
+		if n := len(kept); n > 0 && kept[n-1].from == e.from && kept[n-1].target() == e.target() {
+			last := &kept[n-1]
 			if !e.nofollow() {
 				last.to &^= edgeNofollow
 			}
 			last.to |= e.to & edgeRedirect
 			continue
 		}
-		b.edges = append(b.edges, e)
+		kept = append(kept, e)
 	}
+	b.edges = append(b.edges, slices.Clone(kept))
 	b.scratch = sc[:0]
 	b.pages = append(b.pages, sum)
-	b.span = append(b.span, [2]int32{int32(startLen), int32(len(b.edges))})
 }
 
 // hopTarget is where redirect hop i of s leads: the next hop's URL, else the
@@ -321,7 +321,7 @@ func (b *siteBuilder) addSitemapURL(loc, sitemapURL string) {
 type siteRun struct {
 	b        *siteBuilder
 	pages    []PageSummary // distinct by URL, in the order added
-	spans    [][2]int32
+	edges    [][]edge
 	nodeOf   []int32 // page -> node
 	pageOf   []int32 // node -> page, -1 for URLs not crawled
 	byFinal  map[string]int32
@@ -371,7 +371,7 @@ func (b *siteBuilder) build(facts *crawlFacts) *SiteReport {
 	// PageRank over followed internal edges between crawled pages.
 	var from, to []int32
 	for i := range r.pages {
-		for _, e := range b.edges[r.spans[i][0]:r.spans[i][1]] {
+		for _, e := range r.edges[i] {
 			if e.nofollow() {
 				continue
 			}
@@ -424,7 +424,7 @@ func (b *siteBuilder) build(facts *crawlFacts) *SiteReport {
 	}
 	rep.Graph.Nodes = len(r.pages)
 	for i := range r.pages {
-		for _, e := range b.edges[r.spans[i][0]:r.spans[i][1]] {
+		for _, e := range r.edges[i] {
 			if !e.redirect() {
 				rep.Graph.Edges++
 			}
@@ -452,24 +452,24 @@ func (b *siteBuilder) build(facts *crawlFacts) *SiteReport {
 	if b.link.ext != nil {
 		rep.ExternalChecked, rep.ExternalUnchecked = b.link.ext.stats()
 	}
-	// Sort pages by URL, their edge spans with them, so the builder stays
+	// Sort pages by URL, their edges with them, so the builder stays
 	// consistent should build run again.
-	sort.Sort(pagesByURL{r.pages, r.spans})
+	sort.Sort(pagesByURL{r.pages, r.edges})
 	rep.Pages = r.pages
 	return rep
 }
 
-// pagesByURL sorts pages by URL, keeping spans parallel.
+// pagesByURL sorts pages by URL, keeping their edges parallel.
 type pagesByURL struct {
 	pages []PageSummary
-	spans [][2]int32
+	edges [][]edge
 }
 
 func (s pagesByURL) Len() int           { return len(s.pages) }
 func (s pagesByURL) Less(i, j int) bool { return s.pages[i].URL < s.pages[j].URL }
 func (s pagesByURL) Swap(i, j int) {
 	s.pages[i], s.pages[j] = s.pages[j], s.pages[i]
-	s.spans[i], s.spans[j] = s.spans[j], s.spans[i]
+	s.edges[i], s.edges[j] = s.edges[j], s.edges[i]
 }
 
 func sortFindings(fs []seo.Finding) {
@@ -506,11 +506,11 @@ func (r *siteRun) index() {
 	}
 	if len(keep) == len(b.pages) {
 		// No repeated URL: share the builder's slices instead of copying.
-		r.pages, r.spans = b.pages, b.span
+		r.pages, r.edges = b.pages, b.edges
 	} else {
 		for _, i := range keep {
 			r.pages = append(r.pages, b.pages[i])
-			r.spans = append(r.spans, b.span[i])
+			r.edges = append(r.edges, b.edges[i])
 		}
 	}
 	for i, p := range r.pages {
@@ -615,7 +615,7 @@ func (r *siteRun) links() {
 	r.fromIndex = make([]int32, n)
 	for i := range r.pages {
 		p := &r.pages[i]
-		for _, e := range r.b.edges[r.spans[i][0]:r.spans[i][1]] {
+		for _, e := range r.edges[i] {
 			t := e.target()
 			if e.redirect() || int32(e.from) == t || t == r.nodeOf[i] {
 				continue
@@ -641,7 +641,7 @@ func (r *siteRun) collectSources(want []bool, wanted int) {
 	}
 	for i := range r.pages {
 		src := r.pages[i].URL
-		for _, e := range r.b.edges[r.spans[i][0]:r.spans[i][1]] {
+		for _, e := range r.edges[i] {
 			t := e.target()
 			if e.redirect() || !want[t] || t == r.nodeOf[i] {
 				continue
@@ -1059,7 +1059,7 @@ func (r *siteRun) linkChecks() {
 func (r *siteRun) redirects() {
 	next := map[int32]int32{}
 	for i := range r.pages {
-		for _, e := range r.b.edges[r.spans[i][0]:r.spans[i][1]] {
+		for _, e := range r.edges[i] {
 			if e.redirect() {
 				if _, ok := next[int32(e.from)]; !ok {
 					next[int32(e.from)] = e.target()
