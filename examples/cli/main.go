@@ -2,6 +2,7 @@
 //
 //	go run ./examples/cli analyze [flags] URL
 //	go run ./examples/cli crawl [flags] DOMAIN
+//	go run ./examples/cli optimize -locale en-US -keyword "..." FILE
 //	go run ./examples/cli checks
 //
 // Exit codes: 0 success; 1 findings at or above the -fail-on severity;
@@ -22,9 +23,10 @@ import (
 const usage = `usage:
   cli analyze [flags] URL      analyse one page
   cli crawl [flags] DOMAIN     crawl a site (a domain with optional port, or a start URL)
+  cli optimize [flags] FILE    score a text for keyphrases and a locale
   cli checks                   list every check ID with its severity and scope
 
-Run "cli analyze -h" or "cli crawl -h" for the flags.
+Run "cli analyze -h", "cli crawl -h" or "cli optimize -h" for the flags.
 `
 
 // exitError carries an exit code out of a command.
@@ -66,6 +68,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runAnalyze(ctx, args[1:], stdout, stderr)
 	case "crawl":
 		return runCrawl(ctx, args[1:], stdout, stderr)
+	case "optimize":
+		return runOptimize(ctx, args[1:], stdout, stderr)
 	case "checks":
 		return runChecks(stdout)
 	case "-h", "--help", "help":

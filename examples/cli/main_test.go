@@ -143,3 +143,33 @@ func TestCrawlCommand(t *testing.T) {
 		t.Errorf("bad domain: exit %d; want 2", got)
 	}
 }
+
+func TestOptimizeCommand(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "post.md")
+	text := "# Brewing green tea\n\nGreen tea tastes best when the water is not boiling. " +
+		"Heat the water to about 80 degrees and steep the green tea for two minutes.\n\n" +
+		"## Choosing leaves\n\nLoose leaves give a fuller cup than bags. Store them dry and dark.\n"
+	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	if err := run(context.Background(), []string{"optimize", "-locale", "en-US", "-keyword", "green tea", file}, &out, &errOut); err != nil {
+		t.Fatalf("%v\n%s", err, errOut.String())
+	}
+	for _, want := range []string{"SEO score", "readability", `keyphrase "green tea"`} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+	out.Reset()
+	if err := run(context.Background(), []string{"optimize", "-json", "-keyword", "green tea", file}, &out, &errOut); err != nil {
+		t.Fatal(err)
+	}
+	var rep struct{ SEOScore *int }
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil || rep.SEOScore == nil {
+		t.Errorf("JSON: %v %s", err, out.String())
+	}
+	if got := exitCode(run(context.Background(), []string{"optimize", "-locale", "english", file}, &bytes.Buffer{}, &bytes.Buffer{})); got != 2 {
+		t.Errorf("bad locale: exit %d; want 2", got)
+	}
+}

@@ -1,0 +1,632 @@
+package optimizer
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/clipperhouse/uax29/v2/sentences"
+	"github.com/clipperhouse/uax29/v2/words"
+	"github.com/seokit/seokit/seo"
+)
+
+// analysis carries one request through the checks.
+type analysis struct {
+	ctx     context.Context
+	req     Request
+	content string
+	p       *profile
+	d       *doc
+	ps      parsed
+	r       *Report
+	title   string
+	desc    string
+
+	findings    []Finding
+	assessments []Assessment
+
+	// bodySents are the sentences of every block but headings, in order.
+	bodySents []int
+	// index maps a matching key to the body token indices that have it.
+	index map[string][]int32
+	// sentBody[s] is the position of sentence s in bodySents, or -1.
+	sentBody []int32
+}
+
+func run(ctx context.Context, req Request, loc seo.Locale) (*Report, error) {
+	p := profileFor(loc.Language)
+	format := req.Format
+	if format == FormatAuto {
+		format = detectFormat(req.Content)
+	}
+	var ps parsed
+	switch format {
+	case FormatHTML:
+		ps = parseHTML(req.Content)
+	case FormatMarkdown:
+		ps = parseMarkdown(req.Content)
+	default:
+		ps = parseText(req.Content)
+	}
+	d := newDoc(p)
+	if err := d.segment(ctx, ps.blocks); err != nil {
+		return nil, fmt.Errorf("optimizer: %w", err)
+	}
+	a := &analysis{ctx: ctx, req: req, content: req.Content, p: p, d: d, ps: ps, title: req.Title, desc: req.Description}
+	if a.title == "" {
+		a.title = ps.title
+	}
+	if a.desc == "" {
+		a.desc = ps.desc
+	}
+	a.r = &Report{
+		Locale:    loc.String(),
+		Language:  loc.Language,
+		Supported: p.full(),
+		Format:    format,
+		Detected:  detectLanguage(d.toks),
+	}
+	if !p.full() {
+		a.r.Skipped = []string{"stemming (keyphrases match exact word forms)", "stopwords", "reading-ease formula", "passive voice", "transition words", "complex words", "abbreviation-aware sentence splitting"}
+	}
+	a.classify()
+	a.language()
+	a.readability()
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("optimizer: %w", err)
+	}
+	if err := a.keyphrases(); err != nil {
+		return nil, err
+	}
+	a.meta()
+	a.suggest()
+	a.finish()
+	return a.r, nil
+}
+
+func (a *analysis) kind(si int) blockKind { return a.d.blocks[a.d.sents[si].block].kind }
+
+// classify fills the body sentence list and the raw counts.
+func (a *analysis) classify() {
+	d, st := a.d, &a.r.Stats
+	a.sentBody = make([]int32, len(d.sents))
+	for i := range d.sents {
+		a.sentBody[i] = -1
+		if a.kind(i) != kindHeading {
+			a.sentBody[i] = int32(len(a.bodySents))
+			a.bodySents = append(a.bodySents, i)
+		}
+	}
+	for _, b := range d.blocks {
+		switch b.kind {
+		case kindHeading:
+			st.Headings++
+			if b.level >= 2 {
+				st.Subheadings++
+			}
+			continue
+		case kindParagraph:
+			st.Paragraphs++
+		case kindListItem:
+			st.ListItems++
+		case kindTableCell:
+			st.TableCells++
+		case kindQuote:
+			st.Quotes++
+		}
+		st.Characters += utf8.RuneCountInString(strings.TrimSpace(b.text))
+		st.Words += b.w1 - b.w0
+		st.Sentences += b.s1 - b.s0
+		for _, t := range d.toks[b.w0:b.w1] {
+			st.Letters += int(t.letters)
+			st.Syllables += int(t.syl)
+		}
+	}
+	st.Images = len(a.ps.images)
+	st.Links = len(a.ps.links)
+	if st.Sentences > 0 {
+		st.AvgSentenceWords = round2(float64(st.Words) / float64(st.Sentences))
+	}
+	if st.Words > 0 {
+		st.AvgWordSyllables = round2(float64(st.Syllables) / float64(st.Words))
+	}
+	st.ReadingTimeMinutes = round2(float64(st.Words) / 200)
+}
+
+// finding records a finding; spans are clipped to MaxSpans.
+func (a *analysis) finding(id, kp, msg string, ev seo.Evidence, spans []Span) {
+	if len(spans) > MaxSpans {
+		spans = spans[:MaxSpans]
+	}
+	if len(spans) > 0 {
+		ev.Offset = spans[0].Start
+	}
+	a.findings = append(a.findings, Finding{
+		Finding:   seo.Finding{ID: id, Severity: severityOf[id], Message: msg, Evidence: ev},
+		Keyphrase: kp,
+		Spans:     spans,
+	})
+}
+
+func (a *analysis) assess(area, id, kp string, score int) {
+	a.assessments = append(a.assessments, Assessment{ID: id, Area: area, Keyphrase: kp, Score: score})
+}
+
+func (a *analysis) language() {
+	det := a.r.Detected
+	if det.Language != "" && det.Language != a.r.Language {
+		a.finding(IDLanguageMismatch, "", fmt.Sprintf("the text looks like %s but the locale %s is %s; analyse it with the text's own locale", langName(det.Language), a.r.Locale, langName(a.r.Language)),
+			seo.Evidence{Element: "locale", Value: a.r.Locale, Detail: "detected " + det.Language}, nil)
+	}
+	if !a.p.full() {
+		a.finding(IDLanguageUnsupported, "", fmt.Sprintf("%s has no full support: skipped %s", langName(a.r.Language), strings.Join(a.r.Skipped, ", ")),
+			seo.Evidence{Element: "locale", Value: a.r.Locale}, nil)
+	}
+}
+
+func langName(code string) string {
+	names := map[string]string{"en": "English", "de": "German", "es": "Spanish", "fr": "French", "it": "Italian", "nl": "Dutch", "pt": "Portuguese", "ru": "Russian"}
+	if n, ok := names[code]; ok {
+		return n
+	}
+	return "language " + code
+}
+
+func (a *analysis) sentSpan(si int) Span {
+	s := a.d.sents[si]
+	return Span{s.start, s.end}
+}
+
+func (a *analysis) blockSpan(b *blockInfo) Span {
+	if b.s1 == b.s0 {
+		return Span{b.orig(0), b.orig(0)}
+	}
+	return Span{a.d.sents[b.s0].start, a.d.sents[b.s1-1].end}
+}
+
+// readability runs the readability checks.
+func (a *analysis) readability() {
+	d, p, st := a.d, a.p, &a.r.Stats
+	if st.Letters < 50 {
+		a.finding(IDContentEmpty, "", fmt.Sprintf("the text has only %d letters in words; write at least a few sentences (50 characters)", st.Letters),
+			seo.Measure("content", float64(st.Letters), 50), nil)
+		a.assess("readability", IDContentEmpty, "", 3)
+	}
+	// Prose sentences: those of paragraphs (not lists, tables, quotes, headings).
+	var prose []int
+	for i := range d.sents {
+		if a.kind(i) == kindParagraph {
+			prose = append(prose, i)
+		}
+	}
+	// Sentence length.
+	if len(prose) > 0 {
+		var long []Span
+		for _, si := range prose {
+			n := d.sents[si].w1 - d.sents[si].w0
+			st.MaxSentenceWords = max(st.MaxSentenceWords, n)
+			if n > p.maxSentence {
+				long = append(long, a.sentSpan(si))
+			}
+		}
+		st.LongSentences = len(long)
+		pct := percent(len(long), len(prose))
+		st.LongSentencePercent = pct
+		score := band(pct <= 25, pct <= 30)
+		a.assess("readability", IDSentenceTooLong, "", score)
+		if score < 9 {
+			a.finding(IDSentenceTooLong, "", fmt.Sprintf("%.1f%% of the sentences have more than %d words (at most 25%% is recommended); split the long ones", pct, p.maxSentence),
+				seo.Measure("sentences", pct, 25), long)
+		}
+	}
+	// Paragraph length and sections.
+	var longParas, longSections []Span
+	maxSection, sectionWords, sectionStart := 0, 0, -1
+	endSection := func(last int) {
+		if sectionWords > 300 && sectionStart >= 0 {
+			longSections = append(longSections, Span{a.blockSpan(&d.blocks[sectionStart]).Start, a.blockSpan(&d.blocks[last]).End})
+		}
+		maxSection = max(maxSection, sectionWords)
+		sectionWords, sectionStart = 0, -1
+	}
+	for bi := range d.blocks {
+		b := &d.blocks[bi]
+		if b.kind == kindHeading {
+			if bi > 0 {
+				endSection(bi - 1)
+			}
+			continue
+		}
+		if sectionStart < 0 {
+			sectionStart = bi
+		}
+		n := b.w1 - b.w0
+		sectionWords += n
+		if b.kind == kindParagraph {
+			st.MaxParagraphWords = max(st.MaxParagraphWords, n)
+			if n > 150 {
+				longParas = append(longParas, a.blockSpan(b))
+			}
+		}
+	}
+	if len(d.blocks) > 0 {
+		endSection(len(d.blocks) - 1)
+	}
+	st.MaxSectionWords = maxSection
+	if st.Paragraphs > 0 {
+		score := band(st.MaxParagraphWords <= 150, st.MaxParagraphWords <= 200)
+		a.assess("readability", IDParagraphTooLong, "", score)
+		if score < 9 {
+			a.finding(IDParagraphTooLong, "", fmt.Sprintf("%d paragraphs have more than 150 words (the longest has %d); break them up", len(longParas), st.MaxParagraphWords),
+				seo.Measure("paragraph", float64(st.MaxParagraphWords), 150), longParas)
+		}
+	}
+	if st.Words > 300 && st.Subheadings == 0 {
+		a.assess("readability", IDNoSubheadings, "", 2)
+		a.finding(IDNoSubheadings, "", fmt.Sprintf("the text has %d words and no subheading; add subheadings so that no section exceeds 300 words", st.Words),
+			seo.Measure("content", float64(st.Words), 300), nil)
+	} else if st.Subheadings > 0 {
+		score := band(maxSection <= 300, maxSection <= 350)
+		a.assess("readability", IDSectionTooLong, "", score)
+		if score < 9 {
+			a.finding(IDSectionTooLong, "", fmt.Sprintf("%d sections have more than 300 words (the longest has %d); add subheadings", len(longSections), maxSection),
+				seo.Measure("section", float64(maxSection), 300), longSections)
+		}
+	}
+	// Consecutive sentences with the same opening.
+	if len(prose) > 0 {
+		var runs []Span
+		prevKey, runLen, runStart := "", 0, 0
+		prevBlockKind := -1
+		for k, si := range prose {
+			key := a.opening(si)
+			contiguous := k > 0 && prose[k-1] == si-1 && prevBlockKind == int(a.kind(si))
+			if contiguous && key != "" && key == prevKey {
+				runLen++
+			} else {
+				if runLen >= 3 {
+					runs = append(runs, Span{d.sents[runStart].start, d.sents[prose[k-1]].end})
+				}
+				runLen, runStart = 1, si
+			}
+			prevKey, prevBlockKind = key, int(a.kind(si))
+			st.MaxConsecutiveOpener = max(st.MaxConsecutiveOpener, runLen)
+		}
+		if runLen >= 3 {
+			runs = append(runs, Span{d.sents[runStart].start, d.sents[prose[len(prose)-1]].end})
+		}
+		score := 9
+		if len(runs) > 0 {
+			score = 3
+			a.finding(IDConsecutiveOpenings, "", fmt.Sprintf("%d times, 3 or more sentences in a row start with the same word; vary the openings", len(runs)),
+				seo.Measure("sentences", float64(st.MaxConsecutiveOpener), 2), runs)
+		}
+		a.assess("readability", IDConsecutiveOpenings, "", score)
+	}
+	if !p.full() {
+		return
+	}
+	// Passive voice and transition words.
+	if len(prose) > 0 {
+		pd := &passiveDetector{d: d, content: a.content}
+		var passive []Span
+		trans := 0
+		for k, si := range prose {
+			if k%512 == 0 && a.ctx.Err() != nil {
+				return
+			}
+			if pd.sentence(si) {
+				passive = append(passive, a.sentSpan(si))
+			}
+			if a.hasTransition(si) {
+				trans++
+			}
+		}
+		st.PassiveMethod = "rules"
+		if pd.usedPOS {
+			st.PassiveMethod = "pos"
+		}
+		st.PassiveSentences = len(passive)
+		pct := percent(len(passive), len(prose))
+		st.PassivePercent = pct
+		score := band(pct <= 10, pct <= 15)
+		a.assess("readability", IDPassiveVoice, "", score)
+		if score < 9 {
+			a.finding(IDPassiveVoice, "", fmt.Sprintf("%.1f%% of the sentences are in the passive voice (at most 10%% is recommended); prefer active verbs", pct),
+				seo.Measure("sentences", pct, 10), passive)
+		}
+		st.TransitionSentences = trans
+		tp := percent(trans, len(prose))
+		st.TransitionPercent = tp
+		if st.Words > 200 {
+			score := band(tp >= 30, tp >= 20)
+			a.assess("readability", IDFewTransitions, "", score)
+			if score < 9 {
+				a.finding(IDFewTransitions, "", fmt.Sprintf("only %.1f%% of the sentences contain a transition word (30%% or more is recommended); link your sentences", tp),
+					seo.Measure("sentences", tp, 30), nil)
+			}
+		}
+	}
+	// Formula, complex words, grade levels over the readable blocks.
+	var w, s, y, letters, chars, complex, poly int
+	var complexSpans []Span
+	for bi := range d.blocks {
+		b := &d.blocks[bi]
+		if b.kind != kindParagraph && b.kind != kindQuote && b.kind != kindListItem {
+			continue
+		}
+		s += b.s1 - b.s0
+		for ti := b.w0; ti < b.w1; ti++ {
+			t := &d.toks[ti]
+			w++
+			y += int(t.syl)
+			letters += int(t.letters)
+			chars += int(t.runes)
+			if t.syl >= 3 {
+				poly++
+			}
+			if int(t.syl) >= p.complexSyllables && !(p.code == "en" && ti != d.sents[t.sent].w0 && startsUpper(t.surface)) {
+				complex++
+				if len(complexSpans) < MaxSpans {
+					complexSpans = append(complexSpans, Span{t.start, t.end})
+				}
+			}
+		}
+	}
+	if w == 0 || s == 0 {
+		return
+	}
+	st.ComplexWords = complex
+	cp := percent(complex, w)
+	st.ComplexWordPercent = cp
+	if w >= 50 {
+		score := band(cp <= 15, false)
+		if score < 9 {
+			score = 6
+			a.finding(IDComplexWords, "", fmt.Sprintf("%.1f%% of the words have %d or more syllables (at most 15%% is recommended); use simpler words where you can", cp, p.complexSyllables),
+				seo.Measure("words", cp, 15), complexSpans)
+		}
+		a.assess("readability", IDComplexWords, "", score)
+	}
+	f := p.flesch
+	W, S, Y := float64(w), float64(s), float64(y)
+	rd := &a.r.Readability
+	rd.Formula = f.name
+	rd.Score = round2(clamp(f.fn(W, S, Y), 0, 100))
+	switch {
+	case rd.Score >= f.good:
+		rd.Band = "easy"
+	case rd.Score >= f.ok:
+		rd.Band = "fairly difficult"
+	default:
+		rd.Band = "difficult"
+	}
+	if w >= 50 {
+		score := band(rd.Score >= f.good, rd.Score >= f.ok)
+		a.assess("readability", IDHardToRead, "", score)
+		if score < 9 {
+			a.finding(IDHardToRead, "", fmt.Sprintf("the %s score is %.1f (%s); %.0f or more reads easily: use shorter sentences and words", f.name, rd.Score, rd.Band, f.good),
+				seo.Measure("content", rd.Score, f.good), nil)
+		}
+	}
+	if p.code == "en" {
+		g := grades(W, S, Y, float64(letters), float64(chars), float64(poly))
+		rd.FleschKincaid, rd.GunningFog, rd.SMOG, rd.ColemanLiau, rd.ARI = &g[0], &g[1], &g[2], &g[3], &g[4]
+	}
+}
+
+// grades returns the English grade levels Flesch-Kincaid, Gunning Fog,
+// SMOG, Coleman-Liau and ARI (W words, S sentences, Y syllables, L letters,
+// C characters, P words of 3 or more syllables).
+func grades(W, S, Y, L, C, P float64) [5]float64 {
+	return [5]float64{
+		round2(0.39*W/S + 11.8*Y/W - 15.59),
+		round2(0.4 * (W/S + 100*P/W)),
+		round2(1.043*math.Sqrt(P*30/S) + 3.1291),
+		round2(0.0588*(100*L/W) - 0.296*(100*S/W) - 15.8),
+		round2(4.71*C/W + 0.5*W/S - 21.43),
+	}
+}
+
+func startsUpper(s string) bool {
+	r, _ := utf8.DecodeRuneInString(s)
+	return unicode.IsUpper(r)
+}
+
+// opening is the first word of a sentence, or its first two when the first
+// is an article or determiner.
+func (a *analysis) opening(si int) string {
+	s := a.d.sents[si]
+	t := a.d.toks[s.w0]
+	if a.p.articles[t.core] && s.w1-s.w0 > 1 {
+		return t.core + " " + a.d.toks[s.w0+1].core
+	}
+	return t.core
+}
+
+func (a *analysis) hasTransition(si int) bool {
+	s := a.d.sents[si]
+	toks := a.d.toks[s.w0:s.w1]
+	for i := range toks {
+		phrases := a.p.transitions[toks[i].lower]
+		if phrases == nil && toks[i].core != toks[i].lower {
+			phrases = a.p.transitions[toks[i].core]
+		}
+	next:
+		for _, ph := range phrases {
+			if i+len(ph) > len(toks) {
+				continue
+			}
+			for k := 1; k < len(ph); k++ {
+				if toks[i+k].lower != ph[k] {
+					continue next
+				}
+			}
+			return true
+		}
+	}
+	return false
+}
+
+// band maps a good/ok test to Yoast's 9/6/3.
+func band(good, ok bool) int {
+	switch {
+	case good:
+		return 9
+	case ok:
+		return 6
+	}
+	return 3
+}
+
+func percent(n, total int) float64 {
+	if total == 0 {
+		return 0
+	}
+	return round2(100 * float64(n) / float64(total))
+}
+
+func round2(f float64) float64 {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0
+	}
+	return math.Round(f*100) / 100
+}
+
+func clamp(f, lo, hi float64) float64 { return math.Max(lo, math.Min(hi, f)) }
+
+// meta checks the title and description lengths and the text length.
+func (a *analysis) meta() {
+	st := &a.r.Stats
+	n := st.Words
+	score := 9
+	switch {
+	case n >= 300:
+	case n >= 250:
+		score = 6
+	case n >= 200:
+		score = 3
+	default:
+		score = 0 // Yoast: -10 and -20, counted as 0
+	}
+	a.assess("seo", IDContentTooShort, "", score)
+	if score < 9 && st.Letters >= 50 {
+		a.finding(IDContentTooShort, "", fmt.Sprintf("the text has %d words; at least 300 are recommended", n), seo.Measure("content", float64(n), 300), nil)
+	}
+	if a.title != "" {
+		l := utf8.RuneCountInString(a.title)
+		s := band(l <= 60, false)
+		a.assess("seo", IDTitleTooLong, "", s)
+		if s < 9 {
+			a.finding(IDTitleTooLong, "", fmt.Sprintf("the title has %d characters; keep it within 60 so results do not cut it", l), seo.Evidence{Element: "title", Value: seo.Clip(a.title), Measured: ptr(float64(l)), Threshold: ptr(60)}, nil)
+		}
+	}
+	if a.desc != "" {
+		l := utf8.RuneCountInString(a.desc)
+		s := 9
+		switch {
+		case l <= 120:
+			s = 6
+			a.finding(IDDescriptionTooShort, "", fmt.Sprintf("the meta description has %d characters; use 121 to 155", l), seo.Evidence{Element: "description", Value: seo.Clip(a.desc), Measured: ptr(float64(l)), Threshold: ptr(120)}, nil)
+		case l > 155:
+			s = 6
+			a.finding(IDDescriptionTooLong, "", fmt.Sprintf("the meta description has %d characters; keep it within 155 so results do not cut it", l), seo.Evidence{Element: "description", Value: seo.Clip(a.desc), Measured: ptr(float64(l)), Threshold: ptr(155)}, nil)
+		}
+		id := IDDescriptionTooLong
+		if l <= 120 {
+			id = IDDescriptionTooShort
+		}
+		a.assess("seo", id, "", s)
+	}
+}
+
+func ptr(f float64) *float64 { return &f }
+
+// finish computes the scores, sorts the findings and fills the tips.
+func (a *analysis) finish() {
+	r := a.r
+	r.Assessments = a.assessments
+	if r.Assessments == nil {
+		r.Assessments = []Assessment{}
+	}
+	// SEO: shared assessments count once each; the keyphrase assessments of
+	// every keyphrase are averaged so that all keyphrases together weigh as
+	// much as one.
+	kpSum := map[string]float64{}
+	kpN := map[string]float64{}
+	var shared, sharedN float64
+	var readSum, readN float64
+	for _, as := range a.assessments {
+		v := float64(min(max(as.Score, 0), 9))
+		switch {
+		case as.Area == "readability":
+			readSum += v
+			readN++
+		case as.Keyphrase != "" || strings.HasPrefix(as.ID, "keyphrase."):
+			kpSum[as.Keyphrase] += v
+			kpN[as.Keyphrase]++
+		default:
+			shared += v
+			sharedN++
+		}
+	}
+	num, den := shared, 9*sharedN
+	if k := float64(len(kpN)); k > 0 {
+		for key := range kpN {
+			num += kpSum[key] / k
+			den += 9 * kpN[key] / k
+		}
+	}
+	if den > 0 {
+		r.SEOScore = int(math.Round(100 * num / den))
+	}
+	if readN > 0 {
+		r.ReadabilityScore = int(math.Round(100 * readSum / (9 * readN)))
+	}
+	r.SEORating, r.ReadabilityRating = rating(r.SEOScore), rating(r.ReadabilityScore)
+	sort.SliceStable(a.findings, func(i, j int) bool { return a.findings[i].Severity > a.findings[j].Severity })
+	r.Findings = a.findings
+	if r.Findings == nil {
+		r.Findings = []Finding{}
+	}
+	seen := map[string]bool{}
+	for _, f := range r.Findings {
+		if tip, ok := tips[f.ID]; ok && !seen[f.ID] {
+			seen[f.ID] = true
+			r.Suggestions.Tips = append(r.Suggestions.Tips, tip)
+		}
+	}
+	if r.Keyphrases == nil {
+		r.Keyphrases = []Keyphrase{}
+	}
+}
+
+// body tokens of a string (title, description, alt text...), with the
+// language's word data.
+func (a *analysis) tokensOf(s string) []*token {
+	var out []*token
+	it := words.FromString(s)
+	for it.Next() {
+		w := it.Value()
+		if isWordToken(w) {
+			out = append(out, a.d.wordInfo(w))
+		}
+	}
+	return out
+}
+
+// sentencesOf splits a short text such as a description into sentences.
+func sentencesOf(s string) []string {
+	var out []string
+	it := sentences.FromString(s)
+	for it.Next() {
+		if t := strings.TrimSpace(it.Value()); t != "" {
+			out = append(out, t)
+		}
+	}
+	return out
+}

@@ -1,0 +1,108 @@
+package optimizer
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// foldApostrophes maps the apostrophe look-alikes (’ ‘ ʼ ´ ` ′) to '.
+func foldApostrophes(s string) string {
+	if !strings.ContainsAny(s, "’‘ʼ´`′") {
+		return s
+	}
+	return apostropheReplacer.Replace(s)
+}
+
+var apostropheReplacer = strings.NewReplacer("’", "'", "‘", "'", "ʼ", "'", "´", "'", "`", "'", "′", "'")
+
+// foldDiacritics removes combining marks ("é" to "e", "ё" to "е") and
+// writes ß as ss, so that matching ignores accents.
+func foldDiacritics(s string) string {
+	ascii := true
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			ascii = false
+			break
+		}
+	}
+	if ascii || !hasMarks(s) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	d := norm.NFD.String(s)
+	for _, r := range d {
+		switch {
+		case unicode.Is(unicode.Mn, r):
+		case r == 'ß':
+			b.WriteString("ss")
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return norm.NFC.String(b.String())
+}
+
+// hasMarks reports whether s may change under foldDiacritics: it has a
+// rune outside ASCII and outside the Cyrillic letters without diacritics.
+func hasMarks(s string) bool {
+	for _, r := range s {
+		switch {
+		case r < utf8.RuneSelf:
+		case r >= 0x410 && r <= 0x44F && r != 'й' && r != 'Й':
+		default:
+			return true
+		}
+	}
+	return false
+}
+
+// lowerWord lowercases a word and folds its apostrophes.
+func lowerWord(s string) string {
+	lower := true
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= utf8.RuneSelf || ('A' <= c && c <= 'Z') || c == '`' {
+			lower = false
+			break
+		}
+	}
+	if lower {
+		return s
+	}
+	return foldApostrophes(strings.ToLower(s))
+}
+
+// stripClitics removes what apostrophes attach to a word's core: the elided
+// article or pronoun before it in French and Italian (l'homme, dell'anno)
+// and the possessive or plural 's after it (John's, auto's).
+func stripClitics(lang, w string) string {
+	i := strings.IndexByte(w, '\'')
+	if i < 0 {
+		return w
+	}
+	switch lang {
+	case "fr", "it", "pt", "es":
+		if i > 0 && i <= 6 && i < len(w)-1 {
+			return w[i+1:]
+		}
+	}
+	if strings.HasSuffix(w, "'s") && len(w) > 2 {
+		return w[:len(w)-2]
+	}
+	return strings.TrimRight(w, "'")
+}
+
+// hasWordChar reports whether a token has a letter or a digit, which makes
+// it a word (emoji and punctuation are not).
+func hasWordChar(s string) bool {
+	for _, r := range s {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			return true
+		}
+	}
+	return false
+}

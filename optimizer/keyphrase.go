@@ -1,0 +1,721 @@
+package optimizer
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/clipperhouse/uax29/v2/words"
+	"github.com/seokit/seokit/seo"
+)
+
+// kphrase is a parsed keyphrase.
+type kphrase struct {
+	phrase string   // as given, quotes removed
+	exact  bool     // quoted: exact, ordered matching
+	keys   []string // distinct content keys (non-exact), in phrase order
+	seq    []string // exact: folded words in order
+	seqKey []string // exact: keys of seq, for the index
+	words  []string // content words as lowercased
+	fnOnly bool
+}
+
+func (a *analysis) parseKeyphrase(raw string) kphrase {
+	s := strings.TrimSpace(raw)
+	k := kphrase{}
+	for _, q := range [][2]string{{`"`, `"`}, {"“", "”"}, {"„", "“"}, {"«", "»"}} {
+		if len(s) >= len(q[0])+len(q[1]) && strings.HasPrefix(s, q[0]) && strings.HasSuffix(s, q[1]) {
+			s = strings.TrimSpace(s[len(q[0]) : len(s)-len(q[1])])
+			k.exact = true
+			break
+		}
+	}
+	k.phrase = s
+	toks := a.tokensOf(s)
+	if k.exact {
+		for _, t := range toks {
+			k.seq = append(k.seq, foldDiacritics(t.core))
+			k.seqKey = append(k.seqKey, t.key)
+			k.words = append(k.words, t.lower)
+		}
+		k.keys = dedupe(k.seqKey)
+		return k
+	}
+	var content []*token
+	for _, t := range toks {
+		if !t.stop {
+			content = append(content, t)
+		}
+	}
+	if len(content) == 0 {
+		k.fnOnly = true
+		content = toks
+	}
+	for _, t := range content {
+		k.words = append(k.words, t.lower)
+		k.keys = append(k.keys, t.key)
+	}
+	k.keys = dedupe(k.keys)
+	return k
+}
+
+func dedupe(in []string) []string {
+	out := in[:0:0]
+	seen := map[string]bool{}
+	for _, s := range in {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// buildIndex maps each key to the indices of the body tokens that have it.
+func (a *analysis) buildIndex() {
+	a.index = make(map[string][]int32, 1024)
+	for i := range a.d.toks {
+		t := &a.d.toks[i]
+		if a.sentBody[t.sent] < 0 {
+			continue
+		}
+		a.index[t.key] = append(a.index[t.key], int32(i))
+	}
+}
+
+// occurrence is a match in one sentence.
+type occurrence struct {
+	sent  int // sentence index
+	count int
+	toks  []int32
+}
+
+// matchBody finds the keyphrase in the body sentences.
+func (a *analysis) matchBody(k *kphrase) []occurrence {
+	if len(k.keys) == 0 {
+		return nil
+	}
+	if k.exact {
+		return a.matchExact(k)
+	}
+	lists := make([][]int32, len(k.keys))
+	for i, key := range k.keys {
+		lists[i] = a.index[key]
+		if len(lists[i]) == 0 {
+			return nil
+		}
+	}
+	sort.Slice(lists, func(i, j int) bool { return len(lists[i]) < len(lists[j]) })
+	var out []occurrence
+	first := lists[0]
+	for i := 0; i < len(first); {
+		si := a.d.toks[first[i]].sent
+		s := a.d.sents[si]
+		j := i
+		for j < len(first) && a.d.toks[first[j]].sent == si {
+			j++
+		}
+		count := j - i
+		toks := append([]int32(nil), first[i:j]...)
+		for _, l := range lists[1:] {
+			lo := sort.Search(len(l), func(x int) bool { return int(l[x]) >= s.w0 })
+			hi := sort.Search(len(l), func(x int) bool { return int(l[x]) >= s.w1 })
+			count = min(count, hi-lo)
+			if count == 0 {
+				break
+			}
+			toks = append(toks, l[lo:hi]...)
+		}
+		if count > 0 {
+			out = append(out, occurrence{sent: int(si), count: count, toks: toks})
+		}
+		i = j
+	}
+	return out
+}
+
+func (a *analysis) matchExact(k *kphrase) []occurrence {
+	var out []occurrence
+	n := len(k.seq)
+	for _, pos := range a.index[k.seqKey[0]] {
+		p := int(pos)
+		si := a.d.toks[p].sent
+		s := a.d.sents[si]
+		if p+n > s.w1 {
+			continue
+		}
+		ok := true
+		for x := 0; x < n; x++ {
+			if foldDiacritics(a.d.toks[p+x].core) != k.seq[x] {
+				ok = false
+				break
+			}
+		}
+		if !ok {
+			continue
+		}
+		toks := make([]int32, n)
+		for x := range toks {
+			toks[x] = int32(p + x)
+		}
+		if l := len(out); l > 0 && out[l-1].sent == int(si) {
+			out[l-1].count++
+			out[l-1].toks = append(out[l-1].toks, toks...)
+		} else {
+			out = append(out, occurrence{sent: int(si), count: 1, toks: toks})
+		}
+	}
+	return out
+}
+
+// matchTokens matches the keyphrase against a short text's tokens: share
+// is the fraction of keys present, count the number of matches.
+func matchTokens(k *kphrase, toks []*token) (share float64, count int) {
+	if len(k.keys) == 0 {
+		return 0, 0
+	}
+	if k.exact {
+		n := len(k.seq)
+		for i := 0; i+n <= len(toks); i++ {
+			ok := true
+			for x := 0; x < n; x++ {
+				if foldDiacritics(toks[i+x].core) != k.seq[x] {
+					ok = false
+					break
+				}
+			}
+			if ok {
+				count++
+			}
+		}
+		if count > 0 {
+			return 1, count
+		}
+		present := 0
+		for _, key := range k.keys {
+			for _, t := range toks {
+				if t.key == key {
+					present++
+					break
+				}
+			}
+		}
+		return float64(present) / float64(len(k.keys)) * 0.99, 0
+	}
+	present := 0
+	count = math.MaxInt
+	for _, key := range k.keys {
+		c := 0
+		for _, t := range toks {
+			if t.key == key {
+				c++
+			}
+		}
+		if c > 0 {
+			present++
+		}
+		count = min(count, c)
+	}
+	return float64(present) / float64(len(k.keys)), count
+}
+
+// keyphrases runs the keyphrase checks for every keyphrase.
+func (a *analysis) keyphrases() error {
+	if len(a.req.Keywords) == 0 {
+		a.assess("seo", IDKeyphraseMissing, "", 0)
+		a.finding(IDKeyphraseMissing, "", "no keyphrase was given; set the phrase you want this text to rank for", seo.Evidence{Element: "keywords"}, nil)
+		return nil
+	}
+	a.buildIndex()
+	// Short texts analysed once for every keyphrase.
+	titleToks := a.tokensOf(a.title)
+	var descSents [][]*token
+	for _, s := range sentencesOf(a.desc) {
+		descSents = append(descSents, a.tokensOf(s))
+	}
+	var subheads [][]*token
+	var subheadSpans []Span
+	for bi := range a.d.blocks {
+		b := &a.d.blocks[bi]
+		if b.kind == kindHeading && (b.level == 2 || b.level == 3) {
+			subheads = append(subheads, a.tokensOf(b.text))
+			subheadSpans = append(subheadSpans, a.blockSpan(b))
+		}
+	}
+	alts := make([][]*token, len(a.ps.images))
+	for i, im := range a.ps.images {
+		alts[i] = a.tokensOf(im.alt)
+	}
+	anchors := make([][]*token, len(a.ps.links))
+	for i, l := range a.ps.links {
+		anchors[i] = a.tokensOf(l.anchor)
+	}
+	altGroups, anchorGroups := groupTexts(alts), groupTexts(anchors)
+	slug := a.tokensOf(slugWords(a.req.Slug))
+	// The first paragraph.
+	intro := -1
+	for bi := range a.d.blocks {
+		if b := &a.d.blocks[bi]; b.kind == kindParagraph && b.w1 > b.w0 {
+			intro = bi
+			break
+		}
+	}
+	introKeys := map[string]bool{}
+	if intro >= 0 {
+		for _, t := range a.d.toks[a.d.blocks[intro].w0:a.d.blocks[intro].w1] {
+			introKeys[t.key] = true
+		}
+	}
+	seenKeys := map[string]string{}
+	for i, raw := range a.req.Keywords {
+		if i%64 == 0 {
+			if err := a.ctx.Err(); err != nil {
+				return fmt.Errorf("optimizer: %w", err)
+			}
+		}
+		k := a.parseKeyphrase(raw)
+		kr := a.keyphrase(&k, titleToks, descSents, subheads, subheadSpans, altGroups, anchorGroups, len(alts), len(anchors), slug, intro, introKeys)
+		// Competing keyphrases: the same set of keys.
+		if len(k.keys) > 0 {
+			sorted := append([]string(nil), k.keys...)
+			sort.Strings(sorted)
+			sig := strings.Join(sorted, "\x00")
+			if other, ok := seenKeys[sig]; ok {
+				kr.CompetesWith = append(kr.CompetesWith, other)
+				a.finding(IDCompeting, k.phrase, fmt.Sprintf("the keyphrases %q and %q target the same words; keep one, or choose a distinct phrase", other, k.phrase),
+					seo.Evidence{Element: "keywords", Value: k.phrase, Detail: fmt.Sprintf("keywords[%d]", i)}, nil)
+			} else {
+				seenKeys[sig] = k.phrase
+			}
+		}
+		a.r.Keyphrases = append(a.r.Keyphrases, kr)
+	}
+	return nil
+}
+
+func (a *analysis) keyphrase(k *kphrase, titleToks []*token, descSents [][]*token, subheads [][]*token, subheadSpans []Span,
+	altGroups, anchorGroups []textGroup, nAlts, nAnchors int, slug []*token, intro int, introKeys map[string]bool) Keyphrase {
+	d, st := a.d, &a.r.Stats
+	kr := Keyphrase{Phrase: k.phrase, Exact: k.exact, Words: k.words}
+	if kr.Words == nil {
+		kr.Words = []string{}
+	}
+	id := k.phrase
+	ev := func(el string) seo.Evidence { return seo.Evidence{Element: el, Value: seo.Clip(k.phrase)} }
+
+	// Length.
+	n := len(k.keys)
+	if k.fnOnly {
+		a.finding(IDKeyphraseFunctionWords, id, fmt.Sprintf("the keyphrase %q has only function words; add the words that carry its meaning", k.phrase), ev("keywords"), nil)
+	} else if !k.exact {
+		s := band(n <= 4, n <= 8)
+		a.assess("seo", IDKeyphraseTooLong, id, s)
+		if s < 9 {
+			a.finding(IDKeyphraseTooLong, id, fmt.Sprintf("the keyphrase %q has %d content words; 1 to 4 are recommended", k.phrase, n), ev("keywords"), nil)
+		}
+	}
+
+	// Occurrences in the body.
+	occ := a.matchBody(k)
+	forms := map[string]bool{}
+	var spans []Span
+	var positions []int
+	for _, o := range occ {
+		kr.Occurrences += o.count
+		kr.MaxPerSentence = max(kr.MaxPerSentence, o.count)
+		sort.Slice(o.toks, func(i, j int) bool { return o.toks[i] < o.toks[j] })
+		for _, ti := range o.toks {
+			t := &d.toks[ti]
+			if len(forms) < 20 {
+				forms[t.lower] = true
+			}
+			if len(spans) < MaxSpans {
+				spans = append(spans, Span{t.start, t.end})
+			}
+		}
+		for c := 0; c < o.count; c++ {
+			positions = append(positions, int(o.toks[0]))
+		}
+	}
+	kr.Spans = spans
+	for f := range forms {
+		kr.Forms = append(kr.Forms, f)
+	}
+	sort.Strings(kr.Forms)
+	// Densest window of 100 words.
+	for i, j := 0, 0; j < len(positions); j++ {
+		for positions[j]-positions[i] >= 100 {
+			i++
+		}
+		kr.MaxPer100Words = max(kr.MaxPer100Words, j-i+1)
+	}
+	if kr.MaxPerSentence >= 3 {
+		var rep []Span
+		for _, o := range occ {
+			if o.count >= 3 {
+				rep = append(rep, a.sentSpan(o.sent))
+			}
+		}
+		kr.StuffingSignals = append(kr.StuffingSignals, fmt.Sprintf("used %d times in one sentence", kr.MaxPerSentence))
+		a.finding(IDRepeatedInSentence, id, fmt.Sprintf("a sentence uses %q %d times; once per sentence reads naturally", k.phrase, kr.MaxPerSentence), ev("content"), rep)
+	}
+
+	// Density.
+	words := st.Words
+	factor := 0.7 + float64(max(n, 1))/3
+	if words > 0 {
+		kr.Density = round2(100 * float64(kr.Occurrences) / float64(words))
+		kr.AdjustedDensity = round2(kr.Density * factor)
+		kr.RecommendedMin = int(math.Ceil(0.5 * float64(words) / (100 * factor)))
+		kr.RecommendedMax = int(math.Floor(3 * float64(words) / (100 * factor)))
+		kr.RecommendedMin = max(kr.RecommendedMin, 1)
+		kr.RecommendedMax = max(kr.RecommendedMax, kr.RecommendedMin)
+	}
+	upper := 3.5
+	if k.exact {
+		upper = 3
+	}
+	if words > 0 && len(k.keys) > 0 {
+		occN := kr.Occurrences
+		score := 9
+		switch {
+		case occN == 0:
+			score = 4
+			a.finding(IDKeyphraseNotFound, id, fmt.Sprintf("the keyphrase %q does not occur in the text; use it %d to %d times", k.phrase, kr.RecommendedMin, kr.RecommendedMax), ev("content"), nil)
+		case words < 51:
+			if occN == 2 {
+				score = -10
+				a.finding(IDDensityHigh, id, fmt.Sprintf("%q occurs %d times in %d words; once is enough in a short text", k.phrase, occN, words), seo.Measure("content", float64(occN), 1), spans)
+			} else if occN > 2 {
+				score = -50
+				kr.StuffingSignals = append(kr.StuffingSignals, fmt.Sprintf("%d uses in a text of %d words", occN, words))
+				a.finding(IDStuffing, id, fmt.Sprintf("%q occurs %d times in %d words: that is keyword stuffing; use it once", k.phrase, occN, words), seo.Measure("content", float64(occN), 1), spans)
+			}
+		case words < 100:
+			if occN == 3 {
+				score = -10
+				a.finding(IDDensityHigh, id, fmt.Sprintf("%q occurs %d times in %d words; once or twice is enough in a short text", k.phrase, occN, words), seo.Measure("content", float64(occN), 2), spans)
+			} else if occN > 3 {
+				score = -50
+				kr.StuffingSignals = append(kr.StuffingSignals, fmt.Sprintf("%d uses in a text of %d words", occN, words))
+				a.finding(IDStuffing, id, fmt.Sprintf("%q occurs %d times in %d words: that is keyword stuffing; use it at most twice", k.phrase, occN, words), seo.Measure("content", float64(occN), 2), spans)
+			}
+		case kr.AdjustedDensity < 0.5:
+			score = 4
+			a.finding(IDDensityLow, id, fmt.Sprintf("%q occurs %d times (density %.2f%%); use it %d to %d times", k.phrase, occN, kr.AdjustedDensity, kr.RecommendedMin, kr.RecommendedMax), seo.Measure("content", kr.AdjustedDensity, 0.5), spans)
+		case kr.AdjustedDensity > 4:
+			score = -50
+			kr.StuffingSignals = append(kr.StuffingSignals, fmt.Sprintf("density %.2f%% is above 4%%", kr.AdjustedDensity))
+			a.finding(IDStuffing, id, fmt.Sprintf("%q occurs %d times (density %.2f%%): that is keyword stuffing; use it at most %d times", k.phrase, occN, kr.AdjustedDensity, kr.RecommendedMax), seo.Measure("content", kr.AdjustedDensity, 4), spans)
+		case kr.AdjustedDensity > upper:
+			score = -10
+			a.finding(IDDensityHigh, id, fmt.Sprintf("%q occurs %d times (density %.2f%%); use it at most %d times", k.phrase, occN, kr.AdjustedDensity, kr.RecommendedMax), seo.Measure("content", kr.AdjustedDensity, upper), spans)
+		}
+		a.assess("seo", "keyphrase.density", id, score)
+	}
+
+	// Introduction.
+	if intro >= 0 && len(k.keys) > 0 {
+		b := &d.blocks[intro]
+		for _, o := range occ {
+			if o.sent >= b.s0 && o.sent < b.s1 {
+				kr.InIntroduction = true
+				break
+			}
+		}
+		score := 9
+		if !kr.InIntroduction {
+			all := true
+			for _, key := range k.keys {
+				if !introKeys[key] {
+					all = false
+					break
+				}
+			}
+			if all && !k.exact {
+				score = 6
+				a.finding(IDIntroductionSplit, id, fmt.Sprintf("the first paragraph has the words of %q only across sentences; use them together in one sentence", k.phrase), ev("content"), []Span{a.blockSpan(b)})
+			} else {
+				score = 3
+				a.finding(IDNotInIntroduction, id, fmt.Sprintf("the first paragraph does not use %q; mention it early", k.phrase), ev("content"), []Span{a.blockSpan(b)})
+			}
+		}
+		a.assess("seo", IDNotInIntroduction, id, score)
+	}
+
+	// Title.
+	if a.title != "" && len(k.keys) > 0 {
+		share, count := matchTokens(k, titleToks)
+		in := share >= 1
+		kr.InTitle = &in
+		atStart := false
+		phrase := count > 0 && k.exact
+		if !k.exact && in {
+			var content []*token
+			for _, t := range titleToks {
+				if !t.stop {
+					content = append(content, t)
+				}
+			}
+			for i := 0; i+len(k.keys) <= len(content); i++ {
+				ok := true
+				for x, key := range k.keys {
+					if content[i+x].key != key {
+						ok = false
+						break
+					}
+				}
+				if ok {
+					phrase = true
+					atStart = i == 0
+					break
+				}
+			}
+		} else if k.exact && phrase {
+			atStart = len(titleToks) >= len(k.seq) && foldDiacritics(titleToks[0].core) == k.seq[0]
+			if !atStart {
+				for i, t := range titleToks {
+					if !t.stop {
+						atStart = foldDiacritics(titleToks[i].core) == k.seq[0]
+						break
+					}
+				}
+			}
+		}
+		kr.TitleAtStart = &atStart
+		score := 9
+		switch {
+		case !in:
+			score = 2
+			a.finding(IDNotInTitle, id, fmt.Sprintf("the title does not contain %q; put it in, near the start", k.phrase), seo.Evidence{Element: "title", Value: seo.Clip(a.title)}, nil)
+		case !phrase || !atStart:
+			score = 6
+			a.finding(IDTitleNotAtStart, id, fmt.Sprintf("the title contains %q but not as one phrase at its start; move it to the beginning", k.phrase), seo.Evidence{Element: "title", Value: seo.Clip(a.title)}, nil)
+		}
+		a.assess("seo", IDNotInTitle, id, score)
+	}
+
+	// Meta description.
+	if a.desc != "" && len(k.keys) > 0 {
+		m := 0
+		for _, s := range descSents {
+			if share, _ := matchTokens(k, s); share >= 1 {
+				m++
+			}
+		}
+		kr.InDescription = &m
+		score := 9
+		switch {
+		case m == 0:
+			score = 3
+			a.finding(IDNotInDescription, id, fmt.Sprintf("the meta description does not use %q; include it once", k.phrase), seo.Evidence{Element: "description", Value: seo.Clip(a.desc)}, nil)
+		case m > 2:
+			score = 3
+			kr.StuffingSignals = append(kr.StuffingSignals, fmt.Sprintf("used in %d sentences of the meta description", m))
+			a.finding(IDDescriptionOverused, id, fmt.Sprintf("%d sentences of the meta description use %q; once or twice is enough", m, k.phrase), seo.Evidence{Element: "description", Value: seo.Clip(a.desc)}, nil)
+		}
+		a.assess("seo", IDNotInDescription, id, score)
+	}
+
+	// Subheadings (H2 and H3).
+	kr.Subheadings = len(subheads)
+	if len(subheads) > 0 && len(k.keys) > 0 {
+		need := 1.0
+		if a.p.full() && !k.exact && len(k.keys) > 1 {
+			need = 0.5
+		}
+		var unmatched []Span
+		for i, h := range subheads {
+			if share, _ := matchTokens(k, h); share >= need {
+				kr.SubheadingsMatched++
+			} else {
+				unmatched = append(unmatched, subheadSpans[i])
+			}
+		}
+		pct := percent(kr.SubheadingsMatched, len(subheads))
+		score := 9
+		switch {
+		case len(subheads) == 1 && kr.SubheadingsMatched == 1:
+		case pct < 30:
+			score = 3
+			a.finding(IDNotInSubheadings, id, fmt.Sprintf("%d of %d H2/H3 subheadings reflect %q; use it (or its words) in 30%% to 75%% of them", kr.SubheadingsMatched, len(subheads), k.phrase), seo.Measure("subheadings", pct, 30), unmatched)
+		case pct > 75:
+			score = 3
+			kr.StuffingSignals = append(kr.StuffingSignals, fmt.Sprintf("in %.0f%% of the subheadings", pct))
+			a.finding(IDSubheadingsOverused, id, fmt.Sprintf("%d of %d H2/H3 subheadings reflect %q; vary them, 75%% at most", kr.SubheadingsMatched, len(subheads), k.phrase), seo.Measure("subheadings", pct, 75), nil)
+		}
+		a.assess("seo", IDNotInSubheadings, id, score)
+	}
+
+	// Image alt text.
+	kr.Images = nAlts
+	if nAlts > 0 && len(k.keys) > 0 {
+		for _, g := range altGroups {
+			if share, _ := matchTokens(k, g.toks); share >= 0.5 {
+				kr.AltMatched += len(g.idx)
+			}
+		}
+		pct := percent(kr.AltMatched, nAlts)
+		score := 9
+		switch {
+		case nAlts < 5 && kr.AltMatched == 0, nAlts >= 5 && pct < 30:
+			score = 6
+			a.finding(IDNotInAlt, id, fmt.Sprintf("%d of %d images have %q in their alt text; describe the relevant ones with it", kr.AltMatched, nAlts, k.phrase), seo.Measure("img alt", pct, 30), nil)
+		case nAlts >= 5 && pct > 75:
+			score = 6
+			kr.StuffingSignals = append(kr.StuffingSignals, fmt.Sprintf("in %.0f%% of the image alt texts", pct))
+			a.finding(IDAltOverused, id, fmt.Sprintf("%d of %d images have %q in their alt text; describe each image as it is", kr.AltMatched, nAlts, k.phrase), seo.Measure("img alt", pct, 75), nil)
+		}
+		a.assess("seo", IDNotInAlt, id, score)
+	}
+
+	// Slug.
+	if a.req.Slug != "" && len(k.keys) > 0 {
+		share, _ := matchTokens(k, slug)
+		in := share >= 1 || (len(k.keys) > 2 && share > 0.5)
+		kr.InSlug = &in
+		score := 9
+		if !in {
+			score = 6
+			a.finding(IDNotInSlug, id, fmt.Sprintf("the slug does not contain %q; try %q", k.phrase, slugify(k.words)), seo.Evidence{Element: "slug", Value: seo.Clip(a.req.Slug)}, nil)
+		}
+		a.assess("seo", IDNotInSlug, id, score)
+	}
+
+	// Distribution over the body sentences.
+	total := len(a.bodySents)
+	if total > 0 && kr.Occurrences > 0 {
+		gap, best, bestEnd := 0, 0, -1
+		oi := 0
+		for pos, si := range a.bodySents {
+			if oi < len(occ) && occ[oi].sent == si {
+				oi++
+				gap = 0
+				continue
+			}
+			gap++
+			if gap > best {
+				best, bestEnd = gap, pos
+			}
+		}
+		kr.LongestGap = best
+		kr.GapRatio = round2(float64(best) / float64(total))
+		score := 9
+		if total >= 15 {
+			switch {
+			case kr.GapRatio > 0.5:
+				score = 1
+			case kr.GapRatio >= 0.3:
+				score = 6
+			}
+		}
+		if score < 9 {
+			sp := Span{d.sents[a.bodySents[bestEnd-best+1]].start, d.sents[a.bodySents[bestEnd]].end}
+			a.finding(IDPoorDistribution, id, fmt.Sprintf("%d sentences in a row (%.0f%% of the text) do not use %q; spread it through the text", best, 100*kr.GapRatio, k.phrase), seo.Measure("content", kr.GapRatio, 0.3), []Span{sp})
+		}
+		a.assess("seo", IDPoorDistribution, id, score)
+	}
+
+	// Competing links.
+	if nAnchors > 0 && len(k.keys) > 0 {
+		var where []Span
+		for _, g := range anchorGroups {
+			anc := g.toks
+			share, _ := matchTokens(k, anc)
+			if share < 1 {
+				continue
+			}
+			extra := false
+			for _, t := range anc {
+				if !t.stop && !contains(k.keys, t.key) {
+					extra = true
+					break
+				}
+			}
+			if !extra {
+				kr.CompetingLinks += len(g.idx)
+				for _, i := range g.idx {
+					if len(where) < MaxSpans {
+						o := a.ps.links[i].offset
+						where = append(where, Span{o, o + len(a.ps.links[i].anchor)})
+					}
+				}
+			}
+		}
+		score := 8
+		if kr.CompetingLinks > 0 {
+			score = 2
+			kr.StuffingSignals = append(kr.StuffingSignals, fmt.Sprintf("%d links use it as anchor text", kr.CompetingLinks))
+			a.finding(IDCompetingLinks, id, fmt.Sprintf("%d links have %q as their anchor text, which tells search engines another page is about it; reword the anchors", kr.CompetingLinks, k.phrase), ev("a"), where)
+		}
+		a.assess("seo", IDCompetingLinks, id, score)
+	}
+	return kr
+}
+
+// textGroup is a set of identical short texts (alt texts, anchors).
+type textGroup struct {
+	toks []*token
+	idx  []int // positions of the texts, in order
+}
+
+// groupTexts merges identical short texts, so that a keyphrase is compared
+// once with each distinct text.
+func groupTexts(texts [][]*token) []textGroup {
+	var out []textGroup
+	at := map[string]int{}
+	var b strings.Builder
+	for i, toks := range texts {
+		b.Reset()
+		for _, t := range toks {
+			b.WriteString(t.core)
+			b.WriteByte(0)
+		}
+		sig := b.String()
+		if g, ok := at[sig]; ok {
+			out[g].idx = append(out[g].idx, i)
+			continue
+		}
+		at[sig] = len(out)
+		out = append(out, textGroup{toks: toks, idx: []int{i}})
+	}
+	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// slugWords turns a slug or URL into words: the last path segment, with
+// hyphens, underscores and dots as spaces.
+func slugWords(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexAny(s, "?#"); i >= 0 {
+		s = s[:i]
+	}
+	s = strings.TrimRight(s, "/")
+	if i := strings.LastIndexByte(s, '/'); i >= 0 {
+		s = s[i+1:]
+	}
+	return strings.NewReplacer("-", " ", "_", " ", ".", " ", "+", " ").Replace(s)
+}
+
+// slugify builds a slug from words: lowercase, diacritics removed, joined by hyphens.
+func slugify(ws []string) string {
+	var parts []string
+	for _, w := range ws {
+		it := words.FromString(foldDiacritics(strings.ReplaceAll(w, "'", " ")))
+		for it.Next() {
+			if v := it.Value(); isWordToken(v) {
+				parts = append(parts, strings.ToLower(v))
+			}
+		}
+	}
+	return strings.Join(parts, "-")
+}

@@ -1,0 +1,327 @@
+package optimizer
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/seokit/seokit/seo"
+)
+
+// Limits on a request. Larger input is refused with an *seo.InputError.
+const (
+	// MaxContentBytes is the largest content accepted: 10 MiB.
+	MaxContentBytes = 10 << 20
+	// MaxKeywords is the largest number of keyphrases in one request.
+	MaxKeywords = 1000
+	// MaxKeywordBytes is the longest keyphrase accepted, in bytes.
+	MaxKeywordBytes = 200
+	// MaxFieldBytes is the longest title, description or slug accepted.
+	MaxFieldBytes = 2048
+)
+
+// Formats accepted in Request.Format.
+const (
+	FormatAuto     = ""
+	FormatText     = "text"
+	FormatMarkdown = "markdown"
+	FormatHTML     = "html"
+)
+
+// Request is the input of Optimize.
+type Request struct {
+	// Content is the text to optimise: plain text, Markdown or HTML.
+	Content string `json:"content"`
+	// Format is "text", "markdown" or "html"; empty means detect it.
+	Format string `json:"format,omitempty"`
+	// Title is the SEO title, if any. For HTML without it, <title> is used.
+	Title string `json:"title,omitempty"`
+	// Description is the meta description, if any. For HTML without it,
+	// <meta name="description"> is used.
+	Description string `json:"description,omitempty"`
+	// Slug is the URL slug (or a whole URL), if any.
+	Slug string `json:"slug,omitempty"`
+	// Keywords are the keyphrases, primary first. A keyphrase in double
+	// quotes is matched exactly; otherwise its content words are matched in
+	// any order and in any word form within one sentence.
+	Keywords []string `json:"keywords"`
+	// Locale is the content's locale, xx-XX (xx_XX is accepted).
+	Locale string `json:"locale"`
+}
+
+// Span is a range of byte offsets [Start, End) in Request.Content.
+type Span struct {
+	Start int `json:"start"`
+	End   int `json:"end"`
+}
+
+// Finding is a seo.Finding with the places in the content it points at.
+// Evidence.Offset holds the first span's start.
+type Finding struct {
+	seo.Finding
+	// Keyphrase is the keyphrase the finding is about, if any.
+	Keyphrase string `json:"keyphrase,omitempty"`
+	// Spans locate the text concerned (at most MaxSpans).
+	Spans []Span `json:"spans,omitempty"`
+}
+
+// MaxSpans is the largest number of spans kept on one finding.
+const MaxSpans = 50
+
+// Assessment is one scored check, on Yoast's 0-9 scale (9 good, 5-7 ok,
+// 4 or less bad). Scores below 0 count as 0.
+type Assessment struct {
+	// ID names the check. A check with several outcomes uses the ID of
+	// one of them (keyphrase.not_in_title also covers
+	// keyphrase.title_not_at_start); keyphrase.density covers
+	// keyphrase.not_found, density_low, density_high and stuffing. The
+	// findings explain any score below 9.
+	ID string `json:"id"`
+	// Area is "seo" or "readability".
+	Area string `json:"area"`
+	// Keyphrase is set on keyphrase assessments.
+	Keyphrase string `json:"keyphrase,omitempty"`
+	Score     int    `json:"score"`
+}
+
+// Report is the result of Optimize.
+type Report struct {
+	// Locale is the request's locale as xx-XX.
+	Locale string `json:"locale"`
+	// Language is the locale's language.
+	Language string `json:"language"`
+	// Supported is true when Language has full support (see Languages).
+	Supported bool `json:"supported"`
+	// Skipped names the language-specific analyses not run for an
+	// unsupported language.
+	Skipped []string `json:"skipped,omitempty"`
+	// Detected is the language the text appears to be in.
+	Detected Detection `json:"detected"`
+	// Format is the input format used: "text", "markdown" or "html".
+	Format string `json:"format"`
+	// SEOScore and ReadabilityScore are 0-100; see the package
+	// documentation for the rule.
+	SEOScore          int    `json:"seoScore"`
+	SEORating         string `json:"seoRating"`
+	ReadabilityScore  int    `json:"readabilityScore"`
+	ReadabilityRating string `json:"readabilityRating"`
+	// Stats are the raw counts.
+	Stats Stats `json:"stats"`
+	// Readability holds the reading-ease formula and grade levels.
+	Readability Readability `json:"readability"`
+	// Keyphrases has one entry per requested keyphrase, in order.
+	Keyphrases []Keyphrase `json:"keyphrases"`
+	// ProminentWords are the most frequent content words (by stem).
+	ProminentWords []WordCount `json:"prominentWords,omitempty"`
+	// Assessments are the scored checks behind the two scores.
+	Assessments []Assessment `json:"assessments"`
+	// Findings are the problems found, most severe first.
+	Findings []Finding `json:"findings"`
+	// Suggestions holds rewrites built from the text.
+	Suggestions Suggestions `json:"suggestions"`
+}
+
+// Stats are raw counts over the body text (headings excluded unless named).
+type Stats struct {
+	Characters           int     `json:"characters"`
+	Letters              int     `json:"letters"`
+	Words                int     `json:"words"`
+	Sentences            int     `json:"sentences"`
+	Syllables            int     `json:"syllables"`
+	Paragraphs           int     `json:"paragraphs"`
+	Headings             int     `json:"headings"`
+	Subheadings          int     `json:"subheadings"`
+	ListItems            int     `json:"listItems"`
+	TableCells           int     `json:"tableCells"`
+	Quotes               int     `json:"quotes"`
+	Images               int     `json:"images"`
+	Links                int     `json:"links"`
+	AvgSentenceWords     float64 `json:"avgSentenceWords"`
+	AvgWordSyllables     float64 `json:"avgWordSyllables"`
+	LongSentences        int     `json:"longSentences"`
+	LongSentencePercent  float64 `json:"longSentencePercent"`
+	MaxSentenceWords     int     `json:"maxSentenceWords"`
+	MaxParagraphWords    int     `json:"maxParagraphWords"`
+	MaxSectionWords      int     `json:"maxSectionWords"`
+	PassiveSentences     int     `json:"passiveSentences"`
+	PassivePercent       float64 `json:"passivePercent"`
+	TransitionSentences  int     `json:"transitionSentences"`
+	TransitionPercent    float64 `json:"transitionPercent"`
+	ComplexWords         int     `json:"complexWords"`
+	ComplexWordPercent   float64 `json:"complexWordPercent"`
+	MaxConsecutiveOpener int     `json:"maxConsecutiveOpenings"`
+	ReadingTimeMinutes   float64 `json:"readingTimeMinutes"`
+	// PassiveMethod is "pos" (English tagger), "rules" or "" (not run).
+	PassiveMethod string `json:"passiveMethod,omitempty"`
+}
+
+// Readability is the language's reading-ease formula and, for English,
+// the grade levels.
+type Readability struct {
+	Formula string `json:"formula,omitempty"`
+	// Score is the formula's value clamped to 0-100.
+	Score float64 `json:"score"`
+	// Band is "easy", "fairly difficult" or "difficult" by the language's bands.
+	Band          string   `json:"band,omitempty"`
+	FleschKincaid *float64 `json:"fleschKincaidGrade,omitempty"`
+	GunningFog    *float64 `json:"gunningFog,omitempty"`
+	SMOG          *float64 `json:"smog,omitempty"`
+	ColemanLiau   *float64 `json:"colemanLiau,omitempty"`
+	ARI           *float64 `json:"automatedReadabilityIndex,omitempty"`
+}
+
+// Keyphrase is the analysis of one keyphrase.
+type Keyphrase struct {
+	Phrase string `json:"phrase"`
+	// Exact is true for a quoted keyphrase.
+	Exact bool `json:"exact"`
+	// Words are the content words matched (function words removed).
+	Words []string `json:"words"`
+	// Occurrences counts matches in the body; Forms lists the word forms seen.
+	Occurrences int      `json:"occurrences"`
+	Forms       []string `json:"forms,omitempty"`
+	// Density is occurrences per 100 words; AdjustedDensity multiplies it
+	// by the length factor 0.7 + n/3 (n content words).
+	Density         float64 `json:"density"`
+	AdjustedDensity float64 `json:"adjustedDensity"`
+	// RecommendedMin and RecommendedMax are the use counts giving a good density.
+	RecommendedMin int   `json:"recommendedMin"`
+	RecommendedMax int   `json:"recommendedMax"`
+	InTitle        *bool `json:"inTitle,omitempty"`
+	TitleAtStart   *bool `json:"titleAtStart,omitempty"`
+	InIntroduction bool  `json:"inIntroduction"`
+	InDescription  *int  `json:"inDescription,omitempty"` // sentences of the description that match
+	InSlug         *bool `json:"inSlug,omitempty"`
+	// SubheadingsMatched of Subheadings (H2/H3) reflect the keyphrase.
+	SubheadingsMatched int `json:"subheadingsMatched"`
+	Subheadings        int `json:"subheadings"`
+	// AltMatched of Images have it in their alt text.
+	AltMatched int `json:"altMatched"`
+	Images     int `json:"images"`
+	// LongestGap is the longest run of sentences without the keyphrase,
+	// and GapRatio that run divided by the number of sentences.
+	LongestGap int     `json:"longestGap"`
+	GapRatio   float64 `json:"gapRatio"`
+	// MaxPerSentence is the most matches in one sentence; MaxPer100Words
+	// the most in any window of 100 words.
+	MaxPerSentence int `json:"maxPerSentence"`
+	MaxPer100Words int `json:"maxPer100Words"`
+	// StuffingSignals explain any sign of keyword stuffing.
+	StuffingSignals []string `json:"stuffingSignals,omitempty"`
+	// CompetingLinks counts links whose anchor is the keyphrase.
+	CompetingLinks int `json:"competingLinks"`
+	// CompetesWith lists other keyphrases targeting the same words.
+	CompetesWith []string `json:"competesWith,omitempty"`
+	// Spans locate the matches (at most MaxSpans).
+	Spans []Span `json:"spans,omitempty"`
+}
+
+// WordCount is a word with its number of uses.
+type WordCount struct {
+	Word  string `json:"word"`
+	Count int    `json:"count"`
+}
+
+// Suggestions are rewrites built from the text for the primary keyphrase.
+type Suggestions struct {
+	// Title contains the keyphrase and fits 60 characters.
+	Title string `json:"title,omitempty"`
+	// Description contains the keyphrase and fits 155 characters.
+	Description string `json:"description,omitempty"`
+	// Slug is built from the keyphrase's words.
+	Slug string `json:"slug,omitempty"`
+	// Tips are short actions, one per finding, most severe first.
+	Tips []string `json:"tips,omitempty"`
+}
+
+// Optimize analyses req.Content for req.Keywords in req.Locale. Invalid
+// input gives an *seo.InputError naming the field ("content", "format",
+// "locale", "keywords", "keywords[3]", "title", "description", "slug").
+// A locale whose language lacks full support still gets every
+// language-independent analysis; Report.Skipped says what was left out.
+func Optimize(ctx context.Context, req Request) (*Report, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("optimizer: %w", err)
+	}
+	loc, err := seo.ParseLocale(req.Locale)
+	if err != nil {
+		return nil, err
+	}
+	if err := validate(&req); err != nil {
+		return nil, err
+	}
+	return run(ctx, req, loc)
+}
+
+func validate(req *Request) error {
+	if len(req.Content) > MaxContentBytes {
+		return &seo.InputError{Field: "content", Reason: fmt.Sprintf("must be at most %d bytes, got %d", MaxContentBytes, len(req.Content)), Err: seo.ErrTooLarge}
+	}
+	req.Content = spaceInvalid(req.Content)
+	switch strings.ToLower(strings.TrimSpace(req.Format)) {
+	case "", "auto":
+		req.Format = ""
+	case "text", "plain", "txt":
+		req.Format = FormatText
+	case "markdown", "md":
+		req.Format = FormatMarkdown
+	case "html":
+		req.Format = FormatHTML
+	default:
+		return &seo.InputError{Field: "format", Value: req.Format, Reason: `must be "text", "markdown" or "html"`}
+	}
+	for _, f := range []struct {
+		name string
+		v    *string
+	}{{"title", &req.Title}, {"description", &req.Description}, {"slug", &req.Slug}} {
+		if len(*f.v) > MaxFieldBytes {
+			return &seo.InputError{Field: f.name, Reason: fmt.Sprintf("must be at most %d bytes", MaxFieldBytes), Err: seo.ErrTooLarge}
+		}
+		*f.v = strings.ToValidUTF8(*f.v, "\uFFFD")
+	}
+	if len(req.Keywords) > MaxKeywords {
+		return &seo.InputError{Field: "keywords", Reason: fmt.Sprintf("at most %d keyphrases are accepted, got %d", MaxKeywords, len(req.Keywords)), Err: seo.ErrTooLarge}
+	}
+	for i, k := range req.Keywords {
+		field := fmt.Sprintf("keywords[%d]", i)
+		if !utf8.ValidString(k) {
+			return &seo.InputError{Field: field, Value: strings.ToValidUTF8(k, "\uFFFD"), Reason: "must be valid UTF-8"}
+		}
+		if len(k) > MaxKeywordBytes {
+			return &seo.InputError{Field: field, Value: k, Reason: fmt.Sprintf("must be at most %d bytes", MaxKeywordBytes)}
+		}
+		t := strings.Trim(strings.TrimSpace(k), "\"“”„«»")
+		if !hasWordChar(t) {
+			return &seo.InputError{Field: field, Value: k, Reason: "must contain at least one word"}
+		}
+	}
+	return nil
+}
+
+// spaceInvalid replaces every byte of invalid UTF-8 by a space, so that
+// offsets into the result are offsets into the original.
+func spaceInvalid(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	b := []byte(s)
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n == 1 {
+			b[i] = ' '
+		}
+		i += n
+	}
+	return string(b)
+}
+
+func rating(score int) string {
+	switch {
+	case score > 70:
+		return "good"
+	case score > 40:
+		return "ok"
+	}
+	return "bad"
+}

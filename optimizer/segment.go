@@ -1,0 +1,207 @@
+package optimizer
+
+import (
+	"context"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/clipperhouse/uax29/v2/sentences"
+	"github.com/clipperhouse/uax29/v2/words"
+)
+
+// token is one word of the content.
+type token struct {
+	start, end int    // byte offsets in the content
+	surface    string // the word as written
+	lower      string // lowercased, apostrophes folded
+	core       string // lower without clitics (l', 's)
+	key        string // stem with diacritics folded, for matching
+	sent       int32
+	syl        int16
+	letters    int16
+	runes      int16
+	stop       bool
+}
+
+// sentence is one sentence of a block.
+type sentence struct {
+	start, end int // content offsets
+	cs, ce     int // offsets in the block's text
+	w0, w1     int // token range
+	block      int
+}
+
+// blockInfo is a block with its sentences and tokens.
+type blockInfo struct {
+	block
+	s0, s1 int // sentence range
+	w0, w1 int // token range
+}
+
+// doc is the segmented content.
+type doc struct {
+	p      *profile
+	blocks []blockInfo
+	sents  []sentence
+	toks   []token
+	st     *stemmer
+	cache  map[string]*token // per distinct surface form: lower, core, key, syl, letters, stop
+}
+
+func newDoc(p *profile) *doc {
+	return &doc{p: p, st: newStemmer(p), cache: map[string]*token{}}
+}
+
+// wordInfo fills the language data of a surface form, cached.
+func (d *doc) wordInfo(surface string) *token {
+	if t, ok := d.cache[surface]; ok {
+		return t
+	}
+	t := &token{surface: surface}
+	t.lower = lowerWord(surface)
+	t.core = stripClitics(d.p.code, t.lower)
+	t.key = d.st.key(t.core)
+	t.stop = d.p.stopwords[t.core] || d.p.stopwords[t.lower]
+	n, rn := 0, 0
+	for _, r := range t.core {
+		rn++
+		if r < utf8.RuneSelf {
+			if ('a' <= r && r <= 'z') || ('A' <= r && r <= 'Z') {
+				n++
+			}
+		} else if unicode.IsLetter(r) {
+			n++
+		}
+	}
+	t.runes = int16(min(rn, 1<<14))
+	t.letters = int16(min(n, 1<<14))
+	if n > 0 {
+		t.syl = int16(min(d.p.syllables(t.core), 1<<14))
+	}
+	if len(d.cache) < 200000 {
+		d.cache[surface] = t
+	}
+	return t
+}
+
+// segment splits every block into sentences and words.
+func (d *doc) segment(ctx context.Context, blocks []block) error {
+	size := 0
+	for i := range blocks {
+		size += len(blocks[i].text)
+	}
+	d.toks = make([]token, 0, size/6+16)
+	d.sents = make([]sentence, 0, size/80+4)
+	d.blocks = make([]blockInfo, 0, len(blocks))
+	for bi := range blocks {
+		if bi%256 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		blk := blocks[bi]
+		info := blockInfo{block: blk, s0: len(d.sents), w0: len(d.toks)}
+		if blk.kind == kindHeading || blk.kind == kindTableCell || blk.kind == kindCaption {
+			// Not prose: one unit, never split into sentences.
+			d.addSentence(bi, &info.block, 0, len(blk.text))
+		} else {
+			d.splitSentences(bi, &info.block)
+		}
+		info.s1, info.w1 = len(d.sents), len(d.toks)
+		d.blocks = append(d.blocks, info)
+	}
+	return nil
+}
+
+// splitSentences uses the Unicode sentence boundaries, then joins back
+// breaks that follow an abbreviation, an initial or (German) an ordinal,
+// and breaks followed by a lowercase letter.
+func (d *doc) splitSentences(bi int, blk *block) {
+	it := sentences.FromString(blk.text)
+	start := -1
+	end := 0
+	for it.Next() {
+		s, e := it.Start(), it.End()
+		if start < 0 {
+			start = s
+		}
+		end = e
+		seg := blk.text[start:end]
+		if e < len(blk.text) && d.joinNext(strings.TrimSpace(seg), blk.text[e:]) {
+			continue
+		}
+		d.addSentence(bi, blk, start, end)
+		start = -1
+	}
+	if start >= 0 {
+		d.addSentence(bi, blk, start, end)
+	}
+}
+
+func (d *doc) joinNext(seg, next string) bool {
+	next = strings.TrimLeft(next, " \t\"'“”‘’«»(")
+	if next == "" {
+		return false
+	}
+	r, _ := utf8.DecodeRuneInString(next)
+	if unicode.IsLower(r) {
+		return true
+	}
+	if !strings.HasSuffix(seg, ".") {
+		return false
+	}
+	body := seg[:len(seg)-1]
+	i := strings.LastIndexAny(body, " \t(\"'“«")
+	last := body[i+1:]
+	if last == "" {
+		return false
+	}
+	if d.p.code == "de" && len(last) <= 2 && last[0] >= '0' && last[0] <= '9' {
+		return true // ordinal: "am 3. Mai"
+	}
+	if utf8.RuneCountInString(last) == 1 {
+		lr, _ := utf8.DecodeRuneInString(last)
+		return unicode.IsUpper(lr) // an initial: "J. Smith"
+	}
+	return d.p.abbreviation[lowerWord(last)]
+}
+
+// addSentence records text[s:e] of block bi as a sentence and its words.
+func (d *doc) addSentence(bi int, blk *block, s, e int) {
+	seg := blk.text[s:e]
+	trimmed := strings.TrimSpace(seg)
+	if trimmed == "" {
+		return
+	}
+	lead := strings.Index(seg, trimmed)
+	sn := sentence{start: blk.orig(s + lead), cs: s + lead, ce: s + lead + len(trimmed), block: bi, w0: len(d.toks)}
+	sn.end = blk.orig(s+lead+len(trimmed)-1) + 1
+	idx := int32(len(d.sents))
+	it := words.FromString(seg)
+	for it.Next() {
+		w := it.Value()
+		if !isWordToken(w) {
+			continue
+		}
+		info := d.wordInfo(w)
+		t := *info
+		t.start = blk.orig(s + it.Start())
+		t.end = blk.orig(s+it.End()-1) + 1
+		t.sent = idx
+		d.toks = append(d.toks, t)
+	}
+	sn.w1 = len(d.toks)
+	if sn.w1 == sn.w0 {
+		return // no words: an emoji line or punctuation
+	}
+	d.sents = append(d.sents, sn)
+}
+
+func isWordToken(w string) bool {
+	c := w[0]
+	if c < utf8.RuneSelf {
+		return ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z') || ('0' <= c && c <= '9') || (c == '\'' && len(w) > 1 && hasWordChar(w))
+	}
+	return hasWordChar(w)
+}
