@@ -105,9 +105,13 @@ func analyze(ctx context.Context, resp *seo.Response, cfg *config, env *fetchEnv
 	for _, x := range builtinExtractors {
 		x(p)
 	}
+	// Document checks read a page's content, which only a successful
+	// response has; a redirect's or error page's body gets the checks that
+	// apply to every response (status, headers, URL).
+	document := p.IsHTML && resp.Status/100 == 2
 	for _, list := range [][]Check{builtinChecks, cfg.Checks} {
 		for _, c := range list {
-			if (p.IsHTML || c.AllDocuments) && cfg.runs(c.Depth, c.IDs) && c.Run != nil {
+			if (document || c.AllDocuments) && cfg.runs(c.Depth, c.IDs) && c.Run != nil {
 				c.Run(p, r)
 			}
 		}
@@ -125,14 +129,14 @@ func analyze(ctx context.Context, resp *seo.Response, cfg *config, env *fetchEnv
 			}
 		}
 	}
-	if cfg.CheckLinks && env.Fetcher != nil {
+	if cfg.CheckLinks && env.Fetcher != nil && document {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			runLinkChecks(ctx, p, env, r)
 		}()
 	}
-	if cfg.AnalyzeMobile && env.Fetcher != nil && p.IsHTML {
+	if cfg.AnalyzeMobile && env.Fetcher != nil && document {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
