@@ -423,7 +423,8 @@ func (a *linkAcc) add(i int, h linkHit) {
 	if found {
 		return
 	}
-	p.Findings = slices.Insert(p.Findings, k, h.id)
+	p.Findings = slices.Insert(slices.Clip(p.Findings), k, h.id) // p.Findings may be shared
+
 	p.Score = max(0, p.Score-sev.Weight())
 	switch sev {
 	case seo.Error:

@@ -192,6 +192,9 @@ type siteBuilder struct {
 	// each: a flat array would double (and copy) as the crawl grows.
 	edges   [][]edge
 	sitemap map[int32]int32 // loc -> the first sitemap listing it
+	// idSets shares one Findings slice between pages with the same finding
+	// IDs: template-built pages mostly repeat the same set.
+	idSets  map[string][]string
 	scratch []edge
 	link    linkScope // link-scope checks, see linkscope.go
 }
@@ -281,7 +284,26 @@ func (b *siteBuilder) addPage(sum PageSummary, edges []Edge) {
 	}
 	b.edges = append(b.edges, slices.Clone(kept))
 	b.scratch = sc[:0]
+	sum.Findings = b.shareIDs(sum.Findings)
 	b.pages = append(b.pages, sum)
+}
+
+// shareIDs returns a shared, read-only copy of a sorted set of finding IDs.
+// Its capacity equals its length, so an append or insert copies it.
+func (b *siteBuilder) shareIDs(ids []string) []string {
+	if len(ids) == 0 {
+		return nil
+	}
+	key := strings.Join(ids, " ")
+	if shared, ok := b.idSets[key]; ok {
+		return shared
+	}
+	if b.idSets == nil {
+		b.idSets = map[string][]string{}
+	}
+	shared := slices.Clip(slices.Clone(ids))
+	b.idSets[key] = shared
+	return shared
 }
 
 // hopTarget is where redirect hop i of s leads: the next hop's URL, else the
