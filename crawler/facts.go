@@ -122,11 +122,7 @@ func (cr *crawl) hostVariants(ctx context.Context) (seo.Finding, bool) {
 			hosts = append(hosts, "www."+host)
 		}
 	}
-	type answer struct {
-		url, location string
-		status        int
-	}
-	var answers []answer
+	var answers []variantAnswer
 	for _, scheme := range []string{"https", "http"} {
 		for _, h := range hosts {
 			hp := h
@@ -141,12 +137,36 @@ func (cr *crawl) hostVariants(ctx context.Context) (seo.Finding, bool) {
 			if err != nil || resp == nil || resp.Status == 0 {
 				continue
 			}
-			answers = append(answers, answer{url: u, status: resp.Status, location: resp.Header.Get("Location")})
+			answers = append(answers, variantAnswer{url: u, status: resp.Status, location: resp.Header.Get("Location")})
 		}
 	}
 	if ctx.Err() != nil || len(answers) < 2 {
 		return seo.Finding{}, false
 	}
+	problems := variantProblems(answers)
+	if len(problems) == 0 {
+		return seo.Finding{}, false
+	}
+	var urls []string
+	for _, a := range answers {
+		urls = append(urls, a.url)
+	}
+	return finding("site.host_variants_not_consolidated", cr.root.String(),
+		"the http/https and www/non-www forms of the site are not all sent to one origin with a single permanent redirect",
+		seo.Evidence{URLs: urls, Detail: seo.Clip(strings.Join(problems, "; "))}), true
+}
+
+// variantAnswer is how one host variant answered, without following
+// redirects.
+type variantAnswer struct {
+	url, location string
+	status        int
+}
+
+// variantProblems says why the answering variants are not consolidated:
+// exactly one origin must answer 2xx and every other variant must reach it
+// with one 301 or 308.
+func variantProblems(answers []variantAnswer) []string {
 	var origins []string
 	for _, a := range answers {
 		if a.status >= 200 && a.status < 300 {
@@ -174,24 +194,26 @@ func (cr *crawl) hostVariants(ctx context.Context) (seo.Finding, bool) {
 	default:
 		problems = append(problems, "several variants answer 200: "+strings.Join(origins, ", "))
 	}
-	if len(problems) == 0 {
-		return seo.Finding{}, false
-	}
-	var urls []string
-	for _, a := range answers {
-		urls = append(urls, a.url)
-	}
-	return finding("site.host_variants_not_consolidated", cr.root.String(),
-		"the http/https and www/non-www forms of the site are not all sent to one origin with a single permanent redirect",
-		seo.Evidence{URLs: urls, Detail: seo.Clip(strings.Join(problems, "; "))}), true
+	return problems
 }
 
+// origin returns the scheme and host of raw in one form: lowercase, without
+// a trailing dot or the scheme's default port, so that a Location of
+// "https://Example.com:443/" names the same origin as "https://example.com/".
 func origin(raw string) string {
 	u, err := url.Parse(raw)
 	if err != nil {
 		return raw
 	}
-	return strings.ToLower(u.Scheme) + "://" + strings.ToLower(u.Host)
+	scheme := strings.ToLower(u.Scheme)
+	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
+	if strings.Contains(host, ":") {
+		host = "[" + host + "]"
+	}
+	if p := u.Port(); p != "" && !(scheme == "http" && p == "80") && !(scheme == "https" && p == "443") {
+		host += ":" + p
+	}
+	return scheme + "://" + host
 }
 
 // favicon reports site.favicon_missing when neither the start page's
@@ -311,8 +333,10 @@ func (cr *crawl) readSitemaps(ctx context.Context, rb *robotstxt.Robots) sitemap
 		if sum.Status == http.StatusOK && sum.Error == "" {
 			sf.exists = true
 		}
+		// A 200 whose body cannot be read (a broken gzip stream, a dropped
+		// connection) is no more use than an error status.
 		switch {
-		case sum.Status == http.StatusOK:
+		case sum.Status == http.StatusOK && sum.Error == "":
 		case ref.from == "robots":
 			sf.dead = append(sf.dead, ref.url)
 		case ref.from != "default":
@@ -394,7 +418,9 @@ func (cr *crawl) readSitemap(ctx context.Context, ref sitemapRef, addIssue func(
 	var locs []string
 	var hosts []string
 	if ref.from == "robots" {
-		hosts = []string{cr.root.Host}
+		// robots.txt vouches for its host name; cr.root.Host would carry
+		// an explicit port, which sitemap.Options.AllowedHosts never matches.
+		hosts = []string{cr.rootHost}
 	}
 	info, err := sitemap.Read(ctx, pr, &sitemap.Options{
 		MaxURLs: sitemapMaxURLs, MaxBytes: sitemapMaxBytes, Now: cr.o.Now,
@@ -419,6 +445,12 @@ func (cr *crawl) readSitemap(ctx context.Context, ref sitemapRef, addIssue func(
 		sum.URLs = info.URLs
 		if info.TooManyURLs || info.TooLarge {
 			detail := fmt.Sprintf("%d URLs, %d bytes", info.URLs, info.Bytes)
+			if info.TooManyURLs {
+				// Reading stopped at the limit: info.URLs is not the total.
+				detail = fmt.Sprintf("more than %d URLs", sitemapMaxURLs)
+			} else if info.TooLarge {
+				detail = fmt.Sprintf("more than %d bytes uncompressed", sitemapMaxBytes)
+			}
 			addIssue("site.sitemap_too_large", ref.url, "a sitemap exceeds 50,000 URLs or 50 MB uncompressed", seo.Evidence{Detail: detail})
 		}
 		for _, is := range info.Issues {

@@ -395,12 +395,14 @@ func (rd *reader) foreign(u *url.URL, index bool) string {
 	if rd.base == nil {
 		return ""
 	}
+	// Cross-submission through robots.txt allows other hosts and folders,
+	// never another scheme.
+	if !strings.EqualFold(u.Scheme, rd.base.Scheme) {
+		return "scheme differs from the sitemap's"
+	}
 	host := strings.ToLower(u.Hostname())
 	if rd.allowed[host] {
 		return ""
-	}
-	if !strings.EqualFold(u.Scheme, rd.base.Scheme) {
-		return "scheme differs from the sitemap's"
 	}
 	if host != strings.ToLower(rd.base.Hostname()) || portOf(u) != portOf(rd.base) {
 		return "host differs from the sitemap's"
