@@ -101,10 +101,11 @@ type simState struct {
 }
 
 func (s *simState) word(h uint64) {
-	s.ring[s.words%ShingleSize] = h
+	copy(s.ring[:], s.ring[1:])
+	s.ring[ShingleSize-1] = h
 	s.words++
 	if s.words >= ShingleSize {
-		s.add(shingleHash(s.ring, s.words))
+		s.add(shingleHash(s.ring, ShingleSize))
 	}
 }
 
@@ -148,8 +149,9 @@ func (s *simState) sum() uint64 {
 func shingleHash(ring [ShingleSize]uint64, words int) uint64 {
 	n := min(words, ShingleSize)
 	h := uint64(n)
-	for k := words - n; k < words; k++ {
-		h = bits.RotateLeft64(h, 23) ^ ring[k%ShingleSize]
+	// ring holds the last words oldest first, right-aligned.
+	for _, w := range ring[ShingleSize-n:] {
+		h = bits.RotateLeft64(h, 23) ^ w
 		h *= 0x9E3779B97F4A7C15
 	}
 	h ^= h >> 30

@@ -31,7 +31,7 @@ import (
 // auxiliaries) of each language; they are not copied from any other list.
 
 const (
-	langDetectMaxWords    = 2000
+	langDetectMaxWords    = 1000
 	langDetectMaxLetters  = 20000
 	langMinHits           = 8.0
 	langMinDistinct       = 5

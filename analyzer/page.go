@@ -322,6 +322,9 @@ func (p *Page) index() {
 	}
 	if root != nil {
 		var sb strings.Builder
+		// Visible text is most of a text-heavy page; sizing the builder
+		// once avoids copying it as it grows.
+		sb.Grow(min(len(p.Body)/2, 4<<20))
 		p.Words = appendText(&sb, root, dropChrome)
 		p.MainText = strings.TrimSpace(sb.String())
 	}
