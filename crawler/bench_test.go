@@ -52,7 +52,7 @@ func BenchmarkCrawl(b *testing.B) {
 	if large {
 		articles = 100_000
 	}
-	site := crawlertest.NewSite(crawlertest.SiteOptions{Articles: articles, Categories: 50, PerPage: 25})
+	site := crawlertest.NewSite(crawlertest.SiteOptions{Articles: articles, Categories: 50, PerPage: 25, NoRequestLog: true})
 	defer site.Close()
 	parsePPS := parseBaseline(b, site)
 	b.ResetTimer()

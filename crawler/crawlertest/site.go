@@ -48,6 +48,10 @@ type SiteOptions struct {
 	Throttle []string
 	// RetryAfter is the Retry-After of throttled answers; zero means 1 s.
 	RetryAfter time.Duration
+	// NoRequestLog skips the per-URL hit counts and times (Hits, Times and
+	// Throttle need them), so a large benchmark site measures the crawler's
+	// memory, not the test server's.
+	NoRequestLog bool
 	// Latency delays every answer.
 	Latency time.Duration
 	// Extra adds handlers by path; ExtraLinks are linked from the home page.
@@ -137,13 +141,16 @@ func (s *Site) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	s.requests.Add(1)
 	key := r.URL.RequestURI()
-	s.mu.Lock()
-	s.hits[key]++
-	first := s.hits[key] == 1
-	if len(s.times[key]) < 16 {
-		s.times[key] = append(s.times[key], time.Now())
+	first := false
+	if !s.opts.NoRequestLog {
+		s.mu.Lock()
+		s.hits[key]++
+		first = s.hits[key] == 1
+		if len(s.times[key]) < 16 {
+			s.times[key] = append(s.times[key], time.Now())
+		}
+		s.mu.Unlock()
 	}
-	s.mu.Unlock()
 	if s.opts.Latency > 0 {
 		time.Sleep(s.opts.Latency)
 	}
