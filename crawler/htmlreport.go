@@ -69,7 +69,15 @@ type htmlView struct {
 	PagesShown int
 	PagesTotal int
 	Duration   string
+	// Details are site and link findings with their evidence, at most
+	// MaxHTMLReportDetails; DetailsTotal counts them all.
+	Details      []seo.Finding
+	DetailsTotal int
 }
+
+// MaxHTMLReportDetails caps the findings listed one by one in the HTML
+// report; the JSON report has them all.
+const MaxHTMLReportDetails = 1000
 
 type findingSection struct {
 	Severity seo.Severity
@@ -146,6 +154,10 @@ func (r *SiteReport) WriteHTML(w io.Writer) error {
 			v.Sections = append(v.Sections, findingSection{Severity: s, Groups: bySev[s]})
 		}
 	}
+	details := append(append([]seo.Finding(nil), r.SiteFindings...), r.LinkFindings...)
+	sortFindings(details)
+	v.DetailsTotal = len(details) + r.LinkFindingsOmitted
+	v.Details = details[:min(len(details), MaxHTMLReportDetails)]
 
 	codes := make([]int, 0, len(r.StatusCodes))
 	for c := range r.StatusCodes {

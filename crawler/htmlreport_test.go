@@ -112,6 +112,11 @@ func TestWriteHTML(t *testing.T) {
 			t.Error("site.duplicate_content (warning) is not in the warning section")
 		}
 	})
+	t.Run("details", func(t *testing.T) {
+		if len(rep.SiteFindings) > 0 && strings.Count(out, `<td class="url finding-url">`) != len(rep.SiteFindings)+len(rep.LinkFindings) {
+			t.Errorf("details table has %d rows, want %d", strings.Count(out, `<td class="url finding-url">`), len(rep.SiteFindings)+len(rep.LinkFindings))
+		}
+	})
 	t.Run("page table", func(t *testing.T) {
 		rows := strings.Count(out, `<td class="url">`)
 		if rows != len(rep.Pages) {
