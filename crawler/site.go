@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/seokit/seokit/analyzer"
 	"github.com/seokit/seokit/seo"
@@ -735,6 +737,37 @@ func (r *siteRun) reportGroup(id string, members []int, msg string, ev seo.Evide
 
 func normText(s string) string { return strings.ToLower(analyzer.Collapse(s)) }
 
+// normHash is a 64-bit FNV-1a hash of normText(s), computed without
+// allocating; 0 for blank text.
+func normHash(s string) uint64 {
+	const (
+		offset = 14695981039346656037
+		prime  = 1099511628211
+	)
+	h := uint64(offset)
+	space, seen := false, false
+	for _, c := range s {
+		if unicode.IsSpace(c) {
+			space = seen
+			continue
+		}
+		if space {
+			h = (h ^ ' ') * prime
+			space = false
+		}
+		seen = true
+		c = unicode.ToLower(c)
+		var buf [utf8.UTFMax]byte
+		for _, b := range buf[:utf8.EncodeRune(buf[:], c)] {
+			h = (h ^ uint64(b)) * prime
+		}
+	}
+	if !seen {
+		return 0
+	}
+	return h
+}
+
 func (r *siteRun) duplicates() {
 	cands := r.dupCandidates()
 	fields := []struct {
@@ -745,27 +778,43 @@ func (r *siteRun) duplicates() {
 		{"site.duplicate_description", "meta description", func(p *PageSummary) string { return p.Description }},
 		{"site.duplicate_h1", "first H1", func(p *PageSummary) string { return p.H1 }},
 	}
+	// Group by a hash of the normalised text (no string per page), then
+	// split each group by the text itself, so a collision never joins
+	// different texts.
 	for _, f := range fields {
-		groups := map[string][]int{}
-		var order []string
+		groups := map[uint64][]int{}
+		var order []uint64
 		for _, i := range cands {
 			v := f.get(&r.pages[i])
-			if strings.TrimSpace(v) == "" {
+			h := normHash(v)
+			if h == 0 {
 				continue
 			}
-			k := normText(v)
-			if _, ok := groups[k]; !ok {
-				order = append(order, k)
+			if _, ok := groups[h]; !ok {
+				order = append(order, h)
 			}
-			groups[k] = append(groups[k], i)
+			groups[h] = append(groups[h], i)
 		}
-		for _, k := range order {
-			g := groups[k]
+		for _, h := range order {
+			g := groups[h]
 			if len(g) < 2 {
 				continue
 			}
-			r.reportGroup(f.id, g, fmt.Sprintf("%d pages share the same %s", len(g), f.what),
-				seo.Evidence{Element: f.what, Value: f.get(&r.pages[g[0]])})
+			byText := map[string][]int{}
+			var texts []string
+			for _, i := range g {
+				k := normText(f.get(&r.pages[i]))
+				if _, ok := byText[k]; !ok {
+					texts = append(texts, k)
+				}
+				byText[k] = append(byText[k], i)
+			}
+			for _, k := range texts {
+				if sub := byText[k]; len(sub) >= 2 {
+					r.reportGroup(f.id, sub, fmt.Sprintf("%d pages share the same %s", len(sub), f.what),
+						seo.Evidence{Element: f.what, Value: f.get(&r.pages[sub[0]])})
+				}
+			}
 		}
 	}
 	groups := map[uint64][]int{}
