@@ -196,11 +196,7 @@ func canonicalDecls(p *Page) (decls []canonicalDecl, inHead []bool) {
 		d := canonicalDecl{node: n, source: "html"}
 		d.raw, d.hasRaw = Attr(n, "href")
 		d.raw = strings.TrimSpace(d.raw)
-		if d.raw != "" {
-			if u := p.Resolve(d.raw); u != nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" {
-				d.u = u
-			}
-		}
+		d.u = resolveWeb(p.Base, d.raw)
 		decls = append(decls, d)
 		inHead = append(inHead, InHead(n))
 	}
@@ -213,13 +209,7 @@ func canonicalDecls(p *Page) (decls []canonicalDecl, inHead []bool) {
 			continue
 		}
 		d := canonicalDecl{raw: l.Target, hasRaw: true, source: "header"}
-		if l.Target != "" {
-			if r, err := url.Parse(l.Target); err == nil {
-				if u := p.URL.ResolveReference(r); (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" {
-					d.u = u
-				}
-			}
-		}
+		d.u = resolveWeb(p.URL, l.Target)
 		decls = append(decls, d)
 		inHead = append(inHead, true)
 	}

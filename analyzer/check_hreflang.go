@@ -63,11 +63,7 @@ func hreflangDecls(p *Page) (decls []hreflangDecl, inHead []bool) {
 			d := hreflangDecl{node: n, code: strings.TrimSpace(code), source: "html"}
 			d.raw, _ = Attr(n, "href")
 			d.raw = strings.TrimSpace(d.raw)
-			if d.raw != "" {
-				if u := p.Resolve(d.raw); u != nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" {
-					d.u = u
-				}
-			}
+			d.u = resolveWeb(p.Base, d.raw)
 			decls = append(decls, d)
 			inHead = append(inHead, InHead(n))
 		}
@@ -85,11 +81,7 @@ func hreflangDecls(p *Page) (decls []hreflangDecl, inHead []bool) {
 			continue
 		}
 		d := hreflangDecl{code: strings.TrimSpace(code), raw: l.Target, source: "header"}
-		if ru, err := url.Parse(l.Target); err == nil && l.Target != "" {
-			if u := p.URL.ResolveReference(ru); (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" {
-				d.u = u
-			}
-		}
+		d.u = resolveWeb(p.URL, l.Target)
 		decls = append(decls, d)
 		inHead = append(inHead, true)
 	}

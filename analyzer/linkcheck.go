@@ -225,7 +225,7 @@ func lcCollect(p *Page, r *Reporter) []*lcTarget {
 	self := lcKey(p.URL)
 	selfOK := p.Response == nil || p.Response.Status == http.StatusOK
 	add := func(u *url.URL, kind lcKind, el string) *lcTarget {
-		if u == nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		if !isWebURL(u) {
 			return nil
 		}
 		c := *u

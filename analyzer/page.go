@@ -126,6 +126,29 @@ func (p *Page) Resolve(ref string) *url.URL {
 	return p.Base.ResolveReference(r)
 }
 
+// isWebURL reports whether u is an absolute http(s) URL with a host.
+func isWebURL(u *url.URL) bool {
+	return u != nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
+}
+
+// resolveWeb resolves ref against base and returns it when it is an
+// absolute http(s) URL, else nil. Link headers resolve against the page URL,
+// markup against the base URL.
+func resolveWeb(base *url.URL, ref string) *url.URL {
+	ref = strings.TrimSpace(ref)
+	if ref == "" {
+		return nil
+	}
+	r, err := url.Parse(ref)
+	if err != nil {
+		return nil
+	}
+	if u := base.ResolveReference(r); isWebURL(u) {
+		return u
+	}
+	return nil
+}
+
 // newPage decodes and parses the body once and builds the indexes.
 func newPage(resp *seo.Response, cfg *config) *Page {
 	u, err := url.Parse(resp.URL)
@@ -473,7 +496,7 @@ func (p *Page) collectLinks() {
 		if l.HasHref {
 			u := p.Resolve(l.Href)
 			l.Unparseable = u == nil
-			if u != nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" {
+			if isWebURL(u) {
 				u.Fragment, u.RawFragment = "", ""
 				l.URL = u
 				l.Internal = seo.HostInScope(u.Hostname(), pageHost, false)
