@@ -214,9 +214,18 @@ func newSiteBuilder(start *url.URL, opts *Options) *siteBuilder {
 		if opts.Now != nil {
 			b.now = opts.Now
 		}
+		// Size the per-page arrays for the page limit once (capped), so a
+		// large crawl does not double and copy them as it grows.
+		if n := min(opts.MaxPages, maxPreallocPages); n > 0 {
+			b.pages = make([]PageSummary, 0, n)
+			b.edges = make([][]edge, 0, n)
+		}
 	}
 	return b
 }
+
+// maxPreallocPages caps the pages newSiteBuilder sizes its arrays for.
+const maxPreallocPages = 200_000
 
 func (b *siteBuilder) intern(u string) int32 {
 	if id, ok := b.ids[u]; ok {
