@@ -535,39 +535,30 @@ func lcReport(p *Page, r *Reporter, t *lcTarget, pageKeys map[string]bool) {
 			r.Add("images.too_large", fmt.Sprintf("the image %s weighs %d bytes, over the %d byte limit", u, t.size, p.cfg.th.ImageMaxBytes), e)
 		}
 	}
-	if t.kinds&lcCanonical != 0 {
+	// Canonical and hreflang targets share their error, redirect and
+	// noindex findings; only the area and the wording differ.
+	target := func(area, label, el string) {
 		switch {
 		case bad:
-			r.Add("canonical.target_error", fmt.Sprintf("the canonical URL %s cannot be used (%s)", u, what), ev(t.canonEl))
+			r.Add(area+".target_error", fmt.Sprintf("the %s %s cannot be used (%s)", label, u, what), ev(el))
 		case redirect:
-			r.Add("canonical.target_redirect", fmt.Sprintf("the canonical URL %s redirects to %s", u, lcOr(t.location, "an unnamed location")), ev(t.canonEl))
+			r.Add(area+".target_redirect", fmt.Sprintf("the %s %s redirects to %s", label, u, lcOr(t.location, "an unnamed location")), ev(el))
 		}
 		if t.blocked {
-			e := ev(t.canonEl)
+			e := ev(el)
 			e.Detail = "disallowed by robots.txt"
-			r.Add("canonical.target_noindex", fmt.Sprintf("the canonical URL %s is disallowed by robots.txt", u), e)
+			r.Add(area+".target_noindex", fmt.Sprintf("the %s %s is disallowed by robots.txt", label, u), e)
 		} else if ok && t.facts != nil && t.facts.noindex {
-			e := ev(t.canonEl)
+			e := ev(el)
 			e.Detail = "noindex in " + t.facts.noindexSrc
-			r.Add("canonical.target_noindex", fmt.Sprintf("the canonical URL %s is noindex", u), e)
+			r.Add(area+".target_noindex", fmt.Sprintf("the %s %s is noindex", label, u), e)
 		}
 	}
+	if t.kinds&lcCanonical != 0 {
+		target("canonical", "canonical URL", t.canonEl)
+	}
 	if t.kinds&lcHreflang != 0 {
-		switch {
-		case bad:
-			r.Add("hreflang.target_error", fmt.Sprintf("the hreflang alternate %s cannot be used (%s)", u, what), ev(t.hreflangEl))
-		case redirect:
-			r.Add("hreflang.target_redirect", fmt.Sprintf("the hreflang alternate %s redirects to %s", u, lcOr(t.location, "an unnamed location")), ev(t.hreflangEl))
-		}
-		if t.blocked {
-			e := ev(t.hreflangEl)
-			e.Detail = "disallowed by robots.txt"
-			r.Add("hreflang.target_noindex", fmt.Sprintf("the hreflang alternate %s is disallowed by robots.txt", u), e)
-		} else if ok && t.facts != nil && t.facts.noindex {
-			e := ev(t.hreflangEl)
-			e.Detail = "noindex in " + t.facts.noindexSrc
-			r.Add("hreflang.target_noindex", fmt.Sprintf("the hreflang alternate %s is noindex", u), e)
-		}
+		target("hreflang", "hreflang alternate", t.hreflangEl)
 		if ok && t.facts != nil {
 			if c := t.facts.canonicals; len(c) > 0 && !lcContainsKey(c, t.url, t.key) {
 				e := ev(t.hreflangEl)

@@ -480,12 +480,6 @@ func isIdeograph(r rune) bool {
 		unicode.Is(unicode.Katakana, r) || unicode.Is(unicode.Hangul, r))
 }
 
-// CountWords counts words in s by the main-text rule.
-func CountWords(s string) int {
-	var sb strings.Builder
-	return appendWords(&sb, s)
-}
-
 func (p *Page) collectLinks() {
 	pageHost := p.URL.Hostname()
 	for _, a := range p.byTag[atom.A] {
@@ -606,11 +600,6 @@ func InHead(n *html.Node) bool {
 		}
 	}
 	return false
-}
-
-// InForeign reports whether n sits inside SVG or MathML.
-func InForeign(n *html.Node) bool {
-	return n.Namespace != ""
 }
 
 // Outer renders a short form of an element's start tag for evidence, e.g.
