@@ -25,8 +25,16 @@ const usage = `usage:
   cli crawl [flags] DOMAIN     crawl a site (a domain with optional port, or a start URL)
   cli optimize [flags] FILE    score a text for keyphrases and a locale
   cli checks                   list every check ID with its severity and scope
+  cli keywords suggest QUERY   keyword ideas from the local keyword table
+  cli keywords import FILE     import a Keyword Planner, Search Console or Semrush CSV
+  cli rankings check KEYWORD.. check positions now with a SERP provider
+  cli rankings track [KEYWORD] track keywords or import a Search Console export
+  cli report -domain DOMAIN    performance report over a date range (text, JSON or HTML)
 
-Run "cli analyze -h", "cli crawl -h" or "cli optimize -h" for the flags.
+Run "cli analyze -h", "cli crawl -h", "cli optimize -h", "cli keywords suggest -h",
+"cli rankings track -h", "cli report -h" ... for the flags. The keywords, rankings
+and report commands share one SQLite file, seokit.db in the working directory
+unless -db names another.
 `
 
 // exitError carries an exit code out of a command.
@@ -72,6 +80,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runOptimize(ctx, args[1:], stdout, stderr)
 	case "checks":
 		return runChecks(stdout)
+	case "keywords":
+		return runKeywords(ctx, args[1:], stdout, stderr)
+	case "rankings":
+		return runRankings(ctx, args[1:], stdout, stderr)
+	case "report":
+		return runReport(ctx, args[1:], stdout, stderr)
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return nil

@@ -1,0 +1,202 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/seokit/seokit/keywords"
+	"github.com/seokit/seokit/keywords/local"
+	"github.com/seokit/seokit/seo"
+)
+
+// defaultDB is the SQLite file the keywords, rankings and report commands
+// share (the keyword table and the ranking history live side by side).
+const defaultDB = "seokit.db"
+
+const keywordsUsage = `usage:
+  cli keywords suggest [flags] QUERY   keyword ideas from the local keyword table
+  cli keywords import [flags] FILE     import a Keyword Planner, Search Console or Semrush CSV
+
+Run "cli keywords suggest -h" or "cli keywords import -h" for the flags.
+`
+
+func runKeywords(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, keywordsUsage)
+		return &exitError{code: 2, err: errors.New("keywords: no subcommand given")}
+	}
+	switch args[0] {
+	case "suggest":
+		return runKeywordsSuggest(ctx, args[1:], stdout, stderr)
+	case "import":
+		return runKeywordsImport(ctx, args[1:], stdout, stderr)
+	case "-h", "--help", "help":
+		fmt.Fprint(stdout, keywordsUsage)
+		return nil
+	}
+	fmt.Fprint(stderr, keywordsUsage)
+	return &exitError{code: 2, err: fmt.Errorf("keywords: unknown subcommand %q", args[0])}
+}
+
+// usageErr wraps a bad-input error as exit code 2.
+func usageErr(err error) error { return &exitError{code: 2, err: err} }
+
+func parseLocaleFlag(s string) (seo.Locale, error) {
+	loc, err := seo.ParseLocale(s)
+	if err != nil {
+		return loc, usageErr(fmt.Errorf("-locale: %w", err))
+	}
+	return loc, nil
+}
+
+func openKeywords(ctx context.Context, path string) (*local.Store, error) {
+	if strings.TrimSpace(path) == "" {
+		return nil, usageErr(errors.New("-db: is empty"))
+	}
+	st, err := local.Open(ctx, path, nil)
+	if err != nil {
+		return nil, usageErr(fmt.Errorf("open keyword table %s: %w", path, err))
+	}
+	return st, nil
+}
+
+func runKeywordsSuggest(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("keywords suggest", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	locale := fs.String("locale", "en-US", "language and region, xx-XX")
+	db := fs.String("db", defaultDB, "SQLite file of the keyword table")
+	limit := fs.Int("limit", keywords.DefaultLimit, fmt.Sprintf("most suggestions, 1 to %d", keywords.MaxLimit))
+	asJSON := fs.Bool("json", false, "print the suggestions as JSON")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: cli keywords suggest [flags] QUERY")
+		fs.PrintDefaults()
+	}
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() == 0 {
+		fs.Usage()
+		return usageErr(errors.New("keywords suggest takes a query"))
+	}
+	query := strings.Join(fs.Args(), " ")
+	loc, err := parseLocaleFlag(*locale)
+	if err != nil {
+		return err
+	}
+	st, err := openKeywords(ctx, *db)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	res, err := keywords.NewSuggester([]keywords.Source{st}, nil).Suggest(ctx, query, loc, &keywords.SuggestOptions{Limit: *limit})
+	if err != nil {
+		return usageErr(err)
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(res)
+	}
+	printSuggestions(stdout, res)
+	return nil
+}
+
+func printSuggestions(w io.Writer, res *keywords.Suggestions) {
+	fmt.Fprintf(w, "%d suggestions for %q (%s) from %s\n", len(res.Suggestions), res.Query, res.Locale, strings.Join(res.Sources, ", "))
+	if len(res.Failed) > 0 {
+		fmt.Fprintf(w, "failed sources: %s (partial answer)\n", strings.Join(res.Failed, ", "))
+	}
+	if len(res.Suggestions) == 0 {
+		fmt.Fprintln(w, "No suggestions: import a Keyword Planner, Search Console or Semrush export with \"cli keywords import FILE\".")
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "KEYWORD\tVOLUME\tDIFFICULTY\tSOURCE\tNOTE")
+	for _, k := range res.Suggestions {
+		var note []string
+		if k.Expansion {
+			note = append(note, "expansion")
+		}
+		if k.Estimated {
+			note = append(note, "estimated")
+		}
+		if k.DifficultyMethod != "" && k.Difficulty != nil {
+			note = append(note, "difficulty: "+k.DifficultyMethod)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", k.Keyword, intOr(k.Volume, "unknown"), intOr(k.Difficulty, "-"), k.Source, strings.Join(note, ", "))
+	}
+	tw.Flush()
+}
+
+func intOr(p *int, none string) string {
+	if p == nil {
+		return none
+	}
+	return fmt.Sprint(*p)
+}
+
+func runKeywordsImport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("keywords import", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	db := fs.String("db", defaultDB, "SQLite file of the keyword table")
+	format := fs.String("format", "auto", "file format: auto, keyword-planner, search-console or semrush")
+	locale := fs.String("locale", "en-US", "language and region of the keywords, xx-XX")
+	asJSON := fs.Bool("json", false, "print the import report as JSON")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: cli keywords import [flags] FILE")
+		fs.PrintDefaults()
+	}
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		fs.Usage()
+		return usageErr(errors.New("keywords import takes exactly one file"))
+	}
+	var f local.Format
+	switch *format {
+	case "auto", "":
+	case string(local.KeywordPlanner), string(local.SearchConsole), string(local.Semrush):
+		f = local.Format(*format)
+	default:
+		return usageErr(fmt.Errorf("-format: unknown format %q (auto, keyword-planner, search-console or semrush)", *format))
+	}
+	loc, err := parseLocaleFlag(*locale)
+	if err != nil {
+		return err
+	}
+	in, err := os.Open(fs.Arg(0))
+	if err != nil {
+		return usageErr(err)
+	}
+	defer in.Close()
+	st, err := openKeywords(ctx, *db)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	rep, err := st.Import(ctx, in, f, loc)
+	if err != nil {
+		return usageErr(fmt.Errorf("import %s: %w", fs.Arg(0), err))
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	fmt.Fprintf(stdout, "%s: %s format, %d keywords imported, %d lines skipped\n", fs.Arg(0), rep.Format, rep.Imported, rep.Skipped)
+	for _, le := range rep.Errors {
+		fmt.Fprintf(stdout, "  %s\n", le)
+	}
+	if n := rep.Skipped - len(rep.Errors); n > 0 && len(rep.Errors) > 0 {
+		fmt.Fprintf(stdout, "  ... and %d more bad lines\n", n)
+	}
+	return nil
+}

@@ -1,0 +1,47 @@
+package main
+
+import (
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+func TestKeywordsCommands(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "seokit.db")
+	if code, _, errOut := runCLI(t, "keywords", "import", "-db", db, "testdata/keyword-planner.csv"); code != 0 {
+		t.Fatalf("import: %d %s", code, errOut)
+	}
+	for _, c := range []struct {
+		name     string
+		args     []string
+		code     int
+		contains string // a regular expression
+	}{
+		{"suggest text", []string{"suggest", "-db", db, "trail"}, 0, `trail running shoes\s+9900\s+-\s+keyword-planner`},
+		{"flags after query", []string{"suggest", "trail", "-db", db, "-limit", "1"}, 0, "1 suggestions for \"trail\""},
+		{"nothing known", []string{"suggest", "-db", db, "-locale", "de-DE", "laufschuhe"}, 0, "laufschuhe"},
+		{"empty query", []string{"suggest", "-db", db, "   "}, 2, "invalid query"},
+		{"no query", []string{"suggest", "-db", db}, 2, "takes a query"},
+		{"limit too big", []string{"suggest", "-db", db, "-limit", "5000", "shoes"}, 2, "invalid limit"},
+		{"bad locale", []string{"suggest", "-db", db, "-locale", "en-XX", "shoes"}, 2, "invalid locale"},
+		{"not csv", []string{"import", "-db", db, "testdata/not-csv.bin"}, 2, "import testdata/not-csv.bin"},
+		{"missing file", []string{"import", "-db", db, "testdata/nope.csv"}, 2, "no such file"},
+		{"unknown format", []string{"import", "-db", db, "-format", "ahrefs", "testdata/keyword-planner.csv"}, 2, "unknown format"},
+		{"two files", []string{"import", "-db", db, "a.csv", "b.csv"}, 2, "exactly one file"},
+		{"unknown subcommand", []string{"delete"}, 2, "unknown subcommand"},
+		{"no subcommand", nil, 2, "no subcommand"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, out, errOut := runCLI(t, append([]string{"keywords"}, c.args...)...)
+			if code != c.code || !regexp.MustCompile(c.contains).MatchString(out+errOut) {
+				t.Errorf("exit %d, output %q %q; want %d and %q", code, out, errOut, c.code, c.contains)
+			}
+		})
+	}
+	// The bad file imported nothing, the good rows are still there once.
+	code, out, _ := runCLI(t, "keywords", "suggest", "-db", db, "-limit", "100", "shoes")
+	if code != 0 || strings.Count(out, "keyword-planner") != 5 {
+		t.Errorf("after the failed imports: %d\n%s", code, out)
+	}
+}

@@ -1,0 +1,405 @@
+// Command loadtest measures GET /v1/keywords/suggest of the seokit API
+// under load, with API-key authentication and daily limits on, against
+// the same route with authentication and limits switched off
+// (Options.DisableAuth), in the same process and the same run.
+//
+// Both handlers run in-process behind loopback listeners and share one
+// keyword table: a generated table of synthetic keywords (-keywords,
+// 100,000 by default) imported into a keywords/local SQLite store, so each
+// request does the real suggestion work. The synthetic volumes and
+// difficulties exist only to give the queries something to rank; they are
+// labelled with the source "loadtest-synthetic" and are not market data.
+//
+// The authenticated handler has a fresh SQLite store (accounts, keys,
+// usage counters) with an Enterprise account whose daily limit and burst
+// rate are raised above what the run can send, and an API key with the
+// read permission sent in X-API-Key. Every request is still authenticated,
+// counted in the store and checked against the limits.
+//
+// The two targets are measured in alternating rounds (baseline, then
+// authenticated, repeated) so that drift of the machine affects both.
+// Each target gets -connections keep-alive connections, each sending one
+// request after another.
+//
+// Usage:
+//
+//	go run ./examples/loadtest -duration 60s -connections 50
+//
+// It prints, for each target, the requests, throughput, latency
+// percentiles, 5xx and non-2xx counts, and the ratio of authenticated to
+// baseline throughput; it exits 1 if any request got a 5xx, if the
+// authenticated p99 is 20 ms or more, or if the ratio is below 0.5.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"math"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime/pprof"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/seokit/seokit/httpapi"
+	"github.com/seokit/seokit/httpapi/auth"
+	"github.com/seokit/seokit/httpapi/store"
+	"github.com/seokit/seokit/httpapi/store/sqlstore"
+	"github.com/seokit/seokit/keywords"
+	"github.com/seokit/seokit/keywords/local"
+	"github.com/seokit/seokit/seo"
+)
+
+// Config is one run.
+type Config struct {
+	Duration    time.Duration // total measured time, split between the two targets
+	Connections int           // concurrent keep-alive connections per target
+	Keywords    int           // size of the generated keyword table
+	Dir         string        // where the SQLite files go; "" means a temporary directory
+	// Thresholds of the pass/fail verdict.
+	MaxP99   time.Duration
+	MinRatio float64
+
+	startProfile func() error // -cpuprofile
+	stopProfile  func()
+}
+
+// Stats are the figures of one target.
+type Stats struct {
+	Name       string
+	Requests   int
+	Elapsed    time.Duration
+	Throughput float64 // requests per second
+	P50, P90   time.Duration
+	P99, Max   time.Duration
+	Status5xx  int
+	Non2xx     int
+	Errors     int // transport errors (no HTTP answer)
+}
+
+// Result is the outcome of a run.
+type Result struct {
+	Baseline, Authed Stats
+	Ratio            float64 // Authed.Throughput / Baseline.Throughput
+	Failures         []string
+}
+
+func main() {
+	var cfg Config
+	flag.DurationVar(&cfg.Duration, "duration", 60*time.Second, "measured time per target")
+	flag.IntVar(&cfg.Connections, "connections", 50, "concurrent connections per target")
+	flag.IntVar(&cfg.Keywords, "keywords", 100_000, "keywords in the generated table")
+	flag.DurationVar(&cfg.MaxP99, "max-p99", 20*time.Millisecond, "fail if the authenticated p99 is at least this")
+	flag.Float64Var(&cfg.MinRatio, "min-ratio", 0.5, "fail if authenticated/baseline throughput is below this")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the measured load to this file")
+	flag.Parse()
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "loadtest:", err)
+			os.Exit(2)
+		}
+		defer f.Close()
+		cfg.startProfile = func() error { return pprof.StartCPUProfile(f) }
+		cfg.stopProfile = pprof.StopCPUProfile
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	res, err := Run(ctx, cfg, os.Stdout)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "loadtest:", err)
+		os.Exit(2)
+	}
+	if len(res.Failures) > 0 {
+		os.Exit(1)
+	}
+}
+
+// Run sets up both targets, runs the load and prints the figures to w.
+// Failures of the verdict are in Result.Failures; err is for setup errors.
+func Run(ctx context.Context, cfg Config, w io.Writer) (*Result, error) {
+	if cfg.Duration <= 0 || cfg.Connections <= 0 {
+		return nil, fmt.Errorf("loadtest: duration and connections must be positive")
+	}
+	if cfg.Keywords <= 0 {
+		cfg.Keywords = 100_000
+	}
+	if cfg.MaxP99 <= 0 {
+		cfg.MaxP99 = 20 * time.Millisecond
+	}
+	if cfg.MinRatio <= 0 {
+		cfg.MinRatio = 0.5
+	}
+	dir := cfg.Dir
+	if dir == "" {
+		d, err := os.MkdirTemp("", "seokit-loadtest-")
+		if err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(d)
+		dir = d
+	}
+	loc := seo.Locale{Language: "en", Region: "US"}
+
+	start := time.Now()
+	ks, err := local.Open(ctx, filepath.Join(dir, "keywords.db"), nil)
+	if err != nil {
+		return nil, err
+	}
+	defer ks.Close()
+	table, queries := generate(cfg.Keywords)
+	for i := 0; i < len(table); i += local.MaxPutKeywords {
+		if err := ks.Put(ctx, table[i:min(i+local.MaxPutKeywords, len(table))], loc); err != nil {
+			return nil, fmt.Errorf("loadtest: import keywords: %w", err)
+		}
+	}
+	n, err := ks.Count(ctx, loc)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(w, "keyword table: %d synthetic keywords imported into keywords/local (SQLite) in %v\n", n, time.Since(start).Round(time.Millisecond))
+	sugg := keywords.NewSuggester([]keywords.Source{ks}, nil)
+	quiet := slog.New(slog.DiscardHandler)
+
+	// Baseline: authentication, permissions and limits off.
+	base, err := httpapi.New(ctx, &httpapi.Options{Suggester: sugg, DisableAuth: true, Logger: quiet})
+	if err != nil {
+		return nil, err
+	}
+	defer base.Close()
+
+	// Authenticated: a fresh SQLite store, an Enterprise account with a
+	// raised limit, and an API key.
+	st, err := sqlstore.Open(ctx, filepath.Join(dir, "api.db"), nil)
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	const dailyLimit = 1 << 30
+	authed, err := httpapi.New(ctx, &httpapi.Options{
+		Store: st, Suggester: sugg, Logger: quiet,
+		Limits:    map[store.Plan]int{store.Enterprise: dailyLimit},
+		BurstRate: 1e9, Burst: 1 << 30,
+	})
+	if err != nil {
+		return nil, err
+	}
+	defer authed.Close()
+	acct, err := authed.Auth().CreateAccount(ctx, "load@example.com", "Load test", "", store.Enterprise)
+	if err != nil {
+		return nil, err
+	}
+	key, _, err := authed.Auth().CreateAPIKey(ctx, acct.ID, "loadtest", []string{auth.ScopeRead}, time.Time{})
+	if err != nil {
+		return nil, err
+	}
+
+	baseURL, stopBase, err := serve(base)
+	if err != nil {
+		return nil, err
+	}
+	defer stopBase()
+	authURL, stopAuth, err := serve(authed)
+	if err != nil {
+		return nil, err
+	}
+	defer stopAuth()
+
+	targets := []*target{
+		{name: "baseline (auth and limits off)", url: baseURL},
+		{name: "API key, Enterprise limits", url: authURL, key: key},
+	}
+	for _, t := range targets {
+		t.client = newClient(cfg.Connections)
+		defer t.client.CloseIdleConnections()
+	}
+	// Rounds of at most 10 s per target, alternating.
+	rounds := max(1, int(cfg.Duration/(10*time.Second)))
+	phase := cfg.Duration / time.Duration(rounds)
+	warm := min(phase/10, time.Second)
+	fmt.Fprintf(w, "load: GET /v1/keywords/suggest, %d connections per target, %v per target in %d alternating round(s), %d distinct queries, warm-up %v per target\n",
+		cfg.Connections, cfg.Duration, rounds, len(queries), warm)
+	for _, t := range targets {
+		t.run(ctx, cfg.Connections, warm, queries, false)
+	}
+	if cfg.startProfile != nil {
+		if err := cfg.startProfile(); err != nil {
+			return nil, err
+		}
+	}
+	for range rounds {
+		for _, t := range targets {
+			t.run(ctx, cfg.Connections, phase, queries, true)
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+	}
+
+	if cfg.stopProfile != nil {
+		cfg.stopProfile()
+	}
+	res := &Result{Baseline: targets[0].stats(), Authed: targets[1].stats()}
+	if res.Baseline.Throughput > 0 {
+		res.Ratio = res.Authed.Throughput / res.Baseline.Throughput
+	}
+	fmt.Fprintf(w, "%-32s %9s %10s %9s %9s %9s %9s %6s %7s %6s\n", "target", "requests", "req/s", "p50", "p90", "p99", "max", "5xx", "non-2xx", "errors")
+	for _, s := range []Stats{res.Baseline, res.Authed} {
+		fmt.Fprintf(w, "%-32s %9d %10.1f %9s %9s %9s %9s %6d %7d %6d\n", s.Name, s.Requests, s.Throughput,
+			ms(s.P50), ms(s.P90), ms(s.P99), ms(s.Max), s.Status5xx, s.Non2xx, s.Errors)
+	}
+	fmt.Fprintf(w, "throughput ratio authenticated/baseline: %.3f\n", res.Ratio)
+	for _, s := range []Stats{res.Baseline, res.Authed} {
+		if s.Status5xx > 0 {
+			res.Failures = append(res.Failures, fmt.Sprintf("%s: %d responses with status 5xx", s.Name, s.Status5xx))
+		}
+		if s.Errors > 0 {
+			res.Failures = append(res.Failures, fmt.Sprintf("%s: %d requests without an HTTP answer", s.Name, s.Errors))
+		}
+		if s.Requests == 0 {
+			res.Failures = append(res.Failures, s.Name+": no requests completed")
+		}
+	}
+	if res.Authed.P99 >= cfg.MaxP99 {
+		res.Failures = append(res.Failures, fmt.Sprintf("authenticated p99 %s is not under %s", ms(res.Authed.P99), ms(cfg.MaxP99)))
+	}
+	if res.Ratio < cfg.MinRatio {
+		res.Failures = append(res.Failures, fmt.Sprintf("throughput ratio %.3f is below %.2f", res.Ratio, cfg.MinRatio))
+	}
+	if len(res.Failures) == 0 {
+		fmt.Fprintf(w, "PASS: zero 5xx, authenticated p99 under %s, ratio at least %.2f\n", ms(cfg.MaxP99), cfg.MinRatio)
+	}
+	for _, f := range res.Failures {
+		fmt.Fprintln(w, "FAIL:", f)
+	}
+	return res, nil
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.2fms", float64(d)/float64(time.Millisecond)) }
+
+// serve runs h on a loopback listener.
+func serve(h http.Handler) (string, func(), error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", nil, err
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	go srv.Serve(ln)
+	return "http://" + ln.Addr().String(), func() { srv.Close() }, nil
+}
+
+// newClient returns a client that keeps conns connections alive.
+func newClient(conns int) *http.Client {
+	tr := &http.Transport{
+		Proxy:               nil,
+		DialContext:         (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		MaxIdleConns:        conns,
+		MaxIdleConnsPerHost: conns,
+		MaxConnsPerHost:     conns,
+		IdleConnTimeout:     90 * time.Second,
+		DisableCompression:  true,
+	}
+	return &http.Client{Transport: tr, Timeout: 10 * time.Second}
+}
+
+// target is one server under load and its measurements.
+type target struct {
+	name, url, key string
+	client         *http.Client
+
+	mu        sync.Mutex
+	latencies []time.Duration
+	elapsed   time.Duration
+	s5xx      int
+	non2xx    int
+	errs      int
+}
+
+// run sends requests on conns connections for d; measured=false is a
+// warm-up whose figures are dropped.
+func (t *target) run(ctx context.Context, conns int, d time.Duration, queries []string, measured bool) {
+	ctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	var next atomic.Uint64
+	var wg sync.WaitGroup
+	begin := time.Now()
+	for range conns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			lat := make([]time.Duration, 0, 4096)
+			var s5xx, non2xx, errs int
+			buf := make([]byte, 32<<10)
+			for ctx.Err() == nil {
+				q := queries[next.Add(1)%uint64(len(queries))]
+				req, _ := http.NewRequest(http.MethodGet, t.url+"/v1/keywords/suggest?query="+url.QueryEscape(q)+"&locale=en-US", nil)
+				if t.key != "" {
+					req.Header.Set("X-API-Key", t.key)
+				}
+				t0 := time.Now()
+				resp, err := t.client.Do(req)
+				if err != nil {
+					if ctx.Err() == nil {
+						errs++
+					}
+					continue
+				}
+				for {
+					if _, err := resp.Body.Read(buf); err != nil {
+						break
+					}
+				}
+				resp.Body.Close()
+				el := time.Since(t0)
+				lat = append(lat, el)
+				if resp.StatusCode >= 500 {
+					s5xx++
+				}
+				if resp.StatusCode < 200 || resp.StatusCode > 299 {
+					non2xx++
+				}
+			}
+			if measured {
+				t.mu.Lock()
+				t.latencies = append(t.latencies, lat...)
+				t.s5xx += s5xx
+				t.non2xx += non2xx
+				t.errs += errs
+				t.mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if measured {
+		t.mu.Lock()
+		t.elapsed += time.Since(begin)
+		t.mu.Unlock()
+	}
+}
+
+func (t *target) stats() Stats {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	l := slices.Clone(t.latencies)
+	slices.Sort(l)
+	s := Stats{Name: t.name, Requests: len(l), Elapsed: t.elapsed, Status5xx: t.s5xx, Non2xx: t.non2xx, Errors: t.errs}
+	if t.elapsed > 0 {
+		s.Throughput = float64(len(l)) / t.elapsed.Seconds()
+	}
+	if len(l) > 0 {
+		pct := func(p float64) time.Duration {
+			i := int(math.Ceil(p*float64(len(l)))) - 1
+			return l[max(0, min(i, len(l)-1))]
+		}
+		s.P50, s.P90, s.P99, s.Max = pct(0.50), pct(0.90), pct(0.99), l[len(l)-1]
+	}
+	return s
+}

@@ -1,0 +1,69 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestRunShort runs the load for about two seconds with four connections
+// over a small table: zero 5xx, both targets served requests, and every
+// figure is printed. The latency and ratio thresholds are not asserted
+// here: a short run on a busy machine says little about them.
+func TestRunShort(t *testing.T) {
+	if testing.Short() {
+		t.Skip("load test skipped in -short mode")
+	}
+	var out bytes.Buffer
+	res, err := Run(context.Background(), Config{Duration: 2 * time.Second, Connections: 4, Keywords: 3000, Dir: t.TempDir()}, &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Log("\n" + out.String())
+	for _, s := range []Stats{res.Baseline, res.Authed} {
+		if s.Requests == 0 || s.Throughput <= 0 {
+			t.Errorf("%s: no requests measured: %+v", s.Name, s)
+		}
+		if s.Status5xx != 0 || s.Non2xx != 0 || s.Errors != 0 {
+			t.Errorf("%s: %d 5xx, %d non-2xx, %d transport errors", s.Name, s.Status5xx, s.Non2xx, s.Errors)
+		}
+		if s.P50 <= 0 || s.P50 > s.P90 || s.P90 > s.P99 || s.P99 > s.Max {
+			t.Errorf("%s: percentiles out of order: %+v", s.Name, s)
+		}
+	}
+	if res.Ratio <= 0 {
+		t.Errorf("ratio %v", res.Ratio)
+	}
+	for _, want := range []string{"keyword table: 3000 synthetic keywords", "req/s", "p50", "p99", "5xx", "non-2xx",
+		res.Baseline.Name, res.Authed.Name, "throughput ratio authenticated/baseline: "} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
+// TestGenerate checks the synthetic table: distinct, labelled rows.
+func TestGenerate(t *testing.T) {
+	kws, queries := generate(100_000)
+	if len(kws) != 100_000 {
+		t.Fatalf("%d keywords", len(kws))
+	}
+	seen := map[string]bool{}
+	for _, k := range kws {
+		if seen[k.Keyword] {
+			t.Fatalf("duplicate %q", k.Keyword)
+		}
+		seen[k.Keyword] = true
+		if k.Source != "loadtest-synthetic" || !k.Estimated || *k.Difficulty < 0 || *k.Difficulty > 100 || *k.Volume < 0 {
+			t.Fatalf("bad row %+v", k)
+		}
+	}
+	if len(queries) != 2*len(heads) {
+		t.Errorf("%d queries", len(queries))
+	}
+	if _, err := Run(context.Background(), Config{Duration: 0, Connections: 4}, &bytes.Buffer{}); err == nil {
+		t.Error("zero duration accepted")
+	}
+}

@@ -1,0 +1,237 @@
+package auth
+
+import (
+	"context"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/seokit/seokit/httpapi/store"
+	"github.com/seokit/seokit/seo"
+)
+
+// API key layout: KeyPrefix, keyRandomLen random base62 characters
+// (≈178 bits from crypto/rand) and keyChecksumLen base62 characters of the
+// CRC-32 (IEEE) of everything before them, left-padded with '0'. The
+// checksum lets Authenticate reject typos and guessed keys without a store
+// lookup.
+const (
+	KeyPrefix      = "seo_live_"
+	keyRandomLen   = 30
+	keyChecksumLen = 6
+	keyLen         = len(KeyPrefix) + keyRandomLen + keyChecksumLen
+	// keyDisplayLen is how much of a key is kept in clear as its Prefix.
+	keyDisplayLen = len(KeyPrefix) + 4
+)
+
+// newAPIKey returns a fresh key value.
+func newAPIKey() string {
+	body := KeyPrefix + randomBase62(keyRandomLen)
+	return body + keyChecksum(body)
+}
+
+// keyChecksum is the base62 CRC-32 of s, keyChecksumLen characters.
+func keyChecksum(s string) string {
+	n := crc32.ChecksumIEEE([]byte(s))
+	var b [keyChecksumLen]byte
+	for i := keyChecksumLen - 1; i >= 0; i-- {
+		b[i] = base62[n%62]
+		n /= 62
+	}
+	return string(b[:])
+}
+
+// ValidKeyFormat reports whether s has the API key layout and a correct
+// checksum. It does not say whether the key exists.
+func ValidKeyFormat(s string) bool {
+	if len(s) != keyLen || !strings.HasPrefix(s, KeyPrefix) {
+		return false
+	}
+	for i := len(KeyPrefix); i < len(s); i++ {
+		if strings.IndexByte(base62, s[i]) < 0 {
+			return false
+		}
+	}
+	body, sum := s[:keyLen-keyChecksumLen], s[keyLen-keyChecksumLen:]
+	return subtle.ConstantTimeCompare([]byte(keyChecksum(body)), []byte(sum)) == 1
+}
+
+// authenticateKey checks an API key: format and checksum first (no store
+// access), then the stored hash, revocation and expiry.
+func (s *Server) authenticateKey(ctx context.Context, key string) (*Principal, error) {
+	if !ValidKeyFormat(key) {
+		return nil, fmt.Errorf("%w: api key has a bad format or checksum", ErrInvalidCredentials)
+	}
+	h := hash(key)
+	k, err := s.st.KeyByHash(ctx, h)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, fmt.Errorf("%w: unknown api key %s", ErrInvalidCredentials, key[:keyDisplayLen])
+	}
+	if err != nil {
+		return nil, storeErr("key by hash", err)
+	}
+	if subtle.ConstantTimeCompare(k.Hash, h) != 1 {
+		return nil, fmt.Errorf("%w: unknown api key %s", ErrInvalidCredentials, key[:keyDisplayLen])
+	}
+	now := s.now()
+	if !k.RevokedAt.IsZero() {
+		return nil, fmt.Errorf("%w: api key %s revoked", ErrInvalidCredentials, k.ID)
+	}
+	if !k.ExpiresAt.IsZero() && !now.Before(k.ExpiresAt) {
+		return nil, fmt.Errorf("%w: api key %s expired", ErrInvalidCredentials, k.ID)
+	}
+	s.touch(ctx, k.ID, now)
+	return &Principal{
+		AccountID:   k.AccountID,
+		Method:      MethodAPIKey,
+		Permissions: slices.Clone(k.Permissions),
+		KeyID:       k.ID,
+	}, nil
+}
+
+// touch records a key's use in the store at most once a minute per key
+// (per Server); a failure is logged, not returned.
+func (s *Server) touch(ctx context.Context, id string, now time.Time) {
+	s.touchMu.Lock()
+	last, ok := s.touched[id]
+	if ok && now.Sub(last) < time.Minute {
+		s.touchMu.Unlock()
+		return
+	}
+	if !ok && len(s.touched) >= maxTouched {
+		for k, t := range s.touched {
+			if now.Sub(t) >= time.Minute {
+				delete(s.touched, k)
+			}
+		}
+		if len(s.touched) >= maxTouched {
+			clear(s.touched)
+		}
+	}
+	s.touched[id] = now
+	s.touchMu.Unlock()
+	if err := s.st.TouchKey(ctx, id, now); err != nil {
+		s.opts.Logger.Warn("auth: touch api key", "key", id, "err", err)
+	}
+}
+
+// ValidatePermissions checks a list of API key permissions: each must be
+// "read", "write" or an operation name, and read or write must be among
+// them. It returns the list without duplicates.
+func ValidatePermissions(perms []string) ([]string, error) {
+	var out []string
+	base := false
+	for _, p := range perms {
+		switch {
+		case p == ScopeRead || p == ScopeWrite:
+			base = true
+		case slices.Contains(Operations, p):
+		default:
+			return nil, &seo.InputError{Field: "permissions", Value: p,
+				Reason: "unknown permission; use read, write, " + strings.Join(Operations, ", ")}
+		}
+		if !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	if !base {
+		return nil, &seo.InputError{Field: "permissions", Reason: "must include read or write"}
+	}
+	return out, nil
+}
+
+// CreateAPIKey makes a key for the account with the given permissions and
+// returns its value, which is never shown again, and the stored record.
+// Permissions are "read", "write" (which implies read) and optionally
+// operation names (Operations) restricting the key to those operations. A
+// zero expires means the key does not expire.
+func (s *Server) CreateAPIKey(ctx context.Context, accountID, name string, permissions []string, expires time.Time) (string, *store.APIKey, error) {
+	if accountID == "" {
+		return "", nil, &seo.InputError{Field: "accountId", Reason: "is empty"}
+	}
+	if err := checkName(name); err != nil {
+		return "", nil, err
+	}
+	perms, err := ValidatePermissions(permissions)
+	if err != nil {
+		return "", nil, err
+	}
+	now := s.now()
+	if !expires.IsZero() && !expires.After(now) {
+		return "", nil, &seo.InputError{Field: "expiresAt", Value: expires.Format(time.RFC3339), Reason: "is not in the future"}
+	}
+	value := newAPIKey()
+	k := &store.APIKey{
+		ID:          "key_" + randomBase62(20),
+		AccountID:   accountID,
+		Name:        name,
+		Prefix:      value[:keyDisplayLen],
+		Hash:        hash(value),
+		Permissions: perms,
+		CreatedAt:   now,
+		ExpiresAt:   expires,
+	}
+	if err := s.st.CreateKey(ctx, k); err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return "", nil, &seo.InputError{Field: "accountId", Value: accountID, Reason: "no such account", Err: err}
+		}
+		return "", nil, fmt.Errorf("auth: create key: %w", err)
+	}
+	return value, k, nil
+}
+
+// checkName validates a display name.
+func checkName(name string) error {
+	if strings.TrimSpace(name) == "" {
+		return &seo.InputError{Field: "name", Reason: "is empty"}
+	}
+	if len(name) > 200 || !utf8.ValidString(name) {
+		return &seo.InputError{Field: "name", Value: name, Reason: "must be valid UTF-8 of at most 200 bytes"}
+	}
+	return nil
+}
+
+// Redacted replaces secret values in logs.
+const Redacted = "REDACTED"
+
+// RedactQuery returns u as a string with every api_key query value
+// replaced by REDACTED, for access logs. Other parameters keep their order
+// and encoding.
+func RedactQuery(u *url.URL) string {
+	if u == nil {
+		return ""
+	}
+	if !strings.Contains(strings.ToLower(u.RawQuery), "api") {
+		return u.String()
+	}
+	c := *u
+	parts := strings.Split(c.RawQuery, "&")
+	for i, p := range parts {
+		k, _, _ := strings.Cut(p, "=")
+		if uk, err := url.QueryUnescape(k); err == nil && uk == "api_key" || k == "api_key" {
+			parts[i] = k + "=" + Redacted
+		}
+	}
+	c.RawQuery = strings.Join(parts, "&")
+	return c.String()
+}
+
+// RedactHeader returns a copy of h with credential headers (Authorization,
+// Proxy-Authorization, X-API-Key, Cookie, Set-Cookie) replaced by
+// REDACTED, for logs.
+func RedactHeader(h http.Header) http.Header {
+	c := h.Clone()
+	for _, k := range []string{"Authorization", "Proxy-Authorization", "X-Api-Key", "Cookie", "Set-Cookie"} {
+		if _, ok := c[k]; ok {
+			c[k] = []string{Redacted}
+		}
+	}
+	return c
+}

@@ -1,0 +1,290 @@
+package auth
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/seokit/seokit/httpapi/store"
+	"golang.org/x/time/rate"
+)
+
+// Errors of Authenticate. The API answers 401 for both.
+var (
+	// ErrNoCredentials: the request carries no token and no key.
+	ErrNoCredentials = errors.New("auth: no credentials")
+	// ErrInvalidCredentials: a token or key was sent and is not valid
+	// (malformed, bad checksum, unknown, expired, revoked, wrong audience
+	// ...). The wrapped message says which, for logs; clients see a
+	// generic message.
+	ErrInvalidCredentials = errors.New("auth: invalid credentials")
+)
+
+// Scopes of OAuth tokens and the base permissions of API keys.
+const (
+	ScopeRead  = "read"
+	ScopeWrite = "write"
+)
+
+// Operation permissions. An API key or client whose permissions name any of
+// these may perform only the named operations (still within read/write).
+const (
+	OpAnalyze  = "analyze"
+	OpOptimize = "optimize"
+	OpKeywords = "keywords"
+	OpRankings = "rankings"
+	OpReports  = "reports"
+)
+
+// Operations lists the operation permission names, in a stable order.
+var Operations = []string{OpAnalyze, OpOptimize, OpKeywords, OpRankings, OpReports}
+
+// Method is how a request authenticated.
+type Method string
+
+// Methods.
+const (
+	MethodBearer Method = "bearer"  // JWT from POST /auth/token
+	MethodAPIKey Method = "api_key" // X-API-Key or api_key
+	MethodOAuth  Method = "oauth"   // JWT from the authorization-code flow
+)
+
+// Principal is who a request acts as.
+type Principal struct {
+	AccountID string
+	Method    Method
+	// Permissions are the key's permissions or the token's scopes.
+	Permissions []string
+	KeyID       string // API key ID, for MethodAPIKey
+	ClientID    string // client, for tokens
+	TokenID     string // jti, for tokens
+}
+
+// Allowed reports whether the principal may perform operation, which needs
+// scope ("read" or "write"). An API key whose permissions name operations
+// ("analyze", "optimize", "keywords", "rankings", "reports") may perform only
+// those, still within its read/write permissions.
+func (p *Principal) Allowed(scope, operation string) bool {
+	if p == nil {
+		return false
+	}
+	switch scope {
+	case ScopeWrite:
+		if !slices.Contains(p.Permissions, ScopeWrite) {
+			return false
+		}
+	case ScopeRead:
+		if !slices.Contains(p.Permissions, ScopeRead) && !slices.Contains(p.Permissions, ScopeWrite) {
+			return false
+		}
+	default:
+		return false
+	}
+	restricted := false
+	for _, perm := range p.Permissions {
+		if slices.Contains(Operations, perm) {
+			restricted = true
+			if perm == operation {
+				return true
+			}
+		}
+	}
+	return !restricted
+}
+
+// Options configures a Server. The zero value is usable.
+type Options struct {
+	Issuer   string        // "iss" of tokens; default "seokit"
+	Audience string        // "aud" of tokens; default "seokit-api"
+	TokenTTL time.Duration // access tokens; default 24h
+	Now      func() time.Time
+	Logger   *slog.Logger
+
+	// OAuthTokenTTL is the lifetime of access tokens from the
+	// authorization-code and refresh grants; default 1h (the client
+	// refreshes them).
+	OAuthTokenTTL time.Duration
+	// CodeTTL is the lifetime of authorization codes; default 10 minutes
+	// (the maximum RFC 6749 section 4.1.2 recommends).
+	CodeTTL time.Duration
+	// RefreshTTL is the lifetime of refresh tokens; default 30 days.
+	RefreshTTL time.Duration
+	// Leeway is the clock skew allowed on exp, nbf and iat; default 30s,
+	// at most 60s.
+	Leeway time.Duration
+	// KeyRefresh is how long the signing keys are cached in memory before
+	// they are read again from the store; default 30s. Keys rotated or
+	// retired through this Server take effect at once.
+	KeyRefresh time.Duration
+	// BaseURL is the scheme and host the endpoints are reached at
+	// ("https://api.example.com"), used in the OAuth metadata. Empty means
+	// it is taken from each request.
+	BaseURL string
+	// SessionAccount, when set, reports the account signed in to the
+	// dashboard, so the consent page asks only for consent.
+	SessionAccount func(*http.Request) (accountID string, ok bool)
+	// CSRFKey is the HMAC key of the consent form's CSRF tokens; default a
+	// random key per Server (forms then do not survive a restart).
+	CSRFKey []byte
+	// FailureRate and FailureBurst throttle failed client and login
+	// attempts per client_id (or email): default one every 2 seconds, burst
+	// 10. Throttled requests get 429.
+	FailureRate  rate.Limit
+	FailureBurst int
+}
+
+// Server authenticates requests and serves the token, OAuth and JWKS
+// endpoints.
+type Server struct {
+	st   store.Store
+	opts Options
+
+	keys     keyring
+	throttle *throttle
+
+	touchMu sync.Mutex
+	touched map[string]time.Time // API key ID -> last TouchKey
+}
+
+// maxTouched bounds the map of recently touched keys.
+const maxTouched = 10000
+
+// New returns a Server over st, creating the first signing key if the
+// store has none.
+func New(ctx context.Context, st store.Store, opts *Options) (*Server, error) {
+	if st == nil {
+		return nil, errors.New("auth: nil store")
+	}
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.Issuer == "" {
+		o.Issuer = "seokit"
+	}
+	if o.Audience == "" {
+		o.Audience = "seokit-api"
+	}
+	if o.TokenTTL <= 0 {
+		o.TokenTTL = 24 * time.Hour
+	}
+	if o.OAuthTokenTTL <= 0 {
+		o.OAuthTokenTTL = time.Hour
+	}
+	if o.CodeTTL <= 0 {
+		o.CodeTTL = 10 * time.Minute
+	}
+	if o.RefreshTTL <= 0 {
+		o.RefreshTTL = 30 * 24 * time.Hour
+	}
+	if o.Leeway <= 0 {
+		o.Leeway = 30 * time.Second
+	}
+	if o.Leeway > time.Minute {
+		o.Leeway = time.Minute
+	}
+	if o.KeyRefresh <= 0 {
+		o.KeyRefresh = 30 * time.Second
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.BaseURL != "" {
+		u, err := url.Parse(o.BaseURL)
+		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+			return nil, fmt.Errorf("auth: options: BaseURL %q is not an absolute http(s) URL", o.BaseURL)
+		}
+		o.BaseURL = strings.TrimSuffix(o.BaseURL, "/")
+	}
+	if len(o.CSRFKey) == 0 {
+		o.CSRFKey = make([]byte, 32)
+		rand.Read(o.CSRFKey)
+	}
+	if o.FailureRate <= 0 {
+		o.FailureRate = rate.Every(2 * time.Second)
+	}
+	if o.FailureBurst <= 0 {
+		o.FailureBurst = 10
+	}
+	s := &Server{
+		st:       st,
+		opts:     o,
+		throttle: newThrottle(o.FailureRate, o.FailureBurst, 10000),
+		touched:  make(map[string]time.Time),
+	}
+	keys, err := s.loadKeys(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if len(keys.byKID) == 0 || keys.signer == nil {
+		if _, err := s.RotateSigningKey(ctx); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+func (s *Server) now() time.Time { return s.opts.Now() }
+
+// Authenticate returns the principal of r: a Bearer JWT in Authorization,
+// or an API key in X-API-Key or the api_key query parameter. Errors wrap
+// ErrNoCredentials, ErrInvalidCredentials or store.ErrUnavailable.
+func (s *Server) Authenticate(r *http.Request) (*Principal, error) {
+	ctx := r.Context()
+	if h := r.Header.Get("Authorization"); h != "" {
+		if len(h) > maxTokenLen+len("Bearer ") {
+			return nil, fmt.Errorf("%w: authorization header too long", ErrInvalidCredentials)
+		}
+		scheme, tok, ok := strings.Cut(h, " ")
+		if !ok || !strings.EqualFold(scheme, "Bearer") {
+			return nil, fmt.Errorf("%w: authorization scheme is not bearer", ErrInvalidCredentials)
+		}
+		return s.authenticateToken(ctx, strings.TrimSpace(tok))
+	}
+	key := r.Header.Get("X-API-Key")
+	if key == "" && r.URL != nil && strings.Contains(r.URL.RawQuery, "api_key") {
+		key = r.URL.Query().Get("api_key")
+	}
+	if key != "" {
+		return s.authenticateKey(ctx, key)
+	}
+	return nil, ErrNoCredentials
+}
+
+// storeErr wraps a store failure so it matches store.ErrUnavailable.
+func storeErr(op string, err error) error {
+	if errors.Is(err, store.ErrUnavailable) {
+		return fmt.Errorf("auth: %s: %w", op, err)
+	}
+	return fmt.Errorf("auth: %s: %w: %w", op, store.ErrUnavailable, err)
+}
+
+// Register adds the auth endpoints to mux:
+//
+//	POST /v1/auth/token                          client credentials -> JWT
+//	GET  /v1/oauth/authorize, POST same          login + consent page
+//	POST /v1/oauth/token                         code and refresh grants
+//	POST /v1/oauth/revoke                        RFC 7009
+//	GET  /v1/auth/jwks.json, /.well-known/jwks.json
+//	GET  /.well-known/oauth-authorization-server RFC 8414 metadata
+func (s *Server) Register(mux *http.ServeMux) {
+	mux.HandleFunc("POST /v1/auth/token", s.handleClientToken)
+	mux.HandleFunc("GET /v1/oauth/authorize", s.handleAuthorize)
+	mux.Handle("POST /v1/oauth/authorize", http.NewCrossOriginProtection().Handler(http.HandlerFunc(s.handleConsent)))
+	mux.HandleFunc("POST /v1/oauth/token", s.handleOAuthToken)
+	mux.HandleFunc("POST /v1/oauth/revoke", s.handleRevoke)
+	mux.HandleFunc("GET /v1/auth/jwks.json", s.handleJWKS)
+	mux.HandleFunc("GET /.well-known/jwks.json", s.handleJWKS)
+	mux.HandleFunc("GET /.well-known/oauth-authorization-server", s.handleMetadata)
+}

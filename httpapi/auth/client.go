@@ -1,0 +1,264 @@
+package auth
+
+import (
+	"context"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"net/mail"
+	"net/netip"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/seokit/seokit/httpapi/store"
+	"github.com/seokit/seokit/seo"
+)
+
+// Limits on client registration.
+const (
+	maxRedirectURIs   = 20
+	maxRedirectURILen = 2000
+)
+
+// clientSecretPrefix starts every client secret.
+const clientSecretPrefix = "seo_secret_"
+
+// ValidateRedirectURI checks a redirect URI for registration: absolute,
+// https (http only on a loopback host: localhost, 127.0.0.0/8, ::1), no
+// user info, no fragment. Authorization requests must then repeat it
+// byte for byte.
+func ValidateRedirectURI(raw string) error {
+	bad := func(reason string) error {
+		return &seo.InputError{Field: "redirectUris", Value: raw, Reason: reason}
+	}
+	if raw == "" || len(raw) > maxRedirectURILen {
+		return bad(fmt.Sprintf("must have 1 to %d bytes", maxRedirectURILen))
+	}
+	if strings.Contains(raw, "#") {
+		return bad("must not have a fragment")
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return bad("is not a URL")
+	}
+	if u.Host == "" || u.Opaque != "" {
+		return bad("must be an absolute URL")
+	}
+	if u.User != nil {
+		return bad("must not have user info")
+	}
+	switch u.Scheme {
+	case "https":
+	case "http":
+		if !loopbackHost(u.Hostname()) {
+			return bad("must use https (http only on loopback hosts)")
+		}
+	default:
+		return bad("must use https")
+	}
+	return nil
+}
+
+func loopbackHost(h string) bool {
+	if strings.EqualFold(h, "localhost") {
+		return true
+	}
+	a, err := netip.ParseAddr(h)
+	return err == nil && a.IsLoopback()
+}
+
+// validateScopes checks client scopes ⊆ {read, write}; empty means both.
+func validateScopes(field string, scopes []string) ([]string, error) {
+	if len(scopes) == 0 {
+		return []string{ScopeRead, ScopeWrite}, nil
+	}
+	var out []string
+	for _, sc := range scopes {
+		if sc != ScopeRead && sc != ScopeWrite {
+			return nil, &seo.InputError{Field: field, Value: sc, Reason: "unknown scope; use read or write"}
+		}
+		if !slices.Contains(out, sc) {
+			out = append(out, sc)
+		}
+	}
+	return out, nil
+}
+
+// CreateClient makes an API client / OAuth application and returns its
+// secret, which is never shown again. Scopes are "read" and "write" (empty
+// means both); redirect URIs are needed only for the OAuth flow.
+func (s *Server) CreateClient(ctx context.Context, accountID, name string, redirectURIs, scopes []string) (string, *store.Client, error) {
+	if accountID == "" {
+		return "", nil, &seo.InputError{Field: "accountId", Reason: "is empty"}
+	}
+	if err := checkName(name); err != nil {
+		return "", nil, err
+	}
+	if len(redirectURIs) > maxRedirectURIs {
+		return "", nil, &seo.InputError{Field: "redirectUris", Reason: fmt.Sprintf("more than %d", maxRedirectURIs)}
+	}
+	var uris []string
+	for _, u := range redirectURIs {
+		if err := ValidateRedirectURI(u); err != nil {
+			return "", nil, err
+		}
+		if !slices.Contains(uris, u) {
+			uris = append(uris, u)
+		}
+	}
+	sc, err := validateScopes("scopes", scopes)
+	if err != nil {
+		return "", nil, err
+	}
+	secret := clientSecretPrefix + randomBase62(40)
+	c := &store.Client{
+		ID:           "cli_" + randomBase62(22),
+		AccountID:    accountID,
+		Name:         name,
+		SecretHash:   hash(secret),
+		RedirectURIs: uris,
+		Scopes:       sc,
+		CreatedAt:    s.now(),
+	}
+	if err := s.st.CreateClient(ctx, c); err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return "", nil, &seo.InputError{Field: "accountId", Value: accountID, Reason: "no such account", Err: err}
+		}
+		return "", nil, fmt.Errorf("auth: create client: %w", err)
+	}
+	return secret, c, nil
+}
+
+// RotateClientSecret gives an account's client a new secret, returned once;
+// the old secret stops working at once.
+func (s *Server) RotateClientSecret(ctx context.Context, accountID, clientID string) (string, error) {
+	c, err := s.st.Client(ctx, clientID)
+	if errors.Is(err, store.ErrNotFound) || err == nil && c.AccountID != accountID {
+		return "", &seo.InputError{Field: "clientId", Value: clientID, Reason: "no such client", Err: store.ErrNotFound}
+	}
+	if err != nil {
+		return "", storeErr("client", err)
+	}
+	secret := clientSecretPrefix + randomBase62(40)
+	c.SecretHash = hash(secret)
+	if err := s.st.UpdateClient(ctx, c); err != nil {
+		return "", fmt.Errorf("auth: update client: %w", err)
+	}
+	return secret, nil
+}
+
+// dummySecretHash is compared against when a client does not exist, so an
+// unknown client_id takes as long as a wrong secret.
+var dummySecretHash = hash("seokit-no-such-client")
+
+// errClient is a client authentication failure (invalid_client).
+var errClient = errors.New("auth: invalid client")
+
+// errThrottled means too many failed attempts for the client or email.
+var errThrottled = errors.New("auth: too many failed attempts")
+
+// authenticateClient checks a client's credentials in constant time over
+// the hashes. Failures are throttled per client_id.
+func (s *Server) authenticateClient(ctx context.Context, id, secret string) (*store.Client, error) {
+	now := s.now()
+	tkey := "client:" + id
+	if s.throttle.blocked(tkey, now) {
+		return nil, errThrottled
+	}
+	if id == "" || secret == "" || len(id) > 200 || len(secret) > 200 {
+		s.throttle.fail(tkey, now)
+		return nil, fmt.Errorf("%w: missing or oversized credentials", errClient)
+	}
+	c, err := s.st.Client(ctx, id)
+	want := dummySecretHash
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		c = nil
+	case err != nil:
+		return nil, storeErr("client", err)
+	default:
+		want = c.SecretHash
+	}
+	ok := subtle.ConstantTimeCompare(hash(secret), want) == 1
+	if c == nil || !ok || !c.RevokedAt.IsZero() {
+		s.throttle.fail(tkey, now)
+		return nil, fmt.Errorf("%w: unknown client, wrong secret or revoked client", errClient)
+	}
+	return c, nil
+}
+
+// CreateAccount makes an account; password may be empty (no sign-in).
+// Passwords need 8 to 1024 bytes and are stored as argon2id hashes.
+func (s *Server) CreateAccount(ctx context.Context, email, name, password string, plan store.Plan) (*store.Account, error) {
+	addr, err := mail.ParseAddress(email)
+	if err != nil || addr.Address != strings.TrimSpace(email) || len(email) > 254 {
+		return nil, &seo.InputError{Field: "email", Value: email, Reason: "is not an email address"}
+	}
+	if err := checkName(name); err != nil {
+		return nil, err
+	}
+	switch plan {
+	case "":
+		plan = store.Free
+	case store.Free, store.Pro, store.Enterprise:
+	default:
+		return nil, &seo.InputError{Field: "plan", Value: string(plan), Reason: "unknown plan; use free, pro or enterprise"}
+	}
+	var ph string
+	if password != "" {
+		if len(password) < 8 {
+			return nil, &seo.InputError{Field: "password", Reason: "shorter than 8 bytes"}
+		}
+		if ph, err = HashPassword(password); err != nil {
+			return nil, err
+		}
+	}
+	a := &store.Account{
+		ID:           "acct_" + randomBase62(20),
+		Email:        strings.ToLower(addr.Address),
+		Name:         name,
+		PasswordHash: ph,
+		Plan:         plan,
+		CreatedAt:    s.now(),
+	}
+	if err := s.st.CreateAccount(ctx, a); err != nil {
+		if errors.Is(err, store.ErrConflict) {
+			return nil, &seo.InputError{Field: "email", Value: email, Reason: "is already registered", Err: err}
+		}
+		return nil, fmt.Errorf("auth: create account: %w", err)
+	}
+	return a, nil
+}
+
+// dummyPasswordHash is verified against when an email is unknown, so the
+// answer takes as long as for a wrong password.
+var dummyPasswordHash, _ = HashPassword("seokit-no-such-account")
+
+// login checks email and password, throttled per email.
+func (s *Server) login(ctx context.Context, email, password string) (*store.Account, error) {
+	email = strings.ToLower(strings.TrimSpace(email))
+	now := s.now()
+	tkey := "login:" + email
+	if s.throttle.blocked(tkey, now) {
+		return nil, errThrottled
+	}
+	if email == "" || len(email) > 254 || len(password) > maxPasswordLen {
+		s.throttle.fail(tkey, now)
+		return nil, errors.New("auth: bad email or password")
+	}
+	a, err := s.st.AccountByEmail(ctx, email)
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return nil, storeErr("account by email", err)
+	}
+	ph := dummyPasswordHash
+	if a != nil && err == nil && a.PasswordHash != "" {
+		ph = a.PasswordHash
+	}
+	ok, verr := VerifyPassword(ph, password)
+	if err != nil || verr != nil || !ok || a.PasswordHash == "" {
+		s.throttle.fail(tkey, now)
+		return nil, errors.New("auth: bad email or password")
+	}
+	return a, nil
+}

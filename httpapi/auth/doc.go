@@ -1,0 +1,52 @@
+// Package auth authenticates requests to the seokit HTTP API and serves
+// its token, OAuth 2.0 and JWKS endpoints.
+//
+// # Credentials
+//
+// Three kinds of credentials are accepted by [Server.Authenticate]:
+//
+//   - Bearer JWTs in the Authorization header, from POST /v1/auth/token
+//     (client credentials: client_id and client_secret as JSON, as the API
+//     specification shows, or as an RFC 6749 form with HTTP Basic or body
+//     credentials). They are valid for Options.TokenTTL (24 hours) and act
+//     as the client's owning account.
+//   - API keys in the X-API-Key header (preferred) or the api_key query
+//     parameter. A key is "seo_live_", 30 random base62 characters and a
+//     6-character base62 CRC-32 of the rest; keys with a bad layout or
+//     checksum are refused without a store lookup. Only the SHA-256 of a key
+//     is stored; the value is returned once by [Server.CreateAPIKey]. Use
+//     [RedactQuery] and [RedactHeader] when logging requests.
+//   - OAuth 2.0 access tokens from the authorization-code flow
+//     (GET/POST /v1/oauth/authorize, POST /v1/oauth/token), acting as the
+//     account that consented. PKCE with S256 is required, redirect URIs
+//     must match a registered one byte for byte, codes live 10 minutes and
+//     are single use, access tokens live Options.OAuthTokenTTL (1 hour) and
+//     come with a refresh token (30 days) that rotates on each use. A code
+//     or refresh token presented twice revokes every token of its grant.
+//     POST /v1/oauth/revoke implements RFC 7009.
+//
+// Access tokens are Ed25519-signed JWTs ("alg":"EdDSA", "typ":"at+jwt",
+// RFC 9068) with iss, aud, sub (the account ID), exp, nbf, iat, jti, scope,
+// client_id and, for OAuth tokens, fam (the grant family). Verification
+// accepts only EdDSA with a known, unretired kid, requires exp, checks iss,
+// aud and typ with Options.Leeway of clock skew, and then the revocation of
+// the jti and of the grant family. Signing keys live in the store, are
+// cached for Options.KeyRefresh, rotate with [Server.RotateSigningKey] and
+// are published at /.well-known/jwks.json until [Server.RetireSigningKey].
+//
+// The token endpoints answer errors in the RFC 6749 section 5.2 format
+// ({"error":"invalid_grant","error_description":"..."}), which OAuth
+// clients parse; failed client authentication is throttled per client_id.
+//
+// # Permissions
+//
+// OAuth clients are granted the scopes "read" and "write". API keys carry
+// permissions: "read", "write" (which includes read), and optionally
+// operation names that restrict the key to those operations: "analyze",
+// "optimize", "keywords", "rankings" and "reports". [Principal.Allowed]
+// decides: a route needing "write" needs the write permission; a route
+// needing "read" needs read or write; a principal naming operations may
+// perform only those. Which route needs which scope and operation is
+// documented and enforced by package httpapi, which answers 403 forbidden
+// when Allowed is false.
+package auth

@@ -1,0 +1,338 @@
+package dashboard
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/seokit/seokit/crawler"
+	"github.com/seokit/seokit/httpapi/store"
+	"github.com/seokit/seokit/seo"
+)
+
+func fieldErr(field, reason string) error { return &seo.InputError{Field: field, Reason: reason} }
+
+// jobRequest is the part of a stored job request the dashboard shows (the
+// JSON the API stores: {"domain", "options": {"maxPages",
+// "includeSubdomains"}}).
+type jobRequest struct {
+	Domain  string `json:"domain"`
+	Options struct {
+		MaxPages          int  `json:"maxPages"`
+		IncludeSubdomains bool `json:"includeSubdomains"`
+	} `json:"options"`
+}
+
+// jobProgress is the stored progress object of a running job.
+type jobProgress struct {
+	PagesDone      int       `json:"pagesDone"`
+	Errors         int       `json:"errors"`
+	Queued         int       `json:"queued"`
+	Skipped        int       `json:"skipped"`
+	PagesPerSecond float64   `json:"pagesPerSecond"`
+	Current        string    `json:"current,omitempty"`
+	UpdatedAt      time.Time `json:"updatedAt"`
+}
+
+type jobRow struct {
+	ID         string
+	Domain     string
+	MaxPages   int
+	Subdomains bool
+	Status     store.JobStatus
+	Done       bool
+	Progress   jobProgress
+	Error      string
+	CreatedAt  time.Time
+	FinishedAt time.Time
+}
+
+func newJobRow(j *store.Job) jobRow {
+	row := jobRow{ID: j.ID, Status: j.Status, Done: j.Status.Done(), Error: j.Error, CreatedAt: j.CreatedAt, FinishedAt: j.FinishedAt}
+	var req jobRequest
+	if json.Unmarshal(j.Request, &req) == nil {
+		row.Domain, row.MaxPages, row.Subdomains = req.Domain, req.Options.MaxPages, req.Options.IncludeSubdomains
+	}
+	if len(j.Progress) > 0 {
+		json.Unmarshal(j.Progress, &row.Progress)
+	}
+	return row
+}
+
+type analysesView struct {
+	Jobs         []jobRow
+	Enabled      bool
+	MaxPages     int
+	FormDomain   string
+	FormMaxPages string
+	FormSubs     bool
+}
+
+func (d *Dashboard) analysesPage(w http.ResponseWriter, r *http.Request, s *session, a *store.Account) {
+	d.showAnalyses(w, r, s, a, http.StatusOK, &analysesView{FormMaxPages: "100"}, nil)
+}
+
+func (d *Dashboard) showAnalyses(w http.ResponseWriter, r *http.Request, s *session, a *store.Account, status int, av *analysesView, fields map[string]string) {
+	jobs, err := d.st.Jobs(r.Context(), a.ID, 50)
+	if err != nil {
+		d.unavailable(w, r, err)
+		return
+	}
+	av.Enabled, av.MaxPages = d.opts.Analyses != nil, d.opts.MaxSitePages
+	for i := range jobs {
+		av.Jobs = append(av.Jobs, newJobRow(&jobs[i]))
+	}
+	v := d.base("Site analyses", "analyses", s, a)
+	v.P, v.Fields = av, fields
+	for _, m := range fields {
+		v.Error = m
+	}
+	d.render(w, r, status, "analyses", v)
+}
+
+func (d *Dashboard) startAnalysis(w http.ResponseWriter, r *http.Request, s *session, a *store.Account) {
+	if d.opts.Analyses == nil {
+		d.errorPage(w, r, a, http.StatusServiceUnavailable, "Site analyses are not available on this server.")
+		return
+	}
+	av := &analysesView{
+		FormDomain:   strings.TrimSpace(r.PostFormValue("domain")),
+		FormMaxPages: strings.TrimSpace(r.PostFormValue("max_pages")),
+		FormSubs:     r.PostFormValue("subdomains") == "on",
+	}
+	bad := func(field, msg string) {
+		d.showAnalyses(w, r, s, a, http.StatusBadRequest, av, map[string]string{field: msg})
+	}
+	maxPages := 0
+	if av.FormMaxPages != "" {
+		n, err := strconv.Atoi(av.FormMaxPages)
+		if err != nil || n < 1 || n > d.opts.MaxSitePages {
+			bad("maxPages", "maxPages must be a whole number from 1 to "+strconv.Itoa(d.opts.MaxSitePages))
+			return
+		}
+		maxPages = n
+	}
+	if strings.Contains(av.FormDomain, "://") {
+		bad("domain", "domain must be a domain name without scheme or path, such as example.com")
+		return
+	}
+	u, err := seo.ParseDomain(av.FormDomain)
+	if err != nil {
+		_, msg, _ := fieldError(err)
+		bad("domain", msg)
+		return
+	}
+	j, err := d.opts.Analyses.StartSite(r.Context(), a.ID, u.Host, maxPages, av.FormSubs)
+	if err != nil {
+		if field, msg, ok := fieldError(err); ok {
+			bad(field, msg)
+			return
+		}
+		d.unavailable(w, r, err)
+		return
+	}
+	http.Redirect(w, r, Prefix+"/analyses/"+j.ID, http.StatusSeeOther)
+}
+
+func (d *Dashboard) ownJob(w http.ResponseWriter, r *http.Request, a *store.Account) (*store.Job, bool) {
+	j, err := d.st.Job(r.Context(), a.ID, r.PathValue("id"))
+	if isNotFound(err) {
+		d.errorPage(w, r, a, http.StatusNotFound, "No such analysis.")
+		return nil, false
+	}
+	if err != nil {
+		d.unavailable(w, r, err)
+		return nil, false
+	}
+	return j, true
+}
+
+// reportView is the report part of an analysis page.
+type reportView struct {
+	R         *crawler.SiteReport
+	Errors    int
+	Warnings  int
+	Notices   int
+	Sections  []severitySection
+	Pages     []crawler.PageSummary
+	PagesMore int
+	Charts    []*barChart
+}
+
+type severitySection struct {
+	Severity string
+	Groups   []crawler.FindingGroup
+	Details  []seo.Finding
+}
+
+type analysisView struct {
+	Job    jobRow
+	Report *reportView
+}
+
+// maxReportPages caps the page table of the dashboard's report view (the
+// least-scoring first); the downloadable report lists more.
+const maxReportPages = 500
+
+func (d *Dashboard) analysisPage(w http.ResponseWriter, r *http.Request, s *session, a *store.Account) {
+	j, ok := d.ownJob(w, r, a)
+	if !ok {
+		return
+	}
+	av := &analysisView{Job: newJobRow(j)}
+	v := d.base("Analysis of "+av.Job.Domain, "analyses", s, a)
+	if j.Status == store.JobSucceeded && len(j.Result) > 0 {
+		var rep crawler.SiteReport
+		if err := json.Unmarshal(j.Result, &rep); err != nil {
+			d.log.Error("dashboard: stored report unreadable", "job", j.ID, "err", err)
+			v.Error = "The stored report cannot be read."
+		} else {
+			av.Report = buildReport(&rep)
+		}
+	}
+	if !j.Status.Done() {
+		v.Refresh = 3
+	}
+	v.P = av
+	d.render(w, r, http.StatusOK, "analysis", v)
+}
+
+func buildReport(rep *crawler.SiteReport) *reportView {
+	rv := &reportView{R: rep}
+	details := map[seo.Severity][]seo.Finding{}
+	for _, f := range append(append([]seo.Finding(nil), rep.SiteFindings...), rep.LinkFindings...) {
+		details[f.Severity] = append(details[f.Severity], f)
+	}
+	for _, sev := range []seo.Severity{seo.Error, seo.Warning, seo.Notice} {
+		sec := severitySection{Severity: sev.String()}
+		for _, g := range rep.Findings {
+			if g.Severity == sev {
+				sec.Groups = append(sec.Groups, g)
+				switch sev {
+				case seo.Error:
+					rv.Errors += g.Count
+				case seo.Warning:
+					rv.Warnings += g.Count
+				case seo.Notice:
+					rv.Notices += g.Count
+				}
+			}
+		}
+		sec.Details = details[sev]
+		if len(sec.Details) > 200 {
+			sec.Details = sec.Details[:200]
+		}
+		if len(sec.Groups) > 0 || len(sec.Details) > 0 {
+			rv.Sections = append(rv.Sections, sec)
+		}
+	}
+	pages := append([]crawler.PageSummary(nil), rep.Pages...)
+	sort.SliceStable(pages, func(i, j int) bool { return pages[i].Score < pages[j].Score })
+	if len(pages) > maxReportPages {
+		rv.PagesMore = len(pages) - maxReportPages
+		pages = pages[:maxReportPages]
+	}
+	rv.Pages = pages
+
+	codes := make([]int, 0, len(rep.StatusCodes))
+	for c := range rep.StatusCodes {
+		codes = append(codes, c)
+	}
+	sort.Ints(codes)
+	var labels []string
+	var values []int
+	for _, c := range codes {
+		l := strconv.Itoa(c)
+		if c == 0 {
+			l = "none"
+		}
+		labels, values = append(labels, l), append(values, rep.StatusCodes[c])
+	}
+	rv.Charts = append(rv.Charts, newBarChart("Pages by status code", labels, values, 0))
+	labels, values = nil, nil
+	for depth, n := range rep.Crawl.DepthHistogram {
+		labels, values = append(labels, strconv.Itoa(depth)), append(values, n)
+	}
+	rv.Charts = append(rv.Charts, newBarChart("Pages by click depth", labels, values, 0))
+	rv.Charts = append(rv.Charts, newBarChart("Findings by severity", []string{"errors", "warnings", "notices"},
+		[]int{rv.Errors, rv.Warnings, rv.Notices}, 0))
+	return rv
+}
+
+// progressJSON is the answer of the progress endpoint polled by app.js.
+type progressJSON struct {
+	Status    string `json:"status"`
+	Done      bool   `json:"done"`
+	PagesDone int    `json:"pagesDone"`
+	Errors    int    `json:"errors"`
+	Queued    int    `json:"queued"`
+	Skipped   int    `json:"skipped"`
+	Current   string `json:"current,omitempty"`
+	Error     string `json:"error,omitempty"`
+}
+
+func (d *Dashboard) analysisProgress(w http.ResponseWriter, r *http.Request, s *session, a *store.Account) {
+	j, ok := d.ownJob(w, r, a)
+	if !ok {
+		return
+	}
+	row := newJobRow(j)
+	p := progressJSON{
+		Status: string(j.Status), Done: row.Done, PagesDone: row.Progress.PagesDone, Errors: row.Progress.Errors,
+		Queued: row.Progress.Queued, Skipped: row.Progress.Skipped, Current: row.Progress.Current, Error: j.Error,
+	}
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(p)
+}
+
+// analysisReportHTML serves the crawler's self-contained HTML report of a
+// finished analysis, sandboxed by its own policy.
+func (d *Dashboard) analysisReportHTML(w http.ResponseWriter, r *http.Request, s *session, a *store.Account) {
+	j, ok := d.ownJob(w, r, a)
+	if !ok {
+		return
+	}
+	if j.Status != store.JobSucceeded {
+		d.errorPage(w, r, a, http.StatusConflict, "This analysis has no report (status "+string(j.Status)+").")
+		return
+	}
+	var rep crawler.SiteReport
+	if err := json.Unmarshal(j.Result, &rep); err != nil {
+		d.errorPage(w, r, a, http.StatusInternalServerError, "The stored report cannot be read.")
+		return
+	}
+	var buf bytes.Buffer
+	if err := rep.WriteHTML(&buf); err != nil {
+		d.errorPage(w, r, a, http.StatusInternalServerError, "The report cannot be written.")
+		return
+	}
+	w.Header().Set("Content-Security-Policy", reportPolicy)
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Write(buf.Bytes())
+}
+
+func (d *Dashboard) cancelAnalysis(w http.ResponseWriter, r *http.Request, s *session, a *store.Account) {
+	if d.opts.Analyses == nil {
+		d.errorPage(w, r, a, http.StatusServiceUnavailable, "Site analyses are not available on this server.")
+		return
+	}
+	j, ok := d.ownJob(w, r, a)
+	if !ok {
+		return
+	}
+	if !j.Status.Done() {
+		if err := d.opts.Analyses.CancelSite(r.Context(), a.ID, j.ID); err != nil && !isNotFound(err) {
+			if _, msg, ok := fieldError(err); ok {
+				d.errorPage(w, r, a, http.StatusConflict, msg)
+				return
+			}
+			d.unavailable(w, r, err)
+			return
+		}
+	}
+	http.Redirect(w, r, Prefix+"/analyses/"+j.ID, http.StatusSeeOther)
+}

@@ -1,0 +1,273 @@
+package dashboard
+
+import (
+	"context"
+	"crypto/rand"
+	"embed"
+	"errors"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/seokit/seokit/httpapi/auth"
+	"github.com/seokit/seokit/httpapi/store"
+	"github.com/seokit/seokit/rankings"
+	"golang.org/x/time/rate"
+)
+
+// Prefix is the path under which the dashboard serves every page.
+const Prefix = "/dashboard"
+
+// Default limits, the same as the API's (Free 100 and Pro 1000 requests a
+// day, as the spec's plans say).
+const (
+	DefaultFreeLimit = 100
+	DefaultProLimit  = 1000
+)
+
+// DefaultSessionTTL is how long a sign-in lasts without Options.SessionTTL.
+const DefaultSessionTTL = 12 * time.Hour
+
+// Analyses starts and cancels site analyses for the dashboard. The API
+// server implements it with its job queue; the dashboard reads jobs and
+// their progress from the store.
+type Analyses interface {
+	// StartSite queues an analysis of domain for the account and returns
+	// the stored job. Bad input is an *seo.InputError naming the field.
+	StartSite(ctx context.Context, accountID, domain string, maxPages int, subdomains bool) (*store.Job, error)
+	// CancelSite cancels a queued or running job of the account.
+	CancelSite(ctx context.Context, accountID, jobID string) error
+}
+
+// Options configures a Dashboard. The zero value works: a random session
+// key (sign-ins do not survive a restart), TLS detected per request.
+type Options struct {
+	// SessionKey signs session cookies and CSRF tokens (HMAC-SHA-256); at
+	// least 32 bytes. Nil means a random key per Dashboard.
+	SessionKey []byte
+	// SessionTTL is how long a sign-in lasts; zero means 12 hours.
+	SessionTTL time.Duration
+	// Secure marks cookies Secure even when the request did not arrive over
+	// TLS (behind a TLS-terminating proxy). Requests over TLS always get
+	// Secure cookies.
+	Secure bool
+	// Limits are the daily request limits per plan shown on the usage page;
+	// missing plans take Free 100 and Pro 1000. An account's DailyLimit
+	// overrides its plan's.
+	Limits map[store.Plan]int
+	// Analyses starts site analyses; nil hides the "start" form.
+	Analyses Analyses
+	// Rankings holds ranking history for the charts; nil hides the page.
+	Rankings rankings.Store
+	// MaxSitePages caps the pages of an analysis started here; zero means
+	// 10,000.
+	MaxSitePages int
+	// Now returns the current time (tests); nil means time.Now.
+	Now func() time.Time
+	// Logger receives errors; nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// Dashboard is the web dashboard: an http.Handler serving every path under
+// Prefix. Create it with New.
+type Dashboard struct {
+	st    store.Store
+	au    *auth.Server
+	opts  Options
+	log   *slog.Logger
+	now   func() time.Time
+	mux   *http.ServeMux
+	h     http.Handler
+	pages map[string]*template.Template
+
+	limits map[store.Plan]int
+
+	thMu     sync.Mutex
+	throttle map[string]*rate.Limiter
+}
+
+var _ http.Handler = (*Dashboard)(nil)
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+//go:embed static
+var staticFS embed.FS
+
+// New returns a Dashboard over the API's store and authenticator.
+func New(st store.Store, au *auth.Server, opts *Options) (*Dashboard, error) {
+	if st == nil {
+		return nil, errors.New("dashboard: nil store")
+	}
+	if au == nil {
+		return nil, errors.New("dashboard: nil auth server")
+	}
+	d := &Dashboard{st: st, au: au, throttle: map[string]*rate.Limiter{}}
+	if opts != nil {
+		d.opts = *opts
+	}
+	o := &d.opts
+	if len(o.SessionKey) == 0 {
+		o.SessionKey = make([]byte, 32)
+		rand.Read(o.SessionKey)
+	} else if len(o.SessionKey) < 32 {
+		return nil, errors.New("dashboard: options: SessionKey must have at least 32 bytes")
+	}
+	if o.SessionTTL <= 0 {
+		o.SessionTTL = DefaultSessionTTL
+	}
+	if o.MaxSitePages <= 0 {
+		o.MaxSitePages = 10_000
+	}
+	d.now = o.Now
+	if d.now == nil {
+		d.now = time.Now
+	}
+	d.log = o.Logger
+	if d.log == nil {
+		d.log = slog.Default()
+	}
+	d.limits = map[store.Plan]int{store.Free: DefaultFreeLimit, store.Pro: DefaultProLimit}
+	for p, n := range o.Limits {
+		if n < 0 {
+			return nil, fmt.Errorf("dashboard: options: limit of plan %q is negative", p)
+		}
+		d.limits[p] = n
+	}
+	if err := d.parseTemplates(); err != nil {
+		return nil, err
+	}
+	d.routes()
+	return d, nil
+}
+
+func (d *Dashboard) parseTemplates() error {
+	base, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html")
+	if err != nil {
+		return fmt.Errorf("dashboard: parse layout: %w", err)
+	}
+	names, err := fs.Glob(templateFS, "templates/*.html")
+	if err != nil {
+		return fmt.Errorf("dashboard: list templates: %w", err)
+	}
+	d.pages = map[string]*template.Template{}
+	for _, n := range names {
+		name := strings.TrimPrefix(n, "templates/")
+		if name == "layout.html" {
+			continue
+		}
+		t, err := template.Must(base.Clone()).ParseFS(templateFS, n)
+		if err != nil {
+			return fmt.Errorf("dashboard: parse %s: %w", name, err)
+		}
+		d.pages[strings.TrimSuffix(name, ".html")] = t
+	}
+	return nil
+}
+
+// ServeHTTP serves the dashboard.
+func (d *Dashboard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	d.h.ServeHTTP(w, r)
+}
+
+func (d *Dashboard) routes() {
+	m := http.NewServeMux()
+	static, _ := fs.Sub(staticFS, "static")
+	fileServer := http.StripPrefix(Prefix+"/static/", http.FileServerFS(static))
+	m.Handle("GET "+Prefix+"/static/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "public, max-age=3600")
+		fileServer.ServeHTTP(w, r)
+	}))
+	m.HandleFunc("GET "+Prefix+"/login", d.loginPage)
+	m.HandleFunc("POST "+Prefix+"/login", d.login)
+	m.HandleFunc("GET "+Prefix+"/{$}", d.signedIn(d.overview))
+	m.HandleFunc("GET "+Prefix, func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, Prefix+"/", http.StatusSeeOther)
+	})
+	m.HandleFunc("POST "+Prefix+"/logout", d.signedIn(d.logout))
+	m.HandleFunc("GET "+Prefix+"/keys", d.signedIn(d.keysPage))
+	m.HandleFunc("POST "+Prefix+"/keys", d.signedIn(d.createKey))
+	m.HandleFunc("POST "+Prefix+"/keys/{id}/revoke", d.signedIn(d.revokeKey))
+	m.HandleFunc("GET "+Prefix+"/apps", d.signedIn(d.appsPage))
+	m.HandleFunc("POST "+Prefix+"/apps", d.signedIn(d.createApp))
+	m.HandleFunc("GET "+Prefix+"/apps/{id}", d.signedIn(d.appPage))
+	m.HandleFunc("POST "+Prefix+"/apps/{id}/rotate", d.signedIn(d.rotateApp))
+	m.HandleFunc("POST "+Prefix+"/apps/{id}/delete", d.signedIn(d.deleteApp))
+	m.HandleFunc("GET "+Prefix+"/usage", d.signedIn(d.usagePage))
+	m.HandleFunc("GET "+Prefix+"/analyses", d.signedIn(d.analysesPage))
+	m.HandleFunc("POST "+Prefix+"/analyses", d.signedIn(d.startAnalysis))
+	m.HandleFunc("GET "+Prefix+"/analyses/{id}", d.signedIn(d.analysisPage))
+	m.HandleFunc("GET "+Prefix+"/analyses/{id}/progress", d.signedIn(d.analysisProgress))
+	m.HandleFunc("GET "+Prefix+"/analyses/{id}/report.html", d.signedIn(d.analysisReportHTML))
+	m.HandleFunc("POST "+Prefix+"/analyses/{id}/cancel", d.signedIn(d.cancelAnalysis))
+	m.HandleFunc("GET "+Prefix+"/rankings", d.signedIn(d.rankingsPage))
+	m.HandleFunc(Prefix+"/", func(w http.ResponseWriter, r *http.Request) {
+		d.errorPage(w, r, nil, http.StatusNotFound, "This page does not exist.")
+	})
+	d.mux = m
+	cop := http.NewCrossOriginProtection()
+	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		d.errorPage(w, r, nil, http.StatusForbidden, "The form was not sent from this site.")
+	}))
+	d.h = securityHeaders(cop.Handler(m))
+}
+
+// ContentSecurityPolicy is the policy of every dashboard page: scripts,
+// styles and images only from the dashboard itself (no inline code), no
+// framing, forms only to this site.
+const ContentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
+	"connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+
+// reportPolicy is the policy of the self-contained crawler report: inline
+// styles (it has no scripts), sandboxed so nothing in it can run or
+// navigate.
+const reportPolicy = "sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src data:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
+
+func securityHeaders(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Content-Security-Policy", ContentSecurityPolicy)
+		h.Set("X-Frame-Options", "DENY")
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Referrer-Policy", "same-origin")
+		h.Set("Cross-Origin-Opener-Policy", "same-origin")
+		h.Set("Cross-Origin-Resource-Policy", "same-origin")
+		h.Set("Permissions-Policy", "camera=(), microphone=(), geolocation=(), interest-cohort=()")
+		if !strings.HasPrefix(r.URL.Path, Prefix+"/static/") {
+			h.Set("Cache-Control", "no-store")
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// limit returns the daily request limit of a.
+func (d *Dashboard) limit(a *store.Account) int {
+	if a.DailyLimit > 0 {
+		return a.DailyLimit
+	}
+	if n, ok := d.limits[a.Plan]; ok {
+		return n
+	}
+	return d.limits[store.Free]
+}
+
+// allowLogin reports whether a sign-in attempt for key may proceed: one
+// failure every 2 seconds, burst 10, as the OAuth login page allows.
+func (d *Dashboard) loginLimiter(key string) *rate.Limiter {
+	d.thMu.Lock()
+	defer d.thMu.Unlock()
+	l, ok := d.throttle[key]
+	if !ok {
+		if len(d.throttle) >= 10_000 {
+			clear(d.throttle)
+		}
+		l = rate.NewLimiter(rate.Every(2*time.Second), 10)
+		d.throttle[key] = l
+	}
+	return l
+}

@@ -1,0 +1,312 @@
+package dashboard_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/seokit/seokit/crawler"
+	"github.com/seokit/seokit/httpapi/auth"
+	"github.com/seokit/seokit/httpapi/dashboard"
+	"github.com/seokit/seokit/httpapi/store"
+	"github.com/seokit/seokit/httpapi/store/sqlstore"
+	"github.com/seokit/seokit/seo"
+)
+
+const (
+	testEmail    = "ada@example.com"
+	testPassword = "correct horse battery staple"
+)
+
+// clock is a settable time source.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *clock) Add(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+// env is a dashboard over an in-memory store with one account.
+type env struct {
+	st    store.Store
+	au    *auth.Server
+	d     *dashboard.Dashboard
+	acct  *store.Account
+	clock *clock
+	an    *testAnalyses
+	mux   *http.ServeMux
+	srv   *httptest.Server
+}
+
+type envOptions struct {
+	realClock bool
+	opts      dashboard.Options
+	// api, when set, adds routes (the /v1 API) to the server's mux.
+	api func(e *env) http.Handler
+}
+
+func newEnv(t *testing.T, eo *envOptions) *env {
+	t.Helper()
+	if eo == nil {
+		eo = &envOptions{}
+	}
+	ctx := context.Background()
+	st, err := sqlstore.Open(ctx, ":memory:", nil)
+	if err != nil {
+		t.Fatalf("open store: %v", err)
+	}
+	t.Cleanup(func() { st.Close() })
+	e := &env{st: st, clock: &clock{t: time.Now().UTC()}}
+	now := e.clock.Now
+	if eo.realClock {
+		now = time.Now
+	}
+	var d *dashboard.Dashboard
+	au, err := auth.New(ctx, st, &auth.Options{
+		Now: now,
+		SessionAccount: func(r *http.Request) (string, bool) {
+			return d.SessionAccount(r)
+		},
+	})
+	if err != nil {
+		t.Fatalf("auth.New: %v", err)
+	}
+	e.au = au
+	e.an = &testAnalyses{st: st, now: now}
+	t.Cleanup(e.an.wait)
+	o := eo.opts
+	o.Now = now
+	if o.Analyses == nil {
+		o.Analyses = e.an
+	}
+	d, err = dashboard.New(st, au, &o)
+	if err != nil {
+		t.Fatalf("dashboard.New: %v", err)
+	}
+	e.d = d
+	e.acct, err = au.CreateAccount(ctx, testEmail, "Ada", testPassword, store.Free)
+	if err != nil {
+		t.Fatalf("create account: %v", err)
+	}
+	e.mux = http.NewServeMux()
+	e.mux.Handle("/dashboard/", d)
+	e.mux.Handle("/dashboard", d)
+	if eo.api != nil {
+		e.mux.Handle("/", eo.api(e))
+	} else {
+		au.Register(e.mux)
+	}
+	e.srv = httptest.NewServer(e.mux)
+	t.Cleanup(e.srv.Close)
+	return e
+}
+
+// client returns an HTTP client with a cookie jar that does not follow
+// redirects.
+func (e *env) client(t *testing.T) *http.Client {
+	t.Helper()
+	jar, _ := cookiejar.New(nil)
+	return &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+}
+
+var csrfRE = regexp.MustCompile(`name="csrf_token" value="([^"]+)"`)
+
+func csrfOf(t *testing.T, body string) string {
+	t.Helper()
+	m := csrfRE.FindStringSubmatch(body)
+	if m == nil {
+		t.Fatalf("no csrf_token in page:\n%s", body)
+	}
+	return m[1]
+}
+
+func get(t *testing.T, c *http.Client, u string) (*http.Response, string) {
+	t.Helper()
+	resp, err := c.Get(u)
+	if err != nil {
+		t.Fatalf("GET %s: %v", u, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp, string(b)
+}
+
+func post(t *testing.T, c *http.Client, u string, form url.Values) (*http.Response, string) {
+	t.Helper()
+	resp, err := c.PostForm(u, form)
+	if err != nil {
+		t.Fatalf("POST %s: %v", u, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp, string(b)
+}
+
+// login signs c in and returns the CSRF token of the session's forms.
+func (e *env) login(t *testing.T, c *http.Client) string {
+	t.Helper()
+	_, body := get(t, c, e.srv.URL+"/dashboard/login")
+	resp, body := post(t, c, e.srv.URL+"/dashboard/login", url.Values{
+		"csrf_token": {csrfOf(t, body)}, "email": {testEmail}, "password": {testPassword}, "next": {"/dashboard/"},
+	})
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/dashboard/" {
+		t.Fatalf("login: status %d, location %q, body:\n%s", resp.StatusCode, resp.Header.Get("Location"), body)
+	}
+	resp, body = get(t, c, e.srv.URL+"/dashboard/")
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("overview after login: status %d", resp.StatusCode)
+	}
+	return csrfOf(t, body)
+}
+
+// testAnalyses runs site analyses with the crawler in goroutines and
+// stores them as jobs, the way the API's job queue does.
+type testAnalyses struct {
+	st  store.Store
+	now func() time.Time
+	wg  sync.WaitGroup
+
+	mu      sync.Mutex
+	cancels map[string]context.CancelFunc
+}
+
+var _ dashboard.Analyses = (*testAnalyses)(nil)
+
+func (a *testAnalyses) wait() {
+	a.mu.Lock()
+	for _, c := range a.cancels {
+		c()
+	}
+	a.mu.Unlock()
+	a.wg.Wait()
+}
+
+func (a *testAnalyses) StartSite(ctx context.Context, accountID, domain string, maxPages int, subdomains bool) (*store.Job, error) {
+	if _, err := seo.ParseDomain(domain); err != nil {
+		return nil, err
+	}
+	req, _ := json.Marshal(map[string]any{"domain": domain, "options": map[string]any{"maxPages": maxPages, "includeSubdomains": subdomains}})
+	now := a.now().UTC()
+	j := &store.Job{ID: "job_" + strings.ReplaceAll(now.Format("150405.000000000"), ".", ""), AccountID: accountID, Kind: "site",
+		Status: store.JobQueued, Request: req, CreatedAt: now, UpdatedAt: now}
+	if err := a.st.CreateJob(ctx, j); err != nil {
+		return nil, err
+	}
+	jctx, cancel := context.WithCancel(context.Background())
+	a.mu.Lock()
+	if a.cancels == nil {
+		a.cancels = map[string]context.CancelFunc{}
+	}
+	a.cancels[j.ID] = cancel
+	a.mu.Unlock()
+	a.wg.Add(1)
+	go a.run(jctx, *j, domain, maxPages, subdomains)
+	return j, nil
+}
+
+func (a *testAnalyses) run(ctx context.Context, j store.Job, domain string, maxPages int, subdomains bool) {
+	defer a.wg.Done()
+	j.Status, j.StartedAt = store.JobRunning, a.now().UTC()
+	if err := a.st.UpdateJob(ctx, &j); err != nil {
+		return
+	}
+	var mu sync.Mutex
+	co := &crawler.Options{
+		AllowPrivate: true, MaxPages: maxPages, IncludeSubdomains: subdomains, PerHostRate: -1,
+		SkipExternalLinks: true, RequestTimeout: 5 * time.Second, ProgressInterval: 50 * time.Millisecond,
+		Progress: func(p crawler.Progress) {
+			b, _ := json.Marshal(map[string]any{"pagesDone": p.Done, "errors": p.Errors, "queued": p.Queued,
+				"skipped": p.Skipped, "pagesPerSecond": p.PagesPerSecond, "current": p.Current, "updatedAt": a.now().UTC()})
+			mu.Lock()
+			defer mu.Unlock()
+			c := j
+			c.Progress, c.UpdatedAt = b, a.now().UTC()
+			a.st.UpdateJob(ctx, &c)
+		},
+	}
+	rep, err := crawler.New(co).Run(ctx, domain)
+	mu.Lock()
+	defer mu.Unlock()
+	if ctx.Err() != nil {
+		return
+	}
+	if err != nil {
+		j.Status, j.Error = store.JobFailed, err.Error()
+	} else {
+		j.Result, _ = json.Marshal(rep)
+		j.Status = store.JobSucceeded
+		j.Progress, _ = json.Marshal(map[string]any{"pagesDone": rep.Crawl.Fetched, "errors": rep.Crawl.Errors,
+			"queued": rep.Crawl.Queued, "skipped": rep.Crawl.Skipped, "updatedAt": a.now().UTC()})
+	}
+	j.FinishedAt, j.UpdatedAt = a.now().UTC(), a.now().UTC()
+	a.st.UpdateJob(context.Background(), &j)
+}
+
+func (a *testAnalyses) CancelSite(ctx context.Context, accountID, jobID string) error {
+	j, err := a.st.Job(ctx, accountID, jobID)
+	if err != nil {
+		return err
+	}
+	if j.Status.Done() {
+		return &seo.InputError{Field: "id", Value: jobID, Reason: "the job has already ended", Err: errors.New("ended")}
+	}
+	now := a.now().UTC()
+	j.Status, j.FinishedAt, j.UpdatedAt = store.JobCanceled, now, now
+	if err := a.st.UpdateJob(ctx, j); err != nil {
+		return err
+	}
+	a.mu.Lock()
+	if c := a.cancels[jobID]; c != nil {
+		c()
+	}
+	a.mu.Unlock()
+	return nil
+}
+
+// newTestSite serves testdata/site on loopback.
+func newTestSite(t *testing.T) *httptest.Server {
+	t.Helper()
+	pages := map[string]string{"/": "index.html", "/about": "about.html", "/news": "news.html", "/robots.txt": "robots.txt"}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		name, ok := pages[r.URL.Path]
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		b, err := os.ReadFile(filepath.Join("testdata", "site", name))
+		if err != nil {
+			http.Error(w, err.Error(), 500)
+			return
+		}
+		if strings.HasSuffix(name, ".txt") {
+			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		} else {
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		}
+		w.Write(b)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}

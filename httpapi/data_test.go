@@ -1,0 +1,215 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/csv"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/seokit/seokit/keywords"
+	"github.com/seokit/seokit/keywords/local"
+	"github.com/seokit/seokit/rankings"
+	rsql "github.com/seokit/seokit/rankings/sqlstore"
+	"github.com/seokit/seokit/reports"
+	"github.com/seokit/seokit/seo"
+)
+
+var enUS = seo.Locale{Language: "en", Region: "US"}
+
+// dataOptions wires a keyword table imported from testdata and a rankings
+// store filled from testdata/rankings.csv.
+func dataOptions(t *testing.T) *Options {
+	t.Helper()
+	ctx := context.Background()
+	ks, err := local.Open(ctx, ":memory:", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ks.Close() })
+	f, err := os.Open("testdata/keywords-semrush.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := ks.Import(ctx, f, local.Semrush, enUS); err != nil {
+		t.Fatal(err)
+	}
+	rs, err := rsql.Open(ctx, ":memory:", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rs.Close() })
+	rf, err := os.Open("testdata/rankings.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rf.Close()
+	rows, err := csv.NewReader(rf).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var obs []rankings.Observation
+	for _, r := range rows[1:] {
+		day, err := time.Parse(time.DateOnly, r[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := rankings.Observation{Domain: "example.com", Keyword: r[1], Locale: enUS, Device: rankings.Desktop,
+			Date: day, URL: r[3], Depth: 100, Source: "fixture", CheckedAt: day.Add(12 * time.Hour)}
+		if r[2] != "" {
+			p, _ := strconv.ParseFloat(r[2], 64)
+			o.Position = &p
+		}
+		obs = append(obs, o)
+	}
+	var tracked []rankings.Tracked
+	for _, kw := range []string{"oak tables", "oak chairs"} {
+		tracked = append(tracked, rankings.Tracked{Domain: "example.com", Keyword: kw, Locale: enUS, Device: rankings.Desktop})
+	}
+	if err := rs.Track(ctx, tracked); err != nil {
+		t.Fatal(err)
+	}
+	if err := rs.Record(ctx, obs); err != nil {
+		t.Fatal(err)
+	}
+	return &Options{
+		Suggester: keywords.NewSuggester([]keywords.Source{ks}, nil),
+		Tracker:   rankings.NewTracker(nil, rs, nil),
+		Reports:   reports.New(rs, ks, nil),
+	}
+}
+
+func TestKeywordsSuggest(t *testing.T) {
+	a := newTestAPI(t, dataOptions(t))
+	t.Run("success", func(t *testing.T) {
+		resp := a.call("GET", "/v1/keywords/suggest?query=oak+tables&locale=en-US&limit=10", a.key, "")
+		wantStatus(t, resp, 200)
+		var res struct {
+			Suggestions []struct {
+				Keyword    string `json:"keyword"`
+				Volume     *int   `json:"volume"`
+				Difficulty *int   `json:"difficulty"`
+				Source     string `json:"source"`
+			} `json:"suggestions"`
+		}
+		readJSON(t, resp, &res)
+		found := false
+		for _, s := range res.Suggestions {
+			if s.Keyword == "oak tables" {
+				found = true
+				if s.Volume == nil || *s.Volume != 1900 || s.Difficulty == nil || *s.Difficulty != 41 {
+					t.Errorf("oak tables: %+v (fixture has volume 1900, difficulty 41)", s)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("oak tables not suggested: %+v", res.Suggestions)
+		}
+	})
+	for _, tc := range []struct{ name, query, field string }{
+		{"missing query", "locale=en-US", "query"},
+		{"blank query", "query=+++", "query"},
+		{"bad locale", "query=oak&locale=english", "locale"},
+		{"unknown region", "query=oak&locale=en-XX", "locale"},
+		{"bad limit", "query=oak&limit=0", "limit"},
+		{"limit not a number", "query=oak&limit=ten", "limit"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := apiErr(t, a.call("GET", "/v1/keywords/suggest?"+tc.query, a.key, ""), 400, CodeInvalidRequest)
+			if e.Field != tc.field {
+				t.Errorf("field %q, want %q", e.Field, tc.field)
+			}
+		})
+	}
+	t.Run("not configured", func(t *testing.T) {
+		b := newTestAPI(t, nil)
+		resp := b.call("GET", "/v1/keywords/suggest?query=oak", b.key, "")
+		apiErr(t, resp, 503, CodeUnavailable)
+		if resp.Header.Get("Retry-After") == "" {
+			t.Error("503 without Retry-After")
+		}
+	})
+}
+
+func TestRankings(t *testing.T) {
+	a := newTestAPI(t, dataOptions(t))
+	t.Run("success", func(t *testing.T) {
+		resp := a.call("GET", "/v1/rankings?domain=example.com&keywords[]=oak+tables&keywords[]=oak+chairs", a.key, "")
+		wantStatus(t, resp, 200)
+		var res RankingsResponse
+		readJSON(t, resp, &res)
+		got := map[string]rankings.Ranking{}
+		for _, r := range res.Rankings {
+			got[r.Keyword] = r
+		}
+		if r := got["oak tables"]; r.Position == nil || *r.Position != 3 || r.URL != "https://example.com/tables" {
+			t.Errorf("oak tables: %+v (latest fixture row: position 3)", r)
+		}
+		if r, ok := got["oak chairs"]; !ok || r.Position != nil {
+			t.Errorf("oak chairs: %+v, want not ranked", r)
+		}
+	})
+	many := make([]string, MaxRankingKeywords+1)
+	for i := range many {
+		many[i] = "keywords[]=k" + strconv.Itoa(i)
+	}
+	for _, tc := range []struct{ name, query, field string }{
+		{"missing domain", "keywords[]=oak", "domain"},
+		{"bad domain", "domain=exa%20mple&keywords[]=oak", "domain"},
+		{"domain with scheme", "domain=" + url.QueryEscape("https://example.com") + "&keywords[]=oak", "domain"},
+		{"no keywords", "domain=example.com", "keywords[]"},
+		{"empty keyword", "domain=example.com&keywords[]=oak&keywords[]=", "keywords[1]"},
+		{"too many keywords", "domain=example.com&" + strings.Join(many, "&"), "keywords[]"},
+		{"bad locale", "domain=example.com&keywords[]=oak&locale=en", "locale"},
+		{"bad device", "domain=example.com&keywords[]=oak&device=tablet", "device"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := apiErr(t, a.call("GET", "/v1/rankings?"+tc.query, a.key, ""), 400, CodeInvalidRequest)
+			if e.Field != tc.field {
+				t.Errorf("field %q, want %q (%s)", e.Field, tc.field, e.Message)
+			}
+		})
+	}
+}
+
+func TestReports(t *testing.T) {
+	a := newTestAPI(t, dataOptions(t))
+	t.Run("success", func(t *testing.T) {
+		resp := a.call("GET", "/v1/reports?domain=example.com&start=2026-11-01&end=2026-11-02", a.key, "")
+		wantStatus(t, resp, 200)
+		var rep struct {
+			Domain  string         `json:"domain"`
+			Start   string         `json:"start"`
+			End     string         `json:"end"`
+			Metrics map[string]any `json:"metrics"`
+		}
+		readJSON(t, resp, &rep)
+		if rep.Domain != "example.com" || rep.Start != "2026-11-01" || rep.End != "2026-11-02" {
+			t.Errorf("report %+v", rep)
+		}
+		for _, k := range []string{"visibility", "rankings", "traffic"} {
+			if _, ok := rep.Metrics[k]; !ok {
+				t.Errorf("metrics.%s missing: %v", k, rep.Metrics)
+			}
+		}
+	})
+	for _, tc := range []struct{ name, query, field string }{
+		{"bad start", "domain=example.com&start=2026-13-01&end=2026-11-02", "start"},
+		{"start not a date", "domain=example.com&start=yesterday&end=2026-11-02", "start"},
+		{"missing end", "domain=example.com&start=2026-11-01", "end"},
+		{"start after end", "domain=example.com&start=2026-11-05&end=2026-11-02", "start"},
+		{"bad domain", "domain=not_a_domain&start=2026-11-01&end=2026-11-02", "domain"},
+		{"bad device", "domain=example.com&start=2026-11-01&end=2026-11-02&device=watch", "device"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := apiErr(t, a.call("GET", "/v1/reports?"+tc.query, a.key, ""), 400, CodeInvalidRequest)
+			if e.Field != tc.field {
+				t.Errorf("field %q, want %q (%s)", e.Field, tc.field, e.Message)
+			}
+		})
+	}
+}

@@ -1,0 +1,193 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"reflect"
+	"strconv"
+	"strings"
+)
+
+// decodeJSON reads r's body into v: the Content-Type must be
+// application/json, the body at most limit bytes, a single JSON value with
+// no unknown fields and no trailing data. Errors are 400 *Error naming the
+// field at fault ("Content-Type", "body" or the JSON path of the field).
+func decodeJSON(w http.ResponseWriter, r *http.Request, limit int64, v any) error {
+	ct := r.Header.Get("Content-Type")
+	if ct == "" {
+		return invalid("Content-Type", "Content-Type must be application/json")
+	}
+	mt, _, err := mime.ParseMediaType(ct)
+	if err != nil || mt != "application/json" {
+		return invalid("Content-Type", "Content-Type must be application/json, not "+strconv.Quote(clip(ct)))
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	if err != nil {
+		return decodeError(err, limit)
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		e := decodeError(err, limit)
+		if ae, ok := e.(*Error); ok && strings.HasPrefix(ae.Message, "unknown field ") {
+			if p := unknownFieldPath(body, reflect.TypeOf(v), ae.Field); p != "" {
+				ae.Field = p
+				ae.Message = "unknown field " + strconv.Quote(clip(p))
+			}
+		}
+		return e
+	}
+	// One value only: anything but white space after it is refused.
+	var extra json.RawMessage
+	if err := dec.Decode(&extra); err != io.EOF {
+		if err == nil {
+			return invalid("body", "the body must hold a single JSON object; found data after it")
+		}
+		return decodeError(err, limit)
+	}
+	return nil
+}
+
+// decodeError turns a json decoding error into a 400 naming the field.
+func decodeError(err error, limit int64) error {
+	var (
+		mbe *http.MaxBytesError
+		se  *json.SyntaxError
+		te  *json.UnmarshalTypeError
+	)
+	switch {
+	case errors.As(err, &mbe):
+		return invalid("body", fmt.Sprintf("the body is larger than %d bytes", limit))
+	case errors.Is(err, io.EOF):
+		return invalid("body", "the body is empty; send a JSON object")
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return invalid("body", "the body is not valid JSON: it ends early")
+	case errors.As(err, &se):
+		return invalid("body", fmt.Sprintf("the body is not valid JSON at byte %d", se.Offset))
+	case errors.As(err, &te):
+		field := te.Field
+		if field == "" {
+			return invalid("body", "the body must be a JSON object, not "+te.Value)
+		}
+		return invalid(field, fmt.Sprintf("%s must be %s, not %s", field, jsonKind(te.Type.Kind().String()), te.Value))
+	}
+	msg := err.Error()
+	if f, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
+		name, _ := strconv.Unquote(f)
+		if name == "" {
+			name = f
+		}
+		return invalid(name, "unknown field "+strconv.Quote(clip(name)))
+	}
+	return invalid("body", "the body is not valid JSON")
+}
+
+// jsonKind names a Go kind as a JSON type.
+func jsonKind(k string) string {
+	switch k {
+	case "string":
+		return "a string"
+	case "bool":
+		return "a boolean"
+	case "int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64":
+		return "an integer"
+	case "float32", "float64":
+		return "a number"
+	case "slice", "array":
+		return "an array"
+	case "struct", "map":
+		return "an object"
+	}
+	return "of another type"
+}
+
+// clip shortens s for messages.
+func clip(s string) string {
+	const max = 100
+	if len(s) <= max {
+		return s
+	}
+	for i := max; i > 0; i-- {
+		if (s[i] & 0xC0) != 0x80 {
+			return s[:i] + "…"
+		}
+	}
+	return ""
+}
+
+// queryBool parses an optional boolean query parameter.
+func queryBool(r *http.Request, name string) (bool, error) {
+	v := r.URL.Query().Get(name)
+	if v == "" {
+		return false, nil
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, invalid(name, name+" must be true or false")
+	}
+	return b, nil
+}
+
+// unknownFieldPath finds the dotted path of the first object member named
+// name that t does not declare, walking the decoded body alongside t.
+func unknownFieldPath(body []byte, t reflect.Type, name string) string {
+	var doc any
+	if json.Unmarshal(body, &doc) != nil {
+		return ""
+	}
+	return findUnknown(doc, t, name, "")
+}
+
+func findUnknown(doc any, t reflect.Type, name, prefix string) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch d := doc.(type) {
+	case map[string]any:
+		if t.Kind() != reflect.Struct {
+			return ""
+		}
+		fields := map[string]reflect.Type{}
+		for i := range t.NumField() {
+			f := t.Field(i)
+			if !f.IsExported() {
+				continue
+			}
+			tag, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if tag == "-" {
+				continue
+			}
+			if tag == "" {
+				tag = f.Name
+			}
+			fields[strings.ToLower(tag)] = f.Type
+		}
+		for k, v := range d {
+			ft, ok := fields[strings.ToLower(k)]
+			if !ok {
+				if k == name {
+					return prefix + k
+				}
+				continue
+			}
+			if p := findUnknown(v, ft, name, prefix+k+"."); p != "" {
+				return p
+			}
+		}
+	case []any:
+		if t.Kind() != reflect.Slice && t.Kind() != reflect.Array {
+			return ""
+		}
+		for i, v := range d {
+			if p := findUnknown(v, t.Elem(), name, strings.TrimSuffix(prefix, ".")+"["+strconv.Itoa(i)+"]."); p != "" {
+				return p
+			}
+		}
+	}
+	return ""
+}

@@ -1,0 +1,121 @@
+// Package httpapi serves the seokit library as the /v1 HTTP API: an
+// http.Handler with routing, authentication, per-account daily limits,
+// JSON validation, the error envelope, asynchronous site-analysis jobs and
+// signed job callbacks. It never starts a server itself; examples/server
+// does, and examples/embed mounts it under a prefix of an existing mux.
+//
+// # Endpoints and permissions
+//
+// Every endpoint needs a credential: an API key (X-API-Key header, or the
+// api_key query parameter, which is redacted in logs), or a Bearer JWT from
+// POST /v1/auth/token or the OAuth flow (package auth). A credential has
+// the "read" and/or "write" permission ("write" implies "read"); an API key
+// may also name operations, and is then limited to them.
+//
+//	Method  Path                      Scope  Operation  Answer
+//	POST    /v1/analyze/page          write  analyze    200 page report
+//	POST    /v1/analyze               write  analyze    200 page report (same body)
+//	GET     /v1/analyze?url=&depth=   write  analyze    200 page report
+//	POST    /v1/analyze/site          write  analyze    202 job, Location header
+//	GET     /v1/analyze/site          read   analyze    200 the account's jobs, newest first
+//	GET     /v1/analyze/site/{id}     read   analyze    200 job with progress and, when done, result
+//	DELETE  /v1/analyze/site/{id}     write  analyze    200 canceled job; 409 if it had ended
+//	POST    /v1/optimize/content      write  optimize   200 content report
+//	GET     /v1/keywords/suggest      read   keywords   200 {query, locale, suggestions[...]}
+//	GET     /v1/rankings              read   rankings   200 {domain, locale, device, rankings[...]}
+//	GET     /v1/reports               read   reports    200 {domain, start, end, metrics}
+//
+// Page analysis is an action that fetches third-party pages, so it needs
+// "write" like the other actions that start work. A job of another account
+// answers 404, exactly like a job that does not exist.
+//
+// # Errors
+//
+// Every error under /v1, including unknown paths (and other versions such
+// as /v2), wrong methods and recovered panics, is
+//
+//	{"error":{"code":"invalid_request","message":"...","status":400,"field":"url","requestId":"req_..."}}
+//
+// field names the input at fault for invalid_request, as the API spells it
+// ("url", "options.maxPages", "keywords[2]", "locale", "start", "Content-Type",
+// "body"). requestId repeats the X-Request-Id response header, which is
+// also in the server's logs. Codes and statuses:
+//
+//	invalid_request        400  bad JSON, unknown field, wrong type, bad URL, domain, locale or date,
+//	                            body over the limit (field "body"), Content-Type not application/json
+//	unauthorized           401  no credential, or an invalid, expired or revoked one
+//	                            (with WWW-Authenticate: Bearer realm="seokit")
+//	forbidden              403  the credential lacks the scope or operation of the endpoint
+//	https_required         403  plain HTTP from a peer that is neither loopback nor a trusted proxy
+//	not_found              404  unknown path or resource
+//	method_not_allowed     405  known path, other method (with Allow)
+//	conflict               409  canceling a job that has ended
+//	rate_limited           429  daily limit reached, or a burst of requests (with Retry-After)
+//	internal               500  a bug; details are logged with the request ID, never sent
+//	unavailable            503  the database or a data provider is down, or the endpoint's data
+//	                            source is not configured (with Retry-After)
+//	upstream_rate_limited  503  a data provider is limiting us; the client's own quota is not
+//	                            at fault, so this is not a 429 (Retry-After: 60)
+//
+// The token and OAuth endpoints of package auth answer RFC 6749 errors
+// instead, because OAuth clients parse those.
+//
+// # Limits
+//
+// Requests are counted per account (all its keys and tokens together) per
+// UTC day, in the store, so a restart or a second instance over the same
+// database does not reset them: Free 100, Pro 1000, Enterprise (or any
+// account) its DailyLimit. Every authenticated response carries
+// X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset (Unix
+// epoch seconds of the next 00:00 UTC). A request over the limit gets 429
+// with Retry-After (seconds until the reset) and is not counted. Requests
+// that fail authentication are not counted; they are limited per client
+// address instead. The client address is the TCP peer, or, behind a trusted
+// proxy, the right-most untrusted X-Forwarded-For entry; it never selects
+// a quota, so a spoofed X-Forwarded-For changes nothing. A short per-account
+// token bucket (Options.BurstRate, Burst) protects the server from bursts.
+//
+// JSON bodies are limited to Options.MaxBodyBytes (1 MiB), content
+// optimisation bodies to OptimizeMaxBodyBytes (the optimizer's 10 MiB
+// content limit plus room for escaping); site analyses to MaxSitePages.
+//
+// # HTTPS
+//
+// Responses to TLS requests carry Strict-Transport-Security. Plain HTTP is
+// served only to loopback peers (local development, a reverse proxy on the
+// same host) and to Options.TrustedProxies that send X-Forwarded-Proto:
+// https; anything else gets 403 https_required.
+//
+// # Jobs
+//
+// POST /v1/analyze/site stores a job (queued) and returns 202 with its
+// id, status and Location. Options.JobWorkers workers crawl queued jobs;
+// progress (pagesDone, queued, errors, pagesPerSecond) is saved at most
+// once a second; the result is the crawler's SiteReport. States: queued ->
+// running -> succeeded | failed | canceled. Jobs live in the store: a
+// server started over it re-queues the jobs left queued or running, and a
+// crawl that was running starts again from the beginning. Store failures
+// while recording a job's state are retried until they succeed or the
+// server closes; the job then stays unfinished and resumes on the next
+// start, so no job is lost. Jobs are run by the process that accepted or
+// resumed them: run one API instance per store (several instances over one
+// PostgreSQL database would each resume the same unfinished jobs).
+//
+// # Callbacks
+//
+// A site analysis may name a callbackUrl (http or https, checked like any
+// user URL: private addresses are refused unless Options.AllowPrivate).
+// When the job ends (succeeded, failed or canceled) the server POSTs a
+// CallbackEvent {"id","status","summary","createdAt","finishedAt"} to it
+// through the safe fetcher, with the header
+//
+//	Seokit-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, t + "." + body)>
+//
+// where secret is the job's callbackSecret, returned once in the 202
+// answer. Receivers check the raw body with VerifyCallback (or recompute
+// the HMAC and compare in constant time, and reject stale timestamps).
+// A non-2xx answer or a network error is retried after
+// Options.CallbackRetryDelays (4, 8, 16 and 32 s: five attempts in about a
+// minute); the outcome is recorded as the job's callback state
+// ("pending", "delivered", "failed").
+package httpapi

@@ -1,0 +1,142 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/seokit/seokit/httpapi/store"
+	"github.com/seokit/seokit/seo"
+)
+
+// Error codes of the envelope. Each code always comes with the same HTTP
+// status, listed in doc.go.
+const (
+	CodeInvalidRequest      = "invalid_request"       // 400
+	CodeUnauthorized        = "unauthorized"          // 401
+	CodeForbidden           = "forbidden"             // 403
+	CodeHTTPSRequired       = "https_required"        // 403
+	CodeNotFound            = "not_found"             // 404
+	CodeMethodNotAllowed    = "method_not_allowed"    // 405
+	CodeConflict            = "conflict"              // 409
+	CodeRateLimited         = "rate_limited"          // 429
+	CodeInternal            = "internal"              // 500
+	CodeUnavailable         = "unavailable"           // 503
+	CodeUpstreamRateLimited = "upstream_rate_limited" // 503
+)
+
+// Error is the body of every /v1 error response, inside {"error": ...}.
+type Error struct {
+	// Code is a stable machine-readable code (see the Code constants).
+	Code string `json:"code"`
+	// Message is a human-readable description; it never contains internals.
+	Message string `json:"message"`
+	// Status repeats the HTTP status code.
+	Status int `json:"status"`
+	// Field names the input at fault for invalid_request, as the API spells
+	// it: "url", "options.maxPages", "keywords[2]", "Content-Type", "body".
+	Field string `json:"field,omitempty"`
+	// RequestID is the X-Request-Id of the request, for support.
+	RequestID string `json:"requestId,omitempty"`
+}
+
+// Error returns the message.
+func (e *Error) Error() string { return "httpapi: " + e.Code + ": " + e.Message }
+
+// envelope is the wire form of an error.
+type envelope struct {
+	Error *Error `json:"error"`
+}
+
+// apiError builds an *Error.
+func apiError(status int, code, msg string) *Error {
+	return &Error{Code: code, Message: msg, Status: status}
+}
+
+// invalid is a 400 naming field.
+func invalid(field, msg string) *Error {
+	e := apiError(http.StatusBadRequest, CodeInvalidRequest, msg)
+	e.Field = field
+	return e
+}
+
+// inputMessage renders an InputError without the package prefix.
+func inputMessage(ie *seo.InputError) string {
+	return strings.TrimPrefix(ie.Error(), "seo: ")
+}
+
+// toAPIError maps a library or store error to the envelope. It returns the
+// error and, for 5xx errors, whether the cause should be logged.
+func toAPIError(err error) (e *Error, logIt bool) {
+	var ae *Error
+	if errors.As(err, &ae) {
+		return ae, ae.Status >= 500
+	}
+	if ie, ok := seo.AsInputError(err); ok {
+		return invalid(ie.Field, inputMessage(ie)), false
+	}
+	switch {
+	case errors.Is(err, seo.ErrInvalidInput):
+		return apiError(http.StatusBadRequest, CodeInvalidRequest, "the request is not valid"), false
+	case errors.Is(err, store.ErrNotFound), errors.Is(err, seo.ErrNotFound):
+		return apiError(http.StatusNotFound, CodeNotFound, "no such resource"), false
+	case errors.Is(err, store.ErrConflict):
+		return apiError(http.StatusConflict, CodeConflict, "the resource is in a state that does not allow this"), false
+	case errors.Is(err, store.ErrUnavailable):
+		return apiError(http.StatusServiceUnavailable, CodeUnavailable, "the service's database is unavailable; retry shortly"), true
+	case errors.Is(err, seo.ErrRateLimited):
+		return apiError(http.StatusServiceUnavailable, CodeUpstreamRateLimited, "a data provider is limiting requests; retry later"), true
+	case errors.Is(err, seo.ErrUnavailable):
+		return apiError(http.StatusServiceUnavailable, CodeUnavailable, "a data provider is unavailable; retry later"), true
+	case errors.Is(err, context.DeadlineExceeded):
+		return apiError(http.StatusServiceUnavailable, CodeUnavailable, "the operation timed out; retry later"), true
+	}
+	return apiError(http.StatusInternalServerError, CodeInternal, "internal server error"), true
+}
+
+// retryAfter is the Retry-After sent with 503 answers, in seconds.
+func retryAfter(e *Error) string {
+	switch e.Code {
+	case CodeUpstreamRateLimited:
+		return "60"
+	case CodeUnavailable:
+		return "5"
+	}
+	return ""
+}
+
+// writeJSON writes v with status.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		status = http.StatusInternalServerError
+		b = []byte(`{"error":{"code":"internal","message":"internal server error","status":500}}`)
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/json; charset=utf-8")
+	h.Set("Content-Length", strconv.Itoa(len(b)+1))
+	w.WriteHeader(status)
+	w.Write(append(b, '\n'))
+}
+
+// writeError writes the envelope for e, with the request ID of r.
+func writeError(w http.ResponseWriter, r *http.Request, e *Error) {
+	c := *e
+	c.RequestID = requestID(r.Context())
+	if ra := retryAfter(&c); ra != "" && w.Header().Get("Retry-After") == "" {
+		w.Header().Set("Retry-After", ra)
+	}
+	writeJSON(w, c.Status, envelope{Error: &c})
+}
+
+// fail maps err and writes it, logging 5xx causes with the request ID.
+func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
+	e, logIt := toAPIError(err)
+	if logIt {
+		s.log.ErrorContext(r.Context(), "request failed", "request_id", requestID(r.Context()), "code", e.Code, "err", err)
+	}
+	writeError(w, r, e)
+}

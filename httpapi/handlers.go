@@ -1,0 +1,285 @@
+package httpapi
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/seokit/seokit/analyzer"
+	"github.com/seokit/seokit/keywords"
+	"github.com/seokit/seokit/optimizer"
+	"github.com/seokit/seokit/rankings"
+	"github.com/seokit/seokit/reports"
+	"github.com/seokit/seokit/seo"
+)
+
+// PageOptions are the options of a page analysis request.
+type PageOptions struct {
+	// Depth is "basic", "standard" (default) or "complete".
+	Depth         string `json:"depth,omitempty"`
+	CheckLinks    bool   `json:"checkLinks,omitempty"`
+	AnalyzeMobile bool   `json:"analyzeMobile,omitempty"`
+}
+
+// PageRequest is the body of POST /v1/analyze/page and POST /v1/analyze.
+type PageRequest struct {
+	URL     string      `json:"url"`
+	Options PageOptions `json:"options"`
+}
+
+func (s *Server) analyzePagePost(w http.ResponseWriter, r *http.Request) {
+	var req PageRequest
+	if err := decodeJSON(w, r, s.opts.MaxBodyBytes, &req); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.analyzePage(w, r, req)
+}
+
+// analyzePageGet serves GET /v1/analyze?url=&depth=&checkLinks=&analyzeMobile=.
+func (s *Server) analyzePageGet(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	req := PageRequest{URL: q.Get("url"), Options: PageOptions{Depth: q.Get("depth")}}
+	var err error
+	if req.Options.CheckLinks, err = queryBool(r, "checkLinks"); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if req.Options.AnalyzeMobile, err = queryBool(r, "analyzeMobile"); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.analyzePage(w, r, req)
+}
+
+func (s *Server) analyzePage(w http.ResponseWriter, r *http.Request, req PageRequest) {
+	u, err := seo.ParseURL(req.URL)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	depth, err := analyzer.ParseDepth(req.Options.Depth)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	var o analyzer.Options
+	if s.opts.AnalyzerOptions != nil {
+		o = *s.opts.AnalyzerOptions
+	}
+	o.Depth, o.CheckLinks, o.AnalyzeMobile = depth, req.Options.CheckLinks, req.Options.AnalyzeMobile
+	o.AllowPrivate = s.opts.AllowPrivate
+	rep, err := analyzer.Analyze(r.Context(), u.String(), &o)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, rep)
+}
+
+func (s *Server) optimize(w http.ResponseWriter, r *http.Request) {
+	var req optimizer.Request
+	if err := decodeJSON(w, r, s.opts.OptimizeMaxBodyBytes, &req); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	rep, err := optimizer.Optimize(r.Context(), req)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, rep)
+}
+
+// locale parses the optional locale query parameter; "" means en-US.
+func queryLocale(r *http.Request) (seo.Locale, error) {
+	v := r.URL.Query().Get("locale")
+	if v == "" {
+		return seo.Locale{Language: "en", Region: "US"}, nil
+	}
+	return seo.ParseLocale(v)
+}
+
+// queryDomain parses the required domain query parameter to a host name.
+func queryDomain(r *http.Request) (string, error) {
+	u, err := seo.ParseDomain(r.URL.Query().Get("domain"))
+	if err != nil {
+		return "", err
+	}
+	if strings.Contains(r.URL.Query().Get("domain"), "://") {
+		return "", invalid("domain", "domain must be a domain name without scheme, such as example.com")
+	}
+	return u.Hostname(), nil
+}
+
+func notConfigured(what string) *Error {
+	return apiError(http.StatusServiceUnavailable, CodeUnavailable, what+" are not configured on this server")
+}
+
+func (s *Server) suggest(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	query := strings.TrimSpace(q.Get("query"))
+	if query == "" {
+		s.fail(w, r, invalid("query", "query is required"))
+		return
+	}
+	loc, err := queryLocale(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	limit := 0
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 1000 {
+			s.fail(w, r, invalid("limit", "limit must be an integer from 1 to 1000"))
+			return
+		}
+		limit = n
+	}
+	if s.opts.Suggester == nil {
+		s.fail(w, r, notConfigured("keyword suggestions"))
+		return
+	}
+	res, err := s.opts.Suggester.Suggest(r.Context(), query, loc, &keywords.SuggestOptions{Limit: limit})
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if res.Suggestions == nil {
+		res.Suggestions = []keywords.Keyword{}
+	}
+	writeJSON(w, http.StatusOK, res)
+}
+
+// RankingsResponse is the body of GET /v1/rankings.
+type RankingsResponse struct {
+	Domain   string             `json:"domain"`
+	Locale   string             `json:"locale"`
+	Device   string             `json:"device"`
+	Rankings []rankings.Ranking `json:"rankings"`
+}
+
+func (s *Server) rankings(w http.ResponseWriter, r *http.Request) {
+	domain, err := queryDomain(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	q := r.URL.Query()
+	raw := append(q["keywords[]"], q["keywords"]...)
+	if len(raw) == 0 {
+		s.fail(w, r, invalid("keywords[]", "at least one keywords[] parameter is required"))
+		return
+	}
+	if len(raw) > MaxRankingKeywords {
+		s.fail(w, r, invalid("keywords[]", "at most "+strconv.Itoa(MaxRankingKeywords)+" keywords are accepted per request"))
+		return
+	}
+	kws := make([]string, 0, len(raw))
+	seen := map[string]bool{}
+	for i, k := range raw {
+		k = strings.TrimSpace(k)
+		field := "keywords[" + strconv.Itoa(i) + "]"
+		switch {
+		case k == "":
+			s.fail(w, r, invalid(field, field+" is empty"))
+			return
+		case len(k) > 200 || !utf8.ValidString(k):
+			s.fail(w, r, invalid(field, field+" must be valid UTF-8 of at most 200 bytes"))
+			return
+		}
+		if !seen[k] {
+			seen[k] = true
+			kws = append(kws, k)
+		}
+	}
+	loc, err := queryLocale(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	dev := rankings.Device(q.Get("device"))
+	switch dev {
+	case "":
+		dev = rankings.Desktop
+	case rankings.Desktop, rankings.Mobile:
+	default:
+		s.fail(w, r, invalid("device", `device must be "desktop" or "mobile"`))
+		return
+	}
+	if s.opts.Tracker == nil {
+		s.fail(w, r, notConfigured("rankings"))
+		return
+	}
+	res, err := s.opts.Tracker.Rankings(r.Context(), domain, kws, &rankings.CheckOptions{Locale: loc, Device: dev})
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if res == nil {
+		res = []rankings.Ranking{}
+	}
+	writeJSON(w, http.StatusOK, RankingsResponse{Domain: domain, Locale: loc.String(), Device: string(dev), Rankings: res})
+}
+
+// parseDay parses a YYYY-MM-DD query parameter.
+func parseDay(r *http.Request, name string) (time.Time, error) {
+	v := r.URL.Query().Get(name)
+	if v == "" {
+		return time.Time{}, invalid(name, name+" is required (YYYY-MM-DD)")
+	}
+	t, err := time.Parse(time.DateOnly, v)
+	if err != nil {
+		return time.Time{}, invalid(name, name+" must be a date of the form YYYY-MM-DD")
+	}
+	return t, nil
+}
+
+func (s *Server) reports(w http.ResponseWriter, r *http.Request) {
+	domain, err := queryDomain(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	start, err := parseDay(r, "start")
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	end, err := parseDay(r, "end")
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if start.After(end) {
+		s.fail(w, r, invalid("start", "start must not be after end"))
+		return
+	}
+	var bo reports.BuildOptions
+	if r.URL.Query().Get("locale") != "" {
+		if bo.Locale, err = queryLocale(r); err != nil {
+			s.fail(w, r, err)
+			return
+		}
+	}
+	switch d := rankings.Device(r.URL.Query().Get("device")); d {
+	case "", rankings.Desktop, rankings.Mobile:
+		bo.Device = d
+	default:
+		s.fail(w, r, invalid("device", `device must be "desktop" or "mobile"`))
+		return
+	}
+	if s.opts.Reports == nil {
+		s.fail(w, r, notConfigured("reports"))
+		return
+	}
+	rep, err := s.opts.Reports.Build(r.Context(), domain, start, end, &bo)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, rep)
+}

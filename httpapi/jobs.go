@@ -1,0 +1,504 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/seokit/seokit/crawler"
+	"github.com/seokit/seokit/httpapi/store"
+	"github.com/seokit/seokit/seo"
+)
+
+// SiteOptions are the options of a site analysis request.
+type SiteOptions struct {
+	// MaxPages caps the pages crawled; 0 means the crawler's default (500),
+	// at most Options.MaxSitePages.
+	MaxPages          int  `json:"maxPages,omitempty"`
+	IncludeSubdomains bool `json:"includeSubdomains,omitempty"`
+}
+
+// SiteRequest is the body of POST /v1/analyze/site.
+type SiteRequest struct {
+	Domain  string      `json:"domain"`
+	Options SiteOptions `json:"options"`
+	// CallbackURL, when set, receives a signed POST when the job ends.
+	CallbackURL string `json:"callbackUrl,omitempty"`
+}
+
+// JobProgress is the progress of a running site analysis.
+type JobProgress struct {
+	PagesDone      int       `json:"pagesDone"`
+	Errors         int       `json:"errors"`
+	Queued         int       `json:"queued"`
+	Skipped        int       `json:"skipped"`
+	PagesPerSecond float64   `json:"pagesPerSecond"`
+	Current        string    `json:"current,omitempty"`
+	UpdatedAt      time.Time `json:"updatedAt"`
+}
+
+// JobCallback is the callback state of a job.
+type JobCallback struct {
+	URL string `json:"url"`
+	// State is "pending", "delivered" or "failed"; empty before the job
+	// ends.
+	State string `json:"state,omitempty"`
+}
+
+// JobLinks are the job's URLs.
+type JobLinks struct {
+	Self string `json:"self"`
+}
+
+// Job is the API's view of a site analysis job.
+type Job struct {
+	ID         string          `json:"id"`
+	Status     string          `json:"status"`
+	Domain     string          `json:"domain"`
+	Options    SiteOptions     `json:"options"`
+	CreatedAt  time.Time       `json:"createdAt"`
+	StartedAt  time.Time       `json:"startedAt,omitzero"`
+	FinishedAt time.Time       `json:"finishedAt,omitzero"`
+	Progress   *JobProgress    `json:"progress,omitempty"`
+	Result     json.RawMessage `json:"result,omitempty"`
+	Error      string          `json:"error,omitempty"`
+	Callback   *JobCallback    `json:"callback,omitempty"`
+	// CallbackSecret is returned once, in the 202 answer: the key that
+	// signs this job's callback (see VerifyCallback).
+	CallbackSecret string   `json:"callbackSecret,omitempty"`
+	Links          JobLinks `json:"links"`
+}
+
+// JobList is the body of GET /v1/analyze/site.
+type JobList struct {
+	Jobs []Job `json:"jobs"`
+}
+
+// errCanceledByUser is the cause of a job context canceled by DELETE.
+var errCanceledByUser = errors.New("httpapi: job canceled")
+
+// jobView renders a stored job. withResult includes the report.
+func jobView(j *store.Job, withResult bool, base string) Job {
+	v := Job{
+		ID: j.ID, Status: string(j.Status), CreatedAt: j.CreatedAt.UTC(),
+		StartedAt: j.StartedAt.UTC(), FinishedAt: j.FinishedAt.UTC(),
+		Error: j.Error, Links: JobLinks{Self: base + "/v1/analyze/site/" + j.ID},
+	}
+	if j.StartedAt.IsZero() {
+		v.StartedAt = time.Time{}
+	}
+	if j.FinishedAt.IsZero() {
+		v.FinishedAt = time.Time{}
+	}
+	var req SiteRequest
+	if json.Unmarshal(j.Request, &req) == nil {
+		v.Domain, v.Options = req.Domain, req.Options
+	}
+	if len(j.Progress) > 0 {
+		var p JobProgress
+		if json.Unmarshal(j.Progress, &p) == nil {
+			v.Progress = &p
+		}
+	}
+	if withResult && len(j.Result) > 0 {
+		v.Result = json.RawMessage(j.Result)
+	}
+	if j.CallbackURL != "" {
+		v.Callback = &JobCallback{URL: j.CallbackURL, State: j.CallbackState}
+	}
+	return v
+}
+
+func (s *Server) createJob(w http.ResponseWriter, r *http.Request) {
+	var req SiteRequest
+	if err := decodeJSON(w, r, s.opts.MaxBodyBytes, &req); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if strings.Contains(req.Domain, "://") {
+		s.fail(w, r, invalid("domain", "domain must be a domain name without scheme or path, such as example.com"))
+		return
+	}
+	u, err := seo.ParseDomain(req.Domain)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	req.Domain = u.Host
+	if req.Options.MaxPages < 0 || req.Options.MaxPages > s.opts.MaxSitePages {
+		s.fail(w, r, invalid("options.maxPages", "options.maxPages must be from 1 to "+strconv.Itoa(s.opts.MaxSitePages)+" (0 or absent means "+strconv.Itoa(crawler.DefaultMaxPages)+")"))
+		return
+	}
+	if req.CallbackURL != "" {
+		cu, err := s.fetcher.CheckURL(r.Context(), req.CallbackURL)
+		if err != nil {
+			if ie, ok := seo.AsInputError(err); ok {
+				s.fail(w, r, ie.WithField("callbackUrl"))
+				return
+			}
+			s.fail(w, r, invalid("callbackUrl", "callbackUrl's host cannot be resolved"))
+			return
+		}
+		req.CallbackURL = cu.String()
+	}
+	body, _ := json.Marshal(req)
+	now := s.now().UTC()
+	j := &store.Job{
+		ID: "job_" + randomID(24), AccountID: principal(r.Context()).AccountID, Kind: "site",
+		Status: store.JobQueued, Request: body, CallbackURL: req.CallbackURL,
+		CreatedAt: now, UpdatedAt: now,
+	}
+	if err := s.st.CreateJob(r.Context(), j); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.enqueue(*j)
+	v := jobView(j, false, s.opts.BasePath)
+	if j.CallbackURL != "" {
+		v.CallbackSecret = s.callbackSecret(j.ID)
+	}
+	w.Header().Set("Location", v.Links.Self)
+	writeJSON(w, http.StatusAccepted, v)
+}
+
+func (s *Server) getJob(w http.ResponseWriter, r *http.Request) {
+	j, err := s.st.Job(r.Context(), principal(r.Context()).AccountID, r.PathValue("id"))
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, jobView(j, true, s.opts.BasePath))
+}
+
+func (s *Server) listJobs(w http.ResponseWriter, r *http.Request) {
+	limit := 20
+	if v := r.URL.Query().Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 100 {
+			s.fail(w, r, invalid("limit", "limit must be an integer from 1 to 100"))
+			return
+		}
+		limit = n
+	}
+	js, err := s.st.Jobs(r.Context(), principal(r.Context()).AccountID, limit)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	out := JobList{Jobs: make([]Job, 0, len(js))}
+	for i := range js {
+		out.Jobs = append(out.Jobs, jobView(&js[i], false, s.opts.BasePath))
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// cancelJob serves DELETE: a queued or running job becomes canceled; a
+// finished one is a 409.
+func (s *Server) cancelJob(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	j, err := s.st.Job(ctx, principal(ctx).AccountID, r.PathValue("id"))
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if j.Status.Done() {
+		writeError(w, r, apiError(http.StatusConflict, CodeConflict, "the job has already ended ("+string(j.Status)+")"))
+		return
+	}
+	now := s.now().UTC()
+	j.Status, j.FinishedAt, j.UpdatedAt = store.JobCanceled, now, now
+	if j.CallbackURL != "" {
+		j.CallbackState = "pending"
+	}
+	if err := s.st.UpdateJob(ctx, j); err != nil {
+		if errors.Is(err, store.ErrConflict) {
+			writeError(w, r, apiError(http.StatusConflict, CodeConflict, "the job has already ended"))
+			return
+		}
+		s.fail(w, r, err)
+		return
+	}
+	s.mu.Lock()
+	cancel, running := s.running[j.ID]
+	s.mu.Unlock()
+	if running {
+		cancel(errCanceledByUser) // the worker delivers the callback
+	} else if j.CallbackURL != "" {
+		s.goCallback(*j)
+	}
+	writeJSON(w, http.StatusOK, jobView(j, true, s.opts.BasePath))
+}
+
+// enqueue adds a job for the workers.
+func (s *Server) enqueue(j store.Job) {
+	s.mu.Lock()
+	s.pending = append(s.pending, j)
+	s.mu.Unlock()
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+// next waits for a queued job; false when the server closes.
+func (s *Server) next() (store.Job, bool) {
+	for {
+		s.mu.Lock()
+		if len(s.pending) > 0 {
+			j := s.pending[0]
+			s.pending = s.pending[1:]
+			more := len(s.pending) > 0
+			s.mu.Unlock()
+			if more {
+				select {
+				case s.wake <- struct{}{}:
+				default:
+				}
+			}
+			return j, true
+		}
+		s.mu.Unlock()
+		select {
+		case <-s.wake:
+		case <-s.ctx.Done():
+			return store.Job{}, false
+		}
+	}
+}
+
+// resume re-queues the jobs a previous server left unfinished. A running
+// crawl starts again from the beginning.
+func (s *Server) resume(ctx context.Context) error {
+	js, err := s.st.Unfinished(ctx)
+	if err != nil {
+		return err
+	}
+	for _, j := range js {
+		s.enqueue(j)
+	}
+	return nil
+}
+
+func (s *Server) worker() {
+	defer s.wg.Done()
+	for {
+		j, ok := s.next()
+		if !ok {
+			return
+		}
+		s.run(j)
+	}
+}
+
+// retry calls f until it succeeds, returns ErrConflict or ErrNotFound, or
+// the server closes, waiting longer after each failure.
+func (s *Server) retry(what string, f func(ctx context.Context) error) error {
+	wait := 100 * time.Millisecond
+	for {
+		err := f(s.ctx)
+		if err == nil || errors.Is(err, store.ErrConflict) || errors.Is(err, store.ErrNotFound) {
+			return err
+		}
+		if s.ctx.Err() != nil {
+			return s.ctx.Err()
+		}
+		s.log.Warn("job store update failed; retrying", "what", what, "err", err)
+		select {
+		case <-time.After(wait):
+		case <-s.ctx.Done():
+			return s.ctx.Err()
+		}
+		wait = min(2*wait, 5*time.Second)
+	}
+}
+
+// run runs one job to its end.
+func (s *Server) run(q store.Job) {
+	var j *store.Job
+	if err := s.retry("load job", func(ctx context.Context) (err error) {
+		j, err = s.st.Job(ctx, q.AccountID, q.ID)
+		return err
+	}); err != nil {
+		return
+	}
+	if j.Status.Done() {
+		if j.CallbackURL != "" && j.CallbackState == "pending" {
+			s.deliver(*j)
+		}
+		return
+	}
+	jctx, cancel := context.WithCancelCause(s.ctx)
+	defer cancel(nil)
+	s.mu.Lock()
+	s.running[j.ID] = cancel
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		delete(s.running, j.ID)
+		s.mu.Unlock()
+	}()
+
+	now := s.now().UTC()
+	j.Status, j.StartedAt, j.UpdatedAt, j.Progress, j.Error = store.JobRunning, now, now, nil, ""
+	err := s.retry("start job", func(ctx context.Context) error { return s.st.UpdateJob(ctx, j) })
+	if err != nil {
+		if errors.Is(err, store.ErrConflict) {
+			s.ended(j) // canceled before it started
+		}
+		return
+	}
+
+	var req SiteRequest
+	if err := json.Unmarshal(j.Request, &req); err != nil {
+		j.Status, j.Error = store.JobFailed, "the stored request cannot be read"
+		s.finish(j)
+		return
+	}
+	var co crawler.Options
+	if s.opts.CrawlerOptions != nil {
+		co = *s.opts.CrawlerOptions
+	}
+	co.MaxPages = req.Options.MaxPages
+	co.IncludeSubdomains = req.Options.IncludeSubdomains
+	co.AllowPrivate = s.opts.AllowPrivate
+	var (
+		pmu    sync.Mutex
+		latest *crawler.Progress
+	)
+	co.Progress = func(p crawler.Progress) {
+		pmu.Lock()
+		latest = &p
+		pmu.Unlock()
+	}
+	co.ProgressInterval = 500 * time.Millisecond
+
+	// The saver writes progress at most once a second.
+	stopSaver := make(chan struct{})
+	saverDone := make(chan struct{})
+	go func() {
+		defer close(saverDone)
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		var saved *crawler.Progress
+		for {
+			select {
+			case <-stopSaver:
+				return
+			case <-t.C:
+			}
+			pmu.Lock()
+			p := latest
+			pmu.Unlock()
+			if p == nil || p == saved {
+				continue
+			}
+			saved = p
+			c := *j
+			c.Progress = progressJSON(p, s.now())
+			c.UpdatedAt = s.now().UTC()
+			if err := s.st.UpdateJob(jctx, &c); err != nil && !errors.Is(err, context.Canceled) {
+				s.log.Warn("job progress not saved", "job", j.ID, "err", err)
+			}
+		}
+	}()
+
+	rep, runErr := crawler.New(&co).Run(jctx, req.Domain)
+	close(stopSaver)
+	<-saverDone
+
+	if context.Cause(jctx) == errCanceledByUser {
+		s.ended(j)
+		return
+	}
+	if s.ctx.Err() != nil {
+		return // server closing: the job stays unfinished and resumes
+	}
+	pmu.Lock()
+	if latest != nil {
+		j.Progress = progressJSON(latest, s.now())
+	}
+	pmu.Unlock()
+	switch {
+	case runErr != nil:
+		j.Status = store.JobFailed
+		if ie, ok := seo.AsInputError(runErr); ok {
+			j.Error = inputMessage(ie)
+		} else {
+			j.Error = "the site analysis failed"
+			s.log.Error("site analysis failed", "job", j.ID, "err", runErr)
+		}
+	default:
+		res, err := json.Marshal(rep)
+		if err != nil {
+			j.Status, j.Error = store.JobFailed, "the report could not be encoded"
+			break
+		}
+		j.Status, j.Result = store.JobSucceeded, res
+		if p := progressFromReport(rep, s.now()); p != nil {
+			j.Progress = p
+		}
+	}
+	s.finish(j)
+}
+
+// finish stores a job's final state and delivers its callback.
+func (s *Server) finish(j *store.Job) {
+	now := s.now().UTC()
+	j.FinishedAt, j.UpdatedAt = now, now
+	if j.CallbackURL != "" {
+		j.CallbackState = "pending"
+	}
+	err := s.retry("finish job", func(ctx context.Context) error { return s.st.UpdateJob(ctx, j) })
+	if errors.Is(err, store.ErrConflict) {
+		s.ended(j) // canceled meanwhile
+		return
+	}
+	if err != nil {
+		return // server closing; resumed on restart
+	}
+	if j.CallbackURL != "" {
+		s.deliver(*j)
+	}
+}
+
+// ended reloads a job that ended elsewhere (canceled) and delivers its
+// callback.
+func (s *Server) ended(j *store.Job) {
+	if j.CallbackURL == "" {
+		return
+	}
+	var cur *store.Job
+	if err := s.retry("reload job", func(ctx context.Context) (err error) {
+		cur, err = s.st.Job(ctx, j.AccountID, j.ID)
+		return err
+	}); err != nil {
+		return
+	}
+	if cur.Status.Done() && cur.CallbackState == "pending" {
+		s.deliver(*cur)
+	}
+}
+
+func progressJSON(p *crawler.Progress, now time.Time) []byte {
+	b, _ := json.Marshal(JobProgress{
+		PagesDone: p.Done, Errors: p.Errors, Queued: p.Queued, Skipped: p.Skipped,
+		PagesPerSecond: p.PagesPerSecond, Current: p.Current, UpdatedAt: now.UTC(),
+	})
+	return b
+}
+
+func progressFromReport(rep *crawler.SiteReport, now time.Time) []byte {
+	if rep == nil {
+		return nil
+	}
+	b, _ := json.Marshal(JobProgress{
+		PagesDone: rep.Crawl.Fetched, Errors: rep.Crawl.Errors, Queued: rep.Crawl.Queued,
+		Skipped: rep.Crawl.Skipped, PagesPerSecond: rep.Crawl.PagesPerSecond, UpdatedAt: now.UTC(),
+	})
+	return b
+}

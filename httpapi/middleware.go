@@ -1,0 +1,463 @@
+package httpapi
+
+import (
+	"container/list"
+	"context"
+	"crypto/rand"
+	"errors"
+	"math/big"
+	"net"
+	"net/http"
+	"net/netip"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
+
+	"github.com/seokit/seokit/httpapi/auth"
+	"github.com/seokit/seokit/httpapi/store"
+)
+
+// chain wraps h in middleware, the first outermost.
+func chain(h http.Handler, mw ...func(http.Handler) http.Handler) http.Handler {
+	for i := len(mw) - 1; i >= 0; i-- {
+		h = mw[i](h)
+	}
+	return h
+}
+
+type ctxKey int
+
+const (
+	keyRequestID ctxKey = iota
+	keyPrincipal
+	keyClientIP
+	keyLogInfo
+)
+
+// requestID returns the request's ID ("" outside the middleware).
+func requestID(ctx context.Context) string {
+	id, _ := ctx.Value(keyRequestID).(string)
+	return id
+}
+
+// principal returns the authenticated principal of the request.
+func principal(ctx context.Context) *auth.Principal {
+	p, _ := ctx.Value(keyPrincipal).(*auth.Principal)
+	return p
+}
+
+const base62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+// randomID returns n random base62 characters.
+func randomID(n int) string {
+	b := make([]byte, n)
+	max := big.NewInt(int64(len(base62)))
+	for i := range b {
+		v, err := rand.Int(rand.Reader, max)
+		if err != nil {
+			panic(err) // crypto/rand never fails on supported platforms
+		}
+		b[i] = base62[v.Int64()]
+	}
+	return string(b)
+}
+
+// requestIDMiddleware gives each request a random ID, sent back in
+// X-Request-Id. An incoming X-Request-Id is not trusted.
+func (s *Server) requestIDMiddleware(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := "req_" + randomID(20)
+		w.Header().Set("X-Request-Id", id)
+		ctx := context.WithValue(r.Context(), keyRequestID, id)
+		ctx = context.WithValue(ctx, keyClientIP, s.clientIP(r))
+		ctx = context.WithValue(ctx, keyLogInfo, &logInfo{})
+		next.ServeHTTP(w, r.WithContext(ctx))
+	})
+}
+
+// recorder remembers the status and size of a response.
+type recorder struct {
+	http.ResponseWriter
+	status int
+	bytes  int64
+}
+
+func (r *recorder) WriteHeader(code int) {
+	if r.status == 0 {
+		r.status = code
+	}
+	r.ResponseWriter.WriteHeader(code)
+}
+
+func (r *recorder) Write(b []byte) (int, error) {
+	if r.status == 0 {
+		r.status = http.StatusOK
+	}
+	n, err := r.ResponseWriter.Write(b)
+	r.bytes += int64(n)
+	return n, err
+}
+
+func (r *recorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
+
+// recoverMiddleware turns a panic into a 500 envelope and logs the panic
+// and its stack with the request ID; the response never shows them.
+func (s *Server) recoverMiddleware(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rec := &recorder{ResponseWriter: w}
+		defer func() {
+			v := recover()
+			if v == nil {
+				return
+			}
+			if v == http.ErrAbortHandler {
+				panic(v)
+			}
+			s.log.ErrorContext(r.Context(), "panic", "request_id", requestID(r.Context()), "panic", v, "stack", string(debug.Stack()))
+			if rec.status != 0 {
+				return // too late for an error response
+			}
+			h := w.Header()
+			for k := range h {
+				if k != "X-Request-Id" && !strings.HasPrefix(k, "X-Ratelimit-") {
+					h.Del(k)
+				}
+			}
+			writeError(w, r, apiError(http.StatusInternalServerError, CodeInternal, "internal server error"))
+		}()
+		next.ServeHTTP(rec, r)
+	})
+}
+
+// logInfo collects facts for the access log from inner handlers.
+type logInfo struct {
+	account string
+}
+
+// logMiddleware writes one access log line per request. The api_key
+// query parameter is redacted.
+func (s *Server) logMiddleware(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		rec := &recorder{ResponseWriter: w}
+		next.ServeHTTP(rec, r)
+		status := rec.status
+		if status == 0 {
+			status = http.StatusOK
+		}
+		li, _ := r.Context().Value(keyLogInfo).(*logInfo)
+		attrs := []any{
+			"request_id", requestID(r.Context()),
+			"method", r.Method,
+			"path", auth.RedactQuery(r.URL),
+			"status", status,
+			"bytes", rec.bytes,
+			"duration_ms", float64(time.Since(start).Microseconds()) / 1000,
+			"client_ip", clientIPOf(r.Context()),
+		}
+		if li != nil && li.account != "" {
+			attrs = append(attrs, "account", li.account)
+		}
+		s.log.InfoContext(r.Context(), "request", attrs...)
+	})
+}
+
+// securityMiddleware sets headers every response carries.
+func (s *Server) securityMiddleware(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Cache-Control", "no-store")
+		h.Set("Referrer-Policy", "no-referrer")
+		if r.TLS != nil || (s.fromTrustedProxy(r) && strings.EqualFold(r.Header.Get("X-Forwarded-Proto"), "https")) {
+			h.Set("Strict-Transport-Security", "max-age=31536000; includeSubDomains")
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// httpsMiddleware refuses plain HTTP except from loopback peers or from a
+// trusted proxy that says the client used HTTPS.
+func (s *Server) httpsMiddleware(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.TLS == nil {
+			peer, ok := peerAddr(r)
+			switch {
+			case ok && peer.IsLoopback():
+			case s.fromTrustedProxy(r) && strings.EqualFold(r.Header.Get("X-Forwarded-Proto"), "https"):
+			default:
+				writeError(w, r, apiError(http.StatusForbidden, CodeHTTPSRequired, "HTTPS is required"))
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// peerAddr is the address of the TCP peer.
+func peerAddr(r *http.Request) (netip.Addr, bool) {
+	ap, err := netip.ParseAddrPort(r.RemoteAddr)
+	if err == nil {
+		return ap.Addr().Unmap(), true
+	}
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	a, err := netip.ParseAddr(host)
+	if err != nil {
+		return netip.Addr{}, false
+	}
+	return a.Unmap(), true
+}
+
+func (s *Server) trusted(a netip.Addr) bool {
+	for _, p := range s.opts.TrustedProxies {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Server) fromTrustedProxy(r *http.Request) bool {
+	a, ok := peerAddr(r)
+	return ok && s.trusted(a)
+}
+
+// clientIP is the peer address, or, when the peer is a trusted proxy, the
+// right-most X-Forwarded-For address that is not a trusted proxy. It is
+// used for logs and the authentication-failure limiter, never for quotas.
+func (s *Server) clientIP(r *http.Request) string {
+	peer, ok := peerAddr(r)
+	if !ok {
+		return ""
+	}
+	if !s.trusted(peer) {
+		return peer.String()
+	}
+	hops := r.Header.Values("X-Forwarded-For")
+	var all []string
+	for _, h := range hops {
+		all = append(all, strings.Split(h, ",")...)
+	}
+	for i := len(all) - 1; i >= 0; i-- {
+		a, err := netip.ParseAddr(strings.TrimSpace(all[i]))
+		if err != nil {
+			break
+		}
+		a = a.Unmap()
+		if !s.trusted(a) {
+			return a.String()
+		}
+	}
+	return peer.String()
+}
+
+func clientIPOf(ctx context.Context) string {
+	ip, _ := ctx.Value(keyClientIP).(string)
+	return ip
+}
+
+// protect authenticates the request, counts it against the account's
+// daily limit, checks the route's permission and runs h.
+func (s *Server) protect(scope, op string, h http.HandlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.opts.DisableAuth {
+			p := &auth.Principal{AccountID: "anonymous", Permissions: []string{auth.ScopeRead, auth.ScopeWrite}}
+			h(w, r.WithContext(context.WithValue(r.Context(), keyPrincipal, p)))
+			return
+		}
+		ip := clientIPOf(r.Context())
+		if fl := s.failures.peek(ip); fl != nil && fl.Tokens() < 1 {
+			w.Header().Set("Retry-After", "60")
+			writeError(w, r, apiError(http.StatusTooManyRequests, CodeRateLimited, "too many failed authentication attempts; retry later"))
+			return
+		}
+		p, err := s.auth.Authenticate(r)
+		if err != nil {
+			switch {
+			case errors.Is(err, store.ErrUnavailable):
+				s.fail(w, r, err)
+			case errors.Is(err, auth.ErrNoCredentials), errors.Is(err, auth.ErrInvalidCredentials):
+				s.failures.get(ip).Allow()
+				w.Header().Set("WWW-Authenticate", `Bearer realm="seokit"`)
+				msg := "authentication required: send Authorization: Bearer <token> or X-API-Key"
+				if errors.Is(err, auth.ErrInvalidCredentials) {
+					w.Header().Set("WWW-Authenticate", `Bearer realm="seokit", error="invalid_token"`)
+					msg = "the token or API key is not valid"
+				}
+				s.log.InfoContext(r.Context(), "authentication failed", "request_id", requestID(r.Context()), "err", err)
+				writeError(w, r, apiError(http.StatusUnauthorized, CodeUnauthorized, msg))
+			default:
+				s.fail(w, r, err)
+			}
+			return
+		}
+		if li, _ := r.Context().Value(keyLogInfo).(*logInfo); li != nil {
+			li.account = p.AccountID
+		}
+		if !s.burst.get(p.AccountID).Allow() {
+			w.Header().Set("Retry-After", "1")
+			writeError(w, r, apiError(http.StatusTooManyRequests, CodeRateLimited, "too many requests at once; slow down"))
+			return
+		}
+		limit, err := s.dailyLimit(r.Context(), p.AccountID)
+		if err != nil {
+			if errors.Is(err, store.ErrNotFound) {
+				w.Header().Set("WWW-Authenticate", `Bearer realm="seokit", error="invalid_token"`)
+				writeError(w, r, apiError(http.StatusUnauthorized, CodeUnauthorized, "the token or API key is not valid"))
+				return
+			}
+			s.fail(w, r, err)
+			return
+		}
+		now := s.now().UTC()
+		day := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC)
+		reset := day.AddDate(0, 0, 1)
+		count, ok, err := s.st.Take(r.Context(), p.AccountID, day, limit)
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		hd := w.Header()
+		hd.Set("X-RateLimit-Limit", strconv.Itoa(limit))
+		hd.Set("X-RateLimit-Remaining", strconv.Itoa(max(0, limit-count)))
+		hd.Set("X-RateLimit-Reset", strconv.FormatInt(reset.Unix(), 10))
+		if !ok {
+			secs := int64(reset.Sub(now).Seconds() + 0.999)
+			hd.Set("X-RateLimit-Remaining", "0")
+			hd.Set("Retry-After", strconv.FormatInt(max(secs, 1), 10))
+			writeError(w, r, apiError(http.StatusTooManyRequests, CodeRateLimited, "daily request limit of "+strconv.Itoa(limit)+" reached; it resets at 00:00 UTC"))
+			return
+		}
+		if !p.Allowed(scope, op) {
+			writeError(w, r, apiError(http.StatusForbidden, CodeForbidden, "this credential lacks the "+scope+" permission for "+op))
+			return
+		}
+		h(w, r.WithContext(context.WithValue(r.Context(), keyPrincipal, p)))
+	})
+}
+
+// dailyLimit is the account's limit per UTC day.
+func (s *Server) dailyLimit(ctx context.Context, accountID string) (int, error) {
+	if n, ok := s.accounts.get(accountID, s.now()); ok {
+		return n, nil
+	}
+	a, err := s.st.Account(ctx, accountID)
+	if err != nil {
+		return 0, err
+	}
+	n := s.limits[a.Plan]
+	if a.DailyLimit > 0 {
+		n = a.DailyLimit
+	} else if _, ok := s.limits[a.Plan]; !ok {
+		n = s.limits[store.Free]
+	}
+	s.accounts.put(accountID, n, s.now())
+	return n, nil
+}
+
+// lru is a bounded map evicting the least recently used entry.
+type lru[V any] struct {
+	mu    sync.Mutex
+	max   int
+	ll    *list.List
+	items map[string]*list.Element
+}
+
+type lruEntry[V any] struct {
+	key string
+	val V
+}
+
+func newLRU[V any](max int) *lru[V] {
+	return &lru[V]{max: max, ll: list.New(), items: map[string]*list.Element{}}
+}
+
+// getOrAdd returns the value of key, creating it with mk when absent.
+func (c *lru[V]) getOrAdd(key string, mk func() V) V {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.items[key]; ok {
+		c.ll.MoveToFront(e)
+		return e.Value.(*lruEntry[V]).val
+	}
+	v := mk()
+	c.items[key] = c.ll.PushFront(&lruEntry[V]{key, v})
+	if c.ll.Len() > c.max {
+		last := c.ll.Back()
+		c.ll.Remove(last)
+		delete(c.items, last.Value.(*lruEntry[V]).key)
+	}
+	return v
+}
+
+func (c *lru[V]) lookup(key string) (V, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.items[key]; ok {
+		c.ll.MoveToFront(e)
+		return e.Value.(*lruEntry[V]).val, true
+	}
+	var zero V
+	return zero, false
+}
+
+func (c *lru[V]) set(key string, v V) {
+	c.getOrAdd(key, func() V { return v })
+	c.mu.Lock()
+	c.items[key].Value.(*lruEntry[V]).val = v
+	c.mu.Unlock()
+}
+
+// limiterCache holds a token bucket per key.
+type limiterCache struct {
+	c     *lru[*rate.Limiter]
+	rate  rate.Limit
+	burst int
+}
+
+func newLimiterCache(max int, r float64, burst int) *limiterCache {
+	return &limiterCache{c: newLRU[*rate.Limiter](max), rate: rate.Limit(r), burst: burst}
+}
+
+func (l *limiterCache) get(key string) *rate.Limiter {
+	return l.c.getOrAdd(key, func() *rate.Limiter { return rate.NewLimiter(l.rate, l.burst) })
+}
+
+func (l *limiterCache) peek(key string) *rate.Limiter {
+	v, _ := l.c.lookup(key)
+	return v
+}
+
+// accountCache remembers accounts' daily limits for a short time.
+type accountCache struct {
+	c   *lru[cachedLimit]
+	ttl time.Duration
+}
+
+type cachedLimit struct {
+	limit int
+	at    time.Time
+}
+
+func newAccountCache(max int, ttl time.Duration) *accountCache {
+	return &accountCache{c: newLRU[cachedLimit](max), ttl: ttl}
+}
+
+func (a *accountCache) get(id string, now time.Time) (int, bool) {
+	v, ok := a.c.lookup(id)
+	if !ok || now.Sub(v.at) > a.ttl || now.Before(v.at) {
+		return 0, false
+	}
+	return v.limit, true
+}
+
+func (a *accountCache) put(id string, n int, now time.Time) {
+	a.c.set(id, cachedLimit{n, now})
+}

@@ -1,0 +1,167 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/seokit/seokit/httpapi/auth"
+	"github.com/seokit/seokit/httpapi/store"
+	"github.com/seokit/seokit/httpapi/store/sqlstore"
+	"github.com/seokit/seokit/internal/pgtest"
+)
+
+func TestRateLimitHeaders(t *testing.T) {
+	clk := &clock{t: time.Date(2026, 11, 21, 18, 0, 0, 0, time.UTC)}
+	a := newTestAPI(t, &Options{Now: clk.Now, Limits: map[store.Plan]int{store.Pro: 1000}})
+	resp := a.call("GET", "/v1/analyze/site", a.key, "")
+	wantStatus(t, resp, 200)
+	reset := time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC).Unix()
+	want := map[string]string{"X-RateLimit-Limit": "100", "X-RateLimit-Remaining": "99", "X-RateLimit-Reset": strconv.FormatInt(reset, 10)}
+	for k, v := range want {
+		if got := resp.Header.Get(k); got != v {
+			t.Errorf("%s = %q, want %q", k, got, v)
+		}
+	}
+	// An error after authentication carries the headers too.
+	resp = a.call("GET", "/v1/analyze/site/job_missing", a.key, "")
+	apiErr(t, resp, 404, CodeNotFound)
+	if got := resp.Header.Get("X-RateLimit-Remaining"); got != "98" {
+		t.Errorf("404 Remaining %q, want 98", got)
+	}
+	t.Run("plans", func(t *testing.T) {
+		ctx := context.Background()
+		_, proKey := a.account("pro@example.com", store.Pro, auth.ScopeRead)
+		ent, entKey := a.account("ent@example.com", store.Enterprise, auth.ScopeRead)
+		ent.DailyLimit = 5000
+		if err := a.st.UpdateAccount(ctx, ent); err != nil {
+			t.Fatal(err)
+		}
+		for key, want := range map[string]string{proKey: "1000", entKey: "5000"} {
+			resp := a.call("GET", "/v1/analyze/site", key, "")
+			wantStatus(t, resp, 200)
+			if got := resp.Header.Get("X-RateLimit-Limit"); got != want {
+				t.Errorf("limit %s, want %s", got, want)
+			}
+		}
+	})
+	t.Run("next day resets", func(t *testing.T) {
+		clk.Add(6 * time.Hour)
+		resp := a.call("GET", "/v1/analyze/site", a.key, "")
+		if got := resp.Header.Get("X-RateLimit-Remaining"); got != "99" {
+			t.Errorf("Remaining %q on a new day, want 99", got)
+		}
+	})
+}
+
+// TestRateLimitConcurrent sends 130 parallel requests with two keys of one
+// Free account and spoofed X-Forwarded-For headers: exactly 100 pass.
+func TestRateLimitConcurrent(t *testing.T) {
+	testRateLimitConcurrent(t, nil)
+}
+
+// TestRateLimitConcurrentPostgres runs the same over PostgreSQL (skipped,
+// visibly, when no PostgreSQL binaries are installed).
+func TestRateLimitConcurrentPostgres(t *testing.T) {
+	st, err := sqlstore.Open(context.Background(), pgtest.DSN(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	testRateLimitConcurrent(t, st)
+}
+
+func testRateLimitConcurrent(t *testing.T, st store.Store) {
+	clk := &clock{t: time.Date(2026, 11, 21, 23, 59, 0, 0, time.UTC)}
+	a := newTestAPI(t, &Options{Store: st, Now: clk.Now})
+	key2 := a.newKey(a.acct.ID, auth.ScopeRead)
+	const n = 130
+	var wg sync.WaitGroup
+	statuses := make([]int, n)
+	retry := make([]string, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			key := a.key
+			if i%2 == 1 {
+				key = key2
+			}
+			r := a.req("GET", "/v1/analyze/site", key, "")
+			r.Header.Set("X-Forwarded-For", "198.51.100."+strconv.Itoa(i%250))
+			resp := a.do(r)
+			statuses[i] = resp.StatusCode
+			retry[i] = resp.Header.Get("Retry-After")
+		}()
+	}
+	wg.Wait()
+	counts := map[int]int{}
+	for i, s := range statuses {
+		counts[s]++
+		if s == http.StatusTooManyRequests && retry[i] != "60" {
+			t.Errorf("Retry-After %q, want 60 (seconds to midnight UTC)", retry[i])
+		}
+	}
+	if counts[200] != 100 || counts[429] != 30 {
+		t.Fatalf("statuses %v, want 100×200 and 30×429", counts)
+	}
+	r := a.req("GET", "/v1/analyze/site", a.key, "")
+	r.Header.Set("X-Forwarded-For", "192.0.2.1")
+	resp := a.do(r)
+	e := apiErr(t, resp, 429, CodeRateLimited)
+	if resp.Header.Get("X-RateLimit-Remaining") != "0" || e.Message == "" {
+		t.Errorf("429 headers %v", resp.Header)
+	}
+	// Another account is unaffected.
+	_, other := a.account("b@example.com", store.Free, auth.ScopeRead)
+	wantStatus(t, a.call("GET", "/v1/analyze/site", other, ""), 200)
+}
+
+func TestRateLimitSurvivesRestart(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "api.db")
+	clk := &clock{t: time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)}
+	st, err := sqlstore.Open(ctx, path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := newTestAPI(t, &Options{Store: st, Now: clk.Now})
+	for range 3 {
+		wantStatus(t, a.call("GET", "/v1/analyze/site", a.key, ""), 200)
+	}
+	a.srv.Close()
+	st.Close()
+
+	st2, err := sqlstore.Open(ctx, path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := newTestAPI(t, &Options{Store: st2, Now: clk.Now}, apiConfig{noAccount: true})
+	t.Cleanup(func() { st2.Close() })
+	resp := b.call("GET", "/v1/analyze/site", a.key, "")
+	wantStatus(t, resp, 200)
+	if got := resp.Header.Get("X-RateLimit-Remaining"); got != "96" {
+		t.Errorf("Remaining after restart %q, want 96", got)
+	}
+}
+
+func TestAuthFailureThrottle(t *testing.T) {
+	a := newTestAPI(t, nil)
+	saw429 := false
+	for range DefaultAuthFailureBurst + 5 {
+		resp := a.call("GET", "/v1/analyze/site", "seo_live_wrong", "")
+		if resp.StatusCode == http.StatusTooManyRequests {
+			saw429 = true
+			apiErr(t, resp, 429, CodeRateLimited)
+			break
+		}
+		apiErr(t, resp, 401, CodeUnauthorized)
+	}
+	if !saw429 {
+		t.Error("repeated failures from one address were never throttled")
+	}
+}

@@ -1,0 +1,366 @@
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/netip"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/seokit/seokit/analyzer"
+	"github.com/seokit/seokit/crawler"
+	"github.com/seokit/seokit/httpapi/auth"
+	"github.com/seokit/seokit/httpapi/store"
+	"github.com/seokit/seokit/httpapi/store/sqlstore"
+	"github.com/seokit/seokit/keywords"
+	"github.com/seokit/seokit/optimizer"
+	"github.com/seokit/seokit/rankings"
+	"github.com/seokit/seokit/reports"
+	"github.com/seokit/seokit/seo"
+)
+
+// Defaults of Options.
+const (
+	DefaultFreeLimit        = 100
+	DefaultProLimit         = 1000
+	DefaultMaxBodyBytes     = 1 << 20
+	DefaultMaxSitePages     = 10_000
+	DefaultJobWorkers       = 2
+	DefaultBurstRate        = 50
+	DefaultBurst            = 200
+	DefaultAuthFailureRate  = 1
+	DefaultAuthFailureBurst = 20
+	// MaxRankingKeywords is the most keywords one GET /v1/rankings takes.
+	MaxRankingKeywords = 1000
+)
+
+// DefaultOptimizeMaxBodyBytes bounds POST /v1/optimize/content: the
+// optimizer's content limit plus room for JSON escaping and the other fields.
+const DefaultOptimizeMaxBodyBytes = optimizer.MaxContentBytes + optimizer.MaxContentBytes/4 + 1<<20
+
+// DefaultCallbackRetryDelays are the waits between callback attempts: five
+// attempts over about a minute.
+var DefaultCallbackRetryDelays = []time.Duration{4 * time.Second, 8 * time.Second, 16 * time.Second, 32 * time.Second}
+
+// Options configures a Server. A nil *Options, and every zero field, means
+// the documented default.
+type Options struct {
+	// Store keeps accounts, keys, usage counters and jobs. Nil means a
+	// private in-memory SQLite store, closed by Close.
+	Store store.Store
+	// Auth authenticates requests and serves the token endpoints. Nil means
+	// auth.New over Store with default options.
+	Auth *auth.Server
+	// Suggester, Tracker and Reports serve the keyword, ranking and report
+	// endpoints; a nil one makes its endpoint answer 503 "unavailable".
+	Suggester *keywords.Suggester
+	Tracker   *rankings.Tracker
+	Reports   *reports.Builder
+
+	// Limits are the daily request limits per plan; missing plans take
+	// Free 100 and Pro 1000. An account's DailyLimit, when > 0, overrides
+	// its plan's (Enterprise plans are set that way).
+	Limits map[store.Plan]int
+	// BurstRate and Burst bound each account's short-term request rate
+	// (token bucket, per process); zero means 50/s with a burst of 200.
+	BurstRate float64
+	Burst     int
+	// TrustedProxies are the TLS-terminating proxies whose
+	// X-Forwarded-For and X-Forwarded-Proto headers are believed. Requests
+	// from elsewhere must use TLS unless they come from loopback.
+	TrustedProxies []netip.Prefix
+
+	// AllowPrivate lets page and site analyses, and callbacks, reach
+	// loopback and private addresses (intranet audits, tests).
+	AllowPrivate bool
+	// MaxBodyBytes bounds JSON request bodies; zero means 1 MiB.
+	// POST /v1/optimize/content takes OptimizeMaxBodyBytes instead.
+	MaxBodyBytes int64
+	// OptimizeMaxBodyBytes bounds content optimisation bodies; zero means
+	// DefaultOptimizeMaxBodyBytes.
+	OptimizeMaxBodyBytes int64
+	// MaxSitePages caps options.maxPages of a site analysis; zero means
+	// 10,000.
+	MaxSitePages int
+	// JobWorkers is the number of site analyses run at once; zero means 2.
+	JobWorkers int
+	// CallbackSecret is the master secret from which each job's callback
+	// signing secret is derived. Nil means a random secret per process, so
+	// set it when callbacks of jobs resumed after a restart must verify.
+	CallbackSecret []byte
+	// CallbackRetryDelays are the waits between callback attempts; nil
+	// means DefaultCallbackRetryDelays.
+	CallbackRetryDelays []time.Duration
+
+	// AnalyzerOptions and CrawlerOptions are templates for page and site
+	// analyses; the request's options and AllowPrivate are applied on top.
+	AnalyzerOptions *analyzer.Options
+	CrawlerOptions  *crawler.Options
+
+	// BasePath is the path prefix the handler is mounted under with
+	// http.StripPrefix ("/seo"), used in the Location and links of jobs;
+	// empty means the root.
+	BasePath string
+
+	// Logger receives access and error logs; nil means slog.Default().
+	Logger *slog.Logger
+	// Now returns the current time (tests); nil means time.Now.
+	Now func() time.Time
+	// DisableAuth turns authentication, permissions and rate limits off,
+	// for load-test baselines only. Every request then acts as the account
+	// "anonymous".
+	DisableAuth bool
+
+	// routes registers extra routes (tests).
+	routes func(mux *http.ServeMux)
+}
+
+// Server is the /v1 API as an http.Handler. Create it with New and stop it
+// with Close.
+type Server struct {
+	opts    Options
+	st      store.Store
+	ownSt   bool
+	auth    *auth.Server
+	log     *slog.Logger
+	now     func() time.Time
+	mux     *http.ServeMux
+	handler http.Handler
+	limits  map[store.Plan]int
+	fetcher *seo.Fetcher
+
+	burst    *limiterCache
+	failures *limiterCache
+	accounts *accountCache
+
+	// jobs
+	ctx      context.Context
+	cancel   context.CancelFunc
+	wg       sync.WaitGroup
+	queue    chan store.Job
+	mu       sync.Mutex
+	running  map[string]context.CancelCauseFunc
+	pending  []store.Job
+	wake     chan struct{}
+	sending  map[string]bool
+	cbSecret []byte
+	closed   bool
+}
+
+var _ http.Handler = (*Server)(nil)
+
+// New returns a Server. It re-queues the store's unfinished jobs.
+func New(ctx context.Context, opts *Options) (*Server, error) {
+	s := &Server{}
+	if opts != nil {
+		s.opts = *opts
+	}
+	o := &s.opts
+	s.log = o.Logger
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	s.now = o.Now
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if o.MaxBodyBytes <= 0 {
+		o.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if o.OptimizeMaxBodyBytes <= 0 {
+		o.OptimizeMaxBodyBytes = DefaultOptimizeMaxBodyBytes
+	}
+	if o.MaxSitePages <= 0 {
+		o.MaxSitePages = DefaultMaxSitePages
+	}
+	if o.JobWorkers <= 0 {
+		o.JobWorkers = DefaultJobWorkers
+	}
+	if o.BurstRate <= 0 {
+		o.BurstRate = DefaultBurstRate
+	}
+	if o.Burst <= 0 {
+		o.Burst = DefaultBurst
+	}
+	if o.CallbackRetryDelays == nil {
+		o.CallbackRetryDelays = DefaultCallbackRetryDelays
+	}
+	s.limits = map[store.Plan]int{store.Free: DefaultFreeLimit, store.Pro: DefaultProLimit}
+	for p, n := range o.Limits {
+		if n < 0 {
+			return nil, fmt.Errorf("httpapi: limit of plan %q is negative", p)
+		}
+		s.limits[p] = n
+	}
+	o.BasePath = strings.TrimSuffix(o.BasePath, "/")
+	if o.BasePath != "" && !strings.HasPrefix(o.BasePath, "/") {
+		return nil, errors.New("httpapi: BasePath must start with /")
+	}
+	for _, p := range o.TrustedProxies {
+		if !p.IsValid() {
+			return nil, errors.New("httpapi: invalid trusted proxy prefix")
+		}
+	}
+	s.cbSecret = o.CallbackSecret
+	if len(s.cbSecret) == 0 {
+		s.cbSecret = []byte(randomID(32))
+	}
+	s.st = o.Store
+	if s.st == nil {
+		st, err := sqlstore.Open(ctx, ":memory:", nil)
+		if err != nil {
+			return nil, fmt.Errorf("httpapi: open in-memory store: %w", err)
+		}
+		s.st, s.ownSt = st, true
+	}
+	s.auth = o.Auth
+	if s.auth == nil && !o.DisableAuth {
+		a, err := auth.New(ctx, s.st, &auth.Options{Logger: s.log, Now: o.Now})
+		if err != nil {
+			s.closeStore()
+			return nil, fmt.Errorf("httpapi: auth: %w", err)
+		}
+		s.auth = a
+	}
+	s.fetcher = seo.NewFetcher(&seo.FetcherOptions{AllowPrivate: o.AllowPrivate, Timeout: 10 * time.Second})
+	s.burst = newLimiterCache(10_000, o.BurstRate, o.Burst)
+	s.failures = newLimiterCache(10_000, DefaultAuthFailureRate, DefaultAuthFailureBurst)
+	s.accounts = newAccountCache(10_000, time.Minute)
+
+	s.mux = http.NewServeMux()
+	s.routesInit()
+	s.handler = chain(s.mux, s.requestIDMiddleware, s.logMiddleware, s.recoverMiddleware, s.securityMiddleware, s.httpsMiddleware)
+
+	s.ctx, s.cancel = context.WithCancel(context.Background())
+	s.running = map[string]context.CancelCauseFunc{}
+	s.sending = map[string]bool{}
+	s.wake = make(chan struct{}, 1)
+	if err := s.resume(ctx); err != nil {
+		s.cancel()
+		s.closeStore()
+		return nil, err
+	}
+	for range o.JobWorkers {
+		s.wg.Add(1)
+		go s.worker()
+	}
+	return s, nil
+}
+
+// ServeHTTP serves the API.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.handler.ServeHTTP(w, r)
+}
+
+// Close stops the job workers and callback deliveries and waits for them.
+// Jobs still running stay unfinished in the store and are resumed by the
+// next New over it. The store is closed only when New opened it.
+func (s *Server) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	s.mu.Unlock()
+	s.cancel()
+	s.wg.Wait()
+	return s.closeStore()
+}
+
+func (s *Server) closeStore() error {
+	if s.ownSt {
+		return s.st.Close()
+	}
+	return nil
+}
+
+// Store returns the server's store.
+func (s *Server) Store() store.Store { return s.st }
+
+// Auth returns the server's authenticator, to create accounts, keys and
+// clients. It is nil when DisableAuth is set and no Auth was given.
+func (s *Server) Auth() *auth.Server { return s.auth }
+
+// route is one endpoint and the permission it needs.
+type route struct {
+	pattern string
+	scope   string // auth.ScopeRead or auth.ScopeWrite
+	op      string // operation name
+	h       http.HandlerFunc
+}
+
+// Operation names of the permission table.
+const (
+	OpAnalyze  = "analyze"
+	OpOptimize = "optimize"
+	OpKeywords = "keywords"
+	OpRankings = "rankings"
+	OpReports  = "reports"
+)
+
+func (s *Server) routeTable() []route {
+	return []route{
+		{"POST /v1/analyze/page", auth.ScopeWrite, OpAnalyze, s.analyzePagePost},
+		{"POST /v1/analyze", auth.ScopeWrite, OpAnalyze, s.analyzePagePost},
+		{"GET /v1/analyze", auth.ScopeWrite, OpAnalyze, s.analyzePageGet},
+		{"POST /v1/analyze/site", auth.ScopeWrite, OpAnalyze, s.createJob},
+		{"GET /v1/analyze/site", auth.ScopeRead, OpAnalyze, s.listJobs},
+		{"GET /v1/analyze/site/{id}", auth.ScopeRead, OpAnalyze, s.getJob},
+		{"DELETE /v1/analyze/site/{id}", auth.ScopeWrite, OpAnalyze, s.cancelJob},
+		{"POST /v1/optimize/content", auth.ScopeWrite, OpOptimize, s.optimize},
+		{"GET /v1/keywords/suggest", auth.ScopeRead, OpKeywords, s.suggest},
+		{"GET /v1/rankings", auth.ScopeRead, OpRankings, s.rankings},
+		{"GET /v1/reports", auth.ScopeRead, OpReports, s.reports},
+	}
+}
+
+func (s *Server) routesInit() {
+	for _, rt := range s.routeTable() {
+		s.mux.Handle(rt.pattern, s.protect(rt.scope, rt.op, rt.h))
+	}
+	if s.auth != nil {
+		s.auth.Register(s.mux)
+	}
+	s.mux.HandleFunc("GET /v1/openapi.json", s.serveOpenAPI)
+	if s.opts.routes != nil {
+		s.opts.routes(s.mux)
+	}
+	s.mux.HandleFunc("/", s.notFound)
+}
+
+// probeMethods are tried to tell a 405 from a 404.
+var probeMethods = []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete}
+
+// notFound answers every request no route matched: 405 with Allow when
+// the path exists under another method, else 404.
+func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
+	var allow []string
+	for _, m := range probeMethods {
+		if m == r.Method {
+			continue
+		}
+		r2 := r.Clone(r.Context())
+		r2.Method = m
+		if _, p := s.mux.Handler(r2); p != "" && p != "/" {
+			allow = append(allow, m)
+		}
+	}
+	if len(allow) > 0 {
+		allowed := ""
+		for i, m := range allow {
+			if i > 0 {
+				allowed += ", "
+			}
+			allowed += m
+		}
+		w.Header().Set("Allow", allowed)
+		writeError(w, r, apiError(http.StatusMethodNotAllowed, CodeMethodNotAllowed, "method "+r.Method+" is not allowed here; allowed: "+allowed))
+		return
+	}
+	writeError(w, r, apiError(http.StatusNotFound, CodeNotFound, "no such endpoint; the API lives under /v1"))
+}

@@ -1,0 +1,169 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// migrations are applied in order, each in its own transaction, and
+// recorded in schema_migrations. Never edit a released migration: append
+// a new one. {blob} is BLOB on SQLite and BYTEA on PostgreSQL; times are
+// BIGINT Unix microseconds (NULL for none).
+var migrations = [][]string{
+	1: {
+		`CREATE TABLE accounts (
+			id            TEXT PRIMARY KEY,
+			email         TEXT UNIQUE,
+			name          TEXT NOT NULL,
+			password_hash TEXT NOT NULL,
+			plan          TEXT NOT NULL,
+			daily_limit   BIGINT NOT NULL,
+			admin         INTEGER NOT NULL,
+			created_at    BIGINT NOT NULL
+		)`,
+		`CREATE TABLE api_keys (
+			id           TEXT PRIMARY KEY,
+			account_id   TEXT NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
+			name         TEXT NOT NULL,
+			prefix       TEXT NOT NULL,
+			hash         {blob} NOT NULL UNIQUE,
+			permissions  TEXT NOT NULL,
+			created_at   BIGINT NOT NULL,
+			last_used_at BIGINT,
+			expires_at   BIGINT,
+			revoked_at   BIGINT
+		)`,
+		`CREATE INDEX api_keys_account ON api_keys (account_id, created_at)`,
+		`CREATE TABLE clients (
+			id            TEXT PRIMARY KEY,
+			account_id    TEXT NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
+			name          TEXT NOT NULL,
+			secret_hash   {blob},
+			redirect_uris TEXT NOT NULL,
+			scopes        TEXT NOT NULL,
+			created_at    BIGINT NOT NULL,
+			revoked_at    BIGINT
+		)`,
+		`CREATE INDEX clients_account ON clients (account_id, created_at)`,
+		`CREATE TABLE auth_codes (
+			hash         {blob} PRIMARY KEY,
+			client_id    TEXT NOT NULL REFERENCES clients (id) ON DELETE CASCADE,
+			account_id   TEXT NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
+			redirect_uri TEXT NOT NULL,
+			scopes       TEXT NOT NULL,
+			challenge    TEXT NOT NULL,
+			family_id    TEXT NOT NULL,
+			expires_at   BIGINT,
+			used_at      BIGINT,
+			created_at   BIGINT NOT NULL
+		)`,
+		`CREATE TABLE refresh_tokens (
+			hash       {blob} PRIMARY KEY,
+			family_id  TEXT NOT NULL,
+			client_id  TEXT NOT NULL REFERENCES clients (id) ON DELETE CASCADE,
+			account_id TEXT NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
+			scopes     TEXT NOT NULL,
+			expires_at BIGINT,
+			used_at    BIGINT,
+			created_at BIGINT NOT NULL
+		)`,
+		`CREATE INDEX refresh_tokens_family ON refresh_tokens (family_id)`,
+		`CREATE TABLE revoked_families (
+			family_id  TEXT PRIMARY KEY,
+			revoked_at BIGINT NOT NULL
+		)`,
+		`CREATE TABLE revoked_tokens (
+			jti        TEXT PRIMARY KEY,
+			expires_at BIGINT NOT NULL
+		)`,
+		`CREATE INDEX revoked_tokens_expiry ON revoked_tokens (expires_at)`,
+		`CREATE TABLE signing_keys (
+			kid         TEXT PRIMARY KEY,
+			private_key {blob} NOT NULL,
+			created_at  BIGINT NOT NULL,
+			retired_at  BIGINT
+		)`,
+		`CREATE TABLE daily_usage (
+			account_id TEXT NOT NULL,
+			day        TEXT NOT NULL,
+			n          BIGINT NOT NULL,
+			PRIMARY KEY (account_id, day)
+		)`,
+		`CREATE TABLE jobs (
+			id             TEXT PRIMARY KEY,
+			account_id     TEXT NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
+			kind           TEXT NOT NULL,
+			status         TEXT NOT NULL,
+			request        {blob},
+			progress       {blob},
+			result         {blob},
+			error          TEXT NOT NULL,
+			callback_url   TEXT NOT NULL,
+			callback_state TEXT NOT NULL,
+			created_at     BIGINT NOT NULL,
+			started_at     BIGINT,
+			finished_at    BIGINT,
+			updated_at     BIGINT NOT NULL
+		)`,
+		`CREATE INDEX jobs_account ON jobs (account_id, created_at)`,
+		`CREATE INDEX jobs_unfinished ON jobs (created_at) WHERE status IN ('queued', 'running')`,
+	},
+}
+
+// tables lists the tables in creation order (Dump reads them in this
+// order).
+var tables = []string{"schema_migrations", "accounts", "api_keys", "clients", "auth_codes", "refresh_tokens",
+	"revoked_families", "revoked_tokens", "signing_keys", "daily_usage", "jobs"}
+
+// migrationLock is the PostgreSQL advisory lock key held while migrating,
+// so that several instances starting at once apply each migration once.
+const migrationLock int64 = 0x5e0c17_5703e
+
+// SchemaVersion is the schema version this package writes.
+func SchemaVersion() int { return len(migrations) - 1 }
+
+func (s *Store) migrate(ctx context.Context) error {
+	for v := 1; v < len(migrations); v++ {
+		if err := s.inTx(ctx, fmt.Sprintf("migrate to version %d", v), func(tx *sql.Tx) error {
+			return s.applyMigration(ctx, tx, v)
+		}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Store) applyMigration(ctx context.Context, tx *sql.Tx, v int) error {
+	op := fmt.Sprintf("migrate to version %d", v)
+	if s.dialect == Postgres {
+		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, migrationLock); err != nil {
+			return mapErr(op, err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (version BIGINT PRIMARY KEY, applied_at BIGINT NOT NULL)`); err != nil {
+		return mapErr(op, err)
+	}
+	var n int
+	if err := tx.QueryRowContext(ctx, s.q(`SELECT COUNT(*) FROM schema_migrations WHERE version = ?`), v).Scan(&n); err != nil {
+		return mapErr(op, err)
+	}
+	if n > 0 {
+		return nil
+	}
+	blob := "BLOB"
+	if s.dialect == Postgres {
+		blob = "BYTEA"
+	}
+	for _, stmt := range migrations[v] {
+		if _, err := tx.ExecContext(ctx, strings.ReplaceAll(stmt, "{blob}", blob)); err != nil {
+			return mapErr(op, err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)`), v, time.Now().UnixMicro()); err != nil {
+		return mapErr(op, err)
+	}
+	return nil
+}

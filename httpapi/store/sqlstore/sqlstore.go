@@ -1,0 +1,309 @@
+package sqlstore
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
+	_ "modernc.org/sqlite"             // registers the "sqlite" driver
+
+	"github.com/seokit/seokit/httpapi/store"
+	"github.com/seokit/seokit/seo"
+)
+
+var _ store.Store = (*Store)(nil)
+
+// Dialect names the database behind a Store.
+type Dialect string
+
+// Dialects a Store can speak.
+const (
+	SQLite   Dialect = "sqlite"
+	Postgres Dialect = "postgres"
+)
+
+// Options configure a Store. The zero value is ready to use; nil means
+// the zero value.
+type Options struct {
+	// BusyTimeout is how long an SQLite statement waits for a lock held
+	// by another connection or process before failing with
+	// store.ErrUnavailable; zero means one second.
+	BusyTimeout time.Duration
+	// Synchronous is SQLite's synchronous pragma; zero means "NORMAL"
+	// (with WAL: durable across a process crash, not a power loss).
+	Synchronous string
+	// MaxOpenConns caps PostgreSQL connections; zero means 10. SQLite
+	// always uses one connection, so writes never contend inside a
+	// process.
+	MaxOpenConns int
+	// ConnectTimeout bounds a PostgreSQL connection attempt when the DSN
+	// sets no connect_timeout; zero means five seconds.
+	ConnectTimeout time.Duration
+	// TouchInterval is the least time between two recorded uses of one
+	// API key (TouchKey); zero means one minute.
+	TouchInterval time.Duration
+}
+
+// Store is a store.Store in SQLite or PostgreSQL. It is safe for
+// concurrent use.
+type Store struct {
+	db      *sql.DB
+	dialect Dialect
+	opts    Options
+
+	queries sync.Map // SQL text with ? placeholders -> text for the dialect
+
+	touchMu sync.Mutex
+	touched map[string]time.Time // key ID -> last recorded use
+
+	pruneMu   sync.Mutex
+	lastPrune time.Time
+}
+
+// Open opens the store named by dsn and brings its schema up to date.
+//
+//   - "" or ":memory:": a private in-memory SQLite database, gone when the
+//     Store is closed;
+//   - "postgres://..." or "postgresql://...": PostgreSQL (pgx);
+//   - anything else: an SQLite file path or "file:" URI, created if
+//     missing, in WAL mode with foreign keys on.
+//
+// opts may be nil. A database that cannot be reached gives an error
+// wrapping store.ErrUnavailable.
+func Open(ctx context.Context, dsn string, opts *Options) (*Store, error) {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.BusyTimeout <= 0 {
+		o.BusyTimeout = time.Second
+	}
+	if o.Synchronous == "" {
+		o.Synchronous = "NORMAL"
+	}
+	switch strings.ToUpper(o.Synchronous) {
+	case "OFF", "NORMAL", "FULL", "EXTRA":
+	default:
+		return nil, &seo.InputError{Field: "synchronous", Value: o.Synchronous, Reason: "must be OFF, NORMAL, FULL or EXTRA"}
+	}
+	if o.MaxOpenConns <= 0 {
+		o.MaxOpenConns = 10
+	}
+	if o.ConnectTimeout <= 0 {
+		o.ConnectTimeout = 5 * time.Second
+	}
+	if o.TouchInterval <= 0 {
+		o.TouchInterval = time.Minute
+	}
+	s := &Store{opts: o, touched: make(map[string]time.Time)}
+	var err error
+	switch {
+	case strings.HasPrefix(dsn, "postgres://"), strings.HasPrefix(dsn, "postgresql://"):
+		s.dialect = Postgres
+		err = s.openPostgres(dsn)
+	default:
+		s.dialect = SQLite
+		err = s.openSQLite(dsn)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := s.migrate(ctx); err != nil {
+		s.db.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Store) openPostgres(dsn string) error {
+	u, err := url.Parse(dsn)
+	if err != nil {
+		return &seo.InputError{Field: "dsn", Reason: "not a valid postgres URL: " + err.Error()}
+	}
+	q := u.Query()
+	if q.Get("connect_timeout") == "" {
+		secs := int((s.opts.ConnectTimeout + time.Second - 1) / time.Second)
+		q.Set("connect_timeout", strconv.Itoa(secs))
+		u.RawQuery = q.Encode()
+	}
+	db, err := sql.Open("pgx", u.String())
+	if err != nil {
+		return fmt.Errorf("sqlstore: open postgres: %w", err)
+	}
+	db.SetMaxOpenConns(s.opts.MaxOpenConns)
+	db.SetMaxIdleConns(s.opts.MaxOpenConns)
+	db.SetConnMaxIdleTime(5 * time.Minute)
+	s.db = db
+	return nil
+}
+
+func (s *Store) openSQLite(dsn string) error {
+	params := url.Values{}
+	params.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", s.opts.BusyTimeout.Milliseconds()))
+	params.Add("_pragma", "foreign_keys(1)")
+	params.Set("_txlock", "immediate")
+	var full string
+	if dsn == "" || dsn == ":memory:" {
+		// One connection holds the database; the unique name keeps
+		// stores of one process apart.
+		full = "file:seokit-" + strings.ToLower(rand.Text()) + "?mode=memory&cache=shared&" + params.Encode()
+	} else {
+		params.Add("_pragma", "journal_mode(WAL)")
+		params.Add("_pragma", "synchronous("+strings.ToUpper(s.opts.Synchronous)+")")
+		path := dsn
+		sep := "?"
+		if !strings.HasPrefix(path, "file:") {
+			path = "file:" + path
+		}
+		if strings.Contains(path, "?") {
+			sep = "&"
+		}
+		full = path + sep + params.Encode()
+	}
+	db, err := sql.Open("sqlite", full)
+	if err != nil {
+		return fmt.Errorf("sqlstore: open sqlite: %w", err)
+	}
+	// One connection: writes queue in the pool instead of failing on
+	// the file lock, and an in-memory database lives as long as it.
+	db.SetMaxOpenConns(1)
+	db.SetMaxIdleConns(1)
+	db.SetConnMaxLifetime(0)
+	db.SetConnMaxIdleTime(0)
+	s.db = db
+	return nil
+}
+
+// Dialect reports which database the store uses.
+func (s *Store) Dialect() Dialect { return s.dialect }
+
+// DB returns the underlying database handle, for tests and tools.
+func (s *Store) DB() *sql.DB { return s.db }
+
+// Ping reports whether the database answers.
+func (s *Store) Ping(ctx context.Context) error {
+	if err := s.db.PingContext(ctx); err != nil {
+		return mapErr("ping", err)
+	}
+	// PingContext may succeed on a pooled connection; a query proves the
+	// database itself answers (and that SQLite can read the file).
+	var one int
+	if err := s.db.QueryRowContext(ctx, `SELECT 1`).Scan(&one); err != nil {
+		return mapErr("ping", err)
+	}
+	return nil
+}
+
+// Close closes the database.
+func (s *Store) Close() error {
+	return s.db.Close()
+}
+
+// q returns query text for the store's dialect: PostgreSQL gets $1, $2 ...
+// for the ? placeholders. The SQL in this package has no ? inside
+// literals.
+func (s *Store) q(query string) string {
+	if s.dialect != Postgres {
+		return query
+	}
+	if v, ok := s.queries.Load(query); ok {
+		return v.(string)
+	}
+	var b strings.Builder
+	n := 0
+	for i := 0; i < len(query); i++ {
+		if query[i] == '?' {
+			n++
+			b.WriteByte('$')
+			b.WriteString(strconv.Itoa(n))
+			continue
+		}
+		b.WriteByte(query[i])
+	}
+	out := b.String()
+	s.queries.Store(query, out)
+	return out
+}
+
+func (s *Store) exec(ctx context.Context, op, query string, args ...any) (sql.Result, error) {
+	res, err := s.db.ExecContext(ctx, s.q(query), args...)
+	if err != nil {
+		return nil, mapErr(op, err)
+	}
+	return res, nil
+}
+
+// execOne runs an UPDATE or DELETE that must touch one row; none is
+// store.ErrNotFound.
+func (s *Store) execOne(ctx context.Context, op, query string, args ...any) error {
+	res, err := s.exec(ctx, op, query, args...)
+	if err != nil {
+		return err
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return mapErr(op, err)
+	}
+	if n == 0 {
+		return fmt.Errorf("sqlstore: %s: %w", op, store.ErrNotFound)
+	}
+	return nil
+}
+
+// inTx runs fn in a transaction, committed when fn returns nil and rolled
+// back otherwise, so nothing is half-written.
+func (s *Store) inTx(ctx context.Context, op string, fn func(tx *sql.Tx) error) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return mapErr(op, err)
+	}
+	defer tx.Rollback()
+	if err := fn(tx); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return mapErr(op, err)
+	}
+	return nil
+}
+
+// newID returns prefix and 26 random base32 characters (130 bits).
+func newID(prefix string) string {
+	return prefix + strings.ToLower(rand.Text())
+}
+
+// Times are stored as Unix microseconds in UTC; zero times as NULL.
+func tv(t time.Time) any {
+	if t.IsZero() {
+		return nil
+	}
+	return t.UnixMicro()
+}
+
+func tm(v sql.NullInt64) time.Time {
+	if !v.Valid {
+		return time.Time{}
+	}
+	return time.UnixMicro(v.Int64).UTC()
+}
+
+// now returns the current time at the stored precision.
+func now() time.Time {
+	return time.UnixMicro(time.Now().UnixMicro()).UTC()
+}
+
+// norm truncates t to the stored precision, in UTC, so a caller's struct
+// reads the same as a later lookup.
+func norm(t time.Time) time.Time {
+	if t.IsZero() {
+		return t
+	}
+	return time.UnixMicro(t.UnixMicro()).UTC()
+}

@@ -1,0 +1,266 @@
+// Package store defines what the HTTP API keeps: accounts, API keys, OAuth
+// clients, authorization codes, refresh tokens, signing keys, revoked
+// tokens, daily usage and site-analysis jobs.
+//
+// Drivers live in subpackages (sqlstore: SQLite by default, PostgreSQL with
+// the same SQL) and run the storetest conformance suite.
+//
+// Secrets are never stored: keys, client secrets, codes and refresh tokens
+// are kept as SHA-256 hashes (Hash), passwords as argon2id hashes.
+package store
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// Errors returned by every driver (wrapped or not; test with errors.Is).
+var (
+	// ErrNotFound: no such record, or it belongs to another account.
+	ErrNotFound = errors.New("store: not found")
+	// ErrConflict: a unique value (email, key hash, client ID) exists.
+	ErrConflict = errors.New("store: already exists")
+	// ErrUsed: an authorization code or refresh token was already used.
+	ErrUsed = errors.New("store: already used")
+	// ErrUnavailable: the database cannot be reached or is locked; the
+	// API answers 503 and nothing is half-written.
+	ErrUnavailable = errors.New("store: unavailable")
+)
+
+// Plan is an account's rate-limit plan.
+type Plan string
+
+// Plans of the spec. Enterprise limits are set per account.
+const (
+	Free       Plan = "free"
+	Pro        Plan = "pro"
+	Enterprise Plan = "enterprise"
+)
+
+// Account is a customer of the API. All keys, tokens and jobs belong to one.
+type Account struct {
+	ID    string // random, non-sequential ("acct_...")
+	Email string // unique, lowercased
+	Name  string
+	// PasswordHash is an argon2id PHC string; empty means no password
+	// sign-in.
+	PasswordHash string
+	Plan         Plan
+	// DailyLimit overrides the plan's limit when > 0 (Enterprise).
+	DailyLimit int
+	Admin      bool
+	CreatedAt  time.Time
+}
+
+// APIKey is a stored API key. The key itself is shown once at creation;
+// only its hash is kept.
+type APIKey struct {
+	ID        string // "key_..."
+	AccountID string
+	Name      string
+	// Prefix is the first characters of the key, safe to display
+	// ("seo_live_AbC1").
+	Prefix      string
+	Hash        []byte // SHA-256 of the full key
+	Permissions []string
+	CreatedAt   time.Time
+	LastUsedAt  time.Time // zero if never used
+	ExpiresAt   time.Time // zero means no expiry
+	RevokedAt   time.Time // zero means active
+}
+
+// Client is an API client or OAuth application. Its credentials serve
+// POST /auth/token (client credentials, acting as its account) and, with
+// redirect URIs, the OAuth authorization-code flow (acting as the
+// consenting account).
+type Client struct {
+	ID           string // the public client_id
+	AccountID    string // owner
+	Name         string
+	SecretHash   []byte // SHA-256 of the client secret
+	RedirectURIs []string
+	Scopes       []string // scopes the client may be granted
+	CreatedAt    time.Time
+	RevokedAt    time.Time // zero means active
+}
+
+// AuthCode is an OAuth authorization code, single use.
+type AuthCode struct {
+	Hash        []byte // SHA-256 of the code
+	ClientID    string
+	AccountID   string // the account that consented
+	RedirectURI string
+	Scopes      []string
+	Challenge   string // PKCE S256 code_challenge
+	FamilyID    string // tokens issued from this code share it
+	ExpiresAt   time.Time
+	UsedAt      time.Time // zero until redeemed
+	CreatedAt   time.Time
+}
+
+// RefreshToken is an OAuth refresh token. Rotation marks the old one used;
+// presenting a used one revokes its family.
+type RefreshToken struct {
+	Hash      []byte
+	FamilyID  string
+	ClientID  string
+	AccountID string
+	Scopes    []string
+	ExpiresAt time.Time
+	UsedAt    time.Time // set when rotated
+	CreatedAt time.Time
+}
+
+// SigningKey is an Ed25519 key that signs access tokens. Keys are published
+// in the JWKS until RetiredAt; the newest active key signs.
+type SigningKey struct {
+	KID        string
+	PrivateKey []byte // ed25519 seed (32 bytes)
+	CreatedAt  time.Time
+	RetiredAt  time.Time // zero means active
+}
+
+// Usage is one account's request count for one UTC day.
+type Usage struct {
+	Day   time.Time // UTC midnight
+	Count int
+}
+
+// JobStatus is the state of a site-analysis job.
+type JobStatus string
+
+// Job states: queued -> running -> succeeded | failed | canceled.
+const (
+	JobQueued    JobStatus = "queued"
+	JobRunning   JobStatus = "running"
+	JobSucceeded JobStatus = "succeeded"
+	JobFailed    JobStatus = "failed"
+	JobCanceled  JobStatus = "canceled"
+)
+
+// Done reports whether the status is final.
+func (s JobStatus) Done() bool {
+	return s == JobSucceeded || s == JobFailed || s == JobCanceled
+}
+
+// Job is an asynchronous site analysis.
+type Job struct {
+	ID          string // "job_...", random
+	AccountID   string
+	Kind        string // "site"
+	Status      JobStatus
+	Request     []byte // JSON of the request as accepted
+	Progress    []byte // JSON, updated while running
+	Result      []byte // JSON of the report when succeeded
+	Error       string // message when failed
+	CallbackURL string
+	// CallbackState records delivery of the callback ("", "pending",
+	// "delivered", "failed") so a restart does not lose or repeat it.
+	CallbackState string
+	CreatedAt     time.Time
+	StartedAt     time.Time
+	FinishedAt    time.Time
+	UpdatedAt     time.Time
+}
+
+// Accounts stores accounts.
+type Accounts interface {
+	CreateAccount(ctx context.Context, a *Account) error
+	Account(ctx context.Context, id string) (*Account, error)
+	AccountByEmail(ctx context.Context, email string) (*Account, error)
+	UpdateAccount(ctx context.Context, a *Account) error
+	CountAccounts(ctx context.Context) (int, error)
+}
+
+// Keys stores API keys.
+type Keys interface {
+	CreateKey(ctx context.Context, k *APIKey) error
+	// KeyByHash returns the key with this hash, revoked or not.
+	KeyByHash(ctx context.Context, hash []byte) (*APIKey, error)
+	// Keys lists an account's keys, newest first.
+	Keys(ctx context.Context, accountID string) ([]APIKey, error)
+	// RevokeKey revokes an account's key; ErrNotFound for another's.
+	RevokeKey(ctx context.Context, accountID, id string, at time.Time) error
+	// TouchKey records a use, at most about once a minute per key.
+	TouchKey(ctx context.Context, id string, at time.Time) error
+}
+
+// Clients stores API clients and OAuth applications.
+type Clients interface {
+	CreateClient(ctx context.Context, c *Client) error
+	Client(ctx context.Context, id string) (*Client, error)
+	Clients(ctx context.Context, accountID string) ([]Client, error)
+	UpdateClient(ctx context.Context, c *Client) error
+	DeleteClient(ctx context.Context, accountID, id string) error
+}
+
+// Grants stores OAuth codes, refresh tokens and revocations.
+type Grants interface {
+	CreateCode(ctx context.Context, c *AuthCode) error
+	// UseCode marks the code used and returns it. A code already used
+	// returns it with ErrUsed (so its family can be revoked); exactly one
+	// of any number of concurrent calls succeeds.
+	UseCode(ctx context.Context, hash []byte, at time.Time) (*AuthCode, error)
+	CreateRefresh(ctx context.Context, t *RefreshToken) error
+	// UseRefresh marks the token used and returns it; a used token returns
+	// it with ErrUsed. Exactly one concurrent call succeeds.
+	UseRefresh(ctx context.Context, hash []byte, at time.Time) (*RefreshToken, error)
+	// RevokeFamily revokes every token of a grant family.
+	RevokeFamily(ctx context.Context, familyID string, at time.Time) error
+	FamilyRevoked(ctx context.Context, familyID string) (bool, error)
+	// RevokeToken revokes one access token by its jti until it expires.
+	RevokeToken(ctx context.Context, jti string, expires time.Time) error
+	TokenRevoked(ctx context.Context, jti string) (bool, error)
+}
+
+// SigningKeys stores the token signing keys.
+type SigningKeys interface {
+	AddSigningKey(ctx context.Context, k *SigningKey) error
+	// SigningKeys lists keys not retired before the given time, newest
+	// first.
+	SigningKeys(ctx context.Context, since time.Time) ([]SigningKey, error)
+	RetireSigningKey(ctx context.Context, kid string, at time.Time) error
+}
+
+// Limits counts requests per account and UTC day.
+type Limits interface {
+	// Take atomically counts one request of accountID on day if fewer
+	// than limit were counted, and returns the count after the call and
+	// whether the request was admitted. Under any concurrency exactly
+	// limit requests are admitted per day.
+	Take(ctx context.Context, accountID string, day time.Time, limit int) (count int, ok bool, err error)
+	// Usage returns the daily counts in [from, to], days without requests
+	// left out.
+	Usage(ctx context.Context, accountID string, from, to time.Time) ([]Usage, error)
+}
+
+// Jobs stores site-analysis jobs.
+type Jobs interface {
+	CreateJob(ctx context.Context, j *Job) error
+	// Job returns the account's job; ErrNotFound for another account's.
+	Job(ctx context.Context, accountID, id string) (*Job, error)
+	Jobs(ctx context.Context, accountID string, limit int) ([]Job, error)
+	// UpdateJob stores status, progress, result, error, callback state and
+	// times. Once a job is in a final state only CallbackState changes
+	// (other changes return ErrConflict), so a late progress update cannot
+	// undo a cancel.
+	UpdateJob(ctx context.Context, j *Job) error
+	// Unfinished lists queued and running jobs of every account, oldest
+	// first, so a restarted server can resume them.
+	Unfinished(ctx context.Context) ([]Job, error)
+}
+
+// Store is everything the API keeps.
+type Store interface {
+	Accounts
+	Keys
+	Clients
+	Grants
+	SigningKeys
+	Limits
+	Jobs
+	// Ping reports whether the database answers.
+	Ping(ctx context.Context) error
+	Close() error
+}

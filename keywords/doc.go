@@ -1,0 +1,15 @@
+// Package keywords suggests keywords with their search volume and
+// difficulty for a query and a locale.
+//
+// A [Source] is a driver for one data provider; the embedded default,
+// keywords/local, is an SQLite table filled by importing the CSV exports
+// of Google Keyword Planner, Search Console and Semrush. A [Suggester]
+// asks every source concurrently, merges phrases that fold to the same
+// stems ([FoldKey]), fills missing volumes from the other sources, ranks
+// exact and prefix matches first and then by volume, and caches answers
+// in a [Cache] with their age.
+//
+// Every figure names its origin in Keyword.Source; generated question and
+// modifier phrases ([Expand]) are marked Expansion and carry no volume
+// unless a source knows the phrase.
+package keywords

@@ -1,0 +1,65 @@
+package googleads_test
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"golang.org/x/oauth2"
+
+	"github.com/seokit/seokit/keywords/googleads"
+	"github.com/seokit/seokit/keywords/keywordstest"
+)
+
+// conformanceServer answers like Google Ads: ideas from the fixture and
+// historical metrics only for the keywords asked.
+func conformanceServer(t *testing.T) *httptest.Server {
+	ideas, err := os.ReadFile("testdata/ideas_ok.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hist, err := os.ReadFile("testdata/historical_ok.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case strings.HasSuffix(r.URL.Path, ":generateKeywordIdeas"):
+			w.Write(ideas)
+		case strings.HasSuffix(r.URL.Path, ":generateKeywordHistoricalMetrics"):
+			body, _ := io.ReadAll(r.Body)
+			var req struct {
+				Keywords []string `json:"keywords"`
+			}
+			if json.Unmarshal(body, &req) != nil {
+				w.WriteHeader(400)
+				return
+			}
+			var resp struct {
+				Results []map[string]any `json:"results"`
+			}
+			json.Unmarshal(hist, &resp)
+			resp.Results = slices.DeleteFunc(resp.Results, func(m map[string]any) bool {
+				return !slices.Contains(req.Keywords, m["text"].(string))
+			})
+			json.NewEncoder(w).Encode(resp)
+		default:
+			w.WriteHeader(404)
+		}
+	}))
+}
+
+func TestConformance(t *testing.T) {
+	srv := conformanceServer(t)
+	defer srv.Close()
+	src, err := googleads.New("1234567890", "dev", oauth2.StaticTokenSource(&oauth2.Token{AccessToken: "t"}), &googleads.Options{BaseURL: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	keywordstest.RunSource(t, src, keywordstest.Case{Seed: "buy laptop", Locale: enUS, Known: []string{"buy laptop"}})
+}

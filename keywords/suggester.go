@@ -1,0 +1,355 @@
+package keywords
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/seokit/seokit/seo"
+)
+
+// Query limits enforced by Suggest.
+const (
+	// MaxQueryChars is the longest query, in characters.
+	MaxQueryChars = 200
+	// MaxQueryWords is the most words in a query.
+	MaxQueryWords = 10
+	// MaxLimit is the largest SuggestOptions.Limit.
+	MaxLimit = 1000
+	// DefaultLimit is used when SuggestOptions.Limit is zero.
+	DefaultLimit = 50
+	// DefaultSourceTimeout bounds each source call when
+	// SuggesterOptions.SourceTimeout is zero.
+	DefaultSourceTimeout = 10 * time.Second
+)
+
+// Suggester merges keyword sources: it asks each for ideas, fills missing
+// volumes from the others, de-duplicates stem- and case-folded phrases and
+// caches answers with their age.
+type Suggester struct {
+	sources []Source
+	opts    SuggesterOptions
+}
+
+// SuggesterOptions configures a Suggester. The zero value is usable.
+type SuggesterOptions struct {
+	// Cache, when set, stores answers; a stored answer younger than MaxAge
+	// is returned without asking the sources.
+	Cache Cache
+	// MaxAge is how long a cached answer is served; zero means
+	// DefaultCacheMaxAge.
+	MaxAge time.Duration
+	// SourceTimeout bounds each call to a source; zero means
+	// DefaultSourceTimeout.
+	SourceTimeout time.Duration
+	// Now returns the current time; nil means time.Now.
+	Now func() time.Time
+}
+
+// SuggestOptions configures one call to Suggest.
+type SuggestOptions struct {
+	// Limit is the most suggestions returned; 0 means 50, at most 1000.
+	Limit int
+}
+
+// Suggestions is the answer to a query.
+type Suggestions struct {
+	Query       string    `json:"query"`
+	Locale      string    `json:"locale"`
+	Suggestions []Keyword `json:"suggestions"`
+	// Sources names the sources that answered.
+	Sources []string `json:"sources"`
+	// Failed names the sources that failed; the answer is partial then.
+	Failed []string `json:"failed,omitempty"`
+	// CachedAt is when a cached answer was computed; zero for a fresh one.
+	CachedAt time.Time `json:"cachedAt,omitzero"`
+	// AgeSeconds is how old a cached answer is, in whole seconds.
+	AgeSeconds int64 `json:"ageSeconds,omitempty"`
+}
+
+// NewSuggester returns a Suggester over sources, asked in order.
+func NewSuggester(sources []Source, opts *SuggesterOptions) *Suggester {
+	s := &Suggester{sources: sources}
+	if opts != nil {
+		s.opts = *opts
+	}
+	if s.opts.MaxAge <= 0 {
+		s.opts.MaxAge = DefaultCacheMaxAge
+	}
+	if s.opts.SourceTimeout <= 0 {
+		s.opts.SourceTimeout = DefaultSourceTimeout
+	}
+	if s.opts.Now == nil {
+		s.opts.Now = time.Now
+	}
+	return s
+}
+
+// ValidateQuery checks a suggestion query: trimmed non-empty, at most
+// MaxQueryChars characters and MaxQueryWords words. It returns the trimmed
+// query or an *seo.InputError for the field "query".
+func ValidateQuery(query string) (string, error) {
+	q := strings.TrimSpace(query)
+	switch {
+	case !utf8.ValidString(q):
+		return "", &seo.InputError{Field: "query", Value: q, Reason: "must be valid UTF-8"}
+	case q == "" || len(Words(q)) == 0:
+		return "", &seo.InputError{Field: "query", Value: query, Reason: "must contain at least one word"}
+	case utf8.RuneCountInString(q) > MaxQueryChars:
+		return "", &seo.InputError{Field: "query", Value: q, Reason: fmt.Sprintf("must be at most %d characters", MaxQueryChars)}
+	case len(strings.Fields(q)) > MaxQueryWords:
+		return "", &seo.InputError{Field: "query", Value: q, Reason: fmt.Sprintf("must be at most %d words", MaxQueryWords)}
+	}
+	return q, nil
+}
+
+// ValidateLocale checks that loc is a known xx-XX locale; anything else is
+// an *seo.InputError for the field "locale".
+func ValidateLocale(loc seo.Locale) error {
+	if loc.Language == "" {
+		return &seo.InputError{Field: "locale", Reason: "is required, such as en-US"}
+	}
+	_, err := seo.ParseLocale(loc.String())
+	return err
+}
+
+// ValidateLimit resolves a suggestion limit: 0 means DefaultLimit; below 0
+// or above MaxLimit is an *seo.InputError for the field "limit".
+func ValidateLimit(limit int) (int, error) {
+	if limit == 0 {
+		return DefaultLimit, nil
+	}
+	if limit < 1 || limit > MaxLimit {
+		return 0, &seo.InputError{Field: "limit", Value: fmt.Sprint(limit), Reason: fmt.Sprintf("must be between 1 and %d", MaxLimit)}
+	}
+	return limit, nil
+}
+
+// Suggest returns suggestions for query in loc. An empty or overlong query
+// is an *seo.InputError for the field "query".
+//
+// Every source is asked concurrently, each within SourceTimeout. Phrases
+// with the same FoldKey are merged, keeping the entry that has a volume;
+// entries still without a volume are looked up with Volumes on the other
+// sources. Exact and prefix matches of the query come first, then the rest
+// by volume, highest first. When some sources fail the others' answer is
+// returned with the failed ones named in Failed; when all fail the error
+// wraps seo.ErrUnavailable.
+func (s *Suggester) Suggest(ctx context.Context, query string, loc seo.Locale, opts *SuggestOptions) (*Suggestions, error) {
+	q, err := ValidateQuery(query)
+	if err != nil {
+		return nil, err
+	}
+	if err := ValidateLocale(loc); err != nil {
+		return nil, err
+	}
+	var o SuggestOptions
+	if opts != nil {
+		o = *opts
+	}
+	limit, err := ValidateLimit(o.Limit)
+	if err != nil {
+		return nil, err
+	}
+	if len(s.sources) == 0 {
+		return nil, fmt.Errorf("keywords: no sources configured: %w", seo.ErrUnavailable)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	now := s.opts.Now()
+	if s.opts.Cache != nil {
+		c, err := s.opts.Cache.GetSuggestions(ctx, q, loc, limit)
+		if err == nil && c != nil && now.Sub(c.CachedAt) <= s.opts.MaxAge {
+			c.AgeSeconds = int64(now.Sub(c.CachedAt) / time.Second)
+			if len(c.Suggestions) > limit {
+				c.Suggestions = c.Suggestions[:limit]
+			}
+			return c, nil
+		}
+	}
+
+	type answer struct {
+		kws []Keyword
+		err error
+	}
+	answers := make([]answer, len(s.sources))
+	var wg sync.WaitGroup
+	for i, src := range s.sources {
+		wg.Go(func() {
+			cctx, cancel := context.WithTimeout(ctx, s.opts.SourceTimeout)
+			defer cancel()
+			kws, err := src.Suggest(cctx, q, loc, limit)
+			if err == nil {
+				err = checkAnswer(kws)
+			}
+			answers[i] = answer{kws, err}
+		})
+	}
+	wg.Wait()
+
+	res := &Suggestions{Query: q, Locale: loc.String(), Suggestions: []Keyword{}, Sources: []string{}}
+	var errs []error
+	var ok []Source
+	for i, a := range answers {
+		name := s.sources[i].Name()
+		if a.err != nil {
+			res.Failed = append(res.Failed, name)
+			errs = append(errs, fmt.Errorf("%s: %w", name, a.err))
+			continue
+		}
+		res.Sources = append(res.Sources, name)
+		ok = append(ok, s.sources[i])
+	}
+	if len(ok) == 0 {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if ie, isInput := seo.AsInputError(errs[0]); isInput && len(errs) == 1 {
+			return nil, ie
+		}
+		return nil, fmt.Errorf("keywords: every source failed: %w", errors.Join(append([]error{seo.ErrUnavailable}, errs...)...))
+	}
+
+	lang := loc.Language
+	merged := map[string]int{}
+	var list []Keyword
+	for _, a := range answers {
+		if a.err != nil {
+			continue
+		}
+		for _, k := range a.kws {
+			key := FoldKey(lang, k.Keyword)
+			if key == "" {
+				continue
+			}
+			j, seen := merged[key]
+			if !seen {
+				merged[key] = len(list)
+				list = append(list, k)
+				continue
+			}
+			list[j] = prefer(list[j], k)
+		}
+	}
+
+	// Fill missing volumes from the other sources.
+	for _, src := range ok {
+		var ask []string
+		for _, k := range list {
+			if k.Volume == nil && k.Source != src.Name() {
+				ask = append(ask, k.Keyword)
+			}
+		}
+		if len(ask) == 0 {
+			continue
+		}
+		if len(ask) > MaxVolumeKeywords {
+			ask = ask[:MaxVolumeKeywords]
+		}
+		cctx, cancel := context.WithTimeout(ctx, s.opts.SourceTimeout)
+		vols, err := src.Volumes(cctx, ask, loc)
+		cancel()
+		if err == nil {
+			err = checkAnswer(vols)
+		}
+		if err != nil {
+			res.Failed = append(res.Failed, src.Name()+" (volumes)")
+			continue
+		}
+		for _, v := range vols {
+			if j, seen := merged[FoldKey(lang, v.Keyword)]; seen && v.Volume != nil {
+				list[j] = prefer(list[j], v)
+			}
+		}
+	}
+
+	qn, qk := NormalizePhrase(q), FoldKey(lang, q)
+	rank := func(k Keyword) int {
+		switch {
+		case FoldKey(lang, k.Keyword) == qk:
+			return 0
+		case strings.HasPrefix(NormalizePhrase(k.Keyword), qn):
+			return 1
+		}
+		return 2
+	}
+	slices.SortStableFunc(list, func(a, b Keyword) int {
+		if c := cmp.Compare(rank(a), rank(b)); c != 0 {
+			return c
+		}
+		switch {
+		case a.Volume != nil && b.Volume == nil:
+			return -1
+		case a.Volume == nil && b.Volume != nil:
+			return 1
+		case a.Volume != nil && *a.Volume != *b.Volume:
+			return cmp.Compare(*b.Volume, *a.Volume)
+		}
+		return cmp.Compare(a.Keyword, b.Keyword)
+	})
+	if len(list) > limit {
+		list = list[:limit]
+	}
+	res.Suggestions = append(res.Suggestions, list...)
+	if s.opts.Cache != nil && len(res.Failed) == 0 {
+		// A cache write failure costs only a later recomputation.
+		_ = s.opts.Cache.PutSuggestions(ctx, res, limit, now)
+	}
+	return res, nil
+}
+
+// prefer merges two entries for the same folded phrase: the one with a
+// provider volume wins, the first on a tie; a missing difficulty is taken
+// from the other entry together with its method, so its origin stays named.
+func prefer(a, b Keyword) Keyword {
+	win, other := a, b
+	if a.Volume == nil && b.Volume != nil {
+		win, other = b, a
+		win.Expansion = win.Expansion && a.Expansion
+	}
+	if win.Difficulty == nil && other.Difficulty != nil && other.DifficultyMethod != "" {
+		win.Difficulty, win.DifficultyMethod = other.Difficulty, other.DifficultyMethod
+	}
+	if win.SearchConsole == nil {
+		win.SearchConsole = other.SearchConsole
+	}
+	return win
+}
+
+// CheckKeyword reports whether a driver's keyword is well formed: a
+// non-empty phrase, a source name, volume nil or at least 0, difficulty
+// and paid competition nil or 0-100. Sources answering otherwise are
+// treated as unavailable (a garbage answer).
+func CheckKeyword(k Keyword) error {
+	switch {
+	case strings.TrimSpace(k.Keyword) == "":
+		return errors.New("empty keyword")
+	case k.Source == "":
+		return fmt.Errorf("keyword %q has no source", k.Keyword)
+	case k.Volume != nil && *k.Volume < 0:
+		return fmt.Errorf("keyword %q has negative volume %d", k.Keyword, *k.Volume)
+	case k.Difficulty != nil && (*k.Difficulty < 0 || *k.Difficulty > 100):
+		return fmt.Errorf("keyword %q has difficulty %d outside 0-100", k.Keyword, *k.Difficulty)
+	case k.PaidCompetition != nil && (*k.PaidCompetition < 0 || *k.PaidCompetition > 100):
+		return fmt.Errorf("keyword %q has paid competition %d outside 0-100", k.Keyword, *k.PaidCompetition)
+	case k.CPC != nil && *k.CPC < 0:
+		return fmt.Errorf("keyword %q has negative cpc", k.Keyword)
+	}
+	return nil
+}
+
+func checkAnswer(kws []Keyword) error {
+	for _, k := range kws {
+		if err := CheckKeyword(k); err != nil {
+			return fmt.Errorf("keywords: garbage answer: %v: %w", err, seo.ErrUnavailable)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,19 @@
+// Package rankingstest holds the conformance suites of the rankings
+// driver interfaces. Every driver runs its suite from its own tests:
+//
+//	func TestConformance(t *testing.T) {
+//		rankingstest.RunStore(t, func(t *testing.T) rankings.Store { return memstore.New(nil) })
+//	}
+//
+// RunStore checks a rankings.Store: Track and Untrack idempotence, batch
+// atomicity of Record (an invalid observation stores nothing and names the
+// field), the upsert rule (the later write of a day wins), filters and
+// ordering of Latest and History, round trips of nil and fractional
+// positions, and concurrent use (run it with -race).
+//
+// RunSource checks a rankings.Source against one query whose leading
+// organic results are known (for HTTP drivers, from an httptest server
+// answering a recorded fixture): 1-based increasing positions, SERP.Depth
+// covering the results, SERP.Source equal to Name(), and an error for a
+// cancelled context.
+package rankingstest

@@ -1,0 +1,245 @@
+package reports
+
+import (
+	_ "embed"
+	"fmt"
+	"html/template"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+)
+
+//go:embed report.html.tmpl
+var reportHTML string
+
+var reportTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
+	"pos": func(p *float64) string {
+		if p == nil {
+			return "-"
+		}
+		return strconv.FormatFloat(*p, 'f', -1, 64)
+	},
+	"num": func(p *float64) string {
+		if p == nil {
+			return "-"
+		}
+		return strconv.FormatFloat(*p, 'f', 1, 64)
+	},
+	"int": func(p *int) string {
+		if p == nil {
+			return "-"
+		}
+		return strconv.Itoa(*p)
+	},
+	"pct": func(p *float64) string {
+		if p == nil {
+			return "-"
+		}
+		return strconv.FormatFloat(*p*100, 'f', 2, 64) + "%"
+	},
+	"change": func(p *float64) string {
+		if p == nil {
+			return ""
+		}
+		if *p > 0 {
+			return "+" + strconv.FormatFloat(*p, 'f', -1, 64)
+		}
+		return strconv.FormatFloat(*p, 'f', -1, 64)
+	},
+}).Parse(reportHTML))
+
+// HTMLOptions configures WriteHTML. The zero value is usable.
+type HTMLOptions struct {
+	// Lines is how many keywords get a position-history line, the first
+	// rows of the report; 0 means 10. Lines need BuildOptions.History.
+	Lines int
+	// MaxRows caps the keyword table; 0 means 1000.
+	MaxRows int
+}
+
+// Colours of the position lines, cycled.
+var lineColors = []string{"#3949ab", "#c62828", "#2e7d32", "#ef6c00", "#6a1b9a", "#00838f", "#ad1457", "#5d4037", "#1565c0", "#9e9d24"}
+
+type lineChart struct {
+	Title         string
+	Width, Height int
+	Left, Right   int
+	Top, Bottom   int
+	YTicks        []tick
+	XTicks        []tick
+	Series        []lineSeries
+	Empty         string
+}
+
+type tick struct {
+	Pos   int
+	Label string
+}
+
+type lineSeries struct {
+	Name     string
+	Color    string
+	Segments []string // polyline points, one per unbroken run
+	Dots     []dot    // single points (runs of one day)
+}
+
+type dot struct{ X, Y int }
+
+// newLineChart lays out series of daily values (nil is a gap) on a plot of
+// the given y range; inverted puts the low values (position 1) at the top.
+func newLineChart(title string, dates []string, yMin, yMax float64, inverted bool, names, colors []string, values [][]*float64) lineChart {
+	const width, height, left, right, top, bottom = 760, 260, 44, 40, 16, 30
+	c := lineChart{Title: title, Width: width, Height: height, Left: left, Right: width - right, Top: top, Bottom: height - bottom}
+	n := len(dates)
+	if yMax <= yMin {
+		yMax = yMin + 1
+	}
+	x := func(i int) int {
+		if n <= 1 {
+			return (c.Left + c.Right) / 2
+		}
+		return c.Left + i*(c.Right-c.Left)/(n-1)
+	}
+	y := func(v float64) int {
+		f := (v - yMin) / (yMax - yMin)
+		if inverted {
+			return c.Top + int(f*float64(c.Bottom-c.Top)+0.5)
+		}
+		return c.Bottom - int(f*float64(c.Bottom-c.Top)+0.5)
+	}
+	for i := 0; i <= 4; i++ {
+		v := yMin + (yMax-yMin)*float64(i)/4
+		if inverted && i > 0 {
+			v = yMax * float64(i) / 4 // 1, 5, 10, 15, 20 rather than 1, 5.75 ...
+		}
+		c.YTicks = append(c.YTicks, tick{Pos: y(v), Label: strconv.FormatFloat(v, 'f', -1, 64)})
+	}
+	step := max(1, (n+5)/6)
+	for i := 0; i < n; i += step {
+		c.XTicks = append(c.XTicks, tick{Pos: x(i), Label: dates[i]})
+	}
+	for si, vals := range values {
+		s := lineSeries{Name: names[si], Color: colors[si%len(colors)]}
+		var run []string
+		flush := func(i int) {
+			switch len(run) {
+			case 0:
+			case 1:
+				v := vals[i-1]
+				s.Dots = append(s.Dots, dot{X: x(i - 1), Y: y(*v)})
+			default:
+				s.Segments = append(s.Segments, strings.Join(run, " "))
+			}
+			run = run[:0]
+		}
+		for i, v := range vals {
+			if v == nil {
+				flush(i)
+				continue
+			}
+			run = append(run, fmt.Sprintf("%d,%d", x(i), y(min(max(*v, yMin), yMax))))
+		}
+		flush(len(vals))
+		c.Series = append(c.Series, s)
+	}
+	return c
+}
+
+type htmlView struct {
+	R            *Report
+	Rk           *Rankings
+	T            *TrafficMetrics
+	Charts       []lineChart
+	Rows         []KeywordRow
+	RowsTotal    int
+	MeasuredCTR  *float64
+	VisibilityOn string
+}
+
+// WriteHTML writes r as one self-contained HTML page: inline CSS and SVG
+// charts (visibility, ranked and top-10 keywords per day, position history
+// of the first keywords with position 1 at the top), the keyword table and
+// the traffic figures labelled estimated or measured. It loads nothing
+// from the network and runs no script; all text is escaped. opts may be
+// nil.
+func WriteHTML(w io.Writer, r *Report, opts *HTMLOptions) error {
+	var o HTMLOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.Lines <= 0 {
+		o.Lines = 10
+	}
+	if o.MaxRows <= 0 {
+		o.MaxRows = 1000
+	}
+	if r == nil || r.Metrics.Rankings == nil || r.Metrics.Traffic == nil {
+		return fmt.Errorf("reports: write html: %w", errIncomplete)
+	}
+	rk := r.Metrics.Rankings
+	v := htmlView{R: r, Rk: rk, T: r.Metrics.Traffic, RowsTotal: rk.KeywordsTotal}
+	if m := v.T.Measured; m != nil {
+		v.MeasuredCTR = m.CTR
+	}
+	dates := make([]string, len(rk.Daily))
+	vis := make([]*float64, len(rk.Daily))
+	ranked := make([]*float64, len(rk.Daily))
+	top10 := make([]*float64, len(rk.Daily))
+	maxRanked := 1.0
+	for i, d := range rk.Daily {
+		dates[i] = d.Date
+		vis[i] = ptr(d.Visibility)
+		ranked[i], top10[i] = ptr(float64(d.Ranked)), ptr(float64(d.Top10))
+		maxRanked = max(maxRanked, float64(d.Ranked))
+	}
+	maxRanked = math.Ceil(maxRanked/4) * 4 // whole-number ticks
+	v.Charts = append(v.Charts,
+		newLineChart("Visibility (0-100)", dates, 0, 100, false, []string{"visibility"}, []string{"#3949ab"}, [][]*float64{vis}),
+		newLineChart("Ranked and top-10 keywords", dates, 0, maxRanked, false, []string{"ranked", "top 10"}, []string{"#3949ab", "#2e7d32"}, [][]*float64{ranked, top10}))
+
+	var names []string
+	var lines [][]*float64
+	worst := 10.0
+	for _, row := range rk.Keywords {
+		if len(lines) == o.Lines {
+			break
+		}
+		if len(row.History) != len(dates) {
+			continue
+		}
+		vals := make([]*float64, len(dates))
+		for i, p := range row.History {
+			vals[i] = p.Position
+			if p.Position != nil {
+				worst = max(worst, *p.Position)
+			}
+		}
+		label := row.Keyword
+		if row.Device != "" && row.Device != "desktop" {
+			label += " (" + string(row.Device) + ")"
+		}
+		names, lines = append(names, label), append(lines, vals)
+	}
+	pc := newLineChart("Position history (1 at the top)", dates, 1, min(100, roundUp(worst)), true, names, lineColors, lines)
+	if len(lines) == 0 {
+		pc.Empty = "No position history in this report (build it with History)."
+	}
+	v.Charts = append(v.Charts, pc)
+
+	v.Rows = rk.Keywords[:min(len(rk.Keywords), o.MaxRows)]
+	if err := reportTemplate.Execute(w, v); err != nil {
+		return fmt.Errorf("reports: write html: %w", err)
+	}
+	return nil
+}
+
+// roundUp rounds a worst position up to a tidy axis end (10, 20, 50, 100).
+func roundUp(p float64) float64 {
+	for _, v := range []float64{10, 20, 50} {
+		if p <= v {
+			return v
+		}
+	}
+	return 100
+}

@@ -1,0 +1,861 @@
+package reports
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/seokit/seokit/keywords"
+	"github.com/seokit/seokit/rankings"
+	"github.com/seokit/seokit/seo"
+)
+
+// Volumes looks up keyword search volumes; a keywords.Source satisfies it.
+type Volumes interface {
+	Volumes(ctx context.Context, keywords []string, loc seo.Locale) ([]keywords.Keyword, error)
+}
+
+// Builder builds performance reports from ranking history, keyword volumes
+// and an optional traffic source.
+type Builder struct {
+	st   rankings.Store
+	vol  Volumes
+	opts Options
+}
+
+// Weighting names how keywords are weighted in the visibility score.
+const (
+	// WeightVolume weights each keyword by its monthly search volume
+	// (SISTRIX-like); keywords without a known volume are left out of the
+	// score. With no volume known at all it falls back to WeightEqual.
+	WeightVolume = "volume"
+	// WeightEqual gives every keyword the same weight (the Semrush
+	// Position Tracking semantics).
+	WeightEqual = "equal"
+)
+
+// Options configures a Builder. The zero value is usable.
+type Options struct {
+	// Curve is the CTR curve; nil means CurveDefault.
+	Curve *Curve
+	// Weighting is WeightVolume (the default when "") or WeightEqual.
+	Weighting string
+	// Traffic is an optional measured-traffic source (Search Console,
+	// GA4). Its failure does not fail the report: the error is reported in
+	// Traffic.MeasuredError and the estimate kept.
+	Traffic TrafficSource
+	// MaxDays is the longest range accepted; 0 means DefaultMaxDays.
+	MaxDays int
+	// VolumeBatch is the most keywords per Volumes call; 0 means 1000.
+	VolumeBatch int
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// BuildOptions selects the locale and device of one report.
+type BuildOptions struct {
+	Locale seo.Locale      // zero means every locale
+	Device rankings.Device // "" means every device
+	// Keywords is the most per-keyword rows listed in Rankings.Keywords,
+	// highest volume first; 0 means 100, a negative value lists none.
+	Keywords int
+	// History adds each listed keyword's daily positions (for charts).
+	History bool
+}
+
+// Report is a domain's performance over [Start, End].
+type Report struct {
+	Domain string `json:"domain"`
+	Start  string `json:"start"` // YYYY-MM-DD
+	End    string `json:"end"`
+	// RequestedEnd is the end asked for when it lay in the future and End
+	// was clamped to today.
+	RequestedEnd string  `json:"requestedEnd,omitempty"`
+	Locale       string  `json:"locale,omitempty"`
+	Device       string  `json:"device,omitempty"`
+	Metrics      Metrics `json:"metrics"`
+	// GeneratedAt is when the report was built.
+	GeneratedAt time.Time `json:"generatedAt"`
+}
+
+// Metrics is the report body of the SPEC.
+type Metrics struct {
+	// Visibility is 0-100 on the end date: 100 * sum(w*CTR(pos)) /
+	// sum(w*CTR(1)) over the keywords observed by then (see the package
+	// documentation).
+	Visibility float64 `json:"visibility"`
+	// VisibilityWeights is WeightVolume or WeightEqual: the weights
+	// actually used.
+	VisibilityWeights string `json:"visibilityWeights"`
+	// VisibilityBasis says which keywords the score covers.
+	VisibilityBasis VisibilityBasis `json:"visibilityBasis"`
+	// CTRModel names the CTR curve used for visibility and traffic.
+	CTRModel string          `json:"ctrModel"`
+	Rankings *Rankings       `json:"rankings"`
+	Traffic  *TrafficMetrics `json:"traffic"`
+}
+
+// VisibilityBasis counts the keyword series behind the visibility score.
+type VisibilityBasis struct {
+	// Keywords is how many keyword series are in the score.
+	Keywords int `json:"keywords"`
+	// WithoutVolume is how many observed series were left out because
+	// their volume is unknown (volume weighting only).
+	WithoutVolume int `json:"withoutVolume"`
+	// Unchecked is how many tracked series have no observation by the end
+	// date and are left out.
+	Unchecked int `json:"unchecked"`
+	// Method restates the formula.
+	Method string `json:"method"`
+}
+
+// Rankings is the ranking part of a report. A keyword series is one
+// keyword in one locale on one device. Its position on a day is its latest
+// observation on or before that day within the range.
+type Rankings struct {
+	// Tracked counts series tracked now or observed in the range.
+	Tracked int `json:"tracked"`
+	// Checked counts series with at least one observation in the range.
+	Checked int `json:"checked"`
+	// Ranked counts series with a position on the end date.
+	Ranked int `json:"ranked"`
+	Top3   int `json:"top3"`
+	Top10  int `json:"top10"`
+	Top20  int `json:"top20"`
+	Top100 int `json:"top100"`
+	// NotRanked counts checked series without a position on the end date.
+	NotRanked int `json:"notRanked"`
+	// Unchecked counts tracked series never observed in the range.
+	Unchecked int `json:"unchecked"`
+	// AveragePosition is the mean end-date position of ranked series;
+	// nil when none ranks.
+	AveragePosition *float64 `json:"averagePosition"`
+	// AveragePositionAll is the mean over checked series counting a
+	// series without a position in the top 100 as 100 (Semrush's method);
+	// nil when nothing was checked.
+	AveragePositionAll *float64 `json:"averagePositionAll"`
+	// AveragePositionMethod explains both averages.
+	AveragePositionMethod string `json:"averagePositionMethod"`
+	// Improved, Declined and Unchanged compare the last observation in
+	// the range with the first, both ranked; New ranked at the last but
+	// not at the first; Lost the reverse.
+	Improved  int `json:"improved"`
+	Declined  int `json:"declined"`
+	Unchanged int `json:"unchanged"`
+	New       int `json:"new"`
+	Lost      int `json:"lost"`
+	// Daily has one entry per day of the range.
+	Daily []Day `json:"daily"`
+	// Keywords lists per-keyword rows, at most BuildOptions.Keywords.
+	Keywords []KeywordRow `json:"keywords,omitempty"`
+	// KeywordsTotal is the number of rows before the cap.
+	KeywordsTotal int `json:"keywordsTotal"`
+}
+
+// Day is one day of the daily series.
+type Day struct {
+	Date string `json:"date"`
+	// Known counts series with an observation on or before this day.
+	Known  int `json:"known"`
+	Ranked int `json:"ranked"`
+	Top3   int `json:"top3"`
+	Top10  int `json:"top10"`
+	// AveragePosition is over the series ranked that day.
+	AveragePosition *float64 `json:"averagePosition"`
+	Visibility      float64  `json:"visibility"`
+	// EstimatedClicks is volume/30.4 * CTR(position) summed over the
+	// series with a known volume: an estimate.
+	EstimatedClicks *float64 `json:"estimatedClicks,omitempty"`
+}
+
+// KeywordRow is one keyword series in the report.
+type KeywordRow struct {
+	Keyword string          `json:"keyword"`
+	Locale  string          `json:"locale,omitempty"`
+	Device  rankings.Device `json:"device,omitempty"`
+	// First, Last and Best are positions in the range; nil means not
+	// ranked (or, for all three, never observed).
+	First *float64 `json:"first"`
+	Last  *float64 `json:"last"`
+	Best  *float64 `json:"best"`
+	// Change is First - Last: positive means the keyword moved up.
+	Change *float64 `json:"change"`
+	// Status is improved, declined, unchanged, new, lost, not-ranked or
+	// unchecked.
+	Status string `json:"status"`
+	URL    string `json:"url,omitempty"`
+	Volume *int   `json:"volume"`
+	// EstimatedMonthlyClicks is Volume * CTR(Last): an estimate.
+	EstimatedMonthlyClicks *float64 `json:"estimatedMonthlyClicks,omitempty"`
+	// Average is true when the positions are period averages (Search
+	// Console).
+	Average bool `json:"average,omitempty"`
+	// History is the daily position, when BuildOptions.History is set.
+	History []Point `json:"history,omitempty"`
+}
+
+// Point is a keyword's position on one day; Position nil is not ranked.
+type Point struct {
+	Date     string   `json:"date"`
+	Position *float64 `json:"position"`
+}
+
+// TrafficMetrics is the traffic part of a report: an estimate from volumes and
+// positions, and what a connected analytics source measured.
+type TrafficMetrics struct {
+	// Estimated is true: the EstimatedXxx figures are computed, not
+	// measured.
+	Estimated bool `json:"estimated"`
+	// EstimatedMonthlyClicks is sum(volume * CTR(position on the end
+	// date)) over keywords with a known volume; nil without volumes.
+	EstimatedMonthlyClicks *float64 `json:"estimatedMonthlyClicks"`
+	// EstimatedClicks is the range total: sum over days of
+	// volume/30.4 * CTR(position that day); nil without volumes.
+	EstimatedClicks *float64 `json:"estimatedClicks"`
+	// CTRModel names the curve.
+	CTRModel string `json:"ctrModel"`
+	// CTRSource says where the curve's figures come from (and how gaps
+	// were filled, for a partial curve).
+	CTRSource string `json:"ctrSource"`
+	// VolumeSource lists the sources that supplied volumes.
+	VolumeSource []string `json:"volumeSource"`
+	// KeywordsWithVolume counts the keywords with a known volume.
+	KeywordsWithVolume int `json:"keywordsWithVolume"`
+	// Method explains the estimate, or why there is none.
+	Method string `json:"method"`
+	// VolumeError is set when the volume source failed.
+	VolumeError string `json:"volumeError,omitempty"`
+	// Measured is the connected source's figures, if any.
+	Measured *Traffic `json:"measured,omitempty"`
+	// MeasuredError is set when the traffic source failed.
+	MeasuredError string `json:"measuredError,omitempty"`
+}
+
+// New returns a Builder. vol may be nil (no volumes: visibility falls back
+// to equal weights and traffic estimates are left out, saying so).
+func New(st rankings.Store, vol Volumes, opts *Options) *Builder {
+	b := &Builder{st: st, vol: vol}
+	if opts != nil {
+		b.opts = *opts
+	}
+	if b.opts.Curve == nil {
+		b.opts.Curve, _ = CurveByName(CurveDefault)
+	}
+	if b.opts.VolumeBatch <= 0 || b.opts.VolumeBatch > 1000 {
+		b.opts.VolumeBatch = 1000
+	}
+	if b.opts.Now == nil {
+		b.opts.Now = time.Now
+	}
+	return b
+}
+
+// NormalizeDomain validates a domain as reports take it and returns the
+// key the ranking store uses (rankings.ParseTarget): the lowercase host
+// without port and leading "www.", followed by a path prefix when one was
+// given ("example.com/blog"). Errors are *seo.InputError for "domain".
+func NormalizeDomain(domain string) (string, error) {
+	tg, err := rankings.ParseTarget(domain)
+	if err != nil {
+		return "", err
+	}
+	return tg.String(), nil
+}
+
+// series is one keyword/locale/device with its observations in the range.
+type series struct {
+	keyword string
+	locale  seo.Locale
+	device  rankings.Device
+	pts     []point // by day
+	url     string  // of the last observation
+	average bool    // the last observation is a period average
+	volume  *int
+	fold    string // foldKeyword(keyword), set by lookupVolumes
+}
+
+// point is one observation: a day index into the range and a position,
+// 0 when not ranked (stores only keep positions of at least 1).
+type point struct {
+	day int32
+	pos float64
+}
+
+func (p point) position() *float64 {
+	if p.pos <= 0 {
+		return nil
+	}
+	return ptr(p.pos)
+}
+
+// Build returns the report of domain for the UTC days start..end inclusive.
+// start after end, or a range over the limit, is an *seo.InputError naming
+// "start" or "end". An end after today is clamped to today.
+func (b *Builder) Build(ctx context.Context, domain string, start, end time.Time, opts *BuildOptions) (*Report, error) {
+	var bo BuildOptions
+	if opts != nil {
+		bo = *opts
+	}
+	if b.st == nil {
+		return nil, fmt.Errorf("reports: no ranking store: %w", seo.ErrUnavailable)
+	}
+	dom, err := NormalizeDomain(domain)
+	if err != nil {
+		return nil, err
+	}
+	now := b.opts.Now()
+	s, e, clamped, err := checkRange(start, end, now, b.opts.MaxDays)
+	if err != nil {
+		return nil, err
+	}
+	switch b.opts.Weighting {
+	case "", WeightVolume, WeightEqual:
+	default:
+		return nil, &seo.InputError{Field: "weighting", Value: b.opts.Weighting, Reason: "must be volume or equal"}
+	}
+	if bo.Device != "" && bo.Device != rankings.Desktop && bo.Device != rankings.Mobile {
+		return nil, &seo.InputError{Field: "device", Value: string(bo.Device), Reason: "must be desktop or mobile"}
+	}
+	rep := &Report{Domain: dom, Start: s.Format(DateLayout), End: e.Format(DateLayout),
+		Locale: bo.Locale.String(), Device: string(bo.Device), GeneratedAt: now.UTC()}
+	if clamped {
+		rep.RequestedEnd = day(end).Format(DateLayout)
+	}
+
+	all, err := b.load(ctx, dom, s, e, bo)
+	if err != nil {
+		return nil, err
+	}
+
+	tr := &TrafficMetrics{Estimated: true, CTRModel: b.opts.Curve.Name, CTRSource: b.opts.Curve.Source, VolumeSource: []string{}}
+	if b.opts.Curve.Method != "" {
+		tr.CTRSource += "; " + b.opts.Curve.Method
+	}
+	sources, err := b.lookupVolumes(ctx, all)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("reports: keyword volumes: %w", err)
+		}
+		tr.VolumeError = err.Error()
+	}
+	tr.VolumeSource = sources
+
+	rep.Metrics = compute(all, s, e, b.opts.Curve, b.opts.Weighting, bo, tr)
+	rep.Metrics.Traffic = tr
+
+	if b.opts.Traffic != nil {
+		m, err := b.opts.Traffic.Traffic(ctx, dom, s, e)
+		switch {
+		case err != nil && ctx.Err() != nil:
+			return nil, fmt.Errorf("reports: measured traffic: %w", err)
+		case err != nil:
+			tr.MeasuredError = fmt.Sprintf("%s: %v", b.opts.Traffic.Name(), err)
+		default:
+			tr.Measured = m
+		}
+	}
+	return rep, nil
+}
+
+// load reads the history of the range in one pass (streaming when the
+// store can) into series, and adds the tracked series that have no
+// observation. Tracked series added after end are left out.
+func (b *Builder) load(ctx context.Context, dom string, s, e time.Time, bo BuildOptions) ([]*series, error) {
+	type key struct {
+		kw  string
+		loc seo.Locale
+		dev rankings.Device
+	}
+	var out []*series
+	index := map[key]*series{}
+	var cur *series
+	sorted := true
+	nDays := int32(days(s, e))
+	sUnix := s.Unix()
+	f := rankings.Filter{Domain: dom, Locale: bo.Locale, Device: bo.Device, From: s, To: e}
+	err := rankings.ScanHistory(ctx, b.st, f, func(o *rankings.Observation) error {
+		dev := o.Device
+		if dev == "" {
+			dev = rankings.Desktop
+		}
+		if cur == nil || cur.keyword != o.Keyword || cur.locale != o.Locale || cur.device != dev {
+			k := key{o.Keyword, o.Locale, dev}
+			cur = index[k]
+			if cur == nil {
+				cur = &series{keyword: o.Keyword, locale: o.Locale, device: dev, pts: make([]point, 0, min(nDays, 400))}
+				index[k] = cur
+				out = append(out, cur)
+			}
+		}
+		d := o.Date.Unix() - sUnix
+		if d < 0 || d >= int64(nDays)*86400 {
+			return nil // outside the range: a store that ignored From/To
+		}
+		pt := point{day: int32(d / 86400)}
+		if o.Position != nil {
+			pt.pos = *o.Position
+		}
+		if n := len(cur.pts); n > 0 && cur.pts[n-1].day >= pt.day {
+			sorted = false
+		}
+		if n := len(cur.pts); n == 0 || pt.day >= cur.pts[n-1].day {
+			cur.url, cur.average = o.URL, o.Average
+		}
+		cur.pts = append(cur.pts, pt)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("reports: ranking history: %w", err)
+	}
+	if !sorted {
+		for _, x := range out {
+			sort.SliceStable(x.pts, func(i, j int) bool { return x.pts[i].day < x.pts[j].day })
+		}
+	}
+	tracked, err := b.st.Tracked(ctx, rankings.Filter{Domain: dom, Locale: bo.Locale, Device: bo.Device})
+	if err != nil {
+		return nil, fmt.Errorf("reports: tracked keywords: %w", err)
+	}
+	for _, t := range tracked {
+		dev := t.Device
+		if dev == "" {
+			dev = rankings.Desktop
+		}
+		k := key{t.Keyword, t.Locale, dev}
+		if index[k] != nil || (!t.AddedAt.IsZero() && day(t.AddedAt).After(e)) {
+			continue
+		}
+		x := &series{keyword: t.Keyword, locale: t.Locale, device: dev}
+		index[k] = x
+		out = append(out, x)
+	}
+	return out, nil
+}
+
+// foldKeyword is how volumes are matched to tracked keywords: lowercase,
+// runs of white space as one space.
+func foldKeyword(s string) string {
+	if isFolded(s) {
+		return s
+	}
+	return strings.ToLower(strings.Join(strings.Fields(s), " "))
+}
+
+// isFolded reports whether s is lowercase ASCII with single inner spaces.
+func isFolded(s string) bool {
+	if s == "" || s[0] == ' ' || s[len(s)-1] == ' ' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x80 || ('A' <= c && c <= 'Z') || (c < ' ') || (c == ' ' && s[i-1] == ' ') {
+			return false
+		}
+	}
+	return true
+}
+
+// lookupVolumes fills series volumes through b.vol, per locale, in
+// batches. It returns the sorted names of the sources that supplied
+// volumes.
+func (b *Builder) lookupVolumes(ctx context.Context, all []*series) ([]string, error) {
+	names := []string{}
+	if b.vol == nil || len(all) == 0 {
+		return names, nil
+	}
+	byLoc := map[seo.Locale][]*series{}
+	var locs []seo.Locale
+	for _, s := range all {
+		if _, ok := byLoc[s.locale]; !ok {
+			locs = append(locs, s.locale)
+		}
+		byLoc[s.locale] = append(byLoc[s.locale], s)
+	}
+	used := map[string]bool{}
+	for _, loc := range locs {
+		ss := byLoc[loc]
+		want := map[string][]*series{}
+		var list []string
+		for _, s := range ss {
+			s.fold = foldKeyword(s.keyword)
+			k := s.fold
+			if _, ok := want[k]; !ok {
+				list = append(list, s.keyword)
+			}
+			want[k] = append(want[k], s)
+		}
+		for i := 0; i < len(list); i += b.opts.VolumeBatch {
+			batch := list[i:min(len(list), i+b.opts.VolumeBatch)]
+			kws, err := b.vol.Volumes(ctx, batch, loc)
+			if err != nil {
+				return sortedKeys(used), err
+			}
+			for _, kw := range kws {
+				if kw.Volume == nil || *kw.Volume < 0 {
+					continue
+				}
+				for _, s := range want[foldKeyword(kw.Keyword)] {
+					if s.volume == nil {
+						v := *kw.Volume
+						s.volume = &v
+						if kw.Source != "" {
+							used[kw.Source] = true
+						}
+					}
+				}
+			}
+		}
+	}
+	return sortedKeys(used), nil
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// daysPerMonth converts monthly volumes to daily ones: 365.25 / 12 days,
+// rounded as the usual 30.4.
+const daysPerMonth = 30.4
+
+func ptr[T any](v T) *T { return &v }
+
+func round(v float64, places int) float64 {
+	p := math.Pow(10, float64(places))
+	return math.Round(v*p) / p
+}
+
+// compute makes the metrics in one pass over the series and their days.
+func compute(all []*series, s, e time.Time, c *Curve, weighting string, bo BuildOptions, tr *TrafficMetrics) Metrics {
+	n := days(s, e)
+	m := Metrics{CTRModel: c.Name}
+	r := &Rankings{Daily: make([]Day, n)}
+	m.Rankings = r
+
+	withVolume := 0
+	for _, x := range all {
+		if x.volume != nil {
+			withVolume++
+		}
+	}
+	useVolume := weighting != WeightEqual && withVolume > 0
+	m.VisibilityWeights = WeightEqual
+	if useVolume {
+		m.VisibilityWeights = WeightVolume
+	}
+	ctr1 := c.At(1)
+	dates := make([]string, n)
+	for d := range dates {
+		dates[d] = s.AddDate(0, 0, d).Format(DateLayout)
+	}
+
+	// Daily accumulators.
+	known := make([]int, n)
+	ranked := make([]int, n)
+	top3 := make([]int, n)
+	top10 := make([]int, n)
+	sumPos := make([]float64, n)
+	visNum := make([]float64, n)
+	visDen := make([]float64, n)
+	clicks := make([]float64, n)
+
+	// Traffic per keyword and locale: volumes are per keyword and locale,
+	// so the series of several devices share the volume: each series'
+	// clicks are divided by the number of devices of its keyword observed
+	// in the range (their CTRs are averaged rather than added).
+	type tkey struct {
+		kw  string
+		loc seo.Locale
+	}
+	var devices map[tkey]int
+	if withVolume > 0 {
+		devices = make(map[tkey]int, withVolume)
+		for _, x := range all {
+			if x.volume != nil && len(x.pts) > 0 {
+				devices[tkey{x.fold, x.locale}]++
+			}
+		}
+	}
+	var monthly, totalClicks float64
+
+	var posSum, posAllSum float64
+	var rows []KeywordRow
+	listRows := bo.Keywords >= 0
+	for _, x := range all {
+		row := KeywordRow{Keyword: x.keyword, Locale: x.locale.String(), Device: x.device, Volume: x.volume}
+		w := 1.0
+		inScore := true
+		if useVolume {
+			if x.volume == nil {
+				inScore = false
+			} else {
+				w = float64(*x.volume)
+			}
+		}
+		if len(x.pts) == 0 {
+			r.Unchecked++
+			row.Status = "unchecked"
+			if listRows {
+				rows = append(rows, row)
+			}
+			continue
+		}
+		r.Checked++
+		first, last := x.pts[0], x.pts[len(x.pts)-1]
+		row.First, row.Last = first.position(), last.position()
+		row.URL = x.url
+		row.Average = x.average
+		for _, o := range x.pts {
+			if o.pos > 0 && (row.Best == nil || o.pos < *row.Best) {
+				row.Best = ptr(o.pos)
+			}
+		}
+		// perDay converts a CTR into this series' share of daily clicks.
+		perDay := 0.0
+		if x.volume != nil {
+			perDay = float64(*x.volume) / daysPerMonth / float64(devices[tkey{x.fold, x.locale}])
+		}
+		if bo.History {
+			row.History = make([]Point, 0, n)
+		}
+		// Walk the days from the first observation, carrying each
+		// observation forward until the next one.
+		oi := 0
+		d0 := int(first.day)
+		if bo.History {
+			for d := 0; d < d0; d++ {
+				row.History = append(row.History, Point{Date: dates[d]})
+			}
+		}
+		cur := 0.0
+		for d := d0; d < n; d++ {
+			for oi < len(x.pts) && int(x.pts[oi].day) <= d {
+				cur = x.pts[oi].pos
+				oi++
+			}
+			known[d]++
+			ctr := 0.0
+			if cur > 0 {
+				p := cur
+				ranked[d]++
+				sumPos[d] += p
+				if p <= 3 {
+					top3[d]++
+				}
+				if p <= 10 {
+					top10[d]++
+				}
+				ctr = c.At(p)
+			}
+			if inScore {
+				visNum[d] += w * ctr
+				visDen[d] += w * ctr1
+			}
+			if perDay > 0 {
+				clicks[d] += perDay * ctr
+			}
+			if bo.History {
+				row.History = append(row.History, Point{Date: dates[d], Position: point{pos: cur}.position()})
+			}
+		}
+		// End-date figures.
+		if last.pos > 0 {
+			p := last.pos
+			r.Ranked++
+			posSum += p
+			switch {
+			case p <= 3:
+				r.Top3++
+				fallthrough
+			case p <= 10:
+				r.Top10++
+				fallthrough
+			case p <= 20:
+				r.Top20++
+				fallthrough
+			case p <= 100:
+				r.Top100++
+			}
+			posAllSum += min(p, 100)
+		} else {
+			r.NotRanked++
+			posAllSum += 100
+		}
+		if x.volume != nil {
+			ctr := 0.0
+			if last.pos > 0 {
+				ctr = c.At(last.pos)
+			}
+			monthly += perDay * daysPerMonth * ctr
+			row.EstimatedMonthlyClicks = ptr(round(float64(*x.volume)*ctr, 1))
+		}
+		switch {
+		case first.pos > 0 && last.pos > 0:
+			ch := first.pos - last.pos
+			row.Change = ptr(round(ch, 2))
+			switch {
+			case ch > 0:
+				r.Improved++
+				row.Status = "improved"
+			case ch < 0:
+				r.Declined++
+				row.Status = "declined"
+			default:
+				r.Unchanged++
+				row.Status = "unchanged"
+			}
+		case first.pos <= 0 && last.pos > 0:
+			r.New++
+			row.Status = "new"
+		case first.pos > 0 && last.pos <= 0:
+			r.Lost++
+			row.Status = "lost"
+		default:
+			row.Status = "not-ranked"
+		}
+		if listRows {
+			rows = append(rows, row)
+		}
+	}
+	r.Tracked = len(all)
+	if r.Ranked > 0 {
+		r.AveragePosition = ptr(round(posSum/float64(r.Ranked), 2))
+	}
+	if r.Checked > 0 {
+		r.AveragePositionAll = ptr(round(posAllSum/float64(r.Checked), 2))
+	}
+	r.AveragePositionMethod = "averagePosition: mean end-date position of ranked keywords; " +
+		"averagePositionAll: mean over checked keywords counting those not in the top 100 as 100 (Semrush's method)"
+
+	for d := 0; d < n; d++ {
+		dd := &r.Daily[d]
+		dd.Date = dates[d]
+		dd.Known, dd.Ranked, dd.Top3, dd.Top10 = known[d], ranked[d], top3[d], top10[d]
+		if ranked[d] > 0 {
+			dd.AveragePosition = ptr(round(sumPos[d]/float64(ranked[d]), 2))
+		}
+		if visDen[d] > 0 {
+			dd.Visibility = round(100*visNum[d]/visDen[d], 2)
+		}
+	}
+	m.Visibility = r.Daily[n-1].Visibility
+
+	// Visibility basis on the end date.
+	basis := &m.VisibilityBasis
+	basis.Unchecked = r.Unchecked
+	for _, x := range all {
+		if len(x.pts) == 0 {
+			continue
+		}
+		if useVolume && x.volume == nil {
+			basis.WithoutVolume++
+		} else {
+			basis.Keywords++
+		}
+	}
+	if useVolume {
+		basis.Method = "100 * sum(volume * CTR(position)) / sum(volume * CTR(1)) over keywords with a known volume, positions on the end date, CTR from " + c.Name
+	} else {
+		basis.Method = "100 * sum(CTR(position)) / (keywords * CTR(1)), every keyword weighted equally, positions on the end date, CTR from " + c.Name
+		if weighting != WeightEqual {
+			basis.Method += " (no keyword volume known, so equal weights)"
+		}
+	}
+
+	// Traffic estimate.
+	if devices == nil {
+		tr.Method = "no traffic estimate: no keyword volume known"
+		if tr.VolumeError != "" {
+			tr.Method = "no traffic estimate: the volume source failed"
+		}
+	} else {
+		for _, v := range clicks {
+			totalClicks += v
+		}
+		tr.KeywordsWithVolume = len(devices)
+		tr.EstimatedMonthlyClicks = ptr(round(monthly, 1))
+		tr.EstimatedClicks = ptr(round(totalClicks, 1))
+		tr.Method = "estimate: monthly clicks = sum(volume * CTR(position on the end date)); range clicks = sum over days of volume / 30.4 * CTR(position that day); " +
+			"CTR from " + c.Name + "; keywords without a known volume are left out; several devices of one keyword share its volume (their CTRs are averaged over the devices observed in the range)"
+		for d := range r.Daily {
+			r.Daily[d].EstimatedClicks = ptr(round(clicks[d], 1))
+		}
+	}
+
+	// Keyword rows: highest volume first, then best end position.
+	r.KeywordsTotal = len(rows)
+	order := make([]int, len(rows))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(i, j int) int {
+		a, b := &rows[i], &rows[j]
+		if (a.Volume == nil) != (b.Volume == nil) {
+			if a.Volume != nil {
+				return -1
+			}
+			return 1
+		}
+		if a.Volume != nil && *a.Volume != *b.Volume {
+			return cmp.Compare(*b.Volume, *a.Volume)
+		}
+		if (a.Last == nil) != (b.Last == nil) {
+			if a.Last != nil {
+				return -1
+			}
+			return 1
+		}
+		if a.Last != nil && *a.Last != *b.Last {
+			return cmp.Compare(*a.Last, *b.Last)
+		}
+		return cmp.Or(strings.Compare(a.Keyword, b.Keyword), strings.Compare(a.Locale, b.Locale), strings.Compare(string(a.Device), string(b.Device)))
+	})
+	limit := bo.Keywords
+	if limit == 0 {
+		limit = 100
+	}
+	limit = min(limit, len(rows))
+	if limit > 0 {
+		r.Keywords = make([]KeywordRow, limit)
+		for i := range limit {
+			r.Keywords[i] = rows[order[i]]
+		}
+	}
+	return m
+}
+
+// Traffic is what a connected analytics source measured for a domain over
+// a range. Nil fields were not measured by that source.
+type Traffic struct {
+	Source      string         `json:"source"` // driver name: "searchconsole", "ga4"
+	Clicks      *int           `json:"clicks,omitempty"`
+	Impressions *int           `json:"impressions,omitempty"`
+	CTR         *float64       `json:"ctr,omitempty"`      // clicks / impressions
+	Sessions    *int           `json:"sessions,omitempty"` // GA4 organic sessions
+	Daily       []DailyTraffic `json:"daily,omitempty"`
+}
+
+// DailyTraffic is one day of measured traffic.
+type DailyTraffic struct {
+	Date        string `json:"date"` // YYYY-MM-DD
+	Clicks      *int   `json:"clicks,omitempty"`
+	Impressions *int   `json:"impressions,omitempty"`
+	Sessions    *int   `json:"sessions,omitempty"`
+}
+
+// TrafficSource is the driver interface for measured traffic (Search
+// Console, GA4). Provider failures wrap seo.ErrUnavailable or
+// seo.ErrRateLimited.
+type TrafficSource interface {
+	Name() string
+	Traffic(ctx context.Context, domain string, start, end time.Time) (*Traffic, error)
+}
