@@ -102,7 +102,7 @@ func TestStoreUnavailableUnderLoad(t *testing.T) {
 	}
 	t.Cleanup(func() { st.Close() })
 	clk := &clock{t: time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)}
-	a := newTestAPI(t, &Options{Store: st, Now: clk.Now, Limits: map[store.Plan]int{store.Free: 100_000}})
+	a := newTestAPI(t, &Options{Store: st, Now: clk.Now, Limits: map[store.Plan]int{store.Free: 100_000}, BurstRate: 1e6, Burst: 1e6})
 
 	var (
 		mu       sync.Mutex
