@@ -6,7 +6,10 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"path/filepath"
 	"runtime"
+	"runtime/metrics"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"sync"
@@ -45,7 +48,8 @@ func peakRSS() int64 {
 //	go test ./crawler -run '^$' -bench BenchmarkCrawl -benchtime 1x
 //
 // SEOKIT_BENCH_LARGE=1 crawls 100,000 articles instead and fails when the
-// peak RSS reaches 300 MB.
+// peak RSS reaches 300 MB. SEOKIT_BENCH_HEAPPROFILE=dir writes a heap
+// profile of the moment the live heap peaked to dir/heap-peak.pprof.
 func BenchmarkCrawl(b *testing.B) {
 	articles := 10_000
 	large := os.Getenv("SEOKIT_BENCH_LARGE") == "1"
@@ -55,6 +59,10 @@ func BenchmarkCrawl(b *testing.B) {
 	site := crawlertest.NewSite(crawlertest.SiteOptions{Articles: articles, Categories: 50, PerPage: 25, NoRequestLog: true})
 	defer site.Close()
 	parsePPS := parseBaseline(b, site)
+	if dir := os.Getenv("SEOKIT_BENCH_HEAPPROFILE"); dir != "" {
+		stop := watchHeap(b, dir)
+		defer stop()
+	}
 	b.ResetTimer()
 	for b.Loop() {
 		start := time.Now()
@@ -120,4 +128,42 @@ func parseBaseline(b *testing.B, site *crawlertest.Site) float64 {
 	}
 	wg.Wait()
 	return float64(rounds*len(pages)) / time.Since(start).Seconds()
+}
+
+// watchHeap writes a heap profile to dir/heap-peak.pprof each time the live
+// heap (as of the last GC) reaches a new high, so the profile shows what was
+// live at the peak. It is switched on by SEOKIT_BENCH_HEAPPROFILE=dir.
+func watchHeap(b *testing.B, dir string) (stop func()) {
+	b.Helper()
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+		var peak uint64
+		tick := time.NewTicker(20 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				b.Logf("peak live heap %d MB (profile in %s)", peak>>20, filepath.Join(dir, "heap-peak.pprof"))
+				return
+			case <-tick.C:
+			}
+			metrics.Read(sample)
+			live := sample[0].Value.Uint64()
+			if live <= peak+peak/50 {
+				continue
+			}
+			peak = live
+			f, err := os.Create(filepath.Join(dir, "heap-peak.pprof"))
+			if err != nil {
+				b.Error(err)
+				return
+			}
+			pprof.Lookup("heap").WriteTo(f, 0)
+			f.Close()
+		}
+	}()
+	return func() { close(done); <-finished }
 }

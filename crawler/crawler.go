@@ -74,8 +74,10 @@ type crawl struct {
 	mu        sync.Mutex // guards the fields below
 	builder   *siteBuilder
 	depthHist []int
-	aside     []Item // sitemap URLs, queued once links run out
-	asideSeen map[string]struct{}
+	// aside holds the sitemap URLs to queue once links run out, as builder
+	// node ids (URL, listing sitemap); asideSeen is a bitset of the URL ids.
+	aside     []asideItem
+	asideSeen []uint64
 	icons     []string // rel=icon targets of the start page
 	fatal     error
 
@@ -96,7 +98,7 @@ func (c *Crawler) Run(ctx context.Context, domain string) (*SiteReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	cr := &crawl{o: c.opts, asideSeen: map[string]struct{}{}}
+	cr := &crawl{o: c.opts}
 	cr.startedAt = cr.o.Now().UTC()
 	cr.start = time.Now()
 	cr.fetcher = cr.o.Fetcher
@@ -119,7 +121,8 @@ func (c *Crawler) Run(ctx context.Context, domain string) (*SiteReport, error) {
 	cr.ana = cr.analyzerOptions()
 
 	cr.front = cr.o.Frontier
-	if cr.front == nil {
+	ownFrontier := cr.front == nil
+	if ownFrontier {
 		cr.front = NewMemoryFrontier()
 		defer cr.front.Close()
 	}
@@ -178,7 +181,15 @@ func (c *Crawler) Run(ctx context.Context, domain string) (*SiteReport, error) {
 	}
 
 	facts := cr.facts(ctx, reason, queued, startRobots, sitemaps, pr)
+	// The crawl's own sets are not needed by the site checks: release them
+	// before the build, the memory peak of a large crawl.
+	if ownFrontier {
+		cr.front.Close()
+	}
 	cr.mu.Lock()
+	cr.asideSeen, cr.aside = nil, nil
+	cr.resCache.Clear()
+	cr.skipped.release()
 	rep := cr.builder.build(facts)
 	cr.mu.Unlock()
 	if runErr != nil {
@@ -442,20 +453,39 @@ dispatch:
 	return reason, queued, fatal
 }
 
-// flushAside queues the sitemap URLs no link led to; it returns how many.
+// asideItem is a sitemap URL waiting for the links to run out.
+type asideItem struct{ loc, sitemap int32 }
+
+// asideChunk is how many sitemap URLs flushAside turns into items at once.
+const asideChunk = 1024
+
+// flushAside queues the sitemap URLs no link led to, a chunk at a time
+// until one adds something; it returns how many it added.
 func (cr *crawl) flushAside(ctx context.Context) int {
-	cr.mu.Lock()
-	items := cr.aside
-	cr.aside = nil
-	cr.mu.Unlock()
-	if len(items) == 0 {
-		return 0
+	for {
+		cr.mu.Lock()
+		n := min(len(cr.aside), asideChunk)
+		chunk := cr.aside[:n]
+		cr.aside = cr.aside[n:]
+		if len(cr.aside) == 0 {
+			cr.aside = nil
+		}
+		items := make([]Item, len(chunk))
+		for k, a := range chunk {
+			items[k] = Item{URL: cr.builder.url(a.loc), Depth: -1, Source: SourceSitemap, Referrer: cr.builder.url(a.sitemap)}
+		}
+		cr.mu.Unlock()
+		if len(items) == 0 {
+			return 0
+		}
+		added, err := cr.front.Push(ctx, items)
+		if err != nil {
+			return 0
+		}
+		if added > 0 {
+			return added
+		}
 	}
-	added, err := cr.front.Push(ctx, items)
-	if err != nil {
-		return 0
-	}
-	return added
 }
 
 // process fetches, analyses and records one item.
@@ -850,6 +880,14 @@ func (d *distinctCounter) add(s string) {
 func (d *distinctCounter) addN(n int) {
 	d.mu.Lock()
 	d.n += n
+	d.mu.Unlock()
+}
+
+// release drops the remembered hashes; the count stays.
+func (d *distinctCounter) release() {
+	d.mu.Lock()
+	d.seen = nil
+	d.limit = 0
 	d.mu.Unlock()
 }
 

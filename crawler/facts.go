@@ -500,12 +500,21 @@ func (cr *crawl) addSitemapURLs(ctx context.Context, smURL string, locs []string
 	}
 	cr.mu.Lock()
 	defer cr.mu.Unlock()
+	sm := cr.builder.id(smURL)
 	for _, it := range items {
-		if _, ok := cr.asideSeen[it.URL]; ok || int64(len(cr.aside)) >= cr.admitCap {
+		if int64(len(cr.aside)) >= cr.admitCap {
+			break
+		}
+		id := cr.builder.id(it.URL)
+		w, bit := int(id/64), uint64(1)<<(id%64)
+		for len(cr.asideSeen) <= w {
+			cr.asideSeen = append(cr.asideSeen, 0)
+		}
+		if cr.asideSeen[w]&bit != 0 {
 			continue
 		}
-		cr.asideSeen[it.URL] = struct{}{}
-		cr.aside = append(cr.aside, it)
+		cr.asideSeen[w] |= bit
+		cr.aside = append(cr.aside, asideItem{id, sm})
 	}
 }
 

@@ -3,6 +3,7 @@ package crawler
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 )
 
@@ -137,9 +138,18 @@ func (f *MemoryFrontier) Pop(ctx context.Context, n int) ([]Item, error) {
 			l.head++
 		}
 		if l.head == len(l.items) {
+			// Drained: a large array goes back to the GC, so a level that
+			// once held a whole site does not stay that big.
+			if cap(l.items) > maxIdleLevel {
+				l.items = nil
+			}
 			l.items, l.head = l.items[:0], 0
 		} else if l.head > 1024 && l.head > len(l.items)/2 {
-			l.items = append(l.items[:0], l.items[l.head:]...)
+			if cap(l.items) > maxIdleLevel {
+				l.items = slices.Clone(l.items[l.head:])
+			} else {
+				l.items = append(l.items[:0], l.items[l.head:]...)
+			}
 			l.head = 0
 		}
 		if len(out) == n {
@@ -149,6 +159,10 @@ func (f *MemoryFrontier) Pop(ctx context.Context, n int) ([]Item, error) {
 	f.queued -= len(out)
 	return out, nil
 }
+
+// maxIdleLevel is the capacity above which a drained or mostly popped
+// level's array is released or shrunk rather than reused.
+const maxIdleLevel = 4096
 
 // Done is a no-op for the in-memory frontier: a popped URL stays seen.
 func (f *MemoryFrontier) Done(ctx context.Context, url string) error {

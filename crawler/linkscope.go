@@ -151,7 +151,7 @@ func (r *siteRun) linkScope() {
 		}
 		hits = hits[:0]
 		node := r.nodeOf[i]
-		for _, e := range r.edges[i] {
+		for e := range r.edgesOf(i) {
 			t := e.target()
 			if e.redirect() || int32(e.from) != node || t == node {
 				continue

@@ -1,6 +1,9 @@
 package crawler
 
-import "math"
+import (
+	"encoding/binary"
+	"math"
+)
 
 // PageRank parameters used for PageSummary.LinkScore.
 const (
@@ -19,6 +22,53 @@ const (
 type csrGraph struct {
 	offsets []int32
 	targets []int32
+}
+
+// linkGraph is a directed graph PageRank runs over: nodes 0..nodes()-1.
+type linkGraph interface {
+	nodes() int
+	// targetsOf returns the targets of node u, using buf as scratch.
+	targetsOf(u int, buf []int32) []int32
+}
+
+func (g csrGraph) nodes() int { return len(g.offsets) - 1 }
+func (g csrGraph) targetsOf(u int, _ []int32) []int32 {
+	return g.targets[g.offsets[u]:g.offsets[u+1]]
+}
+
+// packedGraph is a directed graph whose targets of node u are encoded in
+// data[off[u]:off[u+1]] as uvarints of zigzag deltas: a page's links mostly
+// go to nearby ids, so an edge costs one or two bytes instead of four.
+type packedGraph struct {
+	off  []uint32
+	data []byte
+}
+
+func (g *packedGraph) nodes() int { return len(g.off) - 1 }
+func (g *packedGraph) targetsOf(u int, buf []int32) []int32 {
+	data := g.data[g.off[u]:g.off[u+1]]
+	prev := int64(0)
+	for len(data) > 0 {
+		v, n := binary.Uvarint(data)
+		data = data[n:]
+		prev += int64(v>>1) ^ -int64(v&1)
+		buf = append(buf, int32(prev))
+	}
+	return buf
+}
+
+// add appends node u's targets (u must be the next node).
+func (g *packedGraph) add(ts []int32) {
+	if len(g.off) == 0 {
+		g.off = append(g.off, 0)
+	}
+	prev := int64(0)
+	for _, t := range ts {
+		d := int64(t) - prev
+		prev = int64(t)
+		g.data = binary.AppendUvarint(g.data, uint64(d<<1)^uint64(d>>63))
+	}
+	g.off = append(g.off, uint32(len(g.data)))
 }
 
 // newCSR builds a graph of n nodes from parallel from/to slices.
@@ -44,8 +94,8 @@ func newCSR(n int, from, to []int32) csrGraph {
 // evenly over all pages, so the ranks always sum to 1. Iteration stops when
 // the L1 change drops below 1e-6 or after 100 rounds. Duplicate edges count
 // once each; callers pass distinct edges.
-func pageRank(g csrGraph) []float64 {
-	n := len(g.offsets) - 1
+func pageRank(g linkGraph) []float64 {
+	n := g.nodes()
 	if n <= 0 {
 		return nil
 	}
@@ -55,19 +105,23 @@ func pageRank(g csrGraph) []float64 {
 		rank[i] = 1 / float64(n)
 	}
 	base := (1 - pageRankDamping) / float64(n)
+	var buf []int32
 	for range pageRankMaxIterations {
 		dangling := 0.0
 		for i := range next {
 			next[i] = 0
 		}
 		for u := 0; u < n; u++ {
-			lo, hi := g.offsets[u], g.offsets[u+1]
-			if lo == hi {
+			ts := g.targetsOf(u, buf[:0])
+			if len(ts) == 0 {
 				dangling += rank[u]
 				continue
 			}
-			share := rank[u] / float64(hi-lo)
-			for _, v := range g.targets[lo:hi] {
+			if cap(ts) > cap(buf) {
+				buf = ts
+			}
+			share := rank[u] / float64(len(ts))
+			for _, v := range ts {
 				next[v] += share
 			}
 		}

@@ -122,3 +122,46 @@ func BenchmarkPageRank(b *testing.B) {
 		pageRank(g)
 	}
 }
+
+func TestPackedGraphMatchesCSR(t *testing.T) {
+	const n = 2000
+	var from, to []int32
+	g := &packedGraph{}
+	for u := range int32(n) {
+		var ts []int32
+		for k := range u % 13 {
+			v := (u*7919 + k*104729) % n
+			if k%3 == 0 {
+				v = k // menu-like links to the first pages
+			}
+			from, to = append(from, u), append(to, v)
+			ts = append(ts, v)
+		}
+		g.add(ts)
+	}
+	want := pageRank(newCSR(n, from, to))
+	got := pageRank(g)
+	if len(got) != len(want) {
+		t.Fatalf("got %d ranks, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("rank[%d] = %v, want %v (the CSR graph's)", i, got[i], want[i])
+		}
+	}
+}
+
+func BenchmarkPageRankPacked(b *testing.B) {
+	const n, out = 20000, 30
+	g := &packedGraph{}
+	ts := make([]int32, out)
+	for u := range int32(n) {
+		for k := range int32(out) {
+			ts[k] = (u*7919 + k*104729) % n
+		}
+		g.add(ts)
+	}
+	for b.Loop() {
+		pageRank(g)
+	}
+}

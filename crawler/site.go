@@ -1,7 +1,10 @@
 package crawler
 
 import (
+	"cmp"
+	"encoding/binary"
 	"fmt"
+	"iter"
 	"net/url"
 	"slices"
 	"sort"
@@ -169,16 +172,90 @@ const (
 	edgeIDMask          = edgeRedirect - 1
 )
 
-// edge is one stored edge: interned node ids, flags in the high bits of to.
+// edge is one edge: interned node ids, flags in the high bits of to.
 type edge struct{ from, to uint32 }
 
 func (e edge) target() int32  { return int32(e.to & edgeIDMask) }
 func (e edge) nofollow() bool { return e.to&edgeNofollow != 0 }
 func (e edge) redirect() bool { return e.to&edgeRedirect != 0 }
 
+// edgeList locates the edges of one page in the builder's edge arena:
+// arena[off:end].
+//
+// Edges are stored sorted by (from, target) as one uvarint each: the
+// zigzag-encoded difference to the previous target, shifted left by three
+// for the flags (nofollow, redirect, and "another varint with the from node
+// follows"). Nearly every edge starts at its page's node, which is implied;
+// the targets of a page are close ids (menus, neighbours), so most edges
+// cost one or two bytes instead of eight.
+type edgeList struct{ off, end uint32 }
+
+// Flags of an encoded edge.
+const (
+	encNofollow = 1 << iota
+	encRedirect
+	encFrom
+	encShift = 3
+)
+
+// appendEdges encodes sorted edges of the page at node onto dst.
+func appendEdges(dst []byte, node uint32, es []edge) []byte {
+	prev := int64(0)
+	for _, e := range es {
+		t := int64(e.target())
+		d := t - prev
+		prev = t
+		v := uint64(d<<1) ^ uint64(d>>63) // zigzag
+		v <<= encShift
+		if e.nofollow() {
+			v |= encNofollow
+		}
+		if e.redirect() {
+			v |= encRedirect
+		}
+		if e.from != node {
+			v |= encFrom
+		}
+		dst = binary.AppendUvarint(dst, v)
+		if e.from != node {
+			dst = binary.AppendUvarint(dst, uint64(e.from))
+		}
+	}
+	return dst
+}
+
+// edgesIn yields the edges encoded in data for the page at node.
+func edgesIn(data []byte, node int32) iter.Seq[edge] {
+	return func(yield func(edge) bool) {
+		prev := int64(0)
+		for len(data) > 0 {
+			v, n := binary.Uvarint(data)
+			data = data[n:]
+			z := v >> encShift
+			prev += int64(z>>1) ^ -int64(z&1)
+			e := edge{from: uint32(node), to: uint32(prev)}
+			if v&encNofollow != 0 {
+				e.to |= edgeNofollow
+			}
+			if v&encRedirect != 0 {
+				e.to |= edgeRedirect
+			}
+			if v&encFrom != 0 {
+				f, n := binary.Uvarint(data)
+				data = data[n:]
+				e.from = uint32(f)
+			}
+			if !yield(e) {
+				return
+			}
+		}
+	}
+}
+
 // siteBuilder collects page summaries, the internal link graph and the
 // sitemap URLs during a crawl, then runs the site checks. URLs are interned
-// to int32 ids and edges stored as 8-byte pairs, so large crawls stay small.
+// to int32 ids and edges delta-encoded in one arena (see edgeList), so large
+// crawls stay small.
 // Its methods are safe for concurrent use.
 type siteBuilder struct {
 	mu         sync.Mutex
@@ -187,16 +264,22 @@ type siteBuilder struct {
 	subdomains bool
 	now        func() time.Time
 
-	ids   map[string]int32
-	urls  []string
+	ids  map[string]int32
+	urls []string
+	// pages are the summaries expanded by build; recs those added since,
+	// in compact form (pageRec). edges runs parallel to pages, then recs.
 	pages []PageSummary
-	// edges[i] are the edges added with pages[i], in an exact-size slice
-	// each: a flat array would double (and copy) as the crawl grows.
-	edges   [][]edge
+	recs  []pageRec
+	// edges[i] locates the edges added with pages[i] in arena.
+	edges   []edgeList
+	arena   []byte
 	sitemap map[int32]int32 // loc -> the first sitemap listing it
 	// idSets shares one Findings slice between pages with the same finding
 	// IDs: template-built pages mostly repeat the same set.
 	idSets  map[string][]string
+	idList  [][]string // idSets by pageRec.findings-1
+	idIndex map[string]int32
+	strs    map[string]string // shared content types
 	scratch []edge
 	link    linkScope // link-scope checks, see linkscope.go
 }
@@ -217,8 +300,8 @@ func newSiteBuilder(start *url.URL, opts *Options) *siteBuilder {
 		// Size the per-page arrays for the page limit once (capped), so a
 		// large crawl does not double and copy them as it grows.
 		if n := min(opts.MaxPages, maxPreallocPages); n > 0 {
-			b.pages = make([]PageSummary, 0, n)
-			b.edges = make([][]edge, 0, n)
+			b.recs = make([]pageRec, 0, n)
+			b.edges = make([]edgeList, 0, n)
 		}
 	}
 	return b
@@ -235,6 +318,20 @@ func (b *siteBuilder) intern(u string) int32 {
 	b.ids[u] = id
 	b.urls = append(b.urls, u)
 	return id
+}
+
+// id returns the node id of u, interning it.
+func (b *siteBuilder) id(u string) int32 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.intern(u)
+}
+
+// url returns the URL of node id.
+func (b *siteBuilder) url(id int32) string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.urls[id]
 }
 
 // addPage records a crawled page and its outgoing internal edges. The
@@ -293,11 +390,145 @@ func (b *siteBuilder) addPage(sum PageSummary, edges []Edge) {
 		}
 		kept = append(kept, e)
 	}
-	b.edges = append(b.edges, slices.Clone(kept))
+	off := len(b.arena)
+	b.arena = appendEdges(b.arena, uint32(from), kept)
+	b.edges = append(b.edges, edgeList{uint32(off), uint32(len(b.arena))})
 	b.scratch = sc[:0]
 	sum.Findings = b.shareIDs(sum.Findings)
-	b.pages = append(b.pages, sum)
+	b.compact(&sum, from)
+	b.recs = append(b.recs, b.record(&sum))
 }
+
+// pageRec is a PageSummary as the builder keeps it during a crawl: 176
+// bytes instead of 344, the difference times the pages of a large site.
+// Summaries it cannot hold exactly (redirects, errors, hreflang, numbers
+// out of int32 range ...) are kept whole in more.
+type pageRec struct {
+	url, title, description, h1, canonical, contentType string
+
+	more     *PageSummary
+	textHash uint64
+	simHash  uint64
+	bytes    int64
+	response int64
+
+	status, depth, wordCount, score, errors, warnings, notices int32
+	findings                                                   int32 // idList index + 1, 0 for none
+	flags                                                      uint8
+}
+
+// Flags of pageRec.
+const (
+	recHTML = 1 << iota
+	recIndexable
+	recNoindex
+	recNofollow
+	recRobotsBlocked
+)
+
+// fitsInt32 reports whether every value fits an int32.
+func fitsInt32(vs ...int) bool {
+	for _, v := range vs {
+		if v != int(int32(v)) {
+			return false
+		}
+	}
+	return true
+}
+
+// record returns the compact form of sum, whose Findings come from shareIDs.
+func (b *siteBuilder) record(sum *PageSummary) pageRec {
+	if sum.FinalURL != "" || sum.Redirects != nil || sum.Hreflang != nil || sum.BlockedResources != nil ||
+		sum.Error != "" || sum.InSitemap || sum.Inlinks != 0 || sum.LinkScore != 0 ||
+		!fitsInt32(sum.Status, sum.Depth, sum.WordCount, sum.Score, sum.Errors, sum.Warnings, sum.Notices) {
+		c := *sum
+		return pageRec{url: sum.URL, more: &c}
+	}
+	r := pageRec{
+		url: sum.URL, title: sum.Title, description: sum.Description, h1: sum.H1,
+		canonical: sum.Canonical, contentType: sum.ContentType,
+		textHash: sum.TextHash, simHash: sum.SimHash, bytes: sum.Bytes, response: sum.ResponseMs,
+		status: int32(sum.Status), depth: int32(sum.Depth), wordCount: int32(sum.WordCount),
+		score: int32(sum.Score), errors: int32(sum.Errors), warnings: int32(sum.Warnings), notices: int32(sum.Notices),
+	}
+	if sum.Findings != nil {
+		r.findings = b.idIndex[strings.Join(sum.Findings, " ")] + 1
+	}
+	for _, f := range []struct {
+		on   bool
+		flag uint8
+	}{{sum.IsHTML, recHTML}, {sum.Indexable, recIndexable}, {sum.Noindex, recNoindex}, {sum.Nofollow, recNofollow}, {sum.RobotsBlocked, recRobotsBlocked}} {
+		if f.on {
+			r.flags |= f.flag
+		}
+	}
+	return r
+}
+
+// summary expands r.
+func (b *siteBuilder) summary(r *pageRec) PageSummary {
+	if r.more != nil {
+		return *r.more
+	}
+	s := PageSummary{
+		URL: r.url, Title: r.title, Description: r.description, H1: r.h1,
+		Canonical: r.canonical, ContentType: r.contentType,
+		TextHash: r.textHash, SimHash: r.simHash, Bytes: r.bytes, ResponseMs: r.response,
+		Status: int(r.status), Depth: int(r.depth), WordCount: int(r.wordCount),
+		Score: int(r.score), Errors: int(r.errors), Warnings: int(r.warnings), Notices: int(r.notices),
+		IsHTML: r.flags&recHTML != 0, Indexable: r.flags&recIndexable != 0, Noindex: r.flags&recNoindex != 0,
+		Nofollow: r.flags&recNofollow != 0, RobotsBlocked: r.flags&recRobotsBlocked != 0,
+	}
+	if r.findings > 0 {
+		s.Findings = b.idList[r.findings-1]
+	}
+	return s
+}
+
+// expand moves the compact records into pages, sized exactly.
+func (b *siteBuilder) expand() {
+	if len(b.recs) == 0 {
+		return
+	}
+	b.pages = slices.Grow(b.pages, len(b.recs))
+	for i := range b.recs {
+		b.pages = append(b.pages, b.summary(&b.recs[i]))
+		b.recs[i] = pageRec{} // let the GC take strings no longer shared
+	}
+	b.recs = nil
+}
+
+// compact makes sum share the strings the builder already holds: its URL
+// with the interned node, its final URL with an interned node, a repeated
+// content type with the earlier pages, and an H1 equal to the title with
+// the title. The texts stay equal; only their storage is shared.
+func (b *siteBuilder) compact(sum *PageSummary, node int32) {
+	sum.URL = b.urls[node]
+	if sum.FinalURL != "" {
+		if id, ok := b.ids[sum.FinalURL]; ok {
+			sum.FinalURL = b.urls[id]
+		}
+	}
+	if sum.ContentType != "" {
+		if b.strs == nil {
+			b.strs = map[string]string{}
+		}
+		if ct, ok := b.strs[sum.ContentType]; ok {
+			sum.ContentType = ct
+		} else if len(b.strs) < maxSharedStrings {
+			b.strs[sum.ContentType] = sum.ContentType
+		}
+	}
+	if sum.H1 == sum.Title {
+		sum.H1 = sum.Title
+	}
+	if sum.Description == sum.Title {
+		sum.Description = sum.Title
+	}
+}
+
+// maxSharedStrings bounds the distinct content types siteBuilder shares.
+const maxSharedStrings = 1024
 
 // shareIDs returns a shared, read-only copy of a sorted set of finding IDs.
 // Its capacity equals its length, so an append or insert copies it.
@@ -314,6 +545,11 @@ func (b *siteBuilder) shareIDs(ids []string) []string {
 	}
 	shared := slices.Clip(slices.Clone(ids))
 	b.idSets[key] = shared
+	if b.idIndex == nil {
+		b.idIndex = map[string]int32{}
+	}
+	b.idIndex[key] = int32(len(b.idList))
+	b.idList = append(b.idList, shared)
 	return shared
 }
 
@@ -354,7 +590,7 @@ func (b *siteBuilder) addSitemapURL(loc, sitemapURL string) {
 type siteRun struct {
 	b        *siteBuilder
 	pages    []PageSummary // distinct by URL, in the order added
-	edges    [][]edge
+	edges    []edgeList
 	nodeOf   []int32 // page -> node
 	pageOf   []int32 // node -> page, -1 for URLs not crawled
 	byFinal  map[string]int32
@@ -382,6 +618,7 @@ func (b *siteBuilder) build(facts *crawlFacts) *SiteReport {
 	if facts == nil {
 		facts = &crawlFacts{}
 	}
+	b.expand()
 	r := &siteRun{b: b, byFinal: map[string]int32{}, sev: map[string]seo.CheckInfo{}}
 	for _, in := range analyzer.Catalog() {
 		r.sev[in.ID] = in
@@ -390,6 +627,7 @@ func (b *siteBuilder) build(facts *crawlFacts) *SiteReport {
 		r.sev[in.ID] = in
 	}
 	r.index()
+	r.findings = make([]seo.Finding, 0, r.perPageFindings(facts)+len(facts.Findings)+64)
 	r.links()
 	r.duplicates()
 	r.nearDuplicates()
@@ -402,21 +640,7 @@ func (b *siteBuilder) build(facts *crawlFacts) *SiteReport {
 	r.linkScope()
 
 	// PageRank over followed internal edges between crawled pages.
-	var from, to []int32
-	for i := range r.pages {
-		for _, e := range r.edges[i] {
-			if e.nofollow() {
-				continue
-			}
-			f, t := r.pageOf[e.from], r.pageOf[e.target()]
-			if f < 0 || t < 0 || f == t {
-				continue
-			}
-			from, to = append(from, f), append(to, t)
-		}
-	}
-	scores := linkScores(pageRank(newCSR(len(r.pages), from, to)))
-	from, to = nil, nil
+	scores := linkScores(pageRank(r.followedGraph()))
 
 	rep := &SiteReport{
 		Domain:      facts.Domain,
@@ -457,7 +681,7 @@ func (b *siteBuilder) build(facts *crawlFacts) *SiteReport {
 	}
 	rep.Graph.Nodes = len(r.pages)
 	for i := range r.pages {
-		for _, e := range r.edges[i] {
+		for e := range r.edgesOf(i) {
 			if !e.redirect() {
 				rep.Graph.Edges++
 			}
@@ -492,10 +716,56 @@ func (b *siteBuilder) build(facts *crawlFacts) *SiteReport {
 	return rep
 }
 
+// followedGraph returns the followed internal edges between distinct
+// crawled pages as a graph over page indexes, delta-encoded from the edge
+// arena, so no edge list of four or eight bytes an edge is materialised on
+// the way.
+func (r *siteRun) followedGraph() *packedGraph {
+	each := func(i int, fn func(f, t int32)) {
+		for e := range r.edgesOf(i) {
+			if e.nofollow() {
+				continue
+			}
+			f, t := r.pageOf[e.from], r.pageOf[e.target()]
+			if f < 0 || t < 0 || f == t {
+				continue
+			}
+			fn(f, t)
+		}
+	}
+	// Edges recorded with another page than their source (redirect hops
+	// of a summary's Redirects) are rare: gather them first, by source.
+	var foreign [][2]int32
+	for i := range r.pages {
+		each(i, func(f, t int32) {
+			if int(f) != i {
+				foreign = append(foreign, [2]int32{f, t})
+			}
+		})
+	}
+	slices.SortStableFunc(foreign, func(a, b [2]int32) int { return cmp.Compare(a[0], b[0]) })
+	g := &packedGraph{off: make([]uint32, 1, len(r.pages)+1)}
+	var ts []int32
+	for i := range r.pages {
+		ts = ts[:0]
+		each(i, func(f, t int32) {
+			if int(f) == i {
+				ts = append(ts, t)
+			}
+		})
+		for len(foreign) > 0 && int(foreign[0][0]) == i {
+			ts = append(ts, foreign[0][1])
+			foreign = foreign[1:]
+		}
+		g.add(ts)
+	}
+	return g
+}
+
 // pagesByURL sorts pages by URL, keeping their edges parallel.
 type pagesByURL struct {
 	pages []PageSummary
-	edges [][]edge
+	edges []edgeList
 }
 
 func (s pagesByURL) Len() int           { return len(s.pages) }
@@ -557,6 +827,36 @@ func (r *siteRun) index() {
 			r.byFinal[p.FinalURL] = int32(i)
 		}
 	}
+}
+
+// edgesOf yields the distinct edges recorded with page i, sorted by
+// (from, target).
+func (r *siteRun) edgesOf(i int) iter.Seq[edge] {
+	l := r.edges[i]
+	return edgesIn(r.b.arena[l.off:l.end], r.nodeOf[i])
+}
+
+// perPageFindings counts the site findings of the checks that may report
+// every page (site.deep_page, site.not_in_sitemap), so the findings are
+// allocated once at about their final size on a large site.
+func (r *siteRun) perPageFindings(facts *crawlFacts) int {
+	n := 0
+	for i := range r.pages {
+		p := &r.pages[i]
+		if p.IsHTML && p.Status == 200 && p.Depth > deepPageDepth {
+			n++
+		}
+		if facts.SitemapExists && r.notInSitemap(p) {
+			n++
+		}
+	}
+	return n
+}
+
+// notInSitemap reports whether p is an indexable page, found through
+// links, that no sitemap lists (site.not_in_sitemap).
+func (r *siteRun) notInSitemap(p *PageSummary) bool {
+	return p.Indexable && p.Status == 200 && p.Depth >= 0 && !canonicalisedElsewhere(p) && !r.inSitemap(p)
 }
 
 // pageFor returns the crawled page at u (requested or final URL), or -1.
@@ -648,7 +948,7 @@ func (r *siteRun) links() {
 	r.fromIndex = make([]int32, n)
 	for i := range r.pages {
 		p := &r.pages[i]
-		for _, e := range r.edges[i] {
+		for e := range r.edgesOf(i) {
 			t := e.target()
 			if e.redirect() || int32(e.from) == t || t == r.nodeOf[i] {
 				continue
@@ -674,7 +974,7 @@ func (r *siteRun) collectSources(want []bool, wanted int) {
 	}
 	for i := range r.pages {
 		src := r.pages[i].URL
-		for _, e := range r.edges[i] {
+		for e := range r.edgesOf(i) {
 			t := e.target()
 			if e.redirect() || !want[t] || t == r.nodeOf[i] {
 				continue
@@ -705,21 +1005,80 @@ func (r *siteRun) sourcesOf(n int32) *sourceList {
 // dupCandidates returns the pages the duplicate checks compare: indexable
 // 200 HTML pages, one per content URL.
 func (r *siteRun) dupCandidates() []int {
-	seen := make(map[string]bool, len(r.pages))
+	cand := func(p *PageSummary) bool { return p.Indexable && p.Status == 200 && p.IsHTML }
+	// Requested URLs are distinct, so a page without a final URL can only
+	// repeat a content URL that is another candidate's final URL: only
+	// those URLs and the final URLs go through the set.
+	var finals map[string]bool
+	for i := range r.pages {
+		if p := &r.pages[i]; p.FinalURL != "" && cand(p) {
+			if finals == nil {
+				finals = map[string]bool{}
+			}
+			finals[p.FinalURL] = true
+		}
+	}
+	seen := map[string]bool{}
 	var out []int
 	for i := range r.pages {
 		p := &r.pages[i]
-		if !p.Indexable || p.Status != 200 || !p.IsHTML {
+		if !cand(p) {
 			continue
 		}
 		u := effURL(p)
-		if seen[u] {
-			continue
+		if p.FinalURL != "" || finals[u] {
+			if seen[u] {
+				continue
+			}
+			seen[u] = true
 		}
-		seen[u] = true
 		out = append(out, i)
 	}
 	return out
+}
+
+// hashGroups calls fn for every group of at least two positions in [0, n)
+// sharing a non-zero key, with the positions of a group ascending and the
+// groups in the order of their first position. It sorts one compact array
+// instead of building a map of slices. g is reused between calls.
+func hashGroups(n int, key func(int) uint64, fn func(h uint64, g []int)) {
+	type kv struct {
+		h uint64
+		i int32
+	}
+	kvs := make([]kv, 0, n)
+	for i := range n {
+		if h := key(i); h != 0 {
+			kvs = append(kvs, kv{h, int32(i)})
+		}
+	}
+	slices.SortFunc(kvs, func(a, b kv) int {
+		if c := cmp.Compare(a.h, b.h); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.i, b.i)
+	})
+	type span struct{ lo, hi int32 }
+	var spans []span
+	for lo := 0; lo < len(kvs); {
+		hi := lo + 1
+		for hi < len(kvs) && kvs[hi].h == kvs[lo].h {
+			hi++
+		}
+		if hi-lo >= 2 {
+			spans = append(spans, span{int32(lo), int32(hi)})
+		}
+		lo = hi
+	}
+	slices.SortFunc(spans, func(a, b span) int { return cmp.Compare(kvs[a.lo].i, kvs[b.lo].i) })
+	var g []int
+	for _, sp := range spans {
+		g = g[:0]
+		for _, e := range kvs[sp.lo:sp.hi] {
+			g = append(g, int(e.i))
+		}
+		fn(kvs[sp.lo].h, g)
+	}
 }
 
 // reportGroup reports a group of duplicate pages unless they all
@@ -791,61 +1150,34 @@ func (r *siteRun) duplicates() {
 	// split each group by the text itself, so a collision never joins
 	// different texts.
 	for _, f := range fields {
-		groups := map[uint64][]int{}
-		var order []uint64
-		for _, i := range cands {
-			v := f.get(&r.pages[i])
-			h := normHash(v)
-			if h == 0 {
-				continue
-			}
-			if _, ok := groups[h]; !ok {
-				order = append(order, h)
-			}
-			groups[h] = append(groups[h], i)
-		}
-		for _, h := range order {
-			g := groups[h]
-			if len(g) < 2 {
-				continue
-			}
+		hashGroups(len(cands), func(k int) uint64 { return normHash(f.get(&r.pages[cands[k]])) }, func(_ uint64, g []int) {
 			byText := map[string][]int{}
 			var texts []string
-			for _, i := range g {
-				k := normText(f.get(&r.pages[i]))
-				if _, ok := byText[k]; !ok {
-					texts = append(texts, k)
+			for _, k := range g {
+				i := cands[k]
+				t := normText(f.get(&r.pages[i]))
+				if _, ok := byText[t]; !ok {
+					texts = append(texts, t)
 				}
-				byText[k] = append(byText[k], i)
+				byText[t] = append(byText[t], i)
 			}
-			for _, k := range texts {
-				if sub := byText[k]; len(sub) >= 2 {
+			for _, t := range texts {
+				if sub := byText[t]; len(sub) >= 2 {
 					r.reportGroup(f.id, sub, fmt.Sprintf("%d pages share the same %s", len(sub), f.what),
 						seo.Evidence{Element: f.what, Value: f.get(&r.pages[sub[0]])})
 				}
 			}
-		}
+		})
 	}
-	groups := map[uint64][]int{}
-	var order []uint64
-	for _, i := range cands {
-		h := r.pages[i].TextHash
-		if h == 0 {
-			continue
+	var members []int
+	hashGroups(len(cands), func(k int) uint64 { return r.pages[cands[k]].TextHash }, func(h uint64, g []int) {
+		members = members[:0]
+		for _, k := range g {
+			members = append(members, cands[k])
 		}
-		if _, ok := groups[h]; !ok {
-			order = append(order, h)
-		}
-		groups[h] = append(groups[h], i)
-	}
-	for _, h := range order {
-		g := groups[h]
-		if len(g) < 2 {
-			continue
-		}
-		r.reportGroup("site.duplicate_content", g, fmt.Sprintf("%d pages have identical main text", len(g)),
+		r.reportGroup("site.duplicate_content", members, fmt.Sprintf("%d pages have identical main text", len(members)),
 			seo.Evidence{Element: "main text", Detail: fmt.Sprintf("text hash %016x", h)})
-	}
+	})
 }
 
 // nearDuplicates clusters pages whose simhashes differ in at most 3 bits.
@@ -853,15 +1185,32 @@ func (r *siteRun) duplicates() {
 // on at least one of their four 16-bit blocks, so only pages sharing a block
 // value are compared (banding), which keeps the check near-linear.
 func (r *siteRun) nearDuplicates() {
+	// One representative per text hash, the first candidate with it.
 	var reps []int
-	seen := map[uint64]bool{}
-	for _, i := range r.dupCandidates() {
-		p := &r.pages[i]
-		if p.TextHash == 0 || seen[p.TextHash] {
-			continue
+	{
+		cands := r.dupCandidates()
+		type hi struct {
+			h uint64
+			i int32
 		}
-		seen[p.TextHash] = true
-		reps = append(reps, i)
+		byHash := make([]hi, 0, len(cands))
+		for _, i := range cands {
+			if h := r.pages[i].TextHash; h != 0 {
+				byHash = append(byHash, hi{h, int32(i)})
+			}
+		}
+		slices.SortFunc(byHash, func(a, b hi) int {
+			if c := cmp.Compare(a.h, b.h); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.i, b.i)
+		})
+		for k, e := range byHash {
+			if k == 0 || byHash[k-1].h != e.h {
+				reps = append(reps, int(e.i))
+			}
+		}
+		slices.Sort(reps)
 	}
 	if len(reps) < 2 {
 		return
@@ -870,8 +1219,7 @@ func (r *siteRun) nearDuplicates() {
 	for i := range parent {
 		parent[i] = int32(i)
 	}
-	var find func(x int32) int32
-	find = func(x int32) int32 {
+	find := func(x int32) int32 {
 		for parent[x] != x {
 			parent[x] = parent[parent[x]]
 			x = parent[x]
@@ -879,16 +1227,9 @@ func (r *siteRun) nearDuplicates() {
 		return x
 	}
 	maxDist := make([]int, len(reps))
-	buckets := make(map[uint32][]int32, 4*len(reps))
-	for k, i := range reps {
-		h := r.pages[i].SimHash
-		for band := uint32(0); band < 4; band++ {
-			key := band<<16 | uint32(h>>(16*band)&0xffff)
-			buckets[key] = append(buckets[key], int32(k))
-		}
-	}
+	sim := func(k int32) uint64 { return r.pages[reps[k]].SimHash }
 	compare := func(a, b int32) {
-		d := analyzer.HammingDistance(r.pages[reps[a]].SimHash, r.pages[reps[b]].SimHash)
+		d := analyzer.HammingDistance(sim(a), sim(b))
 		if d > nearDuplicateBits {
 			return
 		}
@@ -900,55 +1241,71 @@ func (r *siteRun) nearDuplicates() {
 		maxDist[rb] = max(maxDist[rb], d)
 	}
 	const window = 64
-	for _, bucket := range buckets {
-		if len(bucket) < 2 {
-			continue
+	// Bands: for each 16-bit block, sort the representatives by the
+	// block's value and compare within each run of equal values.
+	type bk struct {
+		key uint16
+		k   int32
+	}
+	band := make([]bk, len(reps))
+	var bucket []int32
+	for b := range 4 {
+		for k := range reps {
+			band[k] = bk{uint16(sim(int32(k)) >> (16 * b)), int32(k)}
 		}
-		if len(bucket) > 512 {
-			// Huge bucket (many similar templates): compare neighbours in
-			// simhash order only, to bound the work.
-			slices.SortFunc(bucket, func(x, y int32) int {
-				hx, hy := r.pages[reps[x]].SimHash, r.pages[reps[y]].SimHash
-				switch {
-				case hx < hy:
-					return -1
-				case hx > hy:
-					return 1
+		slices.SortFunc(band, func(x, y bk) int {
+			if c := cmp.Compare(x.key, y.key); c != 0 {
+				return c
+			}
+			return cmp.Compare(x.k, y.k)
+		})
+		for lo := 0; lo < len(band); {
+			hi := lo + 1
+			for hi < len(band) && band[hi].key == band[lo].key {
+				hi++
+			}
+			bucket = bucket[:0]
+			for _, e := range band[lo:hi] {
+				bucket = append(bucket, e.k)
+			}
+			lo = hi
+			if len(bucket) < 2 {
+				continue
+			}
+			if len(bucket) > 512 {
+				// Huge bucket (many similar templates): compare neighbours in
+				// simhash order only, to bound the work.
+				slices.SortFunc(bucket, func(x, y int32) int {
+					if c := cmp.Compare(sim(x), sim(y)); c != 0 {
+						return c
+					}
+					return cmp.Compare(x, y)
+				})
+				for a := range bucket {
+					for b := a + 1; b < len(bucket) && b <= a+window; b++ {
+						compare(bucket[a], bucket[b])
+					}
 				}
-				return 0
-			})
+				continue
+			}
 			for a := range bucket {
-				for b := a + 1; b < len(bucket) && b <= a+window; b++ {
+				for b := a + 1; b < len(bucket); b++ {
 					compare(bucket[a], bucket[b])
 				}
 			}
-			continue
-		}
-		for a := range bucket {
-			for b := a + 1; b < len(bucket); b++ {
-				compare(bucket[a], bucket[b])
-			}
 		}
 	}
-	clusters := map[int32][]int{}
-	var order []int32
-	for k := range reps {
-		root := find(int32(k))
-		if _, ok := clusters[root]; !ok {
-			order = append(order, root)
+	var g []int
+	hashGroups(len(reps), func(k int) uint64 { return uint64(find(int32(k))) + 1 }, func(root uint64, ks []int) {
+		g = g[:0]
+		for _, k := range ks {
+			g = append(g, reps[k])
 		}
-		clusters[root] = append(clusters[root], reps[k])
-	}
-	for _, root := range order {
-		g := clusters[root]
-		if len(g) < 2 {
-			continue
-		}
-		d := float64(maxDist[root])
+		d := float64(maxDist[root-1])
 		ev := seo.Measure("main text", d, nearDuplicateBits)
 		ev.Detail = "simhash distance in bits"
 		r.reportGroup("site.near_duplicate", g, fmt.Sprintf("%d pages have nearly the same main text", len(g)), ev)
-	}
+	})
 }
 
 // stripTrailingSlash returns u without the slash ending its path, and false
@@ -1056,7 +1413,7 @@ func (r *siteRun) sitemapChecks(sitemapExists bool) int {
 	if sitemapExists {
 		for i := range r.pages {
 			p := &r.pages[i]
-			if !p.Indexable || p.Status != 200 || p.Depth < 0 || canonicalisedElsewhere(p) || r.inSitemap(p) {
+			if !r.notInSitemap(p) {
 				continue
 			}
 			r.add("site.not_in_sitemap", effURL(p), "the page is indexable but no sitemap lists it",
@@ -1081,12 +1438,24 @@ func (r *siteRun) linkChecks() {
 		id string
 	}
 	var hits []hit
+	// Deep pages share one message and one evidence per depth: a large
+	// site has many of them.
+	type deep struct {
+		msg string
+		ev  seo.Evidence
+	}
+	deeps := map[int]deep{}
 	for i := range r.pages {
 		p := &r.pages[i]
 		n := r.nodeOf[i]
 		if p.IsHTML && p.Status == 200 && p.Depth > deepPageDepth {
-			r.add("site.deep_page", effURL(p), fmt.Sprintf("the page is %d clicks from the start URL", p.Depth),
-				seo.Measure("click depth", float64(p.Depth), deepPageDepth), nil, 0)
+			d, ok := deeps[p.Depth]
+			if !ok {
+				d = deep{fmt.Sprintf("the page is %d clicks from the start URL", p.Depth),
+					seo.Measure("click depth", float64(p.Depth), deepPageDepth)}
+				deeps[p.Depth] = d
+			}
+			r.add("site.deep_page", effURL(p), d.msg, d.ev, nil, 0)
 		}
 		if !p.Indexable || r.inlinks[n] == 0 {
 			continue
@@ -1139,7 +1508,7 @@ func (r *siteRun) linkChecks() {
 func (r *siteRun) redirects() {
 	next := map[int32]int32{}
 	for i := range r.pages {
-		for _, e := range r.edges[i] {
+		for e := range r.edgesOf(i) {
 			if e.redirect() {
 				if _, ok := next[int32(e.from)]; !ok {
 					next[int32(e.from)] = e.target()
@@ -1357,19 +1726,42 @@ func (r *siteRun) groups(site []seo.Finding) []FindingGroup {
 			}
 		}
 	}
-	for _, f := range site {
+	// The findings of an ID usually form one run sorted by URL (see
+	// sortFindings), where a repeated URL follows itself; only an ID whose
+	// findings are split or unsorted needs a set of its URLs.
+	split := map[string]bool{}
+	runs := map[string]bool{}
+	for k, f := range site {
+		switch {
+		case k == 0 || site[k-1].ID != f.ID:
+			if runs[f.ID] {
+				split[f.ID] = true
+			}
+			runs[f.ID] = true
+		case f.URL < site[k-1].URL:
+			split[f.ID] = true
+		}
+	}
+	for k, f := range site {
 		a := get(f.ID)
 		a.g.Count++
 		if f.Severity > a.g.Severity {
 			a.g.Severity = f.Severity
 		}
-		if a.siteURLs == nil {
-			a.siteURLs = map[string]bool{}
-		}
-		if f.URL == "" || a.siteURLs[f.URL] {
+		if f.URL == "" {
 			continue
 		}
-		a.siteURLs[f.URL] = true
+		if split[f.ID] {
+			if a.siteURLs == nil {
+				a.siteURLs = map[string]bool{}
+			}
+			if a.siteURLs[f.URL] {
+				continue
+			}
+			a.siteURLs[f.URL] = true
+		} else if k > 0 && site[k-1].ID == f.ID && site[k-1].URL == f.URL {
+			continue
+		}
 		if j := r.pageFor(f.URL); j >= 0 && slices.Contains(r.pages[j].Findings, f.ID) {
 			continue // already counted as a page
 		}
