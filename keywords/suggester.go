@@ -270,20 +270,29 @@ func (s *Suggester) Suggest(ctx context.Context, query string, loc seo.Locale, o
 		}
 	}
 
+	// Rank each entry once: folding stems every word, too slow to repeat
+	// in the sort's comparisons.
 	qn, qk := NormalizePhrase(q), FoldKey(lang, q)
-	rank := func(k Keyword) int {
+	type ranked struct {
+		rank int
+		kw   Keyword
+	}
+	rl := make([]ranked, len(list))
+	for i, k := range list {
+		r := 2
 		switch {
 		case FoldKey(lang, k.Keyword) == qk:
-			return 0
+			r = 0
 		case strings.HasPrefix(NormalizePhrase(k.Keyword), qn):
-			return 1
+			r = 1
 		}
-		return 2
+		rl[i] = ranked{r, k}
 	}
-	slices.SortStableFunc(list, func(a, b Keyword) int {
-		if c := cmp.Compare(rank(a), rank(b)); c != 0 {
+	slices.SortStableFunc(rl, func(x, y ranked) int {
+		if c := cmp.Compare(x.rank, y.rank); c != 0 {
 			return c
 		}
+		a, b := x.kw, y.kw
 		switch {
 		case a.Volume != nil && b.Volume == nil:
 			return -1
@@ -294,6 +303,9 @@ func (s *Suggester) Suggest(ctx context.Context, query string, loc seo.Locale, o
 		}
 		return cmp.Compare(a.Keyword, b.Keyword)
 	})
+	for i := range rl {
+		list[i] = rl[i].kw
+	}
 	if len(list) > limit {
 		list = list[:limit]
 	}
