@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/seokit/seokit/crawler"
+	"github.com/seokit/seokit/httpapi/dashboard"
 	"github.com/seokit/seokit/httpapi/store"
 	"github.com/seokit/seokit/seo"
 )
@@ -120,50 +121,61 @@ func (s *Server) createJob(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	if strings.Contains(req.Domain, "://") {
-		s.fail(w, r, invalid("domain", "domain must be a domain name without scheme or path, such as example.com"))
-		return
-	}
-	u, err := seo.ParseDomain(req.Domain)
+	j, err := s.submitSite(r.Context(), principal(r.Context()).AccountID, req)
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	req.Domain = u.Host
-	if req.Options.MaxPages < 0 || req.Options.MaxPages > s.opts.MaxSitePages {
-		s.fail(w, r, invalid("options.maxPages", "options.maxPages must be from 1 to "+strconv.Itoa(s.opts.MaxSitePages)+" (0 or absent means "+strconv.Itoa(crawler.DefaultMaxPages)+")"))
-		return
-	}
-	if req.CallbackURL != "" {
-		cu, err := s.fetcher.CheckURL(r.Context(), req.CallbackURL)
-		if err != nil {
-			if ie, ok := seo.AsInputError(err); ok {
-				s.fail(w, r, ie.WithField("callbackUrl"))
-				return
-			}
-			s.fail(w, r, invalid("callbackUrl", "callbackUrl's host cannot be resolved"))
-			return
-		}
-		req.CallbackURL = cu.String()
-	}
-	body, _ := json.Marshal(req)
-	now := s.now().UTC()
-	j := &store.Job{
-		ID: "job_" + randomID(24), AccountID: principal(r.Context()).AccountID, Kind: "site",
-		Status: store.JobQueued, Request: body, CallbackURL: req.CallbackURL,
-		CreatedAt: now, UpdatedAt: now,
-	}
-	if err := s.st.CreateJob(r.Context(), j); err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	s.enqueue(*j)
 	v := jobView(j, false, s.opts.BasePath)
 	if j.CallbackURL != "" {
 		v.CallbackSecret = s.callbackSecret(j.ID)
 	}
 	w.Header().Set("Location", v.Links.Self)
 	writeJSON(w, http.StatusAccepted, v)
+}
+
+// StartSite queues a site analysis of domain for the account, as POST
+// /v1/analyze/site does, and returns the stored job. Bad input is an
+// *seo.InputError naming the field. The dashboard calls it.
+func (s *Server) StartSite(ctx context.Context, accountID, domain string, maxPages int, subdomains bool) (*store.Job, error) {
+	return s.submitSite(ctx, accountID, SiteRequest{Domain: domain, Options: SiteOptions{MaxPages: maxPages, IncludeSubdomains: subdomains}})
+}
+
+// submitSite validates req, stores the job and queues it.
+func (s *Server) submitSite(ctx context.Context, accountID string, req SiteRequest) (*store.Job, error) {
+	if strings.Contains(req.Domain, "://") {
+		return nil, invalid("domain", "domain must be a domain name without scheme or path, such as example.com")
+	}
+	u, err := seo.ParseDomain(req.Domain)
+	if err != nil {
+		return nil, err
+	}
+	req.Domain = u.Host
+	if req.Options.MaxPages < 0 || req.Options.MaxPages > s.opts.MaxSitePages {
+		return nil, invalid("options.maxPages", "options.maxPages must be from 1 to "+strconv.Itoa(s.opts.MaxSitePages)+" (0 or absent means "+strconv.Itoa(crawler.DefaultMaxPages)+")")
+	}
+	if req.CallbackURL != "" {
+		cu, err := s.fetcher.CheckURL(ctx, req.CallbackURL)
+		if err != nil {
+			if ie, ok := seo.AsInputError(err); ok {
+				return nil, ie.WithField("callbackUrl")
+			}
+			return nil, invalid("callbackUrl", "callbackUrl's host cannot be resolved")
+		}
+		req.CallbackURL = cu.String()
+	}
+	body, _ := json.Marshal(req)
+	now := s.now().UTC()
+	j := &store.Job{
+		ID: "job_" + randomID(24), AccountID: accountID, Kind: "site",
+		Status: store.JobQueued, Request: body, CallbackURL: req.CallbackURL,
+		CreatedAt: now, UpdatedAt: now,
+	}
+	if err := s.st.CreateJob(ctx, j); err != nil {
+		return nil, err
+	}
+	s.enqueue(*j)
+	return j, nil
 }
 
 func (s *Server) getJob(w http.ResponseWriter, r *http.Request) {
@@ -200,15 +212,39 @@ func (s *Server) listJobs(w http.ResponseWriter, r *http.Request) {
 // cancelJob serves DELETE: a queued or running job becomes canceled; a
 // finished one is a 409.
 func (s *Server) cancelJob(w http.ResponseWriter, r *http.Request) {
-	ctx := r.Context()
-	j, err := s.st.Job(ctx, principal(ctx).AccountID, r.PathValue("id"))
+	j, err := s.cancelSite(r.Context(), principal(r.Context()).AccountID, r.PathValue("id"))
 	if err != nil {
+		if errors.Is(err, store.ErrConflict) {
+			msg := "the job has already ended"
+			if j != nil {
+				msg += " (" + string(j.Status) + ")"
+			}
+			writeError(w, r, apiError(http.StatusConflict, CodeConflict, msg))
+			return
+		}
 		s.fail(w, r, err)
 		return
 	}
+	writeJSON(w, http.StatusOK, jobView(j, true, s.opts.BasePath))
+}
+
+// CancelSite cancels a queued or running job of the account, as DELETE
+// /v1/analyze/site/{id} does: store.ErrNotFound for another account's job,
+// store.ErrConflict for one already ended. The dashboard calls it.
+func (s *Server) CancelSite(ctx context.Context, accountID, jobID string) error {
+	_, err := s.cancelSite(ctx, accountID, jobID)
+	return err
+}
+
+// cancelSite marks the job canceled and stops its worker. On ErrConflict the
+// job is returned too when it is known.
+func (s *Server) cancelSite(ctx context.Context, accountID, id string) (*store.Job, error) {
+	j, err := s.st.Job(ctx, accountID, id)
+	if err != nil {
+		return nil, err
+	}
 	if j.Status.Done() {
-		writeError(w, r, apiError(http.StatusConflict, CodeConflict, "the job has already ended ("+string(j.Status)+")"))
-		return
+		return j, store.ErrConflict
 	}
 	now := s.now().UTC()
 	j.Status, j.FinishedAt, j.UpdatedAt = store.JobCanceled, now, now
@@ -216,12 +252,7 @@ func (s *Server) cancelJob(w http.ResponseWriter, r *http.Request) {
 		j.CallbackState = "pending"
 	}
 	if err := s.st.UpdateJob(ctx, j); err != nil {
-		if errors.Is(err, store.ErrConflict) {
-			writeError(w, r, apiError(http.StatusConflict, CodeConflict, "the job has already ended"))
-			return
-		}
-		s.fail(w, r, err)
-		return
+		return nil, err
 	}
 	s.mu.Lock()
 	cancel, running := s.running[j.ID]
@@ -231,7 +262,7 @@ func (s *Server) cancelJob(w http.ResponseWriter, r *http.Request) {
 	} else if j.CallbackURL != "" {
 		s.goCallback(*j)
 	}
-	writeJSON(w, http.StatusOK, jobView(j, true, s.opts.BasePath))
+	return j, nil
 }
 
 // enqueue adds a job for the workers.
@@ -502,3 +533,5 @@ func progressFromReport(rep *crawler.SiteReport, now time.Time) []byte {
 	})
 	return b
 }
+
+var _ dashboard.Analyses = (*Server)(nil)
