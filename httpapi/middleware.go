@@ -18,6 +18,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/seokit/seokit/httpapi/auth"
+	"github.com/seokit/seokit/httpapi/ratelimit"
 	"github.com/seokit/seokit/httpapi/store"
 )
 
@@ -301,11 +302,6 @@ func (s *Server) protect(scope, op string, h http.HandlerFunc) http.Handler {
 		if li, _ := r.Context().Value(keyLogInfo).(*logInfo); li != nil {
 			li.account = p.AccountID
 		}
-		if !s.burst.get(p.AccountID).Allow() {
-			w.Header().Set("Retry-After", "1")
-			writeError(w, r, apiError(http.StatusTooManyRequests, CodeRateLimited, "too many requests at once; slow down"))
-			return
-		}
 		limit, err := s.dailyLimit(r.Context(), p.AccountID)
 		if err != nil {
 			if errors.Is(err, store.ErrNotFound) {
@@ -317,18 +313,24 @@ func (s *Server) protect(scope, op string, h http.HandlerFunc) http.Handler {
 			return
 		}
 		now := s.now().UTC()
-		day := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC)
-		reset := day.AddDate(0, 0, 1)
-		count, ok, err := s.st.Take(r.Context(), p.AccountID, day, limit)
+		reset := time.Date(now.Year(), now.Month(), now.Day()+1, 0, 0, 0, 0, time.UTC)
+		res, err := s.limiter.Take(r.Context(), ratelimit.Request{
+			Account: p.AccountID, Now: now, Daily: limit, Rate: s.opts.BurstRate, Burst: s.opts.Burst,
+		})
 		if err != nil {
 			s.fail(w, r, err)
 			return
 		}
 		hd := w.Header()
 		hd.Set("X-RateLimit-Limit", strconv.Itoa(limit))
-		hd.Set("X-RateLimit-Remaining", strconv.Itoa(max(0, limit-count)))
+		hd.Set("X-RateLimit-Remaining", strconv.Itoa(max(0, limit-res.Count)))
 		hd.Set("X-RateLimit-Reset", strconv.FormatInt(reset.Unix(), 10))
-		if !ok {
+		switch res.Refused {
+		case ratelimit.BurstLimit:
+			hd.Set("Retry-After", strconv.FormatInt(max(int64(res.RetryAfter.Seconds()+0.999), 1), 10))
+			writeError(w, r, apiError(http.StatusTooManyRequests, CodeRateLimited, "too many requests at once; slow down"))
+			return
+		case ratelimit.DailyLimit:
 			secs := int64(reset.Sub(now).Seconds() + 0.999)
 			hd.Set("X-RateLimit-Remaining", "0")
 			hd.Set("Retry-After", strconv.FormatInt(max(secs, 1), 10))

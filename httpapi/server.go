@@ -14,6 +14,7 @@ import (
 	"github.com/seokit/seokit/analyzer"
 	"github.com/seokit/seokit/crawler"
 	"github.com/seokit/seokit/httpapi/auth"
+	"github.com/seokit/seokit/httpapi/ratelimit"
 	"github.com/seokit/seokit/httpapi/store"
 	"github.com/seokit/seokit/httpapi/store/sqlstore"
 	"github.com/seokit/seokit/keywords"
@@ -65,8 +66,13 @@ type Options struct {
 	// Free 100 and Pro 1000. An account's DailyLimit, when > 0, overrides
 	// its plan's (Enterprise plans are set that way).
 	Limits map[store.Plan]int
+	// Limiter counts requests against the daily limits and the burst
+	// limit. Nil means ratelimit.NewLocal over Store: daily counts in the
+	// store, token buckets in this process. Several instances share limits
+	// through the redislimit driver.
+	Limiter ratelimit.Limiter
 	// BurstRate and Burst bound each account's short-term request rate
-	// (token bucket, per process); zero means 50/s with a burst of 200.
+	// (token bucket); zero means 50/s with a burst of 200.
 	BurstRate float64
 	Burst     int
 	// TrustedProxies are the TLS-terminating proxies whose
@@ -133,7 +139,7 @@ type Server struct {
 	limits  map[store.Plan]int
 	fetcher *seo.Fetcher
 
-	burst    *limiterCache
+	limiter  ratelimit.Limiter
 	failures *limiterCache
 	accounts *accountCache
 
@@ -227,7 +233,10 @@ func New(ctx context.Context, opts *Options) (*Server, error) {
 		s.auth = a
 	}
 	s.fetcher = seo.NewFetcher(&seo.FetcherOptions{AllowPrivate: o.AllowPrivate, Timeout: 10 * time.Second})
-	s.burst = newLimiterCache(10_000, o.BurstRate, o.Burst)
+	s.limiter = o.Limiter
+	if s.limiter == nil {
+		s.limiter = ratelimit.NewLocal(s.st)
+	}
 	s.failures = newLimiterCache(10_000, DefaultAuthFailureRate, DefaultAuthFailureBurst)
 	s.accounts = newAccountCache(10_000, time.Minute)
 
