@@ -3,9 +3,13 @@
 // (a Volumes, such as a keywords.Source) and, optionally, measured traffic
 // from an analytics source (a TrafficSource: Search Console, GA4).
 //
-// [Builder.Build] reads the history of the range in one pass, looks the
-// volumes up in batches of at most 1000 keywords per locale, and computes
-// every figure in a single walk over the keywords and days. [ParseRange]
+// [Builder.Build] reads the history of the range in one pass (through the
+// store's [PositionScanner] when it has one, as rankings/sqlstore does:
+// days and positions only, read in parallel; else rankings.ScanHistory),
+// reads the tracked keywords meanwhile, looks the volumes up in batches of
+// at most 1000 keywords per locale, and computes every figure in a single
+// walk over the keywords and days, making rows only for the keywords
+// listed. [ParseRange]
 // validates YYYY-MM-DD dates for the API and the command line: start after
 // end, a start in the future or a range longer than Options.MaxDays (366
 // by default) is an *seo.InputError naming the field. Build clamps an end

@@ -272,25 +272,35 @@ type series struct {
 	keyword string
 	locale  seo.Locale
 	device  rankings.Device
-	pts     []point // by day
-	url     string  // of the last observation
-	average bool    // the last observation is a period average
+	// days are indexes of days in the range (0 is the start), ascending;
+	// pos the positions on those days, 0 when not ranked (stores only
+	// keep positions of at least 1).
+	days    []int32
+	pos     []float64
+	url     string // of the last observation
+	average bool   // the last observation is a period average
 	volume  *int
 	fold    string // foldKeyword(keyword), set by lookupVolumes
 }
 
-// point is one observation: a day index into the range and a position,
-// 0 when not ranked (stores only keep positions of at least 1).
-type point struct {
-	day int32
-	pos float64
-}
-
-func (p point) position() *float64 {
-	if p.pos <= 0 {
+// position returns p as a position, nil for 0 (not ranked).
+func position(p float64) *float64 {
+	if p <= 0 {
 		return nil
 	}
-	return ptr(p.pos)
+	return ptr(p)
+}
+
+// PositionScanner is an optional rankings.Store capability that Build uses
+// instead of rankings.ScanHistory: ScanPositions calls fn once per keyword
+// series (keyword, locale, device) matching f with an observation in
+// [f.From, f.To], with the series' latest observation in that range (not
+// kept by fn), the day numbers (rankings.DayNumber) of its observations in
+// ascending order and their positions (0 when not ranked). The slices
+// belong to fn. rankings/sqlstore implements it; it spares a report
+// building one rankings.Observation per keyword and day.
+type PositionScanner interface {
+	ScanPositions(ctx context.Context, f rankings.Filter, fn func(last *rankings.Observation, days []int32, positions []float64) error) error
 }
 
 // Build returns the report of domain for the UTC days start..end inclusive.
@@ -354,7 +364,10 @@ func (b *Builder) Build(ctx context.Context, domain string, start, end time.Time
 		case err != nil && ctx.Err() != nil:
 			return nil, fmt.Errorf("reports: measured traffic: %w", err)
 		case err != nil:
-			tr.MeasuredError = fmt.Sprintf("%s: %v", b.opts.Traffic.Name(), err)
+			tr.MeasuredError = err.Error()
+			if name := b.opts.Traffic.Name(); !strings.HasPrefix(tr.MeasuredError, name+":") {
+				tr.MeasuredError = name + ": " + tr.MeasuredError
+			}
 		default:
 			tr.Measured = m
 		}
@@ -364,8 +377,87 @@ func (b *Builder) Build(ctx context.Context, domain string, start, end time.Time
 
 // load reads the history of the range in one pass (streaming when the
 // store can) into series, and adds the tracked series that have no
-// observation. Tracked series added after end are left out.
+// observation. Tracked series added after end are left out. The tracked
+// keywords are read while the history is.
 func (b *Builder) load(ctx context.Context, dom string, s, e time.Time, bo BuildOptions) ([]*series, error) {
+	type trackedResult struct {
+		ts  []rankings.Tracked
+		err error
+	}
+	trackedc := make(chan trackedResult, 1)
+	go func() {
+		ts, err := b.st.Tracked(ctx, rankings.Filter{Domain: dom, Locale: bo.Locale, Device: bo.Device})
+		trackedc <- trackedResult{ts, err}
+	}()
+	out, err := b.history(ctx, dom, s, e, bo)
+	tr := <-trackedc
+	if err != nil {
+		return nil, fmt.Errorf("reports: ranking history: %w", err)
+	}
+	if tr.err != nil {
+		return nil, fmt.Errorf("reports: tracked keywords: %w", tr.err)
+	}
+	type key struct {
+		kw  string
+		loc seo.Locale
+		dev rankings.Device
+	}
+	index := make(map[key]bool, len(out))
+	for _, x := range out {
+		index[key{x.keyword, x.locale, x.device}] = true
+	}
+	for _, t := range tr.ts {
+		dev := t.Device
+		if dev == "" {
+			dev = rankings.Desktop
+		}
+		k := key{t.Keyword, t.Locale, dev}
+		if index[k] || (!t.AddedAt.IsZero() && day(t.AddedAt).After(e)) {
+			continue
+		}
+		index[k] = true
+		out = append(out, &series{keyword: t.Keyword, locale: t.Locale, device: dev})
+	}
+	return out, nil
+}
+
+// history reads the observed series of the range, through the store's
+// PositionScanner when it has one.
+func (b *Builder) history(ctx context.Context, dom string, s, e time.Time, bo BuildOptions) ([]*series, error) {
+	nDays := int64(days(s, e))
+	first := rankings.DayNumber(s)
+	f := rankings.Filter{Domain: dom, Locale: bo.Locale, Device: bo.Device, From: s, To: e}
+	if ps, ok := b.st.(PositionScanner); ok {
+		var out []*series
+		err := ps.ScanPositions(ctx, f, func(o *rankings.Observation, ds []int32, pos []float64) error {
+			dev := o.Device
+			if dev == "" {
+				dev = rankings.Desktop
+			}
+			x := &series{keyword: o.Keyword, locale: o.Locale, device: dev, url: o.URL, average: o.Average}
+			// Day numbers to indexes into the range, in place, dropping
+			// any outside it.
+			n := 0
+			prev := int32(math.MinInt32)
+			for i, d := range ds {
+				if i > 0 && d <= prev {
+					return fmt.Errorf("%T.ScanPositions: days of %q not ascending", ps, o.Keyword)
+				}
+				prev = d
+				if rel := int64(d) - first; rel >= 0 && rel < nDays {
+					ds[n], pos[n] = int32(rel), pos[i]
+					n++
+				}
+			}
+			if n > 0 {
+				x.days, x.pos = ds[:n:n], pos[:n:n]
+				out = append(out, x)
+			}
+			return nil
+		})
+		return out, err
+	}
+
 	type key struct {
 		kw  string
 		loc seo.Locale
@@ -375,9 +467,7 @@ func (b *Builder) load(ctx context.Context, dom string, s, e time.Time, bo Build
 	index := map[key]*series{}
 	var cur *series
 	sorted := true
-	nDays := int32(days(s, e))
 	sUnix := s.Unix()
-	f := rankings.Filter{Domain: dom, Locale: bo.Locale, Device: bo.Device, From: s, To: e}
 	err := rankings.ScanHistory(ctx, b.st, f, func(o *rankings.Observation) error {
 		dev := o.Device
 		if dev == "" {
@@ -387,54 +477,51 @@ func (b *Builder) load(ctx context.Context, dom string, s, e time.Time, bo Build
 			k := key{o.Keyword, o.Locale, dev}
 			cur = index[k]
 			if cur == nil {
-				cur = &series{keyword: o.Keyword, locale: o.Locale, device: dev, pts: make([]point, 0, min(nDays, 400))}
+				c := min(nDays, 400)
+				cur = &series{keyword: o.Keyword, locale: o.Locale, device: dev, days: make([]int32, 0, c), pos: make([]float64, 0, c)}
 				index[k] = cur
 				out = append(out, cur)
 			}
 		}
 		d := o.Date.Unix() - sUnix
-		if d < 0 || d >= int64(nDays)*86400 {
+		if d < 0 || d >= nDays*86400 {
 			return nil // outside the range: a store that ignored From/To
 		}
-		pt := point{day: int32(d / 86400)}
+		di := int32(d / 86400)
+		p := 0.0
 		if o.Position != nil {
-			pt.pos = *o.Position
+			p = *o.Position
 		}
-		if n := len(cur.pts); n > 0 && cur.pts[n-1].day >= pt.day {
+		n := len(cur.days)
+		if n > 0 && cur.days[n-1] >= di {
 			sorted = false
 		}
-		if n := len(cur.pts); n == 0 || pt.day >= cur.pts[n-1].day {
+		if n == 0 || di >= cur.days[n-1] {
 			cur.url, cur.average = o.URL, o.Average
 		}
-		cur.pts = append(cur.pts, pt)
+		cur.days = append(cur.days, di)
+		cur.pos = append(cur.pos, p)
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("reports: ranking history: %w", err)
+		return nil, err
 	}
 	if !sorted {
 		for _, x := range out {
-			sort.SliceStable(x.pts, func(i, j int) bool { return x.pts[i].day < x.pts[j].day })
+			sort.Stable(byDay{x})
 		}
-	}
-	tracked, err := b.st.Tracked(ctx, rankings.Filter{Domain: dom, Locale: bo.Locale, Device: bo.Device})
-	if err != nil {
-		return nil, fmt.Errorf("reports: tracked keywords: %w", err)
-	}
-	for _, t := range tracked {
-		dev := t.Device
-		if dev == "" {
-			dev = rankings.Desktop
-		}
-		k := key{t.Keyword, t.Locale, dev}
-		if index[k] != nil || (!t.AddedAt.IsZero() && day(t.AddedAt).After(e)) {
-			continue
-		}
-		x := &series{keyword: t.Keyword, locale: t.Locale, device: dev}
-		index[k] = x
-		out = append(out, x)
 	}
 	return out, nil
+}
+
+// byDay sorts a series' observations by day.
+type byDay struct{ x *series }
+
+func (b byDay) Len() int           { return len(b.x.days) }
+func (b byDay) Less(i, j int) bool { return b.x.days[i] < b.x.days[j] }
+func (b byDay) Swap(i, j int) {
+	b.x.days[i], b.x.days[j] = b.x.days[j], b.x.days[i]
+	b.x.pos[i], b.x.pos[j] = b.x.pos[j], b.x.pos[i]
 }
 
 // foldKeyword is how volumes are matched to tracked keywords: lowercase,
@@ -479,15 +566,23 @@ func (b *Builder) lookupVolumes(ctx context.Context, all []*series) ([]string, e
 	used := map[string]bool{}
 	for _, loc := range locs {
 		ss := byLoc[loc]
-		want := map[string][]*series{}
-		var list []string
-		for _, s := range ss {
+		// want maps a folded keyword to its first series; the series of
+		// one keyword (devices, spellings) are chained through next.
+		want := make(map[string]int, len(ss))
+		next := make([]int, len(ss))
+		list := make([]string, 0, len(ss))
+		for i, s := range ss {
 			s.fold = foldKeyword(s.keyword)
-			k := s.fold
-			if _, ok := want[k]; !ok {
-				list = append(list, s.keyword)
+			next[i] = -1
+			if j, ok := want[s.fold]; ok {
+				for next[j] >= 0 {
+					j = next[j]
+				}
+				next[j] = i
+				continue
 			}
-			want[k] = append(want[k], s)
+			want[s.fold] = i
+			list = append(list, s.keyword)
 		}
 		for i := 0; i < len(list); i += b.opts.VolumeBatch {
 			batch := list[i:min(len(list), i+b.opts.VolumeBatch)]
@@ -499,8 +594,9 @@ func (b *Builder) lookupVolumes(ctx context.Context, all []*series) ([]string, e
 				if kw.Volume == nil || *kw.Volume < 0 {
 					continue
 				}
-				for _, s := range want[foldKeyword(kw.Keyword)] {
-					if s.volume == nil {
+				j, ok := want[foldKeyword(kw.Keyword)]
+				for ; ok && j >= 0; j = next[j] {
+					if s := ss[j]; s.volume == nil {
 						v := *kw.Volume
 						s.volume = &v
 						if kw.Source != "" {
@@ -580,7 +676,7 @@ func compute(all []*series, s, e time.Time, c *Curve, weighting string, bo Build
 	if withVolume > 0 {
 		devices = make(map[tkey]int, withVolume)
 		for _, x := range all {
-			if x.volume != nil && len(x.pts) > 0 {
+			if x.volume != nil && len(x.days) > 0 {
 				devices[tkey{x.fold, x.locale}]++
 			}
 		}
@@ -588,10 +684,10 @@ func compute(all []*series, s, e time.Time, c *Curve, weighting string, bo Build
 	var monthly, totalClicks float64
 
 	var posSum, posAllSum float64
-	var rows []KeywordRow
-	listRows := bo.Keywords >= 0
-	for _, x := range all {
-		row := KeywordRow{Keyword: x.keyword, Locale: x.locale.String(), Device: x.device, Volume: x.volume}
+	// Per-series figures; KeywordRows are made only for the rows listed.
+	infos := make([]rowInfo, len(all))
+	for i, x := range all {
+		row := &infos[i]
 		w := 1.0
 		inScore := true
 		if useVolume {
@@ -601,22 +697,17 @@ func compute(all []*series, s, e time.Time, c *Curve, weighting string, bo Build
 				w = float64(*x.volume)
 			}
 		}
-		if len(x.pts) == 0 {
+		if len(x.days) == 0 {
 			r.Unchecked++
-			row.Status = "unchecked"
-			if listRows {
-				rows = append(rows, row)
-			}
+			row.status = "unchecked"
 			continue
 		}
 		r.Checked++
-		first, last := x.pts[0], x.pts[len(x.pts)-1]
-		row.First, row.Last = first.position(), last.position()
-		row.URL = x.url
-		row.Average = x.average
-		for _, o := range x.pts {
-			if o.pos > 0 && (row.Best == nil || o.pos < *row.Best) {
-				row.Best = ptr(o.pos)
+		first, last := x.pos[0], x.pos[len(x.pos)-1]
+		row.first, row.last = first, last
+		for _, p := range x.pos {
+			if p > 0 && (row.best == 0 || p < row.best) {
+				row.best = p
 			}
 		}
 		// perDay converts a CTR into this series' share of daily clicks.
@@ -624,26 +715,23 @@ func compute(all []*series, s, e time.Time, c *Curve, weighting string, bo Build
 		if x.volume != nil {
 			perDay = float64(*x.volume) / daysPerMonth / float64(devices[tkey{x.fold, x.locale}])
 		}
-		if bo.History {
-			row.History = make([]Point, 0, n)
-		}
 		// Walk the days from the first observation, carrying each
 		// observation forward until the next one.
 		oi := 0
-		d0 := int(first.day)
-		if bo.History {
-			for d := 0; d < d0; d++ {
-				row.History = append(row.History, Point{Date: dates[d]})
-			}
-		}
-		cur := 0.0
+		d0 := int(x.days[0])
+		cur, ctr := 0.0, 0.0
 		for d := d0; d < n; d++ {
-			for oi < len(x.pts) && int(x.pts[oi].day) <= d {
-				cur = x.pts[oi].pos
-				oi++
+			if oi < len(x.days) && int(x.days[oi]) <= d {
+				for oi < len(x.days) && int(x.days[oi]) <= d {
+					cur = x.pos[oi]
+					oi++
+				}
+				ctr = 0
+				if cur > 0 {
+					ctr = c.At(cur)
+				}
 			}
 			known[d]++
-			ctr := 0.0
 			if cur > 0 {
 				p := cur
 				ranked[d]++
@@ -654,7 +742,6 @@ func compute(all []*series, s, e time.Time, c *Curve, weighting string, bo Build
 				if p <= 10 {
 					top10[d]++
 				}
-				ctr = c.At(p)
 			}
 			if inScore {
 				visNum[d] += w * ctr
@@ -663,13 +750,10 @@ func compute(all []*series, s, e time.Time, c *Curve, weighting string, bo Build
 			if perDay > 0 {
 				clicks[d] += perDay * ctr
 			}
-			if bo.History {
-				row.History = append(row.History, Point{Date: dates[d], Position: point{pos: cur}.position()})
-			}
 		}
 		// End-date figures.
-		if last.pos > 0 {
-			p := last.pos
+		if last > 0 {
+			p := last
 			r.Ranked++
 			posSum += p
 			switch {
@@ -692,38 +776,34 @@ func compute(all []*series, s, e time.Time, c *Curve, weighting string, bo Build
 		}
 		if x.volume != nil {
 			ctr := 0.0
-			if last.pos > 0 {
-				ctr = c.At(last.pos)
+			if last > 0 {
+				ctr = c.At(last)
 			}
 			monthly += perDay * daysPerMonth * ctr
-			row.EstimatedMonthlyClicks = ptr(round(float64(*x.volume)*ctr, 1))
+			row.monthlyClicks = round(float64(*x.volume)*ctr, 1)
 		}
 		switch {
-		case first.pos > 0 && last.pos > 0:
-			ch := first.pos - last.pos
-			row.Change = ptr(round(ch, 2))
+		case first > 0 && last > 0:
+			ch := first - last
 			switch {
 			case ch > 0:
 				r.Improved++
-				row.Status = "improved"
+				row.status = "improved"
 			case ch < 0:
 				r.Declined++
-				row.Status = "declined"
+				row.status = "declined"
 			default:
 				r.Unchanged++
-				row.Status = "unchanged"
+				row.status = "unchanged"
 			}
-		case first.pos <= 0 && last.pos > 0:
+		case first <= 0 && last > 0:
 			r.New++
-			row.Status = "new"
-		case first.pos > 0 && last.pos <= 0:
+			row.status = "new"
+		case first > 0 && last <= 0:
 			r.Lost++
-			row.Status = "lost"
+			row.status = "lost"
 		default:
-			row.Status = "not-ranked"
-		}
-		if listRows {
-			rows = append(rows, row)
+			row.status = "not-ranked"
 		}
 	}
 	r.Tracked = len(all)
@@ -753,7 +833,7 @@ func compute(all []*series, s, e time.Time, c *Curve, weighting string, bo Build
 	basis := &m.VisibilityBasis
 	basis.Unchecked = r.Unchecked
 	for _, x := range all {
-		if len(x.pts) == 0 {
+		if len(x.days) == 0 {
 			continue
 		}
 		if useVolume && x.volume == nil {
@@ -792,45 +872,93 @@ func compute(all []*series, s, e time.Time, c *Curve, weighting string, bo Build
 	}
 
 	// Keyword rows: highest volume first, then best end position.
-	r.KeywordsTotal = len(rows)
-	order := make([]int, len(rows))
+	if bo.Keywords < 0 {
+		return m
+	}
+	r.KeywordsTotal = len(all)
+	order := make([]int, len(all))
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortStableFunc(order, func(i, j int) int {
-		a, b := &rows[i], &rows[j]
-		if (a.Volume == nil) != (b.Volume == nil) {
-			if a.Volume != nil {
+	// The keys are unique per series, so an unstable sort is exact.
+	slices.SortFunc(order, func(i, j int) int {
+		a, b := all[i], all[j]
+		if (a.volume == nil) != (b.volume == nil) {
+			if a.volume != nil {
 				return -1
 			}
 			return 1
 		}
-		if a.Volume != nil && *a.Volume != *b.Volume {
-			return cmp.Compare(*b.Volume, *a.Volume)
+		if a.volume != nil && *a.volume != *b.volume {
+			return cmp.Compare(*b.volume, *a.volume)
 		}
-		if (a.Last == nil) != (b.Last == nil) {
-			if a.Last != nil {
+		la, lb := infos[i].last, infos[j].last
+		if (la > 0) != (lb > 0) {
+			if la > 0 {
 				return -1
 			}
 			return 1
 		}
-		if a.Last != nil && *a.Last != *b.Last {
-			return cmp.Compare(*a.Last, *b.Last)
+		if la > 0 && la != lb {
+			return cmp.Compare(la, lb)
 		}
-		return cmp.Or(strings.Compare(a.Keyword, b.Keyword), strings.Compare(a.Locale, b.Locale), strings.Compare(string(a.Device), string(b.Device)))
+		// Language then region orders as Locale.String() does.
+		return cmp.Or(strings.Compare(a.keyword, b.keyword), strings.Compare(a.locale.Language, b.locale.Language),
+			strings.Compare(a.locale.Region, b.locale.Region), strings.Compare(string(a.device), string(b.device)))
 	})
 	limit := bo.Keywords
 	if limit == 0 {
 		limit = 100
 	}
-	limit = min(limit, len(rows))
+	limit = min(limit, len(all))
 	if limit > 0 {
 		r.Keywords = make([]KeywordRow, limit)
 		for i := range limit {
-			r.Keywords[i] = rows[order[i]]
+			r.Keywords[i] = keywordRow(all[order[i]], &infos[order[i]], dates, bo.History)
 		}
 	}
 	return m
+}
+
+// rowInfo is what compute keeps of a series for its KeywordRow: positions
+// are 0 when not ranked (or, for all three, not observed).
+type rowInfo struct {
+	first, last, best float64
+	monthlyClicks     float64 // estimated, when the volume is known
+	status            string
+}
+
+// keywordRow makes the KeywordRow of x, with its daily positions when
+// history is set.
+func keywordRow(x *series, in *rowInfo, dates []string, history bool) KeywordRow {
+	row := KeywordRow{Keyword: x.keyword, Locale: x.locale.String(), Device: x.device, Volume: x.volume, Status: in.status}
+	if len(x.days) == 0 {
+		return row
+	}
+	row.First, row.Last, row.Best = position(in.first), position(in.last), position(in.best)
+	row.URL, row.Average = x.url, x.average
+	if in.first > 0 && in.last > 0 {
+		row.Change = ptr(round(in.first-in.last, 2))
+	}
+	if x.volume != nil {
+		row.EstimatedMonthlyClicks = ptr(in.monthlyClicks)
+	}
+	if history {
+		// Each observation carried forward until the next one.
+		row.History = make([]Point, len(dates))
+		oi, cur := 0, 0.0
+		for d := range dates {
+			for oi < len(x.days) && int(x.days[oi]) <= d {
+				cur = x.pos[oi]
+				oi++
+			}
+			row.History[d] = Point{Date: dates[d]}
+			if oi > 0 {
+				row.History[d].Position = position(cur)
+			}
+		}
+	}
+	return row
 }
 
 // Traffic is what a connected analytics source measured for a domain over

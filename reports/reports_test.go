@@ -244,7 +244,8 @@ func TestMeasuredTraffic(t *testing.T) {
 		wantErr string
 	}{
 		{"measured", trafficSource{t: &reports.Traffic{Source: "searchconsole", Clicks: &clicks, Impressions: &impr, CTR: &ctr}}, ""},
-		{"source fails", trafficSource{err: fmt.Errorf("searchconsole: quota: %w", seo.ErrRateLimited)}, "searchconsole: searchconsole: quota"},
+		{"source fails", trafficSource{err: fmt.Errorf("searchconsole: quota: %w", seo.ErrRateLimited)}, "searchconsole: quota: seo: rate limited"},
+		{"unnamed failure is named", trafficSource{err: fmt.Errorf("quota: %w", seo.ErrRateLimited)}, "searchconsole: quota: seo: rate limited"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

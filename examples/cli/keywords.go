@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"strings"
 	"text/tabwriter"
@@ -16,9 +17,40 @@ import (
 	"github.com/seokit/seokit/seo"
 )
 
-// defaultDB is the SQLite file the keywords, rankings and report commands
-// share (the keyword table and the ranking history live side by side).
-const defaultDB = "seokit.db"
+// The keywords, rankings and report commands share one data file (the
+// keyword table and the ranking history live side by side): the one
+// examples/server reads with -data-db, so that what the CLI imports the
+// server serves.
+const (
+	// dataDBEnv names the data file in the environment, as for the server.
+	dataDBEnv = "SEOKIT_DATA_DB"
+	// defaultDataDB is the data file when neither -db nor dataDBEnv is set.
+	defaultDataDB = "seokit-data.db"
+)
+
+// defaultDB is the default of the -db flags: $SEOKIT_DATA_DB, else
+// seokit-data.db in the working directory.
+func defaultDB() string {
+	if v := strings.TrimSpace(getenv(dataDBEnv)); v != "" {
+		return v
+	}
+	return defaultDataDB
+}
+
+// redactDSN hides the password of a postgres:// DSN in messages.
+func redactDSN(dsn string) string {
+	if !strings.HasPrefix(dsn, "postgres://") && !strings.HasPrefix(dsn, "postgresql://") {
+		return dsn
+	}
+	u, err := url.Parse(dsn)
+	if err != nil {
+		return "postgres://(unparsable DSN)"
+	}
+	return u.Redacted()
+}
+
+// dbUsage is the help text of the -db flags.
+const dbUsage = "data file: SQLite path or postgres:// DSN of the keyword table and ranking history, shared with examples/server -data-db (env " + dataDBEnv + ")"
 
 const keywordsUsage = `usage:
   cli keywords suggest [flags] QUERY   keyword ideas from the local keyword table
@@ -62,7 +94,7 @@ func openKeywords(ctx context.Context, path string) (*local.Store, error) {
 	}
 	st, err := local.Open(ctx, path, nil)
 	if err != nil {
-		return nil, usageErr(fmt.Errorf("open keyword table %s: %w", path, err))
+		return nil, usageErr(fmt.Errorf("open keyword table %s: %w", redactDSN(path), err))
 	}
 	return st, nil
 }
@@ -71,7 +103,7 @@ func runKeywordsSuggest(ctx context.Context, args []string, stdout, stderr io.Wr
 	fs := flag.NewFlagSet("keywords suggest", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	locale := fs.String("locale", "en-US", "language and region, xx-XX")
-	db := fs.String("db", defaultDB, "SQLite file of the keyword table")
+	db := fs.String("db", defaultDB(), dbUsage)
 	limit := fs.Int("limit", keywords.DefaultLimit, fmt.Sprintf("most suggestions, 1 to %d", keywords.MaxLimit))
 	asJSON := fs.Bool("json", false, "print the suggestions as JSON")
 	fs.Usage = func() {
@@ -145,7 +177,7 @@ func intOr(p *int, none string) string {
 func runKeywordsImport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("keywords import", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	db := fs.String("db", defaultDB, "SQLite file of the keyword table")
+	db := fs.String("db", defaultDB(), dbUsage)
 	format := fs.String("format", "auto", "file format: auto, keyword-planner, search-console or semrush")
 	locale := fs.String("locale", "en-US", "language and region of the keywords, xx-XX")
 	asJSON := fs.Bool("json", false, "print the import report as JSON")

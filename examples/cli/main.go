@@ -29,12 +29,14 @@ const usage = `usage:
   cli keywords import FILE     import a Keyword Planner, Search Console or Semrush CSV
   cli rankings check KEYWORD.. check positions now with a SERP provider
   cli rankings track [KEYWORD] track keywords or import a Search Console export
-  cli report -domain DOMAIN    performance report over a date range (text, JSON or HTML)
+  cli report -domain DOMAIN    performance report over a date range (text, JSON or HTML),
+                               with measured traffic from -traffic searchconsole or ga4
 
 Run "cli analyze -h", "cli crawl -h", "cli optimize -h", "cli keywords suggest -h",
 "cli rankings track -h", "cli report -h" ... for the flags. The keywords, rankings
-and report commands share one SQLite file, seokit.db in the working directory
-unless -db names another.
+and report commands share one data file, the one examples/server reads with
+-data-db: seokit-data.db in the working directory, unless SEOKIT_DATA_DB or -db
+names another (an SQLite path or a postgres:// DSN).
 `
 
 // exitError carries an exit code out of a command.
@@ -44,6 +46,10 @@ type exitError struct {
 }
 
 func (e *exitError) Error() string { return e.err.Error() }
+
+// Unwrap returns the error carried, so that "-h" (flag.ErrHelp) is not
+// reported as a failure.
+func (e *exitError) Unwrap() error { return e.err }
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)

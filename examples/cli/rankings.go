@@ -105,7 +105,7 @@ func runRankingsCheck(ctx context.Context, args []string, stdout, stderr io.Writ
 	locale := fs.String("locale", "en-US", "language and region, xx-XX")
 	device := fs.String("device", "desktop", "desktop or mobile")
 	source := fs.String("source", "", "SERP provider: dataforseo, serpapi or customsearch (default: the first with credentials)")
-	db := fs.String("db", defaultDB, "SQLite file of the ranking history")
+	db := fs.String("db", defaultDB(), dbUsage)
 	asJSON := fs.Bool("json", false, "print the rankings as JSON")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: cli rankings check -domain DOMAIN [flags] KEYWORD...")
@@ -168,7 +168,7 @@ func runRankingsTrack(ctx context.Context, args []string, stdout, stderr io.Writ
 	device := fs.String("device", "desktop", "desktop or mobile")
 	gsc := fs.String("import-gsc", "", "import a Search Console Performance export (Queries.csv): average positions, tracked")
 	date := fs.String("date", "", "with -import-gsc: the day the averages are recorded on, YYYY-MM-DD (the last day of the export)")
-	db := fs.String("db", defaultDB, "SQLite file of the ranking history")
+	db := fs.String("db", defaultDB(), dbUsage)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: cli rankings track -domain DOMAIN [-import-gsc FILE -date YYYY-MM-DD] [flags] [KEYWORD...]")
 		fs.PrintDefaults()

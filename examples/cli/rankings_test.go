@@ -55,7 +55,7 @@ func TestRankingsCheck(t *testing.T) {
 	fixedClock(t, "2026-02-01")
 	srv := serpAPI(t)
 	fakeEnv(t, map[string]string{"SERPAPI_KEY": "test-key", "SERPAPI_BASE_URL": srv.URL})
-	db := filepath.Join(t.TempDir(), "seokit.db")
+	db := filepath.Join(t.TempDir(), "seokit-data.db")
 
 	code, out, errOut := runCLI(t, "rankings", "check", "-db", db, "-domain", "example.com", "-json", "trail running shoes", "zzqx")
 	if code != 0 {
@@ -91,7 +91,7 @@ func TestRankingsCheck(t *testing.T) {
 
 func TestRankingsBadInput(t *testing.T) {
 	fixedClock(t, "2026-02-01")
-	db := filepath.Join(t.TempDir(), "seokit.db")
+	db := filepath.Join(t.TempDir(), "seokit-data.db")
 	for _, c := range []struct {
 		name string
 		env  map[string]string

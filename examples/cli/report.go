@@ -27,7 +27,7 @@ func openRankings(ctx context.Context, path string) (*sqlstore.Store, error) {
 	}
 	st, err := sqlstore.Open(ctx, path, nil)
 	if err != nil {
-		return nil, usageErr(fmt.Errorf("open ranking store %s: %w", path, err))
+		return nil, usageErr(fmt.Errorf("open ranking store %s: %w", redactDSN(path), err))
 	}
 	return st, nil
 }
@@ -38,7 +38,7 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	domain := fs.String("domain", "", "domain of the report (required)")
 	start := fs.String("start", "", "first day, YYYY-MM-DD (default: 29 days before -end)")
 	end := fs.String("end", "", "last day, YYYY-MM-DD (default: today, UTC)")
-	db := fs.String("db", defaultDB, "SQLite file of the keyword table and ranking history")
+	db := fs.String("db", defaultDB(), dbUsage)
 	locale := fs.String("locale", "", "only this locale, xx-XX (default: every locale)")
 	device := fs.String("device", "", "only this device: desktop or mobile (default: both)")
 	ctrModel := fs.String("ctr-model", reports.CurveDefault, "CTR curve: "+strings.Join(reports.CurveNames(), ", "))
@@ -46,9 +46,15 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	rows := fs.Int("keywords", 100, "keywords listed (0: none)")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	htmlFile := fs.String("html", "", "write a self-contained HTML report with charts to this file")
+	var tf trafficFlags
+	fs.StringVar(&tf.source, "traffic", "", "measured traffic: searchconsole, ga4 or none (default: the source whose property is set)")
+	fs.StringVar(&tf.gscProperty, "gsc-property", getenv(envGSCProperty), "Search Console property, sc-domain:example.com or https://www.example.com/ (env "+envGSCProperty+"; default sc-domain:DOMAIN)")
+	fs.StringVar(&tf.ga4Property, "ga4-property", getenv(envGA4Property), "GA4 property ID, such as 123456789 (env "+envGA4Property+")")
+	fs.StringVar(&tf.credentials, "google-credentials", "", "Google service-account key or authorized_user file (default $"+envCredentials+")")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: cli report -domain DOMAIN [-start YYYY-MM-DD] [-end YYYY-MM-DD] [flags]")
 		fs.PrintDefaults()
+		fmt.Fprint(stderr, trafficUsage)
 	}
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -103,6 +109,11 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return usageErr(fmt.Errorf("-weighting: must be volume or equal, got %q", *weighting))
 	}
 
+	traffic, trafficName, err := tf.trafficSource(ctx, *domain)
+	if err != nil {
+		return usageErr(err)
+	}
+
 	kw, err := openKeywords(ctx, *db)
 	if err != nil {
 		return err
@@ -113,7 +124,11 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	defer st.Close()
-	b := reports.New(st, kw, &reports.Options{Curve: curve, Weighting: *weighting, Now: now})
+	ropts := &reports.Options{Curve: curve, Weighting: *weighting, Now: now}
+	if traffic != nil {
+		ropts.Traffic = traffic
+	}
+	b := reports.New(st, kw, ropts)
 	rep, err := b.Build(ctx, *domain, s, e, bo)
 	if err != nil {
 		return usageErr(err)
@@ -133,9 +148,15 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		if err := enc.Encode(rep); err != nil {
+			return err
+		}
+	} else {
+		printPerformanceReport(stdout, rep, trafficName)
 	}
-	printPerformanceReport(stdout, rep)
+	if e := rep.Metrics.Traffic.MeasuredError; e != "" {
+		return &exitError{code: 1, err: fmt.Errorf("report printed without measured traffic: %s", e)}
+	}
 	return nil
 }
 
@@ -164,7 +185,9 @@ func fmtPos(p *float64) string {
 	return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.2f", *p), "0"), ".")
 }
 
-func printPerformanceReport(w io.Writer, rep *reports.Report) {
+// printPerformanceReport prints rep as text; trafficName labels the
+// measured-traffic source, if any.
+func printPerformanceReport(w io.Writer, rep *reports.Report, trafficName string) {
 	m := rep.Metrics
 	r := m.Rankings
 	fmt.Fprintf(w, "%s, %s to %s", rep.Domain, rep.Start, rep.End)
@@ -187,6 +210,7 @@ func printPerformanceReport(w io.Writer, rep *reports.Report) {
 	if t.VolumeError != "" {
 		fmt.Fprintf(w, "              volume source failed: %s\n", t.VolumeError)
 	}
+	printMeasured(w, t, trafficName)
 	if len(r.Keywords) == 0 {
 		return
 	}

@@ -43,7 +43,7 @@ func fixedClock(t *testing.T, day string) {
 // suggestions, rankings and a report from them.
 func TestNewUserFlow(t *testing.T) {
 	fixedClock(t, "2026-02-01")
-	db := filepath.Join(t.TempDir(), "seokit.db")
+	db := filepath.Join(t.TempDir(), "seokit-data.db")
 
 	code, out, errOut := runCLI(t, "keywords", "import", "-db", db, "testdata/keyword-planner.csv")
 	if code != 0 {
@@ -135,7 +135,7 @@ func TestNewUserFlow(t *testing.T) {
 
 func TestReportBadInput(t *testing.T) {
 	fixedClock(t, "2026-02-01")
-	db := filepath.Join(t.TempDir(), "seokit.db")
+	db := filepath.Join(t.TempDir(), "seokit-data.db")
 	for _, c := range []struct {
 		name string
 		args []string
@@ -162,7 +162,7 @@ func TestReportBadInput(t *testing.T) {
 
 func TestReportClampsAndDefaults(t *testing.T) {
 	fixedClock(t, "2026-02-01")
-	db := filepath.Join(t.TempDir(), "seokit.db")
+	db := filepath.Join(t.TempDir(), "seokit-data.db")
 	code, out, errOut := runCLI(t, "report", "-db", db, "-domain", "example.com", "-json")
 	if code != 0 {
 		t.Fatalf("%d %s", code, errOut)

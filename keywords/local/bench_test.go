@@ -46,7 +46,7 @@ service plumber electrician cleaning moving company local reviews
 
 // benchPath caches the generated table across benchmark runs.
 func benchPath() string {
-	return filepath.Join(os.TempDir(), "seokit-keywords-local-bench-1m-v2.db")
+	return filepath.Join(os.TempDir(), "seokit-keywords-local-bench-1m-v3.db")
 }
 
 // buildBench writes n generated keywords: 2 to 4 words drawn with a Zipf

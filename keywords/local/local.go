@@ -7,11 +7,14 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
-	_ "modernc.org/sqlite" // registers the "sqlite" driver
+	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
+	_ "modernc.org/sqlite"             // registers the "sqlite" driver
 
 	"github.com/seokit/seokit/keywords"
 	"github.com/seokit/seokit/seo"
@@ -43,66 +46,96 @@ type Options struct {
 	Now func() time.Time
 }
 
-// Store is a keyword table in SQLite. It is a keywords.Source named
-// "local" and a keywords.Cache. It is safe for concurrent use.
+// Store is a keyword table in SQLite or PostgreSQL. It is a
+// keywords.Source named "local" and a keywords.Cache. It is safe for
+// concurrent use, and several processes may share one database.
 type Store struct {
-	db   *sql.DB
-	mu   sync.Mutex // serialises writes
-	opts Options
+	db       *sql.DB
+	postgres bool
+	mu       sync.Mutex // serialises this process's writes
+	opts     Options
+	version  atomic.Uint64 // grows with every committed write of this process
 }
 
-const schema = `
-CREATE TABLE IF NOT EXISTS keywords (
-	id                INTEGER PRIMARY KEY,
+var _ keywords.Versioned = (*Store)(nil)
+
+// DataVersion grows with every import or Put this Store commits, so that a
+// Suggester's in-memory answers computed before it are dropped. Writes by
+// other processes are seen once those answers expire
+// (keywords.SuggesterOptions.MemoryCacheTTL).
+func (s *Store) DataVersion() uint64 { return s.version.Load() }
+
+// migrations are applied in order, each once, recorded in
+// keywords_schema_migrations. The SQL is the same for both databases but
+// for the column types in braces (see migrate). Tables other than keywords
+// are named keyword_*: in a PostgreSQL database shared with other stores a
+// bare "cache" or "terms" could belong to anyone.
+var migrations = [][]string{
+	1: {
+		`CREATE TABLE IF NOT EXISTS keywords (
+	id                {{id}},
 	loc               TEXT NOT NULL,
 	fold              TEXT NOT NULL,
-	norm              TEXT NOT NULL,
+	norm              {{ctext}} NOT NULL,
 	keyword           TEXT NOT NULL,
-	volume            INTEGER,
+	volume            {{int}},
 	volume_range      TEXT NOT NULL DEFAULT '',
-	difficulty        INTEGER,
+	difficulty        {{int}},
 	difficulty_method TEXT NOT NULL DEFAULT '',
-	paid_competition  INTEGER,
-	cpc               REAL,
+	paid_competition  {{int}},
+	cpc               {{real}},
 	monthly           TEXT NOT NULL DEFAULT '',
 	source            TEXT NOT NULL,
-	estimated         INTEGER NOT NULL DEFAULT 0,
-	updated_at        INTEGER NOT NULL,
-	gsc_clicks        INTEGER,
-	gsc_impressions   INTEGER,
-	gsc_ctr           REAL,
-	gsc_position      REAL,
-	gsc_updated_at    INTEGER,
+	estimated         {{int}} NOT NULL DEFAULT 0,
+	updated_at        {{int}} NOT NULL,
+	gsc_clicks        {{int}},
+	gsc_impressions   {{int}},
+	gsc_ctr           {{real}},
+	gsc_position      {{real}},
+	gsc_updated_at    {{int}},
 	UNIQUE (loc, fold)
-);
-CREATE INDEX IF NOT EXISTS keywords_norm ON keywords (loc, norm);
-CREATE TABLE IF NOT EXISTS terms (
+)`,
+		`CREATE INDEX IF NOT EXISTS keywords_norm ON keywords (loc, norm)`,
+		`CREATE TABLE IF NOT EXISTS keyword_terms (
 	term TEXT NOT NULL,
-	vol  INTEGER NOT NULL,
-	kid  INTEGER NOT NULL,
+	vol  {{int}} NOT NULL,
+	kid  {{int}} NOT NULL,
 	PRIMARY KEY (term, vol, kid)
-) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS terms_kid ON terms (kid, term);
-CREATE TABLE IF NOT EXISTS fetches (
+){{without_rowid}}`,
+		`CREATE INDEX IF NOT EXISTS keyword_terms_kid ON keyword_terms (kid, term)`,
+		`CREATE TABLE IF NOT EXISTS keyword_fetches (
 	kind       TEXT NOT NULL,
 	loc        TEXT NOT NULL,
 	fold       TEXT NOT NULL,
 	source     TEXT NOT NULL,
-	fetched_at INTEGER NOT NULL,
+	fetched_at {{int}} NOT NULL,
 	PRIMARY KEY (kind, loc, fold)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS cache (
+){{without_rowid}}`,
+		`CREATE TABLE IF NOT EXISTS keyword_cache (
 	loc       TEXT NOT NULL,
 	query     TEXT NOT NULL,
-	lim       INTEGER NOT NULL,
+	lim       {{int}} NOT NULL,
 	answer    TEXT NOT NULL,
-	cached_at INTEGER NOT NULL,
+	cached_at {{int}} NOT NULL,
 	PRIMARY KEY (loc, query)
-) WITHOUT ROWID;`
+){{without_rowid}}`,
+	},
+}
 
-// Open opens (creating if needed) the keyword database at path; "" or
-// ":memory:" opens a private in-memory database. opts may be nil.
-func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
+// legacyTables are the SQLite tables of files written before the schema
+// was versioned, renamed on the first migration.
+var legacyTables = [][2]string{{"terms", "keyword_terms"}, {"fetches", "keyword_fetches"}, {"cache", "keyword_cache"}}
+
+// migrationLockID is the pg_advisory_xact_lock key serialising the
+// migrations of several processes starting at once ("seokit-keywords").
+const migrationLockID = 0x736b5f6b7764
+
+// Open opens (creating or migrating its tables) the keyword database at
+// dsn: "postgres://..." or "postgresql://..." is a PostgreSQL database
+// (through pgx), shared safely by several processes; "" or ":memory:" is a
+// private in-memory SQLite database; anything else is an SQLite file path.
+// opts may be nil.
+func Open(ctx context.Context, dsn string, opts *Options) (*Store, error) {
 	s := &Store{}
 	if opts != nil {
 		s.opts = *opts
@@ -113,26 +146,135 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 	if s.opts.Now == nil {
 		s.opts.Now = time.Now
 	}
-	mem := path == "" || path == ":memory:"
-	dsn := "file:" + path + "?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)"
-	if mem {
-		dsn = ":memory:"
-	}
-	db, err := sql.Open("sqlite", dsn)
-	if err != nil {
-		return nil, fmt.Errorf("local: open %s: %w", path, err)
-	}
-	if mem {
+	var db *sql.DB
+	var err error
+	switch {
+	case strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://"):
+		s.postgres = true
+		db, err = sql.Open("pgx", dsn)
+		if err != nil {
+			return nil, fmt.Errorf("local: open postgres: %w: %w", seo.ErrUnavailable, err)
+		}
+		// Bounded, so that several instances stay within the server's
+		// max_connections.
+		db.SetMaxOpenConns(8)
+		db.SetMaxIdleConns(8)
+	case dsn == "" || dsn == ":memory:":
+		if db, err = sql.Open("sqlite", ":memory:"); err != nil {
+			return nil, fmt.Errorf("local: open :memory:: %w", err)
+		}
 		db.SetMaxOpenConns(1) // each connection would have its own database
-	} else {
+	default:
+		// _txlock=immediate: a writer takes the write lock when it
+		// begins, so that another process's writer waits (busy_timeout)
+		// instead of failing to upgrade its read lock.
+		name := "file:" + dsn + "?_txlock=immediate&_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)"
+		if db, err = sql.Open("sqlite", name); err != nil {
+			return nil, fmt.Errorf("local: open %s: %w", seo.Clip(dsn), err)
+		}
 		db.SetMaxOpenConns(4)
 	}
-	if _, err := db.ExecContext(ctx, schema); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("local: create schema: %w", err)
-	}
 	s.db = db
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("local: connect: %w: %w", seo.ErrUnavailable, err)
+	}
+	if err := s.migrate(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
 	return s, nil
+}
+
+// migrate applies the migrations not yet applied, in one transaction; on
+// PostgreSQL under an advisory lock, so that processes starting together
+// wait for the first one instead of racing it.
+func (s *Store) migrate(ctx context.Context) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("local: migrate: %w: %w", seo.ErrUnavailable, err)
+	}
+	defer tx.Rollback()
+	fail := func(what string, err error) error {
+		return fmt.Errorf("local: migrate: %s: %w", what, err)
+	}
+	if s.postgres {
+		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(`+fmt.Sprint(migrationLockID)+`)`); err != nil {
+			return fail("lock", err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS keywords_schema_migrations (
+	version    INTEGER PRIMARY KEY,
+	applied_at BIGINT NOT NULL
+)`); err != nil {
+		return fail("create", err)
+	}
+	var have sql.NullInt64
+	if err := tx.QueryRowContext(ctx, `SELECT MAX(version) FROM keywords_schema_migrations`).Scan(&have); err != nil {
+		return fail("read version", err)
+	}
+	if have.Int64 > int64(len(migrations)-1) {
+		return fmt.Errorf("local: database schema version %d is newer than this program's %d", have.Int64, len(migrations)-1)
+	}
+	if have.Int64 == 0 && !s.postgres {
+		// A file from before versioning: rename its tables.
+		for _, t := range legacyTables {
+			var n int
+			if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN (?, 'keywords')`, t[0]).Scan(&n); err != nil {
+				return fail("inspect", err)
+			}
+			if n == 2 {
+				if _, err := tx.ExecContext(ctx, `ALTER TABLE `+t[0]+` RENAME TO `+t[1]); err != nil {
+					return fail("rename "+t[0], err)
+				}
+			}
+		}
+		if _, err := tx.ExecContext(ctx, `DROP INDEX IF EXISTS terms_kid`); err != nil {
+			return fail("drop index", err)
+		}
+	}
+	types := strings.NewReplacer("{{id}}", "INTEGER PRIMARY KEY", "{{int}}", "INTEGER", "{{real}}", "REAL",
+		"{{ctext}}", "TEXT", "{{without_rowid}}", " WITHOUT ROWID")
+	if s.postgres {
+		// 64-bit integers and floats like SQLite's, and byte order for
+		// the prefix ranges of norm whatever the database's collation.
+		types = strings.NewReplacer("{{id}}", "BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY", "{{int}}", "BIGINT",
+			"{{real}}", "DOUBLE PRECISION", "{{ctext}}", `TEXT COLLATE "C"`, "{{without_rowid}}", "")
+	}
+	for v := int(have.Int64) + 1; v < len(migrations); v++ {
+		for _, stmt := range migrations[v] {
+			if _, err := tx.ExecContext(ctx, types.Replace(stmt)); err != nil {
+				return fail(fmt.Sprintf("version %d", v), err)
+			}
+		}
+		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO keywords_schema_migrations (version, applied_at) VALUES (?, ?)`), v, s.opts.Now().Unix()); err != nil {
+			return fail("record", err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fail("commit", err)
+	}
+	return nil
+}
+
+// q rewrites the ? placeholders of query as $1, $2 ... for PostgreSQL.
+// The queries of this package have no ? inside string literals.
+func (s *Store) q(query string) string {
+	if !s.postgres {
+		return query
+	}
+	var b strings.Builder
+	n := 0
+	for i := 0; i < len(query); i++ {
+		if query[i] == '?' {
+			n++
+			b.WriteByte('$')
+			b.WriteString(strconv.Itoa(n))
+			continue
+		}
+		b.WriteByte(query[i])
+	}
+	return b.String()
 }
 
 // Close closes the database.
@@ -175,14 +317,17 @@ func (s *Store) newWriter(ctx context.Context, tx *sql.Tx, loc seo.Locale) (*wri
 		q   string
 	}{
 		{&w.find, `SELECT id, volume FROM keywords WHERE loc = ? AND fold = ?`},
-		{&w.ins, `INSERT INTO keywords (loc, fold, norm, keyword, volume, volume_range, difficulty, difficulty_method, paid_competition, cpc, monthly, source, estimated, updated_at, gsc_clicks, gsc_impressions, gsc_ctr, gsc_position, gsc_updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`},
+		// ON CONFLICT: another process may insert the phrase between
+		// find and ins; then ins returns no row and put updates it.
+		{&w.ins, `INSERT INTO keywords (loc, fold, norm, keyword, volume, volume_range, difficulty, difficulty_method, paid_competition, cpc, monthly, source, estimated, updated_at, gsc_clicks, gsc_impressions, gsc_ctr, gsc_position, gsc_updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
+ON CONFLICT (loc, fold) DO NOTHING RETURNING id`},
 		{&w.upd, `UPDATE keywords SET norm=?, keyword=?, volume=?, volume_range=?, difficulty=?, difficulty_method=?, paid_competition=?, cpc=?, monthly=?, source=?, estimated=?, updated_at=? WHERE id=?`},
 		{&w.gsc, `UPDATE keywords SET gsc_clicks=?, gsc_impressions=?, gsc_ctr=?, gsc_position=?, gsc_updated_at=? WHERE id=?`},
-		{&w.dT, `DELETE FROM terms WHERE kid = ?`},
-		{&w.insT, `INSERT OR IGNORE INTO terms (term, vol, kid) VALUES (?, ?, ?)`},
+		{&w.dT, `DELETE FROM keyword_terms WHERE kid = ?`},
+		{&w.insT, `INSERT INTO keyword_terms (term, vol, kid) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`},
 	}
 	for _, p := range prep {
-		st, err := tx.PrepareContext(ctx, p.q)
+		st, err := tx.PrepareContext(ctx, s.q(p.q))
 		if err != nil {
 			return nil, err
 		}
@@ -250,16 +395,26 @@ func (w *writer) put(ctx context.Context, r row, mode upsertMode) error {
 	if k.Volume != nil {
 		vol = int64(*k.Volume)
 	}
+	estimated := 0
+	if k.Estimated {
+		estimated = 1
+	}
+	if !exists {
+		err := w.ins.QueryRowContext(ctx, w.loc, fold, norm, k.Keyword, nullInt(k.Volume), k.VolumeRange, nullInt(k.Difficulty), k.DifficultyMethod,
+			nullInt(k.PaidCompetition), nullFloat(k.CPC), monthly, k.Source, estimated, updatedAt, gc, gi, gr, gp, gt).Scan(&id)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+			// Inserted meanwhile by another process: update it.
+			if err := w.find.QueryRowContext(ctx, w.loc, fold).Scan(&id, &oldVol); err != nil {
+				return err
+			}
+			exists = true
+		case err != nil:
+			return err
+		}
+	}
 	switch {
 	case !exists:
-		res, err := w.ins.ExecContext(ctx, w.loc, fold, norm, k.Keyword, nullInt(k.Volume), k.VolumeRange, nullInt(k.Difficulty), k.DifficultyMethod,
-			nullInt(k.PaidCompetition), nullFloat(k.CPC), monthly, k.Source, k.Estimated, updatedAt, gc, gi, gr, gp, gt)
-		if err != nil {
-			return err
-		}
-		if id, err = res.LastInsertId(); err != nil {
-			return err
-		}
 	case mode == searchConsole:
 		_, err := w.gsc.ExecContext(ctx, gc, gi, gr, gp, gt, id)
 		return err
@@ -267,7 +422,7 @@ func (w *writer) put(ctx context.Context, r row, mode upsertMode) error {
 		return nil
 	default:
 		if _, err := w.upd.ExecContext(ctx, norm, k.Keyword, nullInt(k.Volume), k.VolumeRange, nullInt(k.Difficulty), k.DifficultyMethod,
-			nullInt(k.PaidCompetition), nullFloat(k.CPC), monthly, k.Source, k.Estimated, updatedAt, id); err != nil {
+			nullInt(k.PaidCompetition), nullFloat(k.CPC), monthly, k.Source, estimated, updatedAt, id); err != nil {
 			return err
 		}
 		if _, err := w.dT.ExecContext(ctx, id); err != nil {
@@ -361,13 +516,14 @@ func (s *Store) write(ctx context.Context, loc seo.Locale, fn func(*writer) erro
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("local: commit: %w", err)
 	}
+	s.version.Add(1)
 	return nil
 }
 
 // Count returns how many keywords are stored for loc.
 func (s *Store) Count(ctx context.Context, loc seo.Locale) (int, error) {
 	var n int
-	err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM keywords WHERE loc = ?`, loc.String()).Scan(&n)
+	err := s.db.QueryRowContext(ctx, s.q(`SELECT count(*) FROM keywords WHERE loc = ?`), loc.String()).Scan(&n)
 	if err != nil {
 		return 0, fmt.Errorf("local: count: %w", err)
 	}

@@ -20,9 +20,13 @@ import (
 
 var enUS = seo.Locale{Language: "en", Region: "US"}
 
+// database returns where open puts a test's store: an SQLite file, or a
+// fresh PostgreSQL database while TestPostgres runs the tests again.
+var database = func(t *testing.T) string { return filepath.Join(t.TempDir(), "kw.db") }
+
 func open(t *testing.T, opts *local.Options) *local.Store {
 	t.Helper()
-	s, err := local.Open(context.Background(), filepath.Join(t.TempDir(), "kw.db"), opts)
+	s, err := local.Open(context.Background(), database(t), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -640,3 +644,40 @@ func TestSuggesterMergesSources(t *testing.T) {
 type named struct{ *fakeUpstream }
 
 func (named) Name() string { return "failing" }
+
+// A Suggester keeping answers in memory shows a keyword the Store just
+// stored on the next request, not after the cache's lifetime.
+func TestImportVisibleThroughMemoryCache(t *testing.T) {
+	s := open(t, nil)
+	ctx := context.Background()
+	vol := func(n int) *int { return &n }
+	if err := s.Put(ctx, []keywords.Keyword{{Keyword: "trail running", Volume: vol(900), Source: "imported:test"}}, enUS); err != nil {
+		t.Fatal(err)
+	}
+	sg := keywords.NewSuggester([]keywords.Source{s}, &keywords.SuggesterOptions{MemoryCacheTTL: time.Hour})
+	has := func(phrase string) bool {
+		res, err := sg.Suggest(ctx, "trail running", enUS, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range res.Suggestions {
+			if k.Keyword == phrase {
+				return true
+			}
+		}
+		return false
+	}
+	if !has("trail running") || has("trail running shoes") {
+		t.Fatal("first answer is not what was stored")
+	}
+	v := s.DataVersion()
+	if err := s.Put(ctx, []keywords.Keyword{{Keyword: "trail running shoes", Volume: vol(400), Source: "imported:test"}}, enUS); err != nil {
+		t.Fatal(err)
+	}
+	if s.DataVersion() == v {
+		t.Fatal("DataVersion did not change with a write")
+	}
+	if !has("trail running shoes") {
+		t.Fatal("the new keyword is not suggested after the write: the cached answer was served")
+	}
+}

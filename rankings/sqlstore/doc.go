@@ -27,6 +27,10 @@
 //
 // For large scans, ScanHistory streams observations without building the
 // slice History returns; rankings.ScanHistory uses it when available.
+// ScanPositions goes further for reports (reports.PositionScanner): one
+// call per series with its days and positions only, decoded straight from
+// the blocks as they are read, the series named from a cache of the
+// (never changing) rankings_series rows.
 //
 // Database errors wrap seo.ErrUnavailable; invalid input is an
 // *seo.InputError naming the field, checked before anything is written.

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
@@ -60,6 +61,11 @@ type Store struct {
 	dialect Dialect
 	owned   bool
 	now     func() time.Time
+
+	// seriesCache names series by id for ScanPositions; rankings_series
+	// rows are never updated or deleted, so entries stay true.
+	cacheMu     sync.RWMutex
+	seriesCache map[int64]seriesKey
 }
 
 // Open opens the store at dsn, creating or migrating its tables:
@@ -76,6 +82,10 @@ func Open(ctx context.Context, dsn string, opts *Options) (*Store, error) {
 		if err != nil {
 			return nil, fmt.Errorf("sqlstore: open postgres: %w: %w", seo.ErrUnavailable, err)
 		}
+		// Bounded, so that several instances stay within the server's
+		// max_connections; reports read with up to 4 at once.
+		db.SetMaxOpenConns(8)
+		db.SetMaxIdleConns(8)
 		s, err := newStore(ctx, db, Postgres, &o)
 		if err != nil {
 			db.Close()
@@ -215,6 +225,10 @@ var migrations = [][]string{
 ){{without_rowid}}`,
 		// Record and Latest find a series' blocks.
 		`CREATE UNIQUE INDEX rankings_blocks_series ON rankings_blocks (series_id, bucket)`,
+	},
+	2: {
+		// Tracked reads a domain's keywords from the index alone.
+		`CREATE INDEX rankings_tracked_cover ON rankings_tracked (domain, keyword, locale, device, added_us)`,
 	},
 }
 
@@ -404,24 +418,37 @@ func (s *Store) Tracked(ctx context.Context, f rankings.Filter) ([]rankings.Trac
 		return nil, err
 	}
 	clauses, args := where(f)
-	var out []rankings.Tracked
-	locs := localeCache{}
+	type row struct {
+		t        rankings.Tracked
+		loc, dev string
+		us       int64
+	}
+	var rs []row
 	for i, c := range clauses {
 		err := func() error {
-			rows, err := s.db.QueryContext(ctx, s.q(`SELECT domain, keyword, locale, device, added_us FROM rankings_tracked WHERE `+c), args[i]...)
+			// A domain's rows need not repeat it: fewer columns to read.
+			cols := `domain, keyword, locale, device, added_us`
+			if f.Domain != "" {
+				cols = `keyword, locale, device, added_us`
+			}
+			rows, err := s.db.QueryContext(ctx, s.q(`SELECT `+cols+` FROM rankings_tracked WHERE `+c), args[i]...)
 			if err != nil {
 				return s.fail("tracked", err)
 			}
 			defer rows.Close()
+			var r row
+			dest := []any{&r.t.Domain, &r.t.Keyword, &r.loc, &r.dev, &r.us}
+			if f.Domain != "" {
+				dest = dest[1:]
+			}
 			for rows.Next() {
-				var t rankings.Tracked
-				var loc, dev string
-				var us int64
-				if err := rows.Scan(&t.Domain, &t.Keyword, &loc, &dev, &us); err != nil {
+				r = row{t: rankings.Tracked{Domain: f.Domain}}
+				if err := rows.Scan(dest...); err != nil {
 					return s.fail("tracked", err)
 				}
-				t.Locale, t.Device, t.AddedAt = locs.get(loc), rankings.Device(dev), time.UnixMicro(us).UTC()
-				out = append(out, t)
+				dev, us := r.dev, r.us
+				r.t.Device, r.t.AddedAt = rankings.Device(dev), time.UnixMicro(us).UTC()
+				rs = append(rs, r)
 			}
 			if err := rows.Err(); err != nil {
 				return s.fail("tracked", err)
@@ -432,10 +459,21 @@ func (s *Store) Tracked(ctx context.Context, f rankings.Filter) ([]rankings.Trac
 			return nil, err
 		}
 	}
-	slices.SortFunc(out, func(a, b rankings.Tracked) int {
-		return cmp.Or(cmp.Compare(a.Domain, b.Domain), cmp.Compare(a.Keyword, b.Keyword),
-			cmp.Compare(a.Locale.String(), b.Locale.String()), cmp.Compare(a.Device, b.Device))
+	// Sorted by the stored locale string (Locale.String's form) rather
+	// than by formatting each Locale once per comparison.
+	slices.SortFunc(rs, func(a, b row) int {
+		return cmp.Or(cmp.Compare(a.t.Domain, b.t.Domain), cmp.Compare(a.t.Keyword, b.t.Keyword),
+			cmp.Compare(a.loc, b.loc), cmp.Compare(a.t.Device, b.t.Device))
 	})
+	if len(rs) == 0 {
+		return nil, nil
+	}
+	out := make([]rankings.Tracked, len(rs))
+	locs := localeCache{}
+	for i, r := range rs {
+		out[i] = r.t
+		out[i].Locale = locs.get(r.loc)
+	}
 	return out, nil
 }
 
@@ -666,63 +704,36 @@ func (s *Store) readBlocks(ctx context.Context, op, domain string, ids []int64, 
 	for i, id := range ids {
 		index[id] = i
 	}
-	var queries []string
-	var qargs [][]any
-	cols := `SELECT series_id, bucket, n, data FROM rankings_blocks b WHERE domain = ?`
-	cond, cargs := ` AND bucket >= ? AND bucket <= ? AND last_day >= ? AND first_day <= ?`,
-		[]any{floorDiv(lo, blockDays), floorDiv(hi, blockDays), lo, hi}
-	if latestOnly {
-		cond = ` AND bucket = (SELECT MAX(m.bucket) FROM rankings_blocks m WHERE m.series_id = b.series_id)`
-		cargs = nil
-	}
-	if len(ids) <= fewSeries {
-		queries = append(queries, cols+` AND series_id IN (?`+strings.Repeat(", ?", len(ids)-1)+`)`+cond)
-		a := []any{domain}
-		for _, id := range ids {
-			a = append(a, id)
-		}
-		qargs = append(qargs, append(a, cargs...))
-	} else {
-		queries = append(queries, cols+cond)
-		qargs = append(qargs, append([]any{domain}, cargs...))
-	}
+	query, qargs := blockQuery("series_id, bucket, n, data", domain, ids, len(ids) <= fewSeries, lo, hi, latestOnly)
 	var out []blockRow
 	var arena []byte
-	for i, query := range queries {
-		err := func() error {
-			rows, err := s.db.QueryContext(ctx, s.q(query), qargs[i]...)
-			if err != nil {
-				return s.fail(op, err)
-			}
-			defer rows.Close()
-			for rows.Next() {
-				var r blockRow
-				var id int64
-				var raw sql.RawBytes
-				if err := rows.Scan(&id, &r.bucket, &r.n, &raw); err != nil {
-					return s.fail(op, err)
-				}
-				si, ok := index[id]
-				if !ok {
-					continue
-				}
-				// One arena for all blocks instead of one allocation each.
-				if len(arena)+len(raw) > cap(arena) {
-					arena = make([]byte, 0, max(1<<20, 2*len(raw)))
-				}
-				start := len(arena)
-				arena = append(arena, raw...)
-				r.series, r.data = si, arena[start:len(arena):len(arena)]
-				out = append(out, r)
-			}
-			if err := rows.Err(); err != nil {
-				return s.fail(op, err)
-			}
-			return nil
-		}()
-		if err != nil {
-			return nil, err
+	rows, err := s.db.QueryContext(ctx, s.q(query), qargs...)
+	if err != nil {
+		return nil, s.fail(op, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var r blockRow
+		var id int64
+		var raw sql.RawBytes
+		if err := rows.Scan(&id, &r.bucket, &r.n, &raw); err != nil {
+			return nil, s.fail(op, err)
 		}
+		si, ok := index[id]
+		if !ok {
+			continue
+		}
+		// One arena for all blocks instead of one allocation each.
+		if len(arena)+len(raw) > cap(arena) {
+			arena = make([]byte, 0, max(1<<20, 2*len(raw)))
+		}
+		start := len(arena)
+		arena = append(arena, raw...)
+		r.series, r.data = si, arena[start:len(arena):len(arena)]
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, s.fail(op, err)
 	}
 	return sortBlocks(out, len(ids)), nil
 }
@@ -731,19 +742,28 @@ func (s *Store) readBlocks(ctx context.Context, op, domain string, ids []int64, 
 // [lo, hi] (day numbers). o is reused.
 func scanBlocks(series []seriesKey, blocks []blockRow, lo, hi int64, fn func(o *rankings.Observation) error) error {
 	locs := localeCache{}
+	in := interner{}
+	var it blockIter
+	var e entry
 	var o rankings.Observation
 	var pos float64
 	for _, b := range blocks {
 		k := series[b.series]
 		o.Domain, o.Keyword, o.Locale, o.Device = k.domain, k.keyword, locs.get(k.locale), k.device
-		err := decodeBlock(b.bucket, b.data, func(e *entry) error {
-			if e.day < lo || e.day > hi {
-				return nil
+		if err := it.reset(b.bucket, b.data); err != nil {
+			return err
+		}
+		for it.next() {
+			if it.cur.day < lo || it.cur.day > hi {
+				continue
 			}
-			fillObservation(&o, e, &pos)
-			return fn(&o)
-		})
-		if err != nil {
+			it.fill(&it.cur, &e, in)
+			fillObservation(&o, &e, &pos)
+			if err := fn(&o); err != nil {
+				return err
+			}
+		}
+		if err := it.err(); err != nil {
 			return err
 		}
 	}
