@@ -5,24 +5,27 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"testing"
 	"time"
 
 	"github.com/seokit/seokit/httpapi/auth"
 	"github.com/seokit/seokit/httpapi/store"
 	"github.com/seokit/seokit/httpapi/store/sqlstore"
+	"github.com/seokit/seokit/keywords"
+	"github.com/seokit/seokit/keywords/local"
 )
 
 // benchServer returns a server over an in-memory store and a key of an
 // account whose limit the benchmark never reaches.
-func benchServer(b *testing.B, disableAuth bool) (*Server, string) {
+func benchServer(b *testing.B, disableAuth bool, sg *keywords.Suggester) (*Server, string) {
 	ctx := context.Background()
 	st, err := sqlstore.Open(ctx, ":memory:", nil)
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { st.Close() })
-	s, err := New(ctx, &Options{Store: st, DisableAuth: disableAuth, Logger: slog.New(slog.DiscardHandler),
+	s, err := New(ctx, &Options{Store: st, DisableAuth: disableAuth, Suggester: sg, Logger: slog.New(slog.DiscardHandler),
 		BurstRate: 1e9, Burst: 1 << 30})
 	if err != nil {
 		b.Fatal(err)
@@ -55,10 +58,79 @@ func BenchmarkListJobs(b *testing.B) {
 		disable bool
 	}{{"apikey", false}, {"noauth", true}} {
 		b.Run(tc.name, func(b *testing.B) {
-			s, key := benchServer(b, tc.disable)
+			s, key := benchServer(b, tc.disable, nil)
 			b.ReportAllocs()
 			for b.Loop() {
 				r := httptest.NewRequest("GET", "/v1/analyze/site", nil)
+				r.RemoteAddr = "127.0.0.1:5000"
+				if key != "" {
+					r.Header.Set("X-API-Key", key)
+				}
+				w := httptest.NewRecorder()
+				s.ServeHTTP(w, r)
+				if w.Code != http.StatusOK {
+					b.Fatalf("status %d: %s", w.Code, w.Body)
+				}
+			}
+		})
+	}
+}
+
+// benchKeywords fills a keywords/local store with n synthetic phrases
+// (every head with every modifier and qualifier). Their volumes and
+// difficulties are arbitrary deterministic numbers, marked as estimates
+// from the source "bench-synthetic", only so the suggestion code has
+// figures to rank; they are not market data.
+func benchKeywords(b *testing.B, n int) (*local.Store, []string) {
+	ctx := context.Background()
+	ks, err := local.Open(ctx, ":memory:", nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { ks.Close() })
+	heads := []string{"table", "chair", "lamp", "desk", "boots", "jacket", "kettle", "drill", "tent", "bike"}
+	mods := []string{"oak", "steel", "cheap", "best", "modern", "vintage", "small", "black", "kids", "outdoor"}
+	quals := []string{"", "for sale", "near me", "online", "reviews", "price", "ideas", "set", "repair", "brands"}
+	var kws []keywords.Keyword
+	for i := 0; len(kws) < n && i < len(heads)*len(mods)*len(quals); i++ {
+		p := mods[(i/len(heads))%len(mods)] + " " + heads[i%len(heads)]
+		if q := quals[i/(len(heads)*len(mods))]; q != "" {
+			p += " " + q
+		}
+		vol, diff := 10+(i*7919)%50000/(1+i%13), (i*31)%101
+		kws = append(kws, keywords.Keyword{Keyword: p, Volume: &vol, Difficulty: &diff,
+			DifficultyMethod: "bench-synthetic", Source: "bench-synthetic", Estimated: true})
+	}
+	if err := ks.Put(ctx, kws, enUS); err != nil {
+		b.Fatal(err)
+	}
+	var queries []string
+	for i, h := range heads {
+		queries = append(queries, h, mods[i]+" "+h)
+	}
+	return ks, queries
+}
+
+// BenchmarkSuggest measures one GET /v1/keywords/suggest through the
+// whole handler, as the load test sends it: with an API key and with
+// DisableAuth as the baseline.
+func BenchmarkSuggest(b *testing.B) {
+	for _, tc := range []struct {
+		name    string
+		disable bool
+	}{{"apikey", false}, {"noauth", true}} {
+		b.Run(tc.name, func(b *testing.B) {
+			ks, queries := benchKeywords(b, 1000)
+			s, key := benchServer(b, tc.disable, keywords.NewSuggester([]keywords.Source{ks}, nil))
+			urls := make([]string, len(queries))
+			for i, q := range queries {
+				urls[i] = "/v1/keywords/suggest?query=" + url.QueryEscape(q) + "&locale=en-US"
+			}
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				r := httptest.NewRequest("GET", urls[i%len(urls)], nil)
+				i++
 				r.RemoteAddr = "127.0.0.1:5000"
 				if key != "" {
 					r.Header.Set("X-API-Key", key)

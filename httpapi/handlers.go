@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -143,15 +144,39 @@ func (s *Server) suggest(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, notConfigured("keyword suggestions"))
 		return
 	}
-	res, err := s.opts.Suggester.Suggest(r.Context(), query, loc, &keywords.SuggestOptions{Limit: limit})
+	// SuggestJSON writes a repeated answer from the suggester's memory
+	// without copying or encoding it again: the hot path of this route.
+	buf := jsonBufs.Get().(*[]byte)
+	defer putJSONBuf(buf)
+	b, err := s.opts.Suggester.SuggestJSON(r.Context(), (*buf)[:0], query, loc, &keywords.SuggestOptions{Limit: limit})
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	if res.Suggestions == nil {
-		res.Suggestions = []keywords.Keyword{}
+	*buf = append(b, '\n')
+	writeJSONBytes(w, http.StatusOK, *buf)
+}
+
+// jsonBufs recycles the buffers of encoded answers; buffers that grew past
+// maxPooledJSON are dropped so a rare large answer does not stay pinned.
+var jsonBufs = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); return &b }}
+
+const maxPooledJSON = 256 << 10
+
+func putJSONBuf(b *[]byte) {
+	if cap(*b) <= maxPooledJSON {
+		jsonBufs.Put(b)
 	}
-	writeJSON(w, http.StatusOK, res)
+}
+
+// writeJSONBytes writes an encoded JSON body, which ends in a newline as
+// writeJSON's do, with status.
+func writeJSONBytes(w http.ResponseWriter, status int, body []byte) {
+	h := w.Header()
+	h.Set("Content-Type", "application/json; charset=utf-8")
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(status)
+	w.Write(body)
 }
 
 // RankingsResponse is the body of GET /v1/rankings.
@@ -223,6 +248,16 @@ func (s *Server) rankings(w http.ResponseWriter, r *http.Request) {
 		res = []rankings.Ranking{}
 	}
 	writeJSON(w, http.StatusOK, RankingsResponse{Domain: domain, Locale: loc.String(), Device: string(dev), Rankings: res})
+	if s.opts.OnRankings != nil {
+		if tg, err := rankings.ParseTarget(domain); err == nil {
+			now := s.now().UTC()
+			tracked := make([]rankings.Tracked, 0, len(res))
+			for _, k := range res {
+				tracked = append(tracked, rankings.Tracked{Domain: tg.String(), Keyword: k.Keyword, Locale: loc, Device: dev, AddedAt: now})
+			}
+			s.opts.OnRankings(r.Context(), principal(r.Context()).AccountID, tracked)
+		}
+	}
 }
 
 // parseDay parses a YYYY-MM-DD query parameter.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http/httptest"
 	"net/netip"
+	"strings"
 	"testing"
 
 	"github.com/seokit/seokit/httpapi/store"
@@ -80,5 +81,34 @@ func TestLRUBounded(t *testing.T) {
 	}
 	if c.peek("0") != nil || c.peek("9") == nil {
 		t.Error("eviction is not least-recently-used")
+	}
+}
+
+func TestRandomID(t *testing.T) {
+	seen := map[string]bool{}
+	counts := map[rune]int{}
+	for range 2000 {
+		id := randomID(20)
+		if len(id) != 20 || seen[id] {
+			t.Fatalf("randomID(20) = %q (len %d, repeated %v)", id, len(id), seen[id])
+		}
+		seen[id] = true
+		for _, c := range id {
+			if !strings.ContainsRune(base62, c) {
+				t.Fatalf("randomID(20) = %q has %q, not base62", id, c)
+			}
+			counts[c]++
+		}
+	}
+	// 40,000 characters over 62 symbols: about 645 each; a map of bytes
+	// without the rejection step would still pass, but a broken mapping
+	// (say, only digits) would not.
+	if len(counts) != 62 {
+		t.Fatalf("randomID used %d of 62 symbols", len(counts))
+	}
+	for c, n := range counts {
+		if n < 450 || n > 850 {
+			t.Fatalf("symbol %q drawn %d times of 40,000, want about 645", c, n)
+		}
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
-	"math/big"
 	"net"
 	"net/http"
 	"net/netip"
@@ -20,6 +19,7 @@ import (
 	"github.com/seokit/seokit/httpapi/auth"
 	"github.com/seokit/seokit/httpapi/ratelimit"
 	"github.com/seokit/seokit/httpapi/store"
+	"github.com/seokit/seokit/seo"
 )
 
 // chain wraps h in middleware, the first outermost.
@@ -53,18 +53,20 @@ func principal(ctx context.Context) *auth.Principal {
 
 const base62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 
-// randomID returns n random base62 characters.
+// randomID returns n random base62 characters: random bytes below 248
+// (4 × 62) map uniformly, the rest are drawn again.
 func randomID(n int) string {
-	b := make([]byte, n)
-	max := big.NewInt(int64(len(base62)))
-	for i := range b {
-		v, err := rand.Int(rand.Reader, max)
-		if err != nil {
-			panic(err) // crypto/rand never fails on supported platforms
+	out := make([]byte, 0, n)
+	var buf [64]byte
+	for len(out) < n {
+		rand.Read(buf[:]) // crypto/rand never fails on supported platforms
+		for _, c := range buf {
+			if c < 248 && len(out) < n {
+				out = append(out, base62[c%62])
+			}
 		}
-		b[i] = base62[v.Int64()]
 	}
-	return string(b)
+	return string(out)
 }
 
 // requestIDMiddleware gives each request a random ID, sent back in
@@ -318,6 +320,14 @@ func (s *Server) protect(scope, op string, h http.HandlerFunc) http.Handler {
 			Account: p.AccountID, Now: now, Daily: limit, Rate: s.opts.BurstRate, Burst: s.opts.Burst,
 		})
 		if err != nil {
+			if _, bad := seo.AsInputError(err); bad {
+				// The server built the request from its own settings: a
+				// bad one is a server bug, not the client's invalid input.
+				s.log.ErrorContext(r.Context(), "rate limiter refused the server's request", "request_id", requestID(r.Context()), "err", err)
+				writeError(w, r, apiError(http.StatusInternalServerError, CodeInternal, "internal server error"))
+				return
+			}
+			// A limiter that cannot count answers 503 (fail closed).
 			s.fail(w, r, err)
 			return
 		}

@@ -7,7 +7,10 @@
 // asks every source concurrently, merges phrases that fold to the same
 // stems ([FoldKey]), fills missing volumes from the other sources, ranks
 // exact and prefix matches first and then by volume, and caches answers
-// in a [Cache] with their age.
+// in a [Cache] with their age. Complete answers are also kept in memory for
+// SuggesterOptions.MemoryCacheTTL (one minute by default); a [Versioned]
+// source, such as keywords/local, drops them when its data changes, and
+// [Suggester.Purge] drops them all.
 //
 // Every figure names its origin in Keyword.Source; generated question and
 // modifier phrases ([Expand]) are marked Expansion and carry no volume

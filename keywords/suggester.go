@@ -32,9 +32,18 @@ const (
 // Suggester merges keyword sources: it asks each for ideas, fills missing
 // volumes from the others, de-duplicates stem- and case-folded phrases and
 // caches answers with their age.
+//
+// Complete answers are also kept in process memory, bounded in size
+// (SuggesterOptions.MemoryCacheBytes) and age (MemoryCacheTTL), so a
+// repeated query costs neither a source nor the persistent Cache. An
+// answer served from memory says so like any cached one: CachedAt is when
+// it was computed and AgeSeconds its age. Concurrent identical queries are
+// computed once. A Suggester is safe for concurrent use.
 type Suggester struct {
-	sources []Source
-	opts    SuggesterOptions
+	sources   []Source
+	versioned []Versioned
+	opts      SuggesterOptions
+	mem       *memCache // nil when turned off
 }
 
 // SuggesterOptions configures a Suggester. The zero value is usable.
@@ -50,6 +59,18 @@ type SuggesterOptions struct {
 	SourceTimeout time.Duration
 	// Now returns the current time; nil means time.Now.
 	Now func() time.Time
+
+	// MemoryCacheBytes bounds the in-process cache of complete answers,
+	// keyed by locale, normalised query and limit and evicted least
+	// recently used first; the size of an answer is estimated from its
+	// fields and strings. Zero means DefaultMemoryCacheBytes; a negative
+	// value turns the in-process cache off.
+	MemoryCacheBytes int64
+	// MemoryCacheTTL is how long an answer is served from memory; zero
+	// means DefaultMemoryCacheTTL. It is never longer than MaxAge. Answers
+	// of sources implementing Versioned are dropped as soon as their data
+	// changes; Purge drops all of them.
+	MemoryCacheTTL time.Duration
 }
 
 // SuggestOptions configures one call to Suggest.
@@ -71,6 +92,8 @@ type Suggestions struct {
 	CachedAt time.Time `json:"cachedAt,omitzero"`
 	// AgeSeconds is how old a cached answer is, in whole seconds.
 	AgeSeconds int64 `json:"ageSeconds,omitempty"`
+
+	pre *precoded // JSON of Suggestions for an answer served from memory
 }
 
 // NewSuggester returns a Suggester over sources, asked in order.
@@ -88,7 +111,50 @@ func NewSuggester(sources []Source, opts *SuggesterOptions) *Suggester {
 	if s.opts.Now == nil {
 		s.opts.Now = time.Now
 	}
+	if s.opts.MemoryCacheBytes == 0 {
+		s.opts.MemoryCacheBytes = DefaultMemoryCacheBytes
+	}
+	if s.opts.MemoryCacheTTL <= 0 {
+		s.opts.MemoryCacheTTL = DefaultMemoryCacheTTL
+	}
+	s.opts.MemoryCacheTTL = min(s.opts.MemoryCacheTTL, s.opts.MaxAge)
+	if s.opts.MemoryCacheBytes > 0 {
+		s.mem = newMemCache(s.opts.MemoryCacheBytes, s.opts.MemoryCacheTTL, s.opts.MaxAge)
+	}
+	for _, src := range sources {
+		if v, ok := src.(Versioned); ok {
+			s.versioned = append(s.versioned, v)
+		}
+	}
 	return s
+}
+
+// Purge drops every answer the Suggester holds in memory, for changes of
+// a source's data that it cannot see through Versioned. The persistent
+// Cache is not touched.
+func (s *Suggester) Purge() {
+	if s.mem != nil {
+		s.mem.purge()
+	}
+}
+
+// version is the sum of the versioned sources' data versions: it changes
+// whenever one of them does.
+func (s *Suggester) version() uint64 {
+	var v uint64
+	for _, src := range s.versioned {
+		v += src.DataVersion()
+	}
+	return v
+}
+
+// fromMemory returns a caller's copy of an answer held in memory, spelled
+// as the caller's query, with its age as of now.
+func fromMemory(e *memEntry, q string, now time.Time) *Suggestions {
+	r := e.answer()
+	r.Query = q
+	r.AgeSeconds = max(0, int64(now.Sub(r.CachedAt)/time.Second))
+	return r
 }
 
 // ValidateQuery checks a suggestion query: trimmed non-empty, at most
@@ -140,14 +206,63 @@ func ValidateLimit(limit int) (int, error) {
 // sources. Exact and prefix matches of the query come first, then the rest
 // by volume, highest first. When some sources fail the others' answer is
 // returned with the failed ones named in Failed; when all fail the error
-// wraps seo.ErrUnavailable.
+// wraps seo.ErrUnavailable. Complete answers are kept in memory (see
+// Suggester) and served from there with their age; a partial answer or an
+// error is never kept.
 func (s *Suggester) Suggest(ctx context.Context, query string, loc seo.Locale, opts *SuggestOptions) (*Suggestions, error) {
-	q, err := ValidateQuery(query)
+	a, err := s.answer(ctx, query, loc, opts)
 	if err != nil {
 		return nil, err
 	}
+	if a.entry != nil {
+		return fromMemory(a.entry, a.query, a.now), nil
+	}
+	return a.res, nil
+}
+
+// SuggestJSON is Suggest with the answer appended to b as JSON, exactly
+// as Suggestions.AppendJSON writes it. An answer held in memory is written
+// from its stored encoding without being copied, which makes it the
+// cheapest way to serve repeated queries. Errors are Suggest's; b is
+// returned unchanged with them.
+func (s *Suggester) SuggestJSON(ctx context.Context, b []byte, query string, loc seo.Locale, opts *SuggestOptions) ([]byte, error) {
+	a, err := s.answer(ctx, query, loc, opts)
+	if err != nil {
+		return b, err
+	}
+	if e := a.entry; e != nil && e.enc != nil {
+		hdr := *e.res // read-only view: the slices stay the entry's
+		hdr.Query = a.query
+		hdr.AgeSeconds = max(0, int64(a.now.Sub(hdr.CachedAt)/time.Second))
+		return hdr.appendWire(b, e.enc)
+	}
+	res := a.res
+	if a.entry != nil {
+		res = fromMemory(a.entry, a.query, a.now)
+	}
+	if res.Suggestions == nil {
+		res.Suggestions = []Keyword{} // a list, never null
+	}
+	return res.AppendJSON(b)
+}
+
+// answered is an answer from memory (entry) or a fresh one (res).
+type answered struct {
+	entry *memEntry
+	res   *Suggestions
+	query string // the trimmed query
+	now   time.Time
+}
+
+// answer validates the request and finds its answer in memory or
+// computes it, keeping complete answers in memory.
+func (s *Suggester) answer(ctx context.Context, query string, loc seo.Locale, opts *SuggestOptions) (answered, error) {
+	q, err := ValidateQuery(query)
+	if err != nil {
+		return answered{}, err
+	}
 	if err := ValidateLocale(loc); err != nil {
-		return nil, err
+		return answered{}, err
 	}
 	var o SuggestOptions
 	if opts != nil {
@@ -155,15 +270,60 @@ func (s *Suggester) Suggest(ctx context.Context, query string, loc seo.Locale, o
 	}
 	limit, err := ValidateLimit(o.Limit)
 	if err != nil {
-		return nil, err
+		return answered{}, err
 	}
 	if len(s.sources) == 0 {
-		return nil, fmt.Errorf("keywords: no sources configured: %w", seo.ErrUnavailable)
+		return answered{}, fmt.Errorf("keywords: no sources configured: %w", seo.ErrUnavailable)
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return answered{}, err
 	}
 	now := s.opts.Now()
+	a := answered{query: q, now: now}
+	if s.mem == nil {
+		a.res, err = s.lookup(ctx, q, loc, limit, now)
+		return a, err
+	}
+	key, version := memKey(q, loc, limit), s.version()
+	if e, ok := s.mem.get(key, version, now); ok {
+		a.entry = e
+		return a, nil
+	}
+	f, leader := s.mem.join(key)
+	if !leader {
+		// Another request computes the same answer: wait for it, or
+		// compute it alone if that one fails.
+		e, err := f.wait(ctx)
+		if err != nil {
+			return answered{}, err
+		}
+		if e != nil {
+			a.entry = e
+			return a, nil
+		}
+		a.res, err = s.lookup(ctx, q, loc, limit, now)
+		return a, err
+	}
+	var kept *memEntry
+	defer func() { s.mem.land(key, f, kept) }()
+	a.res, err = s.lookup(ctx, q, loc, limit, now)
+	if err != nil || len(a.res.Failed) > 0 {
+		return a, err
+	}
+	keep := copyAnswer(a.res)
+	if keep.Suggestions == nil {
+		keep.Suggestions = []Keyword{}
+	}
+	keep.AgeSeconds = 0
+	if keep.CachedAt.IsZero() {
+		keep.CachedAt = now
+	}
+	kept = s.mem.put(key, keep, version, now)
+	return a, nil
+}
+
+// lookup answers from the persistent Cache or the sources.
+func (s *Suggester) lookup(ctx context.Context, q string, loc seo.Locale, limit int, now time.Time) (*Suggestions, error) {
 	if s.opts.Cache != nil {
 		c, err := s.opts.Cache.GetSuggestions(ctx, q, loc, limit)
 		if err == nil && c != nil && now.Sub(c.CachedAt) <= s.opts.MaxAge {

@@ -10,20 +10,38 @@
 // difficulties exist only to give the queries something to rank; they are
 // labelled with the source "loadtest-synthetic" and are not market data.
 //
+// Both handlers share one keywords.Suggester with its default in-process
+// answer cache, as a production server has: the first request for a query
+// (and again once the cached answer is a minute old) does the SQLite
+// lookup, the others are served from memory.
+//
 // The authenticated handler has a fresh SQLite store (accounts, keys,
 // usage counters) with an Enterprise account whose daily limit and burst
 // rate are raised above what the run can send, and an API key with the
-// read permission sent in X-API-Key. Every request is still authenticated,
-// counted in the store and checked against the limits.
+// read permission sent in X-API-Key. Every request is still authenticated
+// (the verified key is kept in memory and read again from the store every
+// 10 s, auth.DefaultKeyCacheTTL), counted in the store and checked against
+// the limits.
 //
 // The two targets are measured in alternating rounds (baseline, then
 // authenticated, repeated) so that drift of the machine affects both.
 // Each target gets -connections keep-alive connections, each sending one
-// request after another.
+// request after another (closed loop). The generator is a minimal HTTP/1.1
+// client: requests are built once, sent on a plain TCP connection and the
+// answers' heads parsed just enough to find the status and the body's
+// length, because the generator shares the CPU with the servers and a
+// heavier client (net/http's takes about a tenth of the CPU here) would
+// slow both.
+// A latency runs from writing the request to reading the last byte of the
+// body.
 //
 // Usage:
 //
 //	go run ./examples/loadtest -duration 60s -connections 50
+//
+// -cpuprofile and -blockprofile write pprof profiles of the run: where the
+// CPU went, and where request goroutines waited (for a lock or a database
+// connection), which shows a serial section that caps throughput.
 //
 // It prints, for each target, the requests, throughput, latency
 // percentiles, 5xx and non-2xx counts, and the ratio of authenticated to
@@ -32,7 +50,10 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -43,8 +64,11 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/pprof"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -100,7 +124,11 @@ func main() {
 	flag.DurationVar(&cfg.MaxP99, "max-p99", 20*time.Millisecond, "fail if the authenticated p99 is at least this")
 	flag.Float64Var(&cfg.MinRatio, "min-ratio", 0.5, "fail if authenticated/baseline throughput is below this")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the measured load to this file")
+	blockprofile := flag.String("blockprofile", "", "write a profile of where goroutines waited (locks, channels, connection pools) to this file")
 	flag.Parse()
+	if *blockprofile != "" {
+		runtime.SetBlockProfileRate(int(10 * time.Microsecond)) // sample waits by duration, ~1 per 10 µs waited
+	}
 	if *cpuprofile != "" {
 		f, err := os.Create(*cpuprofile)
 		if err != nil {
@@ -118,9 +146,28 @@ func main() {
 		fmt.Fprintln(os.Stderr, "loadtest:", err)
 		os.Exit(2)
 	}
+	if *blockprofile != "" {
+		if err := writeProfile("block", *blockprofile); err != nil {
+			fmt.Fprintln(os.Stderr, "loadtest:", err)
+			os.Exit(2)
+		}
+	}
 	if len(res.Failures) > 0 {
 		os.Exit(1)
 	}
+}
+
+// writeProfile writes the named runtime profile to path.
+func writeProfile(name, path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := pprof.Lookup(name).WriteTo(f, 0); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // Run sets up both targets, runs the load and prints the figures to w.
@@ -218,8 +265,8 @@ func Run(ctx context.Context, cfg Config, w io.Writer) (*Result, error) {
 		{name: "API key, Enterprise limits", url: authURL, key: key},
 	}
 	for _, t := range targets {
-		t.client = newClient(cfg.Connections)
-		defer t.client.CloseIdleConnections()
+		t.addr = strings.TrimPrefix(t.url, "http://")
+		t.requests = buildRequests(t.addr, t.key, queries)
 	}
 	// Rounds of at most 10 s per target, alternating.
 	rounds := max(1, int(cfg.Duration/(10*time.Second)))
@@ -228,7 +275,7 @@ func Run(ctx context.Context, cfg Config, w io.Writer) (*Result, error) {
 	fmt.Fprintf(w, "load: GET /v1/keywords/suggest, %d connections per target, %v per target in %d alternating round(s), %d distinct queries, warm-up %v per target\n",
 		cfg.Connections, cfg.Duration, rounds, len(queries), warm)
 	for _, t := range targets {
-		t.run(ctx, cfg.Connections, warm, queries, false)
+		t.run(ctx, cfg.Connections, warm, false)
 	}
 	if cfg.startProfile != nil {
 		if err := cfg.startProfile(); err != nil {
@@ -237,7 +284,7 @@ func Run(ctx context.Context, cfg Config, w io.Writer) (*Result, error) {
 	}
 	for range rounds {
 		for _, t := range targets {
-			t.run(ctx, cfg.Connections, phase, queries, true)
+			t.run(ctx, cfg.Connections, phase, true)
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
@@ -296,24 +343,30 @@ func serve(h http.Handler) (string, func(), error) {
 	return "http://" + ln.Addr().String(), func() { srv.Close() }, nil
 }
 
-// newClient returns a client that keeps conns connections alive.
-func newClient(conns int) *http.Client {
-	tr := &http.Transport{
-		Proxy:               nil,
-		DialContext:         (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
-		MaxIdleConns:        conns,
-		MaxIdleConnsPerHost: conns,
-		MaxConnsPerHost:     conns,
-		IdleConnTimeout:     90 * time.Second,
-		DisableCompression:  true,
+// buildRequests returns the raw HTTP/1.1 request of each query, built
+// once so that the generator spends its CPU on sending and reading, not
+// on building requests: generator and servers share the machine.
+func buildRequests(addr, key string, queries []string) [][]byte {
+	out := make([][]byte, len(queries))
+	for i, q := range queries {
+		r := "GET /v1/keywords/suggest?query=" + url.QueryEscape(q) + "&locale=en-US HTTP/1.1\r\nHost: " + addr +
+			"\r\nUser-Agent: seokit-loadtest\r\nAccept: application/json\r\n"
+		if key != "" {
+			r += "X-API-Key: " + key + "\r\n"
+		}
+		out[i] = []byte(r + "\r\n")
 	}
-	return &http.Client{Transport: tr, Timeout: 10 * time.Second}
+	return out
 }
+
+// requestTimeout bounds one request, from sending to the end of the body.
+const requestTimeout = 10 * time.Second
 
 // target is one server under load and its measurements.
 type target struct {
 	name, url, key string
-	client         *http.Client
+	addr           string   // host:port
+	requests       [][]byte // raw request per query
 
 	mu        sync.Mutex
 	latencies []time.Duration
@@ -323,9 +376,108 @@ type target struct {
 	errs      int
 }
 
+// conn is one keep-alive connection of the generator: a plain HTTP/1.1
+// client (one request at a time, no pipelining) reading answers with
+// readResponse.
+type conn struct {
+	addr string
+	c    net.Conn
+	br   *bufio.Reader
+}
+
+func (c *conn) close() {
+	if c.c != nil {
+		c.c.Close()
+		c.c = nil
+	}
+}
+
+// do sends req and reads the whole answer; it returns the status code.
+func (c *conn) do(req []byte) (int, error) {
+	if c.c == nil {
+		nc, err := net.DialTimeout("tcp", c.addr, 5*time.Second)
+		if err != nil {
+			return 0, err
+		}
+		c.c = nc
+		if c.br == nil {
+			c.br = bufio.NewReaderSize(nc, 32<<10)
+		} else {
+			c.br.Reset(nc)
+		}
+	}
+	c.c.SetDeadline(time.Now().Add(requestTimeout))
+	if _, err := c.c.Write(req); err != nil {
+		c.close()
+		return 0, err
+	}
+	code, closeAfter, err := readResponse(c.br)
+	if err != nil {
+		c.close()
+		return 0, err
+	}
+	if closeAfter {
+		c.close()
+	}
+	return code, nil
+}
+
+// readResponse reads one HTTP/1.1 response with a Content-Length body (as
+// every answer of the API has) and discards the body. It returns the
+// status code and whether the server closes the connection. Anything else
+// (chunked bodies, bodies delimited by the connection's end, malformed
+// heads) is an error, which the run counts as a failed request.
+func readResponse(br *bufio.Reader) (code int, closeAfter bool, err error) {
+	line, err := br.ReadSlice('\n')
+	if err != nil {
+		return 0, false, err
+	}
+	// "HTTP/1.1 200 OK\r\n"
+	if len(line) < 12 || !bytes.HasPrefix(line, []byte("HTTP/1.")) || line[8] != ' ' {
+		return 0, false, fmt.Errorf("malformed status line %q", line)
+	}
+	code, err = strconv.Atoi(string(line[9:12]))
+	if err != nil || code < 100 || code > 999 {
+		return 0, false, fmt.Errorf("malformed status line %q", line)
+	}
+	length := -1
+	for {
+		line, err = br.ReadSlice('\n')
+		if err != nil {
+			return 0, false, err
+		}
+		h := bytes.TrimRight(line, "\r\n")
+		if len(h) == 0 {
+			break
+		}
+		name, value, ok := bytes.Cut(h, []byte(":"))
+		if !ok {
+			return 0, false, fmt.Errorf("malformed header %q", h)
+		}
+		value = bytes.TrimSpace(value)
+		switch {
+		case bytes.EqualFold(name, []byte("Content-Length")):
+			if length, err = strconv.Atoi(string(value)); err != nil || length < 0 {
+				return 0, false, fmt.Errorf("bad Content-Length %q", value)
+			}
+		case bytes.EqualFold(name, []byte("Transfer-Encoding")):
+			return 0, false, fmt.Errorf("unsupported Transfer-Encoding %q", value)
+		case bytes.EqualFold(name, []byte("Connection")):
+			closeAfter = bytes.EqualFold(value, []byte("close"))
+		}
+	}
+	if length < 0 {
+		return 0, false, errors.New("response without Content-Length")
+	}
+	if _, err := br.Discard(length); err != nil {
+		return 0, false, err
+	}
+	return code, closeAfter, nil
+}
+
 // run sends requests on conns connections for d; measured=false is a
 // warm-up whose figures are dropped.
-func (t *target) run(ctx context.Context, conns int, d time.Duration, queries []string, measured bool) {
+func (t *target) run(ctx context.Context, conns int, d time.Duration, measured bool) {
 	ctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
 	var next atomic.Uint64
@@ -335,35 +487,26 @@ func (t *target) run(ctx context.Context, conns int, d time.Duration, queries []
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			c := &conn{addr: t.addr}
+			defer c.close()
 			lat := make([]time.Duration, 0, 4096)
 			var s5xx, non2xx, errs int
-			buf := make([]byte, 32<<10)
 			for ctx.Err() == nil {
-				q := queries[next.Add(1)%uint64(len(queries))]
-				req, _ := http.NewRequest(http.MethodGet, t.url+"/v1/keywords/suggest?query="+url.QueryEscape(q)+"&locale=en-US", nil)
-				if t.key != "" {
-					req.Header.Set("X-API-Key", t.key)
-				}
+				req := t.requests[next.Add(1)%uint64(len(t.requests))]
 				t0 := time.Now()
-				resp, err := t.client.Do(req)
+				code, err := c.do(req)
 				if err != nil {
 					if ctx.Err() == nil {
 						errs++
+						time.Sleep(10 * time.Millisecond) // no hot loop against a dead server
 					}
 					continue
 				}
-				for {
-					if _, err := resp.Body.Read(buf); err != nil {
-						break
-					}
-				}
-				resp.Body.Close()
-				el := time.Since(t0)
-				lat = append(lat, el)
-				if resp.StatusCode >= 500 {
+				lat = append(lat, time.Since(t0))
+				if code >= 500 {
 					s5xx++
 				}
-				if resp.StatusCode < 200 || resp.StatusCode > 299 {
+				if code < 200 || code > 299 {
 					non2xx++
 				}
 			}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"strings"
@@ -65,5 +66,44 @@ func TestGenerate(t *testing.T) {
 	}
 	if _, err := Run(context.Background(), Config{Duration: 0, Connections: 4}, &bytes.Buffer{}); err == nil {
 		t.Error("zero duration accepted")
+	}
+}
+
+func TestReadResponse(t *testing.T) {
+	tests := []struct {
+		name      string
+		raw       string
+		code      int
+		close     bool
+		wantError bool
+	}{
+		{"ok", "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 3\r\n\r\n{}\n", 200, false, false},
+		{"503 envelope", "HTTP/1.1 503 Service Unavailable\r\ncontent-length: 2\r\nRetry-After: 5\r\n\r\n{}", 503, false, false},
+		{"connection close", "HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n", 400, true, false},
+		{"chunked", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n", 0, false, true},
+		{"no length", "HTTP/1.1 200 OK\r\n\r\n{}", 0, false, true},
+		{"bad length", "HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\n", 0, false, true},
+		{"short body", "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n{}", 0, false, true},
+		{"bad status line", "HTTP/1.1 2x0 OK\r\nContent-Length: 0\r\n\r\n", 0, false, true},
+		{"not http", "SSH-2.0-OpenSSH\r\n", 0, false, true},
+		{"header without colon", "HTTP/1.1 200 OK\r\nbroken\r\n\r\n", 0, false, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, closeAfter, err := readResponse(bufio.NewReader(strings.NewReader(tc.raw)))
+			if (err != nil) != tc.wantError {
+				t.Fatalf("err = %v, want error: %v", err, tc.wantError)
+			}
+			if !tc.wantError && (code != tc.code || closeAfter != tc.close) {
+				t.Errorf("got %d close=%v, want %d close=%v", code, closeAfter, tc.code, tc.close)
+			}
+		})
+	}
+	// Two answers back to back on one connection.
+	br := bufio.NewReader(strings.NewReader("HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\nabcdHTTP/1.1 429 Too Many Requests\r\nContent-Length: 1\r\n\r\nx"))
+	for _, want := range []int{200, 429} {
+		if code, _, err := readResponse(br); err != nil || code != want {
+			t.Fatalf("got %d, %v; want %d", code, err, want)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package auth
 
 import (
 	"context"
+	"crypto/sha256"
 	"crypto/subtle"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -64,26 +66,42 @@ func ValidKeyFormat(s string) bool {
 }
 
 // authenticateKey checks an API key: format and checksum first (no store
-// access), then the stored hash, revocation and expiry.
+// access), then the key cache or the stored hash, revocation and expiry.
 func (s *Server) authenticateKey(ctx context.Context, key string) (*Principal, error) {
 	if !ValidKeyFormat(key) {
 		return nil, fmt.Errorf("%w: api key has a bad format or checksum", ErrInvalidCredentials)
 	}
-	h := hash(key)
-	k, err := s.st.KeyByHash(ctx, h)
+	h := sha256.Sum256([]byte(key))
+	now := s.now()
+	var epoch uint64
+	if s.apiKeys != nil {
+		if k, ok := s.apiKeys.get(h, now); ok {
+			return s.keyPrincipal(ctx, k, now)
+		}
+		epoch = s.apiKeys.epoch()
+	}
+	k, err := s.st.KeyByHash(ctx, h[:])
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, fmt.Errorf("%w: unknown api key %s", ErrInvalidCredentials, key[:keyDisplayLen])
 	}
 	if err != nil {
 		return nil, storeErr("key by hash", err)
 	}
-	if subtle.ConstantTimeCompare(k.Hash, h) != 1 {
+	if subtle.ConstantTimeCompare(k.Hash, h[:]) != 1 {
 		return nil, fmt.Errorf("%w: unknown api key %s", ErrInvalidCredentials, key[:keyDisplayLen])
 	}
-	now := s.now()
 	if !k.RevokedAt.IsZero() {
 		return nil, fmt.Errorf("%w: api key %s revoked", ErrInvalidCredentials, k.ID)
 	}
+	if s.apiKeys != nil {
+		s.apiKeys.put(h, k, epoch, now)
+	}
+	return s.keyPrincipal(ctx, k, now)
+}
+
+// keyPrincipal checks a key's expiry, records its use and returns its
+// principal.
+func (s *Server) keyPrincipal(ctx context.Context, k *store.APIKey, now time.Time) (*Principal, error) {
 	if !k.ExpiresAt.IsZero() && !now.Before(k.ExpiresAt) {
 		return nil, fmt.Errorf("%w: api key %s expired", ErrInvalidCredentials, k.ID)
 	}
@@ -94,6 +112,30 @@ func (s *Server) authenticateKey(ctx context.Context, key string) (*Principal, e
 		Permissions: slices.Clone(k.Permissions),
 		KeyID:       k.ID,
 	}, nil
+}
+
+// RevokeAPIKey revokes an account's key in the store and drops it from
+// this Server's key cache, so the key is refused here from the next
+// request on. Other instances sharing the store refuse it once their
+// cached copy is older than their KeyCacheTTL. A key of another account,
+// or none, wraps store.ErrNotFound.
+func (s *Server) RevokeAPIKey(ctx context.Context, accountID, id string) error {
+	if accountID == "" {
+		return &seo.InputError{Field: "accountId", Reason: "is empty"}
+	}
+	if id == "" {
+		return &seo.InputError{Field: "id", Reason: "is empty"}
+	}
+	err := s.st.RevokeKey(ctx, accountID, id, s.now())
+	if s.apiKeys != nil {
+		// Dropped whatever the store said: a cached copy must not
+		// outlive a revocation that may have been written.
+		s.apiKeys.drop(id)
+	}
+	if err != nil {
+		return fmt.Errorf("auth: revoke key: %w", err)
+	}
+	return nil
 }
 
 // touch records a key's use in the store at most once a minute per key
@@ -234,4 +276,103 @@ func RedactHeader(h http.Header) http.Header {
 		}
 	}
 	return c
+}
+
+// Key cache bounds.
+const (
+	// DefaultKeyCacheTTL is how long a verified API key is trusted from
+	// memory when Options.KeyCacheTTL is zero.
+	DefaultKeyCacheTTL = 10 * time.Second
+	// MaxKeyCacheTTL caps Options.KeyCacheTTL.
+	MaxKeyCacheTTL = time.Minute
+	// maxKeyCache bounds the number of cached keys.
+	maxKeyCache = 10_000
+)
+
+// keyCache maps the SHA-256 of API keys verified against the store to
+// what Authenticate needs of them. Unknown and revoked keys are never
+// cached.
+type keyCache struct {
+	ttl time.Duration
+	max int
+
+	mu    sync.Mutex
+	m     map[[32]byte]cachedKey
+	gen   uint64 // grows with every drop, so a lookup racing a revocation is not cached
+	byKey map[string][32]byte
+}
+
+type cachedKey struct {
+	k  *store.APIKey // ID, AccountID, Permissions and ExpiresAt are read
+	at time.Time
+}
+
+func newKeyCache(ttl time.Duration, max int) *keyCache {
+	return &keyCache{ttl: ttl, max: max, m: map[[32]byte]cachedKey{}, byKey: map[string][32]byte{}}
+}
+
+// get returns the key cached under h if it was verified within the TTL.
+func (c *keyCache) get(h [32]byte, now time.Time) (*store.APIKey, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.m[h]
+	if !ok {
+		return nil, false
+	}
+	if now.Sub(e.at) >= c.ttl || now.Before(e.at) {
+		delete(c.m, h)
+		delete(c.byKey, e.k.ID)
+		return nil, false
+	}
+	return e.k, true
+}
+
+// epoch returns the current generation, read before a store lookup.
+func (c *keyCache) epoch() uint64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.gen
+}
+
+// put caches k, read from the store when the generation was epoch, unless
+// a key was dropped since: that lookup may predate a revocation.
+func (c *keyCache) put(h [32]byte, k *store.APIKey, epoch uint64, now time.Time) {
+	kept := &store.APIKey{ID: k.ID, AccountID: k.AccountID, Permissions: slices.Clone(k.Permissions), ExpiresAt: k.ExpiresAt}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.gen != epoch {
+		return
+	}
+	if _, ok := c.m[h]; !ok && len(c.m) >= c.max {
+		for kh, e := range c.m {
+			if now.Sub(e.at) >= c.ttl {
+				delete(c.m, kh)
+				delete(c.byKey, e.k.ID)
+			}
+		}
+		if len(c.m) >= c.max {
+			clear(c.m)
+			clear(c.byKey)
+		}
+	}
+	c.m[h] = cachedKey{k: kept, at: now}
+	c.byKey[k.ID] = h
+}
+
+// drop removes the key with this ID.
+func (c *keyCache) drop(id string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.gen++
+	if h, ok := c.byKey[id]; ok {
+		delete(c.m, h)
+		delete(c.byKey, id)
+	}
+}
+
+// len returns the number of cached keys.
+func (c *keyCache) len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.m)
 }

@@ -139,6 +139,15 @@ type Options struct {
 	// 10. Throttled requests get 429.
 	FailureRate  rate.Limit
 	FailureBurst int
+	// KeyCacheTTL is how long an API key verified against the store is
+	// trusted from this process's memory before it is read again; zero
+	// means DefaultKeyCacheTTL (10 s), a negative value turns the cache
+	// off, and it is at most MaxKeyCacheTTL. Keys revoked with
+	// RevokeAPIKey are refused by this Server at once; a key revoked in
+	// the store by anything else (another instance, a direct
+	// store.RevokeKey) is still accepted here for at most KeyCacheTTL.
+	// Expiry is checked on every request.
+	KeyCacheTTL time.Duration
 }
 
 // Server authenticates requests and serves the token, OAuth and JWKS
@@ -152,6 +161,8 @@ type Server struct {
 
 	touchMu sync.Mutex
 	touched map[string]time.Time // API key ID -> last TouchKey
+
+	apiKeys *keyCache // nil when KeyCacheTTL < 0
 }
 
 // maxTouched bounds the map of recently touched keys.
@@ -217,11 +228,18 @@ func New(ctx context.Context, st store.Store, opts *Options) (*Server, error) {
 	if o.FailureBurst <= 0 {
 		o.FailureBurst = 10
 	}
+	if o.KeyCacheTTL == 0 {
+		o.KeyCacheTTL = DefaultKeyCacheTTL
+	}
+	o.KeyCacheTTL = min(o.KeyCacheTTL, MaxKeyCacheTTL)
 	s := &Server{
 		st:       st,
 		opts:     o,
 		throttle: newThrottle(o.FailureRate, o.FailureBurst, 10000),
 		touched:  make(map[string]time.Time),
+	}
+	if o.KeyCacheTTL > 0 {
+		s.apiKeys = newKeyCache(o.KeyCacheTTL, maxKeyCache)
 	}
 	keys, err := s.loadKeys(ctx)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/seokit/seokit/httpapi/store"
@@ -29,12 +30,35 @@ func (s *Store) Take(ctx context.Context, accountID string, day time.Time, limit
 	if accountID == "" {
 		return 0, false, &seo.InputError{Field: "accountId", Reason: "is empty"}
 	}
+	if err := ctx.Err(); err != nil {
+		return 0, false, err
+	}
 	d := day.UTC().Format(dayFormat)
+	if limit > 0 && s.dialect == SQLite {
+		return s.takeGrouped(accountID, d, limit)
+	}
+	return s.take(func(q string, args ...any) *sql.Row {
+		return s.db.QueryRowContext(ctx, s.q(q), args...)
+	}, accountID, d, limit)
+}
+
+// The statements of Take.
+const (
+	takeSQL = `INSERT INTO daily_usage (account_id, day, n) VALUES (?, ?, 1)
+		ON CONFLICT (account_id, day) DO UPDATE SET n = daily_usage.n + 1 WHERE daily_usage.n < ?
+		RETURNING n`
+	countSQL = `SELECT n FROM daily_usage WHERE account_id = ? AND day = ?`
+	// addSQL adds to the count read before (the last argument).
+	addSQL = `INSERT INTO daily_usage (account_id, day, n) VALUES (?, ?, ?)
+		ON CONFLICT (account_id, day) DO UPDATE SET n = daily_usage.n + ? WHERE daily_usage.n = ?
+		RETURNING n`
+)
+
+// take counts one request with the statements of Take, run by query.
+func (s *Store) take(query func(sql string, args ...any) *sql.Row, accountID, d string, limit int) (int, bool, error) {
 	if limit > 0 {
 		var n int
-		err := s.db.QueryRowContext(ctx, s.q(`INSERT INTO daily_usage (account_id, day, n) VALUES (?, ?, 1)
-			ON CONFLICT (account_id, day) DO UPDATE SET n = daily_usage.n + 1 WHERE daily_usage.n < ?
-			RETURNING n`), accountID, d, limit).Scan(&n)
+		err := query(takeSQL, accountID, d, limit).Scan(&n)
 		if err == nil {
 			return n, true, nil
 		}
@@ -43,7 +67,7 @@ func (s *Store) Take(ctx context.Context, accountID string, day time.Time, limit
 		}
 	}
 	var n int
-	err := s.db.QueryRowContext(ctx, s.q(`SELECT n FROM daily_usage WHERE account_id = ? AND day = ?`), accountID, d).Scan(&n)
+	err := query(countSQL, accountID, d).Scan(&n)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, false, nil
 	}
@@ -51,6 +75,165 @@ func (s *Store) Take(ctx context.Context, accountID string, day time.Time, limit
 		return 0, false, mapErr("take", err)
 	}
 	return n, false, nil
+}
+
+// takeReq is one Take waiting for its group's commit.
+type takeReq struct {
+	account, day string
+	limit        int
+	n            int
+	ok           bool
+	err          error
+	done         chan struct{}
+}
+
+// takeGroup collects concurrent Takes on SQLite. Its single connection
+// would otherwise run and commit one write per API request, the serial
+// section of every authenticated request; one transaction per group
+// commits them together. Each Take is still its own guarded statement, so
+// exactness is unchanged, and each returns only after its group commits.
+type takeGroup struct {
+	mu      sync.Mutex
+	queue   []*takeReq
+	running bool
+
+	stmtMu     sync.Mutex
+	count, add *sql.Stmt
+}
+
+// takeStmts returns the statements of grouped Takes, prepared once on the
+// store's connection (a failed preparation is tried again next time).
+func (s *Store) takeStmts(ctx context.Context) (count, add *sql.Stmt, err error) {
+	g := &s.takes
+	g.stmtMu.Lock()
+	defer g.stmtMu.Unlock()
+	if g.count == nil {
+		if g.count, err = s.db.PrepareContext(ctx, s.q(countSQL)); err != nil {
+			return nil, nil, err
+		}
+	}
+	if g.add == nil {
+		if g.add, err = s.db.PrepareContext(ctx, s.q(addSQL)); err != nil {
+			return nil, nil, err
+		}
+	}
+	return g.count, g.add, nil
+}
+
+// maxTakeGroup bounds one transaction.
+const maxTakeGroup = 256
+
+// takeGrouped queues the Take and, when no group is being written, writes
+// the queue itself.
+func (s *Store) takeGrouped(accountID, d string, limit int) (int, bool, error) {
+	r := &takeReq{account: accountID, day: d, limit: limit, done: make(chan struct{})}
+	g := &s.takes
+	g.mu.Lock()
+	g.queue = append(g.queue, r)
+	lead := !g.running
+	g.running = true
+	g.mu.Unlock()
+	if lead {
+		s.writeTakes()
+	}
+	<-r.done
+	return r.n, r.ok, r.err
+}
+
+// writeTakes writes the queued Takes in one transaction, then hands the
+// next group to a new goroutine so the caller's request is not delayed.
+func (s *Store) writeTakes() {
+	g := &s.takes
+	g.mu.Lock()
+	batch := g.queue
+	if len(batch) > maxTakeGroup {
+		batch = batch[:maxTakeGroup]
+	}
+	g.queue = g.queue[len(batch):]
+	g.mu.Unlock()
+
+	// The group outlives any one request's context; busy_timeout and this
+	// bound keep it from hanging.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	err := s.takeTx(ctx, batch)
+	cancel()
+	for _, r := range batch {
+		if err != nil {
+			r.n, r.ok, r.err = 0, false, err
+		}
+		close(r.done)
+	}
+
+	g.mu.Lock()
+	if len(g.queue) > 0 {
+		g.mu.Unlock()
+		go s.writeTakes()
+		return
+	}
+	g.running = false
+	g.mu.Unlock()
+}
+
+// takeTx runs batch in one transaction, its statements prepared once; an
+// error fails them all and counts none. The Takes of one account and day
+// are counted with one read and one write: from the count before, the first
+// of them are admitted up to the limit, in queue order, each with its own
+// count, and the rest refused.
+func (s *Store) takeTx(ctx context.Context, batch []*takeReq) error {
+	// Prepared before the transaction takes SQLite's one connection.
+	countStmt, addStmt, err := s.takeStmts(ctx)
+	if err != nil {
+		return mapErr("take", err)
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return mapErr("take", err)
+	}
+	defer tx.Rollback() // after Commit, a no-op
+	count, add := tx.StmtContext(ctx, countStmt), tx.StmtContext(ctx, addStmt)
+	type key struct {
+		account, day string
+		limit        int
+	}
+	groups := map[key][]*takeReq{}
+	var order []key
+	for _, r := range batch {
+		k := key{r.account, r.day, r.limit}
+		if groups[k] == nil {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], r)
+	}
+	for _, k := range order {
+		rs := groups[k]
+		var before int
+		if err := count.QueryRowContext(ctx, k.account, k.day).Scan(&before); err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return mapErr("take", err)
+		}
+		admit := min(len(rs), max(0, k.limit-before))
+		if admit > 0 {
+			var after int
+			// The guard on the count read makes a concurrent writer
+			// (another process on the file) an error, never a lost count.
+			if err := add.QueryRowContext(ctx, k.account, k.day, admit, admit, before).Scan(&after); err != nil {
+				if errors.Is(err, sql.ErrNoRows) {
+					return fmt.Errorf("sqlstore: take: %w: another process changed the usage count during the write; retry", store.ErrUnavailable)
+				}
+				return mapErr("take", err)
+			}
+		}
+		for i, r := range rs {
+			if i < admit {
+				r.n, r.ok = before+i+1, true
+			} else {
+				r.n, r.ok = before+admit, false
+			}
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return mapErr("take", err)
+	}
+	return nil
 }
 
 // Usage returns the daily counts of the UTC days from..to (inclusive),
@@ -174,6 +357,12 @@ func (s *Store) Jobs(ctx context.Context, accountID string, limit int) ([]store.
 // first.
 func (s *Store) Unfinished(ctx context.Context) ([]store.Job, error) {
 	return s.jobs(ctx, "unfinished jobs", `SELECT `+jobCols+` FROM jobs WHERE status IN ('queued', 'running') ORDER BY created_at, id`)
+}
+
+// PendingCallbacks lists finished jobs whose callback is still pending.
+func (s *Store) PendingCallbacks(ctx context.Context) ([]store.Job, error) {
+	return s.jobs(ctx, "pending callbacks", `SELECT `+jobCols+` FROM jobs
+		WHERE callback_state = 'pending' AND status IN ('succeeded', 'failed', 'canceled') ORDER BY finished_at, id`)
 }
 
 func (s *Store) jobs(ctx context.Context, op, query string, args ...any) ([]store.Job, error) {

@@ -65,6 +65,8 @@ type Store struct {
 
 	pruneMu   sync.Mutex
 	lastPrune time.Time
+
+	takes takeGroup // SQLite only
 }
 
 // Open opens the store named by dsn and brings its schema up to date.
@@ -203,6 +205,13 @@ func (s *Store) Ping(ctx context.Context) error {
 
 // Close closes the database.
 func (s *Store) Close() error {
+	s.takes.stmtMu.Lock()
+	for _, st := range []*sql.Stmt{s.takes.count, s.takes.add} {
+		if st != nil {
+			st.Close()
+		}
+	}
+	s.takes.stmtMu.Unlock()
 	return s.db.Close()
 }
 
