@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/seokit/seokit/httpapi/internal/ui"
 	"github.com/seokit/seokit/httpapi/store"
 )
 
@@ -153,17 +154,25 @@ type pageData struct {
 	Hidden     map[string]string
 	SignedIn   bool
 	Email      string
+	// CSS is the stylesheet shared with the dashboard, inlined under the
+	// page's CSP hash.
+	CSS template.CSS
 }
+
+// consentPolicy is the Content-Security-Policy of the consent page: no
+// script, only the inlined shared stylesheet (by hash), no framing.
+var consentPolicy = "default-src 'none'; style-src " + ui.CSSHash + "; frame-ancestors 'none'; base-uri 'none'"
 
 // renderPage writes the consent or error page with strict headers.
 func (s *Server) renderPage(w http.ResponseWriter, r *http.Request, status int, d *pageData) {
 	h := w.Header()
 	h.Set("Content-Type", "text/html; charset=utf-8")
-	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'")
+	h.Set("Content-Security-Policy", consentPolicy)
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "no-referrer")
 	noStore(w)
+	d.CSS = template.CSS(ui.CSS) // a constant embedded file, never user input
 	w.WriteHeader(status)
 	if err := consentTmpl.Execute(w, d); err != nil {
 		s.opts.Logger.Error("auth: render consent page", "err", err)

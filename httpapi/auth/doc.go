@@ -33,6 +33,13 @@
 // the jti and of the grant family. Signing keys live in the store, are
 // cached for Options.KeyRefresh, rotate with [Server.RotateSigningKey] and
 // are published at /.well-known/jwks.json until [Server.RetireSigningKey].
+// A token whose kid is unknown reloads the keys (at most once a second), so
+// a key another instance just added verifies at once.
+//
+// Verified API keys are trusted from memory for Options.KeyCacheTTL (10
+// seconds by default); [Server.RevokeAPIKey] drops the key from this
+// process's cache at once, and another instance sharing the store may
+// accept a revoked key until its cache entry expires.
 //
 // The token endpoints answer errors in the RFC 6749 section 5.2 format
 // ({"error":"invalid_grant","error_description":"..."}), which OAuth

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
@@ -43,6 +44,8 @@ type keyring struct {
 	byKID  map[string]ed25519.PrivateKey
 	order  []string // newest first
 	signer *signer
+	// lastMiss is when an unknown kid last reloaded the keys (UnixNano).
+	lastMiss atomic.Int64
 }
 
 type signer struct {
@@ -100,6 +103,14 @@ func (s *Server) currentKeys(ctx context.Context) (*keySnapshot, error) {
 		return snap, nil
 	}
 	return s.loadKeys(ctx)
+}
+
+// mayReloadKeys reports whether an unknown kid may reload the keys now: at
+// most once a second, so tokens with made-up kids cannot load the store.
+func (s *Server) mayReloadKeys() bool {
+	now := s.now().UnixNano()
+	last := s.keys.lastMiss.Load()
+	return now-last >= int64(time.Second) && s.keys.lastMiss.CompareAndSwap(last, now)
 }
 
 // RotateSigningKey adds a new Ed25519 signing key and returns its kid. New
@@ -216,6 +227,13 @@ func (s *Server) parseToken(ctx context.Context, raw string) (*Claims, error) {
 		}
 		kid, _ := t.Header["kid"].(string)
 		priv, ok := keys.byKID[kid]
+		if !ok && s.mayReloadKeys() {
+			// Another instance sharing the store may have just added
+			// the key.
+			if fresh, err := s.loadKeys(ctx); err == nil {
+				priv, ok = fresh.byKID[kid]
+			}
+		}
 		if !ok {
 			return nil, fmt.Errorf("unknown kid %q", seo.Clip(kid))
 		}

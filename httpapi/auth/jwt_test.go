@@ -245,3 +245,52 @@ func TestBearerSchemeCaseInsensitive(t *testing.T) {
 		t.Errorf("Basic scheme: %d", st)
 	}
 }
+
+// A token signed with a key another instance added to the shared store
+// verifies at once, not only after KeyRefresh.
+func TestKeyAddedByAnotherInstance(t *testing.T) {
+	e := newEnv(t, &Options{KeyRefresh: time.Hour})
+	a := e.account("shared@example.com")
+	other, err := New(context.Background(), e.st, &Options{Now: e.clock.Now, KeyRefresh: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kid, err := other.RotateSigningKey(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, _, err := other.issueToken(context.Background(), a.ID, "", "", []string{ScopeRead}, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, p := e.whoami("Authorization", "Bearer "+tok); code != 200 || p.AccountID != a.ID {
+		t.Fatalf("token of kid %s from the other instance: status %d, want 200", kid, code)
+	}
+	// Made-up kids reload the keys at most once a second.
+	before := e.st.calls.Load()
+	for range 20 {
+		e.whoami("Authorization", "Bearer "+forgeKid(t, tok, "kNOSUCHKEY00000"))
+	}
+	if n := e.st.calls.Load() - before; n > 2 {
+		t.Fatalf("20 tokens with an unknown kid made %d store calls, want at most 2", n)
+	}
+}
+
+// forgeKid replaces the kid in a token's header (the signature no longer
+// matters: the kid is looked up first).
+func forgeKid(t *testing.T, tok, kid string) string {
+	t.Helper()
+	parts := strings.Split(tok, ".")
+	hdr, err := base64.RawURLEncoding.DecodeString(parts[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var h map[string]any
+	if err := json.Unmarshal(hdr, &h); err != nil {
+		t.Fatal(err)
+	}
+	h["kid"] = kid
+	b, _ := json.Marshal(h)
+	parts[0] = base64.RawURLEncoding.EncodeToString(b)
+	return strings.Join(parts, ".")
+}

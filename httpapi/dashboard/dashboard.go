@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/seokit/seokit/httpapi/auth"
+	"github.com/seokit/seokit/httpapi/internal/ui"
 	"github.com/seokit/seokit/httpapi/store"
 	"github.com/seokit/seokit/rankings"
 	"golang.org/x/time/rate"
@@ -44,6 +45,15 @@ type Analyses interface {
 	CancelSite(ctx context.Context, accountID, jobID string) error
 }
 
+// Usage reads an account's daily request counts in [from, to] (UTC days,
+// days without requests left out). store.Store and ratelimit.Limiter
+// implement it.
+type Usage interface {
+	Usage(ctx context.Context, accountID string, from, to time.Time) ([]store.Usage, error)
+}
+
+var _ Usage = (store.Store)(nil)
+
 // Options configures a Dashboard. The zero value works: a random session
 // key (sign-ins do not survive a restart), TLS detected per request.
 type Options struct {
@@ -60,10 +70,24 @@ type Options struct {
 	// missing plans take Free 100 and Pro 1000. An account's DailyLimit
 	// overrides its plan's.
 	Limits map[store.Plan]int
+	// Usage reads the daily request counts shown on the overview and usage
+	// pages. Nil means the store's counters (store.Limits). With several API
+	// instances sharing limits in Redis, pass the API's ratelimit.Limiter,
+	// which has the same method.
+	Usage Usage
 	// Analyses starts site analyses; nil hides the "start" form.
 	Analyses Analyses
 	// Rankings holds ranking history for the charts; nil hides the page.
+	// Keywords added on the page are tracked in it.
 	Rankings rankings.Store
+	// Tracker, when set, checks keywords added on the rankings page at
+	// once (through its search provider) instead of waiting for the daily
+	// check. It should share Rankings as its store.
+	Tracker *rankings.Tracker
+	// Watchlist keeps which keywords each account tracks: the rankings
+	// page shows an account only its own. Nil means a MemoryWatchlist
+	// (lost on restart); NewSQLWatchlist keeps it in the API's database.
+	Watchlist Watchlist
 	// MaxSitePages caps the pages of an analysis started here; zero means
 	// 10,000.
 	MaxSitePages int
@@ -77,6 +101,8 @@ type Options struct {
 // Prefix. Create it with New.
 type Dashboard struct {
 	st    store.Store
+	usage Usage
+	watch Watchlist
 	au    *auth.Server
 	opts  Options
 	log   *slog.Logger
@@ -98,6 +124,9 @@ var templateFS embed.FS
 
 //go:embed static
 var staticFS embed.FS
+
+// startTime is the Last-Modified of the embedded stylesheet.
+var startTime = time.Now()
 
 // New returns a Dashboard over the API's store and authenticator.
 func New(st store.Store, au *auth.Server, opts *Options) (*Dashboard, error) {
@@ -123,6 +152,14 @@ func New(st store.Store, au *auth.Server, opts *Options) (*Dashboard, error) {
 	}
 	if o.MaxSitePages <= 0 {
 		o.MaxSitePages = 10_000
+	}
+	d.watch = o.Watchlist
+	if d.watch == nil {
+		d.watch = NewMemoryWatchlist()
+	}
+	d.usage = o.Usage
+	if d.usage == nil {
+		d.usage = st
 	}
 	d.now = o.Now
 	if d.now == nil {
@@ -183,6 +220,11 @@ func (d *Dashboard) routes() {
 		w.Header().Set("Cache-Control", "public, max-age=3600")
 		fileServer.ServeHTTP(w, r)
 	}))
+	// The stylesheet is shared with the OAuth consent page (package ui).
+	m.HandleFunc("GET "+Prefix+"/static/app.css", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "public, max-age=3600")
+		http.ServeContent(w, r, "app.css", startTime, strings.NewReader(ui.CSS))
+	})
 	m.HandleFunc("GET "+Prefix+"/login", d.loginPage)
 	m.HandleFunc("POST "+Prefix+"/login", d.login)
 	m.HandleFunc("GET "+Prefix+"/{$}", d.signedIn(d.overview))
@@ -206,6 +248,8 @@ func (d *Dashboard) routes() {
 	m.HandleFunc("GET "+Prefix+"/analyses/{id}/report.html", d.signedIn(d.analysisReportHTML))
 	m.HandleFunc("POST "+Prefix+"/analyses/{id}/cancel", d.signedIn(d.cancelAnalysis))
 	m.HandleFunc("GET "+Prefix+"/rankings", d.signedIn(d.rankingsPage))
+	m.HandleFunc("POST "+Prefix+"/rankings", d.signedIn(d.trackKeywords))
+	m.HandleFunc("POST "+Prefix+"/rankings/untrack", d.signedIn(d.untrackKeyword))
 	m.HandleFunc(Prefix+"/", func(w http.ResponseWriter, r *http.Request) {
 		d.errorPage(w, r, nil, http.StatusNotFound, "This page does not exist.")
 	})

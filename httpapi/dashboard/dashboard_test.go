@@ -594,7 +594,12 @@ func TestRankingsPage(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := e.client(t)
-	e.login(t, c)
+	token := e.login(t, c)
+	resp, _ := post(t, c, e.srv.URL+"/dashboard/rankings", url.Values{"csrf_token": {token}, "domain": {"example.com"},
+		"keywords": {"blue <widgets>"}, "locale": {"en-US"}, "device": {"desktop"}})
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("track: %d", resp.StatusCode)
+	}
 	_, body := get(t, c, e.srv.URL+"/dashboard/rankings?domain=example.com")
 	for _, want := range []string{"blue &lt;widgets&gt;", `<polyline class="line s0"`, "not ranked in the top 100", "source: serpapi"} {
 		if !strings.Contains(body, want) {
@@ -608,7 +613,7 @@ func TestRankingsPage(t *testing.T) {
 	if n := strings.Count(body, `<circle class="dot`); n != 3 {
 		t.Errorf("%d dots, want 3", n)
 	}
-	resp, body := get(t, c, e.srv.URL+"/dashboard/rankings?domain=http://x/y")
+	resp, body = get(t, c, e.srv.URL+"/dashboard/rankings?domain=http://x/y?q")
 	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, "domain") {
 		t.Fatalf("bad domain: %d", resp.StatusCode)
 	}

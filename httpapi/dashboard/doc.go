@@ -21,12 +21,37 @@
 // evidence) is escaped by html/template; the downloadable crawler report is
 // served sandboxed.
 //
+// # Rankings per account
+//
+// The rankings store is shared: a keyword is checked once per domain,
+// locale and device, whoever tracks it. What an account sees is decided
+// by its Watchlist: the rankings page lists only the domains and keywords
+// the signed-in account added itself ("Track keywords"), and a domain
+// another account tracks reads as "not tracked" until this account adds
+// keywords for it, and then shows only those keywords. Stopping a keyword
+// removes it from the account's list; the rankings store stops checking it
+// when no account's list has it any more (its history is kept).
+//
+// # Look
+//
+// The stylesheet is shared with the OAuth consent page of package auth
+// (package httpapi/internal/ui): the dashboard serves it as
+// /dashboard/static/app.css, the consent page inlines it under a CSP hash.
+//
 // # Wiring
 //
 // Mount the Dashboard next to the API and give its SessionAccount to the
 // auth server, so the OAuth consent page knows who is signed in:
 //
-//	d, _ := dashboard.New(st, au, &dashboard.Options{SessionKey: key, Analyses: api})
+//	var d *dashboard.Dashboard
+//	au, _ := auth.New(ctx, st, &auth.Options{SessionAccount: func(r *http.Request) (string, bool) { return d.SessionAccount(r) }})
+//	api, _ := httpapi.New(ctx, &httpapi.Options{Store: st, Auth: au})
+//	w, _ := dashboard.NewSQLWatchlist(ctx, st.DB(), string(st.Dialect()))
+//	d, _ = dashboard.New(st, au, &dashboard.Options{SessionKey: key, Analyses: api, Rankings: rs, Watchlist: w})
 //	mux.Handle("/dashboard/", d)
 //	mux.Handle("/dashboard", d)
+//
+// With several API instances sharing rate limits in Redis, set
+// Options.Usage to the API's ratelimit.Limiter so the usage page shows the
+// shared counts. examples/server wires all of this.
 package dashboard

@@ -22,6 +22,10 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 	"github.com/seokit/seokit/httpapi"
+	"github.com/seokit/seokit/httpapi/dashboard"
+	"github.com/seokit/seokit/rankings"
+	"github.com/seokit/seokit/rankings/memstore"
+	"github.com/seokit/seokit/seo"
 )
 
 const chromiumPath = "/usr/bin/chromium"
@@ -100,7 +104,8 @@ func TestEndToEnd(t *testing.T) {
 	}
 	ctx := browser(t)
 	var api *httpapi.Server
-	e := newEnv(t, &envOptions{realClock: true, api: func(e *env) http.Handler {
+	rs := memstore.New(nil)
+	e := newEnv(t, &envOptions{realClock: true, opts: dashboard.Options{Rankings: rs}, api: func(e *env) http.Handler {
 		var err error
 		api, err = httpapi.New(context.Background(), &httpapi.Options{Store: e.st, Auth: e.au, AllowPrivate: true, Logger: slog.New(slog.DiscardHandler)})
 		if err != nil {
@@ -227,6 +232,11 @@ func TestEndToEnd(t *testing.T) {
 		chromedp.Navigate(base+"/v1/oauth/authorize?"+q.Encode()),
 		chromedp.WaitVisible(chromedp.CSS(`button[value=allow]`)),
 	)
+	// The inlined shared stylesheet applies (Chromium accepted its CSP hash).
+	bg, err := chromedp.Run(ctx, chromedp.Evaluate[string](`getComputedStyle(document.querySelector("header.top")).backgroundColor`))
+	if err != nil || bg != "rgb(16, 42, 67)" {
+		t.Errorf("consent page header background %q (%v): the dashboard stylesheet did not apply", bg, err)
+	}
 	screenshot(t, ctx, dir, "consent")
 	step("allow", 10*time.Second, chromedp.Click(chromedp.CSS(`button[value=allow]`)), chromedp.WaitVisible(chromedp.CSS("#done")))
 	var got url.Values
@@ -289,6 +299,34 @@ func TestEndToEnd(t *testing.T) {
 	screenshot(t, ctx, dir, "usage")
 	step("overview", 10*time.Second, chromedp.Navigate(base+"/dashboard/"), chromedp.WaitVisible(chromedp.CSS("a.tile")))
 	screenshot(t, ctx, dir, "overview")
+
+	// Rankings: track two keywords; the history below is synthetic test
+	// data (a steady climb), recorded as a provider's daily checks would be.
+	today := rankings.Day(time.Now())
+	var obs []rankings.Observation
+	for i := range 30 {
+		for j, kw := range []string{"oak tables", "walnut desks"} {
+			p := float64(4 + (29-i)/3 + 5*j)
+			obs = append(obs, rankings.Observation{Domain: "oak-shop.example", Keyword: kw, Locale: seo.Locale{Language: "en", Region: "US"},
+				Device: rankings.Desktop, Date: today.AddDate(0, 0, i-29), Position: &p, Depth: 100, Source: "test fixture",
+				URL: "https://oak-shop.example/" + strings.ReplaceAll(kw, " ", "-"), CheckedAt: today.AddDate(0, 0, i-29)})
+		}
+	}
+	if err := rs.Record(context.Background(), obs); err != nil {
+		t.Fatal(err)
+	}
+	step("rankings page", 10*time.Second, chromedp.Navigate(base+"/dashboard/rankings"), chromedp.WaitVisible(chromedp.CSS("#rk-domain")))
+	step("track keywords", 10*time.Second,
+		chromedp.SendKeys(chromedp.CSS("#rk-domain"), "oak-shop.example"),
+		chromedp.SendKeys(chromedp.CSS("#rk-keywords"), "oak tables\nwalnut desks"),
+		chromedp.Click(chromedp.CSS("#track-title ~ form button.primary")),
+		chromedp.WaitVisible(chromedp.CSS("figure.chart polyline")),
+	)
+	charts, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("figure.chart").length`))
+	if err != nil || charts != 2 {
+		t.Errorf("rankings page shows %d charts (%v), want 2", charts, err)
+	}
+	screenshot(t, ctx, dir, "rankings")
 	step("phone", 10*time.Second,
 		chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2), chromedp.EmulateMobile),
 		chromedp.Navigate(base+"/dashboard/keys"), chromedp.WaitVisible(chromedp.CSS("#key-name")))
@@ -297,6 +335,15 @@ func TestEndToEnd(t *testing.T) {
 		t.Errorf("phone layout scrolls sideways: scrollWidth %v (%v)", width, err)
 	}
 	screenshot(t, ctx, dir, "phone")
+	q.Set("state", "phone")
+	step("consent on a phone", 10*time.Second,
+		chromedp.Navigate(base+"/v1/oauth/authorize?"+q.Encode()),
+		chromedp.WaitVisible(chromedp.CSS(`button[value=allow]`)))
+	width, err = chromedp.Run(ctx, chromedp.Evaluate[float64](`document.documentElement.scrollWidth`))
+	if err != nil || width > 390 {
+		t.Errorf("consent page scrolls sideways on a phone: scrollWidth %v (%v)", width, err)
+	}
+	screenshot(t, ctx, dir, "consent-phone")
 
 	dmu.Lock()
 	defer dmu.Unlock()

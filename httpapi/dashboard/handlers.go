@@ -108,7 +108,7 @@ type overviewView struct {
 func (d *Dashboard) overview(w http.ResponseWriter, r *http.Request, s *session, a *store.Account) {
 	ctx := r.Context()
 	today := day(d.now())
-	u, err := d.st.Usage(ctx, a.ID, today, today)
+	u, err := d.usage.Usage(ctx, a.ID, today, today)
 	if err != nil {
 		d.unavailable(w, r, err)
 		return
@@ -259,7 +259,8 @@ func (d *Dashboard) createKey(w http.ResponseWriter, r *http.Request, s *session
 }
 
 func (d *Dashboard) revokeKey(w http.ResponseWriter, r *http.Request, s *session, a *store.Account) {
-	err := d.st.RevokeKey(r.Context(), a.ID, r.PathValue("id"), d.now())
+	// Through the auth server, which also drops the key from its cache.
+	err := d.au.RevokeAPIKey(r.Context(), a.ID, r.PathValue("id"))
 	if isNotFound(err) {
 		d.errorPage(w, r, a, http.StatusNotFound, "No such API key.")
 		return
@@ -427,7 +428,7 @@ type usageView struct {
 func (d *Dashboard) usagePage(w http.ResponseWriter, r *http.Request, s *session, a *store.Account) {
 	today := day(d.now())
 	from := today.AddDate(0, 0, -29)
-	us, err := d.st.Usage(r.Context(), a.ID, from, today)
+	us, err := d.usage.Usage(r.Context(), a.ID, from, today)
 	if err != nil {
 		d.unavailable(w, r, err)
 		return

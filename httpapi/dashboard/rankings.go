@@ -1,7 +1,9 @@
 package dashboard
 
 import (
+	"errors"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -16,13 +18,33 @@ const rankingDays = 90
 // maxRankingSeries caps the keywords charted on one page.
 const maxRankingSeries = 50
 
+// maxTrackKeywords caps the keywords of one "Track keywords" form.
+const maxTrackKeywords = 100
+
 type rankingsView struct {
 	Enabled bool
+	Live    bool // a Tracker checks new keywords at once
 	Domain  string
-	Domains []string // domains of the account's analyses, as suggestions
+	Sites   []siteRow // the account's tracked domains
+	Entries []entryRow
 	Charts  []*rankingChart
 	Days    int
 	More    int
+	Form    trackForm
+}
+
+type siteRow struct {
+	Domain   string
+	Keywords int
+}
+
+type entryRow struct {
+	Keyword, Locale, Device string
+	Latest                  string
+}
+
+type trackForm struct {
+	Domain, Keywords, Locale, Device string
 }
 
 type rankingChart struct {
@@ -34,41 +56,95 @@ type rankingChart struct {
 	Rows    []seriesEntry
 }
 
+// sites groups the account's watched entries by domain.
+func sites(ws []rankings.Tracked) []siteRow {
+	var out []siteRow
+	for _, t := range ws {
+		if n := len(out); n > 0 && out[n-1].Domain == t.Domain {
+			out[n-1].Keywords++
+			continue
+		}
+		out = append(out, siteRow{Domain: t.Domain, Keywords: 1})
+	}
+	return out
+}
+
+func (d *Dashboard) rankingsView(r *http.Request, a *store.Account) (*rankingsView, []rankings.Tracked, error) {
+	rv := &rankingsView{Enabled: d.opts.Rankings != nil, Live: d.opts.Tracker != nil, Days: rankingDays,
+		Form: trackForm{Locale: "en-US", Device: string(rankings.Desktop)}}
+	if !rv.Enabled {
+		return rv, nil, nil
+	}
+	ws, err := d.watch.Watched(r.Context(), a.ID, "")
+	if err != nil {
+		return nil, nil, err
+	}
+	rv.Sites = sites(ws)
+	return rv, ws, nil
+}
+
+// rankingsPage shows the account's tracked domains and, for ?domain=, the
+// position history of the keywords the account tracks there. Only the
+// account's own watchlist is shown: a domain another account tracks is
+// "not tracked" here until this account adds keywords for it.
 func (d *Dashboard) rankingsPage(w http.ResponseWriter, r *http.Request, s *session, a *store.Account) {
-	rv := &rankingsView{Enabled: d.opts.Rankings != nil, Days: rankingDays}
 	v := d.base("Rankings", "rankings", s, a)
-	v.P = rv
-	jobs, err := d.st.Jobs(r.Context(), a.ID, 50)
+	rv, ws, err := d.rankingsView(r, a)
 	if err != nil {
 		d.unavailable(w, r, err)
 		return
 	}
-	for i := range jobs {
-		row := newJobRow(&jobs[i])
-		if row.Domain != "" && !strings.Contains(strings.Join(rv.Domains, "\n")+"\n", row.Domain+"\n") {
-			rv.Domains = append(rv.Domains, row.Domain)
-		}
+	v.P = rv
+	switch r.URL.Query().Get("done") {
+	case "tracked":
+		v.Notice = "The keywords were added to your tracked keywords."
+	case "untracked":
+		v.Notice = "The keyword is no longer tracked for this account. Its history is kept."
 	}
 	raw := strings.TrimSpace(r.URL.Query().Get("domain"))
 	if raw == "" || !rv.Enabled {
 		d.render(w, r, http.StatusOK, "rankings", v)
 		return
 	}
-	u, err := seo.ParseDomain(raw)
-	if err != nil || strings.Contains(raw, "://") {
+	tg, err := rankings.ParseTarget(raw)
+	if err != nil {
 		rv.Domain = raw
-		msg := "domain must be a domain name such as example.com"
-		if _, m, ok := fieldError(err); ok {
-			msg = m
-		}
+		_, msg, _ := fieldError(err)
 		v.Error, v.Fields = msg, map[string]string{"domain": msg}
 		d.render(w, r, http.StatusBadRequest, "rankings", v)
 		return
 	}
-	rv.Domain = u.Hostname()
+	rv.Domain = tg.String()
+	rv.Form.Domain = rv.Domain
+	var mine []rankings.Tracked
+	for _, t := range ws {
+		if t.Domain == rv.Domain {
+			mine = append(mine, t)
+		}
+	}
+	if len(mine) == 0 {
+		v.Error = "You track no keywords for " + rv.Domain + ". Add some below to see their positions."
+		d.render(w, r, http.StatusNotFound, "rankings", v)
+		return
+	}
+	watched := map[watchKey]bool{}
+	anyLocale := map[watchKey]string{}
+	kws := make([]string, 0, len(mine))
+	for _, t := range mine {
+		if k := keyOf(t); !watched[k] {
+			watched[k] = true
+			k.locale = ""
+			if _, ok := anyLocale[k]; !ok {
+				anyLocale[k] = t.Locale.String()
+			}
+			if n := len(kws); n == 0 || kws[n-1] != t.Keyword {
+				kws = append(kws, t.Keyword)
+			}
+		}
+	}
 	to := day(d.now())
 	from := to.AddDate(0, 0, -(rankingDays - 1))
-	obs, err := d.opts.Rankings.History(r.Context(), rankings.Filter{Domain: rv.Domain, From: from, To: to})
+	obs, err := d.opts.Rankings.History(r.Context(), rankings.Filter{Domain: rv.Domain, Keywords: kws, From: from, To: to})
 	if err != nil {
 		if _, msg, ok := fieldError(err); ok {
 			v.Error = msg
@@ -78,14 +154,14 @@ func (d *Dashboard) rankingsPage(w http.ResponseWriter, r *http.Request, s *sess
 		d.unavailable(w, r, err)
 		return
 	}
+	latest := map[watchKey]string{}
 	var dates []string
 	for i := range rankingDays {
 		dates = append(dates, from.AddDate(0, 0, i).Format("01-02"))
 	}
 	// History is ordered by keyword, locale, device and date.
-	type key struct{ kw, loc, dev string }
 	var cur *rankingChart
-	var curKey key
+	var curKey watchKey
 	started := false
 	var vals []*float64
 	flush := func() {
@@ -96,7 +172,17 @@ func (d *Dashboard) rankingsPage(w http.ResponseWriter, r *http.Request, s *sess
 		rv.Charts = append(rv.Charts, cur)
 	}
 	for _, o := range obs {
-		k := key{o.Keyword, o.Locale.String(), string(o.Device)}
+		k := watchKey{o.Domain, o.Keyword, o.Locale.String(), string(o.Device)}
+		if o.Locale == (seo.Locale{}) {
+			// Imported data without a locale counts for every locale the
+			// account tracks the keyword in.
+			if l, ok := anyLocale[watchKey{o.Domain, o.Keyword, "", string(o.Device)}]; ok {
+				k.locale = l
+			}
+		}
+		if !watched[k] {
+			continue // another locale or device of a keyword this account tracks
+		}
 		if !started || k != curKey {
 			started = true
 			flush()
@@ -106,9 +192,17 @@ func (d *Dashboard) rankingsPage(w http.ResponseWriter, r *http.Request, s *sess
 				curKey = k
 				continue
 			}
-			cur, curKey = &rankingChart{Keyword: o.Keyword, Locale: k.loc, Device: k.dev, Source: o.Source}, k
+			cur, curKey = &rankingChart{Keyword: o.Keyword, Locale: k.locale, Device: k.device, Source: o.Source}, k
 			vals = make([]*float64, rankingDays)
 		}
+		pos := "not ranked in the top " + strconv.Itoa(o.Depth)
+		if o.Position != nil {
+			pos = strconv.FormatFloat(*o.Position, 'f', -1, 64)
+			if o.Average {
+				pos += " (average)"
+			}
+		}
+		latest[k] = pos + " on " + day(o.Date).Format("2006-01-02")
 		if cur == nil {
 			continue
 		}
@@ -116,17 +210,183 @@ func (d *Dashboard) rankingsPage(w http.ResponseWriter, r *http.Request, s *sess
 		if i < 0 || i >= rankingDays {
 			continue
 		}
-		pos := "not ranked in the top " + strconv.Itoa(o.Depth)
 		if o.Position != nil {
 			p := *o.Position
 			vals[i] = &p
-			pos = strconv.FormatFloat(p, 'f', -1, 64)
-			if o.Average {
-				pos += " (average)"
-			}
 		}
 		cur.Rows = append(cur.Rows, seriesEntry{Date: day(o.Date).Format("2006-01-02"), Position: pos, URL: o.URL})
 	}
 	flush()
+	for _, t := range mine {
+		e := entryRow{Keyword: t.Keyword, Locale: t.Locale.String(), Device: string(t.Device), Latest: latest[keyOf(t)]}
+		if e.Latest == "" {
+			e.Latest = "no check in the last " + strconv.Itoa(rankingDays) + " days"
+		}
+		rv.Entries = append(rv.Entries, e)
+	}
 	d.render(w, r, http.StatusOK, "rankings", v)
+}
+
+// splitKeywords splits the form's keywords: one per line, blank lines
+// skipped.
+func splitKeywords(s string) []string {
+	var out []string
+	for l := range strings.Lines(s) {
+		if l = strings.TrimSpace(l); l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// parseTrack validates the "Track keywords" form.
+func parseTrack(f trackForm, now func() rankings.Tracked) ([]rankings.Tracked, error) {
+	tg, err := rankings.ParseTarget(f.Domain)
+	if err != nil {
+		return nil, err
+	}
+	kws := splitKeywords(f.Keywords)
+	switch {
+	case len(kws) == 0:
+		return nil, &seo.InputError{Field: "keywords", Reason: "is empty: give at least one keyword, one per line"}
+	case len(kws) > maxTrackKeywords:
+		return nil, &seo.InputError{Field: "keywords", Value: strconv.Itoa(len(kws)) + " keywords", Reason: "has more than " + strconv.Itoa(maxTrackKeywords) + " lines"}
+	}
+	loc, err := seo.ParseLocale(f.Locale)
+	if err != nil {
+		return nil, err
+	}
+	dev, err := rankings.NormalizeDevice("device", rankings.Device(f.Device))
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	var out []rankings.Tracked
+	for i, k := range kws {
+		k, err := rankings.NormalizeKeyword("keywords["+strconv.Itoa(i)+"]", k)
+		if err != nil {
+			return nil, err
+		}
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		t := now()
+		t.Domain, t.Keyword, t.Locale, t.Device = tg.String(), k, loc, dev
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+// trackKeywords serves the "Track keywords" form: the keywords join the
+// shared rankings store (checked daily, and at once with a Tracker) and
+// the account's watchlist.
+func (d *Dashboard) trackKeywords(w http.ResponseWriter, r *http.Request, s *session, a *store.Account) {
+	v := d.base("Rankings", "rankings", s, a)
+	rv, ws, err := d.rankingsView(r, a)
+	if err != nil {
+		d.unavailable(w, r, err)
+		return
+	}
+	v.P = rv
+	if !rv.Enabled {
+		d.errorPage(w, r, nil, http.StatusNotFound, "Ranking history is not available on this server.")
+		return
+	}
+	rv.Form = trackForm{Domain: r.PostFormValue("domain"), Keywords: r.PostFormValue("keywords"),
+		Locale: r.PostFormValue("locale"), Device: r.PostFormValue("device")}
+	fail := func(err error) {
+		field, msg, ok := fieldError(err)
+		if !ok {
+			d.unavailable(w, r, err)
+			return
+		}
+		if strings.HasPrefix(field, "keywords") {
+			field = "keywords"
+		}
+		v.Error, v.Fields = msg, map[string]string{field: msg}
+		d.render(w, r, http.StatusBadRequest, "rankings", v)
+	}
+	now := d.now()
+	entries, err := parseTrack(rv.Form, func() rankings.Tracked { return rankings.Tracked{AddedAt: now} })
+	if err != nil {
+		fail(err)
+		return
+	}
+	have := map[watchKey]bool{}
+	for _, t := range ws {
+		have[keyOf(t)] = true
+	}
+	added := 0
+	for _, t := range entries {
+		if !have[keyOf(t)] {
+			added++
+		}
+	}
+	if len(ws)+added > MaxWatched {
+		fail(&seo.InputError{Field: "keywords", Reason: "would take this account over " + strconv.Itoa(MaxWatched) + " tracked keywords; stop tracking some first"})
+		return
+	}
+	ctx := r.Context()
+	if err := d.opts.Rankings.Track(ctx, entries); err != nil {
+		fail(err)
+		return
+	}
+	if err := d.watch.Watch(ctx, a.ID, entries); err != nil {
+		d.unavailable(w, r, err)
+		return
+	}
+	dest := Prefix + "/rankings?domain=" + url.QueryEscape(entries[0].Domain) + "&done=tracked"
+	if d.opts.Tracker != nil {
+		kws := make([]string, len(entries))
+		for i, t := range entries {
+			kws[i] = t.Keyword
+		}
+		// A first check now; the daily schedule retries a failure.
+		if _, err := d.opts.Tracker.Rankings(ctx, entries[0].Domain, kws, &rankings.CheckOptions{Locale: entries[0].Locale, Device: entries[0].Device}); err != nil {
+			d.log.Warn("dashboard: first ranking check", "domain", entries[0].Domain, "err", err)
+			if errors.Is(err, seo.ErrInvalidInput) {
+				fail(err)
+				return
+			}
+		}
+	}
+	http.Redirect(w, r, dest, http.StatusSeeOther)
+}
+
+// untrackKeyword removes one keyword from the account's watchlist; when
+// no account tracks it any more, the rankings store stops checking it
+// (its history is kept).
+func (d *Dashboard) untrackKeyword(w http.ResponseWriter, r *http.Request, s *session, a *store.Account) {
+	if d.opts.Rankings == nil {
+		d.errorPage(w, r, nil, http.StatusNotFound, "Ranking history is not available on this server.")
+		return
+	}
+	entries, err := parseTrack(trackForm{Domain: r.PostFormValue("domain"), Keywords: r.PostFormValue("keyword"),
+		Locale: r.PostFormValue("locale"), Device: r.PostFormValue("device")}, func() rankings.Tracked { return rankings.Tracked{} })
+	if err != nil || len(entries) != 1 {
+		msg := "The form names no single tracked keyword."
+		if _, m, ok := fieldError(err); ok {
+			msg = m
+		}
+		d.errorPage(w, r, nil, http.StatusBadRequest, msg)
+		return
+	}
+	t := entries[0]
+	ctx := r.Context()
+	if err := d.watch.Unwatch(ctx, a.ID, t); err != nil {
+		d.unavailable(w, r, err)
+		return
+	}
+	still, err := d.watch.Watching(ctx, t)
+	if err != nil {
+		d.unavailable(w, r, err)
+		return
+	}
+	if !still {
+		if err := d.opts.Rankings.Untrack(ctx, rankings.Filter{Domain: t.Domain, Keywords: []string{t.Keyword}, Locale: t.Locale, Device: t.Device}); err != nil {
+			d.log.Warn("dashboard: untrack", "domain", t.Domain, "err", err)
+		}
+	}
+	http.Redirect(w, r, Prefix+"/rankings?domain="+url.QueryEscape(t.Domain)+"&done=untracked", http.StatusSeeOther)
 }

@@ -1,0 +1,269 @@
+package dashboard_test
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/seokit/seokit/httpapi/dashboard"
+	"github.com/seokit/seokit/httpapi/store"
+	"github.com/seokit/seokit/httpapi/store/sqlstore"
+	"github.com/seokit/seokit/internal/pgtest"
+	"github.com/seokit/seokit/rankings"
+	"github.com/seokit/seokit/rankings/memstore"
+	"github.com/seokit/seokit/seo"
+)
+
+// loginAs signs c in as email and returns the session's CSRF token.
+func (e *env) loginAs(t *testing.T, c *http.Client, email, password string) string {
+	t.Helper()
+	_, body := get(t, c, e.srv.URL+"/dashboard/login")
+	resp, _ := post(t, c, e.srv.URL+"/dashboard/login", url.Values{
+		"csrf_token": {csrfOf(t, body)}, "email": {email}, "password": {password}, "next": {"/dashboard/"},
+	})
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("login as %s: %d", email, resp.StatusCode)
+	}
+	_, body = get(t, c, e.srv.URL+"/dashboard/")
+	return csrfOf(t, body)
+}
+
+func track(t *testing.T, e *env, c *http.Client, token, domain string, kws ...string) {
+	t.Helper()
+	resp, body := post(t, c, e.srv.URL+"/dashboard/rankings", url.Values{"csrf_token": {token}, "domain": {domain},
+		"keywords": {strings.Join(kws, "\n")}, "locale": {"en-US"}, "device": {"desktop"}})
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("track %s %q: %d\n%s", domain, kws, resp.StatusCode, body)
+	}
+}
+
+func observe(t *testing.T, rs rankings.Store, now time.Time, domain, kw string, pos float64) {
+	t.Helper()
+	p := pos
+	err := rs.Record(context.Background(), []rankings.Observation{{Domain: domain, Keyword: kw, Locale: seo.Locale{Language: "en", Region: "US"},
+		Device: rankings.Desktop, Date: rankings.Day(now), Position: &p, Depth: 100, Source: "test", CheckedAt: now}})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestRankingsPerAccount: each account sees only the keywords it tracks,
+// never another account's domains or keyword lists.
+func TestRankingsPerAccount(t *testing.T) {
+	rs := memstore.New(nil)
+	e := newEnv(t, &envOptions{opts: dashboard.Options{Rankings: rs}})
+	if _, err := e.au.CreateAccount(context.Background(), "bea@example.com", "Bea", "bea's long password", store.Free); err != nil {
+		t.Fatal(err)
+	}
+	ada, bea := e.client(t), e.client(t)
+	adaTok := e.login(t, ada)
+	beaTok := e.loginAs(t, bea, "bea@example.com", "bea's long password")
+	track(t, e, ada, adaTok, "www.ada-shop.example", "oak tables", "walnut desks")
+	track(t, e, bea, beaTok, "bea-blog.example", "pine chairs")
+	now := e.clock.Now()
+	observe(t, rs, now, "ada-shop.example", "oak tables", 4)
+	observe(t, rs, now, "bea-blog.example", "pine chairs", 9)
+
+	_, body := get(t, ada, e.srv.URL+"/dashboard/rankings")
+	if !strings.Contains(body, "ada-shop.example") || !strings.Contains(body, "2 keywords") || strings.Contains(body, "bea-blog.example") {
+		t.Errorf("Ada's domain list is wrong:\n%s", body)
+	}
+	_, body = get(t, ada, e.srv.URL+"/dashboard/rankings?domain=ada-shop.example")
+	if !strings.Contains(body, "oak tables") || !strings.Contains(body, "4 on ") || !strings.Contains(body, `<circle class="dot`) {
+		t.Errorf("Ada does not see her keyword's position:\n%s", body)
+	}
+
+	_, body = get(t, bea, e.srv.URL+"/dashboard/rankings")
+	if strings.Contains(body, "ada-shop.example") || !strings.Contains(body, "bea-blog.example") {
+		t.Errorf("Bea's domain list is wrong:\n%s", body)
+	}
+	resp, body := get(t, bea, e.srv.URL+"/dashboard/rankings?domain=ada-shop.example")
+	if resp.StatusCode != http.StatusNotFound || strings.Contains(body, "oak tables") || strings.Contains(body, "walnut desks") {
+		t.Errorf("Bea sees Ada's domain: status %d\n%s", resp.StatusCode, body)
+	}
+	// Tracking one keyword of the same domain shows Bea that one only.
+	track(t, e, bea, beaTok, "ada-shop.example", "cedar shelves")
+	_, body = get(t, bea, e.srv.URL+"/dashboard/rankings?domain=ada-shop.example")
+	if !strings.Contains(body, "cedar shelves") || strings.Contains(body, "oak tables") || strings.Contains(body, "walnut desks") || !strings.Contains(body, "1 keyword<") {
+		t.Errorf("Bea sees Ada's keyword list:\n%s", body)
+	}
+}
+
+// TestUntrack: stopping hides a keyword for the account; the rankings store
+// stops checking it only when no account tracks it any more.
+func TestUntrack(t *testing.T) {
+	rs := memstore.New(nil)
+	e := newEnv(t, &envOptions{opts: dashboard.Options{Rankings: rs}})
+	ctx := context.Background()
+	if _, err := e.au.CreateAccount(ctx, "bea@example.com", "Bea", "bea's long password", store.Free); err != nil {
+		t.Fatal(err)
+	}
+	ada, bea := e.client(t), e.client(t)
+	adaTok := e.login(t, ada)
+	beaTok := e.loginAs(t, bea, "bea@example.com", "bea's long password")
+	track(t, e, ada, adaTok, "shop.example", "oak tables")
+	track(t, e, bea, beaTok, "shop.example", "oak tables")
+	observe(t, rs, e.clock.Now(), "shop.example", "oak tables", 3)
+	stop := func(c *http.Client, token string) {
+		t.Helper()
+		resp, _ := post(t, c, e.srv.URL+"/dashboard/rankings/untrack", url.Values{"csrf_token": {token}, "domain": {"shop.example"},
+			"keyword": {"oak tables"}, "locale": {"en-US"}, "device": {"desktop"}})
+		if resp.StatusCode != http.StatusSeeOther {
+			t.Fatalf("untrack: %d", resp.StatusCode)
+		}
+	}
+	tracked := func() int {
+		ts, err := rs.Tracked(ctx, rankings.Filter{Domain: "shop.example"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(ts)
+	}
+	stop(ada, adaTok)
+	if resp, _ := get(t, ada, e.srv.URL+"/dashboard/rankings?domain=shop.example"); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("Ada still sees the domain: %d", resp.StatusCode)
+	}
+	if n := tracked(); n != 1 {
+		t.Errorf("store tracks %d keywords while Bea still tracks one", n)
+	}
+	stop(bea, beaTok)
+	if n := tracked(); n != 0 {
+		t.Errorf("store still tracks %d keywords nobody watches", n)
+	}
+	if h, _ := rs.History(ctx, rankings.Filter{Domain: "shop.example"}); len(h) != 1 {
+		t.Errorf("history lost: %d observations", len(h))
+	}
+}
+
+func TestTrackBadInput(t *testing.T) {
+	rs := memstore.New(nil)
+	e := newEnv(t, &envOptions{opts: dashboard.Options{Rankings: rs}})
+	c := e.client(t)
+	token := e.login(t, c)
+	many := make([]string, 101)
+	for i := range many {
+		many[i] = "keyword " + strconv.Itoa(i)
+	}
+	for _, tc := range []struct {
+		name, domain, keywords, locale, device, field string
+	}{
+		{"no domain", "", "oak", "en-US", "desktop", "rk-domain"},
+		{"domain with query", "https://shop.example/?q=1", "oak", "en-US", "desktop", "rk-domain"},
+		{"no keywords", "shop.example", " \n ", "en-US", "desktop", "rk-keywords"},
+		{"too many keywords", "shop.example", strings.Join(many, "\n"), "en-US", "desktop", "rk-keywords"},
+		{"control character", "shop.example", "oak\x00", "en-US", "desktop", "rk-keywords"},
+		{"bad locale", "shop.example", "oak", "english", "desktop", "rk-locale"},
+		{"bad device", "shop.example", "oak", "en-US", "tablet", "rk-device"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			resp, body := post(t, c, e.srv.URL+"/dashboard/rankings", url.Values{"csrf_token": {token}, "domain": {tc.domain},
+				"keywords": {tc.keywords}, "locale": {tc.locale}, "device": {tc.device}})
+			if resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, `role="alert"`) {
+				t.Fatalf("status %d\n%s", resp.StatusCode, body)
+			}
+			i := strings.Index(body, `id="`+tc.field+`"`)
+			if i < 0 || !strings.Contains(body[i:i+strings.Index(body[i:], ">")], `aria-invalid="true"`) {
+				t.Errorf("field %s not marked invalid", tc.field)
+			}
+		})
+	}
+	if ts, _ := rs.Tracked(context.Background(), rankings.Filter{}); len(ts) != 0 {
+		t.Errorf("bad input tracked %d keywords", len(ts))
+	}
+}
+
+// runWatchlist is the conformance test of a Watchlist.
+func runWatchlist(t *testing.T, w dashboard.Watchlist) {
+	ctx := context.Background()
+	us := seo.Locale{Language: "en", Region: "US"}
+	de := seo.Locale{Language: "de", Region: "DE"}
+	at := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	a1 := rankings.Tracked{Domain: "b.example", Keyword: "oak", Locale: us, Device: rankings.Desktop, AddedAt: at}
+	a2 := rankings.Tracked{Domain: "a.example", Keyword: "pine", Locale: de, Device: rankings.Mobile, AddedAt: at}
+	a3 := rankings.Tracked{Domain: "a.example", Keyword: "elm", Locale: us, Device: rankings.Desktop, AddedAt: at}
+	if err := w.Watch(ctx, "acct_a", []rankings.Tracked{a1, a2, a3, a1}); err != nil {
+		t.Fatalf("watch: %v", err)
+	}
+	if err := w.Watch(ctx, "acct_b", []rankings.Tracked{a1}); err != nil {
+		t.Fatalf("watch: %v", err)
+	}
+	got, err := w.Watched(ctx, "acct_a", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []rankings.Tracked{a3, a2, a1}
+	if len(got) != len(want) {
+		t.Fatalf("watched %+v, want %+v", got, want)
+	}
+	for i := range want {
+		if got[i].Domain != want[i].Domain || got[i].Keyword != want[i].Keyword || got[i].Locale != want[i].Locale ||
+			got[i].Device != want[i].Device || !got[i].AddedAt.Equal(at) {
+			t.Errorf("watched[%d] = %+v, want %+v", i, got[i], want[i])
+		}
+	}
+	if got, _ := w.Watched(ctx, "acct_b", "a.example"); len(got) != 0 {
+		t.Errorf("acct_b sees %+v of a.example", got)
+	}
+	if got, _ := w.Watched(ctx, "acct_a", "a.example"); len(got) != 2 {
+		t.Errorf("acct_a has %d entries for a.example, want 2", len(got))
+	}
+	if err := w.Unwatch(ctx, "acct_a", a1); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := w.Watching(ctx, a1); err != nil || !ok {
+		t.Errorf("a1 watched by acct_b: %v, %v", ok, err)
+	}
+	if err := w.Unwatch(ctx, "acct_b", a1); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := w.Watching(ctx, a1); err != nil || ok {
+		t.Errorf("a1 watched by nobody: %v, %v", ok, err)
+	}
+	if err := w.Unwatch(ctx, "acct_b", a1); err != nil {
+		t.Errorf("second unwatch: %v", err)
+	}
+	if got, _ := w.Watched(ctx, "acct_a", ""); len(got) != 2 {
+		t.Errorf("after unwatch acct_a has %d entries, want 2", len(got))
+	}
+}
+
+func TestMemoryWatchlist(t *testing.T) { runWatchlist(t, dashboard.NewMemoryWatchlist()) }
+
+func TestSQLWatchlist(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		dsn  func(t *testing.T) string
+	}{
+		{"sqlite", func(t *testing.T) string { return t.TempDir() + "/w.db" }},
+		{"postgres", func(t *testing.T) string { return pgtest.DSN(t) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			st, err := sqlstore.Open(ctx, tc.dsn(t), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			w, err := dashboard.NewSQLWatchlist(ctx, st.DB(), string(st.Dialect()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			runWatchlist(t, w)
+			// A second open over the same tables keeps the entries.
+			w2, err := dashboard.NewSQLWatchlist(ctx, st.DB(), string(st.Dialect()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, _ := w2.Watched(ctx, "acct_a", ""); len(got) != 2 {
+				t.Errorf("reopened watchlist has %d entries, want 2", len(got))
+			}
+		})
+	}
+	if _, err := dashboard.NewSQLWatchlist(context.Background(), nil, "sqlite"); err == nil {
+		t.Error("nil database accepted")
+	}
+}
