@@ -45,12 +45,16 @@ type crawl struct {
 	robots  *robotstxt.Cache
 	front   Frontier
 	store   SummaryStore // nil unless the frontier keeps summaries
-	sink    Sink
-	pol     *politeness
-	traps   *trapGuard
-	norm    seo.NormalizeOptions
-	ana     analyzer.Options
-	ext     *extChecker // external link checks; nil with SkipExternalLinks
+	// shared is set when the frontier is shared by several workers; worker
+	// when this Run is not the one that reports (Options.Worker).
+	shared SharedFrontier
+	worker bool
+	sink   Sink
+	pol    *politeness
+	traps  *trapGuard
+	norm   seo.NormalizeOptions
+	ana    analyzer.Options
+	ext    *extChecker // external link checks; nil with SkipExternalLinks
 
 	root     *url.URL
 	rootHost string // host name without port
@@ -129,8 +133,14 @@ func (c *Crawler) Run(ctx context.Context, domain string) (*SiteReport, error) {
 	if s, ok := cr.front.(SummaryStore); ok {
 		cr.store = s
 	}
+	if s, ok := cr.front.(SharedFrontier); ok {
+		cr.shared = s
+		cr.worker = cr.o.Worker
+	}
 	cr.builder = newSiteBuilder(cr.root, &cr.o)
-	if !cr.o.SkipExternalLinks {
+	// External links of a shared crawl are not checked: each worker sees
+	// only its own pages' links and the results are not shared.
+	if !cr.o.SkipExternalLinks && cr.shared == nil {
 		// External checks run within the crawl's time budget.
 		ectx, ecancel := context.WithCancel(ctx)
 		if cr.o.TimeBudget > 0 {
@@ -141,8 +151,12 @@ func (c *Crawler) Run(ctx context.Context, domain string) (*SiteReport, error) {
 		cr.ext = newExtChecker(ectx, cr.fetcher, &cr.o)
 		cr.builder.link.ext = cr.ext
 	}
-	if err := cr.replay(ctx); err != nil {
-		return nil, err
+	// A shared crawl's summaries are read once, at the end, by the
+	// coordinator (sharedReport).
+	if cr.shared == nil {
+		if err := cr.replay(ctx); err != nil {
+			return nil, err
+		}
 	}
 	n, err := cr.front.Len(ctx)
 	if err != nil {
@@ -152,7 +166,11 @@ func (c *Crawler) Run(ctx context.Context, domain string) (*SiteReport, error) {
 
 	// Site probes run alongside the crawl.
 	probes := make(chan probeResult, 1)
-	go func() { probes <- cr.runProbes(ctx) }()
+	if cr.worker {
+		probes <- probeResult{}
+	} else {
+		go func() { probes <- cr.runProbes(ctx) }()
+	}
 
 	// robots.txt and sitemaps of the start host come first, so the start
 	// URL's verdict and the sitemap URLs are known.
@@ -160,7 +178,10 @@ func (c *Crawler) Run(ctx context.Context, domain string) (*SiteReport, error) {
 	if _, err := cr.push(ctx, []Item{{URL: cr.root.String(), Depth: 0, Source: SourceStart}}); err != nil {
 		return nil, err
 	}
-	sitemaps := cr.readSitemaps(ctx, startRobots)
+	var sitemaps sitemapFacts
+	if !cr.worker {
+		sitemaps = cr.readSitemaps(ctx, startRobots)
+	}
 
 	var progDone chan struct{}
 	stopProg := make(chan struct{})
@@ -180,6 +201,11 @@ func (c *Crawler) Run(ctx context.Context, domain string) (*SiteReport, error) {
 		cr.ext.wait()
 	}
 
+	if cr.shared != nil && !cr.worker {
+		if err := cr.sharedReport(ctx); err != nil && runErr == nil {
+			runErr = err
+		}
+	}
 	facts := cr.facts(ctx, reason, queued, startRobots, sitemaps, pr)
 	// The crawl's own sets are not needed by the site checks: release them
 	// before the build, the memory peak of a large crawl.
@@ -267,6 +293,27 @@ func (cr *crawl) replay(ctx context.Context) error {
 	return nil
 }
 
+// othersBusy reports whether the shared frontier still has items queued or
+// in flight with any worker.
+func (cr *crawl) othersBusy(ctx context.Context) (bool, error) {
+	q, f, err := cr.shared.Pending(ctx)
+	if err != nil {
+		return false, err
+	}
+	return q+f > 0, nil
+}
+
+// sharedReport feeds every worker's summaries of a shared crawl to the site
+// builder; the crawl's counters then count the pages of all workers.
+func (cr *crawl) sharedReport(ctx context.Context) error {
+	cr.fetched.Store(0)
+	cr.done.Store(0)
+	cr.errs.Store(0)
+	cr.blocked.Store(0)
+	cr.bytes.Store(0)
+	return cr.replay(ctx)
+}
+
 func isErrorSummary(s PageSummary) bool { return s.Error != "" || s.Status == 0 || s.Status >= 500 }
 
 // record adds a finished page to the site builder and the depth histogram.
@@ -325,6 +372,8 @@ func (cr *crawl) loop(ctx context.Context) (reason string, queued int, fatal err
 		retries  []retryItem
 		inflight int
 		timer    *time.Timer
+		poll     *time.Timer
+		idle     int // polls in a row that found a shared crawl empty
 	)
 	maxPages := int64(cr.o.MaxPages)
 	next := func() (retryItem, bool, error) {
@@ -336,7 +385,13 @@ func (cr *crawl) loop(ctx context.Context) (reason string, queued int, fatal err
 			}
 		}
 		if len(buf) == 0 {
-			items, err := cr.front.Pop(runCtx, conc)
+			n := conc
+			if cr.shared != nil {
+				// Take no more than can start now: popped items are
+				// leased to this worker and idle for the others.
+				n = conc - inflight
+			}
+			items, err := cr.front.Pop(runCtx, n)
 			if err != nil {
 				return retryItem{}, false, err
 			}
@@ -371,6 +426,7 @@ dispatch:
 				break
 			}
 			inflight++
+			idle = 0
 			work <- w
 		}
 		if inflight == 0 {
@@ -382,6 +438,39 @@ dispatch:
 				break
 			}
 			if len(retries) == 0 {
+				if cr.shared != nil {
+					// A shared crawl is over when no worker has anything
+					// queued or in flight. Only then does the coordinator
+					// queue the sitemap URLs no link reached, as a crawl
+					// of one process does, so pages keep their link depth.
+					busy, err := cr.othersBusy(runCtx)
+					if err != nil {
+						if runCtx.Err() == nil {
+							fatal = fmt.Errorf("crawler: frontier: %w", err)
+						}
+						break dispatch
+					}
+					if busy {
+						idle = 0
+					} else if cr.worker {
+						idle++
+					}
+					// A worker waits a few polls more, giving the
+					// coordinator time to queue those sitemap URLs.
+					if busy || (cr.worker && idle < workerIdlePolls) {
+						if poll == nil {
+							poll = time.NewTimer(cr.o.SharedPoll)
+						} else {
+							poll.Reset(cr.o.SharedPoll)
+						}
+						select {
+						case <-poll.C:
+							continue
+						case <-runCtx.Done():
+							break dispatch
+						}
+					}
+				}
 				if cr.flushAside(runCtx) > 0 {
 					continue
 				}
@@ -431,6 +520,9 @@ dispatch:
 	if timer != nil {
 		timer.Stop()
 	}
+	if poll != nil {
+		poll.Stop()
+	}
 	switch {
 	case reason != "":
 	case ctx.Err() != nil:
@@ -452,6 +544,10 @@ dispatch:
 	queued = n + len(buf) + len(retries) + aborted
 	return reason, queued, fatal
 }
+
+// workerIdlePolls is how many polls in a row a worker of a shared crawl
+// must find it empty before it stops.
+const workerIdlePolls = 4
 
 // asideItem is a sitemap URL waiting for the links to run out.
 type asideItem struct{ loc, sitemap int32 }
@@ -516,6 +612,11 @@ func (cr *crawl) process(ctx context.Context, it Item, attempt int) result {
 			cr.errs.Add(1)
 			cr.done.Add(1)
 			return cr.finish(ctx, it, sum, nil)
+		}
+		if ctx.Err() == nil && !errors.Is(err, context.DeadlineExceeded) {
+			// The shared gate cannot be reached: stop rather than crawl
+			// without the host's limit.
+			return result{err: err}
 		}
 		return result{retry: &retryItem{it: it, attempt: attempt}}
 	}
@@ -790,7 +891,9 @@ func (cr *crawl) finish(ctx context.Context, it Item, sum PageSummary, edges []E
 			return result{err: fmt.Errorf("crawler: store summary: %w", err)}
 		}
 	}
-	cr.record(sum, edges)
+	if cr.shared == nil {
+		cr.record(sum, edges)
+	}
 	if err := cr.front.Done(ctx, it.URL); err != nil && ctx.Err() == nil {
 		return result{err: fmt.Errorf("crawler: frontier: %w", err)}
 	}

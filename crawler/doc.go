@@ -34,4 +34,20 @@
 // so that a stopped crawl resumes without fetching finished pages again.
 // Package crawlertest holds the Frontier conformance suite and a generated
 // site for tests and benchmarks.
+//
+// # Several workers
+//
+// A large site can be crawled by several processes at once. They share a
+// [SharedFrontier] (package redisfrontier): one seen-set and queue, items
+// leased to the worker that popped them until Done, and every page's
+// summary. Each process runs [Crawler.Run] on the same crawl; all but one
+// set Options.Worker and only fetch, analyse and store summaries. A worker
+// with nothing to pop waits while others have pages in flight, and stops
+// when nothing is queued or in flight anywhere. The coordinator (Worker
+// false) also reads the sitemaps and runs the site probes, and builds the
+// site report from all workers' summaries. The per-host rate, burst and
+// Crawl-delay go through Options.HostGate: [LocalHostGate] in one process
+// by default, redisfrontier.HostGate across processes. MaxPages and
+// PerHostConcurrency apply per worker; external links are not checked in
+// a shared crawl.
 package crawler

@@ -3,6 +3,7 @@ package crawler_test
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/seokit/seokit/crawler"
 	"github.com/seokit/seokit/crawler/crawlertest"
@@ -25,4 +26,19 @@ func ExampleCrawler_Run() {
 	// Output:
 	// pages: 15 stopped: done
 	// status 200: 15
+}
+
+func ExampleLocalHostGate() {
+	// Two requests may start at once, then one every 100 ms.
+	gate := crawler.NewLocalHostGate()
+	limit := crawler.HostLimit{Interval: 100 * time.Millisecond, Burst: 2}
+	start := time.Now()
+	for range 3 {
+		if err := gate.Wait(context.Background(), "example.com", limit); err != nil {
+			panic(err)
+		}
+	}
+	fmt.Println("third request waited about one interval:", time.Since(start) >= 90*time.Millisecond)
+	// Output:
+	// third request waited about one interval: true
 }

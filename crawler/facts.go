@@ -589,7 +589,7 @@ func (cr *crawl) facts(ctx context.Context, reason string, queued int, rb *robot
 			"robots.txt disallows scripts or stylesheets that pages load, so search engines cannot render them",
 			seo.Evidence{URLs: res}))
 	}
-	if ctx.Err() == nil {
+	if ctx.Err() == nil && !cr.worker {
 		if ff, ok := cr.favicon(ctx); ok {
 			f.Findings = append(f.Findings, ff)
 		}

@@ -57,6 +57,25 @@ type SummaryStore interface {
 	Summaries(ctx context.Context, fn func(PageSummary, []Edge) error) error
 }
 
+// SharedFrontier is a Frontier that several crawl processes use at once
+// for one crawl, each running its own Run over it (see Options.Worker).
+// Items popped by one worker are leased to it until Done; a worker that
+// dies leaves them to be queued again when the lease runs out. It keeps
+// every page's summary (SummaryStore), from which the coordinating Run
+// builds the site report.
+//
+// Every handle on one crawl sees the same seen-set, queue and summaries.
+// Done ends only the calling worker's own lease. Pending returns, across
+// all workers, the items queued and the items popped but not yet Done,
+// counted in one atomic step: when both are zero the crawl is over, since
+// only a page in flight can add new items. Package crawlertest has the
+// conformance suite (RunSharedFrontier).
+type SharedFrontier interface {
+	Frontier
+	SummaryStore
+	Pending(ctx context.Context) (queued, inFlight int, err error)
+}
+
 var _ Frontier = (*MemoryFrontier)(nil)
 
 // MemoryFrontier is the default Frontier: a queue per depth and a set of

@@ -29,6 +29,14 @@ type Options struct {
 	// PerHostRate is the request rate per host, per second; zero means 20,
 	// a negative value means unlimited (benchmarks on loopback).
 	PerHostRate float64
+	// PerHostBurst is how many requests to one host may start back to back
+	// before PerHostRate spaces them; zero means 1.
+	PerHostBurst int
+	// HostGate enforces PerHostRate, PerHostBurst and Crawl-delay. Nil means
+	// a LocalHostGate of this Run alone; a gate shared by several crawl
+	// processes (redisfrontier.HostGate) makes the rate hold for all of
+	// them together. PerHostConcurrency stays per process.
+	HostGate HostGate
 	// HonorCrawlDelay applies robots.txt Crawl-delay to a host (one request
 	// in flight, one request per delay), capped at MaxCrawlDelay (zero: 10 s).
 	HonorCrawlDelay bool
@@ -91,6 +99,17 @@ type Options struct {
 	// Frontier holds the queue and seen-set; nil means an in-memory one.
 	// A frontier that also implements SummaryStore makes a crawl resumable.
 	Frontier Frontier
+	// Worker makes this Run one of several workers of a crawl shared through
+	// a SharedFrontier that another Run (the coordinator, Worker false)
+	// reports on: it fetches and analyses pages and stores their summaries,
+	// but skips the sitemaps, the site probes and the site checks, and
+	// returns a report of its own crawl statistics with no pages. Ignored
+	// unless Frontier is a SharedFrontier.
+	Worker bool
+	// SharedPoll is how often a worker of a shared crawl with nothing to do
+	// asks the frontier again while other workers have pages in flight;
+	// zero means 50 ms.
+	SharedPoll time.Duration
 	// Sink receives every page's full report; nil drops them once
 	// summarised.
 	Sink Sink
@@ -116,6 +135,7 @@ const (
 	DefaultRequestTimeout     = 30 * time.Second
 	DefaultMaxExternalChecks  = 5000
 	DefaultExternalTimeout    = 10 * time.Second
+	DefaultSharedPoll         = 50 * time.Millisecond
 )
 
 // Limits of the crawl that are not options.
@@ -184,6 +204,12 @@ func (o *Options) resolved() Options {
 	}
 	if r.ExternalTimeout <= 0 {
 		r.ExternalTimeout = DefaultExternalTimeout
+	}
+	if r.PerHostBurst <= 0 {
+		r.PerHostBurst = 1
+	}
+	if r.SharedPoll <= 0 {
+		r.SharedPoll = DefaultSharedPoll
 	}
 	if r.ProgressInterval <= 0 {
 		r.ProgressInterval = DefaultProgressInterval

@@ -3,14 +3,11 @@ package crawler
 import (
 	"context"
 	"errors"
-	"math"
 	"net/http"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
-
-	"golang.org/x/time/rate"
 )
 
 // politeness enforces the per-host limits: requests in flight, request rate
@@ -18,7 +15,11 @@ import (
 type politeness struct {
 	conc     int
 	rate     float64
+	burst    int
 	maxDelay time.Duration
+	// gate spaces the requests to each host; it is shared between workers
+	// when Options.HostGate is.
+	hgate HostGate
 	// crawlDelay returns a host's Crawl-delay (zero: none); nil when
 	// Crawl-delay is not honoured.
 	crawlDelay func(host string) time.Duration
@@ -32,8 +33,9 @@ type politeness struct {
 var errHostAbandoned = errors.New("crawler: host abandoned after repeated 429/503 answers")
 
 type hostGate struct {
-	sem chan struct{}
-	lim *rate.Limiter // nil: unlimited
+	sem     chan struct{}
+	limit   HostLimit
+	limited bool // false: no rate limit
 
 	mu        sync.Mutex
 	notBefore time.Time
@@ -41,7 +43,11 @@ type hostGate struct {
 }
 
 func newPoliteness(o *Options, crawlDelay func(string) time.Duration) *politeness {
-	p := &politeness{conc: o.PerHostConcurrency, rate: o.PerHostRate, maxDelay: o.MaxCrawlDelay, now: o.Now, hosts: map[string]*hostGate{}}
+	p := &politeness{conc: o.PerHostConcurrency, rate: o.PerHostRate, burst: o.PerHostBurst, maxDelay: o.MaxCrawlDelay,
+		hgate: o.HostGate, now: o.Now, hosts: map[string]*hostGate{}}
+	if p.hgate == nil {
+		p.hgate = NewLocalHostGate()
+	}
 	if o.HonorCrawlDelay {
 		p.crawlDelay = crawlDelay
 	}
@@ -55,18 +61,16 @@ func (p *politeness) gate(host string) *hostGate {
 	if g != nil {
 		return g
 	}
-	conc, r := p.conc, p.rate
+	conc, r, burst := p.conc, p.rate, p.burst
 	if p.crawlDelay != nil {
 		// Looked up outside the lock: it may fetch robots.txt.
 		if d := p.crawlDelay(host); d > 0 {
 			d = min(d, p.maxDelay)
-			conc, r = 1, 1/d.Seconds()
+			conc, r, burst = 1, 1/d.Seconds(), 1
 		}
 	}
 	g = &hostGate{sem: make(chan struct{}, conc)}
-	if r > 0 && !math.IsInf(r, 1) {
-		g.lim = rate.NewLimiter(rate.Limit(r), 1)
-	}
+	g.limit, g.limited = hostLimit(r, burst)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if old := p.hosts[host]; old != nil {
@@ -94,9 +98,12 @@ func (p *politeness) acquire(ctx context.Context, host string) (release func(), 
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
-	if g.lim != nil {
-		if err := g.lim.Wait(ctx); err != nil {
+	if g.limited {
+		if err := p.hgate.Wait(ctx, host, g.limit); err != nil {
 			<-g.sem
+			if ctx.Err() == nil && !errors.Is(err, context.DeadlineExceeded) {
+				err = gateError(err)
+			}
 			return nil, err
 		}
 	}
@@ -137,6 +144,13 @@ func (p *politeness) backoff(host string, retryAfter string) time.Duration {
 	wait = min(max(wait, 0), maxBackoff)
 	if t := now.Add(wait); t.After(g.notBefore) {
 		g.notBefore = t
+	}
+	if wait > 0 {
+		// Other workers sharing the gate wait too; a failure here only
+		// loses that courtesy, this worker still waits.
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		p.hgate.Pause(ctx, host, time.Now().Add(wait))
+		cancel()
 	}
 	return wait
 }

@@ -127,7 +127,7 @@ func (s *Server) goCallback(j store.Job) {
 	s.mu.Unlock()
 	go func() {
 		defer s.wg.Done()
-		s.deliver(j)
+		_ = s.deliver(s.ctx, j) // left pending when the server stops; resumed at the next start
 	}()
 }
 
@@ -161,12 +161,15 @@ func event(j *store.Job, base string) CallbackEvent {
 }
 
 // deliver POSTs the job's callback, retrying with backoff, and records the
-// outcome in CallbackState. One delivery per job runs at a time.
-func (s *Server) deliver(j store.Job) {
+// outcome in CallbackState. One delivery per job runs at a time in this
+// process. When ctx ends first the state stays "pending" and the error
+// wraps ErrJobInterrupted, so the queue runs the job again and the
+// callback is sent then.
+func (s *Server) deliver(ctx context.Context, j store.Job) error {
 	s.mu.Lock()
 	if s.sending[j.ID] {
 		s.mu.Unlock()
-		return
+		return nil
 	}
 	s.sending[j.ID] = true
 	s.mu.Unlock()
@@ -177,15 +180,18 @@ func (s *Server) deliver(j store.Job) {
 	}()
 	body, err := json.Marshal(event(&j, s.opts.BasePath))
 	if err != nil {
-		return
+		return nil
 	}
 	secret := s.callbackSecret(j.ID)
 	state := "failed"
 	for attempt := 0; ; attempt++ {
-		err := s.post(j.CallbackURL, secret, body)
+		err := s.post(ctx, j.CallbackURL, secret, body)
 		if err == nil {
 			state = "delivered"
 			break
+		}
+		if ctx.Err() != nil {
+			return interrupted(j.ID, ctx.Err())
 		}
 		s.log.Warn("callback failed", "job", j.ID, "attempt", attempt+1, "err", err)
 		if attempt >= len(s.opts.CallbackRetryDelays) {
@@ -193,20 +199,24 @@ func (s *Server) deliver(j store.Job) {
 		}
 		select {
 		case <-time.After(s.opts.CallbackRetryDelays[attempt]):
-		case <-s.ctx.Done():
-			return // stays "pending"
+		case <-ctx.Done():
+			return interrupted(j.ID, ctx.Err()) // stays "pending"
 		}
 	}
 	j.CallbackState = state
 	j.UpdatedAt = s.now().UTC()
-	if err := s.retry("record callback", func(ctx context.Context) error { return s.st.UpdateJob(ctx, &j) }); err != nil && !errors.Is(err, context.Canceled) {
+	if err := s.retry(ctx, "record callback", func(ctx context.Context) error { return s.st.UpdateJob(ctx, &j) }); err != nil {
+		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			return interrupted(j.ID, err)
+		}
 		s.log.Warn("callback state not saved", "job", j.ID, "err", err)
 	}
+	return nil
 }
 
 // post makes one callback attempt through the safe fetcher's client.
-func (s *Server) post(url, secret string, body []byte) error {
-	ctx, cancel := context.WithTimeout(s.ctx, 10*time.Second)
+func (s *Server) post(ctx context.Context, url, secret string, body []byte) error {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {

@@ -75,6 +75,10 @@
 // proxy, the right-most untrusted X-Forwarded-For entry; it never selects
 // a quota, so a spoofed X-Forwarded-For changes nothing. A short per-account
 // token bucket (Options.BurstRate, Burst) protects the server from bursts.
+// Both limits go through Options.Limiter (package ratelimit): by default
+// daily counts in the store and buckets in this process; with the
+// redislimit driver both live in Redis, shared by every instance, and an
+// unreachable Redis answers 503 (fail closed, never unlimited).
 //
 // JSON bodies are limited to Options.MaxBodyBytes (1 MiB), content
 // optimisation bodies to OptimizeMaxBodyBytes (the optimizer's 10 MiB
@@ -98,9 +102,13 @@
 // crawl that was running starts again from the beginning. Store failures
 // while recording a job's state are retried until they succeed or the
 // server closes; the job then stays unfinished and resumes on the next
-// start, so no job is lost. Jobs are run by the process that accepted or
-// resumed them: run one API instance per store (several instances over one
-// PostgreSQL database would each resume the same unfinished jobs).
+// start, so no job is lost. Options.Queue decides where jobs run: nil
+// means this process (one instance per store, since every instance would
+// resume the same unfinished jobs); the riverjobs driver runs them on
+// River over PostgreSQL, so any instance accepts a job, any instance's
+// worker runs it, and a job whose instance was killed is run again
+// elsewhere. A cancel on any instance stops the crawl wherever it runs
+// within about a second.
 //
 // # Callbacks
 //

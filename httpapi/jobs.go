@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -174,7 +175,17 @@ func (s *Server) submitSite(ctx context.Context, accountID string, req SiteReque
 	if err := s.st.CreateJob(ctx, j); err != nil {
 		return nil, err
 	}
-	s.enqueue(*j)
+	if err := s.queue.Enqueue(ctx, j); err != nil {
+		// The job is stored but no worker will see it: fail it, so
+		// the client is not left waiting, and answer 503.
+		s.log.Error("site analysis not queued", "job", j.ID, "err", err)
+		f := *j
+		f.Status, f.Error, f.FinishedAt, f.UpdatedAt = store.JobFailed, "the job could not be queued", now, now
+		if uerr := s.st.UpdateJob(context.WithoutCancel(ctx), &f); uerr != nil {
+			s.log.Warn("unqueued job left queued; it is queued at the next start", "job", j.ID, "err", uerr)
+		}
+		return nil, fmt.Errorf("httpapi: queue site analysis: %w", seo.ErrUnavailable)
+	}
 	return j, nil
 }
 
@@ -252,119 +263,119 @@ func (s *Server) cancelSite(ctx context.Context, accountID, id string) (*store.J
 		j.CallbackState = "pending"
 	}
 	if err := s.st.UpdateJob(ctx, j); err != nil {
+		if errors.Is(err, store.ErrConflict) {
+			if cur, gerr := s.st.Job(ctx, accountID, id); gerr == nil {
+				return cur, err
+			}
+		}
 		return nil, err
 	}
 	s.mu.Lock()
 	cancel, running := s.running[j.ID]
 	s.mu.Unlock()
-	if running {
+	switch {
+	case running:
 		cancel(errCanceledByUser) // the worker delivers the callback
-	} else if j.CallbackURL != "" {
+	case j.CallbackURL == "":
+	case s.localQueue:
 		s.goCallback(*j)
+	default:
+		// Another instance may be running the job: its worker sees the
+		// cancel within a second and delivers the callback. A queued job
+		// is delivered by the worker that picks it up. Enqueueing again
+		// covers a job the queue lost; the queue ignores a job it holds.
+		if err := s.queue.Enqueue(context.WithoutCancel(ctx), j); err != nil {
+			s.log.Warn("callback of canceled job not queued; it is sent at the next start", "job", j.ID, "err", err)
+		}
 	}
 	return j, nil
 }
 
-// enqueue adds a job for the workers.
-func (s *Server) enqueue(j store.Job) {
-	s.mu.Lock()
-	s.pending = append(s.pending, j)
-	s.mu.Unlock()
-	select {
-	case s.wake <- struct{}{}:
-	default:
-	}
-}
-
-// next waits for a queued job; false when the server closes.
-func (s *Server) next() (store.Job, bool) {
-	for {
-		s.mu.Lock()
-		if len(s.pending) > 0 {
-			j := s.pending[0]
-			s.pending = s.pending[1:]
-			more := len(s.pending) > 0
-			s.mu.Unlock()
-			if more {
-				select {
-				case s.wake <- struct{}{}:
-				default:
-				}
-			}
-			return j, true
-		}
-		s.mu.Unlock()
-		select {
-		case <-s.wake:
-		case <-s.ctx.Done():
-			return store.Job{}, false
-		}
-	}
-}
-
-// resume re-queues the jobs a previous server left unfinished. A running
+// resume hands the queue the jobs a previous server left unfinished and
+// the finished ones whose callback was still being retried. A running
 // crawl starts again from the beginning.
 func (s *Server) resume(ctx context.Context) error {
 	js, err := s.st.Unfinished(ctx)
 	if err != nil {
 		return err
 	}
-	for _, j := range js {
-		s.enqueue(j)
+	cbs, err := s.st.PendingCallbacks(ctx)
+	if err != nil {
+		return fmt.Errorf("httpapi: list pending callbacks: %w", err)
+	}
+	for _, j := range append(js, cbs...) {
+		if err := s.queue.Enqueue(ctx, &j); err != nil {
+			return fmt.Errorf("httpapi: resume job %s: %w", j.ID, err)
+		}
 	}
 	return nil
 }
 
-func (s *Server) worker() {
-	defer s.wg.Done()
-	for {
-		j, ok := s.next()
-		if !ok {
-			return
-		}
-		s.run(j)
-	}
-}
-
 // retry calls f until it succeeds, returns ErrConflict or ErrNotFound, or
-// the server closes, waiting longer after each failure.
-func (s *Server) retry(what string, f func(ctx context.Context) error) error {
+// ctx ends, waiting longer after each failure.
+func (s *Server) retry(ctx context.Context, what string, f func(ctx context.Context) error) error {
 	wait := 100 * time.Millisecond
 	for {
-		err := f(s.ctx)
+		err := f(ctx)
 		if err == nil || errors.Is(err, store.ErrConflict) || errors.Is(err, store.ErrNotFound) {
 			return err
 		}
-		if s.ctx.Err() != nil {
-			return s.ctx.Err()
+		if ctx.Err() != nil {
+			return ctx.Err()
 		}
 		s.log.Warn("job store update failed; retrying", "what", what, "err", err)
 		select {
 		case <-time.After(wait):
-		case <-s.ctx.Done():
-			return s.ctx.Err()
+		case <-ctx.Done():
+			return ctx.Err()
 		}
 		wait = min(2*wait, 5*time.Second)
 	}
 }
 
-// run runs one job to its end.
-func (s *Server) run(q store.Job) {
+// interrupted is the RunFunc error of a job left for another run.
+func interrupted(id string, cause error) error {
+	return fmt.Errorf("%w: %s: %w", ErrJobInterrupted, id, cause)
+}
+
+// storeCtx is the context of a job's store writes: it ends with the server
+// or with the worker's ctx, except that a worker's deadline (a job timeout)
+// leaves time to record the failure.
+func (s *Server) storeCtx(wctx context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(s.ctx)
+	stop := context.AfterFunc(wctx, func() {
+		if !errors.Is(wctx.Err(), context.DeadlineExceeded) {
+			cancel()
+		}
+	})
+	return ctx, func() { stop(); cancel() }
+}
+
+// runJob is the server's RunFunc: it runs one job to its end. wctx is the
+// worker's context.
+func (s *Server) runJob(wctx context.Context, accountID, id string) error {
+	ctx, cancelStore := s.storeCtx(wctx)
+	defer cancelStore()
 	var j *store.Job
-	if err := s.retry("load job", func(ctx context.Context) (err error) {
-		j, err = s.st.Job(ctx, q.AccountID, q.ID)
+	if err := s.retry(ctx, "load job", func(ctx context.Context) (err error) {
+		j, err = s.st.Job(ctx, accountID, id)
 		return err
 	}); err != nil {
-		return
+		if errors.Is(err, store.ErrNotFound) {
+			return nil
+		}
+		return interrupted(id, err)
 	}
 	if j.Status.Done() {
 		if j.CallbackURL != "" && j.CallbackState == "pending" {
-			s.deliver(*j)
+			return s.deliver(ctx, *j)
 		}
-		return
+		return nil
 	}
-	jctx, cancel := context.WithCancelCause(s.ctx)
+	jctx, cancel := context.WithCancelCause(wctx)
 	defer cancel(nil)
+	stopServer := context.AfterFunc(s.ctx, func() { cancel(context.Canceled) })
+	defer stopServer()
 	s.mu.Lock()
 	s.running[j.ID] = cancel
 	s.mu.Unlock()
@@ -376,19 +387,18 @@ func (s *Server) run(q store.Job) {
 
 	now := s.now().UTC()
 	j.Status, j.StartedAt, j.UpdatedAt, j.Progress, j.Error = store.JobRunning, now, now, nil, ""
-	err := s.retry("start job", func(ctx context.Context) error { return s.st.UpdateJob(ctx, j) })
+	err := s.retry(ctx, "start job", func(ctx context.Context) error { return s.st.UpdateJob(ctx, j) })
 	if err != nil {
 		if errors.Is(err, store.ErrConflict) {
-			s.ended(j) // canceled before it started
+			return s.ended(ctx, j) // canceled before it started
 		}
-		return
+		return interrupted(id, err)
 	}
 
 	var req SiteRequest
 	if err := json.Unmarshal(j.Request, &req); err != nil {
 		j.Status, j.Error = store.JobFailed, "the stored request cannot be read"
-		s.finish(j)
-		return
+		return s.finish(ctx, j)
 	}
 	var co crawler.Options
 	if s.opts.CrawlerOptions != nil {
@@ -408,46 +418,59 @@ func (s *Server) run(q store.Job) {
 	}
 	co.ProgressInterval = 500 * time.Millisecond
 
-	// The saver writes progress at most once a second.
-	stopSaver := make(chan struct{})
-	saverDone := make(chan struct{})
+	// The watcher writes progress at most once a second, and notices a
+	// cancel made on another instance: the progress write is refused
+	// (the job is final), or, with no new progress, a read shows it.
+	stopWatch := make(chan struct{})
+	watchDone := make(chan struct{})
 	go func() {
-		defer close(saverDone)
+		defer close(watchDone)
 		t := time.NewTicker(time.Second)
 		defer t.Stop()
 		var saved *crawler.Progress
 		for {
 			select {
-			case <-stopSaver:
+			case <-stopWatch:
 				return
 			case <-t.C:
 			}
 			pmu.Lock()
 			p := latest
 			pmu.Unlock()
-			if p == nil || p == saved {
-				continue
+			if p != nil && p != saved {
+				saved = p
+				c := *j
+				c.Progress = progressJSON(p, s.now())
+				c.UpdatedAt = s.now().UTC()
+				err := s.st.UpdateJob(jctx, &c)
+				if err == nil || errors.Is(err, context.Canceled) {
+					continue
+				}
+				if !errors.Is(err, store.ErrConflict) {
+					s.log.Warn("job progress not saved", "job", j.ID, "err", err)
+					continue
+				}
 			}
-			saved = p
-			c := *j
-			c.Progress = progressJSON(p, s.now())
-			c.UpdatedAt = s.now().UTC()
-			if err := s.st.UpdateJob(jctx, &c); err != nil && !errors.Is(err, context.Canceled) {
-				s.log.Warn("job progress not saved", "job", j.ID, "err", err)
+			if cur, err := s.st.Job(jctx, j.AccountID, j.ID); err == nil && cur.Status.Done() {
+				cancel(errCanceledByUser)
+				return
 			}
 		}
 	}()
 
 	rep, runErr := crawler.New(&co).Run(jctx, req.Domain)
-	close(stopSaver)
-	<-saverDone
+	close(stopWatch)
+	<-watchDone
 
-	if context.Cause(jctx) == errCanceledByUser {
-		s.ended(j)
-		return
-	}
-	if s.ctx.Err() != nil {
-		return // server closing: the job stays unfinished and resumes
+	switch cause := context.Cause(jctx); {
+	case cause == errCanceledByUser:
+		return s.ended(ctx, j)
+	case errors.Is(wctx.Err(), context.DeadlineExceeded):
+		runErr = nil
+		j.Status, j.Error = store.JobFailed, "the site analysis took longer than the job timeout"
+		s.log.Warn("site analysis timed out", "job", j.ID)
+	case jctx.Err() != nil:
+		return interrupted(id, cause) // stopping: the job stays unfinished and runs again
 	}
 	pmu.Lock()
 	if latest != nil {
@@ -455,6 +478,7 @@ func (s *Server) run(q store.Job) {
 	}
 	pmu.Unlock()
 	switch {
+	case j.Status == store.JobFailed:
 	case runErr != nil:
 		j.Status = store.JobFailed
 		if ie, ok := seo.AsInputError(runErr); ok {
@@ -474,45 +498,49 @@ func (s *Server) run(q store.Job) {
 			j.Progress = p
 		}
 	}
-	s.finish(j)
+	return s.finish(ctx, j)
 }
 
 // finish stores a job's final state and delivers its callback.
-func (s *Server) finish(j *store.Job) {
+func (s *Server) finish(ctx context.Context, j *store.Job) error {
 	now := s.now().UTC()
 	j.FinishedAt, j.UpdatedAt = now, now
 	if j.CallbackURL != "" {
 		j.CallbackState = "pending"
 	}
-	err := s.retry("finish job", func(ctx context.Context) error { return s.st.UpdateJob(ctx, j) })
+	err := s.retry(ctx, "finish job", func(ctx context.Context) error { return s.st.UpdateJob(ctx, j) })
 	if errors.Is(err, store.ErrConflict) {
-		s.ended(j) // canceled meanwhile
-		return
+		return s.ended(ctx, j) // canceled meanwhile
 	}
 	if err != nil {
-		return // server closing; resumed on restart
+		return interrupted(j.ID, err) // stopping; runs again
 	}
 	if j.CallbackURL != "" {
-		s.deliver(*j)
+		return s.deliver(ctx, *j)
 	}
+	return nil
 }
 
 // ended reloads a job that ended elsewhere (canceled) and delivers its
 // callback.
-func (s *Server) ended(j *store.Job) {
+func (s *Server) ended(ctx context.Context, j *store.Job) error {
 	if j.CallbackURL == "" {
-		return
+		return nil
 	}
 	var cur *store.Job
-	if err := s.retry("reload job", func(ctx context.Context) (err error) {
+	if err := s.retry(ctx, "reload job", func(ctx context.Context) (err error) {
 		cur, err = s.st.Job(ctx, j.AccountID, j.ID)
 		return err
 	}); err != nil {
-		return
+		if errors.Is(err, store.ErrNotFound) {
+			return nil
+		}
+		return interrupted(j.ID, err)
 	}
 	if cur.Status.Done() && cur.CallbackState == "pending" {
-		s.deliver(*cur)
+		return s.deliver(ctx, *cur)
 	}
+	return nil
 }
 
 func progressJSON(p *crawler.Progress, now time.Time) []byte {

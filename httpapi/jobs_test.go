@@ -375,3 +375,88 @@ func TestCancelQueuedJobCallback(t *testing.T) {
 	}
 	wantStatus(t, a.call("DELETE", "/v1/analyze/site/"+first.ID, a.key, ""), 200)
 }
+
+// TestPendingCallbackResentAfterRestart stops a server while it is still
+// retrying a callback: the state stays "pending" in the store and the next
+// server over the store sends it.
+func TestPendingCallbackResentAfterRestart(t *testing.T) {
+	ctx := context.Background()
+	site := crawlSite(t, 3, 0)
+	rc := &receiver{fail: 1 << 30, got: make(chan struct{}, 1)}
+	hook := httptest.NewServer(rc)
+	t.Cleanup(hook.Close)
+	path := filepath.Join(t.TempDir(), "api.db")
+	st, err := sqlstore.Open(ctx, path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	secret := []byte("callback master secret kept across restarts")
+	// A long wait between attempts: the server is closed during it.
+	a := newTestAPI(t, &Options{Store: st, AllowPrivate: true, CallbackSecret: secret, CallbackRetryDelays: []time.Duration{time.Hour}})
+	resp := a.call("POST", "/v1/analyze/site", a.key, fmt.Sprintf(`{"domain":%q,"callbackUrl":%q}`, hostOf(t, site.URL), hook.URL+"/hook"))
+	wantStatus(t, resp, 202)
+	var created Job
+	readJSON(t, resp, &created)
+	waitJob(t, a, a.key, created.ID, func(j Job) bool { return j.Status == "succeeded" })
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		rc.mu.Lock()
+		calls := rc.calls
+		rc.mu.Unlock()
+		if calls >= 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no callback attempt")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	closed := make(chan error, 1)
+	go func() { closed <- a.srv.Close() }()
+	select {
+	case err := <-closed:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Close waited for the callback's retry delay")
+	}
+	j, err := st.Job(ctx, a.acct.ID, created.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j.CallbackState != "pending" {
+		t.Fatalf("callback state %q after close, want pending", j.CallbackState)
+	}
+	st.Close()
+
+	rc.mu.Lock()
+	rc.fail = 0
+	rc.mu.Unlock()
+	st2, err := sqlstore.Open(ctx, path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st2.Close() })
+	b := newTestAPI(t, &Options{Store: st2, AllowPrivate: true, CallbackSecret: secret}, apiConfig{noAccount: true})
+	select {
+	case <-rc.got:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the pending callback was not sent after the restart")
+	}
+	rc.mu.Lock()
+	bodies, sig := len(rc.bodies), rc.sigs[0]
+	body := rc.bodies[0]
+	rc.mu.Unlock()
+	var ev CallbackEvent
+	if err := json.Unmarshal(body, &ev); err != nil {
+		t.Fatal(err)
+	}
+	if bodies != 1 || ev.ID != created.ID || ev.Status != "succeeded" || ev.Summary.Pages != 3 {
+		t.Errorf("%d callbacks, event %+v", bodies, ev)
+	}
+	if err := VerifyCallback(created.CallbackSecret, sig, body, time.Minute); err != nil {
+		t.Errorf("resent callback does not verify with the job's secret: %v", err)
+	}
+	waitJob(t, b, a.key, created.ID, func(j Job) bool { return j.Callback != nil && j.Callback.State == "delivered" })
+}

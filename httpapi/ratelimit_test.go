@@ -5,14 +5,18 @@ import (
 	"net/http"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/seokit/seokit/httpapi/auth"
+	"github.com/seokit/seokit/httpapi/ratelimit"
+	"github.com/seokit/seokit/httpapi/ratelimit/redislimit"
 	"github.com/seokit/seokit/httpapi/store"
 	"github.com/seokit/seokit/httpapi/store/sqlstore"
 	"github.com/seokit/seokit/internal/pgtest"
+	"github.com/seokit/seokit/internal/redistest"
 )
 
 func TestRateLimitHeaders(t *testing.T) {
@@ -163,5 +167,141 @@ func TestAuthFailureThrottle(t *testing.T) {
 	}
 	if !saw429 {
 		t.Error("repeated failures from one address were never throttled")
+	}
+}
+
+// limiters are the Limiter drivers the API tests run with: the default
+// Local and, when redis-server is installed, redislimit.
+func limiters() map[string]func(t *testing.T) ratelimit.Limiter {
+	return map[string]func(t *testing.T) ratelimit.Limiter{
+		"local": func(t *testing.T) ratelimit.Limiter { return nil },
+		"redis": func(t *testing.T) ratelimit.Limiter {
+			rs := redistest.Start(t)
+			l, err := redislimit.Open(context.Background(), rs.URL(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { l.Close() })
+			return l
+		},
+	}
+}
+
+// TestRateLimitBurst: a burst beyond the bucket answers 429 with the
+// bucket's Retry-After and the day's real remaining count, and counts
+// against nothing.
+func TestRateLimitBurst(t *testing.T) {
+	for name, mk := range limiters() {
+		t.Run(name, func(t *testing.T) {
+			clk := &clock{t: time.Date(2026, 11, 21, 18, 0, 0, 0, time.UTC)}
+			a := newTestAPI(t, &Options{Now: clk.Now, Limiter: mk(t), BurstRate: 0.5, Burst: 3})
+			for i := range 3 {
+				resp := a.call("GET", "/v1/analyze/site", a.key, "")
+				wantStatus(t, resp, 200)
+				if got, want := resp.Header.Get("X-RateLimit-Remaining"), strconv.Itoa(99-i); got != want {
+					t.Errorf("request %d: Remaining %q, want %q", i+1, got, want)
+				}
+			}
+			resp := a.call("GET", "/v1/analyze/site", a.key, "")
+			e := apiErr(t, resp, 429, CodeRateLimited)
+			// One token per two seconds.
+			if got := resp.Header.Get("Retry-After"); got != "2" {
+				t.Errorf("burst Retry-After %q, want 2", got)
+			}
+			if got := resp.Header.Get("X-RateLimit-Remaining"); got != "97" {
+				t.Errorf("burst 429 Remaining %q, want 97 (the refused request is not counted)", got)
+			}
+			if !strings.Contains(e.Message, "slow down") {
+				t.Errorf("burst message %q", e.Message)
+			}
+			clk.Add(2 * time.Second)
+			resp = a.call("GET", "/v1/analyze/site", a.key, "")
+			wantStatus(t, resp, 200)
+			if got := resp.Header.Get("X-RateLimit-Remaining"); got != "96" {
+				t.Errorf("after the wait Remaining %q, want 96", got)
+			}
+		})
+	}
+}
+
+// TestRateLimitRedisDaily: the API over the Redis limiter keeps the
+// daily quota and its headers like the default one.
+func TestRateLimitRedisDaily(t *testing.T) {
+	l := limiters()["redis"](t)
+	clk := &clock{t: time.Date(2026, 11, 21, 23, 59, 30, 0, time.UTC)}
+	a := newTestAPI(t, &Options{Now: clk.Now, Limiter: l, Limits: map[store.Plan]int{store.Free: 5}})
+	for i := range 5 {
+		resp := a.call("GET", "/v1/analyze/site", a.key, "")
+		wantStatus(t, resp, 200)
+		if got, want := resp.Header.Get("X-RateLimit-Remaining"), strconv.Itoa(4-i); got != want {
+			t.Errorf("Remaining %q, want %q", got, want)
+		}
+	}
+	resp := a.call("GET", "/v1/analyze/site", a.key, "")
+	apiErr(t, resp, 429, CodeRateLimited)
+	if got := resp.Header.Get("Retry-After"); got != "30" {
+		t.Errorf("Retry-After %q, want 30 (seconds to midnight UTC)", got)
+	}
+	u, err := l.Usage(context.Background(), a.acct.ID, clk.Now(), clk.Now())
+	if err != nil || len(u) != 1 || u[0].Count != 5 {
+		t.Errorf("usage %v %v, want 5 today", u, err)
+	}
+	clk.Add(30 * time.Second)
+	wantStatus(t, a.call("GET", "/v1/analyze/site", a.key, ""), 200)
+}
+
+// TestRateLimitRedisDown: with Redis unreachable the API fails closed:
+// 503 unavailable with Retry-After, never the endpoint's answer.
+func TestRateLimitRedisDown(t *testing.T) {
+	rs := redistest.Start(t)
+	l, err := redislimit.Open(context.Background(), rs.URL(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	a := newTestAPI(t, &Options{Limiter: l})
+	wantStatus(t, a.call("GET", "/v1/analyze/site", a.key, ""), 200)
+	rs.Stop()
+	for range 3 {
+		resp := a.call("GET", "/v1/analyze/site", a.key, "")
+		apiErr(t, resp, 503, CodeUnavailable)
+		if resp.Header.Get("Retry-After") == "" {
+			t.Error("503 without Retry-After")
+		}
+	}
+	if err := rs.Restart(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for a.call("GET", "/v1/analyze/site", a.key, "").StatusCode != 200 {
+		if time.Now().After(deadline) {
+			t.Fatal("no recovery after Redis restarted")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// zeroRate passes every request to a real Local with its Rate cleared, as
+// a misconfigured server would.
+type zeroRate struct{ *ratelimit.Local }
+
+func (z zeroRate) Take(ctx context.Context, req ratelimit.Request) (ratelimit.Result, error) {
+	req.Rate = 0
+	return z.Local.Take(ctx, req)
+}
+
+// TestRateLimitServerBug: a limiter refusing the server's own request as
+// invalid is a 500, not the client's 400, and admits nothing.
+func TestRateLimitServerBug(t *testing.T) {
+	st, err := sqlstore.Open(context.Background(), ":memory:", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	a := newTestAPI(t, &Options{Store: st, Limiter: zeroRate{ratelimit.NewLocal(st)}})
+	resp := a.call("GET", "/v1/analyze/site", a.key, "")
+	apiErr(t, resp, 500, CodeInternal)
+	if !strings.Contains(a.logs.String(), "invalid rate") {
+		t.Errorf("the cause was not logged:\n%s", a.logs.String())
 	}
 }

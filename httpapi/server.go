@@ -61,6 +61,11 @@ type Options struct {
 	Suggester *keywords.Suggester
 	Tracker   *rankings.Tracker
 	Reports   *reports.Builder
+	// OnRankings, when set, is called after each successful GET
+	// /v1/rankings with the caller's account and the keywords it asked
+	// for, now tracked (examples/server adds them to the account's
+	// dashboard watchlist).
+	OnRankings func(ctx context.Context, accountID string, tracked []rankings.Tracked)
 
 	// Limits are the daily request limits per plan; missing plans take
 	// Free 100 and Pro 1000. An account's DailyLimit, when > 0, overrides
@@ -92,8 +97,16 @@ type Options struct {
 	// MaxSitePages caps options.maxPages of a site analysis; zero means
 	// 10,000.
 	MaxSitePages int
-	// JobWorkers is the number of site analyses run at once; zero means 2.
+	// JobWorkers is the number of site analyses run at once by the
+	// in-process queue; zero means 2. A Queue sets its own.
 	JobWorkers int
+	// Queue runs the site analyses. Nil means the in-process queue:
+	// JobWorkers goroutines, the store's unfinished jobs resumed by New.
+	// The riverjobs driver shares jobs between instances over PostgreSQL;
+	// the Store must then be shared too (PostgreSQL), since workers on
+	// other instances read and write the jobs there. New starts the
+	// queue's workers and Close stops them.
+	Queue Queue
 	// CallbackSecret is the master secret from which each job's callback
 	// signing secret is derived. Nil means a random secret per process, so
 	// set it when callbacks of jobs resumed after a restart must verify.
@@ -144,22 +157,22 @@ type Server struct {
 	accounts *accountCache
 
 	// jobs
-	ctx      context.Context
-	cancel   context.CancelFunc
-	wg       sync.WaitGroup
-	queue    chan store.Job
-	mu       sync.Mutex
-	running  map[string]context.CancelCauseFunc
-	pending  []store.Job
-	wake     chan struct{}
-	sending  map[string]bool
-	cbSecret []byte
-	closed   bool
+	ctx        context.Context
+	cancel     context.CancelFunc
+	wg         sync.WaitGroup
+	queue      Queue
+	localQueue bool // queue is the in-process one
+	mu         sync.Mutex
+	running    map[string]context.CancelCauseFunc
+	sending    map[string]bool
+	cbSecret   []byte
+	closed     bool
 }
 
 var _ http.Handler = (*Server)(nil)
 
-// New returns a Server. It re-queues the store's unfinished jobs.
+// New returns a Server. It starts the queue's workers and hands the queue
+// the store's unfinished jobs and the callbacks still pending.
 func New(ctx context.Context, opts *Options) (*Server, error) {
 	s := &Server{}
 	if opts != nil {
@@ -247,15 +260,20 @@ func New(ctx context.Context, opts *Options) (*Server, error) {
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.running = map[string]context.CancelCauseFunc{}
 	s.sending = map[string]bool{}
-	s.wake = make(chan struct{}, 1)
-	if err := s.resume(ctx); err != nil {
+	s.queue = o.Queue
+	if s.queue == nil {
+		s.queue, s.localQueue = newLocalQueue(o.JobWorkers), true
+	}
+	if err := s.queue.Start(ctx, s.runJob); err != nil {
 		s.cancel()
 		s.closeStore()
-		return nil, err
+		return nil, fmt.Errorf("httpapi: start job queue: %w", err)
 	}
-	for range o.JobWorkers {
-		s.wg.Add(1)
-		go s.worker()
+	if err := s.resume(ctx); err != nil {
+		s.cancel()
+		s.queue.Stop(context.Background())
+		s.closeStore()
+		return nil, err
 	}
 	return s, nil
 }
@@ -266,8 +284,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // Close stops the job workers and callback deliveries and waits for them.
-// Jobs still running stay unfinished in the store and are resumed by the
-// next New over it. The store is closed only when New opened it.
+// Jobs still running stay unfinished in the store: the in-process queue's
+// are resumed by the next New over it, a shared queue's run again on
+// another instance. The store is closed only when New opened it.
 func (s *Server) Close() error {
 	s.mu.Lock()
 	if s.closed {
@@ -277,8 +296,15 @@ func (s *Server) Close() error {
 	s.closed = true
 	s.mu.Unlock()
 	s.cancel()
+	qerr := s.queue.Stop(context.Background())
 	s.wg.Wait()
-	return s.closeStore()
+	if err := s.closeStore(); err != nil {
+		return err
+	}
+	if qerr != nil {
+		return fmt.Errorf("httpapi: stop job queue: %w", qerr)
+	}
+	return nil
 }
 
 func (s *Server) closeStore() error {

@@ -1,6 +1,6 @@
-// Package crawlertest provides a conformance suite for crawler.Frontier
-// drivers and a generated web site, served on loopback, for crawler tests
-// and benchmarks.
+// Package crawlertest provides conformance suites for crawler.Frontier
+// and crawler.SharedFrontier drivers and a generated web site, served on
+// loopback, for crawler tests and benchmarks.
 package crawlertest
 
 import (
@@ -221,4 +221,158 @@ func mustPush(t *testing.T, f crawler.Frontier, its []crawler.Item) {
 	if _, err := f.Push(context.Background(), its); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// RunSharedFrontier runs the conformance suite of crawler.SharedFrontier
+// drivers: open returns a new handle on the crawl crawlID (each call a
+// separate worker, as another process would open it); the suite closes
+// them. Each subtest uses its own crawl ID.
+func RunSharedFrontier(t *testing.T, open func(t *testing.T, crawlID string) crawler.SharedFrontier) {
+	t.Helper()
+	ctx := context.Background()
+	n := 0
+	worker := func(t *testing.T, id string) crawler.SharedFrontier {
+		f := open(t, id)
+		t.Cleanup(func() { f.Close() })
+		return f
+	}
+	pair := func(t *testing.T) (a, b crawler.SharedFrontier) {
+		n++
+		id := fmt.Sprintf("conformance-%d", n)
+		return worker(t, id), worker(t, id)
+	}
+	it := func(u string, d int) crawler.Item { return crawler.Item{URL: u, Depth: d, Source: crawler.SourceLink} }
+
+	t.Run("shared_seen_and_queue", func(t *testing.T) {
+		a, b := pair(t)
+		if n, err := a.Push(ctx, []crawler.Item{it("https://example.com/1", 1), it("https://example.com/2", 1)}); err != nil || n != 2 {
+			t.Fatalf("a.Push = %d, %v; want 2", n, err)
+		}
+		if n, err := b.Push(ctx, []crawler.Item{it("https://example.com/2", 1), it("https://example.com/0", 0)}); err != nil || n != 1 {
+			t.Fatalf("b.Push = %d, %v; want 1 (example.com/2 pushed by a)", n, err)
+		}
+		if l, err := b.Len(ctx); err != nil || l != 3 {
+			t.Fatalf("b.Len = %d, %v; want 3", l, err)
+		}
+		got, err := b.Pop(ctx, 2)
+		if err != nil || len(got) != 2 || got[0].URL != "https://example.com/0" || got[1].URL != "https://example.com/1" {
+			t.Fatalf("b.Pop(2) = %v, %v; want /0 then /1", got, err)
+		}
+		got, err = a.Pop(ctx, 5)
+		if err != nil || len(got) != 1 || got[0].URL != "https://example.com/2" {
+			t.Fatalf("a.Pop = %v, %v; want only /2", got, err)
+		}
+	})
+
+	t.Run("pending_counts", func(t *testing.T) {
+		a, b := pair(t)
+		if q, f, err := a.Pending(ctx); err != nil || q != 0 || f != 0 {
+			t.Fatalf("Pending of a new crawl = %d, %d, %v", q, f, err)
+		}
+		mustPush(t, a, []crawler.Item{it("https://example.com/a", 1), it("https://example.com/b", 1), it("https://example.com/c", 2)})
+		if got, err := b.Pop(ctx, 1); err != nil || len(got) != 1 {
+			t.Fatalf("b.Pop = %v, %v", got, err)
+		}
+		if q, f, err := a.Pending(ctx); err != nil || q != 2 || f != 1 {
+			t.Fatalf("Pending = %d queued, %d in flight, %v; want 2, 1", q, f, err)
+		}
+		// Done from a worker that did not pop the URL changes nothing.
+		if err := a.Done(ctx, "https://example.com/a"); err != nil {
+			t.Fatal(err)
+		}
+		if _, f, _ := a.Pending(ctx); f != 1 {
+			t.Fatalf("in flight after another worker's Done = %d, want 1", f)
+		}
+		if err := b.Done(ctx, "https://example.com/a"); err != nil {
+			t.Fatal(err)
+		}
+		if q, f, _ := b.Pending(ctx); q != 2 || f != 0 {
+			t.Fatalf("Pending after Done = %d, %d; want 2, 0", q, f)
+		}
+		rest, err := a.Pop(ctx, 10)
+		if err != nil || len(rest) != 2 {
+			t.Fatalf("a.Pop = %v, %v", rest, err)
+		}
+		for _, r := range rest {
+			if err := a.Done(ctx, r.URL); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if q, f, _ := b.Pending(ctx); q != 0 || f != 0 {
+			t.Fatalf("Pending when all is done = %d, %d; want 0, 0", q, f)
+		}
+	})
+
+	t.Run("shared_summaries", func(t *testing.T) {
+		a, b := pair(t)
+		if err := a.PutSummary(ctx, crawler.PageSummary{URL: "https://example.com/", Status: 200}, nil); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.PutSummary(ctx, crawler.PageSummary{URL: "https://example.com/x", Status: 404}, nil); err != nil {
+			t.Fatal(err)
+		}
+		var urls []string
+		if err := a.Summaries(ctx, func(s crawler.PageSummary, _ []crawler.Edge) error { urls = append(urls, s.URL); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprint(urls) != "[https://example.com/ https://example.com/x]" {
+			t.Fatalf("summaries seen by a = %v, want both workers'", urls)
+		}
+	})
+
+	t.Run("concurrent_workers", func(t *testing.T) {
+		a, b := pair(t)
+		ws := []crawler.SharedFrontier{a, b, worker(t, fmt.Sprintf("conformance-%d", n))}
+		const per = 60
+		var mu sync.Mutex
+		popped := map[string]int{}
+		var wg sync.WaitGroup
+		for _, w := range ws {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range per {
+					if _, err := w.Push(ctx, []crawler.Item{it(fmt.Sprintf("https://example.com/p/%d", i), i%4)}); err != nil {
+						t.Error(err)
+						return
+					}
+					got, err := w.Pop(ctx, 2)
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					mu.Lock()
+					for _, g := range got {
+						popped[g.URL]++
+					}
+					mu.Unlock()
+					for _, g := range got {
+						if err := w.Done(ctx, g.URL); err != nil {
+							t.Error(err)
+						}
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		rest, err := a.Pop(ctx, 3*per)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, g := range rest {
+			popped[g.URL]++
+			a.Done(ctx, g.URL)
+		}
+		if len(popped) != per {
+			t.Fatalf("popped %d distinct URLs, want %d", len(popped), per)
+		}
+		for u, k := range popped {
+			if k != 1 {
+				t.Fatalf("%s popped %d times", u, k)
+			}
+		}
+		if q, f, _ := b.Pending(ctx); q != 0 || f != 0 {
+			t.Fatalf("Pending = %d, %d; want 0, 0", q, f)
+		}
+	})
 }

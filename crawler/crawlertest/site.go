@@ -54,6 +54,9 @@ type SiteOptions struct {
 	NoRequestLog bool
 	// Latency delays every answer.
 	Latency time.Duration
+	// OnRequest, when set, is called for every request as it arrives, from
+	// the server's goroutines (tests that need every request's time).
+	OnRequest func(r *http.Request)
 	// Extra adds handlers by path; ExtraLinks are linked from the home page.
 	Extra      map[string]http.HandlerFunc
 	ExtraLinks []string
@@ -140,6 +143,9 @@ func (s *Site) serve(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	s.requests.Add(1)
+	if s.opts.OnRequest != nil {
+		s.opts.OnRequest(r)
+	}
 	key := r.URL.RequestURI()
 	first := false
 	if !s.opts.NoRequestLog {

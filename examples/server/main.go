@@ -1,16 +1,30 @@
-// Command server runs the seokit /v1 API as a standalone HTTP server.
+// Command server runs the seokit /v1 API and its web dashboard as a
+// standalone HTTP server.
 //
 //	go run ./examples/server [flags]
 //
-// It listens on 127.0.0.1:8080 and keeps accounts, keys, usage counters and
-// jobs in the SQLite file seokit.db (or a PostgreSQL database given as a
-// postgres:// DSN), and keywords and rankings in seokit-data.db. On the
-// first start it creates an admin account (admin@localhost, Pro plan) and
-// prints its API key and API client credentials once:
+// It listens on 127.0.0.1:8080: the API under /v1, the dashboard under
+// /dashboard/ (the root redirects there), the OAuth consent page at
+// /v1/oauth/authorize. It keeps accounts, keys, usage counters, jobs and
+// the dashboard's per-account ranking watchlists in the SQLite file
+// seokit.db (or a PostgreSQL database given as a postgres:// DSN), and
+// keywords and rankings in seokit-data.db. With a search provider
+// configured it re-checks every tracked keyword daily at 03:00 UTC. On the
+// first start it creates an
+// admin account (admin@localhost, Pro plan) and prints its API key, API
+// client credentials and dashboard password once:
 //
 //	API key: seo_live_...
 //	Client ID: ...
 //	Client secret: ...
+//	Dashboard: http://127.0.0.1:8080/dashboard/  email: admin@localhost  password: ...
+//
+// Dashboard sessions are signed with a key derived from -session-key, or,
+// without it, from a random secret stored in the API database on the first
+// start, so sign-ins survive restarts (give every instance the same
+// -session-key when several share a PostgreSQL database behind a load
+// balancer; they then share the stored secret anyway). Cookies are Secure
+// under TLS and behind a trusted TLS proxy.
 //
 // Every flag has an environment variable, used when the flag is not given:
 //
@@ -23,6 +37,8 @@
 //	-free-limit      SEOKIT_FREE_LIMIT        daily requests of the Free plan (100)
 //	-pro-limit       SEOKIT_PRO_LIMIT         daily requests of the Pro plan (1000)
 //	-callback-secret SEOKIT_CALLBACK_SECRET   master secret of job callback signatures
+//	-session-key     SEOKIT_SESSION_KEY       secret of dashboard sessions, at least 32 bytes
+//	-reset-admin-password                     print a new dashboard password of admin@localhost once
 //	-dataforseo-login, -dataforseo-password   DATAFORSEO_LOGIN, DATAFORSEO_PASSWORD
 //	-serpapi-key                              SERPAPI_KEY
 //	-google-cse-key, -google-cse-cx           GOOGLE_CSE_KEY, GOOGLE_CSE_CX
@@ -35,6 +51,10 @@ package main
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
 	"errors"
 	"flag"
 	"fmt"
@@ -50,8 +70,14 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"github.com/seokit/seokit/httpapi"
 	"github.com/seokit/seokit/httpapi/auth"
+	"github.com/seokit/seokit/httpapi/dashboard"
+	"github.com/seokit/seokit/httpapi/ratelimit"
+	"github.com/seokit/seokit/httpapi/ratelimit/redislimit"
+	"github.com/seokit/seokit/httpapi/riverjobs"
 	"github.com/seokit/seokit/httpapi/store"
 	"github.com/seokit/seokit/httpapi/store/sqlstore"
 	"github.com/seokit/seokit/keywords"
@@ -77,7 +103,10 @@ func main() {
 // config is the parsed command line.
 type config struct {
 	addr, db, dataDB, tlsCert, tlsKey, proxies, callbackSecret string
-	freeLimit, proLimit                                        int
+	sessionKey, redisURL, jobs                                 string
+	resetAdmin, allowPrivate                                   bool
+	freeLimit, proLimit, jobWorkers                            int
+	jobTimeout, jobRescue                                      time.Duration
 	dfsLogin, dfsPassword, serpapiKey, cseKey, cseCX           string
 }
 
@@ -86,6 +115,22 @@ func env(name, def string) string {
 		return v
 	}
 	return def
+}
+
+func envDuration(name string, def time.Duration) time.Duration {
+	if v, err := time.ParseDuration(os.Getenv(name)); err == nil {
+		return v
+	}
+	return def
+}
+
+func envBool(name string) bool {
+	v, _ := strconv.ParseBool(os.Getenv(name))
+	return v
+}
+
+func isPostgres(dsn string) bool {
+	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://")
 }
 
 func envInt(name string, def int) int {
@@ -101,13 +146,21 @@ func parse(args []string, stderr io.Writer) (*config, error) {
 	fs.SetOutput(stderr)
 	fs.StringVar(&c.addr, "addr", env("SEOKIT_ADDR", "127.0.0.1:8080"), "listen address")
 	fs.StringVar(&c.db, "db", env("SEOKIT_DB", "seokit.db"), "API store: SQLite path or postgres:// DSN")
-	fs.StringVar(&c.dataDB, "data-db", env("SEOKIT_DATA_DB", "seokit-data.db"), "keyword and ranking data: SQLite path")
+	fs.StringVar(&c.dataDB, "data-db", env("SEOKIT_DATA_DB", "seokit-data.db"), "keyword and ranking data: SQLite path or postgres:// DSN")
+	fs.StringVar(&c.redisURL, "redis", env("SEOKIT_REDIS_URL", ""), "Redis URL (redis://host:6379/0) for rate limits shared by several instances; empty keeps them in -db and this process")
+	fs.StringVar(&c.jobs, "jobs", env("SEOKIT_JOBS", "local"), "where site analyses and scheduled rank checks run: local (this process) or river (shared by every instance on the PostgreSQL -db)")
+	fs.IntVar(&c.jobWorkers, "job-workers", envInt("SEOKIT_JOB_WORKERS", httpapi.DefaultJobWorkers), "site analyses this instance runs at once (with -jobs river, 0 makes an API-only instance)")
+	fs.DurationVar(&c.jobTimeout, "job-timeout", envDuration("SEOKIT_JOB_TIMEOUT", riverjobs.DefaultJobTimeout), "longest site analysis with -jobs river")
+	fs.DurationVar(&c.jobRescue, "job-rescue-after", envDuration("SEOKIT_JOB_RESCUE_AFTER", 0), "with -jobs river, how long after a run started a killed instance's job is restarted elsewhere (at least -job-timeout; 0 means -job-timeout plus 10 minutes)")
+	fs.BoolVar(&c.allowPrivate, "allow-private", envBool("SEOKIT_ALLOW_PRIVATE"), "let analyses and callbacks reach loopback and private addresses (intranet audits)")
 	fs.StringVar(&c.tlsCert, "tls-cert", env("SEOKIT_TLS_CERT", ""), "TLS certificate file")
 	fs.StringVar(&c.tlsKey, "tls-key", env("SEOKIT_TLS_KEY", ""), "TLS key file")
 	fs.StringVar(&c.proxies, "trusted-proxy", env("SEOKIT_TRUSTED_PROXIES", ""), "comma-separated CIDRs of trusted TLS-terminating proxies")
 	fs.IntVar(&c.freeLimit, "free-limit", envInt("SEOKIT_FREE_LIMIT", httpapi.DefaultFreeLimit), "daily requests of the Free plan")
 	fs.IntVar(&c.proLimit, "pro-limit", envInt("SEOKIT_PRO_LIMIT", httpapi.DefaultProLimit), "daily requests of the Pro plan")
 	fs.StringVar(&c.callbackSecret, "callback-secret", env("SEOKIT_CALLBACK_SECRET", ""), "master secret of callback signatures (random per process if empty)")
+	fs.StringVar(&c.sessionKey, "session-key", env("SEOKIT_SESSION_KEY", ""), "secret of dashboard sessions, at least 32 bytes (stored random secret if empty)")
+	fs.BoolVar(&c.resetAdmin, "reset-admin-password", false, "give "+adminEmail+" a new random dashboard password and print it once")
 	fs.StringVar(&c.dfsLogin, "dataforseo-login", env("DATAFORSEO_LOGIN", ""), "DataForSEO login")
 	fs.StringVar(&c.dfsPassword, "dataforseo-password", env("DATAFORSEO_PASSWORD", ""), "DataForSEO password")
 	fs.StringVar(&c.serpapiKey, "serpapi-key", env("SERPAPI_KEY", ""), "SerpApi key")
@@ -122,8 +175,29 @@ func parse(args []string, stderr io.Writer) (*config, error) {
 	if (c.tlsCert == "") != (c.tlsKey == "") {
 		return nil, errors.New("-tls-cert and -tls-key go together")
 	}
+	if c.sessionKey != "" && len(c.sessionKey) < 32 {
+		return nil, errors.New("-session-key must have at least 32 bytes")
+	}
 	if c.freeLimit < 0 || c.proLimit < 0 {
 		return nil, errors.New("plan limits must not be negative")
+	}
+	switch c.jobs {
+	case "local":
+		if c.jobWorkers < 1 {
+			return nil, errors.New("-job-workers must be at least 1 with -jobs local")
+		}
+	case "river":
+		if !isPostgres(c.db) {
+			return nil, errors.New("-jobs river needs a PostgreSQL -db (postgres://...)")
+		}
+		if c.callbackSecret == "" {
+			return nil, errors.New("-jobs river needs -callback-secret, the same on every instance")
+		}
+		if c.jobWorkers < 0 {
+			return nil, errors.New("-job-workers must not be negative")
+		}
+	default:
+		return nil, fmt.Errorf("-jobs must be local or river, not %q", c.jobs)
 	}
 	return &c, nil
 }
@@ -171,6 +245,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer st.Close()
+	var limiter ratelimit.Limiter
+	if c.redisURL != "" {
+		rl, err := redislimit.Open(ctx, c.redisURL, nil)
+		if err != nil {
+			return err
+		}
+		defer rl.Close()
+		limiter = rl
+	}
 	ks, err := local.Open(ctx, c.dataDB, nil)
 	if err != nil {
 		return err
@@ -193,25 +276,113 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	case c.cseKey != "" && c.cseCX != "":
 		serp = customsearch.New(c.cseKey, c.cseCX, nil)
 	}
+	secret := []byte(c.sessionKey)
+	if len(secret) == 0 {
+		if secret, err = storedSecret(ctx, st, "dashboard"); err != nil {
+			return err
+		}
+	}
+	// The dashboard is built after the auth server, which asks it who is
+	// signed in on the consent page.
+	var dash *dashboard.Dashboard
+	au, err := auth.New(ctx, st, &auth.Options{
+		Logger:  logger,
+		CSRFKey: derive(secret, "oauth consent csrf"),
+		SessionAccount: func(r *http.Request) (string, bool) {
+			return dash.SessionAccount(r)
+		},
+	})
+	if err != nil {
+		return err
+	}
+	tracker := rankings.NewTracker(serp, rs, nil)
+	// Each account's dashboard lists the keywords it tracks, including
+	// those it checks through GET /v1/rankings.
+	watch, err := dashboard.NewSQLWatchlist(ctx, st.DB(), string(st.Dialect()))
+	if err != nil {
+		return err
+	}
+	limits := map[store.Plan]int{store.Free: c.freeLimit, store.Pro: c.proLimit}
 	opts := &httpapi.Options{
 		Store:          st,
+		Auth:           au,
 		Suggester:      keywords.NewSuggester(sources, nil),
-		Tracker:        rankings.NewTracker(serp, rs, nil),
+		Tracker:        tracker,
 		Reports:        reports.New(rs, ks, nil),
-		Limits:         map[store.Plan]int{store.Free: c.freeLimit, store.Pro: c.proLimit},
+		Limits:         limits,
+		Limiter:        limiter,
 		TrustedProxies: proxies,
-		Logger:         logger,
+		AllowPrivate:   c.allowPrivate,
+		OnRankings: func(ctx context.Context, accountID string, tracked []rankings.Tracked) {
+			if err := watch.Watch(ctx, accountID, tracked); err != nil {
+				logger.Warn("server: add API-tracked keywords to the dashboard watchlist", "err", err)
+			}
+		},
+		JobWorkers: c.jobWorkers,
+		Logger:     logger,
 	}
 	if c.callbackSecret != "" {
 		opts.CallbackSecret = []byte(c.callbackSecret)
+	}
+	if c.jobs == "river" {
+		pool, err := pgxpool.New(ctx, c.db)
+		if err != nil {
+			return fmt.Errorf("-db: %w", err)
+		}
+		defer pool.Close()
+		ro := &riverjobs.Options{Workers: c.jobWorkers, InsertOnly: c.jobWorkers == 0,
+			JobTimeout: c.jobTimeout, RescueStuckJobsAfter: c.jobRescue, Logger: logger}
+		if serp != nil {
+			ro.Tracker = tracker
+		}
+		q, err := riverjobs.New(ctx, pool, ro)
+		if err != nil {
+			return err
+		}
+		opts.Queue = q
+		opts.JobWorkers = max(c.jobWorkers, 1)
 	}
 	api, err := httpapi.New(ctx, opts)
 	if err != nil {
 		return err
 	}
 	defer api.Close()
-	if err := bootstrap(ctx, api, stdout); err != nil {
+	dash, err = dashboard.New(st, au, &dashboard.Options{
+		SessionKey: derive(secret, "dashboard session"),
+		Secure:     c.tlsCert != "" || len(proxies) > 0,
+		Limits:     limits,
+		Analyses:   api,
+		Rankings:   rs,
+		Tracker:    tracker,
+		Watchlist:  watch,
+		Usage:      limiter,
+		Logger:     logger,
+	})
+	if err != nil {
 		return err
+	}
+	if serp != nil && c.jobs == "local" {
+		// The daily re-check (with -jobs river, a periodic River job) of every tracked keyword (03:00 UTC).
+		tctx, stopTracker := context.WithCancel(ctx)
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			tracker.Run(tctx, &rankings.ScheduleOptions{OnPass: func(r *rankings.RecheckReport) {
+				logger.Info("server: daily ranking check", "due", r.Due, "checked", r.Checked, "failed", len(r.Failed))
+			}})
+		}()
+		defer func() { stopTracker(); <-done }()
+	}
+	created, err := bootstrap(ctx, api)
+	if err != nil {
+		return err
+	}
+	if created == nil && c.resetAdmin {
+		pw, err := resetAdminPassword(ctx, st)
+		if err != nil {
+			return err
+		}
+		created = &firstStart{password: pw}
 	}
 
 	ln, err := net.Listen("tcp", c.addr)
@@ -219,7 +390,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	srv := &http.Server{
-		Handler:           api,
+		Handler:           handler(api, dash, ready(st, limiter)),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		// A complete page analysis with link checks takes up to about a
@@ -232,6 +403,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	scheme := "http"
 	if c.tlsCert != "" {
 		scheme = "https"
+	}
+	if created != nil && created.key != "" {
+		fmt.Fprintf(stdout, "Created account %s (Pro plan). These secrets are shown only once:\nAPI key: %s\nClient ID: %s\nClient secret: %s\n",
+			adminEmail, created.key, created.clientID, created.clientSecret)
+	}
+	if created != nil && created.password != "" {
+		fmt.Fprintf(stdout, "Dashboard: %s://%s%s/  email: %s  password: %s\n", scheme, ln.Addr(), dashboard.Prefix, adminEmail, created.password)
+	} else {
+		fmt.Fprintf(stdout, "Dashboard: %s://%s%s/\n", scheme, ln.Addr(), dashboard.Prefix)
 	}
 	fmt.Fprintf(stdout, "Listening on %s://%s\n", scheme, ln.Addr())
 	errc := make(chan error, 1)
@@ -255,33 +435,147 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// bootstrap creates the admin account, an API key and an API client when
-// the store has no account yet, and prints the secrets once.
-func bootstrap(ctx context.Context, api *httpapi.Server, stdout io.Writer) error {
+// adminEmail is the address of the account created on the first start.
+const adminEmail = "admin@localhost"
+
+// firstStart holds the secrets of the first start, printed once.
+type firstStart struct {
+	key, clientID, clientSecret, password string
+}
+
+// bootstrap creates the admin account, with a random dashboard password,
+// an API key and an API client when the store has no account yet, and
+// returns the secrets to print once; nil when accounts exist.
+func bootstrap(ctx context.Context, api *httpapi.Server) (*firstStart, error) {
 	n, err := api.Store().CountAccounts(ctx)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if n > 0 {
-		return nil
+		return nil, nil
 	}
 	a := api.Auth()
-	acct, err := a.CreateAccount(ctx, "admin@localhost", "Admin", "", store.Pro)
+	pw := randomPassword()
+	acct, err := a.CreateAccount(ctx, adminEmail, "Admin", pw, store.Pro) // stored as an argon2id hash
+	if errors.Is(err, store.ErrConflict) {
+		return nil, nil // another instance sharing the database started first
+	}
 	if err != nil {
-		return fmt.Errorf("create admin account: %w", err)
+		return nil, fmt.Errorf("create admin account: %w", err)
 	}
 	acct.Admin = true
 	if err := api.Store().UpdateAccount(ctx, acct); err != nil {
-		return err
+		return nil, err
 	}
 	key, _, err := a.CreateAPIKey(ctx, acct.ID, "admin", []string{auth.ScopeRead, auth.ScopeWrite}, time.Time{})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	secret, client, err := a.CreateClient(ctx, acct.ID, "admin", nil, []string{auth.ScopeRead, auth.ScopeWrite})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	fmt.Fprintf(stdout, "Created account admin@localhost (Pro plan). These secrets are shown only once:\nAPI key: %s\nClient ID: %s\nClient secret: %s\n", key, client.ID, secret)
-	return nil
+	return &firstStart{key: key, clientID: client.ID, clientSecret: secret, password: pw}, nil
+}
+
+// resetAdminPassword sets a new random password on the admin account.
+func resetAdminPassword(ctx context.Context, st store.Store) (string, error) {
+	acct, err := st.AccountByEmail(ctx, adminEmail)
+	if err != nil {
+		return "", fmt.Errorf("-reset-admin-password: %w", err)
+	}
+	pw := randomPassword()
+	if acct.PasswordHash, err = auth.HashPassword(pw); err != nil {
+		return "", err
+	}
+	if err := st.UpdateAccount(ctx, acct); err != nil {
+		return "", fmt.Errorf("-reset-admin-password: %w", err)
+	}
+	return pw, nil
+}
+
+// randomPassword returns 18 random bytes (144 bits) as 24 characters of
+// base64url.
+func randomPassword() string {
+	b := make([]byte, 18)
+	rand.Read(b)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// storedSecret returns the random 32-byte secret name kept in the API
+// database, creating it on the first call. Concurrent first starts agree on
+// one secret (the insert that loses is ignored).
+func storedSecret(ctx context.Context, st *sqlstore.Store, name string) ([]byte, error) {
+	db := st.DB()
+	ph := func(n int) string {
+		if st.Dialect() == sqlstore.Postgres {
+			return "$" + strconv.Itoa(n)
+		}
+		return "?"
+	}
+	if _, err := db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS seokit_server_secrets (name TEXT PRIMARY KEY, value TEXT NOT NULL)`); err != nil {
+		return nil, fmt.Errorf("create secrets table: %w", err)
+	}
+	b := make([]byte, 32)
+	rand.Read(b)
+	if _, err := db.ExecContext(ctx, `INSERT INTO seokit_server_secrets (name, value) VALUES (`+ph(1)+`, `+ph(2)+`) ON CONFLICT DO NOTHING`,
+		name, base64.RawStdEncoding.EncodeToString(b)); err != nil {
+		return nil, fmt.Errorf("store %s secret: %w", name, err)
+	}
+	var v string
+	if err := db.QueryRowContext(ctx, `SELECT value FROM seokit_server_secrets WHERE name = `+ph(1), name).Scan(&v); err != nil {
+		return nil, fmt.Errorf("read %s secret: %w", name, err)
+	}
+	secret, err := base64.RawStdEncoding.DecodeString(v)
+	if err != nil || len(secret) < 32 {
+		return nil, fmt.Errorf("stored %s secret is damaged; delete its row of seokit_server_secrets to make a new one (signs everyone out)", name)
+	}
+	return secret, nil
+}
+
+// derive returns a 32-byte key for purpose from secret (HMAC-SHA-256), so
+// one secret gives independent session and CSRF keys.
+func derive(secret []byte, purpose string) []byte {
+	m := hmac.New(sha256.New, secret)
+	m.Write([]byte("seokit " + purpose))
+	return m.Sum(nil)
+}
+
+// handler routes the dashboard, a redirect from the root to it, and
+// everything else to the API. Successful GET /v1/rankings calls add their
+// keywords to the caller's dashboard watchlist, so keywords tracked through
+// the API show on the caller's rankings page.
+func handler(api http.Handler, dash *dashboard.Dashboard, ready http.Handler) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("GET /healthz", ready)
+	mux.Handle(dashboard.Prefix+"/", dash)
+	mux.Handle(dashboard.Prefix, dash)
+	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, dashboard.Prefix+"/", http.StatusFound)
+	})
+	mux.Handle("/", api)
+	return mux
+}
+
+// ready answers GET /healthz for load balancers: 200 "ok" when the store
+// and the rate limiter's Redis, if any, answer within two seconds, else 503
+// naming the one that does not.
+func ready(st store.Store, limiter ratelimit.Limiter) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+		defer cancel()
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.Header().Set("Cache-Control", "no-store")
+		if err := st.Ping(ctx); err != nil {
+			http.Error(w, "store unavailable", http.StatusServiceUnavailable)
+			return
+		}
+		if p, ok := limiter.(ratelimit.Pinger); ok {
+			if err := p.Ping(ctx); err != nil {
+				http.Error(w, "rate limiter unavailable", http.StatusServiceUnavailable)
+				return
+			}
+		}
+		io.WriteString(w, "ok\n")
+	})
 }

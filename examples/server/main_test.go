@@ -4,13 +4,18 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
+	"net/http/cookiejar"
+	"net/url"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/seokit/seokit/internal/pgtest"
 )
 
 type syncBuffer struct {
@@ -34,16 +39,16 @@ var listenRE = regexp.MustCompile(`Listening on (http://\S+)`)
 
 // start runs the server until the returned stop is called, and returns its
 // output once it listens and its base URL.
-func start(t *testing.T, dir string) (out string, base string, stop func()) {
+func start(t *testing.T, dir string, extra ...string) (out string, base string, stop func()) {
 	t.Helper()
-	for _, v := range []string{"DATAFORSEO_LOGIN", "DATAFORSEO_PASSWORD", "SERPAPI_KEY", "GOOGLE_CSE_KEY", "GOOGLE_CSE_CX", "SEOKIT_ADDR", "SEOKIT_DB", "SEOKIT_DATA_DB", "SEOKIT_TLS_CERT", "SEOKIT_TLS_KEY", "SEOKIT_TRUSTED_PROXIES", "SEOKIT_FREE_LIMIT", "SEOKIT_PRO_LIMIT"} {
+	for _, v := range []string{"DATAFORSEO_LOGIN", "DATAFORSEO_PASSWORD", "SERPAPI_KEY", "GOOGLE_CSE_KEY", "GOOGLE_CSE_CX", "SEOKIT_ADDR", "SEOKIT_DB", "SEOKIT_DATA_DB", "SEOKIT_TLS_CERT", "SEOKIT_TLS_KEY", "SEOKIT_TRUSTED_PROXIES", "SEOKIT_FREE_LIMIT", "SEOKIT_PRO_LIMIT", "SEOKIT_SESSION_KEY"} {
 		t.Setenv(v, "") // no provider is ever called from a test
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	stdout, stderr := &syncBuffer{}, &syncBuffer{}
 	done := make(chan error, 1)
 	go func() {
-		done <- run(ctx, []string{"-addr", "127.0.0.1:0", "-db", filepath.Join(dir, "api.db"), "-data-db", filepath.Join(dir, "data.db")}, stdout, stderr)
+		done <- run(ctx, append([]string{"-addr", "127.0.0.1:0", "-db", filepath.Join(dir, "api.db"), "-data-db", filepath.Join(dir, "data.db")}, extra...), stdout, stderr)
 	}()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
@@ -76,13 +81,181 @@ func start(t *testing.T, dir string) (out string, base string, stop func()) {
 	}
 }
 
-var keyRE = regexp.MustCompile(`(?m)^API key: (\S+)$`)
+var (
+	keyRE  = regexp.MustCompile(`(?m)^API key: (\S+)$`)
+	dashRE = regexp.MustCompile(`(?m)^Dashboard: (http://\S+/dashboard/)  email: (\S+)  password: (\S+)$`)
+	csrfRE = regexp.MustCompile(`name="csrf_token" value="([^"]+)"`)
+)
+
+func noRedirects(jar http.CookieJar) *http.Client {
+	return &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+}
+
+func fetch(t *testing.T, c *http.Client, method, u string, form url.Values) (*http.Response, string) {
+	t.Helper()
+	var resp *http.Response
+	var err error
+	if method == "POST" {
+		resp, err = c.PostForm(u, form)
+	} else {
+		resp, err = c.Get(u)
+	}
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, u, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp, string(b)
+}
+
+// signIn does the dashboard's sign-in form flow and returns the status of
+// the form post.
+func signIn(t *testing.T, c *http.Client, base, email, password string) *http.Response {
+	t.Helper()
+	_, page := fetch(t, c, "GET", base+"/dashboard/login", nil)
+	m := csrfRE.FindStringSubmatch(page)
+	if m == nil {
+		t.Fatalf("sign-in page has no CSRF token:\n%s", page)
+	}
+	resp, _ := fetch(t, c, "POST", base+"/dashboard/login", url.Values{"csrf_token": {m[1]}, "email": {email}, "password": {password}, "next": {"/dashboard/keys"}})
+	return resp
+}
+
+// TestDashboardSignIn signs in with the password printed on the first
+// start, over HTTP against the running server, and stays signed in across
+// a restart (the session key is stored).
+func TestDashboardSignIn(t *testing.T) {
+	dir := t.TempDir()
+	out, base, stop := start(t, dir)
+	m := dashRE.FindStringSubmatch(out)
+	if m == nil {
+		stop()
+		t.Fatalf("first start printed no dashboard credentials:\n%s", out)
+	}
+	if m[1] != base+"/dashboard/" || m[2] != "admin@localhost" || len(m[3]) < 20 {
+		t.Errorf("dashboard line %q (base %s)", m[0], base)
+	}
+	password := m[3]
+	jar, _ := cookiejar.New(nil)
+	c := noRedirects(jar)
+
+	resp, _ := fetch(t, c, "GET", base+"/", nil)
+	if resp.StatusCode != http.StatusFound || resp.Header.Get("Location") != "/dashboard/" {
+		t.Errorf("root: %d to %q", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	resp, _ = fetch(t, c, "GET", base+"/dashboard/", nil)
+	if resp.StatusCode != http.StatusSeeOther || !strings.HasPrefix(resp.Header.Get("Location"), "/dashboard/login") {
+		t.Errorf("signed out overview: %d to %q", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	if resp := signIn(t, c, base, "admin@localhost", password+"x"); resp.StatusCode == http.StatusSeeOther {
+		t.Fatal("a wrong password signed in")
+	}
+	resp = signIn(t, c, base, "admin@localhost", password)
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/dashboard/keys" {
+		t.Fatalf("sign-in: %d to %q", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	resp, page := fetch(t, c, "GET", base+"/dashboard/keys", nil)
+	if resp.StatusCode != http.StatusOK || !strings.Contains(page, "admin@localhost") || !strings.Contains(page, "seo_live_") {
+		t.Fatalf("keys page: %d\n%s", resp.StatusCode, page)
+	}
+
+	// Keywords checked through the API join the caller's rankings page.
+	key := keyRE.FindStringSubmatch(out)[1]
+	req, _ := http.NewRequest("GET", base+"/v1/rankings?domain=www.oak-shop.example&keywords[]=oak+tables&locale=en-US", nil)
+	req.Header.Set("X-API-Key", key)
+	r2, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r2.Body.Close()
+	if r2.StatusCode != http.StatusOK {
+		t.Fatalf("rankings: %d", r2.StatusCode)
+	}
+	_, page = fetch(t, c, "GET", base+"/dashboard/rankings?domain=oak-shop.example", nil)
+	if !strings.Contains(page, "oak tables") {
+		t.Errorf("API-tracked keyword missing from the rankings page:\n%s", page)
+	}
+	stop()
+
+	out, base, stop = start(t, dir)
+	defer stop()
+	if strings.Contains(out, "password:") || strings.Contains(out, "API key:") {
+		t.Errorf("restart printed credentials again:\n%s", out)
+	}
+	resp, _ = fetch(t, c, "GET", base+"/dashboard/keys", nil)
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("session lost on restart: %d", resp.StatusCode)
+	}
+	// The consent page has the dashboard's look.
+	resp, page = fetch(t, c, "GET", base+"/v1/oauth/authorize?client_id=nope", nil)
+	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(page, `<header class="top">`) {
+		t.Errorf("consent error page: %d\n%s", resp.StatusCode, page)
+	}
+}
+
+func TestResetAdminPassword(t *testing.T) {
+	dir := t.TempDir()
+	out, _, stop := start(t, dir)
+	old := dashRE.FindStringSubmatch(out)
+	stop()
+	if old == nil {
+		t.Fatalf("first start printed no password:\n%s", out)
+	}
+	out, base, stop := start(t, dir, "-reset-admin-password")
+	defer stop()
+	m := dashRE.FindStringSubmatch(out)
+	if m == nil || m[3] == old[3] || strings.Contains(out, "API key:") {
+		t.Fatalf("reset printed %q (old password %q):\n%s", m, old[3], out)
+	}
+	jar, _ := cookiejar.New(nil)
+	c := noRedirects(jar)
+	if resp := signIn(t, c, base, "admin@localhost", old[3]); resp.StatusCode == http.StatusSeeOther {
+		t.Error("the old password still signs in")
+	}
+	if resp := signIn(t, c, base, "admin@localhost", m[3]); resp.StatusCode != http.StatusSeeOther {
+		t.Errorf("the new password does not sign in: %d", resp.StatusCode)
+	}
+}
+
+// TestServerOnPostgres: the stored session secret and the watchlist work
+// on PostgreSQL too, and a restart keeps the sign-in.
+func TestServerOnPostgres(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	dir := t.TempDir()
+	out, base, stop := start(t, dir, "-db", dsn)
+	m := dashRE.FindStringSubmatch(out)
+	if m == nil {
+		stop()
+		t.Fatalf("no dashboard credentials:\n%s", out)
+	}
+	jar, _ := cookiejar.New(nil)
+	c := noRedirects(jar)
+	if resp := signIn(t, c, base, "admin@localhost", m[3]); resp.StatusCode != http.StatusSeeOther {
+		stop()
+		t.Fatalf("sign-in: %d", resp.StatusCode)
+	}
+	stop()
+	_, base, stop = start(t, dir, "-db", dsn)
+	defer stop()
+	if resp, _ := fetch(t, c, "GET", base+"/dashboard/rankings", nil); resp.StatusCode != http.StatusOK {
+		t.Errorf("rankings page after restart: %d", resp.StatusCode)
+	}
+}
+
+func TestSessionKeyFlag(t *testing.T) {
+	dir := t.TempDir()
+	err := run(context.Background(), []string{"-addr", "127.0.0.1:0", "-session-key", "too short", "-db", filepath.Join(dir, "a.db"), "-data-db", filepath.Join(dir, "d.db")}, &syncBuffer{}, &syncBuffer{})
+	if err == nil || !strings.Contains(err.Error(), "session-key") {
+		t.Errorf("short session key: %v", err)
+	}
+}
 
 func TestServerFirstStartAndRestart(t *testing.T) {
 	dir := t.TempDir()
 	out, base, stop := start(t, dir)
 	m := keyRE.FindStringSubmatch(out)
-	if m == nil || !strings.Contains(out, "Client ID: ") || !strings.Contains(out, "Client secret: ") {
+	if m == nil || !strings.Contains(out, "Client ID: ") || !strings.Contains(out, "Client secret: ") || !dashRE.MatchString(out) ||
+		strings.Count(out, "password: ") != 1 || strings.Count(out, "API key: ") != 1 {
 		stop()
 		t.Fatalf("first start printed no credentials:\n%s", out)
 	}
@@ -112,8 +285,8 @@ func TestServerFirstStartAndRestart(t *testing.T) {
 
 	out, base, stop = start(t, dir)
 	defer stop()
-	if strings.Contains(out, "API key:") {
-		t.Errorf("restart printed a key again:\n%s", out)
+	if strings.Contains(out, "API key:") || strings.Contains(out, "password:") {
+		t.Errorf("restart printed a key or password again:\n%s", out)
 	}
 	resp = suggest(base)
 	resp.Body.Close()

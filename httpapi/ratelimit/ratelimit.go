@@ -1,31 +1,28 @@
-// Package ratelimit counts API requests against each account's limits: a
-// short-term burst limit (a token bucket) and a daily quota per UTC day.
-//
-// Limiter is the driver interface. Local, the default, keeps the daily
-// counts in the API's store and the buckets in this process; the redislimit
-// driver keeps both in Redis, so that several API instances share them.
 package ratelimit
 
 import (
+	"container/list"
 	"context"
+	"fmt"
+	"math"
 	"sync"
 	"time"
 
-	"golang.org/x/time/rate"
-
 	"github.com/seokit/seokit/httpapi/store"
+	"github.com/seokit/seokit/seo"
 )
 
 // Request is one request to count.
 type Request struct {
 	// Account is the account the request is counted for.
 	Account string
-	// Now is the request's time; its UTC date is the quota's day.
+	// Now is the request's time, between 1970 and 2200; its UTC date is
+	// the quota's day. Zero means time.Now().
 	Now time.Time
-	// Daily is the account's limit per UTC day.
+	// Daily is the account's limit per UTC day; zero admits nothing.
 	Daily int
 	// Rate (tokens per second) and Burst (bucket size) are the account's
-	// short-term limit.
+	// short-term limit; both must be positive.
 	Rate  float64
 	Burst int
 }
@@ -46,7 +43,8 @@ const (
 // Result is the outcome of Take.
 type Result struct {
 	// Count is the number of requests admitted on the day, this one
-	// included when it was admitted.
+	// included when it was admitted. On a burst refusal it is the day's
+	// count as last seen by the limiter.
 	Count int
 	// Refused is Admitted or the limit that refused the request.
 	Refused Reason
@@ -68,49 +66,216 @@ type Limiter interface {
 	Usage(ctx context.Context, account string, from, to time.Time) ([]store.Usage, error)
 }
 
+// Pinger is implemented by limiters with a backing service of their own
+// (redislimit), so that a readiness check can see it answer. The error
+// wraps store.ErrUnavailable.
+type Pinger interface {
+	Ping(ctx context.Context) error
+}
+
+// Check validates req and fills in a zero Now. Drivers call it first so
+// that every driver refuses the same bad input with a *seo.InputError
+// naming the field.
+func Check(req *Request) error {
+	switch {
+	case req.Account == "":
+		return &seo.InputError{Field: "account", Reason: "is empty"}
+	case req.Daily < 0:
+		return &seo.InputError{Field: "daily", Value: fmt.Sprint(req.Daily), Reason: "must not be negative"}
+	case !(req.Rate > 0) || math.IsInf(req.Rate, 1):
+		return &seo.InputError{Field: "rate", Value: fmt.Sprint(req.Rate), Reason: "must be a positive, finite number of requests per second"}
+	case req.Burst <= 0:
+		return &seo.InputError{Field: "burst", Value: fmt.Sprint(req.Burst), Reason: "must be positive"}
+	}
+	if req.Now.IsZero() {
+		req.Now = time.Now()
+	}
+	if y := req.Now.UTC().Year(); y < 1970 || y > 2200 {
+		return &seo.InputError{Field: "now", Value: req.Now.Format(time.RFC3339), Reason: "must be between 1970 and 2200"}
+	}
+	return nil
+}
+
+// Day returns the UTC midnight starting t's UTC date.
+func Day(t time.Time) time.Time {
+	t = t.UTC()
+	return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
+}
+
+// DefaultMaxAccounts is the number of accounts whose buckets a Local keeps
+// in memory when LocalOptions.MaxAccounts is zero.
+const DefaultMaxAccounts = 10_000
+
+// LocalOptions configure a Local. The zero value is ready to use.
+type LocalOptions struct {
+	// MaxAccounts bounds the accounts whose burst buckets are kept in
+	// memory; the least recently used is dropped first. Zero means
+	// DefaultMaxAccounts. A dropped account starts again with a full
+	// bucket, which loses nothing when it has been idle for Burst/Rate
+	// seconds (4 s with the API's defaults).
+	MaxAccounts int
+}
+
 var _ Limiter = (*Local)(nil)
 
 // Local is the single-process Limiter: daily counts in a store.Limits (so
-// a restart resets nothing), token buckets in memory.
+// a restart resets nothing), burst buckets in memory.
+//
+// The bucket is a GCRA (generic cell rate algorithm) bucket: one
+// "theoretical arrival time" per account, the same algorithm the
+// redislimit driver runs in Redis. A request takes a token from the
+// bucket, then one unit of the daily quota with store.Limits.Take; a
+// request the store refuses gives its token back. Once the store has
+// answered that an account's count reached its limit for the day, later
+// requests of that day are refused in memory without a store call: counts
+// never go down within a day, so this stays exact, and it keeps the cost of
+// an account hammering past its quota to a map lookup.
 type Local struct {
-	st store.Limits
+	st  store.Limits
+	max int
 
-	mu      sync.Mutex
-	buckets map[string]*rate.Limiter
+	mu    sync.Mutex
+	lru   *list.List               // of *bucket, most recently used first
+	index map[string]*list.Element // account -> element of lru
 }
 
-// NewLocal returns a Local counting daily requests in st.
+// bucket is the in-memory state of one account.
+type bucket struct {
+	account string
+	tat     int64 // GCRA theoretical arrival time, Unix nanoseconds
+	day     int64 // Unix day number of count
+	count   int   // the day's count as last answered by the store
+}
+
+// NewLocal returns a Local counting daily requests in st, with default
+// options.
 func NewLocal(st store.Limits) *Local {
-	return &Local{st: st, buckets: map[string]*rate.Limiter{}}
+	return NewLocalWith(st, nil)
+}
+
+// NewLocalWith returns a Local counting daily requests in st; opts may be
+// nil.
+func NewLocalWith(st store.Limits, opts *LocalOptions) *Local {
+	var o LocalOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.MaxAccounts <= 0 {
+		o.MaxAccounts = DefaultMaxAccounts
+	}
+	return &Local{st: st, max: o.MaxAccounts, lru: list.New(), index: map[string]*list.Element{}}
+}
+
+// Buckets returns the number of accounts whose buckets are in memory.
+func (l *Local) Buckets() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.lru.Len()
+}
+
+// get returns the account's bucket, creating it (and evicting the least
+// recently used one beyond the bound) when absent. l.mu is held.
+func (l *Local) get(account string) *bucket {
+	if e, ok := l.index[account]; ok {
+		l.lru.MoveToFront(e)
+		return e.Value.(*bucket)
+	}
+	b := &bucket{account: account}
+	l.index[account] = l.lru.PushFront(b)
+	for l.lru.Len() > l.max {
+		last := l.lru.Back()
+		l.lru.Remove(last)
+		delete(l.index, last.Value.(*bucket).account)
+	}
+	return b
+}
+
+// gcra holds the bucket arithmetic in integer nanoseconds.
+type gcra struct {
+	interval int64 // time between two tokens
+	window   int64 // interval × burst: how far ahead the bucket may run
+}
+
+func newGCRA(rateps float64, burst int) gcra {
+	iv := math.Round(float64(time.Second) / rateps)
+	if iv < 1 {
+		iv = 1 // rates above 1e9/s count as 1e9/s
+	}
+	w := iv * float64(burst)
+	if w > math.MaxInt64/4 {
+		w = math.MaxInt64 / 4
+	}
+	return gcra{interval: int64(iv), window: int64(w)}
+}
+
+// take returns the new arrival time, or how long to wait.
+func (g gcra) take(tat, now int64) (newTAT int64, wait time.Duration) {
+	newTAT = max(tat, now) + g.interval
+	if over := newTAT - g.window - now; over > 0 {
+		return tat, time.Duration(over)
+	}
+	return newTAT, 0
 }
 
 // Take takes a token of the account's bucket, then a unit of its daily
-// quota.
+// quota. A request refused by either limit counts against neither.
 func (l *Local) Take(ctx context.Context, req Request) (Result, error) {
+	if err := Check(&req); err != nil {
+		return Result{}, fmt.Errorf("ratelimit: take: %w", err)
+	}
+	if err := ctx.Err(); err != nil {
+		return Result{}, fmt.Errorf("ratelimit: take: %w", err)
+	}
+	now := req.Now.UnixNano()
+	dayNum := unixDay(req.Now)
+	g := newGCRA(req.Rate, req.Burst)
+
 	l.mu.Lock()
-	b := l.buckets[req.Account]
-	if b == nil || b.Limit() != rate.Limit(req.Rate) || b.Burst() != req.Burst {
-		b = rate.NewLimiter(rate.Limit(req.Rate), req.Burst)
-		l.buckets[req.Account] = b
+	b := l.get(req.Account)
+	if b.day != dayNum {
+		b.day, b.count = dayNum, 0
 	}
+	if b.count >= req.Daily {
+		n := b.count
+		l.mu.Unlock()
+		return Result{Count: n, Refused: DailyLimit}, nil
+	}
+	tat, wait := g.take(b.tat, now)
+	if wait > 0 {
+		n := b.count
+		l.mu.Unlock()
+		return Result{Count: n, Refused: BurstLimit, RetryAfter: wait}, nil
+	}
+	b.tat = tat
 	l.mu.Unlock()
-	res := b.ReserveN(req.Now, 1)
-	if d := res.DelayFrom(req.Now); d > 0 {
-		res.CancelAt(req.Now)
-		return Result{Refused: BurstLimit, RetryAfter: d}, nil
+
+	n, ok, err := l.st.Take(ctx, req.Account, Day(req.Now), req.Daily)
+
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if err != nil || !ok {
+		b.tat -= g.interval // give the token back
 	}
-	now := req.Now.UTC()
-	day := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC)
-	n, ok, err := l.st.Take(ctx, req.Account, day, req.Daily)
 	if err != nil {
-		res.CancelAt(req.Now)
 		return Result{}, err
 	}
+	if b.day == dayNum && n > b.count {
+		b.count = n
+	}
 	if !ok {
-		res.CancelAt(req.Now)
 		return Result{Count: n, Refused: DailyLimit}, nil
 	}
 	return Result{Count: n}, nil
+}
+
+// unixDay is the number of whole UTC days from the Unix epoch to t.
+func unixDay(t time.Time) int64 {
+	s := t.Unix()
+	d := s / 86400
+	if s%86400 < 0 {
+		d--
+	}
+	return d
 }
 
 // Usage reads the daily counts from the store.

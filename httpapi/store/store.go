@@ -249,6 +249,10 @@ type Jobs interface {
 	// Unfinished lists queued and running jobs of every account, oldest
 	// first, so a restarted server can resume them.
 	Unfinished(ctx context.Context) ([]Job, error)
+	// PendingCallbacks lists the finished jobs (succeeded, failed,
+	// canceled) of every account whose CallbackState is "pending", oldest
+	// FinishedAt first, so a restarted server can deliver them.
+	PendingCallbacks(ctx context.Context) ([]Job, error)
 }
 
 // Store is everything the API keeps.

@@ -1,0 +1,151 @@
+package crawler_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/seokit/seokit/crawler"
+	"github.com/seokit/seokit/crawler/crawlertest"
+	"github.com/seokit/seokit/seo"
+)
+
+func TestHostLimitValidate(t *testing.T) {
+	cases := []struct {
+		name  string
+		limit crawler.HostLimit
+		field string // "" when valid
+	}{
+		{"valid", crawler.HostLimit{Interval: time.Second, Burst: 1}, ""},
+		{"zero_interval", crawler.HostLimit{Burst: 1}, "limit.interval"},
+		{"negative_interval", crawler.HostLimit{Interval: -1, Burst: 3}, "limit.interval"},
+		{"zero_burst", crawler.HostLimit{Interval: time.Millisecond}, "limit.burst"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.limit.Validate()
+			if tc.field == "" {
+				if err != nil {
+					t.Fatalf("Validate = %v, want nil", err)
+				}
+				return
+			}
+			var ie *seo.InputError
+			if !errors.As(err, &ie) || ie.Field != tc.field || !errors.Is(err, seo.ErrInvalidInput) {
+				t.Fatalf("Validate = %v, want InputError on %s", err, tc.field)
+			}
+		})
+	}
+}
+
+// A LocalHostGate lets Burst requests through at once, then one per
+// Interval, per host; Pause holds a host until the given time.
+func TestLocalHostGate(t *testing.T) {
+	g := crawler.NewLocalHostGate()
+	ctx := context.Background()
+	limit := crawler.HostLimit{Interval: 50 * time.Millisecond, Burst: 3}
+	start := time.Now()
+	for range 3 {
+		if err := g.Wait(ctx, "a.test", limit); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if el := time.Since(start); el > 40*time.Millisecond {
+		t.Errorf("burst of 3 took %v", el)
+	}
+	for range 2 {
+		if err := g.Wait(ctx, "a.test", limit); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if el := time.Since(start); el < 90*time.Millisecond {
+		t.Errorf("5 requests at burst 3, one per 50 ms, took %v; want at least 100 ms less slack", el)
+	}
+	// Another host has its own bucket.
+	s2 := time.Now()
+	if err := g.Wait(ctx, "b.test", limit); err != nil || time.Since(s2) > 40*time.Millisecond {
+		t.Errorf("other host waited %v, %v", time.Since(s2), err)
+	}
+	if err := g.Pause(ctx, "b.test", time.Now().Add(150*time.Millisecond)); err != nil {
+		t.Fatal(err)
+	}
+	s3 := time.Now()
+	if err := g.Wait(ctx, "b.test", limit); err != nil || time.Since(s3) < 140*time.Millisecond {
+		t.Errorf("paused host waited %v, %v; want about 150 ms", time.Since(s3), err)
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if err := g.Wait(cctx, "c.test", limit); !errors.Is(err, context.Canceled) {
+		t.Errorf("Wait with a canceled context = %v", err)
+	}
+	if err := g.Wait(ctx, "c.test", crawler.HostLimit{}); !errors.Is(err, seo.ErrInvalidInput) {
+		t.Errorf("Wait with a zero limit = %v", err)
+	}
+}
+
+// countingGate records the limits the crawler asks for and can fail.
+type countingGate struct {
+	mu     sync.Mutex
+	waits  int
+	limits map[crawler.HostLimit]int
+	fail   error
+	inner  crawler.HostGate
+}
+
+func (g *countingGate) Wait(ctx context.Context, host string, l crawler.HostLimit) error {
+	g.mu.Lock()
+	g.waits++
+	if g.limits == nil {
+		g.limits = map[crawler.HostLimit]int{}
+	}
+	g.limits[l]++
+	fail := g.fail
+	g.mu.Unlock()
+	if fail != nil {
+		return fail
+	}
+	return g.inner.Wait(ctx, host, l)
+}
+
+func (g *countingGate) Pause(ctx context.Context, host string, until time.Time) error {
+	return g.inner.Pause(ctx, host, until)
+}
+
+// The crawl asks Options.HostGate once per page fetch with PerHostRate and
+// PerHostBurst; an unlimited rate never asks; a gate that fails stops the
+// crawl with an error instead of crawling unlimited.
+func TestCrawlUsesHostGate(t *testing.T) {
+	site := crawlertest.NewSite(crawlertest.SiteOptions{Articles: 40, Categories: 4, PerPage: 10})
+	defer site.Close()
+	ctx := context.Background()
+
+	g := &countingGate{inner: crawler.NewLocalHostGate()}
+	rep, err := crawler.New(testOptions(crawler.Options{PerHostRate: 1000, PerHostBurst: 4, HostGate: g, SkipExternalLinks: true})).Run(ctx, site.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := crawler.HostLimit{Interval: time.Millisecond, Burst: 4}
+	if g.waits != rep.Crawl.Fetched || g.limits[want] != g.waits {
+		t.Errorf("gate asked %d times with %v for %d pages; want once per page with %+v", g.waits, g.limits, rep.Crawl.Fetched, want)
+	}
+
+	un := &countingGate{inner: crawler.NewLocalHostGate()}
+	if _, err := crawler.New(testOptions(crawler.Options{PerHostRate: -1, HostGate: un, SkipExternalLinks: true})).Run(ctx, site.URL); err != nil {
+		t.Fatal(err)
+	}
+	if un.waits != 0 {
+		t.Errorf("unlimited rate asked the gate %d times", un.waits)
+	}
+
+	down := errors.New("gate store unreachable")
+	bad := &countingGate{inner: crawler.NewLocalHostGate(), fail: down}
+	rep, err = crawler.New(testOptions(crawler.Options{PerHostRate: 1000, HostGate: bad, SkipExternalLinks: true})).Run(ctx, site.URL)
+	if !errors.Is(err, down) {
+		t.Fatalf("crawl with a failing gate = %v, want it to wrap the gate's error", err)
+	}
+	if rep != nil && rep.Crawl.Fetched != 0 {
+		t.Errorf("crawl with a failing gate fetched %d pages", rep.Crawl.Fetched)
+	}
+}

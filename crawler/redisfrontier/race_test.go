@@ -1,0 +1,5 @@
+//go:build race
+
+package redisfrontier_test
+
+const raceEnabled = true

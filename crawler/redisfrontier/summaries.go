@@ -1,0 +1,134 @@
+package redisfrontier
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/seokit/seokit/crawler"
+)
+
+// record is how a page summary and its edges are stored: JSON, with the
+// fingerprints the summary's own encoding leaves out, and edges whose From
+// is the page itself stored without it and their targets on the page's
+// origin stored as a path.
+type record struct {
+	S crawler.PageSummary `json:"s"`
+	T uint64              `json:"t,omitempty"`
+	H uint64              `json:"h,omitempty"`
+	E []edgeRecord        `json:"e,omitempty"`
+}
+
+type edgeRecord struct {
+	To       string `json:"t"`
+	From     string `json:"f,omitempty"`
+	Nofollow bool   `json:"n,omitempty"`
+}
+
+// origin returns "scheme://host" of u, or "" when u has none.
+func origin(u string) string {
+	p, err := url.Parse(u)
+	if err != nil || p.Scheme == "" || p.Host == "" {
+		return ""
+	}
+	return p.Scheme + "://" + p.Host
+}
+
+func encodeRecord(sum crawler.PageSummary, edges []crawler.Edge) ([]byte, error) {
+	r := record{S: sum, T: sum.TextHash, H: sum.SimHash, E: make([]edgeRecord, len(edges))}
+	o := origin(sum.URL)
+	for i, e := range edges {
+		er := edgeRecord{To: e.To, Nofollow: e.Nofollow}
+		if e.From != sum.URL {
+			er.From = e.From
+			if er.From == "" {
+				er.From = "-"
+			}
+		}
+		if o != "" && strings.HasPrefix(e.To, o+"/") {
+			er.To = e.To[len(o):]
+		}
+		r.E[i] = er
+	}
+	return json.Marshal(&r)
+}
+
+func decodeRecord(b []byte) (crawler.PageSummary, []crawler.Edge, error) {
+	var r record
+	if err := json.Unmarshal(b, &r); err != nil {
+		return crawler.PageSummary{}, nil, fmt.Errorf("redisfrontier: decode summary: %w", err)
+	}
+	r.S.TextHash, r.S.SimHash = r.T, r.H
+	o := origin(r.S.URL)
+	edges := make([]crawler.Edge, len(r.E))
+	for i, er := range r.E {
+		e := crawler.Edge{From: r.S.URL, To: er.To, Nofollow: er.Nofollow}
+		switch er.From {
+		case "":
+		case "-":
+			e.From = ""
+		default:
+			e.From = er.From
+		}
+		if strings.HasPrefix(er.To, "/") {
+			e.To = o + er.To
+		}
+		edges[i] = e
+	}
+	return r.S, edges, nil
+}
+
+// PutSummary stores a finished page's summary and edges, shared by every
+// worker of the crawl. Only the first summary of a URL is kept: a page
+// fetched again after its worker's lease lapsed is not reported twice.
+func (f *Frontier) PutSummary(ctx context.Context, sum crawler.PageSummary, edges []crawler.Edge) error {
+	if err := f.check(ctx); err != nil {
+		return err
+	}
+	b, err := encodeRecord(sum, edges)
+	if err != nil {
+		return fmt.Errorf("redisfrontier: encode summary: %w", err)
+	}
+	if err := putSummaryScript.Run(ctx, f.rdb, []string{f.kSummed, f.kSums}, urlHash(sum.URL), b).Err(); err != nil {
+		return fmt.Errorf("redisfrontier: put summary: %w", err)
+	}
+	return nil
+}
+
+// putSummaryScript appends a summary unless one for the same URL hash was
+// stored already.
+var putSummaryScript = redis.NewScript(`
+if redis.call('SADD', KEYS[1], ARGV[1]) == 1 then redis.call('RPUSH', KEYS[2], ARGV[2]) end
+return 0
+`)
+
+// Summaries calls fn for every stored summary, of every worker, in the
+// order stored, reading summaryPage at a time; it stops at fn's first
+// error and returns it.
+func (f *Frontier) Summaries(ctx context.Context, fn func(crawler.PageSummary, []crawler.Edge) error) error {
+	for start := int64(0); ; start += summaryPage {
+		if err := f.check(ctx); err != nil {
+			return err
+		}
+		page, err := f.rdb.LRange(ctx, f.kSums, start, start+summaryPage-1).Result()
+		if err != nil {
+			return fmt.Errorf("redisfrontier: summaries: %w", err)
+		}
+		for _, b := range page {
+			sum, edges, err := decodeRecord([]byte(b))
+			if err != nil {
+				return err
+			}
+			if err := fn(sum, edges); err != nil {
+				return err
+			}
+		}
+		if len(page) < summaryPage {
+			return nil
+		}
+	}
+}

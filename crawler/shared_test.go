@@ -1,0 +1,180 @@
+package crawler_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/seokit/seokit/crawler"
+	"github.com/seokit/seokit/crawler/crawlertest"
+)
+
+// memShared is a crawler.SharedFrontier in memory for tests of the
+// crawler's shared mode without a Redis server: one MemoryFrontier, the
+// URLs in flight, and the summaries, behind handles that share them.
+type memShared struct {
+	mu       sync.Mutex
+	front    *crawler.MemoryFrontier
+	inflight map[string]int // URL -> handle holding it
+	sums     []crawler.PageSummary
+	edges    [][]crawler.Edge
+}
+
+type memHandle struct {
+	s  *memShared
+	id int
+}
+
+var _ crawler.SharedFrontier = (*memHandle)(nil)
+
+func (h *memHandle) Push(ctx context.Context, items []crawler.Item) (int, error) {
+	return h.s.front.Push(ctx, items)
+}
+
+func (h *memHandle) Pop(ctx context.Context, n int) ([]crawler.Item, error) {
+	h.s.mu.Lock()
+	defer h.s.mu.Unlock()
+	got, err := h.s.front.Pop(ctx, n)
+	for _, it := range got {
+		h.s.inflight[it.URL] = h.id
+	}
+	return got, err
+}
+
+func (h *memHandle) Done(ctx context.Context, url string) error {
+	h.s.mu.Lock()
+	defer h.s.mu.Unlock()
+	if h.s.inflight[url] == h.id {
+		delete(h.s.inflight, url)
+	}
+	return ctx.Err()
+}
+
+func (h *memHandle) Len(ctx context.Context) (int, error) { return h.s.front.Len(ctx) }
+func (h *memHandle) Close() error                         { return nil }
+
+func (h *memHandle) Pending(ctx context.Context) (int, int, error) {
+	h.s.mu.Lock()
+	defer h.s.mu.Unlock()
+	q, err := h.s.front.Len(ctx)
+	return q, len(h.s.inflight), err
+}
+
+func (h *memHandle) PutSummary(ctx context.Context, sum crawler.PageSummary, edges []crawler.Edge) error {
+	h.s.mu.Lock()
+	defer h.s.mu.Unlock()
+	h.s.sums = append(h.s.sums, sum)
+	h.s.edges = append(h.s.edges, edges)
+	return ctx.Err()
+}
+
+func (h *memHandle) Summaries(ctx context.Context, fn func(crawler.PageSummary, []crawler.Edge) error) error {
+	h.s.mu.Lock()
+	sums, edges := h.s.sums, h.s.edges
+	h.s.mu.Unlock()
+	for i := range sums {
+		if err := fn(sums[i], edges[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func TestMemSharedConformance(t *testing.T) {
+	crawls := map[string]*memShared{}
+	var mu sync.Mutex
+	n := 0
+	crawlertest.RunSharedFrontier(t, func(t *testing.T, id string) crawler.SharedFrontier {
+		mu.Lock()
+		defer mu.Unlock()
+		s := crawls[id]
+		if s == nil {
+			s = &memShared{front: crawler.NewMemoryFrontier(), inflight: map[string]int{}}
+			crawls[id] = s
+		}
+		n++
+		return &memHandle{s: s, id: n}
+	})
+}
+
+// Three Runs share one crawl: each page is fetched once, by some worker;
+// only the coordinator reads the sitemap and probes; its report has every
+// page, as a crawl by one Run has.
+func TestSharedRuns(t *testing.T) {
+	site := crawlertest.NewSite(crawlertest.SiteOptions{Articles: 300, Categories: 6, PerPage: 20, Orphans: 3})
+	defer site.Close()
+	ctx := context.Background()
+	s := &memShared{front: crawler.NewMemoryFrontier(), inflight: map[string]int{}}
+	reps := make([]*crawler.SiteReport, 3)
+	var wg sync.WaitGroup
+	for i := range 3 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rep, err := crawler.New(testOptions(crawler.Options{Frontier: &memHandle{s: s, id: i + 1}, Worker: i > 0, Concurrency: 3})).Run(ctx, site.URL)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			reps[i] = rep
+		}()
+	}
+	wg.Wait()
+	if t.Failed() {
+		return
+	}
+	want := site.Pages() + 3 // the orphans, from the sitemap
+	if reps[0].Crawl.Fetched != want || len(reps[0].Pages) != want {
+		t.Errorf("coordinator: fetched %d, %d pages; want %d", reps[0].Crawl.Fetched, len(reps[0].Pages), want)
+	}
+	sum := 0
+	for i, r := range reps[1:] {
+		if len(r.Pages) != 0 {
+			t.Errorf("worker %d reported %d pages, want none", i+1, len(r.Pages))
+		}
+		sum += r.Crawl.Fetched
+	}
+	if sum >= want {
+		t.Errorf("workers fetched %d of %d pages: the coordinator did none", sum, want)
+	}
+	for i := range 303 {
+		if h := site.Hits(fmt.Sprintf("/a/%d", i)); h != 1 {
+			t.Errorf("/a/%d fetched %d times", i, h)
+		}
+	}
+	if h := site.Hits("/sitemap.xml"); h != 1 {
+		t.Errorf("sitemap read %d times, want once (by the coordinator)", h)
+	}
+	if h := site.Hits("/"); h != 2 {
+		t.Errorf("home page requested %d times, want 2 (crawl and the coordinator's probe)", h)
+	}
+	// Sitemap URLs are queued only once the shared crawl ran out of links:
+	// only the 3 orphans are sitemap-only (depth -1).
+	sitemapOnly := 0
+	for _, p := range reps[0].Pages {
+		if p.Depth < 0 {
+			sitemapOnly++
+		}
+		if strings.HasSuffix(p.URL, "/a/301") && !p.InSitemap {
+			t.Errorf("orphan %s not marked in sitemap", p.URL)
+		}
+	}
+	if sitemapOnly != 3 {
+		t.Errorf("%d pages at depth -1, want the 3 orphans", sitemapOnly)
+	}
+}
+
+// Worker is ignored without a SharedFrontier: the crawl reports as usual.
+func TestWorkerIgnoredWithoutSharedFrontier(t *testing.T) {
+	site := crawlertest.NewSite(crawlertest.SiteOptions{Articles: 20, Categories: 2})
+	defer site.Close()
+	rep, err := crawler.New(testOptions(crawler.Options{Worker: true})).Run(context.Background(), site.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Crawl.Fetched != site.Pages() || len(rep.Pages) != site.Pages() {
+		t.Fatalf("fetched %d, %d pages; want %d", rep.Crawl.Fetched, len(rep.Pages), site.Pages())
+	}
+}

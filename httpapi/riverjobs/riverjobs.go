@@ -1,0 +1,406 @@
+package riverjobs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/rivermigrate"
+	"github.com/riverqueue/river/rivertype"
+
+	"github.com/seokit/seokit/httpapi"
+	"github.com/seokit/seokit/httpapi/store"
+	"github.com/seokit/seokit/rankings"
+	"github.com/seokit/seokit/seo"
+)
+
+// Job kinds, as stored in River's river_job table.
+const (
+	KindSiteAnalysis = "seokit.site_analysis"
+	KindRankRecheck  = "seokit.rank_recheck"
+)
+
+// Defaults of Options.
+const (
+	DefaultQueueName     = "seokit"
+	DefaultWorkers       = 2
+	DefaultJobTimeout    = 2 * time.Hour
+	DefaultRescueMargin  = 10 * time.Minute
+	DefaultMaxAttempts   = 5
+	DefaultRecheckPeriod = time.Hour
+)
+
+// migrationLockKey is the PostgreSQL advisory lock held while River's
+// migrations run: FNV-64a of "seokit.rivermigrate".
+var migrationLockKey = func() int64 {
+	h := fnv.New64a()
+	h.Write([]byte("seokit.rivermigrate"))
+	return int64(h.Sum64())
+}()
+
+// Options configures a Queue. A nil *Options, and every zero field, means
+// the documented default.
+type Options struct {
+	// QueueName is the River queue of this service's jobs; empty means
+	// "seokit". Instances sharing work must use the same name.
+	QueueName string
+	// Workers is the number of jobs this instance runs at once; zero
+	// means 2.
+	Workers int
+	// InsertOnly makes an instance that accepts jobs but runs none (an
+	// API-only node): no workers, no maintenance, no periodic jobs.
+	InsertOnly bool
+
+	// JobTimeout bounds one run of a site analysis; a run still going
+	// then is failed with a message saying so. Zero means two hours.
+	//
+	// It also bounds how long a job whose worker died waits: River has
+	// no heartbeat, so a job stays "running" until RescueStuckJobsAfter
+	// (and the timeout) has passed since its run started, and only then
+	// is retried on another instance.
+	JobTimeout time.Duration
+	// RescueStuckJobsAfter is how long after a run started River's
+	// rescuer treats it as stuck (its instance was killed or lost its
+	// database connection) and schedules it again. It must not be less
+	// than JobTimeout; zero means JobTimeout plus ten minutes.
+	//
+	// The trade-off: shorter gets a killed instance's analyses going
+	// again sooner, but a run still alive after it (a very large site)
+	// is started a second time elsewhere. The first result stored wins
+	// and the other run's is discarded, so a too-short value wastes work
+	// but never corrupts a job.
+	RescueStuckJobsAfter time.Duration
+	// MaxAttempts is how many runs a site analysis gets (each kill or
+	// rescue counts one); zero means 5. A job whose last run is lost
+	// stays "running" in the store.
+	MaxAttempts int
+
+	// Tracker, when set, re-checks the tracked rankings on a River
+	// periodic job: only the elected leader instance schedules it and one
+	// worker runs it, so with N instances each due check runs once.
+	Tracker *rankings.Tracker
+	// RecheckPeriod is the time between two re-check passes; zero means
+	// one hour. A pass checks only keywords not checked that UTC day.
+	RecheckPeriod time.Duration
+	// OnRecheck, when set, is called after each re-check pass this
+	// instance runs.
+	OnRecheck func(rep *rankings.RecheckReport, err error)
+
+	// ID names this instance in River's tables (leader, job attempts);
+	// empty means River's default (host name and time).
+	ID string
+	// Logger receives River's logs and this package's; nil means
+	// slog.Default().
+	Logger *slog.Logger
+}
+
+// Queue is an httpapi.Queue on River over PostgreSQL. Every instance of
+// the service creates one over the same database and passes it as
+// httpapi.Options.Queue, with an httpapi store on the same PostgreSQL:
+// any instance accepts a site analysis, any instance's worker runs it,
+// and the job's status, progress and result are in the shared store.
+type Queue struct {
+	opts   Options
+	client *river.Client[pgx.Tx]
+	log    *slog.Logger
+
+	mu      sync.Mutex
+	run     httpapi.RunFunc
+	started bool
+}
+
+var _ httpapi.Queue = (*Queue)(nil)
+
+// siteArgs are the arguments of a site analysis: which stored job to run.
+type siteArgs struct {
+	AccountID string `json:"account_id"`
+	JobID     string `json:"job_id"`
+}
+
+// Kind returns KindSiteAnalysis.
+func (siteArgs) Kind() string { return KindSiteAnalysis }
+
+// recheckArgs are the (empty) arguments of a rank re-check pass.
+type recheckArgs struct{}
+
+// Kind returns KindRankRecheck.
+func (recheckArgs) Kind() string { return KindRankRecheck }
+
+// New migrates River's tables in pool's database, under an advisory lock
+// so that instances starting together do not race, and returns a Queue.
+// Pass it to httpapi.New, which starts the workers; Server.Close stops
+// them. Bad options are an *seo.InputError naming the field.
+func New(ctx context.Context, pool *pgxpool.Pool, opts *Options) (*Queue, error) {
+	if pool == nil {
+		return nil, &seo.InputError{Field: "pool", Reason: "is nil", Err: seo.ErrInvalidInput}
+	}
+	q := &Queue{}
+	if opts != nil {
+		q.opts = *opts
+	}
+	o := &q.opts
+	if o.Workers < 0 {
+		return nil, &seo.InputError{Field: "workers", Value: fmt.Sprint(o.Workers), Reason: "must not be negative", Err: seo.ErrInvalidInput}
+	}
+	if o.JobTimeout < 0 || o.RescueStuckJobsAfter < 0 || o.MaxAttempts < 0 || o.RecheckPeriod < 0 {
+		return nil, &seo.InputError{Field: "options", Reason: "durations and MaxAttempts must not be negative", Err: seo.ErrInvalidInput}
+	}
+	o.QueueName = cmpOr(o.QueueName, DefaultQueueName)
+	if o.Workers == 0 {
+		o.Workers = DefaultWorkers
+	}
+	if o.JobTimeout == 0 {
+		o.JobTimeout = DefaultJobTimeout
+	}
+	if o.RescueStuckJobsAfter == 0 {
+		o.RescueStuckJobsAfter = o.JobTimeout + DefaultRescueMargin
+	}
+	if o.RescueStuckJobsAfter < o.JobTimeout {
+		return nil, &seo.InputError{Field: "rescueStuckJobsAfter", Value: o.RescueStuckJobsAfter.String(),
+			Reason: "must not be less than JobTimeout (" + o.JobTimeout.String() + ")", Err: seo.ErrInvalidInput}
+	}
+	if o.MaxAttempts == 0 {
+		o.MaxAttempts = DefaultMaxAttempts
+	}
+	if o.RecheckPeriod == 0 {
+		o.RecheckPeriod = DefaultRecheckPeriod
+	}
+	q.log = o.Logger
+	if q.log == nil {
+		q.log = slog.Default()
+	}
+	if err := Migrate(ctx, pool); err != nil {
+		return nil, err
+	}
+
+	cfg := &river.Config{
+		ID:                   o.ID,
+		Logger:               q.log,
+		JobTimeout:           o.JobTimeout,
+		RescueStuckJobsAfter: o.RescueStuckJobsAfter,
+		MaxAttempts:          o.MaxAttempts,
+	}
+	if !o.InsertOnly {
+		workers := river.NewWorkers()
+		river.AddWorker(workers, &siteWorker{q: q})
+		if o.Tracker != nil {
+			river.AddWorker(workers, &recheckWorker{q: q})
+			cfg.PeriodicJobs = []*river.PeriodicJob{river.NewPeriodicJob(
+				river.PeriodicInterval(o.RecheckPeriod),
+				func() (river.JobArgs, *river.InsertOpts) {
+					return recheckArgs{}, &river.InsertOpts{
+						Queue:       o.QueueName,
+						MaxAttempts: 1, // the next period retries what failed
+						UniqueOpts:  river.UniqueOpts{ByPeriod: o.RecheckPeriod},
+					}
+				},
+				&river.PeriodicJobOpts{ID: KindRankRecheck},
+			)}
+		}
+		cfg.Workers = workers
+		cfg.Queues = map[string]river.QueueConfig{o.QueueName: {MaxWorkers: o.Workers}}
+	}
+	client, err := river.NewClient(riverpgxv5.New(pool), cfg)
+	if err != nil {
+		return nil, fmt.Errorf("riverjobs: river client: %w", err)
+	}
+	q.client = client
+	return q, nil
+}
+
+// Migrate brings River's tables in pool's database up to date. River's
+// migrator takes no lock, so Migrate holds a PostgreSQL session advisory
+// lock on one connection and applies the versions on that connection, one
+// transaction per version (some cannot share one): instances starting at
+// once apply each migration exactly once, the others wait for the lock
+// and then find nothing to do. A process that dies holding the lock loses
+// it with its connection.
+func Migrate(ctx context.Context, pool *pgxpool.Pool) error {
+	if pool == nil {
+		return &seo.InputError{Field: "pool", Reason: "is nil", Err: seo.ErrInvalidInput}
+	}
+	m, err := rivermigrate.New(riverpgxv5.New(pool), nil)
+	if err != nil {
+		return fmt.Errorf("riverjobs: migrator: %w", err)
+	}
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		return fmt.Errorf("riverjobs: migrate: %w: %w", seo.ErrUnavailable, err)
+	}
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1)`, migrationLockKey); err != nil {
+		return fmt.Errorf("riverjobs: migration lock: %w", err)
+	}
+	defer func() {
+		if _, err := conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, migrationLockKey); err != nil {
+			conn.Conn().Close(context.WithoutCancel(ctx)) // closing the session frees the lock
+		}
+	}()
+	for {
+		n, err := migrateStep(ctx, conn, m)
+		if err != nil {
+			return fmt.Errorf("riverjobs: migrate: %w", err)
+		}
+		if n == 0 {
+			return nil
+		}
+	}
+}
+
+// migrateStep applies the next migration, if any, in a transaction on
+// conn and reports how many it applied.
+func migrateStep(ctx context.Context, conn *pgxpool.Conn, m *rivermigrate.Migrator[pgx.Tx]) (int, error) {
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }() // a no-op after Commit
+	res, err := m.MigrateTx(ctx, tx, rivermigrate.DirectionUp, &rivermigrate.MigrateOpts{MaxSteps: 1})
+	if err != nil {
+		return 0, err
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return 0, err
+	}
+	return len(res.Versions), nil
+}
+
+// Start starts this instance's River client: its workers, and when it is
+// elected leader the rescuer, scheduler and periodic jobs. An InsertOnly
+// queue starts nothing.
+func (q *Queue) Start(ctx context.Context, run httpapi.RunFunc) error {
+	if run == nil {
+		return &seo.InputError{Field: "run", Reason: "is nil", Err: seo.ErrInvalidInput}
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.started {
+		return errors.New("riverjobs: queue already started")
+	}
+	q.run, q.started = run, true
+	if q.opts.InsertOnly {
+		return nil
+	}
+	if err := q.client.Start(context.WithoutCancel(ctx)); err != nil {
+		return fmt.Errorf("riverjobs: start: %w", err)
+	}
+	return nil
+}
+
+// uniqueStates are the River states in which a site analysis is not
+// inserted again: waiting or running. A completed one may be inserted
+// again, which only delivers a callback still pending.
+var uniqueStates = []rivertype.JobState{
+	rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRetryable,
+	rivertype.JobStateRunning, rivertype.JobStateScheduled,
+}
+
+// Enqueue inserts a site analysis for the stored job. A job already
+// waiting or running in River is not inserted twice, so every instance may
+// enqueue the store's unfinished jobs at start.
+func (q *Queue) Enqueue(ctx context.Context, j *store.Job) error {
+	if j == nil || j.ID == "" || j.AccountID == "" {
+		return &seo.InputError{Field: "job", Reason: "needs an ID and an account", Err: seo.ErrInvalidInput}
+	}
+	_, err := q.client.Insert(ctx, siteArgs{AccountID: j.AccountID, JobID: j.ID}, &river.InsertOpts{
+		Queue:       q.opts.QueueName,
+		MaxAttempts: q.opts.MaxAttempts,
+		UniqueOpts:  river.UniqueOpts{ByArgs: true, ByState: uniqueStates},
+	})
+	if err != nil {
+		return fmt.Errorf("riverjobs: insert job %s: %w: %w", j.ID, seo.ErrUnavailable, err)
+	}
+	return nil
+}
+
+// Stop stops the River client, canceling the running jobs' contexts; they
+// are put back as available (snoozed) and another instance, or the next
+// start, runs them from the beginning.
+func (q *Queue) Stop(ctx context.Context) error {
+	q.mu.Lock()
+	started := q.started
+	q.mu.Unlock()
+	if !started || q.opts.InsertOnly {
+		return nil
+	}
+	if err := q.client.StopAndCancel(ctx); err != nil {
+		return fmt.Errorf("riverjobs: stop: %w", err)
+	}
+	return nil
+}
+
+// Client returns the River client, to insert or inspect jobs (tests and
+// tools).
+func (q *Queue) Client() *river.Client[pgx.Tx] { return q.client }
+
+func (q *Queue) runFunc() httpapi.RunFunc {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.run
+}
+
+// siteWorker runs site analyses through the server's RunFunc.
+type siteWorker struct {
+	river.WorkerDefaults[siteArgs]
+	q *Queue
+}
+
+// Work runs the stored job. An interrupted run (the instance stopping) is
+// snoozed rather than failed, so it does not use up an attempt and any
+// instance takes it at once.
+func (w *siteWorker) Work(ctx context.Context, job *river.Job[siteArgs]) error {
+	run := w.q.runFunc()
+	if run == nil {
+		return errors.New("riverjobs: no server started this queue")
+	}
+	err := run(ctx, job.Args.AccountID, job.Args.JobID)
+	if errors.Is(err, httpapi.ErrJobInterrupted) {
+		return river.JobSnooze(0)
+	}
+	return err
+}
+
+// Timeout is Options.JobTimeout.
+func (w *siteWorker) Timeout(*river.Job[siteArgs]) time.Duration { return w.q.opts.JobTimeout }
+
+// recheckWorker runs one rank re-check pass.
+type recheckWorker struct {
+	river.WorkerDefaults[recheckArgs]
+	q *Queue
+}
+
+// Work calls the tracker's RecheckDue. Failed keywords are reported to
+// OnRecheck and logged; they are due again in the next period.
+func (w *recheckWorker) Work(ctx context.Context, _ *river.Job[recheckArgs]) error {
+	rep, err := w.q.opts.Tracker.RecheckDue(ctx)
+	if f := w.q.opts.OnRecheck; f != nil {
+		f(rep, err)
+	}
+	if rep != nil {
+		w.q.log.Info("rank re-check pass", "due", rep.Due, "checked", rep.Checked, "failed", len(rep.Failed))
+	}
+	if err != nil {
+		return fmt.Errorf("riverjobs: rank re-check: %w", err)
+	}
+	return nil
+}
+
+// Timeout bounds a pass by the period, so passes never overlap.
+func (w *recheckWorker) Timeout(*river.Job[recheckArgs]) time.Duration {
+	return w.q.opts.RecheckPeriod
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
