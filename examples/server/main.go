@@ -30,7 +30,7 @@
 //
 //	-addr            SEOKIT_ADDR              listen address (127.0.0.1:8080)
 //	-db              SEOKIT_DB                API store: SQLite path or postgres:// DSN (seokit.db)
-//	-data-db         SEOKIT_DATA_DB           keyword and ranking data, SQLite path (seokit-data.db)
+//	-data-db         SEOKIT_DATA_DB           keyword and ranking data: SQLite path or postgres:// DSN (seokit-data.db)
 //	-tls-cert        SEOKIT_TLS_CERT          TLS certificate file (PEM)
 //	-tls-key         SEOKIT_TLS_KEY           TLS private key file (PEM)
 //	-trusted-proxy   SEOKIT_TRUSTED_PROXIES   comma-separated CIDRs of TLS-terminating proxies
@@ -39,9 +39,20 @@
 //	-callback-secret SEOKIT_CALLBACK_SECRET   master secret of job callback signatures
 //	-session-key     SEOKIT_SESSION_KEY       secret of dashboard sessions, at least 32 bytes
 //	-reset-admin-password                     print a new dashboard password of admin@localhost once
+//	-allow-private   SEOKIT_ALLOW_PRIVATE     let analyses and callbacks reach loopback and private addresses
+//	-redis           SEOKIT_REDIS_URL         Redis for rate limits shared by several instances
+//	-jobs            SEOKIT_JOBS              local (this process) or river (PostgreSQL -db, shared)
+//	-job-workers     SEOKIT_JOB_WORKERS       site analyses run at once here (river: 0 = API only)
+//	-job-timeout     SEOKIT_JOB_TIMEOUT       longest site analysis with -jobs river (2h)
+//	-job-rescue-after SEOKIT_JOB_RESCUE_AFTER a killed instance's job restarts elsewhere after this
 //	-dataforseo-login, -dataforseo-password   DATAFORSEO_LOGIN, DATAFORSEO_PASSWORD
 //	-serpapi-key                              SERPAPI_KEY
 //	-google-cse-key, -google-cse-cx           GOOGLE_CSE_KEY, GOOGLE_CSE_CX
+//
+// Several instances behind a load balancer share one PostgreSQL -db (and
+// -data-db), one -redis, -jobs river and the same -callback-secret; see
+// deploy/README.md. GET /healthz answers "ok" when the store and Redis
+// answer.
 //
 // Prefer the environment variables for secrets: flags show in process
 // listings. Without TLS the server refuses to listen on an address that is

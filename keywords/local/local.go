@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -16,6 +15,7 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
 	_ "modernc.org/sqlite"             // registers the "sqlite" driver
 
+	"github.com/seokit/seokit/internal/sqlq"
 	"github.com/seokit/seokit/keywords"
 	"github.com/seokit/seokit/seo"
 )
@@ -263,18 +263,7 @@ func (s *Store) q(query string) string {
 	if !s.postgres {
 		return query
 	}
-	var b strings.Builder
-	n := 0
-	for i := 0; i < len(query); i++ {
-		if query[i] == '?' {
-			n++
-			b.WriteByte('$')
-			b.WriteString(strconv.Itoa(n))
-			continue
-		}
-		b.WriteByte(query[i])
-	}
-	return b.String()
+	return sqlq.Dollar(query)
 }
 
 // Close closes the database.

@@ -16,6 +16,7 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
 	_ "modernc.org/sqlite"             // registers the "sqlite" driver
 
+	"github.com/seokit/seokit/internal/sqlq"
 	"github.com/seokit/seokit/rankings"
 	"github.com/seokit/seokit/seo"
 )
@@ -285,18 +286,7 @@ func (s *Store) q(query string) string {
 	if s.dialect != Postgres {
 		return query
 	}
-	var b strings.Builder
-	n := 0
-	for i := 0; i < len(query); i++ {
-		if query[i] == '?' {
-			n++
-			b.WriteByte('$')
-			b.WriteString(strconv.Itoa(n))
-			continue
-		}
-		b.WriteByte(query[i])
-	}
-	return b.String()
+	return sqlq.Dollar(query)
 }
 
 // fail wraps a database error; anything but a cancelled context is

@@ -15,6 +15,7 @@ import (
 	_ "modernc.org/sqlite"             // registers the "sqlite" driver
 
 	"github.com/seokit/seokit/httpapi/store"
+	"github.com/seokit/seokit/internal/sqlq"
 	"github.com/seokit/seokit/seo"
 )
 
@@ -225,18 +226,7 @@ func (s *Store) q(query string) string {
 	if v, ok := s.queries.Load(query); ok {
 		return v.(string)
 	}
-	var b strings.Builder
-	n := 0
-	for i := 0; i < len(query); i++ {
-		if query[i] == '?' {
-			n++
-			b.WriteByte('$')
-			b.WriteString(strconv.Itoa(n))
-			continue
-		}
-		b.WriteByte(query[i])
-	}
-	out := b.String()
+	out := sqlq.Dollar(query)
 	s.queries.Store(query, out)
 	return out
 }
