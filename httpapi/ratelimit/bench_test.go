@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/seokit/seokit/httpapi/ratelimit"
-	"github.com/seokit/seokit/httpapi/store/sqlstore"
 )
 
 // parallel50 makes b.RunParallel use about 50 goroutines whatever
@@ -22,16 +21,11 @@ func parallel50(b *testing.B) {
 // BenchmarkLocalTake measures Local.Take from ~50 goroutines spread over
 // 50 accounts:
 //
-//   - admit-*: every request admitted, so every one is a store write (the
-//     UPSERT of sqlstore.Store.Take);
+//   - admit-*: every request admitted, so every one is a store write
+//     (sqlstore.Store.Take, which on SQLite writes concurrent takes in one
+//     transaction);
 //   - refused: every account past its daily limit, answered in memory;
-//   - store-only-file: sqlstore.Store.Take alone, the floor of admit-file;
-//   - prepared-file: the same UPSERT as a statement prepared once, to
-//     measure what preparing it in sqlstore would save;
-//   - groupcommit-file: the prepared UPSERT, with the takes waiting at one
-//     moment run in one transaction (up to 64), to measure what group
-//     commit in sqlstore would save. Each take keeps its own guarded
-//     statement, so exactness is unchanged.
+//   - store-only-file: sqlstore.Store.Take alone, the floor of admit-file.
 func BenchmarkLocalTake(b *testing.B) {
 	ctx := context.Background()
 	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
@@ -83,86 +77,6 @@ func BenchmarkLocalTake(b *testing.B) {
 		run(b, func(a int) error {
 			_, _, err := st.Take(ctx, fmt.Sprint("acct_bench_", a), ratelimit.Day(now), 1<<30)
 			return err
-		})
-	})
-	b.Run("prepared-file", func(b *testing.B) {
-		st := openStore(b, filepath.Join(b.TempDir(), "bench.db"))
-		if st.Dialect() != sqlstore.SQLite {
-			b.Skip("sqlite only")
-		}
-		// The statement of sqlstore.Store.Take (httpapi/store/sqlstore/jobs.go).
-		stmt, err := st.DB().PrepareContext(ctx, `INSERT INTO daily_usage (account_id, day, n) VALUES (?, ?, 1)
-			ON CONFLICT (account_id, day) DO UPDATE SET n = daily_usage.n + 1 WHERE daily_usage.n < ?
-			RETURNING n`)
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer stmt.Close()
-		day := now.Format(time.DateOnly)
-		run(b, func(a int) error {
-			var n int
-			return stmt.QueryRowContext(ctx, fmt.Sprint("acct_bench_", a), day, 1<<30).Scan(&n)
-		})
-	})
-	b.Run("groupcommit-file", func(b *testing.B) {
-		st := openStore(b, filepath.Join(b.TempDir(), "bench.db"))
-		stmt, err := st.DB().PrepareContext(ctx, `INSERT INTO daily_usage (account_id, day, n) VALUES (?, ?, 1)
-			ON CONFLICT (account_id, day) DO UPDATE SET n = daily_usage.n + 1 WHERE daily_usage.n < ?
-			RETURNING n`)
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer stmt.Close()
-		type take struct {
-			account string
-			done    chan error
-		}
-		queue := make(chan take, 256)
-		stop := make(chan struct{})
-		defer close(stop)
-		day := now.Format(time.DateOnly)
-		go func() {
-			for {
-				var batch []take
-				select {
-				case t := <-queue:
-					batch = append(batch, t)
-				case <-stop:
-					return
-				}
-			fill:
-				for len(batch) < 64 {
-					select {
-					case t := <-queue:
-						batch = append(batch, t)
-					default:
-						break fill
-					}
-				}
-				tx, err := st.DB().BeginTx(ctx, nil)
-				if err == nil {
-					txs := tx.StmtContext(ctx, stmt)
-					for _, t := range batch {
-						var n int
-						if err = txs.QueryRowContext(ctx, t.account, day, 1<<30).Scan(&n); err != nil {
-							break
-						}
-					}
-					if err == nil {
-						err = tx.Commit()
-					} else {
-						tx.Rollback()
-					}
-				}
-				for _, t := range batch {
-					t.done <- err
-				}
-			}
-		}()
-		run(b, func(a int) error {
-			done := make(chan error, 1)
-			queue <- take{fmt.Sprint("acct_bench_", a), done}
-			return <-done
 		})
 	})
 }
