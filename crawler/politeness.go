@@ -3,11 +3,10 @@ package crawler
 import (
 	"context"
 	"errors"
-	"net/http"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
+
+	"github.com/seokit/seokit/seo"
 )
 
 // politeness enforces the per-host limits: requests in flight, request rate
@@ -137,7 +136,7 @@ func (p *politeness) backoff(host string, retryAfter string) time.Duration {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.strikes++
-	wait, ok := parseRetryAfter(retryAfter, now)
+	wait, ok := seo.ParseRetryAfter(retryAfter, now)
 	if !ok {
 		wait = time.Second << min(g.strikes-1, 6)
 	}
@@ -166,25 +165,4 @@ func (p *politeness) success(host string) {
 	g.mu.Lock()
 	g.strikes = 0
 	g.mu.Unlock()
-}
-
-// parseRetryAfter reads a Retry-After value: delay seconds or an HTTP date.
-func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
-	v = strings.TrimSpace(v)
-	if v == "" {
-		return 0, false
-	}
-	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
-		if n < 0 {
-			return 0, false
-		}
-		if n > int64(maxBackoff/time.Second) {
-			return maxBackoff, true
-		}
-		return time.Duration(n) * time.Second, true
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		return t.Sub(now), true
-	}
-	return 0, false
 }

@@ -3,6 +3,8 @@ package seo
 import (
 	"encoding/json"
 	"net/http"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -130,3 +132,28 @@ const (
 	// RobotsToken is the product token seokit matches in robots.txt groups.
 	RobotsToken = "seokit"
 )
+
+// maxRetryAfter bounds a Retry-After delay so that a huge value cannot
+// overflow a time.Duration.
+const maxRetryAfter = 366 * 24 * time.Hour
+
+// ParseRetryAfter reads a Retry-After header value (RFC 9110 section
+// 10.2.3): delay seconds or an HTTP date, as a wait from now. A date in the
+// past is a zero wait; an empty, negative or unreadable value is not ok.
+// Waits are capped at 366 days.
+func ParseRetryAfter(v string, now time.Time) (time.Duration, bool) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0, false
+	}
+	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+		if n < 0 {
+			return 0, false
+		}
+		return min(time.Duration(min(n, int64(maxRetryAfter/time.Second)))*time.Second, maxRetryAfter), true
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return min(max(t.Sub(now), 0), maxRetryAfter), true
+	}
+	return 0, false
+}

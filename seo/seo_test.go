@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/url"
 	"testing"
+	"time"
 )
 
 func TestParseLocale(t *testing.T) {
@@ -227,5 +228,30 @@ func TestInputError(t *testing.T) {
 	}
 	if ie, _ := AsInputError(err); ie.WithField("callbackUrl").Field != "callbackUrl" || ie.Field != "url" {
 		t.Error("WithField changed the original or did not rename")
+	}
+}
+func TestParseRetryAfter(t *testing.T) {
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	tests := []struct {
+		name string
+		in   string
+		want time.Duration
+		ok   bool
+	}{
+		{"seconds", "30", 30 * time.Second, true},
+		{"http date", "Fri, 02 Jan 2026 03:05:05 GMT", time.Minute, true},
+		{"past date", "Fri, 02 Jan 2026 03:00:00 GMT", 0, true},
+		{"empty", "", 0, false},
+		{"negative", "-5", 0, false},
+		{"garbage", "soon", 0, false},
+		{"huge", "99999999999999999", 366 * 24 * time.Hour, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := ParseRetryAfter(tt.in, now)
+			if got != tt.want || ok != tt.ok {
+				t.Errorf("ParseRetryAfter(%q) = %v, %v; want %v, %v", tt.in, got, ok, tt.want, tt.ok)
+			}
+		})
 	}
 }

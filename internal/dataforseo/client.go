@@ -13,7 +13,6 @@ import (
 	"io"
 	"net/http"
 	"regexp"
-	"strconv"
 	"strings"
 	"time"
 
@@ -228,7 +227,7 @@ func httpError(name string, resp *http.Response, raw []byte) error {
 	case resp.StatusCode == http.StatusPaymentRequired:
 		return fmt.Errorf("%s: %w: payment required, check the account balance (HTTP 402): %s", name, seo.ErrUnavailable, seo.Clip(msg))
 	case resp.StatusCode == http.StatusTooManyRequests:
-		wait, _ := ParseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
+		wait, _ := seo.ParseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
 		return &RateLimitError{Provider: name, Message: msg, Wait: wait}
 	default:
 		return fmt.Errorf("%s: %w: HTTP %d: %s", name, seo.ErrUnavailable, resp.StatusCode, seo.Clip(msg))
@@ -264,27 +263,6 @@ func StatusError(name string, code int, message string, fields map[string]string
 	default:
 		return fmt.Errorf("%s: %w: status %d: %s", name, seo.ErrUnavailable, code, seo.Clip(message))
 	}
-}
-
-// ParseRetryAfter reads a Retry-After header: delay seconds or an HTTP date.
-func ParseRetryAfter(v string, now time.Time) (time.Duration, bool) {
-	v = strings.TrimSpace(v)
-	if v == "" {
-		return 0, false
-	}
-	if n, err := strconv.Atoi(v); err == nil {
-		if n < 0 {
-			return 0, false
-		}
-		return time.Duration(n) * time.Second, true
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		if d := t.Sub(now); d > 0 {
-			return d, true
-		}
-		return 0, true
-	}
-	return 0, false
 }
 
 // IsRateLimit reports whether err is a RateLimitError.

@@ -3,7 +3,6 @@ package dataforseo
 import (
 	"errors"
 	"testing"
-	"time"
 
 	"github.com/seokit/seokit/seo"
 )
@@ -36,31 +35,6 @@ func TestStatusError(t *testing.T) {
 			}
 			if tt.field == "" && ok {
 				t.Errorf("%v: unexpected InputError", err)
-			}
-		})
-	}
-}
-
-func TestParseRetryAfter(t *testing.T) {
-	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	tests := []struct {
-		name string
-		in   string
-		want time.Duration
-		ok   bool
-	}{
-		{"seconds", "30", 30 * time.Second, true},
-		{"http date", "Fri, 02 Jan 2026 03:05:05 GMT", time.Minute, true},
-		{"past date", "Fri, 02 Jan 2026 03:00:00 GMT", 0, true},
-		{"empty", "", 0, false},
-		{"negative", "-5", 0, false},
-		{"garbage", "soon", 0, false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, ok := ParseRetryAfter(tt.in, now)
-			if got != tt.want || ok != tt.ok {
-				t.Errorf("ParseRetryAfter(%q) = %v, %v; want %v, %v", tt.in, got, ok, tt.want, tt.ok)
 			}
 		})
 	}

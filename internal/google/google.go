@@ -261,14 +261,8 @@ func parseError(api string, resp *http.Response, body []byte) error {
 	} else {
 		e.Message = "answer is not a google.rpc error: " + strconv.Quote(clip(strings.TrimSpace(string(body)), 80))
 	}
-	if v := resp.Header.Get("Retry-After"); v != "" {
-		if n, err := strconv.Atoi(v); err == nil && n > 0 {
-			e.RetryAfter = time.Duration(n) * time.Second
-		} else if t, err := http.ParseTime(v); err == nil {
-			if d := time.Until(t); d > 0 {
-				e.RetryAfter = d.Round(time.Second)
-			}
-		}
+	if d, ok := seo.ParseRetryAfter(resp.Header.Get("Retry-After"), time.Now()); ok && d > 0 {
+		e.RetryAfter = d.Round(time.Second)
 	}
 	switch {
 	case resp.StatusCode == http.StatusTooManyRequests || e.Status == "RESOURCE_EXHAUSTED" || rateReasons[e.Reason]:

@@ -405,7 +405,7 @@ func mapError(resp *http.Response, raw []byte, field string) error {
 			}
 		}
 	}
-	if w, ok := dataforseo.ParseRetryAfter(resp.Header.Get("Retry-After"), time.Now()); ok {
+	if w, ok := seo.ParseRetryAfter(resp.Header.Get("Retry-After"), time.Now()); ok {
 		retry = w
 	}
 	switch {

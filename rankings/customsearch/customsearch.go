@@ -183,7 +183,7 @@ func (s *Source) get(ctx context.Context, v url.Values) (*response, error) {
 		}
 		switch {
 		case resp.StatusCode == http.StatusTooManyRequests || status == "RESOURCE_EXHAUSTED":
-			wait, _ := dataforseo.ParseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
+			wait, _ := seo.ParseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
 			return nil, &dataforseo.RateLimitError{Provider: Name, Message: msg, Wait: wait}
 		case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
 			return nil, fmt.Errorf("customsearch: %w: credentials rejected (HTTP %d %s): %s", seo.ErrUnavailable, resp.StatusCode, status, seo.Clip(msg))

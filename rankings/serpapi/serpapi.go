@@ -210,7 +210,7 @@ func (s *Source) get(ctx context.Context, v url.Values) (*page, error) {
 		case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
 			return nil, fmt.Errorf("serpapi: %w: credentials rejected (HTTP %d): %s", seo.ErrUnavailable, resp.StatusCode, seo.Clip(msg))
 		case resp.StatusCode == http.StatusTooManyRequests:
-			wait, _ := dataforseo.ParseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
+			wait, _ := seo.ParseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
 			return nil, &dataforseo.RateLimitError{Provider: Name, Message: msg, Wait: wait}
 		case resp.StatusCode == http.StatusBadRequest:
 			return nil, &seo.InputError{Field: "keyword", Value: v.Get("q"), Reason: "rejected by SerpApi: " + seo.Clip(msg)}
