@@ -351,7 +351,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		opts.Queue = q
-		opts.JobWorkers = max(c.jobWorkers, 1)
 	}
 	api, err := httpapi.New(ctx, opts)
 	if err != nil {
