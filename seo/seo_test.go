@@ -255,3 +255,15 @@ func TestParseRetryAfter(t *testing.T) {
 		})
 	}
 }
+
+func TestTruncatedNote(t *testing.T) {
+	var tr Truncated
+	tr.Note("links", 10, 10)
+	if tr != nil {
+		t.Fatalf("complete list noted: %v", tr)
+	}
+	tr.Note("links", 1000, 100)
+	if got := tr["links"]; got != (Truncation{Total: 1000, Omitted: 900}) {
+		t.Fatalf("links = %+v", got)
+	}
+}
