@@ -171,7 +171,19 @@ type Accounts interface {
 	AccountByEmail(ctx context.Context, email string) (*Account, error)
 	UpdateAccount(ctx context.Context, a *Account) error
 	CountAccounts(ctx context.Context) (int, error)
+	// ListAccounts returns at most limit accounts (0 or less means
+	// DefaultListLimit, more than MaxListLimit means MaxListLimit) ordered
+	// by ID, starting after the account with ID after ("" starts at the
+	// first). Pass the last ID of a page to get the next one; a short page
+	// is the last.
+	ListAccounts(ctx context.Context, after string, limit int) ([]Account, error)
 }
+
+// Page sizes of ListAccounts.
+const (
+	DefaultListLimit = 100
+	MaxListLimit     = 1000
+)
 
 // Keys stores API keys.
 type Keys interface {

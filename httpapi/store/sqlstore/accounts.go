@@ -173,6 +173,33 @@ func (s *Store) CountAccounts(ctx context.Context) (int, error) {
 	return n, nil
 }
 
+// ListAccounts returns a page of accounts ordered by ID, after the account
+// with ID after ("" for the first page). limit <= 0 means
+// store.DefaultListLimit; it is capped at store.MaxListLimit.
+func (s *Store) ListAccounts(ctx context.Context, after string, limit int) ([]store.Account, error) {
+	if limit <= 0 {
+		limit = store.DefaultListLimit
+	}
+	limit = min(limit, store.MaxListLimit)
+	rows, err := s.db.QueryContext(ctx, s.q(`SELECT `+accountCols+` FROM accounts WHERE id > ? ORDER BY id LIMIT ?`), after, limit)
+	if err != nil {
+		return nil, mapErr("list accounts", err)
+	}
+	defer rows.Close()
+	out := make([]store.Account, 0, min(limit, 64))
+	for rows.Next() {
+		a, err := scanAccount(rows)
+		if err != nil {
+			return nil, mapErr("list accounts", err)
+		}
+		out = append(out, *a)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, mapErr("list accounts", err)
+	}
+	return out, nil
+}
+
 // ---- API keys
 
 const keyCols = `id, account_id, name, prefix, hash, permissions, created_at, last_used_at, expires_at, revoked_at`

@@ -51,6 +51,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 	})
 	t.Run("Accounts", func(t *testing.T) { s, ctx := fresh(t); testAccounts(ctx, t, s) })
 	t.Run("AccountInput", func(t *testing.T) { s, ctx := fresh(t); testAccountInput(ctx, t, s) })
+	t.Run("ListAccounts", func(t *testing.T) { s, ctx := fresh(t); testListAccounts(ctx, t, s) })
 	t.Run("Keys", func(t *testing.T) { s, ctx := fresh(t); testKeys(ctx, t, s) })
 	t.Run("TouchKey", func(t *testing.T) { s, ctx := fresh(t); testTouchKey(ctx, t, s) })
 	t.Run("Clients", func(t *testing.T) { s, ctx := fresh(t); testClients(ctx, t, s) })
@@ -245,6 +246,66 @@ func testAccountInput(ctx context.Context, t *testing.T, s store.Store) {
 	}
 	if n, err := s.CountAccounts(ctx); err != nil || n != 0 {
 		t.Errorf("CountAccounts after bad input = %d, %v; want 0", n, err)
+	}
+}
+
+func testListAccounts(ctx context.Context, t *testing.T, s store.Store) {
+	if l, err := s.ListAccounts(ctx, "", 10); err != nil || len(l) != 0 {
+		t.Fatalf("ListAccounts on an empty store = %d accounts, %v; want none", len(l), err)
+	}
+	// Created out of order; IDs of lowercase letters and digits sort the
+	// same under every collation.
+	want := []string{"acct_list00", "acct_list01", "acct_list02", "acct_list03", "acct_list04", "acct_list05", "acct_list06"}
+	for _, i := range []int{3, 0, 6, 1, 5, 2, 4} {
+		a := &store.Account{ID: want[i], Email: fmt.Sprintf("list%d@example.com", i), Name: fmt.Sprint("List ", i),
+			Plan: store.Pro, DailyLimit: i, Admin: i == 2, CreatedAt: base}
+		if err := s.CreateAccount(ctx, a); err != nil {
+			t.Fatalf("CreateAccount(%s): %v", a.ID, err)
+		}
+	}
+	var got []string
+	after := ""
+	for pages := 0; ; pages++ {
+		if pages > len(want) {
+			t.Fatalf("ListAccounts paging does not end: %v", got)
+		}
+		page, err := s.ListAccounts(ctx, after, 3)
+		if err != nil {
+			t.Fatalf("ListAccounts(%q, 3): %v", after, err)
+		}
+		if len(page) > 3 {
+			t.Fatalf("ListAccounts(%q, 3) returned %d accounts", after, len(page))
+		}
+		for _, a := range page {
+			got = append(got, a.ID)
+		}
+		if len(page) < 3 {
+			break
+		}
+		after = page[len(page)-1].ID
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("ListAccounts pages = %v, want %v", got, want)
+	}
+	all, err := s.ListAccounts(ctx, "", 0)
+	if err != nil || len(all) != len(want) {
+		t.Fatalf("ListAccounts(limit 0) = %d accounts, %v; want %d (the default page)", len(all), err, len(want))
+	}
+	a := all[2]
+	if a.ID != "acct_list02" || a.Email != "list2@example.com" || a.Name != "List 2" || a.Plan != store.Pro ||
+		a.DailyLimit != 2 || !a.Admin || !a.CreatedAt.Equal(base) {
+		t.Errorf("listed account = %+v; want every field as created", a)
+	}
+	tail, err := s.ListAccounts(ctx, "acct_list04", 100)
+	if err != nil || len(tail) != 2 || tail[0].ID != "acct_list05" || tail[1].ID != "acct_list06" {
+		t.Errorf("ListAccounts(after acct_list04) = %v, %v; want acct_list05, acct_list06", tail, err)
+	}
+	// A cursor need not exist: the page starts at the next ID.
+	if l, err := s.ListAccounts(ctx, "acct_list03x", 1); err != nil || len(l) != 1 || l[0].ID != "acct_list04" {
+		t.Errorf("ListAccounts(after a missing ID) = %v, %v; want acct_list04", l, err)
+	}
+	if l, err := s.ListAccounts(ctx, "acct_list06", 10); err != nil || len(l) != 0 {
+		t.Errorf("ListAccounts(after the last) = %v, %v; want none", l, err)
 	}
 }
 
