@@ -115,6 +115,7 @@ type Dashboard struct {
 
 	thMu     sync.Mutex
 	throttle map[string]*rate.Limiter
+	pwTries  attempts // wrong current passwords on the account page
 }
 
 var _ http.Handler = (*Dashboard)(nil)
@@ -250,6 +251,12 @@ func (d *Dashboard) routes() {
 	m.HandleFunc("GET "+Prefix+"/rankings", d.signedIn(d.rankingsPage))
 	m.HandleFunc("POST "+Prefix+"/rankings", d.signedIn(d.trackKeywords))
 	m.HandleFunc("POST "+Prefix+"/rankings/untrack", d.signedIn(d.untrackKeyword))
+	m.HandleFunc("GET "+Prefix+"/account", d.signedIn(d.accountPage))
+	m.HandleFunc("POST "+Prefix+"/account/password", d.signedIn(d.changePassword))
+	m.HandleFunc("GET "+Prefix+"/admin/accounts", d.signedIn(d.adminOnly(d.adminPage)))
+	m.HandleFunc("POST "+Prefix+"/admin/accounts", d.signedIn(d.adminOnly(d.createAccount)))
+	m.HandleFunc("POST "+Prefix+"/admin/accounts/{id}/plan", d.signedIn(d.adminOnly(d.setPlan)))
+	m.HandleFunc("POST "+Prefix+"/admin/accounts/{id}/password", d.signedIn(d.adminOnly(d.resetPassword)))
 	m.HandleFunc(Prefix+"/", func(w http.ResponseWriter, r *http.Request) {
 		d.errorPage(w, r, nil, http.StatusNotFound, "This page does not exist.")
 	})

@@ -81,7 +81,7 @@ func (d *Dashboard) login(w http.ResponseWriter, r *http.Request) {
 		fail(http.StatusUnauthorized, "Wrong email or password.")
 		return
 	}
-	d.startSession(w, r, a.ID)
+	d.startSession(w, r, a)
 	http.Redirect(w, r, lv.Next, http.StatusSeeOther)
 }
 

@@ -25,11 +25,13 @@ const (
 )
 
 // session is a signed-in browser: a random ID (revocable through the
-// store's token revocation list), the account and the expiry.
+// store's token revocation list), the account, the expiry and the
+// account's password generation at sign-in (see passwordGen).
 type session struct {
 	ID        string
 	AccountID string
 	Expires   time.Time
+	Gen       string
 }
 
 type ctxKey int
@@ -54,9 +56,18 @@ func (d *Dashboard) mac(parts ...string) string {
 	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
 }
 
+// passwordGen identifies the account's current password: a MAC of its
+// argon2id hash, which has a fresh random salt each time a password is set.
+// A session carries the generation of its sign-in and is refused once the
+// password changed (by the user, an operator or -reset-admin-password),
+// without storing anything per session.
+func (d *Dashboard) passwordGen(a *store.Account) string {
+	return d.mac("password generation", a.ID, a.PasswordHash)[:22]
+}
+
 // encode returns the cookie value of s: payload and HMAC, both base64url.
 func (d *Dashboard) encode(s *session) string {
-	payload := s.ID + "|" + s.AccountID + "|" + strconv.FormatInt(s.Expires.Unix(), 10)
+	payload := s.ID + "|" + s.AccountID + "|" + strconv.FormatInt(s.Expires.Unix(), 10) + "|" + s.Gen
 	p := base64.RawURLEncoding.EncodeToString([]byte(payload))
 	return p + "." + d.mac("session", p)
 }
@@ -75,14 +86,14 @@ func (d *Dashboard) decode(v string) (*session, bool) {
 		return nil, false
 	}
 	f := strings.Split(string(raw), "|")
-	if len(f) != 3 || !strings.HasPrefix(f[0], sessionIDPrefix) || f[1] == "" {
+	if len(f) != 4 || !strings.HasPrefix(f[0], sessionIDPrefix) || f[1] == "" || f[3] == "" {
 		return nil, false
 	}
 	exp, err := strconv.ParseInt(f[2], 10, 64)
 	if err != nil {
 		return nil, false
 	}
-	s := &session{ID: f[0], AccountID: f[1], Expires: time.Unix(exp, 0)}
+	s := &session{ID: f[0], AccountID: f[1], Expires: time.Unix(exp, 0), Gen: f[3]}
 	if !d.now().Before(s.Expires) {
 		return nil, false
 	}
@@ -96,22 +107,40 @@ func (d *Dashboard) secure(r *http.Request) bool {
 
 // session returns the valid, unrevoked session of r.
 func (d *Dashboard) session(r *http.Request) (*session, error) {
+	s, _, err := d.sessionAccount(r)
+	return s, err
+}
+
+// sessionAccount returns the valid session of r and its account: nil, nil
+// when r has none, it was signed out, its account is gone or the account's
+// password changed after the sign-in. Errors are the store's.
+func (d *Dashboard) sessionAccount(r *http.Request) (*session, *store.Account, error) {
 	c, err := r.Cookie(sessionCookie)
 	if err != nil {
-		return nil, nil
+		return nil, nil, nil
 	}
 	s, ok := d.decode(c.Value)
 	if !ok {
-		return nil, nil
+		return nil, nil, nil
 	}
 	revoked, err := d.st.TokenRevoked(r.Context(), s.ID)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if revoked {
-		return nil, nil
+		return nil, nil, nil
 	}
-	return s, nil
+	a, err := d.st.Account(r.Context(), s.AccountID)
+	if isNotFound(err) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	if !hmac.Equal([]byte(s.Gen), []byte(d.passwordGen(a))) {
+		return nil, nil, nil
+	}
+	return s, a, nil
 }
 
 // SessionAccount reports the account signed in to the dashboard with r's
@@ -129,14 +158,16 @@ func (d *Dashboard) SessionAccount(r *http.Request) (string, bool) {
 	return s.AccountID, true
 }
 
-// startSession sets a new session cookie for the account.
-func (d *Dashboard) startSession(w http.ResponseWriter, r *http.Request, accountID string) {
-	s := &session{ID: sessionIDPrefix + randomString(18), AccountID: accountID, Expires: d.now().Add(d.opts.SessionTTL)}
+// startSession sets a new session cookie for the account, valid until its
+// password changes, and returns the session.
+func (d *Dashboard) startSession(w http.ResponseWriter, r *http.Request, a *store.Account) *session {
+	s := &session{ID: sessionIDPrefix + randomString(18), AccountID: a.ID, Expires: d.now().Add(d.opts.SessionTTL), Gen: d.passwordGen(a)}
 	http.SetCookie(w, &http.Cookie{
 		Name: sessionCookie, Value: d.encode(s), Path: "/",
 		Expires: s.Expires, MaxAge: int(d.opts.SessionTTL / time.Second),
 		HttpOnly: true, Secure: d.secure(r), SameSite: http.SameSiteLaxMode,
 	})
+	return s
 }
 
 // endSession revokes s until its expiry and clears the cookie.
@@ -183,7 +214,7 @@ func (d *Dashboard) checkLoginCSRF(r *http.Request) bool {
 // the session's CSRF token.
 func (d *Dashboard) signedIn(h func(w http.ResponseWriter, r *http.Request, s *session, a *store.Account)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		s, err := d.session(r)
+		s, a, err := d.sessionAccount(r)
 		if err != nil {
 			d.unavailable(w, r, err)
 			return
@@ -194,16 +225,6 @@ func (d *Dashboard) signedIn(h func(w http.ResponseWriter, r *http.Request, s *s
 				return
 			}
 			d.errorPage(w, r, nil, http.StatusUnauthorized, "Your session has ended. Sign in again.")
-			return
-		}
-		a, err := d.st.Account(r.Context(), s.AccountID)
-		if err != nil {
-			if isNotFound(err) {
-				d.endSession(r.Context(), w, r, s)
-				d.errorPage(w, r, nil, http.StatusUnauthorized, "This account no longer exists.")
-				return
-			}
-			d.unavailable(w, r, err)
 			return
 		}
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {

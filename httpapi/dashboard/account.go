@@ -1,0 +1,95 @@
+package dashboard
+
+import (
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/seokit/seokit/httpapi/auth"
+	"github.com/seokit/seokit/httpapi/store"
+	"golang.org/x/time/rate"
+)
+
+// attempts throttles failed password checks per account: one failure
+// every 2 seconds, burst 10. The zero value is ready to use.
+type attempts struct {
+	mu sync.Mutex
+	m  map[string]*rate.Limiter
+}
+
+func (t *attempts) limiter(key string) *rate.Limiter {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	l, ok := t.m[key]
+	if !ok {
+		if t.m == nil || len(t.m) >= 10_000 {
+			t.m = map[string]*rate.Limiter{}
+		}
+		l = rate.NewLimiter(rate.Every(2*time.Second), 10)
+		t.m[key] = l
+	}
+	return l
+}
+
+type accountView struct {
+	Limit     int
+	MinLength int
+}
+
+func (d *Dashboard) accountView(s *session, a *store.Account) *view {
+	v := d.base("Your account", "account", s, a)
+	v.P = &accountView{Limit: d.limit(a), MinLength: auth.MinPasswordLen}
+	return v
+}
+
+func (d *Dashboard) accountPage(w http.ResponseWriter, r *http.Request, s *session, a *store.Account) {
+	v := d.accountView(s, a)
+	if r.URL.Query().Get("done") == "password" {
+		v.Notice = "Your password was changed. Every other browser signed in to this account was signed out."
+	}
+	d.render(w, r, http.StatusOK, "account", v)
+}
+
+// changePassword sets the signed-in account's password after checking the
+// current one. The change signs out every other session of the account;
+// this browser gets a new session.
+func (d *Dashboard) changePassword(w http.ResponseWriter, r *http.Request, s *session, a *store.Account) {
+	current := r.PostFormValue("current_password")
+	next := r.PostFormValue("new_password")
+	fail := func(status int, field, msg string) {
+		v := d.accountView(s, a)
+		v.Error, v.Fields = msg, map[string]string{field: msg}
+		d.render(w, r, status, "account", v)
+	}
+	lim := d.pwTries.limiter(a.ID)
+	now := d.now()
+	if lim.TokensAt(now) < 1 {
+		fail(http.StatusTooManyRequests, "current_password", "Too many wrong passwords. Wait a minute and try again.")
+		return
+	}
+	ok, err := auth.VerifyPassword(a.PasswordHash, current)
+	if err != nil || !ok {
+		lim.AllowN(now, 1)
+		fail(http.StatusForbidden, "current_password", "The current password is wrong.")
+		return
+	}
+	switch {
+	case next != r.PostFormValue("confirm_password"):
+		fail(http.StatusBadRequest, "confirm_password", "The new password and its confirmation differ.")
+		return
+	case next == current:
+		fail(http.StatusBadRequest, "new_password", "The new password must differ from the current one.")
+		return
+	}
+	updated, err := d.au.SetPassword(r.Context(), a.ID, next)
+	if err != nil {
+		if _, msg, ok := fieldError(err); ok {
+			fail(http.StatusBadRequest, "new_password", "The new "+msg+".")
+			return
+		}
+		d.unavailable(w, r, err)
+		return
+	}
+	d.startSession(w, r, updated)
+	http.Redirect(w, r, Prefix+"/account?done=password", http.StatusSeeOther)
+}
