@@ -38,7 +38,7 @@
 //	-pro-limit       SEOKIT_PRO_LIMIT         daily requests of the Pro plan (1000)
 //	-callback-secret SEOKIT_CALLBACK_SECRET   master secret of job callback signatures
 //	-session-key     SEOKIT_SESSION_KEY       secret of dashboard sessions, at least 32 bytes
-//	-reset-admin-password                     print a new dashboard password of admin@localhost once
+//	-reset-admin-password                     print a new dashboard password of admin@localhost once (signs out its sessions)
 //	-allow-private   SEOKIT_ALLOW_PRIVATE     let analyses and callbacks reach loopback and private addresses
 //	-redis           SEOKIT_REDIS_URL         Redis for rate limits shared by several instances
 //	-jobs            SEOKIT_JOBS              local (this process) or river (PostgreSQL -db, shared)
@@ -53,6 +53,24 @@
 // -data-db), one -redis, -jobs river and the same -callback-secret; see
 // deploy/README.md. GET /healthz answers "ok" when the store and Redis
 // answer.
+//
+// The accounts command administers accounts in the same store (-db or
+// SEOKIT_DB), with the server running or not:
+//
+//	go run ./examples/server accounts list
+//	go run ./examples/server accounts create -email E [-name N] [-plan free|pro|enterprise] [-daily-limit N] [-admin] [-password-stdin]
+//	go run ./examples/server accounts set-plan -email E -plan P [-daily-limit N]
+//	go run ./examples/server accounts reset-password -email E [-password-stdin]
+//	go run ./examples/server accounts create-key -email E [-name N] [-permissions read,write]
+//
+// create and reset-password print a generated dashboard password once
+// (-password-stdin reads one of at least 12 characters instead);
+// create-key prints the API key once. Changing a password signs out the
+// account's dashboard sessions, as -reset-admin-password does. Accounts
+// with -admin manage every account on the dashboard's accounts page. Exit
+// status: 0 done, 1 not done (no such account, email already registered,
+// store unavailable), 2 bad command line (unknown command or flag, missing
+// or malformed value, unknown plan).
 //
 // Prefer the environment variables for secrets: flags show in process
 // listings. Without TLS the server refuses to listen on an address that is
@@ -107,7 +125,7 @@ func main() {
 	defer stop()
 	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil && !errors.Is(err, flag.ErrHelp) {
 		fmt.Fprintln(os.Stderr, "server:", err)
-		os.Exit(1)
+		os.Exit(exitCode(err))
 	}
 }
 
@@ -227,6 +245,9 @@ func loopbackAddr(addr string) bool {
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 && args[0] == "accounts" {
+		return runAccounts(ctx, args[1:], os.Stdin, stdout, stderr)
+	}
 	c, err := parse(args, stderr)
 	if err != nil {
 		return err
