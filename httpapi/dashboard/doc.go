@@ -1,5 +1,7 @@
 // Package dashboard is the web dashboard of the seokit API: sign-in, API
-// keys, OAuth applications, usage, site analyses and ranking history, as
+// keys, OAuth applications, usage, site analyses, ranking history, the
+// account page (password change) and, for admin accounts, the accounts
+// page (list, create, plan and daily limit, password reset), as
 // server-rendered html/template pages under /dashboard/.
 //
 // Everything it serves is embedded (templates, one stylesheet, one small
@@ -10,10 +12,14 @@
 //
 // Passwords are checked against the argon2id hashes of package auth.
 // A session is a cookie (HttpOnly, SameSite=Lax, Secure on TLS or with
-// Options.Secure) carrying a random session ID, the account ID and the
-// expiry, signed with HMAC-SHA-256 under Options.SessionKey. Signing out
-// revokes the session ID through the store's token revocation list, so a
-// copied cookie stops working too. Every form carries a CSRF token bound to
+// Options.Secure) carrying a random session ID, the account ID, the
+// expiry and a MAC of the account's password hash at sign-in, signed with
+// HMAC-SHA-256 under Options.SessionKey. Signing out revokes the session ID
+// through the store's token revocation list, so a copied cookie stops
+// working too; a password change (here, through auth.Server.SetPassword or
+// any other update of the stored hash) refuses every session signed in
+// before it, as each hash has a new salt. The accounts page answers 404 to
+// accounts without store.Account.Admin. Every form carries a CSRF token bound to
 // the session (the sign-in form one bound to a cookie) and unsafe requests
 // are also checked with net/http's cross-origin protection. Pages are sent
 // with a strict Content-Security-Policy (no inline script or style),
