@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log"
+	"strings"
 	"time"
 
 	"github.com/seokit/seokit/httpapi/store"
@@ -37,4 +38,42 @@ func Example() {
 	// 1 true
 	// 2 true
 	// 2 false
+}
+
+// ListAccounts pages through every account: pass the last ID of a page to
+// get the next; a short page is the last.
+func ExampleStore_ListAccounts() {
+	ctx := context.Background()
+	s, err := sqlstore.Open(ctx, ":memory:", nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer s.Close()
+	for i := range 5 {
+		a := &store.Account{ID: fmt.Sprintf("acct_%d", i), Email: fmt.Sprintf("user%d@example.com", i), Plan: store.Free}
+		if err := s.CreateAccount(ctx, a); err != nil {
+			log.Fatal(err)
+		}
+	}
+	const pageSize = 2
+	after := ""
+	for {
+		page, err := s.ListAccounts(ctx, after, pageSize)
+		if err != nil {
+			log.Fatal(err)
+		}
+		var emails []string
+		for _, a := range page {
+			emails = append(emails, a.Email)
+		}
+		fmt.Println(strings.Join(emails, " "))
+		if len(page) < pageSize {
+			break
+		}
+		after = page[len(page)-1].ID
+	}
+	// Output:
+	// user0@example.com user1@example.com
+	// user2@example.com user3@example.com
+	// user4@example.com
 }
