@@ -176,7 +176,11 @@ func TestHostileMix(t *testing.T) {
 		rows = append(rows, []string{k, statusCounts(byKind[k]), sizes(byKind[k])})
 	}
 	for _, j := range jobs {
-		rows = append(rows, []string{j.kind + " (job)", "final " + j.state.Status, fmt.Sprintf("stored result GET %.1fMB/%.1fs", float64(j.final.size)/(1<<20), j.final.took.Seconds())})
+		state := j.state.Status
+		if state == "" {
+			state = "unknown (server gone)"
+		}
+		rows = append(rows, []string{j.kind + " (job)", "final " + state, fmt.Sprintf("stored result GET %.1fMB/%.1fs", float64(j.final.size)/(1<<20), j.final.took.Seconds())})
 	}
 	t.Logf("concurrent mix, peak RSS %s (%s)\n%s%s", mb(peak), how, table("case\tstatus\tanswer size/time", rows), srv.curve())
 
@@ -405,7 +409,7 @@ func TestHostilePages(t *testing.T) {
 	_, db := dbArgs(t)
 	srv := startWatched(t, append(db, "-allow-private")...)
 	c := hostileClient(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 
 	type pageCase struct {
@@ -426,12 +430,18 @@ func TestHostilePages(t *testing.T) {
 	cases := []pageCase{
 		{"escape bytes in the title", "/escape", noControl},
 		{"redirect to 169.254.169.254", "/metadata", func(a answer) string {
-			if strings.Contains(string(a.head), "security-credentials") && !strings.Contains(string(a.head), "169.254.169.254") {
-				return "followed the redirect to the metadata address"
+			// A 200 report must say the target was refused.
+			if h := string(a.head); !strings.Contains(h, "not a public address") && !strings.Contains(h, "forbidden") {
+				return fmt.Sprintf("the report does not say the redirect target was refused: %.300s", h)
 			}
 			return ""
 		}},
-		{"slow drip (60 s)", "/drip", nil},
+		{"slow drip (60 s)", "/drip", func(a answer) string {
+			if a.took > 45*time.Second {
+				return fmt.Sprintf("answered after %s: the fetch is not bounded in time", a.took.Round(time.Second))
+			}
+			return ""
+		}},
 		{"gzip bomb (1 GiB)", "/bomb", nil},
 		{"200,000 nested elements", "/nested", nil},
 		{"20,000 response headers", "/headers", nil},
@@ -478,6 +488,9 @@ func TestHostilePages(t *testing.T) {
 		rows = append(rows, []string{pc.name, strconv.Itoa(a.status) + " " + code, fmt.Sprintf("%.1fKB", float64(a.size)/1024), a.took.Round(100 * time.Millisecond).String()})
 		if p != "" {
 			t.Errorf("%s: %s", pc.name, p)
+		}
+		if testing.Verbose() && a.size < 2000 {
+			t.Logf("%s: %.400s", pc.name, a.head)
 		}
 	}
 	rows = append(rows, []string{"site: 20 MB robots.txt (job)", strconv.Itoa(sub.status) + " then " + js.Status, fmt.Sprintf("%.1fKB", float64(final.size)/1024), ""})
@@ -555,7 +568,7 @@ func TestHostileDashboardQuota(t *testing.T) {
 	if resp.StatusCode == http.StatusSeeOther || len(jobs) > 0 {
 		t.Errorf("the dashboard started %d analyses after the daily limit was spent (answer %d to %q)", len(jobs), resp.StatusCode, resp.Header.Get("Location"))
 	}
-	if resp.StatusCode != http.StatusTooManyRequests {
-		t.Errorf("dashboard refusal: %d, want 429:\n%.500s", resp.StatusCode, page)
+	if resp.StatusCode < 400 || resp.StatusCode >= 500 {
+		t.Errorf("dashboard refusal: %d, want a 4xx page (429):\n%.500s", resp.StatusCode, page)
 	}
 }
