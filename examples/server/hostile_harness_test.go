@@ -438,6 +438,19 @@ type jobState struct {
 	Status string          `json:"status"`
 	Error  string          `json:"error"`
 	Result json.RawMessage `json:"result"`
+	// Progress is absent from a finished job's answer on some servers.
+	Progress *struct {
+		PagesDone int `json:"pagesDone"`
+		Queued    int `json:"queued"`
+	} `json:"progress"`
+}
+
+// progress renders the job's progress, if known.
+func (js jobState) progress() string {
+	if js.Progress == nil {
+		return ""
+	}
+	return fmt.Sprintf(", %d pages done, %d queued", js.Progress.PagesDone, js.Progress.Queued)
 }
 
 // waitJob polls GET /v1/analyze/site/{id} once a second until the job is
