@@ -71,7 +71,7 @@ func TestHostileMix(t *testing.T) {
 	// The daily limit of the admin's plan must not be what refuses.
 	srv := startWatched(t, append(db, "-allow-private", "-pro-limit", "1000000")...)
 	c := hostileClient(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 
 	type req struct {
@@ -116,7 +116,7 @@ func TestHostileMix(t *testing.T) {
 		submitted, finished bool
 	}
 	var jobs []*siteJob
-	jobDeadline := srv.started.Add(150 * time.Second)
+	jobDeadline := srv.started.Add(200 * time.Second)
 	for i, r := range reqs {
 		a := answers[i]
 		if r.path != "/v1/analyze/site" || a.status != http.StatusAccepted {
