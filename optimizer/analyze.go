@@ -68,7 +68,7 @@ func run(ctx context.Context, req Request, loc seo.Locale) (*Report, error) {
 		Language:  loc.Language,
 		Supported: p.full(),
 		Format:    format,
-		Detected:  detectLanguage(d.toks),
+		Detected:  detectLanguage(d),
 	}
 	if !p.full() {
 		a.r.Skipped = []string{"stemming (keyphrases match exact word forms)", "stopwords", "reading-ease formula", "passive voice", "transition words", "complex words", "abbreviation-aware sentence splitting"}
@@ -121,7 +121,8 @@ func (a *analysis) classify() {
 		st.Characters += utf8.RuneCountInString(strings.TrimSpace(b.text))
 		st.Words += b.w1 - b.w0
 		st.Sentences += b.s1 - b.s0
-		for _, t := range d.toks[b.w0:b.w1] {
+		for ti := b.w0; ti < b.w1; ti++ {
+			t := d.word(ti)
 			st.Letters += int(t.letters)
 			st.Syllables += int(t.syl)
 		}
@@ -361,7 +362,7 @@ func (a *analysis) readability() {
 		}
 		s += b.s1 - b.s0
 		for ti := b.w0; ti < b.w1; ti++ {
-			t := &d.toks[ti]
+			t := d.word(ti)
 			w++
 			y += int(t.syl)
 			letters += int(t.letters)
@@ -369,10 +370,10 @@ func (a *analysis) readability() {
 			if t.syl >= 3 {
 				poly++
 			}
-			if int(t.syl) >= p.complexSyllables && !(p.code == "en" && ti != d.sents[t.sent].w0 && startsUpper(t.surface)) {
+			if int(t.syl) >= p.complexSyllables && !(p.code == "en" && ti != d.sents[d.toks[ti].sent].w0 && startsUpper(t.surface)) {
 				complex++
 				if len(complexSpans) < MaxSpans {
-					complexSpans = append(complexSpans, Span{t.start, t.end})
+					complexSpans = append(complexSpans, d.tokSpan(ti))
 				}
 			}
 		}
@@ -441,28 +442,29 @@ func startsUpper(s string) bool {
 // is an article or determiner.
 func (a *analysis) opening(si int) string {
 	s := a.d.sents[si]
-	t := a.d.toks[s.w0]
+	t := a.d.word(s.w0)
 	if a.p.articles[t.core] && s.w1-s.w0 > 1 {
-		return t.core + " " + a.d.toks[s.w0+1].core
+		return t.core + " " + a.d.word(s.w0+1).core
 	}
 	return t.core
 }
 
 func (a *analysis) hasTransition(si int) bool {
 	s := a.d.sents[si]
-	toks := a.d.toks[s.w0:s.w1]
-	for i := range toks {
-		phrases := a.p.transitions[toks[i].lower]
-		if phrases == nil && toks[i].core != toks[i].lower {
-			phrases = a.p.transitions[toks[i].core]
+	d := a.d
+	for i := s.w0; i < s.w1; i++ {
+		t := d.word(i)
+		phrases := a.p.transitions[t.lower]
+		if phrases == nil && t.core != t.lower {
+			phrases = a.p.transitions[t.core]
 		}
 	next:
 		for _, ph := range phrases {
-			if i+len(ph) > len(toks) {
+			if i+len(ph) > s.w1 {
 				continue
 			}
 			for k := 1; k < len(ph); k++ {
-				if toks[i+k].lower != ph[k] {
+				if d.word(i+k).lower != ph[k] {
 					continue next
 				}
 			}
@@ -607,8 +609,8 @@ func (a *analysis) finish() {
 
 // body tokens of a string (title, description, alt text...), with the
 // language's word data.
-func (a *analysis) tokensOf(s string) []*token {
-	var out []*token
+func (a *analysis) tokensOf(s string) []*word {
+	var out []*word
 	it := words.FromString(s)
 	for it.Next() {
 		w := it.Value()

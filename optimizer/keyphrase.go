@@ -42,7 +42,7 @@ func (a *analysis) parseKeyphrase(raw string) kphrase {
 		k.keys = dedupe(k.seqKey)
 		return k
 	}
-	var content []*token
+	var content []*word
 	for _, t := range toks {
 		if !t.stop {
 			content = append(content, t)
@@ -72,15 +72,27 @@ func dedupe(in []string) []string {
 	return out
 }
 
-// buildIndex maps each key to the indices of the body tokens that have it.
-func (a *analysis) buildIndex() {
-	a.index = make(map[string][]int32, 1024)
+// buildIndex maps each key of the keyphrases to the indices of the body
+// tokens that have it. Only the keyphrases' keys are indexed, so the index
+// holds at most one entry per body token.
+func (a *analysis) buildIndex(ks []kphrase) {
+	a.index = map[string][]int32{}
+	for i := range ks {
+		for _, key := range ks[i].keys {
+			a.index[key] = nil
+		}
+		for _, key := range ks[i].seqKey {
+			a.index[key] = nil
+		}
+	}
 	for i := range a.d.toks {
-		t := &a.d.toks[i]
-		if a.sentBody[t.sent] < 0 {
+		if a.sentBody[a.d.toks[i].sent] < 0 {
 			continue
 		}
-		a.index[t.key] = append(a.index[t.key], int32(i))
+		key := a.d.word(i).key
+		if l, ok := a.index[key]; ok {
+			a.index[key] = append(l, int32(i))
+		}
 	}
 }
 
@@ -147,7 +159,7 @@ func (a *analysis) matchExact(k *kphrase) []occurrence {
 		}
 		ok := true
 		for x := 0; x < n; x++ {
-			if foldDiacritics(a.d.toks[p+x].core) != k.seq[x] {
+			if foldDiacritics(a.d.word(p+x).core) != k.seq[x] {
 				ok = false
 				break
 			}
@@ -171,7 +183,7 @@ func (a *analysis) matchExact(k *kphrase) []occurrence {
 
 // matchTokens matches the keyphrase against a short text's tokens: share
 // is the fraction of keys present, count the number of matches.
-func matchTokens(k *kphrase, toks []*token) (share float64, count int) {
+func matchTokens(k *kphrase, toks []*word) (share float64, count int) {
 	if len(k.keys) == 0 {
 		return 0, 0
 	}
@@ -227,14 +239,13 @@ func (a *analysis) keyphrases() error {
 		a.finding(IDKeyphraseMissing, "", "no keyphrase was given; set the phrase you want this text to rank for", seo.Evidence{Element: "keywords"}, nil)
 		return nil
 	}
-	a.buildIndex()
 	// Short texts analysed once for every keyphrase.
 	titleToks := a.tokensOf(a.title)
-	var descSents [][]*token
+	var descSents [][]*word
 	for _, s := range sentencesOf(a.desc) {
 		descSents = append(descSents, a.tokensOf(s))
 	}
-	var subheads [][]*token
+	var subheads [][]*word
 	var subheadSpans []Span
 	for bi := range a.d.blocks {
 		b := &a.d.blocks[bi]
@@ -243,11 +254,11 @@ func (a *analysis) keyphrases() error {
 			subheadSpans = append(subheadSpans, a.blockSpan(b))
 		}
 	}
-	alts := make([][]*token, len(a.ps.images))
+	alts := make([][]*word, len(a.ps.images))
 	for i, im := range a.ps.images {
 		alts[i] = a.tokensOf(im.alt)
 	}
-	anchors := make([][]*token, len(a.ps.links))
+	anchors := make([][]*word, len(a.ps.links))
 	for i, l := range a.ps.links {
 		anchors[i] = a.tokensOf(l.anchor)
 	}
@@ -261,20 +272,30 @@ func (a *analysis) keyphrases() error {
 			break
 		}
 	}
+	ks := make([]kphrase, len(a.req.Keywords))
+	for i, raw := range a.req.Keywords {
+		ks[i] = a.parseKeyphrase(raw)
+	}
+	a.buildIndex(ks)
+	// The keyphrases' keys that the first paragraph has.
 	introKeys := map[string]bool{}
 	if intro >= 0 {
-		for _, t := range a.d.toks[a.d.blocks[intro].w0:a.d.blocks[intro].w1] {
-			introKeys[t.key] = true
+		for ti := a.d.blocks[intro].w0; ti < a.d.blocks[intro].w1; ti++ {
+			if key := a.d.word(ti).key; !introKeys[key] {
+				if _, ok := a.index[key]; ok {
+					introKeys[key] = true
+				}
+			}
 		}
 	}
 	seenKeys := map[string]string{}
-	for i, raw := range a.req.Keywords {
+	for i := range ks {
 		if i%64 == 0 {
 			if err := a.ctx.Err(); err != nil {
 				return fmt.Errorf("optimizer: %w", err)
 			}
 		}
-		k := a.parseKeyphrase(raw)
+		k := ks[i]
 		kr := a.keyphrase(&k, titleToks, descSents, subheads, subheadSpans, altGroups, anchorGroups, len(alts), len(anchors), slug, intro, introKeys)
 		// Competing keyphrases: the same set of keys.
 		if len(k.keys) > 0 {
@@ -294,8 +315,8 @@ func (a *analysis) keyphrases() error {
 	return nil
 }
 
-func (a *analysis) keyphrase(k *kphrase, titleToks []*token, descSents [][]*token, subheads [][]*token, subheadSpans []Span,
-	altGroups, anchorGroups []textGroup, nAlts, nAnchors int, slug []*token, intro int, introKeys map[string]bool) Keyphrase {
+func (a *analysis) keyphrase(k *kphrase, titleToks []*word, descSents [][]*word, subheads [][]*word, subheadSpans []Span,
+	altGroups, anchorGroups []textGroup, nAlts, nAnchors int, slug []*word, intro int, introKeys map[string]bool) Keyphrase {
 	d, st := a.d, &a.r.Stats
 	kr := Keyphrase{Phrase: k.phrase, Exact: k.exact, Words: k.words}
 	if kr.Words == nil {
@@ -326,12 +347,11 @@ func (a *analysis) keyphrase(k *kphrase, titleToks []*token, descSents [][]*toke
 		kr.MaxPerSentence = max(kr.MaxPerSentence, o.count)
 		sort.Slice(o.toks, func(i, j int) bool { return o.toks[i] < o.toks[j] })
 		for _, ti := range o.toks {
-			t := &d.toks[ti]
 			if len(forms) < 20 {
-				forms[t.lower] = true
+				forms[d.word(int(ti)).lower] = true
 			}
 			if len(spans) < MaxSpans {
-				spans = append(spans, Span{t.start, t.end})
+				spans = append(spans, d.tokSpan(int(ti)))
 			}
 		}
 		for c := 0; c < o.count; c++ {
@@ -452,7 +472,7 @@ func (a *analysis) keyphrase(k *kphrase, titleToks []*token, descSents [][]*toke
 		atStart := false
 		phrase := count > 0 && k.exact
 		if !k.exact && in {
-			var content []*token
+			var content []*word
 			for _, t := range titleToks {
 				if !t.stop {
 					content = append(content, t)
@@ -656,13 +676,13 @@ func (a *analysis) keyphrase(k *kphrase, titleToks []*token, descSents [][]*toke
 
 // textGroup is a set of identical short texts (alt texts, anchors).
 type textGroup struct {
-	toks []*token
+	toks []*word
 	idx  []int // positions of the texts, in order
 }
 
 // groupTexts merges identical short texts, so that a keyphrase is compared
 // once with each distinct text.
-func groupTexts(texts [][]*token) []textGroup {
+func groupTexts(texts [][]*word) []textGroup {
 	var out []textGroup
 	at := map[string]int{}
 	var b strings.Builder

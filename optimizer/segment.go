@@ -10,18 +10,25 @@ import (
 	"github.com/clipperhouse/uax29/v2/words"
 )
 
-// token is one word of the content.
+// word is the language data of one distinct written form.
+type word struct {
+	surface string // the word as written
+	lower   string // lowercased, apostrophes folded
+	core    string // lower without clitics (l', 's)
+	key     string // stem with diacritics folded, for matching
+	syl     int16
+	letters int16
+	runes   int16
+	stop    bool
+}
+
+// token is one word of the content. It is kept small (12 bytes): a 10 MiB
+// text has up to a few million of them. Its language data is in the doc's
+// vocabulary, or computed again when needed for forms beyond vocabCap.
 type token struct {
-	start, end int    // byte offsets in the content
-	surface    string // the word as written
-	lower      string // lowercased, apostrophes folded
-	core       string // lower without clitics (l', 's)
-	key        string // stem with diacritics folded, for matching
-	sent       int32
-	syl        int16
-	letters    int16
-	runes      int16
-	stop       bool
+	bs   int32 // byte offset in its block's text
+	w    int32 // index in doc.vocab, or -n for a form of n bytes not in it
+	sent int32
 }
 
 // sentence is one sentence of a block.
@@ -39,6 +46,10 @@ type blockInfo struct {
 	w0, w1 int // token range
 }
 
+// vocabCap bounds the distinct written forms whose language data a doc
+// keeps (about 120 bytes each); rarer forms are analysed again on use.
+const vocabCap = 1 << 16
+
 // doc is the segmented content.
 type doc struct {
 	p      *profile
@@ -46,19 +57,17 @@ type doc struct {
 	sents  []sentence
 	toks   []token
 	st     *stemmer
-	cache  map[string]*token // per distinct surface form: lower, core, key, syl, letters, stop
+	vocab  []word
+	ids    map[string]int32 // surface form -> index in vocab
 }
 
 func newDoc(p *profile) *doc {
-	return &doc{p: p, st: newStemmer(p), cache: map[string]*token{}}
+	return &doc{p: p, st: newStemmer(p), ids: map[string]int32{}}
 }
 
-// wordInfo fills the language data of a surface form, cached.
-func (d *doc) wordInfo(surface string) *token {
-	if t, ok := d.cache[surface]; ok {
-		return t
-	}
-	t := &token{surface: surface}
+// newWord computes the language data of a surface form.
+func (d *doc) newWord(surface string) word {
+	t := word{surface: surface}
 	t.lower = lowerWord(surface)
 	t.core = stripClitics(d.p.code, t.lower)
 	t.key = d.st.key(t.core)
@@ -79,10 +88,72 @@ func (d *doc) wordInfo(surface string) *token {
 	if n > 0 {
 		t.syl = int16(min(d.p.syllables(t.core), 1<<14))
 	}
-	if len(d.cache) < 200000 {
-		d.cache[surface] = t
-	}
 	return t
+}
+
+// intern returns the vocabulary index of a surface form, adding it while
+// the vocabulary has room, or -1.
+func (d *doc) intern(surface string) int32 {
+	if id, ok := d.ids[surface]; ok {
+		return id
+	}
+	if len(d.vocab) >= vocabCap {
+		return -1
+	}
+	id := int32(len(d.vocab))
+	d.vocab = append(d.vocab, d.newWord(surface))
+	d.ids[surface] = id
+	return id
+}
+
+// wordInfo returns the language data of a surface form.
+func (d *doc) wordInfo(surface string) *word {
+	if id := d.intern(surface); id >= 0 {
+		return &d.vocab[id]
+	}
+	w := d.newWord(surface)
+	return &w
+}
+
+// word returns the language data of token i. The result must not be changed.
+func (d *doc) word(i int) *word {
+	t := d.toks[i]
+	if t.w >= 0 {
+		return &d.vocab[t.w]
+	}
+	w := d.newWord(d.surface(i))
+	return &w
+}
+
+// sentWords are the tokens [w0, w0+n) of a sentence.
+type sentWords struct {
+	d     *doc
+	w0, n int
+}
+
+func (s sentWords) at(i int) *word { return s.d.word(s.w0 + i) }
+
+// tokBlock returns the block of token i.
+func (d *doc) tokBlock(i int) *blockInfo { return &d.blocks[d.sents[d.toks[i].sent].block] }
+
+// surface returns token i as written.
+func (d *doc) surface(i int) string {
+	t := d.toks[i]
+	if t.w >= 0 {
+		return d.vocab[t.w].surface
+	}
+	return d.tokBlock(i).text[t.bs : int(t.bs)-int(t.w)]
+}
+
+// tokSpan returns the content offsets of token i.
+func (d *doc) tokSpan(i int) Span {
+	t := d.toks[i]
+	b := d.tokBlock(i)
+	n := -int(t.w)
+	if t.w >= 0 {
+		n = len(d.vocab[t.w].surface)
+	}
+	return Span{b.orig(int(t.bs)), b.orig(int(t.bs)+n-1) + 1}
 }
 
 // segment splits every block into sentences and words.
@@ -184,12 +255,11 @@ func (d *doc) addSentence(bi int, blk *block, s, e int) {
 		if !isWordToken(w) {
 			continue
 		}
-		info := d.wordInfo(w)
-		t := *info
-		t.start = blk.orig(s + it.Start())
-		t.end = blk.orig(s+it.End()-1) + 1
-		t.sent = idx
-		d.toks = append(d.toks, t)
+		id := d.intern(w)
+		if id < 0 {
+			id = -int32(len(w))
+		}
+		d.toks = append(d.toks, token{bs: int32(s + it.Start()), w: id, sent: idx})
 	}
 	sn.w1 = len(d.toks)
 	if sn.w1 == sn.w0 {

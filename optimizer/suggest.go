@@ -183,29 +183,48 @@ func capitalize(s string) string {
 }
 
 // prominent lists the ten most frequent content words of the body (by
-// stem, at least twice), as their most frequent written form.
+// stem, at least twice), as their most frequent written form. At most
+// vocabCap stems are counted: in a text with more, stems first seen after
+// that many are left out.
 func (a *analysis) prominent() {
 	if len(a.d.toks) == 0 || !a.p.full() {
 		return
 	}
+	type form struct {
+		core  string
+		count int
+	}
 	type entry struct {
 		count int
-		forms map[string]int
+		forms []form // at most 8
 	}
 	m := map[string]*entry{}
 	for i := range a.d.toks {
-		t := &a.d.toks[i]
-		if t.stop || t.letters < 3 || a.sentBody[t.sent] < 0 {
+		if a.sentBody[a.d.toks[i].sent] < 0 {
+			continue
+		}
+		t := a.d.word(i)
+		if t.stop || t.letters < 3 {
 			continue
 		}
 		e := m[t.key]
 		if e == nil {
-			e = &entry{forms: map[string]int{}}
+			if len(m) >= vocabCap {
+				continue
+			}
+			e = &entry{}
 			m[t.key] = e
 		}
 		e.count++
 		if len(e.forms) < 8 {
-			e.forms[t.core]++
+			k := 0
+			for k < len(e.forms) && e.forms[k].core != t.core {
+				k++
+			}
+			if k == len(e.forms) {
+				e.forms = append(e.forms, form{core: t.core})
+			}
+			e.forms[k].count++
 		}
 	}
 	var out []WordCount
@@ -214,9 +233,9 @@ func (a *analysis) prominent() {
 			continue
 		}
 		best, bc := "", 0
-		for f, c := range e.forms {
-			if c > bc || (c == bc && f < best) {
-				best, bc = f, c
+		for _, f := range e.forms {
+			if f.count > bc || (f.count == bc && f.core < best) {
+				best, bc = f.core, f.count
 			}
 		}
 		out = append(out, WordCount{Word: best, Count: e.count})
