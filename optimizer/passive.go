@@ -210,7 +210,7 @@ func (pd *passiveDetector) romance(toks sentWords) bool {
 				continue // reflexive: "s'est levé"
 			}
 			if i > 0 {
-				switch toks.at(i-1).lower {
+				switch toks.at(i - 1).lower {
 				case "se", "me", "te", "nous", "vous":
 					continue
 				}
