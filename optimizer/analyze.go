@@ -138,19 +138,35 @@ func (a *analysis) classify() {
 	st.ReadingTimeMinutes = round2(float64(st.Words) / 200)
 }
 
-// finding records a finding; spans are clipped to MaxSpans.
-func (a *analysis) finding(id, kp, msg string, ev seo.Evidence, spans []Span) {
-	if len(spans) > MaxSpans {
-		spans = spans[:MaxSpans]
+// spanList collects at most MaxSpans spans and counts them all.
+type spanList struct {
+	spans []Span
+	total int
+}
+
+func (l *spanList) add(s Span) {
+	l.total++
+	if len(l.spans) < MaxSpans {
+		l.spans = append(l.spans, s)
 	}
-	if len(spans) > 0 {
-		ev.Offset = spans[0].Start
-	}
-	a.findings = append(a.findings, Finding{
+}
+
+// oneSpan is a list of one span.
+func oneSpan(s Span) *spanList { return &spanList{spans: []Span{s}, total: 1} }
+
+// finding records a finding with the spans of sl, if any; a list cut at
+// MaxSpans is noted in Truncated.
+func (a *analysis) finding(id, kp, msg string, ev seo.Evidence, sl *spanList) {
+	f := Finding{
 		Finding:   seo.Finding{ID: id, Severity: severityOf[id], Message: msg, Evidence: ev},
 		Keyphrase: kp,
-		Spans:     spans,
-	})
+	}
+	if sl != nil && len(sl.spans) > 0 {
+		f.Spans = sl.spans
+		f.Evidence.Offset = sl.spans[0].Start
+		f.Truncated.Note("spans", sl.total, len(sl.spans))
+	}
+	a.findings = append(a.findings, f)
 }
 
 func (a *analysis) assess(area, id, kp string, score int) {
@@ -206,30 +222,30 @@ func (a *analysis) readability() {
 	}
 	// Sentence length.
 	if len(prose) > 0 {
-		var long []Span
+		var long spanList
 		for _, si := range prose {
 			n := d.sents[si].w1 - d.sents[si].w0
 			st.MaxSentenceWords = max(st.MaxSentenceWords, n)
 			if n > p.maxSentence {
-				long = append(long, a.sentSpan(si))
+				long.add(a.sentSpan(si))
 			}
 		}
-		st.LongSentences = len(long)
-		pct := percent(len(long), len(prose))
+		st.LongSentences = long.total
+		pct := percent(long.total, len(prose))
 		st.LongSentencePercent = pct
 		score := band(pct <= 25, pct <= 30)
 		a.assess("readability", IDSentenceTooLong, "", score)
 		if score < 9 {
 			a.finding(IDSentenceTooLong, "", fmt.Sprintf("%.1f%% of the sentences have more than %d words (at most 25%% is recommended); split the long ones", pct, p.maxSentence),
-				seo.Measure("sentences", pct, 25), long)
+				seo.Measure("sentences", pct, 25), &long)
 		}
 	}
 	// Paragraph length and sections.
-	var longParas, longSections []Span
+	var longParas, longSections spanList
 	maxSection, sectionWords, sectionStart := 0, 0, -1
 	endSection := func(last int) {
 		if sectionWords > 300 && sectionStart >= 0 {
-			longSections = append(longSections, Span{a.blockSpan(&d.blocks[sectionStart]).Start, a.blockSpan(&d.blocks[last]).End})
+			longSections.add(Span{a.blockSpan(&d.blocks[sectionStart]).Start, a.blockSpan(&d.blocks[last]).End})
 		}
 		maxSection = max(maxSection, sectionWords)
 		sectionWords, sectionStart = 0, -1
@@ -250,7 +266,7 @@ func (a *analysis) readability() {
 		if b.kind == kindParagraph {
 			st.MaxParagraphWords = max(st.MaxParagraphWords, n)
 			if n > 150 {
-				longParas = append(longParas, a.blockSpan(b))
+				longParas.add(a.blockSpan(b))
 			}
 		}
 	}
@@ -262,8 +278,8 @@ func (a *analysis) readability() {
 		score := band(st.MaxParagraphWords <= 150, st.MaxParagraphWords <= 200)
 		a.assess("readability", IDParagraphTooLong, "", score)
 		if score < 9 {
-			a.finding(IDParagraphTooLong, "", fmt.Sprintf("%d paragraphs have more than 150 words (the longest has %d); break them up", len(longParas), st.MaxParagraphWords),
-				seo.Measure("paragraph", float64(st.MaxParagraphWords), 150), longParas)
+			a.finding(IDParagraphTooLong, "", fmt.Sprintf("%d paragraphs have more than 150 words (the longest has %d); break them up", longParas.total, st.MaxParagraphWords),
+				seo.Measure("paragraph", float64(st.MaxParagraphWords), 150), &longParas)
 		}
 	}
 	if st.Words > 300 && st.Subheadings == 0 {
@@ -274,13 +290,13 @@ func (a *analysis) readability() {
 		score := band(maxSection <= 300, maxSection <= 350)
 		a.assess("readability", IDSectionTooLong, "", score)
 		if score < 9 {
-			a.finding(IDSectionTooLong, "", fmt.Sprintf("%d sections have more than 300 words (the longest has %d); add subheadings", len(longSections), maxSection),
-				seo.Measure("section", float64(maxSection), 300), longSections)
+			a.finding(IDSectionTooLong, "", fmt.Sprintf("%d sections have more than 300 words (the longest has %d); add subheadings", longSections.total, maxSection),
+				seo.Measure("section", float64(maxSection), 300), &longSections)
 		}
 	}
 	// Consecutive sentences with the same opening.
 	if len(prose) > 0 {
-		var runs []Span
+		var runs spanList
 		prevKey, runLen, runStart := "", 0, 0
 		prevBlockKind := -1
 		for k, si := range prose {
@@ -290,7 +306,7 @@ func (a *analysis) readability() {
 				runLen++
 			} else {
 				if runLen >= 3 {
-					runs = append(runs, Span{d.sents[runStart].start, d.sents[prose[k-1]].end})
+					runs.add(Span{d.sents[runStart].start, d.sents[prose[k-1]].end})
 				}
 				runLen, runStart = 1, si
 			}
@@ -298,13 +314,13 @@ func (a *analysis) readability() {
 			st.MaxConsecutiveOpener = max(st.MaxConsecutiveOpener, runLen)
 		}
 		if runLen >= 3 {
-			runs = append(runs, Span{d.sents[runStart].start, d.sents[prose[len(prose)-1]].end})
+			runs.add(Span{d.sents[runStart].start, d.sents[prose[len(prose)-1]].end})
 		}
 		score := 9
-		if len(runs) > 0 {
+		if runs.total > 0 {
 			score = 3
-			a.finding(IDConsecutiveOpenings, "", fmt.Sprintf("%d times, 3 or more sentences in a row start with the same word; vary the openings", len(runs)),
-				seo.Measure("sentences", float64(st.MaxConsecutiveOpener), 2), runs)
+			a.finding(IDConsecutiveOpenings, "", fmt.Sprintf("%d times, 3 or more sentences in a row start with the same word; vary the openings", runs.total),
+				seo.Measure("sentences", float64(st.MaxConsecutiveOpener), 2), &runs)
 		}
 		a.assess("readability", IDConsecutiveOpenings, "", score)
 	}
@@ -314,14 +330,14 @@ func (a *analysis) readability() {
 	// Passive voice and transition words.
 	if len(prose) > 0 {
 		pd := &passiveDetector{d: d, content: a.content}
-		var passive []Span
+		var passive spanList
 		trans := 0
 		for k, si := range prose {
 			if k%512 == 0 && a.ctx.Err() != nil {
 				return
 			}
 			if pd.sentence(si) {
-				passive = append(passive, a.sentSpan(si))
+				passive.add(a.sentSpan(si))
 			}
 			if a.hasTransition(si) {
 				trans++
@@ -331,14 +347,14 @@ func (a *analysis) readability() {
 		if pd.usedPOS {
 			st.PassiveMethod = "pos"
 		}
-		st.PassiveSentences = len(passive)
-		pct := percent(len(passive), len(prose))
+		st.PassiveSentences = passive.total
+		pct := percent(passive.total, len(prose))
 		st.PassivePercent = pct
 		score := band(pct <= 10, pct <= 15)
 		a.assess("readability", IDPassiveVoice, "", score)
 		if score < 9 {
 			a.finding(IDPassiveVoice, "", fmt.Sprintf("%.1f%% of the sentences are in the passive voice (at most 10%% is recommended); prefer active verbs", pct),
-				seo.Measure("sentences", pct, 10), passive)
+				seo.Measure("sentences", pct, 10), &passive)
 		}
 		st.TransitionSentences = trans
 		tp := percent(trans, len(prose))
@@ -354,7 +370,7 @@ func (a *analysis) readability() {
 	}
 	// Formula, complex words, grade levels over the readable blocks.
 	var w, s, y, letters, chars, complex, poly int
-	var complexSpans []Span
+	var complexSpans spanList
 	for bi := range d.blocks {
 		b := &d.blocks[bi]
 		if b.kind != kindParagraph && b.kind != kindQuote && b.kind != kindListItem {
@@ -372,9 +388,7 @@ func (a *analysis) readability() {
 			}
 			if int(t.syl) >= p.complexSyllables && !(p.code == "en" && ti != d.sents[d.toks[ti].sent].w0 && startsUpper(t.surface)) {
 				complex++
-				if len(complexSpans) < MaxSpans {
-					complexSpans = append(complexSpans, d.tokSpan(ti))
-				}
+				complexSpans.add(d.tokSpan(ti))
 			}
 		}
 	}
@@ -389,7 +403,7 @@ func (a *analysis) readability() {
 		if score < 9 {
 			score = 6
 			a.finding(IDComplexWords, "", fmt.Sprintf("%.1f%% of the words have %d or more syllables (at most 15%% is recommended); use simpler words where you can", cp, p.complexSyllables),
-				seo.Measure("words", cp, 15), complexSpans)
+				seo.Measure("words", cp, 15), &complexSpans)
 		}
 		a.assess("readability", IDComplexWords, "", score)
 	}
@@ -601,6 +615,10 @@ func (a *analysis) finish() {
 			seen[f.ID] = true
 			r.Suggestions.Tips = append(r.Suggestions.Tips, tip)
 		}
+	}
+	if len(r.Findings) > MaxFindings {
+		r.Truncated.Note("findings", len(r.Findings), MaxFindings)
+		r.Findings = r.Findings[:MaxFindings:MaxFindings]
 	}
 	if r.Keyphrases == nil {
 		r.Keyphrases = []Keyphrase{}

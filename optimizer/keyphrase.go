@@ -340,7 +340,7 @@ func (a *analysis) keyphrase(k *kphrase, titleToks []*word, descSents [][]*word,
 	// Occurrences in the body.
 	occ := a.matchBody(k)
 	forms := map[string]bool{}
-	var spans []Span
+	var spans spanList
 	var positions []int
 	for _, o := range occ {
 		kr.Occurrences += o.count
@@ -350,15 +350,14 @@ func (a *analysis) keyphrase(k *kphrase, titleToks []*word, descSents [][]*word,
 			if len(forms) < 20 {
 				forms[d.word(int(ti)).lower] = true
 			}
-			if len(spans) < MaxSpans {
-				spans = append(spans, d.tokSpan(int(ti)))
-			}
+			spans.add(d.tokSpan(int(ti)))
 		}
 		for c := 0; c < o.count; c++ {
 			positions = append(positions, int(o.toks[0]))
 		}
 	}
-	kr.Spans = spans
+	kr.Spans = spans.spans
+	kr.Truncated.Note("spans", spans.total, len(spans.spans))
 	for f := range forms {
 		kr.Forms = append(kr.Forms, f)
 	}
@@ -371,14 +370,14 @@ func (a *analysis) keyphrase(k *kphrase, titleToks []*word, descSents [][]*word,
 		kr.MaxPer100Words = max(kr.MaxPer100Words, j-i+1)
 	}
 	if kr.MaxPerSentence >= 3 {
-		var rep []Span
+		var rep spanList
 		for _, o := range occ {
 			if o.count >= 3 {
-				rep = append(rep, a.sentSpan(o.sent))
+				rep.add(a.sentSpan(o.sent))
 			}
 		}
 		kr.StuffingSignals = append(kr.StuffingSignals, fmt.Sprintf("used %d times in one sentence", kr.MaxPerSentence))
-		a.finding(IDRepeatedInSentence, id, fmt.Sprintf("a sentence uses %q %d times; once per sentence reads naturally", k.phrase, kr.MaxPerSentence), ev("content"), rep)
+		a.finding(IDRepeatedInSentence, id, fmt.Sprintf("a sentence uses %q %d times; once per sentence reads naturally", k.phrase, kr.MaxPerSentence), ev("content"), &rep)
 	}
 
 	// Density.
@@ -406,31 +405,31 @@ func (a *analysis) keyphrase(k *kphrase, titleToks []*word, descSents [][]*word,
 		case words < 51:
 			if occN == 2 {
 				score = -10
-				a.finding(IDDensityHigh, id, fmt.Sprintf("%q occurs %d times in %d words; once is enough in a short text", k.phrase, occN, words), seo.Measure("content", float64(occN), 1), spans)
+				a.finding(IDDensityHigh, id, fmt.Sprintf("%q occurs %d times in %d words; once is enough in a short text", k.phrase, occN, words), seo.Measure("content", float64(occN), 1), &spans)
 			} else if occN > 2 {
 				score = -50
 				kr.StuffingSignals = append(kr.StuffingSignals, fmt.Sprintf("%d uses in a text of %d words", occN, words))
-				a.finding(IDStuffing, id, fmt.Sprintf("%q occurs %d times in %d words: that is keyword stuffing; use it once", k.phrase, occN, words), seo.Measure("content", float64(occN), 1), spans)
+				a.finding(IDStuffing, id, fmt.Sprintf("%q occurs %d times in %d words: that is keyword stuffing; use it once", k.phrase, occN, words), seo.Measure("content", float64(occN), 1), &spans)
 			}
 		case words < 100:
 			if occN == 3 {
 				score = -10
-				a.finding(IDDensityHigh, id, fmt.Sprintf("%q occurs %d times in %d words; once or twice is enough in a short text", k.phrase, occN, words), seo.Measure("content", float64(occN), 2), spans)
+				a.finding(IDDensityHigh, id, fmt.Sprintf("%q occurs %d times in %d words; once or twice is enough in a short text", k.phrase, occN, words), seo.Measure("content", float64(occN), 2), &spans)
 			} else if occN > 3 {
 				score = -50
 				kr.StuffingSignals = append(kr.StuffingSignals, fmt.Sprintf("%d uses in a text of %d words", occN, words))
-				a.finding(IDStuffing, id, fmt.Sprintf("%q occurs %d times in %d words: that is keyword stuffing; use it at most twice", k.phrase, occN, words), seo.Measure("content", float64(occN), 2), spans)
+				a.finding(IDStuffing, id, fmt.Sprintf("%q occurs %d times in %d words: that is keyword stuffing; use it at most twice", k.phrase, occN, words), seo.Measure("content", float64(occN), 2), &spans)
 			}
 		case kr.AdjustedDensity < 0.5:
 			score = 4
-			a.finding(IDDensityLow, id, fmt.Sprintf("%q occurs %d times (density %.2f%%); use it %d to %d times", k.phrase, occN, kr.AdjustedDensity, kr.RecommendedMin, kr.RecommendedMax), seo.Measure("content", kr.AdjustedDensity, 0.5), spans)
+			a.finding(IDDensityLow, id, fmt.Sprintf("%q occurs %d times (density %.2f%%); use it %d to %d times", k.phrase, occN, kr.AdjustedDensity, kr.RecommendedMin, kr.RecommendedMax), seo.Measure("content", kr.AdjustedDensity, 0.5), &spans)
 		case kr.AdjustedDensity > 4:
 			score = -50
 			kr.StuffingSignals = append(kr.StuffingSignals, fmt.Sprintf("density %.2f%% is above 4%%", kr.AdjustedDensity))
-			a.finding(IDStuffing, id, fmt.Sprintf("%q occurs %d times (density %.2f%%): that is keyword stuffing; use it at most %d times", k.phrase, occN, kr.AdjustedDensity, kr.RecommendedMax), seo.Measure("content", kr.AdjustedDensity, 4), spans)
+			a.finding(IDStuffing, id, fmt.Sprintf("%q occurs %d times (density %.2f%%): that is keyword stuffing; use it at most %d times", k.phrase, occN, kr.AdjustedDensity, kr.RecommendedMax), seo.Measure("content", kr.AdjustedDensity, 4), &spans)
 		case kr.AdjustedDensity > upper:
 			score = -10
-			a.finding(IDDensityHigh, id, fmt.Sprintf("%q occurs %d times (density %.2f%%); use it at most %d times", k.phrase, occN, kr.AdjustedDensity, kr.RecommendedMax), seo.Measure("content", kr.AdjustedDensity, upper), spans)
+			a.finding(IDDensityHigh, id, fmt.Sprintf("%q occurs %d times (density %.2f%%); use it at most %d times", k.phrase, occN, kr.AdjustedDensity, kr.RecommendedMax), seo.Measure("content", kr.AdjustedDensity, upper), &spans)
 		}
 		a.assess("seo", "keyphrase.density", id, score)
 	}
@@ -455,10 +454,10 @@ func (a *analysis) keyphrase(k *kphrase, titleToks []*word, descSents [][]*word,
 			}
 			if all && !k.exact {
 				score = 6
-				a.finding(IDIntroductionSplit, id, fmt.Sprintf("the first paragraph has the words of %q only across sentences; use them together in one sentence", k.phrase), ev("content"), []Span{a.blockSpan(b)})
+				a.finding(IDIntroductionSplit, id, fmt.Sprintf("the first paragraph has the words of %q only across sentences; use them together in one sentence", k.phrase), ev("content"), oneSpan(a.blockSpan(b)))
 			} else {
 				score = 3
-				a.finding(IDNotInIntroduction, id, fmt.Sprintf("the first paragraph does not use %q; mention it early", k.phrase), ev("content"), []Span{a.blockSpan(b)})
+				a.finding(IDNotInIntroduction, id, fmt.Sprintf("the first paragraph does not use %q; mention it early", k.phrase), ev("content"), oneSpan(a.blockSpan(b)))
 			}
 		}
 		a.assess("seo", IDNotInIntroduction, id, score)
@@ -545,12 +544,12 @@ func (a *analysis) keyphrase(k *kphrase, titleToks []*word, descSents [][]*word,
 		if a.p.full() && !k.exact && len(k.keys) > 1 {
 			need = 0.5
 		}
-		var unmatched []Span
+		var unmatched spanList
 		for i, h := range subheads {
 			if share, _ := matchTokens(k, h); share >= need {
 				kr.SubheadingsMatched++
 			} else {
-				unmatched = append(unmatched, subheadSpans[i])
+				unmatched.add(subheadSpans[i])
 			}
 		}
 		pct := percent(kr.SubheadingsMatched, len(subheads))
@@ -559,7 +558,7 @@ func (a *analysis) keyphrase(k *kphrase, titleToks []*word, descSents [][]*word,
 		case len(subheads) == 1 && kr.SubheadingsMatched == 1:
 		case pct < 30:
 			score = 3
-			a.finding(IDNotInSubheadings, id, fmt.Sprintf("%d of %d H2/H3 subheadings reflect %q; use it (or its words) in 30%% to 75%% of them", kr.SubheadingsMatched, len(subheads), k.phrase), seo.Measure("subheadings", pct, 30), unmatched)
+			a.finding(IDNotInSubheadings, id, fmt.Sprintf("%d of %d H2/H3 subheadings reflect %q; use it (or its words) in 30%% to 75%% of them", kr.SubheadingsMatched, len(subheads), k.phrase), seo.Measure("subheadings", pct, 30), &unmatched)
 		case pct > 75:
 			score = 3
 			kr.StuffingSignals = append(kr.StuffingSignals, fmt.Sprintf("in %.0f%% of the subheadings", pct))
@@ -632,14 +631,14 @@ func (a *analysis) keyphrase(k *kphrase, titleToks []*word, descSents [][]*word,
 		}
 		if score < 9 {
 			sp := Span{d.sents[a.bodySents[bestEnd-best+1]].start, d.sents[a.bodySents[bestEnd]].end}
-			a.finding(IDPoorDistribution, id, fmt.Sprintf("%d sentences in a row (%.0f%% of the text) do not use %q; spread it through the text", best, 100*kr.GapRatio, k.phrase), seo.Measure("content", kr.GapRatio, 0.3), []Span{sp})
+			a.finding(IDPoorDistribution, id, fmt.Sprintf("%d sentences in a row (%.0f%% of the text) do not use %q; spread it through the text", best, 100*kr.GapRatio, k.phrase), seo.Measure("content", kr.GapRatio, 0.3), oneSpan(sp))
 		}
 		a.assess("seo", IDPoorDistribution, id, score)
 	}
 
 	// Competing links.
 	if nAnchors > 0 && len(k.keys) > 0 {
-		var where []Span
+		var where spanList
 		for _, g := range anchorGroups {
 			anc := g.toks
 			share, _ := matchTokens(k, anc)
@@ -656,10 +655,8 @@ func (a *analysis) keyphrase(k *kphrase, titleToks []*word, descSents [][]*word,
 			if !extra {
 				kr.CompetingLinks += len(g.idx)
 				for _, i := range g.idx {
-					if len(where) < MaxSpans {
-						o := a.ps.links[i].offset
-						where = append(where, Span{o, o + len(a.ps.links[i].anchor)})
-					}
+					o := a.ps.links[i].offset
+					where.add(Span{o, o + len(a.ps.links[i].anchor)})
 				}
 			}
 		}
@@ -667,7 +664,7 @@ func (a *analysis) keyphrase(k *kphrase, titleToks []*word, descSents [][]*word,
 		if kr.CompetingLinks > 0 {
 			score = 2
 			kr.StuffingSignals = append(kr.StuffingSignals, fmt.Sprintf("%d links use it as anchor text", kr.CompetingLinks))
-			a.finding(IDCompetingLinks, id, fmt.Sprintf("%d links have %q as their anchor text, which tells search engines another page is about it; reword the anchors", kr.CompetingLinks, k.phrase), ev("a"), where)
+			a.finding(IDCompetingLinks, id, fmt.Sprintf("%d links have %q as their anchor text, which tells search engines another page is about it; reword the anchors", kr.CompetingLinks, k.phrase), ev("a"), &where)
 		}
 		a.assess("seo", IDCompetingLinks, id, score)
 	}

@@ -64,10 +64,20 @@ type Finding struct {
 	Keyphrase string `json:"keyphrase,omitempty"`
 	// Spans locate the text concerned (at most MaxSpans).
 	Spans []Span `json:"spans,omitempty"`
+	// Truncated has an entry "spans" when more than MaxSpans places were
+	// found, with their total.
+	Truncated seo.Truncated `json:"truncated,omitempty"`
 }
 
-// MaxSpans is the largest number of spans kept on one finding.
-const MaxSpans = 50
+// Caps on the lists of a Report; a list cut at its cap is noted in the
+// Truncated field next to it, with its total.
+const (
+	// MaxSpans is the largest number of spans kept on one finding or
+	// keyphrase.
+	MaxSpans = 50
+	// MaxFindings is the largest number of findings kept in a report.
+	MaxFindings = 500
+)
 
 // Assessment is one scored check, on Yoast's 0-9 scale (9 good, 5-7 ok,
 // 4 or less bad). Scores below 0 count as 0.
@@ -116,10 +126,15 @@ type Report struct {
 	ProminentWords []WordCount `json:"prominentWords,omitempty"`
 	// Assessments are the scored checks behind the two scores.
 	Assessments []Assessment `json:"assessments"`
-	// Findings are the problems found, most severe first.
+	// Findings are the problems found, most severe first (at most
+	// MaxFindings).
 	Findings []Finding `json:"findings"`
 	// Suggestions holds rewrites built from the text.
 	Suggestions Suggestions `json:"suggestions"`
+	// Truncated has an entry "findings" when more than MaxFindings were
+	// found (the most severe are kept), with their total. Lists within a
+	// finding or a keyphrase note their own truncation.
+	Truncated seo.Truncated `json:"truncated,omitempty"`
 }
 
 // Stats are raw counts over the body text (headings excluded unless named).
@@ -213,8 +228,11 @@ type Keyphrase struct {
 	CompetingLinks int `json:"competingLinks"`
 	// CompetesWith lists other keyphrases targeting the same words.
 	CompetesWith []string `json:"competesWith,omitempty"`
-	// Spans locate the matches (at most MaxSpans).
+	// Spans locate the matched words (at most MaxSpans).
 	Spans []Span `json:"spans,omitempty"`
+	// Truncated has an entry "spans" when more than MaxSpans words
+	// matched, with their total.
+	Truncated seo.Truncated `json:"truncated,omitempty"`
 }
 
 // WordCount is a word with its number of uses.
