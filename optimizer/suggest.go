@@ -41,10 +41,13 @@ func (a *analysis) suggest() {
 		}
 	}
 	if len(a.bodySents) > 0 {
-		cands = append(cands, a.sentText(a.bodySents[0]))
+		cands = append(cands, clipBytes(a.sentText(a.bodySents[0]), suggestMaxBytes))
 	}
 	for _, c := range cands {
-		if share, _ := matchTokens(&k, a.tokensOf(c)); share >= 1 && utf8.RuneCountInString(c) <= TitleMaxChars {
+		if utf8.RuneCountInString(c) > TitleMaxChars {
+			continue
+		}
+		if share, _ := matchTokens(&k, a.tokensOf(c)); share >= 1 {
 			sg.Title = c
 			break
 		}
@@ -64,7 +67,7 @@ func (a *analysis) suggest() {
 	// Description: the first body sentence with the keyphrase, cut around
 	// it to fit; otherwise the keyphrase followed by the first sentence.
 	for pos, si := range a.bodySents {
-		s := a.sentText(si)
+		s := clipBytes(a.sentText(si), suggestMaxBytes)
 		if share, _ := matchTokens(&k, a.tokensOf(s)); share < 1 {
 			continue
 		}
@@ -74,7 +77,7 @@ func (a *analysis) suggest() {
 			if desc != s || a.d.sents[next].block != a.d.sents[si].block {
 				break
 			}
-			more := s + " " + a.sentText(next)
+			more := s + " " + clipBytes(a.sentText(next), suggestMaxBytes)
 			if utf8.RuneCountInString(more) > DescriptionMaxChars {
 				break
 			}
@@ -86,10 +89,26 @@ func (a *analysis) suggest() {
 	if sg.Description == "" {
 		d := capitalize(kp)
 		if len(a.bodySents) > 0 {
-			d += ": " + a.sentText(a.bodySents[0])
+			d += ": " + clipBytes(a.sentText(a.bodySents[0]), suggestMaxBytes)
 		}
 		sg.Description = cut(d, DescriptionMaxChars, true)
 	}
+}
+
+// suggestMaxBytes bounds the text of a sentence read for a suggestion:
+// titles and descriptions are built from its start, and a longer sentence
+// (no real one is) would only cost time and memory.
+const suggestMaxBytes = 4096
+
+// clipBytes returns s cut to at most n bytes at a character boundary.
+func clipBytes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 // sentText is a sentence's text as it appears in its block.
@@ -152,20 +171,26 @@ func cut(s string, n int, ellipsis bool) string {
 		limit--
 	}
 	var b strings.Builder
-	for _, w := range strings.Fields(s) {
+	for w := range strings.FieldsSeq(s) {
 		add := w
 		if b.Len() > 0 {
 			add = " " + w
 		}
-		if utf8.RuneCountInString(b.String()+add) > limit {
+		if utf8.RuneCountInString(b.String())+utf8.RuneCountInString(add) > limit {
 			break
 		}
 		b.WriteString(add)
 	}
 	out := b.String()
 	if out == "" {
-		r := []rune(s)
-		out = string(r[:limit])
+		out = s
+		for i := range s {
+			if limit == 0 {
+				out = s[:i]
+				break
+			}
+			limit--
+		}
 	}
 	out = strings.TrimRight(out, ",;:-– ")
 	if ellipsis {
