@@ -194,15 +194,14 @@ func langName(code string) string {
 }
 
 func (a *analysis) sentSpan(si int) Span {
-	s := a.d.sents[si]
-	return Span{s.start, s.end}
+	return a.d.sentSpan(si)
 }
 
 func (a *analysis) blockSpan(b *blockInfo) Span {
 	if b.s1 == b.s0 {
 		return Span{b.orig(0), b.orig(0)}
 	}
-	return Span{a.d.sents[b.s0].start, a.d.sents[b.s1-1].end}
+	return Span{a.d.sentSpan(b.s0).Start, a.d.sentSpan(b.s1 - 1).End}
 }
 
 // readability runs the readability checks.
@@ -224,7 +223,7 @@ func (a *analysis) readability() {
 	if len(prose) > 0 {
 		var long spanList
 		for _, si := range prose {
-			n := d.sents[si].w1 - d.sents[si].w0
+			n := int(d.sents[si].w1 - d.sents[si].w0)
 			st.MaxSentenceWords = max(st.MaxSentenceWords, n)
 			if n > p.maxSentence {
 				long.add(a.sentSpan(si))
@@ -306,7 +305,7 @@ func (a *analysis) readability() {
 				runLen++
 			} else {
 				if runLen >= 3 {
-					runs.add(Span{d.sents[runStart].start, d.sents[prose[k-1]].end})
+					runs.add(Span{d.sentSpan(runStart).Start, d.sentSpan(prose[k-1]).End})
 				}
 				runLen, runStart = 1, si
 			}
@@ -314,7 +313,7 @@ func (a *analysis) readability() {
 			st.MaxConsecutiveOpener = max(st.MaxConsecutiveOpener, runLen)
 		}
 		if runLen >= 3 {
-			runs.add(Span{d.sents[runStart].start, d.sents[prose[len(prose)-1]].end})
+			runs.add(Span{d.sentSpan(runStart).Start, d.sentSpan(prose[len(prose)-1]).End})
 		}
 		score := 9
 		if runs.total > 0 {
@@ -386,7 +385,7 @@ func (a *analysis) readability() {
 			if t.syl >= 3 {
 				poly++
 			}
-			if int(t.syl) >= p.complexSyllables && !(p.code == "en" && ti != d.sents[d.toks[ti].sent].w0 && startsUpper(t.surface)) {
+			if int(t.syl) >= p.complexSyllables && !(p.code == "en" && ti != int(d.sents[d.toks[ti].sent].w0) && startsUpper(t.surface)) {
 				complex++
 				complexSpans.add(d.tokSpan(ti))
 			}
@@ -456,9 +455,9 @@ func startsUpper(s string) bool {
 // is an article or determiner.
 func (a *analysis) opening(si int) string {
 	s := a.d.sents[si]
-	t := a.d.word(s.w0)
+	t := a.d.word(int(s.w0))
 	if a.p.articles[t.core] && s.w1-s.w0 > 1 {
-		return t.core + " " + a.d.word(s.w0+1).core
+		return t.core + " " + a.d.word(int(s.w0)+1).core
 	}
 	return t.core
 }
@@ -466,7 +465,7 @@ func (a *analysis) opening(si int) string {
 func (a *analysis) hasTransition(si int) bool {
 	s := a.d.sents[si]
 	d := a.d
-	for i := s.w0; i < s.w1; i++ {
+	for i := int(s.w0); i < int(s.w1); i++ {
 		t := d.word(i)
 		phrases := a.p.transitions[t.lower]
 		if phrases == nil && t.core != t.lower {
@@ -474,7 +473,7 @@ func (a *analysis) hasTransition(si int) bool {
 		}
 	next:
 		for _, ph := range phrases {
-			if i+len(ph) > s.w1 {
+			if i+len(ph) > int(s.w1) {
 				continue
 			}
 			for k := 1; k < len(ph); k++ {

@@ -131,8 +131,8 @@ func (a *analysis) matchBody(k *kphrase) []occurrence {
 		count := j - i
 		toks := append([]int32(nil), first[i:j]...)
 		for _, l := range lists[1:] {
-			lo := sort.Search(len(l), func(x int) bool { return int(l[x]) >= s.w0 })
-			hi := sort.Search(len(l), func(x int) bool { return int(l[x]) >= s.w1 })
+			lo := sort.Search(len(l), func(x int) bool { return l[x] >= s.w0 })
+			hi := sort.Search(len(l), func(x int) bool { return l[x] >= s.w1 })
 			count = min(count, hi-lo)
 			if count == 0 {
 				break
@@ -154,7 +154,7 @@ func (a *analysis) matchExact(k *kphrase) []occurrence {
 		p := int(pos)
 		si := a.d.toks[p].sent
 		s := a.d.sents[si]
-		if p+n > s.w1 {
+		if p+n > int(s.w1) {
 			continue
 		}
 		ok := true
@@ -630,7 +630,7 @@ func (a *analysis) keyphrase(k *kphrase, titleToks []*word, descSents [][]*word,
 			}
 		}
 		if score < 9 {
-			sp := Span{d.sents[a.bodySents[bestEnd-best+1]].start, d.sents[a.bodySents[bestEnd]].end}
+			sp := Span{d.sentSpan(a.bodySents[bestEnd-best+1]).Start, d.sentSpan(a.bodySents[bestEnd]).End}
 			a.finding(IDPoorDistribution, id, fmt.Sprintf("%d sentences in a row (%.0f%% of the text) do not use %q; spread it through the text", best, 100*kr.GapRatio, k.phrase), seo.Measure("content", kr.GapRatio, 0.3), oneSpan(sp))
 		}
 		a.assess("seo", IDPoorDistribution, id, score)

@@ -32,6 +32,9 @@ type block struct {
 	kind  blockKind
 	level int // heading level 1-6
 	text  string
+	// off is the content offset of the text when it is one piece of the
+	// content (pieces is then nil).
+	off int
 	// pieces map text offsets to content offsets; sorted by clean.
 	pieces []piece
 }
@@ -39,7 +42,7 @@ type block struct {
 // orig returns the content offset of byte i of the block's text.
 func (b *block) orig(i int) int {
 	if len(b.pieces) == 0 {
-		return i
+		return b.off + i
 	}
 	k := sort.Search(len(b.pieces), func(j int) bool { return b.pieces[j].clean > i }) - 1
 	if k < 0 {
@@ -48,43 +51,74 @@ func (b *block) orig(i int) int {
 	return b.pieces[k].orig + i - b.pieces[k].clean
 }
 
-// builder accumulates a block's text with its offset map.
+// builder accumulates a block's text with its offset map. While the text
+// is one run of src it is not copied: the block's text is then a
+// substring of the content.
 type builder struct {
+	src    string // the content
 	sb     strings.Builder
+	lo, hi int  // the text is src[lo:hi] while copied is false
+	n      int  // length of the text
+	copied bool // the text is in sb
 	pieces []piece
 	last   int // content offset just after the last write, -1 if none
 }
+
+func newBuilder(src string) builder { return builder{src: src, last: -1} }
 
 func (b *builder) add(s string, orig int) {
 	if s == "" {
 		return
 	}
-	if b.sb.Len() == 0 || orig != b.last {
-		b.pieces = append(b.pieces, piece{b.sb.Len(), orig})
+	if b.n == 0 || orig != b.last {
+		b.pieces = append(b.pieces, piece{b.n, orig})
 	}
-	b.sb.WriteString(s)
+	inSrc := orig >= 0 && orig+len(s) <= len(b.src) && b.src[orig:orig+len(s)] == s
+	switch {
+	case b.copied:
+		b.sb.WriteString(s)
+	case b.n == 0 && inSrc:
+		b.lo, b.hi = orig, orig+len(s)
+	case orig == b.hi && inSrc:
+		b.hi += len(s)
+	default:
+		b.copied = true
+		b.sb.WriteString(b.src[b.lo:b.hi])
+		b.sb.WriteString(s)
+	}
+	b.n += len(s)
 	b.last = orig + len(s)
+}
+
+func (b *builder) text() string {
+	if b.copied {
+		return b.sb.String()
+	}
+	return b.src[b.lo:b.hi]
 }
 
 // space adds one separating space (mapped to the content offset at).
 func (b *builder) space(at int) {
-	if b.sb.Len() == 0 {
+	if b.n == 0 {
 		return
 	}
-	s := b.sb.String()
-	if s[len(s)-1] == ' ' {
+	if s := b.text(); s[len(s)-1] == ' ' {
 		return
 	}
 	b.add(" ", at)
 	b.last = -1
 }
 
-func (b *builder) empty() bool { return strings.TrimSpace(b.sb.String()) == "" }
+func (b *builder) empty() bool { return strings.TrimSpace(b.text()) == "" }
 
 func (b *builder) take(kind blockKind, level int) block {
-	blk := block{kind: kind, level: level, text: b.sb.String(), pieces: b.pieces}
-	b.sb.Reset()
+	blk := block{kind: kind, level: level, text: b.text(), pieces: b.pieces}
+	if len(blk.pieces) == 1 && blk.pieces[0].clean == 0 {
+		blk.off, blk.pieces = blk.pieces[0].orig, nil
+	}
+	b.sb = strings.Builder{}
 	b.pieces = nil
+	b.n, b.lo, b.hi, b.copied = 0, 0, 0, false
 	b.last = -1
 	return blk
 }
@@ -157,8 +191,7 @@ func detectFormat(s string) string {
 // with no closing punctuation that is followed by more text is a heading.
 func parseText(s string) parsed {
 	p := parsed{format: "text"}
-	var b builder
-	b.last = -1
+	b := newBuilder(s)
 	kind := kindParagraph
 	lines := 0
 	flush := func() {
@@ -234,8 +267,7 @@ func listMarker(t string) int {
 // images and emphasis are reduced to their text.
 func parseMarkdown(s string) parsed {
 	p := parsed{format: "markdown"}
-	var b builder
-	b.last = -1
+	b := newBuilder(s)
 	kind := kindParagraph
 	flush := func() {
 		if !b.empty() {
@@ -430,8 +462,7 @@ func mdLink(s string) (text, href string, n int) {
 func parseHTML(s string) parsed {
 	p := parsed{format: "html"}
 	z := html.NewTokenizer(strings.NewReader(s))
-	var b builder
-	b.last = -1
+	b := newBuilder(s)
 	kind, level := kindParagraph, 0
 	skip := 0 // depth inside skipped elements
 	itemDepth, cellDepth := 0, 0

@@ -35,8 +35,7 @@ type passiveDetector struct {
 
 func (pd *passiveDetector) sentence(si int) bool {
 	d := pd.d
-	s := d.sents[si]
-	toks := sentWords{d: d, w0: s.w0, n: s.w1 - s.w0}
+	toks := d.sentWords(si)
 	switch d.p.code {
 	case "en":
 		return pd.english(toks)

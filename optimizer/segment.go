@@ -31,12 +31,18 @@ type token struct {
 	sent int32
 }
 
-// sentence is one sentence of a block.
+// sentence is one sentence of a block (20 bytes).
 type sentence struct {
-	start, end int // content offsets
-	cs, ce     int // offsets in the block's text
-	w0, w1     int // token range
-	block      int
+	cs, ce int32 // offsets of its trimmed text in the block's text
+	w0, w1 int32 // token range
+	block  int32
+}
+
+// sentSpan returns the content offsets of sentence si.
+func (d *doc) sentSpan(si int) Span {
+	s := d.sents[si]
+	b := &d.blocks[s.block]
+	return Span{b.orig(int(s.cs)), b.orig(int(s.ce)-1) + 1}
 }
 
 // blockInfo is a block with its sentences and tokens.
@@ -129,6 +135,11 @@ func (d *doc) word(i int) *word {
 type sentWords struct {
 	d     *doc
 	w0, n int
+}
+
+func (d *doc) sentWords(si int) sentWords {
+	s := d.sents[si]
+	return sentWords{d: d, w0: int(s.w0), n: int(s.w1 - s.w0)}
 }
 
 func (s sentWords) at(i int) *word { return s.d.word(s.w0 + i) }
@@ -246,8 +257,7 @@ func (d *doc) addSentence(bi int, blk *block, s, e int) {
 		return
 	}
 	lead := strings.Index(seg, trimmed)
-	sn := sentence{start: blk.orig(s + lead), cs: s + lead, ce: s + lead + len(trimmed), block: bi, w0: len(d.toks)}
-	sn.end = blk.orig(s+lead+len(trimmed)-1) + 1
+	sn := sentence{cs: int32(s + lead), ce: int32(s + lead + len(trimmed)), block: int32(bi), w0: int32(len(d.toks))}
 	idx := int32(len(d.sents))
 	it := words.FromString(seg)
 	for it.Next() {
@@ -261,7 +271,7 @@ func (d *doc) addSentence(bi int, blk *block, s, e int) {
 		}
 		d.toks = append(d.toks, token{bs: int32(s + it.Start()), w: id, sent: idx})
 	}
-	sn.w1 = len(d.toks)
+	sn.w1 = int32(len(d.toks))
 	if sn.w1 == sn.w0 {
 		return // no words: an emoji line or punctuation
 	}
