@@ -30,7 +30,7 @@ type analysis struct {
 	assessments []Assessment
 
 	// bodySents are the sentences of every block but headings, in order.
-	bodySents []int
+	bodySents []int32
 	// index maps a matching key to the body token indices that have it.
 	index map[string][]int32
 	// sentBody[s] is the position of sentence s in bodySents, or -1.
@@ -98,7 +98,7 @@ func (a *analysis) classify() {
 		a.sentBody[i] = -1
 		if a.kind(i) != kindHeading {
 			a.sentBody[i] = int32(len(a.bodySents))
-			a.bodySents = append(a.bodySents, i)
+			a.bodySents = append(a.bodySents, int32(i))
 		}
 	}
 	for _, b := range d.blocks {
@@ -213,16 +213,17 @@ func (a *analysis) readability() {
 		a.assess("readability", IDContentEmpty, "", 3)
 	}
 	// Prose sentences: those of paragraphs (not lists, tables, quotes, headings).
-	var prose []int
+	var prose []int32
 	for i := range d.sents {
 		if a.kind(i) == kindParagraph {
-			prose = append(prose, i)
+			prose = append(prose, int32(i))
 		}
 	}
 	// Sentence length.
 	if len(prose) > 0 {
 		var long spanList
-		for _, si := range prose {
+		for _, si32 := range prose {
+			si := int(si32)
 			n := int(d.sents[si].w1 - d.sents[si].w0)
 			st.MaxSentenceWords = max(st.MaxSentenceWords, n)
 			if n > p.maxSentence {
@@ -298,14 +299,15 @@ func (a *analysis) readability() {
 		var runs spanList
 		prevKey, runLen, runStart := "", 0, 0
 		prevBlockKind := -1
-		for k, si := range prose {
+		for k, si32 := range prose {
+			si := int(si32)
 			key := a.opening(si)
-			contiguous := k > 0 && prose[k-1] == si-1 && prevBlockKind == int(a.kind(si))
+			contiguous := k > 0 && int(prose[k-1]) == si-1 && prevBlockKind == int(a.kind(si))
 			if contiguous && key != "" && key == prevKey {
 				runLen++
 			} else {
 				if runLen >= 3 {
-					runs.add(Span{d.sentSpan(runStart).Start, d.sentSpan(prose[k-1]).End})
+					runs.add(Span{d.sentSpan(runStart).Start, d.sentSpan(int(prose[k-1])).End})
 				}
 				runLen, runStart = 1, si
 			}
@@ -313,7 +315,7 @@ func (a *analysis) readability() {
 			st.MaxConsecutiveOpener = max(st.MaxConsecutiveOpener, runLen)
 		}
 		if runLen >= 3 {
-			runs.add(Span{d.sentSpan(runStart).Start, d.sentSpan(prose[len(prose)-1]).End})
+			runs.add(Span{d.sentSpan(runStart).Start, d.sentSpan(int(prose[len(prose)-1])).End})
 		}
 		score := 9
 		if runs.total > 0 {
@@ -331,7 +333,8 @@ func (a *analysis) readability() {
 		pd := &passiveDetector{d: d, content: a.content}
 		var passive spanList
 		trans := 0
-		for k, si := range prose {
+		for k, si32 := range prose {
+			si := int(si32)
 			if k%512 == 0 && a.ctx.Err() != nil {
 				return
 			}

@@ -3,6 +3,7 @@ package optimizer
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -96,17 +97,19 @@ func (a *analysis) buildIndex(ks []kphrase) {
 	}
 }
 
-// occurrence is a match in one sentence.
+// occurrence is a match in one sentence; its matched tokens are
+// toks[t0:t1] of the list matchBody returns with it.
 type occurrence struct {
-	sent  int // sentence index
-	count int
-	toks  []int32
+	sent   int32 // sentence index
+	count  int32
+	t0, t1 int32
 }
 
-// matchBody finds the keyphrase in the body sentences.
-func (a *analysis) matchBody(k *kphrase) []occurrence {
+// matchBody finds the keyphrase in the body sentences: the occurrences,
+// in sentence order, and the tokens they matched.
+func (a *analysis) matchBody(k *kphrase) ([]occurrence, []int32) {
 	if len(k.keys) == 0 {
-		return nil
+		return nil, nil
 	}
 	if k.exact {
 		return a.matchExact(k)
@@ -115,11 +118,12 @@ func (a *analysis) matchBody(k *kphrase) []occurrence {
 	for i, key := range k.keys {
 		lists[i] = a.index[key]
 		if len(lists[i]) == 0 {
-			return nil
+			return nil, nil
 		}
 	}
 	sort.Slice(lists, func(i, j int) bool { return len(lists[i]) < len(lists[j]) })
 	var out []occurrence
+	var toks []int32
 	first := lists[0]
 	for i := 0; i < len(first); {
 		si := a.d.toks[first[i]].sent
@@ -129,7 +133,8 @@ func (a *analysis) matchBody(k *kphrase) []occurrence {
 			j++
 		}
 		count := j - i
-		toks := append([]int32(nil), first[i:j]...)
+		t0 := len(toks)
+		toks = append(toks, first[i:j]...)
 		for _, l := range lists[1:] {
 			lo := sort.Search(len(l), func(x int) bool { return l[x] >= s.w0 })
 			hi := sort.Search(len(l), func(x int) bool { return l[x] >= s.w1 })
@@ -140,15 +145,18 @@ func (a *analysis) matchBody(k *kphrase) []occurrence {
 			toks = append(toks, l[lo:hi]...)
 		}
 		if count > 0 {
-			out = append(out, occurrence{sent: int(si), count: count, toks: toks})
+			out = append(out, occurrence{sent: si, count: int32(count), t0: int32(t0), t1: int32(len(toks))})
+		} else {
+			toks = toks[:t0]
 		}
 		i = j
 	}
-	return out
+	return out, toks
 }
 
-func (a *analysis) matchExact(k *kphrase) []occurrence {
+func (a *analysis) matchExact(k *kphrase) ([]occurrence, []int32) {
 	var out []occurrence
+	var toks []int32
 	n := len(k.seq)
 	for _, pos := range a.index[k.seqKey[0]] {
 		p := int(pos)
@@ -167,18 +175,18 @@ func (a *analysis) matchExact(k *kphrase) []occurrence {
 		if !ok {
 			continue
 		}
-		toks := make([]int32, n)
-		for x := range toks {
-			toks[x] = int32(p + x)
+		t0 := len(toks)
+		for x := 0; x < n; x++ {
+			toks = append(toks, int32(p+x))
 		}
-		if l := len(out); l > 0 && out[l-1].sent == int(si) {
+		if l := len(out); l > 0 && out[l-1].sent == si {
 			out[l-1].count++
-			out[l-1].toks = append(out[l-1].toks, toks...)
+			out[l-1].t1 = int32(len(toks))
 		} else {
-			out = append(out, occurrence{sent: int(si), count: 1, toks: toks})
+			out = append(out, occurrence{sent: si, count: 1, t0: int32(t0), t1: int32(len(toks))})
 		}
 	}
-	return out
+	return out, toks
 }
 
 // matchTokens matches the keyphrase against a short text's tokens: share
@@ -338,22 +346,23 @@ func (a *analysis) keyphrase(k *kphrase, titleToks []*word, descSents [][]*word,
 	}
 
 	// Occurrences in the body.
-	occ := a.matchBody(k)
+	occ, occToks := a.matchBody(k)
 	forms := map[string]bool{}
 	var spans spanList
-	var positions []int
+	var positions []int32
 	for _, o := range occ {
-		kr.Occurrences += o.count
-		kr.MaxPerSentence = max(kr.MaxPerSentence, o.count)
-		sort.Slice(o.toks, func(i, j int) bool { return o.toks[i] < o.toks[j] })
-		for _, ti := range o.toks {
+		kr.Occurrences += int(o.count)
+		kr.MaxPerSentence = max(kr.MaxPerSentence, int(o.count))
+		ot := occToks[o.t0:o.t1]
+		slices.Sort(ot)
+		for _, ti := range ot {
 			if len(forms) < 20 {
 				forms[d.word(int(ti)).lower] = true
 			}
 			spans.add(d.tokSpan(int(ti)))
 		}
-		for c := 0; c < o.count; c++ {
-			positions = append(positions, int(o.toks[0]))
+		for c := int32(0); c < o.count; c++ {
+			positions = append(positions, ot[0])
 		}
 	}
 	kr.Spans = spans.spans
@@ -373,7 +382,7 @@ func (a *analysis) keyphrase(k *kphrase, titleToks []*word, descSents [][]*word,
 		var rep spanList
 		for _, o := range occ {
 			if o.count >= 3 {
-				rep.add(a.sentSpan(o.sent))
+				rep.add(a.sentSpan(int(o.sent)))
 			}
 		}
 		kr.StuffingSignals = append(kr.StuffingSignals, fmt.Sprintf("used %d times in one sentence", kr.MaxPerSentence))
@@ -438,7 +447,7 @@ func (a *analysis) keyphrase(k *kphrase, titleToks []*word, descSents [][]*word,
 	if intro >= 0 && len(k.keys) > 0 {
 		b := &d.blocks[intro]
 		for _, o := range occ {
-			if o.sent >= b.s0 && o.sent < b.s1 {
+			if int(o.sent) >= b.s0 && int(o.sent) < b.s1 {
 				kr.InIntroduction = true
 				break
 			}
@@ -607,8 +616,9 @@ func (a *analysis) keyphrase(k *kphrase, titleToks []*word, descSents [][]*word,
 	if total > 0 && kr.Occurrences > 0 {
 		gap, best, bestEnd := 0, 0, -1
 		oi := 0
-		for pos, si := range a.bodySents {
-			if oi < len(occ) && occ[oi].sent == si {
+		for pos, si32 := range a.bodySents {
+			si := int(si32)
+			if oi < len(occ) && int(occ[oi].sent) == si {
 				oi++
 				gap = 0
 				continue
@@ -630,7 +640,7 @@ func (a *analysis) keyphrase(k *kphrase, titleToks []*word, descSents [][]*word,
 			}
 		}
 		if score < 9 {
-			sp := Span{d.sentSpan(a.bodySents[bestEnd-best+1]).Start, d.sentSpan(a.bodySents[bestEnd]).End}
+			sp := Span{d.sentSpan(int(a.bodySents[bestEnd-best+1])).Start, d.sentSpan(int(a.bodySents[bestEnd])).End}
 			a.finding(IDPoorDistribution, id, fmt.Sprintf("%d sentences in a row (%.0f%% of the text) do not use %q; spread it through the text", best, 100*kr.GapRatio, k.phrase), seo.Measure("content", kr.GapRatio, 0.3), oneSpan(sp))
 		}
 		a.assess("seo", IDPoorDistribution, id, score)

@@ -237,11 +237,21 @@ func parseText(s string) parsed {
 			continue
 		}
 		t := strings.TrimSpace(blk.text)
-		if len(strings.Fields(t)) <= 10 && !strings.ContainsAny(t[len(t)-1:], ".!?:;,…\"'»)") && !strings.Contains(t, ". ") && len(p.blocks[i+1].text) > len(t) {
+		if fewFields(t, 10) && !strings.ContainsAny(t[len(t)-1:], ".!?:;,…\"'»)") && !strings.Contains(t, ". ") && len(p.blocks[i+1].text) > len(t) {
 			blk.kind, blk.level = kindHeading, 2
 		}
 	}
 	return p
+}
+
+// fewFields reports whether s has at most n fields.
+func fewFields(s string, n int) bool {
+	for range strings.FieldsSeq(s) {
+		if n--; n < 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // listMarker returns the length of a list marker ("- ", "* ", "• ", "1. ",

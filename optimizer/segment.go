@@ -121,14 +121,14 @@ func (d *doc) wordInfo(surface string) *word {
 	return &w
 }
 
-// word returns the language data of token i. The result must not be changed.
-func (d *doc) word(i int) *word {
+// word returns the language data of token i. It is returned by value so
+// that the data of a form not in the vocabulary is not left on the heap.
+func (d *doc) word(i int) word {
 	t := d.toks[i]
 	if t.w >= 0 {
-		return &d.vocab[t.w]
+		return d.vocab[t.w]
 	}
-	w := d.newWord(d.surface(i))
-	return &w
+	return d.newWord(d.surface(i))
 }
 
 // sentWords are the tokens [w0, w0+n) of a sentence.
@@ -142,7 +142,7 @@ func (d *doc) sentWords(si int) sentWords {
 	return sentWords{d: d, w0: int(s.w0), n: int(s.w1 - s.w0)}
 }
 
-func (s sentWords) at(i int) *word { return s.d.word(s.w0 + i) }
+func (s sentWords) at(i int) word { return s.d.word(s.w0 + i) }
 
 // tokBlock returns the block of token i.
 func (d *doc) tokBlock(i int) *blockInfo { return &d.blocks[d.sents[d.toks[i].sent].block] }

@@ -41,7 +41,7 @@ func (a *analysis) suggest() {
 		}
 	}
 	if len(a.bodySents) > 0 {
-		cands = append(cands, clipBytes(a.sentText(a.bodySents[0]), suggestMaxBytes))
+		cands = append(cands, clipBytes(a.sentText(int(a.bodySents[0])), suggestMaxBytes))
 	}
 	for _, c := range cands {
 		if utf8.RuneCountInString(c) > TitleMaxChars {
@@ -66,14 +66,16 @@ func (a *analysis) suggest() {
 
 	// Description: the first body sentence with the keyphrase, cut around
 	// it to fit; otherwise the keyphrase followed by the first sentence.
-	for pos, si := range a.bodySents {
+	for pos, si32 := range a.bodySents {
+		si := int(si32)
 		s := clipBytes(a.sentText(si), suggestMaxBytes)
 		if share, _ := matchTokens(&k, a.tokensOf(s)); share < 1 {
 			continue
 		}
 		desc := fitAround(s, &k, DescriptionMaxChars)
 		// Add the following sentences of the same block while they fit.
-		for _, next := range a.bodySents[pos+1:] {
+		for _, next32 := range a.bodySents[pos+1:] {
+			next := int(next32)
 			if desc != s || a.d.sents[next].block != a.d.sents[si].block {
 				break
 			}
@@ -89,7 +91,7 @@ func (a *analysis) suggest() {
 	if sg.Description == "" {
 		d := capitalize(kp)
 		if len(a.bodySents) > 0 {
-			d += ": " + clipBytes(a.sentText(a.bodySents[0]), suggestMaxBytes)
+			d += ": " + clipBytes(a.sentText(int(a.bodySents[0])), suggestMaxBytes)
 		}
 		sg.Description = cut(d, DescriptionMaxChars, true)
 	}
