@@ -53,7 +53,7 @@ func run(ctx context.Context, req Request, loc seo.Locale) (*Report, error) {
 		ps = parseText(req.Content)
 	}
 	d := newDoc(p)
-	if err := d.segment(ctx, ps.blocks); err != nil {
+	if err := d.segment(ctx, ps.blocks, ps.pieces); err != nil {
 		return nil, fmt.Errorf("optimizer: %w", err)
 	}
 	a := &analysis{ctx: ctx, req: req, content: req.Content, p: p, d: d, ps: ps, title: req.Title, desc: req.Description}
@@ -119,9 +119,9 @@ func (a *analysis) classify() {
 			st.Quotes++
 		}
 		st.Characters += utf8.RuneCountInString(strings.TrimSpace(b.text))
-		st.Words += b.w1 - b.w0
-		st.Sentences += b.s1 - b.s0
-		for ti := b.w0; ti < b.w1; ti++ {
+		st.Words += int(b.w1 - b.w0)
+		st.Sentences += int(b.s1 - b.s0)
+		for ti := int(b.w0); ti < int(b.w1); ti++ {
 			t := d.word(ti)
 			st.Letters += int(t.letters)
 			st.Syllables += int(t.syl)
@@ -197,11 +197,12 @@ func (a *analysis) sentSpan(si int) Span {
 	return a.d.sentSpan(si)
 }
 
-func (a *analysis) blockSpan(b *blockInfo) Span {
+func (a *analysis) blockSpan(b *block) Span {
 	if b.s1 == b.s0 {
-		return Span{b.orig(0), b.orig(0)}
+		o := b.orig(a.d.pieces, 0)
+		return Span{o, o}
 	}
-	return Span{a.d.sentSpan(b.s0).Start, a.d.sentSpan(b.s1 - 1).End}
+	return Span{a.d.sentSpan(int(b.s0)).Start, a.d.sentSpan(int(b.s1) - 1).End}
 }
 
 // readability runs the readability checks.
@@ -261,7 +262,7 @@ func (a *analysis) readability() {
 		if sectionStart < 0 {
 			sectionStart = bi
 		}
-		n := b.w1 - b.w0
+		n := int(b.w1 - b.w0)
 		sectionWords += n
 		if b.kind == kindParagraph {
 			st.MaxParagraphWords = max(st.MaxParagraphWords, n)
@@ -378,8 +379,8 @@ func (a *analysis) readability() {
 		if b.kind != kindParagraph && b.kind != kindQuote && b.kind != kindListItem {
 			continue
 		}
-		s += b.s1 - b.s0
-		for ti := b.w0; ti < b.w1; ti++ {
+		s += int(b.s1 - b.s0)
+		for ti := int(b.w0); ti < int(b.w1); ti++ {
 			t := d.word(ti)
 			w++
 			y += int(t.syl)

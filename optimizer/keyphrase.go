@@ -288,7 +288,7 @@ func (a *analysis) keyphrases() error {
 	// The keyphrases' keys that the first paragraph has.
 	introKeys := map[string]bool{}
 	if intro >= 0 {
-		for ti := a.d.blocks[intro].w0; ti < a.d.blocks[intro].w1; ti++ {
+		for ti := int(a.d.blocks[intro].w0); ti < int(a.d.blocks[intro].w1); ti++ {
 			if key := a.d.word(ti).key; !introKeys[key] {
 				if _, ok := a.index[key]; ok {
 					introKeys[key] = true
@@ -447,7 +447,7 @@ func (a *analysis) keyphrase(k *kphrase, titleToks []*word, descSents [][]*word,
 	if intro >= 0 && len(k.keys) > 0 {
 		b := &d.blocks[intro]
 		for _, o := range occ {
-			if int(o.sent) >= b.s0 && int(o.sent) < b.s1 {
+			if o.sent >= b.s0 && o.sent < b.s1 {
 				kr.InIntroduction = true
 				break
 			}

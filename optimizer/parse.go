@@ -27,28 +27,32 @@ func (k blockKind) String() string {
 // piece maps a position of a block's cleaned text back to the content.
 type piece struct{ clean, orig int }
 
-// block is one unit of text: a paragraph, a heading, a list item...
+// block is one unit of text: a paragraph, a heading, a list item... It
+// is kept small (48 bytes): a text may have hundreds of thousands.
 type block struct {
-	kind  blockKind
-	level int // heading level 1-6
-	text  string
-	// off is the content offset of the text when it is one piece of the
-	// content (pieces is then nil).
-	off int
-	// pieces map text offsets to content offsets; sorted by clean.
-	pieces []piece
+	text string
+	// off is the content offset of text when it is one run of the content
+	// (p0 == p1); otherwise pieces[p0:p1] of the parse map text offsets to
+	// content offsets, sorted by clean.
+	off, p0, p1 int32
+	s0, s1      int32 // sentence range, set by segmentation
+	w0, w1      int32 // token range, set by segmentation
+	kind        blockKind
+	level       uint8 // heading level 1-6
 }
 
-// orig returns the content offset of byte i of the block's text.
-func (b *block) orig(i int) int {
-	if len(b.pieces) == 0 {
-		return b.off + i
+// orig returns the content offset of byte i of block b's text; pieces
+// are the parse's.
+func (b *block) orig(pieces []piece, i int) int {
+	ps := pieces[b.p0:b.p1]
+	if len(ps) == 0 {
+		return int(b.off) + i
 	}
-	k := sort.Search(len(b.pieces), func(j int) bool { return b.pieces[j].clean > i }) - 1
+	k := sort.Search(len(ps), func(j int) bool { return ps[j].clean > i }) - 1
 	if k < 0 {
 		k = 0
 	}
-	return b.pieces[k].orig + i - b.pieces[k].clean
+	return ps[k].orig + i - ps[k].clean
 }
 
 // builder accumulates a block's text with its offset map. While the text
@@ -60,7 +64,10 @@ type builder struct {
 	lo, hi int  // the text is src[lo:hi] while copied is false
 	n      int  // length of the text
 	copied bool // the text is in sb
+	// pieces are the offset maps of every block taken so far, then of
+	// this one from p0.
 	pieces []piece
+	p0     int
 	last   int // content offset just after the last write, -1 if none
 }
 
@@ -112,12 +119,13 @@ func (b *builder) space(at int) {
 func (b *builder) empty() bool { return strings.TrimSpace(b.text()) == "" }
 
 func (b *builder) take(kind blockKind, level int) block {
-	blk := block{kind: kind, level: level, text: b.text(), pieces: b.pieces}
-	if len(blk.pieces) == 1 && blk.pieces[0].clean == 0 {
-		blk.off, blk.pieces = blk.pieces[0].orig, nil
+	blk := block{kind: kind, level: uint8(level), text: b.text(), p0: int32(b.p0), p1: int32(len(b.pieces))}
+	if blk.p1-blk.p0 == 1 && b.pieces[b.p0].clean == 0 {
+		blk.off, blk.p1 = int32(b.pieces[b.p0].orig), blk.p0
+		b.pieces = b.pieces[:b.p0]
 	}
+	b.p0 = len(b.pieces)
 	b.sb = strings.Builder{}
-	b.pieces = nil
 	b.n, b.lo, b.hi, b.copied = 0, 0, 0, false
 	b.last = -1
 	return blk
@@ -139,6 +147,7 @@ type link struct {
 type parsed struct {
 	format      string
 	blocks      []block
+	pieces      []piece // the blocks' offset maps
 	images      []image
 	links       []link
 	title, desc string // from an HTML head, if any
@@ -378,6 +387,7 @@ func parseMarkdown(s string) parsed {
 		inlineMarkdown(&b, &p, t, lineStart+lead)
 	}
 	flush()
+	p.pieces = b.pieces
 	return p
 }
 
@@ -511,6 +521,7 @@ func parseHTML(s string) parsed {
 		case html.ErrorToken:
 			flush()
 			p.title = strings.TrimSpace(title.String())
+			p.pieces = b.pieces
 			return p
 		case html.TextToken:
 			if skip > 0 {

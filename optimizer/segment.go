@@ -42,15 +42,9 @@ type sentence struct {
 func (d *doc) sentSpan(si int) Span {
 	s := d.sents[si]
 	b := &d.blocks[s.block]
-	return Span{b.orig(int(s.cs)), b.orig(int(s.ce)-1) + 1}
+	return Span{b.orig(d.pieces, int(s.cs)), b.orig(d.pieces, int(s.ce)-1) + 1}
 }
 
-// blockInfo is a block with its sentences and tokens.
-type blockInfo struct {
-	block
-	s0, s1 int // sentence range
-	w0, w1 int // token range
-}
 
 // vocabCap bounds the distinct written forms whose language data a doc
 // keeps (about 120 bytes each); rarer forms are analysed again on use.
@@ -59,7 +53,8 @@ const vocabCap = 1 << 16
 // doc is the segmented content.
 type doc struct {
 	p      *profile
-	blocks []blockInfo
+	blocks []block
+	pieces []piece // the blocks' offset maps
 	sents  []sentence
 	toks   []token
 	st     *stemmer
@@ -145,7 +140,7 @@ func (d *doc) sentWords(si int) sentWords {
 func (s sentWords) at(i int) word { return s.d.word(s.w0 + i) }
 
 // tokBlock returns the block of token i.
-func (d *doc) tokBlock(i int) *blockInfo { return &d.blocks[d.sents[d.toks[i].sent].block] }
+func (d *doc) tokBlock(i int) *block { return &d.blocks[d.sents[d.toks[i].sent].block] }
 
 // surface returns token i as written.
 func (d *doc) surface(i int) string {
@@ -164,34 +159,34 @@ func (d *doc) tokSpan(i int) Span {
 	if t.w >= 0 {
 		n = len(d.vocab[t.w].surface)
 	}
-	return Span{b.orig(int(t.bs)), b.orig(int(t.bs)+n-1) + 1}
+	return Span{b.orig(d.pieces, int(t.bs)), b.orig(d.pieces, int(t.bs)+n-1) + 1}
 }
 
-// segment splits every block into sentences and words.
-func (d *doc) segment(ctx context.Context, blocks []block) error {
+// segment splits every block into sentences and words. The doc takes
+// blocks and pieces over: it fills the blocks' ranges in place.
+func (d *doc) segment(ctx context.Context, blocks []block, pieces []piece) error {
 	size := 0
 	for i := range blocks {
 		size += len(blocks[i].text)
 	}
 	d.toks = make([]token, 0, size/6+16)
 	d.sents = make([]sentence, 0, size/80+4)
-	d.blocks = make([]blockInfo, 0, len(blocks))
+	d.blocks, d.pieces = blocks, pieces
 	for bi := range blocks {
 		if bi%256 == 0 {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
 		}
-		blk := blocks[bi]
-		info := blockInfo{block: blk, s0: len(d.sents), w0: len(d.toks)}
+		blk := &blocks[bi]
+		blk.s0, blk.w0 = int32(len(d.sents)), int32(len(d.toks))
 		if blk.kind == kindHeading || blk.kind == kindTableCell || blk.kind == kindCaption {
 			// Not prose: one unit, never split into sentences.
-			d.addSentence(bi, &info.block, 0, len(blk.text))
+			d.addSentence(bi, blk, 0, len(blk.text))
 		} else {
-			d.splitSentences(bi, &info.block)
+			d.splitSentences(bi, blk)
 		}
-		info.s1, info.w1 = len(d.sents), len(d.toks)
-		d.blocks = append(d.blocks, info)
+		blk.s1, blk.w1 = int32(len(d.sents)), int32(len(d.toks))
 	}
 	return nil
 }
