@@ -45,7 +45,6 @@ func (d *doc) sentSpan(si int) Span {
 	return Span{b.orig(d.pieces, int(s.cs)), b.orig(d.pieces, int(s.ce)-1) + 1}
 }
 
-
 // vocabCap bounds the distinct written forms whose language data a doc
 // keeps (about 120 bytes each); rarer forms are analysed again on use.
 const vocabCap = 1 << 16
