@@ -199,7 +199,7 @@ func detectFormat(s string) string {
 // starts with a list marker is a list item; a short single-line paragraph
 // with no closing punctuation that is followed by more text is a heading.
 func parseText(s string) parsed {
-	p := parsed{format: "text"}
+	p := parsed{format: "text", blocks: make([]block, 0, strings.Count(s, "\n\n")+1)}
 	b := newBuilder(s)
 	kind := kindParagraph
 	lines := 0
@@ -285,7 +285,7 @@ func listMarker(t string) int {
 // lists, block quotes, tables and fenced code (skipped); inline links,
 // images and emphasis are reduced to their text.
 func parseMarkdown(s string) parsed {
-	p := parsed{format: "markdown"}
+	p := parsed{format: "markdown", blocks: make([]block, 0, strings.Count(s, "\n\n")+1)}
 	b := newBuilder(s)
 	kind := kindParagraph
 	flush := func() {

@@ -164,12 +164,14 @@ func (d *doc) tokSpan(i int) Span {
 // segment splits every block into sentences and words. The doc takes
 // blocks and pieces over: it fills the blocks' ranges in place.
 func (d *doc) segment(ctx context.Context, blocks []block, pieces []piece) error {
-	size := 0
+	words, sents := 0, len(blocks)
 	for i := range blocks {
-		size += len(blocks[i].text)
+		w, s := estimateUnits(blocks[i].text)
+		words += w
+		sents += s
 	}
-	d.toks = make([]token, 0, size/6+16)
-	d.sents = make([]sentence, 0, size/80+4)
+	d.toks = make([]token, 0, words+16)
+	d.sents = make([]sentence, 0, sents+4)
 	d.blocks, d.pieces = blocks, pieces
 	for bi := range blocks {
 		if bi%256 == 0 {
@@ -188,6 +190,39 @@ func (d *doc) segment(ctx context.Context, blocks []block, pieces []piece) error
 		blk.s1, blk.w1 = int32(len(d.sents)), int32(len(d.toks))
 	}
 	return nil
+}
+
+// estimateUnits estimates the words and sentence ends of s cheaply, so
+// that the token and sentence lists are allocated once at about their
+// size rather than grown (growing holds the old and the new list at once).
+// A word starts where a letter or digit (ASCII, or a two-byte character
+// such as Latin with diacritics, Greek or Cyrillic) follows anything else;
+// every character of three bytes or more (CJK, kana ...) may be a word.
+func estimateUnits(s string) (words, sents int) {
+	in := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 0xE0:
+			words++
+			in = false
+			if c == 0xE3 && i+2 < len(s) && s[i+1] == 0x80 && s[i+2] == 0x82 { // 。
+				sents++
+			}
+		case c >= 0xC0, '0' <= c && c <= '9', 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z':
+			if !in {
+				words++
+				in = true
+			}
+		case c >= 0x80: // continuation byte
+		default:
+			in = false
+			if c == '.' || c == '!' || c == '?' {
+				sents++
+			}
+		}
+	}
+	return words, sents
 }
 
 // splitSentences uses the Unicode sentence boundaries, then joins back
