@@ -630,8 +630,10 @@ func (a *analysis) finish() {
 
 // body tokens of a string (title, description, alt text...), with the
 // language's word data.
-func (a *analysis) tokensOf(s string) []*word {
-	var out []*word
+func (a *analysis) tokensOf(s string) []*word { return a.appendTokens(nil, s) }
+
+// appendTokens appends the words of s to out.
+func (a *analysis) appendTokens(out []*word, s string) []*word {
 	it := words.FromString(s)
 	for it.Next() {
 		w := it.Value()

@@ -253,13 +253,14 @@ func (a *analysis) keyphrases() error {
 	for _, s := range sentencesOf(a.desc) {
 		descSents = append(descSents, a.tokensOf(s))
 	}
-	var subheads [][]*word
-	var subheadSpans []Span
+	var subheads textList
+	var subheadBlocks []int32
 	for bi := range a.d.blocks {
 		b := &a.d.blocks[bi]
 		if b.kind == kindHeading && (b.level == 2 || b.level == 3) {
-			subheads = append(subheads, a.tokensOf(b.text))
-			subheadSpans = append(subheadSpans, a.blockSpan(b))
+			subheads.words = a.appendTokens(subheads.words, b.text)
+			subheads.ends = append(subheads.ends, int32(len(subheads.words)))
+			subheadBlocks = append(subheadBlocks, int32(bi))
 		}
 	}
 	alts := make([][]*word, len(a.ps.images))
@@ -304,7 +305,7 @@ func (a *analysis) keyphrases() error {
 			}
 		}
 		k := ks[i]
-		kr := a.keyphrase(&k, titleToks, descSents, subheads, subheadSpans, altGroups, anchorGroups, len(alts), len(anchors), slug, intro, introKeys)
+		kr := a.keyphrase(&k, titleToks, descSents, &subheads, subheadBlocks, altGroups, anchorGroups, len(alts), len(anchors), slug, intro, introKeys)
 		// Competing keyphrases: the same set of keys.
 		if len(k.keys) > 0 {
 			sorted := append([]string(nil), k.keys...)
@@ -323,7 +324,7 @@ func (a *analysis) keyphrases() error {
 	return nil
 }
 
-func (a *analysis) keyphrase(k *kphrase, titleToks []*word, descSents [][]*word, subheads [][]*word, subheadSpans []Span,
+func (a *analysis) keyphrase(k *kphrase, titleToks []*word, descSents [][]*word, subheads *textList, subheadBlocks []int32,
 	altGroups, anchorGroups []textGroup, nAlts, nAnchors int, slug []*word, intro int, introKeys map[string]bool) Keyphrase {
 	d, st := a.d, &a.r.Stats
 	kr := Keyphrase{Phrase: k.phrase, Exact: k.exact, Words: k.words}
@@ -547,31 +548,32 @@ func (a *analysis) keyphrase(k *kphrase, titleToks []*word, descSents [][]*word,
 	}
 
 	// Subheadings (H2 and H3).
-	kr.Subheadings = len(subheads)
-	if len(subheads) > 0 && len(k.keys) > 0 {
+	kr.Subheadings = len(subheadBlocks)
+	if len(subheadBlocks) > 0 && len(k.keys) > 0 {
 		need := 1.0
 		if a.p.full() && !k.exact && len(k.keys) > 1 {
 			need = 0.5
 		}
 		var unmatched spanList
-		for i, h := range subheads {
+		for i, bi := range subheadBlocks {
+			h := subheads.at(i)
 			if share, _ := matchTokens(k, h); share >= need {
 				kr.SubheadingsMatched++
 			} else {
-				unmatched.add(subheadSpans[i])
+				unmatched.add(a.blockSpan(&d.blocks[bi]))
 			}
 		}
-		pct := percent(kr.SubheadingsMatched, len(subheads))
+		pct := percent(kr.SubheadingsMatched, len(subheadBlocks))
 		score := 9
 		switch {
-		case len(subheads) == 1 && kr.SubheadingsMatched == 1:
+		case len(subheadBlocks) == 1 && kr.SubheadingsMatched == 1:
 		case pct < 30:
 			score = 3
-			a.finding(IDNotInSubheadings, id, fmt.Sprintf("%d of %d H2/H3 subheadings reflect %q; use it (or its words) in 30%% to 75%% of them", kr.SubheadingsMatched, len(subheads), k.phrase), seo.Measure("subheadings", pct, 30), &unmatched)
+			a.finding(IDNotInSubheadings, id, fmt.Sprintf("%d of %d H2/H3 subheadings reflect %q; use it (or its words) in 30%% to 75%% of them", kr.SubheadingsMatched, len(subheadBlocks), k.phrase), seo.Measure("subheadings", pct, 30), &unmatched)
 		case pct > 75:
 			score = 3
 			kr.StuffingSignals = append(kr.StuffingSignals, fmt.Sprintf("in %.0f%% of the subheadings", pct))
-			a.finding(IDSubheadingsOverused, id, fmt.Sprintf("%d of %d H2/H3 subheadings reflect %q; vary them, 75%% at most", kr.SubheadingsMatched, len(subheads), k.phrase), seo.Measure("subheadings", pct, 75), nil)
+			a.finding(IDSubheadingsOverused, id, fmt.Sprintf("%d of %d H2/H3 subheadings reflect %q; vary them, 75%% at most", kr.SubheadingsMatched, len(subheadBlocks), k.phrase), seo.Measure("subheadings", pct, 75), nil)
 		}
 		a.assess("seo", IDNotInSubheadings, id, score)
 	}
@@ -679,6 +681,21 @@ func (a *analysis) keyphrase(k *kphrase, titleToks []*word, descSents [][]*word,
 		a.assess("seo", IDCompetingLinks, id, score)
 	}
 	return kr
+}
+
+// textList holds the words of many short texts in one array: text i is
+// words[ends[i-1]:ends[i]].
+type textList struct {
+	words []*word
+	ends  []int32
+}
+
+func (l *textList) at(i int) []*word {
+	start := int32(0)
+	if i > 0 {
+		start = l.ends[i-1]
+	}
+	return l.words[start:l.ends[i]]
 }
 
 // textGroup is a set of identical short texts (alt texts, anchors).
