@@ -48,6 +48,35 @@ type Request struct {
 	Keywords []string `json:"keywords"`
 	// Locale is the content's locale, xx-XX (xx_XX is accepted).
 	Locale string `json:"locale"`
+	// Memory, when set, is the budget Optimize reserves
+	// EstimateMemory(len(Content)) from before it builds its working set,
+	// and gives back when it returns.
+	Memory seo.MemoryBudget `json:"-"`
+}
+
+// Memory model of Optimize: the heap it holds at its peak, above what was
+// in use before (the content itself and the shared word lists and
+// part-of-speech model, loaded once per process, not counted), is at most
+// memoryPerByte times the content's size plus memoryBase. TestOptimizeMemory
+// measures it for 10 MiB texts of every shape it knows (English, German,
+// French, Russian, Japanese, one huge word, one huge sentence, one short
+// paragraph per line, HTML full of links and images, Markdown full of
+// headings), each in a fresh process with the default GOGC, and fails
+// when a shape exceeds EstimateMemory; BenchmarkOptimizeLarge prints the
+// same ratios. The worst shapes are those of many tiny blocks (a paragraph
+// or heading of two words per line): about 100 bytes of blocks,
+// sentences and tokens for 12 bytes of text, doubled by the garbage
+// collector's headroom. Prose holds 4 to 8 times its size.
+const (
+	memoryPerByte = 24
+	memoryBase    = 4 << 20
+)
+
+// EstimateMemory returns the bytes of heap that Optimize holds at most
+// for content of contentBytes bytes (see the memory model above): what
+// a server's admission control reserves before optimising.
+func EstimateMemory(contentBytes int) int64 {
+	return memoryBase + memoryPerByte*int64(max(contentBytes, 0))
 }
 
 // Span is a range of byte offsets [Start, End) in Request.Content.
@@ -258,6 +287,8 @@ type Suggestions struct {
 // "locale", "keywords", "keywords[3]", "title", "description", "slug").
 // A locale whose language lacks full support still gets every
 // language-independent analysis; Report.Skipped says what was left out.
+// With req.Memory set, a refused reservation is returned wrapped (it wraps
+// seo.ErrUnavailable or ctx's error).
 func Optimize(ctx context.Context, req Request) (*Report, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("optimizer: %w", err)
@@ -268,6 +299,13 @@ func Optimize(ctx context.Context, req Request) (*Report, error) {
 	}
 	if err := validate(&req); err != nil {
 		return nil, err
+	}
+	if req.Memory != nil {
+		release, err := req.Memory.Reserve(ctx, EstimateMemory(len(req.Content)))
+		if err != nil {
+			return nil, fmt.Errorf("optimizer: reserving memory: %w", err)
+		}
+		defer release()
 	}
 	return run(ctx, req, loc)
 }
