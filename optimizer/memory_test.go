@@ -159,6 +159,21 @@ func TestOptimizeMemory(t *testing.T) {
 // multiple of the input's size.
 const proseLimitRatio = 8
 
+// vmHWM returns the process's peak resident set size in bytes, or 0
+// where /proc is missing.
+func vmHWM() int64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	_, after, ok := strings.Cut(string(b), "VmHWM:")
+	if !ok {
+		return 0
+	}
+	kb, _ := strconv.ParseInt(strings.Fields(after)[0], 10, 64)
+	return kb << 10
+}
+
 // TestHelperMemory is run by TestOptimizeMemory in a fresh process.
 func TestHelperMemory(t *testing.T) {
 	name := os.Getenv("SEOKIT_OPTIMIZER_MEM_SHAPE")
@@ -182,6 +197,7 @@ func TestHelperMemory(t *testing.T) {
 	text := sh.gen(t, MaxContentBytes)
 	req := Request{Content: text, Format: sh.format, Locale: sh.locale, Keywords: sh.keywords, Title: "Coffee at home", Description: "How to brew coffee."}
 	debug.FreeOSMemory()
+	hwm0 := vmHWM()
 	var r *Report
 	var err error
 	start := time.Now()
@@ -189,8 +205,8 @@ func TestHelperMemory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fmt.Printf("shape=%s input=%d peak-heap=%d mem-ratio=%.2f words=%d sentences=%d findings=%d time=%s\n",
-		name, len(text), peak, float64(peak)/float64(len(text)), r.Stats.Words, r.Stats.Sentences, len(r.Findings), time.Since(start).Round(time.Millisecond))
+	fmt.Printf("shape=%s input=%d peak-heap=%d mem-ratio=%.2f rss-hwm-growth=%d words=%d sentences=%d findings=%d time=%s\n",
+		name, len(text), peak, float64(peak)/float64(len(text)), vmHWM()-hwm0, r.Stats.Words, r.Stats.Sentences, len(r.Findings), time.Since(start).Round(time.Millisecond))
 }
 
 // BenchmarkOptimizeLarge optimises a 10 MiB text of each memory-test
