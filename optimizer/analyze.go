@@ -30,7 +30,7 @@ type analysis struct {
 	assessments []Assessment
 
 	// bodySents are the sentences of every block but headings, in order.
-	bodySents []int
+	bodySents []int32
 	// index maps a matching key to the body token indices that have it.
 	index map[string][]int32
 	// sentBody[s] is the position of sentence s in bodySents, or -1.
@@ -53,7 +53,7 @@ func run(ctx context.Context, req Request, loc seo.Locale) (*Report, error) {
 		ps = parseText(req.Content)
 	}
 	d := newDoc(p)
-	if err := d.segment(ctx, ps.blocks); err != nil {
+	if err := d.segment(ctx, ps.blocks, ps.pieces); err != nil {
 		return nil, fmt.Errorf("optimizer: %w", err)
 	}
 	a := &analysis{ctx: ctx, req: req, content: req.Content, p: p, d: d, ps: ps, title: req.Title, desc: req.Description}
@@ -68,7 +68,7 @@ func run(ctx context.Context, req Request, loc seo.Locale) (*Report, error) {
 		Language:  loc.Language,
 		Supported: p.full(),
 		Format:    format,
-		Detected:  detectLanguage(d.toks),
+		Detected:  detectLanguage(d),
 	}
 	if !p.full() {
 		a.r.Skipped = []string{"stemming (keyphrases match exact word forms)", "stopwords", "reading-ease formula", "passive voice", "transition words", "complex words", "abbreviation-aware sentence splitting"}
@@ -98,7 +98,7 @@ func (a *analysis) classify() {
 		a.sentBody[i] = -1
 		if a.kind(i) != kindHeading {
 			a.sentBody[i] = int32(len(a.bodySents))
-			a.bodySents = append(a.bodySents, i)
+			a.bodySents = append(a.bodySents, int32(i))
 		}
 	}
 	for _, b := range d.blocks {
@@ -119,9 +119,10 @@ func (a *analysis) classify() {
 			st.Quotes++
 		}
 		st.Characters += utf8.RuneCountInString(strings.TrimSpace(b.text))
-		st.Words += b.w1 - b.w0
-		st.Sentences += b.s1 - b.s0
-		for _, t := range d.toks[b.w0:b.w1] {
+		st.Words += int(b.w1 - b.w0)
+		st.Sentences += int(b.s1 - b.s0)
+		for ti := int(b.w0); ti < int(b.w1); ti++ {
+			t := d.word(ti)
 			st.Letters += int(t.letters)
 			st.Syllables += int(t.syl)
 		}
@@ -137,19 +138,35 @@ func (a *analysis) classify() {
 	st.ReadingTimeMinutes = round2(float64(st.Words) / 200)
 }
 
-// finding records a finding; spans are clipped to MaxSpans.
-func (a *analysis) finding(id, kp, msg string, ev seo.Evidence, spans []Span) {
-	if len(spans) > MaxSpans {
-		spans = spans[:MaxSpans]
+// spanList collects at most MaxSpans spans and counts them all.
+type spanList struct {
+	spans []Span
+	total int
+}
+
+func (l *spanList) add(s Span) {
+	l.total++
+	if len(l.spans) < MaxSpans {
+		l.spans = append(l.spans, s)
 	}
-	if len(spans) > 0 {
-		ev.Offset = spans[0].Start
-	}
-	a.findings = append(a.findings, Finding{
+}
+
+// oneSpan is a list of one span.
+func oneSpan(s Span) *spanList { return &spanList{spans: []Span{s}, total: 1} }
+
+// finding records a finding with the spans of sl, if any; a list cut at
+// MaxSpans is noted in Truncated.
+func (a *analysis) finding(id, kp, msg string, ev seo.Evidence, sl *spanList) {
+	f := Finding{
 		Finding:   seo.Finding{ID: id, Severity: severityOf[id], Message: msg, Evidence: ev},
 		Keyphrase: kp,
-		Spans:     spans,
-	})
+	}
+	if sl != nil && len(sl.spans) > 0 {
+		f.Spans = sl.spans
+		f.Evidence.Offset = sl.spans[0].Start
+		f.Truncated.Note("spans", sl.total, len(sl.spans))
+	}
+	a.findings = append(a.findings, f)
 }
 
 func (a *analysis) assess(area, id, kp string, score int) {
@@ -177,15 +194,15 @@ func langName(code string) string {
 }
 
 func (a *analysis) sentSpan(si int) Span {
-	s := a.d.sents[si]
-	return Span{s.start, s.end}
+	return a.d.sentSpan(si)
 }
 
-func (a *analysis) blockSpan(b *blockInfo) Span {
+func (a *analysis) blockSpan(b *block) Span {
 	if b.s1 == b.s0 {
-		return Span{b.orig(0), b.orig(0)}
+		o := b.orig(a.d.pieces, 0)
+		return Span{o, o}
 	}
-	return Span{a.d.sents[b.s0].start, a.d.sents[b.s1-1].end}
+	return Span{a.d.sentSpan(int(b.s0)).Start, a.d.sentSpan(int(b.s1) - 1).End}
 }
 
 // readability runs the readability checks.
@@ -197,38 +214,39 @@ func (a *analysis) readability() {
 		a.assess("readability", IDContentEmpty, "", 3)
 	}
 	// Prose sentences: those of paragraphs (not lists, tables, quotes, headings).
-	var prose []int
+	var prose []int32
 	for i := range d.sents {
 		if a.kind(i) == kindParagraph {
-			prose = append(prose, i)
+			prose = append(prose, int32(i))
 		}
 	}
 	// Sentence length.
 	if len(prose) > 0 {
-		var long []Span
-		for _, si := range prose {
-			n := d.sents[si].w1 - d.sents[si].w0
+		var long spanList
+		for _, si32 := range prose {
+			si := int(si32)
+			n := int(d.sents[si].w1 - d.sents[si].w0)
 			st.MaxSentenceWords = max(st.MaxSentenceWords, n)
 			if n > p.maxSentence {
-				long = append(long, a.sentSpan(si))
+				long.add(a.sentSpan(si))
 			}
 		}
-		st.LongSentences = len(long)
-		pct := percent(len(long), len(prose))
+		st.LongSentences = long.total
+		pct := percent(long.total, len(prose))
 		st.LongSentencePercent = pct
 		score := band(pct <= 25, pct <= 30)
 		a.assess("readability", IDSentenceTooLong, "", score)
 		if score < 9 {
 			a.finding(IDSentenceTooLong, "", fmt.Sprintf("%.1f%% of the sentences have more than %d words (at most 25%% is recommended); split the long ones", pct, p.maxSentence),
-				seo.Measure("sentences", pct, 25), long)
+				seo.Measure("sentences", pct, 25), &long)
 		}
 	}
 	// Paragraph length and sections.
-	var longParas, longSections []Span
+	var longParas, longSections spanList
 	maxSection, sectionWords, sectionStart := 0, 0, -1
 	endSection := func(last int) {
 		if sectionWords > 300 && sectionStart >= 0 {
-			longSections = append(longSections, Span{a.blockSpan(&d.blocks[sectionStart]).Start, a.blockSpan(&d.blocks[last]).End})
+			longSections.add(Span{a.blockSpan(&d.blocks[sectionStart]).Start, a.blockSpan(&d.blocks[last]).End})
 		}
 		maxSection = max(maxSection, sectionWords)
 		sectionWords, sectionStart = 0, -1
@@ -244,12 +262,12 @@ func (a *analysis) readability() {
 		if sectionStart < 0 {
 			sectionStart = bi
 		}
-		n := b.w1 - b.w0
+		n := int(b.w1 - b.w0)
 		sectionWords += n
 		if b.kind == kindParagraph {
 			st.MaxParagraphWords = max(st.MaxParagraphWords, n)
 			if n > 150 {
-				longParas = append(longParas, a.blockSpan(b))
+				longParas.add(a.blockSpan(b))
 			}
 		}
 	}
@@ -261,8 +279,8 @@ func (a *analysis) readability() {
 		score := band(st.MaxParagraphWords <= 150, st.MaxParagraphWords <= 200)
 		a.assess("readability", IDParagraphTooLong, "", score)
 		if score < 9 {
-			a.finding(IDParagraphTooLong, "", fmt.Sprintf("%d paragraphs have more than 150 words (the longest has %d); break them up", len(longParas), st.MaxParagraphWords),
-				seo.Measure("paragraph", float64(st.MaxParagraphWords), 150), longParas)
+			a.finding(IDParagraphTooLong, "", fmt.Sprintf("%d paragraphs have more than 150 words (the longest has %d); break them up", longParas.total, st.MaxParagraphWords),
+				seo.Measure("paragraph", float64(st.MaxParagraphWords), 150), &longParas)
 		}
 	}
 	if st.Words > 300 && st.Subheadings == 0 {
@@ -273,23 +291,24 @@ func (a *analysis) readability() {
 		score := band(maxSection <= 300, maxSection <= 350)
 		a.assess("readability", IDSectionTooLong, "", score)
 		if score < 9 {
-			a.finding(IDSectionTooLong, "", fmt.Sprintf("%d sections have more than 300 words (the longest has %d); add subheadings", len(longSections), maxSection),
-				seo.Measure("section", float64(maxSection), 300), longSections)
+			a.finding(IDSectionTooLong, "", fmt.Sprintf("%d sections have more than 300 words (the longest has %d); add subheadings", longSections.total, maxSection),
+				seo.Measure("section", float64(maxSection), 300), &longSections)
 		}
 	}
 	// Consecutive sentences with the same opening.
 	if len(prose) > 0 {
-		var runs []Span
+		var runs spanList
 		prevKey, runLen, runStart := "", 0, 0
 		prevBlockKind := -1
-		for k, si := range prose {
+		for k, si32 := range prose {
+			si := int(si32)
 			key := a.opening(si)
-			contiguous := k > 0 && prose[k-1] == si-1 && prevBlockKind == int(a.kind(si))
+			contiguous := k > 0 && int(prose[k-1]) == si-1 && prevBlockKind == int(a.kind(si))
 			if contiguous && key != "" && key == prevKey {
 				runLen++
 			} else {
 				if runLen >= 3 {
-					runs = append(runs, Span{d.sents[runStart].start, d.sents[prose[k-1]].end})
+					runs.add(Span{d.sentSpan(runStart).Start, d.sentSpan(int(prose[k-1])).End})
 				}
 				runLen, runStart = 1, si
 			}
@@ -297,13 +316,13 @@ func (a *analysis) readability() {
 			st.MaxConsecutiveOpener = max(st.MaxConsecutiveOpener, runLen)
 		}
 		if runLen >= 3 {
-			runs = append(runs, Span{d.sents[runStart].start, d.sents[prose[len(prose)-1]].end})
+			runs.add(Span{d.sentSpan(runStart).Start, d.sentSpan(int(prose[len(prose)-1])).End})
 		}
 		score := 9
-		if len(runs) > 0 {
+		if runs.total > 0 {
 			score = 3
-			a.finding(IDConsecutiveOpenings, "", fmt.Sprintf("%d times, 3 or more sentences in a row start with the same word; vary the openings", len(runs)),
-				seo.Measure("sentences", float64(st.MaxConsecutiveOpener), 2), runs)
+			a.finding(IDConsecutiveOpenings, "", fmt.Sprintf("%d times, 3 or more sentences in a row start with the same word; vary the openings", runs.total),
+				seo.Measure("sentences", float64(st.MaxConsecutiveOpener), 2), &runs)
 		}
 		a.assess("readability", IDConsecutiveOpenings, "", score)
 	}
@@ -313,14 +332,15 @@ func (a *analysis) readability() {
 	// Passive voice and transition words.
 	if len(prose) > 0 {
 		pd := &passiveDetector{d: d, content: a.content}
-		var passive []Span
+		var passive spanList
 		trans := 0
-		for k, si := range prose {
+		for k, si32 := range prose {
+			si := int(si32)
 			if k%512 == 0 && a.ctx.Err() != nil {
 				return
 			}
 			if pd.sentence(si) {
-				passive = append(passive, a.sentSpan(si))
+				passive.add(a.sentSpan(si))
 			}
 			if a.hasTransition(si) {
 				trans++
@@ -330,14 +350,14 @@ func (a *analysis) readability() {
 		if pd.usedPOS {
 			st.PassiveMethod = "pos"
 		}
-		st.PassiveSentences = len(passive)
-		pct := percent(len(passive), len(prose))
+		st.PassiveSentences = passive.total
+		pct := percent(passive.total, len(prose))
 		st.PassivePercent = pct
 		score := band(pct <= 10, pct <= 15)
 		a.assess("readability", IDPassiveVoice, "", score)
 		if score < 9 {
 			a.finding(IDPassiveVoice, "", fmt.Sprintf("%.1f%% of the sentences are in the passive voice (at most 10%% is recommended); prefer active verbs", pct),
-				seo.Measure("sentences", pct, 10), passive)
+				seo.Measure("sentences", pct, 10), &passive)
 		}
 		st.TransitionSentences = trans
 		tp := percent(trans, len(prose))
@@ -353,15 +373,15 @@ func (a *analysis) readability() {
 	}
 	// Formula, complex words, grade levels over the readable blocks.
 	var w, s, y, letters, chars, complex, poly int
-	var complexSpans []Span
+	var complexSpans spanList
 	for bi := range d.blocks {
 		b := &d.blocks[bi]
 		if b.kind != kindParagraph && b.kind != kindQuote && b.kind != kindListItem {
 			continue
 		}
-		s += b.s1 - b.s0
-		for ti := b.w0; ti < b.w1; ti++ {
-			t := &d.toks[ti]
+		s += int(b.s1 - b.s0)
+		for ti := int(b.w0); ti < int(b.w1); ti++ {
+			t := d.word(ti)
 			w++
 			y += int(t.syl)
 			letters += int(t.letters)
@@ -369,11 +389,9 @@ func (a *analysis) readability() {
 			if t.syl >= 3 {
 				poly++
 			}
-			if int(t.syl) >= p.complexSyllables && !(p.code == "en" && ti != d.sents[t.sent].w0 && startsUpper(t.surface)) {
+			if int(t.syl) >= p.complexSyllables && !(p.code == "en" && ti != int(d.sents[d.toks[ti].sent].w0) && startsUpper(t.surface)) {
 				complex++
-				if len(complexSpans) < MaxSpans {
-					complexSpans = append(complexSpans, Span{t.start, t.end})
-				}
+				complexSpans.add(d.tokSpan(ti))
 			}
 		}
 	}
@@ -388,7 +406,7 @@ func (a *analysis) readability() {
 		if score < 9 {
 			score = 6
 			a.finding(IDComplexWords, "", fmt.Sprintf("%.1f%% of the words have %d or more syllables (at most 15%% is recommended); use simpler words where you can", cp, p.complexSyllables),
-				seo.Measure("words", cp, 15), complexSpans)
+				seo.Measure("words", cp, 15), &complexSpans)
 		}
 		a.assess("readability", IDComplexWords, "", score)
 	}
@@ -441,28 +459,29 @@ func startsUpper(s string) bool {
 // is an article or determiner.
 func (a *analysis) opening(si int) string {
 	s := a.d.sents[si]
-	t := a.d.toks[s.w0]
+	t := a.d.word(int(s.w0))
 	if a.p.articles[t.core] && s.w1-s.w0 > 1 {
-		return t.core + " " + a.d.toks[s.w0+1].core
+		return t.core + " " + a.d.word(int(s.w0)+1).core
 	}
 	return t.core
 }
 
 func (a *analysis) hasTransition(si int) bool {
 	s := a.d.sents[si]
-	toks := a.d.toks[s.w0:s.w1]
-	for i := range toks {
-		phrases := a.p.transitions[toks[i].lower]
-		if phrases == nil && toks[i].core != toks[i].lower {
-			phrases = a.p.transitions[toks[i].core]
+	d := a.d
+	for i := int(s.w0); i < int(s.w1); i++ {
+		t := d.word(i)
+		phrases := a.p.transitions[t.lower]
+		if phrases == nil && t.core != t.lower {
+			phrases = a.p.transitions[t.core]
 		}
 	next:
 		for _, ph := range phrases {
-			if i+len(ph) > len(toks) {
+			if i+len(ph) > int(s.w1) {
 				continue
 			}
 			for k := 1; k < len(ph); k++ {
-				if toks[i+k].lower != ph[k] {
+				if d.word(i+k).lower != ph[k] {
 					continue next
 				}
 			}
@@ -600,6 +619,10 @@ func (a *analysis) finish() {
 			r.Suggestions.Tips = append(r.Suggestions.Tips, tip)
 		}
 	}
+	if len(r.Findings) > MaxFindings {
+		r.Truncated.Note("findings", len(r.Findings), MaxFindings)
+		r.Findings = r.Findings[:MaxFindings:MaxFindings]
+	}
 	if r.Keyphrases == nil {
 		r.Keyphrases = []Keyphrase{}
 	}
@@ -607,8 +630,10 @@ func (a *analysis) finish() {
 
 // body tokens of a string (title, description, alt text...), with the
 // language's word data.
-func (a *analysis) tokensOf(s string) []*token {
-	var out []*token
+func (a *analysis) tokensOf(s string) []*word { return a.appendTokens(nil, s) }
+
+// appendTokens appends the words of s to out.
+func (a *analysis) appendTokens(out []*word, s string) []*word {
 	it := words.FromString(s)
 	for it.Next() {
 		w := it.Value()

@@ -42,15 +42,15 @@ var stopwordLangs = sync.OnceValue(func() map[string]uint16 {
 	return m
 })
 
-func detectLanguage(toks []token) Detection {
+func detectLanguage(d *doc) Detection {
 	sw := stopwordLangs()
 	var score [16]float64
 	n := 0
-	for i := range toks {
+	for i := range d.toks {
 		if n == detectMaxWords {
 			break
 		}
-		w := toks[i].lower
+		w := d.word(i).lower
 		if r, _ := utf8.DecodeRuneInString(w); !unicode.IsLetter(r) {
 			continue
 		}

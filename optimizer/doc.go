@@ -95,7 +95,11 @@
 //
 // Findings carry a stable ID, the severity of Catalog, a message, evidence
 // and Spans: byte offsets [Start, End) into Request.Content of the text they
-// point at (Evidence.Offset is the first span's start). IDs:
+// point at (Evidence.Offset is the first span's start). A finding or a
+// keyphrase keeps at most MaxSpans spans and a report at most MaxFindings
+// findings (the most severe); a list cut at its cap has an entry in the
+// Truncated field next to it ("spans", "findings") with its total and the
+// number omitted. IDs:
 //
 //	content.empty                   error    fewer than 50 letters of text
 //	content.too_short               warning  fewer than 300 words
@@ -142,4 +146,16 @@
 // Report.Suggestions has a title (at most 60 characters) and a meta
 // description (at most 155) built from the text that contain the primary
 // keyphrase, a slug built from it, and one tip per finding ID.
+//
+// # Memory
+//
+// Optimize holds at most EstimateMemory(len(content)) bytes of heap: about
+// 4 to 8 times the content's size for prose, up to 24 times for text made
+// of tiny blocks. It keeps 12 bytes per word, 20 per sentence and 48 per
+// block, plus the language data of at most 65,536 distinct word forms
+// (rarer forms are analysed again where they are read). English passive
+// detection tags at most 2,000 short windows with the part-of-speech model
+// and checks the rest by rule (Stats.PassiveMethod). Suggestions read at
+// most the first 4 KB of a sentence. Request.Memory lets a server reserve
+// the estimate from a shared budget before the work starts.
 package optimizer

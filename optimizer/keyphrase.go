@@ -3,6 +3,7 @@ package optimizer
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -42,7 +43,7 @@ func (a *analysis) parseKeyphrase(raw string) kphrase {
 		k.keys = dedupe(k.seqKey)
 		return k
 	}
-	var content []*token
+	var content []*word
 	for _, t := range toks {
 		if !t.stop {
 			content = append(content, t)
@@ -72,29 +73,43 @@ func dedupe(in []string) []string {
 	return out
 }
 
-// buildIndex maps each key to the indices of the body tokens that have it.
-func (a *analysis) buildIndex() {
-	a.index = make(map[string][]int32, 1024)
+// buildIndex maps each key of the keyphrases to the indices of the body
+// tokens that have it. Only the keyphrases' keys are indexed, so the index
+// holds at most one entry per body token.
+func (a *analysis) buildIndex(ks []kphrase) {
+	a.index = map[string][]int32{}
+	for i := range ks {
+		for _, key := range ks[i].keys {
+			a.index[key] = nil
+		}
+		for _, key := range ks[i].seqKey {
+			a.index[key] = nil
+		}
+	}
 	for i := range a.d.toks {
-		t := &a.d.toks[i]
-		if a.sentBody[t.sent] < 0 {
+		if a.sentBody[a.d.toks[i].sent] < 0 {
 			continue
 		}
-		a.index[t.key] = append(a.index[t.key], int32(i))
+		key := a.d.word(i).key
+		if l, ok := a.index[key]; ok {
+			a.index[key] = append(l, int32(i))
+		}
 	}
 }
 
-// occurrence is a match in one sentence.
+// occurrence is a match in one sentence; its matched tokens are
+// toks[t0:t1] of the list matchBody returns with it.
 type occurrence struct {
-	sent  int // sentence index
-	count int
-	toks  []int32
+	sent   int32 // sentence index
+	count  int32
+	t0, t1 int32
 }
 
-// matchBody finds the keyphrase in the body sentences.
-func (a *analysis) matchBody(k *kphrase) []occurrence {
+// matchBody finds the keyphrase in the body sentences: the occurrences,
+// in sentence order, and the tokens they matched.
+func (a *analysis) matchBody(k *kphrase) ([]occurrence, []int32) {
 	if len(k.keys) == 0 {
-		return nil
+		return nil, nil
 	}
 	if k.exact {
 		return a.matchExact(k)
@@ -103,11 +118,12 @@ func (a *analysis) matchBody(k *kphrase) []occurrence {
 	for i, key := range k.keys {
 		lists[i] = a.index[key]
 		if len(lists[i]) == 0 {
-			return nil
+			return nil, nil
 		}
 	}
 	sort.Slice(lists, func(i, j int) bool { return len(lists[i]) < len(lists[j]) })
 	var out []occurrence
+	var toks []int32
 	first := lists[0]
 	for i := 0; i < len(first); {
 		si := a.d.toks[first[i]].sent
@@ -117,10 +133,11 @@ func (a *analysis) matchBody(k *kphrase) []occurrence {
 			j++
 		}
 		count := j - i
-		toks := append([]int32(nil), first[i:j]...)
+		t0 := len(toks)
+		toks = append(toks, first[i:j]...)
 		for _, l := range lists[1:] {
-			lo := sort.Search(len(l), func(x int) bool { return int(l[x]) >= s.w0 })
-			hi := sort.Search(len(l), func(x int) bool { return int(l[x]) >= s.w1 })
+			lo := sort.Search(len(l), func(x int) bool { return l[x] >= s.w0 })
+			hi := sort.Search(len(l), func(x int) bool { return l[x] >= s.w1 })
 			count = min(count, hi-lo)
 			if count == 0 {
 				break
@@ -128,26 +145,29 @@ func (a *analysis) matchBody(k *kphrase) []occurrence {
 			toks = append(toks, l[lo:hi]...)
 		}
 		if count > 0 {
-			out = append(out, occurrence{sent: int(si), count: count, toks: toks})
+			out = append(out, occurrence{sent: si, count: int32(count), t0: int32(t0), t1: int32(len(toks))})
+		} else {
+			toks = toks[:t0]
 		}
 		i = j
 	}
-	return out
+	return out, toks
 }
 
-func (a *analysis) matchExact(k *kphrase) []occurrence {
+func (a *analysis) matchExact(k *kphrase) ([]occurrence, []int32) {
 	var out []occurrence
+	var toks []int32
 	n := len(k.seq)
 	for _, pos := range a.index[k.seqKey[0]] {
 		p := int(pos)
 		si := a.d.toks[p].sent
 		s := a.d.sents[si]
-		if p+n > s.w1 {
+		if p+n > int(s.w1) {
 			continue
 		}
 		ok := true
 		for x := 0; x < n; x++ {
-			if foldDiacritics(a.d.toks[p+x].core) != k.seq[x] {
+			if foldDiacritics(a.d.word(p+x).core) != k.seq[x] {
 				ok = false
 				break
 			}
@@ -155,23 +175,23 @@ func (a *analysis) matchExact(k *kphrase) []occurrence {
 		if !ok {
 			continue
 		}
-		toks := make([]int32, n)
-		for x := range toks {
-			toks[x] = int32(p + x)
+		t0 := len(toks)
+		for x := 0; x < n; x++ {
+			toks = append(toks, int32(p+x))
 		}
-		if l := len(out); l > 0 && out[l-1].sent == int(si) {
+		if l := len(out); l > 0 && out[l-1].sent == si {
 			out[l-1].count++
-			out[l-1].toks = append(out[l-1].toks, toks...)
+			out[l-1].t1 = int32(len(toks))
 		} else {
-			out = append(out, occurrence{sent: int(si), count: 1, toks: toks})
+			out = append(out, occurrence{sent: si, count: 1, t0: int32(t0), t1: int32(len(toks))})
 		}
 	}
-	return out
+	return out, toks
 }
 
 // matchTokens matches the keyphrase against a short text's tokens: share
 // is the fraction of keys present, count the number of matches.
-func matchTokens(k *kphrase, toks []*token) (share float64, count int) {
+func matchTokens(k *kphrase, toks []*word) (share float64, count int) {
 	if len(k.keys) == 0 {
 		return 0, 0
 	}
@@ -227,27 +247,27 @@ func (a *analysis) keyphrases() error {
 		a.finding(IDKeyphraseMissing, "", "no keyphrase was given; set the phrase you want this text to rank for", seo.Evidence{Element: "keywords"}, nil)
 		return nil
 	}
-	a.buildIndex()
 	// Short texts analysed once for every keyphrase.
 	titleToks := a.tokensOf(a.title)
-	var descSents [][]*token
+	var descSents [][]*word
 	for _, s := range sentencesOf(a.desc) {
 		descSents = append(descSents, a.tokensOf(s))
 	}
-	var subheads [][]*token
-	var subheadSpans []Span
+	var subheads textList
+	var subheadBlocks []int32
 	for bi := range a.d.blocks {
 		b := &a.d.blocks[bi]
 		if b.kind == kindHeading && (b.level == 2 || b.level == 3) {
-			subheads = append(subheads, a.tokensOf(b.text))
-			subheadSpans = append(subheadSpans, a.blockSpan(b))
+			subheads.words = a.appendTokens(subheads.words, b.text)
+			subheads.ends = append(subheads.ends, int32(len(subheads.words)))
+			subheadBlocks = append(subheadBlocks, int32(bi))
 		}
 	}
-	alts := make([][]*token, len(a.ps.images))
+	alts := make([][]*word, len(a.ps.images))
 	for i, im := range a.ps.images {
 		alts[i] = a.tokensOf(im.alt)
 	}
-	anchors := make([][]*token, len(a.ps.links))
+	anchors := make([][]*word, len(a.ps.links))
 	for i, l := range a.ps.links {
 		anchors[i] = a.tokensOf(l.anchor)
 	}
@@ -261,21 +281,31 @@ func (a *analysis) keyphrases() error {
 			break
 		}
 	}
+	ks := make([]kphrase, len(a.req.Keywords))
+	for i, raw := range a.req.Keywords {
+		ks[i] = a.parseKeyphrase(raw)
+	}
+	a.buildIndex(ks)
+	// The keyphrases' keys that the first paragraph has.
 	introKeys := map[string]bool{}
 	if intro >= 0 {
-		for _, t := range a.d.toks[a.d.blocks[intro].w0:a.d.blocks[intro].w1] {
-			introKeys[t.key] = true
+		for ti := int(a.d.blocks[intro].w0); ti < int(a.d.blocks[intro].w1); ti++ {
+			if key := a.d.word(ti).key; !introKeys[key] {
+				if _, ok := a.index[key]; ok {
+					introKeys[key] = true
+				}
+			}
 		}
 	}
 	seenKeys := map[string]string{}
-	for i, raw := range a.req.Keywords {
+	for i := range ks {
 		if i%64 == 0 {
 			if err := a.ctx.Err(); err != nil {
 				return fmt.Errorf("optimizer: %w", err)
 			}
 		}
-		k := a.parseKeyphrase(raw)
-		kr := a.keyphrase(&k, titleToks, descSents, subheads, subheadSpans, altGroups, anchorGroups, len(alts), len(anchors), slug, intro, introKeys)
+		k := ks[i]
+		kr := a.keyphrase(&k, titleToks, descSents, &subheads, subheadBlocks, altGroups, anchorGroups, len(alts), len(anchors), slug, intro, introKeys)
 		// Competing keyphrases: the same set of keys.
 		if len(k.keys) > 0 {
 			sorted := append([]string(nil), k.keys...)
@@ -294,8 +324,8 @@ func (a *analysis) keyphrases() error {
 	return nil
 }
 
-func (a *analysis) keyphrase(k *kphrase, titleToks []*token, descSents [][]*token, subheads [][]*token, subheadSpans []Span,
-	altGroups, anchorGroups []textGroup, nAlts, nAnchors int, slug []*token, intro int, introKeys map[string]bool) Keyphrase {
+func (a *analysis) keyphrase(k *kphrase, titleToks []*word, descSents [][]*word, subheads *textList, subheadBlocks []int32,
+	altGroups, anchorGroups []textGroup, nAlts, nAnchors int, slug []*word, intro int, introKeys map[string]bool) Keyphrase {
 	d, st := a.d, &a.r.Stats
 	kr := Keyphrase{Phrase: k.phrase, Exact: k.exact, Words: k.words}
 	if kr.Words == nil {
@@ -317,28 +347,27 @@ func (a *analysis) keyphrase(k *kphrase, titleToks []*token, descSents [][]*toke
 	}
 
 	// Occurrences in the body.
-	occ := a.matchBody(k)
+	occ, occToks := a.matchBody(k)
 	forms := map[string]bool{}
-	var spans []Span
-	var positions []int
+	var spans spanList
+	var positions []int32
 	for _, o := range occ {
-		kr.Occurrences += o.count
-		kr.MaxPerSentence = max(kr.MaxPerSentence, o.count)
-		sort.Slice(o.toks, func(i, j int) bool { return o.toks[i] < o.toks[j] })
-		for _, ti := range o.toks {
-			t := &d.toks[ti]
+		kr.Occurrences += int(o.count)
+		kr.MaxPerSentence = max(kr.MaxPerSentence, int(o.count))
+		ot := occToks[o.t0:o.t1]
+		slices.Sort(ot)
+		for _, ti := range ot {
 			if len(forms) < 20 {
-				forms[t.lower] = true
+				forms[d.word(int(ti)).lower] = true
 			}
-			if len(spans) < MaxSpans {
-				spans = append(spans, Span{t.start, t.end})
-			}
+			spans.add(d.tokSpan(int(ti)))
 		}
-		for c := 0; c < o.count; c++ {
-			positions = append(positions, int(o.toks[0]))
+		for c := int32(0); c < o.count; c++ {
+			positions = append(positions, ot[0])
 		}
 	}
-	kr.Spans = spans
+	kr.Spans = spans.spans
+	kr.Truncated.Note("spans", spans.total, len(spans.spans))
 	for f := range forms {
 		kr.Forms = append(kr.Forms, f)
 	}
@@ -351,14 +380,14 @@ func (a *analysis) keyphrase(k *kphrase, titleToks []*token, descSents [][]*toke
 		kr.MaxPer100Words = max(kr.MaxPer100Words, j-i+1)
 	}
 	if kr.MaxPerSentence >= 3 {
-		var rep []Span
+		var rep spanList
 		for _, o := range occ {
 			if o.count >= 3 {
-				rep = append(rep, a.sentSpan(o.sent))
+				rep.add(a.sentSpan(int(o.sent)))
 			}
 		}
 		kr.StuffingSignals = append(kr.StuffingSignals, fmt.Sprintf("used %d times in one sentence", kr.MaxPerSentence))
-		a.finding(IDRepeatedInSentence, id, fmt.Sprintf("a sentence uses %q %d times; once per sentence reads naturally", k.phrase, kr.MaxPerSentence), ev("content"), rep)
+		a.finding(IDRepeatedInSentence, id, fmt.Sprintf("a sentence uses %q %d times; once per sentence reads naturally", k.phrase, kr.MaxPerSentence), ev("content"), &rep)
 	}
 
 	// Density.
@@ -386,31 +415,31 @@ func (a *analysis) keyphrase(k *kphrase, titleToks []*token, descSents [][]*toke
 		case words < 51:
 			if occN == 2 {
 				score = -10
-				a.finding(IDDensityHigh, id, fmt.Sprintf("%q occurs %d times in %d words; once is enough in a short text", k.phrase, occN, words), seo.Measure("content", float64(occN), 1), spans)
+				a.finding(IDDensityHigh, id, fmt.Sprintf("%q occurs %d times in %d words; once is enough in a short text", k.phrase, occN, words), seo.Measure("content", float64(occN), 1), &spans)
 			} else if occN > 2 {
 				score = -50
 				kr.StuffingSignals = append(kr.StuffingSignals, fmt.Sprintf("%d uses in a text of %d words", occN, words))
-				a.finding(IDStuffing, id, fmt.Sprintf("%q occurs %d times in %d words: that is keyword stuffing; use it once", k.phrase, occN, words), seo.Measure("content", float64(occN), 1), spans)
+				a.finding(IDStuffing, id, fmt.Sprintf("%q occurs %d times in %d words: that is keyword stuffing; use it once", k.phrase, occN, words), seo.Measure("content", float64(occN), 1), &spans)
 			}
 		case words < 100:
 			if occN == 3 {
 				score = -10
-				a.finding(IDDensityHigh, id, fmt.Sprintf("%q occurs %d times in %d words; once or twice is enough in a short text", k.phrase, occN, words), seo.Measure("content", float64(occN), 2), spans)
+				a.finding(IDDensityHigh, id, fmt.Sprintf("%q occurs %d times in %d words; once or twice is enough in a short text", k.phrase, occN, words), seo.Measure("content", float64(occN), 2), &spans)
 			} else if occN > 3 {
 				score = -50
 				kr.StuffingSignals = append(kr.StuffingSignals, fmt.Sprintf("%d uses in a text of %d words", occN, words))
-				a.finding(IDStuffing, id, fmt.Sprintf("%q occurs %d times in %d words: that is keyword stuffing; use it at most twice", k.phrase, occN, words), seo.Measure("content", float64(occN), 2), spans)
+				a.finding(IDStuffing, id, fmt.Sprintf("%q occurs %d times in %d words: that is keyword stuffing; use it at most twice", k.phrase, occN, words), seo.Measure("content", float64(occN), 2), &spans)
 			}
 		case kr.AdjustedDensity < 0.5:
 			score = 4
-			a.finding(IDDensityLow, id, fmt.Sprintf("%q occurs %d times (density %.2f%%); use it %d to %d times", k.phrase, occN, kr.AdjustedDensity, kr.RecommendedMin, kr.RecommendedMax), seo.Measure("content", kr.AdjustedDensity, 0.5), spans)
+			a.finding(IDDensityLow, id, fmt.Sprintf("%q occurs %d times (density %.2f%%); use it %d to %d times", k.phrase, occN, kr.AdjustedDensity, kr.RecommendedMin, kr.RecommendedMax), seo.Measure("content", kr.AdjustedDensity, 0.5), &spans)
 		case kr.AdjustedDensity > 4:
 			score = -50
 			kr.StuffingSignals = append(kr.StuffingSignals, fmt.Sprintf("density %.2f%% is above 4%%", kr.AdjustedDensity))
-			a.finding(IDStuffing, id, fmt.Sprintf("%q occurs %d times (density %.2f%%): that is keyword stuffing; use it at most %d times", k.phrase, occN, kr.AdjustedDensity, kr.RecommendedMax), seo.Measure("content", kr.AdjustedDensity, 4), spans)
+			a.finding(IDStuffing, id, fmt.Sprintf("%q occurs %d times (density %.2f%%): that is keyword stuffing; use it at most %d times", k.phrase, occN, kr.AdjustedDensity, kr.RecommendedMax), seo.Measure("content", kr.AdjustedDensity, 4), &spans)
 		case kr.AdjustedDensity > upper:
 			score = -10
-			a.finding(IDDensityHigh, id, fmt.Sprintf("%q occurs %d times (density %.2f%%); use it at most %d times", k.phrase, occN, kr.AdjustedDensity, kr.RecommendedMax), seo.Measure("content", kr.AdjustedDensity, upper), spans)
+			a.finding(IDDensityHigh, id, fmt.Sprintf("%q occurs %d times (density %.2f%%); use it at most %d times", k.phrase, occN, kr.AdjustedDensity, kr.RecommendedMax), seo.Measure("content", kr.AdjustedDensity, upper), &spans)
 		}
 		a.assess("seo", "keyphrase.density", id, score)
 	}
@@ -435,10 +464,10 @@ func (a *analysis) keyphrase(k *kphrase, titleToks []*token, descSents [][]*toke
 			}
 			if all && !k.exact {
 				score = 6
-				a.finding(IDIntroductionSplit, id, fmt.Sprintf("the first paragraph has the words of %q only across sentences; use them together in one sentence", k.phrase), ev("content"), []Span{a.blockSpan(b)})
+				a.finding(IDIntroductionSplit, id, fmt.Sprintf("the first paragraph has the words of %q only across sentences; use them together in one sentence", k.phrase), ev("content"), oneSpan(a.blockSpan(b)))
 			} else {
 				score = 3
-				a.finding(IDNotInIntroduction, id, fmt.Sprintf("the first paragraph does not use %q; mention it early", k.phrase), ev("content"), []Span{a.blockSpan(b)})
+				a.finding(IDNotInIntroduction, id, fmt.Sprintf("the first paragraph does not use %q; mention it early", k.phrase), ev("content"), oneSpan(a.blockSpan(b)))
 			}
 		}
 		a.assess("seo", IDNotInIntroduction, id, score)
@@ -452,7 +481,7 @@ func (a *analysis) keyphrase(k *kphrase, titleToks []*token, descSents [][]*toke
 		atStart := false
 		phrase := count > 0 && k.exact
 		if !k.exact && in {
-			var content []*token
+			var content []*word
 			for _, t := range titleToks {
 				if !t.stop {
 					content = append(content, t)
@@ -519,31 +548,32 @@ func (a *analysis) keyphrase(k *kphrase, titleToks []*token, descSents [][]*toke
 	}
 
 	// Subheadings (H2 and H3).
-	kr.Subheadings = len(subheads)
-	if len(subheads) > 0 && len(k.keys) > 0 {
+	kr.Subheadings = len(subheadBlocks)
+	if len(subheadBlocks) > 0 && len(k.keys) > 0 {
 		need := 1.0
 		if a.p.full() && !k.exact && len(k.keys) > 1 {
 			need = 0.5
 		}
-		var unmatched []Span
-		for i, h := range subheads {
+		var unmatched spanList
+		for i, bi := range subheadBlocks {
+			h := subheads.at(i)
 			if share, _ := matchTokens(k, h); share >= need {
 				kr.SubheadingsMatched++
 			} else {
-				unmatched = append(unmatched, subheadSpans[i])
+				unmatched.add(a.blockSpan(&d.blocks[bi]))
 			}
 		}
-		pct := percent(kr.SubheadingsMatched, len(subheads))
+		pct := percent(kr.SubheadingsMatched, len(subheadBlocks))
 		score := 9
 		switch {
-		case len(subheads) == 1 && kr.SubheadingsMatched == 1:
+		case len(subheadBlocks) == 1 && kr.SubheadingsMatched == 1:
 		case pct < 30:
 			score = 3
-			a.finding(IDNotInSubheadings, id, fmt.Sprintf("%d of %d H2/H3 subheadings reflect %q; use it (or its words) in 30%% to 75%% of them", kr.SubheadingsMatched, len(subheads), k.phrase), seo.Measure("subheadings", pct, 30), unmatched)
+			a.finding(IDNotInSubheadings, id, fmt.Sprintf("%d of %d H2/H3 subheadings reflect %q; use it (or its words) in 30%% to 75%% of them", kr.SubheadingsMatched, len(subheadBlocks), k.phrase), seo.Measure("subheadings", pct, 30), &unmatched)
 		case pct > 75:
 			score = 3
 			kr.StuffingSignals = append(kr.StuffingSignals, fmt.Sprintf("in %.0f%% of the subheadings", pct))
-			a.finding(IDSubheadingsOverused, id, fmt.Sprintf("%d of %d H2/H3 subheadings reflect %q; vary them, 75%% at most", kr.SubheadingsMatched, len(subheads), k.phrase), seo.Measure("subheadings", pct, 75), nil)
+			a.finding(IDSubheadingsOverused, id, fmt.Sprintf("%d of %d H2/H3 subheadings reflect %q; vary them, 75%% at most", kr.SubheadingsMatched, len(subheadBlocks), k.phrase), seo.Measure("subheadings", pct, 75), nil)
 		}
 		a.assess("seo", IDNotInSubheadings, id, score)
 	}
@@ -588,8 +618,9 @@ func (a *analysis) keyphrase(k *kphrase, titleToks []*token, descSents [][]*toke
 	if total > 0 && kr.Occurrences > 0 {
 		gap, best, bestEnd := 0, 0, -1
 		oi := 0
-		for pos, si := range a.bodySents {
-			if oi < len(occ) && occ[oi].sent == si {
+		for pos, si32 := range a.bodySents {
+			si := int(si32)
+			if oi < len(occ) && int(occ[oi].sent) == si {
 				oi++
 				gap = 0
 				continue
@@ -611,15 +642,15 @@ func (a *analysis) keyphrase(k *kphrase, titleToks []*token, descSents [][]*toke
 			}
 		}
 		if score < 9 {
-			sp := Span{d.sents[a.bodySents[bestEnd-best+1]].start, d.sents[a.bodySents[bestEnd]].end}
-			a.finding(IDPoorDistribution, id, fmt.Sprintf("%d sentences in a row (%.0f%% of the text) do not use %q; spread it through the text", best, 100*kr.GapRatio, k.phrase), seo.Measure("content", kr.GapRatio, 0.3), []Span{sp})
+			sp := Span{d.sentSpan(int(a.bodySents[bestEnd-best+1])).Start, d.sentSpan(int(a.bodySents[bestEnd])).End}
+			a.finding(IDPoorDistribution, id, fmt.Sprintf("%d sentences in a row (%.0f%% of the text) do not use %q; spread it through the text", best, 100*kr.GapRatio, k.phrase), seo.Measure("content", kr.GapRatio, 0.3), oneSpan(sp))
 		}
 		a.assess("seo", IDPoorDistribution, id, score)
 	}
 
 	// Competing links.
 	if nAnchors > 0 && len(k.keys) > 0 {
-		var where []Span
+		var where spanList
 		for _, g := range anchorGroups {
 			anc := g.toks
 			share, _ := matchTokens(k, anc)
@@ -636,10 +667,8 @@ func (a *analysis) keyphrase(k *kphrase, titleToks []*token, descSents [][]*toke
 			if !extra {
 				kr.CompetingLinks += len(g.idx)
 				for _, i := range g.idx {
-					if len(where) < MaxSpans {
-						o := a.ps.links[i].offset
-						where = append(where, Span{o, o + len(a.ps.links[i].anchor)})
-					}
+					o := a.ps.links[i].offset
+					where.add(Span{o, o + len(a.ps.links[i].anchor)})
 				}
 			}
 		}
@@ -647,22 +676,37 @@ func (a *analysis) keyphrase(k *kphrase, titleToks []*token, descSents [][]*toke
 		if kr.CompetingLinks > 0 {
 			score = 2
 			kr.StuffingSignals = append(kr.StuffingSignals, fmt.Sprintf("%d links use it as anchor text", kr.CompetingLinks))
-			a.finding(IDCompetingLinks, id, fmt.Sprintf("%d links have %q as their anchor text, which tells search engines another page is about it; reword the anchors", kr.CompetingLinks, k.phrase), ev("a"), where)
+			a.finding(IDCompetingLinks, id, fmt.Sprintf("%d links have %q as their anchor text, which tells search engines another page is about it; reword the anchors", kr.CompetingLinks, k.phrase), ev("a"), &where)
 		}
 		a.assess("seo", IDCompetingLinks, id, score)
 	}
 	return kr
 }
 
+// textList holds the words of many short texts in one array: text i is
+// words[ends[i-1]:ends[i]].
+type textList struct {
+	words []*word
+	ends  []int32
+}
+
+func (l *textList) at(i int) []*word {
+	start := int32(0)
+	if i > 0 {
+		start = l.ends[i-1]
+	}
+	return l.words[start:l.ends[i]]
+}
+
 // textGroup is a set of identical short texts (alt texts, anchors).
 type textGroup struct {
-	toks []*token
+	toks []*word
 	idx  []int // positions of the texts, in order
 }
 
 // groupTexts merges identical short texts, so that a keyphrase is compared
 // once with each distinct text.
-func groupTexts(texts [][]*token) []textGroup {
+func groupTexts(texts [][]*word) []textGroup {
 	var out []textGroup
 	at := map[string]int{}
 	var b strings.Builder

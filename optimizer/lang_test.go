@@ -91,7 +91,8 @@ func TestSyllables(t *testing.T) {
 func passiveOf(t *testing.T, lang, s string) bool {
 	t.Helper()
 	d := newDoc(profileFor(lang))
-	if err := d.segment(context.Background(), parseText(s).blocks); err != nil || len(d.sents) == 0 {
+	ps := parseText(s)
+	if err := d.segment(context.Background(), ps.blocks, ps.pieces); err != nil || len(d.sents) == 0 {
 		t.Fatalf("segment %q: %v", s, err)
 	}
 	pd := &passiveDetector{d: d, content: s}

@@ -48,6 +48,35 @@ type Request struct {
 	Keywords []string `json:"keywords"`
 	// Locale is the content's locale, xx-XX (xx_XX is accepted).
 	Locale string `json:"locale"`
+	// Memory, when set, is the budget Optimize reserves
+	// EstimateMemory(len(Content)) from before it builds its working set,
+	// and gives back when it returns.
+	Memory seo.MemoryBudget `json:"-"`
+}
+
+// Memory model of Optimize: the heap it holds at its peak, above what was
+// in use before (the content itself and the shared word lists and
+// part-of-speech model, loaded once per process, not counted), is at most
+// memoryPerByte times the content's size plus memoryBase. TestOptimizeMemory
+// measures it for 10 MiB texts of every shape it knows (English, German,
+// French, Russian, Japanese, one huge word, one huge sentence, one short
+// paragraph per line, HTML full of links and images, Markdown full of
+// headings), each in a fresh process with the default GOGC, and fails
+// when a shape exceeds EstimateMemory; BenchmarkOptimizeLarge prints the
+// same ratios. The worst shapes are those of many tiny blocks (a paragraph
+// or heading of two words per line): about 100 bytes of blocks,
+// sentences and tokens for 12 bytes of text, doubled by the garbage
+// collector's headroom. Prose holds 4 to 8 times its size.
+const (
+	memoryPerByte = 24
+	memoryBase    = 4 << 20
+)
+
+// EstimateMemory returns the bytes of heap that Optimize holds at most
+// for content of contentBytes bytes (see the memory model above): what
+// a server's admission control reserves before optimising.
+func EstimateMemory(contentBytes int) int64 {
+	return memoryBase + memoryPerByte*int64(max(contentBytes, 0))
 }
 
 // Span is a range of byte offsets [Start, End) in Request.Content.
@@ -64,10 +93,20 @@ type Finding struct {
 	Keyphrase string `json:"keyphrase,omitempty"`
 	// Spans locate the text concerned (at most MaxSpans).
 	Spans []Span `json:"spans,omitempty"`
+	// Truncated has an entry "spans" when more than MaxSpans places were
+	// found, with their total.
+	Truncated seo.Truncated `json:"truncated,omitempty"`
 }
 
-// MaxSpans is the largest number of spans kept on one finding.
-const MaxSpans = 50
+// Caps on the lists of a Report; a list cut at its cap is noted in the
+// Truncated field next to it, with its total.
+const (
+	// MaxSpans is the largest number of spans kept on one finding or
+	// keyphrase.
+	MaxSpans = 50
+	// MaxFindings is the largest number of findings kept in a report.
+	MaxFindings = 500
+)
 
 // Assessment is one scored check, on Yoast's 0-9 scale (9 good, 5-7 ok,
 // 4 or less bad). Scores below 0 count as 0.
@@ -116,10 +155,15 @@ type Report struct {
 	ProminentWords []WordCount `json:"prominentWords,omitempty"`
 	// Assessments are the scored checks behind the two scores.
 	Assessments []Assessment `json:"assessments"`
-	// Findings are the problems found, most severe first.
+	// Findings are the problems found, most severe first (at most
+	// MaxFindings).
 	Findings []Finding `json:"findings"`
 	// Suggestions holds rewrites built from the text.
 	Suggestions Suggestions `json:"suggestions"`
+	// Truncated has an entry "findings" when more than MaxFindings were
+	// found (the most severe are kept), with their total. Lists within a
+	// finding or a keyphrase note their own truncation.
+	Truncated seo.Truncated `json:"truncated,omitempty"`
 }
 
 // Stats are raw counts over the body text (headings excluded unless named).
@@ -213,8 +257,11 @@ type Keyphrase struct {
 	CompetingLinks int `json:"competingLinks"`
 	// CompetesWith lists other keyphrases targeting the same words.
 	CompetesWith []string `json:"competesWith,omitempty"`
-	// Spans locate the matches (at most MaxSpans).
+	// Spans locate the matched words (at most MaxSpans).
 	Spans []Span `json:"spans,omitempty"`
+	// Truncated has an entry "spans" when more than MaxSpans words
+	// matched, with their total.
+	Truncated seo.Truncated `json:"truncated,omitempty"`
 }
 
 // WordCount is a word with its number of uses.
@@ -240,6 +287,8 @@ type Suggestions struct {
 // "locale", "keywords", "keywords[3]", "title", "description", "slug").
 // A locale whose language lacks full support still gets every
 // language-independent analysis; Report.Skipped says what was left out.
+// With req.Memory set, a refused reservation is returned wrapped (it wraps
+// seo.ErrUnavailable or ctx's error).
 func Optimize(ctx context.Context, req Request) (*Report, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("optimizer: %w", err)
@@ -250,6 +299,13 @@ func Optimize(ctx context.Context, req Request) (*Report, error) {
 	}
 	if err := validate(&req); err != nil {
 		return nil, err
+	}
+	if req.Memory != nil {
+		release, err := req.Memory.Reserve(ctx, EstimateMemory(len(req.Content)))
+		if err != nil {
+			return nil, fmt.Errorf("optimizer: reserving memory: %w", err)
+		}
+		defer release()
 	}
 	return run(ctx, req, loc)
 }

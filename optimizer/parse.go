@@ -27,64 +27,106 @@ func (k blockKind) String() string {
 // piece maps a position of a block's cleaned text back to the content.
 type piece struct{ clean, orig int }
 
-// block is one unit of text: a paragraph, a heading, a list item...
+// block is one unit of text: a paragraph, a heading, a list item... It
+// is kept small (48 bytes): a text may have hundreds of thousands.
 type block struct {
-	kind  blockKind
-	level int // heading level 1-6
-	text  string
-	// pieces map text offsets to content offsets; sorted by clean.
-	pieces []piece
+	text string
+	// off is the content offset of text when it is one run of the content
+	// (p0 == p1); otherwise pieces[p0:p1] of the parse map text offsets to
+	// content offsets, sorted by clean.
+	off, p0, p1 int32
+	s0, s1      int32 // sentence range, set by segmentation
+	w0, w1      int32 // token range, set by segmentation
+	kind        blockKind
+	level       uint8 // heading level 1-6
 }
 
-// orig returns the content offset of byte i of the block's text.
-func (b *block) orig(i int) int {
-	if len(b.pieces) == 0 {
-		return i
+// orig returns the content offset of byte i of block b's text; pieces
+// are the parse's.
+func (b *block) orig(pieces []piece, i int) int {
+	ps := pieces[b.p0:b.p1]
+	if len(ps) == 0 {
+		return int(b.off) + i
 	}
-	k := sort.Search(len(b.pieces), func(j int) bool { return b.pieces[j].clean > i }) - 1
+	k := sort.Search(len(ps), func(j int) bool { return ps[j].clean > i }) - 1
 	if k < 0 {
 		k = 0
 	}
-	return b.pieces[k].orig + i - b.pieces[k].clean
+	return ps[k].orig + i - ps[k].clean
 }
 
-// builder accumulates a block's text with its offset map.
+// builder accumulates a block's text with its offset map. While the text
+// is one run of src it is not copied: the block's text is then a
+// substring of the content.
 type builder struct {
+	src    string // the content
 	sb     strings.Builder
+	lo, hi int  // the text is src[lo:hi] while copied is false
+	n      int  // length of the text
+	copied bool // the text is in sb
+	// pieces are the offset maps of every block taken so far, then of
+	// this one from p0.
 	pieces []piece
+	p0     int
 	last   int // content offset just after the last write, -1 if none
 }
+
+func newBuilder(src string) builder { return builder{src: src, last: -1} }
 
 func (b *builder) add(s string, orig int) {
 	if s == "" {
 		return
 	}
-	if b.sb.Len() == 0 || orig != b.last {
-		b.pieces = append(b.pieces, piece{b.sb.Len(), orig})
+	if b.n == 0 || orig != b.last {
+		b.pieces = append(b.pieces, piece{b.n, orig})
 	}
-	b.sb.WriteString(s)
+	inSrc := orig >= 0 && orig+len(s) <= len(b.src) && b.src[orig:orig+len(s)] == s
+	switch {
+	case b.copied:
+		b.sb.WriteString(s)
+	case b.n == 0 && inSrc:
+		b.lo, b.hi = orig, orig+len(s)
+	case orig == b.hi && inSrc:
+		b.hi += len(s)
+	default:
+		b.copied = true
+		b.sb.WriteString(b.src[b.lo:b.hi])
+		b.sb.WriteString(s)
+	}
+	b.n += len(s)
 	b.last = orig + len(s)
+}
+
+func (b *builder) text() string {
+	if b.copied {
+		return b.sb.String()
+	}
+	return b.src[b.lo:b.hi]
 }
 
 // space adds one separating space (mapped to the content offset at).
 func (b *builder) space(at int) {
-	if b.sb.Len() == 0 {
+	if b.n == 0 {
 		return
 	}
-	s := b.sb.String()
-	if s[len(s)-1] == ' ' {
+	if s := b.text(); s[len(s)-1] == ' ' {
 		return
 	}
 	b.add(" ", at)
 	b.last = -1
 }
 
-func (b *builder) empty() bool { return strings.TrimSpace(b.sb.String()) == "" }
+func (b *builder) empty() bool { return strings.TrimSpace(b.text()) == "" }
 
 func (b *builder) take(kind blockKind, level int) block {
-	blk := block{kind: kind, level: level, text: b.sb.String(), pieces: b.pieces}
-	b.sb.Reset()
-	b.pieces = nil
+	blk := block{kind: kind, level: uint8(level), text: b.text(), p0: int32(b.p0), p1: int32(len(b.pieces))}
+	if blk.p1-blk.p0 == 1 && b.pieces[b.p0].clean == 0 {
+		blk.off, blk.p1 = int32(b.pieces[b.p0].orig), blk.p0
+		b.pieces = b.pieces[:b.p0]
+	}
+	b.p0 = len(b.pieces)
+	b.sb = strings.Builder{}
+	b.n, b.lo, b.hi, b.copied = 0, 0, 0, false
 	b.last = -1
 	return blk
 }
@@ -105,6 +147,7 @@ type link struct {
 type parsed struct {
 	format      string
 	blocks      []block
+	pieces      []piece // the blocks' offset maps
 	images      []image
 	links       []link
 	title, desc string // from an HTML head, if any
@@ -156,9 +199,8 @@ func detectFormat(s string) string {
 // starts with a list marker is a list item; a short single-line paragraph
 // with no closing punctuation that is followed by more text is a heading.
 func parseText(s string) parsed {
-	p := parsed{format: "text"}
-	var b builder
-	b.last = -1
+	p := parsed{format: "text", blocks: make([]block, 0, strings.Count(s, "\n\n")+1)}
+	b := newBuilder(s)
 	kind := kindParagraph
 	lines := 0
 	flush := func() {
@@ -204,11 +246,21 @@ func parseText(s string) parsed {
 			continue
 		}
 		t := strings.TrimSpace(blk.text)
-		if len(strings.Fields(t)) <= 10 && !strings.ContainsAny(t[len(t)-1:], ".!?:;,…\"'»)") && !strings.Contains(t, ". ") && len(p.blocks[i+1].text) > len(t) {
+		if fewFields(t, 10) && !strings.ContainsAny(t[len(t)-1:], ".!?:;,…\"'»)") && !strings.Contains(t, ". ") && len(p.blocks[i+1].text) > len(t) {
 			blk.kind, blk.level = kindHeading, 2
 		}
 	}
 	return p
+}
+
+// fewFields reports whether s has at most n fields.
+func fewFields(s string, n int) bool {
+	for range strings.FieldsSeq(s) {
+		if n--; n < 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // listMarker returns the length of a list marker ("- ", "* ", "• ", "1. ",
@@ -233,9 +285,8 @@ func listMarker(t string) int {
 // lists, block quotes, tables and fenced code (skipped); inline links,
 // images and emphasis are reduced to their text.
 func parseMarkdown(s string) parsed {
-	p := parsed{format: "markdown"}
-	var b builder
-	b.last = -1
+	p := parsed{format: "markdown", blocks: make([]block, 0, strings.Count(s, "\n\n")+1)}
+	b := newBuilder(s)
 	kind := kindParagraph
 	flush := func() {
 		if !b.empty() {
@@ -336,6 +387,7 @@ func parseMarkdown(s string) parsed {
 		inlineMarkdown(&b, &p, t, lineStart+lead)
 	}
 	flush()
+	p.pieces = b.pieces
 	return p
 }
 
@@ -430,8 +482,7 @@ func mdLink(s string) (text, href string, n int) {
 func parseHTML(s string) parsed {
 	p := parsed{format: "html"}
 	z := html.NewTokenizer(strings.NewReader(s))
-	var b builder
-	b.last = -1
+	b := newBuilder(s)
 	kind, level := kindParagraph, 0
 	skip := 0 // depth inside skipped elements
 	itemDepth, cellDepth := 0, 0
@@ -470,6 +521,7 @@ func parseHTML(s string) parsed {
 		case html.ErrorToken:
 			flush()
 			p.title = strings.TrimSpace(title.String())
+			p.pieces = b.pieces
 			return p
 		case html.TextToken:
 			if skip > 0 {

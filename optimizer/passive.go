@@ -35,8 +35,7 @@ type passiveDetector struct {
 
 func (pd *passiveDetector) sentence(si int) bool {
 	d := pd.d
-	s := d.sents[si]
-	toks := d.toks[s.w0:s.w1]
+	toks := d.sentWords(si)
 	switch d.p.code {
 	case "en":
 		return pd.english(toks)
@@ -50,16 +49,16 @@ func (pd *passiveDetector) sentence(si int) bool {
 	return false
 }
 
-func (pd *passiveDetector) english(toks []token) bool {
+func (pd *passiveDetector) english(toks sentWords) bool {
 	p := pd.d.p
-	for i := range toks {
-		if !p.auxiliaries[toks[i].lower] {
+	for i := range toks.n {
+		if !p.auxiliaries[toks.at(i).lower] {
 			continue
 		}
 		// Cheap pre-filter: a participle-like word within four words.
 		cand := false
-		for j := i + 1; j < len(toks) && j <= i+4; j++ {
-			w := toks[j].lower
+		for j := i + 1; j < toks.n && j <= i+4; j++ {
+			w := toks.at(j).lower
 			if p.participles[w] || (len(w) > 3 && (strings.HasSuffix(w, "ed") || strings.HasSuffix(w, "en") || strings.HasSuffix(w, "wn"))) {
 				cand = true
 				break
@@ -70,12 +69,12 @@ func (pd *passiveDetector) english(toks []token) bool {
 		}
 		if pd.windows < maxPOSWindows {
 			pd.windows++
-			lo, hi := max(0, i-2), min(len(toks), i+6)
+			lo, hi := max(0, i-2), min(toks.n, i+6)
 			parts := make([]string, 0, hi-lo)
-			for _, t := range toks[lo:hi] {
-				parts = append(parts, t.surface)
+			for j := lo; j < hi; j++ {
+				parts = append(parts, toks.at(j).surface)
 			}
-			if passive, ok := posPassive(strings.Join(parts, " "), toks[i].surface); ok {
+			if passive, ok := posPassive(strings.Join(parts, " "), toks.at(i).surface); ok {
 				pd.usedPOS = true
 				if passive {
 					return true
@@ -92,9 +91,9 @@ func (pd *passiveDetector) english(toks []token) bool {
 
 // englishRulePassive is the fallback without tags: auxiliary, adverbs in
 // -ly or "not"/"never"/"been"/"being", then -ed or an irregular participle.
-func englishRulePassive(p *profile, toks []token, i int) bool {
-	for j := i + 1; j < len(toks) && j <= i+4; j++ {
-		w := toks[j].lower
+func englishRulePassive(p *profile, toks sentWords, i int) bool {
+	for j := i + 1; j < toks.n && j <= i+4; j++ {
+		w := toks.at(j).lower
 		if p.participles[w] || (len(w) > 4 && strings.HasSuffix(w, "ed")) {
 			return true
 		}
@@ -106,11 +105,11 @@ func englishRulePassive(p *profile, toks []token, i int) bool {
 	return false
 }
 
-func (pd *passiveDetector) germanic(toks []token) bool {
+func (pd *passiveDetector) germanic(toks sentWords) bool {
 	p := pd.d.p
 	hasAux := false
-	for i := range toks {
-		if p.auxiliaries[toks[i].lower] {
+	for i := range toks.n {
+		if p.auxiliaries[toks.at(i).lower] {
 			hasAux = true
 			break
 		}
@@ -118,15 +117,15 @@ func (pd *passiveDetector) germanic(toks []token) bool {
 	if !hasAux {
 		return false
 	}
-	for k := range toks {
-		w := toks[k].lower
+	for k := range toks.n {
+		w := toks.at(k).lower
 		if !germanicParticiple(p, w) {
 			continue
 		}
 		if pd.clauseEnd(toks, k) {
 			return true
 		}
-		if k+1 < len(toks) && (p.auxiliaries[toks[k+1].lower] || toks[k+1].lower == "sein" || toks[k+1].lower == "zijn") && pd.clauseEnd(toks, k+1) {
+		if k+1 < toks.n && (p.auxiliaries[toks.at(k+1).lower] || toks.at(k+1).lower == "sein" || toks.at(k+1).lower == "zijn") && pd.clauseEnd(toks, k+1) {
 			return true
 		}
 	}
@@ -174,11 +173,12 @@ func germanicParticiple(p *profile, w string) bool {
 
 // clauseEnd reports whether token k of toks ends a clause: it is the last
 // word of the sentence or punctuation follows it.
-func (pd *passiveDetector) clauseEnd(toks []token, k int) bool {
-	if k == len(toks)-1 {
+func (pd *passiveDetector) clauseEnd(toks sentWords, k int) bool {
+	if k == toks.n-1 {
 		return true
 	}
-	for i := toks[k].end; i < len(pd.content) && i < toks[k].end+8; i++ {
+	end := pd.d.tokSpan(toks.w0 + k).End
+	for i := end; i < len(pd.content) && i < end+8; i++ {
 		switch pd.content[i] {
 		case ' ', '\t', '\n', '\r', '*', '_', '"', '\'', ')':
 			continue
@@ -197,10 +197,10 @@ var romanceEndings = map[string][]string{
 	"it": {"ato", "ata", "ati", "ate", "uto", "uta", "uti", "ute", "ito", "ita", "iti", "ite", "tto", "tta", "tti", "tte"},
 }
 
-func (pd *passiveDetector) romance(toks []token) bool {
+func (pd *passiveDetector) romance(toks sentWords) bool {
 	p := pd.d.p
-	for i := range toks {
-		aux := toks[i]
+	for i := range toks.n {
+		aux := toks.at(i)
 		if !p.auxiliaries[aux.core] {
 			continue
 		}
@@ -209,14 +209,14 @@ func (pd *passiveDetector) romance(toks []token) bool {
 				continue // reflexive: "s'est levé"
 			}
 			if i > 0 {
-				switch toks[i-1].lower {
+				switch toks.at(i - 1).lower {
 				case "se", "me", "te", "nous", "vous":
 					continue
 				}
 			}
 		}
-		for j := i + 1; j < len(toks) && j <= i+4; j++ {
-			w := toks[j].core
+		for j := i + 1; j < toks.n && j <= i+4; j++ {
+			w := toks.at(j).core
 			if p.notPassive[w] {
 				if p.auxiliaries[w] {
 					continue // "été", "stato": look further
@@ -252,10 +252,10 @@ var ruEndings = []struct {
 	{"ыт", 5}, {"ыта", 6}, {"ыто", 6}, {"ыты", 6},
 }
 
-func (pd *passiveDetector) russian(toks []token) bool {
+func (pd *passiveDetector) russian(toks sentWords) bool {
 	p := pd.d.p
-	for i := range toks {
-		w := toks[i].lower
+	for i := range toks.n {
+		w := toks.at(i).lower
 		if p.notPassive[w] || p.stopwords[w] {
 			continue
 		}

@@ -10,55 +10,64 @@ import (
 	"github.com/clipperhouse/uax29/v2/words"
 )
 
-// token is one word of the content.
+// word is the language data of one distinct written form.
+type word struct {
+	surface string // the word as written
+	lower   string // lowercased, apostrophes folded
+	core    string // lower without clitics (l', 's)
+	key     string // stem with diacritics folded, for matching
+	syl     int16
+	letters int16
+	runes   int16
+	stop    bool
+}
+
+// token is one word of the content. It is kept small (12 bytes): a 10 MiB
+// text has up to a few million of them. Its language data is in the doc's
+// vocabulary, or computed again when needed for forms beyond vocabCap.
 type token struct {
-	start, end int    // byte offsets in the content
-	surface    string // the word as written
-	lower      string // lowercased, apostrophes folded
-	core       string // lower without clitics (l', 's)
-	key        string // stem with diacritics folded, for matching
-	sent       int32
-	syl        int16
-	letters    int16
-	runes      int16
-	stop       bool
+	bs   int32 // byte offset in its block's text
+	w    int32 // index in doc.vocab, or -n for a form of n bytes not in it
+	sent int32
 }
 
-// sentence is one sentence of a block.
+// sentence is one sentence of a block (20 bytes).
 type sentence struct {
-	start, end int // content offsets
-	cs, ce     int // offsets in the block's text
-	w0, w1     int // token range
-	block      int
+	cs, ce int32 // offsets of its trimmed text in the block's text
+	w0, w1 int32 // token range
+	block  int32
 }
 
-// blockInfo is a block with its sentences and tokens.
-type blockInfo struct {
-	block
-	s0, s1 int // sentence range
-	w0, w1 int // token range
+// sentSpan returns the content offsets of sentence si.
+func (d *doc) sentSpan(si int) Span {
+	s := d.sents[si]
+	b := &d.blocks[s.block]
+	return Span{b.orig(d.pieces, int(s.cs)), b.orig(d.pieces, int(s.ce)-1) + 1}
 }
+
+// vocabCap bounds the distinct written forms whose language data a doc
+// keeps (about 120 bytes each); rarer forms are analysed again on use.
+const vocabCap = 1 << 16
 
 // doc is the segmented content.
 type doc struct {
 	p      *profile
-	blocks []blockInfo
+	blocks []block
+	pieces []piece // the blocks' offset maps
 	sents  []sentence
 	toks   []token
 	st     *stemmer
-	cache  map[string]*token // per distinct surface form: lower, core, key, syl, letters, stop
+	vocab  []word
+	ids    map[string]int32 // surface form -> index in vocab
 }
 
 func newDoc(p *profile) *doc {
-	return &doc{p: p, st: newStemmer(p), cache: map[string]*token{}}
+	return &doc{p: p, st: newStemmer(p), ids: map[string]int32{}}
 }
 
-// wordInfo fills the language data of a surface form, cached.
-func (d *doc) wordInfo(surface string) *token {
-	if t, ok := d.cache[surface]; ok {
-		return t
-	}
-	t := &token{surface: surface}
+// newWord computes the language data of a surface form.
+func (d *doc) newWord(surface string) word {
+	t := word{surface: surface}
 	t.lower = lowerWord(surface)
 	t.core = stripClitics(d.p.code, t.lower)
 	t.key = d.st.key(t.core)
@@ -79,39 +88,141 @@ func (d *doc) wordInfo(surface string) *token {
 	if n > 0 {
 		t.syl = int16(min(d.p.syllables(t.core), 1<<14))
 	}
-	if len(d.cache) < 200000 {
-		d.cache[surface] = t
-	}
 	return t
 }
 
-// segment splits every block into sentences and words.
-func (d *doc) segment(ctx context.Context, blocks []block) error {
-	size := 0
-	for i := range blocks {
-		size += len(blocks[i].text)
+// intern returns the vocabulary index of a surface form, adding it while
+// the vocabulary has room, or -1.
+func (d *doc) intern(surface string) int32 {
+	if id, ok := d.ids[surface]; ok {
+		return id
 	}
-	d.toks = make([]token, 0, size/6+16)
-	d.sents = make([]sentence, 0, size/80+4)
-	d.blocks = make([]blockInfo, 0, len(blocks))
+	if len(d.vocab) >= vocabCap {
+		return -1
+	}
+	id := int32(len(d.vocab))
+	d.vocab = append(d.vocab, d.newWord(surface))
+	d.ids[surface] = id
+	return id
+}
+
+// wordInfo returns the language data of a surface form.
+func (d *doc) wordInfo(surface string) *word {
+	if id := d.intern(surface); id >= 0 {
+		return &d.vocab[id]
+	}
+	w := d.newWord(surface)
+	return &w
+}
+
+// word returns the language data of token i. It is returned by value so
+// that the data of a form not in the vocabulary is not left on the heap.
+func (d *doc) word(i int) word {
+	t := d.toks[i]
+	if t.w >= 0 {
+		return d.vocab[t.w]
+	}
+	return d.newWord(d.surface(i))
+}
+
+// sentWords are the tokens [w0, w0+n) of a sentence.
+type sentWords struct {
+	d     *doc
+	w0, n int
+}
+
+func (d *doc) sentWords(si int) sentWords {
+	s := d.sents[si]
+	return sentWords{d: d, w0: int(s.w0), n: int(s.w1 - s.w0)}
+}
+
+func (s sentWords) at(i int) word { return s.d.word(s.w0 + i) }
+
+// tokBlock returns the block of token i.
+func (d *doc) tokBlock(i int) *block { return &d.blocks[d.sents[d.toks[i].sent].block] }
+
+// surface returns token i as written.
+func (d *doc) surface(i int) string {
+	t := d.toks[i]
+	if t.w >= 0 {
+		return d.vocab[t.w].surface
+	}
+	return d.tokBlock(i).text[t.bs : int(t.bs)-int(t.w)]
+}
+
+// tokSpan returns the content offsets of token i.
+func (d *doc) tokSpan(i int) Span {
+	t := d.toks[i]
+	b := d.tokBlock(i)
+	n := -int(t.w)
+	if t.w >= 0 {
+		n = len(d.vocab[t.w].surface)
+	}
+	return Span{b.orig(d.pieces, int(t.bs)), b.orig(d.pieces, int(t.bs)+n-1) + 1}
+}
+
+// segment splits every block into sentences and words. The doc takes
+// blocks and pieces over: it fills the blocks' ranges in place.
+func (d *doc) segment(ctx context.Context, blocks []block, pieces []piece) error {
+	words, sents := 0, len(blocks)
+	for i := range blocks {
+		w, s := estimateUnits(blocks[i].text)
+		words += w
+		sents += s
+	}
+	d.toks = make([]token, 0, words+16)
+	d.sents = make([]sentence, 0, sents+4)
+	d.blocks, d.pieces = blocks, pieces
 	for bi := range blocks {
 		if bi%256 == 0 {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
 		}
-		blk := blocks[bi]
-		info := blockInfo{block: blk, s0: len(d.sents), w0: len(d.toks)}
+		blk := &blocks[bi]
+		blk.s0, blk.w0 = int32(len(d.sents)), int32(len(d.toks))
 		if blk.kind == kindHeading || blk.kind == kindTableCell || blk.kind == kindCaption {
 			// Not prose: one unit, never split into sentences.
-			d.addSentence(bi, &info.block, 0, len(blk.text))
+			d.addSentence(bi, blk, 0, len(blk.text))
 		} else {
-			d.splitSentences(bi, &info.block)
+			d.splitSentences(bi, blk)
 		}
-		info.s1, info.w1 = len(d.sents), len(d.toks)
-		d.blocks = append(d.blocks, info)
+		blk.s1, blk.w1 = int32(len(d.sents)), int32(len(d.toks))
 	}
 	return nil
+}
+
+// estimateUnits estimates the words and sentence ends of s cheaply, so
+// that the token and sentence lists are allocated once at about their
+// size rather than grown (growing holds the old and the new list at once).
+// A word starts where a letter or digit (ASCII, or a two-byte character
+// such as Latin with diacritics, Greek or Cyrillic) follows anything else;
+// every character of three bytes or more (CJK, kana ...) may be a word.
+func estimateUnits(s string) (words, sents int) {
+	in := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 0xE0:
+			words++
+			in = false
+			if c == 0xE3 && i+2 < len(s) && s[i+1] == 0x80 && s[i+2] == 0x82 { // 。
+				sents++
+			}
+		case c >= 0xC0, '0' <= c && c <= '9', 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z':
+			if !in {
+				words++
+				in = true
+			}
+		case c >= 0x80: // continuation byte
+		default:
+			in = false
+			if c == '.' || c == '!' || c == '?' {
+				sents++
+			}
+		}
+	}
+	return words, sents
 }
 
 // splitSentences uses the Unicode sentence boundaries, then joins back
@@ -175,8 +286,7 @@ func (d *doc) addSentence(bi int, blk *block, s, e int) {
 		return
 	}
 	lead := strings.Index(seg, trimmed)
-	sn := sentence{start: blk.orig(s + lead), cs: s + lead, ce: s + lead + len(trimmed), block: bi, w0: len(d.toks)}
-	sn.end = blk.orig(s+lead+len(trimmed)-1) + 1
+	sn := sentence{cs: int32(s + lead), ce: int32(s + lead + len(trimmed)), block: int32(bi), w0: int32(len(d.toks))}
 	idx := int32(len(d.sents))
 	it := words.FromString(seg)
 	for it.Next() {
@@ -184,14 +294,13 @@ func (d *doc) addSentence(bi int, blk *block, s, e int) {
 		if !isWordToken(w) {
 			continue
 		}
-		info := d.wordInfo(w)
-		t := *info
-		t.start = blk.orig(s + it.Start())
-		t.end = blk.orig(s+it.End()-1) + 1
-		t.sent = idx
-		d.toks = append(d.toks, t)
+		id := d.intern(w)
+		if id < 0 {
+			id = -int32(len(w))
+		}
+		d.toks = append(d.toks, token{bs: int32(s + it.Start()), w: id, sent: idx})
 	}
-	sn.w1 = len(d.toks)
+	sn.w1 = int32(len(d.toks))
 	if sn.w1 == sn.w0 {
 		return // no words: an emoji line or punctuation
 	}

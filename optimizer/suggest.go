@@ -41,10 +41,13 @@ func (a *analysis) suggest() {
 		}
 	}
 	if len(a.bodySents) > 0 {
-		cands = append(cands, a.sentText(a.bodySents[0]))
+		cands = append(cands, clipBytes(a.sentText(int(a.bodySents[0])), suggestMaxBytes))
 	}
 	for _, c := range cands {
-		if share, _ := matchTokens(&k, a.tokensOf(c)); share >= 1 && utf8.RuneCountInString(c) <= TitleMaxChars {
+		if utf8.RuneCountInString(c) > TitleMaxChars {
+			continue
+		}
+		if share, _ := matchTokens(&k, a.tokensOf(c)); share >= 1 {
 			sg.Title = c
 			break
 		}
@@ -63,18 +66,20 @@ func (a *analysis) suggest() {
 
 	// Description: the first body sentence with the keyphrase, cut around
 	// it to fit; otherwise the keyphrase followed by the first sentence.
-	for pos, si := range a.bodySents {
-		s := a.sentText(si)
+	for pos, si32 := range a.bodySents {
+		si := int(si32)
+		s := clipBytes(a.sentText(si), suggestMaxBytes)
 		if share, _ := matchTokens(&k, a.tokensOf(s)); share < 1 {
 			continue
 		}
 		desc := fitAround(s, &k, DescriptionMaxChars)
 		// Add the following sentences of the same block while they fit.
-		for _, next := range a.bodySents[pos+1:] {
+		for _, next32 := range a.bodySents[pos+1:] {
+			next := int(next32)
 			if desc != s || a.d.sents[next].block != a.d.sents[si].block {
 				break
 			}
-			more := s + " " + a.sentText(next)
+			more := s + " " + clipBytes(a.sentText(next), suggestMaxBytes)
 			if utf8.RuneCountInString(more) > DescriptionMaxChars {
 				break
 			}
@@ -86,10 +91,26 @@ func (a *analysis) suggest() {
 	if sg.Description == "" {
 		d := capitalize(kp)
 		if len(a.bodySents) > 0 {
-			d += ": " + a.sentText(a.bodySents[0])
+			d += ": " + clipBytes(a.sentText(int(a.bodySents[0])), suggestMaxBytes)
 		}
 		sg.Description = cut(d, DescriptionMaxChars, true)
 	}
+}
+
+// suggestMaxBytes bounds the text of a sentence read for a suggestion:
+// titles and descriptions are built from its start, and a longer sentence
+// (no real one is) would only cost time and memory.
+const suggestMaxBytes = 4096
+
+// clipBytes returns s cut to at most n bytes at a character boundary.
+func clipBytes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 // sentText is a sentence's text as it appears in its block.
@@ -152,20 +173,26 @@ func cut(s string, n int, ellipsis bool) string {
 		limit--
 	}
 	var b strings.Builder
-	for _, w := range strings.Fields(s) {
+	for w := range strings.FieldsSeq(s) {
 		add := w
 		if b.Len() > 0 {
 			add = " " + w
 		}
-		if utf8.RuneCountInString(b.String()+add) > limit {
+		if utf8.RuneCountInString(b.String())+utf8.RuneCountInString(add) > limit {
 			break
 		}
 		b.WriteString(add)
 	}
 	out := b.String()
 	if out == "" {
-		r := []rune(s)
-		out = string(r[:limit])
+		out = s
+		for i := range s {
+			if limit == 0 {
+				out = s[:i]
+				break
+			}
+			limit--
+		}
 	}
 	out = strings.TrimRight(out, ",;:-– ")
 	if ellipsis {
@@ -183,29 +210,48 @@ func capitalize(s string) string {
 }
 
 // prominent lists the ten most frequent content words of the body (by
-// stem, at least twice), as their most frequent written form.
+// stem, at least twice), as their most frequent written form. At most
+// vocabCap stems are counted: in a text with more, stems first seen after
+// that many are left out.
 func (a *analysis) prominent() {
 	if len(a.d.toks) == 0 || !a.p.full() {
 		return
 	}
+	type form struct {
+		core  string
+		count int
+	}
 	type entry struct {
 		count int
-		forms map[string]int
+		forms []form // at most 8
 	}
 	m := map[string]*entry{}
 	for i := range a.d.toks {
-		t := &a.d.toks[i]
-		if t.stop || t.letters < 3 || a.sentBody[t.sent] < 0 {
+		if a.sentBody[a.d.toks[i].sent] < 0 {
+			continue
+		}
+		t := a.d.word(i)
+		if t.stop || t.letters < 3 {
 			continue
 		}
 		e := m[t.key]
 		if e == nil {
-			e = &entry{forms: map[string]int{}}
+			if len(m) >= vocabCap {
+				continue
+			}
+			e = &entry{}
 			m[t.key] = e
 		}
 		e.count++
 		if len(e.forms) < 8 {
-			e.forms[t.core]++
+			k := 0
+			for k < len(e.forms) && e.forms[k].core != t.core {
+				k++
+			}
+			if k == len(e.forms) {
+				e.forms = append(e.forms, form{core: t.core})
+			}
+			e.forms[k].count++
 		}
 	}
 	var out []WordCount
@@ -214,9 +260,9 @@ func (a *analysis) prominent() {
 			continue
 		}
 		best, bc := "", 0
-		for f, c := range e.forms {
-			if c > bc || (c == bc && f < best) {
-				best, bc = f, c
+		for _, f := range e.forms {
+			if f.count > bc || (f.count == bc && f.core < best) {
+				best, bc = f.core, f.count
 			}
 		}
 		out = append(out, WordCount{Word: best, Count: e.count})

@@ -1,0 +1,296 @@
+package optimizer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/seokit/seokit/seo"
+)
+
+// memShape is one input shape of the memory test: a text of about n bytes
+// in a locale.
+type memShape struct {
+	name, locale, format string
+	keywords             []string
+	gen                  func(tb testing.TB, n int) string
+	// prose shapes must stay within proseLimitRatio times the input.
+	prose bool
+}
+
+// repeatTo repeats unit (with an optional sequence number) until the text
+// has n bytes.
+func repeatTo(n int, unit func(i int) string) string {
+	var b strings.Builder
+	b.Grow(n + 1024)
+	for i := 0; b.Len() < n; i++ {
+		b.WriteString(unit(i))
+	}
+	s := b.String()
+	return s[:min(len(s), n)]
+}
+
+func langShape(lang string) memShape {
+	return memShape{name: lang, locale: benchLocales[lang], keywords: benchKeywords[lang], prose: true, gen: func(tb testing.TB, n int) string {
+		base := benchText(tb, lang, 3000)
+		return repeatTo(n, func(int) string { return base })
+	}}
+}
+
+var memShapes = []memShape{
+	langShape("en"), langShape("de"), langShape("fr"), langShape("ru"),
+	{name: "ja", locale: "ja-JP", keywords: []string{"コーヒー"}, prose: true, gen: func(_ testing.TB, n int) string {
+		return repeatTo(n, func(i int) string {
+			s := "家でおいしいコーヒーを淹れるのは、多くの人が思うよりも簡単です。新鮮な豆を使い、挽きたての粉で淹れましょう。"
+			if i%5 == 4 {
+				s += "\n\n"
+			}
+			return s
+		})
+	}},
+	{name: "one-word", locale: "en-US", keywords: []string{"coffee"}, prose: true, gen: func(_ testing.TB, n int) string {
+		return strings.Repeat("a", n)
+	}},
+	{name: "one-sentence", locale: "en-US", keywords: []string{"brew coffee"}, prose: true, gen: func(_ testing.TB, n int) string {
+		return repeatTo(n, func(i int) string { return "the coffee is brewed by a barista and it was served with care " })
+	}},
+	{name: "line-paragraphs", locale: "en-US", keywords: []string{"coffee"}, gen: func(_ testing.TB, n int) string {
+		return repeatTo(n, func(i int) string { return "Coffee " + strconv.Itoa(i) + "\n\n" })
+	}},
+	{name: "html-links", locale: "en-US", format: FormatHTML, keywords: []string{"coffee"}, gen: func(_ testing.TB, n int) string {
+		return repeatTo(n, func(i int) string {
+			return `<p><a href="/c` + strconv.Itoa(i) + `">coffee</a> <img alt="coffee cup" src="x.png"></p>`
+		})
+	}},
+	{name: "md-headings", locale: "de-DE", format: FormatMarkdown, keywords: []string{"Kaffee"}, gen: func(_ testing.TB, n int) string {
+		return repeatTo(n, func(i int) string { return "## Kaffee " + strconv.Itoa(i) + "\n\nDer Kaffee wird gekocht.\n\n" })
+	}},
+}
+
+// peakHeap runs fn while sampling the heap's object bytes and returns the
+// peak above the heap in use before fn. The sampler ends before it returns.
+func peakHeap(fn func()) uint64 {
+	runtime.GC()
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	metrics.Read(sample)
+	base := sample[0].Value.Uint64()
+	stop, done := make(chan struct{}), make(chan uint64)
+	go func() {
+		s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+		var peak uint64
+		t := time.NewTicker(time.Millisecond)
+		defer t.Stop()
+		for {
+			metrics.Read(s)
+			peak = max(peak, s[0].Value.Uint64())
+			select {
+			case <-stop:
+				done <- peak
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	fn()
+	close(stop)
+	peak := <-done
+	if peak < base {
+		return 0
+	}
+	return peak - base
+}
+
+// TestOptimizeMemory optimises 10 MiB texts of several shapes, each in a
+// fresh process (so that one shape's garbage cannot hide another's peak),
+// and checks that the peak heap stays within EstimateMemory, and within
+// proseLimitRatio times the input for prose. The peak is sampled every
+// millisecond, so a busy machine can only make it read lower, never fail
+// the test by itself.
+func TestOptimizeMemory(t *testing.T) {
+	if os.Getenv("SEOKIT_OPTIMIZER_MEM_SHAPE") != "" {
+		t.Skip("child process")
+	}
+	if testing.Short() || raceEnabled {
+		t.Skip("optimises 10 MiB texts (not in -short or -race runs)")
+	}
+	for _, sh := range memShapes {
+		t.Run(sh.name, func(t *testing.T) {
+			cmd := exec.Command(os.Args[0], "-test.run=^TestHelperMemory$", "-test.count=1")
+			cmd.Env = append(os.Environ(), "SEOKIT_OPTIMIZER_MEM_SHAPE="+sh.name)
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				t.Fatalf("helper: %v\n%s", err, out)
+			}
+			_, after, ok := strings.Cut(string(out), "mem-ratio=")
+			if !ok {
+				t.Fatalf("helper printed no figure:\n%s", out)
+			}
+			ratio, err := strconv.ParseFloat(strings.Fields(after)[0], 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, peakField, _ := strings.Cut(string(out), "peak-heap=")
+			peak, err := strconv.ParseInt(strings.Fields(peakField)[0], 10, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			line, _, _ := strings.Cut(string(out[strings.Index(string(out), "shape="):]), "\n")
+			t.Log(line)
+			if est := EstimateMemory(MaxContentBytes); peak > est {
+				t.Errorf("peak heap %d exceeds EstimateMemory %d", peak, est)
+			}
+			if sh.prose && ratio > proseLimitRatio {
+				t.Errorf("peak heap is %.1f times the input, want at most %d for prose", ratio, proseLimitRatio)
+			}
+		})
+	}
+}
+
+// proseLimitRatio is the largest peak heap accepted for prose, as a
+// multiple of the input's size.
+const proseLimitRatio = 8
+
+// vmHWM returns the process's peak resident set size in bytes, or 0
+// where /proc is missing.
+func vmHWM() int64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	_, after, ok := strings.Cut(string(b), "VmHWM:")
+	if !ok {
+		return 0
+	}
+	kb, _ := strconv.ParseInt(strings.Fields(after)[0], 10, 64)
+	return kb << 10
+}
+
+// TestHelperMemory is run by TestOptimizeMemory in a fresh process.
+func TestHelperMemory(t *testing.T) {
+	name := os.Getenv("SEOKIT_OPTIMIZER_MEM_SHAPE")
+	if name == "" {
+		t.Skip("run by TestOptimizeMemory in a fresh process")
+	}
+	var sh memShape
+	for _, s := range memShapes {
+		if s.name == name {
+			sh = s
+		}
+	}
+	if sh.gen == nil {
+		t.Fatalf("unknown shape %q", name)
+	}
+	// Warm up the shared models and word lists outside the measurement.
+	WarmUp()
+	if _, err := Optimize(context.Background(), Request{Content: benchText(t, "en", 300), Locale: sh.locale, Keywords: sh.keywords}); err != nil {
+		t.Fatal(err)
+	}
+	text := sh.gen(t, MaxContentBytes)
+	req := Request{Content: text, Format: sh.format, Locale: sh.locale, Keywords: sh.keywords, Title: "Coffee at home", Description: "How to brew coffee."}
+	debug.FreeOSMemory()
+	hwm0 := vmHWM()
+	var r *Report
+	var err error
+	start := time.Now()
+	peak := peakHeap(func() { r, err = Optimize(context.Background(), req) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Printf("shape=%s input=%d peak-heap=%d mem-ratio=%.2f rss-hwm-growth=%d words=%d sentences=%d findings=%d time=%s\n",
+		name, len(text), peak, float64(peak)/float64(len(text)), vmHWM()-hwm0, r.Stats.Words, r.Stats.Sentences, len(r.Findings), time.Since(start).Round(time.Millisecond))
+}
+
+// BenchmarkOptimizeLarge optimises a 10 MiB text of each memory-test
+// shape and reports the peak heap above the heap in use before, as a
+// multiple of the input (TestOptimizeMemory measures it in fresh
+// processes; this one is for profiling).
+func BenchmarkOptimizeLarge(b *testing.B) {
+	WarmUp()
+	for _, sh := range memShapes {
+		b.Run(sh.name, func(b *testing.B) {
+			text := sh.gen(b, MaxContentBytes)
+			req := Request{Content: text, Format: sh.format, Locale: sh.locale, Keywords: sh.keywords}
+			var peak uint64
+			for b.Loop() {
+				peak = max(peak, peakHeap(func() {
+					if _, err := Optimize(context.Background(), req); err != nil {
+						b.Error(err)
+					}
+				}))
+			}
+			b.ReportMetric(float64(peak)/float64(len(text)), "peak/input")
+		})
+	}
+}
+
+// budget is a seo.MemoryBudget that records reservations.
+type budget struct {
+	err             error
+	reserved, peak  int64
+	reserves, frees int
+}
+
+func (b *budget) Reserve(_ context.Context, n int64) (func(), error) {
+	if b.err != nil {
+		return nil, b.err
+	}
+	b.reserves++
+	b.reserved += n
+	b.peak = max(b.peak, b.reserved)
+	return func() { b.frees++; b.reserved -= n }, nil
+}
+
+func TestOptimizeReservesMemory(t *testing.T) {
+	text := benchText(t, "en", 300)
+	tests := []struct {
+		name    string
+		b       *budget
+		content string
+		wantErr error
+	}{
+		{"reserved and released", &budget{}, text, nil},
+		{"refused", &budget{err: fmt.Errorf("budget full: %w", seo.ErrUnavailable)}, text, seo.ErrUnavailable},
+		{"invalid input is not charged", &budget{}, strings.Repeat("a", MaxContentBytes+1), seo.ErrInvalidInput},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Optimize(context.Background(), Request{Content: tt.content, Locale: "en-US", Keywords: []string{"coffee"}, Memory: tt.b})
+			if !errors.Is(err, tt.wantErr) {
+				t.Fatalf("err = %v, want %v", err, tt.wantErr)
+			}
+			if tt.wantErr != nil {
+				if tt.b.reserves != 0 || tt.b.frees != 0 {
+					t.Errorf("reserves %d, frees %d after an error, want none", tt.b.reserves, tt.b.frees)
+				}
+				return
+			}
+			if tt.b.reserves != 1 || tt.b.frees != 1 || tt.b.reserved != 0 {
+				t.Errorf("reserves %d, frees %d, still reserved %d; want 1, 1, 0", tt.b.reserves, tt.b.frees, tt.b.reserved)
+			}
+			if want := EstimateMemory(len(tt.content)); tt.b.peak != want {
+				t.Errorf("reserved %d, want EstimateMemory = %d", tt.b.peak, want)
+			}
+		})
+	}
+}
+
+func TestEstimateMemory(t *testing.T) {
+	for _, n := range []int{-1, 0, 1000, MaxContentBytes} {
+		got := EstimateMemory(n)
+		if got < memoryBase || got < int64(memoryPerByte)*int64(n) {
+			t.Errorf("EstimateMemory(%d) = %d, below the model", n, got)
+		}
+	}
+	if got := EstimateMemory(MaxContentBytes); got > 300<<20 {
+		t.Errorf("EstimateMemory(MaxContentBytes) = %d MB, want at most 300 MB", got>>20)
+	}
+}
