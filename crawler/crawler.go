@@ -120,7 +120,7 @@ func (c *Crawler) Run(ctx context.Context, domain string) (*SiteReport, error) {
 	cr.pol = newPoliteness(&cr.o, cr.crawlDelay)
 	cr.traps = newTrapGuard()
 	cr.skipped.limit = 1 << 17
-	cr.admitCap = int64(2*cr.o.MaxPages + 1000)
+	cr.admitCap = int64(cr.o.MaxQueuedURLs)
 	cr.sink = cr.o.Sink
 	cr.ana = cr.analyzerOptions()
 
@@ -707,6 +707,7 @@ func (cr *crawl) analyze(ctx context.Context, it Item, resp *seo.Response, ferr 
 	sum.Depth = it.Depth
 	sum.Status = resp.Status
 	sum.BlockedResources = g.blocked
+	clipSummary(&sum)
 	sum.ResponseMs = resp.Timings.Total.Milliseconds()
 	sum.Bytes = resp.BodyBytes
 	if ferr != nil {
@@ -867,6 +868,11 @@ func (cr *crawl) admit(n *url.URL, s string, depth int, source, ref string) (Ite
 		cr.skipped.add(s)
 		cr.overflow.Store(true)
 		return Item{}, false
+	}
+	if source != SourceSitemap {
+		// An admitted URL keeps its node (and the links to it) in the
+		// graph whatever MaxLinkTargets says: MaxQueuedURLs bounds them.
+		cr.builder.id(s)
 	}
 	return Item{URL: s, Depth: depth, Source: source, Referrer: ref}, true
 }
