@@ -93,6 +93,11 @@ type crawl struct {
 // start URL; see seo.ParseDomain) and returns its report. Without a scheme
 // the home page is tried over https first, then http.
 //
+// With Options.Memory set, Run first reserves EstimateMemory of it, waiting
+// as the budget decides, and releases it when it returns; an error from the
+// budget (wrapping seo.ErrUnavailable, or ctx's error) is returned with no
+// report.
+//
 // The report is returned even when the crawl stops early: StopReason says
 // why. When ctx is cancelled Run returns the partial report together with
 // an error wrapping ctx.Err(). A bad domain is an error wrapping
@@ -101,6 +106,13 @@ func (c *Crawler) Run(ctx context.Context, domain string) (*SiteReport, error) {
 	root, err := seo.ParseDomain(domain)
 	if err != nil {
 		return nil, err
+	}
+	if c.opts.Memory != nil {
+		release, err := c.opts.Memory.Reserve(ctx, EstimateMemory(&c.opts))
+		if err != nil {
+			return nil, fmt.Errorf("crawler: memory: %w", err)
+		}
+		defer release()
 	}
 	cr := &crawl{o: c.opts}
 	cr.startedAt = cr.o.Now().UTC()
