@@ -84,7 +84,7 @@ func (s *HostileSite) serve(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		s.sitemap(w, k)
-	case p == "/favicon.ico":
+	case p == "/favicon.ico", p == "/sitemap.xml":
 		http.NotFound(w, r)
 	default:
 		s.page(w, p)
