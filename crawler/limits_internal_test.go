@@ -159,3 +159,20 @@ func TestMemoryBudget(t *testing.T) {
 		t.Errorf("reserved %d, released %d; want %d both", ok.reserved, ok.released, large)
 	}
 }
+
+// TestTrapGuardBounded feeds the trap guard more distinct patterns than it
+// tracks: it stays at its caps.
+func TestTrapGuardBounded(t *testing.T) {
+	g := newTrapGuard()
+	for i := range maxTrapKeys + 5000 {
+		u, _ := url.Parse(fmt.Sprintf("https://example.com/p%c%d/x?a=%d&b=v%d", 'a'+rune(i%26), i, i, i))
+		g.admit(u, u.String(), 1)
+		g.note(fmt.Sprintf("page-%d", i), TrapLinkFlood, u.String(), 3)
+	}
+	if n := len(g.values) + len(g.combos) + len(g.spans); n > maxTrapKeys+maxParamsChecked {
+		t.Errorf("trap guard tracks %d patterns, cap %d", n, maxTrapKeys)
+	}
+	if n := len(g.list()); n > maxTraps+1 {
+		t.Errorf("%d traps listed, cap %d", n, maxTraps+1)
+	}
+}
