@@ -70,7 +70,7 @@ func fitReport(rep *SiteReport, max int64) {
 	}
 	siteBytes := findingsSize(rep.SiteFindings)
 	linkBytes := findingsSize(rep.LinkFindings)
-	rest := int64(64 << 10) // findings groups, sitemaps, traps, stats
+	rest := restSize(rep)
 	totalPages, totalSite, totalLink := len(rep.Pages), len(rep.SiteFindings), len(rep.LinkFindings)
 	if t, ok := rep.Truncated["pages"]; ok {
 		totalPages = t.Total
@@ -98,22 +98,40 @@ func fitReport(rep *SiteReport, max int64) {
 	}
 }
 
-// pageSize approximates the JSON size of a page summary: its texts, with
-// room for escapes, plus the field names and numbers.
+// jsonLen returns the length of s as a JSON string by encoding/json, quotes
+// and a separator included: control characters, quotes and backslashes
+// are escaped, and so are <, > and & (as \u003c ...).
+func jsonLen(s string) int {
+	n := len(s) + 3
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '<' || c == '>' || c == '&' || c < 0x20:
+			n += 5
+		case c == '"' || c == '\\':
+			n++
+		}
+	}
+	return n
+}
+
+// pageSize approximates the JSON size of a page summary: its texts plus
+// the field names and numbers.
 func pageSize(p *PageSummary) int64 {
-	n := 400 + len(p.URL) + len(p.FinalURL) + len(p.Canonical) + len(p.ContentType) + len(p.Error)
-	n += 2 * (len(p.Title) + len(p.Description) + len(p.H1))
+	n := 400
+	for _, s := range []string{p.URL, p.FinalURL, p.Canonical, p.ContentType, p.Error, p.Title, p.Description, p.H1} {
+		n += jsonLen(s)
+	}
 	for _, r := range p.Redirects {
-		n += 60 + len(r.URL) + len(r.Location)
+		n += 60 + jsonLen(r.URL) + jsonLen(r.Location)
 	}
 	for _, a := range p.Hreflang {
-		n += 40 + len(a.Code) + len(a.URL)
+		n += 30 + jsonLen(a.Code) + jsonLen(a.URL)
 	}
 	for _, r := range p.BlockedResources {
-		n += 3 + len(r)
+		n += jsonLen(r)
 	}
 	for _, f := range p.Findings {
-		n += 3 + len(f)
+		n += jsonLen(f)
 	}
 	return int64(n)
 }
@@ -123,12 +141,38 @@ func findingsSize(fs []seo.Finding) int64 {
 	var n int64
 	for i := range fs {
 		f := &fs[i]
-		n += int64(250 + len(f.ID) + len(f.URL) + 2*len(f.Message) + 2*(len(f.Evidence.Element)+len(f.Evidence.Value)+len(f.Evidence.Detail)))
+		n += int64(250 + jsonLen(f.ID) + jsonLen(f.URL) + jsonLen(f.Message) +
+			jsonLen(f.Evidence.Element) + jsonLen(f.Evidence.Value) + jsonLen(f.Evidence.Detail))
 		for _, u := range f.Evidence.URLs {
-			n += int64(3 + len(u))
+			n += int64(jsonLen(u))
 		}
 	}
 	return n
+}
+
+// restSize approximates the JSON size of the report's parts that fitReport
+// does not cut: statistics, finding groups, traps, sitemaps, robots.txt.
+func restSize(rep *SiteReport) int64 {
+	n := 16 << 10
+	for _, g := range rep.Findings {
+		n += 150 + jsonLen(g.ID) + jsonLen(g.Message)
+		for _, e := range g.Examples {
+			n += jsonLen(e)
+		}
+	}
+	for _, t := range rep.Crawl.Traps {
+		n += 80 + jsonLen(t.Pattern)
+		for _, e := range t.Example {
+			n += jsonLen(e)
+		}
+	}
+	for _, s := range rep.Sitemaps {
+		n += 80 + jsonLen(s.URL) + jsonLen(s.Error)
+	}
+	for _, s := range rep.Robots.Sitemaps {
+		n += jsonLen(s)
+	}
+	return int64(n)
 }
 
 // clipSummary applies the per-page caps to s.
