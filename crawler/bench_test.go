@@ -51,6 +51,7 @@ func peakRSS() int64 {
 // peak RSS reaches 300 MB. SEOKIT_BENCH_HEAPPROFILE=dir writes a heap
 // profile of the moment the live heap peaked to dir/heap-peak.pprof.
 func BenchmarkCrawl(b *testing.B) {
+	resetPeakRSS() // the peak of this benchmark, not of one run before it
 	articles := 10_000
 	large := os.Getenv("SEOKIT_BENCH_LARGE") == "1"
 	if large {

@@ -93,6 +93,11 @@ type crawl struct {
 // start URL; see seo.ParseDomain) and returns its report. Without a scheme
 // the home page is tried over https first, then http.
 //
+// With Options.Memory set, Run first reserves EstimateMemory of it, waiting
+// as the budget decides, and releases it when it returns; an error from the
+// budget (wrapping seo.ErrUnavailable, or ctx's error) is returned with no
+// report.
+//
 // The report is returned even when the crawl stops early: StopReason says
 // why. When ctx is cancelled Run returns the partial report together with
 // an error wrapping ctx.Err(). A bad domain is an error wrapping
@@ -101,6 +106,13 @@ func (c *Crawler) Run(ctx context.Context, domain string) (*SiteReport, error) {
 	root, err := seo.ParseDomain(domain)
 	if err != nil {
 		return nil, err
+	}
+	if c.opts.Memory != nil {
+		release, err := c.opts.Memory.Reserve(ctx, EstimateMemory(&c.opts))
+		if err != nil {
+			return nil, fmt.Errorf("crawler: memory: %w", err)
+		}
+		defer release()
 	}
 	cr := &crawl{o: c.opts}
 	cr.startedAt = cr.o.Now().UTC()
@@ -120,7 +132,7 @@ func (c *Crawler) Run(ctx context.Context, domain string) (*SiteReport, error) {
 	cr.pol = newPoliteness(&cr.o, cr.crawlDelay)
 	cr.traps = newTrapGuard()
 	cr.skipped.limit = 1 << 17
-	cr.admitCap = int64(2*cr.o.MaxPages + 1000)
+	cr.admitCap = int64(cr.o.MaxQueuedURLs)
 	cr.sink = cr.o.Sink
 	cr.ana = cr.analyzerOptions()
 
@@ -707,6 +719,7 @@ func (cr *crawl) analyze(ctx context.Context, it Item, resp *seo.Response, ferr 
 	sum.Depth = it.Depth
 	sum.Status = resp.Status
 	sum.BlockedResources = g.blocked
+	clipSummary(&sum)
 	sum.ResponseMs = resp.Timings.Total.Milliseconds()
 	sum.Bytes = resp.BodyBytes
 	if ferr != nil {
@@ -867,6 +880,11 @@ func (cr *crawl) admit(n *url.URL, s string, depth int, source, ref string) (Ite
 		cr.skipped.add(s)
 		cr.overflow.Store(true)
 		return Item{}, false
+	}
+	if source != SourceSitemap {
+		// An admitted URL keeps its node (and the links to it) in the
+		// graph whatever MaxLinkTargets says: MaxQueuedURLs bounds them.
+		cr.builder.id(s)
 	}
 	return Item{URL: s, Depth: depth, Source: source, Referrer: ref}, true
 }

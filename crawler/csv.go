@@ -17,7 +17,9 @@ var csvHeader = []string{
 
 // WriteCSV writes the page table as CSV (RFC 4180): a header row, then one
 // row per page in the report's order. Findings are the page's distinct
-// finding IDs separated by spaces.
+// finding IDs separated by spaces. When the report's page list was cut at
+// its cap (SiteReport.Truncated), a last row says so in its first column:
+// "# N of TOTAL pages shown".
 func (r *SiteReport) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
 	if err := cw.Write(csvHeader); err != nil {
@@ -35,6 +37,15 @@ func (r *SiteReport) WriteCSV(w io.Writer) error {
 			strconv.Itoa(p.Warnings), strconv.Itoa(p.Notices), strings.Join(p.Findings, " "),
 			strconv.FormatInt(p.ResponseMs, 10), strconv.FormatInt(p.Bytes, 10), p.Error,
 		)
+		if err := cw.Write(row); err != nil {
+			return fmt.Errorf("crawler: write csv: %w", err)
+		}
+	}
+	if total := r.listTotal("pages", len(r.Pages)); total > len(r.Pages) {
+		row = append(row[:0], fmt.Sprintf("# %d of %d pages shown", len(r.Pages), total))
+		for len(row) < len(csvHeader) {
+			row = append(row, "")
+		}
 		if err := cw.Write(row); err != nil {
 			return fmt.Errorf("crawler: write csv: %w", err)
 		}

@@ -27,6 +27,22 @@
 // facet combinations, calendars, repeating path segments and link floods,
 // reporting each as a [Trap].
 //
+// # Memory
+//
+// A crawl keeps only what its limits allow, whatever the site publishes:
+// the crawled pages (MaxPages; about 950 bytes each measured, 2 KiB in the
+// model), the URLs known but not crawled (MaxQueuedURLs for the frontier,
+// MaxLinkTargets for the link graph, both 2*MaxPages+1000 by default; 257
+// bytes each measured, 512 in the model), the sitemap URLs (MaxSitemapURLs
+// hashes of 8 bytes, 10*MaxPages+50000 by default) and fixed-size state
+// (8 MiB). [EstimateMemory] adds these up; Options.Memory reserves that
+// much of a shared seo.MemoryBudget for the run. What a cap leaves out is
+// counted and said: CrawlStats.LimitReached, GraphStats.OrphanCheck
+// ("not_done" for a partial crawl, which reports no orphans), and
+// SiteReport.Truncated for every list of the report cut at its cap
+// (MaxReportPages, MaxSiteFindingsPerID, MaxReportBytes). MEMORY.md in
+// this directory has the model, its measurements and the bound.
+//
 // # Frontiers and resuming
 //
 // The queue and seen-set live behind [Frontier]: [MemoryFrontier] by

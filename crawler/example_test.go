@@ -42,3 +42,19 @@ func ExampleLocalHostGate() {
 	// Output:
 	// third request waited about one interval: true
 }
+
+// EstimateMemory bounds what a crawl holds in its own state, by the
+// memory model of MEMORY.md.
+func ExampleEstimateMemory() {
+	for _, o := range []*crawler.Options{
+		nil,
+		{MaxPages: 1000},
+		{MaxPages: 10_000, SkipExternalLinks: true},
+	} {
+		fmt.Printf("%.1f MB\n", float64(crawler.EstimateMemory(o))/1e6)
+	}
+	// Output:
+	// 13.9 MB
+	// 16.0 MB
+	// 51.6 MB
+}

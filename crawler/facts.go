@@ -34,6 +34,10 @@ type crawlFacts struct {
 	Findings []seo.Finding
 	// SitemapExists is true when at least one sitemap could be read.
 	SitemapExists bool
+	// Partial is true when the crawl stopped before it ran out of URLs or
+	// left URLs out at a cap, so URLs not reached may be linked from pages
+	// not crawled.
+	Partial bool
 }
 
 // crawlChecks are the site checks the crawl computes itself.
@@ -496,16 +500,23 @@ func (cr *crawl) addSitemapURLs(ctx context.Context, smURL string, locs []string
 		}
 	}
 	for _, s := range norm {
-		cr.builder.addSitemapURL(s, smURL)
+		if !cr.builder.addSitemapURL(s, smURL) {
+			cr.overflow.Store(true)
+		}
 	}
 	cr.mu.Lock()
 	defer cr.mu.Unlock()
 	sm := cr.builder.id(smURL)
 	for _, it := range items {
 		if int64(len(cr.aside)) >= cr.admitCap {
+			cr.overflow.Store(true)
 			break
 		}
-		id := cr.builder.id(it.URL)
+		id, ok := cr.builder.targetID(it.URL)
+		if !ok {
+			cr.overflow.Store(true)
+			continue
+		}
 		w, bit := int(id/64), uint64(1)<<(id%64)
 		for len(cr.asideSeen) <= w {
 			cr.asideSeen = append(cr.asideSeen, 0)
@@ -578,7 +589,8 @@ func (cr *crawl) facts(ctx context.Context, reason string, queued int, rb *robot
 	cr.mu.Unlock()
 
 	f := &crawlFacts{Domain: cr.root.Host, StartURL: cr.root.String(), StartedAt: cr.startedAt, Stats: stats,
-		Sitemaps: sf.summaries, SitemapExists: sf.exists}
+		Sitemaps: sf.summaries, SitemapExists: sf.exists,
+		Partial: stats.LimitReached || (reason != StopDone && reason != StopMaxPages)}
 	var fs []seo.Finding
 	f.Robots, fs = cr.robotsFacts(rb)
 	f.Findings = append(f.Findings, fs...)

@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/seokit/seokit/seo"
@@ -73,10 +76,18 @@ type htmlView struct {
 	// MaxHTMLReportDetails; DetailsTotal counts them all.
 	Details      []seo.Finding
 	DetailsTotal int
+	// Cut lists the report's lists cut at their caps (SiteReport.Truncated).
+	Cut []cutList
+}
+
+// cutList is one list of the report cut at its cap.
+type cutList struct {
+	Name         string
+	Shown, Total int
 }
 
 // MaxHTMLReportDetails caps the findings listed one by one in the HTML
-// report; the JSON report has them all.
+// report.
 const MaxHTMLReportDetails = 1000
 
 type findingSection struct {
@@ -136,7 +147,11 @@ func barChart(title string, labels []string, values []int, colors []string) char
 // browser offline. Crawled text (titles, URLs) is escaped. The page table
 // lists at most MaxHTMLReportPages pages, the least-scoring first.
 func (r *SiteReport) WriteHTML(w io.Writer) error {
-	v := htmlView{R: r, PagesTotal: len(r.Pages)}
+	v := htmlView{R: r, PagesTotal: r.listTotal("pages", len(r.Pages))}
+	for _, name := range slices.Sorted(maps.Keys(r.Truncated)) {
+		t := r.Truncated[name]
+		v.Cut = append(v.Cut, cutList{Name: name, Shown: t.Total - t.Omitted, Total: t.Total})
+	}
 	bySev := map[seo.Severity][]FindingGroup{}
 	for _, g := range r.Findings {
 		bySev[g.Severity] = append(bySev[g.Severity], g)
@@ -156,7 +171,12 @@ func (r *SiteReport) WriteHTML(w io.Writer) error {
 	}
 	details := append(append([]seo.Finding(nil), r.SiteFindings...), r.LinkFindings...)
 	sortFindings(details)
-	v.DetailsTotal = len(details) + r.LinkFindingsOmitted
+	v.DetailsTotal = r.listTotal("linkFindings", len(r.LinkFindings)) + len(r.SiteFindings)
+	for name, t := range r.Truncated {
+		if name == "siteFindings" || strings.HasPrefix(name, "siteFindings.") {
+			v.DetailsTotal += t.Omitted
+		}
+	}
 	v.Details = details[:min(len(details), MaxHTMLReportDetails)]
 
 	codes := make([]int, 0, len(r.StatusCodes))
@@ -212,4 +232,13 @@ func (r *SiteReport) WriteHTML(w io.Writer) error {
 		return fmt.Errorf("crawler: write html report: %w", err)
 	}
 	return nil
+}
+
+// listTotal returns how many items the list name of the report had before
+// it was cut (SiteReport.Truncated), or n when it was not cut.
+func (r *SiteReport) listTotal(name string, n int) int {
+	if t, ok := r.Truncated[name]; ok {
+		return t.Total
+	}
+	return n
 }

@@ -142,8 +142,34 @@ func TestWriteHTMLCapsPageTable(t *testing.T) {
 	if !strings.Contains(out, fmt.Sprintf("%s/p%d<", siteOrigin, MaxHTMLReportPages+5)) {
 		t.Error("lowest-scoring page dropped from the capped table")
 	}
-	if !strings.Contains(out, "lowest-scoring of") {
-		t.Error("no note that the table is capped")
+	if want := fmt.Sprintf("%d of %d pages shown, the lowest-scoring", MaxHTMLReportPages, MaxHTMLReportPages+10); !strings.Contains(out, want) {
+		t.Errorf("no note %q that the table is capped", want)
+	}
+}
+
+// TestReportsShowTruncation checks that the HTML and CSV reports say which
+// lists of a report were cut, with their totals.
+func TestReportsShowTruncation(t *testing.T) {
+	rep := &SiteReport{Domain: "example.com", StatusCodes: map[int]int{200: 2}, Graph: GraphStats{OrphanCheck: OrphanCheckNotDone}}
+	rep.Pages = []PageSummary{{URL: siteOrigin + "/a", Status: 200}, {URL: siteOrigin + "/b", Status: 200}}
+	rep.Truncated.Note("pages", 25000, 2)
+	rep.Truncated.Note("siteFindings.site.deep_page", 3000, 1000)
+	var buf bytes.Buffer
+	if err := rep.WriteHTML(&buf); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"2 of 25000 pages shown", "<code>pages</code> 2 of 25000 shown", "<code>siteFindings.site.deep_page</code> 1000 of 3000 shown", "not checked: partial crawl"} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("HTML report lacks %q", want)
+		}
+	}
+	buf.Reset()
+	if err := rep.WriteCSV(&buf); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	if last := lines[len(lines)-1]; !strings.HasPrefix(last, "# 2 of 25000 pages shown,") || len(lines) != 4 {
+		t.Errorf("CSV has %d lines ending %q, want 4 ending with the cut note", len(lines), last)
 	}
 }
 

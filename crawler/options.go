@@ -118,6 +118,42 @@ type Options struct {
 	Progress         func(Progress)
 	ProgressInterval time.Duration
 
+	// Memory caps: what a crawl keeps is bounded by these and MaxPages
+	// (see the memory model in MEMORY.md and EstimateMemory). A URL, edge
+	// or list item past a cap is dropped and counted; the report says so
+	// (CrawlStats.LimitReached, GraphStats.OrphanCheck, SiteReport.Truncated).
+
+	// MaxQueuedURLs caps the URLs admitted to the frontier over the whole
+	// crawl (its seen-set: queued, sitemap URLs waiting and crawled ones);
+	// zero means 2*MaxPages + 1,000. URLs past it are counted as skipped
+	// and the crawl is partial (CrawlStats.LimitReached).
+	MaxQueuedURLs int
+	// MaxLinkTargets caps the distinct URLs not crawled (yet) that the link
+	// graph keeps by name: link and redirect targets and sitemap URLs.
+	// Links to further new URLs are counted, not kept. Zero means
+	// 2*MaxPages + 1,000.
+	MaxLinkTargets int
+	// MaxSitemapURLs caps the distinct sitemap URLs whose listing is
+	// remembered (8 bytes each) for PageSummary.InSitemap and
+	// site.not_in_sitemap; zero means 10*MaxPages + 50,000.
+	MaxSitemapURLs int
+	// MaxReportPages caps SiteReport.Pages; zero means 10,000. The site
+	// checks still see every page.
+	MaxReportPages int
+	// MaxSiteFindingsPerID caps the findings of one ID in
+	// SiteReport.SiteFindings; zero means 1,000. FindingGroup.Count still
+	// counts them all.
+	MaxSiteFindingsPerID int
+	// MaxReportBytes bounds the approximate JSON size of the SiteReport:
+	// the page list and the findings lists are cut further until the
+	// report fits; zero means 16 MiB.
+	MaxReportBytes int64
+	// Memory, when set, admits the crawl by its estimate (EstimateMemory):
+	// Run reserves it before crawling and releases it when it returns,
+	// and fails with an error wrapping seo.ErrUnavailable when the budget
+	// cannot admit it.
+	Memory seo.MemoryBudget
+
 	// Now returns the current time (tests); nil means time.Now.
 	Now func() time.Time
 }
@@ -136,6 +172,9 @@ const (
 	DefaultMaxExternalChecks  = 5000
 	DefaultExternalTimeout    = 10 * time.Second
 	DefaultSharedPoll         = 50 * time.Millisecond
+	DefaultMaxReportPages     = 10_000
+	DefaultMaxSiteFindings    = 1000
+	DefaultMaxReportBytes     = 16 << 20
 )
 
 // Limits of the crawl that are not options.
@@ -213,6 +252,24 @@ func (o *Options) resolved() Options {
 	}
 	if r.ProgressInterval <= 0 {
 		r.ProgressInterval = DefaultProgressInterval
+	}
+	if r.MaxQueuedURLs <= 0 {
+		r.MaxQueuedURLs = 2*r.MaxPages + 1000
+	}
+	if r.MaxLinkTargets <= 0 {
+		r.MaxLinkTargets = 2*r.MaxPages + 1000
+	}
+	if r.MaxSitemapURLs <= 0 {
+		r.MaxSitemapURLs = 10*r.MaxPages + 50_000
+	}
+	if r.MaxReportPages <= 0 {
+		r.MaxReportPages = DefaultMaxReportPages
+	}
+	if r.MaxSiteFindingsPerID <= 0 {
+		r.MaxSiteFindingsPerID = DefaultMaxSiteFindings
+	}
+	if r.MaxReportBytes <= 0 {
+		r.MaxReportBytes = DefaultMaxReportBytes
 	}
 	if r.Now == nil {
 		r.Now = time.Now

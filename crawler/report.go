@@ -43,6 +43,13 @@ type SiteReport struct {
 	Graph GraphStats    `json:"graph"`
 	// Score is the site score: the mean page score minus the site finding weights.
 	Score seo.Score `json:"score"`
+	// Truncated names the lists cut at their caps (Options.MaxReportPages,
+	// MaxSiteFindingsPerID, MaxReportBytes, MaxLinkTargets,
+	// MaxSitemapURLs), with the total found: "pages", "linkFindings",
+	// "siteFindings.<finding ID>", "graph.edges" (links to new URLs not
+	// kept in the graph), "sitemapUrls" (sitemap URLs not remembered). An
+	// empty map means the report is complete.
+	Truncated seo.Truncated `json:"truncated,omitempty"`
 }
 
 // CrawlStats summarises the crawl itself.
@@ -116,6 +123,20 @@ type GraphStats struct {
 	Edges       int     `json:"edges"`
 	MaxDepth    int     `json:"maxDepth"`
 	MeanInlinks float64 `json:"meanInlinks"`
-	// Orphans counts sitemap URLs no crawled page links to.
+	// Orphans counts sitemap URLs no crawled page links to, reported as
+	// site.orphan; only when OrphanCheck is "done".
 	Orphans int `json:"orphans"`
+	// OrphanCheck says whether orphans were looked for: "done";
+	// "not_done" when the crawl stopped before it ran out of URLs
+	// (maxPages, a budget, a cap of the crawl's memory), since an
+	// unreached sitemap URL may be linked from a page not crawled;
+	// "no_sitemap" when no sitemap listed a URL.
+	OrphanCheck string `json:"orphanCheck"`
 }
+
+// Values of GraphStats.OrphanCheck.
+const (
+	OrphanCheckDone      = "done"
+	OrphanCheckNotDone   = "not_done"
+	OrphanCheckNoSitemap = "no_sitemap"
+)

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"iter"
+	"math"
 	"net/url"
 	"slices"
 	"sort"
@@ -282,11 +283,34 @@ type siteBuilder struct {
 	strs    map[string]string // shared content types
 	scratch []edge
 	link    linkScope // link-scope checks, see linkscope.go
+
+	// Report caps (Options); zero means no cap.
+	maxReportPages  int
+	maxSiteFindings int
+	maxReportBytes  int64
+
+	// crawled is a bitset of the node ids added as pages; ncrawled counts
+	// them. Nodes that are not pages are capped at maxTargets (internTarget).
+	crawled    []uint64
+	ncrawled   int
+	maxTargets int
+	// droppedEdges counts the links not kept because their target was new
+	// and maxTargets was reached.
+	droppedEdges int
+	// smHashes are the hashes of every sitemap URL recorded (at most
+	// maxSitemap; smDropped counts the rest), for InSitemap; smLocsDropped
+	// counts sitemap URLs not kept by name (maxTargets reached).
+	smHashes      []uint64
+	maxSitemap    int
+	smDropped     int
+	smLocsDropped int
+	smCompacted   int // len(smHashes) after the last compaction
 }
 
 // newSiteBuilder returns a builder for a crawl from start.
 func newSiteBuilder(start *url.URL, opts *Options) *siteBuilder {
-	b := &siteBuilder{ids: make(map[string]int32, 1024), sitemap: map[int32]int32{}, now: time.Now}
+	b := &siteBuilder{ids: make(map[string]int32, 1024), sitemap: map[int32]int32{}, now: time.Now,
+		maxTargets: math.MaxInt, maxSitemap: math.MaxInt}
 	if start != nil {
 		b.start = start.String()
 		b.startHost = start.Host
@@ -297,6 +321,15 @@ func newSiteBuilder(start *url.URL, opts *Options) *siteBuilder {
 		if opts.Now != nil {
 			b.now = opts.Now
 		}
+		if opts.MaxLinkTargets > 0 {
+			b.maxTargets = opts.MaxLinkTargets
+		}
+		if opts.MaxSitemapURLs > 0 {
+			b.maxSitemap = opts.MaxSitemapURLs
+		}
+		b.maxReportPages = opts.MaxReportPages
+		b.maxSiteFindings = opts.MaxSiteFindingsPerID
+		b.maxReportBytes = opts.MaxReportBytes
 		// Size the per-page arrays for the page limit once (capped), so a
 		// large crawl does not double and copy them as it grows.
 		if n := min(opts.MaxPages, maxPreallocPages); n > 0 {
@@ -320,11 +353,44 @@ func (b *siteBuilder) intern(u string) int32 {
 	return id
 }
 
-// id returns the node id of u, interning it.
+// internTarget returns the node id of u, interning it only while fewer
+// than maxTargets nodes are not crawled pages.
+func (b *siteBuilder) internTarget(u string) (int32, bool) {
+	if id, ok := b.ids[u]; ok {
+		return id, true
+	}
+	if len(b.urls)-b.ncrawled >= b.maxTargets {
+		return 0, false
+	}
+	return b.intern(u), true
+}
+
+// markCrawled records that node id is a crawled page.
+func (b *siteBuilder) markCrawled(id int32) {
+	w, bit := int(id/64), uint64(1)<<(id%64)
+	for len(b.crawled) <= w {
+		b.crawled = append(b.crawled, 0)
+	}
+	if b.crawled[w]&bit == 0 {
+		b.crawled[w] |= bit
+		b.ncrawled++
+	}
+}
+
+// id returns the node id of u, interning it whatever maxTargets says: the
+// crawl calls it for URLs admitted to the frontier, which MaxQueuedURLs
+// bounds.
 func (b *siteBuilder) id(u string) int32 {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.intern(u)
+}
+
+// targetID is internTarget under the builder's lock.
+func (b *siteBuilder) targetID(u string) (int32, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.internTarget(u)
 }
 
 // url returns the URL of node id.
@@ -342,6 +408,7 @@ func (b *siteBuilder) addPage(sum PageSummary, edges []Edge) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	from := b.intern(sum.URL)
+	b.markCrawled(from)
 	sc := b.scratch[:0]
 	isHop := func(f, t string) bool {
 		for i, h := range sum.Redirects {
@@ -353,18 +420,34 @@ func (b *siteBuilder) addPage(sum PageSummary, edges []Edge) {
 	}
 	for i, h := range sum.Redirects {
 		if t := hopTarget(&sum, i); t != "" && h.URL != "" {
-			sc = append(sc, edge{uint32(b.intern(h.URL)), uint32(b.intern(t)) | edgeRedirect})
+			f, okf := b.internTarget(h.URL)
+			t, okt := b.internTarget(t)
+			if !okf || !okt {
+				b.droppedEdges++
+				continue
+			}
+			sc = append(sc, edge{uint32(f), uint32(t) | edgeRedirect})
 		}
 	}
 	for _, e := range edges {
 		f := from
-		if e.From != "" && e.From != sum.URL {
-			f = b.intern(e.From)
-		}
 		if e.To == "" {
 			continue
 		}
-		t := uint32(b.intern(e.To))
+		if e.From != "" && e.From != sum.URL {
+			id, ok := b.internTarget(e.From)
+			if !ok {
+				b.droppedEdges++
+				continue
+			}
+			f = id
+		}
+		id, ok := b.internTarget(e.To)
+		if !ok {
+			b.droppedEdges++
+			continue
+		}
+		t := uint32(id)
 		if len(sum.Redirects) > 0 && isHop(e.From, e.To) {
 			t |= edgeRedirect
 		} else if e.Nofollow || sum.Nofollow {
@@ -576,14 +659,32 @@ func (b *siteBuilder) inScope(u string) bool {
 }
 
 // addSitemapURL records that the sitemap at sitemapURL lists loc. loc must be
-// normalised the way crawled URLs are.
-func (b *siteBuilder) addSitemapURL(loc, sitemapURL string) {
+// normalised the way crawled URLs are. It reports whether loc is kept by
+// name (a node), which MaxLinkTargets bounds; its hash is kept for
+// InSitemap up to MaxSitemapURLs.
+func (b *siteBuilder) addSitemapURL(loc, sitemapURL string) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	id := b.intern(loc)
+	if len(b.smHashes) >= b.maxSitemap && len(b.smHashes) > b.smCompacted {
+		// Full, perhaps of repeats: make room by dropping them once.
+		slices.Sort(b.smHashes)
+		b.smHashes = slices.Compact(b.smHashes)
+		b.smCompacted = len(b.smHashes)
+	}
+	if len(b.smHashes) < b.maxSitemap {
+		b.smHashes = append(b.smHashes, hash64(loc))
+	} else {
+		b.smDropped++
+	}
+	id, ok := b.internTarget(loc)
+	if !ok {
+		b.smLocsDropped++
+		return false
+	}
 	if _, ok := b.sitemap[id]; !ok {
 		b.sitemap[id] = b.intern(sitemapURL)
 	}
+	return true
 }
 
 // siteRun holds the indexes the site checks share during build.
@@ -619,6 +720,8 @@ func (b *siteBuilder) build(facts *crawlFacts) *SiteReport {
 		facts = &crawlFacts{}
 	}
 	b.expand()
+	slices.Sort(b.smHashes)
+	b.smHashes = slices.Compact(b.smHashes)
 	r := &siteRun{b: b, byFinal: map[string]int32{}, sev: map[string]seo.CheckInfo{}}
 	for _, in := range analyzer.Catalog() {
 		r.sev[in.ID] = in
@@ -632,7 +735,7 @@ func (b *siteBuilder) build(facts *crawlFacts) *SiteReport {
 	r.duplicates()
 	r.nearDuplicates()
 	r.trailingSlash()
-	orphans := r.sitemapChecks(facts.SitemapExists)
+	orphans, orphanCheck := r.sitemapChecks(facts.SitemapExists, facts.Partial)
 	r.linkChecks()
 	r.redirects()
 	r.canonicalChains()
@@ -691,21 +794,27 @@ func (b *siteBuilder) build(facts *crawlFacts) *SiteReport {
 		rep.Graph.MeanInlinks = float64(inlinkSum) / float64(len(r.pages))
 	}
 	rep.Graph.Orphans = orphans
+	rep.Graph.OrphanCheck = orphanCheck
+	if b.droppedEdges > 0 {
+		rep.Truncated.Note("graph.edges", rep.Graph.Edges+b.droppedEdges, rep.Graph.Edges)
+		rep.Graph.Edges += b.droppedEdges
+	}
+	if b.smDropped > 0 {
+		rep.Truncated.Note("sitemapUrls", len(b.smHashes)+b.smDropped, len(b.smHashes))
+	}
 
 	site := append(r.findings, facts.Findings...)
 	sortFindings(site)
-	rep.SiteFindings = site
-	if rep.SiteFindings == nil {
-		rep.SiteFindings = []seo.Finding{}
-	}
 	rep.Score = seo.SiteScore(pageScores, site)
 	rep.Findings = r.groups(site)
+	rep.SiteFindings = capPerID(site, b.maxSiteFindings, "siteFindings.", &rep.Truncated)
 	r.link.adjustGroups(rep.Findings)
 	rep.LinkFindings = r.link.full
 	if rep.LinkFindings == nil {
 		rep.LinkFindings = []seo.Finding{}
 	}
 	rep.LinkFindingsOmitted = r.link.omitted
+	rep.Truncated.Note("linkFindings", len(rep.LinkFindings)+r.link.omitted, len(rep.LinkFindings))
 	if b.link.ext != nil {
 		rep.ExternalChecked, rep.ExternalUnchecked = b.link.ext.stats()
 	}
@@ -713,6 +822,11 @@ func (b *siteBuilder) build(facts *crawlFacts) *SiteReport {
 	// consistent should build run again.
 	sort.Sort(pagesByURL{r.pages, r.edges})
 	rep.Pages = r.pages
+	if n := b.maxReportPages; n > 0 && len(rep.Pages) > n {
+		rep.Truncated.Note("pages", len(rep.Pages), n)
+		rep.Pages = rep.Pages[:n:n]
+	}
+	fitReport(rep, b.maxReportBytes)
 	return rep
 }
 
@@ -846,7 +960,7 @@ func (r *siteRun) perPageFindings(facts *crawlFacts) int {
 		if p.IsHTML && p.Status == 200 && p.Depth > deepPageDepth {
 			n++
 		}
-		if facts.SitemapExists && r.notInSitemap(p) {
+		if facts.SitemapExists && r.b.smDropped == 0 && r.notInSitemap(p) {
 			n++
 		}
 	}
@@ -870,20 +984,14 @@ func (r *siteRun) pageFor(u string) int {
 	return -1
 }
 
+// inSitemap reports whether a sitemap lists p's URL or final URL, by the
+// hashes of the sitemap URLs (sorted by build).
 func (r *siteRun) inSitemap(p *PageSummary) bool {
-	if n, ok := r.b.ids[p.URL]; ok {
-		if _, in := r.b.sitemap[n]; in {
-			return true
-		}
+	listed := func(u string) bool {
+		_, ok := slices.BinarySearch(r.b.smHashes, hash64(u))
+		return ok
 	}
-	if p.FinalURL != "" {
-		if n, ok := r.b.ids[p.FinalURL]; ok {
-			if _, in := r.b.sitemap[n]; in {
-				return true
-			}
-		}
-	}
-	return false
+	return listed(p.URL) || (p.FinalURL != "" && listed(p.FinalURL))
 }
 
 // effURL is the URL whose content the summary describes.
@@ -1360,9 +1468,19 @@ func (r *siteRun) trailingSlash() {
 	}
 }
 
-// sitemapChecks runs the checks on sitemap URLs and returns the number of orphans.
-func (r *siteRun) sitemapChecks(sitemapExists bool) int {
+// sitemapChecks runs the checks on sitemap URLs and returns the number of
+// orphans and the GraphStats.OrphanCheck state. A partial crawl reports no
+// orphans: a sitemap URL it did not reach may be linked from a page it did
+// not crawl.
+func (r *siteRun) sitemapChecks(sitemapExists, partial bool) (int, string) {
 	b := r.b
+	check := OrphanCheckDone
+	switch {
+	case len(b.sitemap) == 0 && b.smLocsDropped == 0:
+		check = OrphanCheckNoSitemap
+	case partial || b.smLocsDropped > 0:
+		check = OrphanCheckNotDone
+	}
 	locs := make([]int32, 0, len(b.sitemap))
 	for n := range b.sitemap {
 		locs = append(locs, n)
@@ -1374,7 +1492,7 @@ func (r *siteRun) sitemapChecks(sitemapExists bool) int {
 		ev := func(element string) seo.Evidence {
 			return seo.Evidence{Element: element, Value: loc, Detail: "listed in " + sm}
 		}
-		if loc != b.start && r.inlinks[n] == 0 && b.inScope(loc) {
+		if check == OrphanCheckDone && loc != b.start && r.inlinks[n] == 0 && b.inScope(loc) {
 			orphans++
 			r.add("site.orphan", loc, "the sitemap lists this URL but no crawled page links to it", ev("sitemap"), []string{sm}, 1)
 		}
@@ -1410,7 +1528,9 @@ func (r *siteRun) sitemapChecks(sitemapExists bool) int {
 			r.add("site.sitemap_non_canonical", loc, "the sitemap lists a URL whose canonical is another URL", e, []string{sm}, 1)
 		}
 	}
-	if sitemapExists {
+	// Pages are checked against every sitemap URL, so not when some were
+	// not remembered (MaxSitemapURLs).
+	if sitemapExists && b.smDropped == 0 {
 		for i := range r.pages {
 			p := &r.pages[i]
 			if !r.notInSitemap(p) {
@@ -1420,7 +1540,7 @@ func (r *siteRun) sitemapChecks(sitemapExists bool) int {
 				seo.Evidence{Element: "sitemap", Value: effURL(p)}, nil, 0)
 		}
 	}
-	return orphans
+	return orphans, check
 }
 
 // linkChecks runs the depth and inlink checks.

@@ -30,6 +30,14 @@ const (
 	trapExamples = 3
 	// maxParamsChecked bounds the per-URL work of the parameter rule.
 	maxParamsChecked = 8
+	// maxTrapKeys bounds the patterns the rules track (values, combos and
+	// spans together); URLs of further patterns are admitted untracked.
+	maxTrapKeys = 20_000
+	// maxTraps bounds the traps reported; further patterns count against
+	// otherTraps.
+	maxTraps = 500
+	// otherTraps is the pattern that counts the traps past maxTraps.
+	otherTraps = "(other patterns)"
 )
 
 // Trap reasons.
@@ -93,6 +101,9 @@ func (g *trapGuard) admit(u *url.URL, raw string, depth int) bool {
 		}
 		s, ok := g.spans[key]
 		if !ok {
+			if g.full() {
+				return true
+			}
 			s = [2]int{depth, depth}
 		}
 		s[0], s[1] = min(s[0], depth), max(s[1], depth)
@@ -139,6 +150,9 @@ func (g *trapGuard) admitQuery(u *url.URL, raw string) bool {
 		}
 		set := g.values[key]
 		if set == nil {
+			if g.full() {
+				continue
+			}
 			set = map[uint64]struct{}{}
 			g.values[key] = set
 		}
@@ -151,6 +165,9 @@ func (g *trapGuard) admitQuery(u *url.URL, raw string) bool {
 	}
 	set := g.combos[base]
 	if set == nil {
+		if g.full() {
+			return true
+		}
 		set = map[uint64]struct{}{}
 		g.combos[base] = set
 	}
@@ -163,9 +180,19 @@ func (g *trapGuard) admitQuery(u *url.URL, raw string) bool {
 	return true
 }
 
-// drop counts raw against the trap pattern, creating it if needed.
-func (g *trapGuard) drop(pattern, reason, raw string) {
+// full reports whether the rules track maxTrapKeys patterns.
+func (g *trapGuard) full() bool {
+	return len(g.values)+len(g.combos)+len(g.spans) >= maxTrapKeys
+}
+
+// drop counts raw against the trap pattern, creating it if needed, and
+// returns the trap it counted against.
+func (g *trapGuard) drop(pattern, reason, raw string) *Trap {
 	t := g.traps[pattern]
+	if t == nil && len(g.traps) >= maxTraps {
+		pattern, reason = otherTraps, "various"
+		t = g.traps[pattern]
+	}
 	if t == nil {
 		t = &Trap{Pattern: pattern, Reason: reason}
 		g.traps[pattern] = t
@@ -174,6 +201,7 @@ func (g *trapGuard) drop(pattern, reason, raw string) {
 	if len(t.Example) < trapExamples {
 		t.Example = append(t.Example, raw)
 	}
+	return t
 }
 
 // note records an event that is not a dropped URL (session identifiers
@@ -181,8 +209,7 @@ func (g *trapGuard) drop(pattern, reason, raw string) {
 func (g *trapGuard) note(pattern, reason, raw string, n int) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	g.drop(pattern, reason, raw)
-	g.traps[pattern].Dropped += n - 1
+	g.drop(pattern, reason, raw).Dropped += n - 1
 }
 
 // list returns the traps found, by pattern.

@@ -1,0 +1,48 @@
+package crawler
+
+// Memory model constants (see MEMORY.md). TestMemoryModel measures the
+// per-page and per-URL figures and fails when one exceeds its constant;
+// the constants keep a margin of about two for longer texts and URLs.
+const (
+	// memPerPage is what a crawled page costs, from its summary and edges
+	// during the crawl to the peak of the site checks built from them
+	// (measured: 950 bytes for a page of 25 links).
+	memPerPage = 2 << 10
+	// memPerKnownURL is what a URL known but not crawled costs: its
+	// frontier entry (seen-set and queue) and its node in the link graph
+	// (measured: 257 bytes for a 60-byte URL).
+	memPerKnownURL = 512
+	// memPerSitemapURL is the hash kept per sitemap URL.
+	memPerSitemapURL = 8
+	// memPerExternal is what an external link target checked costs: its
+	// URL, its answer and its place in the checker's set.
+	memPerExternal = 400
+	// memBase covers the crawl's state of fixed size: the skipped-URL
+	// counter (at most 2^17 hashes), the robots.txt verdicts of up to
+	// 10,000 resources, the trap guard and the sitemap reader.
+	memBase = 8 << 20
+)
+
+// EstimateMemory returns the bytes a crawl with options o may hold in its
+// own state, by the memory model of MEMORY.md:
+//
+//	8 MiB
+//	+ MaxPages × 2 KiB                         (summaries, edges, site checks)
+//	+ (MaxQueuedURLs + MaxLinkTargets) × 512 B (known URLs not crawled)
+//	+ MaxSitemapURLs × 8 B                     (sitemap URL hashes)
+//	+ MaxExternalChecks × 400 B                (unless SkipExternalLinks)
+//
+// with the defaults of o applied (nil means all defaults). The analysis of
+// the pages in flight (Concurrency of them) is not included: the analyzer
+// accounts for it. It is what Run reserves from Options.Memory.
+func EstimateMemory(o *Options) int64 {
+	r := o.resolved()
+	n := int64(memBase) +
+		int64(r.MaxPages)*memPerPage +
+		int64(r.MaxQueuedURLs+r.MaxLinkTargets)*memPerKnownURL +
+		int64(r.MaxSitemapURLs)*memPerSitemapURL
+	if !r.SkipExternalLinks {
+		n += int64(r.MaxExternalChecks) * memPerExternal
+	}
+	return n
+}
