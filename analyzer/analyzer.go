@@ -39,7 +39,7 @@ func Analyze(ctx context.Context, rawURL string, opts *Options) (*Report, error)
 	if env.Robots == nil && cfg.Depth.Includes(Standard) {
 		env.Robots = newRobotsPolicy(f)
 	}
-	return analyze(ctx, resp, cfg, env, true), nil
+	return analyze(ctx, resp, cfg, env, true)
 }
 
 // AnalyzeHTML analyses a document already fetched: body as served for
@@ -77,7 +77,7 @@ func AnalyzeResponse(ctx context.Context, resp *seo.Response, opts *Options) (*R
 	if cfg.CheckLinks || cfg.AnalyzeMobile {
 		env.Fetcher = cfg.fetcher()
 	}
-	return analyze(ctx, resp, cfg, env, false), nil
+	return analyze(ctx, resp, cfg, env, false)
 }
 
 func (c *config) fetcher() Fetcher {
@@ -88,8 +88,14 @@ func (c *config) fetcher() Fetcher {
 }
 
 // analyze parses once, extracts page data, runs checks, then the fetching
-// phases (probes, link checks, mobile) concurrently, and scores.
-func analyze(ctx context.Context, resp *seo.Response, cfg *config, env *fetchEnv, probes bool) *Report {
+// phases (probes, link checks, mobile) concurrently, and scores. Its only
+// error is a refused memory reservation.
+func analyze(ctx context.Context, resp *seo.Response, cfg *config, env *fetchEnv, probes bool) (*Report, error) {
+	release, err := cfg.reserve(ctx, len(resp.Body))
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	p := newPage(resp, cfg)
 	rep := p.Report
 	fillResponseData(rep, resp, p.IsHTML)
@@ -145,9 +151,11 @@ func analyze(ctx context.Context, resp *seo.Response, cfg *config, env *fetchEnv
 	}
 	wg.Wait()
 
+	capLists(rep, cfg.MaxListItems)
 	rep.Findings = r.Findings()
+	r.noteTruncation(&rep.Truncated)
 	rep.Score = seo.PageScore(rep.Findings)
-	return rep
+	return rep, nil
 }
 
 func fillResponseData(rep *Report, resp *seo.Response, isHTML bool) {
@@ -188,6 +196,7 @@ func failedReport(rawURL string, resp *seo.Response, err error, cfg *config) *Re
 		r.Add("http.unreachable", "the page could not be fetched: "+unwrapMessage(err), seo.Evidence{Detail: err.Error()})
 	}
 	rep.Findings = r.Findings()
+	r.noteTruncation(&rep.Truncated)
 	rep.Score = seo.PageScore(rep.Findings)
 	return rep
 }

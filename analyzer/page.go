@@ -482,6 +482,7 @@ func isIdeograph(r rune) bool {
 
 func (p *Page) collectLinks() {
 	pageHost := p.URL.Hostname()
+	p.Links = make([]Link, 0, len(p.byTag[atom.A]))
 	for _, a := range p.byTag[atom.A] {
 		l := Link{Node: a}
 		l.Href, l.HasHref = Attr(a, "href")
@@ -558,6 +559,9 @@ func Attr(n *html.Node, name string) (string, bool) {
 // TextContent returns the text of the nodes under n, skipping scripts and
 // styles, without collapsing whitespace.
 func TextContent(n *html.Node) string {
+	if c := n.FirstChild; c != nil && c.NextSibling == nil && c.Type == html.TextNode {
+		return c.Data // the common case, without a copy
+	}
 	var sb strings.Builder
 	var walk func(n *html.Node)
 	walk = func(n *html.Node) {
@@ -578,7 +582,28 @@ func TextContent(n *html.Node) string {
 
 // Collapse trims s and replaces each run of white space with one space.
 func Collapse(s string) string {
+	if isCollapsed(s) {
+		return s
+	}
 	return strings.Join(strings.Fields(s), " ")
+}
+
+// isCollapsed reports whether s is ASCII with no white space other than
+// single inner spaces, so that Collapse(s) == s without allocating.
+func isCollapsed(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= utf8.RuneSelf:
+			return false
+		case c == ' ':
+			if i == 0 || i == len(s)-1 || s[i+1] == ' ' {
+				return false
+			}
+		case c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r':
+			return false
+		}
+	}
+	return true
 }
 
 // Length counts the Unicode characters of s after collapsing white space,

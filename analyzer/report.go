@@ -44,8 +44,19 @@ type Report struct {
 	// Mobile holds the smartphone fetch's data when AnalyzeMobile ran.
 	Mobile *MobileSummary `json:"mobile,omitempty"`
 
+	// Findings lists at most Options.MaxFindingsPerID findings per ID.
 	Findings []seo.Finding `json:"findings"`
 	Score    seo.Score     `json:"score"`
+	// Truncated names the lists cut at their caps (Options.MaxListItems,
+	// MaxFindingsPerID, MaxEvidenceURLs), keyed by JSON name: "links"
+	// (Links.List), "images" (Images.List), "headings", "canonical",
+	// "robots.directives", "hreflang", "structuredData",
+	// "structuredData.types" (summed over items), "openGraph", "twitter",
+	// "viewport.fields", "mobile.hreflang", "mobile.structuredDataTypes",
+	// "findings" (all IDs) and "findings.evidence.urls" (summed over
+	// findings). Each entry has the total found and the number omitted;
+	// absent means complete.
+	Truncated seo.Truncated `json:"truncated,omitempty"`
 
 	Depth      Depth     `json:"depth"`
 	AnalyzedAt time.Time `json:"analyzedAt"`
