@@ -14,7 +14,8 @@ import (
 // or one whose host is or resolves only to a refused address, is an error
 // wrapping seo.ErrInvalidInput. A page that cannot be fetched is not an
 // error: the report carries http.unreachable (or http.redirect_loop) and the
-// reason in Report.Error.
+// reason in Report.Error. With Options.Memory set, a refused memory
+// reservation is an error wrapping seo.ErrUnavailable.
 func Analyze(ctx context.Context, rawURL string, opts *Options) (*Report, error) {
 	cfg, err := newConfig(opts)
 	if err != nil {
@@ -45,7 +46,8 @@ func Analyze(ctx context.Context, rawURL string, opts *Options) (*Report, error)
 // AnalyzeHTML analyses a document already fetched: body as served for
 // rawURL with the given response header (status 200 is assumed). It fetches
 // nothing unless Options.CheckLinks or Options.AnalyzeMobile ask for it;
-// robots checks use Options.Robots when set.
+// robots checks use Options.Robots when set. Options.Memory applies as in
+// Analyze.
 func AnalyzeHTML(ctx context.Context, rawURL string, header http.Header, body []byte, opts *Options) (*Report, error) {
 	u, err := seo.ParseURL(rawURL)
 	if err != nil {

@@ -35,9 +35,28 @@
 // or whole areas; [Options.Severity] re-weights IDs; [Options.Thresholds]
 // changes the numbers the checks compare against.
 //
+// # Bounded reports and memory
+//
+// A report's size does not grow with the page: each list of page data
+// keeps its first [Options.MaxListItems] items (1000 by default), each
+// check ID its first [Options.MaxFindingsPerID] findings (25) and each
+// finding its first [Options.MaxEvidenceURLs] URLs (20). Counts such as
+// Links.Internal, Images.Total and the score are computed over everything.
+// [Report.Truncated] (JSON "truncated") names every list that was cut with
+// its total and omitted count, e.g. "truncated": {"links": {"total":
+// 629143, "omitted": 628143}}; it is absent when the report is complete.
+//
+// The working set is about the parsed tree plus a small record per link;
+// [EstimateMemory] gives the peak for a body size, measured on pages of
+// dense links, images, headings and bare elements. [Options.Memory]
+// reserves that estimate from a shared budget before parsing and releases
+// it when the report is built; a refusal is an error wrapping
+// seo.ErrUnavailable.
+//
 // # Errors
 //
 // A bad URL, or one whose host resolves only to refused addresses, is an
-// error wrapping seo.ErrInvalidInput. A page that cannot be fetched is not
-// an error: its report carries http.unreachable (or http.redirect_loop).
+// error wrapping seo.ErrInvalidInput; a memory reservation refused by
+// Options.Memory wraps seo.ErrUnavailable. A page that cannot be fetched is
+// not an error: its report carries http.unreachable (or http.redirect_loop).
 package analyzer

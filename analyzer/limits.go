@@ -9,23 +9,26 @@ import (
 	"github.com/seokit/seokit/seo"
 )
 
-// Memory model of one analysis, from BenchmarkAnalyzeWorstCase (peak RSS
-// growth of a child process analysing a page at seo.DefaultMaxBodyBytes in
-// the densest forms: links, text-less links, images, headings, bare <p>).
+// Memory model of one analysis, from BenchmarkAnalyzeWorstCase: the peak
+// RSS growth of a child process analysing a page at seo.DefaultMaxBodyBytes
+// in the densest forms measured 31.5x the body for links, 26.7x for
+// text-less links, 26.2x for images, 22.8x for headings and 63.1x for bare
+// <p> elements (the parsed tree alone is about 41x the body there).
 const (
 	// estimateBytesPerBodyByte is the peak working set per body byte,
 	// rounded up from the worst form measured.
-	estimateBytesPerBodyByte = 40
+	estimateBytesPerBodyByte = 64
 	// estimateBaseBytes covers a small page: the report, the parser's
 	// buffers, the checks' tables.
 	estimateBaseBytes = 1 << 20
 )
 
 // EstimateMemory returns the bytes an analysis of a body of bodyBytes
-// holds at its peak: 1 MiB plus 40 bytes per body byte. The factor is the
-// worst peak-RSS growth per body byte measured by BenchmarkAnalyzeWorstCase
-// (a 15 MiB page of dense links, images, headings or bare elements),
-// rounded up; Options.Memory reserves it.
+// holds at its peak: 1 MiB plus 64 bytes per body byte (about 1 GB for a
+// page at seo.DefaultMaxBodyBytes, 7.4 MB for a 100 KB page). The factor is
+// the worst peak-RSS growth per body byte measured by
+// BenchmarkAnalyzeWorstCase (63.1x, a 15 MiB page of bare <p> elements;
+// dense links measured 31.5x), rounded up; Options.Memory reserves it.
 func EstimateMemory(bodyBytes int) int64 {
 	return estimateBaseBytes + estimateBytesPerBodyByte*int64(max(bodyBytes, 0))
 }

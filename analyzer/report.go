@@ -121,7 +121,8 @@ type Alternate struct {
 	Source string `json:"source"`
 }
 
-// LinkSummary counts the page's <a href> links and lists them.
+// LinkSummary counts the page's <a href> links and lists the first
+// Options.MaxListItems of them (Report.Truncated["links"] when cut).
 type LinkSummary struct {
 	Internal int        `json:"internal"`
 	External int        `json:"external"`
@@ -142,7 +143,8 @@ type LinkInfo struct {
 	Error    string `json:"error,omitempty"`
 }
 
-// ImageSummary counts the page's images and lists them.
+// ImageSummary counts the page's images and lists the first
+// Options.MaxListItems of them (Report.Truncated["images"] when cut).
 type ImageSummary struct {
 	Total      int         `json:"total"`
 	WithoutAlt int         `json:"withoutAlt"`
