@@ -190,8 +190,8 @@ func TestMemoryBudget(t *testing.T) {
 // loopback: the fetch keeps what fits under the body cap, the report
 // counts every link kept and lists 1000, and its JSON stays small.
 func TestMillionLinkPage(t *testing.T) {
-	if testing.Short() {
-		t.Skip("analyses a 15 MiB page")
+	if testing.Short() || raceEnabled {
+		t.Skip("analyses a 15 MiB page: not in -short or -race runs (the race detector multiplies its memory)")
 	}
 	const link = `<a href="/p/%06d">x</a>`
 	var b strings.Builder
