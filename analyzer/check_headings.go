@@ -118,6 +118,9 @@ func extractHeadings(p *Page) {
 			}
 		}
 	}
+	if p.tail != nil {
+		total += p.tail.headings
+	}
 	p.Report.Truncated.Note("headings", total, len(p.Report.Headings))
 }
 

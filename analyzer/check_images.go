@@ -49,13 +49,18 @@ func imageSrc(n *html.Node) string {
 	return ""
 }
 
-// extractImages fills Report.Images: all images are counted, the first
-// MaxListItems listed.
+// extractImages fills Report.Images: all images are counted (those past
+// MaxElements too), the first MaxListItems listed.
 func extractImages(p *Page) {
 	imgs := p.ByTag(atom.Img)
 	sum := &p.Report.Images
 	sum.Total = len(imgs)
+	if t := p.tail; t != nil {
+		sum.Total += t.images
+		sum.WithoutAlt += t.imagesWithoutAlt
+	}
 	if len(imgs) == 0 {
+		p.Report.Truncated.Note("images", sum.Total, 0)
 		return
 	}
 	listed := min(len(imgs), p.cfg.MaxListItems)

@@ -34,7 +34,8 @@ func init() {
 }
 
 // extractLinks fills Report.Links from the page's <a href> links that
-// resolve to http(s) URLs: all are counted, the first MaxListItems listed.
+// resolve to http(s) URLs: all are counted (those past MaxElements too),
+// the first MaxListItems listed.
 func extractLinks(p *Page) {
 	s := &p.Report.Links
 	max := p.cfg.MaxListItems
@@ -53,6 +54,11 @@ func extractLinks(p *Page) {
 		if len(s.List) < max {
 			s.List = append(s.List, LinkInfo{URL: l.URL.String(), Text: l.Text, Rel: l.Rel, Internal: l.Internal})
 		}
+	}
+	if t := p.tail; t != nil {
+		s.Internal += t.internal
+		s.External += t.external
+		s.Nofollow += t.nofollow
 	}
 	p.Report.Truncated.Note("links", s.Internal+s.External, len(s.List))
 }

@@ -201,6 +201,9 @@ func mobViews(p, mp *Page) (d, m mobView) {
 				v.internalLinks++
 			}
 		}
+		if pg.tail != nil {
+			v.internalLinks += pg.tail.internal
+		}
 		if dr.Title != nil || mr.Title != nil {
 			if rep.Title != nil {
 				v.title, v.hasTitle = Collapse(rep.Title.Text), true

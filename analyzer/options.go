@@ -109,6 +109,15 @@ type Options struct {
 	// MaxEvidenceURLs caps Evidence.URLs of one finding; zero means 20.
 	// Report.Truncated["findings.evidence.urls"] sums the cut URLs.
 	MaxEvidenceURLs int
+	// MaxElements caps the elements parsed into the tree; zero means
+	// 100,000. A document with more is parsed only up to the start of its
+	// first element over the cap; a streaming scan of the rest keeps the
+	// counts exact (Links.Internal, External, Nofollow, Images.Total,
+	// WithoutAlt, the headings total, the DOM size), Report.Truncated
+	// ["document"] records the elements in the body and those not parsed,
+	// and the page gets content.document_too_large. Checks and lists see
+	// the parsed part only.
+	MaxElements int
 	// Memory, when set, admits the analysis by its memory estimate: after
 	// the body is fetched (or given) and before it is parsed, the analysis
 	// reserves EstimateMemory(len(body)) and releases it when the report is
@@ -126,6 +135,9 @@ const (
 	DefaultMaxListItems     = 1000
 	DefaultMaxFindingsPerID = 25
 	DefaultMaxEvidenceURLs  = 20
+	// DefaultMaxElements is far above real pages: the largest of the 130
+	// saved pages of seokit's test corpus holds 9,887 elements.
+	DefaultMaxElements = 100_000
 )
 
 // RobotsPolicy answers robots.txt questions for the robots checks. The
@@ -285,6 +297,9 @@ func newConfig(o *Options) (*config, error) {
 	}
 	if c.MaxEvidenceURLs <= 0 {
 		c.MaxEvidenceURLs = DefaultMaxEvidenceURLs
+	}
+	if c.MaxElements <= 0 {
+		c.MaxElements = DefaultMaxElements
 	}
 	return c, nil
 }

@@ -36,7 +36,9 @@ type Page struct {
 	Doc, HTML, Head, BodyEl *html.Node
 
 	// Elements lists every element in document order, the html, head and
-	// body elements the parser implies included.
+	// body elements the parser implies included. A document over
+	// Options.MaxElements is parsed up to its first element over the
+	// budget only (see ElementCount).
 	Elements []*html.Node
 	byTag    map[atom.Atom][]*html.Node
 	// Declared charset facts, read before transcoding.
@@ -63,6 +65,11 @@ type Page struct {
 	// jsonld holds the JSON-LD blocks decoded by the structured-data
 	// extractor, for its check.
 	jsonld []sdBlock
+	// tailBody is the body past Options.MaxElements until index counts it
+	// into tail; tail is nil when the whole document was parsed.
+	tailBody    []byte
+	tailForeign foreignState
+	tail        *tailCounts
 }
 
 // Charset records how the document declares its encoding.
@@ -211,6 +218,9 @@ func (p *Page) parse() *html.Node {
 			body = dec
 		}
 	}
+	if cut, fs := elementCut(body, p.cfg.MaxElements); cut >= 0 {
+		body, p.tailBody, p.tailForeign = body[:cut], body[cut:], fs
+	}
 	doc, err := html.Parse(bytes.NewReader(body))
 	if err != nil {
 		// html.Parse only fails on reader errors; a bytes.Reader has none.
@@ -334,6 +344,10 @@ func (p *Page) index() {
 	walk(p.Doc, false)
 	p.collectLinks()
 	p.collectResources()
+	if p.tailBody != nil {
+		p.tail = p.scanTail(p.tailBody, p.tailForeign)
+		p.tailBody = nil
+	}
 
 	root := p.BodyEl
 	dropChrome := true
@@ -353,8 +367,15 @@ func (p *Page) index() {
 	}
 }
 
-// ElementCount is the number of element nodes, as a DOM size measure.
-func (p *Page) ElementCount() int { return len(p.Elements) }
+// ElementCount is the number of element nodes, as a DOM size measure. It
+// includes the elements past Options.MaxElements, which are counted but
+// not in Elements.
+func (p *Page) ElementCount() int {
+	if p.tail != nil {
+		return len(p.Elements) + p.tail.elements
+	}
+	return len(p.Elements)
+}
 
 // appendText writes the visible text under n into sb, words separated by
 // single spaces, and returns the number of words.
@@ -489,21 +510,36 @@ func (p *Page) collectLinks() {
 		l.Rel, _ = Attr(a, "rel")
 		l.Text = Collapse(TextContent(a))
 		if l.HasHref {
-			u := p.Resolve(l.Href)
-			l.Unparseable = u == nil
-			if isWebURL(u) {
-				u.Fragment, u.RawFragment = "", ""
-				l.URL = u
-				l.Internal = seo.HostInScope(u.Hostname(), pageHost, false)
+			l.URL, l.Unparseable = p.linkTarget(l.Href)
+			if l.URL != nil {
+				l.Internal = seo.HostInScope(l.URL.Hostname(), pageHost, false)
 			}
 		}
-		for _, r := range strings.Fields(strings.ToLower(l.Rel)) {
-			if r == "nofollow" || r == "ugc" || r == "sponsored" {
-				l.Nofollow = true
-			}
-		}
+		l.Nofollow = relNofollow(l.Rel)
 		p.Links = append(p.Links, l)
 	}
+}
+
+// linkTarget resolves a link's href: the http(s) URL without fragment, or
+// nil (unparseable tells a reference that does not parse).
+func (p *Page) linkTarget(href string) (u *url.URL, unparseable bool) {
+	u = p.Resolve(href)
+	if !isWebURL(u) {
+		return nil, u == nil
+	}
+	u.Fragment, u.RawFragment = "", ""
+	return u, false
+}
+
+// relNofollow reports whether a rel attribute holds nofollow, ugc or
+// sponsored.
+func relNofollow(rel string) bool {
+	for _, r := range strings.Fields(strings.ToLower(rel)) {
+		if r == "nofollow" || r == "ugc" || r == "sponsored" {
+			return true
+		}
+	}
+	return false
 }
 
 func (p *Page) collectResources() {
