@@ -46,9 +46,19 @@
 // its total and omitted count, e.g. "truncated": {"links": {"total":
 // 629143, "omitted": 628143}}; it is absent when the report is complete.
 //
-// The working set is about the parsed tree plus a small record per link;
-// [EstimateMemory] gives the peak for a body size, measured on pages of
-// dense links, images, headings and bare elements. [Options.Memory]
+// The parsed tree is bounded too: a document with more than
+// [Options.MaxElements] elements (100,000 by default; real pages hold a
+// few thousand) is parsed only up to its first element over that budget,
+// and the rest is read by a streaming tokenizer that counts its elements,
+// links, images and headings, so those counts stay exact while checks and
+// lists cover the parsed part. The report then has "truncated":
+// {"document": {"total": elements in the body, "omitted": elements not
+// parsed}} and the finding content.document_too_large.
+//
+// The working set is a part per body byte plus the parsed elements;
+// [EstimateMemory] gives the peak for a body size (about 160 MB at the
+// 15 MiB fetch cap), measured on pages of dense links, images, headings,
+// text and bare elements. [Options.Memory]
 // reserves that estimate from a shared budget before parsing and releases
 // it when the report is built; a refusal is an error wrapping
 // seo.ErrUnavailable.

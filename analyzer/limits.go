@@ -10,27 +10,50 @@ import (
 )
 
 // Memory model of one analysis, from BenchmarkAnalyzeWorstCase: the peak
-// RSS growth of a child process analysing a page at seo.DefaultMaxBodyBytes
-// in the densest forms measured 31.5x the body for links, 26.7x for
-// text-less links, 26.2x for images, 22.8x for headings and 63.1x for bare
-// <p> elements (the parsed tree alone is about 41x the body there).
+// RSS growth of a child process analysing one page. The element budget
+// (Options.MaxElements) bounds the parsed tree, so a page costs a part per
+// body byte (the body's text and attribute values, the main text, the
+// streaming count past the budget) plus a part per parsed element, which
+// dense markup reaches with few bytes until the budget caps it. Measured
+// at seo.DefaultMaxBodyBytes: 117.8 MB for dense links, 102.1 MB for
+// text-less links, 100.1 MB for long links, 78.6 MB for images, 72.9 MB
+// for text, 44.1 MB for bare <p>, 25.1 MB for headings; at the size whose
+// elements just fit the budget: 75.3x the body for bare <p> (300 KB),
+// 30.7x for links (2.5 MB).
 const (
-	// estimateBytesPerBodyByte is the peak working set per body byte,
-	// rounded up from the worst form measured.
-	estimateBytesPerBodyByte = 64
 	// estimateBaseBytes covers a small page: the report, the parser's
 	// buffers, the checks' tables.
 	estimateBaseBytes = 1 << 20
+	// estimateBytesPerBodyByte covers the per-byte part: text holds 4.6x
+	// its body at the cap, long links 6.4x with their elements.
+	estimateBytesPerBodyByte = 5
+	// estimateDenseBytesPerBodyByte is the most a body byte costs in
+	// parsed elements (bare <p>, 75.3x in all at the budget), and
+	// estimateBytesPerElement the most one parsed element costs beyond
+	// its bytes (dense links: 117.8 MB at the cap, with 100,000 parsed).
+	estimateDenseBytesPerBodyByte = 80
+	estimateBytesPerElement       = 800
 )
 
 // EstimateMemory returns the bytes an analysis of a body of bodyBytes
-// holds at its peak: 1 MiB plus 64 bytes per body byte (about 1 GB for a
-// page at seo.DefaultMaxBodyBytes, 7.4 MB for a 100 KB page). The factor is
-// the worst peak-RSS growth per body byte measured by
-// BenchmarkAnalyzeWorstCase (63.1x, a 15 MiB page of bare <p> elements;
-// dense links measured 31.5x), rounded up; Options.Memory reserves it.
+// holds at its peak with the default element budget: 1 MiB, plus 5 bytes
+// per body byte, plus the parsed elements' part, 80 bytes per body byte up
+// to 800 bytes for each of DefaultMaxElements elements. That is about
+// 160 MB for a page at seo.DefaultMaxBodyBytes and 9.5 MB for a 100 KB
+// page. The constants come from the worst peak-RSS growth measured by
+// BenchmarkAnalyzeWorstCase (117.8 MB for a 15 MiB page of dense links,
+// 75.3x the body for a 300 KB page of bare <p>), rounded up;
+// Options.Memory reserves it (with Options.MaxElements in place of the
+// default).
 func EstimateMemory(bodyBytes int) int64 {
-	return estimateBaseBytes + estimateBytesPerBodyByte*int64(max(bodyBytes, 0))
+	return estimateMemory(bodyBytes, DefaultMaxElements)
+}
+
+// estimateMemory is EstimateMemory with an element budget of maxElements.
+func estimateMemory(bodyBytes, maxElements int) int64 {
+	n := int64(max(bodyBytes, 0))
+	return estimateBaseBytes + estimateBytesPerBodyByte*n +
+		min(estimateDenseBytesPerBodyByte*n, estimateBytesPerElement*int64(maxElements))
 }
 
 // reserve reserves the estimate for a body of n bytes from Options.Memory,
@@ -39,7 +62,7 @@ func (c *config) reserve(ctx context.Context, n int) (func(), error) {
 	if c.Memory == nil {
 		return func() {}, nil
 	}
-	release, err := c.Memory.Reserve(ctx, EstimateMemory(n))
+	release, err := c.Memory.Reserve(ctx, estimateMemory(n, c.MaxElements))
 	if err != nil {
 		return nil, fmt.Errorf("analyzer: memory for a %d-byte page: %w", n, err)
 	}

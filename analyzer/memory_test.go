@@ -34,15 +34,22 @@ var worstCaseForms = map[string]string{
 	"paras": `<p>`,
 	// headings: an h2 each, one outline entry each.
 	"headings": `<h2>h%06d</h2>`,
+	// longlinks: links with long targets and texts, under the element
+	// budget for a whole body: the per-byte cost of parsed content.
+	"longlinks": `<a href="/p/%06d/` + strings.Repeat("segment/", 16) + `">` + strings.Repeat("anchor text ", 16) + `</a>`,
+	// text: paragraphs of text, the main text and word count of a body.
+	"text": `<p>` + strings.Repeat("plain words of main text ", 40) + `</p>`,
 }
+
+// worstCaseHead starts every worst-case page; it has 4 elements.
+const worstCaseHead = `<!DOCTYPE html><html><head><title>worst case</title></head><body>`
 
 // worstCasePage fills size bytes with the form's element, numbered.
 func worstCasePage(form string, size int) []byte {
 	pat := worstCaseForms[form]
 	var b bytes.Buffer
 	b.Grow(size)
-	head := `<!DOCTYPE html><html><head><title>worst case</title></head><body>`
-	b.WriteString(head)
+	b.WriteString(worstCaseHead)
 	for i := 0; ; i++ {
 		s := pat
 		if strings.Contains(pat, "%") {
@@ -88,7 +95,11 @@ func TestWorstCaseChild(t *testing.T) {
 	if form == "" {
 		t.Skip("run by BenchmarkAnalyzeWorstCase")
 	}
-	body := worstCasePage(form, seo.DefaultMaxBodyBytes)
+	size, err := strconv.Atoi(os.Getenv("SEOKIT_WORSTCASE_SIZE"))
+	if err != nil {
+		t.Fatal("SEOKIT_WORSTCASE_SIZE:", err)
+	}
+	body := worstCasePage(form, size)
 	runtime.GC()
 	// Reset the peak to the current RSS (Linux clear_refs 5).
 	if err := os.WriteFile("/proc/self/clear_refs", []byte("5"), 0); err != nil {
@@ -124,14 +135,15 @@ func TestWorstCaseChild(t *testing.T) {
 	fmt.Printf("WORSTCASE %s\n", out)
 }
 
-// runWorstCase runs TestWorstCaseChild for form in a fresh process.
-func runWorstCase(tb testing.TB, form string) worstCaseResult {
+// runWorstCase runs TestWorstCaseChild for a page of form filling size
+// bytes in a fresh process.
+func runWorstCase(tb testing.TB, form string, size int) worstCaseResult {
 	tb.Helper()
 	if _, err := os.Stat("/proc/self/clear_refs"); err != nil {
 		tb.Skip("needs Linux /proc to measure peak RSS")
 	}
 	cmd := exec.Command(os.Args[0], "-test.run=^TestWorstCaseChild$", "-test.v")
-	cmd.Env = append(os.Environ(), "SEOKIT_WORSTCASE_CHILD="+form)
+	cmd.Env = append(os.Environ(), "SEOKIT_WORSTCASE_CHILD="+form, "SEOKIT_WORSTCASE_SIZE="+strconv.Itoa(size))
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		tb.Fatalf("child %s: %v\n%s", form, err, out)
@@ -149,23 +161,53 @@ func runWorstCase(tb testing.TB, form string) worstCaseResult {
 	return worstCaseResult{}
 }
 
+// budgetSize is the size of a page of form holding DefaultMaxElements
+// elements, the largest parsed whole.
+func budgetSize(form string) int {
+	el := worstCaseForms[form]
+	if strings.Contains(el, "%") {
+		el = fmt.Sprintf(el, 0)
+	}
+	return len(worstCaseHead) + (DefaultMaxElements-4)*len(el)
+}
+
 // BenchmarkAnalyzeWorstCase measures, in a child process each, the peak RSS
-// growth of analysing one page at the body cap (seo.DefaultMaxBodyBytes) in
-// each dense form, and reports it as a multiple of the body size. The
-// EstimateMemory constant comes from these figures.
+// growth of analysing one page in each dense form, at the body cap
+// (seo.DefaultMaxBodyBytes) and, when smaller, at the size whose elements
+// just fit the element budget (the largest tree built), and reports it as
+// a multiple of the body size next to EstimateMemory. The EstimateMemory
+// constants come from these figures; a peak over the estimate fails.
 func BenchmarkAnalyzeWorstCase(b *testing.B) {
-	for _, form := range []string{"links", "emptylinks", "images", "paras", "headings"} {
-		b.Run(form, func(b *testing.B) {
-			var r worstCaseResult
-			for range b.N {
-				r = runWorstCase(b, form)
-			}
-			x := float64(r.PeakBytes) / float64(r.BodyBytes)
-			b.ReportMetric(x, "peak-x-body")
-			b.ReportMetric(float64(r.PeakBytes)/1e6, "peak-MB")
-			b.ReportMetric(float64(r.JSONBytes)/1e6, "json-MB")
-			b.ReportMetric(0, "ns/op")
-			b.Logf("%s: body %d B, peak %d B (%.1fx body), JSON %d B, %d findings", form, r.BodyBytes, r.PeakBytes, x, r.JSONBytes, r.Findings)
-		})
+	for _, form := range []string{"links", "emptylinks", "images", "paras", "headings", "longlinks", "text"} {
+		sizes := []struct {
+			name string
+			size int
+		}{{"cap", seo.DefaultMaxBodyBytes}}
+		if n := budgetSize(form); n < seo.DefaultMaxBodyBytes {
+			sizes = append(sizes, struct {
+				name string
+				size int
+			}{"budget", n})
+		}
+		for _, sz := range sizes {
+			b.Run(form+"/"+sz.name, func(b *testing.B) {
+				var r worstCaseResult
+				for range b.N {
+					r = runWorstCase(b, form, sz.size)
+				}
+				x := float64(r.PeakBytes) / float64(r.BodyBytes)
+				est := EstimateMemory(r.BodyBytes)
+				b.ReportMetric(x, "peak-x-body")
+				b.ReportMetric(float64(r.PeakBytes)/1e6, "peak-MB")
+				b.ReportMetric(float64(est)/1e6, "estimate-MB")
+				b.ReportMetric(float64(r.JSONBytes)/1e6, "json-MB")
+				b.ReportMetric(0, "ns/op")
+				b.Logf("%s: body %d B, peak %d B (%.1fx body), EstimateMemory %d B, JSON %d B, %d findings",
+					form, r.BodyBytes, r.PeakBytes, x, est, r.JSONBytes, r.Findings)
+				if r.PeakBytes > est {
+					b.Errorf("peak %d B is over EstimateMemory(%d) = %d B", r.PeakBytes, r.BodyBytes, est)
+				}
+			})
+		}
 	}
 }

@@ -53,9 +53,11 @@ type Report struct {
 	// "robots.directives", "hreflang", "structuredData",
 	// "structuredData.types" (summed over items), "openGraph", "twitter",
 	// "viewport.fields", "mobile.hreflang", "mobile.structuredDataTypes",
-	// "findings" (all IDs) and "findings.evidence.urls" (summed over
-	// findings). Each entry has the total found and the number omitted;
-	// absent means complete.
+	// "findings" (all IDs), "findings.evidence.urls" (summed over
+	// findings) and "document" (the elements of a document over
+	// Options.MaxElements: the total in the body and those not parsed).
+	// Each entry has the total found and the number omitted; absent means
+	// complete.
 	Truncated seo.Truncated `json:"truncated,omitempty"`
 
 	Depth      Depth     `json:"depth"`
