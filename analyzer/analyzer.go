@@ -14,7 +14,8 @@ import (
 // or one whose host is or resolves only to a refused address, is an error
 // wrapping seo.ErrInvalidInput. A page that cannot be fetched is not an
 // error: the report carries http.unreachable (or http.redirect_loop) and the
-// reason in Report.Error.
+// reason in Report.Error. With Options.Memory set, a refused memory
+// reservation is an error wrapping seo.ErrUnavailable.
 func Analyze(ctx context.Context, rawURL string, opts *Options) (*Report, error) {
 	cfg, err := newConfig(opts)
 	if err != nil {
@@ -39,13 +40,14 @@ func Analyze(ctx context.Context, rawURL string, opts *Options) (*Report, error)
 	if env.Robots == nil && cfg.Depth.Includes(Standard) {
 		env.Robots = newRobotsPolicy(f)
 	}
-	return analyze(ctx, resp, cfg, env, true), nil
+	return analyze(ctx, resp, cfg, env, true)
 }
 
 // AnalyzeHTML analyses a document already fetched: body as served for
 // rawURL with the given response header (status 200 is assumed). It fetches
 // nothing unless Options.CheckLinks or Options.AnalyzeMobile ask for it;
-// robots checks use Options.Robots when set.
+// robots checks use Options.Robots when set. Options.Memory applies as in
+// Analyze.
 func AnalyzeHTML(ctx context.Context, rawURL string, header http.Header, body []byte, opts *Options) (*Report, error) {
 	u, err := seo.ParseURL(rawURL)
 	if err != nil {
@@ -77,7 +79,7 @@ func AnalyzeResponse(ctx context.Context, resp *seo.Response, opts *Options) (*R
 	if cfg.CheckLinks || cfg.AnalyzeMobile {
 		env.Fetcher = cfg.fetcher()
 	}
-	return analyze(ctx, resp, cfg, env, false), nil
+	return analyze(ctx, resp, cfg, env, false)
 }
 
 func (c *config) fetcher() Fetcher {
@@ -88,8 +90,14 @@ func (c *config) fetcher() Fetcher {
 }
 
 // analyze parses once, extracts page data, runs checks, then the fetching
-// phases (probes, link checks, mobile) concurrently, and scores.
-func analyze(ctx context.Context, resp *seo.Response, cfg *config, env *fetchEnv, probes bool) *Report {
+// phases (probes, link checks, mobile) concurrently, and scores. Its only
+// error is a refused memory reservation.
+func analyze(ctx context.Context, resp *seo.Response, cfg *config, env *fetchEnv, probes bool) (*Report, error) {
+	release, err := cfg.reserve(ctx, len(resp.Body))
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	p := newPage(resp, cfg)
 	rep := p.Report
 	fillResponseData(rep, resp, p.IsHTML)
@@ -109,6 +117,7 @@ func analyze(ctx context.Context, resp *seo.Response, cfg *config, env *fetchEnv
 	// response has; a redirect's or error page's body gets the checks that
 	// apply to every response (status, headers, URL).
 	document := p.IsHTML && resp.Status/100 == 2
+	noteDocumentCut(p, r, document)
 	for _, list := range [][]Check{builtinChecks, cfg.Checks} {
 		for _, c := range list {
 			if (document || c.AllDocuments) && cfg.runs(c.Depth, c.IDs) && c.Run != nil {
@@ -145,9 +154,11 @@ func analyze(ctx context.Context, resp *seo.Response, cfg *config, env *fetchEnv
 	}
 	wg.Wait()
 
+	capLists(rep, cfg.MaxListItems)
 	rep.Findings = r.Findings()
+	r.noteTruncation(&rep.Truncated)
 	rep.Score = seo.PageScore(rep.Findings)
-	return rep
+	return rep, nil
 }
 
 func fillResponseData(rep *Report, resp *seo.Response, isHTML bool) {
@@ -188,6 +199,7 @@ func failedReport(rawURL string, resp *seo.Response, err error, cfg *config) *Re
 		r.Add("http.unreachable", "the page could not be fetched: "+unwrapMessage(err), seo.Evidence{Detail: err.Error()})
 	}
 	rep.Findings = r.Findings()
+	r.noteTruncation(&rep.Truncated)
 	rep.Score = seo.PageScore(rep.Findings)
 	return rep
 }

@@ -2,6 +2,7 @@ package analyzer
 
 import (
 	"context"
+	"slices"
 	"sort"
 	"sync"
 
@@ -97,17 +98,23 @@ func Catalog() []seo.CheckInfo {
 	return out
 }
 
-// Reporter collects the findings of one page. It is safe for concurrent use.
+// Reporter collects the findings of one page, at most
+// Options.MaxFindingsPerID per ID (the rest are counted, not kept). It is
+// safe for concurrent use.
 type Reporter struct {
 	mu       sync.Mutex
 	cfg      *config
 	url      string
 	extra    map[string]seo.CheckInfo
 	findings []seo.Finding
+	perID    map[string]int // findings reported per ID, kept or not
+	dropped  int            // findings over MaxFindingsPerID
+	urls     int            // evidence URLs reported
+	urlsCut  int            // evidence URLs over MaxEvidenceURLs
 }
 
 func newReporter(cfg *config, pageURL string) *Reporter {
-	r := &Reporter{cfg: cfg, url: pageURL}
+	r := &Reporter{cfg: cfg, url: pageURL, perID: map[string]int{}}
 	for _, c := range cfg.Checks {
 		for _, in := range c.IDs {
 			if r.extra == nil {
@@ -121,6 +128,28 @@ func newReporter(cfg *config, pageURL string) *Reporter {
 
 // Enabled reports whether id is reported at all, so a check can skip work.
 func (r *Reporter) Enabled(id string) bool { return !r.cfg.isDisabled(id) }
+
+// full reports whether id already has its MaxFindingsPerID findings. It is
+// false for disabled IDs.
+func (r *Reporter) full(id string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.perID[id] >= r.cfg.MaxFindingsPerID && !r.cfg.isDisabled(id)
+}
+
+// addLazy reports like Add, building the evidence only when the finding
+// is kept: checks that repeat per element use it so that a page of a
+// million bad elements costs no evidence beyond the cap.
+func (r *Reporter) addLazy(id, message string, ev func() seo.Evidence) {
+	if r.full(id) {
+		r.mu.Lock()
+		r.perID[id]++
+		r.dropped++
+		r.mu.Unlock()
+		return
+	}
+	r.Add(id, message, ev())
+}
 
 // Add reports a finding of id on the page. The severity is the catalogue's
 // unless Options.Severity overrides it; disabled IDs are dropped.
@@ -137,10 +166,28 @@ func (r *Reporter) Add(id, message string, ev seo.Evidence) {
 	if s, ok := r.cfg.Severity[id]; ok {
 		sev = s
 	}
-	ev.Value = seo.Clip(ev.Value)
 	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.perID[id]++
+	if r.perID[id] > r.cfg.MaxFindingsPerID {
+		r.dropped++
+		return
+	}
+	ev.Value = seo.Clip(ev.Value)
+	r.urls += len(ev.URLs)
+	if len(ev.URLs) > r.cfg.MaxEvidenceURLs {
+		r.urlsCut += len(ev.URLs) - r.cfg.MaxEvidenceURLs
+		ev.URLs = slices.Clone(ev.URLs[:r.cfg.MaxEvidenceURLs])
+	}
 	r.findings = append(r.findings, seo.Finding{ID: id, Severity: sev, Message: message, Evidence: ev, URL: r.url})
-	r.mu.Unlock()
+}
+
+// noteTruncation records in t the findings and evidence URLs left out.
+func (r *Reporter) noteTruncation(t *seo.Truncated) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	t.Note("findings", len(r.findings)+r.dropped, len(r.findings))
+	t.Note("findings.evidence.urls", r.urls, r.urls-r.urlsCut)
 }
 
 // Findings returns the findings so far, most severe first, then by ID, in

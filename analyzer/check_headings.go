@@ -107,13 +107,21 @@ func headingAlts(n *html.Node, sb *strings.Builder) {
 	}
 }
 
-// extractHeadings fills Report.Headings with the h1-h6 outline.
+// extractHeadings fills Report.Headings with the first MaxListItems
+// headings of the h1-h6 outline.
 func extractHeadings(p *Page) {
+	total := 0
 	for _, n := range p.Elements {
 		if lvl := headingLevel(n); lvl > 0 {
-			p.Report.Headings = append(p.Report.Headings, Heading{Level: lvl, Text: headingText(n)})
+			if total++; total <= p.cfg.MaxListItems {
+				p.Report.Headings = append(p.Report.Headings, Heading{Level: lvl, Text: headingText(n)})
+			}
 		}
 	}
+	if p.tail != nil {
+		total += p.tail.headings
+	}
+	p.Report.Truncated.Note("headings", total, len(p.Report.Headings))
 }
 
 func checkHeadings(p *Page, r *Reporter) {

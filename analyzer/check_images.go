@@ -30,10 +30,6 @@ func init() {
 	registerExtractor(extractImages)
 }
 
-// maxImageFindings caps the findings of one image ID on a page; the last
-// one reported says how many more images were affected.
-const maxImageFindings = 25
-
 // imageSrc returns an image's source: src, else data-src (lazy loading),
 // else the first srcset candidate.
 func imageSrc(n *html.Node) string {
@@ -53,62 +49,51 @@ func imageSrc(n *html.Node) string {
 	return ""
 }
 
-// extractImages fills Report.Images.
+// extractImages fills Report.Images: all images are counted (those past
+// MaxElements too), the first MaxListItems listed.
 func extractImages(p *Page) {
 	imgs := p.ByTag(atom.Img)
 	sum := &p.Report.Images
 	sum.Total = len(imgs)
+	if t := p.tail; t != nil {
+		sum.Total += t.images
+		sum.WithoutAlt += t.imagesWithoutAlt
+	}
 	if len(imgs) == 0 {
+		p.Report.Truncated.Note("images", sum.Total, 0)
 		return
 	}
-	sum.List = make([]ImageInfo, 0, len(imgs))
-	for _, n := range imgs {
+	listed := min(len(imgs), p.cfg.MaxListItems)
+	sum.List = make([]ImageInfo, 0, listed)
+	for i, n := range imgs {
+		if _, ok := Attr(n, "alt"); !ok {
+			sum.WithoutAlt++
+		}
+		if i >= listed {
+			continue
+		}
 		info := ImageInfo{Src: imageSrc(n)}
 		if u := p.Resolve(info.Src); info.Src != "" && u != nil && !strings.HasPrefix(info.Src, "data:") {
 			info.Src = u.String()
 		}
 		if a, ok := Attr(n, "alt"); ok {
 			info.Alt = &a
-		} else {
-			sum.WithoutAlt++
 		}
 		info.Width, _ = Attr(n, "width")
 		info.Height, _ = Attr(n, "height")
 		sum.List = append(sum.List, info)
 	}
-}
-
-// imageReporter reports image findings, at most maxImageFindings per ID.
-type imageReporter struct {
-	r      *Reporter
-	counts map[string]int
-}
-
-func (ir *imageReporter) add(id, msg string, ev seo.Evidence) {
-	c := ir.counts[id] + 1
-	ir.counts[id] = c
-	if c <= maxImageFindings {
-		ir.r.Add(id, msg, ev)
-	}
-}
-
-func (ir *imageReporter) flush() {
-	for id, c := range ir.counts {
-		if c > maxImageFindings {
-			ev := seo.Measure("<img>", float64(c), maxImageFindings)
-			ev.Detail = strconv.Itoa(c-maxImageFindings) + " more images not listed"
-			ir.r.Add(id, "more images have the same problem", ev)
-		}
-	}
+	p.Report.Truncated.Note("images", sum.Total, listed)
 }
 
 func checkImages(p *Page, r *Reporter) {
 	th := p.Thresholds()
-	ir := &imageReporter{r: r, counts: map[string]int{}}
 	type altUse struct {
 		first string
-		srcs  []string
+		srcs  []string // the first MaxEvidenceURLs distinct sources
+		more  int      // further uses, not deduplicated
 	}
+	maxSrcs := p.cfg.MaxEvidenceURLs
 	alts := map[string]*altUse{}
 	var altOrder []string
 	seenPair := map[string]bool{}
@@ -117,39 +102,53 @@ func checkImages(p *Page, r *Reporter) {
 	list := p.Report.Images.List
 	for i, n := range imgs {
 		src := imageSrc(n)
-		var abs string
-		if len(list) == len(imgs) { // extractImages resolved it already
-			abs = list[i].Src
-		} else {
-			abs = src
-			if u := p.Resolve(src); src != "" && u != nil && !strings.HasPrefix(src, "data:") {
-				abs = u.String()
+		// The resolved source, from the list when extractImages has it,
+		// else resolved only when a finding or the alt index needs it.
+		abs, resolved := "", false
+		if i < len(list) {
+			abs, resolved = list[i].Src, true
+		}
+		absSrc := func() string {
+			if !resolved {
+				abs, resolved = src, true
+				if u := p.Resolve(src); src != "" && u != nil && !strings.HasPrefix(src, "data:") {
+					abs = u.String()
+				}
 			}
+			return abs
 		}
 		elem := outerLazy{n: n}
-		var urls []string
-		if abs != "" && !strings.HasPrefix(abs, "data:") {
-			urls = []string{abs}
+		urls := func() []string {
+			if a := absSrc(); a != "" && !strings.HasPrefix(a, "data:") {
+				return []string{a}
+			}
+			return nil
 		}
 		alt, hasAlt := Attr(n, "alt")
 		calt := Collapse(alt)
 		switch {
 		case !hasAlt:
-			ir.add("images.alt_missing", "an image has no alt attribute", seo.Evidence{Element: elem.String(), Value: src, URLs: urls})
+			r.addLazy("images.alt_missing", "an image has no alt attribute", func() seo.Evidence {
+				return seo.Evidence{Element: elem.String(), Value: src, URLs: urls()}
+			})
 		case calt == "":
 			if why := contentImage(n, th.AltEmptyMinPixels); why != "" {
-				ir.add("images.alt_empty", "a content image has an empty alt text",
-					seo.Evidence{Element: elem.String(), Value: src, URLs: urls, Detail: why})
+				r.addLazy("images.alt_empty", "a content image has an empty alt text", func() seo.Evidence {
+					return seo.Evidence{Element: elem.String(), Value: src, URLs: urls(), Detail: why}
+				})
 			}
 		default:
 			if l := Length(calt); l > th.AltMaxChars {
-				ev := seo.Measure(elem.String(), float64(l), float64(th.AltMaxChars))
-				ev.Value, ev.URLs = calt, urls
-				ir.add("images.alt_too_long", "an alt text is too long", ev)
+				r.addLazy("images.alt_too_long", "an alt text is too long", func() seo.Evidence {
+					ev := seo.Measure(elem.String(), float64(l), float64(th.AltMaxChars))
+					ev.Value, ev.URLs = calt, urls()
+					return ev
+				})
 			}
 			if why := altLooksLikeFilename(calt, src); why != "" {
-				ir.add("images.alt_is_filename", "an alt text is a file name, not a description",
-					seo.Evidence{Element: elem.String(), Value: calt, URLs: urls, Detail: why})
+				r.addLazy("images.alt_is_filename", "an alt text is a file name, not a description", func() seo.Evidence {
+					return seo.Evidence{Element: elem.String(), Value: calt, URLs: urls(), Detail: why}
+				})
 			}
 			key := strings.ToLower(calt)
 			u := alts[key]
@@ -158,23 +157,30 @@ func checkImages(p *Page, r *Reporter) {
 				alts[key] = u
 				altOrder = append(altOrder, key)
 			}
-			if pair := key + "\x00" + abs; abs != "" && !seenPair[pair] {
-				seenPair[pair] = true
-				u.srcs = append(u.srcs, abs)
+			if a := absSrc(); a != "" {
+				// Past the evidence cap, uses are counted, not compared,
+				// so the index stays small.
+				if pair := key + "\x00" + a; len(u.srcs) < maxSrcs && !seenPair[pair] {
+					seenPair[pair] = true
+					u.srcs = append(u.srcs, a)
+				} else if len(u.srcs) >= maxSrcs {
+					u.more++
+				}
 			}
 		}
 		if !hasSizeAttrs(n) {
 			w, _ := Attr(n, "width")
 			h, _ := Attr(n, "height")
-			ir.add("images.size_attrs_missing", "an image has no width and height, so the layout shifts when it loads",
-				seo.Evidence{Element: elem.String(), Value: src, URLs: urls, Detail: "width=" + strconv.Quote(w) + " height=" + strconv.Quote(h)})
+			r.addLazy("images.size_attrs_missing", "an image has no width and height, so the layout shifts when it loads", func() seo.Evidence {
+				return seo.Evidence{Element: elem.String(), Value: src, URLs: urls(), Detail: "width=" + strconv.Quote(w) + " height=" + strconv.Quote(h)}
+			})
 		}
 	}
 	for _, key := range altOrder {
 		if u := alts[key]; len(u.srcs) > 1 {
-			ev := seo.Measure("<img alt>", float64(len(u.srcs)), 1)
-			ev.Value, ev.URLs = u.first, u.srcs[:min(len(u.srcs), 20)]
-			ir.add("images.alt_duplicate", "one alt text is used for different images", ev)
+			ev := seo.Measure("<img alt>", float64(len(u.srcs)+u.more), 1)
+			ev.Value, ev.URLs = u.first, u.srcs
+			r.Add("images.alt_duplicate", "one alt text is used for different images", ev)
 		}
 	}
 	for _, pic := range p.ByTag(atom.Picture) {
@@ -186,10 +192,11 @@ func checkImages(p *Page, r *Reporter) {
 			}
 		}
 		if !has {
-			ir.add("images.picture_without_img", "a <picture> element has no <img>, so nothing is shown", seo.Evidence{Element: Outer(pic)})
+			r.addLazy("images.picture_without_img", "a <picture> element has no <img>, so nothing is shown", func() seo.Evidence {
+				return seo.Evidence{Element: Outer(pic)}
+			})
 		}
 	}
-	ir.flush()
 }
 
 // outerLazy renders an element's start tag for evidence only when needed.

@@ -59,7 +59,8 @@ func TestImagesData(t *testing.T) {
 }
 
 // TestImagesFindingCap checks that a page full of images does not flood the
-// report: at most maxImageFindings findings plus one summary per ID.
+// report: at most MaxFindingsPerID findings per ID, the rest counted in
+// Truncated.
 func TestImagesFindingCap(t *testing.T) {
 	var sb strings.Builder
 	sb.WriteString(`<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Harbour plan: council debates new flats</title></head><body><h1>Gallery</h1>`)
@@ -74,8 +75,12 @@ func TestImagesFindingCap(t *testing.T) {
 			n++
 		}
 	}
-	if n != maxImageFindings+1 {
-		t.Errorf("alt_missing reported %d times, want %d", n, maxImageFindings+1)
+	if n != DefaultMaxFindingsPerID {
+		t.Errorf("alt_missing reported %d times, want %d", n, DefaultMaxFindingsPerID)
+	}
+	// alt_missing and size_attrs_missing: 40 each, 15 each over the cap.
+	if got := rep.Truncated["findings"]; got.Omitted != 30 || got.Total != len(rep.Findings)+30 {
+		t.Errorf("Truncated[findings] = %+v with %d findings kept, want 30 omitted", got, len(rep.Findings))
 	}
 	if rep.Images.Total != 40 || rep.Images.WithoutAlt != 40 {
 		t.Errorf("Images = %d/%d, want 40/40", rep.Images.Total, rep.Images.WithoutAlt)

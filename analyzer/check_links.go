@@ -34,9 +34,11 @@ func init() {
 }
 
 // extractLinks fills Report.Links from the page's <a href> links that
-// resolve to http(s) URLs.
+// resolve to http(s) URLs: all are counted (those past MaxElements too),
+// the first MaxListItems listed.
 func extractLinks(p *Page) {
 	s := &p.Report.Links
+	max := p.cfg.MaxListItems
 	for _, l := range p.Links {
 		if l.URL == nil {
 			continue
@@ -49,8 +51,16 @@ func extractLinks(p *Page) {
 		if l.Nofollow {
 			s.Nofollow++
 		}
-		s.List = append(s.List, LinkInfo{URL: l.URL.String(), Text: l.Text, Rel: l.Rel, Internal: l.Internal})
+		if len(s.List) < max {
+			s.List = append(s.List, LinkInfo{URL: l.URL.String(), Text: l.Text, Rel: l.Rel, Internal: l.Internal})
+		}
 	}
+	if t := p.tail; t != nil {
+		s.Internal += t.internal
+		s.External += t.external
+		s.Nofollow += t.nofollow
+	}
+	p.Report.Truncated.Note("links", s.Internal+s.External, len(s.List))
 }
 
 // lkGenericTexts are link texts that say nothing about the target, in the
@@ -210,7 +220,9 @@ func checkLinks(p *Page, r *Reporter) {
 
 	for i, l := range p.Links {
 		if why := lkUncrawlable(l); why != "" {
-			r.Add("links.uncrawlable", "the link cannot be followed by crawlers: "+why, seo.Evidence{Element: Outer(l.Node), Value: l.Href, Detail: why})
+			r.addLazy("links.uncrawlable", "the link cannot be followed by crawlers: "+why, func() seo.Evidence {
+				return seo.Evidence{Element: Outer(l.Node), Value: l.Href, Detail: why}
+			})
 		}
 		if !l.HasHref {
 			continue
@@ -233,29 +245,45 @@ func checkLinks(p *Page, r *Reporter) {
 			return elem
 		}
 		if l.Text == "" && !lkHasLabel(l.Node) {
-			r.Add("links.empty_text", "the link has no text or accessible label", seo.Evidence{Element: el(), Value: l.URL.String(), URLs: []string{l.URL.String()}})
+			r.addLazy("links.empty_text", "the link has no text or accessible label", func() seo.Evidence {
+				return seo.Evidence{Element: el(), Value: l.URL.String(), URLs: []string{l.URL.String()}}
+			})
 		}
 		if !l.Nofollow {
 			if len(l.Text) <= lkGenericMaxBytes && lkGenericTexts[lkNormText(l.Text)] {
-				r.Add("links.non_descriptive_text", `the link text "`+l.Text+`" does not describe its target`, seo.Evidence{Element: el(), Value: l.Text, URLs: []string{l.URL.String()}})
+				r.addLazy("links.non_descriptive_text", `the link text "`+l.Text+`" does not describe its target`, func() seo.Evidence {
+					return seo.Evidence{Element: el(), Value: l.Text, URLs: []string{l.URL.String()}}
+				})
 			}
 			if followable == 0 && cnURLKey(l.URL) != pageKey {
 				followable++
 			}
 		}
 		if l.Internal && cnRelHas(l.Rel, "nofollow") {
-			r.Add("links.internal_nofollow", "an internal link is marked nofollow", seo.Evidence{Element: el(), Value: l.Rel, URLs: []string{l.URL.String()}})
+			r.addLazy("links.internal_nofollow", "an internal link is marked nofollow", func() seo.Evidence {
+				return seo.Evidence{Element: el(), Value: l.Rel, URLs: []string{l.URL.String()}}
+			})
 		}
-		if pageHTTPS && l.URL.Scheme == "http" && !reportedHTTP[l.URL.String()] {
-			reportedHTTP[l.URL.String()] = true
-			r.Add("links.to_http", "the https page links to an insecure http:// URL", seo.Evidence{Element: el(), Value: l.URL.String(), URLs: []string{l.URL.String()}})
+		if pageHTTPS && l.URL.Scheme == "http" {
+			// One finding per distinct URL; past the cap the links are
+			// counted without keeping their URLs.
+			if r.full("links.to_http") {
+				r.addLazy("links.to_http", "", nil)
+			} else if u := l.URL.String(); !reportedHTTP[u] {
+				reportedHTTP[u] = true
+				r.Add("links.to_http", "the https page links to an insecure http:// URL", seo.Evidence{Element: el(), Value: u, URLs: []string{u}})
+			}
 		}
 		if !pagePrivate && lkPrivateHost(l.URL.Hostname()) {
-			r.Add("links.to_private_host", "the link points to a private or local host", seo.Evidence{Element: el(), Value: l.URL.Host, URLs: []string{l.URL.String()}})
+			r.addLazy("links.to_private_host", "the link points to a private or local host", func() seo.Evidence {
+				return seo.Evidence{Element: el(), Value: l.URL.Host, URLs: []string{l.URL.String()}}
+			})
 		}
 		if t, _ := Attr(l.Node, "target"); strings.EqualFold(strings.TrimSpace(t), "_blank") && lkOrigin(l.URL) != pageOrigin &&
 			!cnRelHas(l.Rel, "noopener") && !cnRelHas(l.Rel, "noreferrer") {
-			r.Add("links.unsafe_target_blank", `a cross-origin link opens a new tab without rel="noopener"`, seo.Evidence{Element: el(), Value: l.URL.String(), URLs: []string{l.URL.String()}})
+			r.addLazy("links.unsafe_target_blank", `a cross-origin link opens a new tab without rel="noopener"`, func() seo.Evidence {
+				return seo.Evidence{Element: el(), Value: l.URL.String(), URLs: []string{l.URL.String()}}
+			})
 		}
 	}
 
@@ -282,7 +310,9 @@ func checkLinks(p *Page, r *Reporter) {
 				continue
 			}
 			if !ids[frag] {
-				r.Add("links.broken_fragment", "no element on the page has the id or name #"+frag, seo.Evidence{Element: Outer(l.Node), Value: "#" + frag})
+				r.addLazy("links.broken_fragment", "no element on the page has the id or name #"+frag, func() seo.Evidence {
+					return seo.Evidence{Element: Outer(l.Node), Value: "#" + frag}
+				})
 			}
 		}
 	}

@@ -35,9 +35,38 @@
 // or whole areas; [Options.Severity] re-weights IDs; [Options.Thresholds]
 // changes the numbers the checks compare against.
 //
+// # Bounded reports and memory
+//
+// A report's size does not grow with the page: each list of page data
+// keeps its first [Options.MaxListItems] items (1000 by default), each
+// check ID its first [Options.MaxFindingsPerID] findings (25) and each
+// finding its first [Options.MaxEvidenceURLs] URLs (20). Counts such as
+// Links.Internal, Images.Total and the score are computed over everything.
+// [Report.Truncated] (JSON "truncated") names every list that was cut with
+// its total and omitted count, e.g. "truncated": {"links": {"total":
+// 629143, "omitted": 628143}}; it is absent when the report is complete.
+//
+// The parsed tree is bounded too: a document with more than
+// [Options.MaxElements] elements (100,000 by default; real pages hold a
+// few thousand) is parsed only up to its first element over that budget,
+// and the rest is read by a streaming tokenizer that counts its elements,
+// links, images and headings, so those counts stay exact while checks and
+// lists cover the parsed part. The report then has "truncated":
+// {"document": {"total": elements in the body, "omitted": elements not
+// parsed}} and the finding content.document_too_large.
+//
+// The working set is a part per body byte plus the parsed elements;
+// [EstimateMemory] gives the peak for a body size (about 160 MB at the
+// 15 MiB fetch cap), measured on pages of dense links, images, headings,
+// text and bare elements. [Options.Memory]
+// reserves that estimate from a shared budget before parsing and releases
+// it when the report is built; a refusal is an error wrapping
+// seo.ErrUnavailable.
+//
 // # Errors
 //
 // A bad URL, or one whose host resolves only to refused addresses, is an
-// error wrapping seo.ErrInvalidInput. A page that cannot be fetched is not
-// an error: its report carries http.unreachable (or http.redirect_loop).
+// error wrapping seo.ErrInvalidInput; a memory reservation refused by
+// Options.Memory wraps seo.ErrUnavailable. A page that cannot be fetched is
+// not an error: its report carries http.unreachable (or http.redirect_loop).
 package analyzer

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"hash/fnv"
 	"image"
 	_ "image/gif"  // registers GIF for image.DecodeConfig (og:image size)
 	_ "image/jpeg" // registers JPEG
@@ -101,13 +102,8 @@ func runLinkChecks(ctx context.Context, p *Page, env *fetchEnv, r *Reporter) {
 		return
 	}
 	cfg := p.cfg
-	targets := lcCollect(p, r)
+	targets, unchecked := lcCollect(p, r)
 	checked := targets
-	unchecked := 0
-	if len(checked) > cfg.MaxLinkChecks {
-		unchecked = len(checked) - cfg.MaxLinkChecks
-		checked = checked[:cfg.MaxLinkChecks]
-	}
 
 	global := make(chan struct{}, cfg.LinkConcurrency)
 	perHost := map[string]chan struct{}{}
@@ -203,8 +199,9 @@ func lcKey(u *url.URL) string { return seo.NormalizeURL(u, nil).String() }
 
 // lcCollect lists the distinct targets in check order: canonical, hreflang
 // and og:image first (few and important), then links and images in
-// document order. Kinds whose IDs are all disabled are left out.
-func lcCollect(p *Page, r *Reporter) []*lcTarget {
+// document order. Kinds whose IDs are all disabled are left out. It keeps
+// at most MaxLinkChecks targets and counts the distinct others (unchecked).
+func lcCollect(p *Page, r *Reporter) (list []*lcTarget, unchecked int) {
 	enabled := func(ids ...string) bool {
 		for _, id := range ids {
 			if r.Enabled(id) {
@@ -220,8 +217,10 @@ func lcCollect(p *Page, r *Reporter) []*lcTarget {
 		"hreflang.target_non_canonical", "hreflang.return_missing")
 	wantOG := enabled("social.og_image_broken", "social.og_image_small")
 
-	var list []*lcTarget
 	idx := map[string]*lcTarget{}
+	// Targets past MaxLinkChecks are only counted, by a hash of their key,
+	// so that a page of a million links keeps a small index.
+	over := map[uint64]struct{}{}
 	self := lcKey(p.URL)
 	selfOK := p.Response == nil || p.Response.Status == http.StatusOK
 	add := func(u *url.URL, kind lcKind, el string) *lcTarget {
@@ -237,6 +236,12 @@ func lcCollect(p *Page, r *Reporter) []*lcTarget {
 		}
 		t := idx[key]
 		if t == nil {
+			if len(list) >= p.cfg.MaxLinkChecks {
+				h := fnv.New64a()
+				h.Write([]byte(key))
+				over[h.Sum64()] = struct{}{}
+				return nil
+			}
 			t = &lcTarget{key: key, url: &c, size: -1}
 			idx[key] = t
 			list = append(list, t)
@@ -322,26 +327,33 @@ func lcCollect(p *Page, r *Reporter) []*lcTarget {
 			if l.URL == nil {
 				continue
 			}
-			if t := add(l.URL, lcLink, Outer(l.Node)); t != nil && l.Internal {
-				t.internal = true
+			if t := add(l.URL, lcLink, ""); t != nil {
+				t.internal = t.internal || l.Internal
+				if t.linkEl == "" {
+					t.linkEl = Outer(l.Node)
+				}
 			}
 		}
 	}
 	if wantImages {
 		for _, res := range p.Resources {
 			if res.Kind == "image" {
-				add(res.URL, lcImage, Outer(res.Node))
+				if t := add(res.URL, lcImage, ""); t != nil && t.imageEl == "" {
+					t.imageEl = Outer(res.Node)
+				}
 			}
 		}
 		for _, img := range p.ByTag(atom.Img) {
 			if ss, ok := Attr(img, "srcset"); ok {
 				for _, c := range lcSrcset(ss) {
-					add(p.Resolve(c), lcImage, Outer(img))
+					if t := add(p.Resolve(c), lcImage, ""); t != nil && t.imageEl == "" {
+						t.imageEl = Outer(img)
+					}
 				}
 			}
 		}
 	}
-	return list
+	return list, len(over)
 }
 
 // lcSrcset returns the URLs of a srcset attribute's candidates.

@@ -112,6 +112,12 @@ func runMobile(ctx context.Context, p *Page, env *fetchEnv, r *Reporter) {
 		return
 	}
 
+	release, err := cfg.reserve(ctx, len(resp.Body))
+	if err != nil {
+		ms.Error = err.Error()
+		return
+	}
+	defer release()
 	mp := newPage(resp, cfg)
 	if mp.IsHTML {
 		for _, x := range builtinExtractors {
@@ -194,6 +200,9 @@ func mobViews(p, mp *Page) (d, m mobView) {
 			if l.URL != nil && l.Internal {
 				v.internalLinks++
 			}
+		}
+		if pg.tail != nil {
+			v.internalLinks += pg.tail.internal
 		}
 		if dr.Title != nil || mr.Title != nil {
 			if rep.Title != nil {

@@ -95,9 +95,50 @@ type Options struct {
 	// LinkTimeout bounds each link-check fetch; zero means 10 s.
 	LinkTimeout time.Duration
 
+	// MaxListItems caps each list of page data in the report: Links.List,
+	// Images.List, Headings, Canonical, Robots.Directives, Hreflang,
+	// StructuredData (and the types of one item), the OpenGraph, Twitter
+	// and Viewport.Fields maps, and Mobile's Hreflang and Structured. Zero
+	// means 1000. Counts (Links.Internal, Images.Total, ...) stay exact; a
+	// cut list is recorded in Report.Truncated under its JSON name.
+	MaxListItems int
+	// MaxFindingsPerID caps the findings of one check ID, keeping the
+	// first reported; zero means 25. The score is unchanged (it counts
+	// distinct IDs); Report.Truncated["findings"] counts the dropped ones.
+	MaxFindingsPerID int
+	// MaxEvidenceURLs caps Evidence.URLs of one finding; zero means 20.
+	// Report.Truncated["findings.evidence.urls"] sums the cut URLs.
+	MaxEvidenceURLs int
+	// MaxElements caps the elements parsed into the tree; zero means
+	// 100,000. A document with more is parsed only up to the start of its
+	// first element over the cap; a streaming scan of the rest keeps the
+	// counts exact (Links.Internal, External, Nofollow, Images.Total,
+	// WithoutAlt, the headings total, the DOM size), Report.Truncated
+	// ["document"] records the elements in the body and those not parsed,
+	// and the page gets content.document_too_large. Checks and lists see
+	// the parsed part only.
+	MaxElements int
+	// Memory, when set, admits the analysis by its memory estimate: after
+	// the body is fetched (or given) and before it is parsed, the analysis
+	// reserves EstimateMemory(len(body)) and releases it when the report is
+	// built; the smartphone fetch of AnalyzeMobile reserves for its own
+	// body the same way. A refused reservation is an error wrapping
+	// seo.ErrUnavailable (or ctx's error).
+	Memory seo.MemoryBudget
+
 	// Now returns the current time (tests); nil means time.Now.
 	Now func() time.Time
 }
+
+// Defaults of the report caps in Options.
+const (
+	DefaultMaxListItems     = 1000
+	DefaultMaxFindingsPerID = 25
+	DefaultMaxEvidenceURLs  = 20
+	// DefaultMaxElements is far above real pages: the largest of the 130
+	// saved pages of seokit's test corpus holds 9,887 elements.
+	DefaultMaxElements = 100_000
+)
 
 // RobotsPolicy answers robots.txt questions for the robots checks. The
 // crawler shares its cache through this interface.
@@ -247,6 +288,18 @@ func newConfig(o *Options) (*config, error) {
 	}
 	if c.LinkTimeout <= 0 {
 		c.LinkTimeout = 10 * time.Second
+	}
+	if c.MaxListItems <= 0 {
+		c.MaxListItems = DefaultMaxListItems
+	}
+	if c.MaxFindingsPerID <= 0 {
+		c.MaxFindingsPerID = DefaultMaxFindingsPerID
+	}
+	if c.MaxEvidenceURLs <= 0 {
+		c.MaxEvidenceURLs = DefaultMaxEvidenceURLs
+	}
+	if c.MaxElements <= 0 {
+		c.MaxElements = DefaultMaxElements
 	}
 	return c, nil
 }

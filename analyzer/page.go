@@ -36,7 +36,9 @@ type Page struct {
 	Doc, HTML, Head, BodyEl *html.Node
 
 	// Elements lists every element in document order, the html, head and
-	// body elements the parser implies included.
+	// body elements the parser implies included. A document over
+	// Options.MaxElements is parsed up to its first element over the
+	// budget only (see ElementCount).
 	Elements []*html.Node
 	byTag    map[atom.Atom][]*html.Node
 	// Declared charset facts, read before transcoding.
@@ -63,6 +65,11 @@ type Page struct {
 	// jsonld holds the JSON-LD blocks decoded by the structured-data
 	// extractor, for its check.
 	jsonld []sdBlock
+	// tailBody is the body past Options.MaxElements until index counts it
+	// into tail; tail is nil when the whole document was parsed.
+	tailBody    []byte
+	tailForeign foreignState
+	tail        *tailCounts
 }
 
 // Charset records how the document declares its encoding.
@@ -211,6 +218,9 @@ func (p *Page) parse() *html.Node {
 			body = dec
 		}
 	}
+	if cut, fs := elementCut(body, p.cfg.MaxElements); cut >= 0 {
+		body, p.tailBody, p.tailForeign = body[:cut], body[cut:], fs
+	}
 	doc, err := html.Parse(bytes.NewReader(body))
 	if err != nil {
 		// html.Parse only fails on reader errors; a bytes.Reader has none.
@@ -334,6 +344,10 @@ func (p *Page) index() {
 	walk(p.Doc, false)
 	p.collectLinks()
 	p.collectResources()
+	if p.tailBody != nil {
+		p.tail = p.scanTail(p.tailBody, p.tailForeign)
+		p.tailBody = nil
+	}
 
 	root := p.BodyEl
 	dropChrome := true
@@ -353,8 +367,15 @@ func (p *Page) index() {
 	}
 }
 
-// ElementCount is the number of element nodes, as a DOM size measure.
-func (p *Page) ElementCount() int { return len(p.Elements) }
+// ElementCount is the number of element nodes, as a DOM size measure. It
+// includes the elements past Options.MaxElements, which are counted but
+// not in Elements.
+func (p *Page) ElementCount() int {
+	if p.tail != nil {
+		return len(p.Elements) + p.tail.elements
+	}
+	return len(p.Elements)
+}
 
 // appendText writes the visible text under n into sb, words separated by
 // single spaces, and returns the number of words.
@@ -482,27 +503,43 @@ func isIdeograph(r rune) bool {
 
 func (p *Page) collectLinks() {
 	pageHost := p.URL.Hostname()
+	p.Links = make([]Link, 0, len(p.byTag[atom.A]))
 	for _, a := range p.byTag[atom.A] {
 		l := Link{Node: a}
 		l.Href, l.HasHref = Attr(a, "href")
 		l.Rel, _ = Attr(a, "rel")
 		l.Text = Collapse(TextContent(a))
 		if l.HasHref {
-			u := p.Resolve(l.Href)
-			l.Unparseable = u == nil
-			if isWebURL(u) {
-				u.Fragment, u.RawFragment = "", ""
-				l.URL = u
-				l.Internal = seo.HostInScope(u.Hostname(), pageHost, false)
+			l.URL, l.Unparseable = p.linkTarget(l.Href)
+			if l.URL != nil {
+				l.Internal = seo.HostInScope(l.URL.Hostname(), pageHost, false)
 			}
 		}
-		for _, r := range strings.Fields(strings.ToLower(l.Rel)) {
-			if r == "nofollow" || r == "ugc" || r == "sponsored" {
-				l.Nofollow = true
-			}
-		}
+		l.Nofollow = relNofollow(l.Rel)
 		p.Links = append(p.Links, l)
 	}
+}
+
+// linkTarget resolves a link's href: the http(s) URL without fragment, or
+// nil (unparseable tells a reference that does not parse).
+func (p *Page) linkTarget(href string) (u *url.URL, unparseable bool) {
+	u = p.Resolve(href)
+	if !isWebURL(u) {
+		return nil, u == nil
+	}
+	u.Fragment, u.RawFragment = "", ""
+	return u, false
+}
+
+// relNofollow reports whether a rel attribute holds nofollow, ugc or
+// sponsored.
+func relNofollow(rel string) bool {
+	for _, r := range strings.Fields(strings.ToLower(rel)) {
+		if r == "nofollow" || r == "ugc" || r == "sponsored" {
+			return true
+		}
+	}
+	return false
 }
 
 func (p *Page) collectResources() {
@@ -558,6 +595,9 @@ func Attr(n *html.Node, name string) (string, bool) {
 // TextContent returns the text of the nodes under n, skipping scripts and
 // styles, without collapsing whitespace.
 func TextContent(n *html.Node) string {
+	if c := n.FirstChild; c != nil && c.NextSibling == nil && c.Type == html.TextNode {
+		return c.Data // the common case, without a copy
+	}
 	var sb strings.Builder
 	var walk func(n *html.Node)
 	walk = func(n *html.Node) {
@@ -578,7 +618,28 @@ func TextContent(n *html.Node) string {
 
 // Collapse trims s and replaces each run of white space with one space.
 func Collapse(s string) string {
+	if isCollapsed(s) {
+		return s
+	}
 	return strings.Join(strings.Fields(s), " ")
+}
+
+// isCollapsed reports whether s is ASCII with no white space other than
+// single inner spaces, so that Collapse(s) == s without allocating.
+func isCollapsed(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= utf8.RuneSelf:
+			return false
+		case c == ' ':
+			if i == 0 || i == len(s)-1 || s[i+1] == ' ' {
+				return false
+			}
+		case c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r':
+			return false
+		}
+	}
+	return true
 }
 
 // Length counts the Unicode characters of s after collapsing white space,

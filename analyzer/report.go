@@ -44,8 +44,21 @@ type Report struct {
 	// Mobile holds the smartphone fetch's data when AnalyzeMobile ran.
 	Mobile *MobileSummary `json:"mobile,omitempty"`
 
+	// Findings lists at most Options.MaxFindingsPerID findings per ID.
 	Findings []seo.Finding `json:"findings"`
 	Score    seo.Score     `json:"score"`
+	// Truncated names the lists cut at their caps (Options.MaxListItems,
+	// MaxFindingsPerID, MaxEvidenceURLs), keyed by JSON name: "links"
+	// (Links.List), "images" (Images.List), "headings", "canonical",
+	// "robots.directives", "hreflang", "structuredData",
+	// "structuredData.types" (summed over items), "openGraph", "twitter",
+	// "viewport.fields", "mobile.hreflang", "mobile.structuredDataTypes",
+	// "findings" (all IDs), "findings.evidence.urls" (summed over
+	// findings) and "document" (the elements of a document over
+	// Options.MaxElements: the total in the body and those not parsed).
+	// Each entry has the total found and the number omitted; absent means
+	// complete.
+	Truncated seo.Truncated `json:"truncated,omitempty"`
 
 	Depth      Depth     `json:"depth"`
 	AnalyzedAt time.Time `json:"analyzedAt"`
@@ -110,7 +123,8 @@ type Alternate struct {
 	Source string `json:"source"`
 }
 
-// LinkSummary counts the page's <a href> links and lists them.
+// LinkSummary counts the page's <a href> links and lists the first
+// Options.MaxListItems of them (Report.Truncated["links"] when cut).
 type LinkSummary struct {
 	Internal int        `json:"internal"`
 	External int        `json:"external"`
@@ -131,7 +145,8 @@ type LinkInfo struct {
 	Error    string `json:"error,omitempty"`
 }
 
-// ImageSummary counts the page's images and lists them.
+// ImageSummary counts the page's images and lists the first
+// Options.MaxListItems of them (Report.Truncated["images"] when cut).
 type ImageSummary struct {
 	Total      int         `json:"total"`
 	WithoutAlt int         `json:"withoutAlt"`

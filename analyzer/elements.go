@@ -1,0 +1,213 @@
+package analyzer
+
+import (
+	"bytes"
+	"strconv"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+
+	"github.com/seokit/seokit/seo"
+)
+
+// The element budget bounds the parsed tree, whose nodes are most of an
+// analysis' memory on dense pages: a document with more than
+// Options.MaxElements elements is parsed only up to its first element over
+// the budget, and the rest is tokenized once, without a tree, to count
+// what the report counts.
+
+func init() {
+	// Reported by analyze itself, at every depth, when the tree was cut:
+	// the report is then partial, which is why it is a warning of its own.
+	// The DOM size rule stays performance.dom_too_large (a notice at
+	// Complete depth over Thresholds.MaxDOMElements, 1500, after SEOnaut
+	// and Lighthouse's dom-size audit, which warns over about 800 body
+	// elements and errs over about 1,400); it counts the whole document.
+	declare(seo.CheckInfo{ID: "content.document_too_large", Severity: seo.Warning, Scope: seo.ScopePage,
+		Summary: "The document has more elements than the analysis parses; the rest was counted, not checked."})
+}
+
+// elementCut returns the byte offset of the start tag of the first element
+// of body over max elements, or -1 when body holds at most max elements,
+// with the svg/math nesting at that offset. The offset is a token boundary
+// outside raw text, so the prefix before it parses as the document's start
+// and the tail tokenizes from a clean state.
+func elementCut(body []byte, max int) (int, foreignState) {
+	// Every start tag begins with '<': a body with no more of them than
+	// max cannot exceed the budget. This skips the scan for real pages.
+	if bytes.Count(body, []byte{'<'}) <= max {
+		return -1, 0
+	}
+	z := html.NewTokenizer(bytes.NewReader(body))
+	var fs foreignState
+	off, n := 0, 0
+	for {
+		tt := z.Next()
+		switch tt {
+		case html.ErrorToken:
+			return -1, 0
+		case html.StartTagToken, html.SelfClosingTagToken:
+			if n++; n > max {
+				return off, fs
+			}
+			name, _ := z.TagName()
+			fs.start(atom.Lookup(name), tt == html.SelfClosingTagToken)
+		case html.EndTagToken:
+			name, _ := z.TagName()
+			fs.end(atom.Lookup(name))
+		}
+		off += len(z.Raw())
+	}
+}
+
+// foreignState follows the nesting of svg and math content in a token
+// stream as the tree builder does in the common cases: elements inside are
+// foreign (not links, images or headings) until the closing tag or an HTML
+// tag that breaks out of foreign content. Integration points (an svg
+// foreignObject) are not followed.
+type foreignState int
+
+// start reports whether an element with tag a starting now is foreign.
+func (f *foreignState) start(a atom.Atom, selfClosing bool) bool {
+	switch {
+	case a == atom.Svg || a == atom.Math:
+		if !selfClosing {
+			*f++
+		}
+		return true
+	case *f > 0 && breaksOut[a]:
+		*f = 0
+	}
+	return *f > 0
+}
+
+// end follows a closing tag a.
+func (f *foreignState) end(a atom.Atom) {
+	if *f > 0 && (a == atom.Svg || a == atom.Math) {
+		*f--
+	}
+}
+
+// breaksOut lists the HTML start tags that close open svg and math
+// elements (the HTML standard's rules for parsing tokens in foreign
+// content).
+var breaksOut = func() map[atom.Atom]bool {
+	m := map[atom.Atom]bool{}
+	for _, a := range []atom.Atom{atom.B, atom.Big, atom.Blockquote, atom.Body, atom.Br, atom.Center,
+		atom.Code, atom.Dd, atom.Div, atom.Dl, atom.Dt, atom.Em, atom.Embed, atom.H1, atom.H2, atom.H3,
+		atom.H4, atom.H5, atom.H6, atom.Head, atom.Hr, atom.I, atom.Img, atom.Li, atom.Listing, atom.Menu,
+		atom.Meta, atom.Nobr, atom.Ol, atom.P, atom.Pre, atom.Ruby, atom.S, atom.Small, atom.Span,
+		atom.Strong, atom.Strike, atom.Sub, atom.Sup, atom.Table, atom.Tt, atom.U, atom.Ul, atom.Var} {
+		m[a] = true
+	}
+	return m
+}()
+
+// tailCounts are the counts of the part of a document left out of the tree.
+type tailCounts struct {
+	elements int
+	// Links with an http(s) target, as extractLinks counts them.
+	internal, external, nofollow int
+	images, imagesWithoutAlt     int
+	headings                     int
+}
+
+// scanTail counts the elements, links, images and headings of tail, the
+// part of the body after the element budget, with the page's base URL; fs
+// is the svg/math nesting where tail starts. Start tags of html, head and
+// body add no element (the tree has them already), and elements inside
+// svg and math count as elements only, as in the tree.
+func (p *Page) scanTail(tail []byte, fs foreignState) *tailCounts {
+	c := &tailCounts{}
+	pageHost := p.URL.Hostname()
+	z := html.NewTokenizer(bytes.NewReader(tail))
+	for {
+		tt := z.Next()
+		switch tt {
+		case html.ErrorToken:
+			return c
+		case html.EndTagToken:
+			name, _ := z.TagName()
+			fs.end(atom.Lookup(name))
+			continue
+		case html.StartTagToken, html.SelfClosingTagToken:
+		default:
+			continue
+		}
+		name, hasAttr := z.TagName()
+		a := atom.Lookup(name)
+		if fs.start(a, tt == html.SelfClosingTagToken) {
+			c.elements++
+			continue
+		}
+		if a == atom.Html || a == atom.Head || a == atom.Body {
+			continue
+		}
+		c.elements++
+		switch a {
+		case atom.A:
+			var href, rel []byte
+			hasHref := false
+			for more := hasAttr; more; {
+				var k, v []byte
+				k, v, more = z.TagAttr()
+				switch string(k) {
+				case "href":
+					if !hasHref {
+						href, hasHref = v, true
+					}
+				case "rel":
+					if rel == nil {
+						rel = v
+					}
+				}
+			}
+			if !hasHref {
+				continue
+			}
+			u, _ := p.linkTarget(string(href))
+			if u == nil {
+				continue
+			}
+			if seo.HostInScope(u.Hostname(), pageHost, false) {
+				c.internal++
+			} else {
+				c.external++
+			}
+			if relNofollow(string(rel)) {
+				c.nofollow++
+			}
+		case atom.Img, atom.Image: // the parser reads <image> as <img>
+			c.images++
+			alt := false
+			for more := hasAttr; more && !alt; {
+				var k []byte
+				k, _, more = z.TagAttr()
+				alt = string(k) == "alt"
+			}
+			if !alt {
+				c.imagesWithoutAlt++
+			}
+		case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
+			c.headings++
+		}
+	}
+}
+
+// noteDocumentCut records a cut tree in Report.Truncated["document"] and,
+// for a document that gets the content checks, reports
+// content.document_too_large.
+func noteDocumentCut(p *Page, r *Reporter, document bool) {
+	if p.tail == nil {
+		return
+	}
+	parsed := len(p.Elements)
+	total := parsed + p.tail.elements
+	p.Report.Truncated.Note("document", total, parsed)
+	if !document {
+		return
+	}
+	ev := seo.Measure("elements", float64(total), float64(p.cfg.MaxElements))
+	ev.Detail = "the first " + strconv.Itoa(parsed) + " elements were checked; links, images and headings were counted in all " + strconv.Itoa(total)
+	r.Add("content.document_too_large", "the document has "+strconv.Itoa(total)+" elements, more than the analysis parses", ev)
+}
