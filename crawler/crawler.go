@@ -276,6 +276,11 @@ func (cr *crawl) analyzerOptions() analyzer.Options {
 	a.UserAgent = cr.o.UserAgent
 	a.Now = cr.o.Now
 	a.Checks = append([]analyzer.Check(nil), a.Checks...)
+	if cr.o.Memory != nil {
+		// Each page analysis reserves its own working set; the crawl's
+		// reservation covers only the crawl's state (EstimateMemory).
+		a.Memory = cr.o.Memory
+	}
 	return a
 }
 
