@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -177,20 +178,30 @@ func (a *testAPI) newKey(accountID string, perms ...string) string {
 // the response with its body buffered.
 func (a *testAPI) do(req *http.Request) *http.Response {
 	a.t.Helper()
+	resp, err := a.send(req)
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	return resp
+}
+
+// send is do for goroutines other than the test's: it returns the error
+// instead of ending the test.
+func (a *testAPI) send(req *http.Request) (*http.Response, error) {
 	if req.URL.Host == "" {
 		u := a.ts.URL + req.URL.String()
 		r2, err := http.NewRequestWithContext(req.Context(), req.Method, u, req.Body)
 		if err != nil {
-			a.t.Fatal(err)
+			return nil, err
 		}
 		r2.Header = req.Header
 		req = r2
 	}
 	resp, err := a.client.Do(req)
 	if err != nil {
-		a.t.Fatalf("%s %s: %v", req.Method, req.URL, err)
+		return nil, fmt.Errorf("%s %s: %w", req.Method, req.URL, err)
 	}
-	return resp
+	return resp, nil
 }
 
 // req builds a request; body "" sends none; key "" sends no credential.

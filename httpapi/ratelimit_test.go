@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"path/filepath"
 	"strconv"
@@ -87,22 +88,30 @@ func testRateLimitConcurrent(t *testing.T, st store.Store) {
 	var wg sync.WaitGroup
 	statuses := make([]int, n)
 	retry := make([]string, n)
+	errs := make([]error, n)
 	for i := range n {
+		key := a.key
+		if i%2 == 1 {
+			key = key2
+		}
+		r := a.req("GET", "/v1/analyze/site", key, "")
+		r.Header.Set("X-Forwarded-For", "198.51.100."+strconv.Itoa(i%250))
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			key := a.key
-			if i%2 == 1 {
-				key = key2
+			resp, err := a.send(r)
+			if err != nil {
+				errs[i] = err
+				return
 			}
-			r := a.req("GET", "/v1/analyze/site", key, "")
-			r.Header.Set("X-Forwarded-For", "198.51.100."+strconv.Itoa(i%250))
-			resp := a.do(r)
 			statuses[i] = resp.StatusCode
 			retry[i] = resp.Header.Get("Retry-After")
 		}()
 	}
 	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
 	counts := map[int]int{}
 	for i, s := range statuses {
 		counts[s]++

@@ -51,8 +51,52 @@ func (c *fakeClock) next(t *testing.T, want time.Duration) {
 		now := c.now
 		c.mu.Unlock()
 		w.ch <- now
-	case <-time.After(5 * time.Second):
+	case <-time.After(testWait):
 		t.Fatal("scheduler did not sleep")
+	}
+}
+
+// testWait bounds every wait for the scheduler: far more than it needs even
+// on a loaded machine.
+const testWait = time.Minute
+
+// startRun runs tr.Run with the fake clock in a goroutine. The function it
+// returns cancels Run, wakes the sleep Run may be in, waits for it and
+// returns its error; it also runs at the end of the test, so that Run
+// never outlives the test, even one that failed early.
+func startRun(t *testing.T, tr *rankings.Tracker, clock *fakeClock, opts *rankings.ScheduleOptions) (stop func() error) {
+	ctx, cancel := context.WithCancel(context.Background())
+	o := *opts
+	o.After = clock.After
+	done := make(chan error, 1)
+	go func() { done <- tr.Run(ctx, &o) }()
+	stop = sync.OnceValue(func() error {
+		cancel()
+		deadline := time.After(testWait)
+		for {
+			select {
+			case err := <-done:
+				return err
+			case w := <-clock.waits:
+				w.ch <- time.Time{}
+			case <-deadline:
+				return errors.New("Run did not stop on cancel")
+			}
+		}
+	})
+	t.Cleanup(func() { stop() })
+	return stop
+}
+
+// nextPass returns the report of the scheduler's next pass.
+func nextPass(t *testing.T, passes <-chan *rankings.RecheckReport) *rankings.RecheckReport {
+	t.Helper()
+	select {
+	case r := <-passes:
+		return r
+	case <-time.After(testWait):
+		t.Fatal("no pass")
+		return nil
 	}
 }
 
@@ -72,18 +116,15 @@ func TestRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	passes := make(chan *rankings.RecheckReport, 10)
-	done := make(chan error, 1)
-	go func() {
-		done <- tr.Run(ctx, &rankings.ScheduleOptions{After: clock.After, OnPass: func(r *rankings.RecheckReport) { passes <- r }})
-	}()
+	stop := startRun(t, tr, clock, &rankings.ScheduleOptions{OnPass: func(r *rankings.RecheckReport) { passes <- r }})
 	clock.next(t, 17*time.Hour) // 10:00 -> 03:00 the next day
-	rep := <-passes
+	rep := nextPass(t, passes)
 	if rep.Due != 2 || rep.Checked != 1 || len(rep.Failed) != 1 || rep.Failed[0].Tracked.Keyword != "flaky" || !errors.Is(rep.Failed[0].Err, seo.ErrUnavailable) {
 		t.Fatalf("first pass = %+v", rep)
 	}
 	src.setFail("flaky", nil)
 	clock.next(t, time.Hour) // retry of the failure
-	rep = <-passes
+	rep = nextPass(t, passes)
 	if rep.Due != 1 || rep.Checked != 1 || len(rep.Failed) != 0 {
 		t.Fatalf("retry pass = %+v, want flaky only, checked", rep)
 	}
@@ -91,7 +132,7 @@ func TestRun(t *testing.T) {
 		t.Errorf("calls ok=%d flaky=%d, want 1 and 2 (ok not checked twice the same day)", src.callsOf("ok"), src.callsOf("flaky"))
 	}
 	clock.next(t, 23*time.Hour) // 04:00 -> 03:00 the day after
-	rep = <-passes
+	rep = nextPass(t, passes)
 	if rep.Due != 2 || rep.Checked != 2 || len(rep.Failed) != 0 {
 		t.Errorf("second day pass = %+v, want both checked again", rep)
 	}
@@ -99,19 +140,8 @@ func TestRun(t *testing.T) {
 	if len(h) != 2 || !h[0].Date.Equal(time.Date(2025, 3, 2, 0, 0, 0, 0, time.UTC)) || !h[1].Date.Equal(time.Date(2025, 3, 3, 0, 0, 0, 0, time.UTC)) {
 		t.Errorf("history of ok = %+v, want 2025-03-02 and 2025-03-03", h)
 	}
-	cancel()
-	select {
-	case err := <-done:
-		if !errors.Is(err, context.Canceled) {
-			t.Errorf("Run = %v, want context.Canceled", err)
-		}
-	case w := <-clock.waits:
-		w.ch <- time.Time{}
-		if err := <-done; !errors.Is(err, context.Canceled) {
-			t.Errorf("Run = %v, want context.Canceled", err)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("Run did not stop on cancel")
+	if err := stop(); !errors.Is(err, context.Canceled) {
+		t.Errorf("Run = %v, want context.Canceled", err)
 	}
 }
 
@@ -125,17 +155,17 @@ func TestRunBoundedRetries(t *testing.T) {
 	defer cancel()
 	tr.Track(ctx, "example.com", []string{"down"}, nil)
 	passes := make(chan *rankings.RecheckReport, 10)
-	go tr.Run(ctx, &rankings.ScheduleOptions{At: 90*time.Minute + 2*time.Hour, MaxRetries: 2, RetryEvery: 10 * time.Minute,
-		After: clock.After, OnPass: func(r *rankings.RecheckReport) { passes <- r }})
+	startRun(t, tr, clock, &rankings.ScheduleOptions{At: 90*time.Minute + 2*time.Hour, MaxRetries: 2, RetryEvery: 10 * time.Minute,
+		OnPass: func(r *rankings.RecheckReport) { passes <- r }})
 	clock.next(t, 90*time.Minute) // 02:00 -> 03:30
-	<-passes
+	nextPass(t, passes)
 	clock.next(t, 10*time.Minute)
-	<-passes
+	nextPass(t, passes)
 	clock.next(t, 10*time.Minute)
-	<-passes
+	nextPass(t, passes)
 	// Two retries done: the next sleep is to tomorrow's 03:30.
 	clock.next(t, 24*time.Hour-20*time.Minute)
-	rep := <-passes
+	rep := nextPass(t, passes)
 	if len(rep.Failed) != 1 {
 		t.Errorf("next day pass = %+v", rep)
 	}

@@ -736,7 +736,7 @@ func TestGzipBomb(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := time.Since(start); d > 5*time.Second {
+	if d := time.Since(start); d > 30*time.Second { // generous: -race and a loaded machine
 		t.Fatalf("took %v", d)
 	}
 	if !resp.Truncated || len(resp.Body) != limit || resp.BodyBytes != limit {
@@ -873,8 +873,8 @@ func TestHugeHeaders(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "header") {
 		t.Fatalf("err = %v, want a header size error", err)
 	}
-	if time.Since(start) > 3*time.Second {
-		t.Fatal("took too long")
+	if d := time.Since(start); d > 30*time.Second { // generous: -race and a loaded machine
+		t.Fatalf("took %v", d)
 	}
 	big := testFetcher(port, nil, func(o *FetcherOptions) { o.MaxHeaderBytes = 4 << 20 })
 	if resp, err := big.Fetch(context.Background(), &Request{URL: u}); err != nil || string(resp.Body) != "body" {
@@ -902,7 +902,7 @@ func TestTimings(t *testing.T) {
 	if tm.TLS != 0 {
 		t.Fatalf("TLS time %v on plain http", tm.TLS)
 	}
-	if resp.FetchedAt.Before(before) || time.Since(resp.FetchedAt) > 5*time.Second {
+	if resp.FetchedAt.Before(before) || time.Since(resp.FetchedAt) > time.Minute {
 		t.Fatalf("FetchedAt = %v", resp.FetchedAt)
 	}
 }

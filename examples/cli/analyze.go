@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -55,9 +54,7 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return &exitError{code: 2, err: err}
 	}
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep); err != nil {
+		if err := writeJSON(stdout, rep); err != nil {
 			return err
 		}
 	} else {
@@ -90,9 +87,9 @@ func parseFailOn(s string) (seo.Severity, error) {
 // printReport writes the report for people: the verdict first, then
 // findings by severity with their evidence, then the page facts.
 func printReport(w io.Writer, rep *analyzer.Report) {
-	fmt.Fprintf(w, "%s\n", rep.URL)
+	fmt.Fprintf(w, "%s\n", clean(rep.URL))
 	if rep.FinalURL != "" && rep.FinalURL != rep.URL {
-		fmt.Fprintf(w, "  -> %s\n", rep.FinalURL)
+		fmt.Fprintf(w, "  -> %s\n", clean(rep.FinalURL))
 	}
 	status := fmt.Sprint(rep.Status)
 	if rep.Status == 0 {
@@ -114,14 +111,14 @@ func printReport(w io.Writer, rep *analyzer.Report) {
 		}
 		fmt.Fprintf(w, "\n%s (%d)\n", strings.ToUpper(sev.String()+"s"), len(group))
 		for _, f := range group {
-			fmt.Fprintf(w, "  %-38s %s\n", f.ID, f.Message)
+			fmt.Fprintf(w, "  %-38s %s\n", clean(f.ID), clean(f.Message))
 			if ev := evidenceLine(f.Evidence); ev != "" {
 				fmt.Fprintf(w, "  %-38s %s\n", "", ev)
 			}
 		}
 	}
 	if rep.Error != "" {
-		fmt.Fprintf(w, "\nfetch error: %s\n", rep.Error)
+		fmt.Fprintf(w, "\nfetch error: %s\n", clean(rep.Error))
 		return
 	}
 	fmt.Fprintln(w, "\nPage")
@@ -137,15 +134,15 @@ func printReport(w io.Writer, rep *analyzer.Report) {
 			break
 		}
 	}
-	lang := rep.DeclaredLang
+	lang := clean(rep.DeclaredLang)
 	if rep.Language != "" {
-		lang += " (text looks " + rep.Language + ")"
+		lang += " (text looks " + clean(rep.Language) + ")"
 	}
 	fmt.Fprintf(w, "  words        %d, lang %s\n", rep.WordCount, lang)
 	fmt.Fprintf(w, "  links        %d internal, %d external, %d nofollow\n", rep.Links.Internal, rep.Links.External, rep.Links.Nofollow)
 	fmt.Fprintf(w, "  images       %d, %d without alt\n", rep.Images.Total, rep.Images.WithoutAlt)
 	for _, c := range rep.Canonical {
-		fmt.Fprintf(w, "  canonical    %s (%s)\n", c.URL, c.Source)
+		fmt.Fprintf(w, "  canonical    %s (%s)\n", clean(c.URL), clean(c.Source))
 	}
 	fmt.Fprintf(w, "  indexable    %v\n", rep.Robots.Indexable)
 	if len(rep.StructuredData) > 0 {
@@ -154,7 +151,7 @@ func printReport(w io.Writer, rep *analyzer.Report) {
 			types = append(types, it.Types...)
 		}
 		sort.Strings(types)
-		fmt.Fprintf(w, "  structured   %s\n", strings.Join(types, ", "))
+		fmt.Fprintf(w, "  structured   %s\n", clean(strings.Join(types, ", ")))
 	}
 }
 
@@ -179,7 +176,7 @@ func evidenceLine(ev seo.Evidence) string {
 	if ev.Detail != "" && len(parts) < 2 {
 		parts = append(parts, ev.Detail)
 	}
-	return strings.Join(parts, "  ")
+	return clean(strings.Join(parts, "  "))
 }
 
 func byteSize(n int64) string {

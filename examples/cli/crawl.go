@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -76,9 +75,7 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	switch {
 	case *asJSON:
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep); err != nil {
+		if err := writeJSON(stdout, rep); err != nil {
 			return err
 		}
 	case *asCSV:
@@ -115,7 +112,7 @@ func writeFile(name string, write func(io.Writer) error) error {
 
 func printSiteReport(w io.Writer, rep *crawler.SiteReport) {
 	c := rep.Crawl
-	fmt.Fprintf(w, "%s (start %s)\n", rep.Domain, rep.StartURL)
+	fmt.Fprintf(w, "%s (start %s)\n", clean(rep.Domain), clean(rep.StartURL))
 	fmt.Fprintf(w, "%d pages in %s (%.0f pages/s), %d queued, %d skipped, %d blocked by robots.txt, %d errors; stopped: %s\n",
 		c.Fetched, c.Duration.Round(time.Millisecond), c.PagesPerSecond, c.Queued, c.Skipped, c.Blocked, c.Errors, c.StopReason)
 	sc := rep.Score.Counts
@@ -146,7 +143,7 @@ func printSiteReport(w io.Writer, rep *crawler.SiteReport) {
 				fmt.Fprintf(w, "\n%s\n", strings.ToUpper(sev.String()+"s"))
 				first = false
 			}
-			fmt.Fprintf(w, "  %-40s %5d on %d URLs  %s\n", g.ID, g.Count, g.Pages, strings.Join(g.Examples[:min(2, len(g.Examples))], " "))
+			fmt.Fprintf(w, "  %-40s %5d on %d URLs  %s\n", clean(g.ID), g.Count, g.Pages, clean(strings.Join(g.Examples[:min(2, len(g.Examples))], " ")))
 		}
 	}
 }
@@ -176,9 +173,9 @@ func (b *progressBar) update(p crawler.Progress) {
 		frac = min(1, float64(p.Done)/float64(b.max))
 	}
 	n := int(frac * width)
-	cur := p.Current
-	if len(cur) > 50 {
-		cur = cur[:47] + "..."
+	cur := clean(p.Current)
+	if r := []rune(cur); len(r) > 50 {
+		cur = string(r[:47]) + "..."
 	}
 	fmt.Fprintf(b.w, "\r[%s%s] %d/%d pages, %d queued, %d errors, %.0f pages/s %-50s",
 		strings.Repeat("#", n), strings.Repeat(".", width-n), p.Done, b.max, p.Queued, p.Errors, p.PagesPerSecond, cur)

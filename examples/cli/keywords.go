@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -132,18 +131,16 @@ func runKeywordsSuggest(ctx context.Context, args []string, stdout, stderr io.Wr
 		return usageErr(err)
 	}
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(res)
+		return writeJSON(stdout, res)
 	}
 	printSuggestions(stdout, res)
 	return nil
 }
 
 func printSuggestions(w io.Writer, res *keywords.Suggestions) {
-	fmt.Fprintf(w, "%d suggestions for %q (%s) from %s\n", len(res.Suggestions), res.Query, res.Locale, strings.Join(res.Sources, ", "))
+	fmt.Fprintf(w, "%d suggestions for %q (%s) from %s\n", len(res.Suggestions), res.Query, res.Locale, clean(strings.Join(res.Sources, ", ")))
 	if len(res.Failed) > 0 {
-		fmt.Fprintf(w, "failed sources: %s (partial answer)\n", strings.Join(res.Failed, ", "))
+		fmt.Fprintf(w, "failed sources: %s (partial answer)\n", clean(strings.Join(res.Failed, ", ")))
 	}
 	if len(res.Suggestions) == 0 {
 		fmt.Fprintln(w, "No suggestions: import a Keyword Planner, Search Console or Semrush export with \"cli keywords import FILE\".")
@@ -162,7 +159,7 @@ func printSuggestions(w io.Writer, res *keywords.Suggestions) {
 		if k.DifficultyMethod != "" && k.Difficulty != nil {
 			note = append(note, "difficulty: "+k.DifficultyMethod)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", k.Keyword, intOr(k.Volume, "unknown"), intOr(k.Difficulty, "-"), k.Source, strings.Join(note, ", "))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", clean(k.Keyword), intOr(k.Volume, "unknown"), intOr(k.Difficulty, "-"), clean(k.Source), clean(strings.Join(note, ", ")))
 	}
 	tw.Flush()
 }
@@ -219,13 +216,11 @@ func runKeywordsImport(ctx context.Context, args []string, stdout, stderr io.Wri
 		return usageErr(fmt.Errorf("import %s: %w", fs.Arg(0), err))
 	}
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		return writeJSON(stdout, rep)
 	}
-	fmt.Fprintf(stdout, "%s: %s format, %d keywords imported, %d lines skipped\n", fs.Arg(0), rep.Format, rep.Imported, rep.Skipped)
+	fmt.Fprintf(stdout, "%s: %s format, %d keywords imported, %d lines skipped\n", clean(fs.Arg(0)), clean(string(rep.Format)), rep.Imported, rep.Skipped)
 	for _, le := range rep.Errors {
-		fmt.Fprintf(stdout, "  %s\n", le)
+		fmt.Fprintf(stdout, "  %s\n", clean(fmt.Sprint(le)))
 	}
 	if n := rep.Skipped - len(rep.Errors); n > 0 && len(rep.Errors) > 0 {
 		fmt.Fprintf(stdout, "  ... and %d more bad lines\n", n)

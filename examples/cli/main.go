@@ -63,10 +63,16 @@ func main() {
 	if errors.As(err, &ee) {
 		code = ee.code
 	}
-	if err != errFindings && !errors.Is(err, flag.ErrHelp) {
-		fmt.Fprintln(os.Stderr, "cli:", err)
-	}
+	printError(os.Stderr, err)
 	os.Exit(code)
+}
+
+// printError writes err for people, escaped (it may quote fetched or
+// imported text), unless it is errFindings or the answer to -h.
+func printError(w io.Writer, err error) {
+	if err != errFindings && !errors.Is(err, flag.ErrHelp) {
+		fmt.Fprintln(w, "cli:", clean(err.Error()))
+	}
 }
 
 // errFindings signals exit code 1 without a message (the report said it all).

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -54,9 +53,7 @@ func runOptimize(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return &exitError{code: 2, err: err}
 	}
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		return writeJSON(stdout, rep)
 	}
 	printContentReport(stdout, rep)
 	return nil
@@ -114,20 +111,20 @@ func printContentReport(w io.Writer, rep *optimizer.Report) {
 				fmt.Fprintf(w, "\n%s\n", strings.ToUpper(sev.String()+"s"))
 				first = false
 			}
-			fmt.Fprintf(w, "  %-36s %s\n", f.ID, f.Message)
+			fmt.Fprintf(w, "  %-36s %s\n", clean(f.ID), clean(f.Message))
 		}
 	}
 	s := rep.Suggestions
 	if s.Title != "" || s.Description != "" {
 		fmt.Fprintln(w, "\nSuggestions")
 		if s.Title != "" {
-			fmt.Fprintf(w, "  title        %s\n", s.Title)
+			fmt.Fprintf(w, "  title        %s\n", clean(s.Title))
 		}
 		if s.Description != "" {
-			fmt.Fprintf(w, "  description  %s\n", s.Description)
+			fmt.Fprintf(w, "  description  %s\n", clean(s.Description))
 		}
 		if s.Slug != "" {
-			fmt.Fprintf(w, "  slug         %s\n", s.Slug)
+			fmt.Fprintf(w, "  slug         %s\n", clean(s.Slug))
 		}
 	}
 }

