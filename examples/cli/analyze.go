@@ -98,6 +98,9 @@ func printReport(w io.Writer, rep *analyzer.Report) {
 	fmt.Fprintf(w, "status %s, %d ms, %s\n\n", status, rep.Timings.Total.Milliseconds(), byteSize(rep.Sizes.HTML))
 	c := rep.Score.Counts
 	fmt.Fprintf(w, "Score %d/100   %d errors, %d warnings, %d notices (distinct check IDs)\n", rep.Score.Value, c.Errors, c.Warnings, c.Notices)
+	if line := truncatedSummary(rep.Truncated); line != "" {
+		fmt.Fprintln(w, line)
+	}
 
 	for _, sev := range []seo.Severity{seo.Error, seo.Warning, seo.Notice} {
 		var group []seo.Finding
@@ -117,6 +120,7 @@ func printReport(w io.Writer, rep *analyzer.Report) {
 			}
 		}
 	}
+	printMore(w, "  ", rep.Truncated["findings"])
 	if rep.Error != "" {
 		fmt.Fprintf(w, "\nfetch error: %s\n", clean(rep.Error))
 		return

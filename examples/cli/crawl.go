@@ -117,6 +117,9 @@ func printSiteReport(w io.Writer, rep *crawler.SiteReport) {
 		c.Fetched, c.Duration.Round(time.Millisecond), c.PagesPerSecond, c.Queued, c.Skipped, c.Blocked, c.Errors, c.StopReason)
 	sc := rep.Score.Counts
 	fmt.Fprintf(w, "Site score %d/100   site findings: %d errors, %d warnings, %d notices\n", rep.Score.Value, sc.Errors, sc.Warnings, sc.Notices)
+	if line := truncatedSummary(rep.Truncated); line != "" {
+		fmt.Fprintln(w, line)
+	}
 
 	codes := make([]int, 0, len(rep.StatusCodes))
 	for code := range rep.StatusCodes {

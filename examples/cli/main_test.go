@@ -6,6 +6,8 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -171,5 +173,28 @@ func TestOptimizeCommand(t *testing.T) {
 	}
 	if got := exitCode(run(context.Background(), []string{"optimize", "-locale", "english", file}, &bytes.Buffer{}, &bytes.Buffer{})); got != 2 {
 		t.Errorf("bad locale: exit %d; want 2", got)
+	}
+}
+
+// TestAnalyzeShowsTruncation: a page with more links and repeated
+// findings than the report lists says so in the text output.
+func TestAnalyzeShowsTruncation(t *testing.T) {
+	var page strings.Builder
+	page.WriteString(`<!doctype html><html lang="en"><head><title>Many links</title></head><body>`)
+	for i := range 3000 {
+		fmt.Fprintf(&page, `<a href="/p/%d">here</a> `, i)
+	}
+	page.WriteString(`</body></html>`)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		io.WriteString(w, page.String())
+	}))
+	defer srv.Close()
+	var out bytes.Buffer
+	if err := run(context.Background(), []string{"analyze", "-allow-private", "-fail-on", "none", srv.URL}, &out, &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "lists cut at their caps: ") || !strings.Contains(out.String(), "links 1000 of 3000") {
+		t.Errorf("output does not say the link list was cut:\n%s", out.String())
 	}
 }

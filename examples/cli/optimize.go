@@ -79,6 +79,9 @@ func readInput(name string) (string, error) {
 
 func printContentReport(w io.Writer, rep *optimizer.Report) {
 	fmt.Fprintf(w, "SEO score %d/100 (%s)   readability %d/100 (%s)\n", rep.SEOScore, rep.SEORating, rep.ReadabilityScore, rep.ReadabilityRating)
+	if line := truncatedSummary(rep.Truncated); line != "" {
+		fmt.Fprintln(w, line)
+	}
 	detected := rep.Detected.Language
 	if detected == "" {
 		detected = "unsure"
@@ -114,6 +117,7 @@ func printContentReport(w io.Writer, rep *optimizer.Report) {
 			fmt.Fprintf(w, "  %-36s %s\n", clean(f.ID), clean(f.Message))
 		}
 	}
+	printMore(w, "  ", rep.Truncated["findings"])
 	s := rep.Suggestions
 	if s.Title != "" || s.Description != "" {
 		fmt.Fprintln(w, "\nSuggestions")
