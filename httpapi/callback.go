@@ -133,7 +133,7 @@ func (s *Server) goCallback(j store.Job) {
 
 // event builds the callback body of a finished job.
 func event(j *store.Job, base string) CallbackEvent {
-	v := jobView(j, false, base)
+	v := jobView(j, base)
 	ev := CallbackEvent{ID: j.ID, Status: string(j.Status), CreatedAt: v.CreatedAt, FinishedAt: v.FinishedAt}
 	ev.Summary.Domain, ev.Summary.Error, ev.Summary.Links = v.Domain, j.Error, v.Links
 	if v.Progress != nil {

@@ -51,10 +51,13 @@
 //	not_found              404  unknown path or resource
 //	method_not_allowed     405  known path, other method (with Allow)
 //	conflict               409  canceling a job that has ended
-//	rate_limited           429  daily limit reached, or a burst of requests (with Retry-After)
+//	rate_limited           429  daily limit reached, a burst of requests, the account's own
+//	                            concurrency limit or its plan's concurrent site analyses
+//	                            (with Retry-After)
 //	internal               500  a bug; details are logged with the request ID, never sent
-//	unavailable            503  the database or a data provider is down, or the endpoint's data
-//	                            source is not configured (with Retry-After)
+//	unavailable            503  the database or a data provider is down, the endpoint's data
+//	                            source is not configured, or the server is running as many
+//	                            operations as admission control allows (with Retry-After)
 //	upstream_rate_limited  503  a data provider is limiting us; the client's own quota is not
 //	                            at fault, so this is not a 429 (Retry-After: 60)
 //
@@ -80,9 +83,29 @@
 // redislimit driver both live in Redis, shared by every instance, and an
 // unreachable Redis answers 503 (fail closed, never unlimited).
 //
+// Dashboard actions that spend resources or provider money count against
+// the same limits through Server.Admit, the one place both paths go.
+//
 // JSON bodies are limited to Options.MaxBodyBytes (1 MiB), content
 // optimisation bodies to OptimizeMaxBodyBytes (the optimizer's 10 MiB
-// content limit plus room for escaping); site analyses to MaxSitePages.
+// content limit plus room for escaping). Plans (Options.Plans) cap
+// options.maxPages of site analyses and the analyses an account has queued
+// or running at once: Free 500 pages and 1, Pro 10,000 and 3.
+//
+// # Admission control
+//
+// Page analyses, site analyses and content optimisations are bounded by
+// Options.Admission: per kind a global concurrency limit and a per-account
+// one, and one memory budget shared by all, from which each operation
+// reserves its estimate before it runs (a content optimisation before its
+// body is read). A request that finds its account at its limit gets 429;
+// one that finds the server saturated waits briefly and then gets 503
+// unavailable, both with Retry-After, rather than pushing the server out
+// of memory. Refusals are logged with their kind and reason. A stored job
+// report is at most store.MaxJobResultBytes (20 MiB): a larger one fails
+// the job with an explicit error. Lists of jobs never load reports, and
+// GET of one job copies the stored report into the answer without
+// decoding it.
 //
 // # HTTPS
 //

@@ -41,7 +41,17 @@ type Error struct {
 	Field string `json:"field,omitempty"`
 	// RequestID is the X-Request-Id of the request, for support.
 	RequestID string `json:"requestId,omitempty"`
+
+	// retryAfter, when set, is the Retry-After of the answer in seconds.
+	retryAfter string
 }
+
+// StatusCode returns the HTTP status of the answer, for callers outside
+// the API (the dashboard) that show the refusal.
+func (e *Error) StatusCode() int { return e.Status }
+
+// PublicMessage returns the message shown to the client.
+func (e *Error) PublicMessage() string { return e.Message }
 
 // Error returns the message.
 func (e *Error) Error() string { return "httpapi: " + e.Code + ": " + e.Message }
@@ -97,8 +107,12 @@ func toAPIError(err error) (e *Error, logIt bool) {
 	return apiError(http.StatusInternalServerError, CodeInternal, "internal server error"), true
 }
 
-// retryAfter is the Retry-After sent with 503 answers, in seconds.
+// retryAfter is the Retry-After sent with e, in seconds: the error's own,
+// else one for 503 answers.
 func retryAfter(e *Error) string {
+	if e.retryAfter != "" {
+		return e.retryAfter
+	}
 	switch e.Code {
 	case CodeUpstreamRateLimited:
 		return "60"

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"net/http"
 	"strconv"
 	"strings"
@@ -72,6 +73,12 @@ func (s *Server) analyzePage(w http.ResponseWriter, r *http.Request, req PageReq
 	}
 	o.Depth, o.CheckLinks, o.AnalyzeMobile = depth, req.Options.CheckLinks, req.Options.AnalyzeMobile
 	o.AllowPrivate = s.opts.AllowPrivate
+	release, err := s.adm.admit(r.Context(), KindPage, principal(r.Context()).AccountID, estimatePage(), false)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	defer release()
 	rep, err := analyzer.Analyze(r.Context(), u.String(), &o)
 	if err != nil {
 		s.fail(w, r, err)
@@ -81,6 +88,18 @@ func (s *Server) analyzePage(w http.ResponseWriter, r *http.Request, req PageReq
 }
 
 func (s *Server) optimize(w http.ResponseWriter, r *http.Request) {
+	// Decoding the body is itself memory: admit and reserve by its
+	// declared length, or the cap, before reading it.
+	n := s.opts.OptimizeMaxBodyBytes
+	if r.ContentLength >= 0 && r.ContentLength < n {
+		n = r.ContentLength
+	}
+	release, err := s.adm.admit(r.Context(), KindOptimize, principal(r.Context()).AccountID, estimateOptimize(n), false)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	defer release()
 	var req optimizer.Request
 	if err := decodeJSON(w, r, s.opts.OptimizeMaxBodyBytes, &req); err != nil {
 		s.fail(w, r, err)
@@ -187,6 +206,9 @@ type RankingsResponse struct {
 	Rankings []rankings.Ranking `json:"rankings"`
 }
 
+// onRankingsTimeout bounds Options.OnRankings after the answer is sent.
+const onRankingsTimeout = 10 * time.Second
+
 func (s *Server) rankings(w http.ResponseWriter, r *http.Request) {
 	domain, err := queryDomain(r)
 	if err != nil {
@@ -255,7 +277,11 @@ func (s *Server) rankings(w http.ResponseWriter, r *http.Request) {
 			for _, k := range res {
 				tracked = append(tracked, rankings.Tracked{Domain: tg.String(), Keyword: k.Keyword, Locale: loc, Device: dev, AddedAt: now})
 			}
-			s.opts.OnRankings(r.Context(), principal(r.Context()).AccountID, tracked)
+			// The answer is sent: a client that closes the connection now
+			// must not cancel the write.
+			ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), onRankingsTimeout)
+			s.opts.OnRankings(ctx, principal(r.Context()).AccountID, tracked)
+			cancel()
 		}
 	}
 }

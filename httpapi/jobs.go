@@ -1,11 +1,14 @@
 package httpapi
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -19,15 +22,22 @@ import (
 
 // SiteOptions are the options of a site analysis request.
 type SiteOptions struct {
-	// MaxPages caps the pages crawled; 0 means the crawler's default (500),
-	// at most Options.MaxSitePages.
+	// MaxPages caps the pages crawled; 0 means the crawler's default (500)
+	// or the plan's cap when lower; at most the plan's cap
+	// (Plan.MaxSitePages).
 	MaxPages          int  `json:"maxPages,omitempty"`
 	IncludeSubdomains bool `json:"includeSubdomains,omitempty"`
 }
 
-// SiteRequest is the body of POST /v1/analyze/site.
+// SiteRequest is the body of POST /v1/analyze/site: exactly one of Domain
+// and URL.
 type SiteRequest struct {
-	Domain  string      `json:"domain"`
+	// Domain is the site's host name with an optional port
+	// ("example.com"); the crawl starts at its home page.
+	Domain string `json:"domain,omitempty"`
+	// URL is a start URL ("https://example.com/blog/"): the crawl starts
+	// there, within the URL's host.
+	URL     string      `json:"url,omitempty"`
 	Options SiteOptions `json:"options"`
 	// CallbackURL, when set, receives a signed POST when the job ends.
 	CallbackURL string `json:"callbackUrl,omitempty"`
@@ -59,17 +69,22 @@ type JobLinks struct {
 
 // Job is the API's view of a site analysis job.
 type Job struct {
-	ID         string          `json:"id"`
-	Status     string          `json:"status"`
-	Domain     string          `json:"domain"`
-	Options    SiteOptions     `json:"options"`
-	CreatedAt  time.Time       `json:"createdAt"`
-	StartedAt  time.Time       `json:"startedAt,omitzero"`
-	FinishedAt time.Time       `json:"finishedAt,omitzero"`
-	Progress   *JobProgress    `json:"progress,omitempty"`
-	Result     json.RawMessage `json:"result,omitempty"`
-	Error      string          `json:"error,omitempty"`
-	Callback   *JobCallback    `json:"callback,omitempty"`
+	ID     string `json:"id"`
+	Status string `json:"status"`
+	Domain string `json:"domain"`
+	// URL is the start URL when the analysis was requested with one.
+	URL        string       `json:"url,omitempty"`
+	Options    SiteOptions  `json:"options"`
+	CreatedAt  time.Time    `json:"createdAt"`
+	StartedAt  time.Time    `json:"startedAt,omitzero"`
+	FinishedAt time.Time    `json:"finishedAt,omitzero"`
+	Progress   *JobProgress `json:"progress,omitempty"`
+	// Result is the report of a succeeded job, in GET of one job only
+	// (lists leave it out). The server copies the stored report into the
+	// answer as is.
+	Result   json.RawMessage `json:"result,omitempty"`
+	Error    string          `json:"error,omitempty"`
+	Callback *JobCallback    `json:"callback,omitempty"`
 	// CallbackSecret is returned once, in the 202 answer: the key that
 	// signs this job's callback (see VerifyCallback).
 	CallbackSecret string   `json:"callbackSecret,omitempty"`
@@ -84,8 +99,8 @@ type JobList struct {
 // errCanceledByUser is the cause of a job context canceled by DELETE.
 var errCanceledByUser = errors.New("httpapi: job canceled")
 
-// jobView renders a stored job. withResult includes the report.
-func jobView(j *store.Job, withResult bool, base string) Job {
+// jobView renders a stored job without its report (see writeJob).
+func jobView(j *store.Job, base string) Job {
 	v := Job{
 		ID: j.ID, Status: string(j.Status), CreatedAt: j.CreatedAt.UTC(),
 		StartedAt: j.StartedAt.UTC(), FinishedAt: j.FinishedAt.UTC(),
@@ -99,16 +114,13 @@ func jobView(j *store.Job, withResult bool, base string) Job {
 	}
 	var req SiteRequest
 	if json.Unmarshal(j.Request, &req) == nil {
-		v.Domain, v.Options = req.Domain, req.Options
+		v.Domain, v.URL, v.Options = req.Domain, req.URL, req.Options
 	}
 	if len(j.Progress) > 0 {
 		var p JobProgress
 		if json.Unmarshal(j.Progress, &p) == nil {
 			v.Progress = &p
 		}
-	}
-	if withResult && len(j.Result) > 0 {
-		v.Result = json.RawMessage(j.Result)
 	}
 	if j.CallbackURL != "" {
 		v.Callback = &JobCallback{URL: j.CallbackURL, State: j.CallbackState}
@@ -127,7 +139,7 @@ func (s *Server) createJob(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	v := jobView(j, false, s.opts.BasePath)
+	v := jobView(j, s.opts.BasePath)
 	if j.CallbackURL != "" {
 		v.CallbackSecret = s.callbackSecret(j.ID)
 	}
@@ -137,23 +149,52 @@ func (s *Server) createJob(w http.ResponseWriter, r *http.Request) {
 
 // StartSite queues a site analysis of domain for the account, as POST
 // /v1/analyze/site does, and returns the stored job. Bad input is an
-// *seo.InputError naming the field. The dashboard calls it.
+// *seo.InputError naming the field; an account at its plan's cap of
+// concurrent site analyses gets an *Error (429). The dashboard calls it,
+// after Admit.
 func (s *Server) StartSite(ctx context.Context, accountID, domain string, maxPages int, subdomains bool) (*store.Job, error) {
 	return s.submitSite(ctx, accountID, SiteRequest{Domain: domain, Options: SiteOptions{MaxPages: maxPages, IncludeSubdomains: subdomains}})
 }
 
-// submitSite validates req, stores the job and queues it.
+// submitSite validates req against the address policy and the account's
+// plan, stores the job and queues it.
 func (s *Server) submitSite(ctx context.Context, accountID string, req SiteRequest) (*store.Job, error) {
-	if strings.Contains(req.Domain, "://") {
-		return nil, invalid("domain", "domain must be a domain name without scheme or path, such as example.com")
+	switch {
+	case req.Domain != "" && req.URL != "":
+		return nil, invalid("url", "give either domain or url, not both")
+	case req.URL != "":
+		u, err := s.checkSiteStart(ctx, "url", req.URL)
+		if err != nil {
+			return nil, err
+		}
+		if u.Path == "" {
+			u.Path = "/"
+		}
+		req.Domain, req.URL = u.Host, u.String()
+	default:
+		if strings.Contains(req.Domain, "://") {
+			return nil, invalid("domain", "domain must be a domain name without scheme or path, such as example.com; send a start URL as url")
+		}
+		u, err := seo.ParseDomain(req.Domain)
+		if err != nil {
+			return nil, err // "domain is empty" included
+		}
+		if u, err = s.checkSiteStart(ctx, "domain", u.String()); err != nil {
+			return nil, err
+		}
+		req.Domain = u.Host
 	}
-	u, err := seo.ParseDomain(req.Domain)
+	plan, err := s.accountPlan(ctx, accountID)
 	if err != nil {
 		return nil, err
 	}
-	req.Domain = u.Host
-	if req.Options.MaxPages < 0 || req.Options.MaxPages > s.opts.MaxSitePages {
-		return nil, invalid("options.maxPages", "options.maxPages must be from 1 to "+strconv.Itoa(s.opts.MaxSitePages)+" (0 or absent means "+strconv.Itoa(crawler.DefaultMaxPages)+")")
+	if req.Options.MaxPages < 0 || req.Options.MaxPages > plan.MaxSitePages {
+		return nil, &seo.InputError{Field: "options.maxPages", Value: strconv.Itoa(req.Options.MaxPages),
+			Reason: "must be from 1 to " + strconv.Itoa(plan.MaxSitePages) + ", the cap of this account's plan (0 or absent means " +
+				strconv.Itoa(min(crawler.DefaultMaxPages, plan.MaxSitePages)) + ")"}
+	}
+	if req.Options.MaxPages == 0 && plan.MaxSitePages < crawler.DefaultMaxPages {
+		req.Options.MaxPages = plan.MaxSitePages
 	}
 	if req.CallbackURL != "" {
 		cu, err := s.fetcher.CheckURL(ctx, req.CallbackURL)
@@ -172,7 +213,22 @@ func (s *Server) submitSite(ctx context.Context, accountID string, req SiteReque
 		Status: store.JobQueued, Request: body, CallbackURL: req.CallbackURL,
 		CreatedAt: now, UpdatedAt: now,
 	}
-	if err := s.st.CreateJob(ctx, j); err != nil {
+	// The count and the creation are one step in this process; instances
+	// sharing a database may together exceed the cap by a job or two.
+	s.submitMu.Lock()
+	active, err := s.st.ActiveJobs(ctx, accountID)
+	if err == nil && active >= plan.ConcurrentSiteJobs {
+		s.submitMu.Unlock()
+		e := apiError(http.StatusTooManyRequests, CodeRateLimited, "this account has "+strconv.Itoa(active)+
+			" site analyses queued or running, the most its plan allows at once; wait for one to end or cancel one")
+		e.retryAfter = "30"
+		return nil, e
+	}
+	if err == nil {
+		err = s.st.CreateJob(ctx, j)
+	}
+	s.submitMu.Unlock()
+	if err != nil {
 		return nil, err
 	}
 	if err := s.queue.Enqueue(ctx, j); err != nil {
@@ -195,7 +251,27 @@ func (s *Server) getJob(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, jobView(j, true, s.opts.BasePath))
+	s.writeJob(w, j)
+}
+
+// writeJob writes one job with its stored report. The report is copied
+// into the answer as stored (at most store.MaxJobResultBytes), never
+// decoded.
+func (s *Server) writeJob(w http.ResponseWriter, j *store.Job) {
+	head, err := json.Marshal(jobView(j, s.opts.BasePath))
+	if err != nil || len(j.Result) == 0 || j.Status != store.JobSucceeded {
+		writeJSON(w, http.StatusOK, jobView(j, s.opts.BasePath))
+		return
+	}
+	const key = `,"result":`
+	h := w.Header()
+	h.Set("Content-Type", "application/json; charset=utf-8")
+	h.Set("Content-Length", strconv.Itoa(len(head)-1+len(key)+len(j.Result)+2))
+	w.WriteHeader(http.StatusOK)
+	w.Write(head[:len(head)-1]) // without its closing brace
+	w.Write([]byte(key))
+	w.Write(j.Result)
+	w.Write([]byte("}\n"))
 }
 
 func (s *Server) listJobs(w http.ResponseWriter, r *http.Request) {
@@ -215,7 +291,7 @@ func (s *Server) listJobs(w http.ResponseWriter, r *http.Request) {
 	}
 	out := JobList{Jobs: make([]Job, 0, len(js))}
 	for i := range js {
-		out.Jobs = append(out.Jobs, jobView(&js[i], false, s.opts.BasePath))
+		out.Jobs = append(out.Jobs, jobView(&js[i], s.opts.BasePath))
 	}
 	writeJSON(w, http.StatusOK, out)
 }
@@ -236,7 +312,7 @@ func (s *Server) cancelJob(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, jobView(j, true, s.opts.BasePath))
+	s.writeJob(w, j)
 }
 
 // CancelSite cancels a queued or running job of the account, as DELETE
@@ -385,9 +461,30 @@ func (s *Server) runJob(wctx context.Context, accountID, id string) error {
 		s.mu.Unlock()
 	}()
 
+	var req SiteRequest
+	if err := json.Unmarshal(j.Request, &req); err != nil {
+		j.Status, j.Error = store.JobFailed, "the stored request cannot be read"
+		return s.finish(ctx, j)
+	}
+	// The job waits, queued, for a slot and its memory; a cancel ends the
+	// wait.
+	release, err := s.adm.admit(jctx, KindSite, j.AccountID, estimateSite(cmp.Or(req.Options.MaxPages, crawler.DefaultMaxPages)), true)
+	if err != nil {
+		var ae *Error
+		switch {
+		case context.Cause(jctx) == errCanceledByUser:
+			return s.ended(ctx, j)
+		case errors.As(err, &ae):
+			j.Status, j.Error = store.JobFailed, ae.Message
+			return s.finish(ctx, j)
+		}
+		return interrupted(id, err) // stopping: the job stays queued
+	}
+	defer release()
+
 	now := s.now().UTC()
 	j.Status, j.StartedAt, j.UpdatedAt, j.Progress, j.Error = store.JobRunning, now, now, nil, ""
-	err := s.retry(ctx, "start job", func(ctx context.Context) error { return s.st.UpdateJob(ctx, j) })
+	err = s.retry(ctx, "start job", func(ctx context.Context) error { return s.st.UpdateJob(ctx, j) })
 	if err != nil {
 		if errors.Is(err, store.ErrConflict) {
 			return s.ended(ctx, j) // canceled before it started
@@ -395,11 +492,6 @@ func (s *Server) runJob(wctx context.Context, accountID, id string) error {
 		return interrupted(id, err)
 	}
 
-	var req SiteRequest
-	if err := json.Unmarshal(j.Request, &req); err != nil {
-		j.Status, j.Error = store.JobFailed, "the stored request cannot be read"
-		return s.finish(ctx, j)
-	}
 	var co crawler.Options
 	if s.opts.CrawlerOptions != nil {
 		co = *s.opts.CrawlerOptions
@@ -458,7 +550,11 @@ func (s *Server) runJob(wctx context.Context, accountID, id string) error {
 		}
 	}()
 
-	rep, runErr := crawler.New(&co).Run(jctx, req.Domain)
+	start := req.Domain
+	if req.URL != "" {
+		start = req.URL
+	}
+	rep, runErr := crawler.New(&co).Run(jctx, start)
 	close(stopWatch)
 	<-watchDone
 
@@ -491,6 +587,14 @@ func (s *Server) runJob(wctx context.Context, accountID, id string) error {
 		res, err := json.Marshal(rep)
 		if err != nil {
 			j.Status, j.Error = store.JobFailed, "the report could not be encoded"
+			break
+		}
+		if len(res) > store.MaxJobResultBytes {
+			// Stored, it would be loaded whole by every view of the job.
+			j.Status = store.JobFailed
+			j.Error = fmt.Sprintf("the report of %d bytes is larger than the %d MiB a job may store; analyse fewer pages (options.maxPages)",
+				len(res), store.MaxJobResultBytes>>20)
+			s.log.Warn("site analysis report over the stored cap", "job", j.ID, "bytes", len(res))
 			break
 		}
 		j.Status, j.Result = store.JobSucceeded, res
@@ -563,3 +667,49 @@ func progressFromReport(rep *crawler.SiteReport, now time.Time) []byte {
 }
 
 var _ dashboard.Analyses = (*Server)(nil)
+
+// Longest host name and label of the DNS (RFC 1035 2.3.4).
+const (
+	maxHostName  = 253
+	maxHostLabel = 63
+)
+
+// checkSiteStart applies the page analyses' address policy to the start of
+// a site analysis: a well-formed host name, an allowed port, and a host
+// that is not, and does not resolve only to, a loopback, private or
+// metadata address (unless AllowPrivate). Errors name field. A host that
+// does not resolve is let through: the job reports it.
+func (s *Server) checkSiteStart(ctx context.Context, field, raw string) (*url.URL, error) {
+	u, err := seo.ParseURL(raw)
+	if err != nil {
+		if ie, ok := seo.AsInputError(err); ok {
+			return nil, ie.WithField(field)
+		}
+		return nil, err
+	}
+	host := u.Hostname()
+	if net.ParseIP(host) == nil {
+		if len(host) > maxHostName {
+			return nil, invalid(field, field+"'s host name is longer than "+strconv.Itoa(maxHostName)+" characters")
+		}
+		for l := range strings.SplitSeq(host, ".") {
+			if len(l) > maxHostLabel {
+				return nil, invalid(field, field+"'s host name has a label longer than "+strconv.Itoa(maxHostLabel)+" characters")
+			}
+			if l == "" {
+				return nil, invalid(field, field+"'s host name has an empty label")
+			}
+		}
+	}
+	cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if _, err := s.fetcher.CheckURL(cctx, u.String()); err != nil {
+		if ie, ok := seo.AsInputError(err); ok {
+			return nil, ie.WithField(field)
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+	}
+	return u, nil
+}

@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/netip"
 	"runtime/debug"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -17,7 +16,6 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/seokit/seokit/httpapi/auth"
-	"github.com/seokit/seokit/httpapi/ratelimit"
 	"github.com/seokit/seokit/httpapi/store"
 	"github.com/seokit/seokit/seo"
 )
@@ -304,22 +302,13 @@ func (s *Server) protect(scope, op string, h http.HandlerFunc) http.Handler {
 		if li, _ := r.Context().Value(keyLogInfo).(*logInfo); li != nil {
 			li.account = p.AccountID
 		}
-		limit, err := s.dailyLimit(r.Context(), p.AccountID)
+		q, err := s.take(r.Context(), p.AccountID)
 		if err != nil {
 			if errors.Is(err, store.ErrNotFound) {
 				w.Header().Set("WWW-Authenticate", `Bearer realm="seokit", error="invalid_token"`)
 				writeError(w, r, apiError(http.StatusUnauthorized, CodeUnauthorized, "the token or API key is not valid"))
 				return
 			}
-			s.fail(w, r, err)
-			return
-		}
-		now := s.now().UTC()
-		reset := time.Date(now.Year(), now.Month(), now.Day()+1, 0, 0, 0, 0, time.UTC)
-		res, err := s.limiter.Take(r.Context(), ratelimit.Request{
-			Account: p.AccountID, Now: now, Daily: limit, Rate: s.opts.BurstRate, Burst: s.opts.Burst,
-		})
-		if err != nil {
 			if _, bad := seo.AsInputError(err); bad {
 				// The server built the request from its own settings: a
 				// bad one is a server bug, not the client's invalid input.
@@ -327,24 +316,13 @@ func (s *Server) protect(scope, op string, h http.HandlerFunc) http.Handler {
 				writeError(w, r, apiError(http.StatusInternalServerError, CodeInternal, "internal server error"))
 				return
 			}
-			// A limiter that cannot count answers 503 (fail closed).
+			// A store or limiter that cannot count answers 503 (fail closed).
 			s.fail(w, r, err)
 			return
 		}
-		hd := w.Header()
-		hd.Set("X-RateLimit-Limit", strconv.Itoa(limit))
-		hd.Set("X-RateLimit-Remaining", strconv.Itoa(max(0, limit-res.Count)))
-		hd.Set("X-RateLimit-Reset", strconv.FormatInt(reset.Unix(), 10))
-		switch res.Refused {
-		case ratelimit.BurstLimit:
-			hd.Set("Retry-After", strconv.FormatInt(max(int64(res.RetryAfter.Seconds()+0.999), 1), 10))
-			writeError(w, r, apiError(http.StatusTooManyRequests, CodeRateLimited, "too many requests at once; slow down"))
-			return
-		case ratelimit.DailyLimit:
-			secs := int64(reset.Sub(now).Seconds() + 0.999)
-			hd.Set("X-RateLimit-Remaining", "0")
-			hd.Set("Retry-After", strconv.FormatInt(max(secs, 1), 10))
-			writeError(w, r, apiError(http.StatusTooManyRequests, CodeRateLimited, "daily request limit of "+strconv.Itoa(limit)+" reached; it resets at 00:00 UTC"))
+		q.setHeaders(w.Header())
+		if e := q.refusal(); e != nil {
+			writeError(w, r, e)
 			return
 		}
 		if !p.Allowed(scope, op) {
@@ -353,25 +331,6 @@ func (s *Server) protect(scope, op string, h http.HandlerFunc) http.Handler {
 		}
 		h(w, r.WithContext(context.WithValue(r.Context(), keyPrincipal, p)))
 	})
-}
-
-// dailyLimit is the account's limit per UTC day.
-func (s *Server) dailyLimit(ctx context.Context, accountID string) (int, error) {
-	if n, ok := s.accounts.get(accountID, s.now()); ok {
-		return n, nil
-	}
-	a, err := s.st.Account(ctx, accountID)
-	if err != nil {
-		return 0, err
-	}
-	n := s.limits[a.Plan]
-	if a.DailyLimit > 0 {
-		n = a.DailyLimit
-	} else if _, ok := s.limits[a.Plan]; !ok {
-		n = s.limits[store.Free]
-	}
-	s.accounts.put(accountID, n, s.now())
-	return n, nil
 }
 
 // lru is a bounded map evicting the least recently used entry.
@@ -447,29 +406,29 @@ func (l *limiterCache) peek(key string) *rate.Limiter {
 	return v
 }
 
-// accountCache remembers accounts' daily limits for a short time.
+// accountCache remembers accounts' plans for a short time.
 type accountCache struct {
-	c   *lru[cachedLimit]
+	c   *lru[cachedPlan]
 	ttl time.Duration
 }
 
-type cachedLimit struct {
-	limit int
-	at    time.Time
+type cachedPlan struct {
+	plan Plan
+	at   time.Time
 }
 
 func newAccountCache(max int, ttl time.Duration) *accountCache {
-	return &accountCache{c: newLRU[cachedLimit](max), ttl: ttl}
+	return &accountCache{c: newLRU[cachedPlan](max), ttl: ttl}
 }
 
-func (a *accountCache) get(id string, now time.Time) (int, bool) {
+func (a *accountCache) get(id string, now time.Time) (Plan, bool) {
 	v, ok := a.c.lookup(id)
 	if !ok || now.Sub(v.at) > a.ttl || now.Before(v.at) {
-		return 0, false
+		return Plan{}, false
 	}
-	return v.limit, true
+	return v.plan, true
 }
 
-func (a *accountCache) put(id string, n int, now time.Time) {
-	a.c.set(id, cachedLimit{n, now})
+func (a *accountCache) put(id string, p Plan, now time.Time) {
+	a.c.set(id, cachedPlan{p, now})
 }

@@ -64,13 +64,26 @@ type Options struct {
 	// OnRankings, when set, is called after each successful GET
 	// /v1/rankings with the caller's account and the keywords it asked
 	// for, now tracked (examples/server adds them to the account's
-	// dashboard watchlist).
+	// dashboard watchlist). It runs after the answer is written, with a
+	// context that the client's disconnect does not cancel and that ends
+	// after 10 seconds.
 	OnRankings func(ctx context.Context, accountID string, tracked []rankings.Tracked)
 
-	// Limits are the daily request limits per plan; missing plans take
-	// Free 100 and Pro 1000. An account's DailyLimit, when > 0, overrides
-	// its plan's (Enterprise plans are set that way).
+	// Plans are the limits of each plan: daily requests, pages of a site
+	// analysis, concurrent site analyses. Missing plans and zero fields
+	// take DefaultPlans (Free: 100 requests a day, 500 pages, 1 site
+	// analysis at once; Pro: 1000, 10,000, 3); a plan not listed there
+	// takes Free's. An account's DailyLimit, when > 0, overrides its
+	// plan's daily requests (Enterprise plans are set that way).
+	Plans map[store.Plan]Plan
+	// Limits, when set, are the daily requests of plans, overriding
+	// Plans[p].DailyRequests (a shorthand for the daily limits alone).
 	Limits map[store.Plan]int
+	// Admission bounds the page analyses, site analyses and content
+	// optimisations run at once, globally and per account, and the
+	// memory they hold together. Nil means the defaults of
+	// AdmissionOptions, sized for a server with 1 GB of memory.
+	Admission *AdmissionOptions
 	// Limiter counts requests against the daily limits and the burst
 	// limit. Nil means ratelimit.NewLocal over Store: daily counts in the
 	// store, token buckets in this process. Several instances share limits
@@ -94,8 +107,8 @@ type Options struct {
 	// OptimizeMaxBodyBytes bounds content optimisation bodies; zero means
 	// DefaultOptimizeMaxBodyBytes.
 	OptimizeMaxBodyBytes int64
-	// MaxSitePages caps options.maxPages of a site analysis; zero means
-	// 10,000.
+	// MaxSitePages caps options.maxPages of a site analysis for every
+	// plan (Plan.MaxSitePages caps each plan); zero means 10,000.
 	MaxSitePages int
 	// JobWorkers is the number of site analyses run at once by the
 	// in-process queue; zero means 2. A Queue sets its own.
@@ -149,8 +162,9 @@ type Server struct {
 	now     func() time.Time
 	mux     *http.ServeMux
 	handler http.Handler
-	limits  map[store.Plan]int
+	plans   map[store.Plan]Plan
 	fetcher *seo.Fetcher
+	adm     *admission
 
 	limiter  ratelimit.Limiter
 	failures *limiterCache
@@ -164,6 +178,7 @@ type Server struct {
 	localQueue bool // queue is the in-process one
 	mu         sync.Mutex
 	running    map[string]context.CancelCauseFunc
+	submitMu   sync.Mutex // orders the concurrent-jobs check and the job's creation
 	sending    map[string]bool
 	cbSecret   []byte
 	closed     bool
@@ -208,13 +223,12 @@ func New(ctx context.Context, opts *Options) (*Server, error) {
 	if o.CallbackRetryDelays == nil {
 		o.CallbackRetryDelays = DefaultCallbackRetryDelays
 	}
-	s.limits = map[store.Plan]int{store.Free: DefaultFreeLimit, store.Pro: DefaultProLimit}
-	for p, n := range o.Limits {
-		if n < 0 {
-			return nil, fmt.Errorf("httpapi: limit of plan %q is negative", p)
-		}
-		s.limits[p] = n
+	plans, err := plansOf(o.Plans, o.Limits, o.MaxSitePages)
+	if err != nil {
+		return nil, err
 	}
+	s.plans = plans
+	s.adm = newAdmission(o.Admission, s.log)
 	o.BasePath = strings.TrimSuffix(o.BasePath, "/")
 	if o.BasePath != "" && !strings.HasPrefix(o.BasePath, "/") {
 		return nil, errors.New("httpapi: BasePath must start with /")

@@ -45,9 +45,26 @@
 //	-job-workers     SEOKIT_JOB_WORKERS       site analyses run at once here (river: 0 = API only)
 //	-job-timeout     SEOKIT_JOB_TIMEOUT       longest site analysis with -jobs river (2h)
 //	-job-rescue-after SEOKIT_JOB_RESCUE_AFTER a killed instance's job restarts elsewhere after this
+//	-max-page-analyses SEOKIT_MAX_PAGE_ANALYSES page analyses run at once (4)
+//	-max-optimizations SEOKIT_MAX_OPTIMIZATIONS content optimisations run at once (2)
+//	-max-site-jobs   SEOKIT_MAX_SITE_JOBS     site analyses running at once in this process (2)
+//	-account-concurrency SEOKIT_ACCOUNT_CONCURRENCY page analyses, and optimisations, one account runs at once (2)
+//	-memory-budget   SEOKIT_MEMORY_BUDGET     MiB the heavy operations may hold together by their estimates (512)
+//	-admission-wait  SEOKIT_ADMISSION_WAIT    how long a request waits for a slot before 503 (2s)
+//	-memory-limit    SEOKIT_MEMORY_LIMIT      Go soft memory limit in MiB (900; GOMEMLIMIT, when set, wins; 0 = none)
 //	-dataforseo-login, -dataforseo-password   DATAFORSEO_LOGIN, DATAFORSEO_PASSWORD
 //	-serpapi-key                              SERPAPI_KEY
 //	-google-cse-key, -google-cse-cx           GOOGLE_CSE_KEY, GOOGLE_CSE_CX
+//
+// Admission control bounds the heavy operations: beyond -max-page-analyses
+// or -max-optimizations running at once, or the -memory-budget their
+// estimates share, a request waits up to -admission-wait and is then
+// refused with 503 and Retry-After; beyond -account-concurrency for one
+// account it is refused at once with 429. Site analyses wait in the queue
+// for one of -max-site-jobs slots. Plans cap site analyses too: Free 500
+// pages and 1 analysis queued or running at once, Pro 10,000 pages and 3.
+// The defaults suit a server with 1 GB of memory; -memory-limit makes the
+// Go runtime collect harder as the heap nears it.
 //
 // Several instances behind a load balancer share one PostgreSQL -db (and
 // -data-db), one -redis, -jobs river and the same -callback-secret; see
@@ -94,6 +111,7 @@ import (
 	"net/netip"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"syscall"
@@ -136,6 +154,8 @@ type config struct {
 	resetAdmin, allowPrivate                                   bool
 	freeLimit, proLimit, jobWorkers                            int
 	jobTimeout, jobRescue                                      time.Duration
+	admission                                                  httpapi.AdmissionOptions
+	memoryBudget, memoryLimit                                  int
 	dfsLogin, dfsPassword, serpapiKey, cseKey, cseCX           string
 }
 
@@ -181,6 +201,13 @@ func parse(args []string, stderr io.Writer) (*config, error) {
 	fs.IntVar(&c.jobWorkers, "job-workers", envInt("SEOKIT_JOB_WORKERS", httpapi.DefaultJobWorkers), "site analyses this instance runs at once (with -jobs river, 0 makes an API-only instance)")
 	fs.DurationVar(&c.jobTimeout, "job-timeout", envDuration("SEOKIT_JOB_TIMEOUT", riverjobs.DefaultJobTimeout), "longest site analysis with -jobs river")
 	fs.DurationVar(&c.jobRescue, "job-rescue-after", envDuration("SEOKIT_JOB_RESCUE_AFTER", 0), "with -jobs river, how long after a run started a killed instance's job is restarted elsewhere (at least -job-timeout; 0 means -job-timeout plus 10 minutes)")
+	fs.IntVar(&c.admission.MaxPageAnalyses, "max-page-analyses", envInt("SEOKIT_MAX_PAGE_ANALYSES", httpapi.DefaultMaxPageAnalyses), "page analyses run at once")
+	fs.IntVar(&c.admission.MaxOptimizations, "max-optimizations", envInt("SEOKIT_MAX_OPTIMIZATIONS", httpapi.DefaultMaxOptimizations), "content optimisations run at once")
+	fs.IntVar(&c.admission.MaxSiteJobs, "max-site-jobs", envInt("SEOKIT_MAX_SITE_JOBS", httpapi.DefaultMaxSiteJobs), "site analyses running at once in this process")
+	fs.IntVar(&c.admission.AccountConcurrency, "account-concurrency", envInt("SEOKIT_ACCOUNT_CONCURRENCY", httpapi.DefaultAccountConcurrency), "page analyses, and content optimisations, one account runs at once")
+	fs.IntVar(&c.memoryBudget, "memory-budget", envInt("SEOKIT_MEMORY_BUDGET", httpapi.DefaultMemoryBudget>>20), "MiB the heavy operations may hold together by their estimates")
+	fs.DurationVar(&c.admission.Wait, "admission-wait", envDuration("SEOKIT_ADMISSION_WAIT", httpapi.DefaultAdmissionWait), "how long a request waits for a slot and memory before it is refused with 503")
+	fs.IntVar(&c.memoryLimit, "memory-limit", envInt("SEOKIT_MEMORY_LIMIT", defaultMemoryLimit), "Go soft memory limit in MiB (GOMEMLIMIT, when set, wins; 0 means none)")
 	fs.BoolVar(&c.allowPrivate, "allow-private", envBool("SEOKIT_ALLOW_PRIVATE"), "let analyses and callbacks reach loopback and private addresses (intranet audits)")
 	fs.StringVar(&c.tlsCert, "tls-cert", env("SEOKIT_TLS_CERT", ""), "TLS certificate file")
 	fs.StringVar(&c.tlsKey, "tls-key", env("SEOKIT_TLS_KEY", ""), "TLS key file")
@@ -210,6 +237,14 @@ func parse(args []string, stderr io.Writer) (*config, error) {
 	if c.freeLimit < 0 || c.proLimit < 0 {
 		return nil, errors.New("plan limits must not be negative")
 	}
+	ad := c.admission
+	if ad.MaxPageAnalyses < 1 || ad.MaxOptimizations < 1 || ad.MaxSiteJobs < 1 || ad.AccountConcurrency < 1 || c.memoryBudget < 1 || ad.Wait <= 0 {
+		return nil, errors.New("-max-page-analyses, -max-optimizations, -max-site-jobs, -account-concurrency, -memory-budget and -admission-wait must be positive")
+	}
+	if c.memoryLimit < 0 {
+		return nil, errors.New("-memory-limit must not be negative")
+	}
+	c.admission.MemoryBudget = int64(c.memoryBudget) << 20
 	switch c.jobs {
 	case "local":
 		if c.jobWorkers < 1 {
@@ -271,6 +306,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("refusing plain HTTP on %s: give -tls-cert and -tls-key, listen on loopback, or name the TLS proxy with -trusted-proxy", c.addr)
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
+	if _, set := os.LookupEnv("GOMEMLIMIT"); !set && c.memoryLimit > 0 {
+		debug.SetMemoryLimit(int64(c.memoryLimit) << 20)
+	}
 
 	st, err := sqlstore.Open(ctx, c.db, nil)
 	if err != nil {
@@ -351,6 +389,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			}
 		},
 		JobWorkers: c.jobWorkers,
+		Admission:  &c.admission,
 		Logger:     logger,
 	}
 	if c.callbackSecret != "" {
@@ -381,8 +420,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	dash, err = dashboard.New(st, au, &dashboard.Options{
 		SessionKey: derive(secret, "dashboard session"),
 		Secure:     c.tlsCert != "" || len(proxies) > 0,
-		Limits:     limits,
-		Analyses:   api,
+		Analyses:   api, // and the Quota: the same daily limits and plan caps as the API
 		Rankings:   rs,
 		Tracker:    tracker,
 		Watchlist:  watch,
@@ -465,6 +503,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	return nil
 }
+
+// defaultMemoryLimit is the Go soft memory limit in MiB: below 1 GB, with
+// room for what the runtime does not count.
+const defaultMemoryLimit = 900
 
 // adminEmail is the address of the account created on the first start.
 const adminEmail = "admin@localhost"

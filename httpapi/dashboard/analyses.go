@@ -3,6 +3,7 @@ package dashboard
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"sort"
 	"strconv"
@@ -82,7 +83,13 @@ func (d *Dashboard) showAnalyses(w http.ResponseWriter, r *http.Request, s *sess
 		d.unavailable(w, r, err)
 		return
 	}
-	av.Enabled, av.MaxPages = d.opts.Analyses != nil, d.opts.MaxSitePages
+	av.Enabled = d.opts.Analyses != nil
+	if d.opts.Quota != nil {
+		if av.MaxPages, err = d.opts.Quota.MaxSitePages(r.Context(), a.ID); err != nil {
+			d.unavailable(w, r, err)
+			return
+		}
+	}
 	for i := range jobs {
 		av.Jobs = append(av.Jobs, newJobRow(&jobs[i]))
 	}
@@ -109,9 +116,10 @@ func (d *Dashboard) startAnalysis(w http.ResponseWriter, r *http.Request, s *ses
 	}
 	maxPages := 0
 	if av.FormMaxPages != "" {
+		// The plan's cap is checked by StartSite.
 		n, err := strconv.Atoi(av.FormMaxPages)
-		if err != nil || n < 1 || n > d.opts.MaxSitePages {
-			bad("maxPages", "maxPages must be a whole number from 1 to "+strconv.Itoa(d.opts.MaxSitePages))
+		if err != nil || n < 1 {
+			bad("maxPages", "maxPages must be a whole number of at least 1")
 			return
 		}
 		maxPages = n
@@ -126,10 +134,23 @@ func (d *Dashboard) startAnalysis(w http.ResponseWriter, r *http.Request, s *ses
 		bad("domain", msg)
 		return
 	}
+	// A crawl spends the server's resources: it counts against the
+	// account's daily limit as POST /v1/analyze/site does.
+	if !d.admit(w, r, a, "site analysis") {
+		return
+	}
 	j, err := d.opts.Analyses.StartSite(r.Context(), a.ID, u.Host, maxPages, av.FormSubs)
 	if err != nil {
 		if field, msg, ok := fieldError(err); ok {
+			if field == "options.maxPages" {
+				field = "maxPages"
+			}
 			bad(field, msg)
+			return
+		}
+		var rf Refusal
+		if errors.As(err, &rf) {
+			d.showAnalyses(w, r, s, a, rf.StatusCode(), av, map[string]string{"domain": "Not started: " + rf.PublicMessage() + "."})
 			return
 		}
 		d.unavailable(w, r, err)
@@ -185,7 +206,11 @@ func (d *Dashboard) analysisPage(w http.ResponseWriter, r *http.Request, s *sess
 	}
 	av := &analysisView{Job: newJobRow(j)}
 	v := d.base("Analysis of "+av.Job.Domain, "analyses", s, a)
-	if j.Status == store.JobSucceeded && len(j.Result) > 0 {
+	switch {
+	case j.Status != store.JobSucceeded || len(j.Result) == 0:
+	case len(j.Result) > store.MaxJobResultBytes:
+		v.Error = "The stored report is too large to show here."
+	default:
 		var rep crawler.SiteReport
 		if err := json.Unmarshal(j.Result, &rep); err != nil {
 			d.log.Error("dashboard: stored report unreadable", "job", j.ID, "err", err)
@@ -298,6 +323,10 @@ func (d *Dashboard) analysisReportHTML(w http.ResponseWriter, r *http.Request, s
 	}
 	if j.Status != store.JobSucceeded {
 		d.errorPage(w, r, a, http.StatusConflict, "This analysis has no report (status "+string(j.Status)+").")
+		return
+	}
+	if len(j.Result) > store.MaxJobResultBytes {
+		d.errorPage(w, r, a, http.StatusInternalServerError, "The stored report is too large to show here.")
 		return
 	}
 	var rep crawler.SiteReport

@@ -24,13 +24,6 @@ import (
 // Prefix is the path under which the dashboard serves every page.
 const Prefix = "/dashboard"
 
-// Default limits, the same as the API's (Free 100 and Pro 1000 requests a
-// day, as the spec's plans say).
-const (
-	DefaultFreeLimit = 100
-	DefaultProLimit  = 1000
-)
-
 // DefaultSessionTTL is how long a sign-in lasts without Options.SessionTTL.
 const DefaultSessionTTL = 12 * time.Hour
 
@@ -43,6 +36,31 @@ type Analyses interface {
 	StartSite(ctx context.Context, accountID, domain string, maxPages int, subdomains bool) (*store.Job, error)
 	// CancelSite cancels a queued or running job of the account.
 	CancelSite(ctx context.Context, accountID, jobID string) error
+}
+
+// Quota is the server's one account of what each account may spend: the
+// dashboard's actions that spend server resources or provider money count
+// against the same daily limit and plan caps as API requests. The API
+// server (httpapi.Server) implements it.
+type Quota interface {
+	// Admit counts one action of the account (action names it for logs)
+	// against its daily limit. A refused action gets an error that
+	// implements Refusal; the action must not run.
+	Admit(ctx context.Context, accountID, action string) error
+	// DailyLimit returns the account's daily request limit.
+	DailyLimit(ctx context.Context, accountID string) (int, error)
+	// MaxSitePages returns the most pages the account's site analyses
+	// may crawl.
+	MaxSitePages(ctx context.Context, accountID string) (int, error)
+}
+
+// Refusal is implemented by the errors of actions refused by a limit: the
+// HTTP status to answer with (429 over a limit, 503 when the server is
+// saturated) and a message for the user.
+type Refusal interface {
+	error
+	StatusCode() int
+	PublicMessage() string
 }
 
 // Usage reads an account's daily request counts in [from, to] (UTC days,
@@ -66,10 +84,11 @@ type Options struct {
 	// TLS (behind a TLS-terminating proxy). Requests over TLS always get
 	// Secure cookies.
 	Secure bool
-	// Limits are the daily request limits per plan shown on the usage page;
-	// missing plans take Free 100 and Pro 1000. An account's DailyLimit
-	// overrides its plan's.
-	Limits map[store.Plan]int
+	// Quota counts the actions that spend resources ("Start analysis",
+	// "Track keywords") and gives the plan limits shown. Nil means
+	// Analyses when it implements Quota (the API server does); without
+	// one, actions are not counted and the limit shows as 0.
+	Quota Quota
 	// Usage reads the daily request counts shown on the overview and usage
 	// pages. Nil means the store's counters (store.Limits). With several API
 	// instances sharing limits in Redis, pass the API's ratelimit.Limiter,
@@ -88,9 +107,6 @@ type Options struct {
 	// page shows an account only its own. Nil means a MemoryWatchlist
 	// (lost on restart); NewSQLWatchlist keeps it in the API's database.
 	Watchlist Watchlist
-	// MaxSitePages caps the pages of an analysis started here; zero means
-	// 10,000.
-	MaxSitePages int
 	// Now returns the current time (tests); nil means time.Now.
 	Now func() time.Time
 	// Logger receives errors; nil means slog.Default().
@@ -110,8 +126,6 @@ type Dashboard struct {
 	mux   *http.ServeMux
 	h     http.Handler
 	pages map[string]*template.Template
-
-	limits map[store.Plan]int
 
 	thMu     sync.Mutex
 	throttle map[string]*rate.Limiter
@@ -151,8 +165,8 @@ func New(st store.Store, au *auth.Server, opts *Options) (*Dashboard, error) {
 	if o.SessionTTL <= 0 {
 		o.SessionTTL = DefaultSessionTTL
 	}
-	if o.MaxSitePages <= 0 {
-		o.MaxSitePages = 10_000
+	if o.Quota == nil {
+		o.Quota, _ = o.Analyses.(Quota)
 	}
 	d.watch = o.Watchlist
 	if d.watch == nil {
@@ -169,13 +183,6 @@ func New(st store.Store, au *auth.Server, opts *Options) (*Dashboard, error) {
 	d.log = o.Logger
 	if d.log == nil {
 		d.log = slog.Default()
-	}
-	d.limits = map[store.Plan]int{store.Free: DefaultFreeLimit, store.Pro: DefaultProLimit}
-	for p, n := range o.Limits {
-		if n < 0 {
-			return nil, fmt.Errorf("dashboard: options: limit of plan %q is negative", p)
-		}
-		d.limits[p] = n
 	}
 	if err := d.parseTemplates(); err != nil {
 		return nil, err
@@ -296,15 +303,37 @@ func securityHeaders(next http.Handler) http.Handler {
 	})
 }
 
-// limit returns the daily request limit of a.
-func (d *Dashboard) limit(a *store.Account) int {
-	if a.DailyLimit > 0 {
-		return a.DailyLimit
+// limit returns the daily request limit of a, 0 when unknown (no Quota,
+// or it failed: the page shows no limit rather than none at all).
+func (d *Dashboard) limit(ctx context.Context, a *store.Account) int {
+	if d.opts.Quota == nil {
+		return 0
 	}
-	if n, ok := d.limits[a.Plan]; ok {
-		return n
+	n, err := d.opts.Quota.DailyLimit(ctx, a.ID)
+	if err != nil {
+		d.log.Warn("dashboard: daily limit", "account", a.ID, "err", err)
+		return 0
 	}
-	return d.limits[store.Free]
+	return n
+}
+
+// admit counts one action of a against its quota. When it is refused it
+// shows why and returns false.
+func (d *Dashboard) admit(w http.ResponseWriter, r *http.Request, a *store.Account, action string) bool {
+	if d.opts.Quota == nil {
+		return true
+	}
+	err := d.opts.Quota.Admit(r.Context(), a.ID, action)
+	if err == nil {
+		return true
+	}
+	var rf Refusal
+	if errors.As(err, &rf) {
+		d.errorPage(w, r, a, rf.StatusCode(), "Refused: "+rf.PublicMessage()+".")
+		return false
+	}
+	d.unavailable(w, r, err)
+	return false
 }
 
 // allowLogin reports whether a sign-in attempt for key may proceed: one

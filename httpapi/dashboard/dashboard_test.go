@@ -30,7 +30,6 @@ func TestNewRejectsBadOptions(t *testing.T) {
 		{"nil store", nil, e.au, nil},
 		{"nil auth", e.st, nil, nil},
 		{"short session key", e.st, e.au, &dashboard.Options{SessionKey: []byte("short")}},
-		{"negative limit", e.st, e.au, &dashboard.Options{Limits: map[store.Plan]int{store.Pro: -1}}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -424,7 +423,7 @@ func secretOf(t *testing.T, body string) string {
 }
 
 func TestUsage(t *testing.T) {
-	e := newEnv(t, &envOptions{opts: dashboard.Options{Limits: map[store.Plan]int{store.Free: 5}}})
+	e := newEnv(t, &envOptions{opts: dashboard.Options{Quota: fixedQuota(5)}})
 	ctx := context.Background()
 	today := e.clock.Now().UTC().Truncate(24 * time.Hour)
 	for range 3 {

@@ -128,7 +128,7 @@ func (d *Dashboard) overview(w http.ResponseWriter, r *http.Request, s *session,
 		d.unavailable(w, r, err)
 		return
 	}
-	ov := &overviewView{Limit: d.limit(a), Analyses: d.opts.Analyses != nil}
+	ov := &overviewView{Limit: d.limit(r.Context(), a), Analyses: d.opts.Analyses != nil}
 	for _, x := range u {
 		ov.Today += x.Count
 	}
@@ -437,7 +437,7 @@ func (d *Dashboard) usagePage(w http.ResponseWriter, r *http.Request, s *session
 	for _, u := range us {
 		counts[day(u.Day)] += u.Count
 	}
-	uv := &usageView{Limit: d.limit(a), Plan: a.Plan, ResetsAt: today.AddDate(0, 0, 1)}
+	uv := &usageView{Limit: d.limit(r.Context(), a), Plan: a.Plan, ResetsAt: today.AddDate(0, 0, 1)}
 	var labels []string
 	var values []int
 	for i := range 30 {

@@ -310,3 +310,13 @@ func newTestSite(t *testing.T) *httptest.Server {
 	t.Cleanup(srv.Close)
 	return srv
 }
+
+// fixedQuota is a Quota that admits every action and shows its daily
+// limit.
+type fixedQuota int
+
+func (q fixedQuota) Admit(context.Context, string, string) error { return nil }
+func (q fixedQuota) DailyLimit(context.Context, string) (int, error) {
+	return int(q), nil
+}
+func (q fixedQuota) MaxSitePages(context.Context, string) (int, error) { return 10_000, nil }

@@ -327,6 +327,12 @@ func (d *Dashboard) trackKeywords(w http.ResponseWriter, r *http.Request, s *ses
 		fail(&seo.InputError{Field: "keywords", Reason: "would take this account over " + strconv.Itoa(MaxWatched) + " tracked keywords; stop tracking some first"})
 		return
 	}
+	// Tracked keywords are checked through the paid search providers: the
+	// action counts against the account's daily limit as GET
+	// /v1/rankings does.
+	if !d.admit(w, r, a, "track keywords") {
+		return
+	}
 	ctx := r.Context()
 	if err := d.opts.Rankings.Track(ctx, entries); err != nil {
 		fail(err)

@@ -8,7 +8,6 @@ import (
 
 	"github.com/seokit/seokit/httpapi/dashboard"
 	"github.com/seokit/seokit/httpapi/ratelimit"
-	"github.com/seokit/seokit/httpapi/store"
 	"github.com/seokit/seokit/httpapi/store/sqlstore"
 )
 
@@ -24,7 +23,7 @@ func TestUsageThroughLimiter(t *testing.T) {
 	}
 	defer shared.Close()
 	lim := ratelimit.NewLocal(shared)
-	e := newEnv(t, &envOptions{opts: dashboard.Options{Usage: lim, Limits: map[store.Plan]int{store.Free: 50}}})
+	e := newEnv(t, &envOptions{opts: dashboard.Options{Usage: lim, Quota: fixedQuota(50)}})
 	now := e.clock.Now()
 	for range 7 {
 		res, err := lim.Take(ctx, ratelimit.Request{Account: e.acct.ID, Now: now, Daily: 50, Rate: 100, Burst: 100})

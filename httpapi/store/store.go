@@ -144,6 +144,11 @@ func (s JobStatus) Done() bool {
 	return s == JobSucceeded || s == JobFailed || s == JobCanceled
 }
 
+// MaxJobResultBytes caps a stored job result (the JSON report): the
+// server fails a job whose report is larger rather than store it, so
+// reading one job never holds more than this.
+const MaxJobResultBytes = 20 << 20
+
 // Job is an asynchronous site analysis.
 type Job struct {
 	ID          string // "job_...", random
@@ -152,7 +157,7 @@ type Job struct {
 	Status      JobStatus
 	Request     []byte // JSON of the request as accepted
 	Progress    []byte // JSON, updated while running
-	Result      []byte // JSON of the report when succeeded
+	Result      []byte // JSON of the report when succeeded, at most MaxJobResultBytes
 	Error       string // message when failed
 	CallbackURL string
 	// CallbackState records delivery of the callback ("", "pending",
@@ -252,18 +257,23 @@ type Jobs interface {
 	CreateJob(ctx context.Context, j *Job) error
 	// Job returns the account's job; ErrNotFound for another account's.
 	Job(ctx context.Context, accountID, id string) (*Job, error)
+	// Jobs lists the account's newest jobs without their results (Result
+	// is nil): a list never loads reports.
 	Jobs(ctx context.Context, accountID string, limit int) ([]Job, error)
+	// ActiveJobs counts the account's queued and running jobs.
+	ActiveJobs(ctx context.Context, accountID string) (int, error)
 	// UpdateJob stores status, progress, result, error, callback state and
 	// times. Once a job is in a final state only CallbackState changes
 	// (other changes return ErrConflict), so a late progress update cannot
 	// undo a cancel.
 	UpdateJob(ctx context.Context, j *Job) error
 	// Unfinished lists queued and running jobs of every account, oldest
-	// first, so a restarted server can resume them.
+	// first, so a restarted server can resume them; without results.
 	Unfinished(ctx context.Context) ([]Job, error)
 	// PendingCallbacks lists the finished jobs (succeeded, failed,
 	// canceled) of every account whose CallbackState is "pending", oldest
-	// FinishedAt first, so a restarted server can deliver them.
+	// FinishedAt first, so a restarted server can deliver them; without
+	// results (the worker that delivers one reads it with Job).
 	PendingCallbacks(ctx context.Context) ([]Job, error)
 }
 

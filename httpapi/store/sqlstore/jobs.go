@@ -269,6 +269,10 @@ func (s *Store) Usage(ctx context.Context, accountID string, from, to time.Time)
 
 const jobCols = `id, account_id, kind, status, request, progress, result, error, callback_url, callback_state, created_at, started_at, finished_at, updated_at`
 
+// jobListCols are jobCols without the result, read as NULL: lists never
+// load reports.
+const jobListCols = `id, account_id, kind, status, request, progress, NULL, error, callback_url, callback_state, created_at, started_at, finished_at, updated_at`
+
 func scanJob(r rowScanner) (*store.Job, error) {
 	var (
 		j                                   store.Job
@@ -344,24 +348,35 @@ func (s *Store) Job(ctx context.Context, accountID, id string) (*store.Job, erro
 const MaxJobs = 1000
 
 // Jobs lists the account's newest jobs, at most limit (1 to MaxJobs;
-// zero or less means 100).
+// zero or less means 100), without their results.
 func (s *Store) Jobs(ctx context.Context, accountID string, limit int) ([]store.Job, error) {
 	if limit <= 0 {
 		limit = 100
 	}
 	limit = min(limit, MaxJobs)
-	return s.jobs(ctx, "jobs", `SELECT `+jobCols+` FROM jobs WHERE account_id = ? ORDER BY created_at DESC, id DESC LIMIT ?`, accountID, limit)
+	return s.jobs(ctx, "jobs", `SELECT `+jobListCols+` FROM jobs WHERE account_id = ? ORDER BY created_at DESC, id DESC LIMIT ?`, accountID, limit)
+}
+
+// ActiveJobs counts the account's queued and running jobs.
+func (s *Store) ActiveJobs(ctx context.Context, accountID string) (int, error) {
+	var n int
+	err := s.db.QueryRowContext(ctx, s.q(`SELECT COUNT(*) FROM jobs WHERE account_id = ? AND status IN ('queued', 'running')`), accountID).Scan(&n)
+	if err != nil {
+		return 0, mapErr("active jobs", err)
+	}
+	return n, nil
 }
 
 // Unfinished lists queued and running jobs of every account, oldest
-// first.
+// first, without their results.
 func (s *Store) Unfinished(ctx context.Context) ([]store.Job, error) {
-	return s.jobs(ctx, "unfinished jobs", `SELECT `+jobCols+` FROM jobs WHERE status IN ('queued', 'running') ORDER BY created_at, id`)
+	return s.jobs(ctx, "unfinished jobs", `SELECT `+jobListCols+` FROM jobs WHERE status IN ('queued', 'running') ORDER BY created_at, id`)
 }
 
-// PendingCallbacks lists finished jobs whose callback is still pending.
+// PendingCallbacks lists finished jobs whose callback is still pending,
+// without their results (the worker that delivers one reads it).
 func (s *Store) PendingCallbacks(ctx context.Context) ([]store.Job, error) {
-	return s.jobs(ctx, "pending callbacks", `SELECT `+jobCols+` FROM jobs
+	return s.jobs(ctx, "pending callbacks", `SELECT `+jobListCols+` FROM jobs
 		WHERE callback_state = 'pending' AND status IN ('succeeded', 'failed', 'canceled') ORDER BY finished_at, id`)
 }
 

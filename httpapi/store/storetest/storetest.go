@@ -840,6 +840,25 @@ func testJobs(ctx context.Context, t *testing.T, s store.Store) {
 		!g.StartedAt.Equal(base.Add(time.Minute)) || !g.FinishedAt.Equal(base.Add(2*time.Minute)) || g.CallbackState != "pending" {
 		t.Errorf("after UpdateJob: %+v, %v", g, err)
 	}
+	// Lists never load results; the one job does.
+	list, err = s.Jobs(ctx, a.ID, 10)
+	if err != nil || len(list) != 3 {
+		t.Fatalf("Jobs after success = %v, %v; want 3 jobs", ids(list), err)
+	}
+	for _, j := range list {
+		if j.Result != nil {
+			t.Errorf("Jobs loaded the result of %s: %q", j.ID, j.Result)
+		}
+		if j.ID == run.ID && (j.Status != store.JobSucceeded || string(j.Progress) != `{"pages":1}`) {
+			t.Errorf("Jobs lists %s as %+v", j.ID, j)
+		}
+	}
+	if n, err := s.ActiveJobs(ctx, a.ID); err != nil || n != 2 {
+		t.Errorf("ActiveJobs = %d, %v; want 2 (queued)", n, err)
+	}
+	if n, err := s.ActiveJobs(ctx, b.ID); err != nil || n != 0 {
+		t.Errorf("ActiveJobs(other) = %d, %v; want 0", n, err)
+	}
 	bad := *made[0]
 	bad.Status = "paused"
 	if err := s.UpdateJob(ctx, &bad); !errors.Is(err, seo.ErrInvalidInput) {

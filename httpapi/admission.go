@@ -1,0 +1,262 @@
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sync/semaphore"
+
+	"github.com/seokit/seokit/seo"
+)
+
+// Kind is a kind of heavy operation bounded by admission control.
+type Kind string
+
+// Kinds of operation. Each has a global concurrency limit and a
+// per-account one; all share one memory budget.
+const (
+	KindPage     Kind = "page analysis"        // POST /v1/analyze/page, GET /v1/analyze
+	KindSite     Kind = "site analysis"        // running site analysis jobs
+	KindOptimize Kind = "content optimisation" // POST /v1/optimize/content
+)
+
+// Defaults of AdmissionOptions, sized for a server with 1 GB of memory.
+const (
+	DefaultMaxPageAnalyses    = 4
+	DefaultMaxSiteJobs        = 2
+	DefaultMaxOptimizations   = 2
+	DefaultAccountConcurrency = 2
+	DefaultMemoryBudget       = 512 << 20
+	DefaultAdmissionWait      = 2 * time.Second
+)
+
+// AdmissionOptions bound the heavy operations the server runs at once.
+// Every zero field means its default.
+//
+// A request of a kind whose account already runs AccountConcurrency of
+// that kind is refused at once with 429 rate_limited. Otherwise it waits
+// up to Wait for a global slot of its kind and then for its memory
+// estimate to fit the shared MemoryBudget; when either does not come in
+// time it is refused with 503 unavailable. Both answers carry Retry-After
+// and the error envelope, and each refusal is logged with its kind and
+// reason. Site analysis jobs wait for their slot and memory in the queue
+// instead of being refused.
+type AdmissionOptions struct {
+	// MaxPageAnalyses bounds the page analyses run at once; zero means 4.
+	MaxPageAnalyses int
+	// MaxSiteJobs bounds the site analyses this process runs at once;
+	// zero means 2.
+	MaxSiteJobs int
+	// MaxOptimizations bounds the content optimisations run at once;
+	// zero means 2.
+	MaxOptimizations int
+	// AccountConcurrency bounds the page analyses, and separately the
+	// content optimisations, one account runs at once; zero means 2.
+	// Concurrent site analyses of an account are a plan cap
+	// (Plan.ConcurrentSiteJobs).
+	AccountConcurrency int
+	// MemoryBudget is the memory, in bytes, the operations may hold
+	// together by their estimates; zero means 512 MiB.
+	MemoryBudget int64
+	// Wait is how long a request waits for a slot and for memory before it
+	// is refused; zero means 2 seconds.
+	Wait time.Duration
+}
+
+// kindLimit is one row of the kinds table.
+type kindLimit struct {
+	global     *semaphore.Weighted
+	perAccount int // 0: not limited per account
+	admitted   atomic.Int64
+	refused    atomic.Int64
+	inFlight   atomic.Int64
+}
+
+// admission is the server's admission control: the kinds table, the
+// per-account counts and the memory budget.
+type admission struct {
+	log   *slog.Logger
+	wait  time.Duration
+	kinds map[Kind]*kindLimit
+	mem   *memoryBudget
+
+	mu       sync.Mutex
+	accounts map[accountKind]int
+}
+
+type accountKind struct {
+	account string
+	kind    Kind
+}
+
+func newAdmission(o *AdmissionOptions, log *slog.Logger) *admission {
+	var c AdmissionOptions
+	if o != nil {
+		c = *o
+	}
+	def := func(v *int, d int) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	def(&c.MaxPageAnalyses, DefaultMaxPageAnalyses)
+	def(&c.MaxSiteJobs, DefaultMaxSiteJobs)
+	def(&c.MaxOptimizations, DefaultMaxOptimizations)
+	def(&c.AccountConcurrency, DefaultAccountConcurrency)
+	if c.MemoryBudget <= 0 {
+		c.MemoryBudget = DefaultMemoryBudget
+	}
+	if c.Wait <= 0 {
+		c.Wait = DefaultAdmissionWait
+	}
+	a := &admission{log: log, wait: c.Wait, accounts: map[accountKind]int{}}
+	a.kinds = map[Kind]*kindLimit{
+		KindPage:     {global: semaphore.NewWeighted(int64(c.MaxPageAnalyses)), perAccount: c.AccountConcurrency},
+		KindSite:     {global: semaphore.NewWeighted(int64(c.MaxSiteJobs))},
+		KindOptimize: {global: semaphore.NewWeighted(int64(c.MaxOptimizations)), perAccount: c.AccountConcurrency},
+	}
+	a.mem = &memoryBudget{sem: semaphore.NewWeighted(c.MemoryBudget), total: c.MemoryBudget, wait: c.Wait, a: a}
+	return a
+}
+
+// busy is the 503 of a saturated server.
+func busy(msg string) *Error {
+	e := apiError(http.StatusServiceUnavailable, CodeUnavailable, msg)
+	e.retryAfter = "5"
+	return e
+}
+
+// admit admits one operation of kind for account, with a memory estimate
+// of bytes, waiting at most the configured wait (queue false) or until ctx
+// ends (queue true, for jobs). The error is an *Error: 429 for the
+// account's limit, 503 for a saturated server; or ctx's error.
+func (a *admission) admit(ctx context.Context, kind Kind, account string, bytes int64, queue bool) (release func(), err error) {
+	k := a.kinds[kind]
+	refuse := func(reason string, e *Error) (func(), error) {
+		k.refused.Add(1)
+		a.log.WarnContext(ctx, "admission refused", "request_id", requestID(ctx), "kind", string(kind), "account", account,
+			"reason", reason, "in_flight", k.inFlight.Load(), "refused_total", k.refused.Load())
+		return nil, e
+	}
+	ak := accountKind{account, kind}
+	if k.perAccount > 0 {
+		a.mu.Lock()
+		n := a.accounts[ak]
+		if n >= k.perAccount {
+			a.mu.Unlock()
+			e := apiError(http.StatusTooManyRequests, CodeRateLimited,
+				"this account already runs "+strconv.Itoa(n)+" "+string(kind)+"s at once, its limit; retry when one ends")
+			e.retryAfter = "5"
+			return refuse("account limit", e)
+		}
+		a.accounts[ak] = n + 1
+		a.mu.Unlock()
+	}
+	dropAccount := func() {
+		if k.perAccount == 0 {
+			return
+		}
+		a.mu.Lock()
+		if a.accounts[ak] <= 1 {
+			delete(a.accounts, ak)
+		} else {
+			a.accounts[ak]--
+		}
+		a.mu.Unlock()
+	}
+	wctx, cancel := ctx, context.CancelFunc(func() {})
+	if !queue {
+		wctx, cancel = context.WithTimeout(ctx, a.wait)
+	}
+	defer cancel()
+	if err := k.global.Acquire(wctx, 1); err != nil {
+		dropAccount()
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return refuse("concurrency limit", busy("the server is running as many "+string(kind)+"s as it can; retry shortly"))
+	}
+	freeMem, err := a.mem.reserve(wctx, bytes)
+	if err != nil {
+		k.global.Release(1)
+		dropAccount()
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		var ae *Error
+		errors.As(err, &ae)
+		return refuse("memory budget", ae)
+	}
+	k.admitted.Add(1)
+	k.inFlight.Add(1)
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			freeMem()
+			k.global.Release(1)
+			k.inFlight.Add(-1)
+			dropAccount()
+		})
+	}, nil
+}
+
+// memoryBudget is the server's seo.MemoryBudget: a weighted semaphore of
+// bytes whose waits are bounded.
+type memoryBudget struct {
+	sem   *semaphore.Weighted
+	total int64
+	wait  time.Duration
+	a     *admission
+}
+
+var _ seo.MemoryBudget = (*memoryBudget)(nil)
+
+// Reserve reserves bytes, waiting at most the admission wait. The error
+// wraps seo.ErrUnavailable and an *Error (503 with Retry-After) when the
+// budget cannot admit the work, or is ctx's error.
+func (m *memoryBudget) Reserve(ctx context.Context, bytes int64) (func(), error) {
+	wctx, cancel := context.WithTimeout(ctx, m.wait)
+	defer cancel()
+	release, err := m.reserve(wctx, bytes)
+	if err != nil && ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	return release, err
+}
+
+// reserve reserves bytes, waiting until ctx ends.
+func (m *memoryBudget) reserve(ctx context.Context, bytes int64) (func(), error) {
+	bytes = max(bytes, 1)
+	if bytes > m.total {
+		return nil, fmt.Errorf("httpapi: memory estimate of %d bytes exceeds the budget of %d: %w: %w", bytes, m.total, seo.ErrUnavailable,
+			busy("the operation needs more memory than this server admits"))
+	}
+	if err := m.sem.Acquire(ctx, bytes); err != nil {
+		return nil, fmt.Errorf("httpapi: memory budget: %w: %w", seo.ErrUnavailable,
+			busy("the server has no memory to spare for this operation now; retry shortly"))
+	}
+	var once sync.Once
+	return func() { once.Do(func() { m.sem.Release(bytes) }) }, nil
+}
+
+// Memory estimates of the operations, in bytes, reserved from the memory
+// budget before each runs. They are deliberately on the high side of the
+// measured working sets.
+
+// estimatePage is the working set of one page analysis: the body, at most
+// seo.DefaultMaxBodyBytes, its parse tree and the report.
+func estimatePage() int64 { return 4*seo.DefaultMaxBodyBytes + 8<<20 }
+
+// estimateSite is the working set of a crawl of at most maxPages pages.
+func estimateSite(maxPages int) int64 { return 32<<20 + int64(maxPages)*16<<10 }
+
+// estimateOptimize is the working set of optimising a body of n bytes,
+// decoding included.
+func estimateOptimize(n int64) int64 { return 16*n + 8<<20 }

@@ -1,0 +1,338 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/seokit/seokit/crawler"
+	"github.com/seokit/seokit/httpapi/auth"
+	"github.com/seokit/seokit/httpapi/dashboard"
+	"github.com/seokit/seokit/httpapi/store"
+	"github.com/seokit/seokit/httpapi/store/sqlstore"
+	"github.com/seokit/seokit/rankings"
+	"github.com/seokit/seokit/seo"
+)
+
+// blockingSite serves a page whose answer waits until release is closed;
+// started receives once when the first request for it arrived.
+type blockingSite struct {
+	*httptest.Server
+	started chan struct{}
+	release chan struct{}
+	rel     sync.Once
+}
+
+// free lets the held answer go.
+func (b *blockingSite) free() { b.rel.Do(func() { close(b.release) }) }
+
+func newBlockingSite(t *testing.T) *blockingSite {
+	b := &blockingSite{started: make(chan struct{}), release: make(chan struct{})}
+	var once sync.Once
+	b.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/" {
+			http.NotFound(w, r)
+			return
+		}
+		once.Do(func() { close(b.started) })
+		select {
+		case <-b.release:
+		case <-r.Context().Done():
+		}
+		io.WriteString(w, "<!doctype html><html lang=en><head><title>Held</title></head><body><h1>Held</h1></body></html>")
+	}))
+	t.Cleanup(func() { b.free(); b.Close() })
+	return b
+}
+
+// holdPageAnalysis starts a page analysis of site by key and waits until
+// it holds its slot (the site got its request). The returned function
+// releases the site and returns the analysis's status.
+func holdPageAnalysis(t *testing.T, a *testAPI, site *blockingSite, key string) func() int {
+	t.Helper()
+	status := make(chan int, 1)
+	go func() {
+		req, _ := http.NewRequest("GET", a.ts.URL+"/v1/analyze?url="+site.URL+"/", nil)
+		req.Header.Set("X-API-Key", key)
+		resp, err := a.client.Do(req)
+		if err != nil {
+			status <- -1
+			return
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		status <- resp.StatusCode
+	}()
+	select {
+	case <-site.started:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the held analysis never reached the site")
+	}
+	return func() int {
+		site.free()
+		return <-status
+	}
+}
+
+func TestAdmissionRefusals(t *testing.T) {
+	cases := []struct {
+		name       string
+		adm        AdmissionOptions
+		sameAcct   bool
+		wantStatus int
+		wantCode   string
+	}{
+		{"global limit", AdmissionOptions{MaxPageAnalyses: 1, AccountConcurrency: 5, Wait: time.Millisecond}, false, 503, CodeUnavailable},
+		{"account limit", AdmissionOptions{MaxPageAnalyses: 5, AccountConcurrency: 1, Wait: time.Millisecond}, true, 429, CodeRateLimited},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			adm := tc.adm
+			a := newTestAPI(t, &Options{AllowPrivate: true, Admission: &adm})
+			site := newBlockingSite(t)
+			done := holdPageAnalysis(t, a, site, a.key)
+			key := a.key
+			if !tc.sameAcct {
+				_, key = a.account("b@example.com", store.Free, auth.ScopeRead, auth.ScopeWrite)
+			}
+			resp := a.call("GET", "/v1/analyze?url="+site.URL+"/", key, "")
+			if resp.Header.Get("Retry-After") == "" {
+				t.Error("refusal without Retry-After")
+			}
+			e := apiErr(t, resp, tc.wantStatus, tc.wantCode)
+			if !strings.Contains(e.Message, "page analys") {
+				t.Errorf("message %q does not name the kind", e.Message)
+			}
+			if got := done(); got != 200 {
+				t.Errorf("held analysis: status %d, want 200", got)
+			}
+			if !strings.Contains(a.logs.String(), "admission refused") {
+				t.Error("refusal not logged")
+			}
+			// The slots are free again.
+			wantStatus(t, a.call("GET", "/v1/analyze?url="+site.URL+"/", key, ""), 200)
+		})
+	}
+}
+
+func TestAdmissionMemoryBudget(t *testing.T) {
+	a := newTestAPI(t, &Options{Admission: &AdmissionOptions{MemoryBudget: 1 << 20, Wait: time.Millisecond}})
+	resp := a.call("POST", "/v1/optimize/content", a.key, `{"content":"Oak tables are sturdy.","keywords":["oak tables"]}`)
+	if resp.Header.Get("Retry-After") == "" {
+		t.Error("refusal without Retry-After")
+	}
+	e := apiErr(t, resp, 503, CodeUnavailable)
+	if !strings.Contains(e.Message, "memory") {
+		t.Errorf("message %q does not say memory", e.Message)
+	}
+}
+
+func TestMemoryBudgetReserve(t *testing.T) {
+	adm := newAdmission(&AdmissionOptions{MemoryBudget: 100, Wait: time.Millisecond}, discardLogger())
+	var b seo.MemoryBudget = adm.mem
+	ctx := context.Background()
+	rel, err := b.Reserve(ctx, 60)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Reserve(ctx, 60); !errors.Is(err, seo.ErrUnavailable) {
+		t.Fatalf("Reserve over a saturated budget: %v, want ErrUnavailable", err)
+	}
+	if _, err := b.Reserve(ctx, 101); !errors.Is(err, seo.ErrUnavailable) {
+		t.Fatalf("Reserve over the whole budget: %v, want ErrUnavailable", err)
+	}
+	rel()
+	rel() // twice is harmless
+	rel2, err := b.Reserve(ctx, 100)
+	if err != nil {
+		t.Fatalf("Reserve after release: %v", err)
+	}
+	rel2()
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := b.Reserve(cctx, 1); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Reserve with a canceled ctx: %v", err)
+	}
+}
+
+// idleQueue keeps jobs queued: no worker runs them.
+type idleQueue struct{}
+
+func (idleQueue) Start(context.Context, RunFunc) error      { return nil }
+func (idleQueue) Enqueue(context.Context, *store.Job) error { return nil }
+func (idleQueue) Stop(context.Context) error                { return nil }
+
+func TestSitePlanCaps(t *testing.T) {
+	a := newTestAPI(t, &Options{AllowPrivate: true, Queue: idleQueue{}})
+	e := apiErr(t, a.call("POST", "/v1/analyze/site", a.key, `{"domain":"127.0.0.1:9","options":{"maxPages":501}}`), 400, CodeInvalidRequest)
+	if e.Field != "options.maxPages" || !strings.Contains(e.Message, "500") {
+		t.Errorf("maxPages over the Free cap: %+v, want options.maxPages naming 500", e)
+	}
+	wantStatus(t, a.call("POST", "/v1/analyze/site", a.key, `{"domain":"127.0.0.1:9","options":{"maxPages":500}}`), 202)
+	resp := a.call("POST", "/v1/analyze/site", a.key, `{"domain":"127.0.0.1:9"}`)
+	if resp.Header.Get("Retry-After") == "" {
+		t.Error("concurrent-jobs refusal without Retry-After")
+	}
+	if e := apiErr(t, resp, 429, CodeRateLimited); !strings.Contains(e.Message, "queued or running") {
+		t.Errorf("concurrent-jobs refusal: %q", e.Message)
+	}
+	// Pro allows 3 at once and 10,000 pages.
+	_, pro := a.account("pro@example.com", store.Pro, auth.ScopeRead, auth.ScopeWrite)
+	for range 3 {
+		wantStatus(t, a.call("POST", "/v1/analyze/site", pro, `{"domain":"127.0.0.1:9","options":{"maxPages":10000}}`), 202)
+	}
+	apiErr(t, a.call("POST", "/v1/analyze/site", pro, `{"domain":"127.0.0.1:9"}`), 429, CodeRateLimited)
+}
+
+func TestSiteDomainPolicy(t *testing.T) {
+	a := newTestAPI(t, &Options{Queue: idleQueue{}})
+	long := strings.Repeat("a", 64)
+	cases := []struct{ body, field string }{
+		{`{"domain":"169.254.169.254"}`, "domain"},
+		{`{"domain":"localhost"}`, "domain"},
+		{`{"domain":"127.0.0.1"}`, "domain"},
+		{`{"domain":"10.1.2.3"}`, "domain"},
+		{`{"domain":"[::1]"}`, "domain"},
+		{`{"domain":"metadata.google.internal"}`, "domain"},
+		{`{"domain":"example.com:22"}`, "domain"},
+		{`{"domain":"` + strings.Repeat("a", 300) + `.com"}`, "domain"},
+		{`{"domain":"` + long + `.com"}`, "domain"},
+		{`{"domain":"` + strings.Repeat("abcdefghi.", 26) + `com"}`, "domain"},
+		{`{"domain":"https://example.com/"}`, "domain"},
+		{`{}`, "domain"},
+		{`{"url":"http://169.254.169.254/latest/"}`, "url"},
+		{`{"url":"https://example.com:22/"}`, "url"},
+		{`{"url":"ftp://example.com/"}`, "url"},
+		{`{"domain":"example.com","url":"https://example.com/"}`, "url"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.body[:min(len(tc.body), 40)], func(t *testing.T) {
+			e := apiErr(t, a.call("POST", "/v1/analyze/site", a.key, tc.body), 400, CodeInvalidRequest)
+			if e.Field != tc.field {
+				t.Errorf("field %q, want %q (%s)", e.Field, tc.field, e.Message)
+			}
+		})
+	}
+}
+
+func TestSiteStartURL(t *testing.T) {
+	a := newTestAPI(t, &Options{AllowPrivate: true, Queue: idleQueue{}})
+	resp := a.call("POST", "/v1/analyze/site", a.key, `{"url":"http://127.0.0.1:8080/blog/","options":{"maxPages":10}}`)
+	wantStatus(t, resp, 202)
+	var j Job
+	readJSON(t, resp, &j)
+	if j.URL != "http://127.0.0.1:8080/blog/" || j.Domain != "127.0.0.1:8080" || j.Options.MaxPages != 10 {
+		t.Errorf("job = %+v; want url http://127.0.0.1:8080/blog/, domain 127.0.0.1:8080", j)
+	}
+}
+
+func TestJobListWithoutResults(t *testing.T) {
+	a := newTestAPI(t, nil)
+	ctx := context.Background()
+	rep := &crawler.SiteReport{Domain: "example.com", StartURL: "https://example.com/" + strings.Repeat("x", 1<<20)}
+	rep.Score.Value = 77
+	rep.StatusCodes, rep.Findings, rep.SiteFindings, rep.LinkFindings, rep.Pages = map[int]int{}, []crawler.FindingGroup{}, []seo.Finding{}, []seo.Finding{}, []crawler.PageSummary{}
+	rep.Crawl.DepthHistogram = []int{}
+	result, _ := json.Marshal(rep)
+	now := time.Now().UTC()
+	j := &store.Job{AccountID: a.acct.ID, Kind: "site", Status: store.JobQueued, Request: []byte(`{"domain":"example.com"}`), CreatedAt: now}
+	if err := a.st.CreateJob(ctx, j); err != nil {
+		t.Fatal(err)
+	}
+	j.Status, j.Result, j.FinishedAt = store.JobSucceeded, result, now
+	if err := a.st.UpdateJob(ctx, j); err != nil {
+		t.Fatal(err)
+	}
+	resp := a.call("GET", "/v1/analyze/site", a.key, "")
+	wantStatus(t, resp, 200)
+	body, _ := io.ReadAll(resp.Body)
+	if strings.Contains(string(body), "result") || len(body) > 4096 {
+		t.Errorf("the list carries the result (%d bytes)", len(body))
+	}
+	resp = a.call("GET", "/v1/analyze/site/"+j.ID, a.key, "")
+	wantStatus(t, resp, 200)
+	var got struct {
+		ID     string
+		Result json.RawMessage
+	}
+	readJSON(t, resp, &got)
+	if got.ID != j.ID || string(got.Result) != string(result) {
+		t.Errorf("GET of the job: id %q, result of %d bytes; want the stored %d bytes as is", got.ID, len(got.Result), len(result))
+	}
+}
+
+// cancelOnWrite cancels the request's context once the answer is written,
+// as a client closing the connection right after reading it does.
+type cancelOnWrite struct {
+	http.ResponseWriter
+	cancel context.CancelFunc
+}
+
+func (c cancelOnWrite) Write(b []byte) (int, error) {
+	n, err := c.ResponseWriter.Write(b)
+	c.cancel()
+	return n, err
+}
+
+func TestRankingsWatchlistSurvivesDisconnect(t *testing.T) {
+	ctx := context.Background()
+	st, err := sqlstore.Open(ctx, ":memory:", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	watch, err := dashboard.NewSQLWatchlist(ctx, st.DB(), string(st.Dialect()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := dataOptions(t)
+	o.Store = st
+	var werr error
+	o.OnRankings = func(ctx context.Context, accountID string, tracked []rankings.Tracked) {
+		werr = watch.Watch(ctx, accountID, tracked)
+	}
+	a := newTestAPI(t, o)
+	rctx, cancel := context.WithCancel(context.WithValue(ctx, keyPrincipal, &auth.Principal{AccountID: a.acct.ID}))
+	defer cancel()
+	r := httptest.NewRequestWithContext(rctx, "GET", "/v1/rankings?domain=example.com&keywords[]=oak+tables&keywords[]=oak+chairs", nil)
+	rec := httptest.NewRecorder()
+	a.srv.rankings(cancelOnWrite{rec, cancel}, r)
+	if rec.Code != 200 || rctx.Err() == nil {
+		t.Fatalf("status %d, request ctx err %v; want 200 and a canceled request", rec.Code, rctx.Err())
+	}
+	if werr != nil {
+		t.Fatalf("watchlist write after the disconnect: %v", werr)
+	}
+	got, err := watch.Watched(ctx, a.acct.ID, "")
+	if err != nil || len(got) != 2 {
+		t.Fatalf("watchlist = %v, %v; want the 2 keywords", got, err)
+	}
+}
+
+func TestAdmitCountsOneQuota(t *testing.T) {
+	a := newTestAPI(t, &Options{Limits: map[store.Plan]int{store.Free: 2}})
+	ctx := context.Background()
+	if err := a.srv.Admit(ctx, a.acct.ID, ActionSiteAnalysis); err != nil {
+		t.Fatal(err)
+	}
+	wantStatus(t, a.call("GET", "/v1/analyze/site", a.key, ""), 200)
+	err := a.srv.Admit(ctx, a.acct.ID, ActionTrackKeywords)
+	var rf dashboard.Refusal
+	if !errors.As(err, &rf) || rf.StatusCode() != 429 || !strings.Contains(rf.PublicMessage(), "daily request limit of 2") {
+		t.Fatalf("Admit over the limit: %v", err)
+	}
+	apiErr(t, a.call("GET", "/v1/analyze/site", a.key, ""), 429, CodeRateLimited)
+	today := time.Now().UTC().Truncate(24 * time.Hour)
+	u, err := a.st.Usage(ctx, a.acct.ID, today, today)
+	if err != nil || len(u) != 1 || u[0].Count != 2 {
+		t.Fatalf("usage = %v, %v; want 2 (one action, one request)", u, err)
+	}
+	var _ dashboard.Quota = a.srv
+}

@@ -1,0 +1,106 @@
+package dashboard_test
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/seokit/seokit/httpapi"
+	"github.com/seokit/seokit/httpapi/dashboard"
+	"github.com/seokit/seokit/httpapi/store"
+	"github.com/seokit/seokit/rankings/memstore"
+)
+
+// lateAPI hands the dashboard's Analyses and Quota to an API server made
+// after the dashboard (newEnv builds the dashboard first).
+type lateAPI struct{ s *httpapi.Server }
+
+var (
+	_ dashboard.Analyses = (*lateAPI)(nil)
+	_ dashboard.Quota    = (*lateAPI)(nil)
+)
+
+func (l *lateAPI) StartSite(ctx context.Context, accountID, domain string, maxPages int, subdomains bool) (*store.Job, error) {
+	return l.s.StartSite(ctx, accountID, domain, maxPages, subdomains)
+}
+func (l *lateAPI) CancelSite(ctx context.Context, accountID, jobID string) error {
+	return l.s.CancelSite(ctx, accountID, jobID)
+}
+func (l *lateAPI) Admit(ctx context.Context, accountID, action string) error {
+	return l.s.Admit(ctx, accountID, action)
+}
+func (l *lateAPI) DailyLimit(ctx context.Context, accountID string) (int, error) {
+	return l.s.DailyLimit(ctx, accountID)
+}
+func (l *lateAPI) MaxSitePages(ctx context.Context, accountID string) (int, error) {
+	return l.s.MaxSitePages(ctx, accountID)
+}
+
+// idleQueue keeps jobs queued: no crawl runs.
+type idleQueue struct{}
+
+func (idleQueue) Start(context.Context, httpapi.RunFunc) error { return nil }
+func (idleQueue) Enqueue(context.Context, *store.Job) error    { return nil }
+func (idleQueue) Stop(context.Context) error                   { return nil }
+
+// TestActionsCountAgainstDailyLimit starts an analysis and tracks keywords
+// on the dashboard of an account whose plan allows 2 requests a day: each
+// counts one, the next analysis is refused with 429 and starts nothing.
+func TestActionsCountAgainstDailyLimit(t *testing.T) {
+	late := &lateAPI{}
+	e := newEnv(t, &envOptions{realClock: true, opts: dashboard.Options{Analyses: late, Rankings: memstore.New(nil)},
+		api: func(e *env) http.Handler {
+			s, err := httpapi.New(context.Background(), &httpapi.Options{Store: e.st, Auth: e.au, AllowPrivate: true, Queue: idleQueue{},
+				Plans: map[store.Plan]httpapi.Plan{store.Free: {DailyRequests: 2, ConcurrentSiteJobs: 5}}, Logger: slog.New(slog.DiscardHandler)})
+			if err != nil {
+				t.Fatalf("httpapi.New: %v", err)
+			}
+			t.Cleanup(func() { s.Close() })
+			late.s = s
+			return s
+		}})
+	ctx := context.Background()
+	used := func() int {
+		t.Helper()
+		today := time.Now().UTC().Truncate(24 * time.Hour)
+		u, err := e.st.Usage(ctx, e.acct.ID, today, today)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(u) == 0 {
+			return 0
+		}
+		return u[0].Count
+	}
+	c := e.client(t)
+	token := e.login(t, c)
+	start := url.Values{"csrf_token": {token}, "domain": {"127.0.0.1:9"}, "max_pages": {"10"}}
+	if resp, body := post(t, c, e.srv.URL+"/dashboard/analyses", start); resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("start analysis: %d\n%s", resp.StatusCode, body)
+	}
+	if n := used(); n != 1 {
+		t.Fatalf("usage after one analysis = %d, want 1", n)
+	}
+	track(t, e, c, token, "example.com", "oak tables")
+	if n := used(); n != 2 {
+		t.Fatalf("usage after tracking keywords = %d, want 2", n)
+	}
+	resp, body := post(t, c, e.srv.URL+"/dashboard/analyses", start)
+	if resp.StatusCode != http.StatusTooManyRequests || !strings.Contains(body, "daily request limit of 2") {
+		t.Fatalf("analysis over the daily limit: %d\n%s", resp.StatusCode, body)
+	}
+	if js, _ := e.st.Jobs(ctx, e.acct.ID, 10); len(js) != 1 {
+		t.Fatalf("%d jobs, want 1: the refused analysis must not start", len(js))
+	}
+	if n := used(); n != 2 {
+		t.Fatalf("usage after a refusal = %d, want 2", n)
+	}
+	// The usage page shows the plan's limit from the server.
+	if _, body := get(t, c, e.srv.URL+"/dashboard/usage"); !strings.Contains(body, `2 <span class="muted">of 2 requests`) {
+		t.Error("usage page does not show 2 of 2")
+	}
+}

@@ -1,0 +1,197 @@
+package httpapi
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/seokit/seokit/httpapi/ratelimit"
+	"github.com/seokit/seokit/httpapi/store"
+)
+
+// Plan is what an account of a plan may spend. The API and the dashboard
+// read it from the server, so both apply the same rule.
+type Plan struct {
+	// DailyRequests is the number of requests (and dashboard actions that
+	// spend resources) counted per UTC day. An account's DailyLimit, when
+	// > 0, overrides it.
+	DailyRequests int
+	// MaxSitePages caps options.maxPages of a site analysis (and
+	// Options.MaxSitePages caps every plan).
+	MaxSitePages int
+	// ConcurrentSiteJobs caps the account's site analyses queued or
+	// running at once.
+	ConcurrentSiteJobs int
+}
+
+// DefaultPlans are the plans of Options.Plans that are not set, field by
+// field. Enterprise accounts get their daily limit per account
+// (store.Account.DailyLimit); a plan missing here takes Free's.
+var DefaultPlans = map[store.Plan]Plan{
+	store.Free:       {DailyRequests: DefaultFreeLimit, MaxSitePages: 500, ConcurrentSiteJobs: 1},
+	store.Pro:        {DailyRequests: DefaultProLimit, MaxSitePages: 10_000, ConcurrentSiteJobs: 3},
+	store.Enterprise: {DailyRequests: DefaultFreeLimit, MaxSitePages: 10_000, ConcurrentSiteJobs: 10},
+}
+
+// plansOf merges the configured plans over DefaultPlans: Limits sets
+// DailyRequests, zero fields take the default.
+func plansOf(plans map[store.Plan]Plan, limits map[store.Plan]int, maxSitePages int) (map[store.Plan]Plan, error) {
+	out := map[store.Plan]Plan{}
+	for p, d := range DefaultPlans {
+		out[p] = d
+	}
+	for p, c := range plans {
+		if c.DailyRequests < 0 || c.MaxSitePages < 0 || c.ConcurrentSiteJobs < 0 {
+			return nil, fmt.Errorf("httpapi: plan %q has a negative limit", p)
+		}
+		d, ok := out[p]
+		if !ok {
+			d = out[store.Free]
+		}
+		if c.DailyRequests > 0 {
+			d.DailyRequests = c.DailyRequests
+		}
+		if c.MaxSitePages > 0 {
+			d.MaxSitePages = c.MaxSitePages
+		}
+		if c.ConcurrentSiteJobs > 0 {
+			d.ConcurrentSiteJobs = c.ConcurrentSiteJobs
+		}
+		out[p] = d
+	}
+	for p, n := range limits {
+		if n < 0 {
+			return nil, fmt.Errorf("httpapi: limit of plan %q is negative", p)
+		}
+		d, ok := out[p]
+		if !ok {
+			d = out[store.Free]
+		}
+		d.DailyRequests = n
+		out[p] = d
+	}
+	for p, d := range out {
+		d.MaxSitePages = min(d.MaxSitePages, maxSitePages)
+		out[p] = d
+	}
+	return out, nil
+}
+
+// accountPlan returns the plan of the account, its DailyLimit applied.
+func (s *Server) accountPlan(ctx context.Context, accountID string) (Plan, error) {
+	if s.opts.DisableAuth {
+		// The load-test baseline: no account, no plan caps but the server's.
+		return Plan{MaxSitePages: s.opts.MaxSitePages, ConcurrentSiteJobs: math.MaxInt32}, nil
+	}
+	if p, ok := s.accounts.get(accountID, s.now()); ok {
+		return p, nil
+	}
+	a, err := s.st.Account(ctx, accountID)
+	if err != nil {
+		return Plan{}, err
+	}
+	p, ok := s.plans[a.Plan]
+	if !ok {
+		p = s.plans[store.Free]
+	}
+	if a.DailyLimit > 0 {
+		p.DailyRequests = a.DailyLimit
+	}
+	s.accounts.put(accountID, p, s.now())
+	return p, nil
+}
+
+// quota is the outcome of counting one request.
+type quota struct {
+	limit int
+	res   ratelimit.Result
+	now   time.Time
+	reset time.Time // next UTC midnight
+}
+
+// take counts one request or action of the account against its daily
+// limit and burst rate. It is the one place every path that spends server
+// resources or provider money is counted: protect for the API, Admit for
+// the dashboard.
+func (s *Server) take(ctx context.Context, accountID string) (*quota, error) {
+	p, err := s.accountPlan(ctx, accountID)
+	if err != nil {
+		return nil, err
+	}
+	now := s.now().UTC()
+	q := &quota{limit: p.DailyRequests, now: now, reset: time.Date(now.Year(), now.Month(), now.Day()+1, 0, 0, 0, 0, time.UTC)}
+	q.res, err = s.limiter.Take(ctx, ratelimit.Request{
+		Account: accountID, Now: now, Daily: q.limit, Rate: s.opts.BurstRate, Burst: s.opts.Burst,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return q, nil
+}
+
+// setHeaders sets the X-RateLimit headers and, on a refusal, Retry-After.
+func (q *quota) setHeaders(h http.Header) {
+	h.Set("X-RateLimit-Limit", strconv.Itoa(q.limit))
+	h.Set("X-RateLimit-Remaining", strconv.Itoa(max(0, q.limit-q.res.Count)))
+	h.Set("X-RateLimit-Reset", strconv.FormatInt(q.reset.Unix(), 10))
+	if e := q.refusal(); e != nil {
+		h.Set("Retry-After", e.retryAfter)
+		if q.res.Refused == ratelimit.DailyLimit {
+			h.Set("X-RateLimit-Remaining", "0")
+		}
+	}
+}
+
+// refusal is the 429 of a refused request, nil when it was admitted.
+func (q *quota) refusal() *Error {
+	var e *Error
+	switch q.res.Refused {
+	case ratelimit.BurstLimit:
+		e = apiError(http.StatusTooManyRequests, CodeRateLimited, "too many requests at once; slow down")
+		e.retryAfter = strconv.FormatInt(max(int64(q.res.RetryAfter.Seconds()+0.999), 1), 10)
+	case ratelimit.DailyLimit:
+		e = apiError(http.StatusTooManyRequests, CodeRateLimited, "daily request limit of "+strconv.Itoa(q.limit)+" reached; it resets at 00:00 UTC")
+		e.retryAfter = strconv.FormatInt(max(int64(q.reset.Sub(q.now).Seconds()+0.999), 1), 10)
+	}
+	return e
+}
+
+// Dashboard actions counted by Admit.
+const (
+	ActionSiteAnalysis  = "site analysis"
+	ActionTrackKeywords = "track keywords"
+)
+
+// Admit counts one action of the account that spends server resources or
+// provider money (a dashboard's "Start analysis" or "Track keywords")
+// against the account's daily limit and burst rate, as every API request
+// is counted. A refusal is an *Error (429 rate_limited) whose
+// PublicMessage says why; the action must not run. The dashboard calls it.
+func (s *Server) Admit(ctx context.Context, accountID, action string) error {
+	q, err := s.take(ctx, accountID)
+	if err != nil {
+		return err
+	}
+	if e := q.refusal(); e != nil {
+		s.log.InfoContext(ctx, "action refused by the daily quota", "account", accountID, "action", action, "message", e.Message)
+		return e
+	}
+	return nil
+}
+
+// DailyLimit returns the account's daily request limit, its plan's or its
+// own. The dashboard shows it.
+func (s *Server) DailyLimit(ctx context.Context, accountID string) (int, error) {
+	p, err := s.accountPlan(ctx, accountID)
+	return p.DailyRequests, err
+}
+
+// MaxSitePages returns the most pages a site analysis of the account may
+// crawl. The dashboard shows it on its form.
+func (s *Server) MaxSitePages(ctx context.Context, accountID string) (int, error) {
+	p, err := s.accountPlan(ctx, accountID)
+	return p.MaxSitePages, err
+}
