@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"context"
 	"net/http"
 	"sync"
 	"time"
@@ -36,14 +37,14 @@ type accountView struct {
 	MinLength int
 }
 
-func (d *Dashboard) accountView(s *session, a *store.Account) *view {
+func (d *Dashboard) accountView(ctx context.Context, s *session, a *store.Account) *view {
 	v := d.base("Your account", "account", s, a)
-	v.P = &accountView{Limit: d.limit(a), MinLength: auth.MinPasswordLen}
+	v.P = &accountView{Limit: d.limit(ctx, a), MinLength: auth.MinPasswordLen}
 	return v
 }
 
 func (d *Dashboard) accountPage(w http.ResponseWriter, r *http.Request, s *session, a *store.Account) {
-	v := d.accountView(s, a)
+	v := d.accountView(r.Context(), s, a)
 	if r.URL.Query().Get("done") == "password" {
 		v.Notice = "Your password was changed. Every other browser signed in to this account was signed out."
 	}
@@ -57,7 +58,7 @@ func (d *Dashboard) changePassword(w http.ResponseWriter, r *http.Request, s *se
 	current := r.PostFormValue("current_password")
 	next := r.PostFormValue("new_password")
 	fail := func(status int, field, msg string) {
-		v := d.accountView(s, a)
+		v := d.accountView(r.Context(), s, a)
 		v.Error, v.Fields = msg, map[string]string{field: msg}
 		d.render(w, r, status, "account", v)
 	}

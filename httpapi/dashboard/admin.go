@@ -34,8 +34,6 @@ type adminView struct {
 	Email   string
 	Missing bool
 	Plans   []store.Plan
-	// FreeLimit and ProLimit are the daily limits of the plans.
-	FreeLimit, ProLimit int
 	// NewEmail and NewPassword show a generated password once.
 	NewEmail, NewPassword string
 	Form                  adminForm
@@ -63,7 +61,7 @@ func (d *Dashboard) adminOnly(h func(w http.ResponseWriter, r *http.Request, s *
 // with the given email.
 func (d *Dashboard) adminView(r *http.Request, s *session, a *store.Account, after, email string) (*view, error) {
 	av := &adminView{After: after, Email: email, Plans: plans,
-		FreeLimit: d.limits[store.Free], ProLimit: d.limits[store.Pro], Form: adminForm{Plan: string(store.Free)}}
+		Form: adminForm{Plan: string(store.Free)}}
 	var list []store.Account
 	if email != "" {
 		acct, err := d.st.AccountByEmail(r.Context(), email)
@@ -87,7 +85,7 @@ func (d *Dashboard) adminView(r *http.Request, s *session, a *store.Account, aft
 		}
 	}
 	for _, x := range list {
-		av.Accounts = append(av.Accounts, adminRow{Account: x, Limit: d.limit(&x)})
+		av.Accounts = append(av.Accounts, adminRow{Account: x, Limit: d.limit(r.Context(), &x)})
 	}
 	v := d.base("Accounts", "admin", s, a)
 	v.P = av
