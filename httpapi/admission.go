@@ -13,6 +13,9 @@ import (
 
 	"golang.org/x/sync/semaphore"
 
+	"github.com/seokit/seokit/analyzer"
+	"github.com/seokit/seokit/crawler"
+	"github.com/seokit/seokit/optimizer"
 	"github.com/seokit/seokit/seo"
 )
 
@@ -82,6 +85,7 @@ type kindLimit struct {
 // admission is the server's admission control: the kinds table, the
 // per-account counts and the memory budget.
 type admission struct {
+	cfg   AdmissionOptions // with defaults applied
 	log   *slog.Logger
 	wait  time.Duration
 	kinds map[Kind]*kindLimit
@@ -116,7 +120,7 @@ func newAdmission(o *AdmissionOptions, log *slog.Logger) *admission {
 	if c.Wait <= 0 {
 		c.Wait = DefaultAdmissionWait
 	}
-	a := &admission{log: log, wait: c.Wait, accounts: map[accountKind]int{}}
+	a := &admission{cfg: c, log: log, wait: c.Wait, accounts: map[accountKind]int{}}
 	a.kinds = map[Kind]*kindLimit{
 		KindPage:     {global: semaphore.NewWeighted(int64(c.MaxPageAnalyses)), perAccount: c.AccountConcurrency},
 		KindSite:     {global: semaphore.NewWeighted(int64(c.MaxSiteJobs))},
@@ -246,17 +250,42 @@ func (m *memoryBudget) reserve(ctx context.Context, bytes int64) (func(), error)
 	return func() { once.Do(func() { m.sem.Release(bytes) }) }, nil
 }
 
-// Memory estimates of the operations, in bytes, reserved from the memory
-// budget before each runs. They are deliberately on the high side of the
-// measured working sets.
+// queuedBudget is the memory budget as site analysis jobs see it: a page
+// of a crawl waits for its memory until the job ends, since a crawl that
+// pauses is better than pages reported as failed because the server was
+// busy.
+type queuedBudget struct{ m *memoryBudget }
 
-// estimatePage is the working set of one page analysis: the body, at most
-// seo.DefaultMaxBodyBytes, its parse tree and the report.
-func estimatePage() int64 { return 4*seo.DefaultMaxBodyBytes + 8<<20 }
+var _ seo.MemoryBudget = queuedBudget{}
 
-// estimateSite is the working set of a crawl of at most maxPages pages.
-func estimateSite(maxPages int) int64 { return 32<<20 + int64(maxPages)*16<<10 }
+// Reserve reserves bytes, waiting until ctx ends.
+func (q queuedBudget) Reserve(ctx context.Context, bytes int64) (func(), error) {
+	return q.m.reserve(ctx, bytes)
+}
 
-// estimateOptimize is the working set of optimising a body of n bytes,
-// decoding included.
-func estimateOptimize(n int64) int64 { return 16*n + 8<<20 }
+// The memory each operation reserves comes from its package's model,
+// measured by that package's benchmarks: analyzer.EstimateMemory (a page
+// analysis reserves by its body once fetched, through
+// analyzer.Options.Memory), optimizer.EstimateMemory and
+// crawler.EstimateMemory (a crawl's own state; its pages reserve as page
+// analyses do).
+
+// pageBaseMemory is what a page analysis reserves when admitted, before
+// its body is fetched: the fetch buffers and the request.
+const pageBaseMemory = 1 << 20
+
+// optimizeMemory is the working set of optimising a request body of n
+// bytes: the body as read, the decoded content and the optimizer's own.
+func optimizeMemory(n int64) int64 { return 2*n + optimizer.EstimateMemory(int(n)) }
+
+// checkBudget refuses a memory budget in which the largest site analyses
+// the server runs at once, each with one page in analysis, cannot fit
+// together: their reservations would wait on each other for ever.
+func checkBudget(budget int64, siteJobs int, maxSite *crawler.Options) error {
+	need := int64(siteJobs)*crawler.EstimateMemory(maxSite) + analyzer.EstimateMemory(seo.DefaultMaxBodyBytes)
+	if budget < need {
+		return fmt.Errorf("httpapi: memory budget of %d MiB is too small for %d site analyses of %d pages at once (%d MiB needed)",
+			budget>>20, siteJobs, maxSite.MaxPages, need>>20)
+	}
+	return nil
+}

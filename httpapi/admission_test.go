@@ -123,7 +123,13 @@ func TestAdmissionRefusals(t *testing.T) {
 }
 
 func TestAdmissionMemoryBudget(t *testing.T) {
-	a := newTestAPI(t, &Options{Admission: &AdmissionOptions{MemoryBudget: 1 << 20, Wait: time.Millisecond}})
+	a := newTestAPI(t, &Options{Admission: &AdmissionOptions{Wait: time.Millisecond}})
+	// Other work holds all but 1 MiB of the budget.
+	held, err := a.srv.adm.mem.Reserve(context.Background(), DefaultMemoryBudget-1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held()
 	resp := a.call("POST", "/v1/optimize/content", a.key, `{"content":"Oak tables are sturdy.","keywords":["oak tables"]}`)
 	if resp.Header.Get("Retry-After") == "" {
 		t.Error("refusal without Retry-After")
@@ -335,4 +341,43 @@ func TestAdmitCountsOneQuota(t *testing.T) {
 		t.Fatalf("usage = %v, %v; want 2 (one action, one request)", u, err)
 	}
 	var _ dashboard.Quota = a.srv
+}
+
+// TestMemoryBudgetTooSmall: a budget in which the site analyses run at
+// once could not each analyse a page is refused at start, since their
+// reservations would wait on each other.
+func TestMemoryBudgetTooSmall(t *testing.T) {
+	_, err := New(context.Background(), &Options{Admission: &AdmissionOptions{MemoryBudget: 64 << 20}})
+	if err == nil || !strings.Contains(err.Error(), "memory budget") {
+		t.Fatalf("New with a 64 MiB budget: %v, want an error naming the memory budget", err)
+	}
+}
+
+// TestPageAnalysisReservesByBody: a page analysis reserves from the
+// budget by the size of the body it fetched, so a page larger than the
+// memory left is refused with 503 while small pages pass.
+func TestPageAnalysisReservesByBody(t *testing.T) {
+	big := strings.Repeat(`<p><a href="/x">x</a></p>`, 200_000) // 5 MB
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		if r.URL.Path == "/big" {
+			io.WriteString(w, "<!doctype html><title>big</title>"+big)
+			return
+		}
+		io.WriteString(w, "<!doctype html><title>small</title><p>small page</p>")
+	}))
+	defer site.Close()
+	a := newTestAPI(t, &Options{AllowPrivate: true, Admission: &AdmissionOptions{Wait: time.Millisecond}})
+	// Leave 32 MiB: enough for a small page, not for 5 MB of links.
+	held, err := a.srv.adm.mem.Reserve(context.Background(), DefaultMemoryBudget-32<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held()
+	wantStatus(t, a.call("GET", "/v1/analyze?url="+site.URL+"/small", a.key, ""), 200)
+	resp := a.call("GET", "/v1/analyze?url="+site.URL+"/big", a.key, "")
+	if resp.Header.Get("Retry-After") == "" {
+		t.Error("refusal without Retry-After")
+	}
+	apiErr(t, resp, 503, CodeUnavailable)
 }

@@ -73,12 +73,15 @@ func (s *Server) analyzePage(w http.ResponseWriter, r *http.Request, req PageReq
 	}
 	o.Depth, o.CheckLinks, o.AnalyzeMobile = depth, req.Options.CheckLinks, req.Options.AnalyzeMobile
 	o.AllowPrivate = s.opts.AllowPrivate
-	release, err := s.adm.admit(r.Context(), KindPage, principal(r.Context()).AccountID, estimatePage(), false)
+	// Admitted with a small reservation; the analyzer reserves by the
+	// body's size once it is fetched.
+	release, err := s.adm.admit(r.Context(), KindPage, principal(r.Context()).AccountID, pageBaseMemory, false)
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
 	defer release()
+	o.Memory = s.adm.mem
 	rep, err := analyzer.Analyze(r.Context(), u.String(), &o)
 	if err != nil {
 		s.fail(w, r, err)
@@ -94,7 +97,7 @@ func (s *Server) optimize(w http.ResponseWriter, r *http.Request) {
 	if r.ContentLength >= 0 && r.ContentLength < n {
 		n = r.ContentLength
 	}
-	release, err := s.adm.admit(r.Context(), KindOptimize, principal(r.Context()).AccountID, estimateOptimize(n), false)
+	release, err := s.adm.admit(r.Context(), KindOptimize, principal(r.Context()).AccountID, optimizeMemory(n), false)
 	if err != nil {
 		s.fail(w, r, err)
 		return

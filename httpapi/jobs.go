@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -14,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/seokit/seokit/analyzer"
 	"github.com/seokit/seokit/crawler"
 	"github.com/seokit/seokit/httpapi/dashboard"
 	"github.com/seokit/seokit/httpapi/store"
@@ -466,9 +466,11 @@ func (s *Server) runJob(wctx context.Context, accountID, id string) error {
 		j.Status, j.Error = store.JobFailed, "the stored request cannot be read"
 		return s.finish(ctx, j)
 	}
-	// The job waits, queued, for a slot and its memory; a cancel ends the
-	// wait.
-	release, err := s.adm.admit(jctx, KindSite, j.AccountID, estimateSite(cmp.Or(req.Options.MaxPages, crawler.DefaultMaxPages)), true)
+	co := s.crawlerOptions(req)
+	// The job waits, queued, for a slot and the memory of the crawl's own
+	// state; a cancel ends the wait. Its pages then reserve, as page
+	// analyses do, while they are analysed.
+	release, err := s.adm.admit(jctx, KindSite, j.AccountID, crawler.EstimateMemory(&co), true)
 	if err != nil {
 		var ae *Error
 		switch {
@@ -492,13 +494,6 @@ func (s *Server) runJob(wctx context.Context, accountID, id string) error {
 		return interrupted(id, err)
 	}
 
-	var co crawler.Options
-	if s.opts.CrawlerOptions != nil {
-		co = *s.opts.CrawlerOptions
-	}
-	co.MaxPages = req.Options.MaxPages
-	co.IncludeSubdomains = req.Options.IncludeSubdomains
-	co.AllowPrivate = s.opts.AllowPrivate
 	var (
 		pmu    sync.Mutex
 		latest *crawler.Progress
@@ -712,4 +707,24 @@ func (s *Server) checkSiteStart(ctx context.Context, field, raw string) (*url.UR
 		}
 	}
 	return u, nil
+}
+
+// crawlerOptions are the crawl options of a site analysis request: the
+// server's template with the request's options on top, and its page
+// analyses reserving memory from the server's budget.
+func (s *Server) crawlerOptions(req SiteRequest) crawler.Options {
+	var co crawler.Options
+	if s.opts.CrawlerOptions != nil {
+		co = *s.opts.CrawlerOptions
+	}
+	co.MaxPages = req.Options.MaxPages
+	co.IncludeSubdomains = req.Options.IncludeSubdomains
+	co.AllowPrivate = s.opts.AllowPrivate
+	var ao analyzer.Options
+	if co.Analyzer != nil {
+		ao = *co.Analyzer
+	}
+	ao.Memory = queuedBudget{s.adm.mem}
+	co.Analyzer = &ao
+	return co
 }

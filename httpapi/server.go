@@ -229,6 +229,14 @@ func New(ctx context.Context, opts *Options) (*Server, error) {
 	}
 	s.plans = plans
 	s.adm = newAdmission(o.Admission, s.log)
+	largest := 0
+	for _, p := range plans {
+		largest = max(largest, p.MaxSitePages)
+	}
+	tmpl := s.crawlerOptions(SiteRequest{Options: SiteOptions{MaxPages: largest}})
+	if err := checkBudget(s.adm.cfg.MemoryBudget, s.adm.cfg.MaxSiteJobs, &tmpl); err != nil {
+		return nil, err
+	}
 	o.BasePath = strings.TrimSuffix(o.BasePath, "/")
 	if o.BasePath != "" && !strings.HasPrefix(o.BasePath, "/") {
 		return nil, errors.New("httpapi: BasePath must start with /")
