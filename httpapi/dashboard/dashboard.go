@@ -11,14 +11,12 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/seokit/seokit/httpapi/auth"
 	"github.com/seokit/seokit/httpapi/internal/ui"
 	"github.com/seokit/seokit/httpapi/store"
 	"github.com/seokit/seokit/rankings"
-	"golang.org/x/time/rate"
 )
 
 // Prefix is the path under which the dashboard serves every page.
@@ -112,9 +110,6 @@ type Dashboard struct {
 	pages map[string]*template.Template
 
 	limits map[store.Plan]int
-
-	thMu     sync.Mutex
-	throttle map[string]*rate.Limiter
 }
 
 var _ http.Handler = (*Dashboard)(nil)
@@ -136,7 +131,7 @@ func New(st store.Store, au *auth.Server, opts *Options) (*Dashboard, error) {
 	if au == nil {
 		return nil, errors.New("dashboard: nil auth server")
 	}
-	d := &Dashboard{st: st, au: au, throttle: map[string]*rate.Limiter{}}
+	d := &Dashboard{st: st, au: au}
 	if opts != nil {
 		d.opts = *opts
 	}
@@ -298,20 +293,4 @@ func (d *Dashboard) limit(a *store.Account) int {
 		return n
 	}
 	return d.limits[store.Free]
-}
-
-// allowLogin reports whether a sign-in attempt for key may proceed: one
-// failure every 2 seconds, burst 10, as the OAuth login page allows.
-func (d *Dashboard) loginLimiter(key string) *rate.Limiter {
-	d.thMu.Lock()
-	defer d.thMu.Unlock()
-	l, ok := d.throttle[key]
-	if !ok {
-		if len(d.throttle) >= 10_000 {
-			clear(d.throttle)
-		}
-		l = rate.NewLimiter(rate.Every(2*time.Second), 10)
-		d.throttle[key] = l
-	}
-	return l
 }
