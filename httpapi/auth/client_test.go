@@ -113,7 +113,6 @@ func TestClientBruteForceThrottle(t *testing.T) {
 	}
 }
 
-
 func TestValidateRedirectURI(t *testing.T) {
 	tests := []struct {
 		uri string
