@@ -72,15 +72,18 @@ func TestClientIP(t *testing.T) {
 }
 
 func TestLRUBounded(t *testing.T) {
-	c := newLimiterCache(3, 1, 1)
+	c := newLRU[int](3)
 	for i := range 10 {
-		c.get(fmt.Sprint(i))
+		c.set(fmt.Sprint(i), i)
 	}
-	if n := c.c.ll.Len(); n != 3 || len(c.c.items) != 3 {
-		t.Errorf("cache holds %d/%d entries, want 3", n, len(c.c.items))
+	if n := c.ll.Len(); n != 3 || len(c.items) != 3 {
+		t.Errorf("cache holds %d/%d entries, want 3", n, len(c.items))
 	}
-	if c.peek("0") != nil || c.peek("9") == nil {
+	if _, ok := c.lookup("0"); ok {
 		t.Error("eviction is not least-recently-used")
+	}
+	if v, ok := c.lookup("9"); !ok || v != 9 {
+		t.Errorf("lookup(9) = %d, %v", v, ok)
 	}
 }
 

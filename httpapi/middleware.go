@@ -9,11 +9,10 @@ import (
 	"net/http"
 	"net/netip"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
-
-	"golang.org/x/time/rate"
 
 	"github.com/seokit/seokit/httpapi/auth"
 	"github.com/seokit/seokit/httpapi/store"
@@ -74,7 +73,9 @@ func (s *Server) requestIDMiddleware(next http.Handler) http.Handler {
 		id := "req_" + randomID(20)
 		w.Header().Set("X-Request-Id", id)
 		ctx := context.WithValue(r.Context(), keyRequestID, id)
-		ctx = context.WithValue(ctx, keyClientIP, s.clientIP(r))
+		ip := s.clientIP(r)
+		ctx = context.WithValue(ctx, keyClientIP, ip)
+		ctx = auth.WithClientAddr(ctx, ip) // for the token endpoints' throttle
 		ctx = context.WithValue(ctx, keyLogInfo, &logInfo{})
 		next.ServeHTTP(w, r.WithContext(ctx))
 	})
@@ -139,8 +140,8 @@ type logInfo struct {
 	account string
 }
 
-// logMiddleware writes one access log line per request. The api_key
-// query parameter is redacted.
+// logMiddleware writes one access log line per request. Credential
+// query parameters (auth.SecretParams) are redacted.
 func (s *Server) logMiddleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
@@ -259,6 +260,11 @@ func (s *Server) clientIP(r *http.Request) string {
 	return peer.String()
 }
 
+// ClientIP is the address of the client of r as clientIP computes it, for
+// handlers served beside the API (the dashboard's sign-in throttle through
+// auth.Options.ClientAddr).
+func (s *Server) ClientIP(r *http.Request) string { return s.clientIP(r) }
+
 func clientIPOf(ctx context.Context) string {
 	ip, _ := ctx.Value(keyClientIP).(string)
 	return ip
@@ -273,19 +279,23 @@ func (s *Server) protect(scope, op string, h http.HandlerFunc) http.Handler {
 			h(w, r.WithContext(context.WithValue(r.Context(), keyPrincipal, p)))
 			return
 		}
-		ip := clientIPOf(r.Context())
-		if fl := s.failures.peek(ip); fl != nil && fl.Tokens() < 1 {
-			w.Header().Set("Retry-After", "60")
-			writeError(w, r, apiError(http.StatusTooManyRequests, CodeRateLimited, "too many failed authentication attempts; retry later"))
-			return
-		}
+		// Authenticate first: a valid credential is never refused because
+		// of other requests' failures. Only invalid credentials count
+		// against the address (auth.Throttle).
 		p, err := s.auth.Authenticate(r)
 		if err != nil {
 			switch {
 			case errors.Is(err, store.ErrUnavailable):
 				s.fail(w, r, err)
 			case errors.Is(err, auth.ErrNoCredentials), errors.Is(err, auth.ErrInvalidCredentials):
-				s.failures.get(ip).Allow()
+				if errors.Is(err, auth.ErrInvalidCredentials) {
+					at, _ := s.auth.Throttle().Begin(r.Context(), clientIPOf(r.Context()), "")
+					if terr := at.Failed(); terr != nil {
+						w.Header().Set("Retry-After", strconv.Itoa(auth.RetryAfterSeconds(terr)))
+						writeError(w, r, apiError(http.StatusTooManyRequests, CodeRateLimited, "too many failed authentication attempts; retry later"))
+						return
+					}
+				}
 				w.Header().Set("WWW-Authenticate", `Bearer realm="seokit"`)
 				msg := "authentication required: send Authorization: Bearer <token> or X-API-Key"
 				if errors.Is(err, auth.ErrInvalidCredentials) {
@@ -384,26 +394,6 @@ func (c *lru[V]) set(key string, v V) {
 	c.mu.Lock()
 	c.items[key].Value.(*lruEntry[V]).val = v
 	c.mu.Unlock()
-}
-
-// limiterCache holds a token bucket per key.
-type limiterCache struct {
-	c     *lru[*rate.Limiter]
-	rate  rate.Limit
-	burst int
-}
-
-func newLimiterCache(max int, r float64, burst int) *limiterCache {
-	return &limiterCache{c: newLRU[*rate.Limiter](max), rate: rate.Limit(r), burst: burst}
-}
-
-func (l *limiterCache) get(key string) *rate.Limiter {
-	return l.c.getOrAdd(key, func() *rate.Limiter { return rate.NewLimiter(l.rate, l.burst) })
-}
-
-func (l *limiterCache) peek(key string) *rate.Limiter {
-	v, _ := l.c.lookup(key)
-	return v
 }
 
 // accountCache remembers accounts' plans for a short time.

@@ -26,6 +26,7 @@ import (
 
 	"github.com/seokit/seokit/httpapi/auth"
 	"github.com/seokit/seokit/httpapi/store"
+	"github.com/seokit/seokit/httpapi/store/sqlstore"
 )
 
 // exchange is one request a test made and the response it got.
@@ -349,8 +350,20 @@ func TestOpenAPIServed(t *testing.T) {
 // endpoints and the three credential kinds, so that their answers are
 // validated against the document too.
 func TestOpenAPIAuthFlows(t *testing.T) {
-	a := newTestAPI(t, withOpenAPIRoute(t, dataOptions(t)))
 	ctx := context.Background()
+	o := withOpenAPIRoute(t, dataOptions(t))
+	st, err := sqlstore.Open(ctx, ":memory:", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	// The metadata is served only with the server's public URL.
+	au, err := auth.New(ctx, st, &auth.Options{BaseURL: "https://api.example.com"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Store, o.Auth = st, au
+	a := newTestAPI(t, o)
 	const redirect = "https://client.example/cb"
 	secret, cl, err := a.srv.Auth().CreateClient(ctx, a.acct.ID, "contract test", []string{redirect}, []string{auth.ScopeRead, auth.ScopeWrite})
 	if err != nil {

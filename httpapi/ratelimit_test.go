@@ -165,7 +165,7 @@ func TestRateLimitSurvivesRestart(t *testing.T) {
 func TestAuthFailureThrottle(t *testing.T) {
 	a := newTestAPI(t, nil)
 	saw429 := false
-	for range DefaultAuthFailureBurst + 5 {
+	for range auth.DefaultAddrBurst + 5 {
 		resp := a.call("GET", "/v1/analyze/site", "seo_live_wrong", "")
 		if resp.StatusCode == http.StatusTooManyRequests {
 			saw429 = true

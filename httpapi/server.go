@@ -26,15 +26,13 @@ import (
 
 // Defaults of Options.
 const (
-	DefaultFreeLimit        = 100
-	DefaultProLimit         = 1000
-	DefaultMaxBodyBytes     = 1 << 20
-	DefaultMaxSitePages     = 10_000
-	DefaultJobWorkers       = 2
-	DefaultBurstRate        = 50
-	DefaultBurst            = 200
-	DefaultAuthFailureRate  = 1
-	DefaultAuthFailureBurst = 20
+	DefaultFreeLimit    = 100
+	DefaultProLimit     = 1000
+	DefaultMaxBodyBytes = 1 << 20
+	DefaultMaxSitePages = 10_000
+	DefaultJobWorkers   = 2
+	DefaultBurstRate    = 50
+	DefaultBurst        = 200
 	// MaxRankingKeywords is the most keywords one GET /v1/rankings takes.
 	MaxRankingKeywords = 1000
 )
@@ -167,7 +165,6 @@ type Server struct {
 	adm     *admission
 
 	limiter  ratelimit.Limiter
-	failures *limiterCache
 	accounts *accountCache
 
 	// jobs
@@ -272,7 +269,6 @@ func New(ctx context.Context, opts *Options) (*Server, error) {
 	if s.limiter == nil {
 		s.limiter = ratelimit.NewLocal(s.st)
 	}
-	s.failures = newLimiterCache(10_000, DefaultAuthFailureRate, DefaultAuthFailureBurst)
 	s.accounts = newAccountCache(10_000, time.Minute)
 
 	s.mux = http.NewServeMux()

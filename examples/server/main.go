@@ -29,6 +29,7 @@
 // Every flag has an environment variable, used when the flag is not given:
 //
 //	-addr            SEOKIT_ADDR              listen address (127.0.0.1:8080)
+//	-public-url      SEOKIT_PUBLIC_URL        URL clients reach the server at, the OAuth issuer (http(s)://-addr)
 //	-db              SEOKIT_DB                API store: SQLite path or postgres:// DSN (seokit.db)
 //	-data-db         SEOKIT_DATA_DB           keyword and ranking data: SQLite path or postgres:// DSN (seokit-data.db)
 //	-tls-cert        SEOKIT_TLS_CERT          TLS certificate file (PEM)
@@ -150,7 +151,7 @@ func main() {
 // config is the parsed command line.
 type config struct {
 	addr, db, dataDB, tlsCert, tlsKey, proxies, callbackSecret string
-	sessionKey, redisURL, jobs                                 string
+	sessionKey, redisURL, jobs, publicURL                      string
 	resetAdmin, allowPrivate                                   bool
 	freeLimit, proLimit, jobWorkers                            int
 	jobTimeout, jobRescue                                      time.Duration
@@ -194,6 +195,7 @@ func parse(args []string, stderr io.Writer) (*config, error) {
 	fs := flag.NewFlagSet("server", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&c.addr, "addr", env("SEOKIT_ADDR", "127.0.0.1:8080"), "listen address")
+	fs.StringVar(&c.publicURL, "public-url", env("SEOKIT_PUBLIC_URL", ""), "public base URL clients reach the server at (https://api.example.com behind a TLS proxy): the OAuth issuer and metadata endpoints; empty means http(s):// and -addr")
 	fs.StringVar(&c.db, "db", env("SEOKIT_DB", "seokit.db"), "API store: SQLite path or postgres:// DSN")
 	fs.StringVar(&c.dataDB, "data-db", env("SEOKIT_DATA_DB", "seokit-data.db"), "keyword and ranking data: SQLite path or postgres:// DSN")
 	fs.StringVar(&c.redisURL, "redis", env("SEOKIT_REDIS_URL", ""), "Redis URL (redis://host:6379/0) for rate limits shared by several instances; empty keeps them in -db and this process")
@@ -266,6 +268,23 @@ func parse(args []string, stderr io.Writer) (*config, error) {
 	return &c, nil
 }
 
+// listenURL is the URL of a listen address: "http://127.0.0.1:8080" for
+// "127.0.0.1:8080", 127.0.0.1 for an empty or unspecified host.
+func listenURL(addr string, tls bool) string {
+	scheme := "http"
+	if tls {
+		scheme = "https"
+	}
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return scheme + "://" + addr
+	}
+	if a, err := netip.ParseAddr(host); host == "" || err == nil && a.IsUnspecified() {
+		host = "127.0.0.1"
+	}
+	return scheme + "://" + net.JoinHostPort(host, port)
+}
+
 // loopbackAddr reports whether a listen address binds loopback only.
 func loopbackAddr(addr string) bool {
 	host, _, err := net.SplitHostPort(addr)
@@ -308,6 +327,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
 	if _, set := os.LookupEnv("GOMEMLIMIT"); !set && c.memoryLimit > 0 {
 		debug.SetMemoryLimit(int64(c.memoryLimit) << 20)
+	}
+	publicURL := c.publicURL
+	if publicURL == "" {
+		publicURL = listenURL(c.addr, c.tlsCert != "")
+		if len(proxies) > 0 {
+			logger.Warn("server: behind a trusted proxy without -public-url; the OAuth issuer is " + publicURL)
+		}
 	}
 
 	st, err := sqlstore.Open(ctx, c.db, nil)
@@ -355,9 +381,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	// The dashboard is built after the auth server, which asks it who is
 	// signed in on the consent page.
 	var dash *dashboard.Dashboard
+	var api *httpapi.Server
 	au, err := auth.New(ctx, st, &auth.Options{
 		Logger:  logger,
-		CSRFKey: derive(secret, "oauth consent csrf"),
+		BaseURL: publicURL,
+		// The dashboard's sign-in is served beside the API: its throttle
+		// takes the client address the API computes from -trusted-proxy.
+		ClientAddr: func(r *http.Request) string { return api.ClientIP(r) },
+		CSRFKey:    derive(secret, "oauth consent csrf"),
 		SessionAccount: func(r *http.Request) (string, bool) {
 			return dash.SessionAccount(r)
 		},
@@ -412,7 +443,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		opts.Queue = q
 	}
-	api, err := httpapi.New(ctx, opts)
+	api, err = httpapi.New(ctx, opts)
 	if err != nil {
 		return err
 	}

@@ -243,21 +243,35 @@ func checkName(name string) error {
 // Redacted replaces secret values in logs.
 const Redacted = "REDACTED"
 
-// RedactQuery returns u as a string with every api_key query value
-// replaced by REDACTED, for access logs. Other parameters keep their order
-// and encoding.
+// SecretParams are the query parameters whose values RedactQuery
+// replaces: every parameter that can carry a credential (API keys, OAuth
+// tokens, codes and verifiers, client secrets, passwords).
+var SecretParams = []string{
+	"api_key", "apikey", "key", "access_token", "token", "id_token", "refresh_token",
+	"code", "code_verifier", "client_secret", "client_assertion", "password", "secret",
+}
+
+// RedactQuery returns u as a string with the value of every query
+// parameter named in SecretParams (matched after unescaping, in any case)
+// replaced by REDACTED, and any user info dropped, for access logs. Other
+// parameters keep their order and encoding.
 func RedactQuery(u *url.URL) string {
 	if u == nil {
 		return ""
 	}
-	if !strings.Contains(strings.ToLower(u.RawQuery), "api") {
-		return u.String()
-	}
 	c := *u
+	c.User = nil
+	if c.RawQuery == "" {
+		return c.String()
+	}
 	parts := strings.Split(c.RawQuery, "&")
 	for i, p := range parts {
 		k, _, _ := strings.Cut(p, "=")
-		if uk, err := url.QueryUnescape(k); err == nil && uk == "api_key" || k == "api_key" {
+		uk, err := url.QueryUnescape(k)
+		if err != nil {
+			uk = k
+		}
+		if slices.Contains(SecretParams, strings.ToLower(strings.TrimSpace(uk))) {
 			parts[i] = k + "=" + Redacted
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"slices"
 	"strings"
@@ -14,7 +15,6 @@ import (
 	"time"
 
 	"github.com/seokit/seokit/httpapi/store"
-	"golang.org/x/time/rate"
 )
 
 // Errors of Authenticate. The API answers 401 for both.
@@ -102,7 +102,10 @@ func (p *Principal) Allowed(scope, operation string) bool {
 
 // Options configures a Server. The zero value is usable.
 type Options struct {
-	Issuer   string        // "iss" of tokens; default "seokit"
+	// Issuer is the "iss" of tokens, checked on every token: BaseURL when
+	// that is set (it must then be empty or equal to it, RFC 8414), else
+	// "seokit".
+	Issuer   string
 	Audience string        // "aud" of tokens; default "seokit-api"
 	TokenTTL time.Duration // access tokens; default 24h
 	Now      func() time.Time
@@ -124,9 +127,12 @@ type Options struct {
 	// they are read again from the store; default 30s. Keys rotated or
 	// retired through this Server take effect at once.
 	KeyRefresh time.Duration
-	// BaseURL is the scheme and host the endpoints are reached at
-	// ("https://api.example.com"), used in the OAuth metadata. Empty means
-	// it is taken from each request.
+	// BaseURL is the public URL clients reach the server at
+	// ("https://api.example.com", behind a TLS proxy its public https
+	// URL). It is the issuer: the "issuer" of the RFC 8414 metadata and
+	// the "iss" of every token, and the endpoints of the metadata are
+	// built from it. The request's Host header is never used. Empty means
+	// no metadata (404) and the Issuer "seokit".
 	BaseURL string
 	// SessionAccount, when set, reports the account signed in to the
 	// dashboard, so the consent page asks only for consent.
@@ -134,11 +140,15 @@ type Options struct {
 	// CSRFKey is the HMAC key of the consent form's CSRF tokens; default a
 	// random key per Server (forms then do not survive a restart).
 	CSRFKey []byte
-	// FailureRate and FailureBurst throttle failed client and login
-	// attempts per client_id (or email): default one every 2 seconds, burst
-	// 10. Throttled requests get 429.
-	FailureRate  rate.Limit
-	FailureBurst int
+	// Throttle configures the throttle of failed client authentications
+	// and sign-ins (see [Throttle]); its Now defaults to Options.Now.
+	// Throttled requests get 429 with Retry-After.
+	Throttle ThrottleOptions
+	// ClientAddr returns the address of the client of r, for the
+	// throttle, when the request's context has none from
+	// [WithClientAddr] (package httpapi sets it from its trusted proxies).
+	// Nil means the TCP peer's address.
+	ClientAddr func(r *http.Request) string
 	// KeyCacheTTL is how long an API key verified against the store is
 	// trusted from this process's memory before it is read again; zero
 	// means DefaultKeyCacheTTL (10 s), a negative value turns the cache
@@ -157,7 +167,7 @@ type Server struct {
 	opts Options
 
 	keys     keyring
-	throttle *throttle
+	throttle *Throttle
 
 	touchMu sync.Mutex
 	touched map[string]time.Time // API key ID -> last TouchKey
@@ -177,9 +187,6 @@ func New(ctx context.Context, st store.Store, opts *Options) (*Server, error) {
 	var o Options
 	if opts != nil {
 		o = *opts
-	}
-	if o.Issuer == "" {
-		o.Issuer = "seokit"
 	}
 	if o.Audience == "" {
 		o.Audience = "seokit-api"
@@ -216,17 +223,24 @@ func New(ctx context.Context, st store.Store, opts *Options) (*Server, error) {
 		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
 			return nil, fmt.Errorf("auth: options: BaseURL %q is not an absolute http(s) URL", o.BaseURL)
 		}
+		if u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+			return nil, fmt.Errorf("auth: options: BaseURL %q has a query, fragment or user info", o.BaseURL)
+		}
 		o.BaseURL = strings.TrimSuffix(o.BaseURL, "/")
+		if o.Issuer != "" && strings.TrimSuffix(o.Issuer, "/") != o.BaseURL {
+			return nil, fmt.Errorf("auth: options: Issuer %q differs from BaseURL %q; the issuer is the public URL", o.Issuer, o.BaseURL)
+		}
+		o.Issuer = o.BaseURL
+	}
+	if o.Issuer == "" {
+		o.Issuer = "seokit"
 	}
 	if len(o.CSRFKey) == 0 {
 		o.CSRFKey = make([]byte, 32)
 		rand.Read(o.CSRFKey)
 	}
-	if o.FailureRate <= 0 {
-		o.FailureRate = rate.Every(2 * time.Second)
-	}
-	if o.FailureBurst <= 0 {
-		o.FailureBurst = 10
+	if o.Throttle.Now == nil {
+		o.Throttle.Now = o.Now
 	}
 	if o.KeyCacheTTL == 0 {
 		o.KeyCacheTTL = DefaultKeyCacheTTL
@@ -235,7 +249,7 @@ func New(ctx context.Context, st store.Store, opts *Options) (*Server, error) {
 	s := &Server{
 		st:       st,
 		opts:     o,
-		throttle: newThrottle(o.FailureRate, o.FailureBurst, 10000),
+		throttle: NewThrottle(&o.Throttle),
 		touched:  make(map[string]time.Time),
 	}
 	if o.KeyCacheTTL > 0 {
@@ -254,6 +268,36 @@ func New(ctx context.Context, st store.Store, opts *Options) (*Server, error) {
 }
 
 func (s *Server) now() time.Time { return s.opts.Now() }
+
+// Throttle returns the throttle of failed authentications, shared by the
+// token endpoints, the consent page's sign-in, [Server.SignIn] and the
+// API's key and token checks.
+func (s *Server) Throttle() *Throttle { return s.throttle }
+
+type clientAddrKey struct{}
+
+// WithClientAddr returns ctx carrying the address of the request's client,
+// as a server that knows its trusted proxies computed it.
+func WithClientAddr(ctx context.Context, addr string) context.Context {
+	return context.WithValue(ctx, clientAddrKey{}, addr)
+}
+
+// ClientAddr is the address of the client of r: the one of
+// [WithClientAddr], else Options.ClientAddr's, else the TCP peer's.
+func (s *Server) ClientAddr(r *http.Request) string {
+	if a, ok := r.Context().Value(clientAddrKey{}).(string); ok && a != "" {
+		return a
+	}
+	if s.opts.ClientAddr != nil {
+		if a := s.opts.ClientAddr(r); a != "" {
+			return a
+		}
+	}
+	if ap, err := netip.ParseAddrPort(r.RemoteAddr); err == nil {
+		return ap.Addr().Unmap().String()
+	}
+	return r.RemoteAddr
+}
 
 // Authenticate returns the principal of r: a Bearer JWT in Authorization,
 // or an API key in X-API-Key or the api_key query parameter. Errors wrap

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/seokit/seokit/httpapi/internal/ui"
@@ -263,9 +264,10 @@ func (s *Server) handleConsent(w http.ResponseWriter, r *http.Request) {
 	accountID, ok := s.sessionAccount(r)
 	if !ok {
 		email := r.PostForm.Get("email")
-		acct, err := s.login(ctx, email, r.PostForm.Get("password"))
+		acct, err := s.SignIn(r, email, r.PostForm.Get("password"))
 		switch {
-		case errors.Is(err, errThrottled):
+		case errors.Is(err, ErrThrottled):
+			w.Header().Set("Retry-After", strconv.Itoa(RetryAfterSeconds(err)))
 			s.showConsent(w, r, a, http.StatusTooManyRequests, "Too many failed attempts. Wait a minute and try again.", email)
 			return
 		case errors.Is(err, store.ErrUnavailable):

@@ -5,6 +5,7 @@ import (
 	"crypto/subtle"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/mail"
 	"net/netip"
 	"net/url"
@@ -155,20 +156,20 @@ var dummySecretHash = hash("seokit-no-such-client")
 // errClient is a client authentication failure (invalid_client).
 var errClient = errors.New("auth: invalid client")
 
-// errThrottled means too many failed attempts for the client or email.
-var errThrottled = errors.New("auth: too many failed attempts")
-
 // authenticateClient checks a client's credentials in constant time over
-// the hashes. Failures are throttled per client_id.
-func (s *Server) authenticateClient(ctx context.Context, id, secret string) (*store.Client, error) {
-	now := s.now()
-	tkey := "client:" + id
-	if s.throttle.blocked(tkey, now) {
-		return nil, errThrottled
+// the hashes, sent from addr. Failures are throttled per (addr, client_id)
+// as [Throttle] describes.
+func (s *Server) authenticateClient(ctx context.Context, addr, id, secret string) (*store.Client, error) {
+	identity := ""
+	if id != "" && len(id) <= 200 {
+		identity = "client:" + id
 	}
-	if id == "" || secret == "" || len(id) > 200 || len(secret) > 200 {
-		s.throttle.fail(tkey, now)
-		return nil, fmt.Errorf("%w: missing or oversized credentials", errClient)
+	at, err := s.throttle.Begin(ctx, addr, identity)
+	if err != nil {
+		return nil, err
+	}
+	if identity == "" || secret == "" || len(secret) > 200 {
+		return nil, failed(at, fmt.Errorf("%w: missing or oversized credentials", errClient))
 	}
 	c, err := s.st.Client(ctx, id)
 	want := dummySecretHash
@@ -176,16 +177,26 @@ func (s *Server) authenticateClient(ctx context.Context, id, secret string) (*st
 	case errors.Is(err, store.ErrNotFound):
 		c = nil
 	case err != nil:
+		at.Succeeded() // nothing was checked
 		return nil, storeErr("client", err)
 	default:
 		want = c.SecretHash
 	}
 	ok := subtle.ConstantTimeCompare(hash(secret), want) == 1
 	if c == nil || !ok || !c.RevokedAt.IsZero() {
-		s.throttle.fail(tkey, now)
-		return nil, fmt.Errorf("%w: unknown client, wrong secret or revoked client", errClient)
+		return nil, failed(at, fmt.Errorf("%w: unknown client, wrong secret or revoked client", errClient))
 	}
+	at.Succeeded()
 	return c, nil
+}
+
+// failed ends at as failed and returns err, or the throttle's refusal
+// (which wraps err) when the address has spent its failures.
+func failed(at *Attempt, err error) error {
+	if terr := at.Failed(); terr != nil {
+		return fmt.Errorf("%w: %w", terr, err)
+	}
+	return err
 }
 
 // CreateAccount makes an account; password may be empty (no sign-in).
@@ -235,20 +246,29 @@ func (s *Server) CreateAccount(ctx context.Context, email, name, password string
 // answer takes as long as for a wrong password.
 var dummyPasswordHash, _ = HashPassword("seokit-no-such-account")
 
-// login checks email and password, throttled per email.
-func (s *Server) login(ctx context.Context, email, password string) (*store.Account, error) {
+// SignIn checks the email and password of an account sent in r (the
+// dashboard's and the consent page's sign-in forms). Attempts are
+// throttled per (client address, email) as [Throttle] describes. Errors
+// wrap ErrInvalidCredentials (wrong email or password), ErrThrottled (a
+// *ThrottledError, answer 429 with its Retry-After) or
+// store.ErrUnavailable.
+func (s *Server) SignIn(r *http.Request, email, password string) (*store.Account, error) {
+	ctx := r.Context()
 	email = strings.ToLower(strings.TrimSpace(email))
-	now := s.now()
-	tkey := "login:" + email
-	if s.throttle.blocked(tkey, now) {
-		return nil, errThrottled
+	identity := ""
+	if email != "" && len(email) <= 254 {
+		identity = "login:" + email
 	}
-	if email == "" || len(email) > 254 || len(password) > maxPasswordLen {
-		s.throttle.fail(tkey, now)
-		return nil, errors.New("auth: bad email or password")
+	at, err := s.throttle.Begin(ctx, s.ClientAddr(r), identity)
+	if err != nil {
+		return nil, err
+	}
+	if identity == "" || len(password) > maxPasswordLen {
+		return nil, failed(at, fmt.Errorf("%w: bad email or password", ErrInvalidCredentials))
 	}
 	a, err := s.st.AccountByEmail(ctx, email)
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		at.Succeeded() // nothing was checked
 		return nil, storeErr("account by email", err)
 	}
 	ph := dummyPasswordHash
@@ -257,8 +277,8 @@ func (s *Server) login(ctx context.Context, email, password string) (*store.Acco
 	}
 	ok, verr := VerifyPassword(ph, password)
 	if err != nil || verr != nil || !ok || a.PasswordHash == "" {
-		s.throttle.fail(tkey, now)
-		return nil, errors.New("auth: bad email or password")
+		return nil, failed(at, fmt.Errorf("%w: bad email or password", ErrInvalidCredentials))
 	}
+	at.Succeeded()
 	return a, nil
 }

@@ -113,17 +113,6 @@ func TestClientBruteForceThrottle(t *testing.T) {
 	}
 }
 
-func TestThrottleBounded(t *testing.T) {
-	th := newThrottle(1, 1, 100)
-	now := testNow()
-	for i := range 1000 {
-		th.fail(strings.Repeat("x", i%50)+string(rune('a'+i%26))+string(rune(i)), now)
-	}
-	if len(th.m) > 100 {
-		t.Errorf("map has %d entries, cap 100", len(th.m))
-	}
-}
-
 func TestValidateRedirectURI(t *testing.T) {
 	tests := []struct {
 		uri string

@@ -15,7 +15,8 @@
 //     6-character base62 CRC-32 of the rest; keys with a bad layout or
 //     checksum are refused without a store lookup. Only the SHA-256 of a key
 //     is stored; the value is returned once by [Server.CreateAPIKey]. Use
-//     [RedactQuery] and [RedactHeader] when logging requests.
+//     [RedactQuery] (every parameter of [SecretParams]) and [RedactHeader]
+//     when logging requests.
 //   - OAuth 2.0 access tokens from the authorization-code flow
 //     (GET/POST /v1/oauth/authorize, POST /v1/oauth/token), acting as the
 //     account that consented. PKCE with S256 is required, redirect URIs
@@ -43,7 +44,50 @@
 //
 // The token endpoints answer errors in the RFC 6749 section 5.2 format
 // ({"error":"invalid_grant","error_description":"..."}), which OAuth
-// clients parse; failed client authentication is throttled per client_id.
+// clients parse: invalid_client (401, with WWW-Authenticate: Basic when
+// the client used Basic), invalid_grant, invalid_scope,
+// unsupported_grant_type, invalid_request, unsupported_token_type, and 429
+// slow_down with Retry-After when throttled. A refresh request is checked
+// (client, expiry, scope) before its token is spent, so a bad one leaves
+// the token usable. POST /v1/oauth/revoke refuses with invalid_grant a
+// token issued to another client (RFC 7009 section 2.1) and answers 200
+// for unknown ones.
+//
+// # Issuer
+//
+// Options.BaseURL is the public URL of the server. It is the issuer: the
+// "issuer" of the RFC 8414 metadata, whose endpoints are built from it,
+// and the "iss" of every token, checked on each. The metadata never
+// depends on the request (no Host header is reflected), so it is served
+// cacheable; without BaseURL it is not served.
+//
+// # Throttling failed authentications
+//
+// One [Throttle] (see [Server.Throttle]) follows the OWASP Authentication
+// Cheat Sheet for the token endpoints, the consent page's and the
+// dashboard's sign-in ([Server.SignIn]) and the API's key and token checks:
+//
+//   - per (client address, identity), identity being the client_id or the
+//     email: 10 failures, then one every 2 s. It is checked before the
+//     secret: once spent, that address gets 429 (slow_down at the token
+//     endpoints) with Retry-After even with the right secret. Other
+//     addresses are not affected, so guessing cannot lock the owner out.
+//     Successes give their attempt back.
+//   - per address (an IPv6 address counts per /64), over every identity
+//     and for API keys and tokens, which name none: 100 failures, then one
+//     a second. It is checked after the secret: past it, failures get 429
+//     instead of 401, but a credential that verifies is always accepted.
+//     Requests without credentials never count.
+//   - per identity, over every address: 100 failures, then one a second.
+//     Past it the identity is slowed, never locked: each attempt waits one
+//     second first and a new address starts with one attempt instead of
+//     ten; the right secret from a fresh address still succeeds.
+//
+// Each table is an LRU of at most 100,000 buckets. An address past its
+// budget adds no entries, so flushing a victim's state takes about a
+// thousand addresses (or /64s). The client address comes from
+// [WithClientAddr] (package httpapi sets it from its trusted proxies),
+// else Options.ClientAddr, else the TCP peer.
 //
 // # Permissions
 //

@@ -40,10 +40,12 @@ func oerr(status int, code, desc string) *oauthError {
 func (s *Server) writeOAuthError(w http.ResponseWriter, err error) {
 	var e *oauthError
 	switch {
-	case errors.As(err, &e):
-	case errors.Is(err, errThrottled):
-		w.Header().Set("Retry-After", strconv.Itoa(int(time.Duration(float64(time.Second)/float64(s.opts.FailureRate)).Seconds())+1))
+	case errors.Is(err, ErrThrottled):
+		// RFC 6749 has no code for it; slow_down is the registered one
+		// (RFC 8628) that clients treat as "wait and retry".
+		w.Header().Set("Retry-After", strconv.Itoa(RetryAfterSeconds(err)))
 		e = oerr(http.StatusTooManyRequests, "slow_down", "too many failed attempts; retry later")
+	case errors.As(err, &e):
 	case errors.Is(err, errClient):
 		e = oerr(http.StatusUnauthorized, "invalid_client", "client authentication failed")
 	default:
@@ -69,6 +71,7 @@ type tokenRequest struct {
 	clientSecret string
 	basic        bool
 	json         bool
+	addr         string // the client's address, for the throttle
 }
 
 func (t *tokenRequest) get(k string) string { return t.params[k] }
@@ -79,9 +82,9 @@ var tokenParams = []string{"grant_type", "code", "redirect_uri", "code_verifier"
 
 // readTokenRequest parses a form (RFC 6749) or JSON (the spec) body and the
 // client credentials (HTTP Basic or body, not both).
-func readTokenRequest(w http.ResponseWriter, r *http.Request) (*tokenRequest, error) {
+func (s *Server) readTokenRequest(w http.ResponseWriter, r *http.Request) (*tokenRequest, error) {
 	r.Body = http.MaxBytesReader(w, r.Body, maxTokenBody)
-	t := &tokenRequest{params: map[string]string{}}
+	t := &tokenRequest{params: map[string]string{}, addr: s.ClientAddr(r)}
 	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	switch ct {
 	case "application/json":
@@ -140,8 +143,8 @@ func readTokenRequest(w http.ResponseWriter, r *http.Request) (*tokenRequest, er
 
 // client authenticates the request's client.
 func (s *Server) client(ctx context.Context, t *tokenRequest) (*store.Client, error) {
-	c, err := s.authenticateClient(ctx, t.clientID, t.clientSecret)
-	if errors.Is(err, errClient) {
+	c, err := s.authenticateClient(ctx, t.addr, t.clientID, t.clientSecret)
+	if errors.Is(err, errClient) && !errors.Is(err, ErrThrottled) {
 		e := oerr(http.StatusUnauthorized, "invalid_client", "client authentication failed")
 		e.basic = t.basic
 		s.opts.Logger.Info("auth: client authentication failed", "client_id", t.clientID, "err", err)
@@ -191,7 +194,7 @@ func clip(s string) string {
 
 // handleClientToken serves POST /v1/auth/token: client credentials -> JWT.
 func (s *Server) handleClientToken(w http.ResponseWriter, r *http.Request) {
-	t, err := readTokenRequest(w, r)
+	t, err := s.readTokenRequest(w, r)
 	if err != nil {
 		s.writeOAuthError(w, err)
 		return
@@ -230,7 +233,7 @@ func (s *Server) clientCredentials(ctx context.Context, t *tokenRequest) (*token
 
 // handleOAuthToken serves POST /v1/oauth/token.
 func (s *Server) handleOAuthToken(w http.ResponseWriter, r *http.Request) {
-	t, err := readTokenRequest(w, r)
+	t, err := s.readTokenRequest(w, r)
 	if err != nil {
 		s.writeOAuthError(w, err)
 		return
@@ -361,8 +364,28 @@ func (s *Server) refreshGrant(ctx context.Context, t *tokenRequest) (*tokenRespo
 	if raw == "" {
 		return nil, oerr(http.StatusBadRequest, "invalid_request", "refresh_token is required")
 	}
+	// Everything the request can get wrong is checked before the token is
+	// spent, so a bad request leaves it usable.
+	h := hash(raw)
 	now := s.now()
-	rt, err := s.st.UseRefresh(ctx, hash(raw), now)
+	rt, err := s.st.RefreshToken(ctx, h)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return nil, invalidGrant("unknown refresh token")
+	case err != nil:
+		return nil, storeErr("refresh token", err)
+	}
+	if rt.ClientID != c.ID {
+		return nil, invalidGrant("the refresh token was issued to another client")
+	}
+	if !now.Before(rt.ExpiresAt) {
+		return nil, invalidGrant("the refresh token has expired")
+	}
+	scopes, err := requestedScopes(t.get("scope"), rt.Scopes)
+	if err != nil {
+		return nil, err
+	}
+	rt, err = s.st.UseRefresh(ctx, h, now)
 	switch {
 	case errors.Is(err, store.ErrUsed):
 		// RFC 9700 section 4.14: a rotated token presented again means
@@ -377,12 +400,6 @@ func (s *Server) refreshGrant(ctx context.Context, t *tokenRequest) (*tokenRespo
 	case err != nil:
 		return nil, storeErr("use refresh", err)
 	}
-	if rt.ClientID != c.ID {
-		return nil, invalidGrant("the refresh token was issued to another client")
-	}
-	if !now.Before(rt.ExpiresAt) {
-		return nil, invalidGrant("the refresh token has expired")
-	}
 	revoked, err := s.st.FamilyRevoked(ctx, rt.FamilyID)
 	if err != nil {
 		return nil, storeErr("family revoked", err)
@@ -390,16 +407,12 @@ func (s *Server) refreshGrant(ctx context.Context, t *tokenRequest) (*tokenRespo
 	if revoked {
 		return nil, invalidGrant("the grant was revoked")
 	}
-	scopes, err := requestedScopes(t.get("scope"), rt.Scopes)
-	if err != nil {
-		return nil, err
-	}
 	return s.issuePair(ctx, rt.AccountID, c.ID, rt.FamilyID, scopes)
 }
 
 // handleRevoke serves POST /v1/oauth/revoke (RFC 7009).
 func (s *Server) handleRevoke(w http.ResponseWriter, r *http.Request) {
-	t, err := readTokenRequest(w, r)
+	t, err := s.readTokenRequest(w, r)
 	if err != nil {
 		s.writeOAuthError(w, err)
 		return
@@ -429,54 +442,57 @@ func (s *Server) handleRevoke(w http.ResponseWriter, r *http.Request) {
 }
 
 // revoke revokes an access token (its jti) or a refresh token (its whole
-// family) issued to c. Unknown tokens and other clients' tokens are
-// ignored (RFC 7009 section 2.2 answers 200 for them).
+// family) issued to c. Unknown and invalid tokens are ignored (RFC 7009
+// section 2.2 answers 200 for them); another client's token is refused
+// with invalid_grant (section 2.1) and left valid.
 func (s *Server) revoke(ctx context.Context, c *store.Client, tok string) error {
+	notYours := invalidGrant("the token was not issued to this client")
 	if strings.Count(tok, ".") == 2 {
 		claims, err := s.parseToken(ctx, tok)
 		if errors.Is(err, store.ErrUnavailable) {
 			return err
 		}
-		if err != nil || claims.ClientID != c.ID {
+		if err != nil {
 			return nil
+		}
+		if claims.ClientID != c.ID {
+			s.opts.Logger.Warn("auth: client tried to revoke another client's access token", "client_id", c.ID)
+			return notYours
 		}
 		if err := s.st.RevokeToken(ctx, claims.ID, claims.ExpiresAt.Time); err != nil {
 			return storeErr("revoke token", err)
 		}
 		return nil
 	}
-	now := s.now()
-	rt, err := s.st.UseRefresh(ctx, hash(tok), now)
+	if len(tok) > maxTokenLen {
+		return nil
+	}
+	rt, err := s.st.RefreshToken(ctx, hash(tok))
 	if errors.Is(err, store.ErrNotFound) {
 		return nil
 	}
-	if err != nil && !errors.Is(err, store.ErrUsed) {
-		return storeErr("use refresh", err)
+	if err != nil {
+		return storeErr("refresh token", err)
 	}
 	if rt.ClientID != c.ID {
-		s.opts.Logger.Warn("auth: client revoked another client's refresh token", "client_id", c.ID, "family", rt.FamilyID)
+		s.opts.Logger.Warn("auth: client tried to revoke another client's refresh token", "client_id", c.ID, "family", rt.FamilyID)
+		return notYours
 	}
-	if err := s.st.RevokeFamily(ctx, rt.FamilyID, now); err != nil {
+	if err := s.st.RevokeFamily(ctx, rt.FamilyID, s.now()); err != nil {
 		return storeErr("revoke family", err)
 	}
 	return nil
 }
 
-// baseURL is Options.BaseURL or the request's scheme and host.
-func (s *Server) baseURL(r *http.Request) string {
-	if s.opts.BaseURL != "" {
-		return s.opts.BaseURL
-	}
-	scheme := "http"
-	if r.TLS != nil {
-		scheme = "https"
-	}
-	return scheme + "://" + r.Host
-}
-
 // handleMetadata serves RFC 8414 authorization server metadata.
+// It is built from Options.BaseURL only, never from the request, so it is
+// the same for every request and may be cached; without BaseURL it is 404.
 func (s *Server) handleMetadata(w http.ResponseWriter, r *http.Request) {
-	b := s.baseURL(r)
+	b := s.opts.BaseURL
+	if b == "" {
+		writeEnvelope(w, http.StatusNotFound, "not_found", "authorization server metadata needs the server's public URL, which is not configured")
+		return
+	}
 	w.Header().Set("Cache-Control", "public, max-age=3600")
 	writeJSON(w, http.StatusOK, map[string]any{
 		"issuer":                                     b,

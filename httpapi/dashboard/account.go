@@ -2,35 +2,13 @@ package dashboard
 
 import (
 	"context"
+	"errors"
 	"net/http"
-	"sync"
-	"time"
+	"strconv"
 
 	"github.com/seokit/seokit/httpapi/auth"
 	"github.com/seokit/seokit/httpapi/store"
-	"golang.org/x/time/rate"
 )
-
-// attempts throttles failed password checks per account: one failure
-// every 2 seconds, burst 10. The zero value is ready to use.
-type attempts struct {
-	mu sync.Mutex
-	m  map[string]*rate.Limiter
-}
-
-func (t *attempts) limiter(key string) *rate.Limiter {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	l, ok := t.m[key]
-	if !ok {
-		if t.m == nil || len(t.m) >= 10_000 {
-			t.m = map[string]*rate.Limiter{}
-		}
-		l = rate.NewLimiter(rate.Every(2*time.Second), 10)
-		t.m[key] = l
-	}
-	return l
-}
 
 type accountView struct {
 	Limit     int
@@ -62,16 +40,18 @@ func (d *Dashboard) changePassword(w http.ResponseWriter, r *http.Request, s *se
 		v.Error, v.Fields = msg, map[string]string{field: msg}
 		d.render(w, r, status, "account", v)
 	}
-	lim := d.pwTries.limiter(a.ID)
-	now := d.now()
-	if lim.TokensAt(now) < 1 {
-		fail(http.StatusTooManyRequests, "current_password", "Too many wrong passwords. Wait a minute and try again.")
-		return
-	}
-	ok, err := auth.VerifyPassword(a.PasswordHash, current)
-	if err != nil || !ok {
-		lim.AllowN(now, 1)
-		fail(http.StatusForbidden, "current_password", "The current password is wrong.")
+	// The current password is checked as a sign-in is, through the same
+	// throttle per (address, account).
+	if _, err := d.au.SignIn(r, a.Email, current); err != nil {
+		switch {
+		case errors.Is(err, auth.ErrThrottled):
+			w.Header().Set("Retry-After", strconv.Itoa(auth.RetryAfterSeconds(err)))
+			fail(http.StatusTooManyRequests, "current_password", "Too many wrong passwords. Wait a minute and try again.")
+		case errors.Is(err, auth.ErrInvalidCredentials):
+			fail(http.StatusForbidden, "current_password", "The current password is wrong.")
+		default:
+			d.unavailable(w, r, err)
+		}
 		return
 	}
 	switch {

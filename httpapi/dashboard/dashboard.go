@@ -11,14 +11,12 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/seokit/seokit/httpapi/auth"
 	"github.com/seokit/seokit/httpapi/internal/ui"
 	"github.com/seokit/seokit/httpapi/store"
 	"github.com/seokit/seokit/rankings"
-	"golang.org/x/time/rate"
 )
 
 // Prefix is the path under which the dashboard serves every page.
@@ -126,10 +124,6 @@ type Dashboard struct {
 	mux   *http.ServeMux
 	h     http.Handler
 	pages map[string]*template.Template
-
-	thMu     sync.Mutex
-	throttle map[string]*rate.Limiter
-	pwTries  attempts // wrong current passwords on the account page
 }
 
 var _ http.Handler = (*Dashboard)(nil)
@@ -151,7 +145,7 @@ func New(st store.Store, au *auth.Server, opts *Options) (*Dashboard, error) {
 	if au == nil {
 		return nil, errors.New("dashboard: nil auth server")
 	}
-	d := &Dashboard{st: st, au: au, throttle: map[string]*rate.Limiter{}}
+	d := &Dashboard{st: st, au: au}
 	if opts != nil {
 		d.opts = *opts
 	}
@@ -307,7 +301,7 @@ func securityHeaders(next http.Handler) http.Handler {
 // or it failed: the page shows no limit rather than none at all).
 func (d *Dashboard) limit(ctx context.Context, a *store.Account) int {
 	if d.opts.Quota == nil {
-		return 0
+		return a.DailyLimit // the account's own override, when it has one
 	}
 	n, err := d.opts.Quota.DailyLimit(ctx, a.ID)
 	if err != nil {
@@ -334,20 +328,4 @@ func (d *Dashboard) admit(w http.ResponseWriter, r *http.Request, a *store.Accou
 	}
 	d.unavailable(w, r, err)
 	return false
-}
-
-// allowLogin reports whether a sign-in attempt for key may proceed: one
-// failure every 2 seconds, burst 10, as the OAuth login page allows.
-func (d *Dashboard) loginLimiter(key string) *rate.Limiter {
-	d.thMu.Lock()
-	defer d.thMu.Unlock()
-	l, ok := d.throttle[key]
-	if !ok {
-		if len(d.throttle) >= 10_000 {
-			clear(d.throttle)
-		}
-		l = rate.NewLimiter(rate.Every(2*time.Second), 10)
-		d.throttle[key] = l
-	}
-	return l
 }

@@ -141,7 +141,8 @@ func TestEndToEnd(t *testing.T) {
 		defer cancel()
 		if err := chromedp.Do(sctx, steps...); err != nil {
 			loc, _ := chromedp.Run(ctx, chromedp.Location())
-			t.Fatalf("%s: %v (at %s)", name, err, loc)
+			text, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector("main") ? document.querySelector("main").innerText.slice(0, 2000) : ""`))
+			t.Fatalf("%s: %v (at %s)\npage text:\n%s", name, err, loc, text)
 		}
 	}
 	value := func(sel string) string {

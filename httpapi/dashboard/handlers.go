@@ -4,25 +4,13 @@ import (
 	"errors"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/seokit/seokit/httpapi/auth"
 	"github.com/seokit/seokit/httpapi/store"
 )
-
-var (
-	dummyOnce sync.Once
-	dummyHash string
-)
-
-// dummyPasswordHash is verified when an email is unknown, so the answer
-// takes as long as for a wrong password.
-func dummyPasswordHash() string {
-	dummyOnce.Do(func() { dummyHash, _ = auth.HashPassword("seokit-dashboard-no-such-account") })
-	return dummyHash
-}
 
 type loginView struct {
 	Email string
@@ -60,25 +48,17 @@ func (d *Dashboard) login(w http.ResponseWriter, r *http.Request) {
 		fail(http.StatusBadRequest, "Enter your email and password.")
 		return
 	}
-	lim := d.loginLimiter(email)
-	now := d.now()
-	if lim.TokensAt(now) < 1 {
+	a, err := d.au.SignIn(r, email, password)
+	switch {
+	case errors.Is(err, auth.ErrThrottled):
+		w.Header().Set("Retry-After", strconv.Itoa(auth.RetryAfterSeconds(err)))
 		fail(http.StatusTooManyRequests, "Too many failed attempts. Wait a minute and try again.")
 		return
-	}
-	a, err := d.st.AccountByEmail(r.Context(), email)
-	if err != nil && !errors.Is(err, store.ErrNotFound) {
-		d.unavailable(w, r, err)
-		return
-	}
-	ph := dummyPasswordHash()
-	if err == nil && a.PasswordHash != "" {
-		ph = a.PasswordHash
-	}
-	ok, verr := auth.VerifyPassword(ph, password)
-	if err != nil || verr != nil || !ok || a.PasswordHash == "" {
-		lim.AllowN(now, 1)
+	case errors.Is(err, auth.ErrInvalidCredentials):
 		fail(http.StatusUnauthorized, "Wrong email or password.")
+		return
+	case err != nil:
+		d.unavailable(w, r, err)
 		return
 	}
 	d.startSession(w, r, a)

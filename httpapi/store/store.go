@@ -223,6 +223,10 @@ type Grants interface {
 	// UseRefresh marks the token used and returns it; a used token returns
 	// it with ErrUsed. Exactly one concurrent call succeeds.
 	UseRefresh(ctx context.Context, hash []byte, at time.Time) (*RefreshToken, error)
+	// RefreshToken returns the token without using it (used or not),
+	// ErrNotFound when there is none: the token endpoint checks a request
+	// before it spends the token.
+	RefreshToken(ctx context.Context, hash []byte) (*RefreshToken, error)
 	// RevokeFamily revokes every token of a grant family.
 	RevokeFamily(ctx context.Context, familyID string, at time.Time) error
 	FamilyRevoked(ctx context.Context, familyID string) (bool, error)

@@ -256,6 +256,21 @@ func (s *Store) UseRefresh(ctx context.Context, hash []byte, at time.Time) (*sto
 	return t, nil
 }
 
+// RefreshToken returns a refresh token without using it.
+func (s *Store) RefreshToken(ctx context.Context, hash []byte) (*store.RefreshToken, error) {
+	if len(hash) == 0 {
+		return nil, &seo.InputError{Field: "hash", Reason: "is empty"}
+	}
+	t, err := scanRefresh(s.db.QueryRowContext(ctx, s.q(`SELECT `+refreshCols+` FROM refresh_tokens WHERE hash = ?`), hash))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("sqlstore: refresh token: %w", store.ErrNotFound)
+	}
+	if err != nil {
+		return nil, mapErr("refresh token", err)
+	}
+	return t, nil
+}
+
 // RevokeFamily revokes every token of a grant family: FamilyRevoked
 // reports it from then on. Revoking twice keeps the first time.
 func (s *Store) RevokeFamily(ctx context.Context, familyID string, at time.Time) error {

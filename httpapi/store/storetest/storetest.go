@@ -538,6 +538,12 @@ func testRefresh(ctx context.Context, t *testing.T, s store.Store) {
 	if err := s.CreateRefresh(ctx, &store.RefreshToken{Hash: hash("rt-1"), FamilyID: "fam_r", ClientID: c.ID, AccountID: a.ID}); !errors.Is(err, store.ErrConflict) {
 		t.Errorf("CreateRefresh with a taken hash: err = %v, want ErrConflict", err)
 	}
+	if peek, err := s.RefreshToken(ctx, tok.Hash); err != nil || peek.FamilyID != "fam_r" || !peek.UsedAt.IsZero() {
+		t.Errorf("RefreshToken = %+v, %v; want the unused token", peek, err)
+	}
+	if _, err := s.RefreshToken(ctx, hash("nope")); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("RefreshToken(unknown): err = %v, want ErrNotFound", err)
+	}
 	got, err := s.UseRefresh(ctx, tok.Hash, base.Add(time.Hour))
 	if err != nil {
 		t.Fatalf("UseRefresh: %v", err)
