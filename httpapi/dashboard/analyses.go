@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"sort"
 	"strconv"
@@ -182,12 +183,17 @@ type reportView struct {
 	Pages     []crawler.PageSummary
 	PagesMore int
 	Charts    []*barChart
+	// Cut lists the report's lists cut at their caps, as
+	// "pages: 10000 of 12000".
+	Cut []string
 }
 
 type severitySection struct {
 	Severity string
 	Groups   []crawler.FindingGroup
 	Details  []seo.Finding
+	// DetailsTotal is the evidence of the severity before the view's cap.
+	DetailsTotal int
 }
 
 type analysisView struct {
@@ -248,12 +254,22 @@ func buildReport(rep *crawler.SiteReport) *reportView {
 			}
 		}
 		sec.Details = details[sev]
+		sec.DetailsTotal = len(sec.Details)
 		if len(sec.Details) > 200 {
 			sec.Details = sec.Details[:200]
 		}
 		if len(sec.Groups) > 0 || len(sec.Details) > 0 {
 			rv.Sections = append(rv.Sections, sec)
 		}
+	}
+	names := make([]string, 0, len(rep.Truncated))
+	for name := range rep.Truncated {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		t := rep.Truncated[name]
+		rv.Cut = append(rv.Cut, fmt.Sprintf("%s: %d of %d", name, t.Total-t.Omitted, t.Total))
 	}
 	pages := append([]crawler.PageSummary(nil), rep.Pages...)
 	sort.SliceStable(pages, func(i, j int) bool { return pages[i].Score < pages[j].Score })

@@ -641,3 +641,30 @@ func mustURL(t *testing.T, s string) *url.URL {
 	}
 	return u
 }
+
+// TestAnalysisShowsCutLists: a report whose lists were cut at their caps
+// says so, with the totals, and counts the pages crawled, not listed.
+func TestAnalysisShowsCutLists(t *testing.T) {
+	e := newEnv(t, nil)
+	rep := &crawler.SiteReport{
+		Domain: "big.example", StatusCodes: map[int]int{200: 12000},
+		Crawl:  crawler.CrawlStats{Fetched: 12000},
+		Pages:  []crawler.PageSummary{{URL: "https://big.example/", Status: 200}},
+		Truncated: seo.Truncated{
+			"pages":       {Total: 12000, Omitted: 2000},
+			"sitemapUrls": {Total: 1000000, Omitted: 949900},
+		},
+	}
+	j := storeReport(t, e, e.acct.ID, rep)
+	c := e.client(t)
+	e.login(t, c)
+	resp, body := get(t, c, e.srv.URL+"/dashboard/analyses/"+j.ID)
+	if resp.StatusCode != 200 {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+	for _, want := range []string{"pages: 10000 of 12000", "sitemapUrls: 50100 of 1000000", `<span class="num">12000</span><span class="lbl">Pages</span>`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("analysis page lacks %q", want)
+		}
+	}
+}
