@@ -30,6 +30,19 @@ const (
 	KindOptimize Kind = "content optimisation" // POST /v1/optimize/content
 )
 
+// plural names kinds in messages ("page analyses").
+func (k Kind) plural() string {
+	switch k {
+	case KindPage:
+		return "page analyses"
+	case KindSite:
+		return "site analyses"
+	case KindOptimize:
+		return "content optimisations"
+	}
+	return string(k) + "s"
+}
+
 // Defaults of AdmissionOptions, sized for a server with 1 GB of memory.
 const (
 	DefaultMaxPageAnalyses    = 4
@@ -37,7 +50,7 @@ const (
 	DefaultMaxOptimizations   = 2
 	DefaultAccountConcurrency = 2
 	DefaultMemoryBudget       = 512 << 20
-	DefaultAdmissionWait      = 2 * time.Second
+	DefaultAdmissionWait      = 20 * time.Second
 )
 
 // AdmissionOptions bound the heavy operations the server runs at once.
@@ -69,7 +82,8 @@ type AdmissionOptions struct {
 	// together by their estimates; zero means 512 MiB.
 	MemoryBudget int64
 	// Wait is how long a request waits for a slot and for memory before it
-	// is refused; zero means 2 seconds.
+	// is refused; zero means 20 seconds, about what a page analysis takes
+	// at worst, so a burst queues rather than fails.
 	Wait time.Duration
 }
 
@@ -156,7 +170,7 @@ func (a *admission) admit(ctx context.Context, kind Kind, account string, bytes 
 		if n >= k.perAccount {
 			a.mu.Unlock()
 			e := apiError(http.StatusTooManyRequests, CodeRateLimited,
-				"this account already runs "+strconv.Itoa(n)+" "+string(kind)+"s at once, its limit; retry when one ends")
+				"this account already runs "+strconv.Itoa(n)+" "+kind.plural()+" at once, its limit; retry when one ends")
 			e.retryAfter = "5"
 			return refuse("account limit", e)
 		}
@@ -185,7 +199,7 @@ func (a *admission) admit(ctx context.Context, kind Kind, account string, bytes 
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return refuse("concurrency limit", busy("the server is running as many "+string(kind)+"s as it can; retry shortly"))
+		return refuse("concurrency limit", busy("the server is running as many "+kind.plural()+" as it can; retry shortly"))
 	}
 	freeMem, err := a.mem.reserve(wctx, bytes)
 	if err != nil {

@@ -51,7 +51,7 @@
 //	-max-site-jobs   SEOKIT_MAX_SITE_JOBS     site analyses running at once in this process (2)
 //	-account-concurrency SEOKIT_ACCOUNT_CONCURRENCY page analyses, and optimisations, one account runs at once (2)
 //	-memory-budget   SEOKIT_MEMORY_BUDGET     MiB the heavy operations may hold together by their estimates (512)
-//	-admission-wait  SEOKIT_ADMISSION_WAIT    how long a request waits for a slot before 503 (2s)
+//	-admission-wait  SEOKIT_ADMISSION_WAIT    how long a request waits for a slot before 503 (20s)
 //	-memory-limit    SEOKIT_MEMORY_LIMIT      Go soft memory limit in MiB (900; GOMEMLIMIT, when set, wins; 0 = none)
 //	-dataforseo-login, -dataforseo-password   DATAFORSEO_LOGIN, DATAFORSEO_PASSWORD
 //	-serpapi-key                              SERPAPI_KEY

@@ -648,8 +648,8 @@ func TestAnalysisShowsCutLists(t *testing.T) {
 	e := newEnv(t, nil)
 	rep := &crawler.SiteReport{
 		Domain: "big.example", StatusCodes: map[int]int{200: 12000},
-		Crawl:  crawler.CrawlStats{Fetched: 12000},
-		Pages:  []crawler.PageSummary{{URL: "https://big.example/", Status: 200}},
+		Crawl: crawler.CrawlStats{Fetched: 12000},
+		Pages: []crawler.PageSummary{{URL: "https://big.example/", Status: 200}},
 		Truncated: seo.Truncated{
 			"pages":       {Total: 12000, Omitted: 2000},
 			"sitemapUrls": {Total: 1000000, Omitted: 949900},
