@@ -16,7 +16,7 @@ import (
 
 // analysis carries one request through the checks.
 type analysis struct {
-	ctx     context.Context
+	cancel  *canceler
 	req     Request
 	content string
 	p       *profile
@@ -38,6 +38,7 @@ type analysis struct {
 }
 
 func run(ctx context.Context, req Request, loc seo.Locale) (*Report, error) {
+	c := &canceler{ctx: ctx}
 	p := profileFor(loc.Language)
 	format := req.Format
 	if format == FormatAuto {
@@ -46,17 +47,20 @@ func run(ctx context.Context, req Request, loc seo.Locale) (*Report, error) {
 	var ps parsed
 	switch format {
 	case FormatHTML:
-		ps = parseHTML(req.Content)
+		ps = parseHTML(c, req.Content)
 	case FormatMarkdown:
-		ps = parseMarkdown(req.Content)
+		ps = parseMarkdown(c, req.Content)
 	default:
-		ps = parseText(req.Content)
+		ps = parseText(c, req.Content)
 	}
-	d := newDoc(p)
-	if err := d.segment(ctx, ps.blocks, ps.pieces); err != nil {
-		return nil, fmt.Errorf("optimizer: %w", err)
+	if c.check() {
+		return nil, fmt.Errorf("optimizer: %w", c.err)
 	}
-	a := &analysis{ctx: ctx, req: req, content: req.Content, p: p, d: d, ps: ps, title: req.Title, desc: req.Description}
+	d := newDoc(p, c)
+	if d.segment(ps.blocks, ps.pieces); c.check() {
+		return nil, fmt.Errorf("optimizer: %w", c.err)
+	}
+	a := &analysis{cancel: c, req: req, content: req.Content, p: p, d: d, ps: ps, title: req.Title, desc: req.Description}
 	if a.title == "" {
 		a.title = ps.title
 	}
@@ -73,17 +77,12 @@ func run(ctx context.Context, req Request, loc seo.Locale) (*Report, error) {
 	if !p.full() {
 		a.r.Skipped = []string{"stemming (keyphrases match exact word forms)", "stopwords", "reading-ease formula", "passive voice", "transition words", "complex words", "abbreviation-aware sentence splitting"}
 	}
-	a.classify()
-	a.language()
-	a.readability()
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("optimizer: %w", err)
+	// Each step returns early once the context is done.
+	for _, step := range []func(){a.classify, a.language, a.readability, a.keyphrases, a.meta, a.suggest} {
+		if step(); c.check() {
+			return nil, fmt.Errorf("optimizer: %w", c.err)
+		}
 	}
-	if err := a.keyphrases(); err != nil {
-		return nil, err
-	}
-	a.meta()
-	a.suggest()
 	a.finish()
 	return a.r, nil
 }
@@ -95,6 +94,9 @@ func (a *analysis) classify() {
 	d, st := a.d, &a.r.Stats
 	a.sentBody = make([]int32, len(d.sents))
 	for i := range d.sents {
+		if a.cancel.done() {
+			return
+		}
 		a.sentBody[i] = -1
 		if a.kind(i) != kindHeading {
 			a.sentBody[i] = int32(len(a.bodySents))
@@ -122,6 +124,9 @@ func (a *analysis) classify() {
 		st.Words += int(b.w1 - b.w0)
 		st.Sentences += int(b.s1 - b.s0)
 		for ti := int(b.w0); ti < int(b.w1); ti++ {
+			if a.cancel.done() {
+				return
+			}
 			t := d.word(ti)
 			st.Letters += int(t.letters)
 			st.Syllables += int(t.syl)
@@ -216,6 +221,9 @@ func (a *analysis) readability() {
 	// Prose sentences: those of paragraphs (not lists, tables, quotes, headings).
 	var prose []int32
 	for i := range d.sents {
+		if a.cancel.done() {
+			return
+		}
 		if a.kind(i) == kindParagraph {
 			prose = append(prose, int32(i))
 		}
@@ -224,6 +232,9 @@ func (a *analysis) readability() {
 	if len(prose) > 0 {
 		var long spanList
 		for _, si32 := range prose {
+			if a.cancel.done() {
+				return
+			}
 			si := int(si32)
 			n := int(d.sents[si].w1 - d.sents[si].w0)
 			st.MaxSentenceWords = max(st.MaxSentenceWords, n)
@@ -252,6 +263,9 @@ func (a *analysis) readability() {
 		sectionWords, sectionStart = 0, -1
 	}
 	for bi := range d.blocks {
+		if a.cancel.done() {
+			return
+		}
 		b := &d.blocks[bi]
 		if b.kind == kindHeading {
 			if bi > 0 {
@@ -301,6 +315,9 @@ func (a *analysis) readability() {
 		prevKey, runLen, runStart := "", 0, 0
 		prevBlockKind := -1
 		for k, si32 := range prose {
+			if a.cancel.done() {
+				return
+			}
 			si := int(si32)
 			key := a.opening(si)
 			contiguous := k > 0 && int(prose[k-1]) == si-1 && prevBlockKind == int(a.kind(si))
@@ -334,9 +351,9 @@ func (a *analysis) readability() {
 		pd := &passiveDetector{d: d, content: a.content}
 		var passive spanList
 		trans := 0
-		for k, si32 := range prose {
+		for _, si32 := range prose {
 			si := int(si32)
-			if k%512 == 0 && a.ctx.Err() != nil {
+			if a.cancel.done() {
 				return
 			}
 			if pd.sentence(si) {
@@ -381,6 +398,9 @@ func (a *analysis) readability() {
 		}
 		s += int(b.s1 - b.s0)
 		for ti := int(b.w0); ti < int(b.w1); ti++ {
+			if a.cancel.done() {
+				return
+			}
 			t := d.word(ti)
 			w++
 			y += int(t.syl)

@@ -87,6 +87,9 @@ func (a *analysis) buildIndex(ks []kphrase) {
 		}
 	}
 	for i := range a.d.toks {
+		if a.cancel.done() {
+			return
+		}
 		if a.sentBody[a.d.toks[i].sent] < 0 {
 			continue
 		}
@@ -241,11 +244,11 @@ func matchTokens(k *kphrase, toks []*word) (share float64, count int) {
 }
 
 // keyphrases runs the keyphrase checks for every keyphrase.
-func (a *analysis) keyphrases() error {
+func (a *analysis) keyphrases() {
 	if len(a.req.Keywords) == 0 {
 		a.assess("seo", IDKeyphraseMissing, "", 0)
 		a.finding(IDKeyphraseMissing, "", "no keyphrase was given; set the phrase you want this text to rank for", seo.Evidence{Element: "keywords"}, nil)
-		return nil
+		return
 	}
 	// Short texts analysed once for every keyphrase.
 	titleToks := a.tokensOf(a.title)
@@ -290,6 +293,9 @@ func (a *analysis) keyphrases() error {
 	introKeys := map[string]bool{}
 	if intro >= 0 {
 		for ti := int(a.d.blocks[intro].w0); ti < int(a.d.blocks[intro].w1); ti++ {
+			if a.cancel.done() {
+				return
+			}
 			if key := a.d.word(ti).key; !introKeys[key] {
 				if _, ok := a.index[key]; ok {
 					introKeys[key] = true
@@ -299,10 +305,8 @@ func (a *analysis) keyphrases() error {
 	}
 	seenKeys := map[string]string{}
 	for i := range ks {
-		if i%64 == 0 {
-			if err := a.ctx.Err(); err != nil {
-				return fmt.Errorf("optimizer: %w", err)
-			}
+		if a.cancel.done() {
+			return
 		}
 		k := ks[i]
 		kr := a.keyphrase(&k, titleToks, descSents, &subheads, subheadBlocks, altGroups, anchorGroups, len(alts), len(anchors), slug, intro, introKeys)
@@ -321,7 +325,6 @@ func (a *analysis) keyphrases() error {
 		}
 		a.r.Keyphrases = append(a.r.Keyphrases, kr)
 	}
-	return nil
 }
 
 func (a *analysis) keyphrase(k *kphrase, titleToks []*word, descSents [][]*word, subheads *textList, subheadBlocks []int32,
@@ -556,6 +559,9 @@ func (a *analysis) keyphrase(k *kphrase, titleToks []*word, descSents [][]*word,
 		}
 		var unmatched spanList
 		for i, bi := range subheadBlocks {
+			if a.cancel.done() {
+				return kr
+			}
 			h := subheads.at(i)
 			if share, _ := matchTokens(k, h); share >= need {
 				kr.SubheadingsMatched++
@@ -582,6 +588,9 @@ func (a *analysis) keyphrase(k *kphrase, titleToks []*word, descSents [][]*word,
 	kr.Images = nAlts
 	if nAlts > 0 && len(k.keys) > 0 {
 		for _, g := range altGroups {
+			if a.cancel.done() {
+				return kr
+			}
 			if share, _ := matchTokens(k, g.toks); share >= 0.5 {
 				kr.AltMatched += len(g.idx)
 			}
@@ -619,6 +628,9 @@ func (a *analysis) keyphrase(k *kphrase, titleToks []*word, descSents [][]*word,
 		gap, best, bestEnd := 0, 0, -1
 		oi := 0
 		for pos, si32 := range a.bodySents {
+			if a.cancel.done() {
+				return kr
+			}
 			si := int(si32)
 			if oi < len(occ) && int(occ[oi].sent) == si {
 				oi++
@@ -652,6 +664,9 @@ func (a *analysis) keyphrase(k *kphrase, titleToks []*word, descSents [][]*word,
 	if nAnchors > 0 && len(k.keys) > 0 {
 		var where spanList
 		for _, g := range anchorGroups {
+			if a.cancel.done() {
+				return kr
+			}
 			anc := g.toks
 			share, _ := matchTokens(k, anc)
 			if share < 1 {

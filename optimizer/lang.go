@@ -172,11 +172,17 @@ func newStemmer(p *profile) *stemmer {
 	return &stemmer{p: p, env: snowballstem.NewEnv("")}
 }
 
+// maxStemBytes is the longest word stemmed. A longer one is its own stem:
+// no real word is that long, and the snowball stemmers take time
+// quadratic in the word's length (German needs minutes for 10 MB).
+const maxStemBytes = 64
+
 // key returns the matching key of an already lowercased word: its stem
-// (when the language has a stemmer) with diacritics removed.
+// (when the language has a stemmer and the word is at most maxStemBytes
+// long) with diacritics removed.
 func (s *stemmer) key(lower string) string {
 	w := lower
-	if s.p.stem != nil {
+	if s.p.stem != nil && len(w) <= maxStemBytes {
 		s.env.SetCurrent(w)
 		s.p.stem(s.env)
 		w = s.env.Current()

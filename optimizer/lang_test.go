@@ -3,6 +3,7 @@ package optimizer
 import (
 	"context"
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -90,10 +91,11 @@ func TestSyllables(t *testing.T) {
 // passiveOf runs the passive detector on one sentence.
 func passiveOf(t *testing.T, lang, s string) bool {
 	t.Helper()
-	d := newDoc(profileFor(lang))
-	ps := parseText(s)
-	if err := d.segment(context.Background(), ps.blocks, ps.pieces); err != nil || len(d.sents) == 0 {
-		t.Fatalf("segment %q: %v", s, err)
+	c := &canceler{ctx: context.Background()}
+	d := newDoc(profileFor(lang), c)
+	ps := parseText(c, s)
+	if d.segment(ps.blocks, ps.pieces); len(d.sents) == 0 {
+		t.Fatalf("segment %q: no sentence", s)
 	}
 	pd := &passiveDetector{d: d, content: s}
 	return pd.sentence(0)
@@ -200,5 +202,23 @@ func TestUnsupportedLocale(t *testing.T) {
 	}
 	if r.Stats.Words != 11 || r.Stats.Sentences != 3 {
 		t.Errorf("stats %+v", r.Stats)
+	}
+}
+
+func TestStemKeyLongWords(t *testing.T) {
+	long := strings.Repeat("kaffeemaschinen", 5) // 75 bytes
+	tests := []struct {
+		lang, word, want string
+	}{
+		{"de", "kaffeemaschinen", "kaffeemaschin"},
+		{"de", long, long},
+		{"de", "über" + long, "uber" + long},
+		{"en", "brewing", "brew"},
+		{"en", strings.Repeat("brewing", 10), strings.Repeat("brewing", 10)},
+	}
+	for _, tt := range tests {
+		if got := newStemmer(profileFor(tt.lang)).key(tt.word); got != tt.want {
+			t.Errorf("%s key(%q) = %q, want %q", tt.lang, tt.word, got, tt.want)
+		}
 	}
 }

@@ -74,6 +74,40 @@ var memShapes = []memShape{
 	{name: "md-headings", locale: "de-DE", format: FormatMarkdown, keywords: []string{"Kaffee"}, gen: func(_ testing.TB, n int) string {
 		return repeatTo(n, func(i int) string { return "## Kaffee " + strconv.Itoa(i) + "\n\nDer Kaffee wird gekocht.\n\n" })
 	}},
+	// About 1.75 million distinct random word forms: all but the first
+	// vocabCap of them are analysed outside the form table.
+	{name: "random-forms", locale: "en-US", keywords: []string{"coffee"}, gen: func(_ testing.TB, n int) string {
+		return repeatTo(n, func(i int) string { return randomForm(i) + sentenceEnd(i) })
+	}},
+	// One 10 MiB German "word": never stemmed (it is longer than maxStemBytes).
+	{name: "huge-word-de", locale: "de-DE", keywords: []string{"Kaffee"}, prose: true, gen: func(_ testing.TB, n int) string {
+		return repeatTo(n, func(int) string { return "Donaudampfschifffahrtsgesellschaftskapitänsmütze" })
+	}},
+}
+
+// randomForm returns the i-th of 26^5 distinct five-letter forms, in an
+// order that looks random.
+func randomForm(i int) string {
+	v := (i * 7919) % 11881376 // 26^5; 7919 is prime to 26
+	var b [5]byte
+	for k := range b {
+		b[k] = byte('a' + v%26)
+		v /= 26
+	}
+	return string(b[:])
+}
+
+// sentenceEnd returns what follows word i of a generated text: a space, or
+// every 12 words the end of a sentence, and every 8 sentences of a
+// paragraph.
+func sentenceEnd(i int) string {
+	switch {
+	case i%96 == 95:
+		return ".\n\n"
+	case i%12 == 11:
+		return ". "
+	}
+	return " "
 }
 
 // peakHeap runs fn while sampling the heap's object bytes and returns the
@@ -114,7 +148,8 @@ func peakHeap(fn func()) uint64 {
 // and checks that the peak heap stays within EstimateMemory, and within
 // proseLimitRatio times the input for prose. The peak is sampled every
 // millisecond, so a busy machine can only make it read lower, never fail
-// the test by itself.
+// the test by itself. Each shape must also finish within maxLargeTime, a
+// bound for a busy machine (a quiet core needs a few seconds).
 func TestOptimizeMemory(t *testing.T) {
 	if os.Getenv("SEOKIT_OPTIMIZER_MEM_SHAPE") != "" {
 		t.Skip("child process")
@@ -145,6 +180,14 @@ func TestOptimizeMemory(t *testing.T) {
 			}
 			line, _, _ := strings.Cut(string(out[strings.Index(string(out), "shape="):]), "\n")
 			t.Log(line)
+			_, timeField, _ := strings.Cut(string(out), " time=")
+			took, err := time.ParseDuration(strings.Fields(timeField)[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if took > maxLargeTime {
+				t.Errorf("optimising took %s, want at most %s", took, maxLargeTime)
+			}
 			if est := EstimateMemory(MaxContentBytes); peak > est {
 				t.Errorf("peak heap %d exceeds EstimateMemory %d", peak, est)
 			}
@@ -158,6 +201,10 @@ func TestOptimizeMemory(t *testing.T) {
 // proseLimitRatio is the largest peak heap accepted for prose, as a
 // multiple of the input's size.
 const proseLimitRatio = 8
+
+// maxLargeTime is the longest TestOptimizeMemory accepts for one 10 MiB
+// shape.
+const maxLargeTime = 20 * time.Second
 
 // vmHWM returns the process's peak resident set size in bytes, or 0
 // where /proc is missing.
@@ -205,14 +252,15 @@ func TestHelperMemory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fmt.Printf("shape=%s input=%d peak-heap=%d mem-ratio=%.2f rss-hwm-growth=%d words=%d sentences=%d findings=%d time=%s\n",
-		name, len(text), peak, float64(peak)/float64(len(text)), vmHWM()-hwm0, r.Stats.Words, r.Stats.Sentences, len(r.Findings), time.Since(start).Round(time.Millisecond))
+	took := time.Since(start)
+	fmt.Printf("shape=%s input=%d peak-heap=%d mem-ratio=%.2f rss-hwm-growth=%d words=%d sentences=%d findings=%d seconds=%.2f time=%s\n",
+		name, len(text), peak, float64(peak)/float64(len(text)), vmHWM()-hwm0, r.Stats.Words, r.Stats.Sentences, len(r.Findings), took.Seconds(), took.Round(time.Millisecond))
 }
 
 // BenchmarkOptimizeLarge optimises a 10 MiB text of each memory-test
 // shape and reports the peak heap above the heap in use before, as a
-// multiple of the input (TestOptimizeMemory measures it in fresh
-// processes; this one is for profiling).
+// multiple of the input, and the seconds per text (TestOptimizeMemory
+// measures both in fresh processes; this one is for profiling).
 func BenchmarkOptimizeLarge(b *testing.B) {
 	WarmUp()
 	for _, sh := range memShapes {
@@ -228,6 +276,7 @@ func BenchmarkOptimizeLarge(b *testing.B) {
 				}))
 			}
 			b.ReportMetric(float64(peak)/float64(len(text)), "peak/input")
+			b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/op")
 		})
 	}
 }
@@ -292,5 +341,45 @@ func TestEstimateMemory(t *testing.T) {
 	}
 	if got := EstimateMemory(MaxContentBytes); got > 300<<20 {
 		t.Errorf("EstimateMemory(MaxContentBytes) = %d MB, want at most 300 MB", got>>20)
+	}
+}
+
+// TestOptimizeStopsWhenCancelled optimises a 10 MiB text of every
+// memory-test shape with a context already cancelled or with a short
+// deadline, and checks that Optimize returns the context's error soon
+// after: the long loops look at the context every cancelEvery steps.
+func TestOptimizeStopsWhenCancelled(t *testing.T) {
+	// Generous for a busy machine: without the checks a 10 MiB text takes
+	// seconds of CPU, and minutes for some shapes before they were bounded.
+	limit := 5 * time.Second
+	if raceEnabled {
+		limit *= 3
+	}
+	for i, sh := range memShapes {
+		t.Run(sh.name, func(t *testing.T) {
+			text := sh.gen(t, MaxContentBytes)
+			req := Request{Content: text, Format: sh.format, Locale: sh.locale, Keywords: sh.keywords, Title: "Coffee at home"}
+
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			if _, err := Optimize(ctx, req); !errors.Is(err, context.Canceled) {
+				t.Errorf("cancelled: error %v, want context.Canceled", err)
+			}
+
+			// Deadlines of 20 to 160 ms fall in different steps.
+			deadline := (20 * time.Millisecond) << (i % 4)
+			ctx, cancel = context.WithTimeout(context.Background(), deadline)
+			defer cancel()
+			start := time.Now()
+			_, err := Optimize(ctx, req)
+			took := time.Since(start)
+			if !errors.Is(err, context.DeadlineExceeded) {
+				t.Errorf("deadline %s: error %v, want context.DeadlineExceeded", deadline, err)
+			}
+			if took > deadline+limit {
+				t.Errorf("deadline %s: returned after %s, want at most %s more", deadline, took.Round(time.Millisecond), limit)
+			}
+			t.Logf("deadline %s: returned after %s", deadline, took.Round(time.Millisecond))
+		})
 	}
 }

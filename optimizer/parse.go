@@ -198,7 +198,8 @@ func detectFormat(s string) string {
 // parseText splits plain text into paragraphs at blank lines. A line that
 // starts with a list marker is a list item; a short single-line paragraph
 // with no closing punctuation that is followed by more text is a heading.
-func parseText(s string) parsed {
+// It stops early when c is done.
+func parseText(c *canceler, s string) parsed {
 	p := parsed{format: "text", blocks: make([]block, 0, strings.Count(s, "\n\n")+1)}
 	b := newBuilder(s)
 	kind := kindParagraph
@@ -213,7 +214,7 @@ func parseText(s string) parsed {
 		kind, lines = kindParagraph, 0
 	}
 	off := 0
-	for off <= len(s) {
+	for off <= len(s) && !c.done() {
 		end := strings.IndexByte(s[off:], '\n')
 		if end < 0 {
 			end = len(s) - off
@@ -241,6 +242,9 @@ func parseText(s string) parsed {
 	flush()
 	// Headings: short lines without final punctuation, followed by a block.
 	for i := range p.blocks {
+		if c.done() {
+			break
+		}
 		blk := &p.blocks[i]
 		if blk.kind != kindParagraph || i == len(p.blocks)-1 {
 			continue
@@ -283,8 +287,9 @@ func listMarker(t string) int {
 
 // parseMarkdown reads the common Markdown blocks: ATX and setext headings,
 // lists, block quotes, tables and fenced code (skipped); inline links,
-// images and emphasis are reduced to their text.
-func parseMarkdown(s string) parsed {
+// images and emphasis are reduced to their text. It stops early when c is
+// done.
+func parseMarkdown(c *canceler, s string) parsed {
 	p := parsed{format: "markdown", blocks: make([]block, 0, strings.Count(s, "\n\n")+1)}
 	b := newBuilder(s)
 	kind := kindParagraph
@@ -298,7 +303,7 @@ func parseMarkdown(s string) parsed {
 	}
 	fence := ""
 	off := 0
-	for off <= len(s) {
+	for off <= len(s) && !c.done() {
 		end := strings.IndexByte(s[off:], '\n')
 		if end < 0 {
 			end = len(s) - off
@@ -478,8 +483,9 @@ func mdLink(s string) (text, href string, n int) {
 
 // parseHTML walks the HTML tokens once. Block elements start new blocks;
 // script, style, code and the like are skipped; the head's title and meta
-// description are kept for when the request does not give them.
-func parseHTML(s string) parsed {
+// description are kept for when the request does not give them. It stops
+// early when c is done.
+func parseHTML(c *canceler, s string) parsed {
 	p := parsed{format: "html"}
 	z := html.NewTokenizer(strings.NewReader(s))
 	b := newBuilder(s)
@@ -514,6 +520,9 @@ func parseHTML(s string) parsed {
 	pos := 0
 	for {
 		tt := z.Next()
+		if c.done() {
+			tt = html.ErrorToken
+		}
 		raw := string(z.Raw()) // copied: Text and TagAttr may change it
 		start := pos
 		pos += len(raw)

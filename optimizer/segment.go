@@ -1,7 +1,6 @@
 package optimizer
 
 import (
-	"context"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -24,11 +23,24 @@ type word struct {
 
 // token is one word of the content. It is kept small (12 bytes): a 10 MiB
 // text has up to a few million of them. Its language data is in the doc's
-// vocabulary, or computed again when needed for forms beyond vocabCap.
+// vocabulary or, for a form beyond vocabCap, in the doc's rare list.
 type token struct {
 	bs   int32 // byte offset in its block's text
-	w    int32 // index in doc.vocab, or -n for a form of n bytes not in it
+	w    int32 // index in doc.vocab, or -1-i for rare form i (doc.rareForm)
 	sent int32
+}
+
+// rareForm is the language data of one token whose form did not fit in
+// the vocabulary, computed once when the token is read (20 bytes). Its
+// lowercase forms are derived again on use: that is cheap, unlike the
+// stem and the syllables.
+type rareForm struct {
+	n int32 // length of the surface form in bytes
+	// The key is surface[k0:k1] when it is a substring of the surface
+	// form, else doc.rareKeys[-1-k0].
+	k0, k1              int32
+	syl, letters, runes int16
+	stop                bool
 }
 
 // sentence is one sentence of a block (20 bytes).
@@ -46,7 +58,9 @@ func (d *doc) sentSpan(si int) Span {
 }
 
 // vocabCap bounds the distinct written forms whose language data a doc
-// keeps (about 120 bytes each); rarer forms are analysed again on use.
+// keeps (about 120 bytes each); the tokens of rarer forms keep theirs in
+// the doc's rare list (20 bytes each), so no form is analysed twice by the
+// same token.
 const vocabCap = 1 << 16
 
 // doc is the segmented content.
@@ -57,12 +71,21 @@ type doc struct {
 	sents  []sentence
 	toks   []token
 	st     *stemmer
+	cancel *canceler
 	vocab  []word
 	ids    map[string]int32 // surface form -> index in vocab
+	// rare holds the data of the tokens whose form is not in vocab, in
+	// chunks of rareChunk: a list grown by copying would hold its old and
+	// new arrays at once.
+	rare  [][]rareForm
+	nRare int32
+	// rareKeys are the keys of rare forms that are not a substring of
+	// their surface form.
+	rareKeys []string
 }
 
-func newDoc(p *profile) *doc {
-	return &doc{p: p, st: newStemmer(p), ids: map[string]int32{}}
+func newDoc(p *profile, c *canceler) *doc {
+	return &doc{p: p, st: newStemmer(p), cancel: c, ids: map[string]int32{}}
 }
 
 // newWord computes the language data of a surface form.
@@ -106,6 +129,34 @@ func (d *doc) intern(surface string) int32 {
 	return id
 }
 
+// addRare records the language data of a token of surface form w that is
+// not in the vocabulary and returns its token.w.
+func (d *doc) addRare(w string) int32 {
+	t := d.newWord(w)
+	r := rareForm{n: int32(len(w)), syl: t.syl, letters: t.letters, runes: t.runes, stop: t.stop}
+	if i := strings.Index(w, t.key); i >= 0 {
+		r.k0, r.k1 = int32(i), int32(i+len(t.key))
+	} else {
+		r.k0 = int32(-1 - len(d.rareKeys))
+		d.rareKeys = append(d.rareKeys, t.key)
+	}
+	if d.nRare%rareChunk == 0 {
+		d.rare = append(d.rare, make([]rareForm, 0, rareChunk))
+	}
+	d.rare[len(d.rare)-1] = append(d.rare[len(d.rare)-1], r)
+	d.nRare++
+	return -d.nRare
+}
+
+// rareChunk is the number of rare forms per chunk of doc.rare (80 KB).
+const rareChunk = 4096
+
+// rareForm returns the data of the token whose token.w is w < 0.
+func (d *doc) rareForm(w int32) *rareForm {
+	i := -1 - w
+	return &d.rare[i/rareChunk][i%rareChunk]
+}
+
 // wordInfo returns the language data of a surface form.
 func (d *doc) wordInfo(surface string) *word {
 	if id := d.intern(surface); id >= 0 {
@@ -122,7 +173,17 @@ func (d *doc) word(i int) word {
 	if t.w >= 0 {
 		return d.vocab[t.w]
 	}
-	return d.newWord(d.surface(i))
+	r := d.rareForm(t.w)
+	surface := d.tokBlock(i).text[t.bs : t.bs+r.n]
+	w := word{surface: surface, syl: r.syl, letters: r.letters, runes: r.runes, stop: r.stop}
+	w.lower = lowerWord(surface)
+	w.core = stripClitics(d.p.code, w.lower)
+	if r.k0 >= 0 {
+		w.key = surface[r.k0:r.k1]
+	} else {
+		w.key = d.rareKeys[-1-r.k0]
+	}
+	return w
 }
 
 // sentWords are the tokens [w0, w0+n) of a sentence.
@@ -147,23 +208,21 @@ func (d *doc) surface(i int) string {
 	if t.w >= 0 {
 		return d.vocab[t.w].surface
 	}
-	return d.tokBlock(i).text[t.bs : int(t.bs)-int(t.w)]
+	return d.tokBlock(i).text[t.bs : t.bs+d.rareForm(t.w).n]
 }
 
 // tokSpan returns the content offsets of token i.
 func (d *doc) tokSpan(i int) Span {
 	t := d.toks[i]
 	b := d.tokBlock(i)
-	n := -int(t.w)
-	if t.w >= 0 {
-		n = len(d.vocab[t.w].surface)
-	}
+	n := len(d.surface(i))
 	return Span{b.orig(d.pieces, int(t.bs)), b.orig(d.pieces, int(t.bs)+n-1) + 1}
 }
 
 // segment splits every block into sentences and words. The doc takes
-// blocks and pieces over: it fills the blocks' ranges in place.
-func (d *doc) segment(ctx context.Context, blocks []block, pieces []piece) error {
+// blocks and pieces over: it fills the blocks' ranges in place. It stops
+// early when the doc's context is done.
+func (d *doc) segment(blocks []block, pieces []piece) {
 	words, sents := 0, len(blocks)
 	for i := range blocks {
 		w, s := estimateUnits(blocks[i].text)
@@ -174,10 +233,8 @@ func (d *doc) segment(ctx context.Context, blocks []block, pieces []piece) error
 	d.sents = make([]sentence, 0, sents+4)
 	d.blocks, d.pieces = blocks, pieces
 	for bi := range blocks {
-		if bi%256 == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
+		if d.cancel.done() {
+			return
 		}
 		blk := &blocks[bi]
 		blk.s0, blk.w0 = int32(len(d.sents)), int32(len(d.toks))
@@ -189,7 +246,6 @@ func (d *doc) segment(ctx context.Context, blocks []block, pieces []piece) error
 		}
 		blk.s1, blk.w1 = int32(len(d.sents)), int32(len(d.toks))
 	}
-	return nil
 }
 
 // estimateUnits estimates the words and sentence ends of s cheaply, so
@@ -232,7 +288,7 @@ func (d *doc) splitSentences(bi int, blk *block) {
 	it := sentences.FromString(blk.text)
 	start := -1
 	end := 0
-	for it.Next() {
+	for it.Next() && !d.cancel.done() {
 		s, e := it.Start(), it.End()
 		if start < 0 {
 			start = s
@@ -289,14 +345,14 @@ func (d *doc) addSentence(bi int, blk *block, s, e int) {
 	sn := sentence{cs: int32(s + lead), ce: int32(s + lead + len(trimmed)), block: int32(bi), w0: int32(len(d.toks))}
 	idx := int32(len(d.sents))
 	it := words.FromString(seg)
-	for it.Next() {
+	for it.Next() && !d.cancel.done() {
 		w := it.Value()
 		if !isWordToken(w) {
 			continue
 		}
 		id := d.intern(w)
 		if id < 0 {
-			id = -int32(len(w))
+			id = d.addRare(w)
 		}
 		d.toks = append(d.toks, token{bs: int32(s + it.Start()), w: id, sent: idx})
 	}

@@ -66,8 +66,19 @@ func (a *analysis) suggest() {
 
 	// Description: the first body sentence with the keyphrase, cut around
 	// it to fit; otherwise the keyphrase followed by the first sentence.
-	for pos, si32 := range a.bodySents {
-		si := int(si32)
+	// Only the body sentences with a word of the keyphrase's first key
+	// can have it: the index lists those words, in order.
+	last := -1
+	for _, ti := range a.index[k.keys[0]] {
+		if a.cancel.done() {
+			return
+		}
+		si := int(a.d.toks[ti].sent)
+		if si == last {
+			continue
+		}
+		last = si
+		pos := int(a.sentBody[si])
 		s := clipBytes(a.sentText(si), suggestMaxBytes)
 		if share, _ := matchTokens(&k, a.tokensOf(s)); share < 1 {
 			continue
@@ -227,6 +238,9 @@ func (a *analysis) prominent() {
 	}
 	m := map[string]*entry{}
 	for i := range a.d.toks {
+		if a.cancel.done() {
+			return
+		}
 		if a.sentBody[a.d.toks[i].sent] < 0 {
 			continue
 		}
