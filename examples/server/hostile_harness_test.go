@@ -456,13 +456,13 @@ func (js jobState) progress() string {
 // waitJob polls GET /v1/analyze/site/{id} once a second until the job is
 // done, the deadline passes or the server dies, and returns the last
 // answer and state.
-func waitJob(ctx context.Context, c *http.Client, w *watched, id string, deadline time.Time) (answer, jobState) {
+func waitJob(ctx context.Context, c *http.Client, w *watched, key, id string, deadline time.Time) (answer, jobState) {
 	var (
 		a  answer
 		js jobState
 	)
 	for {
-		a = call(ctx, c, "GET", w.base+"/v1/analyze/site/"+id, withKey(w.key, ""), nil)
+		a = call(ctx, c, "GET", w.base+"/v1/analyze/site/"+id, withKey(key, ""), nil)
 		js = jobState{}
 		if a.err == nil && a.status == http.StatusOK {
 			json.Unmarshal(a.head, &js) // a result over headKeep leaves Status from the head unparsed
