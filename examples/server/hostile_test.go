@@ -26,6 +26,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seokit/seokit/crawler/crawlertest"
 	"github.com/seokit/seokit/httpapi/store"
 	"github.com/seokit/seokit/httpapi/store/sqlstore"
 	"github.com/seokit/seokit/internal/hostile"
@@ -66,8 +67,10 @@ func optimizeBody(n int64) io.Reader {
 func TestHostileMix(t *testing.T) {
 	skipHostile(t)
 	links := serve(t, hostile.ManyLinks(1_000_000))
-	wide := serve(t, hostile.WideSite(6000))
-	smap := serve(t, hostile.SitemapSite(1_000_000, 50_000, 10))
+	wide := crawlertest.NewHostileSite(crawlertest.HostileOptions{NewLinksPerPage: 6000})
+	t.Cleanup(wide.Close)
+	smap := crawlertest.NewHostileSite(crawlertest.HostileOptions{SitemapURLs: 1_000_000, Gzip: true})
+	t.Cleanup(smap.Close)
 	dir, db := dbArgs(t)
 	// The daily limit of the admin's plan must not be what refuses.
 	srv := startWatched(t, append(db, "-allow-private", "-pro-limit", "1000000")...)
@@ -90,10 +93,10 @@ func TestHostileMix(t *testing.T) {
 	}
 	reqs = append(reqs,
 		req{"site: 6,000 new links/page", "/v1/analyze/site", "application/json", func() io.Reader {
-			return strings.NewReader(`{"domain":"` + hostOf(wide) + `","options":{"maxPages":300}}`)
+			return strings.NewReader(`{"domain":"` + hostOf(wide.Server) + `","options":{"maxPages":300}}`)
 		}},
 		req{"site: 1M-URL sitemaps", "/v1/analyze/site", "application/json", func() io.Reader {
-			return strings.NewReader(`{"domain":"` + hostOf(smap) + `"}`)
+			return strings.NewReader(`{"domain":"` + hostOf(smap.Server) + `"}`)
 		}})
 	// One account per request, as many tenants at once: the per-account
 	// limits do not refuse them, only the server's global admission can.
