@@ -246,6 +246,7 @@ func TestJobListWithoutResults(t *testing.T) {
 	rep.Score.Value = 77
 	rep.StatusCodes, rep.Findings, rep.SiteFindings, rep.LinkFindings, rep.Pages = map[int]int{}, []crawler.FindingGroup{}, []seo.Finding{}, []seo.Finding{}, []crawler.PageSummary{}
 	rep.Crawl.DepthHistogram = []int{}
+	rep.Graph.OrphanCheck = crawler.OrphanCheckNoSitemap
 	result, _ := json.Marshal(rep)
 	now := time.Now().UTC()
 	j := &store.Job{AccountID: a.acct.ID, Kind: "site", Status: store.JobQueued, Request: []byte(`{"domain":"example.com"}`), CreatedAt: now}
