@@ -356,11 +356,18 @@ func TestTokenEndpointErrors(t *testing.T) {
 		if _, err := c2.Exchange(ctx, code, oauth2.VerifierOption(v)); retrieveCode(err) != "invalid_grant" {
 			t.Fatalf("err = %v, want invalid_grant", err)
 		}
+		// The code was checked, not spent: its own client still redeems it.
+		if tok, err := conf.Exchange(ctx, code, oauth2.VerifierOption(v)); err != nil || tok.AccessToken == "" {
+			t.Fatalf("the rightful client after another's attempt: %v", err)
+		}
 	})
 	t.Run("wrong verifier", func(t *testing.T) {
-		code, _ := getCode(t, e, conf)
+		code, v := getCode(t, e, conf)
 		if _, err := conf.Exchange(ctx, code, oauth2.VerifierOption(oauth2.GenerateVerifier())); retrieveCode(err) != "invalid_grant" {
 			t.Fatalf("err = %v, want invalid_grant", err)
+		}
+		if tok, err := conf.Exchange(ctx, code, oauth2.VerifierOption(v)); err != nil || tok.AccessToken == "" {
+			t.Fatalf("the right verifier after a wrong one: %v", err)
 		}
 	})
 	t.Run("missing verifier", func(t *testing.T) {

@@ -147,7 +147,7 @@ func NewThrottle(o *ThrottleOptions) *Throttle {
 type Attempt struct {
 	t        *Throttle
 	addr, id string
-	res      *rate.Reservation // the pair's token, given back on success
+	pair     *rate.Limiter // the (address, identity) bucket a failure spends
 }
 
 // Begin starts an attempt of a secret naming identity (a client_id, an
@@ -175,13 +175,14 @@ func (t *Throttle) Begin(ctx context.Context, addr, identity string) (*Attempt, 
 		}
 	}
 	if ok {
-		r := l.ReserveN(now, 1)
-		if d := r.DelayFrom(now); d > 0 {
-			r.CancelAt(now)
+		// Only failures spend the pair's budget, so attempts with the
+		// right secret are never refused however many run at once.
+		if l.TokensAt(now) < 1 {
+			d := wait(l, now)
 			t.mu.Unlock()
 			return nil, &ThrottledError{RetryAfter: max(d, time.Second)}
 		}
-		a.res = r
+		a.pair = l
 	}
 	t.mu.Unlock()
 	if slowed {
@@ -203,16 +204,12 @@ func (t *Throttle) addrOK(addr string, now time.Time) bool {
 	return !ok || l.TokensAt(now) >= 1
 }
 
-// Succeeded ends an attempt whose secret was right: the pair's budget is
-// given back.
+// Succeeded ends an attempt whose secret was right, or that checked
+// nothing: it spends nothing.
 func (a *Attempt) Succeeded() {
-	if a == nil || a.res == nil {
-		return
+	if a != nil {
+		a.pair = nil
 	}
-	a.t.mu.Lock()
-	a.res.CancelAt(a.t.o.Now())
-	a.res = nil
-	a.t.mu.Unlock()
 }
 
 // Failed ends an attempt whose secret was wrong. It returns a
@@ -226,7 +223,10 @@ func (a *Attempt) Failed() error {
 	now := t.o.Now()
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	a.res = nil // the pair's token stays spent
+	if a.pair != nil {
+		a.pair.AllowN(now, 1)
+		a.pair = nil
+	}
 	al, ok := t.addrs.get(a.addr)
 	if !ok {
 		al = t.addrs.add(a.addr)

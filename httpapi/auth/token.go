@@ -297,19 +297,15 @@ func (s *Server) codeGrant(ctx context.Context, t *tokenRequest) (*tokenResponse
 		return nil, oerr(http.StatusBadRequest, "invalid_request", "code_verifier must be 43 to 128 unreserved characters")
 	}
 	now := s.now()
-	ac, err := s.st.UseCode(ctx, hash(code), now)
+	// The request is checked before the code is spent: a code presented
+	// by another client, late, with another redirect_uri or without its
+	// verifier stays usable by the client it was issued to.
+	ac, err := s.st.Code(ctx, hash(code))
 	switch {
-	case errors.Is(err, store.ErrUsed):
-		// RFC 6749 section 4.1.2: revoke what the code produced.
-		if rerr := s.st.RevokeFamily(ctx, ac.FamilyID, now); rerr != nil {
-			return nil, storeErr("revoke family", rerr)
-		}
-		s.opts.Logger.Warn("auth: authorization code reused; grant revoked", "client_id", c.ID, "family", ac.FamilyID)
-		return nil, invalidGrant("the code was already used")
 	case errors.Is(err, store.ErrNotFound):
 		return nil, invalidGrant("unknown code")
 	case err != nil:
-		return nil, storeErr("use code", err)
+		return nil, storeErr("read code", err)
 	}
 	if ac.ClientID != c.ID {
 		return nil, invalidGrant("the code was issued to another client")
@@ -322,6 +318,20 @@ func (s *Server) codeGrant(ctx context.Context, t *tokenRequest) (*tokenResponse
 	}
 	if subtle.ConstantTimeCompare([]byte(s256(verifier)), []byte(ac.Challenge)) != 1 {
 		return nil, invalidGrant("code_verifier does not match the code_challenge")
+	}
+	ac, err = s.st.UseCode(ctx, hash(code), now)
+	switch {
+	case errors.Is(err, store.ErrUsed):
+		// RFC 6749 section 4.1.2: revoke what the code produced.
+		if rerr := s.st.RevokeFamily(ctx, ac.FamilyID, now); rerr != nil {
+			return nil, storeErr("revoke family", rerr)
+		}
+		s.opts.Logger.Warn("auth: authorization code reused; grant revoked", "client_id", c.ID, "family", ac.FamilyID)
+		return nil, invalidGrant("the code was already used")
+	case errors.Is(err, store.ErrNotFound):
+		return nil, invalidGrant("unknown code")
+	case err != nil:
+		return nil, storeErr("use code", err)
 	}
 	return s.issuePair(ctx, ac.AccountID, c.ID, ac.FamilyID, ac.Scopes)
 }

@@ -219,6 +219,10 @@ type Grants interface {
 	// returns it with ErrUsed (so its family can be revoked); exactly one
 	// of any number of concurrent calls succeeds.
 	UseCode(ctx context.Context, hash []byte, at time.Time) (*AuthCode, error)
+	// Code returns the code without using it (used or not), ErrNotFound
+	// when there is none: the token endpoint checks a request before it
+	// spends the code.
+	Code(ctx context.Context, hash []byte) (*AuthCode, error)
 	CreateRefresh(ctx context.Context, t *RefreshToken) error
 	// UseRefresh marks the token used and returns it; a used token returns
 	// it with ErrUsed. Exactly one concurrent call succeeds.

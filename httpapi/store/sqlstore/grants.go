@@ -183,6 +183,21 @@ func (s *Store) UseCode(ctx context.Context, hash []byte, at time.Time) (*store.
 	return c, nil
 }
 
+// Code returns the code with this hash without using it.
+func (s *Store) Code(ctx context.Context, hash []byte) (*store.AuthCode, error) {
+	if len(hash) == 0 {
+		return nil, &seo.InputError{Field: "hash", Reason: "is empty"}
+	}
+	c, err := scanCode(s.db.QueryRowContext(ctx, s.q(`SELECT `+codeCols+` FROM auth_codes WHERE hash = ?`), hash))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("sqlstore: code: %w", store.ErrNotFound)
+	}
+	if err != nil {
+		return nil, mapErr("code", err)
+	}
+	return c, nil
+}
+
 // ---- refresh tokens
 
 const refreshCols = `hash, family_id, client_id, account_id, scopes, expires_at, used_at, created_at`

@@ -476,6 +476,12 @@ func testCodes(ctx context.Context, t *testing.T, s store.Store) {
 	if err := s.CreateCode(ctx, &store.AuthCode{Hash: hash("code-1"), ClientID: c.ID, AccountID: a.ID, FamilyID: "fam_x"}); !errors.Is(err, store.ErrConflict) {
 		t.Errorf("CreateCode with a taken hash: err = %v, want ErrConflict", err)
 	}
+	if peek, err := s.Code(ctx, code.Hash); err != nil || peek.FamilyID != "fam_1" || !peek.UsedAt.IsZero() {
+		t.Errorf("Code = %+v, %v; want the unused code", peek, err)
+	}
+	if _, err := s.Code(ctx, hash("nope")); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("Code(unknown): err = %v, want ErrNotFound", err)
+	}
 	used := base.Add(time.Minute)
 	got, err := s.UseCode(ctx, code.Hash, used)
 	if err != nil {
