@@ -173,8 +173,11 @@ func TestDistributedCrawl(t *testing.T) {
 	if distinct != pages {
 		t.Errorf("%d distinct pages requested, want %d", distinct, pages)
 	}
-	if rep.Crawl.Fetched != pages || len(rep.Pages) != pages {
-		t.Errorf("coordinator report: fetched %d, %d pages; want %d", rep.Crawl.Fetched, len(rep.Pages), pages)
+	// The report lists at most MaxReportPages pages and says how many it
+	// left out; the coordinator counts them all.
+	listed := min(pages, crawler.DefaultMaxReportPages)
+	if rep.Crawl.Fetched != pages || len(rep.Pages) != listed || (listed < pages && rep.Truncated["pages"].Total != pages) {
+		t.Errorf("coordinator report: fetched %d, %d pages listed (truncated %+v); want %d fetched, %d listed", rep.Crawl.Fetched, len(rep.Pages), rep.Truncated["pages"], pages, listed)
 	}
 	for i, k := range own {
 		if k == 0 {
