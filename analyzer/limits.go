@@ -28,18 +28,19 @@ const (
 	// its body at the cap, long links 6.4x with their elements.
 	estimateBytesPerBodyByte = 5
 	// estimateDenseBytesPerBodyByte is the most a body byte costs in
-	// parsed elements (bare <p>, 75.3x in all at the budget), and
+	// parsed elements (bare <p>, 75.3x in all at the budget, with a
+	// third more as headroom for the garbage collector's timing), and
 	// estimateBytesPerElement the most one parsed element costs beyond
 	// its bytes (dense links: 117.8 MB at the cap, with 100,000 parsed).
-	estimateDenseBytesPerBodyByte = 80
+	estimateDenseBytesPerBodyByte = 100
 	estimateBytesPerElement       = 800
 )
 
 // EstimateMemory returns the bytes an analysis of a body of bodyBytes
 // holds at its peak with the default element budget: 1 MiB, plus 5 bytes
-// per body byte, plus the parsed elements' part, 80 bytes per body byte up
+// per body byte, plus the parsed elements' part, 100 bytes per body byte up
 // to 800 bytes for each of DefaultMaxElements elements. That is about
-// 160 MB for a page at seo.DefaultMaxBodyBytes and 9.5 MB for a 100 KB
+// 160 MB for a page at seo.DefaultMaxBodyBytes and 11.5 MB for a 100 KB
 // page. The constants come from the worst peak-RSS growth measured by
 // BenchmarkAnalyzeWorstCase (117.8 MB for a 15 MiB page of dense links,
 // 75.3x the body for a 300 KB page of bare <p>), rounded up;
