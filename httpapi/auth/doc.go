@@ -72,7 +72,8 @@
 //     secret: once spent, that address gets 429 (slow_down at the token
 //     endpoints) with Retry-After even with the right secret. Other
 //     addresses are not affected, so guessing cannot lock the owner out.
-//     Successes give their attempt back.
+//     Only failures spend it, so attempts with the right secret are never
+//     refused however many run at once.
 //   - per address (an IPv6 address counts per /64), over every identity
 //     and for API keys and tokens, which name none: 100 failures, then one
 //     a second. It is checked after the secret: past it, failures get 429
