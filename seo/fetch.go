@@ -216,6 +216,21 @@ func (f *Fetcher) Client() *http.Client {
 	return &c
 }
 
+// AllowPrivateHint ends the reasons of refusals that -allow-private (the
+// CLI's and the server's flag; Options.AllowPrivate in the packages)
+// lifts, so the person refused learns how to audit an intranet or local
+// server on purpose.
+const AllowPrivateHint = "; the CLI and the server allow it with -allow-private"
+
+// addrRefusal says why ip is refused: cloud metadata addresses always are,
+// other non-public ones unless private addresses are allowed.
+func addrRefusal(ip netip.Addr) string {
+	if isMetadataAddr(ip.WithZone("")) {
+		return "is a cloud metadata address and is always refused"
+	}
+	return "is not a public address" + AllowPrivateHint
+}
+
 // forbidden returns an error wrapping ErrForbiddenAddress.
 func forbidden(what, reason string) error {
 	return fmt.Errorf("%w: %s %s", ErrForbiddenAddress, what, reason)
@@ -253,10 +268,10 @@ func (f *Fetcher) control(network, address string, _ syscall.RawConn) error {
 		return forbidden(address, "is not an IP address and port")
 	}
 	if !f.addrAllowed(ap.Addr()) {
-		return forbidden(ap.Addr().String(), "is not a public address")
+		return forbidden(ap.Addr().String(), addrRefusal(ap.Addr()))
 	}
 	if !f.portAllowed(int(ap.Port())) {
-		return forbidden("port "+strconv.Itoa(int(ap.Port())), "is not allowed")
+		return forbidden("port "+strconv.Itoa(int(ap.Port())), "is not allowed"+AllowPrivateHint)
 	}
 	return nil
 }
@@ -270,7 +285,7 @@ func (f *Fetcher) dialContext(ctx context.Context, network, addr string) (net.Co
 	}
 	port, err := strconv.Atoi(portStr)
 	if err != nil || !f.portAllowed(port) {
-		return nil, forbidden("port "+portStr, "is not allowed")
+		return nil, forbidden("port "+portStr, "is not allowed"+AllowPrivateHint)
 	}
 	ips, err := f.resolve(ctx, host)
 	if err != nil {
@@ -298,12 +313,15 @@ func (f *Fetcher) resolve(ctx context.Context, host string) ([]netip.Addr, error
 	h := strings.TrimSuffix(strings.ToLower(strings.Trim(host, "[]")), ".")
 	if ip, ok := hostAddr(h); ok {
 		if !f.addrAllowed(ip) {
-			return nil, forbidden(ip.String(), "is not a public address")
+			return nil, forbidden(ip.String(), addrRefusal(ip))
 		}
 		return []netip.Addr{ip.WithZone("")}, nil
 	}
 	if !f.nameAllowed(h) {
-		return nil, forbidden("host "+h, "is not allowed")
+		if isMetadataName(h) {
+			return nil, forbidden("host "+h, "is a cloud metadata endpoint and is always refused")
+		}
+		return nil, forbidden("host "+h, "is not allowed"+AllowPrivateHint)
 	}
 	trace := httptrace.ContextClientTrace(ctx)
 	if trace != nil && trace.DNSStart != nil {
@@ -318,6 +336,7 @@ func (f *Fetcher) resolve(ctx context.Context, host string) ([]netip.Addr, error
 	}
 	var ips []netip.Addr
 	var refused string
+	metadata := true
 	for _, a := range addrs {
 		ip, ok := netip.AddrFromSlice(a.IP)
 		if !ok {
@@ -326,15 +345,22 @@ func (f *Fetcher) resolve(ctx context.Context, host string) ([]netip.Addr, error
 		ip = ip.Unmap()
 		if f.addrAllowed(ip) {
 			ips = append(ips, ip)
-		} else if refused == "" {
-			refused = ip.String()
+		} else {
+			metadata = metadata && isMetadataAddr(ip)
+			if refused == "" {
+				refused = ip.String()
+			}
 		}
 	}
 	if len(ips) == 0 {
 		if refused == "" {
 			return nil, fmt.Errorf("lookup %s: no addresses", h)
 		}
-		return nil, forbidden("host "+h, "resolves only to refused addresses such as "+refused)
+		why := "resolves only to refused addresses such as " + refused
+		if !metadata {
+			why += AllowPrivateHint
+		}
+		return nil, forbidden("host "+h, why)
 	}
 	return ips, nil
 }
@@ -372,7 +398,7 @@ func (f *Fetcher) checkURL(ctx context.Context, raw string) (*url.URL, error) {
 		}
 	}
 	if n, _ := strconv.Atoi(port); !f.portAllowed(n) {
-		return refuse("port " + port + " is not allowed")
+		return refuse("port " + port + " is not allowed" + AllowPrivateHint)
 	}
 	host := u.Hostname()
 	if f.allowPrivate && len(f.allowAddrs) == 0 {

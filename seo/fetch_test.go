@@ -371,6 +371,33 @@ func TestCheckURLResolution(t *testing.T) {
 	}
 }
 
+// TestRefusalNamesTheSwitch checks that a refusal -allow-private lifts
+// says so, and that one it does not lift (cloud metadata) does not.
+func TestRefusalNamesTheSwitch(t *testing.T) {
+	f := NewFetcher(&FetcherOptions{Resolver: newResolver(map[string][]string{"intranet.example.com": {"10.0.0.1"}})})
+	ctx := context.Background()
+	tests := []struct {
+		url  string
+		hint bool
+	}{
+		{"http://127.0.0.1/", true},
+		{"http://localhost/", true},
+		{"https://intranet.example.com/", true},
+		{"http://example.com:22/", true},
+		{"http://169.254.169.254/", false},
+		{"http://metadata.google.internal/", false},
+	}
+	for _, tt := range tests {
+		_, err := f.CheckURL(ctx, tt.url)
+		if !errors.Is(err, ErrForbiddenAddress) {
+			t.Fatalf("CheckURL(%s) = %v, want a refusal", tt.url, err)
+		}
+		if got := strings.Contains(err.Error(), "-allow-private"); got != tt.hint {
+			t.Errorf("CheckURL(%s) = %q; mentions -allow-private: %v, want %v", tt.url, err, got, tt.hint)
+		}
+	}
+}
+
 func TestInputErrors(t *testing.T) {
 	f := NewFetcher(&FetcherOptions{Resolver: newResolver(nil)})
 	tests := []struct{ name, url string }{
