@@ -18,8 +18,22 @@ func init() {
 		Area:  "links",
 		Depth: Standard,
 		IDs: []seo.CheckInfo{
-			{ID: "links.uncrawlable", Severity: seo.Warning, Scope: seo.ScopePage, Summary: "A link has a javascript:, file:, empty, bare # or unparseable href, or only a click handler, so crawlers cannot follow it."},
-			{ID: "links.non_descriptive_text", Severity: seo.Warning, Scope: seo.ScopePage, Summary: "A followed link uses generic text such as \"click here\" or \"read more\"."},
+			{ID: "links.uncrawlable", Severity: seo.Warning, Scope: seo.ScopePage,
+				Summary: "A link has no href, a javascript: or file: href, or an href that does not parse as a URL, so crawlers cannot follow it.",
+				Source:  "Lighthouse crawlable-anchors (https://developer.chrome.com/docs/lighthouse/seo/crawlable-anchors); Google Search Central, Make your links crawlable (https://developers.google.com/search/docs/crawling-indexing/links-crawlable)",
+				Differs: "Lighthouse fails only javascript:void(0) among javascript: hrefs; seokit fails every javascript: href (javascript:;, javascript:history.back() ...), as Google's guidance says it cannot follow any of them. " +
+					"Lighthouse reads the DOM after scripts ran, seokit the HTML as served: links that scripts add, remove or rewrite are judged as served. " +
+					"Empty and bare # hrefs, which Lighthouse passes, are reported apart as links.placeholder_href, a notice."},
+			{ID: "links.placeholder_href", Severity: seo.Notice, Scope: seo.ScopePage,
+				Summary: "A link's href is empty or a bare #: it leads back to the page itself, so a script that navigates from it hides its target from crawlers (an action wants a <button>).",
+				Source:  "Google Search Central, Make your links crawlable (https://developers.google.com/search/docs/crawling-indexing/links-crawlable)",
+				Differs: "Lighthouse crawlable-anchors passes these links (the href resolves to the page); seokit notes them apart, with a lower severity than links.uncrawlable."},
+			{ID: "links.non_descriptive_text", Severity: seo.Warning, Scope: seo.ScopePage,
+				Summary: "A followed link to another page uses generic text such as \"click here\" or \"read more\".",
+				Source:  "Lighthouse link-text (https://developer.chrome.com/docs/lighthouse/seo/link-text); Google Search Central, anchor text (https://developers.google.com/search/docs/crawling-indexing/links-crawlable#anchor-text-placement)",
+				Differs: "Like Lighthouse, seokit skips nofollow links, javascript: and mailto: links and links to the page itself (#fragments included), and matches the whole text; it also skips rel=ugc and rel=sponsored links and non-http(s) links such as tel:. " +
+					"It ignores case and surrounding punctuation (\"Read more »\", \"Mehr…\"), which Lighthouse compares verbatim, and knows more phrases in more languages " +
+					"(\"link\", \"leia mais\", \"meer informatie\" ...). It reads the served HTML, so text hidden by CSS counts, where Lighthouse reads the rendered text."},
 			{ID: "links.empty_text", Severity: seo.Warning, Scope: seo.ScopePage, Summary: "A link has no text, aria-label, title or image alt text."},
 			{ID: "links.internal_nofollow", Severity: seo.Warning, Scope: seo.ScopePage, Summary: "An internal link is marked rel=\"nofollow\"."},
 			{ID: "links.to_http", Severity: seo.Warning, Scope: seo.ScopePage, Summary: "An https page links to an http:// URL."},
@@ -64,19 +78,25 @@ func extractLinks(p *Page) {
 }
 
 // lkGenericTexts are link texts that say nothing about the target, in the
-// languages seokit knows (en, de, es, fr, it, nl, pt, ru). Compared after
-// lowercasing, collapsing space and trimming punctuation.
+// languages seokit knows (en, de, es, fr, it, nl, pt, ru) and those of
+// Lighthouse's link-text audit (sv, ja, ko). Compared after lowercasing,
+// collapsing space and trimming punctuation.
 var lkGenericTexts = map[string]bool{
 	// English
 	"click here": true, "click": true, "here": true, "read more": true, "more": true, "learn more": true,
 	"more info": true, "more information": true, "this": true, "this page": true, "link": true, "this link": true,
 	"go": true, "start": true, "continue": true, "details": true, "continue reading": true, "see more": true,
+	"click this": true, "right here": true, "information": true,
 	// German
 	"klicke hier": true, "klicken sie hier": true, "hier klicken": true, "hier": true, "mehr": true,
 	"weiterlesen": true, "mehr erfahren": true, "mehr lesen": true, "mehr infos": true, "weiter": true,
+	"siehe": true, "dies": true,
 	// Spanish
 	"haga clic aquí": true, "haz clic aquí": true, "clic aquí": true, "aquí": true, "leer más": true,
 	"más": true, "más información": true, "saber más": true, "ver más": true, "enlace": true,
+	"click aquí": true, "click aqui": true, "clicka aquí": true, "clicka aqui": true, "pincha aquí": true, "pincha aqui": true,
+	"mas": true, "más informacion": true, "mas información": true, "mas informacion": true,
+	"este": true, "este enlace": true, "empezar": true,
 	// French
 	"cliquez ici": true, "cliquez": true, "ici": true, "en savoir plus": true, "lire la suite": true,
 	"plus": true, "plus d'informations": true, "lien": true, "voir plus": true,
@@ -87,10 +107,16 @@ var lkGenericTexts = map[string]bool{
 	"klik hier": true, "klik": true, "lees meer": true, "meer": true, "meer informatie": true, "verder lezen": true,
 	// Portuguese
 	"clique aqui": true, "clique": true, "aqui": true, "leia mais": true, "saiba mais": true, "mais": true,
-	"ler mais": true, "veja mais": true, "mais informações": true,
+	"ler mais": true, "veja mais": true, "mais informações": true, "mais informação": true, "ir": true,
 	// Russian
 	"нажмите здесь": true, "здесь": true, "тут": true, "подробнее": true, "читать далее": true,
 	"читать дальше": true, "далее": true, "ещё": true, "еще": true, "больше": true, "ссылка": true,
+	// Swedish
+	"här": true, "klicka här": true, "läs mer": true, "mer": true, "mer info": true, "mer information": true,
+	// Japanese
+	"ここをクリック": true, "こちらをクリック": true, "こちら": true, "リンク": true, "続きを読む": true, "もっと見る": true,
+	// Korean
+	"여기": true, "여기를 클릭": true, "클릭": true, "링크": true, "자세히": true, "자세히 보기": true, "더보기": true,
 }
 
 // lkGenericMaxBytes bounds the byte length of texts worth comparing with
@@ -173,39 +199,56 @@ func lkHasLabel(a *html.Node) bool {
 	return found
 }
 
-// lkUncrawlable says why an <a>'s href cannot be followed, or "".
-func lkUncrawlable(l Link) string {
+// lkPlaceholder is the check ID of empty and bare # hrefs.
+const lkPlaceholder = "links.placeholder_href"
+
+// lkUncrawlable says which check an <a> fails, links.uncrawlable or
+// links.placeholder_href, and why; id is "" for a link crawlers can follow.
+// The rules follow Lighthouse's crawlable-anchors audit, except that every
+// javascript: href fails (as Google's guidance has it) and empty and bare #
+// hrefs get the milder links.placeholder_href.
+func lkUncrawlable(l Link) (id, why string) {
 	a := l.Node
-	if _, ok := Attr(a, "role"); ok {
-		return ""
+	if v, _ := Attr(a, "role"); strings.TrimSpace(v) != "" {
+		return "", "" // a widget, not a link
+	}
+	// Browsers ignore white space inside URLs.
+	h := strings.Join(strings.Fields(l.Href), "")
+	low := strings.ToLower(h)
+	if strings.HasPrefix(low, "mailto:") {
+		return "", ""
+	}
+	if v, _ := Attr(a, "id"); h == "" && v != "" {
+		return "", "" // an <a id> fragment target
+	}
+	if strings.HasPrefix(low, "file:") {
+		return "links.uncrawlable", "file: href"
+	}
+	if v, _ := Attr(a, "name"); strings.TrimSpace(v) != "" {
+		return "", "" // an <a name> fragment target
 	}
 	if !l.HasHref {
-		if _, named := Attr(a, "name"); named {
-			return ""
+		// HTML's placeholder for the current page or location.
+		if v, _ := Attr(a, "aria-current"); v == "page" || v == "location" {
+			return "", ""
 		}
 		if _, click := Attr(a, "onclick"); click {
-			return "no href, only a click handler"
+			return "links.uncrawlable", "no href, only a click handler"
 		}
-		return ""
+		return "links.uncrawlable", "no href"
 	}
-	h := strings.TrimSpace(l.Href)
-	low := strings.ToLower(h)
 	switch {
 	case h == "":
-		return "empty href"
+		return lkPlaceholder, "empty href"
 	case h == "#":
-		return "bare # href"
+		return lkPlaceholder, "bare # href"
 	case strings.HasPrefix(low, "javascript:"):
-		return "javascript: href"
-	case strings.HasPrefix(low, "file:"):
-		return "file: href"
-	case strings.HasPrefix(low, "mailto:"):
-		return ""
+		return "links.uncrawlable", "javascript: href"
 	}
 	if l.Unparseable {
-		return "href does not parse as a URL"
+		return "links.uncrawlable", "href does not parse as a URL"
 	}
-	return ""
+	return "", ""
 }
 
 func checkLinks(p *Page, r *Reporter) {
@@ -219,17 +262,21 @@ func checkLinks(p *Page, r *Reporter) {
 	reportedHTTP := map[string]bool{}
 
 	for i, l := range p.Links {
-		if why := lkUncrawlable(l); why != "" {
-			r.addLazy("links.uncrawlable", "the link cannot be followed by crawlers: "+why, func() seo.Evidence {
+		if id, why := lkUncrawlable(l); id == lkPlaceholder {
+			r.addLazy(id, "the link leads back to the page itself: "+why, func() seo.Evidence {
+				return seo.Evidence{Element: Outer(l.Node), Value: l.Href, Detail: why}
+			})
+		} else if id != "" {
+			r.addLazy(id, "the link cannot be followed by crawlers: "+why, func() seo.Evidence {
 				return seo.Evidence{Element: Outer(l.Node), Value: l.Href, Detail: why}
 			})
 		}
 		if !l.HasHref {
 			continue
 		}
-		if strings.HasPrefix(strings.TrimSpace(l.Href), "#") && len(strings.TrimSpace(l.Href)) > 1 {
+		if h := strings.TrimSpace(l.Href); strings.HasPrefix(h, "#") && len(h) > 1 {
 			fragLinks = append(fragLinks, i)
-		} else if j := strings.IndexByte(l.Href, '#'); j > 0 && j < len(l.Href)-1 && l.URL != nil && l.URL.Path == p.URL.Path && cnURLKey(l.URL) == pageKey {
+		} else if j := strings.IndexByte(h, '#'); j > 0 && j < len(h)-1 && l.URL != nil && l.URL.Path == p.URL.Path && cnURLKey(l.URL) == pageKey {
 			fragLinks = append(fragLinks, i)
 		}
 		if l.URL == nil {
@@ -249,13 +296,16 @@ func checkLinks(p *Page, r *Reporter) {
 				return seo.Evidence{Element: el(), Value: l.URL.String(), URLs: []string{l.URL.String()}}
 			})
 		}
+		samePage := cnURLKey(l.URL) == pageKey
 		if !l.Nofollow {
-			if len(l.Text) <= lkGenericMaxBytes && lkGenericTexts[lkNormText(l.Text)] {
+			// A link to the page itself (a #fragment) needs no description
+			// of its target.
+			if !samePage && len(l.Text) <= lkGenericMaxBytes && lkGenericTexts[lkNormText(l.Text)] {
 				r.addLazy("links.non_descriptive_text", `the link text "`+l.Text+`" does not describe its target`, func() seo.Evidence {
 					return seo.Evidence{Element: el(), Value: l.Text, URLs: []string{l.URL.String()}}
 				})
 			}
-			if followable == 0 && cnURLKey(l.URL) != pageKey {
+			if followable == 0 && !samePage {
 				followable++
 			}
 		}

@@ -6,13 +6,13 @@ import (
 )
 
 func TestLinksFixtures(t *testing.T) {
-	all := []string{"links.uncrawlable", "links.non_descriptive_text", "links.empty_text", "links.internal_nofollow",
+	all := []string{"links.uncrawlable", "links.placeholder_href", "links.non_descriptive_text", "links.empty_text", "links.internal_nofollow",
 		"links.to_http", "links.to_private_host", "links.unsafe_target_blank", "links.too_many", "links.dead_end", "links.broken_fragment"}
 	tests := []struct {
 		name, file string
 		want       []string
 	}{
-		{"bad", "links/bad.html", []string{"links.uncrawlable", "links.non_descriptive_text", "links.empty_text", "links.internal_nofollow",
+		{"bad", "links/bad.html", []string{"links.uncrawlable", "links.placeholder_href", "links.non_descriptive_text", "links.empty_text", "links.internal_nofollow",
 			"links.to_http", "links.to_private_host", "links.unsafe_target_blank", "links.broken_fragment"}},
 		{"good", "links/good.html", nil},
 		{"dead end", "links/deadend.html", []string{"links.dead_end"}},
@@ -43,14 +43,15 @@ func lkContains(list []string, s string) bool {
 
 func TestLinksFindingDetails(t *testing.T) {
 	rep := analyzeFixture(t, "links/bad.html", "", nil, nil)
-	n := 0
+	count := map[string]int{}
 	for _, f := range rep.Findings {
-		if f.ID == "links.uncrawlable" {
-			n++
-		}
+		count[f.ID]++
 	}
-	if n != 4 {
-		t.Errorf("links.uncrawlable reported %d times, want 4 (javascript:, empty, #, onclick)", n)
+	if n := count["links.uncrawlable"]; n != 3 {
+		t.Errorf("links.uncrawlable reported %d times, want 3 (javascript:, onclick, no href)", n)
+	}
+	if n := count["links.placeholder_href"]; n != 2 {
+		t.Errorf("links.placeholder_href reported %d times, want 2 (empty, #)", n)
 	}
 	if f := finding(rep, "links.broken_fragment"); f == nil || f.Evidence.Value != "#missing-section" {
 		t.Errorf("broken_fragment evidence = %+v", f)
@@ -69,12 +70,12 @@ func TestLinksFindingDetails(t *testing.T) {
 func TestLinksPageData(t *testing.T) {
 	rep := analyzeFixture(t, "links/good.html", "", nil, nil)
 	l := rep.Links
-	// Internal: a, b, img, c, page#section, #anchor, #top; external: other.org/e.
-	if l.Internal != 7 || l.External != 1 || l.Nofollow != 1 {
-		t.Errorf("counts internal=%d external=%d nofollow=%d, want 7 1 1", l.Internal, l.External, l.Nofollow)
+	// Internal: a, b, img, c, page#section, #anchor, #top, #section; external: other.org/e.
+	if l.Internal != 8 || l.External != 1 || l.Nofollow != 1 {
+		t.Errorf("counts internal=%d external=%d nofollow=%d, want 8 1 1", l.Internal, l.External, l.Nofollow)
 	}
-	if len(l.List) != 8 {
-		t.Fatalf("list has %d links, want 8: %+v", len(l.List), l.List)
+	if len(l.List) != 9 {
+		t.Fatalf("list has %d links, want 9: %+v", len(l.List), l.List)
 	}
 	first := l.List[0]
 	if first.URL != "https://example.com/a" || first.Text != "Our pricing plans" || !first.Internal {
@@ -111,6 +112,7 @@ func TestLinksGenericTextLanguages(t *testing.T) {
 	}{
 		{"en", "Read more »", true}, {"de", "Klicke hier", true}, {"es", "Leer más", true}, {"fr", "En savoir plus", true},
 		{"it", "Clicca qui", true}, {"nl", "Klik hier", true}, {"pt", "Clique aqui", true}, {"ru", "Подробнее", true},
+		{"sv", "Läs mer", true}, {"en Lighthouse", "information", true}, {"trailing ellipsis", "Mehr…", true},
 		{"descriptive", "Pricing for teams", false},
 	}
 	for _, tc := range tests {
@@ -120,6 +122,75 @@ func TestLinksGenericTextLanguages(t *testing.T) {
 			if got := finding(rep, "links.non_descriptive_text") != nil; got != tc.want {
 				t.Errorf("non_descriptive_text for %q = %v, want %v", tc.text, got, tc.want)
 			}
+		})
+	}
+}
+
+// TestLinksCrawlableRules pins the rules shared with Lighthouse's
+// crawlable-anchors audit and Google's link guidance, and the deliberate
+// differences (every javascript: href fails; empty and bare # hrefs are a
+// notice of their own).
+func TestLinksCrawlableRules(t *testing.T) {
+	tests := []struct {
+		name, a string
+		want    string // check ID, or "" for a crawlable link
+	}{
+		{"path", `<a href="/pricing">Pricing</a>`, ""},
+		{"fragment", `<a href="#section">Section</a>`, ""},
+		{"mailto", `<a href="mailto:info@example.com">Mail</a>`, ""},
+		{"tel", `<a href="tel:+4930123">Call</a>`, ""},
+		{"role", `<a role="button" href="#">Menu</a>`, ""},
+		{"role with javascript", `<a role="button" href="javascript:void(0)">Menu</a>`, ""},
+		{"id target", `<a id="intro"></a>`, ""},
+		{"id with empty href", `<a id="intro" href="">Intro</a>`, ""},
+		{"name target", `<a name="intro"></a>`, ""},
+		{"current page placeholder", `<a aria-current="page">Pricing</a>`, ""},
+		{"empty href", `<a href="">Pricing</a>`, "links.placeholder_href"},
+		{"bare #", `<a href="#">Menu</a>`, "links.placeholder_href"},
+		{"bare # with space", `<a href=" # ">Menu</a>`, "links.placeholder_href"},
+		{"no href", `<a class="share">Share</a>`, "links.uncrawlable"},
+		{"no href, click handler", `<a onclick="go('/pricing')">Pricing</a>`, "links.uncrawlable"},
+		{"javascript void", `<a href="javascript:void(0)">Menu</a>`, "links.uncrawlable"},
+		{"javascript void spaced", `<a href="javascript: void 0;">Menu</a>`, "links.uncrawlable"},
+		{"javascript semicolon", `<a href="javascript:;">Menu</a>`, "links.uncrawlable"},
+		{"javascript navigation", `<a href="javascript:goTo('products')">Products</a>`, "links.uncrawlable"},
+		{"file", `<a href="file:///C:/docs/a.html">Docs</a>`, "links.uncrawlable"},
+		{"file with name", `<a name="docs" href="file:///C:/docs/a.html">Docs</a>`, "links.uncrawlable"},
+		{"unparseable", `<a href="http://[::1">Broken</a>`, "links.uncrawlable"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			doc := `<html><head><title>t</title></head><body>` + tc.a + `</body></html>`
+			rep := analyzeString(t, doc, "", nil, nil)
+			var want, absent []string
+			for _, id := range []string{"links.uncrawlable", "links.placeholder_href"} {
+				if id == tc.want {
+					want = append(want, id)
+				} else {
+					absent = append(absent, id)
+				}
+			}
+			assertIDs(t, rep, want, absent)
+		})
+	}
+}
+
+// TestLinksGenericTextSkipped: like Lighthouse's link-text, links to the
+// page itself and nofollow links are not judged on their text.
+func TestLinksGenericTextSkipped(t *testing.T) {
+	tests := []struct{ name, a string }{
+		{"fragment", `<a href="#footer">More</a>`},
+		{"same page with fragment", `<a href="https://example.com/page#footer">Read more</a>`},
+		{"empty href", `<a href="">Read more</a>`},
+		{"nofollow", `<a href="/x" rel="nofollow">click here</a>`},
+		{"mailto", `<a href="mailto:a@example.com">here</a>`},
+		{"javascript", `<a href="javascript:more()">more</a>`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			doc := `<html><head><title>t</title></head><body>` + tc.a + `</body></html>`
+			rep := analyzeString(t, doc, "", nil, nil)
+			assertIDs(t, rep, nil, []string{"links.non_descriptive_text"})
 		})
 	}
 }

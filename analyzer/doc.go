@@ -25,7 +25,10 @@
 // Link-scope checks (broken, redirected and noindex targets of links,
 // images, canonical, hreflang and og:image) run when [Options.CheckLinks]
 // is set, at any depth; mobile parity checks when [Options.AnalyzeMobile] is
-// set. [Catalog] lists every ID with its severity and scope.
+// set. [Catalog] lists every ID with its severity and scope and, where
+// known, the standard or tool the rule follows and how seokit deliberately
+// differs from it (links.uncrawlable and links.non_descriptive_text against
+// Lighthouse's crawlable-anchors and link-text audits, for instance).
 //
 // # Extending
 //

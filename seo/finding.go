@@ -93,6 +93,13 @@ type CheckInfo struct {
 	Scope    Scope    `json:"scope"`
 	// Summary is a one-line description of what triggers the check.
 	Summary string `json:"summary"`
+	// Source names the standard or tool the rule follows, with its URL,
+	// e.g. "Lighthouse crawlable-anchors; Google: Make your links crawlable
+	// (https://...)". Empty when the rule is seokit's own.
+	Source string `json:"source,omitempty"`
+	// Differs says how and why seokit deliberately differs from Lighthouse,
+	// Yoast, Screaming Frog or the source it follows. Empty when it does not.
+	Differs string `json:"differs,omitempty"`
 }
 
 // Area returns the part of the ID before its last dot ("title" for

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/seokit/seokit/analyzer"
-	"github.com/seokit/seokit/crawler"
 	"github.com/seokit/seokit/seo"
 )
 
@@ -191,11 +190,4 @@ func byteSize(n int64) string {
 		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
 	}
 	return fmt.Sprintf("%d B", n)
-}
-
-func runChecks(w io.Writer) error {
-	for _, c := range append(analyzer.Catalog(), crawler.Catalog()...) {
-		fmt.Fprintf(w, "%-48s %-8s %-7s %s\n", c.ID, c.Severity, c.Scope, c.Summary)
-	}
-	return nil
 }

@@ -24,7 +24,8 @@ const usage = `usage:
   cli analyze [flags] URL      analyse one page
   cli crawl [flags] DOMAIN     crawl a site (a domain with optional port, or a start URL)
   cli optimize [flags] FILE    score a text for keyphrases and a locale
-  cli checks                   list every check ID with its severity and scope
+  cli checks [-v] [-json]      list every check ID with its severity and scope
+                               (-v: the rule's source and how seokit differs from it)
   cli keywords suggest QUERY   keyword ideas from the local keyword table
   cli keywords import FILE     import a Keyword Planner, Search Console or Semrush CSV
   cli rankings check KEYWORD.. check positions now with a SERP provider
@@ -91,7 +92,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	case "optimize":
 		return runOptimize(ctx, args[1:], stdout, stderr)
 	case "checks":
-		return runChecks(stdout)
+		return runChecks(args[1:], stdout, stderr)
 	case "keywords":
 		return runKeywords(ctx, args[1:], stdout, stderr)
 	case "rankings":

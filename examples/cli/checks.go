@@ -1,0 +1,46 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/seokit/seokit/analyzer"
+	"github.com/seokit/seokit/crawler"
+)
+
+// runChecks lists the page and site checks: one line each, with -v the
+// standard or tool each rule follows and how seokit deliberately differs
+// from it, with -json the catalogue as a JSON array.
+func runChecks(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("checks", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	verbose := fs.Bool("v", false, "also print each rule's source and how seokit differs from Lighthouse, Yoast or Screaming Frog")
+	asJSON := fs.Bool("json", false, "print the catalogue as JSON (id, severity, scope, summary, source, differs)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return &exitError{code: 2, err: fmt.Errorf("checks takes no arguments, got %q", fs.Arg(0))}
+	}
+	checks := append(analyzer.Catalog(), crawler.Catalog()...)
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(checks)
+	}
+	for _, c := range checks {
+		fmt.Fprintf(stdout, "%-48s %-8s %-7s %s\n", c.ID, c.Severity, c.Scope, c.Summary)
+		if !*verbose {
+			continue
+		}
+		if c.Source != "" {
+			fmt.Fprintf(stdout, "    source:  %s\n", c.Source)
+		}
+		if c.Differs != "" {
+			fmt.Fprintf(stdout, "    differs: %s\n", c.Differs)
+		}
+	}
+	return nil
+}
