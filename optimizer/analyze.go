@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -344,6 +345,7 @@ func (a *analysis) readability() {
 		a.assess("readability", IDConsecutiveOpenings, "", score)
 	}
 	if !p.full() {
+		a.r.Readability.Reason = ReasonUnsupportedLanguage
 		return
 	}
 	// Passive voice and transition words.
@@ -415,7 +417,13 @@ func (a *analysis) readability() {
 			}
 		}
 	}
-	if w == 0 || s == 0 {
+	rd := &a.r.Readability
+	switch {
+	case st.Letters < 50:
+		rd.Reason = ReasonTooShort
+		return
+	case w == 0 || s == 0:
+		rd.Reason = ReasonNoProse
 		return
 	}
 	st.ComplexWords = complex
@@ -432,23 +440,23 @@ func (a *analysis) readability() {
 	}
 	f := p.flesch
 	W, S, Y := float64(w), float64(s), float64(y)
-	rd := &a.r.Readability
 	rd.Formula = f.name
-	rd.Score = round2(clamp(f.fn(W, S, Y), 0, 100))
+	ease := round2(clamp(f.fn(W, S, Y), 0, 100))
+	rd.Score = &ease
 	switch {
-	case rd.Score >= f.good:
+	case ease >= f.good:
 		rd.Band = "easy"
-	case rd.Score >= f.ok:
+	case ease >= f.ok:
 		rd.Band = "fairly difficult"
 	default:
 		rd.Band = "difficult"
 	}
 	if w >= 50 {
-		score := band(rd.Score >= f.good, rd.Score >= f.ok)
+		score := band(ease >= f.good, ease >= f.ok)
 		a.assess("readability", IDHardToRead, "", score)
 		if score < 9 {
-			a.finding(IDHardToRead, "", fmt.Sprintf("the %s score is %.1f (%s); %.0f or more reads easily: use shorter sentences and words", f.name, rd.Score, rd.Band, f.good),
-				seo.Measure("content", rd.Score, f.good), nil)
+			a.finding(IDHardToRead, "", fmt.Sprintf("the %s score is %.1f (%s); %.0f or more reads easily: use shorter sentences and words", f.name, ease, rd.Band, f.good),
+				seo.Measure("content", ease, f.good), nil)
 		}
 	}
 	if p.code == "en" {
@@ -626,6 +634,8 @@ func (a *analysis) finish() {
 	if readN > 0 {
 		r.ReadabilityScore = int(math.Round(100 * readSum / (9 * readN)))
 	}
+	r.SEOScore, r.SEOCappedBy = capScore(r.SEOScore, a.findings, "seo")
+	r.ReadabilityScore, r.ReadabilityCappedBy = capScore(r.ReadabilityScore, a.findings, "readability")
 	r.SEORating, r.ReadabilityRating = rating(r.SEOScore), rating(r.ReadabilityScore)
 	sort.SliceStable(a.findings, func(i, j int) bool { return a.findings[i].Severity > a.findings[j].Severity })
 	r.Findings = a.findings
@@ -646,6 +656,40 @@ func (a *analysis) finish() {
 	if r.Keyphrases == nil {
 		r.Keyphrases = []Keyphrase{}
 	}
+}
+
+// Score caps: while an error finding of its area stands, a score is at
+// most capError (rated "ok" at best); content.empty, too little text to
+// rate, caps both scores at capEmpty (rated "bad").
+const (
+	capError = 70
+	capEmpty = 40
+)
+
+// capScore applies the score caps of area ("seo" or "readability") to
+// score, and returns the IDs of the errors that lowered it. Every error
+// caps the SEO score; content.empty and the readability errors cap the
+// readability score.
+func capScore(score int, findings []Finding, area string) (int, []string) {
+	limit := score
+	var by []string
+	for _, f := range findings {
+		if f.Severity != seo.Error {
+			continue
+		}
+		c := capError
+		switch {
+		case f.ID == IDContentEmpty:
+			c = capEmpty
+		case area == "readability" && !strings.HasPrefix(f.ID, "readability."):
+			continue
+		}
+		if c < score && !slices.Contains(by, f.ID) {
+			by = append(by, f.ID)
+			limit = min(limit, c)
+		}
+	}
+	return limit, by
 }
 
 // body tokens of a string (title, description, alt text...), with the

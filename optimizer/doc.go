@@ -74,9 +74,24 @@
 // removed) occur in that sentence, in any order and in any word form (same
 // stem; a word over 64 bytes is its own stem), with case, apostrophes and
 // diacritics folded. A keyphrase in double
-// quotes matches only as the exact phrase, in order. Density is uses per 100
-// words; the adjusted density multiplies it by 0.7 + n/3 for n content
-// words. Each keyphrase is checked in the title, the first paragraph, the
+// quotes matches only as the exact phrase, in order.
+//
+// Density is uses per 100 words, and it is the density every message
+// quotes. The density rule is computed once, in numbers of uses, and
+// Keyphrase.RecommendedMin to RecommendedMax, Keyphrase.DensityRating, the
+// findings and the assessment all read it, so they cannot disagree:
+//
+//	under 51 words    1 use is good, 2 too many, 3 or more stuffing
+//	51 to 99 words    1 or 2 uses good, 3 too many, 4 or more stuffing
+//	100 words or more the uses whose adjusted density is 0.5% to 3.5% are good
+//	                  (3% for a quoted keyphrase or a language without word
+//	                  forms), more up to 4% too many, above 4% stuffing
+//
+// The adjusted density (Keyphrase.AdjustedDensity) multiplies the density
+// by 0.7 + n/3 for n content words, so longer keyphrases need fewer uses.
+// The range always has at least 1 use, and 1 use is never too many.
+//
+// Each keyphrase is checked in the title, the first paragraph, the
 // H2/H3 subheadings, the meta description, image alt texts and the slug,
 // for its distribution (longest run of sentences without it), stuffing
 // signals, links that compete for it and other keyphrases with the same
@@ -91,6 +106,15 @@
 // keyphrases together weigh as much as one. The readability score applies
 // the same formula to the readability assessments. Ratings: above 70 is
 // "good", above 40 "ok", otherwise "bad".
+//
+// A score is never rated "good" while an error finding of its area stands:
+// every error caps the SEO score at 70 ("ok" at best), and content.empty,
+// which leaves too little text to rate, caps both scores at 40 ("bad").
+// Report.SEOCappedBy and ReadabilityCappedBy name the errors that lowered
+// a score. A metric that was not computed is null, never 0, with the
+// reason: Readability.Score is nil with Reason "unsupported_language" (no
+// formula for the language), "too_short" (under 50 letters) or "no_prose"
+// (no paragraph, list item or quote).
 //
 // # Findings
 //
@@ -113,10 +137,9 @@
 //	keyphrase.function_words_only   warning  keyphrase of function words only
 //	keyphrase.too_long              warning  more than 4 content words
 //	keyphrase.not_found             error    keyphrase not in the body
-//	keyphrase.density_low           warning  adjusted density under 0.5%
-//	keyphrase.density_high          warning  adjusted density over 3% (3.5% with word forms);
-//	                                         short texts: 2 uses under 51 words, 3 under 100
-//	keyphrase.stuffing              error    adjusted density over 4%, or more uses than that
+//	keyphrase.density_low           warning  fewer uses than the recommended range
+//	keyphrase.density_high          warning  more uses than the range, adjusted density up to 4%
+//	keyphrase.stuffing              error    more uses still (see Keyphrases)
 //	keyphrase.repeated_in_sentence  notice   3 or more uses in one sentence
 //	keyphrase.not_in_title          warning  title lacks the keyphrase
 //	keyphrase.title_not_at_start    notice   keyphrase in the title but not at its start
@@ -146,7 +169,13 @@
 //
 // Report.Suggestions has a title (at most 60 characters) and a meta
 // description (at most 155) built from the text that contain the primary
-// keyphrase, a slug built from it, and one tip per finding ID.
+// keyphrase, a slug built from it, and one tip per finding ID. The slug
+// writes letters as the locale's language does without marks: German ä ö ü
+// ß as ae oe ue ss (gruener-tee), Danish and Norwegian æ ø å as ae oe aa,
+// other Latin-script languages fold diacritics (creme-brulee); Cyrillic
+// stays Cyrillic (ё as е) and runs of ideographs or kana are not split. A
+// slug spelled either way (gruener-tee or gruner-tee) reflects the
+// keyphrase.
 //
 // # Memory
 //

@@ -106,3 +106,32 @@ func hasWordChar(s string) bool {
 	}
 	return false
 }
+
+// transliterate writes a lowercase text's letters the way its language
+// spells them without marks, for slugs: German ä ö ü ß as ae oe ue ss,
+// Danish and Norwegian æ ø å as ae oe aa; Russian keeps its Cyrillic
+// letters (й too) and writes ё as е; any other language folds diacritics
+// (é as e) and writes the letters that have no mark to drop in ASCII (æ as
+// ae, ø as o, ł as l).
+func transliterate(lang, s string) string {
+	switch lang {
+	case "ru", "uk", "be", "bg", "sr", "mk":
+		return strings.ReplaceAll(s, "ё", "е")
+	}
+	if r, ok := slugLetters[lang]; ok {
+		s = r.Replace(s)
+	}
+	return foldDiacritics(slugFold.Replace(s))
+}
+
+var (
+	nordicLetters = strings.NewReplacer("æ", "ae", "ø", "oe", "å", "aa")
+	slugLetters   = map[string]*strings.Replacer{
+		"de": strings.NewReplacer("ä", "ae", "ö", "oe", "ü", "ue", "ß", "ss"),
+		"da": nordicLetters,
+		"nb": nordicLetters,
+		"nn": nordicLetters,
+		"no": nordicLetters,
+	}
+	slugFold = strings.NewReplacer("æ", "ae", "œ", "oe", "ø", "o", "ł", "l", "đ", "d", "ð", "d", "þ", "th", "ı", "i", "ß", "ss")
+)

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/clipperhouse/uax29/v2/words"
 	"github.com/seokit/seokit/seo"
@@ -393,56 +395,33 @@ func (a *analysis) keyphrase(k *kphrase, titleToks []*word, descSents [][]*word,
 		a.finding(IDRepeatedInSentence, id, fmt.Sprintf("a sentence uses %q %d times; once per sentence reads naturally", k.phrase, kr.MaxPerSentence), ev("content"), &rep)
 	}
 
-	// Density.
+	// Density: the range of uses and the verdict come from useRange, so
+	// the summary, the finding and the assessment cannot disagree.
 	words := st.Words
-	factor := 0.7 + float64(max(n, 1))/3
-	if words > 0 {
-		kr.Density = round2(100 * float64(kr.Occurrences) / float64(words))
-		kr.AdjustedDensity = round2(kr.Density * factor)
-		kr.RecommendedMin = int(math.Ceil(0.5 * float64(words) / (100 * factor)))
-		kr.RecommendedMax = int(math.Floor(3 * float64(words) / (100 * factor)))
-		kr.RecommendedMin = max(kr.RecommendedMin, 1)
-		kr.RecommendedMax = max(kr.RecommendedMax, kr.RecommendedMin)
-	}
-	upper := 3.5
-	if k.exact {
-		upper = 3
-	}
 	if words > 0 && len(k.keys) > 0 {
 		occN := kr.Occurrences
+		factor := 0.7 + float64(max(n, 1))/3
+		kr.Density = round2(100 * float64(occN) / float64(words))
+		kr.AdjustedDensity = round2(kr.Density * factor)
+		u := useRange(words, n, k.exact || !a.p.full())
+		kr.RecommendedMin, kr.RecommendedMax = u.min, u.max
+		kr.DensityRating = u.rate(occN)
 		score := 9
-		switch {
-		case occN == 0:
+		inWords := fmt.Sprintf("%q occurs %d times in %d words (density %.2f%%)", k.phrase, occN, words, kr.Density)
+		switch kr.DensityRating {
+		case DensityNotFound:
 			score = 4
-			a.finding(IDKeyphraseNotFound, id, fmt.Sprintf("the keyphrase %q does not occur in the text; use it %d to %d times", k.phrase, kr.RecommendedMin, kr.RecommendedMax), ev("content"), nil)
-		case words < 51:
-			if occN == 2 {
-				score = -10
-				a.finding(IDDensityHigh, id, fmt.Sprintf("%q occurs %d times in %d words; once is enough in a short text", k.phrase, occN, words), seo.Measure("content", float64(occN), 1), &spans)
-			} else if occN > 2 {
-				score = -50
-				kr.StuffingSignals = append(kr.StuffingSignals, fmt.Sprintf("%d uses in a text of %d words", occN, words))
-				a.finding(IDStuffing, id, fmt.Sprintf("%q occurs %d times in %d words: that is keyword stuffing; use it once", k.phrase, occN, words), seo.Measure("content", float64(occN), 1), &spans)
-			}
-		case words < 100:
-			if occN == 3 {
-				score = -10
-				a.finding(IDDensityHigh, id, fmt.Sprintf("%q occurs %d times in %d words; once or twice is enough in a short text", k.phrase, occN, words), seo.Measure("content", float64(occN), 2), &spans)
-			} else if occN > 3 {
-				score = -50
-				kr.StuffingSignals = append(kr.StuffingSignals, fmt.Sprintf("%d uses in a text of %d words", occN, words))
-				a.finding(IDStuffing, id, fmt.Sprintf("%q occurs %d times in %d words: that is keyword stuffing; use it at most twice", k.phrase, occN, words), seo.Measure("content", float64(occN), 2), &spans)
-			}
-		case kr.AdjustedDensity < 0.5:
+			a.finding(IDKeyphraseNotFound, id, fmt.Sprintf("the keyphrase %q does not occur in the text; use it %s", k.phrase, u.advice()), ev("content"), nil)
+		case DensityLow:
 			score = 4
-			a.finding(IDDensityLow, id, fmt.Sprintf("%q occurs %d times (density %.2f%%); use it %d to %d times", k.phrase, occN, kr.AdjustedDensity, kr.RecommendedMin, kr.RecommendedMax), seo.Measure("content", kr.AdjustedDensity, 0.5), &spans)
-		case kr.AdjustedDensity > 4:
-			score = -50
-			kr.StuffingSignals = append(kr.StuffingSignals, fmt.Sprintf("density %.2f%% is above 4%%", kr.AdjustedDensity))
-			a.finding(IDStuffing, id, fmt.Sprintf("%q occurs %d times (density %.2f%%): that is keyword stuffing; use it at most %d times", k.phrase, occN, kr.AdjustedDensity, kr.RecommendedMax), seo.Measure("content", kr.AdjustedDensity, 4), &spans)
-		case kr.AdjustedDensity > upper:
+			a.finding(IDDensityLow, id, fmt.Sprintf("%s; use it %s", inWords, u.advice()), seo.Measure("content", float64(occN), float64(u.min)), &spans)
+		case DensityHigh:
 			score = -10
-			a.finding(IDDensityHigh, id, fmt.Sprintf("%q occurs %d times (density %.2f%%); use it at most %d times", k.phrase, occN, kr.AdjustedDensity, kr.RecommendedMax), seo.Measure("content", kr.AdjustedDensity, upper), &spans)
+			a.finding(IDDensityHigh, id, fmt.Sprintf("%s; use it %s", inWords, u.advice()), seo.Measure("content", float64(occN), float64(u.max)), &spans)
+		case DensityStuffing:
+			score = -50
+			kr.StuffingSignals = append(kr.StuffingSignals, fmt.Sprintf("%d uses in %d words, more than %d", occN, words, u.stuffing))
+			a.finding(IDStuffing, id, fmt.Sprintf("%s: that is keyword stuffing; use it %s", inWords, u.advice()), seo.Measure("content", float64(occN), float64(u.max)), &spans)
 		}
 		a.assess("seo", "keyphrase.density", id, score)
 	}
@@ -611,13 +590,12 @@ func (a *analysis) keyphrase(k *kphrase, titleToks []*word, descSents [][]*word,
 
 	// Slug.
 	if a.req.Slug != "" && len(k.keys) > 0 {
-		share, _ := matchTokens(k, slug)
-		in := share >= 1 || (len(k.keys) > 2 && share > 0.5)
+		in := a.inSlug(k, slug)
 		kr.InSlug = &in
 		score := 9
 		if !in {
 			score = 6
-			a.finding(IDNotInSlug, id, fmt.Sprintf("the slug does not contain %q; try %q", k.phrase, slugify(k.words)), seo.Evidence{Element: "slug", Value: seo.Clip(a.req.Slug)}, nil)
+			a.finding(IDNotInSlug, id, fmt.Sprintf("the slug does not contain %q; try %q", k.phrase, slugify(a.r.Language, k.words)), seo.Evidence{Element: "slug", Value: seo.Clip(a.req.Slug)}, nil)
 		}
 		a.assess("seo", IDNotInSlug, id, score)
 	}
@@ -698,6 +676,83 @@ func (a *analysis) keyphrase(k *kphrase, titleToks []*word, descSents [][]*word,
 	return kr
 }
 
+// Density ratings of Keyphrase.DensityRating.
+const (
+	DensityGood     = "good"
+	DensityNotFound = "not_found"
+	DensityLow      = "low"
+	DensityHigh     = "high"
+	DensityStuffing = "stuffing"
+)
+
+// uses is the density rule of one keyphrase in one text, in numbers of
+// uses: min to max uses are good, more than stuffing are keyword stuffing.
+// min is at least 1 and max at least min.
+type uses struct {
+	min, max, stuffing int
+}
+
+// useRange is the one place the density rule lives (Yoast's, see the
+// package documentation): a text of fewer than 51 words takes 1 use (2 are
+// too many, 3 stuffing), one of fewer than 100 words 1 or 2 (3 too many, 4
+// stuffing); a longer one takes the uses whose adjusted density
+// 100 × uses / words × (0.7 + n/3), n content words, is from 0.5% to 3.5%
+// (3% for an exact keyphrase or without word forms), and over 4% is
+// stuffing. One use is never too many: a keyphrase so long that one use
+// passes the bounds is rated good once.
+func useRange(words, n int, exactForms bool) uses {
+	switch {
+	case words < 51:
+		return uses{1, 1, 2}
+	case words < 100:
+		return uses{1, 2, 3}
+	}
+	// 100 × factor = 10 × (21 + 10n) / 3, so the bounds b × words / (100 ×
+	// factor) are computed in integers as 3 × (10b) × words / (100 × d).
+	d := int64(21 + 10*max(n, 1))
+	w := int64(words)
+	upper := int64(35)
+	if exactForms {
+		upper = 30
+	}
+	u := uses{
+		min: int((15*w + 100*d - 1) / (100 * d)),
+		max: int(3 * upper * w / (100 * d)),
+	}
+	u.stuffing = int(120 * w / (100 * d))
+	u.min = max(u.min, 1)
+	u.max = max(u.max, u.min)
+	u.stuffing = max(u.stuffing, u.max)
+	return u
+}
+
+// rate rates a number of uses.
+func (u uses) rate(n int) string {
+	switch {
+	case n == 0:
+		return DensityNotFound
+	case n < u.min:
+		return DensityLow
+	case n <= u.max:
+		return DensityGood
+	case n <= u.stuffing:
+		return DensityHigh
+	}
+	return DensityStuffing
+}
+
+// advice says how often to use the keyphrase: "once", "3 times", "2 to 6
+// times".
+func (u uses) advice() string {
+	switch {
+	case u.min == u.max && u.max == 1:
+		return "once"
+	case u.min == u.max:
+		return fmt.Sprintf("%d times", u.max)
+	}
+	return fmt.Sprintf("%d to %d times", u.min, u.max)
+}
+
 // textList holds the words of many short texts in one array: text i is
 // words[ends[i-1]:ends[i]].
 type textList struct {
@@ -765,16 +820,55 @@ func slugWords(s string) string {
 	return strings.NewReplacer("-", " ", "_", " ", ".", " ", "+", " ").Replace(s)
 }
 
-// slugify builds a slug from words: lowercase, diacritics removed, joined by hyphens.
-func slugify(ws []string) string {
-	var parts []string
+// slugify builds a slug for language lang from words: lowercase, written
+// in ASCII the way the language does when its letters lose their marks
+// (transliterate), joined by hyphens; runs of ideographs and kana stay
+// together, as such scripts put no space between words.
+func slugify(lang string, ws []string) string {
+	var b strings.Builder
+	prevIdeo := false
 	for _, w := range ws {
-		it := words.FromString(foldDiacritics(strings.ReplaceAll(w, "'", " ")))
+		it := words.FromString(transliterate(lang, strings.ReplaceAll(strings.ToLower(w), "'", " ")))
 		for it.Next() {
-			if v := it.Value(); isWordToken(v) {
-				parts = append(parts, strings.ToLower(v))
+			v := it.Value()
+			if !isWordToken(v) {
+				continue
 			}
+			ideo := isIdeographic(v)
+			if b.Len() > 0 && !(ideo && prevIdeo) {
+				b.WriteByte('-')
+			}
+			b.WriteString(v)
+			prevIdeo = ideo
 		}
 	}
-	return strings.Join(parts, "-")
+	return b.String()
+}
+
+// isIdeographic reports whether a word is written in Han, Hiragana or
+// Katakana.
+func isIdeographic(s string) bool {
+	r, _ := utf8.DecodeRuneInString(s)
+	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana)
+}
+
+// inSlug reports whether the slug's words reflect the keyphrase: all its
+// words, or more than half of them for a keyphrase of 3 or more words.
+// A slug written with the language's transliteration (gruener-tee for
+// "grüner Tee") counts too.
+func (a *analysis) inSlug(k *kphrase, slug []*word) bool {
+	has := func(k *kphrase) bool {
+		share, _ := matchTokens(k, slug)
+		return share >= 1 || (len(k.keys) > 2 && share > 0.5)
+	}
+	if has(k) {
+		return true
+	}
+	plain := strings.Join(k.words, " ")
+	alt := strings.ReplaceAll(slugify(a.r.Language, k.words), "-", " ")
+	if alt == "" || alt == foldDiacritics(plain) {
+		return false
+	}
+	t := a.parseKeyphrase(alt)
+	return has(&t)
 }

@@ -2,6 +2,7 @@ package optimizer
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -190,8 +191,13 @@ func TestScoreRule(t *testing.T) {
 		num += e[0] / 2
 		den += 9 * e[1] / 2
 	}
-	if want := int(math.Round(100 * num / den)); r.SEOScore != want {
-		t.Errorf("SEO score %d, want %d", r.SEOScore, want)
+	// The absent keyphrase is an error, which caps the SEO score at 70.
+	want := int(math.Round(100 * num / den))
+	if want <= capError || !slices.Equal(r.SEOCappedBy, []string{IDKeyphraseNotFound}) {
+		t.Errorf("uncapped SEO score %d, capped by %v", want, r.SEOCappedBy)
+	}
+	if r.SEOScore != capError {
+		t.Errorf("SEO score %d, want %d", r.SEOScore, capError)
 	}
 	if want := int(math.Round(100 * read / (9 * readN))); r.ReadabilityScore != want {
 		t.Errorf("readability score %d, want %d", r.ReadabilityScore, want)

@@ -141,11 +141,17 @@ type Report struct {
 	// Format is the input format used: "text", "markdown" or "html".
 	Format string `json:"format"`
 	// SEOScore and ReadabilityScore are 0-100; see the package
-	// documentation for the rule.
+	// documentation for the rule. SEORating and ReadabilityRating are
+	// "good", "ok" or "bad"; neither is "good" while an error finding of
+	// its area stands.
 	SEOScore          int    `json:"seoScore"`
 	SEORating         string `json:"seoRating"`
 	ReadabilityScore  int    `json:"readabilityScore"`
 	ReadabilityRating string `json:"readabilityRating"`
+	// SEOCappedBy and ReadabilityCappedBy name the error findings that
+	// lowered the score to its cap (70, or 40 for content.empty), if any.
+	SEOCappedBy         []string `json:"seoCappedBy,omitempty"`
+	ReadabilityCappedBy []string `json:"readabilityCappedBy,omitempty"`
 	// Stats are the raw counts.
 	Stats Stats `json:"stats"`
 	// Readability holds the reading-ease formula and grade levels.
@@ -205,8 +211,12 @@ type Stats struct {
 // the grade levels.
 type Readability struct {
 	Formula string `json:"formula,omitempty"`
-	// Score is the formula's value clamped to 0-100.
-	Score float64 `json:"score"`
+	// Score is the formula's value clamped to 0-100, or nil when it was
+	// not computed; Reason then says why.
+	Score *float64 `json:"score"`
+	// Reason is ReasonUnsupportedLanguage, ReasonTooShort or ReasonNoProse
+	// when Score is nil, else empty.
+	Reason string `json:"reason,omitempty"`
 	// Band is "easy", "fairly difficult" or "difficult" by the language's bands.
 	Band          string   `json:"band,omitempty"`
 	FleschKincaid *float64 `json:"fleschKincaidGrade,omitempty"`
@@ -215,6 +225,16 @@ type Readability struct {
 	ColemanLiau   *float64 `json:"colemanLiau,omitempty"`
 	ARI           *float64 `json:"automatedReadabilityIndex,omitempty"`
 }
+
+// Reasons a metric was not computed (Readability.Reason).
+const (
+	// ReasonUnsupportedLanguage: the language has no reading-ease formula.
+	ReasonUnsupportedLanguage = "unsupported_language"
+	// ReasonTooShort: the text has under 50 letters (content.empty).
+	ReasonTooShort = "too_short"
+	// ReasonNoProse: the text has no paragraph, list item or quote.
+	ReasonNoProse = "no_prose"
+)
 
 // Keyphrase is the analysis of one keyphrase.
 type Keyphrase struct {
@@ -226,18 +246,26 @@ type Keyphrase struct {
 	// Occurrences counts matches in the body; Forms lists the word forms seen.
 	Occurrences int      `json:"occurrences"`
 	Forms       []string `json:"forms,omitempty"`
-	// Density is occurrences per 100 words; AdjustedDensity multiplies it
-	// by the length factor 0.7 + n/3 (n content words).
+	// Density is occurrences per 100 words, the density every message
+	// quotes; AdjustedDensity multiplies it by the length factor 0.7 + n/3
+	// (n content words), the value the recommended range is derived from.
 	Density         float64 `json:"density"`
 	AdjustedDensity float64 `json:"adjustedDensity"`
-	// RecommendedMin and RecommendedMax are the use counts giving a good density.
-	RecommendedMin int   `json:"recommendedMin"`
-	RecommendedMax int   `json:"recommendedMax"`
-	InTitle        *bool `json:"inTitle,omitempty"`
-	TitleAtStart   *bool `json:"titleAtStart,omitempty"`
-	InIntroduction bool  `json:"inIntroduction"`
-	InDescription  *int  `json:"inDescription,omitempty"` // sentences of the description that match
-	InSlug         *bool `json:"inSlug,omitempty"`
+	// RecommendedMin to RecommendedMax uses are rated good (1 <= min <=
+	// max); 0 for both when the text has no words.
+	RecommendedMin int `json:"recommendedMin"`
+	RecommendedMax int `json:"recommendedMax"`
+	// DensityRating rates Occurrences against that range: DensityGood,
+	// DensityNotFound, DensityLow, DensityHigh or DensityStuffing; empty
+	// when the text has no words. A finding keyphrase.not_found,
+	// density_low, density_high or stuffing stands exactly when it is not
+	// good.
+	DensityRating  string `json:"densityRating,omitempty"`
+	InTitle        *bool  `json:"inTitle,omitempty"`
+	TitleAtStart   *bool  `json:"titleAtStart,omitempty"`
+	InIntroduction bool   `json:"inIntroduction"`
+	InDescription  *int   `json:"inDescription,omitempty"` // sentences of the description that match
+	InSlug         *bool  `json:"inSlug,omitempty"`
 	// SubheadingsMatched of Subheadings (H2/H3) reflect the keyphrase.
 	SubheadingsMatched int `json:"subheadingsMatched"`
 	Subheadings        int `json:"subheadings"`

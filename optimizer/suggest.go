@@ -26,7 +26,7 @@ func (a *analysis) suggest() {
 	}
 	kp := k.phrase
 	sg := &a.r.Suggestions
-	sg.Slug = slugify(k.words)
+	sg.Slug = slugify(a.r.Language, k.words)
 
 	// Title: the given title, the first heading or the first sentence, if
 	// it has the keyphrase and fits; otherwise the keyphrase followed by it.

@@ -78,7 +78,8 @@ func readInput(name string) (string, error) {
 }
 
 func printContentReport(w io.Writer, rep *optimizer.Report) {
-	fmt.Fprintf(w, "SEO score %d/100 (%s)   readability %d/100 (%s)\n", rep.SEOScore, rep.SEORating, rep.ReadabilityScore, rep.ReadabilityRating)
+	fmt.Fprintf(w, "SEO score %d/100 (%s%s)   readability %d/100 (%s%s)\n", rep.SEOScore, rep.SEORating, cappedBy(rep.SEOCappedBy),
+		rep.ReadabilityScore, rep.ReadabilityRating, cappedBy(rep.ReadabilityCappedBy))
 	if line := truncatedSummary(rep.Truncated); line != "" {
 		fmt.Fprintln(w, line)
 	}
@@ -93,16 +94,17 @@ func printContentReport(w io.Writer, rep *optimizer.Report) {
 	st := rep.Stats
 	fmt.Fprintf(w, "%d words, %d sentences (%.1f words each), %d paragraphs, %d subheadings\n",
 		st.Words, st.Sentences, st.AvgSentenceWords, st.Paragraphs, st.Subheadings)
-	if rd := rep.Readability; rd.Formula != "" {
-		fmt.Fprintf(w, "%s %.1f (%s)", rd.Formula, rd.Score, rd.Band)
+	if rd := rep.Readability; rd.Score != nil {
+		fmt.Fprintf(w, "%s %.1f (%s)", rd.Formula, *rd.Score, rd.Band)
 		if rd.FleschKincaid != nil {
 			fmt.Fprintf(w, ", Flesch-Kincaid grade %.1f", *rd.FleschKincaid)
 		}
 		fmt.Fprintln(w)
+	} else {
+		fmt.Fprintf(w, "reading ease: not computed (%s)\n", notComputed[rd.Reason])
 	}
 	for _, k := range rep.Keyphrases {
-		fmt.Fprintf(w, "keyphrase %q: %d uses, density %.2f%% (good: %d-%d uses), in introduction: %v\n",
-			k.Phrase, k.Occurrences, k.Density, k.RecommendedMin, k.RecommendedMax, k.InIntroduction)
+		fmt.Fprintf(w, "keyphrase %q: %s, in introduction: %v\n", k.Phrase, useSummary(k, st.Words), k.InIntroduction)
 	}
 	for _, sev := range []seo.Severity{seo.Error, seo.Warning, seo.Notice} {
 		first := true
@@ -131,4 +133,49 @@ func printContentReport(w io.Writer, rep *optimizer.Report) {
 			fmt.Fprintf(w, "  slug         %s\n", clean(s.Slug))
 		}
 	}
+}
+
+// notComputed says why a metric was not computed, by its reason code.
+var notComputed = map[string]string{
+	optimizer.ReasonUnsupportedLanguage: "no reading-ease formula for this language",
+	optimizer.ReasonTooShort:            "too little text",
+	optimizer.ReasonNoProse:             "no paragraphs to read",
+	"":                                  "unknown reason",
+}
+
+// cappedBy notes the errors that capped a score.
+func cappedBy(ids []string) string {
+	if len(ids) == 0 {
+		return ""
+	}
+	return ", capped by " + strings.Join(ids, ", ")
+}
+
+// useSummary is a keyphrase's uses, density and recommended range with the
+// report's rating of them, as its findings state them.
+func useSummary(k optimizer.Keyphrase, words int) string {
+	s := fmt.Sprintf("%s in %d words, density %.2f%%", plural(k.Occurrences, "use"), words, k.Density)
+	if k.DensityRating == "" {
+		return s
+	}
+	good := fmt.Sprintf("%d-%d uses", k.RecommendedMin, k.RecommendedMax)
+	if k.RecommendedMin == k.RecommendedMax {
+		good = plural(k.RecommendedMin, "use")
+	}
+	verdict := map[string]string{
+		optimizer.DensityGood:     "good",
+		optimizer.DensityNotFound: "not found",
+		optimizer.DensityLow:      "too few",
+		optimizer.DensityHigh:     "too many",
+		optimizer.DensityStuffing: "keyword stuffing",
+	}[k.DensityRating]
+	return fmt.Sprintf("%s (good: %s): %s", s, good, verdict)
+}
+
+// plural is n and the noun, with an s unless n is 1.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

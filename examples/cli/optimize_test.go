@@ -1,0 +1,63 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestOptimizeOutputAgrees: the text output never rates a score good
+// next to an error, says when the reading ease was not computed, and its
+// keyphrase line quotes the density and range its findings quote.
+func TestOptimizeOutputAgrees(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	optimize := func(args ...string) string {
+		var out, errOut bytes.Buffer
+		if err := run(context.Background(), append([]string{"optimize"}, args...), &out, &errOut); err != nil {
+			t.Fatalf("optimize %v: %v\n%s", args, err, errOut.String())
+		}
+		return out.String()
+	}
+
+	out := optimize("-keyword", "green tea", write("readme.txt", "Green tea is ..."))
+	if first, _, _ := strings.Cut(out, "\n"); first != "SEO score 40/100 (bad, capped by content.empty)   readability 40/100 (bad, capped by content.empty)" {
+		t.Errorf("README example:\n%s", out)
+	}
+	if !strings.Contains(out, "reading ease: not computed (too little text)") {
+		t.Errorf("README example, reading ease:\n%s", out)
+	}
+
+	out = optimize("-locale", "pl-PL", "-keyword", "kawa", write("pl.txt", strings.Repeat("Kawa jest gorąca i lubię ją pić rano z przyjaciółmi. ", 8)))
+	if !strings.Contains(out, "reading ease: not computed (no reading-ease formula for this language)") {
+		t.Errorf("Polish text:\n%s", out)
+	}
+
+	// 8 uses of a two-word keyphrase in 288 words: more than the range.
+	var b strings.Builder
+	for i := range 20 {
+		b.WriteString("We walk to the market on a sunny morning and buy fresh bread. ")
+		if i%5 == 0 || i%5 == 3 {
+			b.WriteString("Green tea tastes best with it. ")
+		}
+	}
+	out = optimize("-keyword", "green tea", write("en.txt", b.String()))
+	line := regexp.MustCompile(`keyphrase "green tea": 8 uses in (\d+) words, density ([0-9.]+%) \(good: (\d+)-(\d+) uses\): ([a-z ]+), in introduction`).FindStringSubmatch(out)
+	finding := regexp.MustCompile(`keyphrase\.density_high +"green tea" occurs 8 times in (\d+) words \(density ([0-9.]+%)\); use it (\d+) to (\d+) times`).FindStringSubmatch(out)
+	if line == nil || finding == nil {
+		t.Fatalf("no keyphrase line or no density_high finding:\n%s", out)
+	}
+	if line[5] != "too many" || finding[1] != line[1] || finding[2] != line[2] || finding[3] != line[3] || finding[4] != line[4] {
+		t.Errorf("summary %q and finding %q disagree", line[0], finding[0])
+	}
+}
