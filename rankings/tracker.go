@@ -415,6 +415,9 @@ func RankingOf(o Observation) Ranking {
 // one it answers from the store only (imported data).
 func (t *Tracker) HasSource() bool { return t.src != nil }
 
+// Store is the store t reads and writes.
+func (t *Tracker) Store() Store { return t.st }
+
 // SourceName is the name of t's Source, or "" without one.
 func (t *Tracker) SourceName() string {
 	if t.src == nil {
