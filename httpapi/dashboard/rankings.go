@@ -27,13 +27,13 @@ type rankingsView struct {
 	// HasSource: a SERP provider checks positions; without one they come
 	// only from imported data and the page says so.
 	HasSource bool
-	Domain  string
-	Sites   []siteRow // the account's tracked domains
-	Entries []entryRow
-	Charts  []*rankingChart
-	Days    int
-	More    int
-	Form    trackForm
+	Domain    string
+	Sites     []siteRow // the account's tracked domains
+	Entries   []entryRow
+	Charts    []*rankingChart
+	Days      int
+	More      int
+	Form      trackForm
 }
 
 type siteRow struct {
