@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 	"encoding/csv"
+	"fmt"
 	"net/url"
 	"os"
 	"strconv"
@@ -149,8 +150,44 @@ func TestRankings(t *testing.T) {
 		if r := got["oak tables"]; r.Position == nil || *r.Position != 3 || r.URL != "https://example.com/tables" {
 			t.Errorf("oak tables: %+v (latest fixture row: position 3)", r)
 		}
-		if r, ok := got["oak chairs"]; !ok || r.Position != nil {
-			t.Errorf("oak chairs: %+v, want not ranked", r)
+		if r, ok := got["oak chairs"]; !ok || r.Position != nil || r.Status != rankings.StatusNotRanked || r.Depth != 100 {
+			t.Errorf("oak chairs: %+v, want not_ranked within 100", r)
+		}
+		if r := got["oak tables"]; r.Status != rankings.StatusRanked {
+			t.Errorf("oak tables: status %q, want ranked", r.Status)
+		}
+	})
+	// Without a SERP source the answer says so, and a keyword never
+	// imported is unchecked, not a null position that reads as not ranked.
+	t.Run("no source", func(t *testing.T) {
+		resp := a.call("GET", "/v1/rankings?domain=example.com&keywords[]=oak+tables&keywords[]=never+seen", a.key, "")
+		wantStatus(t, resp, 200)
+		var res RankingsResponse
+		readJSON(t, resp, &res)
+		if res.Source != nil || res.SourceStatus != SourceNone || !strings.Contains(res.Message, "No SERP source") {
+			t.Errorf("source %v, sourceStatus %q, message %q; want null, none and a message", res.Source, res.SourceStatus, res.Message)
+		}
+		if r := res.Rankings[1]; r.Status != rankings.StatusUnchecked || r.Position != nil || !strings.Contains(r.Reason, "no SERP source") {
+			t.Errorf("never seen: %+v, want unchecked with a reason", r)
+		}
+	})
+	// With a source, a provider failure is an entry with status failed and
+	// the provider's error, keeping the last position; not a 503 and not
+	// a null position.
+	t.Run("failed check", func(t *testing.T) {
+		opts := dataOptions(t)
+		opts.Tracker = rankings.NewTracker(failingSource{}, opts.Tracker.Store(), nil)
+		b := newTestAPI(t, opts)
+		resp := b.call("GET", "/v1/rankings?domain=example.com&keywords[]=oak+tables", b.key, "")
+		wantStatus(t, resp, 200)
+		var res RankingsResponse
+		readJSON(t, resp, &res)
+		if res.Source == nil || *res.Source != "failing" || res.SourceStatus != SourceConfigured || res.Message != "" {
+			t.Errorf("source %v, sourceStatus %q, message %q; want failing, configured", res.Source, res.SourceStatus, res.Message)
+		}
+		r := res.Rankings[0]
+		if r.Status != rankings.StatusFailed || !strings.Contains(r.Error, "quota exhausted") || r.Position == nil || *r.Position != 3 || r.FailedAt.IsZero() {
+			t.Errorf("oak tables: %+v, want failed with the error and the last position 3", r)
 		}
 	})
 	many := make([]string, MaxRankingKeywords+1)
@@ -212,4 +249,13 @@ func TestReports(t *testing.T) {
 			}
 		})
 	}
+}
+
+// failingSource is a SERP provider whose every search fails.
+type failingSource struct{}
+
+func (failingSource) Name() string { return "failing" }
+
+func (failingSource) Search(context.Context, rankings.Query) (*rankings.SERP, error) {
+	return nil, fmt.Errorf("failing: %w: quota exhausted", seo.ErrRateLimited)
 }

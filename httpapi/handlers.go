@@ -201,17 +201,41 @@ func writeJSONBytes(w http.ResponseWriter, status int, body []byte) {
 	w.Write(body)
 }
 
-// RankingsResponse is the body of GET /v1/rankings.
+// RankingsResponse is the body of GET /v1/rankings. Each entry has a
+// status (ranked, not_ranked, unchecked, failed; see rankings.Status):
+// a null position alone never means "not ranked".
 type RankingsResponse struct {
-	Domain   string             `json:"domain"`
-	Locale   string             `json:"locale"`
-	Device   string             `json:"device"`
+	Domain string `json:"domain"`
+	Locale string `json:"locale"`
+	Device string `json:"device"`
+	// Source is the SERP provider that checks positions live; null when
+	// none is configured.
+	Source *string `json:"source"`
+	// SourceStatus is "configured" or "none"; with none, positions come
+	// only from imported data and Message says so.
+	SourceStatus string `json:"sourceStatus"`
+	// Message explains SourceStatus "none" in words.
+	Message  string             `json:"message,omitempty"`
 	Rankings []rankings.Ranking `json:"rankings"`
 }
+
+// Values of RankingsResponse.SourceStatus.
+const (
+	SourceConfigured = "configured"
+	SourceNone       = "none"
+)
+
+// noSourceMessage is RankingsResponse.Message without a SERP source.
+const noSourceMessage = "No SERP source is configured on this server: positions come only from imported data " +
+	"(Search Console exports, CSV history), and keywords without imported data are unchecked, not \"not ranked\"."
 
 // onRankingsTimeout bounds Options.OnRankings after the answer is sent.
 const onRankingsTimeout = 10 * time.Second
 
+// rankings serves GET /v1/rankings: the latest state of each keyword,
+// checked live when the Tracker has a SERP source (a provider failure is
+// an entry with status failed, not an error), and whether a source is
+// configured at all (sourceStatus).
 func (s *Server) rankings(w http.ResponseWriter, r *http.Request) {
 	domain, err := queryDomain(r)
 	if err != nil {
@@ -272,7 +296,12 @@ func (s *Server) rankings(w http.ResponseWriter, r *http.Request) {
 	if res == nil {
 		res = []rankings.Ranking{}
 	}
-	writeJSON(w, http.StatusOK, RankingsResponse{Domain: domain, Locale: loc.String(), Device: string(dev), Rankings: res})
+	body := RankingsResponse{Domain: domain, Locale: loc.String(), Device: string(dev), SourceStatus: SourceNone, Message: noSourceMessage, Rankings: res}
+	if s.opts.Tracker.HasSource() {
+		name := s.opts.Tracker.SourceName()
+		body.Source, body.SourceStatus, body.Message = &name, SourceConfigured, ""
+	}
+	writeJSON(w, http.StatusOK, body)
 	if s.opts.OnRankings != nil {
 		if tg, err := rankings.ParseTarget(domain); err == nil {
 			now := s.now().UTC()

@@ -14,8 +14,19 @@
 // is the organic rank the provider reported (ads and SERP features are not
 // counted). A domain absent from the results examined (TrackerOptions.Depth,
 // 100 by default) is stored with a nil position: "not ranked within the
-// depth checked". A provider failure is an error and is never stored: it
-// must not look like "not ranked".
+// depth checked". A provider failure is never stored as an observation: it
+// must not look like "not ranked". Stores that implement [FailureStore]
+// keep the latest failure per keyword instead.
+//
+// # States
+//
+// Every [Ranking] has a [Status], derived in one place, [NewRanking]:
+// ranked (a position), not_ranked (checked, absent within Depth),
+// unchecked (never checked, or no source and no imported data; Reason says
+// which) or failed (the latest check failed; Error says why, and the last
+// known position is kept). [Ranking.Label] is the short text every output
+// prints, and [MovementOf] classifies a change of position (improved,
+// declined, unchanged, new, lost) for imports and reports.
 //
 // Which URLs belong to the domain is explicit: with [ExactHost] (the
 // default) only the host itself, with or without "www.", counts; with
@@ -39,5 +50,8 @@
 // ImportSearchConsole reads the Queries.csv of a Search Console
 // performance export and stores its average positions; ImportCSV reads a
 // simple date,keyword,position,url history from another tracker. A Tracker
-// without a Source then answers Rankings from the store.
+// without a Source then answers Rankings from the store. A query missing
+// from a Search Console export is recorded as not ranked on that day (and
+// one new in it as not ranked on the previous export's day), so that it
+// reads as lost or new rather than unchanged.
 package rankings

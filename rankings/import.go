@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -51,6 +52,38 @@ type ImportReport struct {
 	// Skipped lists the rows left out, by line number (1-based, header
 	// included), with the reason.
 	Skipped []LineError `json:"skipped,omitempty"`
+	// Changes compares a Search Console export with the previous one
+	// imported for the same domain, locale and device; nil when there is
+	// none.
+	Changes *ImportChanges `json:"changes,omitempty"`
+}
+
+// ImportChanges counts how the queries of an export moved since the
+// previous export (see [MovementOf]): a query only in the previous export
+// is lost, one only in this export is new.
+type ImportChanges struct {
+	// Previous is the day of the previous export, YYYY-MM-DD.
+	Previous  string `json:"previous"`
+	Improved  int    `json:"improved"`
+	Declined  int    `json:"declined"`
+	Unchanged int    `json:"unchanged"`
+	New       int    `json:"new"`
+	Lost      int    `json:"lost"`
+}
+
+func (c *ImportChanges) add(m Movement) {
+	switch m {
+	case MovedUp:
+		c.Improved++
+	case MovedDown:
+		c.Declined++
+	case Unmoved:
+		c.Unchanged++
+	case NewlyRanked:
+		c.New++
+	case Lost:
+		c.Lost++
+	}
 }
 
 // LineError is a row of an imported file that was left out.
@@ -154,6 +187,18 @@ func parsePosition(s string) (float64, error) {
 // in one Record (all or nothing); bad rows are listed in the report by
 // line. A file without the query and position columns, or with no good
 // row, is an *seo.InputError for "file".
+//
+// An export lists every query with impressions, so a query missing from
+// it did not rank that period. The import compares the export with the
+// Search Console exports imported on the nearest earlier and later days
+// (same domain, locale and device) and records that absence explicitly,
+// as an observation without a position (Depth 0, Source
+// "searchconsole-export"): on this day for a query only in the other
+// export, on the other export's day for a query only in this one. History
+// and reports then show such queries as lost or new instead of carrying
+// the last position forward as unchanged. An observation another source
+// stored on such a day is never replaced. Report.Changes compares the
+// export with the earlier one.
 func ImportSearchConsole(ctx context.Context, st Store, r io.Reader, opts ImportOptions) (*ImportReport, error) {
 	tg, dev, err := opts.check(true)
 	if err != nil {
@@ -218,11 +263,137 @@ func ImportSearchConsole(ctx context.Context, st Store, r io.Reader, opts Import
 		obs = append(obs, Observation{Domain: tg.String(), Keyword: k, Locale: opts.Locale, Device: dev, Date: date,
 			Position: &p, Average: true, Source: SourceSearchConsoleExport, CheckedAt: date})
 	}
-	return store(ctx, st, obs, rep)
+	if len(obs) == 0 {
+		return store(ctx, st, obs, nil, rep)
+	}
+	absent, changes, err := compareExports(ctx, st, obs)
+	if err != nil {
+		return rep, err
+	}
+	rep.Changes = changes
+	return store(ctx, st, obs, absent, rep)
 }
 
-// store tracks and records the observations of an import.
-func store(ctx context.Context, st Store, obs []Observation, rep *ImportReport) (*ImportReport, error) {
+// exportSeries filters observations to one Search Console series set:
+// the exact locale and device of the import.
+func exportSeries(o *Observation, like *Observation) bool {
+	return o.Locale == like.Locale && o.Device == like.Device
+}
+
+// compareExports compares the observations of an export (one domain,
+// locale, device and date) with the nearest Search Console exports before
+// and after it. It returns the position-less observations recording the
+// queries each export lacks, and the changes since the earlier export.
+func compareExports(ctx context.Context, st Store, obs []Observation) ([]Observation, *ImportChanges, error) {
+	first := obs[0]
+	date := first.Date
+	inFile := make(map[string]*float64, len(obs))
+	for _, o := range obs {
+		inFile[o.Keyword] = o.Position
+	}
+	f := Filter{Domain: first.Domain, Locale: first.Locale, Device: first.Device}
+	// The nearest Search Console days before and after date.
+	var prev, next time.Time
+	err := ScanHistory(ctx, st, f, func(o *Observation) error {
+		if o.Source != SourceSearchConsoleExport || !exportSeries(o, &first) {
+			return nil
+		}
+		switch d := o.Date; {
+		case d.Before(date) && d.After(prev):
+			prev = d
+		case d.After(date) && (next.IsZero() || d.Before(next)):
+			next = d
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("rankings: import: read earlier exports: %w", err)
+	}
+	// onDay reads every observation of the series set on one day: the
+	// export's rows by keyword, and the keywords with any observation.
+	onDay := func(d time.Time) (export map[string]*float64, taken map[string]bool, err error) {
+		export, taken = map[string]*float64{}, map[string]bool{}
+		g := f
+		g.From, g.To = d, d
+		err = ScanHistory(ctx, st, g, func(o *Observation) error {
+			if !exportSeries(o, &first) {
+				return nil
+			}
+			taken[o.Keyword] = true
+			if o.Source == SourceSearchConsoleExport {
+				var p *float64
+				if o.Position != nil {
+					v := *o.Position
+					p = &v
+				}
+				export[o.Keyword] = p
+			}
+			return nil
+		})
+		return export, taken, err
+	}
+	absentOn := func(d time.Time, k string) Observation {
+		return Observation{Domain: first.Domain, Keyword: k, Locale: first.Locale, Device: first.Device, Date: d,
+			Average: true, Source: SourceSearchConsoleExport, CheckedAt: d}
+	}
+	if prev.IsZero() && next.IsZero() {
+		return nil, nil, nil
+	}
+	_, takenToday, err := onDay(date)
+	if err != nil {
+		return nil, nil, fmt.Errorf("rankings: import: read the export's day: %w", err)
+	}
+	var absent []Observation
+	missingToday := map[string]bool{}
+	// other compares the export with the one on day d: queries ranked
+	// there and missing here are recorded as absent here; queries here
+	// with nothing on day d are recorded as absent there.
+	other := func(d time.Time) (map[string]*float64, error) {
+		export, taken, err := onDay(d)
+		if err != nil {
+			return nil, fmt.Errorf("rankings: import: read the export of %s: %w", d.Format(time.DateOnly), err)
+		}
+		for k, p := range export {
+			if _, ok := inFile[k]; !ok && p != nil && !takenToday[k] && !missingToday[k] {
+				missingToday[k] = true
+				absent = append(absent, absentOn(date, k))
+			}
+		}
+		for _, o := range obs {
+			if !taken[o.Keyword] {
+				absent = append(absent, absentOn(d, o.Keyword))
+			}
+		}
+		return export, nil
+	}
+	var changes *ImportChanges
+	if !prev.IsZero() {
+		export, err := other(prev)
+		if err != nil {
+			return nil, nil, err
+		}
+		changes = &ImportChanges{Previous: prev.Format(time.DateOnly)}
+		for k, p := range export {
+			if _, ok := inFile[k]; !ok && p != nil {
+				changes.add(MovementOf(p, nil))
+			}
+		}
+		for _, o := range obs {
+			changes.add(MovementOf(export[o.Keyword], o.Position))
+		}
+	}
+	if !next.IsZero() {
+		if _, err := other(next); err != nil {
+			return nil, nil, err
+		}
+	}
+	return absent, changes, nil
+}
+
+// store tracks and records the observations of an import, and records
+// absent, the observations of queries missing from an export (not
+// tracked anew: they were tracked when first imported).
+func store(ctx context.Context, st Store, obs, absent []Observation, rep *ImportReport) (*ImportReport, error) {
 	if len(obs) == 0 {
 		reason := "has no data rows"
 		if len(rep.Skipped) > 0 {
@@ -231,7 +402,7 @@ func store(ctx context.Context, st Store, obs []Observation, rep *ImportReport) 
 		return rep, &seo.InputError{Field: "file", Reason: reason}
 	}
 	// Record first: when it fails nothing is tracked either.
-	if err := st.Record(ctx, obs); err != nil {
+	if err := st.Record(ctx, append(slices.Clip(obs), absent...)); err != nil {
 		return rep, fmt.Errorf("rankings: import: %w", err)
 	}
 	seen := map[Tracked]bool{}
@@ -374,5 +545,5 @@ func ImportCSV(ctx context.Context, st Store, r io.Reader, opts ImportOptions) (
 		}
 		obs = append(obs, o)
 	}
-	return store(ctx, st, obs, rep)
+	return store(ctx, st, obs, nil, rep)
 }

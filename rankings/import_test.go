@@ -187,3 +187,107 @@ func TestImportCSV(t *testing.T) {
 		t.Errorf("CSV without date column = %v, want ErrInvalidInput", err)
 	}
 }
+
+// movements classifies each keyword's history from its first to its last
+// observation, as a report over the whole range does.
+func movements(t *testing.T, st rankings.Store) map[string]rankings.Movement {
+	t.Helper()
+	h, err := st.History(context.Background(), rankings.Filter{Domain: "example.com"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := map[string]*float64{}
+	last := map[string]*float64{}
+	for _, o := range h {
+		if _, ok := first[o.Keyword]; !ok {
+			first[o.Keyword] = o.Position
+		}
+		last[o.Keyword] = o.Position
+	}
+	out := map[string]rankings.Movement{}
+	for k := range first {
+		out[k] = rankings.MovementOf(first[k], last[k])
+	}
+	return out
+}
+
+// A query only in the earlier of two exports is lost, one only in the
+// later is new, whichever export is imported first.
+func TestImportSearchConsoleNewAndLost(t *testing.T) {
+	feb := time.Date(2025, 2, 28, 0, 0, 0, 0, time.UTC)
+	mar := time.Date(2025, 3, 31, 0, 0, 0, 0, time.UTC)
+	files := map[time.Time]string{
+		feb: "Top queries,Clicks,Impressions,CTR,Position\na,1,10,10%,3\nb,1,10,10%,5\nc,1,10,10%,8\n",
+		mar: "Top queries,Clicks,Impressions,CTR,Position\na,1,10,10%,2\nb,1,10,10%,5\nd,1,10,10%,4\n",
+	}
+	want := map[string]rankings.Movement{"a": rankings.MovedUp, "b": rankings.Unmoved, "c": rankings.Lost, "d": rankings.NewlyRanked}
+	cases := []struct {
+		name    string
+		order   []time.Time
+		changes *rankings.ImportChanges // of the second import
+	}{
+		{"in order", []time.Time{feb, mar}, &rankings.ImportChanges{Previous: "2025-02-28", Improved: 1, Unchanged: 1, New: 1, Lost: 1}},
+		{"later export first", []time.Time{mar, feb}, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ctx := context.Background()
+			st := memstore.New(nil)
+			var rep *rankings.ImportReport
+			for _, d := range c.order {
+				var err error
+				rep, err = rankings.ImportSearchConsole(ctx, st, strings.NewReader(files[d]), rankings.ImportOptions{Domain: "example.com", Date: d, Locale: seo.Locale{Language: "en", Region: "US"}})
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			if rep.Imported != 3 {
+				t.Errorf("imported %d, want 3", rep.Imported)
+			}
+			if (rep.Changes == nil) != (c.changes == nil) || (c.changes != nil && *rep.Changes != *c.changes) {
+				t.Errorf("Changes = %+v, want %+v", rep.Changes, c.changes)
+			}
+			got := movements(t, st)
+			for k, w := range want {
+				if got[k] != w {
+					t.Errorf("%s: %q, want %q", k, got[k], w)
+				}
+			}
+			// The lost query is reported as not in the latest export, not
+			// with its old position.
+			rs, err := rankings.NewTracker(nil, st, nil).Rankings(ctx, "example.com", []string{"c", "d"}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rs[0].Status != rankings.StatusNotRanked || rs[0].Position != nil || !strings.Contains(rs[0].Reason, "Search Console export") {
+				t.Errorf("c = %+v, want not_ranked: not in the export", rs[0])
+			}
+			if rs[1].Status != rankings.StatusRanked || *rs[1].Position != 4 {
+				t.Errorf("d = %+v, want ranked 4", rs[1])
+			}
+		})
+	}
+}
+
+// An observation another source stored on an export's day is kept: the
+// export's absence does not overwrite a checked position.
+func TestImportSearchConsoleKeepsOtherSources(t *testing.T) {
+	ctx := context.Background()
+	feb := time.Date(2025, 2, 28, 0, 0, 0, 0, time.UTC)
+	mar := time.Date(2025, 3, 31, 0, 0, 0, 0, time.UTC)
+	st := memstore.New(nil)
+	if _, err := rankings.ImportSearchConsole(ctx, st, strings.NewReader("Top queries,Position\nc,8\n"), rankings.ImportOptions{Domain: "example.com", Date: feb}); err != nil {
+		t.Fatal(err)
+	}
+	p := 6.0
+	if err := st.Record(ctx, []rankings.Observation{{Domain: "example.com", Keyword: "c", Date: mar, Position: &p, Depth: 100, Source: "serpapi"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rankings.ImportSearchConsole(ctx, st, strings.NewReader("Top queries,Position\nd,4\n"), rankings.ImportOptions{Domain: "example.com", Date: mar}); err != nil {
+		t.Fatal(err)
+	}
+	l, err := st.Latest(ctx, rankings.Filter{Domain: "example.com", Keywords: []string{"c"}})
+	if err != nil || len(l) != 1 || l[0].Position == nil || *l[0].Position != 6 || l[0].Source != "serpapi" {
+		t.Errorf("Latest(c) = %+v, %v; want the serpapi position kept", l, err)
+	}
+}

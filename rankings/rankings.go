@@ -79,21 +79,34 @@ type Observation struct {
 }
 
 // Ranking is the API's view of a keyword's latest position for a domain:
-// the SPEC's rankings[] entry plus where it came from.
+// the SPEC's rankings[] entry plus its state and where it came from. Make
+// one with [NewRanking], which derives Status.
 type Ranking struct {
 	Keyword string `json:"keyword"`
-	// Position is the organic rank; null when not ranked within Depth or
-	// never checked (CheckedAt is then zero). For an average position it is
-	// AveragePosition rounded to the nearest integer.
+	// Status is ranked, not_ranked, unchecked or failed; read it before
+	// Position, which is null in all but ranked (and may hold the last
+	// known position when failed).
+	Status Status `json:"status"`
+	// Reason explains a status other than ranked in words.
+	Reason string `json:"reason,omitempty"`
+	// Position is the organic rank; null when not ranked within Depth,
+	// never checked, or never checked successfully. For an average
+	// position it is AveragePosition rounded to the nearest integer.
 	Position *int   `json:"position"`
 	URL      string `json:"url,omitempty"`
 	// AveragePosition is set, and Average true, when the source reports an
 	// average over a period (Search Console) rather than one result page.
-	AveragePosition *float64  `json:"averagePosition,omitempty"`
-	Average         bool      `json:"average,omitempty"`
-	Depth           int       `json:"depth,omitempty"`
-	Source          string    `json:"source,omitempty"`
-	CheckedAt       time.Time `json:"checkedAt,omitzero"`
+	AveragePosition *float64 `json:"averagePosition,omitempty"`
+	Average         bool     `json:"average,omitempty"`
+	// Depth is how many organic results the latest successful check
+	// looked through (0: unknown, as in imported data).
+	Depth     int       `json:"depth,omitempty"`
+	Source    string    `json:"source,omitempty"`
+	CheckedAt time.Time `json:"checkedAt,omitzero"`
+	// Error is the provider's error when Status is failed (no
+	// credentials in it), and FailedAt when the check failed.
+	Error    string    `json:"error,omitempty"`
+	FailedAt time.Time `json:"failedAt,omitzero"`
 }
 
 // Tracked is a keyword tracked for a domain, for one locale and device.

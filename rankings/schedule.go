@@ -48,8 +48,9 @@ type RecheckFailure struct {
 
 // RecheckDue checks, once, every tracked keyword (of every domain) that
 // has no observation dated today (UTC), grouped by domain, locale and
-// device. Failures are reported in the RecheckReport, not stored; the
-// returned error is for failures to read the store, a missing Source or a
+// device. Failures are reported in the RecheckReport and, when the store
+// is a [FailureStore], recorded (never as "not ranked"); the returned
+// error is for failures to read the store, a missing Source or a
 // cancelled ctx.
 func (t *Tracker) RecheckDue(ctx context.Context) (*RecheckReport, error) {
 	if t.src == nil {
@@ -113,7 +114,7 @@ func (t *Tracker) RecheckDue(ctx context.Context) (*RecheckReport, error) {
 			if err := ctx.Err(); err != nil {
 				return rep, err
 			}
-			good, failed, err := t.checkEach(ctx, tg, ks, g.loc, g.dev)
+			good, failed, _, err := t.checkEach(ctx, tg, ks, g.loc, g.dev)
 			if err != nil {
 				if cerr := ctx.Err(); cerr != nil {
 					return rep, cerr

@@ -164,6 +164,40 @@ func NormalizeObservation(index int, o Observation) (Observation, error) {
 	return o, nil
 }
 
+// NormalizeFailure checks f as a FailureStore's RecordFailures does and
+// returns it normalised: keyword trimmed, Device "" as Desktop, At in UTC,
+// Error made safe with [FailureMessage]'s limits. index names the fields
+// of the *seo.InputError ("failures[2].keyword").
+func NormalizeFailure(index int, f Failure) (Failure, error) {
+	field := func(name string) string { return fmt.Sprintf("failures[%d].%s", index, name) }
+	if strings.TrimSpace(f.Domain) == "" {
+		return f, &seo.InputError{Field: field("domain"), Reason: "is empty"}
+	}
+	f.Domain = strings.ToLower(strings.TrimSpace(f.Domain))
+	k, err := NormalizeKeyword(field("keyword"), f.Keyword)
+	if err != nil {
+		return f, err
+	}
+	f.Keyword = k
+	if f.Device, err = NormalizeDevice(field("device"), f.Device); err != nil {
+		return f, err
+	}
+	if err := checkLocale(field("locale"), f.Locale); err != nil {
+		return f, err
+	}
+	if f.At.IsZero() {
+		return f, &seo.InputError{Field: field("at"), Reason: "is missing"}
+	}
+	f.At = f.At.UTC()
+	if len(f.Source) > 100 {
+		return f, &seo.InputError{Field: field("source"), Value: f.Source, Reason: "is longer than 100 bytes"}
+	}
+	if len(f.Error) > maxFailureMessage+len("…") {
+		f.Error = strings.ToValidUTF8(f.Error[:maxFailureMessage], "") + "…"
+	}
+	return f, nil
+}
+
 // NormalizeTracked checks t as a Store's Track does and returns it
 // normalised (keyword trimmed, Device "" as Desktop, AddedAt in UTC; now
 // when zero).

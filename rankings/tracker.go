@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"net/url"
 	"strings"
 	"sync"
@@ -237,48 +236,90 @@ func (t *Tracker) normalizeKeywords(keywords []string) ([]string, error) {
 // domain is a host, optionally with a path prefix (see ParseTarget);
 // results match it under TrackerOptions.Subdomains. Position is the
 // organic rank of the first matching result, nil when none is found within
-// the depth examined.
+// the depth examined (Status not_ranked).
 //
-// A provider failure is an error, never a "not ranked": when the search of
-// any keyword fails, Check returns an error wrapping the source's error
-// (and naming the keyword) and stores nothing for that keyword; the
-// keywords searched successfully are still stored. Without a Source, Check
-// returns an error wrapping seo.ErrUnavailable.
+// A provider failure is never a "not ranked": when the search of a
+// keyword fails, its entry has Status failed with the provider's error
+// (and the last stored position, which the failure does not overwrite),
+// the failure is recorded when the store is a [FailureStore], and Check
+// returns the entries with an error joining the failures (each naming its
+// keyword). The keywords searched successfully are stored. Without a
+// Source, Check returns an error wrapping seo.ErrUnavailable.
 func (t *Tracker) Check(ctx context.Context, domain string, keywords []string, opts *CheckOptions) ([]Ranking, error) {
 	tg, ks, loc, dev, err := t.checkArgs(domain, keywords, opts)
 	if err != nil {
 		return nil, err
 	}
-	return t.check(ctx, tg, ks, loc, dev)
-}
-
-func (t *Tracker) check(ctx context.Context, tg Target, ks []string, loc seo.Locale, dev Device) ([]Ranking, error) {
-	good, failed, err := t.checkEach(ctx, tg, ks, loc, dev)
+	byKw, failed, err := t.check(ctx, tg, ks, loc, dev)
 	if err != nil {
 		return nil, err
 	}
-	if len(failed) > 0 {
-		errs := make([]error, 0, len(failed))
-		for _, k := range ks {
-			if e := failed[k]; e != nil {
-				errs = append(errs, e)
-			}
+	out := make([]Ranking, len(ks))
+	var errs []error
+	for i, k := range ks {
+		out[i] = byKw[k]
+		if e := failed[k]; e != nil {
+			errs = append(errs, e)
 		}
-		return nil, errors.Join(errs...)
 	}
-	out := make([]Ranking, len(good))
-	for i, o := range good {
-		out[i] = RankingOf(o)
+	return out, errors.Join(errs...)
+}
+
+// check searches ks and returns an entry per keyword: the new observation,
+// or for a failed search the failure over the last stored observation.
+// failed holds the failures by keyword; err is for a missing source, a
+// failed write or a cancelled ctx.
+func (t *Tracker) check(ctx context.Context, tg Target, ks []string, loc seo.Locale, dev Device) (map[string]Ranking, map[string]error, error) {
+	good, failed, fails, err := t.checkEach(ctx, tg, ks, loc, dev)
+	if err != nil {
+		return nil, nil, err
 	}
-	return out, nil
+	out := make(map[string]Ranking, len(ks))
+	for _, o := range good {
+		out[o.Keyword] = NewRanking(o.Keyword, &o, nil, true)
+	}
+	if len(fails) > 0 {
+		bad := make([]string, 0, len(fails))
+		for _, f := range fails {
+			bad = append(bad, f.Keyword)
+		}
+		prev, err := t.latest(ctx, tg, bad, loc, dev)
+		if err != nil {
+			return nil, nil, err
+		}
+		for i := range fails {
+			f := &fails[i]
+			var o *Observation
+			if p, ok := prev[f.Keyword]; ok {
+				o = &p
+			}
+			out[f.Keyword] = NewRanking(f.Keyword, o, f, true)
+		}
+	}
+	return out, failed, nil
+}
+
+// latest reads the latest observation of each keyword.
+func (t *Tracker) latest(ctx context.Context, tg Target, ks []string, loc seo.Locale, dev Device) (map[string]Observation, error) {
+	latest, err := t.st.Latest(ctx, Filter{Domain: tg.String(), Keywords: ks, Locale: loc, Device: dev})
+	if err != nil {
+		return nil, fmt.Errorf("rankings: read latest: %w", err)
+	}
+	m := make(map[string]Observation, len(latest))
+	for _, o := range latest {
+		m[o.Keyword] = o
+	}
+	return m, nil
 }
 
 // checkEach searches the keywords with bounded concurrency and records the
-// successful ones. It returns them in the keywords' order and the failures
-// by keyword; err is for a missing source or a failed write.
-func (t *Tracker) checkEach(ctx context.Context, tg Target, ks []string, loc seo.Locale, dev Device) ([]Observation, map[string]error, error) {
+// successful ones, and the failures when the store is a FailureStore. It
+// returns the observations in the keywords' order, the errors by keyword
+// and the failures as recorded; err is for a missing source, a failed
+// write or a cancelled ctx.
+func (t *Tracker) checkEach(ctx context.Context, tg Target, ks []string, loc seo.Locale, dev Device) ([]Observation, map[string]error, []Failure, error) {
 	if t.src == nil {
-		return nil, nil, fmt.Errorf("rankings: no SERP source configured: %w", seo.ErrUnavailable)
+		return nil, nil, nil, errNoSource
 	}
 	obs := make([]*Observation, len(ks))
 	errs := make([]error, len(ks))
@@ -300,20 +341,33 @@ func (t *Tracker) checkEach(ctx context.Context, tg Target, ks []string, loc seo
 	}
 	wg.Wait()
 	var good []Observation
+	var fails []Failure
 	failed := map[string]error{}
+	now := t.opts.Now().UTC()
 	for i := range ks {
 		if errs[i] != nil {
 			failed[ks[i]] = fmt.Errorf("rankings: check %q: %w", ks[i], errs[i])
+			fails = append(fails, Failure{Domain: tg.String(), Keyword: ks[i], Locale: loc, Device: dev, At: now,
+				Source: t.src.Name(), Error: FailureMessage(errs[i])})
 			continue
 		}
 		good = append(good, *obs[i])
 	}
+	if err := ctx.Err(); err != nil {
+		// A cancelled request says nothing about the provider.
+		return nil, nil, nil, err
+	}
 	if len(good) > 0 {
 		if err := t.st.Record(ctx, good); err != nil {
-			return nil, nil, fmt.Errorf("rankings: store observations: %w", err)
+			return nil, nil, nil, fmt.Errorf("rankings: store observations: %w", err)
 		}
 	}
-	return good, failed, nil
+	if fs, ok := t.st.(FailureStore); ok && len(fails) > 0 {
+		if err := fs.RecordFailures(ctx, fails); err != nil {
+			return nil, nil, nil, fmt.Errorf("rankings: store failures: %w", err)
+		}
+	}
+	return good, failed, fails, nil
 }
 
 // search runs one query and turns its answer into an observation.
@@ -350,28 +404,37 @@ func (t *Tracker) search(ctx context.Context, tg Target, k string, loc seo.Local
 	return o, nil
 }
 
-// RankingOf turns a stored observation into the API's view: Position is
-// the rank (an average rounded to the nearest integer, with the exact
-// value in AveragePosition).
+// RankingOf turns a stored observation into the API's view (see
+// [NewRanking]): Position is the rank (an average rounded to the nearest
+// integer, with the exact value in AveragePosition).
 func RankingOf(o Observation) Ranking {
-	r := Ranking{Keyword: o.Keyword, URL: o.URL, Average: o.Average, Depth: o.Depth, Source: o.Source, CheckedAt: o.CheckedAt}
-	if o.Position != nil {
-		p := int(math.Round(*o.Position))
-		r.Position = &p
-		if o.Average {
-			a := *o.Position
-			r.AveragePosition = &a
-		}
-	}
-	return r
+	return NewRanking(o.Keyword, &o, nil, true)
 }
 
-// Rankings returns the latest position of each keyword for domain, checking
+// HasSource reports whether t checks positions through a Source; without
+// one it answers from the store only (imported data).
+func (t *Tracker) HasSource() bool { return t.src != nil }
+
+// Store is the store t reads and writes.
+func (t *Tracker) Store() Store { return t.st }
+
+// SourceName is the name of t's Source, or "" without one.
+func (t *Tracker) SourceName() string {
+	if t.src == nil {
+		return ""
+	}
+	return t.src.Name()
+}
+
+// Rankings returns the latest state of each keyword for domain, checking
 // live (when a Source is set) those never checked or older than the
 // freshness window; the keywords become tracked.
 //
-// Without a Source, keywords never observed come back with a nil Position
-// and a zero CheckedAt. A failed live check is an error (see Check).
+// Every entry has a Status (see [NewRanking]): without a Source, keywords
+// never observed are unchecked, saying no source is configured; a live
+// check that fails, or a stored failure later than the last observation,
+// is failed, with the error and the last known position. Errors are for
+// bad input, the store and a cancelled ctx, not for the provider.
 func (t *Tracker) Rankings(ctx context.Context, domain string, keywords []string, opts *CheckOptions) ([]Ranking, error) {
 	tg, ks, loc, dev, err := t.checkArgs(domain, keywords, opts)
 	if err != nil {
@@ -380,40 +443,50 @@ func (t *Tracker) Rankings(ctx context.Context, domain string, keywords []string
 	if err := t.track(ctx, tg, ks, loc, dev); err != nil {
 		return nil, err
 	}
-	latest, err := t.st.Latest(ctx, Filter{Domain: tg.String(), Keywords: ks, Locale: loc, Device: dev})
+	latest, err := t.latest(ctx, tg, ks, loc, dev)
 	if err != nil {
-		return nil, fmt.Errorf("rankings: read latest: %w", err)
+		return nil, err
 	}
-	byKw := make(map[string]Ranking, len(latest))
-	for _, o := range latest {
-		byKw[o.Keyword] = RankingOf(o)
+	fails := map[string]*Failure{}
+	if fs, ok := t.st.(FailureStore); ok {
+		got, err := fs.LatestFailures(ctx, Filter{Domain: tg.String(), Keywords: ks, Locale: loc, Device: dev})
+		if err != nil {
+			return nil, fmt.Errorf("rankings: read failures: %w", err)
+		}
+		for i := range got {
+			fails[got[i].Keyword] = &got[i]
+		}
+	}
+	byKw := make(map[string]Ranking, len(ks))
+	for _, k := range ks {
+		var o *Observation
+		if p, ok := latest[k]; ok {
+			o = &p
+		}
+		byKw[k] = NewRanking(k, o, fails[k], t.src != nil)
 	}
 	if t.src != nil {
 		now := t.opts.Now()
 		var stale []string
 		for _, k := range ks {
-			r, ok := byKw[k]
-			if !ok || now.Sub(r.CheckedAt) > t.opts.MaxAge {
+			o, ok := latest[k]
+			if !ok || now.Sub(o.CheckedAt) > t.opts.MaxAge {
 				stale = append(stale, k)
 			}
 		}
 		if len(stale) > 0 {
-			fresh, err := t.check(ctx, tg, stale, loc, dev)
+			fresh, _, err := t.check(ctx, tg, stale, loc, dev)
 			if err != nil {
 				return nil, err
 			}
-			for _, r := range fresh {
-				byKw[r.Keyword] = r
+			for k, r := range fresh {
+				byKw[k] = r
 			}
 		}
 	}
 	out := make([]Ranking, len(ks))
 	for i, k := range ks {
-		r, ok := byKw[k]
-		if !ok {
-			r = Ranking{Keyword: k}
-		}
-		out[i] = r
+		out[i] = byKw[k]
 	}
 	return out, nil
 }

@@ -102,9 +102,13 @@ func TestFailureIsNeverNotRanked(t *testing.T) {
 	if strings.Join(kws, ",") != "a,c" {
 		t.Errorf("stored %v, want a and c only (nothing for the failed b)", kws)
 	}
+	if len(got) != 3 || got[0].Status != rankings.StatusRanked || got[1].Status != rankings.StatusFailed || got[2].Status != rankings.StatusRanked {
+		t.Errorf("Check entries = %+v, want ranked, failed, ranked", got)
+	}
 	// Rankings does not hide the failure behind a null position.
-	if _, err := tr.Rankings(ctx, "example.com", []string{"b"}, nil); !errors.Is(err, seo.ErrRateLimited) {
-		t.Errorf("Rankings(b) = %v, want ErrRateLimited", err)
+	rs, err := tr.Rankings(ctx, "example.com", []string{"b"}, nil)
+	if err != nil || len(rs) != 1 || rs[0].Status != rankings.StatusFailed || !strings.Contains(rs[0].Error, "rate limit") {
+		t.Errorf("Rankings(b) = %+v, %v; want status failed with the provider's error", rs, err)
 	}
 	if h, _ := st.History(ctx, rankings.Filter{Domain: "example.com", Keywords: []string{"b"}}); len(h) != 0 {
 		t.Errorf("stored %v for a failed keyword", h)

@@ -20,6 +20,17 @@ var reportTemplate = template.Must(template.New("report").Funcs(template.FuncMap
 		}
 		return strconv.FormatFloat(*p, 'f', -1, 64)
 	},
+	// rowPos shows a keyword row's position, saying "unchecked" or "not
+	// ranked" rather than a bare dash.
+	"rowPos": func(r KeywordRow, p *float64) string {
+		switch {
+		case p != nil:
+			return strconv.FormatFloat(*p, 'f', -1, 64)
+		case r.Status == rowUnchecked:
+			return "unchecked"
+		}
+		return "not ranked"
+	},
 	"num": func(p *float64) string {
 		if p == nil {
 			return "-"

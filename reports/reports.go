@@ -173,6 +173,9 @@ type Day struct {
 	EstimatedClicks *float64 `json:"estimatedClicks,omitempty"`
 }
 
+// rowUnchecked is the KeywordRow.Status of a series never observed.
+const rowUnchecked = "unchecked"
+
 // KeywordRow is one keyword series in the report.
 type KeywordRow struct {
 	Keyword string          `json:"keyword"`
@@ -185,8 +188,9 @@ type KeywordRow struct {
 	Best  *float64 `json:"best"`
 	// Change is First - Last: positive means the keyword moved up.
 	Change *float64 `json:"change"`
-	// Status is improved, declined, unchanged, new, lost, not-ranked or
-	// unchecked.
+	// Status is the movement from First to Last (rankings.MovementOf:
+	// improved, declined, unchanged, new, lost, not-ranked) or unchecked
+	// for a series never observed.
 	Status string `json:"status"`
 	URL    string `json:"url,omitempty"`
 	Volume *int   `json:"volume"`
@@ -699,7 +703,7 @@ func compute(all []*series, s, e time.Time, c *Curve, weighting string, bo Build
 		}
 		if len(x.days) == 0 {
 			r.Unchecked++
-			row.status = "unchecked"
+			row.status = rowUnchecked
 			continue
 		}
 		r.Checked++
@@ -782,29 +786,29 @@ func compute(all []*series, s, e time.Time, c *Curve, weighting string, bo Build
 			monthly += perDay * daysPerMonth * ctr
 			row.monthlyClicks = round(float64(*x.volume)*ctr, 1)
 		}
-		switch {
-		case first > 0 && last > 0:
-			ch := first - last
-			switch {
-			case ch > 0:
-				r.Improved++
-				row.status = "improved"
-			case ch < 0:
-				r.Declined++
-				row.status = "declined"
-			default:
-				r.Unchanged++
-				row.status = "unchanged"
-			}
-		case first <= 0 && last > 0:
-			r.New++
-			row.status = "new"
-		case first > 0 && last <= 0:
-			r.Lost++
-			row.status = "lost"
-		default:
-			row.status = "not-ranked"
+		// Movement is classified in one place, rankings.MovementOf; a
+		// position of 0 here means not ranked.
+		var fp, lp *float64
+		if first > 0 {
+			fp = &first
 		}
+		if last > 0 {
+			lp = &last
+		}
+		mv := rankings.MovementOf(fp, lp)
+		switch mv {
+		case rankings.MovedUp:
+			r.Improved++
+		case rankings.MovedDown:
+			r.Declined++
+		case rankings.Unmoved:
+			r.Unchanged++
+		case rankings.NewlyRanked:
+			r.New++
+		case rankings.Lost:
+			r.Lost++
+		}
+		row.status = string(mv)
 	}
 	r.Tracked = len(all)
 	if r.Ranked > 0 {

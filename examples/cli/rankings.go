@@ -138,21 +138,36 @@ func runRankingsCheck(ctx context.Context, args []string, stdout, stderr io.Writ
 		return err
 	}
 	defer st.Close()
-	res, err := rankings.NewTracker(src, st, &rankings.TrackerOptions{Now: now}).Check(ctx, *domain, fs.Args(), &rankings.CheckOptions{Locale: loc, Device: dev})
-	if err != nil {
-		return usageErr(err)
+	// A failed keyword is a row with status failed (and the error on
+	// stderr), never "not ranked"; the exit code says a check failed.
+	res, checkErr := rankings.NewTracker(src, st, &rankings.TrackerOptions{Now: now}).Check(ctx, *domain, fs.Args(), &rankings.CheckOptions{Locale: loc, Device: dev})
+	if res == nil {
+		return usageErr(checkErr)
 	}
 	if *asJSON {
-		return writeJSON(stdout, res)
-	}
-	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "KEYWORD\tPOSITION\tURL\tSOURCE\tDEPTH")
-	for _, r := range res {
-		p := "not ranked"
-		if r.Position != nil {
-			p = fmt.Sprint(*r.Position)
+		if err := writeJSON(stdout, res); err != nil {
+			return err
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\n", clean(r.Keyword), p, clean(r.URL), clean(r.Source), r.Depth)
+	} else if err := writeRankings(stdout, res); err != nil {
+		return err
+	}
+	if checkErr != nil {
+		return usageErr(checkErr)
+	}
+	return nil
+}
+
+// writeRankings prints ranking entries as a table: the state of each
+// (rankings.Ranking.Label), never a bare empty position.
+func writeRankings(w io.Writer, res []rankings.Ranking) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "KEYWORD\tSTATUS\tPOSITION\tURL\tSOURCE\tDEPTH")
+	for _, r := range res {
+		depth := "-"
+		if r.Depth > 0 {
+			depth = fmt.Sprint(r.Depth)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", clean(r.Keyword), r.Status, clean(r.Label()), clean(r.URL), clean(r.Source), depth)
 	}
 	return tw.Flush()
 }
@@ -246,6 +261,10 @@ func importGSC(ctx context.Context, st rankings.Store, file, domain string, day 
 		clean(file), rep.Imported, clean(domain), day.Format(reports.DateLayout), len(rep.Skipped))
 	for _, le := range rep.Skipped {
 		fmt.Fprintf(stdout, "  line %d: %s\n", le.Line, clean(le.Reason))
+	}
+	if c := rep.Changes; c != nil {
+		fmt.Fprintf(stdout, "since the export of %s: %d improved, %d declined, %d unchanged, %d new, %d lost\n",
+			c.Previous, c.Improved, c.Declined, c.Unchanged, c.New, c.Lost)
 	}
 	return nil
 }

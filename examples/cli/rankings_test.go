@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -82,9 +83,16 @@ func TestRankingsCheck(t *testing.T) {
 		t.Errorf("report after check: %d\n%s", code, out)
 	}
 
-	// A provider failure is an error, not "not ranked".
+	// The table says each keyword's state.
+	code, out, _ = runCLI(t, "rankings", "check", "-db", db, "-domain", "example.com", "trail running shoes", "zzqx")
+	if code != 0 || !strings.Contains(out, "STATUS") || !regexp.MustCompile(`zzqx +not_ranked +not ranked `).MatchString(out) ||
+		!regexp.MustCompile(`trail running shoes +ranked +3 `).MatchString(out) {
+		t.Errorf("check table: exit %d\n%s", code, out)
+	}
+
+	// A provider failure is a failed row and an error, not "not ranked".
 	code, out, errOut = runCLI(t, "rankings", "check", "-db", db, "-domain", "example.com", "quota")
-	if code != 2 || strings.Contains(out, "not ranked") || !strings.Contains(errOut, "rate limited") {
+	if code != 2 || strings.Contains(out, "not ranked") || !strings.Contains(out, "failed") || !strings.Contains(errOut, "rate limited") {
 		t.Errorf("quota: exit %d, out %q, err %q", code, out, errOut)
 	}
 }

@@ -24,13 +24,16 @@ const maxTrackKeywords = 100
 type rankingsView struct {
 	Enabled bool
 	Live    bool // a Tracker checks new keywords at once
-	Domain  string
-	Sites   []siteRow // the account's tracked domains
-	Entries []entryRow
-	Charts  []*rankingChart
-	Days    int
-	More    int
-	Form    trackForm
+	// HasSource: a SERP provider checks positions; without one they come
+	// only from imported data and the page says so.
+	HasSource bool
+	Domain    string
+	Sites     []siteRow // the account's tracked domains
+	Entries   []entryRow
+	Charts    []*rankingChart
+	Days      int
+	More      int
+	Form      trackForm
 }
 
 type siteRow struct {
@@ -38,9 +41,13 @@ type siteRow struct {
 	Keywords int
 }
 
+// entryRow is a tracked keyword with its latest state, derived by
+// rankings.NewRanking as in the API and the command line.
 type entryRow struct {
 	Keyword, Locale, Device string
-	Latest                  string
+	Status                  string // rankings.Status
+	Latest                  string // rankings.Ranking.Label, with the day
+	Detail                  string // the reason or the provider's error
 }
 
 type trackForm struct {
@@ -70,7 +77,7 @@ func sites(ws []rankings.Tracked) []siteRow {
 }
 
 func (d *Dashboard) rankingsView(r *http.Request, a *store.Account) (*rankingsView, []rankings.Tracked, error) {
-	rv := &rankingsView{Enabled: d.opts.Rankings != nil, Live: d.opts.Tracker != nil, Days: rankingDays,
+	rv := &rankingsView{Enabled: d.opts.Rankings != nil, Live: d.opts.Tracker != nil, HasSource: d.opts.Tracker != nil && d.opts.Tracker.HasSource(), Days: rankingDays,
 		Form: trackForm{Locale: "en-US", Device: string(rankings.Desktop)}}
 	if !rv.Enabled {
 		return rv, nil, nil
@@ -154,7 +161,23 @@ func (d *Dashboard) rankingsPage(w http.ResponseWriter, r *http.Request, s *sess
 		d.unavailable(w, r, err)
 		return
 	}
-	latest := map[watchKey]string{}
+	// keyFor maps an observation to the account's watch key: imported
+	// data without a locale counts for every locale the account tracks
+	// the keyword in.
+	keyFor := func(domain, keyword string, loc seo.Locale, dev rankings.Device) watchKey {
+		k := watchKey{domain, keyword, loc.String(), string(dev)}
+		if loc == (seo.Locale{}) {
+			if l, ok := anyLocale[watchKey{domain, keyword, "", string(dev)}]; ok {
+				k.locale = l
+			}
+		}
+		return k
+	}
+	entries, err := d.latestStates(r, rv, kws, watched, keyFor)
+	if err != nil {
+		d.unavailable(w, r, err)
+		return
+	}
 	var dates []string
 	for i := range rankingDays {
 		dates = append(dates, from.AddDate(0, 0, i).Format("01-02"))
@@ -172,14 +195,7 @@ func (d *Dashboard) rankingsPage(w http.ResponseWriter, r *http.Request, s *sess
 		rv.Charts = append(rv.Charts, cur)
 	}
 	for _, o := range obs {
-		k := watchKey{o.Domain, o.Keyword, o.Locale.String(), string(o.Device)}
-		if o.Locale == (seo.Locale{}) {
-			// Imported data without a locale counts for every locale the
-			// account tracks the keyword in.
-			if l, ok := anyLocale[watchKey{o.Domain, o.Keyword, "", string(o.Device)}]; ok {
-				k.locale = l
-			}
-		}
+		k := keyFor(o.Domain, o.Keyword, o.Locale, o.Device)
 		if !watched[k] {
 			continue // another locale or device of a keyword this account tracks
 		}
@@ -195,14 +211,7 @@ func (d *Dashboard) rankingsPage(w http.ResponseWriter, r *http.Request, s *sess
 			cur, curKey = &rankingChart{Keyword: o.Keyword, Locale: k.locale, Device: k.device, Source: o.Source}, k
 			vals = make([]*float64, rankingDays)
 		}
-		pos := "not ranked in the top " + strconv.Itoa(o.Depth)
-		if o.Position != nil {
-			pos = strconv.FormatFloat(*o.Position, 'f', -1, 64)
-			if o.Average {
-				pos += " (average)"
-			}
-		}
-		latest[k] = pos + " on " + day(o.Date).Format("2006-01-02")
+		pos := rankings.RankingOf(o).Label()
 		if cur == nil {
 			continue
 		}
@@ -218,13 +227,74 @@ func (d *Dashboard) rankingsPage(w http.ResponseWriter, r *http.Request, s *sess
 	}
 	flush()
 	for _, t := range mine {
-		e := entryRow{Keyword: t.Keyword, Locale: t.Locale.String(), Device: string(t.Device), Latest: latest[keyOf(t)]}
-		if e.Latest == "" {
-			e.Latest = "no check in the last " + strconv.Itoa(rankingDays) + " days"
+		e := entries[keyOf(t)]
+		if e.Status == "" {
+			e = stateRow(rankings.NewRanking(t.Keyword, nil, nil, rv.HasSource))
 		}
+		e.Keyword, e.Locale, e.Device = t.Keyword, t.Locale.String(), string(t.Device)
 		rv.Entries = append(rv.Entries, e)
 	}
 	d.render(w, r, http.StatusOK, "rankings", v)
+}
+
+// latestStates reads the latest observation and failed check of the
+// watched keywords (at any date) and derives each one's state with
+// rankings.NewRanking.
+func (d *Dashboard) latestStates(r *http.Request, rv *rankingsView, kws []string, watched map[watchKey]bool,
+	keyFor func(domain, keyword string, loc seo.Locale, dev rankings.Device) watchKey) (map[watchKey]entryRow, error) {
+	ctx := r.Context()
+	f := rankings.Filter{Domain: rv.Domain, Keywords: kws}
+	latest, err := d.opts.Rankings.Latest(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	obs := map[watchKey]*rankings.Observation{}
+	for i := range latest {
+		o := &latest[i]
+		k := keyFor(o.Domain, o.Keyword, o.Locale, o.Device)
+		if cur := obs[k]; watched[k] && (cur == nil || o.CheckedAt.After(cur.CheckedAt)) {
+			obs[k] = o
+		}
+	}
+	fails := map[watchKey]*rankings.Failure{}
+	if fs, ok := d.opts.Rankings.(rankings.FailureStore); ok {
+		got, err := fs.LatestFailures(ctx, f)
+		if err != nil {
+			return nil, err
+		}
+		for i := range got {
+			fl := &got[i]
+			k := keyFor(fl.Domain, fl.Keyword, fl.Locale, fl.Device)
+			if cur := fails[k]; watched[k] && (cur == nil || fl.At.After(cur.At)) {
+				fails[k] = fl
+			}
+		}
+	}
+	out := make(map[watchKey]entryRow, len(obs)+len(fails))
+	for k := range watched {
+		if obs[k] == nil && fails[k] == nil {
+			continue
+		}
+		out[k] = stateRow(rankings.NewRanking(k.keyword, obs[k], fails[k], rv.HasSource))
+	}
+	return out, nil
+}
+
+// stateRow shows a ranking's state: its label with the day it was
+// checked, and the reason or error.
+func stateRow(rk rankings.Ranking) entryRow {
+	e := entryRow{Status: string(rk.Status), Latest: rk.Label(), Detail: rk.Reason}
+	switch {
+	case rk.Status == rankings.StatusFailed:
+		e.Latest += " on " + rk.FailedAt.UTC().Format("2006-01-02")
+		e.Detail = rk.Error
+		if !rk.CheckedAt.IsZero() {
+			e.Detail += " (last successful check " + rk.CheckedAt.UTC().Format("2006-01-02") + ")"
+		}
+	case !rk.CheckedAt.IsZero():
+		e.Latest += " on " + rk.CheckedAt.UTC().Format("2006-01-02")
+	}
+	return e
 }
 
 // splitKeywords splits the form's keywords: one per line, blank lines

@@ -267,3 +267,44 @@ func TestSQLWatchlist(t *testing.T) {
 		t.Error("nil database accepted")
 	}
 }
+
+// TestRankingStates: the latest position column shows each keyword's
+// state as the API does: unchecked (saying no provider is configured),
+// not ranked within the depth, failed with the provider's error and the
+// last position; never a bare "no check".
+func TestRankingStates(t *testing.T) {
+	rs := memstore.New(nil)
+	e := newEnv(t, &envOptions{opts: dashboard.Options{Rankings: rs}})
+	c := e.client(t)
+	tok := e.login(t, c)
+	track(t, e, c, tok, "shop.example", "ranked kw", "absent kw", "failing kw", "never kw")
+	now := e.clock.Now()
+	ctx := context.Background()
+	observe(t, rs, now.Add(-48*time.Hour), "shop.example", "ranked kw", 4)
+	observe(t, rs, now.Add(-48*time.Hour), "shop.example", "failing kw", 7)
+	en := seo.Locale{Language: "en", Region: "US"}
+	if err := rs.Record(ctx, []rankings.Observation{{Domain: "shop.example", Keyword: "absent kw", Locale: en, Device: rankings.Desktop,
+		Date: rankings.Day(now), Depth: 100, Source: "test", CheckedAt: now}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := rs.RecordFailures(ctx, []rankings.Failure{{Domain: "shop.example", Keyword: "failing kw", Locale: en, Device: rankings.Desktop,
+		At: now, Source: "serpapi", Error: "serpapi: quota exhausted"}}); err != nil {
+		t.Fatal(err)
+	}
+	_, body := get(t, c, e.srv.URL+"/dashboard/rankings?domain=shop.example")
+	for _, want := range []string{
+		"No SERP provider is configured",
+		`<span class="rank-status ranked">ranked</span></td><td>4 on `,
+		`<span class="rank-status not_ranked">not_ranked</span></td><td>not ranked in the top 100 on `,
+		`<span class="rank-status failed">failed</span></td><td>check failed (last position 7) on `,
+		"serpapi: quota exhausted",
+		`<span class="rank-status unchecked">unchecked</span></td><td>unchecked<br><span class="muted">not checked: no SERP source is configured`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("rankings page lacks %q:\n%s", want, body)
+		}
+	}
+	if strings.Contains(body, "no check in the last") {
+		t.Error("rankings page still says only \"no check in the last 90 days\"")
+	}
+}

@@ -11,7 +11,10 @@ import (
 	"github.com/seokit/seokit/seo"
 )
 
-var _ rankings.Store = (*Store)(nil)
+var (
+	_ rankings.Store        = (*Store)(nil)
+	_ rankings.FailureStore = (*Store)(nil)
+)
 
 // Options configures a Store. The zero value is ready to use.
 type Options struct {
@@ -37,11 +40,13 @@ type Store struct {
 	now     func() time.Time
 	tracked map[seriesKey]rankings.Tracked
 	obs     map[seriesKey]map[time.Time]rankings.Observation
+	fails   map[seriesKey]rankings.Failure
 }
 
 // New returns an empty Store. opts may be nil.
 func New(opts *Options) *Store {
-	s := &Store{now: time.Now, tracked: map[seriesKey]rankings.Tracked{}, obs: map[seriesKey]map[time.Time]rankings.Observation{}}
+	s := &Store{now: time.Now, tracked: map[seriesKey]rankings.Tracked{}, obs: map[seriesKey]map[time.Time]rankings.Observation{},
+		fails: map[seriesKey]rankings.Failure{}}
 	if opts != nil && opts.Now != nil {
 		s.now = opts.Now
 	}
@@ -236,5 +241,55 @@ func (s *Store) Latest(ctx context.Context, f rankings.Filter) ([]rankings.Obser
 	}
 	s.mu.RUnlock()
 	sortObs(out)
+	return out, nil
+}
+
+// RecordFailures stores failed checks: all of them or, when one is
+// invalid, none. A later failure of the same series replaces an earlier
+// one.
+func (s *Store) RecordFailures(ctx context.Context, fs []rankings.Failure) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	norm := make([]rankings.Failure, len(fs))
+	for i, f := range fs {
+		n, err := rankings.NormalizeFailure(i, f)
+		if err != nil {
+			return err
+		}
+		norm[i] = n
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, f := range norm {
+		k := seriesKey{f.Domain, f.Keyword, f.Locale, f.Device}
+		if old, ok := s.fails[k]; !ok || !f.At.Before(old.At) {
+			s.fails[k] = f
+		}
+	}
+	return nil
+}
+
+// LatestFailures returns the latest failure per keyword, locale and
+// device matching f, ordered by keyword, locale and device.
+func (s *Store) LatestFailures(ctx context.Context, f rankings.Filter) ([]rankings.Failure, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	f, err := rankings.NormalizeFilter(f, false)
+	if err != nil {
+		return nil, err
+	}
+	var out []rankings.Failure
+	s.mu.RLock()
+	for k, v := range s.fails {
+		if match(k, f) {
+			out = append(out, v)
+		}
+	}
+	s.mu.RUnlock()
+	slices.SortFunc(out, func(a, b rankings.Failure) int {
+		return compareKeys(seriesKey{a.Domain, a.Keyword, a.Locale, a.Device}, seriesKey{b.Domain, b.Keyword, b.Locale, b.Device})
+	})
 	return out, nil
 }

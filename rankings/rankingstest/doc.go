@@ -9,7 +9,9 @@
 // atomicity of Record (an invalid observation stores nothing and names the
 // field), the upsert rule (the later write of a day wins), filters and
 // ordering of Latest and History, round trips of nil and fractional
-// positions, and concurrent use (run it with -race).
+// positions, and concurrent use (run it with -race). A store that is also
+// a rankings.FailureStore has its failures checked too: the latest per
+// series wins, filters apply and a bad batch stores nothing.
 //
 // RunSource checks a rankings.Source against one query whose leading
 // organic results are known (for HTTP drivers, from an httptest server

@@ -417,6 +417,70 @@ func RunStore(t *testing.T, open func(t *testing.T) rankings.Store) {
 			t.Errorf("cancelled Record stored %s", keys(h))
 		}
 	})
+
+	t.Run("Failures", func(t *testing.T) {
+		if _, ok := open(t).(rankings.FailureStore); !ok {
+			t.Skip("the store does not implement rankings.FailureStore")
+		}
+		runFailures(t, func(t *testing.T) rankings.FailureStore { return open(t).(rankings.FailureStore) })
+	})
+}
+
+// runFailures checks a rankings.FailureStore: the latest failure per
+// series wins, filters apply, a bad batch stores nothing, and failures do
+// not touch the observations.
+func runFailures(t *testing.T, open func(t *testing.T) rankings.FailureStore) {
+	ctx := context.Background()
+	at := day0.Add(3 * time.Hour)
+	fail := func(kw string, loc seo.Locale, at time.Time, msg string) rankings.Failure {
+		return rankings.Failure{Domain: "example.com", Keyword: kw, Locale: loc, At: at, Source: "suite", Error: msg}
+	}
+	t.Run("LatestWins", func(t *testing.T) {
+		fs := open(t)
+		if err := fs.RecordFailures(ctx, []rankings.Failure{fail("b", enUS, at, "first"), fail(" a ", enUS, at, "a failed"), fail("b", deDE, at, "de")}); err != nil {
+			t.Fatal(err)
+		}
+		// A later failure replaces the earlier; an older one arriving late does not.
+		if err := fs.RecordFailures(ctx, []rankings.Failure{fail("b", enUS, at.Add(time.Hour), "second")}); err != nil {
+			t.Fatal(err)
+		}
+		if err := fs.RecordFailures(ctx, []rankings.Failure{fail("b", enUS, at.Add(-time.Hour), "stale")}); err != nil {
+			t.Fatal(err)
+		}
+		got, err := fs.LatestFailures(ctx, rankings.Filter{Domain: "example.com", Locale: enUS})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 2 || got[0].Keyword != "a" || got[1].Keyword != "b" || got[1].Error != "second" ||
+			!got[1].At.Equal(at.Add(time.Hour)) || got[1].Device != rankings.Desktop || got[1].Locale != enUS || got[1].Source != "suite" {
+			t.Fatalf("LatestFailures = %+v, want a, then b with the later failure", got)
+		}
+		got, err = fs.LatestFailures(ctx, rankings.Filter{Domain: "example.com", Keywords: []string{"b"}})
+		if err != nil || len(got) != 2 || got[0].Locale != deDE || got[1].Locale != enUS {
+			t.Errorf("LatestFailures(b) = %+v, %v; want de-DE then en-US", got, err)
+		}
+		if got, err := fs.LatestFailures(ctx, rankings.Filter{Domain: "other.com"}); err != nil || len(got) != 0 {
+			t.Errorf("LatestFailures(other.com) = %+v, %v; want none", got, err)
+		}
+		if st, ok := fs.(rankings.Store); ok {
+			if h, _ := st.History(ctx, rankings.Filter{Domain: "example.com"}); len(h) != 0 {
+				t.Errorf("failures stored observations %s", keys(h))
+			}
+		}
+	})
+	t.Run("BadBatch", func(t *testing.T) {
+		fs := open(t)
+		err := fs.RecordFailures(ctx, []rankings.Failure{fail("ok", enUS, at, "x"), fail("", enUS, at, "x")})
+		if ie, ok := seo.AsInputError(err); !ok || ie.Field != "failures[1].keyword" {
+			t.Fatalf("RecordFailures = %v, want an *seo.InputError for failures[1].keyword", err)
+		}
+		if got, _ := fs.LatestFailures(ctx, rankings.Filter{Domain: "example.com"}); len(got) != 0 {
+			t.Errorf("a rejected batch stored %+v", got)
+		}
+		if _, err := fs.LatestFailures(ctx, rankings.Filter{}); !errors.Is(err, seo.ErrInvalidInput) {
+			t.Errorf("LatestFailures without a domain = %v, want ErrInvalidInput", err)
+		}
+	})
 }
 
 // SourceCase is one query a Source must answer in RunSource.

@@ -24,6 +24,7 @@ import (
 var (
 	_ rankings.Store          = (*Store)(nil)
 	_ rankings.HistoryScanner = (*Store)(nil)
+	_ rankings.FailureStore   = (*Store)(nil)
 )
 
 // Dialect is the SQL database behind a Store.
@@ -230,6 +231,19 @@ var migrations = [][]string{
 	2: {
 		// Tracked reads a domain's keywords from the index alone.
 		`CREATE INDEX rankings_tracked_cover ON rankings_tracked (domain, keyword, locale, device, added_us)`,
+	},
+	3: {
+		// The latest failed check per series (rankings.FailureStore).
+		`CREATE TABLE rankings_failures (
+	domain  TEXT NOT NULL,
+	keyword TEXT NOT NULL,
+	locale  TEXT NOT NULL,
+	device  TEXT NOT NULL,
+	at_us   BIGINT NOT NULL,
+	source  TEXT NOT NULL,
+	error   TEXT NOT NULL,
+	PRIMARY KEY (domain, keyword, locale, device)
+)`,
 	},
 }
 
