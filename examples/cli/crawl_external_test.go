@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -66,5 +67,33 @@ func TestExternalSummaryAndProgress(t *testing.T) {
 	b.update(p)
 	if got := w.String(); !strings.Contains(got, "checking external links: 3/800") {
 		t.Errorf("progress line %q", got)
+	}
+}
+
+func TestAnalyzeSkipExternalLinks(t *testing.T) {
+	var hits atomic.Int64
+	ext := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) }))
+	defer ext.Close()
+	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		io.WriteString(w, `<!doctype html><html lang=en><head><title>A page with one external link</title></head><body><h1>Page</h1><a href="`+
+			strings.Replace(ext.URL, "127.0.0.1", "localhost", 1)+`/ref">a reference</a></body></html>`)
+	}))
+	defer page.Close()
+	for _, tt := range []struct {
+		args []string
+		want bool
+	}{
+		{[]string{"analyze", "-allow-private", "-links", "-json", "-fail-on", "none", page.URL}, true},
+		{[]string{"analyze", "-allow-private", "-links", "-skip-external-links", "-json", "-fail-on", "none", page.URL}, false},
+	} {
+		hits.Store(0)
+		var out, errOut bytes.Buffer
+		if err := run(context.Background(), tt.args, &out, &errOut); err != nil {
+			t.Fatalf("%v: %v\n%s", tt.args, err, errOut.String())
+		}
+		if got := hits.Load() > 0; got != tt.want {
+			t.Errorf("%v: external host requested %v, want %v", tt.args, got, tt.want)
+		}
 	}
 }
