@@ -210,7 +210,9 @@ func lcCollect(p *Page, r *Reporter) (list []*lcTarget, unchecked int) {
 		}
 		return false
 	}
-	wantLinks := enabled("links.broken_internal", "links.broken_external", "links.redirect_internal", "links.redirect_external")
+	wantInternal := enabled("links.broken_internal", "links.redirect_internal")
+	wantExternal := enabled("links.broken_external", "links.redirect_external")
+	wantLinks := wantInternal || wantExternal
 	wantImages := enabled("images.too_large", "images.broken")
 	wantCanon := enabled("canonical.target_error", "canonical.target_redirect", "canonical.target_noindex")
 	wantHreflang := enabled("hreflang.target_error", "hreflang.target_redirect", "hreflang.target_noindex",
@@ -324,7 +326,8 @@ func lcCollect(p *Page, r *Reporter) (list []*lcTarget, unchecked int) {
 	}
 	if wantLinks {
 		for _, l := range p.Links {
-			if l.URL == nil {
+			if l.URL == nil || (l.Internal && !wantInternal) || (!l.Internal && !wantExternal) {
+				// A disabled check costs no request.
 				continue
 			}
 			if t := add(l.URL, lcLink, ""); t != nil {

@@ -509,3 +509,32 @@ func TestLinkHelpers(t *testing.T) {
 		})
 	}
 }
+
+// TestLinkChecksDisabledExternal checks that disabling the external link
+// IDs (what the CLI's analyze -skip-external-links does) requests no
+// external target, and that the internal ones are still checked.
+func TestLinkChecksDisabledExternal(t *testing.T) {
+	cs := &concurrencyServer{seen: map[string]int{}}
+	srv := httptest.NewServer(cs)
+	defer srv.Close()
+	ext := strings.Replace(srv.URL, "127.0.0.1", "localhost", 1)
+	for _, tt := range []struct {
+		name    string
+		disable []string
+		want    int64
+	}{
+		{"all checks", nil, 20},
+		{"external disabled", []string{"links.broken_external", "links.redirect_external"}, 10},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			cs.total.Store(0)
+			opts := &Options{CheckLinks: true, Fetcher: newTestFetcher(t), Disable: tt.disable}
+			if _, err := AnalyzeHTML(context.Background(), srv.URL+"/", nil, linksPage(20, srv.URL, ext), opts); err != nil {
+				t.Fatal(err)
+			}
+			if got := cs.total.Load(); got != tt.want {
+				t.Errorf("%d requests, want %d", got, tt.want)
+			}
+		})
+	}
+}

@@ -74,6 +74,7 @@ type crawl struct {
 	overflow atomic.Bool // URLs were left out by the admission cap
 	skipped  distinctCounter
 	current  atomic.Pointer[string]
+	phase    atomic.Value // string: PhaseCrawling ...
 
 	mu        sync.Mutex // guards the fields below
 	builder   *siteBuilder
@@ -195,6 +196,7 @@ func (c *Crawler) Run(ctx context.Context, domain string) (*SiteReport, error) {
 		sitemaps = cr.readSitemaps(ctx, startRobots)
 	}
 
+	cr.phase.Store(PhaseCrawling)
 	var progDone chan struct{}
 	stopProg := make(chan struct{})
 	if cr.o.Progress != nil {
@@ -203,15 +205,17 @@ func (c *Crawler) Run(ctx context.Context, domain string) (*SiteReport, error) {
 	}
 
 	reason, queued, runErr := cr.loop(ctx)
+	if cr.ext != nil {
+		cr.phase.Store(PhaseCheckingExternal)
+		cr.ext.finish(cr.o.ExternalBudget)
+	}
+	cr.phase.Store(PhaseFinishing)
 
 	close(stopProg)
 	if progDone != nil {
 		<-progDone
 	}
 	pr := <-probes
-	if cr.ext != nil {
-		cr.ext.wait()
-	}
 
 	if cr.shared != nil && !cr.worker {
 		if err := cr.sharedReport(ctx); err != nil && runErr == nil {
@@ -974,6 +978,10 @@ func (cr *crawl) progress(ctx context.Context) Progress {
 	}
 	if s := cr.current.Load(); s != nil {
 		p.Current = *s
+	}
+	p.Phase, _ = cr.phase.Load().(string)
+	if cr.ext != nil {
+		p.External = cr.ext.progress()
 	}
 	return p
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/url"
 	"slices"
@@ -40,7 +41,13 @@ import (
 // is set, each distinct one is checked once, concurrently with the crawl,
 // by extChecker (HEAD, GET when HEAD is refused, redirects not followed),
 // and links.broken_external or links.redirect_external is reported on every
-// page linking to it.
+// page linking to it. A host is checked one target at a time until it first
+// answers; after HostFailLimit checks in a row with no answer at all
+// (timeout, refused connection, DNS failure) it is given up and its other
+// targets are counted as unchecked ("host_failing"), not reported as
+// broken: three timeouts say the host is unreachable from the crawler, not
+// that 800 links are broken. Once the pages are done the crawl waits at most
+// Options.ExternalBudget for the checks left ("time_budget").
 //
 // These are page findings: their IDs join the source page's
 // PageSummary.Findings, and its Score and counts drop by the page score rule
@@ -464,8 +471,12 @@ func (a *linkAcc) adjustGroups(groups []FindingGroup) {
 type extResult struct {
 	done      bool // checked to the end (not cancelled)
 	forbidden bool // the fetcher refused the address (private network)
+	down      bool // no HTTP answer: timeout, refused connection, DNS failure ...
 	status    int
 	loc, err  string
+	// skip says why a target was not checked (UncheckedHostFailing); empty
+	// for a check cancelled by a budget or a stop.
+	skip string
 }
 
 func (r *extResult) answer() string {
@@ -482,11 +493,45 @@ func (r *extResult) answer() string {
 	return s
 }
 
+// Why external link targets were left unchecked: the keys of
+// SiteReport.ExternalUncheckedReasons.
+const (
+	// UncheckedMaxChecks: past Options.MaxExternalChecks.
+	UncheckedMaxChecks = "max_checks"
+	// UncheckedHostFailing: the target's host failed HostFailLimit checks
+	// in a row, so the crawl stopped trying it.
+	UncheckedHostFailing = "host_failing"
+	// UncheckedTimeBudget: Options.ExternalBudget or the crawl's TimeBudget
+	// ran out first.
+	UncheckedTimeBudget = "time_budget"
+	// UncheckedCanceled: the crawl was stopped.
+	UncheckedCanceled = "canceled"
+)
+
+// HostFailLimit is how many external checks of one host in a row may fail
+// with no HTTP answer (timeout, refused connection, DNS failure) before
+// the crawl gives the host up: its remaining targets are reported as
+// unchecked (UncheckedHostFailing), not as broken links.
+const HostFailLimit = 3
+
+// maxFailingHosts caps SiteReport.ExternalFailingHosts.
+const maxFailingHosts = 100
+
+// errExternalBudget is the cause of checks cancelled by
+// Options.ExternalBudget.
+var errExternalBudget = errors.New("crawler: external check budget spent")
+
 // extChecker checks distinct external URLs once each, with at most global
 // checks in flight and perHost per host. URLs are queued per host and
 // started as slots free up, so only running checks hold a goroutine.
+//
+// It is also the one place that decides when a host is given up: a host
+// runs one check at a time until it first answers, and after
+// HostFailLimit checks in a row without an answer its remaining targets
+// are skipped (extHost.note).
 type extChecker struct {
 	ctx     context.Context
+	cancel  context.CancelCauseFunc
 	fetcher *seo.Fetcher
 	ua      string
 	timeout time.Duration
@@ -500,28 +545,54 @@ type extChecker struct {
 	res     []extResult
 	hosts   map[string]*extHost
 	ready   []*extHost // hosts with queued URLs and a free slot
+	failing []string   // hosts given up, in order
 	running int
 	wg      sync.WaitGroup
 
 	over    distinctCounter // distinct URLs beyond max
 	checked atomic.Int64
+	settled atomic.Int64 // targets checked, cancelled or skipped
+	skipped atomic.Int64 // settled without a check to the end
 }
 
 // extHost is the queue of one host.
 type extHost struct {
+	name     string
 	pending  []int32
 	inflight int
 	queued   bool // in ready
+	answered bool // some check got an HTTP answer
+	fails    int  // checks in a row without an answer
+	failing  bool // given up: fails reached HostFailLimit
+}
+
+// note records the outcome of one check of h and reports whether it makes
+// h a failing host.
+func (h *extHost) note(r *extResult) bool {
+	switch {
+	case !r.done || h.failing:
+		return false
+	case r.down:
+		h.fails++
+		h.failing = h.fails >= HostFailLimit
+		return h.failing
+	default:
+		h.fails = 0
+		h.answered = true
+		return false
+	}
 }
 
 // newExtChecker returns a checker whose checks run under ctx.
 func newExtChecker(ctx context.Context, f *seo.Fetcher, o *Options) *extChecker {
-	return &extChecker{
-		ctx: ctx, fetcher: f, ua: o.UserAgent, timeout: o.ExternalTimeout,
+	c := &extChecker{
+		fetcher: f, ua: o.UserAgent, timeout: o.ExternalTimeout,
 		max: o.MaxExternalChecks, global: max(1, o.Concurrency), perHost: max(1, o.PerHostConcurrency),
 		ids: map[string]int32{}, hosts: map[string]*extHost{},
 		over: distinctCounter{limit: 1 << 16},
 	}
+	c.ctx, c.cancel = context.WithCancelCause(ctx)
+	return c
 }
 
 // add queues the new URLs among us for checking and returns the ids of all
@@ -546,13 +617,18 @@ func (c *extChecker) add(us []*url.URL) []int32 {
 			c.res = append(c.res, extResult{})
 			h := c.hosts[v.Host]
 			if h == nil {
-				h = &extHost{}
+				h = &extHost{name: v.Host}
 				c.hosts[v.Host] = h
 			}
-			h.pending = append(h.pending, id)
-			c.wg.Add(1)
-			c.markReady(h)
-			c.schedule()
+			if h.failing {
+				c.res[id].skip = UncheckedHostFailing
+				c.settle(false)
+			} else {
+				h.pending = append(h.pending, id)
+				c.wg.Add(1)
+				c.markReady(h)
+				c.schedule()
+			}
 		}
 		if !slices.Contains(out, id) {
 			out = append(out, id)
@@ -561,9 +637,26 @@ func (c *extChecker) add(us []*url.URL) []int32 {
 	return out
 }
 
+// settle counts a target whose check ended (done) or was given up.
+func (c *extChecker) settle(done bool) {
+	c.settled.Add(1)
+	if !done {
+		c.skipped.Add(1)
+	}
+}
+
+// slots is how many checks of h may run at once: one until h first
+// answers, so a host that does not answer costs one check at a time.
+func (c *extChecker) slots(h *extHost) int {
+	if h.answered {
+		return c.perHost
+	}
+	return 1
+}
+
 // markReady puts h in the ready queue if it has work and a free slot.
 func (c *extChecker) markReady(h *extHost) {
-	if !h.queued && len(h.pending) > 0 && h.inflight < c.perHost {
+	if !h.queued && !h.failing && len(h.pending) > 0 && h.inflight < c.slots(h) {
 		h.queued = true
 		c.ready = append(c.ready, h)
 	}
@@ -576,7 +669,7 @@ func (c *extChecker) schedule() {
 		c.ready[0] = nil
 		c.ready = c.ready[1:]
 		h.queued = false
-		if len(h.pending) == 0 || h.inflight >= c.perHost {
+		if h.failing || len(h.pending) == 0 || h.inflight >= c.slots(h) {
 			continue
 		}
 		id := h.pending[0]
@@ -596,8 +689,21 @@ func (c *extChecker) run(h *extHost, id int32, u string) {
 	}
 	c.mu.Lock()
 	c.res[id] = res
+	c.settle(res.done)
 	c.running--
 	h.inflight--
+	if h.note(&res) {
+		// Given up: what is still queued for h is not tried.
+		for _, p := range h.pending {
+			c.res[p].skip = UncheckedHostFailing
+			c.settle(false)
+			c.wg.Done()
+		}
+		h.pending = nil
+		if len(c.failing) < maxFailingHosts {
+			c.failing = append(c.failing, h.name)
+		}
+	}
 	c.markReady(h)
 	c.schedule()
 	c.mu.Unlock()
@@ -614,6 +720,7 @@ func (c *extChecker) check(u string) extResult {
 		return c.fetcher.Fetch(ctx, &seo.Request{URL: u, Method: method, UserAgent: c.ua, NoFollow: true, DiscardBody: true, MaxBodyBytes: extBodyLimit})
 	}
 	resp, err := fetch(http.MethodHead)
+	answered := resp != nil
 	refused := err != nil || resp == nil
 	if !refused {
 		switch resp.Status {
@@ -621,7 +728,9 @@ func (c *extChecker) check(u string) extResult {
 			refused = true
 		}
 	}
-	if refused && !errors.Is(err, seo.ErrForbiddenAddress) {
+	// A host that did not answer at all (hostDown) gets no GET: it would
+	// not fare better and would double the wait.
+	if refused && !errors.Is(err, seo.ErrForbiddenAddress) && !hostDown(err) {
 		resp, err = fetch(http.MethodGet)
 	}
 	if c.ctx.Err() != nil {
@@ -643,26 +752,95 @@ func (c *extChecker) check(u string) extResult {
 	if err != nil && r.status == 0 {
 		r.err = err.Error()
 		r.forbidden = errors.Is(err, seo.ErrForbiddenAddress)
+		r.down = !r.forbidden && !answered && resp == nil
 	}
 	return r
 }
 
-// wait blocks until every queued check has ended.
-func (c *extChecker) wait() { c.wg.Wait() }
+// hostDown reports whether err says the host did not answer at all: a
+// timeout, or a connection that could not be made (refused, unreachable,
+// name not resolved).
+func hostDown(err error) bool {
+	if err == nil {
+		return false
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return true
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return true
+	}
+	var oe *net.OpError
+	if errors.As(err, &oe) && oe.Op == "dial" {
+		return true
+	}
+	var de *net.DNSError
+	return errors.As(err, &de)
+}
 
-// results returns the results and URLs by id; call it after wait.
+// finish waits for the queued checks, at most budget (none when budget is
+// not positive): the checks still queued or running then are cancelled
+// and counted as unchecked (UncheckedTimeBudget).
+func (c *extChecker) finish(budget time.Duration) {
+	if budget > 0 {
+		t := time.AfterFunc(budget, func() { c.cancel(errExternalBudget) })
+		defer t.Stop()
+	}
+	c.wg.Wait()
+}
+
+// progress returns the checks settled and queued so far.
+func (c *extChecker) progress() *ExternalProgress {
+	c.mu.Lock()
+	total := len(c.urls)
+	c.mu.Unlock()
+	return &ExternalProgress{Done: int(c.settled.Load()), Total: total, Unchecked: int(c.skipped.Load())}
+}
+
+// results returns the results and URLs by id; call it after finish.
 func (c *extChecker) results() ([]extResult, []string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.res, c.urls
 }
 
-// stats returns the URLs checked to the end and those left unchecked (over
-// the cap, or cancelled).
-func (c *extChecker) stats() (checked, unchecked int) {
+// extStats are the external check counts of a report.
+type extStats struct {
+	checked, unchecked int
+	reasons            map[string]int
+	failing            []string
+}
+
+// stats counts the URLs checked to the end and those left unchecked (over
+// the cap, on a failing host, cancelled), by reason; call it after finish.
+func (c *extChecker) stats() extStats {
 	c.mu.Lock()
-	n := len(c.urls)
-	c.mu.Unlock()
-	checked = int(c.checked.Load())
-	return checked, n - checked + c.over.count()
+	defer c.mu.Unlock()
+	st := extStats{checked: int(c.checked.Load()), failing: slices.Clone(c.failing)}
+	add := func(reason string, n int) {
+		if n == 0 {
+			return
+		}
+		if st.reasons == nil {
+			st.reasons = map[string]int{}
+		}
+		st.reasons[reason] += n
+		st.unchecked += n
+	}
+	stopped := UncheckedCanceled
+	if cause := context.Cause(c.ctx); errors.Is(cause, errExternalBudget) || errors.Is(cause, context.DeadlineExceeded) {
+		stopped = UncheckedTimeBudget
+	}
+	for i := range c.res {
+		switch r := &c.res[i]; {
+		case r.done:
+		case r.skip != "":
+			add(r.skip, 1)
+		default:
+			add(stopped, 1)
+		}
+	}
+	add(UncheckedMaxChecks, c.over.count())
+	return st
 }

@@ -82,12 +82,23 @@ type Options struct {
 	// PerHostConcurrency, and reported as links.broken_external or
 	// links.redirect_external on the linking pages. External URLs are
 	// checked, never crawled: robots.txt does not apply to such a check.
+	// Progress.External counts them; see ExternalBudget for the bounds.
 	SkipExternalLinks bool
 	// MaxExternalChecks caps the distinct external URLs checked; zero means
-	// 5,000. Later ones are counted in SiteReport.ExternalUnchecked.
+	// 5,000. Later ones are counted in SiteReport.ExternalUnchecked
+	// ("max_checks").
 	MaxExternalChecks int
 	// ExternalTimeout bounds each external check; zero means 10 s.
 	ExternalTimeout time.Duration
+	// ExternalBudget bounds how long the crawl waits, once its pages are
+	// done, for the external checks still queued or running; zero means
+	// 60 s, a negative value means no limit (TimeBudget still applies).
+	// The checks it cuts are counted in SiteReport.ExternalUnchecked
+	// under "time_budget". Independently, a host whose checks fail
+	// HostFailLimit times in a row with no answer (timeout, refused
+	// connection, DNS failure) is not tried again: its other targets are
+	// counted under "host_failing", not reported as broken links.
+	ExternalBudget time.Duration
 
 	// Fetcher fetches every URL of the crawl. Nil means a safe fetcher
 	// (seo.NewFetcher) with AllowPrivate and UserAgent.
@@ -171,6 +182,7 @@ const (
 	DefaultRequestTimeout     = 30 * time.Second
 	DefaultMaxExternalChecks  = 5000
 	DefaultExternalTimeout    = 10 * time.Second
+	DefaultExternalBudget     = 60 * time.Second
 	DefaultSharedPoll         = 50 * time.Millisecond
 	DefaultMaxReportPages     = 10_000
 	DefaultMaxSiteFindings    = 1000
@@ -243,6 +255,9 @@ func (o *Options) resolved() Options {
 	}
 	if r.ExternalTimeout <= 0 {
 		r.ExternalTimeout = DefaultExternalTimeout
+	}
+	if r.ExternalBudget == 0 {
+		r.ExternalBudget = DefaultExternalBudget
 	}
 	if r.PerHostBurst <= 0 {
 		r.PerHostBurst = 1

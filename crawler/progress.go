@@ -23,6 +23,33 @@ type Progress struct {
 	Current string `json:"current,omitempty"`
 	// Final is true for the last call, made when the crawl has ended.
 	Final bool `json:"final"`
+	// Phase is what the crawl is doing: PhaseCrawling, then
+	// PhaseCheckingExternal while it waits for the external link checks
+	// that outlast the pages, then PhaseFinishing (the last call).
+	Phase string `json:"phase,omitempty"`
+	// External counts the external link checks (they start during the
+	// crawl); nil when they are off (Options.SkipExternalLinks).
+	External *ExternalProgress `json:"external,omitempty"`
+}
+
+// Phases of Progress.Phase.
+const (
+	PhaseCrawling         = "crawling"
+	PhaseCheckingExternal = "checking_external"
+	PhaseFinishing        = "finishing"
+)
+
+// ExternalProgress counts the external link checks of a crawl.
+type ExternalProgress struct {
+	// Done counts the distinct targets settled: checked, or given up
+	// (Unchecked of them).
+	Done int `json:"done"`
+	// Total counts the distinct targets queued so far; it grows while
+	// pages are crawled.
+	Total int `json:"total"`
+	// Unchecked counts the targets given up (failing host, time budget,
+	// stopped crawl); SiteReport.ExternalUncheckedReasons says why.
+	Unchecked int `json:"unchecked"`
 }
 
 // ProgressChan returns a Progress callback that sends to ch without ever

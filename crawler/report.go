@@ -34,10 +34,18 @@ type SiteReport struct {
 	LinkFindings        []seo.Finding `json:"linkFindings"`
 	LinkFindingsOmitted int           `json:"linkFindingsOmitted,omitempty"`
 	// ExternalChecked counts the distinct external link targets checked;
-	// ExternalUnchecked those left out by Options.MaxExternalChecks or a
-	// stopped crawl.
-	ExternalChecked   int `json:"externalChecked"`
-	ExternalUnchecked int `json:"externalUnchecked,omitempty"`
+	// ExternalUnchecked those left unchecked, and ExternalUncheckedReasons
+	// splits them by why: "max_checks" (Options.MaxExternalChecks),
+	// "host_failing" (their host failed HostFailLimit checks in a row),
+	// "time_budget" (Options.ExternalBudget or TimeBudget ran out) or
+	// "canceled" (the crawl was stopped). An unchecked target is neither
+	// broken nor fine: no finding is reported for it.
+	ExternalChecked          int            `json:"externalChecked"`
+	ExternalUnchecked        int            `json:"externalUnchecked,omitempty"`
+	ExternalUncheckedReasons map[string]int `json:"externalUncheckedReasons,omitempty"`
+	// ExternalFailingHosts lists the hosts given up ("host_failing"), at
+	// most 100.
+	ExternalFailingHosts []string `json:"externalFailingHosts,omitempty"`
 	// Pages summarises every crawled page.
 	Pages []PageSummary `json:"pages"`
 	Graph GraphStats    `json:"graph"`

@@ -816,7 +816,8 @@ func (b *siteBuilder) build(facts *crawlFacts) *SiteReport {
 	rep.LinkFindingsOmitted = r.link.omitted
 	rep.Truncated.Note("linkFindings", len(rep.LinkFindings)+r.link.omitted, len(rep.LinkFindings))
 	if b.link.ext != nil {
-		rep.ExternalChecked, rep.ExternalUnchecked = b.link.ext.stats()
+		st := b.link.ext.stats()
+		rep.ExternalChecked, rep.ExternalUnchecked, rep.ExternalUncheckedReasons, rep.ExternalFailingHosts = st.checked, st.unchecked, st.reasons, st.failing
 	}
 	// Sort pages by URL, their edges with them, so the builder stays
 	// consistent should build run again.

@@ -27,6 +27,10 @@ type SiteOptions struct {
 	// (Plan.MaxSitePages).
 	MaxPages          int  `json:"maxPages,omitempty"`
 	IncludeSubdomains bool `json:"includeSubdomains,omitempty"`
+	// SkipExternalLinks turns off the checks of external link targets
+	// (links.broken_external, links.redirect_external): the crawl requests
+	// nothing outside the site.
+	SkipExternalLinks bool `json:"skipExternalLinks,omitempty"`
 }
 
 // SiteRequest is the body of POST /v1/analyze/site: exactly one of Domain
@@ -52,6 +56,14 @@ type JobProgress struct {
 	PagesPerSecond float64   `json:"pagesPerSecond"`
 	Current        string    `json:"current,omitempty"`
 	UpdatedAt      time.Time `json:"updatedAt"`
+	// Phase is "crawling", then "checking_external" while the crawl waits
+	// for the external link checks left when its pages are done, then
+	// "finishing" (building the report).
+	Phase string `json:"phase,omitempty"`
+	// External counts the external link checks: done (checked or given
+	// up) of total queued so far, unchecked of them given up. Absent when
+	// they are off.
+	External *crawler.ExternalProgress `json:"external,omitempty"`
 }
 
 // JobCallback is the callback state of a job.
@@ -152,8 +164,8 @@ func (s *Server) createJob(w http.ResponseWriter, r *http.Request) {
 // *seo.InputError naming the field; an account at its plan's cap of
 // concurrent site analyses gets an *Error (429). The dashboard calls it,
 // after Admit.
-func (s *Server) StartSite(ctx context.Context, accountID, domain string, maxPages int, subdomains bool) (*store.Job, error) {
-	return s.submitSite(ctx, accountID, SiteRequest{Domain: domain, Options: SiteOptions{MaxPages: maxPages, IncludeSubdomains: subdomains}})
+func (s *Server) StartSite(ctx context.Context, accountID, domain string, maxPages int, subdomains, skipExternal bool) (*store.Job, error) {
+	return s.submitSite(ctx, accountID, SiteRequest{Domain: domain, Options: SiteOptions{MaxPages: maxPages, IncludeSubdomains: subdomains, SkipExternalLinks: skipExternal}})
 }
 
 // submitSite validates req against the address policy and the account's
@@ -646,6 +658,7 @@ func progressJSON(p *crawler.Progress, now time.Time) []byte {
 	b, _ := json.Marshal(JobProgress{
 		PagesDone: p.Done, Errors: p.Errors, Queued: p.Queued, Skipped: p.Skipped,
 		PagesPerSecond: p.PagesPerSecond, Current: p.Current, UpdatedAt: now.UTC(),
+		Phase: p.Phase, External: p.External,
 	})
 	return b
 }
@@ -719,6 +732,7 @@ func (s *Server) crawlerOptions(req SiteRequest) crawler.Options {
 	}
 	co.MaxPages = req.Options.MaxPages
 	co.IncludeSubdomains = req.Options.IncludeSubdomains
+	co.SkipExternalLinks = co.SkipExternalLinks || req.Options.SkipExternalLinks
 	co.AllowPrivate = s.opts.AllowPrivate
 	var ao analyzer.Options
 	if co.Analyzer != nil {

@@ -25,6 +25,7 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	failOn := fs.String("fail-on", "error", "exit 1 when a finding has this severity or higher: error, warning, notice or none")
 	disable := fs.String("disable", "", "comma-separated check IDs or areas to turn off")
 	timeout := fs.Duration("timeout", 60*time.Second, "time limit for the whole analysis")
+	skipExternal := fs.Bool("skip-external-links", false, "with -links, request no external link target (turns off links.broken_external and links.redirect_external)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: cli analyze [flags] URL")
 		fs.PrintDefaults()
@@ -39,6 +40,9 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	threshold, err := parseFailOn(*failOn)
 	if err != nil {
 		return &exitError{code: 2, err: err}
+	}
+	if *skipExternal {
+		*disable += ",links.broken_external,links.redirect_external"
 	}
 	ctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()

@@ -31,6 +31,8 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	failOn := fs.String("fail-on", "none", "exit 1 when a site finding has this severity or higher: error, warning, notice or none")
 	timeout := fs.Duration("timeout", 30*time.Minute, "time budget of the crawl")
 	quiet := fs.Bool("quiet", false, "no progress bar")
+	skipExternal := fs.Bool("skip-external-links", false, "do not check external link targets (nothing outside the site is requested)")
+	externalBudget := fs.Duration("external-budget", crawler.DefaultExternalBudget, "longest wait for external link checks once the pages are done (0: the default; negative: no limit)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: cli crawl [flags] DOMAIN")
 		fs.PrintDefaults()
@@ -57,9 +59,12 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		AllowPrivate:      *allowPrivate,
 		TimeBudget:        *timeout,
 		Analyzer:          &analyzer.Options{Depth: analyzer.Depth(*depth)},
+		SkipExternalLinks: *skipExternal,
+		ExternalBudget:    *externalBudget,
 	}
 	bar := newProgressBar(stderr, *maxPages)
-	if !*quiet && bar.tty {
+	bar.budget = opts.ExternalBudget
+	if !*quiet {
 		opts.Progress = bar.update
 	}
 	rep, err := crawler.New(opts).Run(ctx, fs.Arg(0))
@@ -120,6 +125,9 @@ func printSiteReport(w io.Writer, rep *crawler.SiteReport) {
 	if line := truncatedSummary(rep.Truncated); line != "" {
 		fmt.Fprintln(w, line)
 	}
+	if line := externalSummary(rep); line != "" {
+		fmt.Fprintln(w, line)
+	}
 
 	codes := make([]int, 0, len(rep.StatusCodes))
 	for code := range rep.StatusCodes {
@@ -151,12 +159,39 @@ func printSiteReport(w io.Writer, rep *crawler.SiteReport) {
 	}
 }
 
-// progressBar draws crawl progress on a terminal; elsewhere it is silent.
+// externalSummary says how many external link targets were checked and
+// why the others were not; "" when none were found.
+func externalSummary(rep *crawler.SiteReport) string {
+	if rep.ExternalChecked+rep.ExternalUnchecked == 0 {
+		return ""
+	}
+	line := fmt.Sprintf("External links %d checked", rep.ExternalChecked)
+	if rep.ExternalUnchecked > 0 {
+		reasons := make([]string, 0, len(rep.ExternalUncheckedReasons))
+		for r, n := range rep.ExternalUncheckedReasons {
+			reasons = append(reasons, fmt.Sprintf("%s %d", r, n))
+		}
+		sort.Strings(reasons)
+		line += fmt.Sprintf(", %d not checked (%s)", rep.ExternalUnchecked, strings.Join(reasons, ", "))
+	}
+	if h := rep.ExternalFailingHosts; len(h) > 0 {
+		line += "; hosts given up after 3 failures: " + clean(strings.Join(h[:min(5, len(h))], " "))
+		if len(h) > 5 {
+			line += fmt.Sprintf(" and %d more", len(h)-5)
+		}
+	}
+	return line
+}
+
+// progressBar draws crawl progress on a terminal; elsewhere it only says,
+// once, that the crawl is waiting for its external link checks.
 type progressBar struct {
-	w     io.Writer
-	tty   bool
-	max   int
-	drawn bool
+	w      io.Writer
+	tty    bool
+	max    int
+	budget time.Duration // Options.ExternalBudget, for the notice
+	drawn  bool
+	noted  bool // the external phase was announced (not a terminal)
 }
 
 func newProgressBar(w io.Writer, max int) *progressBar {
@@ -170,6 +205,20 @@ func newProgressBar(w io.Writer, max int) *progressBar {
 }
 
 func (b *progressBar) update(p crawler.Progress) {
+	if !b.tty {
+		if p.Phase == crawler.PhaseCheckingExternal && p.External != nil && !b.noted {
+			b.noted = true
+			fmt.Fprintf(b.w, "pages done; checking external links (%d of %d done, %s); -skip-external-links skips them\n",
+				p.External.Done, p.External.Total, budgetText(b.budget))
+		}
+		return
+	}
+	if p.Phase == crawler.PhaseCheckingExternal && p.External != nil {
+		fmt.Fprintf(b.w, "\r%d pages done; checking external links: %d/%d, %d given up (%s) %-30s",
+			p.Done, p.External.Done, p.External.Total, p.External.Unchecked, budgetText(b.budget), "")
+		b.drawn = true
+		return
+	}
 	const width = 30
 	frac := 0.0
 	if b.max > 0 {
@@ -189,4 +238,15 @@ func (b *progressBar) finish() {
 	if b.drawn {
 		fmt.Fprintln(b.w)
 	}
+}
+
+// budgetText describes the external check budget.
+func budgetText(d time.Duration) string {
+	if d == 0 {
+		d = crawler.DefaultExternalBudget
+	}
+	if d < 0 {
+		return "no time limit"
+	}
+	return "at most " + d.String()
 }

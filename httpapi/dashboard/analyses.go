@@ -20,12 +20,13 @@ func fieldErr(field, reason string) error { return &seo.InputError{Field: field,
 
 // jobRequest is the part of a stored job request the dashboard shows (the
 // JSON the API stores: {"domain", "options": {"maxPages",
-// "includeSubdomains"}}).
+// "includeSubdomains", "skipExternalLinks"}}).
 type jobRequest struct {
 	Domain  string `json:"domain"`
 	Options struct {
 		MaxPages          int  `json:"maxPages"`
 		IncludeSubdomains bool `json:"includeSubdomains"`
+		SkipExternalLinks bool `json:"skipExternalLinks"`
 	} `json:"options"`
 }
 
@@ -38,6 +39,9 @@ type jobProgress struct {
 	PagesPerSecond float64   `json:"pagesPerSecond"`
 	Current        string    `json:"current,omitempty"`
 	UpdatedAt      time.Time `json:"updatedAt"`
+	// Phase and External are the crawl's (crawler.Progress).
+	Phase    string                    `json:"phase,omitempty"`
+	External *crawler.ExternalProgress `json:"external,omitempty"`
 }
 
 type jobRow struct {
@@ -51,6 +55,9 @@ type jobRow struct {
 	Error      string
 	CreatedAt  time.Time
 	FinishedAt time.Time
+
+	// SkipExternal: external links were not to be checked.
+	SkipExternal bool
 }
 
 func newJobRow(j *store.Job) jobRow {
@@ -58,6 +65,7 @@ func newJobRow(j *store.Job) jobRow {
 	var req jobRequest
 	if json.Unmarshal(j.Request, &req) == nil {
 		row.Domain, row.MaxPages, row.Subdomains = req.Domain, req.Options.MaxPages, req.Options.IncludeSubdomains
+		row.SkipExternal = req.Options.SkipExternalLinks
 	}
 	if len(j.Progress) > 0 {
 		json.Unmarshal(j.Progress, &row.Progress)
@@ -72,6 +80,7 @@ type analysesView struct {
 	FormDomain   string
 	FormMaxPages string
 	FormSubs     bool
+	FormSkipExt  bool
 }
 
 func (d *Dashboard) analysesPage(w http.ResponseWriter, r *http.Request, s *session, a *store.Account) {
@@ -111,6 +120,7 @@ func (d *Dashboard) startAnalysis(w http.ResponseWriter, r *http.Request, s *ses
 		FormDomain:   strings.TrimSpace(r.PostFormValue("domain")),
 		FormMaxPages: strings.TrimSpace(r.PostFormValue("max_pages")),
 		FormSubs:     r.PostFormValue("subdomains") == "on",
+		FormSkipExt:  r.PostFormValue("skip_external") == "on",
 	}
 	bad := func(field, msg string) {
 		d.showAnalyses(w, r, s, a, http.StatusBadRequest, av, map[string]string{field: msg})
@@ -140,7 +150,7 @@ func (d *Dashboard) startAnalysis(w http.ResponseWriter, r *http.Request, s *ses
 	if !d.admit(w, r, a, "site analysis") {
 		return
 	}
-	j, err := d.opts.Analyses.StartSite(r.Context(), a.ID, u.Host, maxPages, av.FormSubs)
+	j, err := d.opts.Analyses.StartSite(r.Context(), a.ID, u.Host, maxPages, av.FormSubs, av.FormSkipExt)
 	if err != nil {
 		if field, msg, ok := fieldError(err); ok {
 			if field == "options.maxPages" {
@@ -314,6 +324,9 @@ type progressJSON struct {
 	Skipped   int    `json:"skipped"`
 	Current   string `json:"current,omitempty"`
 	Error     string `json:"error,omitempty"`
+	// Phase is the crawl's phase; External its external link checks.
+	Phase    string                    `json:"phase,omitempty"`
+	External *crawler.ExternalProgress `json:"external,omitempty"`
 }
 
 func (d *Dashboard) analysisProgress(w http.ResponseWriter, r *http.Request, s *session, a *store.Account) {
@@ -325,6 +338,7 @@ func (d *Dashboard) analysisProgress(w http.ResponseWriter, r *http.Request, s *
 	p := progressJSON{
 		Status: string(j.Status), Done: row.Done, PagesDone: row.Progress.PagesDone, Errors: row.Progress.Errors,
 		Queued: row.Progress.Queued, Skipped: row.Progress.Skipped, Current: row.Progress.Current, Error: j.Error,
+		Phase: row.Progress.Phase, External: row.Progress.External,
 	}
 	w.Header().Set("Content-Type", "application/json")
 	json.NewEncoder(w).Encode(p)

@@ -31,7 +31,7 @@ const DefaultSessionTTL = 12 * time.Hour
 type Analyses interface {
 	// StartSite queues an analysis of domain for the account and returns
 	// the stored job. Bad input is an *seo.InputError naming the field.
-	StartSite(ctx context.Context, accountID, domain string, maxPages int, subdomains bool) (*store.Job, error)
+	StartSite(ctx context.Context, accountID, domain string, maxPages int, subdomains, skipExternal bool) (*store.Job, error)
 	// CancelSite cancels a queued or running job of the account.
 	CancelSite(ctx context.Context, accountID, jobID string) error
 }

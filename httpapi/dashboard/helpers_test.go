@@ -203,11 +203,11 @@ func (a *testAnalyses) wait() {
 	a.wg.Wait()
 }
 
-func (a *testAnalyses) StartSite(ctx context.Context, accountID, domain string, maxPages int, subdomains bool) (*store.Job, error) {
+func (a *testAnalyses) StartSite(ctx context.Context, accountID, domain string, maxPages int, subdomains, skipExternal bool) (*store.Job, error) {
 	if _, err := seo.ParseDomain(domain); err != nil {
 		return nil, err
 	}
-	req, _ := json.Marshal(map[string]any{"domain": domain, "options": map[string]any{"maxPages": maxPages, "includeSubdomains": subdomains}})
+	req, _ := json.Marshal(map[string]any{"domain": domain, "options": map[string]any{"maxPages": maxPages, "includeSubdomains": subdomains, "skipExternalLinks": skipExternal}})
 	now := a.now().UTC()
 	j := &store.Job{ID: "job_" + strings.ReplaceAll(now.Format("150405.000000000"), ".", ""), AccountID: accountID, Kind: "site",
 		Status: store.JobQueued, Request: req, CreatedAt: now, UpdatedAt: now}

@@ -24,8 +24,8 @@ var (
 	_ dashboard.Quota    = (*lateAPI)(nil)
 )
 
-func (l *lateAPI) StartSite(ctx context.Context, accountID, domain string, maxPages int, subdomains bool) (*store.Job, error) {
-	return l.s.StartSite(ctx, accountID, domain, maxPages, subdomains)
+func (l *lateAPI) StartSite(ctx context.Context, accountID, domain string, maxPages int, subdomains, skipExternal bool) (*store.Job, error) {
+	return l.s.StartSite(ctx, accountID, domain, maxPages, subdomains, skipExternal)
 }
 func (l *lateAPI) CancelSite(ctx context.Context, accountID, jobID string) error {
 	return l.s.CancelSite(ctx, accountID, jobID)

@@ -51,6 +51,13 @@
           set("pages-queued", p.queued);
           set("pages-errors", p.errors);
           set("current", p.current || "");
+          var ext = document.getElementById("external");
+          if (ext && p.external) {
+            ext.hidden = false;
+            set("job-phase", p.phase === "checking_external" ? "Checking external links: " : "");
+            set("ext-done", p.external.done);
+            set("ext-total", p.external.total);
+          }
           var bar = document.getElementById("job-progress");
           if (bar && p.pagesDone + p.queued > 0) {
             bar.max = p.pagesDone + p.queued;
