@@ -290,9 +290,11 @@ type siteBuilder struct {
 	idSets  map[string][]string
 	idList  [][]string // idSets by pageRec.findings-1
 	idIndex map[string]int32
+
 	// cntIndex and cntList share the FindingCounts maps the same way.
 	cntIndex map[string]int32
 	cntList  []map[string]int // by pageRec.counts-1
+
 	strs    map[string]string // shared content types
 	scratch []edge
 	link    linkScope // link-scope checks, see linkscope.go
