@@ -43,14 +43,10 @@ func lkContains(list []string, s string) bool {
 
 func TestLinksFindingDetails(t *testing.T) {
 	rep := analyzeFixture(t, "links/bad.html", "", nil, nil)
-	count := map[string]int{}
-	for _, f := range rep.Findings {
-		count[f.ID]++
-	}
-	if n := count["links.uncrawlable"]; n != 3 {
+	if n := len(evidence(rep, "links.uncrawlable")); n != 3 {
 		t.Errorf("links.uncrawlable reported %d times, want 3 (javascript:, onclick, no href)", n)
 	}
-	if n := count["links.placeholder_href"]; n != 2 {
+	if n := len(evidence(rep, "links.placeholder_href")); n != 2 {
 		t.Errorf("links.placeholder_href reported %d times, want 2 (empty, #)", n)
 	}
 	if f := finding(rep, "links.broken_fragment"); f == nil || f.Evidence.Value != "#missing-section" {
