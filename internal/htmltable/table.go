@@ -262,7 +262,7 @@ var tableTemplate = template.Must(template.New("table").Funcs(template.FuncMap{
 		s, _ := r[c.Hint].(string)
 		return s
 	},
-	"get": func(r Row, k string) any { return r[k] },
+	"get":  func(r Row, k string) any { return r[k] },
 	"sevs": func() []string { return sevOptions },
 }).Parse(`<div class="rt" id="rt-{{.Name}}" data-rows="{{.Name}}" data-page-size="{{if .PageSize}}{{.PageSize}}{{else}}100{{end}}"
 {{- with .SevKey}} data-sev-key="{{.}}"{{end}}{{with .IDKey}} data-id-key="{{.}}"{{end}}>
