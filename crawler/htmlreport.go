@@ -180,11 +180,9 @@ func (r *SiteReport) Tables() (*ReportTables, error) {
 			Search: true, SevKey: "severities", IDKey: "findings", Empty: "No pages."},
 	}
 	for _, g := range r.Findings {
-		row, err := htmltable.Project(g, t.Findings.Keys()...)
-		if err != nil {
-			return nil, err
-		}
-		t.Findings.Rows = append(t.Findings.Rows, row)
+		t.Findings.Rows = append(t.Findings.Rows, htmltable.Row{
+			"severity": g.Severity.String(), "id": g.ID, "message": g.Message, "count": g.Count, "pages": g.Pages, "examples": g.Examples,
+		})
 	}
 	details := append(append([]seo.Finding(nil), r.SiteFindings...), r.LinkFindings...)
 	sortFindings(details)
@@ -195,13 +193,12 @@ func (r *SiteReport) Tables() (*ReportTables, error) {
 	}
 	pages := slices.Clone(r.Pages)
 	slices.SortStableFunc(pages, func(a, b PageSummary) int { return cmp.Compare(a.Score, b.Score) })
-	keys := t.Pages.Keys()
 	for _, p := range pages {
-		row, err := htmltable.Project(p, keys...)
-		if err != nil {
-			return nil, err
+		row := htmltable.Row{
+			"url": p.URL, "status": p.Status, "error": p.Error, "depth": p.Depth, "inlinks": p.Inlinks,
+			"linkScore": p.LinkScore, "title": p.Title, "wordCount": p.WordCount, "score": p.Score, "findings": p.Findings,
 		}
-		if d, ok := row["depth"].(float64); ok && d < 0 {
+		if p.Depth < 0 {
 			row["depth"] = nil // a sitemap URL no crawled page links to
 		}
 		var sevs []string

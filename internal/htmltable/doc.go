@@ -15,5 +15,5 @@
 // URL); below 700 px each row becomes a card.
 //
 // Adding a column is one line: a [Column] whose Key names a field of the
-// row objects (with [Project], any JSON field of the value shown).
+// rows (plus that field, where the rows are built).
 package htmltable

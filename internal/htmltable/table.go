@@ -9,8 +9,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"html/template"
+	"maps"
 	"slices"
 	"strconv"
+	"unicode/utf8"
 )
 
 // JS is the table script. Pages inline it in a <script> element (allowed
@@ -97,64 +99,113 @@ type Table struct {
 // DefaultPageSize is the PageSize of a Table that sets none.
 const DefaultPageSize = 100
 
-// Project returns the fields keys of v's JSON form (an object) as a Row.
-func Project(v any, keys ...string) (Row, error) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil, fmt.Errorf("htmltable: %w", err)
-	}
-	var all map[string]json.RawMessage
-	if err := json.Unmarshal(b, &all); err != nil {
-		return nil, fmt.Errorf("htmltable: %T is not a JSON object: %w", v, err)
-	}
-	r := make(Row, len(keys))
-	for _, k := range keys {
-		if raw, ok := all[k]; ok {
-			var x any
-			if err := json.Unmarshal(raw, &x); err != nil {
-				return nil, fmt.Errorf("htmltable: field %s: %w", k, err)
-			}
-			r[k] = x
-		}
-	}
-	return r, nil
-}
-
-// Keys returns the keys of the row fields the table shows and filters on,
-// for Project.
-func (t *Table) Keys() []string {
-	var ks []string
-	add := func(k string) {
-		if k != "" && !slices.Contains(ks, k) {
-			ks = append(ks, k)
-		}
-	}
-	for _, c := range t.Columns {
-		add(c.Key)
-		add(c.Hint)
-	}
-	add(t.SevKey)
-	add(t.IDKey)
-	return ks
-}
-
 // Data returns the rows of tables as the JSON object of a <script
 // type="application/json" id="rt-data"> block. The JSON escapes <, > and
 // &, so crawled text cannot end the element.
 func Data(tables ...*Table) (template.JS, error) {
-	m := make(map[string][]Row, len(tables))
-	for _, t := range tables {
-		rows := t.Rows
-		if rows == nil {
-			rows = []Row{}
+	var b []byte
+	b = append(b, '{')
+	for i, t := range tables {
+		if i > 0 {
+			b = append(b, ',')
 		}
-		m[t.Name] = rows
+		b = appendString(b, t.Name)
+		b = append(b, ':', '[')
+		for j, r := range t.Rows {
+			if j > 0 {
+				b = append(b, ',')
+			}
+			var err error
+			if b, err = appendRow(b, r); err != nil {
+				return "", err
+			}
+		}
+		b = append(b, ']')
 	}
-	b, err := json.Marshal(m)
-	if err != nil {
-		return "", fmt.Errorf("htmltable: %w", err)
-	}
+	b = append(b, '}')
 	return template.JS(b), nil
+}
+
+// appendRow appends r as a JSON object, its keys sorted. It is the
+// json.Marshal of r, without reflection for the common value types.
+func appendRow(b []byte, r Row) ([]byte, error) {
+	keys := slices.Sorted(maps.Keys(r))
+	b = append(b, '{')
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(b, k)
+		b = append(b, ':')
+		switch v := r[k].(type) {
+		case nil:
+			b = append(b, "null"...)
+		case string:
+			b = appendString(b, v)
+		case int:
+			b = strconv.AppendInt(b, int64(v), 10)
+		case []string:
+			if v == nil {
+				b = append(b, "null"...)
+				break
+			}
+			b = append(b, '[')
+			for i, s := range v {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = appendString(b, s)
+			}
+			b = append(b, ']')
+		default:
+			j, err := json.Marshal(v)
+			if err != nil {
+				return nil, fmt.Errorf("htmltable: field %s: %w", k, err)
+			}
+			b = append(b, j...)
+		}
+	}
+	return append(b, '}'), nil
+}
+
+// appendString appends s as a JSON string escaped as json.Marshal does:
+// <, > and & as \u escapes (so no "</script" or "<!--" can appear), the
+// line and paragraph separators escaped, invalid UTF-8 replaced.
+func appendString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"' || c == '\\':
+				b = append(b, '\\', c)
+			case c == '\n':
+				b = append(b, '\\', 'n')
+			case c == '\r':
+				b = append(b, '\\', 'r')
+			case c == '\t':
+				b = append(b, '\\', 't')
+			case c < 0x20 || c == '<' || c == '>' || c == '&':
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			default:
+				b = append(b, c)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b = append(b, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xf])
+		default:
+			b = append(b, s[i:i+size]...)
+		}
+		i += size
+	}
+	return append(b, '"')
 }
 
 var sevOptions = []string{"error", "warning", "notice"}
