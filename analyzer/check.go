@@ -98,23 +98,25 @@ func Catalog() []seo.CheckInfo {
 	return out
 }
 
-// Reporter collects the findings of one page, at most
-// Options.MaxFindingsPerID per ID (the rest are counted, not kept). It is
-// safe for concurrent use.
+// Reporter collects the findings of one page: one finding per ID, whose
+// Count counts every occurrence reported and whose Evidence and Examples
+// keep the evidence of the first 1+Options.MaxExamples (the rest are
+// counted, not kept). It is safe for concurrent use.
 type Reporter struct {
 	mu       sync.Mutex
 	cfg      *config
 	url      string
 	extra    map[string]seo.CheckInfo
 	findings []seo.Finding
-	perID    map[string]int // findings reported per ID, kept or not
-	dropped  int            // findings over MaxFindingsPerID
+	at       map[string]int // index of each ID's finding in findings
+	total    int            // occurrences reported
+	kept     int            // occurrences whose evidence is kept
 	urls     int            // evidence URLs reported
 	urlsCut  int            // evidence URLs over MaxEvidenceURLs
 }
 
 func newReporter(cfg *config, pageURL string) *Reporter {
-	r := &Reporter{cfg: cfg, url: pageURL, perID: map[string]int{}}
+	r := &Reporter{cfg: cfg, url: pageURL, at: map[string]int{}}
 	for _, c := range cfg.Checks {
 		for _, in := range c.IDs {
 			if r.extra == nil {
@@ -129,79 +131,103 @@ func newReporter(cfg *config, pageURL string) *Reporter {
 // Enabled reports whether id is reported at all, so a check can skip work.
 func (r *Reporter) Enabled(id string) bool { return !r.cfg.isDisabled(id) }
 
-// full reports whether id already has its MaxFindingsPerID findings. It is
-// false for disabled IDs.
-func (r *Reporter) full(id string) bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.perID[id] >= r.cfg.MaxFindingsPerID && !r.cfg.isDisabled(id)
+// info returns the catalogue entry of id (a custom check's, or a warning
+// of page scope for an undeclared ID).
+func (r *Reporter) info(id string) seo.CheckInfo {
+	if in, ok := catalog[id]; ok {
+		return in
+	}
+	if in, ok := r.extra[id]; ok {
+		return in
+	}
+	return seo.CheckInfo{ID: id, Severity: seo.Warning, Scope: seo.ScopePage}
 }
 
-// addLazy reports like Add, building the evidence only when the finding
-// is kept: checks that repeat per element use it so that a page of a
-// million bad elements costs no evidence beyond the cap.
+// full reports whether id already keeps the evidence of its 1+MaxExamples
+// occurrences, so that a further one is only counted. Call with r.mu held.
+func (r *Reporter) full(id string) bool {
+	k, ok := r.at[id]
+	return ok && len(r.findings[k].Examples) >= r.cfg.MaxExamples
+}
+
+// addLazy reports like Add, building the evidence only when it is kept:
+// checks that repeat per element use it so that a page of a million bad
+// elements costs no evidence beyond the cap.
 func (r *Reporter) addLazy(id, message string, ev func() seo.Evidence) {
+	if r.cfg.isDisabled(id) {
+		return
+	}
+	r.mu.Lock()
 	if r.full(id) {
-		r.mu.Lock()
-		r.perID[id]++
-		r.dropped++
+		r.findings[r.at[id]].Count++
+		r.total++
 		r.mu.Unlock()
 		return
 	}
+	r.mu.Unlock()
 	r.Add(id, message, ev())
 }
 
-// Add reports a finding of id on the page. The severity is the catalogue's
-// unless Options.Severity overrides it; disabled IDs are dropped.
+// Add reports an occurrence of id on the page. The first occurrence of an
+// ID makes its finding, with message and evidence; later ones add to its
+// Count and, up to Options.MaxExamples, to its Examples. The severity is
+// the catalogue's unless Options.Severity overrides it; disabled IDs are
+// dropped.
 func (r *Reporter) Add(id, message string, ev seo.Evidence) {
 	if r.cfg.isDisabled(id) {
 		return
 	}
-	sev := seo.Warning
-	if in, ok := catalog[id]; ok {
-		sev = in.Severity
-	} else if in, ok := r.extra[id]; ok {
-		sev = in.Severity
-	}
-	if s, ok := r.cfg.Severity[id]; ok {
-		sev = s
-	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.perID[id]++
-	if r.perID[id] > r.cfg.MaxFindingsPerID {
-		r.dropped++
+	r.total++
+	k, ok := r.at[id]
+	if ok && r.full(id) {
+		r.findings[k].Count++
 		return
 	}
+	r.kept++
 	ev.Value = seo.Clip(ev.Value)
 	r.urls += len(ev.URLs)
 	if len(ev.URLs) > r.cfg.MaxEvidenceURLs {
 		r.urlsCut += len(ev.URLs) - r.cfg.MaxEvidenceURLs
 		ev.URLs = slices.Clone(ev.URLs[:r.cfg.MaxEvidenceURLs])
 	}
-	r.findings = append(r.findings, seo.Finding{ID: id, Severity: sev, Message: message, Evidence: ev, URL: r.url})
+	if ok {
+		f := &r.findings[k]
+		f.Count++
+		f.Examples = append(f.Examples, ev)
+		return
+	}
+	sev := r.info(id).Severity
+	if s, ok := r.cfg.Severity[id]; ok {
+		sev = s
+	}
+	r.at[id] = len(r.findings)
+	r.findings = append(r.findings, seo.Finding{ID: id, Severity: sev, Message: message, Evidence: ev, URL: r.url, Count: 1})
 }
 
-// noteTruncation records in t the findings and evidence URLs left out.
+// noteTruncation records in t the occurrences whose evidence was not kept
+// ("findings") and the evidence URLs left out.
 func (r *Reporter) noteTruncation(t *seo.Truncated) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	t.Note("findings", len(r.findings)+r.dropped, len(r.findings))
+	t.Note("findings", r.total, r.kept)
 	t.Note("findings.evidence.urls", r.urls, r.urls-r.urlsCut)
 }
 
-// Findings returns the findings so far, most severe first, then by ID, in
-// the order reported within an ID.
+// Findings returns the findings so far, one per ID, with their priority
+// (seo.Priority of the severity and seo.PageReach of the count), sorted by
+// priority, highest first, then by ID.
 func (r *Reporter) Findings() []seo.Finding {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	out := append([]seo.Finding(nil), r.findings...)
-	sort.SliceStable(out, func(i, j int) bool {
-		if out[i].Severity != out[j].Severity {
-			return out[i].Severity > out[j].Severity
-		}
-		return out[i].ID < out[j].ID
-	})
+	out := slices.Clone(r.findings)
+	for i := range out {
+		f := &out[i]
+		f.Examples = slices.Clip(f.Examples)
+		f.Priority = seo.Priority(f.Severity, seo.PageReach(f.Count), r.info(f.ID).Minor)
+	}
+	seo.SortByPriority(out)
 	return out
 }
 

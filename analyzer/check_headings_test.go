@@ -45,13 +45,7 @@ func TestHeadingsData(t *testing.T) {
 		t.Errorf("WordCount = %d, want at least 600", rep.WordCount)
 	}
 	rep = analyzeFixture(t, "headings/empty.html", "", nil, nil)
-	n := 0
-	for _, f := range rep.Findings {
-		if f.ID == "headings.empty" {
-			n++
-		}
-	}
-	if n != 2 {
+	if n := len(evidence(rep, "headings.empty")); n != 2 || finding(rep, "headings.empty").Count != 2 {
 		t.Errorf("headings.empty reported %d times, want 2 (empty h2 and h2 with empty alt)", n)
 	}
 	rep = analyzeFixture(t, "headings/h1_image_alt_only.html", "", nil, nil)

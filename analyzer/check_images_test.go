@@ -59,8 +59,8 @@ func TestImagesData(t *testing.T) {
 }
 
 // TestImagesFindingCap checks that a page full of images does not flood the
-// report: at most MaxFindingsPerID findings per ID, the rest counted in
-// Truncated.
+// report: one finding per ID that counts every occurrence and keeps
+// MaxExamples examples, the rest counted in Truncated.
 func TestImagesFindingCap(t *testing.T) {
 	var sb strings.Builder
 	sb.WriteString(`<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Harbour plan: council debates new flats</title></head><body><h1>Gallery</h1>`)
@@ -73,14 +73,17 @@ func TestImagesFindingCap(t *testing.T) {
 	for _, f := range rep.Findings {
 		if f.ID == "images.alt_missing" {
 			n++
+			if f.Count != 40 || len(f.Examples) != DefaultMaxExamples || f.Evidence.URLs[0] == f.Examples[0].URLs[0] {
+				t.Errorf("alt_missing ×%d with %d examples (%+v, then %+v), want ×40 with %d further ones", f.Count, len(f.Examples), f.Evidence, f.Examples, DefaultMaxExamples)
+			}
 		}
 	}
-	if n != DefaultMaxFindingsPerID {
-		t.Errorf("alt_missing reported %d times, want %d", n, DefaultMaxFindingsPerID)
+	if n != 1 {
+		t.Errorf("alt_missing reported in %d findings, want one", n)
 	}
-	// alt_missing and size_attrs_missing: 40 each, 15 each over the cap.
-	if got := rep.Truncated["findings"]; got.Omitted != 30 || got.Total != len(rep.Findings)+30 {
-		t.Errorf("Truncated[findings] = %+v with %d findings kept, want 30 omitted", got, len(rep.Findings))
+	// alt_missing and size_attrs_missing: 40 each, 1+5 each kept.
+	if got := rep.Truncated["findings"]; got.Omitted != 68 {
+		t.Errorf("Truncated[findings] = %+v with %d findings kept, want 68 omitted", got, len(rep.Findings))
 	}
 	if rep.Images.Total != 40 || rep.Images.WithoutAlt != 40 {
 		t.Errorf("Images = %d/%d, want 40/40", rep.Images.Total, rep.Images.WithoutAlt)

@@ -176,10 +176,8 @@ func TestIndexabilityEvidence(t *testing.T) {
 	}
 	rep = analyzeFixture(t, "indexability/invalid.html", "", nil, nil)
 	var bad []string
-	for _, f := range rep.Findings {
-		if f.ID == "indexability.robots_meta_invalid" {
-			bad = append(bad, f.Evidence.Value)
-		}
+	for _, ev := range evidence(rep, "indexability.robots_meta_invalid") {
+		bad = append(bad, ev.Value)
 	}
 	if diff := cmp.Diff([]string{"no-index", "noindex:true", "max-image-preview:huge"}, bad); diff != "" {
 		t.Errorf("invalid tokens (-want +got):\n%s", diff)

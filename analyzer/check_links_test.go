@@ -43,13 +43,7 @@ func lkContains(list []string, s string) bool {
 
 func TestLinksFindingDetails(t *testing.T) {
 	rep := analyzeFixture(t, "links/bad.html", "", nil, nil)
-	n := 0
-	for _, f := range rep.Findings {
-		if f.ID == "links.uncrawlable" {
-			n++
-		}
-	}
-	if n != 4 {
+	if n := len(evidence(rep, "links.uncrawlable")); n != 4 {
 		t.Errorf("links.uncrawlable reported %d times, want 4 (javascript:, empty, #, onclick)", n)
 	}
 	if f := finding(rep, "links.broken_fragment"); f == nil || f.Evidence.Value != "#missing-section" {

@@ -144,7 +144,7 @@ func TestSecurityContentChecks(t *testing.T) {
 		[]string{"security.form_on_http", "security.http_page"})
 	count := map[string]int{}
 	for _, f := range rep.Findings {
-		count[f.ID]++
+		count[f.ID] += f.Count
 	}
 	// script, stylesheet, font preload, iframe; image, video; form action, formaction; script and link.
 	if count["security.mixed_content_active"] != 4 || count["security.mixed_content_passive"] != 2 ||

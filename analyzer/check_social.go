@@ -15,12 +15,12 @@ func init() {
 		Area:  "social",
 		Depth: Standard,
 		IDs: []seo.CheckInfo{
-			{ID: "social.og_title_missing", Severity: seo.Notice, Scope: seo.ScopePage, Summary: "The page has no non-blank og:title."},
-			{ID: "social.og_description_missing", Severity: seo.Notice, Scope: seo.ScopePage, Summary: "The page has no non-blank og:description."},
-			{ID: "social.og_image_missing", Severity: seo.Notice, Scope: seo.ScopePage, Summary: "The page has no non-blank og:image."},
+			{ID: "social.og_title_missing", Severity: seo.Notice, Scope: seo.ScopePage, Summary: "The page has no non-blank og:title.", Minor: true},
+			{ID: "social.og_description_missing", Severity: seo.Notice, Scope: seo.ScopePage, Summary: "The page has no non-blank og:description.", Minor: true},
+			{ID: "social.og_image_missing", Severity: seo.Notice, Scope: seo.ScopePage, Summary: "The page has no non-blank og:image.", Minor: true},
 			{ID: "social.og_image_relative", Severity: seo.Warning, Scope: seo.ScopePage, Summary: "og:image is not an absolute http(s) URL."},
 			{ID: "social.og_url_mismatch", Severity: seo.Warning, Scope: seo.ScopePage, Summary: "og:url differs from the page's canonical URL after normalisation."},
-			{ID: "social.twitter_card_missing", Severity: seo.Notice, Scope: seo.ScopePage, Summary: "The page has no twitter:card meta."},
+			{ID: "social.twitter_card_missing", Severity: seo.Notice, Scope: seo.ScopePage, Summary: "The page has no twitter:card meta.", Minor: true},
 		},
 		Run: checkSocial,
 	})

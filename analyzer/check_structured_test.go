@@ -36,10 +36,8 @@ func TestStructuredDataFixtures(t *testing.T) {
 		t.Errorf("parse error evidence = %+v", f)
 	}
 	var dates []string
-	for _, f := range rep.Findings {
-		if f.ID == "structured_data.invalid_date" {
-			dates = append(dates, f.Evidence.Value)
-		}
+	for _, ev := range evidence(rep, "structured_data.invalid_date") {
+		dates = append(dates, ev.Value)
 	}
 	slices.Sort(dates)
 	if !slices.Equal(dates, []string{"01/05/2024", "2024-01-01 10:00", "2024-13-01"}) {

@@ -86,10 +86,8 @@ func TestURLRequestedAndFinal(t *testing.T) {
 func TestURLTrackingLinks(t *testing.T) {
 	rep := analyzeFixture(t, "url/tracking.html", "", nil, nil)
 	var got []string
-	for _, f := range rep.Findings {
-		if f.ID == "url.tracking_params_internal" {
-			got = append(got, f.Evidence.URLs[0])
-		}
+	for _, ev := range evidence(rep, "url.tracking_params_internal") {
+		got = append(got, ev.URLs[0])
 	}
 	want := []string{"https://example.com/offers?utm_source=newsletter&utm_medium=email", "https://example.com/shoes?gclid=abc123"}
 	if strings.Join(got, " ") != strings.Join(want, " ") {

@@ -39,8 +39,9 @@
 //
 // A report's size does not grow with the page: each list of page data
 // keeps its first [Options.MaxListItems] items (1000 by default), each
-// check ID its first [Options.MaxFindingsPerID] findings (25) and each
-// finding its first [Options.MaxEvidenceURLs] URLs (20). Counts such as
+// check ID one finding whose Count counts every occurrence, with the
+// evidence of the first and of [Options.MaxExamples] more (5), and each
+// evidence its first [Options.MaxEvidenceURLs] URLs (20). Counts such as
 // Links.Internal, Images.Total and the score are computed over everything.
 // [Report.Truncated] (JSON "truncated") names every list that was cut with
 // its total and omitted count, e.g. "truncated": {"links": {"total":
@@ -62,6 +63,19 @@
 // reserves that estimate from a shared budget before parsing and releases
 // it when the report is built; a refusal is an error wrapping
 // seo.ErrUnavailable.
+//
+// # Findings and priority
+//
+// Occurrences of one check ID on a page are grouped into one finding (see
+// seo.GroupFindings): "count" says how many there were, "evidence" shows
+// the first and "examples" a few more, so thirteen uncrawlable links make
+// one finding ×13 instead of thirteen lines. Each finding has a "priority"
+// from 0 to 100 (seo.Priority): its severity sets the band (errors 70-100,
+// warnings 40-69, notices 10-39) and its occurrences the place within it
+// (seo.PageReach), and Report.Findings is sorted by it, highest first,
+// then by ID. The low-value notices marked Minor in the catalogue (the
+// security.*_missing hardening headers and the social.* preview tags,
+// which fire on most pages) rank 0-9, below every other finding.
 //
 // # Errors
 //

@@ -62,6 +62,16 @@ func finding(rep *Report, id string) *seo.Finding {
 	return nil
 }
 
+// evidence returns the evidence of every occurrence of id kept in the
+// report: its finding's Evidence, then its Examples.
+func evidence(rep *Report, id string) []seo.Evidence {
+	f := finding(rep, id)
+	if f == nil {
+		return nil
+	}
+	return append([]seo.Evidence{f.Evidence}, f.Examples...)
+}
+
 // assertIDs fails unless every id in want is reported and none in absent is.
 func assertIDs(t *testing.T, rep *Report, want, absent []string) {
 	t.Helper()

@@ -43,7 +43,7 @@ func TestListCaps(t *testing.T) {
 	}
 	b.WriteString(`</body></html>`)
 	body := []byte(b.String())
-	opts := &Options{Depth: Complete, MaxListItems: 3, MaxFindingsPerID: 3, MaxEvidenceURLs: 3,
+	opts := &Options{Depth: Complete, MaxListItems: 3, MaxExamples: 2, MaxEvidenceURLs: 3,
 		AnalyzeMobile: true, Fetcher: bodyFetcher{body}}
 	rep, err := AnalyzeHTML(context.Background(), "https://example.com/", http.Header{"Content-Type": {"text/html"}}, body, opts)
 	if err != nil {
@@ -57,12 +57,15 @@ func TestListCaps(t *testing.T) {
 		ev = max(ev, len(f.Evidence.URLs))
 	}
 	perID := map[string]int{}
+	maxPerID, occurrences, kept := 0, 0, 0
 	for _, f := range rep.Findings {
 		perID[f.ID]++
-	}
-	maxPerID := 0
-	for _, n := range perID {
-		maxPerID = max(maxPerID, n)
+		if perID[f.ID] > 1 {
+			t.Errorf("%s reported in %d findings, want one", f.ID, perID[f.ID])
+		}
+		maxPerID = max(maxPerID, 1+len(f.Examples)) // occurrences whose evidence is kept
+		occurrences += f.Count
+		kept += 1 + len(f.Examples)
 	}
 	types := 0
 	for _, it := range rep.StructuredData {
@@ -112,8 +115,8 @@ func TestListCaps(t *testing.T) {
 	if rep.Links.Internal != 5 || rep.Links.External != 5 || rep.Images.Total != 5 || rep.Images.WithoutAlt != 5 {
 		t.Errorf("counts %+v / images %d, %d without alt: want exact counts 5/5 and 5, 5", rep.Links, rep.Images.Total, rep.Images.WithoutAlt)
 	}
-	if tr := rep.Truncated["findings"]; tr.Total != len(rep.Findings)+tr.Omitted {
-		t.Errorf("findings total %d != %d kept + %d omitted", tr.Total, len(rep.Findings), tr.Omitted)
+	if tr := rep.Truncated["findings"]; tr.Total != occurrences || tr.Total != kept+tr.Omitted {
+		t.Errorf("findings total %d: want %d occurrences = %d kept + %d omitted", tr.Total, occurrences, kept, tr.Omitted)
 	}
 }
 
@@ -122,16 +125,25 @@ func TestListCaps(t *testing.T) {
 func TestFindingCapKeepsScore(t *testing.T) {
 	doc := `<!DOCTYPE html><html lang="en"><head><title>A gallery of forty images without alt text</title></head><body>` +
 		strings.Repeat(`<img src="/g.jpg"><a href="/x"></a>`, 40) + `</body></html>`
-	all := analyzeString(t, doc, "", nil, &Options{MaxFindingsPerID: 1000})
-	capped := analyzeString(t, doc, "", nil, &Options{MaxFindingsPerID: 2})
+	all := analyzeString(t, doc, "", nil, &Options{MaxExamples: 1000})
+	capped := analyzeString(t, doc, "", nil, &Options{MaxExamples: 1})
 	if all.Score != capped.Score {
 		t.Errorf("score %+v with every finding, %+v capped", all.Score, capped.Score)
 	}
 	if len(all.Truncated) != 0 {
 		t.Errorf("uncapped report has Truncated %v", all.Truncated)
 	}
-	if tr := capped.Truncated["findings"]; tr.Total != len(all.Findings) || tr.Omitted != len(all.Findings)-len(capped.Findings) {
-		t.Errorf("Truncated[findings] = %+v; %d findings uncapped, %d capped", tr, len(all.Findings), len(capped.Findings))
+	occurrences, kept := 0, 0
+	for k, f := range all.Findings {
+		c := capped.Findings[k]
+		if c.ID != f.ID || c.Count != f.Count || c.Count != 1+len(f.Examples) || len(c.Examples) > 1 {
+			t.Errorf("finding %d: uncapped %s ×%d with %d examples, capped %s ×%d with %d", k, f.ID, f.Count, len(f.Examples), c.ID, c.Count, len(c.Examples))
+		}
+		occurrences += f.Count
+		kept += 1 + len(c.Examples)
+	}
+	if tr := capped.Truncated["findings"]; tr.Total != occurrences || tr.Omitted != occurrences-kept {
+		t.Errorf("Truncated[findings] = %+v; %d occurrences, %d kept", tr, occurrences, kept)
 	}
 }
 
@@ -236,5 +248,41 @@ func TestMillionLinkPage(t *testing.T) {
 	}
 	if len(js) >= 5<<20 {
 		t.Errorf("report JSON is %d bytes, want under 5 MB", len(js))
+	}
+}
+
+// TestFindingsGroupedAndPrioritised checks that a report holds one finding
+// per ID with its count, sorted by priority, and that the low-value
+// notices (security headers, social tags) rank below every other finding.
+func TestFindingsGroupedAndPrioritised(t *testing.T) {
+	doc := `<!DOCTYPE html><html lang="en"><head><title>A gallery of seven images without any sizes</title></head><body><h1>Gallery</h1>` +
+		strings.Repeat(`<img src="/g.jpg" alt="a harbour view">`, 7) + `</body></html>`
+	rep := analyzeString(t, doc, "", nil, &Options{Depth: Complete})
+	seen := map[string]bool{}
+	lastMinor := -1
+	firstMinor := len(rep.Findings)
+	for k, f := range rep.Findings {
+		if seen[f.ID] {
+			t.Errorf("%s reported twice", f.ID)
+		}
+		seen[f.ID] = true
+		if f.Count < 1 || f.Count < 1+len(f.Examples) {
+			t.Errorf("%s: count %d with %d examples", f.ID, f.Count, len(f.Examples))
+		}
+		if k > 0 && rep.Findings[k-1].Priority < f.Priority {
+			t.Errorf("%s (priority %d) after %s (%d)", f.ID, f.Priority, rep.Findings[k-1].ID, rep.Findings[k-1].Priority)
+		}
+		if catalog[f.ID].Minor {
+			firstMinor = min(firstMinor, k)
+			lastMinor = k
+		} else if lastMinor >= 0 {
+			t.Errorf("%s ranks below the minor notice %s", f.ID, rep.Findings[lastMinor].ID)
+		}
+	}
+	if f := finding(rep, "images.size_attrs_missing"); f == nil || f.Count != 7 || len(f.Examples) != 5 || f.Priority != seo.Priority(seo.Notice, seo.PageReach(7), false) {
+		t.Errorf("size_attrs_missing = %+v, want ×7 with 5 examples", f)
+	}
+	if firstMinor == len(rep.Findings) || !seen["security.csp_missing"] || !seen["social.og_title_missing"] {
+		t.Errorf("want minor notices in %v", findingIDs(rep))
 	}
 }

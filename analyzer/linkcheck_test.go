@@ -113,11 +113,11 @@ func pngBytes(t *testing.T, w, h int) []byte {
 }
 
 // findingsWith returns the findings of id whose evidence value ends in suffix.
-func findingsWith(rep *Report, id, suffix string) []seo.Finding {
-	var out []seo.Finding
-	for _, f := range rep.Findings {
-		if f.ID == id && strings.HasSuffix(f.Evidence.Value, suffix) {
-			out = append(out, f)
+func findingsWith(rep *Report, id, suffix string) []seo.Evidence {
+	var out []seo.Evidence
+	for _, ev := range evidence(rep, id) {
+		if strings.HasSuffix(ev.Value, suffix) {
+			out = append(out, ev)
 		}
 	}
 	return out
@@ -270,11 +270,11 @@ func TestLinkChecks(t *testing.T) {
 
 	t.Run("redirect evidence names the Location", func(t *testing.T) {
 		f := findingsWith(rep, "links.redirect_internal", "/moved")
-		if len(f) == 0 || len(f[0].Evidence.URLs) < 2 || f[0].Evidence.URLs[1] != intURL+"/ok" {
+		if len(f) == 0 || len(f[0].URLs) < 2 || f[0].URLs[1] != intURL+"/ok" {
 			t.Fatalf("evidence %+v, want URLs [target, %s/ok]", f, intURL)
 		}
-		if !strings.Contains(f[0].Evidence.Detail, "301") || !strings.HasPrefix(f[0].Evidence.Element, "<a") {
-			t.Errorf("evidence %+v lacks status or element", f[0].Evidence)
+		if !strings.Contains(f[0].Detail, "301") || !strings.HasPrefix(f[0].Element, "<a") {
+			t.Errorf("evidence %+v lacks status or element", f[0])
 		}
 	})
 	t.Run("each URL fetched once", func(t *testing.T) {

@@ -102,10 +102,14 @@ type Options struct {
 	// means 1000. Counts (Links.Internal, Images.Total, ...) stay exact; a
 	// cut list is recorded in Report.Truncated under its JSON name.
 	MaxListItems int
-	// MaxFindingsPerID caps the findings of one check ID, keeping the
-	// first reported; zero means 25. The score is unchanged (it counts
-	// distinct IDs); Report.Truncated["findings"] counts the dropped ones.
-	MaxFindingsPerID int
+	// MaxExamples caps the Examples of a finding: a report holds one
+	// finding per check ID, whose Count counts every occurrence, whose
+	// Evidence is the first occurrence's and whose Examples are the next
+	// MaxExamples'. Zero means 5; a negative value keeps no examples. The
+	// score is unchanged (it counts distinct IDs);
+	// Report.Truncated["findings"] counts the occurrences reported and
+	// those whose evidence was not kept.
+	MaxExamples int
 	// MaxEvidenceURLs caps Evidence.URLs of one finding; zero means 20.
 	// Report.Truncated["findings.evidence.urls"] sums the cut URLs.
 	MaxEvidenceURLs int
@@ -132,9 +136,9 @@ type Options struct {
 
 // Defaults of the report caps in Options.
 const (
-	DefaultMaxListItems     = 1000
-	DefaultMaxFindingsPerID = 25
-	DefaultMaxEvidenceURLs  = 20
+	DefaultMaxListItems    = 1000
+	DefaultMaxExamples     = 5
+	DefaultMaxEvidenceURLs = 20
 	// DefaultMaxElements is far above real pages: the largest of the 130
 	// saved pages of seokit's test corpus holds 9,887 elements.
 	DefaultMaxElements = 100_000
@@ -292,8 +296,11 @@ func newConfig(o *Options) (*config, error) {
 	if c.MaxListItems <= 0 {
 		c.MaxListItems = DefaultMaxListItems
 	}
-	if c.MaxFindingsPerID <= 0 {
-		c.MaxFindingsPerID = DefaultMaxFindingsPerID
+	switch {
+	case c.MaxExamples == 0:
+		c.MaxExamples = DefaultMaxExamples
+	case c.MaxExamples < 0:
+		c.MaxExamples = 0
 	}
 	if c.MaxEvidenceURLs <= 0 {
 		c.MaxEvidenceURLs = DefaultMaxEvidenceURLs

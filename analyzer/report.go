@@ -44,17 +44,20 @@ type Report struct {
 	// Mobile holds the smartphone fetch's data when AnalyzeMobile ran.
 	Mobile *MobileSummary `json:"mobile,omitempty"`
 
-	// Findings lists at most Options.MaxFindingsPerID findings per ID.
+	// Findings holds one finding per check ID, whose Count counts every
+	// occurrence and whose Examples keep at most Options.MaxExamples
+	// further evidence, sorted by Priority (highest first), then by ID.
 	Findings []seo.Finding `json:"findings"`
 	Score    seo.Score     `json:"score"`
 	// Truncated names the lists cut at their caps (Options.MaxListItems,
-	// MaxFindingsPerID, MaxEvidenceURLs), keyed by JSON name: "links"
+	// MaxExamples, MaxEvidenceURLs), keyed by JSON name: "links"
 	// (Links.List), "images" (Images.List), "headings", "canonical",
 	// "robots.directives", "hreflang", "structuredData",
 	// "structuredData.types" (summed over items), "openGraph", "twitter",
 	// "viewport.fields", "mobile.hreflang", "mobile.structuredDataTypes",
-	// "findings" (all IDs), "findings.evidence.urls" (summed over
-	// findings) and "document" (the elements of a document over
+	// "findings" (the occurrences of all IDs, and those whose evidence
+	// is not kept), "findings.evidence.urls" (summed over the evidence
+	// kept) and "document" (the elements of a document over
 	// Options.MaxElements: the total in the body and those not parsed).
 	// Each entry has the total found and the number omitted; absent means
 	// complete.

@@ -8,6 +8,22 @@
 // streamed to a [Sink], and kept only as a small [PageSummary] for the site
 // checks, which run over the link graph when the crawl ends.
 //
+// # Findings, priority and template issues
+//
+// [SiteReport].Findings holds one [FindingGroup] per check ID: Count sums
+// the occurrences (a page reports repeated occurrences of an ID as one
+// finding with a count, kept in [PageSummary].FindingCounts), Pages counts
+// the distinct URLs. A group that every analysed page of the crawl has
+// (HTML answering 2xx, at least two such pages) is a template issue
+// (Template): one fix in the shared template clears it on every page, so
+// reports list it once, as a site-wide issue, instead of on each page.
+// Priority (0-100, seo.Priority) ranks the groups by severity first and by
+// reach within a severity, the share of analysed pages affected; the
+// low-value notices the catalogue marks Minor (missing hardening headers,
+// missing social tags) rank below everything else. The groups are sorted
+// by priority, highest first, then ID; site and link findings carry their
+// group's priority.
+//
 // # Scope and normalisation
 //
 // URLs are normalised by seo.NormalizeURL (case, default ports, fragments,

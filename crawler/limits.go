@@ -133,6 +133,9 @@ func pageSize(p *PageSummary) int64 {
 	for _, f := range p.Findings {
 		n += jsonLen(f)
 	}
+	for id := range p.FindingCounts {
+		n += 12 + jsonLen(id)
+	}
 	return int64(n)
 }
 

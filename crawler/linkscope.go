@@ -437,7 +437,8 @@ func (a *linkAcc) add(i int, h linkHit) {
 }
 
 // adjustGroups makes FindingGroup.Count of the link-scope IDs count every
-// finding, not one per page, and sorts the groups again.
+// finding, not one per page. The order stays: it follows the priority,
+// which counts pages, not findings.
 func (a *linkAcc) adjustGroups(groups []FindingGroup) {
 	if a == nil || len(a.counts) == 0 {
 		return
@@ -448,16 +449,6 @@ func (a *linkAcc) adjustGroups(groups []FindingGroup) {
 			g.Count += extra
 		}
 	}
-	sort.SliceStable(groups, func(i, j int) bool {
-		x, y := groups[i], groups[j]
-		if x.Severity != y.Severity {
-			return x.Severity > y.Severity
-		}
-		if x.Count != y.Count {
-			return x.Count > y.Count
-		}
-		return x.ID < y.ID
-	})
 }
 
 // extResult is what one external target answered.

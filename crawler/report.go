@@ -21,7 +21,8 @@ type SiteReport struct {
 	// StatusCodes counts pages by final status (0: no response).
 	StatusCodes map[int]int `json:"statusCodes"`
 	// Findings groups every finding of the crawl (page and site scope) by ID,
-	// most severe first, with counts and example URLs.
+	// sorted by priority (highest first), then ID, with counts, example
+	// URLs and the template flag.
 	Findings []FindingGroup `json:"findings"`
 	// SiteFindings are the site-scope findings in full.
 	SiteFindings []seo.Finding `json:"siteFindings"`
@@ -110,11 +111,22 @@ type FindingGroup struct {
 	ID       string       `json:"id"`
 	Severity seo.Severity `json:"severity"`
 	Scope    seo.Scope    `json:"scope"`
-	// Count is the number of findings; Pages the number of distinct URLs.
+	// Count is the number of occurrences (the sum of the page findings'
+	// seo.Finding.Count and of the site and link findings); Pages the
+	// number of distinct URLs.
 	Count    int      `json:"count"`
 	Pages    int      `json:"pages"`
 	Message  string   `json:"message"`
 	Examples []string `json:"examples"`
+	// Priority ranks the group for fixing, 0-100, higher first:
+	// seo.Priority of its severity and its reach, the share of the
+	// analysed pages (HTML, 2xx) it affects (seo.SiteReach); a finding of
+	// the site as a whole, on no page, has reach 1.
+	Priority int `json:"priority"`
+	// Template is true when every analysed page of the crawl (HTML, 2xx;
+	// at least two) has the finding: an issue of the site's template, to
+	// fix once, which reports show once rather than in each page's list.
+	Template bool `json:"template"`
 }
 
 // GraphStats describes the internal link graph.

@@ -5,10 +5,12 @@ import (
 	"encoding/binary"
 	"fmt"
 	"iter"
+	"maps"
 	"math"
 	"net/url"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -126,14 +128,22 @@ func summarize(rep *analyzer.Report, depth int) PageSummary {
 		}
 	}
 	s.Canonical = singleCanonical(rep)
-	seen := map[string]bool{}
+	seen := map[string]int{}
 	for _, f := range rep.Findings {
-		if !seen[f.ID] {
-			seen[f.ID] = true
+		if seen[f.ID] == 0 {
 			s.Findings = append(s.Findings, f.ID)
 		}
+		seen[f.ID] += f.Occurrences()
 	}
 	sort.Strings(s.Findings)
+	for id, n := range seen {
+		if n > 1 {
+			if s.FindingCounts == nil {
+				s.FindingCounts = map[string]int{}
+			}
+			s.FindingCounts[id] = n
+		}
+	}
 	return s
 }
 
@@ -280,6 +290,11 @@ type siteBuilder struct {
 	idSets  map[string][]string
 	idList  [][]string // idSets by pageRec.findings-1
 	idIndex map[string]int32
+
+	// cntIndex and cntList share the FindingCounts maps the same way.
+	cntIndex map[string]int32
+	cntList  []map[string]int // by pageRec.counts-1
+
 	strs    map[string]string // shared content types
 	scratch []edge
 	link    linkScope // link-scope checks, see linkscope.go
@@ -478,6 +493,7 @@ func (b *siteBuilder) addPage(sum PageSummary, edges []Edge) {
 	b.edges = append(b.edges, edgeList{uint32(off), uint32(len(b.arena))})
 	b.scratch = sc[:0]
 	sum.Findings = b.shareIDs(sum.Findings)
+	sum.FindingCounts = b.shareCounts(sum.FindingCounts)
 	b.compact(&sum, from)
 	b.recs = append(b.recs, b.record(&sum))
 }
@@ -497,6 +513,7 @@ type pageRec struct {
 
 	status, depth, wordCount, score, errors, warnings, notices int32
 	findings                                                   int32 // idList index + 1, 0 for none
+	counts                                                     int32 // cntList index + 1, 0 for none
 	flags                                                      uint8
 }
 
@@ -519,7 +536,8 @@ func fitsInt32(vs ...int) bool {
 	return true
 }
 
-// record returns the compact form of sum, whose Findings come from shareIDs.
+// record returns the compact form of sum, whose Findings come from shareIDs
+// and FindingCounts from shareCounts.
 func (b *siteBuilder) record(sum *PageSummary) pageRec {
 	if sum.FinalURL != "" || sum.Redirects != nil || sum.Hreflang != nil || sum.BlockedResources != nil ||
 		sum.Error != "" || sum.InSitemap || sum.Inlinks != 0 || sum.LinkScore != 0 ||
@@ -536,6 +554,9 @@ func (b *siteBuilder) record(sum *PageSummary) pageRec {
 	}
 	if sum.Findings != nil {
 		r.findings = b.idIndex[strings.Join(sum.Findings, " ")] + 1
+	}
+	if sum.FindingCounts != nil {
+		r.counts = b.cntIndex[countsKey(sum.FindingCounts)] + 1
 	}
 	for _, f := range []struct {
 		on   bool
@@ -564,6 +585,9 @@ func (b *siteBuilder) summary(r *pageRec) PageSummary {
 	}
 	if r.findings > 0 {
 		s.Findings = b.idList[r.findings-1]
+	}
+	if r.counts > 0 {
+		s.FindingCounts = b.cntList[r.counts-1]
 	}
 	return s
 }
@@ -634,6 +658,32 @@ func (b *siteBuilder) shareIDs(ids []string) []string {
 	b.idIndex[key] = int32(len(b.idList))
 	b.idList = append(b.idList, shared)
 	return shared
+}
+
+// shareCounts returns a shared, read-only copy of a page's FindingCounts.
+func (b *siteBuilder) shareCounts(m map[string]int) map[string]int {
+	if len(m) == 0 {
+		return nil
+	}
+	key := countsKey(m)
+	if k, ok := b.cntIndex[key]; ok {
+		return b.cntList[k]
+	}
+	if b.cntIndex == nil {
+		b.cntIndex = map[string]int32{}
+	}
+	b.cntIndex[key] = int32(len(b.cntList))
+	b.cntList = append(b.cntList, maps.Clone(m))
+	return b.cntList[len(b.cntList)-1]
+}
+
+// countsKey is the sorted "id=n" form of FindingCounts.
+func countsKey(m map[string]int) string {
+	keys := slices.Sorted(maps.Keys(m))
+	for i, id := range keys {
+		keys[i] = id + "=" + strconv.Itoa(m[id])
+	}
+	return strings.Join(keys, " ")
 }
 
 // hopTarget is where redirect hop i of s leads: the next hop's URL, else the
@@ -813,6 +863,8 @@ func (b *siteBuilder) build(facts *crawlFacts) *SiteReport {
 	if rep.LinkFindings == nil {
 		rep.LinkFindings = []seo.Finding{}
 	}
+	groupPriority(rep.Findings, rep.SiteFindings)
+	groupPriority(rep.Findings, rep.LinkFindings)
 	rep.LinkFindingsOmitted = r.link.omitted
 	rep.Truncated.Note("linkFindings", len(rep.LinkFindings)+r.link.omitted, len(rep.LinkFindings))
 	if b.link.ext != nil {
@@ -1815,11 +1867,21 @@ func (r *siteRun) hreflang() {
 	}
 }
 
-// groups gathers page findings (by the IDs of each summary) and site
-// findings by ID, most severe first, then by count.
+// analysed reports whether p is a page whose content was analysed: an
+// HTML document that answered 2xx. The template rule and the site reach of
+// the finding groups count these pages.
+func analysed(p *PageSummary) bool {
+	return p.IsHTML && p.Error == "" && p.Status >= 200 && p.Status < 300
+}
+
+// groups gathers page findings (by the IDs of each summary, counting their
+// FindingCounts) and site findings by ID, marks the template groups, sets
+// their priority and sorts them by it (see sortGroups).
 func (r *siteRun) groups(site []seo.Finding) []FindingGroup {
 	type acc struct {
 		g        FindingGroup
+		minor    bool
+		analysed int // analysed pages in g.Pages
 		siteURLs map[string]bool
 	}
 	byID := map[string]*acc{}
@@ -1830,17 +1892,25 @@ func (r *siteRun) groups(site []seo.Finding) []FindingGroup {
 			if !ok {
 				in = seo.CheckInfo{ID: id, Severity: seo.Warning, Scope: seo.ScopePage}
 			}
-			a = &acc{g: FindingGroup{ID: id, Severity: in.Severity, Scope: in.Scope, Message: in.Summary, Examples: []string{}}}
+			a = &acc{g: FindingGroup{ID: id, Severity: in.Severity, Scope: in.Scope, Message: in.Summary, Examples: []string{}}, minor: in.Minor}
 			byID[id] = a
 		}
 		return a
 	}
+	analysedPages := 0
 	for i := range r.pages {
 		p := &r.pages[i]
+		isAnalysed := analysed(p)
+		if isAnalysed {
+			analysedPages++
+		}
 		for _, id := range p.Findings {
 			a := get(id)
-			a.g.Count++
+			a.g.Count += max(p.FindingCounts[id], 1)
 			a.g.Pages++
+			if isAnalysed {
+				a.analysed++
+			}
 			if len(a.g.Examples) < maxGroupExamples {
 				a.g.Examples = append(a.g.Examples, p.URL)
 			}
@@ -1864,7 +1934,7 @@ func (r *siteRun) groups(site []seo.Finding) []FindingGroup {
 	}
 	for k, f := range site {
 		a := get(f.ID)
-		a.g.Count++
+		a.g.Count += f.Occurrences()
 		if f.Severity > a.g.Severity {
 			a.g.Severity = f.Severity
 		}
@@ -1882,27 +1952,52 @@ func (r *siteRun) groups(site []seo.Finding) []FindingGroup {
 		} else if k > 0 && site[k-1].ID == f.ID && site[k-1].URL == f.URL {
 			continue
 		}
-		if j := r.pageFor(f.URL); j >= 0 && slices.Contains(r.pages[j].Findings, f.ID) {
+		j := r.pageFor(f.URL)
+		if j >= 0 && slices.Contains(r.pages[j].Findings, f.ID) {
 			continue // already counted as a page
 		}
 		a.g.Pages++
+		if j >= 0 && analysed(&r.pages[j]) {
+			a.analysed++
+		}
 		if len(a.g.Examples) < maxGroupExamples {
 			a.g.Examples = append(a.g.Examples, f.URL)
 		}
 	}
 	out := make([]FindingGroup, 0, len(byID))
 	for _, a := range byID {
-		out = append(out, a.g)
+		g := a.g
+		g.Template = analysedPages >= 2 && a.analysed >= analysedPages
+		reach := seo.SiteReach(a.analysed, analysedPages)
+		if g.Pages == 0 {
+			reach = 1 // a finding of the site as a whole (robots.txt, a host variant)
+		}
+		g.Priority = seo.Priority(g.Severity, reach, a.minor)
+		out = append(out, g)
 	}
-	sort.Slice(out, func(i, j int) bool {
-		a, b := out[i], out[j]
-		if a.Severity != b.Severity {
-			return a.Severity > b.Severity
-		}
-		if a.Count != b.Count {
-			return a.Count > b.Count
-		}
-		return a.ID < b.ID
-	})
+	sortGroups(out)
 	return out
+}
+
+// groupPriority sets the Count of the site or link findings fs that have
+// none to 1 and their Priority to their group's.
+func groupPriority(groups []FindingGroup, fs []seo.Finding) {
+	at := make(map[string]int, len(groups))
+	for _, g := range groups {
+		at[g.ID] = g.Priority
+	}
+	for i := range fs {
+		fs[i].Count = fs[i].Occurrences()
+		fs[i].Priority = at[fs[i].ID]
+	}
+}
+
+// sortGroups sorts finding groups by priority, highest first, then by ID.
+func sortGroups(gs []FindingGroup) {
+	sort.SliceStable(gs, func(i, j int) bool {
+		if gs[i].Priority != gs[j].Priority {
+			return gs[i].Priority > gs[j].Priority
+		}
+		return gs[i].ID < gs[j].ID
+	})
 }

@@ -45,6 +45,10 @@ type PageSummary struct {
 	Warnings int      `json:"warnings"`
 	Notices  int      `json:"notices"`
 	Findings []string `json:"findings,omitempty"` // distinct page finding IDs
+	// FindingCounts holds the occurrences of the IDs in Findings that the
+	// page reported more than once (seo.Finding.Count); an ID absent from
+	// it occurred once. It is shared between pages: read-only.
+	FindingCounts map[string]int `json:"findingCounts,omitempty"`
 
 	// Set by the site checks.
 	InSitemap bool    `json:"inSitemap,omitempty"`

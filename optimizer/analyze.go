@@ -628,6 +628,11 @@ func (a *analysis) finish() {
 	}
 	r.SEORating, r.ReadabilityRating = rating(r.SEOScore), rating(r.ReadabilityScore)
 	sort.SliceStable(a.findings, func(i, j int) bool { return a.findings[i].Severity > a.findings[j].Severity })
+	for i := range a.findings {
+		f := &a.findings[i].Finding
+		f.Count = f.Occurrences()
+		f.Priority = seo.Priority(f.Severity, 0, false)
+	}
 	r.Findings = a.findings
 	if r.Findings == nil {
 		r.Findings = []Finding{}

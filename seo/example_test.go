@@ -37,3 +37,22 @@ func ExampleHostInScope() {
 	// true
 	// false
 }
+
+func ExampleGroupFindings() {
+	fs := seo.GroupFindings([]seo.Finding{
+		{ID: "images.alt_missing", Severity: seo.Warning, Evidence: seo.Evidence{Value: "/a.png"}},
+		{ID: "images.alt_missing", Severity: seo.Warning, Evidence: seo.Evidence{Value: "/b.png"}},
+		{ID: "images.alt_missing", Severity: seo.Warning, Evidence: seo.Evidence{Value: "/c.png"}},
+		{ID: "social.og_image_missing", Severity: seo.Notice},
+	}, 1)
+	for i := range fs {
+		fs[i].Priority = seo.Priority(fs[i].Severity, seo.PageReach(fs[i].Count), fs[i].ID == "social.og_image_missing")
+	}
+	seo.SortByPriority(fs)
+	for _, f := range fs {
+		fmt.Println(f.ID, f.Count, len(f.Examples), f.Priority)
+	}
+	// Output:
+	// images.alt_missing 3 1 59
+	// social.og_image_missing 1 0 0
+}

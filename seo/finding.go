@@ -3,6 +3,8 @@ package seo
 import (
 	"encoding/json"
 	"fmt"
+	"math"
+	"sort"
 	"strings"
 )
 
@@ -93,6 +95,10 @@ type CheckInfo struct {
 	Scope    Scope    `json:"scope"`
 	// Summary is a one-line description of what triggers the check.
 	Summary string `json:"summary"`
+	// Minor marks a low-value notice (a hardening header, a social preview
+	// tag) that fires on most pages: it ranks below every other finding
+	// (see [Priority]). A severity raised above notice ranks as usual.
+	Minor bool `json:"minor,omitempty"`
 }
 
 // Area returns the part of the ID before its last dot ("title" for
@@ -132,18 +138,140 @@ func Measure(element string, measured, threshold float64) Evidence {
 	return Evidence{Element: element, Measured: &measured, Threshold: &threshold}
 }
 
-// Finding is one problem found by a check.
+// Finding is one problem found by a check. A report holds one finding per
+// ID and page: occurrences of the same ID are grouped into it (see
+// [GroupFindings]), Count says how many there were, Evidence describes the
+// first and Examples a few more.
 type Finding struct {
 	ID       string   `json:"id"`
 	Severity Severity `json:"severity"`
+	// Message describes the first occurrence.
 	Message  string   `json:"message"`
 	Evidence Evidence `json:"evidence"`
 	URL      string   `json:"url"`
+	// Count is the number of occurrences the finding stands for, at least
+	// 1 in every report (zero is read as 1, see [Finding.Occurrences]).
+	Count int `json:"count"`
+	// Examples holds the evidence of further occurrences, a few at most;
+	// the first occurrence's is Evidence. Count may exceed 1+len(Examples).
+	Examples []Evidence `json:"examples,omitempty"`
+	// Priority ranks the finding for fixing, 0-100, higher first; see
+	// [Priority] for the formula.
+	Priority int `json:"priority"`
 }
 
-// String formats the finding for people: "warning title.too_long: message".
+// String formats the finding for people: "warning title.too_long: message",
+// with " (×n)" when it stands for n > 1 occurrences.
 func (f Finding) String() string {
+	if n := f.Occurrences(); n > 1 {
+		return fmt.Sprintf("%s %s: %s (×%d)", f.Severity, f.ID, f.Message, n)
+	}
 	return fmt.Sprintf("%s %s: %s", f.Severity, f.ID, f.Message)
+}
+
+// Occurrences returns Count, or 1 when Count is not set.
+func (f Finding) Occurrences() int { return max(f.Count, 1) }
+
+// GroupFindings groups fs by ID, in the order each ID is first seen: one
+// finding per ID, with the first finding's message, evidence and URL, the
+// most severe severity of the group, Count the sum of the occurrences and
+// Examples the evidence of at most maxExamples further occurrences (taken
+// in order from the Examples and Evidence of the grouped findings). Priority
+// is kept from the first finding; callers set it with [Priority] once the
+// count is known. fs is not modified; examples are shared, not copied.
+func GroupFindings(fs []Finding, maxExamples int) []Finding {
+	maxExamples = max(maxExamples, 0)
+	out := make([]Finding, 0, len(fs))
+	at := make(map[string]int, len(fs))
+	for _, f := range fs {
+		k, ok := at[f.ID]
+		if !ok {
+			at[f.ID] = len(out)
+			f.Count = f.Occurrences()
+			f.Examples = f.Examples[:min(len(f.Examples), maxExamples):min(len(f.Examples), maxExamples)]
+			if len(f.Examples) == 0 {
+				f.Examples = nil
+			}
+			out = append(out, f)
+			continue
+		}
+		g := &out[k]
+		g.Count += f.Occurrences()
+		g.Severity = max(g.Severity, f.Severity)
+		for _, ev := range append([]Evidence{f.Evidence}, f.Examples...) {
+			if len(g.Examples) >= maxExamples {
+				break
+			}
+			g.Examples = append(g.Examples, ev)
+		}
+	}
+	return out
+}
+
+// Priority bands per severity: a finding of a severity always ranks above
+// every finding of a lower one, whatever their reach.
+const (
+	priorityMinor   = 0  // minor notices: 0-9
+	priorityNotice  = 10 // notices: 10-39
+	priorityWarning = 40 // warnings: 40-69
+	priorityError   = 70 // errors: 70-100
+)
+
+// Priority ranks a finding for fixing, from 0 to 100, higher first:
+//
+//	priority = low + round((high - low) × reach)
+//
+// where [low, high] is the band of the severity: errors 70-100, warnings
+// 40-69, notices 10-39, and minor notices (minor set, severity notice) 0-9.
+// Errors thus always outrank warnings, warnings notices, and notices the
+// low-value notices of [CheckInfo.Minor]; within a band, more reach ranks
+// higher. reach is the share of the scope affected, from 0 to 1 (clamped):
+// [PageReach] of the occurrences for a finding on one page, [SiteReach] of
+// the pages affected for a finding across a site.
+func Priority(sev Severity, reach float64, minor bool) int {
+	lo, hi := priorityNotice, priorityWarning-1
+	switch {
+	case sev >= Error:
+		lo, hi = priorityError, 100
+	case sev == Warning:
+		lo, hi = priorityWarning, priorityError-1
+	case minor || sev < Notice:
+		lo, hi = priorityMinor, priorityNotice-1
+	}
+	if math.IsNaN(reach) {
+		reach = 0
+	}
+	reach = min(max(reach, 0), 1)
+	return lo + int(math.Round(float64(hi-lo)*reach))
+}
+
+// PageReach is the reach of a finding with n occurrences on one page:
+// 1 - 1/n, so one occurrence is 0, two 0.5, ten 0.9.
+func PageReach(n int) float64 {
+	if n <= 1 {
+		return 0
+	}
+	return 1 - 1/float64(n)
+}
+
+// SiteReach is the reach of a finding on pages of the total pages
+// analysed: pages/total, at most 1, and 0 when total is 0.
+func SiteReach(pages, total int) float64 {
+	if total <= 0 {
+		return 0
+	}
+	return min(float64(pages)/float64(total), 1)
+}
+
+// SortByPriority sorts fs by Priority, highest first, then by ID; the
+// order of findings with equal priority and ID is kept.
+func SortByPriority(fs []Finding) {
+	sort.SliceStable(fs, func(i, j int) bool {
+		if fs[i].Priority != fs[j].Priority {
+			return fs[i].Priority > fs[j].Priority
+		}
+		return fs[i].ID < fs[j].ID
+	})
 }
 
 // MaxEvidenceValue is the longest evidence value kept, in runes; longer
