@@ -9,6 +9,10 @@
 //		AnalyzeMobile: true,
 //	})
 //
+// [Report.WriteHTML] writes the report as one self-contained HTML page
+// (the findings by priority, then the page facts, with sortable,
+// filterable tables of findings, links and images) that opens offline.
+//
 // # Depths
 //
 // [Options.Depth] selects the areas that run; each depth includes the one

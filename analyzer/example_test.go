@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/seokit/seokit/analyzer"
 	"github.com/seokit/seokit/seo"
@@ -47,4 +48,20 @@ func ExampleOptions_custom() {
 		fmt.Println(f.ID, f.Severity, rep.Score.Value)
 	}
 	// Output: brand.missing warning 96
+}
+
+func ExampleReport_WriteHTML() {
+	rep, err := analyzer.AnalyzeHTML(context.Background(), "https://example.com/", http.Header{"Content-Type": {"text/html"}},
+		[]byte(`<title>Home</title><h1>Welcome</h1>`), &analyzer.Options{Depth: analyzer.Basic})
+	if err != nil {
+		panic(err)
+	}
+	// One self-contained file that opens offline; write it to a file
+	// instead of discarding it.
+	var page strings.Builder
+	if err := rep.WriteHTML(&page); err != nil {
+		panic(err)
+	}
+	fmt.Println(strings.Contains(page.String(), "<title>SEO page report: https://example.com/</title>"))
+	// Output: true
 }

@@ -1,6 +1,7 @@
 package crawler
 
 import (
+	"cmp"
 	_ "embed"
 	"fmt"
 	"html/template"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/seokit/seokit/internal/htmltable"
 	"github.com/seokit/seokit/seo"
 )
 
@@ -20,20 +22,6 @@ var reportHTML string
 
 var reportTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
 	"sevClass": func(s seo.Severity) string { return s.String() },
-	"statusClass": func(code int) string {
-		switch {
-		case code >= 200 && code < 300:
-			return "ok"
-		case code >= 300 && code < 400:
-			return "redirect"
-		case code >= 400 && code < 500:
-			return "client"
-		case code >= 500:
-			return "server"
-		}
-		return "none"
-	},
-	"score": func(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) },
 	"when": func(t time.Time) string {
 		if t.IsZero() {
 			return "-"
@@ -42,10 +30,16 @@ var reportTemplate = template.Must(template.New("report").Funcs(template.FuncMap
 	},
 }).Parse(reportHTML))
 
-// MaxHTMLReportPages caps the rows of the page table in the HTML report, so
-// the file stays small enough for a browser on large crawls; WriteCSV lists
-// every page.
-const MaxHTMLReportPages = 5000
+// HTMLReportPolicy is the Content-Security-Policy of the HTML report, which
+// the report also declares in a <meta> element: its own inline script and
+// styles only, no other resource. A server that serves the report adds
+// the directives a <meta> policy cannot carry (sandbox allow-scripts,
+// frame-ancestors).
+var HTMLReportPolicy = "default-src 'none'; script-src " + htmltable.ScriptHash +
+	"; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
+
+// topFindings is the number of finding groups the report's summary names.
+const topFindings = 5
 
 // Colours of the report charts.
 const (
@@ -63,19 +57,23 @@ const (
 // htmlView is what the report template renders.
 type htmlView struct {
 	R          *SiteReport
+	Policy     string
 	Errors     int
 	Warnings   int
 	Notices    int
 	Charts     []chart
-	Sections   []findingSection
-	Pages      []PageSummary
-	PagesShown int
 	PagesTotal int
 	Duration   string
-	// Details are site and link findings with their evidence, at most
-	// MaxHTMLReportDetails; DetailsTotal counts them all.
-	Details      []seo.Finding
-	DetailsTotal int
+	// Top are the first finding groups, most severe and widespread first.
+	Top []FindingGroup
+	// Findings, Details and Pages are the tables of finding groups, of site
+	// and link findings with their evidence, and of pages.
+	Findings, Details, Pages template.HTML
+	// Data holds the rows of the tables; Script sorts, filters and pages
+	// them.
+	Data   template.JS
+	Script template.JS
+	CSS    template.CSS
 	// Cut lists the report's lists cut at their caps (SiteReport.Truncated).
 	Cut []cutList
 }
@@ -84,15 +82,6 @@ type htmlView struct {
 type cutList struct {
 	Name         string
 	Shown, Total int
-}
-
-// MaxHTMLReportDetails caps the findings listed one by one in the HTML
-// report.
-const MaxHTMLReportDetails = 1000
-
-type findingSection struct {
-	Severity seo.Severity
-	Groups   []FindingGroup
 }
 
 // chart is a bar chart laid out in Go and drawn as inline SVG.
@@ -142,19 +131,125 @@ func barChart(title string, labels []string, values []int, colors []string) char
 	return c
 }
 
-// WriteHTML writes the report as one self-contained HTML page: inline CSS
-// and SVG charts, no scripts and no external resources, so it opens in a
-// browser offline. Crawled text (titles, URLs) is escaped. The page table
-// lists at most MaxHTMLReportPages pages, the least-scoring first.
+// Tables of the HTML report. They are shared with the dashboard's analysis
+// view (ReportTables); a column is one line.
+var (
+	groupColumns = []htmltable.Column{
+		{Key: "severity", Label: "Severity", Kind: htmltable.Severity},
+		{Key: "id", Label: "Check", Kind: htmltable.Code},
+		{Key: "message", Label: "What it means", Kind: htmltable.Text},
+		{Key: "count", Label: "Findings", Kind: htmltable.Num},
+		{Key: "pages", Label: "Pages", Kind: htmltable.Num},
+		{Key: "examples", Label: "Examples", Kind: htmltable.URLs},
+	}
+	detailColumns = []htmltable.Column{
+		{Key: "severity", Label: "Severity", Kind: htmltable.Severity},
+		{Key: "id", Label: "Check", Kind: htmltable.Code},
+		{Key: "url", Label: "URL", Kind: htmltable.URL},
+		{Key: "message", Label: "What was found", Kind: htmltable.Text},
+		{Key: "evidence", Label: "Evidence", Kind: htmltable.Text},
+	}
+	pageColumns = []htmltable.Column{
+		{Key: "url", Label: "URL", Kind: htmltable.URL},
+		{Key: "status", Label: "Status", Kind: htmltable.Num, Hint: "error"},
+		{Key: "depth", Label: "Depth", Kind: htmltable.Num, Null: "not linked"},
+		{Key: "inlinks", Label: "Inlinks", Kind: htmltable.Num},
+		{Key: "linkScore", Label: "Link score", Kind: htmltable.Num, Digits: 1},
+		{Key: "title", Label: "Title", Kind: htmltable.Text, Class: "page-title"},
+		{Key: "wordCount", Label: "Words", Kind: htmltable.Num},
+		{Key: "score", Label: "Score", Kind: htmltable.Num, Hint: "scoreReason"},
+		{Key: "findings", Label: "Findings", Kind: htmltable.List},
+	}
+)
+
+// ReportTables are the tables of a site report: finding groups, site and
+// link findings with their evidence, and pages (least-scoring first). They
+// render with [htmltable.Table.HTML] and [htmltable.Data].
+type ReportTables struct {
+	Findings, Details, Pages *htmltable.Table
+}
+
+// Tables returns the report's tables.
+func (r *SiteReport) Tables() (*ReportTables, error) {
+	t := &ReportTables{
+		Findings: &htmltable.Table{Name: "findings", Label: "Findings by check", Columns: groupColumns,
+			PageSize: 25, Search: true, SevKey: "severity", IDKey: "id", Empty: "No findings."},
+		Details: &htmltable.Table{Name: "details", Label: "Site and link findings", Columns: detailColumns,
+			PageSize: 50, Search: true, SevKey: "severity", IDKey: "id", Empty: "No site or link findings."},
+		Pages: &htmltable.Table{Name: "pages", Label: "Pages", Columns: pageColumns,
+			Search: true, SevKey: "severities", IDKey: "findings", Empty: "No pages."},
+	}
+	for _, g := range r.Findings {
+		t.Findings.Rows = append(t.Findings.Rows, htmltable.Row{
+			"severity": g.Severity.String(), "id": g.ID, "message": g.Message, "count": g.Count, "pages": g.Pages, "examples": g.Examples,
+		})
+	}
+	details := append(append([]seo.Finding(nil), r.SiteFindings...), r.LinkFindings...)
+	sortFindings(details)
+	for _, f := range details {
+		t.Details.Rows = append(t.Details.Rows, htmltable.Row{
+			"severity": f.Severity.String(), "id": f.ID, "url": f.URL, "message": f.Message, "evidence": evidenceText(f.Evidence),
+		})
+	}
+	pages := slices.Clone(r.Pages)
+	slices.SortStableFunc(pages, func(a, b PageSummary) int { return cmp.Compare(a.Score, b.Score) })
+	for _, p := range pages {
+		row := htmltable.Row{
+			"url": p.URL, "status": p.Status, "error": p.Error, "depth": p.Depth, "inlinks": p.Inlinks,
+			"linkScore": p.LinkScore, "title": p.Title, "wordCount": p.WordCount, "score": p.Score, "findings": p.Findings,
+		}
+		if p.Depth < 0 {
+			row["depth"] = nil // a sitemap URL no crawled page links to
+		}
+		var sevs []string
+		for _, s := range []struct {
+			n    int
+			name string
+		}{{p.Errors, "error"}, {p.Warnings, "warning"}, {p.Notices, "notice"}} {
+			if s.n > 0 {
+				sevs = append(sevs, s.name)
+			}
+		}
+		row["severities"] = sevs
+		t.Pages.Rows = append(t.Pages.Rows, row)
+	}
+	return t, nil
+}
+
+// evidenceText is the evidence of a finding on one line: element, value,
+// detail and at most five of its URLs.
+func evidenceText(e seo.Evidence) string {
+	var parts []string
+	for _, s := range []string{e.Element, e.Value, e.Detail} {
+		if s != "" {
+			parts = append(parts, s)
+		}
+	}
+	urls := e.URLs
+	if len(urls) > 5 {
+		urls = append(slices.Clone(urls[:5]), fmt.Sprintf("… %d more", len(e.URLs)-5))
+	}
+	if len(urls) > 0 {
+		parts = append(parts, strings.Join(urls, " "))
+	}
+	return strings.Join(parts, " · ")
+}
+
+// WriteHTML writes the report as one self-contained HTML page: inline CSS,
+// SVG charts and one inline script, no external resources, so it opens in
+// a browser offline. Its tables (finding groups, site and link findings,
+// every page of the report) are embedded once as JSON and shown a page of
+// rows at a time, sortable and filterable by severity, finding ID and
+// text; without scripts the first page of each is shown. Crawled text
+// (titles, URLs) is escaped, in the markup and in the JSON.
 func (r *SiteReport) WriteHTML(w io.Writer) error {
-	v := htmlView{R: r, PagesTotal: r.listTotal("pages", len(r.Pages))}
+	v := htmlView{R: r, Policy: HTMLReportPolicy, PagesTotal: r.listTotal("pages", len(r.Pages)),
+		Script: template.JS(htmltable.JS), CSS: template.CSS(htmltable.CSS)}
 	for _, name := range slices.Sorted(maps.Keys(r.Truncated)) {
 		t := r.Truncated[name]
 		v.Cut = append(v.Cut, cutList{Name: name, Shown: t.Total - t.Omitted, Total: t.Total})
 	}
-	bySev := map[seo.Severity][]FindingGroup{}
 	for _, g := range r.Findings {
-		bySev[g.Severity] = append(bySev[g.Severity], g)
 		switch g.Severity {
 		case seo.Error:
 			v.Errors += g.Count
@@ -164,20 +259,22 @@ func (r *SiteReport) WriteHTML(w io.Writer) error {
 			v.Notices += g.Count
 		}
 	}
-	for _, s := range []seo.Severity{seo.Error, seo.Warning, seo.Notice} {
-		if len(bySev[s]) > 0 {
-			v.Sections = append(v.Sections, findingSection{Severity: s, Groups: bySev[s]})
+	v.Top = r.Findings[:min(len(r.Findings), topFindings)]
+	tables, err := r.Tables()
+	if err != nil {
+		return fmt.Errorf("crawler: write html report: %w", err)
+	}
+	for _, t := range []struct {
+		dst *template.HTML
+		t   *htmltable.Table
+	}{{&v.Findings, tables.Findings}, {&v.Details, tables.Details}, {&v.Pages, tables.Pages}} {
+		if *t.dst, err = t.t.HTML(); err != nil {
+			return fmt.Errorf("crawler: write html report: %w", err)
 		}
 	}
-	details := append(append([]seo.Finding(nil), r.SiteFindings...), r.LinkFindings...)
-	sortFindings(details)
-	v.DetailsTotal = r.listTotal("linkFindings", len(r.LinkFindings)) + len(r.SiteFindings)
-	for name, t := range r.Truncated {
-		if name == "siteFindings" || strings.HasPrefix(name, "siteFindings.") {
-			v.DetailsTotal += t.Omitted
-		}
+	if v.Data, err = htmltable.Data(tables.Findings, tables.Details, tables.Pages); err != nil {
+		return fmt.Errorf("crawler: write html report: %w", err)
 	}
-	v.Details = details[:min(len(details), MaxHTMLReportDetails)]
 
 	codes := make([]int, 0, len(r.StatusCodes))
 	for c := range r.StatusCodes {
@@ -216,13 +313,6 @@ func (r *SiteReport) WriteHTML(w io.Writer) error {
 		[]string{"errors", "warnings", "notices"}, []int{v.Errors, v.Warnings, v.Notices},
 		[]string{colorError, colorWarning, colorNotice}))
 
-	pages := r.Pages
-	if len(pages) > MaxHTMLReportPages {
-		pages = append([]PageSummary(nil), pages...)
-		sort.SliceStable(pages, func(i, j int) bool { return pages[i].Score < pages[j].Score })
-		pages = pages[:MaxHTMLReportPages]
-	}
-	v.Pages, v.PagesShown = pages, len(pages)
 	if r.Crawl.Duration > 0 {
 		v.Duration = r.Crawl.Duration.Round(time.Second).String()
 	} else if !r.StartedAt.IsZero() && r.FinishedAt.After(r.StartedAt) {

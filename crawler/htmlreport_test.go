@@ -2,13 +2,19 @@ package crawler
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
 	"encoding/csv"
+	"encoding/json"
 	"fmt"
 	"html"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/seokit/seokit/internal/htmltable"
 )
 
 func sampleReport(t *testing.T) *SiteReport {
@@ -35,8 +41,13 @@ func sampleReport(t *testing.T) *SiteReport {
 	return rep
 }
 
+// hostileTitle would end a <script> element, open a comment or break a
+// JavaScript string if the report embedded it unescaped.
+const hostileTitle = "</script><script>alert(1)</script><!-- \u2028'\""
+
 func TestWriteHTML(t *testing.T) {
 	rep := sampleReport(t)
+	rep.Pages = append(rep.Pages, pg("/hostile", func(p *PageSummary) { p.Title = hostileTitle; p.Depth = -1 }))
 	var buf bytes.Buffer
 	if err := rep.WriteHTML(&buf); err != nil {
 		t.Fatal(err)
@@ -44,15 +55,30 @@ func TestWriteHTML(t *testing.T) {
 	out := buf.String()
 
 	t.Run("crawled text is escaped", func(t *testing.T) {
-		if strings.Contains(out, "<script>alert(1)</script>") {
-			t.Error("page title written unescaped")
+		for _, raw := range []string{"<script>alert(1)</script>", "</script><script>", "<!-- "} {
+			if strings.Contains(out, raw) {
+				t.Errorf("crawled text %q written unescaped", raw)
+			}
 		}
 		if !strings.Contains(out, "&lt;script&gt;alert(1)&lt;/script&gt;") {
-			t.Error("escaped page title not found")
+			t.Error("escaped page title not found in the first page of rows")
+		}
+	})
+	t.Run("one inline script allowed by the policy", func(t *testing.T) {
+		if n := strings.Count(out, "<script"); n != 2 {
+			t.Fatalf("%d script elements, want the data block and the table script", n)
+		}
+		if !strings.Contains(out, "<script>"+htmltable.JS+"</script>") {
+			t.Error("table script not inlined verbatim")
+		}
+		sum := sha256.Sum256([]byte(htmltable.JS))
+		hash := "sha256-" + base64.StdEncoding.EncodeToString(sum[:])
+		if !strings.Contains(out, `<meta http-equiv="Content-Security-Policy" content="default-src &#39;none&#39;; script-src &#39;`+hash+`&#39;`) {
+			t.Error("the report's policy does not allow exactly its script")
 		}
 	})
 	t.Run("self-contained", func(t *testing.T) {
-		remote := regexp.MustCompile(`(?i)(src|href|action|xlink:href)\s*=|<script|<link|<iframe|@import|url\(`)
+		remote := regexp.MustCompile(`(?i)(src|href|action|xlink:href)\s*=|<script[^>]+src|<link|<iframe|@import|url\(`)
 		if m := remote.FindString(out); m != "" {
 			t.Errorf("report references external content: %q", m)
 		}
@@ -65,12 +91,19 @@ func TestWriteHTML(t *testing.T) {
 		for _, g := range rep.Findings {
 			data = append(data, g.Examples...)
 		}
+		for _, f := range append(rep.SiteFindings, rep.LinkFindings...) {
+			data = append(data, f.URL)
+			data = append(data, f.Evidence.URLs...)
+		}
 		data = append(data, rep.StartURL, rep.Robots.URL)
 		for _, s := range rep.Sitemaps {
 			data = append(data, s.URL)
 		}
+		slices.SortFunc(data, func(a, b string) int { return len(b) - len(a) })
 		for _, d := range data {
 			if d != "" {
+				j, _ := json.Marshal(d)
+				rest = strings.ReplaceAll(rest, string(j[1:len(j)-1]), "")
 				rest = strings.ReplaceAll(rest, html.EscapeString(d), "")
 				rest = strings.ReplaceAll(rest, d, "")
 			}
@@ -79,6 +112,26 @@ func TestWriteHTML(t *testing.T) {
 			if i := strings.Index(rest, scheme); i >= 0 {
 				t.Errorf("absolute URL outside page data: %q", rest[max(0, i-40):min(len(rest), i+40)])
 			}
+		}
+	})
+	data := reportData(t, out)
+	t.Run("data block", func(t *testing.T) {
+		if len(data["pages"]) != len(rep.Pages) || len(data["findings"]) != len(rep.Findings) ||
+			len(data["details"]) != len(rep.SiteFindings)+len(rep.LinkFindings) {
+			t.Fatalf("data has %d pages, %d groups, %d details; want %d, %d, %d", len(data["pages"]), len(data["findings"]),
+				len(data["details"]), len(rep.Pages), len(rep.Findings), len(rep.SiteFindings)+len(rep.LinkFindings))
+		}
+		var hostile map[string]any
+		for _, p := range data["pages"] {
+			if p["title"] == hostileTitle {
+				hostile = p
+			}
+		}
+		if hostile == nil {
+			t.Fatal("hostile title does not survive the round trip through the data block")
+		}
+		if d, ok := hostile["depth"]; !ok || d != nil {
+			t.Errorf("depth of a page never linked is %v, want null (shown as not linked)", d)
 		}
 	})
 	t.Run("charts and tiles", func(t *testing.T) {
@@ -90,61 +143,75 @@ func TestWriteHTML(t *testing.T) {
 			">404</text>", ">6</text>", // status code and depth bars
 			fmt.Sprintf(`<div class="num">%d</div><div class="lbl">Pages</div>`, len(rep.Pages)),
 			fmt.Sprintf(`<div class="num">%d</div><div class="lbl">Site score`, rep.Score.Value),
+			`<ol class="top" aria-label="Top findings">`,
+			`data-null="not linked"`,
 		} {
 			if !strings.Contains(out, want) {
 				t.Errorf("report lacks %q", want)
 			}
 		}
 	})
-	t.Run("findings grouped by severity", func(t *testing.T) {
-		w := strings.Index(out, `<span class="badge warning">`)
-		n := strings.Index(out, `<span class="badge notice">`)
-		if w < 0 || n < 0 || w > n {
-			t.Fatalf("severity sections missing or out of order (warning at %d, notice at %d)", w, n)
-		}
-		for _, id := range []string{"site.duplicate_content", "site.deep_page", "title.too_short"} {
-			if !strings.Contains(out, "<code>"+id+"</code>") {
-				t.Errorf("findings table lacks %s", id)
+	t.Run("tables", func(t *testing.T) {
+		for _, id := range []string{`id="rt-findings"`, `id="rt-details"`, `id="rt-pages"`} {
+			if !strings.Contains(out, id) {
+				t.Errorf("report lacks table %s", id)
 			}
 		}
-		dc := strings.Index(out, "<code>site.duplicate_content</code>")
-		if dc < w || dc > n {
-			t.Error("site.duplicate_content (warning) is not in the warning section")
+		for _, id := range []string{"site.duplicate_content", "site.deep_page", "title.too_short"} {
+			if !strings.Contains(out, `<option value="`+id+`">`) {
+				t.Errorf("finding ID filter lacks %s", id)
+			}
 		}
-	})
-	t.Run("details", func(t *testing.T) {
-		if len(rep.SiteFindings) > 0 && strings.Count(out, `<td class="url finding-url">`) != len(rep.SiteFindings)+len(rep.LinkFindings) {
-			t.Errorf("details table has %d rows, want %d", strings.Count(out, `<td class="url finding-url">`), len(rep.SiteFindings)+len(rep.LinkFindings))
-		}
-	})
-	t.Run("page table", func(t *testing.T) {
-		rows := strings.Count(out, `<td class="url">`)
-		if rows != len(rep.Pages) {
-			t.Errorf("page table has %d rows, want %d", rows, len(rep.Pages))
+		if rows := strings.Count(out, `<td class="k-url" data-label="URL"`); rows != len(rep.Pages)+len(rep.SiteFindings)+len(rep.LinkFindings) {
+			t.Errorf("%d URL cells in the first pages of rows, want %d", rows, len(rep.Pages)+len(rep.SiteFindings)+len(rep.LinkFindings))
 		}
 	})
 }
 
-func TestWriteHTMLCapsPageTable(t *testing.T) {
-	rep := &SiteReport{Domain: "example.com", StatusCodes: map[int]int{200: MaxHTMLReportPages + 10}}
-	for i := range MaxHTMLReportPages + 10 {
-		rep.Pages = append(rep.Pages, PageSummary{URL: fmt.Sprintf("%s/p%d", siteOrigin, i), Status: 200, Score: 100 - i%50})
+// reportData returns the rows embedded in an HTML report.
+func reportData(t *testing.T, page string) map[string][]map[string]any {
+	t.Helper()
+	const open = `<script type="application/json" id="rt-data">`
+	i := strings.Index(page, open)
+	j := strings.Index(page[i+1:], "</script>")
+	if i < 0 || j < 0 {
+		t.Fatal("no data block")
 	}
-	rep.Pages[MaxHTMLReportPages+5].Score = 1 // must be kept: lowest score
+	var data map[string][]map[string]any
+	if err := json.Unmarshal([]byte(page[i+len(open):i+1+j]), &data); err != nil {
+		t.Fatalf("data block: %v", err)
+	}
+	return data
+}
+
+// TestWriteHTMLListsEveryPage checks that a large report lists every page in
+// its data, shows the first page of rows, lowest scores first, and stays a
+// reasonable size.
+func TestWriteHTMLListsEveryPage(t *testing.T) {
+	const n = 10_010
+	rep := &SiteReport{Domain: "example.com", StatusCodes: map[int]int{200: n}}
+	for i := range n {
+		rep.Pages = append(rep.Pages, PageSummary{URL: fmt.Sprintf("%s/p%d", siteOrigin, i), Status: 200, Score: 100 - i%50, Title: fmt.Sprint("Page ", i)})
+	}
+	rep.Pages[n-5].Score = 1 // lowest score: first row
 	var buf bytes.Buffer
 	if err := rep.WriteHTML(&buf); err != nil {
 		t.Fatal(err)
 	}
 	out := buf.String()
-	if rows := strings.Count(out, `<td class="url">`); rows != MaxHTMLReportPages {
-		t.Errorf("page table has %d rows, want %d", rows, MaxHTMLReportPages)
+	if rows := strings.Count(out, `<td class="k-url" data-label="URL"`); rows != htmltable.DefaultPageSize {
+		t.Errorf("first page has %d rows, want %d", rows, htmltable.DefaultPageSize)
 	}
-	if !strings.Contains(out, fmt.Sprintf("%s/p%d<", siteOrigin, MaxHTMLReportPages+5)) {
-		t.Error("lowest-scoring page dropped from the capped table")
+	if i := strings.Index(out, `<td class="k-url" data-label="URL"`); i < 0 || !strings.HasPrefix(out[i:], fmt.Sprintf(`<td class="k-url" data-label="URL" title="%s/p%d"`, siteOrigin, n-5)) {
+		t.Error("lowest-scoring page is not the first row")
 	}
-	if want := fmt.Sprintf("%d of %d pages shown, the lowest-scoring", MaxHTMLReportPages, MaxHTMLReportPages+10); !strings.Contains(out, want) {
-		t.Errorf("no note %q that the table is capped", want)
+	if got := len(reportData(t, out)["pages"]); got != n {
+		t.Errorf("data lists %d pages, want %d", got, n)
 	}
+	if !strings.Contains(out, fmt.Sprintf("1–100 of %d", n)) {
+		t.Error("no count of the rows")
+	}
+	t.Logf("HTML report of %d pages: %d bytes", n, buf.Len())
 }
 
 // TestReportsShowTruncation checks that the HTML and CSV reports say which
@@ -158,7 +225,7 @@ func TestReportsShowTruncation(t *testing.T) {
 	if err := rep.WriteHTML(&buf); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"2 of 25000 pages shown", "<code>pages</code> 2 of 25000 shown", "<code>siteFindings.site.deep_page</code> 1000 of 3000 shown", "not checked: partial crawl"} {
+	for _, want := range []string{"2 of 25000 pages listed", "<code>pages</code> 2 of 25000 shown", "<code>siteFindings.site.deep_page</code> 1000 of 3000 shown", "not checked: partial crawl"} {
 		if !strings.Contains(buf.String(), want) {
 			t.Errorf("HTML report lacks %q", want)
 		}

@@ -21,6 +21,7 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	links := fs.Bool("links", false, "fetch every link, image, canonical and hreflang target (link checks)")
 	mobile := fs.Bool("mobile", false, "fetch the page again as a smartphone and compare (mobile parity)")
 	asJSON := fs.Bool("json", false, "print the full report as JSON")
+	htmlFile := fs.String("html", "", "write a self-contained HTML report of the page to this file")
 	allowPrivate := fs.Bool("allow-private", false, "allow loopback and private network addresses (intranet audits)")
 	failOn := fs.String("fail-on", "error", "exit 1 when a finding has this severity or higher: error, warning, notice or none")
 	disable := fs.String("disable", "", "comma-separated check IDs or areas to turn off")
@@ -55,6 +56,12 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	})
 	if err != nil {
 		return &exitError{code: 2, err: err}
+	}
+	if *htmlFile != "" {
+		if err := writeFile(*htmlFile, rep.WriteHTML); err != nil {
+			return &exitError{code: 2, err: err}
+		}
+		fmt.Fprintf(stderr, "HTML report written to %s\n", *htmlFile)
 	}
 	if *asJSON {
 		if err := writeJSON(stdout, rep); err != nil {

@@ -71,6 +71,27 @@ func TestAnalyzeCommand(t *testing.T) {
 	}
 }
 
+func TestAnalyzeHTML(t *testing.T) {
+	srv := testSite(t)
+	htmlFile := filepath.Join(t.TempDir(), "page.html")
+	var out, errOut bytes.Buffer
+	if err := run(context.Background(), []string{"analyze", "-allow-private", "-fail-on", "none", "-html", htmlFile, srv.URL + "/"}, &out, &errOut); err != nil {
+		t.Fatalf("analyze: %v\n%s", err, errOut.String())
+	}
+	page, err := os.ReadFile(htmlFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"<title>SEO page report: " + srv.URL + "/</title>", "title.too_short", `id="rt-links"`} {
+		if !bytes.Contains(page, []byte(want)) {
+			t.Errorf("HTML report lacks %q", want)
+		}
+	}
+	if !strings.Contains(errOut.String(), "HTML report written to "+htmlFile) {
+		t.Errorf("stderr lacks the report's path:\n%s", errOut.String())
+	}
+}
+
 func TestAnalyzeJSON(t *testing.T) {
 	srv := testSite(t)
 	var out bytes.Buffer

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"html/template"
 	"net/http"
 	"sort"
 	"strconv"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/seokit/seokit/crawler"
 	"github.com/seokit/seokit/httpapi/store"
+	"github.com/seokit/seokit/internal/htmltable"
 	"github.com/seokit/seokit/seo"
 )
 
@@ -185,25 +187,20 @@ func (d *Dashboard) ownJob(w http.ResponseWriter, r *http.Request, a *store.Acco
 
 // reportView is the report part of an analysis page.
 type reportView struct {
-	R         *crawler.SiteReport
-	Errors    int
-	Warnings  int
-	Notices   int
-	Sections  []severitySection
-	Pages     []crawler.PageSummary
-	PagesMore int
-	Charts    []*barChart
+	R        *crawler.SiteReport
+	Errors   int
+	Warnings int
+	Notices  int
+	// Top are the first finding groups, most severe and widespread first.
+	Top    []crawler.FindingGroup
+	Charts []*barChart
+	// Findings, Details and Pages are the report's tables (package
+	// htmltable); Data holds their rows for table.js.
+	Findings, Details, Pages template.HTML
+	Data                     template.JS
 	// Cut lists the report's lists cut at their caps, as
 	// "pages: 10000 of 12000".
 	Cut []string
-}
-
-type severitySection struct {
-	Severity string
-	Groups   []crawler.FindingGroup
-	Details  []seo.Finding
-	// DetailsTotal is the evidence of the severity before the view's cap.
-	DetailsTotal int
 }
 
 type analysisView struct {
@@ -211,9 +208,8 @@ type analysisView struct {
 	Report *reportView
 }
 
-// maxReportPages caps the page table of the dashboard's report view (the
-// least-scoring first); the downloadable report lists more.
-const maxReportPages = 500
+// topFindings is the number of finding groups the summary names.
+const topFindings = 5
 
 func (d *Dashboard) analysisPage(w http.ResponseWriter, r *http.Request, s *session, a *store.Account) {
 	j, ok := d.ownJob(w, r, a)
@@ -232,7 +228,10 @@ func (d *Dashboard) analysisPage(w http.ResponseWriter, r *http.Request, s *sess
 			d.log.Error("dashboard: stored report unreadable", "job", j.ID, "err", err)
 			v.Error = "The stored report cannot be read."
 		} else {
-			av.Report = buildReport(&rep)
+			if av.Report, err = buildReport(&rep); err != nil {
+				d.log.Error("dashboard: report view", "job", j.ID, "err", err)
+				v.Error = "The stored report cannot be shown."
+			}
 		}
 	}
 	if !j.Status.Done() {
@@ -242,36 +241,19 @@ func (d *Dashboard) analysisPage(w http.ResponseWriter, r *http.Request, s *sess
 	d.render(w, r, http.StatusOK, "analysis", v)
 }
 
-func buildReport(rep *crawler.SiteReport) *reportView {
+func buildReport(rep *crawler.SiteReport) (*reportView, error) {
 	rv := &reportView{R: rep}
-	details := map[seo.Severity][]seo.Finding{}
-	for _, f := range append(append([]seo.Finding(nil), rep.SiteFindings...), rep.LinkFindings...) {
-		details[f.Severity] = append(details[f.Severity], f)
-	}
-	for _, sev := range []seo.Severity{seo.Error, seo.Warning, seo.Notice} {
-		sec := severitySection{Severity: sev.String()}
-		for _, g := range rep.Findings {
-			if g.Severity == sev {
-				sec.Groups = append(sec.Groups, g)
-				switch sev {
-				case seo.Error:
-					rv.Errors += g.Count
-				case seo.Warning:
-					rv.Warnings += g.Count
-				case seo.Notice:
-					rv.Notices += g.Count
-				}
-			}
-		}
-		sec.Details = details[sev]
-		sec.DetailsTotal = len(sec.Details)
-		if len(sec.Details) > 200 {
-			sec.Details = sec.Details[:200]
-		}
-		if len(sec.Groups) > 0 || len(sec.Details) > 0 {
-			rv.Sections = append(rv.Sections, sec)
+	for _, g := range rep.Findings {
+		switch g.Severity {
+		case seo.Error:
+			rv.Errors += g.Count
+		case seo.Warning:
+			rv.Warnings += g.Count
+		case seo.Notice:
+			rv.Notices += g.Count
 		}
 	}
+	rv.Top = rep.Findings[:min(len(rep.Findings), topFindings)]
 	names := make([]string, 0, len(rep.Truncated))
 	for name := range rep.Truncated {
 		names = append(names, name)
@@ -281,13 +263,21 @@ func buildReport(rep *crawler.SiteReport) *reportView {
 		t := rep.Truncated[name]
 		rv.Cut = append(rv.Cut, fmt.Sprintf("%s: %d of %d", name, t.Total-t.Omitted, t.Total))
 	}
-	pages := append([]crawler.PageSummary(nil), rep.Pages...)
-	sort.SliceStable(pages, func(i, j int) bool { return pages[i].Score < pages[j].Score })
-	if len(pages) > maxReportPages {
-		rv.PagesMore = len(pages) - maxReportPages
-		pages = pages[:maxReportPages]
+	tables, err := rep.Tables()
+	if err != nil {
+		return nil, err
 	}
-	rv.Pages = pages
+	for _, t := range []struct {
+		dst *template.HTML
+		t   *htmltable.Table
+	}{{&rv.Findings, tables.Findings}, {&rv.Details, tables.Details}, {&rv.Pages, tables.Pages}} {
+		if *t.dst, err = t.t.HTML(); err != nil {
+			return nil, err
+		}
+	}
+	if rv.Data, err = htmltable.Data(tables.Findings, tables.Details, tables.Pages); err != nil {
+		return nil, err
+	}
 
 	codes := make([]int, 0, len(rep.StatusCodes))
 	for c := range rep.StatusCodes {
@@ -311,7 +301,7 @@ func buildReport(rep *crawler.SiteReport) *reportView {
 	rv.Charts = append(rv.Charts, newBarChart("Pages by click depth", labels, values, 0))
 	rv.Charts = append(rv.Charts, newBarChart("Findings by severity", []string{"errors", "warnings", "notices"},
 		[]int{rv.Errors, rv.Warnings, rv.Notices}, 0))
-	return rv
+	return rv, nil
 }
 
 // progressJSON is the answer of the progress endpoint polled by app.js.

@@ -13,9 +13,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/seokit/seokit/crawler"
 	"github.com/seokit/seokit/httpapi/auth"
 	"github.com/seokit/seokit/httpapi/internal/ui"
 	"github.com/seokit/seokit/httpapi/store"
+	"github.com/seokit/seokit/internal/htmltable"
 	"github.com/seokit/seokit/rankings"
 )
 
@@ -227,6 +229,14 @@ func (d *Dashboard) routes() {
 		w.Header().Set("Cache-Control", "public, max-age=3600")
 		http.ServeContent(w, r, "app.css", startTime, strings.NewReader(ui.CSS))
 	})
+	// The report tables' script and stylesheet are shared with the
+	// crawler's HTML report (package htmltable).
+	for name, body := range map[string]string{"table.js": htmltable.JS, "table.css": htmltable.CSS} {
+		m.HandleFunc("GET "+Prefix+"/static/"+name, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Cache-Control", "public, max-age=3600")
+			http.ServeContent(w, r, name, startTime, strings.NewReader(body))
+		})
+	}
 	m.HandleFunc("GET "+Prefix+"/login", d.loginPage)
 	m.HandleFunc("POST "+Prefix+"/login", d.login)
 	m.HandleFunc("GET "+Prefix+"/{$}", d.signedIn(d.overview))
@@ -275,10 +285,10 @@ func (d *Dashboard) routes() {
 const ContentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
 	"connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 
-// reportPolicy is the policy of the self-contained crawler report: inline
-// styles (it has no scripts), sandboxed so nothing in it can run or
-// navigate.
-const reportPolicy = "sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src data:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
+// reportPolicy is the policy of the self-contained crawler report: its own
+// inline script (by hash) and styles only, sandboxed into an opaque origin
+// so nothing in it can reach the dashboard's cookies or navigate it.
+var reportPolicy = "sandbox allow-scripts; " + crawler.HTMLReportPolicy + "; frame-ancestors 'none'"
 
 func securityHeaders(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
