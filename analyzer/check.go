@@ -56,6 +56,8 @@ var (
 	builtinProbes     []probe
 	builtinExtractors []extractor
 	catalog           = map[string]seo.CheckInfo{}
+	// catalogAreas holds the area of every catalogue ID.
+	catalogAreas = map[string]bool{}
 )
 
 // register adds built-in checks; called from init functions of the area files.
@@ -85,6 +87,7 @@ func declare(infos ...seo.CheckInfo) {
 			panic("analyzer: check ID declared twice: " + in.ID)
 		}
 		catalog[in.ID] = in
+		catalogAreas[seo.AreaOf(in.ID)] = true
 	}
 }
 
@@ -111,6 +114,7 @@ type Reporter struct {
 	dropped  int            // findings over MaxFindingsPerID
 	urls     int            // evidence URLs reported
 	urlsCut  int            // evidence URLs over MaxEvidenceURLs
+	muted    map[string]*MutedFinding
 }
 
 func newReporter(cfg *config, pageURL string) *Reporter {
@@ -141,6 +145,10 @@ func (r *Reporter) full(id string) bool {
 // is kept: checks that repeat per element use it so that a page of a
 // million bad elements costs no evidence beyond the cap.
 func (r *Reporter) addLazy(id, message string, ev func() seo.Evidence) {
+	if r.cfg.isMuted(id) {
+		r.Add(id, message, seo.Evidence{})
+		return
+	}
 	if r.full(id) {
 		r.mu.Lock()
 		r.perID[id]++
@@ -152,7 +160,8 @@ func (r *Reporter) addLazy(id, message string, ev func() seo.Evidence) {
 }
 
 // Add reports a finding of id on the page. The severity is the catalogue's
-// unless Options.Severity overrides it; disabled IDs are dropped.
+// unless Options.Severity overrides it; disabled IDs are dropped, muted
+// ones counted (Report.Muted).
 func (r *Reporter) Add(id, message string, ev seo.Evidence) {
 	if r.cfg.isDisabled(id) {
 		return
@@ -168,6 +177,18 @@ func (r *Reporter) Add(id, message string, ev seo.Evidence) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.cfg.isMuted(id) {
+		if r.muted == nil {
+			r.muted = map[string]*MutedFinding{}
+		}
+		m := r.muted[id]
+		if m == nil {
+			m = &MutedFinding{ID: id, Severity: sev}
+			r.muted[id] = m
+		}
+		m.Count++
+		return
+	}
 	r.perID[id]++
 	if r.perID[id] > r.cfg.MaxFindingsPerID {
 		r.dropped++
@@ -202,6 +223,22 @@ func (r *Reporter) Findings() []seo.Finding {
 		}
 		return out[i].ID < out[j].ID
 	})
+	return out
+}
+
+// Muted returns the muted findings counted so far by ID, most severe
+// first, then by ID; nil when none.
+func (r *Reporter) Muted() []MutedFinding {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.muted) == 0 {
+		return nil
+	}
+	out := make([]MutedFinding, 0, len(r.muted))
+	for _, m := range r.muted {
+		out = append(out, *m)
+	}
+	SortMuted(out)
 	return out
 }
 
