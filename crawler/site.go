@@ -134,6 +134,7 @@ func summarize(rep *analyzer.Report, depth int) PageSummary {
 		}
 	}
 	sort.Strings(s.Findings)
+	s.Muted = rep.Muted
 	return s
 }
 
@@ -478,6 +479,8 @@ func (b *siteBuilder) addPage(sum PageSummary, edges []Edge) {
 	b.edges = append(b.edges, edgeList{uint32(off), uint32(len(b.arena))})
 	b.scratch = sc[:0]
 	sum.Findings = b.shareIDs(sum.Findings)
+	b.link.addMuted(sum.Muted)
+	sum.Muted = nil
 	b.compact(&sum, from)
 	b.recs = append(b.recs, b.record(&sum))
 }
@@ -690,7 +693,8 @@ func (b *siteBuilder) addSitemapURL(loc, sitemapURL string) bool {
 // siteRun holds the indexes the site checks share during build.
 type siteRun struct {
 	b        *siteBuilder
-	pages    []PageSummary // distinct by URL, in the order added
+	muted    map[string]analyzer.MutedFinding // by ID, see mute
+	pages    []PageSummary                    // distinct by URL, in the order added
 	edges    []edgeList
 	nodeOf   []int32 // page -> node
 	pageOf   []int32 // node -> page, -1 for URLs not crawled
@@ -804,11 +808,13 @@ func (b *siteBuilder) build(facts *crawlFacts) *SiteReport {
 	}
 
 	site := append(r.findings, facts.Findings...)
+	site = r.dropMuted(site)
 	sortFindings(site)
 	rep.Score = seo.SiteScore(pageScores, site)
 	rep.Findings = r.groups(site)
 	rep.SiteFindings = capPerID(site, b.maxSiteFindings, "siteFindings.", &rep.Truncated)
 	r.link.adjustGroups(rep.Findings)
+	rep.Muted = r.mutedList()
 	rep.LinkFindings = r.link.full
 	if rep.LinkFindings == nil {
 		rep.LinkFindings = []seo.Finding{}

@@ -45,6 +45,9 @@ type PageSummary struct {
 	Warnings int      `json:"warnings"`
 	Notices  int      `json:"notices"`
 	Findings []string `json:"findings,omitempty"` // distinct page finding IDs
+	// Muted counts the page's muted findings (analyzer.Options.Mute); the
+	// site builder sums them into SiteReport.Muted and drops them here.
+	Muted []analyzer.MutedFinding `json:"muted,omitempty"`
 
 	// Set by the site checks.
 	InSitemap bool    `json:"inSitemap,omitempty"`
