@@ -31,6 +31,9 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	failOn := fs.String("fail-on", "none", "exit 1 when a site finding has this severity or higher: error, warning, notice or none")
 	timeout := fs.Duration("timeout", 30*time.Minute, "time budget of the crawl")
 	quiet := fs.Bool("quiet", false, "no progress bar")
+	disable := fs.String("disable", "", "comma-separated check IDs or areas to turn off")
+	mute := fs.String("mute", "", "comma-separated check IDs or areas whose findings are left out of the findings and scores (counted as muted)")
+	verbose := fs.Bool("v", false, "print every example URL of each finding in full")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: cli crawl [flags] DOMAIN")
 		fs.PrintDefaults()
@@ -49,6 +52,14 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return &exitError{code: 2, err: err}
 	}
+	disabled, err := checkIDsFlag("disable", *disable, crawler.Catalog())
+	if err != nil {
+		return err
+	}
+	muted, err := checkIDsFlag("mute", *mute, crawler.Catalog())
+	if err != nil {
+		return err
+	}
 	opts := &crawler.Options{
 		MaxPages:          *maxPages,
 		IncludeSubdomains: *subdomains,
@@ -56,7 +67,7 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		PerHostRate:       *rate,
 		AllowPrivate:      *allowPrivate,
 		TimeBudget:        *timeout,
-		Analyzer:          &analyzer.Options{Depth: analyzer.Depth(*depth)},
+		Analyzer:          &analyzer.Options{Depth: analyzer.Depth(*depth), Disable: disabled, Mute: muted},
 	}
 	bar := newProgressBar(stderr, *maxPages)
 	if !*quiet && bar.tty {
@@ -83,7 +94,7 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return err
 		}
 	default:
-		printSiteReport(stdout, rep)
+		printSiteReport(stdout, rep, *verbose)
 	}
 	if rep.Crawl.Fetched == 0 {
 		return &exitError{code: 2, err: fmt.Errorf("no page of %s could be fetched", fs.Arg(0))}
@@ -110,7 +121,10 @@ func writeFile(name string, write func(io.Writer) error) error {
 	return f.Close()
 }
 
-func printSiteReport(w io.Writer, rep *crawler.SiteReport) {
+// printSiteReport writes the site report for people: one line per finding
+// ID with its count and two example URLs, ellipsed (all of them in full
+// when verbose), then the muted IDs.
+func printSiteReport(w io.Writer, rep *crawler.SiteReport, verbose bool) {
 	c := rep.Crawl
 	fmt.Fprintf(w, "%s (start %s)\n", clean(rep.Domain), clean(rep.StartURL))
 	fmt.Fprintf(w, "%d pages in %s (%.0f pages/s), %d queued, %d skipped, %d blocked by robots.txt, %d errors; stopped: %s\n",
@@ -146,9 +160,17 @@ func printSiteReport(w io.Writer, rep *crawler.SiteReport) {
 				fmt.Fprintf(w, "\n%s\n", strings.ToUpper(sev.String()+"s"))
 				first = false
 			}
-			fmt.Fprintf(w, "  %-40s %5d on %d URLs  %s\n", clean(g.ID), g.Count, g.Pages, clean(strings.Join(g.Examples[:min(2, len(g.Examples))], " ")))
+			examples := g.Examples
+			if !verbose {
+				examples = make([]string, min(2, len(g.Examples)))
+				for i := range examples {
+					examples[i] = ellipsis(g.Examples[i], maxExampleChars)
+				}
+			}
+			fmt.Fprintf(w, "  %-40s %5d on %d URLs  %s\n", clean(g.ID), g.Count, g.Pages, clean(strings.Join(examples, " ")))
 		}
 	}
+	printMuted(w, rep.Muted)
 }
 
 // progressBar draws crawl progress on a terminal; elsewhere it is silent.
