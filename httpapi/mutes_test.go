@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/seokit/seokit/httpapi/auth"
+	"github.com/seokit/seokit/httpapi/dashboard"
 	"github.com/seokit/seokit/httpapi/store"
 )
 
@@ -184,3 +185,5 @@ func TestSiteAnalysisAppliesMutes(t *testing.T) {
 		t.Errorf("field %q, want options.mute[0]", e.Field)
 	}
 }
+
+var _ dashboard.Mutes = (*Server)(nil)

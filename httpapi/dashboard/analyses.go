@@ -199,6 +199,7 @@ type severitySection struct {
 type analysisView struct {
 	Job    jobRow
 	Report *reportView
+	Mutes  *muteView
 }
 
 // maxReportPages caps the page table of the dashboard's report view (the
@@ -224,6 +225,9 @@ func (d *Dashboard) analysisPage(w http.ResponseWriter, r *http.Request, s *sess
 		} else {
 			av.Report = buildReport(&rep)
 		}
+	}
+	if av.Report != nil {
+		av.Mutes = d.muteView(r.Context(), a.ID, av.Job.Domain, av.Report.R)
 	}
 	if !j.Status.Done() {
 		v.Refresh = 3
