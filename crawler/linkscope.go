@@ -133,13 +133,18 @@ func (r *siteRun) mute(id string, sev seo.Severity) {
 	r.muted[id] = addMuted(r.muted[id], id, sev, 1)
 }
 
-// dropMuted returns fs without the muted findings, which it counts.
+// dropMuted returns fs without the findings of disabled IDs and without
+// the muted ones, which it counts.
 func (r *siteRun) dropMuted(fs []seo.Finding) []seo.Finding {
-	if len(r.b.link.muted) == 0 {
+	ls := &r.b.link
+	if len(ls.muted) == 0 && len(ls.disabled) == 0 {
 		return fs
 	}
 	return slices.DeleteFunc(fs, func(f seo.Finding) bool {
-		if r.b.link.isMuted(f.ID) {
+		if ls.disabled[f.ID] || ls.disabled[seo.AreaOf(f.ID)] {
+			return true
+		}
+		if ls.isMuted(f.ID) {
 			r.mute(f.ID, f.Severity)
 			return true
 		}

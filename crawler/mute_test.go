@@ -74,6 +74,32 @@ func TestCrawlMute(t *testing.T) {
 	}
 }
 
+func TestCrawlDisablesSiteIDs(t *testing.T) {
+	site := crawlertest.NewSite(crawlertest.SiteOptions{Articles: 4})
+	defer site.Close()
+	plain, err := crawler.New(testOptions(crawler.Options{})).Run(context.Background(), site.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var siteID string
+	for _, g := range plain.Findings {
+		if g.Scope == seo.ScopeSite {
+			siteID = g.ID
+			break
+		}
+	}
+	if siteID == "" {
+		t.Fatalf("the plain crawl has no site finding: %+v", plain.Findings)
+	}
+	rep, err := crawler.New(testOptions(crawler.Options{Analyzer: &analyzer.Options{Disable: []string{siteID}}})).Run(context.Background(), site.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if group(rep, siteID) != nil || rep.Muted != nil {
+		t.Errorf("disabled %s still reported (muted %v)", siteID, rep.Muted)
+	}
+}
+
 func TestCrawlUnknownIDs(t *testing.T) {
 	for _, o := range []*analyzer.Options{{Mute: []string{"site.bogus"}}, {Disable: []string{"bogus"}}} {
 		_, err := crawler.New(testOptions(crawler.Options{Analyzer: o})).Run(context.Background(), "http://127.0.0.1:1/")
