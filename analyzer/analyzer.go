@@ -156,6 +156,7 @@ func analyze(ctx context.Context, resp *seo.Response, cfg *config, env *fetchEnv
 
 	capLists(rep, cfg.MaxListItems)
 	rep.Findings = r.Findings()
+	rep.Muted = r.Muted()
 	r.noteTruncation(&rep.Truncated)
 	rep.Score = seo.PageScore(rep.Findings)
 	return rep, nil
@@ -199,6 +200,7 @@ func failedReport(rawURL string, resp *seo.Response, err error, cfg *config) *Re
 		r.Add("http.unreachable", "the page could not be fetched: "+unwrapMessage(err), seo.Evidence{Detail: err.Error()})
 	}
 	rep.Findings = r.Findings()
+	rep.Muted = r.Muted()
 	r.noteTruncation(&rep.Truncated)
 	rep.Score = seo.PageScore(rep.Findings)
 	return rep

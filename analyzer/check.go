@@ -56,6 +56,8 @@ var (
 	builtinProbes     []probe
 	builtinExtractors []extractor
 	catalog           = map[string]seo.CheckInfo{}
+	// catalogAreas holds the area of every catalogue ID.
+	catalogAreas = map[string]bool{}
 )
 
 // register adds built-in checks; called from init functions of the area files.
@@ -85,6 +87,7 @@ func declare(infos ...seo.CheckInfo) {
 			panic("analyzer: check ID declared twice: " + in.ID)
 		}
 		catalog[in.ID] = in
+		catalogAreas[seo.AreaOf(in.ID)] = true
 	}
 }
 
@@ -113,6 +116,7 @@ type Reporter struct {
 	kept     int            // occurrences whose evidence is kept
 	urls     int            // evidence URLs reported
 	urlsCut  int            // evidence URLs over MaxEvidenceURLs
+	muted    map[string]*MutedFinding
 }
 
 func newReporter(cfg *config, pageURL string) *Reporter {
@@ -157,6 +161,10 @@ func (r *Reporter) addLazy(id, message string, ev func() seo.Evidence) {
 	if r.cfg.isDisabled(id) {
 		return
 	}
+	if r.cfg.isMuted(id) {
+		r.Add(id, message, seo.Evidence{})
+		return
+	}
 	r.mu.Lock()
 	if r.full(id) {
 		r.findings[r.at[id]].Count++
@@ -172,13 +180,29 @@ func (r *Reporter) addLazy(id, message string, ev func() seo.Evidence) {
 // ID makes its finding, with message and evidence; later ones add to its
 // Count and, up to Options.MaxExamples, to its Examples. The severity is
 // the catalogue's unless Options.Severity overrides it; disabled IDs are
-// dropped.
+// dropped, muted ones only counted (Report.Muted).
 func (r *Reporter) Add(id, message string, ev seo.Evidence) {
 	if r.cfg.isDisabled(id) {
 		return
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.cfg.isMuted(id) {
+		if r.muted == nil {
+			r.muted = map[string]*MutedFinding{}
+		}
+		m := r.muted[id]
+		if m == nil {
+			sev := r.info(id).Severity
+			if s, ok := r.cfg.Severity[id]; ok {
+				sev = s
+			}
+			m = &MutedFinding{ID: id, Severity: sev}
+			r.muted[id] = m
+		}
+		m.Count++
+		return
+	}
 	r.total++
 	k, ok := r.at[id]
 	if ok && r.full(id) {
@@ -228,6 +252,22 @@ func (r *Reporter) Findings() []seo.Finding {
 		f.Priority = seo.Priority(f.Severity, seo.PageReach(f.Count), r.info(f.ID).Minor)
 	}
 	seo.SortByPriority(out)
+	return out
+}
+
+// Muted returns the muted findings counted so far by ID, most severe
+// first, then by ID; nil when none.
+func (r *Reporter) Muted() []MutedFinding {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.muted) == 0 {
+		return nil
+	}
+	out := make([]MutedFinding, 0, len(r.muted))
+	for _, m := range r.muted {
+		out = append(out, *m)
+	}
+	SortMuted(out)
 	return out
 }
 

@@ -39,8 +39,10 @@
 // Checks are plain functions over a [Page]: the parsed tree with indexes by
 // tag, the resolved links and subresources, the main text and the response.
 // [Options.Checks] adds checks of your own; [Options.Disable] turns off IDs
-// or whole areas; [Options.Severity] re-weights IDs; [Options.Thresholds]
-// changes the numbers the checks compare against.
+// or whole areas; [Options.Mute] keeps them running but leaves their
+// findings out of the findings and score, counted in [Report.Muted] (both
+// refuse unknown IDs, see [ValidateIDs]); [Options.Severity] re-weights
+// IDs; [Options.Thresholds] changes the numbers the checks compare against.
 //
 // # Bounded reports and memory
 //

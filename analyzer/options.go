@@ -63,8 +63,14 @@ type Options struct {
 	// Thresholds overrides check thresholds; zero fields keep the defaults.
 	Thresholds Thresholds
 	// Disable lists check IDs ("title.too_long") or whole areas ("social")
-	// that must not run or report.
+	// that must not run or report. An entry that names no check ID or area
+	// of Catalog or Checks is an error (*seo.InputError, Field "disable[i]").
 	Disable []string
+	// Mute lists check IDs or whole areas, like Disable, whose checks still
+	// run but whose findings are left out of Report.Findings and of the
+	// score; Report.Muted counts them, so nothing disappears silently.
+	// Unknown entries are an error (Field "mute[i]").
+	Mute []string
 	// Severity overrides the severity of check IDs; the score weight follows.
 	Severity map[string]seo.Severity
 	// Checks adds custom checks; they run after the built-in ones.
@@ -249,6 +255,7 @@ type config struct {
 	Options
 	th       Thresholds
 	disabled map[string]bool
+	muted    map[string]bool
 	now      func() time.Time
 }
 
@@ -263,9 +270,28 @@ func newConfig(o *Options) (*config, error) {
 	}
 	c.Depth = d
 	c.th = o.Thresholds.withDefaults()
+	var custom []seo.CheckInfo
+	for _, ch := range o.Checks {
+		custom = append(custom, ch.IDs...)
+		if ch.Area != "" {
+			custom = append(custom, seo.CheckInfo{ID: ch.Area})
+		}
+	}
+	if err := ValidateIDs("disable", o.Disable, custom); err != nil {
+		return nil, err
+	}
+	if err := ValidateIDs("mute", o.Mute, custom); err != nil {
+		return nil, err
+	}
 	c.disabled = make(map[string]bool, len(o.Disable))
 	for _, id := range o.Disable {
 		c.disabled[id] = true
+	}
+	if len(o.Mute) > 0 {
+		c.muted = make(map[string]bool, len(o.Mute))
+		for _, id := range o.Mute {
+			c.muted[id] = true
+		}
 	}
 	for id, s := range o.Severity {
 		if s < seo.Notice || s > seo.Error {
@@ -317,4 +343,50 @@ func (c *config) isDisabled(id string) bool {
 		return false
 	}
 	return c.disabled[id] || c.disabled[seo.AreaOf(id)]
+}
+
+// isMuted reports whether a check ID is muted by ID or area.
+func (c *config) isMuted(id string) bool {
+	if len(c.muted) == 0 {
+		return false
+	}
+	return c.muted[id] || c.muted[seo.AreaOf(id)]
+}
+
+// ValidateIDs checks a list of check IDs or areas, such as Options.Disable
+// or Options.Mute: each entry must be an ID of Catalog or of one of the
+// extra catalogues (a crawl adds crawler.Catalog), or the area of one
+// (seo.AreaOf). The first unknown entry is an error wrapping
+// seo.ErrInvalidInput: a *seo.InputError whose Field is field[i] and whose
+// Value is the entry.
+func ValidateIDs(field string, ids []string, extra ...[]seo.CheckInfo) error {
+	for i, id := range ids {
+		if !knownID(id, extra) {
+			return &seo.InputError{Field: fmt.Sprintf("%s[%d]", field, i), Value: id,
+				Reason: "is not a check ID or area (see the check catalogue)"}
+		}
+	}
+	return nil
+}
+
+// knownID reports whether id is a check ID or area of the catalogue or of
+// extra.
+func knownID(id string, extra [][]seo.CheckInfo) bool {
+	if id == "" {
+		return false
+	}
+	if _, ok := catalog[id]; ok {
+		return true
+	}
+	if catalogAreas[id] {
+		return true
+	}
+	for _, list := range extra {
+		for _, in := range list {
+			if in.ID == id || seo.AreaOf(in.ID) == id {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -1,6 +1,8 @@
 package analyzer
 
 import (
+	"cmp"
+	"slices"
 	"time"
 
 	"github.com/seokit/seokit/seo"
@@ -48,7 +50,10 @@ type Report struct {
 	// occurrence and whose Examples keep at most Options.MaxExamples
 	// further evidence, sorted by Priority (highest first), then by ID.
 	Findings []seo.Finding `json:"findings"`
-	Score    seo.Score     `json:"score"`
+	// Muted counts the findings of Options.Mute, left out of Findings and
+	// of Score, by ID; absent when nothing was muted.
+	Muted []MutedFinding `json:"muted,omitempty"`
+	Score seo.Score      `json:"score"`
 	// Truncated names the lists cut at their caps (Options.MaxListItems,
 	// MaxExamples, MaxEvidenceURLs), keyed by JSON name: "links"
 	// (Links.List), "images" (Images.List), "headings", "canonical",
@@ -67,6 +72,24 @@ type Report struct {
 	AnalyzedAt time.Time `json:"analyzedAt"`
 	// Error says why the page could not be fetched, when it could not.
 	Error string `json:"error,omitempty"`
+}
+
+// MutedFinding counts the findings of one muted check ID.
+type MutedFinding struct {
+	ID       string       `json:"id"`
+	Severity seo.Severity `json:"severity"`
+	// Count is the number of findings the ID reported.
+	Count int `json:"count"`
+}
+
+// SortMuted sorts muted findings most severe first, then by ID.
+func SortMuted(m []MutedFinding) {
+	slices.SortFunc(m, func(a, b MutedFinding) int {
+		if a.Severity != b.Severity {
+			return cmp.Compare(b.Severity, a.Severity)
+		}
+		return cmp.Compare(a.ID, b.ID)
+	})
 }
 
 // Sizes are the byte counts of the response.

@@ -108,6 +108,9 @@ func (c *Crawler) Run(ctx context.Context, domain string) (*SiteReport, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := validateCheckIDs(c.opts.Analyzer); err != nil {
+		return nil, err
+	}
 	if c.opts.Memory != nil {
 		release, err := c.opts.Memory.Reserve(ctx, EstimateMemory(&c.opts))
 		if err != nil {
@@ -280,6 +283,9 @@ func (cr *crawl) analyzerOptions() analyzer.Options {
 	a.UserAgent = cr.o.UserAgent
 	a.Now = cr.o.Now
 	a.Checks = append([]analyzer.Check(nil), a.Checks...)
+	// The site-scope IDs and areas of Disable and Mute are the site
+	// builder's; each page gets the rest.
+	a.Disable, a.Mute = pageIDs(a.Disable), pageIDs(a.Mute)
 	if cr.o.Memory != nil {
 		// Each page analysis reserves its own working set; the crawl's
 		// reservation covers only the crawl's state (EstimateMemory).
@@ -1029,4 +1035,33 @@ func (d *distinctCounter) count() int {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return d.n
+}
+
+// validateCheckIDs checks the Disable and Mute lists of a crawl's analysis
+// options against the page and crawl catalogues and the custom checks.
+func validateCheckIDs(o *analyzer.Options) error {
+	if o == nil {
+		return nil
+	}
+	known := [][]seo.CheckInfo{Catalog()}
+	for _, c := range o.Checks {
+		known = append(known, c.IDs, []seo.CheckInfo{{ID: c.Area}})
+	}
+	if err := analyzer.ValidateIDs("analyzer.disable", o.Disable, known...); err != nil {
+		return err
+	}
+	return analyzer.ValidateIDs("analyzer.mute", o.Mute, known...)
+}
+
+// pageIDs returns ids without those only the crawl reports (site-scope
+// IDs and areas such as "site"), which the page analysis would refuse.
+func pageIDs(ids []string) []string {
+	var out []string
+	for _, id := range ids {
+		if analyzer.ValidateIDs("", []string{id}) != nil && analyzer.ValidateIDs("", []string{id}, Catalog()) == nil {
+			continue
+		}
+		out = append(out, id)
+	}
+	return out
 }

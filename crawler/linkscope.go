@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"net/http"
 	"net/url"
@@ -16,6 +17,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/seokit/seokit/analyzer"
 	"github.com/seokit/seokit/seo"
 )
 
@@ -71,7 +73,11 @@ const extBodyLimit = 64 << 10
 // linkScope is the builder's link-scope state.
 type linkScope struct {
 	disabled map[string]bool
-	severity map[string]seo.Severity
+	// muted are the muted IDs and areas; pageMuted counts the muted
+	// findings of the pages added so far.
+	muted     map[string]bool
+	pageMuted map[string]analyzer.MutedFinding
+	severity  map[string]seo.Severity
 	// ext checks the external targets; nil when they are not checked.
 	ext *extChecker
 	// extEdges links a page (builder node id, from) to an external target
@@ -91,7 +97,81 @@ func (ls *linkScope) init(opts *Options) {
 		}
 		ls.disabled[strings.TrimSpace(id)] = true
 	}
+	for _, id := range opts.Analyzer.Mute {
+		if ls.muted == nil {
+			ls.muted = map[string]bool{}
+		}
+		ls.muted[strings.TrimSpace(id)] = true
+	}
 	ls.severity = opts.Analyzer.Severity
+}
+
+// isMuted reports whether id is muted by ID or area.
+func (ls *linkScope) isMuted(id string) bool {
+	return ls.muted[id] || ls.muted[seo.AreaOf(id)]
+}
+
+// addMuted adds the muted counts of one page.
+func (ls *linkScope) addMuted(ms []analyzer.MutedFinding) {
+	for _, m := range ms {
+		if ls.pageMuted == nil {
+			ls.pageMuted = map[string]analyzer.MutedFinding{}
+		}
+		ls.pageMuted[m.ID] = addMuted(ls.pageMuted[m.ID], m.ID, m.Severity, m.Count)
+	}
+}
+
+// addMuted returns m with n more findings of id.
+func addMuted(m analyzer.MutedFinding, id string, sev seo.Severity, n int) analyzer.MutedFinding {
+	m.ID = id
+	m.Severity = max(m.Severity, sev)
+	m.Count += n
+	return m
+}
+
+// mute counts one muted finding of id in this build.
+func (r *siteRun) mute(id string, sev seo.Severity) {
+	if r.muted == nil {
+		r.muted = maps.Clone(r.b.link.pageMuted)
+		if r.muted == nil {
+			r.muted = map[string]analyzer.MutedFinding{}
+		}
+	}
+	r.muted[id] = addMuted(r.muted[id], id, sev, 1)
+}
+
+// dropMuted returns fs without the findings of disabled IDs and without
+// the muted ones, which it counts.
+func (r *siteRun) dropMuted(fs []seo.Finding) []seo.Finding {
+	ls := &r.b.link
+	if len(ls.muted) == 0 && len(ls.disabled) == 0 {
+		return fs
+	}
+	return slices.DeleteFunc(fs, func(f seo.Finding) bool {
+		if ls.disabled[f.ID] || ls.disabled[seo.AreaOf(f.ID)] {
+			return true
+		}
+		if ls.isMuted(f.ID) {
+			r.mute(f.ID, f.Severity)
+			return true
+		}
+		return false
+	})
+}
+
+// mutedList returns the muted counts of the crawl, most severe first, then
+// by ID.
+func (r *siteRun) mutedList() []analyzer.MutedFinding {
+	all := r.muted
+	if all == nil {
+		all = r.b.link.pageMuted
+	}
+	if len(all) == 0 {
+		return nil
+	}
+	out := slices.Collect(maps.Values(all))
+	analyzer.SortMuted(out)
+	return out
 }
 
 // addExternal records that the page at from links to the external targets ids.
@@ -412,6 +492,10 @@ func (r *siteRun) linkSeverity(id string) (seo.Severity, bool) {
 func (a *linkAcc) add(i int, h linkHit) {
 	sev, ok := a.r.linkSeverity(h.id)
 	if !ok {
+		return
+	}
+	if a.r.b.link.isMuted(h.id) {
+		a.r.mute(h.id, sev)
 		return
 	}
 	p := &a.r.pages[i]

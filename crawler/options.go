@@ -72,7 +72,10 @@ type Options struct {
 
 	// Analyzer holds the per-page analysis options (depth, thresholds,
 	// disabled checks). The crawler sets their Robots, Fetcher and
-	// UserAgent; link checking and mobile fetches are turned off.
+	// UserAgent; link checking and mobile fetches are turned off. Its
+	// Disable and Mute apply to the crawl's own IDs ([Catalog]) too, and
+	// Run refuses entries of neither catalogue (seo.ErrInvalidInput);
+	// SiteReport.Muted counts the muted findings.
 	Analyzer *analyzer.Options
 
 	// SkipExternalLinks turns off the checks of external link targets. By

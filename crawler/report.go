@@ -3,6 +3,7 @@ package crawler
 import (
 	"time"
 
+	"github.com/seokit/seokit/analyzer"
 	"github.com/seokit/seokit/seo"
 )
 
@@ -52,6 +53,11 @@ type SiteReport struct {
 	Graph GraphStats    `json:"graph"`
 	// Score is the site score: the mean page score minus the site finding weights.
 	Score seo.Score `json:"score"`
+	// Muted counts the findings of the muted check IDs
+	// (analyzer.Options.Mute) over the crawl, page and site scope, by ID;
+	// they are left out of Findings, SiteFindings, LinkFindings and the
+	// scores. Absent when nothing was muted.
+	Muted []analyzer.MutedFinding `json:"muted,omitempty"`
 	// Truncated names the lists cut at their caps (Options.MaxReportPages,
 	// MaxSiteFindingsPerID, MaxReportBytes, MaxLinkTargets,
 	// MaxSitemapURLs), with the total found: "pages", "linkFindings",

@@ -144,6 +144,7 @@ func summarize(rep *analyzer.Report, depth int) PageSummary {
 			s.FindingCounts[id] = n
 		}
 	}
+	s.Muted = rep.Muted
 	return s
 }
 
@@ -494,6 +495,8 @@ func (b *siteBuilder) addPage(sum PageSummary, edges []Edge) {
 	b.scratch = sc[:0]
 	sum.Findings = b.shareIDs(sum.Findings)
 	sum.FindingCounts = b.shareCounts(sum.FindingCounts)
+	b.link.addMuted(sum.Muted)
+	sum.Muted = nil
 	b.compact(&sum, from)
 	b.recs = append(b.recs, b.record(&sum))
 }
@@ -740,7 +743,8 @@ func (b *siteBuilder) addSitemapURL(loc, sitemapURL string) bool {
 // siteRun holds the indexes the site checks share during build.
 type siteRun struct {
 	b        *siteBuilder
-	pages    []PageSummary // distinct by URL, in the order added
+	muted    map[string]analyzer.MutedFinding // by ID, see mute
+	pages    []PageSummary                    // distinct by URL, in the order added
 	edges    []edgeList
 	nodeOf   []int32 // page -> node
 	pageOf   []int32 // node -> page, -1 for URLs not crawled
@@ -854,11 +858,13 @@ func (b *siteBuilder) build(facts *crawlFacts) *SiteReport {
 	}
 
 	site := append(r.findings, facts.Findings...)
+	site = r.dropMuted(site)
 	sortFindings(site)
 	rep.Score = seo.SiteScore(pageScores, site)
 	rep.Findings = r.groups(site)
 	rep.SiteFindings = capPerID(site, b.maxSiteFindings, "siteFindings.", &rep.Truncated)
 	r.link.adjustGroups(rep.Findings)
+	rep.Muted = r.mutedList()
 	rep.LinkFindings = r.link.full
 	if rep.LinkFindings == nil {
 		rep.LinkFindings = []seo.Finding{}

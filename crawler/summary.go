@@ -49,6 +49,9 @@ type PageSummary struct {
 	// page reported more than once (seo.Finding.Count); an ID absent from
 	// it occurred once. It is shared between pages: read-only.
 	FindingCounts map[string]int `json:"findingCounts,omitempty"`
+	// Muted counts the page's muted findings (analyzer.Options.Mute); the
+	// site builder sums them into SiteReport.Muted and drops them here.
+	Muted []analyzer.MutedFinding `json:"muted,omitempty"`
 
 	// Set by the site checks.
 	InSitemap bool    `json:"inSitemap,omitempty"`

@@ -24,6 +24,8 @@
 //	GET     /v1/keywords/suggest      read   keywords   200 {query, locale, suggestions[...]}
 //	GET     /v1/rankings              read   rankings   200 {domain, locale, device, rankings[...]}
 //	GET     /v1/reports               read   reports    200 {domain, start, end, metrics}
+//	GET     /v1/mutes/{domain}        read   analyze    200 {domain, ids} muted for the domain
+//	PUT     /v1/mutes/{domain}        write  analyze    200 {domain, ids} stored; analyses apply them
 //	GET     /v1/openapi.json          none   -          200 the OpenAPI 3.1 document (no credential)
 //
 // Page analysis is an action that fetches third-party pages, so it needs

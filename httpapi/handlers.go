@@ -23,6 +23,9 @@ type PageOptions struct {
 	Depth         string `json:"depth,omitempty"`
 	CheckLinks    bool   `json:"checkLinks,omitempty"`
 	AnalyzeMobile bool   `json:"analyzeMobile,omitempty"`
+	// Mute lists check IDs or areas muted in this analysis, on top of the
+	// list stored for the URL's domain (PUT /v1/mutes/{domain}).
+	Mute []string `json:"mute,omitempty"`
 }
 
 // PageRequest is the body of POST /v1/analyze/page and POST /v1/analyze.
@@ -44,6 +47,11 @@ func (s *Server) analyzePagePost(w http.ResponseWriter, r *http.Request) {
 func (s *Server) analyzePageGet(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	req := PageRequest{URL: q.Get("url"), Options: PageOptions{Depth: q.Get("depth")}}
+	for _, id := range strings.Split(q.Get("mute"), ",") {
+		if id = strings.TrimSpace(id); id != "" {
+			req.Options.Mute = append(req.Options.Mute, id)
+		}
+	}
 	var err error
 	if req.Options.CheckLinks, err = queryBool(r, "checkLinks"); err != nil {
 		s.fail(w, r, err)
@@ -67,12 +75,22 @@ func (s *Server) analyzePage(w http.ResponseWriter, r *http.Request, req PageReq
 		s.fail(w, r, err)
 		return
 	}
+	if err := validateMutes("options.mute", req.Options.Mute); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	mutes, err := s.analysisMutes(r.Context(), principal(r.Context()).AccountID, u.Host, req.Options.Mute)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
 	var o analyzer.Options
 	if s.opts.AnalyzerOptions != nil {
 		o = *s.opts.AnalyzerOptions
 	}
 	o.Depth, o.CheckLinks, o.AnalyzeMobile = depth, req.Options.CheckLinks, req.Options.AnalyzeMobile
 	o.AllowPrivate = s.opts.AllowPrivate
+	o.Mute = unionIDs(o.Mute, pageMutes(mutes))
 	// Admitted with a small reservation; the analyzer reserves by the
 	// body's size once it is fetched.
 	release, err := s.adm.admit(r.Context(), KindPage, principal(r.Context()).AccountID, pageBaseMemory, false)

@@ -31,6 +31,10 @@ type SiteOptions struct {
 	// (links.broken_external, links.redirect_external): the crawl requests
 	// nothing outside the site.
 	SkipExternalLinks bool `json:"skipExternalLinks,omitempty"`
+	// Mute lists check IDs or areas muted in this analysis. The job
+	// stores them together with the list stored for the domain when it
+	// was submitted (PUT /v1/mutes/{domain}).
+	Mute []string `json:"mute,omitempty"`
 }
 
 // SiteRequest is the body of POST /v1/analyze/site: exactly one of Domain
@@ -207,6 +211,15 @@ func (s *Server) submitSite(ctx context.Context, accountID string, req SiteReque
 	}
 	if req.Options.MaxPages == 0 && plan.MaxSitePages < crawler.DefaultMaxPages {
 		req.Options.MaxPages = plan.MaxSitePages
+	}
+	if err := validateMutes("options.mute", req.Options.Mute); err != nil {
+		return nil, err
+	}
+	if req.Options.Mute, err = s.analysisMutes(ctx, accountID, req.Domain, req.Options.Mute); err != nil {
+		return nil, err
+	}
+	if len(req.Options.Mute) == 0 {
+		req.Options.Mute = nil
 	}
 	if req.CallbackURL != "" {
 		cu, err := s.fetcher.CheckURL(ctx, req.CallbackURL)
@@ -739,6 +752,7 @@ func (s *Server) crawlerOptions(req SiteRequest) crawler.Options {
 		ao = *co.Analyzer
 	}
 	ao.Memory = queuedBudget{s.adm.mem}
+	ao.Mute = unionIDs(ao.Mute, req.Options.Mute)
 	co.Analyzer = &ao
 	return co
 }

@@ -369,6 +369,8 @@ func (s *Server) routeTable() []route {
 		{"GET /v1/keywords/suggest", auth.ScopeRead, OpKeywords, s.suggest},
 		{"GET /v1/rankings", auth.ScopeRead, OpRankings, s.rankings},
 		{"GET /v1/reports", auth.ScopeRead, OpReports, s.reports},
+		{"GET /v1/mutes/{domain}", auth.ScopeRead, OpAnalyze, s.getMutes},
+		{"PUT /v1/mutes/{domain}", auth.ScopeWrite, OpAnalyze, s.putMutes},
 	}
 }
 

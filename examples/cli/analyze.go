@@ -6,6 +6,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -25,6 +27,8 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	allowPrivate := fs.Bool("allow-private", false, "allow loopback and private network addresses (intranet audits)")
 	failOn := fs.String("fail-on", "error", "exit 1 when a finding has this severity or higher: error, warning, notice or none")
 	disable := fs.String("disable", "", "comma-separated check IDs or areas to turn off")
+	mute := fs.String("mute", "", "comma-separated check IDs or areas whose findings are left out of the findings and score (counted as muted)")
+	verbose := fs.Bool("v", false, "print every finding in full instead of one line per check ID")
 	timeout := fs.Duration("timeout", 60*time.Second, "time limit for the whole analysis")
 	skipExternal := fs.Bool("skip-external-links", false, "with -links, request no external link target (turns off links.broken_external and links.redirect_external)")
 	fs.Usage = func() {
@@ -42,8 +46,16 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return &exitError{code: 2, err: err}
 	}
+	disabled, err := checkIDsFlag("disable", *disable)
+	if err != nil {
+		return err
+	}
+	muted, err := checkIDsFlag("mute", *mute)
+	if err != nil {
+		return err
+	}
 	if *skipExternal {
-		*disable += ",links.broken_external,links.redirect_external"
+		disabled = append(disabled, "links.broken_external", "links.redirect_external")
 	}
 	ctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()
@@ -52,7 +64,8 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		CheckLinks:    *links,
 		AnalyzeMobile: *mobile,
 		AllowPrivate:  *allowPrivate,
-		Disable:       splitList(*disable),
+		Disable:       disabled,
+		Mute:          muted,
 	})
 	if err != nil {
 		return &exitError{code: 2, err: err}
@@ -68,7 +81,7 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			return err
 		}
 	} else {
-		printReport(stdout, rep)
+		printReport(stdout, rep, *verbose)
 	}
 	if rep.Error != "" {
 		return &exitError{code: 2, err: fmt.Errorf("could not fetch %s: %s", rep.URL, rep.Error)}
@@ -94,9 +107,22 @@ func parseFailOn(s string) (seo.Severity, error) {
 	return sev, nil
 }
 
+// checkIDsFlag splits the value of the -disable or -mute flag and checks
+// that each entry is a check ID or area of the catalogue (crawl IDs
+// included); an unknown entry is a usage error naming it.
+func checkIDsFlag(name, value string, extra ...[]seo.CheckInfo) ([]string, error) {
+	ids := splitList(value)
+	var ie *seo.InputError
+	if err := analyzer.ValidateIDs(name, ids, extra...); errors.As(err, &ie) {
+		return nil, &exitError{code: 2, err: fmt.Errorf("-%s: unknown check ID or area %q (cli checks lists them)", name, ie.Value)}
+	}
+	return ids, nil
+}
+
 // printReport writes the report for people: the verdict first, then
-// findings by severity with their evidence, then the page facts.
-func printReport(w io.Writer, rep *analyzer.Report) {
+// findings by severity, one line per check ID (every finding in full when
+// verbose), then the page facts.
+func printReport(w io.Writer, rep *analyzer.Report, verbose bool) {
 	fmt.Fprintf(w, "%s\n", clean(rep.URL))
 	if rep.FinalURL != "" && rep.FinalURL != rep.URL {
 		fmt.Fprintf(w, "  -> %s\n", clean(rep.FinalURL))
@@ -112,25 +138,13 @@ func printReport(w io.Writer, rep *analyzer.Report) {
 		fmt.Fprintln(w, line)
 	}
 
-	for _, sev := range []seo.Severity{seo.Error, seo.Warning, seo.Notice} {
-		var group []seo.Finding
-		for _, f := range rep.Findings {
-			if f.Severity == sev {
-				group = append(group, f)
-			}
-		}
-		if len(group) == 0 {
-			continue
-		}
-		fmt.Fprintf(w, "\n%s (%d)\n", strings.ToUpper(sev.String()+"s"), len(group))
-		for _, f := range group {
-			fmt.Fprintf(w, "  %-38s %s\n", clean(f.ID), clean(f.Message))
-			if ev := evidenceLine(f.Evidence); ev != "" {
-				fmt.Fprintf(w, "  %-38s %s\n", "", ev)
-			}
-		}
+	if verbose {
+		printFindingsFull(w, rep.Findings)
+	} else {
+		printFindingGroups(w, rep.Findings)
 	}
 	printMore(w, "  ", rep.Truncated["findings"])
+	printMuted(w, rep.Muted)
 	if rep.Error != "" {
 		fmt.Fprintf(w, "\nfetch error: %s\n", clean(rep.Error))
 		return
@@ -169,6 +183,145 @@ func printReport(w io.Writer, rep *analyzer.Report) {
 	}
 }
 
+// printFindingsFull writes every finding with its whole evidence.
+func printFindingsFull(w io.Writer, findings []seo.Finding) {
+	for _, sev := range []seo.Severity{seo.Error, seo.Warning, seo.Notice} {
+		var group []seo.Finding
+		for _, f := range findings {
+			if f.Severity == sev {
+				group = append(group, f)
+			}
+		}
+		if len(group) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "\n%s (%d)\n", strings.ToUpper(sev.String()+"s"), len(group))
+		for _, f := range group {
+			fmt.Fprintf(w, "  %-38s %s\n", clean(f.ID), clean(f.Message))
+			if ev := evidenceLine(f.Evidence); ev != "" {
+				fmt.Fprintf(w, "  %-38s %s\n", "", ev)
+			}
+		}
+	}
+}
+
+// printFindingGroups writes one line per check ID, most severe first: its
+// count, its message and at most maxExamples example values or URLs,
+// ellipsed to maxExampleChars.
+func printFindingGroups(w io.Writer, findings []seo.Finding) {
+	for _, sev := range []seo.Severity{seo.Error, seo.Warning, seo.Notice} {
+		groups := groupFindings(findings, sev)
+		if len(groups) == 0 {
+			continue
+		}
+		n := 0
+		for _, g := range groups {
+			n += g.count
+		}
+		fmt.Fprintf(w, "\n%s (%d check IDs, %d findings)\n", strings.ToUpper(sev.String()+"s"), len(groups), n)
+		for _, g := range groups {
+			fmt.Fprintf(w, "  %-38s %4dx  %s\n", clean(g.id), g.count, clean(g.message))
+			if len(g.examples) > 0 {
+				more := ""
+				if g.count > len(g.examples) {
+					more = fmt.Sprintf("  (+%d more, -v for all)", g.count-len(g.examples))
+				}
+				fmt.Fprintf(w, "  %-38s        e.g. %s%s\n", "", strings.Join(g.examples, "  |  "), more)
+			}
+		}
+	}
+}
+
+// printMuted writes the line counting muted findings, if any.
+func printMuted(w io.Writer, muted []analyzer.MutedFinding) {
+	if len(muted) == 0 {
+		return
+	}
+	parts := make([]string, len(muted))
+	for i, m := range muted {
+		parts[i] = fmt.Sprintf("%s (%s, %d)", clean(m.ID), m.Severity, m.Count)
+	}
+	fmt.Fprintf(w, "\nMuted (not in the findings or score): %s\n", strings.Join(parts, ", "))
+}
+
+// Limits of the grouped finding output.
+const (
+	maxExamples     = 3
+	maxExampleChars = 100
+)
+
+// findingGroup is the findings of one check ID, for printing.
+type findingGroup struct {
+	id, message string
+	count       int
+	examples    []string
+}
+
+// groupFindings groups the findings of severity sev by ID, in the order
+// the IDs first appear. A finding that already stands for several
+// occurrences (a Count field above 0) counts as that many.
+func groupFindings(findings []seo.Finding, sev seo.Severity) []*findingGroup {
+	var out []*findingGroup
+	byID := map[string]*findingGroup{}
+	for _, f := range findings {
+		if f.Severity != sev {
+			continue
+		}
+		g := byID[f.ID]
+		if g == nil {
+			g = &findingGroup{id: f.ID, message: f.Message}
+			byID[f.ID] = g
+			out = append(out, g)
+		} else if g.message != f.Message {
+			g.message = catalogSummary(f.ID, g.message)
+		}
+		g.count += occurrences(f)
+		if ex := example(f.Evidence); ex != "" && len(g.examples) < maxExamples && !slices.Contains(g.examples, ex) {
+			g.examples = append(g.examples, ex)
+		}
+	}
+	return out
+}
+
+// example returns the one value that best identifies a finding's
+// occurrence, ellipsed to maxExampleChars: its first URL, else its value,
+// else its element, with the measure when there is one.
+func example(ev seo.Evidence) string {
+	var s string
+	switch {
+	case len(ev.URLs) > 0:
+		s = ellipsis(ev.URLs[0], maxExampleChars)
+	case ev.Value != "":
+		s = fmt.Sprintf("%q", ellipsis(ev.Value, maxExampleChars))
+	default:
+		s = ellipsis(ev.Element, maxExampleChars)
+	}
+	if ev.Measured != nil && ev.Threshold != nil {
+		s = strings.TrimSpace(fmt.Sprintf("%s %g (limit %g)", s, *ev.Measured, *ev.Threshold))
+	}
+	return clean(s)
+}
+
+// occurrences returns how many occurrences a finding stands for: its Count
+// field when the finding type has one and it is above 0, else 1.
+func occurrences(f seo.Finding) int {
+	if v := reflect.ValueOf(f).FieldByName("Count"); v.IsValid() && v.CanInt() && v.Int() > 0 {
+		return int(v.Int())
+	}
+	return 1
+}
+
+// catalogSummary returns the catalogue's summary of id, or fallback.
+func catalogSummary(id, fallback string) string {
+	for _, c := range analyzer.Catalog() {
+		if c.ID == id {
+			return c.Summary
+		}
+	}
+	return fallback
+}
+
+// evidenceLine formats the whole evidence on one line.
 func evidenceLine(ev seo.Evidence) string {
 	var parts []string
 	if ev.Element != "" {
@@ -181,11 +334,7 @@ func evidenceLine(ev seo.Evidence) string {
 		parts = append(parts, fmt.Sprintf("%g (limit %g)", *ev.Measured, *ev.Threshold))
 	}
 	if len(ev.URLs) > 0 {
-		more := ""
-		if len(ev.URLs) > 3 {
-			more = fmt.Sprintf(" and %d more", len(ev.URLs)-3)
-		}
-		parts = append(parts, strings.Join(ev.URLs[:min(3, len(ev.URLs))], " ")+more)
+		parts = append(parts, strings.Join(ev.URLs, " "))
 	}
 	if ev.Detail != "" && len(parts) < 2 {
 		parts = append(parts, ev.Detail)

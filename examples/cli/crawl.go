@@ -33,6 +33,9 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	skipExternal := fs.Bool("skip-external-links", false, "do not check external link targets (nothing outside the site is requested)")
 	externalBudget := fs.Duration("external-budget", crawler.DefaultExternalBudget, "longest wait for external link checks once the pages are done (0: the default; negative: no limit)")
+	disable := fs.String("disable", "", "comma-separated check IDs or areas to turn off")
+	mute := fs.String("mute", "", "comma-separated check IDs or areas whose findings are left out of the findings and scores (counted as muted)")
+	verbose := fs.Bool("v", false, "print every example URL of each finding in full")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: cli crawl [flags] DOMAIN")
 		fs.PrintDefaults()
@@ -51,6 +54,14 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return &exitError{code: 2, err: err}
 	}
+	disabled, err := checkIDsFlag("disable", *disable, crawler.Catalog())
+	if err != nil {
+		return err
+	}
+	muted, err := checkIDsFlag("mute", *mute, crawler.Catalog())
+	if err != nil {
+		return err
+	}
 	opts := &crawler.Options{
 		MaxPages:          *maxPages,
 		IncludeSubdomains: *subdomains,
@@ -58,7 +69,7 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		PerHostRate:       *rate,
 		AllowPrivate:      *allowPrivate,
 		TimeBudget:        *timeout,
-		Analyzer:          &analyzer.Options{Depth: analyzer.Depth(*depth)},
+		Analyzer:          &analyzer.Options{Depth: analyzer.Depth(*depth), Disable: disabled, Mute: muted},
 		SkipExternalLinks: *skipExternal,
 		ExternalBudget:    *externalBudget,
 	}
@@ -88,7 +99,7 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return err
 		}
 	default:
-		printSiteReport(stdout, rep)
+		printSiteReport(stdout, rep, *verbose)
 	}
 	if rep.Crawl.Fetched == 0 {
 		return &exitError{code: 2, err: fmt.Errorf("no page of %s could be fetched", fs.Arg(0))}
@@ -115,7 +126,10 @@ func writeFile(name string, write func(io.Writer) error) error {
 	return f.Close()
 }
 
-func printSiteReport(w io.Writer, rep *crawler.SiteReport) {
+// printSiteReport writes the site report for people: one line per finding
+// ID with its count and two example URLs, ellipsed (all of them in full
+// when verbose), then the muted IDs.
+func printSiteReport(w io.Writer, rep *crawler.SiteReport, verbose bool) {
 	c := rep.Crawl
 	fmt.Fprintf(w, "%s (start %s)\n", clean(rep.Domain), clean(rep.StartURL))
 	fmt.Fprintf(w, "%d pages in %s (%.0f pages/s), %d queued, %d skipped, %d blocked by robots.txt, %d errors; stopped: %s\n",
@@ -154,9 +168,17 @@ func printSiteReport(w io.Writer, rep *crawler.SiteReport) {
 				fmt.Fprintf(w, "\n%s\n", strings.ToUpper(sev.String()+"s"))
 				first = false
 			}
-			fmt.Fprintf(w, "  %-40s %5d on %d URLs  %s\n", clean(g.ID), g.Count, g.Pages, clean(strings.Join(g.Examples[:min(2, len(g.Examples))], " ")))
+			examples := g.Examples
+			if !verbose {
+				examples = make([]string, min(2, len(g.Examples)))
+				for i := range examples {
+					examples[i] = ellipsis(g.Examples[i], maxExampleChars)
+				}
+			}
+			fmt.Fprintf(w, "  %-40s %5d on %d URLs  %s\n", clean(g.ID), g.Count, g.Pages, clean(strings.Join(examples, " ")))
 		}
 	}
+	printMuted(w, rep.Muted)
 }
 
 // externalSummary says how many external link targets were checked and

@@ -141,3 +141,16 @@ func truncatedSummary(t seo.Truncated) string {
 	}
 	return "lists cut at their caps: " + strings.Join(parts, ", ")
 }
+
+// ellipsis shortens s to at most limit runes by cutting its middle, as in
+// "https://ads.example/click?id=…&dest=page", so that both the host and the
+// end of a long URL stay visible. A limit of 0 or less returns s whole.
+func ellipsis(s string, limit int) string {
+	if limit <= 0 || utf8.RuneCountInString(s) <= limit {
+		return s
+	}
+	r := []rune(s)
+	head := (limit - 1) / 2
+	tail := limit - 1 - head
+	return string(r[:head]) + "…" + string(r[len(r)-tail:])
+}

@@ -206,6 +206,7 @@ type reportView struct {
 type analysisView struct {
 	Job    jobRow
 	Report *reportView
+	Mutes  *muteView
 }
 
 // topFindings is the number of finding groups the summary names.
@@ -233,6 +234,9 @@ func (d *Dashboard) analysisPage(w http.ResponseWriter, r *http.Request, s *sess
 				v.Error = "The stored report cannot be shown."
 			}
 		}
+	}
+	if av.Report != nil {
+		av.Mutes = d.muteView(r.Context(), a.ID, av.Job.Domain, av.Report.R)
 	}
 	if !j.Status.Done() {
 		v.Refresh = 3

@@ -96,6 +96,10 @@ type Options struct {
 	Usage Usage
 	// Analyses starts site analyses; nil hides the "start" form.
 	Analyses Analyses
+	// Mutes keeps the check IDs muted per domain, shown and changed on
+	// the analysis page. Nil means Analyses when it implements Mutes (the
+	// API server does); without one the mute controls are hidden.
+	Mutes Mutes
 	// Rankings holds ranking history for the charts; nil hides the page.
 	// Keywords added on the page are tracked in it.
 	Rankings rankings.Store
@@ -259,6 +263,7 @@ func (d *Dashboard) routes() {
 	m.HandleFunc("GET "+Prefix+"/analyses/{id}/progress", d.signedIn(d.analysisProgress))
 	m.HandleFunc("GET "+Prefix+"/analyses/{id}/report.html", d.signedIn(d.analysisReportHTML))
 	m.HandleFunc("POST "+Prefix+"/analyses/{id}/cancel", d.signedIn(d.cancelAnalysis))
+	m.HandleFunc("POST "+Prefix+"/analyses/{id}/mutes", d.signedIn(d.setMute))
 	m.HandleFunc("GET "+Prefix+"/rankings", d.signedIn(d.rankingsPage))
 	m.HandleFunc("POST "+Prefix+"/rankings", d.signedIn(d.trackKeywords))
 	m.HandleFunc("POST "+Prefix+"/rankings/untrack", d.signedIn(d.untrackKeyword))

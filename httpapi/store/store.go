@@ -285,6 +285,18 @@ type Jobs interface {
 	PendingCallbacks(ctx context.Context) ([]Job, error)
 }
 
+// Mutes stores the check IDs and areas an account mutes for a domain (its
+// project): analyses of the domain leave their findings out and count
+// them as muted.
+type Mutes interface {
+	// Mutes returns the IDs muted for the account's domain in the order
+	// set; nil when none are.
+	Mutes(ctx context.Context, accountID, domain string) ([]string, error)
+	// SetMutes replaces the IDs muted for the account's domain; an empty
+	// list removes them. The caller validates the IDs.
+	SetMutes(ctx context.Context, accountID, domain string, ids []string) error
+}
+
 // Store is everything the API keeps.
 type Store interface {
 	Accounts
@@ -294,6 +306,7 @@ type Store interface {
 	SigningKeys
 	Limits
 	Jobs
+	Mutes
 	// Ping reports whether the database answers.
 	Ping(ctx context.Context) error
 	Close() error

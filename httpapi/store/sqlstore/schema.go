@@ -111,12 +111,21 @@ var migrations = [][]string{
 		`CREATE INDEX jobs_account ON jobs (account_id, created_at)`,
 		`CREATE INDEX jobs_unfinished ON jobs (created_at) WHERE status IN ('queued', 'running')`,
 	},
+	2: {
+		`CREATE TABLE mutes (
+			account_id TEXT NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
+			domain     TEXT NOT NULL,
+			ids        TEXT NOT NULL,
+			updated_at BIGINT NOT NULL,
+			PRIMARY KEY (account_id, domain)
+		)`,
+	},
 }
 
 // tables lists the tables in creation order (Dump reads them in this
 // order).
 var tables = []string{"schema_migrations", "accounts", "api_keys", "clients", "auth_codes", "refresh_tokens",
-	"revoked_families", "revoked_tokens", "signing_keys", "daily_usage", "jobs"}
+	"revoked_families", "revoked_tokens", "signing_keys", "daily_usage", "jobs", "mutes"}
 
 // migrationLock is the PostgreSQL advisory lock key held while migrating,
 // so that several instances starting at once apply each migration once.

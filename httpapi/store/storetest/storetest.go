@@ -68,6 +68,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 	t.Run("FinalJob", func(t *testing.T) { s, ctx := fresh(t); testFinalJob(ctx, t, s) })
 	t.Run("Unfinished", func(t *testing.T) { s, ctx := fresh(t); testUnfinished(ctx, t, s) })
 	t.Run("PendingCallbacks", func(t *testing.T) { s, ctx := fresh(t); testPendingCallbacks(ctx, t, s) })
+	t.Run("Mutes", func(t *testing.T) { s, ctx := fresh(t); testMutes(ctx, t, s) })
 	t.Run("Times", func(t *testing.T) { s, ctx := fresh(t); testTimes(ctx, t, s) })
 	t.Run("NoPlaintext", func(t *testing.T) { s, ctx := fresh(t); testNoPlaintext(ctx, t, s) })
 }
@@ -791,6 +792,50 @@ func testUsage(ctx context.Context, t *testing.T, s store.Store) {
 	}
 	if got, err := s.Usage(ctx, "acct_other", d0.AddDate(0, 0, -5), d0.AddDate(0, 0, 10)); err != nil || len(got) != 0 {
 		t.Errorf("Usage of another account = %v, %v; want none", got, err)
+	}
+}
+
+func testMutes(ctx context.Context, t *testing.T, s store.Store) {
+	a := mustAccount(ctx, t, s, "mutes@example.com")
+	b := mustAccount(ctx, t, s, "other-mutes@example.com")
+	get := func(acct, domain string) []string {
+		t.Helper()
+		ids, err := s.Mutes(ctx, acct, domain)
+		if err != nil {
+			t.Fatalf("Mutes(%s, %s): %v", acct, domain, err)
+		}
+		return ids
+	}
+	if ids := get(a.ID, "example.com"); ids != nil {
+		t.Errorf("Mutes before any SetMutes = %v, want nil", ids)
+	}
+	set := []string{"social", "security.csp_missing"}
+	if err := s.SetMutes(ctx, a.ID, "example.com", set); err != nil {
+		t.Fatalf("SetMutes: %v", err)
+	}
+	if got := get(a.ID, "example.com"); fmt.Sprint(got) != fmt.Sprint(set) {
+		t.Errorf("Mutes = %v, want %v in the order set", got, set)
+	}
+	if got := get(b.ID, "example.com"); got != nil {
+		t.Errorf("another account's mutes leak: %v", got)
+	}
+	if got := get(a.ID, "example.org"); got != nil {
+		t.Errorf("another domain's mutes leak: %v", got)
+	}
+	if err := s.SetMutes(ctx, a.ID, "example.com", []string{"links.uncrawlable"}); err != nil {
+		t.Fatalf("SetMutes again: %v", err)
+	}
+	if got := get(a.ID, "example.com"); fmt.Sprint(got) != "[links.uncrawlable]" {
+		t.Errorf("Mutes after replacing = %v", got)
+	}
+	if err := s.SetMutes(ctx, a.ID, "example.com", nil); err != nil {
+		t.Fatalf("SetMutes(nil): %v", err)
+	}
+	if got := get(a.ID, "example.com"); got != nil {
+		t.Errorf("Mutes after clearing = %v, want nil", got)
+	}
+	if err := s.SetMutes(ctx, "acct_missing", "example.com", set); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("SetMutes for an unknown account: %v, want ErrNotFound", err)
 	}
 }
 
