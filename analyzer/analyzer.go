@@ -157,7 +157,7 @@ func analyze(ctx context.Context, resp *seo.Response, cfg *config, env *fetchEnv
 	capLists(rep, cfg.MaxListItems)
 	rep.Findings = r.Findings()
 	r.noteTruncation(&rep.Truncated)
-	rep.Score = seo.PageScore(rep.Findings)
+	rep.Score, rep.ScoreReason = scoring(rep.Status, rep.IsHTML, rep.Findings)
 	return rep, nil
 }
 
@@ -200,7 +200,7 @@ func failedReport(rawURL string, resp *seo.Response, err error, cfg *config) *Re
 	}
 	rep.Findings = r.Findings()
 	r.noteTruncation(&rep.Truncated)
-	rep.Score = seo.PageScore(rep.Findings)
+	rep.ScoreReason = ScoreNotFetched
 	return rep
 }
 
