@@ -71,6 +71,8 @@ type htmlView struct {
 	Pages      []PageSummary
 	PagesShown int
 	PagesTotal int
+	// NotFetchedTotal counts the URLs not fetched before the list's cap.
+	NotFetchedTotal int
 	Duration   string
 	// Details are site and link findings with their evidence, at most
 	// MaxHTMLReportDetails; DetailsTotal counts them all.
@@ -147,7 +149,8 @@ func barChart(title string, labels []string, values []int, colors []string) char
 // browser offline. Crawled text (titles, URLs) is escaped. The page table
 // lists at most MaxHTMLReportPages pages, the least-scoring first.
 func (r *SiteReport) WriteHTML(w io.Writer) error {
-	v := htmlView{R: r, PagesTotal: r.listTotal("pages", len(r.Pages))}
+	v := htmlView{R: r, PagesTotal: r.listTotal("pages", len(r.Pages)), NotFetchedTotal: r.listTotal("notFetched", len(r.NotFetched))}
+	v.Errors, v.Warnings, v.Notices = r.FindingCounts.Findings.Errors, r.FindingCounts.Findings.Warnings, r.FindingCounts.Findings.Notices
 	for _, name := range slices.Sorted(maps.Keys(r.Truncated)) {
 		t := r.Truncated[name]
 		v.Cut = append(v.Cut, cutList{Name: name, Shown: t.Total - t.Omitted, Total: t.Total})
@@ -155,14 +158,6 @@ func (r *SiteReport) WriteHTML(w io.Writer) error {
 	bySev := map[seo.Severity][]FindingGroup{}
 	for _, g := range r.Findings {
 		bySev[g.Severity] = append(bySev[g.Severity], g)
-		switch g.Severity {
-		case seo.Error:
-			v.Errors += g.Count
-		case seo.Warning:
-			v.Warnings += g.Count
-		case seo.Notice:
-			v.Notices += g.Count
-		}
 	}
 	for _, s := range []seo.Severity{seo.Error, seo.Warning, seo.Notice} {
 		if len(bySev[s]) > 0 {
@@ -219,7 +214,7 @@ func (r *SiteReport) WriteHTML(w io.Writer) error {
 	pages := r.Pages
 	if len(pages) > MaxHTMLReportPages {
 		pages = append([]PageSummary(nil), pages...)
-		sort.SliceStable(pages, func(i, j int) bool { return pages[i].Score < pages[j].Score })
+		sort.SliceStable(pages, func(i, j int) bool { return pages[i].score() < pages[j].score() })
 		pages = pages[:MaxHTMLReportPages]
 	}
 	v.Pages, v.PagesShown = pages, len(pages)

@@ -20,7 +20,7 @@ func sampleReport(t *testing.T) *SiteReport {
 				p.Findings = []string{"title.too_short"}
 			}),
 			pg("/gone", func(p *PageSummary) { p.Status, p.Indexable = 404, false }),
-			pg("/deep", func(p *PageSummary) { p.Depth = 6; p.Title = "=HYPERLINK(\"http://evil.test\")" }),
+			pg("/deep", func(p *PageSummary) { p.Depth = ptr(6); p.Title = "=HYPERLINK(\"http://evil.test\")" }),
 			pg("/dup1", func(p *PageSummary) { p.TextHash = 99 }),
 			pg("/dup2", func(p *PageSummary) { p.TextHash = 99 }),
 		},
@@ -128,9 +128,9 @@ func TestWriteHTML(t *testing.T) {
 func TestWriteHTMLCapsPageTable(t *testing.T) {
 	rep := &SiteReport{Domain: "example.com", StatusCodes: map[int]int{200: MaxHTMLReportPages + 10}}
 	for i := range MaxHTMLReportPages + 10 {
-		rep.Pages = append(rep.Pages, PageSummary{URL: fmt.Sprintf("%s/p%d", siteOrigin, i), Status: 200, Score: 100 - i%50})
+		rep.Pages = append(rep.Pages, PageSummary{URL: fmt.Sprintf("%s/p%d", siteOrigin, i), Status: 200, Score: ptr(100 - i%50)})
 	}
-	rep.Pages[MaxHTMLReportPages+5].Score = 1 // must be kept: lowest score
+	rep.Pages[MaxHTMLReportPages+5].Score = ptr(1) // must be kept: lowest score
 	var buf bytes.Buffer
 	if err := rep.WriteHTML(&buf); err != nil {
 		t.Fatal(err)
