@@ -73,7 +73,7 @@ type htmlView struct {
 	PagesTotal int
 	// NotFetchedTotal counts the URLs not fetched before the list's cap.
 	NotFetchedTotal int
-	Duration   string
+	Duration        string
 	// Details are site and link findings with their evidence, at most
 	// MaxHTMLReportDetails; DetailsTotal counts them all.
 	Details      []seo.Finding

@@ -570,7 +570,7 @@ func (b *siteBuilder) summary(r *pageRec) PageSummary {
 		Status: int(r.status), Depth: depthPtr(int(r.depth)), WordCount: int(r.wordCount),
 		Errors: int(r.errors), Warnings: int(r.warnings), Notices: int(r.notices),
 		ScoreReason: scoreReasons[r.reason],
-		IsHTML: r.flags&recHTML != 0, Indexable: r.flags&recIndexable != 0, Noindex: r.flags&recNoindex != 0,
+		IsHTML:      r.flags&recHTML != 0, Indexable: r.flags&recIndexable != 0, Noindex: r.flags&recNoindex != 0,
 		Nofollow: r.flags&recNofollow != 0, RobotsBlocked: r.flags&recRobotsBlocked != 0,
 	}
 	if r.score >= 0 {
