@@ -234,6 +234,8 @@ func (d *Dashboard) analysisPage(w http.ResponseWriter, r *http.Request, s *sess
 
 func buildReport(rep *crawler.SiteReport) *reportView {
 	rv := &reportView{R: rep}
+	c := rep.FindingCounts.Findings
+	rv.Errors, rv.Warnings, rv.Notices = c.Errors, c.Warnings, c.Notices
 	details := map[seo.Severity][]seo.Finding{}
 	for _, f := range append(append([]seo.Finding(nil), rep.SiteFindings...), rep.LinkFindings...) {
 		details[f.Severity] = append(details[f.Severity], f)
@@ -243,14 +245,6 @@ func buildReport(rep *crawler.SiteReport) *reportView {
 		for _, g := range rep.Findings {
 			if g.Severity == sev {
 				sec.Groups = append(sec.Groups, g)
-				switch sev {
-				case seo.Error:
-					rv.Errors += g.Count
-				case seo.Warning:
-					rv.Warnings += g.Count
-				case seo.Notice:
-					rv.Notices += g.Count
-				}
 			}
 		}
 		sec.Details = details[sev]
@@ -272,7 +266,15 @@ func buildReport(rep *crawler.SiteReport) *reportView {
 		rv.Cut = append(rv.Cut, fmt.Sprintf("%s: %d of %d", name, t.Total-t.Omitted, t.Total))
 	}
 	pages := append([]crawler.PageSummary(nil), rep.Pages...)
-	sort.SliceStable(pages, func(i, j int) bool { return pages[i].Score < pages[j].Score })
+	// Unscored pages (error status, redirect, not HTML) first, then the
+	// lowest scores.
+	score := func(p *crawler.PageSummary) int {
+		if p.Score == nil {
+			return -1
+		}
+		return *p.Score
+	}
+	sort.SliceStable(pages, func(i, j int) bool { return score(&pages[i]) < score(&pages[j]) })
 	if len(pages) > maxReportPages {
 		rv.PagesMore = len(pages) - maxReportPages
 		pages = pages[:maxReportPages]
