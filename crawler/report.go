@@ -46,7 +46,8 @@ type SiteReport struct {
 	// disallows them, their fetch failed, or their host was abandoned.
 	// They are not pages: they have no status, score or content, and do
 	// not count in the site score, the status codes or the graph stats.
-	NotFetched []NotFetchedURL `json:"notFetched"`
+	// Empty (absent in JSON) when every crawled URL answered.
+	NotFetched []NotFetchedURL `json:"notFetched,omitempty"`
 	Graph      GraphStats      `json:"graph"`
 	// Score is the site score: the rounded mean of the page scores that
 	// exist (pages that are unscored, see PageSummary.ScoreReason, are left

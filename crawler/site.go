@@ -937,7 +937,7 @@ func (r *siteRun) notFetched() []NotFetchedURL {
 		out = append(out, nf)
 	}
 	if len(out) == 0 {
-		return []NotFetchedURL{}
+		return nil
 	}
 	for i := range r.pages {
 		for e := range r.edgesOf(i) {
