@@ -158,7 +158,7 @@ func analyze(ctx context.Context, resp *seo.Response, cfg *config, env *fetchEnv
 	rep.Findings = r.Findings()
 	rep.Muted = r.Muted()
 	r.noteTruncation(&rep.Truncated)
-	rep.Score = seo.PageScore(rep.Findings)
+	rep.Score, rep.ScoreReason = scoring(rep.Status, rep.IsHTML, rep.Findings)
 	return rep, nil
 }
 
@@ -202,7 +202,7 @@ func failedReport(rawURL string, resp *seo.Response, err error, cfg *config) *Re
 	rep.Findings = r.Findings()
 	rep.Muted = r.Muted()
 	r.noteTruncation(&rep.Truncated)
-	rep.Score = seo.PageScore(rep.Findings)
+	rep.ScoreReason = ScoreNotFetched
 	return rep
 }
 

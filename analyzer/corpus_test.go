@@ -49,6 +49,9 @@ func TestCorpus(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", names[i], err)
 		}
+		if rep.Score == nil {
+			t.Fatalf("%s: no score (%s)", names[i], rep.ScoreReason)
+		}
 		if rep.Score.Value < 0 || rep.Score.Value > 100 {
 			t.Errorf("%s: score %d out of range", names[i], rep.Score.Value)
 		}

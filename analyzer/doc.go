@@ -44,6 +44,17 @@
 // refuse unknown IDs, see [ValidateIDs]); [Options.Severity] re-weights
 // IDs; [Options.Thresholds] changes the numbers the checks compare against.
 //
+// # Scores
+//
+// The page score (seo.PageScore: 100 minus 10 per distinct error ID, 4 per
+// warning ID, 1 per notice ID) rates a document, so only an HTML page
+// answered with a 2xx status gets one. Otherwise [Report.Score] is nil
+// (JSON "score": null) and [Report.ScoreReason] says why: "not_fetched"
+// (no response), "error_status" (400 or more), "redirect" (a redirect the
+// fetch did not follow, as in a crawl) or "not_html". The findings
+// (http.unreachable, http.status_4xx ...) are reported either way; a
+// number for a page that does not exist would only hide them.
+//
 // # Bounded reports and memory
 //
 // A report's size does not grow with the page: each list of page data

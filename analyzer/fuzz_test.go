@@ -29,6 +29,9 @@ func FuzzAnalyzeHTML(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if rep.Score == nil {
+			t.Fatalf("no score (%s)", rep.ScoreReason)
+		}
 		if rep.Score.Value < 0 || rep.Score.Value > 100 {
 			t.Fatalf("score %d", rep.Score.Value)
 		}

@@ -205,6 +205,9 @@ type cutList struct {
 
 // pageScore returns the report's score, or nil and why there is none.
 func pageScore(r *Report) (*int, string) {
+	if r.Score == nil {
+		return nil, r.ScoreReason
+	}
 	v := r.Score.Value
 	return &v, ""
 }

@@ -53,7 +53,13 @@ type Report struct {
 	// Muted counts the findings of Options.Mute, left out of Findings and
 	// of Score, by ID; absent when nothing was muted.
 	Muted []MutedFinding `json:"muted,omitempty"`
-	Score seo.Score      `json:"score"`
+	// Score is the page score (seo.PageScore of Findings), computed only for
+	// a page whose content was analysed: an HTML document answered with a
+	// 2xx status. It is nil otherwise, with ScoreReason saying why
+	// (ScoreNotFetched, ScoreErrorStatus, ScoreRedirect, ScoreNotHTML); the
+	// findings are reported either way.
+	Score       *seo.Score `json:"score"`
+	ScoreReason string     `json:"scoreReason,omitempty"`
 	// Truncated names the lists cut at their caps (Options.MaxListItems,
 	// MaxExamples, MaxEvidenceURLs), keyed by JSON name: "links"
 	// (Links.List), "images" (Images.List), "headings", "canonical",
@@ -90,6 +96,38 @@ func SortMuted(m []MutedFinding) {
 		}
 		return cmp.Compare(a.ID, b.ID)
 	})
+}
+
+// Values of Report.ScoreReason: why a page has no score.
+const (
+	// ScoreNotFetched: no response was received (DNS, connection, timeout,
+	// redirect loop), or, in a crawl, robots.txt disallowed the URL.
+	ScoreNotFetched = "not_fetched"
+	// ScoreErrorStatus: the response has status 400 or more.
+	ScoreErrorStatus = "error_status"
+	// ScoreRedirect: the response is a redirect that was not followed (the
+	// crawler fetches each hop itself); the target is scored.
+	ScoreRedirect = "redirect"
+	// ScoreNotHTML: the response is not an HTML document (image, PDF ...).
+	ScoreNotHTML = "not_html"
+)
+
+// scoring returns the page score of findings for a response of the given
+// status and type, or nil and the reason it is not computed. A status of 0
+// means no response.
+func scoring(status int, isHTML bool, findings []seo.Finding) (*seo.Score, string) {
+	switch {
+	case status == 0:
+		return nil, ScoreNotFetched
+	case status >= 400:
+		return nil, ScoreErrorStatus
+	case status >= 300:
+		return nil, ScoreRedirect
+	case !isHTML || status/100 != 2:
+		return nil, ScoreNotHTML
+	}
+	s := seo.PageScore(findings)
+	return &s, ""
 }
 
 // Sizes are the byte counts of the response.

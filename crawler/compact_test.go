@@ -43,12 +43,12 @@ func TestPageRecordRoundTrip(t *testing.T) {
 		sum  PageSummary
 	}{
 		{name: "plain page", sum: PageSummary{
-			URL: "https://example.com/a", Status: 200, Depth: 3, ContentType: "text/html", IsHTML: true,
+			URL: "https://example.com/a", Status: 200, Depth: ptr(3), ContentType: "text/html", IsHTML: true,
 			Indexable: true, Title: "T", Description: "D", H1: "H", Canonical: "https://example.com/a",
-			WordCount: 512, TextHash: 1 << 63, SimHash: 42, Score: 87, Errors: 1, Warnings: 2, Notices: 3,
+			WordCount: 512, TextHash: 1 << 63, SimHash: 42, Score: ptr(87), Errors: 1, Warnings: 2, Notices: 3,
 			Findings: ids, ResponseMs: 12, Bytes: 1 << 40,
 		}},
-		{name: "flags", sum: PageSummary{URL: "u", Noindex: true, Nofollow: true, RobotsBlocked: true, Depth: -1}},
+		{name: "flags", sum: PageSummary{URL: "u", Noindex: true, Nofollow: true, RobotsBlocked: true, ScoreReason: analyzer.ScoreNotFetched}},
 		{name: "redirect kept whole", sum: PageSummary{URL: "u", Status: 301, FinalURL: "v",
 			Redirects: []seo.Redirect{{URL: "u", Status: 301, Location: "v"}}}},
 		{name: "error kept whole", sum: PageSummary{URL: "u", Error: "boom"}},

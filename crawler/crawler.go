@@ -65,7 +65,6 @@ type crawl struct {
 
 	// counters
 	fetched  atomic.Int64
-	done     atomic.Int64
 	errs     atomic.Int64
 	blocked  atomic.Int64
 	bytes    atomic.Int64
@@ -301,7 +300,6 @@ func (cr *crawl) replay(ctx context.Context) error {
 	}
 	err := cr.store.Summaries(ctx, func(sum PageSummary, edges []Edge) error {
 		cr.record(sum, edges)
-		cr.done.Add(1)
 		if !sum.RobotsBlocked {
 			cr.fetched.Add(1)
 		} else {
@@ -334,7 +332,6 @@ func (cr *crawl) othersBusy(ctx context.Context) (bool, error) {
 // builder; the crawl's counters then count the pages of all workers.
 func (cr *crawl) sharedReport(ctx context.Context) error {
 	cr.fetched.Store(0)
-	cr.done.Store(0)
 	cr.errs.Store(0)
 	cr.blocked.Store(0)
 	cr.bytes.Store(0)
@@ -348,7 +345,7 @@ func (cr *crawl) record(sum PageSummary, edges []Edge) {
 	cr.mu.Lock()
 	defer cr.mu.Unlock()
 	cr.builder.addPage(sum, edges)
-	if d := sum.Depth; d >= 0 && !sum.RobotsBlocked {
+	if d := sum.depth(); d >= 0 && sum.fetched() {
 		for len(cr.depthHist) <= d {
 			cr.depthHist = append(cr.depthHist, 0)
 		}
@@ -618,7 +615,7 @@ func (cr *crawl) process(ctx context.Context, it Item, attempt int) result {
 		cr.front.Done(ctx, it.URL)
 		return result{}
 	}
-	sum := PageSummary{URL: it.URL, Depth: it.Depth}
+	sum := PageSummary{URL: it.URL, Depth: depthPtr(it.Depth), ScoreReason: analyzer.ScoreNotFetched}
 	if !cr.o.IgnoreRobots {
 		if !cr.robots.Get(ctx, u).Allowed(cr.o.RobotsToken, u.RequestURI()) {
 			if ctx.Err() != nil {
@@ -626,7 +623,6 @@ func (cr *crawl) process(ctx context.Context, it Item, attempt int) result {
 			}
 			sum.RobotsBlocked = true
 			cr.blocked.Add(1)
-			cr.done.Add(1)
 			return cr.finish(ctx, it, sum, nil)
 		}
 	}
@@ -637,7 +633,6 @@ func (cr *crawl) process(ctx context.Context, it Item, attempt int) result {
 			sum.Error = err.Error()
 			cr.fetched.Add(1)
 			cr.errs.Add(1)
-			cr.done.Add(1)
 			return cr.finish(ctx, it, sum, nil)
 		}
 		if ctx.Err() == nil && !errors.Is(err, context.DeadlineExceeded) {
@@ -669,7 +664,6 @@ func (cr *crawl) process(ctx context.Context, it Item, attempt int) result {
 		}
 	}
 	cr.fetched.Add(1)
-	cr.done.Add(1)
 	if ferr != nil && (resp == nil || resp.Status == 0) {
 		sum.Error = ferr.Error()
 		sum.Status = 0
@@ -731,7 +725,7 @@ func (cr *crawl) analyze(ctx context.Context, it Item, resp *seo.Response, ferr 
 	}
 	sum := summarize(rep, it.Depth)
 	sum.URL = it.URL
-	sum.Depth = it.Depth
+	sum.Depth = depthPtr(it.Depth)
 	sum.Status = resp.Status
 	sum.BlockedResources = g.blocked
 	clipSummary(&sum)
@@ -972,7 +966,7 @@ func (cr *crawl) blockedResources(ctx context.Context, res []analyzer.Resource) 
 func (cr *crawl) progress(ctx context.Context) Progress {
 	el := time.Since(cr.start)
 	p := Progress{
-		Done: int(cr.done.Load()), Errors: int(cr.errs.Load()),
+		Done: int(cr.fetched.Load()), Errors: int(cr.errs.Load()),
 		Skipped: cr.skipped.count() + int(cr.blocked.Load()),
 		Bytes:   cr.bytes.Load(), Elapsed: el,
 	}

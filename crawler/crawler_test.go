@@ -44,6 +44,14 @@ func pagesByPath(t *testing.T, base string, rep *crawler.SiteReport) map[string]
 	return m
 }
 
+// depthOf returns a page's click depth, -1 for none (null).
+func depthOf(p crawler.PageSummary) int {
+	if p.Depth == nil {
+		return -1
+	}
+	return *p.Depth
+}
+
 func hasFinding(rep *crawler.SiteReport, id string) bool {
 	for _, f := range rep.SiteFindings {
 		if f.ID == id {
@@ -89,13 +97,24 @@ func TestCrawlSite(t *testing.T) {
 			if !ok {
 				t.Fatalf("%s not crawled", tc.path)
 			}
-			if p.Status != tc.status || p.Depth != tc.depth {
-				t.Errorf("%s: status %d depth %d, want %d %d", tc.path, p.Status, p.Depth, tc.status, tc.depth)
+			if p.Status != tc.status || depthOf(p) != tc.depth {
+				t.Errorf("%s: status %d depth %v, want %d %d", tc.path, p.Status, p.Depth, tc.status, tc.depth)
 			}
 		})
 	}
-	if p := pages["/a/5"]; !p.RobotsBlocked || site.Hits("/a/5") != 0 {
-		t.Errorf("/a/5: RobotsBlocked=%v hits=%d; want blocked and never fetched", p.RobotsBlocked, site.Hits("/a/5"))
+	// A robots-blocked URL is not a page: it is listed apart, with its
+	// reason and the page linking to it.
+	if p, ok := pages["/a/5"]; ok || site.Hits("/a/5") != 0 {
+		t.Errorf("/a/5: reported as a page %+v, hits=%d; want only in NotFetched and never fetched", p, site.Hits("/a/5"))
+	}
+	if len(rep.NotFetched) != 1 || rep.NotFetched[0].URL != site.URL+"/a/5" || rep.NotFetched[0].Reason != crawler.NotFetchedRobots ||
+		rep.NotFetched[0].FoundOn == "" || rep.NotFetched[0].Depth == nil {
+		t.Errorf("NotFetched = %+v, want /a/5 robots_blocked with where it was found", rep.NotFetched)
+	}
+	for _, p := range rep.Pages {
+		if (p.Score == nil) != (p.Status != 200) || (p.Score == nil && p.ScoreReason == "") {
+			t.Errorf("%s: status %d score %v reason %q; want a score exactly for the 200 pages", p.URL, p.Status, p.Score, p.ScoreReason)
+		}
 	}
 	if p := pages["/old/1"]; len(p.Redirects) != 1 || !strings.HasSuffix(p.FinalURL, "/a/1") {
 		t.Errorf("/old/1 redirects = %+v final %q", p.Redirects, p.FinalURL)
@@ -305,8 +324,8 @@ func TestLimits(t *testing.T) {
 		}, crawler.StopMaxPages},
 		{"max_depth", crawler.Options{MaxDepth: 1}, func(t *testing.T, rep *crawler.SiteReport) {
 			for _, p := range rep.Pages {
-				if p.Depth > 1 {
-					t.Errorf("%s at depth %d", p.URL, p.Depth)
+				if depthOf(p) > 1 {
+					t.Errorf("%s at depth %v", p.URL, p.Depth)
 				}
 			}
 		}, crawler.StopDone},
@@ -368,8 +387,12 @@ func TestResumeWithSQLite(t *testing.T) {
 	}
 }
 
+// TestProgressAndSink checks that progress counts the pages the report
+// counts: Done never goes down, and the final snapshot says what the
+// report says, also when robots.txt blocks URLs (not fetched, so skipped).
 func TestProgressAndSink(t *testing.T) {
-	site := crawlertest.NewSite(crawlertest.SiteOptions{Articles: 30, Categories: 2, Latency: 5 * time.Millisecond})
+	site := crawlertest.NewSite(crawlertest.SiteOptions{Articles: 30, Categories: 2, Latency: 5 * time.Millisecond,
+		Disallow: []string{"/a/3", "/a/7"}})
 	defer site.Close()
 	var buf bytes.Buffer
 	sink := crawler.NewJSONLinesSink(&buf)
@@ -387,9 +410,18 @@ func TestProgressAndSink(t *testing.T) {
 	if len(calls) < 2 {
 		t.Fatalf("progress called %d times, want several", len(calls))
 	}
+	for i := 1; i < len(calls); i++ {
+		if calls[i].Done < calls[i-1].Done {
+			t.Errorf("progress went from %d pages done to %d", calls[i-1].Done, calls[i].Done)
+		}
+	}
 	last := calls[len(calls)-1]
-	if !last.Final || last.Done != rep.Crawl.Fetched || last.PagesPerSecond <= 0 {
-		t.Errorf("final progress %+v, fetched %d", last, rep.Crawl.Fetched)
+	if rep.Crawl.Blocked != 2 {
+		t.Errorf("blocked %d, want 2", rep.Crawl.Blocked)
+	}
+	if !last.Final || last.Done != rep.Crawl.Fetched || last.Errors != rep.Crawl.Errors ||
+		last.Skipped != rep.Crawl.Skipped+rep.Crawl.Blocked || last.PagesPerSecond <= 0 {
+		t.Errorf("final progress %+v, report %+v", last, rep.Crawl)
 	}
 	if n := strings.Count(buf.String(), "\n"); n != rep.Crawl.Fetched || sink.Count() != n {
 		t.Errorf("sink got %d lines, crawl fetched %d", n, rep.Crawl.Fetched)

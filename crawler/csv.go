@@ -6,20 +6,25 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/seokit/seokit/analyzer"
 )
 
 // csvHeader names the columns written by WriteCSV.
 var csvHeader = []string{
 	"url", "final_url", "status", "depth", "indexable", "in_sitemap", "inlinks", "link_score",
-	"title", "description", "h1", "canonical", "word_count", "score", "errors", "warnings",
+	"title", "description", "h1", "canonical", "word_count", "score", "score_reason", "errors", "warnings",
 	"notices", "findings", "response_ms", "bytes", "error",
 }
 
 // WriteCSV writes the page table as CSV (RFC 4180): a header row, then one
-// row per page in the report's order. Findings are the page's distinct
-// finding IDs separated by spaces. When the report's page list was cut at
-// its cap (SiteReport.Truncated), a last row says so in its first column:
-// "# N of TOTAL pages shown".
+// row per page in the report's order, then one per URL not fetched
+// (SiteReport.NotFetched: no status, score or depth when unknown,
+// score_reason "not_fetched" and the reason and error in the error column).
+// Findings are the page's distinct finding IDs separated by spaces; an
+// empty score has its reason in score_reason. When a list was cut at its
+// cap (SiteReport.Truncated), a last row says so in its first column:
+// "# N of TOTAL pages shown" ("URLs not fetched shown" for NotFetched).
 func (r *SiteReport) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
 	if err := cw.Write(csvHeader); err != nil {
@@ -29,11 +34,11 @@ func (r *SiteReport) WriteCSV(w io.Writer) error {
 	for i := range r.Pages {
 		p := &r.Pages[i]
 		row = append(row[:0],
-			p.URL, p.FinalURL, strconv.Itoa(p.Status), strconv.Itoa(p.Depth),
+			p.URL, p.FinalURL, strconv.Itoa(p.Status), optInt(p.Depth),
 			strconv.FormatBool(p.Indexable), strconv.FormatBool(p.InSitemap),
 			strconv.Itoa(p.Inlinks), strconv.FormatFloat(p.LinkScore, 'f', 1, 64),
 			csvSafe(p.Title), csvSafe(p.Description), csvSafe(p.H1), p.Canonical,
-			strconv.Itoa(p.WordCount), strconv.Itoa(p.Score), strconv.Itoa(p.Errors),
+			strconv.Itoa(p.WordCount), optInt(p.Score), p.ScoreReason, strconv.Itoa(p.Errors),
 			strconv.Itoa(p.Warnings), strconv.Itoa(p.Notices), strings.Join(p.Findings, " "),
 			strconv.FormatInt(p.ResponseMs, 10), strconv.FormatInt(p.Bytes, 10), p.Error,
 		)
@@ -41,8 +46,29 @@ func (r *SiteReport) WriteCSV(w io.Writer) error {
 			return fmt.Errorf("crawler: write csv: %w", err)
 		}
 	}
+	for _, u := range r.NotFetched {
+		msg := u.Reason
+		if u.Error != "" {
+			msg += ": " + u.Error
+		}
+		row = append(row[:0], u.URL, "", "", optInt(u.Depth))
+		for len(row) < len(csvHeader) {
+			row = append(row, "")
+		}
+		row[4], row[14], row[len(row)-1] = "false", analyzer.ScoreNotFetched, msg
+		if err := cw.Write(row); err != nil {
+			return fmt.Errorf("crawler: write csv: %w", err)
+		}
+	}
+	var notes []string
 	if total := r.listTotal("pages", len(r.Pages)); total > len(r.Pages) {
-		row = append(row[:0], fmt.Sprintf("# %d of %d pages shown", len(r.Pages), total))
+		notes = append(notes, fmt.Sprintf("# %d of %d pages shown", len(r.Pages), total))
+	}
+	if total := r.listTotal("notFetched", len(r.NotFetched)); total > len(r.NotFetched) {
+		notes = append(notes, fmt.Sprintf("# %d of %d URLs not fetched shown", len(r.NotFetched), total))
+	}
+	for _, n := range notes {
+		row = append(row[:0], n)
 		for len(row) < len(csvHeader) {
 			row = append(row, "")
 		}
@@ -55,6 +81,14 @@ func (r *SiteReport) WriteCSV(w io.Writer) error {
 		return fmt.Errorf("crawler: write csv: %w", err)
 	}
 	return nil
+}
+
+// optInt formats an optional number, "" for nil.
+func optInt(v *int) string {
+	if v == nil {
+		return ""
+	}
+	return strconv.Itoa(*v)
 }
 
 // csvSafe defuses crawled text that a spreadsheet would run as a formula

@@ -24,6 +24,27 @@
 // by priority, highest first, then ID; site and link findings carry their
 // group's priority.
 //
+// # Pages, URLs not fetched and scores
+//
+// [SiteReport.Pages] holds the crawled URLs that answered, whatever their
+// status. A URL that got no response (robots.txt disallows it, the fetch
+// failed without an answer, its host was abandoned after repeated 429/503)
+// is not a page: it is listed in [SiteReport.NotFetched] with its reason,
+// error, depth and the page linking to it, and counts nowhere as a page
+// (status codes, graph stats, depth histogram, site score). Only an HTML
+// page answered 2xx has a page score; the others have "score": null and a
+// "scoreReason" ("error_status", "redirect", "not_html", see
+// analyzer.Report.Score), and the site score is the mean of the scores that
+// exist. A URL no link led to (one only a sitemap lists) has "depth": null,
+// not a number. [Progress.Done] counts the fetched URLs the way
+// CrawlStats.Fetched does, so the last snapshot never says less than an
+// earlier one or the report.
+//
+// [SiteReport.FindingCounts] counts the crawl's findings per severity once,
+// both as distinct checks and as occurrences; the site score's counts are
+// its distinct checks, and the CLI, HTML report and dashboard show these
+// numbers.
+//
 // # Scope and normalisation
 //
 // URLs are normalised by seo.NormalizeURL (case, default ports, fragments,

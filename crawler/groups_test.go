@@ -17,7 +17,7 @@ func TestFindingGroupsTemplateAndPriority(t *testing.T) {
 	b := newSiteBuilder(start, nil)
 	template := []string{"images.alt_missing", "security.csp_missing"}
 	for _, p := range []PageSummary{
-		pg("/", func(p *PageSummary) { p.Depth = 0; p.Findings = template }),
+		pg("/", func(p *PageSummary) { p.Depth = ptr(0); p.Findings = template }),
 		pg("/a", func(p *PageSummary) {
 			p.Findings = template
 			p.FindingCounts = map[string]int{"images.alt_missing": 3}
@@ -90,7 +90,7 @@ func TestFindingGroupsTemplateAndPriority(t *testing.T) {
 func TestFindingGroupsSinglePageNoTemplate(t *testing.T) {
 	start, _ := url.Parse(siteOrigin + "/")
 	b := newSiteBuilder(start, nil)
-	b.addPage(pg("/", func(p *PageSummary) { p.Depth = 0; p.Findings = []string{"title.missing"} }), nil)
+	b.addPage(pg("/", func(p *PageSummary) { p.Depth = ptr(0); p.Findings = []string{"title.missing"} }), nil)
 	rep := b.build(nil)
 	if len(rep.Findings) != 1 || rep.Findings[0].Template || rep.Findings[0].Priority != 100 {
 		t.Errorf("groups %+v, want title.missing, not a template, priority 100", rep.Findings)

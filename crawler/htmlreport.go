@@ -68,7 +68,7 @@ type htmlView struct {
 	Top []FindingGroup
 	// Findings, Details and Pages are the tables of finding groups, of site
 	// and link findings with their evidence, and of pages.
-	Findings, Details, Pages template.HTML
+	Findings, Details, Pages, NotFetched template.HTML
 	// Data holds the rows of the tables; Script sorts, filters and pages
 	// them.
 	Data   template.JS
@@ -135,11 +135,12 @@ func barChart(title string, labels []string, values []int, colors []string) char
 // view (ReportTables); a column is one line.
 var (
 	groupColumns = []htmltable.Column{
+		{Key: "priority", Label: "Priority", Kind: htmltable.Num},
 		{Key: "severity", Label: "Severity", Kind: htmltable.Severity},
 		{Key: "id", Label: "Check", Kind: htmltable.Code},
 		{Key: "message", Label: "What it means", Kind: htmltable.Text},
 		{Key: "count", Label: "Findings", Kind: htmltable.Num},
-		{Key: "pages", Label: "Pages", Kind: htmltable.Num},
+		{Key: "pages", Label: "Pages", Kind: htmltable.Num, Hint: "reach"},
 		{Key: "examples", Label: "Examples", Kind: htmltable.URLs},
 	}
 	detailColumns = []htmltable.Column{
@@ -160,13 +161,19 @@ var (
 		{Key: "score", Label: "Score", Kind: htmltable.Num, Hint: "scoreReason"},
 		{Key: "findings", Label: "Findings", Kind: htmltable.List},
 	}
+	notFetchedColumns = []htmltable.Column{
+		{Key: "url", Label: "URL", Kind: htmltable.URL},
+		{Key: "reason", Label: "Reason", Kind: htmltable.Code, Hint: "error"},
+		{Key: "depth", Label: "Depth", Kind: htmltable.Num, Null: "not linked"},
+		{Key: "foundOn", Label: "Found on", Kind: htmltable.URL},
+	}
 )
 
 // ReportTables are the tables of a site report: finding groups, site and
 // link findings with their evidence, and pages (least-scoring first). They
 // render with [htmltable.Table.HTML] and [htmltable.Data].
 type ReportTables struct {
-	Findings, Details, Pages *htmltable.Table
+	Findings, Details, Pages, NotFetched *htmltable.Table
 }
 
 // Tables returns the report's tables.
@@ -178,10 +185,22 @@ func (r *SiteReport) Tables() (*ReportTables, error) {
 			PageSize: 50, Search: true, SevKey: "severity", IDKey: "id", Empty: "No site or link findings."},
 		Pages: &htmltable.Table{Name: "pages", Label: "Pages", Columns: pageColumns,
 			Search: true, SevKey: "severities", IDKey: "findings", Empty: "No pages."},
+		NotFetched: &htmltable.Table{Name: "notfetched", Label: "URLs not fetched", Columns: notFetchedColumns,
+			PageSize: 25, Search: true, Empty: "Every URL found was fetched."},
 	}
 	for _, g := range r.Findings {
+		reach := ""
+		if g.Template {
+			reach = "template: every analysed page"
+		}
 		t.Findings.Rows = append(t.Findings.Rows, htmltable.Row{
-			"severity": g.Severity.String(), "id": g.ID, "message": g.Message, "count": g.Count, "pages": g.Pages, "examples": g.Examples,
+			"priority": g.Priority, "severity": g.Severity.String(), "id": g.ID, "message": g.Message,
+			"count": g.Count, "pages": g.Pages, "reach": reach, "examples": g.Examples,
+		})
+	}
+	for _, u := range r.NotFetched {
+		t.NotFetched.Rows = append(t.NotFetched.Rows, htmltable.Row{
+			"url": u.URL, "reason": u.Reason, "error": u.Error, "depth": u.Depth, "foundOn": u.FoundOn,
 		})
 	}
 	details := append(append([]seo.Finding(nil), r.SiteFindings...), r.LinkFindings...)
@@ -192,14 +211,19 @@ func (r *SiteReport) Tables() (*ReportTables, error) {
 		})
 	}
 	pages := slices.Clone(r.Pages)
-	slices.SortStableFunc(pages, func(a, b PageSummary) int { return cmp.Compare(a.Score, b.Score) })
+	// Unscored pages (error statuses, redirects, non-HTML) first, then the
+	// lowest scores.
+	slices.SortStableFunc(pages, func(a, b PageSummary) int {
+		if a.Score == nil || b.Score == nil {
+			return cmp.Compare(boolInt(a.Score != nil), boolInt(b.Score != nil))
+		}
+		return cmp.Compare(*a.Score, *b.Score)
+	})
 	for _, p := range pages {
 		row := htmltable.Row{
 			"url": p.URL, "status": p.Status, "error": p.Error, "depth": p.Depth, "inlinks": p.Inlinks,
-			"linkScore": p.LinkScore, "title": p.Title, "wordCount": p.WordCount, "score": p.Score, "findings": p.Findings,
-		}
-		if p.Depth < 0 {
-			row["depth"] = nil // a sitemap URL no crawled page links to
+			"linkScore": p.LinkScore, "title": p.Title, "wordCount": p.WordCount, "score": p.Score,
+			"scoreReason": p.ScoreReason, "findings": p.Findings,
 		}
 		var sevs []string
 		for _, s := range []struct {
@@ -214,6 +238,13 @@ func (r *SiteReport) Tables() (*ReportTables, error) {
 		t.Pages.Rows = append(t.Pages.Rows, row)
 	}
 	return t, nil
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // evidenceText is the evidence of a finding on one line: element, value,
@@ -249,16 +280,7 @@ func (r *SiteReport) WriteHTML(w io.Writer) error {
 		t := r.Truncated[name]
 		v.Cut = append(v.Cut, cutList{Name: name, Shown: t.Total - t.Omitted, Total: t.Total})
 	}
-	for _, g := range r.Findings {
-		switch g.Severity {
-		case seo.Error:
-			v.Errors += g.Count
-		case seo.Warning:
-			v.Warnings += g.Count
-		case seo.Notice:
-			v.Notices += g.Count
-		}
-	}
+	v.Errors, v.Warnings, v.Notices = r.FindingCounts.Findings.Errors, r.FindingCounts.Findings.Warnings, r.FindingCounts.Findings.Notices
 	v.Top = r.Findings[:min(len(r.Findings), topFindings)]
 	tables, err := r.Tables()
 	if err != nil {
@@ -267,12 +289,12 @@ func (r *SiteReport) WriteHTML(w io.Writer) error {
 	for _, t := range []struct {
 		dst *template.HTML
 		t   *htmltable.Table
-	}{{&v.Findings, tables.Findings}, {&v.Details, tables.Details}, {&v.Pages, tables.Pages}} {
+	}{{&v.Findings, tables.Findings}, {&v.Details, tables.Details}, {&v.Pages, tables.Pages}, {&v.NotFetched, tables.NotFetched}} {
 		if *t.dst, err = t.t.HTML(); err != nil {
 			return fmt.Errorf("crawler: write html report: %w", err)
 		}
 	}
-	if v.Data, err = htmltable.Data(tables.Findings, tables.Details, tables.Pages); err != nil {
+	if v.Data, err = htmltable.Data(tables.Findings, tables.Details, tables.Pages, tables.NotFetched); err != nil {
 		return fmt.Errorf("crawler: write html report: %w", err)
 	}
 

@@ -26,7 +26,7 @@ func sampleReport(t *testing.T) *SiteReport {
 				p.Findings = []string{"title.too_short"}
 			}),
 			pg("/gone", func(p *PageSummary) { p.Status, p.Indexable = 404, false }),
-			pg("/deep", func(p *PageSummary) { p.Depth = 6; p.Title = "=HYPERLINK(\"http://evil.test\")" }),
+			pg("/deep", func(p *PageSummary) { p.Depth = ptr(6); p.Title = "=HYPERLINK(\"http://evil.test\")" }),
 			pg("/dup1", func(p *PageSummary) { p.TextHash = 99 }),
 			pg("/dup2", func(p *PageSummary) { p.TextHash = 99 }),
 		},
@@ -47,7 +47,7 @@ const hostileTitle = "</script><script>alert(1)</script><!-- \u2028'\""
 
 func TestWriteHTML(t *testing.T) {
 	rep := sampleReport(t)
-	rep.Pages = append(rep.Pages, pg("/hostile", func(p *PageSummary) { p.Title = hostileTitle; p.Depth = -1 }))
+	rep.Pages = append(rep.Pages, pg("/hostile", func(p *PageSummary) { p.Title = hostileTitle; p.Depth = nil }))
 	var buf bytes.Buffer
 	if err := rep.WriteHTML(&buf); err != nil {
 		t.Fatal(err)
@@ -191,9 +191,9 @@ func TestWriteHTMLListsEveryPage(t *testing.T) {
 	const n = 10_010
 	rep := &SiteReport{Domain: "example.com", StatusCodes: map[int]int{200: n}}
 	for i := range n {
-		rep.Pages = append(rep.Pages, PageSummary{URL: fmt.Sprintf("%s/p%d", siteOrigin, i), Status: 200, Score: 100 - i%50, Title: fmt.Sprint("Page ", i)})
+		rep.Pages = append(rep.Pages, PageSummary{URL: fmt.Sprintf("%s/p%d", siteOrigin, i), Status: 200, Score: ptr(100 - i%50), Title: fmt.Sprint("Page ", i)})
 	}
-	rep.Pages[n-5].Score = 1 // lowest score: first row
+	rep.Pages[n-5].Score = ptr(1) // lowest score: first row
 	var buf bytes.Buffer
 	if err := rep.WriteHTML(&buf); err != nil {
 		t.Fatal(err)

@@ -19,7 +19,7 @@ func TestBuilderCaps(t *testing.T) {
 	start, _ := url.Parse(siteOrigin + "/")
 	b := newSiteBuilder(start, &Options{MaxLinkTargets: 100, MaxSitemapURLs: 50, MaxReportPages: 3, MaxSiteFindingsPerID: 2})
 	for i := range 10 {
-		p := pg(fmt.Sprintf("/p/%d", i), func(p *PageSummary) { p.Depth = 9 }) // site.deep_page each
+		p := pg(fmt.Sprintf("/p/%d", i), func(p *PageSummary) { p.Depth = ptr(9) }) // site.deep_page each
 		var es []Edge
 		for k := range 1000 {
 			es = append(es, link(fmt.Sprintf("/p/%d", i), fmt.Sprintf("/new/%d/%d", i, k)))
@@ -84,7 +84,7 @@ func TestOrphanCheckPartial(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			start, _ := url.Parse(siteOrigin + "/")
 			b := newSiteBuilder(start, nil)
-			b.addPage(pg("/", func(p *PageSummary) { p.Depth = 0 }), []Edge{link("/", "/a")})
+			b.addPage(pg("/", func(p *PageSummary) { p.Depth = ptr(0) }), []Edge{link("/", "/a")})
 			b.addPage(pg("/a"), nil)
 			b.addSitemapURL(siteOrigin+"/a", siteOrigin+"/sitemap.xml")
 			b.addSitemapURL(siteOrigin+"/lonely", siteOrigin+"/sitemap.xml")

@@ -516,7 +516,10 @@ func (a *linkAcc) add(i int, h linkHit) {
 	}
 	p.Findings = slices.Insert(slices.Clip(p.Findings), k, h.id) // p.Findings may be shared
 
-	p.Score = max(0, p.Score-sev.Weight())
+	if p.Score != nil {
+		v := max(0, *p.Score-sev.Weight())
+		p.Score = &v
+	}
 	switch sev {
 	case seo.Error:
 		p.Errors++

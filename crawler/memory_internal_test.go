@@ -63,11 +63,11 @@ func TestMemoryModel(t *testing.T) {
 			edges = append(edges, Edge{From: u, To: fmt.Sprintf("https://example.com/articles/%d/a-generated-article-title", (i+k*37)%pages)})
 		}
 		b.addPage(PageSummary{
-			URL: u, Status: 200, Depth: 3, ContentType: "text/html; charset=utf-8", IsHTML: true, Indexable: true,
+			URL: u, Status: 200, Depth: ptr(3), ContentType: "text/html; charset=utf-8", IsHTML: true, Indexable: true,
 			Title:       fmt.Sprintf("Article %d: a generated title of typical length", i),
 			Description: fmt.Sprintf("The description of article %d, about as long as a meta description usually is on a news site.", i),
 			H1:          fmt.Sprintf("Article %d", i), WordCount: 800, TextHash: uint64(i), SimHash: uint64(i) * 7919,
-			Score: 90, Warnings: 2, Findings: []string{"images.alt_missing", "meta.description_length"},
+			Score: ptr(90), Warnings: 2, Findings: []string{"images.alt_missing", "meta.description_length"},
 		}, edges)
 	}
 	held := liveHeap()

@@ -8,12 +8,19 @@ import (
 // Progress is a snapshot of a running crawl, for progress bars and job
 // status.
 type Progress struct {
-	// Done counts pages fetched (or failed); Errors those that failed.
+	// Done counts the URLs fetched, answered or failed, as
+	// CrawlStats.Fetched does at the end; Errors those that failed (as
+	// CrawlStats.Errors). URLs robots.txt disallows are not fetched: they
+	// count in Skipped. Done never decreases between snapshots, and the
+	// final snapshot's Done equals the report's CrawlStats.Fetched (in a
+	// shared crawl, where the report counts every worker's pages, it is
+	// this process's part).
 	Done   int `json:"done"`
 	Errors int `json:"errors"`
 	// Queued counts URLs waiting in the frontier.
 	Queued int `json:"queued"`
-	// Skipped counts URLs left out by scope, limits, trap guards or robots.txt.
+	// Skipped counts URLs left out by scope, limits, trap guards or
+	// robots.txt (CrawlStats.Skipped plus CrawlStats.Blocked).
 	Skipped int `json:"skipped"`
 	// PagesPerSecond is Done over Elapsed.
 	PagesPerSecond float64       `json:"pagesPerSecond"`

@@ -19,7 +19,8 @@ type SiteReport struct {
 	Robots   RobotsSummary    `json:"robots"`
 	Sitemaps []SitemapSummary `json:"sitemaps,omitempty"`
 
-	// StatusCodes counts pages by final status (0: no response).
+	// StatusCodes counts the pages of Pages by status; URLs without a
+	// response are in NotFetched, not here.
 	StatusCodes map[int]int `json:"statusCodes"`
 	// Findings groups every finding of the crawl (page and site scope) by ID,
 	// sorted by priority (highest first), then ID, with counts, example
@@ -48,24 +49,74 @@ type SiteReport struct {
 	// ExternalFailingHosts lists the hosts given up ("host_failing"), at
 	// most 100.
 	ExternalFailingHosts []string `json:"externalFailingHosts,omitempty"`
-	// Pages summarises every crawled page.
+	// Pages summarises every crawled URL that answered (any status); the
+	// site checks count only these as pages.
 	Pages []PageSummary `json:"pages"`
-	Graph GraphStats    `json:"graph"`
-	// Score is the site score: the mean page score minus the site finding weights.
+	// NotFetched lists the crawled URLs that got no response: robots.txt
+	// disallows them, their fetch failed, or their host was abandoned.
+	// They are not pages: they have no status, score or content, and do
+	// not count in the site score, the status codes or the graph stats.
+	// Empty (absent in JSON) when every crawled URL answered.
+	NotFetched []NotFetchedURL `json:"notFetched,omitempty"`
+	Graph      GraphStats      `json:"graph"`
+	// Score is the site score: the rounded mean of the page scores that
+	// exist (pages that are unscored, see PageSummary.ScoreReason, are left
+	// out; 100 with none) minus the weights of the distinct site finding
+	// IDs. Its Counts are FindingCounts.Checks: the distinct finding IDs per
+	// severity over every finding of the crawl.
 	Score seo.Score `json:"score"`
 	// Muted counts the findings of the muted check IDs
 	// (analyzer.Options.Mute) over the crawl, page and site scope, by ID;
 	// they are left out of Findings, SiteFindings, LinkFindings and the
 	// scores. Absent when nothing was muted.
 	Muted []analyzer.MutedFinding `json:"muted,omitempty"`
+	// FindingCounts counts the crawl's findings per severity; every view
+	// of the report (CLI, HTML, CSV, dashboard) shows these numbers.
+	FindingCounts FindingCounts `json:"findingCounts"`
 	// Truncated names the lists cut at their caps (Options.MaxReportPages,
 	// MaxSiteFindingsPerID, MaxReportBytes, MaxLinkTargets,
-	// MaxSitemapURLs), with the total found: "pages", "linkFindings",
+	// MaxSitemapURLs), with the total found: "pages", "notFetched" (also
+	// capped at MaxReportPages), "linkFindings",
 	// "siteFindings.<finding ID>", "graph.edges" (links to new URLs not
 	// kept in the graph), "sitemapUrls" (sitemap URLs not remembered). An
 	// empty map means the report is complete.
 	Truncated seo.Truncated `json:"truncated,omitempty"`
 }
+
+// FindingCounts counts the findings of a crawl per severity, in the two
+// ways a report shows them. A finding ID's severity is its group's
+// (FindingGroup.Severity).
+type FindingCounts struct {
+	// Checks counts the distinct finding IDs (the checks that failed
+	// somewhere in the crawl).
+	Checks seo.Counts `json:"checks"`
+	// Findings counts the occurrences: each page finding ID once per page
+	// reporting it, each site and link finding once (the sum of
+	// FindingGroup.Count).
+	Findings seo.Counts `json:"findings"`
+}
+
+// NotFetchedURL is a crawled URL that got no response.
+type NotFetchedURL struct {
+	URL string `json:"url"`
+	// Reason is NotFetchedRobots, NotFetchedFailed or NotFetchedAbandoned.
+	Reason string `json:"reason"`
+	// Error says why the fetch failed.
+	Error string `json:"error,omitempty"`
+	// Depth is the click depth at which a link reached the URL, nil when
+	// no link did (a sitemap-only URL).
+	Depth *int `json:"depth"`
+	// FoundOn is the first crawled page linking to the URL, else the
+	// sitemap listing it ("" when neither is known).
+	FoundOn string `json:"foundOn,omitempty"`
+}
+
+// Values of NotFetchedURL.Reason.
+const (
+	NotFetchedRobots    = "robots_blocked"
+	NotFetchedFailed    = "fetch_failed"
+	NotFetchedAbandoned = "host_abandoned"
+)
 
 // CrawlStats summarises the crawl itself.
 type CrawlStats struct {

@@ -151,10 +151,10 @@ func TestSharedRuns(t *testing.T) {
 		t.Errorf("home page requested %d times, want 2 (crawl and the coordinator's probe)", h)
 	}
 	// Sitemap URLs are queued only once the shared crawl ran out of links:
-	// only the 3 orphans are sitemap-only (depth -1).
+	// only the 3 orphans are sitemap-only (no depth).
 	sitemapOnly := 0
 	for _, p := range reps[0].Pages {
-		if p.Depth < 0 {
+		if p.Depth == nil {
 			sitemapOnly++
 		}
 		if strings.HasSuffix(p.URL, "/a/301") && !p.InSitemap {

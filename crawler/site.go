@@ -77,22 +77,28 @@ func summarize(rep *analyzer.Report, depth int) PageSummary {
 	s := PageSummary{
 		URL:         rep.URL,
 		Status:      rep.Status,
-		Depth:       depth,
+		Depth:       depthPtr(depth),
 		Redirects:   rep.Redirects,
 		ContentType: rep.Sizes.ContentType,
 		IsHTML:      rep.IsHTML,
 		WordCount:   rep.WordCount,
 		TextHash:    rep.Fingerprint.TextHash,
 		SimHash:     rep.Fingerprint.SimHash,
-		Score:       rep.Score.Value,
-		Errors:      rep.Score.Counts.Errors,
-		Warnings:    rep.Score.Counts.Warnings,
-		Notices:     rep.Score.Counts.Notices,
+		ScoreReason: rep.ScoreReason,
 		Error:       rep.Error,
 		ResponseMs:  rep.Timings.Total.Milliseconds(),
 		Bytes:       rep.Sizes.Transferred,
 		Hreflang:    rep.Hreflang,
 	}
+	sc := rep.Score
+	if sc != nil {
+		v := sc.Value
+		s.Score = &v
+	} else {
+		c := seo.PageScore(rep.Findings)
+		sc = &c
+	}
+	s.Errors, s.Warnings, s.Notices = sc.Counts.Errors, sc.Counts.Warnings, sc.Counts.Notices
 	if s.URL == "" {
 		s.URL = rep.FinalURL
 	}
@@ -514,10 +520,12 @@ type pageRec struct {
 	bytes    int64
 	response int64
 
+	// depth and score are -1 for nil.
 	status, depth, wordCount, score, errors, warnings, notices int32
 	findings                                                   int32 // idList index + 1, 0 for none
 	counts                                                     int32 // cntList index + 1, 0 for none
 	flags                                                      uint8
+	reason                                                     uint8 // scoreReasons index
 }
 
 // Flags of pageRec.
@@ -544,7 +552,8 @@ func fitsInt32(vs ...int) bool {
 func (b *siteBuilder) record(sum *PageSummary) pageRec {
 	if sum.FinalURL != "" || sum.Redirects != nil || sum.Hreflang != nil || sum.BlockedResources != nil ||
 		sum.Error != "" || sum.InSitemap || sum.Inlinks != 0 || sum.LinkScore != 0 ||
-		!fitsInt32(sum.Status, sum.Depth, sum.WordCount, sum.Score, sum.Errors, sum.Warnings, sum.Notices) {
+		!fitsInt32(sum.Status, sum.depth(), sum.WordCount, sum.score(), sum.Errors, sum.Warnings, sum.Notices) ||
+		reasonCode(sum.ScoreReason) < 0 {
 		c := *sum
 		return pageRec{url: sum.URL, more: &c}
 	}
@@ -552,8 +561,9 @@ func (b *siteBuilder) record(sum *PageSummary) pageRec {
 		url: sum.URL, title: sum.Title, description: sum.Description, h1: sum.H1,
 		canonical: sum.Canonical, contentType: sum.ContentType,
 		textHash: sum.TextHash, simHash: sum.SimHash, bytes: sum.Bytes, response: sum.ResponseMs,
-		status: int32(sum.Status), depth: int32(sum.Depth), wordCount: int32(sum.WordCount),
-		score: int32(sum.Score), errors: int32(sum.Errors), warnings: int32(sum.Warnings), notices: int32(sum.Notices),
+		status: int32(sum.Status), depth: int32(sum.depth()), wordCount: int32(sum.WordCount),
+		score: int32(sum.score()), errors: int32(sum.Errors), warnings: int32(sum.Warnings), notices: int32(sum.Notices),
+		reason: uint8(reasonCode(sum.ScoreReason)),
 	}
 	if sum.Findings != nil {
 		r.findings = b.idIndex[strings.Join(sum.Findings, " ")] + 1
@@ -581,10 +591,15 @@ func (b *siteBuilder) summary(r *pageRec) PageSummary {
 		URL: r.url, Title: r.title, Description: r.description, H1: r.h1,
 		Canonical: r.canonical, ContentType: r.contentType,
 		TextHash: r.textHash, SimHash: r.simHash, Bytes: r.bytes, ResponseMs: r.response,
-		Status: int(r.status), Depth: int(r.depth), WordCount: int(r.wordCount),
-		Score: int(r.score), Errors: int(r.errors), Warnings: int(r.warnings), Notices: int(r.notices),
-		IsHTML: r.flags&recHTML != 0, Indexable: r.flags&recIndexable != 0, Noindex: r.flags&recNoindex != 0,
+		Status: int(r.status), Depth: depthPtr(int(r.depth)), WordCount: int(r.wordCount),
+		Errors: int(r.errors), Warnings: int(r.warnings), Notices: int(r.notices),
+		ScoreReason: scoreReasons[r.reason],
+		IsHTML:      r.flags&recHTML != 0, Indexable: r.flags&recIndexable != 0, Noindex: r.flags&recNoindex != 0,
 		Nofollow: r.flags&recNofollow != 0, RobotsBlocked: r.flags&recRobotsBlocked != 0,
+	}
+	if r.score >= 0 {
+		v := int(r.score)
+		s.Score = &v
 	}
 	if r.findings > 0 {
 		s.Findings = b.idList[r.findings-1]
@@ -593,6 +608,29 @@ func (b *siteBuilder) summary(r *pageRec) PageSummary {
 		s.FindingCounts = b.cntList[r.counts-1]
 	}
 	return s
+}
+
+// scoreReasons are the values of PageSummary.ScoreReason a pageRec holds,
+// by code.
+var scoreReasons = [...]string{"", analyzer.ScoreNotFetched, analyzer.ScoreErrorStatus, analyzer.ScoreRedirect, analyzer.ScoreNotHTML}
+
+// reasonCode returns the code of a score reason in scoreReasons, -1 for
+// one it does not hold.
+func reasonCode(reason string) int {
+	for i, r := range scoreReasons {
+		if r == reason {
+			return i
+		}
+	}
+	return -1
+}
+
+// score returns the page score, -1 when the page has none.
+func (p *PageSummary) score() int {
+	if p.Score == nil {
+		return -1
+	}
+	return *p.Score
 }
 
 // expand moves the compact records into pages, sized exactly.
@@ -812,31 +850,39 @@ func (b *siteBuilder) build(facts *crawlFacts) *SiteReport {
 	if rep.StartURL == "" {
 		rep.StartURL = b.start
 	}
-	pageScores := make([]int, len(r.pages))
-	inlinkSum := 0
+	pageScores := make([]int, 0, len(r.pages))
+	inlinkSum, fetched := 0, 0
 	for i := range r.pages {
 		p := &r.pages[i]
 		n := r.nodeOf[i]
 		p.Inlinks = int(r.inlinks[n])
 		p.LinkScore = scores[i]
 		p.InSitemap = r.inSitemap(p)
+		if !p.fetched() {
+			continue
+		}
+		fetched++
 		inlinkSum += p.Inlinks
-		pageScores[i] = p.Score
+		if p.Score != nil {
+			pageScores = append(pageScores, *p.Score)
+		}
 		rep.StatusCodes[p.Status]++
-		rep.Graph.MaxDepth = max(rep.Graph.MaxDepth, p.Depth)
+		rep.Graph.MaxDepth = max(rep.Graph.MaxDepth, p.depth())
 	}
 	if len(rep.Crawl.DepthHistogram) == 0 {
-		for _, p := range r.pages {
-			if p.Depth < 0 {
+		for i := range r.pages {
+			p := &r.pages[i]
+			d := p.depth()
+			if d < 0 || !p.fetched() {
 				continue
 			}
-			for len(rep.Crawl.DepthHistogram) <= p.Depth {
+			for len(rep.Crawl.DepthHistogram) <= d {
 				rep.Crawl.DepthHistogram = append(rep.Crawl.DepthHistogram, 0)
 			}
-			rep.Crawl.DepthHistogram[p.Depth]++
+			rep.Crawl.DepthHistogram[d]++
 		}
 	}
-	rep.Graph.Nodes = len(r.pages)
+	rep.Graph.Nodes = fetched
 	for i := range r.pages {
 		for e := range r.edgesOf(i) {
 			if !e.redirect() {
@@ -844,8 +890,8 @@ func (b *siteBuilder) build(facts *crawlFacts) *SiteReport {
 			}
 		}
 	}
-	if len(r.pages) > 0 {
-		rep.Graph.MeanInlinks = float64(inlinkSum) / float64(len(r.pages))
+	if fetched > 0 {
+		rep.Graph.MeanInlinks = float64(inlinkSum) / float64(fetched)
 	}
 	rep.Graph.Orphans = orphans
 	rep.Graph.OrphanCheck = orphanCheck
@@ -865,6 +911,8 @@ func (b *siteBuilder) build(facts *crawlFacts) *SiteReport {
 	rep.SiteFindings = capPerID(site, b.maxSiteFindings, "siteFindings.", &rep.Truncated)
 	r.link.adjustGroups(rep.Findings)
 	rep.Muted = r.mutedList()
+	rep.FindingCounts = countFindings(rep.Findings)
+	rep.Score.Counts = rep.FindingCounts.Checks
 	rep.LinkFindings = r.link.full
 	if rep.LinkFindings == nil {
 		rep.LinkFindings = []seo.Finding{}
@@ -879,14 +927,91 @@ func (b *siteBuilder) build(facts *crawlFacts) *SiteReport {
 	}
 	// Sort pages by URL, their edges with them, so the builder stays
 	// consistent should build run again.
+	rep.NotFetched = r.notFetched()
 	sort.Sort(pagesByURL{r.pages, r.edges})
 	rep.Pages = r.pages
+	if len(rep.NotFetched) > 0 {
+		rep.Pages = make([]PageSummary, 0, len(r.pages)-len(rep.NotFetched))
+		for i := range r.pages {
+			if r.pages[i].fetched() {
+				rep.Pages = append(rep.Pages, r.pages[i])
+			}
+		}
+	}
 	if n := b.maxReportPages; n > 0 && len(rep.Pages) > n {
 		rep.Truncated.Note("pages", len(rep.Pages), n)
 		rep.Pages = rep.Pages[:n:n]
 	}
+	if n := b.maxReportPages; n > 0 && len(rep.NotFetched) > n {
+		rep.Truncated.Note("notFetched", len(rep.NotFetched), n)
+		rep.NotFetched = rep.NotFetched[:n:n]
+	}
 	fitReport(rep, b.maxReportBytes)
 	return rep
+}
+
+// countFindings counts the findings of groups per severity (see
+// FindingCounts).
+func countFindings(groups []FindingGroup) FindingCounts {
+	var c FindingCounts
+	for _, g := range groups {
+		switch g.Severity {
+		case seo.Error:
+			c.Checks.Errors++
+			c.Findings.Errors += g.Count
+		case seo.Warning:
+			c.Checks.Warnings++
+			c.Findings.Warnings += g.Count
+		case seo.Notice:
+			c.Checks.Notices++
+			c.Findings.Notices += g.Count
+		}
+	}
+	return c
+}
+
+// notFetched lists the URLs that got no response, sorted by URL, with
+// their reason and a page linking to them (else the sitemap listing them).
+// They stay in r.pages for the site checks. It must run before the pages
+// are sorted, while nodeOf matches them.
+func (r *siteRun) notFetched() []NotFetchedURL {
+	var out []NotFetchedURL
+	var missing map[int32]int // node -> index in out
+	for i := range r.pages {
+		p := &r.pages[i]
+		if p.fetched() {
+			continue
+		}
+		nf := NotFetchedURL{URL: p.URL, Reason: NotFetchedFailed, Error: p.Error, Depth: p.Depth}
+		switch {
+		case p.RobotsBlocked:
+			nf.Reason = NotFetchedRobots
+		case strings.Contains(p.Error, errHostAbandoned.Error()):
+			nf.Reason = NotFetchedAbandoned
+		}
+		if missing == nil {
+			missing = map[int32]int{}
+		}
+		missing[r.nodeOf[i]] = len(out)
+		out = append(out, nf)
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	for i := range r.pages {
+		for e := range r.edgesOf(i) {
+			if k, ok := missing[e.target()]; ok && !e.redirect() && e.target() != r.nodeOf[i] && out[k].FoundOn == "" {
+				out[k].FoundOn = r.pages[i].URL
+			}
+		}
+	}
+	for n, k := range missing {
+		if sm, ok := r.b.sitemap[n]; ok && out[k].FoundOn == "" {
+			out[k].FoundOn = r.b.urls[sm]
+		}
+	}
+	slices.SortFunc(out, func(a, b NotFetchedURL) int { return strings.Compare(a.URL, b.URL) })
+	return out
 }
 
 // followedGraph returns the followed internal edges between distinct
@@ -1016,7 +1141,7 @@ func (r *siteRun) perPageFindings(facts *crawlFacts) int {
 	n := 0
 	for i := range r.pages {
 		p := &r.pages[i]
-		if p.IsHTML && p.Status == 200 && p.Depth > deepPageDepth {
+		if p.IsHTML && p.Status == 200 && p.depth() > deepPageDepth {
 			n++
 		}
 		if facts.SitemapExists && r.b.smDropped == 0 && r.notInSitemap(p) {
@@ -1029,7 +1154,7 @@ func (r *siteRun) perPageFindings(facts *crawlFacts) int {
 // notInSitemap reports whether p is an indexable page, found through
 // links, that no sitemap lists (site.not_in_sitemap).
 func (r *siteRun) notInSitemap(p *PageSummary) bool {
-	return p.Indexable && p.Status == 200 && p.Depth >= 0 && !canonicalisedElsewhere(p) && !r.inSitemap(p)
+	return p.Indexable && p.Status == 200 && p.depth() >= 0 && !canonicalisedElsewhere(p) && !r.inSitemap(p)
 }
 
 // pageFor returns the crawled page at u (requested or final URL), or -1.
@@ -1627,12 +1752,12 @@ func (r *siteRun) linkChecks() {
 	for i := range r.pages {
 		p := &r.pages[i]
 		n := r.nodeOf[i]
-		if p.IsHTML && p.Status == 200 && p.Depth > deepPageDepth {
-			d, ok := deeps[p.Depth]
+		if depth := p.depth(); p.IsHTML && p.Status == 200 && depth > deepPageDepth {
+			d, ok := deeps[depth]
 			if !ok {
-				d = deep{fmt.Sprintf("the page is %d clicks from the start URL", p.Depth),
-					seo.Measure("click depth", float64(p.Depth), deepPageDepth)}
-				deeps[p.Depth] = d
+				d = deep{fmt.Sprintf("the page is %d clicks from the start URL", depth),
+					seo.Measure("click depth", float64(depth), deepPageDepth)}
+				deeps[depth] = d
 			}
 			r.add("site.deep_page", effURL(p), d.msg, d.ev, nil, 0)
 		}
@@ -1701,7 +1826,7 @@ func (r *siteRun) redirects() {
 		if _, redirects := next[n]; !redirects && p.Status/100 != 3 {
 			continue
 		}
-		if r.inlinks[n] == 0 && p.Depth != 0 && p.URL != r.b.start {
+		if r.inlinks[n] == 0 && p.depth() != 0 && p.URL != r.b.start {
 			continue
 		}
 		chain, hops, loop := r.chainOf(p, n, next)

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/seokit/seokit/analyzer"
 	"github.com/seokit/seokit/seo"
 )
@@ -25,9 +27,9 @@ func pg(path string, mods ...func(*PageSummary)) PageSummary {
 		h = (h ^ uint64(c)) * 1099511628211
 	}
 	p := PageSummary{
-		URL: siteOrigin + path, Status: 200, Depth: 1, IsHTML: true, Indexable: true,
+		URL: siteOrigin + path, Status: 200, Depth: ptr(1), IsHTML: true, Indexable: true,
 		Title: "Title " + path, Description: "Description " + path, H1: "Heading " + path,
-		TextHash: h, SimHash: h * 0xBF58476D1CE4E5B9, Score: 90,
+		TextHash: h, SimHash: h * 0xBF58476D1CE4E5B9, Score: ptr(90),
 	}
 	for _, m := range mods {
 		m(&p)
@@ -55,7 +57,7 @@ func (s testSite) build(t testing.TB) *SiteReport {
 	t.Helper()
 	start, _ := url.Parse(siteOrigin + "/")
 	b := newSiteBuilder(start, nil)
-	home := pg("/", func(p *PageSummary) { p.Depth = 0 })
+	home := pg("/", func(p *PageSummary) { p.Depth = ptr(0) })
 	var homeEdges []Edge
 	for _, l := range s.linked {
 		homeEdges = append(homeEdges, link("/", l))
@@ -181,7 +183,7 @@ func TestSiteChecks(t *testing.T) {
 		},
 		{
 			name: "orphan sitemap URL", id: "site.orphan", path: "/lonely", want: true, urls: []string{"/sitemap.xml"},
-			site: testSite{pages: []PageSummary{pg("/lonely", func(p *PageSummary) { p.Depth = -1 })}, sitemap: []string{"/", "/lonely"}},
+			site: testSite{pages: []PageSummary{pg("/lonely", func(p *PageSummary) { p.Depth = nil })}, sitemap: []string{"/", "/lonely"}},
 		},
 		{
 			name: "foreign sitemap URL is not an orphan", id: "site.orphan", want: false,
@@ -193,11 +195,11 @@ func TestSiteChecks(t *testing.T) {
 		},
 		{
 			name: "deep page", id: "site.deep_page", path: "/deep", want: true,
-			site: testSite{pages: []PageSummary{pg("/deep", func(p *PageSummary) { p.Depth = 5 })}, linked: []string{"/deep"}},
+			site: testSite{pages: []PageSummary{pg("/deep", func(p *PageSummary) { p.Depth = ptr(5) })}, linked: []string{"/deep"}},
 		},
 		{
 			name: "page at depth 4", id: "site.deep_page", want: false,
-			site: testSite{pages: []PageSummary{pg("/deep", func(p *PageSummary) { p.Depth = 4 })}, linked: []string{"/deep"}},
+			site: testSite{pages: []PageSummary{pg("/deep", func(p *PageSummary) { p.Depth = ptr(4) })}, linked: []string{"/deep"}},
 		},
 		{
 			name: "linked only from noindex pages", id: "site.noindex_inlinks_only", path: "/t", want: true, urls: []string{"/n"},
@@ -429,19 +431,30 @@ func TestSiteCatalog(t *testing.T) {
 func TestSiteReportTotals(t *testing.T) {
 	s := testSite{
 		pages: []PageSummary{
-			pg("/a", func(p *PageSummary) { p.Findings = []string{"title.too_long"}; p.Score = 96 }),
-			pg("/b", func(p *PageSummary) { p.Findings = []string{"title.too_long"}; p.Score = 96; p.Depth = 2 }),
-			pg("/gone", func(p *PageSummary) { p.Status, p.Indexable, p.Score = 404, false, 90 }),
+			pg("/a", func(p *PageSummary) { p.Findings = []string{"title.too_long"}; p.Score = ptr(96) }),
+			pg("/b", func(p *PageSummary) { p.Findings = []string{"title.too_long"}; p.Score = ptr(96); p.Depth = ptr(2) }),
+			pg("/gone", func(p *PageSummary) {
+				p.Status, p.Indexable, p.Score, p.ScoreReason = 404, false, nil, analyzer.ScoreErrorStatus
+			}),
+			{URL: siteOrigin + "/private", Depth: ptr(1), RobotsBlocked: true, ScoreReason: analyzer.ScoreNotFetched},
+			{URL: siteOrigin + "/down", Error: "connection refused", ScoreReason: analyzer.ScoreNotFetched},
 		},
-		linked: []string{"/a", "/gone"},
+		linked: []string{"/a", "/gone", "/private"},
 		edges:  []Edge{link("/a", "/b"), link("/a", "/b"), link("/b", "/")},
 	}
 	rep := s.build(t)
-	if got := rep.StatusCodes; got[200] != 3 || got[404] != 1 {
-		t.Errorf("StatusCodes = %v, want 200:3 404:1", got)
+	if got := rep.StatusCodes; got[200] != 3 || got[404] != 1 || len(got) != 2 {
+		t.Errorf("StatusCodes = %v, want 200:3 404:1 (URLs not fetched are not pages)", got)
 	}
-	if rep.Graph.Nodes != 4 || rep.Graph.Edges != 4 || rep.Graph.MaxDepth != 2 {
-		t.Errorf("Graph = %+v, want 4 nodes, 4 distinct edges, max depth 2", rep.Graph)
+	wantNF := []NotFetchedURL{
+		{URL: siteOrigin + "/down", Reason: NotFetchedFailed, Error: "connection refused"},
+		{URL: siteOrigin + "/private", Reason: NotFetchedRobots, Depth: ptr(1), FoundOn: siteOrigin + "/"},
+	}
+	if diff := cmp.Diff(wantNF, rep.NotFetched); diff != "" || len(rep.Pages) != 4 {
+		t.Errorf("NotFetched (-want +got):\n%s\npages %d, want 4", diff, len(rep.Pages))
+	}
+	if rep.Graph.Nodes != 4 || rep.Graph.Edges != 5 || rep.Graph.MaxDepth != 2 {
+		t.Errorf("Graph = %+v, want 4 nodes (URLs not fetched are not pages), 5 distinct edges, max depth 2", rep.Graph)
 	}
 	if !slices.IsSortedFunc(rep.Pages, func(a, b PageSummary) int { return strings.Compare(a.URL, b.URL) }) {
 		t.Error("pages not sorted by URL")
@@ -465,10 +478,18 @@ func TestSiteReportTotals(t *testing.T) {
 	if g == nil || g.Count != 2 || g.Pages != 2 || g.Severity != seo.Warning && len(analyzer.Catalog()) > 0 {
 		t.Errorf("title.too_long group = %+v, want 2 pages", g)
 	}
-	// Home links to /gone (404), so it also gets links.broken_internal (-10):
-	// (80+96+96+90)/4 = 90.5, rounded to 91; no site findings expected.
+	// Home links to /gone (404), so it also gets links.broken_internal
+	// (-10): the mean of the scored pages is (80+96+96)/3 = 90.7, rounded to
+	// 91; /gone (404) has no score and does not count.
 	if len(rep.SiteFindings) != 0 || rep.Score.Value != 91 {
 		t.Errorf("score %d with site findings %v; want 91 and none", rep.Score.Value, rep.SiteFindings)
+	}
+	if byURL["/gone"].Score != nil || byURL["/gone"].ScoreReason != analyzer.ScoreErrorStatus {
+		t.Errorf("/gone score %v reason %q, want none, error_status", byURL["/gone"].Score, byURL["/gone"].ScoreReason)
+	}
+	want := FindingCounts{Checks: seo.Counts{Errors: 1, Warnings: 1}, Findings: seo.Counts{Errors: 1, Warnings: 2}}
+	if rep.FindingCounts != want || rep.Score.Counts != want.Checks {
+		t.Errorf("finding counts %+v, score counts %+v; want %+v and its checks", rep.FindingCounts, rep.Score.Counts, want)
 	}
 	if len(rep.Crawl.DepthHistogram) != 3 || rep.Crawl.DepthHistogram[1] != 2 {
 		t.Errorf("depth histogram %v, want [1 2 1]", rep.Crawl.DepthHistogram)
@@ -516,11 +537,11 @@ func TestSummarize(t *testing.T) {
 		Robots:      analyzer.Robots{Indexable: true, Follow: true, Directives: []analyzer.Directive{{Value: "nofollow", Source: "meta:robots"}}},
 		Fingerprint: analyzer.Fingerprint{TextHash: 7, SimHash: 9},
 		Findings:    []seo.Finding{{ID: "b.x"}, {ID: "a.y"}, {ID: "b.x"}},
-		Score:       seo.Score{Value: 80, Counts: seo.Counts{Warnings: 2}},
+		Score:       &seo.Score{Value: 80, Counts: seo.Counts{Warnings: 2}},
 		Timings:     seo.Timings{Total: 1500 * time.Millisecond},
 	}
 	s := summarize(rep, 3)
-	if s.FinalURL != siteOrigin+"/new" || s.Depth != 3 || !s.Indexable || s.Noindex || !s.Nofollow {
+	if s.FinalURL != siteOrigin+"/new" || *s.Depth != 3 || !s.Indexable || s.Noindex || !s.Nofollow {
 		t.Errorf("summary flags wrong: %+v", s)
 	}
 	if s.H1 != "Main" || s.Title != "Title" || s.Description != "Desc" || s.Canonical != siteOrigin+"/new" {
@@ -567,8 +588,8 @@ func TestSiteBuilderScale(t *testing.T) {
 		}
 		h := rng.Uint64()
 		b.addPage(PageSummary{
-			URL: u, Status: 200, IsHTML: true, Indexable: true, Depth: 1 + i%4,
-			Title: "Page " + u[len(siteOrigin):], TextHash: h, SimHash: rng.Uint64(), Score: 90,
+			URL: u, Status: 200, IsHTML: true, Indexable: true, Depth: ptr(1 + i%4),
+			Title: "Page " + u[len(siteOrigin):], TextHash: h, SimHash: rng.Uint64(), Score: ptr(90),
 			Findings: []string{"description.missing"},
 		}, edges)
 		if i%10_000 == 0 {

@@ -13,9 +13,11 @@ type PageSummary struct {
 	URL      string `json:"url"`
 	FinalURL string `json:"finalUrl,omitempty"`
 	Status   int    `json:"status"`
-	// Depth is the click depth from the start URL (sitemap-only URLs count
-	// the depth at which they were first found, or -1 when never linked).
-	Depth       int            `json:"depth"`
+	// Depth is the click depth from the start URL: the fewest links from
+	// the start URL by which the crawl reached the page. It is nil (JSON
+	// null) for a URL no link led the crawl to, such as one only a sitemap
+	// lists, and for the pages reached from it only.
+	Depth       *int           `json:"depth"`
 	Redirects   []seo.Redirect `json:"redirects,omitempty"`
 	ContentType string         `json:"contentType,omitempty"`
 	IsHTML      bool           `json:"isHtml"`
@@ -40,7 +42,14 @@ type PageSummary struct {
 	// robots.txt disallows.
 	BlockedResources []string `json:"blockedResources,omitempty"`
 
-	Score    int      `json:"score"`
+	// Score is the page score, nil (JSON null) when the page has none, with
+	// ScoreReason saying why: analyzer.ScoreNotFetched, ScoreErrorStatus,
+	// ScoreRedirect or ScoreNotHTML (see analyzer.Report.Score). Unscored
+	// pages do not count in the site score.
+	Score       *int   `json:"score"`
+	ScoreReason string `json:"scoreReason,omitempty"`
+	// Errors, Warnings and Notices count the page's distinct finding IDs
+	// per severity, scored or not.
 	Errors   int      `json:"errors"`
 	Warnings int      `json:"warnings"`
 	Notices  int      `json:"notices"`
@@ -64,6 +73,27 @@ type PageSummary struct {
 	ResponseMs int64 `json:"responseMs"`
 	Bytes      int64 `json:"bytes"`
 }
+
+// depth returns the click depth of the page, or -1 when no link reached it.
+func (p *PageSummary) depth() int {
+	if p.Depth == nil {
+		return -1
+	}
+	return *p.Depth
+}
+
+// depthPtr returns d as a PageSummary.Depth: nil for a negative depth.
+func depthPtr(d int) *int {
+	if d < 0 {
+		return nil
+	}
+	return &d
+}
+
+// fetched reports whether the crawl received a response for the URL: false
+// for a URL robots.txt disallows, one whose fetch failed without any
+// answer, and one left out after its host was abandoned.
+func (p *PageSummary) fetched() bool { return p.Status != 0 }
 
 // Edge is one internal link of the crawl's link graph.
 type Edge struct {

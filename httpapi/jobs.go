@@ -682,7 +682,7 @@ func progressFromReport(rep *crawler.SiteReport, now time.Time) []byte {
 	}
 	b, _ := json.Marshal(JobProgress{
 		PagesDone: rep.Crawl.Fetched, Errors: rep.Crawl.Errors, Queued: rep.Crawl.Queued,
-		Skipped: rep.Crawl.Skipped, PagesPerSecond: rep.Crawl.PagesPerSecond, UpdatedAt: now.UTC(),
+		Skipped: rep.Crawl.Skipped + rep.Crawl.Blocked, PagesPerSecond: rep.Crawl.PagesPerSecond, UpdatedAt: now.UTC(),
 	})
 	return b
 }

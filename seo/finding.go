@@ -300,15 +300,17 @@ func Clip(s string) string {
 	return s
 }
 
-var _ json.Marshaler = (*Counts)(nil)
+var _ json.Marshaler = Counts{}
 
 // Counts holds the number of distinct finding IDs per severity.
 type Counts struct {
 	Errors, Warnings, Notices int
 }
 
-// MarshalJSON encodes the counts as {"error":n,"warning":n,"notice":n}.
-func (c *Counts) MarshalJSON() ([]byte, error) {
+// MarshalJSON encodes the counts as {"error":n,"warning":n,"notice":n}. It
+// has a value receiver so that a Counts encodes the same way whether or not
+// it is addressable (a Score held by value in a map or an interface).
+func (c Counts) MarshalJSON() ([]byte, error) {
 	return json.Marshal(map[string]int{"error": c.Errors, "warning": c.Warnings, "notice": c.Notices})
 }
 

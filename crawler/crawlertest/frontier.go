@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/seokit/seokit/analyzer"
 	"github.com/seokit/seokit/crawler"
 	"github.com/seokit/seokit/seo"
 )
@@ -182,9 +183,9 @@ func RunFrontier(t *testing.T, newFrontier func(t *testing.T) crawler.Frontier) 
 			t.Skip("frontier does not implement crawler.SummaryStore")
 		}
 		sums := []crawler.PageSummary{
-			{URL: "https://example.com/", Status: 200, Depth: 0, Title: "Home", TextHash: 42, SimHash: 7,
+			{URL: "https://example.com/", Status: 200, Depth: ptr(0), Score: ptr(90), Title: "Home", TextHash: 42, SimHash: 7,
 				Redirects: []seo.Redirect{{URL: "http://example.com/", Status: 301, Location: "https://example.com/"}}},
-			{URL: "https://example.com/a", Status: 404, Depth: 1, Error: ""},
+			{URL: "https://example.com/a", Status: 404, ScoreReason: analyzer.ScoreErrorStatus, Error: ""},
 		}
 		edges := [][]crawler.Edge{{{From: "https://example.com/", To: "https://example.com/a", Nofollow: true}}, nil}
 		for i := range sums {
@@ -202,7 +203,9 @@ func RunFrontier(t *testing.T, newFrontier func(t *testing.T) crawler.Frontier) 
 			t.Fatal(err)
 		}
 		if len(got) != 2 || got[0].URL != sums[0].URL || got[0].Title != "Home" || got[0].TextHash != 42 || got[0].SimHash != 7 ||
-			len(got[0].Redirects) != 1 || got[1].Status != 404 {
+			len(got[0].Redirects) != 1 || got[1].Status != 404 ||
+			got[0].Depth == nil || *got[0].Depth != 0 || got[0].Score == nil || *got[0].Score != 90 ||
+			got[1].Depth != nil || got[1].Score != nil || got[1].ScoreReason != analyzer.ScoreErrorStatus {
 			t.Fatalf("Summaries = %+v", got)
 		}
 		if len(gotEdges[0]) != 1 || !gotEdges[0][0].Nofollow || gotEdges[0][0].To != "https://example.com/a" || len(gotEdges[1]) != 0 {
@@ -215,6 +218,9 @@ func RunFrontier(t *testing.T, newFrontier func(t *testing.T) crawler.Frontier) 
 		}
 	})
 }
+
+// ptr returns a pointer to v.
+func ptr[T any](v T) *T { return &v }
 
 func mustPush(t *testing.T, f crawler.Frontier, its []crawler.Item) {
 	t.Helper()

@@ -132,8 +132,12 @@ func printReport(w io.Writer, rep *analyzer.Report, verbose bool) {
 		status = "no response"
 	}
 	fmt.Fprintf(w, "status %s, %d ms, %s\n\n", status, rep.Timings.Total.Milliseconds(), byteSize(rep.Sizes.HTML))
-	c := rep.Score.Counts
-	fmt.Fprintf(w, "Score %d/100   %d errors, %d warnings, %d notices (distinct check IDs)\n", rep.Score.Value, c.Errors, c.Warnings, c.Notices)
+	c := seo.PageScore(rep.Findings).Counts
+	score := "No score (" + rep.ScoreReason + ")"
+	if rep.Score != nil {
+		score = fmt.Sprintf("Score %d/100", rep.Score.Value)
+	}
+	fmt.Fprintf(w, "%s   %d errors, %d warnings, %d notices (distinct check IDs)\n", score, c.Errors, c.Warnings, c.Notices)
 	if line := truncatedSummary(rep.Truncated); line != "" {
 		fmt.Fprintln(w, line)
 	}

@@ -134,8 +134,15 @@ func printSiteReport(w io.Writer, rep *crawler.SiteReport, verbose bool) {
 	fmt.Fprintf(w, "%s (start %s)\n", clean(rep.Domain), clean(rep.StartURL))
 	fmt.Fprintf(w, "%d pages in %s (%.0f pages/s), %d queued, %d skipped, %d blocked by robots.txt, %d errors; stopped: %s\n",
 		c.Fetched, c.Duration.Round(time.Millisecond), c.PagesPerSecond, c.Queued, c.Skipped, c.Blocked, c.Errors, c.StopReason)
-	sc := rep.Score.Counts
-	fmt.Fprintf(w, "Site score %d/100   site findings: %d errors, %d warnings, %d notices\n", rep.Score.Value, sc.Errors, sc.Warnings, sc.Notices)
+	fc := rep.FindingCounts
+	scored := 0
+	for _, p := range rep.Pages {
+		if p.Score != nil {
+			scored++
+		}
+	}
+	fmt.Fprintf(w, "Site score %d/100 (%d scored pages)   findings: %d errors, %d warnings, %d notices (distinct checks: %d, %d, %d)\n",
+		rep.Score.Value, scored, fc.Findings.Errors, fc.Findings.Warnings, fc.Findings.Notices, fc.Checks.Errors, fc.Checks.Warnings, fc.Checks.Notices)
 	if line := truncatedSummary(rep.Truncated); line != "" {
 		fmt.Fprintln(w, line)
 	}
@@ -150,13 +157,20 @@ func printSiteReport(w io.Writer, rep *crawler.SiteReport, verbose bool) {
 	sort.Ints(codes)
 	var parts []string
 	for _, code := range codes {
-		label := fmt.Sprint(code)
-		if code == 0 {
-			label = "failed"
-		}
-		parts = append(parts, fmt.Sprintf("%s: %d", label, rep.StatusCodes[code]))
+		parts = append(parts, fmt.Sprintf("%d: %d", code, rep.StatusCodes[code]))
 	}
 	fmt.Fprintf(w, "Status codes  %s\n", strings.Join(parts, ", "))
+	if len(rep.NotFetched) > 0 {
+		total := len(rep.NotFetched)
+		if t, ok := rep.Truncated["notFetched"]; ok {
+			total = t.Total
+		}
+		var ex []string
+		for _, u := range rep.NotFetched[:min(3, len(rep.NotFetched))] {
+			ex = append(ex, clean(u.URL)+" ("+u.Reason+")")
+		}
+		fmt.Fprintf(w, "Not fetched   %d (no response, not counted as pages): %s\n", total, strings.Join(ex, ", "))
+	}
 	fmt.Fprintf(w, "Depths        %v (pages per click depth from 0)\n", c.DepthHistogram)
 	for _, sev := range []seo.Severity{seo.Error, seo.Warning, seo.Notice} {
 		first := true

@@ -196,7 +196,7 @@ type reportView struct {
 	Charts []*barChart
 	// Findings, Details and Pages are the report's tables (package
 	// htmltable); Data holds their rows for table.js.
-	Findings, Details, Pages template.HTML
+	Findings, Details, Pages, NotFetched template.HTML
 	Data                     template.JS
 	// Cut lists the report's lists cut at their caps, as
 	// "pages: 10000 of 12000".
@@ -247,16 +247,8 @@ func (d *Dashboard) analysisPage(w http.ResponseWriter, r *http.Request, s *sess
 
 func buildReport(rep *crawler.SiteReport) (*reportView, error) {
 	rv := &reportView{R: rep}
-	for _, g := range rep.Findings {
-		switch g.Severity {
-		case seo.Error:
-			rv.Errors += g.Count
-		case seo.Warning:
-			rv.Warnings += g.Count
-		case seo.Notice:
-			rv.Notices += g.Count
-		}
-	}
+	c := rep.FindingCounts.Findings
+	rv.Errors, rv.Warnings, rv.Notices = c.Errors, c.Warnings, c.Notices
 	rv.Top = rep.Findings[:min(len(rep.Findings), topFindings)]
 	names := make([]string, 0, len(rep.Truncated))
 	for name := range rep.Truncated {
@@ -274,12 +266,12 @@ func buildReport(rep *crawler.SiteReport) (*reportView, error) {
 	for _, t := range []struct {
 		dst *template.HTML
 		t   *htmltable.Table
-	}{{&rv.Findings, tables.Findings}, {&rv.Details, tables.Details}, {&rv.Pages, tables.Pages}} {
+	}{{&rv.Findings, tables.Findings}, {&rv.Details, tables.Details}, {&rv.Pages, tables.Pages}, {&rv.NotFetched, tables.NotFetched}} {
 		if *t.dst, err = t.t.HTML(); err != nil {
 			return nil, err
 		}
 	}
-	if rv.Data, err = htmltable.Data(tables.Findings, tables.Details, tables.Pages); err != nil {
+	if rv.Data, err = htmltable.Data(tables.Findings, tables.Details, tables.Pages, tables.NotFetched); err != nil {
 		return nil, err
 	}
 

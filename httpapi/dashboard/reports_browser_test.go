@@ -54,10 +54,17 @@ func largeReport(n int) *crawler.SiteReport {
 		if i%50 == 0 {
 			title = fmt.Sprintf("</script><script>document.title='pwned';alert(%d)</script><!--", i)
 		}
-		p := crawler.PageSummary{URL: u, Status: status, Depth: i % 8, Title: title, WordCount: 200 + i%900,
-			Inlinks: i % 30, LinkScore: float64(i%1000) / 10, Score: 40 + i%61}
+		depth, score := i%8, 40+i%61
+		p := crawler.PageSummary{URL: u, Status: status, Depth: &depth, Title: title, WordCount: 200 + i%900,
+			Inlinks: i % 30, LinkScore: float64(i%1000) / 10, Score: &score}
 		if i%333 == 0 {
-			p.Depth = -1
+			p.Depth = nil // a sitemap-only URL
+		}
+		if status >= 300 {
+			p.Score, p.ScoreReason = nil, "error_status"
+			if status < 400 {
+				p.ScoreReason = "redirect"
+			}
 		}
 		for k, f := range ids {
 			if (i+k)%(k+2) == 0 {
