@@ -197,7 +197,7 @@ type reportView struct {
 	// Findings, Details and Pages are the report's tables (package
 	// htmltable); Data holds their rows for table.js.
 	Findings, Details, Pages, NotFetched template.HTML
-	Data                     template.JS
+	Data                                 template.JS
 	// Cut lists the report's lists cut at their caps, as
 	// "pages: 10000 of 12000".
 	Cut []string
