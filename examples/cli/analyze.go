@@ -6,7 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"reflect"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -66,6 +66,7 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		AllowPrivate:  *allowPrivate,
 		Disable:       disabled,
 		Mute:          muted,
+		MaxExamples:   maxExamplesFor(*verbose),
 	})
 	if err != nil {
 		return &exitError{code: 2, err: err}
@@ -138,16 +139,22 @@ func printReport(w io.Writer, rep *analyzer.Report, verbose bool) {
 		score = fmt.Sprintf("Score %d/100", rep.Score.Value)
 	}
 	fmt.Fprintf(w, "%s   %d errors, %d warnings, %d notices (distinct check IDs)\n", score, c.Errors, c.Warnings, c.Notices)
-	if line := truncatedSummary(rep.Truncated); line != "" {
+	// The grouped lines say how many occurrences each check has beyond its
+	// examples, so the cut of the findings' evidence is not repeated here.
+	cut := maps.Clone(rep.Truncated)
+	delete(cut, "findings")
+	if line := truncatedSummary(cut); line != "" {
 		fmt.Fprintln(w, line)
 	}
 
 	if verbose {
 		printFindingsFull(w, rep.Findings)
+		if t, ok := rep.Truncated["findings"]; ok {
+			fmt.Fprintf(w, "  (the evidence of %d of %d occurrences was not kept)\n", t.Omitted, t.Total)
+		}
 	} else {
 		printFindingGroups(w, rep.Findings)
 	}
-	printMore(w, "  ", rep.Truncated["findings"])
 	printMuted(w, rep.Muted)
 	if rep.Error != "" {
 		fmt.Fprintf(w, "\nfetch error: %s\n", clean(rep.Error))
@@ -187,7 +194,21 @@ func printReport(w io.Writer, rep *analyzer.Report, verbose bool) {
 	}
 }
 
-// printFindingsFull writes every finding with its whole evidence.
+// verboseExamples is the number of examples -v keeps per check ID, so that
+// it prints every occurrence of any real page.
+const verboseExamples = 10_000
+
+// maxExamplesFor returns the analyzer's MaxExamples for the output asked:
+// every occurrence with -v, the default otherwise.
+func maxExamplesFor(verbose bool) int {
+	if verbose {
+		return verboseExamples
+	}
+	return 0
+}
+
+// printFindingsFull writes every occurrence of every finding with its whole
+// evidence, one per line.
 func printFindingsFull(w io.Writer, findings []seo.Finding) {
 	for _, sev := range []seo.Severity{seo.Error, seo.Warning, seo.Notice} {
 		var group []seo.Finding
@@ -201,9 +222,11 @@ func printFindingsFull(w io.Writer, findings []seo.Finding) {
 		}
 		fmt.Fprintf(w, "\n%s (%d)\n", strings.ToUpper(sev.String()+"s"), len(group))
 		for _, f := range group {
-			fmt.Fprintf(w, "  %-38s %s\n", clean(f.ID), clean(f.Message))
-			if ev := evidenceLine(f.Evidence); ev != "" {
-				fmt.Fprintf(w, "  %-38s %s\n", "", ev)
+			for _, e := range append([]seo.Evidence{f.Evidence}, f.Examples...) {
+				fmt.Fprintf(w, "  %-38s %s\n", clean(f.ID), clean(f.Message))
+				if ev := evidenceLine(e); ev != "" {
+					fmt.Fprintf(w, "  %-38s %s\n", "", ev)
+				}
 			}
 		}
 	}
@@ -279,9 +302,11 @@ func groupFindings(findings []seo.Finding, sev seo.Severity) []*findingGroup {
 		} else if g.message != f.Message {
 			g.message = catalogSummary(f.ID, g.message)
 		}
-		g.count += occurrences(f)
-		if ex := example(f.Evidence); ex != "" && len(g.examples) < maxExamples && !slices.Contains(g.examples, ex) {
-			g.examples = append(g.examples, ex)
+		g.count += f.Occurrences()
+		for _, e := range append([]seo.Evidence{f.Evidence}, f.Examples...) {
+			if ex := example(e); ex != "" && len(g.examples) < maxExamples && !slices.Contains(g.examples, ex) {
+				g.examples = append(g.examples, ex)
+			}
 		}
 	}
 	return out
@@ -304,15 +329,6 @@ func example(ev seo.Evidence) string {
 		s = strings.TrimSpace(fmt.Sprintf("%s %g (limit %g)", s, *ev.Measured, *ev.Threshold))
 	}
 	return clean(s)
-}
-
-// occurrences returns how many occurrences a finding stands for: its Count
-// field when the finding type has one and it is above 0, else 1.
-func occurrences(f seo.Finding) int {
-	if v := reflect.ValueOf(f).FieldByName("Count"); v.IsValid() && v.CanInt() && v.Int() > 0 {
-		return int(v.Int())
-	}
-	return 1
 }
 
 // catalogSummary returns the catalogue's summary of id, or fallback.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/seokit/seokit/seo"
 	"strings"
 	"testing"
 )
@@ -45,19 +46,19 @@ func TestChecksJSON(t *testing.T) {
 	if err := run(context.Background(), []string{"checks", "-json"}, &out, &bytes.Buffer{}); err != nil {
 		t.Fatal(err)
 	}
-	var checks []map[string]string
+	var checks []seo.CheckInfo
 	if err := json.Unmarshal(out.Bytes(), &checks); err != nil {
 		t.Fatal(err)
 	}
 	found := false
 	for _, c := range checks {
-		if c["id"] == "links.non_descriptive_text" {
+		if c.ID == "links.non_descriptive_text" {
 			found = true
-			if !strings.HasPrefix(c["source"], "Lighthouse link-text") || c["differs"] == "" {
+			if !strings.HasPrefix(c.Source, "Lighthouse link-text") || c.Differs == "" {
 				t.Errorf("links.non_descriptive_text = %v, want its source and differences", c)
 			}
 		}
-		if c["id"] == "" || c["severity"] == "" || c["summary"] == "" {
+		if c.ID == "" || c.Severity == 0 || c.Summary == "" {
 			t.Errorf("incomplete entry %v", c)
 		}
 	}
