@@ -45,19 +45,21 @@ func TestChecksJSON(t *testing.T) {
 	if err := run(context.Background(), []string{"checks", "-json"}, &out, &bytes.Buffer{}); err != nil {
 		t.Fatal(err)
 	}
-	var checks []map[string]string
+	var checks []struct {
+		ID, Severity, Summary, Source, Differs string
+	}
 	if err := json.Unmarshal(out.Bytes(), &checks); err != nil {
 		t.Fatal(err)
 	}
 	found := false
 	for _, c := range checks {
-		if c["id"] == "links.non_descriptive_text" {
+		if c.ID == "links.non_descriptive_text" {
 			found = true
-			if !strings.HasPrefix(c["source"], "Lighthouse link-text") || c["differs"] == "" {
+			if !strings.HasPrefix(c.Source, "Lighthouse link-text") || c.Differs == "" {
 				t.Errorf("links.non_descriptive_text = %v, want its source and differences", c)
 			}
 		}
-		if c["id"] == "" || c["severity"] == "" || c["summary"] == "" {
+		if c.ID == "" || c.Severity == "" || c.Summary == "" || c.Source == "" {
 			t.Errorf("incomplete entry %v", c)
 		}
 	}
