@@ -16,9 +16,13 @@ func init() {
 		Area:  "mobile",
 		Depth: Standard,
 		IDs: []seo.CheckInfo{
-			{ID: "mobile.viewport_missing", Severity: seo.Warning, Scope: seo.ScopePage, Summary: "The page has no <meta name=\"viewport\">."},
-			{ID: "mobile.viewport_no_device_width", Severity: seo.Warning, Scope: seo.ScopePage, Summary: "The viewport does not set width=device-width."},
-			{ID: "mobile.zoom_disabled", Severity: seo.Warning, Scope: seo.ScopePage, Summary: "The viewport disables zooming (user-scalable=no or maximum-scale below 2)."},
+			{ID: "mobile.viewport_missing", Severity: seo.Warning, Scope: seo.ScopePage, Summary: "The page has no <meta name=\"viewport\">.",
+				Source: "Lighthouse viewport (https://developer.chrome.com/docs/lighthouse/best-practices/viewport); Google Search Central, Mobile-first indexing best practices (https://developers.google.com/search/docs/crawling-indexing/mobile/mobile-sites-mobile-first-indexing); Screaming Frog SEO Spider, SEOnaut"},
+			{ID: "mobile.viewport_no_device_width", Severity: seo.Warning, Scope: seo.ScopePage, Summary: "The viewport does not set width=device-width.",
+				Source:  "Lighthouse viewport (https://developer.chrome.com/docs/lighthouse/best-practices/viewport)",
+				Differs: "Lighthouse passes any width= value; seokit wants width=device-width, as a fixed width does not fit every screen."},
+			{ID: "mobile.zoom_disabled", Severity: seo.Warning, Scope: seo.ScopePage, Summary: "The viewport disables zooming (user-scalable=no or maximum-scale below 2).",
+				Source: "Lighthouse accessibility meta-viewport (axe), which fails user-scalable=no and maximum-scale below 2"},
 		},
 		Run: checkViewport,
 	})

@@ -24,7 +24,8 @@ func init() {
 	// and Lighthouse's dom-size audit, which warns over about 800 body
 	// elements and errs over about 1,400); it counts the whole document.
 	declare(seo.CheckInfo{ID: "content.document_too_large", Severity: seo.Warning, Scope: seo.ScopePage,
-		Summary: "The document has more elements than the analysis parses; the rest was counted, not checked."})
+		Summary: "The document has more elements than the analysis parses; the rest was counted, not checked.",
+		Source:  "seokit's own rule: the analysis parses a bounded number of elements and says when a report is partial"})
 }
 
 // elementCut returns the byte offset of the start tag of the first element

@@ -23,26 +23,42 @@ import (
 )
 
 func init() {
-	link := func(id string, sev seo.Severity, summary string) seo.CheckInfo {
-		return seo.CheckInfo{ID: id, Severity: sev, Scope: seo.ScopeLink, Summary: summary}
+	link := func(id string, sev seo.Severity, summary, source, differs string) seo.CheckInfo {
+		return seo.CheckInfo{ID: id, Severity: sev, Scope: seo.ScopeLink, Summary: summary, Source: source, Differs: differs}
 	}
 	declare(
-		link("links.broken_internal", seo.Error, "An internal link target answers 4xx/5xx or cannot be fetched."),
-		link("links.broken_external", seo.Warning, "An external link target answers 4xx/5xx or cannot be fetched."),
-		link("links.redirect_internal", seo.Warning, "An internal link target answers with a redirect."),
-		link("links.redirect_external", seo.Notice, "An external link target answers with a redirect."),
-		link("images.too_large", seo.Warning, "An image is larger than the byte limit (500 KB by default)."),
-		link("images.broken", seo.Warning, "An image source answers 4xx/5xx, cannot be fetched, or is not served as an image."),
-		link("canonical.target_error", seo.Error, "The canonical URL answers 4xx/5xx or cannot be fetched."),
-		link("canonical.target_redirect", seo.Warning, "The canonical URL answers with a redirect."),
-		link("canonical.target_noindex", seo.Error, "The canonical URL is noindex or disallowed by robots.txt."),
-		link("hreflang.target_error", seo.Warning, "An hreflang alternate answers 4xx/5xx or cannot be fetched."),
-		link("hreflang.target_redirect", seo.Warning, "An hreflang alternate answers with a redirect."),
-		link("hreflang.target_noindex", seo.Warning, "An hreflang alternate is noindex or disallowed by robots.txt."),
-		link("hreflang.target_non_canonical", seo.Warning, "An hreflang alternate declares another URL as its canonical."),
-		link("hreflang.return_missing", seo.Warning, "An hreflang alternate does not list this page back."),
-		link("social.og_image_broken", seo.Warning, "The og:image URL does not answer 200 with an image."),
-		link("social.og_image_small", seo.Notice, "The og:image is smaller than the minimum size (200x200 px by default)."),
+		link("links.broken_internal", seo.Error, "An internal link target answers 4xx/5xx or cannot be fetched.",
+			"Google Search Central, HTTP status codes and network errors (https://developers.google.com/search/docs/crawling-indexing/http-network-errors); Screaming Frog SEO Spider, SEOnaut", ""),
+		link("links.broken_external", seo.Warning, "An external link target answers 4xx/5xx or cannot be fetched.",
+			"Screaming Frog SEO Spider, SEOnaut (external 4xx/5xx)", ""),
+		link("links.redirect_internal", seo.Warning, "An internal link target answers with a redirect.",
+			"Google Search Central, Redirects and Google Search (https://developers.google.com/search/docs/crawling-indexing/301-redirects) (link to the final URL); Screaming Frog SEO Spider", ""),
+		link("links.redirect_external", seo.Notice, "An external link target answers with a redirect.",
+			"Google Search Central, Redirects and Google Search (https://developers.google.com/search/docs/crawling-indexing/301-redirects); Screaming Frog SEO Spider, SEOnaut", ""),
+		link("images.too_large", seo.Warning, "An image is larger than the byte limit (500 KB by default).",
+			"SEOnaut (500 KB); Google Search Central, Image SEO best practices (https://developers.google.com/search/docs/appearance/google-images)", "Screaming Frog flags images over 100 KB; seokit uses SEOnaut's 500 KB, so that ordinary photos do not all fire."),
+		link("images.broken", seo.Warning, "An image source answers 4xx/5xx, cannot be fetched, or is not served as an image.",
+			"Google Search Central, Image SEO best practices (https://developers.google.com/search/docs/appearance/google-images); Screaming Frog SEO Spider, SEOnaut", ""),
+		link("canonical.target_error", seo.Error, "The canonical URL answers 4xx/5xx or cannot be fetched.",
+			"Google Search Central, Consolidate duplicate URLs (https://developers.google.com/search/docs/crawling-indexing/consolidate-duplicate-urls); Screaming Frog SEO Spider, SEOnaut", ""),
+		link("canonical.target_redirect", seo.Warning, "The canonical URL answers with a redirect.",
+			"Google Search Central, Consolidate duplicate URLs (https://developers.google.com/search/docs/crawling-indexing/consolidate-duplicate-urls); Screaming Frog SEO Spider, SEOnaut", ""),
+		link("canonical.target_noindex", seo.Error, "The canonical URL is noindex or disallowed by robots.txt.",
+			"Google Search Central, Consolidate duplicate URLs (https://developers.google.com/search/docs/crawling-indexing/consolidate-duplicate-urls); Screaming Frog SEO Spider, SEOnaut", ""),
+		link("hreflang.target_error", seo.Warning, "An hreflang alternate answers 4xx/5xx or cannot be fetched.",
+			"Google Search Central, Localized versions of your page (https://developers.google.com/search/docs/specialty/international/localized-versions); Screaming Frog SEO Spider, SEOnaut", ""),
+		link("hreflang.target_redirect", seo.Warning, "An hreflang alternate answers with a redirect.",
+			"Google Search Central, Localized versions of your page (https://developers.google.com/search/docs/specialty/international/localized-versions); Screaming Frog SEO Spider, SEOnaut", ""),
+		link("hreflang.target_noindex", seo.Warning, "An hreflang alternate is noindex or disallowed by robots.txt.",
+			"Google Search Central, Localized versions of your page (https://developers.google.com/search/docs/specialty/international/localized-versions); Screaming Frog SEO Spider, SEOnaut", ""),
+		link("hreflang.target_non_canonical", seo.Warning, "An hreflang alternate declares another URL as its canonical.",
+			"Google Search Central, Localized versions of your page (https://developers.google.com/search/docs/specialty/international/localized-versions); Screaming Frog SEO Spider, SEOnaut", ""),
+		link("hreflang.return_missing", seo.Warning, "An hreflang alternate does not list this page back.",
+			"Google Search Central, Localized versions of your page (https://developers.google.com/search/docs/specialty/international/localized-versions) (return links); Screaming Frog SEO Spider, SEOnaut", ""),
+		link("social.og_image_broken", seo.Warning, "The og:image URL does not answer 200 with an image.",
+			"seokit's own rule, after The Open Graph protocol (https://ogp.me/)", ""),
+		link("social.og_image_small", seo.Notice, "The og:image is smaller than the minimum size (200x200 px by default).",
+			"seokit's own rule, after The Open Graph protocol (https://ogp.me/): small images get no large preview card", ""),
 	)
 }
 

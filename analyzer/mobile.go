@@ -18,23 +18,36 @@ import (
 )
 
 func init() {
-	mob := func(id string, sev seo.Severity, summary string) seo.CheckInfo {
-		return seo.CheckInfo{ID: id, Severity: sev, Scope: seo.ScopeMobile, Summary: summary}
+	mob := func(id string, sev seo.Severity, summary, source, differs string) seo.CheckInfo {
+		return seo.CheckInfo{ID: id, Severity: sev, Scope: seo.ScopeMobile, Summary: summary, Source: source, Differs: differs}
 	}
 	declare(
-		mob("mobile.status_mismatch", seo.Error, "The smartphone fetch fails or ends in a non-200 status while the desktop fetch gets 200."),
-		mob("mobile.faulty_redirect", seo.Warning, "The smartphone fetch is redirected to another page than the desktop URL's equivalent."),
-		mob("mobile.parity_robots", seo.Error, "The mobile version is noindex while the desktop version is indexable."),
-		mob("mobile.parity_canonical", seo.Warning, "Mobile and desktop declare different canonical URLs."),
-		mob("mobile.parity_title", seo.Warning, "Mobile and desktop titles differ, or mobile has none."),
-		mob("mobile.parity_description", seo.Notice, "Mobile and desktop meta descriptions differ, or mobile has none."),
-		mob("mobile.parity_h1", seo.Warning, "Mobile and desktop first H1 headings differ, or mobile has none."),
-		mob("mobile.parity_hreflang", seo.Warning, "Mobile and desktop declare different hreflang alternates."),
-		mob("mobile.parity_structured_data", seo.Warning, "Mobile and desktop carry different structured-data types."),
-		mob("mobile.parity_internal_links", seo.Warning, "Mobile and desktop internal link counts differ by more than the parity threshold (20% by default)."),
-		mob("mobile.parity_word_count", seo.Warning, "Mobile and desktop main-text word counts differ by more than the parity threshold (20% by default)."),
-		mob("mobile.vary_missing", seo.Warning, "One URL serves different HTML to smartphones and desktops without Vary: User-Agent."),
-		mob("mobile.separate_url_unpaired", seo.Warning, "A separate mobile URL lacks the rel=\"alternate\" media link on desktop or the canonical back on mobile."),
+		mob("mobile.status_mismatch", seo.Error, "The smartphone fetch fails or ends in a non-200 status while the desktop fetch gets 200.",
+			"seokit's own rule, after Google Search Central, Mobile-first indexing best practices (https://developers.google.com/search/docs/crawling-indexing/mobile/mobile-sites-mobile-first-indexing)", ""),
+		mob("mobile.faulty_redirect", seo.Warning, "The smartphone fetch is redirected to another page than the desktop URL's equivalent.",
+			"seokit's own rule, after Google Search Central, Mobile-first indexing best practices (https://developers.google.com/search/docs/crawling-indexing/mobile/mobile-sites-mobile-first-indexing)", ""),
+		mob("mobile.parity_robots", seo.Error, "The mobile version is noindex while the desktop version is indexable.",
+			"seokit's own rule, after Google Search Central, Mobile-first indexing best practices (https://developers.google.com/search/docs/crawling-indexing/mobile/mobile-sites-mobile-first-indexing) (same content, metadata and directives on mobile and desktop)", ""),
+		mob("mobile.parity_canonical", seo.Warning, "Mobile and desktop declare different canonical URLs.",
+			"seokit's own rule, after Google Search Central, Mobile-first indexing best practices (https://developers.google.com/search/docs/crawling-indexing/mobile/mobile-sites-mobile-first-indexing) (same content, metadata and directives on mobile and desktop)", ""),
+		mob("mobile.parity_title", seo.Warning, "Mobile and desktop titles differ, or mobile has none.",
+			"seokit's own rule, after Google Search Central, Mobile-first indexing best practices (https://developers.google.com/search/docs/crawling-indexing/mobile/mobile-sites-mobile-first-indexing) (same content, metadata and directives on mobile and desktop)", ""),
+		mob("mobile.parity_description", seo.Notice, "Mobile and desktop meta descriptions differ, or mobile has none.",
+			"seokit's own rule, after Google Search Central, Mobile-first indexing best practices (https://developers.google.com/search/docs/crawling-indexing/mobile/mobile-sites-mobile-first-indexing) (same content, metadata and directives on mobile and desktop)", ""),
+		mob("mobile.parity_h1", seo.Warning, "Mobile and desktop first H1 headings differ, or mobile has none.",
+			"seokit's own rule, after Google Search Central, Mobile-first indexing best practices (https://developers.google.com/search/docs/crawling-indexing/mobile/mobile-sites-mobile-first-indexing) (same content, metadata and directives on mobile and desktop)", ""),
+		mob("mobile.parity_hreflang", seo.Warning, "Mobile and desktop declare different hreflang alternates.",
+			"seokit's own rule, after Google Search Central, Mobile-first indexing best practices (https://developers.google.com/search/docs/crawling-indexing/mobile/mobile-sites-mobile-first-indexing) (same content, metadata and directives on mobile and desktop)", ""),
+		mob("mobile.parity_structured_data", seo.Warning, "Mobile and desktop carry different structured-data types.",
+			"seokit's own rule, after Google Search Central, Mobile-first indexing best practices (https://developers.google.com/search/docs/crawling-indexing/mobile/mobile-sites-mobile-first-indexing) (same content, metadata and directives on mobile and desktop)", ""),
+		mob("mobile.parity_internal_links", seo.Warning, "Mobile and desktop internal link counts differ by more than the parity threshold (20% by default).",
+			"seokit's own rule, after Google Search Central, Mobile-first indexing best practices (https://developers.google.com/search/docs/crawling-indexing/mobile/mobile-sites-mobile-first-indexing) (same content, metadata and directives on mobile and desktop)", ""),
+		mob("mobile.parity_word_count", seo.Warning, "Mobile and desktop main-text word counts differ by more than the parity threshold (20% by default).",
+			"seokit's own rule, after Google Search Central, Mobile-first indexing best practices (https://developers.google.com/search/docs/crawling-indexing/mobile/mobile-sites-mobile-first-indexing) (same content, metadata and directives on mobile and desktop)", ""),
+		mob("mobile.vary_missing", seo.Warning, "One URL serves different HTML to smartphones and desktops without Vary: User-Agent.",
+			"seokit's own rule, after Google Search Central, Mobile-first indexing best practices (https://developers.google.com/search/docs/crawling-indexing/mobile/mobile-sites-mobile-first-indexing) (dynamic serving sends Vary: User-Agent) and RFC 9110, HTTP Semantics (https://www.rfc-editor.org/rfc/rfc9110)", ""),
+		mob("mobile.separate_url_unpaired", seo.Warning, "A separate mobile URL lacks the rel=\"alternate\" media link on desktop or the canonical back on mobile.",
+			"Google Search Central, Mobile-first indexing best practices (https://developers.google.com/search/docs/crawling-indexing/mobile/mobile-sites-mobile-first-indexing) (separate URLs: rel=alternate media on desktop, canonical on mobile); Screaming Frog SEO Spider", ""),
 	)
 }
 

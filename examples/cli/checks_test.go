@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"github.com/seokit/seokit/seo"
 	"strings"
 	"testing"
 )
@@ -46,7 +45,9 @@ func TestChecksJSON(t *testing.T) {
 	if err := run(context.Background(), []string{"checks", "-json"}, &out, &bytes.Buffer{}); err != nil {
 		t.Fatal(err)
 	}
-	var checks []seo.CheckInfo
+	var checks []struct {
+		ID, Severity, Summary, Source, Differs string
+	}
 	if err := json.Unmarshal(out.Bytes(), &checks); err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +59,7 @@ func TestChecksJSON(t *testing.T) {
 				t.Errorf("links.non_descriptive_text = %v, want its source and differences", c)
 			}
 		}
-		if c.ID == "" || c.Severity == 0 || c.Summary == "" {
+		if c.ID == "" || c.Severity == "" || c.Summary == "" || c.Source == "" {
 			t.Errorf("incomplete entry %v", c)
 		}
 	}
