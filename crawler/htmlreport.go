@@ -256,9 +256,9 @@ func evidenceText(e seo.Evidence) string {
 			parts = append(parts, s)
 		}
 	}
-	urls := e.URLs
+	urls := slices.DeleteFunc(slices.Clone(e.URLs), func(u string) bool { return u == e.Value })
 	if len(urls) > 5 {
-		urls = append(slices.Clone(urls[:5]), fmt.Sprintf("… %d more", len(e.URLs)-5))
+		urls = append(urls[:5], fmt.Sprintf("… %d more", len(urls)-5))
 	}
 	if len(urls) > 0 {
 		parts = append(parts, strings.Join(urls, " "))

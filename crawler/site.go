@@ -935,7 +935,7 @@ func (b *siteBuilder) build(facts *crawlFacts) *SiteReport {
 	rep.SiteFindings = capPerID(site, b.maxSiteFindings, "siteFindings.", &rep.Truncated)
 	r.link.adjustGroups(rep.Findings)
 	rep.Muted = r.mutedList()
-	rep.FindingCounts = countFindings(rep.Findings)
+	rep.FindingCounts = CountFindings(rep.Findings)
 	rep.Score.Counts = rep.FindingCounts.Checks
 	rep.LinkFindings = r.link.full
 	if rep.LinkFindings == nil {
@@ -974,9 +974,9 @@ func (b *siteBuilder) build(facts *crawlFacts) *SiteReport {
 	return rep
 }
 
-// countFindings counts the findings of groups per severity (see
+// CountFindings counts the findings of groups per severity (see
 // FindingCounts).
-func countFindings(groups []FindingGroup) FindingCounts {
+func CountFindings(groups []FindingGroup) FindingCounts {
 	var c FindingCounts
 	for _, g := range groups {
 		switch g.Severity {

@@ -2,12 +2,14 @@ package dashboard_test
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -97,7 +99,21 @@ func largeReport(n int) *crawler.SiteReport {
 			}
 		}
 		rep.Findings = append(rep.Findings, crawler.FindingGroup{ID: f.id, Severity: f.sev, Scope: seo.ScopePage,
-			Count: count[f.id], Pages: count[f.id], Message: f.msg, Examples: ex})
+			Count: count[f.id], Pages: count[f.id], Message: f.msg, Examples: ex,
+			Priority: seo.Priority(f.sev, seo.SiteReach(count[f.id], n), false)})
+	}
+	// A template issue: every page lacks a Content-Security-Policy.
+	rep.Findings = append(rep.Findings, crawler.FindingGroup{ID: "security.csp_missing", Severity: seo.Notice, Scope: seo.ScopePage,
+		Count: n, Pages: n, Message: "No Content-Security-Policy restricts what the page may load.", Template: true,
+		Examples: []string{rep.Pages[0].URL}, Priority: seo.Priority(seo.Notice, 1, true)})
+	slices.SortStableFunc(rep.Findings, func(a, b crawler.FindingGroup) int { return cmp.Compare(b.Priority, a.Priority) })
+	rep.FindingCounts = crawler.CountFindings(rep.Findings)
+	rep.Score.Counts = rep.FindingCounts.Checks
+	for i := range 40 {
+		depth := 3
+		rep.NotFetched = append(rep.NotFetched, crawler.NotFetchedURL{
+			URL: fmt.Sprintf("https://big-shop.example/account/orders-%d?session=%030d", i, i), Reason: "robots_blocked",
+			Depth: &depth, FoundOn: rep.Pages[i].URL})
 	}
 	return rep
 }
