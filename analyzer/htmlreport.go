@@ -20,14 +20,9 @@ import (
 var reportHTML string
 
 var reportTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
-	"when": func(t time.Time) string {
-		if t.IsZero() {
-			return "-"
-		}
-		return t.UTC().Format("2006-01-02 15:04 MST")
-	},
+	"when":  htmltable.When,
 	"ms":    func(d time.Duration) int64 { return d.Milliseconds() },
-	"bytes": byteSize,
+	"bytes": htmltable.ByteSize,
 	"yesno": func(b bool) string {
 		if b {
 			return "yes"
@@ -43,8 +38,7 @@ var reportTemplate = template.Must(template.New("report").Funcs(template.FuncMap
 // crawler's site report; a server that serves the report adds the
 // directives a <meta> policy cannot carry (sandbox allow-scripts,
 // frame-ancestors).
-var HTMLReportPolicy = "default-src 'none'; script-src " + htmltable.ScriptHash +
-	"; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
+var HTMLReportPolicy = htmltable.ReportPolicy
 
 // Tables of the HTML page report; a column is one line.
 var (
@@ -267,15 +261,4 @@ func (r *Report) WriteHTML(w io.Writer) error {
 		return fmt.Errorf("analyzer: write html report: %w", err)
 	}
 	return nil
-}
-
-// byteSize formats n bytes for people: "1.2 MB", "3.4 KB", "512 B".
-func byteSize(n int64) string {
-	switch {
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
 }

@@ -22,12 +22,7 @@ var reportHTML string
 
 var reportTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
 	"sevClass": func(s seo.Severity) string { return s.String() },
-	"when": func(t time.Time) string {
-		if t.IsZero() {
-			return "-"
-		}
-		return t.UTC().Format("2006-01-02 15:04 MST")
-	},
+	"when":     htmltable.When,
 }).Parse(reportHTML))
 
 // HTMLReportPolicy is the Content-Security-Policy of the HTML report, which
@@ -35,8 +30,7 @@ var reportTemplate = template.Must(template.New("report").Funcs(template.FuncMap
 // styles only, no other resource. A server that serves the report adds
 // the directives a <meta> policy cannot carry (sandbox allow-scripts,
 // frame-ancestors).
-var HTMLReportPolicy = "default-src 'none'; script-src " + htmltable.ScriptHash +
-	"; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
+var HTMLReportPolicy = htmltable.ReportPolicy
 
 // topFindings is the number of finding groups the report's summary names.
 const topFindings = 5

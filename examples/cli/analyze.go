@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/seokit/seokit/analyzer"
+	"github.com/seokit/seokit/internal/htmltable"
 	"github.com/seokit/seokit/seo"
 )
 
@@ -132,7 +133,7 @@ func printReport(w io.Writer, rep *analyzer.Report, verbose bool) {
 	if rep.Status == 0 {
 		status = "no response"
 	}
-	fmt.Fprintf(w, "status %s, %d ms, %s\n\n", status, rep.Timings.Total.Milliseconds(), byteSize(rep.Sizes.HTML))
+	fmt.Fprintf(w, "status %s, %d ms, %s\n\n", status, rep.Timings.Total.Milliseconds(), htmltable.ByteSize(rep.Sizes.HTML))
 	c := seo.PageScore(rep.Findings).Counts
 	score := "No score (" + rep.ScoreReason + ")"
 	if rep.Score != nil {
@@ -360,14 +361,4 @@ func evidenceLine(ev seo.Evidence) string {
 		parts = append(parts, ev.Detail)
 	}
 	return clean(strings.Join(parts, "  "))
-}
-
-func byteSize(n int64) string {
-	switch {
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
 }

@@ -12,6 +12,7 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"time"
 	"unicode/utf8"
 )
 
@@ -98,6 +99,34 @@ type Table struct {
 
 // DefaultPageSize is the PageSize of a Table that sets none.
 const DefaultPageSize = 100
+
+// ReportPolicy is the Content-Security-Policy of a self-contained HTML
+// report built on these tables (the site report, the page report), which
+// the report also declares in a <meta> element: its own inline script
+// (allowed by ScriptHash) and styles only, no other resource. A server
+// that serves a report adds the directives a <meta> policy cannot carry
+// (sandbox allow-scripts, frame-ancestors).
+var ReportPolicy = "default-src 'none'; script-src " + ScriptHash +
+	"; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
+
+// When formats a report's time for people, in UTC ("-" for the zero time).
+func When(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return t.UTC().Format("2006-01-02 15:04 MST")
+}
+
+// ByteSize formats n bytes for people: "1.2 MB", "3.4 KB", "512 B".
+func ByteSize(n int64) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}
 
 // Data returns the rows of tables as the JSON object of a <script
 // type="application/json" id="rt-data"> block. The JSON escapes <, > and
