@@ -77,7 +77,7 @@
 // parsed}} and the finding content.document_too_large.
 //
 // The working set is a part per body byte plus the parsed elements;
-// [EstimateMemory] gives the peak for a body size (about 160 MB at the
+// [EstimateMemory] gives the peak for a body size (about 170 MB at the
 // 15 MiB fetch cap), measured on pages of dense links, images, headings,
 // text and bare elements. [Options.Memory]
 // reserves that estimate from a shared budget before parsing and releases

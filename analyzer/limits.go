@@ -31,16 +31,18 @@ const (
 	// parsed elements (bare <p>, 75.3x in all at the budget, with a
 	// third more as headroom for the garbage collector's timing), and
 	// estimateBytesPerElement the most one parsed element costs beyond
-	// its bytes (dense links: 117.8 MB at the cap, with 100,000 parsed).
+	// its bytes (dense links: 117.8 MB at the cap, with 100,000 parsed;
+	// 94.3 MB for a 2.5 MB page of them at the budget, about 810 bytes an
+	// element, with a tenth more as headroom).
 	estimateDenseBytesPerBodyByte = 100
-	estimateBytesPerElement       = 800
+	estimateBytesPerElement       = 900
 )
 
 // EstimateMemory returns the bytes an analysis of a body of bodyBytes
 // holds at its peak with the default element budget: 1 MiB, plus 5 bytes
 // per body byte, plus the parsed elements' part, 100 bytes per body byte up
-// to 800 bytes for each of DefaultMaxElements elements. That is about
-// 160 MB for a page at seo.DefaultMaxBodyBytes and 11.5 MB for a 100 KB
+// to 900 bytes for each of DefaultMaxElements elements. That is about
+// 170 MB for a page at seo.DefaultMaxBodyBytes and 11.5 MB for a 100 KB
 // page. The constants come from the worst peak-RSS growth measured by
 // BenchmarkAnalyzeWorstCase (117.8 MB for a 15 MiB page of dense links,
 // 75.3x the body for a 300 KB page of bare <p>), rounded up;
