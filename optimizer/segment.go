@@ -91,12 +91,20 @@ func newDoc(p *profile, c *canceler) *doc {
 // newWord computes the language data of a surface form.
 func (d *doc) newWord(surface string) word {
 	t := word{surface: surface}
-	t.lower = lowerWord(surface)
+	// A "word" longer than maxWordBytes is not language: its forms and
+	// syllables are read from its first maxWordBytes, so that one 10 MiB
+	// run of letters costs no more than a long word (its length in runes
+	// and letters still counts in full).
+	t.lower = lowerWord(prefix(surface, maxWordBytes))
 	t.core = stripClitics(d.p.code, t.lower)
 	t.key = d.st.key(t.core)
 	t.stop = d.p.stopwords[t.core] || d.p.stopwords[t.lower]
 	n, rn := 0, 0
-	for _, r := range t.core {
+	counted := t.core
+	if len(surface) > maxWordBytes {
+		counted = surface
+	}
+	for _, r := range counted {
 		rn++
 		if r < utf8.RuneSelf {
 			if ('a' <= r && r <= 'z') || ('A' <= r && r <= 'Z') {
@@ -112,6 +120,21 @@ func (d *doc) newWord(surface string) word {
 		t.syl = int16(min(d.p.syllables(t.core), 1<<14))
 	}
 	return t
+}
+
+// maxWordBytes is the longest word whose forms are computed in full; see
+// newWord.
+const maxWordBytes = 1024
+
+// prefix returns s cut to at most n bytes at a rune boundary.
+func prefix(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 // intern returns the vocabulary index of a surface form, adding it while
