@@ -189,7 +189,11 @@ func printSiteReport(w io.Writer, rep *crawler.SiteReport, verbose bool) {
 					examples[i] = ellipsis(g.Examples[i], maxExampleChars)
 				}
 			}
-			fmt.Fprintf(w, "  %-40s %5d on %d URLs  %s\n", clean(g.ID), g.Count, g.Pages, clean(strings.Join(examples, " ")))
+			where := fmt.Sprintf("on %d URLs", g.Pages)
+			if g.Template {
+				where = "on every page (template)"
+			}
+			fmt.Fprintf(w, "  %-40s %5d %s  %s\n", clean(g.ID), g.Count, where, clean(strings.Join(examples, " ")))
 		}
 	}
 	printMuted(w, rep.Muted)
