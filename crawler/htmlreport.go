@@ -185,7 +185,7 @@ func (r *SiteReport) Tables() (*ReportTables, error) {
 	for _, g := range r.Findings {
 		reach := ""
 		if g.Template {
-			reach = "template: every analysed page"
+			reach = "template issue: every analysed page has it"
 		}
 		t.Findings.Rows = append(t.Findings.Rows, htmltable.Row{
 			"priority": g.Priority, "severity": g.Severity.String(), "id": g.ID, "message": g.Message,

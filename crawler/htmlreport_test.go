@@ -53,6 +53,9 @@ func TestWriteHTML(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := buf.String()
+	if i := strings.Index(out, `">0x`); i >= 0 || strings.Contains(out, "&lt;nil&gt;") {
+		t.Errorf("the report shows a pointer instead of a value: %q", out[max(i, 0):min(max(i, 0)+80, len(out))])
+	}
 
 	t.Run("crawled text is escaped", func(t *testing.T) {
 		for _, raw := range []string{"<script>alert(1)</script>", "</script><script>", "<!-- "} {

@@ -191,7 +191,7 @@ func printSiteReport(w io.Writer, rep *crawler.SiteReport, verbose bool) {
 			}
 			where := fmt.Sprintf("on %d URLs", g.Pages)
 			if g.Template {
-				where = "on every page (template)"
+				where += ", every analysed page (template)"
 			}
 			fmt.Fprintf(w, "  %-40s %5d %s  %s\n", clean(g.ID), g.Count, where, clean(strings.Join(examples, " ")))
 		}

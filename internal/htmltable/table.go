@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"html/template"
 	"maps"
+	"reflect"
 	"slices"
 	"strconv"
 	"time"
@@ -328,6 +329,13 @@ func cellText(c Column, v any) string {
 		return cellText(c, float64(x))
 	case bool:
 		return strconv.FormatBool(x)
+	}
+	// A pointer (a nullable *int score or depth) is its value, or null.
+	if rv := reflect.ValueOf(v); rv.Kind() == reflect.Pointer {
+		if rv.IsNil() {
+			return null
+		}
+		return cellText(c, rv.Elem().Interface())
 	}
 	return fmt.Sprint(v)
 }

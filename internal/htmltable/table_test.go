@@ -58,3 +58,33 @@ func TestHTMLFirstPage(t *testing.T) {
 		t.Error("rows past the first page rendered")
 	}
 }
+
+// TestCellTextPointers checks that nullable values (a *int score or depth)
+// show as their value or the column's null text, never as an address.
+func TestCellTextPointers(t *testing.T) {
+	seven, half := 7, 0.5
+	tests := []struct {
+		c    Column
+		v    any
+		want string
+	}{
+		{Column{Kind: Num}, &seven, "7"},
+		{Column{Kind: Num, Digits: 1}, &half, "0.5"},
+		{Column{Kind: Num, Null: "not linked"}, (*int)(nil), "not linked"},
+		{Column{Kind: Num}, (*int)(nil), "—"},
+		{Column{Kind: Num}, nil, "—"},
+	}
+	for _, tt := range tests {
+		if got := cellText(tt.c, tt.v); got != tt.want {
+			t.Errorf("cellText(%+v, %#v) = %q, want %q", tt.c, tt.v, got, tt.want)
+		}
+	}
+	tbl := &Table{Name: "p", Columns: []Column{{Key: "score", Label: "Score", Kind: Num}}, Rows: []Row{{"score": &seven}, {"score": (*int)(nil)}}}
+	h, err := tbl.HTML()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(h), "0x") || strings.Contains(string(h), "nil") {
+		t.Errorf("first page shows a pointer: %s", h)
+	}
+}
