@@ -234,6 +234,17 @@ func TestReports(t *testing.T) {
 			}
 		}
 	})
+	t.Run("nothing checked", func(t *testing.T) {
+		resp := a.call("GET", "/v1/reports?domain=nothing-checked.example&start=2026-11-01&end=2026-11-02", a.key, "")
+		wantStatus(t, resp, 200)
+		var rep struct {
+			Metrics map[string]any `json:"metrics"`
+		}
+		readJSON(t, resp, &rep)
+		if v, ok := rep.Metrics["visibility"]; !ok || v != nil || rep.Metrics["visibilityReason"] == nil {
+			t.Errorf("visibility %v reason %v, want null with a reason", v, rep.Metrics["visibilityReason"])
+		}
+	})
 	for _, tc := range []struct{ name, query, field string }{
 		{"bad start", "domain=example.com&start=2026-13-01&end=2026-11-02", "start"},
 		{"start not a date", "domain=example.com&start=yesterday&end=2026-11-02", "start"},

@@ -43,6 +43,14 @@
 // says which weights were used. Metrics.Visibility is the value on the end
 // date; Rankings.Daily has it per day.
 //
+// A figure computed from no checked data is nil, never 0: Visibility when
+// no keyword in the score was checked (Metrics.VisibilityReason says why),
+// AveragePosition when none ranks (Rankings.AveragePositionReason),
+// AveragePositionAll when nothing was checked, and the traffic estimates
+// when no keyword with a known volume was checked (TrafficMetrics.Method).
+// A day's Visibility and EstimatedClicks are nil before any series they
+// cover was observed. 0 means measured: checked and not ranked.
+//
 // # Rankings
 //
 // Tracked counts the series tracked now or observed in the range; Checked

@@ -28,7 +28,7 @@ func ExampleBuilder_Build() {
 		panic(err)
 	}
 	r := rep.Metrics.Rankings
-	fmt.Printf("visibility %.2f (%s weights, %s)\n", rep.Metrics.Visibility, rep.Metrics.VisibilityWeights, rep.Metrics.CTRModel)
+	fmt.Printf("visibility %.2f (%s weights, %s)\n", *rep.Metrics.Visibility, rep.Metrics.VisibilityWeights, rep.Metrics.CTRModel)
 	fmt.Printf("ranked %d, top 3 %d, improved %d, new %d, average position %.1f\n", r.Ranked, r.Top3, r.Improved, r.New, *r.AveragePosition)
 	fmt.Printf("estimated monthly clicks %.1f\n", *rep.Metrics.Traffic.EstimatedMonthlyClicks)
 	// 100 * (1000*18.7% + 500*1.9%) / (1500*39.8%) = 32.91

@@ -37,6 +37,14 @@ var reportTemplate = template.Must(template.New("report").Funcs(template.FuncMap
 		}
 		return strconv.FormatFloat(*p, 'f', 1, 64)
 	},
+	// measured shows a figure with places decimals, or "not measured"
+	// when it was computed from nothing.
+	"measured": func(p *float64, places int) string {
+		if p == nil {
+			return notMeasured
+		}
+		return strconv.FormatFloat(*p, 'f', places, 64)
+	},
 	"int": func(p *int) string {
 		if p == nil {
 			return "-"
@@ -59,6 +67,9 @@ var reportTemplate = template.Must(template.New("report").Funcs(template.FuncMap
 		return strconv.FormatFloat(*p, 'f', -1, 64)
 	},
 }).Parse(reportHTML))
+
+// notMeasured is shown in place of a figure computed from nothing.
+const notMeasured = "not measured"
 
 // HTMLOptions configures WriteHTML. The zero value is usable.
 type HTMLOptions struct {
@@ -200,7 +211,7 @@ func WriteHTML(w io.Writer, r *Report, opts *HTMLOptions) error {
 	maxRanked := 1.0
 	for i, d := range rk.Daily {
 		dates[i] = d.Date
-		vis[i] = ptr(d.Visibility)
+		vis[i] = d.Visibility
 		ranked[i], top10[i] = ptr(float64(d.Ranked)), ptr(float64(d.Top10))
 		maxRanked = max(maxRanked, float64(d.Ranked))
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/seokit/seokit/rankings"
 	"github.com/seokit/seokit/reports"
 )
 
@@ -75,5 +76,34 @@ func TestWriteHTMLMeasuredAndEmpty(t *testing.T) {
 	}
 	if err := reports.WriteHTML(&buf, &reports.Report{}, nil); err == nil {
 		t.Error("a report without metrics was written")
+	}
+}
+
+// TestWriteHTMLNotMeasured: a report of keywords never checked shows
+// "not measured" with the reason, not a visibility of 0.00.
+func TestWriteHTMLNotMeasured(t *testing.T) {
+	st := &memStore{}
+	st.tracked = []rankings.Tracked{{Domain: "example.com", Keyword: "a", Locale: enUS, Device: rankings.Desktop, AddedAt: date("2025-12-31")}}
+	rep, err := reports.New(st, sampleVolumes(), &reports.Options{Now: fixedNow}).
+		Build(context.Background(), "example.com", date("2026-01-01"), date("2026-01-03"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := reports.WriteHTML(&buf, rep, nil); err != nil {
+		t.Fatal(err)
+	}
+	page := buf.String()
+	for _, want := range []string{
+		`<div class="num">not measured</div><div class="lbl">Visibility / 100 (no keyword checked in the range)`,
+		`<div class="num">not measured</div><div class="lbl">Average position (ranked): no keyword checked in the range`,
+		"Monthly clicks</dt><dd>not measured",
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	if strings.Contains(page, ">0.00<") {
+		t.Error("page shows a visibility of 0.00")
 	}
 }

@@ -87,8 +87,11 @@ type Report struct {
 type Metrics struct {
 	// Visibility is 0-100 on the end date: 100 * sum(w*CTR(pos)) /
 	// sum(w*CTR(1)) over the keywords observed by then (see the package
-	// documentation).
-	Visibility float64 `json:"visibility"`
+	// documentation); nil when no keyword in the score was checked, with
+	// VisibilityReason saying why. 0 means checked and invisible.
+	Visibility *float64 `json:"visibility"`
+	// VisibilityReason says why Visibility is nil; "" when it is set.
+	VisibilityReason string `json:"visibilityReason,omitempty"`
 	// VisibilityWeights is WeightVolume or WeightEqual: the weights
 	// actually used.
 	VisibilityWeights string `json:"visibilityWeights"`
@@ -139,6 +142,9 @@ type Rankings struct {
 	// series without a position in the top 100 as 100 (Semrush's method);
 	// nil when nothing was checked.
 	AveragePositionAll *float64 `json:"averagePositionAll"`
+	// AveragePositionReason says why AveragePosition (and, when nothing
+	// was checked, AveragePositionAll) is nil; "" when it is set.
+	AveragePositionReason string `json:"averagePositionReason,omitempty"`
 	// AveragePositionMethod explains both averages.
 	AveragePositionMethod string `json:"averagePositionMethod"`
 	// Improved, Declined and Unchanged compare the last observation in
@@ -165,11 +171,15 @@ type Day struct {
 	Ranked int `json:"ranked"`
 	Top3   int `json:"top3"`
 	Top10  int `json:"top10"`
-	// AveragePosition is over the series ranked that day.
+	// AveragePosition is over the series ranked that day; nil when none
+	// ranks.
 	AveragePosition *float64 `json:"averagePosition"`
-	Visibility      float64  `json:"visibility"`
+	// Visibility is that day's score; nil when no series in the score was
+	// known that day.
+	Visibility *float64 `json:"visibility"`
 	// EstimatedClicks is volume/30.4 * CTR(position) summed over the
-	// series with a known volume: an estimate.
+	// series with a known volume: an estimate; nil when no such series
+	// was known that day.
 	EstimatedClicks *float64 `json:"estimatedClicks,omitempty"`
 }
 
@@ -216,10 +226,12 @@ type TrafficMetrics struct {
 	// measured.
 	Estimated bool `json:"estimated"`
 	// EstimatedMonthlyClicks is sum(volume * CTR(position on the end
-	// date)) over keywords with a known volume; nil without volumes.
+	// date)) over keywords with a known volume; nil when no keyword with a
+	// known volume was checked (Method says why).
 	EstimatedMonthlyClicks *float64 `json:"estimatedMonthlyClicks"`
 	// EstimatedClicks is the range total: sum over days of
-	// volume/30.4 * CTR(position that day); nil without volumes.
+	// volume/30.4 * CTR(position that day); nil when EstimatedMonthlyClicks
+	// is.
 	EstimatedClicks *float64 `json:"estimatedClicks"`
 	// CTRModel names the curve.
 	CTRModel string `json:"ctrModel"`
@@ -667,6 +679,7 @@ func compute(all []*series, s, e time.Time, c *Curve, weighting string, bo Build
 	visNum := make([]float64, n)
 	visDen := make([]float64, n)
 	clicks := make([]float64, n)
+	knownVol := make([]int, n) // series with a known volume known that day
 
 	// Traffic per keyword and locale: volumes are per keyword and locale,
 	// so the series of several devices share the volume: each series'
@@ -753,6 +766,7 @@ func compute(all []*series, s, e time.Time, c *Curve, weighting string, bo Build
 			}
 			if perDay > 0 {
 				clicks[d] += perDay * ctr
+				knownVol[d]++
 			}
 		}
 		// End-date figures.
@@ -811,8 +825,13 @@ func compute(all []*series, s, e time.Time, c *Curve, weighting string, bo Build
 		row.status = string(mv)
 	}
 	r.Tracked = len(all)
-	if r.Ranked > 0 {
+	switch {
+	case r.Ranked > 0:
 		r.AveragePosition = ptr(round(posSum/float64(r.Ranked), 2))
+	case r.Checked > 0:
+		r.AveragePositionReason = "no keyword ranked on the end date"
+	default:
+		r.AveragePositionReason = noneChecked(r.Tracked)
 	}
 	if r.Checked > 0 {
 		r.AveragePositionAll = ptr(round(posAllSum/float64(r.Checked), 2))
@@ -828,7 +847,7 @@ func compute(all []*series, s, e time.Time, c *Curve, weighting string, bo Build
 			dd.AveragePosition = ptr(round(sumPos[d]/float64(ranked[d]), 2))
 		}
 		if visDen[d] > 0 {
-			dd.Visibility = round(100*visNum[d]/visDen[d], 2)
+			dd.Visibility = ptr(round(100*visNum[d]/visDen[d], 2))
 		}
 	}
 	m.Visibility = r.Daily[n-1].Visibility
@@ -855,13 +874,24 @@ func compute(all []*series, s, e time.Time, c *Curve, weighting string, bo Build
 		}
 	}
 
-	// Traffic estimate.
-	if devices == nil {
-		tr.Method = "no traffic estimate: no keyword volume known"
-		if tr.VolumeError != "" {
-			tr.Method = "no traffic estimate: the volume source failed"
+	if m.Visibility == nil {
+		switch {
+		case r.Checked == 0:
+			m.VisibilityReason = noneChecked(r.Tracked)
+		default: // checked series, none of them with a known volume
+			m.VisibilityReason = "no keyword with a known volume checked in the range"
 		}
-	} else {
+	}
+
+	// Traffic estimate.
+	switch {
+	case devices == nil && tr.VolumeError != "":
+		tr.Method = "no traffic estimate: the volume source failed"
+	case devices == nil:
+		tr.Method = "no traffic estimate: no keyword volume known"
+	case len(devices) == 0:
+		tr.Method = "no traffic estimate: no keyword with a known volume checked in the range"
+	default:
 		for _, v := range clicks {
 			totalClicks += v
 		}
@@ -871,7 +901,9 @@ func compute(all []*series, s, e time.Time, c *Curve, weighting string, bo Build
 		tr.Method = "estimate: monthly clicks = sum(volume * CTR(position on the end date)); range clicks = sum over days of volume / 30.4 * CTR(position that day); " +
 			"CTR from " + c.Name + "; keywords without a known volume are left out; several devices of one keyword share its volume (their CTRs are averaged over the devices observed in the range)"
 		for d := range r.Daily {
-			r.Daily[d].EstimatedClicks = ptr(round(clicks[d], 1))
+			if knownVol[d] > 0 {
+				r.Daily[d].EstimatedClicks = ptr(round(clicks[d], 1))
+			}
 		}
 	}
 
@@ -922,6 +954,15 @@ func compute(all []*series, s, e time.Time, c *Curve, weighting string, bo Build
 		}
 	}
 	return m
+}
+
+// noneChecked is the reason a figure is nil when no series of the
+// tracked ones was checked in the range.
+func noneChecked(tracked int) string {
+	if tracked == 0 {
+		return "no keyword tracked or checked in the range"
+	}
+	return "no keyword checked in the range"
 }
 
 // rowInfo is what compute keeps of a series for its KeywordRow: positions

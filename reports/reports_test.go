@@ -101,9 +101,10 @@ func TestBuildRankings(t *testing.T) {
 	}
 	for i, w := range wantDays {
 		d := r.Daily[i]
-		if d.Known != w.known || d.Ranked != w.ranked || d.Top3 != w.top3 || d.Top10 != w.top10 || d.Visibility != w.vis {
+		if d.Known != w.known || d.Ranked != w.ranked || d.Top3 != w.top3 || d.Top10 != w.top10 {
 			t.Errorf("day %s = %+v, want %+v", d.Date, d, w)
 		}
+		near(t, "day visibility "+d.Date, d.Visibility, w.vis)
 		near(t, "day average "+d.Date, d.AveragePosition, w.avg)
 	}
 
@@ -167,8 +168,9 @@ func TestVisibility(t *testing.T) {
 				t.Fatal(err)
 			}
 			m := rep.Metrics
-			if m.Visibility != c.want || m.VisibilityWeights != c.weights {
-				t.Errorf("visibility %v %s, want %v %s", m.Visibility, m.VisibilityWeights, c.want, c.weights)
+			near(t, "visibility", m.Visibility, c.want)
+			if m.VisibilityWeights != c.weights || m.VisibilityReason != "" {
+				t.Errorf("visibility weights %s reason %q, want %s and none", m.VisibilityWeights, m.VisibilityReason, c.weights)
 			}
 			m.VisibilityBasis.Method = ""
 			if m.VisibilityBasis != c.basis {
@@ -284,9 +286,7 @@ func TestVolumeBatchesAndFailure(t *testing.T) {
 		t.Errorf("rows %d of %d, want 10 of 2500", len(rep.Metrics.Rankings.Keywords), rep.Metrics.Rankings.KeywordsTotal)
 	}
 	// kw 0000 at position 1 with the only volume: visibility 100.
-	if rep.Metrics.Visibility != 100 {
-		t.Errorf("visibility %v, want 100", rep.Metrics.Visibility)
-	}
+	near(t, "visibility", rep.Metrics.Visibility, 100)
 
 	failing := &volumes{err: fmt.Errorf("dataforseo: timeout: %w", seo.ErrUnavailable)}
 	rep, err = reports.New(sample(), failing, &reports.Options{Now: fixedNow}).Build(context.Background(), "example.com", date("2026-01-01"), date("2026-01-03"), nil)
@@ -480,4 +480,89 @@ func TestSeriesEdges(t *testing.T) {
 	if rep.Domain != "example.com" {
 		t.Errorf("domain %q, want example.com (www. dropped as the store keys it)", rep.Domain)
 	}
+}
+
+// TestNothingMeasured: a figure computed from no checked data is nil with
+// a reason, never 0; 0 stays where 0 was measured.
+func TestNothingMeasured(t *testing.T) {
+	never := func() *memStore { // tracked, never checked (no SERP source)
+		st := &memStore{}
+		for _, k := range []string{"a", "b"} {
+			st.tracked = append(st.tracked, rankings.Tracked{Domain: "example.com", Keyword: k, Locale: enUS, Device: rankings.Desktop, AddedAt: date("2025-12-31")})
+		}
+		return st
+	}
+	notRanked := &memStore{obs: []rankings.Observation{obs("a", "2026-01-01", nil)}}
+	late := &memStore{obs: []rankings.Observation{obs("a", "2026-01-03", pos(4))}}
+	noVolumeChecked := &memStore{obs: []rankings.Observation{obs("c", "2026-01-01", pos(2))}}
+	noVolumeChecked.tracked = never().tracked // a and b have volumes, never checked
+	cases := []struct {
+		name       string
+		st         *memStore
+		vol        *volumes
+		vis        *float64 // nil: not measured
+		visReason  string
+		avgReason  string
+		avgAll     bool
+		traffic    bool   // an estimate exists
+		trafficWhy string // in Method when it does not
+		nilDays    int    // leading days without visibility
+	}{
+		{"never checked", never(), nil, nil, "no keyword checked in the range", "no keyword checked in the range", false, false, "no keyword volume known", 3},
+		{"never checked with volumes", never(), sampleVolumes(), nil, "no keyword checked in the range", "no keyword checked in the range", false, false, "no keyword with a known volume checked", 3},
+		{"nothing tracked", &memStore{}, nil, nil, "no keyword tracked or checked in the range", "no keyword tracked or checked in the range", false, false, "no keyword volume known", 3},
+		{"checked, not ranked: 0 measured", notRanked, sampleVolumes(), pos(0), "", "no keyword ranked on the end date", true, true, "", 0},
+		{"checked on the last day only", late, nil, pos(18.09), "", "", true, false, "no keyword volume known", 2},
+		{"only keywords without volume checked", noVolumeChecked, sampleVolumes(), nil, "no keyword with a known volume checked in the range", "", true, false, "no keyword with a known volume checked", 3},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var vol reports.Volumes
+			if c.vol != nil {
+				vol = c.vol
+			}
+			rep, err := reports.New(c.st, vol, &reports.Options{Now: fixedNow}).Build(context.Background(), "example.com", date("2026-01-01"), date("2026-01-03"), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := rep.Metrics
+			if c.vis == nil {
+				if m.Visibility != nil || m.VisibilityReason != c.visReason {
+					t.Errorf("visibility %v reason %q, want nil and %q", deref(m.Visibility), m.VisibilityReason, c.visReason)
+				}
+			} else {
+				near(t, "visibility", m.Visibility, *c.vis)
+				if m.VisibilityReason != "" {
+					t.Errorf("visibility reason %q with a value", m.VisibilityReason)
+				}
+			}
+			r := m.Rankings
+			if (r.AveragePosition == nil) != (c.avgReason != "") || r.AveragePositionReason != c.avgReason {
+				t.Errorf("averagePosition %v reason %q, want reason %q", deref(r.AveragePosition), r.AveragePositionReason, c.avgReason)
+			}
+			if (r.AveragePositionAll != nil) != c.avgAll {
+				t.Errorf("averagePositionAll %v, want set: %v", deref(r.AveragePositionAll), c.avgAll)
+			}
+			tr := m.Traffic
+			if (tr.EstimatedMonthlyClicks != nil) != c.traffic || (tr.EstimatedClicks != nil) != c.traffic ||
+				(!c.traffic && !strings.Contains(tr.Method, c.trafficWhy)) {
+				t.Errorf("traffic monthly %v range %v method %q", deref(tr.EstimatedMonthlyClicks), deref(tr.EstimatedClicks), tr.Method)
+			}
+			for i, d := range r.Daily {
+				if (d.Visibility == nil) != (i < c.nilDays) {
+					t.Errorf("day %s visibility %v, want nil: %v", d.Date, deref(d.Visibility), i < c.nilDays)
+				}
+				if c.traffic != (d.EstimatedClicks != nil) {
+					t.Errorf("day %s estimated clicks %v", d.Date, deref(d.EstimatedClicks))
+				}
+			}
+		})
+	}
+}
+
+func deref(p *float64) any {
+	if p == nil {
+		return nil
+	}
+	return *p
 }

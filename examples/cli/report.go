@@ -192,10 +192,20 @@ func printPerformanceReport(w io.Writer, rep *reports.Report, trafficName string
 		fmt.Fprintf(w, " (asked until %s; clamped to today)", rep.RequestedEnd)
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintf(w, "Visibility    %.2f / 100 (%s weights, %d keywords, CTR curve %s)\n", m.Visibility, m.VisibilityWeights, m.VisibilityBasis.Keywords, m.CTRModel)
+	if m.Visibility != nil {
+		fmt.Fprintf(w, "Visibility    %.2f / 100 (%s weights, %d keywords, CTR curve %s)\n", *m.Visibility, m.VisibilityWeights, m.VisibilityBasis.Keywords, m.CTRModel)
+	} else {
+		fmt.Fprintf(w, "Visibility    not measured (%s)\n", m.VisibilityReason)
+	}
 	fmt.Fprintf(w, "Keywords      %d tracked, %d checked, %d ranked, %d not ranked, %d never checked\n", r.Tracked, r.Checked, r.Ranked, r.NotRanked, r.Unchecked)
 	fmt.Fprintf(w, "Top           3: %d   10: %d   20: %d   100: %d\n", r.Top3, r.Top10, r.Top20, r.Top100)
-	fmt.Fprintf(w, "Average pos.  %s (ranked only), %s (not ranked as 100)\n", fmtPos(r.AveragePosition), fmtPos(r.AveragePositionAll))
+	if r.AveragePosition != nil {
+		fmt.Fprintf(w, "Average pos.  %s (ranked only), %s (not ranked as 100)\n", fmtPos(r.AveragePosition), fmtPos(r.AveragePositionAll))
+	} else if r.AveragePositionAll != nil {
+		fmt.Fprintf(w, "Average pos.  not measured (%s), %s (not ranked as 100)\n", r.AveragePositionReason, fmtPos(r.AveragePositionAll))
+	} else {
+		fmt.Fprintf(w, "Average pos.  not measured (%s)\n", r.AveragePositionReason)
+	}
 	fmt.Fprintf(w, "Movement      %d improved, %d declined, %d unchanged, %d new, %d lost\n", r.Improved, r.Declined, r.Unchanged, r.New, r.Lost)
 	t := m.Traffic
 	if t.EstimatedMonthlyClicks != nil {

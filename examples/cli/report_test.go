@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/seokit/seokit/keywords"
+	"github.com/seokit/seokit/rankings"
+	"github.com/seokit/seokit/rankings/memstore"
 	"github.com/seokit/seokit/reports"
 )
 
@@ -118,8 +120,8 @@ func TestNewUserFlow(t *testing.T) {
 	}
 	// 100 * (9900*CTR(3.2) + 6600*CTR(14.5) + 1300*CTR(3) + 1900*CTR(9.1) + 2900*0) / (22600*CTR(1))
 	// = 100 * (950.4 + 31.35 + 132.6 + 35.53) / 8994.8
-	if rep.Metrics.Visibility != 12.78 || rep.Metrics.VisibilityWeights != "volume" {
-		t.Errorf("visibility %v (%s), want 12.78 (volume)", rep.Metrics.Visibility, rep.Metrics.VisibilityWeights)
+	if v := rep.Metrics.Visibility; v == nil || *v != 12.78 || rep.Metrics.VisibilityWeights != "volume" {
+		t.Errorf("visibility %v (%s), want 12.78 (volume)", v, rep.Metrics.VisibilityWeights)
 	}
 	if tr := rep.Metrics.Traffic; tr.EstimatedMonthlyClicks == nil || *tr.EstimatedMonthlyClicks != 1149.9 || !tr.Estimated {
 		t.Errorf("traffic %+v, want an estimate of 1149.9 clicks/month", tr)
@@ -135,6 +137,39 @@ func TestNewUserFlow(t *testing.T) {
 	code, out, _ = runCLI(t, "report", "-db", db, "-domain", "example.com", "-start", "2026-01-01", "-end", "2026-01-31")
 	if code != 0 || !strings.Contains(out, "Visibility    12.78 / 100") || !strings.Contains(out, "trail running shoes") {
 		t.Errorf("text report: %d\n%s", code, out)
+	}
+}
+
+// TestReportNotMeasured: tracked keywords never checked print "not
+// measured" with the reason, never a visibility or position of 0.
+func TestReportNotMeasured(t *testing.T) {
+	st := memstore.New(nil)
+	day := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	var ts []rankings.Tracked
+	for _, k := range []string{"green tea", "black tea"} {
+		ts = append(ts, rankings.Tracked{Domain: "example.com", Keyword: k, Device: rankings.Desktop, AddedAt: day})
+	}
+	if err := st.Track(context.Background(), ts); err != nil {
+		t.Fatal(err)
+	}
+	b := reports.New(st, nil, &reports.Options{Now: func() time.Time { return day.AddDate(0, 1, 0) }})
+	rep, err := b.Build(context.Background(), "example.com", day, day.AddDate(0, 0, 6), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	printPerformanceReport(&buf, rep, "")
+	out := buf.String()
+	for _, want := range []string{
+		"Visibility    not measured (no keyword checked in the range)",
+		"Average pos.  not measured (no keyword checked in the range)",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "0.00 / 100") {
+		t.Errorf("report shows a visibility of 0:\n%s", out)
 	}
 }
 

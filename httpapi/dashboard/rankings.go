@@ -45,7 +45,8 @@ type siteRow struct {
 // rankings.NewRanking as in the API and the command line.
 type entryRow struct {
 	Keyword, Locale, Device string
-	Status                  string // rankings.Status
+	Status                  string // rankings.Status, for the CSS class
+	StatusText              string // the state in words, as Ranking.Label words it
 	Latest                  string // rankings.Ranking.Label, with the day
 	Detail                  string // the reason or the provider's error
 }
@@ -283,7 +284,7 @@ func (d *Dashboard) latestStates(r *http.Request, rv *rankingsView, kws []string
 // stateRow shows a ranking's state: its label with the day it was
 // checked, and the reason or error.
 func stateRow(rk rankings.Ranking) entryRow {
-	e := entryRow{Status: string(rk.Status), Latest: rk.Label(), Detail: rk.Reason}
+	e := entryRow{Status: string(rk.Status), StatusText: statusText(rk.Status), Latest: rk.Label(), Detail: rk.Reason}
 	switch {
 	case rk.Status == rankings.StatusFailed:
 		e.Latest += " on " + rk.FailedAt.UTC().Format("2006-01-02")
@@ -295,6 +296,15 @@ func stateRow(rk rankings.Ranking) entryRow {
 		e.Latest += " on " + rk.CheckedAt.UTC().Format("2006-01-02")
 	}
 	return e
+}
+
+// statusText words a ranking status for people, as rankings.Ranking.Label
+// does: "ranked", "not ranked", "unchecked", "check failed".
+func statusText(s rankings.Status) string {
+	if s == rankings.StatusRanked {
+		return "ranked" // Label gives the position, shown beside
+	}
+	return rankings.Ranking{Status: s}.Label()
 }
 
 // splitKeywords splits the form's keywords: one per line, blank lines

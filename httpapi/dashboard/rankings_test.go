@@ -295,14 +295,17 @@ func TestRankingStates(t *testing.T) {
 	for _, want := range []string{
 		"No SERP provider is configured",
 		`<span class="rank-status ranked">ranked</span></td><td>4 on `,
-		`<span class="rank-status not_ranked">not_ranked</span></td><td>not ranked in the top 100 on `,
-		`<span class="rank-status failed">failed</span></td><td>check failed (last position 7) on `,
+		`<span class="rank-status not_ranked">not ranked</span></td><td>not ranked in the top 100 on `,
+		`<span class="rank-status failed">check failed</span></td><td>check failed (last position 7) on `,
 		"serpapi: quota exhausted",
 		`<span class="rank-status unchecked">unchecked</span></td><td>unchecked<br><span class="muted">not checked: no SERP source is configured`,
 	} {
 		if !strings.Contains(body, want) {
 			t.Errorf("rankings page lacks %q:\n%s", want, body)
 		}
+	}
+	if strings.Contains(body, ">not_ranked<") {
+		t.Error("rankings page shows the raw status not_ranked")
 	}
 	if strings.Contains(body, "no check in the last") {
 		t.Error("rankings page still says only \"no check in the last 90 days\"")
