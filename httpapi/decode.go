@@ -34,10 +34,20 @@ func decodeJSON(w http.ResponseWriter, r *http.Request, limit int64, v any) erro
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		e := decodeError(err, limit)
-		if ae, ok := e.(*Error); ok && strings.HasPrefix(ae.Message, "unknown field ") {
+		ae, ok := e.(*Error)
+		var te *json.UnmarshalTypeError
+		switch {
+		case !ok:
+		case strings.HasPrefix(ae.Message, "unknown field "):
 			if p := unknownFieldPath(body, reflect.TypeOf(v), ae.Field); p != "" {
 				ae.Field = p
 				ae.Message = "unknown field " + strconv.Quote(clip(p))
+			}
+		case errors.As(err, &te) && te.Field != "":
+			// The decoder names "ids" for a number in "ids": name the element.
+			if p := typeErrorPath(body, reflect.TypeOf(v), te.Field); p != "" && p != te.Field {
+				ae.Field = p
+				ae.Message = strings.Replace(ae.Message, te.Field, p, 1)
 			}
 		}
 		return e
@@ -190,4 +200,92 @@ func findUnknown(doc any, t reflect.Type, name, prefix string) string {
 		}
 	}
 	return ""
+}
+
+// typeErrorPath finds the path, with array indexes ("ids[3]",
+// "options.mute[0]"), of the first value under the dotted field path that
+// does not fit t's type there, walking the decoded body alongside t.
+func typeErrorPath(body []byte, t reflect.Type, field string) string {
+	var doc any
+	if json.Unmarshal(body, &doc) != nil {
+		return ""
+	}
+	return findMisfit(doc, t, strings.Split(field, "."), "")
+}
+
+func findMisfit(doc any, t reflect.Type, path []string, prefix string) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if len(path) == 0 {
+		if d, ok := doc.([]any); ok && (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) {
+			for i, v := range d {
+				if p := findMisfit(v, t.Elem(), nil, prefix+"["+strconv.Itoa(i)+"]"); p != "" {
+					return p
+				}
+			}
+			return ""
+		}
+		if !fitsJSON(doc, t) {
+			return prefix
+		}
+		return ""
+	}
+	switch d := doc.(type) {
+	case []any:
+		if t.Kind() != reflect.Slice && t.Kind() != reflect.Array {
+			return ""
+		}
+		for i, v := range d {
+			if p := findMisfit(v, t.Elem(), path, prefix+"["+strconv.Itoa(i)+"]"); p != "" {
+				return p
+			}
+		}
+	case map[string]any:
+		if t.Kind() != reflect.Struct {
+			return ""
+		}
+		for i := range t.NumField() {
+			f := t.Field(i)
+			tag, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if tag == "" {
+				tag = f.Name
+			}
+			if !f.IsExported() || tag == "-" || tag != path[0] {
+				continue
+			}
+			for k, v := range d {
+				if strings.EqualFold(k, tag) {
+					if prefix != "" {
+						k = prefix + "." + k
+					}
+					return findMisfit(v, f.Type, path[1:], k)
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// fitsJSON reports whether a decoded JSON value is of a JSON type that
+// decodes into t (null fits anything).
+func fitsJSON(v any, t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Interface:
+		return true
+	case reflect.String:
+		_, ok := v.(string)
+		return ok || v == nil
+	case reflect.Bool:
+		_, ok := v.(bool)
+		return ok || v == nil
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		f, ok := v.(float64)
+		return (ok && f == float64(int64(f))) || v == nil
+	case reflect.Float32, reflect.Float64:
+		_, ok := v.(float64)
+		return ok || v == nil
+	}
+	return true // objects, arrays and types with their own decoding: let them be
 }

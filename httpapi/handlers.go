@@ -23,6 +23,10 @@ type PageOptions struct {
 	Depth         string `json:"depth,omitempty"`
 	CheckLinks    bool   `json:"checkLinks,omitempty"`
 	AnalyzeMobile bool   `json:"analyzeMobile,omitempty"`
+	// SkipExternalLinks, with CheckLinks, requests no link target on
+	// another host: links.broken_external and links.redirect_external are
+	// turned off.
+	SkipExternalLinks bool `json:"skipExternalLinks,omitempty"`
 	// Mute lists check IDs or areas muted in this analysis, on top of the
 	// list stored for the URL's domain (PUT /v1/mutes/{domain}).
 	Mute []string `json:"mute,omitempty"`
@@ -43,7 +47,8 @@ func (s *Server) analyzePagePost(w http.ResponseWriter, r *http.Request) {
 	s.analyzePage(w, r, req)
 }
 
-// analyzePageGet serves GET /v1/analyze?url=&depth=&checkLinks=&analyzeMobile=.
+// analyzePageGet serves GET
+// /v1/analyze?url=&depth=&checkLinks=&analyzeMobile=&skipExternalLinks=&mute=.
 func (s *Server) analyzePageGet(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	req := PageRequest{URL: q.Get("url"), Options: PageOptions{Depth: q.Get("depth")}}
@@ -58,6 +63,10 @@ func (s *Server) analyzePageGet(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if req.Options.AnalyzeMobile, err = queryBool(r, "analyzeMobile"); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if req.Options.SkipExternalLinks, err = queryBool(r, "skipExternalLinks"); err != nil {
 		s.fail(w, r, err)
 		return
 	}
@@ -91,6 +100,9 @@ func (s *Server) analyzePage(w http.ResponseWriter, r *http.Request, req PageReq
 	o.Depth, o.CheckLinks, o.AnalyzeMobile = depth, req.Options.CheckLinks, req.Options.AnalyzeMobile
 	o.AllowPrivate = s.opts.AllowPrivate
 	o.Mute = unionIDs(o.Mute, pageMutes(mutes))
+	if req.Options.SkipExternalLinks {
+		o.Disable = unionIDs(o.Disable, []string{"links.broken_external", "links.redirect_external"})
+	}
 	// Admitted with a small reservation; the analyzer reserves by the
 	// body's size once it is fetched.
 	release, err := s.adm.admit(r.Context(), KindPage, principal(r.Context()).AccountID, pageBaseMemory, false)

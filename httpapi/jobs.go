@@ -188,14 +188,17 @@ func (s *Server) submitSite(ctx context.Context, accountID string, req SiteReque
 		}
 		req.Domain, req.URL = u.Host, u.String()
 	default:
-		if strings.Contains(req.Domain, "://") {
-			return nil, invalid("domain", "domain must be a domain name without scheme or path, such as example.com; send a start URL as url")
-		}
-		u, err := seo.ParseDomain(req.Domain)
+		u, err := siteDomain(req.Domain)
 		if err != nil {
+			if ae, ok := err.(*Error); ok && strings.Contains(req.Domain, "://") {
+				ae.Message += "; send a start URL as url"
+			}
 			return nil, err // "domain is empty" included
 		}
 		if u, err = s.checkSiteStart(ctx, "domain", u.String()); err != nil {
+			if ie, ok := seo.AsInputError(err); ok && ie.Value != "" {
+				ie.Value = req.Domain // what the client sent, not the URL made of it
+			}
 			return nil, err
 		}
 		req.Domain = u.Host
@@ -695,6 +698,47 @@ const (
 	maxHostLabel = 63
 )
 
+// checkHostName refuses a host name (not an IP address) longer than the
+// DNS allows or with an empty label; the error names field.
+func checkHostName(field, host string) error {
+	if net.ParseIP(host) != nil {
+		return nil
+	}
+	if len(host) > maxHostName {
+		return invalid(field, field+"'s host name is longer than "+strconv.Itoa(maxHostName)+" characters")
+	}
+	for l := range strings.SplitSeq(host, ".") {
+		if len(l) > maxHostLabel {
+			return invalid(field, field+"'s host name has a label longer than "+strconv.Itoa(maxHostLabel)+" characters")
+		}
+		if l == "" {
+			return invalid(field, field+"'s host name has an empty label")
+		}
+	}
+	return nil
+}
+
+// siteDomain validates the domain of a site analysis or a mute list: a
+// host name with an optional port, no scheme or path, within the DNS's
+// lengths. It returns the https URL of the domain's root; errors name
+// "domain" and echo what the client sent.
+func siteDomain(raw string) (*url.URL, error) {
+	if strings.Contains(raw, "://") {
+		return nil, invalid("domain", "domain must be a domain name without scheme or path, such as example.com")
+	}
+	u, err := seo.ParseDomain(raw)
+	if err != nil {
+		if ie, ok := seo.AsInputError(err); ok && ie.Value != "" {
+			ie.Value = raw // not the URL ParseDomain made of it
+		}
+		return nil, err
+	}
+	if err := checkHostName("domain", u.Hostname()); err != nil {
+		return nil, err
+	}
+	return u, nil
+}
+
 // checkSiteStart applies the page analyses' address policy to the start of
 // a site analysis: a well-formed host name, an allowed port, and a host
 // that is not, and does not resolve only to, a loopback, private or
@@ -708,19 +752,8 @@ func (s *Server) checkSiteStart(ctx context.Context, field, raw string) (*url.UR
 		}
 		return nil, err
 	}
-	host := u.Hostname()
-	if net.ParseIP(host) == nil {
-		if len(host) > maxHostName {
-			return nil, invalid(field, field+"'s host name is longer than "+strconv.Itoa(maxHostName)+" characters")
-		}
-		for l := range strings.SplitSeq(host, ".") {
-			if len(l) > maxHostLabel {
-				return nil, invalid(field, field+"'s host name has a label longer than "+strconv.Itoa(maxHostLabel)+" characters")
-			}
-			if l == "" {
-				return nil, invalid(field, field+"'s host name has an empty label")
-			}
-		}
+	if err := checkHostName(field, u.Hostname()); err != nil {
+		return nil, err
 	}
 	cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()

@@ -43,7 +43,7 @@ func (s *Server) getMutes(w http.ResponseWriter, r *http.Request) {
 }
 
 // putMutes serves PUT /v1/mutes/{domain}: it replaces the list; an empty
-// list unmutes everything.
+// list unmutes everything, a missing or null one is refused.
 func (s *Server) putMutes(w http.ResponseWriter, r *http.Request) {
 	domain, err := muteDomain(r.PathValue("domain"))
 	if err != nil {
@@ -53,6 +53,10 @@ func (s *Server) putMutes(w http.ResponseWriter, r *http.Request) {
 	var body MuteList
 	if err := decodeJSON(w, r, s.opts.MaxBodyBytes, &body); err != nil {
 		s.fail(w, r, err)
+		return
+	}
+	if body.IDs == nil {
+		s.fail(w, r, invalid("ids", "ids is required: send the check IDs and areas to mute, or [] to unmute everything"))
 		return
 	}
 	ids, err := s.SetMutes(r.Context(), principal(r.Context()).AccountID, domain, body.IDs)
@@ -102,14 +106,11 @@ func validateMutes(field string, ids []string) error {
 	return analyzer.ValidateIDs(field, ids, crawler.Catalog())
 }
 
-// muteDomain validates a domain as a site analysis does (a host name with
-// an optional port, no scheme or path) and returns its project key: the
-// lower-case host without a leading "www.".
+// muteDomain validates a domain as a site analysis does (see siteDomain)
+// and returns its project key: the lower-case host without a leading
+// "www.".
 func muteDomain(raw string) (string, error) {
-	if strings.Contains(raw, "://") || strings.Contains(raw, "/") {
-		return "", invalid("domain", "domain must be a domain name without scheme or path, such as example.com")
-	}
-	u, err := seo.ParseDomain(raw)
+	u, err := siteDomain(raw)
 	if err != nil {
 		return "", err
 	}
