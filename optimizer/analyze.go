@@ -628,15 +628,26 @@ func (a *analysis) finish() {
 			den += 9 * kpN[key] / k
 		}
 	}
+	r.SEOChecks, r.ReadabilityChecks = len(a.assessments)-int(readN), int(readN)
 	if den > 0 {
-		r.SEOScore = int(math.Round(100 * num / den))
+		s, by := capScore(int(math.Round(100*num/den)), a.findings, "seo")
+		r.SEOScore, r.SEOCappedBy, r.SEORating = &s, by, rating(s)
+	} else {
+		r.SEOReason = ReasonNoChecks
 	}
-	if readN > 0 {
-		r.ReadabilityScore = int(math.Round(100 * readSum / (9 * readN)))
+	// No readability score stands on the structural checks alone (an
+	// unsupported language), on too little text or on no check at all.
+	switch {
+	case !a.p.full():
+		r.ReadabilityReason = ReasonUnsupportedLanguage
+	case r.Stats.Letters < 50:
+		r.ReadabilityReason = ReasonTooShort
+	case readN == 0:
+		r.ReadabilityReason = ReasonNoChecks
+	default:
+		s, by := capScore(int(math.Round(100*readSum/(9*readN))), a.findings, "readability")
+		r.ReadabilityScore, r.ReadabilityCappedBy, r.ReadabilityRating = &s, by, rating(s)
 	}
-	r.SEOScore, r.SEOCappedBy = capScore(r.SEOScore, a.findings, "seo")
-	r.ReadabilityScore, r.ReadabilityCappedBy = capScore(r.ReadabilityScore, a.findings, "readability")
-	r.SEORating, r.ReadabilityRating = rating(r.SEOScore), rating(r.ReadabilityScore)
 	sort.SliceStable(a.findings, func(i, j int) bool { return a.findings[i].Severity > a.findings[j].Severity })
 	for i := range a.findings {
 		f := &a.findings[i].Finding

@@ -21,10 +21,10 @@ func TestRatingNeverGoodWithError(t *testing.T) {
 		req             Request
 		seoCappedBy     []string
 		readCappedBy    []string
-		seo, readRating string // ratings expected; "" for any
+		seo, readRating Rating // ratings expected; "" for any
 	}{
-		{"readme example", Request{Content: "Green tea is ...", Keywords: []string{"green tea"}, Locale: "en-US"}, []string{IDContentEmpty}, []string{IDContentEmpty}, "bad", "bad"},
-		{"japanese", Request{Content: "緑茶は日本の伝統的なお茶です。", Keywords: []string{"緑茶"}, Locale: "ja-JP"}, []string{IDContentEmpty}, []string{IDContentEmpty}, "bad", "bad"},
+		{"readme example", Request{Content: "Green tea is ...", Keywords: []string{"green tea"}, Locale: "en-US"}, []string{IDContentEmpty}, nil, "bad", ""},
+		{"japanese", Request{Content: "緑茶は日本の伝統的なお茶です。", Keywords: []string{"緑茶"}, Locale: "ja-JP"}, []string{IDContentEmpty}, nil, "bad", ""},
 		{"secondary keyphrase not found", Request{Content: gen(400, 5, true), Keywords: []string{"coffee beans", "zorblax"}, Title: title, Description: desc}, []string{IDKeyphraseNotFound}, nil, "ok", "good"},
 		{"no error", Request{Content: gen(400, 5, true), Keywords: []string{"coffee beans"}, Title: title, Description: desc}, nil, nil, "good", "good"},
 		{"no keyphrase", Request{Content: gen(400, 5, true), Title: title, Description: desc}, []string{IDKeyphraseMissing}, nil, "ok", "good"},
@@ -33,7 +33,7 @@ func TestRatingNeverGoodWithError(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			r := optimize(t, tt.req)
 			if (tt.seo != "" && r.SEORating != tt.seo) || (tt.readRating != "" && r.ReadabilityRating != tt.readRating) {
-				t.Errorf("ratings seo %d %s, readability %d %s; want %s, %s", r.SEOScore, r.SEORating, r.ReadabilityScore, r.ReadabilityRating, tt.seo, tt.readRating)
+				t.Errorf("ratings seo %d %s, readability %d %s; want %s, %s", score(r.SEOScore), r.SEORating, score(r.ReadabilityScore), r.ReadabilityRating, tt.seo, tt.readRating)
 			}
 			if !slices.Equal(r.SEOCappedBy, tt.seoCappedBy) || !slices.Equal(r.ReadabilityCappedBy, tt.readCappedBy) {
 				t.Errorf("capped by %v and %v, want %v and %v", r.SEOCappedBy, r.ReadabilityCappedBy, tt.seoCappedBy, tt.readCappedBy)
@@ -51,11 +51,11 @@ func checkRatings(t *testing.T, r *Report) {
 		if f.Severity.String() != "error" {
 			continue
 		}
-		if r.SEORating == "good" || r.SEOScore > capError {
-			t.Errorf("SEO %d %s with error %s", r.SEOScore, r.SEORating, f.ID)
+		if r.SEORating == "good" || score(r.SEOScore) > capError {
+			t.Errorf("SEO %d %s with error %s", score(r.SEOScore), r.SEORating, f.ID)
 		}
-		if (f.ID == IDContentEmpty || strings.HasPrefix(f.ID, "readability.")) && (r.ReadabilityRating == "good" || r.ReadabilityScore > capError) {
-			t.Errorf("readability %d %s with error %s", r.ReadabilityScore, r.ReadabilityRating, f.ID)
+		if (f.ID == IDContentEmpty || strings.HasPrefix(f.ID, "readability.")) && (r.ReadabilityRating == "good" || score(r.ReadabilityScore) > capError) {
+			t.Errorf("readability %d %s with error %s", score(r.ReadabilityScore), r.ReadabilityRating, f.ID)
 		}
 	}
 }
@@ -91,6 +91,44 @@ func TestReadabilityNotComputed(t *testing.T) {
 	r := optimize(t, Request{Content: gen(200, 0, false)})
 	if r.Readability.Score == nil || r.Readability.Reason != "" {
 		t.Errorf("English prose: readability %+v", r.Readability)
+	}
+}
+
+// A readability score never stands on no checks or on the structural
+// checks alone: it is null with a reason, and so is its rating.
+func TestReadabilityScoreNotComputed(t *testing.T) {
+	table := "<table><tr><td>" + strings.Repeat("Coffee grinders and kettles ", 5) + "</td></tr></table>"
+	tests := []struct {
+		name   string
+		req    Request
+		reason string
+	}{
+		{"unsupported language", Request{Content: strings.Repeat("Zielona herbata jest zdrowa. Pije ją wiele osób rano. Herbata z cytryną jest dobra. ", 3), Keywords: []string{"zielona herbata"}, Locale: "pl-PL"}, ReasonUnsupportedLanguage},
+		{"too short", Request{Content: "Green tea is ...", Locale: "en-US"}, ReasonTooShort},
+		{"no check", Request{Content: table, Format: FormatHTML, Locale: "en-US"}, ReasonNoChecks},
+		{"english prose", Request{Content: gen(200, 0, false)}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := optimize(t, tt.req)
+			if r.ReadabilityReason != tt.reason || (r.ReadabilityScore == nil) != (tt.reason != "") || (r.ReadabilityRating == "") != (tt.reason != "") {
+				t.Fatalf("readability score %d %q reason %q, want reason %q", score(r.ReadabilityScore), r.ReadabilityRating, r.ReadabilityReason, tt.reason)
+			}
+			b, err := json.Marshal(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := fmt.Sprintf(`"readabilityScore":null,"readabilityRating":null,"readabilityReason":%q`, tt.reason)
+			if tt.reason == "" {
+				want = `"readabilityRating":"`
+			}
+			if !strings.Contains(string(b), want) {
+				t.Errorf("JSON lacks %s", want)
+			}
+			if r.SEOScore == nil || r.SEOChecks == 0 || r.SEOChecks+r.ReadabilityChecks != len(r.Assessments) {
+				t.Errorf("SEO score %d from %d checks, readability %d checks, %d assessments", score(r.SEOScore), r.SEOChecks, r.ReadabilityChecks, len(r.Assessments))
+			}
+		})
 	}
 }
 

@@ -78,8 +78,8 @@ func readInput(name string) (string, error) {
 }
 
 func printContentReport(w io.Writer, rep *optimizer.Report) {
-	fmt.Fprintf(w, "SEO score %d/100 (%s%s)   readability %d/100 (%s%s)\n", rep.SEOScore, rep.SEORating, cappedBy(rep.SEOCappedBy),
-		rep.ReadabilityScore, rep.ReadabilityRating, cappedBy(rep.ReadabilityCappedBy))
+	fmt.Fprintf(w, "SEO %s   readability %s\n", scoreLine(rep.SEOScore, rep.SEORating, rep.SEOCappedBy, rep.SEOReason),
+		scoreLine(rep.ReadabilityScore, rep.ReadabilityRating, rep.ReadabilityCappedBy, rep.ReadabilityReason))
 	if line := truncatedSummary(rep.Truncated); line != "" {
 		fmt.Fprintln(w, line)
 	}
@@ -135,11 +135,25 @@ func printContentReport(w io.Writer, rep *optimizer.Report) {
 	}
 }
 
+// scoreLine is a score with its rating, or "not computed" with the reason.
+func scoreLine(score *int, rating optimizer.Rating, capped []string, reason string) string {
+	if score == nil {
+		why := notComputed[reason]
+		if reason == optimizer.ReasonUnsupportedLanguage {
+			why = "no full support for this language"
+		}
+		return "not computed (" + why + ")"
+	}
+	return fmt.Sprintf("score %d/100 (%s%s)", *score, rating, cappedBy(capped))
+}
+
 // notComputed says why a metric was not computed, by its reason code.
 var notComputed = map[string]string{
 	optimizer.ReasonUnsupportedLanguage: "no reading-ease formula for this language",
 	optimizer.ReasonTooShort:            "too little text",
 	optimizer.ReasonNoProse:             "no paragraphs to read",
+	optimizer.ReasonNoChecks:            "no check could run",
+	optimizer.ReasonNoWordBoundaries:    "the language has no spaces between words",
 	"":                                  "unknown reason",
 }
 
