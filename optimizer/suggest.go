@@ -57,11 +57,20 @@ func (a *analysis) suggest() {
 		if len(cands) > 0 {
 			base = strings.TrimRight(cands[0], ".!?:;, ")
 		}
+		// The keyphrase leads unless the base already starts with it.
 		t := capitalize(kp)
-		if base != "" {
+		if n, lead := len(a.tokensOf(kp)), a.tokensOf(base); n > 0 && len(lead) >= n {
+			if share, _ := matchTokens(&k, lead[:n]); share >= 1 {
+				t = ""
+			}
+		}
+		switch {
+		case t == "":
+			t = base
+		case base != "":
 			t += ": " + base
 		}
-		sg.Title = cut(t, TitleMaxChars, false)
+		sg.Title = cut(t, TitleMaxChars, true)
 	}
 
 	// Description: the first body sentence with the keyphrase, cut around

@@ -312,3 +312,18 @@ func TestSlugTransliteration(t *testing.T) {
 		t.Errorf("not_in_slug %q does not suggest gruener-tee", f.Message)
 	}
 }
+
+// A title suggestion never repeats a keyphrase its base already starts
+// with, and a cut title ends at a word with an ellipsis.
+func TestTitleSuggestionNotDoubled(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("Green tea is great for a calm afternoon and a quiet evening with friends who visit. ")
+	for range 60 {
+		b.WriteString("We walk to the market and buy bread. ")
+	}
+	r := optimize(t, Request{Content: b.String(), Keywords: []string{"green tea"}, Locale: "en-US"})
+	got := r.Suggestions.Title
+	if strings.Count(strings.ToLower(got), "green tea") != 1 || !strings.HasPrefix(got, "Green tea is great") || !strings.HasSuffix(got, "…") || len([]rune(got)) > TitleMaxChars {
+		t.Errorf("title suggestion %q", got)
+	}
+}
