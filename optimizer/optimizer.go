@@ -219,6 +219,14 @@ type Stats struct {
 	ReadingTimeMinutes   float64 `json:"readingTimeMinutes"`
 	// PassiveMethod is "pos" (English tagger), "rules" or "" (not run).
 	PassiveMethod string `json:"passiveMethod,omitempty"`
+	// WordsReason is ReasonNoWordBoundaries for a language written without
+	// spaces between words: Words, Syllables and every statistic, finding
+	// and assessment counted in words (keyphrase density, sentence,
+	// paragraph, section and text length, reading time) are then not
+	// computed (0), and AvgSentenceCharacters measures sentence length.
+	WordsReason string `json:"wordsReason,omitempty"`
+	// AvgSentenceCharacters is the mean number of characters per sentence.
+	AvgSentenceCharacters float64 `json:"avgSentenceCharacters"`
 }
 
 // Readability is the language's reading-ease formula and, for English,

@@ -99,7 +99,7 @@ func (a *analysis) suggest() {
 			if desc != s || a.d.sents[next].block != a.d.sents[si].block {
 				break
 			}
-			more := s + " " + clipBytes(a.sentText(next), suggestMaxBytes)
+			more := joinSentences(s, clipBytes(a.sentText(next), suggestMaxBytes))
 			if utf8.RuneCountInString(more) > DescriptionMaxChars {
 				break
 			}
@@ -341,4 +341,15 @@ var tips = map[string]string{
 	IDConsecutiveOpenings:    "Vary how consecutive sentences begin.",
 	IDComplexWords:           "Replace complex words with simpler ones.",
 	IDHardToRead:             "Use shorter sentences and words.",
+}
+
+// joinSentences joins two sentences with a space, or with none after a
+// sentence of a script written without spaces (Han, Hiragana, Katakana,
+// CJK punctuation such as 。).
+func joinSentences(s, next string) string {
+	r, _ := utf8.DecodeLastRuneInString(s)
+	if unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana) || (r >= 0x3000 && r <= 0x303F) || (r >= 0xFF01 && r <= 0xFF65) {
+		return s + next
+	}
+	return s + " " + next
 }

@@ -327,3 +327,27 @@ func TestTitleSuggestionNotDoubled(t *testing.T) {
 		t.Errorf("title suggestion %q", got)
 	}
 }
+
+// A language written without spaces is not counted in words: no verdict
+// counted in words, while the keyphrase's occurrences still count, and
+// the description joins its sentences without a space.
+func TestUnspacedLanguage(t *testing.T) {
+	ja := strings.Repeat("緑茶は日本の伝統的な飲み物で、毎日多くの人に飲まれています。茶葉の産地によって味や香りが大きく異なるのも魅力の一つです。", 3)
+	r := optimize(t, Request{Content: ja, Keywords: []string{"緑茶"}, Locale: "ja-JP"})
+	if r.Stats.WordsReason != ReasonNoWordBoundaries || r.Stats.Words != 0 || r.Stats.AvgSentenceCharacters == 0 {
+		t.Errorf("stats %+v", r.Stats)
+	}
+	for _, f := range r.Findings {
+		switch f.ID {
+		case IDStuffing, IDDensityHigh, IDDensityLow, IDSentenceTooLong, IDParagraphTooLong, IDContentTooShort, IDConsecutiveOpenings:
+			t.Errorf("finding counted in words: %s %s", f.ID, f.Message)
+		}
+	}
+	k := r.Keyphrases[0]
+	if k.Occurrences != 3 || k.DensityRating != "" || !k.InIntroduction {
+		t.Errorf("keyphrase %+v", k)
+	}
+	if d := r.Suggestions.Description; strings.Contains(d, "。 ") || !strings.Contains(d, "。茶葉") {
+		t.Errorf("description %q", d)
+	}
+}

@@ -92,8 +92,13 @@ func printContentReport(w io.Writer, rep *optimizer.Report) {
 		fmt.Fprintf(w, "not supported for this language: %s\n", strings.Join(rep.Skipped, ", "))
 	}
 	st := rep.Stats
-	fmt.Fprintf(w, "%d words, %d sentences (%.1f words each), %d paragraphs, %d subheadings\n",
-		st.Words, st.Sentences, st.AvgSentenceWords, st.Paragraphs, st.Subheadings)
+	if st.WordsReason != "" {
+		fmt.Fprintf(w, "%d characters, %d sentences (%.1f characters each), %d paragraphs, %d subheadings; words not counted (%s)\n",
+			st.Characters, st.Sentences, st.AvgSentenceCharacters, st.Paragraphs, st.Subheadings, notComputed[st.WordsReason])
+	} else {
+		fmt.Fprintf(w, "%d words, %d sentences (%.1f words each), %d paragraphs, %d subheadings\n",
+			st.Words, st.Sentences, st.AvgSentenceWords, st.Paragraphs, st.Subheadings)
+	}
 	if rd := rep.Readability; rd.Score != nil {
 		fmt.Fprintf(w, "%s %.1f (%s)", rd.Formula, *rd.Score, rd.Band)
 		if rd.FleschKincaid != nil {
@@ -104,7 +109,11 @@ func printContentReport(w io.Writer, rep *optimizer.Report) {
 		fmt.Fprintf(w, "reading ease: not computed (%s)\n", notComputed[rd.Reason])
 	}
 	for _, k := range rep.Keyphrases {
-		fmt.Fprintf(w, "keyphrase %q: %s, in introduction: %v\n", k.Phrase, useSummary(k, st.Words), k.InIntroduction)
+		uses := useSummary(k, st.Words)
+		if st.WordsReason != "" {
+			uses = plural(k.Occurrences, "use") + ", density not computed"
+		}
+		fmt.Fprintf(w, "keyphrase %q: %s, in introduction: %v\n", k.Phrase, uses, k.InIntroduction)
 	}
 	for _, sev := range []seo.Severity{seo.Error, seo.Warning, seo.Notice} {
 		first := true
