@@ -36,6 +36,9 @@ type analysis struct {
 	index map[string][]int32
 	// sentBody[s] is the position of sentence s in bodySents, or -1.
 	sentBody []int32
+	// unspaced is true for a language written without spaces between
+	// words: nothing is counted in words.
+	unspaced bool
 }
 
 func run(ctx context.Context, req Request, loc seo.Locale) (*Report, error) {
@@ -61,7 +64,7 @@ func run(ctx context.Context, req Request, loc seo.Locale) (*Report, error) {
 	if d.segment(ps.blocks, ps.pieces); c.check() {
 		return nil, fmt.Errorf("optimizer: %w", c.err)
 	}
-	a := &analysis{cancel: c, req: req, content: req.Content, p: p, d: d, ps: ps, title: req.Title, desc: req.Description}
+	a := &analysis{cancel: c, req: req, content: req.Content, p: p, d: d, ps: ps, title: req.Title, desc: req.Description, unspaced: unspaced(loc.Language)}
 	if a.title == "" {
 		a.title = ps.title
 	}
@@ -77,6 +80,9 @@ func run(ctx context.Context, req Request, loc seo.Locale) (*Report, error) {
 	}
 	if !p.full() {
 		a.r.Skipped = []string{"stemming (keyphrases match exact word forms)", "stopwords", "reading-ease formula", "passive voice", "transition words", "complex words", "abbreviation-aware sentence splitting"}
+	}
+	if a.unspaced {
+		a.r.Skipped = append(a.r.Skipped, "counts in words (no spaces between words): keyphrase density, sentence, paragraph, section and text length")
 	}
 	// Each step returns early once the context is done.
 	for _, step := range []func(){a.classify, a.language, a.readability, a.keyphrases, a.meta, a.suggest} {
@@ -142,6 +148,13 @@ func (a *analysis) classify() {
 		st.AvgWordSyllables = round2(float64(st.Syllables) / float64(st.Words))
 	}
 	st.ReadingTimeMinutes = round2(float64(st.Words) / 200)
+	if st.Sentences > 0 {
+		st.AvgSentenceCharacters = round2(float64(st.Characters) / float64(st.Sentences))
+	}
+	if a.unspaced {
+		st.WordsReason = ReasonNoWordBoundaries
+		st.Words, st.Syllables, st.AvgSentenceWords, st.AvgWordSyllables, st.ReadingTimeMinutes = 0, 0, 0, 0, 0
+	}
 }
 
 // spanList collects at most MaxSpans spans and counts them all.
@@ -228,6 +241,12 @@ func (a *analysis) readability() {
 		if a.kind(i) == kindParagraph {
 			prose = append(prose, int32(i))
 		}
+	}
+	if a.unspaced {
+		if !p.full() {
+			a.r.Readability.Reason = ReasonUnsupportedLanguage
+		}
+		return
 	}
 	// Sentence length.
 	if len(prose) > 0 {
@@ -552,6 +571,8 @@ func (a *analysis) meta() {
 	n := st.Words
 	score := 9
 	switch {
+	case a.unspaced:
+		score = -1 // not counted in words
 	case n >= 300:
 	case n >= 250:
 		score = 6
@@ -560,8 +581,10 @@ func (a *analysis) meta() {
 	default:
 		score = 0 // Yoast: -10 and -20, counted as 0
 	}
-	a.assess("seo", IDContentTooShort, "", score)
-	if score < 9 && st.Letters >= 50 {
+	if score >= 0 {
+		a.assess("seo", IDContentTooShort, "", score)
+	}
+	if score >= 0 && score < 9 && st.Letters >= 50 {
 		a.finding(IDContentTooShort, "", fmt.Sprintf("the text has %d words; at least 300 are recommended", n), seo.Measure("content", float64(n), 300), nil)
 	}
 	if a.title != "" {
@@ -628,15 +651,26 @@ func (a *analysis) finish() {
 			den += 9 * kpN[key] / k
 		}
 	}
+	r.SEOChecks, r.ReadabilityChecks = len(a.assessments)-int(readN), int(readN)
 	if den > 0 {
-		r.SEOScore = int(math.Round(100 * num / den))
+		s, by := capScore(int(math.Round(100*num/den)), a.findings, "seo")
+		r.SEOScore, r.SEOCappedBy, r.SEORating = &s, by, rating(s)
+	} else {
+		r.SEOReason = ReasonNoChecks
 	}
-	if readN > 0 {
-		r.ReadabilityScore = int(math.Round(100 * readSum / (9 * readN)))
+	// No readability score stands on the structural checks alone (an
+	// unsupported language), on too little text or on no check at all.
+	switch {
+	case !a.p.full():
+		r.ReadabilityReason = ReasonUnsupportedLanguage
+	case r.Stats.Letters < 50:
+		r.ReadabilityReason = ReasonTooShort
+	case readN == 0:
+		r.ReadabilityReason = ReasonNoChecks
+	default:
+		s, by := capScore(int(math.Round(100*readSum/(9*readN))), a.findings, "readability")
+		r.ReadabilityScore, r.ReadabilityCappedBy, r.ReadabilityRating = &s, by, rating(s)
 	}
-	r.SEOScore, r.SEOCappedBy = capScore(r.SEOScore, a.findings, "seo")
-	r.ReadabilityScore, r.ReadabilityCappedBy = capScore(r.ReadabilityScore, a.findings, "readability")
-	r.SEORating, r.ReadabilityRating = rating(r.SEOScore), rating(r.ReadabilityScore)
 	sort.SliceStable(a.findings, func(i, j int) bool { return a.findings[i].Severity > a.findings[j].Severity })
 	for i := range a.findings {
 		f := &a.findings[i].Finding

@@ -31,7 +31,7 @@ func TestConcurrent(t *testing.T) {
 				errs <- err.Error()
 				return
 			}
-			if r.Stats != want[i].Stats || r.SEOScore != want[i].SEOScore || r.ReadabilityScore != want[i].ReadabilityScore {
+			if r.Stats != want[i].Stats || score(r.SEOScore) != score(want[i].SEOScore) || score(r.ReadabilityScore) != score(want[i].ReadabilityScore) {
 				errs <- "results differ under concurrency for " + langs[i]
 			}
 		}(g)

@@ -109,12 +109,26 @@
 //
 // A score is never rated "good" while an error finding of its area stands:
 // every error caps the SEO score at 70 ("ok" at best), and content.empty,
-// which leaves too little text to rate, caps both scores at 40 ("bad").
+// which leaves too little text to rate, caps the SEO score at 40 ("bad").
 // Report.SEOCappedBy and ReadabilityCappedBy name the errors that lowered
 // a score. A metric that was not computed is null, never 0, with the
 // reason: Readability.Score is nil with Reason "unsupported_language" (no
 // formula for the language), "too_short" (under 50 letters) or "no_prose"
-// (no paragraph, list item or quote).
+// (no paragraph, list item or quote). The readability score and rating are
+// nil (JSON null) with ReadabilityReason "unsupported_language" (the
+// structural checks that ran keep their findings, but without the formula,
+// passive voice, transition and complex-word checks they make no score),
+// "too_short" or "no_checks"; SEOChecks and ReadabilityChecks count the
+// assessments behind each score.
+//
+// A language written without spaces between words (Japanese, Chinese,
+// Thai, Lao, Khmer, Burmese, Tibetan) is not counted in words: Unicode
+// segments Han text one character per word, so word counts are not
+// comparable. Stats.WordsReason is then "no_word_boundaries", keyphrase
+// density, sentence, paragraph, section and text length in words are not
+// computed, a keyphrase matches only as written, and the facts counted in
+// characters still run (occurrences, title, introduction, slug,
+// Stats.AvgSentenceCharacters).
 //
 // # Findings
 //

@@ -106,3 +106,11 @@ func findingIDs(r *Report) map[string]Finding {
 	}
 	return m
 }
+
+// score is a score's value, or -1 when it was not computed.
+func score(p *int) int {
+	if p == nil {
+		return -1
+	}
+	return *p
+}

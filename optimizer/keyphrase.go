@@ -35,6 +35,9 @@ func (a *analysis) parseKeyphrase(raw string) kphrase {
 		}
 	}
 	k.phrase = s
+	// Without spaces between words, the words of a keyphrase are its
+	// characters: only the phrase as written is a match.
+	k.exact = k.exact || a.unspaced
 	toks := a.tokensOf(s)
 	if k.exact {
 		for _, t := range toks {
@@ -378,7 +381,7 @@ func (a *analysis) keyphrase(k *kphrase, titleToks []*word, descSents [][]*word,
 	}
 	sort.Strings(kr.Forms)
 	// Densest window of 100 words.
-	for i, j := 0, 0; j < len(positions); j++ {
+	for i, j := 0, 0; j < len(positions) && !a.unspaced; j++ {
 		for positions[j]-positions[i] >= 100 {
 			i++
 		}

@@ -55,6 +55,18 @@ type profile struct {
 
 func (p *profile) full() bool { return p.code != "" }
 
+// unspaced reports whether a language is written without spaces between
+// words, so that its words, as Unicode segments them (one per Han
+// character), are not words: Japanese, Chinese, Thai, Lao, Khmer,
+// Burmese and Tibetan.
+func unspaced(lang string) bool {
+	switch lang {
+	case "ja", "zh", "th", "lo", "km", "my", "bo":
+		return true
+	}
+	return false
+}
+
 var profiles = sync.OnceValue(loadProfiles)
 
 func loadProfiles() map[string]*profile {

@@ -196,20 +196,20 @@ func TestScoreRule(t *testing.T) {
 	if want <= capError || !slices.Equal(r.SEOCappedBy, []string{IDKeyphraseNotFound}) {
 		t.Errorf("uncapped SEO score %d, capped by %v", want, r.SEOCappedBy)
 	}
-	if r.SEOScore != capError {
-		t.Errorf("SEO score %d, want %d", r.SEOScore, capError)
+	if score(r.SEOScore) != capError {
+		t.Errorf("SEO score %d, want %d", score(r.SEOScore), capError)
 	}
-	if want := int(math.Round(100 * read / (9 * readN))); r.ReadabilityScore != want {
-		t.Errorf("readability score %d, want %d", r.ReadabilityScore, want)
+	if want := int(math.Round(100 * read / (9 * readN))); score(r.ReadabilityScore) != want {
+		t.Errorf("readability score %d, want %d", score(r.ReadabilityScore), want)
 	}
-	if r.SEOScore <= 0 || r.SEOScore > 100 || r.ReadabilityScore <= 0 {
-		t.Errorf("scores %d %d", r.SEOScore, r.ReadabilityScore)
+	if score(r.SEOScore) <= 0 || score(r.SEOScore) > 100 || score(r.ReadabilityScore) <= 0 {
+		t.Errorf("scores %d %d", score(r.SEOScore), score(r.ReadabilityScore))
 	}
 	// The green-tea keyphrase is absent, so the score must be below that of
 	// coffee beans alone.
 	r1 := optimize(t, Request{Content: gen(400, 8, true), Keywords: []string{"coffee beans"}, Title: "Coffee beans at home"})
-	if r1.SEOScore <= r.SEOScore {
-		t.Errorf("score with a missing keyphrase %d not below %d", r.SEOScore, r1.SEOScore)
+	if score(r1.SEOScore) <= score(r.SEOScore) {
+		t.Errorf("score with a missing keyphrase %d not below %d", score(r.SEOScore), score(r1.SEOScore))
 	}
 }
 

@@ -2,6 +2,7 @@ package optimizer
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"unicode/utf8"
@@ -141,13 +142,26 @@ type Report struct {
 	// Format is the input format used: "text", "markdown" or "html".
 	Format string `json:"format"`
 	// SEOScore and ReadabilityScore are 0-100; see the package
-	// documentation for the rule. SEORating and ReadabilityRating are
-	// "good", "ok" or "bad"; neither is "good" while an error finding of
-	// its area stands.
-	SEOScore          int    `json:"seoScore"`
-	SEORating         string `json:"seoRating"`
-	ReadabilityScore  int    `json:"readabilityScore"`
-	ReadabilityRating string `json:"readabilityRating"`
+	// documentation for the rule. They are nil when not computed, and
+	// SEOReason or ReadabilityReason then says why. SEORating and
+	// ReadabilityRating are "good", "ok" or "bad" ("" and JSON null when
+	// the score is nil); neither is "good" while an error finding of its
+	// area stands.
+	SEOScore          *int   `json:"seoScore"`
+	SEORating         Rating `json:"seoRating"`
+	SEOReason         string `json:"seoReason,omitempty"`
+	ReadabilityScore  *int   `json:"readabilityScore"`
+	ReadabilityRating Rating `json:"readabilityRating"`
+	// ReadabilityReason is ReasonUnsupportedLanguage (no reading-ease
+	// formula, passive voice, transition or complex-word check: the
+	// structural checks that did run keep their assessments and findings
+	// but make no score), ReasonTooShort or ReasonNoChecks when
+	// ReadabilityScore is nil, else empty.
+	ReadabilityReason string `json:"readabilityReason,omitempty"`
+	// SEOChecks and ReadabilityChecks count the assessments behind each
+	// score.
+	SEOChecks         int `json:"seoChecks"`
+	ReadabilityChecks int `json:"readabilityChecks"`
 	// SEOCappedBy and ReadabilityCappedBy name the error findings that
 	// lowered the score to its cap (70, or 40 for content.empty), if any.
 	SEOCappedBy         []string `json:"seoCappedBy,omitempty"`
@@ -205,6 +219,14 @@ type Stats struct {
 	ReadingTimeMinutes   float64 `json:"readingTimeMinutes"`
 	// PassiveMethod is "pos" (English tagger), "rules" or "" (not run).
 	PassiveMethod string `json:"passiveMethod,omitempty"`
+	// WordsReason is ReasonNoWordBoundaries for a language written without
+	// spaces between words: Words, Syllables and every statistic, finding
+	// and assessment counted in words (keyphrase density, sentence,
+	// paragraph, section and text length, reading time) are then not
+	// computed (0), and AvgSentenceCharacters measures sentence length.
+	WordsReason string `json:"wordsReason,omitempty"`
+	// AvgSentenceCharacters is the mean number of characters per sentence.
+	AvgSentenceCharacters float64 `json:"avgSentenceCharacters"`
 }
 
 // Readability is the language's reading-ease formula and, for English,
@@ -234,7 +256,25 @@ const (
 	ReasonTooShort = "too_short"
 	// ReasonNoProse: the text has no paragraph, list item or quote.
 	ReasonNoProse = "no_prose"
+	// ReasonNoChecks: no assessment of the score's area could run.
+	ReasonNoChecks = "no_checks"
+	// ReasonNoWordBoundaries: the language is written without spaces
+	// between words (Japanese, Chinese, Thai...), so counts of words
+	// (Stats.WordsReason) are not comparable with other languages.
+	ReasonNoWordBoundaries = "no_word_boundaries"
 )
+
+// Rating is a score's rating: "good", "ok", "bad", or "" when the score
+// was not computed, which JSON encodes as null.
+type Rating string
+
+// MarshalJSON encodes the empty rating as null.
+func (r Rating) MarshalJSON() ([]byte, error) {
+	if r == "" {
+		return []byte("null"), nil
+	}
+	return json.Marshal(string(r))
+}
 
 // Keyphrase is the analysis of one keyphrase.
 type Keyphrase struct {
@@ -402,7 +442,7 @@ func spaceInvalid(s string) string {
 	return string(b)
 }
 
-func rating(score int) string {
+func rating(score int) Rating {
 	switch {
 	case score > 70:
 		return "good"

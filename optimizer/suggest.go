@@ -57,11 +57,20 @@ func (a *analysis) suggest() {
 		if len(cands) > 0 {
 			base = strings.TrimRight(cands[0], ".!?:;, ")
 		}
+		// The keyphrase leads unless the base already starts with it.
 		t := capitalize(kp)
-		if base != "" {
+		if n, lead := len(a.tokensOf(kp)), a.tokensOf(base); n > 0 && len(lead) >= n {
+			if share, _ := matchTokens(&k, lead[:n]); share >= 1 {
+				t = ""
+			}
+		}
+		switch {
+		case t == "":
+			t = base
+		case base != "":
 			t += ": " + base
 		}
-		sg.Title = cut(t, TitleMaxChars, false)
+		sg.Title = cut(t, TitleMaxChars, true)
 	}
 
 	// Description: the first body sentence with the keyphrase, cut around
@@ -90,7 +99,7 @@ func (a *analysis) suggest() {
 			if desc != s || a.d.sents[next].block != a.d.sents[si].block {
 				break
 			}
-			more := s + " " + clipBytes(a.sentText(next), suggestMaxBytes)
+			more := joinSentences(s, clipBytes(a.sentText(next), suggestMaxBytes))
 			if utf8.RuneCountInString(more) > DescriptionMaxChars {
 				break
 			}
@@ -332,4 +341,15 @@ var tips = map[string]string{
 	IDConsecutiveOpenings:    "Vary how consecutive sentences begin.",
 	IDComplexWords:           "Replace complex words with simpler ones.",
 	IDHardToRead:             "Use shorter sentences and words.",
+}
+
+// joinSentences joins two sentences with a space, or with none after a
+// sentence of a script written without spaces (Han, Hiragana, Katakana,
+// CJK punctuation such as 。).
+func joinSentences(s, next string) string {
+	r, _ := utf8.DecodeLastRuneInString(s)
+	if unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana) || (r >= 0x3000 && r <= 0x303F) || (r >= 0xFF01 && r <= 0xFF65) {
+		return s + next
+	}
+	return s + " " + next
 }

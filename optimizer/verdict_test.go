@@ -21,10 +21,10 @@ func TestRatingNeverGoodWithError(t *testing.T) {
 		req             Request
 		seoCappedBy     []string
 		readCappedBy    []string
-		seo, readRating string // ratings expected; "" for any
+		seo, readRating Rating // ratings expected; "" for any
 	}{
-		{"readme example", Request{Content: "Green tea is ...", Keywords: []string{"green tea"}, Locale: "en-US"}, []string{IDContentEmpty}, []string{IDContentEmpty}, "bad", "bad"},
-		{"japanese", Request{Content: "緑茶は日本の伝統的なお茶です。", Keywords: []string{"緑茶"}, Locale: "ja-JP"}, []string{IDContentEmpty}, []string{IDContentEmpty}, "bad", "bad"},
+		{"readme example", Request{Content: "Green tea is ...", Keywords: []string{"green tea"}, Locale: "en-US"}, []string{IDContentEmpty}, nil, "bad", ""},
+		{"japanese", Request{Content: "緑茶は日本の伝統的なお茶です。", Keywords: []string{"緑茶"}, Locale: "ja-JP"}, []string{IDContentEmpty}, nil, "bad", ""},
 		{"secondary keyphrase not found", Request{Content: gen(400, 5, true), Keywords: []string{"coffee beans", "zorblax"}, Title: title, Description: desc}, []string{IDKeyphraseNotFound}, nil, "ok", "good"},
 		{"no error", Request{Content: gen(400, 5, true), Keywords: []string{"coffee beans"}, Title: title, Description: desc}, nil, nil, "good", "good"},
 		{"no keyphrase", Request{Content: gen(400, 5, true), Title: title, Description: desc}, []string{IDKeyphraseMissing}, nil, "ok", "good"},
@@ -33,7 +33,7 @@ func TestRatingNeverGoodWithError(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			r := optimize(t, tt.req)
 			if (tt.seo != "" && r.SEORating != tt.seo) || (tt.readRating != "" && r.ReadabilityRating != tt.readRating) {
-				t.Errorf("ratings seo %d %s, readability %d %s; want %s, %s", r.SEOScore, r.SEORating, r.ReadabilityScore, r.ReadabilityRating, tt.seo, tt.readRating)
+				t.Errorf("ratings seo %d %s, readability %d %s; want %s, %s", score(r.SEOScore), r.SEORating, score(r.ReadabilityScore), r.ReadabilityRating, tt.seo, tt.readRating)
 			}
 			if !slices.Equal(r.SEOCappedBy, tt.seoCappedBy) || !slices.Equal(r.ReadabilityCappedBy, tt.readCappedBy) {
 				t.Errorf("capped by %v and %v, want %v and %v", r.SEOCappedBy, r.ReadabilityCappedBy, tt.seoCappedBy, tt.readCappedBy)
@@ -51,11 +51,11 @@ func checkRatings(t *testing.T, r *Report) {
 		if f.Severity.String() != "error" {
 			continue
 		}
-		if r.SEORating == "good" || r.SEOScore > capError {
-			t.Errorf("SEO %d %s with error %s", r.SEOScore, r.SEORating, f.ID)
+		if r.SEORating == "good" || score(r.SEOScore) > capError {
+			t.Errorf("SEO %d %s with error %s", score(r.SEOScore), r.SEORating, f.ID)
 		}
-		if (f.ID == IDContentEmpty || strings.HasPrefix(f.ID, "readability.")) && (r.ReadabilityRating == "good" || r.ReadabilityScore > capError) {
-			t.Errorf("readability %d %s with error %s", r.ReadabilityScore, r.ReadabilityRating, f.ID)
+		if (f.ID == IDContentEmpty || strings.HasPrefix(f.ID, "readability.")) && (r.ReadabilityRating == "good" || score(r.ReadabilityScore) > capError) {
+			t.Errorf("readability %d %s with error %s", score(r.ReadabilityScore), r.ReadabilityRating, f.ID)
 		}
 	}
 }
@@ -91,6 +91,44 @@ func TestReadabilityNotComputed(t *testing.T) {
 	r := optimize(t, Request{Content: gen(200, 0, false)})
 	if r.Readability.Score == nil || r.Readability.Reason != "" {
 		t.Errorf("English prose: readability %+v", r.Readability)
+	}
+}
+
+// A readability score never stands on no checks or on the structural
+// checks alone: it is null with a reason, and so is its rating.
+func TestReadabilityScoreNotComputed(t *testing.T) {
+	table := "<table><tr><td>" + strings.Repeat("Coffee grinders and kettles ", 5) + "</td></tr></table>"
+	tests := []struct {
+		name   string
+		req    Request
+		reason string
+	}{
+		{"unsupported language", Request{Content: strings.Repeat("Zielona herbata jest zdrowa. Pije ją wiele osób rano. Herbata z cytryną jest dobra. ", 3), Keywords: []string{"zielona herbata"}, Locale: "pl-PL"}, ReasonUnsupportedLanguage},
+		{"too short", Request{Content: "Green tea is ...", Locale: "en-US"}, ReasonTooShort},
+		{"no check", Request{Content: table, Format: FormatHTML, Locale: "en-US"}, ReasonNoChecks},
+		{"english prose", Request{Content: gen(200, 0, false)}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := optimize(t, tt.req)
+			if r.ReadabilityReason != tt.reason || (r.ReadabilityScore == nil) != (tt.reason != "") || (r.ReadabilityRating == "") != (tt.reason != "") {
+				t.Fatalf("readability score %d %q reason %q, want reason %q", score(r.ReadabilityScore), r.ReadabilityRating, r.ReadabilityReason, tt.reason)
+			}
+			b, err := json.Marshal(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := fmt.Sprintf(`"readabilityScore":null,"readabilityRating":null,"readabilityReason":%q`, tt.reason)
+			if tt.reason == "" {
+				want = `"readabilityRating":"`
+			}
+			if !strings.Contains(string(b), want) {
+				t.Errorf("JSON lacks %s", want)
+			}
+			if r.SEOScore == nil || r.SEOChecks == 0 || r.SEOChecks+r.ReadabilityChecks != len(r.Assessments) {
+				t.Errorf("SEO score %d from %d checks, readability %d checks, %d assessments", score(r.SEOScore), r.SEOChecks, r.ReadabilityChecks, len(r.Assessments))
+			}
+		})
 	}
 }
 
@@ -272,5 +310,44 @@ func TestSlugTransliteration(t *testing.T) {
 	r := optimize(t, Request{Content: text, Keywords: []string{"grüner Tee"}, Locale: "de-DE", Slug: "kaffee"})
 	if f := findingIDs(r)[IDNotInSlug]; !strings.Contains(f.Message, `"gruener-tee"`) {
 		t.Errorf("not_in_slug %q does not suggest gruener-tee", f.Message)
+	}
+}
+
+// A title suggestion never repeats a keyphrase its base already starts
+// with, and a cut title ends at a word with an ellipsis.
+func TestTitleSuggestionNotDoubled(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("Green tea is great for a calm afternoon and a quiet evening with friends who visit. ")
+	for range 60 {
+		b.WriteString("We walk to the market and buy bread. ")
+	}
+	r := optimize(t, Request{Content: b.String(), Keywords: []string{"green tea"}, Locale: "en-US"})
+	got := r.Suggestions.Title
+	if strings.Count(strings.ToLower(got), "green tea") != 1 || !strings.HasPrefix(got, "Green tea is great") || !strings.HasSuffix(got, "…") || len([]rune(got)) > TitleMaxChars {
+		t.Errorf("title suggestion %q", got)
+	}
+}
+
+// A language written without spaces is not counted in words: no verdict
+// counted in words, while the keyphrase's occurrences still count, and
+// the description joins its sentences without a space.
+func TestUnspacedLanguage(t *testing.T) {
+	ja := strings.Repeat("緑茶は日本の伝統的な飲み物で、毎日多くの人に飲まれています。茶葉の産地によって味や香りが大きく異なるのも魅力の一つです。", 3)
+	r := optimize(t, Request{Content: ja, Keywords: []string{"緑茶"}, Locale: "ja-JP"})
+	if r.Stats.WordsReason != ReasonNoWordBoundaries || r.Stats.Words != 0 || r.Stats.AvgSentenceCharacters == 0 {
+		t.Errorf("stats %+v", r.Stats)
+	}
+	for _, f := range r.Findings {
+		switch f.ID {
+		case IDStuffing, IDDensityHigh, IDDensityLow, IDSentenceTooLong, IDParagraphTooLong, IDContentTooShort, IDConsecutiveOpenings:
+			t.Errorf("finding counted in words: %s %s", f.ID, f.Message)
+		}
+	}
+	k := r.Keyphrases[0]
+	if k.Occurrences != 3 || k.DensityRating != "" || !k.InIntroduction {
+		t.Errorf("keyphrase %+v", k)
+	}
+	if d := r.Suggestions.Description; strings.Contains(d, "。 ") || !strings.Contains(d, "。茶葉") {
+		t.Errorf("description %q", d)
 	}
 }

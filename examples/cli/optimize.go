@@ -78,8 +78,8 @@ func readInput(name string) (string, error) {
 }
 
 func printContentReport(w io.Writer, rep *optimizer.Report) {
-	fmt.Fprintf(w, "SEO score %d/100 (%s%s)   readability %d/100 (%s%s)\n", rep.SEOScore, rep.SEORating, cappedBy(rep.SEOCappedBy),
-		rep.ReadabilityScore, rep.ReadabilityRating, cappedBy(rep.ReadabilityCappedBy))
+	fmt.Fprintf(w, "SEO %s   readability %s\n", scoreLine(rep.SEOScore, rep.SEORating, rep.SEOCappedBy, rep.SEOReason),
+		scoreLine(rep.ReadabilityScore, rep.ReadabilityRating, rep.ReadabilityCappedBy, rep.ReadabilityReason))
 	if line := truncatedSummary(rep.Truncated); line != "" {
 		fmt.Fprintln(w, line)
 	}
@@ -92,8 +92,13 @@ func printContentReport(w io.Writer, rep *optimizer.Report) {
 		fmt.Fprintf(w, "not supported for this language: %s\n", strings.Join(rep.Skipped, ", "))
 	}
 	st := rep.Stats
-	fmt.Fprintf(w, "%d words, %d sentences (%.1f words each), %d paragraphs, %d subheadings\n",
-		st.Words, st.Sentences, st.AvgSentenceWords, st.Paragraphs, st.Subheadings)
+	if st.WordsReason != "" {
+		fmt.Fprintf(w, "%d characters, %d sentences (%.1f characters each), %d paragraphs, %d subheadings; words not counted (%s)\n",
+			st.Characters, st.Sentences, st.AvgSentenceCharacters, st.Paragraphs, st.Subheadings, notComputed[st.WordsReason])
+	} else {
+		fmt.Fprintf(w, "%d words, %d sentences (%.1f words each), %d paragraphs, %d subheadings\n",
+			st.Words, st.Sentences, st.AvgSentenceWords, st.Paragraphs, st.Subheadings)
+	}
 	if rd := rep.Readability; rd.Score != nil {
 		fmt.Fprintf(w, "%s %.1f (%s)", rd.Formula, *rd.Score, rd.Band)
 		if rd.FleschKincaid != nil {
@@ -104,7 +109,11 @@ func printContentReport(w io.Writer, rep *optimizer.Report) {
 		fmt.Fprintf(w, "reading ease: not computed (%s)\n", notComputed[rd.Reason])
 	}
 	for _, k := range rep.Keyphrases {
-		fmt.Fprintf(w, "keyphrase %q: %s, in introduction: %v\n", k.Phrase, useSummary(k, st.Words), k.InIntroduction)
+		uses := useSummary(k, st.Words)
+		if st.WordsReason != "" {
+			uses = plural(k.Occurrences, "use") + ", density not computed"
+		}
+		fmt.Fprintf(w, "keyphrase %q: %s, in introduction: %v\n", k.Phrase, uses, k.InIntroduction)
 	}
 	for _, sev := range []seo.Severity{seo.Error, seo.Warning, seo.Notice} {
 		first := true
@@ -135,11 +144,25 @@ func printContentReport(w io.Writer, rep *optimizer.Report) {
 	}
 }
 
+// scoreLine is a score with its rating, or "not computed" with the reason.
+func scoreLine(score *int, rating optimizer.Rating, capped []string, reason string) string {
+	if score == nil {
+		why := notComputed[reason]
+		if reason == optimizer.ReasonUnsupportedLanguage {
+			why = "no full support for this language"
+		}
+		return "not computed (" + why + ")"
+	}
+	return fmt.Sprintf("score %d/100 (%s%s)", *score, rating, cappedBy(capped))
+}
+
 // notComputed says why a metric was not computed, by its reason code.
 var notComputed = map[string]string{
 	optimizer.ReasonUnsupportedLanguage: "no reading-ease formula for this language",
 	optimizer.ReasonTooShort:            "too little text",
 	optimizer.ReasonNoProse:             "no paragraphs to read",
+	optimizer.ReasonNoChecks:            "no check could run",
+	optimizer.ReasonNoWordBoundaries:    "the language has no spaces between words",
 	"":                                  "unknown reason",
 }
 

@@ -31,7 +31,7 @@ func TestOptimizeOutputAgrees(t *testing.T) {
 	}
 
 	out := optimize("-keyword", "green tea", write("readme.txt", "Green tea is ..."))
-	if first, _, _ := strings.Cut(out, "\n"); first != "SEO score 40/100 (bad, capped by content.empty)   readability 40/100 (bad, capped by content.empty)" {
+	if first, _, _ := strings.Cut(out, "\n"); first != "SEO score 40/100 (bad, capped by content.empty)   readability not computed (too little text)" {
 		t.Errorf("README example:\n%s", out)
 	}
 	if !strings.Contains(out, "reading ease: not computed (too little text)") {
@@ -41,6 +41,25 @@ func TestOptimizeOutputAgrees(t *testing.T) {
 	out = optimize("-locale", "pl-PL", "-keyword", "kawa", write("pl.txt", strings.Repeat("Kawa jest gorąca i lubię ją pić rano z przyjaciółmi. ", 8)))
 	if !strings.Contains(out, "reading ease: not computed (no reading-ease formula for this language)") {
 		t.Errorf("Polish text:\n%s", out)
+	}
+	// No readability score stands on the structural checks alone.
+	if first, _, _ := strings.Cut(out, "\n"); !strings.HasSuffix(first, "readability not computed (no full support for this language)") {
+		t.Errorf("Polish text, scores: %s", first)
+	}
+
+	// Japanese is not counted in words: no density, no sentence length in
+	// words, and the summary says so.
+	ja := "緑茶は日本の伝統的な飲み物で、毎日多くの人に飲まれています。緑茶には健康に良い成分がたくさん含まれていると言われています。茶葉の産地によって味や香りが大きく異なるのも魅力の一つです。朝の一杯の緑茶は気分をすっきりさせてくれます。ぜひ自分に合ったお茶を探してみてください。"
+	out = optimize("-locale", "ja-JP", "-keyword", "緑茶", write("ja.txt", ja))
+	for _, want := range []string{"5 sentences (27.0 characters each)", "words not counted (the language has no spaces between words)", `keyphrase "緑茶": 3 uses, density not computed`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("Japanese text lacks %q:\n%s", want, out)
+		}
+	}
+	for _, bad := range []string{"keyphrase.", "sentence_too_long", "content.too_short", "。 "} {
+		if strings.Contains(out, bad) {
+			t.Errorf("Japanese text has %q:\n%s", bad, out)
+		}
 	}
 
 	// 8 uses of a two-word keyphrase in 288 words: more than the range.
