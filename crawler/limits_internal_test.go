@@ -86,6 +86,7 @@ func TestOrphanCheckPartial(t *testing.T) {
 			b := newSiteBuilder(start, nil)
 			b.addPage(pg("/", func(p *PageSummary) { p.Depth = ptr(0) }), []Edge{link("/", "/a")})
 			b.addPage(pg("/a"), nil)
+			b.addPage(pg("/lonely"), nil)
 			b.addSitemapURL(siteOrigin+"/a", siteOrigin+"/sitemap.xml")
 			b.addSitemapURL(siteOrigin+"/lonely", siteOrigin+"/sitemap.xml")
 			rep := b.build(&crawlFacts{SitemapExists: true, Partial: tc.partial})

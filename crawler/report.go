@@ -200,8 +200,10 @@ type GraphStats struct {
 	Edges       int     `json:"edges"`
 	MaxDepth    int     `json:"maxDepth"`
 	MeanInlinks float64 `json:"meanInlinks"`
-	// Orphans counts sitemap URLs no crawled page links to, reported as
-	// site.orphan; only when OrphanCheck is "done".
+	// Orphans counts sitemap URLs that answered 2xx HTML without a
+	// redirect and that no crawled page links to, reported as site.orphan;
+	// only when OrphanCheck is "done". A sitemap URL that fails, redirects
+	// or is not HTML is reported by its own sitemap check only.
 	Orphans int `json:"orphans"`
 	// OrphanCheck says whether orphans were looked for: "done";
 	// "not_done" when the crawl stopped before it ran out of URLs
