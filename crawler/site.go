@@ -952,10 +952,15 @@ func (b *siteBuilder) build(facts *crawlFacts) *SiteReport {
 	// Sort pages by URL, their edges with them, so the builder stays
 	// consistent should build run again.
 	rep.NotFetched = r.notFetched()
+	notFetchedTotal := len(rep.NotFetched) + len(facts.Trapped) + facts.TrappedMore
+	if len(facts.Trapped) > 0 {
+		rep.NotFetched = append(rep.NotFetched, facts.Trapped...)
+		slices.SortFunc(rep.NotFetched, func(a, b NotFetchedURL) int { return strings.Compare(a.URL, b.URL) })
+	}
 	sort.Sort(pagesByURL{r.pages, r.edges})
 	rep.Pages = r.pages
-	if len(rep.NotFetched) > 0 {
-		rep.Pages = make([]PageSummary, 0, len(r.pages)-len(rep.NotFetched))
+	if unfetched := notFetchedTotal - len(facts.Trapped) - facts.TrappedMore; unfetched > 0 {
+		rep.Pages = make([]PageSummary, 0, len(r.pages)-unfetched)
 		for i := range r.pages {
 			if r.pages[i].fetched() {
 				rep.Pages = append(rep.Pages, r.pages[i])
@@ -967,8 +972,10 @@ func (b *siteBuilder) build(facts *crawlFacts) *SiteReport {
 		rep.Pages = rep.Pages[:n:n]
 	}
 	if n := b.maxReportPages; n > 0 && len(rep.NotFetched) > n {
-		rep.Truncated.Note("notFetched", len(rep.NotFetched), n)
 		rep.NotFetched = rep.NotFetched[:n:n]
+	}
+	if notFetchedTotal > len(rep.NotFetched) {
+		rep.Truncated.Note("notFetched", notFetchedTotal, len(rep.NotFetched))
 	}
 	fitReport(rep, b.maxReportBytes)
 	return rep
