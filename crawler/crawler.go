@@ -882,7 +882,7 @@ func hasSessionParam(q string) bool {
 // admit applies the limits and trap guards to a normalised in-scope URL.
 func (cr *crawl) admit(n *url.URL, s string, depth int, source, ref string) (Item, bool) {
 	switch {
-	case len(s) > cr.o.MaxURLLength, depth > cr.o.MaxDepth, !cr.traps.admit(n, s, depth):
+	case len(s) > cr.o.MaxURLLength, depth > cr.o.MaxDepth, !cr.traps.admit(n, s, depth, ref):
 		cr.skipped.add(s)
 		return Item{}, false
 	case cr.admitted.Load() >= cr.admitCap:

@@ -62,7 +62,14 @@
 // at MaxPages, TimeBudget or ByteBudget, skips URLs past MaxDepth or
 // MaxURLLength, and its trap guards cut off endless parameter values,
 // facet combinations, calendars, repeating path segments and link floods,
-// reporting each as a [Trap].
+// reporting each as a [Trap] and the URLs they left out in
+// [SiteReport.NotFetched] (reason "trap"). A calendar is a numeric pattern
+// first seen with a year or a date (2024, 2024-05, 20240501) whose URLs
+// spread over more than 25 click depths; other numeric sequences, such as
+// numbered pagination (/p{n}.html, /page/{n}, ?page={n}), are crawled like
+// Screaming Frog and Sitebulb do, up to 5,000 clicks or 5,000 values of one
+// parameter ("page_sequence", "parameter_values"), within MaxPages,
+// MaxDepth and MaxQueuedURLs.
 //
 // # Memory
 //

@@ -38,6 +38,10 @@ type crawlFacts struct {
 	// left URLs out at a cap, so URLs not reached may be linked from pages
 	// not crawled.
 	Partial bool
+	// Trapped are the URLs the trap guards left out (at most maxTrapURLs),
+	// TrappedMore the number past them.
+	Trapped     []NotFetchedURL
+	TrappedMore int
 }
 
 // crawlChecks are the site checks the crawl computes itself.
@@ -611,6 +615,7 @@ func (cr *crawl) facts(ctx context.Context, reason string, queued int, rb *robot
 	f := &crawlFacts{Domain: cr.root.Host, StartURL: cr.root.String(), StartedAt: cr.startedAt, Stats: stats,
 		Sitemaps: sf.summaries, SitemapExists: sf.exists,
 		Partial: stats.LimitReached || (reason != StopDone && reason != StopMaxPages)}
+	f.Trapped, f.TrappedMore = cr.traps.dropped()
 	var fs []seo.Finding
 	f.Robots, fs = cr.robotsFacts(rb)
 	f.Findings = append(f.Findings, fs...)

@@ -86,6 +86,7 @@ func TestOrphanCheckPartial(t *testing.T) {
 			b := newSiteBuilder(start, nil)
 			b.addPage(pg("/", func(p *PageSummary) { p.Depth = ptr(0) }), []Edge{link("/", "/a")})
 			b.addPage(pg("/a"), nil)
+			b.addPage(pg("/lonely"), nil)
 			b.addSitemapURL(siteOrigin+"/a", siteOrigin+"/sitemap.xml")
 			b.addSitemapURL(siteOrigin+"/lonely", siteOrigin+"/sitemap.xml")
 			rep := b.build(&crawlFacts{SitemapExists: true, Partial: tc.partial})
@@ -166,7 +167,7 @@ func TestTrapGuardBounded(t *testing.T) {
 	g := newTrapGuard()
 	for i := range maxTrapKeys + 5000 {
 		u, _ := url.Parse(fmt.Sprintf("https://example.com/p%c%d/x?a=%d&b=v%d", 'a'+rune(i%26), i, i, i))
-		g.admit(u, u.String(), 1)
+		g.admit(u, u.String(), 1, "")
 		g.note(fmt.Sprintf("page-%d", i), TrapLinkFlood, u.String(), 3)
 	}
 	if n := len(g.values) + len(g.combos) + len(g.spans); n > maxTrapKeys+maxParamsChecked {

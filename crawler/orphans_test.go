@@ -2,6 +2,8 @@ package crawler_test
 
 import (
 	"context"
+	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/seokit/seokit/crawler"
@@ -86,4 +88,35 @@ func TestHostileSitesBounded(t *testing.T) {
 			t.Errorf("orphan check %q, orphans %d; want not_done, 0", rep.Graph.OrphanCheck, rep.Graph.Orphans)
 		}
 	})
+}
+
+// TestOrphansAreRealPages lists a 404, a redirect and a PDF only in the
+// sitemap, next to one real orphan page: each of the three is reported by
+// its own sitemap check, and only the real page is an orphan, in the
+// findings and in Graph.Orphans alike.
+func TestOrphansAreRealPages(t *testing.T) {
+	site := crawlertest.NewSite(crawlertest.SiteOptions{Articles: 6, Categories: 2, Orphans: 1,
+		SitemapExtra: []string{"/gone", "/old/1", "/file.pdf"},
+		Extra: map[string]http.HandlerFunc{"/file.pdf": func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/pdf")
+			w.Write([]byte("%PDF-1.4\n"))
+		}}})
+	defer site.Close()
+	rep, err := crawler.New(testOptions(crawler.Options{Concurrency: 2, SkipExternalLinks: true})).Run(context.Background(), site.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := map[string][]string{}
+	for _, f := range rep.SiteFindings {
+		ids[f.ID] = append(ids[f.ID], strings.TrimPrefix(f.URL, site.URL))
+	}
+	if got := ids["site.orphan"]; len(got) != 1 || got[0] != "/a/6" || rep.Graph.Orphans != 1 {
+		t.Errorf("orphans %q, graph orphans %d; want only /a/6", got, rep.Graph.Orphans)
+	}
+	if got := ids["site.sitemap_broken_url"]; len(got) != 1 || got[0] != "/gone" {
+		t.Errorf("site.sitemap_broken_url on %q, want /gone", got)
+	}
+	if got := ids["site.sitemap_redirect"]; len(got) != 1 || got[0] != "/old/1" {
+		t.Errorf("site.sitemap_redirect on %q, want /old/1", got)
+	}
 }

@@ -99,7 +99,9 @@ type FindingCounts struct {
 // NotFetchedURL is a crawled URL that got no response.
 type NotFetchedURL struct {
 	URL string `json:"url"`
-	// Reason is NotFetchedRobots, NotFetchedFailed or NotFetchedAbandoned.
+	// Reason is NotFetchedRobots, NotFetchedFailed, NotFetchedAbandoned or
+	// NotFetchedTrap (a trap guard left the URL out; Error names the trap's
+	// reason and pattern, as in CrawlStats.Traps).
 	Reason string `json:"reason"`
 	// Error says why the fetch failed.
 	Error string `json:"error,omitempty"`
@@ -116,6 +118,7 @@ const (
 	NotFetchedRobots    = "robots_blocked"
 	NotFetchedFailed    = "fetch_failed"
 	NotFetchedAbandoned = "host_abandoned"
+	NotFetchedTrap      = "trap"
 )
 
 // CrawlStats summarises the crawl itself.
@@ -143,6 +146,10 @@ type CrawlStats struct {
 }
 
 // Trap is a URL pattern that kept yielding new URLs and was stopped.
+// Reason is one of the Trap* constants; Dropped counts the distinct URLs
+// left out (for TrapLinkFlood and TrapSessionID, the links cut or
+// identifiers removed); the URLs left out are in SiteReport.NotFetched
+// with reason NotFetchedTrap.
 type Trap struct {
 	Pattern string   `json:"pattern"`
 	Reason  string   `json:"reason"`
@@ -200,8 +207,10 @@ type GraphStats struct {
 	Edges       int     `json:"edges"`
 	MaxDepth    int     `json:"maxDepth"`
 	MeanInlinks float64 `json:"meanInlinks"`
-	// Orphans counts sitemap URLs no crawled page links to, reported as
-	// site.orphan; only when OrphanCheck is "done".
+	// Orphans counts sitemap URLs that answered 2xx HTML without a
+	// redirect and that no crawled page links to, reported as site.orphan;
+	// only when OrphanCheck is "done". A sitemap URL that fails, redirects
+	// or is not HTML is reported by its own sitemap check only.
 	Orphans int `json:"orphans"`
 	// OrphanCheck says whether orphans were looked for: "done";
 	// "not_done" when the crawl stopped before it ran out of URLs

@@ -51,9 +51,9 @@ var siteChecks = []seo.CheckInfo{
 		Differs: "Screaming Frog compares text at 90% similarity; seokit compares main-text simhashes within 3 bits, which scales to large crawls."},
 	{ID: "site.trailing_slash_duplicate", Severity: seo.Warning, Scope: seo.ScopeSite, Summary: "A URL answers 200 with and without a trailing slash, neither canonicalised to the other.",
 		Source: "seokit's own rule, after Google Search Central, Consolidate duplicate URLs (https://developers.google.com/search/docs/crawling-indexing/consolidate-duplicate-urls)"},
-	{ID: "site.orphan", Severity: seo.Warning, Scope: seo.ScopeSite, Summary: "A sitemap URL that no crawled page links to.",
+	{ID: "site.orphan", Severity: seo.Warning, Scope: seo.ScopeSite, Summary: "A sitemap URL that is a real page (2xx, HTML, no redirect) and that no crawled page links to.",
 		Source:  "Google Search Central, Make your links crawlable (https://developers.google.com/search/docs/crawling-indexing/links-crawlable) (pages need links to be found); Screaming Frog SEO Spider, SEOnaut",
-		Differs: "Like Screaming Frog, seokit needs the sitemap to find orphans; when the crawl stops at its page limit it does not call unreached sitemap URLs orphans."},
+		Differs: "Like Screaming Frog, seokit needs the sitemap to find orphans; when the crawl stops at its page limit it does not call unreached sitemap URLs orphans. A sitemap URL that fails, redirects or is not HTML is not an orphan: site.sitemap_broken_url or site.sitemap_redirect reports it."},
 	{ID: "site.deep_page", Severity: seo.Notice, Scope: seo.ScopeSite, Summary: "The page is more than 4 clicks away from the start URL.",
 		Source: "SEOnaut (more than 4 clicks); Screaming Frog SEO Spider (crawl depth)"},
 	{ID: "site.noindex_inlinks_only", Severity: seo.Warning, Scope: seo.ScopeSite, Summary: "An indexable page is linked to only from noindex pages.",
@@ -952,10 +952,15 @@ func (b *siteBuilder) build(facts *crawlFacts) *SiteReport {
 	// Sort pages by URL, their edges with them, so the builder stays
 	// consistent should build run again.
 	rep.NotFetched = r.notFetched()
+	notFetchedTotal := len(rep.NotFetched) + len(facts.Trapped) + facts.TrappedMore
+	if len(facts.Trapped) > 0 {
+		rep.NotFetched = append(rep.NotFetched, facts.Trapped...)
+		slices.SortFunc(rep.NotFetched, func(a, b NotFetchedURL) int { return strings.Compare(a.URL, b.URL) })
+	}
 	sort.Sort(pagesByURL{r.pages, r.edges})
 	rep.Pages = r.pages
-	if len(rep.NotFetched) > 0 {
-		rep.Pages = make([]PageSummary, 0, len(r.pages)-len(rep.NotFetched))
+	if unfetched := notFetchedTotal - len(facts.Trapped) - facts.TrappedMore; unfetched > 0 {
+		rep.Pages = make([]PageSummary, 0, len(r.pages)-unfetched)
 		for i := range r.pages {
 			if r.pages[i].fetched() {
 				rep.Pages = append(rep.Pages, r.pages[i])
@@ -967,8 +972,10 @@ func (b *siteBuilder) build(facts *crawlFacts) *SiteReport {
 		rep.Pages = rep.Pages[:n:n]
 	}
 	if n := b.maxReportPages; n > 0 && len(rep.NotFetched) > n {
-		rep.Truncated.Note("notFetched", len(rep.NotFetched), n)
 		rep.NotFetched = rep.NotFetched[:n:n]
+	}
+	if notFetchedTotal > len(rep.NotFetched) {
+		rep.Truncated.Note("notFetched", notFetchedTotal, len(rep.NotFetched))
 	}
 	fitReport(rep, b.maxReportBytes)
 	return rep
@@ -1700,15 +1707,17 @@ func (r *siteRun) sitemapChecks(sitemapExists, partial bool) (int, string) {
 		ev := func(element string) seo.Evidence {
 			return seo.Evidence{Element: element, Value: loc, Detail: "listed in " + sm}
 		}
-		if check == OrphanCheckDone && loc != b.start && r.inlinks[n] == 0 && b.inScope(loc) {
-			orphans++
-			r.add("site.orphan", loc, "the sitemap lists this URL but no crawled page links to it", ev("sitemap"), []string{sm}, 1)
-		}
 		i := int(r.pageOf[n])
 		if i < 0 {
 			continue
 		}
 		p := &r.pages[i]
+		// Only a real page is an orphan: a sitemap URL that fails,
+		// redirects or is not HTML is reported by its own check.
+		if check == OrphanCheckDone && loc != b.start && r.inlinks[n] == 0 && b.inScope(loc) && realPage(p) {
+			orphans++
+			r.add("site.orphan", loc, "the sitemap lists this URL but no crawled page links to it", ev("sitemap"), []string{sm}, 1)
+		}
 		switch {
 		case p.RobotsBlocked:
 			r.add("site.sitemap_blocked", loc, "the sitemap lists a URL that robots.txt disallows", ev("robots.txt"), []string{sm}, 1)
@@ -1749,6 +1758,11 @@ func (r *siteRun) sitemapChecks(sitemapExists, partial bool) (int, string) {
 		}
 	}
 	return orphans, check
+}
+
+// realPage reports whether p answered 2xx with HTML, without redirecting.
+func realPage(p *PageSummary) bool {
+	return p.Status/100 == 2 && len(p.Redirects) == 0 && p.IsHTML
 }
 
 // linkChecks runs the depth and inlink checks.

@@ -3,6 +3,7 @@ package crawler
 import (
 	"hash/fnv"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -23,9 +24,20 @@ const (
 	// depth before it is a trap (/a/b/a/b/a/b/a).
 	trapRepeats = 4
 	// trapDepthSpan is the spread of click depths at which URLs of one
-	// numeric pattern (/calendar/{n}/{n}) may be found before it is a trap:
-	// a "next" link chain that never ends.
+	// date pattern (/calendar/{n}/{n} first seen with a year, a year-month
+	// or a date) may be found before it is a calendar trap: a "next" link
+	// chain through dates that never ends.
 	trapDepthSpan = 25
+	// trapPageSpan is the same spread for other numeric patterns, such as
+	// numbered pagination (/p{n}.html, /page/{n}, ?page={n}): a chain of
+	// page numbers is crawled, as Screaming Frog and Sitebulb do, up to
+	// this many clicks; MaxPages and MaxQueuedURLs bound it too. It is
+	// also the number of distinct integer values of one query parameter
+	// (?page={n}) beyond which the parameter is a trap.
+	trapPageSpan = 5000
+	// maxTrapURLs bounds the dropped URLs a crawl remembers for
+	// SiteReport.NotFetched; further ones are only counted.
+	maxTrapURLs = 10_000
 	// trapExamples is how many example URLs a trap keeps.
 	trapExamples = 3
 	// maxParamsChecked bounds the per-URL work of the parameter rule.
@@ -46,8 +58,11 @@ const (
 	TrapFacets          = "parameter_combinations"
 	TrapRepeatingPath   = "repeating_path"
 	TrapCalendar        = "calendar"
-	TrapSessionID       = "session_id"
-	TrapLinkFlood       = "link_flood"
+	// TrapPageSequence is a numeric sequence (numbered pagination) longer
+	// than trapPageSpan clicks.
+	TrapPageSequence = "page_sequence"
+	TrapSessionID    = "session_id"
+	TrapLinkFlood    = "link_flood"
 )
 
 // trapGuard recognises URL patterns that keep yielding new URLs. Its rules
@@ -57,16 +72,22 @@ type trapGuard struct {
 	mu     sync.Mutex
 	values map[string]map[uint64]struct{} // param pattern -> value hashes
 	combos map[string]map[uint64]struct{} // path -> query hashes
-	spans  map[string][2]int              // numeric pattern -> min, max depth
+	spans  map[string][3]int              // numeric pattern -> min, max depth, span limit
 	traps  map[string]*Trap
+	// seen holds the dropped URLs' hashes, so a URL found twice counts
+	// once; urls the first maxTrapURLs of them, more counts the rest.
+	seen map[uint64]struct{}
+	urls []NotFetchedURL
+	more int
 }
 
 func newTrapGuard() *trapGuard {
 	return &trapGuard{
 		values: map[string]map[uint64]struct{}{},
 		combos: map[string]map[uint64]struct{}{},
-		spans:  map[string][2]int{},
+		spans:  map[string][3]int{},
 		traps:  map[string]*Trap{},
+		seen:   map[uint64]struct{}{},
 	}
 }
 
@@ -76,18 +97,53 @@ func hash64(s string) uint64 {
 	return h.Sum64()
 }
 
-// admit reports whether the normalised URL u, found at depth, may be
-// queued. A URL that falls in a trap is counted against it.
-func (g *trapGuard) admit(u *url.URL, raw string, depth int) bool {
+// admit reports whether the normalised URL u, found at depth (-1 for a
+// sitemap URL) on page ref, may be queued. A URL that falls in a trap is
+// counted against it, once however often it is found, and remembered
+// with reason NotFetchedTrap.
+func (g *trapGuard) admit(u *url.URL, raw string, depth int, ref string) bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if pat, reason := repeatingPath(u); pat != "" {
-		g.drop(pat, reason, raw)
+	pat, reason := g.match(u, depth)
+	if pat == "" {
+		return true
+	}
+	h := hash64(raw)
+	if _, ok := g.seen[h]; ok {
 		return false
 	}
+	t := g.drop(pat, reason, raw)
+	if len(g.urls) >= maxTrapURLs {
+		g.more++
+		return false
+	}
+	g.seen[h] = struct{}{}
+	nf := NotFetchedURL{URL: raw, Reason: NotFetchedTrap, Error: "trap " + t.Reason + ": " + t.Pattern, FoundOn: ref}
+	if depth >= 0 {
+		nf.Depth = &depth
+	}
+	g.urls = append(g.urls, nf)
+	return false
+}
+
+// dropped returns the URLs the guard dropped, sorted by URL, and the
+// number past maxTrapURLs it did not keep.
+func (g *trapGuard) dropped() ([]NotFetchedURL, int) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	out := slices.Clone(g.urls)
+	slices.SortFunc(out, func(a, b NotFetchedURL) int { return strings.Compare(a.URL, b.URL) })
+	return out, g.more
+}
+
+// match returns the trap pattern u falls in and its reason, "" when none.
+func (g *trapGuard) match(u *url.URL, depth int) (pattern, reason string) {
+	if pat, reason := repeatingPath(u); pat != "" {
+		return pat, reason
+	}
 	if u.RawQuery != "" {
-		if !g.admitQuery(u, raw) {
-			return false
+		if pat, reason := g.matchQuery(u); pat != "" {
+			return pat, reason
 		}
 	}
 	if depth >= 0 && (hasDigit(u.Path) || hasDigit(u.RawQuery)) {
@@ -96,31 +152,34 @@ func (g *trapGuard) admit(u *url.URL, raw string, depth int) bool {
 			key += "?" + digitPattern(u.RawQuery)
 		}
 		if t := g.traps[key]; t != nil {
-			g.drop(key, TrapCalendar, raw)
-			return false
+			return key, t.Reason
 		}
 		s, ok := g.spans[key]
 		if !ok {
 			if g.full() {
-				return true
+				return "", ""
 			}
-			s = [2]int{depth, depth}
+			s = [3]int{depth, depth, trapPageSpan}
+			if dateLike(u.EscapedPath()) || dateLike(u.RawQuery) {
+				s[2] = trapDepthSpan
+			}
 		}
 		s[0], s[1] = min(s[0], depth), max(s[1], depth)
 		g.spans[key] = s
-		if s[1]-s[0] > trapDepthSpan {
-			g.drop(key, TrapCalendar, raw)
-			return false
+		if s[1]-s[0] > s[2] {
+			if s[2] == trapDepthSpan {
+				return key, TrapCalendar
+			}
+			return key, TrapPageSequence
 		}
 	}
-	return true
+	return "", ""
 }
 
-func (g *trapGuard) admitQuery(u *url.URL, raw string) bool {
+func (g *trapGuard) matchQuery(u *url.URL) (pattern, reason string) {
 	base := u.Host + u.EscapedPath()
 	if t := g.traps[base+"?*"]; t != nil {
-		g.drop(base+"?*", TrapFacets, raw)
-		return false
+		return base + "?*", TrapFacets
 	}
 	parts := strings.Split(u.RawQuery, "&")
 	if len(parts) > maxParamsChecked {
@@ -128,6 +187,11 @@ func (g *trapGuard) admitQuery(u *url.URL, raw string) bool {
 	}
 	for i, p := range parts {
 		name, value, _ := strings.Cut(p, "=")
+		// Integer values (page numbers) are allowed more of them.
+		wild, limit := "=*", trapParamValues
+		if integer(value) {
+			wild, limit = "={n}", trapPageSpan
+		}
 		var sb strings.Builder
 		sb.WriteString(base)
 		for j, q := range parts {
@@ -138,15 +202,14 @@ func (g *trapGuard) admitQuery(u *url.URL, raw string) bool {
 			}
 			if j == i {
 				sb.WriteString(name)
-				sb.WriteString("=*")
+				sb.WriteString(wild)
 			} else {
 				sb.WriteString(q)
 			}
 		}
 		key := sb.String()
 		if g.traps[key] != nil {
-			g.drop(key, TrapParameterValues, raw)
-			return false
+			return key, TrapParameterValues
 		}
 		set := g.values[key]
 		if set == nil {
@@ -157,16 +220,15 @@ func (g *trapGuard) admitQuery(u *url.URL, raw string) bool {
 			g.values[key] = set
 		}
 		set[hash64(value)] = struct{}{}
-		if len(set) > trapParamValues {
+		if len(set) > limit {
 			delete(g.values, key)
-			g.drop(key, TrapParameterValues, raw)
-			return false
+			return key, TrapParameterValues
 		}
 	}
 	set := g.combos[base]
 	if set == nil {
 		if g.full() {
-			return true
+			return "", ""
 		}
 		set = map[uint64]struct{}{}
 		g.combos[base] = set
@@ -174,10 +236,9 @@ func (g *trapGuard) admitQuery(u *url.URL, raw string) bool {
 	set[hash64(u.RawQuery)] = struct{}{}
 	if len(set) > trapQueryCombos {
 		delete(g.combos, base)
-		g.drop(base+"?*", TrapFacets, raw)
-		return false
+		return base + "?*", TrapFacets
 	}
-	return true
+	return "", ""
 }
 
 // full reports whether the rules track maxTrapKeys patterns.
@@ -246,6 +307,40 @@ func repeatingPath(u *url.URL) (pattern, reason string) {
 		}
 	}
 	return "", ""
+}
+
+// integer reports whether s is a run of one to nine digits.
+func integer(s string) bool {
+	if s == "" || len(s) > 9 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// dateLike reports whether a run of digits in s reads as a year (19xx,
+// 20xx) or a date written without separators (yyyymm, yyyymmdd): the
+// numbers a calendar grows by.
+func dateLike(s string) bool {
+	for i := 0; i < len(s); {
+		if s[i] < '0' || s[i] > '9' {
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+			j++
+		}
+		if n := j - i; (n == 4 || n == 6 || n == 8) && (s[i:i+2] == "19" || s[i:i+2] == "20") {
+			return true
+		}
+		i = j
+	}
+	return false
 }
 
 func hasDigit(s string) bool {

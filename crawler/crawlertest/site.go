@@ -34,6 +34,9 @@ type SiteOptions struct {
 	SitemapIndex bool
 	// Orphans adds this many articles listed only in the sitemap.
 	Orphans int
+	// SitemapExtra lists these paths in the article sitemap too (serve
+	// them with Extra, or they answer 404).
+	SitemapExtra []string
 	// Redirects links the home page to /old/{i} URLs that 301 to articles.
 	Redirects int
 	// RedirectLoop links the home page to /loop/a, which redirects to
@@ -238,6 +241,9 @@ func (s *Site) articleSitemap(w http.ResponseWriter, gz bool) {
 	buf.WriteString("<url><loc>" + s.URL + "/</loc></url>\n")
 	for i := range s.opts.Articles + s.opts.Orphans {
 		fmt.Fprintf(&buf, "<url><loc>%s/a/%d</loc><lastmod>2024-05-01</lastmod></url>\n", s.URL, i)
+	}
+	for _, p := range s.opts.SitemapExtra {
+		fmt.Fprintf(&buf, "<url><loc>%s%s</loc></url>\n", s.URL, p)
 	}
 	if !s.opts.SitemapIndex {
 		s.categoryEntries(&buf)

@@ -169,7 +169,10 @@ func printSiteReport(w io.Writer, rep *crawler.SiteReport, verbose bool) {
 		for _, u := range rep.NotFetched[:min(3, len(rep.NotFetched))] {
 			ex = append(ex, clean(u.URL)+" ("+u.Reason+")")
 		}
-		fmt.Fprintf(w, "Not fetched   %d (no response, not counted as pages): %s\n", total, strings.Join(ex, ", "))
+		fmt.Fprintf(w, "Not fetched   %d (no response or left out as a trap, not counted as pages): %s\n", total, strings.Join(ex, ", "))
+	}
+	for _, tr := range c.Traps {
+		fmt.Fprintf(w, "Crawl trap    %s (%s): %d URLs left out\n", clean(tr.Pattern), tr.Reason, tr.Dropped)
 	}
 	fmt.Fprintf(w, "Depths        %v (pages per click depth from 0)\n", c.DepthHistogram)
 	for _, sev := range []seo.Severity{seo.Error, seo.Warning, seo.Notice} {
