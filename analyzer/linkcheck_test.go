@@ -33,8 +33,6 @@ func newTestFetcher(t *testing.T) *testFetcher {
 	return &testFetcher{client: &http.Client{Transport: tr}}
 }
 
-type noFollowKey struct{}
-
 func (f *testFetcher) Fetch(ctx context.Context, req *seo.Request) (*seo.Response, error) {
 	method := req.Method
 	if method == "" {

@@ -83,7 +83,6 @@ type crawl struct {
 	aside     []asideItem
 	asideSeen []uint64
 	icons     []string // rel=icon targets of the start page
-	fatal     error
 
 	resCache sync.Map // resource URL -> blocked bool (bounded by resCount)
 	resCount atomic.Int64

@@ -153,8 +153,7 @@ func TestCrawlSite(t *testing.T) {
 func TestNormalisationAndScope(t *testing.T) {
 	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { t.Errorf("other server fetched: %s", r.URL) }))
 	defer other.Close()
-	var site *crawlertest.Site
-	site = crawlertest.NewSite(crawlertest.SiteOptions{
+	site := crawlertest.NewSite(crawlertest.SiteOptions{
 		Articles: 1, Categories: 1, NoSitemap: true,
 		ExtraLinks: []string{"/x#frag", "/x", "/q/../x", "/y?utm_source=news&b=2&a=1", "/y?a=1&b=2", "/y?b=2&a=1&sid=abc",
 			other.URL + "/z", "http://example.com/external", "mailto:someone@example.com"},

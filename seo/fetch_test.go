@@ -806,8 +806,11 @@ func TestOpen(t *testing.T) {
 		if !errors.Is(err, ErrTooLarge) || len(data) != 100 {
 			t.Fatalf("read %d bytes, err %v; want 100 and ErrTooLarge", len(data), err)
 		}
-		if rc.Close() != nil && rc.Close() != nil {
-			t.Fatal("double Close failed")
+		if err := rc.Close(); err != nil {
+			t.Fatalf("Close: %v", err)
+		}
+		if err := rc.Close(); err != nil {
+			t.Fatalf("second Close: %v", err)
 		}
 	})
 }

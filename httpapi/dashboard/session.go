@@ -34,13 +34,6 @@ type session struct {
 	Gen       string
 }
 
-type ctxKey int
-
-const (
-	sessionKey ctxKey = iota
-	accountKey
-)
-
 func randomString(n int) string {
 	b := make([]byte, n)
 	rand.Read(b)

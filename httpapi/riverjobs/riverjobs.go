@@ -263,6 +263,10 @@ func migrateStep(ctx context.Context, conn *pgxpool.Conn, m *rivermigrate.Migrat
 		return 0, err
 	}
 	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }() // a no-op after Commit
+	// One migration per transaction (MaxSteps 1), which is what river's
+	// deprecation of MigrateTx warns about: migrations batched in one
+	// transaction. The transaction is ours so the advisory lock holds.
+	//lint:ignore SA1019 one migration per transaction, under our lock
 	res, err := m.MigrateTx(ctx, tx, rivermigrate.DirectionUp, &rivermigrate.MigrateOpts{MaxSteps: 1})
 	if err != nil {
 		return 0, err

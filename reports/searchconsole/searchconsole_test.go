@@ -85,8 +85,6 @@ var (
 	sep30 = time.Date(2024, 9, 30, 0, 0, 0, 0, time.UTC)
 )
 
-func ip(v int) *int { return &v }
-
 type day struct {
 	date        string
 	clicks, imp int
