@@ -186,16 +186,10 @@ type pageView struct {
 	Types  []string
 	Social []keyValue
 	// Cut lists the report's lists cut at their caps (Report.Truncated).
-	Cut []cutList
+	Cut []seo.Cut
 }
 
 type keyValue struct{ Key, Value string }
-
-// cutList is one list of the report cut at its cap.
-type cutList struct {
-	Name         string
-	Shown, Total int
-}
 
 // pageScore returns the report's score, or nil and why there is none.
 func pageScore(r *Report) (*int, string) {
@@ -230,10 +224,7 @@ func (r *Report) WriteHTML(w io.Writer) error {
 			v.Notices += f.Occurrences()
 		}
 	}
-	for _, name := range slices.Sorted(maps.Keys(r.Truncated)) {
-		t := r.Truncated[name]
-		v.Cut = append(v.Cut, cutList{Name: name, Shown: t.Total - t.Omitted, Total: t.Total})
-	}
+	v.Cut = r.Truncated.Cuts()
 	for _, it := range r.StructuredData {
 		v.Types = append(v.Types, it.Types...)
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"html/template"
 	"io"
-	"maps"
 	"slices"
 	"sort"
 	"strconv"
@@ -69,13 +68,7 @@ type htmlView struct {
 	Script template.JS
 	CSS    template.CSS
 	// Cut lists the report's lists cut at their caps (SiteReport.Truncated).
-	Cut []cutList
-}
-
-// cutList is one list of the report cut at its cap.
-type cutList struct {
-	Name         string
-	Shown, Total int
+	Cut []seo.Cut
 }
 
 // chart is a bar chart laid out in Go and drawn as inline SVG.
@@ -270,10 +263,7 @@ func evidenceText(e seo.Evidence) string {
 func (r *SiteReport) WriteHTML(w io.Writer) error {
 	v := htmlView{R: r, Policy: HTMLReportPolicy, PagesTotal: r.listTotal("pages", len(r.Pages)),
 		Script: template.JS(htmltable.JS), CSS: template.CSS(htmltable.CSS)}
-	for _, name := range slices.Sorted(maps.Keys(r.Truncated)) {
-		t := r.Truncated[name]
-		v.Cut = append(v.Cut, cutList{Name: name, Shown: t.Total - t.Omitted, Total: t.Total})
-	}
+	v.Cut = r.Truncated.Cuts()
 	v.Errors, v.Warnings, v.Notices = r.FindingCounts.Findings.Errors, r.FindingCounts.Findings.Warnings, r.FindingCounts.Findings.Notices
 	v.Top = r.Findings[:min(len(r.Findings), topFindings)]
 	tables, err := r.Tables()

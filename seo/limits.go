@@ -1,6 +1,10 @@
 package seo
 
-import "context"
+import (
+	"context"
+	"slices"
+	"strings"
+)
 
 // Truncation says that a list in a report was cut at its cap: Total items
 // were found and Omitted of them are not in the list.
@@ -25,6 +29,24 @@ func (t *Truncated) Note(name string, total, kept int) {
 		*t = Truncated{}
 	}
 	(*t)[name] = Truncation{Total: total, Omitted: total - kept}
+}
+
+// Cut is one list of a report cut at its cap, for display: its name, the
+// items kept and the total found.
+type Cut struct {
+	Name         string
+	Shown, Total int
+}
+
+// Cuts returns the cut lists sorted by name, the order every report view
+// shows them in.
+func (t Truncated) Cuts() []Cut {
+	out := make([]Cut, 0, len(t))
+	for name, tr := range t {
+		out = append(out, Cut{Name: name, Shown: tr.Total - tr.Omitted, Total: tr.Total})
+	}
+	slices.SortFunc(out, func(a, b Cut) int { return strings.Compare(a.Name, b.Name) })
+	return out
 }
 
 // MemoryBudget admits work by an estimate of the memory it will hold. A

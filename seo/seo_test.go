@@ -3,6 +3,7 @@ package seo
 import (
 	"errors"
 	"net/url"
+	"reflect"
 	"testing"
 	"time"
 )
@@ -265,5 +266,19 @@ func TestTruncatedNote(t *testing.T) {
 	tr.Note("links", 1000, 100)
 	if got := tr["links"]; got != (Truncation{Total: 1000, Omitted: 900}) {
 		t.Fatalf("links = %+v", got)
+	}
+}
+
+func TestTruncatedCuts(t *testing.T) {
+	var tr Truncated
+	if got := tr.Cuts(); len(got) != 0 {
+		t.Fatalf("nil Truncated: %v", got)
+	}
+	tr.Note("links", 10, 4)
+	tr.Note("findings", 7, 2)
+	tr.Note("images", 3, 3) // not cut
+	want := []Cut{{Name: "findings", Shown: 2, Total: 7}, {Name: "links", Shown: 4, Total: 10}}
+	if got := tr.Cuts(); !reflect.DeepEqual(got, want) {
+		t.Errorf("Cuts() = %v, want %v", got, want)
 	}
 }

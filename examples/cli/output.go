@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -126,18 +125,13 @@ func printMore(w io.Writer, indent string, t seo.Truncation) {
 // cut at their caps, such as "lists cut at their caps: findings 20 of 200,
 // links 500 of 3000", or "" when the report is complete.
 func truncatedSummary(t seo.Truncated) string {
-	if len(t) == 0 {
+	cuts := t.Cuts()
+	if len(cuts) == 0 {
 		return ""
 	}
-	names := make([]string, 0, len(t))
-	for name := range t {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	parts := make([]string, len(names))
-	for i, name := range names {
-		tr := t[name]
-		parts[i] = fmt.Sprintf("%s %d of %d", clean(name), tr.Total-tr.Omitted, tr.Total)
+	parts := make([]string, len(cuts))
+	for i, c := range cuts {
+		parts[i] = fmt.Sprintf("%s %d of %d", clean(c.Name), c.Shown, c.Total)
 	}
 	return "lists cut at their caps: " + strings.Join(parts, ", ")
 }

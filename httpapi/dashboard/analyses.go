@@ -250,14 +250,8 @@ func buildReport(rep *crawler.SiteReport) (*reportView, error) {
 	c := rep.FindingCounts.Findings
 	rv.Errors, rv.Warnings, rv.Notices = c.Errors, c.Warnings, c.Notices
 	rv.Top = rep.Findings[:min(len(rep.Findings), topFindings)]
-	names := make([]string, 0, len(rep.Truncated))
-	for name := range rep.Truncated {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		t := rep.Truncated[name]
-		rv.Cut = append(rv.Cut, fmt.Sprintf("%s: %d of %d", name, t.Total-t.Omitted, t.Total))
+	for _, c := range rep.Truncated.Cuts() {
+		rv.Cut = append(rv.Cut, fmt.Sprintf("%s: %d of %d", c.Name, c.Shown, c.Total))
 	}
 	tables, err := rep.Tables()
 	if err != nil {
