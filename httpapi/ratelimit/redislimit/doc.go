@@ -5,8 +5,9 @@
 // keys of the account:
 //
 //   - the burst bucket, a GCRA "theoretical arrival time" in Unix
-//     microseconds (prefix + "{account}:b"), expiring as soon as the bucket
-//     is full again;
+//     microseconds (prefix + "{account}:b"), expiring a minute after the bucket
+//     is full again (Redis expires keys by its own clock; the minute covers
+//     callers whose clocks lag it);
 //   - the day's count (prefix + "{account}:d:YYYY-MM-DD", the UTC date),
 //     incremented only while below the limit and expiring after
 //     Options.DayTTL (40 days by default) so that Usage can serve a 30-day

@@ -151,7 +151,9 @@ if count == 1 then
   redis.call('EXPIRE', KEYS[2], ARGV[5])
 end
 -- The bucket is full again, and its key useless, once now passes newtat.
-local px = math.min(math.ceil((newtat - now) / 1000) + 1, 3456000000)
+-- Redis expires keys by its own clock, not by the callers': a minute's
+-- margin keeps callers whose clocks lag from finding a bucket gone early.
+local px = math.min(math.ceil((newtat - now) / 1000) + 60000, 3456000000)
 redis.call('SET', KEYS[1], string.format('%d', newtat), 'PX', string.format('%d', px))
 return {count, 0, 0}
 `)
