@@ -5,29 +5,24 @@
 package dataforseo
 
 import (
-	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"regexp"
 	"strings"
 	"time"
 
-	"github.com/seokit/seokit/keywords"
+	"github.com/seokit/seokit/internal/provider"
 	"github.com/seokit/seokit/seo"
 )
 
 // DefaultBaseURL is the DataForSEO API root.
 const DefaultBaseURL = "https://api.dataforseo.com"
 
-// DefaultTimeout bounds one API call when Client.Timeout is zero.
+// DefaultTimeout bounds one API call when Options.Timeout is zero.
 const DefaultTimeout = 60 * time.Second
-
-// DefaultMaxBody caps a response body when Client.MaxBody is zero.
-const DefaultMaxBody = 32 << 20
 
 // Status codes DataForSEO reports in status_code (appendix/errors).
 const (
@@ -35,19 +30,48 @@ const (
 	StatusTaskCreated = 20100 // "Task Created."
 )
 
-// Client calls DataForSEO Live endpoints.
-type Client struct {
-	// Name prefixes error messages ("dataforseo").
-	Name            string
-	Login, Password string
+// Options configures a Client. The zero value is usable.
+type Options struct {
 	// BaseURL defaults to DefaultBaseURL.
 	BaseURL string
-	// HTTPClient defaults to a client without its own timeout.
+	// HTTPClient defaults to http.DefaultClient.
 	HTTPClient *http.Client
 	// Timeout bounds one call; 0 means DefaultTimeout.
 	Timeout time.Duration
-	// MaxBody caps the response body; 0 means DefaultMaxBody.
+	// MaxBody caps the response body; 0 means provider.DefaultMaxBody.
 	MaxBody int64
+}
+
+// Client calls DataForSEO Live endpoints.
+type Client struct {
+	name string
+	auth string
+	base string
+	c    *provider.Client
+}
+
+// New returns a client whose errors name the driver name ("dataforseo")
+// and that authenticates with the API login and password.
+func New(name, login, password string, opts *Options) *Client {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.BaseURL == "" {
+		o.BaseURL = DefaultBaseURL
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultTimeout
+	}
+	return &Client{
+		name: name,
+		auth: "Basic " + base64.StdEncoding.EncodeToString([]byte(login+":"+password)),
+		base: strings.TrimRight(o.BaseURL, "/"),
+		c: provider.New(name, &provider.Options{
+			HTTPClient: o.HTTPClient, Timeout: o.Timeout, MaxBody: o.MaxBody,
+			Format: "DataForSEO", ParseError: parseError,
+		}),
+	}
 }
 
 // Envelope is a DataForSEO response.
@@ -69,36 +93,23 @@ type Task struct {
 	Result        json.RawMessage `json:"result"`
 }
 
-// RateLimitError is a provider's "slow down" answer. It wraps
-// seo.ErrRateLimited.
-type RateLimitError struct {
-	// Provider names the driver ("dataforseo", "serpapi" ...).
-	Provider string
-	// Message is the provider's message.
-	Message string
-	// Wait is the provider's Retry-After; zero when it gave none.
-	Wait time.Duration
-}
-
-// Error describes the refusal.
-func (e *RateLimitError) Error() string {
-	msg := fmt.Sprintf("%s: rate limited by provider: %s", e.Provider, seo.Clip(e.Message))
-	if e.Wait > 0 {
-		msg += fmt.Sprintf(" (retry after %s)", e.Wait)
+// parseError reads the envelope of an error answer (DataForSEO documents
+// HTTP 401, 402, 404 and 500 with a status_message).
+func parseError(a *provider.ErrorAnswer) {
+	var env Envelope
+	if json.Unmarshal(a.Body, &env) == nil && env.StatusMessage != "" {
+		a.Message = env.StatusMessage
+		if env.StatusCode != 0 {
+			a.Code = fmt.Sprint(env.StatusCode)
+		}
 	}
-	return msg
 }
-
-// Unwrap returns seo.ErrRateLimited.
-func (e *RateLimitError) Unwrap() error { return seo.ErrRateLimited }
-
-// RetryAfter returns how long the provider asked to wait (zero if unknown).
-func (e *RateLimitError) RetryAfter() time.Duration { return e.Wait }
 
 // Location returns the location_code and language_code of loc, or an
 // *seo.InputError for "locale" when DataForSEO has no code for it.
-func Location(loc seo.Locale) (int, string, error) {
-	code, ok := keywords.LocationCode(loc)
+// locationCode maps a region to its location code (keywords.LocationCode).
+func Location(loc seo.Locale, locationCode func(seo.Locale) (int, bool)) (int, string, error) {
+	code, ok := locationCode(loc)
 	if !ok {
 		return 0, "", &seo.InputError{Field: "locale", Value: loc.String(), Reason: "no DataForSEO location code for this region"}
 	}
@@ -127,7 +138,7 @@ func (c *Client) Live(ctx context.Context, path string, task any, fields map[str
 		return nil, err
 	}
 	if len(tasks) != 1 {
-		return nil, fmt.Errorf("%s: %w: expected 1 task in the answer, got %d", c.name(), seo.ErrUnavailable, len(tasks))
+		return nil, fmt.Errorf("%s: %w: expected 1 task in the answer, got %d", c.name, seo.ErrUnavailable, len(tasks))
 	}
 	return tasks[0].Result, nil
 }
@@ -135,124 +146,46 @@ func (c *Client) Live(ctx context.Context, path string, task any, fields map[str
 // Post sends tasks to path and returns the tasks of the answer, each with
 // status 20000; the first failed task is returned as an error.
 func (c *Client) Post(ctx context.Context, path string, tasks []any, fields map[string]string) ([]Task, error) {
-	name := c.name()
-	body, err := json.Marshal(tasks)
+	var env Envelope
+	err := c.c.Do(ctx, &provider.Request{URL: c.base + path, Header: http.Header{"Authorization": {c.auth}}, Body: tasks}, &env)
 	if err != nil {
-		return nil, fmt.Errorf("%s: encoding request: %w", name, err)
-	}
-	timeout := c.Timeout
-	if timeout <= 0 {
-		timeout = DefaultTimeout
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	base := c.BaseURL
-	if base == "" {
-		base = DefaultBaseURL
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimRight(base, "/")+path, bytes.NewReader(body))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w: building request: %v", name, seo.ErrUnavailable, err)
-	}
-	req.SetBasicAuth(c.Login, c.Password)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json")
-	hc := c.HTTPClient
-	if hc == nil {
-		hc = http.DefaultClient
-	}
-	resp, err := hc.Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w: %w", name, seo.ErrUnavailable, err)
-	}
-	defer resp.Body.Close()
-	max := c.MaxBody
-	if max <= 0 {
-		max = DefaultMaxBody
-	}
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, max+1))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w: reading answer: %w", name, seo.ErrUnavailable, err)
-	}
-	if int64(len(raw)) > max {
-		return nil, fmt.Errorf("%s: %w: answer larger than %d bytes: %w", name, seo.ErrUnavailable, max, seo.ErrTooLarge)
-	}
-	if err := httpError(name, resp, raw); err != nil {
 		return nil, err
 	}
-	var env Envelope
-	if err := json.Unmarshal(raw, &env); err != nil {
-		return nil, fmt.Errorf("%s: %w: answer is not DataForSEO JSON: %v", name, seo.ErrUnavailable, err)
-	}
 	if env.StatusCode == 0 {
-		return nil, fmt.Errorf("%s: %w: answer has no status_code", name, seo.ErrUnavailable)
+		return nil, fmt.Errorf("%s: %w: answer has no status_code", c.name, seo.ErrUnavailable)
 	}
 	if !ok(env.StatusCode) {
-		return nil, StatusError(name, env.StatusCode, env.StatusMessage, fields)
+		return nil, StatusError(c.name, env.StatusCode, env.StatusMessage, fields)
 	}
 	if len(env.Tasks) != len(tasks) {
-		return nil, fmt.Errorf("%s: %w: sent %d tasks, answer has %d", name, seo.ErrUnavailable, len(tasks), len(env.Tasks))
+		return nil, fmt.Errorf("%s: %w: sent %d tasks, answer has %d", c.name, seo.ErrUnavailable, len(tasks), len(env.Tasks))
 	}
 	for _, t := range env.Tasks {
 		if !ok(t.StatusCode) {
-			return nil, StatusError(name, t.StatusCode, t.StatusMessage, fields)
+			return nil, StatusError(c.name, t.StatusCode, t.StatusMessage, fields)
 		}
 	}
 	return env.Tasks, nil
 }
 
-func (c *Client) name() string {
-	if c.Name == "" {
-		return "dataforseo"
-	}
-	return c.Name
-}
-
 func ok(code int) bool { return code == StatusOK || code == StatusTaskCreated }
-
-// httpError maps the HTTP statuses DataForSEO documents (401, 402, 404,
-// 500) and any other non-200 answer.
-func httpError(name string, resp *http.Response, raw []byte) error {
-	if resp.StatusCode == http.StatusOK {
-		return nil
-	}
-	msg := resp.Status
-	var env Envelope
-	if json.Unmarshal(raw, &env) == nil && env.StatusMessage != "" {
-		msg = env.StatusMessage
-	}
-	switch {
-	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
-		return fmt.Errorf("%s: %w: credentials rejected (HTTP %d): %s", name, seo.ErrUnavailable, resp.StatusCode, seo.Clip(msg))
-	case resp.StatusCode == http.StatusPaymentRequired:
-		return fmt.Errorf("%s: %w: payment required, check the account balance (HTTP 402): %s", name, seo.ErrUnavailable, seo.Clip(msg))
-	case resp.StatusCode == http.StatusTooManyRequests:
-		wait, _ := seo.ParseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
-		return &RateLimitError{Provider: name, Message: msg, Wait: wait}
-	default:
-		return fmt.Errorf("%s: %w: HTTP %d: %s", name, seo.ErrUnavailable, resp.StatusCode, seo.Clip(msg))
-	}
-}
 
 var quotedField = regexp.MustCompile(`'([a-z_][a-z0-9_.]*)'`)
 
 // StatusError maps a DataForSEO internal status code to a seo error:
+//   - messages about rate limits or too many requests: *seo.RateLimitError;
 //   - 40100-40199 (auth and search-engine failures such as 40101 "Internal
-//     SE Server Error.") and 5xxxx: seo.ErrUnavailable;
-//   - messages about rate limits or too many requests: seo.ErrRateLimited;
-//   - 402xx (billing, account): seo.ErrUnavailable;
+//     SE Server Error."), 402xx (billing, account), 5xxxx and any other
+//     4xxxx (a problem of the driver's request or the account, not of the
+//     caller's input): *seo.ProviderError, which wraps seo.ErrUnavailable;
 //   - 40500-40599 (invalid fields, invalid POST data): an *seo.InputError for
 //     the field named in the message when fields maps it, else an error
-//     wrapping seo.ErrInvalidInput;
-//   - any other 4xxxx: seo.ErrUnavailable (a problem of the driver's request
-//     or the account, not of the caller's input).
+//     wrapping seo.ErrInvalidInput.
 func StatusError(name string, code int, message string, fields map[string]string) error {
 	low := strings.ToLower(message)
 	switch {
 	case strings.Contains(low, "rate limit") || strings.Contains(low, "rate-limit") || strings.Contains(low, "too many requests"):
-		return &RateLimitError{Provider: name, Message: fmt.Sprintf("%d %s", code, message)}
-	case code >= 40100 && code < 40200 && (strings.Contains(low, "auth") || strings.Contains(low, "credential")):
-		return fmt.Errorf("%s: %w: credentials rejected (status %d): %s", name, seo.ErrUnavailable, code, seo.Clip(message))
+		return &seo.RateLimitError{Provider: name, Message: fmt.Sprintf("%d %s", code, provider.Clean(message, seo.MaxEvidenceValue))}
 	case code >= 40500 && code < 40600:
 		if m := quotedField.FindStringSubmatch(message); m != nil {
 			if f, ok := fields[m[1]]; ok {
@@ -261,12 +194,6 @@ func StatusError(name string, code int, message string, fields map[string]string
 		}
 		return fmt.Errorf("%s: %w: status %d: %s", name, seo.ErrInvalidInput, code, seo.Clip(message))
 	default:
-		return fmt.Errorf("%s: %w: status %d: %s", name, seo.ErrUnavailable, code, seo.Clip(message))
+		return &seo.ProviderError{Provider: name, Code: fmt.Sprint(code), Message: provider.Clean(message, seo.MaxEvidenceValue)}
 	}
-}
-
-// IsRateLimit reports whether err is a RateLimitError.
-func IsRateLimit(err error) bool {
-	var rl *RateLimitError
-	return errors.As(err, &rl)
 }

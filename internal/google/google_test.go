@@ -143,16 +143,16 @@ func TestPostErrors(t *testing.T) {
 			if tc.msg != "" && !strings.Contains(strings.ToLower(err.Error()), tc.msg) {
 				t.Errorf("error %q does not say %q", err, tc.msg)
 			}
-			var ae *APIError
-			if errors.As(err, &ae) {
-				if ae.RetryAfter != tc.retry {
-					t.Errorf("RetryAfter = %s, want %s", ae.RetryAfter, tc.retry)
-				}
-				if tc.apiStatus != "" && ae.Status != tc.apiStatus {
-					t.Errorf("Status = %q, want %q", ae.Status, tc.apiStatus)
-				}
-			} else if tc.retry != 0 || tc.apiStatus != "" {
-				t.Errorf("error %T is not an *APIError", err)
+			var rl *seo.RateLimitError
+			if errors.As(err, &rl) != errors.Is(err, seo.ErrRateLimited) {
+				t.Errorf("error %T: *seo.RateLimitError only for rate limits", err)
+			}
+			if rl != nil && rl.RetryAfter != tc.retry {
+				t.Errorf("RetryAfter = %s, want %s", rl.RetryAfter, tc.retry)
+			}
+			var pe *seo.ProviderError
+			if tc.apiStatus != "" && rl == nil && (!errors.As(err, &pe) || pe.Code != tc.apiStatus) {
+				t.Errorf("error %v: want an *seo.ProviderError with Code %q", err, tc.apiStatus)
 			}
 			f.mu.Lock()
 			if len(f.auth) != 1 || f.auth[0] != "Bearer ya29.test" {

@@ -54,7 +54,7 @@ type Options struct {
 
 // Source is a keywords.Source over DataForSEO.
 type Source struct {
-	c dataforseo.Client
+	c *dataforseo.Client
 }
 
 var _ keywords.Source = (*Source)(nil)
@@ -65,10 +65,9 @@ func New(login, password string, opts *Options) *Source {
 	if opts != nil {
 		o = *opts
 	}
-	return &Source{c: dataforseo.Client{
-		Name: Name, Login: login, Password: password,
+	return &Source{c: dataforseo.New(Name, login, password, &dataforseo.Options{
 		BaseURL: o.BaseURL, HTTPClient: o.HTTPClient, Timeout: o.Timeout, MaxBody: o.MaxBody,
-	}}
+	})}
 }
 
 // Name returns "dataforseo".
@@ -123,7 +122,7 @@ func (s *Source) Suggest(ctx context.Context, seed string, loc seo.Locale, limit
 	case limit == 0:
 		limit = DefaultSuggestions
 	}
-	code, lang, err := dataforseo.Location(loc)
+	code, lang, err := dataforseo.Location(loc, keywords.LocationCode)
 	if err != nil {
 		return nil, err
 	}
@@ -216,7 +215,7 @@ func (s *Source) Volumes(ctx context.Context, kws []string, loc seo.Locale) ([]k
 	if len(clean) == 0 {
 		return nil, nil
 	}
-	code, lang, err := dataforseo.Location(loc)
+	code, lang, err := dataforseo.Location(loc, keywords.LocationCode)
 	if err != nil {
 		return nil, err
 	}

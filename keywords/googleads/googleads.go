@@ -1,11 +1,11 @@
 package googleads
 
 import (
-	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"slices"
 	"strconv"
@@ -15,7 +15,7 @@ import (
 
 	"golang.org/x/oauth2"
 
-	"github.com/seokit/seokit/internal/dataforseo"
+	"github.com/seokit/seokit/internal/provider"
 	"github.com/seokit/seokit/keywords"
 	"github.com/seokit/seokit/seo"
 )
@@ -65,6 +65,8 @@ type Source struct {
 	customerID, loginID, devToken string
 	tokens                        oauth2.TokenSource
 	o                             Options
+	root                          string
+	c                             *provider.Client
 }
 
 var _ keywords.Source = (*Source)(nil)
@@ -92,6 +94,11 @@ func New(customerID, developerToken string, tokens oauth2.TokenSource, opts *Opt
 	if developerToken == "" {
 		return nil, &seo.InputError{Field: "developerToken", Reason: "is required"}
 	}
+	s.root = strings.TrimRight(cmp.Or(s.o.BaseURL, DefaultBaseURL), "/") + "/" + cmp.Or(s.o.APIVersion, DefaultAPIVersion)
+	s.c = provider.New(Name, &provider.Options{
+		HTTPClient: s.o.HTTPClient, Timeout: cmp.Or(s.o.Timeout, DefaultTimeout), MaxBody: s.o.MaxBody,
+		Format: "Google Ads", ParseError: parseError,
+	})
 	return s, nil
 }
 
@@ -333,89 +340,37 @@ func (s *Source) call(ctx context.Context, method string, body, out any, field s
 	if err != nil {
 		return fmt.Errorf("googleads: %w: getting an OAuth token: %w", seo.ErrUnavailable, err)
 	}
-	b, err := json.Marshal(body)
-	if err != nil {
-		return fmt.Errorf("googleads: encoding request: %w", err)
-	}
-	timeout := cmpOr(s.o.Timeout, DefaultTimeout)
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	u := strings.TrimRight(cmpOr(s.o.BaseURL, DefaultBaseURL), "/") + "/" + cmpOr(s.o.APIVersion, DefaultAPIVersion) +
-		"/customers/" + s.customerID + ":" + method
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(b))
-	if err != nil {
-		return fmt.Errorf("googleads: %w: building request: %v", seo.ErrUnavailable, err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("developer-token", s.devToken)
+	h := http.Header{"Authorization": {tok.Type() + " " + tok.AccessToken}, "Developer-Token": {s.devToken}}
 	if s.loginID != "" {
-		req.Header.Set("login-customer-id", s.loginID)
+		h.Set("login-customer-id", s.loginID)
 	}
-	tok.SetAuthHeader(req)
-	hc := s.o.HTTPClient
-	if hc == nil {
-		hc = http.DefaultClient
+	err = s.c.Do(ctx, &provider.Request{URL: s.root + "/customers/" + s.customerID + ":" + method, Header: h, Body: body}, out)
+	if pe := (*seo.ProviderError)(nil); errors.As(err, &pe) && pe.Code == "INVALID_ARGUMENT" {
+		return &seo.InputError{Field: field, Reason: "rejected by Google Ads: " + pe.Message}
 	}
-	resp, err := hc.Do(req)
-	if err != nil {
-		return fmt.Errorf("googleads: %w: %w", seo.ErrUnavailable, err)
-	}
-	defer resp.Body.Close()
-	max := cmpOr(s.o.MaxBody, DefaultMaxBody)
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, max+1))
-	if err != nil {
-		return fmt.Errorf("googleads: %w: reading answer: %w", seo.ErrUnavailable, err)
-	}
-	if int64(len(raw)) > max {
-		return fmt.Errorf("googleads: %w: answer larger than %d bytes: %w", seo.ErrUnavailable, max, seo.ErrTooLarge)
-	}
-	if resp.StatusCode != http.StatusOK {
-		return mapError(resp, raw, field)
-	}
-	if err := json.Unmarshal(raw, out); err != nil {
-		return fmt.Errorf("googleads: %w: answer is not Google Ads JSON: %v", seo.ErrUnavailable, err)
-	}
-	return nil
+	return err
 }
 
-func cmpOr[T comparable](v, def T) T {
-	var zero T
-	if v == zero {
-		return def
-	}
-	return v
-}
-
-func mapError(resp *http.Response, raw []byte, field string) error {
+// parseError reads a google.rpc.Status error answer with GoogleAdsFailure
+// details: their messages are added to the message, and a quota error's
+// retryDelay is the wait.
+func parseError(a *provider.ErrorAnswer) {
 	var e rpcError
-	status, msg := "", resp.Status
-	var retry time.Duration
-	if json.Unmarshal(raw, &e) == nil && e.Error != nil {
-		status, msg = e.Error.Status, e.Error.Message
-		for _, d := range e.Error.Details {
-			for _, de := range d.Errors {
-				if de.Message != "" {
-					msg += ": " + de.Message
-				}
-				if de.Details != nil && de.Details.QuotaErrorDetails != nil {
-					if d, err := time.ParseDuration(de.Details.QuotaErrorDetails.RetryDelay); err == nil {
-						retry = d
-					}
+	if json.Unmarshal(a.Body, &e) != nil || e.Error == nil {
+		return
+	}
+	a.Code, a.Message = e.Error.Status, e.Error.Message
+	for _, d := range e.Error.Details {
+		for _, de := range d.Errors {
+			if de.Message != "" {
+				a.Message += ": " + de.Message
+			}
+			if de.Details != nil && de.Details.QuotaErrorDetails != nil {
+				if d, err := time.ParseDuration(de.Details.QuotaErrorDetails.RetryDelay); err == nil {
+					a.RetryAfter = d
 				}
 			}
 		}
 	}
-	if w, ok := seo.ParseRetryAfter(resp.Header.Get("Retry-After"), time.Now()); ok {
-		retry = w
-	}
-	switch {
-	case status == "RESOURCE_EXHAUSTED" || resp.StatusCode == http.StatusTooManyRequests:
-		return &dataforseo.RateLimitError{Provider: Name, Message: msg, Wait: retry}
-	case status == "UNAUTHENTICATED" || status == "PERMISSION_DENIED" || resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
-		return fmt.Errorf("googleads: %w: credentials rejected (HTTP %d %s): %s", seo.ErrUnavailable, resp.StatusCode, status, seo.Clip(msg))
-	case status == "INVALID_ARGUMENT":
-		return &seo.InputError{Field: field, Reason: "rejected by Google Ads: " + seo.Clip(msg)}
-	default:
-		return fmt.Errorf("googleads: %w: HTTP %d %s: %s", seo.ErrUnavailable, resp.StatusCode, status, seo.Clip(msg))
-	}
+	a.RateLimited = a.Code == "RESOURCE_EXHAUSTED"
 }

@@ -184,8 +184,8 @@ func TestErrors(t *testing.T) {
 				}
 			}
 			if tt.retry > 0 {
-				var ra interface{ RetryAfter() time.Duration }
-				if !errors.As(err, &ra) || ra.RetryAfter() != tt.retry {
+				var rl *seo.RateLimitError
+				if !errors.As(err, &rl) || rl.RetryAfter != tt.retry {
 					t.Errorf("error %v: want RetryAfter %v", err, tt.retry)
 				}
 			}

@@ -1,10 +1,11 @@
 package customsearch
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -12,7 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/seokit/seokit/internal/dataforseo"
+	"github.com/seokit/seokit/internal/provider"
 	"github.com/seokit/seokit/rankings"
 	"github.com/seokit/seokit/seo"
 )
@@ -49,6 +50,8 @@ type Options struct {
 type Source struct {
 	key, cx string
 	o       Options
+	base    string
+	c       *provider.Client
 }
 
 var _ rankings.Source = (*Source)(nil)
@@ -62,6 +65,14 @@ func New(apiKey, cx string, opts *Options) *Source {
 	if s.o.Now == nil {
 		s.o.Now = time.Now
 	}
+	if s.o.Timeout <= 0 {
+		s.o.Timeout = DefaultTimeout
+	}
+	s.base = strings.TrimRight(cmp.Or(s.o.BaseURL, DefaultBaseURL), "/")
+	s.c = provider.New(Name, &provider.Options{
+		HTTPClient: s.o.HTTPClient, Timeout: s.o.Timeout, MaxBody: s.o.MaxBody,
+		Format: "Custom Search", ParseError: parseError,
+	})
 	return s
 }
 
@@ -138,67 +149,25 @@ func (s *Source) Search(ctx context.Context, q rankings.Query) (*rankings.SERP, 
 }
 
 func (s *Source) get(ctx context.Context, v url.Values) (*response, error) {
-	timeout := s.o.Timeout
-	if timeout <= 0 {
-		timeout = DefaultTimeout
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	base := s.o.BaseURL
-	if base == "" {
-		base = DefaultBaseURL
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(base, "/")+"/customsearch/v1?"+v.Encode(), nil)
-	if err != nil {
-		return nil, fmt.Errorf("customsearch: %w: building request: %v", seo.ErrUnavailable, err)
-	}
-	hc := s.o.HTTPClient
-	if hc == nil {
-		hc = http.DefaultClient
-	}
-	resp, err := hc.Do(req)
-	if err != nil {
-		if ue, ok := err.(*url.Error); ok {
-			err = ue.Err // the URL carries the key
-		}
-		return nil, fmt.Errorf("customsearch: %w: %w", seo.ErrUnavailable, err)
-	}
-	defer resp.Body.Close()
-	maxBody := s.o.MaxBody
-	if maxBody <= 0 {
-		maxBody = DefaultMaxBody
-	}
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
-	if err != nil {
-		return nil, fmt.Errorf("customsearch: %w: reading answer: %w", seo.ErrUnavailable, err)
-	}
-	if int64(len(raw)) > maxBody {
-		return nil, fmt.Errorf("customsearch: %w: answer larger than %d bytes: %w", seo.ErrUnavailable, maxBody, seo.ErrTooLarge)
-	}
-	if resp.StatusCode != http.StatusOK {
-		status, msg := "", resp.Status
-		var e rpcError
-		if json.Unmarshal(raw, &e) == nil && e.Error != nil {
-			status, msg = e.Error.Status, e.Error.Message
-		}
-		switch {
-		case resp.StatusCode == http.StatusTooManyRequests || status == "RESOURCE_EXHAUSTED":
-			wait, _ := seo.ParseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
-			return nil, &dataforseo.RateLimitError{Provider: Name, Message: msg, Wait: wait}
-		case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
-			return nil, fmt.Errorf("customsearch: %w: credentials rejected (HTTP %d %s): %s", seo.ErrUnavailable, resp.StatusCode, status, seo.Clip(msg))
-		case resp.StatusCode == http.StatusBadRequest:
-			return nil, &seo.InputError{Field: "keyword", Value: v.Get("q"), Reason: "rejected by the Custom Search API: " + seo.Clip(msg)}
-		default:
-			return nil, fmt.Errorf("customsearch: %w: HTTP %d %s: %s", seo.ErrUnavailable, resp.StatusCode, status, seo.Clip(msg))
-		}
-	}
 	var r response
-	if err := json.Unmarshal(raw, &r); err != nil {
-		return nil, fmt.Errorf("customsearch: %w: answer is not Custom Search JSON: %v", seo.ErrUnavailable, err)
+	err := s.c.Do(ctx, &provider.Request{URL: s.base + "/customsearch/v1?" + v.Encode()}, &r)
+	if pe := (*seo.ProviderError)(nil); errors.As(err, &pe) && pe.Status == http.StatusBadRequest {
+		return nil, &seo.InputError{Field: "keyword", Value: v.Get("q"), Reason: "rejected by the Custom Search API: " + pe.Message}
+	}
+	if err != nil {
+		return nil, err
 	}
 	if r.Kind != "customsearch#search" || r.SearchInformation == nil {
 		return nil, fmt.Errorf("customsearch: %w: answer is not a customsearch#search result", seo.ErrUnavailable)
 	}
 	return &r, nil
+}
+
+// parseError reads a google.rpc.Status error answer.
+func parseError(a *provider.ErrorAnswer) {
+	var e rpcError
+	if json.Unmarshal(a.Body, &e) == nil && e.Error != nil {
+		a.Code, a.Message = e.Error.Status, e.Error.Message
+	}
+	a.RateLimited = a.Code == "RESOURCE_EXHAUSTED"
 }

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/seokit/seokit/internal/dataforseo"
+	"github.com/seokit/seokit/keywords"
 	"github.com/seokit/seokit/rankings"
 	"github.com/seokit/seokit/seo"
 )
@@ -45,7 +46,7 @@ type Options struct {
 
 // Source is a rankings.Source over DataForSEO.
 type Source struct {
-	c   dataforseo.Client
+	c   *dataforseo.Client
 	now func() time.Time
 }
 
@@ -57,10 +58,9 @@ func New(login, password string, opts *Options) *Source {
 	if opts != nil {
 		o = *opts
 	}
-	s := &Source{c: dataforseo.Client{
-		Name: Name, Login: login, Password: password,
+	s := &Source{c: dataforseo.New(Name, login, password, &dataforseo.Options{
 		BaseURL: o.BaseURL, HTTPClient: o.HTTPClient, Timeout: o.Timeout, MaxBody: o.MaxBody,
-	}, now: o.Now}
+	}), now: o.Now}
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -113,7 +113,7 @@ func (s *Source) Search(ctx context.Context, q rankings.Query) (*rankings.SERP, 
 	case depth == 0:
 		depth = DefaultDepth
 	}
-	code, lang, err := dataforseo.Location(q.Locale)
+	code, lang, err := dataforseo.Location(q.Locale, keywords.LocationCode)
 	if err != nil {
 		return nil, err
 	}

@@ -1,10 +1,11 @@
 package serpapi
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -12,7 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/seokit/seokit/internal/dataforseo"
+	"github.com/seokit/seokit/internal/provider"
 	"github.com/seokit/seokit/rankings"
 	"github.com/seokit/seokit/seo"
 )
@@ -51,8 +52,10 @@ type Options struct {
 
 // Source is a rankings.Source over SerpApi.
 type Source struct {
-	key string
-	o   Options
+	key  string
+	o    Options
+	base string
+	c    *provider.Client
 }
 
 var _ rankings.Source = (*Source)(nil)
@@ -66,6 +69,14 @@ func New(apiKey string, opts *Options) *Source {
 	if s.o.Now == nil {
 		s.o.Now = time.Now
 	}
+	if s.o.Timeout <= 0 {
+		s.o.Timeout = DefaultTimeout
+	}
+	s.base = strings.TrimRight(cmp.Or(s.o.BaseURL, DefaultBaseURL), "/")
+	s.c = provider.New(Name, &provider.Options{
+		HTTPClient: s.o.HTTPClient, Timeout: s.o.Timeout, MaxBody: s.o.MaxBody,
+		Format: "SerpApi", ParseError: parseError,
+	})
 	return s
 }
 
@@ -160,66 +171,21 @@ func (s *Source) Search(ctx context.Context, q rankings.Query) (*rankings.SERP, 
 }
 
 func (s *Source) get(ctx context.Context, v url.Values) (*page, error) {
-	timeout := s.o.Timeout
-	if timeout <= 0 {
-		timeout = DefaultTimeout
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	base := s.o.BaseURL
-	if base == "" {
-		base = DefaultBaseURL
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(base, "/")+"/search.json?"+v.Encode(), nil)
-	if err != nil {
-		return nil, fmt.Errorf("serpapi: %w: building request: %v", seo.ErrUnavailable, err)
-	}
-	req.Header.Set("Accept", "application/json")
-	hc := s.o.HTTPClient
-	if hc == nil {
-		hc = http.DefaultClient
-	}
-	resp, err := hc.Do(req)
-	if err != nil {
-		// The URL carries the key: report the error without it.
-		if ue, ok := err.(*url.Error); ok {
-			err = ue.Err
-		}
-		return nil, fmt.Errorf("serpapi: %w: %w", seo.ErrUnavailable, err)
-	}
-	defer resp.Body.Close()
-	maxBody := s.o.MaxBody
-	if maxBody <= 0 {
-		maxBody = DefaultMaxBody
-	}
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
-	if err != nil {
-		return nil, fmt.Errorf("serpapi: %w: reading answer: %w", seo.ErrUnavailable, err)
-	}
-	if int64(len(raw)) > maxBody {
-		return nil, fmt.Errorf("serpapi: %w: answer larger than %d bytes: %w", seo.ErrUnavailable, maxBody, seo.ErrTooLarge)
-	}
 	var p page
-	jerr := json.Unmarshal(raw, &p)
-	if resp.StatusCode != http.StatusOK {
-		msg := resp.Status
-		if jerr == nil && p.Error != "" {
-			msg = p.Error
-		}
-		switch {
-		case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
-			return nil, fmt.Errorf("serpapi: %w: credentials rejected (HTTP %d): %s", seo.ErrUnavailable, resp.StatusCode, seo.Clip(msg))
-		case resp.StatusCode == http.StatusTooManyRequests:
-			wait, _ := seo.ParseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
-			return nil, &dataforseo.RateLimitError{Provider: Name, Message: msg, Wait: wait}
-		case resp.StatusCode == http.StatusBadRequest:
-			return nil, &seo.InputError{Field: "keyword", Value: v.Get("q"), Reason: "rejected by SerpApi: " + seo.Clip(msg)}
-		default:
-			return nil, fmt.Errorf("serpapi: %w: HTTP %d: %s", seo.ErrUnavailable, resp.StatusCode, seo.Clip(msg))
-		}
+	err := s.c.Do(ctx, &provider.Request{URL: s.base + "/search.json?" + v.Encode()}, &p)
+	if pe := (*seo.ProviderError)(nil); errors.As(err, &pe) && pe.Status == http.StatusBadRequest {
+		return nil, &seo.InputError{Field: "keyword", Value: v.Get("q"), Reason: "rejected by SerpApi: " + pe.Message}
 	}
-	if jerr != nil {
-		return nil, fmt.Errorf("serpapi: %w: answer is not SerpApi JSON: %v", seo.ErrUnavailable, jerr)
+	if err != nil {
+		return nil, err
 	}
 	return &p, nil
+}
+
+// parseError reads SerpApi's {"error": "..."} answer.
+func parseError(a *provider.ErrorAnswer) {
+	var p page
+	if json.Unmarshal(a.Body, &p) == nil && p.Error != "" {
+		a.Message = p.Error
+	}
 }
