@@ -10,6 +10,8 @@
 // Requests use HTTP Basic auth with the account's API login and password.
 // Failures are seo errors: rejected credentials, billing problems, 5xx
 // answers, timeouts and bodies that are not DataForSEO JSON wrap
-// seo.ErrUnavailable; rate-limit answers wrap seo.ErrRateLimited; a rejected
-// field is an *seo.InputError naming it.
+// seo.ErrUnavailable (the provider's own errors are an *seo.ProviderError
+// with its status code and message); rate-limit answers are an
+// *seo.RateLimitError, which wraps seo.ErrRateLimited; a rejected field is
+// an *seo.InputError naming it.
 package dataforseo

@@ -14,7 +14,9 @@
 // months as enum names (JANUARY ...); both are decoded. google.rpc errors
 // are mapped to seo errors: UNAUTHENTICATED and PERMISSION_DENIED wrap
 // seo.ErrUnavailable ("credentials rejected"), RESOURCE_EXHAUSTED (the
-// planning service allows about one request per second) wraps
-// seo.ErrRateLimited, INVALID_ARGUMENT is an *seo.InputError, anything else
-// wraps seo.ErrUnavailable.
+// planning service allows about one request per second) is an
+// *seo.RateLimitError (seo.ErrRateLimited) with the quota's retryDelay,
+// INVALID_ARGUMENT is an *seo.InputError, anything else wraps
+// seo.ErrUnavailable. Error answers are an *seo.ProviderError with the
+// google.rpc status as Code.
 package googleads

@@ -12,7 +12,7 @@
 // *seo.InputError for "device" rather than answered with desktop results.
 //
 // Errors are google.rpc bodies: 401/403 wrap seo.ErrUnavailable
-// ("credentials rejected"), 429 or RESOURCE_EXHAUSTED (daily quota) wrap
-// seo.ErrRateLimited, 5xx, timeouts and bodies that are not the API's JSON
+// ("credentials rejected"), 429 or RESOURCE_EXHAUSTED (daily quota) are an
+// *seo.RateLimitError (seo.ErrRateLimited), 5xx, timeouts and bodies that are not the API's JSON
 // wrap seo.ErrUnavailable; 400 INVALID_ARGUMENT is an *seo.InputError.
 package customsearch

@@ -9,7 +9,8 @@
 //
 // Requests use HTTP Basic auth. Failures are seo errors as in the keywords
 // driver: credentials, billing, 5xx, timeouts and non-JSON bodies wrap
-// seo.ErrUnavailable, rate limits wrap seo.ErrRateLimited, a task-level
+// seo.ErrUnavailable, rate limits are an *seo.RateLimitError
+// (seo.ErrRateLimited), a task-level
 // 40101 ("Internal SE Server Error.") wraps seo.ErrUnavailable. A failure is
 // never reported as an empty SERP.
 package dataforseo

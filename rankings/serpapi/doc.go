@@ -11,6 +11,6 @@
 //
 // Errors arrive as {"error": "..."}: 401 and 403 wrap seo.ErrUnavailable
 // ("credentials rejected"), 429 (hourly throughput or searches used up)
-// wraps seo.ErrRateLimited, 5xx, timeouts and bodies that are not SerpApi
+// is an *seo.RateLimitError (seo.ErrRateLimited), 5xx, timeouts and bodies that are not SerpApi
 // JSON wrap seo.ErrUnavailable, 400 is an *seo.InputError.
 package serpapi
