@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/seokit/seokit/internal/providertest"
 	"github.com/seokit/seokit/rankings"
 	"github.com/seokit/seokit/seo"
 )
@@ -20,37 +21,23 @@ type Answer string
 const (
 	// Empty is the provider's documented "nothing found" answer: a
 	// success with no organic results.
-	Empty Answer = "empty"
+	Empty Answer = providertest.Empty
 	// ServerError is an HTTP 5xx answer.
-	ServerError Answer = "server error"
+	ServerError Answer = providertest.ServerError
 	// RateLimited is the provider's "slow down" or "out of quota" answer
 	// (HTTP 429, or the provider's own status code for it).
-	RateLimited Answer = "rate limited"
+	RateLimited Answer = providertest.RateLimited
 	// Unauthorized is the provider rejecting the credentials (HTTP 401 or
 	// 403).
-	Unauthorized Answer = "unauthorized"
+	Unauthorized Answer = providertest.Unauthorized
 	// Garbage is a success whose body is not in the provider's format
 	// (an HTML error page).
-	Garbage Answer = "garbage"
+	Garbage Answer = providertest.Garbage
 	// Truncated is a success whose body is cut short.
-	Truncated Answer = "truncated"
+	Truncated Answer = providertest.Truncated
 	// Slow is an answer that arrives after the Source's timeout.
-	Slow Answer = "slow"
+	Slow Answer = providertest.Slow
 )
-
-// failures are the answers that must fail a search, and the error each
-// wraps.
-var failures = []struct {
-	a  Answer
-	is error
-}{
-	{ServerError, seo.ErrUnavailable},
-	{RateLimited, seo.ErrRateLimited},
-	{Unauthorized, seo.ErrUnavailable},
-	{Garbage, seo.ErrUnavailable},
-	{Truncated, seo.ErrUnavailable},
-	{Slow, seo.ErrUnavailable},
-}
 
 // SourceCase describes what RunSource asks a Source and its provider.
 type SourceCase struct {
@@ -180,27 +167,14 @@ func RunSource(t *testing.T, src rankings.Source, c SourceCase) {
 		}
 	})
 	t.Run("Failures", func(t *testing.T) {
-		for _, f := range failures {
-			t.Run(string(f.a), func(t *testing.T) {
-				s := with(t, c, f.a)
+		for _, f := range providertest.Failures {
+			t.Run(f.Answer, func(t *testing.T) {
+				s := with(t, c, Answer(f.Answer))
 				serp, err := s.Search(ctx, c.Query)
 				if err == nil || serp != nil {
 					t.Fatalf("Search = %+v, %v; want an error and no SERP", serp, err)
 				}
-				if !errors.Is(err, f.is) {
-					t.Errorf("error %q does not wrap %v", err, f.is)
-				}
-				if f.is == seo.ErrUnavailable && errors.Is(err, seo.ErrRateLimited) {
-					t.Errorf("error %q is a rate limit", err)
-				}
-				if errors.Is(err, seo.ErrInvalidInput) {
-					t.Errorf("a provider failure is bad input: %v", err)
-				}
-				for _, sec := range c.Secrets {
-					if sec != "" && strings.Contains(err.Error(), sec) {
-						t.Errorf("error %q carries a credential", err)
-					}
-				}
+				providertest.CheckFailure(t, err, f.Is, c.Secrets)
 			})
 		}
 	})

@@ -6,11 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/seokit/seokit/internal/providertest"
 	"github.com/seokit/seokit/reports"
 	"github.com/seokit/seokit/seo"
 )
@@ -22,36 +22,22 @@ type Answer string
 // Provider answers RunTrafficSource asks TrafficCase.With for.
 const (
 	// Empty is a success with no data for the range.
-	Empty Answer = "empty"
+	Empty Answer = providertest.Empty
 	// ServerError is an HTTP 5xx answer.
-	ServerError Answer = "server error"
+	ServerError Answer = providertest.ServerError
 	// RateLimited is the provider's "slow down" or "out of quota" answer
 	// (HTTP 429, RESOURCE_EXHAUSTED).
-	RateLimited Answer = "rate limited"
+	RateLimited Answer = providertest.RateLimited
 	// Unauthorized is the provider rejecting the credentials (HTTP 401 or
 	// 403).
-	Unauthorized Answer = "unauthorized"
+	Unauthorized Answer = providertest.Unauthorized
 	// Garbage is a success whose body is not in the provider's format.
-	Garbage Answer = "garbage"
+	Garbage Answer = providertest.Garbage
 	// Truncated is a success whose body is cut short.
-	Truncated Answer = "truncated"
+	Truncated Answer = providertest.Truncated
 	// Slow is an answer that arrives after the source's timeout.
-	Slow Answer = "slow"
+	Slow Answer = providertest.Slow
 )
-
-// failures are the answers that must fail a Traffic call, and the error
-// each wraps.
-var failures = []struct {
-	a  Answer
-	is error
-}{
-	{ServerError, seo.ErrUnavailable},
-	{RateLimited, seo.ErrRateLimited},
-	{Unauthorized, seo.ErrUnavailable},
-	{Garbage, seo.ErrUnavailable},
-	{Truncated, seo.ErrUnavailable},
-	{Slow, seo.ErrUnavailable},
-}
 
 // TrafficCase describes what RunTrafficSource asks a TrafficSource and
 // its provider.
@@ -135,27 +121,14 @@ func RunTrafficSource(t *testing.T, src reports.TrafficSource, c TrafficCase) {
 		}
 	})
 	t.Run("Failures", func(t *testing.T) {
-		for _, f := range failures {
-			t.Run(string(f.a), func(t *testing.T) {
-				s := with(t, c, f.a)
+		for _, f := range providertest.Failures {
+			t.Run(f.Answer, func(t *testing.T) {
+				s := with(t, c, Answer(f.Answer))
 				tr, err := s.Traffic(ctx, c.Domain, c.Start, c.End)
 				if err == nil || tr != nil {
 					t.Fatalf("Traffic = %+v, %v; want an error and no traffic", tr, err)
 				}
-				if !errors.Is(err, f.is) {
-					t.Errorf("error %q does not wrap %v", err, f.is)
-				}
-				if f.is == seo.ErrUnavailable && errors.Is(err, seo.ErrRateLimited) {
-					t.Errorf("error %q is a rate limit", err)
-				}
-				if errors.Is(err, seo.ErrInvalidInput) {
-					t.Errorf("a provider failure is bad input: %v", err)
-				}
-				for _, sec := range c.Secrets {
-					if sec != "" && strings.Contains(err.Error(), sec) {
-						t.Errorf("error %q carries a credential", err)
-					}
-				}
+				providertest.CheckFailure(t, err, f.Is, c.Secrets)
 			})
 		}
 	})
