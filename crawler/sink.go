@@ -21,6 +21,8 @@ type Sink interface {
 // SinkFunc adapts a function to a Sink.
 type SinkFunc func(ctx context.Context, rep *analyzer.Report) error
 
+var _ Sink = SinkFunc(nil)
+
 // Put calls f.
 func (f SinkFunc) Put(ctx context.Context, rep *analyzer.Report) error { return f(ctx, rep) }
 

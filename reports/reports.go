@@ -313,8 +313,10 @@ func position(p float64) *float64 {
 // [f.From, f.To], with the series' latest observation in that range (not
 // kept by fn), the day numbers (rankings.DayNumber) of its observations in
 // ascending order and their positions (0 when not ranked). The slices
-// belong to fn. rankings/sqlstore implements it; it spares a report
-// building one rankings.Observation per keyword and day.
+// belong to fn. Series come in History's order (keyword, locale,
+// device). rankings/sqlstore implements it; it spares a report building
+// one rankings.Observation per keyword and day. Implementations run
+// reportstest.RunPositionScanner.
 type PositionScanner interface {
 	ScanPositions(ctx context.Context, f rankings.Filter, fn func(last *rankings.Observation, days []int32, positions []float64) error) error
 }
@@ -1027,7 +1029,7 @@ type DailyTraffic struct {
 
 // TrafficSource is the driver interface for measured traffic (Search
 // Console, GA4). Provider failures wrap seo.ErrUnavailable or
-// seo.ErrRateLimited.
+// seo.ErrRateLimited. Implementations run reportstest.RunTrafficSource.
 type TrafficSource interface {
 	Name() string
 	Traffic(ctx context.Context, domain string, start, end time.Time) (*Traffic, error)

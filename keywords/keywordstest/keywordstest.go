@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seokit/seokit/internal/providertest"
 	"github.com/seokit/seokit/keywords"
 	"github.com/seokit/seokit/seo"
 )
@@ -26,14 +27,46 @@ type Case struct {
 	// Sources are the values Keyword.Source may take; empty means only
 	// the source's Name.
 	Sources []string
+	// With returns a new source whose provider gives the failure a to
+	// every request (for HTTP drivers, an httptest server answering the
+	// provider's recorded fixture); nil, or a nil source for an answer
+	// the provider cannot give, skips that check.
+	With func(t *testing.T, a Answer) keywords.Source
+	// Secrets are credentials that no error message may contain.
+	Secrets []string
 }
+
+// Answer names a failure of a source's provider, for Case.With.
+type Answer string
+
+// Provider failures RunSource asks Case.With for. Each must fail Suggest
+// and Volumes with an error wrapping seo.ErrUnavailable (seo.ErrRateLimited
+// for RateLimited).
+const (
+	// ServerError is an HTTP 5xx answer.
+	ServerError Answer = providertest.ServerError
+	// RateLimited is the provider's "slow down" or "out of quota" answer
+	// (HTTP 429, or the provider's own status code for it).
+	RateLimited Answer = providertest.RateLimited
+	// Unauthorized is the provider rejecting the credentials (HTTP 401 or
+	// 403).
+	Unauthorized Answer = providertest.Unauthorized
+	// Garbage is a success whose body is not in the provider's format.
+	Garbage Answer = providertest.Garbage
+	// Truncated is a success whose body is cut short.
+	Truncated Answer = providertest.Truncated
+	// Slow is an answer that arrives after the source's timeout.
+	Slow Answer = providertest.Slow
+)
 
 // unknownPhrase is a phrase no source knows.
 const unknownPhrase = "qzxv wplkj nonexistent phrase 7319"
 
 // RunSource checks that src behaves as a keywords.Source: bounded,
 // well-formed answers named after their source, errors for bad input and
-// cancelled contexts, and no volumes for phrases it does not know.
+// cancelled contexts, no volumes for phrases it does not know, and
+// provider failures (with Case.With) that are errors wrapping
+// seo.ErrUnavailable or seo.ErrRateLimited, without credentials in them.
 func RunSource(t *testing.T, src keywords.Source, c Case) {
 	t.Helper()
 	allowed := c.Sources
@@ -158,6 +191,30 @@ func RunSource(t *testing.T, src keywords.Source, c Case) {
 		cancel()
 		if _, err := src.Volumes(cctx, c.Known, c.Locale); err == nil {
 			t.Fatal("Volumes with a cancelled context returned no error")
+		}
+	})
+
+	t.Run("Failures", func(t *testing.T) {
+		if c.With == nil {
+			t.Skip("no Case.With")
+		}
+		for _, f := range providertest.Failures {
+			t.Run(f.Answer, func(t *testing.T) {
+				s := c.With(t, Answer(f.Answer))
+				if s == nil {
+					t.Skipf("the provider has no %s answer", f.Answer)
+				}
+				kws, err := s.Suggest(ctx, c.Seed, c.Locale, 10)
+				if err == nil || kws != nil {
+					t.Fatalf("Suggest = %+v, %v; want an error and no keywords", kws, err)
+				}
+				providertest.CheckFailure(t, err, f.Is, c.Secrets)
+				kws, err = s.Volumes(ctx, c.Known, c.Locale)
+				if err == nil || kws != nil {
+					t.Fatalf("Volumes = %+v, %v; want an error and no keywords", kws, err)
+				}
+				providertest.CheckFailure(t, err, f.Is, c.Secrets)
+			})
 		}
 	})
 

@@ -15,7 +15,12 @@
 //
 // RunSource checks a rankings.Source against one query whose leading
 // organic results are known (for HTTP drivers, from an httptest server
-// answering a recorded fixture): 1-based increasing positions, SERP.Depth
-// covering the results, SERP.Source equal to Name(), and an error for a
-// cancelled context.
+// answering a recorded fixture of the provider): 1-based increasing
+// positions within SERP.Depth, the depth asked respected, SERP.Source
+// equal to Name(), an empty SERP for a provider that found nothing,
+// *seo.InputError values for bad queries that reach no provider, provider
+// failures (5xx, rate limit, rejected credentials, garbage, timeout)
+// wrapping seo.ErrUnavailable or seo.ErrRateLimited, an error for a
+// cancelled context, and concurrent use. Every rankings.Source driver
+// runs it from a conformance_test.go file.
 package rankingstest
