@@ -29,7 +29,7 @@ func (s *Store) RecordFailures(ctx context.Context, fs []rankings.Failure) error
 		return s.fail("record failures", err)
 	}
 	defer tx.Rollback()
-	st, err := tx.PrepareContext(ctx, s.q(`INSERT INTO rankings_failures (domain, keyword, locale, device, at_us, source, error) VALUES (?, ?, ?, ?, ?, ?, ?)
+	st, err := tx.PrepareContext(ctx, s.db.Q(`INSERT INTO rankings_failures (domain, keyword, locale, device, at_us, source, error) VALUES (?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (domain, keyword, locale, device) DO UPDATE SET at_us = excluded.at_us, source = excluded.source, error = excluded.error
 WHERE excluded.at_us >= rankings_failures.at_us`))
 	if err != nil {
@@ -63,7 +63,7 @@ func (s *Store) LatestFailures(ctx context.Context, f rankings.Filter) ([]rankin
 	var rs []row
 	for i, c := range clauses {
 		err := func() error {
-			rows, err := s.db.QueryContext(ctx, s.q(`SELECT domain, keyword, locale, device, at_us, source, error FROM rankings_failures WHERE `+c), args[i]...)
+			rows, err := s.db.QueryContext(ctx, s.db.Q(`SELECT domain, keyword, locale, device, at_us, source, error FROM rankings_failures WHERE `+c), args[i]...)
 			if err != nil {
 				return s.fail("latest failures", err)
 			}
