@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"cmp"
 	"context"
+	"database/sql"
 	"slices"
 	"time"
 
@@ -61,28 +62,16 @@ func (s *Store) LatestFailures(ctx context.Context, f rankings.Filter) ([]rankin
 		us       int64
 	}
 	var rs []row
-	for i, c := range clauses {
-		err := func() error {
-			rows, err := s.db.QueryContext(ctx, s.db.Q(`SELECT domain, keyword, locale, device, at_us, source, error FROM rankings_failures WHERE `+c), args[i]...)
-			if err != nil {
-				return s.fail("latest failures", err)
-			}
-			defer rows.Close()
-			for rows.Next() {
-				var r row
-				if err := rows.Scan(&r.f.Domain, &r.f.Keyword, &r.loc, &r.dev, &r.us, &r.f.Source, &r.f.Error); err != nil {
-					return s.fail("latest failures", err)
-				}
-				rs = append(rs, r)
-			}
-			if err := rows.Err(); err != nil {
-				return s.fail("latest failures", err)
-			}
-			return nil
-		}()
-		if err != nil {
-			return nil, err
+	err = s.scanClauses(ctx, "latest failures", `SELECT domain, keyword, locale, device, at_us, source, error FROM rankings_failures WHERE `, clauses, args, func(rows *sql.Rows) error {
+		var r row
+		if err := rows.Scan(&r.f.Domain, &r.f.Keyword, &r.loc, &r.dev, &r.us, &r.f.Source, &r.f.Error); err != nil {
+			return err
 		}
+		rs = append(rs, r)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	slices.SortFunc(rs, func(a, b row) int {
 		return cmp.Or(cmp.Compare(a.f.Domain, b.f.Domain), cmp.Compare(a.f.Keyword, b.f.Keyword),

@@ -197,6 +197,34 @@ func (s *Store) fail(op string, err error) error {
 	return fmt.Errorf("sqlstore: %s: %w: %w", op, seo.ErrUnavailable, err)
 }
 
+// scanClauses runs query followed by each of clauses with its args (as
+// where returns them) and calls scan for every row.
+func (s *Store) scanClauses(ctx context.Context, op, query string, clauses []string, args [][]any, scan func(*sql.Rows) error) error {
+	for i, c := range clauses {
+		if err := s.scanRows(ctx, op, query+c, args[i], scan); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Store) scanRows(ctx context.Context, op, query string, args []any, scan func(*sql.Rows) error) error {
+	rows, err := s.db.QueryContext(ctx, s.db.Q(query), args...)
+	if err != nil {
+		return s.fail(op, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := scan(rows); err != nil {
+			return s.fail(op, err)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return s.fail(op, err)
+	}
+	return nil
+}
+
 // Track adds keywords to track; ones already tracked are skipped.
 func (s *Store) Track(ctx context.Context, keywords []rankings.Tracked) error {
 	now := s.now()
@@ -313,40 +341,27 @@ func (s *Store) Tracked(ctx context.Context, f rankings.Filter) ([]rankings.Trac
 		us       int64
 	}
 	var rs []row
-	for i, c := range clauses {
-		err := func() error {
-			// A domain's rows need not repeat it: fewer columns to read.
-			cols := `domain, keyword, locale, device, added_us`
-			if f.Domain != "" {
-				cols = `keyword, locale, device, added_us`
-			}
-			rows, err := s.db.QueryContext(ctx, s.db.Q(`SELECT `+cols+` FROM rankings_tracked WHERE `+c), args[i]...)
-			if err != nil {
-				return s.fail("tracked", err)
-			}
-			defer rows.Close()
-			var r row
-			dest := []any{&r.t.Domain, &r.t.Keyword, &r.loc, &r.dev, &r.us}
-			if f.Domain != "" {
-				dest = dest[1:]
-			}
-			for rows.Next() {
-				r = row{t: rankings.Tracked{Domain: f.Domain}}
-				if err := rows.Scan(dest...); err != nil {
-					return s.fail("tracked", err)
-				}
-				dev, us := r.dev, r.us
-				r.t.Device, r.t.AddedAt = rankings.Device(dev), time.UnixMicro(us).UTC()
-				rs = append(rs, r)
-			}
-			if err := rows.Err(); err != nil {
-				return s.fail("tracked", err)
-			}
-			return nil
-		}()
-		if err != nil {
-			return nil, err
+	// A domain's rows need not repeat it: fewer columns to read.
+	cols := `domain, keyword, locale, device, added_us`
+	if f.Domain != "" {
+		cols = `keyword, locale, device, added_us`
+	}
+	var r row
+	dest := []any{&r.t.Domain, &r.t.Keyword, &r.loc, &r.dev, &r.us}
+	if f.Domain != "" {
+		dest = dest[1:]
+	}
+	err = s.scanClauses(ctx, "tracked", `SELECT `+cols+` FROM rankings_tracked WHERE `, clauses, args, func(rows *sql.Rows) error {
+		r = row{t: rankings.Tracked{Domain: f.Domain}}
+		if err := rows.Scan(dest...); err != nil {
+			return err
 		}
+		r.t.Device, r.t.AddedAt = rankings.Device(r.dev), time.UnixMicro(r.us).UTC()
+		rs = append(rs, r)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	// Sorted by the stored locale string (Locale.String's form) rather
 	// than by formatting each Locale once per comparison.
@@ -537,30 +552,18 @@ func (s *Store) series(ctx context.Context, op string, f rankings.Filter) ([]ser
 		id int64
 	}
 	var rs []row
-	for i, c := range clauses {
-		err := func() error {
-			rows, err := s.db.QueryContext(ctx, s.db.Q(`SELECT id, keyword, locale, device FROM rankings_series WHERE `+c), args[i]...)
-			if err != nil {
-				return s.fail(op, err)
-			}
-			defer rows.Close()
-			for rows.Next() {
-				r := row{k: seriesKey{domain: f.Domain}}
-				var dev string
-				if err := rows.Scan(&r.id, &r.k.keyword, &r.k.locale, &dev); err != nil {
-					return s.fail(op, err)
-				}
-				r.k.device = rankings.Device(dev)
-				rs = append(rs, r)
-			}
-			if err := rows.Err(); err != nil {
-				return s.fail(op, err)
-			}
-			return nil
-		}()
-		if err != nil {
-			return nil, nil, err
+	err := s.scanClauses(ctx, op, `SELECT id, keyword, locale, device FROM rankings_series WHERE `, clauses, args, func(rows *sql.Rows) error {
+		r := row{k: seriesKey{domain: f.Domain}}
+		var dev string
+		if err := rows.Scan(&r.id, &r.k.keyword, &r.k.locale, &dev); err != nil {
+			return err
 		}
+		r.k.device = rankings.Device(dev)
+		rs = append(rs, r)
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
 	}
 	slices.SortFunc(rs, func(a, b row) int { return compareSeries(a.k, b.k) })
 	keys, ids := make([]seriesKey, len(rs)), make([]int64, len(rs))
