@@ -15,9 +15,9 @@ import (
 	"fmt"
 	"sync"
 
-	_ "modernc.org/sqlite" // registers the "sqlite" driver
-
 	"github.com/seokit/seokit/crawler"
+	"github.com/seokit/seokit/internal/sqldb"
+	"github.com/seokit/seokit/seo"
 )
 
 var (
@@ -46,24 +46,32 @@ type Frontier struct {
 	db *sql.DB
 }
 
-const schema = `
-CREATE TABLE IF NOT EXISTS items (
+// schema is the frontier's tables. Version 1 is the layout of files
+// written before the schema was versioned, so that they open unchanged.
+var schema = &sqldb.Schema{
+	VersionTable: "frontier_schema_migrations",
+	Migrations: [][]string{
+		1: {
+			`CREATE TABLE IF NOT EXISTS items (
 	seq      INTEGER PRIMARY KEY AUTOINCREMENT,
 	url      TEXT NOT NULL UNIQUE,
 	depth    INTEGER NOT NULL,
 	source   TEXT NOT NULL,
 	referrer TEXT NOT NULL,
 	state    INTEGER NOT NULL DEFAULT 0
-);
-CREATE INDEX IF NOT EXISTS items_queue ON items (state, depth, seq);
-CREATE TABLE IF NOT EXISTS summaries (
+)`,
+			`CREATE INDEX IF NOT EXISTS items_queue ON items (state, depth, seq)`,
+			`CREATE TABLE IF NOT EXISTS summaries (
 	seq       INTEGER PRIMARY KEY AUTOINCREMENT,
 	url       TEXT NOT NULL,
 	text_hash INTEGER NOT NULL,
 	sim_hash  INTEGER NOT NULL,
 	summary   BLOB NOT NULL,
 	edges     BLOB NOT NULL
-);`
+)`,
+		},
+	},
+}
 
 // Open opens (creating if needed) the frontier stored at path and queues
 // again the items popped but not done by an earlier run. opts may be nil.
@@ -72,24 +80,24 @@ func Open(path string, opts *Options) (*Frontier, error) {
 	if opts != nil {
 		o = *opts
 	}
-	if o.Synchronous == "" {
-		o.Synchronous = "NORMAL"
+	if sqldb.DialectOf(path) != sqldb.SQLite {
+		return nil, &seo.InputError{Field: "path", Value: path, Reason: "must be an SQLite file path"}
 	}
-	dsn := "file:" + path + "?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=synchronous(" + o.Synchronous + ")"
-	db, err := sql.Open("sqlite", dsn)
+	// One connection: the Frontier serialises its writes itself.
+	db, err := sqldb.Open(path, &sqldb.Options{Synchronous: o.Synchronous, MaxOpenConns: 1})
 	if err != nil {
 		return nil, fmt.Errorf("sqlitefrontier: open %s: %w", path, err)
 	}
-	db.SetMaxOpenConns(1)
-	if _, err := db.Exec(schema); err != nil {
+	ctx := context.Background()
+	if err := db.Migrate(ctx, schema); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("sqlitefrontier: create schema: %w", err)
 	}
-	if _, err := db.Exec(`UPDATE items SET state = ? WHERE state = ?`, queued, popped); err != nil {
+	if _, err := db.ExecContext(ctx, `UPDATE items SET state = ? WHERE state = ?`, queued, popped); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("sqlitefrontier: requeue: %w", err)
 	}
-	return &Frontier{db: db}, nil
+	return &Frontier{db: db.DB}, nil
 }
 
 // Push adds the items whose URL was never pushed before.

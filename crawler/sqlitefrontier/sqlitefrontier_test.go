@@ -2,6 +2,7 @@ package sqlitefrontier_test
 
 import (
 	"context"
+	"database/sql"
 	"path/filepath"
 	"testing"
 
@@ -53,5 +54,51 @@ func TestReopenRequeuesPopped(t *testing.T) {
 	}
 	if n, err := f.Push(ctx, []crawler.Item{{URL: "https://e.com/a"}}); err != nil || n != 0 {
 		t.Fatalf("Push of a done URL after reopen = %d, %v; want 0", n, err)
+	}
+}
+
+// TestOpensOldFile opens a file written by the last release before the
+// schema was versioned (its statements copied here), with one item in
+// flight: the item is queued again and the schema adopted as version 1.
+func TestOpensOldFile(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "old.db")
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{`
+CREATE TABLE IF NOT EXISTS items (
+	seq      INTEGER PRIMARY KEY AUTOINCREMENT,
+	url      TEXT NOT NULL UNIQUE,
+	depth    INTEGER NOT NULL,
+	source   TEXT NOT NULL,
+	referrer TEXT NOT NULL,
+	state    INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS items_queue ON items (state, depth, seq);
+CREATE TABLE IF NOT EXISTS summaries (
+	seq       INTEGER PRIMARY KEY AUTOINCREMENT,
+	url       TEXT NOT NULL,
+	text_hash INTEGER NOT NULL,
+	sim_hash  INTEGER NOT NULL,
+	summary   BLOB NOT NULL,
+	edges     BLOB NOT NULL
+);`,
+		`INSERT INTO items (url, depth, source, referrer, state) VALUES ('https://e.com/a', 1, 'link', 'https://e.com/', 1)`,
+	} {
+		if _, err := db.Exec(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	f, err := sqlitefrontier.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	items, err := f.Pop(ctx, 10)
+	if err != nil || len(items) != 1 || items[0].URL != "https://e.com/a" {
+		t.Fatalf("Pop = %+v, %v; want the item in flight", items, err)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/seokit/seokit/httpapi/store"
+	"github.com/seokit/seokit/internal/sqldb"
 	"github.com/seokit/seokit/rankings"
 	"github.com/seokit/seokit/seo"
 )
@@ -135,8 +136,29 @@ func (w *MemoryWatchlist) Watching(ctx context.Context, entry rankings.Tracked) 
 // SQLWatchlist is a Watchlist in an SQLite or PostgreSQL database, in the
 // table dashboard_watchlist. Create it with NewSQLWatchlist.
 type SQLWatchlist struct {
-	db       *sql.DB
-	postgres bool
+	db *sqldb.DB
+}
+
+// watchlistSchema is the watchlist's table. Version 1 is the layout of
+// databases written before the schema was versioned, so that they open
+// unchanged.
+var watchlistSchema = &sqldb.Schema{
+	VersionTable: "dashboard_schema_migrations",
+	// "seokit-dashboard" as a number.
+	LockID: 0x736b5f64617368,
+	Migrations: [][]string{
+		1: {
+			`CREATE TABLE IF NOT EXISTS dashboard_watchlist (
+	account_id TEXT NOT NULL,
+	domain TEXT NOT NULL,
+	keyword TEXT NOT NULL,
+	locale TEXT NOT NULL,
+	device TEXT NOT NULL,
+	added_at BIGINT NOT NULL,
+	PRIMARY KEY (account_id, domain, keyword, locale, device))`,
+			`CREATE INDEX IF NOT EXISTS dashboard_watchlist_entry ON dashboard_watchlist (domain, keyword, locale, device)`,
+		},
+	},
 }
 
 // NewSQLWatchlist returns a Watchlist over db, creating its table when
@@ -146,47 +168,15 @@ func NewSQLWatchlist(ctx context.Context, db *sql.DB, dialect string) (*SQLWatch
 	if db == nil {
 		return nil, errors.New("dashboard: watchlist: nil database")
 	}
-	w := &SQLWatchlist{db: db}
-	switch dialect {
-	case "sqlite":
-	case "postgres":
-		w.postgres = true
-	default:
-		return nil, &seo.InputError{Field: "dialect", Value: dialect, Reason: `must be "sqlite" or "postgres"`}
-	}
-	_, err := db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS dashboard_watchlist (
-	account_id TEXT NOT NULL,
-	domain TEXT NOT NULL,
-	keyword TEXT NOT NULL,
-	locale TEXT NOT NULL,
-	device TEXT NOT NULL,
-	added_at BIGINT NOT NULL,
-	PRIMARY KEY (account_id, domain, keyword, locale, device))`)
-	if err == nil {
-		_, err = db.ExecContext(ctx, `CREATE INDEX IF NOT EXISTS dashboard_watchlist_entry ON dashboard_watchlist (domain, keyword, locale, device)`)
-	}
+	d, err := sqldb.ParseDialect(dialect)
 	if err != nil {
+		return nil, err
+	}
+	w := &SQLWatchlist{db: sqldb.New(db, d)}
+	if err := w.db.Migrate(ctx, watchlistSchema); err != nil {
 		return nil, fmt.Errorf("dashboard: create watchlist table: %w: %w", store.ErrUnavailable, err)
 	}
 	return w, nil
-}
-
-// q rewrites ? placeholders as $n for PostgreSQL.
-func (w *SQLWatchlist) q(s string) string {
-	if !w.postgres {
-		return s
-	}
-	var b strings.Builder
-	n := 0
-	for _, r := range s {
-		if r == '?' {
-			n++
-			fmt.Fprintf(&b, "$%d", n)
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
 }
 
 func unavailable(op string, err error) error {
@@ -203,7 +193,7 @@ func (w *SQLWatchlist) Watch(ctx context.Context, accountID string, entries []ra
 		return unavailable("watch", err)
 	}
 	defer tx.Rollback()
-	stmt := w.q(`INSERT INTO dashboard_watchlist (account_id, domain, keyword, locale, device, added_at)
+	stmt := w.db.Q(`INSERT INTO dashboard_watchlist (account_id, domain, keyword, locale, device, added_at)
 VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`)
 	for _, t := range entries {
 		at := t.AddedAt
@@ -222,7 +212,7 @@ VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`)
 
 // Unwatch removes one entry of the account's list.
 func (w *SQLWatchlist) Unwatch(ctx context.Context, accountID string, t rankings.Tracked) error {
-	_, err := w.db.ExecContext(ctx, w.q(`DELETE FROM dashboard_watchlist
+	_, err := w.db.ExecContext(ctx, w.db.Q(`DELETE FROM dashboard_watchlist
 WHERE account_id = ? AND domain = ? AND keyword = ? AND locale = ? AND device = ?`),
 		accountID, t.Domain, t.Keyword, t.Locale.String(), string(t.Device))
 	if err != nil {
@@ -240,7 +230,7 @@ func (w *SQLWatchlist) Watched(ctx context.Context, accountID, domain string) ([
 		args = append(args, domain)
 	}
 	query += fmt.Sprintf(` ORDER BY domain, keyword, locale, device LIMIT %d`, MaxWatched+1)
-	rows, err := w.db.QueryContext(ctx, w.q(query), args...)
+	rows, err := w.db.QueryContext(ctx, w.db.Q(query), args...)
 	if err != nil {
 		return nil, unavailable("list", err)
 	}
@@ -270,7 +260,7 @@ func (w *SQLWatchlist) Watched(ctx context.Context, accountID, domain string) ([
 // Watching reports whether any account has entry on its list.
 func (w *SQLWatchlist) Watching(ctx context.Context, t rankings.Tracked) (bool, error) {
 	var one int
-	err := w.db.QueryRowContext(ctx, w.q(`SELECT 1 FROM dashboard_watchlist
+	err := w.db.QueryRowContext(ctx, w.db.Q(`SELECT 1 FROM dashboard_watchlist
 WHERE domain = ? AND keyword = ? AND locale = ? AND device = ? LIMIT 1`),
 		t.Domain, t.Keyword, t.Locale.String(), string(t.Device)).Scan(&one)
 	if errors.Is(err, sql.ErrNoRows) {

@@ -12,10 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
-	_ "modernc.org/sqlite"             // registers the "sqlite" driver
-
-	"github.com/seokit/seokit/internal/sqlq"
+	"github.com/seokit/seokit/internal/sqldb"
 	"github.com/seokit/seokit/keywords"
 	"github.com/seokit/seokit/seo"
 )
@@ -50,11 +47,10 @@ type Options struct {
 // keywords.Source named "local" and a keywords.Cache. It is safe for
 // concurrent use, and several processes may share one database.
 type Store struct {
-	db       *sql.DB
-	postgres bool
-	mu       sync.Mutex // serialises this process's writes
-	opts     Options
-	version  atomic.Uint64 // grows with every committed write of this process
+	db      *sqldb.DB
+	mu      sync.Mutex // serialises this process's writes
+	opts    Options
+	version atomic.Uint64 // grows with every committed write of this process
 }
 
 var _ keywords.Versioned = (*Store)(nil)
@@ -67,13 +63,13 @@ func (s *Store) DataVersion() uint64 { return s.version.Load() }
 
 // migrations are applied in order, each once, recorded in
 // keywords_schema_migrations. The SQL is the same for both databases but
-// for the column types in braces (see migrate). Tables other than keywords
+// for the column types in braces (see sqldb.Schema). Tables other than keywords
 // are named keyword_*: in a PostgreSQL database shared with other stores a
 // bare "cache" or "terms" could belong to anyone.
 var migrations = [][]string{
 	1: {
 		`CREATE TABLE IF NOT EXISTS keywords (
-	id                {{id}},
+	id                {{serial}},
 	loc               TEXT NOT NULL,
 	fold              TEXT NOT NULL,
 	norm              {{ctext}} NOT NULL,
@@ -126,9 +122,15 @@ var migrations = [][]string{
 // was versioned, renamed on the first migration.
 var legacyTables = [][2]string{{"terms", "keyword_terms"}, {"fetches", "keyword_fetches"}, {"cache", "keyword_cache"}}
 
-// migrationLockID is the pg_advisory_xact_lock key serialising the
-// migrations of several processes starting at once ("seokit-keywords").
-const migrationLockID = 0x736b5f6b7764
+// schema is the store's migrations; "seokit-keywords" as a number is the
+// lock of processes starting together. Rows recorded by earlier releases
+// have applied_at in Unix seconds, later ones in microseconds.
+var schema = &sqldb.Schema{
+	VersionTable: "keywords_schema_migrations",
+	LockID:       0x736b5f6b7764,
+	Migrations:   migrations,
+	Before:       adoptLegacy,
+}
 
 // Open opens (creating or migrating its tables) the keyword database at
 // dsn: "postgres://..." or "postgresql://..." is a PostgreSQL database
@@ -146,124 +148,42 @@ func Open(ctx context.Context, dsn string, opts *Options) (*Store, error) {
 	if s.opts.Now == nil {
 		s.opts.Now = time.Now
 	}
-	var db *sql.DB
-	var err error
-	switch {
-	case strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://"):
-		s.postgres = true
-		db, err = sql.Open("pgx", dsn)
-		if err != nil {
-			return nil, fmt.Errorf("local: open postgres: %w: %w", seo.ErrUnavailable, err)
+	db, err := sqldb.Open(dsn, nil)
+	if err != nil {
+		return nil, fmt.Errorf("local: open %s: %w", seo.Clip(dsn), err)
+	}
+	if err := db.Migrate(ctx, schema); err != nil {
+		db.Close()
+		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			return nil, fmt.Errorf("local: %w", err)
 		}
-		// Bounded, so that several instances stay within the server's
-		// max_connections.
-		db.SetMaxOpenConns(8)
-		db.SetMaxIdleConns(8)
-	case dsn == "" || dsn == ":memory:":
-		if db, err = sql.Open("sqlite", ":memory:"); err != nil {
-			return nil, fmt.Errorf("local: open :memory:: %w", err)
-		}
-		db.SetMaxOpenConns(1) // each connection would have its own database
-	default:
-		// _txlock=immediate: a writer takes the write lock when it
-		// begins, so that another process's writer waits (busy_timeout)
-		// instead of failing to upgrade its read lock.
-		name := "file:" + dsn + "?_txlock=immediate&_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)"
-		if db, err = sql.Open("sqlite", name); err != nil {
-			return nil, fmt.Errorf("local: open %s: %w", seo.Clip(dsn), err)
-		}
-		db.SetMaxOpenConns(4)
+		return nil, fmt.Errorf("local: %w: %w", seo.ErrUnavailable, err)
 	}
 	s.db = db
-	if err := db.PingContext(ctx); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("local: connect: %w: %w", seo.ErrUnavailable, err)
-	}
-	if err := s.migrate(ctx); err != nil {
-		db.Close()
-		return nil, err
-	}
 	return s, nil
 }
 
-// migrate applies the migrations not yet applied, in one transaction; on
-// PostgreSQL under an advisory lock, so that processes starting together
-// wait for the first one instead of racing it.
-func (s *Store) migrate(ctx context.Context) error {
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("local: migrate: %w: %w", seo.ErrUnavailable, err)
+// adoptLegacy renames the tables of an SQLite file written before the
+// schema was versioned.
+func adoptLegacy(ctx context.Context, tx *sql.Tx, d sqldb.Dialect, version int) error {
+	if version != 0 || d != sqldb.SQLite {
+		return nil
 	}
-	defer tx.Rollback()
-	fail := func(what string, err error) error {
-		return fmt.Errorf("local: migrate: %s: %w", what, err)
-	}
-	if s.postgres {
-		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(`+fmt.Sprint(migrationLockID)+`)`); err != nil {
-			return fail("lock", err)
+	for _, t := range legacyTables {
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN (?, 'keywords')`, t[0]).Scan(&n); err != nil {
+			return fmt.Errorf("inspect: %w", err)
 		}
-	}
-	if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS keywords_schema_migrations (
-	version    INTEGER PRIMARY KEY,
-	applied_at BIGINT NOT NULL
-)`); err != nil {
-		return fail("create", err)
-	}
-	var have sql.NullInt64
-	if err := tx.QueryRowContext(ctx, `SELECT MAX(version) FROM keywords_schema_migrations`).Scan(&have); err != nil {
-		return fail("read version", err)
-	}
-	if have.Int64 > int64(len(migrations)-1) {
-		return fmt.Errorf("local: database schema version %d is newer than this program's %d", have.Int64, len(migrations)-1)
-	}
-	if have.Int64 == 0 && !s.postgres {
-		// A file from before versioning: rename its tables.
-		for _, t := range legacyTables {
-			var n int
-			if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN (?, 'keywords')`, t[0]).Scan(&n); err != nil {
-				return fail("inspect", err)
-			}
-			if n == 2 {
-				if _, err := tx.ExecContext(ctx, `ALTER TABLE `+t[0]+` RENAME TO `+t[1]); err != nil {
-					return fail("rename "+t[0], err)
-				}
+		if n == 2 {
+			if _, err := tx.ExecContext(ctx, `ALTER TABLE `+t[0]+` RENAME TO `+t[1]); err != nil {
+				return fmt.Errorf("rename %s: %w", t[0], err)
 			}
 		}
-		if _, err := tx.ExecContext(ctx, `DROP INDEX IF EXISTS terms_kid`); err != nil {
-			return fail("drop index", err)
-		}
 	}
-	types := strings.NewReplacer("{{id}}", "INTEGER PRIMARY KEY", "{{int}}", "INTEGER", "{{real}}", "REAL",
-		"{{ctext}}", "TEXT", "{{without_rowid}}", " WITHOUT ROWID")
-	if s.postgres {
-		// 64-bit integers and floats like SQLite's, and byte order for
-		// the prefix ranges of norm whatever the database's collation.
-		types = strings.NewReplacer("{{id}}", "BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY", "{{int}}", "BIGINT",
-			"{{real}}", "DOUBLE PRECISION", "{{ctext}}", `TEXT COLLATE "C"`, "{{without_rowid}}", "")
-	}
-	for v := int(have.Int64) + 1; v < len(migrations); v++ {
-		for _, stmt := range migrations[v] {
-			if _, err := tx.ExecContext(ctx, types.Replace(stmt)); err != nil {
-				return fail(fmt.Sprintf("version %d", v), err)
-			}
-		}
-		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO keywords_schema_migrations (version, applied_at) VALUES (?, ?)`), v, s.opts.Now().Unix()); err != nil {
-			return fail("record", err)
-		}
-	}
-	if err := tx.Commit(); err != nil {
-		return fail("commit", err)
+	if _, err := tx.ExecContext(ctx, `DROP INDEX IF EXISTS terms_kid`); err != nil {
+		return fmt.Errorf("drop index: %w", err)
 	}
 	return nil
-}
-
-// q rewrites the ? placeholders of query as $1, $2 ... for PostgreSQL.
-// The queries of this package have no ? inside string literals.
-func (s *Store) q(query string) string {
-	if !s.postgres {
-		return query
-	}
-	return sqlq.Dollar(query)
 }
 
 // Close closes the database.
@@ -316,7 +236,7 @@ ON CONFLICT (loc, fold) DO NOTHING RETURNING id`},
 		{&w.insT, `INSERT INTO keyword_terms (term, vol, kid) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`},
 	}
 	for _, p := range prep {
-		st, err := tx.PrepareContext(ctx, s.q(p.q))
+		st, err := tx.PrepareContext(ctx, s.db.Q(p.q))
 		if err != nil {
 			return nil, err
 		}
@@ -512,7 +432,7 @@ func (s *Store) write(ctx context.Context, loc seo.Locale, fn func(*writer) erro
 // Count returns how many keywords are stored for loc.
 func (s *Store) Count(ctx context.Context, loc seo.Locale) (int, error) {
 	var n int
-	err := s.db.QueryRowContext(ctx, s.q(`SELECT count(*) FROM keywords WHERE loc = ?`), loc.String()).Scan(&n)
+	err := s.db.QueryRowContext(ctx, s.db.Q(`SELECT count(*) FROM keywords WHERE loc = ?`), loc.String()).Scan(&n)
 	if err != nil {
 		return 0, fmt.Errorf("local: count: %w", err)
 	}

@@ -124,7 +124,7 @@ func (s *Store) suggestLocal(ctx context.Context, q string, loc seo.Locale, limi
 	var hits []hit
 
 	// Exact phrase, then phrases starting with the query.
-	rows, err := s.db.QueryContext(ctx, s.q(`SELECT `+cols+` FROM keywords k WHERE k.loc = ? AND k.fold = ?`), l, fold)
+	rows, err := s.db.QueryContext(ctx, s.db.Q(`SELECT `+cols+` FROM keywords k WHERE k.loc = ? AND k.fold = ?`), l, fold)
 	if err != nil {
 		return nil, fmt.Errorf("local: suggest: %w", err)
 	}
@@ -140,7 +140,7 @@ func (s *Store) suggestLocal(ctx context.Context, q string, loc seo.Locale, limi
 		// are promoted to prefix rank when they start with the query.
 		hi := norm + "\U0010FFFF"
 		var n int
-		if err := s.db.QueryRowContext(ctx, s.q(`SELECT count(*) FROM (SELECT 1 FROM keywords WHERE loc = ? AND norm >= ? AND norm < ? LIMIT ?) AS sub`),
+		if err := s.db.QueryRowContext(ctx, s.db.Q(`SELECT count(*) FROM (SELECT 1 FROM keywords WHERE loc = ? AND norm >= ? AND norm < ? LIMIT ?) AS sub`),
 			l, norm, hi, prefixSortCap+1).Scan(&n); err != nil {
 			return nil, fmt.Errorf("local: suggest: %w", err)
 		}
@@ -148,7 +148,7 @@ func (s *Store) suggestLocal(ctx context.Context, q string, loc seo.Locale, limi
 		if n > prefixSortCap {
 			order = `k.norm`
 		}
-		rows, err := s.db.QueryContext(ctx, s.q(`SELECT `+cols+` FROM keywords k WHERE k.loc = ? AND k.norm >= ? AND k.norm < ?
+		rows, err := s.db.QueryContext(ctx, s.db.Q(`SELECT `+cols+` FROM keywords k WHERE k.loc = ? AND k.norm >= ? AND k.norm < ?
 			ORDER BY `+order+` LIMIT ?`), l, norm, hi, limit)
 		if err != nil {
 			return nil, fmt.Errorf("local: suggest: %w", err)
@@ -167,7 +167,7 @@ func (s *Store) suggestLocal(ctx context.Context, q string, loc seo.Locale, limi
 		counts := make(map[string]int, len(stems))
 		for _, st := range stems {
 			var n int
-			if err := s.db.QueryRowContext(ctx, s.q(`SELECT count(*) FROM (SELECT 1 FROM keyword_terms WHERE term = ? LIMIT ?) AS sub`), termKey(l, st), candidateCap).Scan(&n); err != nil {
+			if err := s.db.QueryRowContext(ctx, s.db.Q(`SELECT count(*) FROM (SELECT 1 FROM keyword_terms WHERE term = ? LIMIT ?) AS sub`), termKey(l, st), candidateCap).Scan(&n); err != nil {
 				return nil, fmt.Errorf("local: suggest: %w", err)
 			}
 			counts[st] = n
@@ -195,7 +195,7 @@ func (s *Store) suggestLocal(ctx context.Context, q string, loc seo.Locale, limi
 		}
 		b.WriteString(` ORDER BY t.vol DESC LIMIT ?`)
 		args = append(args, limit)
-		rows, err := s.db.QueryContext(ctx, s.q(b.String()), args...)
+		rows, err := s.db.QueryContext(ctx, s.db.Q(b.String()), args...)
 		if err != nil {
 			return nil, fmt.Errorf("local: suggest: %w", err)
 		}
@@ -295,7 +295,7 @@ func (s *Store) byFold(ctx context.Context, loc string, folds []string) (map[str
 		for _, f := range batch {
 			args = append(args, f)
 		}
-		rows, err := s.db.QueryContext(ctx, s.q(`SELECT `+cols+` FROM keywords k WHERE k.loc = ? AND k.fold IN (?`+strings.Repeat(",?", n-1)+`)`), args...)
+		rows, err := s.db.QueryContext(ctx, s.db.Q(`SELECT `+cols+` FROM keywords k WHERE k.loc = ? AND k.fold IN (?`+strings.Repeat(",?", n-1)+`)`), args...)
 		if err != nil {
 			return nil, fmt.Errorf("local: lookup: %w", err)
 		}
@@ -394,7 +394,7 @@ func checkUpstream(name string, kws []keywords.Keyword) error {
 // fresh reports whether kind/fold was fetched upstream within MaxAge.
 func (s *Store) fresh(ctx context.Context, kind, loc, fold string) (bool, error) {
 	var at int64
-	err := s.db.QueryRowContext(ctx, s.q(`SELECT fetched_at FROM keyword_fetches WHERE kind = ? AND loc = ? AND fold = ?`), kind, loc, fold).Scan(&at)
+	err := s.db.QueryRowContext(ctx, s.db.Q(`SELECT fetched_at FROM keyword_fetches WHERE kind = ? AND loc = ? AND fold = ?`), kind, loc, fold).Scan(&at)
 	if errors.Is(err, sql.ErrNoRows) {
 		return false, nil
 	}
@@ -405,7 +405,7 @@ func (s *Store) fresh(ctx context.Context, kind, loc, fold string) (bool, error)
 }
 
 func (s *Store) recordFetch(ctx context.Context, w *writer, kind, fold string) error {
-	_, err := w.tx.ExecContext(ctx, s.q(`INSERT INTO keyword_fetches (kind, loc, fold, source, fetched_at) VALUES (?, ?, ?, ?, ?)
+	_, err := w.tx.ExecContext(ctx, s.db.Q(`INSERT INTO keyword_fetches (kind, loc, fold, source, fetched_at) VALUES (?, ?, ?, ?, ?)
 		ON CONFLICT (kind, loc, fold) DO UPDATE SET source = excluded.source, fetched_at = excluded.fetched_at`),
 		kind, w.loc, fold, s.opts.Upstream.Name(), w.now)
 	return err
@@ -511,7 +511,7 @@ func (s *Store) GetSuggestions(ctx context.Context, query string, loc seo.Locale
 	var lim int
 	var answer string
 	var at int64
-	err := s.db.QueryRowContext(ctx, s.q(`SELECT lim, answer, cached_at FROM keyword_cache WHERE loc = ? AND query = ?`),
+	err := s.db.QueryRowContext(ctx, s.db.Q(`SELECT lim, answer, cached_at FROM keyword_cache WHERE loc = ? AND query = ?`),
 		loc.String(), keywords.NormalizePhrase(query)).Scan(&lim, &answer, &at)
 	if errors.Is(err, sql.ErrNoRows) || (err == nil && lim < limit) {
 		return nil, fmt.Errorf("local: no cached answer for %q: %w", query, seo.ErrNotFound)
@@ -544,7 +544,7 @@ func (s *Store) PutSuggestions(ctx context.Context, res *keywords.Suggestions, l
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	_, err = s.db.ExecContext(ctx, s.q(`INSERT INTO keyword_cache (loc, query, lim, answer, cached_at) VALUES (?, ?, ?, ?, ?)
+	_, err = s.db.ExecContext(ctx, s.db.Q(`INSERT INTO keyword_cache (loc, query, lim, answer, cached_at) VALUES (?, ?, ?, ?, ?)
 		ON CONFLICT (loc, query) DO UPDATE SET lim = excluded.lim, answer = excluded.answer, cached_at = excluded.cached_at`),
 		loc.String(), keywords.NormalizePhrase(res.Query), limit, string(b), at.UnixNano())
 	if err != nil {

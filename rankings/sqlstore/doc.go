@@ -3,7 +3,7 @@
 // jackc/pgx) for several instances sharing one history. Both run the same
 // SQL.
 //
-// Open takes ":memory:", a file path, or a postgres:// URL. The tables are
+// Open takes "" or ":memory:", a file path, or a postgres:// URL. The tables are
 // created and migrated on open; applied versions are kept in
 // rankings_schema_migrations, each migration runs in a transaction, and on
 // PostgreSQL a transaction-scoped advisory lock makes instances starting

@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"cmp"
 	"context"
+	"database/sql"
 	"slices"
 	"time"
 
@@ -29,7 +30,7 @@ func (s *Store) RecordFailures(ctx context.Context, fs []rankings.Failure) error
 		return s.fail("record failures", err)
 	}
 	defer tx.Rollback()
-	st, err := tx.PrepareContext(ctx, s.q(`INSERT INTO rankings_failures (domain, keyword, locale, device, at_us, source, error) VALUES (?, ?, ?, ?, ?, ?, ?)
+	st, err := tx.PrepareContext(ctx, s.db.Q(`INSERT INTO rankings_failures (domain, keyword, locale, device, at_us, source, error) VALUES (?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (domain, keyword, locale, device) DO UPDATE SET at_us = excluded.at_us, source = excluded.source, error = excluded.error
 WHERE excluded.at_us >= rankings_failures.at_us`))
 	if err != nil {
@@ -61,28 +62,16 @@ func (s *Store) LatestFailures(ctx context.Context, f rankings.Filter) ([]rankin
 		us       int64
 	}
 	var rs []row
-	for i, c := range clauses {
-		err := func() error {
-			rows, err := s.db.QueryContext(ctx, s.q(`SELECT domain, keyword, locale, device, at_us, source, error FROM rankings_failures WHERE `+c), args[i]...)
-			if err != nil {
-				return s.fail("latest failures", err)
-			}
-			defer rows.Close()
-			for rows.Next() {
-				var r row
-				if err := rows.Scan(&r.f.Domain, &r.f.Keyword, &r.loc, &r.dev, &r.us, &r.f.Source, &r.f.Error); err != nil {
-					return s.fail("latest failures", err)
-				}
-				rs = append(rs, r)
-			}
-			if err := rows.Err(); err != nil {
-				return s.fail("latest failures", err)
-			}
-			return nil
-		}()
-		if err != nil {
-			return nil, err
+	err = s.scanClauses(ctx, "latest failures", `SELECT domain, keyword, locale, device, at_us, source, error FROM rankings_failures WHERE `, clauses, args, func(rows *sql.Rows) error {
+		var r row
+		if err := rows.Scan(&r.f.Domain, &r.f.Keyword, &r.loc, &r.dev, &r.us, &r.f.Source, &r.f.Error); err != nil {
+			return err
 		}
+		rs = append(rs, r)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	slices.SortFunc(rs, func(a, b row) int {
 		return cmp.Or(cmp.Compare(a.f.Domain, b.f.Domain), cmp.Compare(a.f.Keyword, b.f.Keyword),

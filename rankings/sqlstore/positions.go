@@ -78,7 +78,7 @@ func (s *Store) ScanPositions(ctx context.Context, f rankings.Filter, fn func(la
 	} else {
 		var n int
 		var minID, maxID sql.NullInt64
-		if err := s.db.QueryRowContext(ctx, s.q(`SELECT count(*), MIN(id), MAX(id) FROM rankings_series WHERE domain = ?`), f.Domain).Scan(&n, &minID, &maxID); err != nil {
+		if err := s.db.QueryRowContext(ctx, s.db.Q(`SELECT count(*), MIN(id), MAX(id) FROM rankings_series WHERE domain = ?`), f.Domain).Scan(&n, &minID, &maxID); err != nil {
 			return s.fail("positions", err)
 		}
 		if n == 0 {
@@ -247,7 +247,7 @@ func (p *posPart) add(id int64) int {
 // known, rows of series without a slot are skipped; otherwise they get
 // one.
 func (s *Store) scanPart(ctx context.Context, p *posPart, known bool, query string, args []any, lo, hi int64, oneBucket *int64) error {
-	rows, err := s.db.QueryContext(ctx, s.q(query), args...)
+	rows, err := s.db.QueryContext(ctx, s.db.Q(query), args...)
 	if err != nil {
 		return s.fail("positions", err)
 	}
@@ -345,7 +345,7 @@ func (s *Store) seriesKeys(ctx context.Context, ids []int64) ([]seriesKey, error
 			at[ids[i]] = append(at[ids[i]], i)
 		}
 		err := func() error {
-			rows, err := s.db.QueryContext(ctx, s.q(`SELECT id, domain, keyword, locale, device FROM rankings_series WHERE id IN (?`+strings.Repeat(", ?", len(part)-1)+`)`), args...)
+			rows, err := s.db.QueryContext(ctx, s.db.Q(`SELECT id, domain, keyword, locale, device FROM rankings_series WHERE id IN (?`+strings.Repeat(", ?", len(part)-1)+`)`), args...)
 			if err != nil {
 				return s.fail("positions", err)
 			}

@@ -8,15 +8,11 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 
-	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
-	_ "modernc.org/sqlite"             // registers the "sqlite" driver
-
-	"github.com/seokit/seokit/internal/sqlq"
+	"github.com/seokit/seokit/internal/sqldb"
 	"github.com/seokit/seokit/rankings"
 	"github.com/seokit/seokit/seo"
 )
@@ -28,21 +24,13 @@ var (
 )
 
 // Dialect is the SQL database behind a Store.
-type Dialect int
+type Dialect = sqldb.Dialect
 
 // Dialects.
 const (
-	SQLite Dialect = iota
-	Postgres
+	SQLite   = sqldb.SQLite
+	Postgres = sqldb.Postgres
 )
-
-// String returns "sqlite" or "postgres".
-func (d Dialect) String() string {
-	if d == Postgres {
-		return "postgres"
-	}
-	return "sqlite"
-}
 
 // Options configures a Store. The zero value is ready to use.
 type Options struct {
@@ -59,10 +47,9 @@ type Options struct {
 // Store is a rankings.Store in SQLite or PostgreSQL. It is safe for
 // concurrent use.
 type Store struct {
-	db      *sql.DB
-	dialect Dialect
-	owned   bool
-	now     func() time.Time
+	db    *sqldb.DB
+	owned bool
+	now   func() time.Time
 
 	// seriesCache names series by id for ScanPositions; rankings_series
 	// rows are never updated or deleted, so entries stay true.
@@ -72,71 +59,18 @@ type Store struct {
 
 // Open opens the store at dsn, creating or migrating its tables:
 // "postgres://..." or "postgresql://..." is a PostgreSQL database (through
-// pgx); ":memory:" is a private in-memory SQLite database; anything else
-// is an SQLite file path or "file:" URI. opts may be nil.
+// pgx); "" or ":memory:" is a private in-memory SQLite database; anything
+// else is an SQLite file path or "file:" URI. opts may be nil.
 func Open(ctx context.Context, dsn string, opts *Options) (*Store, error) {
 	var o Options
 	if opts != nil {
 		o = *opts
 	}
-	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
-		db, err := sql.Open("pgx", dsn)
-		if err != nil {
-			return nil, fmt.Errorf("sqlstore: open postgres: %w: %w", seo.ErrUnavailable, err)
-		}
-		// Bounded, so that several instances stay within the server's
-		// max_connections; reports read with up to 4 at once.
-		db.SetMaxOpenConns(8)
-		db.SetMaxIdleConns(8)
-		s, err := newStore(ctx, db, Postgres, &o)
-		if err != nil {
-			db.Close()
-			return nil, err
-		}
-		s.owned = true
-		return s, nil
-	}
-	if strings.TrimSpace(dsn) == "" {
-		return nil, &seo.InputError{Field: "dsn", Reason: "is empty (use \":memory:\", a file path or a postgres:// URL)"}
-	}
-	if o.BusyTimeout <= 0 {
-		o.BusyTimeout = 5 * time.Second
-	}
-	if o.Synchronous == "" {
-		o.Synchronous = "NORMAL"
-	}
-	switch strings.ToUpper(o.Synchronous) {
-	case "OFF", "NORMAL", "FULL", "EXTRA":
-	default:
-		return nil, &seo.InputError{Field: "synchronous", Value: o.Synchronous, Reason: "must be OFF, NORMAL, FULL or EXTRA"}
-	}
-	memory := dsn == ":memory:"
-	name := dsn
-	if memory {
-		name = "file::memory:"
-	} else if !strings.HasPrefix(name, "file:") {
-		name = "file:" + name
-	}
-	sep := "?"
-	if strings.Contains(name, "?") {
-		sep = "&"
-	}
-	name += sep + "_txlock=immediate" +
-		"&_pragma=busy_timeout(" + strconv.FormatInt(o.BusyTimeout.Milliseconds(), 10) + ")" +
-		"&_pragma=foreign_keys(1)"
-	if !memory {
-		// mmap lets reports read blocks without a system call per page.
-		name += "&_pragma=mmap_size(268435456)&_pragma=journal_mode(WAL)&_pragma=synchronous(" + o.Synchronous + ")"
-	}
-	db, err := sql.Open("sqlite", name)
+	db, err := sqldb.Open(dsn, &sqldb.Options{BusyTimeout: o.BusyTimeout, Synchronous: o.Synchronous})
 	if err != nil {
-		return nil, fmt.Errorf("sqlstore: open %s: %w: %w", seo.Clip(dsn), seo.ErrUnavailable, err)
+		return nil, err
 	}
-	if memory {
-		// Every connection to ":memory:" is a different database.
-		db.SetMaxOpenConns(1)
-	}
-	s, err := newStore(ctx, db, SQLite, &o)
+	s, err := newStore(ctx, db, &o)
 	if err != nil {
 		db.Close()
 		return nil, err
@@ -155,19 +89,19 @@ func NewFromDB(ctx context.Context, db *sql.DB, dialect Dialect, opts *Options) 
 	if opts != nil {
 		o = *opts
 	}
-	return newStore(ctx, db, dialect, &o)
+	if _, err := sqldb.ParseDialect(string(dialect)); err != nil {
+		return nil, err
+	}
+	return newStore(ctx, sqldb.New(db, dialect), &o)
 }
 
-func newStore(ctx context.Context, db *sql.DB, dialect Dialect, o *Options) (*Store, error) {
-	s := &Store{db: db, dialect: dialect, now: o.Now}
+func newStore(ctx context.Context, db *sqldb.DB, o *Options) (*Store, error) {
+	s := &Store{db: db, now: o.Now}
 	if s.now == nil {
 		s.now = time.Now
 	}
-	if err := db.PingContext(ctx); err != nil {
-		return nil, fmt.Errorf("sqlstore: connect %s: %w: %w", dialect, seo.ErrUnavailable, err)
-	}
-	if err := s.migrate(ctx); err != nil {
-		return nil, err
+	if err := db.Migrate(ctx, schema); err != nil {
+		return nil, s.fail("open", err)
 	}
 	return s, nil
 }
@@ -181,16 +115,15 @@ func (s *Store) Close() error {
 }
 
 // DB returns the underlying database.
-func (s *Store) DB() *sql.DB { return s.db }
+func (s *Store) DB() *sql.DB { return s.db.DB }
 
 // Dialect returns the database kind.
-func (s *Store) Dialect() Dialect { return s.dialect }
+func (s *Store) Dialect() Dialect { return s.db.Dialect }
 
 // migrations are applied in order, each once, recorded in
-// rankings_schema_migrations. The SQL is the same for both databases except
-// the binary type ({{blob}}), the generated key ({{serial}}) and SQLite's
-// WITHOUT ROWID ({{without_rowid}}), which stores the blocks in primary key
-// order so that a date range of a domain is read sequentially.
+// rankings_schema_migrations (see sqldb.Schema for the types in braces).
+// SQLite's WITHOUT ROWID ({{without_rowid}}) stores the blocks in primary
+// key order so that a date range of a domain is read sequentially.
 var migrations = [][]string{
 	1: {
 		`CREATE TABLE rankings_tracked (
@@ -247,60 +180,12 @@ var migrations = [][]string{
 	},
 }
 
-// migrationLockID is the pg_advisory_xact_lock key serialising migrations
-// of several instances starting at once ("seokit-rankings" as a number).
-const migrationLockID = 0x736b5f726b6e67
-
-func (s *Store) migrate(ctx context.Context) error {
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return s.fail("migrate", err)
-	}
-	defer tx.Rollback()
-	if s.dialect == Postgres {
-		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(`+strconv.Itoa(migrationLockID)+`)`); err != nil {
-			return s.fail("migrate: lock", err)
-		}
-	}
-	if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS rankings_schema_migrations (
-	version    INTEGER PRIMARY KEY,
-	applied_us BIGINT NOT NULL
-)`); err != nil {
-		return s.fail("migrate", err)
-	}
-	var have sql.NullInt64
-	if err := tx.QueryRowContext(ctx, `SELECT MAX(version) FROM rankings_schema_migrations`).Scan(&have); err != nil {
-		return s.fail("migrate", err)
-	}
-	if have.Int64 > int64(len(migrations)-1) {
-		return fmt.Errorf("sqlstore: database schema version %d is newer than this program's %d", have.Int64, len(migrations)-1)
-	}
-	blob, withoutRowid, serial := "BLOB", " WITHOUT ROWID", "INTEGER PRIMARY KEY"
-	if s.dialect == Postgres {
-		blob, withoutRowid, serial = "BYTEA", "", "BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY"
-	}
-	for v := int(have.Int64) + 1; v < len(migrations); v++ {
-		for _, stmt := range migrations[v] {
-			if _, err := tx.ExecContext(ctx, strings.NewReplacer("{{blob}}", blob, "{{without_rowid}}", withoutRowid, "{{serial}}", serial).Replace(stmt)); err != nil {
-				return s.fail(fmt.Sprintf("migrate to version %d", v), err)
-			}
-		}
-		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO rankings_schema_migrations (version, applied_us) VALUES (?, ?)`), v, s.now().UnixMicro()); err != nil {
-			return s.fail("migrate", err)
-		}
-	}
-	if err := tx.Commit(); err != nil {
-		return s.fail("migrate", err)
-	}
-	return nil
-}
-
-// q rewrites ? placeholders as $1, $2 ... for PostgreSQL.
-func (s *Store) q(query string) string {
-	if s.dialect != Postgres {
-		return query
-	}
-	return sqlq.Dollar(query)
+var schema = &sqldb.Schema{
+	VersionTable:  "rankings_schema_migrations",
+	AppliedColumn: "applied_us",
+	// "seokit-rankings" as a number.
+	LockID:     0x736b5f726b6e67,
+	Migrations: migrations,
 }
 
 // fail wraps a database error; anything but a cancelled context is
@@ -310,6 +195,34 @@ func (s *Store) fail(op string, err error) error {
 		return fmt.Errorf("sqlstore: %s: %w", op, err)
 	}
 	return fmt.Errorf("sqlstore: %s: %w: %w", op, seo.ErrUnavailable, err)
+}
+
+// scanClauses runs query followed by each of clauses with its args (as
+// where returns them) and calls scan for every row.
+func (s *Store) scanClauses(ctx context.Context, op, query string, clauses []string, args [][]any, scan func(*sql.Rows) error) error {
+	for i, c := range clauses {
+		if err := s.scanRows(ctx, op, query+c, args[i], scan); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Store) scanRows(ctx context.Context, op, query string, args []any, scan func(*sql.Rows) error) error {
+	rows, err := s.db.QueryContext(ctx, s.db.Q(query), args...)
+	if err != nil {
+		return s.fail(op, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := scan(rows); err != nil {
+			return s.fail(op, err)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return s.fail(op, err)
+	}
+	return nil
 }
 
 // Track adds keywords to track; ones already tracked are skipped.
@@ -331,7 +244,7 @@ func (s *Store) Track(ctx context.Context, keywords []rankings.Tracked) error {
 		return s.fail("track", err)
 	}
 	defer tx.Rollback()
-	st, err := tx.PrepareContext(ctx, s.q(`INSERT INTO rankings_tracked (domain, keyword, locale, device, added_us) VALUES (?, ?, ?, ?, ?)
+	st, err := tx.PrepareContext(ctx, s.db.Q(`INSERT INTO rankings_tracked (domain, keyword, locale, device, added_us) VALUES (?, ?, ?, ?, ?)
 ON CONFLICT (domain, keyword, locale, device) DO NOTHING`))
 	if err != nil {
 		return s.fail("track", err)
@@ -404,7 +317,7 @@ func (s *Store) Untrack(ctx context.Context, f rankings.Filter) error {
 	}
 	defer tx.Rollback()
 	for i, c := range clauses {
-		if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM rankings_tracked WHERE `+c), args[i]...); err != nil {
+		if _, err := tx.ExecContext(ctx, s.db.Q(`DELETE FROM rankings_tracked WHERE `+c), args[i]...); err != nil {
 			return s.fail("untrack", err)
 		}
 	}
@@ -428,40 +341,27 @@ func (s *Store) Tracked(ctx context.Context, f rankings.Filter) ([]rankings.Trac
 		us       int64
 	}
 	var rs []row
-	for i, c := range clauses {
-		err := func() error {
-			// A domain's rows need not repeat it: fewer columns to read.
-			cols := `domain, keyword, locale, device, added_us`
-			if f.Domain != "" {
-				cols = `keyword, locale, device, added_us`
-			}
-			rows, err := s.db.QueryContext(ctx, s.q(`SELECT `+cols+` FROM rankings_tracked WHERE `+c), args[i]...)
-			if err != nil {
-				return s.fail("tracked", err)
-			}
-			defer rows.Close()
-			var r row
-			dest := []any{&r.t.Domain, &r.t.Keyword, &r.loc, &r.dev, &r.us}
-			if f.Domain != "" {
-				dest = dest[1:]
-			}
-			for rows.Next() {
-				r = row{t: rankings.Tracked{Domain: f.Domain}}
-				if err := rows.Scan(dest...); err != nil {
-					return s.fail("tracked", err)
-				}
-				dev, us := r.dev, r.us
-				r.t.Device, r.t.AddedAt = rankings.Device(dev), time.UnixMicro(us).UTC()
-				rs = append(rs, r)
-			}
-			if err := rows.Err(); err != nil {
-				return s.fail("tracked", err)
-			}
-			return nil
-		}()
-		if err != nil {
-			return nil, err
+	// A domain's rows need not repeat it: fewer columns to read.
+	cols := `domain, keyword, locale, device, added_us`
+	if f.Domain != "" {
+		cols = `keyword, locale, device, added_us`
+	}
+	var r row
+	dest := []any{&r.t.Domain, &r.t.Keyword, &r.loc, &r.dev, &r.us}
+	if f.Domain != "" {
+		dest = dest[1:]
+	}
+	err = s.scanClauses(ctx, "tracked", `SELECT `+cols+` FROM rankings_tracked WHERE `, clauses, args, func(rows *sql.Rows) error {
+		r = row{t: rankings.Tracked{Domain: f.Domain}}
+		if err := rows.Scan(dest...); err != nil {
+			return err
 		}
+		r.t.Device, r.t.AddedAt = rankings.Device(r.dev), time.UnixMicro(r.us).UTC()
+		rs = append(rs, r)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	// Sorted by the stored locale string (Locale.String's form) rather
 	// than by formatting each Locale once per comparison.
@@ -557,7 +457,7 @@ func (s *Store) Record(ctx context.Context, obs []rankings.Observation) error {
 	}
 	defer tx.Rollback()
 	prep := func(query string) (*sql.Stmt, error) {
-		st, err := tx.PrepareContext(ctx, s.q(query))
+		st, err := tx.PrepareContext(ctx, s.db.Q(query))
 		if err != nil {
 			return nil, s.fail("record", err)
 		}
@@ -581,7 +481,7 @@ VALUES (?, ?, ?, 0, 0, 0, ?) ON CONFLICT (domain, bucket, series_id) DO NOTHING`
 	}
 	defer ins.Close()
 	lock := ""
-	if s.dialect == Postgres {
+	if s.db.Dialect == Postgres {
 		lock = " FOR UPDATE"
 	}
 	sel, err := prep(`SELECT n, data FROM rankings_blocks WHERE domain = ? AND bucket = ? AND series_id = ?` + lock)
@@ -652,30 +552,18 @@ func (s *Store) series(ctx context.Context, op string, f rankings.Filter) ([]ser
 		id int64
 	}
 	var rs []row
-	for i, c := range clauses {
-		err := func() error {
-			rows, err := s.db.QueryContext(ctx, s.q(`SELECT id, keyword, locale, device FROM rankings_series WHERE `+c), args[i]...)
-			if err != nil {
-				return s.fail(op, err)
-			}
-			defer rows.Close()
-			for rows.Next() {
-				r := row{k: seriesKey{domain: f.Domain}}
-				var dev string
-				if err := rows.Scan(&r.id, &r.k.keyword, &r.k.locale, &dev); err != nil {
-					return s.fail(op, err)
-				}
-				r.k.device = rankings.Device(dev)
-				rs = append(rs, r)
-			}
-			if err := rows.Err(); err != nil {
-				return s.fail(op, err)
-			}
-			return nil
-		}()
-		if err != nil {
-			return nil, nil, err
+	err := s.scanClauses(ctx, op, `SELECT id, keyword, locale, device FROM rankings_series WHERE `, clauses, args, func(rows *sql.Rows) error {
+		r := row{k: seriesKey{domain: f.Domain}}
+		var dev string
+		if err := rows.Scan(&r.id, &r.k.keyword, &r.k.locale, &dev); err != nil {
+			return err
 		}
+		r.k.device = rankings.Device(dev)
+		rs = append(rs, r)
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
 	}
 	slices.SortFunc(rs, func(a, b row) int { return compareSeries(a.k, b.k) })
 	keys, ids := make([]seriesKey, len(rs)), make([]int64, len(rs))
@@ -711,7 +599,7 @@ func (s *Store) readBlocks(ctx context.Context, op, domain string, ids []int64, 
 	query, qargs := blockQuery("series_id, bucket, n, data", domain, ids, len(ids) <= fewSeries, lo, hi, latestOnly)
 	var out []blockRow
 	var arena []byte
-	rows, err := s.db.QueryContext(ctx, s.q(query), qargs...)
+	rows, err := s.db.QueryContext(ctx, s.db.Q(query), qargs...)
 	if err != nil {
 		return nil, s.fail(op, err)
 	}

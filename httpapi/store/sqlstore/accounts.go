@@ -125,7 +125,7 @@ func scanAccount(r rowScanner) (*store.Account, error) {
 
 // Account returns the account with this ID.
 func (s *Store) Account(ctx context.Context, id string) (*store.Account, error) {
-	a, err := scanAccount(s.db.QueryRowContext(ctx, s.q(`SELECT `+accountCols+` FROM accounts WHERE id = ?`), id))
+	a, err := scanAccount(s.db.QueryRowContext(ctx, s.db.Q(`SELECT `+accountCols+` FROM accounts WHERE id = ?`), id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("sqlstore: account %q: %w", id, store.ErrNotFound)
 	}
@@ -142,7 +142,7 @@ func (s *Store) AccountByEmail(ctx context.Context, email string) (*store.Accoun
 	if email == "" {
 		return nil, &seo.InputError{Field: "email", Reason: "is empty"}
 	}
-	a, err := scanAccount(s.db.QueryRowContext(ctx, s.q(`SELECT `+accountCols+` FROM accounts WHERE email = ?`), email))
+	a, err := scanAccount(s.db.QueryRowContext(ctx, s.db.Q(`SELECT `+accountCols+` FROM accounts WHERE email = ?`), email))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("sqlstore: account with that email: %w", store.ErrNotFound)
 	}
@@ -181,7 +181,7 @@ func (s *Store) ListAccounts(ctx context.Context, after string, limit int) ([]st
 		limit = store.DefaultListLimit
 	}
 	limit = min(limit, store.MaxListLimit)
-	rows, err := s.db.QueryContext(ctx, s.q(`SELECT `+accountCols+` FROM accounts WHERE id > ? ORDER BY id LIMIT ?`), after, limit)
+	rows, err := s.db.QueryContext(ctx, s.db.Q(`SELECT `+accountCols+` FROM accounts WHERE id > ? ORDER BY id LIMIT ?`), after, limit)
 	if err != nil {
 		return nil, mapErr("list accounts", err)
 	}
@@ -253,7 +253,7 @@ func (s *Store) KeyByHash(ctx context.Context, hash []byte) (*store.APIKey, erro
 	if len(hash) == 0 {
 		return nil, &seo.InputError{Field: "hash", Reason: "is empty"}
 	}
-	k, err := scanKey(s.db.QueryRowContext(ctx, s.q(`SELECT `+keyCols+` FROM api_keys WHERE hash = ?`), hash))
+	k, err := scanKey(s.db.QueryRowContext(ctx, s.db.Q(`SELECT `+keyCols+` FROM api_keys WHERE hash = ?`), hash))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("sqlstore: key: %w", store.ErrNotFound)
 	}
@@ -265,7 +265,7 @@ func (s *Store) KeyByHash(ctx context.Context, hash []byte) (*store.APIKey, erro
 
 // Keys lists an account's keys, newest first.
 func (s *Store) Keys(ctx context.Context, accountID string) ([]store.APIKey, error) {
-	rows, err := s.db.QueryContext(ctx, s.q(`SELECT `+keyCols+` FROM api_keys WHERE account_id = ? ORDER BY created_at DESC, id DESC`), accountID)
+	rows, err := s.db.QueryContext(ctx, s.db.Q(`SELECT `+keyCols+` FROM api_keys WHERE account_id = ? ORDER BY created_at DESC, id DESC`), accountID)
 	if err != nil {
 		return nil, mapErr("keys", err)
 	}

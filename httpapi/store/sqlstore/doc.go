@@ -6,9 +6,9 @@
 //
 // Open picks the database from the DSN: "" or ":memory:" is a private
 // in-memory SQLite database, "postgres://..." is PostgreSQL, and anything
-// else is an SQLite file (WAL, foreign keys on, a short busy timeout).
-// Open applies the numbered migrations recorded in schema_migrations, each
-// in one transaction; on PostgreSQL under an advisory lock, so instances
+// else is an SQLite file (WAL, foreign keys on, a five-second busy timeout).
+// Open applies the numbered migrations recorded in schema_migrations in
+// one transaction; on PostgreSQL under an advisory lock, so instances
 // starting together apply each migration once.
 //
 // Atomic steps are single statements the database serialises on a row:

@@ -60,7 +60,7 @@ func (s *Store) CreateClient(ctx context.Context, c *store.Client) error {
 
 // Client returns the client with this ID, revoked or not.
 func (s *Store) Client(ctx context.Context, id string) (*store.Client, error) {
-	c, err := scanClient(s.db.QueryRowContext(ctx, s.q(`SELECT `+clientCols+` FROM clients WHERE id = ?`), id))
+	c, err := scanClient(s.db.QueryRowContext(ctx, s.db.Q(`SELECT `+clientCols+` FROM clients WHERE id = ?`), id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("sqlstore: client %q: %w", id, store.ErrNotFound)
 	}
@@ -72,7 +72,7 @@ func (s *Store) Client(ctx context.Context, id string) (*store.Client, error) {
 
 // Clients lists an account's clients, newest first.
 func (s *Store) Clients(ctx context.Context, accountID string) ([]store.Client, error) {
-	rows, err := s.db.QueryContext(ctx, s.q(`SELECT `+clientCols+` FROM clients WHERE account_id = ? ORDER BY created_at DESC, id DESC`), accountID)
+	rows, err := s.db.QueryContext(ctx, s.db.Q(`SELECT `+clientCols+` FROM clients WHERE account_id = ? ORDER BY created_at DESC, id DESC`), accountID)
 	if err != nil {
 		return nil, mapErr("clients", err)
 	}
@@ -170,7 +170,7 @@ func (s *Store) UseCode(ctx context.Context, hash []byte, at time.Time) (*store.
 	if err != nil {
 		return nil, mapErr("use code", err)
 	}
-	c, err := scanCode(s.db.QueryRowContext(ctx, s.q(`SELECT `+codeCols+` FROM auth_codes WHERE hash = ?`), hash))
+	c, err := scanCode(s.db.QueryRowContext(ctx, s.db.Q(`SELECT `+codeCols+` FROM auth_codes WHERE hash = ?`), hash))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("sqlstore: code: %w", store.ErrNotFound)
 	}
@@ -188,7 +188,7 @@ func (s *Store) Code(ctx context.Context, hash []byte) (*store.AuthCode, error) 
 	if len(hash) == 0 {
 		return nil, &seo.InputError{Field: "hash", Reason: "is empty"}
 	}
-	c, err := scanCode(s.db.QueryRowContext(ctx, s.q(`SELECT `+codeCols+` FROM auth_codes WHERE hash = ?`), hash))
+	c, err := scanCode(s.db.QueryRowContext(ctx, s.db.Q(`SELECT `+codeCols+` FROM auth_codes WHERE hash = ?`), hash))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("sqlstore: code: %w", store.ErrNotFound)
 	}
@@ -258,7 +258,7 @@ func (s *Store) UseRefresh(ctx context.Context, hash []byte, at time.Time) (*sto
 	if err != nil {
 		return nil, mapErr("use refresh token", err)
 	}
-	t, err := scanRefresh(s.db.QueryRowContext(ctx, s.q(`SELECT `+refreshCols+` FROM refresh_tokens WHERE hash = ?`), hash))
+	t, err := scanRefresh(s.db.QueryRowContext(ctx, s.db.Q(`SELECT `+refreshCols+` FROM refresh_tokens WHERE hash = ?`), hash))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("sqlstore: refresh token: %w", store.ErrNotFound)
 	}
@@ -276,7 +276,7 @@ func (s *Store) RefreshToken(ctx context.Context, hash []byte) (*store.RefreshTo
 	if len(hash) == 0 {
 		return nil, &seo.InputError{Field: "hash", Reason: "is empty"}
 	}
-	t, err := scanRefresh(s.db.QueryRowContext(ctx, s.q(`SELECT `+refreshCols+` FROM refresh_tokens WHERE hash = ?`), hash))
+	t, err := scanRefresh(s.db.QueryRowContext(ctx, s.db.Q(`SELECT `+refreshCols+` FROM refresh_tokens WHERE hash = ?`), hash))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("sqlstore: refresh token: %w", store.ErrNotFound)
 	}
@@ -345,7 +345,7 @@ func (s *Store) TokenRevoked(ctx context.Context, jti string) (bool, error) {
 
 func (s *Store) exists(ctx context.Context, op, query string, args ...any) (bool, error) {
 	var one int
-	err := s.db.QueryRowContext(ctx, s.q(query), args...).Scan(&one)
+	err := s.db.QueryRowContext(ctx, s.db.Q(query), args...).Scan(&one)
 	if errors.Is(err, sql.ErrNoRows) {
 		return false, nil
 	}
@@ -381,7 +381,7 @@ func (s *Store) AddSigningKey(ctx context.Context, k *store.SigningKey) error {
 
 // SigningKeys lists keys not retired before since, newest first.
 func (s *Store) SigningKeys(ctx context.Context, since time.Time) ([]store.SigningKey, error) {
-	rows, err := s.db.QueryContext(ctx, s.q(`SELECT kid, private_key, created_at, retired_at FROM signing_keys
+	rows, err := s.db.QueryContext(ctx, s.db.Q(`SELECT kid, private_key, created_at, retired_at FROM signing_keys
 		WHERE retired_at IS NULL OR retired_at >= ? ORDER BY created_at DESC, kid DESC`), since.UnixMicro())
 	if err != nil {
 		return nil, mapErr("signing keys", err)

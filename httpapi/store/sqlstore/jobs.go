@@ -34,11 +34,11 @@ func (s *Store) Take(ctx context.Context, accountID string, day time.Time, limit
 		return 0, false, err
 	}
 	d := day.UTC().Format(dayFormat)
-	if limit > 0 && s.dialect == SQLite {
+	if limit > 0 && s.db.Dialect == SQLite {
 		return s.takeGrouped(accountID, d, limit)
 	}
 	return s.take(func(q string, args ...any) *sql.Row {
-		return s.db.QueryRowContext(ctx, s.q(q), args...)
+		return s.db.QueryRowContext(ctx, s.db.Q(q), args...)
 	}, accountID, d, limit)
 }
 
@@ -108,12 +108,12 @@ func (s *Store) takeStmts(ctx context.Context) (count, add *sql.Stmt, err error)
 	g.stmtMu.Lock()
 	defer g.stmtMu.Unlock()
 	if g.count == nil {
-		if g.count, err = s.db.PrepareContext(ctx, s.q(countSQL)); err != nil {
+		if g.count, err = s.db.PrepareContext(ctx, s.db.Q(countSQL)); err != nil {
 			return nil, nil, err
 		}
 	}
 	if g.add == nil {
-		if g.add, err = s.db.PrepareContext(ctx, s.q(addSQL)); err != nil {
+		if g.add, err = s.db.PrepareContext(ctx, s.db.Q(addSQL)); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -239,7 +239,7 @@ func (s *Store) takeTx(ctx context.Context, batch []*takeReq) error {
 // Usage returns the daily counts of the UTC days from..to (inclusive),
 // oldest first, days without requests left out.
 func (s *Store) Usage(ctx context.Context, accountID string, from, to time.Time) ([]store.Usage, error) {
-	rows, err := s.db.QueryContext(ctx, s.q(`SELECT day, n FROM daily_usage WHERE account_id = ? AND day >= ? AND day <= ? ORDER BY day`),
+	rows, err := s.db.QueryContext(ctx, s.db.Q(`SELECT day, n FROM daily_usage WHERE account_id = ? AND day >= ? AND day <= ? ORDER BY day`),
 		accountID, from.UTC().Format(dayFormat), to.UTC().Format(dayFormat))
 	if err != nil {
 		return nil, mapErr("usage", err)
@@ -334,7 +334,7 @@ func (s *Store) CreateJob(ctx context.Context, j *store.Job) error {
 
 // Job returns the account's job; another account's is store.ErrNotFound.
 func (s *Store) Job(ctx context.Context, accountID, id string) (*store.Job, error) {
-	j, err := scanJob(s.db.QueryRowContext(ctx, s.q(`SELECT `+jobCols+` FROM jobs WHERE id = ? AND account_id = ?`), id, accountID))
+	j, err := scanJob(s.db.QueryRowContext(ctx, s.db.Q(`SELECT `+jobCols+` FROM jobs WHERE id = ? AND account_id = ?`), id, accountID))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("sqlstore: job %q: %w", id, store.ErrNotFound)
 	}
@@ -360,7 +360,7 @@ func (s *Store) Jobs(ctx context.Context, accountID string, limit int) ([]store.
 // ActiveJobs counts the account's queued and running jobs.
 func (s *Store) ActiveJobs(ctx context.Context, accountID string) (int, error) {
 	var n int
-	err := s.db.QueryRowContext(ctx, s.q(`SELECT COUNT(*) FROM jobs WHERE account_id = ? AND status IN ('queued', 'running')`), accountID).Scan(&n)
+	err := s.db.QueryRowContext(ctx, s.db.Q(`SELECT COUNT(*) FROM jobs WHERE account_id = ? AND status IN ('queued', 'running')`), accountID).Scan(&n)
 	if err != nil {
 		return 0, mapErr("active jobs", err)
 	}
@@ -381,7 +381,7 @@ func (s *Store) PendingCallbacks(ctx context.Context) ([]store.Job, error) {
 }
 
 func (s *Store) jobs(ctx context.Context, op, query string, args ...any) ([]store.Job, error) {
-	rows, err := s.db.QueryContext(ctx, s.q(query), args...)
+	rows, err := s.db.QueryContext(ctx, s.db.Q(query), args...)
 	if err != nil {
 		return nil, mapErr(op, err)
 	}

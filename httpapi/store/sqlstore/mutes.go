@@ -11,7 +11,7 @@ import (
 // Mutes returns the check IDs the account mutes for domain, nil when none.
 func (s *Store) Mutes(ctx context.Context, accountID, domain string) ([]string, error) {
 	var ids string
-	err := s.db.QueryRowContext(ctx, s.q(`SELECT ids FROM mutes WHERE account_id = ? AND domain = ?`), accountID, domain).Scan(&ids)
+	err := s.db.QueryRowContext(ctx, s.db.Q(`SELECT ids FROM mutes WHERE account_id = ? AND domain = ?`), accountID, domain).Scan(&ids)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}

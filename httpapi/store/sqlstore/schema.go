@@ -1,17 +1,10 @@
 package sqlstore
 
-import (
-	"context"
-	"database/sql"
-	"fmt"
-	"strings"
-	"time"
-)
+import "github.com/seokit/seokit/internal/sqldb"
 
-// migrations are applied in order, each in its own transaction, and
-// recorded in schema_migrations. Never edit a released migration: append
-// a new one. {blob} is BLOB on SQLite and BYTEA on PostgreSQL; times are
-// BIGINT Unix microseconds (NULL for none).
+// migrations are applied in order (sqldb.Schema), and recorded in
+// schema_migrations. Never edit a released migration: append a new one.
+// Times are BIGINT Unix microseconds (NULL for none).
 var migrations = [][]string{
 	1: {
 		`CREATE TABLE accounts (
@@ -29,7 +22,7 @@ var migrations = [][]string{
 			account_id   TEXT NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
 			name         TEXT NOT NULL,
 			prefix       TEXT NOT NULL,
-			hash         {blob} NOT NULL UNIQUE,
+			hash         {{blob}} NOT NULL UNIQUE,
 			permissions  TEXT NOT NULL,
 			created_at   BIGINT NOT NULL,
 			last_used_at BIGINT,
@@ -41,7 +34,7 @@ var migrations = [][]string{
 			id            TEXT PRIMARY KEY,
 			account_id    TEXT NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
 			name          TEXT NOT NULL,
-			secret_hash   {blob},
+			secret_hash   {{blob}},
 			redirect_uris TEXT NOT NULL,
 			scopes        TEXT NOT NULL,
 			created_at    BIGINT NOT NULL,
@@ -49,7 +42,7 @@ var migrations = [][]string{
 		)`,
 		`CREATE INDEX clients_account ON clients (account_id, created_at)`,
 		`CREATE TABLE auth_codes (
-			hash         {blob} PRIMARY KEY,
+			hash         {{blob}} PRIMARY KEY,
 			client_id    TEXT NOT NULL REFERENCES clients (id) ON DELETE CASCADE,
 			account_id   TEXT NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
 			redirect_uri TEXT NOT NULL,
@@ -61,7 +54,7 @@ var migrations = [][]string{
 			created_at   BIGINT NOT NULL
 		)`,
 		`CREATE TABLE refresh_tokens (
-			hash       {blob} PRIMARY KEY,
+			hash       {{blob}} PRIMARY KEY,
 			family_id  TEXT NOT NULL,
 			client_id  TEXT NOT NULL REFERENCES clients (id) ON DELETE CASCADE,
 			account_id TEXT NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
@@ -82,7 +75,7 @@ var migrations = [][]string{
 		`CREATE INDEX revoked_tokens_expiry ON revoked_tokens (expires_at)`,
 		`CREATE TABLE signing_keys (
 			kid         TEXT PRIMARY KEY,
-			private_key {blob} NOT NULL,
+			private_key {{blob}} NOT NULL,
 			created_at  BIGINT NOT NULL,
 			retired_at  BIGINT
 		)`,
@@ -97,9 +90,9 @@ var migrations = [][]string{
 			account_id     TEXT NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
 			kind           TEXT NOT NULL,
 			status         TEXT NOT NULL,
-			request        {blob},
-			progress       {blob},
-			result         {blob},
+			request        {{blob}},
+			progress       {{blob}},
+			result         {{blob}},
 			error          TEXT NOT NULL,
 			callback_url   TEXT NOT NULL,
 			callback_state TEXT NOT NULL,
@@ -127,52 +120,13 @@ var migrations = [][]string{
 var tables = []string{"schema_migrations", "accounts", "api_keys", "clients", "auth_codes", "refresh_tokens",
 	"revoked_families", "revoked_tokens", "signing_keys", "daily_usage", "jobs", "mutes"}
 
-// migrationLock is the PostgreSQL advisory lock key held while migrating,
-// so that several instances starting at once apply each migration once.
-const migrationLock int64 = 0x5e0c17_5703e
+// schema is the store's migrations and version table.
+var schema = &sqldb.Schema{
+	VersionTable: "schema_migrations",
+	// Several instances starting at once apply each migration once.
+	LockID:     0x5e0c17_5703e,
+	Migrations: migrations,
+}
 
 // SchemaVersion is the schema version this package writes.
-func SchemaVersion() int { return len(migrations) - 1 }
-
-func (s *Store) migrate(ctx context.Context) error {
-	for v := 1; v < len(migrations); v++ {
-		if err := s.inTx(ctx, fmt.Sprintf("migrate to version %d", v), func(tx *sql.Tx) error {
-			return s.applyMigration(ctx, tx, v)
-		}); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (s *Store) applyMigration(ctx context.Context, tx *sql.Tx, v int) error {
-	op := fmt.Sprintf("migrate to version %d", v)
-	if s.dialect == Postgres {
-		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, migrationLock); err != nil {
-			return mapErr(op, err)
-		}
-	}
-	if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (version BIGINT PRIMARY KEY, applied_at BIGINT NOT NULL)`); err != nil {
-		return mapErr(op, err)
-	}
-	var n int
-	if err := tx.QueryRowContext(ctx, s.q(`SELECT COUNT(*) FROM schema_migrations WHERE version = ?`), v).Scan(&n); err != nil {
-		return mapErr(op, err)
-	}
-	if n > 0 {
-		return nil
-	}
-	blob := "BLOB"
-	if s.dialect == Postgres {
-		blob = "BYTEA"
-	}
-	for _, stmt := range migrations[v] {
-		if _, err := tx.ExecContext(ctx, strings.ReplaceAll(stmt, "{blob}", blob)); err != nil {
-			return mapErr(op, err)
-		}
-	}
-	if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)`), v, time.Now().UnixMicro()); err != nil {
-		return mapErr(op, err)
-	}
-	return nil
-}
+func SchemaVersion() int { return schema.Version() }

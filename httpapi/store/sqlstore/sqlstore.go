@@ -5,29 +5,23 @@ import (
 	"crypto/rand"
 	"database/sql"
 	"fmt"
-	"net/url"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 
-	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
-	_ "modernc.org/sqlite"             // registers the "sqlite" driver
-
 	"github.com/seokit/seokit/httpapi/store"
-	"github.com/seokit/seokit/internal/sqlq"
-	"github.com/seokit/seokit/seo"
+	"github.com/seokit/seokit/internal/sqldb"
 )
 
 var _ store.Store = (*Store)(nil)
 
 // Dialect names the database behind a Store.
-type Dialect string
+type Dialect = sqldb.Dialect
 
 // Dialects a Store can speak.
 const (
-	SQLite   Dialect = "sqlite"
-	Postgres Dialect = "postgres"
+	SQLite   = sqldb.SQLite
+	Postgres = sqldb.Postgres
 )
 
 // Options configure a Store. The zero value is ready to use; nil means
@@ -35,7 +29,7 @@ const (
 type Options struct {
 	// BusyTimeout is how long an SQLite statement waits for a lock held
 	// by another connection or process before failing with
-	// store.ErrUnavailable; zero means one second.
+	// store.ErrUnavailable; zero means five seconds.
 	BusyTimeout time.Duration
 	// Synchronous is SQLite's synchronous pragma; zero means "NORMAL"
 	// (with WAL: durable across a process crash, not a power loss).
@@ -55,11 +49,8 @@ type Options struct {
 // Store is a store.Store in SQLite or PostgreSQL. It is safe for
 // concurrent use.
 type Store struct {
-	db      *sql.DB
-	dialect Dialect
-	opts    Options
-
-	queries sync.Map // SQL text with ? placeholders -> text for the dialect
+	db   *sqldb.DB
+	opts Options
 
 	touchMu sync.Mutex
 	touched map[string]time.Time // key ID -> last recorded use
@@ -85,110 +76,31 @@ func Open(ctx context.Context, dsn string, opts *Options) (*Store, error) {
 	if opts != nil {
 		o = *opts
 	}
-	if o.BusyTimeout <= 0 {
-		o.BusyTimeout = time.Second
-	}
-	if o.Synchronous == "" {
-		o.Synchronous = "NORMAL"
-	}
-	switch strings.ToUpper(o.Synchronous) {
-	case "OFF", "NORMAL", "FULL", "EXTRA":
-	default:
-		return nil, &seo.InputError{Field: "synchronous", Value: o.Synchronous, Reason: "must be OFF, NORMAL, FULL or EXTRA"}
-	}
-	if o.MaxOpenConns <= 0 {
-		o.MaxOpenConns = 10
-	}
-	if o.ConnectTimeout <= 0 {
-		o.ConnectTimeout = 5 * time.Second
-	}
 	if o.TouchInterval <= 0 {
 		o.TouchInterval = time.Minute
 	}
-	s := &Store{opts: o, touched: make(map[string]time.Time)}
-	var err error
-	switch {
-	case strings.HasPrefix(dsn, "postgres://"), strings.HasPrefix(dsn, "postgresql://"):
-		s.dialect = Postgres
-		err = s.openPostgres(dsn)
-	default:
-		s.dialect = SQLite
-		err = s.openSQLite(dsn)
+	so := &sqldb.Options{BusyTimeout: o.BusyTimeout, Synchronous: o.Synchronous, MaxOpenConns: o.MaxOpenConns, ConnectTimeout: o.ConnectTimeout}
+	if sqldb.DialectOf(dsn) == SQLite {
+		// One connection: writes queue in the pool instead of failing
+		// on the file lock.
+		so.MaxOpenConns = 1
 	}
+	db, err := sqldb.Open(dsn, so)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.migrate(ctx); err != nil {
-		s.db.Close()
-		return nil, err
+	if err := db.Migrate(ctx, schema); err != nil {
+		db.Close()
+		return nil, mapErr("open", err)
 	}
-	return s, nil
-}
-
-func (s *Store) openPostgres(dsn string) error {
-	u, err := url.Parse(dsn)
-	if err != nil {
-		return &seo.InputError{Field: "dsn", Reason: "not a valid postgres URL: " + err.Error()}
-	}
-	q := u.Query()
-	if q.Get("connect_timeout") == "" {
-		secs := int((s.opts.ConnectTimeout + time.Second - 1) / time.Second)
-		q.Set("connect_timeout", strconv.Itoa(secs))
-		u.RawQuery = q.Encode()
-	}
-	db, err := sql.Open("pgx", u.String())
-	if err != nil {
-		return fmt.Errorf("sqlstore: open postgres: %w", err)
-	}
-	db.SetMaxOpenConns(s.opts.MaxOpenConns)
-	db.SetMaxIdleConns(s.opts.MaxOpenConns)
-	db.SetConnMaxIdleTime(5 * time.Minute)
-	s.db = db
-	return nil
-}
-
-func (s *Store) openSQLite(dsn string) error {
-	params := url.Values{}
-	params.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", s.opts.BusyTimeout.Milliseconds()))
-	params.Add("_pragma", "foreign_keys(1)")
-	params.Set("_txlock", "immediate")
-	var full string
-	if dsn == "" || dsn == ":memory:" {
-		// One connection holds the database; the unique name keeps
-		// stores of one process apart.
-		full = "file:seokit-" + strings.ToLower(rand.Text()) + "?mode=memory&cache=shared&" + params.Encode()
-	} else {
-		params.Add("_pragma", "journal_mode(WAL)")
-		params.Add("_pragma", "synchronous("+strings.ToUpper(s.opts.Synchronous)+")")
-		path := dsn
-		sep := "?"
-		if !strings.HasPrefix(path, "file:") {
-			path = "file:" + path
-		}
-		if strings.Contains(path, "?") {
-			sep = "&"
-		}
-		full = path + sep + params.Encode()
-	}
-	db, err := sql.Open("sqlite", full)
-	if err != nil {
-		return fmt.Errorf("sqlstore: open sqlite: %w", err)
-	}
-	// One connection: writes queue in the pool instead of failing on
-	// the file lock, and an in-memory database lives as long as it.
-	db.SetMaxOpenConns(1)
-	db.SetMaxIdleConns(1)
-	db.SetConnMaxLifetime(0)
-	db.SetConnMaxIdleTime(0)
-	s.db = db
-	return nil
+	return &Store{db: db, opts: o, touched: make(map[string]time.Time)}, nil
 }
 
 // Dialect reports which database the store uses.
-func (s *Store) Dialect() Dialect { return s.dialect }
+func (s *Store) Dialect() Dialect { return s.db.Dialect }
 
 // DB returns the underlying database handle, for tests and tools.
-func (s *Store) DB() *sql.DB { return s.db }
+func (s *Store) DB() *sql.DB { return s.db.DB }
 
 // Ping reports whether the database answers.
 func (s *Store) Ping(ctx context.Context) error {
@@ -216,23 +128,8 @@ func (s *Store) Close() error {
 	return s.db.Close()
 }
 
-// q returns query text for the store's dialect: PostgreSQL gets $1, $2 ...
-// for the ? placeholders. The SQL in this package has no ? inside
-// literals.
-func (s *Store) q(query string) string {
-	if s.dialect != Postgres {
-		return query
-	}
-	if v, ok := s.queries.Load(query); ok {
-		return v.(string)
-	}
-	out := sqlq.Dollar(query)
-	s.queries.Store(query, out)
-	return out
-}
-
 func (s *Store) exec(ctx context.Context, op, query string, args ...any) (sql.Result, error) {
-	res, err := s.db.ExecContext(ctx, s.q(query), args...)
+	res, err := s.db.ExecContext(ctx, s.db.Q(query), args...)
 	if err != nil {
 		return nil, mapErr(op, err)
 	}

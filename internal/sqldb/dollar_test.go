@@ -1,4 +1,4 @@
-package sqlq
+package sqldb
 
 import "testing"
 

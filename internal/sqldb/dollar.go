@@ -1,6 +1,4 @@
-// Package sqlq holds what the SQL stores share to run the same query text
-// on SQLite and PostgreSQL.
-package sqlq
+package sqldb
 
 import (
 	"strconv"
