@@ -58,3 +58,27 @@ func Stems(lang, phrase string) []string {
 // joined by spaces. "Running Shoes" and "running shoe" share a key in
 // English.
 func FoldKey(lang, phrase string) string { return strings.Join(Stems(lang, phrase), " ") }
+
+// FoldCase returns the form under which data sources and reports match a
+// keyword to its metrics: lowercase, its words separated by single
+// spaces. Unlike FoldKey it keeps punctuation, diacritics and word forms.
+func FoldCase(s string) string {
+	if isFolded(s) {
+		return s
+	}
+	return strings.ToLower(strings.Join(strings.Fields(s), " "))
+}
+
+// isFolded reports whether s is lowercase ASCII with single inner spaces.
+func isFolded(s string) bool {
+	if s == "" || s[0] == ' ' || s[len(s)-1] == ' ' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x80 || ('A' <= c && c <= 'Z') || (c < ' ') || (c == ' ' && s[i-1] == ' ') {
+			return false
+		}
+	}
+	return true
+}
