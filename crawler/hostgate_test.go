@@ -40,52 +40,9 @@ func TestHostLimitValidate(t *testing.T) {
 	}
 }
 
-// A LocalHostGate lets Burst requests through at once, then one per
-// Interval, per host; Pause holds a host until the given time. The
-// interval is long enough that a loaded machine cannot pass for a gate
-// that waits: what must not wait is checked against the interval.
-func TestLocalHostGate(t *testing.T) {
-	g := crawler.NewLocalHostGate()
-	ctx := context.Background()
-	const interval = 600 * time.Millisecond
-	limit := crawler.HostLimit{Interval: interval, Burst: 3}
-	start := time.Now()
-	for range 3 {
-		if err := g.Wait(ctx, "a.test", limit); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if el := time.Since(start); el >= interval {
-		t.Errorf("burst of 3 took %v", el)
-	}
-	for range 2 {
-		if err := g.Wait(ctx, "a.test", limit); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if el := time.Since(start); el < 2*interval-10*time.Millisecond {
-		t.Errorf("5 requests at burst 3, one per %v, took %v; want at least %v less slack", interval, el, 2*interval)
-	}
-	// Another host has its own bucket.
-	s2 := time.Now()
-	if err := g.Wait(ctx, "b.test", limit); err != nil || time.Since(s2) >= interval {
-		t.Errorf("other host waited %v, %v", time.Since(s2), err)
-	}
-	if err := g.Pause(ctx, "b.test", time.Now().Add(150*time.Millisecond)); err != nil {
-		t.Fatal(err)
-	}
-	s3 := time.Now()
-	if err := g.Wait(ctx, "b.test", limit); err != nil || time.Since(s3) < 140*time.Millisecond {
-		t.Errorf("paused host waited %v, %v; want about 150 ms", time.Since(s3), err)
-	}
-	cctx, cancel := context.WithCancel(ctx)
-	cancel()
-	if err := g.Wait(cctx, "c.test", limit); !errors.Is(err, context.Canceled) {
-		t.Errorf("Wait with a canceled context = %v", err)
-	}
-	if err := g.Wait(ctx, "c.test", crawler.HostLimit{}); !errors.Is(err, seo.ErrInvalidInput) {
-		t.Errorf("Wait with a zero limit = %v", err)
-	}
+// LocalHostGate passes the HostGate conformance suite.
+func TestLocalHostGateConformance(t *testing.T) {
+	crawlertest.RunHostGate(t, func(*testing.T) crawler.HostGate { return crawler.NewLocalHostGate() })
 }
 
 // countingGate records the limits the crawler asks for and can fail.

@@ -5,22 +5,10 @@ import (
 	"unicode"
 
 	"github.com/blevesearch/snowballstem"
-	"github.com/blevesearch/snowballstem/dutch"
-	"github.com/blevesearch/snowballstem/english"
-	"github.com/blevesearch/snowballstem/french"
-	"github.com/blevesearch/snowballstem/german"
-	"github.com/blevesearch/snowballstem/italian"
-	"github.com/blevesearch/snowballstem/portuguese"
-	"github.com/blevesearch/snowballstem/russian"
-	"github.com/blevesearch/snowballstem/spanish"
 	"golang.org/x/text/unicode/norm"
-)
 
-// stemmers are the Snowball stemmers by ISO 639-1 language code.
-var stemmers = map[string]func(*snowballstem.Env) bool{
-	"en": english.Stem, "de": german.Stem, "es": spanish.Stem, "fr": french.Stem,
-	"it": italian.Stem, "nl": dutch.Stem, "pt": portuguese.Stem, "ru": russian.Stem,
-}
+	"github.com/seokit/seokit/internal/textfold"
+)
 
 var apostrophes = strings.NewReplacer("’", "'", "‘", "'", "ʼ", "'", "´", "'", "`", "'")
 
@@ -48,12 +36,12 @@ func NormalizePhrase(phrase string) string { return strings.Join(Words(phrase), 
 // Stem returns the Snowball stem of a lowercase word in lang with its
 // diacritics removed; languages without a stemmer only lose diacritics.
 func Stem(lang, word string) string {
-	if fn, ok := stemmers[lang]; ok {
+	if fn := textfold.Stemmer(lang); fn != nil {
 		env := snowballstem.NewEnv(word)
 		fn(env)
 		word = env.Current()
 	}
-	return stripMarks(word)
+	return textfold.Diacritics(word)
 }
 
 // Stems returns the stems of the phrase's words, in order.
@@ -71,27 +59,26 @@ func Stems(lang, phrase string) []string {
 // English.
 func FoldKey(lang, phrase string) string { return strings.Join(Stems(lang, phrase), " ") }
 
-// stripMarks removes combining marks ("é" to "e") and writes ß as ss.
-func stripMarks(s string) string {
-	ascii := true
-	for i := 0; i < len(s); i++ {
-		if s[i] >= 0x80 {
-			ascii = false
-			break
-		}
-	}
-	if ascii {
+// FoldCase returns the form under which data sources and reports match a
+// keyword to its metrics: lowercase, its words separated by single
+// spaces. Unlike FoldKey it keeps punctuation, diacritics and word forms.
+func FoldCase(s string) string {
+	if isFolded(s) {
 		return s
 	}
-	var b strings.Builder
-	for _, r := range norm.NFD.String(s) {
-		switch {
-		case unicode.Is(unicode.Mn, r):
-		case r == 'ß':
-			b.WriteString("ss")
-		default:
-			b.WriteRune(r)
+	return strings.ToLower(strings.Join(strings.Fields(s), " "))
+}
+
+// isFolded reports whether s is lowercase ASCII with single inner spaces.
+func isFolded(s string) bool {
+	if s == "" || s[0] == ' ' || s[len(s)-1] == ' ' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x80 || ('A' <= c && c <= 'Z') || (c < ' ') || (c == ' ' && s[i-1] == ' ') {
+			return false
 		}
 	}
-	return norm.NFC.String(b.String())
+	return true
 }

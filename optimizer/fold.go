@@ -5,7 +5,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"golang.org/x/text/unicode/norm"
+	"github.com/seokit/seokit/internal/textfold"
 )
 
 // foldApostrophes maps the apostrophe look-alikes (’ ‘ ʼ ´ ` ′) to '.
@@ -17,48 +17,6 @@ func foldApostrophes(s string) string {
 }
 
 var apostropheReplacer = strings.NewReplacer("’", "'", "‘", "'", "ʼ", "'", "´", "'", "`", "'", "′", "'")
-
-// foldDiacritics removes combining marks ("é" to "e", "ё" to "е") and
-// writes ß as ss, so that matching ignores accents.
-func foldDiacritics(s string) string {
-	ascii := true
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			ascii = false
-			break
-		}
-	}
-	if ascii || !hasMarks(s) {
-		return s
-	}
-	var b strings.Builder
-	b.Grow(len(s))
-	d := norm.NFD.String(s)
-	for _, r := range d {
-		switch {
-		case unicode.Is(unicode.Mn, r):
-		case r == 'ß':
-			b.WriteString("ss")
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return norm.NFC.String(b.String())
-}
-
-// hasMarks reports whether s may change under foldDiacritics: it has a
-// rune outside ASCII and outside the Cyrillic letters without diacritics.
-func hasMarks(s string) bool {
-	for _, r := range s {
-		switch {
-		case r < utf8.RuneSelf:
-		case r >= 0x410 && r <= 0x44F && r != 'й' && r != 'Й':
-		default:
-			return true
-		}
-	}
-	return false
-}
 
 // lowerWord lowercases a word and folds its apostrophes.
 func lowerWord(s string) string {
@@ -121,7 +79,7 @@ func transliterate(lang, s string) string {
 	if r, ok := slugLetters[lang]; ok {
 		s = r.Replace(s)
 	}
-	return foldDiacritics(slugFold.Replace(s))
+	return textfold.Diacritics(slugFold.Replace(s))
 }
 
 var (

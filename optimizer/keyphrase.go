@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/clipperhouse/uax29/v2/words"
+	"github.com/seokit/seokit/internal/textfold"
 	"github.com/seokit/seokit/seo"
 )
 
@@ -41,7 +42,7 @@ func (a *analysis) parseKeyphrase(raw string) kphrase {
 	toks := a.tokensOf(s)
 	if k.exact {
 		for _, t := range toks {
-			k.seq = append(k.seq, foldDiacritics(t.core))
+			k.seq = append(k.seq, textfold.Diacritics(t.core))
 			k.seqKey = append(k.seqKey, t.key)
 			k.words = append(k.words, t.lower)
 		}
@@ -175,7 +176,7 @@ func (a *analysis) matchExact(k *kphrase) ([]occurrence, []int32) {
 		}
 		ok := true
 		for x := 0; x < n; x++ {
-			if foldDiacritics(a.d.word(p+x).core) != k.seq[x] {
+			if textfold.Diacritics(a.d.word(p+x).core) != k.seq[x] {
 				ok = false
 				break
 			}
@@ -208,7 +209,7 @@ func matchTokens(k *kphrase, toks []*word) (share float64, count int) {
 		for i := 0; i+n <= len(toks); i++ {
 			ok := true
 			for x := 0; x < n; x++ {
-				if foldDiacritics(toks[i+x].core) != k.seq[x] {
+				if textfold.Diacritics(toks[i+x].core) != k.seq[x] {
 					ok = false
 					break
 				}
@@ -487,11 +488,11 @@ func (a *analysis) keyphrase(k *kphrase, titleToks []*word, descSents [][]*word,
 				}
 			}
 		} else if k.exact && phrase {
-			atStart = len(titleToks) >= len(k.seq) && foldDiacritics(titleToks[0].core) == k.seq[0]
+			atStart = len(titleToks) >= len(k.seq) && textfold.Diacritics(titleToks[0].core) == k.seq[0]
 			if !atStart {
 				for i, t := range titleToks {
 					if !t.stop {
-						atStart = foldDiacritics(titleToks[i].core) == k.seq[0]
+						atStart = textfold.Diacritics(titleToks[i].core) == k.seq[0]
 						break
 					}
 				}
@@ -869,7 +870,7 @@ func (a *analysis) inSlug(k *kphrase, slug []*word) bool {
 	}
 	plain := strings.Join(k.words, " ")
 	alt := strings.ReplaceAll(slugify(a.r.Language, k.words), "-", " ")
-	if alt == "" || alt == foldDiacritics(plain) {
+	if alt == "" || alt == textfold.Diacritics(plain) {
 		return false
 	}
 	t := a.parseKeyphrase(alt)

@@ -6,14 +6,8 @@ import (
 	"sync"
 
 	"github.com/blevesearch/snowballstem"
-	"github.com/blevesearch/snowballstem/dutch"
-	"github.com/blevesearch/snowballstem/english"
-	"github.com/blevesearch/snowballstem/french"
-	"github.com/blevesearch/snowballstem/german"
-	"github.com/blevesearch/snowballstem/italian"
-	"github.com/blevesearch/snowballstem/portuguese"
-	"github.com/blevesearch/snowballstem/russian"
-	"github.com/blevesearch/snowballstem/spanish"
+
+	"github.com/seokit/seokit/internal/textfold"
 )
 
 //go:embed data/*.txt
@@ -71,10 +65,6 @@ var profiles = sync.OnceValue(loadProfiles)
 
 func loadProfiles() map[string]*profile {
 	m := make(map[string]*profile, len(Languages))
-	stems := map[string]func(*snowballstem.Env) bool{
-		"en": english.Stem, "de": german.Stem, "es": spanish.Stem, "fr": french.Stem,
-		"it": italian.Stem, "nl": dutch.Stem, "pt": portuguese.Stem, "ru": russian.Stem,
-	}
 	for _, code := range Languages {
 		b, err := dataFS.ReadFile("data/" + code + ".txt")
 		if err != nil {
@@ -90,7 +80,7 @@ func loadProfiles() map[string]*profile {
 			abbreviation:     set(sec["abbreviations"]),
 			articles:         set(sec["articles"]),
 			transitions:      map[string][][]string{},
-			stem:             stems[code],
+			stem:             textfold.Stemmer(code),
 			syllables:        syllableCounters[code],
 			flesch:           formulas[code],
 			maxSentence:      20,
@@ -199,5 +189,5 @@ func (s *stemmer) key(lower string) string {
 		s.p.stem(s.env)
 		w = s.env.Current()
 	}
-	return foldDiacritics(w)
+	return textfold.Diacritics(w)
 }

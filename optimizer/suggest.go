@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/seokit/seokit/internal/textfold"
 )
 
 // Suggestion limits, in characters.
@@ -173,7 +175,7 @@ func fitAround(s string, k *kphrase, n int) string {
 // containsAllWords reports whether every word of the keyphrase occurs in s
 // by lowercased, diacritic-folded prefix of its stem key.
 func containsAllWords(s string, k *kphrase) bool {
-	low := foldDiacritics(strings.ToLower(foldApostrophes(s)))
+	low := textfold.Diacritics(strings.ToLower(foldApostrophes(s)))
 	for _, key := range k.keys {
 		if !strings.Contains(low, key) {
 			return false

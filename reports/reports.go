@@ -296,7 +296,7 @@ type series struct {
 	url     string // of the last observation
 	average bool   // the last observation is a period average
 	volume  *int
-	fold    string // foldKeyword(keyword), set by lookupVolumes
+	fold    string // keywords.FoldCase(keyword), set by lookupVolumes
 }
 
 // position returns p as a position, nil for 0 (not ranked).
@@ -542,29 +542,6 @@ func (b byDay) Swap(i, j int) {
 	b.x.pos[i], b.x.pos[j] = b.x.pos[j], b.x.pos[i]
 }
 
-// foldKeyword is how volumes are matched to tracked keywords: lowercase,
-// runs of white space as one space.
-func foldKeyword(s string) string {
-	if isFolded(s) {
-		return s
-	}
-	return strings.ToLower(strings.Join(strings.Fields(s), " "))
-}
-
-// isFolded reports whether s is lowercase ASCII with single inner spaces.
-func isFolded(s string) bool {
-	if s == "" || s[0] == ' ' || s[len(s)-1] == ' ' {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 0x80 || ('A' <= c && c <= 'Z') || (c < ' ') || (c == ' ' && s[i-1] == ' ') {
-			return false
-		}
-	}
-	return true
-}
-
 // lookupVolumes fills series volumes through b.vol, per locale, in
 // batches. It returns the sorted names of the sources that supplied
 // volumes.
@@ -590,7 +567,7 @@ func (b *Builder) lookupVolumes(ctx context.Context, all []*series) ([]string, e
 		next := make([]int, len(ss))
 		list := make([]string, 0, len(ss))
 		for i, s := range ss {
-			s.fold = foldKeyword(s.keyword)
+			s.fold = keywords.FoldCase(s.keyword)
 			next[i] = -1
 			if j, ok := want[s.fold]; ok {
 				for next[j] >= 0 {
@@ -612,7 +589,7 @@ func (b *Builder) lookupVolumes(ctx context.Context, all []*series) ([]string, e
 				if kw.Volume == nil || *kw.Volume < 0 {
 					continue
 				}
-				j, ok := want[foldKeyword(kw.Keyword)]
+				j, ok := want[keywords.FoldCase(kw.Keyword)]
 				for ; ok && j >= 0; j = next[j] {
 					if s := ss[j]; s.volume == nil {
 						v := *kw.Volume

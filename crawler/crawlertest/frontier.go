@@ -1,6 +1,6 @@
-// Package crawlertest provides conformance suites for crawler.Frontier
-// and crawler.SharedFrontier drivers and a generated web site, served on
-// loopback, for crawler tests and benchmarks.
+// Package crawlertest provides conformance suites for crawler.Frontier,
+// crawler.SharedFrontier and crawler.HostGate drivers and a generated web
+// site, served on loopback, for crawler tests and benchmarks.
 package crawlertest
 
 import (

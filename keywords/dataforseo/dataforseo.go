@@ -197,7 +197,7 @@ func (s *Source) Volumes(ctx context.Context, kws []string, loc seo.Locale) ([]k
 	clean := make([]string, 0, len(kws))
 	seen := make(map[string]bool, len(kws))
 	for i, kw := range kws {
-		kw = strings.ToLower(strings.Join(strings.Fields(kw), " "))
+		kw = keywords.FoldCase(kw)
 		field := fmt.Sprintf("keywords[%d]", i)
 		switch {
 		case kw == "" || !utf8.ValidString(kw):

@@ -229,7 +229,7 @@ func (s *Source) Volumes(ctx context.Context, kws []string, loc seo.Locale) ([]k
 		if kw == "" || !utf8.ValidString(kw) || utf8.RuneCountInString(kw) > MaxKeywordLength {
 			return nil, &seo.InputError{Field: fmt.Sprintf("keywords[%d]", i), Value: kws[i], Reason: fmt.Sprintf("must be a non-empty UTF-8 phrase of at most %d characters", MaxKeywordLength)}
 		}
-		if k := strings.ToLower(kw); !seen[k] {
+		if k := keywords.FoldCase(kw); !seen[k] {
 			seen[k] = true
 			clean = append(clean, kw)
 		}

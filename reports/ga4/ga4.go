@@ -77,7 +77,7 @@ func New(properties map[string]string, opts *Options) (*Source, error) {
 	}
 	s := &Source{props: make(map[string]string, len(properties)), limit: o.PageSize}
 	for d, p := range properties {
-		host, err := domainHost(d)
+		host, err := seo.ParseDomainHost(d)
 		if err != nil {
 			if ie, ok := seo.AsInputError(err); ok {
 				return nil, ie.WithField("properties")
@@ -173,7 +173,7 @@ type runReportResponse struct {
 // order. Days with no organic sessions are absent. It pages with limit and
 // offset until rowCount rows are read.
 func (s *Source) Days(ctx context.Context, domain string, start, end time.Time) ([]Day, error) {
-	host, err := domainHost(domain)
+	host, err := seo.ParseDomainHost(domain)
 	if err != nil {
 		return nil, err
 	}
@@ -309,18 +309,4 @@ func (s *Source) Traffic(ctx context.Context, domain string, start, end time.Tim
 	}
 	t.Sessions = &total
 	return t, nil
-}
-
-func domainHost(domain string) (string, error) {
-	if strings.Contains(domain, "://") {
-		return "", &seo.InputError{Field: "domain", Value: domain, Reason: "must be a domain name such as example.com, without scheme"}
-	}
-	u, err := seo.ParseDomain(domain)
-	if err != nil {
-		return "", err
-	}
-	if u.Port() != "" {
-		return "", &seo.InputError{Field: "domain", Value: domain, Reason: "must not have a port"}
-	}
-	return u.Hostname(), nil
 }

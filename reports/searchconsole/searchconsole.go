@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"sort"
-	"strings"
 	"time"
 
 	"golang.org/x/oauth2"
@@ -65,7 +64,7 @@ func New(opts *Options) (*Source, error) {
 		s.o = *opts
 	}
 	for d, p := range s.o.Properties {
-		host, err := domainHost(d)
+		host, err := seo.ParseDomainHost(d)
 		if err != nil {
 			if ie, ok := seo.AsInputError(err); ok {
 				return nil, ie.WithField("properties")
@@ -101,7 +100,7 @@ func (s *Source) Name() string { return Name }
 
 // Property returns the Search Console property read for domain.
 func (s *Source) Property(domain string) (string, error) {
-	host, err := domainHost(domain)
+	host, err := seo.ParseDomainHost(domain)
 	if err != nil {
 		return "", err
 	}
@@ -170,18 +169,4 @@ func (s *Source) Traffic(ctx context.Context, domain string, start, end time.Tim
 		t.CTR = &ctr
 	}
 	return t, nil
-}
-
-func domainHost(domain string) (string, error) {
-	if strings.Contains(domain, "://") {
-		return "", &seo.InputError{Field: "domain", Value: domain, Reason: "must be a domain name such as example.com, without scheme"}
-	}
-	u, err := seo.ParseDomain(domain)
-	if err != nil {
-		return "", err
-	}
-	if u.Port() != "" {
-		return "", &seo.InputError{Field: "domain", Value: domain, Reason: "must not have a port"}
-	}
-	return u.Hostname(), nil
 }
