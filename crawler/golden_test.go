@@ -408,16 +408,18 @@ func compareGolden(t *testing.T, name, got string) {
 	if err != nil {
 		t.Fatalf("%v (record the golden files with SEOKIT_UPDATE_GOLDEN=1)", err)
 	}
-	if d := firstDiff(string(want), got); d != "" {
+	if d, _ := goldenDiff(string(want), got); d != "" {
 		t.Errorf("behaviour changed: %s differs from the recorded output:\n%s\nif intended, rerun with SEOKIT_UPDATE_GOLDEN=1", path, d)
 	}
 }
 
-// firstDiff describes the first differing lines of want and got, with a
-// little context; "" when they are equal.
-func firstDiff(want, got string) string {
+// goldenDiff describes how got differs from want: the differing lines
+// when both have as many lines, else the lines from the first difference
+// on, with a little context; "" when they are equal. It also returns the
+// index of the first differing line.
+func goldenDiff(want, got string) (string, int) {
 	if want == got {
-		return ""
+		return "", -1
 	}
 	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
 	i := 0
@@ -428,12 +430,22 @@ func firstDiff(want, got string) string {
 	for k := max(0, i-3); k < i; k++ {
 		fmt.Fprintf(&b, "   %5d  %s\n", k+1, w[k])
 	}
-	for k := i; k < min(len(w), i+8); k++ {
-		fmt.Fprintf(&b, " - %5d  %s\n", k+1, w[k])
-	}
-	for k := i; k < min(len(g), i+8); k++ {
-		fmt.Fprintf(&b, " + %5d  %s\n", k+1, g[k])
+	if len(w) == len(g) {
+		shown := 0
+		for k := i; k < len(w) && shown < 12; k++ {
+			if w[k] != g[k] {
+				fmt.Fprintf(&b, " - %5d  %s\n + %5d  %s\n", k+1, w[k], k+1, g[k])
+				shown++
+			}
+		}
+	} else {
+		for k := i; k < min(len(w), i+8); k++ {
+			fmt.Fprintf(&b, " - %5d  %s\n", k+1, w[k])
+		}
+		for k := i; k < min(len(g), i+8); k++ {
+			fmt.Fprintf(&b, " + %5d  %s\n", k+1, g[k])
+		}
 	}
 	fmt.Fprintf(&b, "(want %d lines, got %d)", len(w), len(g))
-	return b.String()
+	return b.String(), i
 }
