@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -205,8 +206,10 @@ func goldenSites() []goldenSite {
 					case "/img.png":
 						goldenText("image/png", "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")(w, r)
 					default:
-						if d, ok := strings.CutPrefix(r.URL.Path, "/deep/"); ok && len(d) < 2 && d < "8" {
-							goldenPage("Deep "+d, "", fmt.Sprintf(`<a href="/deep/%c">Deeper</a>`, d[0]+1))(w, r)
+						// /deep/1 ... /deep/7 are a chain of pages, each
+						// one click deeper; any other path answers 200.
+						if d, err := strconv.Atoi(strings.TrimPrefix(r.URL.Path, "/deep/")); err == nil && d >= 1 && d < 8 {
+							goldenPage(fmt.Sprintf("Deep %d", d), "", fmt.Sprintf(`<a href="/deep/%d">Deeper</a>`, d+1))(w, r)
 							return
 						}
 						goldenPage("Anything", "", "")(w, r)
