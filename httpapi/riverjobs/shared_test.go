@@ -194,8 +194,9 @@ func TestSharedSiteAnalysis(t *testing.T) {
 		t.Errorf("report: %d fetched, progress %d; want %d", total, got.Progress.PagesDone, pages)
 	}
 	// The gate bounds request starts; arrivals on a loaded machine may
-	// bunch up by 5% of the rate (as in redisfrontier's distributed test).
-	if most, allowed := maxInWindow(times, time.Second), int(perSecond*1.05)+5; most > allowed {
+	// bunch up by 10% of the rate (a 100 ms lag between a request's slot
+	// and its arrival).
+	if most, allowed := maxInWindow(times, time.Second), int(perSecond*1.1)+5; most > allowed {
 		t.Errorf("%d page requests in one second, want at most %d", most, allowed)
 	}
 	for i, n := range per {
