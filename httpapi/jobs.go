@@ -397,7 +397,7 @@ func (s *Server) cancelSite(ctx context.Context, accountID, id string) (*store.J
 
 // resume hands the queue the jobs a previous server left unfinished and
 // the finished ones whose callback was still being retried. A running
-// crawl starts again from the beginning.
+// crawl continues from its frontier (Options.Frontiers).
 func (s *Server) resume(ctx context.Context) error {
 	js, err := s.st.Unfinished(ctx)
 	if err != nil {

@@ -134,7 +134,9 @@ type Options struct {
 	CrawlerOptions  *crawler.Options
 	// Frontiers opens each site analysis's frontier, from which an
 	// interrupted job resumes; nil means an in-memory frontier per run, so
-	// an interrupted job starts again from the beginning.
+	// an interrupted job starts again from the beginning. The frontiers of
+	// a shared Queue must be shared too (redisfrontier.Crawls), or a job
+	// resumes only on the instance that ran it before.
 	Frontiers Frontiers
 	// SharedCrawlPages is the page cap (options.maxPages, or the default)
 	// from which a site analysis is crawled by SharedCrawlHelpers worker
