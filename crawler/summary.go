@@ -1,6 +1,8 @@
 package crawler
 
 import (
+	"context"
+
 	"github.com/seokit/seokit/analyzer"
 	"github.com/seokit/seokit/seo"
 )
@@ -99,4 +101,32 @@ func (p *PageSummary) fetched() bool { return p.Status != 0 }
 type Edge struct {
 	From, To string
 	Nofollow bool
+}
+
+// SummaryCounts counts the page summaries a SummaryStore holds, as
+// CrawlStats counts pages: Fetched the pages with a response or a failed
+// fetch, Errors those of them that failed, Blocked the URLs robots.txt
+// disallowed.
+type SummaryCounts struct {
+	Fetched, Errors, Blocked int
+}
+
+// SummaryCounter is an optional capability of a SummaryStore: the counts
+// of its summaries, which for a SharedFrontier are those of every worker of
+// the crawl, so a crawl's progress can be told exactly across workers.
+type SummaryCounter interface {
+	SummaryCounts(ctx context.Context) (SummaryCounts, error)
+}
+
+// CountSummary adds one page summary to c, as the crawl's statistics count
+// it.
+func (c *SummaryCounts) CountSummary(sum PageSummary) {
+	if sum.RobotsBlocked {
+		c.Blocked++
+	} else {
+		c.Fetched++
+	}
+	if isErrorSummary(sum) {
+		c.Errors++
+	}
 }

@@ -123,8 +123,20 @@
 // progress (pagesDone, queued, errors, pagesPerSecond) is saved at most
 // once a second; the result is the crawler's SiteReport. States: queued ->
 // running -> succeeded | failed | canceled. Jobs live in the store: a
-// server started over it re-queues the jobs left queued or running, and a
-// crawl that was running starts again from the beginning. Store failures
+// server started over it re-queues the jobs left queued or running. A
+// job's crawl runs on a frontier of its own from Options.Frontiers (one
+// SQLite file per job with sqlitefrontier.Dir, or Redis, shared by the
+// instances, with redisfrontier.Crawls), removed when the job ends: a
+// crawl that was interrupted continues where it stopped, its finished
+// pages replayed from their summaries, not fetched again (without
+// Frontiers it starts again from the beginning). With a shared frontier
+// (HostGates) and a shared Queue, a job of Options.SharedCrawlPages pages
+// or more also asks the queue for SharedCrawlHelpers helper runs, queued
+// under the job's ID with a "~w1", "~w2"... suffix: workers on any
+// instance crawl it together under one per-host rate, the job's own run
+// builds the report, and its progress counts the pages of every worker.
+// MaxPages then bounds each worker's pages, and external links are not
+// checked (see crawler.Options.Worker). Store failures
 // while recording a job's state are retried until they succeed or the
 // server closes; the job then stays unfinished and resumes on the next
 // start, so no job is lost. Options.Queue decides where jobs run: nil

@@ -397,7 +397,7 @@ func (s *Server) cancelSite(ctx context.Context, accountID, id string) (*store.J
 
 // resume hands the queue the jobs a previous server left unfinished and
 // the finished ones whose callback was still being retried. A running
-// crawl starts again from the beginning.
+// crawl continues from its frontier (Options.Frontiers).
 func (s *Server) resume(ctx context.Context) error {
 	js, err := s.st.Unfinished(ctx)
 	if err != nil {
@@ -458,6 +458,9 @@ func (s *Server) storeCtx(wctx context.Context) (context.Context, context.Cancel
 // runJob is the server's RunFunc: it runs one job to its end. wctx is the
 // worker's context.
 func (s *Server) runJob(wctx context.Context, accountID, id string) error {
+	if jobID, ok := parseHelperID(id); ok {
+		return s.runHelper(wctx, accountID, jobID)
+	}
 	ctx, cancelStore := s.storeCtx(wctx)
 	defer cancelStore()
 	var j *store.Job
@@ -522,6 +525,33 @@ func (s *Server) runJob(wctx context.Context, accountID, id string) error {
 		return interrupted(id, err)
 	}
 
+	// The job's frontier: what an earlier run left is resumed.
+	front, err := s.openFrontier(jctx, j, &co)
+	if err != nil {
+		if jctx.Err() != nil {
+			return interrupted(id, err)
+		}
+		s.log.Error("site analysis frontier not opened", "job", j.ID, "err", err)
+		j.Status, j.Error = store.JobFailed, "the site analysis could not start; try again later"
+		return s.finish(ctx, j)
+	}
+	keepFrontier := false
+	defer func() {
+		if front == nil {
+			return
+		}
+		if err := front.Close(); err != nil {
+			s.log.Warn("site analysis frontier not closed", "job", j.ID, "err", err)
+		}
+		if !keepFrontier {
+			s.removeFrontier(ctx, j.ID)
+		}
+	}()
+	var counter crawler.SummaryCounter
+	if _, shared := front.(crawler.SharedFrontier); shared {
+		counter, _ = front.(crawler.SummaryCounter)
+	}
+
 	var (
 		pmu    sync.Mutex
 		latest *crawler.Progress
@@ -555,7 +585,7 @@ func (s *Server) runJob(wctx context.Context, accountID, id string) error {
 			if p != nil && p != saved {
 				saved = p
 				c := *j
-				c.Progress = progressJSON(p, s.now())
+				c.Progress = progressJSON(s.sharedProgress(jctx, counter, p), s.now())
 				c.UpdatedAt = s.now().UTC()
 				err := s.st.UpdateJob(jctx, &c)
 				if err == nil || errors.Is(err, context.Canceled) {
@@ -589,6 +619,7 @@ func (s *Server) runJob(wctx context.Context, accountID, id string) error {
 		j.Status, j.Error = store.JobFailed, "the site analysis took longer than the job timeout"
 		s.log.Warn("site analysis timed out", "job", j.ID)
 	case jctx.Err() != nil:
+		keepFrontier = true
 		return interrupted(id, cause) // stopping: the job stays unfinished and runs again
 	}
 	pmu.Lock()
@@ -625,7 +656,10 @@ func (s *Server) runJob(wctx context.Context, accountID, id string) error {
 			j.Progress = p
 		}
 	}
-	return s.finish(ctx, j)
+	err = s.finish(ctx, j)
+	// A final state not stored runs again, on the same frontier.
+	keepFrontier = errors.Is(err, ErrJobInterrupted)
+	return err
 }
 
 // finish stores a job's final state and delivers its callback.
@@ -772,17 +806,14 @@ func (s *Server) checkSiteStart(ctx context.Context, field, raw string) (*url.UR
 // server's template with the request's options on top, and its page
 // analyses reserving memory from the server's budget.
 func (s *Server) crawlerOptions(req SiteRequest) crawler.Options {
-	var co crawler.Options
-	if s.opts.CrawlerOptions != nil {
-		co = *s.opts.CrawlerOptions
-	}
+	co := s.crawlTemplate()
 	co.MaxPages = req.Options.MaxPages
 	co.IncludeSubdomains = req.Options.IncludeSubdomains
 	co.SkipExternalLinks = co.SkipExternalLinks || req.Options.SkipExternalLinks
 	co.AllowPrivate = s.opts.AllowPrivate
 	var ao analyzer.Options
 	if co.Analyzer != nil {
-		ao = *co.Analyzer
+		ao = *co.Analyzer // a copy of the template's own (crawlTemplate)
 	}
 	ao.Memory = queuedBudget{s.adm.mem}
 	ao.Mute = unionIDs(ao.Mute, req.Options.Mute)

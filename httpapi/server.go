@@ -128,8 +128,24 @@ type Options struct {
 
 	// AnalyzerOptions and CrawlerOptions are templates for page and site
 	// analyses; the request's options and AllowPrivate are applied on top.
+	// Each job gets a deep copy of CrawlerOptions; its Frontier and
+	// HostGate must be nil (per-job ones come from Frontiers).
 	AnalyzerOptions *analyzer.Options
 	CrawlerOptions  *crawler.Options
+	// Frontiers opens each site analysis's frontier, from which an
+	// interrupted job resumes; nil means an in-memory frontier per run, so
+	// an interrupted job starts again from the beginning. The frontiers of
+	// a shared Queue must be shared too (redisfrontier.Crawls), or a job
+	// resumes only on the instance that ran it before.
+	Frontiers Frontiers
+	// SharedCrawlPages is the page cap (options.maxPages, or the default)
+	// from which a site analysis is crawled by SharedCrawlHelpers worker
+	// runs besides its own, on any instance, when Frontiers shares its
+	// frontiers (HostGates) and the Queue is shared; zero means 5,000.
+	SharedCrawlPages int
+	// SharedCrawlHelpers is the number of helper runs a shared crawl asks
+	// the queue for; zero means 2, a negative value none.
+	SharedCrawlHelpers int
 
 	// BasePath is the path prefix the handler is mounted under with
 	// http.StripPrefix ("/seo"), used in the Location and links of jobs;
@@ -219,6 +235,15 @@ func New(ctx context.Context, opts *Options) (*Server, error) {
 	}
 	if o.CallbackRetryDelays == nil {
 		o.CallbackRetryDelays = DefaultCallbackRetryDelays
+	}
+	if o.SharedCrawlPages <= 0 {
+		o.SharedCrawlPages = DefaultSharedCrawlPages
+	}
+	if o.SharedCrawlHelpers == 0 {
+		o.SharedCrawlHelpers = DefaultSharedCrawlHelpers
+	}
+	if co := o.CrawlerOptions; co != nil && (co.Frontier != nil || co.HostGate != nil) {
+		return nil, &seo.InputError{Field: "CrawlerOptions.Frontier", Reason: "a frontier or host gate in the template would be shared by every job; set Options.Frontiers", Err: seo.ErrInvalidInput}
 	}
 	plans, err := plansOf(o.Plans, o.Limits, o.MaxSitePages)
 	if err != nil {

@@ -20,7 +20,8 @@
 //     deadline in server milliseconds): items popped and not yet Done.
 //   - queued: the number of queued items; summaries: a LIST of page
 //     summaries as JSON, and summarized, a SET of the URL hashes stored
-//     there, so each page is reported once.
+//     there, so each page is reported once; counts, a HASH of the
+//     stored summaries' fetched, errors and blocked counts (SummaryCounts).
 //
 // Every step that touches more than one key is one Lua script, so it is
 // atomic: Push adds to the seen-set and a queue together; Pop first queues
@@ -54,4 +55,7 @@
 // one coordinator runs with Worker false and returns the site report built
 // from every worker's summaries once nothing is queued or in flight. When
 // the crawl is finished, Delete removes its keys.
+//
+// [Crawls] opens one such crawl per job of the seokit API server
+// (httpapi.Frontiers and httpapi.HostGates), keyed by the job's ID.
 package redisfrontier

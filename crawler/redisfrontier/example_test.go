@@ -46,3 +46,32 @@ func Example() {
 		front.Delete(ctx) // the crawl is over: remove its keys
 	}
 }
+
+// An API server keeps every site analysis's crawl in Redis: each instance
+// passes the same Crawls as httpapi.Options.Frontiers, so a job resumes,
+// and is shared, on any of them. (Compiled, not run: it needs Redis.)
+func ExampleCrawls() {
+	ctx := context.Background()
+	rdb := redis.NewClient(&redis.Options{Addr: "127.0.0.1:6379"})
+	defer rdb.Close()
+	crawls, err := redisfrontier.NewCrawls(rdb, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	// What the server does for job "job_1": open, crawl, remove at the end.
+	front, err := crawls.Open(ctx, "job_1")
+	if err != nil {
+		log.Fatal(err)
+	}
+	gate, err := crawls.HostGate(ctx, "job_1")
+	if err != nil {
+		log.Fatal(err)
+	}
+	rep, err := crawler.New(&crawler.Options{Frontier: front, HostGate: gate}).Run(ctx, "https://example.com/")
+	front.Close()
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(rep.Crawl.Fetched, "pages")
+	crawls.Remove(ctx, "job_1")
+}

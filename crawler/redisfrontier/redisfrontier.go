@@ -22,6 +22,7 @@ var (
 	_ crawler.Frontier       = (*Frontier)(nil)
 	_ crawler.SummaryStore   = (*Frontier)(nil)
 	_ crawler.SharedFrontier = (*Frontier)(nil)
+	_ crawler.SummaryCounter = (*Frontier)(nil)
 )
 
 // Sizes and limits.
@@ -62,7 +63,7 @@ type Frontier struct {
 	owner string // random, ownerBytes long
 	lease time.Duration
 
-	kSeen, kDepths, kInflight, kLeases, kQueued, kSums, kSummed, qPrefix string
+	kSeen, kDepths, kInflight, kLeases, kQueued, kSums, kSummed, kCounts, qPrefix string
 
 	mu     sync.Mutex
 	leased map[string]struct{} // URL hashes popped and not yet Done
@@ -97,7 +98,7 @@ func New(rdb redis.UniversalClient, crawlID string, opts *Options) (*Frontier, e
 	f := &Frontier{
 		rdb: rdb, id: crawlID, owner: string(owner), lease: o.Lease,
 		kSeen: p + "seen", kDepths: p + "depths", kInflight: p + "inflight", kLeases: p + "leases",
-		kQueued: p + "queued", kSums: p + "summaries", kSummed: p + "summarized", qPrefix: p + "q:",
+		kQueued: p + "queued", kSums: p + "summaries", kSummed: p + "summarized", kCounts: p + "counts", qPrefix: p + "q:",
 		leased: map[string]struct{}{}, stop: make(chan struct{}), done: make(chan struct{}),
 	}
 	go f.renewLoop()

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/redis/go-redis/v9"
@@ -93,18 +94,46 @@ func (f *Frontier) PutSummary(ctx context.Context, sum crawler.PageSummary, edge
 	if err != nil {
 		return fmt.Errorf("redisfrontier: encode summary: %w", err)
 	}
-	if err := putSummaryScript.Run(ctx, f.rdb, []string{f.kSummed, f.kSums}, urlHash(sum.URL), b).Err(); err != nil {
+	var one crawler.SummaryCounts
+	one.CountSummary(sum)
+	if err := putSummaryScript.Run(ctx, f.rdb, []string{f.kSummed, f.kSums, f.kCounts}, urlHash(sum.URL), b,
+		one.Fetched, one.Errors, one.Blocked).Err(); err != nil {
 		return fmt.Errorf("redisfrontier: put summary: %w", err)
 	}
 	return nil
 }
 
 // putSummaryScript appends a summary unless one for the same URL hash was
-// stored already.
+// stored already, and adds it to the counts (ARGV[3:5]: fetched, errors,
+// blocked).
 var putSummaryScript = redis.NewScript(`
-if redis.call('SADD', KEYS[1], ARGV[1]) == 1 then redis.call('RPUSH', KEYS[2], ARGV[2]) end
+if redis.call('SADD', KEYS[1], ARGV[1]) == 1 then
+  redis.call('RPUSH', KEYS[2], ARGV[2])
+  redis.call('HINCRBY', KEYS[3], 'fetched', ARGV[3])
+  redis.call('HINCRBY', KEYS[3], 'errors', ARGV[4])
+  redis.call('HINCRBY', KEYS[3], 'blocked', ARGV[5])
+end
 return 0
 `)
+
+// SummaryCounts counts the summaries stored by every worker of the crawl,
+// in one read.
+func (f *Frontier) SummaryCounts(ctx context.Context) (crawler.SummaryCounts, error) {
+	if err := f.check(ctx); err != nil {
+		return crawler.SummaryCounts{}, err
+	}
+	v, err := f.rdb.HMGet(ctx, f.kCounts, "fetched", "errors", "blocked").Result()
+	if err != nil {
+		return crawler.SummaryCounts{}, fmt.Errorf("redisfrontier: summary counts: %w", err)
+	}
+	n := make([]int, len(v))
+	for i, x := range v {
+		if s, ok := x.(string); ok {
+			n[i], _ = strconv.Atoi(s)
+		}
+	}
+	return crawler.SummaryCounts{Fetched: n[0], Errors: n[1], Blocked: n[2]}, nil
+}
 
 // Summaries calls fn for every stored summary, of every worker, in the
 // order stored, reading summaryPage at a time; it stops at fn's first

@@ -213,7 +213,8 @@ func (f *Frontier) Len(ctx context.Context) (int, error) {
 	return n, nil
 }
 
-// PutSummary stores a finished page's summary and edges.
+// PutSummary stores a finished page's summary and edges, and marks its
+// URL done.
 func (f *Frontier) PutSummary(ctx context.Context, sum crawler.PageSummary, edges []crawler.Edge) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -231,8 +232,21 @@ func (f *Frontier) PutSummary(ctx context.Context, sum crawler.PageSummary, edge
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	_, err = f.db.ExecContext(ctx, `INSERT INTO summaries (url, text_hash, sim_hash, summary, edges) VALUES (?, ?, ?, ?, ?)`,
+	// The summary and the item's end are one step: a process killed in
+	// between neither fetches the page again nor reports it twice.
+	tx, err := f.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("sqlitefrontier: put summary: %w", err)
+	}
+	defer tx.Rollback()
+	_, err = tx.ExecContext(ctx, `INSERT INTO summaries (url, text_hash, sim_hash, summary, edges) VALUES (?, ?, ?, ?, ?)`,
 		sum.URL, int64(sum.TextHash), int64(sum.SimHash), sb, eb)
+	if err == nil {
+		_, err = tx.ExecContext(ctx, `UPDATE items SET state = ? WHERE url = ?`, done, sum.URL)
+	}
+	if err == nil {
+		err = tx.Commit()
+	}
 	if err != nil {
 		return fmt.Errorf("sqlitefrontier: put summary: %w", err)
 	}

@@ -46,6 +46,8 @@
 //	-job-workers     SEOKIT_JOB_WORKERS       site analyses run at once here (river: 0 = API only)
 //	-job-timeout     SEOKIT_JOB_TIMEOUT       longest site analysis with -jobs river (2h)
 //	-job-rescue-after SEOKIT_JOB_RESCUE_AFTER a killed instance's job restarts elsewhere after this
+//	-frontier-dir    SEOKIT_FRONTIER_DIR      site analyses' crawl state, one SQLite file per job (-db path + "-frontiers")
+//	-crawl-rate      SEOKIT_CRAWL_RATE        requests per second a site analysis makes to one host (20)
 //	-max-page-analyses SEOKIT_MAX_PAGE_ANALYSES page analyses run at once (4)
 //	-max-optimizations SEOKIT_MAX_OPTIMIZATIONS content optimisations run at once (2)
 //	-max-site-jobs   SEOKIT_MAX_SITE_JOBS     site analyses running at once in this process (2)
@@ -66,6 +68,19 @@
 // pages and 1 analysis queued or running at once, Pro 10,000 pages and 3.
 // The defaults suit a server with 1 GB of memory; -memory-limit makes the
 // Go runtime collect harder as the heap nears it.
+//
+// A site analysis keeps its crawl state (queue, seen URLs, page summaries)
+// in a frontier: a job interrupted by a restart, a deploy or a killed
+// process continues where it stopped and fetches no finished page again.
+// It is one SQLite file per job in -frontier-dir, removed when the job
+// ends, or, with -jobs river and -redis, the job's keys in Redis, shared by
+// every instance: a job moved to another instance resumes there too, and a
+// site analysis of 5,000 pages or more is crawled by workers on several
+// instances at once, the per-host rate holding across them. With -jobs
+// river and no -redis the frontier files are each instance's own: a job
+// resumes only when it runs again on the instance that ran it (on another
+// it starts over), so keep -frontier-dir on storage that outlives the
+// process.
 //
 // Several instances behind a load balancer share one PostgreSQL -db (and
 // -data-db), one -redis, -jobs river and the same -callback-secret; see
@@ -119,7 +134,11 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/redis/go-redis/v9"
 
+	"github.com/seokit/seokit/crawler"
+	"github.com/seokit/seokit/crawler/redisfrontier"
+	"github.com/seokit/seokit/crawler/sqlitefrontier"
 	"github.com/seokit/seokit/httpapi"
 	"github.com/seokit/seokit/httpapi/auth"
 	"github.com/seokit/seokit/httpapi/dashboard"
@@ -151,12 +170,13 @@ func main() {
 // config is the parsed command line.
 type config struct {
 	addr, db, dataDB, tlsCert, tlsKey, proxies, callbackSecret string
-	sessionKey, redisURL, jobs, publicURL                      string
+	sessionKey, redisURL, jobs, publicURL, frontierDir         string
 	resetAdmin, allowPrivate                                   bool
 	freeLimit, proLimit, jobWorkers                            int
 	jobTimeout, jobRescue                                      time.Duration
 	admission                                                  httpapi.AdmissionOptions
 	memoryBudget, memoryLimit                                  int
+	crawlRate                                                  float64
 	dfsLogin, dfsPassword, serpapiKey, cseKey, cseCX           string
 }
 
@@ -169,6 +189,13 @@ func env(name, def string) string {
 
 func envDuration(name string, def time.Duration) time.Duration {
 	if v, err := time.ParseDuration(os.Getenv(name)); err == nil {
+		return v
+	}
+	return def
+}
+
+func envFloat(name string, def float64) float64 {
+	if v, err := strconv.ParseFloat(os.Getenv(name), 64); err == nil {
 		return v
 	}
 	return def
@@ -203,6 +230,8 @@ func parse(args []string, stderr io.Writer) (*config, error) {
 	fs.IntVar(&c.jobWorkers, "job-workers", envInt("SEOKIT_JOB_WORKERS", httpapi.DefaultJobWorkers), "site analyses this instance runs at once (with -jobs river, 0 makes an API-only instance)")
 	fs.DurationVar(&c.jobTimeout, "job-timeout", envDuration("SEOKIT_JOB_TIMEOUT", riverjobs.DefaultJobTimeout), "longest site analysis with -jobs river")
 	fs.DurationVar(&c.jobRescue, "job-rescue-after", envDuration("SEOKIT_JOB_RESCUE_AFTER", 0), "with -jobs river, how long after a run started a killed instance's job is restarted elsewhere (at least -job-timeout; 0 means -job-timeout plus 10 minutes)")
+	fs.StringVar(&c.frontierDir, "frontier-dir", env("SEOKIT_FRONTIER_DIR", ""), "directory of the site analyses' crawl state, one SQLite file per job, from which an interrupted job resumes (empty means the SQLite -db path with \"-frontiers\" appended, or seokit-frontiers); with -jobs river and -redis the state is in Redis")
+	fs.Float64Var(&c.crawlRate, "crawl-rate", envFloat("SEOKIT_CRAWL_RATE", crawler.DefaultPerHostRate), "requests per second a site analysis makes to one host")
 	fs.IntVar(&c.admission.MaxPageAnalyses, "max-page-analyses", envInt("SEOKIT_MAX_PAGE_ANALYSES", httpapi.DefaultMaxPageAnalyses), "page analyses run at once")
 	fs.IntVar(&c.admission.MaxOptimizations, "max-optimizations", envInt("SEOKIT_MAX_OPTIMIZATIONS", httpapi.DefaultMaxOptimizations), "content optimisations run at once")
 	fs.IntVar(&c.admission.MaxSiteJobs, "max-site-jobs", envInt("SEOKIT_MAX_SITE_JOBS", httpapi.DefaultMaxSiteJobs), "site analyses running at once in this process")
@@ -242,6 +271,15 @@ func parse(args []string, stderr io.Writer) (*config, error) {
 	ad := c.admission
 	if ad.MaxPageAnalyses < 1 || ad.MaxOptimizations < 1 || ad.MaxSiteJobs < 1 || ad.AccountConcurrency < 1 || c.memoryBudget < 1 || ad.Wait <= 0 {
 		return nil, errors.New("-max-page-analyses, -max-optimizations, -max-site-jobs, -account-concurrency, -memory-budget and -admission-wait must be positive")
+	}
+	if c.crawlRate <= 0 {
+		return nil, errors.New("-crawl-rate must be positive")
+	}
+	if c.frontierDir == "" {
+		c.frontierDir = "seokit-frontiers"
+		if !isPostgres(c.db) && c.db != ":memory:" {
+			c.frontierDir = c.db + "-frontiers"
+		}
 	}
 	if c.memoryLimit < 0 {
 		return nil, errors.New("-memory-limit must not be negative")
@@ -419,9 +457,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 				logger.Warn("server: add API-tracked keywords to the dashboard watchlist", "err", err)
 			}
 		},
-		JobWorkers: c.jobWorkers,
-		Admission:  &c.admission,
-		Logger:     logger,
+		JobWorkers:     c.jobWorkers,
+		Admission:      &c.admission,
+		CrawlerOptions: &crawler.Options{PerHostRate: c.crawlRate},
+		Logger:         logger,
+	}
+	if opts.Frontiers, err = frontiers(c); err != nil {
+		return err
 	}
 	if c.callbackSecret != "" {
 		opts.CallbackSecret = []byte(c.callbackSecret)
@@ -534,6 +576,31 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	return nil
 }
+
+// frontiers returns where site analyses keep their crawl state: Redis,
+// shared by the instances, with -jobs river and -redis; else one SQLite
+// file per job in -frontier-dir.
+func frontiers(c *config) (httpapi.Frontiers, error) {
+	if c.jobs == "river" && c.redisURL != "" {
+		ro, err := redis.ParseURL(c.redisURL)
+		if err != nil {
+			return nil, fmt.Errorf("-redis: %w", err)
+		}
+		// The client lives as long as the process.
+		return redisfrontier.NewCrawls(redis.NewClient(ro), &redisfrontier.Options{Lease: frontierLease})
+	}
+	return sqlitefrontier.NewDir(c.frontierDir, nil)
+}
+
+// frontierLease is how long a killed instance's pages in flight stay
+// leased to it before another worker of the shared crawl takes them.
+const frontierLease = 20 * time.Second
+
+var (
+	_ httpapi.Frontiers = (*sqlitefrontier.Dir)(nil)
+	_ httpapi.Frontiers = (*redisfrontier.Crawls)(nil)
+	_ httpapi.HostGates = (*redisfrontier.Crawls)(nil)
+)
 
 // defaultMemoryLimit is the Go soft memory limit in MiB: below 1 GB, with
 // room for what the runtime does not count.

@@ -37,12 +37,14 @@
 //     crawl and delivers the callback.
 //   - Shutdown: Server.Close stops the River client; running jobs are
 //     snoozed back to available and another instance starts them again
-//     at once, from the beginning. A callback still being retried is sent
+//     at once, from the job's frontier (httpapi.Options.Frontiers) where
+//     it is shared, else from the beginning. A callback still being retried is sent
 //     by the instance that takes the job.
 //   - A killed instance: River has no heartbeat, so the job stays
 //     "running" in river_job until River's rescuer, run by the elected
 //     leader instance, finds it older than RescueStuckJobsAfter and
-//     schedules it again; another instance then runs it from the start.
+//     schedules it again; another instance then runs it, from where it
+//     stopped when the job's frontier is shared.
 //     RescueStuckJobsAfter must be at least JobTimeout. Short values
 //     restart a killed instance's jobs sooner but may start a second run
 //     of a job that is merely long; the first final state stored wins, so

@@ -68,7 +68,9 @@ func openInstance(ctx context.Context, dsn string, opts *riverjobs.Options, logg
 		so = *srvOpts
 	}
 	so.Store, so.Queue, so.AllowPrivate, so.Logger = st, q, true, logger
-	so.CrawlerOptions = crawlerOptions()
+	if so.CrawlerOptions == nil {
+		so.CrawlerOptions = crawlerOptions()
+	}
 	so.Limits = map[store.Plan]int{store.Free: 1_000_000}
 	if so.CallbackRetryDelays == nil {
 		so.CallbackRetryDelays = []time.Duration{50 * time.Millisecond}

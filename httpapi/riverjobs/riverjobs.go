@@ -327,7 +327,7 @@ func (q *Queue) Enqueue(ctx context.Context, j *store.Job) error {
 
 // Stop stops the River client, canceling the running jobs' contexts; they
 // are put back as available (snoozed) and another instance, or the next
-// start, runs them from the beginning.
+// start, runs them again (from the job's frontier, when it has one).
 func (q *Queue) Stop(ctx context.Context) error {
 	q.mu.Lock()
 	started := q.started

@@ -1,0 +1,5 @@
+//go:build race
+
+package riverjobs_test
+
+const raceEnabled = true

@@ -1,0 +1,221 @@
+package riverjobs_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/seokit/seokit/crawler"
+	"github.com/seokit/seokit/crawler/crawlertest"
+	"github.com/seokit/seokit/crawler/redisfrontier"
+	"github.com/seokit/seokit/httpapi"
+	"github.com/seokit/seokit/httpapi/riverjobs"
+	"github.com/seokit/seokit/httpapi/store"
+	"github.com/seokit/seokit/internal/pgtest"
+	"github.com/seokit/seokit/internal/redistest"
+)
+
+// syncLog is a log output safe for concurrent writes.
+type syncLog struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (l *syncLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
+}
+
+func (l *syncLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()
+}
+
+var helperDoneRE = regexp.MustCompile(`msg="shared crawl helper done".* pages=(\d+)`)
+
+// TestSharedSiteAnalysis runs three API instances sharing PostgreSQL
+// (River) and Redis (the frontiers): one site analysis of a 30,002-page
+// site, submitted to one instance, is crawled by a worker on each of the
+// three (the job's own run and two helper runs), every page fetched once,
+// and the report counts every page. Under the race detector, or with
+// -short, the site has 1,522 pages at 100 requests/s; .ci/run runs the
+// full one.
+func TestSharedSiteAnalysis(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	rd := redistest.Start(t)
+	articles, perSecond := 29_700, 600.0
+	if raceEnabled || testing.Short() {
+		articles, perSecond = 1_500, 100
+	}
+	var (
+		mu    sync.Mutex
+		hits  = map[string]int{}
+		times []time.Time
+	)
+	site := crawlertest.NewSite(crawlertest.SiteOptions{Articles: articles, Categories: 10, PerPage: 100, PageBytes: 2000,
+		NoRequestLog: true, OnRequest: func(r *http.Request) {
+			p := r.URL.RequestURI()
+			if p == "/about" || strings.HasPrefix(p, "/a/") || strings.HasPrefix(p, "/c/") {
+				now := time.Now()
+				mu.Lock()
+				hits[p]++
+				times = append(times, now)
+				mu.Unlock()
+			}
+		}})
+	defer site.Close()
+	pages := site.Pages()
+
+	rdb := redis.NewClient(&redis.Options{Addr: rd.Addr(), PoolSize: 64})
+	defer rdb.Close()
+	var logs [3]*syncLog
+	var ins [3]*instance
+	for i := range ins {
+		crawls, err := redisfrontier.NewCrawls(rdb, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		logs[i] = &syncLog{}
+		so := &httpapi.Options{
+			Frontiers:          crawls,
+			SharedCrawlPages:   1000,
+			MaxSitePages:       pages + 100,
+			Plans:              map[store.Plan]httpapi.Plan{store.Free: {MaxSitePages: pages + 100}},
+			Admission:          &httpapi.AdmissionOptions{MemoryBudget: 4 << 30},
+			SharedCrawlHelpers: 2,
+			CrawlerOptions:     &crawler.Options{Concurrency: 8, PerHostConcurrency: 8, PerHostRate: perSecond, PerHostBurst: 5},
+		}
+		in, err := openInstance(t.Context(), dsn, &riverjobs.Options{Workers: 1}, slog.New(slog.NewTextHandler(logs[i], nil)), so)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(in.stop)
+		ins[i] = in
+	}
+	key := newAccount(t, ins[0].st, "shared@example.com")
+	body := `{"url":"` + site.URL + `/","options":{"maxPages":` + strconv.Itoa(pages+100) + `,"skipExternalLinks":true}}`
+	req, _ := http.NewRequest("POST", ins[0].url+"/v1/analyze/site", strings.NewReader(body))
+	req.Header.Set("X-API-Key", key)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var job struct {
+		ID string `json:"id"`
+	}
+	json.NewDecoder(resp.Body).Decode(&job)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusAccepted {
+		t.Fatalf("submit: %d", resp.StatusCode)
+	}
+
+	start := time.Now()
+	var got struct {
+		Status   string `json:"status"`
+		Error    string `json:"error"`
+		Progress struct {
+			PagesDone int `json:"pagesDone"`
+		} `json:"progress"`
+		Result struct {
+			Crawl struct {
+				Fetched int `json:"fetched"`
+			} `json:"crawl"`
+		} `json:"result"`
+	}
+	for deadline := start.Add(10 * time.Minute); ; {
+		req, _ := http.NewRequest("GET", ins[1].url+"/v1/analyze/site/"+job.ID, nil)
+		req.Header.Set("X-API-Key", key)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		json.NewDecoder(resp.Body).Decode(&got)
+		resp.Body.Close()
+		if got.Status == "succeeded" || got.Status == "failed" || got.Status == "canceled" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("job not done after 10 minutes: %+v", got)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	el := time.Since(start)
+	if got.Status != "succeeded" {
+		t.Fatalf("job %s: %s", got.Status, got.Error)
+	}
+	// Each instance's share: the helpers log theirs, the job's own run
+	// fetched the rest.
+	per := make([]int, len(ins))
+	helpers, total := 0, got.Result.Crawl.Fetched
+	for i, l := range logs {
+		for _, m := range helperDoneRE.FindAllStringSubmatch(l.String(), -1) {
+			n, _ := strconv.Atoi(m[1])
+			per[i] += n
+			helpers += n
+		}
+	}
+	own := total - helpers
+	for i, l := range logs {
+		if strings.Contains(l.String(), "shared crawl helper done") {
+			continue
+		}
+		per[i] += own // the instance that ran the job itself
+	}
+	t.Logf("%d pages in %v (%.0f pages/s); pages fetched per instance: %v", total, el.Round(time.Millisecond), float64(total)/el.Seconds(), per)
+
+	mu.Lock()
+	defer mu.Unlock()
+	twice := 0
+	for p, n := range hits {
+		if n != 1 {
+			twice++
+			if twice <= 5 {
+				t.Errorf("%s fetched %d times", p, n)
+			}
+		}
+	}
+	if len(hits) != pages-1 || twice > 0 {
+		t.Errorf("%d distinct pages fetched (want %d), %d more than once", len(hits), pages-1, twice)
+	}
+	if total != pages || got.Progress.PagesDone != pages {
+		t.Errorf("report: %d fetched, progress %d; want %d", total, got.Progress.PagesDone, pages)
+	}
+	// The gate bounds request starts; arrivals on a loaded machine may
+	// bunch up by 10% of the rate (a 100 ms lag between a request's slot
+	// and its arrival).
+	if most, allowed := maxInWindow(times, time.Second), int(perSecond*1.1)+5; most > allowed {
+		t.Errorf("%d page requests in one second, want at most %d", most, allowed)
+	}
+	for i, n := range per {
+		if n == 0 {
+			t.Errorf("instance %d fetched nothing: the crawl was not shared", i)
+		}
+	}
+}
+
+// maxInWindow returns the most of times that fall in any window of length w.
+func maxInWindow(times []time.Time, w time.Duration) int {
+	ts := slices.Clone(times)
+	slices.SortFunc(ts, func(a, b time.Time) int { return a.Compare(b) })
+	best, lo := 0, 0
+	for hi := range ts {
+		for ts[hi].Sub(ts[lo]) >= w {
+			lo++
+		}
+		best = max(best, hi-lo+1)
+	}
+	return best
+}
