@@ -63,6 +63,18 @@ import (
 // external URLs are kept as strings. A resumed crawl checks the external
 // links of the pages it fetches itself, not of the pages replayed.
 
+func init() {
+	registerSite(siteCheck{
+		Area: "links",
+		Reports: []string{
+			"links.broken_internal", "links.redirect_internal", "links.broken_external", "links.redirect_external",
+			"canonical.target_error", "canonical.target_redirect", "canonical.target_noindex",
+			"hreflang.target_error", "hreflang.target_redirect", "hreflang.target_noindex", "hreflang.target_non_canonical",
+		},
+		Run: (*siteRun).linkScope,
+	})
+}
+
 // MaxLinkFindingsPerID caps the findings of one ID kept in full in
 // SiteReport.LinkFindings; FindingGroup.Count still counts them all.
 const MaxLinkFindingsPerID = 1000
