@@ -530,7 +530,10 @@ func lcReport(p *Page, r *Reporter, t *lcTarget, pageKeys map[string]bool) {
 	bad := failed || t.status >= 400
 	redirect := !failed && t.status >= 300 && t.status < 400
 	ok := !failed && t.status >= 200 && t.status < 300
-	what := lcAnswer(t)
+	// Link, canonical and hreflang verdicts are TargetFindings', shared
+	// with the crawl.
+	tg := Target{URL: u, Fetched: true, Status: t.status, Error: t.errMsg, Location: t.location, Blocked: t.blocked}
+	what := tg.answer()
 	ev := func(el string) seo.Evidence {
 		e := seo.Evidence{Element: el, Value: u, URLs: []string{u}, Detail: what}
 		if redirect && t.location != "" {
@@ -539,17 +542,18 @@ func lcReport(p *Page, r *Reporter, t *lcTarget, pageKeys map[string]bool) {
 		return e
 	}
 
+	verdicts := func(kind TargetKind, el string) {
+		tg.Kind, tg.Element = kind, el
+		for _, f := range TargetFindings(nil, &tg) {
+			r.Add(f.ID, f.Message, f.Evidence)
+		}
+	}
 	if t.kinds&lcLink != 0 {
-		scope, brokenID, redirectID := "external", "links.broken_external", "links.redirect_external"
+		kind := ExternalLink
 		if t.internal {
-			scope, brokenID, redirectID = "internal", "links.broken_internal", "links.redirect_internal"
+			kind = InternalLink
 		}
-		switch {
-		case bad:
-			r.Add(brokenID, fmt.Sprintf("the %s link target %s is broken (%s)", scope, u, what), ev(t.linkEl))
-		case redirect:
-			r.Add(redirectID, fmt.Sprintf("the %s link target %s redirects to %s", scope, u, lcOr(t.location, "an unnamed location")), ev(t.linkEl))
-		}
+		verdicts(kind, t.linkEl)
 	}
 	if t.kinds&lcImage != 0 {
 		switch {
@@ -566,37 +570,20 @@ func lcReport(p *Page, r *Reporter, t *lcTarget, pageKeys map[string]bool) {
 			r.Add("images.too_large", fmt.Sprintf("the image %s weighs %d bytes, over the %d byte limit", u, t.size, p.cfg.th.ImageMaxBytes), e)
 		}
 	}
-	// Canonical and hreflang targets share their error, redirect and
-	// noindex findings; only the area and the wording differ.
-	target := func(area, label, el string) {
-		switch {
-		case bad:
-			r.Add(area+".target_error", fmt.Sprintf("the %s %s cannot be used (%s)", label, u, what), ev(el))
-		case redirect:
-			r.Add(area+".target_redirect", fmt.Sprintf("the %s %s redirects to %s", label, u, lcOr(t.location, "an unnamed location")), ev(el))
-		}
-		if t.blocked {
-			e := ev(el)
-			e.Detail = "disallowed by robots.txt"
-			r.Add(area+".target_noindex", fmt.Sprintf("the %s %s is disallowed by robots.txt", label, u), e)
-		} else if ok && t.facts != nil && t.facts.noindex {
-			e := ev(el)
-			e.Detail = "noindex in " + t.facts.noindexSrc
-			r.Add(area+".target_noindex", fmt.Sprintf("the %s %s is noindex", label, u), e)
-		}
+	if t.facts != nil && ok {
+		tg.Noindex, tg.NoindexSource = t.facts.noindex, t.facts.noindexSrc
 	}
 	if t.kinds&lcCanonical != 0 {
-		target("canonical", "canonical URL", t.canonEl)
+		verdicts(CanonicalTarget, t.canonEl)
 	}
 	if t.kinds&lcHreflang != 0 {
-		target("hreflang", "hreflang alternate", t.hreflangEl)
 		if ok && t.facts != nil {
 			if c := t.facts.canonicals; len(c) > 0 && !lcContainsKey(c, t.url, t.key) {
-				e := ev(t.hreflangEl)
-				e.URLs = append(e.URLs, c[0])
-				e.Detail = "its canonical is " + c[0]
-				r.Add("hreflang.target_non_canonical", fmt.Sprintf("the hreflang alternate %s names %s as its canonical", u, c[0]), e)
+				tg.Canonical = c[0]
 			}
+		}
+		verdicts(HreflangTarget, t.hreflangEl)
+		if ok && t.facts != nil {
 			back := false
 			for _, a := range t.facts.alternates {
 				if au, err := url.Parse(a.url); err == nil && pageKeys[lcKey(t.url.ResolveReference(au))] {
@@ -633,18 +620,6 @@ func lcReport(p *Page, r *Reporter, t *lcTarget, pageKeys map[string]bool) {
 			}
 		}
 	}
-}
-
-// lcAnswer describes what a target answered, for messages and evidence.
-func lcAnswer(t *lcTarget) string {
-	if t.errMsg != "" {
-		return "fetch failed: " + t.errMsg
-	}
-	s := "status " + strconv.Itoa(t.status)
-	if t.location != "" && t.status >= 300 && t.status < 400 {
-		s += ", Location " + t.location
-	}
-	return s
 }
 
 func lcOr(s, def string) string {

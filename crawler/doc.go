@@ -8,6 +8,17 @@
 // streamed to a [Sink], and kept only as a small [PageSummary] for the site
 // checks, which run over the link graph when the crawl ends.
 //
+// # Site checks
+//
+// Site checks are registered by area, one check_<area>.go file each
+// (duplicates, sitemap, inlinks, redirects, canonical, hreflang, and the
+// link-scope checks of linkscope.go), with fixtures in testdata/<area>.
+// [Catalog] lists their IDs. Options.Analyzer's Disable and Mute apply to
+// them as to page checks, and [Options].SiteChecks ([SiteCheckOptions])
+// holds their thresholds. The link-scope verdicts (links.*,
+// canonical.target_*, hreflang.target_*) are [analyzer.TargetFindings],
+// which the crawl answers from the pages it crawled.
+//
 // # Findings, priority and template issues
 //
 // [SiteReport].Findings holds one [FindingGroup] per check ID: Count sums

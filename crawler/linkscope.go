@@ -4,14 +4,12 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"fmt"
 	"maps"
 	"net"
 	"net/http"
 	"net/url"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -62,6 +60,18 @@ import (
 // node, external id), and only the first Options.MaxExternalChecks distinct
 // external URLs are kept as strings. A resumed crawl checks the external
 // links of the pages it fetches itself, not of the pages replayed.
+
+func init() {
+	registerSite(siteCheck{
+		Area: "links",
+		Reports: []string{
+			"links.broken_internal", "links.redirect_internal", "links.broken_external", "links.redirect_external",
+			"canonical.target_error", "canonical.target_redirect", "canonical.target_noindex",
+			"hreflang.target_error", "hreflang.target_redirect", "hreflang.target_noindex", "hreflang.target_non_canonical",
+		},
+		Run: (*siteRun).linkScope,
+	})
+}
 
 // MaxLinkFindingsPerID caps the findings of one ID kept in full in
 // SiteReport.LinkFindings; FindingGroup.Count still counts them all.
@@ -247,16 +257,8 @@ func (r *siteRun) linkScope() {
 			if j < 0 {
 				continue
 			}
-			q := &r.pages[j]
 			target := r.b.urls[t]
-			switch {
-			case targetBroken(q):
-				hits = append(hits, linkHit{"links.broken_internal", target,
-					fmt.Sprintf("the internal link to %s is broken (%s)", target, answerOf(q)), targetEvidence(`<a href>`, target, q)})
-			case targetRedirects(q):
-				hits = append(hits, linkHit{"links.redirect_internal", target,
-					fmt.Sprintf("the internal link to %s redirects to %s", target, orUnnamed(locationOf(q))), targetEvidence(`<a href>`, target, q)})
-			}
+			hits = r.targetHits(hits, analyzer.InternalLink, target, `<a href>`, &r.pages[j])
 		}
 		if len(ext) > 0 {
 			k := sort.Search(len(ext), func(k int) bool { return ext[k].from >= uint32(node) })
@@ -266,9 +268,7 @@ func (r *siteRun) linkScope() {
 					continue
 				}
 				prev = id
-				if h, ok := externalHit(extURLs[id], &res[id]); ok {
-					hits = append(hits, h)
-				}
+				hits = externalHits(hits, extURLs[id], &res[id])
 			}
 		}
 		if p.IsHTML && p.Status == http.StatusOK {
@@ -300,24 +300,7 @@ func (r *siteRun) canonicalTarget(p *PageSummary, i int, hits []linkHit) []linkH
 	if j < 0 || j == i {
 		return hits
 	}
-	q := &r.pages[j]
-	u := p.Canonical
-	const el = `<link rel="canonical">`
-	switch {
-	case targetBroken(q):
-		hits = append(hits, linkHit{"canonical.target_error", u,
-			fmt.Sprintf("the canonical URL %s cannot be used (%s)", u, answerOf(q)), targetEvidence(el, u, q)})
-	case targetRedirects(q):
-		hits = append(hits, linkHit{"canonical.target_redirect", u,
-			fmt.Sprintf("the canonical URL %s redirects to %s", u, orUnnamed(locationOf(q))), targetEvidence(el, u, q)})
-	}
-	if why := noindexReason(q); why != "" {
-		ev := targetEvidence(el, u, q)
-		ev.Detail = why
-		hits = append(hits, linkHit{"canonical.target_noindex", u,
-			fmt.Sprintf("the canonical URL %s cannot be indexed (%s)", u, why), ev})
-	}
-	return hits
+	return r.targetHits(hits, analyzer.CanonicalTarget, p.Canonical, `<link rel="canonical">`, &r.pages[j])
 }
 
 // hreflangTargets checks the crawled hreflang alternates of p.
@@ -345,29 +328,7 @@ func (r *siteRun) hreflangTargets(p *PageSummary, i int, hits []linkHit) []linkH
 			continue
 		}
 		seen = append(seen, j)
-		q := &r.pages[j]
-		el := `<link rel="alternate" hreflang="` + a.Code + `">`
-		switch {
-		case targetBroken(q):
-			hits = append(hits, linkHit{"hreflang.target_error", u,
-				fmt.Sprintf("the hreflang alternate %s cannot be used (%s)", u, answerOf(q)), targetEvidence(el, u, q)})
-		case targetRedirects(q):
-			hits = append(hits, linkHit{"hreflang.target_redirect", u,
-				fmt.Sprintf("the hreflang alternate %s redirects to %s", u, orUnnamed(locationOf(q))), targetEvidence(el, u, q)})
-		}
-		if why := noindexReason(q); why != "" {
-			ev := targetEvidence(el, u, q)
-			ev.Detail = why
-			hits = append(hits, linkHit{"hreflang.target_noindex", u,
-				fmt.Sprintf("the hreflang alternate %s cannot be indexed (%s)", u, why), ev})
-		}
-		if q.Status/100 == 2 && q.IsHTML && canonicalisedElsewhere(q) {
-			ev := targetEvidence(el, u, q)
-			ev.URLs = append(ev.URLs, q.Canonical)
-			ev.Detail = "its canonical is " + q.Canonical
-			hits = append(hits, linkHit{"hreflang.target_non_canonical", u,
-				fmt.Sprintf("the hreflang alternate %s names %s as its canonical", u, q.Canonical), ev})
-		}
+		hits = r.targetHits(hits, analyzer.HreflangTarget, u, `<link rel="alternate" hreflang="`+a.Code+`">`, &r.pages[j])
 	}
 	return hits
 }
@@ -389,27 +350,23 @@ func (r *siteRun) crawledPage(u string) int {
 	return -1
 }
 
-// targetBroken reports whether a crawled target answered 4xx/5xx or could
-// not be fetched. URLs robots.txt kept the crawl from are not broken.
-func targetBroken(q *PageSummary) bool {
-	if q.RobotsBlocked {
-		return false
+// targetHits appends the link-scope findings of the crawled page q as the
+// target u of a link, canonical or hreflang reference: the verdicts are
+// analyzer.TargetFindings', given what the crawl knows of q. A URL
+// robots.txt kept the crawl from was not fetched.
+func (r *siteRun) targetHits(hits []linkHit, kind analyzer.TargetKind, u, el string, q *PageSummary) []linkHit {
+	t := analyzer.Target{
+		Kind: kind, URL: u, Element: el, SiteWording: true,
+		Fetched: !q.RobotsBlocked && (q.Status != 0 || q.Error != ""),
+		Status:  q.Status, Location: locationOf(q), Blocked: q.RobotsBlocked, Noindex: q.Noindex,
 	}
-	return q.Status >= 400 || (q.Status == 0 && q.Error != "")
-}
-
-func targetRedirects(q *PageSummary) bool { return !q.RobotsBlocked && q.Status/100 == 3 }
-
-// noindexReason says why a crawled target cannot be indexed: robots.txt or
-// a noindex on a page that answered 2xx; "" when it can be.
-func noindexReason(q *PageSummary) string {
-	switch {
-	case q.RobotsBlocked:
-		return "disallowed by robots.txt"
-	case q.Noindex && q.Status/100 == 2:
-		return "noindex"
+	if q.Status == 0 {
+		t.Error = q.Error
 	}
-	return ""
+	if kind == analyzer.HreflangTarget && q.Status/100 == 2 && q.IsHTML && canonicalisedElsewhere(q) {
+		t.Canonical = q.Canonical
+	}
+	return appendHits(hits, u, &t)
 }
 
 // locationOf is where a crawled redirect leads, or "".
@@ -420,55 +377,23 @@ func locationOf(q *PageSummary) string {
 	return q.FinalURL
 }
 
-// answerOf describes what a crawled target answered.
-func answerOf(q *PageSummary) string {
-	if q.Status == 0 {
-		return "fetch failed: " + q.Error
-	}
-	s := "status " + strconv.Itoa(q.Status)
-	if q.Status/100 == 3 {
-		if loc := locationOf(q); loc != "" {
-			s += ", Location " + loc
-		}
-	}
-	return s
-}
-
-func orUnnamed(s string) string {
-	if s == "" {
-		return "an unnamed location"
-	}
-	return s
-}
-
-// targetEvidence is the evidence of a finding on a crawled target.
-func targetEvidence(el, target string, q *PageSummary) seo.Evidence {
-	ev := seo.Evidence{Element: el, Value: seo.Clip(target), URLs: []string{target}, Detail: answerOf(q)}
-	if q.Status/100 == 3 {
-		if loc := locationOf(q); loc != "" {
-			ev.URLs = append(ev.URLs, loc)
-		}
-	}
-	return ev
-}
-
-// externalHit returns the finding of one checked external target, if any.
-func externalHit(u string, res *extResult) (linkHit, bool) {
+// externalHits appends the findings of one checked external target u.
+func externalHits(hits []linkHit, u string, res *extResult) []linkHit {
 	if !res.done || res.forbidden {
-		return linkHit{}, false
+		return hits
 	}
-	what := res.answer()
-	ev := seo.Evidence{Element: `<a href>`, Value: seo.Clip(u), URLs: []string{u}, Detail: what}
-	switch {
-	case res.err != "" || res.status == 0 || res.status >= 400:
-		return linkHit{"links.broken_external", u, fmt.Sprintf("the external link to %s is broken (%s)", u, what), ev}, true
-	case res.status/100 == 3:
-		if res.loc != "" {
-			ev.URLs = append(ev.URLs, res.loc)
-		}
-		return linkHit{"links.redirect_external", u, fmt.Sprintf("the external link to %s redirects to %s", u, orUnnamed(res.loc)), ev}, true
+	t := analyzer.Target{Kind: analyzer.ExternalLink, URL: u, Element: `<a href>`, SiteWording: true,
+		Fetched: true, Status: res.status, Error: res.err, Location: res.loc}
+	return appendHits(hits, u, &t)
+}
+
+// appendHits appends the findings of t, whose target is u.
+func appendHits(hits []linkHit, u string, t *analyzer.Target) []linkHit {
+	var buf [4]analyzer.TargetFinding
+	for _, f := range analyzer.TargetFindings(buf[:0], t) {
+		hits = append(hits, linkHit{f.ID, u, f.Message, f.Evidence})
 	}
-	return linkHit{}, false
+	return hits
 }
 
 // linkSeverity returns the severity of a link-scope ID, with the analysis
@@ -555,20 +480,6 @@ type extResult struct {
 	// skip says why a target was not checked (UncheckedHostFailing); empty
 	// for a check cancelled by a budget or a stop.
 	skip string
-}
-
-func (r *extResult) answer() string {
-	if r.err != "" {
-		return "fetch failed: " + r.err
-	}
-	if r.status == 0 {
-		return "no response"
-	}
-	s := "status " + strconv.Itoa(r.status)
-	if r.loc != "" && r.status/100 == 3 {
-		s += ", Location " + r.loc
-	}
-	return s
 }
 
 // Why external link targets were left unchecked: the keys of

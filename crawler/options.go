@@ -77,6 +77,11 @@ type Options struct {
 	// Run refuses entries of neither catalogue (seo.ErrInvalidInput);
 	// SiteReport.Muted counts the muted findings.
 	Analyzer *analyzer.Options
+	// SiteChecks holds the thresholds of the site checks (site.deep_page,
+	// site.near_duplicate, site.redirect_chain); zero fields keep the
+	// defaults. Analyzer's Disable, Mute and Severity apply to the site
+	// checks' IDs.
+	SiteChecks SiteCheckOptions
 
 	// SkipExternalLinks turns off the checks of external link targets. By
 	// default every distinct external <a> target of the crawled pages is

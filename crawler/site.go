@@ -2,7 +2,6 @@ package crawler
 
 import (
 	"cmp"
-	"encoding/binary"
 	"fmt"
 	"iter"
 	"maps"
@@ -14,87 +13,10 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/seokit/seokit/analyzer"
 	"github.com/seokit/seokit/seo"
 )
-
-// Site check parameters (CHECKS.md defaults).
-const (
-	// deepPageDepth is the greatest click depth not reported by site.deep_page.
-	deepPageDepth = 4
-	// nearDuplicateBits is the greatest simhash distance of site.near_duplicate.
-	nearDuplicateBits = 3
-	// maxEvidenceURLs caps Evidence.URLs of a site finding; Detail gives the total.
-	maxEvidenceURLs = 20
-	// maxGroupExamples caps FindingGroup.Examples.
-	maxGroupExamples = 5
-)
-
-// siteChecks are the site-scope checks run over the link graph and the page
-// summaries after a crawl. The build also reports hreflang.return_missing
-// across crawled pages; that ID is a link-scope check declared by the
-// analyzer, so it is not repeated here.
-var siteChecks = []seo.CheckInfo{
-	{ID: "site.duplicate_title", Severity: seo.Warning, Scope: seo.ScopeSite, Summary: "Several indexable pages have the same title.",
-		Source: "Google Search Central, Title links (https://developers.google.com/search/docs/appearance/title-link); Screaming Frog SEO Spider, SEOnaut"},
-	{ID: "site.duplicate_description", Severity: seo.Notice, Scope: seo.ScopeSite, Summary: "Several indexable pages have the same meta description.",
-		Source: "Google Search Central, Meta descriptions and snippets (https://developers.google.com/search/docs/appearance/snippet); Screaming Frog SEO Spider, SEOnaut"},
-	{ID: "site.duplicate_h1", Severity: seo.Notice, Scope: seo.ScopeSite, Summary: "Several indexable pages have the same first H1.",
-		Source: "Screaming Frog SEO Spider (duplicate H1)"},
-	{ID: "site.duplicate_content", Severity: seo.Warning, Scope: seo.ScopeSite, Summary: "Several indexable pages have identical main text.",
-		Source: "Google Search Central, Consolidate duplicate URLs (https://developers.google.com/search/docs/crawling-indexing/consolidate-duplicate-urls); Screaming Frog SEO Spider, SEOnaut, PSA"},
-	{ID: "site.near_duplicate", Severity: seo.Notice, Scope: seo.ScopeSite, Summary: "Indexable pages whose main-text simhashes differ in at most 3 bits.",
-		Source:  "Google Search Central, Consolidate duplicate URLs (https://developers.google.com/search/docs/crawling-indexing/consolidate-duplicate-urls); Screaming Frog SEO Spider (near duplicates)",
-		Differs: "Screaming Frog compares text at 90% similarity; seokit compares main-text simhashes within 3 bits, which scales to large crawls."},
-	{ID: "site.trailing_slash_duplicate", Severity: seo.Warning, Scope: seo.ScopeSite, Summary: "A URL answers 200 with and without a trailing slash, neither canonicalised to the other.",
-		Source: "seokit's own rule, after Google Search Central, Consolidate duplicate URLs (https://developers.google.com/search/docs/crawling-indexing/consolidate-duplicate-urls)"},
-	{ID: "site.orphan", Severity: seo.Warning, Scope: seo.ScopeSite, Summary: "A sitemap URL that is a real page (2xx, HTML, no redirect) and that no crawled page links to.",
-		Source:  "Google Search Central, Make your links crawlable (https://developers.google.com/search/docs/crawling-indexing/links-crawlable) (pages need links to be found); Screaming Frog SEO Spider, SEOnaut",
-		Differs: "Like Screaming Frog, seokit needs the sitemap to find orphans; when the crawl stops at its page limit it does not call unreached sitemap URLs orphans. A sitemap URL that fails, redirects or is not HTML is not an orphan: site.sitemap_broken_url or site.sitemap_redirect reports it."},
-	{ID: "site.deep_page", Severity: seo.Notice, Scope: seo.ScopeSite, Summary: "The page is more than 4 clicks away from the start URL.",
-		Source: "SEOnaut (more than 4 clicks); Screaming Frog SEO Spider (crawl depth)"},
-	{ID: "site.noindex_inlinks_only", Severity: seo.Warning, Scope: seo.ScopeSite, Summary: "An indexable page is linked to only from noindex pages.",
-		Source: "Google Search Central, Robots meta tag and X-Robots-Tag (https://developers.google.com/search/docs/crawling-indexing/robots-meta-tag); Screaming Frog SEO Spider"},
-	{ID: "site.nofollow_inlinks_only", Severity: seo.Warning, Scope: seo.ScopeSite, Summary: "Every internal link to an indexable page is nofollow.",
-		Source: "Google Search Central, Qualify your outbound links (https://developers.google.com/search/docs/crawling-indexing/qualify-outbound-links); Screaming Frog SEO Spider"},
-	{ID: "site.nofollow_to_indexable", Severity: seo.Notice, Scope: seo.ScopeSite, Summary: "Internal nofollow links point to an indexable page.",
-		Source: "Google Search Central, Qualify your outbound links (https://developers.google.com/search/docs/crawling-indexing/qualify-outbound-links); Screaming Frog SEO Spider, SEOnaut"},
-	{ID: "site.redirect_chain", Severity: seo.Warning, Scope: seo.ScopeSite, Summary: "Internal links lead into a chain of more than one redirect.",
-		Source: "Google Search Central, Redirects and Google Search (https://developers.google.com/search/docs/crawling-indexing/301-redirects); Screaming Frog SEO Spider, SEOnaut"},
-	{ID: "site.redirect_loop", Severity: seo.Error, Scope: seo.ScopeSite, Summary: "Internal links lead into a redirect loop.",
-		Source:  "Google Search Central, Redirects and Google Search (https://developers.google.com/search/docs/crawling-indexing/301-redirects); Screaming Frog SEO Spider, SEOnaut",
-		Differs: "SEOnaut detects loops of two URLs only; seokit detects loops of any length."},
-	{ID: "site.sitemap_noindex", Severity: seo.Warning, Scope: seo.ScopeSite, Summary: "A sitemap lists a noindex URL.",
-		Source: "Google Search Central, Build and submit a sitemap (https://developers.google.com/search/docs/crawling-indexing/sitemaps/build-sitemap); sitemaps.org protocol (https://www.sitemaps.org/protocol.html); Screaming Frog SEO Spider, SEOnaut"},
-	{ID: "site.sitemap_non_canonical", Severity: seo.Warning, Scope: seo.ScopeSite, Summary: "A sitemap lists a URL that names another URL as canonical.",
-		Source: "Google Search Central, Build and submit a sitemap (https://developers.google.com/search/docs/crawling-indexing/sitemaps/build-sitemap); sitemaps.org protocol (https://www.sitemaps.org/protocol.html) (list canonical URLs); Screaming Frog SEO Spider, SEOnaut"},
-	{ID: "site.sitemap_redirect", Severity: seo.Warning, Scope: seo.ScopeSite, Summary: "A sitemap lists a URL that redirects.",
-		Source: "Google Search Central, Build and submit a sitemap (https://developers.google.com/search/docs/crawling-indexing/sitemaps/build-sitemap); sitemaps.org protocol (https://www.sitemaps.org/protocol.html); Screaming Frog SEO Spider"},
-	{ID: "site.sitemap_broken_url", Severity: seo.Warning, Scope: seo.ScopeSite, Summary: "A sitemap lists a URL that fails (4xx, 5xx or no response).",
-		Source: "Google Search Central, Build and submit a sitemap (https://developers.google.com/search/docs/crawling-indexing/sitemaps/build-sitemap); sitemaps.org protocol (https://www.sitemaps.org/protocol.html) (list only URLs that work); Screaming Frog SEO Spider"},
-	{ID: "site.sitemap_blocked", Severity: seo.Warning, Scope: seo.ScopeSite, Summary: "A sitemap lists a URL that robots.txt disallows.",
-		Source: "Google Search Central, Build and submit a sitemap (https://developers.google.com/search/docs/crawling-indexing/sitemaps/build-sitemap); sitemaps.org protocol (https://www.sitemaps.org/protocol.html); SEOnaut"},
-	{ID: "site.not_in_sitemap", Severity: seo.Notice, Scope: seo.ScopeSite, Summary: "An indexable page found through links is missing from every sitemap.",
-		Source: "Google Search Central, Build and submit a sitemap (https://developers.google.com/search/docs/crawling-indexing/sitemaps/build-sitemap); sitemaps.org protocol (https://www.sitemaps.org/protocol.html); Screaming Frog SEO Spider"},
-	{ID: "canonical.chain", Severity: seo.Warning, Scope: seo.ScopeSite, Summary: "The canonical target names yet another URL as its canonical.",
-		Source: "Google Search Central, Consolidate duplicate URLs (https://developers.google.com/search/docs/crawling-indexing/consolidate-duplicate-urls); Screaming Frog SEO Spider, SEOnaut"},
-	{ID: "hreflang.cluster_inconsistent", Severity: seo.Notice, Scope: seo.ScopeSite, Summary: "Pages of one hreflang cluster list different alternates.",
-		Source: "Google Search Central, Localized versions of your page (https://developers.google.com/search/docs/specialty/international/localized-versions); Screaming Frog SEO Spider"},
-}
-
-// Catalog returns every check ID a crawl reports beyond the page checks of
-// [analyzer.Catalog]: the site checks and the crawl's own checks (robots.txt,
-// sitemaps, host variants ...), sorted by ID.
-func Catalog() []seo.CheckInfo {
-	out := make([]seo.CheckInfo, 0, len(siteChecks)+len(crawlChecks))
-	out = append(out, siteChecks...)
-	out = append(out, crawlChecks...)
-	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
-	return out
-}
 
 // summarize keeps what the site checks need of a page report.
 func summarize(rep *analyzer.Report, depth int) PageSummary {
@@ -207,93 +129,6 @@ func singleCanonical(rep *analyzer.Report) string {
 	return found
 }
 
-// Edge flags, kept in the high bits of edge.to.
-const (
-	edgeNofollow uint32 = 1 << 31
-	edgeRedirect uint32 = 1 << 30
-	edgeIDMask          = edgeRedirect - 1
-)
-
-// edge is one edge: interned node ids, flags in the high bits of to.
-type edge struct{ from, to uint32 }
-
-func (e edge) target() int32  { return int32(e.to & edgeIDMask) }
-func (e edge) nofollow() bool { return e.to&edgeNofollow != 0 }
-func (e edge) redirect() bool { return e.to&edgeRedirect != 0 }
-
-// edgeList locates the edges of one page in the builder's edge arena:
-// arena[off:end].
-//
-// Edges are stored sorted by (from, target) as one uvarint each: the
-// zigzag-encoded difference to the previous target, shifted left by three
-// for the flags (nofollow, redirect, and "another varint with the from node
-// follows"). Nearly every edge starts at its page's node, which is implied;
-// the targets of a page are close ids (menus, neighbours), so most edges
-// cost one or two bytes instead of eight.
-type edgeList struct{ off, end uint32 }
-
-// Flags of an encoded edge.
-const (
-	encNofollow = 1 << iota
-	encRedirect
-	encFrom
-	encShift = 3
-)
-
-// appendEdges encodes sorted edges of the page at node onto dst.
-func appendEdges(dst []byte, node uint32, es []edge) []byte {
-	prev := int64(0)
-	for _, e := range es {
-		t := int64(e.target())
-		d := t - prev
-		prev = t
-		v := uint64(d<<1) ^ uint64(d>>63) // zigzag
-		v <<= encShift
-		if e.nofollow() {
-			v |= encNofollow
-		}
-		if e.redirect() {
-			v |= encRedirect
-		}
-		if e.from != node {
-			v |= encFrom
-		}
-		dst = binary.AppendUvarint(dst, v)
-		if e.from != node {
-			dst = binary.AppendUvarint(dst, uint64(e.from))
-		}
-	}
-	return dst
-}
-
-// edgesIn yields the edges encoded in data for the page at node.
-func edgesIn(data []byte, node int32) iter.Seq[edge] {
-	return func(yield func(edge) bool) {
-		prev := int64(0)
-		for len(data) > 0 {
-			v, n := binary.Uvarint(data)
-			data = data[n:]
-			z := v >> encShift
-			prev += int64(z>>1) ^ -int64(z&1)
-			e := edge{from: uint32(node), to: uint32(prev)}
-			if v&encNofollow != 0 {
-				e.to |= edgeNofollow
-			}
-			if v&encRedirect != 0 {
-				e.to |= edgeRedirect
-			}
-			if v&encFrom != 0 {
-				f, n := binary.Uvarint(data)
-				data = data[n:]
-				e.from = uint32(f)
-			}
-			if !yield(e) {
-				return
-			}
-		}
-	}
-}
-
 // siteBuilder collects page summaries, the internal link graph and the
 // sitemap URLs during a crawl, then runs the site checks. URLs are interned
 // to int32 ids and edges delta-encoded in one arena (see edgeList), so large
@@ -329,6 +164,7 @@ type siteBuilder struct {
 	strs    map[string]string // shared content types
 	scratch []edge
 	link    linkScope // link-scope checks, see linkscope.go
+	checks  SiteCheckOptions
 
 	// Report caps (Options); zero means no cap.
 	maxReportPages  int
@@ -356,13 +192,14 @@ type siteBuilder struct {
 // newSiteBuilder returns a builder for a crawl from start.
 func newSiteBuilder(start *url.URL, opts *Options) *siteBuilder {
 	b := &siteBuilder{ids: make(map[string]int32, 1024), sitemap: map[int32]int32{}, now: time.Now,
-		maxTargets: math.MaxInt, maxSitemap: math.MaxInt}
+		maxTargets: math.MaxInt, maxSitemap: math.MaxInt, checks: SiteCheckOptions{}.resolved()}
 	if start != nil {
 		b.start = start.String()
 		b.startHost = start.Host
 	}
 	if opts != nil {
 		b.subdomains = opts.IncludeSubdomains
+		b.checks = opts.SiteChecks.resolved()
 		b.link.init(opts)
 		if opts.Now != nil {
 			b.now = opts.Now
@@ -805,6 +642,7 @@ func (b *siteBuilder) addSitemapURL(loc, sitemapURL string) bool {
 // siteRun holds the indexes the site checks share during build.
 type siteRun struct {
 	b        *siteBuilder
+	facts    *crawlFacts
 	muted    map[string]analyzer.MutedFinding // by ID, see mute
 	pages    []PageSummary                    // distinct by URL, in the order added
 	edges    []edgeList
@@ -820,6 +658,9 @@ type siteRun struct {
 	fromIndex  []int32       // links from pages that are not noindex
 	sources    []*sourceList // by node, for the nodes collectSources was asked for
 	link       *linkAcc      // link-scope findings, see linkscope.go
+
+	orphans     int    // GraphStats.Orphans, see sitemapChecks
+	orphanCheck string // GraphStats.OrphanCheck
 }
 
 // sourceList collects the linking pages of one node for evidence.
@@ -838,7 +679,7 @@ func (b *siteBuilder) build(facts *crawlFacts) *SiteReport {
 	b.expand()
 	slices.Sort(b.smHashes)
 	b.smHashes = slices.Compact(b.smHashes)
-	r := &siteRun{b: b, byFinal: map[string]int32{}, sev: map[string]seo.CheckInfo{}}
+	r := &siteRun{b: b, facts: facts, byFinal: map[string]int32{}, sev: map[string]seo.CheckInfo{}}
 	for _, in := range analyzer.Catalog() {
 		r.sev[in.ID] = in
 	}
@@ -848,15 +689,10 @@ func (b *siteBuilder) build(facts *crawlFacts) *SiteReport {
 	r.index()
 	r.findings = make([]seo.Finding, 0, r.perPageFindings(facts)+len(facts.Findings)+64)
 	r.links()
-	r.duplicates()
-	r.nearDuplicates()
-	r.trailingSlash()
-	orphans, orphanCheck := r.sitemapChecks(facts.SitemapExists, facts.Partial)
-	r.linkChecks()
-	r.redirects()
-	r.canonicalChains()
-	r.hreflang()
-	r.linkScope()
+	r.checkSources()
+	for _, c := range builtinSiteChecks {
+		c.Run(r)
+	}
 
 	// PageRank over followed internal edges between crawled pages.
 	scores := linkScores(pageRank(r.followedGraph()))
@@ -917,8 +753,8 @@ func (b *siteBuilder) build(facts *crawlFacts) *SiteReport {
 	if fetched > 0 {
 		rep.Graph.MeanInlinks = float64(inlinkSum) / float64(fetched)
 	}
-	rep.Graph.Orphans = orphans
-	rep.Graph.OrphanCheck = orphanCheck
+	rep.Graph.Orphans = r.orphans
+	rep.Graph.OrphanCheck = r.orphanCheck
 	if b.droppedEdges > 0 {
 		rep.Truncated.Note("graph.edges", rep.Graph.Edges+b.droppedEdges, rep.Graph.Edges)
 		rep.Graph.Edges += b.droppedEdges
@@ -1097,8 +933,10 @@ type pagesByURL struct {
 	edges []edgeList
 }
 
-func (s pagesByURL) Len() int           { return len(s.pages) }
+func (s pagesByURL) Len() int { return len(s.pages) }
+
 func (s pagesByURL) Less(i, j int) bool { return s.pages[i].URL < s.pages[j].URL }
+
 func (s pagesByURL) Swap(i, j int) {
 	s.pages[i], s.pages[j] = s.pages[j], s.pages[i]
 	s.edges[i], s.edges[j] = s.edges[j], s.edges[i]
@@ -1172,7 +1010,7 @@ func (r *siteRun) perPageFindings(facts *crawlFacts) int {
 	n := 0
 	for i := range r.pages {
 		p := &r.pages[i]
-		if p.IsHTML && p.Status == 200 && p.depth() > deepPageDepth {
+		if p.IsHTML && p.Status == 200 && p.depth() > r.b.checks.DeepPageDepth {
 			n++
 		}
 		if facts.SitemapExists && r.b.smDropped == 0 && r.notInSitemap(p) {
@@ -1180,12 +1018,6 @@ func (r *siteRun) perPageFindings(facts *crawlFacts) int {
 		}
 	}
 	return n
-}
-
-// notInSitemap reports whether p is an indexable page, found through
-// links, that no sitemap lists (site.not_in_sitemap).
-func (r *siteRun) notInSitemap(p *PageSummary) bool {
-	return p.Indexable && p.Status == 200 && p.depth() >= 0 && !canonicalisedElsewhere(p) && !r.inSitemap(p)
 }
 
 // pageFor returns the crawled page at u (requested or final URL), or -1.
@@ -1289,6 +1121,27 @@ func (r *siteRun) links() {
 	}
 }
 
+// checkSources lists the linking pages of the pages whose sources a site
+// check asks for (siteCheck.Sources), in one pass over the graph.
+func (r *siteRun) checkSources() {
+	want := make([]bool, len(r.b.urls))
+	wanted := 0
+	for i := range r.pages {
+		n := r.nodeOf[i]
+		if want[n] {
+			continue
+		}
+		for _, c := range builtinSiteChecks {
+			if c.Sources != nil && c.Sources(r, i) {
+				want[n] = true
+				wanted++
+				break
+			}
+		}
+	}
+	r.collectSources(want, wanted)
+}
+
 // collectSources lists the linking pages of the nodes in want.
 func (r *siteRun) collectSources(want []bool, wanted int) {
 	r.sources = make([]*sourceList, len(r.b.urls))
@@ -1323,718 +1176,6 @@ func (r *siteRun) sourcesOf(n int32) *sourceList {
 		return r.sources[n]
 	}
 	return nil
-}
-
-// dupCandidates returns the pages the duplicate checks compare: indexable
-// 200 HTML pages, one per content URL.
-func (r *siteRun) dupCandidates() []int {
-	cand := func(p *PageSummary) bool { return p.Indexable && p.Status == 200 && p.IsHTML }
-	// Requested URLs are distinct, so a page without a final URL can only
-	// repeat a content URL that is another candidate's final URL: only
-	// those URLs and the final URLs go through the set.
-	var finals map[string]bool
-	for i := range r.pages {
-		if p := &r.pages[i]; p.FinalURL != "" && cand(p) {
-			if finals == nil {
-				finals = map[string]bool{}
-			}
-			finals[p.FinalURL] = true
-		}
-	}
-	seen := map[string]bool{}
-	var out []int
-	for i := range r.pages {
-		p := &r.pages[i]
-		if !cand(p) {
-			continue
-		}
-		u := effURL(p)
-		if p.FinalURL != "" || finals[u] {
-			if seen[u] {
-				continue
-			}
-			seen[u] = true
-		}
-		out = append(out, i)
-	}
-	return out
-}
-
-// hashGroups calls fn for every group of at least two positions in [0, n)
-// sharing a non-zero key, with the positions of a group ascending and the
-// groups in the order of their first position. It sorts one compact array
-// instead of building a map of slices. g is reused between calls.
-func hashGroups(n int, key func(int) uint64, fn func(h uint64, g []int)) {
-	type kv struct {
-		h uint64
-		i int32
-	}
-	kvs := make([]kv, 0, n)
-	for i := range n {
-		if h := key(i); h != 0 {
-			kvs = append(kvs, kv{h, int32(i)})
-		}
-	}
-	slices.SortFunc(kvs, func(a, b kv) int {
-		if c := cmp.Compare(a.h, b.h); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.i, b.i)
-	})
-	type span struct{ lo, hi int32 }
-	var spans []span
-	for lo := 0; lo < len(kvs); {
-		hi := lo + 1
-		for hi < len(kvs) && kvs[hi].h == kvs[lo].h {
-			hi++
-		}
-		if hi-lo >= 2 {
-			spans = append(spans, span{int32(lo), int32(hi)})
-		}
-		lo = hi
-	}
-	slices.SortFunc(spans, func(a, b span) int { return cmp.Compare(kvs[a.lo].i, kvs[b.lo].i) })
-	var g []int
-	for _, sp := range spans {
-		g = g[:0]
-		for _, e := range kvs[sp.lo:sp.hi] {
-			g = append(g, int(e.i))
-		}
-		fn(kvs[sp.lo].h, g)
-	}
-}
-
-// reportGroup reports a group of duplicate pages unless they all
-// canonicalise to one URL.
-func (r *siteRun) reportGroup(id string, members []int, msg string, ev seo.Evidence) {
-	if len(members) < 2 {
-		return
-	}
-	one := true
-	c0 := canonicalOf(&r.pages[members[0]])
-	urls := make([]string, len(members))
-	for k, m := range members {
-		urls[k] = effURL(&r.pages[m])
-		if canonicalOf(&r.pages[m]) != c0 {
-			one = false
-		}
-	}
-	if one {
-		return
-	}
-	sort.Strings(urls)
-	r.add(id, urls[0], msg, ev, urls, len(urls))
-}
-
-func normText(s string) string { return strings.ToLower(analyzer.Collapse(s)) }
-
-// normHash is a 64-bit FNV-1a hash of normText(s), computed without
-// allocating; 0 for blank text.
-func normHash(s string) uint64 {
-	const (
-		offset = 14695981039346656037
-		prime  = 1099511628211
-	)
-	h := uint64(offset)
-	space, seen := false, false
-	for _, c := range s {
-		if unicode.IsSpace(c) {
-			space = seen
-			continue
-		}
-		if space {
-			h = (h ^ ' ') * prime
-			space = false
-		}
-		seen = true
-		c = unicode.ToLower(c)
-		var buf [utf8.UTFMax]byte
-		for _, b := range buf[:utf8.EncodeRune(buf[:], c)] {
-			h = (h ^ uint64(b)) * prime
-		}
-	}
-	if !seen {
-		return 0
-	}
-	return h
-}
-
-func (r *siteRun) duplicates() {
-	cands := r.dupCandidates()
-	fields := []struct {
-		id, what string
-		get      func(*PageSummary) string
-	}{
-		{"site.duplicate_title", "title", func(p *PageSummary) string { return p.Title }},
-		{"site.duplicate_description", "meta description", func(p *PageSummary) string { return p.Description }},
-		{"site.duplicate_h1", "first H1", func(p *PageSummary) string { return p.H1 }},
-	}
-	// Group by a hash of the normalised text (no string per page), then
-	// split each group by the text itself, so a collision never joins
-	// different texts.
-	for _, f := range fields {
-		hashGroups(len(cands), func(k int) uint64 { return normHash(f.get(&r.pages[cands[k]])) }, func(_ uint64, g []int) {
-			byText := map[string][]int{}
-			var texts []string
-			for _, k := range g {
-				i := cands[k]
-				t := normText(f.get(&r.pages[i]))
-				if _, ok := byText[t]; !ok {
-					texts = append(texts, t)
-				}
-				byText[t] = append(byText[t], i)
-			}
-			for _, t := range texts {
-				if sub := byText[t]; len(sub) >= 2 {
-					r.reportGroup(f.id, sub, fmt.Sprintf("%d pages share the same %s", len(sub), f.what),
-						seo.Evidence{Element: f.what, Value: f.get(&r.pages[sub[0]])})
-				}
-			}
-		})
-	}
-	var members []int
-	hashGroups(len(cands), func(k int) uint64 { return r.pages[cands[k]].TextHash }, func(h uint64, g []int) {
-		members = members[:0]
-		for _, k := range g {
-			members = append(members, cands[k])
-		}
-		r.reportGroup("site.duplicate_content", members, fmt.Sprintf("%d pages have identical main text", len(members)),
-			seo.Evidence{Element: "main text", Detail: fmt.Sprintf("text hash %016x", h)})
-	})
-}
-
-// nearDuplicates clusters pages whose simhashes differ in at most 3 bits.
-// Exact duplicates are represented once. Two simhashes within 3 bits agree
-// on at least one of their four 16-bit blocks, so only pages sharing a block
-// value are compared (banding), which keeps the check near-linear.
-func (r *siteRun) nearDuplicates() {
-	// One representative per text hash, the first candidate with it.
-	var reps []int
-	{
-		cands := r.dupCandidates()
-		type hi struct {
-			h uint64
-			i int32
-		}
-		byHash := make([]hi, 0, len(cands))
-		for _, i := range cands {
-			if h := r.pages[i].TextHash; h != 0 {
-				byHash = append(byHash, hi{h, int32(i)})
-			}
-		}
-		slices.SortFunc(byHash, func(a, b hi) int {
-			if c := cmp.Compare(a.h, b.h); c != 0 {
-				return c
-			}
-			return cmp.Compare(a.i, b.i)
-		})
-		for k, e := range byHash {
-			if k == 0 || byHash[k-1].h != e.h {
-				reps = append(reps, int(e.i))
-			}
-		}
-		slices.Sort(reps)
-	}
-	if len(reps) < 2 {
-		return
-	}
-	parent := make([]int32, len(reps))
-	for i := range parent {
-		parent[i] = int32(i)
-	}
-	find := func(x int32) int32 {
-		for parent[x] != x {
-			parent[x] = parent[parent[x]]
-			x = parent[x]
-		}
-		return x
-	}
-	maxDist := make([]int, len(reps))
-	sim := func(k int32) uint64 { return r.pages[reps[k]].SimHash }
-	compare := func(a, b int32) {
-		d := analyzer.HammingDistance(sim(a), sim(b))
-		if d > nearDuplicateBits {
-			return
-		}
-		ra, rb := find(a), find(b)
-		if ra != rb {
-			parent[ra] = rb
-			maxDist[rb] = max(maxDist[rb], maxDist[ra])
-		}
-		maxDist[rb] = max(maxDist[rb], d)
-	}
-	const window = 64
-	// Bands: for each 16-bit block, sort the representatives by the
-	// block's value and compare within each run of equal values.
-	type bk struct {
-		key uint16
-		k   int32
-	}
-	band := make([]bk, len(reps))
-	var bucket []int32
-	for b := range 4 {
-		for k := range reps {
-			band[k] = bk{uint16(sim(int32(k)) >> (16 * b)), int32(k)}
-		}
-		slices.SortFunc(band, func(x, y bk) int {
-			if c := cmp.Compare(x.key, y.key); c != 0 {
-				return c
-			}
-			return cmp.Compare(x.k, y.k)
-		})
-		for lo := 0; lo < len(band); {
-			hi := lo + 1
-			for hi < len(band) && band[hi].key == band[lo].key {
-				hi++
-			}
-			bucket = bucket[:0]
-			for _, e := range band[lo:hi] {
-				bucket = append(bucket, e.k)
-			}
-			lo = hi
-			if len(bucket) < 2 {
-				continue
-			}
-			if len(bucket) > 512 {
-				// Huge bucket (many similar templates): compare neighbours in
-				// simhash order only, to bound the work.
-				slices.SortFunc(bucket, func(x, y int32) int {
-					if c := cmp.Compare(sim(x), sim(y)); c != 0 {
-						return c
-					}
-					return cmp.Compare(x, y)
-				})
-				for a := range bucket {
-					for b := a + 1; b < len(bucket) && b <= a+window; b++ {
-						compare(bucket[a], bucket[b])
-					}
-				}
-				continue
-			}
-			for a := range bucket {
-				for b := a + 1; b < len(bucket); b++ {
-					compare(bucket[a], bucket[b])
-				}
-			}
-		}
-	}
-	var g []int
-	hashGroups(len(reps), func(k int) uint64 { return uint64(find(int32(k))) + 1 }, func(root uint64, ks []int) {
-		g = g[:0]
-		for _, k := range ks {
-			g = append(g, reps[k])
-		}
-		d := float64(maxDist[root-1])
-		ev := seo.Measure("main text", d, nearDuplicateBits)
-		ev.Detail = "simhash distance in bits"
-		r.reportGroup("site.near_duplicate", g, fmt.Sprintf("%d pages have nearly the same main text", len(g)), ev)
-	})
-}
-
-// stripTrailingSlash returns u without the slash ending its path, and false
-// when the path does not end in a slash or is the root.
-func stripTrailingSlash(u string) (string, bool) {
-	end := len(u)
-	if q := strings.IndexAny(u, "?#"); q >= 0 {
-		end = q
-	}
-	base := u[:end]
-	if !strings.HasSuffix(base, "/") {
-		return "", false
-	}
-	rest := base
-	if i := strings.Index(rest, "://"); i >= 0 {
-		rest = rest[i+3:]
-	}
-	slash := strings.IndexByte(rest, '/')
-	if slash < 0 || slash == len(rest)-1 {
-		return "", false
-	}
-	return base[:len(base)-1] + u[end:], true
-}
-
-func (r *siteRun) trailingSlash() {
-	ok200 := func(i int) bool {
-		return i >= 0 && r.pages[i].Status == 200 && len(r.pages[i].Redirects) == 0 && r.pages[i].FinalURL == ""
-	}
-	for i := range r.pages {
-		if !ok200(i) {
-			continue
-		}
-		p := &r.pages[i]
-		bare, ok := stripTrailingSlash(p.URL)
-		if !ok {
-			continue
-		}
-		j := -1
-		if n, found := r.b.ids[bare]; found {
-			j = int(r.pageOf[n])
-		}
-		if !ok200(j) {
-			continue
-		}
-		q := &r.pages[j]
-		if canonicalOf(p) == canonicalOf(q) {
-			continue
-		}
-		r.add("site.trailing_slash_duplicate", p.URL,
-			"the URL answers 200 both with and without a trailing slash",
-			seo.Evidence{Element: "URL", Value: p.URL}, []string{p.URL, q.URL}, 2)
-	}
-}
-
-// sitemapChecks runs the checks on sitemap URLs and returns the number of
-// orphans and the GraphStats.OrphanCheck state. A partial crawl reports no
-// orphans: a sitemap URL it did not reach may be linked from a page it did
-// not crawl.
-func (r *siteRun) sitemapChecks(sitemapExists, partial bool) (int, string) {
-	b := r.b
-	check := OrphanCheckDone
-	switch {
-	case len(b.sitemap) == 0 && b.smLocsDropped == 0:
-		check = OrphanCheckNoSitemap
-	case partial || b.smLocsDropped > 0:
-		check = OrphanCheckNotDone
-	}
-	locs := make([]int32, 0, len(b.sitemap))
-	for n := range b.sitemap {
-		locs = append(locs, n)
-	}
-	slices.Sort(locs)
-	orphans := 0
-	for _, n := range locs {
-		loc, sm := b.urls[n], b.urls[b.sitemap[n]]
-		ev := func(element string) seo.Evidence {
-			return seo.Evidence{Element: element, Value: loc, Detail: "listed in " + sm}
-		}
-		i := int(r.pageOf[n])
-		if i < 0 {
-			continue
-		}
-		p := &r.pages[i]
-		// Only a real page is an orphan: a sitemap URL that fails,
-		// redirects or is not HTML is reported by its own check.
-		if check == OrphanCheckDone && loc != b.start && r.inlinks[n] == 0 && b.inScope(loc) && realPage(p) {
-			orphans++
-			r.add("site.orphan", loc, "the sitemap lists this URL but no crawled page links to it", ev("sitemap"), []string{sm}, 1)
-		}
-		switch {
-		case p.RobotsBlocked:
-			r.add("site.sitemap_blocked", loc, "the sitemap lists a URL that robots.txt disallows", ev("robots.txt"), []string{sm}, 1)
-		case p.Status >= 400 || (p.Status == 0 && p.Error != ""):
-			e := ev("status")
-			if p.Status == 0 {
-				e.Value = p.Error
-			} else {
-				st := float64(p.Status)
-				e.Measured = &st
-			}
-			r.add("site.sitemap_broken_url", loc, "the sitemap lists a URL that fails", e, []string{sm}, 1)
-		}
-		if len(p.Redirects) > 0 || (p.Status >= 300 && p.Status < 400) {
-			e := ev("status")
-			e.Value = effURL(p)
-			r.add("site.sitemap_redirect", loc, "the sitemap lists a URL that redirects", e, []string{sm}, 1)
-		}
-		if p.Noindex {
-			r.add("site.sitemap_noindex", loc, "the sitemap lists a noindex URL", ev("robots"), []string{sm}, 1)
-		}
-		if canonicalisedElsewhere(p) {
-			e := ev("canonical")
-			e.Value = p.Canonical
-			r.add("site.sitemap_non_canonical", loc, "the sitemap lists a URL whose canonical is another URL", e, []string{sm}, 1)
-		}
-	}
-	// Pages are checked against every sitemap URL, so not when some were
-	// not remembered (MaxSitemapURLs).
-	if sitemapExists && b.smDropped == 0 {
-		for i := range r.pages {
-			p := &r.pages[i]
-			if !r.notInSitemap(p) {
-				continue
-			}
-			r.add("site.not_in_sitemap", effURL(p), "the page is indexable but no sitemap lists it",
-				seo.Evidence{Element: "sitemap", Value: effURL(p)}, nil, 0)
-		}
-	}
-	return orphans, check
-}
-
-// realPage reports whether p answered 2xx with HTML, without redirecting.
-func realPage(p *PageSummary) bool {
-	return p.Status/100 == 2 && len(p.Redirects) == 0 && p.IsHTML
-}
-
-// linkChecks runs the depth and inlink checks.
-func (r *siteRun) linkChecks() {
-	want := make([]bool, len(r.b.urls))
-	wanted := 0
-	mark := func(n int32) {
-		if !want[n] {
-			want[n] = true
-			wanted++
-		}
-	}
-	type hit struct {
-		i  int
-		id string
-	}
-	var hits []hit
-	// Deep pages share one message and one evidence per depth: a large
-	// site has many of them.
-	type deep struct {
-		msg string
-		ev  seo.Evidence
-	}
-	deeps := map[int]deep{}
-	for i := range r.pages {
-		p := &r.pages[i]
-		n := r.nodeOf[i]
-		if depth := p.depth(); p.IsHTML && p.Status == 200 && depth > deepPageDepth {
-			d, ok := deeps[depth]
-			if !ok {
-				d = deep{fmt.Sprintf("the page is %d clicks from the start URL", depth),
-					seo.Measure("click depth", float64(depth), deepPageDepth)}
-				deeps[depth] = d
-			}
-			r.add("site.deep_page", effURL(p), d.msg, d.ev, nil, 0)
-		}
-		if !p.Indexable || r.inlinks[n] == 0 {
-			continue
-		}
-		if r.fromIndex[n] == 0 {
-			hits = append(hits, hit{i, "site.noindex_inlinks_only"})
-			mark(n)
-		}
-		if r.followedIn[n] == 0 {
-			hits = append(hits, hit{i, "site.nofollow_inlinks_only"})
-			mark(n)
-		}
-		if r.nofollowIn[n] > 0 {
-			hits = append(hits, hit{i, "site.nofollow_to_indexable"})
-			mark(n)
-		}
-	}
-	for i := range r.pages {
-		p := &r.pages[i]
-		if (len(p.Redirects) > 0 || p.Status/100 == 3) && r.inlinks[r.nodeOf[i]] > 0 {
-			mark(r.nodeOf[i])
-		}
-	}
-	r.collectSources(want, wanted)
-	for _, h := range hits {
-		p := &r.pages[h.i]
-		n := r.nodeOf[h.i]
-		src := r.sourcesOf(n)
-		if src == nil {
-			src = &sourceList{}
-		}
-		switch h.id {
-		case "site.noindex_inlinks_only":
-			r.add(h.id, p.URL, "the page is linked to only from noindex pages",
-				seo.Evidence{Element: "inlinks"}, src.all, int(r.inlinks[n]))
-		case "site.nofollow_inlinks_only":
-			r.add(h.id, p.URL, "every internal link to the page is nofollow",
-				seo.Evidence{Element: "inlinks"}, src.all, int(r.inlinks[n]))
-		case "site.nofollow_to_indexable":
-			r.add(h.id, p.URL, fmt.Sprintf("%d internal nofollow links point to this indexable page", r.nofollowIn[n]),
-				seo.Evidence{Element: `<a rel="nofollow">`}, src.nofollow, int(r.nofollowIn[n]))
-		}
-	}
-}
-
-// redirects reports linked redirect chains and loops. A chain is followed
-// through the redirect edges of the crawl, so it may span several crawled
-// URLs (one hop each, when the crawl does not follow redirects itself) or
-// sit in one summary's Redirects.
-func (r *siteRun) redirects() {
-	next := map[int32]int32{}
-	for i := range r.pages {
-		for e := range r.edgesOf(i) {
-			if e.redirect() {
-				if _, ok := next[int32(e.from)]; !ok {
-					next[int32(e.from)] = e.target()
-				}
-			}
-		}
-	}
-	for i := range r.pages {
-		p := &r.pages[i]
-		n := r.nodeOf[i]
-		if _, redirects := next[n]; !redirects && p.Status/100 != 3 {
-			continue
-		}
-		if r.inlinks[n] == 0 && p.depth() != 0 && p.URL != r.b.start {
-			continue
-		}
-		chain, hops, loop := r.chainOf(p, n, next)
-		var srcs []string
-		if s := r.sourcesOf(n); s != nil {
-			srcs = s.all
-		}
-		ev := seo.Measure("redirects", float64(hops), 1)
-		ev.Value = strings.Join(chain, " -> ")
-		switch {
-		case loop:
-			r.add("site.redirect_loop", p.URL, "internal links lead into a redirect loop", ev, srcs, int(r.inlinks[n]))
-		case hops > 1:
-			r.add("site.redirect_chain", p.URL, fmt.Sprintf("internal links lead into a chain of %d redirects", hops),
-				ev, srcs, int(r.inlinks[n]))
-		}
-	}
-}
-
-// chainOf follows the redirect edges from node n and returns the URLs of the
-// chain, its number of hops, and whether it loops: it comes back to a URL
-// already in the chain, exceeds the redirect cap, or the fetch failed with
-// seo.ErrRedirectLoop or seo.ErrTooManyRedirects.
-func (r *siteRun) chainOf(p *PageSummary, n int32, next map[int32]int32) ([]string, int, bool) {
-	chain := []string{r.b.urls[n]}
-	visited := map[int32]bool{n: true}
-	hops, loop := 0, false
-	for cur := n; ; {
-		t, ok := next[cur]
-		if !ok {
-			break
-		}
-		hops++
-		chain = append(chain, r.b.urls[t])
-		if visited[t] || hops > seo.DefaultMaxRedirects {
-			loop = true
-			break
-		}
-		visited[t] = true
-		cur = t
-	}
-	if strings.Contains(p.Error, seo.ErrRedirectLoop.Error()) || strings.Contains(p.Error, seo.ErrTooManyRedirects.Error()) {
-		loop = true
-	}
-	return chain, hops, loop
-}
-
-func (r *siteRun) canonicalChains() {
-	for i := range r.pages {
-		p := &r.pages[i]
-		if !p.IsHTML || p.Status != 200 || !canonicalisedElsewhere(p) {
-			continue
-		}
-		j := r.pageFor(p.Canonical)
-		if j < 0 || j == i {
-			continue
-		}
-		q := &r.pages[j]
-		if !canonicalisedElsewhere(q) || q.Canonical == p.Canonical {
-			continue
-		}
-		r.add("canonical.chain", effURL(p), "the canonical target names yet another URL as its canonical",
-			seo.Evidence{Element: `<link rel="canonical">`, Value: p.Canonical, Detail: p.Canonical + " -> " + q.Canonical},
-			[]string{p.Canonical, q.Canonical}, 2)
-	}
-}
-
-// hreflang checks return links and cluster consistency across crawled pages.
-func (r *siteRun) hreflang() {
-	selfURLs := func(p *PageSummary) []string {
-		out := []string{p.URL}
-		if p.FinalURL != "" {
-			out = append(out, p.FinalURL)
-		}
-		if p.Canonical != "" {
-			out = append(out, p.Canonical)
-		}
-		return out
-	}
-	lists := func(q *PageSummary, urls []string) bool {
-		for _, a := range q.Hreflang {
-			if slices.Contains(urls, a.URL) {
-				return true
-			}
-		}
-		return false
-	}
-	usable := func(j int) bool {
-		return j >= 0 && r.pages[j].Status == 200 && r.pages[j].IsHTML && len(r.pages[j].Redirects) == 0
-	}
-	parent := map[int]int{}
-	var find func(x int) int
-	find = func(x int) int {
-		p, ok := parent[x]
-		if !ok || p == x {
-			parent[x] = x
-			return x
-		}
-		root := find(p)
-		parent[x] = root
-		return root
-	}
-	for i := range r.pages {
-		p := &r.pages[i]
-		if len(p.Hreflang) == 0 || !usable(i) {
-			continue
-		}
-		find(i)
-		self := selfURLs(p)
-		var missing []string
-		for _, a := range p.Hreflang {
-			if slices.Contains(self, a.URL) {
-				continue
-			}
-			j := r.pageFor(a.URL)
-			if !usable(j) || j == i {
-				continue
-			}
-			if ri, rj := find(i), find(j); ri != rj {
-				parent[ri] = rj
-			}
-			if !lists(&r.pages[j], self) && !slices.Contains(missing, a.URL) {
-				missing = append(missing, a.URL)
-			}
-		}
-		if len(missing) > 0 {
-			r.add("hreflang.return_missing", effURL(p),
-				fmt.Sprintf("%d alternates do not list this page back", len(missing)),
-				seo.Evidence{Element: `<link rel="alternate" hreflang>`, Value: missing[0]}, missing, len(missing))
-		}
-	}
-	clusters := map[int][]int{}
-	var roots []int
-	for i := range r.pages {
-		if _, ok := parent[i]; !ok {
-			continue
-		}
-		root := find(i)
-		if _, ok := clusters[root]; !ok {
-			roots = append(roots, root)
-		}
-		clusters[root] = append(clusters[root], i)
-	}
-	sort.Ints(roots)
-	for _, root := range roots {
-		members := clusters[root]
-		if len(members) < 2 {
-			continue
-		}
-		sigs := map[string]bool{}
-		var urls []string
-		for _, m := range members {
-			p := &r.pages[m]
-			urls = append(urls, effURL(p))
-			pairs := make([]string, 0, len(p.Hreflang))
-			for _, a := range p.Hreflang {
-				pairs = append(pairs, strings.ToLower(a.Code)+" "+a.URL)
-			}
-			sort.Strings(pairs)
-			pairs = slices.Compact(pairs)
-			sigs[strings.Join(pairs, "\n")] = true
-		}
-		if len(sigs) < 2 {
-			continue
-		}
-		sort.Strings(urls)
-		r.add("hreflang.cluster_inconsistent", urls[0],
-			fmt.Sprintf("%d pages of one hreflang cluster list %d different sets of alternates", len(members), len(sigs)),
-			seo.Evidence{Element: `<link rel="alternate" hreflang>`}, urls, len(urls))
-	}
 }
 
 // analysed reports whether p is a page whose content was analysed: an

@@ -56,7 +56,11 @@ type testSite struct {
 func (s testSite) build(t testing.TB) *SiteReport {
 	t.Helper()
 	start, _ := url.Parse(siteOrigin + "/")
-	b := newSiteBuilder(start, nil)
+	return s.buildOn(newSiteBuilder(start, nil))
+}
+
+// buildOn feeds s to b and builds the report.
+func (s testSite) buildOn(b *siteBuilder) *SiteReport {
 	home := pg("/", func(p *PageSummary) { p.Depth = ptr(0) })
 	var homeEdges []Edge
 	for _, l := range s.linked {
