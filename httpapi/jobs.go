@@ -15,7 +15,6 @@ import (
 
 	"github.com/seokit/seokit/analyzer"
 	"github.com/seokit/seokit/crawler"
-	"github.com/seokit/seokit/httpapi/dashboard"
 	"github.com/seokit/seokit/httpapi/store"
 	"github.com/seokit/seokit/seo"
 )
@@ -689,8 +688,6 @@ func progressFromReport(rep *crawler.SiteReport, now time.Time) []byte {
 	})
 	return b
 }
-
-var _ dashboard.Analyses = (*Server)(nil)
 
 // Longest host name and label of the DNS (RFC 1035 2.3.4).
 const (

@@ -16,7 +16,6 @@ import (
 	"github.com/seokit/seokit/httpapi/auth"
 	"github.com/seokit/seokit/httpapi/ratelimit"
 	"github.com/seokit/seokit/httpapi/store"
-	"github.com/seokit/seokit/httpapi/store/sqlstore"
 	"github.com/seokit/seokit/keywords"
 	"github.com/seokit/seokit/optimizer"
 	"github.com/seokit/seokit/rankings"
@@ -48,8 +47,9 @@ var DefaultCallbackRetryDelays = []time.Duration{4 * time.Second, 8 * time.Secon
 // Options configures a Server. A nil *Options, and every zero field, means
 // the documented default.
 type Options struct {
-	// Store keeps accounts, keys, usage counters and jobs. Nil means a
-	// private in-memory SQLite store, closed by Close.
+	// Store keeps accounts, keys, usage counters and jobs; it is
+	// required (sqlstore.Open(ctx, ":memory:", nil) is a private
+	// in-memory one). The caller closes it after Close.
 	Store store.Store
 	// Auth authenticates requests and serves the token endpoints. Nil means
 	// auth.New over Store with default options.
@@ -154,7 +154,6 @@ type Options struct {
 type Server struct {
 	opts    Options
 	st      store.Store
-	ownSt   bool
 	auth    *auth.Server
 	log     *slog.Logger
 	now     func() time.Time
@@ -249,17 +248,12 @@ func New(ctx context.Context, opts *Options) (*Server, error) {
 	}
 	s.st = o.Store
 	if s.st == nil {
-		st, err := sqlstore.Open(ctx, ":memory:", nil)
-		if err != nil {
-			return nil, fmt.Errorf("httpapi: open in-memory store: %w", err)
-		}
-		s.st, s.ownSt = st, true
+		return nil, fmt.Errorf("httpapi: %w", &seo.InputError{Field: "Options.Store", Reason: "is required (sqlstore.Open opens one)"})
 	}
 	s.auth = o.Auth
 	if s.auth == nil && !o.DisableAuth {
 		a, err := auth.New(ctx, s.st, &auth.Options{Logger: s.log, Now: o.Now})
 		if err != nil {
-			s.closeStore()
 			return nil, fmt.Errorf("httpapi: auth: %w", err)
 		}
 		s.auth = a
@@ -284,13 +278,11 @@ func New(ctx context.Context, opts *Options) (*Server, error) {
 	}
 	if err := s.queue.Start(ctx, s.runJob); err != nil {
 		s.cancel()
-		s.closeStore()
 		return nil, fmt.Errorf("httpapi: start job queue: %w", err)
 	}
 	if err := s.resume(ctx); err != nil {
 		s.cancel()
 		s.queue.Stop(context.Background())
-		s.closeStore()
 		return nil, err
 	}
 	return s, nil
@@ -304,7 +296,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // Close stops the job workers and callback deliveries and waits for them.
 // Jobs still running stay unfinished in the store: the in-process queue's
 // are resumed by the next New over it, a shared queue's run again on
-// another instance. The store is closed only when New opened it.
+// another instance. It does not close the store.
 func (s *Server) Close() error {
 	s.mu.Lock()
 	if s.closed {
@@ -316,18 +308,8 @@ func (s *Server) Close() error {
 	s.cancel()
 	qerr := s.queue.Stop(context.Background())
 	s.wg.Wait()
-	if err := s.closeStore(); err != nil {
-		return err
-	}
 	if qerr != nil {
 		return fmt.Errorf("httpapi: stop job queue: %w", qerr)
-	}
-	return nil
-}
-
-func (s *Server) closeStore() error {
-	if s.ownSt {
-		return s.st.Close()
 	}
 	return nil
 }

@@ -22,6 +22,12 @@ type lateAPI struct{ s *httpapi.Server }
 var (
 	_ dashboard.Analyses = (*lateAPI)(nil)
 	_ dashboard.Quota    = (*lateAPI)(nil)
+
+	// The API server is what examples/server hands the dashboard as its
+	// Analyses, Quota and Mutes.
+	_ dashboard.Analyses = (*httpapi.Server)(nil)
+	_ dashboard.Quota    = (*httpapi.Server)(nil)
+	_ dashboard.Mutes    = (*httpapi.Server)(nil)
 )
 
 func (l *lateAPI) StartSite(ctx context.Context, accountID, domain string, maxPages int, subdomains, skipExternal bool) (*store.Job, error) {
