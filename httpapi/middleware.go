@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/seokit/seokit/httpapi/auth"
+	"github.com/seokit/seokit/httpapi/plans"
 	"github.com/seokit/seokit/httpapi/store"
 	"github.com/seokit/seokit/seo"
 )
@@ -403,7 +404,7 @@ type accountCache struct {
 }
 
 type cachedPlan struct {
-	plan Plan
+	plan plans.Limits
 	at   time.Time
 }
 
@@ -411,14 +412,14 @@ func newAccountCache(max int, ttl time.Duration) *accountCache {
 	return &accountCache{c: newLRU[cachedPlan](max), ttl: ttl}
 }
 
-func (a *accountCache) get(id string, now time.Time) (Plan, bool) {
+func (a *accountCache) get(id string, now time.Time) (plans.Limits, bool) {
 	v, ok := a.c.lookup(id)
 	if !ok || now.Sub(v.at) > a.ttl || now.Before(v.at) {
-		return Plan{}, false
+		return plans.Limits{}, false
 	}
 	return v.plan, true
 }
 
-func (a *accountCache) put(id string, p Plan, now time.Time) {
+func (a *accountCache) put(id string, p plans.Limits, now time.Time) {
 	a.c.set(id, cachedPlan{p, now})
 }

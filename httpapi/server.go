@@ -14,6 +14,7 @@ import (
 	"github.com/seokit/seokit/analyzer"
 	"github.com/seokit/seokit/crawler"
 	"github.com/seokit/seokit/httpapi/auth"
+	"github.com/seokit/seokit/httpapi/plans"
 	"github.com/seokit/seokit/httpapi/ratelimit"
 	"github.com/seokit/seokit/httpapi/store"
 	"github.com/seokit/seokit/keywords"
@@ -25,8 +26,6 @@ import (
 
 // Defaults of Options.
 const (
-	DefaultFreeLimit    = 100
-	DefaultProLimit     = 1000
 	DefaultMaxBodyBytes = 1 << 20
 	DefaultMaxSitePages = 10_000
 	DefaultJobWorkers   = 2
@@ -69,11 +68,11 @@ type Options struct {
 
 	// Plans are the limits of each plan: daily requests, pages of a site
 	// analysis, concurrent site analyses. Missing plans and zero fields
-	// take DefaultPlans (Free: 100 requests a day, 500 pages, 1 site
+	// take plans.Defaults (Free: 100 requests a day, 500 pages, 1 site
 	// analysis at once; Pro: 1000, 10,000, 3); a plan not listed there
 	// takes Free's. An account's DailyLimit, when > 0, overrides its
 	// plan's daily requests (Enterprise plans are set that way).
-	Plans map[store.Plan]Plan
+	Plans map[store.Plan]plans.Limits
 	// Limits, when set, are the daily requests of plans, overriding
 	// Plans[p].DailyRequests (a shorthand for the daily limits alone).
 	Limits map[store.Plan]int
@@ -106,7 +105,7 @@ type Options struct {
 	// DefaultOptimizeMaxBodyBytes.
 	OptimizeMaxBodyBytes int64
 	// MaxSitePages caps options.maxPages of a site analysis for every
-	// plan (Plan.MaxSitePages caps each plan); zero means 10,000.
+	// plan (plans.Limits.MaxSitePages caps each plan); zero means 10,000.
 	MaxSitePages int
 	// JobWorkers is the number of site analyses run at once by the
 	// in-process queue; zero means 2. A Queue sets its own.
@@ -159,7 +158,7 @@ type Server struct {
 	now     func() time.Time
 	mux     *http.ServeMux
 	handler http.Handler
-	plans   map[store.Plan]Plan
+	plans   plans.Table
 	fetcher *seo.Fetcher
 	adm     *admission
 
@@ -219,14 +218,14 @@ func New(ctx context.Context, opts *Options) (*Server, error) {
 	if o.CallbackRetryDelays == nil {
 		o.CallbackRetryDelays = DefaultCallbackRetryDelays
 	}
-	plans, err := plansOf(o.Plans, o.Limits, o.MaxSitePages)
+	table, err := plans.New(o.Plans, o.Limits, o.MaxSitePages)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("httpapi: %w", err)
 	}
-	s.plans = plans
+	s.plans = table
 	s.adm = newAdmission(o.Admission, s.log)
 	largest := 0
-	for _, p := range plans {
+	for _, p := range table {
 		largest = max(largest, p.MaxSitePages)
 	}
 	tmpl := s.crawlerOptions(SiteRequest{Options: SiteOptions{MaxPages: largest}})

@@ -11,6 +11,7 @@ import (
 
 	"github.com/seokit/seokit/httpapi"
 	"github.com/seokit/seokit/httpapi/dashboard"
+	"github.com/seokit/seokit/httpapi/plans"
 	"github.com/seokit/seokit/httpapi/store"
 	"github.com/seokit/seokit/rankings/memstore"
 )
@@ -61,7 +62,7 @@ func TestActionsCountAgainstDailyLimit(t *testing.T) {
 	e := newEnv(t, &envOptions{realClock: true, opts: dashboard.Options{Analyses: late, Rankings: memstore.New(nil)},
 		api: func(e *env) http.Handler {
 			s, err := httpapi.New(context.Background(), &httpapi.Options{Store: e.st, Auth: e.au, AllowPrivate: true, Queue: idleQueue{},
-				Plans: map[store.Plan]httpapi.Plan{store.Free: {DailyRequests: 2, ConcurrentSiteJobs: 5}}, Logger: slog.New(slog.DiscardHandler)})
+				Plans: map[store.Plan]plans.Limits{store.Free: {DailyRequests: 2, ConcurrentSiteJobs: 5}}, Logger: slog.New(slog.DiscardHandler)})
 			if err != nil {
 				t.Fatalf("httpapi.New: %v", err)
 			}
