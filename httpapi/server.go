@@ -127,6 +127,8 @@ type Options struct {
 
 	// AnalyzerOptions and CrawlerOptions are templates for page and site
 	// analyses; the request's options and AllowPrivate are applied on top.
+	// Page analyses without a Fetcher in the template share the server's
+	// one fetcher and its connection pool.
 	AnalyzerOptions *analyzer.Options
 	CrawlerOptions  *crawler.Options
 
@@ -257,7 +259,15 @@ func New(ctx context.Context, opts *Options) (*Server, error) {
 		}
 		s.auth = a
 	}
-	s.fetcher = seo.NewFetcher(&seo.FetcherOptions{AllowPrivate: o.AllowPrivate, Timeout: 10 * time.Second})
+	// One fetcher, so one connection pool, for every page analysis, link
+	// check, callback and callback URL check; requests carry their own
+	// user agent. Its default user agent is the analyses' (robots.txt
+	// fetches send it).
+	fo := seo.FetcherOptions{AllowPrivate: o.AllowPrivate, Timeout: 10 * time.Second}
+	if o.AnalyzerOptions != nil {
+		fo.UserAgent = o.AnalyzerOptions.UserAgent
+	}
+	s.fetcher = seo.NewFetcher(&fo)
 	s.limiter = o.Limiter
 	if s.limiter == nil {
 		s.limiter = ratelimit.NewLocal(s.st)
