@@ -76,7 +76,7 @@ type AdmissionOptions struct {
 	// AccountConcurrency bounds the page analyses, and separately the
 	// content optimisations, one account runs at once; zero means 2.
 	// Concurrent site analyses of an account are a plan cap
-	// (Plan.ConcurrentSiteJobs).
+	// (plans.Limits.ConcurrentSiteJobs).
 	AccountConcurrency int
 	// MemoryBudget is the memory, in bytes, the operations may hold
 	// together by their estimates; zero means 512 MiB.

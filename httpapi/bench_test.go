@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strings"
 	"testing"
 	"time"
 
@@ -142,5 +143,46 @@ func BenchmarkSuggest(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkAnalyzePage measures one POST /v1/analyze/page with link
+// checks of a page on a loopback site, through the whole handler with
+// DisableAuth: the fetches dominate, so it shows what the shared
+// fetcher's connection pool saves.
+func BenchmarkAnalyzePage(b *testing.B) {
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		if r.URL.Path != "/" {
+			w.Write([]byte(`<!doctype html><title>Other</title>`))
+			return
+		}
+		w.Write([]byte(`<!doctype html><html lang="en"><head><title>Oak tables made by hand</title></head>
+<body><h1>Oak tables</h1><p>Solid oak tables that last for generations.</p>
+<a href="/a">A</a> <a href="/b">B</a> <a href="/c">C</a></body></html>`))
+	}))
+	b.Cleanup(site.Close)
+	ctx := context.Background()
+	st, err := sqlstore.Open(ctx, ":memory:", nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { st.Close() })
+	s, err := New(ctx, &Options{Store: st, DisableAuth: true, AllowPrivate: true, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { s.Close() })
+	body := `{"url":"` + site.URL + `/","options":{"checkLinks":true}}`
+	b.ReportAllocs()
+	for b.Loop() {
+		r := httptest.NewRequest("POST", "/v1/analyze/page", strings.NewReader(body))
+		r.Header.Set("Content-Type", "application/json")
+		r.RemoteAddr = "127.0.0.1:5000"
+		w := httptest.NewRecorder()
+		s.ServeHTTP(w, r)
+		if w.Code != http.StatusOK {
+			b.Fatalf("status %d: %s", w.Code, w.Body)
+		}
 	}
 }

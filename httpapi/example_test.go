@@ -13,13 +13,19 @@ import (
 	"github.com/seokit/seokit/httpapi"
 	"github.com/seokit/seokit/httpapi/auth"
 	"github.com/seokit/seokit/httpapi/store"
+	"github.com/seokit/seokit/httpapi/store/sqlstore"
 )
 
 // Example serves the API over a private in-memory store, creates an
 // account and a key, and optimises a text through it.
 func Example() {
 	ctx := context.Background()
-	srv, err := httpapi.New(ctx, &httpapi.Options{Logger: slog.New(slog.DiscardHandler)})
+	st, err := sqlstore.Open(ctx, ":memory:", nil)
+	if err != nil {
+		panic(err)
+	}
+	defer st.Close()
+	srv, err := httpapi.New(ctx, &httpapi.Options{Store: st, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		panic(err)
 	}

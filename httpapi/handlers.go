@@ -99,6 +99,9 @@ func (s *Server) analyzePage(w http.ResponseWriter, r *http.Request, req PageReq
 	}
 	o.Depth, o.CheckLinks, o.AnalyzeMobile = depth, req.Options.CheckLinks, req.Options.AnalyzeMobile
 	o.AllowPrivate = s.opts.AllowPrivate
+	if o.Fetcher == nil {
+		o.Fetcher = s.fetcher
+	}
 	o.Mute = unionIDs(o.Mute, pageMutes(mutes))
 	if req.Options.SkipExternalLinks {
 		o.Disable = unionIDs(o.Disable, []string{"links.broken_external", "links.redirect_external"})

@@ -71,22 +71,6 @@ func TestClientIP(t *testing.T) {
 	}
 }
 
-func TestLRUBounded(t *testing.T) {
-	c := newLRU[int](3)
-	for i := range 10 {
-		c.set(fmt.Sprint(i), i)
-	}
-	if n := c.ll.Len(); n != 3 || len(c.items) != 3 {
-		t.Errorf("cache holds %d/%d entries, want 3", n, len(c.items))
-	}
-	if _, ok := c.lookup("0"); ok {
-		t.Error("eviction is not least-recently-used")
-	}
-	if v, ok := c.lookup("9"); !ok || v != 9 {
-		t.Errorf("lookup(9) = %d, %v", v, ok)
-	}
-}
-
 func TestRandomID(t *testing.T) {
 	seen := map[string]bool{}
 	counts := map[rune]int{}

@@ -15,7 +15,6 @@ import (
 
 	"github.com/seokit/seokit/analyzer"
 	"github.com/seokit/seokit/crawler"
-	"github.com/seokit/seokit/httpapi/dashboard"
 	"github.com/seokit/seokit/httpapi/store"
 	"github.com/seokit/seokit/seo"
 )
@@ -24,7 +23,7 @@ import (
 type SiteOptions struct {
 	// MaxPages caps the pages crawled; 0 means the crawler's default (500)
 	// or the plan's cap when lower; at most the plan's cap
-	// (Plan.MaxSitePages).
+	// (plans.Limits.MaxSitePages).
 	MaxPages          int  `json:"maxPages,omitempty"`
 	IncludeSubdomains bool `json:"includeSubdomains,omitempty"`
 	// SkipExternalLinks turns off the checks of external link targets
@@ -723,8 +722,6 @@ func progressFromReport(rep *crawler.SiteReport, now time.Time) []byte {
 	})
 	return b
 }
-
-var _ dashboard.Analyses = (*Server)(nil)
 
 // Longest host name and label of the DNS (RFC 1035 2.3.4).
 const (

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/seokit/seokit/httpapi/auth"
+	"github.com/seokit/seokit/httpapi/plans"
 	"github.com/seokit/seokit/httpapi/store"
 	"github.com/seokit/seokit/httpapi/store/sqlstore"
 )
@@ -342,7 +343,7 @@ func TestCancelQueuedJobCallback(t *testing.T) {
 	rc := &receiver{got: make(chan struct{}, 1)}
 	hook := httptest.NewServer(rc)
 	t.Cleanup(hook.Close)
-	a := newTestAPI(t, &Options{AllowPrivate: true, JobWorkers: 1, Plans: map[store.Plan]Plan{store.Free: {ConcurrentSiteJobs: 2}}})
+	a := newTestAPI(t, &Options{AllowPrivate: true, JobWorkers: 1, Plans: map[store.Plan]plans.Limits{store.Free: {ConcurrentSiteJobs: 2}}})
 	resp := a.call("POST", "/v1/analyze/site", a.key, fmt.Sprintf(`{"domain":%q}`, hostOf(t, slow.URL)))
 	wantStatus(t, resp, 202)
 	var first Job

@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"container/list"
 	"context"
 	"crypto/rand"
 	"errors"
@@ -15,7 +14,9 @@ import (
 	"time"
 
 	"github.com/seokit/seokit/httpapi/auth"
+	"github.com/seokit/seokit/httpapi/plans"
 	"github.com/seokit/seokit/httpapi/store"
+	"github.com/seokit/seokit/internal/keyed"
 	"github.com/seokit/seokit/seo"
 )
 
@@ -343,82 +344,34 @@ func (s *Server) protect(scope, op string, h http.HandlerFunc) http.Handler {
 	})
 }
 
-// lru is a bounded map evicting the least recently used entry.
-type lru[V any] struct {
-	mu    sync.Mutex
-	max   int
-	ll    *list.List
-	items map[string]*list.Element
-}
-
-type lruEntry[V any] struct {
-	key string
-	val V
-}
-
-func newLRU[V any](max int) *lru[V] {
-	return &lru[V]{max: max, ll: list.New(), items: map[string]*list.Element{}}
-}
-
-// getOrAdd returns the value of key, creating it with mk when absent.
-func (c *lru[V]) getOrAdd(key string, mk func() V) V {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if e, ok := c.items[key]; ok {
-		c.ll.MoveToFront(e)
-		return e.Value.(*lruEntry[V]).val
-	}
-	v := mk()
-	c.items[key] = c.ll.PushFront(&lruEntry[V]{key, v})
-	if c.ll.Len() > c.max {
-		last := c.ll.Back()
-		c.ll.Remove(last)
-		delete(c.items, last.Value.(*lruEntry[V]).key)
-	}
-	return v
-}
-
-func (c *lru[V]) lookup(key string) (V, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if e, ok := c.items[key]; ok {
-		c.ll.MoveToFront(e)
-		return e.Value.(*lruEntry[V]).val, true
-	}
-	var zero V
-	return zero, false
-}
-
-func (c *lru[V]) set(key string, v V) {
-	c.getOrAdd(key, func() V { return v })
-	c.mu.Lock()
-	c.items[key].Value.(*lruEntry[V]).val = v
-	c.mu.Unlock()
-}
-
 // accountCache remembers accounts' plans for a short time.
 type accountCache struct {
-	c   *lru[cachedPlan]
 	ttl time.Duration
+	mu  sync.Mutex
+	c   *keyed.Map[cachedPlan]
 }
 
 type cachedPlan struct {
-	plan Plan
+	plan plans.Limits
 	at   time.Time
 }
 
 func newAccountCache(max int, ttl time.Duration) *accountCache {
-	return &accountCache{c: newLRU[cachedPlan](max), ttl: ttl}
+	return &accountCache{c: keyed.New[cachedPlan](max), ttl: ttl}
 }
 
-func (a *accountCache) get(id string, now time.Time) (Plan, bool) {
-	v, ok := a.c.lookup(id)
+func (a *accountCache) get(id string, now time.Time) (plans.Limits, bool) {
+	a.mu.Lock()
+	v, ok := a.c.Get(id)
+	a.mu.Unlock()
 	if !ok || now.Sub(v.at) > a.ttl || now.Before(v.at) {
-		return Plan{}, false
+		return plans.Limits{}, false
 	}
 	return v.plan, true
 }
 
-func (a *accountCache) put(id string, p Plan, now time.Time) {
-	a.c.set(id, cachedPlan{p, now})
+func (a *accountCache) put(id string, p plans.Limits, now time.Time) {
+	a.mu.Lock()
+	a.c.Add(id, cachedPlan{p, now})
+	a.mu.Unlock()
 }

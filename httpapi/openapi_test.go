@@ -227,7 +227,12 @@ func withOpenAPIRoute(t *testing.T, opts *Options) *Options {
 	if opts != nil {
 		o = *opts
 	}
-	probe, err := New(context.Background(), &Options{JobWorkers: 1, Logger: discardLogger()})
+	st, err := sqlstore.Open(context.Background(), ":memory:", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	probe, err := New(context.Background(), &Options{Store: st, JobWorkers: 1, Logger: discardLogger()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,104 +2,29 @@ package httpapi
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"net/http"
 	"strconv"
 	"time"
 
+	"github.com/seokit/seokit/httpapi/plans"
 	"github.com/seokit/seokit/httpapi/ratelimit"
-	"github.com/seokit/seokit/httpapi/store"
 )
 
-// Plan is what an account of a plan may spend. The API and the dashboard
-// read it from the server, so both apply the same rule.
-type Plan struct {
-	// DailyRequests is the number of requests (and dashboard actions that
-	// spend resources) counted per UTC day. An account's DailyLimit, when
-	// > 0, overrides it.
-	DailyRequests int
-	// MaxSitePages caps options.maxPages of a site analysis (and
-	// Options.MaxSitePages caps every plan).
-	MaxSitePages int
-	// ConcurrentSiteJobs caps the account's site analyses queued or
-	// running at once.
-	ConcurrentSiteJobs int
-}
-
-// DefaultPlans are the plans of Options.Plans that are not set, field by
-// field. Enterprise accounts get their daily limit per account
-// (store.Account.DailyLimit); a plan missing here takes Free's.
-var DefaultPlans = map[store.Plan]Plan{
-	store.Free:       {DailyRequests: DefaultFreeLimit, MaxSitePages: 500, ConcurrentSiteJobs: 1},
-	store.Pro:        {DailyRequests: DefaultProLimit, MaxSitePages: 10_000, ConcurrentSiteJobs: 3},
-	store.Enterprise: {DailyRequests: DefaultFreeLimit, MaxSitePages: 10_000, ConcurrentSiteJobs: 10},
-}
-
-// plansOf merges the configured plans over DefaultPlans: Limits sets
-// DailyRequests, zero fields take the default.
-func plansOf(plans map[store.Plan]Plan, limits map[store.Plan]int, maxSitePages int) (map[store.Plan]Plan, error) {
-	out := map[store.Plan]Plan{}
-	for p, d := range DefaultPlans {
-		out[p] = d
-	}
-	for p, c := range plans {
-		if c.DailyRequests < 0 || c.MaxSitePages < 0 || c.ConcurrentSiteJobs < 0 {
-			return nil, fmt.Errorf("httpapi: plan %q has a negative limit", p)
-		}
-		d, ok := out[p]
-		if !ok {
-			d = out[store.Free]
-		}
-		if c.DailyRequests > 0 {
-			d.DailyRequests = c.DailyRequests
-		}
-		if c.MaxSitePages > 0 {
-			d.MaxSitePages = c.MaxSitePages
-		}
-		if c.ConcurrentSiteJobs > 0 {
-			d.ConcurrentSiteJobs = c.ConcurrentSiteJobs
-		}
-		out[p] = d
-	}
-	for p, n := range limits {
-		if n < 0 {
-			return nil, fmt.Errorf("httpapi: limit of plan %q is negative", p)
-		}
-		d, ok := out[p]
-		if !ok {
-			d = out[store.Free]
-		}
-		d.DailyRequests = n
-		out[p] = d
-	}
-	for p, d := range out {
-		d.MaxSitePages = min(d.MaxSitePages, maxSitePages)
-		out[p] = d
-	}
-	return out, nil
-}
-
-// accountPlan returns the plan of the account, its DailyLimit applied.
-func (s *Server) accountPlan(ctx context.Context, accountID string) (Plan, error) {
+// accountPlan returns the limits of the account (plans.Table.For).
+func (s *Server) accountPlan(ctx context.Context, accountID string) (plans.Limits, error) {
 	if s.opts.DisableAuth {
 		// The load-test baseline: no account, no plan caps but the server's.
-		return Plan{MaxSitePages: s.opts.MaxSitePages, ConcurrentSiteJobs: math.MaxInt32}, nil
+		return plans.Limits{MaxSitePages: s.opts.MaxSitePages, ConcurrentSiteJobs: math.MaxInt32}, nil
 	}
 	if p, ok := s.accounts.get(accountID, s.now()); ok {
 		return p, nil
 	}
 	a, err := s.st.Account(ctx, accountID)
 	if err != nil {
-		return Plan{}, err
+		return plans.Limits{}, err
 	}
-	p, ok := s.plans[a.Plan]
-	if !ok {
-		p = s.plans[store.Free]
-	}
-	if a.DailyLimit > 0 {
-		p.DailyRequests = a.DailyLimit
-	}
+	p := s.plans.For(a)
 	s.accounts.put(accountID, p, s.now())
 	return p, nil
 }

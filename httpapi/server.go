@@ -14,9 +14,9 @@ import (
 	"github.com/seokit/seokit/analyzer"
 	"github.com/seokit/seokit/crawler"
 	"github.com/seokit/seokit/httpapi/auth"
+	"github.com/seokit/seokit/httpapi/plans"
 	"github.com/seokit/seokit/httpapi/ratelimit"
 	"github.com/seokit/seokit/httpapi/store"
-	"github.com/seokit/seokit/httpapi/store/sqlstore"
 	"github.com/seokit/seokit/keywords"
 	"github.com/seokit/seokit/optimizer"
 	"github.com/seokit/seokit/rankings"
@@ -26,8 +26,6 @@ import (
 
 // Defaults of Options.
 const (
-	DefaultFreeLimit    = 100
-	DefaultProLimit     = 1000
 	DefaultMaxBodyBytes = 1 << 20
 	DefaultMaxSitePages = 10_000
 	DefaultJobWorkers   = 2
@@ -48,8 +46,9 @@ var DefaultCallbackRetryDelays = []time.Duration{4 * time.Second, 8 * time.Secon
 // Options configures a Server. A nil *Options, and every zero field, means
 // the documented default.
 type Options struct {
-	// Store keeps accounts, keys, usage counters and jobs. Nil means a
-	// private in-memory SQLite store, closed by Close.
+	// Store keeps accounts, keys, usage counters and jobs; it is
+	// required (sqlstore.Open(ctx, ":memory:", nil) is a private
+	// in-memory one). The caller closes it after Close.
 	Store store.Store
 	// Auth authenticates requests and serves the token endpoints. Nil means
 	// auth.New over Store with default options.
@@ -69,11 +68,11 @@ type Options struct {
 
 	// Plans are the limits of each plan: daily requests, pages of a site
 	// analysis, concurrent site analyses. Missing plans and zero fields
-	// take DefaultPlans (Free: 100 requests a day, 500 pages, 1 site
+	// take plans.Defaults (Free: 100 requests a day, 500 pages, 1 site
 	// analysis at once; Pro: 1000, 10,000, 3); a plan not listed there
 	// takes Free's. An account's DailyLimit, when > 0, overrides its
 	// plan's daily requests (Enterprise plans are set that way).
-	Plans map[store.Plan]Plan
+	Plans map[store.Plan]plans.Limits
 	// Limits, when set, are the daily requests of plans, overriding
 	// Plans[p].DailyRequests (a shorthand for the daily limits alone).
 	Limits map[store.Plan]int
@@ -106,7 +105,7 @@ type Options struct {
 	// DefaultOptimizeMaxBodyBytes.
 	OptimizeMaxBodyBytes int64
 	// MaxSitePages caps options.maxPages of a site analysis for every
-	// plan (Plan.MaxSitePages caps each plan); zero means 10,000.
+	// plan (plans.Limits.MaxSitePages caps each plan); zero means 10,000.
 	MaxSitePages int
 	// JobWorkers is the number of site analyses run at once by the
 	// in-process queue; zero means 2. A Queue sets its own.
@@ -129,7 +128,9 @@ type Options struct {
 	// AnalyzerOptions and CrawlerOptions are templates for page and site
 	// analyses; the request's options and AllowPrivate are applied on top.
 	// Each job gets a deep copy of CrawlerOptions; its Frontier and
-	// HostGate must be nil (per-job ones come from Frontiers).
+	// HostGate must be nil (per-job ones come from Frontiers). Page
+	// analyses without a Fetcher in the template share the server's one
+	// fetcher and its connection pool.
 	AnalyzerOptions *analyzer.Options
 	CrawlerOptions  *crawler.Options
 	// Frontiers opens each site analysis's frontier, from which an
@@ -170,13 +171,12 @@ type Options struct {
 type Server struct {
 	opts    Options
 	st      store.Store
-	ownSt   bool
 	auth    *auth.Server
 	log     *slog.Logger
 	now     func() time.Time
 	mux     *http.ServeMux
 	handler http.Handler
-	plans   map[store.Plan]Plan
+	plans   plans.Table
 	fetcher *seo.Fetcher
 	adm     *admission
 
@@ -245,14 +245,14 @@ func New(ctx context.Context, opts *Options) (*Server, error) {
 	if co := o.CrawlerOptions; co != nil && (co.Frontier != nil || co.HostGate != nil) {
 		return nil, &seo.InputError{Field: "CrawlerOptions.Frontier", Reason: "a frontier or host gate in the template would be shared by every job; set Options.Frontiers", Err: seo.ErrInvalidInput}
 	}
-	plans, err := plansOf(o.Plans, o.Limits, o.MaxSitePages)
+	table, err := plans.New(o.Plans, o.Limits, o.MaxSitePages)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("httpapi: %w", err)
 	}
-	s.plans = plans
+	s.plans = table
 	s.adm = newAdmission(o.Admission, s.log)
 	largest := 0
-	for _, p := range plans {
+	for _, p := range table {
 		largest = max(largest, p.MaxSitePages)
 	}
 	tmpl := s.crawlerOptions(SiteRequest{Options: SiteOptions{MaxPages: largest}})
@@ -274,22 +274,25 @@ func New(ctx context.Context, opts *Options) (*Server, error) {
 	}
 	s.st = o.Store
 	if s.st == nil {
-		st, err := sqlstore.Open(ctx, ":memory:", nil)
-		if err != nil {
-			return nil, fmt.Errorf("httpapi: open in-memory store: %w", err)
-		}
-		s.st, s.ownSt = st, true
+		return nil, fmt.Errorf("httpapi: %w", &seo.InputError{Field: "Options.Store", Reason: "is required (sqlstore.Open opens one)"})
 	}
 	s.auth = o.Auth
 	if s.auth == nil && !o.DisableAuth {
 		a, err := auth.New(ctx, s.st, &auth.Options{Logger: s.log, Now: o.Now})
 		if err != nil {
-			s.closeStore()
 			return nil, fmt.Errorf("httpapi: auth: %w", err)
 		}
 		s.auth = a
 	}
-	s.fetcher = seo.NewFetcher(&seo.FetcherOptions{AllowPrivate: o.AllowPrivate, Timeout: 10 * time.Second})
+	// One fetcher, so one connection pool, for every page analysis, link
+	// check, callback and callback URL check; requests carry their own
+	// user agent. Its default user agent is the analyses' (robots.txt
+	// fetches send it).
+	fo := seo.FetcherOptions{AllowPrivate: o.AllowPrivate, Timeout: 10 * time.Second}
+	if o.AnalyzerOptions != nil {
+		fo.UserAgent = o.AnalyzerOptions.UserAgent
+	}
+	s.fetcher = seo.NewFetcher(&fo)
 	s.limiter = o.Limiter
 	if s.limiter == nil {
 		s.limiter = ratelimit.NewLocal(s.st)
@@ -309,13 +312,11 @@ func New(ctx context.Context, opts *Options) (*Server, error) {
 	}
 	if err := s.queue.Start(ctx, s.runJob); err != nil {
 		s.cancel()
-		s.closeStore()
 		return nil, fmt.Errorf("httpapi: start job queue: %w", err)
 	}
 	if err := s.resume(ctx); err != nil {
 		s.cancel()
 		s.queue.Stop(context.Background())
-		s.closeStore()
 		return nil, err
 	}
 	return s, nil
@@ -329,7 +330,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // Close stops the job workers and callback deliveries and waits for them.
 // Jobs still running stay unfinished in the store: the in-process queue's
 // are resumed by the next New over it, a shared queue's run again on
-// another instance. The store is closed only when New opened it.
+// another instance. It does not close the store.
 func (s *Server) Close() error {
 	s.mu.Lock()
 	if s.closed {
@@ -341,18 +342,8 @@ func (s *Server) Close() error {
 	s.cancel()
 	qerr := s.queue.Stop(context.Background())
 	s.wg.Wait()
-	if err := s.closeStore(); err != nil {
-		return err
-	}
 	if qerr != nil {
 		return fmt.Errorf("httpapi: stop job queue: %w", qerr)
-	}
-	return nil
-}
-
-func (s *Server) closeStore() error {
-	if s.ownSt {
-		return s.st.Close()
 	}
 	return nil
 }

@@ -24,12 +24,14 @@ import (
 	"github.com/seokit/seokit/httpapi"
 	"github.com/seokit/seokit/httpapi/auth"
 	"github.com/seokit/seokit/httpapi/store"
+	"github.com/seokit/seokit/httpapi/store/sqlstore"
 )
 
-// newMux returns the application's mux with the API under /seo/.
-// allowPrivate lets analyses reach private addresses (tests).
-func newMux(ctx context.Context, allowPrivate bool) (*http.ServeMux, *httpapi.Server, error) {
-	api, err := httpapi.New(ctx, &httpapi.Options{BasePath: "/seo", AllowPrivate: allowPrivate})
+// newMux returns the application's mux with the API under /seo/, keeping
+// its accounts in st. allowPrivate lets analyses reach private addresses
+// (tests).
+func newMux(ctx context.Context, st store.Store, allowPrivate bool) (*http.ServeMux, *httpapi.Server, error) {
+	api, err := httpapi.New(ctx, &httpapi.Options{Store: st, BasePath: "/seo", AllowPrivate: allowPrivate})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -52,7 +54,13 @@ func newMux(ctx context.Context, allowPrivate bool) (*http.ServeMux, *httpapi.Se
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	mux, api, err := newMux(ctx, false)
+	// A private in-memory store: accounts and keys last until exit.
+	st, err := sqlstore.Open(ctx, ":memory:", nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer st.Close()
+	mux, api, err := newMux(ctx, st, false)
 	if err != nil {
 		log.Fatal(err)
 	}

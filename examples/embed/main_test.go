@@ -12,11 +12,17 @@ import (
 
 	"github.com/seokit/seokit/httpapi/auth"
 	"github.com/seokit/seokit/httpapi/store"
+	"github.com/seokit/seokit/httpapi/store/sqlstore"
 )
 
 func TestEmbed(t *testing.T) {
 	ctx := context.Background()
-	mux, api, err := newMux(ctx, true)
+	st, err := sqlstore.Open(ctx, ":memory:", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	mux, api, err := newMux(ctx, st, true)
 	if err != nil {
 		t.Fatal(err)
 	}

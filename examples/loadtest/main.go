@@ -217,7 +217,12 @@ func Run(ctx context.Context, cfg Config, w io.Writer) (*Result, error) {
 	quiet := slog.New(slog.DiscardHandler)
 
 	// Baseline: authentication, permissions and limits off.
-	base, err := httpapi.New(ctx, &httpapi.Options{Suggester: sugg, DisableAuth: true, Logger: quiet})
+	baseSt, err := sqlstore.Open(ctx, ":memory:", nil)
+	if err != nil {
+		return nil, err
+	}
+	defer baseSt.Close()
+	base, err := httpapi.New(ctx, &httpapi.Options{Store: baseSt, Suggester: sugg, DisableAuth: true, Logger: quiet})
 	if err != nil {
 		return nil, err
 	}

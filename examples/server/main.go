@@ -142,6 +142,7 @@ import (
 	"github.com/seokit/seokit/httpapi"
 	"github.com/seokit/seokit/httpapi/auth"
 	"github.com/seokit/seokit/httpapi/dashboard"
+	"github.com/seokit/seokit/httpapi/plans"
 	"github.com/seokit/seokit/httpapi/ratelimit"
 	"github.com/seokit/seokit/httpapi/ratelimit/redislimit"
 	"github.com/seokit/seokit/httpapi/riverjobs"
@@ -243,8 +244,8 @@ func parse(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.tlsCert, "tls-cert", env("SEOKIT_TLS_CERT", ""), "TLS certificate file")
 	fs.StringVar(&c.tlsKey, "tls-key", env("SEOKIT_TLS_KEY", ""), "TLS key file")
 	fs.StringVar(&c.proxies, "trusted-proxy", env("SEOKIT_TRUSTED_PROXIES", ""), "comma-separated CIDRs of trusted TLS-terminating proxies")
-	fs.IntVar(&c.freeLimit, "free-limit", envInt("SEOKIT_FREE_LIMIT", httpapi.DefaultFreeLimit), "daily requests of the Free plan")
-	fs.IntVar(&c.proLimit, "pro-limit", envInt("SEOKIT_PRO_LIMIT", httpapi.DefaultProLimit), "daily requests of the Pro plan")
+	fs.IntVar(&c.freeLimit, "free-limit", envInt("SEOKIT_FREE_LIMIT", plans.DefaultFreeDaily), "daily requests of the Free plan")
+	fs.IntVar(&c.proLimit, "pro-limit", envInt("SEOKIT_PRO_LIMIT", plans.DefaultProDaily), "daily requests of the Pro plan")
 	fs.StringVar(&c.callbackSecret, "callback-secret", env("SEOKIT_CALLBACK_SECRET", ""), "master secret of callback signatures (random per process if empty)")
 	fs.StringVar(&c.sessionKey, "session-key", env("SEOKIT_SESSION_KEY", ""), "secret of dashboard sessions, at least 32 bytes (stored random secret if empty)")
 	fs.BoolVar(&c.resetAdmin, "reset-admin-password", false, "give "+adminEmail+" a new random dashboard password and print it once")

@@ -1,7 +1,6 @@
 package auth
 
 import (
-	"container/list"
 	"context"
 	"errors"
 	"fmt"
@@ -11,6 +10,8 @@ import (
 	"time"
 
 	"golang.org/x/time/rate"
+
+	"github.com/seokit/seokit/internal/keyed"
 )
 
 // ErrThrottled matches the errors of a Throttle that refuses an attempt
@@ -277,41 +278,22 @@ func addrKey(addr string) string {
 // bucketTable is a token bucket per key, at most max of them; the least
 // recently used is dropped first. Its user holds the lock.
 type bucketTable struct {
-	max   int
 	limit rate.Limit
 	burst int
-	ll    *list.List
-	items map[string]*list.Element
-}
-
-type bucketEntry struct {
-	key string
-	l   *rate.Limiter
+	m     *keyed.Map[*rate.Limiter]
 }
 
 func newBucketTable(max int, limit rate.Limit, burst int) *bucketTable {
-	return &bucketTable{max: max, limit: limit, burst: burst, ll: list.New(), items: map[string]*list.Element{}}
+	return &bucketTable{limit: limit, burst: burst, m: keyed.New[*rate.Limiter](max)}
 }
 
-func (b *bucketTable) get(key string) (*rate.Limiter, bool) {
-	e, ok := b.items[key]
-	if !ok {
-		return nil, false
-	}
-	b.ll.MoveToFront(e)
-	return e.Value.(*bucketEntry).l, true
-}
+func (b *bucketTable) get(key string) (*rate.Limiter, bool) { return b.m.Get(key) }
 
 // add inserts a full bucket for key, which must be absent.
 func (b *bucketTable) add(key string) *rate.Limiter {
 	l := rate.NewLimiter(b.limit, b.burst)
-	b.items[key] = b.ll.PushFront(&bucketEntry{key, l})
-	if b.ll.Len() > b.max {
-		last := b.ll.Back()
-		b.ll.Remove(last)
-		delete(b.items, last.Value.(*bucketEntry).key)
-	}
+	b.m.Add(key, l)
 	return l
 }
 
-func (b *bucketTable) len() int { return b.ll.Len() }
+func (b *bucketTable) len() int { return b.m.Len() }

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/seokit/seokit/httpapi/plans"
 	"github.com/seokit/seokit/httpapi/store"
 	"github.com/seokit/seokit/seo"
 )
@@ -16,9 +17,6 @@ const adminPageSize = 50
 
 // maxDailyLimit bounds the daily limit the admin page accepts.
 const maxDailyLimit = 1_000_000_000
-
-// plans are the plans an operator can choose, in the order shown.
-var plans = []store.Plan{store.Free, store.Pro, store.Enterprise}
 
 type adminRow struct {
 	store.Account
@@ -60,7 +58,7 @@ func (d *Dashboard) adminOnly(h func(w http.ResponseWriter, r *http.Request, s *
 // adminView lists one page of accounts after the cursor, or the account
 // with the given email.
 func (d *Dashboard) adminView(r *http.Request, s *session, a *store.Account, after, email string) (*view, error) {
-	av := &adminView{After: after, Email: email, Plans: plans,
+	av := &adminView{After: after, Email: email, Plans: plans.Names,
 		Form: adminForm{Plan: string(store.Free)}}
 	var list []store.Account
 	if email != "" {

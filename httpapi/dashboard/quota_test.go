@@ -11,6 +11,7 @@ import (
 
 	"github.com/seokit/seokit/httpapi"
 	"github.com/seokit/seokit/httpapi/dashboard"
+	"github.com/seokit/seokit/httpapi/plans"
 	"github.com/seokit/seokit/httpapi/store"
 	"github.com/seokit/seokit/rankings/memstore"
 )
@@ -22,6 +23,12 @@ type lateAPI struct{ s *httpapi.Server }
 var (
 	_ dashboard.Analyses = (*lateAPI)(nil)
 	_ dashboard.Quota    = (*lateAPI)(nil)
+
+	// The API server is what examples/server hands the dashboard as its
+	// Analyses, Quota and Mutes.
+	_ dashboard.Analyses = (*httpapi.Server)(nil)
+	_ dashboard.Quota    = (*httpapi.Server)(nil)
+	_ dashboard.Mutes    = (*httpapi.Server)(nil)
 )
 
 func (l *lateAPI) StartSite(ctx context.Context, accountID, domain string, maxPages int, subdomains, skipExternal bool) (*store.Job, error) {
@@ -55,7 +62,7 @@ func TestActionsCountAgainstDailyLimit(t *testing.T) {
 	e := newEnv(t, &envOptions{realClock: true, opts: dashboard.Options{Analyses: late, Rankings: memstore.New(nil)},
 		api: func(e *env) http.Handler {
 			s, err := httpapi.New(context.Background(), &httpapi.Options{Store: e.st, Auth: e.au, AllowPrivate: true, Queue: idleQueue{},
-				Plans: map[store.Plan]httpapi.Plan{store.Free: {DailyRequests: 2, ConcurrentSiteJobs: 5}}, Logger: slog.New(slog.DiscardHandler)})
+				Plans: map[store.Plan]plans.Limits{store.Free: {DailyRequests: 2, ConcurrentSiteJobs: 5}}, Logger: slog.New(slog.DiscardHandler)})
 			if err != nil {
 				t.Fatalf("httpapi.New: %v", err)
 			}

@@ -1,7 +1,6 @@
 package ratelimit
 
 import (
-	"container/list"
 	"context"
 	"fmt"
 	"math"
@@ -9,6 +8,7 @@ import (
 	"time"
 
 	"github.com/seokit/seokit/httpapi/store"
+	"github.com/seokit/seokit/internal/keyed"
 	"github.com/seokit/seokit/seo"
 )
 
@@ -131,20 +131,17 @@ var _ Limiter = (*Local)(nil)
 // never go down within a day, so this stays exact, and it keeps the cost of
 // an account hammering past its quota to a map lookup.
 type Local struct {
-	st  store.Limits
-	max int
+	st store.Limits
 
-	mu    sync.Mutex
-	lru   *list.List               // of *bucket, most recently used first
-	index map[string]*list.Element // account -> element of lru
+	mu      sync.Mutex
+	buckets *keyed.Map[*bucket]
 }
 
 // bucket is the in-memory state of one account.
 type bucket struct {
-	account string
-	tat     int64 // GCRA theoretical arrival time, Unix nanoseconds
-	day     int64 // Unix day number of count
-	count   int   // the day's count as last answered by the store
+	tat   int64 // GCRA theoretical arrival time, Unix nanoseconds
+	day   int64 // Unix day number of count
+	count int   // the day's count as last answered by the store
 }
 
 // NewLocal returns a Local counting daily requests in st, with default
@@ -163,31 +160,20 @@ func NewLocalWith(st store.Limits, opts *LocalOptions) *Local {
 	if o.MaxAccounts <= 0 {
 		o.MaxAccounts = DefaultMaxAccounts
 	}
-	return &Local{st: st, max: o.MaxAccounts, lru: list.New(), index: map[string]*list.Element{}}
+	return &Local{st: st, buckets: keyed.New[*bucket](o.MaxAccounts)}
 }
 
 // Buckets returns the number of accounts whose buckets are in memory.
 func (l *Local) Buckets() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.lru.Len()
+	return l.buckets.Len()
 }
 
 // get returns the account's bucket, creating it (and evicting the least
 // recently used one beyond the bound) when absent. l.mu is held.
 func (l *Local) get(account string) *bucket {
-	if e, ok := l.index[account]; ok {
-		l.lru.MoveToFront(e)
-		return e.Value.(*bucket)
-	}
-	b := &bucket{account: account}
-	l.index[account] = l.lru.PushFront(b)
-	for l.lru.Len() > l.max {
-		last := l.lru.Back()
-		l.lru.Remove(last)
-		delete(l.index, last.Value.(*bucket).account)
-	}
-	return b
+	return l.buckets.GetOrAdd(account, func() *bucket { return &bucket{} })
 }
 
 // gcra holds the bucket arithmetic in integer nanoseconds.

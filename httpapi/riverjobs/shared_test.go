@@ -19,6 +19,7 @@ import (
 	"github.com/seokit/seokit/crawler/crawlertest"
 	"github.com/seokit/seokit/crawler/redisfrontier"
 	"github.com/seokit/seokit/httpapi"
+	"github.com/seokit/seokit/httpapi/plans"
 	"github.com/seokit/seokit/httpapi/riverjobs"
 	"github.com/seokit/seokit/httpapi/store"
 	"github.com/seokit/seokit/internal/pgtest"
@@ -92,7 +93,7 @@ func TestSharedSiteAnalysis(t *testing.T) {
 			Frontiers:          crawls,
 			SharedCrawlPages:   1000,
 			MaxSitePages:       pages + 100,
-			Plans:              map[store.Plan]httpapi.Plan{store.Free: {MaxSitePages: pages + 100}},
+			Plans:              map[store.Plan]plans.Limits{store.Free: {MaxSitePages: pages + 100}},
 			Admission:          &httpapi.AdmissionOptions{MemoryBudget: 4 << 30},
 			SharedCrawlHelpers: 2,
 			CrawlerOptions:     &crawler.Options{Concurrency: 8, PerHostConcurrency: 8, PerHostRate: perSecond, PerHostBurst: 5},

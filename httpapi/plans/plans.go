@@ -1,0 +1,102 @@
+package plans
+
+import (
+	"fmt"
+
+	"github.com/seokit/seokit/httpapi/store"
+)
+
+// Limits is what an account of a plan may spend.
+type Limits struct {
+	// DailyRequests is the number of requests (and dashboard actions that
+	// spend resources) counted per UTC day. An account's DailyLimit, when
+	// > 0, overrides it.
+	DailyRequests int
+	// MaxSitePages caps options.maxPages of a site analysis.
+	MaxSitePages int
+	// ConcurrentSiteJobs caps the account's site analyses queued or
+	// running at once.
+	ConcurrentSiteJobs int
+}
+
+// Daily request limits of the default plans.
+const (
+	DefaultFreeDaily = 100
+	DefaultProDaily  = 1000
+)
+
+// Names are the plans an account can have, in the order shown.
+var Names = []store.Plan{store.Free, store.Pro, store.Enterprise}
+
+// Defaults are the limits of the plans a configuration leaves unset, field
+// by field. Enterprise accounts get their daily limit per account
+// (store.Account.DailyLimit); a plan missing here takes Free's.
+var Defaults = Table{
+	store.Free:       {DailyRequests: DefaultFreeDaily, MaxSitePages: 500, ConcurrentSiteJobs: 1},
+	store.Pro:        {DailyRequests: DefaultProDaily, MaxSitePages: 10_000, ConcurrentSiteJobs: 3},
+	store.Enterprise: {DailyRequests: DefaultFreeDaily, MaxSitePages: 10_000, ConcurrentSiteJobs: 10},
+}
+
+// Table is the limits of each plan.
+type Table map[store.Plan]Limits
+
+// New returns Defaults with the configured plans merged over them: the
+// non-zero fields of plans[p], then daily[p] as p's DailyRequests (a
+// shorthand for the daily limits alone). A plan missing from Defaults
+// starts from Free's. maxSitePages, when > 0, caps every plan's
+// MaxSitePages. A negative limit is an error.
+func New(plans map[store.Plan]Limits, daily map[store.Plan]int, maxSitePages int) (Table, error) {
+	out := Table{}
+	for p, d := range Defaults {
+		out[p] = d
+	}
+	for p, c := range plans {
+		if c.DailyRequests < 0 || c.MaxSitePages < 0 || c.ConcurrentSiteJobs < 0 {
+			return nil, fmt.Errorf("plans: plan %q has a negative limit", p)
+		}
+		d := out.plan(p)
+		if c.DailyRequests > 0 {
+			d.DailyRequests = c.DailyRequests
+		}
+		if c.MaxSitePages > 0 {
+			d.MaxSitePages = c.MaxSitePages
+		}
+		if c.ConcurrentSiteJobs > 0 {
+			d.ConcurrentSiteJobs = c.ConcurrentSiteJobs
+		}
+		out[p] = d
+	}
+	for p, n := range daily {
+		if n < 0 {
+			return nil, fmt.Errorf("plans: limit of plan %q is negative", p)
+		}
+		d := out.plan(p)
+		d.DailyRequests = n
+		out[p] = d
+	}
+	if maxSitePages > 0 {
+		for p, d := range out {
+			d.MaxSitePages = min(d.MaxSitePages, maxSitePages)
+			out[p] = d
+		}
+	}
+	return out, nil
+}
+
+// plan returns p's limits, Free's when p is not in t.
+func (t Table) plan(p store.Plan) Limits {
+	if l, ok := t[p]; ok {
+		return l
+	}
+	return t[store.Free]
+}
+
+// For returns the limits of the account: its plan's (Free's for a plan not
+// in t), with its DailyLimit as DailyRequests when > 0.
+func (t Table) For(a *store.Account) Limits {
+	l := t.plan(a.Plan)
+	if a.DailyLimit > 0 {
+		l.DailyRequests = a.DailyLimit
+	}
+	return l
+}
