@@ -46,4 +46,3 @@ func TestSQLWatchlistOpensOldTable(t *testing.T) {
 		t.Error("NewSQLWatchlist(mysql): no error")
 	}
 }
-
