@@ -153,23 +153,6 @@ func (s *Store) execOne(ctx context.Context, op, query string, args ...any) erro
 	return nil
 }
 
-// inTx runs fn in a transaction, committed when fn returns nil and rolled
-// back otherwise, so nothing is half-written.
-func (s *Store) inTx(ctx context.Context, op string, fn func(tx *sql.Tx) error) error {
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return mapErr(op, err)
-	}
-	defer tx.Rollback()
-	if err := fn(tx); err != nil {
-		return err
-	}
-	if err := tx.Commit(); err != nil {
-		return mapErr(op, err)
-	}
-	return nil
-}
-
 // newID returns prefix and 26 random base32 characters (130 bits).
 func newID(prefix string) string {
 	return prefix + strings.ToLower(rand.Text())
