@@ -49,12 +49,15 @@ type crawl struct {
 	// when this Run is not the one that reports (Options.Worker).
 	shared SharedFrontier
 	worker bool
-	sink   Sink
-	pol    *politeness
-	traps  *trapGuard
-	norm   seo.NormalizeOptions
-	ana    analyzer.Options
-	ext    *extChecker // external link checks; nil with SkipExternalLinks
+	// resumed counts the pages an earlier, interrupted run fetched, replayed
+	// from the frontier's summaries when this run started.
+	resumed int64
+	sink    Sink
+	pol     *politeness
+	traps   *trapGuard
+	norm    seo.NormalizeOptions
+	ana     analyzer.Options
+	ext     *extChecker // external link checks; nil with SkipExternalLinks
 
 	root     *url.URL
 	rootHost string // host name without port
@@ -171,6 +174,7 @@ func (c *Crawler) Run(ctx context.Context, domain string) (*SiteReport, error) {
 		if err := cr.replay(ctx); err != nil {
 			return nil, err
 		}
+		cr.resumed = cr.fetched.Load()
 	}
 	n, err := cr.front.Len(ctx)
 	if err != nil {
@@ -973,7 +977,7 @@ func (cr *crawl) progress(ctx context.Context) Progress {
 		p.Queued = q
 	}
 	if el > 0 {
-		p.PagesPerSecond = float64(cr.fetched.Load()) / el.Seconds()
+		p.PagesPerSecond = float64(cr.fetched.Load()-cr.resumed) / el.Seconds()
 	}
 	if s := cr.current.Load(); s != nil {
 		p.Current = *s

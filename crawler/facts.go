@@ -602,11 +602,11 @@ func (cr *crawl) facts(ctx context.Context, reason string, queued int, rb *robot
 		Fetched: int(cr.fetched.Load()), Queued: queued, Skipped: cr.skipped.count(),
 		Blocked: int(cr.blocked.Load()), Errors: int(cr.errs.Load()),
 		StopReason: reason, Bytes: cr.bytes.Load(), Duration: dur,
-		Traps: cr.traps.list(),
+		Traps: cr.traps.list(), Resumed: int(cr.resumed),
 	}
 	stats.LimitReached = (reason == StopMaxPages && queued > 0) || cr.overflow.Load()
 	if dur > 0 {
-		stats.PagesPerSecond = float64(stats.Fetched) / dur.Seconds()
+		stats.PagesPerSecond = float64(stats.Fetched-stats.Resumed) / dur.Seconds()
 	}
 	cr.mu.Lock()
 	stats.DepthHistogram = append([]int(nil), cr.depthHist...)

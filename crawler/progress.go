@@ -22,7 +22,8 @@ type Progress struct {
 	// Skipped counts URLs left out by scope, limits, trap guards or
 	// robots.txt (CrawlStats.Skipped plus CrawlStats.Blocked).
 	Skipped int `json:"skipped"`
-	// PagesPerSecond is Done over Elapsed.
+	// PagesPerSecond is the pages this run fetched over Elapsed: pages an
+	// earlier, interrupted run fetched count in Done, not in the rate.
 	PagesPerSecond float64       `json:"pagesPerSecond"`
 	Bytes          int64         `json:"bytes"`
 	Elapsed        time.Duration `json:"elapsedNs"`

@@ -137,8 +137,12 @@ type CrawlStats struct {
 	LimitReached bool `json:"limitReached"`
 	// StopReason says why the crawl ended: "done", "max_pages", "time_budget",
 	// "byte_budget", "canceled".
-	StopReason     string        `json:"stopReason"`
-	Bytes          int64         `json:"bytes"`
+	StopReason string `json:"stopReason"`
+	Bytes      int64  `json:"bytes"`
+	// Resumed counts the pages among Fetched that an earlier, interrupted
+	// run of the crawl fetched (a resumable frontier kept them). Duration
+	// and PagesPerSecond are this run's: its time and the pages it fetched.
+	Resumed        int           `json:"resumed,omitempty"`
 	Duration       time.Duration `json:"durationNs"`
 	PagesPerSecond float64       `json:"pagesPerSecond"`
 	// Traps lists the URL patterns the trap guards stopped.

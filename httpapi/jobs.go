@@ -515,7 +515,11 @@ func (s *Server) runJob(wctx context.Context, accountID, id string) error {
 	defer release()
 
 	now := s.now().UTC()
-	j.Status, j.StartedAt, j.UpdatedAt, j.Progress, j.Error = store.JobRunning, now, now, nil, ""
+	// A job resumed after an interruption keeps the time it first started.
+	if j.StartedAt.IsZero() {
+		j.StartedAt = now
+	}
+	j.Status, j.UpdatedAt, j.Progress, j.Error = store.JobRunning, now, nil, ""
 	err = s.retry(ctx, "start job", func(ctx context.Context) error { return s.st.UpdateJob(ctx, j) })
 	if err != nil {
 		if errors.Is(err, store.ErrConflict) {
