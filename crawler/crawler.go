@@ -318,13 +318,35 @@ func (cr *crawl) replay(ctx context.Context) error {
 }
 
 // othersBusy reports whether the shared frontier still has items queued or
-// in flight with any worker.
-func (cr *crawl) othersBusy(ctx context.Context) (bool, error) {
+// in flight with any worker, and whether the global page cap stopped the
+// crawl: items are queued, none is in flight anywhere, and the pages
+// counted reached MaxPages, so no worker can pop again.
+func (cr *crawl) othersBusy(ctx context.Context) (busy, capped bool, err error) {
 	q, f, err := cr.shared.Pending(ctx)
 	if err != nil {
-		return false, err
+		return false, false, err
 	}
-	return q+f > 0, nil
+	if q == 0 || f > 0 {
+		return q+f > 0, false, nil
+	}
+	pages, f, err := cr.shared.PagesCounted(ctx)
+	if err != nil {
+		return false, false, err
+	}
+	if f == 0 && pages >= cr.o.MaxPages {
+		return true, true, nil
+	}
+	return true, false, nil
+}
+
+// returnPages gives back to a shared frontier's page count n popped items
+// that this worker did not fetch as pages; it is called before their Done,
+// so that a worker seeing nothing in flight also sees the count final. A
+// failure only lowers the cap, which is an upper bound.
+func (cr *crawl) returnPages(ctx context.Context, n int) {
+	if cr.shared != nil && n > 0 {
+		cr.shared.ReturnPages(ctx, n)
+	}
 }
 
 // sharedReport feeds every worker's summaries of a shared crawl to the site
@@ -408,13 +430,16 @@ func (cr *crawl) loop(ctx context.Context) (reason string, queued int, fatal err
 			}
 		}
 		if len(buf) == 0 {
-			n := conc
+			var items []Item
+			var err error
 			if cr.shared != nil {
 				// Take no more than can start now: popped items are
-				// leased to this worker and idle for the others.
-				n = conc - inflight
+				// leased to this worker and idle for the others. The
+				// frontier counts them against the global page cap.
+				items, err = cr.shared.PopPages(runCtx, conc-inflight, cr.o.MaxPages)
+			} else {
+				items, err = cr.front.Pop(runCtx, conc)
 			}
-			items, err := cr.front.Pop(runCtx, n)
 			if err != nil {
 				return retryItem{}, false, err
 			}
@@ -466,12 +491,16 @@ dispatch:
 					// queued or in flight. Only then does the coordinator
 					// queue the sitemap URLs no link reached, as a crawl
 					// of one process does, so pages keep their link depth.
-					busy, err := cr.othersBusy(runCtx)
+					busy, capped, err := cr.othersBusy(runCtx)
 					if err != nil {
 						if runCtx.Err() == nil {
 							fatal = fmt.Errorf("crawler: frontier: %w", err)
 						}
 						break dispatch
+					}
+					if capped {
+						reason = StopMaxPages
+						break
 					}
 					if busy {
 						idle = 0
@@ -560,6 +589,9 @@ dispatch:
 	}
 	lctx, lcancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer lcancel()
+	// The items popped and not finished are queued again when the frontier
+	// is closed or their lease runs out: their pages are not counted.
+	cr.returnPages(lctx, len(buf)+len(retries)+aborted)
 	n, _ := cr.front.Len(lctx)
 	cr.mu.Lock()
 	n += len(cr.aside)
@@ -611,6 +643,7 @@ func (cr *crawl) flushAside(ctx context.Context) int {
 func (cr *crawl) process(ctx context.Context, it Item, attempt int) result {
 	u, err := url.Parse(it.URL)
 	if err != nil {
+		cr.returnPages(ctx, 1)
 		cr.front.Done(ctx, it.URL)
 		return result{}
 	}
@@ -622,6 +655,7 @@ func (cr *crawl) process(ctx context.Context, it Item, attempt int) result {
 			}
 			sum.RobotsBlocked = true
 			cr.blocked.Add(1)
+			cr.returnPages(ctx, 1)
 			return cr.finish(ctx, it, sum, nil)
 		}
 	}

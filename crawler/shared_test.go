@@ -13,11 +13,13 @@ import (
 
 // memShared is a crawler.SharedFrontier in memory for tests of the
 // crawler's shared mode without a Redis server: one MemoryFrontier, the
-// URLs in flight, and the summaries, behind handles that share them.
+// URLs in flight, the pages counted and the summaries, behind handles that
+// share them.
 type memShared struct {
 	mu       sync.Mutex
 	front    *crawler.MemoryFrontier
 	inflight map[string]int // URL -> handle holding it
+	pages    int            // counted by PopPages
 	sums     []crawler.PageSummary
 	edges    [][]crawler.Edge
 }
@@ -41,6 +43,30 @@ func (h *memHandle) Pop(ctx context.Context, n int) ([]crawler.Item, error) {
 		h.s.inflight[it.URL] = h.id
 	}
 	return got, err
+}
+
+func (h *memHandle) PopPages(ctx context.Context, n, limit int) ([]crawler.Item, error) {
+	h.s.mu.Lock()
+	defer h.s.mu.Unlock()
+	got, err := h.s.front.Pop(ctx, max(0, min(n, limit-h.s.pages)))
+	for _, it := range got {
+		h.s.inflight[it.URL] = h.id
+	}
+	h.s.pages += len(got)
+	return got, err
+}
+
+func (h *memHandle) ReturnPages(ctx context.Context, n int) error {
+	h.s.mu.Lock()
+	defer h.s.mu.Unlock()
+	h.s.pages = max(0, h.s.pages-n)
+	return ctx.Err()
+}
+
+func (h *memHandle) PagesCounted(ctx context.Context) (int, int, error) {
+	h.s.mu.Lock()
+	defer h.s.mu.Unlock()
+	return h.s.pages, len(h.s.inflight), ctx.Err()
 }
 
 func (h *memHandle) Done(ctx context.Context, url string) error {
@@ -164,6 +190,17 @@ func TestSharedRuns(t *testing.T) {
 	if sitemapOnly != 3 {
 		t.Errorf("%d pages at depth -1, want the 3 orphans", sitemapOnly)
 	}
+}
+
+// Three workers over the in-memory shared frontier fetch exactly MaxPages
+// pages in total.
+func TestSharedCrawlCap(t *testing.T) {
+	s := &memShared{front: crawler.NewMemoryFrontier(), inflight: map[string]int{}}
+	n := 0
+	crawlertest.RunSharedCrawlCap(t, func(t *testing.T, id string) crawler.SharedFrontier {
+		n++
+		return &memHandle{s: s, id: n}
+	})
 }
 
 // Worker is ignored without a SharedFrontier: the crawl reports as usual.
