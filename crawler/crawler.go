@@ -55,6 +55,9 @@ type crawl struct {
 	norm   seo.NormalizeOptions
 	ana    analyzer.Options
 	ext    *extChecker // external link checks; nil with SkipExternalLinks
+	// sharedExt: the external links of this shared crawl's pages are
+	// stored with their edges, for the coordinator to check.
+	sharedExt bool
 
 	root     *url.URL
 	rootHost string // host name without port
@@ -152,9 +155,10 @@ func (c *Crawler) Run(ctx context.Context, domain string) (*SiteReport, error) {
 		cr.worker = cr.o.Worker
 	}
 	cr.builder = newSiteBuilder(cr.root, &cr.o)
-	// External links of a shared crawl are not checked: each worker sees
-	// only its own pages' links and the results are not shared.
-	if !cr.o.SkipExternalLinks && cr.shared == nil {
+	// The external links of a shared crawl are stored with each page's
+	// edges; the coordinator checks them once every worker is done.
+	cr.sharedExt = cr.shared != nil && !cr.o.SkipExternalLinks
+	if !cr.o.SkipExternalLinks && !cr.worker {
 		// External checks run within the crawl's time budget.
 		ectx, ecancel := context.WithCancel(ctx)
 		if cr.o.TimeBudget > 0 {
@@ -206,6 +210,11 @@ func (c *Crawler) Run(ctx context.Context, domain string) (*SiteReport, error) {
 	}
 
 	reason, queued, runErr := cr.loop(ctx)
+	if cr.shared != nil && !cr.worker {
+		if err := cr.sharedReport(ctx); err != nil && runErr == nil {
+			runErr = err
+		}
+	}
 	if cr.ext != nil {
 		cr.phase.Store(PhaseCheckingExternal)
 		cr.ext.finish(cr.o.ExternalBudget)
@@ -218,11 +227,6 @@ func (c *Crawler) Run(ctx context.Context, domain string) (*SiteReport, error) {
 	}
 	pr := <-probes
 
-	if cr.shared != nil && !cr.worker {
-		if err := cr.sharedReport(ctx); err != nil && runErr == nil {
-			runErr = err
-		}
-	}
 	facts := cr.facts(ctx, reason, queued, startRobots, sitemaps, pr)
 	// The crawl's own sets are not needed by the site checks: release them
 	// before the build, the memory peak of a large crawl.
@@ -298,6 +302,7 @@ func (cr *crawl) replay(ctx context.Context) error {
 		return nil
 	}
 	err := cr.store.Summaries(ctx, func(sum PageSummary, edges []Edge) error {
+		edges = cr.replayExternal(sum.URL, edges)
 		cr.record(sum, edges)
 		if !sum.RobotsBlocked {
 			cr.fetched.Add(1)
@@ -315,6 +320,33 @@ func (cr *crawl) replay(ctx context.Context) error {
 		return fmt.Errorf("crawler: replay summaries: %w", err)
 	}
 	return nil
+}
+
+// replayExternal hands the external link targets stored among a shared
+// crawl's edges to the external link checker and returns the other edges.
+func (cr *crawl) replayExternal(from string, edges []Edge) []Edge {
+	var ext []*url.URL
+	out := edges[:0:0]
+	for _, e := range edges {
+		if !e.External {
+			out = append(out, e)
+			continue
+		}
+		if u, err := url.Parse(e.To); err == nil && cr.ext != nil {
+			ext = append(ext, u)
+		}
+	}
+	if len(out) == len(edges) {
+		return edges
+	}
+	if len(ext) > 0 {
+		if ids := cr.ext.add(ext); len(ids) > 0 {
+			cr.mu.Lock()
+			cr.builder.addExternal(from, ids)
+			cr.mu.Unlock()
+		}
+	}
+	return out
 }
 
 // othersBusy reports whether the shared frontier still has items queued or
@@ -804,7 +836,11 @@ func (cr *crawl) analyze(ctx context.Context, it Item, resp *seo.Response, ferr 
 		edges = append(edges, e...)
 		items = append(items, its...)
 		if len(ext) > 0 && resp.Status/100 != 3 {
-			if ids := cr.ext.add(ext); len(ids) > 0 {
+			if cr.sharedExt {
+				for _, u := range ext {
+					edges = append(edges, Edge{From: it.URL, To: u.String(), External: true})
+				}
+			} else if ids := cr.ext.add(ext); len(ids) > 0 {
 				cr.builder.addExternal(it.URL, ids)
 			}
 		}
@@ -839,7 +875,7 @@ func (cr *crawl) links(it Item, links []analyzer.Link) ([]Edge, []Item, []*url.U
 		}
 		n, s, ok := cr.inScope(l.URL)
 		if !ok {
-			if cr.ext != nil && len(ext) < MaxLinksPerPage && (l.URL.Scheme == "http" || l.URL.Scheme == "https") && l.URL.Host != "" {
+			if (cr.ext != nil || cr.sharedExt) && len(ext) < MaxLinksPerPage && (l.URL.Scheme == "http" || l.URL.Scheme == "https") && l.URL.Host != "" {
 				ext = append(ext, l.URL)
 			}
 			continue

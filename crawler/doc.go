@@ -112,6 +112,7 @@
 // so the workers together fetch at most MaxPages, and the coordinator
 // reports max_pages when the cap stopped the crawl; pages counted for a
 // worker that died with them in flight are lost, so the cap is an upper
-// bound. PerHostConcurrency applies per worker; external links are not
-// checked in a shared crawl.
+// bound. PerHostConcurrency applies per worker. Workers store their pages'
+// external link targets with the edges; the coordinator checks them once
+// the crawl is over, within Options.ExternalBudget.
 package crawler

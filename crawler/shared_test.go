@@ -3,12 +3,18 @@ package crawler_test
 import (
 	"context"
 	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/seokit/seokit/crawler"
 	"github.com/seokit/seokit/crawler/crawlertest"
+	"github.com/seokit/seokit/seo"
 )
 
 // memShared is a crawler.SharedFrontier in memory for tests of the
@@ -201,6 +207,72 @@ func TestSharedCrawlCap(t *testing.T) {
 		n++
 		return &memHandle{s: s, id: n}
 	})
+}
+
+// The coordinator of a shared crawl checks the external links of every
+// worker's pages, as a crawl by one Run does.
+func TestSharedExternalLinks(t *testing.T) {
+	ext := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/gone" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Write([]byte("ok"))
+	}))
+	defer ext.Close()
+	port := ext.Listener.Addr().(*net.TCPAddr).Port
+	site := crawlertest.NewSite(crawlertest.SiteOptions{Articles: 60, Categories: 3,
+		ExtraLinks: []string{fmt.Sprintf("http://ext.test:%d/ok", port), fmt.Sprintf("http://ext.test:%d/gone", port)}})
+	defer site.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	opts := func(o crawler.Options) *crawler.Options {
+		o.Fetcher = seo.NewFetcher(&seo.FetcherOptions{AllowPrivate: true, Resolver: &countingResolver{n: map[string]int{}}})
+		o.Concurrency = 3
+		return testOptions(o)
+	}
+	single, err := crawler.New(opts(crawler.Options{})).Run(ctx, site.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &memShared{front: crawler.NewMemoryFrontier(), inflight: map[string]int{}}
+	reps := make([]*crawler.SiteReport, 3)
+	errs := make([]error, 3)
+	var wg sync.WaitGroup
+	for i := range reps {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			reps[i], errs[i] = crawler.New(opts(crawler.Options{Frontier: &memHandle{s: s, id: i + 1}, Worker: i > 0})).Run(ctx, site.URL)
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("run %d: %v", i, err)
+		}
+	}
+	shared := reps[0]
+	if single.ExternalChecked != 2 || shared.ExternalChecked != single.ExternalChecked || shared.ExternalUnchecked != single.ExternalUnchecked {
+		t.Errorf("external checked %d, unchecked %d; one Run: %d, %d (want 2 checked)",
+			shared.ExternalChecked, shared.ExternalUnchecked, single.ExternalChecked, single.ExternalUnchecked)
+	}
+	ids := func(r *crawler.SiteReport) []string {
+		var out []string
+		for _, f := range r.LinkFindings {
+			out = append(out, f.ID+" "+f.URL)
+		}
+		slices.Sort(out)
+		return out
+	}
+	if got, want := ids(shared), ids(single); !slices.Equal(got, want) || len(want) == 0 {
+		t.Errorf("link findings of the shared crawl:\n%v\nof one Run:\n%v", got, want)
+	}
+	for _, r := range reps[1:] {
+		if r.ExternalChecked != 0 {
+			t.Errorf("a worker checked %d external links, want none (the coordinator does)", r.ExternalChecked)
+		}
+	}
 }
 
 // Worker is ignored without a SharedFrontier: the crawl reports as usual.
