@@ -58,6 +58,9 @@ type crawl struct {
 	norm    seo.NormalizeOptions
 	ana     analyzer.Options
 	ext     *extChecker // external link checks; nil with SkipExternalLinks
+	// sharedExt: the external links of this shared crawl's pages are
+	// stored with their edges, for the coordinator to check.
+	sharedExt bool
 
 	root     *url.URL
 	rootHost string // host name without port
@@ -155,9 +158,10 @@ func (c *Crawler) Run(ctx context.Context, domain string) (*SiteReport, error) {
 		cr.worker = cr.o.Worker
 	}
 	cr.builder = newSiteBuilder(cr.root, &cr.o)
-	// External links of a shared crawl are not checked: each worker sees
-	// only its own pages' links and the results are not shared.
-	if !cr.o.SkipExternalLinks && cr.shared == nil {
+	// The external links of a shared crawl are stored with each page's
+	// edges; the coordinator checks them once every worker is done.
+	cr.sharedExt = cr.shared != nil && !cr.o.SkipExternalLinks
+	if !cr.o.SkipExternalLinks && !cr.worker {
 		// External checks run within the crawl's time budget.
 		ectx, ecancel := context.WithCancel(ctx)
 		if cr.o.TimeBudget > 0 {
@@ -210,6 +214,11 @@ func (c *Crawler) Run(ctx context.Context, domain string) (*SiteReport, error) {
 	}
 
 	reason, queued, runErr := cr.loop(ctx)
+	if cr.shared != nil && !cr.worker {
+		if err := cr.sharedReport(ctx); err != nil && runErr == nil {
+			runErr = err
+		}
+	}
 	if cr.ext != nil {
 		cr.phase.Store(PhaseCheckingExternal)
 		cr.ext.finish(cr.o.ExternalBudget)
@@ -222,11 +231,6 @@ func (c *Crawler) Run(ctx context.Context, domain string) (*SiteReport, error) {
 	}
 	pr := <-probes
 
-	if cr.shared != nil && !cr.worker {
-		if err := cr.sharedReport(ctx); err != nil && runErr == nil {
-			runErr = err
-		}
-	}
 	facts := cr.facts(ctx, reason, queued, startRobots, sitemaps, pr)
 	// The crawl's own sets are not needed by the site checks: release them
 	// before the build, the memory peak of a large crawl.
@@ -302,6 +306,7 @@ func (cr *crawl) replay(ctx context.Context) error {
 		return nil
 	}
 	err := cr.store.Summaries(ctx, func(sum PageSummary, edges []Edge) error {
+		edges = cr.replayExternal(sum.URL, edges)
 		cr.record(sum, edges)
 		if !sum.RobotsBlocked {
 			cr.fetched.Add(1)
@@ -321,14 +326,63 @@ func (cr *crawl) replay(ctx context.Context) error {
 	return nil
 }
 
+// replayExternal hands the external link targets stored among a shared
+// crawl's edges to the external link checker and returns the other edges.
+func (cr *crawl) replayExternal(from string, edges []Edge) []Edge {
+	var ext []*url.URL
+	out := edges[:0:0]
+	for _, e := range edges {
+		if !e.External {
+			out = append(out, e)
+			continue
+		}
+		if u, err := url.Parse(e.To); err == nil && cr.ext != nil {
+			ext = append(ext, u)
+		}
+	}
+	if len(out) == len(edges) {
+		return edges
+	}
+	if len(ext) > 0 {
+		if ids := cr.ext.add(ext); len(ids) > 0 {
+			cr.mu.Lock()
+			cr.builder.addExternal(from, ids)
+			cr.mu.Unlock()
+		}
+	}
+	return out
+}
+
 // othersBusy reports whether the shared frontier still has items queued or
-// in flight with any worker.
-func (cr *crawl) othersBusy(ctx context.Context) (bool, error) {
+// in flight with any worker, and whether the global page cap stopped the
+// crawl: items are queued, none is in flight anywhere, and the pages
+// counted reached MaxPages, so no worker can pop again.
+func (cr *crawl) othersBusy(ctx context.Context) (busy, capped bool, err error) {
 	q, f, err := cr.shared.Pending(ctx)
 	if err != nil {
-		return false, err
+		return false, false, err
 	}
-	return q+f > 0, nil
+	if q == 0 || f > 0 {
+		return q+f > 0, false, nil
+	}
+	pages, f, err := cr.shared.PagesCounted(ctx)
+	if err != nil {
+		return false, false, err
+	}
+	if f == 0 && pages >= cr.o.MaxPages {
+		return true, true, nil
+	}
+	return true, false, nil
+}
+
+// returnPages gives back to a shared frontier's page count n popped items
+// that this worker did not fetch as pages; it is called before their Done,
+// so that a worker seeing nothing in flight also sees the count final. A
+// failure only lowers the cap, which is an upper bound.
+func (cr *crawl) returnPages(ctx context.Context, n int) {
+	if cr.shared != nil && n > 0 {
+		cr.shared.ReturnPages(ctx, n)
+	}
 }
 
 // sharedReport feeds every worker's summaries of a shared crawl to the site
@@ -412,13 +466,16 @@ func (cr *crawl) loop(ctx context.Context) (reason string, queued int, fatal err
 			}
 		}
 		if len(buf) == 0 {
-			n := conc
+			var items []Item
+			var err error
 			if cr.shared != nil {
 				// Take no more than can start now: popped items are
-				// leased to this worker and idle for the others.
-				n = conc - inflight
+				// leased to this worker and idle for the others. The
+				// frontier counts them against the global page cap.
+				items, err = cr.shared.PopPages(runCtx, conc-inflight, cr.o.MaxPages)
+			} else {
+				items, err = cr.front.Pop(runCtx, conc)
 			}
-			items, err := cr.front.Pop(runCtx, n)
 			if err != nil {
 				return retryItem{}, false, err
 			}
@@ -470,12 +527,16 @@ dispatch:
 					// queued or in flight. Only then does the coordinator
 					// queue the sitemap URLs no link reached, as a crawl
 					// of one process does, so pages keep their link depth.
-					busy, err := cr.othersBusy(runCtx)
+					busy, capped, err := cr.othersBusy(runCtx)
 					if err != nil {
 						if runCtx.Err() == nil {
 							fatal = fmt.Errorf("crawler: frontier: %w", err)
 						}
 						break dispatch
+					}
+					if capped {
+						reason = StopMaxPages
+						break
 					}
 					if busy {
 						idle = 0
@@ -564,6 +625,9 @@ dispatch:
 	}
 	lctx, lcancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer lcancel()
+	// The items popped and not finished are queued again when the frontier
+	// is closed or their lease runs out: their pages are not counted.
+	cr.returnPages(lctx, len(buf)+len(retries)+aborted)
 	n, _ := cr.front.Len(lctx)
 	cr.mu.Lock()
 	n += len(cr.aside)
@@ -615,6 +679,7 @@ func (cr *crawl) flushAside(ctx context.Context) int {
 func (cr *crawl) process(ctx context.Context, it Item, attempt int) result {
 	u, err := url.Parse(it.URL)
 	if err != nil {
+		cr.returnPages(ctx, 1)
 		cr.front.Done(ctx, it.URL)
 		return result{}
 	}
@@ -626,6 +691,7 @@ func (cr *crawl) process(ctx context.Context, it Item, attempt int) result {
 			}
 			sum.RobotsBlocked = true
 			cr.blocked.Add(1)
+			cr.returnPages(ctx, 1)
 			return cr.finish(ctx, it, sum, nil)
 		}
 	}
@@ -774,7 +840,11 @@ func (cr *crawl) analyze(ctx context.Context, it Item, resp *seo.Response, ferr 
 		edges = append(edges, e...)
 		items = append(items, its...)
 		if len(ext) > 0 && resp.Status/100 != 3 {
-			if ids := cr.ext.add(ext); len(ids) > 0 {
+			if cr.sharedExt {
+				for _, u := range ext {
+					edges = append(edges, Edge{From: it.URL, To: u.String(), External: true})
+				}
+			} else if ids := cr.ext.add(ext); len(ids) > 0 {
 				cr.builder.addExternal(it.URL, ids)
 			}
 		}
@@ -809,7 +879,7 @@ func (cr *crawl) links(it Item, links []analyzer.Link) ([]Edge, []Item, []*url.U
 		}
 		n, s, ok := cr.inScope(l.URL)
 		if !ok {
-			if cr.ext != nil && len(ext) < MaxLinksPerPage && (l.URL.Scheme == "http" || l.URL.Scheme == "https") && l.URL.Host != "" {
+			if (cr.ext != nil || cr.sharedExt) && len(ext) < MaxLinksPerPage && (l.URL.Scheme == "http" || l.URL.Scheme == "https") && l.URL.Host != "" {
 				ext = append(ext, l.URL)
 			}
 			continue

@@ -118,7 +118,12 @@
 // false) also reads the sitemaps and runs the site probes, and builds the
 // site report from all workers' summaries. The per-host rate, burst and
 // Crawl-delay go through Options.HostGate: [LocalHostGate] in one process
-// by default, redisfrontier.HostGate across processes. MaxPages and
-// PerHostConcurrency apply per worker; external links are not checked in
-// a shared crawl.
+// by default, redisfrontier.HostGate across processes. MaxPages is global:
+// the frontier counts the pages of every worker (SharedFrontier.PopPages),
+// so the workers together fetch at most MaxPages, and the coordinator
+// reports max_pages when the cap stopped the crawl; pages counted for a
+// worker that died with them in flight are lost, so the cap is an upper
+// bound. PerHostConcurrency applies per worker. Workers store their pages'
+// external link targets with the edges; the coordinator checks them once
+// the crawl is over, within Options.ExternalBudget.
 package crawler

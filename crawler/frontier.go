@@ -70,10 +70,25 @@ type SummaryStore interface {
 // counted in one atomic step: when both are zero the crawl is over, since
 // only a page in flight can add new items. Package crawlertest has the
 // conformance suite (RunSharedFrontier).
+//
+// The page cap (Options.MaxPages) is global: the frontier counts the pages
+// of the crawl. PopPages is Pop under the cap: in one atomic step it pops
+// at most limit minus the pages counted and counts the items it pops.
+// ReturnPages gives back n counted pages whose items were not fetched as
+// pages (blocked by robots.txt, or given up when the worker stopped); a
+// worker calls it before Done of those items. PagesCounted returns the
+// pages counted and, in the same atomic read, the items in flight: with
+// the count at the cap and nothing in flight no worker can pop again, so
+// the crawl stopped at the cap. The count is an upper bound of the pages
+// fetched: the pages counted for a worker that dies with items in flight
+// are not given back, so the crawl then fetches fewer than the cap.
 type SharedFrontier interface {
 	Frontier
 	SummaryStore
 	Pending(ctx context.Context) (queued, inFlight int, err error)
+	PopPages(ctx context.Context, n, limit int) ([]Item, error)
+	ReturnPages(ctx context.Context, n int) error
+	PagesCounted(ctx context.Context) (pages, inFlight int, err error)
 }
 
 var _ Frontier = (*MemoryFrontier)(nil)

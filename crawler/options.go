@@ -121,7 +121,8 @@ type Options struct {
 	// Worker makes this Run one of several workers of a crawl shared through
 	// a SharedFrontier that another Run (the coordinator, Worker false)
 	// reports on: it fetches and analyses pages and stores their summaries,
-	// but skips the sitemaps, the site probes and the site checks, and
+	// but skips the sitemaps, the site probes, the external link checks
+	// and the site checks (the coordinator runs them for every worker), and
 	// returns a report of its own crawl statistics with no pages. Ignored
 	// unless Frontier is a SharedFrontier.
 	Worker bool

@@ -3,21 +3,29 @@ package crawler_test
 import (
 	"context"
 	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/seokit/seokit/crawler"
 	"github.com/seokit/seokit/crawler/crawlertest"
+	"github.com/seokit/seokit/seo"
 )
 
 // memShared is a crawler.SharedFrontier in memory for tests of the
 // crawler's shared mode without a Redis server: one MemoryFrontier, the
-// URLs in flight, and the summaries, behind handles that share them.
+// URLs in flight, the pages counted and the summaries, behind handles that
+// share them.
 type memShared struct {
 	mu       sync.Mutex
 	front    *crawler.MemoryFrontier
 	inflight map[string]int // URL -> handle holding it
+	pages    int            // counted by PopPages
 	sums     []crawler.PageSummary
 	edges    [][]crawler.Edge
 }
@@ -41,6 +49,30 @@ func (h *memHandle) Pop(ctx context.Context, n int) ([]crawler.Item, error) {
 		h.s.inflight[it.URL] = h.id
 	}
 	return got, err
+}
+
+func (h *memHandle) PopPages(ctx context.Context, n, limit int) ([]crawler.Item, error) {
+	h.s.mu.Lock()
+	defer h.s.mu.Unlock()
+	got, err := h.s.front.Pop(ctx, max(0, min(n, limit-h.s.pages)))
+	for _, it := range got {
+		h.s.inflight[it.URL] = h.id
+	}
+	h.s.pages += len(got)
+	return got, err
+}
+
+func (h *memHandle) ReturnPages(ctx context.Context, n int) error {
+	h.s.mu.Lock()
+	defer h.s.mu.Unlock()
+	h.s.pages = max(0, h.s.pages-n)
+	return ctx.Err()
+}
+
+func (h *memHandle) PagesCounted(ctx context.Context) (int, int, error) {
+	h.s.mu.Lock()
+	defer h.s.mu.Unlock()
+	return h.s.pages, len(h.s.inflight), ctx.Err()
 }
 
 func (h *memHandle) Done(ctx context.Context, url string) error {
@@ -163,6 +195,83 @@ func TestSharedRuns(t *testing.T) {
 	}
 	if sitemapOnly != 3 {
 		t.Errorf("%d pages at depth -1, want the 3 orphans", sitemapOnly)
+	}
+}
+
+// Three workers over the in-memory shared frontier fetch exactly MaxPages
+// pages in total.
+func TestSharedCrawlCap(t *testing.T) {
+	s := &memShared{front: crawler.NewMemoryFrontier(), inflight: map[string]int{}}
+	n := 0
+	crawlertest.RunSharedCrawlCap(t, func(t *testing.T, id string) crawler.SharedFrontier {
+		n++
+		return &memHandle{s: s, id: n}
+	})
+}
+
+// The coordinator of a shared crawl checks the external links of every
+// worker's pages, as a crawl by one Run does.
+func TestSharedExternalLinks(t *testing.T) {
+	ext := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/gone" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Write([]byte("ok"))
+	}))
+	defer ext.Close()
+	port := ext.Listener.Addr().(*net.TCPAddr).Port
+	site := crawlertest.NewSite(crawlertest.SiteOptions{Articles: 60, Categories: 3,
+		ExtraLinks: []string{fmt.Sprintf("http://ext.test:%d/ok", port), fmt.Sprintf("http://ext.test:%d/gone", port)}})
+	defer site.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	opts := func(o crawler.Options) *crawler.Options {
+		o.Fetcher = seo.NewFetcher(&seo.FetcherOptions{AllowPrivate: true, Resolver: &countingResolver{n: map[string]int{}}})
+		o.Concurrency = 3
+		return testOptions(o)
+	}
+	single, err := crawler.New(opts(crawler.Options{})).Run(ctx, site.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &memShared{front: crawler.NewMemoryFrontier(), inflight: map[string]int{}}
+	reps := make([]*crawler.SiteReport, 3)
+	errs := make([]error, 3)
+	var wg sync.WaitGroup
+	for i := range reps {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			reps[i], errs[i] = crawler.New(opts(crawler.Options{Frontier: &memHandle{s: s, id: i + 1}, Worker: i > 0})).Run(ctx, site.URL)
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("run %d: %v", i, err)
+		}
+	}
+	shared := reps[0]
+	if single.ExternalChecked != 2 || shared.ExternalChecked != single.ExternalChecked || shared.ExternalUnchecked != single.ExternalUnchecked {
+		t.Errorf("external checked %d, unchecked %d; one Run: %d, %d (want 2 checked)",
+			shared.ExternalChecked, shared.ExternalUnchecked, single.ExternalChecked, single.ExternalUnchecked)
+	}
+	ids := func(r *crawler.SiteReport) []string {
+		var out []string
+		for _, f := range r.LinkFindings {
+			out = append(out, f.ID+" "+f.URL)
+		}
+		slices.Sort(out)
+		return out
+	}
+	if got, want := ids(shared), ids(single); !slices.Equal(got, want) || len(want) == 0 {
+		t.Errorf("link findings of the shared crawl:\n%v\nof one Run:\n%v", got, want)
+	}
+	for _, r := range reps[1:] {
+		if r.ExternalChecked != 0 {
+			t.Errorf("a worker checked %d external links, want none (the coordinator does)", r.ExternalChecked)
+		}
 	}
 }
 

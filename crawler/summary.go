@@ -97,10 +97,13 @@ func depthPtr(d int) *int {
 // answer, and one left out after its host was abandoned.
 func (p *PageSummary) fetched() bool { return p.Status != 0 }
 
-// Edge is one internal link of the crawl's link graph.
+// Edge is one internal link of the crawl's link graph. In a shared crawl
+// a page's external link targets are stored with its edges too, marked
+// External, so that the coordinator checks them (Options.Worker).
 type Edge struct {
 	From, To string
 	Nofollow bool
+	External bool `json:",omitempty"`
 }
 
 // SummaryCounts counts the page summaries a SummaryStore holds, as

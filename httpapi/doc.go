@@ -135,8 +135,9 @@
 // under the job's ID with a "~w1", "~w2"... suffix: workers on any
 // instance crawl it together under one per-host rate, the job's own run
 // builds the report, and its progress counts the pages of every worker.
-// MaxPages then bounds each worker's pages, and external links are not
-// checked (see crawler.Options.Worker). Store failures
+// MaxPages then bounds the pages of all workers together, and the job's
+// own run checks the external links of every worker's pages (see
+// crawler.Options.Worker). Store failures
 // while recording a job's state are retried until they succeed or the
 // server closes; the job then stays unfinished and resumes on the next
 // start, so no job is lost. Options.Queue decides where jobs run: nil

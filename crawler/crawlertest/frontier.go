@@ -326,6 +326,46 @@ func RunSharedFrontier(t *testing.T, open func(t *testing.T, crawlID string) cra
 		}
 	})
 
+	t.Run("page_cap", func(t *testing.T) {
+		a, b := pair(t)
+		for i := range 6 {
+			mustPush(t, a, []crawler.Item{it(fmt.Sprintf("https://example.com/cap/%d", i), 1)})
+		}
+		if got, err := a.PopPages(ctx, 3, 4); err != nil || len(got) != 3 {
+			t.Fatalf("a.PopPages(3, cap 4) = %v, %v; want 3 items", got, err)
+		}
+		got, err := b.PopPages(ctx, 3, 4)
+		if err != nil || len(got) != 1 {
+			t.Fatalf("b.PopPages(3, cap 4) = %v, %v; want 1 item (3 counted by a)", got, err)
+		}
+		if p, f, err := a.PagesCounted(ctx); err != nil || p != 4 || f != 4 {
+			t.Fatalf("PagesCounted = %d, %d, %v; want 4 pages, 4 in flight", p, f, err)
+		}
+		if got, err := b.PopPages(ctx, 3, 4); err != nil || len(got) != 0 {
+			t.Fatalf("PopPages at the cap = %v, %v; want none", got, err)
+		}
+		// A page given back (robots.txt blocked it) frees its slot.
+		if err := b.ReturnPages(ctx, 1); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.Done(ctx, got[0].URL); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := a.PopPages(ctx, 3, 4); err != nil || len(got) != 1 {
+			t.Fatalf("PopPages after ReturnPages = %v, %v; want 1 item", got, err)
+		}
+		if p, _, err := b.PagesCounted(ctx); err != nil || p != 4 {
+			t.Fatalf("pages counted = %d, %v; want 4", p, err)
+		}
+		// Pop does not count pages.
+		if got, err := b.Pop(ctx, 1); err != nil || len(got) != 1 {
+			t.Fatalf("Pop at the cap = %v, %v; want 1 item", got, err)
+		}
+		if p, f, err := b.PagesCounted(ctx); err != nil || p != 4 || f != 5 {
+			t.Fatalf("PagesCounted = %d, %d, %v; want 4 pages, 5 in flight", p, f, err)
+		}
+	})
+
 	t.Run("concurrent_workers", func(t *testing.T) {
 		a, b := pair(t)
 		ws := []crawler.SharedFrontier{a, b, worker(t, fmt.Sprintf("conformance-%d", n))}

@@ -18,6 +18,8 @@
 //     takes the lowest depth first and push order within it.
 //   - inflight (HASH, hash → entry) and leases (ZSET, worker+hash → lease
 //     deadline in server milliseconds): items popped and not yet Done.
+//   - pages: the pages counted against the crawl's global page cap
+//     (PopPages; ReturnPages lowers it).
 //   - queued: the number of queued items; summaries: a LIST of page
 //     summaries as JSON, and summarized, a SET of the URL hashes stored
 //     there, so each page is reported once; counts, a HASH of the
@@ -28,6 +30,10 @@
 // again the items whose lease ran out, then moves items from the queues to
 // inflight; Done ends a lease; Pending reads queued and in-flight counts in
 // one step, which is how a worker knows the crawl is over (both zero).
+// PopPages is Pop under the page cap: it pops no more than the cap minus
+// pages and adds what it pops to pages, so the workers together fetch at
+// most the cap. Pages leased to a worker that dies stay counted (the cap
+// is an upper bound); the items themselves are queued again.
 //
 // # Leases
 //

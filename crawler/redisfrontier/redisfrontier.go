@@ -63,7 +63,7 @@ type Frontier struct {
 	owner string // random, ownerBytes long
 	lease time.Duration
 
-	kSeen, kDepths, kInflight, kLeases, kQueued, kSums, kSummed, kCounts, qPrefix string
+	kSeen, kDepths, kInflight, kLeases, kQueued, kPages, kSums, kSummed, kCounts, qPrefix string
 
 	mu     sync.Mutex
 	leased map[string]struct{} // URL hashes popped and not yet Done
@@ -98,7 +98,7 @@ func New(rdb redis.UniversalClient, crawlID string, opts *Options) (*Frontier, e
 	f := &Frontier{
 		rdb: rdb, id: crawlID, owner: string(owner), lease: o.Lease,
 		kSeen: p + "seen", kDepths: p + "depths", kInflight: p + "inflight", kLeases: p + "leases",
-		kQueued: p + "queued", kSums: p + "summaries", kSummed: p + "summarized", kCounts: p + "counts", qPrefix: p + "q:",
+		kQueued: p + "queued", kPages: p + "pages", kSums: p + "summaries", kSummed: p + "summarized", kCounts: p + "counts", qPrefix: p + "q:",
 		leased: map[string]struct{}{}, stop: make(chan struct{}), done: make(chan struct{}),
 	}
 	go f.renewLoop()
@@ -249,12 +249,17 @@ end
 
 // popScript first queues again the items whose lease ran out, then takes
 // up to ARGV[2] items, lowest depth first, leasing each to ARGV[3] for
-// ARGV[4] ms.
+// ARGV[4] ms. With a page cap ARGV[5] of 0 or more, it takes no more than
+// the cap minus the pages counted in KEYS[5], and counts what it takes.
 var popScript = redis.NewScript(requeueLua + `
 local now = nowms()
 requeue(redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now, 'LIMIT', 0, 1000))
 local out = {}
 local need = tonumber(ARGV[2])
+local limit = tonumber(ARGV[5])
+if limit >= 0 then
+  need = math.min(need, limit - tonumber(redis.call('GET', KEYS[5]) or '0'))
+end
 local deadline = now + tonumber(ARGV[4])
 while need > 0 do
   local lv = redis.call('ZRANGE', KEYS[1], 0, 0)
@@ -272,7 +277,10 @@ while need > 0 do
   end
   if redis.call('LLEN', qk) == 0 then redis.call('ZREM', KEYS[1], lv[1]) end
 end
-if #out > 0 then redis.call('DECRBY', KEYS[4], #out) end
+if #out > 0 then
+  redis.call('DECRBY', KEYS[4], #out)
+  if limit >= 0 then redis.call('INCRBY', KEYS[5], #out) end
+end
 return out
 `)
 
@@ -281,14 +289,26 @@ return out
 // lease ran out (their worker died) are queued again first, at the front
 // of their depth.
 func (f *Frontier) Pop(ctx context.Context, n int) ([]crawler.Item, error) {
+	return f.pop(ctx, n, -1)
+}
+
+// PopPages is Pop under the crawl's global page cap: it takes at most
+// limit minus the pages counted so far, and counts the items it takes as
+// pages, in one atomic step.
+func (f *Frontier) PopPages(ctx context.Context, n, limit int) ([]crawler.Item, error) {
+	return f.pop(ctx, n, max(limit, 0))
+}
+
+// pop is Pop, under the page cap limit unless limit is negative.
+func (f *Frontier) pop(ctx context.Context, n, limit int) ([]crawler.Item, error) {
 	if err := f.check(ctx); err != nil {
 		return nil, err
 	}
 	if n <= 0 {
 		return []crawler.Item{}, nil
 	}
-	res, err := popScript.Run(ctx, f.rdb, []string{f.kDepths, f.kInflight, f.kLeases, f.kQueued},
-		f.qPrefix, n, f.owner, f.lease.Milliseconds()).StringSlice()
+	res, err := popScript.Run(ctx, f.rdb, []string{f.kDepths, f.kInflight, f.kLeases, f.kQueued, f.kPages},
+		f.qPrefix, n, f.owner, f.lease.Milliseconds(), limit).StringSlice()
 	if err != nil {
 		return nil, fmt.Errorf("redisfrontier: pop: %w", err)
 	}
@@ -376,6 +396,44 @@ func (f *Frontier) Pending(ctx context.Context) (queued, inFlight int, err error
 	}
 	if len(v) != 2 {
 		return 0, 0, fmt.Errorf("redisfrontier: pending: unexpected answer %v", v)
+	}
+	return int(v[0]), int(v[1]), nil
+}
+
+// returnScript lowers the page count by ARGV[1], not below zero.
+var returnScript = redis.NewScript(`
+local n = redis.call('DECRBY', KEYS[1], ARGV[1])
+if n < 0 then redis.call('SET', KEYS[1], 0) end
+return 0
+`)
+
+// ReturnPages gives back n pages counted by PopPages whose items were not
+// fetched as pages.
+func (f *Frontier) ReturnPages(ctx context.Context, n int) error {
+	if err := f.check(ctx); err != nil {
+		return err
+	}
+	if n <= 0 {
+		return nil
+	}
+	if err := returnScript.Run(ctx, f.rdb, []string{f.kPages}, n).Err(); err != nil {
+		return fmt.Errorf("redisfrontier: return pages: %w", err)
+	}
+	return nil
+}
+
+// PagesCounted returns the pages counted by PopPages (less those
+// returned) and the items leased to any worker, in one atomic read.
+func (f *Frontier) PagesCounted(ctx context.Context) (pages, inFlight int, err error) {
+	if err := f.check(ctx); err != nil {
+		return 0, 0, err
+	}
+	v, err := pendingScript.Run(ctx, f.rdb, []string{f.kPages, f.kInflight}).Int64Slice()
+	if err != nil {
+		return 0, 0, fmt.Errorf("redisfrontier: pages counted: %w", err)
+	}
+	if len(v) != 2 {
+		return 0, 0, fmt.Errorf("redisfrontier: pages counted: unexpected answer %v", v)
 	}
 	return int(v[0]), int(v[1]), nil
 }

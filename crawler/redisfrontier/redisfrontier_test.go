@@ -55,6 +55,14 @@ func TestSharedConformance(t *testing.T) {
 	})
 }
 
+// Three workers over Redis fetch exactly MaxPages pages in total.
+func TestSharedCrawlCap(t *testing.T) {
+	srv := redistest.Start(t)
+	crawlertest.RunSharedCrawlCap(t, func(t *testing.T, id string) crawler.SharedFrontier {
+		return open(t, client(t, srv), id, nil)
+	})
+}
+
 func TestNewRejectsBadInput(t *testing.T) {
 	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"})
 	defer c.Close()

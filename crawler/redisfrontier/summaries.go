@@ -28,6 +28,7 @@ type edgeRecord struct {
 	To       string `json:"t"`
 	From     string `json:"f,omitempty"`
 	Nofollow bool   `json:"n,omitempty"`
+	External bool   `json:"x,omitempty"`
 }
 
 // origin returns "scheme://host" of u, or "" when u has none.
@@ -43,14 +44,14 @@ func encodeRecord(sum crawler.PageSummary, edges []crawler.Edge) ([]byte, error)
 	r := record{S: sum, T: sum.TextHash, H: sum.SimHash, E: make([]edgeRecord, len(edges))}
 	o := origin(sum.URL)
 	for i, e := range edges {
-		er := edgeRecord{To: e.To, Nofollow: e.Nofollow}
+		er := edgeRecord{To: e.To, Nofollow: e.Nofollow, External: e.External}
 		if e.From != sum.URL {
 			er.From = e.From
 			if er.From == "" {
 				er.From = "-"
 			}
 		}
-		if o != "" && strings.HasPrefix(e.To, o+"/") {
+		if o != "" && !e.External && strings.HasPrefix(e.To, o+"/") {
 			er.To = e.To[len(o):]
 		}
 		r.E[i] = er
@@ -67,7 +68,7 @@ func decodeRecord(b []byte) (crawler.PageSummary, []crawler.Edge, error) {
 	o := origin(r.S.URL)
 	edges := make([]crawler.Edge, len(r.E))
 	for i, er := range r.E {
-		e := crawler.Edge{From: r.S.URL, To: er.To, Nofollow: er.Nofollow}
+		e := crawler.Edge{From: r.S.URL, To: er.To, Nofollow: er.Nofollow, External: er.External}
 		switch er.From {
 		case "":
 		case "-":
@@ -75,7 +76,7 @@ func decodeRecord(b []byte) (crawler.PageSummary, []crawler.Edge, error) {
 		default:
 			e.From = er.From
 		}
-		if strings.HasPrefix(er.To, "/") {
+		if !er.External && strings.HasPrefix(er.To, "/") {
 			e.To = o + er.To
 		}
 		edges[i] = e

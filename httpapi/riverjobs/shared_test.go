@@ -106,57 +106,9 @@ func TestSharedSiteAnalysis(t *testing.T) {
 		ins[i] = in
 	}
 	key := newAccount(t, ins[0].st, "shared@example.com")
-	body := `{"url":"` + site.URL + `/","options":{"maxPages":` + strconv.Itoa(pages+100) + `,"skipExternalLinks":true}}`
-	req, _ := http.NewRequest("POST", ins[0].url+"/v1/analyze/site", strings.NewReader(body))
-	req.Header.Set("X-API-Key", key)
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var job struct {
-		ID string `json:"id"`
-	}
-	json.NewDecoder(resp.Body).Decode(&job)
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusAccepted {
-		t.Fatalf("submit: %d", resp.StatusCode)
-	}
-
 	start := time.Now()
-	var got struct {
-		Status   string `json:"status"`
-		Error    string `json:"error"`
-		Progress struct {
-			PagesDone int `json:"pagesDone"`
-		} `json:"progress"`
-		Result struct {
-			Crawl struct {
-				Fetched int `json:"fetched"`
-			} `json:"crawl"`
-		} `json:"result"`
-	}
-	for deadline := start.Add(10 * time.Minute); ; {
-		req, _ := http.NewRequest("GET", ins[1].url+"/v1/analyze/site/"+job.ID, nil)
-		req.Header.Set("X-API-Key", key)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		json.NewDecoder(resp.Body).Decode(&got)
-		resp.Body.Close()
-		if got.Status == "succeeded" || got.Status == "failed" || got.Status == "canceled" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("job not done after 10 minutes: %+v", got)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	got := runSiteJob(t, ins[0].url, ins[1].url, key, site.URL, pages+100)
 	el := time.Since(start)
-	if got.Status != "succeeded" {
-		t.Fatalf("job %s: %s", got.Status, got.Error)
-	}
 	// Each instance's share: the helpers log theirs, the job's own run
 	// fetched the rest.
 	per := make([]int, len(ins))
@@ -205,6 +157,87 @@ func TestSharedSiteAnalysis(t *testing.T) {
 			t.Errorf("instance %d fetched nothing: the crawl was not shared", i)
 		}
 	}
+
+	// A shared job whose maxPages is below the site's size fetches at most
+	// maxPages pages in total, whichever workers fetch them.
+	before := 0
+	for _, n := range hits {
+		before += n
+	}
+	mu.Unlock()
+	const capPages = 1000
+	capped := runSiteJob(t, ins[2].url, ins[0].url, key, site.URL, capPages)
+	mu.Lock()
+	served := 1 // the home page, not in hits
+	for _, n := range hits {
+		served += n
+	}
+	served -= before
+	t.Logf("job with maxPages %d: %d pages served, %d fetched, stop reason %s", capPages, served, capped.Result.Crawl.Fetched, capped.Result.Crawl.StopReason)
+	if served > capPages || capped.Result.Crawl.Fetched != capPages || capped.Result.Crawl.StopReason != "max_pages" {
+		t.Errorf("job with maxPages %d: %d pages served, report %d fetched, stop reason %q; want at most %d, %d, max_pages",
+			capPages, served, capped.Result.Crawl.Fetched, capped.Result.Crawl.StopReason, capPages, capPages)
+	}
+}
+
+// siteJob is what the tests read of a site analysis job.
+type siteJob struct {
+	Status   string `json:"status"`
+	Error    string `json:"error"`
+	Progress struct {
+		PagesDone int `json:"pagesDone"`
+	} `json:"progress"`
+	Result struct {
+		Crawl struct {
+			Fetched    int    `json:"fetched"`
+			StopReason string `json:"stopReason"`
+		} `json:"crawl"`
+	} `json:"result"`
+}
+
+// runSiteJob submits a site analysis of siteURL with maxPages to the API
+// at submitURL, polls it at pollURL until it ends, and returns it; a job
+// that did not succeed fails the test.
+func runSiteJob(t *testing.T, submitURL, pollURL, key, siteURL string, maxPages int) siteJob {
+	t.Helper()
+	body := `{"url":"` + siteURL + `/","options":{"maxPages":` + strconv.Itoa(maxPages) + `,"skipExternalLinks":true}}`
+	req, _ := http.NewRequest("POST", submitURL+"/v1/analyze/site", strings.NewReader(body))
+	req.Header.Set("X-API-Key", key)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var job struct {
+		ID string `json:"id"`
+	}
+	json.NewDecoder(resp.Body).Decode(&job)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusAccepted {
+		t.Fatalf("submit: %d", resp.StatusCode)
+	}
+	var got siteJob
+	for deadline := time.Now().Add(10 * time.Minute); ; {
+		req, _ := http.NewRequest("GET", pollURL+"/v1/analyze/site/"+job.ID, nil)
+		req.Header.Set("X-API-Key", key)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		json.NewDecoder(resp.Body).Decode(&got)
+		resp.Body.Close()
+		if got.Status == "succeeded" || got.Status == "failed" || got.Status == "canceled" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("job not done after 10 minutes: %+v", got)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if got.Status != "succeeded" {
+		t.Fatalf("job %s: %s", got.Status, got.Error)
+	}
+	return got
 }
 
 // maxInWindow returns the most of times that fall in any window of length w.
