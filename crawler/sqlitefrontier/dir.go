@@ -24,13 +24,23 @@ type Dir struct {
 	opts *Options
 }
 
-// NewDir returns the frontiers kept in the directory path; Open creates it
-// (mode 0700) when it does not exist. opts, which may be nil, apply to
-// every file.
+// NewDir returns the frontiers kept in the directory path, creating it
+// (mode 0700) when it does not exist. A directory that cannot be created
+// or written to is an error now, not at the first job. opts, which may be
+// nil, apply to every file.
 func NewDir(path string, opts *Options) (*Dir, error) {
 	if path == "" {
 		return nil, &seo.InputError{Field: "path", Reason: "is empty", Err: seo.ErrInvalidInput}
 	}
+	if err := os.MkdirAll(path, 0o700); err != nil {
+		return nil, fmt.Errorf("sqlitefrontier: frontier directory: %w", err)
+	}
+	f, err := os.CreateTemp(path, ".probe-*")
+	if err != nil {
+		return nil, fmt.Errorf("sqlitefrontier: frontier directory %s is not writable: %w", path, err)
+	}
+	f.Close()
+	os.Remove(f.Name())
 	return &Dir{path: path, opts: opts}, nil
 }
 

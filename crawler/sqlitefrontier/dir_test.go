@@ -19,8 +19,8 @@ func TestDir(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("NewDir created the directory before any job: %v", err)
+	if fi, err := os.Stat(path); err != nil || !fi.IsDir() {
+		t.Errorf("NewDir did not create the directory: %v", err)
 	}
 	for _, id := range []string{"", "../job", "a/b", `a\b`, ".hidden", "c:d"} {
 		if _, err := dir.Open(ctx, id); !errors.Is(err, seo.ErrInvalidInput) {
@@ -55,5 +55,23 @@ func TestDir(t *testing.T) {
 	left, _ := filepath.Glob(filepath.Join(path, "job_1*"))
 	if len(left) != 0 {
 		t.Errorf("files left after Remove: %v", left)
+	}
+}
+
+func TestNewDirRefusesUnwritable(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// A directory under a regular file can be neither created nor written.
+	if _, err := sqlitefrontier.NewDir(filepath.Join(file, "sub"), nil); err == nil {
+		t.Fatal("NewDir under a regular file: no error")
+	}
+	dir := filepath.Join(t.TempDir(), "a", "b")
+	if _, err := sqlitefrontier.NewDir(dir, nil); err != nil {
+		t.Fatalf("NewDir(%s): %v", dir, err)
+	}
+	if entries, err := os.ReadDir(dir); err != nil || len(entries) != 0 {
+		t.Errorf("NewDir left %v in the directory (%v)", entries, err)
 	}
 }

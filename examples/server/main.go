@@ -590,7 +590,11 @@ func frontiers(c *config) (httpapi.Frontiers, error) {
 		// The client lives as long as the process.
 		return redisfrontier.NewCrawls(redis.NewClient(ro), &redisfrontier.Options{Lease: frontierLease})
 	}
-	return sqlitefrontier.NewDir(c.frontierDir, nil)
+	d, err := sqlitefrontier.NewDir(c.frontierDir, nil)
+	if err != nil {
+		return nil, fmt.Errorf("-frontier-dir: %w", err)
+	}
+	return d, nil
 }
 
 // frontierLease is how long a killed instance's pages in flight stay
