@@ -133,6 +133,15 @@ func (c *Crawler) Run(ctx context.Context, domain string) (*SiteReport, error) {
 		root = cr.pickScheme(ctx, root)
 	}
 	cr.root = seo.NormalizeURL(root, nil)
+	// A start the fetcher would refuse (a private address without
+	// AllowPrivate) is the caller's error, not a site whose robots.txt and
+	// pages all fail. A host that does not resolve is the crawl's to report.
+	if _, err := cr.fetcher.CheckURL(ctx, cr.root.String()); errors.Is(err, seo.ErrForbiddenAddress) {
+		if ie, ok := seo.AsInputError(err); ok {
+			return nil, ie.WithField("domain")
+		}
+		return nil, err
+	}
 	cr.rootHost = cr.root.Hostname()
 	cr.rootPort = cr.root.Port()
 	cr.norm = seo.NormalizeOptions{SortQuery: cr.o.SortQuery, StripParams: append(append([]string(nil), cr.o.StripParams...), SessionParams...)}
