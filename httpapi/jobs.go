@@ -800,14 +800,18 @@ func (s *Server) checkSiteStart(ctx context.Context, field, raw string) (*url.UR
 }
 
 // crawlerOptions are the crawl options of a site analysis request: the
-// server's template with the request's options on top, and its page
-// analyses reserving memory from the server's budget.
+// server's template with the request's options on top, the server's
+// shared fetcher unless the template has one, and its page analyses
+// reserving memory from the server's budget.
 func (s *Server) crawlerOptions(req SiteRequest) crawler.Options {
 	co := s.crawlTemplate()
 	co.MaxPages = req.Options.MaxPages
 	co.IncludeSubdomains = req.Options.IncludeSubdomains
 	co.SkipExternalLinks = co.SkipExternalLinks || req.Options.SkipExternalLinks
 	co.AllowPrivate = s.opts.AllowPrivate
+	if co.Fetcher == nil {
+		co.Fetcher = s.fetcher // the crawl sends its UserAgent per request
+	}
 	var ao analyzer.Options
 	if co.Analyzer != nil {
 		ao = *co.Analyzer // a copy of the template's own (crawlTemplate)
