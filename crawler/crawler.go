@@ -145,7 +145,7 @@ func (c *Crawler) Run(ctx context.Context, domain string) (*SiteReport, error) {
 	cr.rootHost = cr.root.Hostname()
 	cr.rootPort = cr.root.Port()
 	cr.norm = seo.NormalizeOptions{SortQuery: cr.o.SortQuery, StripParams: append(append([]string(nil), cr.o.StripParams...), SessionParams...)}
-	cr.robots = robotstxt.NewCache(robotstxt.FetcherFunc(cr.fetcher), &robotstxt.CacheOptions{UserAgent: cr.o.RobotsToken})
+	cr.robots = robotstxt.NewCache(robotstxt.FetcherFunc(agentFetcher{cr.fetcher, cr.o.UserAgent}), &robotstxt.CacheOptions{UserAgent: cr.o.RobotsToken})
 	cr.pol = newPoliteness(&cr.o, cr.crawlDelay)
 	cr.traps = newTrapGuard()
 	cr.skipped.limit = 1 << 17
@@ -266,7 +266,7 @@ func (cr *crawl) pickScheme(ctx context.Context, root *url.URL) *url.URL {
 	}
 	pctx, cancel := context.WithTimeout(ctx, min(cr.o.RequestTimeout, 10*time.Second))
 	defer cancel()
-	resp, err := cr.fetcher.Fetch(pctx, &seo.Request{URL: root.String(), NoFollow: true, DiscardBody: true})
+	resp, err := cr.fetcher.Fetch(pctx, &seo.Request{URL: root.String(), NoFollow: true, DiscardBody: true, UserAgent: cr.o.UserAgent})
 	if err == nil || resp != nil {
 		return root
 	}

@@ -397,14 +397,11 @@ func appendHits(hits []linkHit, u string, t *analyzer.Target) []linkHit {
 }
 
 // linkSeverity returns the severity of a link-scope ID, with the analysis
-// options' overrides, and false when the ID is disabled.
+// options' overrides (in r.sev), and false when the ID is disabled.
 func (r *siteRun) linkSeverity(id string) (seo.Severity, bool) {
 	ls := &r.b.link
 	if ls.disabled[id] || ls.disabled[seo.AreaOf(id)] {
 		return 0, false
-	}
-	if s, ok := ls.severity[id]; ok {
-		return s, true
 	}
 	if in, ok := r.sev[id]; ok {
 		return in.Severity, true

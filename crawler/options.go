@@ -109,7 +109,9 @@ type Options struct {
 	ExternalBudget time.Duration
 
 	// Fetcher fetches every URL of the crawl. Nil means a safe fetcher
-	// (seo.NewFetcher) with AllowPrivate and UserAgent.
+	// (seo.NewFetcher) with AllowPrivate and UserAgent. Every request of
+	// the crawl carries UserAgent, so one fetcher (and its connection
+	// pool) can serve crawls with different user agents.
 	Fetcher *seo.Fetcher
 	// AllowPrivate lets the default fetcher reach loopback and private
 	// networks. Ignored when Fetcher is set.

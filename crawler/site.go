@@ -686,6 +686,16 @@ func (b *siteBuilder) build(facts *crawlFacts) *SiteReport {
 	for _, in := range Catalog() {
 		r.sev[in.ID] = in
 	}
+	// Severity overrides apply to every ID as they do on a page: the
+	// findings, their group and the score weight follow.
+	for id, sev := range b.link.severity {
+		in, ok := r.sev[id]
+		if !ok {
+			in = seo.CheckInfo{ID: id, Scope: seo.ScopePage}
+		}
+		in.Severity = sev
+		r.sev[id] = in
+	}
 	r.index()
 	r.findings = make([]seo.Finding, 0, r.perPageFindings(facts)+len(facts.Findings)+64)
 	r.links()
@@ -764,6 +774,12 @@ func (b *siteBuilder) build(facts *crawlFacts) *SiteReport {
 	}
 
 	site := append(r.findings, facts.Findings...)
+	for i := len(r.findings); i < len(site); i++ {
+		// The crawl's own findings carry their catalogue severity.
+		if sev, ok := b.link.severity[site[i].ID]; ok {
+			site[i].Severity = sev
+		}
+	}
 	site = r.dropMuted(site)
 	sortFindings(site)
 	rep.Score = seo.SiteScore(pageScores, site)

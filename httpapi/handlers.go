@@ -158,16 +158,10 @@ func queryLocale(r *http.Request) (seo.Locale, error) {
 	return seo.ParseLocale(v)
 }
 
-// queryDomain parses the required domain query parameter to a host name.
+// queryDomain parses the required domain query parameter to a host name,
+// without a port (seo.ParseHost).
 func queryDomain(r *http.Request) (string, error) {
-	u, err := seo.ParseDomain(r.URL.Query().Get("domain"))
-	if err != nil {
-		return "", err
-	}
-	if strings.Contains(r.URL.Query().Get("domain"), "://") {
-		return "", invalid("domain", "domain must be a domain name without scheme, such as example.com")
-	}
-	return u.Hostname(), nil
+	return seo.ParseHost(r.URL.Query().Get("domain"), nil)
 }
 
 func notConfigured(what string) *Error {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -727,51 +726,16 @@ func progressFromReport(rep *crawler.SiteReport, now time.Time) []byte {
 	return b
 }
 
-// Longest host name and label of the DNS (RFC 1035 2.3.4).
-const (
-	maxHostName  = 253
-	maxHostLabel = 63
-)
-
-// checkHostName refuses a host name (not an IP address) longer than the
-// DNS allows or with an empty label; the error names field.
-func checkHostName(field, host string) error {
-	if net.ParseIP(host) != nil {
-		return nil
-	}
-	if len(host) > maxHostName {
-		return invalid(field, field+"'s host name is longer than "+strconv.Itoa(maxHostName)+" characters")
-	}
-	for l := range strings.SplitSeq(host, ".") {
-		if len(l) > maxHostLabel {
-			return invalid(field, field+"'s host name has a label longer than "+strconv.Itoa(maxHostLabel)+" characters")
-		}
-		if l == "" {
-			return invalid(field, field+"'s host name has an empty label")
-		}
-	}
-	return nil
-}
-
 // siteDomain validates the domain of a site analysis or a mute list: a
-// host name with an optional port, no scheme or path, within the DNS's
-// lengths. It returns the https URL of the domain's root; errors name
-// "domain" and echo what the client sent.
+// host name with an optional port, no scheme or path (seo.ParseHost). It
+// returns the https URL of the domain's root; errors name "domain" and
+// echo what the client sent.
 func siteDomain(raw string) (*url.URL, error) {
-	if strings.Contains(raw, "://") {
-		return nil, invalid("domain", "domain must be a domain name without scheme or path, such as example.com")
-	}
-	u, err := seo.ParseDomain(raw)
+	host, err := seo.ParseHost(raw, &seo.DomainOptions{AllowPort: true})
 	if err != nil {
-		if ie, ok := seo.AsInputError(err); ok && ie.Value != "" {
-			ie.Value = raw // not the URL ParseDomain made of it
-		}
 		return nil, err
 	}
-	if err := checkHostName("domain", u.Hostname()); err != nil {
-		return nil, err
-	}
-	return u, nil
+	return &url.URL{Scheme: "https", Host: host, Path: "/"}, nil
 }
 
 // checkSiteStart applies the page analyses' address policy to the start of
@@ -787,7 +751,7 @@ func (s *Server) checkSiteStart(ctx context.Context, field, raw string) (*url.UR
 		}
 		return nil, err
 	}
-	if err := checkHostName(field, u.Hostname()); err != nil {
+	if err := seo.CheckHostName(field, u.Hostname()); err != nil {
 		return nil, err
 	}
 	cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
@@ -804,14 +768,18 @@ func (s *Server) checkSiteStart(ctx context.Context, field, raw string) (*url.UR
 }
 
 // crawlerOptions are the crawl options of a site analysis request: the
-// server's template with the request's options on top, and its page
-// analyses reserving memory from the server's budget.
+// server's template with the request's options on top, the server's
+// shared fetcher unless the template has one, and its page analyses
+// reserving memory from the server's budget.
 func (s *Server) crawlerOptions(req SiteRequest) crawler.Options {
 	co := s.crawlTemplate()
 	co.MaxPages = req.Options.MaxPages
 	co.IncludeSubdomains = req.Options.IncludeSubdomains
 	co.SkipExternalLinks = co.SkipExternalLinks || req.Options.SkipExternalLinks
 	co.AllowPrivate = s.opts.AllowPrivate
+	if co.Fetcher == nil {
+		co.Fetcher = s.fetcher // the crawl sends its UserAgent per request
+	}
 	var ao analyzer.Options
 	if co.Analyzer != nil {
 		ao = *co.Analyzer // a copy of the template's own (crawlTemplate)

@@ -106,15 +106,15 @@ func validateMutes(field string, ids []string) error {
 	return analyzer.ValidateIDs(field, ids, crawler.Catalog())
 }
 
-// muteDomain validates a domain as a site analysis does (see siteDomain)
-// and returns its project key: the lower-case host without a leading
-// "www.".
+// muteDomain validates a domain as a site analysis does (seo.ParseHost
+// with a port allowed) and returns its project key: the lower-case host
+// without a leading "www.".
 func muteDomain(raw string) (string, error) {
-	u, err := siteDomain(raw)
+	host, err := seo.ParseHost(raw, &seo.DomainOptions{AllowPort: true})
 	if err != nil {
 		return "", err
 	}
-	return projectKey(u.Host), nil
+	return projectKey(host), nil
 }
 
 // projectKey is the key of a host's mute list: lower case, without "www.".

@@ -128,9 +128,10 @@ type Options struct {
 	// AnalyzerOptions and CrawlerOptions are templates for page and site
 	// analyses; the request's options and AllowPrivate are applied on top.
 	// Each job gets a deep copy of CrawlerOptions; its Frontier and
-	// HostGate must be nil (per-job ones come from Frontiers). Page
-	// analyses without a Fetcher in the template share the server's one
-	// fetcher and its connection pool.
+	// HostGate must be nil (per-job ones come from Frontiers). Page and
+	// site analyses without a Fetcher in their template share the
+	// server's one fetcher and its connection pool; each request carries
+	// its analysis's user agent.
 	AnalyzerOptions *analyzer.Options
 	CrawlerOptions  *crawler.Options
 	// Frontiers opens each site analysis's frontier, from which an
@@ -284,10 +285,10 @@ func New(ctx context.Context, opts *Options) (*Server, error) {
 		}
 		s.auth = a
 	}
-	// One fetcher, so one connection pool, for every page analysis, link
-	// check, callback and callback URL check; requests carry their own
-	// user agent. Its default user agent is the analyses' (robots.txt
-	// fetches send it).
+	// One fetcher, so one connection pool, for every page and site
+	// analysis, link check, callback and callback URL check; requests
+	// carry their own user agent. Its default user agent is the page
+	// analyses' (their robots.txt fetches send it).
 	fo := seo.FetcherOptions{AllowPrivate: o.AllowPrivate, Timeout: 10 * time.Second}
 	if o.AnalyzerOptions != nil {
 		fo.UserAgent = o.AnalyzerOptions.UserAgent

@@ -107,15 +107,18 @@ func (t Target) String() string { return t.Host + t.Path }
 
 // ParseTarget parses a tracked domain: a host name ("example.com",
 // "www.example.com"), optionally followed by a path prefix
-// ("example.com/blog"), or a URL ("https://example.com/blog/"). Anything
-// else is an *seo.InputError for "domain".
+// ("example.com/blog"), or a URL ("https://example.com/blog/"). The host
+// goes through seo.ParseHost or seo.ParseDomain, and a port is refused.
+// Anything else is an *seo.InputError for "domain".
 func ParseTarget(raw string) (Target, error) {
 	s := strings.TrimSpace(raw)
 	var u *url.URL
 	var err error
 	if !strings.Contains(s, "://") {
 		host, path, _ := strings.Cut(s, "/")
-		u, err = seo.ParseDomain(host)
+		var h string
+		h, err = seo.ParseHost(host, nil)
+		u = &url.URL{Scheme: "https", Host: h, Path: "/"}
 		if err == nil && path != "" {
 			p, perr := url.Parse("/" + path)
 			if perr != nil || p.RawQuery != "" || p.Fragment != "" || strings.ContainsAny(path, "?# \t") {
@@ -123,12 +126,14 @@ func ParseTarget(raw string) (Target, error) {
 			}
 			u.Path = p.Path
 		}
-	} else {
-		u, err = seo.ParseDomain(s)
+	} else if u, err = seo.ParseDomain(s); err == nil && u.Port() != "" {
+		err = &seo.InputError{Field: "domain", Value: raw, Reason: "must not have a port"}
 	}
 	if err != nil {
 		if ie, ok := seo.AsInputError(err); ok {
-			return Target{}, ie.WithField("domain")
+			c := ie.WithField("domain")
+			c.Value = raw
+			return Target{}, c
 		}
 		return Target{}, &seo.InputError{Field: "domain", Value: raw, Reason: err.Error()}
 	}

@@ -259,3 +259,37 @@ func TestRankingOfAverage(t *testing.T) {
 		t.Errorf("RankingOf(3) = %+v", r)
 	}
 }
+
+// TestParseTargetHost: the host of a target goes through the one domain
+// parser (seo.ParseHost, seo.ParseDomain): a port is refused, not dropped,
+// and the DNS's lengths apply; the path prefix is kept.
+func TestParseTargetHost(t *testing.T) {
+	tests := []struct {
+		in   string
+		want string // Target.String(); "" for an error on domain
+	}{
+		{"example.com", "example.com"},
+		{"WWW.Example.com/Blog/", "example.com/Blog"},
+		{"https://www.example.com/blog/", "example.com/blog"},
+		{"example.com:8080", ""},
+		{"example.com:8080/blog", ""},
+		{"https://example.com:8443/blog", ""},
+		{"a..example.com", ""},
+		{strings.Repeat("a", 64) + ".com/blog", ""},
+		{"https://" + strings.Repeat("a", 64) + ".com/", ""},
+		{"example.com/blog?x=1", ""},
+		{"example", ""},
+	}
+	for _, tc := range tests {
+		got, err := rankings.ParseTarget(tc.in)
+		if tc.want == "" {
+			if ie, ok := seo.AsInputError(err); !ok || ie.Field != "domain" || ie.Value != tc.in {
+				t.Errorf("ParseTarget(%q) = %v, %v; want an InputError on domain carrying the input", tc.in, got, err)
+			}
+			continue
+		}
+		if err != nil || got.String() != tc.want {
+			t.Errorf("ParseTarget(%q) = %v, %v; want %s", tc.in, got, err, tc.want)
+		}
+	}
+}

@@ -13,6 +13,9 @@
 //
 // [ParseURL], [ParseDomain] and [ParseLocale] validate user input and return
 // an [*InputError] naming the bad field, which wraps [ErrInvalidInput].
+// [ParseDomain] is the one domain parser; [ParseHost] takes a bare domain,
+// with a port only when [DomainOptions] allow it, and [CheckHostName]
+// holds the DNS's length rules.
 // [NormalizeURL] gives the canonical form used for de-duplication, and
 // [RegistrableDomain], [SameSite] and [HostInScope] decide site membership by
 // the public suffix list, never by string suffix: "notexample.com" is not

@@ -56,3 +56,13 @@ func ExampleGroupFindings() {
 	// images.alt_missing 3 1 59
 	// social.og_image_missing 1 0 0
 }
+
+func ExampleParseHost() {
+	host, err := seo.ParseHost(" Shop.Example.com:8443 ", &seo.DomainOptions{AllowPort: true})
+	fmt.Println(host, err)
+	_, err = seo.ParseHost("shop.example.com:8443", nil)
+	fmt.Println(err)
+	// Output:
+	// shop.example.com:8443 <nil>
+	// seo: invalid domain: must not have a port (got "shop.example.com:8443")
+}

@@ -95,12 +95,16 @@ func bracket(host string) string {
 	return host
 }
 
-// ParseDomain validates a site domain as the API takes it: a host name with
-// an optional port and no scheme, path or query ("example.com",
-// "shop.example.co.uk:8443"). A start URL with a scheme is also accepted,
-// for command-line use; its path is kept. It returns the http(s) URL to
-// start from (https when no scheme was given). Errors are *InputError for the
-// field "domain".
+// ParseDomain is seokit's domain parser: it validates a site domain, a
+// host name with an optional port and no scheme, path or query
+// ("example.com", "shop.example.co.uk:8443"). A start URL with a scheme is
+// also accepted, for command-line use; its path is kept, and its host may
+// be a single-label intranet name. A bare domain must be an IP address,
+// "localhost" or a fully qualified name. Every host name must keep within
+// the DNS's lengths (CheckHostName). It returns the http(s) URL to start
+// from (https when no scheme was given). Errors are *InputError for the
+// field "domain". ParseHost takes a bare domain only, with or without a
+// port as its caller decides.
 func ParseDomain(raw string) (*url.URL, error) {
 	s := strings.TrimSpace(raw)
 	bad := func(reason string) (*url.URL, error) {
@@ -109,28 +113,34 @@ func ParseDomain(raw string) (*url.URL, error) {
 	if s == "" {
 		return bad("is empty")
 	}
+	var u *url.URL
 	if strings.Contains(s, "://") {
-		u, err := parseURLField("domain", s)
-		if err != nil {
+		var err error
+		if u, err = parseURLField("domain", s); err != nil {
 			return nil, err
 		}
 		if u.Path == "" {
 			u.Path = "/"
 		}
-		return u, nil
-	}
-	if strings.ContainsAny(s, "/?#@ \t") {
-		return bad("must be a domain name with an optional port, without scheme, path or query")
-	}
-	u, err := parseURLField("domain", "https://"+s+"/")
-	if err != nil {
-		return nil, err
-	}
-	host := u.Hostname()
-	if net.ParseIP(host) == nil {
-		if !strings.Contains(host, ".") && host != "localhost" {
+	} else {
+		if strings.ContainsAny(s, "/?#@ \t") {
+			return bad("must be a domain name with an optional port, without scheme, path or query")
+		}
+		var err error
+		if u, err = parseURLField("domain", "https://"+s+"/"); err != nil {
+			if ie, ok := AsInputError(err); ok {
+				return bad(ie.Reason) // raw, not the URL made of it
+			}
+			return nil, err
+		}
+		host := u.Hostname()
+		if net.ParseIP(host) == nil && !strings.Contains(host, ".") && host != "localhost" {
 			return bad("must be a fully qualified domain name such as example.com")
 		}
+	}
+	if err := CheckHostName("domain", u.Hostname()); err != nil {
+		ie, _ := AsInputError(err)
+		return bad(ie.Reason)
 	}
 	return u, nil
 }

@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/seokit/seokit/httpapi/store"
+	"github.com/seokit/seokit/internal/keyed"
 	"github.com/seokit/seokit/seo"
 )
 
@@ -139,25 +140,15 @@ func (s *Server) RevokeAPIKey(ctx context.Context, accountID, id string) error {
 }
 
 // touch records a key's use in the store at most once a minute per key
-// (per Server); a failure is logged, not returned.
+// (per Server); a failure is logged, not returned. The map of last touches
+// is bounded: a key dropped from it is touched again on its next use.
 func (s *Server) touch(ctx context.Context, id string, now time.Time) {
 	s.touchMu.Lock()
-	last, ok := s.touched[id]
-	if ok && now.Sub(last) < time.Minute {
+	if last, ok := s.touched.Get(id); ok && now.Sub(last) < time.Minute {
 		s.touchMu.Unlock()
 		return
 	}
-	if !ok && len(s.touched) >= maxTouched {
-		for k, t := range s.touched {
-			if now.Sub(t) >= time.Minute {
-				delete(s.touched, k)
-			}
-		}
-		if len(s.touched) >= maxTouched {
-			clear(s.touched)
-		}
-	}
-	s.touched[id] = now
+	s.touched.Add(id, now)
 	s.touchMu.Unlock()
 	if err := s.st.TouchKey(ctx, id, now); err != nil {
 		s.opts.Logger.Warn("auth: touch api key", "key", id, "err", err)
@@ -304,16 +295,17 @@ const (
 )
 
 // keyCache maps the SHA-256 of API keys verified against the store to
-// what Authenticate needs of them. Unknown and revoked keys are never
-// cached.
+// what Authenticate needs of them, at most max keys, the least recently
+// used dropped first. Unknown and revoked keys are never cached.
 type keyCache struct {
 	ttl time.Duration
-	max int
 
-	mu    sync.Mutex
-	m     map[[32]byte]cachedKey
-	gen   uint64 // grows with every drop, so a lookup racing a revocation is not cached
-	byKey map[string][32]byte
+	mu  sync.Mutex
+	m   *keyed.Map[cachedKey] // by string(hash)
+	gen uint64                // grows with every drop, so a lookup racing a revocation is not cached
+	// byKey maps key IDs to their hash for drop. Every operation on m is
+	// made on byKey too, so both hold the same keys in the same order.
+	byKey *keyed.Map[string]
 }
 
 type cachedKey struct {
@@ -322,22 +314,23 @@ type cachedKey struct {
 }
 
 func newKeyCache(ttl time.Duration, max int) *keyCache {
-	return &keyCache{ttl: ttl, max: max, m: map[[32]byte]cachedKey{}, byKey: map[string][32]byte{}}
+	return &keyCache{ttl: ttl, m: keyed.New[cachedKey](max), byKey: keyed.New[string](max)}
 }
 
 // get returns the key cached under h if it was verified within the TTL.
 func (c *keyCache) get(h [32]byte, now time.Time) (*store.APIKey, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	e, ok := c.m[h]
+	e, ok := c.m.Get(string(h[:]))
 	if !ok {
 		return nil, false
 	}
 	if now.Sub(e.at) >= c.ttl || now.Before(e.at) {
-		delete(c.m, h)
-		delete(c.byKey, e.k.ID)
+		c.m.Delete(string(h[:]))
+		c.byKey.Delete(e.k.ID)
 		return nil, false
 	}
+	c.byKey.Get(e.k.ID)
 	return e.k, true
 }
 
@@ -357,20 +350,8 @@ func (c *keyCache) put(h [32]byte, k *store.APIKey, epoch uint64, now time.Time)
 	if c.gen != epoch {
 		return
 	}
-	if _, ok := c.m[h]; !ok && len(c.m) >= c.max {
-		for kh, e := range c.m {
-			if now.Sub(e.at) >= c.ttl {
-				delete(c.m, kh)
-				delete(c.byKey, e.k.ID)
-			}
-		}
-		if len(c.m) >= c.max {
-			clear(c.m)
-			clear(c.byKey)
-		}
-	}
-	c.m[h] = cachedKey{k: kept, at: now}
-	c.byKey[k.ID] = h
+	c.m.Add(string(h[:]), cachedKey{k: kept, at: now})
+	c.byKey.Add(k.ID, string(h[:]))
 }
 
 // drop removes the key with this ID.
@@ -378,9 +359,9 @@ func (c *keyCache) drop(id string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.gen++
-	if h, ok := c.byKey[id]; ok {
-		delete(c.m, h)
-		delete(c.byKey, id)
+	if h, ok := c.byKey.Get(id); ok {
+		c.m.Delete(h)
+		c.byKey.Delete(id)
 	}
 }
 
@@ -388,5 +369,5 @@ func (c *keyCache) drop(id string) {
 func (c *keyCache) len() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return len(c.m)
+	return c.m.Len()
 }

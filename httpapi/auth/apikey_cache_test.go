@@ -183,7 +183,59 @@ func TestKeyCacheBounded(t *testing.T) {
 			t.Fatalf("%d cached keys after %d puts, bound 100", n, i+1)
 		}
 	}
-	if len(c.byKey) != c.len() {
-		t.Errorf("index of %d ids for %d keys", len(c.byKey), c.len())
+	if c.byKey.Len() != c.len() {
+		t.Errorf("index of %d ids for %d keys", c.byKey.Len(), c.len())
+	}
+}
+
+// TestKeyCacheDropAfterEvictions: a key kept in the cache by its use is
+// still found by ID when it is revoked after many other keys came and
+// went, and the least recently used keys are the ones dropped.
+func TestKeyCacheDropAfterEvictions(t *testing.T) {
+	c := newKeyCache(time.Minute, 10)
+	now := time.Now()
+	hot := &store.APIKey{ID: "key_hot"}
+	hh := sha256.Sum256([]byte(hot.ID))
+	c.put(hh, hot, c.epoch(), now)
+	for i := range 100 {
+		id := fmt.Sprintf("key_%d", i)
+		c.put(sha256.Sum256([]byte(id)), &store.APIKey{ID: id}, c.epoch(), now)
+		if _, ok := c.get(hh, now); !ok {
+			t.Fatalf("a key used on every request was dropped after %d other keys", i+1)
+		}
+	}
+	if _, ok := c.get(sha256.Sum256([]byte("key_0")), now); ok {
+		t.Error("the least recently used key was kept")
+	}
+	c.drop(hot.ID)
+	if _, ok := c.get(hh, now); ok {
+		t.Error("a revoked key is still cached")
+	}
+	if c.byKey.Len() != c.len() {
+		t.Errorf("index of %d ids for %d keys", c.byKey.Len(), c.len())
+	}
+}
+
+// TestTouchBounded: the map of last touches holds at most maxTouched keys
+// and a key is written to the store at most once a minute.
+func TestTouchBounded(t *testing.T) {
+	e := newEnv(t, nil)
+	ctx := context.Background()
+	now := e.clock.Now()
+	for i := range maxTouched + 100 {
+		e.srv.touch(ctx, fmt.Sprintf("key_%d", i), now)
+	}
+	if n := e.srv.touched.Len(); n != maxTouched {
+		t.Errorf("%d touched keys, bound %d", n, maxTouched)
+	}
+	last := fmt.Sprintf("key_%d", maxTouched+99)
+	before := e.st.calls.Load()
+	e.srv.touch(ctx, last, now.Add(time.Second))
+	if got := e.st.calls.Load() - before; got != 0 {
+		t.Errorf("%d store calls for a key touched a second ago, want 0", got)
+	}
+	e.srv.touch(ctx, last, now.Add(time.Minute))
+	if got := e.st.calls.Load() - before; got != 1 {
+		t.Errorf("%d store calls for a key touched a minute ago, want 1", got)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/seokit/seokit/httpapi/store"
+	"github.com/seokit/seokit/internal/keyed"
 )
 
 // Errors of Authenticate. The API answers 401 for both.
@@ -170,7 +171,7 @@ type Server struct {
 	throttle *Throttle
 
 	touchMu sync.Mutex
-	touched map[string]time.Time // API key ID -> last TouchKey
+	touched *keyed.Map[time.Time] // API key ID -> last TouchKey
 
 	apiKeys *keyCache // nil when KeyCacheTTL < 0
 }
@@ -250,7 +251,7 @@ func New(ctx context.Context, st store.Store, opts *Options) (*Server, error) {
 		st:       st,
 		opts:     o,
 		throttle: NewThrottle(&o.Throttle),
-		touched:  make(map[string]time.Time),
+		touched:  keyed.New[time.Time](maxTouched),
 	}
 	if o.KeyCacheTTL > 0 {
 		s.apiKeys = newKeyCache(o.KeyCacheTTL, maxKeyCache)

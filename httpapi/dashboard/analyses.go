@@ -137,11 +137,7 @@ func (d *Dashboard) startAnalysis(w http.ResponseWriter, r *http.Request, s *ses
 		}
 		maxPages = n
 	}
-	if strings.Contains(av.FormDomain, "://") {
-		bad("domain", "domain must be a domain name without scheme or path, such as example.com")
-		return
-	}
-	u, err := seo.ParseDomain(av.FormDomain)
+	host, err := seo.ParseHost(av.FormDomain, &seo.DomainOptions{AllowPort: true})
 	if err != nil {
 		_, msg, _ := fieldError(err)
 		bad("domain", msg)
@@ -152,7 +148,7 @@ func (d *Dashboard) startAnalysis(w http.ResponseWriter, r *http.Request, s *ses
 	if !d.admit(w, r, a, "site analysis") {
 		return
 	}
-	j, err := d.opts.Analyses.StartSite(r.Context(), a.ID, u.Host, maxPages, av.FormSubs, av.FormSkipExt)
+	j, err := d.opts.Analyses.StartSite(r.Context(), a.ID, host, maxPages, av.FormSubs, av.FormSkipExt)
 	if err != nil {
 		if field, msg, ok := fieldError(err); ok {
 			if field == "options.maxPages" {

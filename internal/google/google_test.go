@@ -261,6 +261,13 @@ func TestParseSite(t *testing.T) {
 		{in: "ftp://example.com/", bad: true},
 		{in: "https://example.com/?q=1", bad: true},
 		{in: "https://user:pw@example.com/", bad: true},
+		// A Domain property's domain goes through seo.ParseHost.
+		{in: "sc-domain:example.com:8443", bad: true},
+		{in: "sc-domain:example.com:", bad: true},
+		{in: "sc-domain: example.com", bad: true},
+		{in: "sc-domain:a..example.com", bad: true},
+		{in: "sc-domain:" + strings.Repeat("a", 64) + ".com", bad: true},
+		{in: "sc-domain:example", bad: true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.in, func(t *testing.T) {

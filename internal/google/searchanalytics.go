@@ -83,14 +83,11 @@ func ParseSite(field, raw string) (string, error) {
 		return bad("is empty; use sc-domain:example.com or https://www.example.com/")
 	}
 	if d, ok := strings.CutPrefix(s, "sc-domain:"); ok {
-		if strings.ContainsAny(d, ":/?#@ \t") {
-			return bad("a Domain property is sc-domain: followed by a bare domain name")
+		host, err := seo.ParseHost(d, nil)
+		if err != nil || d != strings.TrimSpace(d) {
+			return bad("a Domain property is sc-domain: followed by a bare domain name such as example.com")
 		}
-		u, err := seo.ParseDomain(d)
-		if err != nil {
-			return bad("a Domain property is sc-domain: followed by a domain name such as example.com")
-		}
-		return "sc-domain:" + u.Hostname(), nil
+		return "sc-domain:" + host, nil
 	}
 	u, err := url.Parse(s)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {

@@ -77,7 +77,7 @@ func New(properties map[string]string, opts *Options) (*Source, error) {
 	}
 	s := &Source{props: make(map[string]string, len(properties)), limit: o.PageSize}
 	for d, p := range properties {
-		host, err := seo.ParseDomainHost(d)
+		host, err := seo.ParseHost(d, nil)
 		if err != nil {
 			if ie, ok := seo.AsInputError(err); ok {
 				return nil, ie.WithField("properties")
@@ -173,7 +173,7 @@ type runReportResponse struct {
 // order. Days with no organic sessions are absent. It pages with limit and
 // offset until rowCount rows are read.
 func (s *Source) Days(ctx context.Context, domain string, start, end time.Time) ([]Day, error) {
-	host, err := seo.ParseDomainHost(domain)
+	host, err := seo.ParseHost(domain, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -64,7 +64,7 @@ func New(opts *Options) (*Source, error) {
 		s.o = *opts
 	}
 	for d, p := range s.o.Properties {
-		host, err := seo.ParseDomainHost(d)
+		host, err := seo.ParseHost(d, nil)
 		if err != nil {
 			if ie, ok := seo.AsInputError(err); ok {
 				return nil, ie.WithField("properties")
@@ -100,7 +100,7 @@ func (s *Source) Name() string { return Name }
 
 // Property returns the Search Console property read for domain.
 func (s *Source) Property(domain string) (string, error) {
-	host, err := seo.ParseDomainHost(domain)
+	host, err := seo.ParseHost(domain, nil)
 	if err != nil {
 		return "", err
 	}
