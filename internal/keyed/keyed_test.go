@@ -17,7 +17,11 @@ func TestMap(t *testing.T) {
 		{"bounded", 2, func(m *keyed.Map[int]) { m.Add("a", 1); m.Add("b", 2); m.Add("c", 3) }, map[string]int{"b": 2, "c": 3}},
 		{"get marks used", 2, func(m *keyed.Map[int]) { m.Add("a", 1); m.Add("b", 2); m.Get("a"); m.Add("c", 3) }, map[string]int{"a": 1, "c": 3}},
 		{"add replaces", 2, func(m *keyed.Map[int]) { m.Add("a", 1); m.Add("b", 2); m.Add("a", 9); m.Add("c", 3) }, map[string]int{"a": 9, "c": 3}},
-		{"get or add keeps", 2, func(m *keyed.Map[int]) { m.Add("a", 1); m.GetOrAdd("a", func() int { return 5 }); m.GetOrAdd("b", func() int { return 6 }) }, map[string]int{"a": 1, "b": 6}},
+		{"get or add keeps", 2, func(m *keyed.Map[int]) {
+			m.Add("a", 1)
+			m.GetOrAdd("a", func() int { return 5 })
+			m.GetOrAdd("b", func() int { return 6 })
+		}, map[string]int{"a": 1, "b": 6}},
 		{"delete", 2, func(m *keyed.Map[int]) { m.Add("a", 1); m.Add("b", 2); m.Delete("a"); m.Delete("x") }, map[string]int{"b": 2}},
 		{"bound of at least one", 0, func(m *keyed.Map[int]) { m.Add("a", 1); m.Add("b", 2) }, map[string]int{"b": 2}},
 	}
