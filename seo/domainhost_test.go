@@ -81,3 +81,25 @@ func TestCheckHostName(t *testing.T) {
 		}
 	}
 }
+
+// A URL's host is held to the DNS's lengths as a domain's is.
+func TestParseURLHostName(t *testing.T) {
+	long := strings.Repeat("a", 64)
+	for _, tc := range []struct {
+		raw string
+		ok  bool
+	}{
+		{"http://example.com/", true},
+		{"http://example.com./", true},
+		{"http://" + strings.Repeat("a", 63) + ".com/", true},
+		{"http://a..b/", false},
+		{"http://" + long + ".com/", false},
+		{"http://" + strings.Repeat("abcdefghi.", 26) + "com/", false},
+		{"http://[::1]:8080/", true},
+	} {
+		_, err := seo.ParseURL(tc.raw)
+		if ie, isInput := seo.AsInputError(err); (err == nil) != tc.ok || (err != nil && (!isInput || ie.Field != "url")) {
+			t.Errorf("ParseURL(%.40q): %v, want ok=%v (an input error for url otherwise)", tc.raw, err, tc.ok)
+		}
+	}
+}

@@ -55,6 +55,11 @@ func parseURLField(field, raw string) (*url.URL, error) {
 	if err != nil {
 		return bad(err.Error())
 	}
+	// The DNS's lengths; a final dot (a fully qualified name) is no label.
+	if err := CheckHostName(field, strings.TrimSuffix(host, ".")); err != nil {
+		ie, _ := AsInputError(err)
+		return bad(ie.Reason)
+	}
 	if p := u.Port(); p != "" {
 		n, err := strconv.Atoi(p)
 		if err != nil || n < 1 || n > 65535 {
