@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -21,6 +20,7 @@ import (
 	"github.com/seokit/seokit/analyzer"
 	"github.com/seokit/seokit/crawler"
 	"github.com/seokit/seokit/crawler/crawlertest"
+	"github.com/seokit/seokit/internal/golden"
 )
 
 // The golden test crawls a fixed set of small sites with known defects and
@@ -240,9 +240,6 @@ func goldenSites() []goldenSite {
 	}
 }
 
-// updateGolden reports whether golden files are to be rewritten.
-func updateGolden() bool { return os.Getenv("SEOKIT_UPDATE_GOLDEN") == "1" }
-
 // pageCapture keeps the analyzer report of one URL.
 type pageCapture struct {
 	url string
@@ -393,62 +390,9 @@ func (n goldenNormalizer) csv(t *testing.T, s string) string {
 	return buf.String()
 }
 
-// compareGolden compares got with testdata/golden/name, or rewrites the
-// file when SEOKIT_UPDATE_GOLDEN=1.
+// compareGolden compares got with testdata/golden/name, or records it
+// when SEOKIT_UPDATE_GOLDEN=1.
 func compareGolden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", "golden", name)
-	if updateGolden() {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (record the golden files with SEOKIT_UPDATE_GOLDEN=1)", err)
-	}
-	if d, _ := goldenDiff(string(want), got); d != "" {
-		t.Errorf("behaviour changed: %s differs from the recorded output:\n%s\nif intended, rerun with SEOKIT_UPDATE_GOLDEN=1", path, d)
-	}
-}
-
-// goldenDiff describes how got differs from want: the differing lines
-// when both have as many lines, else the lines from the first difference
-// on, with a little context; "" when they are equal. It also returns the
-// index of the first differing line.
-func goldenDiff(want, got string) (string, int) {
-	if want == got {
-		return "", -1
-	}
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	i := 0
-	for i < len(w) && i < len(g) && w[i] == g[i] {
-		i++
-	}
-	var b strings.Builder
-	for k := max(0, i-3); k < i; k++ {
-		fmt.Fprintf(&b, "   %5d  %s\n", k+1, w[k])
-	}
-	if len(w) == len(g) {
-		shown := 0
-		for k := i; k < len(w) && shown < 12; k++ {
-			if w[k] != g[k] {
-				fmt.Fprintf(&b, " - %5d  %s\n + %5d  %s\n", k+1, w[k], k+1, g[k])
-				shown++
-			}
-		}
-	} else {
-		for k := i; k < min(len(w), i+8); k++ {
-			fmt.Fprintf(&b, " - %5d  %s\n", k+1, w[k])
-		}
-		for k := i; k < min(len(g), i+8); k++ {
-			fmt.Fprintf(&b, " + %5d  %s\n", k+1, g[k])
-		}
-	}
-	fmt.Fprintf(&b, "(want %d lines, got %d)", len(w), len(g))
-	return b.String(), i
+	golden.Compare(t, filepath.Join("testdata", "golden", name), got, nil)
 }

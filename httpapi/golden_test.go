@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/seokit/seokit/crawler"
 	"github.com/seokit/seokit/httpapi/store"
+	"github.com/seokit/seokit/internal/golden"
 	"github.com/seokit/seokit/rankings"
 )
 
@@ -279,74 +279,16 @@ func TestGoldenExchanges(t *testing.T) {
 	compareGoldenFile(t, "exchanges.json", buf.String())
 }
 
-// compareGoldenFile compares got with testdata/golden/name, or rewrites the
-// file when SEOKIT_UPDATE_GOLDEN=1.
+// compareGoldenFile compares got with testdata/golden/name, or records it
+// when SEOKIT_UPDATE_GOLDEN=1; a difference names the exchange it is in.
 func compareGoldenFile(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", "golden", name)
-	if os.Getenv("SEOKIT_UPDATE_GOLDEN") == "1" {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (record the golden file with SEOKIT_UPDATE_GOLDEN=1)", err)
-	}
-	d, i := goldenDiff(string(want), got)
-	if d == "" {
-		return
-	}
-	// Name the exchange the first difference is in.
-	exchange := ""
-	w := strings.Split(string(want), "\n")
-	for k := min(i, len(w)-1); k >= 0; k-- {
-		if n, ok := strings.CutPrefix(strings.TrimSpace(w[k]), `"name": `); ok {
-			exchange = strings.TrimSuffix(n, ",")
-			break
-		}
-	}
-	t.Errorf("behaviour changed: %s differs from the recorded exchanges (first difference in %s):\n%s\nif intended, rerun with SEOKIT_UPDATE_GOLDEN=1",
-		path, exchange, d)
-}
-
-// goldenDiff describes how got differs from want: the differing lines
-// when both have as many lines, else the lines from the first difference
-// on, with a little context; "" when they are equal. It also returns the
-// index of the first differing line.
-func goldenDiff(want, got string) (string, int) {
-	if want == got {
-		return "", -1
-	}
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	i := 0
-	for i < len(w) && i < len(g) && w[i] == g[i] {
-		i++
-	}
-	var b strings.Builder
-	for k := max(0, i-3); k < i; k++ {
-		fmt.Fprintf(&b, "   %5d  %s\n", k+1, w[k])
-	}
-	if len(w) == len(g) {
-		shown := 0
-		for k := i; k < len(w) && shown < 12; k++ {
-			if w[k] != g[k] {
-				fmt.Fprintf(&b, " - %5d  %s\n + %5d  %s\n", k+1, w[k], k+1, g[k])
-				shown++
+	golden.Compare(t, filepath.Join("testdata", "golden", name), got, func(w []string, i int) string {
+		for k := min(i, len(w)-1); k >= 0; k-- {
+			if n, ok := strings.CutPrefix(strings.TrimSpace(w[k]), `"name": `); ok {
+				return strings.TrimSuffix(n, ",")
 			}
 		}
-	} else {
-		for k := i; k < min(len(w), i+8); k++ {
-			fmt.Fprintf(&b, " - %5d  %s\n", k+1, w[k])
-		}
-		for k := i; k < min(len(g), i+8); k++ {
-			fmt.Fprintf(&b, " + %5d  %s\n", k+1, g[k])
-		}
-	}
-	fmt.Fprintf(&b, "(want %d lines, got %d)", len(w), len(g))
-	return b.String(), i
+		return ""
+	})
 }
