@@ -339,29 +339,11 @@ func (n goldenNormalizer) json(t *testing.T, b []byte) string {
 	if err := dec.Decode(&v); err != nil {
 		t.Fatalf("report is not JSON: %v", err)
 	}
-	var walk func(v any) any
-	walk = func(v any) any {
-		switch x := v.(type) {
-		case map[string]any:
-			for k, e := range x {
-				if volatileKeys[k] && e != nil {
-					x[k] = "<" + k + ">"
-					continue
-				}
-				x[k] = walk(e)
-			}
-		case []any:
-			for i, e := range x {
-				x[i] = walk(e)
-			}
-		}
-		return v
-	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
-	if err := enc.Encode(walk(v)); err != nil {
+	if err := enc.Encode(golden.Mask(v, volatileKeys)); err != nil {
 		t.Fatal(err)
 	}
 	return buf.String()

@@ -152,25 +152,7 @@ func (g *goldenRecorder) body(b []byte) any {
 	if err := dec.Decode(&v); err != nil {
 		return fmt.Sprintf("<%d bytes of text>", len(b))
 	}
-	var walk func(v any) any
-	walk = func(v any) any {
-		switch x := v.(type) {
-		case map[string]any:
-			for k, e := range x {
-				if goldenVolatile[k] && e != nil {
-					x[k] = "<" + k + ">"
-					continue
-				}
-				x[k] = walk(e)
-			}
-		case []any:
-			for i, e := range x {
-				x[i] = walk(e)
-			}
-		}
-		return v
-	}
-	return walk(v)
+	return golden.Mask(v, goldenVolatile)
 }
 
 func TestGoldenExchanges(t *testing.T) {

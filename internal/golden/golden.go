@@ -83,3 +83,25 @@ func Diff(want, got string) (string, int) {
 	fmt.Fprintf(&b, "(want %d lines, got %d)", len(w), len(g))
 	return b.String(), i
 }
+
+// Mask replaces, in a decoded JSON value (maps, slices and scalars as
+// encoding/json makes them), the non-null value of every object key in
+// keys with "<key>", at any depth, and returns v: what varies between
+// runs (times, IDs, rates) then compares equal.
+func Mask(v any, keys map[string]bool) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			if keys[k] && e != nil {
+				x[k] = "<" + k + ">"
+				continue
+			}
+			x[k] = Mask(e, keys)
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = Mask(e, keys)
+		}
+	}
+	return v
+}

@@ -30,3 +30,13 @@ func TestDiff(t *testing.T) {
 		})
 	}
 }
+
+func TestMask(t *testing.T) {
+	v := map[string]any{"at": "2026-01-01", "n": 1.0, "none": nil,
+		"list": []any{map[string]any{"at": "x", "keep": "y"}}}
+	golden.Mask(v, map[string]bool{"at": true, "none": true})
+	inner := v["list"].([]any)[0].(map[string]any)
+	if v["at"] != "<at>" || v["n"] != 1.0 || v["none"] != nil || inner["at"] != "<at>" || inner["keep"] != "y" {
+		t.Errorf("Mask: %v", v)
+	}
+}
