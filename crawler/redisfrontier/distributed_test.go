@@ -102,20 +102,6 @@ func (l *requestLog) record(r *http.Request) {
 	l.mu.Unlock()
 }
 
-// maxInWindow returns the most of times that fall in any window of length w.
-func maxInWindow(times []time.Time, w time.Duration) int {
-	ts := slices.Clone(times)
-	slices.SortFunc(ts, func(a, b time.Time) int { return a.Compare(b) })
-	best, lo := 0, 0
-	for hi := range ts {
-		for ts[hi].Sub(ts[lo]) >= w {
-			lo++
-		}
-		best = max(best, hi-lo+1)
-	}
-	return best
-}
-
 func isPagePath(p string) bool {
 	return p == "/" || p == "/about" || strings.HasPrefix(p, "/a/") || strings.HasPrefix(p, "/c/")
 }
@@ -198,7 +184,7 @@ func TestDistributedCrawl(t *testing.T) {
 	// scheduling delays on a loaded machine can bunch up: 5% of the rate
 	// (a 50 ms lag between a request's slot and its arrival) is allowed.
 	allowed := int(perSecond*1.05) + burst + ungated
-	got := maxInWindow(log.times, time.Second)
+	got := crawlertest.MaxInWindow(log.times, time.Second)
 	t.Logf("most requests in any 1 s window: %d, %.0f%% of the limit (limit %.0f/s + burst %d + %d ungated; allowed %d)",
 		got, 100*float64(got)/perSecond, perSecond, burst, ungated, allowed)
 	if got > allowed {

@@ -10,6 +10,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/seokit/seokit/crawler"
+	"github.com/seokit/seokit/crawler/crawlertest"
 	"github.com/seokit/seokit/crawler/redisfrontier"
 	"github.com/seokit/seokit/internal/redistest"
 	"github.com/seokit/seokit/seo"
@@ -71,7 +72,7 @@ func TestHostGateGlobalRate(t *testing.T) {
 	// Wake-ups lag their slots by scheduling delays, which can bunch them:
 	// 5% of the rate (a 50 ms lag) is allowed for that.
 	allowed := int(1000*1.05) + limit.Burst
-	got := maxInWindow(times, time.Second)
+	got := crawlertest.MaxInWindow(times, time.Second)
 	t.Logf("%d requests in %v; most in any 1 s window %d (allowed %d)", total, el.Round(time.Millisecond), got, allowed)
 	if got > allowed {
 		t.Errorf("%d starts in one second, more than %d", got, allowed)
@@ -81,7 +82,7 @@ func TestHostGateGlobalRate(t *testing.T) {
 	}
 
 	local := []crawler.HostGate{crawler.NewLocalHostGate(), crawler.NewLocalHostGate(), crawler.NewLocalHostGate()}
-	if got := maxInWindow(hammer(t, local, goroutines, perG, limit), time.Second); got <= allowed {
+	if got := crawlertest.MaxInWindow(hammer(t, local, goroutines, perG, limit), time.Second); got <= allowed {
 		t.Errorf("control: three per-worker gates allowed only %d in a second; the check cannot tell them apart", got)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"net/http"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -149,7 +148,7 @@ func TestSharedSiteAnalysis(t *testing.T) {
 	// The gate bounds request starts; on a loaded machine arrivals lag
 	// their slots and bunch up. Over a 3 s window a lag of up to 250 ms
 	// adds at most a quarter second of the rate, plus the burst.
-	if most, allowed := maxInWindow(times, 3*time.Second), int(perSecond*3.25)+5; most > allowed {
+	if most, allowed := crawlertest.MaxInWindow(times, 3*time.Second), int(perSecond*3.25)+5; most > allowed {
 		t.Errorf("%d page requests in 3 s, want at most %d (%.0f/s)", most, allowed, perSecond)
 	}
 	for i, n := range per {
@@ -238,18 +237,4 @@ func runSiteJob(t *testing.T, submitURL, pollURL, key, siteURL string, maxPages 
 		t.Fatalf("job %s: %s", got.Status, got.Error)
 	}
 	return got
-}
-
-// maxInWindow returns the most of times that fall in any window of length w.
-func maxInWindow(times []time.Time, w time.Duration) int {
-	ts := slices.Clone(times)
-	slices.SortFunc(ts, func(a, b time.Time) int { return a.Compare(b) })
-	best, lo := 0, 0
-	for hi := range ts {
-		for ts[hi].Sub(ts[lo]) >= w {
-			lo++
-		}
-		best = max(best, hi-lo+1)
-	}
-	return best
 }
