@@ -1,0 +1,247 @@
+package render
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"time"
+
+	"github.com/seokit/seokit/seo"
+)
+
+// Mode says which pages are rendered.
+type Mode string
+
+// The rendering modes.
+const (
+	// None renders nothing: pages are analysed as the server sent them.
+	None Mode = "none"
+	// Auto renders a page only when its raw HTML looks like an application
+	// shell (see the analyzer's rule, analyzer.LooksLikeAppShell).
+	Auto Mode = "auto"
+	// Always renders every HTML page.
+	Always Mode = "always"
+)
+
+// ParseMode parses "none", "auto" or "always"; "" means None. Anything else
+// is a *seo.InputError with Field "render".
+func ParseMode(s string) (Mode, error) {
+	switch Mode(s) {
+	case "", None:
+		return None, nil
+	case Auto, Always:
+		return Mode(s), nil
+	}
+	return "", &seo.InputError{Field: "render", Value: s, Reason: `must be "none", "auto" or "always"`, Err: seo.ErrInvalidInput}
+}
+
+// ErrUnavailable means no browser can render: none is installed, or it
+// could not be started. Raw analysis keeps working. It wraps
+// seo.ErrUnavailable.
+var ErrUnavailable = fmt.Errorf("%w: rendering unavailable", seo.ErrUnavailable)
+
+// ErrBudget means a rendering was cut short by its time, byte or request
+// budget; Render still returns the Result obtained so far, with TimedOut or
+// Truncated set, and a nil error. It is exported for drivers and callers
+// that report the cause.
+var ErrBudget = errors.New("render: budget exhausted")
+
+// Device is the device profile a page is rendered with.
+type Device string
+
+// The device profiles.
+const (
+	// Mobile is a smartphone viewport (412×915 CSS pixels at 2.625 device
+	// pixel ratio, touch), as Google's mobile-first indexing renders.
+	Mobile Device = "mobile"
+	// Desktop is a 1350×940 desktop viewport.
+	Desktop Device = "desktop"
+)
+
+// Shot selects the screenshots taken.
+type Shot string
+
+// The screenshot choices.
+const (
+	// NoShot takes no screenshot.
+	NoShot Shot = "none"
+	// Viewport takes a PNG of the first viewport.
+	Viewport Shot = "viewport"
+	// FullPage takes a PNG of the viewport and one of the whole page (its
+	// height capped by the driver).
+	FullPage Shot = "full"
+)
+
+// Defaults of a Request's zero fields.
+const (
+	DefaultSettle      = 500 * time.Millisecond
+	DefaultIdle        = 500 * time.Millisecond
+	DefaultTimeout     = 20 * time.Second
+	DefaultMaxBytes    = 25 << 20
+	DefaultMaxRequests = 300
+)
+
+// Request is one page to render. Zero fields mean the documented defaults.
+type Request struct {
+	// URL is the absolute http(s) URL of the page.
+	URL string
+	// Device is the profile; zero means Mobile.
+	Device Device
+	// UserAgent overrides the device's user agent, which carries seokit's
+	// own token (seo.MobileUserAgent or seo.DefaultUserAgent).
+	UserAgent string
+	// Idle is how long the network must be quiet (no request in flight)
+	// before the page counts as loaded; zero means DefaultIdle.
+	Idle time.Duration
+	// Settle is waited after network idle, for timers and late scripts;
+	// zero means DefaultSettle, a negative value means none.
+	Settle time.Duration
+	// Timeout bounds the whole rendering; zero means DefaultTimeout. When
+	// it ends the page before it settles, the Result has TimedOut set and
+	// holds the DOM as it was.
+	Timeout time.Duration
+	// MaxBytes caps the bytes the page may transfer (document and
+	// subresources); zero means DefaultMaxBytes. Requests beyond it are
+	// refused and reported.
+	MaxBytes int64
+	// MaxRequests caps the requests the page may make; zero means
+	// DefaultMaxRequests. Requests beyond it are refused and reported.
+	MaxRequests int
+	// Screenshot selects the screenshots; zero means NoShot.
+	Screenshot Shot
+	// Allowed reports whether robots.txt lets the renderer fetch a
+	// subresource; nil allows everything. Refused subresources are not
+	// fetched (as Googlebot does) and are reported with OutcomeRobots.
+	Allowed func(u *url.URL) bool
+}
+
+// Result is what a rendering returns. Lists are capped by the driver; the
+// *Omitted counts say how many entries were left out.
+type Result struct {
+	// URL is the requested URL; FinalURL the document's URL after
+	// redirects and client-side navigation.
+	URL      string `json:"url"`
+	FinalURL string `json:"finalUrl"`
+	// Status is the HTTP status of the document as the browser got it; 0
+	// when it failed.
+	Status int `json:"status"`
+	// Device and UserAgent are the profile used; Viewport its size in CSS
+	// pixels.
+	Device    Device `json:"device"`
+	UserAgent string `json:"userAgent"`
+	Viewport  Size   `json:"viewport"`
+	// HTML is the serialised DOM once the page settled (or when the budget
+	// ended it).
+	HTML []byte `json:"-"`
+	// ElapsedMs is the rendering's wall time in milliseconds.
+	ElapsedMs int64 `json:"elapsedMs"`
+	// TimedOut reports that the time budget ended the rendering before the
+	// network went idle and the settle delay passed.
+	TimedOut bool `json:"timedOut"`
+	// Truncated names the budgets that refused requests: "bytes",
+	// "requests".
+	Truncated []string `json:"truncated,omitempty"`
+	// Errors are uncaught JavaScript exceptions and unhandled rejections;
+	// Console the console.error (and console.assert) messages.
+	Errors         []Message `json:"errors"`
+	ErrorsOmitted  int       `json:"errorsOmitted,omitempty"`
+	Console        []Message `json:"console"`
+	ConsoleOmitted int       `json:"consoleOmitted,omitempty"`
+	// Resources are the requests the page made (the document first).
+	Resources        []Resource `json:"resources"`
+	ResourcesOmitted int        `json:"resourcesOmitted,omitempty"`
+	// Weight totals requests and transfer bytes by resource type, over
+	// every request (omitted ones included).
+	Weight []Weight `json:"weight"`
+	// Vitals are the lab Web Vitals; nil when none could be measured (see
+	// VitalsReason).
+	Vitals       *Vitals `json:"vitals"`
+	VitalsReason string  `json:"vitalsReason,omitempty"`
+	// Screenshot is a PNG of the first viewport, FullScreenshot of the
+	// whole page; nil when not requested or not taken.
+	Screenshot     []byte `json:"-"`
+	FullScreenshot []byte `json:"-"`
+}
+
+// Size is a width and height in CSS pixels.
+type Size struct {
+	Width  int `json:"width"`
+	Height int `json:"height"`
+}
+
+// Message is a JavaScript error or console message.
+type Message struct {
+	Text   string `json:"text"`
+	Source string `json:"source,omitempty"` // script URL
+	Line   int    `json:"line,omitempty"`
+	Column int    `json:"column,omitempty"`
+}
+
+// Outcomes of a Resource.
+const (
+	OutcomeOK      = "ok"      // fetched, any HTTP status
+	OutcomeFailed  = "failed"  // network error, refused connection, DNS failure
+	OutcomeRobots  = "robots"  // not fetched: robots.txt disallows it
+	OutcomeAddress = "address" // refused: the address policy forbids the host
+	OutcomeBudget  = "budget"  // refused: the byte or request budget was spent
+)
+
+// Resource is one request the page made.
+type Resource struct {
+	URL string `json:"url"`
+	// Type is the browser's resource type, lower case: "document",
+	// "script", "stylesheet", "image", "font", "fetch", "xhr", "media",
+	// "websocket", "other".
+	Type    string `json:"type"`
+	Status  int    `json:"status,omitempty"`
+	Bytes   int64  `json:"bytes"` // transferred (encoded) bytes
+	Outcome string `json:"outcome"`
+	Error   string `json:"error,omitempty"`
+}
+
+// Weight is the page weight of one resource type.
+type Weight struct {
+	Type     string `json:"type"`
+	Requests int    `json:"requests"`
+	Bytes    int64  `json:"bytes"`
+}
+
+// Vitals are lab measurements of one rendering, in milliseconds where
+// timed. A nil field was not observed (no contentful paint, say); it is
+// never reported as zero.
+type Vitals struct {
+	// LCP is Largest Contentful Paint, LCPElement a selector-like
+	// description of its element ("img#hero", "h1.title").
+	LCP        *float64 `json:"lcpMs"`
+	LCPElement string   `json:"lcpElement,omitempty"`
+	// CLS is Cumulative Layout Shift (session windows, as web.dev
+	// defines it); Shifts the largest shifts with the elements that moved.
+	CLS    *float64 `json:"cls"`
+	Shifts []Shift  `json:"shifts,omitempty"`
+	// TBT is Total Blocking Time: the sum over long tasks after first
+	// contentful paint of their time beyond 50 ms; the lab proxy of INP.
+	TBT *float64 `json:"tbtMs"`
+	// FCP is First Contentful Paint; TTFB the time to the document's
+	// first byte.
+	FCP  *float64 `json:"fcpMs"`
+	TTFB *float64 `json:"ttfbMs"`
+	// DOMElements counts the elements of the rendered document.
+	DOMElements int `json:"domElements"`
+}
+
+// Shift is one layout shift and the elements it moved.
+type Shift struct {
+	Value    float64  `json:"value"`
+	Elements []string `json:"elements"`
+}
+
+// Renderer renders pages. Implementations are safe for concurrent use and
+// bound their own concurrency; Render waits for a free slot or ctx.
+//
+// Render returns an error when nothing could be rendered: ErrUnavailable
+// (no browser), a navigation that failed (the error says why), ctx ended.
+// A rendering cut short by its budget returns its Result and a nil error.
+type Renderer interface {
+	Render(ctx context.Context, req *Request) (*Result, error)
+}
