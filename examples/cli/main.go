@@ -24,6 +24,8 @@ const usage = `usage:
   cli analyze [flags] URL      analyse one page
   cli crawl [flags] DOMAIN     crawl a site (a domain with optional port, or a start URL)
   cli optimize [flags] FILE    score a text for keyphrases and a locale
+  cli diff OLD.json NEW.json   compare two site reports (text, JSON, Markdown or HTML);
+                               -fail-on-new SEVERITY fails a pipeline on new findings
   cli checks [-v] [-json]      list every check ID with its severity and scope
                                (-v: the rule's source and how seokit differs from it)
   cli keywords suggest QUERY   keyword ideas from the local keyword table
@@ -91,6 +93,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runCrawl(ctx, args[1:], stdout, stderr)
 	case "optimize":
 		return runOptimize(ctx, args[1:], stdout, stderr)
+	case "diff":
+		return runDiff(ctx, args[1:], stdout, stderr)
 	case "checks":
 		return runChecks(args[1:], stdout, stderr)
 	case "keywords":

@@ -1,0 +1,767 @@
+package crawler
+
+import (
+	"bufio"
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"iter"
+	"os"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/seokit/seokit/seo"
+)
+
+// CompareOptions configure Compare. A nil *CompareOptions, and every zero
+// field, means the documented default.
+type CompareOptions struct {
+	// MaxExamples caps the URLs kept per list of the diff (added and
+	// removed URLs, a finding's new and fixed pages); zero means 20. Counts
+	// stay exact.
+	MaxExamples int
+	// MaxChangedPages caps Diff.Changed, the pages listed with their field
+	// changes; zero means 1000. Diff.ChangedPages and ChangedFields count
+	// them all.
+	MaxChangedPages int
+	// WordCountChange is the relative change of a page's word count that
+	// counts as a change; zero means 0.2 (20 %). A change of fewer than 10
+	// words never counts.
+	WordCountChange float64
+	// ResponseTimeChange is the factor by which a page's response time must
+	// grow or shrink to count as a change (and by at least 200 ms); zero
+	// means 2.
+	ResponseTimeChange float64
+	// LinkScoreChange is the absolute change of a page's link score that
+	// counts; zero means 10 (on the 0-100 scale).
+	LinkScoreChange float64
+	// InlinksChange is the relative change of a page's inlinks that counts
+	// (and by at least 2 links); zero means 0.5.
+	InlinksChange float64
+}
+
+func (o *CompareOptions) withDefaults() CompareOptions {
+	var c CompareOptions
+	if o != nil {
+		c = *o
+	}
+	c.MaxExamples = cmp.Or(c.MaxExamples, 20)
+	c.MaxChangedPages = cmp.Or(c.MaxChangedPages, 1000)
+	c.WordCountChange = cmp.Or(c.WordCountChange, 0.2)
+	c.ResponseTimeChange = cmp.Or(c.ResponseTimeChange, 2)
+	c.LinkScoreChange = cmp.Or(c.LinkScoreChange, 10)
+	c.InlinksChange = cmp.Or(c.InlinksChange, 0.5)
+	return c
+}
+
+// ReportSource is one side of a comparison: a site report whose pages are
+// read as a stream, so that neither side is held whole. Compare reads a
+// side's Pages before its Report, so a source may collect the site-level
+// parts while it streams the pages. A *SiteReport is
+// turned into one by [ReportPages]; [DecodeReport] streams a report's JSON.
+type ReportSource interface {
+	// Report returns the site-level parts of the report (its Pages may be
+	// empty: they are read from Pages).
+	Report(ctx context.Context) (*SiteReport, error)
+	// Pages yields every page summary of the report once, in any order.
+	// The yielded summary may be reused after the yield returns.
+	Pages(ctx context.Context) iter.Seq2[*PageSummary, error]
+}
+
+// ReportPages returns r as a ReportSource.
+func ReportPages(r *SiteReport) ReportSource { return memSource{r} }
+
+type memSource struct{ r *SiteReport }
+
+func (m memSource) Report(context.Context) (*SiteReport, error) { return m.r, nil }
+
+func (m memSource) Pages(ctx context.Context) iter.Seq2[*PageSummary, error] {
+	return func(yield func(*PageSummary, error) bool) {
+		for i := range m.r.Pages {
+			if err := ctx.Err(); err != nil {
+				yield(nil, err)
+				return
+			}
+			if !yield(&m.r.Pages[i], nil) {
+				return
+			}
+		}
+	}
+}
+
+// Diff is the comparison of two crawls of a site: what an SEO wants to
+// know changed since the last crawl. Old is the earlier report.
+type Diff struct {
+	Old DiffSide `json:"old"`
+	New DiffSide `json:"new"`
+	// Score is the change of the site score, New minus Old.
+	Score int `json:"score"`
+	// Totals compare counts of the two crawls: pages, indexable pages,
+	// 4xx and 5xx pages, noindex pages, findings per severity.
+	Totals []TotalChange `json:"totals"`
+	// Added lists the URLs crawled now and not before; Removed those
+	// crawled before and not now.
+	Added   URLSample `json:"added"`
+	Removed URLSample `json:"removed"`
+	// ChangedPages counts the URLs of both crawls with at least one field
+	// change; ChangedFields counts them per field; Changed lists them
+	// (sorted by URL, at most MaxChangedPages).
+	ChangedPages  int            `json:"changedPages"`
+	ChangedFields map[string]int `json:"changedFields"`
+	Changed       []PageChange   `json:"changed"`
+	// Findings compares every finding ID of either crawl, sorted by
+	// severity (highest first), then by new pages, then ID.
+	Findings []FindingChange `json:"findings"`
+	// Robots and Sitemaps are nil when unchanged.
+	Robots   *RobotsChange   `json:"robots,omitempty"`
+	Sitemaps *SitemapsChange `json:"sitemaps,omitempty"`
+	// Truncated names the lists cut at their caps ("changed", "added",
+	// "removed", "findings.<ID>.new", "findings.<ID>.fixed").
+	Truncated seo.Truncated `json:"truncated,omitempty"`
+}
+
+// DiffSide identifies one crawl of a comparison.
+type DiffSide struct {
+	Domain     string        `json:"domain"`
+	StartURL   string        `json:"startUrl"`
+	StartedAt  time.Time     `json:"startedAt"`
+	FinishedAt time.Time     `json:"finishedAt"`
+	Pages      int           `json:"pages"`
+	Score      int           `json:"score"`
+	Counts     FindingCounts `json:"findingCounts"`
+}
+
+// TotalChange is one count of both crawls.
+type TotalChange struct {
+	Name string `json:"name"`
+	Old  int    `json:"old"`
+	New  int    `json:"new"`
+}
+
+// URLSample is a count of URLs with the first of them.
+type URLSample struct {
+	Count   int      `json:"count"`
+	URLs    []string `json:"urls"`
+	Omitted int      `json:"omitted,omitempty"`
+}
+
+func (s *URLSample) add(u string, max int) {
+	s.Count++
+	if len(s.URLs) < max {
+		s.URLs = append(s.URLs, u)
+	} else {
+		s.Omitted++
+	}
+}
+
+// The fields compared per page, as FieldChange.Field names them.
+const (
+	FieldStatus       = "status"
+	FieldIndexable    = "indexable"
+	FieldNoindex      = "noindex"
+	FieldCanonical    = "canonical"
+	FieldTitle        = "title"
+	FieldDescription  = "description"
+	FieldH1           = "h1"
+	FieldWordCount    = "wordCount"
+	FieldDepth        = "depth"
+	FieldInlinks      = "inlinks"
+	FieldLinkScore    = "linkScore"
+	FieldResponseTime = "responseMs"
+	FieldScore        = "score"
+)
+
+// PageChange is one URL of both crawls whose fields changed.
+type PageChange struct {
+	URL     string        `json:"url"`
+	Changes []FieldChange `json:"changes"`
+}
+
+// FieldChange is one changed field of a page, both values as text ("" for
+// none, "null" for a depth or score that does not exist).
+type FieldChange struct {
+	Field string `json:"field"`
+	Old   string `json:"old"`
+	New   string `json:"new"`
+}
+
+// FindingChange compares one finding ID across the crawls. Pages counts
+// distinct URLs (a site-scope finding counts as one "page", the site).
+type FindingChange struct {
+	ID       string       `json:"id"`
+	Severity seo.Severity `json:"severity"`
+	// Status is "new" (only in New), "fixed" (only in Old) or
+	// "persisting".
+	Status string `json:"status"`
+	// OldPages and NewPages count the pages with the finding in each
+	// crawl (FindingGroup.Pages); OldCount and NewCount its occurrences.
+	OldPages int `json:"oldPages"`
+	NewPages int `json:"newPages"`
+	OldCount int `json:"oldCount"`
+	NewCount int `json:"newCount"`
+	// NewOn lists the pages of both crawls that have it now and did not
+	// before, plus added pages that have it; FixedOn the pages of both
+	// crawls that had it and no longer do. Removed pages are in neither.
+	NewOn   URLSample `json:"newOn"`
+	FixedOn URLSample `json:"fixedOn"`
+}
+
+// Finding change statuses.
+const (
+	FindingNew        = "new"
+	FindingFixed      = "fixed"
+	FindingPersisting = "persisting"
+)
+
+// RobotsChange says how robots.txt changed.
+type RobotsChange struct {
+	Old RobotsSummary `json:"old"`
+	New RobotsSummary `json:"new"`
+	// Fields names what differs: "status", "content", "sitemaps".
+	Fields []string `json:"fields"`
+}
+
+// SitemapsChange says how the sitemaps read changed.
+type SitemapsChange struct {
+	Added   []string        `json:"added,omitempty"`
+	Removed []string        `json:"removed,omitempty"`
+	Changed []SitemapChange `json:"changed,omitempty"`
+}
+
+// SitemapChange is a sitemap of both crawls whose status or URL count
+// changed.
+type SitemapChange struct {
+	URL       string `json:"url"`
+	OldStatus int    `json:"oldStatus"`
+	NewStatus int    `json:"newStatus"`
+	OldURLs   int    `json:"oldUrls"`
+	NewURLs   int    `json:"newUrls"`
+}
+
+// ErrCompare wraps the errors of Compare that come from reading a side.
+var ErrCompare = errors.New("crawler: compare")
+
+// CompareReports compares two site reports held in memory; see Compare.
+func CompareReports(old, new *SiteReport, opts *CompareOptions) *Diff {
+	d, err := Compare(context.Background(), ReportPages(old), ReportPages(new), opts)
+	if err != nil { // in-memory sources fail only when ctx ends
+		panic(err)
+	}
+	return d
+}
+
+// oldPage is what Compare keeps of an old page while the new pages
+// stream: the compared fields, about 200 bytes plus the strings.
+type oldPage struct {
+	status                 int
+	indexable, noindex     bool
+	canonical, title, desc string
+	h1                     string
+	words, depth, inlinks  int
+	linkScore              float64
+	responseMs             int64
+	score                  int // -1: none
+	findings               []string
+	seen                   bool
+}
+
+// Compare compares two crawls, old then new. It holds the compared fields
+// of the old pages (not their whole summaries) while it streams the new
+// ones, so memory grows with the old crawl's page count only.
+func Compare(ctx context.Context, old, new ReportSource, opts *CompareOptions) (*Diff, error) {
+	o := opts.withDefaults()
+	d := &Diff{ChangedFields: map[string]int{}, Changed: []PageChange{}}
+	ids := map[string]string{} // interns the finding IDs the old pages share
+	intern := func(s string) string {
+		if v, ok := ids[s]; ok {
+			return v
+		}
+		ids[s] = s
+		return s
+	}
+	olds := map[string]*oldPage{}
+	var oldTot, newTot pageTotals
+	for p, err := range old.Pages(ctx) {
+		if err != nil {
+			return nil, fmt.Errorf("%w: old pages: %w", ErrCompare, err)
+		}
+		oldTot.add(p)
+		op := &oldPage{
+			status: p.Status, indexable: p.Indexable, noindex: p.Noindex,
+			canonical: p.Canonical, title: p.Title, desc: p.Description, h1: p.H1,
+			words: p.WordCount, depth: p.depth(), inlinks: p.Inlinks, linkScore: p.LinkScore,
+			responseMs: p.ResponseMs, score: -1,
+		}
+		if p.Score != nil {
+			op.score = *p.Score
+		}
+		op.findings = make([]string, len(p.Findings))
+		for i, id := range p.Findings {
+			op.findings[i] = intern(id)
+		}
+		olds[p.URL] = op
+	}
+	oldRep, err := old.Report(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("%w: old report: %w", ErrCompare, err)
+	}
+	fc := map[string]*FindingChange{}
+	change := func(id string) *FindingChange {
+		c := fc[id]
+		if c == nil {
+			c = &FindingChange{ID: id}
+			fc[id] = c
+		}
+		return c
+	}
+	for p, err := range new.Pages(ctx) {
+		if err != nil {
+			return nil, fmt.Errorf("%w: new pages: %w", ErrCompare, err)
+		}
+		newTot.add(p)
+		op := olds[p.URL]
+		if op == nil {
+			d.Added.add(p.URL, o.MaxExamples)
+			for _, id := range p.Findings {
+				change(id).NewOn.add(p.URL, o.MaxExamples)
+			}
+			continue
+		}
+		op.seen = true
+		if ch := comparePage(op, p, &o); len(ch) > 0 {
+			d.ChangedPages++
+			for _, c := range ch {
+				d.ChangedFields[c.Field]++
+			}
+			d.Changed = append(d.Changed, PageChange{URL: p.URL, Changes: ch})
+			if len(d.Changed) > 2*o.MaxChangedPages { // keep the first by URL, bounded
+				d.Changed = firstByURL(d.Changed, o.MaxChangedPages)
+			}
+		}
+		for _, id := range p.Findings {
+			if !slices.Contains(op.findings, id) {
+				change(id).NewOn.add(p.URL, o.MaxExamples)
+			}
+		}
+		for _, id := range op.findings {
+			if !slices.Contains(p.Findings, id) {
+				change(id).FixedOn.add(p.URL, o.MaxExamples)
+			}
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	newRep, err := new.Report(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("%w: new report: %w", ErrCompare, err)
+	}
+	removed := make([]string, 0)
+	for u, op := range olds {
+		if !op.seen {
+			removed = append(removed, u)
+		}
+	}
+	slices.Sort(removed)
+	for _, u := range removed {
+		d.Removed.add(u, o.MaxExamples)
+	}
+	d.Changed = firstByURL(d.Changed, o.MaxChangedPages)
+	d.Truncated.Note("changed", d.ChangedPages, len(d.Changed))
+	d.Truncated.Note("added", d.Added.Count, len(d.Added.URLs))
+	d.Truncated.Note("removed", d.Removed.Count, len(d.Removed.URLs))
+	slices.Sort(d.Added.URLs)
+
+	d.Old = side(oldRep, oldTot.pages)
+	d.New = side(newRep, newTot.pages)
+	d.Score = d.New.Score - d.Old.Score
+	d.Totals = []TotalChange{
+		{"pages", oldTot.pages, newTot.pages},
+		{"indexable", oldTot.indexable, newTot.indexable},
+		{"noindex", oldTot.noindex, newTot.noindex},
+		{"status4xx", oldTot.s4xx, newTot.s4xx},
+		{"status5xx", oldTot.s5xx, newTot.s5xx},
+		{"errors", oldRep.FindingCounts.Checks.Errors, newRep.FindingCounts.Checks.Errors},
+		{"warnings", oldRep.FindingCounts.Checks.Warnings, newRep.FindingCounts.Checks.Warnings},
+		{"notices", oldRep.FindingCounts.Checks.Notices, newRep.FindingCounts.Checks.Notices},
+	}
+	d.Findings = compareFindings(oldRep, newRep, fc, &d.Truncated)
+	d.Robots = compareRobots(oldRep.Robots, newRep.Robots)
+	d.Sitemaps = compareSitemaps(oldRep.Sitemaps, newRep.Sitemaps)
+	return d, nil
+}
+
+type pageTotals struct{ pages, indexable, noindex, s4xx, s5xx int }
+
+func (t *pageTotals) add(p *PageSummary) {
+	t.pages++
+	if p.Indexable {
+		t.indexable++
+	}
+	if p.Noindex {
+		t.noindex++
+	}
+	switch {
+	case p.Status >= 500:
+		t.s5xx++
+	case p.Status >= 400:
+		t.s4xx++
+	}
+}
+
+func firstByURL(c []PageChange, max int) []PageChange {
+	slices.SortFunc(c, func(a, b PageChange) int { return cmp.Compare(a.URL, b.URL) })
+	if len(c) > max {
+		c = slices.Clip(c[:max])
+	}
+	return c
+}
+
+func side(r *SiteReport, pages int) DiffSide {
+	return DiffSide{Domain: r.Domain, StartURL: r.StartURL, StartedAt: r.StartedAt, FinishedAt: r.FinishedAt,
+		Pages: pages, Score: r.Score.Value, Counts: r.FindingCounts}
+}
+
+func comparePage(op *oldPage, p *PageSummary, o *CompareOptions) []FieldChange {
+	var ch []FieldChange
+	str := func(field, a, b string) {
+		if a != b {
+			ch = append(ch, FieldChange{field, a, b})
+		}
+	}
+	num := func(field string, a, b int) {
+		ch = append(ch, FieldChange{field, intText(a), intText(b)})
+	}
+	if op.status != p.Status {
+		num(FieldStatus, op.status, p.Status)
+	}
+	if op.indexable != p.Indexable {
+		str(FieldIndexable, strconv.FormatBool(op.indexable), strconv.FormatBool(p.Indexable))
+	}
+	if op.noindex != p.Noindex {
+		str(FieldNoindex, strconv.FormatBool(op.noindex), strconv.FormatBool(p.Noindex))
+	}
+	str(FieldCanonical, op.canonical, p.Canonical)
+	str(FieldTitle, op.title, p.Title)
+	str(FieldDescription, op.desc, p.Description)
+	str(FieldH1, op.h1, p.H1)
+	if relChanged(float64(op.words), float64(p.WordCount), o.WordCountChange, 10) {
+		num(FieldWordCount, op.words, p.WordCount)
+	}
+	if op.depth != p.depth() {
+		num(FieldDepth, op.depth, p.depth())
+	}
+	if relChanged(float64(op.inlinks), float64(p.Inlinks), o.InlinksChange, 2) {
+		num(FieldInlinks, op.inlinks, p.Inlinks)
+	}
+	if diff := p.LinkScore - op.linkScore; diff >= o.LinkScoreChange || -diff >= o.LinkScoreChange {
+		str(FieldLinkScore, strconv.FormatFloat(op.linkScore, 'f', 1, 64), strconv.FormatFloat(p.LinkScore, 'f', 1, 64))
+	}
+	if a, b := float64(op.responseMs), float64(p.ResponseMs); (b-a >= 200 && b >= a*o.ResponseTimeChange) || (a-b >= 200 && a >= b*o.ResponseTimeChange) {
+		num(FieldResponseTime, int(op.responseMs), int(p.ResponseMs))
+	}
+	score := -1
+	if p.Score != nil {
+		score = *p.Score
+	}
+	if op.score != score {
+		num(FieldScore, op.score, score)
+	}
+	return ch
+}
+
+// intText writes a count, and "null" for the -1 of a missing depth or
+// score.
+func intText(v int) string {
+	if v < 0 {
+		return "null"
+	}
+	return strconv.Itoa(v)
+}
+
+// relChanged reports a change of a to b by more than rel of a and by at
+// least min.
+func relChanged(a, b, rel, min float64) bool {
+	d := b - a
+	if d < 0 {
+		d = -d
+	}
+	return d >= min && d > rel*a
+}
+
+func compareFindings(oldRep, newRep *SiteReport, fc map[string]*FindingChange, tr *seo.Truncated) []FindingChange {
+	oldG := map[string]FindingGroup{}
+	for _, g := range oldRep.Findings {
+		oldG[g.ID] = g
+	}
+	newG := map[string]FindingGroup{}
+	for _, g := range newRep.Findings {
+		newG[g.ID] = g
+	}
+	ids := map[string]bool{}
+	for id := range oldG {
+		ids[id] = true
+	}
+	for id := range newG {
+		ids[id] = true
+	}
+	out := make([]FindingChange, 0, len(ids))
+	for id := range ids {
+		c := FindingChange{ID: id}
+		if p := fc[id]; p != nil {
+			c = *p
+		}
+		og, inOld := oldG[id]
+		ng, inNew := newG[id]
+		c.OldPages, c.OldCount, c.NewPages, c.NewCount = og.Pages, og.Count, ng.Pages, ng.Count
+		switch {
+		case inOld && inNew:
+			c.Status, c.Severity = FindingPersisting, ng.Severity
+		case inNew:
+			c.Status, c.Severity = FindingNew, ng.Severity
+		default:
+			c.Status, c.Severity = FindingFixed, og.Severity
+		}
+		if c.Severity == 0 {
+			c.Severity = og.Severity
+		}
+		// Site-scope findings are on no page: the site is their page.
+		if ng.Scope != seo.ScopePage && ng.Scope != "" || og.Scope != seo.ScopePage && og.Scope != "" {
+			if c.NewOn.Count == 0 && c.Status == FindingNew {
+				c.NewOn.add(newRep.StartURL, 1)
+			}
+			if c.FixedOn.Count == 0 && c.Status == FindingFixed {
+				c.FixedOn.add(oldRep.StartURL, 1)
+			}
+		}
+		tr.Note("findings."+id+".new", c.NewOn.Count, len(c.NewOn.URLs))
+		tr.Note("findings."+id+".fixed", c.FixedOn.Count, len(c.FixedOn.URLs))
+		if c.NewOn.URLs == nil {
+			c.NewOn.URLs = []string{}
+		}
+		if c.FixedOn.URLs == nil {
+			c.FixedOn.URLs = []string{}
+		}
+		slices.Sort(c.NewOn.URLs)
+		slices.Sort(c.FixedOn.URLs)
+		out = append(out, c)
+	}
+	slices.SortFunc(out, func(a, b FindingChange) int {
+		return cmp.Or(cmp.Compare(b.Severity, a.Severity), cmp.Compare(b.NewOn.Count, a.NewOn.Count), cmp.Compare(a.ID, b.ID))
+	})
+	return out
+}
+
+func compareRobots(a, b RobotsSummary) *RobotsChange {
+	var fields []string
+	if a.Status != b.Status || a.Error != b.Error {
+		fields = append(fields, "status")
+	}
+	if a.Bytes != b.Bytes || a.InvalidLines != b.InvalidLines || a.Truncated != b.Truncated {
+		fields = append(fields, "content")
+	}
+	if !slices.Equal(a.Sitemaps, b.Sitemaps) {
+		fields = append(fields, "sitemaps")
+	}
+	if len(fields) == 0 {
+		return nil
+	}
+	return &RobotsChange{Old: a, New: b, Fields: fields}
+}
+
+func compareSitemaps(a, b []SitemapSummary) *SitemapsChange {
+	old := map[string]SitemapSummary{}
+	for _, s := range a {
+		old[s.URL] = s
+	}
+	var c SitemapsChange
+	seen := map[string]bool{}
+	for _, s := range b {
+		seen[s.URL] = true
+		o, ok := old[s.URL]
+		switch {
+		case !ok:
+			c.Added = append(c.Added, s.URL)
+		case o.Status != s.Status || o.URLs != s.URLs:
+			c.Changed = append(c.Changed, SitemapChange{URL: s.URL, OldStatus: o.Status, NewStatus: s.Status, OldURLs: o.URLs, NewURLs: s.URLs})
+		}
+	}
+	for _, s := range a {
+		if !seen[s.URL] {
+			c.Removed = append(c.Removed, s.URL)
+		}
+	}
+	if c.Added == nil && c.Removed == nil && c.Changed == nil {
+		return nil
+	}
+	slices.Sort(c.Added)
+	slices.Sort(c.Removed)
+	return &c
+}
+
+// NewFindings counts the finding IDs at or above sev that are new in the
+// diff or on more pages than before, for `-fail-on-new`.
+func (d *Diff) NewFindings(sev seo.Severity) int {
+	n := 0
+	for _, f := range d.Findings {
+		if f.Severity >= sev && (f.Status == FindingNew || f.Status == FindingPersisting && f.NewPages > f.OldPages) {
+			n++
+		}
+	}
+	return n
+}
+
+// ReportFile returns the site report JSON file at path (as `crawl -json`
+// and the API write it) as a ReportSource that streams its pages: the file
+// is read once for the site-level parts and once for the pages, and no
+// more than one page summary is decoded at a time.
+func ReportFile(path string) ReportSource { return &fileSource{path: path} }
+
+type fileSource struct {
+	path string
+	// head holds the site-level parts read by a complete Pages walk.
+	head *SiteReport
+}
+
+// setKey decodes the value of one top-level key into rep.
+func setKey(rep *SiteReport, key string, dec *json.Decoder) error {
+	var raw json.RawMessage
+	if err := dec.Decode(&raw); err != nil {
+		return err
+	}
+	// Decode the one key into the report through a one-key object.
+	obj, err := json.Marshal(map[string]json.RawMessage{key: raw})
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(obj, rep)
+}
+
+func (f *fileSource) Report(ctx context.Context) (*SiteReport, error) {
+	if f.head != nil {
+		return f.head, nil
+	}
+	var rep SiteReport
+	err := f.walk(ctx, func(key string, dec *json.Decoder) error {
+		if key == "pages" {
+			return eachElement(dec, func() error {
+				var skip json.RawMessage
+				return dec.Decode(&skip)
+			})
+		}
+		return setKey(&rep, key, dec)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &rep, nil
+}
+
+func (f *fileSource) Pages(ctx context.Context) iter.Seq2[*PageSummary, error] {
+	return func(yield func(*PageSummary, error) bool) {
+		stop := errors.New("stop")
+		var head SiteReport
+		err := f.walk(ctx, func(key string, dec *json.Decoder) error {
+			if key != "pages" {
+				return setKey(&head, key, dec)
+			}
+			var p PageSummary
+			return eachElement(dec, func() error {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				// Only the compared fields are decoded, into a reused
+				// summary: the other fields are skipped, not allocated.
+				var c comparedPage
+				if err := dec.Decode(&c); err != nil {
+					return err
+				}
+				p = PageSummary{URL: c.URL, Status: c.Status, Depth: c.Depth, Indexable: c.Indexable, Noindex: c.Noindex,
+					Title: c.Title, Description: c.Description, H1: c.H1, Canonical: c.Canonical, WordCount: c.WordCount,
+					Score: c.Score, Findings: c.Findings, Inlinks: c.Inlinks, LinkScore: c.LinkScore, ResponseMs: c.ResponseMs}
+				if !yield(&p, nil) {
+					return stop
+				}
+				return nil
+			})
+		})
+		switch {
+		case err == nil:
+			f.head = &head
+		case !errors.Is(err, stop):
+			yield(nil, err)
+		}
+	}
+}
+
+// comparedPage holds the fields of a PageSummary that Compare reads.
+type comparedPage struct {
+	URL         string   `json:"url"`
+	Status      int      `json:"status"`
+	Depth       *int     `json:"depth"`
+	Indexable   bool     `json:"indexable"`
+	Noindex     bool     `json:"noindex"`
+	Title       string   `json:"title"`
+	Description string   `json:"description"`
+	H1          string   `json:"h1"`
+	Canonical   string   `json:"canonical"`
+	WordCount   int      `json:"wordCount"`
+	Score       *int     `json:"score"`
+	Findings    []string `json:"findings"`
+	Inlinks     int      `json:"inlinks"`
+	LinkScore   float64  `json:"linkScore"`
+	ResponseMs  int64    `json:"responseMs"`
+}
+
+// walk calls fn for each key of the file's top-level object, with the
+// decoder positioned before the key's value.
+func (f *fileSource) walk(ctx context.Context, fn func(key string, dec *json.Decoder) error) error {
+	file, err := os.Open(f.path)
+	if err != nil {
+		return err
+	}
+	defer file.Close()
+	dec := json.NewDecoder(bufio.NewReaderSize(file, 1<<16))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return fmt.Errorf("%s: not a site report (a JSON object): %v", f.path, cmp.Or(err, errors.New("no object")))
+	}
+	for dec.More() {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		t, err := dec.Token()
+		if err != nil {
+			return fmt.Errorf("%s: %w", f.path, err)
+		}
+		key, _ := t.(string)
+		if err := fn(key, dec); err != nil {
+			return fmt.Errorf("%s: %s: %w", f.path, key, err)
+		}
+	}
+	return nil
+}
+
+// eachElement calls fn for each element of the JSON array the decoder is
+// positioned at (null counts as empty).
+func eachElement(dec *json.Decoder, fn func() error) error {
+	t, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	if t == nil {
+		return nil
+	}
+	if t != json.Delim('[') {
+		return errors.New("not an array")
+	}
+	for dec.More() {
+		if err := fn(); err != nil {
+			return err
+		}
+	}
+	_, err = dec.Token()
+	return err
+}

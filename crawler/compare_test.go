@@ -1,0 +1,248 @@
+package crawler_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/seokit/seokit/crawler"
+	"github.com/seokit/seokit/seo"
+)
+
+// changingSite serves version 1 or 2 of a small site. Version 2 adds
+// /new, drops /gone (no longer linked, 404), changes the title of /a,
+// turns /b noindex and links /c to a missing page.
+func changingSite(t *testing.T) (*httptest.Server, *atomic.Int32) {
+	var version atomic.Int32
+	version.Store(1)
+	page := func(w http.ResponseWriter, title, head, body string) {
+		name := strings.Replace(title, ", renamed,", "", 1) // the description and H1 keep the old name
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprintf(w, `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>%s</title>`+
+			`<meta name="description" content="A page about %s, long enough to be a fine description of what it holds for readers.">`+
+			`<meta name="viewport" content="width=device-width, initial-scale=1">%s</head>`+
+			`<body><h1>%s</h1><p>%s</p>%s</body></html>`, title, name, head, name,
+			strings.Repeat("Plain words about the subject of this page. ", 40), body)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		v2 := version.Load() == 2
+		switch r.URL.Path {
+		case "/robots.txt", "/sitemap.xml", "/favicon.ico":
+			http.NotFound(w, r)
+		case "/":
+			links := `<a href="/a">A</a> <a href="/b">B</a> <a href="/c">C</a>`
+			if v2 {
+				links += ` <a href="/new">New</a>`
+			}
+			page(w, "Home of the changing site", "", links)
+		case "/a":
+			title := "Page A of the changing site"
+			if v2 {
+				title = "Page A, renamed, of the changing site"
+			}
+			page(w, title, "", `<a href="/">Home</a>`)
+		case "/b":
+			head := ""
+			if v2 {
+				head = `<meta name="robots" content="noindex">`
+			}
+			page(w, "Page B of the changing site", head, `<a href="/">Home</a>`)
+		case "/c":
+			link := `<a href="/gone">Gone</a>`
+			if v2 {
+				link = `<a href="/missing">Missing</a>`
+			}
+			page(w, "Page C of the changing site", "", `<a href="/">Home</a> `+link)
+		case "/gone":
+			if v2 {
+				http.NotFound(w, r)
+				return
+			}
+			page(w, "Page Gone of the changing site", "", `<a href="/">Home</a>`)
+		case "/new":
+			if !v2 {
+				http.NotFound(w, r)
+				return
+			}
+			page(w, "Page New of the changing site", "", `<a href="/">Home</a>`)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv, &version
+}
+
+func crawlOnce(t *testing.T, base string) *crawler.SiteReport {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	rep, err := crawler.New(&crawler.Options{AllowPrivate: true, PerHostRate: -1, SkipExternalLinks: true, Concurrency: 2}).Run(ctx, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+func TestCompareChangedSite(t *testing.T) {
+	srv, version := changingSite(t)
+	old := crawlOnce(t, srv.URL)
+	version.Store(2)
+	cur := crawlOnce(t, srv.URL)
+	d := crawler.CompareReports(old, cur, nil)
+	u := func(p string) string { return srv.URL + p }
+
+	if d.Added.Count != 2 || !reflect.DeepEqual(d.Added.URLs, []string{u("/missing"), u("/new")}) {
+		t.Errorf("added = %+v, want /missing and /new", d.Added)
+	}
+	if d.Removed.Count != 1 || !reflect.DeepEqual(d.Removed.URLs, []string{u("/gone")}) {
+		t.Errorf("removed = %+v, want /gone", d.Removed)
+	}
+	changes := map[string][]crawler.FieldChange{}
+	for _, p := range d.Changed {
+		changes[strings.TrimPrefix(p.URL, srv.URL)] = p.Changes
+	}
+	has := func(path, field, oldV, newV string) {
+		t.Helper()
+		for _, c := range changes[path] {
+			if c.Field == field {
+				if c.Old != oldV || c.New != newV {
+					t.Errorf("%s %s: %q → %q, want %q → %q", path, field, c.Old, c.New, oldV, newV)
+				}
+				return
+			}
+		}
+		t.Errorf("%s: no %s change in %+v", path, field, changes[path])
+	}
+	has("/a", crawler.FieldTitle, "Page A of the changing site", "Page A, renamed, of the changing site")
+	has("/b", crawler.FieldIndexable, "true", "false")
+	has("/b", crawler.FieldNoindex, "false", "true")
+	for _, path := range []string{"/", "/a", "/b", "/c"} {
+		for _, c := range changes[path] {
+			if c.Field == crawler.FieldResponseTime || c.Field == crawler.FieldInlinks || c.Field == crawler.FieldLinkScore {
+				continue // these follow timing and the changed link graph
+			}
+			ok := (path == "/a" && c.Field == crawler.FieldTitle) || (path == "/b" && (c.Field == crawler.FieldIndexable || c.Field == crawler.FieldNoindex || c.Field == crawler.FieldScore)) ||
+				(path == "/c" && c.Field == crawler.FieldScore) || (path == "/a" && c.Field == crawler.FieldScore)
+			if !ok {
+				t.Errorf("unexpected change %s %+v", path, c)
+			}
+		}
+	}
+	if d.ChangedFields[crawler.FieldTitle] != 1 {
+		t.Errorf("changedFields[title] = %d, want 1", d.ChangedFields[crawler.FieldTitle])
+	}
+	byID := map[string]crawler.FindingChange{}
+	for _, f := range d.Findings {
+		byID[f.ID] = f
+	}
+	broken := byID["links.broken_internal"]
+	if broken.Status != crawler.FindingNew || broken.NewOn.Count != 1 || broken.NewOn.URLs[0] != u("/c") || broken.Severity != seo.Error {
+		t.Errorf("links.broken_internal = %+v, want new on /c, error", broken)
+	}
+	if d.NewFindings(seo.Error) < 1 {
+		t.Errorf("NewFindings(error) = %d, want at least 1", d.NewFindings(seo.Error))
+	}
+	for _, tot := range d.Totals {
+		want := map[string][2]int{"pages": {5, 6}, "status4xx": {0, 1}, "noindex": {0, 1}}[tot.Name]
+		if want != [2]int{} && (tot.Old != want[0] || tot.New != want[1]) {
+			t.Errorf("total %s = %d → %d, want %d → %d", tot.Name, tot.Old, tot.New, want[0], want[1])
+		}
+	}
+
+	// The same diff from the two reports streamed from JSON files.
+	dir := t.TempDir()
+	write := func(name string, r *crawler.SiteReport) string {
+		b, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	fd, err := crawler.Compare(context.Background(), crawler.ReportFile(write("old.json", old)), crawler.ReportFile(write("new.json", cur)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := json.Marshal(d)
+	b, _ := json.Marshal(fd)
+	if !bytes.Equal(a, b) {
+		t.Errorf("diff of the files differs from the diff in memory:\n%s\n%s", a, b)
+	}
+
+	// Every output names every change.
+	var text, md, html bytes.Buffer
+	if err := d.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.WriteMarkdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.WriteHTML(&html); err != nil {
+		t.Fatal(err)
+	}
+	for name, out := range map[string]string{"text": text.String(), "markdown": md.String(), "html": html.String(), "json": string(a)} {
+		for _, want := range []string{"links.broken_internal", "Page A, renamed, of the changing site", "/new", "noindex"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("%s output lacks %q", name, want)
+			}
+		}
+	}
+	if !strings.Contains(text.String(), "/gone") || !strings.Contains(string(a), "/gone") || !strings.Contains(html.String(), "/gone") {
+		t.Error("the removed URL /gone is missing from an output")
+	}
+	if !strings.Contains(md.String(), "1 removed") {
+		t.Errorf("markdown lacks the removed count:\n%s", md.String())
+	}
+}
+
+func TestCompareCapsAndBadFile(t *testing.T) {
+	old := &crawler.SiteReport{Domain: "example.com"}
+	cur := &crawler.SiteReport{Domain: "example.com"}
+	for i := range 300 {
+		old.Pages = append(old.Pages, crawler.PageSummary{URL: fmt.Sprintf("https://example.com/old/%03d", i), Status: 200, Title: "t"})
+		cur.Pages = append(cur.Pages, crawler.PageSummary{URL: fmt.Sprintf("https://example.com/new/%03d", i), Status: 200, Title: "t"})
+	}
+	for i := range 50 {
+		u := fmt.Sprintf("https://example.com/both/%03d", i)
+		old.Pages = append(old.Pages, crawler.PageSummary{URL: u, Status: 200, Title: "before"})
+		cur.Pages = append(cur.Pages, crawler.PageSummary{URL: u, Status: 200, Title: "after"})
+	}
+	d := crawler.CompareReports(old, cur, &crawler.CompareOptions{MaxExamples: 5, MaxChangedPages: 10})
+	if d.Added.Count != 300 || len(d.Added.URLs) != 5 || d.Added.Omitted != 295 {
+		t.Errorf("added = %d, %d kept, %d omitted; want 300, 5, 295", d.Added.Count, len(d.Added.URLs), d.Added.Omitted)
+	}
+	if d.ChangedPages != 50 || len(d.Changed) != 10 || d.Changed[0].URL != "https://example.com/both/000" {
+		t.Errorf("changed = %d, %d kept (first %q); want 50, 10, /both/000", d.ChangedPages, len(d.Changed), d.Changed[0].URL)
+	}
+	if d.Truncated["changed"].Total != 50 || d.Truncated["added"].Total != 300 {
+		t.Errorf("truncated = %+v", d.Truncated)
+	}
+
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.json")
+	if err := os.WriteFile(bad, []byte(`{"domain":"x","pages":[{"url":1}]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := crawler.Compare(context.Background(), crawler.ReportFile(bad), crawler.ReportPages(cur), nil)
+	if err == nil || !strings.Contains(err.Error(), "bad.json") {
+		t.Errorf("bad file: err = %v, want one naming the file", err)
+	}
+	_, err = crawler.Compare(context.Background(), crawler.ReportFile(filepath.Join(dir, "none.json")), crawler.ReportPages(cur), nil)
+	if err == nil {
+		t.Error("missing file: no error")
+	}
+}
