@@ -35,7 +35,7 @@ func TestDiffCommand(t *testing.T) {
 	old := writeReport(t, dir, "old.json", &crawler.SiteReport{Domain: "example.com",
 		Pages: []crawler.PageSummary{page("https://example.com/", "Home"), page("https://example.com/a", "A")}})
 	cur := writeReport(t, dir, "new.json", &crawler.SiteReport{Domain: "example.com",
-		Pages: []crawler.PageSummary{page("https://example.com/", "Home"), page("https://example.com/a", "A | renamed", "title.missing")},
+		Pages:    []crawler.PageSummary{page("https://example.com/", "Home"), page("https://example.com/a", "A | renamed", "title.missing")},
 		Findings: []crawler.FindingGroup{{ID: "title.missing", Severity: seo.Error, Scope: seo.ScopePage, Count: 1, Pages: 1}}})
 
 	for _, tc := range []struct {
