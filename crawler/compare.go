@@ -2,11 +2,13 @@ package crawler
 
 import (
 	"bufio"
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"iter"
 	"os"
 	"slices"
@@ -253,6 +255,14 @@ func CompareReports(old, new *SiteReport, opts *CompareOptions) *Diff {
 	return d
 }
 
+// EstimateCompareMemory estimates the memory Compare holds while it
+// compares a report whose JSON is oldJSON bytes long with another: the
+// compared fields of the old pages (about half the JSON's size, measured
+// by BenchmarkCompare) plus the decoding buffers.
+func EstimateCompareMemory(oldJSON int) int64 {
+	return int64(oldJSON)/2 + 8<<20
+}
+
 // oldPage is what Compare keeps of an old page while the new pages
 // stream: the compared fields, about 200 bytes plus the strings.
 type oldPage struct {
@@ -273,7 +283,8 @@ type oldPage struct {
 // ones, so memory grows with the old crawl's page count only.
 func Compare(ctx context.Context, old, new ReportSource, opts *CompareOptions) (*Diff, error) {
 	o := opts.withDefaults()
-	d := &Diff{ChangedFields: map[string]int{}, Changed: []PageChange{}}
+	d := &Diff{ChangedFields: map[string]int{}, Changed: []PageChange{},
+		Added: URLSample{URLs: []string{}}, Removed: URLSample{URLs: []string{}}}
 	ids := map[string]string{} // interns the finding IDs the old pages share
 	intern := func(s string) string {
 		if v, ok := ids[s]; ok {
@@ -618,10 +629,21 @@ func (d *Diff) NewFindings(sev seo.Severity) int {
 // and the API write it) as a ReportSource that streams its pages: the file
 // is read once for the site-level parts and once for the pages, and no
 // more than one page summary is decoded at a time.
-func ReportFile(path string) ReportSource { return &fileSource{path: path} }
+func ReportFile(path string) ReportSource {
+	return &fileSource{path: path, open: func() (io.ReadCloser, error) { return os.Open(path) }}
+}
+
+// ReportJSON returns a site report's JSON held in memory (as the API
+// stores it) as a ReportSource that decodes one page summary at a time.
+func ReportJSON(b []byte) ReportSource {
+	return &fileSource{path: "report", open: func() (io.ReadCloser, error) {
+		return io.NopCloser(bytes.NewReader(b)), nil
+	}}
+}
 
 type fileSource struct {
-	path string
+	path string // names the source in errors
+	open func() (io.ReadCloser, error)
 	// head holds the site-level parts read by a complete Pages walk.
 	head *SiteReport
 }
@@ -719,7 +741,7 @@ type comparedPage struct {
 // walk calls fn for each key of the file's top-level object, with the
 // decoder positioned before the key's value.
 func (f *fileSource) walk(ctx context.Context, fn func(key string, dec *json.Decoder) error) error {
-	file, err := os.Open(f.path)
+	file, err := f.open()
 	if err != nil {
 		return err
 	}

@@ -28,6 +28,7 @@ const (
 	KindPage     Kind = "page analysis"        // POST /v1/analyze/page, GET /v1/analyze
 	KindSite     Kind = "site analysis"        // running site analysis jobs
 	KindOptimize Kind = "content optimisation" // POST /v1/optimize/content
+	KindCompare  Kind = "crawl comparison"     // GET /v1/analyze/site/{id}/diff
 )
 
 // plural names kinds in messages ("page analyses").
@@ -39,6 +40,8 @@ func (k Kind) plural() string {
 		return "site analyses"
 	case KindOptimize:
 		return "content optimisations"
+	case KindCompare:
+		return "crawl comparisons"
 	}
 	return string(k) + "s"
 }
@@ -48,6 +51,7 @@ const (
 	DefaultMaxPageAnalyses    = 4
 	DefaultMaxSiteJobs        = 2
 	DefaultMaxOptimizations   = 2
+	DefaultMaxComparisons     = 2
 	DefaultAccountConcurrency = 2
 	DefaultMemoryBudget       = 512 << 20
 	DefaultAdmissionWait      = 20 * time.Second
@@ -73,8 +77,12 @@ type AdmissionOptions struct {
 	// MaxOptimizations bounds the content optimisations run at once;
 	// zero means 2.
 	MaxOptimizations int
+	// MaxComparisons bounds the crawl comparisons run at once; zero means
+	// 2.
+	MaxComparisons int
 	// AccountConcurrency bounds the page analyses, and separately the
-	// content optimisations, one account runs at once; zero means 2.
+	// content optimisations and the crawl comparisons, one account runs at
+	// once; zero means 2.
 	// Concurrent site analyses of an account are a plan cap
 	// (plans.Limits.ConcurrentSiteJobs).
 	AccountConcurrency int
@@ -127,6 +135,7 @@ func newAdmission(o *AdmissionOptions, log *slog.Logger) *admission {
 	def(&c.MaxPageAnalyses, DefaultMaxPageAnalyses)
 	def(&c.MaxSiteJobs, DefaultMaxSiteJobs)
 	def(&c.MaxOptimizations, DefaultMaxOptimizations)
+	def(&c.MaxComparisons, DefaultMaxComparisons)
 	def(&c.AccountConcurrency, DefaultAccountConcurrency)
 	if c.MemoryBudget <= 0 {
 		c.MemoryBudget = DefaultMemoryBudget
@@ -139,6 +148,7 @@ func newAdmission(o *AdmissionOptions, log *slog.Logger) *admission {
 		KindPage:     {global: semaphore.NewWeighted(int64(c.MaxPageAnalyses)), perAccount: c.AccountConcurrency},
 		KindSite:     {global: semaphore.NewWeighted(int64(c.MaxSiteJobs))},
 		KindOptimize: {global: semaphore.NewWeighted(int64(c.MaxOptimizations)), perAccount: c.AccountConcurrency},
+		KindCompare:  {global: semaphore.NewWeighted(int64(c.MaxComparisons)), perAccount: c.AccountConcurrency},
 	}
 	a.mem = &memoryBudget{sem: semaphore.NewWeighted(c.MemoryBudget), total: c.MemoryBudget, wait: c.Wait, a: a}
 	return a

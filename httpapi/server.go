@@ -381,6 +381,7 @@ func (s *Server) routeTable() []route {
 		{"POST /v1/analyze/site", auth.ScopeWrite, OpAnalyze, s.createJob},
 		{"GET /v1/analyze/site", auth.ScopeRead, OpAnalyze, s.listJobs},
 		{"GET /v1/analyze/site/{id}", auth.ScopeRead, OpAnalyze, s.getJob},
+		{"GET /v1/analyze/site/{id}/diff", auth.ScopeRead, OpAnalyze, s.siteDiff},
 		{"DELETE /v1/analyze/site/{id}", auth.ScopeWrite, OpAnalyze, s.cancelJob},
 		{"POST /v1/optimize/content", auth.ScopeWrite, OpOptimize, s.optimize},
 		{"GET /v1/keywords/suggest", auth.ScopeRead, OpKeywords, s.suggest},
