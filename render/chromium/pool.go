@@ -68,9 +68,9 @@ type Stats struct {
 // Pool renders pages with a bounded pool of headless Chromium processes.
 // It implements render.Renderer and is safe for concurrent use.
 type Pool struct {
-	opts    Options
-	exec    string
-	dial    dialFunc
+	opts Options
+	exec string
+	dial dialFunc
 
 	mu       sync.Mutex
 	changed  chan struct{} // closed and replaced when a tab is freed
