@@ -10,8 +10,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -21,31 +21,15 @@ import (
 	"github.com/seokit/seokit/render"
 )
 
-// testChromium finds a browser for the tests that drive one directly, or
-// skips (fails when SEOKIT_REQUIRE_SERVERS is set) with a visible message.
-func testChromium(t *testing.T) string {
-	t.Helper()
-	for _, name := range []string{os.Getenv("SEOKIT_CHROMIUM"), "chromium", "chromium-browser", "google-chrome"} {
-		if name == "" {
-			continue
-		}
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	msg := "chromium: no browser found ($SEOKIT_CHROMIUM, chromium, chromium-browser, google-chrome; apt-get install chromium): lab vitals and screenshots not tested"
-	if os.Getenv("SEOKIT_REQUIRE_SERVERS") != "" {
-		t.Fatal(msg)
-	}
-	t.Skip(msg)
-	return ""
-}
-
 // testBrowser starts headless Chromium, without proxy, for the test and
 // returns its context; it stops when the test ends.
 func testBrowser(t *testing.T) context.Context {
 	t.Helper()
-	path := testChromium(t)
+	requireBrowser(t)
+	path, err := findExec("")
+	if err != nil {
+		t.Fatal(err)
+	}
 	actx, cancel := chromedp.NewExecAllocator(context.Background(),
 		chromedp.ExecPath(path),
 		chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
@@ -306,4 +290,52 @@ func TestParseVitals(t *testing.T) {
 			tt.check(t, v)
 		})
 	}
+}
+
+// TestPoolVitals renders through the pool, as seokit does: the Result
+// carries the lab vitals and the screenshots of the rendering.
+func TestPoolVitals(t *testing.T) {
+	srv := vitalsSite(t)
+	p := newTestPool(t, &Options{Fetcher: testFetcher(t, srv)})
+	render1 := func(t *testing.T, req *render.Request) *render.Result {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		res, err := p.Render(ctx, req)
+		if err != nil {
+			t.Fatalf("Render %s: %v", req.URL, err)
+		}
+		t.Logf("%s: timed out %v, reason %q, vitals %s", req.URL, res.TimedOut, res.VitalsReason, dump(res.Vitals))
+		if res.Vitals == nil {
+			t.Fatalf("no vitals: %q", res.VitalsReason)
+		}
+		return res
+	}
+	t.Run("layout shift, full page", func(t *testing.T) {
+		// The banner comes 1.2 s after the start: settle past it.
+		res := render1(t, &render.Request{URL: srv.URL + "/shift", Settle: 2 * time.Second, Screenshot: render.FullPage})
+		between(t, "CLS", res.Vitals.CLS, 0.2, 0.6)
+		if len(res.Vitals.Shifts) == 0 || !slices.Contains(res.Vitals.Shifts[0].Elements, "div#content.article") {
+			t.Errorf("shifts %+v, want div#content.article moved", res.Vitals.Shifts)
+		}
+		if w, h := pngSize(t, res.Screenshot); w != res.Viewport.Width || h != res.Viewport.Height {
+			t.Errorf("viewport PNG %d×%d, want the viewport's %+v", w, h, res.Viewport)
+		}
+		if w, h := pngSize(t, res.FullScreenshot); w != res.Viewport.Width || h < res.Viewport.Height {
+			t.Errorf("full-page PNG %d×%d, want %d wide and at least the viewport's height", w, h, res.Viewport.Width)
+		}
+	})
+	t.Run("slow LCP, desktop", func(t *testing.T) {
+		res := render1(t, &render.Request{URL: srv.URL + "/lcp", Device: render.Desktop, Screenshot: render.Viewport})
+		between(t, "LCP", res.Vitals.LCP, 3000, 6000)
+		if res.Vitals.LCPElement != "img#hero" {
+			t.Errorf("LCP element %q, want img#hero", res.Vitals.LCPElement)
+		}
+		if w, h := pngSize(t, res.Screenshot); w != res.Viewport.Width || h != res.Viewport.Height {
+			t.Errorf("viewport PNG %d×%d, want the viewport's %+v", w, h, res.Viewport)
+		}
+		if res.FullScreenshot != nil {
+			t.Error("full-page PNG without a request")
+		}
+	})
 }
