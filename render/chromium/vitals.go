@@ -44,7 +44,10 @@ const (
 //   - LCP: the last largest-contentful-paint entry and its element;
 //   - CLS: layout shifts without recent input, in session windows as web.dev
 //     defines them (gaps under 1 s, windows under 5 s; CLS is the largest
-//     window), with the 5 largest shifts and the elements they moved;
+//     window), with the 5 largest shifts and up to 5 elements each moved.
+//     Chromium flags the shifts of the first 500 ms as after input because
+//     of the device emulation; as Lighthouse does, they count until the
+//     first shift without the flag;
 //   - TBT: the time beyond 50 ms of each long task after first contentful
 //     paint, until the figures are read;
 //   - FCP from the paint entries, TTFB from navigation timing (responseStart).
@@ -63,7 +66,6 @@ func installVitals() chromedp.Action[chromedp.Void] {
 // rawVitals is what window.__seokitVitals returns.
 type rawVitals struct {
 	ContentType string   `json:"contentType"`
-	Visibility  string   `json:"visibility"`
 	LCP         *float64 `json:"lcp"`
 	LCPElement  string   `json:"lcpElement"`
 	CLS         *float64 `json:"cls"`

@@ -71,11 +71,13 @@
     lcp = { t: e.startTime, el: describe(e.element) };
   });
 
-  // CLS as web.dev defines it: shifts without recent input grouped in
-  // session windows (a gap under 1 s, a window under 5 s); CLS is the
-  // largest window. Chromium flags the shifts of the first 500 ms with
-  // hadRecentInput because of the viewport emulation, not of any input; as
-  // Lighthouse does, such shifts count until the first unflagged one.
+  // CLS as web.dev defines it (https://web.dev/articles/cls): shifts
+  // without recent input grouped in session windows (a gap under 1 s, a
+  // window under 5 s); CLS is the largest window. Chromium flags the shifts
+  // of the first 500 ms with hadRecentInput because of the viewport
+  // emulation, not of any input (seokit sends none); as Lighthouse does
+  // (core/computed/metrics/cumulative-layout-shift.js), such shifts count
+  // until the first unflagged one.
   var respectInput = false;
   supported.cls = observe('layout-shift', function (e) {
     if (e.hadRecentInput) {
@@ -115,7 +117,6 @@
   function read() {
     var out = {
       contentType: clip(document.contentType || '', 100),
-      visibility: document.visibilityState || '',
       lcp: null, lcpElement: '', cls: null, shifts: [], tbt: null, fcp: null, ttfb: null,
       domElements: document.getElementsByTagName('*').length
     };
@@ -139,8 +140,9 @@
         out.shifts.push({ value: shifts[j].v, elements: shifts[j].els });
       }
     }
-    // TBT as Lighthouse computes it: each long task's time after FCP beyond
-    // 50 ms, up to now (the end of the rendering).
+    // TBT as Lighthouse computes it (https://web.dev/articles/tbt): each
+    // long task's time after FCP beyond 50 ms, up to now (the end of the
+    // rendering); a task that straddles FCP counts from FCP.
     if (supported.longtask && out.fcp !== null) {
       var tbt = 0;
       for (var k = 0; k < longTasks.length; k++) {

@@ -84,7 +84,7 @@ func vitalsSite(t *testing.T) *httptest.Server {
 	t.Helper()
 	hero := testPNG(t, 400, 300)
 	pages := map[string]string{}
-	for _, name := range []string{"shift", "lcp", "longtask", "fast", "blank", "long", "huge"} {
+	for _, name := range []string{"shift", "lcp", "longtask", "fast", "blank", "long", "huge", "input"} {
 		b, err := os.ReadFile(filepath.Join("testdata", "vitals", name+".html"))
 		if err != nil {
 			t.Fatal(err)
@@ -176,6 +176,31 @@ func TestVitals(t *testing.T) {
 		}
 		if !strings.Contains(strings.Join(v.Shifts[0].Elements, " "), "div#content.article") {
 			t.Errorf("largest shift moved %q, want div#content.article among them", v.Shifts[0].Elements)
+		}
+	})
+	t.Run("shift after input", func(t *testing.T) {
+		tctx := testTab(t, bctx, srv.URL+"/input", "")
+		// Past the first 500 ms, whose shifts Chromium flags anyway.
+		ctx, cancel := context.WithTimeout(tctx, 30*time.Second)
+		defer cancel()
+		if _, err := chromedp.Run(ctx, chromedp.Poll[bool]("performance.now() > 1000", chromedp.WithPollingInterval(50*time.Millisecond))); err != nil {
+			t.Fatal(err)
+		}
+		if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#more"))); err != nil {
+			t.Fatalf("click: %v", err)
+		}
+		if _, err := chromedp.Run(ctx, chromedp.Poll[bool]("window.shifted === true", chromedp.WithPollingInterval(50*time.Millisecond))); err != nil {
+			t.Fatal(err)
+		}
+		v, reason, err := readVitals(tctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("/input: reason %q vitals %s", reason, dump(v))
+		needVitals(t, v, reason)
+		between(t, "CLS", v.CLS, 0, 0.01)
+		if len(v.Shifts) != 0 {
+			t.Errorf("shifts after input kept: %+v", v.Shifts)
 		}
 	})
 	t.Run("slow LCP", func(t *testing.T) {
