@@ -79,12 +79,19 @@ func testTab(t *testing.T, bctx context.Context, u, done string) context.Context
 	return tctx
 }
 
+// testSite serves the test pages; busy gets a value when the busy page's
+// main thread starts its endless loop.
+type testSite struct {
+	*httptest.Server
+	busy chan struct{}
+}
+
 // vitalsSite serves the test pages.
-func vitalsSite(t *testing.T) *httptest.Server {
+func vitalsSite(t *testing.T) *testSite {
 	t.Helper()
 	hero := testPNG(t, 400, 300)
 	pages := map[string]string{}
-	for _, name := range []string{"shift", "lcp", "longtask", "fast", "blank", "long", "huge", "input"} {
+	for _, name := range []string{"shift", "lcp", "longtask", "fast", "blank", "long", "huge", "input", "busy"} {
 		b, err := os.ReadFile(filepath.Join("testdata", "vitals", name+".html"))
 		if err != nil {
 			t.Fatal(err)
@@ -101,6 +108,13 @@ func vitalsSite(t *testing.T) *httptest.Server {
 		w.Header().Set("Content-Type", "image/png")
 		w.Write(hero)
 	})
+	busy := make(chan struct{}, 1)
+	mux.HandleFunc("/busy-started", func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case busy <- struct{}{}:
+		default:
+		}
+	})
 	mux.HandleFunc("/data.json", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.Write([]byte(`{"a":1}`))
@@ -116,7 +130,7 @@ func vitalsSite(t *testing.T) *httptest.Server {
 	})
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
-	return srv
+	return &testSite{Server: srv, busy: busy}
 }
 
 func testPNG(t *testing.T, w, h int) []byte {
@@ -321,7 +335,7 @@ func TestParseVitals(t *testing.T) {
 // carries the lab vitals and the screenshots of the rendering.
 func TestPoolVitals(t *testing.T) {
 	srv := vitalsSite(t)
-	p := newTestPool(t, &Options{Fetcher: testFetcher(t, srv)})
+	p := newTestPool(t, &Options{Fetcher: testFetcher(t, srv.Server)})
 	render1 := func(t *testing.T, req *render.Request) *render.Result {
 		t.Helper()
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -363,4 +377,29 @@ func TestPoolVitals(t *testing.T) {
 			t.Error("full-page PNG without a request")
 		}
 	})
+}
+
+// TestVitalsBusyPage reads the vitals of a page whose main thread never
+// yields: readVitals gives up after its wait with a reason, not an error.
+func TestVitalsBusyPage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits for the vitals timeout")
+	}
+	bctx := testBrowser(t)
+	srv := vitalsSite(t)
+	tctx := testTab(t, bctx, srv.URL+"/busy", "")
+	select {
+	case <-srv.busy:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the busy page did not start its loop")
+	}
+	start := time.Now()
+	v, reason, err := readVitals(tctx)
+	t.Logf("after %v: vitals %s, reason %q, err %v", time.Since(start).Round(time.Millisecond), dump(v), reason, err)
+	if err != nil || v != nil || !strings.Contains(reason, "did not answer") {
+		t.Fatalf("got %s, %q, %v; want nil, did not answer, nil", dump(v), reason, err)
+	}
+	if d := time.Since(start); d > vitalsWait+10*time.Second {
+		t.Errorf("readVitals took %v, want about %v", d, vitalsWait)
+	}
 }
