@@ -109,13 +109,14 @@ type session struct {
 // entry is a request the page made; idx is its place in res.Resources, -1
 // when omitted by the cap.
 type entry struct {
-	idx   int
-	typ   string
-	url   string
-	done  bool
-	ws    bool
-	refus string // outcome already decided by the interception
-	err   string
+	idx      int
+	typ      string
+	url      string
+	done     bool
+	ws       bool
+	refus    string // outcome already decided by the interception
+	received int64  // bytes counted from dataReceived
+	err      string
 }
 
 func newSession(req *render.Request, prx *proxy) *session {
@@ -220,6 +221,9 @@ func (s *session) finish(e *entry, outcome, errText string, bytes int64) {
 	if bytes > 0 {
 		s.weight(e.typ, 0, bytes)
 	}
+	if bytes > e.received {
+		s.bytes += bytes - e.received
+	}
 	if e.refus != "" {
 		outcome = e.refus
 		errText = e.err
@@ -303,6 +307,9 @@ func (s *session) listen(ev any) {
 		}
 	case *network.EventDataReceived:
 		s.bytes += ev.EncodedDataLength
+		if e := s.reqs[ev.RequestID]; e != nil {
+			e.received += ev.EncodedDataLength
+		}
 		s.lastBusy = time.Now()
 	case *network.EventLoadingFinished:
 		if e := s.reqs[ev.RequestID]; e != nil {
@@ -399,8 +406,9 @@ func remoteText(a *runtime.RemoteObject) string {
 	return string(a.Type)
 }
 
-// work answers the paused requests and dialogs until ctx ends.
-func (s *session) work(ctx context.Context, t *chromedp.Target) {
+// work answers the paused requests and dialogs, and closes new windows,
+// until ctx ends.
+func (s *session) work(ctx context.Context, b *chromedp.Browser, t *chromedp.Target) {
 	for {
 		select {
 		case <-ctx.Done():
@@ -411,6 +419,11 @@ func (s *session) work(ctx context.Context, t *chromedp.Target) {
 			switch ev := ev.(type) {
 			case *fetch.EventRequestPaused:
 				s.decide(ctx, t, ev)
+			case *target.EventTargetCreated:
+				// A new window or popup of the page: closed at once.
+				if ev.TargetInfo.Type == "page" {
+					_, _ = cdp.Call(ctx, b, target.CloseTarget, target.CloseTargetParams{TargetID: ev.TargetInfo.TargetID})
+				}
 			case *page.EventJavascriptDialogOpening:
 				_, _ = cdp.Call(ctx, t, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: false})
 			}
@@ -494,6 +507,10 @@ func withDefaults(req *render.Request) *render.Request {
 // no service workers.
 const setupScript = `(() => {
   try { window.open = function () { return null; }; } catch (e) {}
+  document.addEventListener('click', (e) => {
+    const a = e.target && e.target.closest ? e.target.closest('a[target], area[target]') : null;
+    if (a && !/^(_self|_top|_parent|)$/i.test(a.target)) e.preventDefault();
+  }, true);
   try {
     if (navigator.serviceWorker) {
       Object.defineProperty(navigator.serviceWorker, 'register', { value: function () { return Promise.reject(new DOMException('service workers are disabled', 'SecurityError')); } });
@@ -563,13 +580,23 @@ func (p *Pool) render(ctx context.Context, b *browser, in *render.Request) (*ren
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		s.work(workCtx, t)
+		s.work(workCtx, c.Browser, t)
 	}()
 	defer func() {
 		stopWork()
 		wg.Wait()
 	}()
 
+	if err := chromedp.ListenBrowser(runCtx, func(ev any) {
+		if ev, ok := ev.(*target.EventTargetCreated); ok && ev.TargetInfo != nil &&
+			ev.TargetInfo.BrowserContextID == c.BrowserContextID && ev.TargetInfo.TargetID != t.TargetID {
+			s.mu.Lock()
+			s.enqueue(ev)
+			s.mu.Unlock()
+		}
+	}); err != nil {
+		return nil, p.ctxErr(ctx, fmt.Errorf("render: preparing the tab: %w", err))
+	}
 	if err := p.setup(runCtx, c, t, req, dev, ua); err != nil {
 		return nil, p.ctxErr(ctx, fmt.Errorf("render: preparing the tab: %w", err))
 	}

@@ -365,9 +365,18 @@ func (p *Pool) Close() error {
 // treeRSS is the resident memory in bytes of pid and its descendants, read
 // from /proc; 0 where /proc cannot be read.
 func treeRSS(pid int) int64 {
+	var total int64
+	for _, n := range processTree(pid) {
+		total += processRSS(n)
+	}
+	return total
+}
+
+// processTree lists pid and its descendants, read from /proc.
+func processTree(pid int) []int {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
-		return 0
+		return nil
 	}
 	children := map[int][]int{}
 	for _, e := range entries {
@@ -379,7 +388,7 @@ func treeRSS(pid int) int64 {
 			children[pp] = append(children[pp], n)
 		}
 	}
-	var total int64
+	var out []int
 	seen := map[int]bool{}
 	queue := []int{pid}
 	for len(queue) > 0 {
@@ -389,10 +398,10 @@ func treeRSS(pid int) int64 {
 			continue
 		}
 		seen[n] = true
-		total += processRSS(n)
+		out = append(out, n)
 		queue = append(queue, children[n]...)
 	}
-	return total
+	return out
 }
 
 // parentPID reads the parent of pid from /proc/pid/stat.
@@ -433,3 +442,17 @@ func processRSS(pid int) int64 {
 }
 
 var errCrashed = errors.New("render: the browser stopped")
+
+// browserPIDs lists the processes of the running browsers, children
+// included.
+func (p *Pool) browserPIDs() []int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var out []int
+	for _, b := range p.browsers {
+		if b != nil && b.pid > 0 {
+			out = append(out, processTree(b.pid)...)
+		}
+	}
+	return out
+}
