@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -67,7 +68,7 @@ func (p *Pool) Render(ctx context.Context, req *render.Request) (*render.Result,
 	crashed := false
 	defer func() { p.release(b, slot, crashed) }()
 	res, err := p.render(ctx, b, req)
-	if err != nil && b.ctx.Err() != nil && !p.isClosed() {
+	if err != nil && b.dead() && !p.isClosed() {
 		crashed = true
 		err = fmt.Errorf("%w: %w", errCrashed, err)
 	}
@@ -209,7 +210,7 @@ func (s *session) newEntry(id network.RequestID, rawURL, typ string, ws bool) *e
 }
 
 // finish ends a request; s.mu is held.
-func (s *session) finish(e *entry, outcome, errText string, bytes int64) {
+func (s *session) finish(id network.RequestID, e *entry, outcome, errText string, bytes int64) {
 	if e.done {
 		return
 	}
@@ -236,6 +237,7 @@ func (s *session) finish(e *entry, outcome, errText string, bytes int64) {
 		}
 	}
 	if e.idx < 0 {
+		delete(s.reqs, id)
 		return
 	}
 	r := &s.res.Resources[e.idx]
@@ -285,16 +287,19 @@ func (s *session) listen(ev any) {
 			if e.idx >= 0 {
 				s.res.Resources[e.idx].Status = int(ev.RedirectResponse.Status)
 			}
-			s.finish(e, render.OutcomeOK, "", int64(ev.RedirectResponse.EncodedDataLength))
+			s.finish(ev.RequestID, e, render.OutcomeOK, "", int64(ev.RedirectResponse.EncodedDataLength))
 		}
 		typ := resourceType(ev.Type)
 		s.newEntry(ev.RequestID, ev.Request.URL, typ, false)
-		if ev.Type == network.ResourceTypeDocument && (s.mainFrame == "" || ev.FrameID == s.mainFrame) && s.docID == "" || ev.RequestID == s.docID {
+		// The document of the main frame: the first one, its redirects,
+		// and the documents of later navigations of the page.
+		if ev.Type == network.ResourceTypeDocument && (s.mainFrame == "" || ev.FrameID == s.mainFrame) {
+			if s.docID != ev.RequestID {
+				s.res.Status = 0
+			}
 			s.docID = ev.RequestID
 			s.docURL = ev.Request.URL
-			if s.mainFrame == "" {
-				s.mainFrame = ev.FrameID
-			}
+			s.mainFrame = ev.FrameID
 		}
 	case *network.EventResponseReceived:
 		if e := s.reqs[ev.RequestID]; e != nil && ev.Response != nil {
@@ -313,11 +318,11 @@ func (s *session) listen(ev any) {
 		s.lastBusy = time.Now()
 	case *network.EventLoadingFinished:
 		if e := s.reqs[ev.RequestID]; e != nil {
-			s.finish(e, render.OutcomeOK, "", int64(ev.EncodedDataLength))
+			s.finish(ev.RequestID, e, render.OutcomeOK, "", int64(ev.EncodedDataLength))
 		}
 	case *network.EventLoadingFailed:
 		if e := s.reqs[ev.RequestID]; e != nil {
-			s.finish(e, render.OutcomeFailed, ev.ErrorText, 0)
+			s.finish(ev.RequestID, e, render.OutcomeFailed, ev.ErrorText, 0)
 		}
 	case *network.EventWebSocketCreated:
 		s.newEntry(ev.RequestID, ev.URL, "websocket", true)
@@ -327,7 +332,7 @@ func (s *session) listen(ev any) {
 		}
 	case *network.EventWebSocketFrameError:
 		if e := s.reqs[ev.RequestID]; e != nil {
-			s.finish(e, render.OutcomeFailed, ev.ErrorMessage, 0)
+			s.finish(ev.RequestID, e, render.OutcomeFailed, ev.ErrorMessage, 0)
 		}
 	case *network.EventWebSocketClosed:
 		if e := s.reqs[ev.RequestID]; e != nil {
@@ -335,7 +340,7 @@ func (s *session) listen(ev any) {
 			if e.idx >= 0 && s.res.Resources[e.idx].Status == 0 {
 				outcome = render.OutcomeFailed
 			}
-			s.finish(e, outcome, "", 0)
+			s.finish(ev.RequestID, e, outcome, "", 0)
 		}
 	case *page.EventLoadEventFired:
 		s.loaded = true
@@ -629,11 +634,9 @@ func (p *Pool) render(ctx context.Context, b *browser, in *render.Request) (*ren
 	if !s.res.TimedOut {
 		p.afterSettle(runCtx, t, s)
 	}
-	dom, err := chromedp.Run(runCtx, chromedp.CallFunctionOn[domResult](domScript, nil, seo.DefaultMaxBodyBytes))
+	dom, err := s.readDOM(runCtx, t)
 	if err != nil {
-		if dom, err = s.fallbackDOM(runCtx, t); err != nil {
-			return nil, p.ctxErr(ctx, fmt.Errorf("render: reading the DOM of %s: %w", seo.Clip(req.URL), err))
-		}
+		return nil, p.ctxErr(ctx, fmt.Errorf("render: reading the DOM of %s: %w", seo.Clip(req.URL), err))
 	}
 	html := dom.HTML
 	if len(html) > seo.DefaultMaxBodyBytes {
@@ -656,9 +659,14 @@ func (p *Pool) render(ctx context.Context, b *browser, in *render.Request) (*ren
 	return s.result(), nil
 }
 
+// vitalsWait bounds the reading of the vitals.
+const vitalsWait = 5 * time.Second
+
 // afterSettle reads the vitals once the page settled.
 func (p *Pool) afterSettle(ctx context.Context, t *chromedp.Target, s *session) {
 	_ = t
+	ctx, cancel := context.WithTimeout(ctx, vitalsWait)
+	defer cancel()
 	v, reason, err := readVitals(ctx)
 	if err != nil && reason == "" {
 		reason = "vitals could not be read: " + err.Error()
@@ -669,9 +677,24 @@ func (p *Pool) afterSettle(ctx context.Context, t *chromedp.Target, s *session) 
 	}
 }
 
-// fallbackDOM reads the DOM when the page's own functions are unusable.
-func (s *session) fallbackDOM(ctx context.Context, t *chromedp.Target) (domResult, error) {
-	return chromedp.Run(ctx, chromedp.Evaluate[domResult](`(`+domScript+`)(`+fmt.Sprint(seo.DefaultMaxBodyBytes)+`)`))
+// domWait is how long reading the DOM may wait for the page's main thread
+// before the running script is terminated.
+const domWait = 2 * time.Second
+
+// readDOM serialises the document. A script that keeps the main thread busy
+// (an endless loop) is terminated first.
+func (s *session) readDOM(ctx context.Context, t *chromedp.Target) (domResult, error) {
+	read := func(ctx context.Context) (domResult, error) {
+		return chromedp.Run(ctx, chromedp.Evaluate[domResult](`(`+domScript+`)(`+strconv.Itoa(seo.DefaultMaxBodyBytes)+`)`))
+	}
+	short, cancel := context.WithTimeout(ctx, domWait)
+	dom, err := read(short)
+	cancel()
+	if err == nil || ctx.Err() != nil {
+		return dom, err
+	}
+	_, _ = cdp.Call(ctx, t, runtime.TerminateExecution, cdp.Empty{})
+	return read(ctx)
 }
 
 // ctxErr prefers the caller's context error, then a closed pool.

@@ -87,6 +87,7 @@ type browser struct {
 	ctx      context.Context // the browser's chromedp context
 	cancel   context.CancelFunc
 	pid      int
+	lost     <-chan struct{} // closed when the connection to the browser drops
 	inUse    int
 	served   int
 	draining bool
@@ -217,10 +218,37 @@ func (p *Pool) start(ctx context.Context) (*browser, error) {
 		return nil, fmt.Errorf("%w: starting %s: %v", render.ErrUnavailable, p.exec, err)
 	}
 	b := &browser{ctx: bctx, cancel: cancel}
-	if c := chromedp.FromContext(bctx); c != nil && c.Browser != nil && c.Browser.Process() != nil {
-		b.pid = c.Browser.Process().Pid
+	if c := chromedp.FromContext(bctx); c != nil && c.Browser != nil {
+		b.lost = c.Browser.LostConnection
+		if c.Browser.Process() != nil {
+			b.pid = c.Browser.Process().Pid
+		}
 	}
 	return b, nil
+}
+
+// dead reports that the browser process is gone.
+func (b *browser) dead() bool {
+	if b.ctx.Err() != nil {
+		return true
+	}
+	select {
+	case <-b.lost:
+		return true
+	default:
+	}
+	return b.pid > 0 && !alive(b.pid)
+}
+
+// alive reports whether pid runs (a zombie does not count).
+func alive(pid int) bool {
+	st, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	s := string(st)
+	i := strings.LastIndexByte(s, ')')
+	return i < 0 || !strings.HasPrefix(s[i+1:], " Z")
 }
 
 // acquire waits for a free tab; it returns the browser and its slot.
@@ -232,7 +260,18 @@ func (p *Pool) acquire(ctx context.Context) (*browser, int, error) {
 			return nil, 0, fmt.Errorf("%w: the pool is closed", render.ErrUnavailable)
 		}
 		for i, b := range p.browsers {
-			if b != nil && !b.draining && b.inUse < p.opts.Tabs {
+			if b != nil && b.dead() && b.inUse == 0 && !p.starting[i] {
+				// A crashed browser is started again.
+				p.browsers[i] = nil
+				p.starting[i] = true
+				p.stats.Browsers--
+				p.wg.Add(1)
+				p.mu.Unlock()
+				p.restart(ctx, i, b)
+				p.mu.Lock()
+				b = p.browsers[i]
+			}
+			if b != nil && !b.draining && !b.dead() && b.inUse < p.opts.Tabs {
 				b.inUse++
 				b.served++
 				p.stats.InUse++

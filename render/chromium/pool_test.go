@@ -7,13 +7,13 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"os"
 	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -102,6 +102,9 @@ const a = document.createElement('a'); a.href = '/popup'; a.target = '_blank'; d
 document.getElementById('d').textContent = 'confirm=' + ok;
 </script>`))
 	var popups atomic.Int64
+	mux.HandleFunc("/loop", htmlPage(`<!doctype html><title>loop</title><p id="l">before</p><script>
+setTimeout(() => { document.getElementById('l').textContent = 'looping'; for (;;) {} }, 100);
+</script>`))
 	mux.HandleFunc("/popup", func(w http.ResponseWriter, r *http.Request) {
 		popups.Add(1)
 		htmlPage(`<!doctype html><title>popup</title>`)(w, r)
@@ -186,6 +189,18 @@ document.getElementById('d').textContent = 'confirm=' + ok;
 		}
 	})
 
+	t.Run("EndlessLoop", func(t *testing.T) {
+		const timeout = 3 * time.Second
+		start := time.Now()
+		res := renderOne(t, p, &render.Request{URL: srv.URL + "/loop", Timeout: timeout})
+		if el := time.Since(start); el > timeout+20*time.Second {
+			t.Errorf("took %s with a budget of %s", el, timeout)
+		}
+		if !strings.Contains(string(res.HTML), "looping") {
+			t.Errorf("TimedOut %v, HTML %.300s", res.TimedOut, res.HTML)
+		}
+	})
+
 	t.Run("Desktop", func(t *testing.T) {
 		res := renderOne(t, p, &render.Request{URL: srv.URL + "/get", Device: render.Desktop, Settle: -1})
 		if res.Viewport.Width != 1350 || res.Viewport.Height != 940 || strings.Contains(res.UserAgent, "Mobile") {
@@ -243,6 +258,40 @@ func TestConcurrencyBound(t *testing.T) {
 	}
 }
 
+// TestCrash kills the browser: the pool starts another one.
+func TestCrash(t *testing.T) {
+	srv := serve(t, htmlPage("<!doctype html><title>x</title>"))
+	p := newTestPool(t, &Options{Fetcher: testFetcher(t, srv)})
+	renderOne(t, p, &render.Request{URL: srv.URL + "/", Settle: -1})
+	pids := p.browserPIDs()
+	if len(pids) == 0 {
+		t.Fatal("no browser process")
+	}
+	if err := syscall.Kill(pids[0], syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(15 * time.Second)
+	for alive(pids[0]) && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	// The rendering under way when the browser died may fail; the next
+	// one gets a new browser.
+	var err error
+	for range 2 {
+		if _, err = p.Render(ctx, &render.Request{URL: srv.URL + "/", Settle: -1}); err == nil {
+			break
+		}
+	}
+	if err != nil {
+		t.Fatalf("no rendering after the crash: %v", err)
+	}
+	if st := p.Stats(); st.Restarts != 1 || st.Browsers != 1 {
+		t.Errorf("stats %+v, want 1 restart", st)
+	}
+}
+
 // TestRecycleAndClose restarts the browser after each rendering, then checks
 // that Close leaves no browser process and no goroutine behind.
 func TestRecycleAndClose(t *testing.T) {
@@ -287,15 +336,4 @@ func TestRecycleAndClose(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-}
-
-// alive reports whether pid runs (a zombie does not count).
-func alive(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	return i < 0 || !strings.HasPrefix(s[i+1:], " Z")
 }
