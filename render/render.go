@@ -97,9 +97,10 @@ type Request struct {
 	// Settle is waited after network idle, for timers and late scripts;
 	// zero means DefaultSettle, a negative value means none.
 	Settle time.Duration
-	// Timeout bounds the whole rendering; zero means DefaultTimeout. When
-	// it ends the page before it settles, the Result has TimedOut set and
-	// holds the DOM as it was.
+	// Timeout bounds the rendering from the navigation on (waiting for a
+	// free tab and opening it are not counted); zero means DefaultTimeout.
+	// When it ends the page before it settles, the Result has TimedOut set
+	// and holds the DOM as it was.
 	Timeout time.Duration
 	// MaxBytes caps the bytes the page may transfer (document and
 	// subresources); zero means DefaultMaxBytes. Requests beyond it are

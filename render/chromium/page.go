@@ -35,8 +35,12 @@ const (
 )
 
 // grace is the time allowed after the budget to stop the page and read its
-// DOM.
-const grace = 5 * time.Second
+// DOM; prepare the time allowed to open and prepare a tab before the
+// budget starts.
+const (
+	grace   = 5 * time.Second
+	prepare = 30 * time.Second
+)
 
 // device is a device profile's emulation.
 type device struct {
@@ -157,12 +161,13 @@ func (s *session) dequeue() []any {
 	return q
 }
 
-// clip cuts s to MaxText bytes on a rune boundary.
+// clip cuts s to at most MaxText bytes on a rune boundary, ending it with
+// an ellipsis when cut.
 func clip(s string) string {
 	if len(s) <= MaxText {
 		return s
 	}
-	i := MaxText
+	i := MaxText - len("…")
 	for i > 0 && !utf8.RuneStart(s[i]) {
 		i--
 	}
@@ -229,8 +234,10 @@ func (s *session) finish(id network.RequestID, e *entry, outcome, errText string
 		outcome = e.refus
 		errText = e.err
 	} else if outcome == render.OutcomeFailed {
-		if reason, ok := s.prx.refusal(hostPort(e.url)); ok {
-			outcome, errText = render.OutcomeAddress, reason
+		if f, ok := s.prx.failed(hostPort(e.url)); ok && f.forbidden {
+			outcome, errText = render.OutcomeAddress, f.reason
+		} else if ok {
+			errText = f.reason
 		} else if s.prx.over() {
 			outcome, errText = render.OutcomeBudget, "byte budget spent"
 			s.truncated["bytes"] = true
@@ -565,11 +572,11 @@ func (p *Pool) render(ctx context.Context, b *browser, in *render.Request) (*ren
 	defer cancelTab()
 	stopCaller := context.AfterFunc(ctx, cancelTab)
 	defer stopCaller()
-	// runCtx bounds every command; budget the wait for the page.
-	runCtx, cancelRun := context.WithTimeout(tabCtx, req.Timeout+grace)
+	// runCtx bounds every command: opening and preparing the tab, then the
+	// page's budget (req.Timeout, from the navigation on) and the grace to
+	// stop the page and read it.
+	runCtx, cancelRun := context.WithTimeout(tabCtx, prepare+req.Timeout+grace)
 	defer cancelRun()
-	budget, cancelBudget := context.WithTimeout(runCtx, req.Timeout)
-	defer cancelBudget()
 
 	if err := chromedp.Do(runCtx); err != nil {
 		return nil, p.ctxErr(ctx, fmt.Errorf("render: opening a tab: %w", err))
@@ -605,13 +612,15 @@ func (p *Pool) render(ctx context.Context, b *browser, in *render.Request) (*ren
 	if err := p.setup(runCtx, c, t, req, dev, ua); err != nil {
 		return nil, p.ctxErr(ctx, fmt.Errorf("render: preparing the tab: %w", err))
 	}
+	budget, cancelBudget := context.WithTimeout(runCtx, req.Timeout)
+	defer cancelBudget()
 	nav, err := cdp.Call(budget, t, page.Navigate, page.NavigateParams{URL: req.URL})
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
 		if budget.Err() != nil {
-			return nil, fmt.Errorf("render: %s: no response to the document within %s: %w", seo.Clip(req.URL), req.Timeout, render.ErrBudget)
+			return nil, fmt.Errorf("render: %s: no response to the document within %s", seo.Clip(req.URL), req.Timeout)
 		}
 		return nil, p.ctxErr(ctx, fmt.Errorf("render: navigating to %s: %w", seo.Clip(req.URL), err))
 	}
@@ -717,8 +726,11 @@ func (s *session) navError(text string) error {
 	if docURL == "" {
 		docURL = s.req.URL
 	}
-	if reason, ok := s.prx.refusal(hostPort(docURL)); ok {
-		return fmt.Errorf("render: %s: %w: %s", seo.Clip(docURL), seo.ErrForbiddenAddress, reason)
+	if f, ok := s.prx.failed(hostPort(docURL)); ok {
+		if f.forbidden {
+			return fmt.Errorf("render: %s: %w: %s", seo.Clip(docURL), seo.ErrForbiddenAddress, f.reason)
+		}
+		return fmt.Errorf("render: %s: cannot connect: %s", seo.Clip(docURL), f.reason)
 	}
 	return fmt.Errorf("render: %s: navigation failed: %s", seo.Clip(docURL), text)
 }

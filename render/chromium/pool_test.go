@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/seokit/seokit/render"
+	"github.com/seokit/seokit/seo"
 )
 
 func renderOne(t *testing.T, p *Pool, req *render.Request) *render.Result {
@@ -258,6 +259,34 @@ func TestConcurrencyBound(t *testing.T) {
 	}
 }
 
+// TestNavigationErrors checks that a document that cannot be fetched is an
+// error naming why.
+func TestNavigationErrors(t *testing.T) {
+	srv := serve(t, htmlPage("<!doctype html><title>x</title>"))
+	closed := serve(t, htmlPage(""))
+	closedURL := closed.URL
+	closed.Close()
+	p := newTestPool(t, &Options{Fetcher: testFetcher(t, srv, closed)})
+	port := srv.URL[strings.LastIndexByte(srv.URL, ':'):]
+	tests := []struct {
+		url, want string
+		forbidden bool
+	}{
+		{"http://nowhere.test" + port + "/", "no such host", false},
+		{closedURL + "/", "connection refused", false},
+		{"http://127.0.0.2" + port + "/", "127.0.0.2", true},
+		{"http://rebind.test" + port + "/", "10.0.0.1", true},
+	}
+	for _, tt := range tests {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		_, err := p.Render(ctx, &render.Request{URL: tt.url})
+		cancel()
+		if err == nil || !strings.Contains(err.Error(), tt.want) || errors.Is(err, seo.ErrForbiddenAddress) != tt.forbidden {
+			t.Errorf("Render(%s) = %v, want an error naming %q (forbidden %v)", tt.url, err, tt.want, tt.forbidden)
+		}
+	}
+}
+
 // TestCrash kills the browser: the pool starts another one.
 func TestCrash(t *testing.T) {
 	srv := serve(t, htmlPage("<!doctype html><title>x</title>"))
@@ -288,6 +317,19 @@ func TestCrash(t *testing.T) {
 		t.Fatalf("no rendering after the crash: %v", err)
 	}
 	if st := p.Stats(); st.Restarts != 1 || st.Browsers != 1 {
+		t.Errorf("stats %+v, want 1 restart", st)
+	}
+}
+
+// TestMemoryCap restarts a browser whose process tree outgrows the cap.
+func TestMemoryCap(t *testing.T) {
+	srv := serve(t, htmlPage("<!doctype html><title>x</title>"))
+	p := newTestPool(t, &Options{Fetcher: testFetcher(t, srv), MaxBrowserMemory: 1 << 20})
+	if rss := treeRSS(p.browserPIDs()[0]); rss <= 1<<20 {
+		t.Fatalf("browser RSS %d bytes read from /proc, want more than 1 MiB", rss)
+	}
+	renderOne(t, p, &render.Request{URL: srv.URL + "/", Settle: -1})
+	if st := p.Stats(); st.Restarts != 1 {
 		t.Errorf("stats %+v, want 1 restart", st)
 	}
 }
