@@ -105,7 +105,7 @@ type session struct {
 	docID     network.RequestID
 	docURL    string
 	truncated map[string]bool
-	targetID  target.ID
+	done      bool // the Result was handed out: later events are ignored
 
 	queue  []any
 	signal chan struct{}
@@ -283,6 +283,9 @@ func resourceType(t network.ResourceType) string {
 func (s *session) listen(ev any) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.done {
+		return
+	}
 	switch ev := ev.(type) {
 	case *fetch.EventRequestPaused, *page.EventJavascriptDialogOpening:
 		s.enqueue(ev)
@@ -583,9 +586,6 @@ func (p *Pool) render(ctx context.Context, b *browser, in *render.Request) (*ren
 	}
 	c := chromedp.FromContext(tabCtx)
 	t := c.Target
-	s.mu.Lock()
-	s.targetID = t.TargetID
-	s.mu.Unlock()
 
 	var wg sync.WaitGroup
 	workCtx, stopWork := context.WithCancel(runCtx)
@@ -641,7 +641,7 @@ func (p *Pool) render(ctx context.Context, b *browser, in *render.Request) (*ren
 		return nil, ctx.Err()
 	}
 	if !s.res.TimedOut {
-		p.afterSettle(runCtx, t, s)
+		p.afterSettle(runCtx, s)
 	}
 	dom, err := s.readDOM(runCtx, t)
 	if err != nil {
@@ -672,8 +672,7 @@ func (p *Pool) render(ctx context.Context, b *browser, in *render.Request) (*ren
 const vitalsWait = 5 * time.Second
 
 // afterSettle reads the vitals once the page settled.
-func (p *Pool) afterSettle(ctx context.Context, t *chromedp.Target, s *session) {
-	_ = t
+func (p *Pool) afterSettle(ctx context.Context, s *session) {
 	ctx, cancel := context.WithTimeout(ctx, vitalsWait)
 	defer cancel()
 	v, reason, err := readVitals(ctx)
@@ -845,6 +844,7 @@ func (s *session) result() *render.Result {
 			s.res.Truncated = append(s.res.Truncated, k)
 		}
 	}
+	s.done = true
 	s.res.ElapsedMs = time.Since(s.start).Milliseconds()
 	if s.res.FinalURL == "" {
 		s.res.FinalURL = s.res.URL

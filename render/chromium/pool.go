@@ -267,7 +267,7 @@ func (p *Pool) acquire(ctx context.Context) (*browser, int, error) {
 				p.stats.Browsers--
 				p.wg.Add(1)
 				p.mu.Unlock()
-				p.restart(ctx, i, b)
+				_ = p.restart(ctx, i, b) // a failed start is retried below
 				p.mu.Lock()
 				b = p.browsers[i]
 			}
@@ -282,18 +282,22 @@ func (p *Pool) acquire(ctx context.Context) (*browser, int, error) {
 			}
 		}
 		// A slot whose browser failed to start is started again here.
+		var startErr error
 		for i, b := range p.browsers {
 			if b == nil && !p.starting[i] {
 				p.starting[i] = true
 				p.wg.Add(1)
 				p.mu.Unlock()
-				p.restart(ctx, i, nil)
+				startErr = p.restart(ctx, i, nil)
 				p.mu.Lock()
 				break
 			}
 		}
 		ch := p.changed
 		p.mu.Unlock()
+		if startErr != nil {
+			return nil, 0, startErr
+		}
 		select {
 		case <-ch:
 		case <-ctx.Done():
@@ -326,13 +330,13 @@ func (p *Pool) release(b *browser, slot int, crashed bool) {
 	p.notify()
 	p.mu.Unlock()
 	if restart {
-		p.restart(context.Background(), slot, b)
+		_ = p.restart(context.Background(), slot, b) // a failed start is retried by acquire
 	}
 	p.wg.Done()
 }
 
 // restart stops old (when not nil) and starts a browser in slot.
-func (p *Pool) restart(ctx context.Context, slot int, old *browser) {
+func (p *Pool) restart(ctx context.Context, slot int, old *browser) error {
 	defer p.wg.Done()
 	if old != nil {
 		old.cancel()
@@ -343,7 +347,7 @@ func (p *Pool) restart(ctx context.Context, slot int, old *browser) {
 	p.starting[slot] = false
 	if err == nil && p.closed {
 		nb.cancel()
-		return
+		return fmt.Errorf("%w: the pool is closed", render.ErrUnavailable)
 	}
 	if err == nil {
 		p.browsers[slot] = nb
@@ -353,6 +357,7 @@ func (p *Pool) restart(ctx context.Context, slot int, old *browser) {
 		}
 	}
 	p.notify()
+	return err
 }
 
 // notify wakes the renderings waiting for a tab; p.mu is held.
