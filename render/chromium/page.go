@@ -456,7 +456,9 @@ func (s *session) decide(ctx context.Context, t *chromedp.Target, ev *fetch.Even
 		u, _ = url.Parse(ev.Request.URL)
 	}
 	s.mu.Lock()
-	isDoc := ev.NetworkID != "" && ev.NetworkID == s.docID
+	// The main frame's document (its first request, redirects and later
+	// navigations) is never robots-checked here; iframes' documents are.
+	isDoc := ev.ResourceType == network.ResourceTypeDocument && (s.mainFrame == "" || ev.FrameID == s.mainFrame)
 	switch {
 	case u == nil:
 		outcome, why = render.OutcomeFailed, "unparsable URL"
@@ -609,6 +611,9 @@ func (p *Pool) render(ctx context.Context, b *browser, in *render.Request) (*ren
 	}); err != nil {
 		return nil, p.ctxErr(ctx, fmt.Errorf("render: preparing the tab: %w", err))
 	}
+	s.mu.Lock()
+	s.mainFrame = cdp.FrameID(t.TargetID) // Chrome names a page's main frame after its target
+	s.mu.Unlock()
 	if err := p.setup(runCtx, c, t, req, dev, ua); err != nil {
 		return nil, p.ctxErr(ctx, fmt.Errorf("render: preparing the tab: %w", err))
 	}

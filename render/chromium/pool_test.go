@@ -64,7 +64,7 @@ func TestUnavailable(t *testing.T) {
 func TestRender(t *testing.T) {
 	var privateHits, images atomic.Int64
 	mux := http.NewServeMux()
-	mux.HandleFunc("/robots", htmlPage(`<!doctype html><title>r</title><script src="/private/a.js"></script><img src="/ok.png">`))
+	mux.HandleFunc("/robots", htmlPage(`<!doctype html><title>r</title><script src="/private/a.js"></script><img src="/ok.png"><iframe src="/private/frame.html"></iframe>`))
 	mux.HandleFunc("/private/", func(w http.ResponseWriter, _ *http.Request) { privateHits.Add(1) })
 	mux.HandleFunc("/ok.png", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) })
 	var imgs strings.Builder
@@ -115,13 +115,16 @@ setTimeout(() => { document.getElementById('l').textContent = 'looping'; for (;;
 
 	t.Run("Robots", func(t *testing.T) {
 		res := renderOne(t, p, &render.Request{URL: srv.URL + "/robots", Allowed: func(u *url.URL) bool {
-			return !strings.HasPrefix(u.Path, "/private/")
+			return !strings.HasPrefix(u.Path, "/private/") && u.Path != "/robots"
 		}})
 		if n := privateHits.Load(); n != 0 {
 			t.Errorf("the disallowed script was fetched %d times", n)
 		}
 		if r := resource(res, "/private/a.js"); r == nil || r.Outcome != render.OutcomeRobots || r.Type != "script" {
 			t.Errorf("disallowed script reported as %+v", r)
+		}
+		if r := resource(res, "/private/frame.html"); r == nil || r.Outcome != render.OutcomeRobots || r.Type != "document" {
+			t.Errorf("disallowed iframe reported as %+v", r)
 		}
 		if r := resource(res, "/ok.png"); r == nil || r.Outcome != render.OutcomeOK || r.Status != http.StatusNoContent {
 			t.Errorf("allowed image reported as %+v", r)
