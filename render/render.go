@@ -141,7 +141,8 @@ type Result struct {
 	// network went idle and the settle delay passed.
 	TimedOut bool `json:"timedOut"`
 	// Truncated names the budgets that refused requests: "bytes",
-	// "requests".
+	// "requests"; and "html" when the serialised DOM was cut at
+	// seo.DefaultMaxBodyBytes.
 	Truncated []string `json:"truncated,omitempty"`
 	// Errors are uncaught JavaScript exceptions and unhandled rejections;
 	// Console the console.error (and console.assert) messages.
