@@ -97,9 +97,10 @@ type Request struct {
 	// Settle is waited after network idle, for timers and late scripts;
 	// zero means DefaultSettle, a negative value means none.
 	Settle time.Duration
-	// Timeout bounds the whole rendering; zero means DefaultTimeout. When
-	// it ends the page before it settles, the Result has TimedOut set and
-	// holds the DOM as it was.
+	// Timeout bounds the rendering from the navigation on (waiting for a
+	// free tab and opening it are not counted); zero means DefaultTimeout.
+	// When it ends the page before it settles, the Result has TimedOut set
+	// and holds the DOM as it was.
 	Timeout time.Duration
 	// MaxBytes caps the bytes the page may transfer (document and
 	// subresources); zero means DefaultMaxBytes. Requests beyond it are
@@ -140,7 +141,8 @@ type Result struct {
 	// network went idle and the settle delay passed.
 	TimedOut bool `json:"timedOut"`
 	// Truncated names the budgets that refused requests: "bytes",
-	// "requests".
+	// "requests"; and "html" when the serialised DOM was cut at
+	// seo.DefaultMaxBodyBytes.
 	Truncated []string `json:"truncated,omitempty"`
 	// Errors are uncaught JavaScript exceptions and unhandled rejections;
 	// Console the console.error (and console.assert) messages.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -34,8 +35,12 @@ const (
 )
 
 // grace is the time allowed after the budget to stop the page and read its
-// DOM.
-const grace = 5 * time.Second
+// DOM; prepare the time allowed to open and prepare a tab before the
+// budget starts.
+const (
+	grace   = 5 * time.Second
+	prepare = 30 * time.Second
+)
 
 // device is a device profile's emulation.
 type device struct {
@@ -67,7 +72,7 @@ func (p *Pool) Render(ctx context.Context, req *render.Request) (*render.Result,
 	crashed := false
 	defer func() { p.release(b, slot, crashed) }()
 	res, err := p.render(ctx, b, req)
-	if err != nil && b.ctx.Err() != nil && !p.isClosed() {
+	if err != nil && b.dead() && !p.isClosed() {
 		crashed = true
 		err = fmt.Errorf("%w: %w", errCrashed, err)
 	}
@@ -100,7 +105,7 @@ type session struct {
 	docID     network.RequestID
 	docURL    string
 	truncated map[string]bool
-	targetID  target.ID
+	done      bool // the Result was handed out: later events are ignored
 
 	queue  []any
 	signal chan struct{}
@@ -109,13 +114,14 @@ type session struct {
 // entry is a request the page made; idx is its place in res.Resources, -1
 // when omitted by the cap.
 type entry struct {
-	idx   int
-	typ   string
-	url   string
-	done  bool
-	ws    bool
-	refus string // outcome already decided by the interception
-	err   string
+	idx      int
+	typ      string
+	url      string
+	done     bool
+	ws       bool
+	refus    string // outcome already decided by the interception
+	received int64  // bytes counted from dataReceived
+	err      string
 }
 
 func newSession(req *render.Request, prx *proxy) *session {
@@ -155,12 +161,13 @@ func (s *session) dequeue() []any {
 	return q
 }
 
-// clip cuts s to MaxText bytes on a rune boundary.
+// clip cuts s to at most MaxText bytes on a rune boundary, ending it with
+// an ellipsis when cut.
 func clip(s string) string {
 	if len(s) <= MaxText {
 		return s
 	}
-	i := MaxText
+	i := MaxText - len("…")
 	for i > 0 && !utf8.RuneStart(s[i]) {
 		i--
 	}
@@ -208,7 +215,7 @@ func (s *session) newEntry(id network.RequestID, rawURL, typ string, ws bool) *e
 }
 
 // finish ends a request; s.mu is held.
-func (s *session) finish(e *entry, outcome, errText string, bytes int64) {
+func (s *session) finish(id network.RequestID, e *entry, outcome, errText string, bytes int64) {
 	if e.done {
 		return
 	}
@@ -220,18 +227,24 @@ func (s *session) finish(e *entry, outcome, errText string, bytes int64) {
 	if bytes > 0 {
 		s.weight(e.typ, 0, bytes)
 	}
+	if bytes > e.received {
+		s.bytes += bytes - e.received
+	}
 	if e.refus != "" {
 		outcome = e.refus
 		errText = e.err
 	} else if outcome == render.OutcomeFailed {
-		if reason, ok := s.prx.refusal(hostPort(e.url)); ok {
-			outcome, errText = render.OutcomeAddress, reason
+		if f, ok := s.prx.failed(hostPort(e.url)); ok && f.forbidden {
+			outcome, errText = render.OutcomeAddress, f.reason
+		} else if ok {
+			errText = f.reason
 		} else if s.prx.over() {
 			outcome, errText = render.OutcomeBudget, "byte budget spent"
 			s.truncated["bytes"] = true
 		}
 	}
 	if e.idx < 0 {
+		delete(s.reqs, id)
 		return
 	}
 	r := &s.res.Resources[e.idx]
@@ -270,6 +283,9 @@ func resourceType(t network.ResourceType) string {
 func (s *session) listen(ev any) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.done {
+		return
+	}
 	switch ev := ev.(type) {
 	case *fetch.EventRequestPaused, *page.EventJavascriptDialogOpening:
 		s.enqueue(ev)
@@ -281,16 +297,19 @@ func (s *session) listen(ev any) {
 			if e.idx >= 0 {
 				s.res.Resources[e.idx].Status = int(ev.RedirectResponse.Status)
 			}
-			s.finish(e, render.OutcomeOK, "", int64(ev.RedirectResponse.EncodedDataLength))
+			s.finish(ev.RequestID, e, render.OutcomeOK, "", int64(ev.RedirectResponse.EncodedDataLength))
 		}
 		typ := resourceType(ev.Type)
 		s.newEntry(ev.RequestID, ev.Request.URL, typ, false)
-		if ev.Type == network.ResourceTypeDocument && (s.mainFrame == "" || ev.FrameID == s.mainFrame) && s.docID == "" || ev.RequestID == s.docID {
+		// The document of the main frame: the first one, its redirects,
+		// and the documents of later navigations of the page.
+		if ev.Type == network.ResourceTypeDocument && (s.mainFrame == "" || ev.FrameID == s.mainFrame) {
+			if s.docID != ev.RequestID {
+				s.res.Status = 0
+			}
 			s.docID = ev.RequestID
 			s.docURL = ev.Request.URL
-			if s.mainFrame == "" {
-				s.mainFrame = ev.FrameID
-			}
+			s.mainFrame = ev.FrameID
 		}
 	case *network.EventResponseReceived:
 		if e := s.reqs[ev.RequestID]; e != nil && ev.Response != nil {
@@ -303,14 +322,17 @@ func (s *session) listen(ev any) {
 		}
 	case *network.EventDataReceived:
 		s.bytes += ev.EncodedDataLength
+		if e := s.reqs[ev.RequestID]; e != nil {
+			e.received += ev.EncodedDataLength
+		}
 		s.lastBusy = time.Now()
 	case *network.EventLoadingFinished:
 		if e := s.reqs[ev.RequestID]; e != nil {
-			s.finish(e, render.OutcomeOK, "", int64(ev.EncodedDataLength))
+			s.finish(ev.RequestID, e, render.OutcomeOK, "", int64(ev.EncodedDataLength))
 		}
 	case *network.EventLoadingFailed:
 		if e := s.reqs[ev.RequestID]; e != nil {
-			s.finish(e, render.OutcomeFailed, ev.ErrorText, 0)
+			s.finish(ev.RequestID, e, render.OutcomeFailed, ev.ErrorText, 0)
 		}
 	case *network.EventWebSocketCreated:
 		s.newEntry(ev.RequestID, ev.URL, "websocket", true)
@@ -320,7 +342,7 @@ func (s *session) listen(ev any) {
 		}
 	case *network.EventWebSocketFrameError:
 		if e := s.reqs[ev.RequestID]; e != nil {
-			s.finish(e, render.OutcomeFailed, ev.ErrorMessage, 0)
+			s.finish(ev.RequestID, e, render.OutcomeFailed, ev.ErrorMessage, 0)
 		}
 	case *network.EventWebSocketClosed:
 		if e := s.reqs[ev.RequestID]; e != nil {
@@ -328,7 +350,7 @@ func (s *session) listen(ev any) {
 			if e.idx >= 0 && s.res.Resources[e.idx].Status == 0 {
 				outcome = render.OutcomeFailed
 			}
-			s.finish(e, outcome, "", 0)
+			s.finish(ev.RequestID, e, outcome, "", 0)
 		}
 	case *page.EventLoadEventFired:
 		s.loaded = true
@@ -399,8 +421,9 @@ func remoteText(a *runtime.RemoteObject) string {
 	return string(a.Type)
 }
 
-// work answers the paused requests and dialogs until ctx ends.
-func (s *session) work(ctx context.Context, t *chromedp.Target) {
+// work answers the paused requests and dialogs, and closes new windows,
+// until ctx ends.
+func (s *session) work(ctx context.Context, b *chromedp.Browser, t *chromedp.Target) {
 	for {
 		select {
 		case <-ctx.Done():
@@ -411,6 +434,11 @@ func (s *session) work(ctx context.Context, t *chromedp.Target) {
 			switch ev := ev.(type) {
 			case *fetch.EventRequestPaused:
 				s.decide(ctx, t, ev)
+			case *target.EventTargetCreated:
+				// A new window or popup of the page: closed at once.
+				if ev.TargetInfo.Type == "page" {
+					_, _ = cdp.Call(ctx, b, target.CloseTarget, target.CloseTargetParams{TargetID: ev.TargetInfo.TargetID})
+				}
 			case *page.EventJavascriptDialogOpening:
 				_, _ = cdp.Call(ctx, t, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: false})
 			}
@@ -428,7 +456,9 @@ func (s *session) decide(ctx context.Context, t *chromedp.Target, ev *fetch.Even
 		u, _ = url.Parse(ev.Request.URL)
 	}
 	s.mu.Lock()
-	isDoc := ev.NetworkID != "" && ev.NetworkID == s.docID
+	// The main frame's document (its first request, redirects and later
+	// navigations) is never robots-checked here; iframes' documents are.
+	isDoc := ev.ResourceType == network.ResourceTypeDocument && (s.mainFrame == "" || ev.FrameID == s.mainFrame)
 	switch {
 	case u == nil:
 		outcome, why = render.OutcomeFailed, "unparsable URL"
@@ -494,6 +524,10 @@ func withDefaults(req *render.Request) *render.Request {
 // no service workers.
 const setupScript = `(() => {
   try { window.open = function () { return null; }; } catch (e) {}
+  document.addEventListener('click', (e) => {
+    const a = e.target && e.target.closest ? e.target.closest('a[target], area[target]') : null;
+    if (a && !/^(_self|_top|_parent|)$/i.test(a.target)) e.preventDefault();
+  }, true);
   try {
     if (navigator.serviceWorker) {
       Object.defineProperty(navigator.serviceWorker, 'register', { value: function () { return Promise.reject(new DOMException('service workers are disabled', 'SecurityError')); } });
@@ -543,43 +577,55 @@ func (p *Pool) render(ctx context.Context, b *browser, in *render.Request) (*ren
 	defer cancelTab()
 	stopCaller := context.AfterFunc(ctx, cancelTab)
 	defer stopCaller()
-	// runCtx bounds every command; budget the wait for the page.
-	runCtx, cancelRun := context.WithTimeout(tabCtx, req.Timeout+grace)
+	// runCtx bounds every command: opening and preparing the tab, then the
+	// page's budget (req.Timeout, from the navigation on) and the grace to
+	// stop the page and read it.
+	runCtx, cancelRun := context.WithTimeout(tabCtx, prepare+req.Timeout+grace)
 	defer cancelRun()
-	budget, cancelBudget := context.WithTimeout(runCtx, req.Timeout)
-	defer cancelBudget()
 
 	if err := chromedp.Do(runCtx); err != nil {
 		return nil, p.ctxErr(ctx, fmt.Errorf("render: opening a tab: %w", err))
 	}
 	c := chromedp.FromContext(tabCtx)
 	t := c.Target
-	s.mu.Lock()
-	s.targetID = t.TargetID
-	s.mu.Unlock()
 
 	var wg sync.WaitGroup
 	workCtx, stopWork := context.WithCancel(runCtx)
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		s.work(workCtx, t)
+		s.work(workCtx, c.Browser, t)
 	}()
 	defer func() {
 		stopWork()
 		wg.Wait()
 	}()
 
+	if err := chromedp.ListenBrowser(runCtx, func(ev any) {
+		if ev, ok := ev.(*target.EventTargetCreated); ok && ev.TargetInfo != nil &&
+			ev.TargetInfo.BrowserContextID == c.BrowserContextID && ev.TargetInfo.TargetID != t.TargetID {
+			s.mu.Lock()
+			s.enqueue(ev)
+			s.mu.Unlock()
+		}
+	}); err != nil {
+		return nil, p.ctxErr(ctx, fmt.Errorf("render: preparing the tab: %w", err))
+	}
+	s.mu.Lock()
+	s.mainFrame = cdp.FrameID(t.TargetID) // Chrome names a page's main frame after its target
+	s.mu.Unlock()
 	if err := p.setup(runCtx, c, t, req, dev, ua); err != nil {
 		return nil, p.ctxErr(ctx, fmt.Errorf("render: preparing the tab: %w", err))
 	}
+	budget, cancelBudget := context.WithTimeout(runCtx, req.Timeout)
+	defer cancelBudget()
 	nav, err := cdp.Call(budget, t, page.Navigate, page.NavigateParams{URL: req.URL})
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
 		if budget.Err() != nil {
-			return nil, fmt.Errorf("render: %s: no response to the document within %s: %w", seo.Clip(req.URL), req.Timeout, render.ErrBudget)
+			return nil, fmt.Errorf("render: %s: no response to the document within %s", seo.Clip(req.URL), req.Timeout)
 		}
 		return nil, p.ctxErr(ctx, fmt.Errorf("render: navigating to %s: %w", seo.Clip(req.URL), err))
 	}
@@ -600,13 +646,11 @@ func (p *Pool) render(ctx context.Context, b *browser, in *render.Request) (*ren
 		return nil, ctx.Err()
 	}
 	if !s.res.TimedOut {
-		p.afterSettle(runCtx, t, s)
+		p.afterSettle(runCtx, s)
 	}
-	dom, err := chromedp.Run(runCtx, chromedp.CallFunctionOn[domResult](domScript, nil, seo.DefaultMaxBodyBytes))
+	dom, err := s.readDOM(runCtx, t)
 	if err != nil {
-		if dom, err = s.fallbackDOM(runCtx, t); err != nil {
-			return nil, p.ctxErr(ctx, fmt.Errorf("render: reading the DOM of %s: %w", seo.Clip(req.URL), err))
-		}
+		return nil, p.ctxErr(ctx, fmt.Errorf("render: reading the DOM of %s: %w", seo.Clip(req.URL), err))
 	}
 	html := dom.HTML
 	if len(html) > seo.DefaultMaxBodyBytes {
@@ -629,9 +673,13 @@ func (p *Pool) render(ctx context.Context, b *browser, in *render.Request) (*ren
 	return s.result(), nil
 }
 
+// vitalsWait bounds the reading of the vitals.
+const vitalsWait = 5 * time.Second
+
 // afterSettle reads the vitals once the page settled.
-func (p *Pool) afterSettle(ctx context.Context, t *chromedp.Target, s *session) {
-	_ = t
+func (p *Pool) afterSettle(ctx context.Context, s *session) {
+	ctx, cancel := context.WithTimeout(ctx, vitalsWait)
+	defer cancel()
 	v, reason, err := readVitals(ctx)
 	if err != nil && reason == "" {
 		reason = "vitals could not be read: " + err.Error()
@@ -642,9 +690,24 @@ func (p *Pool) afterSettle(ctx context.Context, t *chromedp.Target, s *session) 
 	}
 }
 
-// fallbackDOM reads the DOM when the page's own functions are unusable.
-func (s *session) fallbackDOM(ctx context.Context, t *chromedp.Target) (domResult, error) {
-	return chromedp.Run(ctx, chromedp.Evaluate[domResult](`(`+domScript+`)(`+fmt.Sprint(seo.DefaultMaxBodyBytes)+`)`))
+// domWait is how long reading the DOM may wait for the page's main thread
+// before the running script is terminated.
+const domWait = 2 * time.Second
+
+// readDOM serialises the document. A script that keeps the main thread busy
+// (an endless loop) is terminated first.
+func (s *session) readDOM(ctx context.Context, t *chromedp.Target) (domResult, error) {
+	read := func(ctx context.Context) (domResult, error) {
+		return chromedp.Run(ctx, chromedp.Evaluate[domResult](`(`+domScript+`)(`+strconv.Itoa(seo.DefaultMaxBodyBytes)+`)`))
+	}
+	short, cancel := context.WithTimeout(ctx, domWait)
+	dom, err := read(short)
+	cancel()
+	if err == nil || ctx.Err() != nil {
+		return dom, err
+	}
+	_, _ = cdp.Call(ctx, t, runtime.TerminateExecution, cdp.Empty{})
+	return read(ctx)
 }
 
 // ctxErr prefers the caller's context error, then a closed pool.
@@ -667,8 +730,11 @@ func (s *session) navError(text string) error {
 	if docURL == "" {
 		docURL = s.req.URL
 	}
-	if reason, ok := s.prx.refusal(hostPort(docURL)); ok {
-		return fmt.Errorf("render: %s: %w: %s", seo.Clip(docURL), seo.ErrForbiddenAddress, reason)
+	if f, ok := s.prx.failed(hostPort(docURL)); ok {
+		if f.forbidden {
+			return fmt.Errorf("render: %s: %w: %s", seo.Clip(docURL), seo.ErrForbiddenAddress, f.reason)
+		}
+		return fmt.Errorf("render: %s: cannot connect: %s", seo.Clip(docURL), f.reason)
 	}
 	return fmt.Errorf("render: %s: navigation failed: %s", seo.Clip(docURL), text)
 }
@@ -783,6 +849,7 @@ func (s *session) result() *render.Result {
 			s.res.Truncated = append(s.res.Truncated, k)
 		}
 	}
+	s.done = true
 	s.res.ElapsedMs = time.Since(s.start).Milliseconds()
 	if s.res.FinalURL == "" {
 		s.res.FinalURL = s.res.URL

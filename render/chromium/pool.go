@@ -87,6 +87,7 @@ type browser struct {
 	ctx      context.Context // the browser's chromedp context
 	cancel   context.CancelFunc
 	pid      int
+	lost     <-chan struct{} // closed when the connection to the browser drops
 	inUse    int
 	served   int
 	draining bool
@@ -217,10 +218,37 @@ func (p *Pool) start(ctx context.Context) (*browser, error) {
 		return nil, fmt.Errorf("%w: starting %s: %v", render.ErrUnavailable, p.exec, err)
 	}
 	b := &browser{ctx: bctx, cancel: cancel}
-	if c := chromedp.FromContext(bctx); c != nil && c.Browser != nil && c.Browser.Process() != nil {
-		b.pid = c.Browser.Process().Pid
+	if c := chromedp.FromContext(bctx); c != nil && c.Browser != nil {
+		b.lost = c.Browser.LostConnection
+		if c.Browser.Process() != nil {
+			b.pid = c.Browser.Process().Pid
+		}
 	}
 	return b, nil
+}
+
+// dead reports that the browser process is gone.
+func (b *browser) dead() bool {
+	if b.ctx.Err() != nil {
+		return true
+	}
+	select {
+	case <-b.lost:
+		return true
+	default:
+	}
+	return b.pid > 0 && !alive(b.pid)
+}
+
+// alive reports whether pid runs (a zombie does not count).
+func alive(pid int) bool {
+	st, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	s := string(st)
+	i := strings.LastIndexByte(s, ')')
+	return i < 0 || !strings.HasPrefix(s[i+1:], " Z")
 }
 
 // acquire waits for a free tab; it returns the browser and its slot.
@@ -232,7 +260,18 @@ func (p *Pool) acquire(ctx context.Context) (*browser, int, error) {
 			return nil, 0, fmt.Errorf("%w: the pool is closed", render.ErrUnavailable)
 		}
 		for i, b := range p.browsers {
-			if b != nil && !b.draining && b.inUse < p.opts.Tabs {
+			if b != nil && b.dead() && b.inUse == 0 && !p.starting[i] {
+				// A crashed browser is started again.
+				p.browsers[i] = nil
+				p.starting[i] = true
+				p.stats.Browsers--
+				p.wg.Add(1)
+				p.mu.Unlock()
+				_ = p.restart(ctx, i, b) // a failed start is retried below
+				p.mu.Lock()
+				b = p.browsers[i]
+			}
+			if b != nil && !b.draining && !b.dead() && b.inUse < p.opts.Tabs {
 				b.inUse++
 				b.served++
 				p.stats.InUse++
@@ -243,18 +282,22 @@ func (p *Pool) acquire(ctx context.Context) (*browser, int, error) {
 			}
 		}
 		// A slot whose browser failed to start is started again here.
+		var startErr error
 		for i, b := range p.browsers {
 			if b == nil && !p.starting[i] {
 				p.starting[i] = true
 				p.wg.Add(1)
 				p.mu.Unlock()
-				p.restart(ctx, i, nil)
+				startErr = p.restart(ctx, i, nil)
 				p.mu.Lock()
 				break
 			}
 		}
 		ch := p.changed
 		p.mu.Unlock()
+		if startErr != nil {
+			return nil, 0, startErr
+		}
 		select {
 		case <-ch:
 		case <-ctx.Done():
@@ -287,13 +330,13 @@ func (p *Pool) release(b *browser, slot int, crashed bool) {
 	p.notify()
 	p.mu.Unlock()
 	if restart {
-		p.restart(context.Background(), slot, b)
+		_ = p.restart(context.Background(), slot, b) // a failed start is retried by acquire
 	}
 	p.wg.Done()
 }
 
 // restart stops old (when not nil) and starts a browser in slot.
-func (p *Pool) restart(ctx context.Context, slot int, old *browser) {
+func (p *Pool) restart(ctx context.Context, slot int, old *browser) error {
 	defer p.wg.Done()
 	if old != nil {
 		old.cancel()
@@ -304,7 +347,7 @@ func (p *Pool) restart(ctx context.Context, slot int, old *browser) {
 	p.starting[slot] = false
 	if err == nil && p.closed {
 		nb.cancel()
-		return
+		return fmt.Errorf("%w: the pool is closed", render.ErrUnavailable)
 	}
 	if err == nil {
 		p.browsers[slot] = nb
@@ -314,6 +357,7 @@ func (p *Pool) restart(ctx context.Context, slot int, old *browser) {
 		}
 	}
 	p.notify()
+	return err
 }
 
 // notify wakes the renderings waiting for a tab; p.mu is held.
@@ -365,9 +409,18 @@ func (p *Pool) Close() error {
 // treeRSS is the resident memory in bytes of pid and its descendants, read
 // from /proc; 0 where /proc cannot be read.
 func treeRSS(pid int) int64 {
+	var total int64
+	for _, n := range processTree(pid) {
+		total += processRSS(n)
+	}
+	return total
+}
+
+// processTree lists pid and its descendants, read from /proc.
+func processTree(pid int) []int {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
-		return 0
+		return nil
 	}
 	children := map[int][]int{}
 	for _, e := range entries {
@@ -379,7 +432,7 @@ func treeRSS(pid int) int64 {
 			children[pp] = append(children[pp], n)
 		}
 	}
-	var total int64
+	var out []int
 	seen := map[int]bool{}
 	queue := []int{pid}
 	for len(queue) > 0 {
@@ -389,10 +442,10 @@ func treeRSS(pid int) int64 {
 			continue
 		}
 		seen[n] = true
-		total += processRSS(n)
+		out = append(out, n)
 		queue = append(queue, children[n]...)
 	}
-	return total
+	return out
 }
 
 // parentPID reads the parent of pid from /proc/pid/stat.
@@ -433,3 +486,17 @@ func processRSS(pid int) int64 {
 }
 
 var errCrashed = errors.New("render: the browser stopped")
+
+// browserPIDs lists the processes of the running browsers, children
+// included.
+func (p *Pool) browserPIDs() []int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var out []int
+	for _, b := range p.browsers {
+		if b != nil && b.pid > 0 {
+			out = append(out, processTree(b.pid)...)
+		}
+	}
+	return out
+}

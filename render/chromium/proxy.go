@@ -40,7 +40,7 @@ type proxy struct {
 
 	mu      sync.Mutex
 	conns   map[net.Conn]struct{}
-	refused map[string]string // host:port → reason
+	refused map[string]failure // host:port → why its last dial failed
 	closed  bool
 }
 
@@ -58,7 +58,7 @@ func startProxy(dial dialFunc, maxBytes int64) (*proxy, error) {
 		ctx:      ctx,
 		cancel:   cancel,
 		conns:    map[net.Conn]struct{}{},
-		refused:  map[string]string{},
+		refused:  map[string]failure{},
 	}
 	p.tr = &http.Transport{
 		Proxy:                  nil,
@@ -76,19 +76,42 @@ func startProxy(dial dialFunc, maxBytes int64) (*proxy, error) {
 // URL is the proxy's address for the browser's proxy settings.
 func (p *proxy) URL() string { return "http://" + p.ln.Addr().String() }
 
-// refusal returns the reason hostport ("host:port") was refused, if it was.
-func (p *proxy) refusal(hostport string) (string, bool) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	r, ok := p.refused[strings.ToLower(hostport)]
-	return r, ok
+// failure is why a dial failed; forbidden when the address policy refused
+// it.
+type failure struct {
+	reason    string
+	forbidden bool
 }
 
-func (p *proxy) refuse(hostport string, err error) {
+// failed returns why the last dial of hostport ("host:port") failed, if it
+// did.
+func (p *proxy) failed(hostport string) (failure, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if len(p.refused) < maxRefusals {
-		p.refused[strings.ToLower(hostport)] = strings.TrimPrefix(err.Error(), seo.ErrForbiddenAddress.Error()+": ")
+	f, ok := p.refused[strings.ToLower(hostport)]
+	return f, ok
+}
+
+// refusal returns the reason the address policy refused hostport, if it
+// did.
+func (p *proxy) refusal(hostport string) (string, bool) {
+	f, ok := p.failed(hostport)
+	if !ok || !f.forbidden {
+		return "", false
+	}
+	return f.reason, true
+}
+
+// record remembers why a dial of hostport failed.
+func (p *proxy) record(hostport string, err error) {
+	f := failure{reason: err.Error(), forbidden: errors.Is(err, seo.ErrForbiddenAddress)}
+	if f.forbidden {
+		f.reason = strings.TrimPrefix(f.reason, seo.ErrForbiddenAddress.Error()+": ")
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if _, ok := p.refused[strings.ToLower(hostport)]; ok || len(p.refused) < maxRefusals {
+		p.refused[strings.ToLower(hostport)] = f
 	}
 }
 
@@ -121,8 +144,8 @@ func (p *proxy) dialUpstream(ctx context.Context, hostport string) (net.Conn, er
 	}
 	c, err := p.dial(ctx, "tcp", hostport)
 	if err != nil {
-		if errors.Is(err, seo.ErrForbiddenAddress) {
-			p.refuse(hostport, err)
+		if p.ctx.Err() == nil {
+			p.record(hostport, err)
 		}
 		return nil, err
 	}
