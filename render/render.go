@@ -164,6 +164,9 @@ type Result struct {
 	// whole page; nil when not requested or not taken.
 	Screenshot     []byte `json:"-"`
 	FullScreenshot []byte `json:"-"`
+	// ScreenshotReason says why a requested screenshot is missing (too
+	// large, the page could not be captured); empty when all were taken.
+	ScreenshotReason string `json:"screenshotReason,omitempty"`
 }
 
 // Size is a width and height in CSS pixels.

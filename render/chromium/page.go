@@ -645,7 +645,9 @@ func (p *Pool) render(ctx context.Context, b *browser, in *render.Request) (*ren
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
-	if !s.res.TimedOut {
+	if s.res.TimedOut {
+		s.res.VitalsReason = "not read: the rendering budget ended before the page settled"
+	} else {
 		p.afterSettle(runCtx, s)
 	}
 	dom, err := s.readDOM(runCtx, t)
@@ -666,20 +668,18 @@ func (p *Pool) render(ctx context.Context, b *browser, in *render.Request) (*ren
 	s.res.HTML = []byte(html)
 	s.res.FinalURL = dom.URL
 	if req.Screenshot != render.NoShot {
-		if err := takeScreenshots(runCtx, req.Screenshot, &s.res); err != nil && ctx.Err() != nil {
-			return nil, ctx.Err()
+		if err := takeScreenshots(runCtx, req.Screenshot, &s.res); err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			s.res.ScreenshotReason = seo.Clip(err.Error())
 		}
 	}
 	return s.result(), nil
 }
 
-// vitalsWait bounds the reading of the vitals.
-const vitalsWait = 5 * time.Second
-
 // afterSettle reads the vitals once the page settled.
 func (p *Pool) afterSettle(ctx context.Context, s *session) {
-	ctx, cancel := context.WithTimeout(ctx, vitalsWait)
-	defer cancel()
 	v, reason, err := readVitals(ctx)
 	if err != nil && reason == "" {
 		reason = "vitals could not be read: " + err.Error()
