@@ -99,13 +99,10 @@ func checkRender(p *Page, r *Reporter) {
 		return
 	}
 	raw, res := st.raw, st.res
-	for _, f := range renderFields {
-		a, b := f.value(raw), f.value(p)
-		if a == b {
-			continue
-		}
+	for _, f := range st.changes {
+		a, b := f.raw, f.rendered
 		if f.field == "robots" {
-			checkRenderRobots(raw, p, a, b, r)
+			checkRenderRobots(st, a, b, r)
 			continue
 		}
 		ev := seo.Evidence{Element: f.field, Value: b, Detail: "raw HTML: " + cmpText(a)}
@@ -151,8 +148,8 @@ func checkRender(p *Page, r *Reporter) {
 
 // checkRenderRobots reports the meta robots changes: noindex removed or
 // added by JavaScript first, any other change after.
-func checkRenderRobots(raw, rp *Page, a, b string, r *Reporter) {
-	rawNo, renNo := metaNoindex(raw), metaNoindex(rp)
+func checkRenderRobots(st *renderState, a, b string, r *Reporter) {
+	rawNo, renNo := st.rawNoindex, st.renderedNoindex
 	ev := seo.Evidence{Element: `<meta name="robots">`, Value: b, Detail: "raw HTML: " + cmpText(a)}
 	switch {
 	case rawNo && !renNo:

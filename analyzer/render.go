@@ -139,6 +139,16 @@ type renderState struct {
 	res *render.Result
 	err error
 	rep *RenderReport
+	// changes are the fields of renderFields that differ, unclipped;
+	// rawNoindex and renderedNoindex the meta noindex of each view.
+	changes                     []fieldChange
+	rawNoindex, renderedNoindex bool
+}
+
+// fieldChange is a field of renderFields whose views differ.
+type fieldChange struct {
+	*renderField
+	raw, rendered string
 }
 
 // renderMountIDs are the ids of the mount points of common JavaScript
@@ -338,16 +348,17 @@ func renderPage(ctx context.Context, raw *Page, cfg *config, env *fetchEnv) (p *
 		raw.render = &renderState{raw: raw, err: fmt.Errorf("the rendered DOM is not HTML"), rep: rr}
 		return raw, func() {}, nil
 	}
+	rr.Rendered = true
+	fillRenderReport(rr, res, cfg)
+	st := &renderState{raw: raw, res: res, rep: rr, rawNoindex: metaNoindex(raw), renderedNoindex: metaNoindex(rp)}
+	compareViews(raw, rp, st, cfg)
 	if !raw.Report.Robots.Indexable {
 		// Google does not render a page whose raw HTML says noindex: the
 		// raw verdict stands.
 		rp.Report.Robots = raw.Report.Robots
 	}
-	rr.Rendered = true
-	fillRenderReport(rr, res, cfg)
-	compareViews(raw, rp, rr, cfg)
 	rp.Report.Render = rr
-	rp.render = &renderState{raw: raw, res: res, rep: rr}
+	rp.render = st
 	return rp, release, nil
 }
 
@@ -505,12 +516,15 @@ func metaNoindex(p *Page) bool {
 	return false
 }
 
-// compareViews fills the comparison of rr: Changes, LinksOnlyRendered and
-// Words.
-func compareViews(raw, rp *Page, rr *RenderReport, cfg *config) {
+// compareViews fills the comparison: st.changes and the report's Changes,
+// LinksOnlyRendered and Words.
+func compareViews(raw, rp *Page, st *renderState, cfg *config) {
+	rr := st.rep
 	rr.Changes = []RenderChange{}
-	for _, f := range renderFields {
+	for i := range renderFields {
+		f := &renderFields[i]
 		if a, b := f.value(raw), f.value(rp); a != b {
+			st.changes = append(st.changes, fieldChange{f, a, b})
 			rr.Changes = append(rr.Changes, RenderChange{Field: f.field, Raw: seo.Clip(a), Rendered: seo.Clip(b)})
 		}
 	}
