@@ -338,3 +338,35 @@ func TestLooksLikeAppShellCorpus(t *testing.T) {
 		t.Log("  " + f)
 	}
 }
+
+func TestRenderHTMLReport(t *testing.T) {
+	f := &fakeRenderer{html: readFixture(t, "render/spa.rendered.html")}
+	if err := json.Unmarshal(readFixture(t, "render/problems.json"), &f.res); err != nil {
+		t.Fatal(err)
+	}
+	png := []byte("\x89PNG\r\n\x1a\nfake")
+	f.res.Screenshot = png
+	f.res.Vitals = &render.Vitals{LCP: ptr(5200.0), LCPElement: "img#hero", CLS: ptr(0.05)}
+	rep := analyzeString(t, string(readFixture(t, "render/spa.raw.html")), "", nil, &Options{Depth: Complete, Render: render.Auto, Renderer: f})
+	var sb strings.Builder
+	if err := rep.WriteHTML(&sb); err != nil {
+		t.Fatal(err)
+	}
+	out := sb.String()
+	for _, want := range []string{
+		"<h2>Rendering</h2>", "empty #root mount", "Rendered HTML</th>", `<th scope="row">canonical</th><td><span class="muted">none</span></td><td class="diff">https://example.com/page</td>`,
+		`src="data:image/png;base64,iVBORw0KGgpmYWtl"`, "Lab measurement of one rendering, mobile 412×915", "5200 ms", "img#hero", ">poor<",
+		"TBT</th><td>not measured", "Uncaught TypeError", "http://127.0.0.1:8080/admin", "address", "Page weight", "50.0 KB",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("HTML report lacks %q", want)
+		}
+	}
+	b, err := json.Marshal(rep.Render)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"screenshot":"iVBORw0KGgpmYWtl"`) {
+		t.Errorf("render JSON lacks the base64 screenshot: %.300s", b)
+	}
+}
