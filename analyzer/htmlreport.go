@@ -32,7 +32,9 @@ var reportTemplate = template.Must(template.New("report").Funcs(template.FuncMap
 	},
 	"indent": func(level int) int { return max(level-1, 0) },
 	// png is a PNG as a data: URI, which the report's policy allows.
-	"png": func(b []byte) template.URL { return template.URL("data:image/png;base64," + base64.StdEncoding.EncodeToString(b)) },
+	"png": func(b []byte) template.URL {
+		return template.URL("data:image/png;base64," + base64.StdEncoding.EncodeToString(b))
+	},
 	// metric formats a lab measurement; nil was not measured.
 	"metric": func(v *float64, unit string) string {
 		if v == nil {
