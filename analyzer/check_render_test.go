@@ -370,3 +370,16 @@ func TestRenderHTMLReport(t *testing.T) {
 		t.Errorf("render JSON lacks the base64 screenshot: %.300s", b)
 	}
 }
+
+// TestRenderServedFacts checks that the rendered view keeps the facts of
+// the response as served: its headers and encoding declarations.
+func TestRenderServedFacts(t *testing.T) {
+	body := strings.Replace(string(readFixture(t, "render/base.html")), `<meta charset="utf-8">`, "", 1)
+	f := &fakeRenderer{html: []byte(strings.Replace(body, "<head>", `<head><meta charset="utf-8">`, 1))}
+	rep := analyzeString(t, body, "", http.Header{"Content-Type": {"text/html"}, "X-Robots-Tag": {"noindex"}},
+		&Options{Depth: Complete, Render: render.Always, Renderer: f})
+	assertIDs(t, rep, []string{"content.charset_missing", "indexability.noindex_header"}, nil)
+	if rep.Sizes.ContentType != "text/html" || rep.Sizes.HTML != int64(len(body)) {
+		t.Errorf("Sizes = %+v, want the served response's", rep.Sizes)
+	}
+}

@@ -334,6 +334,10 @@ func renderPage(ctx context.Context, raw *Page, cfg *config, env *fetchEnv) (p *
 		return nil, nil, err
 	}
 	rp := newPage(renderedResponse(raw.Response, res), cfg)
+	// The DOM was decoded as UTF-8; the checks of headers and encoding
+	// declarations judge the response as served.
+	rp.Header, rp.Response.Header, rp.Response.ContentType = raw.Header, raw.Header, raw.Response.ContentType
+	rp.Charset = raw.Charset
 	fillResponseData(rp.Report, raw.Response, rp.IsHTML)
 	rp.Report.Depth, rp.Report.AnalyzedAt = raw.Report.Depth, raw.Report.AnalyzedAt
 	rp.RobotsTxt = raw.RobotsTxt
@@ -363,7 +367,7 @@ func renderPage(ctx context.Context, raw *Page, cfg *config, env *fetchEnv) (p *
 }
 
 // renderedResponse is the raw response with the rendered DOM as its body,
-// declared as UTF-8 HTML (the serialised DOM's encoding).
+// declared as UTF-8 HTML (the serialised DOM's encoding) for parsing.
 func renderedResponse(raw *seo.Response, res *render.Result) *seo.Response {
 	resp := *raw
 	resp.Header = raw.Header.Clone()
