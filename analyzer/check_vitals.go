@@ -14,7 +14,8 @@ import (
 // is not the field data (CrUX) that Google's page experience uses; a
 // metric between the limits is a Notice. A metric not measured reports
 // nothing. DOM size is performance.dom_too_large, checked on the rendered
-// DOM when the page is rendered.
+// DOM when the page is rendered; vitals.page_weight sums the bytes the
+// rendering transferred, which the raw checks cannot know.
 func init() {
 	vital := func(id string, sev seo.Severity, summary, src string) seo.CheckInfo {
 		return seo.CheckInfo{ID: id, Severity: sev, Scope: seo.ScopePage, Summary: summary + " (lab measurement)",
@@ -35,17 +36,34 @@ func init() {
 			vital("vitals.cls_needs_improvement", seo.Notice, "Cumulative Layout Shift is between the good and poor limits", cls),
 			vital("vitals.tbt_poor", seo.Warning, "Total Blocking Time is over the poor limit", tbt),
 			vital("vitals.tbt_needs_improvement", seo.Notice, "Total Blocking Time is between the good and poor limits", tbt),
+			{ID: "vitals.page_weight", Severity: seo.Notice, Scope: seo.ScopePage,
+				Summary: "The rendered page transferred more bytes than the threshold (5,000 KiB), over all its requests.",
+				Source:  "Lighthouse, Avoid enormous network payloads (https://developer.chrome.com/docs/lighthouse/performance/total-byte-weight)"},
 		},
 		Run: checkVitals,
 	})
 }
 
 func checkVitals(p *Page, r *Reporter) {
-	if p.render == nil || p.render.rep == nil || p.render.rep.Vitals == nil {
+	if p.render == nil || p.render.res == nil {
 		return
 	}
-	lv := p.render.rep.Vitals
 	th := p.Thresholds()
+	var total int64
+	var requests int
+	for _, w := range p.render.res.Weight {
+		total += w.Bytes
+		requests += w.Requests
+	}
+	if total > th.PageWeightBytes {
+		ev := seo.Measure("transferred bytes", float64(total), float64(th.PageWeightBytes))
+		ev.Detail = plural(requests, "request")
+		r.Add("vitals.page_weight", "the rendered page transferred more bytes than the threshold", ev)
+	}
+	lv := p.render.rep.Vitals
+	if lv == nil {
+		return
+	}
 	profile := "lab, " + string(lv.Device)
 	if lv.Viewport.Width > 0 {
 		profile += fmt.Sprintf(" %d×%d", lv.Viewport.Width, lv.Viewport.Height)

@@ -84,3 +84,19 @@ func TestVitalsEvidence(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+func TestVitalsPageWeight(t *testing.T) {
+	for _, tc := range []struct {
+		bytes int64
+		want  bool
+	}{{5000 << 10, false}, {5000<<10 + 1, true}} {
+		f := &fakeRenderer{html: readFixture(t, "render/base.html"), res: render.Result{Weight: []render.Weight{
+			{Type: "document", Requests: 1, Bytes: 1000}, {Type: "image", Requests: 3, Bytes: tc.bytes - 1000}}}}
+		rep := analyzeString(t, string(f.html), "", nil, &Options{Depth: Complete, Render: render.Always, Renderer: f})
+		if got := finding(rep, "vitals.page_weight"); (got != nil) != tc.want {
+			t.Errorf("%d bytes: page_weight = %+v, want %v", tc.bytes, got, tc.want)
+		} else if got != nil && got.Evidence.Detail != "4 requests" {
+			t.Errorf("page_weight evidence = %+v", got.Evidence)
+		}
+	}
+}

@@ -227,6 +227,8 @@ type Thresholds struct {
 	CLSPoor float64       // 0.25
 	TBTGood time.Duration // 200 ms
 	TBTPoor time.Duration // 600 ms
+	// PageWeightBytes: vitals.page_weight when a rendering transfers more.
+	PageWeightBytes int64 // 5,120,000 (5,000 KiB, Lighthouse's)
 }
 
 // withDefaults returns t with zero fields set to their defaults.
@@ -298,6 +300,7 @@ func (t Thresholds) withDefaults() Thresholds {
 	setF(&t.CLSPoor, 0.25)
 	setD(&t.TBTGood, 200*time.Millisecond)
 	setD(&t.TBTPoor, 600*time.Millisecond)
+	set64(&t.PageWeightBytes, 5000<<10)
 	return t
 }
 
