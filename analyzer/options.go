@@ -79,7 +79,8 @@ type Options struct {
 	// RenderRequest is the template of every rendering: device, user agent,
 	// budgets, screenshots. The analyzer sets its URL, and its Allowed from
 	// the robots policy (Robots, or robots.txt fetched by Analyze) for the
-	// renderer's user agent.
+	// renderer's user agent when there is one; a robots.txt it cannot get
+	// allows everything.
 	RenderRequest render.Request
 
 	// Thresholds overrides check thresholds; zero fields keep the defaults.
