@@ -34,6 +34,34 @@
 // differs from it (links.uncrawlable and links.non_descriptive_text against
 // Lighthouse's crawlable-anchors and link-text audits, for instance).
 //
+// # Rendering with JavaScript
+//
+// [Options.Render] renders pages in a browser ([Options.Renderer], such as
+// render/chromium's Pool) before their page checks run: render.None (the
+// default) renders nothing, render.Always renders every HTML page answered
+// with status 200, render.Auto only those whose raw HTML looks like the
+// shell of a client-rendered application ([LooksLikeAppShell]): at least
+// one <script>, fewer than Thresholds.JSShellMaxWords (50) words of main
+// text, and an empty mount element (a <div> with an id such as root, app,
+// __next or __nuxt, <app-root>, an element with ng-version), or a
+// <noscript> asking for JavaScript, or inline scripts 20 times the size of
+// the text. The renderer's requests obey robots.txt for its user agent.
+//
+// A rendered page is parsed once per view. Page checks and page data are
+// the rendered DOM's, as users and Google see it; the raw HTML is kept and
+// compared: [Report.Render] lists the raw and rendered value of each field
+// that changed, the links found only after rendering, both word counts,
+// JavaScript errors, failed and blocked requests, page weight, lab Web
+// Vitals with the device profile and screenshots. The render.* checks
+// report fields present only after rendering or changed by JavaScript, a
+// canonical that differs (an error, as Sitebulb ranks it), a raw noindex
+// that JavaScript removes (Google does not render such a page, so the raw
+// noindex decides Robots.Indexable), errors, failed and robots-blocked
+// subresources, a timeout and a failed rendering (the raw analysis then
+// stands); the vitals.* checks judge lab LCP, CLS and TBT by web.dev's
+// thresholds. Report.Render is absent when rendering is off, and says
+// rendered false with the reason when a page was not rendered.
+//
 // # Extending
 //
 // Checks are plain functions over a [Page]: the parsed tree with indexes by
@@ -103,4 +131,6 @@
 // error wrapping seo.ErrInvalidInput; a memory reservation refused by
 // Options.Memory wraps seo.ErrUnavailable. A page that cannot be fetched is
 // not an error: its report carries http.unreachable (or http.redirect_loop).
+// Options.Render other than none without an Options.Renderer is an error
+// wrapping render.ErrUnavailable.
 package analyzer

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/seokit/seokit/analyzer"
+	"github.com/seokit/seokit/render"
 	"github.com/seokit/seokit/seo"
 )
 
@@ -64,4 +65,37 @@ func ExampleReport_WriteHTML() {
 	}
 	fmt.Println(strings.Contains(page.String(), "<title>SEO page report: https://example.com/</title>"))
 	// Output: true
+}
+
+// shellRenderer stands in for render/chromium's Pool: it returns the DOM a
+// browser would build from the application shell.
+type shellRenderer struct{}
+
+func (shellRenderer) Render(ctx context.Context, req *render.Request) (*render.Result, error) {
+	return &render.Result{URL: req.URL, FinalURL: req.URL, Status: 200, Device: render.Mobile,
+		HTML: []byte(`<html><head><title>Harbour plan: the council debates new flats</title>
+<link rel="canonical" href="https://example.com/"></head>
+<body><div id="root"><h1>Harbour plan</h1><a href="/news">News</a></div></body></html>`)}, nil
+}
+
+func ExampleLooksLikeAppShell() {
+	shell := []byte(`<html><head><script src="/app.js" defer></script></head><body><div id="root"></div></body></html>`)
+	rep, err := analyzer.AnalyzeHTML(context.Background(), "https://example.com/", http.Header{"Content-Type": {"text/html"}}, shell,
+		&analyzer.Options{Render: render.Auto, Renderer: shellRenderer{}})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(rep.Render.Rendered, rep.Render.Reason)
+	fmt.Println("title:", rep.Title.Text)
+	for _, c := range rep.Render.Changes {
+		fmt.Printf("%s: %q -> %q\n", c.Field, c.Raw, c.Rendered)
+	}
+	// Output:
+	// true empty #root mount and 0 words of text
+	// title: Harbour plan: the council debates new flats
+	// title: "" -> "Harbour plan: the council debates new flats"
+	// h1: "" -> "Harbour plan"
+	// canonical: "" -> "https://example.com/"
+	// wordCount: "0" -> "3"
+	// links: "0" -> "1"
 }

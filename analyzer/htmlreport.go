@@ -3,6 +3,7 @@ package analyzer
 import (
 	"cmp"
 	_ "embed"
+	"encoding/base64"
 	"fmt"
 	"html/template"
 	"io"
@@ -30,6 +31,19 @@ var reportTemplate = template.Must(template.New("report").Funcs(template.FuncMap
 		return "no"
 	},
 	"indent": func(level int) int { return max(level-1, 0) },
+	// png is a PNG as a data: URI, which the report's policy allows.
+	"png": func(b []byte) template.URL {
+		return template.URL("data:image/png;base64," + base64.StdEncoding.EncodeToString(b))
+	},
+	// metric formats a lab measurement; nil was not measured.
+	"metric": func(v *float64, unit string) string {
+		if v == nil {
+			return "not measured"
+		}
+		return strconv.FormatFloat(*v, 'f', -1, 64) + unit
+	},
+	// band reports whether a web.dev band is worse than good.
+	"band": func(b string) bool { return b == BandNeedsImprovement || b == BandPoor },
 }).Parse(reportHTML))
 
 // HTMLReportPolicy is the Content-Security-Policy of the HTML page report,
@@ -206,8 +220,10 @@ func pageScore(r *Report) (*int, string) {
 // the findings by priority with their evidence and examples, then the
 // page facts: title and description, headings, canonical, robots,
 // hreflang, links, images, structured data, Open Graph and Twitter,
-// viewport, security headers, the mobile comparison and what was cut at
-// its cap. The findings, links and images tables are embedded once as
+// viewport, the mobile comparison, the rendering (raw and rendered values of
+// each changed field, the screenshot, lab Web Vitals with their bands and
+// device, JavaScript errors, failed and blocked requests, page weight),
+// security headers and what was cut at its cap. The findings, links and images tables are embedded once as
 // JSON and shown a page of rows at a time, sortable and filterable;
 // without scripts their first page is shown. Page text (titles, URLs,
 // evidence) is escaped, in the markup and in the JSON.

@@ -1,0 +1,148 @@
+package analyzer_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/seokit/seokit/analyzer"
+	"github.com/seokit/seokit/render"
+	"github.com/seokit/seokit/render/chromium"
+	"github.com/seokit/seokit/seo"
+)
+
+// jsSite serves pages whose SEO facts JavaScript writes or changes.
+var jsSite = map[string]string{
+	"/robots.txt": "User-agent: *\nDisallow: /private/\n",
+	"/spa": `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><script src="/private/track.js"></script></head>
+<body><div id="root"></div><script>
+document.title = "Harbour plan: the council debates three hundred new flats";
+var l = document.createElement("link"); l.rel = "canonical"; l.href = location.origin + "/spa"; document.head.appendChild(l);
+var s = document.createElement("script"); s.type = "application/ld+json";
+s.textContent = JSON.stringify({"@context": "https://schema.org", "@type": "Organization", "name": "Harbour council", "url": location.origin + "/"});
+document.head.appendChild(s);
+var root = document.getElementById("root"), words = [];
+for (var i = 0; i < 120; i++) words.push("harbour" + i);
+root.innerHTML = "<h1>Harbour plan</h1><p>" + words.join(" ") + "</p><a href=\"/news/one\">One</a> <a href=\"/news/two\">Two</a>";
+</script></body></html>`,
+	"/canonical": `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Canonical changed by JavaScript on this page</title>
+<link rel="canonical" href="/canonical"></head><body><h1>Canonical</h1><p>Text.</p>
+<script>document.querySelector('link[rel=canonical]').href = location.origin + "/elsewhere";</script></body></html>`,
+	"/noindex": `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Noindex removed by JavaScript on this page</title>
+<meta name="robots" content="noindex"></head><body><h1>Noindex</h1><p>Text.</p>
+<script>document.querySelector('meta[name=robots]').remove();</script></body></html>`,
+	"/errors": `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>A page whose scripts throw uncaught errors</title></head>
+<body><h1>Errors</h1><p>Text.</p><script>console.error("config missing"); undefinedFunction();</script></body></html>`,
+	"/private/track.js": `window.tracked = true;`,
+}
+
+func TestRenderChromium(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, ok := jsSite[r.URL.Path]
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		switch {
+		case strings.HasSuffix(r.URL.Path, ".txt"):
+			w.Header().Set("Content-Type", "text/plain")
+		case strings.HasSuffix(r.URL.Path, ".js"):
+			w.Header().Set("Content-Type", "text/javascript")
+		default:
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		}
+		fmt.Fprint(w, body)
+	}))
+	defer srv.Close()
+	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
+	n, _ := strconv.Atoi(port)
+	fetcher := seo.NewFetcher(&seo.FetcherOptions{AllowAddrs: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}, AllowedPorts: []int{n}})
+
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	pool, err := chromium.New(ctx, &chromium.Options{Browsers: 1, Tabs: 2, Fetcher: fetcher})
+	if err != nil {
+		if errors.Is(err, render.ErrUnavailable) && os.Getenv("SEOKIT_REQUIRE_SERVERS") != "1" {
+			t.Skipf("skipping the rendering tests against Chromium: %v", err)
+		}
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	analyze := func(t *testing.T, path string, mode render.Mode) *analyzer.Report {
+		t.Helper()
+		rep, err := analyzer.Analyze(ctx, srv.URL+path, &analyzer.Options{Fetcher: fetcher, Render: mode, Renderer: pool,
+			RenderRequest: render.Request{Settle: 100 * time.Millisecond, Timeout: 30 * time.Second}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if mode != render.None && (rep.Render == nil || !rep.Render.Rendered) {
+			t.Fatalf("Render = %+v, want rendered", rep.Render)
+		}
+		return rep
+	}
+
+	t.Run("single-page application", func(t *testing.T) {
+		raw := analyze(t, "/spa", render.None)
+		assertHas(t, raw, []string{"title.missing", "canonical.missing", "content.js_shell"}, []string{"render.title_only_rendered"})
+		rep := analyze(t, "/spa", render.Auto)
+		assertHas(t, rep, []string{"render.title_only_rendered", "render.canonical_only_rendered", "render.structured_data_only_rendered",
+			"render.h1_only_rendered", "render.links_only_rendered", "render.word_count_changed", "render.resources_blocked"},
+			[]string{"title.missing", "canonical.missing", "content.js_shell"})
+		if rep.Title == nil || !strings.HasPrefix(rep.Title.Text, "Harbour plan") || rep.Links.Internal != 2 || len(rep.StructuredData) != 1 {
+			t.Errorf("rendered data: title %+v, %d internal links, %d structured items", rep.Title, rep.Links.Internal, len(rep.StructuredData))
+		}
+		if l := rep.Render.LinksOnlyRendered; l == nil || l.Count != 2 {
+			t.Errorf("LinksOnlyRendered = %+v, want 2", l)
+		}
+		if !strings.HasPrefix(rep.Render.Reason, "empty #root mount") {
+			t.Errorf("Reason = %q", rep.Render.Reason)
+		}
+	})
+	t.Run("canonical changed by javascript", func(t *testing.T) {
+		rep := analyze(t, "/canonical", render.Always)
+		assertHas(t, rep, []string{"render.canonical_mismatch"}, nil)
+	})
+	t.Run("raw noindex removed by javascript", func(t *testing.T) {
+		rep := analyze(t, "/noindex", render.Always)
+		assertHas(t, rep, []string{"render.noindex_removed", "indexability.noindex_meta"}, nil)
+		if rep.Robots.Indexable {
+			t.Error("Robots.Indexable = true, want the raw noindex to stand")
+		}
+	})
+	t.Run("uncaught errors", func(t *testing.T) {
+		rep := analyze(t, "/errors", render.Always)
+		assertHas(t, rep, []string{"render.js_errors", "render.console_errors"}, nil)
+		if len(rep.Render.Errors) == 0 || !strings.Contains(rep.Render.Errors[0].Text, "undefinedFunction") {
+			t.Errorf("Errors = %+v", rep.Render.Errors)
+		}
+	})
+}
+
+// assertHas checks that the report has every ID of want and none of absent.
+func assertHas(t *testing.T, rep *analyzer.Report, want, absent []string) {
+	t.Helper()
+	var got []string
+	for _, f := range rep.Findings {
+		got = append(got, f.ID)
+	}
+	for _, id := range want {
+		if !slices.Contains(got, id) {
+			t.Errorf("missing %s; got %v", id, got)
+		}
+	}
+	for _, id := range absent {
+		if slices.Contains(got, id) {
+			t.Errorf("unexpected %s", id)
+		}
+	}
+}
