@@ -86,14 +86,11 @@ func rendering(o *analyzer.Options) bool {
 }
 
 // robotsAllowed returns the rendering's robots policy for subresources: the
-// crawl's own robots.txt verdicts for its robots token (none with
-// IgnoreRobots).
+// crawl's own robots.txt verdicts for its robots token, or every
+// subresource allowed with IgnoreRobots.
 func (cr *crawl) robotsAllowed() func(u *url.URL) bool {
-	if cr.o.IgnoreRobots {
-		return nil
-	}
 	return func(u *url.URL) bool {
-		if u == nil || (u.Scheme != "http" && u.Scheme != "https") {
+		if cr.o.IgnoreRobots || u == nil || (u.Scheme != "http" && u.Scheme != "https") {
 			return true
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), cr.o.RequestTimeout)

@@ -22,6 +22,10 @@ type SPAOptions struct {
 	Fanout int
 	// Words is the length of each page's text; zero means 120.
 	Words int
+	// Sitemap lists every page in /sitemap.xml (named in robots.txt), so
+	// that a raw crawl reaches them too; without it the pages are linked
+	// only from JavaScript.
+	Sitemap bool
 }
 
 // SPASite is a client-rendered site on loopback: every page's raw HTML is
@@ -106,6 +110,21 @@ func (s *SPASite) serve(w http.ResponseWriter, r *http.Request) {
 	case "/robots.txt":
 		w.Header().Set("Content-Type", "text/plain")
 		fmt.Fprint(w, "User-agent: *\nDisallow: /private/\n")
+		if s.opts.Sitemap {
+			fmt.Fprintf(w, "Sitemap: %s/sitemap.xml\n", s.URL)
+		}
+		return
+	case "/sitemap.xml":
+		if !s.opts.Sitemap {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "application/xml")
+		fmt.Fprint(w, `<?xml version="1.0" encoding="UTF-8"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">`)
+		for i := range s.opts.Pages {
+			fmt.Fprintf(w, "<url><loc>%s</loc></url>", s.PageURL(i))
+		}
+		fmt.Fprint(w, "</urlset>")
 		return
 	case "/favicon.ico":
 		w.Header().Set("Content-Type", "image/x-icon")
