@@ -801,6 +801,11 @@ func (cr *crawl) analyze(ctx context.Context, it Item, resp *seo.Response, ferr 
 	})
 	rep, err := analyzer.AnalyzeResponse(ctx, resp, &opts)
 	if err != nil {
+		if ctx.Err() != nil {
+			// Stopped while the page was analysed (a rendering waits for
+			// the renderer): the item stays popped but not done.
+			return result{retry: &retryItem{it: it}}
+		}
 		return result{err: fmt.Errorf("crawler: analyze %s: %w", it.URL, err)}
 	}
 	shot := cr.putScreenshot(ctx, it.URL, rep)

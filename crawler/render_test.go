@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/seokit/seokit/analyzer"
 	"github.com/seokit/seokit/crawler"
@@ -221,5 +222,29 @@ func TestDirScreenshotsCap(t *testing.T) {
 	}
 	if n := crawler.ScreenshotName("https://a.test/../../etc"); len(n) != 36 || strings.Trim(n[:32], "0123456789abcdef") != "" || n[32:] != ".png" {
 		t.Errorf("ScreenshotName = %q, want 32 hex digits and .png", n)
+	}
+}
+
+// blockingRenderer renders nothing until ctx ends.
+type blockingRenderer struct{}
+
+func (blockingRenderer) Render(ctx context.Context, _ *render.Request) (*render.Result, error) {
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+// TestRenderedCrawlTimeBudget: a crawl waiting for the renderer stops at
+// its time budget with a report, not an error.
+func TestRenderedCrawlTimeBudget(t *testing.T) {
+	site := crawlertest.NewSPA(crawlertest.SPAOptions{Pages: 3})
+	defer site.Close()
+	opts := testOptions(crawler.Options{SkipExternalLinks: true, TimeBudget: 300 * time.Millisecond,
+		Analyzer: &analyzer.Options{Render: render.Always, Renderer: blockingRenderer{}}})
+	rep, err := crawler.New(opts).Run(context.Background(), site.URL)
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if rep.Crawl.StopReason != crawler.StopTimeBudget {
+		t.Errorf("StopReason = %q, want %q", rep.Crawl.StopReason, crawler.StopTimeBudget)
 	}
 }
