@@ -77,9 +77,10 @@ type Options struct {
 	// an error wrapping render.ErrUnavailable.
 	Renderer render.Renderer
 	// RenderRequest is the template of every rendering: device, user agent,
-	// budgets, screenshots. The analyzer sets its URL, and its Allowed from
-	// the robots policy (Robots, or robots.txt fetched by Analyze) for the
-	// renderer's user agent when there is one; a robots.txt it cannot get
+	// budgets, screenshots. The analyzer sets its URL, and, unless the
+	// template sets Allowed (the crawler sets its own robots rule), its
+	// Allowed from the robots policy (Robots, or robots.txt fetched by
+	// Analyze) for the renderer's user agent; a robots.txt it cannot get
 	// allows everything.
 	RenderRequest render.Request
 

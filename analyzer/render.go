@@ -310,7 +310,7 @@ func renderPage(ctx context.Context, raw *Page, cfg *config, env *fetchEnv) (p *
 	}
 	req := cfg.RenderRequest
 	req.URL = raw.URL.String()
-	if env.Robots != nil {
+	if env.Robots != nil && req.Allowed == nil { // a crawl sets its own robots rule
 		ua := cfg.renderUserAgent(&req)
 		req.Allowed = func(u *url.URL) bool {
 			allowed, known := env.Robots.Allowed(ctx, u.String(), ua)
