@@ -610,7 +610,7 @@ func (cr *crawl) facts(ctx context.Context, reason string, queued int, rb *robot
 		stats.PagesPerSecond = float64(stats.Fetched-stats.Resumed) / dur.Seconds()
 	}
 	cr.mu.Lock()
-	stats.DepthHistogram = append([]int(nil), cr.depthHist...)
+	stats.DepthHistogram = append([]int{}, cr.depthHist...)
 	cr.mu.Unlock()
 
 	f := &crawlFacts{Domain: cr.root.Host, StartURL: cr.root.String(), StartedAt: cr.startedAt, Stats: stats,
@@ -627,7 +627,7 @@ func (cr *crawl) facts(ctx context.Context, reason string, queued int, rb *robot
 			"robots.txt disallows scripts or stylesheets that pages load, so search engines cannot render them",
 			seo.Evidence{URLs: res}))
 	}
-	if ctx.Err() == nil && !cr.worker {
+	if ctx.Err() == nil && !cr.worker && !cr.scope.list {
 		if ff, ok := cr.favicon(ctx); ok {
 			f.Findings = append(f.Findings, ff)
 		}

@@ -17,6 +17,9 @@ type Limits struct {
 	// ConcurrentSiteJobs caps the account's site analyses queued or
 	// running at once.
 	ConcurrentSiteJobs int
+	// MaxListURLs caps options.urls of a site analysis (a list crawl);
+	// zero in a configuration keeps the default.
+	MaxListURLs int
 }
 
 // Daily request limits of the default plans.
@@ -32,9 +35,9 @@ var Names = []store.Plan{store.Free, store.Pro, store.Enterprise}
 // by field. Enterprise accounts get their daily limit per account
 // (store.Account.DailyLimit); a plan missing here takes Free's.
 var Defaults = Table{
-	store.Free:       {DailyRequests: DefaultFreeDaily, MaxSitePages: 500, ConcurrentSiteJobs: 1},
-	store.Pro:        {DailyRequests: DefaultProDaily, MaxSitePages: 10_000, ConcurrentSiteJobs: 3},
-	store.Enterprise: {DailyRequests: DefaultFreeDaily, MaxSitePages: 10_000, ConcurrentSiteJobs: 10},
+	store.Free:       {DailyRequests: DefaultFreeDaily, MaxSitePages: 500, ConcurrentSiteJobs: 1, MaxListURLs: 500},
+	store.Pro:        {DailyRequests: DefaultProDaily, MaxSitePages: 10_000, ConcurrentSiteJobs: 3, MaxListURLs: 10_000},
+	store.Enterprise: {DailyRequests: DefaultFreeDaily, MaxSitePages: 10_000, ConcurrentSiteJobs: 10, MaxListURLs: 10_000},
 }
 
 // Table is the limits of each plan.
@@ -51,7 +54,7 @@ func New(plans map[store.Plan]Limits, daily map[store.Plan]int, maxSitePages int
 		out[p] = d
 	}
 	for p, c := range plans {
-		if c.DailyRequests < 0 || c.MaxSitePages < 0 || c.ConcurrentSiteJobs < 0 {
+		if c.DailyRequests < 0 || c.MaxSitePages < 0 || c.ConcurrentSiteJobs < 0 || c.MaxListURLs < 0 {
 			return nil, fmt.Errorf("plans: plan %q has a negative limit", p)
 		}
 		d := out.plan(p)
@@ -63,6 +66,9 @@ func New(plans map[store.Plan]Limits, daily map[store.Plan]int, maxSitePages int
 		}
 		if c.ConcurrentSiteJobs > 0 {
 			d.ConcurrentSiteJobs = c.ConcurrentSiteJobs
+		}
+		if c.MaxListURLs > 0 {
+			d.MaxListURLs = c.MaxListURLs
 		}
 		out[p] = d
 	}
