@@ -31,6 +31,7 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	mute := fs.String("mute", "", "comma-separated check IDs or areas whose findings are left out of the findings and score (counted as muted)")
 	verbose := fs.Bool("v", false, "print every finding in full instead of one line per check ID")
 	timeout := fs.Duration("timeout", 60*time.Second, "time limit for the whole analysis")
+	userAgent := fs.String("user-agent", "", "user agent: googlebot-smartphone, googlebot-desktop, bingbot or seokit (presets), or a string")
 	skipExternal := fs.Bool("skip-external-links", false, "with -links, request no external link target (turns off links.broken_external and links.redirect_external)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: cli analyze [flags] URL")
@@ -58,6 +59,10 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if *skipExternal {
 		disabled = append(disabled, "links.broken_external", "links.redirect_external")
 	}
+	ua, _, err := seo.ResolveUserAgent(*userAgent)
+	if err != nil {
+		return &exitError{code: 2, err: err}
+	}
 	ctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()
 	rep, err := analyzer.Analyze(ctx, fs.Arg(0), &analyzer.Options{
@@ -68,6 +73,7 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		Disable:       disabled,
 		Mute:          muted,
 		MaxExamples:   maxExamplesFor(*verbose),
+		UserAgent:     ua,
 	})
 	if err != nil {
 		return &exitError{code: 2, err: err}

@@ -36,14 +36,15 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	disable := fs.String("disable", "", "comma-separated check IDs or areas to turn off")
 	mute := fs.String("mute", "", "comma-separated check IDs or areas whose findings are left out of the findings and scores (counted as muted)")
 	verbose := fs.Bool("v", false, "print every example URL of each finding in full")
+	scope := addScopeFlags(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: cli crawl [flags] DOMAIN")
+		fmt.Fprintln(stderr, "usage: cli crawl [flags] DOMAIN\n       cli crawl [flags] -list FILE | -list-sitemap URL [DOMAIN]")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if fs.NArg() != 1 {
+	if fs.NArg() != 1 && (fs.NArg() != 0 || !scope.listMode()) {
 		fs.Usage()
 		return &exitError{code: 2, err: errors.New("crawl takes exactly one domain or start URL")}
 	}
@@ -73,12 +74,20 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		SkipExternalLinks: *skipExternal,
 		ExternalBudget:    *externalBudget,
 	}
+	start, err := scope.apply(opts, stderr)
+	if err != nil {
+		return &exitError{code: 2, err: err}
+	}
+	domain := fs.Arg(0)
+	if domain == "" {
+		domain = start
+	}
 	bar := newProgressBar(stderr, *maxPages)
 	bar.budget = opts.ExternalBudget
 	if !*quiet {
 		opts.Progress = bar.update
 	}
-	rep, err := crawler.New(opts).Run(ctx, fs.Arg(0))
+	rep, err := crawler.New(opts).Run(ctx, domain)
 	bar.finish()
 	if err != nil {
 		return &exitError{code: 2, err: err}
@@ -102,7 +111,7 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		printSiteReport(stdout, rep, *verbose)
 	}
 	if rep.Crawl.Fetched == 0 {
-		return &exitError{code: 2, err: fmt.Errorf("no page of %s could be fetched", fs.Arg(0))}
+		return &exitError{code: 2, err: fmt.Errorf("no page of %s could be fetched", domain)}
 	}
 	if threshold > 0 {
 		for _, g := range rep.Findings {
