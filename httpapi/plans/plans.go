@@ -18,7 +18,7 @@ type Limits struct {
 	// running at once.
 	ConcurrentSiteJobs int
 	// MaxListURLs caps options.urls of a site analysis (a list crawl);
-	// zero in a configuration keeps the default.
+	// zero means MaxSitePages.
 	MaxListURLs int
 }
 
@@ -35,9 +35,9 @@ var Names = []store.Plan{store.Free, store.Pro, store.Enterprise}
 // by field. Enterprise accounts get their daily limit per account
 // (store.Account.DailyLimit); a plan missing here takes Free's.
 var Defaults = Table{
-	store.Free:       {DailyRequests: DefaultFreeDaily, MaxSitePages: 500, ConcurrentSiteJobs: 1, MaxListURLs: 500},
-	store.Pro:        {DailyRequests: DefaultProDaily, MaxSitePages: 10_000, ConcurrentSiteJobs: 3, MaxListURLs: 10_000},
-	store.Enterprise: {DailyRequests: DefaultFreeDaily, MaxSitePages: 10_000, ConcurrentSiteJobs: 10, MaxListURLs: 10_000},
+	store.Free:       {DailyRequests: DefaultFreeDaily, MaxSitePages: 500, ConcurrentSiteJobs: 1},
+	store.Pro:        {DailyRequests: DefaultProDaily, MaxSitePages: 10_000, ConcurrentSiteJobs: 3},
+	store.Enterprise: {DailyRequests: DefaultFreeDaily, MaxSitePages: 10_000, ConcurrentSiteJobs: 10},
 }
 
 // Table is the limits of each plan.
