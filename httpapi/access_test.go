@@ -259,3 +259,27 @@ func TestSealedCredentialsResume(t *testing.T) {
 		})
 	}
 }
+
+func TestPageAnalysisUserAgent(t *testing.T) {
+	var mu sync.Mutex
+	var agents []string
+	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		agents = append(agents, r.UserAgent())
+		mu.Unlock()
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		io.WriteString(w, "<!doctype html><html lang=en><head><title>A page</title></head><body><h1>A page</h1></body></html>")
+	}))
+	t.Cleanup(page.Close)
+	a := newTestAPI(t, &Options{AllowPrivate: true})
+	wantStatus(t, a.call("POST", "/v1/analyze/page", a.key, fmt.Sprintf(`{"url":%q,"options":{"userAgent":"googlebot-smartphone"}}`, page.URL+"/")), 200)
+	mu.Lock()
+	if len(agents) == 0 || !strings.Contains(agents[0], "Googlebot/2.1") || !strings.Contains(agents[0], "Mobile") {
+		t.Errorf("user agents %q", agents)
+	}
+	mu.Unlock()
+	e := apiErr(t, a.call("POST", "/v1/analyze/page", a.key, fmt.Sprintf(`{"url":%q,"options":{"userAgent":"a\nb"}}`, page.URL+"/")), 400, CodeInvalidRequest)
+	if e.Field != "options.userAgent" {
+		t.Errorf("field %q", e.Field)
+	}
+}
