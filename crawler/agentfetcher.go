@@ -2,6 +2,7 @@ package crawler
 
 import (
 	"context"
+	"net/http"
 
 	"github.com/seokit/seokit/seo"
 )
@@ -12,13 +13,20 @@ import (
 type agentFetcher struct {
 	f  *seo.Fetcher
 	ua string
+	// header gives the crawl's access header for a URL (nil for none).
+	header func(string) http.Header
 }
 
 // Fetch fetches req with the crawl's user agent unless it has its own.
 func (a agentFetcher) Fetch(ctx context.Context, req *seo.Request) (*seo.Response, error) {
-	if req.UserAgent == "" {
+	if req.UserAgent == "" || (req.Header == nil && a.header != nil) {
 		r := *req
-		r.UserAgent = a.ua
+		if r.UserAgent == "" {
+			r.UserAgent = a.ua
+		}
+		if r.Header == nil && a.header != nil {
+			r.Header = a.header(r.URL)
+		}
 		req = &r
 	}
 	return a.f.Fetch(ctx, req)

@@ -94,6 +94,9 @@ type crawl struct {
 
 	resCache sync.Map // resource URL -> blocked bool (bounded by resCount)
 	resCount atomic.Int64
+
+	scope  *scopeFilter
+	access http.Header // Scope's headers, credentials included; nil without
 }
 
 // Run crawls the site of domain (a host name with an optional port, or a
@@ -117,6 +120,10 @@ func (c *Crawler) Run(ctx context.Context, domain string) (*SiteReport, error) {
 	if err := validateCheckIDs(c.opts.Analyzer); err != nil {
 		return nil, err
 	}
+	scope, err := validateScope(&c.opts.Scope, c.opts.StripParams)
+	if err != nil {
+		return nil, err
+	}
 	if c.opts.Memory != nil {
 		release, err := c.opts.Memory.Reserve(ctx, EstimateMemory(&c.opts))
 		if err != nil {
@@ -124,7 +131,7 @@ func (c *Crawler) Run(ctx context.Context, domain string) (*SiteReport, error) {
 		}
 		defer release()
 	}
-	cr := &crawl{o: c.opts}
+	cr := &crawl{o: c.opts, scope: scope, access: accessHeader(&c.opts.Scope)}
 	cr.startedAt = cr.o.Now().UTC()
 	cr.start = time.Now()
 	cr.fetcher = cr.o.Fetcher
@@ -146,8 +153,13 @@ func (c *Crawler) Run(ctx context.Context, domain string) (*SiteReport, error) {
 	}
 	cr.rootHost = cr.root.Hostname()
 	cr.rootPort = cr.root.Port()
-	cr.norm = seo.NormalizeOptions{SortQuery: cr.o.SortQuery, StripParams: append(append([]string(nil), cr.o.StripParams...), SessionParams...)}
-	cr.robots = robotstxt.NewCache(robotstxt.FetcherFunc(agentFetcher{cr.fetcher, cr.o.UserAgent}), &robotstxt.CacheOptions{UserAgent: cr.o.RobotsToken})
+	cr.norm = seo.NormalizeOptions{SortQuery: cr.o.SortQuery, StripParams: append(append([]string(nil), cr.o.StripParams...), SessionParams...), KeepParams: cr.o.KeepParams}
+	if !cr.scope.list {
+		if err := cr.startScope(); err != nil {
+			return nil, err
+		}
+	}
+	cr.robots = robotstxt.NewCache(robotstxt.FetcherFunc(agentFetcher{cr.fetcher, cr.o.UserAgent, cr.header}), &robotstxt.CacheOptions{UserAgent: cr.o.RobotsToken})
 	cr.pol = newPoliteness(&cr.o, cr.crawlDelay)
 	cr.traps = newTrapGuard()
 	cr.skipped.limit = 1 << 17
@@ -197,9 +209,10 @@ func (c *Crawler) Run(ctx context.Context, domain string) (*SiteReport, error) {
 	}
 	cr.admitted.Add(int64(n))
 
-	// Site probes run alongside the crawl.
+	// Site probes run alongside the crawl; a list crawl fetches its list
+	// alone.
 	probes := make(chan probeResult, 1)
-	if cr.worker {
+	if cr.worker || cr.scope.list {
 		probes <- probeResult{}
 	} else {
 		go func() { probes <- cr.runProbes(ctx) }()
@@ -208,7 +221,13 @@ func (c *Crawler) Run(ctx context.Context, domain string) (*SiteReport, error) {
 	// robots.txt and sitemaps of the start host come first, so the start
 	// URL's verdict and the sitemap URLs are known.
 	startRobots := cr.robots.Get(ctx, cr.root)
-	if _, err := cr.push(ctx, []Item{{URL: cr.root.String(), Depth: 0, Source: SourceStart}}); err != nil {
+	start := []Item{{URL: cr.root.String(), Depth: 0, Source: SourceStart}}
+	if cr.scope.list {
+		if start, err = cr.listItems(ctx); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := cr.push(ctx, start); err != nil {
 		return nil, err
 	}
 	var sitemaps sitemapFacts
@@ -268,7 +287,7 @@ func (cr *crawl) pickScheme(ctx context.Context, root *url.URL) *url.URL {
 	}
 	pctx, cancel := context.WithTimeout(ctx, min(cr.o.RequestTimeout, 10*time.Second))
 	defer cancel()
-	resp, err := cr.fetcher.Fetch(pctx, &seo.Request{URL: root.String(), NoFollow: true, DiscardBody: true, UserAgent: cr.o.UserAgent})
+	resp, err := cr.fetcher.Fetch(pctx, &seo.Request{URL: root.String(), NoFollow: true, DiscardBody: true, UserAgent: cr.o.UserAgent, Header: accessHeader(&cr.o.Scope)})
 	if err == nil || resp != nil {
 		return root
 	}
@@ -728,7 +747,7 @@ func (cr *crawl) process(ctx context.Context, it Item, attempt int) result {
 		return result{retry: &retryItem{it: it, attempt: attempt}}
 	}
 	fctx, cancel := context.WithTimeout(ctx, cr.o.RequestTimeout)
-	resp, ferr := cr.fetcher.Fetch(fctx, &seo.Request{URL: it.URL, NoFollow: true, UserAgent: cr.o.UserAgent})
+	resp, ferr := cr.fetcher.Fetch(fctx, &seo.Request{URL: it.URL, NoFollow: true, UserAgent: cr.o.UserAgent, Header: cr.header(it.URL)})
 	cancel()
 	release()
 	if ctx.Err() != nil {
@@ -982,6 +1001,8 @@ func (cr *crawl) admit(n *url.URL, s string, depth int, source, ref string) (Ite
 	case len(s) > cr.o.MaxURLLength, depth > cr.o.MaxDepth, !cr.traps.admit(n, s, depth, ref):
 		cr.skipped.add(s)
 		return Item{}, false
+	case !cr.scopeAdmit(n, s, source):
+		return Item{}, false
 	case cr.admitted.Load() >= cr.admitCap:
 		cr.skipped.add(s)
 		cr.overflow.Store(true)
@@ -1092,7 +1113,8 @@ type distinctCounter struct {
 	limit int
 }
 
-func (d *distinctCounter) add(s string) {
+// add counts s unless it was counted; it reports whether it counted it.
+func (d *distinctCounter) add(s string) bool {
 	h := hash64(s)
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -1100,12 +1122,13 @@ func (d *distinctCounter) add(s string) {
 		d.seen = map[uint64]struct{}{}
 	}
 	if _, ok := d.seen[h]; ok {
-		return
+		return false
 	}
 	if len(d.seen) < d.limit {
 		d.seen[h] = struct{}{}
 	}
 	d.n++
+	return true
 }
 
 func (d *distinctCounter) addN(n int) {

@@ -64,6 +64,16 @@
 // without "www.", or with Options.IncludeSubdomains every host of its
 // registrable domain by the public suffix list.
 //
+// [Scope] narrows it before anything is fetched: Include and Exclude
+// regular expressions on the normalised URL, KeepParams (keep only these
+// query parameters) and MaxFolderDepth; the URLs left out are counted by
+// reason in CrawlStats.ScopeSkipped. With Scope.URLs or Scope.ListSitemap
+// the crawl is a list crawl: it fetches exactly those URLs, follows no
+// link and runs no site probes. Scope.Header, BasicAuth and Cookies give
+// access to a site behind a login; they are sent to the crawl's own hosts
+// only and never appear in reports. Options.UserAgent may name a preset
+// (seo.UserAgentPresets) whose robots.txt token the crawl then obeys.
+//
 // # Politeness and limits
 //
 // robots.txt is read per host (RFC 9309 with Google's matching, cached for

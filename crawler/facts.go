@@ -120,7 +120,7 @@ const probeTimeout = 10 * time.Second
 func (cr *crawl) probe(ctx context.Context, u string) (*seo.Response, error) {
 	ctx, cancel := context.WithTimeout(ctx, min(probeTimeout, cr.o.RequestTimeout))
 	defer cancel()
-	return cr.fetcher.Fetch(ctx, &seo.Request{URL: u, NoFollow: true, DiscardBody: true, UserAgent: cr.o.UserAgent})
+	return cr.fetcher.Fetch(ctx, &seo.Request{URL: u, NoFollow: true, DiscardBody: true, UserAgent: cr.o.UserAgent, Header: cr.header(u)})
 }
 
 // runProbes checks host variants and the custom 404 page.
@@ -265,7 +265,7 @@ func (cr *crawl) favicon(ctx context.Context) (seo.Finding, bool) {
 			return seo.Finding{}, false
 		}
 		ctx, cancel := context.WithTimeout(ctx, min(probeTimeout, cr.o.RequestTimeout))
-		resp, err := cr.fetcher.Fetch(ctx, &seo.Request{URL: c, DiscardBody: true, UserAgent: cr.o.UserAgent})
+		resp, err := cr.fetcher.Fetch(ctx, &seo.Request{URL: c, DiscardBody: true, UserAgent: cr.o.UserAgent, Header: cr.header(c)})
 		cancel()
 		if err == nil && resp.Status == http.StatusOK && isImageType(resp.Header.Get("Content-Type")) {
 			return seo.Finding{}, false
@@ -418,7 +418,7 @@ func (cr *crawl) readSitemap(ctx context.Context, ref sitemapRef, addIssue func(
 	sum := SitemapSummary{URL: ref.url}
 	ctx, cancel := context.WithTimeout(ctx, 2*cr.o.RequestTimeout)
 	defer cancel()
-	resp, body, err := cr.fetcher.Open(ctx, &seo.Request{URL: ref.url, UserAgent: cr.o.UserAgent, MaxBodyBytes: sitemapMaxBytes + 1})
+	resp, body, err := cr.fetcher.Open(ctx, &seo.Request{URL: ref.url, UserAgent: cr.o.UserAgent, Header: cr.header(ref.url), MaxBodyBytes: sitemapMaxBytes + 1})
 	if resp != nil {
 		sum.Status = resp.Status
 	}
@@ -607,13 +607,14 @@ func (cr *crawl) facts(ctx context.Context, reason string, queued int, rb *robot
 		Blocked: int(cr.blocked.Load()), Errors: int(cr.errs.Load()),
 		StopReason: reason, Bytes: cr.bytes.Load(), Duration: dur,
 		Traps: cr.traps.list(), Resumed: int(cr.resumed),
+		ScopeSkipped: cr.scope.skipped(),
 	}
 	stats.LimitReached = (reason == StopMaxPages && queued > 0) || cr.overflow.Load()
 	if dur > 0 {
 		stats.PagesPerSecond = float64(stats.Fetched-stats.Resumed) / dur.Seconds()
 	}
 	cr.mu.Lock()
-	stats.DepthHistogram = append([]int(nil), cr.depthHist...)
+	stats.DepthHistogram = append([]int{}, cr.depthHist...)
 	cr.mu.Unlock()
 
 	f := &crawlFacts{Domain: cr.root.Host, StartURL: cr.root.String(), StartedAt: cr.startedAt, Stats: stats,
@@ -637,7 +638,7 @@ func (cr *crawl) facts(ctx context.Context, reason string, queued int, rb *robot
 			"robots.txt disallows scripts or stylesheets that pages load, so search engines cannot render them",
 			seo.Evidence{URLs: res}))
 	}
-	if ctx.Err() == nil && !cr.worker {
+	if ctx.Err() == nil && !cr.worker && !cr.scope.list {
 		if ff, ok := cr.favicon(ctx); ok {
 			f.Findings = append(f.Findings, ff)
 		}

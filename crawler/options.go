@@ -1,6 +1,7 @@
 package crawler
 
 import (
+	"strings"
 	"time"
 
 	"github.com/seokit/seokit/analyzer"
@@ -43,6 +44,9 @@ type Options struct {
 	MaxCrawlDelay   time.Duration
 
 	// UserAgent is sent with every request; zero means seo.DefaultUserAgent.
+	// The name of one of seo.UserAgentPresets ("googlebot-smartphone",
+	// "googlebot-desktop", "bingbot", "seokit") sends the preset's string
+	// and, unless RobotsToken is set, obeys its robots.txt group.
 	UserAgent string
 	// RobotsToken is the product token matched against robots.txt groups;
 	// zero means seo.RobotsToken.
@@ -193,6 +197,9 @@ type Options struct {
 
 	// Now returns the current time (tests); nil means time.Now.
 	Now func() time.Time
+
+	// Scope, list mode and access: see scope.go.
+	Scope
 }
 
 // Defaults of Options.
@@ -261,6 +268,14 @@ func (o *Options) resolved() Options {
 	if r.MaxCrawlDelay <= 0 {
 		r.MaxCrawlDelay = DefaultMaxCrawlDelay
 	}
+	for _, p := range seo.UserAgentPresets {
+		if strings.EqualFold(strings.TrimSpace(r.UserAgent), p.Name) {
+			r.UserAgent = p.UserAgent
+			if r.RobotsToken == "" {
+				r.RobotsToken = p.RobotsToken
+			}
+		}
+	}
 	if r.UserAgent == "" {
 		r.UserAgent = seo.DefaultUserAgent
 	}
@@ -270,7 +285,7 @@ func (o *Options) resolved() Options {
 	if r.MaxURLLength <= 0 {
 		r.MaxURLLength = DefaultMaxURLLength
 	}
-	if r.StripParams == nil {
+	if r.StripParams == nil && len(r.KeepParams) == 0 {
 		r.StripParams = seo.TrackingParams
 	}
 	if r.RequestTimeout <= 0 {

@@ -150,6 +150,9 @@ type CrawlStats struct {
 	PagesPerSecond float64       `json:"pagesPerSecond"`
 	// Traps lists the URL patterns the trap guards stopped.
 	Traps []Trap `json:"traps,omitempty"`
+	// ScopeSkipped counts, by reason, the distinct URLs Options.Scope
+	// left out (they are counted in Skipped too); omitted when none.
+	ScopeSkipped []ScopeSkip `json:"scopeSkipped,omitempty"`
 }
 
 // Trap is a URL pattern that kept yielding new URLs and was stopped.

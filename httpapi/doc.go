@@ -94,6 +94,17 @@
 // options.maxPages of site analyses and the analyses an account has queued
 // or running at once: Free 500 pages and 1, Pro 10,000 and 3.
 //
+// # Crawl scope and access
+//
+// A site analysis takes the crawler's scope options (options.include,
+// exclude, keepParams, maxFolderDepth), list mode (options.urls, capped by
+// the plan's MaxListURLs, by default its MaxSitePages: Free 500, Pro 10,000) and access options
+// (options.headers, basicAuth, cookies, userAgent, a preset name or a
+// string); bad ones are 400 naming the field ("options.include[0]",
+// "options.headers.Host"). Credentials go to the site's own hosts only.
+// The job store keeps them encrypted with AES-256-GCM under a key derived
+// from Options.CallbackSecret, and every answer shows them "[redacted]".
+//
 // # Admission control
 //
 // Page analyses, site analyses and content optimisations are bounded by

@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -193,8 +192,11 @@ func (s *Server) runHelper(wctx context.Context, accountID, jobID string) error 
 		}
 		return interrupted(id, err)
 	}
-	var req SiteRequest
-	if j.Status != store.JobRunning || json.Unmarshal(j.Request, &req) != nil {
+	if j.Status != store.JobRunning {
+		return nil
+	}
+	req, err := s.openRequest(j.Request)
+	if err != nil {
 		return nil
 	}
 	jctx, cancel := context.WithCancel(wctx)

@@ -30,6 +30,9 @@ type PageOptions struct {
 	// Mute lists check IDs or areas muted in this analysis, on top of the
 	// list stored for the URL's domain (PUT /v1/mutes/{domain}).
 	Mute []string `json:"mute,omitempty"`
+	// UserAgent is a preset name (seo.UserAgentPresets) or a user agent
+	// string for the page's fetch.
+	UserAgent string `json:"userAgent,omitempty"`
 }
 
 // PageRequest is the body of POST /v1/analyze/page and POST /v1/analyze.
@@ -103,6 +106,12 @@ func (s *Server) analyzePage(w http.ResponseWriter, r *http.Request, req PageReq
 		o.Fetcher = s.fetcher
 	}
 	o.Mute = unionIDs(o.Mute, pageMutes(mutes))
+	if req.Options.UserAgent != "" {
+		if o.UserAgent, _, err = seo.ResolveUserAgent(req.Options.UserAgent); err != nil {
+			s.fail(w, r, prefixField(err))
+			return
+		}
+	}
 	if req.Options.SkipExternalLinks {
 		o.Disable = unionIDs(o.Disable, []string{"links.broken_external", "links.redirect_external"})
 	}

@@ -33,6 +33,24 @@ type SiteOptions struct {
 	// stores them together with the list stored for the domain when it
 	// was submitted (PUT /v1/mutes/{domain}).
 	Mute []string `json:"mute,omitempty"`
+
+	// Scope, list mode and access (crawler.Scope). Include and Exclude
+	// are regular expressions on the normalised URL; KeepParams keeps
+	// only these query parameters; MaxFolderDepth caps the path segments.
+	// URLs makes the job a list crawl of exactly these URLs (at most the
+	// plan's plans.Limits.MaxListURLs). Headers, BasicAuth and Cookies are
+	// sent to the site's own hosts only, stored encrypted, and shown
+	// "[redacted]" in every answer. UserAgent is a preset name
+	// (seo.UserAgentPresets) or a user agent string.
+	Include        []string          `json:"include,omitempty"`
+	Exclude        []string          `json:"exclude,omitempty"`
+	KeepParams     []string          `json:"keepParams,omitempty"`
+	MaxFolderDepth int               `json:"maxFolderDepth,omitempty"`
+	URLs           []string          `json:"urls,omitempty"`
+	Headers        map[string]string `json:"headers,omitempty"`
+	BasicAuth      *SiteBasicAuth    `json:"basicAuth,omitempty"`
+	Cookies        map[string]string `json:"cookies,omitempty"`
+	UserAgent      string            `json:"userAgent,omitempty"`
 }
 
 // SiteRequest is the body of POST /v1/analyze/site: exactly one of Domain
@@ -216,6 +234,13 @@ func (s *Server) submitSite(ctx context.Context, accountID string, req SiteReque
 	if err := validateMutes("options.mute", req.Options.Mute); err != nil {
 		return nil, err
 	}
+	maxList := plan.MaxListURLs
+	if maxList <= 0 {
+		maxList = plan.MaxSitePages
+	}
+	if err := validateSiteScope(&req.Options, maxList); err != nil {
+		return nil, err
+	}
 	if req.Options.Mute, err = s.analysisMutes(ctx, accountID, req.Domain, req.Options.Mute); err != nil {
 		return nil, err
 	}
@@ -232,7 +257,10 @@ func (s *Server) submitSite(ctx context.Context, accountID string, req SiteReque
 		}
 		req.CallbackURL = cu.String()
 	}
-	body, _ := json.Marshal(req)
+	body, err := s.sealRequest(req)
+	if err != nil {
+		return nil, fmt.Errorf("httpapi: store site request: %w", err)
+	}
 	now := s.now().UTC()
 	j := &store.Job{
 		ID: "job_" + randomID(24), AccountID: accountID, Kind: "site",
@@ -490,9 +518,12 @@ func (s *Server) runJob(wctx context.Context, accountID, id string) error {
 		s.mu.Unlock()
 	}()
 
-	var req SiteRequest
-	if err := json.Unmarshal(j.Request, &req); err != nil {
+	req, err := s.openRequest(j.Request)
+	if err != nil {
 		j.Status, j.Error = store.JobFailed, "the stored request cannot be read"
+		if errors.Is(err, errSealed) {
+			j.Error = err.Error()
+		}
 		return s.finish(ctx, j)
 	}
 	co := s.crawlerOptions(req)
@@ -787,5 +818,6 @@ func (s *Server) crawlerOptions(req SiteRequest) crawler.Options {
 	ao.Memory = queuedBudget{s.adm.mem}
 	ao.Mute = unionIDs(ao.Mute, req.Options.Mute)
 	co.Analyzer = &ao
+	applySiteScope(&co, &req.Options)
 	return co
 }

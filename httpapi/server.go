@@ -120,6 +120,9 @@ type Options struct {
 	// CallbackSecret is the master secret from which each job's callback
 	// signing secret is derived. Nil means a random secret per process, so
 	// set it when callbacks of jobs resumed after a restart must verify.
+	// The key that encrypts a site job's stored credentials (headers,
+	// basicAuth, cookies) is derived from it too (HKDF-SHA256): a job
+	// resumed under another secret fails, saying so.
 	CallbackSecret []byte
 	// CallbackRetryDelays are the waits between callback attempts; nil
 	// means DefaultCallbackRetryDelays.

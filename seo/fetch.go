@@ -651,12 +651,11 @@ func (f *Fetcher) do(ctx context.Context, method string, u *url.URL, req *Reques
 	return hr, tr, nil
 }
 
+// isCredentialHeader reports whether a header must not follow a redirect
+// to another host: Authorization, Cookie and any header IsSecretHeader
+// names (X-Api-Key, X-Auth-Token ...).
 func isCredentialHeader(k string) bool {
-	switch http.CanonicalHeaderKey(k) {
-	case "Authorization", "Cookie", "Proxy-Authorization":
-		return true
-	}
-	return false
+	return IsSecretHeader(k)
 }
 
 // unwrapURLError drops the *url.Error layer, whose message repeats the URL.

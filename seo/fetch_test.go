@@ -603,7 +603,7 @@ func TestCredentialHeadersDroppedAcrossHosts(t *testing.T) {
 	got := map[string]string{}
 	_, port := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
-		got[r.Host] = r.Header.Get("Authorization") + "|" + r.Header.Get("X-Custom")
+		got[r.Host] = r.Header.Get("Authorization") + "|" + r.Header.Get("X-Custom") + "|" + r.Header.Get("X-Api-Key") + r.Header.Get("Cookie")
 		mu.Unlock()
 		if strings.HasPrefix(r.Host, "a.") {
 			http.Redirect(w, r, "http://b.example.com:"+strconv.Itoa(reqPort(r))+"/", http.StatusFound)
@@ -611,12 +611,12 @@ func TestCredentialHeadersDroppedAcrossHosts(t *testing.T) {
 	}))
 	res := newResolver(map[string][]string{"a.example.com": {testIP}, "b.example.com": {testIP}})
 	f := testFetcher(port, res, nil)
-	h := http.Header{"Authorization": {"Bearer secret"}, "X-Custom": {"v"}}
+	h := http.Header{"Authorization": {"Bearer secret"}, "X-Custom": {"v"}, "X-Api-Key": {"k"}, "Cookie": {"c=1"}}
 	if _, err := f.Fetch(context.Background(), &Request{URL: fmt.Sprintf("http://a.example.com:%d/", port), Header: h}); err != nil {
 		t.Fatal(err)
 	}
 	a, b := got[fmt.Sprintf("a.example.com:%d", port)], got[fmt.Sprintf("b.example.com:%d", port)]
-	if a != "Bearer secret|v" || b != "|v" {
+	if a != "Bearer secret|v|kc=1" || b != "|v|" {
 		t.Fatalf("headers seen: a %q, b %q", a, b)
 	}
 }

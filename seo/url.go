@@ -202,6 +202,9 @@ type NormalizeOptions struct {
 	// StripParams lists query parameter names to drop; a name ending in "*"
 	// is a prefix ("utm_*").
 	StripParams []string
+	// KeepParams, when non-empty, keeps only the query parameters it names
+	// (same matching as StripParams) and drops every other one.
+	KeepParams []string
 }
 
 // NormalizeURL returns the canonical form of an absolute URL used for
@@ -299,7 +302,8 @@ func normalizeQuery(q string, opts *NormalizeOptions) string {
 		if un, err := url.QueryUnescape(name); err == nil {
 			name = un
 		}
-		if matchParam(strings.ToLower(name), opts.StripParams) {
+		if matchParam(strings.ToLower(name), opts.StripParams) ||
+			len(opts.KeepParams) > 0 && !matchParam(strings.ToLower(name), opts.KeepParams) {
 			continue
 		}
 		kept = append(kept, p)

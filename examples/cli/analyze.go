@@ -33,6 +33,7 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	mute := fs.String("mute", "", "comma-separated check IDs or areas whose findings are left out of the findings and score (counted as muted)")
 	verbose := fs.Bool("v", false, "print every finding in full instead of one line per check ID")
 	timeout := fs.Duration("timeout", 60*time.Second, "time limit for the whole analysis")
+	userAgent := fs.String("user-agent", "", "user agent: googlebot-smartphone, googlebot-desktop, bingbot or seokit (presets), or a string")
 	skipExternal := fs.Bool("skip-external-links", false, "with -links, request no external link target (turns off links.broken_external and links.redirect_external)")
 	renderFlag := fs.String("render", "none", "render the page with JavaScript in headless Chromium: none, auto (only an application shell) or always")
 	shotFile := fs.String("screenshot", "", "with -render, write the rendered page's viewport screenshot (PNG) to this file")
@@ -73,6 +74,10 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if *fullPage && *shotFile == "" {
 		return &exitError{code: 2, err: errors.New("-full-page needs -screenshot FILE.png")}
 	}
+	ua, _, err := seo.ResolveUserAgent(*userAgent)
+	if err != nil {
+		return &exitError{code: 2, err: err}
+	}
 	ctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()
 	renderer, stopRenderer, err := startRenderer(ctx, mode, *allowPrivate, 1)
@@ -88,6 +93,7 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		Disable:       disabled,
 		Mute:          muted,
 		MaxExamples:   maxExamplesFor(*verbose),
+		UserAgent:     ua,
 		Render:        mode,
 		Renderer:      renderer,
 	}

@@ -40,14 +40,15 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	renderFlag := fs.String("render", "none", "render pages with JavaScript in headless Chromium: none, auto (only application shells) or always; links found only after rendering are crawled")
 	shotDir := fs.String("screenshots", "", "with -render, write each rendered page's viewport screenshot to this directory (files named by the URL's SHA-256)")
 	renderTabs := fs.Int("render-tabs", 0, "with -render, pages rendered at once (0: the Chromium pool's default)")
+	scope := addScopeFlags(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: cli crawl [flags] DOMAIN")
+		fmt.Fprintln(stderr, "usage: cli crawl [flags] DOMAIN\n       cli crawl [flags] -list FILE | -list-sitemap URL [DOMAIN]")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if fs.NArg() != 1 {
+	if fs.NArg() != 1 && (fs.NArg() != 0 || !scope.listMode()) {
 		fs.Usage()
 		return &exitError{code: 2, err: errors.New("crawl takes exactly one domain or start URL")}
 	}
@@ -101,12 +102,20 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		opts.Screenshots = sink
 		opts.Analyzer.RenderRequest.Screenshot = render.Viewport
 	}
+	start, err := scope.apply(opts, stderr)
+	if err != nil {
+		return &exitError{code: 2, err: err}
+	}
+	domain := fs.Arg(0)
+	if domain == "" {
+		domain = start
+	}
 	bar := newProgressBar(stderr, *maxPages)
 	bar.budget = opts.ExternalBudget
 	if !*quiet {
 		opts.Progress = bar.update
 	}
-	rep, err := crawler.New(opts).Run(ctx, fs.Arg(0))
+	rep, err := crawler.New(opts).Run(ctx, domain)
 	bar.finish()
 	if err != nil {
 		return &exitError{code: 2, err: err}
@@ -130,7 +139,7 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		printSiteReport(stdout, rep, *verbose)
 	}
 	if rep.Crawl.Fetched == 0 {
-		return &exitError{code: 2, err: fmt.Errorf("no page of %s could be fetched", fs.Arg(0))}
+		return &exitError{code: 2, err: fmt.Errorf("no page of %s could be fetched", domain)}
 	}
 	if threshold > 0 {
 		for _, g := range rep.Findings {

@@ -17,6 +17,9 @@ type Limits struct {
 	// ConcurrentSiteJobs caps the account's site analyses queued or
 	// running at once.
 	ConcurrentSiteJobs int
+	// MaxListURLs caps options.urls of a site analysis (a list crawl);
+	// zero means MaxSitePages.
+	MaxListURLs int
 }
 
 // Daily request limits of the default plans.
@@ -51,7 +54,7 @@ func New(plans map[store.Plan]Limits, daily map[store.Plan]int, maxSitePages int
 		out[p] = d
 	}
 	for p, c := range plans {
-		if c.DailyRequests < 0 || c.MaxSitePages < 0 || c.ConcurrentSiteJobs < 0 {
+		if c.DailyRequests < 0 || c.MaxSitePages < 0 || c.ConcurrentSiteJobs < 0 || c.MaxListURLs < 0 {
 			return nil, fmt.Errorf("plans: plan %q has a negative limit", p)
 		}
 		d := out.plan(p)
@@ -63,6 +66,9 @@ func New(plans map[store.Plan]Limits, daily map[store.Plan]int, maxSitePages int
 		}
 		if c.ConcurrentSiteJobs > 0 {
 			d.ConcurrentSiteJobs = c.ConcurrentSiteJobs
+		}
+		if c.MaxListURLs > 0 {
+			d.MaxListURLs = c.MaxListURLs
 		}
 		out[p] = d
 	}

@@ -1,0 +1,153 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+
+	"github.com/seokit/seokit/crawler"
+	"github.com/seokit/seokit/seo"
+)
+
+// repeated is a flag that may be given several times.
+type repeated []string
+
+func (r *repeated) String() string     { return strings.Join(*r, ", ") }
+func (r *repeated) Set(v string) error { *r = append(*r, v); return nil }
+
+// scopeFlags are the crawl's scope, list and access flags.
+type scopeFlags struct {
+	include, exclude, keep, headers, cookies repeated
+	folderDepth                              int
+	list, listSitemap, basicAuth, userAgent  string
+}
+
+// addScopeFlags registers the scope, list and access flags on fs.
+func addScopeFlags(fs *flag.FlagSet) *scopeFlags {
+	f := &scopeFlags{}
+	fs.Var(&f.include, "include", "crawl only URLs matching this regular expression (repeatable)")
+	fs.Var(&f.exclude, "exclude", "never request URLs matching this regular expression (repeatable)")
+	fs.Var(&f.keep, "keep-param", "keep only this query parameter, dropping the others (repeatable)")
+	fs.IntVar(&f.folderDepth, "max-folder-depth", 0, "skip URLs with more path segments than this (0: no limit)")
+	fs.StringVar(&f.list, "list", "", "list mode: crawl exactly the URLs of this file (one per line, # comments), following no links")
+	fs.StringVar(&f.listSitemap, "list-sitemap", "", "list mode: crawl exactly the URLs of this sitemap (an index is followed)")
+	addAccessFlags(fs, f)
+	return f
+}
+
+// addAccessFlags registers the access flags on fs.
+func addAccessFlags(fs *flag.FlagSet, f *scopeFlags) {
+	fs.Var(&f.headers, "header", `send this request header to the site's own hosts, "Name: value" (repeatable)`)
+	fs.Var(&f.cookies, "cookie", `send this cookie to the site's own hosts, "name=value" (repeatable)`)
+	fs.StringVar(&f.basicAuth, "basic-auth", "", "HTTP basic auth as user:password for the site's own hosts (or env SEOKIT_BASIC_AUTH, which keeps it out of shell history)")
+	fs.StringVar(&f.userAgent, "user-agent", "", "user agent: googlebot-smartphone, googlebot-desktop, bingbot or seokit (presets that also pick the robots.txt group), or a string")
+}
+
+// listMode reports whether a list flag was given.
+func (f *scopeFlags) listMode() bool { return f.list != "" || f.listSitemap != "" }
+
+// apply sets the flags on opts; list-file lines that are not absolute
+// http(s) URLs are reported on stderr and skipped. It returns the start
+// URL of a list crawl (its first URL).
+func (f *scopeFlags) apply(opts *crawler.Options, stderr io.Writer) (start string, err error) {
+	opts.Include, opts.Exclude, opts.KeepParams = f.include, f.exclude, f.keep
+	opts.MaxFolderDepth = f.folderDepth
+	if f.list != "" {
+		if opts.URLs, err = readURLList(f.list, stderr); err != nil {
+			return "", err
+		}
+		if len(opts.URLs) == 0 {
+			return "", fmt.Errorf("-list %s: no URL", f.list)
+		}
+		start = opts.URLs[0]
+	}
+	if f.listSitemap != "" {
+		opts.ListSitemap = f.listSitemap
+		if start == "" {
+			start = f.listSitemap
+		}
+	}
+	if err := f.applyAccess(opts); err != nil {
+		return "", err
+	}
+	return start, nil
+}
+
+// applyAccess sets the access flags on opts.
+func (f *scopeFlags) applyAccess(opts *crawler.Options) error {
+	for _, h := range f.headers {
+		name, value, ok := strings.Cut(h, ":")
+		if !ok || strings.TrimSpace(name) == "" {
+			return fmt.Errorf(`-header must be "Name: value", not %q`, seo.Clip(name))
+		}
+		if opts.Header == nil {
+			opts.Header = http.Header{}
+		}
+		opts.Header.Add(strings.TrimSpace(name), strings.TrimSpace(value))
+	}
+	for _, c := range f.cookies {
+		name, value, ok := strings.Cut(c, "=")
+		if !ok || name == "" {
+			return errors.New(`-cookie must be "name=value"`)
+		}
+		opts.Cookies = append(opts.Cookies, &http.Cookie{Name: strings.TrimSpace(name), Value: value})
+	}
+	ba := f.basicAuth
+	if ba == "" {
+		ba = os.Getenv("SEOKIT_BASIC_AUTH")
+	}
+	if ba != "" {
+		user, pass, ok := strings.Cut(ba, ":")
+		if !ok || user == "" {
+			return errors.New("-basic-auth (or SEOKIT_BASIC_AUTH) must be user:password")
+		}
+		opts.BasicAuth = &crawler.BasicAuth{Username: user, Password: pass}
+	}
+	if f.userAgent != "" {
+		ua, token, err := seo.ResolveUserAgent(f.userAgent)
+		if err != nil {
+			return err
+		}
+		opts.UserAgent, opts.RobotsToken = ua, token
+	}
+	return nil
+}
+
+// readURLList reads a list file: one URL per line, blank lines and lines
+// starting with "#" ignored. A line that is not an absolute http(s) URL
+// is reported on stderr as FILE:LINE and skipped.
+func readURLList(name string, stderr io.Writer) ([]string, error) {
+	fh, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	var urls []string
+	sc := bufio.NewScanner(fh)
+	sc.Buffer(make([]byte, 64<<10), 64<<10)
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		u, err := url.Parse(line)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			fmt.Fprintf(stderr, "%s:%d: skipped, not an absolute http(s) URL: %q\n", name, n, seo.Clip(line))
+			continue
+		}
+		if len(urls) >= crawler.MaxListURLs {
+			return nil, fmt.Errorf("%s: more than %d URLs", name, crawler.MaxListURLs)
+		}
+		urls = append(urls, line)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return urls, nil
+}
