@@ -18,6 +18,9 @@ type SiteReport struct {
 	Crawl    CrawlStats       `json:"crawl"`
 	Robots   RobotsSummary    `json:"robots"`
 	Sitemaps []SitemapSummary `json:"sitemaps,omitempty"`
+	// AICrawlers is the AI crawler readiness of the site
+	// (Options.AICrawlers); nil (absent in JSON) when not computed.
+	AICrawlers *AICrawlerReport `json:"aiCrawlers,omitempty"`
 
 	// StatusCodes counts the pages of Pages by status; URLs without a
 	// response are in NotFetched, not here.

@@ -661,6 +661,8 @@ type siteRun struct {
 
 	orphans     int    // GraphStats.Orphans, see sitemapChecks
 	orphanCheck string // GraphStats.OrphanCheck
+
+	ai *AICrawlerReport // SiteReport.AICrawlers, see aiChecks
 }
 
 // sourceList collects the linking pages of one node for evidence.
@@ -717,6 +719,7 @@ func (b *siteBuilder) build(facts *crawlFacts) *SiteReport {
 		Sitemaps:    facts.Sitemaps,
 		StatusCodes: map[int]int{},
 	}
+	rep.AICrawlers = r.ai
 	if rep.StartURL == "" {
 		rep.StartURL = b.start
 	}
