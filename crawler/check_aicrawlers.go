@@ -13,7 +13,7 @@ func init() {
 			Area: "aicrawlers",
 			IDs: []seo.CheckInfo{
 				{ID: "ai.search_crawlers_blocked", Severity: seo.Warning, Scope: seo.ScopeSite, Summary: "robots.txt disallows the home page to an AI search or user-initiated crawler, so the site cannot be cited in that product's answers.",
-					Source:  "OpenAI, Overview of OpenAI crawlers (https://platform.openai.com/docs/bots); Anthropic, Does Anthropic crawl data from the web (https://support.claude.com/en/articles/8896518-does-anthropic-crawl-data-from-the-web-and-how-can-site-owners-block-the-crawler); Perplexity Crawlers (https://docs.perplexity.ai/guides/bots); RFC 9309, Robots Exclusion Protocol (https://www.rfc-editor.org/rfc/rfc9309)",
+					Source:  "RFC 9309, Robots Exclusion Protocol (https://www.rfc-editor.org/rfc/rfc9309); the operators' documentation of each AI crawler token: " + aiTokenSources(),
 					Differs: "Blocking training crawlers (GPTBot, ClaudeBot, CCBot, Google-Extended ...) is a choice of the site: the matrix shows it and no finding is reported. Not reported when robots.txt is unreachable (site.robots_txt_server_error says so)."},
 				{ID: "ai.firewall_blocks", Severity: seo.Warning, Scope: seo.ScopeSite, Summary: "robots.txt lets an AI crawler fetch the home page but the server refuses its user agent (error status, bot challenge or a much smaller body than a normal fetch).",
 					Source: "seokit's own rule, after OpenAI, Overview of OpenAI crawlers (https://platform.openai.com/docs/bots) and Perplexity Crawlers (https://docs.perplexity.ai/guides/bots) (allow the crawlers' user agents and IP ranges in firewalls)"},
@@ -58,4 +58,21 @@ func (r *siteRun) aiChecks() {
 		r.add("ai.llms_txt_malformed", l.URL, "/llms.txt does not follow the llms.txt format",
 			seo.Evidence{Element: "llms.txt", Value: l.Issues[0], URLs: l.Issues, Detail: fmt.Sprintf("%d issues", l.IssuesTotal)}, nil, 0)
 	}
+}
+
+// aiTokenSources lists the tokens of the AI readiness matrix by the
+// operator page that documents them, for the catalogue.
+func aiTokenSources() string {
+	var parts []string
+	byURL := map[string][]string{}
+	for _, c := range aiCrawlerTable {
+		if byURL[c.Source] == nil {
+			parts = append(parts, c.Source)
+		}
+		byURL[c.Source] = append(byURL[c.Source], c.Token)
+	}
+	for i, src := range parts {
+		parts[i] = strings.Join(byURL[src], ", ") + " (" + src + ")"
+	}
+	return strings.Join(parts, "; ")
 }

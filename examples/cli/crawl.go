@@ -36,6 +36,8 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	disable := fs.String("disable", "", "comma-separated check IDs or areas to turn off")
 	mute := fs.String("mute", "", "comma-separated check IDs or areas whose findings are left out of the findings and scores (counted as muted)")
 	verbose := fs.Bool("v", false, "print every example URL of each finding in full")
+	aiCrawlers := fs.Bool("ai-crawlers", false, "add the AI crawler readiness matrix: robots.txt per AI crawler, /llms.txt and a firewall probe (about 13 extra requests)")
+	skipAIProbe := fs.Bool("skip-ai-probe", false, "with -ai-crawlers, do not fetch the home page as each AI crawler")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: cli crawl [flags] DOMAIN")
 		fs.PrintDefaults()
@@ -73,6 +75,7 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		SkipExternalLinks: *skipExternal,
 		ExternalBudget:    *externalBudget,
 	}
+	opts.AICrawlers, opts.SkipAICrawlerProbe = *aiCrawlers, *skipAIProbe
 	bar := newProgressBar(stderr, *maxPages)
 	bar.budget = opts.ExternalBudget
 	if !*quiet {
@@ -175,6 +178,7 @@ func printSiteReport(w io.Writer, rep *crawler.SiteReport, verbose bool) {
 		fmt.Fprintf(w, "Crawl trap    %s (%s): %d URLs left out\n", clean(tr.Pattern), tr.Reason, tr.Dropped)
 	}
 	fmt.Fprintf(w, "Depths        %v (pages per click depth from 0)\n", c.DepthHistogram)
+	printAICrawlers(w, rep.AICrawlers)
 	for _, sev := range []seo.Severity{seo.Error, seo.Warning, seo.Notice} {
 		first := true
 		for _, g := range rep.Findings {
