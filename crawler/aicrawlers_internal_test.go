@@ -208,3 +208,24 @@ func TestContentNeedsJS(t *testing.T) {
 		}
 	}
 }
+
+func TestAIHTMLSection(t *testing.T) {
+	s := testSite{ai: (&aiFixture{RobotsStatus: 200, Robots: "User-agent: GPTBot\nDisallow: /\n", LLMsStatus: 404,
+		Baseline: aiFetch{Status: 200, Bytes: 5000}, Probes: map[string]aiFetch{"CCBot": {Status: 403}}}).facts()}
+	var buf strings.Builder
+	if err := s.build(t).WriteHTML(&buf); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`id="ai-crawlers"`, "GPTBot", "line 2: ", "<code>Disallow: /</code>", "<strong>refused</strong>: status 403", "absent (status 404)", "control token", "not computed: "} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("HTML report lacks %q", want)
+		}
+	}
+	buf.Reset()
+	if err := (testSite{}).build(t).WriteHTML(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(buf.String(), `id="ai-crawlers"`) {
+		t.Error("AI crawlers section without a report")
+	}
+}
