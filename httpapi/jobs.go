@@ -29,6 +29,11 @@ type SiteOptions struct {
 	// (links.broken_external, links.redirect_external): the crawl requests
 	// nothing outside the site.
 	SkipExternalLinks bool `json:"skipExternalLinks,omitempty"`
+	// AICrawlers adds the AI crawler readiness report
+	// (crawler.Options.AICrawlers); SkipAICrawlerProbe leaves out its
+	// firewall probe.
+	AICrawlers         bool `json:"aiCrawlers,omitempty"`
+	SkipAICrawlerProbe bool `json:"skipAiCrawlerProbe,omitempty"`
 	// Mute lists check IDs or areas muted in this analysis. The job
 	// stores them together with the list stored for the domain when it
 	// was submitted (PUT /v1/mutes/{domain}).
@@ -776,6 +781,8 @@ func (s *Server) crawlerOptions(req SiteRequest) crawler.Options {
 	co.MaxPages = req.Options.MaxPages
 	co.IncludeSubdomains = req.Options.IncludeSubdomains
 	co.SkipExternalLinks = co.SkipExternalLinks || req.Options.SkipExternalLinks
+	co.AICrawlers = co.AICrawlers || req.Options.AICrawlers
+	co.SkipAICrawlerProbe = co.SkipAICrawlerProbe || req.Options.SkipAICrawlerProbe
 	co.AllowPrivate = s.opts.AllowPrivate
 	if co.Fetcher == nil {
 		co.Fetcher = s.fetcher // the crawl sends its UserAgent per request
