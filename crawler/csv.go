@@ -4,6 +4,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -27,10 +28,14 @@ var csvHeader = []string{
 // "# N of TOTAL pages shown" ("URLs not fetched shown" for NotFetched).
 func (r *SiteReport) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
-	if err := cw.Write(csvHeader); err != nil {
+	header := csvHeader
+	if r.Segments != nil {
+		header = append(slices.Clone(csvHeader), "segment")
+	}
+	if err := cw.Write(header); err != nil {
 		return fmt.Errorf("crawler: write csv: %w", err)
 	}
-	row := make([]string, len(csvHeader))
+	row := make([]string, len(header))
 	for i := range r.Pages {
 		p := &r.Pages[i]
 		row = append(row[:0],
@@ -42,6 +47,9 @@ func (r *SiteReport) WriteCSV(w io.Writer) error {
 			strconv.Itoa(p.Warnings), strconv.Itoa(p.Notices), strings.Join(p.Findings, " "),
 			strconv.FormatInt(p.ResponseMs, 10), strconv.FormatInt(p.Bytes, 10), p.Error,
 		)
+		if r.Segments != nil {
+			row = append(row, p.Segment)
+		}
 		if err := cw.Write(row); err != nil {
 			return fmt.Errorf("crawler: write csv: %w", err)
 		}
@@ -52,10 +60,10 @@ func (r *SiteReport) WriteCSV(w io.Writer) error {
 			msg += ": " + u.Error
 		}
 		row = append(row[:0], u.URL, "", "", optInt(u.Depth))
-		for len(row) < len(csvHeader) {
+		for len(row) < len(header) {
 			row = append(row, "")
 		}
-		row[4], row[14], row[len(row)-1] = "false", analyzer.ScoreNotFetched, msg
+		row[4], row[14], row[len(csvHeader)-1] = "false", analyzer.ScoreNotFetched, msg
 		if err := cw.Write(row); err != nil {
 			return fmt.Errorf("crawler: write csv: %w", err)
 		}
@@ -69,7 +77,7 @@ func (r *SiteReport) WriteCSV(w io.Writer) error {
 	}
 	for _, n := range notes {
 		row = append(row[:0], n)
-		for len(row) < len(csvHeader) {
+		for len(row) < len(header) {
 			row = append(row, "")
 		}
 		if err := cw.Write(row); err != nil {

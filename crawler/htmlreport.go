@@ -197,6 +197,10 @@ func (r *SiteReport) Tables() (*ReportTables, error) {
 			"severity": f.Severity.String(), "id": f.ID, "url": f.URL, "message": f.Message, "evidence": evidenceText(f.Evidence),
 		})
 	}
+	if r.Segments != nil {
+		// The search box filters the pages by segment name.
+		t.Pages.Columns = append(slices.Clone(pageColumns), htmltable.Column{Key: "segment", Label: "Segment", Kind: htmltable.Code})
+	}
 	pages := slices.Clone(r.Pages)
 	// Unscored pages (error statuses, redirects, non-HTML) first, then the
 	// lowest scores.
@@ -211,6 +215,9 @@ func (r *SiteReport) Tables() (*ReportTables, error) {
 			"url": p.URL, "status": p.Status, "error": p.Error, "depth": p.Depth, "inlinks": p.Inlinks,
 			"linkScore": p.LinkScore, "title": p.Title, "wordCount": p.WordCount, "score": p.Score,
 			"scoreReason": p.ScoreReason, "findings": p.Findings,
+		}
+		if r.Segments != nil {
+			row["segment"] = p.Segment
 		}
 		var sevs []string
 		for _, s := range []struct {

@@ -121,6 +121,13 @@ type Options struct {
 	// firewall probe (12 of its 13 requests).
 	SkipAICrawlerProbe bool
 
+	// Segments group the crawled pages by URL pattern, status or click
+	// depth: each page is in the first segment it matches
+	// (PageSummary.Segment), and SiteReport.Segments counts the pages and
+	// findings of each. At most MaxSegments; Run refuses bad ones with a
+	// *seo.InputError naming "segments[i].field" (see ValidateSegments).
+	Segments []Segment
+
 	// Fetcher fetches every URL of the crawl. Nil means a safe fetcher
 	// (seo.NewFetcher) with AllowPrivate and UserAgent. Every request of
 	// the crawl carries UserAgent, so one fetcher (and its connection

@@ -68,6 +68,9 @@ type PageSummary struct {
 	InSitemap bool    `json:"inSitemap,omitempty"`
 	Inlinks   int     `json:"inlinks"`
 	LinkScore float64 `json:"linkScore"`
+	// Segment is the first of Options.Segments the page matches; "" for
+	// none.
+	Segment string `json:"segment,omitempty"`
 
 	// Error says why the page could not be fetched.
 	Error string `json:"error,omitempty"`
