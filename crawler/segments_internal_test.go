@@ -48,7 +48,10 @@ func TestSegments(t *testing.T) {
 	s := testSite{
 		pages: []PageSummary{
 			pg("/blog/a", func(p *PageSummary) { p.Findings = []string{"title.missing"}; p.Depth = ptr(1) }),
-			pg("/blog/b", func(p *PageSummary) { p.Findings = []string{"title.missing", "meta.description_missing"}; p.Depth = ptr(2) }),
+			pg("/blog/b", func(p *PageSummary) {
+				p.Findings = []string{"title.missing", "meta.description_missing"}
+				p.Depth = ptr(2)
+			}),
 			pg("/gone", func(p *PageSummary) { p.Status = 404; p.Depth = ptr(1) }),
 			pg("/shop/x", func(p *PageSummary) { p.Depth = ptr(3) }),
 		},
