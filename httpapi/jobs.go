@@ -34,6 +34,9 @@ type SiteOptions struct {
 	// firewall probe.
 	AICrawlers         bool `json:"aiCrawlers,omitempty"`
 	SkipAICrawlerProbe bool `json:"skipAiCrawlerProbe,omitempty"`
+	// Segments group the pages of the report (crawler.Options.Segments);
+	// a bad one is a 400 naming options.segments[i].field.
+	Segments []crawler.Segment `json:"segments,omitempty"`
 	// Mute lists check IDs or areas muted in this analysis. The job
 	// stores them together with the list stored for the domain when it
 	// was submitted (PUT /v1/mutes/{domain}).
@@ -219,6 +222,12 @@ func (s *Server) submitSite(ctx context.Context, accountID string, req SiteReque
 		req.Options.MaxPages = plan.MaxSitePages
 	}
 	if err := validateMutes("options.mute", req.Options.Mute); err != nil {
+		return nil, err
+	}
+	if err := crawler.ValidateSegments(req.Options.Segments); err != nil {
+		if ie, ok := seo.AsInputError(err); ok {
+			return nil, ie.WithField("options." + ie.Field)
+		}
 		return nil, err
 	}
 	if req.Options.Mute, err = s.analysisMutes(ctx, accountID, req.Domain, req.Options.Mute); err != nil {
@@ -783,6 +792,7 @@ func (s *Server) crawlerOptions(req SiteRequest) crawler.Options {
 	co.SkipExternalLinks = co.SkipExternalLinks || req.Options.SkipExternalLinks
 	co.AICrawlers = co.AICrawlers || req.Options.AICrawlers
 	co.SkipAICrawlerProbe = co.SkipAICrawlerProbe || req.Options.SkipAICrawlerProbe
+	co.Segments = req.Options.Segments
 	co.AllowPrivate = s.opts.AllowPrivate
 	if co.Fetcher == nil {
 		co.Fetcher = s.fetcher // the crawl sends its UserAgent per request
