@@ -8,6 +8,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/seokit/seokit/crawler/crawlertest"
 )
 
 func TestAICrawlersCommand(t *testing.T) {
@@ -69,5 +71,22 @@ func TestChecksListsAITokens(t *testing.T) {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("checks -v lacks %q", want)
 		}
+	}
+}
+
+func TestCrawlSegments(t *testing.T) {
+	site := crawlertest.NewSite(crawlertest.SiteOptions{Articles: 3, Categories: 1, NoSitemap: true})
+	defer site.Close()
+	var out, errOut bytes.Buffer
+	args := []string{"crawl", "-allow-private", "-skip-external-links", "-quiet", "-segment", "home=depth:0", "-segment", "deep=depth:1-", "-segment", "deep=url:/", site.URL}
+	if err := run(context.Background(), args, &out, &errOut); err != nil {
+		t.Fatalf("crawl: %v\n%s", err, errOut.String())
+	}
+	if !strings.Contains(out.String(), "SEGMENTS") || !strings.Contains(out.String(), "home                      1 pages") {
+		t.Errorf("output lacks the segments:\n%s", out.String())
+	}
+	err := run(context.Background(), []string{"crawl", "-segment", "x=url:((", site.URL}, &out, &errOut)
+	if err == nil || !strings.Contains(errOut.String(), "segments[0].url") {
+		t.Errorf("bad -segment: %v\n%s", err, errOut.String())
 	}
 }

@@ -38,6 +38,8 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	verbose := fs.Bool("v", false, "print every example URL of each finding in full")
 	aiCrawlers := fs.Bool("ai-crawlers", false, "add the AI crawler readiness matrix: robots.txt per AI crawler, /llms.txt and a firewall probe (about 13 extra requests)")
 	skipAIProbe := fs.Bool("skip-ai-probe", false, "with -ai-crawlers, do not fetch the home page as each AI crawler")
+	var segments segmentFlags
+	fs.Var(&segments, "segment", "group pages: NAME=url:REGEX, NAME=status:404 (or 4xx), NAME=depth:N (or MIN-MAX, MIN-); repeatable, first match wins")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: cli crawl [flags] DOMAIN")
 		fs.PrintDefaults()
@@ -76,6 +78,7 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		ExternalBudget:    *externalBudget,
 	}
 	opts.AICrawlers, opts.SkipAICrawlerProbe = *aiCrawlers, *skipAIProbe
+	opts.Segments = segments.segs
 	bar := newProgressBar(stderr, *maxPages)
 	bar.budget = opts.ExternalBudget
 	if !*quiet {
@@ -178,6 +181,7 @@ func printSiteReport(w io.Writer, rep *crawler.SiteReport, verbose bool) {
 		fmt.Fprintf(w, "Crawl trap    %s (%s): %d URLs left out\n", clean(tr.Pattern), tr.Reason, tr.Dropped)
 	}
 	fmt.Fprintf(w, "Depths        %v (pages per click depth from 0)\n", c.DepthHistogram)
+	printSegments(w, rep.Segments)
 	printAICrawlers(w, rep.AICrawlers)
 	for _, sev := range []seo.Severity{seo.Error, seo.Warning, seo.Notice} {
 		first := true
