@@ -64,6 +64,18 @@
 // without "www.", or with Options.IncludeSubdomains every host of its
 // registrable domain by the public suffix list.
 //
+// # AI crawlers and segments
+//
+// Options.AICrawlers adds SiteReport.AICrawlers: for each crawler of
+// AICrawlers() (its robots.txt token, operator, purpose and the
+// operator's documentation), the robots.txt verdict on the home page and
+// the line that decides it (robotstxt.Robots.Decide), counts over every
+// crawled URL, a firewall probe (the home page fetched as the crawler,
+// compared with a normal fetch) and /llms.txt checked against
+// https://llmstxt.org; the ai.* site checks report on it. Options.Segments
+// put each page in the first segment it matches (PageSummary.Segment) and
+// SiteReport.Segments counts the pages and findings of each.
+//
 // # Politeness and limits
 //
 // robots.txt is read per host (RFC 9309 with Google's matching, cached for
