@@ -8,8 +8,8 @@ import (
 	"github.com/seokit/seokit/seo/robotstxt"
 )
 
-// TestAnalysisShowsAICrawlers: a report with the AI crawler matrix shows
-// it as a table on the analysis page.
+// TestAnalysisShowsAICrawlers: a report with the AI crawler matrix and
+// segments shows them as tables on the analysis page.
 func TestAnalysisShowsAICrawlers(t *testing.T) {
 	e := newEnv(t, nil)
 	rep := &crawler.SiteReport{
@@ -26,6 +26,7 @@ func TestAnalysisShowsAICrawlers(t *testing.T) {
 			LLMsTxt:              crawler.LLMsTxtReport{URL: "https://ai.example/llms.txt", Status: 404},
 			ContentNeedsJSReason: "pages were not rendered",
 		},
+		Segments: []crawler.SegmentSummary{{Name: "blog", Pages: 1, ByID: map[string]int{"title.missing": 1}}, {Name: crawler.NoSegment, ByID: map[string]int{}}},
 	}
 	j := storeReport(t, e, e.acct.ID, rep)
 	c := e.client(t)
@@ -34,7 +35,8 @@ func TestAnalysisShowsAICrawlers(t *testing.T) {
 	if resp.StatusCode != 200 {
 		t.Fatalf("status %d", resp.StatusCode)
 	}
-	for _, want := range []string{`id="ai-crawlers"`, "GPTBot", "line 2: <code>Disallow: /</code>", "<strong>refused</strong>: status 403", "/llms.txt: absent (status 404)"} {
+	for _, want := range []string{`id="ai-crawlers"`, "GPTBot", "line 2: <code>Disallow: /</code>", "<strong>refused</strong>: status 403", "/llms.txt: absent (status 404)",
+		`id="segments"`, "<code>blog</code>", "<code>title.missing</code> 1"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("analysis page lacks %q", want)
 		}
