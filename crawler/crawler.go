@@ -124,6 +124,9 @@ func (c *Crawler) Run(ctx context.Context, domain string) (*SiteReport, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := ValidateSegments(c.opts.Segments); err != nil {
+		return nil, err
+	}
 	if c.opts.Memory != nil {
 		release, err := c.opts.Memory.Reserve(ctx, EstimateMemory(&c.opts))
 		if err != nil {

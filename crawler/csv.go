@@ -42,7 +42,10 @@ func (r *SiteReport) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
 	header := csvHeader
 	if r.Render != nil {
-		header = append(slices.Clip(csvHeader), renderCSVHeader...)
+		header = append(slices.Clip(header), renderCSVHeader...)
+	}
+	if r.Segments != nil {
+		header = append(slices.Clip(header), "segment")
 	}
 	if err := cw.Write(header); err != nil {
 		return fmt.Errorf("crawler: write csv: %w", err)
@@ -61,6 +64,9 @@ func (r *SiteReport) WriteCSV(w io.Writer) error {
 		)
 		if r.Render != nil {
 			row = appendRenderCSV(row, p)
+		}
+		if r.Segments != nil {
+			row = append(row, p.Segment)
 		}
 		if err := cw.Write(row); err != nil {
 			return fmt.Errorf("crawler: write csv: %w", err)

@@ -73,6 +73,17 @@
 // access to a site behind a login; they are sent to the crawl's own hosts
 // only and never appear in reports. Options.UserAgent may name a preset
 // (seo.UserAgentPresets) whose robots.txt token the crawl then obeys.
+// # AI crawlers and segments
+//
+// Options.AICrawlers adds SiteReport.AICrawlers: for each crawler of
+// AICrawlers() (its robots.txt token, operator, purpose and the
+// operator's documentation), the robots.txt verdict on the home page and
+// the line that decides it (robotstxt.Robots.Decide), counts over every
+// crawled URL, a firewall probe (the home page fetched as the crawler,
+// compared with a normal fetch) and /llms.txt checked against
+// https://llmstxt.org; the ai.* site checks report on it. Options.Segments
+// put each page in the first segment it matches (PageSummary.Segment) and
+// SiteReport.Segments counts the pages and findings of each.
 //
 // # Politeness and limits
 //

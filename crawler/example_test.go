@@ -112,3 +112,29 @@ func (r exampleRenderer) Render(_ context.Context, req *render.Request) (*render
 	}
 	return &render.Result{URL: req.URL, FinalURL: req.URL, Status: 200, HTML: []byte(doc), Screenshot: []byte("\x89PNG")}, nil
 }
+
+// Segments group the pages of the report; AICrawlers adds the AI crawler
+// readiness matrix.
+func ExampleOptions_segments() {
+	site := crawlertest.NewSite(crawlertest.SiteOptions{Articles: 4, Categories: 2, NoSitemap: true})
+	defer site.Close()
+
+	one := 1
+	rep, err := crawler.New(&crawler.Options{
+		MaxPages: 100, AllowPrivate: true, SkipExternalLinks: true,
+		Segments:   []crawler.Segment{{Name: "home", MaxDepth: new(int)}, {Name: "linked-from-home", MinDepth: &one, MaxDepth: &one}},
+		AICrawlers: true, SkipAICrawlerProbe: true,
+	}).Run(context.Background(), site.URL)
+	if err != nil {
+		panic(err)
+	}
+	for _, s := range rep.Segments {
+		fmt.Println(s.Name, s.Pages)
+	}
+	fmt.Println("AI crawlers in the matrix:", len(rep.AICrawlers.Crawlers))
+	// Output:
+	// home 1
+	// linked-from-home 7
+	// (none) 0
+	// AI crawlers in the matrix: 13
+}

@@ -46,6 +46,8 @@ type crawlFacts struct {
 	// mode and device, and the screenshots the sink refused; nil when the
 	// crawl did not render.
 	Render *RenderSummary
+	// AI holds the AI readiness fetches (Options.AICrawlers); nil when off.
+	AI *aiFacts
 }
 
 // crawlChecks are the site checks the crawl computes itself.
@@ -642,6 +644,9 @@ func (cr *crawl) facts(ctx context.Context, reason string, queued int, rb *robot
 		if ff, ok := cr.favicon(ctx); ok {
 			f.Findings = append(f.Findings, ff)
 		}
+	}
+	if cr.o.AICrawlers && ctx.Err() == nil && !cr.worker {
+		f.AI = cr.aiFacts(ctx, rb)
 	}
 	for _, t := range stats.Traps {
 		f.Findings = append(f.Findings, finding("site.crawl_trap", cr.root.String(),

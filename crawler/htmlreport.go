@@ -213,7 +213,11 @@ func (r *SiteReport) Tables() (*ReportTables, error) {
 		})
 	}
 	if r.Render != nil {
-		t.Pages.Columns = append(slices.Clip(pageColumns), renderColumns...)
+		t.Pages.Columns = append(slices.Clip(t.Pages.Columns), renderColumns...)
+	}
+	if r.Segments != nil {
+		// The search box filters the pages by segment name.
+		t.Pages.Columns = append(slices.Clip(t.Pages.Columns), htmltable.Column{Key: "segment", Label: "Segment", Kind: htmltable.Code})
 	}
 	pages := slices.Clone(r.Pages)
 	// Unscored pages (error statuses, redirects, non-HTML) first, then the
@@ -229,6 +233,9 @@ func (r *SiteReport) Tables() (*ReportTables, error) {
 			"url": p.URL, "status": p.Status, "error": p.Error, "depth": p.Depth, "inlinks": p.Inlinks,
 			"linkScore": p.LinkScore, "title": p.Title, "wordCount": p.WordCount, "score": p.Score,
 			"scoreReason": p.ScoreReason, "findings": p.Findings,
+		}
+		if r.Segments != nil {
+			row["segment"] = p.Segment
 		}
 		var sevs []string
 		for _, s := range []struct {

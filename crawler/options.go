@@ -120,6 +120,26 @@ type Options struct {
 	// counted under "host_failing", not reported as broken links.
 	ExternalBudget time.Duration
 
+	// AICrawlers adds the AI crawler readiness report
+	// (SiteReport.AICrawlers and the ai.* site checks): what robots.txt
+	// lets each crawler of AICrawlers() fetch, /llms.txt, and a firewall
+	// probe. It is off by default because it sends requests with other
+	// crawlers' user agents: /llms.txt once, then the home page once with
+	// UserAgent and once as each of the 11 crawlers that fetch pages, each
+	// through the host's politeness gate, outside MaxPages (at most 13
+	// requests).
+	AICrawlers bool
+	// SkipAICrawlerProbe keeps the AI readiness report but skips its
+	// firewall probe (12 of its 13 requests).
+	SkipAICrawlerProbe bool
+
+	// Segments group the crawled pages by URL pattern, status or click
+	// depth: each page is in the first segment it matches
+	// (PageSummary.Segment), and SiteReport.Segments counts the pages and
+	// findings of each. At most MaxSegments; Run refuses bad ones with a
+	// *seo.InputError naming "segments[i].field" (see ValidateSegments).
+	Segments []Segment
+
 	// Fetcher fetches every URL of the crawl. Nil means a safe fetcher
 	// (seo.NewFetcher) with AllowPrivate and UserAgent. Every request of
 	// the crawl carries UserAgent, so one fetcher (and its connection

@@ -125,6 +125,10 @@ func summarizeRender(rep *analyzer.Report, sum *PageSummary) {
 		links := l.Count
 		sum.LinksOnlyRendered = &links
 	}
+	if w := rr.Words; w != nil {
+		raw := w.Raw
+		sum.RawWordCount = &raw
+	}
 	errs := len(rr.Errors) + rr.ErrorsOmitted
 	sum.JSErrors = &errs
 	if v := rr.Vitals; v != nil {

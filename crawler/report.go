@@ -21,6 +21,13 @@ type SiteReport struct {
 	// Render summarises the rendering of the pages; nil (absent) when the
 	// crawl did not render (Options.Analyzer's Render).
 	Render *RenderSummary `json:"render,omitempty"`
+	// AICrawlers is the AI crawler readiness of the site
+	// (Options.AICrawlers); nil (absent in JSON) when not computed.
+	AICrawlers *AICrawlerReport `json:"aiCrawlers,omitempty"`
+	// Segments counts the pages and findings of each of Options.Segments,
+	// in their order, then of the pages in none (Name NoSegment); absent
+	// when the crawl had no segments.
+	Segments []SegmentSummary `json:"segments,omitempty"`
 
 	// StatusCodes counts the pages of Pages by status; URLs without a
 	// response are in NotFetched, not here.

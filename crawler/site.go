@@ -168,6 +168,7 @@ type siteBuilder struct {
 
 	// Report caps (Options); zero means no cap.
 	maxReportPages  int
+	segments        []segmentMatcher // Options.Segments, see siteRun.segments
 	maxSiteFindings int
 	maxReportBytes  int64
 
@@ -213,6 +214,7 @@ func newSiteBuilder(start *url.URL, opts *Options) *siteBuilder {
 		b.maxReportPages = opts.MaxReportPages
 		b.maxSiteFindings = opts.MaxSiteFindingsPerID
 		b.maxReportBytes = opts.MaxReportBytes
+		b.segments, _ = compileSegments(opts.Segments) // Run refused bad ones
 		// Size the per-page arrays for the page limit once (capped), so a
 		// large crawl does not double and copy them as it grows.
 		if n := min(opts.MaxPages, maxPreallocPages); n > 0 {
@@ -661,6 +663,8 @@ type siteRun struct {
 
 	orphans     int    // GraphStats.Orphans, see sitemapChecks
 	orphanCheck string // GraphStats.OrphanCheck
+
+	ai *AICrawlerReport // SiteReport.AICrawlers, see aiChecks
 }
 
 // sourceList collects the linking pages of one node for evidence.
@@ -717,6 +721,7 @@ func (b *siteBuilder) build(facts *crawlFacts) *SiteReport {
 		Sitemaps:    facts.Sitemaps,
 		StatusCodes: map[int]int{},
 	}
+	rep.AICrawlers = r.ai
 	if rep.StartURL == "" {
 		rep.StartURL = b.start
 	}
@@ -788,6 +793,7 @@ func (b *siteBuilder) build(facts *crawlFacts) *SiteReport {
 	}
 	site = r.dropMuted(site)
 	sortFindings(site)
+	rep.Segments = r.segments(site)
 	rep.Score = seo.SiteScore(pageScores, site)
 	rep.Findings = r.groups(site)
 	rep.SiteFindings = capPerID(site, b.maxSiteFindings, "siteFindings.", &rep.Truncated)

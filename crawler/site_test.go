@@ -51,6 +51,7 @@ type testSite struct {
 	sitemap       []string // paths
 	foreign       []string // absolute sitemap URLs on other hosts
 	sitemapExists bool
+	ai            *aiFacts // see aiFixture
 }
 
 func (s testSite) build(t testing.TB) *SiteReport {
@@ -82,7 +83,7 @@ func (s testSite) buildOn(b *siteBuilder) *SiteReport {
 	for _, loc := range s.foreign {
 		b.addSitemapURL(loc, siteOrigin+"/sitemap.xml")
 	}
-	return b.build(&crawlFacts{Domain: "example.com", StartURL: siteOrigin + "/", SitemapExists: s.sitemapExists || len(s.sitemap) > 0})
+	return b.build(&crawlFacts{Domain: "example.com", StartURL: siteOrigin + "/", SitemapExists: s.sitemapExists || len(s.sitemap) > 0, AI: s.ai})
 }
 
 // siteFinding returns the site finding id about path ("" matches any URL).

@@ -32,6 +32,8 @@ type siteFixture struct {
 	Want map[string][]string `json:"want"`
 	// Absent lists check IDs that must not report.
 	Absent []string `json:"absent"`
+	// AI is what the crawl fetched for the AI readiness checks.
+	AI *aiFixture `json:"ai"`
 }
 
 // loadSiteFixture reads one fixture file.
@@ -46,7 +48,7 @@ func loadSiteFixture(t *testing.T, path string) (*siteFixture, testSite) {
 	if err := json.Unmarshal(b, &fx); err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
-	site := testSite{linked: fx.Linked, sitemap: fx.Sitemap}
+	site := testSite{linked: fx.Linked, sitemap: fx.Sitemap, ai: fx.AI.facts()}
 	for _, raw := range fx.Pages {
 		var extra struct {
 			Path              string `json:"path"`

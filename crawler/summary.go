@@ -68,6 +68,9 @@ type PageSummary struct {
 	InSitemap bool    `json:"inSitemap,omitempty"`
 	Inlinks   int     `json:"inlinks"`
 	LinkScore float64 `json:"linkScore"`
+	// Segment is the first of Options.Segments the page matches; "" for
+	// none.
+	Segment string `json:"segment,omitempty"`
 
 	// Rendering (Options.Analyzer's Render): every field is absent (nil)
 	// when rendering was off. Rendered says whether the page was rendered,
@@ -78,7 +81,9 @@ type PageSummary struct {
 	// page was not rendered or the value not measured, never zero:
 	// RenderChanges names the fields the rendering changed ("title",
 	// "canonical", ...), LinksOnlyRendered counts the links found only in
-	// the rendered DOM, JSErrors the uncaught JavaScript errors; LCPMs,
+	// the rendered DOM, RawWordCount the main-text words of the raw HTML
+	// (WordCount is the rendered page's), JSErrors the uncaught JavaScript
+	// errors; LCPMs,
 	// CLS and TBTMs are lab Web Vitals (SiteReport.Render names the
 	// device). Screenshot is true when Options.Screenshots stored the
 	// page's screenshot.
@@ -88,6 +93,7 @@ type PageSummary struct {
 	RenderFailed      bool     `json:"renderFailed,omitempty"`
 	RenderChanges     []string `json:"renderChanges,omitempty"`
 	LinksOnlyRendered *int     `json:"linksOnlyRendered,omitempty"`
+	RawWordCount      *int     `json:"rawWordCount,omitempty"`
 	JSErrors          *int     `json:"jsErrors,omitempty"`
 	LCPMs             *float64 `json:"lcpMs,omitempty"`
 	CLS               *float64 `json:"cls,omitempty"`

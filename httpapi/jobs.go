@@ -29,6 +29,14 @@ type SiteOptions struct {
 	// (links.broken_external, links.redirect_external): the crawl requests
 	// nothing outside the site.
 	SkipExternalLinks bool `json:"skipExternalLinks,omitempty"`
+	// AICrawlers adds the AI crawler readiness report
+	// (crawler.Options.AICrawlers); SkipAICrawlerProbe leaves out its
+	// firewall probe.
+	AICrawlers         bool `json:"aiCrawlers,omitempty"`
+	SkipAICrawlerProbe bool `json:"skipAiCrawlerProbe,omitempty"`
+	// Segments group the pages of the report (crawler.Options.Segments);
+	// a bad one is a 400 naming options.segments[i].field.
+	Segments []crawler.Segment `json:"segments,omitempty"`
 	// Mute lists check IDs or areas muted in this analysis. The job
 	// stores them together with the list stored for the domain when it
 	// was submitted (PUT /v1/mutes/{domain}).
@@ -239,6 +247,12 @@ func (s *Server) submitSite(ctx context.Context, accountID string, req SiteReque
 		maxList = plan.MaxSitePages
 	}
 	if err := validateSiteScope(&req.Options, maxList); err != nil {
+		return nil, err
+	}
+	if err := crawler.ValidateSegments(req.Options.Segments); err != nil {
+		if ie, ok := seo.AsInputError(err); ok {
+			return nil, ie.WithField("options." + ie.Field)
+		}
 		return nil, err
 	}
 	if req.Options.Mute, err = s.analysisMutes(ctx, accountID, req.Domain, req.Options.Mute); err != nil {
@@ -807,6 +821,9 @@ func (s *Server) crawlerOptions(req SiteRequest) crawler.Options {
 	co.MaxPages = req.Options.MaxPages
 	co.IncludeSubdomains = req.Options.IncludeSubdomains
 	co.SkipExternalLinks = co.SkipExternalLinks || req.Options.SkipExternalLinks
+	co.AICrawlers = co.AICrawlers || req.Options.AICrawlers
+	co.SkipAICrawlerProbe = co.SkipAICrawlerProbe || req.Options.SkipAICrawlerProbe
+	co.Segments = req.Options.Segments
 	co.AllowPrivate = s.opts.AllowPrivate
 	if co.Fetcher == nil {
 		co.Fetcher = s.fetcher // the crawl sends its UserAgent per request

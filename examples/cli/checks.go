@@ -42,5 +42,8 @@ func runChecks(args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stdout, "    differs: %s\n", c.Differs)
 		}
 	}
+	if *verbose {
+		printAITokens(stdout)
+	}
 	return nil
 }

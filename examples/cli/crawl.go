@@ -41,6 +41,10 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	shotDir := fs.String("screenshots", "", "with -render, write each rendered page's viewport screenshot to this directory (files named by the URL's SHA-256)")
 	renderTabs := fs.Int("render-tabs", 0, "with -render, pages rendered at once (0: the Chromium pool's default)")
 	scope := addScopeFlags(fs)
+	aiCrawlers := fs.Bool("ai-crawlers", false, "add the AI crawler readiness matrix: robots.txt per AI crawler, /llms.txt and a firewall probe (about 13 extra requests)")
+	skipAIProbe := fs.Bool("skip-ai-probe", false, "with -ai-crawlers, do not fetch the home page as each AI crawler")
+	var segments segmentFlags
+	fs.Var(&segments, "segment", "group pages: NAME=url:REGEX, NAME=status:404 (or 4xx), NAME=depth:N (or MIN-MAX, MIN-); repeatable, first match wins")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: cli crawl [flags] DOMAIN\n       cli crawl [flags] -list FILE | -list-sitemap URL [DOMAIN]")
 		fs.PrintDefaults()
@@ -110,6 +114,8 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if domain == "" {
 		domain = start
 	}
+	opts.AICrawlers, opts.SkipAICrawlerProbe = *aiCrawlers, *skipAIProbe
+	opts.Segments = segments.segs
 	bar := newProgressBar(stderr, *maxPages)
 	bar.budget = opts.ExternalBudget
 	if !*quiet {
@@ -213,6 +219,8 @@ func printSiteReport(w io.Writer, rep *crawler.SiteReport, verbose bool) {
 	}
 	fmt.Fprintf(w, "Depths        %v (pages per click depth from 0)\n", c.DepthHistogram)
 	printRenderSummary(w, rep.Render)
+	printSegments(w, rep.Segments)
+	printAICrawlers(w, rep.AICrawlers)
 	for _, sev := range []seo.Severity{seo.Error, seo.Warning, seo.Notice} {
 		first := true
 		for _, g := range rep.Findings {

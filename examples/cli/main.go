@@ -28,6 +28,7 @@ const usage = `usage:
                                -fail-on-new SEVERITY fails a pipeline on new findings
   cli checks [-v] [-json]      list every check ID with its severity and scope
                                (-v: the rule's source and how seokit differs from it)
+  cli ai-crawlers DOMAIN       robots.txt, firewall probe and /llms.txt for AI crawlers
   cli keywords suggest QUERY   keyword ideas from the local keyword table
   cli keywords import FILE     import a Keyword Planner, Search Console or Semrush CSV
   cli rankings check KEYWORD.. check positions now with a SERP provider
@@ -97,6 +98,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runDiff(ctx, args[1:], stdout, stderr)
 	case "checks":
 		return runChecks(args[1:], stdout, stderr)
+	case "ai-crawlers":
+		return runAICrawlers(ctx, args[1:], stdout, stderr)
 	case "keywords":
 		return runKeywords(ctx, args[1:], stdout, stderr)
 	case "rankings":

@@ -33,6 +33,17 @@ Sitemap: https://www.example.com/sitemap.xml
 	// [https://www.example.com/sitemap.xml]
 }
 
+func ExampleRobots_Decide() {
+	r := robotstxt.Parse([]byte("User-agent: *\nDisallow: /private\n\nUser-agent: GPTBot\nDisallow: /\n"))
+	fmt.Printf("%+v\n", r.Decide("GPTBot", "/blog/"))
+	fmt.Printf("%+v\n", r.Decide("OAI-SearchBot", "/private/x"))
+	fmt.Printf("%+v\n", r.Decide("OAI-SearchBot", "/blog/"))
+	// Output:
+	// {Allowed:false Group:gptbot Line:5 Rule:Disallow: /}
+	// {Allowed:false Group:* Line:2 Rule:Disallow: /private}
+	// {Allowed:true Group:* Line:0 Rule:no matching rule: allowed}
+}
+
 func ExampleFromStatus() {
 	fmt.Println(robotstxt.FromStatus(404, nil).Allowed("seokit", "/any"))
 	fmt.Println(robotstxt.FromStatus(503, nil).Allowed("seokit", "/any"))

@@ -62,6 +62,8 @@ type rule struct {
 	length   int      // bytes of the normalised pattern, "*" and "$" included
 	segs     []string // literal pieces between "*"
 	anchored bool     // pattern ended with "$"
+	line     int      // line number in the file (see [Robots.Decide])
+	text     string   // the line as written, clipped
 }
 
 // group is the rules of one or more user-agent lines.
@@ -250,35 +252,13 @@ func (r *Robots) Groups() []string {
 // token or to a prefix of it ending before a "-" ("googlebot" for
 // "googlebot-news"), else "*".
 func (r *Robots) lookup(userAgent string) *merged {
-	if len(r.agents) == 0 {
-		return nil
-	}
-	tok := strings.ToLower(Token(userAgent))
-	for tok != "" {
-		if m, ok := r.agents[tok]; ok {
-			return m
-		}
-		i := strings.LastIndexByte(tok, '-')
-		if i <= 0 {
-			break
-		}
-		tok = tok[:i]
-	}
-	return r.agents["*"]
+	_, m := r.lookupName(userAgent)
+	return m
 }
 
 func (m *merged) allowed(path string) bool {
-	best, allow := -1, true
-	for i := range m.rules {
-		ru := &m.rules[i]
-		if ru.length < best || (ru.length == best && !ru.allow) {
-			continue
-		}
-		if ru.match(path) {
-			best, allow = ru.length, ru.allow
-		}
-	}
-	return allow
+	ru := m.decisive(path)
+	return ru == nil || ru.allow
 }
 
 // match reports whether path matches the rule: "*" matches any run of bytes,
@@ -409,11 +389,11 @@ func (p *parser) line(raw string) {
 			p.issue(ReasonDollarNotAtEnd)
 		}
 		pat := normalize(value)
-		p.cur.rules = append(p.cur.rules, newRule(kind == kindAllow, pat))
+		p.cur.rules = append(p.cur.rules, p.at(newRule(kind == kindAllow, pat)))
 		if kind == kindAllow {
 			// Google: an allowed ".../index.htm[l]" allows its directory too.
 			if i := strings.LastIndexByte(pat, '/'); i >= 0 && strings.HasPrefix(pat[i:], "/index.htm") {
-				p.cur.rules = append(p.cur.rules, newRule(true, pat[:i+1]+"$"))
+				p.cur.rules = append(p.cur.rules, p.at(newRule(true, pat[:i+1]+"$")))
 			}
 		}
 	case kindCrawlDelay:

@@ -1,0 +1,118 @@
+package crawler
+
+import (
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/seokit/seokit/seo"
+)
+
+func TestValidateSegments(t *testing.T) {
+	two := 2
+	one := 1
+	neg := -1
+	tests := []struct {
+		name  string
+		segs  []Segment
+		field string
+	}{
+		{"good", []Segment{{Name: "blog", URL: `/blog/`}, {Name: "errors", Status: "4xx"}, {Name: "deep", MinDepth: &two}, {Name: "rest"}}, ""},
+		{"bad name", []Segment{{Name: "a b"}}, "segments[0].name"},
+		{"empty name", []Segment{{URL: "x"}}, "segments[0].name"},
+		{"duplicate", []Segment{{Name: "a"}, {Name: "a"}}, "segments[1].name"},
+		{"bad regexp", []Segment{{Name: "a"}, {Name: "b", URL: `(`}}, "segments[1].url"},
+		{"long regexp", []Segment{{Name: "a", URL: strings.Repeat("a", 1001)}}, "segments[0].url"},
+		{"bad status", []Segment{{Name: "a", Status: "44"}}, "segments[0].status"},
+		{"negative depth", []Segment{{Name: "a", MinDepth: &neg}}, "segments[0].minDepth"},
+		{"max below min", []Segment{{Name: "a", MinDepth: &two, MaxDepth: &one}}, "segments[0].maxDepth"},
+		{"too many", make([]Segment, MaxSegments+1), "segments"},
+	}
+	for _, tt := range tests {
+		err := ValidateSegments(tt.segs)
+		if tt.field == "" {
+			if err != nil {
+				t.Errorf("%s: %v", tt.name, err)
+			}
+			continue
+		}
+		ie, ok := seo.AsInputError(err)
+		if !ok || ie.Field != tt.field {
+			t.Errorf("%s: error %v, want an InputError on %s", tt.name, err, tt.field)
+		}
+	}
+}
+
+func TestSegments(t *testing.T) {
+	zero, one := 0, 1
+	s := testSite{
+		pages: []PageSummary{
+			pg("/blog/a", func(p *PageSummary) { p.Findings = []string{"title.missing"}; p.Depth = ptr(1) }),
+			pg("/blog/b", func(p *PageSummary) {
+				p.Findings = []string{"title.missing", "meta.description_missing"}
+				p.Depth = ptr(2)
+			}),
+			pg("/gone", func(p *PageSummary) { p.Status = 404; p.Depth = ptr(1) }),
+			pg("/shop/x", func(p *PageSummary) { p.Depth = ptr(3) }),
+		},
+		linked: []string{"/blog/a", "/gone"},
+	}
+	start, _ := url.Parse(siteOrigin + "/")
+	b := newSiteBuilder(start, &Options{Segments: []Segment{
+		{Name: "home", MinDepth: &zero, MaxDepth: &zero},
+		{Name: "missing", Status: "4xx"},
+		{Name: "blog", URL: `^https://[^/]+/blog/`, MinDepth: &one},
+	}})
+	rep := s.buildOn(b)
+	got := map[string]SegmentSummary{}
+	for _, sg := range rep.Segments {
+		got[sg.Name] = sg
+	}
+	if len(rep.Segments) != 4 || rep.Segments[3].Name != NoSegment {
+		t.Fatalf("segments %+v", rep.Segments)
+	}
+	if g := got["blog"]; g.Pages != 2 || g.ByID["title.missing"] != 2 || g.ByID["meta.description_missing"] != 1 {
+		t.Errorf("blog %+v", g)
+	}
+	if g := got["home"]; g.Pages != 1 {
+		t.Errorf("home %+v", g)
+	}
+	if g := got["missing"]; g.Pages != 1 {
+		t.Errorf("missing %+v", g)
+	}
+	if g := got[NoSegment]; g.Pages != 1 {
+		t.Errorf("none %+v", g)
+	}
+	seg := map[string]string{}
+	for _, p := range rep.Pages {
+		seg[strings.TrimPrefix(p.URL, siteOrigin)] = p.Segment
+	}
+	if seg["/blog/a"] != "blog" || seg["/gone"] != "missing" || seg["/"] != "home" || seg["/shop/x"] != "" {
+		t.Errorf("page segments %v", seg)
+	}
+	var csv strings.Builder
+	if err := rep.WriteCSV(&csv); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(csv.String(), "\n")
+	if !strings.HasSuffix(lines[0], ",error,segment") || !strings.Contains(csv.String(), ",blog\n") {
+		t.Errorf("CSV lacks the segment column:\n%s", csv.String())
+	}
+	var html strings.Builder
+	if err := rep.WriteHTML(&html); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(html.String(), `id="segments"`) || !strings.Contains(html.String(), `"segment":"blog"`) {
+		t.Error("HTML report lacks the segments")
+	}
+	if rep := (testSite{}).build(t); rep.Segments != nil {
+		t.Errorf("segments without Options.Segments: %+v", rep.Segments)
+	}
+}
+
+func TestRunRefusesBadSegments(t *testing.T) {
+	_, err := New(&Options{Segments: []Segment{{Name: "x", URL: "(("}}}).Run(t.Context(), "example.com")
+	if ie, ok := seo.AsInputError(err); !ok || ie.Field != "segments[0].url" {
+		t.Errorf("Run: %v, want an InputError on segments[0].url", err)
+	}
+}

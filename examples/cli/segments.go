@@ -1,0 +1,74 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/seokit/seokit/crawler"
+)
+
+// segmentFlags collects repeated -segment flags:
+// NAME=url:REGEX, NAME=status:404 (or 4xx), NAME=depth:N, NAME=depth:MIN-MAX
+// or NAME=depth:MIN-. Flags naming the same segment add conditions to it.
+type segmentFlags struct {
+	segs []crawler.Segment
+}
+
+func (f *segmentFlags) String() string { return "" }
+
+func (f *segmentFlags) Set(v string) error {
+	name, cond, ok := strings.Cut(v, "=")
+	kind, arg, ok2 := strings.Cut(cond, ":")
+	if !ok || !ok2 || name == "" || arg == "" {
+		return fmt.Errorf("want NAME=url:REGEX, NAME=status:CODE or NAME=depth:MIN-MAX, got %q", v)
+	}
+	i := len(f.segs)
+	for j := range f.segs {
+		if f.segs[j].Name == name {
+			i = j
+		}
+	}
+	if i == len(f.segs) {
+		f.segs = append(f.segs, crawler.Segment{Name: name})
+	}
+	s := &f.segs[i]
+	switch kind {
+	case "url":
+		s.URL = arg
+	case "status":
+		s.Status = arg
+	case "depth":
+		lo, hi, ranged := strings.Cut(arg, "-")
+		from, err := strconv.Atoi(lo)
+		if err != nil {
+			return fmt.Errorf("depth %q: want N, MIN-MAX or MIN-", arg)
+		}
+		s.MinDepth = &from
+		switch {
+		case !ranged:
+			s.MaxDepth = &from
+		case hi != "":
+			to, err := strconv.Atoi(hi)
+			if err != nil {
+				return fmt.Errorf("depth %q: want N, MIN-MAX or MIN-", arg)
+			}
+			s.MaxDepth = &to
+		}
+	default:
+		return fmt.Errorf("segment kind %q: want url, status or depth", kind)
+	}
+	return crawler.ValidateSegments(f.segs)
+}
+
+// printSegments writes one line per segment: its pages and findings.
+func printSegments(w io.Writer, segs []crawler.SegmentSummary) {
+	if len(segs) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\nSEGMENTS")
+	for _, s := range segs {
+		fmt.Fprintf(w, "  %-20s %6d pages  %d errors, %d warnings, %d notices\n", clean(s.Name), s.Pages, s.Findings.Errors, s.Findings.Warnings, s.Findings.Notices)
+	}
+}
