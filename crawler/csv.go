@@ -25,12 +25,16 @@ var csvHeader = []string{
 // empty score has its reason in score_reason. When a list was cut at its
 // cap (SiteReport.Truncated), a last row says so in its first column:
 // "# N of TOTAL pages shown" ("URLs not fetched shown" for NotFetched).
+// A crawl with extractors or search rules has one more column per
+// extractor, "extract:NAME" (the values kept, joined with " | "), and per
+// search rule, "search:NAME" ("true" when the rule is met).
 func (r *SiteReport) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
-	if err := cw.Write(csvHeader); err != nil {
+	header := append(csvHeader[:len(csvHeader):len(csvHeader)], r.extractionColumns()...)
+	if err := cw.Write(header); err != nil {
 		return fmt.Errorf("crawler: write csv: %w", err)
 	}
-	row := make([]string, len(csvHeader))
+	row := make([]string, len(header))
 	for i := range r.Pages {
 		p := &r.Pages[i]
 		row = append(row[:0],
@@ -42,6 +46,7 @@ func (r *SiteReport) WriteCSV(w io.Writer) error {
 			strconv.Itoa(p.Warnings), strconv.Itoa(p.Notices), strings.Join(p.Findings, " "),
 			strconv.FormatInt(p.ResponseMs, 10), strconv.FormatInt(p.Bytes, 10), p.Error,
 		)
+		row = r.appendExtractionCells(row, p)
 		if err := cw.Write(row); err != nil {
 			return fmt.Errorf("crawler: write csv: %w", err)
 		}
@@ -52,10 +57,10 @@ func (r *SiteReport) WriteCSV(w io.Writer) error {
 			msg += ": " + u.Error
 		}
 		row = append(row[:0], u.URL, "", "", optInt(u.Depth))
-		for len(row) < len(csvHeader) {
+		for len(row) < len(header) {
 			row = append(row, "")
 		}
-		row[4], row[14], row[len(row)-1] = "false", analyzer.ScoreNotFetched, msg
+		row[4], row[14], row[len(csvHeader)-1] = "false", analyzer.ScoreNotFetched, msg
 		if err := cw.Write(row); err != nil {
 			return fmt.Errorf("crawler: write csv: %w", err)
 		}
@@ -69,7 +74,7 @@ func (r *SiteReport) WriteCSV(w io.Writer) error {
 	}
 	for _, n := range notes {
 		row = append(row[:0], n)
-		for len(row) < len(csvHeader) {
+		for len(row) < len(header) {
 			row = append(row, "")
 		}
 		if err := cw.Write(row); err != nil {
