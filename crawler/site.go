@@ -163,7 +163,7 @@ type siteBuilder struct {
 
 	strs    map[string]string // shared content types
 	scratch []edge
-	link    linkScope // link-scope checks, see linkscope.go
+	link    linkScope         // link-scope checks, see linkscope.go
 	ana     *analyzer.Options // for the extraction and search stats
 	checks  SiteCheckOptions
 
