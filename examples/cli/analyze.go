@@ -32,6 +32,8 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	verbose := fs.Bool("v", false, "print every finding in full instead of one line per check ID")
 	timeout := fs.Duration("timeout", 60*time.Second, "time limit for the whole analysis")
 	skipExternal := fs.Bool("skip-external-links", false, "with -links, request no external link target (turns off links.broken_external and links.redirect_external)")
+	var xf extractFlags
+	xf.register(fs)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: cli analyze [flags] URL")
 		fs.PrintDefaults()
@@ -68,6 +70,8 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		Disable:       disabled,
 		Mute:          muted,
 		MaxExamples:   maxExamplesFor(*verbose),
+		Extract:       xf.extract,
+		Search:        xf.search,
 	})
 	if err != nil {
 		return &exitError{code: 2, err: err}
@@ -84,6 +88,7 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		}
 	} else {
 		printReport(stdout, rep, *verbose)
+		printExtraction(stdout, rep)
 	}
 	if rep.Error != "" {
 		return &exitError{code: 2, err: fmt.Errorf("could not fetch %s: %s", rep.URL, rep.Error)}

@@ -36,6 +36,8 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	disable := fs.String("disable", "", "comma-separated check IDs or areas to turn off")
 	mute := fs.String("mute", "", "comma-separated check IDs or areas whose findings are left out of the findings and scores (counted as muted)")
 	verbose := fs.Bool("v", false, "print every example URL of each finding in full")
+	var xf extractFlags
+	xf.register(fs)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: cli crawl [flags] DOMAIN")
 		fs.PrintDefaults()
@@ -69,7 +71,7 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		PerHostRate:       *rate,
 		AllowPrivate:      *allowPrivate,
 		TimeBudget:        *timeout,
-		Analyzer:          &analyzer.Options{Depth: analyzer.Depth(*depth), Disable: disabled, Mute: muted},
+		Analyzer:          &analyzer.Options{Depth: analyzer.Depth(*depth), Disable: disabled, Mute: muted, Extract: xf.extract, Search: xf.search},
 		SkipExternalLinks: *skipExternal,
 		ExternalBudget:    *externalBudget,
 	}
@@ -100,6 +102,7 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 	default:
 		printSiteReport(stdout, rep, *verbose)
+		printSiteExtraction(stdout, rep)
 	}
 	if rep.Crawl.Fetched == 0 {
 		return &exitError{code: 2, err: fmt.Errorf("no page of %s could be fetched", fs.Arg(0))}
