@@ -30,6 +30,10 @@ type PageOptions struct {
 	// Mute lists check IDs or areas muted in this analysis, on top of the
 	// list stored for the URL's domain (PUT /v1/mutes/{domain}).
 	Mute []string `json:"mute,omitempty"`
+	// Extract and Search are custom extractors and search rules run on
+	// the page (analyzer.Options.Extract, Search).
+	Extract []analyzer.Extractor  `json:"extract,omitempty"`
+	Search  []analyzer.SearchRule `json:"search,omitempty"`
 }
 
 // PageRequest is the body of POST /v1/analyze/page and POST /v1/analyze.
@@ -88,6 +92,10 @@ func (s *Server) analyzePage(w http.ResponseWriter, r *http.Request, req PageReq
 		s.fail(w, r, err)
 		return
 	}
+	if err := validateExtraction(req.Options.Extract, req.Options.Search); err != nil {
+		s.fail(w, r, err)
+		return
+	}
 	mutes, err := s.analysisMutes(r.Context(), principal(r.Context()).AccountID, u.Host, req.Options.Mute)
 	if err != nil {
 		s.fail(w, r, err)
@@ -103,6 +111,7 @@ func (s *Server) analyzePage(w http.ResponseWriter, r *http.Request, req PageReq
 		o.Fetcher = s.fetcher
 	}
 	o.Mute = unionIDs(o.Mute, pageMutes(mutes))
+	o.Extract, o.Search = req.Options.Extract, req.Options.Search
 	if req.Options.SkipExternalLinks {
 		o.Disable = unionIDs(o.Disable, []string{"links.broken_external", "links.redirect_external"})
 	}

@@ -33,6 +33,10 @@ type SiteOptions struct {
 	// stores them together with the list stored for the domain when it
 	// was submitted (PUT /v1/mutes/{domain}).
 	Mute []string `json:"mute,omitempty"`
+	// Extract and Search are custom extractors and search rules run on
+	// every page (analyzer.Options.Extract, Search).
+	Extract []analyzer.Extractor  `json:"extract,omitempty"`
+	Search  []analyzer.SearchRule `json:"search,omitempty"`
 }
 
 // SiteRequest is the body of POST /v1/analyze/site: exactly one of Domain
@@ -214,6 +218,9 @@ func (s *Server) submitSite(ctx context.Context, accountID string, req SiteReque
 		req.Options.MaxPages = plan.MaxSitePages
 	}
 	if err := validateMutes("options.mute", req.Options.Mute); err != nil {
+		return nil, err
+	}
+	if err := validateExtraction(req.Options.Extract, req.Options.Search); err != nil {
 		return nil, err
 	}
 	if req.Options.Mute, err = s.analysisMutes(ctx, accountID, req.Domain, req.Options.Mute); err != nil {
@@ -786,6 +793,7 @@ func (s *Server) crawlerOptions(req SiteRequest) crawler.Options {
 	}
 	ao.Memory = queuedBudget{s.adm.mem}
 	ao.Mute = unionIDs(ao.Mute, req.Options.Mute)
+	ao.Extract, ao.Search = req.Options.Extract, req.Options.Search
 	co.Analyzer = &ao
 	return co
 }
