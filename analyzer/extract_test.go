@@ -274,3 +274,18 @@ func TestExtractSkipsNonDocuments(t *testing.T) {
 		t.Fatalf("404: %v, %+v %+v", err, rep.Extracted, rep.Search)
 	}
 }
+
+func TestExtractHTMLReport(t *testing.T) {
+	rep := analyzeFixture(t, "extract/shop.html", "", nil, &Options{Depth: Basic,
+		Extract: []Extractor{{Name: "sku", Kind: "css", Expr: ".product", Attr: "data-sku", MaxValues: 2}},
+		Search:  []SearchRule{{Name: "stock", Contains: true, Text: "In stock"}}})
+	var sb strings.Builder
+	if err := rep.WriteHTML(&sb); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"<h2>Extracted</h2>", "<code>TR-100</code> | <code>TR-200</code>", "+1 more", "<h2>Search</h2>", "<th scope=\"row\">stock</th><td>matched</td>"} {
+		if !strings.Contains(sb.String(), want) {
+			t.Errorf("HTML report lacks %q", want)
+		}
+	}
+}

@@ -139,3 +139,29 @@ func TestCSVWithoutExtraction(t *testing.T) {
 		t.Errorf("header %q", head)
 	}
 }
+
+func TestSiteHTMLReportExtraction(t *testing.T) {
+	rep := &crawler.SiteReport{
+		Pages: []crawler.PageSummary{{URL: "https://example.com/p/1", Status: 200, IsHTML: true,
+			Extracted: []analyzer.Extraction{{Name: "price", Values: []string{"€89.90", "=1+1"}, Count: 2}},
+			Search:    []analyzer.SearchMatch{{Name: "stock", Matched: true, Occurrences: 1}}}},
+		Extraction:  []crawler.ExtractorStats{{Name: "price", Pages: 1, WithValue: 1, Matches: 2}},
+		SearchRules: []crawler.SearchStats{{Name: "stock", Matching: 1}},
+	}
+	var sb strings.Builder
+	if err := rep.WriteHTML(&sb); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Custom extraction and search", "extract: price", "search: stock", "€89.90 | =1+1"} {
+		if !strings.Contains(sb.String(), want) {
+			t.Errorf("HTML report lacks %q", want)
+		}
+	}
+	var buf bytes.Buffer
+	if err := rep.WriteCSV(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), "€89.90 | '=1+1,true") {
+		t.Errorf("csv: %s", buf.String())
+	}
+}

@@ -175,6 +175,7 @@ func (r *SiteReport) Tables() (*ReportTables, error) {
 		NotFetched: &htmltable.Table{Name: "notfetched", Label: "URLs not fetched", Columns: notFetchedColumns,
 			PageSize: 25, Search: true, Empty: "Every URL found was fetched."},
 	}
+	t.Pages.Columns = append(slices.Clip(pageColumns), r.extractionTableColumns()...)
 	for _, g := range r.Findings {
 		reach := ""
 		if g.Template {
@@ -222,6 +223,7 @@ func (r *SiteReport) Tables() (*ReportTables, error) {
 			}
 		}
 		row["severities"] = sevs
+		r.addExtractionCells(row, &p)
 		t.Pages.Rows = append(t.Pages.Rows, row)
 	}
 	return t, nil
