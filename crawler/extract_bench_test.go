@@ -65,12 +65,12 @@ func crawlExtractBench(tb testing.TB, rounds int) (plain, extract float64) {
 	return float64(pages[0]) / took[0].Seconds(), float64(pages[1]) / took[1].Seconds()
 }
 
-// BenchmarkCrawlExtract crawls 10,000 generated pages with five CSS, two
+// BenchmarkExtractCrawl crawls 10,000 generated pages with five CSS, two
 // XPath and two regex extractors and two search rules, against the same
 // crawl without them in the same run:
 //
-//	go test ./crawler -run '^$' -bench BenchmarkCrawlExtract -benchtime 1x
-func BenchmarkCrawlExtract(b *testing.B) {
+//	go test ./crawler -run '^$' -bench BenchmarkExtractCrawl -benchtime 1x
+func BenchmarkExtractCrawl(b *testing.B) {
 	for b.Loop() {
 		plain, extract := crawlExtractBench(b, 1)
 		b.ReportMetric(plain, "plain-pages/s")

@@ -94,6 +94,14 @@
 // options.maxPages of site analyses and the analyses an account has queued
 // or running at once: Free 500 pages and 1, Pro 10,000 and 3.
 //
+// Page and site analyses take options.extract (at most 20 extractors
+// {name, type: css|xpath|regex, expr, attr, output, max}) and
+// options.search (at most 20 rules {name, contains, text|regex, in});
+// a bad selector, XPath or regex is 400 invalid_request naming
+// options.extract[i].expr (or options.search[i].regex). Page reports carry
+// "extracted" and "search"; site reports the same per page and the counts
+// per extractor and rule ("extraction", "searchRules").
+//
 // # Admission control
 //
 // Page analyses, site analyses and content optimisations are bounded by
