@@ -9,11 +9,14 @@ import (
 	"github.com/seokit/seokit/seo"
 )
 
-// Caps of the extracted values a PageSummary keeps of each extractor; the
-// page's full report (the Sink) keeps up to Extractor.MaxValues.
+// Caps of the extracted values a PageSummary keeps: per extractor, and in
+// bytes over all its extractors, so that a crawl's summaries stay small
+// whatever the extractors match; the page's full report (the Sink) keeps up
+// to Extractor.MaxValues.
 const (
 	MaxSummaryValues     = 5
 	MaxSummaryValueChars = 200
+	MaxSummaryValueBytes = 2000
 )
 
 // ExtractorStats counts the pages of a crawl for one extractor
@@ -74,20 +77,27 @@ func compileExtraction(a *analyzer.Options) {
 
 // summarizeExtraction copies the extraction and search outcomes of rep into
 // s, keeping MaxSummaryValues values of at most MaxSummaryValueChars
-// characters per extractor (Omitted counts the rest).
+// characters per extractor, MaxSummaryValueBytes in all (Omitted counts the
+// rest).
 func summarizeExtraction(s *PageSummary, rep *analyzer.Report) {
 	s.Search = rep.Search
 	if rep.Extracted == nil {
 		return
 	}
 	s.Extracted = make([]analyzer.Extraction, len(rep.Extracted))
+	budget := MaxSummaryValueBytes
 	for i, x := range rep.Extracted {
 		if len(x.Values) > MaxSummaryValues {
 			x.Values = x.Values[:MaxSummaryValues]
 		}
-		vs := make([]string, len(x.Values))
-		for j, v := range x.Values {
-			vs[j] = clipChars(v, MaxSummaryValueChars)
+		vs := make([]string, 0, len(x.Values))
+		for _, v := range x.Values {
+			v = clipChars(v, MaxSummaryValueChars)
+			if len(v) > budget {
+				break
+			}
+			budget -= len(v)
+			vs = append(vs, v)
 		}
 		x.Values = vs
 		x.Omitted += len(rep.Extracted[i].Values) - len(vs)

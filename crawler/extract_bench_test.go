@@ -3,6 +3,7 @@ package crawler_test
 import (
 	"context"
 	"os"
+	"strconv"
 	"testing"
 	"time"
 
@@ -32,10 +33,15 @@ var (
 )
 
 // crawlExtractBench crawls a generated site of 10,000 articles on loopback
-// without and with the extractors, alternating, rounds times each, and
-// returns the pages/s of each.
+// (SEOKIT_BENCH_ARTICLES overrides the number) without and with the
+// extractors, alternating, rounds times each, and returns the pages/s of
+// each.
 func crawlExtractBench(tb testing.TB, rounds int) (plain, extract float64) {
-	site := crawlertest.NewSite(crawlertest.SiteOptions{Articles: 10_000, Categories: 50, PerPage: 25, NoRequestLog: true})
+	articles := 10_000
+	if v, err := strconv.Atoi(os.Getenv("SEOKIT_BENCH_ARTICLES")); err == nil && v > 0 {
+		articles = v
+	}
+	site := crawlertest.NewSite(crawlertest.SiteOptions{Articles: articles, Categories: 50, PerPage: 25, NoRequestLog: true})
 	defer site.Close()
 	var pages [2]int
 	var took [2]time.Duration
@@ -86,7 +92,7 @@ func TestCrawlExtractBench(t *testing.T) {
 		t.Skip("set SEOKIT_BENCH=1 to run the extraction crawl benchmark")
 	}
 	plain, extract := crawlExtractBench(t, 2)
-	t.Logf("10,000-page crawl: %.0f pages/s without extractors, %.0f pages/s with 5 CSS, 2 XPath, 2 regex extractors and 2 search rules: ratio %.2f",
+	t.Logf("crawl: %.0f pages/s without extractors, %.0f pages/s with 5 CSS, 2 XPath, 2 regex extractors and 2 search rules: ratio %.2f",
 		plain, extract, extract/plain)
 	if extract/plain < 0.8 {
 		t.Errorf("ratio %.2f, want at least 0.8", extract/plain)

@@ -67,7 +67,7 @@ type PageSummary struct {
 	// Extracted and Search are the page's custom extraction and search
 	// outcomes (analyzer.Report.Extracted, Search), with at most
 	// MaxSummaryValues values per extractor, each clipped to
-	// MaxSummaryValueChars characters.
+	// MaxSummaryValueChars characters, MaxSummaryValueBytes in all.
 	Extracted []analyzer.Extraction  `json:"extracted,omitempty"`
 	Search    []analyzer.SearchMatch `json:"search,omitempty"`
 
