@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/PuerkitoBio/goquery"
@@ -94,9 +95,12 @@ type Extractor struct {
 }
 
 type compiledExtractor struct {
-	src   Extractor // the fields compiled, to notice a changed copy
-	css   cascadia.Selector
-	xpath *xpath.Expr
+	src Extractor // the fields compiled, to notice a changed copy
+	css cascadia.Selector
+	// xpath holds compiled copies of the expression: an *xpath.Expr keeps
+	// evaluation state, so concurrent analyses (a crawl's pages) each take
+	// their own.
+	xpath *sync.Pool
 	re    *regexp.Regexp
 }
 
@@ -207,9 +211,16 @@ func (e *Extractor) compile(field string) error {
 			return bad("expr", e.Expr, "is not a valid CSS selector: "+err.Error())
 		}
 	case ExtractXPath:
-		if c.xpath, err = xpath.Compile(e.Expr); err != nil {
+		x, err := xpath.Compile(e.Expr)
+		if err != nil {
 			return bad("expr", e.Expr, "is not a valid XPath expression: "+err.Error())
 		}
+		expr := e.Expr
+		c.xpath = &sync.Pool{New: func() any {
+			x, _ := xpath.Compile(expr) // compiled once above without error
+			return x
+		}}
+		c.xpath.Put(x)
 	case ExtractRegex:
 		if e.Attr != "" {
 			return bad("attr", e.Attr, "applies to css and xpath extractors only")
@@ -371,7 +382,9 @@ func evalXPath(doc *html.Node, e *Extractor, max int) (values []string, count in
 		}
 	}()
 	over := func() bool { return *nav.left < 0 }
-	switch v := e.c.xpath.Evaluate(nav).(type) {
+	x := e.c.xpath.Get().(*xpath.Expr)
+	defer e.c.xpath.Put(x)
+	switch v := x.Evaluate(nav).(type) {
 	case *xpath.NodeIterator:
 		for v.MoveNext() {
 			count++

@@ -289,3 +289,39 @@ func TestExtractHTMLReport(t *testing.T) {
 		}
 	}
 }
+
+// TestExtractConcurrent: one compiled configuration serves concurrent
+// analyses, as in a crawl (run with -race).
+func TestExtractConcurrent(t *testing.T) {
+	list, err := CompileExtractors([]Extractor{
+		{Name: "x", Kind: "xpath", Expr: "//div[@class='product']/@data-sku"},
+		{Name: "c", Kind: "css", Expr: ".price"},
+		{Name: "r", Kind: "regex", Expr: `SKU: (\S+)`},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := []byte(`<div class="product" data-sku="A"><span class="price">1</span>SKU: A</div>`)
+	errs := make(chan error, 8)
+	for range 8 {
+		go func() {
+			var err error
+			for range 20 {
+				var rep *Report
+				rep, err = AnalyzeHTML(context.Background(), "https://example.com/", nil, body, &Options{Depth: Basic, Extract: list})
+				if err == nil && (rep.Extracted[0].Count != 1 || rep.Extracted[0].Values[0] != "A") {
+					err = errors.New("wrong xpath result")
+				}
+				if err != nil {
+					break
+				}
+			}
+			errs <- err
+		}()
+	}
+	for range 8 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}
