@@ -117,6 +117,10 @@ func analyze(ctx context.Context, resp *seo.Response, cfg *config, env *fetchEnv
 	// apply to every response (status, headers, URL).
 	document := p.IsHTML && resp.Status/100 == 2
 	noteDocumentCut(p, r, document)
+	if document {
+		runExtractors(p)
+		runSearch(p)
+	}
 	for _, list := range [][]Check{builtinChecks, cfg.Checks} {
 		for _, c := range list {
 			if (document || c.AllDocuments) && cfg.runs(c.Depth, c.IDs) && c.Run != nil {

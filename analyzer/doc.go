@@ -72,6 +72,24 @@
 // refuse unknown IDs, see [ValidateIDs]); [Options.Severity] re-weights
 // IDs; [Options.Thresholds] changes the numbers the checks compare against.
 //
+// # Custom extraction and search
+//
+// [Options.Extract] pulls named values out of every HTML page answered with
+// a 2xx status, from the one parsed tree: CSS selectors (goquery, cascadia)
+// for the text, inner or outer HTML, an attribute or the count of matches;
+// XPath expressions (antchfx/xpath over the same x/net/html tree, with a
+// budget of XPathBudget node visits per page so that an expression such as
+// //*//*//* stops instead of walking the tree for minutes); and regular
+// expressions on the raw body. Go's regexp is RE2: matching is linear in
+// the input, so no pattern backtracks catastrophically. [Options.Search]
+// runs contains / does-not-contain rules (text or regex, in the raw HTML
+// or the main text). Results are [Report.Extracted] and [Report.Search].
+// Both lists are capped (MaxExtractors, MaxSearchRules, MaxPatternLen,
+// Extractor.MaxValues with an exact Count and Omitted, MaxValueChars per
+// value); [ParseExtractor] and [ParseSearchRule] read the command-line
+// forms, and [CompileExtractors] and [CompileSearchRules] validate (errors
+// name the field, "extract[i].expr") and compile once for many analyses.
+//
 // # Scores
 //
 // The page score (seo.PageScore: 100 minus 10 per distinct error ID, 4 per

@@ -99,3 +99,37 @@ func ExampleLooksLikeAppShell() {
 	// wordCount: "0" -> "3"
 	// links: "0" -> "1"
 }
+
+// Extractors and search rules run on the page's one parsed tree; the
+// command-line forms parse with ParseExtractor and ParseSearchRule.
+func ExampleOptions_extract() {
+	page := []byte(`<html><body><h1>Trail shoes</h1>
+<div class="product" data-sku="TR-100"><span class="price">€89.90</span></div>
+<div class="product" data-sku="TR-200"><span class="price">€109.00</span></div>
+<p>In stock</p></body></html>`)
+	sku, err := analyzer.ParseExtractor("sku=css:.product@data-sku")
+	if err != nil {
+		panic(err)
+	}
+	stock, err := analyzer.ParseSearchRule("stock=text-contains:In stock")
+	if err != nil {
+		panic(err)
+	}
+	rep, err := analyzer.AnalyzeHTML(context.Background(), "https://shop.example/p/1", http.Header{"Content-Type": {"text/html"}}, page,
+		&analyzer.Options{Depth: analyzer.Basic,
+			Extract: []analyzer.Extractor{sku, {Name: "price", Kind: "xpath", Expr: "//span[@class='price']", MaxValues: 1}},
+			Search:  []analyzer.SearchRule{stock}})
+	if err != nil {
+		panic(err)
+	}
+	for _, x := range rep.Extracted {
+		fmt.Println(x.Name, x.Values, x.Count, "omitted", x.Omitted)
+	}
+	for _, s := range rep.Search {
+		fmt.Println(s.Name, s.Matched, s.Occurrences)
+	}
+	// Output:
+	// sku [TR-100 TR-200] 2 omitted 0
+	// price [€89.90] 2 omitted 1
+	// stock true 1
+}

@@ -162,6 +162,14 @@ type Options struct {
 
 	// Now returns the current time (tests); nil means time.Now.
 	Now func() time.Time
+
+	// Extract lists named extractors run on every HTML page answered with
+	// a 2xx status (Report.Extracted); at most MaxExtractors. Search
+	// lists contains / does-not-contain rules run on the same pages
+	// (Report.Search); at most MaxSearchRules. CompileExtractors and
+	// CompileSearchRules validate and compile them once for many analyses.
+	Extract []Extractor
+	Search  []SearchRule
 }
 
 // Defaults of the report caps in Options.
@@ -357,6 +365,12 @@ func newConfig(o *Options) (*config, error) {
 		if s < seo.Notice || s > seo.Error {
 			return nil, &seo.InputError{Field: "options.severity", Value: fmt.Sprint(id), Reason: "severity must be error, warning or notice"}
 		}
+	}
+	if c.Extract, err = CompileExtractors(o.Extract); err != nil {
+		return nil, err
+	}
+	if c.Search, err = CompileSearchRules(o.Search); err != nil {
+		return nil, err
 	}
 	if c.now = o.Now; c.now == nil {
 		c.now = time.Now

@@ -52,6 +52,12 @@ type Report struct {
 	// HTML says noindex (Google does not render such a page).
 	Render *RenderReport `json:"render,omitempty"`
 
+	// Extracted holds the values of Options.Extract, Search the outcomes
+	// of Options.Search, in their order; absent when none are configured
+	// or the page is not an HTML document answered with a 2xx status.
+	Extracted []Extraction  `json:"extracted,omitempty"`
+	Search    []SearchMatch `json:"search,omitempty"`
+
 	// Findings holds one finding per check ID, whose Count counts every
 	// occurrence and whose Examples keep at most Options.MaxExamples
 	// further evidence, sorted by Priority (highest first), then by ID.

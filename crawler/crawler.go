@@ -127,6 +127,9 @@ func (c *Crawler) Run(ctx context.Context, domain string) (*SiteReport, error) {
 	if err := ValidateSegments(c.opts.Segments); err != nil {
 		return nil, err
 	}
+	if err := validateExtraction(c.opts.Analyzer); err != nil {
+		return nil, err
+	}
 	if c.opts.Memory != nil {
 		release, err := c.opts.Memory.Reserve(ctx, EstimateMemory(&c.opts))
 		if err != nil {
@@ -322,6 +325,7 @@ func (cr *crawl) analyzerOptions() analyzer.Options {
 	a.UserAgent = cr.o.UserAgent
 	a.Now = cr.o.Now
 	a.Checks = append([]analyzer.Check(nil), a.Checks...)
+	compileExtraction(&a)
 	// The site-scope IDs and areas of Disable and Mute are the site
 	// builder's; each page gets the rest.
 	a.Disable, a.Mute = pageIDs(a.Disable), pageIDs(a.Mute)
@@ -843,6 +847,7 @@ func (cr *crawl) analyze(ctx context.Context, it Item, resp *seo.Response, ferr 
 	sum.BlockedResources = g.blocked
 	summarizeRender(rep, &sum)
 	sum.Screenshot = shot
+	summarizeExtraction(&sum, rep)
 	clipSummary(&sum)
 	sum.ResponseMs = resp.Timings.Total.Milliseconds()
 	sum.Bytes = resp.BodyBytes

@@ -37,7 +37,10 @@ var renderCSVHeader = []string{
 // A crawl that rendered adds the columns of renderCSVHeader: rendered,
 // render_reason, render_changes (fields separated by spaces),
 // links_only_rendered, js_errors, lcp_ms, cls, tbt_ms (lab) and
-// screenshot (the file name, ScreenshotName, when one was stored).
+// screenshot (the file name, ScreenshotName, when one was stored). A crawl
+// with extractors or search rules has one more column per extractor,
+// "extract:NAME" (the values kept, joined with " | "), and per search rule,
+// "search:NAME" ("true" when the rule is met).
 func (r *SiteReport) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
 	header := csvHeader
@@ -47,6 +50,7 @@ func (r *SiteReport) WriteCSV(w io.Writer) error {
 	if r.Segments != nil {
 		header = append(slices.Clip(header), "segment")
 	}
+	header = append(slices.Clip(header), r.extractionColumns()...)
 	if err := cw.Write(header); err != nil {
 		return fmt.Errorf("crawler: write csv: %w", err)
 	}
@@ -68,6 +72,7 @@ func (r *SiteReport) WriteCSV(w io.Writer) error {
 		if r.Segments != nil {
 			row = append(row, p.Segment)
 		}
+		row = r.appendExtractionCells(row, p)
 		if err := cw.Write(row); err != nil {
 			return fmt.Errorf("crawler: write csv: %w", err)
 		}

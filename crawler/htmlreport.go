@@ -190,6 +190,7 @@ func (r *SiteReport) Tables() (*ReportTables, error) {
 		NotFetched: &htmltable.Table{Name: "notfetched", Label: "URLs not fetched", Columns: notFetchedColumns,
 			PageSize: 25, Search: true, Empty: "Every URL found was fetched."},
 	}
+	t.Pages.Columns = append(slices.Clip(pageColumns), r.extractionTableColumns()...)
 	for _, g := range r.Findings {
 		reach := ""
 		if g.Template {
@@ -250,6 +251,7 @@ func (r *SiteReport) Tables() (*ReportTables, error) {
 		if r.Render != nil {
 			addRenderCells(row, &p, r.Render.ScreenshotDir)
 		}
+		r.addExtractionCells(row, &p)
 		t.Pages.Rows = append(t.Pages.Rows, row)
 	}
 	return t, nil

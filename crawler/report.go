@@ -69,6 +69,11 @@ type SiteReport struct {
 	// Empty (absent in JSON) when every crawled URL answered.
 	NotFetched []NotFetchedURL `json:"notFetched,omitempty"`
 	Graph      GraphStats      `json:"graph"`
+	// Extraction counts the pages per extractor and SearchRules per
+	// search rule of analyzer.Options (Extract, Search), over every page
+	// crawled, in their configured order; absent when none are configured.
+	Extraction  []ExtractorStats `json:"extraction,omitempty"`
+	SearchRules []SearchStats    `json:"searchRules,omitempty"`
 	// Score is the site score: the rounded mean of the page scores that
 	// exist (pages that are unscored, see PageSummary.ScoreReason, are left
 	// out; 100 with none) minus the weights of the distinct site finding

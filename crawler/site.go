@@ -163,7 +163,8 @@ type siteBuilder struct {
 
 	strs    map[string]string // shared content types
 	scratch []edge
-	link    linkScope // link-scope checks, see linkscope.go
+	link    linkScope         // link-scope checks, see linkscope.go
+	ana     *analyzer.Options // for the extraction and search stats
 	checks  SiteCheckOptions
 
 	// Report caps (Options); zero means no cap.
@@ -202,6 +203,7 @@ func newSiteBuilder(start *url.URL, opts *Options) *siteBuilder {
 		b.subdomains = opts.IncludeSubdomains
 		b.checks = opts.SiteChecks.resolved()
 		b.link.init(opts)
+		b.ana = opts.Analyzer
 		if opts.Now != nil {
 			b.now = opts.Now
 		}
@@ -414,7 +416,7 @@ func fitsInt32(vs ...int) bool {
 // and FindingCounts from shareCounts.
 func (b *siteBuilder) record(sum *PageSummary) pageRec {
 	if sum.FinalURL != "" || sum.Redirects != nil || sum.Hreflang != nil || sum.BlockedResources != nil || sum.Rendered != nil ||
-		sum.Error != "" || sum.InSitemap || sum.Inlinks != 0 || sum.LinkScore != 0 ||
+		sum.Error != "" || sum.InSitemap || sum.Extracted != nil || sum.Search != nil || sum.Inlinks != 0 || sum.LinkScore != 0 ||
 		!fitsInt32(sum.Status, sum.depth(), sum.WordCount, sum.score(), sum.Errors, sum.Warnings, sum.Notices) ||
 		reasonCode(sum.ScoreReason) < 0 {
 		c := *sum
@@ -744,6 +746,7 @@ func (b *siteBuilder) build(facts *crawlFacts) *SiteReport {
 		rep.StatusCodes[p.Status]++
 		rep.Graph.MaxDepth = max(rep.Graph.MaxDepth, p.depth())
 	}
+	rep.Extraction, rep.SearchRules = extractionStats(r.pages, b.ana)
 	if len(rep.Crawl.DepthHistogram) == 0 {
 		for i := range r.pages {
 			p := &r.pages[i]

@@ -64,6 +64,13 @@ type PageSummary struct {
 	// site builder sums them into SiteReport.Muted and drops them here.
 	Muted []analyzer.MutedFinding `json:"muted,omitempty"`
 
+	// Extracted and Search are the page's custom extraction and search
+	// outcomes (analyzer.Report.Extracted, Search), with at most
+	// MaxSummaryValues values per extractor, each clipped to
+	// MaxSummaryValueChars characters, MaxSummaryValueBytes in all.
+	Extracted []analyzer.Extraction  `json:"extracted,omitempty"`
+	Search    []analyzer.SearchMatch `json:"search,omitempty"`
+
 	// Set by the site checks.
 	InSitemap bool    `json:"inSitemap,omitempty"`
 	Inlinks   int     `json:"inlinks"`

@@ -104,6 +104,13 @@
 // "options.headers.Host"). Credentials go to the site's own hosts only.
 // The job store keeps them encrypted with AES-256-GCM under a key derived
 // from Options.CallbackSecret, and every answer shows them "[redacted]".
+// Page and site analyses take options.extract (at most 20 extractors
+// {name, type: css|xpath|regex, expr, attr, output, max}) and
+// options.search (at most 20 rules {name, contains, text|regex, in});
+// a bad selector, XPath or regex is 400 invalid_request naming
+// options.extract[i].expr (or options.search[i].regex). Page reports carry
+// "extracted" and "search"; site reports the same per page and the counts
+// per extractor and rule ("extraction", "searchRules").
 //
 // # Admission control
 //

@@ -33,6 +33,10 @@ type PageOptions struct {
 	// UserAgent is a preset name (seo.UserAgentPresets) or a user agent
 	// string for the page's fetch.
 	UserAgent string `json:"userAgent,omitempty"`
+	// Extract and Search are custom extractors and search rules run on
+	// the page (analyzer.Options.Extract, Search).
+	Extract []analyzer.Extractor  `json:"extract,omitempty"`
+	Search  []analyzer.SearchRule `json:"search,omitempty"`
 }
 
 // PageRequest is the body of POST /v1/analyze/page and POST /v1/analyze.
@@ -91,6 +95,10 @@ func (s *Server) analyzePage(w http.ResponseWriter, r *http.Request, req PageReq
 		s.fail(w, r, err)
 		return
 	}
+	if err := validateExtraction(req.Options.Extract, req.Options.Search); err != nil {
+		s.fail(w, r, err)
+		return
+	}
 	mutes, err := s.analysisMutes(r.Context(), principal(r.Context()).AccountID, u.Host, req.Options.Mute)
 	if err != nil {
 		s.fail(w, r, err)
@@ -112,6 +120,7 @@ func (s *Server) analyzePage(w http.ResponseWriter, r *http.Request, req PageReq
 			return
 		}
 	}
+	o.Extract, o.Search = req.Options.Extract, req.Options.Search
 	if req.Options.SkipExternalLinks {
 		o.Disable = unionIDs(o.Disable, []string{"links.broken_external", "links.redirect_external"})
 	}

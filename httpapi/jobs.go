@@ -59,6 +59,10 @@ type SiteOptions struct {
 	BasicAuth      *SiteBasicAuth    `json:"basicAuth,omitempty"`
 	Cookies        map[string]string `json:"cookies,omitempty"`
 	UserAgent      string            `json:"userAgent,omitempty"`
+	// Extract and Search are custom extractors and search rules run on
+	// every page (analyzer.Options.Extract, Search).
+	Extract []analyzer.Extractor  `json:"extract,omitempty"`
+	Search  []analyzer.SearchRule `json:"search,omitempty"`
 }
 
 // SiteRequest is the body of POST /v1/analyze/site: exactly one of Domain
@@ -253,6 +257,9 @@ func (s *Server) submitSite(ctx context.Context, accountID string, req SiteReque
 		if ie, ok := seo.AsInputError(err); ok {
 			return nil, ie.WithField("options." + ie.Field)
 		}
+		return nil, err
+	}
+	if err := validateExtraction(req.Options.Extract, req.Options.Search); err != nil {
 		return nil, err
 	}
 	if req.Options.Mute, err = s.analysisMutes(ctx, accountID, req.Domain, req.Options.Mute); err != nil {
@@ -834,6 +841,7 @@ func (s *Server) crawlerOptions(req SiteRequest) crawler.Options {
 	}
 	ao.Memory = queuedBudget{s.adm.mem}
 	ao.Mute = unionIDs(ao.Mute, req.Options.Mute)
+	ao.Extract, ao.Search = req.Options.Extract, req.Options.Search
 	co.Analyzer = &ao
 	applySiteScope(&co, &req.Options)
 	return co

@@ -38,6 +38,8 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	renderFlag := fs.String("render", "none", "render the page with JavaScript in headless Chromium: none, auto (only an application shell) or always")
 	shotFile := fs.String("screenshot", "", "with -render, write the rendered page's viewport screenshot (PNG) to this file")
 	fullPage := fs.Bool("full-page", false, "with -screenshot, capture the whole page instead of the viewport")
+	var xf extractFlags
+	xf.register(fs)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: cli analyze [flags] URL")
 		fs.PrintDefaults()
@@ -96,6 +98,8 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		UserAgent:     ua,
 		Render:        mode,
 		Renderer:      renderer,
+		Extract:       xf.extract,
+		Search:        xf.search,
 	}
 	switch {
 	case *fullPage:
@@ -126,6 +130,7 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		}
 	} else {
 		printReport(stdout, rep, *verbose)
+		printExtraction(stdout, rep)
 	}
 	if rep.Error != "" {
 		return &exitError{code: 2, err: fmt.Errorf("could not fetch %s: %s", rep.URL, rep.Error)}

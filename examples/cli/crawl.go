@@ -45,6 +45,8 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	skipAIProbe := fs.Bool("skip-ai-probe", false, "with -ai-crawlers, do not fetch the home page as each AI crawler")
 	var segments segmentFlags
 	fs.Var(&segments, "segment", "group pages: NAME=url:REGEX, NAME=status:404 (or 4xx), NAME=depth:N (or MIN-MAX, MIN-); repeatable, first match wins")
+	var xf extractFlags
+	xf.register(fs)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: cli crawl [flags] DOMAIN\n       cli crawl [flags] -list FILE | -list-sitemap URL [DOMAIN]")
 		fs.PrintDefaults()
@@ -94,7 +96,7 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		AllowPrivate:      *allowPrivate,
 		TimeBudget:        *timeout,
 		Analyzer: &analyzer.Options{Depth: analyzer.Depth(*depth), Disable: disabled, Mute: muted,
-			Render: mode, Renderer: renderer},
+			Render: mode, Renderer: renderer, Extract: xf.extract, Search: xf.search},
 		SkipExternalLinks: *skipExternal,
 		ExternalBudget:    *externalBudget,
 	}
@@ -143,6 +145,7 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 	default:
 		printSiteReport(stdout, rep, *verbose)
+		printSiteExtraction(stdout, rep)
 	}
 	if rep.Crawl.Fetched == 0 {
 		return &exitError{code: 2, err: fmt.Errorf("no page of %s could be fetched", domain)}

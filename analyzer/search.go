@@ -1,0 +1,181 @@
+package analyzer
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/seokit/seokit/seo"
+)
+
+// Places a SearchRule looks in.
+const (
+	SearchHTML = "html" // the raw body
+	SearchText = "text" // the main text (Page.MainText)
+)
+
+// SearchRule is a "contains" or "does not contain" test run on every
+// analysed page. Its JSON form is the API's options.search item.
+type SearchRule struct {
+	// Name names the rule in reports and CSV columns: at most 64
+	// characters, unique within a configuration.
+	Name string `json:"name"`
+	// Contains is true for a rule met when the page contains Text or
+	// Regex, false for one met when it does not.
+	Contains bool `json:"contains"`
+	// Text is searched for literally (case-sensitive); Regex is a regular
+	// expression (RE2 syntax, linear-time; "(?i)" ignores case). Exactly
+	// one is set.
+	Text  string `json:"text,omitempty"`
+	Regex string `json:"regex,omitempty"`
+	// In is "html" (default: the raw body) or "text" (the main text, white
+	// space collapsed).
+	In string `json:"in,omitempty"`
+
+	re *regexp.Regexp
+}
+
+// SearchMatch is the outcome of one SearchRule on one page.
+type SearchMatch struct {
+	Name string `json:"name"`
+	// Matched says the rule is met: the page contains the text (a
+	// "contains" rule) or does not (a "does not contain" rule).
+	Matched bool `json:"matched"`
+	// Occurrences counts the occurrences found, up to MaxMatchCount.
+	Occurrences int `json:"occurrences"`
+}
+
+// ParseSearchRule parses the command-line form of a search rule:
+// "NAME=contains:TEXT", "NAME=!contains:TEXT", "NAME=regex:PATTERN" or
+// "NAME=!regex:PATTERN", searching the raw HTML; "text-contains",
+// "!text-contains", "text-regex" and "!text-regex" search the main text.
+func ParseSearchRule(s string) (SearchRule, error) {
+	name, rest, ok := strings.Cut(s, "=")
+	op, arg, ok2 := strings.Cut(rest, ":")
+	if !ok || !ok2 {
+		return SearchRule{}, &seo.InputError{Field: "search", Value: s,
+			Reason: "must be NAME=contains:TEXT, NAME=!contains:TEXT, NAME=regex:PATTERN or NAME=!regex:PATTERN (text-contains, text-regex search the main text)"}
+	}
+	r := SearchRule{Name: strings.TrimSpace(name), Contains: true, In: SearchHTML}
+	op = strings.TrimSpace(op)
+	if strings.HasPrefix(op, "!") {
+		r.Contains, op = false, op[1:]
+	}
+	if strings.HasPrefix(op, "text-") {
+		r.In, op = SearchText, op[len("text-"):]
+	}
+	switch op {
+	case "contains":
+		r.Text = arg
+	case "regex":
+		r.Regex = arg
+	default:
+		return SearchRule{}, &seo.InputError{Field: "search", Value: s, Reason: `the operator must be contains, regex, text-contains or text-regex, optionally preceded by "!"`}
+	}
+	if err := r.compile("search"); err != nil {
+		return SearchRule{}, err
+	}
+	return r, nil
+}
+
+// CompileSearchRules validates list and returns a copy whose regular
+// expressions are compiled, as CompileExtractors does; errors name the field
+// "search[i].regex" ....
+func CompileSearchRules(list []SearchRule) ([]SearchRule, error) {
+	if len(list) > MaxSearchRules {
+		return nil, &seo.InputError{Field: "search", Value: strconv.Itoa(len(list)),
+			Reason: fmt.Sprintf("at most %d search rules", MaxSearchRules)}
+	}
+	if len(list) == 0 {
+		return nil, nil
+	}
+	out := make([]SearchRule, len(list))
+	seen := make(map[string]bool, len(list))
+	for i, r := range list {
+		field := fmt.Sprintf("search[%d]", i)
+		if err := r.compile(field); err != nil {
+			return nil, err
+		}
+		if seen[r.Name] {
+			return nil, &seo.InputError{Field: field + ".name", Value: r.Name, Reason: "names another search rule too; names must be unique"}
+		}
+		seen[r.Name] = true
+		out[i] = r
+	}
+	return out, nil
+}
+
+func (r *SearchRule) compile(field string) error {
+	bad := func(f, v, reason string) error {
+		return &seo.InputError{Field: field + "." + f, Value: v, Reason: reason}
+	}
+	if err := checkName(r.Name); err != nil {
+		return bad("name", r.Name, err.Error())
+	}
+	switch r.In {
+	case "", SearchHTML, SearchText:
+	default:
+		return bad("in", r.In, `must be "html" or "text"`)
+	}
+	switch {
+	case (r.Text == "") == (r.Regex == ""):
+		return bad("text", "", "give exactly one of text and regex")
+	case len(r.Text) > MaxPatternLen:
+		return bad("text", "", fmt.Sprintf("is %d bytes long; at most %d", len(r.Text), MaxPatternLen))
+	case len(r.Regex) > MaxPatternLen:
+		return bad("regex", "", fmt.Sprintf("is %d bytes long; at most %d", len(r.Regex), MaxPatternLen))
+	}
+	if r.Regex != "" && (r.re == nil || r.re.String() != r.Regex) {
+		re, err := regexp.Compile(r.Regex)
+		if err != nil {
+			return bad("regex", r.Regex, "is not a valid regular expression: "+err.Error())
+		}
+		r.re = re
+	}
+	return nil
+}
+
+// runSearch fills p.Report.Search.
+func runSearch(p *Page) {
+	list := p.cfg.Search
+	if len(list) == 0 {
+		return
+	}
+	out := make([]SearchMatch, len(list))
+	var text []byte
+	for i := range list {
+		r := &list[i]
+		hay := p.Body
+		if r.In == SearchText {
+			if text == nil {
+				text = []byte(p.MainText)
+			}
+			hay = text
+		}
+		n := 0
+		if r.re != nil {
+			n = len(r.re.FindAllIndex(hay, MaxMatchCount))
+		} else {
+			n = countBytes(hay, []byte(r.Text))
+		}
+		out[i] = SearchMatch{Name: r.Name, Matched: (n > 0) == r.Contains, Occurrences: n}
+	}
+	p.Report.Search = out
+}
+
+// countBytes counts the non-overlapping occurrences of sep in b, up to
+// MaxMatchCount.
+func countBytes(b, sep []byte) int {
+	n := 0
+	for n < MaxMatchCount {
+		i := bytes.Index(b, sep)
+		if i < 0 {
+			break
+		}
+		n++
+		b = b[i+len(sep):]
+	}
+	return n
+}
