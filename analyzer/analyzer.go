@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/seokit/seokit/render"
 	"github.com/seokit/seokit/seo"
 )
 
@@ -99,20 +100,18 @@ func analyze(ctx context.Context, resp *seo.Response, cfg *config, env *fetchEnv
 	}
 	defer release()
 	p := newPage(resp, cfg)
-	rep := p.Report
-	fillResponseData(rep, resp, p.IsHTML)
-	rep.Depth = cfg.Depth
-	rep.AnalyzedAt = cfg.now().UTC()
-	r := newReporter(cfg, resp.URL)
-	if env.Robots != nil {
-		if allowed, known := env.Robots.Allowed(ctx, resp.URL, robotsVerdictAgent); known {
-			p.RobotsTxt = &allowed
+	prepare(ctx, p, resp, cfg, env)
+	if cfg.Render != render.None {
+		var releaseRendered func()
+		p, releaseRendered, err = renderPage(ctx, p, cfg, env)
+		if err != nil {
+			return nil, err
 		}
+		defer releaseRendered()
 	}
+	rep := p.Report
+	r := newReporter(cfg, resp.URL)
 
-	for _, x := range builtinExtractors {
-		x(p)
-	}
 	// Document checks read a page's content, which only a successful
 	// response has; a redirect's or error page's body gets the checks that
 	// apply to every response (status, headers, URL).
@@ -162,6 +161,23 @@ func analyze(ctx context.Context, resp *seo.Response, cfg *config, env *fetchEnv
 	return rep, nil
 }
 
+// prepare fills the response data and the page data of a freshly parsed
+// page: robots.txt's verdict and every extractor's output.
+func prepare(ctx context.Context, p *Page, resp *seo.Response, cfg *config, env *fetchEnv) {
+	rep := p.Report
+	fillResponseData(rep, resp, p.IsHTML)
+	rep.Depth = cfg.Depth
+	rep.AnalyzedAt = cfg.now().UTC()
+	if env.Robots != nil {
+		if allowed, known := env.Robots.Allowed(ctx, resp.URL, robotsVerdictAgent); known {
+			p.RobotsTxt = &allowed
+		}
+	}
+	for _, x := range builtinExtractors {
+		x(p)
+	}
+}
+
 func fillResponseData(rep *Report, resp *seo.Response, isHTML bool) {
 	rep.URL = resp.RequestedURL
 	if rep.URL == "" {
@@ -198,6 +214,9 @@ func failedReport(rawURL string, resp *seo.Response, err error, cfg *config) *Re
 		r.Add("http.redirect_loop", "the redirect chain loops or exceeds 10 hops", seo.Evidence{URLs: chain, Detail: err.Error()})
 	default:
 		r.Add("http.unreachable", "the page could not be fetched: "+unwrapMessage(err), seo.Evidence{Detail: err.Error()})
+	}
+	if cfg.Render != render.None {
+		rep.Render = &RenderReport{Mode: cfg.Render, Reason: "not fetched", VitalsReason: "not rendered"}
 	}
 	rep.Findings = r.Findings()
 	rep.Muted = r.Muted()

@@ -409,32 +409,11 @@ func headTagInBody(p *Page) bool {
 	return false
 }
 
-// appRootIDs are the ids of the mount points of common JavaScript frameworks.
-var appRootIDs = map[string]bool{"root": true, "app": true, "__next": true, "__nuxt": true, "___gatsby": true, "svelte": true, "q-app": true}
-
 func checkJSShell(p *Page, r *Reporter, th Thresholds) {
 	if p.Words >= th.JSShellMaxWords || len(p.ByTag(atom.Script)) == 0 || p.BodyEl == nil {
 		return
 	}
-	var root *html.Node
-	for _, n := range p.ByTag(atom.Div) {
-		if id, ok := Attr(n, "id"); ok && strings.TrimSpace(id) != "" && blankElement(n) {
-			if root == nil || appRootIDs[strings.ToLower(id)] {
-				root = n
-			}
-			if appRootIDs[strings.ToLower(id)] {
-				break
-			}
-		}
-	}
-	if root == nil {
-		for _, n := range p.Elements {
-			if n.Data == "app-root" && blankElement(n) {
-				root = n
-				break
-			}
-		}
-	}
+	root, _ := emptyMount(p)
 	if root == nil {
 		return
 	}

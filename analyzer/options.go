@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/seokit/seokit/render"
 	"github.com/seokit/seokit/seo"
 )
 
@@ -59,6 +60,27 @@ type Options struct {
 	// AnalyzeMobile fetches the page again with a smartphone user agent and
 	// runs the mobile parity checks.
 	AnalyzeMobile bool
+
+	// Render selects the pages rendered with JavaScript before their page
+	// checks run; zero means render.None. render.Always renders every HTML
+	// page answered with status 200; render.Auto renders those whose raw
+	// HTML looks like an application shell (LooksLikeAppShell: fewer than
+	// Thresholds.JSShellMaxWords words of main text, some script, and an
+	// empty framework mount element such as div#root, a <noscript> asking
+	// for JavaScript, or inline scripts 20 times the size of the text).
+	// A rendered page's checks run on the rendered DOM; the raw HTML is
+	// kept and compared (the render area; Report.Render). A rendering that
+	// fails leaves the raw analysis standing, with render.failed.
+	Render render.Mode
+	// Renderer renders pages (render/chromium's Pool). Render other than
+	// none with a nil Renderer makes Analyze and AnalyzeResponse fail with
+	// an error wrapping render.ErrUnavailable.
+	Renderer render.Renderer
+	// RenderRequest is the template of every rendering: device, user agent,
+	// budgets, screenshots. The analyzer sets its URL, and its Allowed from
+	// the robots policy (Robots, or robots.txt fetched by Analyze) for the
+	// renderer's user agent.
+	RenderRequest render.Request
 
 	// Thresholds overrides check thresholds; zero fields keep the defaults.
 	Thresholds Thresholds
@@ -193,6 +215,18 @@ type Thresholds struct {
 	ZoomMinMaximumScale float64       // 2
 	MaxRedirectHops     int           // 1: http.redirect_chain above
 	RedirectLoopMaxHops int           // 10
+	// RenderWordsChangePercent: render.word_count_changed when the main
+	// text's word count differs between the raw and rendered views by more
+	// than this percentage of the larger count (and by at least 20 words).
+	RenderWordsChangePercent float64 // 20
+	// Lab Web Vitals bands (web.dev): good up to the first value, poor
+	// above the second.
+	LCPGood time.Duration // 2.5 s
+	LCPPoor time.Duration // 4 s
+	CLSGood float64       // 0.1
+	CLSPoor float64       // 0.25
+	TBTGood time.Duration // 200 ms
+	TBTPoor time.Duration // 600 ms
 }
 
 // withDefaults returns t with zero fields set to their defaults.
@@ -247,6 +281,23 @@ func (t Thresholds) withDefaults() Thresholds {
 	}
 	setI(&t.MaxRedirectHops, 1)
 	setI(&t.RedirectLoopMaxHops, 10)
+	setF := func(v *float64, d float64) {
+		if *v == 0 {
+			*v = d
+		}
+	}
+	setD := func(v *time.Duration, d time.Duration) {
+		if *v == 0 {
+			*v = d
+		}
+	}
+	setF(&t.RenderWordsChangePercent, 20)
+	setD(&t.LCPGood, 2500*time.Millisecond)
+	setD(&t.LCPPoor, 4*time.Second)
+	setF(&t.CLSGood, 0.1)
+	setF(&t.CLSPoor, 0.25)
+	setD(&t.TBTGood, 200*time.Millisecond)
+	setD(&t.TBTPoor, 600*time.Millisecond)
 	return t
 }
 
@@ -269,6 +320,10 @@ func newConfig(o *Options) (*config, error) {
 		return nil, err
 	}
 	c.Depth = d
+	if err := checkRenderOptions(o); err != nil {
+		return nil, err
+	}
+	c.Render = c.renderMode()
 	c.th = o.Thresholds.withDefaults()
 	var custom []seo.CheckInfo
 	for _, ch := range o.Checks {

@@ -62,6 +62,9 @@ type Page struct {
 	Report *Report
 
 	cfg *config
+	// render is the rendering of the page and its raw view, for the
+	// render and vitals checks; nil when the page was not rendered.
+	render *renderState
 	// jsonld holds the JSON-LD blocks decoded by the structured-data
 	// extractor, for its check.
 	jsonld []sdBlock

@@ -45,6 +45,12 @@ type Report struct {
 	Fingerprint Fingerprint `json:"fingerprint"`
 	// Mobile holds the smartphone fetch's data when AnalyzeMobile ran.
 	Mobile *MobileSummary `json:"mobile,omitempty"`
+	// Render is the rendering with JavaScript and its comparison with the
+	// raw HTML; nil (absent) when Options.Render is none. When the page was
+	// rendered, the page data above and the findings are the rendered
+	// DOM's, except Robots, which keeps the raw HTML's verdict when the raw
+	// HTML says noindex (Google does not render such a page).
+	Render *RenderReport `json:"render,omitempty"`
 
 	// Findings holds one finding per check ID, whose Count counts every
 	// occurrence and whose Examples keep at most Options.MaxExamples

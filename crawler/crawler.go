@@ -90,6 +90,8 @@ type crawl struct {
 	asideSeen []uint64
 	icons     []string // rel=icon targets of the start page
 
+	shotsOmitted atomic.Int64 // screenshots the Screenshots sink refused
+
 	resCache sync.Map // resource URL -> blocked bool (bounded by resCount)
 	resCount atomic.Int64
 }
@@ -301,6 +303,11 @@ func (cr *crawl) analyzerOptions() analyzer.Options {
 	// The site-scope IDs and areas of Disable and Mute are the site
 	// builder's; each page gets the rest.
 	a.Disable, a.Mute = pageIDs(a.Disable), pageIDs(a.Mute)
+	if rendering(&a) {
+		// Subresources follow the crawl's robots.txt policy; the rendering
+		// keeps its device's user agent (raw fetches carry UserAgent).
+		a.RenderRequest.Allowed = cr.robotsAllowed()
+	}
 	if cr.o.Memory != nil {
 		// Each page analysis reserves its own working set; the crawl's
 		// reservation covers only the crawl's state (EstimateMemory).
@@ -794,8 +801,14 @@ func (cr *crawl) analyze(ctx context.Context, it Item, resp *seo.Response, ferr 
 	})
 	rep, err := analyzer.AnalyzeResponse(ctx, resp, &opts)
 	if err != nil {
+		if ctx.Err() != nil {
+			// Stopped while the page was analysed (a rendering waits for
+			// the renderer): the item stays popped but not done.
+			return result{retry: &retryItem{it: it}}
+		}
 		return result{err: fmt.Errorf("crawler: analyze %s: %w", it.URL, err)}
 	}
+	shot := cr.putScreenshot(ctx, it.URL, rep)
 	if cr.sink != nil {
 		if err := cr.sink.Put(ctx, rep); err != nil {
 			return result{err: fmt.Errorf("crawler: sink: %w", err)}
@@ -806,6 +819,8 @@ func (cr *crawl) analyze(ctx context.Context, it Item, resp *seo.Response, ferr 
 	sum.Depth = depthPtr(it.Depth)
 	sum.Status = resp.Status
 	sum.BlockedResources = g.blocked
+	summarizeRender(rep, &sum)
+	sum.Screenshot = shot
 	clipSummary(&sum)
 	sum.ResponseMs = resp.Timings.Total.Milliseconds()
 	sum.Bytes = resp.BodyBytes

@@ -4,6 +4,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -17,6 +18,14 @@ var csvHeader = []string{
 	"notices", "findings", "response_ms", "bytes", "error",
 }
 
+// renderCSVHeader names the columns WriteCSV adds when the crawl rendered
+// (SiteReport.Render): empty cells where a value is null (not rendered,
+// not measured).
+var renderCSVHeader = []string{
+	"rendered", "render_reason", "render_changes", "links_only_rendered", "js_errors",
+	"lcp_ms", "cls", "tbt_ms", "screenshot",
+}
+
 // WriteCSV writes the page table as CSV (RFC 4180): a header row, then one
 // row per page in the report's order, then one per URL not fetched
 // (SiteReport.NotFetched: no status, score or depth when unknown,
@@ -25,12 +34,20 @@ var csvHeader = []string{
 // empty score has its reason in score_reason. When a list was cut at its
 // cap (SiteReport.Truncated), a last row says so in its first column:
 // "# N of TOTAL pages shown" ("URLs not fetched shown" for NotFetched).
+// A crawl that rendered adds the columns of renderCSVHeader: rendered,
+// render_reason, render_changes (fields separated by spaces),
+// links_only_rendered, js_errors, lcp_ms, cls, tbt_ms (lab) and
+// screenshot (the file name, ScreenshotName, when one was stored).
 func (r *SiteReport) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
-	if err := cw.Write(csvHeader); err != nil {
+	header := csvHeader
+	if r.Render != nil {
+		header = append(slices.Clip(csvHeader), renderCSVHeader...)
+	}
+	if err := cw.Write(header); err != nil {
 		return fmt.Errorf("crawler: write csv: %w", err)
 	}
-	row := make([]string, len(csvHeader))
+	row := make([]string, len(header))
 	for i := range r.Pages {
 		p := &r.Pages[i]
 		row = append(row[:0],
@@ -42,6 +59,9 @@ func (r *SiteReport) WriteCSV(w io.Writer) error {
 			strconv.Itoa(p.Warnings), strconv.Itoa(p.Notices), strings.Join(p.Findings, " "),
 			strconv.FormatInt(p.ResponseMs, 10), strconv.FormatInt(p.Bytes, 10), p.Error,
 		)
+		if r.Render != nil {
+			row = appendRenderCSV(row, p)
+		}
 		if err := cw.Write(row); err != nil {
 			return fmt.Errorf("crawler: write csv: %w", err)
 		}
@@ -52,10 +72,10 @@ func (r *SiteReport) WriteCSV(w io.Writer) error {
 			msg += ": " + u.Error
 		}
 		row = append(row[:0], u.URL, "", "", optInt(u.Depth))
-		for len(row) < len(csvHeader) {
+		for len(row) < len(header) {
 			row = append(row, "")
 		}
-		row[4], row[14], row[len(row)-1] = "false", analyzer.ScoreNotFetched, msg
+		row[4], row[14], row[len(csvHeader)-1] = "false", analyzer.ScoreNotFetched, msg
 		if err := cw.Write(row); err != nil {
 			return fmt.Errorf("crawler: write csv: %w", err)
 		}
@@ -69,7 +89,7 @@ func (r *SiteReport) WriteCSV(w io.Writer) error {
 	}
 	for _, n := range notes {
 		row = append(row[:0], n)
-		for len(row) < len(csvHeader) {
+		for len(row) < len(header) {
 			row = append(row, "")
 		}
 		if err := cw.Write(row); err != nil {
@@ -81,6 +101,28 @@ func (r *SiteReport) WriteCSV(w io.Writer) error {
 		return fmt.Errorf("crawler: write csv: %w", err)
 	}
 	return nil
+}
+
+// appendRenderCSV appends the rendering cells of p (renderCSVHeader).
+func appendRenderCSV(row []string, p *PageSummary) []string {
+	rendered, shot := "", ""
+	if p.Rendered != nil {
+		rendered = strconv.FormatBool(*p.Rendered)
+	}
+	if p.Screenshot {
+		shot = ScreenshotName(p.URL)
+	}
+	return append(row, rendered, csvSafe(p.RenderReason), strings.Join(p.RenderChanges, " "),
+		optInt(p.LinksOnlyRendered), optInt(p.JSErrors),
+		optFloat(p.LCPMs, 0), optFloat(p.CLS, 3), optFloat(p.TBTMs, 0), shot)
+}
+
+// optFloat formats an optional number with digits decimals, "" for nil.
+func optFloat(v *float64, digits int) string {
+	if v == nil {
+		return ""
+	}
+	return strconv.FormatFloat(*v, 'f', digits, 64)
 }
 
 // optInt formats an optional number, "" for nil.

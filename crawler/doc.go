@@ -126,4 +126,24 @@
 // bound. PerHostConcurrency applies per worker. Workers store their pages'
 // external link targets with the edges; the coordinator checks them once
 // the crawl is over, within Options.ExternalBudget.
+//
+// # Rendering
+//
+// With Options.Analyzer's Render set to render.Auto or render.Always and a
+// Renderer (render/chromium's Pool), each page is analysed as the browser
+// renders it, and the links of the rendered DOM are the ones crawled, so a
+// client-rendered site is crawled past its home page. The rendering asks
+// the crawl's robots.txt policy before fetching a subresource and keeps its
+// device's user agent; the Renderer bounds its own concurrency, and a
+// crawl worker waits for it within the crawl's context and budgets. A
+// failed rendering leaves the page's raw analysis with the render.failed
+// finding. PageSummary gains the page's rendering (Rendered,
+// RenderChanges, LinksOnlyRendered, JSErrors and lab LCPMs, CLS, TBTMs,
+// all nil when not rendered or not measured) and SiteReport.Render
+// summarises the crawl's (a [RenderSummary]; nil when rendering was off,
+// so reports of raw crawls are unchanged). Options.Screenshots receives
+// each rendered page's screenshot: [DirScreenshots] writes them to a
+// directory as [ScreenshotName] files, at most DefaultMaxScreenshots.
+// crawlertest.NewSPA generates a client-rendered site for tests and the
+// rendering benchmark (TestRenderBenchmark, SEOKIT_BENCH_RENDER=1).
 package crawler

@@ -3,10 +3,14 @@ package crawler_test
 import (
 	"context"
 	"fmt"
+	"net/url"
+	"os"
 	"time"
 
+	"github.com/seokit/seokit/analyzer"
 	"github.com/seokit/seokit/crawler"
 	"github.com/seokit/seokit/crawler/crawlertest"
+	"github.com/seokit/seokit/render"
 )
 
 func ExampleCrawler_Run() {
@@ -57,4 +61,54 @@ func ExampleEstimateMemory() {
 	// 13.9 MB
 	// 16.0 MB
 	// 51.6 MB
+}
+
+// A rendered crawl: pages are analysed as a browser renders them and the
+// links found only in the rendered DOM are crawled. The Renderer here is
+// a stand-in; a real crawl uses render/chromium's Pool.
+func ExampleOptions_rendering() {
+	site := crawlertest.NewSPA(crawlertest.SPAOptions{Pages: 6})
+	defer site.Close()
+	dir, err := os.MkdirTemp("", "screenshots")
+	if err != nil {
+		panic(err)
+	}
+	defer os.RemoveAll(dir)
+	shots, err := crawler.DirScreenshots(dir)
+	if err != nil {
+		panic(err)
+	}
+	rep, err := crawler.New(&crawler.Options{
+		AllowPrivate:      true,
+		SkipExternalLinks: true,
+		Screenshots:       shots,
+		Analyzer: &analyzer.Options{
+			Render:        render.Always,
+			Renderer:      exampleRenderer{site},
+			RenderRequest: render.Request{Screenshot: render.Viewport},
+		},
+	}).Run(context.Background(), site.URL)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("pages:", len(rep.Pages), "rendered:", rep.Render.Rendered, "screenshots:", shots.Written())
+	fmt.Println("links only after rendering:", rep.Render.LinksOnlyRendered > 0)
+	// Output:
+	// pages: 6 rendered: 6 screenshots: 6
+	// links only after rendering: true
+}
+
+// exampleRenderer renders the pages of an SPASite from its description.
+type exampleRenderer struct{ site *crawlertest.SPASite }
+
+func (r exampleRenderer) Render(_ context.Context, req *render.Request) (*render.Result, error) {
+	u, err := url.Parse(req.URL)
+	if err != nil {
+		return nil, err
+	}
+	doc, ok := r.site.RenderedHTML(u.Path)
+	if !ok {
+		return nil, fmt.Errorf("no page at %s", u.Path)
+	}
+	return &render.Result{URL: req.URL, FinalURL: req.URL, Status: 200, HTML: []byte(doc), Screenshot: []byte("\x89PNG")}, nil
 }

@@ -42,6 +42,10 @@ type crawlFacts struct {
 	// TrappedMore the number past them.
 	Trapped     []NotFetchedURL
 	TrappedMore int
+	// Render holds what the rendering summary needs beyond the pages: the
+	// mode and device, and the screenshots the sink refused; nil when the
+	// crawl did not render.
+	Render *RenderSummary
 }
 
 // crawlChecks are the site checks the crawl computes itself.
@@ -616,6 +620,13 @@ func (cr *crawl) facts(ctx context.Context, reason string, queued int, rb *robot
 		Sitemaps: sf.summaries, SitemapExists: sf.exists,
 		Partial: stats.LimitReached || (reason != StopDone && reason != StopMaxPages)}
 	f.Trapped, f.TrappedMore = cr.traps.dropped()
+	if rendering(&cr.ana) {
+		f.Render = &RenderSummary{Mode: cr.ana.Render, Device: cr.ana.RenderRequest.Device,
+			ScreenshotsOmitted: int(cr.shotsOmitted.Load())}
+		if d, ok := cr.o.Screenshots.(*DirSink); ok {
+			f.Render.ScreenshotDir = d.Dir()
+		}
+	}
 	var fs []seo.Finding
 	f.Robots, fs = cr.robotsFacts(rb)
 	f.Findings = append(f.Findings, fs...)

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"math"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
@@ -22,6 +24,7 @@ var reportHTML string
 var reportTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
 	"sevClass": func(s seo.Severity) string { return s.String() },
 	"when":     htmltable.When,
+	"deref":    func(v *float64) float64 { return *v },
 }).Parse(reportHTML))
 
 // HTMLReportPolicy is the Content-Security-Policy of the HTML report, which
@@ -148,6 +151,18 @@ var (
 		{Key: "score", Label: "Score", Kind: htmltable.Num, Hint: "scoreReason"},
 		{Key: "findings", Label: "Findings", Kind: htmltable.List},
 	}
+	// renderColumns are added to the pages table of a crawl that rendered
+	// (SiteReport.Render); a null cell was not rendered or not measured.
+	renderColumns = []htmltable.Column{
+		{Key: "rendered", Label: "Rendered", Kind: htmltable.Code, Hint: "renderReason", Null: "off"},
+		{Key: "renderChanges", Label: "Changed by JS", Kind: htmltable.List},
+		{Key: "linksOnlyRendered", Label: "JS-only links", Kind: htmltable.Num},
+		{Key: "jsErrors", Label: "JS errors", Kind: htmltable.Num},
+		{Key: "lcpMs", Label: "LCP ms (lab)", Kind: htmltable.Num},
+		{Key: "cls", Label: "CLS (lab)", Kind: htmltable.Num, Digits: 3},
+		{Key: "tbtMs", Label: "TBT ms (lab)", Kind: htmltable.Num},
+		{Key: "screenshot", Label: "Screenshot", Kind: htmltable.Code},
+	}
 	notFetchedColumns = []htmltable.Column{
 		{Key: "url", Label: "URL", Kind: htmltable.URL},
 		{Key: "reason", Label: "Reason", Kind: htmltable.Code, Hint: "error"},
@@ -197,6 +212,9 @@ func (r *SiteReport) Tables() (*ReportTables, error) {
 			"severity": f.Severity.String(), "id": f.ID, "url": f.URL, "message": f.Message, "evidence": evidenceText(f.Evidence),
 		})
 	}
+	if r.Render != nil {
+		t.Pages.Columns = append(slices.Clip(pageColumns), renderColumns...)
+	}
 	pages := slices.Clone(r.Pages)
 	// Unscored pages (error statuses, redirects, non-HTML) first, then the
 	// lowest scores.
@@ -222,9 +240,52 @@ func (r *SiteReport) Tables() (*ReportTables, error) {
 			}
 		}
 		row["severities"] = sevs
+		if r.Render != nil {
+			addRenderCells(row, &p, r.Render.ScreenshotDir)
+		}
 		t.Pages.Rows = append(t.Pages.Rows, row)
 	}
 	return t, nil
+}
+
+// addRenderCells sets the cells of renderColumns: "yes", "no" (reason in
+// the hint), "timed out" or "failed"; the screenshot's path under dir.
+func addRenderCells(row htmltable.Row, p *PageSummary, dir string) {
+	if p.Rendered != nil {
+		state := "no"
+		switch {
+		case p.RenderFailed:
+			state = "failed"
+		case *p.Rendered && p.RenderTimedOut:
+			state = "timed out"
+		case *p.Rendered:
+			state = "yes"
+		}
+		row["rendered"] = state
+	}
+	row["renderReason"] = p.RenderReason
+	row["renderChanges"] = p.RenderChanges
+	row["linksOnlyRendered"] = p.LinksOnlyRendered
+	row["jsErrors"] = p.JSErrors
+	row["lcpMs"] = roundPtr(p.LCPMs)
+	row["cls"] = p.CLS
+	row["tbtMs"] = roundPtr(p.TBTMs)
+	if p.Screenshot {
+		name := ScreenshotName(p.URL)
+		if dir != "" {
+			name = filepath.ToSlash(filepath.Join(dir, name))
+		}
+		row["screenshot"] = name
+	}
+}
+
+// roundPtr rounds an optional number to an integer, nil for nil.
+func roundPtr(v *float64) *int {
+	if v == nil {
+		return nil
+	}
+	n := int(math.Round(*v))
+	return &n
 }
 
 func boolInt(b bool) int {

@@ -72,7 +72,15 @@ type Options struct {
 
 	// Analyzer holds the per-page analysis options (depth, thresholds,
 	// disabled checks). The crawler sets their Robots, Fetcher and
-	// UserAgent; link checking and mobile fetches are turned off. Its
+	// UserAgent; link checking and mobile fetches are turned off.
+	// Rendering (Analyzer.Render, Renderer, RenderRequest) applies to every
+	// crawled page: the rendering's robots policy for subresources is the
+	// crawl's (RobotsToken, IgnoreRobots), its user agent the device's
+	// (UserAgent stays on raw fetches), its concurrency the Renderer's
+	// own: a crawl worker waits for it within the crawl's context and
+	// budgets. Links found only in the rendered DOM are crawled. A failed
+	// rendering does not fail the page: its raw analysis stands, with the
+	// render.failed finding. SiteReport.Render summarises the rendering. Its
 	// Disable and Mute apply to the crawl's own IDs ([Catalog]) too, and
 	// Run refuses entries of neither catalogue (seo.ErrInvalidInput);
 	// SiteReport.Muted counts the muted findings.
@@ -135,6 +143,13 @@ type Options struct {
 	// Sink receives every page's full report; nil drops them once
 	// summarised.
 	Sink Sink
+	// Screenshots receives the viewport screenshot of every rendered page
+	// that has one (Analyzer.Render on, Analyzer.RenderRequest.Screenshot
+	// set); nil keeps none beyond the reports given to Sink.
+	// DirScreenshots writes them to a directory. A refused screenshot is
+	// counted (RenderSummary.ScreenshotsOmitted), not an error of the
+	// crawl.
+	Screenshots ScreenshotSink
 	// Progress is called at most every ProgressInterval (zero: 500 ms) and
 	// once at the end. It runs on its own goroutine and must not block long.
 	Progress         func(Progress)

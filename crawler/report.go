@@ -18,6 +18,9 @@ type SiteReport struct {
 	Crawl    CrawlStats       `json:"crawl"`
 	Robots   RobotsSummary    `json:"robots"`
 	Sitemaps []SitemapSummary `json:"sitemaps,omitempty"`
+	// Render summarises the rendering of the pages; nil (absent) when the
+	// crawl did not render (Options.Analyzer's Render).
+	Render *RenderSummary `json:"render,omitempty"`
 
 	// StatusCodes counts the pages of Pages by status; URLs without a
 	// response are in NotFetched, not here.

@@ -411,7 +411,7 @@ func fitsInt32(vs ...int) bool {
 // record returns the compact form of sum, whose Findings come from shareIDs
 // and FindingCounts from shareCounts.
 func (b *siteBuilder) record(sum *PageSummary) pageRec {
-	if sum.FinalURL != "" || sum.Redirects != nil || sum.Hreflang != nil || sum.BlockedResources != nil ||
+	if sum.FinalURL != "" || sum.Redirects != nil || sum.Hreflang != nil || sum.BlockedResources != nil || sum.Rendered != nil ||
 		sum.Error != "" || sum.InSitemap || sum.Inlinks != 0 || sum.LinkScore != 0 ||
 		!fitsInt32(sum.Status, sum.depth(), sum.WordCount, sum.score(), sum.Errors, sum.Warnings, sum.Notices) ||
 		reasonCode(sum.ScoreReason) < 0 {
@@ -753,6 +753,12 @@ func (b *siteBuilder) build(facts *crawlFacts) *SiteReport {
 		}
 	}
 	rep.Graph.Nodes = fetched
+	if f := facts.Render; f != nil {
+		rep.Render = renderSummary(r.pages, f.Mode, f.Device)
+		if rep.Render != nil {
+			rep.Render.ScreenshotsOmitted, rep.Render.ScreenshotDir = f.ScreenshotsOmitted, f.ScreenshotDir
+		}
+	}
 	for i := range r.pages {
 		for e := range r.edgesOf(i) {
 			if !e.redirect() {

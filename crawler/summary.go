@@ -69,6 +69,31 @@ type PageSummary struct {
 	Inlinks   int     `json:"inlinks"`
 	LinkScore float64 `json:"linkScore"`
 
+	// Rendering (Options.Analyzer's Render): every field is absent (nil)
+	// when rendering was off. Rendered says whether the page was rendered,
+	// RenderReason why or why not (analyzer's RenderReport.Reason);
+	// RenderTimedOut that its time budget cut the rendering short;
+	// RenderFailed that the rendering failed (the raw analysis stands,
+	// with the render.failed finding). The other fields are nil when the
+	// page was not rendered or the value not measured, never zero:
+	// RenderChanges names the fields the rendering changed ("title",
+	// "canonical", ...), LinksOnlyRendered counts the links found only in
+	// the rendered DOM, JSErrors the uncaught JavaScript errors; LCPMs,
+	// CLS and TBTMs are lab Web Vitals (SiteReport.Render names the
+	// device). Screenshot is true when Options.Screenshots stored the
+	// page's screenshot.
+	Rendered          *bool    `json:"rendered,omitempty"`
+	RenderReason      string   `json:"renderReason,omitempty"`
+	RenderTimedOut    bool     `json:"renderTimedOut,omitempty"`
+	RenderFailed      bool     `json:"renderFailed,omitempty"`
+	RenderChanges     []string `json:"renderChanges,omitempty"`
+	LinksOnlyRendered *int     `json:"linksOnlyRendered,omitempty"`
+	JSErrors          *int     `json:"jsErrors,omitempty"`
+	LCPMs             *float64 `json:"lcpMs,omitempty"`
+	CLS               *float64 `json:"cls,omitempty"`
+	TBTMs             *float64 `json:"tbtMs,omitempty"`
+	Screenshot        bool     `json:"screenshot,omitempty"`
+
 	// Error says why the page could not be fetched.
 	Error string `json:"error,omitempty"`
 	// ResponseMs is the total fetch time.

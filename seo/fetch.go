@@ -276,6 +276,15 @@ func (f *Fetcher) control(network, address string, _ syscall.RawConn) error {
 	return nil
 }
 
+// DialContext dials addr ("host:port") as the fetcher's own requests do:
+// the host is resolved through the Resolver, refused names, addresses and
+// ports give an error wrapping ErrForbiddenAddress, and the address actually
+// connected to is checked again. It lets other clients, such as a browser's
+// proxy, go out only where the fetcher may.
+func (f *Fetcher) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+	return f.dialContext(ctx, network, addr)
+}
+
 // dialContext resolves the host itself, keeps only allowed addresses and
 // dials one of them.
 func (f *Fetcher) dialContext(ctx context.Context, network, addr string) (net.Conn, error) {

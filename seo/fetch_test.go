@@ -1114,3 +1114,46 @@ func TestUserAgent(t *testing.T) {
 		})
 	}
 }
+
+// TestDialContext checks that the exported dialer applies the fetcher's
+// address policy: the allowed test server is reached, refused addresses,
+// names and ports are not dialled.
+func TestDialContext(t *testing.T) {
+	ln, err := net.Listen("tcp", testIP+":0")
+	if err != nil {
+		t.Skipf("cannot listen on %s: %v", testIP, err)
+	}
+	defer ln.Close()
+	port := ln.Addr().(*net.TCPAddr).Port
+	f := NewFetcher(&FetcherOptions{
+		AllowAddrs:   []netip.Prefix{netip.MustParsePrefix(testIP + "/32")},
+		AllowedPorts: []int{port},
+		Resolver:     newResolver(map[string][]string{"rebind.test": {"10.0.0.1"}, "ok.test": {testIP}}),
+	})
+	ctx := context.Background()
+	p := strconv.Itoa(port)
+	tests := []struct {
+		addr   string
+		refuse bool
+	}{
+		{testIP + ":" + p, false},
+		{"ok.test:" + p, false},
+		{"127.0.0.1:" + p, true},
+		{"169.254.169.254:" + p, true},
+		{"rebind.test:" + p, true},
+		{"localhost:" + p, true},
+		{testIP + ":1", true},
+	}
+	for _, tt := range tests {
+		conn, err := f.DialContext(ctx, "tcp", tt.addr)
+		if conn != nil {
+			conn.Close()
+		}
+		if got := errors.Is(err, ErrForbiddenAddress); got != tt.refuse {
+			t.Errorf("DialContext(%s) = %v, want refused %v", tt.addr, err, tt.refuse)
+		}
+		if !tt.refuse && err != nil {
+			t.Errorf("DialContext(%s) = %v", tt.addr, err)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/seokit/seokit/analyzer"
 	"github.com/seokit/seokit/internal/htmltable"
+	"github.com/seokit/seokit/render"
 	"github.com/seokit/seokit/seo"
 )
 
@@ -32,6 +34,9 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	verbose := fs.Bool("v", false, "print every finding in full instead of one line per check ID")
 	timeout := fs.Duration("timeout", 60*time.Second, "time limit for the whole analysis")
 	skipExternal := fs.Bool("skip-external-links", false, "with -links, request no external link target (turns off links.broken_external and links.redirect_external)")
+	renderFlag := fs.String("render", "none", "render the page with JavaScript in headless Chromium: none, auto (only an application shell) or always")
+	shotFile := fs.String("screenshot", "", "with -render, write the rendered page's viewport screenshot (PNG) to this file")
+	fullPage := fs.Bool("full-page", false, "with -screenshot, capture the whole page instead of the viewport")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: cli analyze [flags] URL")
 		fs.PrintDefaults()
@@ -58,9 +63,24 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if *skipExternal {
 		disabled = append(disabled, "links.broken_external", "links.redirect_external")
 	}
+	mode, err := renderModeFlag(*renderFlag)
+	if err != nil {
+		return err
+	}
+	if (*shotFile != "" || *fullPage) && mode == render.None {
+		return &exitError{code: 2, err: errors.New("-screenshot and -full-page need -render auto or always")}
+	}
+	if *fullPage && *shotFile == "" {
+		return &exitError{code: 2, err: errors.New("-full-page needs -screenshot FILE.png")}
+	}
 	ctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()
-	rep, err := analyzer.Analyze(ctx, fs.Arg(0), &analyzer.Options{
+	renderer, stopRenderer, err := startRenderer(ctx, mode, *allowPrivate, 1)
+	if err != nil {
+		return err
+	}
+	defer stopRenderer()
+	opts := &analyzer.Options{
 		Depth:         analyzer.Depth(*depth),
 		CheckLinks:    *links,
 		AnalyzeMobile: *mobile,
@@ -68,9 +88,25 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		Disable:       disabled,
 		Mute:          muted,
 		MaxExamples:   maxExamplesFor(*verbose),
-	})
+		Render:        mode,
+		Renderer:      renderer,
+	}
+	switch {
+	case *fullPage:
+		opts.RenderRequest.Screenshot = render.FullPage
+	case *shotFile != "":
+		opts.RenderRequest.Screenshot = render.Viewport
+	}
+	rep, err := analyzer.Analyze(ctx, fs.Arg(0), opts)
 	if err != nil {
 		return &exitError{code: 2, err: err}
+	}
+	if *shotFile != "" {
+		if err := writeScreenshot(*shotFile, rep.Render, *fullPage); err != nil {
+			fmt.Fprintf(stderr, "no screenshot written: %s\n", clean(err.Error()))
+		} else {
+			fmt.Fprintf(stderr, "screenshot written to %s\n", *shotFile)
+		}
 	}
 	if *htmlFile != "" {
 		if err := writeFile(*htmlFile, rep.WriteHTML); err != nil {
@@ -193,6 +229,25 @@ func printReport(w io.Writer, rep *analyzer.Report, verbose bool) {
 		sort.Strings(types)
 		fmt.Fprintf(w, "  structured   %s\n", clean(strings.Join(types, ", ")))
 	}
+	printRendering(w, rep.Render)
+}
+
+// writeScreenshot writes the viewport (or full-page) screenshot of a
+// rendering to name.
+func writeScreenshot(name string, rr *analyzer.RenderReport, full bool) error {
+	switch {
+	case rr == nil || !rr.Rendered:
+		reason := "rendering off"
+		if rr != nil {
+			reason = rr.Reason
+		}
+		return fmt.Errorf("the page was not rendered (%s)", reason)
+	case full && len(rr.FullScreenshot) > 0:
+		return os.WriteFile(name, rr.FullScreenshot, 0o644)
+	case len(rr.Screenshot) > 0:
+		return os.WriteFile(name, rr.Screenshot, 0o644)
+	}
+	return errors.New("the renderer took none")
 }
 
 // verboseExamples is the number of examples -v keeps per check ID, so that

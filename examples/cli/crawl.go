@@ -13,6 +13,7 @@ import (
 
 	"github.com/seokit/seokit/analyzer"
 	"github.com/seokit/seokit/crawler"
+	"github.com/seokit/seokit/render"
 	"github.com/seokit/seokit/seo"
 )
 
@@ -36,6 +37,9 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	disable := fs.String("disable", "", "comma-separated check IDs or areas to turn off")
 	mute := fs.String("mute", "", "comma-separated check IDs or areas whose findings are left out of the findings and scores (counted as muted)")
 	verbose := fs.Bool("v", false, "print every example URL of each finding in full")
+	renderFlag := fs.String("render", "none", "render pages with JavaScript in headless Chromium: none, auto (only application shells) or always; links found only after rendering are crawled")
+	shotDir := fs.String("screenshots", "", "with -render, write each rendered page's viewport screenshot to this directory (files named by the URL's SHA-256)")
+	renderTabs := fs.Int("render-tabs", 0, "with -render, pages rendered at once (0: the Chromium pool's default)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: cli crawl [flags] DOMAIN")
 		fs.PrintDefaults()
@@ -62,6 +66,21 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	mode, err := renderModeFlag(*renderFlag)
+	if err != nil {
+		return err
+	}
+	if *shotDir != "" && mode == render.None {
+		return &exitError{code: 2, err: errors.New("-screenshots needs -render auto or always")}
+	}
+	if *renderTabs < 0 {
+		return &exitError{code: 2, err: errors.New("-render-tabs must not be negative")}
+	}
+	renderer, stopRenderer, err := startRenderer(ctx, mode, *allowPrivate, *renderTabs)
+	if err != nil {
+		return err
+	}
+	defer stopRenderer()
 	opts := &crawler.Options{
 		MaxPages:          *maxPages,
 		IncludeSubdomains: *subdomains,
@@ -69,9 +88,18 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		PerHostRate:       *rate,
 		AllowPrivate:      *allowPrivate,
 		TimeBudget:        *timeout,
-		Analyzer:          &analyzer.Options{Depth: analyzer.Depth(*depth), Disable: disabled, Mute: muted},
+		Analyzer: &analyzer.Options{Depth: analyzer.Depth(*depth), Disable: disabled, Mute: muted,
+			Render: mode, Renderer: renderer},
 		SkipExternalLinks: *skipExternal,
 		ExternalBudget:    *externalBudget,
+	}
+	if *shotDir != "" {
+		sink, err := crawler.DirScreenshots(*shotDir)
+		if err != nil {
+			return &exitError{code: 2, err: err}
+		}
+		opts.Screenshots = sink
+		opts.Analyzer.RenderRequest.Screenshot = render.Viewport
 	}
 	bar := newProgressBar(stderr, *maxPages)
 	bar.budget = opts.ExternalBudget
@@ -175,6 +203,7 @@ func printSiteReport(w io.Writer, rep *crawler.SiteReport, verbose bool) {
 		fmt.Fprintf(w, "Crawl trap    %s (%s): %d URLs left out\n", clean(tr.Pattern), tr.Reason, tr.Dropped)
 	}
 	fmt.Fprintf(w, "Depths        %v (pages per click depth from 0)\n", c.DepthHistogram)
+	printRenderSummary(w, rep.Render)
 	for _, sev := range []seo.Severity{seo.Error, seo.Warning, seo.Notice} {
 		first := true
 		for _, g := range rep.Findings {

@@ -1,0 +1,292 @@
+package crawler_test
+
+import (
+	"bufio"
+	"bytes"
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"net/netip"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/seokit/seokit/analyzer"
+	"github.com/seokit/seokit/crawler"
+	"github.com/seokit/seokit/crawler/crawlertest"
+	"github.com/seokit/seokit/render"
+	"github.com/seokit/seokit/render/chromium"
+	"github.com/seokit/seokit/seo"
+)
+
+// The rendering benchmark's setup: one browser of 8 tabs (8 renderings at
+// once: with render.DefaultIdle and DefaultSettle a rendering lasts at
+// least a second, so 8 pages/s needs 8 at once; one browser process keeps
+// the tree's memory low). SEOKIT_BENCH_BROWSERS, SEOKIT_BENCH_TABS and
+// SEOKIT_BENCH_SETTLE (a duration, for both idle and settle) change it.
+const (
+	benchPages    = 500
+	benchBrowsers = 1
+	benchTabs     = 8
+)
+
+// benchSetup returns the pool size and rendering wait of the benchmark.
+func benchSetup(tb testing.TB) (browsers, tabs int, req render.Request) {
+	browsers, tabs = benchBrowsers, benchTabs
+	for _, e := range []struct {
+		name string
+		v    *int
+	}{{"SEOKIT_BENCH_BROWSERS", &browsers}, {"SEOKIT_BENCH_TABS", &tabs}} {
+		if s := os.Getenv(e.name); s != "" {
+			n, err := strconv.Atoi(s)
+			if err != nil || n <= 0 {
+				tb.Fatalf("%s=%q: want a positive number", e.name, s)
+			}
+			*e.v = n
+		}
+	}
+	if s := os.Getenv("SEOKIT_BENCH_SETTLE"); s != "" {
+		d, err := time.ParseDuration(s)
+		if err != nil {
+			tb.Fatalf("SEOKIT_BENCH_SETTLE=%q: %v", s, err)
+		}
+		req.Idle, req.Settle = d, d
+	}
+	return browsers, tabs, req
+}
+
+// Targets of the rendering benchmark on a 2-core machine.
+const (
+	targetRenderedPerSec = 8.0
+	targetPeakTreeRSS    = 1.5 * (1 << 30)
+)
+
+// newChromium starts a Chromium pool whose fetcher reaches only the test
+// server at siteURL. Without a browser the test skips, or fails when
+// SEOKIT_REQUIRE_SERVERS is set.
+func newChromium(tb testing.TB, siteURL string, browsers, tabs int) *chromium.Pool {
+	tb.Helper()
+	u, err := url.Parse(siteURL)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	port, _ := strconv.Atoi(u.Port())
+	f := seo.NewFetcher(&seo.FetcherOptions{
+		AllowAddrs:   []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")},
+		AllowedPorts: []int{port},
+	})
+	pool, err := chromium.New(context.Background(), &chromium.Options{Fetcher: f, Browsers: browsers, Tabs: tabs})
+	if err != nil {
+		if errors.Is(err, render.ErrUnavailable) && os.Getenv("SEOKIT_REQUIRE_SERVERS") == "" {
+			tb.Skipf("SKIP: rendering tests need Chromium (install chromium or set SEOKIT_CHROMIUM): %v", err)
+		}
+		tb.Fatalf("chromium.New: %v", err)
+	}
+	tb.Cleanup(func() {
+		if err := pool.Close(); err != nil {
+			tb.Errorf("pool.Close: %v", err)
+		}
+	})
+	return pool
+}
+
+// TestRenderedCrawlSPAChromium crawls a client-rendered site with a real
+// browser: the rendered crawl reaches the pages linked only from
+// JavaScript, the raw crawl does not.
+func TestRenderedCrawlSPAChromium(t *testing.T) {
+	site := crawlertest.NewSPA(crawlertest.SPAOptions{Pages: 9, Fanout: 2})
+	defer site.Close()
+	pool := newChromium(t, site.URL, 1, 2)
+
+	raw, err := crawler.New(testOptions(crawler.Options{SkipExternalLinks: true})).Run(context.Background(), site.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(raw.Pages) != 1 {
+		t.Errorf("raw crawl found %d pages, want the home page only", len(raw.Pages))
+	}
+	opts := testOptions(crawler.Options{SkipExternalLinks: true, TimeBudget: 2 * time.Minute,
+		Analyzer: &analyzer.Options{Render: render.Always, Renderer: pool}})
+	rep, err := crawler.New(opts).Run(context.Background(), site.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages := pagesByPath(t, site.URL, rep)
+	for i := range site.Pages() {
+		p, ok := pages[strings.TrimPrefix(site.PageURL(i), site.URL)]
+		if !ok {
+			t.Errorf("rendered crawl did not reach %s", site.PageURL(i))
+			continue
+		}
+		if p.Rendered == nil || !*p.Rendered || p.Title != fmt.Sprintf("Client-rendered page %d", i) {
+			t.Errorf("%s: rendered %v (%s), title %q", p.URL, p.Rendered, p.RenderReason, p.Title)
+		}
+	}
+	if s := rep.Render; s == nil || s.Rendered != site.Pages() || s.LinksOnlyRendered == 0 {
+		t.Errorf("render summary = %+v, want %d pages rendered and links only after rendering", rep.Render, site.Pages())
+	}
+}
+
+// TestRenderBenchmark is the rendering benchmark (SEOKIT_BENCH_RENDER=1):
+// the raw and the rendered crawl (render always) of a generated
+// 500-page client-rendered site on loopback, in the same run. It prints
+// rendered pages/s, raw pages/s, their ratio and the peak RSS of the
+// whole process tree (this process and every Chromium process, sampled
+// every 100 ms), and fails on a missed target.
+func TestRenderBenchmark(t *testing.T) {
+	if os.Getenv("SEOKIT_BENCH_RENDER") == "" {
+		t.Skip("set SEOKIT_BENCH_RENDER=1 to run the rendering benchmark")
+	}
+	site := crawlertest.NewSPA(crawlertest.SPAOptions{Pages: benchPages, Sitemap: true})
+	defer site.Close()
+	browsers, tabs, req := benchSetup(t)
+
+	raw := benchCrawl(t, site, nil, req)
+	pool := newChromium(t, site.URL, browsers, tabs)
+	stop := sampleTreeRSS(100 * time.Millisecond)
+	rendered := benchCrawl(t, site, pool, req)
+	maxRSS, maxPSS := stop()
+	rate, n := rendered.Crawl.PagesPerSecond, len(rendered.Pages)
+	rawRate := raw.Crawl.PagesPerSecond
+	s := rendered.Render
+	t.Logf("rendered crawl: %d pages in %v (%s), %d rendered, %d timed out, %d failed: %.1f rendered pages/s (%d browsers x %d tabs, idle %v, settle %v)",
+		n, rendered.Crawl.Duration.Round(time.Millisecond), rendered.Crawl.StopReason, s.Rendered, s.TimedOut, s.Failed,
+		float64(s.Rendered)/rendered.Crawl.Duration.Seconds(), browsers, tabs, cmp.Or(req.Idle, render.DefaultIdle), cmp.Or(req.Settle, render.DefaultSettle))
+	t.Logf("raw crawl: %d pages in %v, %.1f pages/s; rendered/raw = %.3f", len(raw.Pages), raw.Crawl.Duration.Round(time.Millisecond), rawRate, rate/rawRate)
+	t.Logf("peak of the process tree (this process and its Chromium processes): RSS %.0f MiB (summed), PSS %.0f MiB", float64(maxRSS)/(1<<20), float64(maxPSS)/(1<<20))
+	rate = float64(s.Rendered) / rendered.Crawl.Duration.Seconds()
+	if n != benchPages {
+		t.Errorf("rendered crawl reached %d pages, want %d", n, benchPages)
+	}
+	if rate < targetRenderedPerSec {
+		t.Errorf("%.1f rendered pages/s, target >= %.0f", rate, targetRenderedPerSec)
+	}
+	if float64(maxRSS) >= targetPeakTreeRSS {
+		t.Errorf("peak tree RSS %.0f MiB, target < %.0f MiB", float64(maxRSS)/(1<<20), targetPeakTreeRSS/(1<<20))
+	}
+}
+
+// BenchmarkRenderedCrawl measures rendered crawls of the benchmark site
+// (pages/s as a metric); it skips without Chromium.
+func BenchmarkRenderedCrawl(b *testing.B) {
+	site := crawlertest.NewSPA(crawlertest.SPAOptions{Pages: benchPages, Sitemap: true})
+	defer site.Close()
+	browsers, tabs, req := benchSetup(b)
+	pool := newChromium(b, site.URL, browsers, tabs)
+	var rate float64
+	for b.Loop() {
+		rate = benchCrawl(b, site, pool, req).Crawl.PagesPerSecond
+	}
+	b.ReportMetric(rate, "pages/s")
+}
+
+// benchCrawl crawls site, rendering every page with r and req when r is
+// not nil.
+func benchCrawl(tb testing.TB, site *crawlertest.SPASite, r render.Renderer, req render.Request) *crawler.SiteReport {
+	tb.Helper()
+	o := crawler.Options{MaxPages: benchPages + 10, Concurrency: 16, PerHostConcurrency: 16, SkipExternalLinks: true,
+		TimeBudget: 10 * time.Minute, Analyzer: &analyzer.Options{}}
+	if r != nil {
+		o.Analyzer.Render, o.Analyzer.Renderer, o.Analyzer.RenderRequest = render.Always, r, req
+	}
+	rep, err := crawler.New(testOptions(o)).Run(context.Background(), site.URL)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if r != nil && rep.Render == nil {
+		tb.Fatal("a rendered crawl without a render summary")
+	}
+	return rep
+}
+
+// sampleTreeRSS samples the memory of this process and all its
+// descendants every interval until stop is called; stop returns the peaks
+// in bytes of the summed RSS (shared pages counted in each process) and
+// of the summed PSS (shared pages split between the processes).
+func sampleTreeRSS(interval time.Duration) (stop func() (rss, pss int64)) {
+	var peak, peakPSS int64
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		tick := time.NewTicker(interval)
+		defer tick.Stop()
+		for {
+			r, p := treeRSS(os.Getpid())
+			peak, peakPSS = max(peak, r), max(peakPSS, p)
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return func() (int64, int64) {
+		close(done)
+		wg.Wait() // the peaks are read after the sampler ended
+		return peak, peakPSS
+	}
+}
+
+// treeRSS sums VmRSS and Pss over pid and its descendants, from /proc.
+func treeRSS(pid int) (rss, pss int64) {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return 0, 0
+	}
+	children := map[int][]int{}
+	for _, e := range entries {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		// The command name is in parentheses and may hold spaces.
+		i := bytes.LastIndexByte(stat, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(string(stat[i+1:]))
+		if len(f) < 2 {
+			continue
+		}
+		pp, _ := strconv.Atoi(f[1])
+		children[pp] = append(children[pp], p)
+	}
+	queue := []int{pid}
+	for len(queue) > 0 {
+		p := queue[0]
+		queue = queue[1:]
+		rss += procKB(p, "status", "VmRSS:")
+		pss += procKB(p, "smaps_rollup", "Pss:")
+		queue = append(queue, children[p]...)
+	}
+	return rss, pss
+}
+
+// procKB returns the value in kB of the line starting with key in
+// /proc/pid/file, in bytes; 0 when the process is gone.
+func procKB(pid int, file, key string) int64 {
+	f, err := os.Open("/proc/" + strconv.Itoa(pid) + "/" + file)
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), key); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
+}

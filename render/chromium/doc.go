@@ -1,0 +1,32 @@
+// Package chromium renders pages with a pool of headless Chromium processes,
+// driven through the DevTools protocol by chromedp. [Pool] implements
+// render.Renderer.
+//
+// Every rendering gets a fresh browser context (no cookies, storage or
+// cache shared between pages) with service workers bypassed, JavaScript
+// dialogs dismissed, downloads refused and new windows suppressed, and the
+// device profile of its Request (render.Mobile by default: 412×915 at 2.625,
+// touch, seo.MobileUserAgent).
+//
+// The browser obeys seokit's address policy: its only way out is a proxy on
+// 127.0.0.1 that dials every connection (navigations, redirect hops,
+// subresources, fetch/XHR, WebSockets) with the dialer of the pool's
+// seo.Fetcher, which resolves the host and checks the address at dial time,
+// so loopback, private, link-local and metadata addresses are refused,
+// directly, by redirect or by DNS rebinding. Loopback is not bypassed
+// (--proxy-bypass-list=<-loopback>), the browser resolves no names itself,
+// and DNS over HTTPS, QUIC and non-proxied WebRTC UDP are off. Site
+// isolation is turned off so that the requests of cross-site frames are
+// intercepted too: budgets and robots.txt apply to them as well.
+//
+// Requests are intercepted before they are sent: those beyond the request
+// or byte budget, subresources robots.txt disallows (Request.Allowed) and
+// schemes other than http, https, data: and blob: are refused, and every
+// request is reported as a render.Resource with its outcome.
+//
+// A rendering waits for the load event and network idle (no request in
+// flight for Request.Idle), then Request.Settle; when Request.Timeout ends
+// it first, the page is stopped and its DOM taken as it is (TimedOut).
+// Browsers are restarted after Options.RecycleAfter renderings, when their
+// process tree grows beyond Options.MaxBrowserMemory, or when they crash.
+package chromium

@@ -1,0 +1,801 @@
+package chromium
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	cdpbrowser "github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/fetch"
+	"github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/cdproto/target"
+	"github.com/chromedp/chromedp"
+
+	"github.com/seokit/seokit/render"
+	"github.com/seokit/seokit/seo"
+)
+
+// Caps of a Result's lists and texts.
+const (
+	MaxResources = 500
+	MaxMessages  = 100
+	MaxText      = 1000
+)
+
+// grace is the time allowed after the budget to stop the page and read its
+// DOM.
+const grace = 5 * time.Second
+
+// device is a device profile's emulation.
+type device struct {
+	width, height int64
+	scale         float64
+	mobile        bool
+	ua            string
+}
+
+var devices = map[render.Device]device{
+	render.Mobile:  {412, 915, 2.625, true, seo.MobileUserAgent},
+	render.Desktop: {1350, 940, 1, false, seo.DefaultUserAgent},
+}
+
+// Render renders req.URL in a fresh browser context of a free tab, waiting
+// for one or for ctx. See render.Renderer.
+func (p *Pool) Render(ctx context.Context, req *render.Request) (*render.Result, error) {
+	if req == nil {
+		return nil, &seo.InputError{Field: "url", Reason: "is required", Err: seo.ErrInvalidInput}
+	}
+	u, err := url.Parse(req.URL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, &seo.InputError{Field: "url", Value: req.URL, Reason: "must be an absolute http(s) URL", Err: seo.ErrInvalidInput}
+	}
+	b, slot, err := p.acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	crashed := false
+	defer func() { p.release(b, slot, crashed) }()
+	res, err := p.render(ctx, b, req)
+	if err != nil && b.ctx.Err() != nil && !p.isClosed() {
+		crashed = true
+		err = fmt.Errorf("%w: %w", errCrashed, err)
+	}
+	return res, err
+}
+
+func (p *Pool) isClosed() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.closed
+}
+
+// session is the state of one rendering, filled by the tab's events.
+type session struct {
+	req   *render.Request
+	prx   *proxy
+	start time.Time
+
+	mu        sync.Mutex
+	res       render.Result
+	reqs      map[network.RequestID]*entry
+	weights   map[string]*render.Weight
+	order     []string
+	requests  int
+	bytes     int64
+	inflight  int
+	lastBusy  time.Time
+	loaded    bool
+	mainFrame cdp.FrameID
+	docID     network.RequestID
+	docURL    string
+	truncated map[string]bool
+	targetID  target.ID
+
+	queue  []any
+	signal chan struct{}
+}
+
+// entry is a request the page made; idx is its place in res.Resources, -1
+// when omitted by the cap.
+type entry struct {
+	idx   int
+	typ   string
+	url   string
+	done  bool
+	ws    bool
+	refus string // outcome already decided by the interception
+	err   string
+}
+
+func newSession(req *render.Request, prx *proxy) *session {
+	now := time.Now()
+	return &session{
+		req:       req,
+		prx:       prx,
+		start:     now,
+		reqs:      map[network.RequestID]*entry{},
+		weights:   map[string]*render.Weight{},
+		lastBusy:  now,
+		truncated: map[string]bool{},
+		signal:    make(chan struct{}, 1),
+		res: render.Result{
+			Errors:    []render.Message{},
+			Console:   []render.Message{},
+			Resources: []render.Resource{},
+			Weight:    []render.Weight{},
+		},
+	}
+}
+
+// enqueue hands an event that needs a command to the session's worker.
+func (s *session) enqueue(ev any) {
+	s.queue = append(s.queue, ev)
+	select {
+	case s.signal <- struct{}{}:
+	default:
+	}
+}
+
+func (s *session) dequeue() []any {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	q := s.queue
+	s.queue = nil
+	return q
+}
+
+// clip cuts s to MaxText bytes on a rune boundary.
+func clip(s string) string {
+	if len(s) <= MaxText {
+		return s
+	}
+	i := MaxText
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + "…"
+}
+
+func (s *session) addMessage(list *[]render.Message, omitted *int, m render.Message) {
+	m.Text = clip(m.Text)
+	m.Source = clip(m.Source)
+	if len(*list) >= MaxMessages {
+		*omitted++
+		return
+	}
+	*list = append(*list, m)
+}
+
+// weight counts one request (n=1) or bytes of type typ.
+func (s *session) weight(typ string, n int, b int64) {
+	w := s.weights[typ]
+	if w == nil {
+		w = &render.Weight{Type: typ}
+		s.weights[typ] = w
+		s.order = append(s.order, typ)
+	}
+	w.Requests += n
+	w.Bytes += b
+}
+
+// newEntry records a request; s.mu is held.
+func (s *session) newEntry(id network.RequestID, rawURL, typ string, ws bool) *entry {
+	e := &entry{idx: -1, typ: typ, url: rawURL, ws: ws}
+	if len(s.res.Resources) < MaxResources {
+		e.idx = len(s.res.Resources)
+		s.res.Resources = append(s.res.Resources, render.Resource{URL: clip(rawURL), Type: typ, Outcome: render.OutcomeOK})
+	} else {
+		s.res.ResourcesOmitted++
+	}
+	s.reqs[id] = e
+	s.weight(typ, 1, 0)
+	if !ws {
+		s.inflight++
+	}
+	s.lastBusy = time.Now()
+	return e
+}
+
+// finish ends a request; s.mu is held.
+func (s *session) finish(e *entry, outcome, errText string, bytes int64) {
+	if e.done {
+		return
+	}
+	e.done = true
+	if !e.ws {
+		s.inflight--
+	}
+	s.lastBusy = time.Now()
+	if bytes > 0 {
+		s.weight(e.typ, 0, bytes)
+	}
+	if e.refus != "" {
+		outcome = e.refus
+		errText = e.err
+	} else if outcome == render.OutcomeFailed {
+		if reason, ok := s.prx.refusal(hostPort(e.url)); ok {
+			outcome, errText = render.OutcomeAddress, reason
+		} else if s.prx.over() {
+			outcome, errText = render.OutcomeBudget, "byte budget spent"
+			s.truncated["bytes"] = true
+		}
+	}
+	if e.idx < 0 {
+		return
+	}
+	r := &s.res.Resources[e.idx]
+	r.Outcome = outcome
+	r.Error = clip(errText)
+	r.Bytes = bytes
+}
+
+// hostPort is the "host:port" the proxy dialled for rawURL.
+func hostPort(rawURL string) string {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return ""
+	}
+	port := u.Port()
+	if port == "" {
+		switch u.Scheme {
+		case "https", "wss":
+			port = "443"
+		default:
+			port = "80"
+		}
+	}
+	return strings.ToLower(net.JoinHostPort(u.Hostname(), port))
+}
+
+func resourceType(t network.ResourceType) string {
+	if t == "" {
+		return "other"
+	}
+	return strings.ToLower(string(t))
+}
+
+// listen is the tab's event handler. It runs on the tab's reading
+// goroutine: it only records, and hands what needs a command to the worker.
+func (s *session) listen(ev any) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch ev := ev.(type) {
+	case *fetch.EventRequestPaused, *page.EventJavascriptDialogOpening:
+		s.enqueue(ev)
+	case *network.EventRequestWillBeSent:
+		if ev.Request == nil {
+			return
+		}
+		if e := s.reqs[ev.RequestID]; e != nil && ev.RedirectResponse != nil {
+			if e.idx >= 0 {
+				s.res.Resources[e.idx].Status = int(ev.RedirectResponse.Status)
+			}
+			s.finish(e, render.OutcomeOK, "", int64(ev.RedirectResponse.EncodedDataLength))
+		}
+		typ := resourceType(ev.Type)
+		s.newEntry(ev.RequestID, ev.Request.URL, typ, false)
+		if ev.Type == network.ResourceTypeDocument && (s.mainFrame == "" || ev.FrameID == s.mainFrame) && s.docID == "" || ev.RequestID == s.docID {
+			s.docID = ev.RequestID
+			s.docURL = ev.Request.URL
+			if s.mainFrame == "" {
+				s.mainFrame = ev.FrameID
+			}
+		}
+	case *network.EventResponseReceived:
+		if e := s.reqs[ev.RequestID]; e != nil && ev.Response != nil {
+			if e.idx >= 0 {
+				s.res.Resources[e.idx].Status = int(ev.Response.Status)
+			}
+			if ev.RequestID == s.docID {
+				s.res.Status = int(ev.Response.Status)
+			}
+		}
+	case *network.EventDataReceived:
+		s.bytes += ev.EncodedDataLength
+		s.lastBusy = time.Now()
+	case *network.EventLoadingFinished:
+		if e := s.reqs[ev.RequestID]; e != nil {
+			s.finish(e, render.OutcomeOK, "", int64(ev.EncodedDataLength))
+		}
+	case *network.EventLoadingFailed:
+		if e := s.reqs[ev.RequestID]; e != nil {
+			s.finish(e, render.OutcomeFailed, ev.ErrorText, 0)
+		}
+	case *network.EventWebSocketCreated:
+		s.newEntry(ev.RequestID, ev.URL, "websocket", true)
+	case *network.EventWebSocketHandshakeResponseReceived:
+		if e := s.reqs[ev.RequestID]; e != nil && e.idx >= 0 && ev.Response != nil {
+			s.res.Resources[e.idx].Status = int(ev.Response.Status)
+		}
+	case *network.EventWebSocketFrameError:
+		if e := s.reqs[ev.RequestID]; e != nil {
+			s.finish(e, render.OutcomeFailed, ev.ErrorMessage, 0)
+		}
+	case *network.EventWebSocketClosed:
+		if e := s.reqs[ev.RequestID]; e != nil {
+			outcome := render.OutcomeOK
+			if e.idx >= 0 && s.res.Resources[e.idx].Status == 0 {
+				outcome = render.OutcomeFailed
+			}
+			s.finish(e, outcome, "", 0)
+		}
+	case *page.EventLoadEventFired:
+		s.loaded = true
+		s.lastBusy = time.Now()
+	case *runtime.EventExceptionThrown:
+		d := ev.ExceptionDetails
+		if d == nil {
+			return
+		}
+		text := d.Text
+		if d.Exception != nil && d.Exception.Description != "" {
+			text = strings.TrimSuffix(text, " ") + " " + d.Exception.Description
+		}
+		m := render.Message{Text: text, Source: d.URL, Line: int(d.LineNumber) + 1, Column: int(d.ColumnNumber) + 1}
+		if m.Source == "" && d.StackTrace != nil && len(d.StackTrace.CallFrames) > 0 {
+			m.Source = d.StackTrace.CallFrames[0].URL
+		}
+		s.addMessage(&s.res.Errors, &s.res.ErrorsOmitted, m)
+	case *runtime.EventConsoleAPICalled:
+		if ev.Type != runtime.ConsoleAPICalledTypeError && ev.Type != runtime.ConsoleAPICalledTypeAssert {
+			return
+		}
+		parts := make([]string, 0, len(ev.Args))
+		for _, a := range ev.Args {
+			parts = append(parts, remoteText(a))
+		}
+		m := render.Message{Text: strings.Join(parts, " ")}
+		if ev.Type == runtime.ConsoleAPICalledTypeAssert && m.Text == "" {
+			m.Text = "Assertion failed"
+		}
+		if ev.StackTrace != nil && len(ev.StackTrace.CallFrames) > 0 {
+			f := ev.StackTrace.CallFrames[0]
+			m.Source, m.Line, m.Column = f.URL, int(f.LineNumber)+1, int(f.ColumnNumber)+1
+		}
+		s.addMessage(&s.res.Console, &s.res.ConsoleOmitted, m)
+	case *log.EventEntryAdded:
+		if ev.Entry == nil || ev.Entry.Level != log.EntryLevelError {
+			return
+		}
+		m := render.Message{Text: ev.Entry.Text, Source: ev.Entry.URL}
+		if ev.Entry.LineNumber > 0 {
+			m.Line = int(ev.Entry.LineNumber) + 1
+		}
+		s.addMessage(&s.res.Console, &s.res.ConsoleOmitted, m)
+	}
+}
+
+// remoteText is the text of a console argument.
+func remoteText(a *runtime.RemoteObject) string {
+	if a == nil {
+		return ""
+	}
+	if len(a.Value) > 0 {
+		v := string(a.Value)
+		if a.Type == runtime.RemoteObjectTypeString {
+			if s, err := unquote(v); err == nil {
+				return s
+			}
+		}
+		return v
+	}
+	if a.Description != "" {
+		return a.Description
+	}
+	if a.UnserializableValue != "" {
+		return string(a.UnserializableValue)
+	}
+	return string(a.Type)
+}
+
+// work answers the paused requests and dialogs until ctx ends.
+func (s *session) work(ctx context.Context, t *chromedp.Target) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-s.signal:
+		}
+		for _, ev := range s.dequeue() {
+			switch ev := ev.(type) {
+			case *fetch.EventRequestPaused:
+				s.decide(ctx, t, ev)
+			case *page.EventJavascriptDialogOpening:
+				_, _ = cdp.Call(ctx, t, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: false})
+			}
+		}
+	}
+}
+
+// decide lets a paused request go on or refuses it: schemes other than
+// http(s), data: and blob:, requests beyond the budgets, and subresources
+// that robots.txt disallows.
+func (s *session) decide(ctx context.Context, t *chromedp.Target, ev *fetch.EventRequestPaused) {
+	outcome, why := "", ""
+	var u *url.URL
+	if ev.Request != nil {
+		u, _ = url.Parse(ev.Request.URL)
+	}
+	s.mu.Lock()
+	isDoc := ev.NetworkID != "" && ev.NetworkID == s.docID
+	switch {
+	case u == nil:
+		outcome, why = render.OutcomeFailed, "unparsable URL"
+	case u.Scheme == "data" || u.Scheme == "blob":
+	case u.Scheme != "http" && u.Scheme != "https":
+		outcome, why = render.OutcomeFailed, "scheme "+u.Scheme+" is not fetched"
+	case s.requests >= s.req.MaxRequests:
+		outcome, why = render.OutcomeBudget, fmt.Sprintf("request budget of %d spent", s.req.MaxRequests)
+		s.truncated["requests"] = true
+	case s.bytes >= s.req.MaxBytes || s.prx.over():
+		outcome, why = render.OutcomeBudget, fmt.Sprintf("byte budget of %d spent", s.req.MaxBytes)
+		s.truncated["bytes"] = true
+	case !isDoc && s.req.Allowed != nil && !s.req.Allowed(u):
+		outcome, why = render.OutcomeRobots, "disallowed by robots.txt"
+	}
+	if outcome == "" && u != nil && u.Scheme != "data" && u.Scheme != "blob" {
+		s.requests++
+	}
+	if outcome != "" {
+		if e := s.reqs[ev.NetworkID]; e != nil {
+			e.refus, e.err = outcome, why
+		}
+	}
+	s.mu.Unlock()
+	if outcome == "" {
+		_, _ = cdp.Call(ctx, t, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: ev.RequestID})
+		return
+	}
+	_, _ = cdp.Call(ctx, t, fetch.FailRequest, fetch.FailRequestParams{RequestID: ev.RequestID, ErrorReason: network.ErrorReasonBlockedByClient})
+}
+
+// withDefaults fills a copy of req's zero fields.
+func withDefaults(req *render.Request) *render.Request {
+	r := *req
+	if r.Device == "" {
+		r.Device = render.Mobile
+	}
+	if _, ok := devices[r.Device]; !ok {
+		r.Device = render.Mobile
+	}
+	if r.Idle <= 0 {
+		r.Idle = render.DefaultIdle
+	}
+	if r.Settle == 0 {
+		r.Settle = render.DefaultSettle
+	}
+	if r.Timeout <= 0 {
+		r.Timeout = render.DefaultTimeout
+	}
+	if r.MaxBytes <= 0 {
+		r.MaxBytes = render.DefaultMaxBytes
+	}
+	if r.MaxRequests <= 0 {
+		r.MaxRequests = render.DefaultMaxRequests
+	}
+	if r.Screenshot == "" {
+		r.Screenshot = render.NoShot
+	}
+	return &r
+}
+
+// setupScript runs in every document before its scripts: no new windows,
+// no service workers.
+const setupScript = `(() => {
+  try { window.open = function () { return null; }; } catch (e) {}
+  try {
+    if (navigator.serviceWorker) {
+      Object.defineProperty(navigator.serviceWorker, 'register', { value: function () { return Promise.reject(new DOMException('service workers are disabled', 'SecurityError')); } });
+    }
+  } catch (e) {}
+})();`
+
+// domScript serialises the document with its doctype, cut after max
+// characters, and returns it with the frame's URL.
+const domScript = `((max) => {
+  const d = document;
+  let s = d.doctype ? new XMLSerializer().serializeToString(d.doctype) + "\n" : "";
+  s += d.documentElement ? d.documentElement.outerHTML : "";
+  return { url: location.href, html: s.length > max ? s.slice(0, max + 1) : s };
+})`
+
+type domResult struct {
+	URL  string `json:"url"`
+	HTML string `json:"html"`
+}
+
+// render runs one rendering in a fresh browser context of b.
+func (p *Pool) render(ctx context.Context, b *browser, in *render.Request) (*render.Result, error) {
+	req := withDefaults(in)
+	dev := devices[req.Device]
+	ua := req.UserAgent
+	if ua == "" {
+		ua = dev.ua
+	}
+	prx, err := startProxy(p.dial, req.MaxBytes+req.MaxBytes/4+(1<<20))
+	if err != nil {
+		return nil, fmt.Errorf("render: starting the proxy: %w", err)
+	}
+	defer prx.close()
+	s := newSession(req, prx)
+	s.res.URL = req.URL
+	s.res.Device = req.Device
+	s.res.UserAgent = ua
+	s.res.Viewport = render.Size{Width: int(dev.width), Height: int(dev.height)}
+
+	tabCtx, cancelTab := chromedp.NewContext(b.ctx,
+		chromedp.WithNewBrowserContext(func(cp *target.CreateBrowserContextParams) {
+			cp.ProxyServer = prx.URL()
+			cp.ProxyBypassList = "<-loopback>"
+		}),
+		chromedp.WithListener(s.listen))
+	defer cancelTab()
+	stopCaller := context.AfterFunc(ctx, cancelTab)
+	defer stopCaller()
+	// runCtx bounds every command; budget the wait for the page.
+	runCtx, cancelRun := context.WithTimeout(tabCtx, req.Timeout+grace)
+	defer cancelRun()
+	budget, cancelBudget := context.WithTimeout(runCtx, req.Timeout)
+	defer cancelBudget()
+
+	if err := chromedp.Do(runCtx); err != nil {
+		return nil, p.ctxErr(ctx, fmt.Errorf("render: opening a tab: %w", err))
+	}
+	c := chromedp.FromContext(tabCtx)
+	t := c.Target
+	s.mu.Lock()
+	s.targetID = t.TargetID
+	s.mu.Unlock()
+
+	var wg sync.WaitGroup
+	workCtx, stopWork := context.WithCancel(runCtx)
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		s.work(workCtx, t)
+	}()
+	defer func() {
+		stopWork()
+		wg.Wait()
+	}()
+
+	if err := p.setup(runCtx, c, t, req, dev, ua); err != nil {
+		return nil, p.ctxErr(ctx, fmt.Errorf("render: preparing the tab: %w", err))
+	}
+	nav, err := cdp.Call(budget, t, page.Navigate, page.NavigateParams{URL: req.URL})
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		if budget.Err() != nil {
+			return nil, fmt.Errorf("render: %s: no response to the document within %s: %w", seo.Clip(req.URL), req.Timeout, render.ErrBudget)
+		}
+		return nil, p.ctxErr(ctx, fmt.Errorf("render: navigating to %s: %w", seo.Clip(req.URL), err))
+	}
+	if nav.ErrorText != "" {
+		return nil, s.navError(nav.ErrorText)
+	}
+	s.mu.Lock()
+	if s.mainFrame == "" {
+		s.mainFrame = nav.FrameID
+	}
+	s.mu.Unlock()
+
+	if !s.wait(budget) && ctx.Err() == nil {
+		s.res.TimedOut = true
+		_, _ = cdp.Call(runCtx, t, page.StopLoading, cdp.Empty{})
+	}
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	if !s.res.TimedOut {
+		p.afterSettle(runCtx, t, s)
+	}
+	dom, err := chromedp.Run(runCtx, chromedp.CallFunctionOn[domResult](domScript, nil, seo.DefaultMaxBodyBytes))
+	if err != nil {
+		if dom, err = s.fallbackDOM(runCtx, t); err != nil {
+			return nil, p.ctxErr(ctx, fmt.Errorf("render: reading the DOM of %s: %w", seo.Clip(req.URL), err))
+		}
+	}
+	html := dom.HTML
+	if len(html) > seo.DefaultMaxBodyBytes {
+		i := seo.DefaultMaxBodyBytes
+		for i > 0 && !utf8.RuneStart(html[i]) {
+			i--
+		}
+		html = html[:i]
+		s.mu.Lock()
+		s.truncated["html"] = true
+		s.mu.Unlock()
+	}
+	s.res.HTML = []byte(html)
+	s.res.FinalURL = dom.URL
+	if req.Screenshot != render.NoShot {
+		if err := takeScreenshots(runCtx, req.Screenshot, &s.res); err != nil && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+	}
+	return s.result(), nil
+}
+
+// afterSettle reads the vitals once the page settled.
+func (p *Pool) afterSettle(ctx context.Context, t *chromedp.Target, s *session) {
+	_ = t
+	v, reason, err := readVitals(ctx)
+	if err != nil && reason == "" {
+		reason = "vitals could not be read: " + err.Error()
+	}
+	s.res.Vitals, s.res.VitalsReason = v, reason
+	if v == nil && s.res.VitalsReason == "" {
+		s.res.VitalsReason = "not measured"
+	}
+}
+
+// fallbackDOM reads the DOM when the page's own functions are unusable.
+func (s *session) fallbackDOM(ctx context.Context, t *chromedp.Target) (domResult, error) {
+	return chromedp.Run(ctx, chromedp.Evaluate[domResult](`(`+domScript+`)(`+fmt.Sprint(seo.DefaultMaxBodyBytes)+`)`))
+}
+
+// ctxErr prefers the caller's context error, then a closed pool.
+func (p *Pool) ctxErr(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if p.isClosed() {
+		return fmt.Errorf("%w: the pool is closed", render.ErrUnavailable)
+	}
+	return err
+}
+
+// navError explains a failed navigation, naming the refusal of an address
+// when the proxy refused the document or one of its redirects.
+func (s *session) navError(text string) error {
+	s.mu.Lock()
+	docURL := s.docURL
+	s.mu.Unlock()
+	if docURL == "" {
+		docURL = s.req.URL
+	}
+	if reason, ok := s.prx.refusal(hostPort(docURL)); ok {
+		return fmt.Errorf("render: %s: %w: %s", seo.Clip(docURL), seo.ErrForbiddenAddress, reason)
+	}
+	return fmt.Errorf("render: %s: navigation failed: %s", seo.Clip(docURL), text)
+}
+
+// setup prepares the tab: interception, device, no service workers, no
+// downloads, no dialogs, no new windows.
+func (p *Pool) setup(ctx context.Context, c *chromedp.Context, t *chromedp.Target, req *render.Request, dev device, ua string) error {
+	if _, err := cdp.Call(ctx, c.Browser, cdpbrowser.SetDownloadBehavior, cdpbrowser.SetDownloadBehaviorParams{
+		Behavior: cdpbrowser.SetDownloadBehaviorBehaviorDeny, BrowserContextID: c.BrowserContextID}); err != nil {
+		return err
+	}
+	steps := []func() error{
+		func() error {
+			_, err := cdp.Call(ctx, t, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{{URLPattern: "*", RequestStage: fetch.RequestStageRequest}}})
+			return err
+		},
+		func() error {
+			_, err := cdp.Call(ctx, t, network.SetBypassServiceWorker, network.SetBypassServiceWorkerParams{Bypass: true})
+			return err
+		},
+		func() error {
+			_, err := cdp.Call(ctx, t, network.SetCacheDisabled, network.SetCacheDisabledParams{CacheDisabled: true})
+			return err
+		},
+		func() error {
+			_, err := cdp.Call(ctx, t, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{
+				Width: dev.width, Height: dev.height, DeviceScaleFactor: dev.scale, Mobile: dev.mobile})
+			return err
+		},
+		func() error {
+			_, err := cdp.Call(ctx, t, emulation.SetTouchEmulationEnabled, emulation.SetTouchEmulationEnabledParams{Enabled: dev.mobile})
+			return err
+		},
+		func() error {
+			_, err := cdp.Call(ctx, t, emulation.SetUserAgentOverride, emulation.SetUserAgentOverrideParams{UserAgent: ua})
+			return err
+		},
+		func() error {
+			_, err := cdp.Call(ctx, t, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: setupScript})
+			return err
+		},
+		func() error {
+			_, err := chromedp.Run(ctx, installVitals())
+			return err
+		},
+	}
+	for _, step := range steps {
+		if err := step(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// wait waits for the load event and network idle, then the settle delay;
+// false when the budget ended first.
+func (s *session) wait(budget context.Context) bool {
+	tick := time.NewTicker(25 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		s.mu.Lock()
+		idle := s.loaded && s.inflight <= 0 && time.Since(s.lastBusy) >= s.req.Idle
+		s.mu.Unlock()
+		if idle {
+			break
+		}
+		select {
+		case <-budget.Done():
+			return false
+		case <-tick.C:
+		}
+	}
+	if s.req.Settle <= 0 {
+		return true
+	}
+	timer := time.NewTimer(s.req.Settle)
+	defer timer.Stop()
+	select {
+	case <-budget.Done():
+		return false
+	case <-timer.C:
+		return true
+	}
+}
+
+// result finishes the Result: requests still open, weights, budgets.
+func (s *session) result() *render.Result {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, e := range s.reqs {
+		if !e.done && e.idx >= 0 {
+			r := &s.res.Resources[e.idx]
+			if e.ws && r.Status != 0 {
+				continue
+			}
+			if reason, ok := s.prx.refusal(hostPort(e.url)); ok {
+				r.Outcome, r.Error = render.OutcomeAddress, reason
+			} else if e.refus != "" {
+				r.Outcome, r.Error = e.refus, e.err
+			} else if e.ws {
+				r.Outcome, r.Error = render.OutcomeFailed, "no handshake"
+			} else {
+				r.Error = "unfinished"
+			}
+		}
+	}
+	for _, typ := range s.order {
+		s.res.Weight = append(s.res.Weight, *s.weights[typ])
+	}
+	for _, k := range []string{"bytes", "requests", "html"} {
+		if s.truncated[k] {
+			s.res.Truncated = append(s.res.Truncated, k)
+		}
+	}
+	s.res.ElapsedMs = time.Since(s.start).Milliseconds()
+	if s.res.FinalURL == "" {
+		s.res.FinalURL = s.res.URL
+	}
+	res := s.res
+	return &res
+}
+
+var _ render.Renderer = (*Pool)(nil)
+
+// unquote decodes a JSON string.
+func unquote(v string) (string, error) {
+	var s string
+	err := json.Unmarshal([]byte(v), &s)
+	return s, err
+}
