@@ -133,5 +133,6 @@ func (j *jobRenderer) Render(ctx context.Context, req *render.Request) (*render.
 
 // setRender sets the rendering options of an analysis from c.
 func setRender(o *analyzer.Options, c renderChoice, r render.Renderer) {
-	_, _, _ = o, c, r // PENDING-MERGE
+	o.Render, o.Renderer = c.mode, r
+	o.RenderRequest.Screenshot = c.shot
 }
