@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -326,3 +327,101 @@ type capacityRenderer struct {
 }
 
 func (c capacityRenderer) Capacity() int { return c.n }
+
+// TestRenderPageAnalysis: a page analysis with options.render runs the
+// checks on the rendered DOM and returns the render section with its
+// screenshot; without it the report has no render section.
+func TestRenderPageAnalysis(t *testing.T) {
+	f := &fakeRenderer{}
+	a := newTestAPI(t, &Options{AllowPrivate: true, Renderer: f})
+	site := shellSite(t)
+	var rep struct {
+		Title  *struct{ Text string } `json:"title"`
+		Render *struct {
+			Mode       string `json:"mode"`
+			Rendered   bool   `json:"rendered"`
+			Screenshot []byte `json:"screenshot"`
+			Changes    []struct {
+				Field, Raw, Rendered string
+			} `json:"changes"`
+		} `json:"render"`
+	}
+	resp := a.call("POST", "/v1/analyze/page", a.key, `{"url":"`+site.URL+`/","options":{"render":"always"}}`)
+	wantStatus(t, resp, 200)
+	readJSON(t, resp, &rep)
+	if rep.Render == nil || !rep.Render.Rendered || rep.Render.Mode != "always" {
+		t.Fatalf("render section %+v, want a rendered page", rep.Render)
+	}
+	if string(rep.Render.Screenshot) != string(onePixelPNG) {
+		t.Errorf("screenshot of %d bytes, want the renderer's viewport PNG", len(rep.Render.Screenshot))
+	}
+	title := false
+	for _, c := range rep.Render.Changes {
+		title = title || (c.Field == "title" && c.Rendered == "Rendered shop")
+	}
+	if !title {
+		t.Errorf("changes %+v do not show the title set by JavaScript", rep.Render.Changes)
+	}
+	// GET, auto: the shell is rendered; screenshot none is honoured.
+	resp = a.call("GET", "/v1/analyze?render=auto&screenshot=none&url="+site.URL+"/", a.key, "")
+	wantStatus(t, resp, 200)
+	rep.Render = nil
+	readJSON(t, resp, &rep)
+	if rep.Render == nil || !rep.Render.Rendered || len(rep.Render.Screenshot) != 0 {
+		t.Errorf("GET render=auto&screenshot=none: %+v, want rendered without a screenshot", rep.Render)
+	}
+	calls := f.calls.Load()
+	resp = a.call("POST", "/v1/analyze/page", a.key, `{"url":"`+site.URL+`/"}`)
+	wantStatus(t, resp, 200)
+	rep.Render = nil
+	readJSON(t, resp, &rep)
+	if rep.Render != nil || f.calls.Load() != calls {
+		t.Errorf("raw analysis rendered: %+v", rep.Render)
+	}
+}
+
+// TestRenderSiteAnalysis: a site analysis with options.render renders its
+// pages, at most options.renderPages of them, and crawls the links found
+// only after rendering.
+func TestRenderSiteAnalysis(t *testing.T) {
+	f := &fakeRenderer{}
+	a := newTestAPI(t, &Options{AllowPrivate: true, Renderer: f})
+	site := shellSite(t)
+	resp := a.call("POST", "/v1/analyze/site", a.key, `{"url":"`+site.URL+`/","options":{"render":"always","renderPages":1,"maxPages":5}}`)
+	wantStatus(t, resp, 202)
+	var j Job
+	readJSON(t, resp, &j)
+	if j.Options.Render != "always" || j.Options.Screenshot != "viewport" || j.Options.RenderPages != 1 {
+		t.Errorf("job options %+v, want render always, viewport screenshots, 1 page", j.Options)
+	}
+	done := waitJob(t, a, a.key, j.ID, func(j Job) bool { return j.Status == "succeeded" || j.Status == "failed" })
+	if done.Status != "succeeded" {
+		t.Fatalf("job %s: %s", done.Status, done.Error)
+	}
+	var rep struct {
+		Render *struct {
+			Rendered int `json:"rendered"`
+		} `json:"render"`
+		Pages []struct {
+			URL          string `json:"url"`
+			Rendered     *bool  `json:"rendered"`
+			RenderReason string `json:"renderReason"`
+		} `json:"pages"`
+	}
+	if err := json.Unmarshal(done.Result, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Render == nil || rep.Render.Rendered != 1 {
+		t.Fatalf("render summary %+v, want 1 page rendered (the plan's cap asked)", rep.Render)
+	}
+	if n := f.calls.Load(); n != 1 {
+		t.Errorf("%d renderings, want 1", n)
+	}
+	found := false
+	for _, p := range rep.Pages {
+		found = found || strings.HasSuffix(p.URL, "/js-only")
+	}
+	if !found {
+		t.Errorf("pages %+v: the link found only after rendering was not crawled", rep.Pages)
+	}
+}
