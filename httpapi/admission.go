@@ -29,6 +29,7 @@ const (
 	KindSite     Kind = "site analysis"        // running site analysis jobs
 	KindOptimize Kind = "content optimisation" // POST /v1/optimize/content
 	KindCompare  Kind = "crawl comparison"     // GET /v1/analyze/site/{id}/diff
+	KindRender   Kind = "rendering"            // page analyses that render; each page a site analysis renders
 )
 
 // plural names kinds in messages ("page analyses").
@@ -42,6 +43,8 @@ func (k Kind) plural() string {
 		return "content optimisations"
 	case KindCompare:
 		return "crawl comparisons"
+	case KindRender:
+		return "renderings"
 	}
 	return string(k) + "s"
 }
@@ -52,6 +55,7 @@ const (
 	DefaultMaxSiteJobs        = 2
 	DefaultMaxOptimizations   = 2
 	DefaultMaxComparisons     = 2
+	DefaultMaxRenders         = 4
 	DefaultAccountConcurrency = 2
 	DefaultMemoryBudget       = 512 << 20
 	DefaultAdmissionWait      = 20 * time.Second
@@ -80,9 +84,15 @@ type AdmissionOptions struct {
 	// MaxComparisons bounds the crawl comparisons run at once; zero means
 	// 2.
 	MaxComparisons int
-	// AccountConcurrency bounds the page analyses, and separately the
-	// content optimisations and the crawl comparisons, one account runs at
-	// once; zero means 2.
+	// MaxRenders bounds the renderings run at once: page analyses with
+	// options.render (they take a slot of this class instead of a page
+	// analysis slot, so they cannot starve raw ones) and the pages site
+	// analyses render, each while it renders. Zero means the renderer's
+	// capacity when it reports one (a Capacity() int method), else 4.
+	MaxRenders int
+	// AccountConcurrency bounds the page analyses, the page analyses that
+	// render, the content optimisations and the crawl comparisons one
+	// account runs at once, each class separately; zero means 2.
 	// Concurrent site analyses of an account are a plan cap
 	// (plans.Limits.ConcurrentSiteJobs).
 	AccountConcurrency int
@@ -136,6 +146,7 @@ func newAdmission(o *AdmissionOptions, log *slog.Logger) *admission {
 	def(&c.MaxSiteJobs, DefaultMaxSiteJobs)
 	def(&c.MaxOptimizations, DefaultMaxOptimizations)
 	def(&c.MaxComparisons, DefaultMaxComparisons)
+	def(&c.MaxRenders, DefaultMaxRenders)
 	def(&c.AccountConcurrency, DefaultAccountConcurrency)
 	if c.MemoryBudget <= 0 {
 		c.MemoryBudget = DefaultMemoryBudget
@@ -149,6 +160,7 @@ func newAdmission(o *AdmissionOptions, log *slog.Logger) *admission {
 		KindSite:     {global: semaphore.NewWeighted(int64(c.MaxSiteJobs))},
 		KindOptimize: {global: semaphore.NewWeighted(int64(c.MaxOptimizations)), perAccount: c.AccountConcurrency},
 		KindCompare:  {global: semaphore.NewWeighted(int64(c.MaxComparisons)), perAccount: c.AccountConcurrency},
+		KindRender:   {global: semaphore.NewWeighted(int64(c.MaxRenders)), perAccount: c.AccountConcurrency},
 	}
 	a.mem = &memoryBudget{sem: semaphore.NewWeighted(c.MemoryBudget), total: c.MemoryBudget, wait: c.Wait, a: a}
 	return a
@@ -163,8 +175,10 @@ func busy(msg string) *Error {
 
 // admit admits one operation of kind for account, with a memory estimate
 // of bytes, waiting at most the configured wait (queue false) or until ctx
-// ends (queue true, for jobs). The error is an *Error: 429 for the
-// account's limit, 503 for a saturated server; or ctx's error.
+// ends (queue true, for jobs). An empty account is not limited per account
+// (the pages a site analysis renders: the job is the account's). The error
+// is an *Error: 429 for the account's limit, 503 for a saturated server;
+// or ctx's error.
 func (a *admission) admit(ctx context.Context, kind Kind, account string, bytes int64, queue bool) (release func(), err error) {
 	k := a.kinds[kind]
 	refuse := func(reason string, e *Error) (func(), error) {
@@ -174,7 +188,8 @@ func (a *admission) admit(ctx context.Context, kind Kind, account string, bytes 
 		return nil, e
 	}
 	ak := accountKind{account, kind}
-	if k.perAccount > 0 {
+	perAccount := k.perAccount > 0 && account != ""
+	if perAccount {
 		a.mu.Lock()
 		n := a.accounts[ak]
 		if n >= k.perAccount {
@@ -188,7 +203,7 @@ func (a *admission) admit(ctx context.Context, kind Kind, account string, bytes 
 		a.mu.Unlock()
 	}
 	dropAccount := func() {
-		if k.perAccount == 0 {
+		if !perAccount {
 			return
 		}
 		a.mu.Lock()

@@ -27,6 +27,8 @@ func TestDependencies(t *testing.T) {
 		"github.com/jackc/pgx",
 		"github.com/redis/",
 		"github.com/riverqueue/",
+		"github.com/seokit/seokit/render/chromium",
+		"github.com/chromedp/",
 	}
 	for _, dep := range strings.Fields(string(out)) {
 		for _, f := range forbidden {

@@ -62,6 +62,8 @@
 //	                            operations as admission control allows (with Retry-After)
 //	upstream_rate_limited  503  a data provider is limiting us; the client's own quota is not
 //	                            at fault, so this is not a 429 (Retry-After: 60)
+//	rendering_unavailable  503  options.render asks for rendering and the server has no
+//	                            browser (Options.Renderer is nil); raw analysis works
 //
 // The token and OAuth endpoints of package auth answer RFC 6749 errors
 // instead, because OAuth clients parse those.
@@ -126,6 +128,36 @@
 // the job with an explicit error. Lists of jobs never load reports, and
 // GET of one job copies the stored report into the answer without
 // decoding it.
+//
+// # Rendering
+//
+// Page and site analyses take options.render: "none" (default) analyses
+// the HTML the server sent; "auto" renders only pages whose raw HTML looks
+// like an application shell (analyzer.LooksLikeAppShell); "always"
+// renders every HTML page with Options.Renderer (render/chromium's pool
+// in examples/server) and runs the page checks on the rendered DOM. The
+// report's render section pairs each changed field's raw and rendered
+// values and carries JavaScript errors, failed or blocked requests, page
+// weight and lab Web Vitals labelled with the device profile (lab
+// measurements, never field data). options.screenshot is "none",
+// "viewport" (default when rendering) or "full"; a page analysis returns
+// the PNGs base64-encoded in render.screenshot and render.fullScreenshot.
+// GET /v1/analyze takes render= and screenshot= query parameters. A bad
+// value is 400 invalid_request naming options.render or
+// options.screenshot; a server without a renderer answers 503
+// rendering_unavailable and raw analyses keep working.
+//
+// Rendering is governed like the other heavy operations. A page analysis
+// that renders takes a slot of its own admission class
+// (AdmissionOptions.MaxRenders, by default the renderer's capacity or 4;
+// per account AccountConcurrency), so renderings cannot starve raw page
+// analyses, and reserves a rendering's memory from the shared budget; each
+// page a site analysis renders waits for a slot of that class too. An
+// analysis that renders counts RenderQuotaUnits (5) requests against the
+// daily quota, page or site. A site analysis renders at most
+// options.renderPages pages, by default and at most its plan's cap
+// (plans.Limits.RenderPages: Free 50, Pro 2,000, Enterprise 10,000); the
+// pages beyond are analysed as the server sent them, with the reason.
 //
 // # HTTPS
 //

@@ -9,23 +9,25 @@ import (
 	"strings"
 
 	"github.com/seokit/seokit/httpapi/store"
+	"github.com/seokit/seokit/render"
 	"github.com/seokit/seokit/seo"
 )
 
 // Error codes of the envelope. Each code always comes with the same HTTP
 // status, listed in doc.go.
 const (
-	CodeInvalidRequest      = "invalid_request"       // 400
-	CodeUnauthorized        = "unauthorized"          // 401
-	CodeForbidden           = "forbidden"             // 403
-	CodeHTTPSRequired       = "https_required"        // 403
-	CodeNotFound            = "not_found"             // 404
-	CodeMethodNotAllowed    = "method_not_allowed"    // 405
-	CodeConflict            = "conflict"              // 409
-	CodeRateLimited         = "rate_limited"          // 429
-	CodeInternal            = "internal"              // 500
-	CodeUnavailable         = "unavailable"           // 503
-	CodeUpstreamRateLimited = "upstream_rate_limited" // 503
+	CodeInvalidRequest       = "invalid_request"       // 400
+	CodeUnauthorized         = "unauthorized"          // 401
+	CodeForbidden            = "forbidden"             // 403
+	CodeHTTPSRequired        = "https_required"        // 403
+	CodeNotFound             = "not_found"             // 404
+	CodeMethodNotAllowed     = "method_not_allowed"    // 405
+	CodeConflict             = "conflict"              // 409
+	CodeRateLimited          = "rate_limited"          // 429
+	CodeInternal             = "internal"              // 500
+	CodeUnavailable          = "unavailable"           // 503
+	CodeUpstreamRateLimited  = "upstream_rate_limited" // 503
+	CodeRenderingUnavailable = "rendering_unavailable" // 503
 )
 
 // Error is the body of every /v1 error response, inside {"error": ...}.
@@ -97,6 +99,8 @@ func toAPIError(err error) (e *Error, logIt bool) {
 		return apiError(http.StatusConflict, CodeConflict, "the resource is in a state that does not allow this"), false
 	case errors.Is(err, store.ErrUnavailable):
 		return apiError(http.StatusServiceUnavailable, CodeUnavailable, "the service's database is unavailable; retry shortly"), true
+	case errors.Is(err, render.ErrUnavailable): // before seo.ErrUnavailable, which it wraps
+		return renderingUnavailable(), true
 	case errors.Is(err, seo.ErrRateLimited):
 		return apiError(http.StatusServiceUnavailable, CodeUpstreamRateLimited, "a data provider is limiting requests; retry later"), true
 	case errors.Is(err, seo.ErrUnavailable):

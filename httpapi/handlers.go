@@ -37,6 +37,14 @@ type PageOptions struct {
 	// the page (analyzer.Options.Extract, Search).
 	Extract []analyzer.Extractor  `json:"extract,omitempty"`
 	Search  []analyzer.SearchRule `json:"search,omitempty"`
+	// Render is "none" (default: the HTML the server sent), "auto"
+	// (render pages whose raw HTML looks like an application shell) or
+	// "always" (render with the server's browser and analyse the rendered
+	// DOM; the report's render section compares it with the raw HTML).
+	Render string `json:"render,omitempty"`
+	// Screenshot is "none", "viewport" (default when rendering) or "full";
+	// the report carries the PNG base64-encoded (render.screenshot).
+	Screenshot string `json:"screenshot,omitempty"`
 }
 
 // PageRequest is the body of POST /v1/analyze/page and POST /v1/analyze.
@@ -55,10 +63,10 @@ func (s *Server) analyzePagePost(w http.ResponseWriter, r *http.Request) {
 }
 
 // analyzePageGet serves GET
-// /v1/analyze?url=&depth=&checkLinks=&analyzeMobile=&skipExternalLinks=&mute=.
+// /v1/analyze?url=&depth=&checkLinks=&analyzeMobile=&skipExternalLinks=&mute=&render=&screenshot=.
 func (s *Server) analyzePageGet(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	req := PageRequest{URL: q.Get("url"), Options: PageOptions{Depth: q.Get("depth")}}
+	req := PageRequest{URL: q.Get("url"), Options: PageOptions{Depth: q.Get("depth"), Render: q.Get("render"), Screenshot: q.Get("screenshot")}}
 	for _, id := range strings.Split(q.Get("mute"), ",") {
 		if id = strings.TrimSpace(id); id != "" {
 			req.Options.Mute = append(req.Options.Mute, id)
@@ -99,6 +107,15 @@ func (s *Server) analyzePage(w http.ResponseWriter, r *http.Request, req PageReq
 		s.fail(w, r, err)
 		return
 	}
+	rc, err := parseRender(req.Options.Render, req.Options.Screenshot, false)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if err := s.checkRender(r.Context(), principal(r.Context()).AccountID, rc); err != nil {
+		s.fail(w, r, err)
+		return
+	}
 	mutes, err := s.analysisMutes(r.Context(), principal(r.Context()).AccountID, u.Host, req.Options.Mute)
 	if err != nil {
 		s.fail(w, r, err)
@@ -125,8 +142,14 @@ func (s *Server) analyzePage(w http.ResponseWriter, r *http.Request, req PageReq
 		o.Disable = unionIDs(o.Disable, []string{"links.broken_external", "links.redirect_external"})
 	}
 	// Admitted with a small reservation; the analyzer reserves by the
-	// body's size once it is fetched.
-	release, err := s.adm.admit(r.Context(), KindPage, principal(r.Context()).AccountID, pageBaseMemory, false)
+	// body's size once it is fetched. One that may render takes a slot of
+	// the rendering class instead, with the rendering's memory.
+	kind, mem := KindPage, int64(pageBaseMemory)
+	if rc.on() {
+		kind, mem = KindRender, pageBaseMemory+renderMemory
+		setRender(&o, rc, s.opts.Renderer)
+	}
+	release, err := s.adm.admit(r.Context(), kind, principal(r.Context()).AccountID, mem, false)
 	if err != nil {
 		s.fail(w, r, err)
 		return

@@ -63,6 +63,17 @@ type SiteOptions struct {
 	// every page (analyzer.Options.Extract, Search).
 	Extract []analyzer.Extractor  `json:"extract,omitempty"`
 	Search  []analyzer.SearchRule `json:"search,omitempty"`
+	// Render is "none" (default), "auto" or "always", as for page
+	// analyses; links found only in the rendered DOM are crawled.
+	Render string `json:"render,omitempty"`
+	// Screenshot is "none" or "viewport" (default when rendering): the
+	// viewport PNGs of the first rendered pages are stored with the job
+	// (GET /v1/analyze/site/{id}/screenshot?url=).
+	Screenshot string `json:"screenshot,omitempty"`
+	// RenderPages caps the pages the analysis renders; 0 means, and the
+	// job records, the plan's cap (plans.Limits.RenderPages), the most
+	// it may be. Pages beyond it are analysed as the server sent them.
+	RenderPages int `json:"renderPages,omitempty"`
 }
 
 // SiteRequest is the body of POST /v1/analyze/site: exactly one of Domain
@@ -195,9 +206,11 @@ func (s *Server) createJob(w http.ResponseWriter, r *http.Request) {
 // /v1/analyze/site does, and returns the stored job. Bad input is an
 // *seo.InputError naming the field; an account at its plan's cap of
 // concurrent site analyses gets an *Error (429). The dashboard calls it,
-// after Admit.
-func (s *Server) StartSite(ctx context.Context, accountID, domain string, maxPages int, subdomains, skipExternal bool) (*store.Job, error) {
-	return s.submitSite(ctx, accountID, SiteRequest{Domain: domain, Options: SiteOptions{MaxPages: maxPages, IncludeSubdomains: subdomains, SkipExternalLinks: skipExternal}})
+// after Admit. render is options.render ("" means "none"); a rendering
+// analysis gets the plan's cap of rendered pages and viewport screenshots.
+func (s *Server) StartSite(ctx context.Context, accountID, domain string, maxPages int, subdomains, skipExternal bool, render string) (*store.Job, error) {
+	return s.submitSite(ctx, accountID, SiteRequest{Domain: domain, Options: SiteOptions{
+		MaxPages: maxPages, IncludeSubdomains: subdomains, SkipExternalLinks: skipExternal, Render: render}})
 }
 
 // submitSite validates req against the address policy and the account's
@@ -262,6 +275,22 @@ func (s *Server) submitSite(ctx context.Context, accountID string, req SiteReque
 	if err := validateExtraction(req.Options.Extract, req.Options.Search); err != nil {
 		return nil, err
 	}
+	rc, err := parseRender(req.Options.Render, req.Options.Screenshot, true)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case req.Options.RenderPages < 0 || req.Options.RenderPages > plan.RenderPages:
+		return nil, &seo.InputError{Field: "options.renderPages", Value: strconv.Itoa(req.Options.RenderPages),
+			Reason: "must be from 1 to " + strconv.Itoa(plan.RenderPages) + ", the cap of this account's plan (0 or absent means the cap)"}
+	case !rc.on():
+		req.Options.Render, req.Options.Screenshot, req.Options.RenderPages = "", "", 0
+	default:
+		req.Options.Render, req.Options.Screenshot = string(rc.mode), string(rc.shot)
+		if req.Options.RenderPages == 0 {
+			req.Options.RenderPages = plan.RenderPages
+		}
+	}
 	if req.Options.Mute, err = s.analysisMutes(ctx, accountID, req.Domain, req.Options.Mute); err != nil {
 		return nil, err
 	}
@@ -277,6 +306,9 @@ func (s *Server) submitSite(ctx context.Context, accountID string, req SiteReque
 			return nil, invalid("callbackUrl", "callbackUrl's host cannot be resolved")
 		}
 		req.CallbackURL = cu.String()
+	}
+	if err := s.checkRender(ctx, accountID, rc); err != nil {
+		return nil, err
 	}
 	body, err := s.sealRequest(req)
 	if err != nil {
@@ -842,6 +874,11 @@ func (s *Server) crawlerOptions(req SiteRequest) crawler.Options {
 	ao.Memory = queuedBudget{s.adm.mem}
 	ao.Mute = unionIDs(ao.Mute, req.Options.Mute)
 	ao.Extract, ao.Search = req.Options.Extract, req.Options.Search
+	// A request stored valid stays valid; a renderer gone since (a
+	// restart without a browser) leaves the analysis raw, and says so.
+	if rc, err := parseRender(req.Options.Render, req.Options.Screenshot, true); err == nil && rc.on() && s.opts.Renderer != nil {
+		setRender(&ao, rc, &jobRenderer{r: s.opts.Renderer, adm: s.adm, max: int64(req.Options.RenderPages)})
+	}
 	co.Analyzer = &ao
 	applySiteScope(&co, &req.Options)
 	return co

@@ -20,6 +20,7 @@ import (
 	"github.com/seokit/seokit/keywords"
 	"github.com/seokit/seokit/optimizer"
 	"github.com/seokit/seokit/rankings"
+	"github.com/seokit/seokit/render"
 	"github.com/seokit/seokit/reports"
 	"github.com/seokit/seokit/seo"
 )
@@ -137,6 +138,12 @@ type Options struct {
 	// its analysis's user agent.
 	AnalyzerOptions *analyzer.Options
 	CrawlerOptions  *crawler.Options
+	// Renderer renders pages for analyses with options.render "auto" or
+	// "always" (render/chromium's pool in examples/server); nil means
+	// rendering is unavailable: such requests get 503
+	// rendering_unavailable while raw analyses keep working. The server
+	// does not close it.
+	Renderer render.Renderer
 	// Frontiers opens each site analysis's frontier, from which an
 	// interrupted job resumes; nil means an in-memory frontier per run, so
 	// an interrupted job starts again from the beginning. The frontiers of
@@ -254,7 +261,14 @@ func New(ctx context.Context, opts *Options) (*Server, error) {
 		return nil, fmt.Errorf("httpapi: %w", err)
 	}
 	s.plans = table
-	s.adm = newAdmission(o.Admission, s.log)
+	adm := AdmissionOptions{}
+	if o.Admission != nil {
+		adm = *o.Admission
+	}
+	if rc, ok := o.Renderer.(renderCapacity); ok && adm.MaxRenders <= 0 {
+		adm.MaxRenders = rc.Capacity()
+	}
+	s.adm = newAdmission(&adm, s.log)
 	largest := 0
 	for _, p := range table {
 		largest = max(largest, p.MaxSitePages)

@@ -55,6 +55,9 @@
 //	-memory-budget   SEOKIT_MEMORY_BUDGET     MiB the heavy operations may hold together by their estimates (512)
 //	-admission-wait  SEOKIT_ADMISSION_WAIT    how long a request waits for a slot before 503 (20s)
 //	-memory-limit    SEOKIT_MEMORY_LIMIT      Go soft memory limit in MiB (900; GOMEMLIMIT, when set, wins; 0 = none)
+//	-chromium        SEOKIT_CHROMIUM          browser that renders pages for options.render (chromium on PATH)
+//	-render-browsers SEOKIT_RENDER_BROWSERS   browser processes that render pages (1)
+//	-render-tabs     SEOKIT_RENDER_TABS       pages each browser renders at once (4)
 //	-dataforseo-login, -dataforseo-password   DATAFORSEO_LOGIN, DATAFORSEO_PASSWORD
 //	-serpapi-key                              SERPAPI_KEY
 //	-google-cse-key, -google-cse-cx           GOOGLE_CSE_KEY, GOOGLE_CSE_CX
@@ -68,6 +71,13 @@
 // pages and 1 analysis queued or running at once, Pro 10,000 pages and 3.
 // The defaults suit a server with 1 GB of memory; -memory-limit makes the
 // Go runtime collect harder as the heap nears it.
+//
+// Analyses with options.render run the page in headless Chromium, whose
+// every request passes the address policy of raw fetches (-allow-private).
+// Renderings have their own class of admission control, sized by
+// -render-browsers × -render-tabs. When no browser starts, the server logs
+// "rendering unavailable: …; raw analysis works" and answers rendering
+// requests with 503 rendering_unavailable.
 //
 // A site analysis keeps its crawl state (queue, seen URLs, page summaries)
 // in a frontier: a job interrupted by a restart, a deploy or a killed
@@ -156,7 +166,9 @@ import (
 	rkdataforseo "github.com/seokit/seokit/rankings/dataforseo"
 	"github.com/seokit/seokit/rankings/serpapi"
 	rsql "github.com/seokit/seokit/rankings/sqlstore"
+	"github.com/seokit/seokit/render/chromium"
 	"github.com/seokit/seokit/reports"
+	"github.com/seokit/seokit/seo"
 )
 
 func main() {
@@ -179,6 +191,10 @@ type config struct {
 	memoryBudget, memoryLimit                                  int
 	crawlRate                                                  float64
 	dfsLogin, dfsPassword, serpapiKey, cseKey, cseCX           string
+	// chromium, renderBrowsers and renderTabs configure the renderer of
+	// options.render.
+	chromium                   string
+	renderBrowsers, renderTabs int
 }
 
 func env(name, def string) string {
@@ -240,6 +256,9 @@ func parse(args []string, stderr io.Writer) (*config, error) {
 	fs.IntVar(&c.memoryBudget, "memory-budget", envInt("SEOKIT_MEMORY_BUDGET", httpapi.DefaultMemoryBudget>>20), "MiB the heavy operations may hold together by their estimates")
 	fs.DurationVar(&c.admission.Wait, "admission-wait", envDuration("SEOKIT_ADMISSION_WAIT", httpapi.DefaultAdmissionWait), "how long a request waits for a slot and memory before it is refused with 503")
 	fs.IntVar(&c.memoryLimit, "memory-limit", envInt("SEOKIT_MEMORY_LIMIT", defaultMemoryLimit), "Go soft memory limit in MiB (GOMEMLIMIT, when set, wins; 0 means none)")
+	fs.StringVar(&c.chromium, "chromium", env("SEOKIT_CHROMIUM", ""), "Chromium program that renders pages for options.render (empty means the first of chromium, chromium-browser, google-chrome found on PATH); without one rendering answers 503 rendering_unavailable and raw analysis works")
+	fs.IntVar(&c.renderBrowsers, "render-browsers", envInt("SEOKIT_RENDER_BROWSERS", chromium.DefaultBrowsers), "browser processes that render pages")
+	fs.IntVar(&c.renderTabs, "render-tabs", envInt("SEOKIT_RENDER_TABS", chromium.DefaultTabs), "pages each browser renders at once")
 	fs.BoolVar(&c.allowPrivate, "allow-private", envBool("SEOKIT_ALLOW_PRIVATE"), "let analyses and callbacks reach loopback and private addresses (intranet audits)")
 	fs.StringVar(&c.tlsCert, "tls-cert", env("SEOKIT_TLS_CERT", ""), "TLS certificate file")
 	fs.StringVar(&c.tlsKey, "tls-key", env("SEOKIT_TLS_KEY", ""), "TLS key file")
@@ -272,6 +291,9 @@ func parse(args []string, stderr io.Writer) (*config, error) {
 	ad := c.admission
 	if ad.MaxPageAnalyses < 1 || ad.MaxOptimizations < 1 || ad.MaxSiteJobs < 1 || ad.AccountConcurrency < 1 || c.memoryBudget < 1 || ad.Wait <= 0 {
 		return nil, errors.New("-max-page-analyses, -max-optimizations, -max-site-jobs, -account-concurrency, -memory-budget and -admission-wait must be positive")
+	}
+	if c.renderBrowsers < 1 || c.renderTabs < 1 {
+		return nil, errors.New("-render-browsers and -render-tabs must be positive")
 	}
 	if c.crawlRate <= 0 {
 		return nil, errors.New("-crawl-rate must be positive")
@@ -462,6 +484,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		Admission:      &c.admission,
 		CrawlerOptions: &crawler.Options{PerHostRate: c.crawlRate},
 		Logger:         logger,
+	}
+	if pool := startRenderer(ctx, c, logger); pool != nil {
+		defer pool.Close() // after the API: its analyses end first
+		opts.Renderer = pool
+		c.admission.MaxRenders = c.renderBrowsers * c.renderTabs
 	}
 	if opts.Frontiers, err = frontiers(c); err != nil {
 		return err
@@ -754,4 +781,23 @@ func ready(st store.Store, limiter ratelimit.Limiter) http.Handler {
 		}
 		io.WriteString(w, "ok\n")
 	})
+}
+
+// startRenderer starts the browser pool of options.render, its every
+// request under the address policy of raw fetches (-allow-private). When no
+// browser starts it logs one line and returns nil: the server runs without
+// rendering (503 rendering_unavailable) and raw analysis works.
+func startRenderer(ctx context.Context, c *config, logger *slog.Logger) *chromium.Pool {
+	sctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	pool, err := chromium.New(sctx, &chromium.Options{
+		ExecPath: c.chromium, Browsers: c.renderBrowsers, Tabs: c.renderTabs,
+		Fetcher: seo.NewFetcher(&seo.FetcherOptions{AllowPrivate: c.allowPrivate, Timeout: 10 * time.Second}),
+	})
+	if err != nil {
+		logger.Warn("rendering unavailable: " + err.Error() + "; raw analysis works")
+		return nil
+	}
+	logger.Info("rendering available", "browsers", c.renderBrowsers, "tabs", c.renderTabs)
+	return pool
 }

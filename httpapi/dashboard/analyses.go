@@ -26,9 +26,10 @@ func fieldErr(field, reason string) error { return &seo.InputError{Field: field,
 type jobRequest struct {
 	Domain  string `json:"domain"`
 	Options struct {
-		MaxPages          int  `json:"maxPages"`
-		IncludeSubdomains bool `json:"includeSubdomains"`
-		SkipExternalLinks bool `json:"skipExternalLinks"`
+		MaxPages          int    `json:"maxPages"`
+		IncludeSubdomains bool   `json:"includeSubdomains"`
+		SkipExternalLinks bool   `json:"skipExternalLinks"`
+		Render            string `json:"render"`
 	} `json:"options"`
 }
 
@@ -60,6 +61,8 @@ type jobRow struct {
 
 	// SkipExternal: external links were not to be checked.
 	SkipExternal bool
+	// Render is the rendering mode, "" for none.
+	Render string
 }
 
 func newJobRow(j *store.Job) jobRow {
@@ -68,6 +71,9 @@ func newJobRow(j *store.Job) jobRow {
 	if json.Unmarshal(j.Request, &req) == nil {
 		row.Domain, row.MaxPages, row.Subdomains = req.Domain, req.Options.MaxPages, req.Options.IncludeSubdomains
 		row.SkipExternal = req.Options.SkipExternalLinks
+		if req.Options.Render != "none" {
+			row.Render = req.Options.Render
+		}
 	}
 	if len(j.Progress) > 0 {
 		json.Unmarshal(j.Progress, &row.Progress)
@@ -83,10 +89,12 @@ type analysesView struct {
 	FormMaxPages string
 	FormSubs     bool
 	FormSkipExt  bool
+	// FormRender is the rendering choice: "none", "auto" or "always".
+	FormRender string
 }
 
 func (d *Dashboard) analysesPage(w http.ResponseWriter, r *http.Request, s *session, a *store.Account) {
-	d.showAnalyses(w, r, s, a, http.StatusOK, &analysesView{FormMaxPages: "100"}, nil)
+	d.showAnalyses(w, r, s, a, http.StatusOK, &analysesView{FormMaxPages: "100", FormRender: "none"}, nil)
 }
 
 func (d *Dashboard) showAnalyses(w http.ResponseWriter, r *http.Request, s *session, a *store.Account, status int, av *analysesView, fields map[string]string) {
@@ -123,9 +131,18 @@ func (d *Dashboard) startAnalysis(w http.ResponseWriter, r *http.Request, s *ses
 		FormMaxPages: strings.TrimSpace(r.PostFormValue("max_pages")),
 		FormSubs:     r.PostFormValue("subdomains") == "on",
 		FormSkipExt:  r.PostFormValue("skip_external") == "on",
+		FormRender:   r.PostFormValue("render"),
 	}
 	bad := func(field, msg string) {
 		d.showAnalyses(w, r, s, a, http.StatusBadRequest, av, map[string]string{field: msg})
+	}
+	switch av.FormRender {
+	case "":
+		av.FormRender = "none"
+	case "none", "auto", "always":
+	default:
+		bad("render", `Rendering must be "none", "auto" or "always".`)
+		return
 	}
 	maxPages := 0
 	if av.FormMaxPages != "" {
@@ -148,11 +165,14 @@ func (d *Dashboard) startAnalysis(w http.ResponseWriter, r *http.Request, s *ses
 	if !d.admit(w, r, a, "site analysis") {
 		return
 	}
-	j, err := d.opts.Analyses.StartSite(r.Context(), a.ID, host, maxPages, av.FormSubs, av.FormSkipExt)
+	j, err := d.opts.Analyses.StartSite(r.Context(), a.ID, host, maxPages, av.FormSubs, av.FormSkipExt, av.FormRender)
 	if err != nil {
 		if field, msg, ok := fieldError(err); ok {
-			if field == "options.maxPages" {
+			switch field {
+			case "options.maxPages":
 				field = "maxPages"
+			case "options.render", "options.screenshot", "options.renderPages":
+				field = "render"
 			}
 			bad(field, msg)
 			return

@@ -32,8 +32,11 @@ const DefaultSessionTTL = 12 * time.Hour
 // their progress from the store.
 type Analyses interface {
 	// StartSite queues an analysis of domain for the account and returns
-	// the stored job. Bad input is an *seo.InputError naming the field.
-	StartSite(ctx context.Context, accountID, domain string, maxPages int, subdomains, skipExternal bool) (*store.Job, error)
+	// the stored job. render is the API's options.render ("none", "auto",
+	// "always"; "" means "none"). Bad input is an *seo.InputError naming
+	// the field; a rendering analysis on a server without a browser is
+	// a Refusal (503).
+	StartSite(ctx context.Context, accountID, domain string, maxPages int, subdomains, skipExternal bool, render string) (*store.Job, error)
 	// CancelSite cancels a queued or running job of the account.
 	CancelSite(ctx context.Context, accountID, jobID string) error
 }

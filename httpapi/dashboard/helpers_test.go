@@ -203,11 +203,15 @@ func (a *testAnalyses) wait() {
 	a.wg.Wait()
 }
 
-func (a *testAnalyses) StartSite(ctx context.Context, accountID, domain string, maxPages int, subdomains, skipExternal bool) (*store.Job, error) {
+func (a *testAnalyses) StartSite(ctx context.Context, accountID, domain string, maxPages int, subdomains, skipExternal bool, render string) (*store.Job, error) {
 	if _, err := seo.ParseDomain(domain); err != nil {
 		return nil, err
 	}
-	req, _ := json.Marshal(map[string]any{"domain": domain, "options": map[string]any{"maxPages": maxPages, "includeSubdomains": subdomains, "skipExternalLinks": skipExternal}})
+	opts := map[string]any{"maxPages": maxPages, "includeSubdomains": subdomains, "skipExternalLinks": skipExternal}
+	if render != "" && render != "none" {
+		opts["render"] = render
+	}
+	req, _ := json.Marshal(map[string]any{"domain": domain, "options": opts})
 	now := a.now().UTC()
 	j := &store.Job{ID: "job_" + strings.ReplaceAll(now.Format("150405.000000000"), ".", ""), AccountID: accountID, Kind: "site",
 		Status: store.JobQueued, Request: req, CreatedAt: now, UpdatedAt: now}

@@ -31,8 +31,8 @@ var (
 	_ dashboard.Mutes    = (*httpapi.Server)(nil)
 )
 
-func (l *lateAPI) StartSite(ctx context.Context, accountID, domain string, maxPages int, subdomains, skipExternal bool) (*store.Job, error) {
-	return l.s.StartSite(ctx, accountID, domain, maxPages, subdomains, skipExternal)
+func (l *lateAPI) StartSite(ctx context.Context, accountID, domain string, maxPages int, subdomains, skipExternal bool, render string) (*store.Job, error) {
+	return l.s.StartSite(ctx, accountID, domain, maxPages, subdomains, skipExternal, render)
 }
 func (l *lateAPI) CancelSite(ctx context.Context, accountID, jobID string) error {
 	return l.s.CancelSite(ctx, accountID, jobID)

@@ -20,6 +20,10 @@ type Limits struct {
 	// MaxListURLs caps options.urls of a site analysis (a list crawl);
 	// zero means MaxSitePages.
 	MaxListURLs int
+	// RenderPages caps the pages one site analysis renders with
+	// options.render; the pages beyond it are analysed as the server sent
+	// them, and the report says so.
+	RenderPages int
 }
 
 // Daily request limits of the default plans.
@@ -35,9 +39,9 @@ var Names = []store.Plan{store.Free, store.Pro, store.Enterprise}
 // by field. Enterprise accounts get their daily limit per account
 // (store.Account.DailyLimit); a plan missing here takes Free's.
 var Defaults = Table{
-	store.Free:       {DailyRequests: DefaultFreeDaily, MaxSitePages: 500, ConcurrentSiteJobs: 1},
-	store.Pro:        {DailyRequests: DefaultProDaily, MaxSitePages: 10_000, ConcurrentSiteJobs: 3},
-	store.Enterprise: {DailyRequests: DefaultFreeDaily, MaxSitePages: 10_000, ConcurrentSiteJobs: 10},
+	store.Free:       {DailyRequests: DefaultFreeDaily, MaxSitePages: 500, ConcurrentSiteJobs: 1, RenderPages: 50},
+	store.Pro:        {DailyRequests: DefaultProDaily, MaxSitePages: 10_000, ConcurrentSiteJobs: 3, RenderPages: 2_000},
+	store.Enterprise: {DailyRequests: DefaultFreeDaily, MaxSitePages: 10_000, ConcurrentSiteJobs: 10, RenderPages: 10_000},
 }
 
 // Table is the limits of each plan.
@@ -54,7 +58,7 @@ func New(plans map[store.Plan]Limits, daily map[store.Plan]int, maxSitePages int
 		out[p] = d
 	}
 	for p, c := range plans {
-		if c.DailyRequests < 0 || c.MaxSitePages < 0 || c.ConcurrentSiteJobs < 0 || c.MaxListURLs < 0 {
+		if c.DailyRequests < 0 || c.MaxSitePages < 0 || c.ConcurrentSiteJobs < 0 || c.MaxListURLs < 0 || c.RenderPages < 0 {
 			return nil, fmt.Errorf("plans: plan %q has a negative limit", p)
 		}
 		d := out.plan(p)
@@ -69,6 +73,9 @@ func New(plans map[store.Plan]Limits, daily map[store.Plan]int, maxSitePages int
 		}
 		if c.MaxListURLs > 0 {
 			d.MaxListURLs = c.MaxListURLs
+		}
+		if c.RenderPages > 0 {
+			d.RenderPages = c.RenderPages
 		}
 		out[p] = d
 	}

@@ -1,0 +1,138 @@
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"sync/atomic"
+
+	"github.com/seokit/seokit/analyzer"
+	"github.com/seokit/seokit/render"
+)
+
+// RenderQuotaUnits is what an analysis that renders counts against the
+// account's daily quota: a page analysis with options.render "auto" or
+// "always" counts RenderQuotaUnits requests instead of one, and so does a
+// site analysis that renders (its rendered pages are capped by the plan,
+// plans.Limits.RenderPages). A browser page costs about that many raw
+// analyses in CPU and memory.
+const RenderQuotaUnits = 5
+
+// renderMemory is what one rendering reserves from the memory budget on
+// top of its page analysis: the rendered DOM and its parse, the
+// screenshots and the driver's buffers on seokit's side (the browser's own
+// memory is bounded by the renderer's pool).
+const renderMemory = 48 << 20
+
+// renderChoice is the validated rendering options of a request.
+type renderChoice struct {
+	mode render.Mode
+	shot render.Shot
+}
+
+// on reports whether the analysis may render.
+func (c renderChoice) on() bool { return c.mode == render.Auto || c.mode == render.Always }
+
+// parseRender validates options.render ("none" when empty) and
+// options.screenshot ("viewport" when empty and rendering, "none"
+// otherwise). Site analyses store viewport screenshots only.
+func parseRender(mode, shot string, site bool) (renderChoice, error) {
+	m, err := render.ParseMode(mode)
+	if err != nil {
+		return renderChoice{}, invalid("options.render", `options.render must be "none", "auto" or "always"`)
+	}
+	c := renderChoice{mode: m, shot: render.NoShot}
+	switch render.Shot(shot) {
+	case "":
+		if c.on() {
+			c.shot = render.Viewport
+		}
+	case render.NoShot:
+	case render.Viewport, render.FullPage:
+		if !c.on() {
+			return renderChoice{}, invalid("options.screenshot", `options.screenshot needs options.render "auto" or "always"`)
+		}
+		if site && render.Shot(shot) == render.FullPage {
+			return renderChoice{}, invalid("options.screenshot", `site analyses take "none" or "viewport" screenshots`)
+		}
+		c.shot = render.Shot(shot)
+	default:
+		return renderChoice{}, invalid("options.screenshot", `options.screenshot must be "none", "viewport" or "full"`)
+	}
+	return c, nil
+}
+
+// renderingUnavailable is the 503 of a rendering request on a server
+// without a browser.
+func renderingUnavailable() *Error {
+	return apiError(http.StatusServiceUnavailable, CodeRenderingUnavailable,
+		"rendering is unavailable on this server (no browser could be started); "+
+			`raw analysis works: send options.render "none" or leave it out`)
+}
+
+// checkRender refuses a rendering analysis on a server without a renderer
+// and counts the extra quota units of one that renders (RenderQuotaUnits
+// in all; the request itself was counted once by protect).
+func (s *Server) checkRender(ctx context.Context, accountID string, c renderChoice) error {
+	if !c.on() {
+		return nil
+	}
+	if s.opts.Renderer == nil {
+		return renderingUnavailable()
+	}
+	if s.opts.DisableAuth {
+		return nil
+	}
+	for range RenderQuotaUnits - 1 {
+		q, err := s.take(ctx, accountID)
+		if err != nil {
+			return err
+		}
+		if e := q.refusal(); e != nil {
+			e.Message = "a rendering analysis counts " + strconv.Itoa(RenderQuotaUnits) + " requests: " + e.Message
+			return e
+		}
+	}
+	return nil
+}
+
+// renderCapacity is implemented by renderers that know how many pages
+// they render at once (render/chromium's pool); AdmissionOptions.MaxRenders
+// defaults to it.
+type renderCapacity interface{ Capacity() int }
+
+// errRenderCap is the error of a rendering refused because the site
+// analysis rendered as many pages as its plan allows; the page is analysed
+// as the server sent it.
+var errRenderCap = errors.New("httpapi: rendering cap reached")
+
+// jobRenderer is the renderer of one site analysis: each rendering waits
+// for a slot of the rendering class and its memory, and the analysis
+// renders at most max pages.
+type jobRenderer struct {
+	r   render.Renderer
+	adm *admission
+	max int64
+	n   atomic.Int64
+}
+
+// Render renders req once admitted, or refuses it past the cap.
+func (j *jobRenderer) Render(ctx context.Context, req *render.Request) (*render.Result, error) {
+	if j.n.Add(1) > j.max {
+		return nil, fmt.Errorf("%w: the plan renders at most %d pages per site analysis; this page is analysed as the server sent it", errRenderCap, j.max)
+	}
+	release, err := j.adm.admit(ctx, KindRender, "", renderMemory, true)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	return j.r.Render(ctx, req)
+}
+
+// setRender sets the rendering options of an analysis from c.
+func setRender(o *analyzer.Options, c renderChoice, r render.Renderer) {
+	o.Render, o.Renderer = c.mode, r
+	o.RenderRequest.Screenshot = c.shot
+}

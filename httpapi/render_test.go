@@ -1,0 +1,427 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/seokit/seokit/httpapi/auth"
+	"github.com/seokit/seokit/httpapi/plans"
+	"github.com/seokit/seokit/httpapi/store"
+	"github.com/seokit/seokit/render"
+	"github.com/seokit/seokit/seo"
+)
+
+// fakeRenderer renders without a browser: the raw page's HTML with a
+// title and a link set by "JavaScript", a one-pixel screenshot. It counts
+// its renderings and, when hold is set, waits for it before answering.
+type fakeRenderer struct {
+	hold    chan struct{}
+	calls   atomic.Int64
+	active  atomic.Int64
+	peak    atomic.Int64
+	started chan struct{} // receives once per rendering when not nil
+}
+
+// onePixelPNG is a valid 1×1 PNG.
+var onePixelPNG = []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89\x00\x00\x00\rIDATx\x9cc\xf8\x0f\x00\x00\x01\x01\x00\x05\x18\xd8N\x00\x00\x00\x00IEND\xaeB`\x82")
+
+func (f *fakeRenderer) Render(ctx context.Context, req *render.Request) (*render.Result, error) {
+	f.calls.Add(1)
+	n := f.active.Add(1)
+	defer f.active.Add(-1)
+	for {
+		p := f.peak.Load()
+		if n <= p || f.peak.CompareAndSwap(p, n) {
+			break
+		}
+	}
+	if f.started != nil {
+		select {
+		case f.started <- struct{}{}:
+		default:
+		}
+	}
+	if f.hold != nil {
+		select {
+		case <-f.hold:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	html := `<!doctype html><html lang=en><head><title>Rendered shop</title>` +
+		`<meta name="description" content="A shop rendered by JavaScript, with a description long enough to count."></head>` +
+		`<body><h1>Rendered shop</h1><p>Oak tables and chairs.</p><a href="/js-only">JS only</a></body></html>`
+	res := &render.Result{URL: req.URL, FinalURL: req.URL, Status: 200, Device: render.Mobile, HTML: []byte(html),
+		Viewport: render.Size{Width: 412, Height: 915}, ElapsedMs: 1}
+	if req.Screenshot != render.NoShot && req.Screenshot != "" {
+		res.Screenshot = onePixelPNG
+	}
+	return res, nil
+}
+
+// shellSite serves an application shell at / and /js-only.
+func shellSite(t *testing.T) *httptest.Server {
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/", "/js-only":
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			fmt.Fprint(w, `<!doctype html><html><head></head><body><div id="root"></div><script src="/app.js"></script></body></html>`)
+		case "/app.js":
+			w.Header().Set("Content-Type", "text/javascript")
+			fmt.Fprint(w, `document.title = "Rendered shop";`)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(ts.Close)
+	return ts
+}
+
+func TestRenderUnavailable(t *testing.T) {
+	a := newTestAPI(t, &Options{AllowPrivate: true, Queue: idleQueue{}})
+	site := shellSite(t)
+	for _, call := range []struct{ method, path, body string }{
+		{"POST", "/v1/analyze/page", `{"url":"` + site.URL + `/","options":{"render":"always"}}`},
+		{"GET", "/v1/analyze?render=auto&url=" + site.URL + "/", ""},
+		{"POST", "/v1/analyze/site", `{"url":"` + site.URL + `/","options":{"render":"auto"}}`},
+	} {
+		e := apiErr(t, a.call(call.method, call.path, a.key, call.body), 503, CodeRenderingUnavailable)
+		if !strings.Contains(e.Message, "raw analysis works") {
+			t.Errorf("%s %s: message %q does not say raw analysis works", call.method, call.path, e.Message)
+		}
+	}
+	// Raw analyses keep working.
+	wantStatus(t, a.call("POST", "/v1/analyze/page", a.key, `{"url":"`+site.URL+`/","options":{"render":"none"}}`), 200)
+	wantStatus(t, a.call("GET", "/v1/analyze?url="+site.URL+"/", a.key, ""), 200)
+	wantStatus(t, a.call("POST", "/v1/analyze/site", a.key, `{"url":"`+site.URL+`/"}`), 202)
+}
+
+func TestRenderOptionsInvalid(t *testing.T) {
+	a := newTestAPI(t, &Options{AllowPrivate: true, Queue: idleQueue{}, Renderer: &fakeRenderer{}})
+	site := shellSite(t)
+	page := func(opts string) string { return `{"url":"` + site.URL + `/","options":` + opts + `}` }
+	siteBody := func(opts string) string { return `{"url":"` + site.URL + `/","options":` + opts + `}` }
+	free := plans.Defaults[store.Free].RenderPages
+	cases := []struct {
+		name, method, path, body, field string
+	}{
+		{"unknown mode", "POST", "/v1/analyze/page", page(`{"render":"sometimes"}`), "options.render"},
+		{"mode not a string", "POST", "/v1/analyze/page", page(`{"render":true}`), "options.render"},
+		{"query mode", "GET", "/v1/analyze?render=ALWAYS&url=" + site.URL + "/", "", "options.render"},
+		{"unknown screenshot", "POST", "/v1/analyze/page", page(`{"render":"always","screenshot":"huge"}`), "options.screenshot"},
+		{"screenshot without rendering", "POST", "/v1/analyze/page", page(`{"screenshot":"viewport"}`), "options.screenshot"},
+		{"site full screenshot", "POST", "/v1/analyze/site", siteBody(`{"render":"always","screenshot":"full"}`), "options.screenshot"},
+		{"site render mode", "POST", "/v1/analyze/site", siteBody(`{"render":"yes"}`), "options.render"},
+		{"site render pages over the plan", "POST", "/v1/analyze/site", siteBody(`{"render":"always","renderPages":` + strconv.Itoa(free+1) + `}`), "options.renderPages"},
+		{"site render pages negative", "POST", "/v1/analyze/site", siteBody(`{"render":"always","renderPages":-1}`), "options.renderPages"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			e := apiErr(t, a.call(tc.method, tc.path, a.key, tc.body), 400, CodeInvalidRequest)
+			if e.Field != tc.field {
+				t.Errorf("field %q, want %q (%s)", e.Field, tc.field, e.Message)
+			}
+		})
+	}
+}
+
+func TestRenderErrorMapping(t *testing.T) {
+	e, _ := toAPIError(fmt.Errorf("analyzer: %w", render.ErrUnavailable))
+	if e.Status != 503 || e.Code != CodeRenderingUnavailable {
+		t.Errorf("render.ErrUnavailable: %d %s, want 503 %s", e.Status, e.Code, CodeRenderingUnavailable)
+	}
+	if e, _ := toAPIError(fmt.Errorf("x: %w", seo.ErrUnavailable)); e.Code != CodeUnavailable {
+		t.Errorf("seo.ErrUnavailable: %s, want %s", e.Code, CodeUnavailable)
+	}
+}
+
+// TestRenderQuotaUnits: an analysis that renders counts RenderQuotaUnits
+// requests against the daily quota, page or site; a raw one counts one.
+func TestRenderQuotaUnits(t *testing.T) {
+	const daily = 2*RenderQuotaUnits + 9 // what the calls below take, and 2 units left
+	a := newTestAPI(t, &Options{AllowPrivate: true, Queue: idleQueue{}, Renderer: &fakeRenderer{},
+		Limits: map[store.Plan]int{store.Free: daily, store.Pro: daily}})
+	site := shellSite(t)
+	remaining := func() int {
+		t.Helper()
+		resp := a.call("GET", "/v1/analyze/site?limit=1", a.key, "")
+		wantStatus(t, resp, 200)
+		n, err := strconv.Atoi(resp.Header.Get("X-RateLimit-Remaining"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	before := remaining()
+	wantStatus(t, a.call("POST", "/v1/analyze/page", a.key, `{"url":"`+site.URL+`/","options":{"render":"always"}}`), 200)
+	if got, want := remaining(), before-1-RenderQuotaUnits; got != want {
+		t.Errorf("after a rendering page analysis: %d remaining, want %d", got, want)
+	}
+	before = remaining()
+	wantStatus(t, a.call("POST", "/v1/analyze/page", a.key, `{"url":"`+site.URL+`/"}`), 200)
+	if got, want := remaining(), before-2; got != want {
+		t.Errorf("after a raw page analysis: %d remaining, want %d", got, want)
+	}
+	before = remaining()
+	wantStatus(t, a.call("POST", "/v1/analyze/site", a.key, `{"url":"`+site.URL+`/","options":{"render":"auto"}}`), 202)
+	if got, want := remaining(), before-1-RenderQuotaUnits; got != want {
+		t.Errorf("after a rendering site analysis: %d remaining, want %d", got, want)
+	}
+	// Too few units left for a rendering: 429 naming the cost, while a
+	// raw analysis still fits.
+	if left := remaining(); left >= RenderQuotaUnits {
+		t.Fatalf("%d units left; the test expects fewer than %d", left, RenderQuotaUnits)
+	}
+	e := apiErr(t, a.call("POST", "/v1/analyze/page", a.key, `{"url":"`+site.URL+`/","options":{"render":"always"}}`), 429, CodeRateLimited)
+	if !strings.Contains(e.Message, strconv.Itoa(RenderQuotaUnits)+" requests") {
+		t.Errorf("refusal %q does not say what a rendering counts", e.Message)
+	}
+}
+
+// TestRenderAdmissionClass: page analyses that render take slots of their
+// own class, so they cannot take the slots of raw ones.
+func TestRenderAdmissionClass(t *testing.T) {
+	a := newTestAPI(t, &Options{AllowPrivate: true, Renderer: &fakeRenderer{},
+		Admission: &AdmissionOptions{MaxRenders: 1, MaxPageAnalyses: 1, AccountConcurrency: 5, Wait: time.Millisecond}})
+	site := newBlockingSite(t)
+	status := make(chan int, 1)
+	go func() {
+		resp, err := a.send(a.req("POST", "/v1/analyze/page", a.key, `{"url":"`+site.URL+`/","options":{"render":"always"}}`))
+		if err != nil {
+			status <- -1
+			return
+		}
+		resp.Body.Close()
+		status <- resp.StatusCode
+	}()
+	select {
+	case <-site.started:
+	case st := <-status:
+		t.Fatalf("the held analysis ended with status %d", st)
+	case <-time.After(30 * time.Second):
+		t.Fatal("the held analysis never reached the site")
+	}
+	resp := a.call("POST", "/v1/analyze/page", a.key, `{"url":"`+site.URL+`/","options":{"render":"auto"}}`)
+	if resp.Header.Get("Retry-After") == "" {
+		t.Error("refusal without Retry-After")
+	}
+	if e := apiErr(t, resp, 503, CodeUnavailable); !strings.Contains(e.Message, "renderings") {
+		t.Errorf("message %q does not name renderings", e.Message)
+	}
+	// A raw analysis of another site is admitted meanwhile.
+	other := shellSite(t)
+	wantStatus(t, a.call("GET", "/v1/analyze?url="+other.URL+"/", a.key, ""), 200)
+	site.free()
+	if got := <-status; got != 200 {
+		t.Errorf("held rendering analysis: status %d, want 200", got)
+	}
+}
+
+func TestRenderAdmissionPerAccount(t *testing.T) {
+	a := newTestAPI(t, &Options{AllowPrivate: true, Renderer: &fakeRenderer{},
+		Admission: &AdmissionOptions{MaxRenders: 5, AccountConcurrency: 1, Wait: time.Millisecond}})
+	site := newBlockingSite(t)
+	status := make(chan int, 1)
+	go func() {
+		resp, err := a.send(a.req("POST", "/v1/analyze/page", a.key, `{"url":"`+site.URL+`/","options":{"render":"always"}}`))
+		if err != nil {
+			status <- -1
+			return
+		}
+		resp.Body.Close()
+		status <- resp.StatusCode
+	}()
+	select {
+	case <-site.started:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the held analysis never reached the site")
+	}
+	resp := a.call("POST", "/v1/analyze/page", a.key, `{"url":"`+site.URL+`/","options":{"render":"always"}}`)
+	if resp.Header.Get("Retry-After") == "" {
+		t.Error("refusal without Retry-After")
+	}
+	apiErr(t, resp, 429, CodeRateLimited)
+	// Another account is not limited by the first one's renderings.
+	_, key := a.account("b@example.com", store.Free, auth.ScopeRead, auth.ScopeWrite)
+	other := shellSite(t)
+	wantStatus(t, a.call("POST", "/v1/analyze/page", key, `{"url":"`+other.URL+`/","options":{"render":"always"}}`), 200)
+	site.free()
+	if got := <-status; got != 200 {
+		t.Errorf("held rendering analysis: status %d, want 200", got)
+	}
+}
+
+// TestJobRenderer: a site analysis's renderings wait for the rendering
+// class's slots and stop at the plan's cap.
+func TestJobRenderer(t *testing.T) {
+	adm := newAdmission(&AdmissionOptions{MaxRenders: 2, AccountConcurrency: 1}, discardLogger())
+	f := &fakeRenderer{hold: make(chan struct{}), started: make(chan struct{}, 16)}
+	jr := &jobRenderer{r: f, adm: adm, max: 6}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := jr.Render(ctx, &render.Request{URL: "http://127.0.0.1/"})
+			errs <- err
+		}()
+	}
+	// Two renderings run; the others wait in the queue for a slot.
+	for range 2 {
+		select {
+		case <-f.started:
+		case <-ctx.Done():
+			t.Fatal("renderings never started")
+		}
+	}
+	close(f.hold)
+	wg.Wait()
+	close(errs)
+	capped, ok := 0, 0
+	for err := range errs {
+		switch {
+		case err == nil:
+			ok++
+		case errors.Is(err, errRenderCap):
+			capped++
+		default:
+			t.Errorf("Render: %v", err)
+		}
+	}
+	if ok != 6 || capped != 2 {
+		t.Errorf("%d rendered, %d over the cap; want 6 and 2", ok, capped)
+	}
+	if p := f.peak.Load(); p > 2 {
+		t.Errorf("%d renderings at once, want at most MaxRenders 2", p)
+	}
+}
+
+// TestRenderCapacity: MaxRenders defaults to the renderer's capacity.
+func TestRenderCapacity(t *testing.T) {
+	a := newTestAPI(t, &Options{Renderer: capacityRenderer{fakeRenderer: &fakeRenderer{}, n: 7}})
+	if got := a.srv.adm.cfg.MaxRenders; got != 7 {
+		t.Errorf("MaxRenders %d, want the renderer's capacity 7", got)
+	}
+	b := newTestAPI(t, nil)
+	if got := b.srv.adm.cfg.MaxRenders; got != DefaultMaxRenders {
+		t.Errorf("MaxRenders without a renderer %d, want %d", got, DefaultMaxRenders)
+	}
+}
+
+type capacityRenderer struct {
+	*fakeRenderer
+	n int
+}
+
+func (c capacityRenderer) Capacity() int { return c.n }
+
+// TestRenderPageAnalysis: a page analysis with options.render runs the
+// checks on the rendered DOM and returns the render section with its
+// screenshot; without it the report has no render section.
+func TestRenderPageAnalysis(t *testing.T) {
+	f := &fakeRenderer{}
+	a := newTestAPI(t, &Options{AllowPrivate: true, Renderer: f})
+	site := shellSite(t)
+	var rep struct {
+		Title  *struct{ Text string } `json:"title"`
+		Render *struct {
+			Mode       string `json:"mode"`
+			Rendered   bool   `json:"rendered"`
+			Screenshot []byte `json:"screenshot"`
+			Changes    []struct {
+				Field, Raw, Rendered string
+			} `json:"changes"`
+		} `json:"render"`
+	}
+	resp := a.call("POST", "/v1/analyze/page", a.key, `{"url":"`+site.URL+`/","options":{"render":"always"}}`)
+	wantStatus(t, resp, 200)
+	readJSON(t, resp, &rep)
+	if rep.Render == nil || !rep.Render.Rendered || rep.Render.Mode != "always" {
+		t.Fatalf("render section %+v, want a rendered page", rep.Render)
+	}
+	if string(rep.Render.Screenshot) != string(onePixelPNG) {
+		t.Errorf("screenshot of %d bytes, want the renderer's viewport PNG", len(rep.Render.Screenshot))
+	}
+	title := false
+	for _, c := range rep.Render.Changes {
+		title = title || (c.Field == "title" && c.Rendered == "Rendered shop")
+	}
+	if !title {
+		t.Errorf("changes %+v do not show the title set by JavaScript", rep.Render.Changes)
+	}
+	// GET, auto: the shell is rendered; screenshot none is honoured.
+	resp = a.call("GET", "/v1/analyze?render=auto&screenshot=none&url="+site.URL+"/", a.key, "")
+	wantStatus(t, resp, 200)
+	rep.Render = nil
+	readJSON(t, resp, &rep)
+	if rep.Render == nil || !rep.Render.Rendered || len(rep.Render.Screenshot) != 0 {
+		t.Errorf("GET render=auto&screenshot=none: %+v, want rendered without a screenshot", rep.Render)
+	}
+	calls := f.calls.Load()
+	resp = a.call("POST", "/v1/analyze/page", a.key, `{"url":"`+site.URL+`/"}`)
+	wantStatus(t, resp, 200)
+	rep.Render = nil
+	readJSON(t, resp, &rep)
+	if rep.Render != nil || f.calls.Load() != calls {
+		t.Errorf("raw analysis rendered: %+v", rep.Render)
+	}
+}
+
+// TestRenderSiteAnalysis: a site analysis with options.render renders its
+// pages, at most options.renderPages of them, and crawls the links found
+// only after rendering.
+func TestRenderSiteAnalysis(t *testing.T) {
+	f := &fakeRenderer{}
+	a := newTestAPI(t, &Options{AllowPrivate: true, Renderer: f})
+	site := shellSite(t)
+	resp := a.call("POST", "/v1/analyze/site", a.key, `{"url":"`+site.URL+`/","options":{"render":"always","renderPages":1,"maxPages":5}}`)
+	wantStatus(t, resp, 202)
+	var j Job
+	readJSON(t, resp, &j)
+	if j.Options.Render != "always" || j.Options.Screenshot != "viewport" || j.Options.RenderPages != 1 {
+		t.Errorf("job options %+v, want render always, viewport screenshots, 1 page", j.Options)
+	}
+	done := waitJob(t, a, a.key, j.ID, func(j Job) bool { return j.Status == "succeeded" || j.Status == "failed" })
+	if done.Status != "succeeded" {
+		t.Fatalf("job %s: %s", done.Status, done.Error)
+	}
+	var rep struct {
+		Render *struct {
+			Rendered int `json:"rendered"`
+		} `json:"render"`
+		Pages []struct {
+			URL          string `json:"url"`
+			Rendered     *bool  `json:"rendered"`
+			RenderReason string `json:"renderReason"`
+		} `json:"pages"`
+	}
+	if err := json.Unmarshal(done.Result, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Render == nil || rep.Render.Rendered != 1 {
+		t.Fatalf("render summary %+v, want 1 page rendered (the plan's cap asked)", rep.Render)
+	}
+	if n := f.calls.Load(); n != 1 {
+		t.Errorf("%d renderings, want 1", n)
+	}
+	found := false
+	for _, p := range rep.Pages {
+		found = found || strings.HasSuffix(p.URL, "/js-only")
+	}
+	if !found {
+		t.Errorf("pages %+v: the link found only after rendering was not crawled", rep.Pages)
+	}
+}
