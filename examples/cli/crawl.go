@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -30,6 +31,9 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	asCSV := fs.Bool("csv", false, "print the page table as CSV")
 	htmlFile := fs.String("html", "", "write a self-contained HTML report with charts to this file")
 	failOn := fs.String("fail-on", "none", "exit 1 when a site finding has this severity or higher: error, warning, notice or none")
+	compareWith := fs.String("compare", "", "compare the crawl with an earlier site report (a `cli crawl -json` file): the diff is printed after the report (to stderr with -json or -csv)")
+	compareOut := fs.String("compare-out", "", "with -compare, write the diff to this file: .md Markdown, .html HTML, .json JSON, anything else text")
+	failOnNew := fs.String("fail-on-new", "none", "with -compare, exit 1 when a finding of this severity or higher is new or on more pages: error, warning, notice or none")
 	timeout := fs.Duration("timeout", 30*time.Minute, "time budget of the crawl")
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	skipExternal := fs.Bool("skip-external-links", false, "do not check external link targets (nothing outside the site is requested)")
@@ -60,6 +64,18 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if *asJSON && *asCSV {
 		return &exitError{code: 2, err: errors.New("-json and -csv cannot be combined")}
+	}
+	newThreshold, err := parseFailOnNew(*failOnNew)
+	if err != nil {
+		return err
+	}
+	if *compareWith == "" && (*compareOut != "" || newThreshold != 0) {
+		return &exitError{code: 2, err: errors.New("-compare-out and -fail-on-new need -compare OLD.json")}
+	}
+	if *compareWith != "" {
+		if _, err := os.Stat(*compareWith); err != nil {
+			return &exitError{code: 2, err: fmt.Errorf("-compare: %w", err)}
+		}
 	}
 	threshold, err := parseFailOn(*failOn)
 	if err != nil {
@@ -149,6 +165,38 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if rep.Crawl.Fetched == 0 {
 		return &exitError{code: 2, err: fmt.Errorf("no page of %s could be fetched", domain)}
+	}
+	if *compareWith != "" {
+		d, err := crawler.Compare(ctx, crawler.ReportFile(*compareWith), crawler.ReportPages(rep), nil)
+		if err != nil {
+			return &exitError{code: 2, err: fmt.Errorf("-compare: %w", err)}
+		}
+		w := stdout
+		if *asJSON || *asCSV {
+			w = stderr
+		}
+		fmt.Fprintln(w)
+		if err := d.WriteText(w); err != nil {
+			return err
+		}
+		if *compareOut != "" {
+			format := "text"
+			switch strings.ToLower(filepath.Ext(*compareOut)) {
+			case ".md", ".markdown":
+				format = "markdown"
+			case ".html", ".htm":
+				format = "html"
+			case ".json":
+				format = "json"
+			}
+			if err := writeDiff(d, format, *compareOut, 0, nil); err != nil {
+				return err
+			}
+			fmt.Fprintf(stderr, "diff written to %s\n", *compareOut)
+		}
+		if newThreshold != 0 && d.NewFindings(newThreshold) > 0 {
+			return errFindings
+		}
 	}
 	if threshold > 0 {
 		for _, g := range rep.Findings {

@@ -5,9 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/seokit/seokit/crawler"
@@ -73,5 +77,63 @@ func TestDiffCommand(t *testing.T) {
 		if !errors.As(err, &ee) || ee.code != 2 {
 			t.Errorf("%v: err = %v, want a usage error (exit 2)", args, err)
 		}
+	}
+}
+
+func TestCrawlCompare(t *testing.T) {
+	var broken atomic.Bool
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/":
+			w.Header().Set("Content-Type", "text/html")
+			link := `<a href="/a">A</a>`
+			if broken.Load() {
+				link += ` <a href="/missing">Missing</a>`
+			}
+			fmt.Fprintf(w, `<!DOCTYPE html><html lang="en"><head><title>Home page of the site under test</title></head><body><h1>Home</h1>%s</body></html>`, link)
+		case "/a":
+			w.Header().Set("Content-Type", "text/html")
+			fmt.Fprint(w, `<!DOCTYPE html><html lang="en"><head><title>Page A of the site under test</title></head><body><h1>A</h1><a href="/">Home</a></body></html>`)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	old := filepath.Join(dir, "old.json")
+	var out, errOut bytes.Buffer
+	if err := run(context.Background(), []string{"crawl", "-allow-private", "-skip-external-links", "-quiet", "-json", srv.URL}, &out, &errOut); err != nil {
+		t.Fatalf("first crawl: %v\n%s", err, errOut.String())
+	}
+	if err := os.WriteFile(old, out.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	// Unchanged: no new finding, exit 0.
+	out.Reset()
+	if err := run(context.Background(), []string{"crawl", "-allow-private", "-skip-external-links", "-quiet", "-compare", old, "-fail-on-new", "error", srv.URL}, &out, &errOut); err != nil {
+		t.Fatalf("unchanged site: %v", err)
+	}
+	if !strings.Contains(out.String(), "New findings (0)") {
+		t.Errorf("unchanged site: output lacks the empty diff:\n%s", out.String())
+	}
+
+	// A broken link: a new error fails the run, and the Markdown diff names it.
+	broken.Store(true)
+	out.Reset()
+	md := filepath.Join(dir, "diff.md")
+	err := run(context.Background(), []string{"crawl", "-allow-private", "-skip-external-links", "-quiet", "-compare", old, "-compare-out", md, "-fail-on-new", "error", srv.URL}, &out, &errOut)
+	if err != errFindings {
+		t.Fatalf("broken link: err = %v, want exit 1", err)
+	}
+	b, _ := os.ReadFile(md)
+	for _, want := range []string{"`links.broken_internal`", "/missing"} {
+		if !strings.Contains(string(b), want) || !strings.Contains(out.String(), strings.Trim(want, "`")) {
+			t.Errorf("diff lacks %q:\n%s\n%s", want, b, out.String())
+		}
+	}
+	var ee *exitError
+	if err := run(context.Background(), []string{"crawl", "-fail-on-new", "error", srv.URL}, &out, &errOut); !errors.As(err, &ee) || ee.code != 2 {
+		t.Errorf("-fail-on-new without -compare: err = %v, want a usage error", err)
 	}
 }
