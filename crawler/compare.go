@@ -571,7 +571,7 @@ func compareRobots(a, b RobotsSummary) *RobotsChange {
 	if a.Status != b.Status || a.Error != b.Error {
 		fields = append(fields, "status")
 	}
-	if a.Bytes != b.Bytes || a.InvalidLines != b.InvalidLines || a.Truncated != b.Truncated {
+	if a.Bytes != b.Bytes || a.SHA256 != b.SHA256 || a.InvalidLines != b.InvalidLines || a.Truncated != b.Truncated {
 		fields = append(fields, "content")
 	}
 	if !slices.Equal(a.Sitemaps, b.Sitemaps) {

@@ -246,3 +246,25 @@ func TestCompareCapsAndBadFile(t *testing.T) {
 		t.Error("missing file: no error")
 	}
 }
+
+func TestCompareRobotsAndSitemaps(t *testing.T) {
+	old := &crawler.SiteReport{Domain: "example.com",
+		Robots:   crawler.RobotsSummary{URL: "https://example.com/robots.txt", Status: 200, Bytes: 40, SHA256: "aa"},
+		Sitemaps: []crawler.SitemapSummary{{URL: "https://example.com/a.xml", Status: 200, URLs: 10}, {URL: "https://example.com/b.xml", Status: 200, URLs: 3}}}
+	same := *old
+	if d := crawler.CompareReports(old, &same, nil); d.Robots != nil || d.Sitemaps != nil {
+		t.Errorf("unchanged: robots %+v, sitemaps %+v; want nil", d.Robots, d.Sitemaps)
+	}
+	cur := &crawler.SiteReport{Domain: "example.com",
+		Robots:   crawler.RobotsSummary{URL: "https://example.com/robots.txt", Status: 200, Bytes: 40, SHA256: "bb"},
+		Sitemaps: []crawler.SitemapSummary{{URL: "https://example.com/a.xml", Status: 404}, {URL: "https://example.com/c.xml", Status: 200, URLs: 1}}}
+	d := crawler.CompareReports(old, cur, nil)
+	if d.Robots == nil || !reflect.DeepEqual(d.Robots.Fields, []string{"content"}) {
+		t.Errorf("robots = %+v, want a content change (same size, other bytes)", d.Robots)
+	}
+	want := &crawler.SitemapsChange{Added: []string{"https://example.com/c.xml"}, Removed: []string{"https://example.com/b.xml"},
+		Changed: []crawler.SitemapChange{{URL: "https://example.com/a.xml", OldStatus: 200, NewStatus: 404, OldURLs: 10}}}
+	if !reflect.DeepEqual(d.Sitemaps, want) {
+		t.Errorf("sitemaps = %+v, want %+v", d.Sitemaps, want)
+	}
+}

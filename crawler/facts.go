@@ -562,7 +562,7 @@ func (cr *crawl) addSitemapURLs(ctx context.Context, smURL string, locs []string
 // robotsFacts summarises the start host's robots.txt and its findings.
 func (cr *crawl) robotsFacts(rb *robotstxt.Robots) (RobotsSummary, []seo.Finding) {
 	ru := robotsURL(cr.root)
-	rs := RobotsSummary{URL: ru, Status: rb.Status(), Bytes: rb.Size(), Truncated: rb.Truncated(),
+	rs := RobotsSummary{URL: ru, Status: rb.Status(), Bytes: rb.Size(), SHA256: rb.SHA256(), Truncated: rb.Truncated(),
 		Sitemaps: rb.Sitemaps(), InvalidLines: rb.InvalidLines()}
 	if err := rb.Err(); err != nil {
 		rs.Error = err.Error()

@@ -181,9 +181,12 @@ type Trap struct {
 
 // RobotsSummary describes the start host's robots.txt.
 type RobotsSummary struct {
-	URL          string   `json:"url"`
-	Status       int      `json:"status"`
-	Bytes        int      `json:"bytes"`
+	URL    string `json:"url"`
+	Status int    `json:"status"`
+	Bytes  int    `json:"bytes"`
+	// SHA256 is the hex SHA-256 of the body, to tell a changed file from
+	// one of the same size (crawler.Compare); absent without a body.
+	SHA256       string   `json:"sha256,omitempty"`
 	Truncated    bool     `json:"truncated,omitempty"`
 	Sitemaps     []string `json:"sitemaps,omitempty"`
 	InvalidLines int      `json:"invalidLines,omitempty"`

@@ -1,6 +1,8 @@
 package robotstxt
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"math"
 	"strconv"
 	"strings"
@@ -91,6 +93,7 @@ type Robots struct {
 	issues    []Issue
 	invalid   int
 	size      int
+	sum       string // hex SHA-256 of the body, "" without one
 	truncated bool
 	status    int
 	err       error
@@ -100,7 +103,8 @@ type Robots struct {
 // reads at most [MaxSize] bytes (a line cut by the limit is dropped too) and
 // never fails: lines it cannot use are reported by [Robots.Issues].
 func Parse(body []byte) *Robots {
-	r := &Robots{agents: map[string]*merged{}, size: len(body)}
+	sum := sha256.Sum256(body)
+	r := &Robots{agents: map[string]*merged{}, size: len(body), sum: hex.EncodeToString(sum[:])}
 	data := body
 	if len(data) > MaxSize {
 		r.truncated = true
@@ -164,6 +168,11 @@ func (r *Robots) InvalidLines() int { return r.invalid }
 // Truncated reports whether the body exceeded [MaxSize], so rules past it
 // were ignored.
 func (r *Robots) Truncated() bool { return r.truncated }
+
+// SHA256 returns the hex SHA-256 of the body given (the whole body, also
+// when it was cut at MaxSize), so that two fetches can be compared; "" when there was no body
+// to parse (see FromStatus and Unreachable).
+func (r *Robots) SHA256() string { return r.sum }
 
 // Size returns the length in bytes of the body given (which a fetch capped at
 // MaxSize+1 bytes keeps small).
