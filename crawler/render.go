@@ -87,7 +87,8 @@ func rendering(o *analyzer.Options) bool {
 
 // robotsAllowed returns the rendering's robots policy for subresources: the
 // crawl's own robots.txt verdicts for its robots token, or every
-// subresource allowed with IgnoreRobots.
+// subresource allowed with IgnoreRobots. A host the address policy refuses
+// is left to that policy, which the renderer reports as such.
 func (cr *crawl) robotsAllowed() func(u *url.URL) bool {
 	return func(u *url.URL) bool {
 		if cr.o.IgnoreRobots || u == nil || (u.Scheme != "http" && u.Scheme != "https") {
@@ -95,7 +96,8 @@ func (cr *crawl) robotsAllowed() func(u *url.URL) bool {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), cr.o.RequestTimeout)
 		defer cancel()
-		return cr.robots.Get(ctx, u).Allowed(cr.o.RobotsToken, u.RequestURI())
+		r := cr.robots.Get(ctx, u)
+		return r.Refused() || r.Allowed(cr.o.RobotsToken, u.RequestURI())
 	}
 }
 

@@ -239,7 +239,8 @@ func fromFetch(status int, body []byte, err error) *Robots {
 
 // Allowed reports whether robots.txt lets userAgent (a token or a full
 // user-agent string; empty means the cache's UserAgent) crawl rawURL. known
-// is false only when rawURL is not an absolute http(s) URL.
+// is false when rawURL is not an absolute http(s) URL and when the address
+// policy refuses its host (Robots.Refused): robots.txt does not decide then.
 func (c *Cache) Allowed(ctx context.Context, rawURL, userAgent string) (allowed, known bool) {
 	u, err := url.Parse(rawURL)
 	if err != nil {
@@ -255,7 +256,11 @@ func (c *Cache) Allowed(ctx context.Context, rawURL, userAgent string) (allowed,
 	if u.RawQuery != "" || u.ForceQuery {
 		path += "?" + u.RawQuery
 	}
-	return c.Get(ctx, u).Allowed(userAgent, path), true
+	r := c.Get(ctx, u)
+	if r.Refused() {
+		return false, false
+	}
+	return r.Allowed(userAgent, path), true
 }
 
 // Fetcher is the part of seo.Fetcher that [FetcherFunc] uses.

@@ -333,3 +333,24 @@ func TestFetcherFunc(t *testing.T) {
 var _ interface {
 	Allowed(ctx context.Context, rawURL, userAgent string) (allowed, known bool)
 } = (*Cache)(nil)
+
+// A host the address policy refuses is not decided by robots.txt: Allowed
+// says so (known false), so that the refusal is reported as the policy's.
+func TestCacheRefusedHost(t *testing.T) {
+	refuse := func(ctx context.Context, robotsURL string) (int, []byte, error) {
+		return 0, nil, fmt.Errorf("fetch %s: %w", robotsURL, seo.ErrForbiddenAddress)
+	}
+	c := NewCache(refuse, nil)
+	allowed, known := c.Allowed(context.Background(), "http://169.254.169.254/latest/meta-data", "seokit")
+	if allowed || known {
+		t.Errorf("refused host: allowed %v, known %v; want false, false", allowed, known)
+	}
+	u, _ := url.Parse("http://169.254.169.254/x")
+	if r := c.Get(context.Background(), u); !r.Refused() || r.Allowed("seokit", "/x") {
+		t.Errorf("refused host: Refused %v, Allowed %v; want true, false", r.Refused(), r.Allowed("seokit", "/x"))
+	}
+	fail := func(ctx context.Context, robotsURL string) (int, []byte, error) { return 0, nil, errors.New("connection refused") }
+	if r := NewCache(fail, nil).Get(context.Background(), u); r.Refused() {
+		t.Error("an unreachable host counts as refused by the address policy")
+	}
+}

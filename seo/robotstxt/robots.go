@@ -3,10 +3,13 @@ package robotstxt
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"math"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/seokit/seokit/seo"
 )
 
 // MaxSize is the number of bytes of a robots.txt file that are parsed:
@@ -150,6 +153,11 @@ func unreachableErr(err error) *Robots {
 	r.err = err
 	return r
 }
+
+// Refused reports that robots.txt could not be fetched because the address
+// policy refuses its host (seo.ErrForbiddenAddress): such a host's URLs are
+// refused by that policy, not by robots.txt, and callers say so.
+func (r *Robots) Refused() bool { return errors.Is(r.err, seo.ErrForbiddenAddress) }
 
 // Err returns the fetch error behind an unreachable Robots built by a
 // [Cache], or nil.
