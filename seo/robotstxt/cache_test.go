@@ -349,7 +349,9 @@ func TestCacheRefusedHost(t *testing.T) {
 	if r := c.Get(context.Background(), u); !r.Refused() || r.Allowed("seokit", "/x") {
 		t.Errorf("refused host: Refused %v, Allowed %v; want true, false", r.Refused(), r.Allowed("seokit", "/x"))
 	}
-	fail := func(ctx context.Context, robotsURL string) (int, []byte, error) { return 0, nil, errors.New("connection refused") }
+	fail := func(ctx context.Context, robotsURL string) (int, []byte, error) {
+		return 0, nil, errors.New("connection refused")
+	}
 	if r := NewCache(fail, nil).Get(context.Background(), u); r.Refused() {
 		t.Error("an unreachable host counts as refused by the address policy")
 	}
