@@ -24,20 +24,16 @@ import (
 	"github.com/seokit/seokit/seo"
 )
 
-// The rendering benchmark's setup: one browser of 8 tabs (8 renderings at
-// once: with render.DefaultIdle and DefaultSettle a rendering lasts at
-// least a second, so 8 pages/s needs 8 at once; one browser process keeps
-// the tree's memory low). SEOKIT_BENCH_BROWSERS, SEOKIT_BENCH_TABS and
-// SEOKIT_BENCH_SETTLE (a duration, for both idle and settle) change it.
-const (
-	benchPages    = 500
-	benchBrowsers = 1
-	benchTabs     = 8
-)
+// benchPages is the size of the rendering benchmark's site.
+const benchPages = 500
 
-// benchSetup returns the pool size and rendering wait of the benchmark.
+// benchSetup returns the pool size and rendering wait of the benchmark: the
+// pool's and the Request's defaults (chromium.DefaultBrowsers,
+// DefaultTabs, render.DefaultIdle, DefaultSettle), which
+// SEOKIT_BENCH_BROWSERS, SEOKIT_BENCH_TABS and SEOKIT_BENCH_SETTLE (a
+// duration, for both idle and settle) change.
 func benchSetup(tb testing.TB) (browsers, tabs int, req render.Request) {
-	browsers, tabs = benchBrowsers, benchTabs
+	browsers, tabs = chromium.DefaultBrowsers, chromium.DefaultTabs
 	for _, e := range []struct {
 		name string
 		v    *int
@@ -149,7 +145,9 @@ func TestRenderBenchmark(t *testing.T) {
 	raw := benchCrawl(t, site, nil, req)
 	pool := newChromium(t, site.URL, browsers, tabs)
 	stop := sampleTreeRSS(100 * time.Millisecond)
+	cpu0 := treeCPU(os.Getpid())
 	rendered := benchCrawl(t, site, pool, req)
+	cpu := treeCPU(os.Getpid()) - cpu0
 	maxRSS, maxPSS := stop()
 	rate, n := rendered.Crawl.PagesPerSecond, len(rendered.Pages)
 	rawRate := raw.Crawl.PagesPerSecond
@@ -157,6 +155,8 @@ func TestRenderBenchmark(t *testing.T) {
 	t.Logf("rendered crawl: %d pages in %v (%s), %d rendered, %d timed out, %d failed: %.1f rendered pages/s (%d browsers x %d tabs, idle %v, settle %v)",
 		n, rendered.Crawl.Duration.Round(time.Millisecond), rendered.Crawl.StopReason, s.Rendered, s.TimedOut, s.Failed,
 		float64(s.Rendered)/rendered.Crawl.Duration.Seconds(), browsers, tabs, cmp.Or(req.Idle, render.DefaultIdle), cmp.Or(req.Settle, render.DefaultSettle))
+	t.Logf("CPU time of the process tree during the rendered crawl: %v, %.0f ms per rendered page (%d browser restarts)",
+		cpu.Round(time.Millisecond), float64(cpu.Milliseconds())/float64(max(s.Rendered, 1)), pool.Stats().Restarts)
 	t.Logf("raw crawl: %d pages in %v, %.1f pages/s; rendered/raw = %.3f", len(raw.Pages), raw.Crawl.Duration.Round(time.Millisecond), rawRate, rate/rawRate)
 	t.Logf("peak of the process tree (this process and its Chromium processes): RSS %.0f MiB (summed), PSS %.0f MiB", float64(maxRSS)/(1<<20), float64(maxPSS)/(1<<20))
 	rate = float64(s.Rendered) / rendered.Crawl.Duration.Seconds()
@@ -236,9 +236,18 @@ func sampleTreeRSS(interval time.Duration) (stop func() (rss, pss int64)) {
 
 // treeRSS sums VmRSS and Pss over pid and its descendants, from /proc.
 func treeRSS(pid int) (rss, pss int64) {
+	for _, p := range processTree(pid) {
+		rss += procKB(p, "status", "VmRSS:")
+		pss += procKB(p, "smaps_rollup", "Pss:")
+	}
+	return rss, pss
+}
+
+// processTree lists pid and its descendants, from /proc.
+func processTree(pid int) []int {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
-		return 0, 0
+		return nil
 	}
 	children := map[int][]int{}
 	for _, e := range entries {
@@ -262,15 +271,39 @@ func treeRSS(pid int) (rss, pss int64) {
 		pp, _ := strconv.Atoi(f[1])
 		children[pp] = append(children[pp], p)
 	}
-	queue := []int{pid}
-	for len(queue) > 0 {
-		p := queue[0]
-		queue = queue[1:]
-		rss += procKB(p, "status", "VmRSS:")
-		pss += procKB(p, "smaps_rollup", "Pss:")
-		queue = append(queue, children[p]...)
+	tree := []int{pid}
+	for i := 0; i < len(tree); i++ {
+		tree = append(tree, children[tree[i]]...)
 	}
-	return rss, pss
+	return tree
+}
+
+// treeCPU sums the CPU time (user and system) of pid and its descendants,
+// with their children that ended (Chromium's renderers, reaped by its
+// zygote), from /proc/pid/stat; the clock tick is taken as 1/100 s, the
+// value on Linux.
+func treeCPU(pid int) time.Duration {
+	var ticks int64
+	for _, p := range processTree(pid) {
+		stat, err := os.ReadFile("/proc/" + strconv.Itoa(p) + "/stat")
+		if err != nil {
+			continue
+		}
+		i := bytes.LastIndexByte(stat, ')')
+		if i < 0 {
+			continue
+		}
+		// utime, stime, cutime and cstime are fields 14 to 17.
+		f := strings.Fields(string(stat[i+1:]))
+		if len(f) < 15 {
+			continue
+		}
+		for _, v := range f[11:15] {
+			n, _ := strconv.ParseInt(v, 10, 64)
+			ticks += n
+		}
+	}
+	return time.Duration(ticks) * 10 * time.Millisecond
 }
 
 // procKB returns the value in kB of the line starting with key in

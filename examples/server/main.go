@@ -57,7 +57,7 @@
 //	-memory-limit    SEOKIT_MEMORY_LIMIT      Go soft memory limit in MiB (900; GOMEMLIMIT, when set, wins; 0 = none)
 //	-chromium        SEOKIT_CHROMIUM          browser that renders pages for options.render (chromium on PATH)
 //	-render-browsers SEOKIT_RENDER_BROWSERS   browser processes that render pages (1)
-//	-render-tabs     SEOKIT_RENDER_TABS       pages each browser renders at once (4)
+//	-render-tabs     SEOKIT_RENDER_TABS       pages each browser renders at once (8)
 //	-dataforseo-login, -dataforseo-password   DATAFORSEO_LOGIN, DATAFORSEO_PASSWORD
 //	-serpapi-key                              SERPAPI_KEY
 //	-google-cse-key, -google-cse-cx           GOOGLE_CSE_KEY, GOOGLE_CSE_CX

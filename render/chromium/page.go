@@ -3,6 +3,7 @@ package chromium
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"net/url"
@@ -14,6 +15,8 @@ import (
 
 	cdpbrowser "github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/css"
+	"github.com/chromedp/cdproto/dom"
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/cdproto/log"
@@ -105,7 +108,8 @@ type session struct {
 	docID     network.RequestID
 	docURL    string
 	truncated map[string]bool
-	done      bool // the Result was handed out: later events are ignored
+	refused   map[network.RequestID][2]string // refusals decided before the request's entry
+	done      bool                            // the Result was handed out: later events are ignored
 
 	queue  []any
 	signal chan struct{}
@@ -134,6 +138,7 @@ func newSession(req *render.Request, prx *proxy) *session {
 		weights:   map[string]*render.Weight{},
 		lastBusy:  now,
 		truncated: map[string]bool{},
+		refused:   map[network.RequestID][2]string{},
 		signal:    make(chan struct{}, 1),
 		res: render.Result{
 			Errors:    []render.Message{},
@@ -199,6 +204,12 @@ func (s *session) weight(typ string, n int, b int64) {
 // newEntry records a request; s.mu is held.
 func (s *session) newEntry(id network.RequestID, rawURL, typ string, ws bool) *entry {
 	e := &entry{idx: -1, typ: typ, url: rawURL, ws: ws}
+	if r, ok := s.refused[id]; ok {
+		// The interception refused the request before the browser
+		// reported it.
+		e.refus, e.err = r[0], r[1]
+		delete(s.refused, id)
+	}
 	if len(s.res.Resources) < MaxResources {
 		e.idx = len(s.res.Resources)
 		s.res.Resources = append(s.res.Resources, render.Resource{URL: clip(rawURL), Type: typ, Outcome: render.OutcomeOK})
@@ -480,6 +491,8 @@ func (s *session) decide(ctx context.Context, t *chromedp.Target, ev *fetch.Even
 	if outcome != "" {
 		if e := s.reqs[ev.NetworkID]; e != nil {
 			e.refus, e.err = outcome, why
+		} else if ev.NetworkID != "" && len(s.refused) < MaxResources {
+			s.refused[ev.NetworkID] = [2]string{outcome, why}
 		}
 	}
 	s.mu.Unlock()
@@ -740,13 +753,27 @@ func (s *session) navError(text string) error {
 }
 
 // setup prepares the tab: interception, device, no service workers, no
-// downloads, no dialogs, no new windows.
+// downloads, no dialogs, no new windows. It also turns off the DOM and CSS
+// tracking that chromedp enables on every tab (the rendering reads the
+// document with one script): without it the renderer reports no DOM
+// mutations or style sheets, which costs CPU on every page. The commands are
+// independent, so they are sent at once rather than one round trip after
+// the other.
 func (p *Pool) setup(ctx context.Context, c *chromedp.Context, t *chromedp.Target, req *render.Request, dev device, ua string) error {
-	if _, err := cdp.Call(ctx, c.Browser, cdpbrowser.SetDownloadBehavior, cdpbrowser.SetDownloadBehaviorParams{
-		Behavior: cdpbrowser.SetDownloadBehaviorBehaviorDeny, BrowserContextID: c.BrowserContextID}); err != nil {
-		return err
-	}
 	steps := []func() error{
+		func() error {
+			_, err := cdp.Call(ctx, c.Browser, cdpbrowser.SetDownloadBehavior, cdpbrowser.SetDownloadBehaviorParams{
+				Behavior: cdpbrowser.SetDownloadBehaviorBehaviorDeny, BrowserContextID: c.BrowserContextID})
+			return err
+		},
+		func() error {
+			_, err := cdp.Call(ctx, t, dom.Disable, cdp.Empty{})
+			return err
+		},
+		func() error {
+			_, err := cdp.Call(ctx, t, css.Disable, cdp.Empty{})
+			return err
+		},
 		func() error {
 			_, err := cdp.Call(ctx, t, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{{URLPattern: "*", RequestStage: fetch.RequestStageRequest}}})
 			return err
@@ -781,12 +808,17 @@ func (p *Pool) setup(ctx context.Context, c *chromedp.Context, t *chromedp.Targe
 			return err
 		},
 	}
-	for _, step := range steps {
-		if err := step(); err != nil {
-			return err
-		}
+	errs := make([]error, len(steps))
+	var wg sync.WaitGroup
+	for i, step := range steps {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = step()
+		}()
 	}
-	return nil
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 // wait waits for the load event and network idle, then the settle delay;

@@ -19,7 +19,7 @@ import (
 // Defaults of the zero Options fields.
 const (
 	DefaultBrowsers         = 1
-	DefaultTabs             = 4
+	DefaultTabs             = 8
 	DefaultRecycleAfter     = 100
 	DefaultMaxBrowserMemory = 1 << 30
 )
@@ -43,9 +43,10 @@ type Options struct {
 	// RecycleAfter is the number of renderings after which a browser is
 	// drained and restarted; zero means DefaultRecycleAfter.
 	RecycleAfter int
-	// MaxBrowserMemory caps the resident memory (RSS, read from /proc) of a
-	// browser's process tree in bytes: above it the browser is drained and
-	// restarted; zero means DefaultMaxBrowserMemory.
+	// MaxBrowserMemory caps the memory of a browser's process tree in bytes
+	// (the sum of its processes' PSS, read from /proc; RSS where PSS cannot
+	// be read): above it the browser is drained and restarted; zero means
+	// DefaultMaxBrowserMemory.
 	MaxBrowserMemory int64
 	// Fetcher governs every connection the browser makes: its dial-time
 	// address policy and allowed ports apply to each request, redirect hop
@@ -167,7 +168,10 @@ func findExec(path string) (string, error) {
 // flags are the browser's command line switches besides chromedp's
 // defaults: every connection goes through the proxy (loopback included),
 // nothing resolves names or opens side channels (DNS over HTTPS, QUIC,
-// WebRTC UDP, background services).
+// WebRTC UDP, background services). For throughput and memory, each new
+// window (one per rendering, as each has its own browser context) opens no
+// WebUI omnibox popup, which would cost a renderer process of its own, and
+// the GPU work (software, GPU off) runs in the browser process.
 func (p *Pool) flags() []chromedp.ExecAllocatorOption {
 	return []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(p.exec),
@@ -179,7 +183,8 @@ func (p *Pool) flags() []chromedp.ExecAllocatorOption {
 		chromedp.Flag("disable-features", "Translate,BlinkGenPropertyTrees,DnsOverHttps,AsyncDns,"+
 			"MediaRouter,OptimizationHints,InterestFeedContentSuggestions,CalculateNativeWinOcclusion,"+
 			"AutofillServerCommunication,CertificateTransparencyComponentUpdater,"+
-			"IsolateOrigins,site-per-process,HttpsUpgrades,PrivacySandboxSettings4"),
+			"IsolateOrigins,site-per-process,HttpsUpgrades,PrivacySandboxSettings4,"+
+			"WebUIOmniboxPopup,WebUIOmniboxFullPopup,WebUIOmniboxAimPopup"),
 		chromedp.Flag("disable-site-isolation-trials", true),
 		chromedp.Flag("force-webrtc-ip-handling-policy", "disable_non_proxied_udp"),
 		chromedp.Flag("webrtc-ip-handling-policy", "disable_non_proxied_udp"),
@@ -194,6 +199,7 @@ func (p *Pool) flags() []chromedp.ExecAllocatorOption {
 		chromedp.Flag("mute-audio", true),
 		chromedp.Flag("hide-scrollbars", true),
 		chromedp.Flag("disable-gpu", true),
+		chromedp.Flag("in-process-gpu", true),
 		chromedp.Flag("disable-print-preview", true),
 		chromedp.Flag("block-new-web-contents", true),
 	}
@@ -310,14 +316,14 @@ func (p *Pool) acquire(ctx context.Context) (*browser, int, error) {
 // grew beyond MaxBrowserMemory is drained, then restarted when its last tab
 // is freed.
 func (p *Pool) release(b *browser, slot int, crashed bool) {
-	var rss int64
+	var mem int64
 	if b.pid > 0 && !crashed {
-		rss = treeRSS(b.pid)
+		mem = treeMemory(b.pid)
 	}
 	p.mu.Lock()
 	b.inUse--
 	p.stats.InUse--
-	if crashed || b.served >= p.opts.RecycleAfter || rss > p.opts.MaxBrowserMemory {
+	if crashed || b.served >= p.opts.RecycleAfter || mem > p.opts.MaxBrowserMemory {
 		b.draining = true
 	}
 	restart := b.draining && b.inUse == 0 && !p.closed && p.browsers[slot] == b
@@ -406,12 +412,20 @@ func (p *Pool) Close() error {
 	return nil
 }
 
-// treeRSS is the resident memory in bytes of pid and its descendants, read
-// from /proc; 0 where /proc cannot be read.
-func treeRSS(pid int) int64 {
+// treeMemory is the memory in bytes of pid and its descendants, read from
+// /proc: each process's PSS (proportional set size: its private pages and
+// its share of the pages it shares, such as the browser program's), or its
+// RSS where PSS cannot be read; 0 where /proc cannot be read. Summed RSS
+// would count the shared pages once per process, so it grows with the
+// number of renderer processes rather than with what they use.
+func treeMemory(pid int) int64 {
 	var total int64
 	for _, n := range processTree(pid) {
-		total += processRSS(n)
+		if pss, ok := procKB(n, "smaps_rollup", "Pss:"); ok {
+			total += pss
+		} else if rss, ok := procKB(n, "status", "VmRSS:"); ok {
+			total += rss
+		}
 	}
 	return total
 }
@@ -467,22 +481,23 @@ func parentPID(pid int) int {
 	return pp
 }
 
-// processRSS reads VmRSS of pid from /proc/pid/status.
-func processRSS(pid int) int64 {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+// procKB reads the value in kB of the line of /proc/pid/file that starts
+// with key, in bytes; false when the process or the line is missing.
+func procKB(pid int, file, key string) (int64, bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/" + file)
 	if err != nil {
-		return 0
+		return 0, false
 	}
 	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+		if v, ok := strings.CutPrefix(line, key); ok {
 			f := strings.Fields(v)
 			if len(f) > 0 {
-				kb, _ := strconv.ParseInt(f[0], 10, 64)
-				return kb << 10
+				kb, err := strconv.ParseInt(f[0], 10, 64)
+				return kb << 10, err == nil
 			}
 		}
 	}
-	return 0
+	return 0, false
 }
 
 var errCrashed = errors.New("render: the browser stopped")

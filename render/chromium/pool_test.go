@@ -328,8 +328,8 @@ func TestCrash(t *testing.T) {
 func TestMemoryCap(t *testing.T) {
 	srv := serve(t, htmlPage("<!doctype html><title>x</title>"))
 	p := newTestPool(t, &Options{Fetcher: testFetcher(t, srv), MaxBrowserMemory: 1 << 20})
-	if rss := treeRSS(p.browserPIDs()[0]); rss <= 1<<20 {
-		t.Fatalf("browser RSS %d bytes read from /proc, want more than 1 MiB", rss)
+	if mem := treeMemory(p.browserPIDs()[0]); mem <= 1<<20 {
+		t.Fatalf("browser memory %d bytes read from /proc, want more than 1 MiB", mem)
 	}
 	renderOne(t, p, &render.Request{URL: srv.URL + "/", Settle: -1})
 	if st := p.Stats(); st.Restarts != 1 {
