@@ -667,6 +667,12 @@ func (p *Pool) render(ctx context.Context, b *browser, in *render.Request) (*ren
 	if err != nil {
 		return nil, p.ctxErr(ctx, fmt.Errorf("render: reading the DOM of %s: %w", seo.Clip(req.URL), err))
 	}
+	if strings.HasPrefix(dom.URL, "chrome-error:") {
+		// The page navigated itself somewhere that could not be loaded (a
+		// refused address, say): what is left is the browser's error page,
+		// not the site's.
+		return nil, s.navError("the page navigated to a document that could not be loaded")
+	}
 	html := dom.HTML
 	if len(html) > seo.DefaultMaxBodyBytes {
 		i := seo.DefaultMaxBodyBytes

@@ -288,6 +288,17 @@ func TestNavigationErrors(t *testing.T) {
 			t.Errorf("Render(%s) = %v, want an error naming %q (forbidden %v)", tt.url, err, tt.want, tt.forbidden)
 		}
 	}
+
+	// A page that sends itself to a refused address leaves the browser's
+	// error page: an error, not a rendering of that page.
+	nav := serve(t, htmlPage(`<!doctype html><title>x</title><script>location.href = "http://169.254.169.254/latest/meta-data/"</script>`))
+	p2 := newTestPool(t, &Options{Fetcher: testFetcher(t, nav)})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	res, err := p2.Render(ctx, &render.Request{URL: nav.URL + "/"})
+	if err == nil {
+		t.Errorf("Render(self-navigation to 169.254.169.254) = final URL %q, title in %d bytes of HTML; want an error", res.FinalURL, len(res.HTML))
+	}
 }
 
 // TestCrash kills the browser: the pool starts another one.
