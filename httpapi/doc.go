@@ -19,6 +19,8 @@
 //	POST    /v1/analyze/site          write  analyze    202 job, Location header
 //	GET     /v1/analyze/site          read   analyze    200 the account's jobs, newest first
 //	GET     /v1/analyze/site/{id}     read   analyze    200 job with progress and, when done, result
+//	GET     /v1/analyze/site/{id}/screenshot?url=
+//	                                  read   analyze    200 image/png of a rendered page; 404 if none
 //	DELETE  /v1/analyze/site/{id}     write  analyze    200 canceled job; 409 if it had ended
 //	POST    /v1/optimize/content      write  optimize   200 content report
 //	GET     /v1/keywords/suggest      read   keywords   200 {query, locale, suggestions[...]}
@@ -158,6 +160,16 @@
 // options.renderPages pages, by default and at most its plan's cap
 // (plans.Limits.RenderPages: Free 50, Pro 2,000, Enterprise 10,000); the
 // pages beyond are analysed as the server sent them, with the reason.
+//
+// A site analysis that renders with options.screenshot "viewport" (the
+// default when rendering) keeps each rendered page's viewport PNG with
+// its job when the store implements store.Screenshots (sqlstore does): at
+// most options.renderPages of them, each at most store.MaxScreenshotBytes,
+// deleted with the job. The report's pages[].screenshot says which page
+// has one; GET /v1/analyze/site/{id}/screenshot?url= serves it as
+// image/png (the page's URL as the report lists it; 400 naming url
+// without one, 404 not_found when there is none), with the permission of
+// GET /v1/analyze/site/{id}.
 //
 // # HTTPS
 //

@@ -204,6 +204,7 @@ func (s *Server) runHelper(wctx context.Context, accountID, jobID string) error 
 	stopServer := context.AfterFunc(s.ctx, cancel)
 	defer stopServer()
 	co := s.crawlerOptions(req)
+	co.Screenshots = s.screenshotSink(jobID, req)
 	release, err := s.adm.admit(jctx, KindSite, accountID, crawler.EstimateMemory(&co), true)
 	if err != nil {
 		if jctx.Err() != nil {

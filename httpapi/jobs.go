@@ -580,6 +580,7 @@ func (s *Server) runJob(wctx context.Context, accountID, id string) error {
 		return s.finish(ctx, j)
 	}
 	co := s.crawlerOptions(req)
+	co.Screenshots = s.screenshotSink(j.ID, req)
 	// The job waits, queued, for a slot and the memory of the crawl's own
 	// state; a cancel ends the wait. Its pages then reserve, as page
 	// analyses do, while they are analysed.

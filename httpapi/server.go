@@ -399,6 +399,7 @@ func (s *Server) routeTable() []route {
 		{"GET /v1/analyze/site", auth.ScopeRead, OpAnalyze, s.listJobs},
 		{"GET /v1/analyze/site/{id}", auth.ScopeRead, OpAnalyze, s.getJob},
 		{"GET /v1/analyze/site/{id}/diff", auth.ScopeRead, OpAnalyze, s.siteDiff},
+		{"GET /v1/analyze/site/{id}/screenshot", auth.ScopeRead, OpAnalyze, s.siteScreenshot},
 		{"DELETE /v1/analyze/site/{id}", auth.ScopeWrite, OpAnalyze, s.cancelJob},
 		{"POST /v1/optimize/content", auth.ScopeWrite, OpOptimize, s.optimize},
 		{"GET /v1/keywords/suggest", auth.ScopeRead, OpKeywords, s.suggest},

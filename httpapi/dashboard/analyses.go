@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"html/template"
 	"net/http"
+	"net/url"
 	"sort"
 	"strconv"
 	"strings"
@@ -217,7 +218,21 @@ type reportView struct {
 	// Cut lists the report's lists cut at their caps, as
 	// "pages: 10000 of 12000".
 	Cut []string
+	// Shots are the pages with a stored screenshot, at most maxShots;
+	// ShotsMore counts those left out.
+	Shots     []shotView
+	ShotsMore int
 }
+
+// shotView is a page's screenshot in the rendering section.
+type shotView struct {
+	URL string
+	Src string // the dashboard route serving it
+}
+
+// maxShots caps the screenshots an analysis page shows: each is an image
+// request, so a rendering crawl of 10,000 pages lists the first ones only.
+const maxShots = 48
 
 type analysisView struct {
 	Job    jobRow
@@ -234,6 +249,7 @@ func (d *Dashboard) analysisPage(w http.ResponseWriter, r *http.Request, s *sess
 		return
 	}
 	av := &analysisView{Job: newJobRow(j)}
+	_, keepsShots := d.st.(store.Screenshots)
 	v := d.base("Analysis of "+av.Job.Domain, "analyses", s, a)
 	switch {
 	case j.Status != store.JobSucceeded || len(j.Result) == 0:
@@ -248,6 +264,8 @@ func (d *Dashboard) analysisPage(w http.ResponseWriter, r *http.Request, s *sess
 			if av.Report, err = buildReport(&rep); err != nil {
 				d.log.Error("dashboard: report view", "job", j.ID, "err", err)
 				v.Error = "The stored report cannot be shown."
+			} else if keepsShots {
+				av.Report.Shots, av.Report.ShotsMore = shotViews(j.ID, &rep)
 			}
 		}
 	}
@@ -259,6 +277,49 @@ func (d *Dashboard) analysisPage(w http.ResponseWriter, r *http.Request, s *sess
 	}
 	v.P = av
 	d.render(w, r, http.StatusOK, "analysis", v)
+}
+
+// shotViews lists the pages of rep with a stored screenshot, at most
+// maxShots, and counts the others.
+func shotViews(jobID string, rep *crawler.SiteReport) (shots []shotView, more int) {
+	for i := range rep.Pages {
+		p := &rep.Pages[i]
+		if !p.Screenshot {
+			continue
+		}
+		if len(shots) == maxShots {
+			more++
+			continue
+		}
+		shots = append(shots, shotView{URL: p.URL,
+			Src: Prefix + "/analyses/" + url.PathEscape(jobID) + "/screenshot?url=" + url.QueryEscape(p.URL)})
+	}
+	return shots, more
+}
+
+// analysisScreenshot serves the stored screenshot (PNG) of a page of the
+// account's analysis, ?url= naming the page; 404 when there is none.
+func (d *Dashboard) analysisScreenshot(w http.ResponseWriter, r *http.Request, s *session, a *store.Account) {
+	st, ok := d.st.(store.Screenshots)
+	pageURL := r.URL.Query().Get("url")
+	if !ok || pageURL == "" {
+		http.NotFound(w, r)
+		return
+	}
+	png, err := st.Screenshot(r.Context(), a.ID, r.PathValue("id"), pageURL)
+	if isNotFound(err) {
+		http.NotFound(w, r)
+		return
+	}
+	if err != nil {
+		d.unavailable(w, r, err)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "image/png")
+	h.Set("Content-Length", strconv.Itoa(len(png)))
+	h.Set("Cache-Control", "private, max-age=3600")
+	w.Write(png)
 }
 
 func buildReport(rep *crawler.SiteReport) (*reportView, error) {

@@ -265,6 +265,7 @@ func (d *Dashboard) routes() {
 	m.HandleFunc("GET "+Prefix+"/analyses/{id}", d.signedIn(d.analysisPage))
 	m.HandleFunc("GET "+Prefix+"/analyses/{id}/progress", d.signedIn(d.analysisProgress))
 	m.HandleFunc("GET "+Prefix+"/analyses/{id}/report.html", d.signedIn(d.analysisReportHTML))
+	m.HandleFunc("GET "+Prefix+"/analyses/{id}/screenshot", d.signedIn(d.analysisScreenshot))
 	m.HandleFunc("POST "+Prefix+"/analyses/{id}/cancel", d.signedIn(d.cancelAnalysis))
 	m.HandleFunc("POST "+Prefix+"/analyses/{id}/mutes", d.signedIn(d.setMute))
 	m.HandleFunc("GET "+Prefix+"/rankings", d.signedIn(d.rankingsPage))

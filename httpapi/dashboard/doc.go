@@ -27,6 +27,15 @@
 // evidence) is escaped by html/template; the downloadable crawler report is
 // served sandboxed.
 //
+// # Rendering
+//
+// The analysis page of a crawl that rendered JavaScript shows the
+// rendering summary (pages rendered, changed by JavaScript, links found
+// only after rendering, errors, lab Web Vitals) and the first pages'
+// screenshots when the store implements store.Screenshots. Each is an
+// image served by /dashboard/analyses/{id}/screenshot?url= to the signed-in
+// owner of the analysis (404 otherwise), never inlined into the page.
+//
 // # Rankings per account
 //
 // The rankings store is shared: a keyword is checked once per domain,

@@ -1,6 +1,7 @@
 // Package store defines what the HTTP API keeps: accounts, API keys, OAuth
 // clients, authorization codes, refresh tokens, signing keys, revoked
-// tokens, daily usage and site-analysis jobs.
+// tokens, daily usage, site-analysis jobs and, optionally (Screenshots),
+// the screenshots of their rendered pages.
 //
 // Drivers live in subpackages (sqlstore: SQLite by default, PostgreSQL with
 // the same SQL) and run the storetest conformance suite.
@@ -295,6 +296,26 @@ type Mutes interface {
 	// SetMutes replaces the IDs muted for the account's domain; an empty
 	// list removes them. The caller validates the IDs.
 	SetMutes(ctx context.Context, accountID, domain string, ids []string) error
+}
+
+// MaxScreenshotBytes caps one stored screenshot: PutScreenshot refuses a
+// larger image with a *seo.InputError.
+const MaxScreenshotBytes = 5 << 20
+
+// Screenshots stores the viewport screenshots of a site analysis's
+// rendered pages, one per job and page URL. A driver may implement it;
+// without it site analyses keep no screenshots. Screenshots are deleted
+// with their job.
+type Screenshots interface {
+	// PutScreenshot stores the screenshot of pageURL for job jobID,
+	// replacing one stored before. ErrNotFound when the job does not
+	// exist; a *seo.InputError for an empty image, one larger than
+	// MaxScreenshotBytes or an empty URL. The caller caps the number of
+	// screenshots of a job.
+	PutScreenshot(ctx context.Context, jobID, pageURL string, png []byte) error
+	// Screenshot returns the screenshot of pageURL in the account's job;
+	// ErrNotFound when there is none or the job is another account's.
+	Screenshot(ctx context.Context, accountID, jobID, pageURL string) ([]byte, error)
 }
 
 // Store is everything the API keeps.

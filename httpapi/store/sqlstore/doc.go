@@ -25,6 +25,10 @@
 // failing; a lock held by another process turns into ErrUnavailable after
 // Options.BusyTimeout.
 //
+// Store also implements store.Screenshots: the PNGs of a site analysis's
+// rendered pages, keyed by job and the SHA-256 of the page URL, deleted
+// with their job (ON DELETE CASCADE).
+//
 // Times are stored as Unix microseconds (UTC); secrets only as the hashes
 // the caller computes. Dump returns every row as text, for tests that
 // check no plaintext secret reached the database.

@@ -113,12 +113,22 @@ var migrations = [][]string{
 			PRIMARY KEY (account_id, domain)
 		)`,
 	},
+	3: {
+		`CREATE TABLE screenshots (
+			job_id     TEXT NOT NULL REFERENCES jobs (id) ON DELETE CASCADE,
+			url_hash   {{blob}} NOT NULL,
+			url        TEXT NOT NULL,
+			png        {{blob}} NOT NULL,
+			created_at BIGINT NOT NULL,
+			PRIMARY KEY (job_id, url_hash)
+		)`,
+	},
 }
 
 // tables lists the tables in creation order (Dump reads them in this
 // order).
 var tables = []string{"schema_migrations", "accounts", "api_keys", "clients", "auth_codes", "refresh_tokens",
-	"revoked_families", "revoked_tokens", "signing_keys", "daily_usage", "jobs", "mutes"}
+	"revoked_families", "revoked_tokens", "signing_keys", "daily_usage", "jobs", "mutes", "screenshots"}
 
 // schema is the store's migrations and version table.
 var schema = &sqldb.Schema{

@@ -490,3 +490,29 @@ func TestForeignKeys(t *testing.T) {
 		t.Errorf("a refused key was stored: %v", err)
 	}
 }
+
+// TestScreenshotsDeletedWithJob deletes a job row and checks its
+// screenshots went with it (ON DELETE CASCADE).
+func TestScreenshotsDeletedWithJob(t *testing.T) {
+	ctx := context.Background()
+	s := open(t, ":memory:", nil)
+	defer s.Close()
+	a := &store.Account{Email: "cascade@example.com", Name: "c", Plan: store.Free}
+	if err := s.CreateAccount(ctx, a); err != nil {
+		t.Fatalf("CreateAccount: %v", err)
+	}
+	j := &store.Job{AccountID: a.ID, Kind: "site"}
+	if err := s.CreateJob(ctx, j); err != nil {
+		t.Fatalf("CreateJob: %v", err)
+	}
+	if err := s.PutScreenshot(ctx, j.ID, "https://example.com/", []byte("png")); err != nil {
+		t.Fatalf("PutScreenshot: %v", err)
+	}
+	if _, err := s.DB().ExecContext(ctx, `DELETE FROM jobs WHERE id = ?`, j.ID); err != nil {
+		t.Fatalf("delete job: %v", err)
+	}
+	var n int
+	if err := s.DB().QueryRowContext(ctx, `SELECT COUNT(*) FROM screenshots`).Scan(&n); err != nil || n != 0 {
+		t.Errorf("screenshots left after deleting their job: %d, %v; want 0", n, err)
+	}
+}

@@ -69,6 +69,14 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 	t.Run("Unfinished", func(t *testing.T) { s, ctx := fresh(t); testUnfinished(ctx, t, s) })
 	t.Run("PendingCallbacks", func(t *testing.T) { s, ctx := fresh(t); testPendingCallbacks(ctx, t, s) })
 	t.Run("Mutes", func(t *testing.T) { s, ctx := fresh(t); testMutes(ctx, t, s) })
+	t.Run("Screenshots", func(t *testing.T) {
+		s, ctx := fresh(t)
+		ss, ok := s.(store.Screenshots)
+		if !ok {
+			t.Skip("the store does not implement store.Screenshots")
+		}
+		testScreenshots(ctx, t, s, ss)
+	})
 	t.Run("Times", func(t *testing.T) { s, ctx := fresh(t); testTimes(ctx, t, s) })
 	t.Run("NoPlaintext", func(t *testing.T) { s, ctx := fresh(t); testNoPlaintext(ctx, t, s) })
 }
@@ -792,6 +800,56 @@ func testUsage(ctx context.Context, t *testing.T, s store.Store) {
 	}
 	if got, err := s.Usage(ctx, "acct_other", d0.AddDate(0, 0, -5), d0.AddDate(0, 0, 10)); err != nil || len(got) != 0 {
 		t.Errorf("Usage of another account = %v, %v; want none", got, err)
+	}
+}
+
+func testScreenshots(ctx context.Context, t *testing.T, s store.Store, ss store.Screenshots) {
+	a := mustAccount(ctx, t, s, "shots@example.com")
+	b := mustAccount(ctx, t, s, "shots2@example.com")
+	j := &store.Job{AccountID: a.ID, Kind: "site"}
+	if err := s.CreateJob(ctx, j); err != nil {
+		t.Fatalf("CreateJob: %v", err)
+	}
+	const page = "https://example.com/a?b=1"
+	png := []byte("\x89PNG\r\n\x1a\nfirst")
+	if _, err := ss.Screenshot(ctx, a.ID, j.ID, page); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("Screenshot before any PutScreenshot: err = %v, want ErrNotFound", err)
+	}
+	if err := ss.PutScreenshot(ctx, j.ID, page, png); err != nil {
+		t.Fatalf("PutScreenshot: %v", err)
+	}
+	got, err := ss.Screenshot(ctx, a.ID, j.ID, page)
+	if err != nil || !bytes.Equal(got, png) {
+		t.Errorf("Screenshot = %q, %v; want %q", got, err, png)
+	}
+	again := []byte("\x89PNG\r\n\x1a\nsecond")
+	if err := ss.PutScreenshot(ctx, j.ID, page, again); err != nil {
+		t.Fatalf("PutScreenshot again: %v", err)
+	}
+	if got, err := ss.Screenshot(ctx, a.ID, j.ID, page); err != nil || !bytes.Equal(got, again) {
+		t.Errorf("Screenshot after replacing = %q, %v; want %q", got, err, again)
+	}
+	if _, err := ss.Screenshot(ctx, b.ID, j.ID, page); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("Screenshot of another account's job: err = %v, want ErrNotFound", err)
+	}
+	if _, err := ss.Screenshot(ctx, a.ID, j.ID, page+"&c"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("Screenshot of another page: err = %v, want ErrNotFound", err)
+	}
+	if err := ss.PutScreenshot(ctx, "job_missing", page, png); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("PutScreenshot for an unknown job: err = %v, want ErrNotFound", err)
+	}
+	bad := []struct {
+		name, url string
+		png       []byte
+	}{
+		{"empty URL", "", png},
+		{"empty image", page, nil},
+		{"too large", page, make([]byte, store.MaxScreenshotBytes+1)},
+	}
+	for _, tt := range bad {
+		if err := ss.PutScreenshot(ctx, j.ID, tt.url, tt.png); !errors.Is(err, seo.ErrInvalidInput) {
+			t.Errorf("PutScreenshot with %s: err = %v, want ErrInvalidInput", tt.name, err)
+		}
 	}
 }
 
