@@ -31,7 +31,7 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	asCSV := fs.Bool("csv", false, "print the page table as CSV")
 	htmlFile := fs.String("html", "", "write a self-contained HTML report with charts to this file")
 	failOn := fs.String("fail-on", "none", "exit 1 when a site finding has this severity or higher: error, warning, notice or none")
-	compareWith := fs.String("compare", "", "compare the crawl with an earlier site report (a `cli crawl -json` file): the diff is printed after the report (to stderr with -json or -csv)")
+	compareWith := fs.String("compare", "", "compare the crawl with an earlier site report (a file written by cli crawl -json): the diff is printed after the report (to stderr with -json or -csv)")
 	compareOut := fs.String("compare-out", "", "with -compare, write the diff to this file: .md Markdown, .html HTML, .json JSON, anything else text")
 	failOnNew := fs.String("fail-on-new", "none", "with -compare, exit 1 when a finding of this severity or higher is new or on more pages: error, warning, notice or none")
 	timeout := fs.Duration("timeout", 30*time.Minute, "time budget of the crawl")
