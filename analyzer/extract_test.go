@@ -257,7 +257,7 @@ func TestParseSearchRule(t *testing.T) {
 	}
 	for _, tt := range tests {
 		got, err := ParseSearchRule(tt.in)
-		got.re = nil
+		got.re, got.lit = nil, nil
 		if tt.bad != (err != nil) || (!tt.bad && got != tt.want) {
 			t.Errorf("%q: got %+v, %v", tt.in, got, err)
 		}

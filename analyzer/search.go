@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"fmt"
 	"regexp"
+	"regexp/syntax"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/seokit/seokit/seo"
 )
@@ -35,6 +38,9 @@ type SearchRule struct {
 	In string `json:"in,omitempty"`
 
 	re *regexp.Regexp
+	// lit counts the matches of a Regex that is one literal (with or
+	// without "(?i)") without the regexp machine.
+	lit *literal
 }
 
 // SearchMatch is the outcome of one SearchRule on one page.
@@ -132,7 +138,7 @@ func (r *SearchRule) compile(field string) error {
 		if err != nil {
 			return bad("regex", r.Regex, "is not a valid regular expression: "+err.Error())
 		}
-		r.re = re
+		r.re, r.lit = re, literalOf(r.Regex)
 	}
 	return nil
 }
@@ -155,7 +161,9 @@ func runSearch(p *Page) {
 			hay = text
 		}
 		n := 0
-		if r.re != nil {
+		if r.lit != nil {
+			n = r.lit.count(hay)
+		} else if r.re != nil {
 			n = len(r.re.FindAllIndex(hay, MaxMatchCount))
 		} else {
 			n = countBytes(hay, []byte(r.Text))
@@ -178,4 +186,113 @@ func countBytes(b, sep []byte) int {
 		b = b[i+len(sep):]
 	}
 	return n
+}
+
+// literal is a regular expression that matches one literal string,
+// case-sensitively or as "(?i)" does (each rune matching the runes of its
+// unicode.SimpleFold orbit), counted with byte searches instead of the
+// regexp machine, which scans a page for "(?i)lorem ipsum" many times more
+// slowly.
+type literal struct {
+	text  []byte   // the literal, when it matches case-sensitively
+	runes [][]rune // else each rune's orbit, in order
+	first []byte   // and the first bytes of the first rune's orbit
+}
+
+// literalOf returns the literal matcher of expr, nil when expr is not a
+// plain literal.
+func literalOf(expr string) *literal {
+	re, err := syntax.Parse(expr, syntax.Perl)
+	if err != nil {
+		return nil
+	}
+	re = re.Simplify()
+	if re.Op != syntax.OpLiteral || len(re.Rune) == 0 {
+		return nil
+	}
+	if re.Flags&syntax.FoldCase == 0 {
+		return &literal{text: []byte(string(re.Rune))}
+	}
+	l := &literal{}
+	for i, r := range re.Rune {
+		if r == utf8.RuneError {
+			return nil // invalid bytes of the body decode to it
+		}
+		orbit := []rune{r}
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			orbit = append(orbit, f)
+		}
+		l.runes = append(l.runes, orbit)
+		if i == 0 {
+			for _, o := range orbit {
+				l.first = append(l.first, string(o)[0])
+			}
+		}
+	}
+	return l
+}
+
+// count counts the non-overlapping matches of l in b, leftmost first, up
+// to MaxMatchCount, as regexp's FindAllIndex does.
+func (l *literal) count(b []byte) int {
+	if l.text != nil {
+		return countBytes(b, l.text)
+	}
+	// next[j] is the next index of l.first[j] at or after pos; -1 when
+	// there is none, -2 before the first search.
+	var buf [4]int
+	next := buf[:0]
+	for range l.first {
+		next = append(next, -2)
+	}
+	n, pos := 0, 0
+	for n < MaxMatchCount {
+		at := -1
+		for j, c := range l.first {
+			if next[j] != -1 && next[j] < pos {
+				if i := bytes.IndexByte(b[pos:], c); i >= 0 {
+					next[j] = pos + i
+				} else {
+					next[j] = -1
+				}
+			}
+			if next[j] >= 0 && (at < 0 || next[j] < at) {
+				at = next[j]
+			}
+		}
+		if at < 0 {
+			break
+		}
+		if end, ok := l.matchAt(b, at); ok {
+			n, pos = n+1, end
+		} else {
+			pos = at + 1
+		}
+	}
+	return n
+}
+
+// matchAt reports whether l matches b at i, and where the match ends.
+func (l *literal) matchAt(b []byte, i int) (int, bool) {
+	for _, orbit := range l.runes {
+		if i >= len(b) {
+			return 0, false
+		}
+		r, w := rune(b[i]), 1
+		if r >= utf8.RuneSelf {
+			r, w = utf8.DecodeRune(b[i:])
+		}
+		found := false
+		for _, o := range orbit {
+			if o == r {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return 0, false
+		}
+		i += w
+	}
+	return i, true
 }

@@ -124,10 +124,14 @@ func (c *Crawler) Run(ctx context.Context, domain string) (*SiteReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := ValidateSegments(c.opts.Segments); err != nil {
+	if err := validateExtraction(c.opts.Analyzer); err != nil {
 		return nil, err
 	}
-	if err := validateExtraction(c.opts.Analyzer); err != nil {
+	var extract []analyzer.Extractor
+	if c.opts.Analyzer != nil {
+		extract = c.opts.Analyzer.Extract
+	}
+	if err := ValidateSegmentsFor(c.opts.Segments, extract); err != nil {
 		return nil, err
 	}
 	if c.opts.Memory != nil {

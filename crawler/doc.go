@@ -82,7 +82,8 @@
 // crawled URL, a firewall probe (the home page fetched as the crawler,
 // compared with a normal fetch) and /llms.txt checked against
 // https://llmstxt.org; the ai.* site checks report on it. Options.Segments
-// put each page in the first segment it matches (PageSummary.Segment) and
+// (by URL, status, depth or an extractor's value) put each page in the
+// first segment it matches (PageSummary.Segment) and
 // SiteReport.Segments counts the pages and findings of each.
 //
 // # Politeness and limits

@@ -133,11 +133,11 @@ type Options struct {
 	// firewall probe (12 of its 13 requests).
 	SkipAICrawlerProbe bool
 
-	// Segments group the crawled pages by URL pattern, status or click
-	// depth: each page is in the first segment it matches
+	// Segments group the crawled pages by URL pattern, status, click
+	// depth or extracted value: each page is in the first segment it matches
 	// (PageSummary.Segment), and SiteReport.Segments counts the pages and
 	// findings of each. At most MaxSegments; Run refuses bad ones with a
-	// *seo.InputError naming "segments[i].field" (see ValidateSegments).
+	// *seo.InputError naming "segments[i].field" (see ValidateSegmentsFor).
 	Segments []Segment
 
 	// Fetcher fetches every URL of the crawl. Nil means a safe fetcher

@@ -3,8 +3,10 @@ package crawler
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 
+	"github.com/seokit/seokit/analyzer"
 	"github.com/seokit/seokit/seo"
 )
 
@@ -26,6 +28,13 @@ type Segment struct {
 	// page no link reached (nil depth) is in no depth range.
 	MinDepth *int `json:"minDepth,omitempty"`
 	MaxDepth *int `json:"maxDepth,omitempty"`
+	// Extract names one of the crawl's extractors
+	// (analyzer.Options.Extract): the page must have a value of it, and,
+	// when Value is set, its first value (as PageSummary.Extracted keeps
+	// it) must match Value, a regular expression (RE2 syntax) of at most
+	// 1,000 bytes. Value needs Extract.
+	Extract string `json:"extract,omitempty"`
+	Value   string `json:"value,omitempty"`
 }
 
 // SegmentSummary is one segment of SiteReport.Segments.
@@ -59,14 +68,32 @@ var (
 // segmentMatcher is a compiled Segment.
 type segmentMatcher struct {
 	Segment
-	url *regexp.Regexp
+	url   *regexp.Regexp
+	value *regexp.Regexp
 }
 
-// ValidateSegments checks segments as Run does: a bad one is a
-// *seo.InputError whose Field names it ("segments[2].url").
+// ValidateSegments checks the form of segments: a bad one is a
+// *seo.InputError whose Field names it ("segments[2].url"). Run checks
+// more (ValidateSegmentsFor).
 func ValidateSegments(segments []Segment) error {
 	_, err := compileSegments(segments)
 	return err
+}
+
+// ValidateSegmentsFor checks segments as Run does, for a crawl with the
+// extractors extract: as ValidateSegments, and a segment whose Extract
+// names none of them is a *seo.InputError on "segments[i].extract".
+func ValidateSegmentsFor(segments []Segment, extract []analyzer.Extractor) error {
+	if _, err := compileSegments(segments); err != nil {
+		return err
+	}
+	for i, s := range segments {
+		if s.Extract != "" && !slices.ContainsFunc(extract, func(e analyzer.Extractor) bool { return e.Name == s.Extract }) {
+			return &seo.InputError{Field: fmt.Sprintf("segments[%d].extract", i), Value: seo.Clip(s.Extract),
+				Reason: "names no extractor of the crawl (extract)", Err: seo.ErrInvalidInput}
+		}
+	}
+	return nil
 }
 
 // compileSegments validates and compiles segments.
@@ -97,6 +124,19 @@ func compileSegments(segments []Segment) ([]segmentMatcher, error) {
 				return nil, bad(".url", s.URL, "not a regular expression: "+err.Error())
 			}
 			m.url = re
+		}
+		if s.Value != "" {
+			if s.Extract == "" {
+				return nil, bad(".value", s.Value, "value needs extract, the name of an extractor")
+			}
+			if len(s.Value) > maxSegmentRegexp {
+				return nil, bad(".value", s.Value, fmt.Sprintf("the regular expression is longer than %d bytes", maxSegmentRegexp))
+			}
+			re, err := regexp.Compile(s.Value)
+			if err != nil {
+				return nil, bad(".value", s.Value, "not a regular expression: "+err.Error())
+			}
+			m.value = re
 		}
 		if s.Status != "" && !segmentStatus.MatchString(s.Status) {
 			return nil, bad(".status", s.Status, `a status is three digits ("404") or a class ("4xx")`)
@@ -129,7 +169,28 @@ func (m *segmentMatcher) match(p *PageSummary) bool {
 			return false
 		}
 	}
+	if m.Extract != "" && !m.matchExtract(p) {
+		return false
+	}
 	return true
+}
+
+// matchExtract reports whether p has a value of m.Extract that matches
+// m.value.
+func (m *segmentMatcher) matchExtract(p *PageSummary) bool {
+	for _, x := range p.Extracted {
+		if x.Name != m.Extract {
+			continue
+		}
+		if x.Error != "" || x.Count == 0 {
+			return false
+		}
+		if m.value == nil {
+			return true
+		}
+		return len(x.Values) > 0 && m.value.MatchString(x.Values[0])
+	}
+	return false
 }
 
 // segments sets PageSummary.Segment on the crawled pages and counts each

@@ -1,10 +1,12 @@
 package crawler
 
 import (
+	"errors"
 	"net/url"
 	"strings"
 	"testing"
 
+	"github.com/seokit/seokit/analyzer"
 	"github.com/seokit/seokit/seo"
 )
 
@@ -26,6 +28,10 @@ func TestValidateSegments(t *testing.T) {
 		{"bad status", []Segment{{Name: "a", Status: "44"}}, "segments[0].status"},
 		{"negative depth", []Segment{{Name: "a", MinDepth: &neg}}, "segments[0].minDepth"},
 		{"max below min", []Segment{{Name: "a", MinDepth: &two, MaxDepth: &one}}, "segments[0].maxDepth"},
+		{"by value", []Segment{{Name: "a", Extract: "price", Value: `^\$`}, {Name: "b", Extract: "sku"}}, ""},
+		{"value without extract", []Segment{{Name: "a", Value: "x"}}, "segments[0].value"},
+		{"bad value regexp", []Segment{{Name: "a", Extract: "price", Value: "(("}}, "segments[0].value"},
+		{"long value regexp", []Segment{{Name: "a", Extract: "price", Value: strings.Repeat("a", 1001)}}, "segments[0].value"},
 		{"too many", make([]Segment, MaxSegments+1), "segments"},
 	}
 	for _, tt := range tests {
@@ -114,5 +120,72 @@ func TestRunRefusesBadSegments(t *testing.T) {
 	_, err := New(&Options{Segments: []Segment{{Name: "x", URL: "(("}}}).Run(t.Context(), "example.com")
 	if ie, ok := seo.AsInputError(err); !ok || ie.Field != "segments[0].url" {
 		t.Errorf("Run: %v, want an InputError on segments[0].url", err)
+	}
+}
+
+func TestValidateSegmentsFor(t *testing.T) {
+	extract := []analyzer.Extractor{{Name: "price", Kind: "css", Expr: ".price"}}
+	tests := []struct {
+		name  string
+		segs  []Segment
+		field string
+	}{
+		{"known extractor", []Segment{{Name: "a", Extract: "price", Value: "^9"}}, ""},
+		{"unknown extractor", []Segment{{Name: "a"}, {Name: "b", Extract: "sku"}}, "segments[1].extract"},
+		{"form first", []Segment{{Name: "a b", Extract: "sku"}}, "segments[0].name"},
+	}
+	for _, tt := range tests {
+		err := ValidateSegmentsFor(tt.segs, extract)
+		ie, ok := seo.AsInputError(err)
+		switch {
+		case tt.field == "" && err != nil:
+			t.Errorf("%s: %v", tt.name, err)
+		case tt.field != "" && (!ok || ie.Field != tt.field || !errors.Is(err, seo.ErrInvalidInput)):
+			t.Errorf("%s: error %v, want an InputError on %s", tt.name, err, tt.field)
+		}
+	}
+	_, err := New(&Options{Segments: []Segment{{Name: "x", Extract: "price"}}}).Run(t.Context(), "example.com")
+	if ie, ok := seo.AsInputError(err); !ok || ie.Field != "segments[0].extract" {
+		t.Errorf("Run without extractors: %v, want an InputError on segments[0].extract", err)
+	}
+}
+
+func TestSegmentsByExtractedValue(t *testing.T) {
+	val := func(vals ...string) func(p *PageSummary) {
+		return func(p *PageSummary) {
+			p.Extracted = []analyzer.Extraction{{Name: "other", Values: []string{"x"}, Count: 1},
+				{Name: "type", Values: vals, Count: len(vals)}}
+		}
+	}
+	s := testSite{
+		pages: []PageSummary{
+			pg("/p/1", val("product", "x")),
+			pg("/p/2", val("Product page")),
+			pg("/c/1", val("category")),
+			pg("/none", val()),
+			pg("/failed", func(p *PageSummary) {
+				p.Extracted = []analyzer.Extraction{{Name: "type", Values: []string{}, Error: "over budget"}}
+			}),
+		},
+		linked: []string{"/p/1", "/p/2", "/c/1", "/none", "/failed"},
+	}
+	start, _ := url.Parse(siteOrigin + "/")
+	b := newSiteBuilder(start, &Options{Segments: []Segment{
+		{Name: "products", Extract: "type", Value: `(?i)^product`},
+		{Name: "typed", Extract: "type"},
+	}})
+	rep := s.buildOn(b)
+	seg := map[string]string{}
+	for _, p := range rep.Pages {
+		seg[strings.TrimPrefix(p.URL, siteOrigin)] = p.Segment
+	}
+	want := map[string]string{"/p/1": "products", "/p/2": "products", "/c/1": "typed", "/none": "", "/failed": "", "/": ""}
+	for u, w := range want {
+		if seg[u] != w {
+			t.Errorf("%s: segment %q, want %q", u, seg[u], w)
+		}
+	}
+	if rep.Segments[0].Pages != 2 || rep.Segments[1].Pages != 1 {
+		t.Errorf("segments %+v", rep.Segments)
 	}
 }

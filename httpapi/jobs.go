@@ -266,7 +266,7 @@ func (s *Server) submitSite(ctx context.Context, accountID string, req SiteReque
 	if err := validateSiteScope(&req.Options, maxList); err != nil {
 		return nil, err
 	}
-	if err := crawler.ValidateSegments(req.Options.Segments); err != nil {
+	if err := crawler.ValidateSegmentsFor(req.Options.Segments, req.Options.Extract); err != nil {
 		if ie, ok := seo.AsInputError(err); ok {
 			return nil, ie.WithField("options." + ie.Field)
 		}

@@ -48,7 +48,7 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	aiCrawlers := fs.Bool("ai-crawlers", false, "add the AI crawler readiness matrix: robots.txt per AI crawler, /llms.txt and a firewall probe (about 13 extra requests)")
 	skipAIProbe := fs.Bool("skip-ai-probe", false, "with -ai-crawlers, do not fetch the home page as each AI crawler")
 	var segments segmentFlags
-	fs.Var(&segments, "segment", "group pages: NAME=url:REGEX, NAME=status:404 (or 4xx), NAME=depth:N (or MIN-MAX, MIN-); repeatable, first match wins")
+	fs.Var(&segments, "segment", "group pages: NAME=url:REGEX, NAME=status:404 (or 4xx), NAME=depth:N (or MIN-MAX, MIN-), NAME=extract:EXTRACTOR=REGEX (first value of an -extract; =REGEX optional); repeatable, first match wins")
 	var xf extractFlags
 	xf.register(fs)
 	fs.Usage = func() {

@@ -10,8 +10,10 @@ import (
 )
 
 // segmentFlags collects repeated -segment flags:
-// NAME=url:REGEX, NAME=status:404 (or 4xx), NAME=depth:N, NAME=depth:MIN-MAX
-// or NAME=depth:MIN-. Flags naming the same segment add conditions to it.
+// NAME=url:REGEX, NAME=status:404 (or 4xx), NAME=depth:N, NAME=depth:MIN-MAX,
+// NAME=depth:MIN-, NAME=extract:EXTRACTOR (the page has a value of the
+// -extract named EXTRACTOR) or NAME=extract:EXTRACTOR=REGEX (its first value
+// matches REGEX). Flags naming the same segment add conditions to it.
 type segmentFlags struct {
 	segs []crawler.Segment
 }
@@ -22,7 +24,7 @@ func (f *segmentFlags) Set(v string) error {
 	name, cond, ok := strings.Cut(v, "=")
 	kind, arg, ok2 := strings.Cut(cond, ":")
 	if !ok || !ok2 || name == "" || arg == "" {
-		return fmt.Errorf("want NAME=url:REGEX, NAME=status:CODE or NAME=depth:MIN-MAX, got %q", v)
+		return fmt.Errorf("want NAME=url:REGEX, NAME=status:CODE, NAME=depth:MIN-MAX or NAME=extract:EXTRACTOR=REGEX, got %q", v)
 	}
 	i := len(f.segs)
 	for j := range f.segs {
@@ -56,8 +58,10 @@ func (f *segmentFlags) Set(v string) error {
 			}
 			s.MaxDepth = &to
 		}
+	case "extract":
+		s.Extract, s.Value, _ = strings.Cut(arg, "=")
 	default:
-		return fmt.Errorf("segment kind %q: want url, status or depth", kind)
+		return fmt.Errorf("segment kind %q: want url, status, depth or extract", kind)
 	}
 	return crawler.ValidateSegments(f.segs)
 }
