@@ -257,6 +257,11 @@ func findMisfit(doc any, t reflect.Type, path []string, prefix string) string {
 		if t.Kind() != reflect.Struct {
 			return ""
 		}
+		// The decoder names an embedded struct's members through it
+		// ("options.Config.extract.max"): skip its name.
+		if f, ok := t.FieldByName(path[0]); ok && f.Anonymous && f.Type.Kind() == reflect.Struct && f.Tag.Get("json") == "" {
+			return findMisfit(doc, f.Type, path[1:], prefix)
+		}
 		for _, f := range jsonFields(t) {
 			tag, _, _ := strings.Cut(f.Tag.Get("json"), ",")
 			if tag == "" {
