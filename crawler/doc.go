@@ -86,6 +86,18 @@
 // first segment it matches (PageSummary.Segment) and
 // SiteReport.Segments counts the pages and findings of each.
 //
+// # Saved configurations
+//
+// [Config] is the JSON document of a crawl's settings that do not depend
+// on where it runs (scope, list URLs, access, extractors, search rules,
+// segments, mutes): the CLI's crawl -config FILE, the options of the API's
+// site analyses and the dashboard's configuration field; projects will
+// store one each once seokit has them. [DecodeConfig] reads one, refusing
+// unknown members; [Config.Validate] names the member at fault by its JSON
+// path ("extract[2].expr"); [Config.Apply] sets it on Options.
+// [ConfigSchema] is its JSON Schema, published as
+// docs/crawl-config.schema.json.
+//
 // # Politeness and limits
 //
 // robots.txt is read per host (RFC 9309 with Google's matching, cached for

@@ -75,8 +75,8 @@ func (s *Scope) Validate() error {
 
 // BasicAuth is an HTTP basic authentication credential (RFC 7617).
 type BasicAuth struct {
-	Username string
-	Password string
+	Username string `json:"username"`
+	Password string `json:"password"`
 }
 
 // String redacts the password, so that printing options does not leak it.

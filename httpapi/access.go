@@ -10,10 +10,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
-	"net/http"
-	"slices"
-	"strconv"
 
 	"github.com/seokit/seokit/crawler"
 	"github.com/seokit/seokit/seo"
@@ -22,42 +18,7 @@ import (
 // SiteBasicAuth is an HTTP basic authentication credential of a site
 // analysis. The password is never returned: job answers show
 // "[redacted]".
-type SiteBasicAuth struct {
-	Username string `json:"username"`
-	Password string `json:"password"`
-}
-
-// validateSiteScope checks the scope, list and access options of a site
-// analysis against the crawler's rules and the plan's cap on list URLs
-// (maxURLs); errors name the options.* field.
-func validateSiteScope(o *SiteOptions, maxURLs int) error {
-	if len(o.URLs) > maxURLs {
-		return &seo.InputError{Field: "options.urls", Value: strconv.Itoa(len(o.URLs)),
-			Reason: "at most " + strconv.Itoa(maxURLs) + " URLs, the cap of this account's plan"}
-	}
-	if o.UserAgent != "" {
-		if _, _, err := seo.ResolveUserAgent(o.UserAgent); err != nil {
-			return prefixField(err)
-		}
-	}
-	h := http.Header{}
-	for k, v := range o.Headers {
-		h[k] = []string{v}
-	}
-	if err := seo.ValidateRequestHeader("headers", h); err != nil {
-		return prefixField(err)
-	}
-	if len(o.Cookies) > crawler.MaxCookies {
-		return invalid("options.cookies", "at most "+strconv.Itoa(crawler.MaxCookies)+" cookies")
-	}
-	for _, name := range slices.Sorted(maps.Keys(o.Cookies)) {
-		if (&http.Cookie{Name: name, Value: o.Cookies[name]}).Valid() != nil {
-			return invalid("options.cookies."+name, "not a valid cookie name and value")
-		}
-	}
-	sc := siteScope(o)
-	return prefixField(sc.Validate())
-}
+type SiteBasicAuth = crawler.BasicAuth
 
 // prefixField puts "options." before the field of an *seo.InputError.
 func prefixField(err error) error {
@@ -65,38 +26,6 @@ func prefixField(err error) error {
 		return ie.WithField("options." + ie.Field)
 	}
 	return err
-}
-
-// siteScope is the crawler.Scope of a site analysis's options.
-func siteScope(o *SiteOptions) crawler.Scope {
-	sc := crawler.Scope{
-		Include: o.Include, Exclude: o.Exclude, KeepParams: o.KeepParams,
-		MaxFolderDepth: o.MaxFolderDepth, URLs: o.URLs,
-	}
-	if len(o.Headers) > 0 {
-		sc.Header = http.Header{}
-		for k, v := range o.Headers {
-			sc.Header.Set(k, v)
-		}
-	}
-	if b := o.BasicAuth; b != nil {
-		sc.BasicAuth = &crawler.BasicAuth{Username: b.Username, Password: b.Password}
-	}
-	for _, name := range slices.Sorted(maps.Keys(o.Cookies)) {
-		sc.Cookies = append(sc.Cookies, &http.Cookie{Name: name, Value: o.Cookies[name]})
-	}
-	return sc
-}
-
-// applySiteScope sets the scope, list, access and user-agent options of a
-// site analysis on co.
-func applySiteScope(co *crawler.Options, o *SiteOptions) {
-	co.Scope = siteScope(o)
-	if o.UserAgent != "" {
-		if ua, token, err := seo.ResolveUserAgent(o.UserAgent); err == nil {
-			co.UserAgent, co.RobotsToken = ua, token
-		}
-	}
 }
 
 // siteSecrets are the credentials of a site analysis, kept in the job

@@ -163,8 +163,7 @@ func findUnknown(doc any, t reflect.Type, name, prefix string) string {
 			return ""
 		}
 		fields := map[string]reflect.Type{}
-		for i := range t.NumField() {
-			f := t.Field(i)
+		for _, f := range jsonFields(t) {
 			if !f.IsExported() {
 				continue
 			}
@@ -200,6 +199,19 @@ func findUnknown(doc any, t reflect.Type, name, prefix string) string {
 		}
 	}
 	return ""
+}
+
+// jsonFields are the fields of the struct type t that encoding/json
+// decodes, those of embedded structs included.
+func jsonFields(t reflect.Type) []reflect.StructField {
+	var out []reflect.StructField
+	for _, f := range reflect.VisibleFields(t) {
+		if f.Anonymous && f.Type.Kind() == reflect.Struct && f.Tag.Get("json") == "" {
+			continue // its fields are listed too
+		}
+		out = append(out, f)
+	}
+	return out
 }
 
 // typeErrorPath finds the path, with array indexes ("ids[3]",
@@ -245,8 +257,12 @@ func findMisfit(doc any, t reflect.Type, path []string, prefix string) string {
 		if t.Kind() != reflect.Struct {
 			return ""
 		}
-		for i := range t.NumField() {
-			f := t.Field(i)
+		// The decoder names an embedded struct's members through it
+		// ("options.Config.extract.max"): skip its name.
+		if f, ok := t.FieldByName(path[0]); ok && f.Anonymous && f.Type.Kind() == reflect.Struct && f.Tag.Get("json") == "" {
+			return findMisfit(doc, f.Type, path[1:], prefix)
+		}
+		for _, f := range jsonFields(t) {
 			tag, _, _ := strings.Cut(f.Tag.Get("json"), ",")
 			if tag == "" {
 				tag = f.Name

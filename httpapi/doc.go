@@ -100,6 +100,12 @@
 //
 // # Crawl scope and access
 //
+// The options of a site analysis are a saved crawl configuration
+// (crawler.Config, validated by its Validate, fields prefixed "options.")
+// plus the plan-capped render, screenshot and renderPages; GET
+// /v1/schemas/crawl-config.json serves the configuration's JSON Schema
+// without a credential.
+//
 // A site analysis takes the crawler's scope options (options.include,
 // exclude, keepParams, maxFolderDepth), list mode (options.urls, capped by
 // the plan's MaxListURLs, by default its MaxSitePages: Free 500, Pro 10,000) and access options

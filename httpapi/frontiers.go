@@ -203,7 +203,10 @@ func (s *Server) runHelper(wctx context.Context, accountID, jobID string) error 
 	defer cancel()
 	stopServer := context.AfterFunc(s.ctx, cancel)
 	defer stopServer()
-	co := s.crawlerOptions(req)
+	co, err := s.crawlerOptions(req)
+	if err != nil {
+		return nil // the job fails when run
+	}
 	co.Screenshots = s.screenshotSink(jobID, req)
 	release, err := s.adm.admit(jctx, KindSite, accountID, crawler.EstimateMemory(&co), true)
 	if err != nil {

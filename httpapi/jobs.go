@@ -18,51 +18,13 @@ import (
 	"github.com/seokit/seokit/seo"
 )
 
-// SiteOptions are the options of a site analysis request.
+// SiteOptions are the options of a site analysis request: a saved crawl
+// configuration (crawler.Config, whose JSON Schema is served at GET
+// /v1/schemas/crawl-config.json) and the rendering options, which the
+// account's plan caps and the server's browser serves. Bad input is a 400
+// naming options.FIELD ("options.extract[2].expr", "options.segments[1].url").
 type SiteOptions struct {
-	// MaxPages caps the pages crawled; 0 means the crawler's default (500)
-	// or the plan's cap when lower; at most the plan's cap
-	// (plans.Limits.MaxSitePages).
-	MaxPages          int  `json:"maxPages,omitempty"`
-	IncludeSubdomains bool `json:"includeSubdomains,omitempty"`
-	// SkipExternalLinks turns off the checks of external link targets
-	// (links.broken_external, links.redirect_external): the crawl requests
-	// nothing outside the site.
-	SkipExternalLinks bool `json:"skipExternalLinks,omitempty"`
-	// AICrawlers adds the AI crawler readiness report
-	// (crawler.Options.AICrawlers); SkipAICrawlerProbe leaves out its
-	// firewall probe.
-	AICrawlers         bool `json:"aiCrawlers,omitempty"`
-	SkipAICrawlerProbe bool `json:"skipAiCrawlerProbe,omitempty"`
-	// Segments group the pages of the report (crawler.Options.Segments);
-	// a bad one is a 400 naming options.segments[i].field.
-	Segments []crawler.Segment `json:"segments,omitempty"`
-	// Mute lists check IDs or areas muted in this analysis. The job
-	// stores them together with the list stored for the domain when it
-	// was submitted (PUT /v1/mutes/{domain}).
-	Mute []string `json:"mute,omitempty"`
-
-	// Scope, list mode and access (crawler.Scope). Include and Exclude
-	// are regular expressions on the normalised URL; KeepParams keeps
-	// only these query parameters; MaxFolderDepth caps the path segments.
-	// URLs makes the job a list crawl of exactly these URLs (at most the
-	// plan's plans.Limits.MaxListURLs). Headers, BasicAuth and Cookies are
-	// sent to the site's own hosts only, stored encrypted, and shown
-	// "[redacted]" in every answer. UserAgent is a preset name
-	// (seo.UserAgentPresets) or a user agent string.
-	Include        []string          `json:"include,omitempty"`
-	Exclude        []string          `json:"exclude,omitempty"`
-	KeepParams     []string          `json:"keepParams,omitempty"`
-	MaxFolderDepth int               `json:"maxFolderDepth,omitempty"`
-	URLs           []string          `json:"urls,omitempty"`
-	Headers        map[string]string `json:"headers,omitempty"`
-	BasicAuth      *SiteBasicAuth    `json:"basicAuth,omitempty"`
-	Cookies        map[string]string `json:"cookies,omitempty"`
-	UserAgent      string            `json:"userAgent,omitempty"`
-	// Extract and Search are custom extractors and search rules run on
-	// every page (analyzer.Options.Extract, Search).
-	Extract []analyzer.Extractor  `json:"extract,omitempty"`
-	Search  []analyzer.SearchRule `json:"search,omitempty"`
+	crawler.Config
 	// Render is "none" (default), "auto" or "always", as for page
 	// analyses; links found only in the rendered DOM are crawled.
 	Render string `json:"render,omitempty"`
@@ -204,13 +166,25 @@ func (s *Server) createJob(w http.ResponseWriter, r *http.Request) {
 
 // StartSite queues a site analysis of domain for the account, as POST
 // /v1/analyze/site does, and returns the stored job. Bad input is an
-// *seo.InputError naming the field; an account at its plan's cap of
-// concurrent site analyses gets an *Error (429). The dashboard calls it,
-// after Admit. render is options.render ("" means "none"); a rendering
-// analysis gets the plan's cap of rendered pages and viewport screenshots.
-func (s *Server) StartSite(ctx context.Context, accountID, domain string, maxPages int, subdomains, skipExternal bool, render string) (*store.Job, error) {
-	return s.submitSite(ctx, accountID, SiteRequest{Domain: domain, Options: SiteOptions{
-		MaxPages: maxPages, IncludeSubdomains: subdomains, SkipExternalLinks: skipExternal, Render: render}})
+// *seo.InputError naming the field ("options.extract[0].expr" for a bad
+// extractor of cfg); an account at its plan's cap of concurrent site
+// analyses gets an *Error (429). The dashboard calls it, after Admit.
+// cfg, when not nil, is a crawl configuration (crawler.Config); maxPages
+// (when positive), subdomains and skipExternal are set on top of it.
+// render is options.render ("" means "none"); a rendering analysis gets
+// the plan's cap of rendered pages and viewport screenshots.
+func (s *Server) StartSite(ctx context.Context, accountID, domain string, maxPages int, subdomains, skipExternal bool, render string, cfg *crawler.Config) (*store.Job, error) {
+	var o SiteOptions
+	if cfg != nil {
+		o.Config = *cfg
+	}
+	if maxPages > 0 {
+		o.MaxPages = maxPages
+	}
+	o.IncludeSubdomains = o.IncludeSubdomains || subdomains
+	o.SkipExternalLinks = o.SkipExternalLinks || skipExternal
+	o.Render = render
+	return s.submitSite(ctx, accountID, SiteRequest{Domain: domain, Options: o})
 }
 
 // submitSite validates req against the address policy and the account's
@@ -256,24 +230,16 @@ func (s *Server) submitSite(ctx context.Context, accountID string, req SiteReque
 	if req.Options.MaxPages == 0 && plan.MaxSitePages < crawler.DefaultMaxPages {
 		req.Options.MaxPages = plan.MaxSitePages
 	}
-	if err := validateMutes("options.mute", req.Options.Mute); err != nil {
-		return nil, err
-	}
 	maxList := plan.MaxListURLs
 	if maxList <= 0 {
 		maxList = plan.MaxSitePages
 	}
-	if err := validateSiteScope(&req.Options, maxList); err != nil {
-		return nil, err
+	if len(req.Options.URLs) > maxList {
+		return nil, &seo.InputError{Field: "options.urls", Value: strconv.Itoa(len(req.Options.URLs)),
+			Reason: "at most " + strconv.Itoa(maxList) + " URLs, the cap of this account's plan"}
 	}
-	if err := crawler.ValidateSegmentsFor(req.Options.Segments, req.Options.Extract); err != nil {
-		if ie, ok := seo.AsInputError(err); ok {
-			return nil, ie.WithField("options." + ie.Field)
-		}
-		return nil, err
-	}
-	if err := validateExtraction(req.Options.Extract, req.Options.Search); err != nil {
-		return nil, err
+	if err := req.Options.Validate(); err != nil {
+		return nil, prefixField(err)
 	}
 	rc, err := parseRender(req.Options.Render, req.Options.Screenshot, true)
 	if err != nil {
@@ -579,7 +545,11 @@ func (s *Server) runJob(wctx context.Context, accountID, id string) error {
 		}
 		return s.finish(ctx, j)
 	}
-	co := s.crawlerOptions(req)
+	co, err := s.crawlerOptions(req)
+	if err != nil {
+		j.Status, j.Error = store.JobFailed, "the stored request is no longer valid: "+err.Error()
+		return s.finish(ctx, j)
+	}
 	co.Screenshots = s.screenshotSink(j.ID, req)
 	// The job waits, queued, for a slot and the memory of the crawl's own
 	// state; a cancel ends the wait. Its pages then reserve, as page
@@ -856,14 +826,8 @@ func (s *Server) checkSiteStart(ctx context.Context, field, raw string) (*url.UR
 // server's template with the request's options on top, the server's
 // shared fetcher unless the template has one, and its page analyses
 // reserving memory from the server's budget.
-func (s *Server) crawlerOptions(req SiteRequest) crawler.Options {
+func (s *Server) crawlerOptions(req SiteRequest) (crawler.Options, error) {
 	co := s.crawlTemplate()
-	co.MaxPages = req.Options.MaxPages
-	co.IncludeSubdomains = req.Options.IncludeSubdomains
-	co.SkipExternalLinks = co.SkipExternalLinks || req.Options.SkipExternalLinks
-	co.AICrawlers = co.AICrawlers || req.Options.AICrawlers
-	co.SkipAICrawlerProbe = co.SkipAICrawlerProbe || req.Options.SkipAICrawlerProbe
-	co.Segments = req.Options.Segments
 	co.AllowPrivate = s.opts.AllowPrivate
 	if co.Fetcher == nil {
 		co.Fetcher = s.fetcher // the crawl sends its UserAgent per request
@@ -873,14 +837,14 @@ func (s *Server) crawlerOptions(req SiteRequest) crawler.Options {
 		ao = *co.Analyzer // a copy of the template's own (crawlTemplate)
 	}
 	ao.Memory = queuedBudget{s.adm.mem}
-	ao.Mute = unionIDs(ao.Mute, req.Options.Mute)
-	ao.Extract, ao.Search = req.Options.Extract, req.Options.Search
 	// A request stored valid stays valid; a renderer gone since (a
 	// restart without a browser) leaves the analysis raw, and says so.
 	if rc, err := parseRender(req.Options.Render, req.Options.Screenshot, true); err == nil && rc.on() && s.opts.Renderer != nil {
 		setRender(&ao, rc, &jobRenderer{r: s.opts.Renderer, adm: s.adm, max: int64(req.Options.RenderPages)})
 	}
 	co.Analyzer = &ao
-	applySiteScope(&co, &req.Options)
-	return co
+	if err := req.Options.Apply(&co); err != nil {
+		return co, prefixField(err)
+	}
+	return co, nil
 }

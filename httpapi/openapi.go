@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+
+	"github.com/seokit/seokit/crawler"
 )
 
 // openAPIDoc is the OpenAPI 3.1 description of the API, with servers
@@ -55,6 +57,16 @@ func openAPIHandler(basePath string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		writeOpenAPI(w, r, openAPIFor(basePath))
 	}
+}
+
+// configSchema is crawler.ConfigSchema, generated once.
+var configSchema = sync.OnceValue(crawler.ConfigSchema)
+
+// serveConfigSchema serves GET /v1/schemas/crawl-config.json, the JSON
+// Schema of a crawl configuration (crawler.Config, the options of a site
+// analysis without the rendering ones). No credential is needed.
+func serveConfigSchema(w http.ResponseWriter, r *http.Request) {
+	writeOpenAPI(w, r, configSchema())
 }
 
 func writeOpenAPI(w http.ResponseWriter, r *http.Request, b []byte) {

@@ -273,7 +273,7 @@ func New(ctx context.Context, opts *Options) (*Server, error) {
 	for _, p := range table {
 		largest = max(largest, p.MaxSitePages)
 	}
-	tmpl := s.crawlerOptions(SiteRequest{Options: SiteOptions{MaxPages: largest}})
+	tmpl, _ := s.crawlerOptions(SiteRequest{Options: SiteOptions{Config: crawler.Config{MaxPages: largest}}})
 	if err := checkBudget(s.adm.cfg.MemoryBudget, s.adm.cfg.MaxSiteJobs, &tmpl); err != nil {
 		return nil, err
 	}
@@ -418,6 +418,7 @@ func (s *Server) routesInit() {
 		s.auth.Register(s.mux)
 	}
 	s.mux.HandleFunc("GET /v1/openapi.json", s.serveOpenAPI)
+	s.mux.HandleFunc("GET /v1/schemas/crawl-config.json", serveConfigSchema)
 	if s.opts.routes != nil {
 		s.opts.routes(s.mux)
 	}

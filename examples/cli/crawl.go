@@ -51,14 +51,64 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.Var(&segments, "segment", "group pages: NAME=url:REGEX, NAME=status:404 (or 4xx), NAME=depth:N (or MIN-MAX, MIN-), NAME=extract:EXTRACTOR=REGEX (first value of an -extract; =REGEX optional); repeatable, first match wins")
 	var xf extractFlags
 	xf.register(fs)
+	configFile := fs.String("config", "", "read a saved crawl configuration (JSON; schema: -print-schema); flags given override its settings")
+	printConfig := fs.Bool("print-config", false, "print the crawl configuration of this command line and -config as JSON, and exit (credentials redacted)")
+	printSchema := fs.Bool("print-schema", false, "print the JSON Schema of a crawl configuration, and exit")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: cli crawl [flags] DOMAIN\n       cli crawl [flags] -list FILE | -list-sitemap URL [DOMAIN]")
+		fmt.Fprintln(stderr, "usage: cli crawl [flags] DOMAIN\n       cli crawl [flags] -list FILE | -list-sitemap URL [DOMAIN]\n       cli crawl -config FILE [flags] DOMAIN")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if fs.NArg() != 1 && (fs.NArg() != 0 || !scope.listMode()) {
+	if *printSchema {
+		_, err := stdout.Write(crawler.ConfigSchema())
+		return err
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	cfg, err := crawlConfig(*configFile)
+	if err != nil {
+		return &exitError{code: 2, err: err}
+	}
+	if set["max-pages"] {
+		cfg.MaxPages = *maxPages
+	}
+	if set["subdomains"] {
+		cfg.IncludeSubdomains = *subdomains
+	}
+	if set["skip-external-links"] {
+		cfg.SkipExternalLinks = *skipExternal
+	}
+	if set["ai-crawlers"] {
+		cfg.AICrawlers = *aiCrawlers
+	}
+	if set["skip-ai-probe"] {
+		cfg.SkipAICrawlerProbe = *skipAIProbe
+	}
+	if set["segment"] {
+		cfg.Segments = segments.segs
+	}
+	if set["extract"] {
+		cfg.Extract = xf.extract
+	}
+	if set["search"] {
+		cfg.Search = xf.search
+	}
+	if set["mute"] {
+		if cfg.Mute, err = checkIDsFlag("mute", *mute, crawler.Catalog()); err != nil {
+			return err
+		}
+	}
+	var listOpts crawler.Options
+	start, err := scope.apply(cfg, &listOpts, func(name string) bool { return set[name] }, stderr)
+	if err != nil {
+		return &exitError{code: 2, err: err}
+	}
+	if *printConfig {
+		return printCrawlConfig(stdout, cfg)
+	}
+	if fs.NArg() != 1 && (fs.NArg() != 0 || start == "") {
 		fs.Usage()
 		return &exitError{code: 2, err: errors.New("crawl takes exactly one domain or start URL")}
 	}
@@ -85,10 +135,6 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	muted, err := checkIDsFlag("mute", *mute, crawler.Catalog())
-	if err != nil {
-		return err
-	}
 	mode, err := renderModeFlag(*renderFlag)
 	if err != nil {
 		return err
@@ -105,16 +151,18 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	defer stopRenderer()
 	opts := &crawler.Options{
-		MaxPages:          *maxPages,
-		IncludeSubdomains: *subdomains,
-		Concurrency:       *concurrency,
-		PerHostRate:       *rate,
-		AllowPrivate:      *allowPrivate,
-		TimeBudget:        *timeout,
-		Analyzer: &analyzer.Options{Depth: analyzer.Depth(*depth), Disable: disabled, Mute: muted,
-			Render: mode, Renderer: renderer, Extract: xf.extract, Search: xf.search},
-		SkipExternalLinks: *skipExternal,
-		ExternalBudget:    *externalBudget,
+		MaxPages:     *maxPages,
+		Concurrency:  *concurrency,
+		PerHostRate:  *rate,
+		AllowPrivate: *allowPrivate,
+		TimeBudget:   *timeout,
+		Analyzer: &analyzer.Options{Depth: analyzer.Depth(*depth), Disable: disabled,
+			Render: mode, Renderer: renderer},
+		ExternalBudget: *externalBudget,
+	}
+	opts.ListSitemap = listOpts.ListSitemap
+	if err := cfg.Apply(opts); err != nil {
+		return &exitError{code: 2, err: configError(*configFile, err)}
 	}
 	if *shotDir != "" {
 		sink, err := crawler.DirScreenshots(*shotDir)
@@ -124,17 +172,11 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		opts.Screenshots = sink
 		opts.Analyzer.RenderRequest.Screenshot = render.Viewport
 	}
-	start, err := scope.apply(opts, stderr)
-	if err != nil {
-		return &exitError{code: 2, err: err}
-	}
 	domain := fs.Arg(0)
 	if domain == "" {
 		domain = start
 	}
-	opts.AICrawlers, opts.SkipAICrawlerProbe = *aiCrawlers, *skipAIProbe
-	opts.Segments = segments.segs
-	bar := newProgressBar(stderr, *maxPages)
+	bar := newProgressBar(stderr, opts.MaxPages)
 	bar.budget = opts.ExternalBudget
 	if !*quiet {
 		opts.Progress = bar.update
@@ -206,6 +248,65 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 	}
 	return nil
+}
+
+// crawlConfig reads the configuration file name ("" for none) with
+// crawler.DecodeConfig. Its errors name the file and the field.
+func crawlConfig(name string) (*crawler.Config, error) {
+	if name == "" {
+		return &crawler.Config{}, nil
+	}
+	fh, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	c, err := crawler.DecodeConfig(fh)
+	if err != nil {
+		return nil, configError(name, err)
+	}
+	return c, nil
+}
+
+// configError names the configuration file and the field at fault.
+func configError(file string, err error) error {
+	ie, ok := seo.AsInputError(err)
+	if !ok {
+		return err
+	}
+	msg := ie.Field + ": " + ie.Reason
+	if ie.Value != "" {
+		msg += fmt.Sprintf(" (got %q)", seo.Clip(ie.Value))
+	}
+	if file == "" {
+		return errors.New(msg)
+	}
+	return fmt.Errorf("-config %s: %s", file, msg)
+}
+
+// printCrawlConfig writes c as an indented JSON document, its credentials
+// redacted: the values of secret headers, the password, cookie values.
+func printCrawlConfig(w io.Writer, c *crawler.Config) error {
+	r := *c
+	if len(c.Headers) > 0 {
+		r.Headers = map[string]string{}
+		for k, v := range c.Headers {
+			if seo.IsSecretHeader(k) {
+				v = seo.Redacted
+			}
+			r.Headers[k] = v
+		}
+	}
+	if c.BasicAuth != nil {
+		r.BasicAuth = &crawler.BasicAuth{Username: c.BasicAuth.Username, Password: seo.Redacted}
+	}
+	if len(c.Cookies) > 0 {
+		r.Cookies = map[string]string{}
+		for k := range c.Cookies {
+			r.Cookies[k] = seo.Redacted
+		}
+	}
+	return writeJSON(w, &r)
 }
 
 func writeFile(name string, write func(io.Writer) error) error {

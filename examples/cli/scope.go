@@ -52,20 +52,35 @@ func addAccessFlags(fs *flag.FlagSet, f *scopeFlags) {
 // listMode reports whether a list flag was given.
 func (f *scopeFlags) listMode() bool { return f.list != "" || f.listSitemap != "" }
 
-// apply sets the flags on opts; list-file lines that are not absolute
-// http(s) URLs are reported on stderr and skipped. It returns the start
-// URL of a list crawl (its first URL).
-func (f *scopeFlags) apply(opts *crawler.Options, stderr io.Writer) (start string, err error) {
-	opts.Include, opts.Exclude, opts.KeepParams = f.include, f.exclude, f.keep
-	opts.MaxFolderDepth = f.folderDepth
+// apply sets the scope, list and access flags given on the command line
+// (set reports whether a flag was) on the configuration c, replacing its
+// values, and the sitemap of -list-sitemap on opts; list-file lines that
+// are not absolute http(s) URLs are reported on stderr and skipped. The
+// basic auth of env SEOKIT_BASIC_AUTH applies when neither -basic-auth nor
+// c gives one. It returns the start URL of a list crawl (its first URL).
+func (f *scopeFlags) apply(c *crawler.Config, opts *crawler.Options, set func(string) bool, stderr io.Writer) (start string, err error) {
+	if set("include") {
+		c.Include = f.include
+	}
+	if set("exclude") {
+		c.Exclude = f.exclude
+	}
+	if set("keep-param") {
+		c.KeepParams = f.keep
+	}
+	if set("max-folder-depth") {
+		c.MaxFolderDepth = f.folderDepth
+	}
 	if f.list != "" {
-		if opts.URLs, err = readURLList(f.list, stderr); err != nil {
+		if c.URLs, err = readURLList(f.list, stderr); err != nil {
 			return "", err
 		}
-		if len(opts.URLs) == 0 {
+		if len(c.URLs) == 0 {
 			return "", fmt.Errorf("-list %s: no URL", f.list)
 		}
-		start = opts.URLs[0]
+	}
+	if len(c.URLs) > 0 {
+		start = c.URLs[0]
 	}
 	if f.listSitemap != "" {
 		opts.ListSitemap = f.listSitemap
@@ -73,33 +88,36 @@ func (f *scopeFlags) apply(opts *crawler.Options, stderr io.Writer) (start strin
 			start = f.listSitemap
 		}
 	}
-	if err := f.applyAccess(opts); err != nil {
+	if err := f.applyAccess(c); err != nil {
 		return "", err
 	}
 	return start, nil
 }
 
-// applyAccess sets the access flags on opts.
-func (f *scopeFlags) applyAccess(opts *crawler.Options) error {
+// applyAccess sets the access flags given on c.
+func (f *scopeFlags) applyAccess(c *crawler.Config) error {
+	if len(f.headers) > 0 {
+		c.Headers = map[string]string{}
+	}
 	for _, h := range f.headers {
 		name, value, ok := strings.Cut(h, ":")
 		if !ok || strings.TrimSpace(name) == "" {
 			return fmt.Errorf(`-header must be "Name: value", not %q`, seo.Clip(name))
 		}
-		if opts.Header == nil {
-			opts.Header = http.Header{}
-		}
-		opts.Header.Add(strings.TrimSpace(name), strings.TrimSpace(value))
+		c.Headers[http.CanonicalHeaderKey(strings.TrimSpace(name))] = strings.TrimSpace(value)
 	}
-	for _, c := range f.cookies {
-		name, value, ok := strings.Cut(c, "=")
+	if len(f.cookies) > 0 {
+		c.Cookies = map[string]string{}
+	}
+	for _, ck := range f.cookies {
+		name, value, ok := strings.Cut(ck, "=")
 		if !ok || name == "" {
 			return errors.New(`-cookie must be "name=value"`)
 		}
-		opts.Cookies = append(opts.Cookies, &http.Cookie{Name: strings.TrimSpace(name), Value: value})
+		c.Cookies[strings.TrimSpace(name)] = value
 	}
 	ba := f.basicAuth
-	if ba == "" {
+	if ba == "" && c.BasicAuth == nil {
 		ba = os.Getenv("SEOKIT_BASIC_AUTH")
 	}
 	if ba != "" {
@@ -107,14 +125,13 @@ func (f *scopeFlags) applyAccess(opts *crawler.Options) error {
 		if !ok || user == "" {
 			return errors.New("-basic-auth (or SEOKIT_BASIC_AUTH) must be user:password")
 		}
-		opts.BasicAuth = &crawler.BasicAuth{Username: user, Password: pass}
+		c.BasicAuth = &crawler.BasicAuth{Username: user, Password: pass}
 	}
 	if f.userAgent != "" {
-		ua, token, err := seo.ResolveUserAgent(f.userAgent)
-		if err != nil {
+		if _, _, err := seo.ResolveUserAgent(f.userAgent); err != nil {
 			return err
 		}
-		opts.UserAgent, opts.RobotsToken = ua, token
+		c.UserAgent = f.userAgent
 	}
 	return nil
 }

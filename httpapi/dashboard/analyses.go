@@ -92,6 +92,9 @@ type analysesView struct {
 	FormSkipExt  bool
 	// FormRender is the rendering choice: "none", "auto" or "always".
 	FormRender string
+	// FormConfig is the "Advanced: configuration (JSON)" field: a crawl
+	// configuration document (crawler.Config).
+	FormConfig string
 }
 
 func (d *Dashboard) analysesPage(w http.ResponseWriter, r *http.Request, s *session, a *store.Account) {
@@ -133,6 +136,7 @@ func (d *Dashboard) startAnalysis(w http.ResponseWriter, r *http.Request, s *ses
 		FormSubs:     r.PostFormValue("subdomains") == "on",
 		FormSkipExt:  r.PostFormValue("skip_external") == "on",
 		FormRender:   r.PostFormValue("render"),
+		FormConfig:   strings.TrimSpace(r.PostFormValue("config")),
 	}
 	bad := func(field, msg string) {
 		d.showAnalyses(w, r, s, a, http.StatusBadRequest, av, map[string]string{field: msg})
@@ -161,12 +165,20 @@ func (d *Dashboard) startAnalysis(w http.ResponseWriter, r *http.Request, s *ses
 		bad("domain", msg)
 		return
 	}
+	var cfg *crawler.Config
+	if av.FormConfig != "" {
+		if cfg, err = crawler.DecodeConfig(strings.NewReader(av.FormConfig)); err != nil {
+			_, msg, _ := fieldError(err)
+			bad("config", "Configuration: "+msg)
+			return
+		}
+	}
 	// A crawl spends the server's resources: it counts against the
 	// account's daily limit as POST /v1/analyze/site does.
 	if !d.admit(w, r, a, "site analysis") {
 		return
 	}
-	j, err := d.opts.Analyses.StartSite(r.Context(), a.ID, host, maxPages, av.FormSubs, av.FormSkipExt, av.FormRender)
+	j, err := d.opts.Analyses.StartSite(r.Context(), a.ID, host, maxPages, av.FormSubs, av.FormSkipExt, av.FormRender, cfg)
 	if err != nil {
 		if field, msg, ok := fieldError(err); ok {
 			switch field {
@@ -174,6 +186,9 @@ func (d *Dashboard) startAnalysis(w http.ResponseWriter, r *http.Request, s *ses
 				field = "maxPages"
 			case "options.render", "options.screenshot", "options.renderPages":
 				field = "render"
+			case "domain":
+			default:
+				field, msg = "config", "Configuration: "+strings.TrimPrefix(msg, "options.")
 			}
 			bad(field, msg)
 			return

@@ -35,8 +35,10 @@ type Analyses interface {
 	// the stored job. render is the API's options.render ("none", "auto",
 	// "always"; "" means "none"). Bad input is an *seo.InputError naming
 	// the field; a rendering analysis on a server without a browser is
-	// a Refusal (503).
-	StartSite(ctx context.Context, accountID, domain string, maxPages int, subdomains, skipExternal bool, render string) (*store.Job, error)
+	// a Refusal (503). cfg, when not nil, is the crawl configuration of
+	// the form's "Advanced" field, already validated; maxPages (when
+	// positive), subdomains and skipExternal are set on top of it.
+	StartSite(ctx context.Context, accountID, domain string, maxPages int, subdomains, skipExternal bool, render string, cfg *crawler.Config) (*store.Job, error)
 	// CancelSite cancels a queued or running job of the account.
 	CancelSite(ctx context.Context, accountID, jobID string) error
 }

@@ -203,11 +203,16 @@ func (a *testAnalyses) wait() {
 	a.wg.Wait()
 }
 
-func (a *testAnalyses) StartSite(ctx context.Context, accountID, domain string, maxPages int, subdomains, skipExternal bool, render string) (*store.Job, error) {
+func (a *testAnalyses) StartSite(ctx context.Context, accountID, domain string, maxPages int, subdomains, skipExternal bool, render string, cfg *crawler.Config) (*store.Job, error) {
 	if _, err := seo.ParseDomain(domain); err != nil {
 		return nil, err
 	}
-	opts := map[string]any{"maxPages": maxPages, "includeSubdomains": subdomains, "skipExternalLinks": skipExternal}
+	opts := map[string]any{}
+	if cfg != nil {
+		raw, _ := json.Marshal(cfg)
+		json.Unmarshal(raw, &opts)
+	}
+	opts["maxPages"], opts["includeSubdomains"], opts["skipExternalLinks"] = maxPages, subdomains, skipExternal
 	if render != "" && render != "none" {
 		opts["render"] = render
 	}

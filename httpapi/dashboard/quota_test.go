@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seokit/seokit/crawler"
 	"github.com/seokit/seokit/httpapi"
 	"github.com/seokit/seokit/httpapi/dashboard"
 	"github.com/seokit/seokit/httpapi/plans"
@@ -31,8 +32,8 @@ var (
 	_ dashboard.Mutes    = (*httpapi.Server)(nil)
 )
 
-func (l *lateAPI) StartSite(ctx context.Context, accountID, domain string, maxPages int, subdomains, skipExternal bool, render string) (*store.Job, error) {
-	return l.s.StartSite(ctx, accountID, domain, maxPages, subdomains, skipExternal, render)
+func (l *lateAPI) StartSite(ctx context.Context, accountID, domain string, maxPages int, subdomains, skipExternal bool, render string, cfg *crawler.Config) (*store.Job, error) {
+	return l.s.StartSite(ctx, accountID, domain, maxPages, subdomains, skipExternal, render, cfg)
 }
 func (l *lateAPI) CancelSite(ctx context.Context, accountID, jobID string) error {
 	return l.s.CancelSite(ctx, accountID, jobID)
