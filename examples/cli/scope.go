@@ -49,7 +49,6 @@ func addAccessFlags(fs *flag.FlagSet, f *scopeFlags) {
 	fs.StringVar(&f.userAgent, "user-agent", "", "user agent: googlebot-smartphone, googlebot-desktop, bingbot or seokit (presets that also pick the robots.txt group), or a string")
 }
 
-
 // apply sets the scope, list and access flags given on the command line
 // (set reports whether a flag was) on the configuration c, replacing its
 // values, and the sitemap of -list-sitemap on opts; list-file lines that
