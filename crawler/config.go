@@ -109,9 +109,13 @@ func (c *Config) Validate() error {
 	if len(c.Cookies) > MaxCookies {
 		return &seo.InputError{Field: "cookies", Value: strconv.Itoa(len(c.Cookies)), Reason: "at most " + strconv.Itoa(MaxCookies) + " cookies"}
 	}
+	cookieBytes := 0
 	for _, name := range slices.Sorted(maps.Keys(c.Cookies)) {
 		if (&http.Cookie{Name: name, Value: c.Cookies[name]}).Valid() != nil {
 			return &seo.InputError{Field: "cookies." + name, Reason: "not a valid cookie name and value"}
+		}
+		if cookieBytes += len(name) + len(c.Cookies[name]) + 2; cookieBytes > seo.MaxRequestHeaderBytes {
+			return &seo.InputError{Field: "cookies." + name, Reason: fmt.Sprintf("the cookies are longer than %d bytes together", seo.MaxRequestHeaderBytes)}
 		}
 	}
 	sc := c.scope()

@@ -167,9 +167,16 @@ func validateScope(s *Scope, stripParams []string) (*scopeFilter, error) {
 	if b := s.BasicAuth; b != nil && (b.Username == "" || strings.Contains(b.Username, ":") || strings.ContainsAny(b.Username+b.Password, "\r\n\x00")) {
 		return nil, &seo.InputError{Field: "basicAuth", Reason: "needs a username without ':' and no control characters"}
 	}
+	if b := s.BasicAuth; b != nil && len(b.Username)+len(b.Password) > seo.MaxRequestHeaderBytes {
+		return nil, &seo.InputError{Field: "basicAuth", Reason: fmt.Sprintf("username and password longer than %d bytes together", seo.MaxRequestHeaderBytes)}
+	}
+	cookieBytes := 0
 	for i, c := range s.Cookies {
 		if c == nil || c.Valid() != nil {
 			return nil, &seo.InputError{Field: fmt.Sprintf("cookies[%d]", i), Reason: "not a valid cookie name and value"}
+		}
+		if cookieBytes += len(c.Name) + len(c.Value) + 2; cookieBytes > seo.MaxRequestHeaderBytes {
+			return nil, &seo.InputError{Field: fmt.Sprintf("cookies[%d]", i), Reason: fmt.Sprintf("the cookies are longer than %d bytes together", seo.MaxRequestHeaderBytes)}
 		}
 	}
 	return f, nil

@@ -170,6 +170,8 @@ func TestScopeInvalid(t *testing.T) {
 		{crawler.Scope{Header: http.Header{"Connection": {"close"}}}, nil, "header.Connection"},
 		{crawler.Scope{BasicAuth: &crawler.BasicAuth{Username: "a:b"}}, nil, "basicAuth"},
 		{crawler.Scope{Cookies: []*http.Cookie{{Name: "bad name", Value: "v"}}}, nil, "cookies[0]"},
+		{crawler.Scope{BasicAuth: &crawler.BasicAuth{Username: "u", Password: strings.Repeat("p", seo.MaxRequestHeaderBytes)}}, nil, "basicAuth"},
+		{crawler.Scope{Cookies: []*http.Cookie{{Name: "a", Value: "v"}, {Name: "b", Value: strings.Repeat("v", seo.MaxRequestHeaderBytes)}}}, nil, "cookies[1]"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.field, func(t *testing.T) {
