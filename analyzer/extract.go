@@ -285,7 +285,7 @@ func runExtractors(p *Page) {
 					if len(x.Values) == max {
 						return false
 					}
-					x.Values = append(x.Values, clipValue(nodeValue(s.Nodes[0], e)))
+					x.Values = append(x.Values, seo.ClipTo(nodeValue(s.Nodes[0], e), MaxValueChars))
 					return true
 				})
 			}
@@ -339,21 +339,6 @@ func nodeValue(n *html.Node, e *Extractor) string {
 	return Collapse(TextContent(n))
 }
 
-// clipValue cuts v to MaxValueChars characters.
-func clipValue(v string) string {
-	if len(v) <= MaxValueChars {
-		return v
-	}
-	n := 0
-	for i := range v {
-		if n == MaxValueChars {
-			return v[:i] + "…"
-		}
-		n++
-	}
-	return v
-}
-
 // matchRegex counts the matches of re in body, up to MaxMatchCount, and
 // returns the first max values (the first group when re has one) when
 // values is set. Go's regexp guarantees time linear in len(body).
@@ -366,7 +351,7 @@ func matchRegex(re *regexp.Regexp, body []byte, max int, values bool) ([]string,
 			if len(l) >= 4 && l[2] >= 0 {
 				s, e = l[2], l[3]
 			}
-			out = append(out, clipValue(strings.ToValidUTF8(string(body[s:e]), "\uFFFD")))
+			out = append(out, seo.ClipTo(strings.ToValidUTF8(string(body[s:e]), "\uFFFD"), MaxValueChars))
 		}
 	}
 	return out, len(locs), len(locs) == MaxMatchCount
@@ -389,11 +374,11 @@ func evalXPath(doc *html.Node, e *Extractor, max int) (values []string, count in
 		for v.MoveNext() {
 			count++
 			if len(values) < max && e.output() != OutputCount {
-				values = append(values, clipValue(navValue(v.Current(), e)))
+				values = append(values, seo.ClipTo(navValue(v.Current(), e), MaxValueChars))
 			}
 		}
 	case string:
-		count, values = 1, []string{clipValue(Collapse(v))}
+		count, values = 1, []string{seo.ClipTo(Collapse(v), MaxValueChars)}
 	case float64:
 		count, values = 1, []string{strconv.FormatFloat(v, 'f', -1, 64)}
 	case bool:

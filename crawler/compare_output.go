@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/seokit/seokit/internal/htmltable"
+	"github.com/seokit/seokit/seo"
 )
 
 // maxTextChanges caps the changed pages and findings the text and
@@ -126,20 +127,8 @@ func quoteValue(s string) string {
 	if s == "" {
 		return "(none)"
 	}
-	return strconv.Quote(clip(s, 120))
+	return strconv.Quote(seo.ClipTo(s, 120))
 }
-
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !isRuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
-}
-
-func isRuneStart(c byte) bool { return c&0xC0 != 0x80 }
 
 // WriteMarkdown writes the diff as GitHub-flavoured Markdown, for a
 // pull-request comment: a summary table, new and fixed findings, and the
@@ -203,7 +192,7 @@ func (d *Diff) WriteMarkdown(w io.Writer) error {
 				if rows == maxTextChanges {
 					break
 				}
-				fmt.Fprintf(b, "| %s | %s | %s | %s |\n", mdEscape(p.URL), c.Field, mdEscape(clip(c.Old, 80)), mdEscape(clip(c.New, 80)))
+				fmt.Fprintf(b, "| %s | %s | %s | %s |\n", mdEscape(p.URL), c.Field, mdEscape(seo.ClipTo(c.Old, 80)), mdEscape(seo.ClipTo(c.New, 80)))
 				rows++
 			}
 		}

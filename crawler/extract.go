@@ -92,7 +92,7 @@ func summarizeExtraction(s *PageSummary, rep *analyzer.Report) {
 		}
 		vs := make([]string, 0, len(x.Values))
 		for _, v := range x.Values {
-			v = clipChars(v, MaxSummaryValueChars)
+			v = seo.ClipTo(v, MaxSummaryValueChars)
 			if len(v) > budget {
 				break
 			}
@@ -103,21 +103,6 @@ func summarizeExtraction(s *PageSummary, rep *analyzer.Report) {
 		x.Omitted += len(rep.Extracted[i].Values) - len(vs)
 		s.Extracted[i] = x
 	}
-}
-
-// clipChars cuts s to n characters, ending a cut string in "…".
-func clipChars(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	c := 0
-	for i := range s {
-		if c == n {
-			return s[:i] + "…"
-		}
-		c++
-	}
-	return s
 }
 
 // extractionStats counts pages per extractor and search rule of ao, in

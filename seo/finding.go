@@ -286,16 +286,19 @@ func SortByPriority(fs []Finding) {
 const MaxEvidenceValue = 300
 
 // Clip shortens s to at most MaxEvidenceValue runes for use as evidence.
-func Clip(s string) string {
-	if len(s) <= MaxEvidenceValue {
+func Clip(s string) string { return ClipTo(s, MaxEvidenceValue) }
+
+// ClipTo shortens s to at most n runes; a cut string ends in "…".
+func ClipTo(s string, n int) string {
+	if len(s) <= n {
 		return s
 	}
-	n := 0
+	c := 0
 	for i := range s {
-		if n == MaxEvidenceValue {
+		if c == n {
 			return s[:i] + "…"
 		}
-		n++
+		c++
 	}
 	return s
 }
