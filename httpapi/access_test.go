@@ -11,7 +11,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/seokit/seokit/httpapi/store"
 	"github.com/seokit/seokit/httpapi/store/sqlstore"
@@ -228,24 +227,7 @@ func TestSealedCredentialsResume(t *testing.T) {
 				t.Fatal(err)
 			}
 			noSecrets(t, "the sealed request", string(sealed))
-			now := time.Now().UTC()
-			j := &store.Job{ID: "job_" + randomID(24), AccountID: a.acct.ID, Kind: "site", Status: store.JobQueued, Request: sealed, CreatedAt: now, UpdatedAt: now}
-			a.srv.Close()
-			if err := st.CreateJob(ctx, j); err != nil {
-				t.Fatal(err)
-			}
-			j.Status, j.StartedAt = store.JobRunning, now
-			if err := st.UpdateJob(ctx, j); err != nil {
-				t.Fatal(err)
-			}
-			st.Close()
-
-			st2, err := sqlstore.Open(ctx, path, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { st2.Close() })
-			b := newTestAPI(t, &Options{Store: st2, AllowPrivate: true, CallbackSecret: tc.secret}, apiConfig{noAccount: true})
+			b, j := restartWithRunningJob(t, a, st, path, sealed, Options{AllowPrivate: true, CallbackSecret: tc.secret})
 			got := waitJob(t, b, a.key, j.ID, func(j Job) bool { return j.Status == "succeeded" || j.Status == "failed" })
 			if got.Status != tc.want {
 				t.Fatalf("resumed job %+v, want %s", got, tc.want)

@@ -206,8 +206,21 @@ func TestSiteJobResumesAfterRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := newTestAPI(t, &Options{Store: st, AllowPrivate: true})
-	// A job the previous process left running, as it would be after a crash.
 	req, _ := json.Marshal(SiteRequest{Domain: hostOf(t, site.URL)})
+	b, j := restartWithRunningJob(t, a, st, path, req, Options{AllowPrivate: true})
+	got := waitJob(t, b, a.key, j.ID, func(j Job) bool { return j.Status == "succeeded" || j.Status == "failed" })
+	if got.Status != "succeeded" || got.Progress == nil || got.Progress.PagesDone != 3 {
+		t.Errorf("resumed job %+v", got)
+	}
+}
+
+// restartWithRunningJob stores req as a site job of a's account that the
+// server left running, as after a crash, closes a's server and its store
+// st (the SQLite file path), and returns a new server over the same file,
+// with opts, and the job.
+func restartWithRunningJob(t *testing.T, a *testAPI, st *sqlstore.Store, path string, req []byte, opts Options) (*testAPI, *store.Job) {
+	t.Helper()
+	ctx := context.Background()
 	now := time.Now().UTC()
 	j := &store.Job{ID: "job_" + randomID(24), AccountID: a.acct.ID, Kind: "site", Status: store.JobQueued, Request: req, CreatedAt: now, UpdatedAt: now}
 	a.srv.Close() // no workers: the job stays put
@@ -219,17 +232,13 @@ func TestSiteJobResumesAfterRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	st.Close()
-
 	st2, err := sqlstore.Open(ctx, path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st2.Close() })
-	b := newTestAPI(t, &Options{Store: st2, AllowPrivate: true}, apiConfig{noAccount: true})
-	got := waitJob(t, b, a.key, j.ID, func(j Job) bool { return j.Status == "succeeded" || j.Status == "failed" })
-	if got.Status != "succeeded" || got.Progress == nil || got.Progress.PagesDone != 3 {
-		t.Errorf("resumed job %+v", got)
-	}
+	opts.Store = st2
+	return newTestAPI(t, &opts, apiConfig{noAccount: true}), j
 }
 
 // receiver records callbacks; the first fail answers are 500s.
