@@ -241,36 +241,27 @@ func TestSiteStartURL(t *testing.T) {
 
 func TestJobListWithoutResults(t *testing.T) {
 	a := newTestAPI(t, nil)
-	ctx := context.Background()
 	rep := &crawler.SiteReport{Domain: "example.com", StartURL: "https://example.com/" + strings.Repeat("x", 1<<20)}
 	rep.Score.Value = 77
 	rep.StatusCodes, rep.Findings, rep.SiteFindings, rep.LinkFindings, rep.Pages = map[int]int{}, []crawler.FindingGroup{}, []seo.Finding{}, []seo.Finding{}, []crawler.PageSummary{}
 	rep.Crawl.DepthHistogram = []int{}
 	rep.Graph.OrphanCheck = crawler.OrphanCheckNoSitemap
 	result, _ := json.Marshal(rep)
-	now := time.Now().UTC()
-	j := &store.Job{AccountID: a.acct.ID, Kind: "site", Status: store.JobQueued, Request: []byte(`{"domain":"example.com"}`), CreatedAt: now}
-	if err := a.st.CreateJob(ctx, j); err != nil {
-		t.Fatal(err)
-	}
-	j.Status, j.Result, j.FinishedAt = store.JobSucceeded, result, now
-	if err := a.st.UpdateJob(ctx, j); err != nil {
-		t.Fatal(err)
-	}
+	id := a.storeSiteJob(a.acct.ID, "example.com", store.JobSucceeded, rep, time.Now().UTC())
 	resp := a.call("GET", "/v1/analyze/site", a.key, "")
 	wantStatus(t, resp, 200)
 	body, _ := io.ReadAll(resp.Body)
 	if strings.Contains(string(body), "result") || len(body) > 4096 {
 		t.Errorf("the list carries the result (%d bytes)", len(body))
 	}
-	resp = a.call("GET", "/v1/analyze/site/"+j.ID, a.key, "")
+	resp = a.call("GET", "/v1/analyze/site/"+id, a.key, "")
 	wantStatus(t, resp, 200)
 	var got struct {
 		ID     string
 		Result json.RawMessage
 	}
 	readJSON(t, resp, &got)
-	if got.ID != j.ID || string(got.Result) != string(result) {
+	if got.ID != id || string(got.Result) != string(result) {
 		t.Errorf("GET of the job: id %q, result of %d bytes; want the stored %d bytes as is", got.ID, len(got.Result), len(result))
 	}
 }

@@ -1,8 +1,6 @@
 package httpapi
 
 import (
-	"context"
-	"encoding/json"
 	"io"
 	"strings"
 	"testing"
@@ -12,26 +10,6 @@ import (
 	"github.com/seokit/seokit/httpapi/store"
 	"github.com/seokit/seokit/seo"
 )
-
-// storeSiteJob stores a finished site analysis of domain with rep as its
-// report, created at the given time.
-func (a *testAPI) storeSiteJob(accountID, domain string, status store.JobStatus, rep *crawler.SiteReport, at time.Time) string {
-	a.t.Helper()
-	ctx := context.Background()
-	req, _ := json.Marshal(SiteRequest{Domain: domain})
-	j := &store.Job{AccountID: accountID, Kind: "site", Status: store.JobQueued, Request: req, CreatedAt: at}
-	if err := a.st.CreateJob(ctx, j); err != nil {
-		a.t.Fatal(err)
-	}
-	j.Status, j.FinishedAt = status, at
-	if rep != nil {
-		j.Result, _ = json.Marshal(rep)
-	}
-	if err := a.st.UpdateJob(ctx, j); err != nil {
-		a.t.Fatal(err)
-	}
-	return j.ID
-}
 
 func TestSiteDiff(t *testing.T) {
 	a := newTestAPI(t, nil)

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seokit/seokit/crawler"
 	"github.com/seokit/seokit/httpapi/auth"
 	"github.com/seokit/seokit/httpapi/store"
 	"github.com/seokit/seokit/httpapi/store/sqlstore"
@@ -298,3 +299,23 @@ func (c *clock) Add(d time.Duration) {
 type netipPrefix = netip.Prefix
 
 func mustPrefix(s string) netip.Prefix { return netip.MustParsePrefix(s) }
+
+// storeSiteJob stores a finished site analysis of domain with rep as its
+// report, created at the given time.
+func (a *testAPI) storeSiteJob(accountID, domain string, status store.JobStatus, rep *crawler.SiteReport, at time.Time) string {
+	a.t.Helper()
+	ctx := context.Background()
+	req, _ := json.Marshal(SiteRequest{Domain: domain})
+	j := &store.Job{AccountID: accountID, Kind: "site", Status: store.JobQueued, Request: req, CreatedAt: at}
+	if err := a.st.CreateJob(ctx, j); err != nil {
+		a.t.Fatal(err)
+	}
+	j.Status, j.FinishedAt = status, at
+	if rep != nil {
+		j.Result, _ = json.Marshal(rep)
+	}
+	if err := a.st.UpdateJob(ctx, j); err != nil {
+		a.t.Fatal(err)
+	}
+	return j.ID
+}
