@@ -3,6 +3,7 @@ package analyzer
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -26,7 +27,8 @@ type RenderReport struct {
 	// Rendered reports whether the page checks ran on the rendered DOM;
 	// Reason says why the page was rendered ("always", "empty #root mount
 	// and 3 words of text") or why not ("not an application shell", "not
-	// HTML", "status 404", "failed: …").
+	// HTML", "status 404", "failed: …", or "not rendered: …" when the
+	// renderer declined it, render.ErrDeclined, e.g. at a plan's cap).
 	Rendered bool   `json:"rendered"`
 	Reason   string `json:"reason"`
 	// Device, Viewport and UserAgent are the profile the page was rendered
@@ -324,6 +326,10 @@ func renderPage(ctx context.Context, raw *Page, cfg *config, env *fetchEnv) (p *
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, nil, ctx.Err()
+		}
+		if errors.Is(err, render.ErrDeclined) {
+			rr.Reason = "not rendered: " + unwrapMessage(err)
+			return raw, func() {}, nil
 		}
 		rr.Reason = "failed: " + err.Error()
 		raw.render = &renderState{raw: raw, err: err, rep: rr}

@@ -162,10 +162,14 @@
 // analyses, and reserves a rendering's memory from the shared budget; each
 // page a site analysis renders waits for a slot of that class too. An
 // analysis that renders counts RenderQuotaUnits (5) requests against the
-// daily quota, page or site. A site analysis renders at most
+// daily quota, page or site; a page analysis in "auto" mode counts them
+// only when its page needs rendering, and without the units left it is
+// analysed as the server sent it, its render reason "not rendered: …"
+// (render.ErrDeclined). A site analysis renders at most
 // options.renderPages pages, by default and at most its plan's cap
 // (plans.Limits.RenderPages: Free 50, Pro 2,000, Enterprise 10,000); the
-// pages beyond are analysed as the server sent them, with the reason.
+// pages beyond are analysed as the server sent them, with the reason
+// ("not rendered: …", never a render.failed finding).
 //
 // A site analysis that renders with options.screenshot "viewport" (the
 // default when rendering) keeps each rendered page's viewport PNG with

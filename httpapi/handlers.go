@@ -13,6 +13,7 @@ import (
 	"github.com/seokit/seokit/keywords"
 	"github.com/seokit/seokit/optimizer"
 	"github.com/seokit/seokit/rankings"
+	"github.com/seokit/seokit/render"
 	"github.com/seokit/seokit/reports"
 	"github.com/seokit/seokit/seo"
 )
@@ -142,12 +143,16 @@ func (s *Server) analyzePage(w http.ResponseWriter, r *http.Request, req PageReq
 		o.Disable = unionIDs(o.Disable, []string{"links.broken_external", "links.redirect_external"})
 	}
 	// Admitted with a small reservation; the analyzer reserves by the
-	// body's size once it is fetched. One that may render takes a slot of
-	// the rendering class instead, with the rendering's memory.
+	// body's size once it is fetched. One that always renders takes a slot
+	// of the rendering class instead, with the rendering's memory; one in
+	// "auto" mode takes it only if the page needs rendering.
 	kind, mem := KindPage, int64(pageBaseMemory)
-	if rc.on() {
+	switch rc.mode {
+	case render.Always:
 		kind, mem = KindRender, pageBaseMemory+renderMemory
 		setRender(&o, rc, s.opts.Renderer)
+	case render.Auto:
+		setRender(&o, rc, pageRenderer{s: s, account: principal(r.Context()).AccountID})
 	}
 	release, err := s.adm.admit(r.Context(), kind, principal(r.Context()).AccountID, mem, false)
 	if err != nil {

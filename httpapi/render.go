@@ -30,6 +30,7 @@ const renderMemory = 48 << 20
 type renderChoice struct {
 	mode render.Mode
 	shot render.Shot
+	site bool
 }
 
 // on reports whether the analysis may render.
@@ -43,7 +44,7 @@ func parseRender(mode, shot string, site bool) (renderChoice, error) {
 	if err != nil {
 		return renderChoice{}, invalid("options.render", `options.render must be "none", "auto" or "always"`)
 	}
-	c := renderChoice{mode: m, shot: render.NoShot}
+	c := renderChoice{mode: m, shot: render.NoShot, site: site}
 	switch render.Shot(shot) {
 	case "":
 		if c.on() {
@@ -73,8 +74,10 @@ func renderingUnavailable() *Error {
 }
 
 // checkRender refuses a rendering analysis on a server without a renderer
-// and counts the extra quota units of one that renders (RenderQuotaUnits
-// in all; the request itself was counted once by protect).
+// and, for one that always renders, counts its extra quota units
+// (RenderQuotaUnits in all; the request itself was counted once by
+// protect). A page analysis in "auto" mode counts them only when the page
+// turns out to need rendering (pageRenderer).
 func (s *Server) checkRender(ctx context.Context, accountID string, c renderChoice) error {
 	if !c.on() {
 		return nil
@@ -82,6 +85,15 @@ func (s *Server) checkRender(ctx context.Context, accountID string, c renderChoi
 	if s.opts.Renderer == nil {
 		return renderingUnavailable()
 	}
+	if c.mode == render.Auto && !c.site {
+		return nil
+	}
+	return s.takeRenderUnits(ctx, accountID)
+}
+
+// takeRenderUnits counts the RenderQuotaUnits-1 extra requests of a
+// rendering against the account's daily quota.
+func (s *Server) takeRenderUnits(ctx context.Context, accountID string) error {
 	if s.opts.DisableAuth {
 		return nil
 	}
@@ -98,15 +110,38 @@ func (s *Server) checkRender(ctx context.Context, accountID string, c renderChoi
 	return nil
 }
 
+// pageRenderer is the renderer of a page analysis in "auto" mode: it was
+// admitted and counted as a raw analysis, and a page that needs rendering
+// counts the extra quota units and takes a slot of the rendering class
+// when the analyzer asks for the rendering. A refused quota declines the
+// rendering (render.ErrDeclined): the raw page is reported, not rendered,
+// with the reason.
+type pageRenderer struct {
+	s       *Server
+	account string
+}
+
+// Render counts the rendering, waits for a rendering slot and renders.
+func (p pageRenderer) Render(ctx context.Context, req *render.Request) (*render.Result, error) {
+	if err := p.s.takeRenderUnits(ctx, p.account); err != nil {
+		var e *Error
+		if errors.As(err, &e) {
+			return nil, fmt.Errorf("%w: %s", render.ErrDeclined, e.Message)
+		}
+		return nil, err
+	}
+	release, err := p.s.adm.admit(ctx, KindRender, p.account, renderMemory, true)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	return p.s.opts.Renderer.Render(ctx, req)
+}
+
 // renderCapacity is implemented by renderers that know how many pages
 // they render at once (render/chromium's pool); AdmissionOptions.MaxRenders
 // defaults to it.
 type renderCapacity interface{ Capacity() int }
-
-// errRenderCap is the error of a rendering refused because the site
-// analysis rendered as many pages as its plan allows; the page is analysed
-// as the server sent it.
-var errRenderCap = errors.New("httpapi: rendering cap reached")
 
 // jobRenderer is the renderer of one site analysis: each rendering waits
 // for a slot of the rendering class and its memory, and the analysis
@@ -121,7 +156,7 @@ type jobRenderer struct {
 // Render renders req once admitted, or refuses it past the cap.
 func (j *jobRenderer) Render(ctx context.Context, req *render.Request) (*render.Result, error) {
 	if j.n.Add(1) > j.max {
-		return nil, fmt.Errorf("%w: the plan renders at most %d pages per site analysis; this page is analysed as the server sent it", errRenderCap, j.max)
+		return nil, fmt.Errorf("%w: the plan renders at most %d pages per site analysis", render.ErrDeclined, j.max)
 	}
 	release, err := j.adm.admit(ctx, KindRender, "", renderMemory, true)
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seokit/seokit/analyzer"
 	"github.com/seokit/seokit/httpapi/auth"
 	"github.com/seokit/seokit/httpapi/plans"
 	"github.com/seokit/seokit/httpapi/store"
@@ -79,6 +80,9 @@ func shellSite(t *testing.T) *httptest.Server {
 		case "/app.js":
 			w.Header().Set("Content-Type", "text/javascript")
 			fmt.Fprint(w, `document.title = "Rendered shop";`)
+		case "/plain":
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			fmt.Fprint(w, `<!doctype html><html><head><title>Plain</title></head><body><main><p>`+strings.Repeat("Words a server sends. ", 40)+`</p></main></body></html>`)
 		default:
 			http.NotFound(w, r)
 		}
@@ -146,9 +150,11 @@ func TestRenderErrorMapping(t *testing.T) {
 }
 
 // TestRenderQuotaUnits: an analysis that renders counts RenderQuotaUnits
-// requests against the daily quota, page or site; a raw one counts one.
+// requests against the daily quota, page or site; a raw one counts one,
+// and so does a page analysis in "auto" mode whose page needs no
+// rendering.
 func TestRenderQuotaUnits(t *testing.T) {
-	const daily = 2*RenderQuotaUnits + 9 // what the calls below take, and 2 units left
+	const daily = 3*RenderQuotaUnits + 14 // what the calls below take, and 2 units left
 	a := newTestAPI(t, &Options{AllowPrivate: true, Queue: idleQueue{}, Renderer: &fakeRenderer{},
 		Limits: map[store.Plan]int{store.Free: daily, store.Pro: daily}})
 	site := shellSite(t)
@@ -173,6 +179,16 @@ func TestRenderQuotaUnits(t *testing.T) {
 		t.Errorf("after a raw page analysis: %d remaining, want %d", got, want)
 	}
 	before = remaining()
+	wantStatus(t, a.call("POST", "/v1/analyze/page", a.key, `{"url":"`+site.URL+`/plain","options":{"render":"auto"}}`), 200)
+	if got, want := remaining(), before-2; got != want {
+		t.Errorf("after an auto page analysis of a page that needs no rendering: %d remaining, want %d", got, want)
+	}
+	before = remaining()
+	wantStatus(t, a.call("POST", "/v1/analyze/page", a.key, `{"url":"`+site.URL+`/","options":{"render":"auto"}}`), 200)
+	if got, want := remaining(), before-1-RenderQuotaUnits; got != want {
+		t.Errorf("after an auto page analysis that rendered: %d remaining, want %d", got, want)
+	}
+	before = remaining()
 	wantStatus(t, a.call("POST", "/v1/analyze/site", a.key, `{"url":"`+site.URL+`/","options":{"render":"auto"}}`), 202)
 	if got, want := remaining(), before-1-RenderQuotaUnits; got != want {
 		t.Errorf("after a rendering site analysis: %d remaining, want %d", got, want)
@@ -185,6 +201,28 @@ func TestRenderQuotaUnits(t *testing.T) {
 	e := apiErr(t, a.call("POST", "/v1/analyze/page", a.key, `{"url":"`+site.URL+`/","options":{"render":"always"}}`), 429, CodeRateLimited)
 	if !strings.Contains(e.Message, strconv.Itoa(RenderQuotaUnits)+" requests") {
 		t.Errorf("refusal %q does not say what a rendering counts", e.Message)
+	}
+}
+
+// TestRenderAutoPastQuota: a page analysis in "auto" mode whose page needs
+// rendering when the quota has too few units left is analysed as the
+// server sent it and says why it was not rendered, never as a rendering
+// failure.
+func TestRenderAutoPastQuota(t *testing.T) {
+	a := newTestAPI(t, &Options{AllowPrivate: true, Queue: idleQueue{}, Renderer: &fakeRenderer{},
+		Limits: map[store.Plan]int{store.Free: 2, store.Pro: 2}})
+	site := shellSite(t)
+	var rep analyzer.Report
+	resp := a.call("POST", "/v1/analyze/page", a.key, `{"url":"`+site.URL+`/","options":{"render":"auto"}}`)
+	wantStatus(t, resp, 200)
+	readJSON(t, resp, &rep)
+	if rep.Render == nil || rep.Render.Rendered || !strings.HasPrefix(rep.Render.Reason, "not rendered: ") {
+		t.Errorf("auto analysis past the quota: render %+v, want not rendered with the quota's reason", rep.Render)
+	}
+	for _, f := range rep.Findings {
+		if f.ID == "render.failed" {
+			t.Errorf("a rendering declined by the quota is reported as failed: %+v", f)
+		}
 	}
 }
 
@@ -211,7 +249,7 @@ func TestRenderAdmissionClass(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("the held analysis never reached the site")
 	}
-	resp := a.call("POST", "/v1/analyze/page", a.key, `{"url":"`+site.URL+`/","options":{"render":"auto"}}`)
+	resp := a.call("POST", "/v1/analyze/page", a.key, `{"url":"`+site.URL+`/","options":{"render":"always"}}`)
 	if resp.Header.Get("Retry-After") == "" {
 		t.Error("refusal without Retry-After")
 	}
@@ -295,7 +333,7 @@ func TestJobRenderer(t *testing.T) {
 		switch {
 		case err == nil:
 			ok++
-		case errors.Is(err, errRenderCap):
+		case errors.Is(err, render.ErrDeclined):
 			capped++
 		default:
 			t.Errorf("Render: %v", err)
