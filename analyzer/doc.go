@@ -120,7 +120,10 @@
 // links, images and headings, so those counts stay exact while checks and
 // lists cover the parsed part. The report then has "truncated":
 // {"document": {"total": elements in the body, "omitted": elements not
-// parsed}} and the finding content.document_too_large.
+// parsed}} and the finding content.document_too_large. A document nested
+// deeper than [MaxNesting] (512) elements, which the parser refuses, is
+// parsed up to its first element too deep and the rest counted the same
+// way, with the finding content.nesting_too_deep.
 //
 // The working set is a part per body byte plus the parsed elements;
 // [EstimateMemory] gives the peak for a body size (about 170 MB at the

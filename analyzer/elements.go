@@ -2,6 +2,7 @@ package analyzer
 
 import (
 	"bytes"
+	"io"
 	"strconv"
 
 	"golang.org/x/net/html"
@@ -26,6 +27,9 @@ func init() {
 	declare(seo.CheckInfo{ID: "content.document_too_large", Severity: seo.Warning, Scope: seo.ScopePage,
 		Summary: "The document has more elements than the analysis parses; the rest was counted, not checked.",
 		Source:  "seokit's own rule: the analysis parses a bounded number of elements and says when a report is partial"})
+	declare(seo.CheckInfo{ID: "content.nesting_too_deep", Severity: seo.Warning, Scope: seo.ScopePage,
+		Summary: "Elements are nested deeper than 512 levels (usually unclosed tags); browsers attach deeper elements to the 512th level, and the analysis checks the document up to the first such element.",
+		Source:  "Chromium's HTML parser, kMaximumHTMLParserDOMTreeDepth = 512 (https://source.chromium.org/chromium/chromium/src/+/main:third_party/blink/renderer/core/html/parser/html_construction_site.cc); golang.org/x/net/html rejects HTML nested deeper than 512 elements (https://pkg.go.dev/golang.org/x/net/html#Parse)"})
 }
 
 // elementCut returns the byte offset of the start tag of the first element
@@ -39,16 +43,24 @@ func elementCut(body []byte, max int) (int, foreignState) {
 	if bytes.Count(body, []byte{'<'}) <= max {
 		return -1, 0
 	}
+	n := 0
+	return scanTags(body, func(int) bool { n++; return n > max })
+}
+
+// scanTags tokenizes body and returns the byte offset of the first start
+// tag for which stop (given the tag's offset) is true, with the svg/math
+// nesting there, or -1 when there is none.
+func scanTags(body []byte, stop func(off int) bool) (int, foreignState) {
 	z := html.NewTokenizer(bytes.NewReader(body))
 	var fs foreignState
-	off, n := 0, 0
+	off := 0
 	for {
 		tt := z.Next()
 		switch tt {
 		case html.ErrorToken:
-			return -1, 0
+			return -1, fs
 		case html.StartTagToken, html.SelfClosingTagToken:
-			if n++; n > max {
+			if stop(off) {
 				return off, fs
 			}
 			name, _ := z.TagName()
@@ -59,6 +71,59 @@ func elementCut(body []byte, max int) (int, foreignState) {
 		}
 		off += len(z.Raw())
 	}
+}
+
+// MaxNesting is the deepest nesting of elements the HTML parser builds:
+// golang.org/x/net/html refuses a document nested deeper, and Chromium's
+// parser (kMaximumHTMLParserDOMTreeDepth) attaches deeper elements to the
+// 512th level. A page nested deeper is parsed up to its first start tag
+// the parser cannot place, and the rest is counted like the tail past
+// Options.MaxElements (content.nesting_too_deep).
+const MaxNesting = 512
+
+// parseNested parses body, which x/net/html refused as nested deeper than
+// MaxNesting: it finds the start tag the parser stopped at by feeding it
+// one byte at a time (only such pages pay for it) and parses the body up
+// to that tag. It returns the tree and the offset of the cut, or a nil
+// tree when no prefix parses.
+func parseNested(body []byte) (*html.Node, int) {
+	for range 4 {
+		r := &oneByteReader{b: body}
+		if _, err := html.Parse(r); err == nil {
+			break
+		}
+		cut := bytes.LastIndexByte(body[:r.n], '<')
+		if cut <= 0 {
+			break
+		}
+		// The stop is mid-tag or, for an element the parser implies while
+		// reading text, the tag after that text: parse the prefix before
+		// it, and step back once more if that still fails.
+		body = body[:cut]
+		if doc, err := html.Parse(bytes.NewReader(body)); err == nil {
+			return doc, cut
+		}
+	}
+	return nil, -1
+}
+
+// oneByteReader reads b one byte per Read, so the bytes it gave out are
+// exactly those the tokenizer consumed.
+type oneByteReader struct {
+	b []byte
+	n int
+}
+
+func (r *oneByteReader) Read(p []byte) (int, error) {
+	if r.n >= len(r.b) {
+		return 0, io.EOF
+	}
+	if len(p) == 0 {
+		return 0, nil
+	}
+	p[0] = r.b[r.n]
+	r.n++
+	return 1, nil
 }
 
 // foreignState follows the nesting of svg and math content in a token
@@ -206,6 +271,14 @@ func noteDocumentCut(p *Page, r *Reporter, document bool) {
 	total := parsed + p.tail.elements
 	p.Report.Truncated.Note("document", total, parsed)
 	if !document {
+		return
+	}
+	if p.tooDeep {
+		ev := seo.Measure("nesting", MaxNesting+1, MaxNesting)
+		ev.Detail = "the first " + strconv.Itoa(parsed) + " elements were checked; links, images and headings were counted in all " + strconv.Itoa(total)
+		r.Add("content.nesting_too_deep", "elements are nested deeper than "+strconv.Itoa(MaxNesting)+" levels, usually from unclosed tags", ev)
+	}
+	if total <= p.cfg.MaxElements {
 		return
 	}
 	ev := seo.Measure("elements", float64(total), float64(p.cfg.MaxElements))

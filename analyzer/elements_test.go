@@ -196,3 +196,52 @@ func TestCorpusElementBudget(t *testing.T) {
 	}
 	t.Logf("%d corpus pages: the largest, %s, holds %d elements (budget %d)", len(pages), name, most, DefaultMaxElements)
 }
+
+// TestNestingTooDeep: a page nested deeper than MaxNesting (unclosed tags)
+// is checked up to its first element too deep, its title and head are
+// found, the rest is counted, and content.nesting_too_deep says so; before,
+// the parser refused the whole document and every element read as missing.
+func TestNestingTooDeep(t *testing.T) {
+	for _, tc := range []struct{ name, open, close string }{
+		{"divs", "<div>", "</div>"},
+		{"spans with text", "<span>word ", ""},
+		{"tables", "<table><tr><td>", ""},
+		{"svg groups", "<svg><g>", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var b strings.Builder
+			b.WriteString(`<!DOCTYPE html><html lang="en"><head><title>A deeply nested page of unclosed tags</title>` +
+				`<meta name="description" content="The description is in the head, before the nesting."></head><body><h1>Nested</h1><a href="/first">first</a>`)
+			for range 700 {
+				b.WriteString(tc.open)
+			}
+			// An img closes open svg elements: the link after it is HTML.
+			b.WriteString(`<img src="/deep.png"><a href="/deep">deep</a>`)
+			for range 700 {
+				b.WriteString(tc.close)
+			}
+			b.WriteString(`</body></html>`)
+			rep, err := AnalyzeHTML(context.Background(), "https://example.com/", http.Header{"Content-Type": {"text/html"}}, []byte(b.String()), &Options{Depth: Complete})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, id := range []string{"title.missing", "meta.description_missing", "headings.h1_missing"} {
+				if hasFinding(rep, id) {
+					t.Errorf("false %s on a page that has it", id)
+				}
+			}
+			if !hasFinding(rep, "content.nesting_too_deep") {
+				t.Error("no content.nesting_too_deep finding")
+			}
+			if hasFinding(rep, "content.document_too_large") {
+				t.Error("content.document_too_large on a page under the element budget")
+			}
+			if rep.Links.Internal != 2 {
+				t.Errorf("internal links %d, want 2 (one before the cut, one counted after it)", rep.Links.Internal)
+			}
+			if doc := rep.Truncated["document"]; doc.Omitted == 0 {
+				t.Errorf("truncated.document = %+v, want the elements past the cut omitted", doc)
+			}
+		})
+	}
+}

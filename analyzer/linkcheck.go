@@ -667,7 +667,10 @@ func lcFactsOfDoc(resp *seo.Response, base *url.URL) *lcFacts {
 	}
 	doc, err := html.Parse(bytes.NewReader(resp.Body))
 	if err != nil {
-		return lcReadFacts(nil, nil, resp.Header, base)
+		// Nested deeper than MaxNesting: read the facts before the cut.
+		if doc, _ = parseNested(resp.Body); doc == nil {
+			return lcReadFacts(nil, nil, resp.Header, base)
+		}
 	}
 	var links, metas []*html.Node
 	var walk func(n *html.Node)

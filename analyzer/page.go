@@ -73,6 +73,9 @@ type Page struct {
 	tailBody    []byte
 	tailForeign foreignState
 	tail        *tailCounts
+	// tooDeep says the document was cut at its first element nested
+	// deeper than MaxNesting (the tail holds the rest).
+	tooDeep bool
 }
 
 // Charset records how the document declares its encoding.
@@ -226,8 +229,16 @@ func (p *Page) parse() *html.Node {
 	}
 	doc, err := html.Parse(bytes.NewReader(body))
 	if err != nil {
-		// html.Parse only fails on reader errors; a bytes.Reader has none.
-		doc = &html.Node{Type: html.DocumentNode}
+		// A bytes.Reader has no errors: the parser refused nesting deeper
+		// than MaxNesting.
+		doc, cut := parseNested(body)
+		if doc == nil {
+			return &html.Node{Type: html.DocumentNode}
+		}
+		_, fs := scanTags(body[:cut], func(int) bool { return false })
+		p.tailBody = append(body[cut:len(body):len(body)], p.tailBody...)
+		p.tailForeign, p.tooDeep = fs, true
+		return doc
 	}
 	return doc
 }
