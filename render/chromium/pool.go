@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/chromedp/chromedp"
 
@@ -25,8 +26,14 @@ const (
 )
 
 // ExecNames are the programs looked for on PATH, in order, when neither
-// Options.ExecPath nor $SEOKIT_CHROMIUM names the browser.
-var ExecNames = []string{"chromium", "chromium-browser", "google-chrome", "chrome"}
+// Options.ExecPath nor $SEOKIT_CHROMIUM names the browser. The headless
+// shells come first: the same Blink and V8 without the browser's window UI,
+// they spend about a third of the CPU of a headless chromium per rendering
+// (Debian: the chromium-headless-shell package, whose program is named
+// first because the script on PATH runs it without exec, which would leave
+// the browser out of reach of the pool's process handling).
+var ExecNames = []string{"/usr/lib/chromium/chromium-headless-shell", "chromium-headless-shell", "chrome-headless-shell",
+	"chromium", "chromium-browser", "google-chrome", "chrome"}
 
 // Options configure a [Pool]. A nil *Options, and every zero field, means
 // the documented default.
@@ -60,6 +67,9 @@ type Stats struct {
 	Renderings int64 `json:"renderings"`
 	// Restarts counts browser restarts (recycling, memory, crashes).
 	Restarts int64 `json:"restarts"`
+	// Tabs counts the tabs opened: a tab serves renderings one after
+	// the other, reset between them, until one cannot be reset for sure.
+	Tabs int64 `json:"tabs"`
 	// InUse is the number of renderings in progress.
 	InUse int `json:"inUse"`
 	// Browsers is the number of browser processes running.
@@ -92,6 +102,52 @@ type browser struct {
 	inUse    int
 	served   int
 	draining bool
+	idle     []*tab    // warm tabs, reset and free; guarded by Pool.mu
+	measured time.Time // when the memory of the tree was last read
+}
+
+// memoryEvery is how often at most the memory of a browser's process tree
+// is read (it walks /proc).
+const memoryEvery = 10 * time.Second
+
+// takeTab returns a free warm tab of b, or opens one.
+func (p *Pool) takeTab(ctx context.Context, b *browser) (*tab, error) {
+	p.mu.Lock()
+	var tb *tab
+	if n := len(b.idle); n > 0 {
+		tb, b.idle = b.idle[n-1], b.idle[:n-1]
+	}
+	p.mu.Unlock()
+	if tb != nil {
+		return tb, nil
+	}
+	return p.openTab(ctx, b)
+}
+
+// putTab keeps tb warm for the next rendering of b when reuse is true and
+// b goes on; otherwise it closes the tab.
+func (p *Pool) putTab(b *browser, tb *tab, reuse bool) {
+	p.mu.Lock()
+	if reuse && !p.closed && !b.draining && b.ctx.Err() == nil {
+		b.idle = append(b.idle, tb)
+		tb = nil
+	}
+	p.mu.Unlock()
+	if tb != nil {
+		tb.cancel()
+	}
+}
+
+// stop ends the browser process and closes its warm tabs' proxies.
+func (b *browser) stop(p *Pool) {
+	p.mu.Lock()
+	idle := b.idle
+	b.idle = nil
+	p.mu.Unlock()
+	b.cancel()
+	for _, tb := range idle {
+		tb.cancel()
+	}
 }
 
 // New starts a pool of Options.Browsers browsers. When no browser program is
@@ -317,7 +373,13 @@ func (p *Pool) acquire(ctx context.Context) (*browser, int, error) {
 // is freed.
 func (p *Pool) release(b *browser, slot int, crashed bool) {
 	var mem int64
-	if b.pid > 0 && !crashed {
+	p.mu.Lock()
+	measure := b.pid > 0 && !crashed && time.Since(b.measured) >= memoryEvery
+	if measure {
+		b.measured = time.Now()
+	}
+	p.mu.Unlock()
+	if measure {
 		mem = treeMemory(b.pid)
 	}
 	p.mu.Lock()
@@ -345,7 +407,7 @@ func (p *Pool) release(b *browser, slot int, crashed bool) {
 func (p *Pool) restart(ctx context.Context, slot int, old *browser) error {
 	defer p.wg.Done()
 	if old != nil {
-		old.cancel()
+		old.stop(p)
 	}
 	nb, err := p.start(ctx)
 	p.mu.Lock()
@@ -393,19 +455,22 @@ func (p *Pool) Close() error {
 	p.mu.Unlock()
 	for _, b := range bs {
 		if b != nil {
-			b.cancel()
+			b.stop(p)
 		}
 	}
 	p.wg.Wait()
 	p.mu.Lock()
-	for i, b := range p.browsers {
-		if b != nil {
-			b.cancel()
-			p.browsers[i] = nil
-		}
+	bs = append(bs[:0], p.browsers...)
+	for i := range p.browsers {
+		p.browsers[i] = nil
 	}
 	p.stats.Browsers = 0
 	p.mu.Unlock()
+	for _, b := range bs {
+		if b != nil {
+			b.stop(p)
+		}
+	}
 	if p.bproxy != nil {
 		p.bproxy.close()
 	}
