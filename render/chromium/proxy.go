@@ -52,12 +52,12 @@ func startProxy(dial dialFunc, maxBytes int64) (*proxy, error) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	p := &proxy{
-		dial:     dial,
-		ln:       ln,
-		ctx:      ctx,
-		cancel:   cancel,
-		conns:    map[net.Conn]struct{}{},
-		refused:  map[string]failure{},
+		dial:    dial,
+		ln:      ln,
+		ctx:     ctx,
+		cancel:  cancel,
+		conns:   map[net.Conn]struct{}{},
+		refused: map[string]failure{},
 	}
 	p.maxBytes.Store(maxBytes)
 	p.tr = &http.Transport{

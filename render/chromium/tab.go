@@ -57,9 +57,9 @@ type tab struct {
 	ua     string
 
 	mu    sync.Mutex
-	cur   *session                  // the rendering under way; nil between renderings
+	cur   *session              // the rendering under way; nil between renderings
 	loads map[cdp.LoaderID]bool // main-frame loads seen between renderings
-	load  chan struct{}             // signalled on such a load
+	load  chan struct{}         // signalled on such a load
 }
 
 // maxTabUses is the number of renderings after which a tab is closed and
