@@ -11,6 +11,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 
 	"github.com/seokit/seokit/render"
@@ -21,7 +23,7 @@ import (
 const (
 	DefaultBrowsers         = 1
 	DefaultTabs             = 8
-	DefaultRecycleAfter     = 100
+	DefaultRecycleAfter     = 500
 	DefaultMaxBrowserMemory = 1 << 30
 )
 
@@ -284,6 +286,11 @@ func (p *Pool) start(ctx context.Context) (*browser, error) {
 		b.lost = c.Browser.LostConnection
 		if c.Browser.Process() != nil {
 			b.pid = c.Browser.Process().Pid
+		}
+		if c.Target != nil {
+			// The browser's first tab is never used: its renderer
+			// process is closed.
+			_, _ = cdp.Call(bctx, c.Browser, target.CloseTarget, target.CloseTargetParams{TargetID: c.Target.TargetID})
 		}
 	}
 	return b, nil

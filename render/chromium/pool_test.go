@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
@@ -55,6 +56,9 @@ func TestUnavailable(t *testing.T) {
 	}
 	t.Setenv("SEOKIT_CHROMIUM", "")
 	t.Setenv("PATH", t.TempDir())
+	// The names with a directory are looked for outside PATH.
+	defer func(names []string) { ExecNames = names }(ExecNames)
+	ExecNames = slices.DeleteFunc(slices.Clone(ExecNames), filepath.IsAbs)
 	_, err = New(context.Background(), nil)
 	if !errors.Is(err, render.ErrUnavailable) || !strings.Contains(err.Error(), "chromium, chromium-browser, google-chrome, chrome") {
 		t.Fatalf("New without a browser: %v", err)

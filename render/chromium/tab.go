@@ -42,11 +42,14 @@ import (
 //   - window.name is emptied; the HTTP cache is never read (it is disabled
 //     for the page) and cleared.
 //
+// history.length is the one trace left: it counts the blank page (2 on the
+// next page, where a new tab has 1).
+//
 // A tab is closed instead of reused after a rendering that failed, timed out
-// or was cancelled, that loaded documents of more than one host name (a
-// cross-site frame's partitioned storage is not cleared by origin), that
-// received a Strict-Transport-Security header (HSTS state outlives the
-// page), or after maxTabUses renderings.
+// or was cancelled, that loaded documents of more than one origin (a frame
+// of another origin has session storage out of reach, and a cross-site
+// frame's storage is partitioned), that received a Strict-Transport-Security
+// header (HSTS state outlives the page), or after maxTabUses renderings.
 type tab struct {
 	ctx    context.Context // the tab's chromedp context
 	cancel context.CancelFunc
