@@ -140,15 +140,30 @@ func (p *Pool) putTab(b *browser, tb *tab, reuse bool) {
 	}
 }
 
-// stop ends the browser process and closes its warm tabs' proxies.
-func (b *browser) stop(p *Pool) {
+// stopWait bounds the wait for the processes of a stopped browser to end.
+const stopWait = 5 * time.Second
+
+// stop ends the browser process and closes its warm tabs' proxies. With
+// wait, it waits (at most stopWait) for the browser's processes to end, so
+// that a browser started next does not add its memory to theirs.
+func (b *browser) stop(p *Pool, wait bool) {
 	p.mu.Lock()
 	idle := b.idle
 	b.idle = nil
 	p.mu.Unlock()
+	var pids []int
+	if wait && b.pid > 0 {
+		pids = processTree(b.pid)
+	}
 	b.cancel()
 	for _, tb := range idle {
 		tb.cancel()
+	}
+	deadline := time.Now().Add(stopWait)
+	for _, pid := range pids {
+		for alive(pid) && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
 	}
 }
 
@@ -229,7 +244,8 @@ func findExec(path string) (string, error) {
 // WebRTC UDP, background services). For throughput and memory, each new
 // window (one per rendering, as each has its own browser context) opens no
 // WebUI omnibox popup, which would cost a renderer process of its own, and
-// the GPU work (software, GPU off) runs in the browser process.
+// the GPU work (software, GPU off) and the network service run in the
+// browser process rather than in processes of their own.
 func (p *Pool) flags() []chromedp.ExecAllocatorOption {
 	return []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(p.exec),
@@ -260,6 +276,7 @@ func (p *Pool) flags() []chromedp.ExecAllocatorOption {
 		chromedp.Flag("in-process-gpu", true),
 		chromedp.Flag("disable-print-preview", true),
 		chromedp.Flag("block-new-web-contents", true),
+		chromedp.Flag("enable-features", "NetworkService,NetworkServiceInProcess2"),
 	}
 }
 
@@ -414,7 +431,7 @@ func (p *Pool) release(b *browser, slot int, crashed bool) {
 func (p *Pool) restart(ctx context.Context, slot int, old *browser) error {
 	defer p.wg.Done()
 	if old != nil {
-		old.stop(p)
+		old.stop(p, true)
 	}
 	nb, err := p.start(ctx)
 	p.mu.Lock()
@@ -462,7 +479,7 @@ func (p *Pool) Close() error {
 	p.mu.Unlock()
 	for _, b := range bs {
 		if b != nil {
-			b.stop(p)
+			b.stop(p, false)
 		}
 	}
 	p.wg.Wait()
@@ -475,7 +492,7 @@ func (p *Pool) Close() error {
 	p.mu.Unlock()
 	for _, b := range bs {
 		if b != nil {
-			b.stop(p)
+			b.stop(p, false)
 		}
 	}
 	if p.bproxy != nil {
