@@ -393,8 +393,8 @@ func (p *Pool) acquire(ctx context.Context) (*browser, int, error) {
 }
 
 // release frees the tab; a browser that served RecycleAfter renderings or
-// grew beyond MaxBrowserMemory is drained, then restarted when its last tab
-// is freed.
+// grew beyond MaxBrowserMemory is drained, then restarted in the background
+// when its last tab is freed.
 func (p *Pool) release(b *browser, slot int, crashed bool) {
 	var mem int64
 	p.mu.Lock()
@@ -422,7 +422,10 @@ func (p *Pool) release(b *browser, slot int, crashed bool) {
 	p.notify()
 	p.mu.Unlock()
 	if restart {
-		_ = p.restart(context.Background(), slot, b) // a failed start is retried by acquire
+		// The caller does not wait for the new browser: renderings
+		// waiting for a tab get it when it is up; a failed start is
+		// retried by acquire.
+		go func() { _ = p.restart(context.Background(), slot, b) }()
 	}
 	p.wg.Done()
 }
