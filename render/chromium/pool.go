@@ -258,7 +258,7 @@ func (p *Pool) flags() []chromedp.ExecAllocatorOption {
 			"MediaRouter,OptimizationHints,InterestFeedContentSuggestions,CalculateNativeWinOcclusion,"+
 			"AutofillServerCommunication,CertificateTransparencyComponentUpdater,"+
 			"IsolateOrigins,site-per-process,HttpsUpgrades,PrivacySandboxSettings4,"+
-			"WebUIOmniboxPopup,WebUIOmniboxFullPopup,WebUIOmniboxAimPopup"),
+			"WebUIOmniboxPopup,WebUIOmniboxFullPopup,WebUIOmniboxAimPopup,BackForwardCache"),
 		chromedp.Flag("disable-site-isolation-trials", true),
 		chromedp.Flag("force-webrtc-ip-handling-policy", "disable_non_proxied_udp"),
 		chromedp.Flag("webrtc-ip-handling-policy", "disable_non_proxied_udp"),
