@@ -19,7 +19,7 @@
 //
 // The browser is the first of ExecNames found: Debian's
 // chromium-headless-shell when installed (the same engine without the
-// window UI, at about a third of the CPU per page), else chromium.
+// window UI, at about half the CPU per page), else chromium.
 //
 // The browser obeys seokit's address policy: its only way out is a proxy on
 // 127.0.0.1 that dials every connection (navigations, redirect hops,

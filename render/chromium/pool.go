@@ -30,7 +30,7 @@ const (
 // ExecNames are the programs looked for on PATH, in order, when neither
 // Options.ExecPath nor $SEOKIT_CHROMIUM names the browser. The headless
 // shells come first: the same Blink and V8 without the browser's window UI,
-// they spend about a third of the CPU of a headless chromium per rendering
+// they spend about half the CPU of a headless chromium per rendering
 // (Debian: the chromium-headless-shell package, whose program is named
 // first because the script on PATH runs it without exec, which would leave
 // the browser out of reach of the pool's process handling).

@@ -42,8 +42,8 @@ import (
 //   - window.name is emptied; the HTTP cache is never read (it is disabled
 //     for the page) and cleared.
 //
-// history.length is the one trace left: it counts the blank page (2 on the
-// next page, where a new tab has 1).
+// history.length is the one trace left: it counts the blank page that
+// replaced the last page (2 on the next page, whatever the last one did).
 //
 // A tab is closed instead of reused after a rendering that failed, timed out
 // or was cancelled, that loaded documents of more than one origin (a frame
