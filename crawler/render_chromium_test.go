@@ -133,7 +133,8 @@ func TestRenderedCrawlSPAChromium(t *testing.T) {
 // 500-page client-rendered site on loopback, in the same run. It prints
 // rendered pages/s, raw pages/s, their ratio and the peak RSS of the
 // whole process tree (this process and every Chromium process, sampled
-// every 100 ms), and fails on a missed target.
+// every 100 ms) with its CPU time per rendered page, and fails on a missed
+// target.
 func TestRenderBenchmark(t *testing.T) {
 	if os.Getenv("SEOKIT_BENCH_RENDER") == "" {
 		t.Skip("set SEOKIT_BENCH_RENDER=1 to run the rendering benchmark")
@@ -144,11 +145,9 @@ func TestRenderBenchmark(t *testing.T) {
 
 	raw := benchCrawl(t, site, nil, req)
 	pool := newChromium(t, site.URL, browsers, tabs)
-	stop := sampleTreeRSS(100 * time.Millisecond)
-	cpu0 := treeCPU(os.Getpid())
+	stop := sampleTree(100 * time.Millisecond)
 	rendered := benchCrawl(t, site, pool, req)
-	cpu := treeCPU(os.Getpid()) - cpu0
-	maxRSS, maxPSS := stop()
+	maxRSS, maxPSS, cpu := stop()
 	rate, n := rendered.Crawl.PagesPerSecond, len(rendered.Pages)
 	rawRate := raw.Crawl.PagesPerSecond
 	s := rendered.Render
@@ -157,7 +156,8 @@ func TestRenderBenchmark(t *testing.T) {
 		float64(s.Rendered)/rendered.Crawl.Duration.Seconds(), browsers, tabs, cmp.Or(req.Idle, render.DefaultIdle), cmp.Or(req.Settle, render.DefaultSettle))
 	t.Logf("CPU time of the process tree during the rendered crawl: %v, %.0f ms per rendered page (%d browser restarts)",
 		cpu.Round(time.Millisecond), float64(cpu.Milliseconds())/float64(max(s.Rendered, 1)), pool.Stats().Restarts)
-	t.Logf("raw crawl: %d pages in %v, %.1f pages/s; rendered/raw = %.3f", len(raw.Pages), raw.Crawl.Duration.Round(time.Millisecond), rawRate, rate/rawRate)
+	t.Logf("raw crawl: %d pages in %v, %.1f pages/s; rendered/raw = %.4f (the raw crawl is %.0f times faster)",
+		len(raw.Pages), raw.Crawl.Duration.Round(time.Millisecond), rawRate, rate/rawRate, rawRate/rate)
 	t.Logf("peak of the process tree (this process and its Chromium processes): RSS %.0f MiB (summed), PSS %.0f MiB", float64(maxRSS)/(1<<20), float64(maxPSS)/(1<<20))
 	rate = float64(s.Rendered) / rendered.Crawl.Duration.Seconds()
 	if n != benchPages {
@@ -204,12 +204,29 @@ func benchCrawl(tb testing.TB, site *crawlertest.SPASite, r render.Renderer, req
 	return rep
 }
 
-// sampleTreeRSS samples the memory of this process and all its
-// descendants every interval until stop is called; stop returns the peaks
-// in bytes of the summed RSS (shared pages counted in each process) and
-// of the summed PSS (shared pages split between the processes).
-func sampleTreeRSS(interval time.Duration) (stop func() (rss, pss int64)) {
+// sampleTree samples the memory and CPU time of this process and all its
+// descendants every interval (PSS every tenth interval) until stop is
+// called; stop returns the peaks in bytes of the summed RSS (shared pages
+// counted in each process) and of the summed PSS (shared pages split
+// between the processes), and the CPU time the tree spent in between. The
+// CPU time of each process is its own (user and system), as last sampled:
+// a process that ends between two samples, such as a renderer of a
+// recycled browser, which no process of the tree reaps, still counts up to
+// its last sample.
+func sampleTree(interval time.Duration) (stop func() (rss, pss int64, cpu time.Duration)) {
 	var peak, peakPSS int64
+	start, last := map[procKey]int64{}, map[procKey]int64{}
+	sample := func(first bool, i int) {
+		r, p := treeRSS(os.Getpid(), i%10 == 0)
+		peak, peakPSS = max(peak, r), max(peakPSS, p)
+		for k, ticks := range treeTicks(os.Getpid()) {
+			if first {
+				start[k] = ticks
+			}
+			last[k] = ticks
+		}
+	}
+	sample(true, 0)
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -217,28 +234,68 @@ func sampleTreeRSS(interval time.Duration) (stop func() (rss, pss int64)) {
 		defer wg.Done()
 		tick := time.NewTicker(interval)
 		defer tick.Stop()
-		for {
-			r, p := treeRSS(os.Getpid())
-			peak, peakPSS = max(peak, r), max(peakPSS, p)
+		for i := 1; ; i++ {
 			select {
 			case <-done:
 				return
 			case <-tick.C:
 			}
+			// PSS (smaps_rollup) costs the kernel a walk of each
+			// process's page tables: read once a second, RSS every
+			// interval.
+			sample(false, i)
 		}
 	}()
-	return func() (int64, int64) {
+	return func() (int64, int64, time.Duration) {
 		close(done)
 		wg.Wait() // the peaks are read after the sampler ended
-		return peak, peakPSS
+		sample(false, 1)
+		var ticks int64
+		for k, t := range last {
+			ticks += t - start[k]
+		}
+		return peak, peakPSS, time.Duration(ticks) * 10 * time.Millisecond
 	}
 }
 
-// treeRSS sums VmRSS and Pss over pid and its descendants, from /proc.
-func treeRSS(pid int) (rss, pss int64) {
+// procKey names a process: its pid and start time, as pids are reused.
+type procKey struct{ pid, started int64 }
+
+// treeTicks returns the CPU time (utime and stime, in clock ticks of 1/100
+// s, the value on Linux) of pid and each of its descendants, from
+// /proc/pid/stat.
+func treeTicks(pid int) map[procKey]int64 {
+	out := map[procKey]int64{}
+	for _, p := range processTree(pid) {
+		stat, err := os.ReadFile("/proc/" + strconv.Itoa(p) + "/stat")
+		if err != nil {
+			continue
+		}
+		i := bytes.LastIndexByte(stat, ')')
+		if i < 0 {
+			continue
+		}
+		// utime and stime are fields 14 and 15, starttime field 22.
+		f := strings.Fields(string(stat[i+1:]))
+		if len(f) < 20 {
+			continue
+		}
+		ut, _ := strconv.ParseInt(f[11], 10, 64)
+		st, _ := strconv.ParseInt(f[12], 10, 64)
+		started, _ := strconv.ParseInt(f[19], 10, 64)
+		out[procKey{int64(p), started}] = ut + st
+	}
+	return out
+}
+
+// treeRSS sums VmRSS, and Pss when withPSS, over pid and its descendants,
+// from /proc.
+func treeRSS(pid int, withPSS bool) (rss, pss int64) {
 	for _, p := range processTree(pid) {
 		rss += procKB(p, "status", "VmRSS:")
-		pss += procKB(p, "smaps_rollup", "Pss:")
+		if withPSS {
+			pss += procKB(p, "smaps_rollup", "Pss:")
+		}
 	}
 	return rss, pss
 }
@@ -276,34 +333,6 @@ func processTree(pid int) []int {
 		tree = append(tree, children[tree[i]]...)
 	}
 	return tree
-}
-
-// treeCPU sums the CPU time (user and system) of pid and its descendants,
-// with their children that ended (Chromium's renderers, reaped by its
-// zygote), from /proc/pid/stat; the clock tick is taken as 1/100 s, the
-// value on Linux.
-func treeCPU(pid int) time.Duration {
-	var ticks int64
-	for _, p := range processTree(pid) {
-		stat, err := os.ReadFile("/proc/" + strconv.Itoa(p) + "/stat")
-		if err != nil {
-			continue
-		}
-		i := bytes.LastIndexByte(stat, ')')
-		if i < 0 {
-			continue
-		}
-		// utime, stime, cutime and cstime are fields 14 to 17.
-		f := strings.Fields(string(stat[i+1:]))
-		if len(f) < 15 {
-			continue
-		}
-		for _, v := range f[11:15] {
-			n, _ := strconv.ParseInt(v, 10, 64)
-			ticks += n
-		}
-	}
-	return time.Duration(ticks) * 10 * time.Millisecond
 }
 
 // procKB returns the value in kB of the line starting with key in

@@ -55,7 +55,7 @@
 //	-memory-budget   SEOKIT_MEMORY_BUDGET     MiB the heavy operations may hold together by their estimates (512)
 //	-admission-wait  SEOKIT_ADMISSION_WAIT    how long a request waits for a slot before 503 (20s)
 //	-memory-limit    SEOKIT_MEMORY_LIMIT      Go soft memory limit in MiB (900; GOMEMLIMIT, when set, wins; 0 = none)
-//	-chromium        SEOKIT_CHROMIUM          browser that renders pages for options.render (chromium on PATH)
+//	-chromium        SEOKIT_CHROMIUM          browser that renders pages for options.render (chromium.ExecNames: chromium-headless-shell, then chromium)
 //	-render-browsers SEOKIT_RENDER_BROWSERS   browser processes that render pages (1)
 //	-render-tabs     SEOKIT_RENDER_TABS       pages each browser renders at once (8)
 //	-dataforseo-login, -dataforseo-password   DATAFORSEO_LOGIN, DATAFORSEO_PASSWORD
@@ -256,7 +256,7 @@ func parse(args []string, stderr io.Writer) (*config, error) {
 	fs.IntVar(&c.memoryBudget, "memory-budget", envInt("SEOKIT_MEMORY_BUDGET", httpapi.DefaultMemoryBudget>>20), "MiB the heavy operations may hold together by their estimates")
 	fs.DurationVar(&c.admission.Wait, "admission-wait", envDuration("SEOKIT_ADMISSION_WAIT", httpapi.DefaultAdmissionWait), "how long a request waits for a slot and memory before it is refused with 503")
 	fs.IntVar(&c.memoryLimit, "memory-limit", envInt("SEOKIT_MEMORY_LIMIT", defaultMemoryLimit), "Go soft memory limit in MiB (GOMEMLIMIT, when set, wins; 0 means none)")
-	fs.StringVar(&c.chromium, "chromium", env("SEOKIT_CHROMIUM", ""), "Chromium program that renders pages for options.render (empty means the first of chromium, chromium-browser, google-chrome found on PATH); without one rendering answers 503 rendering_unavailable and raw analysis works")
+	fs.StringVar(&c.chromium, "chromium", env("SEOKIT_CHROMIUM", ""), "Chromium program that renders pages for options.render (empty means the first of chromium.ExecNames found: chromium-headless-shell, chromium, chromium-browser, google-chrome ...); without one rendering answers 503 rendering_unavailable and raw analysis works")
 	fs.IntVar(&c.renderBrowsers, "render-browsers", envInt("SEOKIT_RENDER_BROWSERS", chromium.DefaultBrowsers), "browser processes that render pages")
 	fs.IntVar(&c.renderTabs, "render-tabs", envInt("SEOKIT_RENDER_TABS", chromium.DefaultTabs), "pages each browser renders at once")
 	fs.BoolVar(&c.allowPrivate, "allow-private", envBool("SEOKIT_ALLOW_PRIVATE"), "let analyses and callbacks reach loopback and private addresses (intranet audits)")

@@ -2,11 +2,24 @@
 // driven through the DevTools protocol by chromedp. [Pool] implements
 // render.Renderer.
 //
-// Every rendering gets a fresh browser context (no cookies, storage or
-// cache shared between pages) with service workers bypassed, JavaScript
-// dialogs dismissed, downloads refused and new windows suppressed, and the
-// device profile of its Request (render.Mobile by default: 412×915 at 2.625,
-// touch, seo.MobileUserAgent).
+// Each tab has a browser context of its own (cookies, storage, cache) and is
+// kept warm between renderings, which costs far less CPU than a new browser
+// context, window and renderer process per page. After each rendering the
+// tab is reset so that no state passes from one page to the next: the page
+// is replaced by about:blank, history reset, cookies cleared, and every kind
+// of storage of the page's origin cleared (local and session storage,
+// IndexedDB, Cache Storage, service worker registrations), window.name
+// emptied and the HTTP cache, which pages never read, cleared. A tab that
+// cannot be reset for sure (a failed, timed-out or cancelled rendering,
+// documents of more than one origin, an HSTS header) is closed and a fresh
+// one opened. Service workers are bypassed, JavaScript dialogs dismissed,
+// downloads refused and new windows suppressed; each rendering has the
+// device profile of its Request (render.Mobile by default: 412×915 at
+// 2.625, touch, seo.MobileUserAgent).
+//
+// The browser is the first of ExecNames found: Debian's
+// chromium-headless-shell when installed (the same engine without the
+// window UI, at about half the CPU per page), else chromium.
 //
 // The browser obeys seokit's address policy: its only way out is a proxy on
 // 127.0.0.1 that dials every connection (navigations, redirect hops,

@@ -3,7 +3,6 @@ package chromium
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net"
 	"net/url"
@@ -13,11 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	cdpbrowser "github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/cdp"
-	"github.com/chromedp/cdproto/css"
-	"github.com/chromedp/cdproto/dom"
-	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/network"
@@ -111,6 +106,13 @@ type session struct {
 	refused   map[network.RequestID][2]string // refusals decided before the request's entry
 	done      bool                            // the Result was handed out: later events are ignored
 
+	// What decides whether the tab can be reset for the next rendering:
+	// the origins of the documents loaded and of the documents requested
+	// (redirect hops included; more than maxOrigins rule it out), and
+	// whether a response set HSTS state.
+	docs, hops map[string]bool
+	noReuse    bool
+
 	queue  []any
 	signal chan struct{}
 }
@@ -139,6 +141,8 @@ func newSession(req *render.Request, prx *proxy) *session {
 		lastBusy:  now,
 		truncated: map[string]bool{},
 		refused:   map[network.RequestID][2]string{},
+		docs:      map[string]bool{},
+		hops:      map[string]bool{},
 		signal:    make(chan struct{}, 1),
 		res: render.Result{
 			Errors:    []render.Message{},
@@ -304,6 +308,12 @@ func (s *session) listen(ev any) {
 		if ev.Request == nil {
 			return
 		}
+		if ev.RedirectResponse != nil {
+			s.noteHSTS(ev.RedirectResponse)
+		}
+		if ev.Type == network.ResourceTypeDocument {
+			s.noteDoc(s.hops, ev.Request.URL)
+		}
 		if e := s.reqs[ev.RequestID]; e != nil && ev.RedirectResponse != nil {
 			if e.idx >= 0 {
 				s.res.Resources[e.idx].Status = int(ev.RedirectResponse.Status)
@@ -323,6 +333,12 @@ func (s *session) listen(ev any) {
 			s.mainFrame = ev.FrameID
 		}
 	case *network.EventResponseReceived:
+		if ev.Response != nil {
+			s.noteHSTS(ev.Response)
+			if ev.Type == network.ResourceTypeDocument {
+				s.noteDoc(s.docs, ev.Response.URL)
+			}
+		}
 		if e := s.reqs[ev.RequestID]; e != nil && ev.Response != nil {
 			if e.idx >= 0 {
 				s.res.Resources[e.idx].Status = int(ev.Response.Status)
@@ -407,6 +423,56 @@ func (s *session) listen(ev any) {
 		}
 		s.addMessage(&s.res.Console, &s.res.ConsoleOmitted, m)
 	}
+}
+
+// maxOrigins caps the document origins a session remembers; a page with
+// more is not reset for reuse.
+const maxOrigins = 16
+
+// noteDoc adds the origin of a document's URL to set; s.mu is held.
+func (s *session) noteDoc(set map[string]bool, rawURL string) {
+	u, err := url.Parse(rawURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
+		return
+	}
+	if o := originOf(u); !set[o] {
+		if len(set) >= maxOrigins {
+			s.noReuse = true
+			return
+		}
+		set[o] = true
+	}
+}
+
+// noteHSTS notes a Strict-Transport-Security header; s.mu is held.
+func (s *session) noteHSTS(r *network.Response) {
+	for k := range r.Headers {
+		if strings.EqualFold(k, "Strict-Transport-Security") {
+			s.noReuse = true
+		}
+	}
+}
+
+// reuse tells whether the tab of s can be reset for another rendering:
+// its documents were all of one origin (returned, "" for none) and no
+// response set HSTS state. cleared lists the origins whose storage must be
+// cleared.
+func (s *session) reuse() (origin string, cleared []string, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.noReuse || len(s.docs) > 1 {
+		return "", nil, false
+	}
+	for o := range s.docs {
+		origin = o
+	}
+	for o := range s.hops {
+		cleared = append(cleared, o)
+	}
+	if origin != "" && !s.hops[origin] {
+		cleared = append(cleared, origin)
+	}
+	return origin, cleared, true
 }
 
 // remoteText is the text of a console argument.
@@ -562,7 +628,8 @@ type domResult struct {
 	HTML string `json:"html"`
 }
 
-// render runs one rendering in a fresh browser context of b.
+// render runs one rendering in a tab of b: a warm one, reset after its
+// last rendering, or a new one.
 func (p *Pool) render(ctx context.Context, b *browser, in *render.Request) (*render.Result, error) {
 	req := withDefaults(in)
 	dev := devices[req.Device]
@@ -570,37 +637,39 @@ func (p *Pool) render(ctx context.Context, b *browser, in *render.Request) (*ren
 	if ua == "" {
 		ua = dev.ua
 	}
-	prx, err := startProxy(p.dial, req.MaxBytes+req.MaxBytes/4+(1<<20))
+	tb, err := p.takeTab(ctx, b)
 	if err != nil {
-		return nil, fmt.Errorf("render: starting the proxy: %w", err)
+		return nil, p.ctxErr(ctx, fmt.Errorf("render: opening a tab: %w", err))
 	}
-	defer prx.close()
+	tb.uses++
+	s, res, err := p.renderIn(ctx, tb, req, dev, ua)
+	reuse := err == nil && !res.TimedOut && ctx.Err() == nil && tb.reset(tb.ctx, s) == nil
+	p.putTab(b, tb, reuse)
+	return res, err
+}
+
+// renderIn renders req in tb.
+func (p *Pool) renderIn(ctx context.Context, tb *tab, req *render.Request, dev device, ua string) (*session, *render.Result, error) {
+	prx := tb.prx
+	prx.reset(req.MaxBytes + req.MaxBytes/4 + (1 << 20))
 	s := newSession(req, prx)
 	s.res.URL = req.URL
 	s.res.Device = req.Device
 	s.res.UserAgent = ua
 	s.res.Viewport = render.Size{Width: int(dev.width), Height: int(dev.height)}
 
-	tabCtx, cancelTab := chromedp.NewContext(b.ctx,
-		chromedp.WithNewBrowserContext(func(cp *target.CreateBrowserContextParams) {
-			cp.ProxyServer = prx.URL()
-			cp.ProxyBypassList = "<-loopback>"
-		}),
-		chromedp.WithListener(s.listen))
-	defer cancelTab()
-	stopCaller := context.AfterFunc(ctx, cancelTab)
-	defer stopCaller()
-	// runCtx bounds every command: opening and preparing the tab, then the
-	// page's budget (req.Timeout, from the navigation on) and the grace to
-	// stop the page and read it.
-	runCtx, cancelRun := context.WithTimeout(tabCtx, prepare+req.Timeout+grace)
+	// runCtx bounds every command: preparing the tab, then the page's
+	// budget (req.Timeout, from the navigation on) and the grace to stop
+	// the page and read it.
+	runCtx, cancelRun := context.WithTimeout(tb.ctx, prepare+req.Timeout+grace)
 	defer cancelRun()
+	stopCaller := context.AfterFunc(ctx, cancelRun)
+	defer stopCaller()
 
-	if err := chromedp.Do(runCtx); err != nil {
-		return nil, p.ctxErr(ctx, fmt.Errorf("render: opening a tab: %w", err))
-	}
-	c := chromedp.FromContext(tabCtx)
+	c := tb.c
 	t := c.Target
+	tb.begin(s)
+	defer tb.end()
 
 	var wg sync.WaitGroup
 	workCtx, stopWork := context.WithCancel(runCtx)
@@ -614,7 +683,7 @@ func (p *Pool) render(ctx context.Context, b *browser, in *render.Request) (*ren
 		wg.Wait()
 	}()
 
-	if err := chromedp.ListenBrowser(runCtx, func(ev any) {
+	if err := chromedp.ListenBrowser(workCtx, func(ev any) {
 		if ev, ok := ev.(*target.EventTargetCreated); ok && ev.TargetInfo != nil &&
 			ev.TargetInfo.BrowserContextID == c.BrowserContextID && ev.TargetInfo.TargetID != t.TargetID {
 			s.mu.Lock()
@@ -622,28 +691,28 @@ func (p *Pool) render(ctx context.Context, b *browser, in *render.Request) (*ren
 			s.mu.Unlock()
 		}
 	}); err != nil {
-		return nil, p.ctxErr(ctx, fmt.Errorf("render: preparing the tab: %w", err))
+		return nil, nil, p.ctxErr(ctx, fmt.Errorf("render: preparing the tab: %w", err))
 	}
 	s.mu.Lock()
 	s.mainFrame = cdp.FrameID(t.TargetID) // Chrome names a page's main frame after its target
 	s.mu.Unlock()
-	if err := p.setup(runCtx, c, t, req, dev, ua); err != nil {
-		return nil, p.ctxErr(ctx, fmt.Errorf("render: preparing the tab: %w", err))
+	if err := tb.emulate(runCtx, req.Device, dev, ua); err != nil {
+		return nil, nil, p.ctxErr(ctx, fmt.Errorf("render: preparing the tab: %w", err))
 	}
 	budget, cancelBudget := context.WithTimeout(runCtx, req.Timeout)
 	defer cancelBudget()
 	nav, err := cdp.Call(budget, t, page.Navigate, page.NavigateParams{URL: req.URL})
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, ctx.Err()
+			return nil, nil, ctx.Err()
 		}
 		if budget.Err() != nil {
-			return nil, fmt.Errorf("render: %s: no response to the document within %s", seo.Clip(req.URL), req.Timeout)
+			return nil, nil, fmt.Errorf("render: %s: no response to the document within %s", seo.Clip(req.URL), req.Timeout)
 		}
-		return nil, p.ctxErr(ctx, fmt.Errorf("render: navigating to %s: %w", seo.Clip(req.URL), err))
+		return nil, nil, p.ctxErr(ctx, fmt.Errorf("render: navigating to %s: %w", seo.Clip(req.URL), err))
 	}
 	if nav.ErrorText != "" {
-		return nil, s.navError(nav.ErrorText)
+		return nil, nil, s.navError(nav.ErrorText)
 	}
 	s.mu.Lock()
 	if s.mainFrame == "" {
@@ -656,7 +725,7 @@ func (p *Pool) render(ctx context.Context, b *browser, in *render.Request) (*ren
 		_, _ = cdp.Call(runCtx, t, page.StopLoading, cdp.Empty{})
 	}
 	if ctx.Err() != nil {
-		return nil, ctx.Err()
+		return nil, nil, ctx.Err()
 	}
 	if s.res.TimedOut {
 		s.res.VitalsReason = "not read: the rendering budget ended before the page settled"
@@ -665,13 +734,13 @@ func (p *Pool) render(ctx context.Context, b *browser, in *render.Request) (*ren
 	}
 	dom, err := s.readDOM(runCtx, t)
 	if err != nil {
-		return nil, p.ctxErr(ctx, fmt.Errorf("render: reading the DOM of %s: %w", seo.Clip(req.URL), err))
+		return nil, nil, p.ctxErr(ctx, fmt.Errorf("render: reading the DOM of %s: %w", seo.Clip(req.URL), err))
 	}
 	if strings.HasPrefix(dom.URL, "chrome-error:") {
 		// The page navigated itself somewhere that could not be loaded (a
 		// refused address, say): what is left is the browser's error page,
 		// not the site's.
-		return nil, s.navError("the page navigated to a document that could not be loaded")
+		return nil, nil, s.navError("the page navigated to a document that could not be loaded")
 	}
 	html := dom.HTML
 	if len(html) > seo.DefaultMaxBodyBytes {
@@ -689,12 +758,12 @@ func (p *Pool) render(ctx context.Context, b *browser, in *render.Request) (*ren
 	if req.Screenshot != render.NoShot {
 		if err := takeScreenshots(runCtx, req.Screenshot, &s.res); err != nil {
 			if ctx.Err() != nil {
-				return nil, ctx.Err()
+				return nil, nil, ctx.Err()
 			}
 			s.res.ScreenshotReason = seo.Clip(err.Error())
 		}
 	}
-	return s.result(), nil
+	return s, s.result(), nil
 }
 
 // afterSettle reads the vitals once the page settled.
@@ -756,75 +825,6 @@ func (s *session) navError(text string) error {
 		return fmt.Errorf("render: %s: cannot connect: %s", seo.Clip(docURL), f.reason)
 	}
 	return fmt.Errorf("render: %s: navigation failed: %s", seo.Clip(docURL), text)
-}
-
-// setup prepares the tab: interception, device, no service workers, no
-// downloads, no dialogs, no new windows. It also turns off the DOM and CSS
-// tracking that chromedp enables on every tab (the rendering reads the
-// document with one script): without it the renderer reports no DOM
-// mutations or style sheets, which costs CPU on every page. The commands are
-// independent, so they are sent at once rather than one round trip after
-// the other.
-func (p *Pool) setup(ctx context.Context, c *chromedp.Context, t *chromedp.Target, req *render.Request, dev device, ua string) error {
-	steps := []func() error{
-		func() error {
-			_, err := cdp.Call(ctx, c.Browser, cdpbrowser.SetDownloadBehavior, cdpbrowser.SetDownloadBehaviorParams{
-				Behavior: cdpbrowser.SetDownloadBehaviorBehaviorDeny, BrowserContextID: c.BrowserContextID})
-			return err
-		},
-		func() error {
-			_, err := cdp.Call(ctx, t, dom.Disable, cdp.Empty{})
-			return err
-		},
-		func() error {
-			_, err := cdp.Call(ctx, t, css.Disable, cdp.Empty{})
-			return err
-		},
-		func() error {
-			_, err := cdp.Call(ctx, t, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{{URLPattern: "*", RequestStage: fetch.RequestStageRequest}}})
-			return err
-		},
-		func() error {
-			_, err := cdp.Call(ctx, t, network.SetBypassServiceWorker, network.SetBypassServiceWorkerParams{Bypass: true})
-			return err
-		},
-		func() error {
-			_, err := cdp.Call(ctx, t, network.SetCacheDisabled, network.SetCacheDisabledParams{CacheDisabled: true})
-			return err
-		},
-		func() error {
-			_, err := cdp.Call(ctx, t, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{
-				Width: dev.width, Height: dev.height, DeviceScaleFactor: dev.scale, Mobile: dev.mobile})
-			return err
-		},
-		func() error {
-			_, err := cdp.Call(ctx, t, emulation.SetTouchEmulationEnabled, emulation.SetTouchEmulationEnabledParams{Enabled: dev.mobile})
-			return err
-		},
-		func() error {
-			_, err := cdp.Call(ctx, t, emulation.SetUserAgentOverride, emulation.SetUserAgentOverrideParams{UserAgent: ua})
-			return err
-		},
-		func() error {
-			_, err := cdp.Call(ctx, t, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: setupScript})
-			return err
-		},
-		func() error {
-			_, err := chromedp.Run(ctx, installVitals())
-			return err
-		},
-	}
-	errs := make([]error, len(steps))
-	var wg sync.WaitGroup
-	for i, step := range steps {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[i] = step()
-		}()
-	}
-	wg.Wait()
-	return errors.Join(errs...)
 }
 
 // wait waits for the load event and network idle, then the settle delay;

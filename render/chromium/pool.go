@@ -9,7 +9,10 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 
 	"github.com/seokit/seokit/render"
@@ -20,13 +23,19 @@ import (
 const (
 	DefaultBrowsers         = 1
 	DefaultTabs             = 8
-	DefaultRecycleAfter     = 100
+	DefaultRecycleAfter     = 500
 	DefaultMaxBrowserMemory = 1 << 30
 )
 
 // ExecNames are the programs looked for on PATH, in order, when neither
-// Options.ExecPath nor $SEOKIT_CHROMIUM names the browser.
-var ExecNames = []string{"chromium", "chromium-browser", "google-chrome", "chrome"}
+// Options.ExecPath nor $SEOKIT_CHROMIUM names the browser. The headless
+// shells come first: the same Blink and V8 without the browser's window UI,
+// they spend about half the CPU of a headless chromium per rendering
+// (Debian: the chromium-headless-shell package, whose program is named
+// first because the script on PATH runs it without exec, which would leave
+// the browser out of reach of the pool's process handling).
+var ExecNames = []string{"/usr/lib/chromium/chromium-headless-shell", "chromium-headless-shell", "chrome-headless-shell",
+	"chromium", "chromium-browser", "google-chrome", "chrome"}
 
 // Options configure a [Pool]. A nil *Options, and every zero field, means
 // the documented default.
@@ -60,6 +69,9 @@ type Stats struct {
 	Renderings int64 `json:"renderings"`
 	// Restarts counts browser restarts (recycling, memory, crashes).
 	Restarts int64 `json:"restarts"`
+	// Tabs counts the tabs opened: a tab serves renderings one after
+	// the other, reset between them, until one cannot be reset for sure.
+	Tabs int64 `json:"tabs"`
 	// InUse is the number of renderings in progress.
 	InUse int `json:"inUse"`
 	// Browsers is the number of browser processes running.
@@ -92,6 +104,67 @@ type browser struct {
 	inUse    int
 	served   int
 	draining bool
+	idle     []*tab    // warm tabs, reset and free; guarded by Pool.mu
+	measured time.Time // when the memory of the tree was last read
+}
+
+// memoryEvery is how often at most the memory of a browser's process tree
+// is read (it walks /proc).
+const memoryEvery = 10 * time.Second
+
+// takeTab returns a free warm tab of b, or opens one.
+func (p *Pool) takeTab(ctx context.Context, b *browser) (*tab, error) {
+	p.mu.Lock()
+	var tb *tab
+	if n := len(b.idle); n > 0 {
+		tb, b.idle = b.idle[n-1], b.idle[:n-1]
+	}
+	p.mu.Unlock()
+	if tb != nil {
+		return tb, nil
+	}
+	return p.openTab(ctx, b)
+}
+
+// putTab keeps tb warm for the next rendering of b when reuse is true and
+// b goes on; otherwise it closes the tab.
+func (p *Pool) putTab(b *browser, tb *tab, reuse bool) {
+	p.mu.Lock()
+	if reuse && !p.closed && !b.draining && b.ctx.Err() == nil {
+		b.idle = append(b.idle, tb)
+		tb = nil
+	}
+	p.mu.Unlock()
+	if tb != nil {
+		tb.cancel()
+	}
+}
+
+// stopWait bounds the wait for the processes of a stopped browser to end.
+const stopWait = 5 * time.Second
+
+// stop ends the browser process and closes its warm tabs' proxies. With
+// wait, it waits (at most stopWait) for the browser's processes to end, so
+// that a browser started next does not add its memory to theirs.
+func (b *browser) stop(p *Pool, wait bool) {
+	p.mu.Lock()
+	idle := b.idle
+	b.idle = nil
+	p.mu.Unlock()
+	var pids []int
+	if wait && b.pid > 0 {
+		pids = processTree(b.pid)
+	}
+	b.cancel()
+	for _, tb := range idle {
+		tb.cancel()
+	}
+	deadline := time.Now().Add(stopWait)
+	for _, pid := range pids {
+		for alive(pid) && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
 }
 
 // New starts a pool of Options.Browsers browsers. When no browser program is
@@ -171,7 +244,8 @@ func findExec(path string) (string, error) {
 // WebRTC UDP, background services). For throughput and memory, each new
 // window (one per rendering, as each has its own browser context) opens no
 // WebUI omnibox popup, which would cost a renderer process of its own, and
-// the GPU work (software, GPU off) runs in the browser process.
+// the GPU work (software, GPU off) and the network service run in the
+// browser process rather than in processes of their own.
 func (p *Pool) flags() []chromedp.ExecAllocatorOption {
 	return []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(p.exec),
@@ -184,7 +258,7 @@ func (p *Pool) flags() []chromedp.ExecAllocatorOption {
 			"MediaRouter,OptimizationHints,InterestFeedContentSuggestions,CalculateNativeWinOcclusion,"+
 			"AutofillServerCommunication,CertificateTransparencyComponentUpdater,"+
 			"IsolateOrigins,site-per-process,HttpsUpgrades,PrivacySandboxSettings4,"+
-			"WebUIOmniboxPopup,WebUIOmniboxFullPopup,WebUIOmniboxAimPopup"),
+			"WebUIOmniboxPopup,WebUIOmniboxFullPopup,WebUIOmniboxAimPopup,BackForwardCache"),
 		chromedp.Flag("disable-site-isolation-trials", true),
 		chromedp.Flag("force-webrtc-ip-handling-policy", "disable_non_proxied_udp"),
 		chromedp.Flag("webrtc-ip-handling-policy", "disable_non_proxied_udp"),
@@ -202,6 +276,7 @@ func (p *Pool) flags() []chromedp.ExecAllocatorOption {
 		chromedp.Flag("in-process-gpu", true),
 		chromedp.Flag("disable-print-preview", true),
 		chromedp.Flag("block-new-web-contents", true),
+		chromedp.Flag("enable-features", "NetworkService,NetworkServiceInProcess2"),
 	}
 }
 
@@ -228,6 +303,11 @@ func (p *Pool) start(ctx context.Context) (*browser, error) {
 		b.lost = c.Browser.LostConnection
 		if c.Browser.Process() != nil {
 			b.pid = c.Browser.Process().Pid
+		}
+		if c.Target != nil {
+			// The browser's first tab is never used: its renderer
+			// process is closed.
+			_, _ = cdp.Call(bctx, c.Browser, target.CloseTarget, target.CloseTargetParams{TargetID: c.Target.TargetID})
 		}
 	}
 	return b, nil
@@ -313,11 +393,17 @@ func (p *Pool) acquire(ctx context.Context) (*browser, int, error) {
 }
 
 // release frees the tab; a browser that served RecycleAfter renderings or
-// grew beyond MaxBrowserMemory is drained, then restarted when its last tab
-// is freed.
+// grew beyond MaxBrowserMemory is drained, then restarted in the background
+// when its last tab is freed.
 func (p *Pool) release(b *browser, slot int, crashed bool) {
 	var mem int64
-	if b.pid > 0 && !crashed {
+	p.mu.Lock()
+	measure := b.pid > 0 && !crashed && time.Since(b.measured) >= memoryEvery
+	if measure {
+		b.measured = time.Now()
+	}
+	p.mu.Unlock()
+	if measure {
 		mem = treeMemory(b.pid)
 	}
 	p.mu.Lock()
@@ -336,7 +422,10 @@ func (p *Pool) release(b *browser, slot int, crashed bool) {
 	p.notify()
 	p.mu.Unlock()
 	if restart {
-		_ = p.restart(context.Background(), slot, b) // a failed start is retried by acquire
+		// The caller does not wait for the new browser: renderings
+		// waiting for a tab get it when it is up; a failed start is
+		// retried by acquire.
+		go func() { _ = p.restart(context.Background(), slot, b) }()
 	}
 	p.wg.Done()
 }
@@ -345,7 +434,7 @@ func (p *Pool) release(b *browser, slot int, crashed bool) {
 func (p *Pool) restart(ctx context.Context, slot int, old *browser) error {
 	defer p.wg.Done()
 	if old != nil {
-		old.cancel()
+		old.stop(p, true)
 	}
 	nb, err := p.start(ctx)
 	p.mu.Lock()
@@ -393,19 +482,22 @@ func (p *Pool) Close() error {
 	p.mu.Unlock()
 	for _, b := range bs {
 		if b != nil {
-			b.cancel()
+			b.stop(p, false)
 		}
 	}
 	p.wg.Wait()
 	p.mu.Lock()
-	for i, b := range p.browsers {
-		if b != nil {
-			b.cancel()
-			p.browsers[i] = nil
-		}
+	bs = append(bs[:0], p.browsers...)
+	for i := range p.browsers {
+		p.browsers[i] = nil
 	}
 	p.stats.Browsers = 0
 	p.mu.Unlock()
+	for _, b := range bs {
+		if b != nil {
+			b.stop(p, false)
+		}
+	}
 	if p.bproxy != nil {
 		p.bproxy.close()
 	}

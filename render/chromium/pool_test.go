@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
@@ -55,6 +56,9 @@ func TestUnavailable(t *testing.T) {
 	}
 	t.Setenv("SEOKIT_CHROMIUM", "")
 	t.Setenv("PATH", t.TempDir())
+	// The names with a directory are looked for outside PATH.
+	defer func(names []string) { ExecNames = names }(ExecNames)
+	ExecNames = slices.DeleteFunc(slices.Clone(ExecNames), filepath.IsAbs)
 	_, err = New(context.Background(), nil)
 	if !errors.Is(err, render.ErrUnavailable) || !strings.Contains(err.Error(), "chromium, chromium-browser, google-chrome, chrome") {
 		t.Fatalf("New without a browser: %v", err)
@@ -343,8 +347,21 @@ func TestMemoryCap(t *testing.T) {
 		t.Fatalf("browser memory %d bytes read from /proc, want more than 1 MiB", mem)
 	}
 	renderOne(t, p, &render.Request{URL: srv.URL + "/", Settle: -1})
-	if st := p.Stats(); st.Restarts != 1 {
+	if st := waitRestarts(p, 1); st.Restarts != 1 {
 		t.Errorf("stats %+v, want 1 restart", st)
+	}
+}
+
+// waitRestarts waits (at most a minute) for the pool to count n restarts
+// and a running browser: a browser restarts in the background.
+func waitRestarts(p *Pool, n int64) Stats {
+	deadline := time.Now().Add(time.Minute)
+	for {
+		st := p.Stats()
+		if (st.Restarts >= n && st.Browsers > 0) || time.Now().After(deadline) {
+			return st
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 
@@ -361,10 +378,12 @@ func TestRecycleAndClose(t *testing.T) {
 		t.Fatal(err)
 	}
 	var pids []int
-	for range 3 {
+	for i := range 3 {
+		waitRestarts(p, int64(i))
 		pids = append(pids, p.browserPIDs()...)
 		renderOne(t, p, &render.Request{URL: srv.URL + "/", Settle: -1})
 	}
+	waitRestarts(p, 3)
 	pids = append(pids, p.browserPIDs()...)
 	if st := p.Stats(); st.Restarts != 3 || st.Renderings != 3 || st.Browsers != 1 {
 		t.Errorf("stats %+v, want 3 restarts", st)

@@ -29,7 +29,7 @@ type dialFunc func(ctx context.Context, network, addr string) (net.Conn, error)
 // cuts every connection once maxBytes is passed.
 type proxy struct {
 	dial     dialFunc
-	maxBytes int64
+	maxBytes atomic.Int64
 	ln       net.Listener
 	tr       *http.Transport
 	ctx      context.Context
@@ -52,14 +52,14 @@ func startProxy(dial dialFunc, maxBytes int64) (*proxy, error) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	p := &proxy{
-		dial:     dial,
-		maxBytes: maxBytes,
-		ln:       ln,
-		ctx:      ctx,
-		cancel:   cancel,
-		conns:    map[net.Conn]struct{}{},
-		refused:  map[string]failure{},
+		dial:    dial,
+		ln:      ln,
+		ctx:     ctx,
+		cancel:  cancel,
+		conns:   map[net.Conn]struct{}{},
+		refused: map[string]failure{},
 	}
+	p.maxBytes.Store(maxBytes)
 	p.tr = &http.Transport{
 		Proxy:                  nil,
 		DialContext:            p.dialCounted,
@@ -117,7 +117,19 @@ func (p *proxy) record(hostport string, err error) {
 
 // over reports that the byte cap is passed.
 func (p *proxy) over() bool {
-	return p.maxBytes > 0 && p.received.Load() > p.maxBytes
+	m := p.maxBytes.Load()
+	return m > 0 && p.received.Load() > m
+}
+
+// reset starts the count of a new rendering with a cap of maxBytes, and
+// forgets the failed dials of the last one. The connections of the browser
+// stay open: each new dial is checked as always.
+func (p *proxy) reset(maxBytes int64) {
+	p.mu.Lock()
+	clear(p.refused)
+	p.mu.Unlock()
+	p.received.Store(0)
+	p.maxBytes.Store(maxBytes)
 }
 
 // track registers c to be closed by close; false when the proxy is closed.
