@@ -17,6 +17,6 @@ func Example() {
 	fmt.Println(tab.For(&store.Account{Plan: store.Pro}))
 	fmt.Println(tab.For(&store.Account{Plan: store.Enterprise, DailyLimit: 50_000}))
 	// Output:
-	// {2000 10000 3 0 2000}
-	// {50000 10000 10 0 10000}
+	// {2000 10000 3 0 2000 50}
+	// {50000 10000 10 0 10000 1000}
 }
