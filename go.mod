@@ -19,6 +19,7 @@ require (
 	github.com/riverqueue/river v0.51.1
 	github.com/riverqueue/river/riverdriver/riverpgxv5 v0.51.1
 	github.com/riverqueue/river/rivertype v0.51.1
+	github.com/robfig/cron/v3 v3.0.1
 	golang.org/x/crypto v0.58.0
 	golang.org/x/net v0.62.0
 	golang.org/x/oauth2 v0.37.0
@@ -26,8 +27,6 @@ require (
 	golang.org/x/time v0.16.0
 	modernc.org/sqlite v1.61.1
 )
-
-require github.com/robfig/cron/v3 v3.0.1 // indirect
 
 require (
 	github.com/bahlo/generic-list-go v0.2.0 // indirect
