@@ -2,6 +2,7 @@ package plans
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/seokit/seokit/httpapi/store"
 )
@@ -24,6 +25,13 @@ type Limits struct {
 	// options.render; the pages beyond it are analysed as the server sent
 	// them, and the report says so.
 	RenderPages int
+	// Schedules caps the account's schedules (recurring site analyses and
+	// rank checks), over all its projects.
+	Schedules int
+	// MinScheduleInterval is the shortest time between two runs of one
+	// schedule that the plan allows (monitor.Schedule.MinInterval): a
+	// schedule that may run more often is refused.
+	MinScheduleInterval time.Duration
 }
 
 // Daily request limits of the default plans.
@@ -39,9 +47,12 @@ var Names = []store.Plan{store.Free, store.Pro, store.Enterprise}
 // by field. Enterprise accounts get their daily limit per account
 // (store.Account.DailyLimit); a plan missing here takes Free's.
 var Defaults = Table{
-	store.Free:       {DailyRequests: DefaultFreeDaily, MaxSitePages: 500, ConcurrentSiteJobs: 1, RenderPages: 50},
-	store.Pro:        {DailyRequests: DefaultProDaily, MaxSitePages: 10_000, ConcurrentSiteJobs: 3, RenderPages: 2_000},
-	store.Enterprise: {DailyRequests: DefaultFreeDaily, MaxSitePages: 10_000, ConcurrentSiteJobs: 10, RenderPages: 10_000},
+	store.Free: {DailyRequests: DefaultFreeDaily, MaxSitePages: 500, ConcurrentSiteJobs: 1, RenderPages: 50,
+		Schedules: 2, MinScheduleInterval: 24 * time.Hour},
+	store.Pro: {DailyRequests: DefaultProDaily, MaxSitePages: 10_000, ConcurrentSiteJobs: 3, RenderPages: 2_000,
+		Schedules: 100, MinScheduleInterval: time.Hour},
+	store.Enterprise: {DailyRequests: DefaultFreeDaily, MaxSitePages: 10_000, ConcurrentSiteJobs: 10, RenderPages: 10_000,
+		Schedules: 1000, MinScheduleInterval: 15 * time.Minute},
 }
 
 // Table is the limits of each plan.
@@ -58,7 +69,8 @@ func New(plans map[store.Plan]Limits, daily map[store.Plan]int, maxSitePages int
 		out[p] = d
 	}
 	for p, c := range plans {
-		if c.DailyRequests < 0 || c.MaxSitePages < 0 || c.ConcurrentSiteJobs < 0 || c.MaxListURLs < 0 || c.RenderPages < 0 {
+		if c.DailyRequests < 0 || c.MaxSitePages < 0 || c.ConcurrentSiteJobs < 0 || c.MaxListURLs < 0 || c.RenderPages < 0 ||
+			c.Schedules < 0 || c.MinScheduleInterval < 0 {
 			return nil, fmt.Errorf("plans: plan %q has a negative limit", p)
 		}
 		d := out.plan(p)
@@ -76,6 +88,12 @@ func New(plans map[store.Plan]Limits, daily map[store.Plan]int, maxSitePages int
 		}
 		if c.RenderPages > 0 {
 			d.RenderPages = c.RenderPages
+		}
+		if c.Schedules > 0 {
+			d.Schedules = c.Schedules
+		}
+		if c.MinScheduleInterval > 0 {
+			d.MinScheduleInterval = c.MinScheduleInterval
 		}
 		out[p] = d
 	}
