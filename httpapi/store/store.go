@@ -471,6 +471,7 @@ type Store interface {
 	Jobs
 	Mutes
 	Projects
+	Schedules
 	// Ping reports whether the database answers.
 	Ping(ctx context.Context) error
 	Close() error
