@@ -25,6 +25,9 @@ type Limits struct {
 	// options.render; the pages beyond it are analysed as the server sent
 	// them, and the report says so.
 	RenderPages int
+	// Projects caps the account's projects (the sites it monitors); at
+	// most store.MaxProjects.
+	Projects int
 	// Schedules caps the account's schedules (recurring site analyses and
 	// rank checks), over all its projects.
 	Schedules int
@@ -47,11 +50,11 @@ var Names = []store.Plan{store.Free, store.Pro, store.Enterprise}
 // by field. Enterprise accounts get their daily limit per account
 // (store.Account.DailyLimit); a plan missing here takes Free's.
 var Defaults = Table{
-	store.Free: {DailyRequests: DefaultFreeDaily, MaxSitePages: 500, ConcurrentSiteJobs: 1, RenderPages: 50,
+	store.Free: {DailyRequests: DefaultFreeDaily, MaxSitePages: 500, ConcurrentSiteJobs: 1, RenderPages: 50, Projects: 3,
 		Schedules: 2, MinScheduleInterval: 24 * time.Hour},
-	store.Pro: {DailyRequests: DefaultProDaily, MaxSitePages: 10_000, ConcurrentSiteJobs: 3, RenderPages: 2_000,
+	store.Pro: {DailyRequests: DefaultProDaily, MaxSitePages: 10_000, ConcurrentSiteJobs: 3, RenderPages: 2_000, Projects: 50,
 		Schedules: 100, MinScheduleInterval: time.Hour},
-	store.Enterprise: {DailyRequests: DefaultFreeDaily, MaxSitePages: 10_000, ConcurrentSiteJobs: 10, RenderPages: 10_000,
+	store.Enterprise: {DailyRequests: DefaultFreeDaily, MaxSitePages: 10_000, ConcurrentSiteJobs: 10, RenderPages: 10_000, Projects: store.MaxProjects,
 		Schedules: 1000, MinScheduleInterval: 15 * time.Minute},
 }
 
@@ -70,7 +73,7 @@ func New(plans map[store.Plan]Limits, daily map[store.Plan]int, maxSitePages int
 	}
 	for p, c := range plans {
 		if c.DailyRequests < 0 || c.MaxSitePages < 0 || c.ConcurrentSiteJobs < 0 || c.MaxListURLs < 0 || c.RenderPages < 0 ||
-			c.Schedules < 0 || c.MinScheduleInterval < 0 {
+			c.Projects < 0 || c.Schedules < 0 || c.MinScheduleInterval < 0 {
 			return nil, fmt.Errorf("plans: plan %q has a negative limit", p)
 		}
 		d := out.plan(p)
@@ -88,6 +91,9 @@ func New(plans map[store.Plan]Limits, daily map[store.Plan]int, maxSitePages int
 		}
 		if c.RenderPages > 0 {
 			d.RenderPages = c.RenderPages
+		}
+		if c.Projects > 0 {
+			d.Projects = min(c.Projects, store.MaxProjects)
 		}
 		if c.Schedules > 0 {
 			d.Schedules = c.Schedules
