@@ -390,3 +390,19 @@ func TestRankingsOfProject(t *testing.T) {
 	}
 	apiErr(t, a.call("GET", "/v1/rankings?projectId=prj_missing", a.key, ""), 404, CodeNotFound)
 }
+
+// TestProjectCredentialsUnderAnotherSecret: credentials sealed under one
+// CallbackSecret cannot be used under another; the answer says to send
+// them again, and a new configuration replaces them.
+func TestProjectCredentialsUnderAnotherSecret(t *testing.T) {
+	a := newTestAPI(t, &Options{AllowPrivate: true, CallbackSecret: []byte("first secret")})
+	p := a.createProject(a.key, `{"domain":"example.com","config":{"basicAuth":{"username":"u","password":"pw-1"}}}`)
+	b := newTestAPI(t, &Options{AllowPrivate: true, Store: a.st, CallbackSecret: []byte("second secret")}, apiConfig{noAccount: true})
+	e := apiErr(t, b.call("POST", "/v1/analyze/site", a.key, `{"projectId":"`+p.ID+`"}`), 409, CodeConflict)
+	if !strings.Contains(e.Message, "PATCH /v1/projects/"+p.ID) {
+		t.Errorf("message %q does not say how to fix it", e.Message)
+	}
+	apiErr(t, b.call("PATCH", "/v1/projects/"+p.ID, a.key, `{"config":{"basicAuth":{"username":"u","password":"[redacted]"}}}`), 409, CodeConflict)
+	wantStatus(t, b.call("PATCH", "/v1/projects/"+p.ID, a.key, `{"config":{"basicAuth":{"username":"u","password":"pw-2"}}}`), 200)
+	wantStatus(t, b.call("PATCH", "/v1/projects/"+p.ID, a.key, `{"name":"renamed"}`), 200)
+}
