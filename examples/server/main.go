@@ -142,6 +142,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	// Project time zones (schedules) work on machines without zone data.
+	_ "time/tzdata"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/redis/go-redis/v9"
