@@ -90,6 +90,36 @@
 // forms, and [CompileExtractors] and [CompileSearchRules] validate (errors
 // name the field, "extract[i].expr") and compile once for many analyses.
 //
+// # Template fingerprints
+//
+// [Report.Template] ([TemplateFingerprint]) tells which page template an
+// HTML page was built from, so that a crawl can group its product pages,
+// category pages and articles without a URL pattern. It is read from the
+// one parsed tree (the rendered DOM when the page was rendered) and is 12
+// hex digits of a 64-bit FNV-1a hash of the layout skeleton under <body>:
+//
+//   - each element is its tag name, its id and its first four class
+//     tokens, digits removed ("post-123" counts as "post-"); text, comments
+//     and every other attribute are ignored;
+//   - the skeleton keeps the elements that have a class or id, and the
+//     layout blocks div, header, nav, main, article, section, aside,
+//     footer and form even without one; an element it does not keep (an
+//     unclassed p, h2, ul, table, a, img, span ...) is ignored with its
+//     content, so the text of an article, its lists and tables included,
+//     does not change its template;
+//   - script, style, noscript, template, link, meta, svg and math are
+//     ignored with their content;
+//   - consecutive siblings with the same tag, id and classes count once
+//     (twelve product cards or three are one run), and the items of lists
+//     (ul, ol, dl, table, select, datalist) are not read, only the list;
+//   - the walk stops 12 levels below <body> and after 2,000 elements.
+//
+// Two pages of one template that differ only in their text, their number
+// of list items or numbered classes share a fingerprint; a product page and
+// a category page differ when their layouts have different blocks or
+// classes. A template that varies its layout per page (a builder whose
+// classes name the content) gets several fingerprints.
+//
 // # Scores
 //
 // The page score (seo.PageScore: 100 minus 10 per distinct error ID, 4 per

@@ -133,3 +133,16 @@ func ExampleOptions_extract() {
 	// price [€89.90] 2 omitted 1
 	// stock true 1
 }
+
+func ExampleTemplateFingerprint() {
+	page := func(title, price string) string {
+		return `<!doctype html><title>` + title + `</title><body class="product"><main><h1 class="name">` + title +
+			`</h1><span class="price">` + price + `</span><p>` + title + ` is made by hand.</p></main></body>`
+	}
+	ctx := context.Background()
+	a, _ := analyzer.AnalyzeHTML(ctx, "https://shop.example/p/1", nil, []byte(page("Oak table", "€900")), nil)
+	b, _ := analyzer.AnalyzeHTML(ctx, "https://shop.example/p/2", nil, []byte(page("Ash chair", "€250")), nil)
+	c, _ := analyzer.AnalyzeHTML(ctx, "https://shop.example/blog/oak", nil, []byte(`<!doctype html><title>Oak</title><body><article class="post"><p>Oak.</p></article></body>`), nil)
+	fmt.Println(a.Template == b.Template, a.Template == c.Template, len(a.Template))
+	// Output: true false 12
+}

@@ -43,6 +43,10 @@ type Report struct {
 	Security       SecurityHeaders   `json:"securityHeaders"`
 	// Fingerprint identifies the main text for duplicate detection.
 	Fingerprint Fingerprint `json:"fingerprint"`
+	// Template is the page's template fingerprint (TemplateFingerprint):
+	// 12 hex digits shared by pages built from one page template; absent
+	// for a response that is not an HTML document.
+	Template string `json:"template,omitempty"`
 	// Mobile holds the smartphone fetch's data when AnalyzeMobile ran.
 	Mobile *MobileSummary `json:"mobile,omitempty"`
 	// Render is the rendering with JavaScript and its comparison with the

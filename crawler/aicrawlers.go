@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/seokit/seokit/seo"
 	"github.com/seokit/seokit/seo/robotstxt"
@@ -89,6 +90,11 @@ const (
 	// aiSmallBody: a probe body under half the normal body is a block
 	// page when the normal body has at least this many bytes.
 	aiSmallBody = 1024
+	// MaxAIProbeURLs caps the crawled URLs the firewall probe fetches
+	// besides the home page (AICrawlerReport.ProbeURLs).
+	MaxAIProbeURLs = 3
+	// maxAIProbeGroups caps the page templates probeSample counts.
+	maxAIProbeGroups = 10_000
 )
 
 // AICrawlerReport is the AI crawler readiness of a site
@@ -110,6 +116,17 @@ type AICrawlerReport struct {
 	// with; null when the probe did not run (ProbeSkipped says why).
 	Baseline     *AIProbe `json:"baseline"`
 	ProbeSkipped string   `json:"probeSkipped,omitempty"`
+	// ProbeURLs are the crawled URLs the probe fetched besides the home
+	// page, normally and as each crawler (AICrawlerStatus.URLProbes): at
+	// most MaxAIProbeURLs HTML pages answered 200, one per page template,
+	// the templates with the most pages first, each by its first URL in
+	// sort order. Empty when the probe did not run (ProbeSkipped) or
+	// skipped them (ProbeURLsReason says why).
+	ProbeURLs       []AIProbeURL `json:"probeUrls"`
+	ProbeURLsReason string       `json:"probeUrlsReason,omitempty"`
+	// ProbeRequests counts the requests of the probe and of /llms.txt,
+	// each sent through the host's rate limit like a page of the crawl.
+	ProbeRequests int `json:"probeRequests"`
 	// Crawlers is the matrix, in the order of AICrawlers().
 	Crawlers []AICrawlerStatus `json:"crawlers"`
 	LLMsTxt  LLMsTxtReport     `json:"llmsTxt"`
@@ -137,6 +154,35 @@ type AICrawlerStatus struct {
 	// crawler's user agent; null when not probed (ProbeReason says why).
 	Probe       *AIProbe `json:"probe"`
 	ProbeReason string   `json:"probeReason,omitempty"`
+	// URLProbes are the probes of AICrawlerReport.ProbeURLs with the
+	// crawler's user agent, in their order; empty when the crawler was not
+	// probed (ProbeReason says why).
+	URLProbes []AIURLProbe `json:"urlProbes"`
+}
+
+// AIProbeURL is a crawled URL of the firewall probe and its normal fetch.
+type AIProbeURL struct {
+	URL string `json:"url"`
+	// Template is the page's template fingerprint (PageSummary.Template).
+	Template string `json:"template,omitempty"`
+	// Baseline is the normal fetch the crawlers' fetches are compared
+	// with; null when it was not made (Reason says why). When it did not
+	// answer 2xx, the URL is not fetched as the crawlers.
+	Baseline *AIProbe `json:"baseline"`
+	Reason   string   `json:"reason,omitempty"`
+}
+
+// AIURLProbe is how the server answered one crawler on one URL of
+// AICrawlerReport.ProbeURLs.
+type AIURLProbe struct {
+	URL string `json:"url"`
+	// Allowed is robots.txt's verdict on URL for the crawler: a refusal
+	// of a URL robots.txt allows is what ai.firewall_blocks reports.
+	Allowed bool `json:"allowed"`
+	// Probe is the fetch with the crawler's user agent and its verdict;
+	// null when it was not made (Reason says why).
+	Probe  *AIProbe `json:"probe"`
+	Reason string   `json:"reason,omitempty"`
 }
 
 // AIURLDecision is the robots.txt verdict on one URL.
@@ -215,9 +261,25 @@ type aiFacts struct {
 	probeSkipped string
 	baseline     aiFetch
 	probes       map[string]aiFetch
-	llmsURL      string
-	llms         aiFetch
-	llmsBody     []byte
+	// urls are the crawled URLs probed besides the home page; urlsReason
+	// says why there are none when the probe ran.
+	urls       []aiProbedURL
+	urlsReason string
+	requests   int
+	llmsURL    string
+	llms       aiFetch
+	llmsBody   []byte
+}
+
+// aiProbedURL is the probe of one crawled URL.
+type aiProbedURL struct {
+	url, template string
+	// skipped says why the URL was not fetched at all, or not as the
+	// crawlers (its normal fetch did not answer 2xx, the crawl was
+	// stopped).
+	skipped  string
+	baseline *aiFetch
+	probes   map[string]aiFetch
 }
 
 // aiFetch is one fetch's outcome.
@@ -230,9 +292,11 @@ type aiFetch struct {
 }
 
 // aiFacts fetches /llms.txt and, unless Options.SkipAICrawlerProbe, the
-// home page once normally and once as each AI crawler with a fetcher of
-// its own: at most 2+len(AICrawlers()) requests, each through the host's
-// politeness gate.
+// home page and up to MaxAIProbeURLs crawled pages (probeSample) once
+// normally and once as each AI crawler with a fetcher of its own: at most
+// 1+(1+MaxAIProbeURLs)*(1+11) requests, each through the host's
+// politeness gate. The crawled pages are not probed when the crawl ran out
+// of its time or byte budget.
 func (cr *crawl) aiFacts(ctx context.Context, rb *robotstxt.Robots) *aiFacts {
 	home := cr.root.String()
 	llms := *cr.root
@@ -248,17 +312,54 @@ func (cr *crawl) aiFacts(ctx context.Context, rb *robotstxt.Robots) *aiFacts {
 		return af
 	}
 	af.baseline, _ = cr.aiFetch(ctx, home, cr.o.UserAgent, 0)
-	af.probes = map[string]aiFetch{}
+	af.requests++
+	af.probes = cr.aiProbeAll(ctx, home, &af.requests)
+	if ctx.Err() != nil {
+		af.probeSkipped = "the crawl was stopped before the probe ended"
+		return af
+	}
+	switch {
+	case cr.o.TimeBudget > 0 && time.Since(cr.start) >= cr.o.TimeBudget:
+		af.urlsReason = "the crawl's time budget ran out: only the home page was probed"
+	case cr.o.ByteBudget > 0 && cr.bytes.Load() >= cr.o.ByteBudget:
+		af.urlsReason = "the crawl's byte budget ran out: only the home page was probed"
+	default:
+		for _, s := range cr.builder.probeSample(MaxAIProbeURLs, home) {
+			pu := aiProbedURL{url: s.url, template: s.template}
+			switch {
+			case ctx.Err() != nil:
+				pu.skipped = "the crawl was stopped before the probe ended"
+			default:
+				b, _ := cr.aiFetch(ctx, s.url, cr.o.UserAgent, 0)
+				af.requests++
+				pu.baseline = &b
+				if b.Err != "" || b.Status/100 != 2 {
+					pu.skipped = "the normal fetch did not answer 2xx, so the URL was not fetched as the crawlers"
+					break
+				}
+				pu.probes = cr.aiProbeAll(ctx, s.url, &af.requests)
+			}
+			af.urls = append(af.urls, pu)
+		}
+		if len(af.urls) == 0 {
+			af.urlsReason = "no crawled HTML page answered 200 besides the home page"
+		}
+	}
+	return af
+}
+
+// aiProbeAll fetches u as each AI crawler with a fetcher of its own,
+// counting the requests in n; it stops when ctx ends.
+func (cr *crawl) aiProbeAll(ctx context.Context, u string, n *int) map[string]aiFetch {
+	out := map[string]aiFetch{}
 	for _, c := range aiCrawlerTable {
 		if c.ControlOnly || ctx.Err() != nil {
 			continue
 		}
-		af.probes[c.Token], _ = cr.aiFetch(ctx, home, c.UserAgent, 0)
+		out[c.Token], _ = cr.aiFetch(ctx, u, c.UserAgent, 0)
+		*n++
 	}
-	if ctx.Err() != nil {
-		af.probeSkipped = "the crawl was stopped before the probe ended"
-	}
-	return af
+	return out
 }
 
 // aiFetch fetches u as userAgent through the politeness gate of its host.
@@ -293,7 +394,16 @@ func (r *siteRun) aiReport() *AICrawlerReport {
 	af := r.facts.AI
 	rb := af.robots
 	rep := &AICrawlerReport{Status: "complete", RobotsURL: af.robotsURL, RobotsStatus: rb.Status(), HomeURL: af.home,
-		ProbeSkipped: af.probeSkipped, CrawledURLs: len(r.pages)}
+		ProbeSkipped: af.probeSkipped, CrawledURLs: len(r.pages), ProbeURLs: []AIProbeURL{}, ProbeURLsReason: af.urlsReason,
+		ProbeRequests: af.requests + 1}
+	for _, pu := range af.urls {
+		p := AIProbeURL{URL: pu.url, Template: pu.template, Reason: pu.skipped}
+		if pu.baseline != nil {
+			b := pu.baseline.probe()
+			p.Baseline = &b
+		}
+		rep.ProbeURLs = append(rep.ProbeURLs, p)
+	}
 	if rb.Unavailable() {
 		rep.Status = "robots_unreachable"
 		rep.Reason = fmt.Sprintf("robots.txt answered %d, so RFC 9309 disallows everything to every crawler", rb.Status())
@@ -307,7 +417,7 @@ func (r *siteRun) aiReport() *AICrawlerReport {
 	}
 	home := requestURI(af.home)
 	for _, c := range aiCrawlerTable {
-		st := AICrawlerStatus{AICrawler: c, Home: rb.Decide(c.Token, home), Sample: []AIURLDecision{}}
+		st := AICrawlerStatus{AICrawler: c, Home: rb.Decide(c.Token, home), Sample: []AIURLDecision{}, URLProbes: []AIURLProbe{}}
 		var allowed []AIURLDecision
 		for i := range r.pages {
 			u := r.pages[i].URL
@@ -337,6 +447,7 @@ func (r *siteRun) aiReport() *AICrawlerReport {
 			} else {
 				st.ProbeReason = "not probed"
 			}
+			st.URLProbes = urlProbes(c.Token, rb, af.urls)
 		}
 		rep.Crawlers = append(rep.Crawlers, st)
 	}
@@ -359,6 +470,26 @@ func (r *siteRun) aiReport() *AICrawlerReport {
 		rep.ContentNeedsJSReason = "pages were not rendered, so raw and rendered text cannot be compared"
 	}
 	return rep
+}
+
+// urlProbes returns the probes of the crawled URLs urls as the crawler
+// token, with robots.txt's verdict on each.
+func urlProbes(token string, rb *robotstxt.Robots, urls []aiProbedURL) []AIURLProbe {
+	out := make([]AIURLProbe, 0, len(urls))
+	for _, pu := range urls {
+		p := AIURLProbe{URL: pu.url, Allowed: rb.Decide(token, requestURI(pu.url)).Allowed}
+		switch f, ok := pu.probes[token]; {
+		case pu.skipped != "":
+			p.Reason = pu.skipped
+		case !ok:
+			p.Reason = "the crawl was stopped before the probe ended"
+		default:
+			v := f.compare(*pu.baseline)
+			p.Probe = &v
+		}
+		out = append(out, p)
+	}
+	return out
 }
 
 // requestURI returns the path and query of u ("/" for none).
@@ -486,4 +617,62 @@ func isMarkdownLink(s string) bool {
 	}
 	j := strings.IndexByte(s[i+2:], ')')
 	return j > 0
+}
+
+// probeCandidate is a crawled page the AI firewall probe may fetch.
+type probeCandidate struct {
+	url, template string
+	pages         int
+}
+
+// probeSample returns up to n crawled pages for the AI firewall probe:
+// HTML pages answered 200 that robots.txt does not block, other than skip,
+// one per page template, the templates with the most pages first (ties by
+// fingerprint), each by its first URL in sort order, so the sample does
+// not depend on the order pages were crawled in. At most maxAIProbeGroups
+// templates are counted.
+func (b *siteBuilder) probeSample(n int, skip string) []probeCandidate {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	groups := map[string]*probeCandidate{}
+	offer := func(u, tpl string, status int, html, blocked bool) {
+		if status != http.StatusOK || !html || blocked || tpl == "" || u == skip {
+			return
+		}
+		g := groups[tpl]
+		if g == nil {
+			if len(groups) >= maxAIProbeGroups {
+				return
+			}
+			g = &probeCandidate{url: u, template: tpl}
+			groups[tpl] = g
+		}
+		g.pages++
+		if u < g.url {
+			g.url = u
+		}
+	}
+	for i := range b.pages {
+		p := &b.pages[i]
+		offer(p.URL, p.Template, p.Status, p.IsHTML, p.RobotsBlocked)
+	}
+	for i := range b.recs {
+		r := &b.recs[i]
+		if p := r.more; p != nil {
+			offer(p.URL, p.Template, p.Status, p.IsHTML, p.RobotsBlocked)
+			continue
+		}
+		offer(r.url, templateString(r.template), int(r.status), r.flags&recHTML != 0, r.flags&recRobotsBlocked != 0)
+	}
+	out := make([]probeCandidate, 0, len(groups))
+	for _, g := range groups {
+		out = append(out, *g)
+	}
+	slices.SortFunc(out, func(a, b probeCandidate) int {
+		if a.pages != b.pages {
+			return b.pages - a.pages
+		}
+		return strings.Compare(a.template, b.template)
+	})
+	return out[:min(n, len(out))]
 }

@@ -1,6 +1,7 @@
 package crawler_test
 
 import (
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -8,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/seokit/seokit/crawler"
+	"github.com/seokit/seokit/seo"
 )
 
 // TestAICrawlerProbe crawls a site whose firewall refuses ClaudeBot (403)
@@ -109,5 +111,106 @@ func TestAICrawlersOff(t *testing.T) {
 	defer mu.Unlock()
 	if rep.AICrawlers != nil || llms != 0 {
 		t.Errorf("aiCrawlers %v, %d /llms.txt requests: want none", rep.AICrawlers, llms)
+	}
+}
+
+// TestAICrawlerProbeURLs crawls a site whose firewall refuses ClaudeBot on
+// /shop/ only: the home page probe passes, the probe of a sampled shop page
+// (one page per template, the template with the most pages first) reveals
+// the block.
+func TestAICrawlerProbeURLs(t *testing.T) {
+	var mu sync.Mutex
+	probed := map[string]int{} // path -> requests with an AI crawler's user agent
+	ais := map[string]bool{}
+	for _, c := range crawler.AICrawlers() {
+		if c.UserAgent != "" {
+			ais[c.UserAgent] = true
+		}
+	}
+	page := func(layout string) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			if ais[r.UserAgent()] {
+				probed[r.URL.Path]++
+			}
+			mu.Unlock()
+			if strings.HasPrefix(r.URL.Path, "/shop/") && strings.Contains(r.UserAgent(), "ClaudeBot") {
+				http.Error(w, "forbidden", http.StatusForbidden)
+				return
+			}
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			fmt.Fprintf(w, `<!doctype html><html lang="en"><head><title>%s</title></head><body>%s`+
+				`<p>Links: <a href="/">home</a> <a href="/shop/1">one</a> <a href="/shop/2">two</a> <a href="/blog/1">post</a> <a href="/about">about</a> <a href="/help">help</a></p>`+
+				`<p>%s</p></body></html>`, r.URL.Path, layout, strings.Repeat("Words of the page. ", 80))
+		}
+	}
+	rs := cleanRoutes().with(routes{
+		"/":         page(`<main class="home"></main>`),
+		"/shop/1":   page(`<div class="product"><span class="price">1</span></div>`),
+		"/shop/2":   page(`<div class="product"><span class="price">2</span></div>`),
+		"/blog/1":   page(`<article class="post"></article>`),
+		"/about":    page(`<section class="about"></section>`),
+		"/help":     page(`<section class="help"></section>`),
+		"/a":        nil,
+		"/b":        nil,
+		"/llms.txt": func(w http.ResponseWriter, r *http.Request) { http.NotFound(w, r) },
+	})
+	srv := httptest.NewServer(rs)
+	defer srv.Close()
+	rep := crawlFacts(t, srv.URL, crawler.Options{AICrawlers: true})
+	ai := rep.AICrawlers
+	if ai == nil {
+		t.Fatal("no aiCrawlers report")
+	}
+	if len(ai.ProbeURLs) != crawler.MaxAIProbeURLs || ai.ProbeURLs[0].URL != srv.URL+"/shop/1" || ai.ProbeURLsReason != "" {
+		t.Fatalf("probe URLs %+v (%s), want %d with /shop/1 first", ai.ProbeURLs, ai.ProbeURLsReason, crawler.MaxAIProbeURLs)
+	}
+	templates := map[string]bool{}
+	for _, p := range ai.ProbeURLs {
+		if p.Baseline == nil || p.Baseline.Status != 200 || p.Template == "" || templates[p.Template] {
+			t.Errorf("probe URL %+v: want a normal fetch answering 200 and a template of its own", p)
+		}
+		templates[p.Template] = true
+	}
+	for _, c := range ai.Crawlers {
+		if c.ControlOnly {
+			if len(c.URLProbes) != 0 {
+				t.Errorf("%s: control token probed %+v", c.Token, c.URLProbes)
+			}
+			continue
+		}
+		if len(c.URLProbes) != len(ai.ProbeURLs) {
+			t.Fatalf("%s: %d URL probes, want %d", c.Token, len(c.URLProbes), len(ai.ProbeURLs))
+		}
+		for _, u := range c.URLProbes {
+			shop := strings.Contains(u.URL, "/shop/")
+			if u.Probe == nil || !u.Allowed || u.Probe.Blocked != (shop && c.Token == "ClaudeBot") {
+				t.Errorf("%s on %s: %+v probe %+v", c.Token, u.URL, u, u.Probe)
+			}
+		}
+		if c.Probe == nil || c.Probe.Blocked {
+			t.Errorf("%s home probe %+v: want not blocked", c.Token, c.Probe)
+		}
+	}
+	var fw *seo.Finding
+	for i, f := range rep.SiteFindings {
+		if f.ID == "ai.firewall_blocks" {
+			fw = &rep.SiteFindings[i]
+		}
+	}
+	if fw == nil || fw.Evidence.Value != "ClaudeBot" || len(fw.Evidence.URLs) != 1 || !strings.Contains(fw.Evidence.URLs[0], "/shop/1: status 403") {
+		t.Errorf("ai.firewall_blocks %+v: want ClaudeBot refused on /shop/1", fw)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	total := 0
+	for _, n := range probed {
+		total += n
+	}
+	if probed["/shop/2"] != 0 || total != 11*(1+crawler.MaxAIProbeURLs) {
+		t.Errorf("AI crawler requests by path %v: want 11 on the home page and on each of the %d sampled URLs", probed, crawler.MaxAIProbeURLs)
+	}
+	if want := 1 + 12*(1+crawler.MaxAIProbeURLs); ai.ProbeRequests != want {
+		t.Errorf("probeRequests %d, want %d", ai.ProbeRequests, want)
 	}
 }

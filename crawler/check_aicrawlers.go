@@ -15,7 +15,7 @@ func init() {
 				{ID: "ai.search_crawlers_blocked", Severity: seo.Warning, Scope: seo.ScopeSite, Summary: "robots.txt disallows the home page to an AI search or user-initiated crawler, so the site cannot be cited in that product's answers.",
 					Source:  "RFC 9309, Robots Exclusion Protocol (https://www.rfc-editor.org/rfc/rfc9309); the operators' documentation of each AI crawler token: " + aiTokenSources(),
 					Differs: "Blocking training crawlers (GPTBot, ClaudeBot, CCBot, Google-Extended ...) is a choice of the site: the matrix shows it and no finding is reported. Not reported when robots.txt is unreachable (site.robots_txt_server_error says so)."},
-				{ID: "ai.firewall_blocks", Severity: seo.Warning, Scope: seo.ScopeSite, Summary: "robots.txt lets an AI crawler fetch the home page but the server refuses its user agent (error status, bot challenge or a much smaller body than a normal fetch).",
+				{ID: "ai.firewall_blocks", Severity: seo.Warning, Scope: seo.ScopeSite, Summary: "robots.txt lets an AI crawler fetch the home page or a sampled page (one per page template, up to three) but the server refuses its user agent there (error status, bot challenge or a much smaller body than a normal fetch).",
 					Source: "seokit's own rule, after OpenAI, Overview of OpenAI crawlers (https://platform.openai.com/docs/bots) and Perplexity Crawlers (https://docs.perplexity.ai/guides/bots) (allow the crawlers' user agents and IP ranges in firewalls)"},
 				{ID: "ai.content_needs_js", Severity: seo.Warning, Scope: seo.ScopeSite, Summary: "Rendered pages whose main text exists only after JavaScript runs (the raw HTML has under a third of the rendered words): AI crawlers, which do not render, see them nearly empty.",
 					Source:  "Vercel, The rise of the AI crawler (https://vercel.com/blog/the-rise-of-the-ai-crawler) (the major AI crawlers fetch but do not execute JavaScript); Google Search Central, Understand the JavaScript SEO basics (https://developers.google.com/search/docs/crawling-indexing/javascript/javascript-seo-basics)",
@@ -42,9 +42,19 @@ func (r *siteRun) aiChecks() {
 			blocked = append(blocked, c.Token)
 			lines = append(lines, fmt.Sprintf("%s: line %d: %s", c.Token, c.Home.Line, c.Home.Rule))
 		}
+		refused := false
 		if c.Home.Allowed && c.Probe != nil && c.Probe.Blocked {
-			walled = append(walled, c.Token)
+			refused = true
 			reasons = append(reasons, c.Token+": "+c.Probe.Reason)
+		}
+		for _, u := range c.URLProbes {
+			if u.Allowed && u.Probe != nil && u.Probe.Blocked {
+				refused = true
+				reasons = append(reasons, c.Token+": "+u.URL+": "+u.Probe.Reason)
+			}
+		}
+		if refused {
+			walled = append(walled, c.Token)
 		}
 	}
 	if len(blocked) > 0 {

@@ -134,6 +134,18 @@ func (c *Config) Validate() error {
 	return nil
 }
 
+// ValidateFor checks c as Validate does, and that its scope admits the
+// start URL of a crawl of domain (ValidateStart): a start URL left out
+// is a *seo.InputError on "include", "exclude" or "maxFolderDepth",
+// reported before the crawl instead of when it starts.
+func (c *Config) ValidateFor(domain string) error {
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	sc := c.scope()
+	return ValidateStart(domain, &sc)
+}
+
 // scope is the Scope of c.
 func (c *Config) scope() Scope {
 	sc := Scope{

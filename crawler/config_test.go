@@ -202,3 +202,21 @@ func TestConfigZeroValue(t *testing.T) {
 		t.Errorf("zero configuration changed options: %+v", o)
 	}
 }
+
+func TestConfigValidateFor(t *testing.T) {
+	c := crawler.Config{Exclude: []string{`\.com/$`}}
+	if err := c.Validate(); err != nil {
+		t.Fatalf("Validate: %v", err)
+	}
+	ie, ok := seo.AsInputError(c.ValidateFor("example.com"))
+	if !ok || ie.Field != "exclude" {
+		t.Errorf("ValidateFor: %v, want an InputError on exclude", ie)
+	}
+	if err := c.ValidateFor("https://example.com/blog/"); err != nil {
+		t.Errorf("ValidateFor a start URL the scope admits: %v", err)
+	}
+	bad := crawler.Config{MaxPages: -1}
+	if ie, ok := seo.AsInputError(bad.ValidateFor("example.com")); !ok || ie.Field != "maxPages" {
+		t.Errorf("ValidateFor does not validate the configuration: %v", ie)
+	}
+}

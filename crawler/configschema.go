@@ -22,6 +22,7 @@ type schema struct {
 	Description          string             `json:"description,omitempty"`
 	Type                 string             `json:"type,omitempty"`
 	Enum                 []string           `json:"enum,omitempty"`
+	Pattern              string             `json:"pattern,omitempty"`
 	Minimum              *int               `json:"minimum,omitempty"`
 	MaxItems             *int               `json:"maxItems,omitempty"`
 	MaxProperties        *int               `json:"maxProperties,omitempty"`
@@ -63,6 +64,7 @@ var configRules = map[string]func(*schema){
 	"SearchRule.in":         enum("html", "text"),
 	"Segment.minDepth":      minimum(0),
 	"Segment.maxDepth":      minimum(0),
+	"Segment.template":      func(s *schema) { s.Pattern = templateValue.String() },
 }
 
 // configDescriptions describe the members of Config.
@@ -72,7 +74,7 @@ var configDescriptions = map[string]string{
 	"skipExternalLinks":  "Do not check external link targets: nothing outside the site is requested.",
 	"aiCrawlers":         "Add the AI crawler readiness report (robots.txt per AI crawler, /llms.txt, firewall probe).",
 	"skipAiCrawlerProbe": "With aiCrawlers, do not fetch the home page as each AI crawler.",
-	"segments":           "Groups of pages (by URL regex, status, depth); the first matching segment wins.",
+	"segments":           "Groups of pages (by URL regex, status, depth, extracted value, template fingerprint or the template of a URL); the first matching segment wins.",
 	"mute":               "Check IDs or areas whose findings are left out of the findings and scores.",
 	"include":            "Crawl only URLs matching one of these regular expressions (RE2).",
 	"exclude":            "Never request URLs matching one of these regular expressions (RE2).",

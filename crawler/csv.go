@@ -15,8 +15,14 @@ import (
 var csvHeader = []string{
 	"url", "final_url", "status", "depth", "indexable", "in_sitemap", "inlinks", "link_score",
 	"title", "description", "h1", "canonical", "word_count", "score", "score_reason", "errors", "warnings",
-	"notices", "findings", "response_ms", "bytes", "error",
+	"notices", "findings", "response_ms", "bytes", "error", "template",
 }
+
+// Columns of csvHeader that a row of a URL not fetched fills.
+var (
+	csvScoreReason = slices.Index(csvHeader, "score_reason")
+	csvError       = slices.Index(csvHeader, "error")
+)
 
 // renderCSVHeader names the columns WriteCSV adds when the crawl rendered
 // (SiteReport.Render): empty cells where a value is null (not rendered,
@@ -30,6 +36,8 @@ var renderCSVHeader = []string{
 // row per page in the report's order, then one per URL not fetched
 // (SiteReport.NotFetched: no status, score or depth when unknown,
 // score_reason "not_fetched" and the reason and error in the error column).
+// The template column is the page's template fingerprint
+// (PageSummary.Template), empty for a response that is not HTML.
 // Findings are the page's distinct finding IDs separated by spaces; an
 // empty score has its reason in score_reason. When a list was cut at its
 // cap (SiteReport.Truncated), a last row says so in its first column:
@@ -64,7 +72,7 @@ func (r *SiteReport) WriteCSV(w io.Writer) error {
 			csvSafe(p.Title), csvSafe(p.Description), csvSafe(p.H1), p.Canonical,
 			strconv.Itoa(p.WordCount), optInt(p.Score), p.ScoreReason, strconv.Itoa(p.Errors),
 			strconv.Itoa(p.Warnings), strconv.Itoa(p.Notices), strings.Join(p.Findings, " "),
-			strconv.FormatInt(p.ResponseMs, 10), strconv.FormatInt(p.Bytes, 10), p.Error,
+			strconv.FormatInt(p.ResponseMs, 10), strconv.FormatInt(p.Bytes, 10), p.Error, p.Template,
 		)
 		if r.Render != nil {
 			row = appendRenderCSV(row, p)
@@ -86,7 +94,7 @@ func (r *SiteReport) WriteCSV(w io.Writer) error {
 		for len(row) < len(header) {
 			row = append(row, "")
 		}
-		row[4], row[14], row[len(csvHeader)-1] = "false", analyzer.ScoreNotFetched, msg
+		row[4], row[csvScoreReason], row[csvError] = "false", analyzer.ScoreNotFetched, msg
 		if err := cw.Write(row); err != nil {
 			return fmt.Errorf("crawler: write csv: %w", err)
 		}

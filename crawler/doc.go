@@ -79,12 +79,14 @@
 // AICrawlers() (its robots.txt token, operator, purpose and the
 // operator's documentation), the robots.txt verdict on the home page and
 // the line that decides it (robotstxt.Robots.Decide), counts over every
-// crawled URL, a firewall probe (the home page fetched as the crawler,
-// compared with a normal fetch) and /llms.txt checked against
+// crawled URL, a firewall probe (the home page and up to MaxAIProbeURLs
+// crawled pages of different templates fetched as the crawler, compared
+// with a normal fetch) and /llms.txt checked against
 // https://llmstxt.org; the ai.* site checks report on it. Options.Segments
-// (by URL, status, depth or an extractor's value) put each page in the
-// first segment it matches (PageSummary.Segment) and
-// SiteReport.Segments counts the pages and findings of each.
+// (by URL, status, depth, an extractor's value or the page template,
+// PageSummary.Template) put each page in the first segment it matches
+// (PageSummary.Segment) and SiteReport.Segments counts the pages and
+// findings of each; SiteReport.Templates lists the templates found.
 //
 // # Saved configurations
 //

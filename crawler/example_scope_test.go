@@ -37,3 +37,13 @@ func ExampleScope() {
 	// excluded 10
 	// listed pages: 2
 }
+
+func ExampleValidateStart() {
+	// Checked when the crawl is configured, before anything is fetched.
+	scope := &crawler.Scope{Include: []string{`/blog/`}}
+	fmt.Println(crawler.ValidateStart("example.com", scope))
+	fmt.Println(crawler.ValidateStart("https://example.com/blog/", scope))
+	// Output:
+	// seo: invalid include: does not include the start URL (got "https://example.com/")
+	// <nil>
+}

@@ -150,6 +150,7 @@ var (
 		{Key: "wordCount", Label: "Words", Kind: htmltable.Num},
 		{Key: "score", Label: "Score", Kind: htmltable.Num, Hint: "scoreReason"},
 		{Key: "findings", Label: "Findings", Kind: htmltable.List},
+		{Key: "template", Label: "Template", Kind: htmltable.Code},
 	}
 	// renderColumns are added to the pages table of a crawl that rendered
 	// (SiteReport.Render); a null cell was not rendered or not measured.
@@ -233,7 +234,7 @@ func (r *SiteReport) Tables() (*ReportTables, error) {
 		row := htmltable.Row{
 			"url": p.URL, "status": p.Status, "error": p.Error, "depth": p.Depth, "inlinks": p.Inlinks,
 			"linkScore": p.LinkScore, "title": p.Title, "wordCount": p.WordCount, "score": p.Score,
-			"scoreReason": p.ScoreReason, "findings": p.Findings,
+			"scoreReason": p.ScoreReason, "findings": p.Findings, "template": p.Template,
 		}
 		if r.Segments != nil {
 			row["segment"] = p.Segment

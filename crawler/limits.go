@@ -118,7 +118,7 @@ func jsonLen(s string) int {
 // the field names and numbers.
 func pageSize(p *PageSummary) int64 {
 	n := 400
-	for _, s := range []string{p.URL, p.FinalURL, p.Canonical, p.ContentType, p.Error, p.Title, p.Description, p.H1} {
+	for _, s := range []string{p.URL, p.FinalURL, p.Canonical, p.ContentType, p.Error, p.Title, p.Description, p.H1, p.Template} {
 		n += jsonLen(s)
 	}
 	for _, r := range p.Redirects {

@@ -124,13 +124,14 @@ type Options struct {
 	// (SiteReport.AICrawlers and the ai.* site checks): what robots.txt
 	// lets each crawler of AICrawlers() fetch, /llms.txt, and a firewall
 	// probe. It is off by default because it sends requests with other
-	// crawlers' user agents: /llms.txt once, then the home page once with
-	// UserAgent and once as each of the 11 crawlers that fetch pages, each
-	// through the host's politeness gate, outside MaxPages (at most 13
-	// requests).
+	// crawlers' user agents: /llms.txt once, then the home page and up
+	// to MaxAIProbeURLs crawled pages (AICrawlerReport.ProbeURLs) once
+	// with UserAgent and once as each of the 11 crawlers that fetch pages,
+	// each through the host's politeness gate, outside MaxPages (at most
+	// 49 requests).
 	AICrawlers bool
 	// SkipAICrawlerProbe keeps the AI readiness report but skips its
-	// firewall probe (12 of its 13 requests).
+	// firewall probe (all its requests but /llms.txt).
 	SkipAICrawlerProbe bool
 
 	// Segments group the crawled pages by URL pattern, status, click

@@ -28,6 +28,11 @@ type SiteReport struct {
 	// in their order, then of the pages in none (Name NoSegment); absent
 	// when the crawl had no segments.
 	Segments []SegmentSummary `json:"segments,omitempty"`
+	// Templates lists the page templates of the crawled HTML pages
+	// (PageSummary.Template), the most pages first, with an example URL
+	// each, at most MaxTemplates (Truncated "templates" counts the rest);
+	// a Segment's Template names one. Absent when no page has one.
+	Templates []TemplateSummary `json:"templates,omitempty"`
 
 	// StatusCodes counts the pages of Pages by status; URLs without a
 	// response are in NotFetched, not here.
@@ -93,8 +98,9 @@ type SiteReport struct {
 	// MaxSitemapURLs), with the total found: "pages", "notFetched" (also
 	// capped at MaxReportPages), "linkFindings",
 	// "siteFindings.<finding ID>", "graph.edges" (links to new URLs not
-	// kept in the graph), "sitemapUrls" (sitemap URLs not remembered). An
-	// empty map means the report is complete.
+	// kept in the graph), "templates" (MaxTemplates), "sitemapUrls"
+	// (sitemap URLs not remembered). An empty map means the report is
+	// complete.
 	Truncated seo.Truncated `json:"truncated,omitempty"`
 }
 

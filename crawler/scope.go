@@ -303,16 +303,50 @@ func (cr *crawl) scopeAdmit(n *url.URL, s, source string) bool {
 
 // startScope checks the start URL against the scope, for Run: a start
 // URL left out is the caller's error.
-func (cr *crawl) startScope() error {
-	switch cr.scope.check(cr.root, cr.root.String()) {
+func (cr *crawl) startScope() error { return cr.scope.startError(cr.root) }
+
+// startError returns why f leaves out the normalised start URL root, as
+// an *seo.InputError naming the member at fault; nil when f admits it.
+func (f *scopeFilter) startError(root *url.URL) error {
+	switch f.check(root, root.String()) {
 	case SkipExcluded:
-		return &seo.InputError{Field: "exclude", Value: cr.root.String(), Reason: "excludes the start URL"}
+		return &seo.InputError{Field: "exclude", Value: root.String(), Reason: "excludes the start URL"}
 	case SkipNotIncluded:
-		return &seo.InputError{Field: "include", Value: cr.root.String(), Reason: "does not include the start URL"}
+		return &seo.InputError{Field: "include", Value: root.String(), Reason: "does not include the start URL"}
 	case SkipFolderDepth:
-		return &seo.InputError{Field: "maxFolderDepth", Value: cr.root.String(), Reason: "leaves out the start URL"}
+		return &seo.InputError{Field: "maxFolderDepth", Value: root.String(), Reason: "leaves out the start URL"}
 	}
 	return nil
+}
+
+// ValidateStart checks, before a crawl of domain (a domain or a start
+// URL, as Run takes it) starts, that scope admits its start URL, as Run
+// does when the crawl starts: a start URL that Include, Exclude or
+// MaxFolderDepth leaves out is a *seo.InputError naming "include",
+// "exclude" or "maxFolderDepth". A domain without a scheme passes when
+// its https or its http home page does, since Run falls back to http. A
+// list crawl (URLs or ListSitemap set) does not crawl its start URL and
+// passes. A bad domain or scope is the error of seo.ParseDomain or
+// Scope.Validate. Nothing is fetched.
+func ValidateStart(domain string, scope *Scope) error {
+	root, err := seo.ParseDomain(domain)
+	if err != nil {
+		return err
+	}
+	f, err := validateScope(scope, nil)
+	if err != nil || f.list {
+		return err
+	}
+	first := f.startError(seo.NormalizeURL(root, nil))
+	if first == nil || strings.Contains(domain, "://") || root.Scheme != "https" {
+		return first
+	}
+	plain := *root
+	plain.Scheme = "http"
+	if f.startError(seo.NormalizeURL(&plain, nil)) == nil {
+		return nil
+	}
+	return first
 }
 
 // listItems returns the frontier items of a list crawl: the URLs of

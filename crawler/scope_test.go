@@ -338,3 +338,49 @@ func TestUserAgentPresetRobotsGroup(t *testing.T) {
 		})
 	}
 }
+
+// TestValidateStart refuses, before any fetch, a scope that leaves out the
+// start URL, naming the member, as Run does when the crawl starts.
+func TestValidateStart(t *testing.T) {
+	tests := []struct {
+		name, domain string
+		scope        crawler.Scope
+		field        string
+	}{
+		{"no scope", "example.com", crawler.Scope{}, ""},
+		{"excluded home", "example.com", crawler.Scope{Exclude: []string{`\.com/$`}}, "exclude"},
+		{"not included", "example.com", crawler.Scope{Include: []string{`/blog/`}}, "include"},
+		{"included", "example.com", crawler.Scope{Include: []string{`^https://example\.com/`}}, ""},
+		{"http fallback", "example.com", crawler.Scope{Include: []string{`^http://`}}, ""},
+		{"scheme given", "https://example.com/", crawler.Scope{Include: []string{`^http://`}}, "include"},
+		{"deep start", "https://example.com/a/b/c", crawler.Scope{MaxFolderDepth: 2}, "maxFolderDepth"},
+		{"shallow start", "https://example.com/a/b", crawler.Scope{MaxFolderDepth: 2}, ""},
+		{"list crawl", "example.com", crawler.Scope{Exclude: []string{`/$`}, URLs: []string{"https://example.com/a"}}, ""},
+		{"bad pattern", "example.com", crawler.Scope{Include: []string{`(`}}, "include[0]"},
+		{"bad domain", "exa mple.com", crawler.Scope{}, "domain"},
+	}
+	for _, tt := range tests {
+		err := crawler.ValidateStart(tt.domain, &tt.scope)
+		if tt.field == "" {
+			if err != nil {
+				t.Errorf("%s: %v", tt.name, err)
+			}
+			continue
+		}
+		ie, ok := seo.AsInputError(err)
+		if !ok || ie.Field != tt.field || !errors.Is(err, seo.ErrInvalidInput) {
+			t.Errorf("%s: error %v, want an InputError on %s", tt.name, err, tt.field)
+		}
+	}
+	// The check is the crawl's: Run refuses the same scopes on the same field.
+	site := newScopeSite(t, scopePages(), nil)
+	for _, sc := range []crawler.Scope{{Exclude: []string{`/$`}}, {Include: []string{`/blog/`}}} {
+		pre := crawler.ValidateStart(site.URL, &sc)
+		_, run := crawler.New(testOptions(crawler.Options{Scope: sc})).Run(context.Background(), site.URL)
+		a, _ := seo.AsInputError(pre)
+		b, _ := seo.AsInputError(run)
+		if a == nil || b == nil || a.Field != b.Field || a.Value != b.Value {
+			t.Errorf("%+v: ValidateStart %v, Run %v", sc, pre, run)
+		}
+	}
+}

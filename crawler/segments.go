@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/seokit/seokit/analyzer"
 	"github.com/seokit/seokit/seo"
@@ -35,6 +36,15 @@ type Segment struct {
 	// 1,000 bytes. Value needs Extract.
 	Extract string `json:"extract,omitempty"`
 	Value   string `json:"value,omitempty"`
+	// Template is a template fingerprint (12 hex digits, as
+	// SiteReport.Templates lists them): the page must have been built
+	// from that template (PageSummary.Template).
+	Template string `json:"template,omitempty"`
+	// TemplateOf is an absolute URL of the crawl: the page must have the
+	// template of that URL's page. When the crawl has no HTML page at that
+	// URL, the segment takes no page and its SegmentSummary.Reason says
+	// why. At most 2,048 bytes.
+	TemplateOf string `json:"templateOf,omitempty"`
 }
 
 // SegmentSummary is one segment of SiteReport.Segments.
@@ -48,6 +58,20 @@ type SegmentSummary struct {
 	Findings seo.Counts `json:"findings"`
 	// ByID counts the same findings by check ID.
 	ByID map[string]int `json:"byId"`
+	// Template is the template fingerprint Segment.TemplateOf named,
+	// absent when the segment has no TemplateOf or its page was not
+	// found; Reason then says why the segment took no page.
+	Template string `json:"template,omitempty"`
+	Reason   string `json:"reason,omitempty"`
+}
+
+// TemplateSummary is one template of SiteReport.Templates: a template
+// fingerprint (PageSummary.Template), the number of crawled pages built
+// from it and the first of their URLs in sort order.
+type TemplateSummary struct {
+	Template   string `json:"template"`
+	Pages      int    `json:"pages"`
+	ExampleURL string `json:"exampleUrl"`
 }
 
 // Segment limits.
@@ -58,11 +82,16 @@ const (
 	maxSegmentRegexp = 1000
 	// NoSegment names the SegmentSummary of the pages in no segment.
 	NoSegment = "(none)"
+	// MaxTemplates caps SiteReport.Templates.
+	MaxTemplates = 50
+	// maxTemplateOf caps Segment.TemplateOf, in bytes.
+	maxTemplateOf = 2048
 )
 
 var (
 	segmentName   = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,50}$`)
 	segmentStatus = regexp.MustCompile(`^[1-5]([0-9]{2}|xx)$`)
+	templateValue = regexp.MustCompile(`^[0-9a-f]{12}$`)
 )
 
 // segmentMatcher is a compiled Segment.
@@ -70,6 +99,8 @@ type segmentMatcher struct {
 	Segment
 	url   *regexp.Regexp
 	value *regexp.Regexp
+	// template is Template, or the template TemplateOf resolved to.
+	template string
 }
 
 // ValidateSegments checks the form of segments: a bad one is a
@@ -138,6 +169,17 @@ func compileSegments(segments []Segment) ([]segmentMatcher, error) {
 			}
 			m.value = re
 		}
+		if s.Template != "" && !templateValue.MatchString(s.Template) {
+			return nil, bad(".template", s.Template, "a template fingerprint is 12 lowercase hex digits, as the report's templates list them")
+		}
+		if s.TemplateOf != "" {
+			if len(s.TemplateOf) > maxTemplateOf {
+				return nil, bad(".templateOf", s.TemplateOf, fmt.Sprintf("the URL is longer than %d bytes", maxTemplateOf))
+			}
+			if _, err := parseListURL(s.TemplateOf); err != nil {
+				return nil, bad(".templateOf", s.TemplateOf, err.Error())
+			}
+		}
 		if s.Status != "" && !segmentStatus.MatchString(s.Status) {
 			return nil, bad(".status", s.Status, `a status is three digits ("404") or a class ("4xx")`)
 		}
@@ -172,7 +214,89 @@ func (m *segmentMatcher) match(p *PageSummary) bool {
 	if m.Extract != "" && !m.matchExtract(p) {
 		return false
 	}
+	if (m.Template != "" || m.TemplateOf != "") && p.Template != m.template {
+		return false
+	}
 	return true
+}
+
+// resolveTemplates sets the template of each matcher: its Template, or
+// the template of the page at its TemplateOf. It returns, by matcher,
+// why a TemplateOf was not resolved ("" when it was or there is none).
+func resolveTemplates(ms []segmentMatcher, pages []PageSummary) []string {
+	reasons := make([]string, len(ms))
+	for i := range ms {
+		m := &ms[i]
+		m.template = m.Template
+		if m.TemplateOf == "" {
+			continue
+		}
+		want := m.TemplateOf
+		if u, err := parseListURL(want); err == nil {
+			want = seo.NormalizeURL(u, nil).String()
+		}
+		found, tpl := false, ""
+		for j := range pages {
+			p := &pages[j]
+			if p.URL == want || p.URL == m.TemplateOf || (p.FinalURL != "" && (p.FinalURL == want || p.FinalURL == m.TemplateOf)) {
+				found, tpl = true, p.Template
+				if tpl != "" {
+					break
+				}
+			}
+		}
+		switch {
+		case !found:
+			reasons[i] = "templateOf: the crawl did not fetch this URL"
+		case tpl == "":
+			reasons[i] = "templateOf: this URL is not an HTML page, so it has no template"
+		}
+		if m.Template != "" && tpl != "" && tpl != m.Template {
+			reasons[i] = "templateOf: this URL's template " + tpl + " is not template " + m.Template
+		}
+		if reasons[i] != "" {
+			// No page matches: an empty template never equals a page's
+			// and a page has one template.
+			m.template = "-"
+			continue
+		}
+		m.template = tpl
+	}
+	return reasons
+}
+
+// templates lists the templates of the crawled pages, the most pages
+// first, at most MaxTemplates, noting the rest in trunc ("templates").
+func templates(pages []PageSummary, trunc *seo.Truncated) []TemplateSummary {
+	idx := map[string]int{}
+	var out []TemplateSummary
+	for i := range pages {
+		p := &pages[i]
+		if p.Template == "" || !p.fetched() {
+			continue
+		}
+		k, ok := idx[p.Template]
+		if !ok {
+			k = len(out)
+			idx[p.Template] = k
+			out = append(out, TemplateSummary{Template: p.Template, ExampleURL: p.URL})
+		}
+		out[k].Pages++
+		if p.URL < out[k].ExampleURL {
+			out[k].ExampleURL = p.URL
+		}
+	}
+	slices.SortFunc(out, func(a, b TemplateSummary) int {
+		if a.Pages != b.Pages {
+			return b.Pages - a.Pages
+		}
+		return strings.Compare(a.Template, b.Template)
+	})
+	if len(out) > MaxTemplates {
+		trunc.Note("templates", len(out), MaxTemplates)
+		out = out[:MaxTemplates:MaxTemplates]
+	}
+	return out
 }
 
 // matchExtract reports whether p has a value of m.Extract that matches
@@ -202,8 +326,12 @@ func (r *siteRun) segments(site []seo.Finding) []SegmentSummary {
 		return nil
 	}
 	out := make([]SegmentSummary, len(ms)+1)
+	reasons := resolveTemplates(ms, r.pages)
 	for i := range ms {
-		out[i] = SegmentSummary{Name: ms[i].Name, ByID: map[string]int{}}
+		out[i] = SegmentSummary{Name: ms[i].Name, ByID: map[string]int{}, Reason: reasons[i]}
+		if ms[i].TemplateOf != "" && reasons[i] == "" {
+			out[i].Template = ms[i].template
+		}
 	}
 	out[len(ms)] = SegmentSummary{Name: NoSegment, ByID: map[string]int{}}
 	count := func(s *SegmentSummary, id string, n int) {

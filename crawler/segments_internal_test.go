@@ -101,7 +101,7 @@ func TestSegments(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := strings.Split(csv.String(), "\n")
-	if !strings.HasSuffix(lines[0], ",error,segment") || !strings.Contains(csv.String(), ",blog\n") {
+	if !strings.HasSuffix(lines[0], ",error,template,segment") || !strings.Contains(csv.String(), ",blog\n") {
 		t.Errorf("CSV lacks the segment column:\n%s", csv.String())
 	}
 	var html strings.Builder

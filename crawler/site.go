@@ -30,6 +30,7 @@ func summarize(rep *analyzer.Report, depth int) PageSummary {
 		WordCount:   rep.WordCount,
 		TextHash:    rep.Fingerprint.TextHash,
 		SimHash:     rep.Fingerprint.SimHash,
+		Template:    rep.Template,
 		ScoreReason: rep.ScoreReason,
 		Error:       rep.Error,
 		ResponseMs:  rep.Timings.Total.Milliseconds(),
@@ -382,6 +383,7 @@ type pageRec struct {
 	more     *PageSummary
 	textHash uint64
 	simHash  uint64
+	template uint64 // templateBits of PageSummary.Template
 	bytes    int64
 	response int64
 
@@ -422,10 +424,15 @@ func (b *siteBuilder) record(sum *PageSummary) pageRec {
 		c := *sum
 		return pageRec{url: sum.URL, more: &c}
 	}
+	tpl, ok := templateBits(sum.Template)
+	if !ok {
+		c := *sum
+		return pageRec{url: sum.URL, more: &c}
+	}
 	r := pageRec{
 		url: sum.URL, title: sum.Title, description: sum.Description, h1: sum.H1,
 		canonical: sum.Canonical, contentType: sum.ContentType,
-		textHash: sum.TextHash, simHash: sum.SimHash, bytes: sum.Bytes, response: sum.ResponseMs,
+		textHash: sum.TextHash, simHash: sum.SimHash, template: tpl, bytes: sum.Bytes, response: sum.ResponseMs,
 		status: int32(sum.Status), depth: int32(sum.depth()), wordCount: int32(sum.WordCount),
 		score: int32(sum.score()), errors: int32(sum.Errors), warnings: int32(sum.Warnings), notices: int32(sum.Notices),
 		reason: uint8(reasonCode(sum.ScoreReason)),
@@ -455,7 +462,7 @@ func (b *siteBuilder) summary(r *pageRec) PageSummary {
 	s := PageSummary{
 		URL: r.url, Title: r.title, Description: r.description, H1: r.h1,
 		Canonical: r.canonical, ContentType: r.contentType,
-		TextHash: r.textHash, SimHash: r.simHash, Bytes: r.bytes, ResponseMs: r.response,
+		TextHash: r.textHash, SimHash: r.simHash, Template: templateString(r.template), Bytes: r.bytes, ResponseMs: r.response,
 		Status: int(r.status), Depth: depthPtr(int(r.depth)), WordCount: int(r.wordCount),
 		Errors: int(r.errors), Warnings: int(r.warnings), Notices: int(r.notices),
 		ScoreReason: scoreReasons[r.reason],
@@ -473,6 +480,31 @@ func (b *siteBuilder) summary(r *pageRec) PageSummary {
 		s.FindingCounts = b.cntList[r.counts-1]
 	}
 	return s
+}
+
+// templateBits packs a template fingerprint of 12 hex digits into a
+// pageRec: its 48 bits and a 49th that says it is set (0 for ""). ok is
+// false for any other string.
+func templateBits(s string) (v uint64, ok bool) {
+	if s == "" {
+		return 0, true
+	}
+	if len(s) != 12 || strings.ToLower(s) != s {
+		return 0, false
+	}
+	v, err := strconv.ParseUint(s, 16, 64)
+	if err != nil {
+		return 0, false
+	}
+	return v | 1<<48, true
+}
+
+// templateString unpacks templateBits.
+func templateString(v uint64) string {
+	if v == 0 {
+		return ""
+	}
+	return strconv.FormatUint(v, 16)[1:]
 }
 
 // scoreReasons are the values of PageSummary.ScoreReason a pageRec holds,
@@ -797,6 +829,7 @@ func (b *siteBuilder) build(facts *crawlFacts) *SiteReport {
 	site = r.dropMuted(site)
 	sortFindings(site)
 	rep.Segments = r.segments(site)
+	rep.Templates = templates(r.pages, &rep.Truncated)
 	rep.Score = seo.SiteScore(pageScores, site)
 	rep.Findings = r.groups(site)
 	rep.SiteFindings = capPerID(site, b.maxSiteFindings, "siteFindings.", &rep.Truncated)

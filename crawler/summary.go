@@ -39,6 +39,10 @@ type PageSummary struct {
 	// TextHash and SimHash fingerprint the main text (see analyzer.Fingerprint).
 	TextHash uint64 `json:"-"`
 	SimHash  uint64 `json:"-"`
+	// Template is the page's template fingerprint
+	// (analyzer.TemplateFingerprint); "" when the response is not an HTML
+	// document. SiteReport.Templates lists those of the crawl.
+	Template string `json:"template,omitempty"`
 
 	// BlockedResources lists scripts and stylesheets of the page that
 	// robots.txt disallows.

@@ -187,6 +187,8 @@ func TestSiteScopeInvalid(t *testing.T) {
 		{"user agent with a newline", `"userAgent":"a\nb"`, "options.userAgent"},
 		{"bad cookie", `"cookies":{"bad name":"v"}`, "options.cookies.bad name"},
 		{"username with a colon", `"basicAuth":{"username":"a:b","password":"x"}`, "options.basicAuth"},
+		{"start URL excluded", `"exclude":["\\.com/$"]`, "options.exclude"},
+		{"start URL not included", `"include":["/blog/"]`, "options.include"},
 	}
 	for _, tc := range bad {
 		t.Run(tc.name, func(t *testing.T) {
@@ -195,6 +197,11 @@ func TestSiteScopeInvalid(t *testing.T) {
 				t.Errorf("field %q, want %q (%s)", e.Field, tc.field, e.Message)
 			}
 		})
+	}
+	// A start URL deeper than maxFolderDepth is refused at submit.
+	e := apiErr(t, a.call("POST", "/v1/analyze/site", a.key, `{"url":"https://example.com/a/b/c","options":{"maxFolderDepth":2}}`), 400, CodeInvalidRequest)
+	if e.Field != "options.maxFolderDepth" || !strings.Contains(e.Message, "start URL") {
+		t.Errorf("deep start: field %q (%s)", e.Field, e.Message)
 	}
 }
 

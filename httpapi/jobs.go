@@ -292,7 +292,13 @@ func (s *Server) prepareSite(ctx context.Context, accountID string, req SiteRequ
 		return nil, &seo.InputError{Field: "options.urls", Value: strconv.Itoa(len(req.Options.URLs)),
 			Reason: "at most " + strconv.Itoa(maxList) + " URLs, the cap of this account's plan"}
 	}
-	if err := req.Options.Validate(); err != nil {
+	// A scope that leaves out the start URL is refused now, not when the
+	// job runs.
+	start := req.Domain
+	if req.URL != "" {
+		start = req.URL
+	}
+	if err := req.Options.ValidateFor(start); err != nil {
 		return nil, prefixField(err)
 	}
 	rc, err := parseRender(req.Options.Render, req.Options.Screenshot, true)

@@ -94,6 +94,7 @@ func printAICrawlers(w io.Writer, ai *crawler.AICrawlerReport) {
 		fmt.Fprintf(w, "  %-19s %-12s %-9s %-7s %-19s %-40s %s\n", clean(c.Token), clean(c.Operator), c.Purpose, home,
 			blocked, ellipsis(clean(rule), 40), clean(probe))
 	}
+	printAIProbeURLs(w, ai)
 	l := ai.LLMsTxt
 	switch {
 	case l.Present:
@@ -105,6 +106,37 @@ func printAICrawlers(w io.Writer, ai *crawler.AICrawlerReport) {
 	}
 	if ai.ContentNeedsJS != nil {
 		fmt.Fprintf(w, "  content needs JavaScript: %d pages\n", ai.ContentNeedsJS.Pages)
+	}
+}
+
+// printAIProbeURLs writes the crawled pages the firewall probe fetched
+// besides the home page and the refusals it found there.
+func printAIProbeURLs(w io.Writer, ai *crawler.AICrawlerReport) {
+	if ai.Baseline == nil {
+		return
+	}
+	var parts []string
+	for _, p := range ai.ProbeURLs {
+		if p.Baseline != nil {
+			parts = append(parts, fmt.Sprintf("%s (%d, %d bytes)", clean(p.URL), p.Baseline.Status, p.Baseline.Bytes))
+		} else {
+			parts = append(parts, fmt.Sprintf("%s (%s)", clean(p.URL), clean(p.Reason)))
+		}
+	}
+	if len(parts) == 0 {
+		parts = append(parts, "none: "+clean(ai.ProbeURLsReason))
+	}
+	fmt.Fprintf(w, "  sampled pages probed (one per template): %s; %d probe requests\n", strings.Join(parts, ", "), ai.ProbeRequests)
+	for _, c := range ai.Crawlers {
+		for _, u := range c.URLProbes {
+			if u.Probe != nil && u.Probe.Blocked {
+				allowed := "allowed"
+				if !u.Allowed {
+					allowed = "disallowed"
+				}
+				fmt.Fprintf(w, "  %-19s REFUSED on %s (robots.txt: %s): %s\n", clean(c.Token), clean(u.URL), allowed, clean(u.Probe.Reason))
+			}
+		}
 	}
 }
 

@@ -90,3 +90,32 @@ func TestCrawlSegments(t *testing.T) {
 		t.Errorf("bad -segment: %v\n%s", err, errOut.String())
 	}
 }
+
+// TestCrawlAICrawlerProbeURLs: crawl -ai-crawlers probes a crawled page
+// besides the home page and prints a refusal found only there.
+func TestCrawlAICrawlerProbeURLs(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/", "/shop/1":
+			if r.URL.Path == "/shop/1" && strings.Contains(r.UserAgent(), "GPTBot") {
+				http.Error(w, "no bots", http.StatusForbidden)
+				return
+			}
+			w.Header().Set("Content-Type", "text/html")
+			w.Write([]byte(`<!DOCTYPE html><html lang="en"><head><title>Page</title></head><body class="` + r.URL.Path +
+				`"><h1>Page</h1><a href="/shop/1">Shop</a></body></html>`))
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	var out, errOut bytes.Buffer
+	if err := run(context.Background(), []string{"crawl", "-allow-private", "-quiet", "-skip-external-links", "-ai-crawlers", srv.URL}, &out, &errOut); err != nil {
+		t.Fatalf("crawl: %v\n%s", err, errOut.String())
+	}
+	for _, want := range []string{"sampled pages probed (one per template): " + srv.URL + "/shop/1 (200,", "GPTBot              REFUSED on " + srv.URL + "/shop/1 (robots.txt: allowed): status 403"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+}

@@ -48,7 +48,7 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	aiCrawlers := fs.Bool("ai-crawlers", false, "add the AI crawler readiness matrix: robots.txt per AI crawler, /llms.txt and a firewall probe (about 13 extra requests)")
 	skipAIProbe := fs.Bool("skip-ai-probe", false, "with -ai-crawlers, do not fetch the home page as each AI crawler")
 	var segments segmentFlags
-	fs.Var(&segments, "segment", "group pages: NAME=url:REGEX, NAME=status:404 (or 4xx), NAME=depth:N (or MIN-MAX, MIN-), NAME=extract:EXTRACTOR=REGEX (first value of an -extract; =REGEX optional); repeatable, first match wins")
+	fs.Var(&segments, "segment", "group pages: NAME=url:REGEX, NAME=status:404 (or 4xx), NAME=depth:N (or MIN-MAX, MIN-), NAME=extract:EXTRACTOR=REGEX (first value of an -extract; =REGEX optional), NAME=template:FINGERPRINT (see TEMPLATES in the output), NAME=template-of:URL (the template of that page); repeatable, first match wins")
 	var xf extractFlags
 	xf.register(fs)
 	configFile := fs.String("config", "", "read a saved crawl configuration (JSON; schema: -print-schema); flags given override its settings")
@@ -112,6 +112,17 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fs.Usage()
 		return &exitError{code: 2, err: errors.New("crawl takes exactly one domain or start URL")}
 	}
+	domain := fs.Arg(0)
+	if domain == "" {
+		domain = start
+	}
+	// A scope that leaves out the start URL is refused before anything is
+	// fetched (a list crawl does not crawl its start URL).
+	if listOpts.ListSitemap == "" {
+		if err := cfg.ValidateFor(domain); err != nil {
+			return &exitError{code: 2, err: configError(*configFile, err)}
+		}
+	}
 	if *asJSON && *asCSV {
 		return &exitError{code: 2, err: errors.New("-json and -csv cannot be combined")}
 	}
@@ -171,10 +182,6 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		opts.Screenshots = sink
 		opts.Analyzer.RenderRequest.Screenshot = render.Viewport
-	}
-	domain := fs.Arg(0)
-	if domain == "" {
-		domain = start
 	}
 	bar := newProgressBar(stderr, opts.MaxPages)
 	bar.budget = opts.ExternalBudget
@@ -372,6 +379,7 @@ func printSiteReport(w io.Writer, rep *crawler.SiteReport, verbose bool) {
 	fmt.Fprintf(w, "Depths        %v (pages per click depth from 0)\n", c.DepthHistogram)
 	printRenderSummary(w, rep.Render)
 	printSegments(w, rep.Segments)
+	printTemplates(w, rep)
 	printAICrawlers(w, rep.AICrawlers)
 	for _, sev := range []seo.Severity{seo.Error, seo.Warning, seo.Notice} {
 		first := true

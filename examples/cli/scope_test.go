@@ -123,3 +123,41 @@ func TestCrawlAccessFlagErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestCrawlStartOutOfScope refuses, before any request, a scope that
+// leaves out the start URL, naming the flag's member.
+func TestCrawlStartOutOfScope(t *testing.T) {
+	var mu sync.Mutex
+	var hits []string
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		hits = append(hits, r.URL.Path)
+		mu.Unlock()
+		http.NotFound(w, r)
+	}))
+	t.Cleanup(site.Close)
+	served := func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		out := hits
+		hits = nil
+		return out
+	}
+	for _, tc := range []struct {
+		args  []string
+		field string
+	}{
+		{[]string{"-exclude", `:[0-9]+/$`, site.URL}, "exclude"},
+		{[]string{"-include", "/blog/", site.URL}, "include"},
+		{[]string{"-max-folder-depth", "1", site.URL + "/a/b"}, "maxFolderDepth"},
+	} {
+		var out, errOut bytes.Buffer
+		err := run(context.Background(), append([]string{"crawl", "-allow-private", "-quiet"}, tc.args...), &out, &errOut)
+		if err == nil || !strings.HasPrefix(err.Error(), tc.field+": ") || !strings.Contains(err.Error(), "start URL") {
+			t.Errorf("%v: error %v, want one on %s", tc.args, err, tc.field)
+		}
+		if got := served(); len(got) > 0 {
+			t.Errorf("%v: pages requested %v", tc.args, got)
+		}
+	}
+}

@@ -1,0 +1,152 @@
+package analyzer
+
+import (
+	"strconv"
+	"strings"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
+func init() {
+	registerExtractor(func(p *Page) {
+		p.Report.Template = TemplateFingerprint(p.BodyEl)
+	})
+}
+
+// Template fingerprint limits.
+const (
+	// templateDepth is how many element levels below <body> the walk reads.
+	templateDepth = 12
+	// templateClasses is how many class tokens of an element count.
+	templateClasses = 4
+	// templateNodes caps the elements hashed.
+	templateNodes = 2000
+)
+
+// templateLayout are the elements a template skeleton keeps even without
+// a class or id: the blocks a page layout is built of.
+var templateLayout = map[atom.Atom]bool{
+	atom.Div: true, atom.Header: true, atom.Nav: true, atom.Main: true, atom.Article: true,
+	atom.Section: true, atom.Aside: true, atom.Footer: true, atom.Form: true,
+}
+
+// templateList are the containers whose items the skeleton ignores.
+var templateList = map[atom.Atom]bool{
+	atom.Ul: true, atom.Ol: true, atom.Dl: true, atom.Table: true, atom.Select: true, atom.Datalist: true,
+}
+
+// templateSkip are the elements the skeleton ignores with their content:
+// nothing a visitor sees as layout.
+var templateSkip = map[atom.Atom]bool{
+	atom.Script: true, atom.Style: true, atom.Noscript: true, atom.Template: true,
+	atom.Link: true, atom.Meta: true, atom.Svg: true, atom.Math: true,
+}
+
+// TemplateFingerprint returns the template fingerprint of a document whose
+// <body> element is body: 12 lowercase hex digits that pages built from the
+// same page template share (two product pages of a shop) and pages of
+// different templates do not (a product page, a category page, an
+// article); "" when body is nil. The rule is in the package
+// documentation (Template fingerprints).
+func TemplateFingerprint(body *html.Node) string {
+	if body == nil {
+		return ""
+	}
+	t := templateHasher{h: fnvOffset64}
+	t.mix(elementSignature(body))
+	t.children(body, 1)
+	return strconv.FormatUint(t.h>>16|1<<48, 16)[1:]
+}
+
+// templateHasher hashes a skeleton with FNV-1a.
+type templateHasher struct {
+	h     uint64
+	nodes int
+}
+
+func (t *templateHasher) mix(v uint64) {
+	for range 8 {
+		t.h = (t.h ^ (v & 0xff)) * fnvPrime64
+		v >>= 8
+	}
+}
+
+// children hashes the skeleton of n's child elements at the given depth:
+// each kept element's signature, then its own children between markers,
+// consecutive elements of one signature once.
+func (t *templateHasher) children(n *html.Node, depth int) {
+	if depth > templateDepth {
+		return
+	}
+	var last uint64
+	for c := n.FirstChild; c != nil && t.nodes < templateNodes; c = c.NextSibling {
+		if c.Type != html.ElementNode || c.Namespace != "" || templateSkip[c.DataAtom] {
+			continue
+		}
+		sig, classed := elementSignature(c), hasClassOrID(c)
+		if !classed && !templateLayout[c.DataAtom] {
+			continue
+		}
+		if sig == last {
+			continue // a repeated sibling: one item of a list
+		}
+		last = sig
+		t.nodes++
+		t.mix(sig)
+		if templateList[c.DataAtom] {
+			continue
+		}
+		t.mix('(')
+		t.children(c, depth+1)
+		t.mix(')')
+	}
+}
+
+// hasClassOrID reports whether n has a class or id attribute that is not
+// blank.
+func hasClassOrID(n *html.Node) bool {
+	for _, a := range n.Attr {
+		if a.Namespace == "" && (a.Key == "class" || a.Key == "id") && strings.TrimSpace(a.Val) != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// elementSignature hashes the tag name, the id and the first
+// templateClasses class tokens of n, with digits removed.
+func elementSignature(n *html.Node) uint64 {
+	h := uint64(fnvOffset64)
+	str := func(prefix byte, s string) {
+		h = (h ^ uint64(prefix)) * fnvPrime64
+		for i := 0; i < len(s); i++ {
+			if c := s[i]; c < '0' || c > '9' {
+				h = (h ^ uint64(c)) * fnvPrime64
+			}
+		}
+	}
+	str('<', n.Data)
+	for _, a := range n.Attr {
+		if a.Namespace != "" {
+			continue
+		}
+		switch a.Key {
+		case "id":
+			str('#', strings.TrimSpace(a.Val))
+		case "class":
+			kept := 0
+			for tok := range strings.FieldsSeq(a.Val) {
+				if kept == templateClasses {
+					break
+				}
+				if strings.Trim(tok, "0123456789") == "" {
+					continue
+				}
+				kept++
+				str('.', tok)
+			}
+		}
+	}
+	return h
+}
