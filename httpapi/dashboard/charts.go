@@ -203,7 +203,7 @@ const maxTrendDots = 60
 // analysis has no number). fixed, when positive, is the top of the scale
 // (100 for a score); otherwise the scale fits the largest value.
 func newTrendChart(title string, points []trendPoint, values []*int, fixed int, class string) *trendChart {
-	c := &trendChart{Title: title, Class: class, Width: 640, Height: 180, Left: 44, Right: 12, Top: 12}
+	c := &trendChart{Title: title, Class: class, Width: 480, Height: 170, Left: 44, Right: 24, Top: 12}
 	c.BaseY = c.Height - 28
 	top := fixed
 	if top <= 0 {
