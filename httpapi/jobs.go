@@ -196,6 +196,51 @@ func (s *Server) StartSite(ctx context.Context, accountID, domain string, maxPag
 // submitSite validates req against the address policy and the account's
 // plan, stores the job and queues it.
 func (s *Server) submitSite(ctx context.Context, accountID string, req SiteRequest) (*store.Job, error) {
+	j, err := s.prepareSite(ctx, accountID, req)
+	if err != nil {
+		return nil, err
+	}
+	plan, err := s.accountPlan(ctx, accountID)
+	if err != nil {
+		return nil, err
+	}
+	now := j.CreatedAt
+	// The count and the creation are one step in this process; instances
+	// sharing a database may together exceed the cap by a job or two.
+	s.submitMu.Lock()
+	active, err := s.st.ActiveJobs(ctx, accountID)
+	if err == nil && active >= plan.ConcurrentSiteJobs {
+		s.submitMu.Unlock()
+		e := apiError(http.StatusTooManyRequests, CodeRateLimited, "this account has "+strconv.Itoa(active)+
+			" site analyses queued or running, the most its plan allows at once; wait for one to end or cancel one")
+		e.retryAfter = "30"
+		return nil, e
+	}
+	if err == nil {
+		err = s.st.CreateJob(ctx, j)
+	}
+	s.submitMu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	if err := s.queue.Enqueue(ctx, j); err != nil {
+		// The job is stored but no worker will see it: fail it, so
+		// the client is not left waiting, and answer 503.
+		s.log.Error("site analysis not queued", "job", j.ID, "err", err)
+		f := *j
+		f.Status, f.Error, f.FinishedAt, f.UpdatedAt = store.JobFailed, "the job could not be queued", now, now
+		if uerr := s.st.UpdateJob(context.WithoutCancel(ctx), &f); uerr != nil {
+			s.log.Warn("unqueued job left queued; it is queued at the next start", "job", j.ID, "err", uerr)
+		}
+		return nil, fmt.Errorf("httpapi: queue site analysis: %w", seo.ErrUnavailable)
+	}
+	return j, nil
+}
+
+// prepareSite validates req against the address policy and the account's
+// plan and returns the job to store, queued (scheduled runs store it when
+// they claim their due time).
+func (s *Server) prepareSite(ctx context.Context, accountID string, req SiteRequest) (*store.Job, error) {
 	if err := s.attachProject(ctx, accountID, &req); err != nil {
 		return nil, err
 	}
@@ -294,35 +339,6 @@ func (s *Server) submitSite(ctx context.Context, accountID string, req SiteReque
 		ID: "job_" + randomID(24), AccountID: accountID, Kind: "site",
 		Status: store.JobQueued, Request: body, CallbackURL: req.CallbackURL,
 		CreatedAt: now, UpdatedAt: now, ProjectID: req.ProjectID,
-	}
-	// The count and the creation are one step in this process; instances
-	// sharing a database may together exceed the cap by a job or two.
-	s.submitMu.Lock()
-	active, err := s.st.ActiveJobs(ctx, accountID)
-	if err == nil && active >= plan.ConcurrentSiteJobs {
-		s.submitMu.Unlock()
-		e := apiError(http.StatusTooManyRequests, CodeRateLimited, "this account has "+strconv.Itoa(active)+
-			" site analyses queued or running, the most its plan allows at once; wait for one to end or cancel one")
-		e.retryAfter = "30"
-		return nil, e
-	}
-	if err == nil {
-		err = s.st.CreateJob(ctx, j)
-	}
-	s.submitMu.Unlock()
-	if err != nil {
-		return nil, err
-	}
-	if err := s.queue.Enqueue(ctx, j); err != nil {
-		// The job is stored but no worker will see it: fail it, so
-		// the client is not left waiting, and answer 503.
-		s.log.Error("site analysis not queued", "job", j.ID, "err", err)
-		f := *j
-		f.Status, f.Error, f.FinishedAt, f.UpdatedAt = store.JobFailed, "the job could not be queued", now, now
-		if uerr := s.st.UpdateJob(context.WithoutCancel(ctx), &f); uerr != nil {
-			s.log.Warn("unqueued job left queued; it is queued at the next start", "job", j.ID, "err", uerr)
-		}
-		return nil, fmt.Errorf("httpapi: queue site analysis: %w", seo.ErrUnavailable)
 	}
 	return j, nil
 }

@@ -159,6 +159,11 @@ type Options struct {
 	// the queue for; zero means 2, a negative value none.
 	SharedCrawlHelpers int
 
+	// ScheduleInterval is how often the scheduler runs the projects'
+	// due schedules (RunDueSchedules); zero means 30 seconds, a negative
+	// value turns the scheduler off (tests call RunDueSchedules).
+	ScheduleInterval time.Duration
+
 	// BasePath is the path prefix the handler is mounted under with
 	// http.StripPrefix ("/seo"), used in the Location and links of jobs;
 	// empty means the root.
@@ -337,6 +342,7 @@ func New(ctx context.Context, opts *Options) (*Server, error) {
 		s.queue.Stop(context.Background())
 		return nil, err
 	}
+	s.startScheduler()
 	return s, nil
 }
 
@@ -345,7 +351,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.handler.ServeHTTP(w, r)
 }
 
-// Close stops the job workers and callback deliveries and waits for them.
+// Close stops the job workers, the scheduler and callback deliveries and
+// waits for them.
 // Jobs still running stay unfinished in the store: the in-process queue's
 // are resumed by the next New over it, a shared queue's run again on
 // another instance. It does not close the store.
@@ -413,6 +420,10 @@ func (s *Server) routeTable() []route {
 		{"PATCH /v1/projects/{id}", auth.ScopeWrite, OpAnalyze, s.updateProject},
 		{"DELETE /v1/projects/{id}", auth.ScopeWrite, OpAnalyze, s.deleteProject},
 		{"GET /v1/projects/{id}/analyses", auth.ScopeRead, OpAnalyze, s.projectAnalyses},
+		{"POST /v1/projects/{id}/schedules", auth.ScopeWrite, OpAnalyze, s.createSchedule},
+		{"GET /v1/projects/{id}/schedules", auth.ScopeRead, OpAnalyze, s.listSchedules},
+		{"PATCH /v1/projects/{id}/schedules/{sid}", auth.ScopeWrite, OpAnalyze, s.updateSchedule},
+		{"DELETE /v1/projects/{id}/schedules/{sid}", auth.ScopeWrite, OpAnalyze, s.deleteSchedule},
 	}
 }
 

@@ -14,9 +14,11 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	fmt.Println(tab.For(&store.Account{Plan: store.Pro}))
-	fmt.Println(tab.For(&store.Account{Plan: store.Enterprise, DailyLimit: 50_000}))
+	for _, a := range []*store.Account{{Plan: store.Pro}, {Plan: store.Enterprise, DailyLimit: 50_000}} {
+		l := tab.For(a)
+		fmt.Println(l.DailyRequests, l.MaxSitePages, l.ConcurrentSiteJobs, l.RenderPages, l.Schedules, l.MinScheduleInterval)
+	}
 	// Output:
-	// {2000 10000 3 0 2000}
-	// {50000 10000 10 0 10000}
+	// 2000 10000 3 2000 100 1h0m0s
+	// 50000 10000 10 10000 1000 15m0s
 }

@@ -2,6 +2,7 @@ package plans
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/seokit/seokit/httpapi/store"
 )
@@ -27,6 +28,13 @@ type Limits struct {
 	// Projects caps the account's projects (the sites it monitors); at
 	// most store.MaxProjects.
 	Projects int
+	// Schedules caps the account's schedules (recurring site analyses and
+	// rank checks), over all its projects.
+	Schedules int
+	// MinScheduleInterval is the shortest time between two runs of one
+	// schedule that the plan allows (monitor.Schedule.MinInterval): a
+	// schedule that may run more often is refused.
+	MinScheduleInterval time.Duration
 }
 
 // Daily request limits of the default plans.
@@ -42,9 +50,12 @@ var Names = []store.Plan{store.Free, store.Pro, store.Enterprise}
 // by field. Enterprise accounts get their daily limit per account
 // (store.Account.DailyLimit); a plan missing here takes Free's.
 var Defaults = Table{
-	store.Free:       {DailyRequests: DefaultFreeDaily, MaxSitePages: 500, ConcurrentSiteJobs: 1, RenderPages: 50, Projects: 3},
-	store.Pro:        {DailyRequests: DefaultProDaily, MaxSitePages: 10_000, ConcurrentSiteJobs: 3, RenderPages: 2_000, Projects: 50},
-	store.Enterprise: {DailyRequests: DefaultFreeDaily, MaxSitePages: 10_000, ConcurrentSiteJobs: 10, RenderPages: 10_000, Projects: store.MaxProjects},
+	store.Free: {DailyRequests: DefaultFreeDaily, MaxSitePages: 500, ConcurrentSiteJobs: 1, RenderPages: 50, Projects: 3,
+		Schedules: 2, MinScheduleInterval: 24 * time.Hour},
+	store.Pro: {DailyRequests: DefaultProDaily, MaxSitePages: 10_000, ConcurrentSiteJobs: 3, RenderPages: 2_000, Projects: 50,
+		Schedules: 100, MinScheduleInterval: time.Hour},
+	store.Enterprise: {DailyRequests: DefaultFreeDaily, MaxSitePages: 10_000, ConcurrentSiteJobs: 10, RenderPages: 10_000, Projects: store.MaxProjects,
+		Schedules: 1000, MinScheduleInterval: 15 * time.Minute},
 }
 
 // Table is the limits of each plan.
@@ -62,7 +73,7 @@ func New(plans map[store.Plan]Limits, daily map[store.Plan]int, maxSitePages int
 	}
 	for p, c := range plans {
 		if c.DailyRequests < 0 || c.MaxSitePages < 0 || c.ConcurrentSiteJobs < 0 || c.MaxListURLs < 0 || c.RenderPages < 0 ||
-			c.Projects < 0 {
+			c.Projects < 0 || c.Schedules < 0 || c.MinScheduleInterval < 0 {
 			return nil, fmt.Errorf("plans: plan %q has a negative limit", p)
 		}
 		d := out.plan(p)
@@ -83,6 +94,12 @@ func New(plans map[store.Plan]Limits, daily map[store.Plan]int, maxSitePages int
 		}
 		if c.Projects > 0 {
 			d.Projects = min(c.Projects, store.MaxProjects)
+		}
+		if c.Schedules > 0 {
+			d.Schedules = c.Schedules
+		}
+		if c.MinScheduleInterval > 0 {
+			d.MinScheduleInterval = c.MinScheduleInterval
 		}
 		out[p] = d
 	}

@@ -380,6 +380,86 @@ type Screenshots interface {
 	Screenshot(ctx context.Context, accountID, jobID, pageURL string) ([]byte, error)
 }
 
+// Kinds of scheduled runs.
+const (
+	// ScheduleSite runs a site analysis of the project's domain with its
+	// saved crawl configuration.
+	ScheduleSite = "site"
+	// ScheduleRankings checks the positions of the project's tracked
+	// keywords (and records them in the rank history).
+	ScheduleRankings = "rankings"
+)
+
+// MaxSchedules caps the schedules of one project, and the list Schedules
+// returns.
+const MaxSchedules = 100
+
+// Schedule is a recurring run of a project: a site analysis or a rank
+// check, due at the times its Spec names in the project's time zone.
+type Schedule struct {
+	ID        string // "sch_...", random
+	AccountID string
+	ProjectID string
+	Kind      string // ScheduleSite or ScheduleRankings
+	// Spec is the schedule as monitor.ParseSchedule accepts it ("daily@06:00",
+	// "weekly@mon 06:00", "0 6 * * 1-5"); the caller validates it.
+	Spec string
+	// NextRun is the next due time; ClaimSchedule moves it on.
+	NextRun time.Time
+	// LastRun is the due time of the latest run claimed; zero before the
+	// first.
+	LastRun time.Time
+	// LastJobID is the site analysis of the latest run ("" for none).
+	LastJobID string
+	// LastError says why the latest run was skipped or failed ("" when it
+	// ran).
+	LastError string
+	// Paused schedules are never due.
+	Paused    bool
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// Schedules stores the schedules of projects. Every method taking an
+// account is scoped to it: another account's schedule or project is
+// ErrNotFound. Deleting a project deletes its schedules.
+type Schedules interface {
+	// CreateSchedule stores a new schedule of the account's project. An
+	// empty ID is filled with a random "sch_..." one, zero CreatedAt and
+	// UpdatedAt with now. ErrNotFound when the project is not the
+	// account's.
+	CreateSchedule(ctx context.Context, sc *Schedule) error
+	// Schedule returns the account's schedule.
+	Schedule(ctx context.Context, accountID, id string) (*Schedule, error)
+	// Schedules lists the schedules of the account's project, oldest
+	// first, at most MaxSchedules.
+	Schedules(ctx context.Context, accountID, projectID string) ([]Schedule, error)
+	// CountSchedules counts the account's schedules, over all its
+	// projects.
+	CountSchedules(ctx context.Context, accountID string) (int, error)
+	// UpdateSchedule stores the spec, NextRun and Paused of the account's
+	// schedule; a zero UpdatedAt is set to now.
+	UpdateSchedule(ctx context.Context, sc *Schedule) error
+	// DeleteSchedule deletes the account's schedule.
+	DeleteSchedule(ctx context.Context, accountID, id string) error
+	// DueSchedules lists at most limit (1 to 1000) schedules of every
+	// account that are not paused and whose NextRun is at or before now,
+	// the longest due first.
+	DueSchedules(ctx context.Context, now time.Time, limit int) ([]Schedule, error)
+	// ClaimSchedule claims the run of schedule id due at due, in one
+	// transaction: when the schedule is not paused and its NextRun is at
+	// or before due (no run at or after due was claimed), it sets NextRun
+	// to next (after due), LastRun to due, LastJobID to j's ID ("" when j
+	// is nil) and LastError to "", stores j (when not nil) with the
+	// schedule's account and project, and returns true. Otherwise it
+	// changes nothing and returns false: under any concurrency, in one
+	// process or many, each due time is claimed once.
+	ClaimSchedule(ctx context.Context, id string, due, next time.Time, j *Job) (bool, error)
+	// SetScheduleError records why the run claimed for due was skipped
+	// or failed, unless a later run was claimed since.
+	SetScheduleError(ctx context.Context, id string, due time.Time, msg string) error
+}
+
 // Store is everything the API keeps.
 type Store interface {
 	Accounts
@@ -391,6 +471,7 @@ type Store interface {
 	Jobs
 	Mutes
 	Projects
+	Schedules
 	// Ping reports whether the database answers.
 	Ping(ctx context.Context) error
 	Close() error

@@ -313,6 +313,22 @@ func (s *Store) CreateJob(ctx context.Context, j *store.Job) error {
 	if j.AccountID == "" {
 		return &seo.InputError{Field: "accountId", Reason: "is empty"}
 	}
+	if err := prepareJob(j); err != nil {
+		return err
+	}
+	if j.ProjectID != "" {
+		// The foreign key alone would accept another account's project.
+		// A project deleted after this check fails the foreign key.
+		if _, err := s.Project(ctx, j.AccountID, j.ProjectID); err != nil {
+			return err
+		}
+	}
+	_, err := s.exec(ctx, "create job", insertJobSQL, jobArgs(j)...)
+	return err
+}
+
+// prepareJob checks a new job's status and fills its defaults (CreateJob).
+func prepareJob(j *store.Job) error {
 	if j.Status == "" {
 		j.Status = store.JobQueued
 	}
@@ -329,18 +345,16 @@ func (s *Store) CreateJob(ctx context.Context, j *store.Job) error {
 		j.UpdatedAt = j.CreatedAt
 	}
 	normJob(j)
-	args := []any{j.ID, j.AccountID, j.Kind, string(j.Status), nullBytes(j.Request), nullBytes(j.Progress), nullBytes(j.Result), j.Error,
+	return nil
+}
+
+// insertJobSQL stores a job; jobArgs are its arguments.
+const insertJobSQL = `INSERT INTO jobs (` + jobCols + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+
+func jobArgs(j *store.Job) []any {
+	return []any{j.ID, j.AccountID, j.Kind, string(j.Status), nullBytes(j.Request), nullBytes(j.Progress), nullBytes(j.Result), j.Error,
 		j.CallbackURL, j.CallbackState, tv(j.CreatedAt), tv(j.StartedAt), tv(j.FinishedAt), tv(j.UpdatedAt),
 		nullString(j.ProjectID), nullBytes(j.Summary)}
-	if j.ProjectID != "" {
-		// The foreign key alone would accept another account's project.
-		// A project deleted after this check fails the foreign key.
-		if _, err := s.Project(ctx, j.AccountID, j.ProjectID); err != nil {
-			return err
-		}
-	}
-	_, err := s.exec(ctx, "create job", `INSERT INTO jobs (`+jobCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, args...)
-	return err
 }
 
 // Job returns the account's job; another account's is store.ErrNotFound.

@@ -142,13 +142,31 @@ var migrations = [][]string{
 		`ALTER TABLE jobs ADD COLUMN summary {{blob}}`,
 		`CREATE INDEX jobs_project ON jobs (account_id, project_id, created_at)`,
 	},
+	5: {
+		`CREATE TABLE schedules (
+			id          TEXT PRIMARY KEY,
+			account_id  TEXT NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
+			project_id  TEXT NOT NULL REFERENCES projects (id) ON DELETE CASCADE,
+			kind        TEXT NOT NULL,
+			spec        TEXT NOT NULL,
+			next_run    BIGINT NOT NULL,
+			last_run    BIGINT,
+			last_job_id TEXT NOT NULL,
+			last_error  TEXT NOT NULL,
+			paused      INTEGER NOT NULL,
+			created_at  BIGINT NOT NULL,
+			updated_at  BIGINT NOT NULL
+		)`,
+		`CREATE INDEX schedules_project ON schedules (account_id, project_id, created_at)`,
+		`CREATE INDEX schedules_due ON schedules (next_run) WHERE paused = 0`,
+	},
 }
 
 // tables lists the tables in creation order (Dump reads them in this
 // order).
 var tables = []string{"schema_migrations", "accounts", "api_keys", "clients", "auth_codes", "refresh_tokens",
 	"revoked_families", "revoked_tokens", "signing_keys", "daily_usage", "jobs", "mutes", "screenshots",
-	"projects"}
+	"projects", "schedules"}
 
 // schema is the store's migrations and version table.
 var schema = &sqldb.Schema{

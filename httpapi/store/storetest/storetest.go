@@ -71,6 +71,9 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 	t.Run("Mutes", func(t *testing.T) { s, ctx := fresh(t); testMutes(ctx, t, s) })
 	t.Run("Projects", func(t *testing.T) { s, ctx := fresh(t); testProjects(ctx, t, s) })
 	t.Run("ProjectJobs", func(t *testing.T) { s, ctx := fresh(t); testProjectJobs(ctx, t, s) })
+	t.Run("Schedules", func(t *testing.T) { s, ctx := fresh(t); testSchedules(ctx, t, s) })
+	t.Run("ClaimSchedule", func(t *testing.T) { s, ctx := fresh(t); testClaimSchedule(ctx, t, s) })
+	t.Run("ClaimScheduleRace", func(t *testing.T) { s, ctx := fresh(t); testClaimRace(ctx, t, s) })
 	t.Run("Screenshots", func(t *testing.T) {
 		s, ctx := fresh(t)
 		ss, ok := s.(store.Screenshots)

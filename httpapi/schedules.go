@@ -1,0 +1,537 @@
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/seokit/seokit/httpapi/store"
+	"github.com/seokit/seokit/monitor"
+	"github.com/seokit/seokit/seo"
+)
+
+// DefaultScheduleInterval is how often the scheduler looks for due
+// schedules.
+const DefaultScheduleInterval = 30 * time.Second
+
+// ScheduleRequest is the body of POST /v1/projects/{id}/schedules and, with
+// every field optional, of PATCH /v1/projects/{id}/schedules/{sid}.
+type ScheduleRequest struct {
+	// Kind is "site" (a site analysis of the project's domain with its
+	// saved crawl configuration) or "rankings" (a rank check of its tracked
+	// keywords); it cannot change.
+	Kind string `json:"kind,omitempty"`
+	// Spec is "hourly", "daily", "daily@HH:MM", "weekly", "weekly@mon
+	// HH:MM" or a 5-field cron expression, in the project's time zone
+	// (monitor.ParseSchedule).
+	Spec *string `json:"spec,omitempty"`
+	// Paused stops the runs; resuming computes the next run from now.
+	Paused *bool `json:"paused,omitempty"`
+}
+
+// Schedule is the API's view of a schedule. Times are RFC 3339 in the
+// project's time zone.
+type Schedule struct {
+	ID        string `json:"id"`
+	ProjectID string `json:"projectId"`
+	Kind      string `json:"kind"`
+	Spec      string `json:"spec"`
+	// Cron is the spec as a 5-field cron expression.
+	Cron     string `json:"cron"`
+	TimeZone string `json:"timeZone"`
+	Paused   bool   `json:"paused"`
+	// NextRun is the next due time; null while paused.
+	NextRun *time.Time `json:"nextRun"`
+	// LastRun is the due time of the latest run; null before the first.
+	LastRun *time.Time `json:"lastRun"`
+	// LastJobID is the site analysis of the latest run, if it made one.
+	LastJobID string `json:"lastJobId,omitempty"`
+	// LastError says why the latest run was skipped or failed.
+	LastError string    `json:"lastError,omitempty"`
+	CreatedAt time.Time `json:"createdAt"`
+}
+
+// ScheduleList is the body of GET /v1/projects/{id}/schedules.
+type ScheduleList struct {
+	Schedules []Schedule `json:"schedules"`
+}
+
+// scheduleView renders a stored schedule in the project's zone.
+func scheduleView(sc *store.Schedule, p *store.Project) Schedule {
+	loc := time.UTC
+	v := Schedule{ID: sc.ID, ProjectID: sc.ProjectID, Kind: sc.Kind, Spec: sc.Spec, TimeZone: "UTC",
+		Paused: sc.Paused, LastJobID: sc.LastJobID, LastError: sc.LastError}
+	if parsed, err := monitor.ParseSchedule(sc.Spec, p.TimeZone); err == nil {
+		loc, v.Cron, v.TimeZone = parsed.Location(), parsed.Cron(), parsed.Location().String()
+	}
+	v.CreatedAt = sc.CreatedAt.In(loc)
+	if !sc.Paused && !sc.NextRun.IsZero() {
+		t := sc.NextRun.In(loc)
+		v.NextRun = &t
+	}
+	if !sc.LastRun.IsZero() {
+		t := sc.LastRun.In(loc)
+		v.LastRun = &t
+	}
+	return v
+}
+
+// parseProjectSchedule parses spec in the project's zone and checks it
+// against the plan's minimum interval.
+func (s *Server) parseProjectSchedule(ctx context.Context, accountID string, p *store.Project, spec string) (*monitor.Schedule, error) {
+	sched, err := monitor.ParseSchedule(spec, p.TimeZone)
+	if err != nil {
+		return nil, err
+	}
+	plan, err := s.accountPlan(ctx, accountID)
+	if err != nil {
+		return nil, err
+	}
+	if min := plan.MinScheduleInterval; min > 0 && sched.MinInterval() < min {
+		return nil, &seo.InputError{Field: "spec", Value: spec,
+			Reason: "runs every " + fmtInterval(sched.MinInterval()) + " at the shortest; this account's plan allows one run every " + fmtInterval(min) + " at most"}
+	}
+	return sched, nil
+}
+
+// fmtInterval writes d as "24h", "1h30m" or "15m".
+func fmtInterval(d time.Duration) string {
+	s := d.String()
+	for _, z := range []string{"m0s", "h0m"} {
+		if len(s) > len(z) && s[len(s)-len(z):] == z {
+			s = s[:len(s)-len(z)+1]
+		}
+	}
+	return s
+}
+
+func (s *Server) createSchedule(w http.ResponseWriter, r *http.Request) {
+	ctx, acct := r.Context(), principal(r.Context()).AccountID
+	p, err := s.st.Project(ctx, acct, r.PathValue("id"))
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	var req ScheduleRequest
+	if err := decodeJSON(w, r, s.opts.MaxBodyBytes, &req); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if req.Kind != store.ScheduleSite && req.Kind != store.ScheduleRankings {
+		s.fail(w, r, invalid("kind", `kind must be "site" or "rankings"`))
+		return
+	}
+	if req.Spec == nil {
+		s.fail(w, r, invalid("spec", "spec is required: daily, daily@HH:MM, weekly, weekly@mon HH:MM, hourly or a 5-field cron expression"))
+		return
+	}
+	sched, err := s.parseProjectSchedule(ctx, acct, p, *req.Spec)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	plan, err := s.accountPlan(ctx, acct)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	now := s.now().UTC()
+	sc := &store.Schedule{AccountID: acct, ProjectID: p.ID, Kind: req.Kind, Spec: sched.String(),
+		NextRun: sched.Next(now), Paused: req.Paused != nil && *req.Paused, CreatedAt: now}
+	// The count and the creation are one step in this process; instances
+	// sharing a database may together exceed the cap by a schedule or two.
+	s.submitMu.Lock()
+	n, err := s.st.CountSchedules(ctx, acct)
+	if err == nil && plan.Schedules > 0 && n >= plan.Schedules {
+		s.submitMu.Unlock()
+		s.fail(w, r, apiError(http.StatusConflict, CodeConflict, "this account has "+strconv.Itoa(n)+
+			" schedules, the most its plan allows; delete one to create another"))
+		return
+	}
+	var have []store.Schedule
+	if err == nil {
+		have, err = s.st.Schedules(ctx, acct, p.ID)
+	}
+	if err == nil && len(have) >= store.MaxSchedules {
+		s.submitMu.Unlock()
+		s.fail(w, r, apiError(http.StatusConflict, CodeConflict, "this project has "+strconv.Itoa(len(have))+
+			" schedules, the most a project may have; delete one to create another"))
+		return
+	}
+	if err == nil {
+		err = s.st.CreateSchedule(ctx, sc)
+	}
+	s.submitMu.Unlock()
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	v := scheduleView(sc, p)
+	w.Header().Set("Location", s.opts.BasePath+"/v1/projects/"+p.ID+"/schedules/"+sc.ID)
+	writeJSON(w, http.StatusCreated, v)
+}
+
+func (s *Server) listSchedules(w http.ResponseWriter, r *http.Request) {
+	ctx, acct := r.Context(), principal(r.Context()).AccountID
+	p, err := s.st.Project(ctx, acct, r.PathValue("id"))
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	scs, err := s.st.Schedules(ctx, acct, p.ID)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	out := ScheduleList{Schedules: make([]Schedule, 0, len(scs))}
+	for i := range scs {
+		out.Schedules = append(out.Schedules, scheduleView(&scs[i], p))
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// projectSchedule loads the project and its schedule named in the path;
+// a schedule of another project is not found.
+func (s *Server) projectSchedule(r *http.Request) (*store.Project, *store.Schedule, error) {
+	ctx, acct := r.Context(), principal(r.Context()).AccountID
+	p, err := s.st.Project(ctx, acct, r.PathValue("id"))
+	if err != nil {
+		return nil, nil, err
+	}
+	sc, err := s.st.Schedule(ctx, acct, r.PathValue("sid"))
+	if err != nil {
+		return nil, nil, err
+	}
+	if sc.ProjectID != p.ID {
+		return nil, nil, fmt.Errorf("httpapi: schedule of another project: %w", store.ErrNotFound)
+	}
+	return p, sc, nil
+}
+
+func (s *Server) updateSchedule(w http.ResponseWriter, r *http.Request) {
+	p, sc, err := s.projectSchedule(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	var req ScheduleRequest
+	if err := decodeJSON(w, r, s.opts.MaxBodyBytes, &req); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if req.Kind != "" && req.Kind != sc.Kind {
+		s.fail(w, r, invalid("kind", "the kind of a schedule cannot change; create another schedule"))
+		return
+	}
+	ctx := r.Context()
+	spec := sc.Spec
+	if req.Spec != nil {
+		spec = *req.Spec
+	}
+	sched, err := s.parseProjectSchedule(ctx, sc.AccountID, p, spec)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	resumed := req.Paused != nil && !*req.Paused && sc.Paused
+	if req.Paused != nil {
+		sc.Paused = *req.Paused
+	}
+	now := s.now().UTC()
+	// A new spec, or a resumed schedule, runs next from now: no catch-up
+	// run for the time it was paused.
+	if sched.String() != sc.Spec || resumed {
+		sc.Spec, sc.NextRun = sched.String(), sched.Next(now)
+	}
+	sc.UpdatedAt = now
+	if err := s.st.UpdateSchedule(ctx, sc); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, scheduleView(sc, p))
+}
+
+func (s *Server) deleteSchedule(w http.ResponseWriter, r *http.Request) {
+	_, sc, err := s.projectSchedule(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if err := s.st.DeleteSchedule(r.Context(), sc.AccountID, sc.ID); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// ---- the scheduler
+
+// startScheduler starts the loop that runs due schedules every
+// Options.ScheduleInterval, until Close.
+func (s *Server) startScheduler() {
+	every := s.opts.ScheduleInterval
+	if every < 0 {
+		return
+	}
+	if every == 0 {
+		every = DefaultScheduleInterval
+	}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-s.ctx.Done():
+				return
+			case <-t.C:
+				s.RunDueSchedules(s.ctx)
+			}
+		}
+	}()
+}
+
+// Bounds of one scheduler tick.
+const (
+	scheduleBatch   = 100
+	scheduleBatches = 10
+)
+
+// RunDueSchedules runs the schedules of every account due at Options.Now,
+// as the scheduler does every Options.ScheduleInterval (tests with a fake
+// clock call it). Each due schedule runs once, for the latest due time
+// missed (monitor.Schedule.LatestDue): after downtime the older due times
+// are skipped. Instances sharing a store may call it at once: each due
+// time is claimed by one of them (store.Schedules.ClaimSchedule), which
+// counts the run against the account's daily quota and queues it.
+func (s *Server) RunDueSchedules(ctx context.Context) {
+	for range scheduleBatches {
+		now := s.now()
+		due, err := s.st.DueSchedules(ctx, now, scheduleBatch)
+		if err != nil {
+			if ctx.Err() == nil {
+				s.log.Warn("due schedules not listed", "err", err)
+			}
+			return
+		}
+		progressed := false
+		for i := range due {
+			if ctx.Err() != nil {
+				return
+			}
+			if s.runSchedule(ctx, &due[i], now) {
+				progressed = true
+			}
+		}
+		if len(due) < scheduleBatch || !progressed {
+			return
+		}
+	}
+}
+
+// runSchedule claims and starts the run of one due schedule; it reports
+// whether the schedule is no longer due (claimed here or elsewhere).
+func (s *Server) runSchedule(ctx context.Context, sc *store.Schedule, now time.Time) bool {
+	p, err := s.st.Project(ctx, sc.AccountID, sc.ProjectID)
+	if err != nil {
+		if !errors.Is(err, store.ErrNotFound) {
+			s.log.Warn("scheduled run: project not read", "schedule", sc.ID, "err", err)
+		}
+		return false
+	}
+	sched, err := monitor.ParseSchedule(sc.Spec, p.TimeZone)
+	if err != nil {
+		// Stored valid, so the project's zone is gone from this server's
+		// time zone database: try again in a day, saying why.
+		return s.skipRun(ctx, sc, sc.NextRun, now.Add(24*time.Hour), "the schedule cannot be read: "+err.Error())
+	}
+	at := sched.LatestDue(sc.NextRun, now)
+	if at.IsZero() {
+		return false // a clock behind the instance that listed it
+	}
+	next := sched.Next(at)
+	if next.IsZero() {
+		next = at.AddDate(8, 0, 0)
+	}
+	if sc.Kind == store.ScheduleRankings {
+		return s.runRankSchedule(ctx, sc, p, at, next)
+	}
+	return s.runSiteSchedule(ctx, sc, p, at, next)
+}
+
+// skipRun claims the run due at without running it and records why.
+func (s *Server) skipRun(ctx context.Context, sc *store.Schedule, at, next time.Time, why string) bool {
+	ok, err := s.st.ClaimSchedule(ctx, sc.ID, at, next, nil)
+	if err != nil {
+		s.log.Warn("scheduled run not claimed", "schedule", sc.ID, "err", err)
+		return false
+	}
+	if ok {
+		s.recordSkip(ctx, sc, at, why)
+	}
+	return true
+}
+
+func (s *Server) recordSkip(ctx context.Context, sc *store.Schedule, at time.Time, why string) {
+	s.log.Info("scheduled run skipped", "schedule", sc.ID, "project", sc.ProjectID, "due", at, "reason", why)
+	if err := s.st.SetScheduleError(ctx, sc.ID, at, "skipped: "+why); err != nil {
+		s.log.Warn("skipped run not recorded", "schedule", sc.ID, "err", err)
+	}
+}
+
+// runSiteSchedule claims the run with its site analysis job and queues
+// the job, unless the project's previous analysis is still going, the
+// account is at its plan's concurrent analyses or its daily quota is
+// spent: then the job is stored failed, saying why, and not retried.
+func (s *Server) runSiteSchedule(ctx context.Context, sc *store.Schedule, p *store.Project, at, next time.Time) bool {
+	req, err := s.projectSiteRequest(p)
+	if err != nil {
+		return s.skipRun(ctx, sc, at, next, err.Error())
+	}
+	j, err := s.prepareSite(ctx, sc.AccountID, req)
+	if err != nil {
+		msg := err.Error()
+		if ie, ok := seo.AsInputError(err); ok {
+			msg = "the project's crawl settings are not valid: " + inputMessage(ie)
+		} else if ae, ok := err.(*Error); ok {
+			msg = ae.Message
+		}
+		return s.skipRun(ctx, sc, at, next, msg)
+	}
+	j.ProjectID = p.ID
+	ok, err := s.st.ClaimSchedule(ctx, sc.ID, at, next, j)
+	if err != nil {
+		s.log.Warn("scheduled run not claimed", "schedule", sc.ID, "err", err)
+		return false
+	}
+	if !ok {
+		return true // another instance runs it
+	}
+	plan, err := s.accountPlan(ctx, sc.AccountID)
+	if err != nil {
+		s.failSkipped(ctx, sc, j, at, "the account's plan could not be read")
+		return true
+	}
+	if why := s.siteRunBlocked(ctx, j, plan.ConcurrentSiteJobs); why != "" {
+		s.failSkipped(ctx, sc, j, at, why)
+		return true
+	}
+	q, err := s.take(ctx, sc.AccountID)
+	switch {
+	case err != nil:
+		s.failSkipped(ctx, sc, j, at, "the daily quota could not be counted")
+		return true
+	case q.refusal() != nil:
+		s.failSkipped(ctx, sc, j, at, q.refusal().Message)
+		return true
+	}
+	if err := s.queue.Enqueue(ctx, j); err != nil {
+		// Stored queued: the next start resumes it.
+		s.log.Warn("scheduled site analysis not queued; it runs at the next start", "job", j.ID, "err", err)
+	}
+	return true
+}
+
+// siteRunBlocked says why a claimed scheduled job must not run: another
+// analysis of the project is still queued or running, or the account is
+// over its plan's concurrent analyses (the job itself counted).
+func (s *Server) siteRunBlocked(ctx context.Context, j *store.Job, concurrent int) string {
+	js, err := s.st.ProjectJobs(ctx, j.AccountID, j.ProjectID, 20)
+	if err != nil {
+		return "the project's analyses could not be read"
+	}
+	for _, o := range js {
+		if o.ID != j.ID && !o.Status.Done() {
+			return "the previous analysis of the project (" + o.ID + ") is still " + string(o.Status)
+		}
+	}
+	active, err := s.st.ActiveJobs(ctx, j.AccountID)
+	if err != nil {
+		return "the account's analyses could not be counted"
+	}
+	if concurrent > 0 && active > concurrent {
+		return "the account has " + strconv.Itoa(active-1) + " site analyses queued or running, the most its plan allows at once"
+	}
+	return ""
+}
+
+// failSkipped stores a claimed scheduled job as failed because its run was
+// skipped, and records why on the schedule.
+func (s *Server) failSkipped(ctx context.Context, sc *store.Schedule, j *store.Job, at time.Time, why string) {
+	now := s.now().UTC()
+	f := *j
+	f.Status, f.Error, f.FinishedAt, f.UpdatedAt = store.JobFailed, "skipped: "+why, now, now
+	if err := s.st.UpdateJob(ctx, &f); err != nil {
+		s.log.Warn("skipped scheduled job not recorded", "job", j.ID, "err", err)
+	}
+	s.recordSkip(ctx, sc, at, why)
+}
+
+// rankRunTimeout bounds one scheduled rank check.
+const rankRunTimeout = 10 * time.Minute
+
+// runRankSchedule claims the run and checks the project's keywords with
+// the Tracker, which records their positions in the rank history. The
+// check runs in the background, bounded in time, and ends with Close.
+func (s *Server) runRankSchedule(ctx context.Context, sc *store.Schedule, p *store.Project, at, next time.Time) bool {
+	switch {
+	case s.opts.Tracker == nil:
+		return s.skipRun(ctx, sc, at, next, "rank tracking is not configured on this server")
+	case len(p.Keywords) == 0:
+		return s.skipRun(ctx, sc, at, next, "the project tracks no keywords")
+	}
+	ok, err := s.st.ClaimSchedule(ctx, sc.ID, at, next, nil)
+	if err != nil {
+		s.log.Warn("scheduled run not claimed", "schedule", sc.ID, "err", err)
+		return false
+	}
+	if !ok {
+		return true
+	}
+	q, err := s.take(ctx, sc.AccountID)
+	switch {
+	case err != nil:
+		s.recordSkip(ctx, sc, at, "the daily quota could not be counted")
+		return true
+	case q.refusal() != nil:
+		s.recordSkip(ctx, sc, at, q.refusal().Message)
+		return true
+	}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		rctx, cancel := context.WithTimeout(s.ctx, rankRunTimeout)
+		defer cancel()
+		if _, err := s.opts.Tracker.Rankings(rctx, p.Domain, p.Keywords, nil); err != nil {
+			s.log.Warn("scheduled rank check failed", "schedule", sc.ID, "project", p.ID, "err", err)
+			msg := "the rank check failed"
+			if ie, ok := seo.AsInputError(err); ok {
+				msg += ": " + inputMessage(ie)
+			} else if errors.Is(err, seo.ErrUnavailable) {
+				msg += ": the ranking source is unavailable"
+			}
+			if err := s.st.SetScheduleError(context.WithoutCancel(rctx), sc.ID, at, msg); err != nil {
+				s.log.Warn("failed rank check not recorded", "schedule", sc.ID, "err", err)
+			}
+		}
+	}()
+	return true
+}
+
+// projectSiteRequest is the site analysis of a project: its domain with
+// its saved crawl configuration, credentials opened.
+func (s *Server) projectSiteRequest(p *store.Project) (SiteRequest, error) {
+	req := SiteRequest{Domain: p.Domain}
+	if len(p.Config) > 0 {
+		saved, err := s.openRequest(p.Config)
+		if err != nil {
+			return req, errors.New("the project's crawl settings cannot be read")
+		}
+		req.Options = saved.Options
+	}
+	return req, nil
+}

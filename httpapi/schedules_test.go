@@ -1,0 +1,477 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/seokit/seokit/httpapi/auth"
+	"github.com/seokit/seokit/httpapi/store"
+	"github.com/seokit/seokit/rankings"
+	rsql "github.com/seokit/seokit/rankings/sqlstore"
+)
+
+// recordQueue is a Queue that runs nothing: it records the jobs handed to
+// it, which the test then finishes itself.
+type recordQueue struct {
+	mu   sync.Mutex
+	jobs []store.Job
+}
+
+func (q *recordQueue) Start(context.Context, RunFunc) error { return nil }
+func (q *recordQueue) Stop(context.Context) error           { return nil }
+func (q *recordQueue) Enqueue(_ context.Context, j *store.Job) error {
+	q.mu.Lock()
+	q.jobs = append(q.jobs, *j)
+	q.mu.Unlock()
+	return nil
+}
+
+// take returns and forgets the jobs queued so far.
+func (q *recordQueue) take() []store.Job {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	js := q.jobs
+	q.jobs = nil
+	return js
+}
+
+// scheduleEnv is a server on a fake clock whose queue runs nothing, and a
+// local site for its projects.
+type scheduleEnv struct {
+	*testAPI
+	clk      *clock
+	q        *recordQueue
+	site     string // host:port of a local site
+	paris    *time.Location
+	projects int
+}
+
+func newScheduleEnv(t *testing.T, start time.Time, o *Options) *scheduleEnv {
+	t.Helper()
+	paris, err := time.LoadLocation("Europe/Paris")
+	if err != nil {
+		t.Skipf("time zone Europe/Paris not available: %v", err)
+	}
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte("<html><title>t</title></html>"))
+	}))
+	t.Cleanup(site.Close)
+	u, _ := url.Parse(site.URL)
+	e := &scheduleEnv{clk: &clock{t: start}, q: &recordQueue{}, site: u.Host, paris: paris}
+	var opts Options
+	if o != nil {
+		opts = *o
+	}
+	opts.Now, opts.Queue, opts.AllowPrivate, opts.ScheduleInterval = e.clk.Now, e.q, true, -1
+	e.testAPI = newTestAPI(t, &opts)
+	return e
+}
+
+// project stores a project of the account in Europe/Paris. Each project
+// of the test gets its own loopback address of the local site's port.
+func (e *scheduleEnv) project(accountID, name string, keywords ...string) *store.Project {
+	e.t.Helper()
+	e.projects++
+	_, port, _ := strings.Cut(e.site, ":")
+	domain := "127.0.0." + strconv.Itoa(e.projects) + ":" + port
+	p := &store.Project{AccountID: accountID, Name: name, Domain: domain, TimeZone: "Europe/Paris", Keywords: keywords, CreatedAt: e.clk.Now()}
+	if err := e.st.CreateProject(context.Background(), p); err != nil {
+		e.t.Fatal(err)
+	}
+	return p
+}
+
+// schedule creates a schedule through the API.
+func (e *scheduleEnv) schedule(key, projectID, body string) Schedule {
+	e.t.Helper()
+	resp := e.call("POST", "/v1/projects/"+projectID+"/schedules", key, body)
+	wantStatus(e.t, resp, http.StatusCreated)
+	var v Schedule
+	readJSON(e.t, resp, &v)
+	return v
+}
+
+// finish marks the queued jobs succeeded and returns them.
+func (e *scheduleEnv) finish() []store.Job {
+	e.t.Helper()
+	js := e.q.take()
+	for i := range js {
+		j := js[i]
+		j.Status, j.FinishedAt = store.JobSucceeded, e.clk.Now()
+		if err := e.st.UpdateJob(context.Background(), &j); err != nil {
+			e.t.Fatal(err)
+		}
+	}
+	return js
+}
+
+func (e *scheduleEnv) stored(accountID, id string) *store.Schedule {
+	e.t.Helper()
+	sc, err := e.st.Schedule(context.Background(), accountID, id)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return sc
+}
+
+// TestScheduleWeek runs daily, weekly and cron schedules over a simulated
+// week on a fake clock, ticking twice every 15 minutes: each runs exactly
+// once per due time, at the wall-clock times of the project's zone.
+func TestScheduleWeek(t *testing.T) {
+	paris, _ := time.LoadLocation("Europe/Paris")
+	if paris == nil {
+		t.Skip("time zone Europe/Paris not available")
+	}
+	start := time.Date(2026, 11, 23, 0, 0, 0, 0, paris) // a Monday
+	e := newScheduleEnv(t, start, nil)
+	acct, key := e.account("pro@example.com", store.Pro, auth.ScopeRead, auth.ScopeWrite)
+	specs := []string{"daily@06:00", "weekly@wed 09:30", "0 */6 * * *"}
+	var scheds []Schedule
+	for _, spec := range specs {
+		p := e.project(acct.ID, "site "+spec)
+		scheds = append(scheds, e.schedule(key, p.ID, `{"kind":"site","spec":"`+spec+`"}`))
+	}
+	want := map[string][]time.Time{}
+	for d := range 7 {
+		day := start.AddDate(0, 0, d)
+		want[scheds[0].ID] = append(want[scheds[0].ID], day.Add(6*time.Hour))
+		if day.Weekday() == time.Wednesday {
+			want[scheds[1].ID] = append(want[scheds[1].ID], day.Add(9*time.Hour+30*time.Minute))
+		}
+		for h := 0; h < 24; h += 6 {
+			if d > 0 || h > 0 {
+				want[scheds[2].ID] = append(want[scheds[2].ID], day.Add(time.Duration(h)*time.Hour))
+			}
+		}
+	}
+	want[scheds[2].ID] = append(want[scheds[2].ID], start.AddDate(0, 0, 7))
+
+	got := map[string][]time.Time{}
+	jobs := 0
+	end := start.AddDate(0, 0, 7)
+	for e.clk.Now().Before(end) {
+		e.clk.Add(15 * time.Minute)
+		e.srv.RunDueSchedules(context.Background())
+		e.srv.RunDueSchedules(context.Background()) // a second tick finds nothing due
+		for _, j := range e.finish() {
+			jobs++
+			if j.ProjectID == "" || j.Kind != "site" || j.AccountID != acct.ID {
+				t.Errorf("scheduled job %+v", j)
+			}
+			for _, sc := range scheds {
+				cur := e.stored(acct.ID, sc.ID)
+				if cur.LastJobID == j.ID {
+					got[sc.ID] = append(got[sc.ID], cur.LastRun.In(paris))
+				}
+			}
+		}
+	}
+	for i, sc := range scheds {
+		if len(got[sc.ID]) != len(want[sc.ID]) {
+			t.Errorf("%s: %d runs, want %d: %v", specs[i], len(got[sc.ID]), len(want[sc.ID]), got[sc.ID])
+			continue
+		}
+		for k := range want[sc.ID] {
+			if !got[sc.ID][k].Equal(want[sc.ID][k]) {
+				t.Errorf("%s run %d due %v, want %v", specs[i], k, got[sc.ID][k], want[sc.ID][k])
+			}
+		}
+	}
+	if n := len(want[scheds[0].ID]) + len(want[scheds[1].ID]) + len(want[scheds[2].ID]); jobs != n {
+		t.Errorf("%d jobs queued, want %d", jobs, n)
+	}
+	// The quota counted each run.
+	us, _ := e.st.Usage(context.Background(), acct.ID, start.AddDate(0, 0, -1), end)
+	total := 0
+	for _, u := range us {
+		total += u.Count
+	}
+	if total != jobs+len(specs) { // the runs and the three POSTs
+		t.Errorf("usage %d, want %d", total, jobs+len(specs))
+	}
+}
+
+// TestScheduleCatchUp: after downtime a schedule runs once, for the latest
+// due time missed.
+func TestScheduleCatchUp(t *testing.T) {
+	start := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	e := newScheduleEnv(t, start, nil)
+	p := e.project(e.acct.ID, "shop")
+	sc := e.schedule(e.key, p.ID, `{"kind":"site","spec":"daily@06:00"}`)
+	if sc.NextRun == nil || !sc.NextRun.Equal(time.Date(2026, 11, 24, 6, 0, 0, 0, e.paris)) || !strings.HasSuffix(sc.NextRun.Format(time.RFC3339), "+01:00") {
+		t.Fatalf("nextRun %v, want 2026-11-24T06:00:00+01:00", sc.NextRun)
+	}
+	e.clk.Add(3*24*time.Hour + 2*time.Hour) // down from Monday noon to Thursday 14:00 UTC
+	e.srv.RunDueSchedules(context.Background())
+	e.srv.RunDueSchedules(context.Background())
+	js := e.finish()
+	cur := e.stored(e.acct.ID, sc.ID)
+	if len(js) != 1 || cur.LastJobID != js[0].ID {
+		t.Fatalf("after downtime: %d jobs, want 1", len(js))
+	}
+	if want := time.Date(2026, 11, 26, 6, 0, 0, 0, e.paris); !cur.LastRun.Equal(want) || !cur.NextRun.Equal(want.AddDate(0, 0, 1)) {
+		t.Errorf("lastRun %v nextRun %v; want the latest missed (%v) and the next", cur.LastRun, cur.NextRun, want)
+	}
+}
+
+// TestSchedulePause: a paused schedule does not run; resumed, it runs next
+// at its next due time from now, without a catch-up run.
+func TestSchedulePause(t *testing.T) {
+	start := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	e := newScheduleEnv(t, start, nil)
+	p := e.project(e.acct.ID, "shop")
+	sc := e.schedule(e.key, p.ID, `{"kind":"site","spec":"daily@06:00"}`)
+	path := "/v1/projects/" + p.ID + "/schedules/" + sc.ID
+	resp := e.call("PATCH", path, e.key, `{"paused":true}`)
+	wantStatus(t, resp, http.StatusOK)
+	var v Schedule
+	readJSON(t, resp, &v)
+	if !v.Paused || v.NextRun != nil {
+		t.Fatalf("paused view %+v, want paused with nextRun null", v)
+	}
+	e.clk.Add(48 * time.Hour)
+	e.srv.RunDueSchedules(context.Background())
+	if js := e.finish(); len(js) != 0 {
+		t.Fatalf("a paused schedule ran %d times", len(js))
+	}
+	resp = e.call("PATCH", path, e.key, `{"paused":false}`)
+	wantStatus(t, resp, http.StatusOK)
+	readJSON(t, resp, &v)
+	if v.Paused || v.NextRun == nil || !v.NextRun.Equal(time.Date(2026, 11, 26, 6, 0, 0, 0, e.paris)) {
+		t.Fatalf("resumed view %+v, want nextRun 2026-11-26T06:00+01:00", v)
+	}
+	e.srv.RunDueSchedules(context.Background())
+	if js := e.finish(); len(js) != 0 {
+		t.Fatalf("a resumed schedule caught up %d runs", len(js))
+	}
+	e.clk.Add(24 * time.Hour)
+	e.srv.RunDueSchedules(context.Background())
+	if js := e.finish(); len(js) != 1 {
+		t.Fatalf("resumed schedule: %d runs at its due time, want 1", len(js))
+	}
+}
+
+// TestScheduleQuotaRefusal: a run refused by the daily quota is skipped
+// and recorded (a failed job saying why), not retried; the next due time
+// runs again.
+func TestScheduleQuotaRefusal(t *testing.T) {
+	start := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	e := newScheduleEnv(t, start, &Options{Limits: map[store.Plan]int{store.Free: 2}})
+	p := e.project(e.acct.ID, "shop")
+	sc := e.schedule(e.key, p.ID, `{"kind":"site","spec":"daily@06:00"}`)
+	e.clk.Add(18 * time.Hour) // Tuesday 06:00 UTC, after the run due at 05:00 UTC
+	wantStatus(t, e.call("GET", "/v1/projects/"+p.ID+"/schedules", e.key, ""), http.StatusOK)
+	wantStatus(t, e.call("GET", "/v1/projects/"+p.ID+"/schedules", e.key, ""), http.StatusOK)
+	for range 3 {
+		e.srv.RunDueSchedules(context.Background())
+	}
+	if js := e.q.take(); len(js) != 0 {
+		t.Fatalf("%d jobs queued over the quota", len(js))
+	}
+	cur := e.stored(e.acct.ID, sc.ID)
+	if !strings.HasPrefix(cur.LastError, "skipped: daily request limit of 2 reached") || cur.LastJobID == "" {
+		t.Fatalf("schedule after a refused run: %+v", cur)
+	}
+	j, err := e.st.Job(context.Background(), e.acct.ID, cur.LastJobID)
+	if err != nil || j.Status != store.JobFailed || !strings.HasPrefix(j.Error, "skipped: daily request limit") {
+		t.Fatalf("refused run's job: %+v, %v", j, err)
+	}
+	resp := e.call("GET", "/v1/projects/"+p.ID+"/schedules", e.key, "")
+	if resp.StatusCode != http.StatusTooManyRequests {
+		t.Fatalf("the quota is not spent: %d", resp.StatusCode)
+	}
+	e.clk.Add(24 * time.Hour) // a new UTC day: the next run goes
+	e.srv.RunDueSchedules(context.Background())
+	if js := e.finish(); len(js) != 1 {
+		t.Fatalf("next day: %d runs, want 1", len(js))
+	}
+	if cur := e.stored(e.acct.ID, sc.ID); cur.LastError != "" {
+		t.Errorf("lastError after a run: %q", cur.LastError)
+	}
+}
+
+// TestScheduleOverlap: a run due while the project's previous analysis is
+// still going is skipped and recorded.
+func TestScheduleOverlap(t *testing.T) {
+	start := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	e := newScheduleEnv(t, start, nil)
+	p := e.project(e.acct.ID, "shop")
+	sc := e.schedule(e.key, p.ID, `{"kind":"site","spec":"daily@06:00"}`)
+	e.clk.Add(24 * time.Hour)
+	e.srv.RunDueSchedules(context.Background())
+	first := e.q.take() // left queued
+	if len(first) != 1 {
+		t.Fatalf("%d runs, want 1", len(first))
+	}
+	e.clk.Add(24 * time.Hour)
+	e.srv.RunDueSchedules(context.Background())
+	if js := e.q.take(); len(js) != 0 {
+		t.Fatalf("a run overlapping the previous one was queued")
+	}
+	cur := e.stored(e.acct.ID, sc.ID)
+	if !strings.Contains(cur.LastError, "previous analysis of the project ("+first[0].ID+") is still queued") {
+		t.Errorf("lastError %q", cur.LastError)
+	}
+	var v ScheduleList
+	resp := e.call("GET", "/v1/projects/"+p.ID+"/schedules", e.key, "")
+	wantStatus(t, resp, http.StatusOK)
+	readJSON(t, resp, &v)
+	if len(v.Schedules) != 1 || v.Schedules[0].LastError != cur.LastError || v.Schedules[0].LastRun == nil || v.Schedules[0].LastJobID != cur.LastJobID {
+		t.Errorf("list %+v", v)
+	}
+}
+
+// TestScheduleRankings: a rankings schedule checks the project's keywords
+// with the Tracker, which records their positions.
+func TestScheduleRankings(t *testing.T) {
+	rs, err := rsql.Open(context.Background(), ":memory:", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rs.Close() })
+	start := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	e := newScheduleEnv(t, start, &Options{Tracker: rankings.NewTracker(fixedSource{}, rs, nil)})
+	p := e.project(e.acct.ID, "shop", "oak tables")
+	p.Domain = "example.com"
+	if err := e.st.UpdateProject(context.Background(), p); err != nil {
+		t.Fatal(err)
+	}
+	e.schedule(e.key, p.ID, `{"kind":"rankings","spec":"daily@06:00"}`)
+	e.clk.Add(24 * time.Hour)
+	e.srv.RunDueSchedules(context.Background())
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		h, err := rs.History(context.Background(), rankings.Filter{Domain: "example.com", Keywords: []string{"oak tables"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(h) == 1 && h[0].Position != nil && *h[0].Position == 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("rank history %+v, want position 2 recorded", h)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if js := e.q.take(); len(js) != 0 {
+		t.Errorf("a rank check queued %d site jobs", len(js))
+	}
+
+	// Without keywords, the run is skipped and says why.
+	q := e.project(e.acct.ID, "blog")
+	sc := e.schedule(e.key, q.ID, `{"kind":"rankings","spec":"daily@06:00"}`)
+	e.clk.Add(24 * time.Hour)
+	e.srv.RunDueSchedules(context.Background())
+	if cur := e.stored(e.acct.ID, sc.ID); cur.LastError != "skipped: the project tracks no keywords" {
+		t.Errorf("lastError %q", cur.LastError)
+	}
+}
+
+func TestScheduleAPI(t *testing.T) {
+	start := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	e := newScheduleEnv(t, start, nil)
+	p := e.project(e.acct.ID, "shop")
+	base := "/v1/projects/" + p.ID + "/schedules"
+	for _, tt := range []struct{ body, field string }{
+		{`{"kind":"crawl","spec":"daily"}`, "kind"},
+		{`{"kind":"site"}`, "spec"},
+		{`{"kind":"site","spec":"daily@25:00"}`, "spec"},
+		{`{"kind":"site","spec":"0 0 30 2 *"}`, "spec"},
+		{`{"kind":"site","spec":"hourly"}`, "spec"}, // Free: daily at most
+		{`{"kind":"site","spec":"0 0,12 * * *"}`, "spec"},
+		{`{"kind":"site","spec":"daily","extra":1}`, "extra"},
+	} {
+		ae := apiErr(t, e.call("POST", base, e.key, tt.body), http.StatusBadRequest, CodeInvalidRequest)
+		if ae.Field != tt.field {
+			t.Errorf("%s: field %q, want %q (%s)", tt.body, ae.Field, tt.field, ae.Message)
+		}
+	}
+	ae := apiErr(t, e.call("POST", base, e.key, `{"kind":"site","spec":"hourly"}`), http.StatusBadRequest, CodeInvalidRequest)
+	if !strings.Contains(ae.Message, "plan allows one run every 24h at most") {
+		t.Errorf("plan refusal message %q", ae.Message)
+	}
+
+	sc := e.schedule(e.key, p.ID, `{"kind":"site","spec":"weekly@mon 06:00"}`)
+	if sc.Kind != "site" || sc.Spec != "weekly@mon 06:00" || sc.Cron != "0 6 * * 1" || sc.TimeZone != "Europe/Paris" || sc.LastRun != nil || sc.Paused {
+		t.Errorf("created %+v", sc)
+	}
+	e.clk.Add(time.Second)
+	e.schedule(e.key, p.ID, `{"kind":"rankings","spec":"daily","paused":true}`)
+	// Free: two schedules.
+	apiErr(t, e.call("POST", base, e.key, `{"kind":"site","spec":"daily"}`), http.StatusConflict, CodeConflict)
+
+	// Another account sees none of it.
+	_, other := e.account("b@example.com", store.Free, auth.ScopeRead, auth.ScopeWrite)
+	apiErr(t, e.call("GET", base, other, ""), http.StatusNotFound, CodeNotFound)
+	apiErr(t, e.call("POST", base, other, `{"kind":"site","spec":"daily"}`), http.StatusNotFound, CodeNotFound)
+	apiErr(t, e.call("PATCH", base+"/"+sc.ID, other, `{"paused":true}`), http.StatusNotFound, CodeNotFound)
+	apiErr(t, e.call("DELETE", base+"/"+sc.ID, other, ""), http.StatusNotFound, CodeNotFound)
+	// A schedule under another project of the account is not found.
+	q := e.project(e.acct.ID, "blog")
+	apiErr(t, e.call("PATCH", "/v1/projects/"+q.ID+"/schedules/"+sc.ID, e.key, `{"paused":true}`), http.StatusNotFound, CodeNotFound)
+	// A read-only key cannot write.
+	ro := e.newKey(e.acct.ID, auth.ScopeRead)
+	wantStatus(t, e.call("GET", base, ro, ""), http.StatusOK)
+	apiErr(t, e.call("POST", base, ro, `{"kind":"site","spec":"daily"}`), http.StatusForbidden, CodeForbidden)
+
+	// PATCH: a new spec moves the next run; the kind cannot change.
+	resp := e.call("PATCH", base+"/"+sc.ID, e.key, `{"spec":"daily@07:15"}`)
+	wantStatus(t, resp, http.StatusOK)
+	var v Schedule
+	readJSON(t, resp, &v)
+	if v.Spec != "daily@07:15" || v.NextRun == nil || v.NextRun.Format(time.RFC3339) != "2026-11-24T07:15:00+01:00" {
+		t.Errorf("after PATCH spec: %+v", v)
+	}
+	apiErr(t, e.call("PATCH", base+"/"+sc.ID, e.key, `{"kind":"rankings"}`), http.StatusBadRequest, CodeInvalidRequest)
+	apiErr(t, e.call("PATCH", base+"/"+sc.ID, e.key, `{"spec":"* * * * *"}`), http.StatusBadRequest, CodeInvalidRequest)
+
+	var list ScheduleList
+	resp = e.call("GET", base, e.key, "")
+	wantStatus(t, resp, http.StatusOK)
+	readJSON(t, resp, &list)
+	if len(list.Schedules) != 2 || list.Schedules[0].ID != sc.ID || list.Schedules[1].NextRun != nil {
+		t.Errorf("list %+v", list)
+	}
+
+	wantStatus(t, e.call("DELETE", base+"/"+sc.ID, e.key, ""), http.StatusNoContent)
+	apiErr(t, e.call("DELETE", base+"/"+sc.ID, e.key, ""), http.StatusNotFound, CodeNotFound)
+	apiErr(t, e.call("GET", "/v1/projects/prj_missing/schedules", e.key, ""), http.StatusNotFound, CodeNotFound)
+}
+
+// TestSchedulerLoop: the loop New starts runs a due schedule by itself and
+// ends with Close.
+func TestSchedulerLoop(t *testing.T) {
+	a := newTestAPI(t, &Options{ScheduleInterval: 20 * time.Millisecond, AllowPrivate: true, Queue: &recordQueue{}})
+	q := a.srv.opts.Queue.(*recordQueue)
+	p := &store.Project{AccountID: a.acct.ID, Name: "loop", Domain: "127.0.0.1:9", TimeZone: "UTC", CreatedAt: time.Now()}
+	if err := a.st.CreateProject(context.Background(), p); err != nil {
+		t.Fatal(err)
+	}
+	sc := &store.Schedule{AccountID: a.acct.ID, ProjectID: p.ID, Kind: store.ScheduleSite, Spec: "daily", NextRun: time.Now().Add(-time.Minute)}
+	if err := a.st.CreateSchedule(context.Background(), sc); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		q.mu.Lock()
+		n := len(q.jobs)
+		q.mu.Unlock()
+		if n == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the scheduler loop queued %d jobs in 30 s, want 1", n)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := a.srv.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
