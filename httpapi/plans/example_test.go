@@ -14,9 +14,11 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	fmt.Println(tab.For(&store.Account{Plan: store.Pro}))
-	fmt.Println(tab.For(&store.Account{Plan: store.Enterprise, DailyLimit: 50_000}))
+	for _, a := range []store.Account{{Plan: store.Pro}, {Plan: store.Enterprise, DailyLimit: 50_000}} {
+		l := tab.For(&a)
+		fmt.Printf("%s: %d requests a day, %d pages, %d analyses at once\n", a.Plan, l.DailyRequests, l.MaxSitePages, l.ConcurrentSiteJobs)
+	}
 	// Output:
-	// {2000 10000 3 0 2000}
-	// {50000 10000 10 0 10000}
+	// pro: 2000 requests a day, 10000 pages, 3 analyses at once
+	// enterprise: 50000 requests a day, 10000 pages, 10 analyses at once
 }
