@@ -271,7 +271,6 @@ func (d *Dashboard) showProjects(w http.ResponseWriter, r *http.Request, s *sess
 	pv.Pager, from, to = newPager(r, len(ps), projectsPageSize, func(p int) string {
 		return Prefix + "/projects?page=" + strconv.Itoa(p)
 	})
-	next := d.nextRuns(ctx, a.ID)
 	for i := from; i < to; i++ {
 		p := &ps[i]
 		row := projectRow{project: project{ID: p.ID, Name: p.Name, Domain: p.Domain, TimeZone: p.TimeZone, Keywords: p.Keywords, CreatedAt: p.CreatedAt}}
@@ -287,9 +286,7 @@ func (d *Dashboard) showProjects(w http.ResponseWriter, r *http.Request, s *sess
 				row.Last.Score = &h.Summary.Score
 			}
 		}
-		if t, ok := next[p.ID]; ok {
-			row.NextRun = inZone(t, p.TimeZone)
-		}
+		row.NextRun = d.nextRun(ctx, a.ID, p)
 		pv.Rows = append(pv.Rows, row)
 	}
 	v := d.base("Projects", "projects", s, a)

@@ -77,7 +77,7 @@ func (d *Dashboard) projectPage(w http.ResponseWriter, r *http.Request, s *sessi
 
 // showProject renders the project page; form, when not nil, is the
 // settings form as sent (with fields its errors).
-func (d *Dashboard) showProject(w http.ResponseWriter, r *http.Request, s *session, a *store.Account, status int, form *projectForm, notice string, fields map[string]string) {
+func (d *Dashboard) showProject(w http.ResponseWriter, r *http.Request, s *session, a *store.Account, status int, form *projectForm, notice string, fields map[string]string, mods ...func(*projectView)) {
 	ctx := r.Context()
 	id := r.PathValue("id")
 	var p project
@@ -130,6 +130,9 @@ func (d *Dashboard) showProject(w http.ResponseWriter, r *http.Request, s *sessi
 	pv.Charts, pv.Charted, pv.Pending = historyCharts(rows)
 	pv.Sched = d.schedulesView(r, a, &p)
 	pv.Alerts = d.alertsView(r, a, &p)
+	for _, m := range mods {
+		m(pv)
+	}
 	v := d.base(p.Name, "projects", s, a)
 	v.P, v.Fields, v.Notice = pv, fields, notice
 	for _, m := range fields {
@@ -186,6 +189,15 @@ func historyCharts(rows []historyRow) ([]*trendChart, int, int) {
 		charts = append(charts, newTrendChart(sr.title, points, vals, fixed, seriesClasses[k%len(seriesClasses)]))
 	}
 	return charts, n, pending
+}
+
+// showProjectWith renders the project page after an action with notice,
+// mod (when not nil) changing the view.
+func (d *Dashboard) showProjectWith(w http.ResponseWriter, r *http.Request, s *session, a *store.Account, notice string, mod func(*projectView)) {
+	if mod == nil {
+		mod = func(*projectView) {}
+	}
+	d.showProject(w, r, s, a, http.StatusOK, nil, notice, nil, mod)
 }
 
 func (d *Dashboard) updateProject(w http.ResponseWriter, r *http.Request, s *session, a *store.Account) {
