@@ -68,7 +68,8 @@ func changingSite(t *testing.T) (*httptest.Server, *atomic.Int32) {
 // TestProjectEndToEnd drives the project pages in headless Chromium
 // against the real /v1 API and its job queue: sign in, create a project,
 // run two analyses of a local site that changes between them, see the
-// history chart with two points, open the diff (the changed title, the
+// history chart with two points, add a schedule and an alert rule (a test
+// alert reaches a local webhook), open the diff (the changed title, the
 // new page), and take the screenshots of docs/ (SEOKIT_UPDATE_SCREENSHOTS=1).
 func TestProjectEndToEnd(t *testing.T) {
 	if testing.Short() {
@@ -144,6 +145,40 @@ func TestProjectEndToEnd(t *testing.T) {
 	if rows := eval(`String(document.querySelectorAll("table.history tbody tr").length)`); rows != "2" {
 		t.Fatalf("history rows %s, want 2", rows)
 	}
+
+	// A schedule and an alert rule whose webhook is a local receiver;
+	// "Send test" reaches it, signed.
+	var hooks atomic.Int32
+	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Seokit-Signature") != "" {
+			hooks.Add(1)
+		}
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	t.Cleanup(receiver.Close)
+	step("add schedule", 15*time.Second,
+		chromedp.Navigate(projectURL), chromedp.WaitVisible(chromedp.CSS("#sc-spec")),
+		chromedp.SetValue(chromedp.CSS("#sc-spec"), "weekly@mon 06:00"),
+		chromedp.Click(chromedp.CSS(`form[action$="/schedules"] button.primary`)),
+		chromedp.WaitVisible(chromedp.CSS("table.schedules")),
+	)
+	if got := eval(`document.querySelector("table.schedules tbody").innerText`); !strings.Contains(got, "weekly@mon 06:00") || !strings.Contains(got, "UTC") {
+		t.Errorf("schedules table: %q", got)
+	}
+	step("add alert rule", 15*time.Second,
+		chromedp.SendKeys(chromedp.CSS("#al-target"), receiver.URL+"/hook"),
+		chromedp.Click(chromedp.CSS(`form[action$="/alerts"] button.primary`)),
+		chromedp.WaitVisible(chromedp.CSS("#alert-secret")),
+	)
+	step("send test alert", 15*time.Second,
+		chromedp.Navigate(projectURL), chromedp.WaitVisible(chromedp.CSS("table.alerts")),
+		chromedp.Click(chromedp.CSS(`table.alerts form[action$="/test"] button`)),
+		chromedp.WaitVisible(chromedp.CSS("p.notice")),
+	)
+	if n := hooks.Load(); n != 1 {
+		t.Errorf("the receiver got %d signed test alerts, want 1", n)
+	}
+	step("project view with schedules and alerts", 15*time.Second, chromedp.Navigate(projectURL), chromedp.WaitVisible(chromedp.CSS("table.alerts")))
 	screenshot(t, ctx, dir, "project-1280")
 
 	step("diff view", 30*time.Second,
@@ -157,6 +192,10 @@ func TestProjectEndToEnd(t *testing.T) {
 		}
 	}
 	screenshot(t, ctx, dir, "diff")
+	diffURL, err := chromedp.Run(ctx, chromedp.Location())
+	if err != nil {
+		t.Fatal(err)
+	}
 
 	step("phone", 15*time.Second,
 		chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2), chromedp.EmulateMobile),
@@ -164,6 +203,17 @@ func TestProjectEndToEnd(t *testing.T) {
 	if w := eval(`String(document.documentElement.scrollWidth)`); w != "390" {
 		t.Errorf("project view scrolls sideways on a phone: scrollWidth %s", w)
 	}
+	// No table of the page needs sideways scrolling either.
+	if wide := eval(`[...document.querySelectorAll("div.scroll")].filter(d => d.scrollWidth > d.clientWidth + 1).map(d => d.firstElementChild.className).join(",")`); wide != "" {
+		t.Errorf("tables scroll sideways on a phone: %s", wide)
+	}
 	screenshot(t, ctx, dir, "project-390")
+	step("diff on a phone", 30*time.Second, chromedp.Navigate(diffURL), chromedp.WaitVisible(chromedp.CSS("#changed-h")))
+	if w := eval(`String(document.documentElement.scrollWidth)`); w != "390" {
+		t.Errorf("diff view scrolls sideways on a phone: scrollWidth %s", w)
+	}
+	if wide := eval(`[...document.querySelectorAll("div.scroll")].filter(d => d.scrollWidth > d.clientWidth + 1).map(d => d.firstElementChild.className).join(",")`); wide != "" {
+		t.Errorf("diff tables scroll sideways on a phone: %s", wide)
+	}
 	t.Logf("screenshots in %s", dir)
 }

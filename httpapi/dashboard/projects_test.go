@@ -340,3 +340,120 @@ func TestProjectHistory(t *testing.T) {
 		t.Error("the projects list does not show the last score")
 	}
 }
+
+// TestProjectSchedulesAndAlerts adds, pauses, resumes and deletes a
+// schedule and adds, mutes, unmutes and deletes an alert rule through the
+// project page; the API's messages name what is wrong; another account
+// gets 404 and a form without the CSRF token 403.
+func TestProjectSchedulesAndAlerts(t *testing.T) {
+	e := newProjectsEnv(t, nil)
+	c := e.client(t)
+	token := e.login(t, c)
+	base := e.srv.URL + "/dashboard/projects/"
+	id := createProject(t, e, c, token, url.Values{"domain": {"oak-shop.example"}, "time_zone": {"Europe/Berlin"}})
+	ctx := context.Background()
+	form := func(kv ...string) url.Values {
+		v := url.Values{"csrf_token": {token}}
+		for i := 0; i+1 < len(kv); i += 2 {
+			v.Set(kv[i], kv[i+1])
+		}
+		return v
+	}
+
+	resp, body := post(t, c, base+id+"/schedules", form("kind", "site", "spec", "every full moon"))
+	if resp.StatusCode != http.StatusBadRequest || !regexp.MustCompile(`id="sc-spec"[^>]*aria-invalid="true"`).MatchString(body) || !strings.Contains(body, "spec") {
+		t.Fatalf("bad spec: %d\n%s", resp.StatusCode, body)
+	}
+	if resp, _ := post(t, c, base+id+"/schedules", url.Values{"kind": {"site"}, "spec": {"daily"}}); resp.StatusCode != http.StatusForbidden {
+		t.Fatalf("schedule without CSRF token: %d", resp.StatusCode)
+	}
+	resp, body = post(t, c, base+id+"/schedules", form("kind", "site", "spec", "daily@06:00"))
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("add schedule: %d\n%s", resp.StatusCode, body)
+	}
+	scs, err := e.st.Schedules(ctx, e.acct.ID, id)
+	if err != nil || len(scs) != 1 {
+		t.Fatalf("schedules %v (%v)", scs, err)
+	}
+	sid := scs[0].ID
+	_, body = get(t, c, base+id+"?done=schedule")
+	// 06:00 in Berlin, in the project's zone.
+	if !strings.Contains(body, "06:00 Europe/Berlin") || !strings.Contains(body, "The schedule was saved.") {
+		t.Errorf("schedule row does not show the next run in the project's zone:\n%s", body)
+	}
+	if resp, _ := post(t, c, base+id+"/schedules/"+sid, form("paused", "true")); resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("pause: %d", resp.StatusCode)
+	}
+	if sc, _ := e.st.Schedule(ctx, e.acct.ID, sid); !sc.Paused {
+		t.Fatal("the schedule is not paused")
+	}
+	if _, body := get(t, c, e.srv.URL+"/dashboard/projects"); !strings.Contains(body, "not scheduled") {
+		t.Error("a paused schedule shows a next run on the projects list")
+	}
+	post(t, c, base+id+"/schedules/"+sid, form("paused", "false"))
+	if sc, _ := e.st.Schedule(ctx, e.acct.ID, sid); sc.Paused {
+		t.Fatal("the schedule is not resumed")
+	}
+	if _, body := get(t, c, e.srv.URL+"/dashboard/projects"); !strings.Contains(body, "Europe/Berlin") {
+		t.Error("the projects list does not show the next run")
+	}
+
+	resp, body = post(t, c, base+id+"/alerts", form("kind", "new_findings", "channel", "webhook", "target", "not a url"))
+	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, "target") {
+		t.Fatalf("bad target: %d\n%s", resp.StatusCode, body)
+	}
+	resp, body = post(t, c, base+id+"/alerts", form("kind", "new_findings", "channel", "webhook", "target", "https://hooks.example/x", "params", "{severity"))
+	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, "not valid JSON") {
+		t.Fatalf("bad params: %d\n%s", resp.StatusCode, body)
+	}
+	resp, body = post(t, c, base+id+"/alerts", form("kind", "score_drop", "channel", "slack", "target", "https://hooks.example/x", "params", `{"points": 5}`))
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("add alert rule: %d\n%s", resp.StatusCode, body)
+	}
+	rules, err := e.st.AlertRules(ctx, e.acct.ID, id)
+	if err != nil || len(rules) != 1 {
+		t.Fatalf("rules %v (%v)", rules, err)
+	}
+	aid := rules[0].ID
+	post(t, c, base+id+"/alerts/"+aid, form("muted", "true"))
+	if r, _ := e.st.AlertRule(ctx, e.acct.ID, aid); !r.Muted {
+		t.Fatal("the rule is not muted")
+	}
+	if _, body := get(t, c, base+id); !strings.Contains(body, ">Unmute</button>") {
+		t.Error("a muted rule offers no Unmute")
+	}
+	post(t, c, base+id+"/alerts/"+aid, form("muted", "false"))
+	if r, _ := e.st.AlertRule(ctx, e.acct.ID, aid); r.Muted {
+		t.Fatal("the rule is not unmuted")
+	}
+
+	// Another account: 404 for every action, nothing changes.
+	if _, err := e.au.CreateAccount(ctx, "bob@example.com", "Bob", testPassword, store.Free); err != nil {
+		t.Fatal(err)
+	}
+	c2 := e.client(t)
+	token2 := loginAs(t, e, c2, "bob@example.com")
+	for _, path := range []string{id + "/schedules", id + "/schedules/" + sid, id + "/schedules/" + sid + "/delete",
+		id + "/alerts", id + "/alerts/" + aid, id + "/alerts/" + aid + "/delete", id + "/alerts/" + aid + "/test"} {
+		resp, body := post(t, c2, base+path, url.Values{"csrf_token": {token2}, "paused": {"true"}, "muted": {"true"},
+			"kind": {"site"}, "spec": {"daily"}, "channel": {"webhook"}, "target": {"https://hooks.example/x"}})
+		if resp.StatusCode != http.StatusNotFound {
+			t.Errorf("POST %s as another account: %d\n%s", path, resp.StatusCode, body)
+		}
+	}
+	if sc, _ := e.st.Schedule(ctx, e.acct.ID, sid); sc.Paused {
+		t.Error("another account paused the schedule")
+	}
+
+	for _, path := range []string{id + "/schedules/" + sid + "/delete", id + "/alerts/" + aid + "/delete"} {
+		if resp, _ := post(t, c, base+path, form()); resp.StatusCode != http.StatusSeeOther {
+			t.Errorf("POST %s: %d", path, resp.StatusCode)
+		}
+	}
+	if scs, _ := e.st.Schedules(ctx, e.acct.ID, id); len(scs) != 0 {
+		t.Error("the schedule is not deleted")
+	}
+	if rules, _ := e.st.AlertRules(ctx, e.acct.ID, id); len(rules) != 0 {
+		t.Error("the rule is not deleted")
+	}
+}
