@@ -83,11 +83,11 @@
 //	api, _ := httpapi.New(ctx, &httpapi.Options{Store: st, Auth: au})
 //	w, _ := dashboard.NewSQLWatchlist(ctx, st.DB(), string(st.Dialect()))
 //	d, _ = dashboard.New(st, au, &dashboard.Options{SessionKey: key, Analyses: api, Rankings: rs, Watchlist: w})
+//	mux.Handle("/dashboard/", d)
+//	mux.Handle("/dashboard", d)
 //
 // The API server passed as Analyses is also the Quota, the Mutes and the
 // API of the project pages.
-//	mux.Handle("/dashboard/", d)
-//	mux.Handle("/dashboard", d)
 //
 // With several API instances sharing rate limits in Redis, set
 // Options.Usage to the API's ratelimit.Limiter so the usage page shows the
