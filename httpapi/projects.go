@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net"
 	"net/http"
 	"reflect"
 	"strconv"
@@ -139,6 +140,9 @@ type ProjectAnalyses struct {
 
 // jobSummary is the summary of a succeeded site analysis's report.
 func jobSummary(rep *crawler.SiteReport) []byte {
+	if rep == nil {
+		return nil
+	}
 	sum := JobSummary{
 		Score: rep.Score.Value, Pages: rep.Crawl.Fetched, FetchErrors: rep.Crawl.Errors,
 		Errors: rep.FindingCounts.Checks.Errors, Warnings: rep.FindingCounts.Checks.Warnings, Notices: rep.FindingCounts.Checks.Notices,
@@ -176,12 +180,17 @@ func (s *Server) projectView(p *store.Project) Project {
 }
 
 // projectConfig returns the project's crawl configuration with its
-// credentials decrypted, for the analyses that use it.
+// credentials decrypted, for the analyses that use it. Credentials sealed
+// under another CallbackSecret are a 409 saying to send them again.
 func (s *Server) projectConfig(p *store.Project) (crawler.Config, error) {
 	if len(p.Config) == 0 {
 		return crawler.Config{}, nil
 	}
 	req, err := s.openRequest(p.Config)
+	if errors.Is(err, errSealed) {
+		return crawler.Config{}, apiError(http.StatusConflict, CodeConflict, "the credentials of project "+p.ID+
+			" cannot be decrypted (the server's CallbackSecret changed); send its config again with PATCH /v1/projects/"+p.ID)
+	}
 	if err != nil {
 		return crawler.Config{}, err
 	}
@@ -308,11 +317,7 @@ func (s *Server) applyProjectRequest(ctx context.Context, p *store.Project, req 
 			}
 			cfg = *c
 		}
-		old, err := s.projectConfig(p)
-		if err != nil {
-			return err
-		}
-		if err := keepSecrets(&cfg, &old); err != nil {
+		if err := keepSecrets(&cfg, func() (crawler.Config, error) { return s.projectConfig(p) }); err != nil {
 			return err
 		}
 		plan, err := s.accountPlan(ctx, p.AccountID)
@@ -343,15 +348,27 @@ func configField(err error) error {
 }
 
 // keepSecrets replaces the credentials of cfg sent as seo.Redacted (an
-// answer sent back) by those of old; one that old does not have is a 400
-// naming it.
-func keepSecrets(cfg, old *crawler.Config) error {
-	keep := func(field string, m, prev map[string]string) error {
+// answer sent back) by the stored ones, which stored returns (called only
+// when one is needed); one not stored is a 400 naming it.
+func keepSecrets(cfg *crawler.Config, stored func() (crawler.Config, error)) error {
+	var old *crawler.Config
+	load := func() error {
+		if old != nil {
+			return nil
+		}
+		c, err := stored()
+		old = &c
+		return err
+	}
+	keep := func(field string, m map[string]string, prev func() map[string]string) error {
 		for k, v := range m {
 			if v != seo.Redacted {
 				continue
 			}
-			pv, ok := prev[k]
+			if err := load(); err != nil {
+				return err
+			}
+			pv, ok := prev()[k]
 			if !ok {
 				return invalid(field+"."+k, field+"."+k+` is "[redacted]" but the project has no value stored for it; send the value`)
 			}
@@ -359,13 +376,16 @@ func keepSecrets(cfg, old *crawler.Config) error {
 		}
 		return nil
 	}
-	if err := keep("config.headers", cfg.Headers, old.Headers); err != nil {
+	if err := keep("config.headers", cfg.Headers, func() map[string]string { return old.Headers }); err != nil {
 		return err
 	}
-	if err := keep("config.cookies", cfg.Cookies, old.Cookies); err != nil {
+	if err := keep("config.cookies", cfg.Cookies, func() map[string]string { return old.Cookies }); err != nil {
 		return err
 	}
 	if b := cfg.BasicAuth; b != nil && b.Password == seo.Redacted {
+		if err := load(); err != nil {
+			return err
+		}
 		if old.BasicAuth == nil {
 			return invalid("config.basicAuth.password", `config.basicAuth.password is "[redacted]" but the project has no password stored; send the password`)
 		}
@@ -597,7 +617,7 @@ func (s *Server) rankingsTarget(r *http.Request) (domain string, tracked []strin
 		return "", nil, err
 	}
 	host := p.Domain
-	if h, _, ok := strings.Cut(host, ":"); ok {
+	if h, _, err := net.SplitHostPort(host); err == nil {
 		host = h // rankings are per host name
 	}
 	if r.URL.Query().Get("domain") != "" {
