@@ -35,6 +35,14 @@
 //	DELETE  /v1/projects/{id}         write  analyze    204; its analyses stay, without a project
 //	GET     /v1/projects/{id}/analyses?limit=
 //	                                  read   analyze    200 {projectId, analyses, hasMore}, newest first
+//	POST    /v1/projects/{id}/schedules
+//	                                  write  analyze    201 schedule (see Schedules)
+//	GET     /v1/projects/{id}/schedules
+//	                                  read   analyze    200 {schedules[...]}
+//	PATCH   /v1/projects/{id}/schedules/{sid}
+//	                                  write  analyze    200 schedule paused, resumed or changed
+//	DELETE  /v1/projects/{id}/schedules/{sid}
+//	                                  write  analyze    204
 //	GET     /v1/openapi.json          none   -          200 the OpenAPI 3.1 document (no credential)
 //
 // Page analysis is an action that fetches third-party pages, so it needs
@@ -256,6 +264,41 @@
 // worker runs it, and a job whose instance was killed is run again
 // elsewhere. A cancel on any instance stops the crawl wherever it runs
 // within about a second.
+//
+// # Schedules
+//
+// A project's schedules repeat its site analysis (kind "site": its domain
+// with its saved crawl configuration) or its rank check (kind "rankings":
+// its tracked keywords through Options.Tracker, which records them in the
+// rank history) at the times a spec names in the project's time zone:
+// "hourly", "daily", "daily@06:30", "weekly" (Monday 00:00), "weekly@mon
+// 06:00" or a 5-field cron expression (monitor.ParseSchedule, which also
+// says how daylight-saving changes are handled: each wall-clock time runs
+// once). POST /v1/projects/{id}/schedules {"kind","spec","paused"} creates
+// one, GET lists them, PATCH /v1/projects/{id}/schedules/{sid} pauses,
+// resumes or changes the spec, DELETE removes it; answers give nextRun and
+// lastRun in RFC 3339 in the project's zone, lastJobId and lastError.
+//
+// Every Options.ScheduleInterval (30 s) the server runs the due schedules
+// (RunDueSchedules). Each due time runs exactly once across the instances
+// sharing a store: one transaction claims it and stores its job
+// (store.Schedules.ClaimSchedule), and the instance that claimed it counts
+// the run as one request against the account's daily limit and queues the
+// job on Options.Queue (River across instances); a job stored but not
+// queued (a crash) is resumed at the next start like any unfinished job.
+// Missed runs after downtime: a schedule runs ONCE, for the latest due
+// time missed, and the older ones are skipped. A resumed schedule, or one
+// whose spec changed, runs next at its next due time from now. A run is
+// skipped, never retried, when the daily limit is spent, when the
+// project's previous analysis is still queued or running, or when the
+// account runs its plan's most concurrent site analyses (stagger the
+// schedules of many projects): lastError says why, and a skipped site run
+// is a failed job whose error starts with "skipped: ". Plans cap the
+// schedules of an account (plans.Limits.Schedules: Free 2, Pro 100,
+// Enterprise 1000; 409 conflict beyond, and beyond 100 in one project) and
+// how often one may run (MinScheduleInterval: Free once a day, Pro hourly,
+// Enterprise every 15 minutes; a spec that may run more often is 400
+// invalid_request naming spec).
 //
 // # Callbacks
 //

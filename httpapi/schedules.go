@@ -388,11 +388,7 @@ func (s *Server) recordSkip(ctx context.Context, sc *store.Schedule, at time.Tim
 // account is at its plan's concurrent analyses or its daily quota is
 // spent: then the job is stored failed, saying why, and not retried.
 func (s *Server) runSiteSchedule(ctx context.Context, sc *store.Schedule, p *store.Project, at, next time.Time) bool {
-	req, err := s.projectSiteRequest(p)
-	if err != nil {
-		return s.skipRun(ctx, sc, at, next, err.Error())
-	}
-	j, err := s.prepareSite(ctx, sc.AccountID, req)
+	j, err := s.prepareSite(ctx, sc.AccountID, SiteRequest{ProjectID: p.ID})
 	if err != nil {
 		msg := err.Error()
 		if ie, ok := seo.AsInputError(err); ok {
@@ -402,7 +398,6 @@ func (s *Server) runSiteSchedule(ctx context.Context, sc *store.Schedule, p *sto
 		}
 		return s.skipRun(ctx, sc, at, next, msg)
 	}
-	j.ProjectID = p.ID
 	ok, err := s.st.ClaimSchedule(ctx, sc.ID, at, next, j)
 	if err != nil {
 		s.log.Warn("scheduled run not claimed", "schedule", sc.ID, "err", err)
@@ -520,18 +515,4 @@ func (s *Server) runRankSchedule(ctx context.Context, sc *store.Schedule, p *sto
 		}
 	}()
 	return true
-}
-
-// projectSiteRequest is the site analysis of a project: its domain with
-// its saved crawl configuration, credentials opened.
-func (s *Server) projectSiteRequest(p *store.Project) (SiteRequest, error) {
-	req := SiteRequest{Domain: p.Domain}
-	if len(p.Config) > 0 {
-		saved, err := s.openRequest(p.Config)
-		if err != nil {
-			return req, errors.New("the project's crawl settings cannot be read")
-		}
-		req.Options = saved.Options
-	}
-	return req, nil
 }

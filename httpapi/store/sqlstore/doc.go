@@ -14,8 +14,11 @@
 // Atomic steps are single statements the database serialises on a row:
 // Take is an upsert guarded by the limit, UseCode and UseRefresh an UPDATE
 // guarded by "used_at IS NULL", UpdateJob an UPDATE guarded by the job not
-// being final. So limits are exact and codes single-use across any number
-// of goroutines and processes sharing the database.
+// being final, ClaimSchedule an UPDATE guarded by the schedule not being
+// paused and its next run not being past the due time claimed, with the
+// INSERT of the run's job in the same transaction. So limits are exact,
+// codes single-use and each due time of a schedule claimed once across any
+// number of goroutines and processes sharing the database.
 //
 // Driver errors are mapped to the store sentinels: a unique violation is
 // store.ErrConflict, a missing referenced account or client
