@@ -2,7 +2,8 @@
 // runs: Run checks each method of store.Store against the contract
 // (account scoping, single-use codes and refresh tokens under concurrency,
 // exact daily limits under concurrency, final jobs, projects and their
-// history, time precision), and Restart checks that counters and jobs
+// history, alert rules and deliveries (dedupe, cool-down, claims under
+// concurrency, the capped log), time precision), and Restart checks that counters and jobs
 // survive closing and reopening the database.
 //
 // A driver's test calls Run, and Restart when its data outlives a Store:
