@@ -28,6 +28,13 @@
 //	GET     /v1/reports               read   reports    200 {domain, start, end, metrics}
 //	GET     /v1/mutes/{domain}        read   analyze    200 {domain, ids} muted for the domain
 //	PUT     /v1/mutes/{domain}        write  analyze    200 {domain, ids} stored; analyses apply them
+//	POST    /v1/projects              write  analyze    201 project, Location header
+//	GET     /v1/projects              read   analyze    200 {projects} of the account, newest first
+//	GET     /v1/projects/{id}         read   analyze    200 project
+//	PATCH   /v1/projects/{id}         write  analyze    200 project with the fields sent changed
+//	DELETE  /v1/projects/{id}         write  analyze    204; its analyses stay, without a project
+//	GET     /v1/projects/{id}/analyses?limit=
+//	                                  read   analyze    200 {projectId, analyses, hasMore}, newest first
 //	GET     /v1/openapi.json          none   -          200 the OpenAPI 3.1 document (no credential)
 //
 // Page analysis is an action that fetches third-party pages, so it needs
@@ -54,7 +61,8 @@
 //	https_required         403  plain HTTP from a peer that is neither loopback nor a trusted proxy
 //	not_found              404  unknown path or resource
 //	method_not_allowed     405  known path, other method (with Allow)
-//	conflict               409  canceling a job that has ended
+//	conflict               409  canceling a job that has ended; a project past the plan's cap,
+//	                            or a second project for a domain (field "domain")
 //	rate_limited           429  daily limit reached, a burst of requests, the account's own
 //	                            concurrency limit or its plan's concurrent site analyses
 //	                            (with Retry-After)
@@ -97,6 +105,35 @@
 // content limit plus room for escaping). Plans (Options.Plans) cap
 // options.maxPages of site analyses and the analyses an account has queued
 // or running at once: Free 500 pages and 1, Pro 10,000 and 3.
+//
+// # Projects
+//
+// A project is one site an account monitors: its domain (validated as a
+// site analysis's), a name, an IANA time zone for its schedules (default
+// UTC), a saved crawl configuration (crawler.Config, validated by
+// DecodeConfig, errors naming "config.FIELD"; its credentials sealed in
+// the store as a job's are and answered "[redacted]"; a credential sent
+// back as "[redacted]" keeps its stored value) and tracked keywords (at
+// most MaxProjectKeywords, validated as GET /v1/rankings validates them).
+// One project per domain and account; plans cap the count
+// (plans.Limits.Projects: Free 3, Pro 50, Enterprise 1,000), and one more
+// is 409 conflict. Another account's project answers 404.
+//
+// POST /v1/analyze/site with "projectId" attaches the analysis to the
+// project: without domain and url the project's domain is analysed (a
+// domain or url must be the project's host, else 400 naming it), and
+// without a crawl configuration of its own the project's saved one is
+// used. Every site analysis that succeeds keeps a JobSummary (score,
+// pages, errors, warnings, notices, indexable pages...) read from its
+// report; GET /v1/projects/{id}/analyses lists the project's analyses
+// with these summaries, newest first (a queued, running, failed or
+// canceled one shows its status and a null summary), without loading a
+// report. GET /v1/analyze/site/{id}/diff without against compares with
+// the previous successful analysis of the project. GET
+// /v1/rankings?projectId= takes the project's host and tracked keywords
+// when domain and keywords[] are left out. Deleting a project deletes what
+// hangs off it (schedules, alert rules) and keeps its analyses, without a
+// project.
 //
 // # Crawl scope and access
 //

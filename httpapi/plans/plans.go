@@ -24,6 +24,9 @@ type Limits struct {
 	// options.render; the pages beyond it are analysed as the server sent
 	// them, and the report says so.
 	RenderPages int
+	// Projects caps the account's projects (the sites it monitors); at
+	// most store.MaxProjects.
+	Projects int
 	// AlertRules caps the account's alert rules, all projects together
 	// (POST /v1/projects/{id}/alerts answers 403 plan_limit beyond it).
 	AlertRules int
@@ -42,9 +45,9 @@ var Names = []store.Plan{store.Free, store.Pro, store.Enterprise}
 // by field. Enterprise accounts get their daily limit per account
 // (store.Account.DailyLimit); a plan missing here takes Free's.
 var Defaults = Table{
-	store.Free:       {DailyRequests: DefaultFreeDaily, MaxSitePages: 500, ConcurrentSiteJobs: 1, RenderPages: 50, AlertRules: 5},
-	store.Pro:        {DailyRequests: DefaultProDaily, MaxSitePages: 10_000, ConcurrentSiteJobs: 3, RenderPages: 2_000, AlertRules: 50},
-	store.Enterprise: {DailyRequests: DefaultFreeDaily, MaxSitePages: 10_000, ConcurrentSiteJobs: 10, RenderPages: 10_000, AlertRules: 500},
+	store.Free:       {DailyRequests: DefaultFreeDaily, MaxSitePages: 500, ConcurrentSiteJobs: 1, RenderPages: 50, Projects: 3, AlertRules: 5},
+	store.Pro:        {DailyRequests: DefaultProDaily, MaxSitePages: 10_000, ConcurrentSiteJobs: 3, RenderPages: 2_000, Projects: 50, AlertRules: 50},
+	store.Enterprise: {DailyRequests: DefaultFreeDaily, MaxSitePages: 10_000, ConcurrentSiteJobs: 10, RenderPages: 10_000, Projects: store.MaxProjects, AlertRules: 500},
 }
 
 // Table is the limits of each plan.
@@ -61,7 +64,8 @@ func New(plans map[store.Plan]Limits, daily map[store.Plan]int, maxSitePages int
 		out[p] = d
 	}
 	for p, c := range plans {
-		if c.DailyRequests < 0 || c.MaxSitePages < 0 || c.ConcurrentSiteJobs < 0 || c.MaxListURLs < 0 || c.RenderPages < 0 || c.AlertRules < 0 {
+		if c.DailyRequests < 0 || c.MaxSitePages < 0 || c.ConcurrentSiteJobs < 0 || c.MaxListURLs < 0 || c.RenderPages < 0 ||
+			c.Projects < 0 || c.AlertRules < 0 {
 			return nil, fmt.Errorf("plans: plan %q has a negative limit", p)
 		}
 		d := out.plan(p)
@@ -79,6 +83,9 @@ func New(plans map[store.Plan]Limits, daily map[store.Plan]int, maxSitePages int
 		}
 		if c.RenderPages > 0 {
 			d.RenderPages = c.RenderPages
+		}
+		if c.Projects > 0 {
+			d.Projects = min(c.Projects, store.MaxProjects)
 		}
 		if c.AlertRules > 0 {
 			d.AlertRules = c.AlertRules
