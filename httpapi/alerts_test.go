@@ -122,31 +122,24 @@ func eventually(t *testing.T, what string, cond func() bool) {
 	}
 }
 
-// projectCrawl runs a site analysis of the project's domain, as a
-// scheduled or manual analysis of the project does, and waits for it.
+// projectCrawl runs a site analysis of the project (POST
+// /v1/analyze/site with projectId) and waits for it.
 func projectCrawl(t *testing.T, a *testAPI, p *store.Project) *store.Job {
 	t.Helper()
-	ctx := context.Background()
-	body, err := a.srv.sealRequest(SiteRequest{Domain: p.Domain, Options: SiteOptions{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	now := time.Now().UTC()
-	j := &store.Job{ID: "job_" + randomID(24), AccountID: p.AccountID, ProjectID: p.ID, Kind: "site", Status: store.JobQueued,
-		Request: body, CreatedAt: now, UpdatedAt: now}
-	if err := a.st.CreateJob(ctx, j); err != nil {
-		t.Fatal(err)
-	}
-	if err := a.srv.queue.Enqueue(ctx, j); err != nil {
-		t.Fatal(err)
-	}
-	var got *store.Job
+	resp := a.call("POST", "/v1/analyze/site", a.key, fmt.Sprintf(`{"projectId":%q}`, p.ID))
+	wantStatus(t, resp, 202)
+	var created Job
+	readJSON(t, resp, &created)
+	var (
+		got *store.Job
+		err error
+	)
 	eventually(t, "the analysis", func() bool {
-		got, err = a.st.Job(ctx, p.AccountID, j.ID)
+		got, err = a.st.Job(context.Background(), p.AccountID, created.ID)
 		return err == nil && got.Status.Done()
 	})
-	if got.Status != store.JobSucceeded {
-		t.Fatalf("analysis %s: %s %s", got.ID, got.Status, got.Error)
+	if got.Status != store.JobSucceeded || got.ProjectID != p.ID {
+		t.Fatalf("analysis %s: %s %s (project %q)", got.ID, got.Status, got.Error, got.ProjectID)
 	}
 	return got
 }
