@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/seokit/seokit/httpapi/store"
+	"github.com/seokit/seokit/httpapi/store/sqlstore"
 	"github.com/seokit/seokit/internal/smtptest"
 	"github.com/seokit/seokit/monitor"
 )
@@ -121,31 +122,24 @@ func eventually(t *testing.T, what string, cond func() bool) {
 	}
 }
 
-// projectCrawl runs a site analysis of the project's domain, as a
-// scheduled or manual analysis of the project does, and waits for it.
+// projectCrawl runs a site analysis of the project (POST
+// /v1/analyze/site with projectId) and waits for it.
 func projectCrawl(t *testing.T, a *testAPI, p *store.Project) *store.Job {
 	t.Helper()
-	ctx := context.Background()
-	body, err := a.srv.sealRequest(SiteRequest{Domain: p.Domain, Options: SiteOptions{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	now := time.Now().UTC()
-	j := &store.Job{ID: "job_" + randomID(24), AccountID: p.AccountID, ProjectID: p.ID, Kind: "site", Status: store.JobQueued,
-		Request: body, CreatedAt: now, UpdatedAt: now}
-	if err := a.st.CreateJob(ctx, j); err != nil {
-		t.Fatal(err)
-	}
-	if err := a.srv.queue.Enqueue(ctx, j); err != nil {
-		t.Fatal(err)
-	}
-	var got *store.Job
+	resp := a.call("POST", "/v1/analyze/site", a.key, fmt.Sprintf(`{"projectId":%q}`, p.ID))
+	wantStatus(t, resp, 202)
+	var created Job
+	readJSON(t, resp, &created)
+	var (
+		got *store.Job
+		err error
+	)
 	eventually(t, "the analysis", func() bool {
-		got, err = a.st.Job(ctx, p.AccountID, j.ID)
+		got, err = a.st.Job(context.Background(), p.AccountID, created.ID)
 		return err == nil && got.Status.Done()
 	})
-	if got.Status != store.JobSucceeded {
-		t.Fatalf("analysis %s: %s %s", got.ID, got.Status, got.Error)
+	if got.Status != store.JobSucceeded || got.ProjectID != p.ID {
+		t.Fatalf("analysis %s: %s %s (project %q)", got.ID, got.Status, got.Error, got.ProjectID)
 	}
 	return got
 }
@@ -444,4 +438,46 @@ func TestAlertRulesAPI(t *testing.T) {
 			t.Errorf("field %q", e.Field)
 		}
 	})
+}
+
+// TestAlertsResumeAfterRestart: a delivery left pending when the server
+// stopped is sent by the next server over the same store.
+func TestAlertsResumeAfterRestart(t *testing.T) {
+	ctx := context.Background()
+	st, err := sqlstore.Open(ctx, ":memory:", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	opts := Options{Store: st, AllowPrivate: true, AlertPollInterval: 20 * time.Millisecond, CallbackSecret: []byte("master secret of the test")}
+	a := newTestAPI(t, &opts)
+	p := &store.Project{AccountID: a.acct.ID, Name: "Shop", Domain: "shop.example.com"}
+	if err := st.CreateProject(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	hook := &hookReceiver{}
+	r := createRule(t, a, a.key, p.ID, fmt.Sprintf(`{"kind":"score_drop","channel":"webhook","target":%q}`, newHook(t, hook)))
+	a.srv.Close()
+	rule, err := st.AlertRule(ctx, a.acct.ID, r.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	alert := &monitor.Alert{Kind: monitor.KindScoreDrop, Domain: p.Domain, Title: "site score fell", Count: 1, Fingerprint: "fp", ChangeKey: "ck",
+		Changes: []monitor.Change{{Subject: "site score", What: "fell 9 points", Old: "90", New: "81"}}}
+	if err := a.srv.raiseAlert(ctx, rule, "job_x", alert); err != nil { // stored; the stopped server sends nothing
+		t.Fatal(err)
+	}
+	if _, _, calls := hook.got(); calls != 0 {
+		t.Fatalf("a closed server sent %d alerts", calls)
+	}
+	b := newTestAPI(t, &opts, apiConfig{noAccount: true})
+	eventually(t, "the resumed delivery", func() bool { bs, _, _ := hook.got(); return len(bs) == 1 })
+	bodies, sigs, _ := hook.got()
+	if err := VerifyCallback(r.Secret, sigs[0], bodies[0], time.Minute); err != nil {
+		t.Errorf("signature after the restart: %v", err)
+	}
+	b.key = a.key
+	if ds := deliveries(t, b, p.ID); len(ds) != 1 || ds[0].State != store.DeliveryDelivered || ds[0].JobID != "job_x" {
+		t.Errorf("log %+v", ds)
+	}
 }
