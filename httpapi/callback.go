@@ -11,17 +11,16 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/seokit/seokit/httpapi/store"
+	"github.com/seokit/seokit/monitor"
 	"github.com/seokit/seokit/seo"
 )
 
-// SignatureHeader carries a callback's signature:
+// SignatureHeader carries a callback's signature (monitor.SignatureHeader):
 // "t=<unix seconds>,v1=<hex HMAC-SHA256(secret, t + "." + body)>".
-const SignatureHeader = "Seokit-Signature"
+const SignatureHeader = monitor.SignatureHeader
 
 // CallbackEvent is the body POSTed to a job's callbackUrl when it ends.
 type CallbackEvent struct {
@@ -58,62 +57,19 @@ func (s *Server) callbackSecret(jobID string) string {
 	return "whsec_" + hex.EncodeToString(m.Sum(nil))
 }
 
-// Sign returns the SignatureHeader value for body at time t under secret.
-func Sign(secret string, t time.Time, body []byte) string {
-	ts := strconv.FormatInt(t.Unix(), 10)
-	return "t=" + ts + ",v1=" + signature(secret, ts, body)
-}
-
-func signature(secret, ts string, body []byte) string {
-	m := hmac.New(sha256.New, []byte(secret))
-	m.Write([]byte(ts))
-	m.Write([]byte("."))
-	m.Write(body)
-	return hex.EncodeToString(m.Sum(nil))
-}
+// Sign returns the SignatureHeader value for body at time t under secret
+// (monitor.Sign).
+func Sign(secret string, t time.Time, body []byte) string { return monitor.Sign(secret, t, body) }
 
 // ErrBadSignature is returned by VerifyCallback for a missing, malformed,
-// stale or wrong signature.
-var ErrBadSignature = errors.New("httpapi: bad callback signature")
+// stale or wrong signature (monitor.ErrBadSignature).
+var ErrBadSignature = monitor.ErrBadSignature
 
 // VerifyCallback checks a callback's SignatureHeader value against its raw
 // body and the job's callbackSecret. The timestamp must be within
 // tolerance of now (zero means 5 minutes), which bounds replays.
 func VerifyCallback(secret, header string, body []byte, tolerance time.Duration) error {
-	if tolerance <= 0 {
-		tolerance = 5 * time.Minute
-	}
-	var ts string
-	var sigs []string
-	for part := range strings.SplitSeq(header, ",") {
-		k, v, ok := strings.Cut(strings.TrimSpace(part), "=")
-		if !ok {
-			continue
-		}
-		switch k {
-		case "t":
-			ts = v
-		case "v1":
-			sigs = append(sigs, v)
-		}
-	}
-	if ts == "" || len(sigs) == 0 {
-		return fmt.Errorf("%w: missing t or v1", ErrBadSignature)
-	}
-	sec, err := strconv.ParseInt(ts, 10, 64)
-	if err != nil {
-		return fmt.Errorf("%w: bad timestamp", ErrBadSignature)
-	}
-	if d := time.Since(time.Unix(sec, 0)); d > tolerance || d < -tolerance {
-		return fmt.Errorf("%w: timestamp outside tolerance", ErrBadSignature)
-	}
-	want := []byte(signature(secret, ts, body))
-	for _, sig := range sigs {
-		if hmac.Equal([]byte(sig), want) {
-			return nil
-		}
-	}
-	return fmt.Errorf("%w: no matching signature", ErrBadSignature)
+	return monitor.Verify(secret, header, body, time.Now(), tolerance)
 }
 
 // goCallback delivers a callback on a tracked goroutine.

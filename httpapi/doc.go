@@ -316,5 +316,36 @@
 // A non-2xx answer or a network error is retried after
 // Options.CallbackRetryDelays (4, 8, 16 and 32 s: five attempts in about a
 // minute); the outcome is recorded as the job's callback state
-// ("pending", "delivered", "failed").
+// ("pending", "delivered", "failed"). The scheme is monitor.Sign and
+// monitor.Verify, shared with webhook alerts.
+//
+// # Alerts
+//
+// A project's alert rules (POST /v1/projects/{id}/alerts; GET lists them,
+// PATCH and DELETE /v1/projects/{id}/alerts/{aid} change, mute and delete
+// one) watch for a kind of change (package monitor: new_findings,
+// top_page_changed, robots_changed, sitemaps_changed, pages_lost,
+// score_drop, keyword_drop) and send it through a channel: "webhook" (the
+// alert's JSON, signed like callbacks with the rule's secret, shown once
+// and stored sealed like job credentials), "slack" (a Slack incoming-webhook
+// message) or "email" (through Options.SMTP; without it e-mail rules are
+// refused, 400 naming channel). Targets are checked like callback URLs.
+// Options.Plans caps the rules of an account (plans.Limits.AlertRules).
+//
+// When a site analysis of a project succeeds, its rules are evaluated in
+// the background on crawler.Compare of the project's previous successful
+// analysis and this one; keyword_drop rules are evaluated by
+// EvaluateKeywordAlerts after rank checks. Each alert becomes a delivery in
+// the store: one per rule and change (monitor.Alert.Fingerprint), so the
+// same two analyses never alert twice; the same change flapping back is
+// suppressed for Options.AlertCoolDown (24 h); a muted rule's alerts are
+// logged as suppressed. A delivery worker started by New (stopped by
+// Close) sends pending deliveries, at most 20 attempts at once, each
+// bounded to 10 s, retrying after Options.AlertRetryDelays (1 min, 5 min,
+// 30 min, 2 h, 6 h) and then marking them "failed". Deliveries are claimed
+// with a lease in the store, so several instances never send one twice
+// and a restart resumes the pending ones. GET
+// /v1/projects/{id}/alerts/deliveries is the project's log (the newest
+// 1000); POST /v1/projects/{id}/alerts/{aid}/test sends a test alert at
+// once. Alert links are absolute under Options.PublicURL.
 package httpapi

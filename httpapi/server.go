@@ -18,6 +18,7 @@ import (
 	"github.com/seokit/seokit/httpapi/ratelimit"
 	"github.com/seokit/seokit/httpapi/store"
 	"github.com/seokit/seokit/keywords"
+	"github.com/seokit/seokit/monitor"
 	"github.com/seokit/seokit/optimizer"
 	"github.com/seokit/seokit/rankings"
 	"github.com/seokit/seokit/render"
@@ -129,6 +130,25 @@ type Options struct {
 	// means DefaultCallbackRetryDelays.
 	CallbackRetryDelays []time.Duration
 
+	// SMTP is the mail server of e-mail alerts; nil refuses rules with the
+	// "email" channel (400 naming channel).
+	SMTP *monitor.SMTPOptions
+	// AlertRetryDelays are the waits between the attempts of an alert
+	// delivery, which is "failed" after the last; nil means
+	// DefaultAlertRetryDelays.
+	AlertRetryDelays []time.Duration
+	// AlertPollInterval is how often pending alert deliveries are looked
+	// for; zero means DefaultAlertPollInterval.
+	AlertPollInterval time.Duration
+	// AlertCoolDown is how long the same change of a rule (a page flapping
+	// back and forth) is not sent again; zero means DefaultAlertCoolDown, a
+	// negative value no cool-down.
+	AlertCoolDown time.Duration
+	// PublicURL is the server's public origin (https://seo.example.com),
+	// for the links in alerts; empty means links that are paths under
+	// BasePath.
+	PublicURL string
+
 	// AnalyzerOptions and CrawlerOptions are templates for page and site
 	// analyses; the request's options and AllowPrivate are applied on top.
 	// Each job gets a deep copy of CrawlerOptions; its Frontier and
@@ -211,6 +231,7 @@ type Server struct {
 	sending    map[string]bool
 	cbSecret   []byte
 	closed     bool
+	alertWake  chan struct{} // wakes the alert delivery worker
 }
 
 var _ http.Handler = (*Server)(nil)
@@ -343,6 +364,7 @@ func New(ctx context.Context, opts *Options) (*Server, error) {
 		return nil, err
 	}
 	s.startScheduler()
+	s.startAlerts()
 	return s, nil
 }
 
@@ -398,7 +420,7 @@ const (
 )
 
 func (s *Server) routeTable() []route {
-	return []route{
+	return append([]route{
 		{"POST /v1/analyze/page", auth.ScopeWrite, OpAnalyze, s.analyzePagePost},
 		{"POST /v1/analyze", auth.ScopeWrite, OpAnalyze, s.analyzePagePost},
 		{"GET /v1/analyze", auth.ScopeWrite, OpAnalyze, s.analyzePageGet},
@@ -424,7 +446,7 @@ func (s *Server) routeTable() []route {
 		{"GET /v1/projects/{id}/schedules", auth.ScopeRead, OpAnalyze, s.listSchedules},
 		{"PATCH /v1/projects/{id}/schedules/{sid}", auth.ScopeWrite, OpAnalyze, s.updateSchedule},
 		{"DELETE /v1/projects/{id}/schedules/{sid}", auth.ScopeWrite, OpAnalyze, s.deleteSchedule},
-	}
+	}, s.alertRoutes()...)
 }
 
 func (s *Server) routesInit() {

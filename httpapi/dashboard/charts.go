@@ -163,3 +163,107 @@ func newLineChart(title string, dates []string, names []string, values [][]*floa
 	}
 	return c
 }
+
+// trendChart draws one number of a project's analyses over time, oldest
+// first, on its own scale from 0. An analysis without the number (it
+// failed, was canceled or has not finished) breaks the line and gets a
+// marker on the axis naming its state: it is never drawn as a zero.
+type trendChart struct {
+	Title         string
+	Class         string // the series colour (seriesClasses)
+	Width, Height int
+	Left, Right   int
+	Top, BaseY    int
+	YTicks        []tick
+	XTicks        []tick
+	Lines         []string
+	Dots          []trendDot
+	Missing       []trendDot
+	Latest        string
+}
+
+// trendPoint is one analysis on the x axis.
+type trendPoint struct {
+	Label string // date and time, for tooltips
+	Date  string // short date, for the axis
+	State string // the analysis's status
+}
+
+type trendDot struct {
+	X, Y  int
+	Title string
+	State string
+}
+
+// maxTrendDots is the number of points up to which every value gets a
+// dot; longer histories draw lines only.
+const maxTrendDots = 60
+
+// newTrendChart lays out values over points (values[i] nil when the
+// analysis has no number). fixed, when positive, is the top of the scale
+// (100 for a score); otherwise the scale fits the largest value.
+func newTrendChart(title string, points []trendPoint, values []*int, fixed int, class string) *trendChart {
+	c := &trendChart{Title: title, Class: class, Width: 480, Height: 170, Left: 44, Right: 24, Top: 12}
+	c.BaseY = c.Height - 28
+	top := fixed
+	if top <= 0 {
+		for _, v := range values {
+			if v != nil {
+				top = max(top, *v)
+			}
+		}
+		top = niceCeil(top)
+	}
+	plotW, plotH := c.Width-c.Left-c.Right, c.BaseY-c.Top
+	x := func(i int) int {
+		if len(points) <= 1 {
+			return c.Left + plotW/2
+		}
+		return c.Left + i*plotW/(len(points)-1)
+	}
+	y := func(v int) int { return c.BaseY - v*plotH/top }
+	for _, v := range []int{0, top / 2, top} {
+		c.YTicks = append(c.YTicks, tick{Pos: y(v), Label: strconv.Itoa(v)})
+	}
+	step := max(1, (len(points)+5)/6)
+	for i := 0; i < len(points); i += step {
+		c.XTicks = append(c.XTicks, tick{Pos: x(i), Label: points[i].Date})
+	}
+	var seg []string
+	flush := func() {
+		if len(seg) > 1 {
+			c.Lines = append(c.Lines, strings.Join(seg, " "))
+		}
+		seg = nil
+	}
+	for i, v := range values {
+		px := x(i)
+		if v == nil {
+			flush()
+			c.Missing = append(c.Missing, trendDot{X: px, Y: c.BaseY, Title: points[i].Label + ": " + points[i].State + ", no result", State: points[i].State})
+			continue
+		}
+		py := y(*v)
+		seg = append(seg, strconv.Itoa(px)+","+strconv.Itoa(py))
+		// A lone value between gaps has no line: it always gets its dot.
+		lone := (i == 0 || values[i-1] == nil) && (i == len(values)-1 || values[i+1] == nil)
+		if len(points) <= maxTrendDots || lone {
+			c.Dots = append(c.Dots, trendDot{X: px, Y: py, Title: points[i].Label + ": " + strconv.Itoa(*v)})
+		}
+		c.Latest = strconv.Itoa(*v)
+	}
+	flush()
+	return c
+}
+
+// niceCeil rounds n up to 1, 2 or 5 times a power of ten (at least 10).
+func niceCeil(n int) int {
+	for p := 10; p < 1e15; p *= 10 {
+		for _, m := range []int{1, 2, 5} {
+			if m*p >= n {
+				return m * p
+			}
+		}
+	}
+	return n
+}

@@ -101,6 +101,11 @@ type Options struct {
 	Usage Usage
 	// Analyses starts site analyses; nil hides the "start" form.
 	Analyses Analyses
+	// API answers the project pages' requests to the /v1 API (projects,
+	// their analyses, schedules and alert rules, comparisons). Nil means
+	// Analyses when it implements API (the API server does); without one
+	// the project pages say they are not available.
+	API API
 	// Mutes keeps the check IDs muted per domain, shown and changed on
 	// the analysis page. Nil means Analyses when it implements Mutes (the
 	// API server does); without one the mute controls are hidden.
@@ -270,6 +275,21 @@ func (d *Dashboard) routes() {
 	m.HandleFunc("GET "+Prefix+"/analyses/{id}/screenshot", d.signedIn(d.analysisScreenshot))
 	m.HandleFunc("POST "+Prefix+"/analyses/{id}/cancel", d.signedIn(d.cancelAnalysis))
 	m.HandleFunc("POST "+Prefix+"/analyses/{id}/mutes", d.signedIn(d.setMute))
+	m.HandleFunc("GET "+Prefix+"/analyses/{id}/diff", d.signedIn(d.siteDiff))
+	m.HandleFunc("GET "+Prefix+"/analyses/{id}/diff.html", d.signedIn(d.siteDiffHTML))
+	m.HandleFunc("GET "+Prefix+"/projects", d.signedIn(d.projectsPage))
+	m.HandleFunc("POST "+Prefix+"/projects", d.signedIn(d.createProject))
+	m.HandleFunc("GET "+Prefix+"/projects/{id}", d.signedIn(d.projectPage))
+	m.HandleFunc("POST "+Prefix+"/projects/{id}", d.signedIn(d.updateProject))
+	m.HandleFunc("POST "+Prefix+"/projects/{id}/delete", d.signedIn(d.deleteProject))
+	m.HandleFunc("POST "+Prefix+"/projects/{id}/run", d.signedIn(d.runProject))
+	m.HandleFunc("POST "+Prefix+"/projects/{id}/schedules", d.signedIn(d.createSchedule))
+	m.HandleFunc("POST "+Prefix+"/projects/{id}/schedules/{sid}", d.signedIn(d.updateSchedule))
+	m.HandleFunc("POST "+Prefix+"/projects/{id}/schedules/{sid}/delete", d.signedIn(d.deleteSchedule))
+	m.HandleFunc("POST "+Prefix+"/projects/{id}/alerts", d.signedIn(d.createAlert))
+	m.HandleFunc("POST "+Prefix+"/projects/{id}/alerts/{aid}", d.signedIn(d.updateAlert))
+	m.HandleFunc("POST "+Prefix+"/projects/{id}/alerts/{aid}/delete", d.signedIn(d.deleteAlert))
+	m.HandleFunc("POST "+Prefix+"/projects/{id}/alerts/{aid}/test", d.signedIn(d.testAlert))
 	m.HandleFunc("GET "+Prefix+"/rankings", d.signedIn(d.rankingsPage))
 	m.HandleFunc("POST "+Prefix+"/rankings", d.signedIn(d.trackKeywords))
 	m.HandleFunc("POST "+Prefix+"/rankings/untrack", d.signedIn(d.untrackKeyword))

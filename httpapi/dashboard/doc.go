@@ -47,6 +47,26 @@
 // removes it from the account's list; the rankings store stops checking it
 // when no account's list has it any more (its history is kept).
 //
+// # Projects
+//
+// /dashboard/projects lists the account's projects (the sites it
+// monitors: last analysis with its score and status, next scheduled run)
+// and creates them; /dashboard/projects/{id} is the home of a site: its
+// settings (the saved crawl configuration, credentials shown as
+// "[redacted]"), "Run now" (counted against the quota like the start
+// form), the history (trend charts of score, pages, errors and warnings
+// drawn as SVG from the analyses' summaries, where an analysis without a
+// result is a mark on the axis, never a zero; the analyses paged, each
+// linked to its comparison with the previous successful one), tracked
+// keywords, schedules (times in the project's zone), alert rules (mute,
+// send test, the webhook secret shown once) and the alert delivery log.
+// /dashboard/analyses/{id}/diff?against= shows the comparison of two
+// analyses (crawler.Compare, capped with exact counts, changed pages
+// paged); diff.html serves its self-contained page sandboxed. Every change
+// goes through Options.API, the API's own handlers run in process
+// (httpapi.Server.CallAPI), so the pages apply the API's validation, caps
+// and messages, and another account's project is a 404.
+//
 // # Look
 //
 // The stylesheet is shared with the OAuth consent page of package auth
@@ -65,6 +85,9 @@
 //	d, _ = dashboard.New(st, au, &dashboard.Options{SessionKey: key, Analyses: api, Rankings: rs, Watchlist: w})
 //	mux.Handle("/dashboard/", d)
 //	mux.Handle("/dashboard", d)
+//
+// The API server passed as Analyses is also the Quota, the Mutes and the
+// API of the project pages.
 //
 // With several API instances sharing rate limits in Redis, set
 // Options.Usage to the API's ratelimit.Limiter so the usage page shows the

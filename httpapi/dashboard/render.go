@@ -37,8 +37,9 @@ var funcs = template.FuncMap{
 		}
 		return t.UTC().Format("2006-01-02 15:04 UTC")
 	},
-	"day":  func(t time.Time) string { return t.UTC().Format("2006-01-02") },
-	"join": strings.Join,
+	"day":   func(t time.Time) string { return t.UTC().Format("2006-01-02") },
+	"clock": func(t time.Time) string { return t.UTC().Format("15:04 UTC") },
+	"join":  strings.Join,
 	"has": func(list []string, s string) bool {
 		for _, x := range list {
 			if x == s {

@@ -35,6 +35,9 @@ type Limits struct {
 	// schedule that the plan allows (monitor.Schedule.MinInterval): a
 	// schedule that may run more often is refused.
 	MinScheduleInterval time.Duration
+	// AlertRules caps the account's alert rules, all projects together
+	// (POST /v1/projects/{id}/alerts answers 403 plan_limit beyond it).
+	AlertRules int
 }
 
 // Daily request limits of the default plans.
@@ -51,11 +54,11 @@ var Names = []store.Plan{store.Free, store.Pro, store.Enterprise}
 // (store.Account.DailyLimit); a plan missing here takes Free's.
 var Defaults = Table{
 	store.Free: {DailyRequests: DefaultFreeDaily, MaxSitePages: 500, ConcurrentSiteJobs: 1, RenderPages: 50, Projects: 3,
-		Schedules: 2, MinScheduleInterval: 24 * time.Hour},
+		Schedules: 2, MinScheduleInterval: 24 * time.Hour, AlertRules: 5},
 	store.Pro: {DailyRequests: DefaultProDaily, MaxSitePages: 10_000, ConcurrentSiteJobs: 3, RenderPages: 2_000, Projects: 50,
-		Schedules: 100, MinScheduleInterval: time.Hour},
+		Schedules: 100, MinScheduleInterval: time.Hour, AlertRules: 50},
 	store.Enterprise: {DailyRequests: DefaultFreeDaily, MaxSitePages: 10_000, ConcurrentSiteJobs: 10, RenderPages: 10_000, Projects: store.MaxProjects,
-		Schedules: 1000, MinScheduleInterval: 15 * time.Minute},
+		Schedules: 1000, MinScheduleInterval: 15 * time.Minute, AlertRules: 500},
 }
 
 // Table is the limits of each plan.
@@ -73,7 +76,7 @@ func New(plans map[store.Plan]Limits, daily map[store.Plan]int, maxSitePages int
 	}
 	for p, c := range plans {
 		if c.DailyRequests < 0 || c.MaxSitePages < 0 || c.ConcurrentSiteJobs < 0 || c.MaxListURLs < 0 || c.RenderPages < 0 ||
-			c.Projects < 0 || c.Schedules < 0 || c.MinScheduleInterval < 0 {
+			c.Projects < 0 || c.Schedules < 0 || c.MinScheduleInterval < 0 || c.AlertRules < 0 {
 			return nil, fmt.Errorf("plans: plan %q has a negative limit", p)
 		}
 		d := out.plan(p)
@@ -100,6 +103,9 @@ func New(plans map[store.Plan]Limits, daily map[store.Plan]int, maxSitePages int
 		}
 		if c.MinScheduleInterval > 0 {
 			d.MinScheduleInterval = c.MinScheduleInterval
+		}
+		if c.AlertRules > 0 {
+			d.AlertRules = c.AlertRules
 		}
 		out[p] = d
 	}

@@ -16,6 +16,8 @@ func with(l plans.Limits, f func(*plans.Limits)) plans.Limits {
 
 func TestNew(t *testing.T) {
 	free, pro := plans.Defaults[store.Free], plans.Defaults[store.Pro]
+	// with returns l changed by f: the limits not named keep their defaults.
+	with := func(l plans.Limits, f func(*plans.Limits)) plans.Limits { f(&l); return l }
 	tests := []struct {
 		name    string
 		plans   map[store.Plan]plans.Limits
@@ -46,6 +48,10 @@ func TestNew(t *testing.T) {
 		{name: "negative plan", plans: map[store.Plan]plans.Limits{store.Free: {MaxSitePages: -1}}, wantErr: true},
 		{name: "negative render pages", plans: map[store.Plan]plans.Limits{store.Free: {RenderPages: -1}}, wantErr: true},
 		{name: "negative projects", plans: map[store.Plan]plans.Limits{store.Free: {Projects: -1}}, wantErr: true},
+		{name: "alert rules",
+			plans: map[store.Plan]plans.Limits{store.Free: {AlertRules: 2}},
+			want:  plans.Table{store.Free: with(free, func(l *plans.Limits) { l.AlertRules = 2 })}},
+		{name: "negative alert rules", plans: map[store.Plan]plans.Limits{store.Free: {AlertRules: -1}}, wantErr: true},
 		{name: "negative daily", daily: map[store.Plan]int{store.Free: -1}, wantErr: true},
 		{name: "schedules",
 			plans: map[store.Plan]plans.Limits{store.Free: {Schedules: 5, MinScheduleInterval: time.Hour}},

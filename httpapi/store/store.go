@@ -460,6 +460,118 @@ type Schedules interface {
 	SetScheduleError(ctx context.Context, id string, due time.Time, msg string) error
 }
 
+// AlertRule is one alert rule of a project: what change to watch for
+// (Kind and Params, as monitor.ParseRule reads them) and where to send it.
+type AlertRule struct {
+	ID        string // "alr_...", random
+	AccountID string
+	ProjectID string
+	// Kind is a monitor rule kind ("new_findings", "score_drop"...);
+	// Params its JSON parameters.
+	Kind   string
+	Params []byte
+	// Channel is "webhook", "slack" or "email"; Target the URL or the
+	// e-mail address.
+	Channel string
+	Target  string
+	// Secret is the webhook signing secret, sealed by the caller ("" for
+	// other channels).
+	Secret string
+	// Muted stops the rule until it is unmuted; MutedUntil, when set,
+	// stops it until then.
+	Muted      bool
+	MutedUntil time.Time
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
+}
+
+// Alert delivery states.
+const (
+	DeliveryPending    = "pending"
+	DeliveryDelivered  = "delivered"
+	DeliveryFailed     = "failed"
+	DeliverySuppressed = "suppressed"
+)
+
+// AlertDelivery is one alert to send (the outbox) and, once sent, a line
+// of the project's alert log.
+type AlertDelivery struct {
+	ID        string // "dlv_...", random
+	AccountID string
+	ProjectID string
+	RuleID    string
+	// JobID is the analysis whose evaluation raised the alert ("" for a
+	// test alert or a rank check).
+	JobID string
+	// DedupeKey identifies the change (monitor.Alert.Fingerprint, or a
+	// test's own key): one delivery per rule and key. ChangeKey
+	// (monitor.Alert.ChangeKey) is the same for each flap of a change.
+	DedupeKey string
+	ChangeKey string
+	// Payload is the alert's JSON.
+	Payload []byte
+	// State is DeliveryPending until sent, then DeliveryDelivered, or
+	// DeliveryFailed after the last attempt; DeliverySuppressed for an
+	// alert not sent (muted rule, cool-down), LastError saying why.
+	State       string
+	Attempts    int
+	NextAttempt time.Time
+	LastError   string
+	CreatedAt   time.Time
+	DeliveredAt time.Time
+}
+
+// MaxAlertRules caps the rules of one project; MaxAlertDeliveries the log
+// kept per project (older sent, failed and suppressed deliveries are
+// deleted as new ones come).
+const (
+	MaxAlertRules      = 100
+	MaxAlertDeliveries = 1000
+)
+
+// Alerts stores alert rules and deliveries. Every method taking an
+// account is scoped to it: another account's rule or project is
+// ErrNotFound.
+type Alerts interface {
+	// CreateAlertRule stores a new rule; an empty ID is filled with a
+	// random "alr_..." one, zero times with now. ErrNotFound when the
+	// project is not the account's.
+	CreateAlertRule(ctx context.Context, r *AlertRule) error
+	// AlertRule returns the account's rule.
+	AlertRule(ctx context.Context, accountID, id string) (*AlertRule, error)
+	// AlertRules lists the rules of the account's project, oldest first,
+	// at most MaxAlertRules.
+	AlertRules(ctx context.Context, accountID, projectID string) ([]AlertRule, error)
+	// CountAlertRules counts the account's rules (every project).
+	CountAlertRules(ctx context.Context, accountID string) (int, error)
+	// UpdateAlertRule stores the kind, params, channel, target, secret,
+	// muted state and UpdatedAt (zero: now) of the account's rule.
+	UpdateAlertRule(ctx context.Context, r *AlertRule) error
+	// DeleteAlertRule deletes the account's rule and its deliveries.
+	DeleteAlertRule(ctx context.Context, accountID, id string) error
+	// AddAlertDelivery stores a delivery unless the rule has one with the
+	// same DedupeKey (then it returns false and stores nothing). When the
+	// rule has a delivery with the same ChangeKey created at or after
+	// coolDownSince that was not suppressed, the new one is stored as
+	// DeliverySuppressed ("cool-down"). An empty ID is filled with a
+	// random "dlv_..." one, an empty State with pending, zero times with
+	// now. The project's log beyond MaxAlertDeliveries is pruned (never a
+	// pending delivery).
+	AddAlertDelivery(ctx context.Context, d *AlertDelivery, coolDownSince time.Time) (bool, error)
+	// ClaimAlertDeliveries returns up to limit pending deliveries due at
+	// now (NextAttempt <= now), oldest first, and moves their NextAttempt
+	// to now+lease in the same transaction, so that another instance
+	// claiming at the same time gets other ones.
+	ClaimAlertDeliveries(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]AlertDelivery, error)
+	// UpdateAlertDelivery stores the state, attempts, next attempt, last
+	// error and delivery time of a delivery.
+	UpdateAlertDelivery(ctx context.Context, d *AlertDelivery) error
+	// AlertDeliveries lists the deliveries of the account's project,
+	// newest first, at most limit (0 or less, or more than
+	// MaxAlertDeliveries, means MaxAlertDeliveries).
+	AlertDeliveries(ctx context.Context, accountID, projectID string, limit int) ([]AlertDelivery, error)
+}
+
 // Store is everything the API keeps.
 type Store interface {
 	Accounts
@@ -472,6 +584,7 @@ type Store interface {
 	Mutes
 	Projects
 	Schedules
+	Alerts
 	// Ping reports whether the database answers.
 	Ping(ctx context.Context) error
 	Close() error

@@ -160,13 +160,50 @@ var migrations = [][]string{
 		`CREATE INDEX schedules_project ON schedules (account_id, project_id, created_at)`,
 		`CREATE INDEX schedules_due ON schedules (next_run) WHERE paused = 0`,
 	},
+	6: {
+		`CREATE TABLE alert_rules (
+			id          TEXT PRIMARY KEY,
+			account_id  TEXT NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
+			project_id  TEXT NOT NULL REFERENCES projects (id) ON DELETE CASCADE,
+			kind        TEXT NOT NULL,
+			params      {{blob}},
+			channel     TEXT NOT NULL,
+			target      TEXT NOT NULL,
+			secret      TEXT NOT NULL,
+			muted       INTEGER NOT NULL,
+			muted_until BIGINT,
+			created_at  BIGINT NOT NULL,
+			updated_at  BIGINT NOT NULL
+		)`,
+		`CREATE INDEX alert_rules_project ON alert_rules (account_id, project_id, created_at)`,
+		`CREATE TABLE alert_deliveries (
+			id           TEXT PRIMARY KEY,
+			account_id   TEXT NOT NULL,
+			project_id   TEXT NOT NULL REFERENCES projects (id) ON DELETE CASCADE,
+			rule_id      TEXT NOT NULL REFERENCES alert_rules (id) ON DELETE CASCADE,
+			job_id       TEXT NOT NULL,
+			dedupe_key   TEXT NOT NULL,
+			change_key   TEXT NOT NULL,
+			payload      {{blob}},
+			state        TEXT NOT NULL,
+			attempts     INTEGER NOT NULL,
+			next_attempt BIGINT,
+			last_error   TEXT NOT NULL,
+			created_at   BIGINT NOT NULL,
+			delivered_at BIGINT,
+			UNIQUE (rule_id, dedupe_key)
+		)`,
+		`CREATE INDEX alert_deliveries_due ON alert_deliveries (state, next_attempt)`,
+		`CREATE INDEX alert_deliveries_project ON alert_deliveries (project_id, created_at)`,
+		`CREATE INDEX alert_deliveries_change ON alert_deliveries (rule_id, change_key, created_at)`,
+	},
 }
 
 // tables lists the tables in creation order (Dump reads them in this
 // order).
 var tables = []string{"schema_migrations", "accounts", "api_keys", "clients", "auth_codes", "refresh_tokens",
 	"revoked_families", "revoked_tokens", "signing_keys", "daily_usage", "jobs", "mutes", "screenshots",
-	"projects", "schedules"}
+	"projects", "schedules", "alert_rules", "alert_deliveries"}
 
 // schema is the store's migrations and version table.
 var schema = &sqldb.Schema{

@@ -2,8 +2,9 @@
 // runs: Run checks each method of store.Store against the contract
 // (account scoping, single-use codes and refresh tokens under concurrency,
 // exact daily limits under concurrency, final jobs, projects and their
-// history, schedules and their exactly-once claims under concurrency, time
-// precision), and Restart checks that counters and jobs
+// history, schedules and their exactly-once claims under concurrency,
+// alert rules and deliveries (dedupe, cool-down, claims under concurrency,
+// the capped log), time precision), and Restart checks that counters and jobs
 // survive closing and reopening the database.
 //
 // A driver's test calls Run, and Restart when its data outlives a Store:

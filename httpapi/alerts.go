@@ -1,0 +1,791 @@
+package httpapi
+
+import (
+	"context"
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/seokit/seokit/crawler"
+	"github.com/seokit/seokit/httpapi/auth"
+	"github.com/seokit/seokit/httpapi/store"
+	"github.com/seokit/seokit/monitor"
+	"github.com/seokit/seokit/seo"
+)
+
+// Defaults of the alert options.
+var (
+	// DefaultAlertRetryDelays are the waits between the attempts of an
+	// alert delivery: six attempts over about nine hours, then "failed".
+	DefaultAlertRetryDelays = []time.Duration{time.Minute, 5 * time.Minute, 30 * time.Minute, 2 * time.Hour, 6 * time.Hour}
+)
+
+const (
+	// DefaultAlertPollInterval is how often the delivery worker looks for
+	// due deliveries (new alerts wake it at once).
+	DefaultAlertPollInterval = 5 * time.Second
+	// DefaultAlertCoolDown is how long the same change (a page flapping
+	// back and forth) is not sent again.
+	DefaultAlertCoolDown = 24 * time.Hour
+	// alertProjectJobs is how many of a project's newest analyses are
+	// searched for the previous successful one.
+	alertProjectJobs = 50
+	// alertParallel is how many delivery attempts run at once.
+	alertParallel = 20
+)
+
+// AlertRuleRequest is the body of POST /v1/projects/{id}/alerts and, every
+// field optional, of PATCH /v1/projects/{id}/alerts/{aid}.
+type AlertRuleRequest struct {
+	// Kind is the rule kind: new_findings, top_page_changed,
+	// robots_changed, sitemaps_changed, pages_lost, score_drop or
+	// keyword_drop.
+	Kind string `json:"kind,omitempty"`
+	// Params are the kind's parameters (monitor.Params): severity, topN,
+	// minPages, points, positions.
+	Params json.RawMessage `json:"params,omitempty"`
+	// Channel is webhook, slack or email; Target its URL or address.
+	Channel string `json:"channel,omitempty"`
+	Target  string `json:"target,omitempty"`
+	// Muted mutes (true) or unmutes (false, which clears mutedUntil) the
+	// rule; MutedUntil mutes it until then.
+	Muted      *bool      `json:"muted,omitempty"`
+	MutedUntil *time.Time `json:"mutedUntil,omitempty"`
+}
+
+// AlertRule is an alert rule as the API shows it.
+type AlertRule struct {
+	ID        string          `json:"id"`
+	ProjectID string          `json:"projectId"`
+	Kind      string          `json:"kind"`
+	Params    json.RawMessage `json:"params"`
+	Channel   string          `json:"channel"`
+	Target    string          `json:"target"`
+	// Secret is a webhook rule's signing secret, shown once: when the rule
+	// is created or becomes a webhook rule. Receivers verify the
+	// Seokit-Signature header with it, as for site-analysis callbacks.
+	Secret     string     `json:"secret,omitempty"`
+	Muted      bool       `json:"muted"`
+	MutedUntil *time.Time `json:"mutedUntil,omitempty"`
+	CreatedAt  time.Time  `json:"createdAt"`
+	UpdatedAt  time.Time  `json:"updatedAt"`
+}
+
+// AlertRuleList is the answer of GET /v1/projects/{id}/alerts.
+type AlertRuleList struct {
+	Rules []AlertRule `json:"rules"`
+}
+
+// AlertDelivery is one line of a project's alert log.
+type AlertDelivery struct {
+	ID     string `json:"id"`
+	RuleID string `json:"ruleId"`
+	// JobID is the analysis whose evaluation raised the alert (absent for
+	// a test alert).
+	JobID string `json:"jobId,omitempty"`
+	// State is pending, delivered, failed or suppressed (muted rule,
+	// cool-down); LastError says why an attempt failed or why the alert
+	// was suppressed.
+	State       string     `json:"state"`
+	Attempts    int        `json:"attempts"`
+	NextAttempt *time.Time `json:"nextAttempt,omitempty"`
+	LastError   string     `json:"lastError,omitempty"`
+	CreatedAt   time.Time  `json:"createdAt"`
+	DeliveredAt *time.Time `json:"deliveredAt,omitempty"`
+	// Alert is what was (or is to be) sent (monitor.Alert).
+	Alert json.RawMessage `json:"alert,omitempty"`
+}
+
+// AlertDeliveryList is the answer of GET /v1/projects/{id}/alerts/deliveries.
+type AlertDeliveryList struct {
+	Deliveries []AlertDelivery `json:"deliveries"`
+}
+
+// AlertTestResult is the answer of POST /v1/projects/{id}/alerts/{aid}/test.
+type AlertTestResult struct {
+	// State is delivered or failed; Error says why it failed.
+	State string         `json:"state"`
+	Error string         `json:"error,omitempty"`
+	Alert *monitor.Alert `json:"alert"`
+}
+
+func (s *Server) alertRoutes() []route {
+	return []route{
+		{"POST /v1/projects/{id}/alerts", auth.ScopeWrite, OpAnalyze, s.createAlertRule},
+		{"GET /v1/projects/{id}/alerts", auth.ScopeRead, OpAnalyze, s.listAlertRules},
+		{"GET /v1/projects/{id}/alerts/deliveries", auth.ScopeRead, OpAnalyze, s.listAlertDeliveries},
+		{"PATCH /v1/projects/{id}/alerts/{aid}", auth.ScopeWrite, OpAnalyze, s.updateAlertRule},
+		{"DELETE /v1/projects/{id}/alerts/{aid}", auth.ScopeWrite, OpAnalyze, s.deleteAlertRule},
+		{"POST /v1/projects/{id}/alerts/{aid}/test", auth.ScopeWrite, OpAnalyze, s.testAlertRule},
+	}
+}
+
+func ruleView(r *store.AlertRule) AlertRule {
+	v := AlertRule{ID: r.ID, ProjectID: r.ProjectID, Kind: r.Kind, Params: r.Params, Channel: r.Channel, Target: r.Target,
+		Muted: r.Muted, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
+	if len(v.Params) == 0 {
+		v.Params = json.RawMessage("{}")
+	}
+	if !r.MutedUntil.IsZero() {
+		t := r.MutedUntil
+		v.MutedUntil = &t
+	}
+	return v
+}
+
+// alertProject returns the caller's project named in the path (404 for
+// another account's).
+func (s *Server) alertProject(r *http.Request) (*store.Project, error) {
+	p, err := s.st.Project(r.Context(), principal(r.Context()).AccountID, r.PathValue("id"))
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, apiError(http.StatusNotFound, CodeNotFound, "no project "+r.PathValue("id"))
+	}
+	return p, err
+}
+
+// alertRule returns the rule named in the path, of the project named there.
+func (s *Server) alertRule(r *http.Request) (*store.AlertRule, error) {
+	p, err := s.alertProject(r)
+	if err != nil {
+		return nil, err
+	}
+	rule, err := s.st.AlertRule(r.Context(), p.AccountID, r.PathValue("aid"))
+	if errors.Is(err, store.ErrNotFound) || err == nil && rule.ProjectID != p.ID {
+		return nil, apiError(http.StatusNotFound, CodeNotFound, "no alert rule "+r.PathValue("aid")+" in project "+p.ID)
+	}
+	return rule, err
+}
+
+// checkAlertRule validates a rule's kind, params, channel and target,
+// and stores the params with their defaults.
+func (s *Server) checkAlertRule(ctx context.Context, r *store.AlertRule) error {
+	rule, err := monitor.ParseRule(r.Kind, r.Params)
+	if err != nil {
+		return err
+	}
+	if r.Params, err = json.Marshal(rule.Params); err != nil {
+		return err
+	}
+	switch r.Channel {
+	case monitor.ChannelWebhook, monitor.ChannelSlack:
+		if err := monitor.CheckURL(r.Target); err != nil {
+			return err
+		}
+		u, err := s.fetcher.CheckURL(ctx, r.Target)
+		if err != nil {
+			if ie, ok := seo.AsInputError(err); ok {
+				return ie.WithField("target")
+			}
+			return invalid("target", "target's host cannot be resolved")
+		}
+		r.Target = u.String()
+	case monitor.ChannelEmail:
+		if s.opts.SMTP == nil {
+			return invalid("channel", `e-mail alerts are not available: this server has no SMTP server configured; use "webhook" or "slack"`)
+		}
+		if err := monitor.CheckAddress(r.Target); err != nil {
+			return err
+		}
+	default:
+		return invalid("channel", `channel must be "webhook", "slack" or "email"`)
+	}
+	return nil
+}
+
+func (s *Server) createAlertRule(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	var req AlertRuleRequest
+	if err := decodeJSON(w, r, s.opts.MaxBodyBytes, &req); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	p, err := s.alertProject(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	rule := &store.AlertRule{AccountID: p.AccountID, ProjectID: p.ID, Kind: req.Kind, Params: req.Params, Channel: req.Channel, Target: req.Target}
+	if req.Muted != nil {
+		rule.Muted = *req.Muted
+	}
+	if req.MutedUntil != nil {
+		rule.MutedUntil = req.MutedUntil.UTC()
+	}
+	if err := s.checkAlertRule(ctx, rule); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	plan, err := s.accountPlan(ctx, p.AccountID)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	n, err := s.st.CountAlertRules(ctx, p.AccountID)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if n >= plan.AlertRules {
+		s.fail(w, r, apiError(http.StatusForbidden, CodeForbidden, "this account has "+strconv.Itoa(n)+" alert rules, the most its plan allows; delete one first"))
+		return
+	}
+	if rules, err := s.st.AlertRules(ctx, p.AccountID, p.ID); err != nil || len(rules) >= store.MaxAlertRules {
+		if err == nil {
+			err = apiError(http.StatusForbidden, CodeForbidden, "this project has "+strconv.Itoa(len(rules))+" alert rules, the most a project may have")
+		}
+		s.fail(w, r, err)
+		return
+	}
+	var secret string
+	if rule.Channel == monitor.ChannelWebhook {
+		if secret, rule.Secret, err = s.newAlertSecret(); err != nil {
+			s.fail(w, r, err)
+			return
+		}
+	}
+	rule.CreatedAt = s.now().UTC()
+	if err := s.st.CreateAlertRule(ctx, rule); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	v := ruleView(rule)
+	v.Secret = secret
+	w.Header().Set("Location", s.opts.BasePath+"/v1/projects/"+p.ID+"/alerts/"+rule.ID)
+	writeJSON(w, http.StatusCreated, v)
+}
+
+func (s *Server) listAlertRules(w http.ResponseWriter, r *http.Request) {
+	p, err := s.alertProject(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	rules, err := s.st.AlertRules(r.Context(), p.AccountID, p.ID)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	out := AlertRuleList{Rules: make([]AlertRule, 0, len(rules))}
+	for i := range rules {
+		out.Rules = append(out.Rules, ruleView(&rules[i]))
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (s *Server) updateAlertRule(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	var req AlertRuleRequest
+	if err := decodeJSON(w, r, s.opts.MaxBodyBytes, &req); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	rule, err := s.alertRule(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	wasWebhook := rule.Channel == monitor.ChannelWebhook
+	if req.Kind != "" && req.Kind != rule.Kind {
+		rule.Kind = req.Kind
+		if req.Params == nil {
+			rule.Params = nil // the old kind's params; the new kind's defaults
+		}
+	}
+	if req.Params != nil {
+		rule.Params = req.Params
+	}
+	if req.Channel != "" {
+		rule.Channel = req.Channel
+	}
+	if req.Target != "" {
+		rule.Target = req.Target
+	}
+	if req.Muted != nil {
+		rule.Muted = *req.Muted
+		if !rule.Muted {
+			rule.MutedUntil = time.Time{}
+		}
+	}
+	if req.MutedUntil != nil {
+		rule.MutedUntil = req.MutedUntil.UTC()
+	}
+	if err := s.checkAlertRule(ctx, rule); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	var secret string
+	switch {
+	case rule.Channel == monitor.ChannelWebhook && !wasWebhook:
+		if secret, rule.Secret, err = s.newAlertSecret(); err != nil {
+			s.fail(w, r, err)
+			return
+		}
+	case rule.Channel != monitor.ChannelWebhook:
+		rule.Secret = ""
+	}
+	rule.UpdatedAt = s.now().UTC()
+	if err := s.st.UpdateAlertRule(ctx, rule); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	v := ruleView(rule)
+	v.Secret = secret
+	writeJSON(w, http.StatusOK, v)
+}
+
+func (s *Server) deleteAlertRule(w http.ResponseWriter, r *http.Request) {
+	rule, err := s.alertRule(r)
+	if err == nil {
+		err = s.st.DeleteAlertRule(r.Context(), rule.AccountID, rule.ID)
+	}
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (s *Server) listAlertDeliveries(w http.ResponseWriter, r *http.Request) {
+	p, err := s.alertProject(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	limit := 100
+	if v := r.URL.Query().Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > store.MaxAlertDeliveries {
+			s.fail(w, r, invalid("limit", "limit must be from 1 to "+strconv.Itoa(store.MaxAlertDeliveries)))
+			return
+		}
+		limit = n
+	}
+	ds, err := s.st.AlertDeliveries(r.Context(), p.AccountID, p.ID, limit)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	out := AlertDeliveryList{Deliveries: make([]AlertDelivery, 0, len(ds))}
+	for _, d := range ds {
+		v := AlertDelivery{ID: d.ID, RuleID: d.RuleID, JobID: d.JobID, State: d.State, Attempts: d.Attempts, LastError: d.LastError,
+			CreatedAt: d.CreatedAt, Alert: d.Payload}
+		if d.State == store.DeliveryPending && !d.NextAttempt.IsZero() {
+			t := d.NextAttempt
+			v.NextAttempt = &t
+		}
+		if !d.DeliveredAt.IsZero() {
+			t := d.DeliveredAt
+			v.DeliveredAt = &t
+		}
+		out.Deliveries = append(out.Deliveries, v)
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// testAlertRule sends a test alert through the rule's channel at once and
+// answers whether it was delivered; the attempt is logged.
+func (s *Server) testAlertRule(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	rule, err := s.alertRule(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	p, err := s.alertProject(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	now := s.now().UTC()
+	a := &monitor.Alert{Rule: rule.ID, Project: p.ID, Kind: monitor.Kind(rule.Kind), Domain: p.Domain, Test: true,
+		Title: "Test alert for " + p.Domain + " from seokit", Count: 1, CreatedAt: now,
+		Changes:     []monitor.Change{{Subject: p.Domain, What: "this is a test of the " + rule.Kind + " rule " + rule.ID}},
+		Fingerprint: "test-" + randomID(16), Links: s.alertLinks(p.ID, "", "")}
+	a.ChangeKey = a.Fingerprint
+	payload, _ := json.Marshal(a)
+	d := &store.AlertDelivery{AccountID: p.AccountID, ProjectID: p.ID, RuleID: rule.ID, DedupeKey: a.Fingerprint, ChangeKey: a.ChangeKey,
+		Payload: payload, Attempts: 1, CreatedAt: now}
+	res := AlertTestResult{State: store.DeliveryDelivered, Alert: a}
+	if err := s.notify(ctx, rule, a); err != nil {
+		res.State, res.Error = store.DeliveryFailed, err.Error()
+		d.State, d.LastError = store.DeliveryFailed, seo.ClipTo(err.Error(), 500)
+	} else {
+		d.State, d.DeliveredAt = store.DeliveryDelivered, s.now().UTC()
+	}
+	if _, err := s.st.AddAlertDelivery(ctx, d, time.Time{}); err != nil {
+		s.log.Warn("test alert not logged", "rule", rule.ID, "err", err)
+	}
+	writeJSON(w, http.StatusOK, res)
+}
+
+// newAlertSecret returns a new webhook secret and its sealed form.
+func (s *Server) newAlertSecret() (plain, sealed string, err error) {
+	plain = "whsec_" + randomID(32)
+	sealed, err = s.sealString(plain)
+	return plain, sealed, err
+}
+
+// sealString encrypts v with the key that seals stored credentials
+// (credentialKey, AES-GCM): "v1:" and the base64 nonce and ciphertext.
+func (s *Server) sealString(v string) (string, error) {
+	gcm, err := s.credentialAEAD()
+	if err != nil {
+		return "", err
+	}
+	nonce := make([]byte, gcm.NonceSize())
+	rand.Read(nonce)
+	return "v1:" + base64.StdEncoding.EncodeToString(gcm.Seal(nonce, nonce, []byte(v), nil)), nil
+}
+
+// openString decrypts what sealString returned.
+func (s *Server) openString(sealed string) (string, error) {
+	raw, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(sealed, "v1:"))
+	if err != nil || !strings.HasPrefix(sealed, "v1:") {
+		return "", errSealed
+	}
+	gcm, err := s.credentialAEAD()
+	if err != nil {
+		return "", err
+	}
+	if len(raw) < gcm.NonceSize() {
+		return "", errSealed
+	}
+	plain, err := gcm.Open(nil, raw[:gcm.NonceSize()], raw[gcm.NonceSize():], nil)
+	if err != nil {
+		return "", errSealed
+	}
+	return string(plain), nil
+}
+
+func (s *Server) credentialAEAD() (cipher.AEAD, error) {
+	key, err := s.credentialKey()
+	if err != nil {
+		return nil, err
+	}
+	block, err := aes.NewCipher(key)
+	if err != nil {
+		return nil, err
+	}
+	return cipher.NewGCM(block)
+}
+
+// alertLinks are the links of an alert: the diff of job against old in the
+// API and the dashboard, and the analysis. Without Options.PublicURL they
+// are paths under BasePath.
+func (s *Server) alertLinks(projectID, job, old string) monitor.Links {
+	base := strings.TrimSuffix(s.opts.PublicURL, "/") + s.opts.BasePath
+	if job == "" {
+		return monitor.Links{Dashboard: base + "/dashboard/projects/" + url.PathEscape(projectID)}
+	}
+	return monitor.Links{
+		Diff:      base + "/v1/analyze/site/" + url.PathEscape(job) + "/diff?against=" + url.QueryEscape(old),
+		Dashboard: base + "/dashboard/projects/" + url.PathEscape(projectID) + "/diff?job=" + url.QueryEscape(job) + "&against=" + url.QueryEscape(old),
+		Analysis:  base + "/v1/analyze/site/" + url.PathEscape(job),
+	}
+}
+
+// notifier returns the rule's channel.
+func (s *Server) notifier(rule *store.AlertRule) (monitor.Notifier, error) {
+	switch rule.Channel {
+	case monitor.ChannelWebhook:
+		secret, err := s.openString(rule.Secret)
+		if err != nil {
+			return nil, err
+		}
+		return &monitor.Webhook{URL: rule.Target, Secret: secret, Client: s.fetcher.Client(), Now: s.now}, nil
+	case monitor.ChannelSlack:
+		return &monitor.Slack{URL: rule.Target, Client: s.fetcher.Client()}, nil
+	case monitor.ChannelEmail:
+		if s.opts.SMTP == nil {
+			return nil, errors.New("e-mail alerts are not available: this server has no SMTP server configured")
+		}
+		return &monitor.Email{To: rule.Target, SMTP: *s.opts.SMTP}, nil
+	}
+	return nil, fmt.Errorf("unknown channel %q", rule.Channel)
+}
+
+// notify makes one attempt to send a through the rule's channel.
+func (s *Server) notify(ctx context.Context, rule *store.AlertRule, a *monitor.Alert) error {
+	n, err := s.notifier(rule)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, monitor.DefaultTimeout)
+	defer cancel()
+	return n.Notify(ctx, a)
+}
+
+// alertsAfterJob evaluates the alert rules of a finished site analysis's
+// project, in the background: a slow comparison or receiver never holds
+// up the job.
+func (s *Server) alertsAfterJob(j *store.Job) {
+	if j.ProjectID == "" || j.Status != store.JobSucceeded {
+		return
+	}
+	job := *j
+	s.goAlerts(func(ctx context.Context) {
+		if err := s.evaluateJobAlerts(ctx, &job); err != nil && ctx.Err() == nil {
+			s.log.Warn("alert rules not evaluated", "job", job.ID, "project", job.ProjectID, "err", err)
+		}
+	})
+}
+
+// goAlerts runs f on a goroutine that Close waits for, with the server's
+// context; it returns false, running nothing, once the server is closing.
+func (s *Server) goAlerts(f func(ctx context.Context)) bool {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return false
+	}
+	s.wg.Add(1)
+	s.mu.Unlock()
+	go func() {
+		defer s.wg.Done()
+		f(s.ctx)
+	}()
+	return true
+}
+
+// evaluateJobAlerts compares the job with the project's previous
+// successful analysis and stores a delivery per rule that fires.
+func (s *Server) evaluateJobAlerts(ctx context.Context, j *store.Job) error {
+	rules, err := s.st.AlertRules(ctx, j.AccountID, j.ProjectID)
+	if err != nil || len(rules) == 0 {
+		return err
+	}
+	jobs, err := s.st.ProjectJobs(ctx, j.AccountID, j.ProjectID, alertProjectJobs)
+	if err != nil {
+		return err
+	}
+	var prev *store.Job
+	for i := range jobs {
+		p := &jobs[i]
+		if p.ID != j.ID && p.Status == store.JobSucceeded && p.CreatedAt.Before(j.CreatedAt) && (prev == nil || p.CreatedAt.After(prev.CreatedAt)) {
+			prev = p
+		}
+	}
+	if prev == nil {
+		return nil // the project's first analysis: nothing to compare
+	}
+	if prev, err = s.st.Job(ctx, j.AccountID, prev.ID); err != nil { // with its result
+		return err
+	}
+	if len(j.Result) == 0 {
+		if j, err = s.st.Job(ctx, j.AccountID, j.ID); err != nil {
+			return err
+		}
+	}
+	release, err := s.adm.admit(ctx, KindCompare, j.AccountID, crawler.EstimateCompareMemory(len(prev.Result)), true)
+	if err != nil {
+		return err
+	}
+	defer release()
+	d, err := crawler.Compare(ctx, crawler.ReportJSON(prev.Result), crawler.ReportJSON(j.Result), nil)
+	if err != nil {
+		return err
+	}
+	in := &monitor.Input{Domain: jobDomain(j), Diff: d, Links: s.alertLinks(j.ProjectID, j.ID, prev.ID), Now: s.now()}
+	parsed := make([]monitor.Rule, len(rules))
+	topN := 0
+	for i, r := range rules {
+		if parsed[i], err = monitor.ParseRule(r.Kind, r.Params); err != nil {
+			s.log.Warn("alert rule not valid", "rule", r.ID, "err", err)
+			continue
+		}
+		if parsed[i].Kind == monitor.KindTopPageChanged {
+			topN = max(topN, parsed[i].Params.TopN)
+		}
+	}
+	if topN > 0 {
+		if in.TopPages, err = monitor.TopPages(ctx, crawler.ReportJSON(prev.Result), topN); err != nil {
+			return err
+		}
+	}
+	for i := range rules {
+		if parsed[i].Kind == "" || parsed[i].Kind == monitor.KindKeywordDrop {
+			continue
+		}
+		if err := s.raiseAlert(ctx, &rules[i], j.ID, monitor.Evaluate(parsed[i], in)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// EvaluateKeywordAlerts evaluates the keyword_drop rules of the account's
+// project over the positions of its tracked keywords in two rank checks,
+// and stores the deliveries; a rank schedule calls it after each check.
+func (s *Server) EvaluateKeywordAlerts(ctx context.Context, accountID, projectID string, positions []monitor.KeywordPosition) error {
+	p, err := s.st.Project(ctx, accountID, projectID)
+	if err != nil {
+		return err
+	}
+	rules, err := s.st.AlertRules(ctx, accountID, projectID)
+	if err != nil {
+		return err
+	}
+	in := &monitor.Input{Domain: p.Domain, Keywords: positions, Links: s.alertLinks(projectID, "", ""), Now: s.now()}
+	for i := range rules {
+		if rules[i].Kind != string(monitor.KindKeywordDrop) {
+			continue
+		}
+		rule, err := monitor.ParseRule(rules[i].Kind, rules[i].Params)
+		if err != nil {
+			continue
+		}
+		if err := s.raiseAlert(ctx, &rules[i], "", monitor.Evaluate(rule, in)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// raiseAlert stores the delivery of alert a of rule (nil a: nothing):
+// once per fingerprint, suppressed while the rule is muted or the same
+// change was sent within the cool-down; then wakes the delivery worker.
+func (s *Server) raiseAlert(ctx context.Context, rule *store.AlertRule, jobID string, a *monitor.Alert) error {
+	if a == nil {
+		return nil
+	}
+	a.Rule, a.Project = rule.ID, rule.ProjectID
+	payload, err := json.Marshal(a)
+	if err != nil {
+		return err
+	}
+	now := s.now().UTC()
+	d := &store.AlertDelivery{AccountID: rule.AccountID, ProjectID: rule.ProjectID, RuleID: rule.ID, JobID: jobID,
+		DedupeKey: a.Fingerprint, ChangeKey: a.ChangeKey, Payload: payload, CreatedAt: now, NextAttempt: now}
+	if rule.Muted || rule.MutedUntil.After(now) {
+		d.State, d.LastError, d.NextAttempt = store.DeliverySuppressed, "the rule is muted", time.Time{}
+	}
+	added, err := s.st.AddAlertDelivery(ctx, d, now.Add(-s.opts.AlertCoolDown))
+	if err != nil {
+		return err
+	}
+	if added && d.State == store.DeliveryPending {
+		s.wakeAlerts()
+	}
+	return nil
+}
+
+func (s *Server) wakeAlerts() {
+	select {
+	case s.alertWake <- struct{}{}:
+	default:
+	}
+}
+
+// startAlerts starts the delivery worker; Close stops it. Deliveries left
+// pending by a stop are sent after the next start, by this or another
+// instance (claims are leased in the store).
+func (s *Server) startAlerts() {
+	if s.opts.AlertRetryDelays == nil {
+		s.opts.AlertRetryDelays = DefaultAlertRetryDelays
+	}
+	if s.opts.AlertPollInterval <= 0 {
+		s.opts.AlertPollInterval = DefaultAlertPollInterval
+	}
+	if s.opts.AlertCoolDown == 0 {
+		s.opts.AlertCoolDown = DefaultAlertCoolDown
+	}
+	s.alertWake = make(chan struct{}, 1)
+	s.goAlerts(func(ctx context.Context) {
+		t := time.NewTicker(s.opts.AlertPollInterval)
+		defer t.Stop()
+		// Attempts run in parallel, at most alertParallel at once, so a
+		// receiver that hangs (until the attempt's timeout) delays no
+		// other delivery.
+		slots := make(chan struct{}, alertParallel)
+		for {
+			if free := cap(slots) - len(slots); free > 0 {
+				s.deliverAlerts(ctx, slots, free)
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			case <-s.alertWake:
+			}
+		}
+	})
+}
+
+// deliverAlerts claims up to n due deliveries and starts one attempt each,
+// each holding a slot until it ends.
+func (s *Server) deliverAlerts(ctx context.Context, slots chan struct{}, n int) {
+	// The lease outlasts one attempt: another instance (or this one, at
+	// its next start) takes the delivery again only after it.
+	ds, err := s.st.ClaimAlertDeliveries(ctx, s.now(), monitor.DefaultTimeout+time.Minute, n)
+	if err != nil {
+		if ctx.Err() == nil {
+			s.log.Warn("alert deliveries not claimed", "err", err)
+		}
+		return
+	}
+	for i := range ds {
+		d := ds[i]
+		select {
+		case slots <- struct{}{}:
+		case <-ctx.Done():
+			return // the claims expire; sent after the next start
+		}
+		if !s.goAlerts(func(ctx context.Context) {
+			defer func() { <-slots }()
+			s.attemptDelivery(ctx, &d)
+		}) {
+			<-slots // closing
+		}
+	}
+}
+
+// attemptDelivery makes one attempt and records its outcome: delivered,
+// pending with the next retry, or failed after the last.
+func (s *Server) attemptDelivery(ctx context.Context, d *store.AlertDelivery) {
+	var a monitor.Alert
+	err := json.Unmarshal(d.Payload, &a)
+	var rule *store.AlertRule
+	if err == nil {
+		rule, err = s.st.AlertRule(ctx, d.AccountID, d.RuleID)
+	}
+	if err == nil && (rule.Muted || rule.MutedUntil.After(s.now())) {
+		d.State, d.LastError, d.NextAttempt = store.DeliverySuppressed, "the rule was muted before the alert was sent", time.Time{}
+		if err := s.st.UpdateAlertDelivery(ctx, d); err != nil {
+			s.log.Warn("alert delivery state not saved", "delivery", d.ID, "err", err)
+		}
+		return
+	}
+	if err == nil {
+		err = s.notify(ctx, rule, &a)
+	}
+	if ctx.Err() != nil {
+		return // interrupted: the claim expires and it is sent again
+	}
+	d.Attempts++
+	now := s.now().UTC()
+	switch {
+	case err == nil:
+		d.State, d.DeliveredAt, d.LastError, d.NextAttempt = store.DeliveryDelivered, now, "", time.Time{}
+	case errors.Is(err, store.ErrNotFound):
+		d.State, d.LastError, d.NextAttempt = store.DeliveryFailed, "the rule was deleted", time.Time{}
+	case d.Attempts > len(s.opts.AlertRetryDelays):
+		d.State, d.LastError, d.NextAttempt = store.DeliveryFailed, seo.ClipTo(err.Error(), 500), time.Time{}
+	default:
+		d.LastError, d.NextAttempt = seo.ClipTo(err.Error(), 500), now.Add(s.opts.AlertRetryDelays[d.Attempts-1])
+	}
+	if err != nil {
+		s.log.Warn("alert delivery failed", "delivery", d.ID, "rule", d.RuleID, "attempt", d.Attempts, "err", err)
+	}
+	if err := s.st.UpdateAlertDelivery(ctx, d); err != nil {
+		s.log.Warn("alert delivery state not saved", "delivery", d.ID, "err", err)
+	}
+}

@@ -1,0 +1,331 @@
+package dashboard
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/seokit/seokit/httpapi/store"
+)
+
+// API answers requests to the /v1 API in process as an account. The API
+// server (httpapi.Server) implements it. The project pages go through it,
+// so projects, schedules and alert rules are validated by the API's own
+// rules and answered with its messages.
+type API interface {
+	// CallAPI answers method and target (a /v1 path with its query) with
+	// the JSON body (nil for none) as the account, without counting the
+	// request against its daily limit; it returns the answer's status,
+	// Content-Type and body (the error envelope for 4xx and 5xx).
+	CallAPI(ctx context.Context, accountID, method, target string, body []byte) (status int, contentType string, resp []byte, err error)
+}
+
+// Page sizes of the project pages: each table shows one page and links
+// the next, so an account with 1,000 projects or a project with 1,000
+// analyses stays readable.
+const (
+	projectsPageSize = 25
+	historyPageSize  = 25
+	// maxHistory is how many of a project's newest analyses the project
+	// page reads (the store's cap of ProjectJobs) and maxCharted how many
+	// of them the trend charts draw.
+	maxHistory = 1000
+	maxCharted = 200
+)
+
+// apiFailure is an error answer of the API: its envelope.
+type apiFailure struct {
+	Status  int    `json:"status"`
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	Field   string `json:"field"`
+}
+
+func (e *apiFailure) Error() string { return "dashboard: api: " + e.Code + ": " + e.Message }
+
+// StatusCode and PublicMessage make an answer of the API a Refusal.
+func (e *apiFailure) StatusCode() int       { return e.Status }
+func (e *apiFailure) PublicMessage() string { return e.Message }
+
+// api returns the dashboard's API: Options.API, else Analyses when it
+// implements API; nil hides the project pages.
+func (d *Dashboard) api() API {
+	if d.opts.API != nil {
+		return d.opts.API
+	}
+	a, _ := d.opts.Analyses.(API)
+	return a
+}
+
+// call answers a /v1 request as the account and decodes a 2xx answer's
+// JSON into out (when not nil). An error answer is an *apiFailure.
+func (d *Dashboard) call(ctx context.Context, accountID, method, target string, in, out any) error {
+	api := d.api()
+	if api == nil {
+		return &apiFailure{Status: http.StatusServiceUnavailable, Code: "unavailable", Message: "projects are not available on this server"}
+	}
+	var body []byte
+	if in != nil {
+		var err error
+		if body, err = json.Marshal(in); err != nil {
+			return err
+		}
+	}
+	status, _, resp, err := api.CallAPI(ctx, accountID, method, target, body)
+	if err != nil {
+		return err
+	}
+	if status >= 300 {
+		return failure(status, resp)
+	}
+	if out == nil || status == http.StatusNoContent {
+		return nil
+	}
+	return json.Unmarshal(resp, out)
+}
+
+// failure decodes the error envelope of an answer with status.
+func failure(status int, resp []byte) error {
+	var env struct {
+		Error *apiFailure `json:"error"`
+	}
+	if json.Unmarshal(resp, &env) != nil || env.Error == nil {
+		return errors.New("dashboard: api: status " + strconv.Itoa(status))
+	}
+	env.Error.Status = status
+	return env.Error
+}
+
+// failed shows an error of call: a 404 as the not-found page, another
+// refusal with its status and message, anything else as unavailable.
+func (d *Dashboard) failed(w http.ResponseWriter, r *http.Request, a *store.Account, err error, what string) {
+	var f *apiFailure
+	switch {
+	case errors.As(err, &f) && f.Status == http.StatusNotFound:
+		d.errorPage(w, r, a, http.StatusNotFound, "No such "+what+".")
+	case errors.As(err, &f) && f.Status < 500:
+		d.errorPage(w, r, a, f.Status, f.Message)
+	default:
+		d.unavailable(w, r, err)
+	}
+}
+
+// project is the API's view of a project (GET /v1/projects/{id}).
+type project struct {
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Domain    string          `json:"domain"`
+	TimeZone  string          `json:"timeZone"`
+	Config    json.RawMessage `json:"config"`
+	Keywords  []string        `json:"keywords"`
+	CreatedAt time.Time       `json:"createdAt"`
+}
+
+// projectRequest is the body of POST /v1/projects and PATCH
+// /v1/projects/{id}; the forms send every field.
+type projectRequest struct {
+	Name     string          `json:"name"`
+	Domain   string          `json:"domain"`
+	TimeZone string          `json:"timeZone"`
+	Keywords []string        `json:"keywords"`
+	Config   json.RawMessage `json:"config"`
+}
+
+// projectForm is the create and settings form.
+type projectForm struct {
+	Name, Domain, TimeZone, Keywords, Config string
+}
+
+func (f *projectForm) read(r *http.Request) {
+	f.Name = strings.TrimSpace(r.PostFormValue("name"))
+	f.Domain = strings.TrimSpace(r.PostFormValue("domain"))
+	f.TimeZone = strings.TrimSpace(r.PostFormValue("time_zone"))
+	f.Keywords = strings.TrimSpace(r.PostFormValue("keywords"))
+	f.Config = strings.TrimSpace(r.PostFormValue("config"))
+}
+
+// request turns the form into the API's body; a configuration that is
+// not JSON at all is reported here, the rest by the API.
+func (f *projectForm) request() (*projectRequest, map[string]string) {
+	req := &projectRequest{Name: f.Name, Domain: f.Domain, TimeZone: f.TimeZone, Keywords: []string{}, Config: json.RawMessage("null")}
+	for _, k := range strings.Split(f.Keywords, "\n") {
+		if k = strings.TrimSpace(k); k != "" {
+			req.Keywords = append(req.Keywords, k)
+		}
+	}
+	if f.Config != "" {
+		if !json.Valid([]byte(f.Config)) {
+			return nil, map[string]string{"config": "Configuration: the crawl configuration is not valid JSON."}
+		}
+		req.Config = json.RawMessage(f.Config)
+	}
+	return req, nil
+}
+
+// formField maps a field of the API ("keywords[2]", "config.maxPages")
+// to the form's input.
+func formField(field string) string {
+	for _, f := range []string{"name", "domain", "timeZone", "keywords", "config"} {
+		if field == f || strings.HasPrefix(field, f+"[") || strings.HasPrefix(field, f+".") {
+			return f
+		}
+	}
+	return ""
+}
+
+// formErrors turns an answer of the API into the form's field errors; a
+// refusal naming no field of the form is shown above it (field "").
+func formErrors(err error) (map[string]string, int, bool) {
+	var f *apiFailure
+	if !errors.As(err, &f) || f.Status >= 500 || f.Status == http.StatusNotFound {
+		return nil, 0, false
+	}
+	return map[string]string{formField(f.Field): f.Message}, f.Status, true
+}
+
+// configText is the saved configuration as the form shows it: indented
+// JSON, its credentials "[redacted]"; "" for the defaults.
+func configText(raw json.RawMessage) string {
+	var buf bytes.Buffer
+	if json.Indent(&buf, raw, "", "  ") != nil {
+		return ""
+	}
+	if s := buf.String(); s != "{}" && s != "null" {
+		return s
+	}
+	return ""
+}
+
+// lastRun is a project's newest analysis in the list.
+type lastRun struct {
+	ID, Status string
+	Score      *int
+	When       time.Time
+}
+
+type projectRow struct {
+	project
+	Last    *lastRun
+	NextRun string // the next scheduled run in the project's zone, "" for none
+}
+
+type projectsView struct {
+	Enabled bool
+	Rows    []projectRow
+	Total   int
+	Pager   pager
+	Form    projectForm
+}
+
+// pager is a table's page: Page counts from 1.
+type pager struct {
+	Page, Pages int
+	Prev, Next  string // links, "" for none
+}
+
+// newPager returns the page of total rows that r's ?page= asks for and
+// the range [from, to) of rows it shows.
+func newPager(r *http.Request, total, size int, link func(page int) string) (pager, int, int) {
+	p := pager{Page: 1, Pages: max(1, (total+size-1)/size)}
+	if n, err := strconv.Atoi(r.URL.Query().Get("page")); err == nil && n > 1 {
+		p.Page = min(n, p.Pages)
+	}
+	if p.Page > 1 {
+		p.Prev = link(p.Page - 1)
+	}
+	if p.Page < p.Pages {
+		p.Next = link(p.Page + 1)
+	}
+	from := (p.Page - 1) * size
+	return p, from, min(total, from+size)
+}
+
+func (d *Dashboard) projectsPage(w http.ResponseWriter, r *http.Request, s *session, a *store.Account) {
+	d.showProjects(w, r, s, a, http.StatusOK, projectForm{TimeZone: "UTC"}, nil)
+}
+
+// projectsNotice is the notice of the projects page after an action.
+func projectsNotice(r *http.Request) string {
+	if r.URL.Query().Get("done") == "deleted" {
+		return "The project was deleted. Its analyses are kept under Site analyses."
+	}
+	return ""
+}
+
+func (d *Dashboard) showProjects(w http.ResponseWriter, r *http.Request, s *session, a *store.Account, status int, form projectForm, fields map[string]string) {
+	ctx := r.Context()
+	pv := &projectsView{Enabled: d.api() != nil, Form: form}
+	ps, err := d.st.Projects(ctx, a.ID)
+	if err != nil {
+		d.unavailable(w, r, err)
+		return
+	}
+	pv.Total = len(ps)
+	var from, to int
+	pv.Pager, from, to = newPager(r, len(ps), projectsPageSize, func(p int) string {
+		return Prefix + "/projects?page=" + strconv.Itoa(p)
+	})
+	for i := from; i < to; i++ {
+		p := &ps[i]
+		row := projectRow{project: project{ID: p.ID, Name: p.Name, Domain: p.Domain, TimeZone: p.TimeZone, Keywords: p.Keywords, CreatedAt: p.CreatedAt}}
+		js, err := d.st.ProjectJobs(ctx, a.ID, p.ID, 1)
+		if err != nil {
+			d.unavailable(w, r, err)
+			return
+		}
+		if len(js) > 0 {
+			h := newHistoryRow(&js[0])
+			row.Last = &lastRun{ID: h.ID, Status: h.Status, When: h.CreatedAt}
+			if h.Summary != nil {
+				row.Last.Score = &h.Summary.Score
+			}
+		}
+		row.NextRun = d.nextRun(ctx, a.ID, p)
+		pv.Rows = append(pv.Rows, row)
+	}
+	v := d.base("Projects", "projects", s, a)
+	v.P, v.Fields, v.Notice = pv, fields, projectsNotice(r)
+	if m, ok := fields[""]; ok {
+		v.Error = m
+	} else {
+		for _, m := range fields {
+			v.Error = m
+		}
+	}
+	d.render(w, r, status, "projects", v)
+}
+
+func (d *Dashboard) createProject(w http.ResponseWriter, r *http.Request, s *session, a *store.Account) {
+	var form projectForm
+	form.read(r)
+	req, bad := form.request()
+	if bad != nil {
+		d.showProjects(w, r, s, a, http.StatusBadRequest, form, bad)
+		return
+	}
+	var p project
+	if err := d.call(r.Context(), a.ID, http.MethodPost, "/v1/projects", req, &p); err != nil {
+		if fields, status, ok := formErrors(err); ok {
+			d.showProjects(w, r, s, a, status, form, fields)
+			return
+		}
+		d.failed(w, r, a, err, "project")
+		return
+	}
+	http.Redirect(w, r, Prefix+"/projects/"+url.PathEscape(p.ID)+"?done=created", http.StatusSeeOther)
+}
+
+// inZone formats t in the named zone (UTC when it does not load).
+func inZone(t time.Time, zone string) string {
+	loc, err := time.LoadLocation(zone)
+	if err != nil {
+		loc, zone = time.UTC, "UTC"
+	}
+	return t.In(loc).Format("2006-01-02 15:04") + " " + zone
+}

@@ -1,0 +1,119 @@
+package dashboard
+
+import (
+	"net/http"
+	"net/url"
+	"strconv"
+
+	"github.com/seokit/seokit/crawler"
+	"github.com/seokit/seokit/httpapi/store"
+)
+
+// Page sizes of the diff view: the comparison is capped by
+// crawler.Compare (1,000 changed pages, 20 examples per list) with exact
+// counts; the view pages through the changed pages and lists the
+// findings that changed first.
+const (
+	diffPageSize    = 50
+	maxDiffFindings = 100
+)
+
+type diffView struct {
+	Old, New    string // analysis IDs
+	Diff        *crawler.Diff
+	Changed     []crawler.PageChange
+	Pager       pager
+	Findings    []crawler.FindingChange
+	FindingsOut int // findings not listed
+	Persisting  int // persisting findings with no change in pages
+	Cut         []string
+	HTMLLink    string
+	Score       string // the score change, signed
+}
+
+// siteDiff shows the comparison of an analysis with an earlier one of the
+// same site (?against=, by default the previous successful analysis of
+// its project), as GET /v1/analyze/site/{id}/diff computes it.
+func (d *Dashboard) siteDiff(w http.ResponseWriter, r *http.Request, s *session, a *store.Account) {
+	id := r.PathValue("id")
+	against := r.URL.Query().Get("against")
+	target := "/v1/analyze/site/" + url.PathEscape(id) + "/diff"
+	if against != "" {
+		target += "?against=" + url.QueryEscape(against)
+	}
+	var out struct {
+		Old  string        `json:"old"`
+		New  string        `json:"new"`
+		Diff *crawler.Diff `json:"diff"`
+	}
+	if err := d.call(r.Context(), a.ID, http.MethodGet, target, nil, &out); err != nil {
+		d.failed(w, r, a, err, "analysis")
+		return
+	}
+	if out.Diff == nil {
+		d.errorPage(w, r, a, http.StatusServiceUnavailable, "The comparison cannot be shown.")
+		return
+	}
+	df := out.Diff
+	dv := &diffView{Old: out.Old, New: out.New, Diff: df, Score: signed(df.Score)}
+	q := url.Values{"against": {out.Old}}
+	dv.HTMLLink = Prefix + "/analyses/" + url.PathEscape(out.New) + "/diff.html?" + q.Encode()
+	var from, to int
+	dv.Pager, from, to = newPager(r, len(df.Changed), diffPageSize, func(n int) string {
+		return Prefix + "/analyses/" + url.PathEscape(out.New) + "/diff?" + q.Encode() + "&page=" + strconv.Itoa(n) + "#changed-h"
+	})
+	dv.Changed = df.Changed[from:to]
+	// New and fixed findings and those whose pages changed come first;
+	// Compare sorts by severity already.
+	for _, f := range df.Findings {
+		if f.Status == crawler.FindingPersisting && f.NewOn.Count == 0 && f.FixedOn.Count == 0 {
+			dv.Persisting++
+			continue
+		}
+		if len(dv.Findings) == maxDiffFindings {
+			dv.FindingsOut++
+			continue
+		}
+		dv.Findings = append(dv.Findings, f)
+	}
+	for _, c := range df.Truncated.Cuts() {
+		dv.Cut = append(dv.Cut, c.Name+": "+strconv.Itoa(c.Shown)+" of "+strconv.Itoa(c.Total))
+	}
+	v := d.base("Changes of "+df.New.Domain, "projects", s, a)
+	v.P = dv
+	d.render(w, r, http.StatusOK, "diff", v)
+}
+
+// siteDiffHTML serves the comparison's self-contained HTML page
+// (crawler.Diff.WriteHTML), sandboxed like the crawler report.
+func (d *Dashboard) siteDiffHTML(w http.ResponseWriter, r *http.Request, s *session, a *store.Account) {
+	against := r.URL.Query().Get("against")
+	target := "/v1/analyze/site/" + url.PathEscape(r.PathValue("id")) + "/diff?format=html"
+	if against != "" {
+		target += "&against=" + url.QueryEscape(against)
+	}
+	api := d.api()
+	if api == nil {
+		d.errorPage(w, r, a, http.StatusServiceUnavailable, "Comparisons are not available on this server.")
+		return
+	}
+	status, _, body, err := api.CallAPI(r.Context(), a.ID, http.MethodGet, target, nil)
+	if err == nil && status != http.StatusOK {
+		err = failure(status, body)
+	}
+	if err != nil {
+		d.failed(w, r, a, err, "analysis")
+		return
+	}
+	w.Header().Set("Content-Security-Policy", reportPolicy)
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Write(body)
+}
+
+// signed writes n with its sign ("+3", "-2", "0").
+func signed(n int) string {
+	if n > 0 {
+		return "+" + strconv.Itoa(n)
+	}
+	return strconv.Itoa(n)
+}

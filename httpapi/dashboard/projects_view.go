@@ -1,0 +1,267 @@
+package dashboard
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/seokit/seokit/httpapi/store"
+)
+
+// jobSummary is the stored summary of a succeeded site analysis
+// (httpapi.JobSummary): what the history shows without its report.
+type jobSummary struct {
+	Score    int `json:"score"`
+	Pages    int `json:"pages"`
+	Errors   int `json:"errors"`
+	Warnings int `json:"warnings"`
+	Notices  int `json:"notices"`
+}
+
+// historyRow is one analysis of a project's history. Summary is nil for
+// an analysis that did not succeed (or whose summary is missing): the
+// page shows its status, never zeros.
+type historyRow struct {
+	ID        string
+	Status    string
+	Done      bool
+	CreatedAt time.Time
+	Summary   *jobSummary
+	Error     string
+	// DiffLink compares the analysis with the previous successful one;
+	// "" for the first or one without a report.
+	DiffLink string
+}
+
+func newHistoryRow(j *store.Job) historyRow {
+	h := historyRow{ID: j.ID, Status: string(j.Status), Done: j.Status.Done(), CreatedAt: j.CreatedAt, Error: j.Error}
+	if j.Status == store.JobSucceeded && len(j.Summary) > 0 {
+		var s jobSummary
+		if json.Unmarshal(j.Summary, &s) == nil {
+			h.Summary = &s
+		}
+	}
+	return h
+}
+
+type projectView struct {
+	project
+	Enabled bool // analyses can be started
+	// Analyses counts the history read (at most maxHistory), More says
+	// whether older ones exist.
+	Analyses int
+	More     bool
+	History  []historyRow
+	Pager    pager
+	Charts   []*trendChart
+	Charted  int
+	// Pending counts the charted analyses without a summary.
+	Pending  int
+	Form     projectForm
+	Sched    *schedulesView
+	Alerts   *alertsView
+	Rankings bool
+}
+
+func (d *Dashboard) projectPage(w http.ResponseWriter, r *http.Request, s *session, a *store.Account) {
+	notice := map[string]string{
+		"created": "The project was created.", "saved": "The settings were saved.",
+		"schedule": "The schedule was saved.", "schedule-deleted": "The schedule was deleted.",
+		"alert": "The alert rule was saved.", "alert-deleted": "The alert rule was deleted.", "alert-test": "A test alert was queued.",
+	}[r.URL.Query().Get("done")]
+	d.showProject(w, r, s, a, http.StatusOK, nil, notice, nil)
+}
+
+// showProject renders the project page; form, when not nil, is the
+// settings form as sent (with fields its errors).
+func (d *Dashboard) showProject(w http.ResponseWriter, r *http.Request, s *session, a *store.Account, status int, form *projectForm, notice string, fields map[string]string, mods ...func(*projectView)) {
+	ctx := r.Context()
+	id := r.PathValue("id")
+	var p project
+	if err := d.call(ctx, a.ID, http.MethodGet, "/v1/projects/"+url.PathEscape(id), nil, &p); err != nil {
+		d.failed(w, r, a, err, "project")
+		return
+	}
+	pv := &projectView{project: p, Enabled: d.api() != nil, Rankings: d.opts.Rankings != nil}
+	if form != nil {
+		pv.Form = *form
+	} else {
+		pv.Form = projectForm{Name: p.Name, Domain: p.Domain, TimeZone: p.TimeZone, Config: configText(p.Config)}
+		for i, k := range p.Keywords {
+			if i > 0 {
+				pv.Form.Keywords += "\n"
+			}
+			pv.Form.Keywords += k
+		}
+	}
+	js, err := d.st.ProjectJobs(ctx, a.ID, p.ID, maxHistory+1)
+	if err != nil {
+		d.unavailable(w, r, err)
+		return
+	}
+	if len(js) > maxHistory {
+		js, pv.More = js[:maxHistory], true
+	}
+	rows := make([]historyRow, len(js))
+	for i := range js {
+		rows[i] = newHistoryRow(&js[i])
+	}
+	// Newest first: each successful analysis is compared with the next
+	// older successful one.
+	prev := ""
+	for i := len(rows) - 1; i >= 0; i-- {
+		if rows[i].Status != string(store.JobSucceeded) {
+			continue
+		}
+		if prev != "" {
+			rows[i].DiffLink = Prefix + "/analyses/" + url.PathEscape(rows[i].ID) + "/diff?against=" + url.QueryEscape(prev)
+		}
+		prev = rows[i].ID
+	}
+	pv.Analyses = len(rows)
+	var from, to int
+	pv.Pager, from, to = newPager(r, len(rows), historyPageSize, func(n int) string {
+		return Prefix + "/projects/" + url.PathEscape(p.ID) + "?page=" + strconv.Itoa(n) + "#history-h"
+	})
+	pv.History = rows[from:to]
+	pv.Charts, pv.Charted, pv.Pending = historyCharts(rows)
+	pv.Sched = d.schedulesView(r, a, &p)
+	pv.Alerts = d.alertsView(r, a, &p)
+	for _, m := range mods {
+		m(pv)
+	}
+	v := d.base(p.Name, "projects", s, a)
+	v.P, v.Fields, v.Notice = pv, fields, notice
+	for _, m := range fields {
+		v.Error = m
+	}
+	for _, h := range pv.History {
+		if !h.Done {
+			v.Refresh = 10
+		}
+	}
+	d.render(w, r, status, "project", v)
+}
+
+// historyCharts draws the trend of the newest maxCharted analyses, oldest
+// first: site score, pages, errors and warnings. An analysis without a
+// summary (failed, canceled, queued or running) is a gap in the lines and
+// a marker on the axis, never a zero.
+func historyCharts(rows []historyRow) ([]*trendChart, int, int) {
+	n := min(len(rows), maxCharted)
+	if n == 0 {
+		return nil, 0, 0
+	}
+	points := make([]trendPoint, n)
+	pending := 0
+	for i := range n {
+		h := rows[n-1-i]
+		points[i] = trendPoint{Label: h.CreatedAt.UTC().Format("2006-01-02 15:04"), Date: h.CreatedAt.UTC().Format("01-02"), State: h.Status}
+		if h.Summary == nil {
+			pending++
+		}
+	}
+	series := []struct {
+		title string
+		get   func(*jobSummary) int
+	}{
+		{"Site score", func(s *jobSummary) int { return s.Score }},
+		{"Pages crawled", func(s *jobSummary) int { return s.Pages }},
+		{"Checks failed: errors", func(s *jobSummary) int { return s.Errors }},
+		{"Checks failed: warnings", func(s *jobSummary) int { return s.Warnings }},
+	}
+	var charts []*trendChart
+	for k, sr := range series {
+		vals := make([]*int, n)
+		for i := range n {
+			if s := rows[n-1-i].Summary; s != nil {
+				v := sr.get(s)
+				vals[i] = &v
+			}
+		}
+		fixed := 0
+		if k == 0 {
+			fixed = 100 // the score's scale is 0-100
+		}
+		charts = append(charts, newTrendChart(sr.title, points, vals, fixed, seriesClasses[k%len(seriesClasses)]))
+	}
+	return charts, n, pending
+}
+
+// showProjectWith renders the project page after an action with notice,
+// mod (when not nil) changing the view.
+func (d *Dashboard) showProjectWith(w http.ResponseWriter, r *http.Request, s *session, a *store.Account, notice string, mod func(*projectView)) {
+	if mod == nil {
+		mod = func(*projectView) {}
+	}
+	d.showProject(w, r, s, a, http.StatusOK, nil, notice, nil, mod)
+}
+
+func (d *Dashboard) updateProject(w http.ResponseWriter, r *http.Request, s *session, a *store.Account) {
+	var form projectForm
+	form.read(r)
+	req, bad := form.request()
+	if bad != nil {
+		d.showProject(w, r, s, a, http.StatusBadRequest, &form, "", bad)
+		return
+	}
+	id := r.PathValue("id")
+	if err := d.call(r.Context(), a.ID, http.MethodPatch, "/v1/projects/"+url.PathEscape(id), req, nil); err != nil {
+		if fields, status, ok := formErrors(err); ok {
+			if fields[""] != "" {
+				fields["name"] = fields[""]
+				delete(fields, "")
+			}
+			d.showProject(w, r, s, a, status, &form, "", fields)
+			return
+		}
+		d.failed(w, r, a, err, "project")
+		return
+	}
+	http.Redirect(w, r, Prefix+"/projects/"+url.PathEscape(id)+"?done=saved", http.StatusSeeOther)
+}
+
+func (d *Dashboard) deleteProject(w http.ResponseWriter, r *http.Request, s *session, a *store.Account) {
+	id := r.PathValue("id")
+	if r.PostFormValue("confirm") != "yes" {
+		// Without the box ticked nothing is deleted, with or without
+		// JavaScript.
+		d.showProject(w, r, s, a, http.StatusBadRequest, nil, "", map[string]string{"confirm": "Tick the box to confirm the deletion."})
+		return
+	}
+	if err := d.call(r.Context(), a.ID, http.MethodDelete, "/v1/projects/"+url.PathEscape(id), nil, nil); err != nil {
+		d.failed(w, r, a, err, "project")
+		return
+	}
+	http.Redirect(w, r, Prefix+"/projects?done=deleted", http.StatusSeeOther)
+}
+
+// runProject starts a site analysis of the project with its saved
+// settings, counted against the account's quota like the start form.
+func (d *Dashboard) runProject(w http.ResponseWriter, r *http.Request, s *session, a *store.Account) {
+	id := r.PathValue("id")
+	// The project must be the account's before anything is counted.
+	if err := d.call(r.Context(), a.ID, http.MethodGet, "/v1/projects/"+url.PathEscape(id), nil, nil); err != nil {
+		d.failed(w, r, a, err, "project")
+		return
+	}
+	if !d.admit(w, r, a, "site analysis") {
+		return
+	}
+	var j struct {
+		ID string `json:"id"`
+	}
+	if err := d.call(r.Context(), a.ID, http.MethodPost, "/v1/analyze/site", map[string]string{"projectId": id}, &j); err != nil {
+		var f *apiFailure
+		if errors.As(err, &f) && f.Status < 500 && f.Status != http.StatusNotFound {
+			d.showProject(w, r, s, a, f.Status, nil, "", map[string]string{"run": "Not started: " + f.Message})
+			return
+		}
+		d.failed(w, r, a, err, "project")
+		return
+	}
+	http.Redirect(w, r, Prefix+"/analyses/"+url.PathEscape(j.ID), http.StatusSeeOther)
+}
