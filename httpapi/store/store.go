@@ -13,6 +13,7 @@ package store
 import (
 	"context"
 	"errors"
+	"io"
 	"time"
 )
 
@@ -145,10 +146,15 @@ func (s JobStatus) Done() bool {
 	return s == JobSucceeded || s == JobFailed || s == JobCanceled
 }
 
-// MaxJobResultBytes caps a stored job result (the JSON report): the
-// server fails a job whose report is larger rather than store it, so
-// reading one job never holds more than this.
-const MaxJobResultBytes = 20 << 20
+// MaxJobResultBytes caps a job result, the JSON of its report: the server
+// fails a job whose report is larger rather than store it, and drivers
+// refuse it (a *seo.InputError). It admits the reports of 100,000-page
+// analyses (about 60 to 120 MB of JSON). Drivers store results compressed
+// (about an eighth of this), never decompress more than this when they
+// read one (a stored result that would is an error, so a hostile row
+// cannot exhaust memory), and with JobResults stream a result without
+// holding its JSON whole.
+const MaxJobResultBytes = 256 << 20
 
 // Job is an asynchronous site analysis.
 type Job struct {
@@ -284,6 +290,29 @@ type Jobs interface {
 	// FinishedAt first, so a restarted server can deliver them; without
 	// results (the worker that delivers one reads it with Job).
 	PendingCallbacks(ctx context.Context) ([]Job, error)
+}
+
+// StoredResult is a job's stored report, read as a stream of its JSON.
+// It is a snapshot read with the job: deleting or pruning the job
+// afterwards does not change it.
+type StoredResult interface {
+	// Open returns the report's JSON (what Job returns in Result) from its
+	// first byte; a stream that would grow past MaxJobResultBytes fails.
+	Open() (io.ReadCloser, error)
+	// StoredSize is the number of bytes the result holds in memory as
+	// stored (compressed).
+	StoredSize() int
+}
+
+// JobResults reads a job with its report as a stream. A driver that
+// stores results compressed may implement it, so that reading a large
+// report (a comparison of two analyses) holds its compressed form and
+// not its JSON.
+type JobResults interface {
+	// JobResult returns the account's job like Job, but with Result nil
+	// and, when the job has a result, the result as a StoredResult (nil
+	// otherwise). ErrNotFound for another account's job.
+	JobResult(ctx context.Context, accountID, id string) (*Job, StoredResult, error)
 }
 
 // Mutes stores the check IDs and areas an account mutes for a domain (its

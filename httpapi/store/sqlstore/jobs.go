@@ -325,15 +325,32 @@ func (s *Store) CreateJob(ctx context.Context, j *store.Job) error {
 	if j.UpdatedAt.IsZero() {
 		j.UpdatedAt = j.CreatedAt
 	}
+	result, err := packResult(j.Result)
+	if err != nil {
+		return err
+	}
 	normJob(j)
-	_, err := s.exec(ctx, "create job", `INSERT INTO jobs (`+jobCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		j.ID, j.AccountID, j.Kind, string(j.Status), nullBytes(j.Request), nullBytes(j.Progress), nullBytes(j.Result), j.Error,
+	_, err = s.exec(ctx, "create job", `INSERT INTO jobs (`+jobCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		j.ID, j.AccountID, j.Kind, string(j.Status), nullBytes(j.Request), nullBytes(j.Progress), nullBytes(result), j.Error,
 		j.CallbackURL, j.CallbackState, tv(j.CreatedAt), tv(j.StartedAt), tv(j.FinishedAt), tv(j.UpdatedAt))
 	return err
 }
 
-// Job returns the account's job; another account's is store.ErrNotFound.
+// Job returns the account's job, its result decompressed; another
+// account's is store.ErrNotFound.
 func (s *Store) Job(ctx context.Context, accountID, id string) (*store.Job, error) {
+	j, err := s.storedJob(ctx, accountID, id)
+	if err != nil {
+		return nil, err
+	}
+	if j.Result, err = unpackResult(j.Result); err != nil {
+		return nil, fmt.Errorf("sqlstore: job %q: %w", id, err)
+	}
+	return j, nil
+}
+
+// storedJob returns the account's job with its result as stored.
+func (s *Store) storedJob(ctx context.Context, accountID, id string) (*store.Job, error) {
 	j, err := scanJob(s.db.QueryRowContext(ctx, s.db.Q(`SELECT `+jobCols+` FROM jobs WHERE id = ? AND account_id = ?`), id, accountID))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("sqlstore: job %q: %w", id, store.ErrNotFound)
@@ -414,12 +431,16 @@ func (s *Store) UpdateJob(ctx context.Context, j *store.Job) error {
 	if j.UpdatedAt.IsZero() {
 		j.UpdatedAt = now()
 	}
+	result, err := packResult(j.Result)
+	if err != nil {
+		return err
+	}
 	normJob(j)
 	// The guard on status makes the check and the write one atomic step.
 	res, err := s.exec(ctx, "update job", `UPDATE jobs SET status = ?, progress = ?, result = ?, error = ?, callback_state = ?,
 		started_at = ?, finished_at = ?, updated_at = ?
 		WHERE id = ? AND account_id = ? AND status IN ('queued', 'running')`,
-		string(j.Status), nullBytes(j.Progress), nullBytes(j.Result), j.Error, j.CallbackState,
+		string(j.Status), nullBytes(j.Progress), nullBytes(result), j.Error, j.CallbackState,
 		tv(j.StartedAt), tv(j.FinishedAt), tv(j.UpdatedAt), j.ID, j.AccountID)
 	if err != nil {
 		return err
