@@ -75,8 +75,8 @@ func testJobResults(ctx context.Context, t *testing.T, s store.Store, jr store.J
 				t.Fatalf("JobResult(%s) streamed %d bytes, %v; want %d bytes", tt.id, len(streamed), err, len(tt.want))
 			}
 		}
-		if res.StoredSize() <= 0 {
-			t.Errorf("StoredSize = %d", res.StoredSize())
+		if res.StoredSize() <= 0 || res.Size() != len(tt.want) {
+			t.Errorf("StoredSize = %d, Size = %d; want > 0 and %d", res.StoredSize(), res.Size(), len(tt.want))
 		}
 	}
 	if _, _, err := jr.JobResult(ctx, b.ID, done.ID); !errors.Is(err, store.ErrNotFound) {
