@@ -16,8 +16,9 @@ const diffJobsScanned = 100
 
 // siteDiff serves GET /v1/analyze/site/{id}/diff?against={otherId}&format=:
 // the comparison (crawler.Compare) of the analysis with an earlier one of
-// the same site, by default the account's previous successful analysis of
-// that domain. format is json (default), text, markdown or html.
+// the same site, by default the previous successful analysis of that
+// domain in the analysis's project, or in the account when it has none.
+// format is json (default), text, markdown or html.
 func (s *Server) siteDiff(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	account := principal(ctx).AccountID
@@ -60,7 +61,7 @@ func (s *Server) siteDiff(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	} else {
-		js, err := s.st.Jobs(ctx, account, diffJobsScanned)
+		js, err := s.diffCandidates(ctx, cur)
 		if err != nil {
 			s.fail(w, r, err)
 			return

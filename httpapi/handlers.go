@@ -7,7 +7,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/seokit/seokit/analyzer"
 	"github.com/seokit/seokit/keywords"
@@ -305,13 +304,16 @@ const onRankingsTimeout = 10 * time.Second
 // an entry with status failed, not an error), and whether a source is
 // configured at all (sourceStatus).
 func (s *Server) rankings(w http.ResponseWriter, r *http.Request) {
-	domain, err := queryDomain(r)
+	domain, tracked, err := s.rankingsTarget(r)
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
 	q := r.URL.Query()
 	raw := append(q["keywords[]"], q["keywords"]...)
+	if len(raw) == 0 {
+		raw = tracked
+	}
 	if len(raw) == 0 {
 		s.fail(w, r, invalid("keywords[]", "at least one keywords[] parameter is required"))
 		return
@@ -320,23 +322,10 @@ func (s *Server) rankings(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, invalid("keywords[]", "at most "+strconv.Itoa(MaxRankingKeywords)+" keywords are accepted per request"))
 		return
 	}
-	kws := make([]string, 0, len(raw))
-	seen := map[string]bool{}
-	for i, k := range raw {
-		k = strings.TrimSpace(k)
-		field := "keywords[" + strconv.Itoa(i) + "]"
-		switch {
-		case k == "":
-			s.fail(w, r, invalid(field, field+" is empty"))
-			return
-		case len(k) > 200 || !utf8.ValidString(k):
-			s.fail(w, r, invalid(field, field+" must be valid UTF-8 of at most 200 bytes"))
-			return
-		}
-		if !seen[k] {
-			seen[k] = true
-			kws = append(kws, k)
-		}
+	kws, err := cleanKeywords("keywords", raw)
+	if err != nil {
+		s.fail(w, r, err)
+		return
 	}
 	loc, err := queryLocale(r)
 	if err != nil {

@@ -50,6 +50,9 @@ type SiteRequest struct {
 	Options SiteOptions `json:"options"`
 	// CallbackURL, when set, receives a signed POST when the job ends.
 	CallbackURL string `json:"callbackUrl,omitempty"`
+	// ProjectID attaches the analysis to one of the account's projects
+	// (see attachProject): domain, url and options may then be left out.
+	ProjectID string `json:"projectId,omitempty"`
 }
 
 // JobProgress is the progress of a running site analysis.
@@ -106,6 +109,9 @@ type Job struct {
 	// signs this job's callback (see VerifyCallback).
 	CallbackSecret string   `json:"callbackSecret,omitempty"`
 	Links          JobLinks `json:"links"`
+	// ProjectID is the project the analysis belongs to; absent when none
+	// (or the project was deleted).
+	ProjectID string `json:"projectId,omitempty"`
 }
 
 // JobList is the body of GET /v1/analyze/site.
@@ -121,7 +127,7 @@ func jobView(j *store.Job, base string) Job {
 	v := Job{
 		ID: j.ID, Status: string(j.Status), CreatedAt: j.CreatedAt.UTC(),
 		StartedAt: j.StartedAt.UTC(), FinishedAt: j.FinishedAt.UTC(),
-		Error: j.Error, Links: JobLinks{Self: base + "/v1/analyze/site/" + j.ID},
+		Error: j.Error, Links: JobLinks{Self: base + "/v1/analyze/site/" + j.ID}, ProjectID: j.ProjectID,
 	}
 	if j.StartedAt.IsZero() {
 		v.StartedAt = time.Time{}
@@ -190,6 +196,9 @@ func (s *Server) StartSite(ctx context.Context, accountID, domain string, maxPag
 // submitSite validates req against the address policy and the account's
 // plan, stores the job and queues it.
 func (s *Server) submitSite(ctx context.Context, accountID string, req SiteRequest) (*store.Job, error) {
+	if err := s.attachProject(ctx, accountID, &req); err != nil {
+		return nil, err
+	}
 	switch {
 	case req.Domain != "" && req.URL != "":
 		return nil, invalid("url", "give either domain or url, not both")
@@ -284,7 +293,7 @@ func (s *Server) submitSite(ctx context.Context, accountID string, req SiteReque
 	j := &store.Job{
 		ID: "job_" + randomID(24), AccountID: accountID, Kind: "site",
 		Status: store.JobQueued, Request: body, CallbackURL: req.CallbackURL,
-		CreatedAt: now, UpdatedAt: now,
+		CreatedAt: now, UpdatedAt: now, ProjectID: req.ProjectID,
 	}
 	// The count and the creation are one step in this process; instances
 	// sharing a database may together exceed the cap by a job or two.
@@ -709,6 +718,7 @@ func (s *Server) runJob(wctx context.Context, accountID, id string) error {
 			break
 		}
 		j.Status, j.Result = store.JobSucceeded, res
+		j.Summary = jobSummary(rep)
 		if p := progressFromReport(rep, s.now()); p != nil {
 			j.Progress = p
 		}

@@ -407,6 +407,12 @@ func (s *Server) routeTable() []route {
 		{"GET /v1/reports", auth.ScopeRead, OpReports, s.reports},
 		{"GET /v1/mutes/{domain}", auth.ScopeRead, OpAnalyze, s.getMutes},
 		{"PUT /v1/mutes/{domain}", auth.ScopeWrite, OpAnalyze, s.putMutes},
+		{"POST /v1/projects", auth.ScopeWrite, OpAnalyze, s.createProject},
+		{"GET /v1/projects", auth.ScopeRead, OpAnalyze, s.listProjects},
+		{"GET /v1/projects/{id}", auth.ScopeRead, OpAnalyze, s.readProject},
+		{"PATCH /v1/projects/{id}", auth.ScopeWrite, OpAnalyze, s.updateProject},
+		{"DELETE /v1/projects/{id}", auth.ScopeWrite, OpAnalyze, s.deleteProject},
+		{"GET /v1/projects/{id}/analyses", auth.ScopeRead, OpAnalyze, s.projectAnalyses},
 	}
 }
 

@@ -24,6 +24,9 @@ type Limits struct {
 	// options.render; the pages beyond it are analysed as the server sent
 	// them, and the report says so.
 	RenderPages int
+	// Projects caps the account's projects (the sites it monitors); at
+	// most store.MaxProjects.
+	Projects int
 }
 
 // Daily request limits of the default plans.
@@ -39,9 +42,9 @@ var Names = []store.Plan{store.Free, store.Pro, store.Enterprise}
 // by field. Enterprise accounts get their daily limit per account
 // (store.Account.DailyLimit); a plan missing here takes Free's.
 var Defaults = Table{
-	store.Free:       {DailyRequests: DefaultFreeDaily, MaxSitePages: 500, ConcurrentSiteJobs: 1, RenderPages: 50},
-	store.Pro:        {DailyRequests: DefaultProDaily, MaxSitePages: 10_000, ConcurrentSiteJobs: 3, RenderPages: 2_000},
-	store.Enterprise: {DailyRequests: DefaultFreeDaily, MaxSitePages: 10_000, ConcurrentSiteJobs: 10, RenderPages: 10_000},
+	store.Free:       {DailyRequests: DefaultFreeDaily, MaxSitePages: 500, ConcurrentSiteJobs: 1, RenderPages: 50, Projects: 3},
+	store.Pro:        {DailyRequests: DefaultProDaily, MaxSitePages: 10_000, ConcurrentSiteJobs: 3, RenderPages: 2_000, Projects: 50},
+	store.Enterprise: {DailyRequests: DefaultFreeDaily, MaxSitePages: 10_000, ConcurrentSiteJobs: 10, RenderPages: 10_000, Projects: store.MaxProjects},
 }
 
 // Table is the limits of each plan.
@@ -58,7 +61,8 @@ func New(plans map[store.Plan]Limits, daily map[store.Plan]int, maxSitePages int
 		out[p] = d
 	}
 	for p, c := range plans {
-		if c.DailyRequests < 0 || c.MaxSitePages < 0 || c.ConcurrentSiteJobs < 0 || c.MaxListURLs < 0 || c.RenderPages < 0 {
+		if c.DailyRequests < 0 || c.MaxSitePages < 0 || c.ConcurrentSiteJobs < 0 || c.MaxListURLs < 0 || c.RenderPages < 0 ||
+			c.Projects < 0 {
 			return nil, fmt.Errorf("plans: plan %q has a negative limit", p)
 		}
 		d := out.plan(p)
@@ -76,6 +80,9 @@ func New(plans map[store.Plan]Limits, daily map[store.Plan]int, maxSitePages int
 		}
 		if c.RenderPages > 0 {
 			d.RenderPages = c.RenderPages
+		}
+		if c.Projects > 0 {
+			d.Projects = min(c.Projects, store.MaxProjects)
 		}
 		out[p] = d
 	}

@@ -1,6 +1,7 @@
 // Package store defines what the HTTP API keeps: accounts, API keys, OAuth
 // clients, authorization codes, refresh tokens, signing keys, revoked
-// tokens, daily usage, site-analysis jobs and, optionally (Screenshots),
+// tokens, daily usage, site-analysis jobs, projects (the sites an account
+// monitors, with their analysis history) and, optionally (Screenshots),
 // the screenshots of their rendered pages.
 //
 // Drivers live in subpackages (sqlstore: SQLite by default, PostgreSQL with
@@ -170,11 +171,43 @@ type Job struct {
 	// CallbackState records delivery of the callback ("", "pending",
 	// "delivered", "failed") so a restart does not lose or repeat it.
 	CallbackState string
-	CreatedAt     time.Time
-	StartedAt     time.Time
-	FinishedAt    time.Time
-	UpdatedAt     time.Time
+	// ProjectID is the project the job belongs to ("" for none). It is set
+	// when the job is created and never changes, except that deleting the
+	// project clears it.
+	ProjectID string
+	// Summary is a small JSON document written when the job succeeds (site
+	// score, page and finding counts...): what a project's history shows
+	// without loading reports. Lists return it; nil until written.
+	Summary    []byte
+	CreatedAt  time.Time
+	StartedAt  time.Time
+	FinishedAt time.Time
+	UpdatedAt  time.Time
 }
+
+// Project is one site an account monitors: its domain, crawl settings and
+// tracked keywords. Its analyses are the jobs with its ID as ProjectID.
+type Project struct {
+	ID        string // "prj_...", random
+	AccountID string
+	Name      string
+	// Domain is the site's host, normalised like site analyses do; unique
+	// per account.
+	Domain string
+	// TimeZone is an IANA time zone name; empty is stored as "UTC".
+	TimeZone string
+	// Config is a crawler.Config JSON document (nil for the defaults),
+	// with any credentials already sealed by the caller.
+	Config []byte
+	// Keywords are the tracked keywords, capped by the caller.
+	Keywords  []string
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// MaxProjects caps the list Projects returns, and so the projects one
+// account may have.
+const MaxProjects = 1000
 
 // Accounts stores accounts.
 type Accounts interface {
@@ -269,6 +302,8 @@ type Limits interface {
 
 // Jobs stores site-analysis jobs.
 type Jobs interface {
+	// CreateJob stores a new job; a job with a ProjectID that is not one
+	// of the account's projects is ErrNotFound and nothing is stored.
 	CreateJob(ctx context.Context, j *Job) error
 	// Job returns the account's job; ErrNotFound for another account's.
 	Job(ctx context.Context, accountID, id string) (*Job, error)
@@ -277,8 +312,8 @@ type Jobs interface {
 	Jobs(ctx context.Context, accountID string, limit int) ([]Job, error)
 	// ActiveJobs counts the account's queued and running jobs.
 	ActiveJobs(ctx context.Context, accountID string) (int, error)
-	// UpdateJob stores status, progress, result, error, callback state and
-	// times. Once a job is in a final state only CallbackState changes
+	// UpdateJob stores status, progress, result, summary, error, callback
+	// state and times (never the ProjectID). Once a job is in a final state only CallbackState changes
 	// (other changes return ErrConflict), so a late progress update cannot
 	// undo a cancel.
 	UpdateJob(ctx context.Context, j *Job) error
@@ -316,6 +351,33 @@ type JobResults interface {
 	// and, when the job has a result, the result as a StoredResult (nil
 	// otherwise). ErrNotFound for another account's job.
 	JobResult(ctx context.Context, accountID, id string) (*Job, StoredResult, error)
+}
+
+// Projects stores projects. Every method is scoped to one account: another
+// account's project is ErrNotFound.
+type Projects interface {
+	// CreateProject stores a new project. An empty ID is filled with a
+	// random "prj_..." one, zero CreatedAt and UpdatedAt with now, an
+	// empty TimeZone with "UTC". ErrConflict when the account already has
+	// a project for the domain, ErrNotFound for a missing account.
+	CreateProject(ctx context.Context, p *Project) error
+	// Project returns the account's project.
+	Project(ctx context.Context, accountID, id string) (*Project, error)
+	// Projects lists the account's projects, newest first, at most
+	// MaxProjects.
+	Projects(ctx context.Context, accountID string) ([]Project, error)
+	// UpdateProject stores the name, domain, time zone, config and
+	// keywords of the account's project; a zero UpdatedAt is set to now.
+	// ErrConflict when another of its projects has the domain.
+	UpdateProject(ctx context.Context, p *Project) error
+	// DeleteProject deletes the account's project and what hangs off it
+	// (schedules, alert rules, deliveries). Its jobs keep existing with
+	// an empty ProjectID.
+	DeleteProject(ctx context.Context, accountID, id string) error
+	// ProjectJobs lists the jobs of the account's project, newest first,
+	// at most limit (0 or less means 100; at most 1000), without their
+	// results but with their summaries. An unknown project lists none.
+	ProjectJobs(ctx context.Context, accountID, projectID string, limit int) ([]Job, error)
 }
 
 // Mutes stores the check IDs and areas an account mutes for a domain (its
@@ -360,6 +422,7 @@ type Store interface {
 	Limits
 	Jobs
 	Mutes
+	Projects
 	// Ping reports whether the database answers.
 	Ping(ctx context.Context) error
 	Close() error

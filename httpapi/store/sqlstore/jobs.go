@@ -267,23 +267,25 @@ func (s *Store) Usage(ctx context.Context, accountID string, from, to time.Time)
 
 // ---- jobs
 
-const jobCols = `id, account_id, kind, status, request, progress, result, error, callback_url, callback_state, created_at, started_at, finished_at, updated_at`
+const jobCols = `id, account_id, kind, status, request, progress, result, error, callback_url, callback_state, created_at, started_at, finished_at, updated_at, project_id, summary`
 
 // jobListCols are jobCols without the result, read as NULL: lists never
-// load reports.
-const jobListCols = `id, account_id, kind, status, request, progress, NULL, error, callback_url, callback_state, created_at, started_at, finished_at, updated_at`
+// load reports (summaries they do).
+const jobListCols = `id, account_id, kind, status, request, progress, NULL, error, callback_url, callback_state, created_at, started_at, finished_at, updated_at, project_id, summary`
 
 func scanJob(r rowScanner) (*store.Job, error) {
 	var (
 		j                                   store.Job
 		status                              string
 		created, started, finished, updated sql.NullInt64
+		project                             sql.NullString
 	)
 	if err := r.Scan(&j.ID, &j.AccountID, &j.Kind, &status, &j.Request, &j.Progress, &j.Result, &j.Error,
-		&j.CallbackURL, &j.CallbackState, &created, &started, &finished, &updated); err != nil {
+		&j.CallbackURL, &j.CallbackState, &created, &started, &finished, &updated, &project, &j.Summary); err != nil {
 		return nil, err
 	}
 	j.Status = store.JobStatus(status)
+	j.ProjectID = project.String
 	j.CreatedAt, j.StartedAt, j.FinishedAt, j.UpdatedAt = tm(created), tm(started), tm(finished), tm(updated)
 	return &j, nil
 }
@@ -302,7 +304,8 @@ func normJob(j *store.Job) {
 
 // CreateJob stores a new job. An empty ID is filled with a random
 // "job_..." one, an empty status with queued, zero CreatedAt and UpdatedAt
-// with now.
+// with now. A ProjectID must name one of the account's projects, else
+// store.ErrNotFound.
 func (s *Store) CreateJob(ctx context.Context, j *store.Job) error {
 	if j == nil {
 		return &seo.InputError{Field: "job", Reason: "is nil"}
@@ -330,9 +333,17 @@ func (s *Store) CreateJob(ctx context.Context, j *store.Job) error {
 		return err
 	}
 	normJob(j)
-	_, err = s.exec(ctx, "create job", `INSERT INTO jobs (`+jobCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		j.ID, j.AccountID, j.Kind, string(j.Status), nullBytes(j.Request), nullBytes(j.Progress), nullBytes(result), j.Error,
-		j.CallbackURL, j.CallbackState, tv(j.CreatedAt), tv(j.StartedAt), tv(j.FinishedAt), tv(j.UpdatedAt))
+	args := []any{j.ID, j.AccountID, j.Kind, string(j.Status), nullBytes(j.Request), nullBytes(j.Progress), nullBytes(result), j.Error,
+		j.CallbackURL, j.CallbackState, tv(j.CreatedAt), tv(j.StartedAt), tv(j.FinishedAt), tv(j.UpdatedAt),
+		nullString(j.ProjectID), nullBytes(j.Summary)}
+	if j.ProjectID != "" {
+		// The foreign key alone would accept another account's project.
+		// A project deleted after this check fails the foreign key.
+		if _, err := s.Project(ctx, j.AccountID, j.ProjectID); err != nil {
+			return err
+		}
+	}
+	_, err = s.exec(ctx, "create job", `INSERT INTO jobs (`+jobCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, args...)
 	return err
 }
 
@@ -417,8 +428,8 @@ func (s *Store) jobs(ctx context.Context, op, query string, args ...any) ([]stor
 	return out, nil
 }
 
-// UpdateJob stores the job's status, progress, result, error, callback
-// state and times. A job in a final state accepts only a new callback
+// UpdateJob stores the job's status, progress, result, summary, error,
+// callback state and times (never its project). A job in a final state accepts only a new callback
 // state; any other change is store.ErrConflict and nothing is written.
 // A zero UpdatedAt is set to now.
 func (s *Store) UpdateJob(ctx context.Context, j *store.Job) error {
@@ -437,10 +448,10 @@ func (s *Store) UpdateJob(ctx context.Context, j *store.Job) error {
 	}
 	normJob(j)
 	// The guard on status makes the check and the write one atomic step.
-	res, err := s.exec(ctx, "update job", `UPDATE jobs SET status = ?, progress = ?, result = ?, error = ?, callback_state = ?,
+	res, err := s.exec(ctx, "update job", `UPDATE jobs SET status = ?, progress = ?, result = ?, summary = ?, error = ?, callback_state = ?,
 		started_at = ?, finished_at = ?, updated_at = ?
 		WHERE id = ? AND account_id = ? AND status IN ('queued', 'running')`,
-		string(j.Status), nullBytes(j.Progress), nullBytes(result), j.Error, j.CallbackState,
+		string(j.Status), nullBytes(j.Progress), nullBytes(result), nullBytes(j.Summary), j.Error, j.CallbackState,
 		tv(j.StartedAt), tv(j.FinishedAt), tv(j.UpdatedAt), j.ID, j.AccountID)
 	if err != nil {
 		return err
@@ -460,7 +471,7 @@ func (s *Store) UpdateJob(ctx context.Context, j *store.Job) error {
 	if !cur.Status.Done() {
 		return fmt.Errorf("sqlstore: update job %q: changed concurrently, retry: %w", j.ID, store.ErrConflict)
 	}
-	if cur.Status != j.Status || !bytes.Equal(cur.Progress, j.Progress) || !bytes.Equal(cur.Result, j.Result) ||
+	if cur.Status != j.Status || !bytes.Equal(cur.Progress, j.Progress) || !bytes.Equal(cur.Result, j.Result) || !bytes.Equal(cur.Summary, j.Summary) ||
 		cur.Error != j.Error || !cur.StartedAt.Equal(j.StartedAt) || !cur.FinishedAt.Equal(j.FinishedAt) {
 		return fmt.Errorf("sqlstore: update job %q: job is %s, only its callback state may change: %w", j.ID, cur.Status, store.ErrConflict)
 	}

@@ -123,12 +123,32 @@ var migrations = [][]string{
 			PRIMARY KEY (job_id, url_hash)
 		)`,
 	},
+	4: {
+		`CREATE TABLE projects (
+			id         TEXT PRIMARY KEY,
+			account_id TEXT NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
+			name       TEXT NOT NULL,
+			domain     TEXT NOT NULL,
+			time_zone  TEXT NOT NULL,
+			config     {{blob}},
+			keywords   TEXT NOT NULL,
+			created_at BIGINT NOT NULL,
+			updated_at BIGINT NOT NULL,
+			UNIQUE (account_id, domain)
+		)`,
+		`CREATE INDEX projects_account ON projects (account_id, created_at)`,
+		// Deleting a project keeps its jobs, without their project.
+		`ALTER TABLE jobs ADD COLUMN project_id TEXT REFERENCES projects (id) ON DELETE SET NULL`,
+		`ALTER TABLE jobs ADD COLUMN summary {{blob}}`,
+		`CREATE INDEX jobs_project ON jobs (account_id, project_id, created_at)`,
+	},
 }
 
 // tables lists the tables in creation order (Dump reads them in this
 // order).
 var tables = []string{"schema_migrations", "accounts", "api_keys", "clients", "auth_codes", "refresh_tokens",
-	"revoked_families", "revoked_tokens", "signing_keys", "daily_usage", "jobs", "mutes", "screenshots"}
+	"revoked_families", "revoked_tokens", "signing_keys", "daily_usage", "jobs", "mutes", "screenshots",
+	"projects"}
 
 // schema is the store's migrations and version table.
 var schema = &sqldb.Schema{

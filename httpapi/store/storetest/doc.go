@@ -1,9 +1,9 @@
 // Package storetest is the conformance suite every httpapi/store driver
 // runs: Run checks each method of store.Store against the contract
 // (account scoping, single-use codes and refresh tokens under concurrency,
-// exact daily limits under concurrency, final jobs, time precision), and
-// Restart checks that counters and jobs survive closing and reopening the
-// database.
+// exact daily limits under concurrency, final jobs, projects and their
+// history, time precision), and Restart checks that counters and jobs
+// survive closing and reopening the database.
 //
 // A driver's test calls Run, and Restart when its data outlives a Store:
 //

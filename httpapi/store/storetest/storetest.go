@@ -69,6 +69,8 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 	t.Run("Unfinished", func(t *testing.T) { s, ctx := fresh(t); testUnfinished(ctx, t, s) })
 	t.Run("PendingCallbacks", func(t *testing.T) { s, ctx := fresh(t); testPendingCallbacks(ctx, t, s) })
 	t.Run("Mutes", func(t *testing.T) { s, ctx := fresh(t); testMutes(ctx, t, s) })
+	t.Run("Projects", func(t *testing.T) { s, ctx := fresh(t); testProjects(ctx, t, s) })
+	t.Run("ProjectJobs", func(t *testing.T) { s, ctx := fresh(t); testProjectJobs(ctx, t, s) })
 	t.Run("Screenshots", func(t *testing.T) {
 		s, ctx := fresh(t)
 		ss, ok := s.(store.Screenshots)

@@ -1,0 +1,621 @@
+package httpapi
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"reflect"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/seokit/seokit/crawler"
+	"github.com/seokit/seokit/httpapi/store"
+	"github.com/seokit/seokit/seo"
+)
+
+// Caps of projects.
+const (
+	// MaxProjectKeywords caps the tracked keywords of a project, as GET
+	// /v1/rankings caps the keywords of one request.
+	MaxProjectKeywords = MaxRankingKeywords
+	// MaxProjectNameBytes caps a project's name.
+	MaxProjectNameBytes = 200
+	// MaxProjectHistory caps the limit of GET /v1/projects/{id}/analyses;
+	// DefaultProjectHistory is the limit without one.
+	MaxProjectHistory     = 500
+	DefaultProjectHistory = 100
+)
+
+// maxKeywordBytes caps one tracked or ranked keyword.
+const maxKeywordBytes = 200
+
+// ProjectRequest is the body of POST /v1/projects and PATCH
+// /v1/projects/{id}. POST needs domain; PATCH changes only the fields it
+// sends.
+type ProjectRequest struct {
+	// Name is shown in lists; POST without one takes the domain.
+	Name *string `json:"name,omitempty"`
+	// Domain is the site's host name with an optional port, validated as
+	// a site analysis's domain is; one project per domain and account.
+	Domain *string `json:"domain,omitempty"`
+	// TimeZone is an IANA time zone name ("Europe/Berlin") in which the
+	// project's schedules run; POST without one takes "UTC".
+	TimeZone *string `json:"timeZone,omitempty"`
+	// Config is the project's crawl configuration (crawler.Config, the
+	// schema of GET /v1/schemas/crawl-config.json), used by its site
+	// analyses that send no options of their own; null resets it to the
+	// defaults. A credential sent back as "[redacted]" keeps the value
+	// stored.
+	Config json.RawMessage `json:"config,omitempty"`
+	// Keywords are the tracked keywords (GET /v1/rankings?projectId=),
+	// at most MaxProjectKeywords; PATCH replaces the list.
+	Keywords *[]string `json:"keywords,omitempty"`
+}
+
+// ProjectLinks are a project's URLs.
+type ProjectLinks struct {
+	Self     string `json:"self"`
+	Analyses string `json:"analyses"`
+}
+
+// Project is the API's view of a project: one site an account monitors.
+type Project struct {
+	ID       string `json:"id"`
+	Name     string `json:"name"`
+	Domain   string `json:"domain"`
+	TimeZone string `json:"timeZone"`
+	// Config is the saved crawl configuration, its credentials shown as
+	// "[redacted]".
+	Config    crawler.Config `json:"config"`
+	Keywords  []string       `json:"keywords"`
+	CreatedAt time.Time      `json:"createdAt"`
+	UpdatedAt time.Time      `json:"updatedAt"`
+	Links     ProjectLinks   `json:"links"`
+}
+
+// ProjectList is the body of GET /v1/projects: the account's projects,
+// newest first.
+type ProjectList struct {
+	Projects []Project `json:"projects"`
+}
+
+// JobSummary is the small record a site analysis keeps when it succeeds
+// (store.Job.Summary): what a project's history and its charts show
+// without loading the report. Every number is read from the report.
+type JobSummary struct {
+	// Score is the site score (the report's score.value).
+	Score int `json:"score"`
+	// Pages counts the pages fetched (crawl.fetched), FetchErrors the
+	// URLs whose fetch failed (crawl.errors).
+	Pages       int `json:"pages"`
+	FetchErrors int `json:"fetchErrors"`
+	// Errors, Warnings and Notices count the distinct checks that failed,
+	// per severity (findingCounts.checks), as the site score and the
+	// comparison's totals count them.
+	Errors   int `json:"errors"`
+	Warnings int `json:"warnings"`
+	Notices  int `json:"notices"`
+	// Findings counts the finding occurrences per severity
+	// (findingCounts.findings).
+	Findings seo.Counts `json:"findings"`
+	// Indexable counts the indexable pages of the report's pages list;
+	// null when that list was cut at its cap, with IndexableReason
+	// "pages_truncated".
+	Indexable       *int   `json:"indexable"`
+	IndexableReason string `json:"indexableReason,omitempty"`
+	// StopReason says why the crawl ended (crawl.stopReason).
+	StopReason string    `json:"stopReason"`
+	FinishedAt time.Time `json:"finishedAt"`
+}
+
+// ProjectAnalysis is one analysis of a project's history.
+type ProjectAnalysis struct {
+	ID         string    `json:"id"`
+	Kind       string    `json:"kind"`
+	Status     string    `json:"status"`
+	CreatedAt  time.Time `json:"createdAt"`
+	StartedAt  time.Time `json:"startedAt,omitzero"`
+	FinishedAt time.Time `json:"finishedAt,omitzero"`
+	// Summary is the analysis's summary; null unless it succeeded.
+	Summary *JobSummary `json:"summary"`
+	// Error is the failure message of a failed analysis.
+	Error string   `json:"error,omitempty"`
+	Links JobLinks `json:"links"`
+}
+
+// ProjectAnalyses is the body of GET /v1/projects/{id}/analyses: the
+// project's analyses, newest first, at most limit; HasMore says whether
+// older ones were left out.
+type ProjectAnalyses struct {
+	ProjectID string            `json:"projectId"`
+	Analyses  []ProjectAnalysis `json:"analyses"`
+	HasMore   bool              `json:"hasMore"`
+}
+
+// jobSummary is the summary of a succeeded site analysis's report.
+func jobSummary(rep *crawler.SiteReport) []byte {
+	sum := JobSummary{
+		Score: rep.Score.Value, Pages: rep.Crawl.Fetched, FetchErrors: rep.Crawl.Errors,
+		Errors: rep.FindingCounts.Checks.Errors, Warnings: rep.FindingCounts.Checks.Warnings, Notices: rep.FindingCounts.Checks.Notices,
+		Findings: rep.FindingCounts.Findings, StopReason: rep.Crawl.StopReason, FinishedAt: rep.FinishedAt.UTC(),
+	}
+	// The report keeps no total of indexable pages: they are counted over
+	// its pages, which is the whole crawl unless the list was cut.
+	if _, cut := rep.Truncated["pages"]; cut {
+		sum.IndexableReason = "pages_truncated"
+	} else {
+		n := 0
+		for i := range rep.Pages {
+			if rep.Pages[i].Indexable {
+				n++
+			}
+		}
+		sum.Indexable = &n
+	}
+	b, _ := json.Marshal(sum)
+	return b
+}
+
+// projectView renders a stored project, its credentials redacted.
+func (s *Server) projectView(p *store.Project) Project {
+	self := s.opts.BasePath + "/v1/projects/" + p.ID
+	v := Project{ID: p.ID, Name: p.Name, Domain: p.Domain, TimeZone: p.TimeZone, Keywords: orEmpty(p.Keywords),
+		CreatedAt: p.CreatedAt.UTC(), UpdatedAt: p.UpdatedAt.UTC(), Links: ProjectLinks{Self: self, Analyses: self + "/analyses"}}
+	// Stored as a site request whose options are the configuration, its
+	// credentials sealed and redacted (sealRequest): read without opening.
+	var st storedSiteRequest
+	if len(p.Config) > 0 && json.Unmarshal(p.Config, &st) == nil {
+		v.Config = st.Options.Config
+	}
+	return v
+}
+
+// projectConfig returns the project's crawl configuration with its
+// credentials decrypted, for the analyses that use it.
+func (s *Server) projectConfig(p *store.Project) (crawler.Config, error) {
+	if len(p.Config) == 0 {
+		return crawler.Config{}, nil
+	}
+	req, err := s.openRequest(p.Config)
+	if err != nil {
+		return crawler.Config{}, err
+	}
+	return req.Options.Config, nil
+}
+
+// sealConfig encodes a configuration for the store: a site request whose
+// options are cfg, its credentials encrypted as a job's are.
+func (s *Server) sealConfig(cfg crawler.Config) ([]byte, error) {
+	if reflect.ValueOf(cfg).IsZero() {
+		return nil, nil
+	}
+	return s.sealRequest(SiteRequest{Options: SiteOptions{Config: cfg}})
+}
+
+// getProject reads the account's project; a missing one, or another
+// account's, is a 404 naming it.
+func (s *Server) getProject(ctx context.Context, accountID, id, field string) (*store.Project, error) {
+	p, err := s.st.Project(ctx, accountID, id)
+	if errors.Is(err, store.ErrNotFound) {
+		msg := "no project " + strconv.Quote(clip(id))
+		if field != "" {
+			msg += " (" + field + ")"
+		}
+		return nil, apiError(http.StatusNotFound, CodeNotFound, msg)
+	}
+	return p, err
+}
+
+// projectDomain validates a project's domain as a site analysis's is (the
+// address policy included) and returns its host.
+func (s *Server) projectDomain(ctx context.Context, raw string) (string, error) {
+	u, err := siteDomain(raw)
+	if err != nil {
+		return "", err
+	}
+	if u, err = s.checkSiteStart(ctx, "domain", u.String()); err != nil {
+		if ie, ok := seo.AsInputError(err); ok && ie.Value != "" {
+			ie.Value = raw
+		}
+		return "", err
+	}
+	return strings.ToLower(u.Host), nil
+}
+
+// cleanKeywords trims keywords and drops repeats; an empty one, or one
+// that is not valid UTF-8 of at most 200 bytes, is a 400 naming
+// field[i]. The caller caps the count.
+func cleanKeywords(field string, raw []string) ([]string, error) {
+	out := make([]string, 0, len(raw))
+	seen := map[string]bool{}
+	for i, k := range raw {
+		k = strings.TrimSpace(k)
+		f := field + "[" + strconv.Itoa(i) + "]"
+		switch {
+		case k == "":
+			return nil, invalid(f, f+" is empty")
+		case len(k) > maxKeywordBytes || !utf8.ValidString(k):
+			return nil, invalid(f, f+" must be valid UTF-8 of at most 200 bytes")
+		}
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, k)
+		}
+	}
+	return out, nil
+}
+
+// applyProjectRequest validates req and sets its fields on p (a new
+// project when p.ID is empty). Errors are 400s naming the field.
+func (s *Server) applyProjectRequest(ctx context.Context, p *store.Project, req *ProjectRequest) error {
+	if req.Domain != nil {
+		d, err := s.projectDomain(ctx, *req.Domain)
+		if err != nil {
+			return err
+		}
+		p.Domain = d
+	}
+	if p.Domain == "" {
+		return invalid("domain", "domain is required")
+	}
+	if req.Name != nil {
+		n := strings.TrimSpace(*req.Name)
+		switch {
+		case len(n) > MaxProjectNameBytes || !utf8.ValidString(n):
+			return invalid("name", "name must be valid UTF-8 of at most "+strconv.Itoa(MaxProjectNameBytes)+" bytes")
+		case strings.ContainsFunc(n, unicode.IsControl):
+			return invalid("name", "name must not contain control characters")
+		}
+		p.Name = n
+	}
+	if p.Name == "" {
+		p.Name = p.Domain
+	}
+	if req.TimeZone != nil {
+		tz := *req.TimeZone
+		if tz == "" {
+			tz = "UTC"
+		}
+		if _, err := time.LoadLocation(tz); err != nil || tz == "Local" || len(tz) > 64 {
+			return &seo.InputError{Field: "timeZone", Value: clip(tz), Reason: `must be an IANA time zone name such as "Europe/Berlin" or "UTC"`}
+		}
+		p.TimeZone = tz
+	}
+	if p.TimeZone == "" {
+		p.TimeZone = "UTC"
+	}
+	if req.Keywords != nil {
+		if len(*req.Keywords) > MaxProjectKeywords {
+			return invalid("keywords", "at most "+strconv.Itoa(MaxProjectKeywords)+" keywords are tracked per project")
+		}
+		kws, err := cleanKeywords("keywords", *req.Keywords)
+		if err != nil {
+			return err
+		}
+		p.Keywords = kws
+	}
+	if req.Config != nil {
+		var cfg crawler.Config
+		if !bytes.Equal(bytes.TrimSpace(req.Config), []byte("null")) {
+			c, err := crawler.DecodeConfig(bytes.NewReader(req.Config))
+			if err != nil {
+				return configField(err)
+			}
+			cfg = *c
+		}
+		old, err := s.projectConfig(p)
+		if err != nil {
+			return err
+		}
+		if err := keepSecrets(&cfg, &old); err != nil {
+			return err
+		}
+		plan, err := s.accountPlan(ctx, p.AccountID)
+		if err != nil {
+			return err
+		}
+		if cfg.MaxPages > plan.MaxSitePages {
+			return &seo.InputError{Field: "config.maxPages", Value: strconv.Itoa(cfg.MaxPages),
+				Reason: "must be at most " + strconv.Itoa(plan.MaxSitePages) + ", the cap of this account's plan"}
+		}
+		if p.Config, err = s.sealConfig(cfg); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// configField puts "config." before the field of a configuration error.
+func configField(err error) error {
+	ie, ok := seo.AsInputError(err)
+	switch {
+	case !ok:
+		return err
+	case ie.Field == "" || ie.Field == "config":
+		return ie.WithField("config")
+	}
+	return ie.WithField("config." + ie.Field)
+}
+
+// keepSecrets replaces the credentials of cfg sent as seo.Redacted (an
+// answer sent back) by those of old; one that old does not have is a 400
+// naming it.
+func keepSecrets(cfg, old *crawler.Config) error {
+	keep := func(field string, m, prev map[string]string) error {
+		for k, v := range m {
+			if v != seo.Redacted {
+				continue
+			}
+			pv, ok := prev[k]
+			if !ok {
+				return invalid(field+"."+k, field+"."+k+` is "[redacted]" but the project has no value stored for it; send the value`)
+			}
+			m[k] = pv
+		}
+		return nil
+	}
+	if err := keep("config.headers", cfg.Headers, old.Headers); err != nil {
+		return err
+	}
+	if err := keep("config.cookies", cfg.Cookies, old.Cookies); err != nil {
+		return err
+	}
+	if b := cfg.BasicAuth; b != nil && b.Password == seo.Redacted {
+		if old.BasicAuth == nil {
+			return invalid("config.basicAuth.password", `config.basicAuth.password is "[redacted]" but the project has no password stored; send the password`)
+		}
+		cfg.BasicAuth = &crawler.BasicAuth{Username: b.Username, Password: old.BasicAuth.Password}
+	}
+	return nil
+}
+
+// createProject serves POST /v1/projects.
+func (s *Server) createProject(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	account := principal(ctx).AccountID
+	var req ProjectRequest
+	if err := decodeJSON(w, r, s.opts.MaxBodyBytes, &req); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if req.Domain == nil {
+		s.fail(w, r, invalid("domain", "domain is required"))
+		return
+	}
+	p := &store.Project{AccountID: account}
+	if err := s.applyProjectRequest(ctx, p, &req); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	plan, err := s.accountPlan(ctx, account)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	limit := min(plan.Projects, store.MaxProjects)
+	if s.opts.DisableAuth {
+		limit = store.MaxProjects
+	}
+	now := s.now().UTC()
+	p.ID, p.CreatedAt, p.UpdatedAt = "prj_"+randomID(24), now, now
+	// The count and the creation are one step in this process, as for
+	// site analyses; instances sharing a database may together exceed the
+	// cap by a project or two.
+	s.submitMu.Lock()
+	have, err := s.st.Projects(ctx, account)
+	if err == nil && len(have) >= limit {
+		s.submitMu.Unlock()
+		s.fail(w, r, apiError(http.StatusConflict, CodeConflict, "this account has "+strconv.Itoa(len(have))+
+			" projects, the most its plan allows; delete one to create another"))
+		return
+	}
+	if err == nil {
+		err = s.st.CreateProject(ctx, p)
+	}
+	s.submitMu.Unlock()
+	if errors.Is(err, store.ErrConflict) {
+		err = &Error{Code: CodeConflict, Status: http.StatusConflict, Field: "domain",
+			Message: "this account already has a project for " + p.Domain}
+	}
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	v := s.projectView(p)
+	w.Header().Set("Location", v.Links.Self)
+	writeJSON(w, http.StatusCreated, v)
+}
+
+// listProjects serves GET /v1/projects.
+func (s *Server) listProjects(w http.ResponseWriter, r *http.Request) {
+	ps, err := s.st.Projects(r.Context(), principal(r.Context()).AccountID)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	out := ProjectList{Projects: make([]Project, 0, len(ps))}
+	for i := range ps {
+		out.Projects = append(out.Projects, s.projectView(&ps[i]))
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// readProject serves GET /v1/projects/{id}.
+func (s *Server) readProject(w http.ResponseWriter, r *http.Request) {
+	p, err := s.getProject(r.Context(), principal(r.Context()).AccountID, r.PathValue("id"), "")
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, s.projectView(p))
+}
+
+// updateProject serves PATCH /v1/projects/{id}.
+func (s *Server) updateProject(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	var req ProjectRequest
+	if err := decodeJSON(w, r, s.opts.MaxBodyBytes, &req); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	p, err := s.getProject(ctx, principal(ctx).AccountID, r.PathValue("id"), "")
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if req.Name != nil && strings.TrimSpace(*req.Name) == "" {
+		s.fail(w, r, invalid("name", "name must not be empty"))
+		return
+	}
+	if err := s.applyProjectRequest(ctx, p, &req); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	p.UpdatedAt = s.now().UTC()
+	err = s.st.UpdateProject(ctx, p)
+	if errors.Is(err, store.ErrConflict) {
+		err = &Error{Code: CodeConflict, Status: http.StatusConflict, Field: "domain",
+			Message: "this account already has a project for " + p.Domain}
+	}
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, s.projectView(p))
+}
+
+// deleteProject serves DELETE /v1/projects/{id}: the project, its
+// schedules and alert rules go; its analyses stay, without a project.
+func (s *Server) deleteProject(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	id := r.PathValue("id")
+	err := s.st.DeleteProject(ctx, principal(ctx).AccountID, id)
+	if errors.Is(err, store.ErrNotFound) {
+		err = apiError(http.StatusNotFound, CodeNotFound, "no project "+strconv.Quote(clip(id)))
+	}
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// projectAnalyses serves GET /v1/projects/{id}/analyses?limit=.
+func (s *Server) projectAnalyses(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	account := principal(ctx).AccountID
+	limit := DefaultProjectHistory
+	if v := r.URL.Query().Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > MaxProjectHistory {
+			s.fail(w, r, invalid("limit", "limit must be an integer from 1 to "+strconv.Itoa(MaxProjectHistory)))
+			return
+		}
+		limit = n
+	}
+	p, err := s.getProject(ctx, account, r.PathValue("id"), "")
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	js, err := s.st.ProjectJobs(ctx, account, p.ID, limit+1)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	out := ProjectAnalyses{ProjectID: p.ID, Analyses: make([]ProjectAnalysis, 0, min(len(js), limit))}
+	if len(js) > limit {
+		js, out.HasMore = js[:limit], true
+	}
+	for i := range js {
+		j := &js[i]
+		a := ProjectAnalysis{ID: j.ID, Kind: j.Kind, Status: string(j.Status), CreatedAt: j.CreatedAt.UTC(),
+			StartedAt: j.StartedAt.UTC(), FinishedAt: j.FinishedAt.UTC(), Error: j.Error,
+			Links: JobLinks{Self: s.opts.BasePath + "/v1/analyze/site/" + j.ID}}
+		if j.Status == store.JobSucceeded && len(j.Summary) > 0 {
+			var sum JobSummary
+			if json.Unmarshal(j.Summary, &sum) == nil {
+				a.Summary = &sum
+			}
+		}
+		out.Analyses = append(out.Analyses, a)
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// attachProject applies req.ProjectID to a site analysis request: the
+// project must be the account's (else 404 naming projectId); a request
+// without domain and url analyses the project's domain, one with either
+// must name the project's host (else 400 naming it); a request without a
+// crawl configuration of its own takes the project's saved one.
+func (s *Server) attachProject(ctx context.Context, accountID string, req *SiteRequest) error {
+	if req.ProjectID == "" {
+		return nil
+	}
+	p, err := s.getProject(ctx, accountID, req.ProjectID, "projectId")
+	if err != nil {
+		return err
+	}
+	req.ProjectID = p.ID
+	switch {
+	case req.Domain == "" && req.URL == "":
+		req.Domain = p.Domain
+	case req.URL != "":
+		// A bad URL is reported by the checks that follow.
+		if u, err := seo.ParseURL(req.URL); err == nil && !strings.EqualFold(u.Host, p.Domain) {
+			return invalid("url", "url must be on the project's domain "+p.Domain+", or be left out")
+		}
+	default:
+		if u, err := siteDomain(req.Domain); err == nil && !strings.EqualFold(u.Host, p.Domain) {
+			return invalid("domain", "domain must be the project's domain "+p.Domain+", or be left out")
+		}
+	}
+	if reflect.ValueOf(req.Options.Config).IsZero() {
+		if req.Options.Config, err = s.projectConfig(p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// rankingsTarget returns the domain of GET /v1/rankings and, with
+// projectId, the project's tracked keywords: the project's domain unless
+// the query names one, which must then be the project's host.
+func (s *Server) rankingsTarget(r *http.Request) (domain string, tracked []string, err error) {
+	id := r.URL.Query().Get("projectId")
+	if id == "" {
+		domain, err = queryDomain(r)
+		return domain, nil, err
+	}
+	p, err := s.getProject(r.Context(), principal(r.Context()).AccountID, id, "projectId")
+	if err != nil {
+		return "", nil, err
+	}
+	host := p.Domain
+	if h, _, ok := strings.Cut(host, ":"); ok {
+		host = h // rankings are per host name
+	}
+	if r.URL.Query().Get("domain") != "" {
+		if domain, err = queryDomain(r); err != nil {
+			return "", nil, err
+		}
+		if !strings.EqualFold(domain, host) {
+			return "", nil, invalid("domain", "domain must be the project's domain "+host+", or be left out")
+		}
+	}
+	return host, p.Keywords, nil
+}
+
+// diffCandidates lists the analyses the diff of cur looks through for the
+// previous one: its project's when it has one, else the account's newest.
+func (s *Server) diffCandidates(ctx context.Context, cur *store.Job) ([]store.Job, error) {
+	if cur.ProjectID != "" {
+		return s.st.ProjectJobs(ctx, cur.AccountID, cur.ProjectID, diffJobsScanned)
+	}
+	return s.st.Jobs(ctx, cur.AccountID, diffJobsScanned)
+}
