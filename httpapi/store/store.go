@@ -380,6 +380,21 @@ type Projects interface {
 	ProjectJobs(ctx context.Context, accountID, projectID string, limit int) ([]Job, error)
 }
 
+// Retention prunes the analysis history of an account. A driver may
+// implement it; without it nothing is pruned.
+type Retention interface {
+	// PruneJobs deletes finished site-analysis jobs (succeeded, failed,
+	// canceled) of the account, never a queued or running one, with their
+	// screenshots, and returns how many it deleted. With a projectID it
+	// deletes the project's finished jobs beyond the newest keep (by
+	// CreatedAt, then ID; keep <= 0 keeps any number) and those created
+	// before before (zero: no age limit). With projectID "" it deletes the
+	// account's finished jobs without a project created before before, and
+	// keep is ignored. A job being read meanwhile is either read whole or
+	// ErrNotFound.
+	PruneJobs(ctx context.Context, accountID, projectID string, keep int, before time.Time) (int, error)
+}
+
 // Mutes stores the check IDs and areas an account mutes for a domain (its
 // project): analyses of the domain leave their findings out and count
 // them as muted.
@@ -423,6 +438,7 @@ type Store interface {
 	Jobs
 	Mutes
 	Projects
+	Retention
 	// Ping reports whether the database answers.
 	Ping(ctx context.Context) error
 	Close() error

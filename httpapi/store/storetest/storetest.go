@@ -79,6 +79,8 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		}
 		testScreenshots(ctx, t, s, ss)
 	})
+	t.Run("PruneJobs", func(t *testing.T) { s, ctx := fresh(t); testPruneJobs(ctx, t, s) })
+	t.Run("PruneWhileReading", func(t *testing.T) { s, ctx := fresh(t); testPruneWhileReading(ctx, t, s) })
 	t.Run("JobResults", func(t *testing.T) {
 		s, ctx := fresh(t)
 		jr, ok := s.(store.JobResults)
