@@ -14,9 +14,11 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	fmt.Println(tab.For(&store.Account{Plan: store.Pro}))
-	fmt.Println(tab.For(&store.Account{Plan: store.Enterprise, DailyLimit: 50_000}))
+	pro := tab.For(&store.Account{Plan: store.Pro})
+	fmt.Println(pro.DailyRequests, pro.MaxSitePages, pro.HistoryAnalyses, pro.HistoryDays)
+	ent := tab.For(&store.Account{Plan: store.Enterprise, DailyLimit: 50_000})
+	fmt.Println(ent.DailyRequests, ent.MaxSitePages, ent.HistoryAnalyses, ent.HistoryDays)
 	// Output:
-	// {2000 10000 3 0 2000}
-	// {50000 10000 10 0 10000}
+	// 2000 10000 100 365
+	// 50000 10000 1000 730
 }

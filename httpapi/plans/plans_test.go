@@ -7,6 +7,12 @@ import (
 	"github.com/seokit/seokit/httpapi/store"
 )
 
+// with returns l changed by set.
+func with(l plans.Limits, set func(*plans.Limits)) plans.Limits {
+	set(&l)
+	return l
+}
+
 func TestNew(t *testing.T) {
 	free, pro := plans.Defaults[store.Free], plans.Defaults[store.Pro]
 	tests := []struct {
@@ -20,20 +26,24 @@ func TestNew(t *testing.T) {
 		{name: "defaults", want: plans.Table{store.Free: free, store.Pro: pro}},
 		{name: "zero fields keep defaults",
 			plans: map[store.Plan]plans.Limits{store.Free: {ConcurrentSiteJobs: 2}},
-			want:  plans.Table{store.Free: {DailyRequests: free.DailyRequests, MaxSitePages: free.MaxSitePages, ConcurrentSiteJobs: 2, RenderPages: free.RenderPages}}},
+			want:  plans.Table{store.Free: with(free, func(l *plans.Limits) { l.ConcurrentSiteJobs = 2 })}},
 		{name: "render pages",
 			plans: map[store.Plan]plans.Limits{store.Pro: {RenderPages: 20}},
-			want:  plans.Table{store.Pro: {DailyRequests: pro.DailyRequests, MaxSitePages: pro.MaxSitePages, ConcurrentSiteJobs: pro.ConcurrentSiteJobs, RenderPages: 20}}},
+			want:  plans.Table{store.Pro: with(pro, func(l *plans.Limits) { l.RenderPages = 20 })}},
+		{name: "history",
+			plans: map[store.Plan]plans.Limits{store.Free: {HistoryAnalyses: 3, HistoryDays: 7}},
+			want:  plans.Table{store.Free: with(free, func(l *plans.Limits) { l.HistoryAnalyses, l.HistoryDays = 3, 7 })}},
 		{name: "daily shorthand wins",
 			plans: map[store.Plan]plans.Limits{store.Pro: {DailyRequests: 5}}, daily: map[store.Plan]int{store.Pro: 7},
-			want: plans.Table{store.Pro: {DailyRequests: 7, MaxSitePages: pro.MaxSitePages, ConcurrentSiteJobs: pro.ConcurrentSiteJobs, RenderPages: pro.RenderPages}}},
+			want: plans.Table{store.Pro: with(pro, func(l *plans.Limits) { l.DailyRequests = 7 })}},
 		{name: "unknown plan starts from free",
 			daily: map[store.Plan]int{"team": 300},
-			want:  plans.Table{"team": {DailyRequests: 300, MaxSitePages: free.MaxSitePages, ConcurrentSiteJobs: free.ConcurrentSiteJobs, RenderPages: free.RenderPages}}},
+			want:  plans.Table{"team": with(free, func(l *plans.Limits) { l.DailyRequests = 300 })}},
 		{name: "server cap", maxPgs: 200,
-			want: plans.Table{store.Free: {DailyRequests: free.DailyRequests, MaxSitePages: 200, ConcurrentSiteJobs: free.ConcurrentSiteJobs, RenderPages: free.RenderPages}}},
+			want: plans.Table{store.Free: with(free, func(l *plans.Limits) { l.MaxSitePages = 200 })}},
 		{name: "negative plan", plans: map[store.Plan]plans.Limits{store.Free: {MaxSitePages: -1}}, wantErr: true},
 		{name: "negative render pages", plans: map[store.Plan]plans.Limits{store.Free: {RenderPages: -1}}, wantErr: true},
+		{name: "negative history", plans: map[store.Plan]plans.Limits{store.Free: {HistoryDays: -1}}, wantErr: true},
 		{name: "negative daily", daily: map[store.Plan]int{store.Free: -1}, wantErr: true},
 	}
 	for _, tt := range tests {
