@@ -1,7 +1,6 @@
 package crawler
 
 import (
-	"bufio"
 	"bytes"
 	"cmp"
 	"context"
@@ -13,7 +12,10 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"sync"
 	"time"
+
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/seokit/seokit/seo"
 )
@@ -143,20 +145,26 @@ type TotalChange struct {
 	New  int    `json:"new"`
 }
 
-// URLSample is a count of URLs with the first of them.
+// URLSample is a count of URLs with the first of them in URL order.
 type URLSample struct {
 	Count   int      `json:"count"`
 	URLs    []string `json:"urls"`
 	Omitted int      `json:"omitted,omitempty"`
 }
 
+// add counts u and keeps it if it is among the first max URLs in sort
+// order, whatever the order of the calls.
 func (s *URLSample) add(u string, max int) {
 	s.Count++
-	if len(s.URLs) < max {
-		s.URLs = append(s.URLs, u)
-	} else {
-		s.Omitted++
+	i, _ := slices.BinarySearch(s.URLs, u)
+	switch {
+	case len(s.URLs) < max:
+		s.URLs = slices.Insert(s.URLs, i, u)
+	case i < len(s.URLs):
+		copy(s.URLs[i+1:], s.URLs[i:])
+		s.URLs[i] = u
 	}
+	s.Omitted = s.Count - len(s.URLs)
 }
 
 // The fields compared per page, as FieldChange.Field names them.
@@ -257,15 +265,18 @@ func CompareReports(old, new *SiteReport, opts *CompareOptions) *Diff {
 
 // EstimateCompareMemory estimates the memory Compare holds while it
 // compares a report whose JSON is oldJSON bytes long with another: the
-// compared fields of the old pages (about half the JSON's size, measured
-// by BenchmarkCompare) plus the decoding buffers.
+// compared fields of the pages of either side not yet met on the other
+// (at worst every old page, about half the JSON's size, measured by
+// BenchmarkCompare) plus the decoding buffers.
 func EstimateCompareMemory(oldJSON int) int64 {
 	return int64(oldJSON)/2 + 8<<20
 }
 
-// oldPage is what Compare keeps of an old page while the new pages
-// stream: the compared fields, about 200 bytes plus the strings.
-type oldPage struct {
+// cpage is what Compare keeps of a page while it waits for the same URL
+// on the other side: the compared fields, about 200 bytes plus the
+// strings (finding IDs shared).
+type cpage struct {
+	url                    string
 	status                 int
 	indexable, noindex     bool
 	canonical, title, desc string
@@ -275,50 +286,111 @@ type oldPage struct {
 	responseMs             int64
 	score                  int // -1: none
 	findings               []string
-	seen                   bool
 }
 
-// Compare compares two crawls, old then new. It holds the compared fields
-// of the old pages (not their whole summaries) while it streams the new
-// ones, so memory grows with the old crawl's page count only.
+// compact returns the compared fields of p, its finding IDs interned in
+// ids.
+func compact(p *PageSummary, ids map[string]string) cpage {
+	c := cpage{
+		url: p.URL, status: p.Status, indexable: p.Indexable, noindex: p.Noindex,
+		canonical: p.Canonical, title: p.Title, desc: p.Description, h1: p.H1,
+		words: p.WordCount, depth: p.depth(), inlinks: p.Inlinks, linkScore: p.LinkScore,
+		responseMs: p.ResponseMs, score: -1,
+	}
+	if p.Score != nil {
+		c.score = *p.Score
+	}
+	if len(p.Findings) > 0 {
+		c.findings = make([]string, len(p.Findings))
+		for i, id := range p.Findings {
+			v, ok := ids[id]
+			if !ok {
+				v = id
+				ids[id] = v
+			}
+			c.findings[i] = v
+		}
+	}
+	return c
+}
+
+// compareBatch is how many pages a side's reader hands over at once.
+const compareBatch = 256
+
+// sideMsg is what a side's reader sends: batches of pages, then its
+// report and totals (done), or an error.
+type sideMsg struct {
+	pages []cpage
+	rep   *SiteReport
+	tot   pageTotals
+	done  bool
+	err   error
+}
+
+// readSide streams src's pages to out in batches, then its report; it
+// stops when ctx ends.
+func readSide(ctx context.Context, name string, src ReportSource, out chan<- sideMsg) {
+	defer close(out)
+	send := func(m sideMsg) bool {
+		select {
+		case out <- m:
+			return true
+		case <-ctx.Done():
+			return false
+		}
+	}
+	ids := map[string]string{}
+	var tot pageTotals
+	batch := make([]cpage, 0, compareBatch)
+	for p, err := range src.Pages(ctx) {
+		if err != nil {
+			send(sideMsg{err: fmt.Errorf("%w: %s pages: %w", ErrCompare, name, err)})
+			return
+		}
+		tot.add(p)
+		batch = append(batch, compact(p, ids))
+		if len(batch) == compareBatch {
+			if !send(sideMsg{pages: batch}) {
+				return
+			}
+			batch = make([]cpage, 0, compareBatch)
+		}
+	}
+	if len(batch) > 0 && !send(sideMsg{pages: batch}) {
+		return
+	}
+	if err := ctx.Err(); err != nil {
+		send(sideMsg{err: err})
+		return
+	}
+	rep, err := src.Report(ctx)
+	if err != nil {
+		send(sideMsg{err: fmt.Errorf("%w: %s report: %w", ErrCompare, name, err)})
+		return
+	}
+	send(sideMsg{rep: rep, tot: tot, done: true})
+}
+
+// Compare compares two crawls, old then new. Each side is read by its own
+// goroutine (decoding a report is most of the work, so two cores halve
+// it) and its pages are matched by URL as they arrive: Compare holds the
+// compared fields (not the whole summaries) of the pages not yet met on
+// the other side only, so memory stays small when the two crawls list
+// their pages in a similar order and is at worst that of both sides'
+// compared fields. The result does not depend on the order in which
+// pages arrive.
 func Compare(ctx context.Context, old, new ReportSource, opts *CompareOptions) (*Diff, error) {
 	o := opts.withDefaults()
 	d := &Diff{ChangedFields: map[string]int{}, Changed: []PageChange{},
 		Added: URLSample{URLs: []string{}}, Removed: URLSample{URLs: []string{}}}
-	ids := map[string]string{} // interns the finding IDs the old pages share
-	intern := func(s string) string {
-		if v, ok := ids[s]; ok {
-			return v
-		}
-		ids[s] = s
-		return s
-	}
-	olds := map[string]*oldPage{}
-	var oldTot, newTot pageTotals
-	for p, err := range old.Pages(ctx) {
-		if err != nil {
-			return nil, fmt.Errorf("%w: old pages: %w", ErrCompare, err)
-		}
-		oldTot.add(p)
-		op := &oldPage{
-			status: p.Status, indexable: p.Indexable, noindex: p.Noindex,
-			canonical: p.Canonical, title: p.Title, desc: p.Description, h1: p.H1,
-			words: p.WordCount, depth: p.depth(), inlinks: p.Inlinks, linkScore: p.LinkScore,
-			responseMs: p.ResponseMs, score: -1,
-		}
-		if p.Score != nil {
-			op.score = *p.Score
-		}
-		op.findings = make([]string, len(p.Findings))
-		for i, id := range p.Findings {
-			op.findings[i] = intern(id)
-		}
-		olds[p.URL] = op
-	}
-	oldRep, err := old.Report(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("%w: old report: %w", ErrCompare, err)
-	}
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	defer wg.Wait() // after cancel: no reader outlives Compare
+	defer cancel()
+	oldCh, newCh := make(chan sideMsg, 2), make(chan sideMsg, 2)
+	wg.Go(func() { readSide(ctx, "old", old, oldCh) })
+	wg.Go(func() { readSide(ctx, "new", new, newCh) })
+
 	fc := map[string]*FindingChange{}
 	change := func(id string) *FindingChange {
 		c := fc[id]
@@ -328,64 +400,98 @@ func Compare(ctx context.Context, old, new ReportSource, opts *CompareOptions) (
 		}
 		return c
 	}
-	for p, err := range new.Pages(ctx) {
-		if err != nil {
-			return nil, fmt.Errorf("%w: new pages: %w", ErrCompare, err)
-		}
-		newTot.add(p)
-		op := olds[p.URL]
-		if op == nil {
-			d.Added.add(p.URL, o.MaxExamples)
-			for _, id := range p.Findings {
-				change(id).NewOn.add(p.URL, o.MaxExamples)
-			}
-			continue
-		}
-		op.seen = true
-		if ch := comparePage(op, p, &o); len(ch) > 0 {
+	pair := func(op, np *cpage) {
+		if ch := comparePage(op, np, &o); len(ch) > 0 {
 			d.ChangedPages++
 			for _, c := range ch {
 				d.ChangedFields[c.Field]++
 			}
-			d.Changed = append(d.Changed, PageChange{URL: p.URL, Changes: ch})
+			d.Changed = append(d.Changed, PageChange{URL: np.url, Changes: ch})
 			if len(d.Changed) > 2*o.MaxChangedPages { // keep the first by URL, bounded
 				d.Changed = firstByURL(d.Changed, o.MaxChangedPages)
 			}
 		}
-		for _, id := range p.Findings {
+		for _, id := range np.findings {
 			if !slices.Contains(op.findings, id) {
-				change(id).NewOn.add(p.URL, o.MaxExamples)
+				change(id).NewOn.add(np.url, o.MaxExamples)
 			}
 		}
 		for _, id := range op.findings {
-			if !slices.Contains(p.Findings, id) {
-				change(id).FixedOn.add(p.URL, o.MaxExamples)
+			if !slices.Contains(np.findings, id) {
+				change(id).FixedOn.add(np.url, o.MaxExamples)
 			}
 		}
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	newRep, err := new.Report(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("%w: new report: %w", ErrCompare, err)
-	}
-	removed := make([]string, 0)
-	for u, op := range olds {
-		if !op.seen {
-			removed = append(removed, u)
+	// The pages of each side waiting for their URL on the other.
+	oldWait, newWait := map[string]*cpage{}, map[string]*cpage{}
+	var oldEnd, newEnd *sideMsg
+	for oldCh != nil || newCh != nil {
+		var (
+			m     sideMsg
+			ok    bool
+			isOld bool
+		)
+		select {
+		case m, ok = <-oldCh:
+			if !ok {
+				oldCh = nil
+				continue
+			}
+			isOld = true
+		case m, ok = <-newCh:
+			if !ok {
+				newCh = nil
+				continue
+			}
+		}
+		switch {
+		case m.err != nil:
+			return nil, m.err
+		case m.done && isOld:
+			oldEnd = &m
+		case m.done:
+			newEnd = &m
+		case isOld:
+			for i := range m.pages {
+				p := &m.pages[i]
+				if np := newWait[p.url]; np != nil {
+					delete(newWait, p.url)
+					pair(p, np)
+				} else {
+					oldWait[p.url] = p
+				}
+			}
+		default:
+			for i := range m.pages {
+				p := &m.pages[i]
+				if op := oldWait[p.url]; op != nil {
+					delete(oldWait, p.url)
+					pair(op, p)
+				} else {
+					newWait[p.url] = p
+				}
+			}
 		}
 	}
-	slices.Sort(removed)
-	for _, u := range removed {
+	if oldEnd == nil || newEnd == nil { // a reader stopped with ctx
+		return nil, cmp.Or(ctx.Err(), context.Canceled)
+	}
+	for u, p := range newWait {
+		d.Added.add(u, o.MaxExamples)
+		for _, id := range p.findings {
+			change(id).NewOn.add(u, o.MaxExamples)
+		}
+	}
+	for u := range oldWait {
 		d.Removed.add(u, o.MaxExamples)
 	}
 	d.Changed = firstByURL(d.Changed, o.MaxChangedPages)
 	d.Truncated.Note("changed", d.ChangedPages, len(d.Changed))
 	d.Truncated.Note("added", d.Added.Count, len(d.Added.URLs))
 	d.Truncated.Note("removed", d.Removed.Count, len(d.Removed.URLs))
-	slices.Sort(d.Added.URLs)
 
+	oldRep, newRep := oldEnd.rep, newEnd.rep
+	oldTot, newTot := oldEnd.tot, newEnd.tot
 	d.Old = side(oldRep, oldTot.pages)
 	d.New = side(newRep, newTot.pages)
 	d.Score = d.New.Score - d.Old.Score
@@ -436,7 +542,7 @@ func side(r *SiteReport, pages int) DiffSide {
 		Pages: pages, Score: r.Score.Value, Counts: r.FindingCounts}
 }
 
-func comparePage(op *oldPage, p *PageSummary, o *CompareOptions) []FieldChange {
+func comparePage(op, p *cpage, o *CompareOptions) []FieldChange {
 	var ch []FieldChange
 	str := func(field, a, b string) {
 		if a != b {
@@ -446,40 +552,36 @@ func comparePage(op *oldPage, p *PageSummary, o *CompareOptions) []FieldChange {
 	num := func(field string, a, b int) {
 		ch = append(ch, FieldChange{field, intText(a), intText(b)})
 	}
-	if op.status != p.Status {
-		num(FieldStatus, op.status, p.Status)
+	if op.status != p.status {
+		num(FieldStatus, op.status, p.status)
 	}
-	if op.indexable != p.Indexable {
-		str(FieldIndexable, strconv.FormatBool(op.indexable), strconv.FormatBool(p.Indexable))
+	if op.indexable != p.indexable {
+		str(FieldIndexable, strconv.FormatBool(op.indexable), strconv.FormatBool(p.indexable))
 	}
-	if op.noindex != p.Noindex {
-		str(FieldNoindex, strconv.FormatBool(op.noindex), strconv.FormatBool(p.Noindex))
+	if op.noindex != p.noindex {
+		str(FieldNoindex, strconv.FormatBool(op.noindex), strconv.FormatBool(p.noindex))
 	}
-	str(FieldCanonical, op.canonical, p.Canonical)
-	str(FieldTitle, op.title, p.Title)
-	str(FieldDescription, op.desc, p.Description)
-	str(FieldH1, op.h1, p.H1)
-	if relChanged(float64(op.words), float64(p.WordCount), o.WordCountChange, 10) {
-		num(FieldWordCount, op.words, p.WordCount)
+	str(FieldCanonical, op.canonical, p.canonical)
+	str(FieldTitle, op.title, p.title)
+	str(FieldDescription, op.desc, p.desc)
+	str(FieldH1, op.h1, p.h1)
+	if relChanged(float64(op.words), float64(p.words), o.WordCountChange, 10) {
+		num(FieldWordCount, op.words, p.words)
 	}
-	if op.depth != p.depth() {
-		num(FieldDepth, op.depth, p.depth())
+	if op.depth != p.depth {
+		num(FieldDepth, op.depth, p.depth)
 	}
-	if relChanged(float64(op.inlinks), float64(p.Inlinks), o.InlinksChange, 2) {
-		num(FieldInlinks, op.inlinks, p.Inlinks)
+	if relChanged(float64(op.inlinks), float64(p.inlinks), o.InlinksChange, 2) {
+		num(FieldInlinks, op.inlinks, p.inlinks)
 	}
-	if diff := p.LinkScore - op.linkScore; diff >= o.LinkScoreChange || -diff >= o.LinkScoreChange {
-		str(FieldLinkScore, strconv.FormatFloat(op.linkScore, 'f', 1, 64), strconv.FormatFloat(p.LinkScore, 'f', 1, 64))
+	if diff := p.linkScore - op.linkScore; diff >= o.LinkScoreChange || -diff >= o.LinkScoreChange {
+		str(FieldLinkScore, strconv.FormatFloat(op.linkScore, 'f', 1, 64), strconv.FormatFloat(p.linkScore, 'f', 1, 64))
 	}
-	if a, b := float64(op.responseMs), float64(p.ResponseMs); (b-a >= 200 && b >= a*o.ResponseTimeChange) || (a-b >= 200 && a >= b*o.ResponseTimeChange) {
-		num(FieldResponseTime, int(op.responseMs), int(p.ResponseMs))
+	if a, b := float64(op.responseMs), float64(p.responseMs); (b-a >= 200 && b >= a*o.ResponseTimeChange) || (a-b >= 200 && a >= b*o.ResponseTimeChange) {
+		num(FieldResponseTime, int(op.responseMs), int(p.responseMs))
 	}
-	score := -1
-	if p.Score != nil {
-		score = *p.Score
-	}
-	if op.score != score {
-		num(FieldScore, op.score, score)
+	if op.score != p.score {
+		num(FieldScore, op.score, p.score)
 	}
 	return ch
 }
@@ -630,15 +732,23 @@ func (d *Diff) NewFindings(sev seo.Severity) int {
 // is read once for the site-level parts and once for the pages, and no
 // more than one page summary is decoded at a time.
 func ReportFile(path string) ReportSource {
-	return &fileSource{path: path, open: func() (io.ReadCloser, error) { return os.Open(path) }}
+	return ReportReader(path, func() (io.ReadCloser, error) { return os.Open(path) })
 }
 
-// ReportJSON returns a site report's JSON held in memory (as the API
-// stores it) as a ReportSource that decodes one page summary at a time.
+// ReportJSON returns a site report's JSON held in memory as a ReportSource
+// that decodes one page summary at a time.
 func ReportJSON(b []byte) ReportSource {
-	return &fileSource{path: "report", open: func() (io.ReadCloser, error) {
+	return ReportReader("report", func() (io.ReadCloser, error) {
 		return io.NopCloser(bytes.NewReader(b)), nil
-	}}
+	})
+}
+
+// ReportReader returns the site report JSON that open reads (from its
+// first byte at each call) as a ReportSource that streams its pages, as
+// ReportFile does: a stored report decompressed as it is read is never
+// held whole. name names the report in errors.
+func ReportReader(name string, open func() (io.ReadCloser, error)) ReportSource {
+	return &fileSource{path: name, open: open}
 }
 
 type fileSource struct {
@@ -649,13 +759,13 @@ type fileSource struct {
 }
 
 // setKey decodes the value of one top-level key into rep.
-func setKey(rep *SiteReport, key string, dec *json.Decoder) error {
-	var raw json.RawMessage
-	if err := dec.Decode(&raw); err != nil {
+func setKey(rep *SiteReport, key string, dec *jsontext.Decoder) error {
+	raw, err := dec.ReadValue()
+	if err != nil {
 		return err
 	}
 	// Decode the one key into the report through a one-key object.
-	obj, err := json.Marshal(map[string]json.RawMessage{key: raw})
+	obj, err := json.Marshal(map[string]json.RawMessage{key: json.RawMessage(raw)})
 	if err != nil {
 		return err
 	}
@@ -667,12 +777,9 @@ func (f *fileSource) Report(ctx context.Context) (*SiteReport, error) {
 		return f.head, nil
 	}
 	var rep SiteReport
-	err := f.walk(ctx, func(key string, dec *json.Decoder) error {
+	err := f.walk(ctx, func(key string, dec *jsontext.Decoder) error {
 		if key == "pages" {
-			return eachElement(dec, func() error {
-				var skip json.RawMessage
-				return dec.Decode(&skip)
-			})
+			return dec.SkipValue()
 		}
 		return setKey(&rep, key, dec)
 	})
@@ -686,10 +793,11 @@ func (f *fileSource) Pages(ctx context.Context) iter.Seq2[*PageSummary, error] {
 	return func(yield func(*PageSummary, error) bool) {
 		stop := errors.New("stop")
 		var head SiteReport
-		err := f.walk(ctx, func(key string, dec *json.Decoder) error {
+		err := f.walk(ctx, func(key string, dec *jsontext.Decoder) error {
 			if key != "pages" {
 				return setKey(&head, key, dec)
 			}
+			pd := pageDecoder{dec: dec, ids: map[string]string{}}
 			var p PageSummary
 			return eachElement(dec, func() error {
 				if err := ctx.Err(); err != nil {
@@ -697,13 +805,9 @@ func (f *fileSource) Pages(ctx context.Context) iter.Seq2[*PageSummary, error] {
 				}
 				// Only the compared fields are decoded, into a reused
 				// summary: the other fields are skipped, not allocated.
-				var c comparedPage
-				if err := dec.Decode(&c); err != nil {
+				if err := pd.page(&p); err != nil {
 					return err
 				}
-				p = PageSummary{URL: c.URL, Status: c.Status, Depth: c.Depth, Indexable: c.Indexable, Noindex: c.Noindex,
-					Title: c.Title, Description: c.Description, H1: c.H1, Canonical: c.Canonical, WordCount: c.WordCount,
-					Score: c.Score, Findings: c.Findings, Inlinks: c.Inlinks, LinkScore: c.LinkScore, ResponseMs: c.ResponseMs}
 				if !yield(&p, nil) {
 					return stop
 				}
@@ -719,71 +823,257 @@ func (f *fileSource) Pages(ctx context.Context) iter.Seq2[*PageSummary, error] {
 	}
 }
 
-// comparedPage holds the fields of a PageSummary that Compare reads.
-type comparedPage struct {
-	URL         string   `json:"url"`
-	Status      int      `json:"status"`
-	Depth       *int     `json:"depth"`
-	Indexable   bool     `json:"indexable"`
-	Noindex     bool     `json:"noindex"`
-	Title       string   `json:"title"`
-	Description string   `json:"description"`
-	H1          string   `json:"h1"`
-	Canonical   string   `json:"canonical"`
-	WordCount   int      `json:"wordCount"`
-	Score       *int     `json:"score"`
-	Findings    []string `json:"findings"`
-	Inlinks     int      `json:"inlinks"`
-	LinkScore   float64  `json:"linkScore"`
-	ResponseMs  int64    `json:"responseMs"`
+// pageDecoder decodes the fields of a PageSummary that Compare reads,
+// straight from the tokens (no reflection, no value decoded twice);
+// finding IDs are interned in ids, and read into buf, reused.
+type pageDecoder struct {
+	dec *jsontext.Decoder
+	ids map[string]string
+	buf []string
+}
+
+// page decodes the next page object into p, which it resets first.
+func (pd *pageDecoder) page(p *PageSummary) error {
+	dec := pd.dec
+	*p = PageSummary{}
+	if k := dec.PeekKind(); k != '{' {
+		if _, err := dec.ReadToken(); err != nil {
+			return err
+		}
+		return fmt.Errorf("a page is a JSON %s, not an object", kindName(k))
+	}
+	if _, err := dec.ReadToken(); err != nil {
+		return err
+	}
+	for {
+		switch dec.PeekKind() {
+		case '}':
+			_, err := dec.ReadToken()
+			return err
+		case '"':
+		default:
+			_, err := dec.ReadToken()
+			return cmp.Or(err, errors.New("bad page object"))
+		}
+		name, err := dec.ReadValue()
+		if err != nil {
+			return err
+		}
+		key := string(name) // no allocation in the switch
+		if bytes.IndexByte(name, '\\') >= 0 {
+			u, err := jsontext.AppendUnquote(nil, name)
+			if err != nil {
+				return err
+			}
+			key = strconv.Quote(string(u))
+		}
+		switch key {
+		case `"url"`:
+			p.URL, err = pd.str("url")
+		case `"status"`:
+			p.Status, err = pd.int("status")
+		case `"depth"`:
+			p.Depth, err = pd.intPtr("depth")
+		case `"indexable"`:
+			p.Indexable, err = pd.bool("indexable")
+		case `"noindex"`:
+			p.Noindex, err = pd.bool("noindex")
+		case `"title"`:
+			p.Title, err = pd.str("title")
+		case `"description"`:
+			p.Description, err = pd.str("description")
+		case `"h1"`:
+			p.H1, err = pd.str("h1")
+		case `"canonical"`:
+			p.Canonical, err = pd.str("canonical")
+		case `"wordCount"`:
+			p.WordCount, err = pd.int("wordCount")
+		case `"score"`:
+			p.Score, err = pd.intPtr("score")
+		case `"findings"`:
+			p.Findings, err = pd.findings(pd.buf[:0])
+			pd.buf = p.Findings
+		case `"inlinks"`:
+			p.Inlinks, err = pd.int("inlinks")
+		case `"linkScore"`:
+			var v jsontext.Value
+			if v, err = pd.value("linkScore", '0'); err == nil && v != nil {
+				p.LinkScore, err = strconv.ParseFloat(string(v), 64)
+			}
+		case `"responseMs"`:
+			var n int
+			n, err = pd.int("responseMs")
+			p.ResponseMs = int64(n)
+		default:
+			err = dec.SkipValue()
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// value reads the next value, which must be of kind want or null (nil).
+func (pd *pageDecoder) value(field string, want jsontext.Kind) (jsontext.Value, error) {
+	v, err := pd.dec.ReadValue()
+	if err != nil {
+		return nil, err
+	}
+	switch k := v.Kind(); {
+	case k == 'n':
+		return nil, nil
+	case k == want, want == 't' && k == 'f':
+		return v, nil
+	default:
+		return nil, fmt.Errorf("page field %s: a JSON %s, want a %s", field, kindName(k), kindName(want))
+	}
+}
+
+func (pd *pageDecoder) str(field string) (string, error) {
+	v, err := pd.value(field, '"')
+	if err != nil || v == nil {
+		return "", err
+	}
+	if bytes.IndexByte(v, '\\') < 0 {
+		return string(v[1 : len(v)-1]), nil
+	}
+	u, err := jsontext.AppendUnquote(nil, v)
+	return string(u), err
+}
+
+func (pd *pageDecoder) int(field string) (int, error) {
+	v, err := pd.value(field, '0')
+	if err != nil || v == nil {
+		return 0, err
+	}
+	n, err := strconv.Atoi(string(v))
+	if err != nil {
+		return 0, fmt.Errorf("page field %s: %s is not an integer", field, v)
+	}
+	return n, nil
+}
+
+func (pd *pageDecoder) intPtr(field string) (*int, error) {
+	v, err := pd.value(field, '0')
+	if err != nil || v == nil {
+		return nil, err
+	}
+	n, err := strconv.Atoi(string(v))
+	if err != nil {
+		return nil, fmt.Errorf("page field %s: %s is not an integer", field, v)
+	}
+	return &n, nil
+}
+
+func (pd *pageDecoder) bool(field string) (bool, error) {
+	v, err := pd.value(field, 't')
+	return v != nil && v.Kind() == 't', err
+}
+
+// findings reads the finding IDs of a page, interned, appended to out.
+func (pd *pageDecoder) findings(out []string) ([]string, error) {
+	dec := pd.dec
+	if dec.PeekKind() == 'n' {
+		_, err := dec.ReadToken()
+		return nil, err
+	}
+	err := eachElement(dec, func() error {
+		v, err := pd.value("findings", '"')
+		if err != nil || v == nil {
+			return err
+		}
+		if id, ok := pd.ids[string(v)]; ok {
+			out = append(out, id)
+			return nil
+		}
+		id, err := jsontext.AppendUnquote(nil, v)
+		if err != nil {
+			return err
+		}
+		pd.ids[string(v)] = string(id)
+		out = append(out, string(id))
+		return nil
+	})
+	return out, err
+}
+
+// kindName names a JSON kind in errors.
+func kindName(k jsontext.Kind) string {
+	switch k {
+	case '"':
+		return "string"
+	case '0':
+		return "number"
+	case 't', 'f':
+		return "boolean"
+	case 'n':
+		return "null"
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	}
+	return "value"
 }
 
 // walk calls fn for each key of the file's top-level object, with the
 // decoder positioned before the key's value.
-func (f *fileSource) walk(ctx context.Context, fn func(key string, dec *json.Decoder) error) error {
+func (f *fileSource) walk(ctx context.Context, fn func(key string, dec *jsontext.Decoder) error) error {
 	file, err := f.open()
 	if err != nil {
 		return err
 	}
 	defer file.Close()
-	dec := json.NewDecoder(bufio.NewReaderSize(file, 1<<16))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+	// Reports are written by encoding/json: as it does, accept duplicate
+	// names (the last wins) and invalid UTF-8.
+	dec := jsontext.NewDecoder(file, jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	if t, err := dec.ReadToken(); err != nil || t.Kind() != '{' {
 		return fmt.Errorf("%s: not a site report (a JSON object): %v", f.path, cmp.Or(err, errors.New("no object")))
 	}
-	for dec.More() {
+	for dec.PeekKind() == '"' {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		t, err := dec.Token()
+		t, err := dec.ReadToken()
 		if err != nil {
 			return fmt.Errorf("%s: %w", f.path, err)
 		}
-		key, _ := t.(string)
+		key := t.String()
 		if err := fn(key, dec); err != nil {
 			return fmt.Errorf("%s: %s: %w", f.path, key, err)
 		}
+	}
+	if _, err := dec.ReadToken(); err != nil { // the closing brace
+		return fmt.Errorf("%s: %w", f.path, err)
 	}
 	return nil
 }
 
 // eachElement calls fn for each element of the JSON array the decoder is
 // positioned at (null counts as empty).
-func eachElement(dec *json.Decoder, fn func() error) error {
-	t, err := dec.Token()
+func eachElement(dec *jsontext.Decoder, fn func() error) error {
+	t, err := dec.ReadToken()
 	if err != nil {
 		return err
 	}
-	if t == nil {
+	switch t.Kind() {
+	case 'n':
 		return nil
-	}
-	if t != json.Delim('[') {
+	case '[':
+	default:
 		return errors.New("not an array")
 	}
-	for dec.More() {
+	for {
+		switch dec.PeekKind() {
+		case ']':
+			_, err := dec.ReadToken()
+			return err
+		case 0: // an error: ReadToken returns it
+			_, err := dec.ReadToken()
+			return cmp.Or(err, io.ErrUnexpectedEOF)
+		}
 		if err := fn(); err != nil {
 			return err
 		}
 	}
-	_, err = dec.Token()
-	return err
 }

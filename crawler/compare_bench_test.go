@@ -8,11 +8,14 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/seokit/seokit/crawler"
+	"github.com/seokit/seokit/httpapi/store"
+	"github.com/seokit/seokit/httpapi/store/sqlstore"
 )
 
 // writeLargeReport writes a site report of n pages to path page by page,
@@ -126,4 +129,93 @@ func BenchmarkCompare(b *testing.B) {
 	fmt.Printf("compare: 2 × %d pages (%.0f MB JSON each): %.2f s wall, %.2f s CPU (user+system, all threads), %s %.0f MB; %d added, %d removed, %d changed, %d finding IDs; targets < 3 s and < 300 MB: %s\n",
 		n, float64(st.Size())/(1<<20), elapsed.Seconds(), cpu.Seconds(), peakNote, float64(peak)/(1<<20),
 		d.Added.Count, d.Removed.Count, d.ChangedPages, len(d.Findings), verdict)
+}
+
+// BenchmarkCompareStored compares two 100,000-page analyses stored in the
+// API's SQLite store (sqlstore, results compressed) as the diff endpoint
+// does: each job read with its compressed result (store.JobResults) and
+// its JSON decompressed as Compare streams it. It reports the time and
+// the peak RSS during the comparison (reset after the jobs are stored).
+// Targets: under 3 s and under 300 MB. Run it with
+//
+//	go test ./crawler -run '^$' -bench BenchmarkCompareStored -benchtime 1x
+func BenchmarkCompareStored(b *testing.B) {
+	const n = 100_000
+	ctx := context.Background()
+	dir := b.TempDir()
+	st, err := sqlstore.Open(ctx, filepath.Join(dir, "api.db"), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	a := &store.Account{Email: "bench@example.com", Name: "Bench", Plan: store.Enterprise}
+	if err := st.CreateAccount(ctx, a); err != nil {
+		b.Fatal(err)
+	}
+	var ids [2]string
+	var jsonSize int
+	var storeTime time.Duration
+	for i, v := range []struct{ shift, version int }{{0, 1}, {1000, 2}} {
+		path := filepath.Join(dir, fmt.Sprintf("report%d.json", i))
+		writeLargeReport(b, path, n, v.shift, 10, v.version)
+		res, err := os.ReadFile(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		jsonSize = len(res)
+		j := &store.Job{AccountID: a.ID, Kind: "site", Status: store.JobSucceeded, Request: []byte(`{"domain":"shop.example"}`), Result: res}
+		start := time.Now()
+		if err := st.CreateJob(ctx, j); err != nil {
+			b.Fatal(err)
+		}
+		storeTime += time.Since(start)
+		ids[i] = j.ID
+		os.Remove(path)
+	}
+	_, probe, err := st.JobResult(ctx, a.ID, ids[0])
+	if err != nil {
+		b.Fatal(err)
+	}
+	storedSize := probe.StoredSize()
+	probe = nil
+	runtime.GC()
+	debug.FreeOSMemory()
+	resetPeak := os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) == nil
+	b.ResetTimer()
+	var d *crawler.Diff
+	cpu0 := cpuTime()
+	start := time.Now()
+	for range b.N {
+		var src [2]crawler.ReportSource
+		for i, id := range ids {
+			_, res, err := st.JobResult(ctx, a.ID, id)
+			if err != nil {
+				b.Fatal(err)
+			}
+			src[i] = crawler.ReportReader(id, res.Open)
+		}
+		if d, err = crawler.Compare(ctx, src[0], src[1], nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+	elapsed := time.Since(start) / time.Duration(b.N)
+	cpu := (cpuTime() - cpu0) / time.Duration(b.N)
+	b.StopTimer()
+	peak := peakRSS()
+	if d.Added.Count != 1000 || d.Removed.Count != 1000 || d.ChangedPages < 9000 {
+		b.Fatalf("diff: %d added, %d removed, %d changed; want 1000, 1000, about 9,900", d.Added.Count, d.Removed.Count, d.ChangedPages)
+	}
+	b.ReportMetric(elapsed.Seconds(), "s/compare")
+	b.ReportMetric(float64(peak)/(1<<20), "peak-MB")
+	verdict := "targets met"
+	if elapsed > 3*time.Second || peak > 300<<20 {
+		verdict = "TARGETS MISSED"
+	}
+	peakNote := "peak RSS since the jobs were stored"
+	if !resetPeak {
+		peakNote = "peak RSS of the whole benchmark (could not reset it)"
+	}
+	fmt.Printf("compare: 2 stored analyses (SQLite) × %d pages (%.0f MB JSON, stored compressed in %.1f MB each, %.2f s to store both): %.2f s wall, %.2f s CPU (user+system, all threads), %s %.0f MB; %d added, %d removed, %d changed; targets < 3 s and < 300 MB: %s\n",
+		n, float64(jsonSize)/(1<<20), float64(storedSize)/(1<<20), storeTime.Seconds(), elapsed.Seconds(), cpu.Seconds(), peakNote, float64(peak)/(1<<20),
+		d.Added.Count, d.Removed.Count, d.ChangedPages, verdict)
 }

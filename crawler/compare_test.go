@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -266,5 +267,134 @@ func TestCompareRobotsAndSitemaps(t *testing.T) {
 		Changed: []crawler.SitemapChange{{URL: "https://example.com/a.xml", OldStatus: 200, NewStatus: 404, OldURLs: 10}}}
 	if !reflect.DeepEqual(d.Sitemaps, want) {
 		t.Errorf("sitemaps = %+v, want %+v", d.Sitemaps, want)
+	}
+}
+
+// TestCompareOrderIndependent checks that the diff does not depend on the
+// order in which either side lists its pages (the sides are read
+// concurrently), with every list at its cap.
+func TestCompareOrderIndependent(t *testing.T) {
+	mk := func(shift int, changed bool) *crawler.SiteReport {
+		r := &crawler.SiteReport{Domain: "example.com", StartURL: "https://example.com/"}
+		for i := range 400 {
+			k := i + shift
+			p := crawler.PageSummary{URL: fmt.Sprintf("https://example.com/p/%04d", k), Status: 200, Title: "t",
+				Findings: []string{"title.too_long"}}
+			if changed && k%3 == 0 {
+				p.Title, p.Findings = "changed", []string{"description.missing"}
+			}
+			r.Pages = append(r.Pages, p)
+		}
+		return r
+	}
+	reversed := func(r *crawler.SiteReport) *crawler.SiteReport {
+		c := *r
+		c.Pages = append([]crawler.PageSummary(nil), r.Pages...)
+		slices.Reverse(c.Pages)
+		return &c
+	}
+	old, cur := mk(0, false), mk(100, true)
+	opts := &crawler.CompareOptions{MaxExamples: 7, MaxChangedPages: 9}
+	want, _ := json.Marshal(crawler.CompareReports(old, cur, opts))
+	for name, pair := range map[string][2]*crawler.SiteReport{
+		"old reversed":  {reversed(old), cur},
+		"new reversed":  {old, reversed(cur)},
+		"both reversed": {reversed(old), reversed(cur)},
+	} {
+		for range 3 {
+			got, _ := json.Marshal(crawler.CompareReports(pair[0], pair[1], opts))
+			if !bytes.Equal(got, want) {
+				t.Fatalf("%s: diff differs:\n got %s\nwant %s", name, got, want)
+			}
+		}
+	}
+	d := crawler.CompareReports(old, cur, opts)
+	if d.Added.Count != 100 || d.Added.URLs[0] != "https://example.com/p/0400" || len(d.Added.URLs) != 7 || d.Added.Omitted != 93 {
+		t.Errorf("added = %+v; want 100, the first 7 by URL from /p/0400", d.Added)
+	}
+	if d.Removed.Count != 100 || d.Removed.URLs[0] != "https://example.com/p/0000" || len(d.Removed.URLs) != 7 {
+		t.Errorf("removed = %+v; want 100, the first 7 by URL from /p/0000", d.Removed)
+	}
+}
+
+// TestReportJSONDecoding checks the streaming decoder of report JSON
+// against encoding/json on the fields Compare reads: escapes, nulls,
+// unknown and duplicate keys, and errors that name the field.
+func TestReportJSONDecoding(t *testing.T) {
+	ctx := context.Background()
+	const page = `{"url":"https://example.com/\u00e9t\u00e9","status":200,"depth":null,"score":71,"title":"A \"quoted\" title","extra":{"nested":[1,{"x":null}]},` +
+		`"wordCount":120,"indexable":true,"noindex":false,"findings":["title.too_long","links.broken_internal"],"linkScore":12.5,"responseMs":340,` +
+		`"h1":null,"\u0063anonical":"https://example.com/c","inlinks":4,"inlinks":5}`
+	rep := `{"domain":"example.com","pages":[` + page + `,` + page + `],"score":{"value":80}}`
+	var want crawler.SiteReport
+	if err := json.Unmarshal([]byte(rep), &want); err != nil {
+		t.Fatal(err)
+	}
+	src := crawler.ReportJSON([]byte(rep))
+	n := 0
+	for p, err := range src.Pages(ctx) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := want.Pages[n]
+		got := crawler.PageSummary{URL: p.URL, Status: p.Status, Depth: p.Depth, Score: p.Score, Title: p.Title, WordCount: p.WordCount,
+			Indexable: p.Indexable, Noindex: p.Noindex, Findings: slices.Clone(p.Findings), LinkScore: p.LinkScore, ResponseMs: p.ResponseMs,
+			H1: p.H1, Canonical: p.Canonical, Inlinks: p.Inlinks}
+		if !reflect.DeepEqual(got, crawler.PageSummary{URL: w.URL, Status: w.Status, Depth: w.Depth, Score: w.Score, Title: w.Title, WordCount: w.WordCount,
+			Indexable: w.Indexable, Noindex: w.Noindex, Findings: w.Findings, LinkScore: w.LinkScore, ResponseMs: w.ResponseMs,
+			H1: w.H1, Canonical: w.Canonical, Inlinks: w.Inlinks}) {
+			t.Errorf("page %d = %+v\nwant %+v", n, got, w)
+		}
+		n++
+	}
+	if n != 2 {
+		t.Fatalf("%d pages, want 2", n)
+	}
+	if r, err := src.Report(ctx); err != nil || r.Domain != "example.com" || r.Score.Value != 80 {
+		t.Fatalf("Report = %+v, %v", r, err)
+	}
+
+	for _, tt := range []struct{ name, json, want string }{
+		{"string for a number", `{"pages":[{"status":"200"}]}`, "status"},
+		{"number for a string", `{"pages":[{"url":1}]}`, "url"},
+		{"page not an object", `{"pages":[1]}`, "not an object"},
+		{"pages not an array", `{"pages":{}}`, "not an array"},
+		{"truncated", `{"pages":[{"url":"x"`, "pages"},
+		{"not an object", `[]`, "not a site report"},
+		{"fraction for an integer", `{"pages":[{"wordCount":1.5}]}`, "wordCount"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var err error
+			for _, e := range crawler.ReportJSON([]byte(tt.json)).Pages(ctx) {
+				if e != nil {
+					err = e
+				}
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err = %v, want one containing %q", err, tt.want)
+			}
+		})
+	}
+	// A null pages list is empty.
+	for _, err := range crawler.ReportJSON([]byte(`{"pages":null}`)).Pages(ctx) {
+		t.Fatalf("null pages: %v", err)
+	}
+}
+
+// TestCompareStops checks that Compare returns, its readers done, when
+// one side fails midway or the context ends.
+func TestCompareStops(t *testing.T) {
+	big := &crawler.SiteReport{Domain: "example.com"}
+	for i := range 5000 {
+		big.Pages = append(big.Pages, crawler.PageSummary{URL: fmt.Sprintf("https://example.com/%d", i)})
+	}
+	bad := crawler.ReportJSON([]byte(`{"pages":[{"url":"a"},{"url":"b"},{"status":"x"}]}`))
+	if _, err := crawler.Compare(context.Background(), crawler.ReportPages(big), bad, nil); err == nil || !strings.Contains(err.Error(), "new pages") {
+		t.Errorf("bad new side: err = %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := crawler.Compare(ctx, crawler.ReportPages(big), crawler.ReportPages(big), nil); err == nil {
+		t.Error("canceled context: no error")
 	}
 }

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"net/http"
 
@@ -29,7 +30,7 @@ func (s *Server) siteDiff(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, invalid("format", `format must be "json", "text", "markdown" or "html"`))
 		return
 	}
-	cur, err := s.st.Job(ctx, account, r.PathValue("id"))
+	cur, curRep, err := s.storedReport(ctx, account, r.PathValue("id"))
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -39,9 +40,12 @@ func (s *Server) siteDiff(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	domain := jobDomain(cur)
-	var old *store.Job
+	var (
+		old    *store.Job
+		oldRep *report
+	)
 	if id := q.Get("against"); id != "" {
-		if old, err = s.st.Job(ctx, account, id); err != nil {
+		if old, oldRep, err = s.storedReport(ctx, account, id); err != nil {
 			if ae, _ := toAPIError(err); ae.Status == http.StatusNotFound {
 				err = apiError(http.StatusNotFound, CodeNotFound, "no analysis "+id+" (against)")
 			}
@@ -74,18 +78,22 @@ func (s *Server) siteDiff(w http.ResponseWriter, r *http.Request) {
 			s.fail(w, r, apiError(http.StatusNotFound, CodeNotFound, "no earlier successful analysis of "+domain+" to compare with; name one with against"))
 			return
 		}
-		if old, err = s.st.Job(ctx, account, old.ID); err != nil { // with its result
+		if old, oldRep, err = s.storedReport(ctx, account, old.ID); err != nil { // with its result
 			s.fail(w, r, err)
 			return
 		}
 	}
-	release, err := s.adm.admit(ctx, KindCompare, account, crawler.EstimateCompareMemory(len(old.Result)), false)
+	if oldRep == nil || curRep == nil {
+		s.fail(w, r, apiError(http.StatusConflict, CodeConflict, "an analysis compared has no stored report"))
+		return
+	}
+	release, err := s.adm.admit(ctx, KindCompare, account, oldRep.memory+curRep.memory, false)
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
 	defer release()
-	d, err := crawler.Compare(ctx, crawler.ReportJSON(old.Result), crawler.ReportJSON(cur.Result), nil)
+	d, err := crawler.Compare(ctx, oldRep.src, curRep.src, nil)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -126,4 +134,34 @@ func jobDomain(j *store.Job) string {
 		return ""
 	}
 	return req.Domain
+}
+
+// report is the stored report of an analysis as a comparison reads it.
+type report struct {
+	src crawler.ReportSource
+	// memory estimates what comparing it holds: the report as read, and
+	// the compared fields of its pages.
+	memory int64
+}
+
+// storedReport reads the account's job with its report (nil when it has
+// none). A store that implements store.JobResults hands out the report as
+// stored (compressed), decompressed as the comparison streams it; the
+// snapshot is read in one statement, so pruning the job meanwhile does
+// not change it.
+func (s *Server) storedReport(ctx context.Context, account, id string) (*store.Job, *report, error) {
+	if jr, ok := s.st.(store.JobResults); ok {
+		j, res, err := jr.JobResult(ctx, account, id)
+		if err != nil || res == nil {
+			return j, nil, err
+		}
+		return j, &report{src: crawler.ReportReader("analysis "+id, res.Open),
+			memory: int64(res.StoredSize()) + crawler.EstimateCompareMemory(res.Size())}, nil
+	}
+	j, err := s.st.Job(ctx, account, id)
+	if err != nil || len(j.Result) == 0 {
+		return j, nil, err
+	}
+	return j, &report{src: crawler.ReportJSON(j.Result),
+		memory: int64(len(j.Result)) + crawler.EstimateCompareMemory(len(j.Result))}, nil
 }

@@ -765,6 +765,7 @@ func (s *Server) finish(ctx context.Context, j *store.Job) error {
 	if err != nil {
 		return interrupted(j.ID, err) // stopping; runs again
 	}
+	s.pruneHistory(ctx, j)
 	s.alertsAfterJob(j)
 	if j.CallbackURL != "" {
 		return s.deliver(ctx, *j)

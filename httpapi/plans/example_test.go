@@ -16,9 +16,9 @@ func Example() {
 	}
 	for _, a := range []*store.Account{{Plan: store.Pro}, {Plan: store.Enterprise, DailyLimit: 50_000}} {
 		l := tab.For(a)
-		fmt.Println(l.DailyRequests, l.MaxSitePages, l.ConcurrentSiteJobs, l.RenderPages, l.Projects, l.Schedules, l.MinScheduleInterval)
+		fmt.Println(l.DailyRequests, l.MaxSitePages, l.ConcurrentSiteJobs, l.RenderPages, l.Projects, l.Schedules, l.MinScheduleInterval, l.HistoryAnalyses, l.HistoryDays)
 	}
 	// Output:
-	// 2000 10000 3 2000 50 100 1h0m0s
-	// 50000 10000 10 10000 1000 1000 15m0s
+	// 2000 10000 3 2000 50 100 1h0m0s 100 365
+	// 50000 10000 10 10000 1000 1000 15m0s 1000 730
 }

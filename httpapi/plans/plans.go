@@ -38,6 +38,13 @@ type Limits struct {
 	// AlertRules caps the account's alert rules, all projects together
 	// (POST /v1/projects/{id}/alerts answers 403 plan_limit beyond it).
 	AlertRules int
+	// HistoryAnalyses is how many finished analyses of a project are kept:
+	// when one ends, the older ones beyond it are deleted.
+	HistoryAnalyses int
+	// HistoryDays is how many days finished analyses are kept, those of a
+	// project and those without one: when one of the account's analyses
+	// ends, its analyses created longer ago are deleted.
+	HistoryDays int
 }
 
 // Daily request limits of the default plans.
@@ -54,11 +61,14 @@ var Names = []store.Plan{store.Free, store.Pro, store.Enterprise}
 // (store.Account.DailyLimit); a plan missing here takes Free's.
 var Defaults = Table{
 	store.Free: {DailyRequests: DefaultFreeDaily, MaxSitePages: 500, ConcurrentSiteJobs: 1, RenderPages: 50, Projects: 3,
-		Schedules: 2, MinScheduleInterval: 24 * time.Hour, AlertRules: 5},
+		Schedules: 2, MinScheduleInterval: 24 * time.Hour, AlertRules: 5,
+		HistoryAnalyses: 10, HistoryDays: 30},
 	store.Pro: {DailyRequests: DefaultProDaily, MaxSitePages: 10_000, ConcurrentSiteJobs: 3, RenderPages: 2_000, Projects: 50,
-		Schedules: 100, MinScheduleInterval: time.Hour, AlertRules: 50},
+		Schedules: 100, MinScheduleInterval: time.Hour, AlertRules: 50,
+		HistoryAnalyses: 100, HistoryDays: 365},
 	store.Enterprise: {DailyRequests: DefaultFreeDaily, MaxSitePages: 10_000, ConcurrentSiteJobs: 10, RenderPages: 10_000, Projects: store.MaxProjects,
-		Schedules: 1000, MinScheduleInterval: 15 * time.Minute, AlertRules: 500},
+		Schedules: 1000, MinScheduleInterval: 15 * time.Minute, AlertRules: 500,
+		HistoryAnalyses: 1000, HistoryDays: 730},
 }
 
 // Table is the limits of each plan.
@@ -76,7 +86,8 @@ func New(plans map[store.Plan]Limits, daily map[store.Plan]int, maxSitePages int
 	}
 	for p, c := range plans {
 		if c.DailyRequests < 0 || c.MaxSitePages < 0 || c.ConcurrentSiteJobs < 0 || c.MaxListURLs < 0 || c.RenderPages < 0 ||
-			c.Projects < 0 || c.Schedules < 0 || c.MinScheduleInterval < 0 || c.AlertRules < 0 {
+			c.Projects < 0 || c.Schedules < 0 || c.MinScheduleInterval < 0 || c.AlertRules < 0 ||
+			c.HistoryAnalyses < 0 || c.HistoryDays < 0 {
 			return nil, fmt.Errorf("plans: plan %q has a negative limit", p)
 		}
 		d := out.plan(p)
@@ -106,6 +117,12 @@ func New(plans map[store.Plan]Limits, daily map[store.Plan]int, maxSitePages int
 		}
 		if c.AlertRules > 0 {
 			d.AlertRules = c.AlertRules
+		}
+		if c.HistoryAnalyses > 0 {
+			d.HistoryAnalyses = c.HistoryAnalyses
+		}
+		if c.HistoryDays > 0 {
+			d.HistoryDays = c.HistoryDays
 		}
 		out[p] = d
 	}

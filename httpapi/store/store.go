@@ -14,6 +14,7 @@ package store
 import (
 	"context"
 	"errors"
+	"io"
 	"time"
 )
 
@@ -146,10 +147,15 @@ func (s JobStatus) Done() bool {
 	return s == JobSucceeded || s == JobFailed || s == JobCanceled
 }
 
-// MaxJobResultBytes caps a stored job result (the JSON report): the
-// server fails a job whose report is larger rather than store it, so
-// reading one job never holds more than this.
-const MaxJobResultBytes = 20 << 20
+// MaxJobResultBytes caps a job result, the JSON of its report: the server
+// fails a job whose report is larger rather than store it, and drivers
+// refuse it (a *seo.InputError). It admits the reports of 100,000-page
+// analyses (about 60 to 120 MB of JSON). Drivers store results compressed
+// (site reports shrink 7 to 21 times with gzip), never decompress more
+// than this when they read one (a stored result that would is an error, so a hostile row
+// cannot exhaust memory), and with JobResults stream a result without
+// holding its JSON whole.
+const MaxJobResultBytes = 256 << 20
 
 // Job is an asynchronous site analysis.
 type Job struct {
@@ -321,6 +327,32 @@ type Jobs interface {
 	PendingCallbacks(ctx context.Context) ([]Job, error)
 }
 
+// StoredResult is a job's stored report, read as a stream of its JSON.
+// It is a snapshot read with the job: deleting or pruning the job
+// afterwards does not change it.
+type StoredResult interface {
+	// Open returns the report's JSON (what Job returns in Result) from its
+	// first byte; a stream that would grow past MaxJobResultBytes fails.
+	Open() (io.ReadCloser, error)
+	// StoredSize is the number of bytes the result holds in memory as
+	// stored (compressed).
+	StoredSize() int
+	// Size is the length of the JSON as recorded when it was stored, for
+	// estimates; Open's stream is capped whatever it says.
+	Size() int
+}
+
+// JobResults reads a job with its report as a stream. A driver that
+// stores results compressed may implement it, so that reading a large
+// report (a comparison of two analyses) holds its compressed form and
+// not its JSON.
+type JobResults interface {
+	// JobResult returns the account's job like Job, but with Result nil
+	// and, when the job has a result, the result as a StoredResult (nil
+	// otherwise). ErrNotFound for another account's job.
+	JobResult(ctx context.Context, accountID, id string) (*Job, StoredResult, error)
+}
+
 // Projects stores projects. Every method is scoped to one account: another
 // account's project is ErrNotFound.
 type Projects interface {
@@ -346,6 +378,21 @@ type Projects interface {
 	// at most limit (0 or less means 100; at most 1000), without their
 	// results but with their summaries. An unknown project lists none.
 	ProjectJobs(ctx context.Context, accountID, projectID string, limit int) ([]Job, error)
+}
+
+// Retention prunes the analysis history of an account. A driver may
+// implement it; without it nothing is pruned.
+type Retention interface {
+	// PruneJobs deletes finished site-analysis jobs (succeeded, failed,
+	// canceled) of the account, never a queued or running one, with their
+	// screenshots, and returns how many it deleted. With a projectID it
+	// deletes the project's finished jobs beyond the newest keep (by
+	// CreatedAt, then ID; keep <= 0 keeps any number) and those created
+	// before before (zero: no age limit). With projectID "" it deletes the
+	// account's finished jobs without a project created before before, and
+	// keep is ignored. A job being read meanwhile is either read whole or
+	// ErrNotFound.
+	PruneJobs(ctx context.Context, accountID, projectID string, keep int, before time.Time) (int, error)
 }
 
 // Mutes stores the check IDs and areas an account mutes for a domain (its
@@ -585,6 +632,7 @@ type Store interface {
 	Projects
 	Schedules
 	Alerts
+	Retention
 	// Ping reports whether the database answers.
 	Ping(ctx context.Context) error
 	Close() error

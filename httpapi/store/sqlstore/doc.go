@@ -32,6 +32,13 @@
 // rendered pages, keyed by job and the SHA-256 of the page URL, deleted
 // with their job (ON DELETE CASCADE).
 //
+// Job results are stored gzip-compressed behind a format marker (rows
+// written before compression are read as stored); Job decompresses at most
+// store.MaxJobResultBytes, and JobResult (store.JobResults) hands out the
+// compressed bytes read with the job, decompressed as they are streamed.
+// PruneJobs (store.Retention) deletes finished jobs in short statements,
+// each checking the status of what it deletes.
+//
 // Times are stored as Unix microseconds (UTC); secrets only as the hashes
 // the caller computes. Dump returns every row as text, for tests that
 // check no plaintext secret reached the database.

@@ -323,7 +323,11 @@ func (s *Store) CreateJob(ctx context.Context, j *store.Job) error {
 			return err
 		}
 	}
-	_, err := s.exec(ctx, "create job", insertJobSQL, jobArgs(j)...)
+	args, err := jobArgs(j)
+	if err != nil {
+		return err
+	}
+	_, err = s.exec(ctx, "create job", insertJobSQL, args...)
 	return err
 }
 
@@ -351,14 +355,32 @@ func prepareJob(j *store.Job) error {
 // insertJobSQL stores a job; jobArgs are its arguments.
 const insertJobSQL = `INSERT INTO jobs (` + jobCols + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
-func jobArgs(j *store.Job) []any {
-	return []any{j.ID, j.AccountID, j.Kind, string(j.Status), nullBytes(j.Request), nullBytes(j.Progress), nullBytes(j.Result), j.Error,
+// jobArgs are the arguments of insertJobSQL, the result compressed.
+func jobArgs(j *store.Job) ([]any, error) {
+	result, err := packResult(j.Result)
+	if err != nil {
+		return nil, err
+	}
+	return []any{j.ID, j.AccountID, j.Kind, string(j.Status), nullBytes(j.Request), nullBytes(j.Progress), nullBytes(result), j.Error,
 		j.CallbackURL, j.CallbackState, tv(j.CreatedAt), tv(j.StartedAt), tv(j.FinishedAt), tv(j.UpdatedAt),
-		nullString(j.ProjectID), nullBytes(j.Summary)}
+		nullString(j.ProjectID), nullBytes(j.Summary)}, nil
 }
 
-// Job returns the account's job; another account's is store.ErrNotFound.
+// Job returns the account's job, its result decompressed; another
+// account's is store.ErrNotFound.
 func (s *Store) Job(ctx context.Context, accountID, id string) (*store.Job, error) {
+	j, err := s.storedJob(ctx, accountID, id)
+	if err != nil {
+		return nil, err
+	}
+	if j.Result, err = unpackResult(j.Result); err != nil {
+		return nil, fmt.Errorf("sqlstore: job %q: %w", id, err)
+	}
+	return j, nil
+}
+
+// storedJob returns the account's job with its result as stored.
+func (s *Store) storedJob(ctx context.Context, accountID, id string) (*store.Job, error) {
 	j, err := scanJob(s.db.QueryRowContext(ctx, s.db.Q(`SELECT `+jobCols+` FROM jobs WHERE id = ? AND account_id = ?`), id, accountID))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("sqlstore: job %q: %w", id, store.ErrNotFound)
@@ -439,12 +461,16 @@ func (s *Store) UpdateJob(ctx context.Context, j *store.Job) error {
 	if j.UpdatedAt.IsZero() {
 		j.UpdatedAt = now()
 	}
+	result, err := packResult(j.Result)
+	if err != nil {
+		return err
+	}
 	normJob(j)
 	// The guard on status makes the check and the write one atomic step.
 	res, err := s.exec(ctx, "update job", `UPDATE jobs SET status = ?, progress = ?, result = ?, summary = ?, error = ?, callback_state = ?,
 		started_at = ?, finished_at = ?, updated_at = ?
 		WHERE id = ? AND account_id = ? AND status IN ('queued', 'running')`,
-		string(j.Status), nullBytes(j.Progress), nullBytes(j.Result), nullBytes(j.Summary), j.Error, j.CallbackState,
+		string(j.Status), nullBytes(j.Progress), nullBytes(result), nullBytes(j.Summary), j.Error, j.CallbackState,
 		tv(j.StartedAt), tv(j.FinishedAt), tv(j.UpdatedAt), j.ID, j.AccountID)
 	if err != nil {
 		return err

@@ -187,7 +187,11 @@ func (s *Store) ClaimSchedule(ctx context.Context, id string, due, next time.Tim
 		}
 		if j != nil {
 			j.AccountID, j.ProjectID = account, project
-			if _, err := tx.ExecContext(ctx, s.db.Q(insertJobSQL), jobArgs(j)...); err != nil {
+			args, err := jobArgs(j)
+			if err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, s.db.Q(insertJobSQL), args...); err != nil {
 				return err
 			}
 		}

@@ -84,6 +84,16 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		}
 		testScreenshots(ctx, t, s, ss)
 	})
+	t.Run("PruneJobs", func(t *testing.T) { s, ctx := fresh(t); testPruneJobs(ctx, t, s) })
+	t.Run("PruneWhileReading", func(t *testing.T) { s, ctx := fresh(t); testPruneWhileReading(ctx, t, s) })
+	t.Run("JobResults", func(t *testing.T) {
+		s, ctx := fresh(t)
+		jr, ok := s.(store.JobResults)
+		if !ok {
+			t.Skip("the store does not implement store.JobResults")
+		}
+		testJobResults(ctx, t, s, jr)
+	})
 	t.Run("Times", func(t *testing.T) { s, ctx := fresh(t); testTimes(ctx, t, s) })
 	t.Run("NoPlaintext", func(t *testing.T) { s, ctx := fresh(t); testNoPlaintext(ctx, t, s) })
 }
