@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"cmp"
 	"context"
 	"crypto/aes"
 	"crypto/cipher"
@@ -668,7 +669,7 @@ func (s *Server) raiseAlert(ctx context.Context, rule *store.AlertRule, jobID st
 	if rule.Muted || rule.MutedUntil.After(now) {
 		d.State, d.LastError, d.NextAttempt = store.DeliverySuppressed, "the rule is muted", time.Time{}
 	}
-	added, err := s.st.AddAlertDelivery(ctx, d, now.Add(-s.opts.AlertCoolDown))
+	added, err := s.st.AddAlertDelivery(ctx, d, now.Add(-cmp.Or(s.opts.AlertCoolDown, DefaultAlertCoolDown)))
 	if err != nil {
 		return err
 	}
@@ -680,27 +681,25 @@ func (s *Server) raiseAlert(ctx context.Context, rule *store.AlertRule, jobID st
 
 func (s *Server) wakeAlerts() {
 	select {
-	case s.alertWake <- struct{}{}:
+	case s.alertWakeup() <- struct{}{}:
 	default:
 	}
+}
+
+// alertWakeup returns the channel that wakes the delivery worker; jobs
+// resumed by New may raise alerts before the worker starts.
+func (s *Server) alertWakeup() chan struct{} {
+	s.alertOnce.Do(func() { s.alertWake = make(chan struct{}, 1) })
+	return s.alertWake
 }
 
 // startAlerts starts the delivery worker; Close stops it. Deliveries left
 // pending by a stop are sent after the next start, by this or another
 // instance (claims are leased in the store).
 func (s *Server) startAlerts() {
-	if s.opts.AlertRetryDelays == nil {
-		s.opts.AlertRetryDelays = DefaultAlertRetryDelays
-	}
-	if s.opts.AlertPollInterval <= 0 {
-		s.opts.AlertPollInterval = DefaultAlertPollInterval
-	}
-	if s.opts.AlertCoolDown == 0 {
-		s.opts.AlertCoolDown = DefaultAlertCoolDown
-	}
-	s.alertWake = make(chan struct{}, 1)
+	wake := s.alertWakeup()
 	s.goAlerts(func(ctx context.Context) {
-		t := time.NewTicker(s.opts.AlertPollInterval)
+		t := time.NewTicker(cmp.Or(max(s.opts.AlertPollInterval, 0), DefaultAlertPollInterval))
 		defer t.Stop()
 		// Attempts run in parallel, at most alertParallel at once, so a
 		// receiver that hangs (until the attempt's timeout) delays no
@@ -714,7 +713,7 @@ func (s *Server) startAlerts() {
 			case <-ctx.Done():
 				return
 			case <-t.C:
-			case <-s.alertWake:
+			case <-wake:
 			}
 		}
 	})
@@ -772,15 +771,19 @@ func (s *Server) attemptDelivery(ctx context.Context, d *store.AlertDelivery) {
 	}
 	d.Attempts++
 	now := s.now().UTC()
+	delays := s.opts.AlertRetryDelays
+	if delays == nil {
+		delays = DefaultAlertRetryDelays
+	}
 	switch {
 	case err == nil:
 		d.State, d.DeliveredAt, d.LastError, d.NextAttempt = store.DeliveryDelivered, now, "", time.Time{}
 	case errors.Is(err, store.ErrNotFound):
 		d.State, d.LastError, d.NextAttempt = store.DeliveryFailed, "the rule was deleted", time.Time{}
-	case d.Attempts > len(s.opts.AlertRetryDelays):
+	case d.Attempts > len(delays):
 		d.State, d.LastError, d.NextAttempt = store.DeliveryFailed, seo.ClipTo(err.Error(), 500), time.Time{}
 	default:
-		d.LastError, d.NextAttempt = seo.ClipTo(err.Error(), 500), now.Add(s.opts.AlertRetryDelays[d.Attempts-1])
+		d.LastError, d.NextAttempt = seo.ClipTo(err.Error(), 500), now.Add(delays[d.Attempts-1])
 	}
 	if err != nil {
 		s.log.Warn("alert delivery failed", "delivery", d.ID, "rule", d.RuleID, "attempt", d.Attempts, "err", err)

@@ -231,7 +231,8 @@ type Server struct {
 	sending    map[string]bool
 	cbSecret   []byte
 	closed     bool
-	alertWake  chan struct{} // wakes the alert delivery worker
+	alertWake  chan struct{} // wakes the alert delivery worker (alertWakeup)
+	alertOnce  sync.Once
 }
 
 var _ http.Handler = (*Server)(nil)
