@@ -183,19 +183,22 @@ func testAlertDeliveries(ctx context.Context, t *testing.T, s store.Store) {
 		t.Errorf("another account's log: %d, %v", len(l), err)
 	}
 
-	// The log is capped per project; pending deliveries are kept.
+	// The log is capped per project; pending deliveries are kept. The
+	// 1,005 transactions may outlast the suite's deadline under -race on a
+	// busy machine: they get their own context.
+	bulk := context.WithoutCancel(ctx)
 	for i := range store.MaxAlertDeliveries + 5 {
 		d := &store.AlertDelivery{AccountID: a.ID, ProjectID: p.ID, RuleID: r.ID, DedupeKey: fmt.Sprint("bulk", i),
 			State: store.DeliverySuppressed, CreatedAt: base.Add(time.Duration(i+10) * time.Hour)}
-		if _, err := s.AddAlertDelivery(ctx, d, time.Time{}); err != nil {
+		if _, err := s.AddAlertDelivery(bulk, d, time.Time{}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	log, err = s.AlertDeliveries(ctx, a.ID, p.ID, 0)
+	log, err = s.AlertDeliveries(bulk, a.ID, p.ID, 0)
 	if err != nil || len(log) != store.MaxAlertDeliveries {
 		t.Errorf("capped log: %d, %v; want %d", len(log), err, store.MaxAlertDeliveries)
 	}
-	if _, err := s.ClaimAlertDeliveries(ctx, base.Add(1e4*time.Hour), time.Minute, 10); err != nil {
+	if _, err := s.ClaimAlertDeliveries(bulk, base.Add(1e4*time.Hour), time.Minute, 10); err != nil {
 		t.Fatal(err)
 	}
 }
