@@ -481,16 +481,17 @@ func (s *Server) credentialAEAD() (cipher.AEAD, error) {
 
 // alertLinks are the links of an alert: the diff of job against old in the
 // API and the dashboard, and the analysis. Without Options.PublicURL they
-// are paths under BasePath.
+// are paths: the API's under BasePath, the dashboard's under /dashboard.
 func (s *Server) alertLinks(projectID, job, old string) monitor.Links {
-	base := strings.TrimSuffix(s.opts.PublicURL, "/") + s.opts.BasePath
+	site := strings.TrimSuffix(s.opts.PublicURL, "/")
+	api := site + s.opts.BasePath
 	if job == "" {
-		return monitor.Links{Dashboard: base + "/dashboard/projects/" + url.PathEscape(projectID)}
+		return monitor.Links{Dashboard: site + "/dashboard/projects/" + url.PathEscape(projectID)}
 	}
 	return monitor.Links{
-		Diff:      base + "/v1/analyze/site/" + url.PathEscape(job) + "/diff?against=" + url.QueryEscape(old),
-		Dashboard: base + "/dashboard/projects/" + url.PathEscape(projectID) + "/diff?job=" + url.QueryEscape(job) + "&against=" + url.QueryEscape(old),
-		Analysis:  base + "/v1/analyze/site/" + url.PathEscape(job),
+		Diff:      api + "/v1/analyze/site/" + url.PathEscape(job) + "/diff?against=" + url.QueryEscape(old),
+		Dashboard: site + "/dashboard/analyses/" + url.PathEscape(job) + "/diff?against=" + url.QueryEscape(old),
+		Analysis:  api + "/v1/analyze/site/" + url.PathEscape(job),
 	}
 }
 

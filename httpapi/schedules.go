@@ -10,6 +10,7 @@ import (
 
 	"github.com/seokit/seokit/httpapi/store"
 	"github.com/seokit/seokit/monitor"
+	"github.com/seokit/seokit/rankings"
 	"github.com/seokit/seokit/seo"
 )
 
@@ -501,7 +502,17 @@ func (s *Server) runRankSchedule(ctx context.Context, sc *store.Schedule, p *sto
 		defer s.wg.Done()
 		rctx, cancel := context.WithTimeout(s.ctx, rankRunTimeout)
 		defer cancel()
-		if _, err := s.opts.Tracker.Rankings(rctx, p.Domain, p.Keywords, nil); err != nil {
+		before, err := s.opts.Tracker.Latest(rctx, p.Domain, p.Keywords, nil)
+		if err != nil {
+			s.log.Warn("positions before the scheduled rank check not read", "schedule", sc.ID, "err", err)
+		}
+		after, err := s.opts.Tracker.Rankings(rctx, p.Domain, p.Keywords, nil)
+		if err == nil && before != nil {
+			if err := s.EvaluateKeywordAlerts(context.WithoutCancel(rctx), sc.AccountID, p.ID, keywordMoves(before, after)); err != nil {
+				s.log.Warn("keyword alerts not evaluated", "project", p.ID, "err", err)
+			}
+		}
+		if err != nil {
 			s.log.Warn("scheduled rank check failed", "schedule", sc.ID, "project", p.ID, "err", err)
 			msg := "the rank check failed"
 			if ie, ok := seo.AsInputError(err); ok {
@@ -515,4 +526,27 @@ func (s *Server) runRankSchedule(ctx context.Context, sc *store.Schedule, p *sto
 		}
 	}()
 	return true
+}
+
+// keywordMoves pairs each keyword's position before and after a rank
+// check for the keyword_drop alerts. Only checked states count: a keyword
+// whose check failed or that was never checked on either side is left out,
+// so a provider outage never reads as a keyword falling out of the top 10.
+func keywordMoves(before, after []rankings.Ranking) []monitor.KeywordPosition {
+	old := make(map[string]rankings.Ranking, len(before))
+	for _, r := range before {
+		old[r.Keyword] = r
+	}
+	checked := func(r rankings.Ranking) bool {
+		return r.Status == rankings.StatusRanked || r.Status == rankings.StatusNotRanked
+	}
+	var out []monitor.KeywordPosition
+	for _, r := range after {
+		o, ok := old[r.Keyword]
+		if !ok || !checked(o) || !checked(r) {
+			continue
+		}
+		out = append(out, monitor.KeywordPosition{Keyword: r.Keyword, Old: o.Position, New: r.Position})
+	}
+	return out
 }

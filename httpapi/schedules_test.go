@@ -8,11 +8,14 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/seokit/seokit/httpapi/auth"
 	"github.com/seokit/seokit/httpapi/store"
+	"github.com/seokit/seokit/monitor"
 	"github.com/seokit/seokit/rankings"
 	rsql "github.com/seokit/seokit/rankings/sqlstore"
 )
@@ -473,5 +476,110 @@ func TestSchedulerLoop(t *testing.T) {
 	}
 	if err := a.srv.Close(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+func TestKeywordMoves(t *testing.T) {
+	pos := func(n int) *int { return &n }
+	r := func(k string, st rankings.Status, p *int) rankings.Ranking {
+		return rankings.Ranking{Keyword: k, Status: st, Position: p}
+	}
+	before := []rankings.Ranking{
+		r("fell", rankings.StatusRanked, pos(2)), r("out", rankings.StatusRanked, pos(4)),
+		r("outage", rankings.StatusRanked, pos(1)), r("new", rankings.StatusUnchecked, nil),
+	}
+	after := []rankings.Ranking{
+		r("fell", rankings.StatusRanked, pos(15)), r("out", rankings.StatusNotRanked, nil),
+		r("outage", rankings.StatusFailed, pos(1)), r("new", rankings.StatusRanked, pos(3)),
+	}
+	got := keywordMoves(before, after)
+	want := []monitor.KeywordPosition{{Keyword: "fell", Old: pos(2), New: pos(15)}, {Keyword: "out", Old: pos(4)}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("keywordMoves (-want +got):\n%s", diff)
+	}
+}
+
+// movingSource ranks example.com at the position it is set to, checked
+// at the time of its clock.
+type movingSource struct {
+	pos atomic.Int64
+	now func() time.Time
+}
+
+func (*movingSource) Name() string { return "moving" }
+
+func (m *movingSource) Search(_ context.Context, q rankings.Query) (*rankings.SERP, error) {
+	return &rankings.SERP{Query: q, Depth: 100, Source: "moving", CheckedAt: m.now(), Results: []rankings.Result{
+		{Position: int(m.pos.Load()), URL: "https://example.com/tables", Title: "Oak tables"},
+	}}, nil
+}
+
+// TestScheduleKeywordAlert: a rank schedule compares each check with the
+// positions before it, and a keyword_drop rule raises an alert when a
+// tracked keyword falls.
+func TestScheduleKeywordAlert(t *testing.T) {
+	rs, err := rsql.Open(context.Background(), ":memory:", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rs.Close() })
+	var e *scheduleEnv
+	now := func() time.Time { return e.clk.Now() }
+	src := &movingSource{now: now}
+	src.pos.Store(2)
+	tr := rankings.NewTracker(src, rs, &rankings.TrackerOptions{Now: now})
+	start := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	e = newScheduleEnv(t, start, &Options{Tracker: tr})
+	p := e.project(e.acct.ID, "shop", "oak tables")
+	p.Domain = "example.com"
+	if err := e.st.UpdateProject(context.Background(), p); err != nil {
+		t.Fatal(err)
+	}
+	hook := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	t.Cleanup(hook.Close)
+	wantStatus(t, e.call("POST", "/v1/projects/"+p.ID+"/alerts", e.key,
+		`{"kind":"keyword_drop","params":{"positions":3},"channel":"webhook","target":"`+hook.URL+`/hook"}`), http.StatusCreated)
+	e.schedule(e.key, p.ID, `{"kind":"rankings","spec":"daily@06:00"}`)
+	deliveries := func() []store.AlertDelivery {
+		t.Helper()
+		ds, err := e.st.AlertDeliveries(context.Background(), e.acct.ID, p.ID, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ds
+	}
+	waitRank := func(want int) {
+		t.Helper()
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			h, err := rs.Latest(context.Background(), rankings.Filter{Domain: "example.com", Keywords: []string{"oak tables"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(h) == 1 && h[0].Position != nil && *h[0].Position == float64(want) {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("latest %+v, want position %d", h, want)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	e.clk.Add(24 * time.Hour)
+	e.srv.RunDueSchedules(context.Background())
+	waitRank(2)
+	src.pos.Store(15)
+	e.clk.Add(25 * time.Hour) // past the tracker's 24 h freshness
+	e.srv.RunDueSchedules(context.Background())
+	waitRank(15)
+	deadline := time.Now().Add(30 * time.Second)
+	for len(deliveries()) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("no alert after the keyword fell from 2 to 15")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if ds := deliveries(); len(ds) != 1 || !strings.Contains(string(ds[0].Payload), "oak tables") {
+		t.Errorf("deliveries %+v, want one naming the keyword", ds)
 	}
 }

@@ -496,6 +496,29 @@ func (t *Tracker) Rankings(ctx context.Context, domain string, keywords []string
 	return out, nil
 }
 
+// Latest returns the stored ranking of each keyword, as Rankings would
+// before checking anything live: no search is made and nothing becomes
+// tracked. A monitor reads it before a check to compare with after.
+func (t *Tracker) Latest(ctx context.Context, domain string, keywords []string, opts *CheckOptions) ([]Ranking, error) {
+	tg, ks, loc, dev, err := t.checkArgs(domain, keywords, opts)
+	if err != nil {
+		return nil, err
+	}
+	latest, err := t.latest(ctx, tg, ks, loc, dev)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Ranking, len(ks))
+	for i, k := range ks {
+		var o *Observation
+		if p, ok := latest[k]; ok {
+			o = &p
+		}
+		out[i] = NewRanking(k, o, nil, t.src != nil)
+	}
+	return out, nil
+}
+
 func (t *Tracker) track(ctx context.Context, tg Target, ks []string, loc seo.Locale, dev Device) error {
 	tr := make([]Tracked, len(ks))
 	now := t.opts.Now()

@@ -37,7 +37,12 @@
 //	-trusted-proxy   SEOKIT_TRUSTED_PROXIES   comma-separated CIDRs of TLS-terminating proxies
 //	-free-limit      SEOKIT_FREE_LIMIT        daily requests of the Free plan (100)
 //	-pro-limit       SEOKIT_PRO_LIMIT         daily requests of the Pro plan (1000)
-//	-callback-secret SEOKIT_CALLBACK_SECRET   master secret of job callback signatures
+//	-callback-secret SEOKIT_CALLBACK_SECRET   master secret of job callback signatures and sealed credentials
+//	-smtp-addr       SEOKIT_SMTP_ADDR         SMTP server (host:port) of e-mail alerts; none: e-mail rules are refused
+//	-smtp-from       SEOKIT_SMTP_FROM         sender address of e-mail alerts
+//	-smtp-user       SEOKIT_SMTP_USER         SMTP user (PLAIN auth, over TLS or to localhost)
+//	-smtp-password   SEOKIT_SMTP_PASSWORD     SMTP password
+//	-smtp-tls        SEOKIT_SMTP_TLS          connect with TLS from the start (port 465); else STARTTLS when offered
 //	-session-key     SEOKIT_SESSION_KEY       secret of dashboard sessions, at least 32 bytes
 //	-reset-admin-password                     print a new dashboard password of admin@localhost once (signs out its sessions)
 //	-allow-private   SEOKIT_ALLOW_PRIVATE     let analyses and callbacks reach loopback and private addresses
@@ -163,6 +168,7 @@ import (
 	"github.com/seokit/seokit/keywords"
 	kwdataforseo "github.com/seokit/seokit/keywords/dataforseo"
 	"github.com/seokit/seokit/keywords/local"
+	"github.com/seokit/seokit/monitor"
 	"github.com/seokit/seokit/rankings"
 	"github.com/seokit/seokit/rankings/customsearch"
 	rkdataforseo "github.com/seokit/seokit/rankings/dataforseo"
@@ -187,6 +193,7 @@ type config struct {
 	addr, db, dataDB, tlsCert, tlsKey, proxies, callbackSecret string
 	sessionKey, redisURL, jobs, publicURL, frontierDir         string
 	resetAdmin, allowPrivate                                   bool
+	smtp                                                       monitor.SMTPOptions
 	freeLimit, proLimit, jobWorkers                            int
 	jobTimeout, jobRescue                                      time.Duration
 	admission                                                  httpapi.AdmissionOptions
@@ -268,6 +275,11 @@ func parse(args []string, stderr io.Writer) (*config, error) {
 	fs.IntVar(&c.freeLimit, "free-limit", envInt("SEOKIT_FREE_LIMIT", plans.DefaultFreeDaily), "daily requests of the Free plan")
 	fs.IntVar(&c.proLimit, "pro-limit", envInt("SEOKIT_PRO_LIMIT", plans.DefaultProDaily), "daily requests of the Pro plan")
 	fs.StringVar(&c.callbackSecret, "callback-secret", env("SEOKIT_CALLBACK_SECRET", ""), "master secret of callback signatures (random per process if empty)")
+	fs.StringVar(&c.smtp.Addr, "smtp-addr", env("SEOKIT_SMTP_ADDR", ""), "SMTP server (host:port) of e-mail alerts; empty: e-mail alert rules are refused")
+	fs.StringVar(&c.smtp.From, "smtp-from", env("SEOKIT_SMTP_FROM", "seokit@localhost"), "sender address of e-mail alerts")
+	fs.StringVar(&c.smtp.Username, "smtp-user", env("SEOKIT_SMTP_USER", ""), "SMTP user (PLAIN auth)")
+	fs.StringVar(&c.smtp.Password, "smtp-password", env("SEOKIT_SMTP_PASSWORD", ""), "SMTP password")
+	fs.BoolVar(&c.smtp.TLS, "smtp-tls", envBool("SEOKIT_SMTP_TLS"), "connect to the SMTP server with TLS from the start (port 465)")
 	fs.StringVar(&c.sessionKey, "session-key", env("SEOKIT_SESSION_KEY", ""), "secret of dashboard sessions, at least 32 bytes (stored random secret if empty)")
 	fs.BoolVar(&c.resetAdmin, "reset-admin-password", false, "give "+adminEmail+" a new random dashboard password and print it once")
 	fs.StringVar(&c.dfsLogin, "dataforseo-login", env("DATAFORSEO_LOGIN", ""), "DataForSEO login")
@@ -497,6 +509,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	if c.callbackSecret != "" {
 		opts.CallbackSecret = []byte(c.callbackSecret)
+	}
+	// Alerts link to the diff in the API and the dashboard.
+	opts.PublicURL = publicURL
+	if c.smtp.Addr != "" {
+		smtp := c.smtp
+		opts.SMTP = &smtp
 	}
 	if c.jobs == "river" {
 		pool, err := pgxpool.New(ctx, c.db)
