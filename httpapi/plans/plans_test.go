@@ -8,11 +8,6 @@ import (
 	"github.com/seokit/seokit/httpapi/store"
 )
 
-// with returns l changed by f.
-func with(l plans.Limits, f func(*plans.Limits)) plans.Limits {
-	f(&l)
-	return l
-}
 
 func TestNew(t *testing.T) {
 	free, pro := plans.Defaults[store.Free], plans.Defaults[store.Pro]
