@@ -8,7 +8,6 @@ import (
 	"github.com/seokit/seokit/httpapi/store"
 )
 
-
 func TestNew(t *testing.T) {
 	free, pro := plans.Defaults[store.Free], plans.Defaults[store.Pro]
 	// with returns l changed by f: the limits not named keep their defaults.
