@@ -37,7 +37,7 @@
 //	-trusted-proxy   SEOKIT_TRUSTED_PROXIES   comma-separated CIDRs of TLS-terminating proxies
 //	-free-limit      SEOKIT_FREE_LIMIT        daily requests of the Free plan (100)
 //	-pro-limit       SEOKIT_PRO_LIMIT         daily requests of the Pro plan (1000)
-//	-callback-secret SEOKIT_CALLBACK_SECRET   master secret of job callback signatures and sealed credentials
+//	-callback-secret SEOKIT_CALLBACK_SECRET   master secret of callback signatures and sealed credentials (SQLite: file -db + ".secret" if empty)
 //	-smtp-addr       SEOKIT_SMTP_ADDR         SMTP server (host:port) of e-mail alerts; none: e-mail rules are refused
 //	-smtp-from       SEOKIT_SMTP_FROM         sender address of e-mail alerts
 //	-smtp-user       SEOKIT_SMTP_USER         SMTP user (PLAIN auth, over TLS or to localhost)
@@ -136,6 +136,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
@@ -274,7 +275,7 @@ func parse(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.proxies, "trusted-proxy", env("SEOKIT_TRUSTED_PROXIES", ""), "comma-separated CIDRs of trusted TLS-terminating proxies")
 	fs.IntVar(&c.freeLimit, "free-limit", envInt("SEOKIT_FREE_LIMIT", plans.DefaultFreeDaily), "daily requests of the Free plan")
 	fs.IntVar(&c.proLimit, "pro-limit", envInt("SEOKIT_PRO_LIMIT", plans.DefaultProDaily), "daily requests of the Pro plan")
-	fs.StringVar(&c.callbackSecret, "callback-secret", env("SEOKIT_CALLBACK_SECRET", ""), "master secret of callback signatures (random per process if empty)")
+	fs.StringVar(&c.callbackSecret, "callback-secret", env("SEOKIT_CALLBACK_SECRET", ""), "master secret of callback signatures and of the credentials and webhook secrets sealed in the store (empty: kept in the file -db + \".secret\" for SQLite, random per process for PostgreSQL)")
 	fs.StringVar(&c.smtp.Addr, "smtp-addr", env("SEOKIT_SMTP_ADDR", ""), "SMTP server (host:port) of e-mail alerts; empty: e-mail alert rules are refused")
 	fs.StringVar(&c.smtp.From, "smtp-from", env("SEOKIT_SMTP_FROM", "seokit@localhost"), "sender address of e-mail alerts")
 	fs.StringVar(&c.smtp.Username, "smtp-user", env("SEOKIT_SMTP_USER", ""), "SMTP user (PLAIN auth)")
@@ -507,8 +508,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if opts.Frontiers, err = frontiers(c); err != nil {
 		return err
 	}
-	if c.callbackSecret != "" {
+	switch {
+	case c.callbackSecret != "":
 		opts.CallbackSecret = []byte(c.callbackSecret)
+	case !isPostgres(c.db) && c.db != ":memory:":
+		// Kept beside the database, not in it: a copy of the database
+		// alone does not open the credentials and secrets sealed with it.
+		if opts.CallbackSecret, err = secretFile(c.db + ".secret"); err != nil {
+			return err
+		}
+	default:
+		logger.Warn("server: no -callback-secret: a random one for this process; the project credentials and webhook secrets it seals cannot be opened after a restart")
 	}
 	// Alerts link to the diff in the API and the dashboard.
 	opts.PublicURL = publicURL
@@ -723,6 +733,37 @@ func randomPassword() string {
 	b := make([]byte, 18)
 	rand.Read(b)
 	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// secretFile returns the secret kept in the file at path (mode 0600),
+// creating it with 32 random bytes the first time.
+func secretFile(path string) ([]byte, error) {
+	if b, err := os.ReadFile(path); err == nil {
+		s, err := base64.RawStdEncoding.DecodeString(strings.TrimSpace(string(b)))
+		if err != nil || len(s) < 32 {
+			return nil, fmt.Errorf("secret file %s is damaged (what it sealed cannot be opened without it)", path)
+		}
+		return s, nil
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("read secret file: %w", err)
+	}
+	s := make([]byte, 32)
+	rand.Read(s)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return secretFile(path) // another instance made it first
+	}
+	if err != nil {
+		return nil, fmt.Errorf("create secret file: %w", err)
+	}
+	if _, err := f.WriteString(base64.RawStdEncoding.EncodeToString(s) + "\n"); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("write secret file: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return nil, fmt.Errorf("write secret file: %w", err)
+	}
+	return s, nil
 }
 
 // storedSecret returns the random 32-byte secret name kept in the API
