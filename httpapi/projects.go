@@ -262,6 +262,7 @@ func cleanKeywords(field string, raw []string) ([]string, error) {
 // applyProjectRequest validates req and sets its fields on p (a new
 // project when p.ID is empty). Errors are 400s naming the field.
 func (s *Server) applyProjectRequest(ctx context.Context, p *store.Project, req *ProjectRequest) error {
+	oldDomain := p.Domain
 	if req.Domain != nil {
 		d, err := s.projectDomain(ctx, *req.Domain)
 		if err != nil {
@@ -308,6 +309,19 @@ func (s *Server) applyProjectRequest(ctx context.Context, p *store.Project, req 
 		}
 		p.Keywords = kws
 	}
+	// Stored credentials belong to the domain they were given for: they
+	// never follow the project to another one, where they would be sent.
+	moved := oldDomain != "" && p.Domain != oldDomain
+	if moved && req.Config == nil && len(p.Config) > 0 {
+		cfg, err := s.projectConfig(p)
+		if err != nil {
+			return err
+		}
+		if len(cfg.Headers) > 0 || len(cfg.Cookies) > 0 || cfg.BasicAuth != nil {
+			return invalid("config", "the project's stored credentials (headers, cookies, basicAuth) are for "+oldDomain+
+				"; to change the domain, send config again, with the credentials for "+p.Domain+" or without any")
+		}
+	}
 	if req.Config != nil {
 		var cfg crawler.Config
 		if !bytes.Equal(bytes.TrimSpace(req.Config), []byte("null")) {
@@ -317,7 +331,11 @@ func (s *Server) applyProjectRequest(ctx context.Context, p *store.Project, req 
 			}
 			cfg = *c
 		}
-		if err := keepSecrets(&cfg, func() (crawler.Config, error) { return s.projectConfig(p) }); err != nil {
+		stored := func() (crawler.Config, error) { return s.projectConfig(p) }
+		if moved {
+			stored = func() (crawler.Config, error) { return crawler.Config{}, nil }
+		}
+		if err := keepSecrets(&cfg, stored); err != nil {
 			return err
 		}
 		plan, err := s.accountPlan(ctx, p.AccountID)
@@ -492,12 +510,16 @@ func (s *Server) updateProject(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, invalid("name", "name must not be empty"))
 		return
 	}
+	oldZone := p.TimeZone
 	if err := s.applyProjectRequest(ctx, p, &req); err != nil {
 		s.fail(w, r, err)
 		return
 	}
 	p.UpdatedAt = s.now().UTC()
 	err = s.st.UpdateProject(ctx, p)
+	if err == nil && p.TimeZone != oldZone {
+		s.rezoneSchedules(ctx, p)
+	}
 	if errors.Is(err, store.ErrConflict) {
 		err = &Error{Code: CodeConflict, Status: http.StatusConflict, Field: "domain",
 			Message: "this account already has a project for " + p.Domain}

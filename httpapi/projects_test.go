@@ -406,3 +406,22 @@ func TestProjectCredentialsUnderAnotherSecret(t *testing.T) {
 	wantStatus(t, b.call("PATCH", "/v1/projects/"+p.ID, a.key, `{"config":{"basicAuth":{"username":"u","password":"pw-2"}}}`), 200)
 	wantStatus(t, b.call("PATCH", "/v1/projects/"+p.ID, a.key, `{"name":"renamed"}`), 200)
 }
+
+// TestProjectCredentialsStayWithDomain: stored credentials never follow a
+// project to another domain, where a crawl would send them: changing the
+// domain without sending config again is refused, and "[redacted]" cannot
+// carry them over.
+func TestProjectCredentialsStayWithDomain(t *testing.T) {
+	a := newTestAPI(t, &Options{AllowPrivate: true})
+	p := a.createProject(a.key, `{"domain":"example.com","config":{"basicAuth":{"username":"u","password":"hunter2"}}}`)
+	for _, tt := range []struct{ body, field string }{
+		{`{"domain":"example.org"}`, "config"},
+		{`{"domain":"example.org","config":{"basicAuth":{"username":"u","password":"[redacted]"}}}`, "config.basicAuth.password"},
+	} {
+		if e := apiErr(t, a.call("PATCH", "/v1/projects/"+p.ID, a.key, tt.body), 400, CodeInvalidRequest); e.Field != tt.field {
+			t.Errorf("%s: field %q, want %q (%s)", tt.body, e.Field, tt.field, e.Message)
+		}
+	}
+	wantStatus(t, a.call("PATCH", "/v1/projects/"+p.ID, a.key, `{"domain":"example.org","config":{}}`), 200)
+	wantStatus(t, a.call("PATCH", "/v1/projects/"+p.ID, a.key, `{"domain":"example.net"}`), 200)
+}

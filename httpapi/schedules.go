@@ -358,10 +358,59 @@ func (s *Server) runSchedule(ctx context.Context, sc *store.Schedule, now time.T
 	if next.IsZero() {
 		next = at.AddDate(8, 0, 0)
 	}
+	if why := s.planRefusal(ctx, sc, sched); why != "" {
+		return s.skipRun(ctx, sc, at, next, why)
+	}
 	if sc.Kind == store.ScheduleRankings {
 		return s.runRankSchedule(ctx, sc, p, at, next)
 	}
 	return s.runSiteSchedule(ctx, sc, p, at, next)
+}
+
+// rezoneSchedules moves the next run of the project's schedules to their
+// next due time in the project's new time zone.
+func (s *Server) rezoneSchedules(ctx context.Context, p *store.Project) {
+	scs, err := s.st.Schedules(ctx, p.AccountID, p.ID)
+	if err != nil {
+		s.log.Warn("schedules not moved to the project's time zone", "project", p.ID, "err", err)
+		return
+	}
+	now := s.now().UTC()
+	for i := range scs {
+		sc := &scs[i]
+		sched, err := monitor.ParseSchedule(sc.Spec, p.TimeZone)
+		if err != nil || sc.Paused {
+			continue
+		}
+		sc.NextRun, sc.UpdatedAt = sched.Next(now), now
+		if err := s.st.UpdateSchedule(ctx, sc); err != nil {
+			s.log.Warn("schedule not moved to the project's time zone", "schedule", sc.ID, "err", err)
+		}
+	}
+}
+
+// planRefusal says why the account's plan no longer allows the schedule
+// (a plan changed since it was made: too frequent, or more schedules than
+// the plan's cap), or "" when it does.
+func (s *Server) planRefusal(ctx context.Context, sc *store.Schedule, sched *monitor.Schedule) string {
+	plan, err := s.accountPlan(ctx, sc.AccountID)
+	if err != nil {
+		return "the account's plan could not be read"
+	}
+	if min := plan.MinScheduleInterval; min > 0 && sched.MinInterval() < min {
+		return "the schedule runs every " + fmtInterval(sched.MinInterval()) + " at the shortest and the account's plan allows one run every " +
+			fmtInterval(min) + " at most: change its spec"
+	}
+	if plan.Schedules > 0 {
+		n, err := s.st.CountSchedules(ctx, sc.AccountID)
+		if err != nil {
+			return "the account's schedules could not be counted"
+		}
+		if n > plan.Schedules {
+			return "the account has " + strconv.Itoa(n) + " schedules and its plan allows " + strconv.Itoa(plan.Schedules) + ": delete some"
+		}
+	}
+	return ""
 }
 
 // skipRun claims the run due at without running it and records why.

@@ -583,3 +583,42 @@ func TestScheduleKeywordAlert(t *testing.T) {
 		t.Errorf("deliveries %+v, want one naming the keyword", ds)
 	}
 }
+
+// TestSchedulePlanRechecked: a schedule made under a plan that allowed it
+// (here stored directly, as after a downgrade) is skipped, saying why, when
+// the account's plan no longer allows it.
+func TestSchedulePlanRechecked(t *testing.T) {
+	start := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	e := newScheduleEnv(t, start, nil)
+	p := e.project(e.acct.ID, "shop")
+	sc := &store.Schedule{AccountID: e.acct.ID, ProjectID: p.ID, Kind: store.ScheduleSite, Spec: "hourly",
+		NextRun: start.Add(time.Hour), CreatedAt: start}
+	if err := e.st.CreateSchedule(context.Background(), sc); err != nil {
+		t.Fatal(err)
+	}
+	e.clk.Add(90 * time.Minute)
+	e.srv.RunDueSchedules(context.Background())
+	if js := e.q.take(); len(js) != 0 {
+		t.Fatalf("%d runs of a schedule more frequent than the plan allows", len(js))
+	}
+	if cur := e.stored(e.acct.ID, sc.ID); !strings.Contains(cur.LastError, "plan allows one run every 24h") {
+		t.Errorf("lastError %q, want the plan's reason", cur.LastError)
+	}
+}
+
+// TestScheduleFollowsTimeZone: changing the project's time zone moves its
+// schedules' next run to the due time in the new zone.
+func TestScheduleFollowsTimeZone(t *testing.T) {
+	start := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	e := newScheduleEnv(t, start, nil)
+	p := e.project(e.acct.ID, "shop")
+	sc := e.schedule(e.key, p.ID, `{"kind":"site","spec":"daily@06:00"}`)
+	wantStatus(t, e.call("PATCH", "/v1/projects/"+p.ID, e.key, `{"timeZone":"America/New_York"}`), http.StatusOK)
+	ny, err := time.LoadLocation("America/New_York")
+	if err != nil {
+		t.Skip(err)
+	}
+	if cur := e.stored(e.acct.ID, sc.ID); !cur.NextRun.Equal(time.Date(2026, 11, 24, 6, 0, 0, 0, ny)) {
+		t.Errorf("next run %v, want 06:00 in New York", cur.NextRun)
+	}
+}
