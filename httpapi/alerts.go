@@ -526,19 +526,20 @@ func (s *Server) notify(ctx context.Context, rule *store.AlertRule, a *monitor.A
 	return n.Notify(ctx, a)
 }
 
-// alertsAfterJob evaluates the alert rules of a finished site analysis's
-// project, in the background: a slow comparison or receiver never holds
-// up the job.
-func (s *Server) alertsAfterJob(j *store.Job) {
+// alertsOnFinish evaluates the alert rules of a site analysis of a
+// project that succeeded, before its final state is stored: a crash in
+// between leaves the job unfinished, so it runs again and is evaluated
+// again (a delivery is stored once per rule and change), and no change goes
+// unannounced. The deliveries are sent by the delivery worker, so a slow
+// or failing receiver never holds up the job; a rule that cannot be
+// evaluated is logged and never fails the analysis.
+func (s *Server) alertsOnFinish(ctx context.Context, j *store.Job) {
 	if j.ProjectID == "" || j.Status != store.JobSucceeded {
 		return
 	}
-	job := *j
-	s.goAlerts(func(ctx context.Context) {
-		if err := s.evaluateJobAlerts(ctx, &job); err != nil && ctx.Err() == nil {
-			s.log.Warn("alert rules not evaluated", "job", job.ID, "project", job.ProjectID, "err", err)
-		}
-	})
+	if err := s.evaluateJobAlerts(ctx, j); err != nil && ctx.Err() == nil {
+		s.log.Warn("alert rules not evaluated", "job", j.ID, "project", j.ProjectID, "err", err)
+	}
 }
 
 // goAlerts runs f on a goroutine that Close waits for, with the server's

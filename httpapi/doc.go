@@ -335,10 +335,12 @@
 // refused, 400 naming channel). Targets are checked like callback URLs.
 // Options.Plans caps the rules of an account (plans.Limits.AlertRules).
 //
-// When a site analysis of a project succeeds, its rules are evaluated in
-// the background on crawler.Compare of the project's previous successful
-// analysis and this one; keyword_drop rules are evaluated by
-// EvaluateKeywordAlerts after rank checks. Each alert becomes a delivery in
+// When a site analysis of a project succeeds, its rules are evaluated on
+// crawler.Compare of the project's previous successful analysis and this
+// one before the job's final state is stored (a crash in between runs the
+// job, and the evaluation, again); keyword_drop rules are evaluated by
+// EvaluateKeywordAlerts after each scheduled rank check, on the positions
+// before and after it (rankings.Tracker.Latest). Each alert becomes a delivery in
 // the store: one per rule and change (monitor.Alert.Fingerprint), so the
 // same two analyses never alert twice; the same change flapping back is
 // suppressed for Options.AlertCoolDown (24 h); a muted rule's alerts are

@@ -758,6 +758,7 @@ func (s *Server) finish(ctx context.Context, j *store.Job) error {
 	if j.CallbackURL != "" {
 		j.CallbackState = "pending"
 	}
+	s.alertsOnFinish(ctx, j)
 	err := s.retry(ctx, "finish job", func(ctx context.Context) error { return s.st.UpdateJob(ctx, j) })
 	if errors.Is(err, store.ErrConflict) {
 		return s.ended(ctx, j) // canceled meanwhile
@@ -766,7 +767,6 @@ func (s *Server) finish(ctx context.Context, j *store.Job) error {
 		return interrupted(j.ID, err) // stopping; runs again
 	}
 	s.pruneHistory(ctx, j)
-	s.alertsAfterJob(j)
 	if j.CallbackURL != "" {
 		return s.deliver(ctx, *j)
 	}
