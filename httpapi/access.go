@@ -75,6 +75,20 @@ func (s *Server) credentialKey() ([]byte, error) {
 	return hkdf.Key(sha256.New, s.cbSecret, nil, "seokit job credentials v1", 32)
 }
 
+// credentialAEAD is the AES-GCM cipher that seals stored credentials and
+// webhook secrets under credentialKey.
+func (s *Server) credentialAEAD() (cipher.AEAD, error) {
+	key, err := s.credentialKey()
+	if err != nil {
+		return nil, err
+	}
+	block, err := aes.NewCipher(key)
+	if err != nil {
+		return nil, err
+	}
+	return cipher.NewGCM(block)
+}
+
 // sealRequest encodes req for the job store, its credentials encrypted.
 func (s *Server) sealRequest(req SiteRequest) ([]byte, error) {
 	o := req.Options
@@ -85,15 +99,7 @@ func (s *Server) sealRequest(req SiteRequest) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	key, err := s.credentialKey()
-	if err != nil {
-		return nil, err
-	}
-	block, err := aes.NewCipher(key)
-	if err != nil {
-		return nil, err
-	}
-	gcm, err := cipher.NewGCM(block)
+	gcm, err := s.credentialAEAD()
 	if err != nil {
 		return nil, err
 	}
@@ -121,15 +127,7 @@ func (s *Server) openRequest(body []byte) (SiteRequest, error) {
 	if err != nil {
 		return SiteRequest{}, errSealed
 	}
-	key, err := s.credentialKey()
-	if err != nil {
-		return SiteRequest{}, err
-	}
-	block, err := aes.NewCipher(key)
-	if err != nil {
-		return SiteRequest{}, err
-	}
-	gcm, err := cipher.NewGCM(block)
+	gcm, err := s.credentialAEAD()
 	if err != nil {
 		return SiteRequest{}, err
 	}

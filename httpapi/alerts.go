@@ -3,8 +3,6 @@ package httpapi
 import (
 	"cmp"
 	"context"
-	"crypto/aes"
-	"crypto/cipher"
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
@@ -465,18 +463,6 @@ func (s *Server) openString(sealed string) (string, error) {
 		return "", errSealed
 	}
 	return string(plain), nil
-}
-
-func (s *Server) credentialAEAD() (cipher.AEAD, error) {
-	key, err := s.credentialKey()
-	if err != nil {
-		return nil, err
-	}
-	block, err := aes.NewCipher(key)
-	if err != nil {
-		return nil, err
-	}
-	return cipher.NewGCM(block)
 }
 
 // alertLinks are the links of an alert: the diff of job against old in the
