@@ -292,11 +292,14 @@
 // Missed runs after downtime: a schedule runs ONCE, for the latest due
 // time missed, and the older ones are skipped. A resumed schedule, or one
 // whose spec changed, runs next at its next due time from now. A run is
-// skipped, never retried, when the daily limit is spent, when the
-// project's previous analysis is still queued or running, or when the
-// account runs its plan's most concurrent site analyses (stagger the
-// schedules of many projects): lastError says why, and a skipped site run
-// is a failed job whose error starts with "skipped: ". Plans cap the
+// skipped, never retried, when the daily limit is spent or when the
+// project's previous analysis is still queued or running: lastError says
+// why, and a skipped site run is a failed job whose error starts with
+// "skipped: ". A run due while the account runs its plan's concurrent site
+// analyses waits instead: its job stays queued, its error "waiting: …",
+// and the scheduler starts the account's waiting runs, oldest first, as
+// its analyses end (counting each against the daily limit then). One
+// account's waiting runs never hold up another's. Plans cap the
 // schedules of an account (plans.Limits.Schedules: Free 2, Pro 100,
 // Enterprise 1000; 409 conflict beyond, and beyond 100 in one project) and
 // how often one may run (MinScheduleInterval: Free once a day, Pro hourly,

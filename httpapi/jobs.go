@@ -484,6 +484,9 @@ func (s *Server) resume(ctx context.Context) error {
 		return fmt.Errorf("httpapi: list pending callbacks: %w", err)
 	}
 	for _, j := range append(js, cbs...) {
+		if waiting(&j) {
+			continue // a scheduled run waiting for a slot: startWaiting starts it
+		}
 		if err := s.queue.Enqueue(ctx, &j); err != nil {
 			return fmt.Errorf("httpapi: resume job %s: %w", j.ID, err)
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/seokit/seokit/httpapi/store"
@@ -310,6 +311,7 @@ const (
 // time is claimed by one of them (store.Schedules.ClaimSchedule), which
 // counts the run against the account's daily quota and queues it.
 func (s *Server) RunDueSchedules(ctx context.Context) {
+	s.startWaiting(ctx)
 	for range scheduleBatches {
 		now := s.now()
 		due, err := s.st.DueSchedules(ctx, now, scheduleBatch)
@@ -461,11 +463,24 @@ func (s *Server) runSiteSchedule(ctx context.Context, sc *store.Schedule, p *sto
 		s.failSkipped(ctx, sc, j, at, "the account's plan could not be read")
 		return true
 	}
-	if why := s.siteRunBlocked(ctx, j, plan.ConcurrentSiteJobs); why != "" {
+	switch why, busy := s.siteRunBlocked(ctx, j, plan.ConcurrentSiteJobs); {
+	case busy:
+		// The account runs its plan's analyses at once: the run waits,
+		// stored queued, and startWaiting starts it when a slot frees.
+		s.deferRun(ctx, j, why)
+		return true
+	case why != "":
 		s.failSkipped(ctx, sc, j, at, why)
 		return true
 	}
-	q, err := s.take(ctx, sc.AccountID)
+	return s.startRun(ctx, sc, j, at)
+}
+
+// startRun counts a claimed scheduled site analysis against the daily
+// quota and queues it; a refused quota fails it as skipped (and records
+// why on sc, when given).
+func (s *Server) startRun(ctx context.Context, sc *store.Schedule, j *store.Job, at time.Time) bool {
+	q, err := s.take(ctx, j.AccountID)
 	switch {
 	case err != nil:
 		s.failSkipped(ctx, sc, j, at, "the daily quota could not be counted")
@@ -481,27 +496,83 @@ func (s *Server) runSiteSchedule(ctx context.Context, sc *store.Schedule, p *sto
 	return true
 }
 
-// siteRunBlocked says why a claimed scheduled job must not run: another
-// analysis of the project is still queued or running, or the account is
-// over its plan's concurrent analyses (the job itself counted).
-func (s *Server) siteRunBlocked(ctx context.Context, j *store.Job, concurrent int) string {
+// siteRunBlocked says why a claimed scheduled job must not run now: another
+// analysis of the project is still queued, waiting or running (the run is
+// skipped), or, with busy, the account is at its plan's concurrent
+// analyses (the job itself counted; the run waits).
+func (s *Server) siteRunBlocked(ctx context.Context, j *store.Job, concurrent int) (why string, busy bool) {
 	js, err := s.st.ProjectJobs(ctx, j.AccountID, j.ProjectID, 20)
 	if err != nil {
-		return "the project's analyses could not be read"
+		return "the project's analyses could not be read", false
 	}
 	for _, o := range js {
 		if o.ID != j.ID && !o.Status.Done() {
-			return "the previous analysis of the project (" + o.ID + ") is still " + string(o.Status)
+			return "the previous analysis of the project (" + o.ID + ") is still " + string(o.Status), false
 		}
 	}
 	active, err := s.st.ActiveJobs(ctx, j.AccountID)
 	if err != nil {
-		return "the account's analyses could not be counted"
+		return "the account's analyses could not be counted", false
 	}
 	if concurrent > 0 && active > concurrent {
-		return "the account has " + strconv.Itoa(active-1) + " site analyses queued or running, the most its plan allows at once"
+		return "the account runs " + strconv.Itoa(concurrent) + " site analyses at once, the most its plan allows; this run starts when one ends", true
 	}
-	return ""
+	return "", false
+}
+
+// waitingPrefix starts the Error of a scheduled site analysis that waits,
+// queued, for one of the account's analyses to end (deferRun): such a job
+// is not handed to the queue until startWaiting does.
+const waitingPrefix = "waiting: "
+
+// waiting reports whether j is a scheduled run waiting for a slot.
+func waiting(j *store.Job) bool {
+	return j.Status == store.JobQueued && strings.HasPrefix(j.Error, waitingPrefix)
+}
+
+// deferRun stores a claimed scheduled job as waiting, saying why.
+func (s *Server) deferRun(ctx context.Context, j *store.Job, why string) {
+	w := *j
+	w.Error, w.UpdatedAt = waitingPrefix+why, s.now().UTC()
+	if err := s.st.UpdateJob(ctx, &w); err != nil {
+		s.log.Warn("waiting scheduled run not recorded", "job", j.ID, "err", err)
+	}
+}
+
+// startWaiting starts the scheduled runs that wait for a slot, oldest
+// first, for each account as far as its plan's concurrent analyses allow
+// (its running and queued analyses counted). Each account's runs wait only
+// for its own analyses, so no account's runs hold up another's.
+func (s *Server) startWaiting(ctx context.Context) {
+	js, err := s.st.Unfinished(ctx) // oldest first
+	if err != nil {
+		if ctx.Err() == nil {
+			s.log.Warn("waiting scheduled runs not listed", "err", err)
+		}
+		return
+	}
+	active := map[string]int{}
+	for i := range js {
+		if !waiting(&js[i]) {
+			active[js[i].AccountID]++
+		}
+	}
+	for i := range js {
+		j := &js[i]
+		if !waiting(j) || ctx.Err() != nil {
+			continue
+		}
+		plan, err := s.accountPlan(ctx, j.AccountID)
+		if err != nil || (plan.ConcurrentSiteJobs > 0 && active[j.AccountID] >= plan.ConcurrentSiteJobs) {
+			continue
+		}
+		j.Error, j.UpdatedAt = "", s.now().UTC()
+		if err := s.st.UpdateJob(ctx, j); err != nil {
+			continue // canceled meanwhile
+		}
+		active[j.AccountID]++
+		s.startRun(ctx, nil, j, time.Time{})
+	}
 }
 
 // failSkipped stores a claimed scheduled job as failed because its run was
@@ -513,7 +584,9 @@ func (s *Server) failSkipped(ctx context.Context, sc *store.Schedule, j *store.J
 	if err := s.st.UpdateJob(ctx, &f); err != nil {
 		s.log.Warn("skipped scheduled job not recorded", "job", j.ID, "err", err)
 	}
-	s.recordSkip(ctx, sc, at, why)
+	if sc != nil {
+		s.recordSkip(ctx, sc, at, why)
+	}
 }
 
 // rankRunTimeout bounds one scheduled rank check.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/seokit/seokit/httpapi/auth"
+	"github.com/seokit/seokit/httpapi/plans"
 	"github.com/seokit/seokit/httpapi/store"
 	"github.com/seokit/seokit/monitor"
 	"github.com/seokit/seokit/rankings"
@@ -620,5 +621,66 @@ func TestScheduleFollowsTimeZone(t *testing.T) {
 	}
 	if cur := e.stored(e.acct.ID, sc.ID); !cur.NextRun.Equal(time.Date(2026, 11, 24, 6, 0, 0, 0, ny)) {
 		t.Errorf("next run %v, want 06:00 in New York", cur.NextRun)
+	}
+}
+
+// TestScheduleWaitsForSlot: runs due while the account runs its plan's
+// concurrent analyses wait, queued and saying why, and start one by one as
+// analyses end, oldest first; another account's runs are not held up, and
+// a restart does not queue a waiting run.
+func TestScheduleWaitsForSlot(t *testing.T) {
+	start := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	e := newScheduleEnv(t, start, &Options{Plans: map[store.Plan]plans.Limits{store.Free: {ConcurrentSiteJobs: 1, Projects: 5, Schedules: 5}}})
+	var projects []*store.Project
+	for _, name := range []string{"a", "b", "c"} {
+		p := e.project(e.acct.ID, name)
+		e.schedule(e.key, p.ID, `{"kind":"site","spec":"daily@06:00"}`)
+		projects = append(projects, p)
+	}
+	other, okey := e.account("other@example.com", store.Free, auth.ScopeRead, auth.ScopeWrite)
+	op := e.project(other.ID, "other")
+	e.schedule(okey, op.ID, `{"kind":"site","spec":"daily@06:00"}`)
+
+	e.clk.Add(24 * time.Hour)
+	e.srv.RunDueSchedules(context.Background())
+	started := e.finish()
+	if len(started) != 2 {
+		t.Fatalf("%d runs started, want 2 (one per account)", len(started))
+	}
+	waitingJobs := func() []store.Job {
+		t.Helper()
+		js, err := e.st.Unfinished(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var w []store.Job
+		for _, j := range js {
+			if waiting(&j) {
+				w = append(w, j)
+			}
+		}
+		return w
+	}
+	if w := waitingJobs(); len(w) != 2 || !strings.Contains(w[0].Error, "starts when one ends") {
+		t.Fatalf("waiting runs %+v, want 2 saying why", w)
+	}
+	for round := range 2 {
+		e.srv.RunDueSchedules(context.Background()) // the previous analysis ended: one slot
+		if js := e.finish(); len(js) != 1 || js[0].AccountID != e.acct.ID {
+			t.Fatalf("round %d: %d runs started, want 1 of the waiting account's", round, len(js))
+		}
+	}
+	if w := waitingJobs(); len(w) != 0 {
+		t.Errorf("%d runs still waiting", len(w))
+	}
+	// Each project ran once for the due time.
+	for _, p := range projects {
+		js, err := e.st.ProjectJobs(context.Background(), e.acct.ID, p.ID, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(js) != 1 || js[0].Status != store.JobSucceeded {
+			t.Errorf("project %s: jobs %+v, want one succeeded", p.Name, js)
+		}
 	}
 }
