@@ -219,12 +219,16 @@ func (a *admission) admit(ctx context.Context, kind Kind, account string, bytes 
 		wctx, cancel = context.WithTimeout(ctx, a.wait)
 	}
 	defer cancel()
-	if err := k.global.Acquire(wctx, 1); err != nil {
-		dropAccount()
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
+	// A free slot is taken at once: the wait's deadline may have passed
+	// already on a busy machine, and a free slot is never refused for it.
+	if !k.global.TryAcquire(1) {
+		if err := k.global.Acquire(wctx, 1); err != nil {
+			dropAccount()
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return refuse("concurrency limit", busy("the server is running as many "+kind.plural()+" as it can; retry shortly"))
 		}
-		return refuse("concurrency limit", busy("the server is running as many "+kind.plural()+" as it can; retry shortly"))
 	}
 	freeMem, err := a.mem.reserve(wctx, bytes)
 	if err != nil {
@@ -281,9 +285,13 @@ func (m *memoryBudget) reserve(ctx context.Context, bytes int64) (func(), error)
 		return nil, fmt.Errorf("httpapi: memory estimate of %d bytes exceeds the budget of %d: %w: %w", bytes, m.total, seo.ErrUnavailable,
 			busy("the operation needs more memory than this server admits"))
 	}
-	if err := m.sem.Acquire(ctx, bytes); err != nil {
-		return nil, fmt.Errorf("httpapi: memory budget: %w: %w", seo.ErrUnavailable,
-			busy("the server has no memory to spare for this operation now; retry shortly"))
+	// Free memory is taken at once, even when ctx's deadline passed
+	// already on a busy machine; only a wait for it is bounded by ctx.
+	if !m.sem.TryAcquire(bytes) {
+		if err := m.sem.Acquire(ctx, bytes); err != nil {
+			return nil, fmt.Errorf("httpapi: memory budget: %w: %w", seo.ErrUnavailable,
+				busy("the server has no memory to spare for this operation now; retry shortly"))
+		}
 	}
 	var once sync.Once
 	return func() { once.Do(func() { m.sem.Release(bytes) }) }, nil

@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // decodeJSON reads r's body into v: the Content-Type must be
@@ -38,6 +39,11 @@ func decodeJSON(w http.ResponseWriter, r *http.Request, limit int64, v any) erro
 		var te *json.UnmarshalTypeError
 		switch {
 		case !ok:
+		case ae.Field == "body" && ae.Message == "the body is not valid JSON":
+			// A value its type refused, such as a malformed time: name it.
+			if f := badTimeField(body, reflect.TypeOf(v)); f != "" {
+				ae.Field, ae.Message = f, f+` must be an RFC 3339 time such as "2026-12-01T06:00:00Z"`
+			}
 		case strings.HasPrefix(ae.Message, "unknown field "):
 			if p := unknownFieldPath(body, reflect.TypeOf(v), ae.Field); p != "" {
 				ae.Field = p
@@ -304,4 +310,40 @@ func fitsJSON(v any, t reflect.Type) bool {
 		return ok || v == nil
 	}
 	return true // objects, arrays and types with their own decoding: let them be
+}
+
+// badTimeField returns the JSON name of the first top-level time.Time or
+// *time.Time field of the struct t points to whose value in body is not a
+// time, or "".
+func badTimeField(body []byte, t reflect.Type) string {
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t == nil || t.Kind() != reflect.Struct {
+		return ""
+	}
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(body, &fields) != nil {
+		return ""
+	}
+	timeType := reflect.TypeFor[time.Time]()
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if f.Type != timeType && f.Type != reflect.PointerTo(timeType) {
+			continue
+		}
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "" {
+			name = f.Name
+		}
+		raw, ok := fields[name]
+		if !ok {
+			continue
+		}
+		var v *time.Time
+		if json.Unmarshal(raw, &v) != nil {
+			return name
+		}
+	}
+	return ""
 }

@@ -281,6 +281,8 @@ func TestRenderAdmissionPerAccount(t *testing.T) {
 	}()
 	select {
 	case <-site.started:
+	case st := <-status:
+		t.Fatalf("the held analysis ended with status %d", st)
 	case <-time.After(30 * time.Second):
 		t.Fatal("the held analysis never reached the site")
 	}

@@ -8,7 +8,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -107,7 +109,19 @@ func ParseRule(kind string, params []byte) (Rule, error) {
 		dec := json.NewDecoder(bytes.NewReader(params))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&r.Params); err != nil {
-			return r, &seo.InputError{Field: "params", Reason: "must be an object of severity, topN, minPages, points, positions: " + seo.Clip(err.Error()), Err: seo.ErrInvalidInput}
+			var te *json.UnmarshalTypeError
+			if errors.As(err, &te) && te.Field != "" {
+				want := "a whole number"
+				if te.Type.Kind() == reflect.String {
+					want = "a string"
+				}
+				return r, &seo.InputError{Field: "params." + te.Field, Value: te.Value, Reason: "must be " + want, Err: seo.ErrInvalidInput}
+			}
+			if f, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+				name, _ := strconv.Unquote(f)
+				return r, &seo.InputError{Field: "params." + seo.Clip(name), Reason: "is not a parameter: use severity, topN, minPages, points or positions", Err: seo.ErrInvalidInput}
+			}
+			return r, &seo.InputError{Field: "params", Reason: "must be an object of severity, topN, minPages, points, positions", Err: seo.ErrInvalidInput}
 		}
 	}
 	p := &r.Params

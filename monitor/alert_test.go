@@ -162,7 +162,10 @@ func TestParseRule(t *testing.T) {
 	tests := []struct{ kind, params, field string }{
 		{"nope", "", "kind"},
 		{"new_findings", `{"severity":"fatal"}`, "params.severity"},
-		{"new_findings", `{"sev":"error"}`, "params"},
+		{"new_findings", `{"sev":"error"}`, "params.sev"},
+		{"score_drop", `{"points":1e308}`, "params.points"},
+		{"score_drop", `{"points":"5"}`, "params.points"},
+		{"new_findings", `{"severity":1}`, "params.severity"},
 		{"new_findings", `[1]`, "params"},
 		{"top_page_changed", `{"topN":5000}`, "params.topN"},
 		{"score_drop", `{"points":-1}`, "params.points"},
