@@ -379,7 +379,7 @@ func TestAlertRulesAPI(t *testing.T) {
 	}{
 		{"kind", `{"kind":"everything","channel":"webhook","target":"` + hook + `"}`, "kind"},
 		{"severity", `{"kind":"new_findings","params":{"severity":"fatal"},"channel":"webhook","target":"` + hook + `"}`, "params.severity"},
-		{"unknown param", `{"kind":"new_findings","params":{"sev":1},"channel":"webhook","target":"` + hook + `"}`, "params"},
+		{"unknown param", `{"kind":"new_findings","params":{"sev":1},"channel":"webhook","target":"` + hook + `"}`, "params.sev"},
 		{"channel", `{"kind":"score_drop","channel":"pager","target":"` + hook + `"}`, "channel"},
 		{"scheme", `{"kind":"score_drop","channel":"webhook","target":"ftp://example.com/x"}`, "target"},
 		{"no target", `{"kind":"score_drop","channel":"slack"}`, "target"},

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -130,4 +131,19 @@ func TestPageSkipExternalLinks(t *testing.T) {
 		})
 	}
 	apiErr(t, a.call("GET", "/v1/analyze?skipExternalLinks=maybe&url="+page.URL+"/", a.key, ""), 400, CodeInvalidRequest)
+}
+
+// TestDecodeBadTime: a time its type refuses is a 400 naming the field,
+// not "the body is not valid JSON".
+func TestDecodeBadTime(t *testing.T) {
+	for _, v := range []string{`"2027-01-01"`, `""`, `"2027-01-01T00:00:00+25:00"`, `"10000-01-01T00:00:00Z"`} {
+		r := httptest.NewRequest("PATCH", "/", strings.NewReader(`{"muted":true,"mutedUntil":`+v+`}`))
+		r.Header.Set("Content-Type", "application/json")
+		var req AlertRuleRequest
+		err := decodeJSON(httptest.NewRecorder(), r, 1<<20, &req)
+		var ae *Error
+		if !errors.As(err, &ae) || ae.Field != "mutedUntil" {
+			t.Errorf("mutedUntil %s: %v, want a 400 naming mutedUntil", v, err)
+		}
+	}
 }

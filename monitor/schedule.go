@@ -106,7 +106,13 @@ func ParseSchedule(spec, timeZone string) (*Schedule, error) {
 	}
 	parsed, err := cronParser.Parse(expr)
 	if err != nil {
-		return nil, bad(strings.TrimPrefix(err.Error(), "failed to parse "))
+		// The parser's messages name Go functions ("strconv.Atoi:"): say
+		// what a field may hold instead.
+		msg := strings.TrimPrefix(err.Error(), "failed to parse ")
+		if strings.Contains(msg, "strconv.") {
+			msg = "each of the 5 fields (minute hour day-of-month month day-of-week) takes numbers, ranges (1-5), steps (*/15), lists (1,3) or names (mon, jan)"
+		}
+		return nil, bad(msg)
 	}
 	cs, ok := parsed.(*cron.SpecSchedule)
 	if !ok {
