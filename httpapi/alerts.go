@@ -234,12 +234,12 @@ func (s *Server) createAlertRule(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if n >= plan.AlertRules {
-		s.fail(w, r, apiError(http.StatusForbidden, CodeForbidden, "this account has "+strconv.Itoa(n)+" alert rules, the most its plan allows; delete one first"))
+		s.fail(w, r, apiError(http.StatusConflict, CodeConflict, "this account has "+strconv.Itoa(n)+" alert rules, the most its plan allows; delete one first"))
 		return
 	}
 	if rules, err := s.st.AlertRules(ctx, p.AccountID, p.ID); err != nil || len(rules) >= store.MaxAlertRules {
 		if err == nil {
-			err = apiError(http.StatusForbidden, CodeForbidden, "this project has "+strconv.Itoa(len(rules))+" alert rules, the most a project may have")
+			err = apiError(http.StatusConflict, CodeConflict, "this project has "+strconv.Itoa(len(rules))+" alert rules, the most a project may have")
 		}
 		s.fail(w, r, err)
 		return

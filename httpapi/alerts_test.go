@@ -408,8 +408,8 @@ func TestAlertRulesAPI(t *testing.T) {
 	t.Run("plan cap", func(t *testing.T) {
 		for i := 0; ; i++ {
 			resp := a.call("POST", "/v1/projects/"+p.ID+"/alerts", a.key, `{"kind":"score_drop","channel":"slack","target":"`+hook+`"}`)
-			if resp.StatusCode == http.StatusForbidden {
-				apiErr(t, resp, 403, CodeForbidden)
+			if resp.StatusCode == http.StatusConflict {
+				apiErr(t, resp, 409, CodeConflict)
 				if i != 5 { // Free allows 5 rules; none is left from the subtests before
 					t.Errorf("refused after %d rules, want 5", i)
 				}

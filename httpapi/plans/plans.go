@@ -36,7 +36,7 @@ type Limits struct {
 	// schedule that may run more often is refused.
 	MinScheduleInterval time.Duration
 	// AlertRules caps the account's alert rules, all projects together
-	// (POST /v1/projects/{id}/alerts answers 403 plan_limit beyond it).
+	// (POST /v1/projects/{id}/alerts answers 409 conflict beyond it).
 	AlertRules int
 	// HistoryAnalyses is how many finished analyses of a project are kept:
 	// when one ends, the older ones beyond it are deleted.
