@@ -219,6 +219,10 @@ func (a *admission) admit(ctx context.Context, kind Kind, account string, bytes 
 		wctx, cancel = context.WithTimeout(ctx, a.wait)
 	}
 	defer cancel()
+	if err := ctx.Err(); err != nil {
+		dropAccount()
+		return nil, err
+	}
 	// A free slot is taken at once: the wait's deadline may have passed
 	// already on a busy machine, and a free slot is never refused for it.
 	if !k.global.TryAcquire(1) {
@@ -269,6 +273,9 @@ var _ seo.MemoryBudget = (*memoryBudget)(nil)
 // wraps seo.ErrUnavailable and an *Error (503 with Retry-After) when the
 // budget cannot admit the work, or is ctx's error.
 func (m *memoryBudget) Reserve(ctx context.Context, bytes int64) (func(), error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err // the caller is gone: nothing to reserve for
+	}
 	wctx, cancel := context.WithTimeout(ctx, m.wait)
 	defer cancel()
 	release, err := m.reserve(wctx, bytes)
