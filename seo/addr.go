@@ -58,13 +58,77 @@ func mustPrefixes(ss ...string) []netip.Prefix {
 	return ps
 }
 
+// Prefixes of the IPv6 transition mechanisms whose addresses carry an IPv4
+// address (see embeddedIPv4). The IPv4-mapped form ::ffff:0:0/96 is not
+// listed: netip.Addr.Unmap turns it into the IPv4 address it is.
+var (
+	v4Compat   = netip.MustParsePrefix("::/96")           // IPv4-compatible (RFC 4291, deprecated)
+	siit       = netip.MustParsePrefix("::ffff:0:0:0/96") // IPv4-translated, SIIT (RFC 2765)
+	nat64WKP   = netip.MustParsePrefix("64:ff9b::/96")    // NAT64 well-known prefix (RFC 6052)
+	nat64Local = netip.MustParsePrefix("64:ff9b:1::/48")  // NAT64 local-use prefix (RFC 8215)
+	sixToFour  = netip.MustParsePrefix("2002::/16")       // 6to4 (RFC 3056)
+	teredo     = netip.MustParsePrefix("2001::/32")       // Teredo (RFC 4380)
+)
+
+// maxEmbedded is the most IPv4 addresses embeddedIPv4 returns for one
+// address (the four layouts of the NAT64 local-use prefix plus an ISATAP
+// interface identifier).
+const maxEmbedded = 6
+
+// embeddedIPv4 appends to dst the IPv4 addresses that ip carries in an IPv6
+// transition encoding, so that a refused IPv4 address is refused in every
+// form that can reach it: IPv4-compatible ::a.b.c.d (except :: and ::1),
+// IPv4-translated ::ffff:0:a.b.c.d, NAT64 64:ff9b::a.b.c.d, the NAT64
+// local-use prefix 64:ff9b:1::/48 in each RFC 6052 layout its operator may
+// use (/48, /56, /64, /96), 6to4 2002:AABB:CCDD::, Teredo (the server
+// address and the client address, stored XOR 0xffffffff) and ISATAP
+// interface identifiers (…:0:5efe:a.b.c.d and …:200:5efe:a.b.c.d under any
+// prefix). ip must be unmapped and without a zone; an IPv4 ip carries none.
+func embeddedIPv4(ip netip.Addr, dst []netip.Addr) []netip.Addr {
+	if !ip.Is6() {
+		return dst
+	}
+	b := ip.As16()
+	v4 := func(a, b2, c, d byte) netip.Addr { return netip.AddrFrom4([4]byte{a, b2, c, d}) }
+	last := v4(b[12], b[13], b[14], b[15])
+	switch {
+	case v4Compat.Contains(ip):
+		if last.As4()[0] != 0 || last.As4()[1] != 0 || last.As4()[2] != 0 || last.As4()[3] > 1 {
+			dst = append(dst, last) // :: and ::1 are IPv6's own unspecified and loopback
+		}
+	case siit.Contains(ip), nat64WKP.Contains(ip):
+		dst = append(dst, last)
+	case nat64Local.Contains(ip):
+		dst = append(dst,
+			v4(b[6], b[7], b[9], b[10]),   // /48: bits 64-71 are the reserved octet
+			v4(b[7], b[9], b[10], b[11]),  // /56
+			v4(b[9], b[10], b[11], b[12]), // /64
+			last,                          // /96
+		)
+	case sixToFour.Contains(ip):
+		dst = append(dst, v4(b[2], b[3], b[4], b[5]))
+	case teredo.Contains(ip):
+		dst = append(dst, v4(b[4], b[5], b[6], b[7]), v4(^b[12], ^b[13], ^b[14], ^b[15]))
+	}
+	// ISATAP (RFC 5214): the interface identifier 0000:5efe or 0200:5efe
+	// (with the universal/local and group bits either way) then the IPv4
+	// address, under any /64 prefix.
+	if b[8]&^0x03 == 0 && b[9] == 0 && b[10] == 0x5e && b[11] == 0xfe {
+		dst = append(dst, last)
+	}
+	return dst
+}
+
 // IsPublicAddr reports whether ip is a public unicast address that the safe
 // fetcher may connect to. It is false for loopback, unspecified, private
 // (RFC 1918 and IPv6 ULA), carrier-grade NAT, link-local (including cloud
 // metadata), documentation, benchmarking, multicast, reserved and broadcast
 // addresses, and for every IPv6 address outside 2000::/3 or in one of its
 // special ranges (Teredo, 6to4, documentation). An IPv4-mapped IPv6 address
-// is judged by the IPv4 address it carries; NAT64 addresses are refused.
+// is judged by the IPv4 address it carries; the other transition encodings
+// (IPv4-compatible, IPv4-translated, NAT64, 6to4, Teredo) are refused
+// whatever they carry, and an address with an ISATAP interface identifier
+// is public only if the IPv4 address it carries is.
 func IsPublicAddr(ip netip.Addr) bool {
 	if !ip.IsValid() {
 		return false
@@ -86,6 +150,12 @@ func IsPublicAddr(ip netip.Addr) bool {
 			return false
 		}
 	}
+	var buf [maxEmbedded]netip.Addr
+	for _, v4 := range embeddedIPv4(ip, buf[:0]) {
+		if !IsPublicAddr(v4) {
+			return false
+		}
+	}
 	return true
 }
 
@@ -102,6 +172,30 @@ func isMetadataAddr(ip netip.Addr) bool {
 		}
 	}
 	return false
+}
+
+// alwaysRefused says why ip is refused whatever the options (AllowPrivate,
+// AllowAddrs), or "" when it is not: a cloud metadata, unspecified,
+// multicast or broadcast address, or an IPv6 transition encoding (see
+// embeddedIPv4) of a metadata or loopback IPv4 address. A transition
+// encoding never legitimately names this host or a metadata service (RFC
+// 6052 forbids non-global IPv4 in the well-known NAT64 prefix); it only
+// hides them from checks that compare addresses.
+func alwaysRefused(ip netip.Addr) string {
+	ip = ip.WithZone("").Unmap()
+	if isMetadataAddr(ip) {
+		return "is a cloud metadata address and is always refused"
+	}
+	var buf [maxEmbedded]netip.Addr
+	for _, v4 := range embeddedIPv4(ip, buf[:0]) {
+		switch {
+		case isMetadataAddr(v4) && !v4.IsUnspecified():
+			return "embeds the cloud metadata address " + v4.String() + " and is always refused"
+		case v4.IsLoopback():
+			return "embeds the loopback address " + v4.String() + " and is always refused"
+		}
+	}
+	return ""
 }
 
 // forbiddenHostName reports whether a host name is refused by name:

@@ -1,7 +1,11 @@
 package seo
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"net/netip"
+	"strings"
 	"testing"
 )
 
@@ -135,5 +139,106 @@ func TestForbiddenHostName(t *testing.T) {
 				t.Errorf("isMetadataName(%q) = %v, want %v", tt.host, got, tt.metadata)
 			}
 		})
+	}
+}
+
+// transitionForms encode an IPv4 address in each IPv6 transition form that
+// can carry one.
+var transitionForms = []struct {
+	name   string
+	encode func(a [4]byte) string
+}{
+	{"ipv4-mapped", func(a [4]byte) string { return fmt.Sprintf("::ffff:%d.%d.%d.%d", a[0], a[1], a[2], a[3]) }},
+	{"ipv4-compatible", func(a [4]byte) string { return fmt.Sprintf("::%d.%d.%d.%d", a[0], a[1], a[2], a[3]) }},
+	{"siit ipv4-translated", func(a [4]byte) string { return fmt.Sprintf("::ffff:0:%d.%d.%d.%d", a[0], a[1], a[2], a[3]) }},
+	{"nat64 hex", func(a [4]byte) string { return fmt.Sprintf("64:ff9b::%02x%02x:%02x%02x", a[0], a[1], a[2], a[3]) }},
+	{"nat64 dotted", func(a [4]byte) string { return fmt.Sprintf("64:ff9b::%d.%d.%d.%d", a[0], a[1], a[2], a[3]) }},
+	{"nat64 local-use /96", func(a [4]byte) string { return fmt.Sprintf("64:ff9b:1::%02x%02x:%02x%02x", a[0], a[1], a[2], a[3]) }},
+	{"nat64 local-use /48", func(a [4]byte) string { return fmt.Sprintf("64:ff9b:1:%02x%02x:%02x:%02x00::", a[0], a[1], a[2], a[3]) }},
+	{"nat64 local-use /56", func(a [4]byte) string { return fmt.Sprintf("64:ff9b:1:%02x:%02x:%02x%02x::", a[0], a[1], a[2], a[3]) }},
+	{"nat64 local-use /64", func(a [4]byte) string {
+		return fmt.Sprintf("64:ff9b:1:0:%02x:%02x%02x:%02x00:0", a[0], a[1], a[2], a[3])
+	}},
+	{"6to4", func(a [4]byte) string { return fmt.Sprintf("2002:%02x%02x:%02x%02x::1", a[0], a[1], a[2], a[3]) }},
+	{"teredo", func(a [4]byte) string {
+		return fmt.Sprintf("2001:0:4136:e378:8000:63bf:%02x%02x:%02x%02x", ^a[0], ^a[1], ^a[2], ^a[3])
+	}},
+	{"isatap link-local", func(a [4]byte) string { return fmt.Sprintf("fe80::5efe:%d.%d.%d.%d", a[0], a[1], a[2], a[3]) }},
+	{"isatap global", func(a [4]byte) string {
+		return fmt.Sprintf("2600:1f18:1:2:200:5efe:%d.%d.%d.%d", a[0], a[1], a[2], a[3])
+	}},
+}
+
+// embeddedKinds are the IPv4 addresses the transition forms carry.
+var embeddedKinds = []struct {
+	name string
+	ip   [4]byte
+}{
+	{"metadata", [4]byte{169, 254, 169, 254}},
+	{"alibaba metadata", [4]byte{100, 100, 100, 200}},
+	{"ecs metadata", [4]byte{169, 254, 170, 2}},
+	{"loopback", [4]byte{127, 0, 0, 1}},
+	{"private", [4]byte{10, 1, 2, 3}},
+	{"public", [4]byte{93, 184, 216, 34}},
+}
+
+func TestTransitionEncodings(t *testing.T) {
+	public := NewFetcher(nil)
+	private := NewFetcher(&FetcherOptions{AllowPrivate: true})
+	// AllowAddrs covering every range must not let an always-refused
+	// address through either.
+	wide := NewFetcher(&FetcherOptions{AllowAddrs: []netip.Prefix{netip.MustParsePrefix("0.0.0.0/0"), netip.MustParsePrefix("::/0")}})
+	for _, form := range transitionForms {
+		for _, kind := range embeddedKinds {
+			t.Run(form.name+"/"+kind.name, func(t *testing.T) {
+				s := form.encode(kind.ip)
+				ip, err := netip.ParseAddr(s)
+				if err != nil {
+					t.Fatalf("bad test address %q: %v", s, err)
+				}
+				var buf [maxEmbedded]netip.Addr
+				carried := false
+				for _, e := range embeddedIPv4(ip.Unmap(), buf[:0]) {
+					carried = carried || e == netip.AddrFrom4(kind.ip)
+				}
+				if form.name != "ipv4-mapped" && !carried {
+					t.Fatalf("embeddedIPv4(%s) = %v, want it to carry %v", ip, embeddedIPv4(ip.Unmap(), nil), netip.AddrFrom4(kind.ip))
+				}
+				isPublic := kind.name == "public" && (form.name == "ipv4-mapped" || form.name == "isatap global")
+				// The IPv4-mapped form is the IPv4 address itself (a
+				// dual-stack socket connects to it as such); every other
+				// encoding of loopback is refused even with AllowPrivate.
+				always := strings.Contains(kind.name, "metadata") || kind.name == "loopback" && form.name != "ipv4-mapped"
+				if got := IsPublicAddr(ip); got != isPublic {
+					t.Errorf("IsPublicAddr(%s) = %v, want %v", ip, got, isPublic)
+				}
+				if got := public.addrAllowed(ip); got != isPublic {
+					t.Errorf("default fetcher allows %s: %v, want %v", ip, got, isPublic)
+				}
+				if got := private.addrAllowed(ip); got != !always {
+					t.Errorf("AllowPrivate fetcher allows %s: %v, want %v", ip, got, !always)
+				}
+				if got := wide.addrAllowed(ip); got != !always {
+					t.Errorf("AllowAddrs ::/0 fetcher allows %s: %v, want %v", ip, got, !always)
+				}
+				why := alwaysRefused(ip)
+				if (why != "") != always {
+					t.Errorf("alwaysRefused(%s) = %q, want refused %v", ip, why, always)
+				}
+				// The literal in a URL is refused (or not) the same way.
+				_, err = private.CheckURL(context.Background(), "http://["+s+"]/")
+				if got := errors.Is(err, ErrForbiddenAddress); got != always {
+					t.Errorf("AllowPrivate CheckURL([%s]) = %v, want refused %v", s, err, always)
+				}
+			})
+		}
+	}
+	// IPv6's own unspecified and loopback addresses are not IPv4-compatible
+	// encodings of 0.0.0.0 and 0.0.0.1.
+	if got := embeddedIPv4(netip.MustParseAddr("::1"), nil); len(got) != 0 {
+		t.Errorf("embeddedIPv4(::1) = %v, want none", got)
+	}
+	if !private.addrAllowed(netip.MustParseAddr("::1")) {
+		t.Error("AllowPrivate refuses ::1")
 	}
 }

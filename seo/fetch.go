@@ -57,12 +57,15 @@ type FetcherOptions struct {
 	// addresses, names such as localhost and *.internal, and any port, for
 	// intranet audits and tests. Cloud metadata endpoints (169.254.169.254,
 	// fd00:ec2::254, 100.100.100.200, metadata.google.internal), unspecified
-	// and multicast addresses stay refused.
+	// and multicast addresses, and every IPv6 transition encoding (NAT64,
+	// 6to4, Teredo, ISATAP, IPv4-compatible, IPv4-translated) of a metadata
+	// or loopback IPv4 address stay refused.
 	AllowPrivate bool
 	// AllowAddrs lists address ranges allowed even though they are not
 	// public (for example 10.1.0.0/16 for one intranet, or 127.0.0.1/32 for a
 	// test server); unlike AllowPrivate it leaves every other range refused
-	// and does not open other ports.
+	// and does not open other ports. The addresses AllowPrivate never allows
+	// stay refused even inside these ranges.
 	AllowAddrs []netip.Prefix
 	// AllowedPorts are the ports a fetch may connect to; zero means
 	// DefaultAllowedPorts. AllowPrivate allows every port.
@@ -225,8 +228,8 @@ const AllowPrivateHint = "; the CLI and the server allow it with -allow-private"
 // addrRefusal says why ip is refused: cloud metadata addresses always are,
 // other non-public ones unless private addresses are allowed.
 func addrRefusal(ip netip.Addr) string {
-	if isMetadataAddr(ip.WithZone("")) {
-		return "is a cloud metadata address and is always refused"
+	if why := alwaysRefused(ip); why != "" {
+		return why
 	}
 	return "is not a public address" + AllowPrivateHint
 }
@@ -242,13 +245,13 @@ func (f *Fetcher) portAllowed(port int) bool {
 
 func (f *Fetcher) addrAllowed(ip netip.Addr) bool {
 	ip = ip.WithZone("")
+	if alwaysRefused(ip) != "" {
+		return false
+	}
 	for _, p := range f.allowAddrs {
 		if p.Contains(ip) || p.Contains(ip.Unmap()) {
 			return true
 		}
-	}
-	if isMetadataAddr(ip) {
-		return false
 	}
 	return f.allowPrivate || IsPublicAddr(ip)
 }
@@ -355,7 +358,7 @@ func (f *Fetcher) resolve(ctx context.Context, host string) ([]netip.Addr, error
 		if f.addrAllowed(ip) {
 			ips = append(ips, ip)
 		} else {
-			metadata = metadata && isMetadataAddr(ip)
+			metadata = metadata && alwaysRefused(ip) != ""
 			if refused == "" {
 				refused = ip.String()
 			}
@@ -366,7 +369,9 @@ func (f *Fetcher) resolve(ctx context.Context, host string) ([]netip.Addr, error
 			return nil, fmt.Errorf("lookup %s: no addresses", h)
 		}
 		why := "resolves only to refused addresses such as " + refused
-		if !metadata {
+		if metadata {
+			why += ", which " + alwaysRefused(netip.MustParseAddr(refused))
+		} else {
 			why += AllowPrivateHint
 		}
 		return nil, forbidden("host "+h, why)

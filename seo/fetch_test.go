@@ -1157,3 +1157,61 @@ func TestDialContext(t *testing.T) {
 		}
 	}
 }
+
+// TestTransitionEncodingsAtDial checks that DNS answers in IPv6 transition
+// encodings of metadata and loopback addresses are refused when the fetcher
+// connects, with AllowPrivate and without: by Fetch (whose URL names a host,
+// so only the dial-time resolution sees the address), by DialContext (the
+// render proxy's dialer) and by the dialer's Control hook, which sees the
+// address actually connected to.
+func TestTransitionEncodingsAtDial(t *testing.T) {
+	hosts := map[string][]string{}
+	var names []string
+	for _, form := range transitionForms {
+		for _, kind := range embeddedKinds {
+			if kind.name == "private" || kind.name == "public" || kind.name == "loopback" && form.name == "ipv4-mapped" {
+				continue // allowed with AllowPrivate; TestTransitionEncodings covers them
+			}
+			name := fmt.Sprintf("h%d.example.com", len(names))
+			hosts[name] = []string{form.encode(kind.ip)}
+			names = append(names, name)
+		}
+	}
+	// With AllowPrivate the fetcher resolves only when it dials. Without,
+	// it checks the URL first, so the first answer is public and the
+	// second one (the dial's) is the encoded address, as in DNS rebinding.
+	open := newResolver(hosts)
+	rebind := newResolver(nil)
+	for name, answer := range hosts {
+		rebind.seq[name] = [][]string{{"93.184.216.34"}, answer}
+	}
+	ctx := context.Background()
+	for _, opts := range []FetcherOptions{{AllowPrivate: true, Resolver: open}, {Resolver: rebind}} {
+		f := NewFetcher(&opts)
+		res := opts.Resolver.(*fakeResolver)
+		for _, name := range names {
+			ip := hosts[name][0]
+			t.Run(fmt.Sprintf("allowPrivate=%v/%s", opts.AllowPrivate, ip), func(t *testing.T) {
+				before := res.count(name)
+				_, err := f.Fetch(ctx, &Request{URL: "http://" + name + "/"})
+				assertForbidden(t, err, false)
+				if res.count(name) == before {
+					t.Fatal("Fetch refused without resolving at dial time")
+				}
+				if !strings.Contains(err.Error(), "always refused") {
+					t.Errorf("Fetch error %q does not say the address is always refused", err)
+				}
+				conn, err := f.DialContext(ctx, "tcp", name+":80")
+				if conn != nil {
+					conn.Close()
+				}
+				if !errors.Is(err, ErrForbiddenAddress) {
+					t.Errorf("DialContext(%s) = %v, want ErrForbiddenAddress", name, err)
+				}
+				if err := f.control("tcp", "["+ip+"]:80", nil); !errors.Is(err, ErrForbiddenAddress) {
+					t.Errorf("control([%s]:80) = %v, want ErrForbiddenAddress", ip, err)
+				}
+			})
+		}
+	}
+}
