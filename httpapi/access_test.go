@@ -14,6 +14,7 @@ import (
 
 	"github.com/seokit/seokit/httpapi/store"
 	"github.com/seokit/seokit/httpapi/store/sqlstore"
+	"github.com/seokit/seokit/seo"
 )
 
 // Credentials of the login-protected test site.
@@ -270,5 +271,63 @@ func TestPageAnalysisUserAgent(t *testing.T) {
 	e := apiErr(t, a.call("POST", "/v1/analyze/page", a.key, fmt.Sprintf(`{"url":%q,"options":{"userAgent":"a\nb"}}`, page.URL+"/")), 400, CodeInvalidRequest)
 	if e.Field != "options.userAgent" {
 		t.Errorf("field %q", e.Field)
+	}
+}
+
+// TestRedactedPlaceholderNeverSent checks that "[redacted]", which answers
+// show in place of stored credentials, is never sent to the site as the
+// credential: a new site analysis has nothing stored and refuses it naming
+// the field; one attached to a project keeps the project's stored value.
+func TestRedactedPlaceholderNeverSent(t *testing.T) {
+	site := newLoginSite(t, 3)
+	host := hostOf(t, site.URL)
+	a := newTestAPI(t, &Options{AllowPrivate: true, Limits: map[store.Plan]int{store.Free: 10_000}})
+	for _, tc := range []struct{ name, options, field string }{
+		{"password", `"basicAuth":{"username":"ann","password":"[redacted]"}`, "options.basicAuth.password"},
+		{"header", `"headers":{"X-Api-Key":"[redacted]"}`, "options.headers.X-Api-Key"},
+		{"cookie", `"cookies":{"session":"[redacted]"}`, "options.cookies.session"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			body := fmt.Sprintf(`{"domain":%q,"options":{%s}}`, host, tc.options)
+			e := apiErr(t, a.call("POST", "/v1/analyze/site", a.key, body), 400, CodeInvalidRequest)
+			if e.Field != tc.field || !strings.Contains(e.Message, "[redacted]") {
+				t.Errorf("field %q message %q, want field %q saying why", e.Field, e.Message, tc.field)
+			}
+		})
+	}
+
+	// A project holding the credentials: the options of one of its
+	// analyses' answers, sent back with projectId, keep its values.
+	p := a.createProject(a.key, fmt.Sprintf(`{"domain":%q,"config":{%s}}`, host, accessOptions()))
+	resp := a.call("POST", "/v1/analyze/site", a.key, `{"projectId":"`+p.ID+`"}`)
+	wantStatus(t, resp, 202)
+	var first Job
+	readJSON(t, resp, &first)
+	if first.Options.BasicAuth == nil || first.Options.BasicAuth.Password != seo.Redacted || first.Options.Cookies["session"] != seo.Redacted {
+		t.Fatalf("answer options %+v, want credentials redacted", first.Options)
+	}
+	waitJob(t, a, a.key, first.ID, func(j Job) bool { return j.Status == "succeeded" || j.Status == "failed" })
+	first.Options.SkipExternalLinks = true
+	sent, err := json.Marshal(map[string]any{"projectId": p.ID, "options": first.Options})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The same options without the project have nothing to keep.
+	noProject, _ := json.Marshal(map[string]any{"domain": host, "options": first.Options})
+	if e := apiErr(t, a.call("POST", "/v1/analyze/site", a.key, string(noProject)), 400, CodeInvalidRequest); !strings.HasPrefix(e.Field, "options.") {
+		t.Errorf("answer sent back without a project: field %q, want an options credential", e.Field)
+	}
+	resp = a.call("POST", "/v1/analyze/site", a.key, string(sent))
+	wantStatus(t, resp, 202)
+	var second Job
+	readJSON(t, resp, &second)
+	j := waitJob(t, a, a.key, second.ID, func(j Job) bool { return j.Status == "succeeded" || j.Status == "failed" })
+	if j.Status != "succeeded" {
+		t.Fatalf("job %s %q", j.Status, j.Error)
+	}
+	site.mu.Lock()
+	defer site.mu.Unlock()
+	if site.refused != 0 || len(site.paths) == 0 {
+		t.Errorf("the site refused %d requests and served %d pages; want every request to carry the real credentials", site.refused, len(site.paths))
 	}
 }

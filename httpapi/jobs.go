@@ -244,6 +244,14 @@ func (s *Server) prepareSite(ctx context.Context, accountID string, req SiteRequ
 	if err := s.attachProject(ctx, accountID, &req); err != nil {
 		return nil, err
 	}
+	if req.ProjectID == "" {
+		// Answers show stored credentials as "[redacted]"; sent back in a
+		// new analysis there is no stored value to keep, and the
+		// placeholder must never reach the site as the credential.
+		if err := keepSecrets(&req.Options.Config, "options", "a new site analysis", nil); err != nil {
+			return nil, err
+		}
+	}
 	switch {
 	case req.Domain != "" && req.URL != "":
 		return nil, invalid("url", "give either domain or url, not both")

@@ -335,7 +335,7 @@ func (s *Server) applyProjectRequest(ctx context.Context, p *store.Project, req 
 		if moved {
 			stored = func() (crawler.Config, error) { return crawler.Config{}, nil }
 		}
-		if err := keepSecrets(&cfg, stored); err != nil {
+		if err := keepSecrets(&cfg, "config", "the project", stored); err != nil {
 			return err
 		}
 		plan, err := s.accountPlan(ctx, p.AccountID)
@@ -367,8 +367,14 @@ func configField(err error) error {
 
 // keepSecrets replaces the credentials of cfg sent as seo.Redacted (an
 // answer sent back) by the stored ones, which stored returns (called only
-// when one is needed); one not stored is a 400 naming it.
-func keepSecrets(cfg *crawler.Config, stored func() (crawler.Config, error)) error {
+// when one is needed); one not stored is a 400 naming it. prefix is the
+// path of cfg in the request ("config", "options"); owner names what holds
+// the stored values ("the project"). A nil stored means nothing is stored:
+// every "[redacted]" is refused, never sent to the site as the credential.
+func keepSecrets(cfg *crawler.Config, prefix, owner string, stored func() (crawler.Config, error)) error {
+	if stored == nil {
+		stored = func() (crawler.Config, error) { return crawler.Config{}, nil }
+	}
 	var old *crawler.Config
 	load := func() error {
 		if old != nil {
@@ -388,16 +394,16 @@ func keepSecrets(cfg *crawler.Config, stored func() (crawler.Config, error)) err
 			}
 			pv, ok := prev()[k]
 			if !ok {
-				return invalid(field+"."+k, field+"."+k+` is "[redacted]" but the project has no value stored for it; send the value`)
+				return invalid(field+"."+k, field+"."+k+` is "[redacted]" but `+owner+` has no value stored for it; send the value`)
 			}
 			m[k] = pv
 		}
 		return nil
 	}
-	if err := keep("config.headers", cfg.Headers, func() map[string]string { return old.Headers }); err != nil {
+	if err := keep(prefix+".headers", cfg.Headers, func() map[string]string { return old.Headers }); err != nil {
 		return err
 	}
-	if err := keep("config.cookies", cfg.Cookies, func() map[string]string { return old.Cookies }); err != nil {
+	if err := keep(prefix+".cookies", cfg.Cookies, func() map[string]string { return old.Cookies }); err != nil {
 		return err
 	}
 	if b := cfg.BasicAuth; b != nil && b.Password == seo.Redacted {
@@ -405,7 +411,7 @@ func keepSecrets(cfg *crawler.Config, stored func() (crawler.Config, error)) err
 			return err
 		}
 		if old.BasicAuth == nil {
-			return invalid("config.basicAuth.password", `config.basicAuth.password is "[redacted]" but the project has no password stored; send the password`)
+			return invalid(prefix+".basicAuth.password", prefix+`.basicAuth.password is "[redacted]" but `+owner+` has no password stored; send the password`)
 		}
 		cfg.BasicAuth = &crawler.BasicAuth{Username: b.Username, Password: old.BasicAuth.Password}
 	}
@@ -621,8 +627,11 @@ func (s *Server) attachProject(ctx context.Context, accountID string, req *SiteR
 		if req.Options.Config, err = s.projectConfig(p); err != nil {
 			return err
 		}
+		return nil
 	}
-	return nil
+	// Options sent with the analysis replace the project's; a credential
+	// sent back as "[redacted]" keeps the project's stored value.
+	return keepSecrets(&req.Options.Config, "options", "the project", func() (crawler.Config, error) { return s.projectConfig(p) })
 }
 
 // rankingsTarget returns the domain of GET /v1/rankings and, with
