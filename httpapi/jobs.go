@@ -357,15 +357,6 @@ func (s *Server) prepareSite(ctx context.Context, accountID string, req SiteRequ
 	return j, nil
 }
 
-func (s *Server) getJob(w http.ResponseWriter, r *http.Request) {
-	j, err := s.st.Job(r.Context(), principal(r.Context()).AccountID, r.PathValue("id"))
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	s.writeJob(w, j)
-}
-
 // writeJob writes one job with its stored report. The report is copied
 // into the answer as stored (at most store.MaxJobResultBytes), never
 // decoded.
@@ -742,11 +733,11 @@ func (s *Server) runJob(wctx context.Context, accountID, id string) error {
 			j.Status, j.Error = store.JobFailed, "the report could not be encoded"
 			break
 		}
-		if len(res) > store.MaxJobResultBytes {
-			// Stored, it would be loaded whole by every view of the job.
+		if len(res) > s.resultCap() {
+			// Stored, it would be refused by every view of the job.
 			j.Status = store.JobFailed
 			j.Error = fmt.Sprintf("the report of %d bytes is larger than the %d MiB a job may store; analyse fewer pages (options.maxPages)",
-				len(res), store.MaxJobResultBytes>>20)
+				len(res), s.resultCap()>>20)
 			s.log.Warn("site analysis report over the stored cap", "job", j.ID, "bytes", len(res))
 			break
 		}

@@ -69,44 +69,70 @@ func unpackResult(stored []byte) ([]byte, error) {
 	return unpackCapped(stored, store.MaxJobResultBytes)
 }
 
-// unpackCapped is unpackResult with the cap max.
+// unpackCapped is unpackResult with the cap max. The buffer is allocated
+// once, at the length the gzip trailer records, after that length was
+// checked against max and before anything is decompressed; a stream that
+// inflates past it is an error, so a bomb costs at most what its trailer
+// admits to (and at most max), whatever it would inflate to.
 func unpackCapped(stored []byte, max int) ([]byte, error) {
 	z, ok := bytes.CutPrefix(stored, []byte(resultMarker))
 	if !ok {
 		return stored, nil // written before compression
 	}
-	r, err := openPacked(z, max)
+	r, n, err := openPacked(z, max)
 	if err != nil {
 		return nil, err
 	}
 	defer r.Close()
-	// The gzip trailer states the length (modulo 2^32, and the cap is
-	// below that); a false one only sizes the first buffer, capped.
-	buf := bytes.NewBuffer(make([]byte, 0, packedSize(z, max)+1))
-	if _, err := buf.ReadFrom(r); err != nil {
+	buf := make([]byte, n)
+	if _, err := io.ReadFull(r, buf); err != nil {
+		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+			err = fmt.Errorf("sqlstore: stored job result: shorter than the %d bytes its trailer records: %w", n, io.ErrUnexpectedEOF)
+		}
 		return nil, err
 	}
-	return buf.Bytes(), nil
+	// The stream must end here (this read also checks its CRC).
+	if _, err := r.Read(make([]byte, 1)); !errors.Is(err, io.EOF) {
+		if err == nil {
+			err = errResultTooLarge
+		}
+		return nil, err
+	}
+	return buf, nil
 }
 
 // openResult returns the JSON of a stored result as a stream that fails
-// past store.MaxJobResultBytes; it reads stored, which must not change.
+// past store.MaxJobResultBytes or past the length its gzip trailer records;
+// it reads stored, which must not change.
 func openResult(stored []byte) (io.ReadCloser, error) {
 	z, ok := bytes.CutPrefix(stored, []byte(resultMarker))
 	if !ok {
 		return io.NopCloser(bytes.NewReader(stored)), nil
 	}
-	return openPacked(z, store.MaxJobResultBytes)
+	r, _, err := openPacked(z, store.MaxJobResultBytes)
+	return r, err
 }
 
-// openPacked opens a gzip stream, its output capped at max bytes.
-func openPacked(z []byte, max int) (io.ReadCloser, error) {
+// openPacked opens a gzip stream whose output is capped at the length its
+// trailer records, n, which must be at most max: a longer claim is
+// errResultTooLarge before anything is decompressed, and a stream that
+// inflates past its claim (a corrupt row or a bomb with a false trailer)
+// fails at n bytes. A valid stream always ends at its claim (the length is
+// recorded modulo 2^32, and max is below that).
+func openPacked(z []byte, max int) (io.ReadCloser, int, error) {
+	n, ok := trailerSize(z)
+	if !ok {
+		return nil, 0, fmt.Errorf("sqlstore: stored job result: %w", io.ErrUnexpectedEOF)
+	}
+	if n > int64(max) {
+		return nil, 0, fmt.Errorf("%w (its trailer records %d bytes, the cap is %d)", errResultTooLarge, n, max)
+	}
 	zr, err := gzip.NewReader(bytes.NewReader(z))
 	if err != nil {
-		return nil, fmt.Errorf("sqlstore: stored job result: %w", err)
+		return nil, 0, fmt.Errorf("sqlstore: stored job result: %w", err)
 	}
 	zr.Multistream(false)
-	return &cappedReader{zr: zr, left: int64(max)}, nil
+	return &cappedReader{zr: zr, left: n}, int(n), nil
 }
 
 // cappedReader fails a decompressed stream that grows past its cap.
@@ -134,6 +160,11 @@ func (c *cappedReader) Read(p []byte) (int, error) {
 	}
 	n, err := c.zr.Read(p)
 	c.left -= int64(n)
+	if errors.Is(err, io.EOF) && c.left > 0 {
+		// Shorter than its trailer records (gzip checks the length it
+		// read against the trailer, so this is a corrupt row).
+		return n, fmt.Errorf("sqlstore: stored job result: %w", io.ErrUnexpectedEOF)
+	}
 	return n, wrapGzip(err)
 }
 
@@ -185,8 +216,15 @@ func (r storedResult) Size() int {
 // packedSize is the length a gzip stream's trailer records (modulo 2^32;
 // the cap is below that), at most max.
 func packedSize(z []byte, max int) int {
+	n, _ := trailerSize(z)
+	return int(min(n, int64(max)))
+}
+
+// trailerSize is the length a gzip stream's trailer records (its last four
+// bytes, little-endian); ok is false for a stream too short to have one.
+func trailerSize(z []byte) (n int64, ok bool) {
 	if len(z) < 4 {
-		return 0
+		return 0, false
 	}
-	return int(min(binary.LittleEndian.Uint32(z[len(z)-4:]), uint32(max)))
+	return int64(binary.LittleEndian.Uint32(z[len(z)-4:])), true
 }

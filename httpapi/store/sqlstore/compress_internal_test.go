@@ -5,6 +5,7 @@ import (
 	"compress/flate"
 	"compress/gzip"
 	"context"
+	"encoding/binary"
 	"errors"
 	"io"
 	"strings"
@@ -105,16 +106,26 @@ func TestUnpackCapped(t *testing.T) {
 			}
 		})
 	}
-	// The stream at the real cap: a bomb of more than the cap fails once
-	// the cap is read, never holding more.
-	r, err := openResult(bomb(t, store.MaxJobResultBytes>>20+1))
-	if err != nil {
-		t.Fatal(err)
+	// At the real cap: a bomb whose trailer records more than the cap is
+	// refused before anything is decompressed; one whose trailer records
+	// less than it inflates to fails at that length, never later.
+	if _, err := openResult(bomb(t, store.MaxJobResultBytes>>20+1)); !errors.Is(err, errResultTooLarge) {
+		t.Fatalf("open bomb = %v, want %v", err, errResultTooLarge)
 	}
-	defer r.Close()
-	n, err := io.Copy(io.Discard, r)
-	if !errors.Is(err, errResultTooLarge) || n != store.MaxJobResultBytes {
-		t.Fatalf("streamed bomb: %d bytes, %v; want %d bytes then %v", n, err, store.MaxJobResultBytes, errResultTooLarge)
+	for _, claim := range []uint32{1 << 20, 3<<20 + 7} {
+		lying := binary.LittleEndian.AppendUint32(binary.LittleEndian.AppendUint32(bomb(t, 64), 0), claim)
+		r, err := openResult(lying)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, err := io.Copy(io.Discard, r)
+		r.Close()
+		if !errors.Is(err, errResultTooLarge) || n != int64(claim) {
+			t.Fatalf("streamed bomb claiming %d bytes: %d bytes, %v; want %d bytes then %v", claim, n, err, claim, errResultTooLarge)
+		}
+		if got, err := unpackCapped(lying, store.MaxJobResultBytes); !errors.Is(err, errResultTooLarge) {
+			t.Fatalf("unpackCapped(bomb claiming %d bytes) = %d bytes, %v; want %v", claim, len(got), err, errResultTooLarge)
+		}
 	}
 }
 
