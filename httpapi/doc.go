@@ -177,13 +177,16 @@
 // one that finds the server saturated waits briefly and then gets 503
 // unavailable, both with Retry-After, rather than pushing the server out
 // of memory. Refusals are logged with their kind and reason. A stored job
-// report is at most store.MaxJobResultBytes (256 MiB of JSON, stored
-// compressed): a larger one fails the job with an explicit error. When a
+// report is at most four times the report cap of the server's crawls
+// (crawler.Options.MaxReportBytes, 16 MiB by default; never more than
+// store.MaxJobResultBytes), stored compressed: a larger one fails the job
+// with an explicit error, and a stored row recording a larger length is
+// refused before it is decompressed. When a
 // site analysis ends, its account's history is pruned by its plan
 // (plans.Limits.HistoryAnalyses per project, HistoryDays for all
 // analyses, with or without a project; see retention.go). Lists of jobs never load reports, and
-// GET of one job copies the stored report into the answer without
-// decoding it.
+// GET of one job streams the stored report into the answer without
+// decoding it or holding it whole.
 //
 // # Rendering
 //
