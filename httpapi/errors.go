@@ -90,6 +90,9 @@ func toAPIError(err error) (e *Error, logIt bool) {
 	if ie, ok := seo.AsInputError(err); ok {
 		return invalid(ie.Field, inputMessage(ie)), false
 	}
+	if e := outageAPIError(err); e != nil {
+		return e, true
+	}
 	switch {
 	case errors.Is(err, seo.ErrInvalidInput):
 		return apiError(http.StatusBadRequest, CodeInvalidRequest, "the request is not valid"), false

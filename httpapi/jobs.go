@@ -232,7 +232,7 @@ func (s *Server) submitSite(ctx context.Context, accountID string, req SiteReque
 		if uerr := s.st.UpdateJob(context.WithoutCancel(ctx), &f); uerr != nil {
 			s.log.Warn("unqueued job left queued; it is queued at the next start", "job", j.ID, "err", uerr)
 		}
-		return nil, fmt.Errorf("httpapi: queue site analysis: %w", seo.ErrUnavailable)
+		return nil, outage(s.queue, "job queue", fmt.Errorf("httpapi: queue site analysis: %w: %w", seo.ErrUnavailable, err))
 	}
 	return j, nil
 }
@@ -622,7 +622,7 @@ func (s *Server) runJob(wctx context.Context, accountID, id string) error {
 			return interrupted(id, err)
 		}
 		s.log.Error("site analysis frontier not opened", "job", j.ID, "err", err)
-		j.Status, j.Error = store.JobFailed, "the site analysis could not start; try again later"
+		j.Status, j.Error = store.JobFailed, "the site analysis could not start: its "+componentName(s.opts.Frontiers, "crawl frontier")+" is unavailable; try again later"
 		return s.finish(ctx, j)
 	}
 	keepFrontier := false

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"errors"
 	"math"
 	"net/http"
 	"strconv"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/seokit/seokit/httpapi/plans"
 	"github.com/seokit/seokit/httpapi/ratelimit"
+	"github.com/seokit/seokit/httpapi/store"
 )
 
 // accountPlan returns the limits of the account (plans.Table.For).
@@ -52,6 +54,9 @@ func (s *Server) take(ctx context.Context, accountID string) (*quota, error) {
 		Account: accountID, Now: now, Daily: q.limit, Rate: s.opts.BurstRate, Burst: s.opts.Burst,
 	})
 	if err != nil {
+		if errors.Is(err, store.ErrUnavailable) {
+			err = outage(s.limiter, "rate limiter", err)
+		}
 		return nil, err
 	}
 	return q, nil

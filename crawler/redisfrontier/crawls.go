@@ -58,3 +58,7 @@ func (c *Crawls) Remove(ctx context.Context, jobID string) error {
 	}
 	return deletePrefix(ctx, c.rdb, keyPrefix(jobID))
 }
+
+// Component names the frontiers in the API's outage messages and health
+// checks (httpapi.Component).
+func (c *Crawls) Component() string { return "Redis frontier" }

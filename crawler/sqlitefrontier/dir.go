@@ -88,3 +88,7 @@ func (d *Dir) Remove(ctx context.Context, jobID string) error {
 	}
 	return nil
 }
+
+// Component names the frontiers in the API's outage messages and health
+// checks (httpapi.Component).
+func (d *Dir) Component() string { return "frontier files" }

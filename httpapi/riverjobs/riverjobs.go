@@ -408,3 +408,7 @@ func cmpOr(a, b string) string {
 	}
 	return b
 }
+
+// Component names the queue in the API's outage messages and health
+// checks (httpapi.Component).
+func (q *Queue) Component() string { return "job queue (River on PostgreSQL)" }

@@ -251,3 +251,7 @@ func (l *Limiter) fail(ctx context.Context, op string, err error) error {
 	}
 	return fmt.Errorf("redislimit: %s: %w: %w", op, store.ErrUnavailable, err)
 }
+
+// Component names the limiter in the API's outage messages and health
+// checks (httpapi.Component).
+func (l *Limiter) Component() string { return "Redis rate limiter" }
