@@ -99,8 +99,9 @@
 //
 // Several instances behind a load balancer share one PostgreSQL -db (and
 // -data-db), one -redis, -jobs river and the same -callback-secret; see
-// deploy/README.md. GET /healthz answers "ok" when the store and Redis
-// answer.
+// deploy/README.md. GET /healthz answers "ok" when the store answers and
+// accepts writes (a heartbeat row, written at most every 5 s) and Redis
+// answers; otherwise 503 naming the failing component and its error.
 //
 // The accounts command administers accounts in the same store (-db or
 // SEOKIT_DB), with the server running or not:
@@ -590,7 +591,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	srv := &http.Server{
-		Handler:           handler(api, dash, ready(st, limiter)),
+		Handler:           handler(api, dash, ready(st, limiter, newWriteProbe(st, 0))),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		// A complete page analysis with link checks takes up to about a
@@ -819,29 +820,6 @@ func handler(api http.Handler, dash *dashboard.Dashboard, ready http.Handler) ht
 	})
 	mux.Handle("/", api)
 	return mux
-}
-
-// ready answers GET /healthz for load balancers: 200 "ok" when the store
-// and the rate limiter's Redis, if any, answer within two seconds, else 503
-// naming the one that does not.
-func ready(st store.Store, limiter ratelimit.Limiter) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
-		defer cancel()
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		w.Header().Set("Cache-Control", "no-store")
-		if err := st.Ping(ctx); err != nil {
-			http.Error(w, "store unavailable", http.StatusServiceUnavailable)
-			return
-		}
-		if p, ok := limiter.(ratelimit.Pinger); ok {
-			if err := p.Ping(ctx); err != nil {
-				http.Error(w, "rate limiter unavailable", http.StatusServiceUnavailable)
-				return
-			}
-		}
-		io.WriteString(w, "ok\n")
-	})
 }
 
 // startRenderer starts the browser pool of options.render, its every
