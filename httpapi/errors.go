@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/seokit/seokit/httpapi/store"
 	"github.com/seokit/seokit/render"
@@ -145,6 +147,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 
 // writeError writes the envelope for e, with the request ID of r.
 func writeError(w http.ResponseWriter, r *http.Request, e *Error) {
+	drainBody(w, r)
 	c := *e
 	c.RequestID = requestID(r.Context())
 	if ra := retryAfter(&c); ra != "" && w.Header().Get("Retry-After") == "" {
@@ -160,4 +163,44 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 		s.log.ErrorContext(r.Context(), "request failed", "request_id", requestID(r.Context()), "code", e.Code, "err", err)
 	}
 	writeError(w, r, e)
+}
+
+// Bounds of drainBody.
+const (
+	// maxDrainBytes is the most of a refused request's body read before
+	// the answer: more than the largest body the API accepts
+	// (DefaultOptimizeMaxBodyBytes).
+	maxDrainBytes = 16 << 20
+	// drainTime bounds the reading.
+	drainTime = 3 * time.Second
+)
+
+// drainBody reads what is left of the request body (at most maxDrainBytes,
+// for at most drainTime) before an error answer. An answer sent before the
+// body is read (a 429 of the daily limit, an admission refusal) otherwise
+// reaches clients that send the whole body before reading, without
+// Expect: 100-continue (Python's urllib), as a connection reset: Go's server
+// closes the connection with more than 256 KiB unread, and the client's
+// write fails before it reads the answer. A body longer than the bounds,
+// or one behind Expect: 100-continue (whose client waits for the answer
+// and has sent nothing), is not read, and the connection closes after the
+// answer.
+func drainBody(w http.ResponseWriter, r *http.Request) {
+	if r == nil || r.Body == nil || r.Body == http.NoBody || r.ContentLength == 0 || r.ProtoMajor != 1 {
+		return
+	}
+	if r.Header.Get("Expect") != "" {
+		return // the server sends no 100 Continue for a body never read
+	}
+	if r.ContentLength > maxDrainBytes {
+		w.Header().Set("Connection", "close")
+		return
+	}
+	rc := http.NewResponseController(w)
+	rc.SetReadDeadline(time.Now().Add(drainTime)) // not every writer supports it; the byte cap holds
+	n, err := io.CopyN(io.Discard, r.Body, maxDrainBytes+1)
+	rc.SetReadDeadline(time.Time{})
+	if err != io.EOF || n > maxDrainBytes {
+		w.Header().Set("Connection", "close")
+	}
 }
