@@ -11,6 +11,7 @@ import (
 	"runtime/metrics"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -344,12 +345,66 @@ func TestEstimateMemory(t *testing.T) {
 	}
 }
 
+// stepContext is a context that is done from the cancelAt-th call of Err
+// on (never when cancelAt is 0), with DeadlineExceeded, so that a test
+// stops Optimize at a chosen point of its work whatever the machine's
+// speed. It counts the calls.
+type stepContext struct {
+	context.Context
+	mu       sync.Mutex
+	cancelAt int
+	calls    int
+	done     chan struct{}
+	endedAt  time.Time // when the cancelAt-th call came
+}
+
+func newStepContext(cancelAt int) *stepContext {
+	return &stepContext{Context: context.Background(), cancelAt: cancelAt, done: make(chan struct{})}
+}
+
+func (c *stepContext) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.calls++
+	if c.cancelAt > 0 && c.calls >= c.cancelAt {
+		if c.calls == c.cancelAt {
+			c.endedAt = time.Now()
+			close(c.done)
+		}
+		return context.DeadlineExceeded
+	}
+	return nil
+}
+
+func (c *stepContext) Done() <-chan struct{} { return c.done }
+
+func (c *stepContext) ended() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.endedAt
+}
+
+func (c *stepContext) count() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.calls
+}
+
 // TestOptimizeStopsWhenCancelled optimises a 10 MiB text of every
-// memory-test shape with a context already cancelled or with a short
-// deadline, and checks that Optimize returns the context's error soon
-// after: the long loops look at the context every cancelEvery steps.
+// memory-test shape with a context already cancelled, and with one that
+// ends part way through the work: at the 1st, 8th, 64th or 512th look
+// Optimize takes at it (different steps of the work), or, for a shape
+// whose whole work takes fewer looks (measured by that run), half way.
+// Optimize must then return the context's error within a few more looks:
+// the long loops look every cancelEvery steps. The points are counted in
+// looks, not time, so a fast machine and a busy one give the same.
 func TestOptimizeStopsWhenCancelled(t *testing.T) {
-	// Generous for a busy machine: without the checks a 10 MiB text takes
+	// After the context ends, each loop still running looks at it once
+	// more at most before returning; a few dozen looks is a few dozen
+	// times cancelEvery steps of work.
+	const maxLooksAfter = 64
+	// The time from the context's end to the return is bounded only
+	// loosely, for a busy machine: without the looks a 10 MiB text takes
 	// seconds of CPU, and minutes for some shapes before they were bounded.
 	limit := 5 * time.Second
 	if raceEnabled {
@@ -366,20 +421,34 @@ func TestOptimizeStopsWhenCancelled(t *testing.T) {
 				t.Errorf("cancelled: error %v, want context.Canceled", err)
 			}
 
-			// Deadlines of 20 to 160 ms fall in different steps.
-			deadline := (20 * time.Millisecond) << (i % 4)
-			ctx, cancel = context.WithTimeout(context.Background(), deadline)
-			defer cancel()
+			at := []int{1, 8, 64, 512}[i%4]
+			ctxAt := newStepContext(at)
 			start := time.Now()
-			_, err := Optimize(ctx, req)
-			took := time.Since(start)
+			_, err := Optimize(ctxAt, req)
+			if looks := ctxAt.count(); err == nil && looks < at {
+				// The whole work took fewer looks: end it half way.
+				if looks < 2 {
+					t.Fatalf("Optimize looked at its context %d times in %s of work, want at least 2", looks, time.Since(start).Round(time.Millisecond))
+				}
+				t.Logf("the whole work takes %d looks at the context", looks)
+				at = looks / 2
+				ctxAt = newStepContext(at)
+				start = time.Now()
+				_, err = Optimize(ctxAt, req)
+			}
+			returned := time.Now()
+			took := returned.Sub(start)
+			if e := ctxAt.ended(); !e.IsZero() && returned.Sub(e) > limit {
+				t.Errorf("context ended at look %d: returned %s later, want at most %s", at, returned.Sub(e).Round(time.Millisecond), limit)
+			}
 			if !errors.Is(err, context.DeadlineExceeded) {
-				t.Errorf("deadline %s: error %v, want context.DeadlineExceeded", deadline, err)
+				t.Errorf("context ended at look %d: error %v, want context.DeadlineExceeded", at, err)
 			}
-			if took > deadline+limit {
-				t.Errorf("deadline %s: returned after %s, want at most %s more", deadline, took.Round(time.Millisecond), limit)
+			after := ctxAt.count() - at
+			if after > maxLooksAfter {
+				t.Errorf("context ended at look %d: Optimize looked %d more times before returning, want at most %d", at, after, maxLooksAfter)
 			}
-			t.Logf("deadline %s: returned after %s", deadline, took.Round(time.Millisecond))
+			t.Logf("context ended at look %d: returned after %d more looks, %s in all", at, after, took.Round(time.Millisecond))
 		})
 	}
 }
