@@ -13,7 +13,7 @@ import (
 )
 
 // downLimiter is a rate limiter whose backend does not answer.
-type downLimiter struct{ name string }
+type downLimiter struct{}
 
 func (d downLimiter) Take(context.Context, ratelimit.Request) (ratelimit.Result, error) {
 	return ratelimit.Result{}, fmt.Errorf("limiter: take: %w: dial tcp 127.0.0.1:6379: connection refused", store.ErrUnavailable)
