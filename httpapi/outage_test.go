@@ -69,3 +69,29 @@ func TestOutageNamesComponent(t *testing.T) {
 		t.Errorf("store outage message %q, want it to name the database", e.Message)
 	}
 }
+
+// TestAllowPrivateRefusesMetadataEncodings checks that a server run with
+// AllowPrivate (the server's -allow-private) still refuses the IPv6
+// transition encodings of the cloud metadata addresses, naming the field,
+// for page and site analyses.
+func TestAllowPrivateRefusesMetadataEncodings(t *testing.T) {
+	a := newTestAPI(t, &Options{AllowPrivate: true, Queue: idleQueue{}})
+	for _, host := range []string{
+		"[64:ff9b::a9fe:a9fe]", "[64:ff9b::169.254.169.254]", "[64:ff9b:1::a9fe:a9fe]",
+		"[2002:a9fe:a9fe::1]", "[::169.254.169.254]", "[64:ff9b::6464:64c8]",
+		"[::ffff:0:a9fe:a9fe]", "[2001:0:4136:e378:8000:63bf:5601:5601]", "[fe80::5efe:a9fe:a9fe]",
+	} {
+		t.Run(host, func(t *testing.T) {
+			for _, tc := range []struct{ path, body, field string }{
+				{"/v1/analyze/page", `{"url":"http://` + host + `/latest/meta-data/"}`, "url"},
+				{"/v1/analyze/site", `{"url":"http://` + host + `/latest/meta-data/"}`, "url"},
+				{"/v1/analyze/site", `{"domain":"` + host + `"}`, "domain"},
+			} {
+				e := apiErr(t, a.call("POST", tc.path, a.key, tc.body), 400, CodeInvalidRequest)
+				if e.Field != tc.field || !strings.Contains(e.Message, "always refused") {
+					t.Errorf("%s %s: field %q message %q, want %q refused always", tc.path, tc.body, e.Field, e.Message, tc.field)
+				}
+			}
+		})
+	}
+}

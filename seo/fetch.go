@@ -419,7 +419,7 @@ func (f *Fetcher) checkURL(ctx context.Context, raw string) (*url.URL, error) {
 		// Only metadata endpoints are refused; check literals and names
 		// here and leave resolved addresses to the dialer.
 		if ip, ok := hostAddr(host); ok && !f.addrAllowed(ip) {
-			return refuse("address " + ip.String() + " is not allowed")
+			return refuse("address " + ip.String() + " " + addrRefusal(ip))
 		}
 		if !f.nameAllowed(host) {
 			return refuse("host " + host + " is not allowed")
