@@ -44,7 +44,7 @@ func TestMultiInstanceCaps(t *testing.T) {
 		urls    []string
 		stores  []*sqlstore.Store
 		servers []*httpapi.Server
-		errlog lockedBuffer
+		errlog  lockedBuffer
 	)
 	for i := range 3 {
 		st, err := sqlstore.Open(ctx, dsn, nil)
