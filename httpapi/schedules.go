@@ -612,7 +612,8 @@ func (s *Server) deferRun(ctx context.Context, j *store.Job, why string) {
 
 // startWaiting starts the scheduled runs that wait for a slot, oldest
 // first, for each account as far as its plan's concurrent analyses allow
-// (its running and queued analyses counted). Each account's runs wait only
+// (its running and queued analyses counted, by the store, in the step
+// that releases a run: store.Jobs.ActivateJob). Each account's runs wait only
 // for its own analyses, so no account's runs hold up another's.
 func (s *Server) startWaiting(ctx context.Context) {
 	js, err := s.st.Unfinished(ctx) // oldest first
@@ -637,9 +638,13 @@ func (s *Server) startWaiting(ctx context.Context) {
 		if err != nil || (plan.ConcurrentSiteJobs > 0 && active[j.AccountID] >= plan.ConcurrentSiteJobs) {
 			continue
 		}
+		// The store counts the account's analyses and releases the run in
+		// one atomic step: instances releasing runs at once never exceed
+		// the plan, nor release one run twice.
 		j.Error, j.UpdatedAt = "", s.now().UTC()
-		if err := s.st.UpdateJob(ctx, j); err != nil {
-			continue // canceled meanwhile
+		ok, err := s.st.ActivateJob(ctx, j.AccountID, j.ID, waitingPrefix, plan.ConcurrentSiteJobs, j.UpdatedAt)
+		if err != nil || !ok {
+			continue // released elsewhere, canceled, or no slot free now
 		}
 		active[j.AccountID]++
 		s.startRun(ctx, nil, j, time.Time{})

@@ -340,6 +340,15 @@ type Jobs interface {
 	// inserted in one atomic step; otherwise it stores nothing and
 	// returns a *LimitError ("active jobs"). maxActive <= 0 means no cap.
 	CreateJobWithin(ctx context.Context, j *Job, maxActive int) error
+	// ActivateJob releases the account's queued job id held back by an
+	// Error starting with held (a scheduled run waiting for a slot): it
+	// clears the Error and sets UpdatedAt to at if the account has fewer
+	// than maxActive queued and running jobs not held back, counted and
+	// updated in one atomic step, and reports whether it did. A job that
+	// is not held back (released meanwhile, by this or another instance,
+	// or canceled) is not released again: false. maxActive <= 0 means no
+	// cap.
+	ActivateJob(ctx context.Context, accountID, id, held string, maxActive int, at time.Time) (bool, error)
 	// TakeRender records that job jobID renders pageURL, unless the job
 	// already recorded limit other pages: it reports whether the page may
 	// be rendered. A page recorded before (a resumed crawl rendering it

@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/seokit/seokit/httpapi/store"
 	"github.com/seokit/seokit/seo"
@@ -193,6 +194,42 @@ func (s *Store) CreateJobWithin(ctx context.Context, j *store.Job, maxActive int
 		return err
 	})
 	return mapErr("create job", err)
+}
+
+// ActivateJob clears the Error of the account's queued job held back by
+// the prefix held if fewer than maxActive of the account's queued and
+// running jobs are not held back, in one transaction.
+func (s *Store) ActivateJob(ctx context.Context, accountID, id, held string, maxActive int, at time.Time) (bool, error) {
+	if held == "" {
+		return false, &seo.InputError{Field: "held", Reason: "is empty"}
+	}
+	ok := false
+	err := s.db.InTx(ctx, func(tx *sql.Tx) error {
+		if err := s.lockOwner(ctx, tx, "accounts", accountID); err != nil {
+			return err
+		}
+		// substr, not LIKE: the prefix is matched as written.
+		if maxActive > 0 {
+			n, err := s.countTx(ctx, tx, `SELECT COUNT(*) FROM jobs WHERE account_id = ? AND status IN ('queued', 'running')
+				AND substr(error, 1, ?) <> ?`, accountID, len([]rune(held)), held)
+			if err != nil || n >= maxActive {
+				return err
+			}
+		}
+		res, err := tx.ExecContext(ctx, s.db.Q(`UPDATE jobs SET error = '', updated_at = ?
+			WHERE id = ? AND account_id = ? AND status = 'queued' AND substr(error, 1, ?) = ?`),
+			tv(norm(at)), id, accountID, len([]rune(held)), held)
+		if err != nil {
+			return err
+		}
+		n, err := res.RowsAffected()
+		ok = n == 1
+		return err
+	})
+	if err != nil {
+		return false, mapErr("activate job", err)
+	}
+	return ok, nil
 }
 
 // TakeRender records that the job renders pageURL (keyed by the URL's

@@ -39,6 +39,7 @@ func Caps(t *testing.T, open func(t *testing.T) []store.Store) {
 	t.Run("Schedules", func(t *testing.T) { ss, ctx := fresh(t); testScheduleCap(ctx, t, ss) })
 	t.Run("AlertRules", func(t *testing.T) { ss, ctx := fresh(t); testAlertRuleCap(ctx, t, ss) })
 	t.Run("ActiveJobs", func(t *testing.T) { ss, ctx := fresh(t); testActiveJobCap(ctx, t, ss) })
+	t.Run("HeldJobs", func(t *testing.T) { ss, ctx := fresh(t); testActivateJobCap(ctx, t, ss) })
 	t.Run("Renders", func(t *testing.T) { ss, ctx := fresh(t); testRenderCap(ctx, t, ss) })
 	t.Run("Screenshots", func(t *testing.T) {
 		ss, ctx := fresh(t)
@@ -206,6 +207,68 @@ func testActiveJobCap(ctx context.Context, t *testing.T, ss []store.Store) {
 	}
 	if err := s.CreateJobWithin(ctx, &store.Job{AccountID: a.ID, Kind: "site", ProjectID: "prj_missing"}, limit+1); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("CreateJobWithin with a missing project: %v, want ErrNotFound", err)
+	}
+}
+
+func testActivateJobCap(ctx context.Context, t *testing.T, ss []store.Store) {
+	s := ss[0]
+	a := mustAccount(ctx, t, s, "held-cap@example.com")
+	const (
+		limit = 2
+		held  = "waiting: "
+	)
+	// One job runs; capRacers wait. Each racer releases its own job.
+	if err := s.CreateJob(ctx, &store.Job{AccountID: a.ID, Kind: "site", Status: store.JobRunning}); err != nil {
+		t.Fatal(err)
+	}
+	jobs := make([]*store.Job, capRacers)
+	for i := range jobs {
+		jobs[i] = &store.Job{AccountID: a.ID, Kind: "site", Error: held + "the account runs its plan's analyses"}
+		if err := s.CreateJob(ctx, jobs[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		released int
+	)
+	for i := range capRacers {
+		wg.Go(func() {
+			ok, err := ss[i%len(ss)].ActivateJob(ctx, a.ID, jobs[i].ID, held, limit, base)
+			if err != nil {
+				t.Errorf("ActivateJob %d: %v", i, err)
+			}
+			if ok {
+				mu.Lock()
+				released++
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	if released != limit-1 {
+		t.Fatalf("%d held jobs released at once with 1 running under a cap of %d: %d released; want %d", capRacers, limit, released, limit-1)
+	}
+	// A released job is not released twice; without a cap every held
+	// job is released; a held prefix is matched as written.
+	for _, j := range jobs {
+		cur, err := s.Job(ctx, a.ID, j.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cur.Error == "" {
+			if ok, err := s.ActivateJob(ctx, a.ID, j.ID, held, 0, base); err != nil || ok {
+				t.Errorf("ActivateJob of a released job = %v, %v; want false", ok, err)
+			}
+			continue
+		}
+		if ok, err := s.ActivateJob(ctx, a.ID, j.ID, "wait%", 0, base); err != nil || ok {
+			t.Errorf("ActivateJob with a prefix the job does not have = %v, %v; want false", ok, err)
+		}
+		if ok, err := s.ActivateJob(ctx, a.ID, j.ID, held, 0, base); err != nil || !ok {
+			t.Errorf("ActivateJob without a cap = %v, %v; want true", ok, err)
+		}
 	}
 }
 
