@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/seokit/seokit/crawler"
+	"github.com/seokit/seokit/httpapi/auth"
 	"github.com/seokit/seokit/httpapi/store"
 	"github.com/seokit/seokit/render"
 )
@@ -163,29 +164,43 @@ func TestScheduleEarlyRowMoved(t *testing.T) {
 	}
 }
 
-// TestScheduleIntervalAcrossDST: the interval rule counts wall-clock days,
-// as the plan's check of a spec does, so a daily schedule runs every day
-// across both daylight-saving changes (23 and 25 hours apart).
+// TestScheduleIntervalAcrossDST: the interval rule counts wall-clock time,
+// as the plan's check of a spec does, so schedules run at each of their
+// times across both daylight-saving changes: daily runs 23 and 25 hours
+// apart, 23h30 from 02:30 to the skipped 02:30 run at 03:00 and 23h30
+// from it to the next 02:30, once on the day 02:30 shows twice; an hourly
+// Pro schedule 30 minutes apart around the skipped 02:30.
 func TestScheduleIntervalAcrossDST(t *testing.T) {
 	for _, tc := range []struct {
-		name  string
-		start time.Time // UTC
+		name, spec string
+		plan       store.Plan
+		start      time.Time // UTC
+		ticks      int       // of 15 minutes
+		want       int
 	}{
-		{"spring forward", time.Date(2026, 3, 27, 12, 0, 0, 0, time.UTC)},
-		{"fall back", time.Date(2026, 10, 23, 12, 0, 0, 0, time.UTC)},
+		{"spring forward", "daily@06:00", store.Free, time.Date(2026, 3, 27, 12, 0, 0, 0, time.UTC), 4 * 96, 4},
+		{"spring forward, skipped time", "daily@02:30", store.Free, time.Date(2026, 3, 27, 12, 0, 0, 0, time.UTC), 4 * 96, 4},
+		{"fall back", "daily@06:00", store.Free, time.Date(2026, 10, 23, 12, 0, 0, 0, time.UTC), 4 * 96, 4},
+		{"fall back, repeated time", "daily@02:30", store.Free, time.Date(2026, 10, 23, 12, 0, 0, 0, time.UTC), 4 * 96, 4},
+		// March 29 in Paris, 00:00 to 24:00 (23 hours): 24 runs, the
+		// 02:30 one at 03:00.
+		{"spring forward, hourly", "30 * * * *", store.Pro, time.Date(2026, 3, 28, 23, 0, 0, 0, time.UTC), 23 * 4, 24},
+		// October 25 in Paris (25 hours): 24 runs, 02:30 once.
+		{"fall back, hourly", "30 * * * *", store.Pro, time.Date(2026, 10, 24, 22, 0, 0, 0, time.UTC), 25 * 4, 24},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newScheduleEnv(t, tc.start, nil)
-			p := e.project(e.acct.ID, "shop")
-			e.schedule(e.key, p.ID, `{"kind":"site","spec":"daily@06:00"}`)
+			acct, key := e.account("dst@example.com", tc.plan, auth.ScopeRead, auth.ScopeWrite)
+			p := e.project(acct.ID, "shop")
+			e.schedule(key, p.ID, `{"kind":"site","spec":"`+tc.spec+`"}`)
 			runs := 0
-			for range 4 * 24 * 2 { // four days, every 30 minutes
-				e.clk.Add(30 * time.Minute)
+			for range tc.ticks {
+				e.clk.Add(15 * time.Minute)
 				e.srv.RunDueSchedules(context.Background())
 				runs += len(e.finish())
 			}
-			if runs != 4 {
-				t.Errorf("%d runs in four days, want 4", runs)
+			if runs != tc.want {
+				t.Errorf("%d runs, want %d", runs, tc.want)
 			}
 		})
 	}

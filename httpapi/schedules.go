@@ -263,39 +263,57 @@ func (s *Server) updateSchedule(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, scheduleView(sc, p))
 }
 
-// earliestRun is the first time a schedule whose last run was due at last
-// may run again under the plan's minimum interval min: min after last in
-// the schedule's wall-clock time (a daily run stays daily across a
-// daylight-saving change, as monitor.Schedule.MinInterval counts), and
-// never later than min after it in real time. Zero when it never ran or
-// the plan has no minimum.
-func earliestRun(sched *monitor.Schedule, last time.Time, min time.Duration) time.Time {
+// tooSoon reports whether a run of sched at at comes sooner after its
+// last run, due at last, than the plan's minimum interval min allows.
+// The interval is counted in the schedule's wall-clock time, as
+// monitor.Schedule.MinInterval counts it, so a daily run stays daily
+// across a daylight-saving change (23 or 25 hours apart); a last run at
+// the end of a skipped hour (02:30 run at 03:00) counts from the clock
+// before the jump, the time it stood for. Never too soon before a first
+// run or without a minimum.
+func tooSoon(sched *monitor.Schedule, at, last time.Time, min time.Duration) bool {
 	if last.IsZero() || min <= 0 {
-		return time.Time{}
+		return false
 	}
-	l := last.In(sched.Location())
-	days := int(min / (24 * time.Hour))
-	wall := time.Date(l.Year(), l.Month(), l.Day()+days, l.Hour(), l.Minute(), l.Second(), l.Nanosecond(), l.Location()).
-		Add(min % (24 * time.Hour))
-	if real := last.Add(min); real.Before(wall) {
-		return real
+	loc := sched.Location()
+	from := wallClock(last, loc)
+	if start, _ := last.In(loc).ZoneBounds(); start.Equal(last) {
+		_, after := last.In(loc).Zone()
+		_, before := last.Add(-time.Second).In(loc).Zone()
+		if after > before {
+			from = from.Add(-time.Duration(after-before) * time.Second)
+		}
 	}
-	return wall
+	return wallClock(at, loc).Sub(from) < min
 }
 
-// keepInterval returns next, or, when next is earlier than earliestRun,
-// the schedule's first time at or after it: whatever PATCH or a time zone
-// change does to a schedule, its next run never comes sooner after its
-// last than the plan allows.
+// wallClock is t's wall-clock time in loc, written as a UTC time.
+func wallClock(t time.Time, loc *time.Location) time.Time {
+	l := t.In(loc)
+	return time.Date(l.Year(), l.Month(), l.Day(), l.Hour(), l.Minute(), l.Second(), l.Nanosecond(), time.UTC)
+}
+
+// maxIntervalSteps bounds keepInterval's walk over due times: a spec the
+// plan allows reaches the interval in two or three.
+const maxIntervalSteps = 10_000
+
+// keepInterval returns next, or, when it is tooSoon after last, the
+// schedule's first due time after it that is not: whatever PATCH or a
+// time zone change does to a schedule, its next run never comes sooner
+// after its last than the plan allows.
 func keepInterval(sched *monitor.Schedule, next, last time.Time, min time.Duration) time.Time {
-	e := earliestRun(sched, last, min)
-	if e.IsZero() || !next.Before(e) {
-		return next
+	n := next
+	for range maxIntervalSteps {
+		if !tooSoon(sched, n, last, min) {
+			return n
+		}
+		if n = sched.Next(n); n.IsZero() {
+			break
+		}
 	}
-	if n := sched.Next(e.Add(-time.Nanosecond)); !n.IsZero() {
-		return n
-	}
-	return e
+	// No due time within reach: an hour past the interval in real time
+	// is never too soon, whatever the zone's changes.
+	return last.Add(min + time.Hour)
 }
 
 func (s *Server) deleteSchedule(w http.ResponseWriter, r *http.Request) {
@@ -399,7 +417,7 @@ func (s *Server) runSchedule(ctx context.Context, sc *store.Schedule, now time.T
 		return false // a clock behind the instance that listed it
 	}
 	if plan, err := s.accountPlan(ctx, sc.AccountID); err == nil {
-		if e := earliestRun(sched, sc.LastRun, plan.MinScheduleInterval); !e.IsZero() && at.Before(e) {
+		if tooSoon(sched, at, sc.LastRun, plan.MinScheduleInterval) {
 			// Due sooner after the last run than the plan allows (a next
 			// run stored before this rule held): move it, without a run.
 			moved := *sc
