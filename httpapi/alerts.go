@@ -228,22 +228,6 @@ func (s *Server) createAlertRule(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	n, err := s.st.CountAlertRules(ctx, p.AccountID)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	if n >= plan.AlertRules {
-		s.fail(w, r, apiError(http.StatusConflict, CodeConflict, "this account has "+strconv.Itoa(n)+" alert rules, the most its plan allows; delete one first"))
-		return
-	}
-	if rules, err := s.st.AlertRules(ctx, p.AccountID, p.ID); err != nil || len(rules) >= store.MaxAlertRules {
-		if err == nil {
-			err = apiError(http.StatusConflict, CodeConflict, "this project has "+strconv.Itoa(len(rules))+" alert rules, the most a project may have")
-		}
-		s.fail(w, r, err)
-		return
-	}
 	var secret string
 	if rule.Channel == monitor.ChannelWebhook {
 		if secret, rule.Secret, err = s.newAlertSecret(); err != nil {
@@ -252,7 +236,17 @@ func (s *Server) createAlertRule(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	rule.CreatedAt = s.now().UTC()
-	if err := s.st.CreateAlertRule(ctx, rule); err != nil {
+	// The store counts and creates in one atomic step, so instances
+	// sharing a database together never exceed the caps.
+	err = s.st.CreateAlertRuleWithin(ctx, rule, plan.AlertRules)
+	var le *store.LimitError
+	switch {
+	case errors.As(err, &le) && le.Project != "":
+		err = apiError(http.StatusConflict, CodeConflict, "this project has "+strconv.Itoa(le.Count)+" alert rules, the most a project may have")
+	case errors.As(err, &le):
+		err = apiError(http.StatusConflict, CodeConflict, "this account has "+strconv.Itoa(le.Count)+" alert rules, the most its plan allows; delete one first")
+	}
+	if err != nil {
 		s.fail(w, r, err)
 		return
 	}

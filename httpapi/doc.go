@@ -125,7 +125,11 @@
 // most MaxProjectKeywords, validated as GET /v1/rankings validates them).
 // One project per domain and account; plans cap the count
 // (plans.Limits.Projects: Free 3, Pro 50, Enterprise 1,000), and one more
-// is 409 conflict. Another account's project answers 404.
+// is 409 conflict. Another account's project answers 404. Every plan cap
+// on a count (projects, schedules, alert rules, site analyses queued or
+// running) is checked by the store in the step that inserts
+// (store.LimitError), so instances sharing a database never exceed it
+// together.
 //
 // POST /v1/analyze/site with "projectId" attaches the analysis to the
 // project: without domain and url the project's domain is analysed (a
@@ -220,12 +224,17 @@
 // options.renderPages pages, by default and at most its plan's cap
 // (plans.Limits.RenderPages: Free 50, Pro 2,000, Enterprise 10,000); the
 // pages beyond are analysed as the server sent them, with the reason
-// ("not rendered: …", never a render.failed finding).
+// ("not rendered: …", never a render.failed finding). The pages rendered
+// are counted in the store with the job (store.Jobs.TakeRender), so a
+// resumed analysis (after a restart or a kill) continues from the count,
+// and the instances that crawl one analysis together share it; a page
+// rendered again after a resume is not counted twice.
 //
 // A site analysis that renders with options.screenshot "viewport" (the
 // default when rendering) keeps each rendered page's viewport PNG with
 // its job when the store implements store.Screenshots (sqlstore does): at
-// most options.renderPages of them, each at most store.MaxScreenshotBytes,
+// most options.renderPages of them (counted in the store, so a resumed
+// analysis keeps the cap), each at most store.MaxScreenshotBytes,
 // deleted with the job. The report's pages[].screenshot says which page
 // has one; GET /v1/analyze/site/{id}/screenshot?url= serves it as
 // image/png (the page's URL as the report lists it; 400 naming url
@@ -307,7 +316,12 @@
 // Enterprise 1000; 409 conflict beyond, and beyond 100 in one project) and
 // how often one may run (MinScheduleInterval: Free once a day, Pro hourly,
 // Enterprise every 15 minutes; a spec that may run more often is 400
-// invalid_request naming spec).
+// invalid_request naming spec). The minimum interval is also kept from
+// the last run: whatever a PATCH (a new time, a resume) or a change of
+// the project's time zone does, the next run is never sooner after the
+// last than the plan allows (counted in wall-clock time, so a daily run
+// stays daily across daylight-saving changes); it moves to the first due
+// time after that.
 //
 // # Callbacks
 //

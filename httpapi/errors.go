@@ -102,6 +102,8 @@ func toAPIError(err error) (e *Error, logIt bool) {
 		return apiError(http.StatusNotFound, CodeNotFound, "no such resource"), false
 	case errors.Is(err, store.ErrConflict):
 		return apiError(http.StatusConflict, CodeConflict, "the resource is in a state that does not allow this"), false
+	case errors.Is(err, store.ErrLimitReached):
+		return apiError(http.StatusConflict, CodeConflict, "the account has the most of these its plan allows; delete one first"), false
 	case errors.Is(err, store.ErrUnavailable):
 		return apiError(http.StatusServiceUnavailable, CodeUnavailable, "the service's database is unavailable; retry shortly"), true
 	case errors.Is(err, render.ErrUnavailable): // before seo.ErrUnavailable, which it wraps

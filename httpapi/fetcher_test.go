@@ -114,7 +114,7 @@ func TestSiteAnalysesShareFetcher(t *testing.T) {
 	defer mu.Unlock()
 	total := len(conns)
 	t.Logf("%d site analyses made requests on %d connections to the site (%d for the first)", n, total, first)
-	if co, _ := a.srv.crawlerOptions(SiteRequest{}); co.Fetcher != a.srv.fetcher {
+	if co, _ := a.srv.crawlerOptions("", SiteRequest{}); co.Fetcher != a.srv.fetcher {
 		t.Error("site analyses do not use the server's fetcher")
 	}
 	if len(agents) != 1 || agents[crawlUA] == 0 {

@@ -203,7 +203,7 @@ func (s *Server) runHelper(wctx context.Context, accountID, jobID string) error 
 	defer cancel()
 	stopServer := context.AfterFunc(s.ctx, cancel)
 	defer stopServer()
-	co, err := s.crawlerOptions(req)
+	co, err := s.crawlerOptions(jobID, req)
 	if err != nil {
 		return nil // the job fails when run
 	}

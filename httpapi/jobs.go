@@ -205,21 +205,16 @@ func (s *Server) submitSite(ctx context.Context, accountID string, req SiteReque
 		return nil, err
 	}
 	now := j.CreatedAt
-	// The count and the creation are one step in this process; instances
-	// sharing a database may together exceed the cap by a job or two.
-	s.submitMu.Lock()
-	active, err := s.st.ActiveJobs(ctx, accountID)
-	if err == nil && active >= plan.ConcurrentSiteJobs {
-		s.submitMu.Unlock()
-		e := apiError(http.StatusTooManyRequests, CodeRateLimited, "this account has "+strconv.Itoa(active)+
+	// The store counts and creates in one atomic step, so instances
+	// sharing a database together never exceed the cap.
+	err = s.st.CreateJobWithin(ctx, j, max(plan.ConcurrentSiteJobs, 1))
+	var le *store.LimitError
+	if errors.As(err, &le) {
+		e := apiError(http.StatusTooManyRequests, CodeRateLimited, "this account has "+strconv.Itoa(le.Count)+
 			" site analyses queued or running, the most its plan allows at once; wait for one to end or cancel one")
 		e.retryAfter = "30"
 		return nil, e
 	}
-	if err == nil {
-		err = s.st.CreateJob(ctx, j)
-	}
-	s.submitMu.Unlock()
 	if err != nil {
 		return nil, err
 	}
@@ -578,7 +573,7 @@ func (s *Server) runJob(wctx context.Context, accountID, id string) error {
 		}
 		return s.finish(ctx, j)
 	}
-	co, err := s.crawlerOptions(req)
+	co, err := s.crawlerOptions(j.ID, req)
 	if err != nil {
 		j.Status, j.Error = store.JobFailed, "the stored request is no longer valid: "+err.Error()
 		return s.finish(ctx, j)
@@ -858,11 +853,12 @@ func (s *Server) checkSiteStart(ctx context.Context, field, raw string) (*url.UR
 	return u, nil
 }
 
-// crawlerOptions are the crawl options of a site analysis request: the
-// server's template with the request's options on top, the server's
-// shared fetcher unless the template has one, and its page analyses
-// reserving memory from the server's budget.
-func (s *Server) crawlerOptions(req SiteRequest) (crawler.Options, error) {
+// crawlerOptions are the crawl options of the request of site analysis
+// jobID ("" for none): the server's template with the request's options
+// on top, the server's shared fetcher unless the template has one, its
+// page analyses reserving memory from the server's budget, and its
+// renderings counted with the job.
+func (s *Server) crawlerOptions(jobID string, req SiteRequest) (crawler.Options, error) {
 	co := s.crawlTemplate()
 	co.AllowPrivate = s.opts.AllowPrivate
 	if co.Fetcher == nil {
@@ -876,7 +872,7 @@ func (s *Server) crawlerOptions(req SiteRequest) (crawler.Options, error) {
 	// A request stored valid stays valid; a renderer gone since (a
 	// restart without a browser) leaves the analysis raw, and says so.
 	if rc, err := parseRender(req.Options.Render, req.Options.Screenshot, true); err == nil && rc.on() && s.opts.Renderer != nil {
-		setRender(&ao, rc, &jobRenderer{r: s.opts.Renderer, adm: s.adm, max: int64(req.Options.RenderPages)})
+		setRender(&ao, rc, &jobRenderer{r: s.opts.Renderer, adm: s.adm, max: int64(req.Options.RenderPages), st: s.st, job: jobID})
 	}
 	co.Analyzer = &ao
 	if err := req.Options.Apply(&co); err != nil {

@@ -447,22 +447,15 @@ func (s *Server) createProject(w http.ResponseWriter, r *http.Request) {
 	}
 	now := s.now().UTC()
 	p.ID, p.CreatedAt, p.UpdatedAt = "prj_"+randomID(24), now, now
-	// The count and the creation are one step in this process, as for
-	// site analyses; instances sharing a database may together exceed the
-	// cap by a project or two.
-	s.submitMu.Lock()
-	have, err := s.st.Projects(ctx, account)
-	if err == nil && len(have) >= limit {
-		s.submitMu.Unlock()
-		s.fail(w, r, apiError(http.StatusConflict, CodeConflict, "this account has "+strconv.Itoa(len(have))+
-			" projects, the most its plan allows; delete one to create another"))
-		return
-	}
-	if err == nil {
-		err = s.st.CreateProject(ctx, p)
-	}
-	s.submitMu.Unlock()
-	if errors.Is(err, store.ErrConflict) {
+	// The store counts and creates in one atomic step, so instances
+	// sharing a database together never exceed the cap.
+	err = s.st.CreateProjectWithin(ctx, p, limit)
+	var le *store.LimitError
+	switch {
+	case errors.As(err, &le):
+		err = apiError(http.StatusConflict, CodeConflict, "this account has "+strconv.Itoa(le.Count)+
+			" projects, the most its plan allows; delete one to create another")
+	case errors.Is(err, store.ErrConflict):
 		err = &Error{Code: CodeConflict, Status: http.StatusConflict, Field: "domain",
 			Message: "this account already has a project for " + p.Domain}
 	}

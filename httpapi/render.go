@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"strconv"
 	"sync/atomic"
 
 	"github.com/seokit/seokit/analyzer"
+	"github.com/seokit/seokit/httpapi/store"
 	"github.com/seokit/seokit/render"
 )
 
@@ -145,18 +147,45 @@ type renderCapacity interface{ Capacity() int }
 
 // jobRenderer is the renderer of one site analysis: each rendering waits
 // for a slot of the rendering class and its memory, and the analysis
-// renders at most max pages.
+// renders at most max pages. The pages rendered are counted in the store
+// with the job (store.Jobs.TakeRender), so the cap holds across a restart
+// that resumes the crawl and across the instances that crawl it together;
+// without a job ID (no stored job) they are counted here.
 type jobRenderer struct {
 	r   render.Renderer
 	adm *admission
 	max int64
+	st  store.Jobs
+	job string
 	n   atomic.Int64
+	// full is set once the store refused a page: the cap is reached for
+	// the rest of the run.
+	full atomic.Bool
 }
 
-// Render renders req once admitted, or refuses it past the cap.
+// Render renders req once admitted, or declines it past the cap.
 func (j *jobRenderer) Render(ctx context.Context, req *render.Request) (*render.Result, error) {
-	if j.n.Add(1) > j.max {
-		return nil, fmt.Errorf("%w: the plan renders at most %d pages per site analysis", render.ErrDeclined, j.max)
+	capped := fmt.Errorf("%w: the plan renders at most %d pages per site analysis", render.ErrDeclined, j.max)
+	switch {
+	case j.st == nil || j.job == "":
+		if j.n.Add(1) > j.max {
+			return nil, capped
+		}
+	case j.full.Load():
+		return nil, capped
+	default:
+		ok, err := j.st.TakeRender(ctx, j.job, req.URL, int(min(j.max, math.MaxInt32)))
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			// Not counted, not rendered: the cap must hold.
+			return nil, fmt.Errorf("%w: the count of rendered pages could not be stored", render.ErrDeclined)
+		}
+		if !ok {
+			j.full.Store(true)
+			return nil, capped
+		}
 	}
 	release, err := j.adm.admit(ctx, KindRender, "", renderMemory, true)
 	if err != nil {

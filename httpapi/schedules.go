@@ -143,30 +143,18 @@ func (s *Server) createSchedule(w http.ResponseWriter, r *http.Request) {
 	now := s.now().UTC()
 	sc := &store.Schedule{AccountID: acct, ProjectID: p.ID, Kind: req.Kind, Spec: sched.String(),
 		NextRun: sched.Next(now), Paused: req.Paused != nil && *req.Paused, CreatedAt: now}
-	// The count and the creation are one step in this process; instances
-	// sharing a database may together exceed the cap by a schedule or two.
-	s.submitMu.Lock()
-	n, err := s.st.CountSchedules(ctx, acct)
-	if err == nil && plan.Schedules > 0 && n >= plan.Schedules {
-		s.submitMu.Unlock()
-		s.fail(w, r, apiError(http.StatusConflict, CodeConflict, "this account has "+strconv.Itoa(n)+
-			" schedules, the most its plan allows; delete one to create another"))
-		return
+	// The store counts and creates in one atomic step, so instances
+	// sharing a database together never exceed the caps.
+	err = s.st.CreateScheduleWithin(ctx, sc, plan.Schedules)
+	var le *store.LimitError
+	switch {
+	case errors.As(err, &le) && le.Project != "":
+		err = apiError(http.StatusConflict, CodeConflict, "this project has "+strconv.Itoa(le.Count)+
+			" schedules, the most a project may have; delete one to create another")
+	case errors.As(err, &le):
+		err = apiError(http.StatusConflict, CodeConflict, "this account has "+strconv.Itoa(le.Count)+
+			" schedules, the most its plan allows; delete one to create another")
 	}
-	var have []store.Schedule
-	if err == nil {
-		have, err = s.st.Schedules(ctx, acct, p.ID)
-	}
-	if err == nil && len(have) >= store.MaxSchedules {
-		s.submitMu.Unlock()
-		s.fail(w, r, apiError(http.StatusConflict, CodeConflict, "this project has "+strconv.Itoa(len(have))+
-			" schedules, the most a project may have; delete one to create another"))
-		return
-	}
-	if err == nil {
-		err = s.st.CreateSchedule(ctx, sc)
-	}
-	s.submitMu.Unlock()
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -238,22 +226,94 @@ func (s *Server) updateSchedule(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	resumed := req.Paused != nil && !*req.Paused && sc.Paused
-	if req.Paused != nil {
-		sc.Paused = *req.Paused
+	plan, err := s.accountPlan(ctx, sc.AccountID)
+	if err != nil {
+		s.fail(w, r, err)
+		return
 	}
-	now := s.now().UTC()
-	// A new spec, or a resumed schedule, runs next from now: no catch-up
-	// run for the time it was paused.
-	if sched.String() != sc.Spec || resumed {
-		sc.Spec, sc.NextRun = sched.String(), sched.Next(now)
+	// A run claimed meanwhile makes the store refuse the update
+	// (ErrConflict): read the schedule again and apply the request to it.
+	for attempt := 1; ; attempt++ {
+		resumed := req.Paused != nil && !*req.Paused && sc.Paused
+		if req.Paused != nil {
+			sc.Paused = *req.Paused
+		}
+		now := s.now().UTC()
+		// A new spec, or a resumed schedule, runs next from now: no
+		// catch-up run for the time it was paused.
+		if sched.String() != sc.Spec || resumed {
+			sc.Spec, sc.NextRun = sched.String(), sched.Next(now)
+		}
+		// Whatever changed, the next run keeps the plan's interval after
+		// the last one.
+		sc.NextRun = keepInterval(sched, sc.NextRun, sc.LastRun, plan.MinScheduleInterval)
+		sc.UpdatedAt = now
+		err = s.st.UpdateSchedule(ctx, sc)
+		if !errors.Is(err, store.ErrConflict) || attempt == 3 {
+			break
+		}
+		if sc, err = s.st.Schedule(ctx, sc.AccountID, sc.ID); err != nil {
+			break
+		}
 	}
-	sc.UpdatedAt = now
-	if err := s.st.UpdateSchedule(ctx, sc); err != nil {
+	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, scheduleView(sc, p))
+}
+
+// tooSoon reports whether a run of sched at at comes sooner after its
+// last run, due at last, than the plan's minimum interval min allows.
+// The interval is counted in the schedule's wall-clock time, as
+// monitor.Schedule.MinInterval counts it, so a daily run stays daily
+// across a daylight-saving change (23 or 25 hours apart); a last run at
+// the end of a skipped hour (02:30 run at 03:00) counts from the clock
+// before the jump, the time it stood for. Never too soon before a first
+// run or without a minimum.
+func tooSoon(sched *monitor.Schedule, at, last time.Time, min time.Duration) bool {
+	if last.IsZero() || min <= 0 {
+		return false
+	}
+	loc := sched.Location()
+	from := wallClock(last, loc)
+	if start, _ := last.In(loc).ZoneBounds(); start.Equal(last) {
+		_, after := last.In(loc).Zone()
+		_, before := last.Add(-time.Second).In(loc).Zone()
+		if after > before {
+			from = from.Add(-time.Duration(after-before) * time.Second)
+		}
+	}
+	return wallClock(at, loc).Sub(from) < min
+}
+
+// wallClock is t's wall-clock time in loc, written as a UTC time.
+func wallClock(t time.Time, loc *time.Location) time.Time {
+	l := t.In(loc)
+	return time.Date(l.Year(), l.Month(), l.Day(), l.Hour(), l.Minute(), l.Second(), l.Nanosecond(), time.UTC)
+}
+
+// maxIntervalSteps bounds keepInterval's walk over due times: a spec the
+// plan allows reaches the interval in two or three.
+const maxIntervalSteps = 10_000
+
+// keepInterval returns next, or, when it is tooSoon after last, the
+// schedule's first due time after it that is not: whatever PATCH or a
+// time zone change does to a schedule, its next run never comes sooner
+// after its last than the plan allows.
+func keepInterval(sched *monitor.Schedule, next, last time.Time, min time.Duration) time.Time {
+	n := next
+	for range maxIntervalSteps {
+		if !tooSoon(sched, n, last, min) {
+			return n
+		}
+		if n = sched.Next(n); n.IsZero() {
+			break
+		}
+	}
+	// No due time within reach: an hour past the interval in real time
+	// is never too soon, whatever the zone's changes.
+	return last.Add(min + time.Hour)
 }
 
 func (s *Server) deleteSchedule(w http.ResponseWriter, r *http.Request) {
@@ -356,6 +416,20 @@ func (s *Server) runSchedule(ctx context.Context, sc *store.Schedule, now time.T
 	if at.IsZero() {
 		return false // a clock behind the instance that listed it
 	}
+	if plan, err := s.accountPlan(ctx, sc.AccountID); err == nil {
+		if tooSoon(sched, at, sc.LastRun, plan.MinScheduleInterval) {
+			// Due sooner after the last run than the plan allows (a next
+			// run stored before this rule held): move it, without a run.
+			moved := *sc
+			moved.NextRun, moved.UpdatedAt = keepInterval(sched, at, sc.LastRun, plan.MinScheduleInterval), now.UTC()
+			if err := s.st.UpdateSchedule(ctx, &moved); err != nil && !errors.Is(err, store.ErrConflict) {
+				s.log.Warn("early scheduled run not moved", "schedule", sc.ID, "err", err)
+				return false
+			}
+			s.log.Info("scheduled run moved to keep the plan's interval", "schedule", sc.ID, "due", at, "next", moved.NextRun)
+			return true
+		}
+	}
 	next := sched.Next(at)
 	if next.IsZero() {
 		next = at.AddDate(8, 0, 0)
@@ -377,16 +451,31 @@ func (s *Server) rezoneSchedules(ctx context.Context, p *store.Project) {
 		s.log.Warn("schedules not moved to the project's time zone", "project", p.ID, "err", err)
 		return
 	}
-	now := s.now().UTC()
+	plan, err := s.accountPlan(ctx, p.AccountID)
+	if err != nil {
+		s.log.Warn("schedules not moved to the project's time zone", "project", p.ID, "err", err)
+		return
+	}
 	for i := range scs {
 		sc := &scs[i]
-		sched, err := monitor.ParseSchedule(sc.Spec, p.TimeZone)
-		if err != nil || sc.Paused {
-			continue
-		}
-		sc.NextRun, sc.UpdatedAt = sched.Next(now), now
-		if err := s.st.UpdateSchedule(ctx, sc); err != nil {
-			s.log.Warn("schedule not moved to the project's time zone", "schedule", sc.ID, "err", err)
+		// A run claimed meanwhile refuses the update: read it again.
+		for attempt := 1; ; attempt++ {
+			sched, err := monitor.ParseSchedule(sc.Spec, p.TimeZone)
+			if err != nil || sc.Paused {
+				break
+			}
+			now := s.now().UTC()
+			sc.NextRun, sc.UpdatedAt = keepInterval(sched, sched.Next(now), sc.LastRun, plan.MinScheduleInterval), now
+			err = s.st.UpdateSchedule(ctx, sc)
+			if errors.Is(err, store.ErrConflict) && attempt < 3 {
+				if sc, err = s.st.Schedule(ctx, sc.AccountID, sc.ID); err == nil {
+					continue
+				}
+			}
+			if err != nil {
+				s.log.Warn("schedule not moved to the project's time zone", "schedule", sc.ID, "err", err)
+			}
+			break
 		}
 	}
 }
@@ -541,7 +630,8 @@ func (s *Server) deferRun(ctx context.Context, j *store.Job, why string) {
 
 // startWaiting starts the scheduled runs that wait for a slot, oldest
 // first, for each account as far as its plan's concurrent analyses allow
-// (its running and queued analyses counted). Each account's runs wait only
+// (its running and queued analyses counted, by the store, in the step
+// that releases a run: store.Jobs.ActivateJob). Each account's runs wait only
 // for its own analyses, so no account's runs hold up another's.
 func (s *Server) startWaiting(ctx context.Context) {
 	js, err := s.st.Unfinished(ctx) // oldest first
@@ -566,9 +656,13 @@ func (s *Server) startWaiting(ctx context.Context) {
 		if err != nil || (plan.ConcurrentSiteJobs > 0 && active[j.AccountID] >= plan.ConcurrentSiteJobs) {
 			continue
 		}
+		// The store counts the account's analyses and releases the run in
+		// one atomic step: instances releasing runs at once never exceed
+		// the plan, nor release one run twice.
 		j.Error, j.UpdatedAt = "", s.now().UTC()
-		if err := s.st.UpdateJob(ctx, j); err != nil {
-			continue // canceled meanwhile
+		ok, err := s.st.ActivateJob(ctx, j.AccountID, j.ID, waitingPrefix, plan.ConcurrentSiteJobs, j.UpdatedAt)
+		if err != nil || !ok {
+			continue // released elsewhere, canceled, or no slot free now
 		}
 		active[j.AccountID]++
 		s.startRun(ctx, nil, j, time.Time{})

@@ -2,9 +2,10 @@ package httpapi
 
 import (
 	"context"
+	"errors"
+	"math"
 	"net/http"
 	"strconv"
-	"sync/atomic"
 
 	"github.com/seokit/seokit/crawler"
 	"github.com/seokit/seokit/httpapi/store"
@@ -12,25 +13,24 @@ import (
 )
 
 // jobScreenshots is the crawler.ScreenshotSink of one site analysis: it
-// stores at most max screenshots of the job in the store.
+// stores at most max screenshots of the job in the store, counted there
+// (store.Screenshots.PutScreenshotWithin), so the cap holds across a
+// restart that resumes the crawl and across the instances that crawl it
+// together.
 type jobScreenshots struct {
 	st  store.Screenshots
 	job string
 	max int64
-	n   atomic.Int64
 }
 
 // PutScreenshot stores the screenshot of pageURL, or refuses it with
 // crawler.ErrScreenshotsFull past the job's cap.
 func (j *jobScreenshots) PutScreenshot(ctx context.Context, pageURL string, png []byte) error {
-	if j.n.Add(1) > j.max {
+	err := j.st.PutScreenshotWithin(ctx, j.job, pageURL, png, int(min(j.max, math.MaxInt32)))
+	if errors.Is(err, store.ErrLimitReached) {
 		return crawler.ErrScreenshotsFull
 	}
-	if err := j.st.PutScreenshot(ctx, j.job, pageURL, png); err != nil {
-		j.n.Add(-1)
-		return err
-	}
-	return nil
+	return err
 }
 
 // screenshotSink returns the sink that keeps the viewport screenshots of

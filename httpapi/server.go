@@ -227,7 +227,6 @@ type Server struct {
 	localQueue bool // queue is the in-process one
 	mu         sync.Mutex
 	running    map[string]context.CancelCauseFunc
-	submitMu   sync.Mutex // orders the concurrent-jobs check and the job's creation
 	sending    map[string]bool
 	cbSecret   []byte
 	closed     bool
@@ -300,7 +299,7 @@ func New(ctx context.Context, opts *Options) (*Server, error) {
 	for _, p := range table {
 		largest = max(largest, p.MaxSitePages)
 	}
-	tmpl, _ := s.crawlerOptions(SiteRequest{Options: SiteOptions{Config: crawler.Config{MaxPages: largest}}})
+	tmpl, _ := s.crawlerOptions("", SiteRequest{Options: SiteOptions{Config: crawler.Config{MaxPages: largest}}})
 	if err := checkBudget(s.adm.cfg.MemoryBudget, s.adm.cfg.MaxSiteJobs, &tmpl); err != nil {
 		return nil, err
 	}

@@ -53,6 +53,7 @@
 //	-job-rescue-after SEOKIT_JOB_RESCUE_AFTER a killed instance's job restarts elsewhere after this
 //	-frontier-dir    SEOKIT_FRONTIER_DIR      site analyses' crawl state, one SQLite file per job (-db path + "-frontiers")
 //	-crawl-rate      SEOKIT_CRAWL_RATE        requests per second a site analysis makes to one host (20)
+//	-schedule-interval SEOKIT_SCHEDULE_INTERVAL how often due project schedules are looked for (30s)
 //	-max-page-analyses SEOKIT_MAX_PAGE_ANALYSES page analyses run at once (4)
 //	-max-optimizations SEOKIT_MAX_OPTIMIZATIONS content optimisations run at once (2)
 //	-max-site-jobs   SEOKIT_MAX_SITE_JOBS     site analyses running at once in this process (2)
@@ -197,7 +198,7 @@ type config struct {
 	resetAdmin, allowPrivate                                   bool
 	smtp                                                       monitor.SMTPOptions
 	freeLimit, proLimit, jobWorkers                            int
-	jobTimeout, jobRescue                                      time.Duration
+	jobTimeout, jobRescue, scheduleInterval                    time.Duration
 	admission                                                  httpapi.AdmissionOptions
 	memoryBudget, memoryLimit                                  int
 	crawlRate                                                  float64
@@ -259,6 +260,7 @@ func parse(args []string, stderr io.Writer) (*config, error) {
 	fs.DurationVar(&c.jobTimeout, "job-timeout", envDuration("SEOKIT_JOB_TIMEOUT", riverjobs.DefaultJobTimeout), "longest site analysis with -jobs river")
 	fs.DurationVar(&c.jobRescue, "job-rescue-after", envDuration("SEOKIT_JOB_RESCUE_AFTER", 0), "with -jobs river, how long after a run started a killed instance's job is restarted elsewhere (at least -job-timeout; 0 means -job-timeout plus 10 minutes)")
 	fs.StringVar(&c.frontierDir, "frontier-dir", env("SEOKIT_FRONTIER_DIR", ""), "directory of the site analyses' crawl state, one SQLite file per job, from which an interrupted job resumes (empty means the SQLite -db path with \"-frontiers\" appended, or seokit-frontiers); with -jobs river and -redis the state is in Redis")
+	fs.DurationVar(&c.scheduleInterval, "schedule-interval", envDuration("SEOKIT_SCHEDULE_INTERVAL", httpapi.DefaultScheduleInterval), "how often due project schedules are looked for")
 	fs.Float64Var(&c.crawlRate, "crawl-rate", envFloat("SEOKIT_CRAWL_RATE", crawler.DefaultPerHostRate), "requests per second a site analysis makes to one host")
 	fs.IntVar(&c.admission.MaxPageAnalyses, "max-page-analyses", envInt("SEOKIT_MAX_PAGE_ANALYSES", httpapi.DefaultMaxPageAnalyses), "page analyses run at once")
 	fs.IntVar(&c.admission.MaxOptimizations, "max-optimizations", envInt("SEOKIT_MAX_OPTIMIZATIONS", httpapi.DefaultMaxOptimizations), "content optimisations run at once")
@@ -496,10 +498,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 				logger.Warn("server: add API-tracked keywords to the dashboard watchlist", "err", err)
 			}
 		},
-		JobWorkers:     c.jobWorkers,
-		Admission:      &c.admission,
-		CrawlerOptions: &crawler.Options{PerHostRate: c.crawlRate},
-		Logger:         logger,
+		JobWorkers:       c.jobWorkers,
+		ScheduleInterval: c.scheduleInterval,
+		Admission:        &c.admission,
+		CrawlerOptions:   &crawler.Options{PerHostRate: c.crawlRate},
+		Logger:           logger,
 	}
 	if pool := startRenderer(ctx, c, logger); pool != nil {
 		defer pool.Close() // after the API: its analyses end first

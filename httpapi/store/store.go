@@ -14,6 +14,7 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"time"
 )
@@ -29,7 +30,36 @@ var (
 	// ErrUnavailable: the database cannot be reached or is locked; the
 	// API answers 503 and nothing is half-written.
 	ErrUnavailable = errors.New("store: unavailable")
+	// ErrLimitReached: a creation would take an account or a project past
+	// a cap it was given; nothing is stored. Drivers return a *LimitError.
+	ErrLimitReached = errors.New("store: limit reached")
 )
+
+// LimitError is the error of a creation refused at a cap: the count and
+// the cap were read in the same atomic step as the refused insert, so
+// under any concurrency, in one process or many, no cap is exceeded.
+// errors.Is(err, ErrLimitReached) holds.
+type LimitError struct {
+	// What is counted: "projects", "schedules", "alert rules", "active
+	// jobs", "rendered pages" or "screenshots".
+	What string
+	// Project is the project whose own cap was reached ("" when the cap
+	// is the account's, or a job's).
+	Project string
+	// Limit is the cap given; Count how many there were (at least Limit).
+	Limit, Count int
+}
+
+func (e *LimitError) Error() string {
+	of := "the account"
+	if e.Project != "" {
+		of = "project " + e.Project
+	}
+	return fmt.Sprintf("store: %s has %d %s, its cap is %d: %v", of, e.Count, e.What, e.Limit, ErrLimitReached)
+}
+
+// Unwrap returns ErrLimitReached.
+func (e *LimitError) Unwrap() error { return ErrLimitReached }
 
 // Plan is an account's rate-limit plan.
 type Plan string
@@ -305,6 +335,27 @@ type Jobs interface {
 	// CreateJob stores a new job; a job with a ProjectID that is not one
 	// of the account's projects is ErrNotFound and nothing is stored.
 	CreateJob(ctx context.Context, j *Job) error
+	// CreateJobWithin stores a new job as CreateJob does if the account
+	// has fewer than maxActive queued and running jobs, counted and
+	// inserted in one atomic step; otherwise it stores nothing and
+	// returns a *LimitError ("active jobs"). maxActive <= 0 means no cap.
+	CreateJobWithin(ctx context.Context, j *Job, maxActive int) error
+	// ActivateJob releases the account's queued job id held back by an
+	// Error starting with held (a scheduled run waiting for a slot): it
+	// clears the Error and sets UpdatedAt to at if the account has fewer
+	// than maxActive queued and running jobs not held back, counted and
+	// updated in one atomic step, and reports whether it did. A job that
+	// is not held back (released meanwhile, by this or another instance,
+	// or canceled) is not released again: false. maxActive <= 0 means no
+	// cap.
+	ActivateJob(ctx context.Context, accountID, id, held string, maxActive int, at time.Time) (bool, error)
+	// TakeRender records that job jobID renders pageURL, unless the job
+	// already recorded limit other pages: it reports whether the page may
+	// be rendered. A page recorded before (a resumed crawl rendering it
+	// again) may be, and is not counted twice. The count is stored with
+	// the job, so it survives a restart and is shared by every instance
+	// crawling the job; it goes with the job. limit <= 0 admits nothing.
+	TakeRender(ctx context.Context, jobID, pageURL string, limit int) (bool, error)
 	// Job returns the account's job; ErrNotFound for another account's.
 	Job(ctx context.Context, accountID, id string) (*Job, error)
 	// Jobs lists the account's newest jobs without their results (Result
@@ -361,6 +412,12 @@ type Projects interface {
 	// empty TimeZone with "UTC". ErrConflict when the account already has
 	// a project for the domain, ErrNotFound for a missing account.
 	CreateProject(ctx context.Context, p *Project) error
+	// CreateProjectWithin stores a new project as CreateProject does if
+	// the account has fewer than limit projects (limit <= 0 or above
+	// MaxProjects means MaxProjects), counted and inserted in one atomic
+	// step; otherwise it stores nothing and returns a *LimitError
+	// ("projects").
+	CreateProjectWithin(ctx context.Context, p *Project, limit int) error
 	// Project returns the account's project.
 	Project(ctx context.Context, accountID, id string) (*Project, error)
 	// Projects lists the account's projects, newest first, at most
@@ -419,9 +476,16 @@ type Screenshots interface {
 	// PutScreenshot stores the screenshot of pageURL for job jobID,
 	// replacing one stored before. ErrNotFound when the job does not
 	// exist; a *seo.InputError for an empty image, one larger than
-	// MaxScreenshotBytes or an empty URL. The caller caps the number of
-	// screenshots of a job.
+	// MaxScreenshotBytes or an empty URL. It does not cap the number of
+	// screenshots of a job: PutScreenshotWithin does.
 	PutScreenshot(ctx context.Context, jobID, pageURL string, png []byte) error
+	// PutScreenshotWithin stores the screenshot as PutScreenshot does if
+	// the job has a screenshot of pageURL already (it is replaced) or
+	// fewer than limit screenshots, counted and stored in one atomic step;
+	// otherwise it stores nothing and returns a *LimitError
+	// ("screenshots"). The count is the stored screenshots, so it holds
+	// across restarts and instances.
+	PutScreenshotWithin(ctx context.Context, jobID, pageURL string, png []byte, limit int) error
 	// Screenshot returns the screenshot of pageURL in the account's job;
 	// ErrNotFound when there is none or the job is another account's.
 	Screenshot(ctx context.Context, accountID, jobID, pageURL string) ([]byte, error)
@@ -476,6 +540,12 @@ type Schedules interface {
 	// UpdatedAt with now. ErrNotFound when the project is not the
 	// account's.
 	CreateSchedule(ctx context.Context, sc *Schedule) error
+	// CreateScheduleWithin stores a new schedule as CreateSchedule does if
+	// the account has fewer than limit schedules (limit <= 0: no account
+	// cap) and the project fewer than MaxSchedules, counted and inserted
+	// in one atomic step; otherwise it stores nothing and returns a
+	// *LimitError ("schedules"; Project set for the project's cap).
+	CreateScheduleWithin(ctx context.Context, sc *Schedule, limit int) error
 	// Schedule returns the account's schedule.
 	Schedule(ctx context.Context, accountID, id string) (*Schedule, error)
 	// Schedules lists the schedules of the account's project, oldest
@@ -485,7 +555,11 @@ type Schedules interface {
 	// projects.
 	CountSchedules(ctx context.Context, accountID string) (int, error)
 	// UpdateSchedule stores the spec, NextRun and Paused of the account's
-	// schedule; a zero UpdatedAt is set to now.
+	// schedule; a zero UpdatedAt is set to now. sc.LastRun must be the
+	// schedule's as read: when a run was claimed since (ClaimSchedule
+	// moved LastRun), nothing changes and the error is ErrConflict, so a
+	// NextRun computed from an older LastRun never lands after a newer
+	// run.
 	UpdateSchedule(ctx context.Context, sc *Schedule) error
 	// DeleteSchedule deletes the account's schedule.
 	DeleteSchedule(ctx context.Context, accountID, id string) error
@@ -584,6 +658,12 @@ type Alerts interface {
 	// random "alr_..." one, zero times with now. ErrNotFound when the
 	// project is not the account's.
 	CreateAlertRule(ctx context.Context, r *AlertRule) error
+	// CreateAlertRuleWithin stores a new rule as CreateAlertRule does if
+	// the account has fewer than limit rules (limit <= 0: no account cap)
+	// and the project fewer than MaxAlertRules, counted and inserted in
+	// one atomic step; otherwise it stores nothing and returns a
+	// *LimitError ("alert rules"; Project set for the project's cap).
+	CreateAlertRuleWithin(ctx context.Context, r *AlertRule, limit int) error
 	// AlertRule returns the account's rule.
 	AlertRule(ctx context.Context, accountID, id string) (*AlertRule, error)
 	// AlertRules lists the rules of the account's project, oldest first,

@@ -46,6 +46,14 @@ func checkRule(r *store.AlertRule) error {
 // (store.ErrNotFound for another's). An empty ID is filled with a random
 // "alr_..." one, zero times with now.
 func (s *Store) CreateAlertRule(ctx context.Context, r *store.AlertRule) error {
+	if err := prepareRule(r); err != nil {
+		return err
+	}
+	return s.execOne(ctx, "create alert rule", insertRuleSQL, ruleArgs(r)...)
+}
+
+// prepareRule checks a new rule and fills its defaults.
+func prepareRule(r *store.AlertRule) error {
 	if err := checkRule(r); err != nil {
 		return err
 	}
@@ -59,11 +67,17 @@ func (s *Store) CreateAlertRule(ctx context.Context, r *store.AlertRule) error {
 		r.UpdatedAt = r.CreatedAt
 	}
 	r.CreatedAt, r.UpdatedAt, r.MutedUntil = norm(r.CreatedAt), norm(r.UpdatedAt), norm(r.MutedUntil)
-	// Inserting from the project's row checks that it is the account's.
-	return s.execOne(ctx, "create alert rule", `INSERT INTO alert_rules (`+ruleCols+`)
-		SELECT ?, ?, id, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM projects WHERE id = ? AND account_id = ?`,
-		r.ID, r.AccountID, r.Kind, nullBytes(r.Params), r.Channel, r.Target, r.Secret, boolInt(r.Muted), tv(r.MutedUntil),
-		tv(r.CreatedAt), tv(r.UpdatedAt), r.ProjectID, r.AccountID)
+	return nil
+}
+
+// insertRuleSQL stores a rule from its project's row, which checks that
+// the project is the account's; ruleArgs are its arguments.
+const insertRuleSQL = `INSERT INTO alert_rules (` + ruleCols + `)
+	SELECT ?, ?, id, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM projects WHERE id = ? AND account_id = ?`
+
+func ruleArgs(r *store.AlertRule) []any {
+	return []any{r.ID, r.AccountID, r.Kind, nullBytes(r.Params), r.Channel, r.Target, r.Secret, boolInt(r.Muted), tv(r.MutedUntil),
+		tv(r.CreatedAt), tv(r.UpdatedAt), r.ProjectID, r.AccountID}
 }
 
 // AlertRule returns the account's rule; another account's is

@@ -50,6 +50,15 @@ func checkProject(p *store.Project) error {
 // second project of the account for the same domain is
 // store.ErrConflict; an unknown account store.ErrNotFound.
 func (s *Store) CreateProject(ctx context.Context, p *store.Project) error {
+	if err := prepareProject(p); err != nil {
+		return err
+	}
+	_, err := s.exec(ctx, "create project", insertProjectSQL, projectArgs(p)...)
+	return err
+}
+
+// prepareProject checks a new project and fills its defaults.
+func prepareProject(p *store.Project) error {
 	if err := checkProject(p); err != nil {
 		return err
 	}
@@ -63,9 +72,14 @@ func (s *Store) CreateProject(ctx context.Context, p *store.Project) error {
 		p.UpdatedAt = p.CreatedAt
 	}
 	p.CreatedAt, p.UpdatedAt = norm(p.CreatedAt), norm(p.UpdatedAt)
-	_, err := s.exec(ctx, "create project", `INSERT INTO projects (`+projectCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		p.ID, p.AccountID, p.Name, p.Domain, p.TimeZone, nullBytes(p.Config), encodeList(p.Keywords), tv(p.CreatedAt), tv(p.UpdatedAt))
-	return err
+	return nil
+}
+
+// insertProjectSQL stores a project; projectArgs are its arguments.
+const insertProjectSQL = `INSERT INTO projects (` + projectCols + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`
+
+func projectArgs(p *store.Project) []any {
+	return []any{p.ID, p.AccountID, p.Name, p.Domain, p.TimeZone, nullBytes(p.Config), encodeList(p.Keywords), tv(p.CreatedAt), tv(p.UpdatedAt)}
 }
 
 // Project returns the account's project; another account's is

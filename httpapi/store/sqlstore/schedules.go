@@ -48,6 +48,23 @@ func checkSchedule(sc *store.Schedule) error {
 
 // CreateSchedule stores a new schedule of the account's project.
 func (s *Store) CreateSchedule(ctx context.Context, sc *store.Schedule) error {
+	if err := prepareSchedule(sc); err != nil {
+		return err
+	}
+	res, err := s.exec(ctx, "create schedule", insertScheduleSQL, scheduleArgs(sc)...)
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return mapErr("create schedule", err)
+	} else if n == 0 {
+		return fmt.Errorf("sqlstore: create schedule: project %q: %w", sc.ProjectID, store.ErrNotFound)
+	}
+	return nil
+}
+
+// prepareSchedule checks a new schedule and fills its defaults.
+func prepareSchedule(sc *store.Schedule) error {
 	if err := checkSchedule(sc); err != nil {
 		return err
 	}
@@ -61,21 +78,18 @@ func (s *Store) CreateSchedule(ctx context.Context, sc *store.Schedule) error {
 		sc.UpdatedAt = sc.CreatedAt
 	}
 	sc.NextRun, sc.LastRun, sc.CreatedAt, sc.UpdatedAt = norm(sc.NextRun), norm(sc.LastRun), norm(sc.CreatedAt), norm(sc.UpdatedAt)
-	// The project must be the account's: the foreign key alone would take
-	// another account's.
-	res, err := s.exec(ctx, "create schedule", `INSERT INTO schedules (`+scheduleCols+`)
-		SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM projects WHERE id = ? AND account_id = ?`,
-		sc.ID, sc.AccountID, sc.ProjectID, sc.Kind, sc.Spec, tv(sc.NextRun), tv(sc.LastRun), sc.LastJobID, sc.LastError,
-		boolInt(sc.Paused), tv(sc.CreatedAt), tv(sc.UpdatedAt), sc.ProjectID, sc.AccountID)
-	if err != nil {
-		return err
-	}
-	if n, err := res.RowsAffected(); err != nil {
-		return mapErr("create schedule", err)
-	} else if n == 0 {
-		return fmt.Errorf("sqlstore: create schedule: project %q: %w", sc.ProjectID, store.ErrNotFound)
-	}
 	return nil
+}
+
+// insertScheduleSQL stores a schedule from its project's row, so that the
+// project must be the account's (the foreign key alone would take another
+// account's); scheduleArgs are its arguments.
+const insertScheduleSQL = `INSERT INTO schedules (` + scheduleCols + `)
+	SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM projects WHERE id = ? AND account_id = ?`
+
+func scheduleArgs(sc *store.Schedule) []any {
+	return []any{sc.ID, sc.AccountID, sc.ProjectID, sc.Kind, sc.Spec, tv(sc.NextRun), tv(sc.LastRun), sc.LastJobID, sc.LastError,
+		boolInt(sc.Paused), tv(sc.CreatedAt), tv(sc.UpdatedAt), sc.ProjectID, sc.AccountID}
 }
 
 // Schedule returns the account's schedule.
@@ -106,7 +120,8 @@ func (s *Store) CountSchedules(ctx context.Context, accountID string) (int, erro
 }
 
 // UpdateSchedule stores the spec, next run and paused flag of the
-// account's schedule.
+// account's schedule, if no run was claimed since sc was read (its
+// last_run is still sc.LastRun); otherwise store.ErrConflict.
 func (s *Store) UpdateSchedule(ctx context.Context, sc *store.Schedule) error {
 	if err := checkSchedule(sc); err != nil {
 		return err
@@ -115,8 +130,20 @@ func (s *Store) UpdateSchedule(ctx context.Context, sc *store.Schedule) error {
 		sc.UpdatedAt = now()
 	}
 	sc.NextRun, sc.UpdatedAt = norm(sc.NextRun), norm(sc.UpdatedAt)
-	return s.execOne(ctx, "update schedule", `UPDATE schedules SET spec = ?, next_run = ?, paused = ?, updated_at = ?
-		WHERE id = ? AND account_id = ?`, sc.Spec, tv(sc.NextRun), boolInt(sc.Paused), tv(sc.UpdatedAt), sc.ID, sc.AccountID)
+	var last int64 // NULL (never run) compares as 0
+	if !sc.LastRun.IsZero() {
+		last = norm(sc.LastRun).UnixMicro()
+	}
+	err := s.execOne(ctx, "update schedule", `UPDATE schedules SET spec = ?, next_run = ?, paused = ?, updated_at = ?
+		WHERE id = ? AND account_id = ? AND COALESCE(last_run, 0) = ?`,
+		sc.Spec, tv(sc.NextRun), boolInt(sc.Paused), tv(sc.UpdatedAt), sc.ID, sc.AccountID, last)
+	if !errors.Is(err, store.ErrNotFound) {
+		return err
+	}
+	if _, gerr := s.Schedule(ctx, sc.AccountID, sc.ID); gerr != nil {
+		return gerr
+	}
+	return fmt.Errorf("sqlstore: update schedule %q: a run was claimed since it was read: %w", sc.ID, store.ErrConflict)
 }
 
 // DeleteSchedule deletes the account's schedule.

@@ -197,13 +197,22 @@ var migrations = [][]string{
 		`CREATE INDEX alert_deliveries_project ON alert_deliveries (project_id, created_at)`,
 		`CREATE INDEX alert_deliveries_change ON alert_deliveries (rule_id, change_key, created_at)`,
 	},
+	7: {
+		// The pages each job rendered (TakeRender): the plan's cap of
+		// rendered pages counts them, across restarts and instances.
+		`CREATE TABLE job_renders (
+			job_id   TEXT NOT NULL REFERENCES jobs (id) ON DELETE CASCADE,
+			url_hash {{blob}} NOT NULL,
+			PRIMARY KEY (job_id, url_hash)
+		)`,
+	},
 }
 
 // tables lists the tables in creation order (Dump reads them in this
 // order).
 var tables = []string{"schema_migrations", "accounts", "api_keys", "clients", "auth_codes", "refresh_tokens",
 	"revoked_families", "revoked_tokens", "signing_keys", "daily_usage", "jobs", "mutes", "screenshots",
-	"projects", "schedules", "alert_rules", "alert_deliveries"}
+	"projects", "schedules", "alert_rules", "alert_deliveries", "job_renders"}
 
 // schema is the store's migrations and version table.
 var schema = &sqldb.Schema{

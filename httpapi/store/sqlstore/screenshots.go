@@ -18,6 +18,20 @@ var _ store.Screenshots = (*Store)(nil)
 // the SHA-256 of the URL), replacing one stored before; an unknown job is
 // store.ErrNotFound.
 func (s *Store) PutScreenshot(ctx context.Context, jobID, pageURL string, png []byte) error {
+	if err := checkScreenshot(jobID, pageURL, png); err != nil {
+		return err
+	}
+	h := sha256.Sum256([]byte(pageURL))
+	_, err := s.exec(ctx, "put screenshot", putScreenshotSQL, jobID, h[:], pageURL, png, tv(now()))
+	return err
+}
+
+// putScreenshotSQL stores or replaces a screenshot.
+const putScreenshotSQL = `INSERT INTO screenshots (job_id, url_hash, url, png, created_at) VALUES (?, ?, ?, ?, ?)
+	ON CONFLICT (job_id, url_hash) DO UPDATE SET url = excluded.url, png = excluded.png, created_at = excluded.created_at`
+
+// checkScreenshot checks the arguments of PutScreenshot.
+func checkScreenshot(jobID, pageURL string, png []byte) error {
 	switch {
 	case jobID == "":
 		return &seo.InputError{Field: "jobId", Reason: "is empty"}
@@ -29,12 +43,7 @@ func (s *Store) PutScreenshot(ctx context.Context, jobID, pageURL string, png []
 		return &seo.InputError{Field: "png", Value: strconv.Itoa(len(png)) + " bytes",
 			Reason: "is larger than " + strconv.Itoa(store.MaxScreenshotBytes) + " bytes"}
 	}
-	h := sha256.Sum256([]byte(pageURL))
-	_, err := s.exec(ctx, "put screenshot",
-		`INSERT INTO screenshots (job_id, url_hash, url, png, created_at) VALUES (?, ?, ?, ?, ?)
-		ON CONFLICT (job_id, url_hash) DO UPDATE SET url = excluded.url, png = excluded.png, created_at = excluded.created_at`,
-		jobID, h[:], pageURL, png, tv(now()))
-	return err
+	return nil
 }
 
 // Screenshot returns the screenshot of pageURL in the account's job;

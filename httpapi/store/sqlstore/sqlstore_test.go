@@ -72,6 +72,24 @@ func TestPostgresRestart(t *testing.T) {
 	})
 }
 
+// TestSQLiteFileCaps races the capped creations through three stores on
+// one SQLite file, as three processes sharing it would.
+func TestSQLiteFileCaps(t *testing.T) {
+	storetest.Caps(t, func(t *testing.T) []store.Store {
+		path := filepath.Join(t.TempDir(), "api.db")
+		return []store.Store{open(t, path, nil), open(t, path, nil), open(t, path, nil)}
+	})
+}
+
+// TestPostgresCaps races the capped creations through three stores on
+// one PostgreSQL database, as three server instances would.
+func TestPostgresCaps(t *testing.T) {
+	storetest.Caps(t, func(t *testing.T) []store.Store {
+		dsn := pgtest.DSN(t)
+		return []store.Store{open(t, dsn, nil), open(t, dsn, nil), open(t, dsn, nil)}
+	})
+}
+
 func TestMemoryStoresAreSeparate(t *testing.T) {
 	ctx := context.Background()
 	a, b := open(t, "", nil), open(t, ":memory:", nil)

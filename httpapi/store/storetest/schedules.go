@@ -248,3 +248,35 @@ func testClaimRace(ctx context.Context, t *testing.T, s store.Store) {
 		t.Errorf("jobs stored = %d, %v; want exactly %d (one per due time)", len(js), err, rounds)
 	}
 }
+
+// testUpdateAfterClaim checks that UpdateSchedule refuses a schedule read
+// before a run was claimed: a next run computed from the older last run
+// could fall inside the plan's interval after the newer one.
+func testUpdateAfterClaim(ctx context.Context, t *testing.T, s store.Store) {
+	a := mustAccount(ctx, t, s, "update-claim@example.com")
+	p := mustProject(ctx, t, s, a.ID, "update-claim.example.com", base)
+	due := base.Add(time.Hour)
+	sc := mustSchedule(ctx, t, s, a.ID, p.ID, store.ScheduleSite, due)
+	stale, err := s.Schedule(ctx, a.ID, sc.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := s.ClaimSchedule(ctx, sc.ID, due, due.Add(24*time.Hour), nil); err != nil || !ok {
+		t.Fatalf("ClaimSchedule = %v, %v", ok, err)
+	}
+	stale.NextRun = due.Add(2 * time.Minute)
+	if err := s.UpdateSchedule(ctx, stale); !errors.Is(err, store.ErrConflict) {
+		t.Errorf("UpdateSchedule of a schedule read before a claim: %v, want ErrConflict", err)
+	}
+	if g, err := s.Schedule(ctx, a.ID, sc.ID); err != nil || !g.NextRun.Equal(due.Add(24*time.Hour)) {
+		t.Errorf("after the refused update: %+v, %v; want NextRun %v kept", g, err, due.Add(24*time.Hour))
+	}
+	fresh, err := s.Schedule(ctx, a.ID, sc.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh.NextRun = due.Add(25 * time.Hour)
+	if err := s.UpdateSchedule(ctx, fresh); err != nil {
+		t.Errorf("UpdateSchedule of a schedule read after the claim: %v", err)
+	}
+}

@@ -74,6 +74,8 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 	t.Run("Schedules", func(t *testing.T) { s, ctx := fresh(t); testSchedules(ctx, t, s) })
 	t.Run("ClaimSchedule", func(t *testing.T) { s, ctx := fresh(t); testClaimSchedule(ctx, t, s) })
 	t.Run("ClaimScheduleRace", func(t *testing.T) { s, ctx := fresh(t); testClaimRace(ctx, t, s) })
+	t.Run("UpdateAfterClaim", func(t *testing.T) { s, ctx := fresh(t); testUpdateAfterClaim(ctx, t, s) })
+	t.Run("Caps", func(t *testing.T) { Caps(t, func(t *testing.T) []store.Store { return []store.Store{open(t)} }) })
 	t.Run("AlertRules", func(t *testing.T) { s, ctx := fresh(t); testAlertRules(ctx, t, s) })
 	t.Run("AlertDeliveries", func(t *testing.T) { s, ctx := fresh(t); testAlertDeliveries(ctx, t, s) })
 	t.Run("Screenshots", func(t *testing.T) {
