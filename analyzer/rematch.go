@@ -40,6 +40,19 @@ var (
 	errRegexBudget   = errors.New("regex over budget")
 )
 
+// CompileRegexp compiles a user regular expression as the analyzer's
+// matchers do: RE2 syntax, a program of at most MaxRegexInsts
+// instructions. It returns the program's size, the factor of its work
+// (bytes times instructions) that budgets weigh. Errors read as the
+// reason of an input error ("is not a valid regular expression: ...").
+func CompileRegexp(expr string) (*regexp.Regexp, int, error) {
+	b, err := compileRegex(expr)
+	if err != nil {
+		return nil, 0, err
+	}
+	return b.re, b.insts, nil
+}
+
 // budgetRegex is a compiled user regex with what its budget needs.
 type budgetRegex struct {
 	re    *regexp.Regexp
