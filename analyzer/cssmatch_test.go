@@ -302,30 +302,45 @@ func TestRegexSameAsRegexp(t *testing.T) {
 	}
 }
 
-// TestRegexBudget shows a regex whose program times the text is over
-// RegexBudget refused before it runs, and one that reads more runes than
-// its budget allows stopped.
+// TestRegexBudget shows a regex stopped once its searches have read the
+// runes its budget allows, whether one search reads much (a large
+// program) or many searches each read to the end of the text.
 func TestRegexBudget(t *testing.T) {
+	defer func(old int64) { regexBudget = old }(regexBudget)
+	regexBudget = 2_000_000
 	re, err := compileRegex(`(?:\w?){990}z`)
 	if err != nil {
 		t.Fatal(err)
 	}
-	text := []byte(strings.Repeat("word ", 10_000)) // 50 KB × ~2,000 instructions
-	if _, err := re.findAll(context.Background(), text, MaxMatchCount); err == nil || !strings.Contains(err.Error(), "budget") {
+	text := []byte(strings.Repeat("word ", 10_000))
+	_, err = re.findAll(context.Background(), text, MaxMatchCount)
+	if err == nil || !strings.Contains(err.Error(), "budget") {
 		t.Errorf("err %v, want the budget's", err)
 	}
+	t.Log(err)
 	if _, err := compileRegex(`(?:\w?){1000}(?:\d?){1000}`); err == nil {
 		t.Error("a program over MaxRegexInsts compiled")
 	}
 	// Successive matches that each read to the end of the text read
-	// len(text) runes per match: the reader's count stops them.
+	// len(text) runes per match: the count stops them.
 	greedy, err := compileRegex(`a(?:.*z)?`)
 	if err != nil {
 		t.Fatal(err)
 	}
-	long := []byte(strings.Repeat("a", RegexBudget/int(greedy.insts+1)/50))
+	long := []byte(strings.Repeat("a", 20_000)) // 20,000² / 2 runes
 	_, err = greedy.findAll(context.Background(), long, MaxMatchCount)
 	if err == nil || !strings.Contains(err.Error(), "budget") {
 		t.Errorf("err %v, want the budget's", err)
+	}
+	t.Log(err)
+	// A pattern with a literal prefix reads only from each occurrence.
+	h1, err := compileRegex(`<h1>(.*?)</h1>`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := []byte(strings.Repeat("<p>filler text</p>", 200_000) + "<h1>Title</h1>")
+	locs, err := h1.findAll(context.Background(), page, MaxMatchCount)
+	if err != nil || len(locs) != 1 {
+		t.Errorf("h1 on %d bytes: %v, %v", len(page), locs, err)
 	}
 }

@@ -25,8 +25,10 @@ const (
 	// in instructions; a larger one is refused as input.
 	MaxRegexInsts = 2000
 	// RegexBudget caps the work of one regular expression on one text:
-	// the text's bytes times the program's instructions. A regex over it
-	// gets Extraction.Error (SearchMatch.Error) instead of a result.
+	// the runes its searches read (a search skips to the pattern's literal
+	// prefix, when it has one, without reading) times the program's
+	// instructions plus one. A regex over it gets Extraction.Error
+	// (SearchMatch.Error) instead of a result.
 	RegexBudget = 50_000_000
 	// regexCheckEvery is how many runes pass between two looks at the
 	// context.
@@ -88,8 +90,8 @@ func compileRegex(expr string) (*budgetRegex, error) {
 	return &budgetRegex{re: re, insts: len(prog.Inst), tail: tail}, nil
 }
 
-// work is the cost of running b over n bytes.
-func (b *budgetRegex) work(n int) int64 { return int64(n) * int64(b.insts+1) }
+// regexBudget is RegexBudget, lowered by tests.
+var regexBudget int64 = RegexBudget
 
 // findAll returns the submatch indices of the first max successive
 // matches of b in text, as regexp's FindAllSubmatchIndex does, or an
@@ -98,14 +100,11 @@ func (b *budgetRegex) work(n int) int64 { return int64(n) * int64(b.insts+1) }
 // prefix, when it has one), so the runes read, which bound the work, are
 // counted, and the context is watched while regexp runs.
 func (b *budgetRegex) findAll(ctx context.Context, text []byte, max int) ([][]int, error) {
-	if w := b.work(len(text)); w > RegexBudget {
-		return nil, fmt.Errorf("regex not run: a %d-instruction pattern over %d bytes is over the budget of %d (bytes × instructions)", b.insts, len(text), RegexBudget)
-	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	prefix, _ := b.re.LiteralPrefix()
-	rd := &ctxReader{ctx: ctx, text: text, left: RegexBudget / int64(b.insts+1)}
+	rd := &ctxReader{ctx: ctx, text: text, left: regexBudget / int64(b.insts+1)}
 	var out [][]int
 	for pos, prevEnd := 0, -1; len(out) < max && pos <= len(text); {
 		from := pos
@@ -154,7 +153,7 @@ func (b *budgetRegex) next(rd *ctxReader, pos int) (m []int, err error) {
 			case errRegexCanceled:
 				m, err = nil, rd.ctx.Err()
 			case errRegexBudget:
-				m, err = nil, fmt.Errorf("regex stopped after reading %d runes (budget %d bytes × instructions)", rd.n, RegexBudget)
+				m, err = nil, fmt.Errorf("regex stopped after reading %d runes with a %d-instruction pattern (budget %d runes × instructions)", rd.n, b.insts, regexBudget)
 			default:
 				panic(r)
 			}
