@@ -58,7 +58,7 @@ const (
 	// an expression that needs more gets Extraction.Error instead of values.
 	XPathBudget = 5_000_000
 	// maxHas caps the :has() pseudo-classes of a CSS selector, each of
-	// which walks the subtree of every candidate.
+	// which adds a pass over the tree (see CSSBudget).
 	maxHas = 2
 )
 
