@@ -119,13 +119,14 @@ func pageWithExtractor(ctx context.Context, c *http.Client, base, key, url, extr
 // TestHostileSelectors runs each hostile matcher through a page analysis
 // and all of them through one site analysis, then four selector bombs
 // from two Free accounts at once while a third tenant's page analyses
-// are answered.
+// are answered, then cancels a bomb site analysis holding the server's
+// only site slot and measures how soon a waiting one starts.
 func TestHostileSelectors(t *testing.T) {
 	skipHostile(t)
 	var served atomic.Int64
-	site := serve(t, selectorSite(0, &served))
+	site := serve(t, selectorSite(200, &served))
 	_, db := dbArgs(t)
-	srv := startWatched(t, append(db, "-allow-private")...)
+	srv := startWatched(t, append(db, "-allow-private", "-max-site-jobs", "1")...)
 	c := hostileClient(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 80*time.Second)
 	defer cancel()
@@ -238,6 +239,51 @@ func TestHostileSelectors(t *testing.T) {
 		if p := b.refusalProblem(); p != "" {
 			t.Errorf("bomb: %s", p)
 		}
+	}
+
+	// A bomb site analysis holds the only site slot; another waits; the
+	// first is canceled and the second starts.
+	submit := func(key, body string) string {
+		a := call(ctx, c, "POST", srv.base+"/v1/analyze/site", withKey(key, "application/json"), strings.NewReader(body))
+		var js jobState
+		json.Unmarshal(a.head, &js)
+		if a.status != http.StatusAccepted || js.ID == "" {
+			t.Fatalf("site analysis: %d %.300s", a.status, a.head)
+		}
+		return js.ID
+	}
+	status := func(key, id string) string {
+		a := call(ctx, c, "GET", srv.base+"/v1/analyze/site/"+id, withKey(key, ""), nil)
+		return statusOf(a.head)
+	}
+	// until polls status every 50 ms until ok, at most limit.
+	until := func(limit time.Duration, ok func() bool) bool {
+		for end := time.Now().Add(limit); time.Now().Before(end) && ctx.Err() == nil; time.Sleep(50 * time.Millisecond) {
+			if ok() {
+				return true
+			}
+		}
+		return false
+	}
+	chainStart := served.Load()
+	bomb := submit(free[0], `{"url":"`+site.URL+`/p/0","options":{"maxPages":200,"extract":[`+strings.Join(list, ",")+`]}}`)
+	if !until(20*time.Second, func() bool { return status(free[0], bomb) == "running" && served.Load() > chainStart+5 }) {
+		t.Fatalf("the bomb site analysis did not start: %s", status(free[0], bomb))
+	}
+	waiting := submit(free[1], `{"url":"`+site.URL+`/plain","options":{"maxPages":1}}`)
+	if st := status(free[1], waiting); st != "queued" {
+		t.Errorf("second site analysis %s while the only slot is taken, want queued", st)
+	}
+	canceled := time.Now()
+	if a := call(ctx, c, "DELETE", srv.base+"/v1/analyze/site/"+bomb, withKey(free[0], ""), nil); a.status/100 != 2 {
+		t.Fatalf("DELETE: %d %.300s", a.status, a.head)
+	}
+	started := until(10*time.Second, func() bool { st := status(free[1], waiting); return st != "queued" && st != "" })
+	freed := time.Since(canceled)
+	t.Logf("DELETE of a running bomb site analysis (%d pages served): the waiting analysis left the queue %v later (%s)",
+		served.Load()-chainStart, freed.Round(10*time.Millisecond), status(free[1], waiting))
+	if !started || freed > 5*time.Second {
+		t.Errorf("the slot of the canceled analysis was free only after %v (started %v), want under 5 s", freed, started)
 	}
 	if !srv.alive() {
 		t.Fatalf("server died:\n%s", tail(srv.out.String(), 3000))
