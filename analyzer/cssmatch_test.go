@@ -344,3 +344,28 @@ func TestRegexBudget(t *testing.T) {
 		t.Errorf("h1 on %d bytes: %v, %v", len(page), locs, err)
 	}
 }
+
+// TestAnalysisReportsBudgetErrors runs matchers over their budgets
+// through a whole analysis: each gets its error in the report, the
+// others their values, and the analysis completes.
+func TestAnalysisReportsBudgetErrors(t *testing.T) {
+	defer func(old int64) { regexBudget = old }(regexBudget)
+	regexBudget = 1_000_000
+	page := siblingDivs(20_000)
+	rep := analyzeString(t, page, "", nil, &Options{Depth: Basic,
+		Extract: []Extractor{
+			{Name: "nth", Kind: ExtractCSS, Expr: "div:nth-child(2n)"},
+			{Name: "bomb", Kind: ExtractRegex, Expr: `(?:\w?){100}z`},
+			{Name: "ok", Kind: ExtractCSS, Expr: "p ~ div.s1 + div", Output: OutputCount},
+		},
+		Search: []SearchRule{{Name: "bomb", Contains: true, Regex: `(?:\w?){100}z`}, {Name: "ok", Contains: true, Text: "intro"}},
+	})
+	x := rep.Extracted
+	if len(x) != 3 || !strings.Contains(x[0].Error, "node visits") || !strings.Contains(x[1].Error, "budget") || x[2].Error != "" || x[2].Count != 6666 {
+		t.Errorf("extracted %+v", x)
+	}
+	s := rep.Search
+	if len(s) != 2 || !strings.Contains(s[0].Error, "budget") || s[0].Matched || s[1].Error != "" || !s[1].Matched {
+		t.Errorf("search %+v", s)
+	}
+}
