@@ -219,7 +219,7 @@ func parseCSSCompound(s string, depth int, count *int) (cssCompound, error) {
 			c.cost |= costAttrs
 		}
 		if c.cost != 0 {
-			if i := strings.IndexByte(r, ':'); i > 0 && !strings.Contains(r[:i], "#=") {
+			if i := firstPseudo(r); i > 0 && !strings.Contains(r[:i], "#=") {
 				if pre, err := cascadia.Parse(r[:i]); err == nil {
 					c.pre = pre
 				}
@@ -227,6 +227,19 @@ func parseCSSCompound(s string, depth int, count *int) (cssCompound, error) {
 		}
 	}
 	return c, nil
+}
+
+// firstPseudo returns the index of the first ':' of s outside quotes,
+// brackets and parentheses, -1 when none.
+func firstPseudo(s string) int {
+	sc := cssScanner{s: s}
+	for sc.i < len(s) {
+		if sc.top() && s[sc.i] == ':' {
+			return sc.i
+		}
+		sc.step()
+	}
+	return -1
 }
 
 // pseudoName returns the identifier at s[i:] and the index after it.
@@ -361,8 +374,8 @@ func matchCSSVisits(ctx context.Context, doc *html.Node, g *cssGroup, budget int
 		return nil, budget - r.left, r.err
 	}
 	var out []*html.Node
-	for i, ok := range m {
-		if ok && r.out[i] {
+	for i := range int32(len(r.nodes)) {
+		if m.has(i) && r.out[i] {
 			out = append(out, r.nodes[i])
 		}
 	}
@@ -443,16 +456,16 @@ func (r *cssRun) spend(n int) bool {
 	return true
 }
 
-// group evaluates g on every element.
-func (r *cssRun) group(g *cssGroup) []bool {
-	out := make([]bool, len(r.nodes))
+// group evaluates g on every node.
+func (r *cssRun) group(g *cssGroup) bitset {
+	out := newBitset(len(r.nodes))
 	for _, cx := range g.sels {
 		m := r.complex(&cx)
 		if r.err != nil {
 			return out
 		}
-		for i, ok := range m {
-			out[i] = out[i] || ok
+		for w := range m {
+			out[w] |= m[w]
 		}
 	}
 	return out
@@ -461,7 +474,7 @@ func (r *cssRun) group(g *cssGroup) []bool {
 // complex evaluates one selector on every element: in document order, a
 // parent and a previous sibling come before the element, so each
 // position's match there is known.
-func (r *cssRun) complex(cx *cssComplex) []bool {
+func (r *cssRun) complex(cx *cssComplex) bitset {
 	k, n := len(cx.parts), len(r.nodes)
 	parts := make([]compoundEval, k)
 	for j := range cx.parts {
@@ -470,19 +483,20 @@ func (r *cssRun) complex(cx *cssComplex) []bool {
 			return nil
 		}
 	}
-	// match[j][i]: element i matches parts[0..j] as joined.
+	// match[j][i]: node i matches parts[0..j] as joined.
 	// anc[j][i]: some ancestor of i matches parts[0..j].
 	// sib[j][i]: some previous sibling of i matches parts[0..j].
-	match := make([][]bool, k)
-	anc := make([][]bool, k)
-	sib := make([][]bool, k)
+	// Bit sets: a large page times the compounds stays a few megabytes.
+	match := make([]bitset, k)
+	anc := make([]bitset, k)
+	sib := make([]bitset, k)
 	for j := range k {
-		match[j] = make([]bool, n)
+		match[j] = newBitset(n)
 		if j+1 < k && cx.combs[j+1] == ' ' {
-			anc[j] = make([]bool, n)
+			anc[j] = newBitset(n)
 		}
 		if j+1 < k && cx.combs[j+1] == '~' {
-			sib[j] = make([]bool, n)
+			sib[j] = newBitset(n)
 		}
 	}
 	for i := range n {
@@ -491,23 +505,23 @@ func (r *cssRun) complex(cx *cssComplex) []bool {
 			if !r.spend(1) {
 				return nil
 			}
-			if anc[j] != nil && p >= 0 {
-				anc[j][i] = match[j][p] || anc[j][p]
+			if anc[j] != nil && p >= 0 && (match[j].has(p) || anc[j].has(p)) {
+				anc[j].set(int32(i))
 			}
-			if sib[j] != nil && s >= 0 {
-				sib[j][i] = match[j][s] || sib[j][s]
+			if sib[j] != nil && s >= 0 && (match[j].has(s) || sib[j].has(s)) {
+				sib[j].set(int32(i))
 			}
 			ok := true
 			if j > 0 {
 				switch cx.combs[j] {
 				case ' ':
-					ok = anc[j-1][i]
+					ok = anc[j-1].has(int32(i))
 				case '>':
-					ok = p >= 0 && match[j-1][p]
+					ok = p >= 0 && match[j-1].has(p)
 				case '+':
-					ok = a >= 0 && match[j-1][a]
+					ok = a >= 0 && match[j-1].has(a)
 				case '~':
-					ok = sib[j-1][i]
+					ok = sib[j-1].has(int32(i))
 				}
 			}
 			if ok {
@@ -516,16 +530,25 @@ func (r *cssRun) complex(cx *cssComplex) []bool {
 					return nil
 				}
 			}
-			match[j][i] = ok
+			if ok {
+				match[j].set(int32(i))
+			}
 		}
 	}
 	return match[k-1]
 }
 
+// bitset is a set of node indices.
+type bitset []uint64
+
+func newBitset(n int) bitset      { return make(bitset, (n+63)/64) }
+func (b bitset) has(i int32) bool { return b[i>>6]&(1<<(i&63)) != 0 }
+func (b bitset) set(i int32)      { b[i>>6] |= 1 << (i & 63) }
+
 // compoundEval is a compound with its nested groups evaluated.
 type compoundEval struct {
 	c                  *cssCompound
-	not, has, hasChild [][]bool
+	not, has, hasChild []bitset
 }
 
 // prepare evaluates the groups of c's :not(), :has() and :haschild() on
@@ -543,10 +566,10 @@ func (r *cssRun) prepare(c *cssCompound) compoundEval {
 		}
 		// Children follow their parent in document order: going
 		// backwards, every descendant is settled before its ancestor.
-		d := make([]bool, len(r.nodes))
-		for i := len(r.nodes) - 1; i >= 0; i-- {
-			if p := r.parent[i]; p >= 0 && (m[i] || d[i]) {
-				d[p] = true
+		d := newBitset(len(r.nodes))
+		for i := int32(len(r.nodes) - 1); i >= 0; i-- {
+			if p := r.parent[i]; p >= 0 && (m.has(i) || d.has(i)) {
+				d.set(p)
 			}
 		}
 		e.has = append(e.has, d)
@@ -556,10 +579,10 @@ func (r *cssRun) prepare(c *cssCompound) compoundEval {
 		if r.err != nil {
 			return e
 		}
-		d := make([]bool, len(r.nodes))
-		for i, ok := range m {
-			if p := r.parent[i]; ok && p >= 0 {
-				d[p] = true
+		d := newBitset(len(r.nodes))
+		for i := range int32(len(r.nodes)) {
+			if p := r.parent[i]; p >= 0 && m.has(i) {
+				d.set(p)
 			}
 		}
 		e.hasChild = append(e.hasChild, d)
@@ -573,17 +596,17 @@ func (r *cssRun) prepare(c *cssCompound) compoundEval {
 // test reports whether element i matches the compound e.
 func (r *cssRun) test(e *compoundEval, i int32) bool {
 	for _, m := range e.not {
-		if m[i] {
+		if m.has(i) {
 			return false
 		}
 	}
 	for _, m := range e.has {
-		if !m[i] {
+		if !m.has(i) {
 			return false
 		}
 	}
 	for _, m := range e.hasChild {
-		if !m[i] {
+		if !m.has(i) {
 			return false
 		}
 	}

@@ -57,7 +57,7 @@ func TestCSSSameAsCascadia(t *testing.T) {
 		"nested":   nestedDivs(12),
 		"siblings": siblingDivs(30),
 		"mixed": `<html lang="fr"><body><ul><li>a</li><li class="x">b<ul><li>c</li><li lang="en">d</li></ul></li><li>e</li></ul>
-<table><tr><td>1</td><td>2</td></tr></table><div id="a1"><p>one</p><p title="t, u">two (2)</p><span>s</span><p>three</p></div>
+<table><tr><td>1</td><td>2</td></tr></table><div id="a1"><p>one</p><p title="t, u">two (2)</p><p title="a:b">two</p><span>s</span><p>three</p></div>
 <section><h2>Title</h2><p>Para <a href="/x">x</a></p><p><a href="https://e.com/">e</a></p></section><div class="a b"></div></body></html>`,
 	}
 	sels := []string{
