@@ -118,8 +118,8 @@ func analyze(ctx context.Context, resp *seo.Response, cfg *config, env *fetchEnv
 	document := p.IsHTML && resp.Status/100 == 2
 	noteDocumentCut(p, r, document)
 	if document {
-		runExtractors(p)
-		runSearch(p)
+		runExtractors(ctx, p)
+		runSearch(ctx, p)
 	}
 	for _, list := range [][]Check{builtinChecks, cfg.Checks} {
 		for _, c := range list {

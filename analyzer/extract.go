@@ -1,15 +1,14 @@
 package analyzer
 
 import (
+	"context"
+	"errors"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
 
-	"github.com/PuerkitoBio/goquery"
-	"github.com/andybalholm/cascadia"
 	"github.com/antchfx/htmlquery"
 	"github.com/antchfx/xpath"
 	"golang.org/x/net/html"
@@ -59,7 +58,7 @@ const (
 	// an expression that needs more gets Extraction.Error instead of values.
 	XPathBudget = 5_000_000
 	// maxHas caps the :has() pseudo-classes of a CSS selector, each of
-	// which walks the subtree of every candidate.
+	// which adds a pass over the tree (see CSSBudget).
 	maxHas = 2
 )
 
@@ -96,12 +95,12 @@ type Extractor struct {
 
 type compiledExtractor struct {
 	src Extractor // the fields compiled, to notice a changed copy
-	css cascadia.Selector
+	css *cssGroup
 	// xpath holds compiled copies of the expression: an *xpath.Expr keeps
 	// evaluation state, so concurrent analyses (a crawl's pages) each take
 	// their own.
 	xpath *sync.Pool
-	re    *regexp.Regexp
+	re    *budgetRegex
 }
 
 // Extraction is the result of one Extractor on one page.
@@ -115,8 +114,10 @@ type Extraction struct {
 	Omitted int `json:"omitted,omitempty"`
 	// CountCapped says Count stopped at MaxMatchCount.
 	CountCapped bool `json:"countCapped,omitempty"`
-	// Error says why the extractor gave no values on this page (an XPath
-	// evaluation over its budget); Values and Count are then empty.
+	// Error says why the extractor gave no values on this page: a
+	// selector, XPath evaluation or regex over its budget (CSSBudget,
+	// XPathBudget, RegexBudget), or an analysis that ran out of time;
+	// Values and Count are then empty.
 	Error string `json:"error,omitempty"`
 }
 
@@ -207,8 +208,8 @@ func (e *Extractor) compile(field string) error {
 		if strings.Count(e.Expr, ":has(") > maxHas {
 			return bad("expr", e.Expr, fmt.Sprintf("uses :has() more than %d times", maxHas))
 		}
-		if c.css, err = cascadia.Compile(e.Expr); err != nil {
-			return bad("expr", e.Expr, "is not a valid CSS selector: "+err.Error())
+		if c.css, err = compileCSS(e.Expr); err != nil {
+			return bad("expr", e.Expr, err.Error())
 		}
 	case ExtractXPath:
 		x, err := xpath.Compile(e.Expr)
@@ -228,8 +229,8 @@ func (e *Extractor) compile(field string) error {
 		if e.Output != "" && e.Output != OutputText && e.Output != OutputCount {
 			return bad("output", e.Output, `a regex extractor yields "text" or "count"`)
 		}
-		if c.re, err = regexp.Compile(e.Expr); err != nil {
-			return bad("expr", e.Expr, "is not a valid regular expression: "+err.Error())
+		if c.re, err = compileRegex(e.Expr); err != nil {
+			return bad("expr", e.Expr, err.Error())
 		}
 	default:
 		return bad("type", e.Kind, `must be "css", "xpath" or "regex"`)
@@ -258,13 +259,14 @@ func checkName(name string) error {
 	return nil
 }
 
-// runExtractors fills p.Report.Extracted.
-func runExtractors(p *Page) {
+// runExtractors fills p.Report.Extracted. Each extractor runs on a
+// budget (CSSBudget, XPathBudget, RegexBudget) and stops when ctx ends;
+// one that does not finish gets Extraction.Error.
+func runExtractors(ctx context.Context, p *Page) {
 	list := p.cfg.Extract
 	if len(list) == 0 {
 		return
 	}
-	var doc *goquery.Document
 	out := make([]Extraction, len(list))
 	for i := range list {
 		e := &list[i]
@@ -273,26 +275,29 @@ func runExtractors(p *Page) {
 			max = DefaultMaxValues
 		}
 		x := Extraction{Name: e.Name}
-		switch e.Kind {
-		case ExtractCSS:
-			if doc == nil {
-				doc = goquery.NewDocumentFromNode(p.Doc)
+		switch {
+		case ctx.Err() != nil:
+			x.Error = "not run: " + matcherReason(ctx.Err())
+		case e.Kind == ExtractCSS:
+			nodes, err := matchCSS(ctx, p.Doc, e.c.css)
+			if err != nil {
+				x.Error = matcherReason(err)
+				break
 			}
-			sel := doc.FindMatcher(e.c.css)
-			x.Count = sel.Length()
+			x.Count = len(nodes)
 			if e.output() != OutputCount {
-				sel.EachWithBreak(func(_ int, s *goquery.Selection) bool {
-					if len(x.Values) == max {
-						return false
-					}
-					x.Values = append(x.Values, seo.ClipTo(nodeValue(s.Nodes[0], e), MaxValueChars))
-					return true
-				})
+				for _, n := range nodes[:min(max, len(nodes))] {
+					x.Values = append(x.Values, seo.ClipTo(nodeValue(n, e), MaxValueChars))
+				}
 			}
-		case ExtractXPath:
-			x.Values, x.Count, x.Error = evalXPath(p.Doc, e, max)
-		case ExtractRegex:
-			x.Values, x.Count, x.CountCapped = matchRegex(e.c.re, p.Body, max, e.output() != OutputCount)
+		case e.Kind == ExtractXPath:
+			x.Values, x.Count, x.Error = evalXPath(ctx, p.Doc, e, max)
+		case e.Kind == ExtractRegex:
+			var err error
+			x.Values, x.Count, x.CountCapped, err = matchRegex(ctx, e.c.re, p.Body, max, e.output() != OutputCount)
+			if err != nil {
+				x.Error = matcherReason(err)
+			}
 		}
 		if x.Values == nil {
 			x.Values = []string{}
@@ -339,11 +344,27 @@ func nodeValue(n *html.Node, e *Extractor) string {
 	return Collapse(TextContent(n))
 }
 
+// matcherReason words the error of a matcher stopped by its budget or
+// its context for Extraction.Error and SearchMatch.Error.
+func matcherReason(err error) string {
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		return "stopped: the analysis ran out of time"
+	case errors.Is(err, context.Canceled):
+		return "stopped: the analysis was canceled"
+	}
+	return err.Error()
+}
+
 // matchRegex counts the matches of re in body, up to MaxMatchCount, and
 // returns the first max values (the first group when re has one) when
-// values is set. Go's regexp guarantees time linear in len(body).
-func matchRegex(re *regexp.Regexp, body []byte, max int, values bool) ([]string, int, bool) {
-	locs := re.FindAllSubmatchIndex(body, MaxMatchCount)
+// values is set; it fails when re is over RegexBudget on body or ctx
+// ends.
+func matchRegex(ctx context.Context, re *budgetRegex, body []byte, max int, values bool) ([]string, int, bool, error) {
+	locs, err := re.findAll(ctx, body, MaxMatchCount)
+	if err != nil {
+		return nil, 0, false, err
+	}
 	var out []string
 	if values {
 		for _, l := range locs[:min(max, len(locs))] {
@@ -354,19 +375,18 @@ func matchRegex(re *regexp.Regexp, body []byte, max int, values bool) ([]string,
 			out = append(out, seo.ClipTo(strings.ToValidUTF8(string(body[s:e]), "\uFFFD"), MaxValueChars))
 		}
 	}
-	return out, len(locs), len(locs) == MaxMatchCount
+	return out, len(locs), len(locs) == MaxMatchCount, nil
 }
 
 // evalXPath evaluates e on the tree under doc with a budget of node moves.
-func evalXPath(doc *html.Node, e *Extractor, max int) (values []string, count int, errMsg string) {
-	nav := &budgetNav{NodeNavigator: htmlquery.CreateXPathNavigator(doc), left: new(int)}
-	*nav.left = XPathBudget
+func evalXPath(ctx context.Context, doc *html.Node, e *Extractor, max int) (values []string, count int, errMsg string) {
+	nav := &budgetNav{NodeNavigator: htmlquery.CreateXPathNavigator(doc), st: &navState{ctx: ctx, left: XPathBudget}}
 	defer func() {
 		if r := recover(); r != nil {
 			values, count, errMsg = nil, 0, fmt.Sprint("xpath evaluation failed: ", r)
 		}
 	}()
-	over := func() bool { return *nav.left < 0 }
+	over := func() bool { return nav.st.left < 0 || nav.st.err != nil }
 	x := e.c.xpath.Get().(*xpath.Expr)
 	defer e.c.xpath.Put(x)
 	switch v := x.Evaluate(nav).(type) {
@@ -383,6 +403,9 @@ func evalXPath(doc *html.Node, e *Extractor, max int) (values []string, count in
 		count, values = 1, []string{strconv.FormatFloat(v, 'f', -1, 64)}
 	case bool:
 		count, values = 1, []string{strconv.FormatBool(v)}
+	}
+	if nav.st.err != nil {
+		return nil, 0, matcherReason(nav.st.err)
 	}
 	if over() {
 		return nil, 0, fmt.Sprintf("xpath evaluation stopped after %d node visits", XPathBudget)
@@ -407,20 +430,36 @@ func navValue(nav xpath.NodeNavigator, e *Extractor) string {
 }
 
 // budgetNav is an XPath navigator over an x/net/html tree that fails every
-// move once its shared budget of moves is spent, so that no expression
-// (such as //*//*//* on a large page) walks the tree for long.
+// move once its shared budget of moves is spent or its context ended, so
+// that no expression (such as //*//*//* on a large page) walks the tree
+// for long.
 type budgetNav struct {
 	*htmlquery.NodeNavigator
-	left *int // shared by the copies of one evaluation
+	st *navState // shared by the copies of one evaluation
+}
+
+// navState is the budget of one XPath evaluation.
+type navState struct {
+	ctx   context.Context
+	left  int
+	since int
+	err   error // the context's, once it ended
 }
 
 func (n *budgetNav) spend() bool {
-	*n.left--
-	return *n.left >= 0
+	st := n.st
+	st.left--
+	if st.since++; st.since >= cssCheckEvery {
+		st.since = 0
+		if err := st.ctx.Err(); err != nil && st.err == nil {
+			st.err = err
+		}
+	}
+	return st.left >= 0 && st.err == nil
 }
 
 func (n *budgetNav) Copy() xpath.NodeNavigator {
-	return &budgetNav{NodeNavigator: n.NodeNavigator.Copy().(*htmlquery.NodeNavigator), left: n.left}
+	return &budgetNav{NodeNavigator: n.NodeNavigator.Copy().(*htmlquery.NodeNavigator), st: n.st}
 }
 func (n *budgetNav) MoveToParent() bool { return n.spend() && n.NodeNavigator.MoveToParent() }
 func (n *budgetNav) MoveToNextAttribute() bool {

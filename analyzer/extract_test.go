@@ -211,9 +211,9 @@ func TestSearchRules(t *testing.T) {
 		{Name: "no-text-re", Contains: false, Regex: `lorem`, In: "text"},
 	}
 	want := []SearchMatch{
-		{"stock", true, 1}, {"no-soldout", true, 0}, {"has-soldout", false, 0}, {"no-price", false, 4},
-		{"sku-re", true, 7}, {"script-in-html", true, 1}, {"script-in-text", false, 0}, {"text-re", true, 1},
-		{"no-text-re", true, 0},
+		{Name: "stock", Matched: true, Occurrences: 1}, {Name: "no-soldout", Matched: true, Occurrences: 0}, {Name: "has-soldout", Matched: false, Occurrences: 0}, {Name: "no-price", Matched: false, Occurrences: 4},
+		{Name: "sku-re", Matched: true, Occurrences: 7}, {Name: "script-in-html", Matched: true, Occurrences: 1}, {Name: "script-in-text", Matched: false, Occurrences: 0}, {Name: "text-re", Matched: true, Occurrences: 1},
+		{Name: "no-text-re", Matched: true, Occurrences: 0},
 	}
 	rep := analyzeFixture(t, "extract/shop.html", "", nil, &Options{Depth: Basic, Search: rules})
 	if !slices.Equal(rep.Search, want) {

@@ -2,8 +2,8 @@ package analyzer
 
 import (
 	"bytes"
+	"context"
 	"fmt"
-	"regexp"
 	"regexp/syntax"
 	"strconv"
 	"strings"
@@ -37,7 +37,7 @@ type SearchRule struct {
 	// space collapsed).
 	In string `json:"in,omitempty"`
 
-	re *regexp.Regexp
+	re *budgetRegex
 	// lit counts the matches of a Regex that is one literal (with or
 	// without "(?i)") without the regexp machine.
 	lit *literal
@@ -51,6 +51,10 @@ type SearchMatch struct {
 	Matched bool `json:"matched"`
 	// Occurrences counts the occurrences found, up to MaxMatchCount.
 	Occurrences int `json:"occurrences"`
+	// Error says why the rule was not decided on this page (a regex over
+	// RegexBudget, an analysis out of time); Matched and Occurrences are
+	// then false and zero and mean nothing.
+	Error string `json:"error,omitempty"`
 }
 
 // ParseSearchRule parses the command-line form of a search rule:
@@ -133,18 +137,19 @@ func (r *SearchRule) compile(field string) error {
 	case len(r.Regex) > MaxPatternLen:
 		return bad("regex", "", fmt.Sprintf("is %d bytes long; at most %d", len(r.Regex), MaxPatternLen))
 	}
-	if r.Regex != "" && (r.re == nil || r.re.String() != r.Regex) {
-		re, err := regexp.Compile(r.Regex)
+	if r.Regex != "" && (r.re == nil || r.re.re.String() != r.Regex) {
+		re, err := compileRegex(r.Regex)
 		if err != nil {
-			return bad("regex", r.Regex, "is not a valid regular expression: "+err.Error())
+			return bad("regex", r.Regex, err.Error())
 		}
 		r.re, r.lit = re, literalOf(r.Regex)
 	}
 	return nil
 }
 
-// runSearch fills p.Report.Search.
-func runSearch(p *Page) {
+// runSearch fills p.Report.Search. A regex runs on RegexBudget and stops
+// when ctx ends; its rule then gets SearchMatch.Error.
+func runSearch(ctx context.Context, p *Page) {
 	list := p.cfg.Search
 	if len(list) == 0 {
 		return
@@ -160,11 +165,20 @@ func runSearch(p *Page) {
 			}
 			hay = text
 		}
+		if err := ctx.Err(); err != nil {
+			out[i] = SearchMatch{Name: r.Name, Error: "not run: " + matcherReason(err)}
+			continue
+		}
 		n := 0
 		if r.lit != nil {
 			n = r.lit.count(hay)
 		} else if r.re != nil {
-			n = len(r.re.FindAllIndex(hay, MaxMatchCount))
+			locs, err := r.re.findAll(ctx, hay, MaxMatchCount)
+			if err != nil {
+				out[i] = SearchMatch{Name: r.Name, Error: matcherReason(err)}
+				continue
+			}
+			n = len(locs)
 		} else {
 			n = countBytes(hay, []byte(r.Text))
 		}

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/seokit/seokit/analyzer"
 	"github.com/seokit/seokit/crawler/sitemap"
 	"github.com/seokit/seokit/seo"
 )
@@ -192,9 +193,12 @@ func compilePatterns(field string, pats []string) ([]*regexp.Regexp, error) {
 		if len(p) > MaxScopePatternLength {
 			return nil, &seo.InputError{Field: f, Reason: fmt.Sprintf("longer than %d bytes", MaxScopePatternLength)}
 		}
-		re, err := regexp.Compile(p)
+		// Tested on every URL the crawl finds: the program is capped
+		// (analyzer.MaxRegexInsts), so one test stays short and the
+		// crawl's context is seen between URLs.
+		re, _, err := analyzer.CompileRegexp(p)
 		if err != nil {
-			return nil, &seo.InputError{Field: f, Value: p, Reason: "not a valid regular expression: " + err.Error()}
+			return nil, &seo.InputError{Field: f, Value: p, Reason: err.Error()}
 		}
 		out = append(out, re)
 	}

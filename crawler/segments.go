@@ -86,7 +86,16 @@ const (
 	MaxTemplates = 50
 	// maxTemplateOf caps Segment.TemplateOf, in bytes.
 	maxTemplateOf = 2048
+	// SegmentBudget caps the work of the segments' regular expressions
+	// over one crawl: the bytes of each URL and value tested times the
+	// instructions of the regex testing it (analyzer.MaxRegexInsts caps
+	// one). Pages left when it is spent are in no segment, and every
+	// SegmentSummary.Reason says how many.
+	SegmentBudget = 500_000_000
 )
+
+// segmentBudget is SegmentBudget, lowered by tests.
+var segmentBudget int64 = SegmentBudget
 
 var (
 	segmentName   = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,50}$`)
@@ -99,6 +108,8 @@ type segmentMatcher struct {
 	Segment
 	url   *regexp.Regexp
 	value *regexp.Regexp
+	// urlInsts and valueInsts size the programs of url and value.
+	urlInsts, valueInsts int
 	// template is Template, or the template TemplateOf resolved to.
 	template string
 }
@@ -150,11 +161,11 @@ func compileSegments(segments []Segment) ([]segmentMatcher, error) {
 			if len(s.URL) > maxSegmentRegexp {
 				return nil, bad(".url", s.URL, fmt.Sprintf("the regular expression is longer than %d bytes", maxSegmentRegexp))
 			}
-			re, err := regexp.Compile(s.URL)
+			re, n, err := analyzer.CompileRegexp(s.URL)
 			if err != nil {
-				return nil, bad(".url", s.URL, "not a regular expression: "+err.Error())
+				return nil, bad(".url", s.URL, err.Error())
 			}
-			m.url = re
+			m.url, m.urlInsts = re, n
 		}
 		if s.Value != "" {
 			if s.Extract == "" {
@@ -163,11 +174,11 @@ func compileSegments(segments []Segment) ([]segmentMatcher, error) {
 			if len(s.Value) > maxSegmentRegexp {
 				return nil, bad(".value", s.Value, fmt.Sprintf("the regular expression is longer than %d bytes", maxSegmentRegexp))
 			}
-			re, err := regexp.Compile(s.Value)
+			re, n, err := analyzer.CompileRegexp(s.Value)
 			if err != nil {
-				return nil, bad(".value", s.Value, "not a regular expression: "+err.Error())
+				return nil, bad(".value", s.Value, err.Error())
 			}
-			m.value = re
+			m.value, m.valueInsts = re, n
 		}
 		if s.Template != "" && !templateValue.MatchString(s.Template) {
 			return nil, bad(".template", s.Template, "a template fingerprint is 12 lowercase hex digits, as the report's templates list them")
@@ -192,6 +203,23 @@ func compileSegments(segments []Segment) ([]segmentMatcher, error) {
 		out = append(out, m)
 	}
 	return out, nil
+}
+
+// cost is the regex work of testing p against m, at most.
+func (m *segmentMatcher) cost(p *PageSummary) int64 {
+	var c int64
+	if m.url != nil {
+		c += int64(len(p.URL)+1) * int64(m.urlInsts+1)
+	}
+	if m.value != nil {
+		for _, x := range p.Extracted {
+			if x.Name == m.Extract && len(x.Values) > 0 {
+				c += int64(len(x.Values[0])+1) * int64(m.valueInsts+1)
+				break
+			}
+		}
+	}
+	return c
 }
 
 // match reports whether p meets every condition of m.
@@ -346,11 +374,22 @@ func (r *siteRun) segments(site []seo.Finding) []SegmentSummary {
 		}
 	}
 	byURL := make(map[string]int, len(r.pages))
+	work, fetched, left := int64(0), 0, 0
 	for i := range r.pages {
 		p := &r.pages[i]
 		if !p.fetched() {
 			continue
 		}
+		fetched++
+		var cost int64
+		for j := range ms {
+			cost += ms[j].cost(p)
+		}
+		if left > 0 || work+cost > segmentBudget {
+			left++ // over the budget: in no segment, counted below
+			continue
+		}
+		work += cost
 		k := len(ms)
 		for j := range ms {
 			if ms[j].match(p) {
@@ -369,6 +408,16 @@ func (r *siteRun) segments(site []seo.Finding) []SegmentSummary {
 	for _, f := range site {
 		if k, ok := byURL[f.URL]; ok {
 			count(&out[k], f.ID, 1)
+		}
+	}
+	if left > 0 {
+		why := fmt.Sprintf("segments not matched on %d of %d pages: their regular expressions went over the crawl's budget of %d (bytes × instructions)", left, fetched, segmentBudget)
+		for k := range out {
+			if out[k].Reason == "" {
+				out[k].Reason = why
+			} else {
+				out[k].Reason += "; " + why
+			}
 		}
 	}
 	return out

@@ -189,3 +189,34 @@ func TestSegmentsByExtractedValue(t *testing.T) {
 		t.Errorf("segments %+v", rep.Segments)
 	}
 }
+
+// TestSegmentBudget spends the segments' regex budget part-way through a
+// crawl: the pages after it are in no segment and every summary says how
+// many, instead of counting them as outside every segment.
+func TestSegmentBudget(t *testing.T) {
+	s := testSite{pages: []PageSummary{pg("/blog/a"), pg("/blog/b"), pg("/blog/c"), pg("/blog/d")}}
+	start, _ := url.Parse(siteOrigin + "/")
+	b := newSiteBuilder(start, &Options{Segments: []Segment{{Name: "blog", URL: `/blog/`}}})
+	// The work of one page: its URL's bytes times the program's
+	// instructions, both plus one.
+	_, insts, err := analyzer.CompileRegexp(`/blog/`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	perPage := int64(len(siteOrigin+"/blog/a")+1) * int64(insts+1)
+	defer func(old int64) { segmentBudget = old }(segmentBudget)
+	segmentBudget = 3 * perPage // the home page and two blog pages
+	rep := s.buildOn(b)
+	if len(rep.Segments) != 2 {
+		t.Fatalf("segments %+v", rep.Segments)
+	}
+	blog, none := rep.Segments[0], rep.Segments[1]
+	if blog.Pages != 2 || none.Pages != 1 {
+		t.Errorf("blog %d pages, none %d, want 2 and 1", blog.Pages, none.Pages)
+	}
+	for _, sg := range rep.Segments {
+		if !strings.Contains(sg.Reason, "not matched on 2 of 5 pages") {
+			t.Errorf("%s: reason %q", sg.Name, sg.Reason)
+		}
+	}
+}

@@ -53,6 +53,10 @@ func TestExtractOptionValidation(t *testing.T) {
 		{"bad max", `{"extract":[{"name":"x","type":"css","expr":"a","max":1000}]}`, "options.extract[0].max"},
 		{"bad search regex", `{"search":[{"name":"x","contains":true,"regex":"(a"}]}`, "options.search[0].regex"},
 		{"search without text", `{"search":[{"name":"x","contains":true}]}`, "options.search[0].text"},
+		{"css over its compounds", `{"extract":[{"name":"x","type":"css","expr":"p` + strings.Repeat(" div", analyzer.MaxCSSCompounds) + `"}]}`, "options.extract[0].expr"},
+		{"css nested too deep", `{"extract":[{"name":"x","type":"css","expr":"a` + strings.Repeat(":not(b", analyzer.MaxCSSNesting+1) + strings.Repeat(")", analyzer.MaxCSSNesting+1) + `"}]}`, "options.extract[0].expr"},
+		{"regex program too large", `{"extract":[{"name":"x","type":"regex","expr":"(?:\\w?){1000}(?:\\d?){1000}"}]}`, "options.extract[0].expr"},
+		{"search regex program too large", `{"search":[{"name":"x","contains":true,"regex":"(?:\\w?){1000}(?:\\d?){1000}"}]}`, "options.search[0].regex"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := apiErr(t, a.call("POST", "/v1/analyze/page", a.key, `{"url":"http://127.0.0.1:1/","options":`+tc.options+`}`), 400, CodeInvalidRequest)

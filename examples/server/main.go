@@ -125,7 +125,10 @@
 // Prefer the environment variables for secrets: flags show in process
 // listings. Without TLS the server refuses to listen on an address that is
 // not loopback unless -trusted-proxy names the proxy in front of it.
-// SIGINT or SIGTERM shuts it down gracefully.
+// SIGINT or SIGTERM shuts it down within shutdownBound (20 seconds): site
+// analyses stop at once and stay queued or running in the store, so the
+// next start resumes them; requests in flight get shutdownGrace to finish,
+// then are canceled.
 package main
 
 import (
@@ -593,7 +596,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// Requests run under reqCtx, canceled when the shutdown's grace
+	// period ends, so that no analysis holds the process.
+	reqCtx, cancelRequests := context.WithCancel(context.Background())
+	defer cancelRequests()
 	srv := &http.Server{
+		BaseContext:       func(net.Listener) context.Context { return reqCtx },
 		Handler:           handler(api, dash, ready(st, limiter, newWriteProbe(st, 0))),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
@@ -631,12 +639,52 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	case <-ctx.Done():
 	}
-	sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	return shutdown(srv, api, cancelRequests, logger)
+}
+
+// Bounds of a shutdown.
+const (
+	// shutdownGrace is how long requests in flight may still finish;
+	// shutdownDrain how long those canceled then, and the site analyses
+	// stopped at once, take to return before the process exits anyway.
+	shutdownGrace = 10 * time.Second
+	shutdownDrain = 5 * time.Second
+	// shutdownBound is the most a shutdown takes, with the stores'
+	// closing (README, "Quick start").
+	shutdownBound = 20 * time.Second
+)
+
+// shutdown stops the server: the listener closes, the job runner stops
+// its site analyses (each stays queued or running in the store and
+// resumes at the next start), requests in flight get shutdownGrace to
+// finish and are then canceled through their context, which every
+// analysis honours. It returns within shutdownGrace + 2×shutdownDrain.
+func shutdown(srv *http.Server, api *httpapi.Server, cancelRequests context.CancelFunc, logger *slog.Logger) error {
+	logger.Info("server: stopping")
+	jobs := make(chan error, 1)
+	go func() { jobs <- api.Close() }()
+	gctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil {
-		return err
+	err := srv.Shutdown(gctx)
+	if err != nil {
+		logger.Warn("server: requests still running after the grace period; canceling them", "grace", shutdownGrace)
+		cancelRequests()
+		dctx, cancel := context.WithTimeout(context.Background(), shutdownDrain)
+		defer cancel()
+		if err = srv.Shutdown(dctx); err != nil {
+			logger.Warn("server: requests did not return; closing their connections", "err", err)
+			err = srv.Close()
+		}
 	}
-	return nil
+	select {
+	case jerr := <-jobs:
+		if jerr != nil {
+			logger.Warn("server: job runner stopped with an error", "err", jerr)
+		}
+	case <-time.After(shutdownDrain):
+		logger.Warn("server: site analyses still stopping; they resume at the next start")
+	}
+	return err
 }
 
 // frontiers returns where site analyses keep their crawl state: Redis,
