@@ -14,6 +14,7 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/fetch"
+	"github.com/chromedp/cdproto/inspector"
 	"github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
@@ -72,6 +73,9 @@ func (p *Pool) Render(ctx context.Context, req *render.Request) (*render.Result,
 	res, err := p.render(ctx, b, req)
 	if err != nil && b.dead() && !p.isClosed() {
 		crashed = true
+		if b.memKilled.Load() && ctx.Err() == nil {
+			return nil, fmt.Errorf("render: %s: the browser was stopped: %w", seo.Clip(req.URL), render.ErrMemoryLimit)
+		}
 		err = fmt.Errorf("%w: %w", errCrashed, err)
 	}
 	return res, err
@@ -115,6 +119,14 @@ type session struct {
 
 	queue  []any
 	signal chan struct{}
+
+	// crashed is closed when the page's renderer process ends (killed for
+	// memory, out of memory, crashed), which also ends the rendering's
+	// commands (abort); crash is the browser's termination status of it
+	// ("" when the page's own session reported it first).
+	crashed chan struct{}
+	crash   string
+	abort   context.CancelFunc
 }
 
 // entry is a request the page made; idx is its place in res.Resources, -1
@@ -144,6 +156,8 @@ func newSession(req *render.Request, prx *proxy) *session {
 		docs:      map[string]bool{},
 		hops:      map[string]bool{},
 		signal:    make(chan struct{}, 1),
+		crashed:   make(chan struct{}),
+		abort:     func() {},
 		res: render.Result{
 			Errors:    []render.Message{},
 			Console:   []render.Message{},
@@ -379,6 +393,8 @@ func (s *session) listen(ev any) {
 			}
 			s.finish(ev.RequestID, e, outcome, "", 0)
 		}
+	case *inspector.EventTargetCrashed:
+		s.noteCrash("")
 	case *page.EventLoadEventFired:
 		s.loaded = true
 		s.lastBusy = time.Now()
@@ -424,6 +440,60 @@ func (s *session) listen(ev any) {
 		s.addMessage(&s.res.Console, &s.res.ConsoleOmitted, m)
 	}
 }
+
+// noteCrash records the end of the page's renderer process with the
+// browser's termination status; s.mu is held.
+func (s *session) noteCrash(status string) {
+	select {
+	case <-s.crashed:
+		if s.crash == "" {
+			s.crash = status
+		}
+		return
+	default:
+	}
+	s.crash = status
+	close(s.crashed)
+	s.abort()
+}
+
+// crashErr is the error of a rendering whose renderer process ended, nil
+// when it runs: render.ErrMemoryLimit when V8 ran out of memory ("oom") or
+// the pool killed the process for its memory limit.
+func (s *session) crashErr(b *browser) error {
+	select {
+	case <-s.crashed:
+	default:
+		return nil
+	}
+	s.mu.Lock()
+	status := s.crash
+	s.mu.Unlock()
+	if status == "" {
+		// The browser-wide event with the status comes on another
+		// connection; it is waited for briefly.
+		timer := time.NewTimer(crashStatusWait)
+		defer timer.Stop()
+		for status == "" {
+			select {
+			case <-timer.C:
+				status = "crashed"
+			case <-time.After(10 * time.Millisecond):
+				s.mu.Lock()
+				status = s.crash
+				s.mu.Unlock()
+			}
+		}
+	}
+	if status == "oom" || b.claimKill() {
+		return fmt.Errorf("render: %s: the page was stopped: %w", seo.Clip(s.req.URL), render.ErrMemoryLimit)
+	}
+	return fmt.Errorf("render: %s: the page's renderer process ended (%s)", seo.Clip(s.req.URL), clip(status))
+}
+
+// crashStatusWait bounds the wait for the termination status of a crashed
+// page.
+const crashStatusWait = 500 * time.Millisecond
 
 // maxOrigins caps the document origins a session remembers; a page with
 // more is not reset for reuse.
@@ -642,14 +712,14 @@ func (p *Pool) render(ctx context.Context, b *browser, in *render.Request) (*ren
 		return nil, p.ctxErr(ctx, fmt.Errorf("render: opening a tab: %w", err))
 	}
 	tb.uses++
-	s, res, err := p.renderIn(ctx, tb, req, dev, ua)
+	s, res, err := p.renderIn(ctx, b, tb, req, dev, ua)
 	reuse := err == nil && !res.TimedOut && ctx.Err() == nil && tb.reset(tb.ctx, s) == nil
 	p.putTab(b, tb, reuse)
 	return res, err
 }
 
-// renderIn renders req in tb.
-func (p *Pool) renderIn(ctx context.Context, tb *tab, req *render.Request, dev device, ua string) (*session, *render.Result, error) {
+// renderIn renders req in tb, a tab of b.
+func (p *Pool) renderIn(ctx context.Context, b *browser, tb *tab, req *render.Request, dev device, ua string) (*session, *render.Result, error) {
 	prx := tb.prx
 	prx.reset(req.MaxBytes + req.MaxBytes/4 + (1 << 20))
 	s := newSession(req, prx)
@@ -665,6 +735,17 @@ func (p *Pool) renderIn(ctx context.Context, tb *tab, req *render.Request, dev d
 	defer cancelRun()
 	stopCaller := context.AfterFunc(ctx, cancelRun)
 	defer stopCaller()
+	// The end of the page's renderer process ends every command.
+	runCtx, s.abort = context.WithCancel(runCtx)
+	defer s.abort()
+	// fail prefers the crash of the page's renderer, which explains the
+	// other errors.
+	fail := func(err error) error {
+		if cerr := s.crashErr(b); cerr != nil && ctx.Err() == nil {
+			return cerr
+		}
+		return err
+	}
 
 	c := tb.c
 	t := c.Target
@@ -684,11 +765,19 @@ func (p *Pool) renderIn(ctx context.Context, tb *tab, req *render.Request, dev d
 	}()
 
 	if err := chromedp.ListenBrowser(workCtx, func(ev any) {
-		if ev, ok := ev.(*target.EventTargetCreated); ok && ev.TargetInfo != nil &&
-			ev.TargetInfo.BrowserContextID == c.BrowserContextID && ev.TargetInfo.TargetID != t.TargetID {
-			s.mu.Lock()
-			s.enqueue(ev)
-			s.mu.Unlock()
+		switch ev := ev.(type) {
+		case *target.EventTargetCreated:
+			if ev.TargetInfo != nil && ev.TargetInfo.BrowserContextID == c.BrowserContextID && ev.TargetInfo.TargetID != t.TargetID {
+				s.mu.Lock()
+				s.enqueue(ev)
+				s.mu.Unlock()
+			}
+		case *target.EventTargetCrashed:
+			if ev.TargetID == t.TargetID {
+				s.mu.Lock()
+				s.noteCrash(ev.Status)
+				s.mu.Unlock()
+			}
 		}
 	}); err != nil {
 		return nil, nil, p.ctxErr(ctx, fmt.Errorf("render: preparing the tab: %w", err))
@@ -701,10 +790,17 @@ func (p *Pool) renderIn(ctx context.Context, tb *tab, req *render.Request, dev d
 	}
 	budget, cancelBudget := context.WithTimeout(runCtx, req.Timeout)
 	defer cancelBudget()
+	// end bounds the rendering once the budget is spent: stopping the
+	// page, its vitals and its DOM get the grace, whatever the page does.
+	end, cancelEnd := context.WithTimeout(runCtx, req.Timeout+grace)
+	defer cancelEnd()
 	nav, err := cdp.Call(budget, t, page.Navigate, page.NavigateParams{URL: req.URL})
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, nil, ctx.Err()
+		}
+		if cerr := s.crashErr(b); cerr != nil {
+			return nil, nil, cerr
 		}
 		if budget.Err() != nil {
 			return nil, nil, fmt.Errorf("render: %s: no response to the document within %s", seo.Clip(req.URL), req.Timeout)
@@ -712,7 +808,7 @@ func (p *Pool) renderIn(ctx context.Context, tb *tab, req *render.Request, dev d
 		return nil, nil, p.ctxErr(ctx, fmt.Errorf("render: navigating to %s: %w", seo.Clip(req.URL), err))
 	}
 	if nav.ErrorText != "" {
-		return nil, nil, s.navError(nav.ErrorText)
+		return nil, nil, fail(s.navError(nav.ErrorText))
 	}
 	s.mu.Lock()
 	if s.mainFrame == "" {
@@ -721,8 +817,11 @@ func (p *Pool) renderIn(ctx context.Context, tb *tab, req *render.Request, dev d
 	s.mu.Unlock()
 
 	if !s.wait(budget) && ctx.Err() == nil {
+		if err := s.crashErr(b); err != nil {
+			return nil, nil, err
+		}
 		s.res.TimedOut = true
-		_, _ = cdp.Call(runCtx, t, page.StopLoading, cdp.Empty{})
+		_, _ = cdp.Call(end, t, page.StopLoading, cdp.Empty{})
 	}
 	if ctx.Err() != nil {
 		return nil, nil, ctx.Err()
@@ -730,11 +829,17 @@ func (p *Pool) renderIn(ctx context.Context, tb *tab, req *render.Request, dev d
 	if s.res.TimedOut {
 		s.res.VitalsReason = "not read: the rendering budget ended before the page settled"
 	} else {
-		p.afterSettle(runCtx, s)
+		p.afterSettle(end, s)
 	}
-	dom, err := s.readDOM(runCtx, t)
+	dom, err := s.readDOM(end, t)
 	if err != nil {
-		return nil, nil, p.ctxErr(ctx, fmt.Errorf("render: reading the DOM of %s: %w", seo.Clip(req.URL), err))
+		if end.Err() != nil && runCtx.Err() == nil && ctx.Err() == nil {
+			err = fmt.Errorf("not read within %s after the budget of %s", grace, req.Timeout)
+		}
+		return nil, nil, fail(p.ctxErr(ctx, fmt.Errorf("render: reading the DOM of %s: %w", seo.Clip(req.URL), err)))
+	}
+	if err := s.crashErr(b); err != nil {
+		return nil, nil, err
 	}
 	if strings.HasPrefix(dom.URL, "chrome-error:") {
 		// The page navigated itself somewhere that could not be loaded (a

@@ -1,0 +1,227 @@
+package chromium
+
+import (
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// watchEvery is how often the memory of a browser's process tree is
+// sampled while the browser renders. A sample reads one small file per
+// process (statm); the proportional set sizes (smaps_rollup, which walks
+// the process's mappings) are read only when the resident sizes pass a
+// limit.
+const watchEvery = 200 * time.Millisecond
+
+// procUse is one process of a browser's tree as a sample saw it.
+type procUse struct {
+	pid      int
+	bytes    int64
+	renderer bool
+}
+
+// watch samples the memory of b's process tree every watchEvery while b
+// renders, until b stops, and keeps the browser in its CPU priority (see
+// Options.Nice): processes and threads started later inherit it, the
+// repeated call catches those started while it was set.
+//
+// A renderer process over Options.MaxRenderMemory is killed: its page ends
+// as render.ErrMemoryLimit. Over Options.MaxBrowserMemory for the whole
+// tree, the largest renderers are killed until the rest fits; when the
+// browser's own processes alone exceed it, the browser is killed and every
+// page it was rendering ends as render.ErrMemoryLimit.
+func (p *Pool) watch(b *browser) {
+	defer close(b.watched)
+	tick := time.NewTicker(watchEvery)
+	defer tick.Stop()
+	kinds := map[int]bool{} // pid → renderer, read once from its command line
+	for {
+		select {
+		case <-b.ctx.Done():
+			return
+		case <-tick.C:
+		}
+		p.mu.Lock()
+		busy := b.inUse > 0
+		p.mu.Unlock()
+		if !busy || b.pid <= 0 {
+			continue
+		}
+		p.renice(b)
+		p.checkMemory(b, kinds)
+	}
+}
+
+// checkMemory takes one sample of b's tree and kills what exceeds the
+// limits.
+func (p *Pool) checkMemory(b *browser, kinds map[int]bool) {
+	pids := processTree(b.pid)
+	if len(pids) == 0 {
+		return
+	}
+	uses := make([]procUse, 0, len(pids))
+	var total int64
+	live := make(map[int]bool, len(pids))
+	for _, pid := range pids {
+		rss, ok := statmRSS(pid)
+		if !ok {
+			continue
+		}
+		live[pid] = true
+		r, known := kinds[pid]
+		if !known {
+			r = isRenderer(pid)
+			kinds[pid] = r
+		}
+		uses = append(uses, procUse{pid: pid, bytes: rss, renderer: r})
+		total += rss
+	}
+	for pid := range kinds {
+		if !live[pid] {
+			delete(kinds, pid)
+		}
+	}
+	// Resident sizes count shared pages in every process; they decide
+	// only whether the proportional sizes are read.
+	for i := range uses {
+		u := &uses[i]
+		if u.renderer && u.bytes > p.opts.MaxRenderMemory {
+			u.bytes = procMemory(u.pid)
+			if u.bytes > p.opts.MaxRenderMemory {
+				p.killRenderer(b, u.pid)
+				total -= u.bytes
+				u.bytes = 0
+			}
+		}
+	}
+	if total <= p.opts.MaxBrowserMemory {
+		return
+	}
+	total = 0
+	for i := range uses {
+		if uses[i].bytes > 0 {
+			uses[i].bytes = procMemory(uses[i].pid)
+			total += uses[i].bytes
+		}
+	}
+	sort.Slice(uses, func(i, j int) bool { return uses[i].bytes > uses[j].bytes })
+	for i := range uses {
+		if total <= p.opts.MaxBrowserMemory {
+			return
+		}
+		if uses[i].renderer && uses[i].bytes > 0 {
+			p.killRenderer(b, uses[i].pid)
+			total -= uses[i].bytes
+		}
+	}
+	if total > p.opts.MaxBrowserMemory {
+		p.killBrowser(b)
+	}
+}
+
+// killRenderer kills the renderer process pid of b: the tab it serves
+// reports a crash, which the rendering in it counts as the memory limit.
+func (p *Pool) killRenderer(b *browser, pid int) {
+	b.memKills.Add(1)
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		b.memKills.Add(-1)
+		return
+	}
+	p.mu.Lock()
+	p.stats.MemoryKills++
+	p.mu.Unlock()
+}
+
+// killBrowser kills b's whole process tree (its process group) for the
+// memory limit.
+func (p *Pool) killBrowser(b *browser) {
+	b.memKilled.Store(true)
+	if pg, err := syscall.Getpgid(b.pid); err == nil && pg == b.pid {
+		_ = syscall.Kill(-b.pid, syscall.SIGKILL)
+	} else {
+		_ = syscall.Kill(b.pid, syscall.SIGKILL)
+	}
+	p.mu.Lock()
+	p.stats.MemoryKills++
+	p.mu.Unlock()
+}
+
+// claimKill reports whether a renderer of b was killed for memory and not
+// yet accounted for by a rendering, and accounts for one.
+func (b *browser) claimKill() bool {
+	for {
+		n := b.memKills.Load()
+		if n <= 0 {
+			return false
+		}
+		if b.memKills.CompareAndSwap(n, n-1) {
+			return true
+		}
+	}
+}
+
+// renice puts b's process group at Options.Nice; the browser runs in a
+// process group of its own (pgid = its pid), checked first so that the
+// server's own group is never changed.
+func (p *Pool) renice(b *browser) {
+	if p.opts.Nice <= 0 || b.pid <= 0 {
+		return
+	}
+	if pg, err := syscall.Getpgid(b.pid); err != nil || pg != b.pid {
+		return
+	}
+	_ = syscall.Setpriority(syscall.PRIO_PGRP, b.pid, p.opts.Nice)
+}
+
+// pageSize is the size of a memory page, for statm.
+var pageSize = int64(os.Getpagesize())
+
+// statmRSS is the resident size of pid in bytes, from /proc/pid/statm
+// (readable for every process, and cheap).
+func statmRSS(pid int) (int64, bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/statm")
+	if err != nil {
+		return 0, false
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 2 {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(f[1], 10, 64)
+	if err != nil {
+		return 0, false
+	}
+	return n * pageSize, true
+}
+
+// procMemory is the memory of pid: its PSS, or its RSS where PSS cannot be
+// read (a process that is not dumpable, such as a sandboxed renderer,
+// hides its smaps from a server that is not root).
+func procMemory(pid int) int64 {
+	if pss, ok := procKB(pid, "smaps_rollup", "Pss:"); ok {
+		return pss
+	}
+	if rss, ok := statmRSS(pid); ok {
+		return rss
+	}
+	return 0
+}
+
+// isRenderer reports whether pid is a renderer process (its command line
+// has --type=renderer). Processes forked by Chromium's zygote rewrite their
+// command line as one string, its arguments separated by spaces.
+func isRenderer(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+	if err != nil {
+		return false
+	}
+	for _, a := range strings.Fields(strings.ReplaceAll(string(b), "\x00", " ")) {
+		if a == "--type=renderer" {
+			return true
+		}
+	}
+	return false
+}
