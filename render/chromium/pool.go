@@ -115,7 +115,7 @@ type Pool struct {
 	opts    Options
 	exec    string
 	sandbox string // the sandbox mode, see Sandbox
-	dial dialFunc
+	dial    dialFunc
 
 	mu       sync.Mutex
 	changed  chan struct{} // closed and replaced when a tab is freed
