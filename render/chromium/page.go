@@ -685,13 +685,63 @@ const setupScript = `(() => {
 })();`
 
 // domScript serialises the document with its doctype, cut after max
-// characters, and returns it with the frame's URL.
-const domScript = `((max) => {
+// characters, and returns it with the frame's URL. A document of up to
+// domExact elements is serialised by the browser (outerHTML); a larger one
+// by a walk that stops once max characters are written, so that the time
+// and memory of the reading are bounded by the cap rather than by the
+// document (a page can build millions of nodes). The walk keeps its own
+// stack (documents can nest deeper than the JavaScript stack) and follows
+// the HTML serialisation algorithm.
+const domScript = `((max, exact) => {
   const d = document;
   let s = d.doctype ? new XMLSerializer().serializeToString(d.doctype) + "\n" : "";
-  s += d.documentElement ? d.documentElement.outerHTML : "";
+  const root = d.documentElement;
+  if (!root) return { url: location.href, html: s };
+  if (d.getElementsByTagName("*").length <= exact) {
+    s += root.outerHTML;
+    return { url: location.href, html: s.length > max ? s.slice(0, max + 1) : s };
+  }
+  const out = [s];
+  let n = s.length;
+  const push = (t) => { out.push(t); n += t.length; };
+  const voids = new Set(["area","base","basefont","bgsound","br","col","embed","frame","hr","img","input","keygen","link","meta","param","source","track","wbr"]);
+  const raw = new Set(["style","script","xmp","iframe","noembed","noframes","plaintext","noscript"]);
+  const text = (t) => t.replace(/&/g, "&amp;").replace(/\u00a0/g, "&nbsp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+  const attr = (t) => t.replace(/&/g, "&amp;").replace(/\u00a0/g, "&nbsp;").replace(/"/g, "&quot;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+  const stack = [root];
+  while (stack.length && n <= max) {
+    const x = stack.pop();
+    if (typeof x === "string") { push(x); continue; }
+    switch (x.nodeType) {
+    case 1: {
+      const name = x.prefix ? x.prefix + ":" + x.localName : x.localName;
+      let t = "<" + name;
+      for (const a of x.attributes) t += " " + a.name + '="' + attr(a.value) + '"';
+      push(t + ">");
+      if (voids.has(name) && x.namespaceURI === "http://www.w3.org/1999/xhtml") break;
+      stack.push("</" + name + ">");
+      const kids = (x.localName === "template" && x.content) ? x.content.childNodes : x.childNodes;
+      for (let i = kids.length - 1; i >= 0; i--) stack.push(kids[i]);
+      break;
+    }
+    case 3: {
+      const p = x.parentNode;
+      push(p && p.nodeType === 1 && raw.has(p.localName) ? x.data : text(x.data));
+      break;
+    }
+    case 4: push("<![CDATA[" + x.data + "]]>"); break;
+    case 7: push("<?" + x.target + " " + x.data + ">"); break;
+    case 8: push("<!--" + x.data + "-->"); break;
+    }
+  }
+  s = out.join("");
   return { url: location.href, html: s.length > max ? s.slice(0, max + 1) : s };
 })`
+
+// domExact is the number of elements up to which the browser's own
+// serialisation reads the document (a variable for the tests, which
+// compare both readings).
+var domExact = 100000
 
 type domResult struct {
 	URL  string `json:"url"`
@@ -891,7 +941,7 @@ const domWait = 2 * time.Second
 // (an endless loop) is terminated first.
 func (s *session) readDOM(ctx context.Context, t *chromedp.Target) (domResult, error) {
 	read := func(ctx context.Context) (domResult, error) {
-		return chromedp.Run(ctx, chromedp.Evaluate[domResult](`(`+domScript+`)(`+strconv.Itoa(seo.DefaultMaxBodyBytes)+`)`))
+		return chromedp.Run(ctx, chromedp.Evaluate[domResult](`(`+domScript+`)(`+strconv.Itoa(seo.DefaultMaxBodyBytes)+`,`+strconv.Itoa(domExact)+`)`))
 	}
 	short, cancel := context.WithTimeout(ctx, domWait)
 	dom, err := read(short)
