@@ -933,24 +933,22 @@ func (p *Pool) afterSettle(ctx context.Context, s *session) {
 	}
 }
 
-// domWait is how long reading the DOM may wait for the page's main thread
-// before the running script is terminated.
-const domWait = 2 * time.Second
+// domWait is how long reading the DOM waits for the page's main thread to
+// answer before the running script is terminated.
+const domWait = time.Second
 
 // readDOM serialises the document. A script that keeps the main thread busy
-// (an endless loop) is terminated first.
+// (an endless loop) is terminated first: a tiny evaluation tells whether
+// the thread answers, so that a long serialisation is never mistaken for
+// the page's script.
 func (s *session) readDOM(ctx context.Context, t *chromedp.Target) (domResult, error) {
-	read := func(ctx context.Context) (domResult, error) {
-		return chromedp.Run(ctx, chromedp.Evaluate[domResult](`(`+domScript+`)(`+strconv.Itoa(seo.DefaultMaxBodyBytes)+`,`+strconv.Itoa(domExact)+`)`))
-	}
 	short, cancel := context.WithTimeout(ctx, domWait)
-	dom, err := read(short)
+	_, err := chromedp.Run(short, chromedp.Evaluate[int]("1"))
 	cancel()
-	if err == nil || ctx.Err() != nil {
-		return dom, err
+	if err != nil && ctx.Err() == nil {
+		_, _ = cdp.Call(ctx, t, runtime.TerminateExecution, cdp.Empty{})
 	}
-	_, _ = cdp.Call(ctx, t, runtime.TerminateExecution, cdp.Empty{})
-	return read(ctx)
+	return chromedp.Run(ctx, chromedp.Evaluate[domResult](`(`+domScript+`)(`+strconv.Itoa(seo.DefaultMaxBodyBytes)+`,`+strconv.Itoa(domExact)+`)`))
 }
 
 // ctxErr prefers the caller's context error, then a closed pool.

@@ -37,7 +37,7 @@ func (p *Pool) watch(b *browser) {
 	defer close(b.watched)
 	tick := time.NewTicker(watchEvery)
 	defer tick.Stop()
-	kinds := map[int]bool{} // pid → renderer, read once from its command line
+	kinds := map[int]bool{} // the renderers seen, read once from their command lines
 	for {
 		select {
 		case <-b.ctx.Done():
@@ -71,10 +71,12 @@ func (p *Pool) checkMemory(b *browser, kinds map[int]bool) {
 			continue
 		}
 		live[pid] = true
-		r, known := kinds[pid]
-		if !known {
-			r = isRenderer(pid)
-			kinds[pid] = r
+		// A process is known as a renderer once its command line says
+		// so: one just forked by the zygote still has the zygote's.
+		r := kinds[pid]
+		if !r && isRenderer(pid) {
+			r = true
+			kinds[pid] = true
 		}
 		uses = append(uses, procUse{pid: pid, bytes: rss, renderer: r})
 		total += rss
