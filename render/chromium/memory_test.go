@@ -12,7 +12,7 @@ import (
 )
 
 // Pages that allocate memory without end, each in a way of its own: the
-// V8 heap, ArrayBuffers (outside the V8 heap, each filled so that its pages
+// V8 heap (arrays of a million numbers), ArrayBuffers (outside the V8 heap, each filled so that its pages
 // are resident), a WebAssembly memory grown 64 MiB at a time and filled.
 // Each allocates from its first script, before the page can settle: 3 GiB
 // for the ArrayBuffers and the WebAssembly memory, without end for the V8
@@ -20,7 +20,7 @@ import (
 var memoryBombs = map[string]string{
 	"heap": `<!doctype html><title>heap</title><script>
 const keep = [];
-for (let i = 0; ; i++) keep.push({a: i, b: "x" + i, c: [i, i]});
+for (let i = 0; ; i++) keep.push(new Array(1 << 20).fill(i));
 </script>`,
 	"arraybuffer": `<!doctype html><title>arraybuffer</title><script>
 const keep = [];

@@ -67,10 +67,11 @@ type Options struct {
 	// MaxRenderMemory caps the memory of one rendering in bytes: the PSS
 	// of its renderer process (each rendering has a browser context, so a
 	// renderer process, of its own), sampled with the tree, and the V8
-	// heap (--max-old-space-size at three quarters of it, so that a heap
-	// that outgrows it fails at once rather than at the next sample);
-	// ArrayBuffers and WebAssembly memories live outside the V8 heap and
-	// are caught by the sampling. A page above it ends as
+	// heap (--max-old-space-size at the same size: the process passes the
+	// limit, and is stopped, before V8 would collect garbage without end
+	// near its own limit, which still bounds how far the heap grows between
+	// two samples); ArrayBuffers and WebAssembly memories live outside the
+	// V8 heap and are caught by the sampling. A page above it ends as
 	// render.ErrMemoryLimit. Zero means DefaultMaxRenderMemory.
 	MaxRenderMemory int64
 	// Nice is the CPU priority (nice value, 1 to 19) of the browsers'
@@ -326,7 +327,7 @@ func (p *Pool) flags() []chromedp.ExecAllocatorOption {
 		chromedp.Flag("disable-print-preview", true),
 		chromedp.Flag("block-new-web-contents", true),
 		chromedp.Flag("enable-features", "NetworkService,NetworkServiceInProcess2"),
-		chromedp.Flag("js-flags", "--max-old-space-size="+strconv.FormatInt(max(p.opts.MaxRenderMemory*3/4>>20, 16), 10)),
+		chromedp.Flag("js-flags", "--max-old-space-size="+strconv.FormatInt(max(p.opts.MaxRenderMemory>>20, 16), 10)),
 		chromedp.Flag("no-sandbox", p.sandbox == SandboxOff),
 	}
 }

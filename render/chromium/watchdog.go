@@ -10,11 +10,15 @@ import (
 )
 
 // watchEvery is how often the memory of a browser's process tree is
-// sampled while the browser renders. A sample reads one small file per
-// process (statm); the proportional set sizes (smaps_rollup, which walks
-// the process's mappings) are read only when the resident sizes pass a
-// limit.
-const watchEvery = 200 * time.Millisecond
+// sampled while the browser renders, watchClose how often once the tree or
+// one of its renderers is past half its limit (a page can allocate a
+// gigabyte in a second). A sample reads one small file per process
+// (statm); the proportional set sizes (smaps_rollup, which walks the
+// process's mappings) are read only when the resident sizes pass a limit.
+const (
+	watchEvery = 200 * time.Millisecond
+	watchClose = 50 * time.Millisecond
+)
 
 // procUse is one process of a browser's tree as a sample saw it.
 type procUse struct {
@@ -35,32 +39,36 @@ type procUse struct {
 // page it was rendering ends as render.ErrMemoryLimit.
 func (p *Pool) watch(b *browser) {
 	defer close(b.watched)
-	tick := time.NewTicker(watchEvery)
-	defer tick.Stop()
+	timer := time.NewTimer(watchEvery)
+	defer timer.Stop()
 	kinds := map[int]bool{} // the renderers seen, read once from their command lines
 	for {
 		select {
 		case <-b.ctx.Done():
 			return
-		case <-tick.C:
+		case <-timer.C:
 		}
 		p.mu.Lock()
 		busy := b.inUse > 0
 		p.mu.Unlock()
-		if !busy || b.pid <= 0 {
-			continue
+		next := watchEvery
+		if busy && b.pid > 0 {
+			p.renice(b)
+			if p.checkMemory(b, kinds) {
+				next = watchClose
+			}
 		}
-		p.renice(b)
-		p.checkMemory(b, kinds)
+		timer.Reset(next)
 	}
 }
 
 // checkMemory takes one sample of b's tree and kills what exceeds the
-// limits.
-func (p *Pool) checkMemory(b *browser, kinds map[int]bool) {
+// limits; near reports that the tree or a renderer is past half its
+// limit.
+func (p *Pool) checkMemory(b *browser, kinds map[int]bool) (near bool) {
 	pids := processTree(b.pid)
 	if len(pids) == 0 {
-		return
+		return false
 	}
 	uses := make([]procUse, 0, len(pids))
 	var total int64
@@ -88,8 +96,10 @@ func (p *Pool) checkMemory(b *browser, kinds map[int]bool) {
 	}
 	// Resident sizes count shared pages in every process; they decide
 	// only whether the proportional sizes are read.
+	near = total > p.opts.MaxBrowserMemory/2
 	for i := range uses {
 		u := &uses[i]
+		near = near || (u.renderer && u.bytes > p.opts.MaxRenderMemory/2)
 		if u.renderer && u.bytes > p.opts.MaxRenderMemory {
 			u.bytes = procMemory(u.pid)
 			if u.bytes > p.opts.MaxRenderMemory {
@@ -100,7 +110,7 @@ func (p *Pool) checkMemory(b *browser, kinds map[int]bool) {
 		}
 	}
 	if total <= p.opts.MaxBrowserMemory {
-		return
+		return near
 	}
 	total = 0
 	for i := range uses {
@@ -112,7 +122,7 @@ func (p *Pool) checkMemory(b *browser, kinds map[int]bool) {
 	sort.Slice(uses, func(i, j int) bool { return uses[i].bytes > uses[j].bytes })
 	for i := range uses {
 		if total <= p.opts.MaxBrowserMemory {
-			return
+			return true
 		}
 		if uses[i].renderer && uses[i].bytes > 0 {
 			p.killRenderer(b, uses[i].pid)
@@ -122,6 +132,7 @@ func (p *Pool) checkMemory(b *browser, kinds map[int]bool) {
 	if total > p.opts.MaxBrowserMemory {
 		p.killBrowser(b)
 	}
+	return true
 }
 
 // killRenderer kills the renderer process pid of b: the tab it serves
