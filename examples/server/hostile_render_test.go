@@ -167,6 +167,17 @@ func renderState(a answer) string {
 	return fmt.Sprintf("no render state in %.300s", a.head)
 }
 
+var renderTimingRE = regexp.MustCompile(`"elapsedMs":(\d+),"timedOut":(true|false)`)
+
+// renderTiming is the rendering's own time and whether its budget ended
+// it, as the answer reports them.
+func renderTiming(a answer) string {
+	if m := renderTimingRE.FindSubmatch(a.head); m != nil {
+		return fmt.Sprintf(" (rendering %s ms, timed out: %s)", m[1], m[2])
+	}
+	return ""
+}
+
 // latencyP99 is the 99th percentile of ds.
 func latencyP99(ds []time.Duration) time.Duration {
 	if len(ds) == 0 {
@@ -296,7 +307,7 @@ func TestHostileRender(t *testing.T) {
 	if wa.status == 0 && wa.err == nil {
 		wa = <-done
 	}
-	t.Logf("64 busy workers: %s in %s", renderState(wa), wa.took.Round(time.Millisecond))
+	t.Logf("64 busy workers: %s in %s%s", renderState(wa), wa.took.Round(time.Millisecond), renderTiming(wa))
 	t.Logf("/healthz p99: %s idle (%d requests), %s while the 64 busy workers page rendered (%d requests)",
 		latencyP99(idle).Round(time.Millisecond), len(idle), latencyP99(busy).Round(time.Millisecond), len(busy))
 	if len(busy) < 20 {

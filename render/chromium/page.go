@@ -68,16 +68,26 @@ func (p *Pool) Render(ctx context.Context, req *render.Request) (*render.Result,
 	if err != nil {
 		return nil, err
 	}
+	res, closing, err := p.render(ctx, b, req)
 	crashed := false
-	defer func() { p.release(b, slot, crashed) }()
-	res, err := p.render(ctx, b, req)
 	if err != nil && b.dead() && !p.isClosed() {
 		crashed = true
 		if b.memKilled.Load() && ctx.Err() == nil {
-			return nil, fmt.Errorf("render: %s: the browser was stopped: %w", seo.Clip(req.URL), render.ErrMemoryLimit)
+			err = fmt.Errorf("render: %s: the browser was stopped: %w", seo.Clip(req.URL), render.ErrMemoryLimit)
+		} else {
+			err = fmt.Errorf("%w: %w", errCrashed, err)
 		}
-		err = fmt.Errorf("%w: %w", errCrashed, err)
 	}
+	if closing == nil {
+		p.release(b, slot, crashed)
+		return res, err
+	}
+	// A tab that is not reused is closed after the answer (a page of busy
+	// workers takes seconds to close); its slot is freed once it is.
+	go func() {
+		closing()
+		p.release(b, slot, crashed)
+	}()
 	return res, err
 }
 
@@ -749,8 +759,10 @@ type domResult struct {
 }
 
 // render runs one rendering in a tab of b: a warm one, reset after its
-// last rendering, or a new one.
-func (p *Pool) render(ctx context.Context, b *browser, in *render.Request) (*render.Result, error) {
+// last rendering, or a new one. The tab is reset for the next rendering
+// before render returns; when it cannot be, closing closes it, and the
+// caller runs it once it has handed out the Result.
+func (p *Pool) render(ctx context.Context, b *browser, in *render.Request) (*render.Result, func(), error) {
 	req := withDefaults(in)
 	dev := devices[req.Device]
 	ua := req.UserAgent
@@ -759,13 +771,15 @@ func (p *Pool) render(ctx context.Context, b *browser, in *render.Request) (*ren
 	}
 	tb, err := p.takeTab(ctx, b)
 	if err != nil {
-		return nil, p.ctxErr(ctx, fmt.Errorf("render: opening a tab: %w", err))
+		return nil, nil, p.ctxErr(ctx, fmt.Errorf("render: opening a tab: %w", err))
 	}
 	tb.uses++
 	s, res, err := p.renderIn(ctx, b, tb, req, dev, ua)
-	reuse := err == nil && !res.TimedOut && ctx.Err() == nil && tb.reset(tb.ctx, s) == nil
-	p.putTab(b, tb, reuse)
-	return res, err
+	if err == nil && !res.TimedOut && ctx.Err() == nil && tb.reset(tb.ctx, s) == nil {
+		p.putTab(b, tb, true)
+		return res, nil, nil
+	}
+	return res, func() { p.putTab(b, tb, false) }, err
 }
 
 // renderIn renders req in tb, a tab of b.

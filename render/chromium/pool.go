@@ -58,8 +58,9 @@ type Options struct {
 	// MaxBrowserMemory caps the memory of a browser's process tree in bytes
 	// (the sum of its processes' PSS, read from /proc; RSS where PSS cannot
 	// be read); zero means DefaultMaxBrowserMemory. It is enforced while
-	// pages render: the tree is sampled every 200 ms, and above the cap
-	// the largest renderer processes are killed (their pages end as
+	// pages render: the tree is sampled every 200 ms (50 ms past half the
+	// cap), and above 7/8 of the cap (the rest is the margin for growth
+	// between two samples) the largest renderer processes are killed (their pages end as
 	// render.ErrMemoryLimit), or the browser itself when its own processes
 	// exceed it (every page it was rendering ends so). A browser still
 	// above it when a rendering ends is drained and restarted.
@@ -101,7 +102,9 @@ type Stats struct {
 	// Tabs counts the tabs opened: a tab serves renderings one after
 	// the other, reset between them, until one cannot be reset for sure.
 	Tabs int64 `json:"tabs"`
-	// InUse is the number of renderings in progress.
+	// InUse is the number of renderings in progress, and of tabs being
+	// closed after a rendering that failed or timed out (they hold their
+	// slot until they are closed).
 	InUse int `json:"inUse"`
 	// Browsers is the number of browser processes running.
 	Browsers int `json:"browsers"`

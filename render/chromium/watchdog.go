@@ -33,10 +33,11 @@ type procUse struct {
 // repeated call catches those started while it was set.
 //
 // A renderer process over Options.MaxRenderMemory is killed: its page ends
-// as render.ErrMemoryLimit. Over Options.MaxBrowserMemory for the whole
-// tree, the largest renderers are killed until the rest fits; when the
-// browser's own processes alone exceed it, the browser is killed and every
-// page it was rendering ends as render.ErrMemoryLimit.
+// as render.ErrMemoryLimit. Over 7/8 of Options.MaxBrowserMemory for the
+// whole tree (the rest is the margin for growth between two samples), the
+// largest renderers are killed until the rest fits; when the browser's own
+// processes alone exceed it, the browser is killed and every page it was
+// rendering ends as render.ErrMemoryLimit.
 func (p *Pool) watch(b *browser) {
 	defer close(b.watched)
 	timer := time.NewTimer(watchEvery)
@@ -96,6 +97,9 @@ func (p *Pool) checkMemory(b *browser, kinds map[int]bool) (near bool) {
 	}
 	// Resident sizes count shared pages in every process; they decide
 	// only whether the proportional sizes are read.
+	// The tree is kept under 7/8 of its limit, so that what a page
+	// allocates between two samples stays under the limit itself.
+	treeCap := p.opts.MaxBrowserMemory - p.opts.MaxBrowserMemory/8
 	near = total > p.opts.MaxBrowserMemory/2
 	for i := range uses {
 		u := &uses[i]
@@ -109,7 +113,7 @@ func (p *Pool) checkMemory(b *browser, kinds map[int]bool) (near bool) {
 			}
 		}
 	}
-	if total <= p.opts.MaxBrowserMemory {
+	if total <= treeCap {
 		return near
 	}
 	total = 0
@@ -121,7 +125,7 @@ func (p *Pool) checkMemory(b *browser, kinds map[int]bool) (near bool) {
 	}
 	sort.Slice(uses, func(i, j int) bool { return uses[i].bytes > uses[j].bytes })
 	for i := range uses {
-		if total <= p.opts.MaxBrowserMemory {
+		if total <= treeCap {
 			return true
 		}
 		if uses[i].renderer && uses[i].bytes > 0 {
@@ -129,7 +133,7 @@ func (p *Pool) checkMemory(b *browser, kinds map[int]bool) (near bool) {
 			total -= uses[i].bytes
 		}
 	}
-	if total > p.opts.MaxBrowserMemory {
+	if total > treeCap {
 		p.killBrowser(b)
 	}
 	return true
