@@ -193,8 +193,9 @@ func latencyP99(ds []time.Duration) time.Duration {
 // (the Chromium tree's peak PSS must stay under the browser's memory
 // limit, and each bomb must be reported "not rendered: memory limit"), a
 // 2,000,000-node DOM (answered within the rendering budget and its grace),
-// and a page of 64 busy Web Workers while /healthz is polled (its p99 is
-// printed, and must stay under a second).
+// and a page of 64 busy Web Workers while /healthz is polled (the page
+// answered within its budget and grace; the /healthz p99 printed, and
+// under a second).
 func TestHostileRender(t *testing.T) {
 	skipHostile(t)
 	requireChromium(t)
@@ -310,6 +311,13 @@ func TestHostileRender(t *testing.T) {
 	t.Logf("64 busy workers: %s in %s%s", renderState(wa), wa.took.Round(time.Millisecond), renderTiming(wa))
 	t.Logf("/healthz p99: %s idle (%d requests), %s while the 64 busy workers page rendered (%d requests)",
 		latencyP99(idle).Round(time.Millisecond), len(idle), latencyP99(busy).Round(time.Millisecond), len(busy))
+	if m := renderTimingRE.FindSubmatch(wa.head); m != nil {
+		if ms, _ := strconv.Atoi(string(m[1])); ms > 26000 {
+			t.Errorf("the workers page rendered for %d ms, beyond its 20 s budget and 5 s grace", ms)
+		}
+	} else {
+		t.Errorf("64 busy workers: no rendering in the answer: %s", renderState(wa))
+	}
 	if len(busy) < 20 {
 		t.Errorf("only %d /healthz answers while the workers page rendered", len(busy))
 	}

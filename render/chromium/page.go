@@ -925,9 +925,14 @@ func (p *Pool) renderIn(ctx context.Context, b *browser, tb *tab, req *render.Re
 	s.res.HTML = []byte(html)
 	s.res.FinalURL = dom.URL
 	if req.Screenshot != render.NoShot {
-		if err := takeScreenshots(runCtx, req.Screenshot, &s.res); err != nil {
+		// The screenshots share the grace: the answer comes within the
+		// budget and the grace whatever the page does.
+		if err := takeScreenshots(end, req.Screenshot, &s.res); err != nil {
 			if ctx.Err() != nil {
 				return nil, nil, ctx.Err()
+			}
+			if end.Err() != nil && runCtx.Err() == nil {
+				err = fmt.Errorf("not taken within %s after the budget of %s", grace, req.Timeout)
 			}
 			s.res.ScreenshotReason = seo.Clip(err.Error())
 		}
