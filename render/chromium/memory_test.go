@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -60,4 +61,30 @@ func TestMemoryLimit(t *testing.T) {
 		t.Fatalf("the page after the bombs: %q", res.HTML)
 	}
 	t.Logf("stats after the bombs: %+v", p.Stats())
+}
+
+// TestTreeCache: between two walks of /proc, the watchdog's list of a
+// browser's processes (the processes of the last walk and the zygotes'
+// current descendants) is the tree a walk finds, a renderer started since
+// the walk included.
+func TestTreeCache(t *testing.T) {
+	srv := serve(t, htmlPage(`<!doctype html><title>t</title>`))
+	p := newTestPool(t, &Options{Tabs: 1, Fetcher: testFetcher(t, srv)})
+	pid := p.browserPIDs()[0]
+	c := &treeCache{}
+	before := c.list(pid) // the walk, before any renderer
+	renderOne(t, p, &render.Request{URL: srv.URL + "/"})
+	walked := processTree(pid)
+	cached := c.list(pid)
+	if time.Since(c.walked) >= treeRefresh {
+		t.Skip("SKIP: the machine took longer than treeRefresh between the two lists")
+	}
+	slices.Sort(walked)
+	slices.Sort(cached)
+	if !slices.Equal(walked, cached) {
+		t.Fatalf("cached list %v, a walk of /proc found %v", cached, walked)
+	}
+	if !slices.ContainsFunc(cached, isRenderer) || slices.ContainsFunc(before, isRenderer) {
+		t.Fatalf("the renderer of the rendering is not the new process of the list: before %v, after %v", before, cached)
+	}
 }

@@ -43,6 +43,7 @@ func (p *Pool) watch(b *browser) {
 	timer := time.NewTimer(watchEvery)
 	defer timer.Stop()
 	kinds := map[int]bool{} // the renderers seen, read once from their command lines
+	tree := &treeCache{}
 	for {
 		select {
 		case <-b.ctx.Done():
@@ -55,7 +56,7 @@ func (p *Pool) watch(b *browser) {
 		next := watchEvery
 		if busy && b.pid > 0 {
 			p.renice(b)
-			if p.checkMemory(b, kinds) {
+			if p.checkMemory(b, kinds, tree.list(b.pid)) {
 				next = watchClose
 			}
 		}
@@ -66,8 +67,7 @@ func (p *Pool) watch(b *browser) {
 // checkMemory takes one sample of b's tree and kills what exceeds the
 // limits; near reports that the tree or a renderer is past half its
 // limit.
-func (p *Pool) checkMemory(b *browser, kinds map[int]bool) (near bool) {
-	pids := processTree(b.pid)
+func (p *Pool) checkMemory(b *browser, kinds map[int]bool, pids []int) (near bool) {
 	if len(pids) == 0 {
 		return false
 	}
@@ -138,6 +138,89 @@ func (p *Pool) checkMemory(b *browser, kinds map[int]bool) (near bool) {
 	}
 	return true
 }
+
+// treeRefresh is how often the watchdog walks the whole of /proc for the
+// processes of a browser's tree; between two walks it reads the children of
+// the zygotes only, which start the renderers.
+const treeRefresh = 2 * time.Second
+
+// treeCache lists the processes of a browser's tree at a sample's cost of
+// a few files: a walk of /proc (every process's stat, tens of milliseconds
+// on a busy host) every treeRefresh, and in between the processes it found
+// plus the current descendants of its zygotes, read from
+// /proc/<pid>/task/<tid>/children.
+type treeCache struct {
+	walked  time.Time
+	others  []int // processes of the last walk that are not zygotes or their descendants
+	zygotes []int
+}
+
+// list returns the processes of the tree of pid.
+func (c *treeCache) list(pid int) []int {
+	if time.Since(c.walked) >= treeRefresh || !hasChildrenFiles() {
+		all := processTree(pid)
+		c.walked = time.Now()
+		c.others, c.zygotes = c.others[:0], c.zygotes[:0]
+		under := map[int]bool{}
+		for _, n := range all {
+			if under[parentPID(n)] {
+				under[n] = true
+				continue
+			}
+			if isZygote(n) {
+				c.zygotes = append(c.zygotes, n)
+				under[n] = true
+				continue
+			}
+			c.others = append(c.others, n)
+		}
+		return all
+	}
+	out := append([]int(nil), c.others...)
+	queue := append([]int(nil), c.zygotes...)
+	for len(queue) > 0 && len(out) < maxTreeProcs {
+		n := queue[0]
+		queue = queue[1:]
+		out = append(out, n)
+		queue = append(queue, childrenOf(n)...)
+	}
+	return out
+}
+
+// maxTreeProcs caps the processes a sample lists.
+const maxTreeProcs = 4096
+
+// hasChildrenFiles reports whether the kernel has /proc/<pid>/task/<tid>/children.
+func hasChildrenFiles() bool {
+	_, err := os.Stat("/proc/self/task/" + strconv.Itoa(os.Getpid()) + "/children")
+	return err == nil
+}
+
+// childrenOf lists the children of pid, from the children files of its
+// threads.
+func childrenOf(pid int) []int {
+	dir := "/proc/" + strconv.Itoa(pid) + "/task"
+	tasks, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var out []int
+	for _, t := range tasks {
+		b, err := os.ReadFile(dir + "/" + t.Name() + "/children")
+		if err != nil {
+			continue
+		}
+		for _, f := range strings.Fields(string(b)) {
+			if n, err := strconv.Atoi(f); err == nil {
+				out = append(out, n)
+			}
+		}
+	}
+	return out
+}
+
+// isZygote reports whether pid is one of Chromium's zygote processes.
+func isZygote(pid int) bool { return procType(pid) == "zygote" }
 
 // killRenderer kills the renderer process pid of b: the tab it serves
 // reports a crash, which the rendering in it counts as the memory limit.
@@ -227,18 +310,22 @@ func procMemory(pid int) int64 {
 	return 0
 }
 
-// isRenderer reports whether pid is a renderer process (its command line
-// has --type=renderer). Processes forked by Chromium's zygote rewrite their
-// command line as one string, its arguments separated by spaces.
-func isRenderer(pid int) bool {
+// isRenderer reports whether pid is a renderer process.
+func isRenderer(pid int) bool { return procType(pid) == "renderer" }
+
+// procType is the --type= of a Chromium process's command line, "" for
+// the browser process (or when it cannot be read). Processes forked by
+// Chromium's zygote rewrite their command line as one string, its
+// arguments separated by spaces.
+func procType(pid int) string {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
 	if err != nil {
-		return false
+		return ""
 	}
 	for _, a := range strings.Fields(strings.ReplaceAll(string(b), "\x00", " ")) {
-		if a == "--type=renderer" {
-			return true
+		if v, ok := strings.CutPrefix(a, "--type="); ok {
+			return v
 		}
 	}
-	return false
+	return ""
 }
