@@ -49,7 +49,8 @@ var ErrBudget = errors.New("render: budget exhausted")
 
 // ErrDeclined is wrapped by the error of a Renderer that declines to
 // render a page for a rule of its caller rather than a failure: a plan's
-// cap on rendered pages, a quota. The analyzer then analyses the raw page
+// cap on rendered pages, a quota, a memory limit (ErrMemoryLimit). The
+// analyzer then analyses the raw page
 // and reports it as not rendered, with the reason, and no render.failed
 // finding. The rest of the error's message is the reason.
 var ErrDeclined = errors.New("render: declined")
