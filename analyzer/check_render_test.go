@@ -216,6 +216,14 @@ func TestRenderHonestStates(t *testing.T) {
 		t.Errorf("Render = %+v, want failed", rr)
 	}
 	assertIDs(t, rep, []string{"render.failed", "title.missing", "content.js_shell"}, nil)
+	// A page the renderer stopped at its memory limit is not rendered,
+	// with that reason and no render.failed.
+	oom := &fakeRenderer{err: fmt.Errorf("render: https://example.com/: the page was stopped: %w", render.ErrMemoryLimit)}
+	rep = analyzeString(t, string(readFixture(t, "render/spa.raw.html")), "", nil, &Options{Depth: Complete, Render: render.Always, Renderer: oom})
+	if rr := rep.Render; rr == nil || rr.Rendered || rr.Reason != "not rendered: memory limit" {
+		t.Errorf("Render = %+v, want not rendered: memory limit", rr)
+	}
+	assertIDs(t, rep, []string{"title.missing", "content.js_shell"}, []string{"render.failed"})
 	// Not HTML and error statuses are not rendered.
 	resp := &seo.Response{URL: "https://example.com/a.pdf", Status: 200, Header: http.Header{"Content-Type": {"application/pdf"}}, ContentType: "application/pdf", Body: []byte("%PDF-1.4")}
 	rep, err = AnalyzeResponse(context.Background(), resp, &Options{Render: render.Always, Renderer: fail})

@@ -28,7 +28,9 @@ type RenderReport struct {
 	// Reason says why the page was rendered ("always", "empty #root mount
 	// and 3 words of text") or why not ("not an application shell", "not
 	// HTML", "status 404", "failed: …", or "not rendered: …" when the
-	// renderer declined it, render.ErrDeclined, e.g. at a plan's cap).
+	// renderer declined it, render.ErrDeclined, e.g. at a plan's cap, or
+	// stopped it at its memory limit: "not rendered: memory limit",
+	// render.ErrMemoryLimit).
 	Rendered bool   `json:"rendered"`
 	Reason   string `json:"reason"`
 	// Device, Viewport and UserAgent are the profile the page was rendered

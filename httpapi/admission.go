@@ -97,8 +97,19 @@ type AdmissionOptions struct {
 	// (plans.Limits.ConcurrentSiteJobs).
 	AccountConcurrency int
 	// MemoryBudget is the memory, in bytes, the operations may hold
-	// together by their estimates; zero means 512 MiB.
+	// together by their estimates on the server's side (the Go heap);
+	// zero means 512 MiB. The browsers' memory comes on top of it, see
+	// BrowserMemory.
 	MemoryBudget int64
+	// BrowserMemory is the memory, in bytes, the renderer's browsers may
+	// hold together (render/chromium enforces it on the browsers' process
+	// trees while they render). It is added to the budget, and each
+	// rendering reserves its share, BrowserMemory / MaxRenders, besides its
+	// memory on the server's side: the budget accounts for the whole host
+	// memory renderings take. Zero means the renderer's limit when it
+	// reports one (a MemoryLimit() int64 method, as render/chromium's pool
+	// does), else none; a negative value means none.
+	BrowserMemory int64
 	// Wait is how long a request waits for a slot and for memory before it
 	// is refused; zero means 20 seconds, about what a page analysis takes
 	// at worst, so a burst queues rather than fails.
@@ -162,8 +173,18 @@ func newAdmission(o *AdmissionOptions, log *slog.Logger) *admission {
 		KindCompare:  {global: semaphore.NewWeighted(int64(c.MaxComparisons)), perAccount: c.AccountConcurrency},
 		KindRender:   {global: semaphore.NewWeighted(int64(c.MaxRenders)), perAccount: c.AccountConcurrency},
 	}
-	a.mem = &memoryBudget{sem: semaphore.NewWeighted(c.MemoryBudget), total: c.MemoryBudget, wait: c.Wait, a: a}
+	if c.BrowserMemory < 0 {
+		c.BrowserMemory = 0
+	}
+	total := c.MemoryBudget + c.BrowserMemory
+	a.mem = &memoryBudget{sem: semaphore.NewWeighted(total), total: total, wait: c.Wait, a: a}
 	return a
+}
+
+// renderBytes is what one rendering reserves from the memory budget: its
+// memory on the server's side and its share of the browsers' memory.
+func (a *admission) renderBytes() int64 {
+	return renderMemory + a.cfg.BrowserMemory/int64(a.cfg.MaxRenders)
 }
 
 // busy is the 503 of a saturated server.

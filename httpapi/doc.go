@@ -214,7 +214,10 @@
 // that renders takes a slot of its own admission class
 // (AdmissionOptions.MaxRenders, by default the renderer's capacity or 4;
 // per account AccountConcurrency), so renderings cannot starve raw page
-// analyses, and reserves a rendering's memory from the shared budget; each
+// analyses, and reserves a rendering's memory from the shared budget (its
+// side and its share of the browsers' memory, which the budget includes:
+// AdmissionOptions.BrowserMemory); a page the renderer stops at its memory
+// limit is analysed raw, its render reason "not rendered: memory limit"; each
 // page a site analysis renders waits for a slot of that class too. An
 // analysis that renders counts RenderQuotaUnits (5) requests against the
 // daily quota, page or site; a page analysis in "auto" mode counts them

@@ -148,7 +148,7 @@ func (s *Server) analyzePage(w http.ResponseWriter, r *http.Request, req PageReq
 	kind, mem := KindPage, int64(pageBaseMemory)
 	switch rc.mode {
 	case render.Always:
-		kind, mem = KindRender, pageBaseMemory+renderMemory
+		kind, mem = KindRender, pageBaseMemory+s.adm.renderBytes()
 		setRender(&o, rc, s.opts.Renderer)
 	case render.Auto:
 		setRender(&o, rc, pageRenderer{s: s, account: principal(r.Context()).AccountID})

@@ -24,8 +24,9 @@ const RenderQuotaUnits = 5
 
 // renderMemory is what one rendering reserves from the memory budget on
 // top of its page analysis: the rendered DOM and its parse, the
-// screenshots and the driver's buffers on seokit's side (the browser's own
-// memory is bounded by the renderer's pool).
+// screenshots and the driver's buffers on seokit's side. The browser's own
+// memory is bounded by the renderer's pool, and each rendering reserves
+// its share of it too (AdmissionOptions.BrowserMemory).
 const renderMemory = 48 << 20
 
 // renderChoice is the validated rendering options of a request.
@@ -132,7 +133,7 @@ func (p pageRenderer) Render(ctx context.Context, req *render.Request) (*render.
 		}
 		return nil, err
 	}
-	release, err := p.s.adm.admit(ctx, KindRender, p.account, renderMemory, true)
+	release, err := p.s.adm.admit(ctx, KindRender, p.account, p.s.adm.renderBytes(), true)
 	if err != nil {
 		return nil, err
 	}
@@ -144,6 +145,11 @@ func (p pageRenderer) Render(ctx context.Context, req *render.Request) (*render.
 // they render at once (render/chromium's pool); AdmissionOptions.MaxRenders
 // defaults to it.
 type renderCapacity interface{ Capacity() int }
+
+// renderMemoryLimit is implemented by renderers that bound the memory of
+// their browsers (render/chromium's pool); AdmissionOptions.BrowserMemory
+// defaults to it.
+type renderMemoryLimit interface{ MemoryLimit() int64 }
 
 // jobRenderer is the renderer of one site analysis: each rendering waits
 // for a slot of the rendering class and its memory, and the analysis
@@ -187,7 +193,7 @@ func (j *jobRenderer) Render(ctx context.Context, req *render.Request) (*render.
 			return nil, capped
 		}
 	}
-	release, err := j.adm.admit(ctx, KindRender, "", renderMemory, true)
+	release, err := j.adm.admit(ctx, KindRender, "", j.adm.renderBytes(), true)
 	if err != nil {
 		return nil, err
 	}

@@ -294,6 +294,9 @@ func New(ctx context.Context, opts *Options) (*Server, error) {
 	if rc, ok := o.Renderer.(renderCapacity); ok && adm.MaxRenders <= 0 {
 		adm.MaxRenders = rc.Capacity()
 	}
+	if rm, ok := o.Renderer.(renderMemoryLimit); ok && adm.BrowserMemory == 0 {
+		adm.BrowserMemory = rm.MemoryLimit()
+	}
 	s.adm = newAdmission(&adm, s.log)
 	largest := 0
 	for _, p := range table {

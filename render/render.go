@@ -49,10 +49,18 @@ var ErrBudget = errors.New("render: budget exhausted")
 
 // ErrDeclined is wrapped by the error of a Renderer that declines to
 // render a page for a rule of its caller rather than a failure: a plan's
-// cap on rendered pages, a quota. The analyzer then analyses the raw page
+// cap on rendered pages, a quota, a memory limit (ErrMemoryLimit). The
+// analyzer then analyses the raw page
 // and reports it as not rendered, with the reason, and no render.failed
 // finding. The rest of the error's message is the reason.
 var ErrDeclined = errors.New("render: declined")
+
+// ErrMemoryLimit means the renderer stopped a page that went beyond its
+// memory limit (render/chromium: the V8 heap limit, or the memory of the
+// page's renderer process or of the browser's process tree, watched while
+// the page runs). It wraps ErrDeclined: the analyzer reports the page as
+// "not rendered: memory limit" and analyses it raw.
+var ErrMemoryLimit = fmt.Errorf("%w: memory limit", ErrDeclined)
 
 // Device is the device profile a page is rendered with.
 type Device string

@@ -64,6 +64,10 @@
 //	-chromium        SEOKIT_CHROMIUM          browser that renders pages for options.render (chromium.ExecNames: chromium-headless-shell, then chromium)
 //	-render-browsers SEOKIT_RENDER_BROWSERS   browser processes that render pages (1)
 //	-render-tabs     SEOKIT_RENDER_TABS       pages each browser renders at once (8)
+//	-render-memory   SEOKIT_RENDER_MEMORY     MiB one rendering may take, its renderer process and V8 heap (512)
+//	-render-browser-memory SEOKIT_RENDER_BROWSER_MEMORY MiB a browser's process tree may take (1536)
+//	-render-nice     SEOKIT_RENDER_NICE       CPU priority (nice, 1-19) of the browsers; negative = the server's (10)
+//	-render-no-sandbox SEOKIT_RENDER_NO_SANDBOX renders without Chromium's sandbox (false; see below)
 //	-dataforseo-login, -dataforseo-password   DATAFORSEO_LOGIN, DATAFORSEO_PASSWORD
 //	-serpapi-key                              SERPAPI_KEY
 //	-google-cse-key, -google-cse-cx           GOOGLE_CSE_KEY, GOOGLE_CSE_CX
@@ -84,6 +88,20 @@
 // -render-browsers × -render-tabs. When no browser starts, the server logs
 // "rendering unavailable: …; raw analysis works" and answers rendering
 // requests with 503 rendering_unavailable.
+//
+// Rendering runs under a memory and CPU envelope: a page whose renderer
+// takes more than -render-memory (V8 heap, ArrayBuffers, WebAssembly) or
+// that takes a browser's tree past -render-browser-memory is stopped while
+// it runs and reported "not rendered: memory limit"; the browsers run at
+// nice -render-nice, so that API requests keep the CPU. The memory budget
+// of admission control is -memory-budget plus the browsers' limit
+// (-render-browsers × -render-browser-memory), each rendering reserving
+// its share. The renderers run in Chromium's sandbox: a server running as
+// root runs its browsers as user nobody, as Chromium refuses its sandbox
+// to root; where that cannot start (no user namespaces), rendering is
+// unavailable unless -render-no-sandbox says to render without the
+// sandbox. The start logs which applies ("rendering available ...
+// sandbox=...").
 //
 // A site analysis keeps its crawl state (queue, seen URLs, page summaries)
 // in a frontier: a job interrupted by a restart, a deploy or a killed
@@ -210,6 +228,10 @@ type config struct {
 	// options.render.
 	chromium                   string
 	renderBrowsers, renderTabs int
+	// renderMemory and renderBrowserMemory (MiB), renderNice and
+	// renderNoSandbox are the envelope of the renderer.
+	renderMemory, renderBrowserMemory, renderNice int
+	renderNoSandbox                               bool
 }
 
 func env(name, def string) string {
@@ -275,6 +297,10 @@ func parse(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.chromium, "chromium", env("SEOKIT_CHROMIUM", ""), "Chromium program that renders pages for options.render (empty means the first of chromium.ExecNames found: chromium-headless-shell, chromium, chromium-browser, google-chrome ...); without one rendering answers 503 rendering_unavailable and raw analysis works")
 	fs.IntVar(&c.renderBrowsers, "render-browsers", envInt("SEOKIT_RENDER_BROWSERS", chromium.DefaultBrowsers), "browser processes that render pages")
 	fs.IntVar(&c.renderTabs, "render-tabs", envInt("SEOKIT_RENDER_TABS", chromium.DefaultTabs), "pages each browser renders at once")
+	fs.IntVar(&c.renderMemory, "render-memory", envInt("SEOKIT_RENDER_MEMORY", chromium.DefaultMaxRenderMemory>>20), "MiB one rendering may take (its renderer process and V8 heap); beyond it the page is stopped and reported \"not rendered: memory limit\"")
+	fs.IntVar(&c.renderBrowserMemory, "render-browser-memory", envInt("SEOKIT_RENDER_BROWSER_MEMORY", chromium.DefaultMaxBrowserMemory>>20), "MiB a browser's process tree may take while it renders; beyond it its largest pages are stopped")
+	fs.IntVar(&c.renderNice, "render-nice", envInt("SEOKIT_RENDER_NICE", chromium.DefaultNice), "CPU priority (nice value, 1 to 19) of the browsers, so that renderings do not starve the API; negative keeps the server's")
+	fs.BoolVar(&c.renderNoSandbox, "render-no-sandbox", envBool("SEOKIT_RENDER_NO_SANDBOX"), "render without Chromium's sandbox (a renderer exploit would run with the browser's rights); without it a server running as root runs its browsers as user nobody, with the sandbox")
 	fs.BoolVar(&c.allowPrivate, "allow-private", envBool("SEOKIT_ALLOW_PRIVATE"), "let analyses and callbacks reach loopback and private addresses (intranet audits)")
 	fs.StringVar(&c.tlsCert, "tls-cert", env("SEOKIT_TLS_CERT", ""), "TLS certificate file")
 	fs.StringVar(&c.tlsKey, "tls-key", env("SEOKIT_TLS_KEY", ""), "TLS key file")
@@ -313,8 +339,11 @@ func parse(args []string, stderr io.Writer) (*config, error) {
 	if ad.MaxPageAnalyses < 1 || ad.MaxOptimizations < 1 || ad.MaxSiteJobs < 1 || ad.AccountConcurrency < 1 || c.memoryBudget < 1 || ad.Wait <= 0 {
 		return nil, errors.New("-max-page-analyses, -max-optimizations, -max-site-jobs, -account-concurrency, -memory-budget and -admission-wait must be positive")
 	}
-	if c.renderBrowsers < 1 || c.renderTabs < 1 {
-		return nil, errors.New("-render-browsers and -render-tabs must be positive")
+	if c.renderBrowsers < 1 || c.renderTabs < 1 || c.renderMemory < 1 || c.renderBrowserMemory < 1 {
+		return nil, errors.New("-render-browsers, -render-tabs, -render-memory and -render-browser-memory must be positive")
+	}
+	if c.renderNice == 0 || c.renderNice > 19 {
+		return nil, errors.New("-render-nice must be between 1 and 19, or negative for the server's priority")
 	}
 	if c.crawlRate <= 0 {
 		return nil, errors.New("-crawl-rate must be positive")
@@ -882,12 +911,18 @@ func startRenderer(ctx context.Context, c *config, logger *slog.Logger) *chromiu
 	defer cancel()
 	pool, err := chromium.New(sctx, &chromium.Options{
 		ExecPath: c.chromium, Browsers: c.renderBrowsers, Tabs: c.renderTabs,
+		MaxRenderMemory: int64(c.renderMemory) << 20, MaxBrowserMemory: int64(c.renderBrowserMemory) << 20,
+		Nice: c.renderNice, NoSandbox: c.renderNoSandbox,
 		Fetcher: seo.NewFetcher(&seo.FetcherOptions{AllowPrivate: c.allowPrivate, Timeout: 10 * time.Second}),
 	})
 	if err != nil {
 		logger.Warn("rendering unavailable: " + err.Error() + "; raw analysis works")
 		return nil
 	}
-	logger.Info("rendering available", "browsers", c.renderBrowsers, "tabs", c.renderTabs)
+	if pool.Sandbox() == chromium.SandboxOff {
+		logger.Warn("rendering without Chromium's sandbox (-render-no-sandbox): a renderer exploit in a hostile page runs with the browser's rights", "uid", os.Geteuid())
+	}
+	logger.Info("rendering available", "browsers", c.renderBrowsers, "tabs", c.renderTabs, "sandbox", pool.Sandbox(),
+		"renderMemoryMiB", c.renderMemory, "browserMemoryMiB", c.renderBrowserMemory, "nice", c.renderNice)
 	return pool
 }

@@ -40,6 +40,20 @@
 // A rendering waits for the load event and network idle (no request in
 // flight for Request.Idle), then Request.Settle; when Request.Timeout ends
 // it first, the page is stopped and its DOM taken as it is (TimedOut).
+// The DOM is read within the budget and a grace of 5 s, whatever the page
+// does (a busy main thread is interrupted; a document of more than 100,000
+// elements is serialised by a walk capped at seo.DefaultMaxBodyBytes).
 // Browsers are restarted after Options.RecycleAfter renderings, when their
 // process tree grows beyond Options.MaxBrowserMemory, or when they crash.
+//
+// Each rendering runs under a memory and CPU envelope, enforced while the
+// page runs: a watchdog samples the memory of the browser's process tree
+// and kills a renderer process past Options.MaxRenderMemory (the V8 heap
+// is capped at the same size), the largest renderers when the tree nears
+// Options.MaxBrowserMemory, or the browser when its own processes exceed
+// it; the pages stopped so end as render.ErrMemoryLimit. The browsers run
+// in a process group of their own at nice Options.Nice. The renderers run
+// in Chromium's sandbox; a server running as root runs its browsers as
+// user nobody, since Chromium keeps its sandbox only for an unprivileged
+// user, unless Options.NoSandbox (see Pool.Sandbox).
 package chromium

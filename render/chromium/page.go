@@ -14,6 +14,7 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/fetch"
+	"github.com/chromedp/cdproto/inspector"
 	"github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
@@ -67,13 +68,26 @@ func (p *Pool) Render(ctx context.Context, req *render.Request) (*render.Result,
 	if err != nil {
 		return nil, err
 	}
+	res, closing, err := p.render(ctx, b, req)
 	crashed := false
-	defer func() { p.release(b, slot, crashed) }()
-	res, err := p.render(ctx, b, req)
 	if err != nil && b.dead() && !p.isClosed() {
 		crashed = true
-		err = fmt.Errorf("%w: %w", errCrashed, err)
+		if b.memKilled.Load() && ctx.Err() == nil {
+			err = fmt.Errorf("render: %s: the browser was stopped: %w", seo.Clip(req.URL), render.ErrMemoryLimit)
+		} else {
+			err = fmt.Errorf("%w: %w", errCrashed, err)
+		}
 	}
+	if closing == nil {
+		p.release(b, slot, crashed)
+		return res, err
+	}
+	// A tab that is not reused is closed after the answer (a page of busy
+	// workers takes seconds to close); its slot is freed once it is.
+	go func() {
+		closing()
+		p.release(b, slot, crashed)
+	}()
 	return res, err
 }
 
@@ -115,6 +129,14 @@ type session struct {
 
 	queue  []any
 	signal chan struct{}
+
+	// crashed is closed when the page's renderer process ends (killed for
+	// memory, out of memory, crashed), which also ends the rendering's
+	// commands (abort); crash is the browser's termination status of it
+	// ("" when the page's own session reported it first).
+	crashed chan struct{}
+	crash   string
+	abort   context.CancelFunc
 }
 
 // entry is a request the page made; idx is its place in res.Resources, -1
@@ -144,6 +166,8 @@ func newSession(req *render.Request, prx *proxy) *session {
 		docs:      map[string]bool{},
 		hops:      map[string]bool{},
 		signal:    make(chan struct{}, 1),
+		crashed:   make(chan struct{}),
+		abort:     func() {},
 		res: render.Result{
 			Errors:    []render.Message{},
 			Console:   []render.Message{},
@@ -379,6 +403,8 @@ func (s *session) listen(ev any) {
 			}
 			s.finish(ev.RequestID, e, outcome, "", 0)
 		}
+	case *inspector.EventTargetCrashed:
+		s.noteCrash("")
 	case *page.EventLoadEventFired:
 		s.loaded = true
 		s.lastBusy = time.Now()
@@ -424,6 +450,60 @@ func (s *session) listen(ev any) {
 		s.addMessage(&s.res.Console, &s.res.ConsoleOmitted, m)
 	}
 }
+
+// noteCrash records the end of the page's renderer process with the
+// browser's termination status; s.mu is held.
+func (s *session) noteCrash(status string) {
+	select {
+	case <-s.crashed:
+		if s.crash == "" {
+			s.crash = status
+		}
+		return
+	default:
+	}
+	s.crash = status
+	close(s.crashed)
+	s.abort()
+}
+
+// crashErr is the error of a rendering whose renderer process ended, nil
+// when it runs: render.ErrMemoryLimit when V8 ran out of memory ("oom") or
+// the pool killed the process for its memory limit.
+func (s *session) crashErr(b *browser) error {
+	select {
+	case <-s.crashed:
+	default:
+		return nil
+	}
+	s.mu.Lock()
+	status := s.crash
+	s.mu.Unlock()
+	if status == "" {
+		// The browser-wide event with the status comes on another
+		// connection; it is waited for briefly.
+		timer := time.NewTimer(crashStatusWait)
+		defer timer.Stop()
+		for status == "" {
+			select {
+			case <-timer.C:
+				status = "crashed"
+			case <-time.After(10 * time.Millisecond):
+				s.mu.Lock()
+				status = s.crash
+				s.mu.Unlock()
+			}
+		}
+	}
+	if status == "oom" || b.claimKill() {
+		return fmt.Errorf("render: %s: the page was stopped: %w", seo.Clip(s.req.URL), render.ErrMemoryLimit)
+	}
+	return fmt.Errorf("render: %s: the page's renderer process ended (%s)", seo.Clip(s.req.URL), clip(status))
+}
+
+// crashStatusWait bounds the wait for the termination status of a crashed
+// page.
+const crashStatusWait = 500 * time.Millisecond
 
 // maxOrigins caps the document origins a session remembers; a page with
 // more is not reset for reuse.
@@ -615,13 +695,63 @@ const setupScript = `(() => {
 })();`
 
 // domScript serialises the document with its doctype, cut after max
-// characters, and returns it with the frame's URL.
-const domScript = `((max) => {
+// characters, and returns it with the frame's URL. A document of up to
+// domExact elements is serialised by the browser (outerHTML); a larger one
+// by a walk that stops once max characters are written, so that the time
+// and memory of the reading are bounded by the cap rather than by the
+// document (a page can build millions of nodes). The walk keeps its own
+// stack (documents can nest deeper than the JavaScript stack) and follows
+// the HTML serialisation algorithm.
+const domScript = `((max, exact) => {
   const d = document;
   let s = d.doctype ? new XMLSerializer().serializeToString(d.doctype) + "\n" : "";
-  s += d.documentElement ? d.documentElement.outerHTML : "";
+  const root = d.documentElement;
+  if (!root) return { url: location.href, html: s };
+  if (d.getElementsByTagName("*").length <= exact) {
+    s += root.outerHTML;
+    return { url: location.href, html: s.length > max ? s.slice(0, max + 1) : s };
+  }
+  const out = [s];
+  let n = s.length;
+  const push = (t) => { out.push(t); n += t.length; };
+  const voids = new Set(["area","base","basefont","bgsound","br","col","embed","frame","hr","img","input","keygen","link","meta","param","source","track","wbr"]);
+  const raw = new Set(["style","script","xmp","iframe","noembed","noframes","plaintext","noscript"]);
+  const text = (t) => t.replace(/&/g, "&amp;").replace(/\u00a0/g, "&nbsp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+  const attr = (t) => t.replace(/&/g, "&amp;").replace(/\u00a0/g, "&nbsp;").replace(/"/g, "&quot;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+  const stack = [root];
+  while (stack.length && n <= max) {
+    const x = stack.pop();
+    if (typeof x === "string") { push(x); continue; }
+    switch (x.nodeType) {
+    case 1: {
+      const name = x.prefix ? x.prefix + ":" + x.localName : x.localName;
+      let t = "<" + name;
+      for (const a of x.attributes) t += " " + a.name + '="' + attr(a.value) + '"';
+      push(t + ">");
+      if (voids.has(name) && x.namespaceURI === "http://www.w3.org/1999/xhtml") break;
+      stack.push("</" + name + ">");
+      const kids = (x.localName === "template" && x.content) ? x.content.childNodes : x.childNodes;
+      for (let i = kids.length - 1; i >= 0; i--) stack.push(kids[i]);
+      break;
+    }
+    case 3: {
+      const p = x.parentNode;
+      push(p && p.nodeType === 1 && raw.has(p.localName) ? x.data : text(x.data));
+      break;
+    }
+    case 4: push("<![CDATA[" + x.data + "]]>"); break;
+    case 7: push("<?" + x.target + " " + x.data + ">"); break;
+    case 8: push("<!--" + x.data + "-->"); break;
+    }
+  }
+  s = out.join("");
   return { url: location.href, html: s.length > max ? s.slice(0, max + 1) : s };
 })`
+
+// domExact is the number of elements up to which the browser's own
+// serialisation reads the document (a variable for the tests, which
+// compare both readings).
+var domExact = 100000
 
 type domResult struct {
 	URL  string `json:"url"`
@@ -629,8 +759,10 @@ type domResult struct {
 }
 
 // render runs one rendering in a tab of b: a warm one, reset after its
-// last rendering, or a new one.
-func (p *Pool) render(ctx context.Context, b *browser, in *render.Request) (*render.Result, error) {
+// last rendering, or a new one. The tab is reset for the next rendering
+// before render returns; when it cannot be, closing closes it, and the
+// caller runs it once it has handed out the Result.
+func (p *Pool) render(ctx context.Context, b *browser, in *render.Request) (*render.Result, func(), error) {
 	req := withDefaults(in)
 	dev := devices[req.Device]
 	ua := req.UserAgent
@@ -639,17 +771,19 @@ func (p *Pool) render(ctx context.Context, b *browser, in *render.Request) (*ren
 	}
 	tb, err := p.takeTab(ctx, b)
 	if err != nil {
-		return nil, p.ctxErr(ctx, fmt.Errorf("render: opening a tab: %w", err))
+		return nil, nil, p.ctxErr(ctx, fmt.Errorf("render: opening a tab: %w", err))
 	}
 	tb.uses++
-	s, res, err := p.renderIn(ctx, tb, req, dev, ua)
-	reuse := err == nil && !res.TimedOut && ctx.Err() == nil && tb.reset(tb.ctx, s) == nil
-	p.putTab(b, tb, reuse)
-	return res, err
+	s, res, err := p.renderIn(ctx, b, tb, req, dev, ua)
+	if err == nil && !res.TimedOut && ctx.Err() == nil && tb.reset(tb.ctx, s) == nil {
+		p.putTab(b, tb, true)
+		return res, nil, nil
+	}
+	return res, func() { p.putTab(b, tb, false) }, err
 }
 
-// renderIn renders req in tb.
-func (p *Pool) renderIn(ctx context.Context, tb *tab, req *render.Request, dev device, ua string) (*session, *render.Result, error) {
+// renderIn renders req in tb, a tab of b.
+func (p *Pool) renderIn(ctx context.Context, b *browser, tb *tab, req *render.Request, dev device, ua string) (*session, *render.Result, error) {
 	prx := tb.prx
 	prx.reset(req.MaxBytes + req.MaxBytes/4 + (1 << 20))
 	s := newSession(req, prx)
@@ -665,6 +799,17 @@ func (p *Pool) renderIn(ctx context.Context, tb *tab, req *render.Request, dev d
 	defer cancelRun()
 	stopCaller := context.AfterFunc(ctx, cancelRun)
 	defer stopCaller()
+	// The end of the page's renderer process ends every command.
+	runCtx, s.abort = context.WithCancel(runCtx)
+	defer s.abort()
+	// fail prefers the crash of the page's renderer, which explains the
+	// other errors.
+	fail := func(err error) error {
+		if cerr := s.crashErr(b); cerr != nil && ctx.Err() == nil {
+			return cerr
+		}
+		return err
+	}
 
 	c := tb.c
 	t := c.Target
@@ -684,11 +829,19 @@ func (p *Pool) renderIn(ctx context.Context, tb *tab, req *render.Request, dev d
 	}()
 
 	if err := chromedp.ListenBrowser(workCtx, func(ev any) {
-		if ev, ok := ev.(*target.EventTargetCreated); ok && ev.TargetInfo != nil &&
-			ev.TargetInfo.BrowserContextID == c.BrowserContextID && ev.TargetInfo.TargetID != t.TargetID {
-			s.mu.Lock()
-			s.enqueue(ev)
-			s.mu.Unlock()
+		switch ev := ev.(type) {
+		case *target.EventTargetCreated:
+			if ev.TargetInfo != nil && ev.TargetInfo.BrowserContextID == c.BrowserContextID && ev.TargetInfo.TargetID != t.TargetID {
+				s.mu.Lock()
+				s.enqueue(ev)
+				s.mu.Unlock()
+			}
+		case *target.EventTargetCrashed:
+			if ev.TargetID == t.TargetID {
+				s.mu.Lock()
+				s.noteCrash(ev.Status)
+				s.mu.Unlock()
+			}
 		}
 	}); err != nil {
 		return nil, nil, p.ctxErr(ctx, fmt.Errorf("render: preparing the tab: %w", err))
@@ -701,10 +854,17 @@ func (p *Pool) renderIn(ctx context.Context, tb *tab, req *render.Request, dev d
 	}
 	budget, cancelBudget := context.WithTimeout(runCtx, req.Timeout)
 	defer cancelBudget()
+	// end bounds the rendering once the budget is spent: stopping the
+	// page, its vitals and its DOM get the grace, whatever the page does.
+	end, cancelEnd := context.WithTimeout(runCtx, req.Timeout+grace)
+	defer cancelEnd()
 	nav, err := cdp.Call(budget, t, page.Navigate, page.NavigateParams{URL: req.URL})
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, nil, ctx.Err()
+		}
+		if cerr := s.crashErr(b); cerr != nil {
+			return nil, nil, cerr
 		}
 		if budget.Err() != nil {
 			return nil, nil, fmt.Errorf("render: %s: no response to the document within %s", seo.Clip(req.URL), req.Timeout)
@@ -712,7 +872,7 @@ func (p *Pool) renderIn(ctx context.Context, tb *tab, req *render.Request, dev d
 		return nil, nil, p.ctxErr(ctx, fmt.Errorf("render: navigating to %s: %w", seo.Clip(req.URL), err))
 	}
 	if nav.ErrorText != "" {
-		return nil, nil, s.navError(nav.ErrorText)
+		return nil, nil, fail(s.navError(nav.ErrorText))
 	}
 	s.mu.Lock()
 	if s.mainFrame == "" {
@@ -721,8 +881,11 @@ func (p *Pool) renderIn(ctx context.Context, tb *tab, req *render.Request, dev d
 	s.mu.Unlock()
 
 	if !s.wait(budget) && ctx.Err() == nil {
+		if err := s.crashErr(b); err != nil {
+			return nil, nil, err
+		}
 		s.res.TimedOut = true
-		_, _ = cdp.Call(runCtx, t, page.StopLoading, cdp.Empty{})
+		_, _ = cdp.Call(end, t, page.StopLoading, cdp.Empty{})
 	}
 	if ctx.Err() != nil {
 		return nil, nil, ctx.Err()
@@ -730,11 +893,17 @@ func (p *Pool) renderIn(ctx context.Context, tb *tab, req *render.Request, dev d
 	if s.res.TimedOut {
 		s.res.VitalsReason = "not read: the rendering budget ended before the page settled"
 	} else {
-		p.afterSettle(runCtx, s)
+		p.afterSettle(end, s)
 	}
-	dom, err := s.readDOM(runCtx, t)
+	dom, err := s.readDOM(end, t)
 	if err != nil {
-		return nil, nil, p.ctxErr(ctx, fmt.Errorf("render: reading the DOM of %s: %w", seo.Clip(req.URL), err))
+		if end.Err() != nil && runCtx.Err() == nil && ctx.Err() == nil {
+			err = fmt.Errorf("not read within %s after the budget of %s", grace, req.Timeout)
+		}
+		return nil, nil, fail(p.ctxErr(ctx, fmt.Errorf("render: reading the DOM of %s: %w", seo.Clip(req.URL), err)))
+	}
+	if err := s.crashErr(b); err != nil {
+		return nil, nil, err
 	}
 	if strings.HasPrefix(dom.URL, "chrome-error:") {
 		// The page navigated itself somewhere that could not be loaded (a
@@ -756,9 +925,14 @@ func (p *Pool) renderIn(ctx context.Context, tb *tab, req *render.Request, dev d
 	s.res.HTML = []byte(html)
 	s.res.FinalURL = dom.URL
 	if req.Screenshot != render.NoShot {
-		if err := takeScreenshots(runCtx, req.Screenshot, &s.res); err != nil {
+		// The screenshots share the grace: the answer comes within the
+		// budget and the grace whatever the page does.
+		if err := takeScreenshots(end, req.Screenshot, &s.res); err != nil {
 			if ctx.Err() != nil {
 				return nil, nil, ctx.Err()
+			}
+			if end.Err() != nil && runCtx.Err() == nil {
+				err = fmt.Errorf("not taken within %s after the budget of %s", grace, req.Timeout)
 			}
 			s.res.ScreenshotReason = seo.Clip(err.Error())
 		}
@@ -778,24 +952,22 @@ func (p *Pool) afterSettle(ctx context.Context, s *session) {
 	}
 }
 
-// domWait is how long reading the DOM may wait for the page's main thread
-// before the running script is terminated.
-const domWait = 2 * time.Second
+// domWait is how long reading the DOM waits for the page's main thread to
+// answer before the running script is terminated.
+const domWait = time.Second
 
 // readDOM serialises the document. A script that keeps the main thread busy
-// (an endless loop) is terminated first.
+// (an endless loop) is terminated first: a tiny evaluation tells whether
+// the thread answers, so that a long serialisation is never mistaken for
+// the page's script.
 func (s *session) readDOM(ctx context.Context, t *chromedp.Target) (domResult, error) {
-	read := func(ctx context.Context) (domResult, error) {
-		return chromedp.Run(ctx, chromedp.Evaluate[domResult](`(`+domScript+`)(`+strconv.Itoa(seo.DefaultMaxBodyBytes)+`)`))
-	}
 	short, cancel := context.WithTimeout(ctx, domWait)
-	dom, err := read(short)
+	_, err := chromedp.Run(short, chromedp.Evaluate[int]("1"))
 	cancel()
-	if err == nil || ctx.Err() != nil {
-		return dom, err
+	if err != nil && ctx.Err() == nil {
+		_, _ = cdp.Call(ctx, t, runtime.TerminateExecution, cdp.Empty{})
 	}
-	_, _ = cdp.Call(ctx, t, runtime.TerminateExecution, cdp.Empty{})
-	return read(ctx)
+	return chromedp.Run(ctx, chromedp.Evaluate[domResult](`(`+domScript+`)(`+strconv.Itoa(seo.DefaultMaxBodyBytes)+`,`+strconv.Itoa(domExact)+`)`))
 }
 
 // ctxErr prefers the caller's context error, then a closed pool.

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
@@ -24,7 +25,9 @@ const (
 	DefaultBrowsers         = 1
 	DefaultTabs             = 8
 	DefaultRecycleAfter     = 500
-	DefaultMaxBrowserMemory = 1 << 30
+	DefaultMaxBrowserMemory = 1536 << 20
+	DefaultMaxRenderMemory  = 512 << 20
+	DefaultNice             = 10
 )
 
 // ExecNames are the programs looked for on PATH, in order, when neither
@@ -54,9 +57,36 @@ type Options struct {
 	RecycleAfter int
 	// MaxBrowserMemory caps the memory of a browser's process tree in bytes
 	// (the sum of its processes' PSS, read from /proc; RSS where PSS cannot
-	// be read): above it the browser is drained and restarted; zero means
-	// DefaultMaxBrowserMemory.
+	// be read); zero means DefaultMaxBrowserMemory. It is enforced while
+	// pages render: the tree is sampled every 200 ms (50 ms past half the
+	// cap), and above 7/8 of the cap (the rest is the margin for growth
+	// between two samples) the largest renderer processes are killed (their pages end as
+	// render.ErrMemoryLimit), or the browser itself when its own processes
+	// exceed it (every page it was rendering ends so). A browser still
+	// above it when a rendering ends is drained and restarted.
 	MaxBrowserMemory int64
+	// MaxRenderMemory caps the memory of one rendering in bytes: the PSS
+	// of its renderer process (each rendering has a browser context, so a
+	// renderer process, of its own), sampled with the tree, and the V8
+	// heap (--max-old-space-size at the same size: the process passes the
+	// limit, and is stopped, before V8 would collect garbage without end
+	// near its own limit, which still bounds how far the heap grows between
+	// two samples); ArrayBuffers and WebAssembly memories live outside the
+	// V8 heap and are caught by the sampling. A page above it ends as
+	// render.ErrMemoryLimit. Zero means DefaultMaxRenderMemory.
+	MaxRenderMemory int64
+	// Nice is the CPU priority (nice value, 1 to 19) of the browsers'
+	// processes, so that renderings take the CPU the server leaves
+	// rather than starve it; zero means DefaultNice, a negative value
+	// leaves the browsers at the server's priority.
+	Nice int
+	// NoSandbox runs the renderers without Chromium's sandbox. Without it,
+	// a server running as root runs its browsers as user nobody (65534),
+	// as Chromium keeps its sandbox only for an unprivileged user; a
+	// browser that cannot start so (no user namespaces, say) makes New
+	// fail rather than render without the sandbox. Pool.Sandbox says which
+	// applies.
+	NoSandbox bool
 	// Fetcher governs every connection the browser makes: its dial-time
 	// address policy and allowed ports apply to each request, redirect hop
 	// and WebSocket; zero means seo.NewFetcher(nil).
@@ -72,18 +102,24 @@ type Stats struct {
 	// Tabs counts the tabs opened: a tab serves renderings one after
 	// the other, reset between them, until one cannot be reset for sure.
 	Tabs int64 `json:"tabs"`
-	// InUse is the number of renderings in progress.
+	// InUse is the number of renderings in progress, and of tabs being
+	// closed after a rendering that failed or timed out (they hold their
+	// slot until they are closed).
 	InUse int `json:"inUse"`
 	// Browsers is the number of browser processes running.
 	Browsers int `json:"browsers"`
+	// MemoryKills counts the renderer processes and browsers killed for
+	// the memory limits.
+	MemoryKills int64 `json:"memoryKills"`
 }
 
 // Pool renders pages with a bounded pool of headless Chromium processes.
 // It implements render.Renderer and is safe for concurrent use.
 type Pool struct {
-	opts Options
-	exec string
-	dial dialFunc
+	opts    Options
+	exec    string
+	sandbox string // the sandbox mode, see Sandbox
+	dial    dialFunc
 
 	mu       sync.Mutex
 	changed  chan struct{} // closed and replaced when a tab is freed
@@ -106,6 +142,11 @@ type browser struct {
 	draining bool
 	idle     []*tab    // warm tabs, reset and free; guarded by Pool.mu
 	measured time.Time // when the memory of the tree was last read
+	home     string    // the profile directory the pool made; "" when chromedp made it
+
+	watched   chan struct{} // closed when the memory watchdog ended
+	memKills  atomic.Int64  // renderers killed for memory, not yet claimed by a rendering
+	memKilled atomic.Bool   // the whole browser was killed for memory
 }
 
 // memoryEvery is how often at most the memory of a browser's process tree
@@ -159,6 +200,10 @@ func (b *browser) stop(p *Pool, wait bool) {
 	for _, tb := range idle {
 		tb.cancel()
 	}
+	<-b.watched
+	if b.home != "" {
+		_ = os.RemoveAll(b.home)
+	}
 	deadline := time.Now().Add(stopWait)
 	for _, pid := range pids {
 		for alive(pid) && time.Now().Before(deadline) {
@@ -187,6 +232,13 @@ func New(ctx context.Context, opts *Options) (*Pool, error) {
 	if o.MaxBrowserMemory <= 0 {
 		o.MaxBrowserMemory = DefaultMaxBrowserMemory
 	}
+	if o.MaxRenderMemory <= 0 {
+		o.MaxRenderMemory = DefaultMaxRenderMemory
+	}
+	if o.Nice == 0 {
+		o.Nice = DefaultNice
+	}
+	o.Nice = min(o.Nice, 19)
 	if o.Fetcher == nil {
 		o.Fetcher = seo.NewFetcher(nil)
 	}
@@ -197,6 +249,7 @@ func New(ctx context.Context, opts *Options) (*Pool, error) {
 	p := &Pool{
 		opts:     o,
 		exec:     path,
+		sandbox:  sandboxMode(&o),
 		dial:     o.Fetcher.DialContext,
 		changed:  make(chan struct{}),
 		browsers: make([]*browser, o.Browsers),
@@ -277,12 +330,30 @@ func (p *Pool) flags() []chromedp.ExecAllocatorOption {
 		chromedp.Flag("disable-print-preview", true),
 		chromedp.Flag("block-new-web-contents", true),
 		chromedp.Flag("enable-features", "NetworkService,NetworkServiceInProcess2"),
+		chromedp.Flag("js-flags", "--max-old-space-size="+strconv.FormatInt(max(p.opts.MaxRenderMemory>>20, 16), 10)),
+		chromedp.Flag("no-sandbox", p.sandbox == SandboxOff),
 	}
 }
+
+// Capacity is the number of pages the pool renders at once.
+func (p *Pool) Capacity() int { return p.opts.Browsers * p.opts.Tabs }
+
+// MemoryLimit is the memory in bytes the pool's browsers may hold
+// together: Browsers × MaxBrowserMemory.
+func (p *Pool) MemoryLimit() int64 { return int64(p.opts.Browsers) * p.opts.MaxBrowserMemory }
 
 // start launches one browser.
 func (p *Pool) start(ctx context.Context) (*browser, error) {
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], p.flags()...)
+	var home string
+	if p.sandbox == SandboxNobody {
+		var err error
+		if home, err = profileDir(); err != nil {
+			return nil, fmt.Errorf("%w: a profile for the sandboxed browser: %v", render.ErrUnavailable, err)
+		}
+		opts = append(opts, chromedp.UserDataDir(home))
+	}
+	opts = append(opts, chromedp.ModifyCmdFunc(prepareCmd(p.sandbox, home)))
 	allocCtx, allocCancel := chromedp.NewExecAllocator(context.Background(), opts...)
 	bctx, bcancel := chromedp.NewContext(allocCtx)
 	cancel := func() {
@@ -296,9 +367,15 @@ func (p *Pool) start(ctx context.Context) (*browser, error) {
 	}
 	if err != nil {
 		cancel()
+		if home != "" {
+			_ = os.RemoveAll(home)
+		}
+		if p.sandbox == SandboxNobody {
+			return nil, fmt.Errorf("%w: starting %s as user nobody with its sandbox (the server runs as root): %v; Options.NoSandbox (examples/server: -render-no-sandbox) renders without the sandbox", render.ErrUnavailable, p.exec, err)
+		}
 		return nil, fmt.Errorf("%w: starting %s: %v", render.ErrUnavailable, p.exec, err)
 	}
-	b := &browser{ctx: bctx, cancel: cancel}
+	b := &browser{ctx: bctx, cancel: cancel, home: home, watched: make(chan struct{})}
 	if c := chromedp.FromContext(bctx); c != nil && c.Browser != nil {
 		b.lost = c.Browser.LostConnection
 		if c.Browser.Process() != nil {
@@ -310,6 +387,8 @@ func (p *Pool) start(ctx context.Context) (*browser, error) {
 			_, _ = cdp.Call(bctx, c.Browser, target.CloseTarget, target.CloseTargetParams{TargetID: c.Target.TargetID})
 		}
 	}
+	p.renice(b)
+	go p.watch(b)
 	return b, nil
 }
 
@@ -442,6 +521,9 @@ func (p *Pool) restart(ctx context.Context, slot int, old *browser) error {
 	p.starting[slot] = false
 	if err == nil && p.closed {
 		nb.cancel()
+		if nb.home != "" {
+			_ = os.RemoveAll(nb.home)
+		}
 		return fmt.Errorf("%w: the pool is closed", render.ErrUnavailable)
 	}
 	if err == nil {
