@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
+	"sort"
 	"sync"
 	"time"
 
@@ -66,9 +68,13 @@ type outbox struct {
 	slots  chan struct{} // one per attempt running
 	builds chan struct{} // one per callback body being built
 
-	mu    sync.Mutex
-	retry time.Time // the soonest retry this server recorded
+	mu      sync.Mutex
+	retries []time.Time // retries this server recorded, soonest first, at most maxRetryTimes
 }
+
+// maxRetryTimes bounds the retry times a worker remembers to wake for;
+// retries beyond them are found by the poll.
+const maxRetryTimes = 1024
 
 // startOutbox starts the delivery worker; Close stops it. Deliveries left
 // pending by a stop are sent after the next start, by this or another
@@ -100,24 +106,33 @@ func (s *Server) startOutbox() {
 func (o *outbox) wait() time.Duration {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if o.retry.IsZero() {
-		return o.poll
+	now := o.s.now()
+	due := 0
+	for due < len(o.retries) && !o.retries[due].After(now) {
+		due++
 	}
-	d := o.retry.Sub(o.s.now())
-	if d <= 0 {
-		o.retry = time.Time{}
+	if due > 0 {
+		o.retries = o.retries[:copy(o.retries, o.retries[due:])]
 		return time.Millisecond
 	}
-	return min(d, o.poll)
+	if len(o.retries) == 0 {
+		return o.poll
+	}
+	return min(o.retries[0].Sub(now), o.poll)
 }
 
 // retryAt notes a retry due at t.
 func (o *outbox) retryAt(t time.Time) {
 	o.mu.Lock()
-	if o.retry.IsZero() || t.Before(o.retry) {
-		o.retry = t
+	defer o.mu.Unlock()
+	i := sort.Search(len(o.retries), func(i int) bool { return o.retries[i].After(t) })
+	if i >= maxRetryTimes {
+		return
 	}
-	o.mu.Unlock()
+	if len(o.retries) == maxRetryTimes {
+		o.retries = o.retries[:maxRetryTimes-1]
+	}
+	o.retries = slices.Insert(o.retries, i, t)
 }
 
 // claim leases up to n due deliveries and starts one attempt each, each

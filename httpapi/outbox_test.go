@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -275,6 +276,48 @@ func TestOutboxTwoInstancesDeliverOnce(t *testing.T) {
 			t.Logf("%s: %d callbacks through 2 instances: %d received other than once after one retry, %d bad bodies", db, n, twice, len(bad))
 			if len(bad) > 0 {
 				t.Errorf("bodies that do not verify or say the wrong status: %v", bad)
+			}
+		})
+	}
+}
+
+// TestSettle is the retry rule of every delivery, alerts and callbacks.
+func TestSettle(t *testing.T) {
+	now := time.Date(2026, 12, 6, 12, 0, 0, 0, time.UTC)
+	delays := []time.Duration{4 * time.Second, 8 * time.Second}
+	failed := errors.New("hooks.example.com answered 500")
+	tests := []struct {
+		name      string
+		attempts  int // before this attempt
+		err       error
+		state     string
+		next      time.Duration // after now; -1: none
+		lastError string
+	}{
+		{"delivered at once", 0, nil, store.DeliveryDelivered, -1, ""},
+		{"first failure waits the first delay", 0, failed, store.DeliveryPending, 4 * time.Second, failed.Error()},
+		{"second failure waits the second", 1, failed, store.DeliveryPending, 8 * time.Second, failed.Error()},
+		{"failure after the last delay gives up", 2, failed, store.DeliveryFailed, -1, failed.Error()},
+		{"delivered on the last attempt", 2, nil, store.DeliveryDelivered, -1, ""},
+		{"rule deleted gives up at once", 0, errRuleDeleted, store.DeliveryFailed, -1, "the rule was deleted"},
+		{"job deleted gives up at once", 0, errJobDeleted, store.DeliveryFailed, -1, "the job was deleted"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d := &store.Delivery{State: store.DeliveryPending, Attempts: tc.attempts, LastError: "earlier", NextAttempt: now}
+			settle(d, tc.err, now, delays)
+			want := tc.state
+			if d.State != want || d.Attempts != tc.attempts+1 || d.LastError != tc.lastError {
+				t.Errorf("state %q, attempts %d, last error %q; want %q, %d, %q", d.State, d.Attempts, d.LastError, want, tc.attempts+1, tc.lastError)
+			}
+			switch {
+			case tc.next < 0 && !d.NextAttempt.IsZero():
+				t.Errorf("next attempt %v, want none", d.NextAttempt)
+			case tc.next >= 0 && !d.NextAttempt.Equal(now.Add(tc.next)):
+				t.Errorf("next attempt %v, want now+%v", d.NextAttempt, tc.next)
+			}
+			if want == store.DeliveryDelivered && !d.DeliveredAt.Equal(now) {
+				t.Errorf("delivered at %v", d.DeliveredAt)
 			}
 		})
 	}
