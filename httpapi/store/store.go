@@ -646,10 +646,13 @@ type Alerts interface {
 	// accounts' deliveries instead.
 	ClaimDeliveries(ctx context.Context, now time.Time, lease time.Duration, limit, perAccount int) ([]Delivery, error)
 	// UpdateDelivery stores the state, attempts, next attempt, last error,
-	// delivery time and payload of a delivery and clears its lease. A
-	// callback delivered or failed is recorded as its job's CallbackState
-	// (a job deleted meanwhile is skipped) and the delivery deleted, in
-	// one transaction. ErrNotFound when the delivery is gone.
+	// delivery time and payload of a delivery and clears its lease
+	// (LeaseUntil is zero after it). A delivery with a LeaseUntil (as
+	// claimed) is written only if that is still its lease: a worker whose
+	// lease expired and was claimed again writes nothing and gets
+	// ErrNotFound. A callback delivered or failed is recorded as its job's
+	// CallbackState (a job deleted meanwhile is skipped) and the delivery
+	// deleted, in one transaction. ErrNotFound when the delivery is gone.
 	UpdateDelivery(ctx context.Context, d *Delivery) error
 	// AlertDeliveries lists the alert deliveries of the account's project,
 	// newest first, at most limit (0 or less, or more than

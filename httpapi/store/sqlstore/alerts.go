@@ -313,17 +313,24 @@ func (s *Store) ClaimDeliveries(ctx context.Context, at time.Time, lease time.Du
 }
 
 // UpdateDelivery stores the delivery's state, attempts, next attempt,
-// last error, delivery time and payload, and ends its lease. A callback
-// delivered or failed is written to its job's callback state instead and
-// deleted.
+// last error, delivery time and payload, and ends its lease; a delivery
+// with a LeaseUntil is written only while that is still its lease. A
+// callback delivered or failed is written to its job's callback state
+// instead and deleted.
 func (s *Store) UpdateDelivery(ctx context.Context, d *store.Delivery) error {
 	if d == nil {
 		return &seo.InputError{Field: "delivery", Reason: "is nil"}
 	}
-	d.LeaseUntil = time.Time{}
+	// A claimed delivery is written only under its own lease: a worker
+	// whose lease expired (and was claimed again elsewhere) writes
+	// nothing.
+	guard, lease := "", []any{}
+	if !d.LeaseUntil.IsZero() {
+		guard, lease = " AND lease_until = ?", []any{tv(norm(d.LeaseUntil))}
+	}
 	if d.Kind == store.DeliveryCallback && (d.State == store.DeliveryDelivered || d.State == store.DeliveryFailed) {
 		err := s.db.InTx(ctx, func(tx *sql.Tx) error {
-			res, err := tx.ExecContext(ctx, s.db.Q(`DELETE FROM deliveries WHERE id = ? AND kind = 'callback'`), d.ID)
+			res, err := tx.ExecContext(ctx, s.db.Q(`DELETE FROM deliveries WHERE id = ? AND kind = 'callback'`+guard), append([]any{d.ID}, lease...)...)
 			if err != nil {
 				return err
 			}
@@ -340,11 +347,18 @@ func (s *Store) UpdateDelivery(ctx context.Context, d *store.Delivery) error {
 		if err != nil && !errors.Is(err, store.ErrNotFound) {
 			return mapErr("update delivery", err)
 		}
+		if err == nil {
+			d.LeaseUntil = time.Time{}
+		}
 		return err
 	}
-	return s.execOne(ctx, "update delivery", `UPDATE deliveries SET state = ?, attempts = ?, next_attempt = ?, last_error = ?, delivered_at = ?,
-		payload = ?, lease_until = NULL WHERE id = ?`,
-		d.State, d.Attempts, tv(norm(d.NextAttempt)), d.LastError, tv(norm(d.DeliveredAt)), nullBytes(d.Payload), d.ID)
+	err := s.execOne(ctx, "update delivery", `UPDATE deliveries SET state = ?, attempts = ?, next_attempt = ?, last_error = ?, delivered_at = ?,
+		payload = ?, lease_until = NULL WHERE id = ?`+guard,
+		append([]any{d.State, d.Attempts, tv(norm(d.NextAttempt)), d.LastError, tv(norm(d.DeliveredAt)), nullBytes(d.Payload), d.ID}, lease...)...)
+	if err == nil {
+		d.LeaseUntil = time.Time{}
+	}
+	return err
 }
 
 // AlertDeliveries lists the alert deliveries of the account's project,

@@ -171,6 +171,15 @@ func testAlertDeliveries(ctx context.Context, t *testing.T, s store.Store) {
 		t.Errorf("claimed delivery %+v", claimed[0])
 	}
 	d1 = &claimed[0]
+	// The concurrent claims took d1 again after its first lease: that
+	// lease is no longer its own, so an update under it writes nothing.
+	stale := *d1
+	stale.State = store.DeliveryFailed
+	if err := s.UpdateDelivery(ctx, &stale); !errors.Is(err, store.ErrNotFound) && seen[d1.ID] == 1 {
+		t.Errorf("UpdateDelivery under a lease claimed again: %v, want ErrNotFound", err)
+	}
+	// An update without a lease (not from a claim) is written.
+	d1.LeaseUntil = time.Time{}
 	d1.State, d1.Attempts, d1.DeliveredAt, d1.LastError = store.DeliveryDelivered, 1, base.Add(time.Hour), ""
 	if err := s.UpdateDelivery(ctx, d1); err != nil {
 		t.Fatalf("UpdateDelivery: %v", err)

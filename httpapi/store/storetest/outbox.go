@@ -189,12 +189,21 @@ func testClaimPerAccount(ctx context.Context, t *testing.T, s store.Store) {
 	if err != nil || fmt.Sprint(deliveryJobs(ds)) != fmt.Sprint([]string{backlog[2]}) {
 		t.Errorf("claim after one lease ended = %v, %v; want %s", deliveryJobs(ds), err, backlog[2])
 	}
+	stale := *ds0(t, ds, backlog[2])
 	// Leases that expired (an instance that stopped) count no more, and
 	// their deliveries are claimed again.
 	later := at.Add(2 * time.Minute)
 	ds, err = s.ClaimDeliveries(ctx, later, time.Minute, 10, 2)
 	if want := []string{backlog[1], backlog[2], other.ID}; err != nil || fmt.Sprint(deliveryJobs(ds)) != fmt.Sprint(want) {
 		t.Errorf("claim after the leases expired = %v, %v; want %v", deliveryJobs(ds), err, want)
+	}
+	// The worker whose lease expired writes nothing over the new claim.
+	stale.Attempts, stale.State = 1, store.DeliveryFailed
+	if err := s.UpdateDelivery(ctx, &stale); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("UpdateDelivery under an expired lease: %v, want ErrNotFound", err)
+	}
+	if j, err := s.Job(ctx, busy.ID, backlog[2]); err != nil || j.CallbackState != store.DeliveryPending {
+		t.Errorf("job after a stale update: %+v, %v; want its callback pending", j, err)
 	}
 	// No cap: everything due.
 	ds, err = s.ClaimDeliveries(ctx, later.Add(2*time.Minute), time.Minute, 10, 0)
