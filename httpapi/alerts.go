@@ -29,8 +29,8 @@ var (
 )
 
 const (
-	// DefaultAlertPollInterval is how often the delivery worker looks for
-	// due deliveries (new alerts wake it at once).
+	// DefaultAlertPollInterval is how often the outbox worker looks for
+	// due deliveries, alerts and callbacks (new ones wake it at once).
 	DefaultAlertPollInterval = 5 * time.Second
 	// DefaultAlertCoolDown is how long the same change (a page flapping
 	// back and forth) is not sent again.
@@ -38,8 +38,6 @@ const (
 	// alertProjectJobs is how many of a project's newest analyses are
 	// searched for the previous successful one.
 	alertProjectJobs = 50
-	// alertParallel is how many delivery attempts run at once.
-	alertParallel = 20
 )
 
 // AlertRuleRequest is the body of POST /v1/projects/{id}/alerts and, every
@@ -656,121 +654,7 @@ func (s *Server) raiseAlert(ctx context.Context, rule *store.AlertRule, jobID st
 		return err
 	}
 	if added && d.State == store.DeliveryPending {
-		s.wakeAlerts()
+		s.wakeOutbox()
 	}
 	return nil
-}
-
-func (s *Server) wakeAlerts() {
-	select {
-	case s.alertWakeup() <- struct{}{}:
-	default:
-	}
-}
-
-// alertWakeup returns the channel that wakes the delivery worker; jobs
-// resumed by New may raise alerts before the worker starts.
-func (s *Server) alertWakeup() chan struct{} {
-	s.alertOnce.Do(func() { s.alertWake = make(chan struct{}, 1) })
-	return s.alertWake
-}
-
-// startAlerts starts the delivery worker; Close stops it. Deliveries left
-// pending by a stop are sent after the next start, by this or another
-// instance (claims are leased in the store).
-func (s *Server) startAlerts() {
-	wake := s.alertWakeup()
-	s.goAlerts(func(ctx context.Context) {
-		t := time.NewTicker(cmp.Or(max(s.opts.AlertPollInterval, 0), DefaultAlertPollInterval))
-		defer t.Stop()
-		// Attempts run in parallel, at most alertParallel at once, so a
-		// receiver that hangs (until the attempt's timeout) delays no
-		// other delivery.
-		slots := make(chan struct{}, alertParallel)
-		for {
-			if free := cap(slots) - len(slots); free > 0 {
-				s.deliverAlerts(ctx, slots, free)
-			}
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-			case <-wake:
-			}
-		}
-	})
-}
-
-// deliverAlerts claims up to n due deliveries and starts one attempt each,
-// each holding a slot until it ends.
-func (s *Server) deliverAlerts(ctx context.Context, slots chan struct{}, n int) {
-	// The lease outlasts one attempt: another instance (or this one, at
-	// its next start) takes the delivery again only after it.
-	ds, err := s.st.ClaimAlertDeliveries(ctx, s.now(), monitor.DefaultTimeout+time.Minute, n)
-	if err != nil {
-		if ctx.Err() == nil {
-			s.log.Warn("alert deliveries not claimed", "err", err)
-		}
-		return
-	}
-	for i := range ds {
-		d := ds[i]
-		select {
-		case slots <- struct{}{}:
-		case <-ctx.Done():
-			return // the claims expire; sent after the next start
-		}
-		if !s.goAlerts(func(ctx context.Context) {
-			defer func() { <-slots }()
-			s.attemptDelivery(ctx, &d)
-		}) {
-			<-slots // closing
-		}
-	}
-}
-
-// attemptDelivery makes one attempt and records its outcome: delivered,
-// pending with the next retry, or failed after the last.
-func (s *Server) attemptDelivery(ctx context.Context, d *store.AlertDelivery) {
-	var a monitor.Alert
-	err := json.Unmarshal(d.Payload, &a)
-	var rule *store.AlertRule
-	if err == nil {
-		rule, err = s.st.AlertRule(ctx, d.AccountID, d.RuleID)
-	}
-	if err == nil && (rule.Muted || rule.MutedUntil.After(s.now())) {
-		d.State, d.LastError, d.NextAttempt = store.DeliverySuppressed, "the rule was muted before the alert was sent", time.Time{}
-		if err := s.st.UpdateAlertDelivery(ctx, d); err != nil {
-			s.log.Warn("alert delivery state not saved", "delivery", d.ID, "err", err)
-		}
-		return
-	}
-	if err == nil {
-		err = s.notify(ctx, rule, &a)
-	}
-	if ctx.Err() != nil {
-		return // interrupted: the claim expires and it is sent again
-	}
-	d.Attempts++
-	now := s.now().UTC()
-	delays := s.opts.AlertRetryDelays
-	if delays == nil {
-		delays = DefaultAlertRetryDelays
-	}
-	switch {
-	case err == nil:
-		d.State, d.DeliveredAt, d.LastError, d.NextAttempt = store.DeliveryDelivered, now, "", time.Time{}
-	case errors.Is(err, store.ErrNotFound):
-		d.State, d.LastError, d.NextAttempt = store.DeliveryFailed, "the rule was deleted", time.Time{}
-	case d.Attempts > len(delays):
-		d.State, d.LastError, d.NextAttempt = store.DeliveryFailed, seo.ClipTo(err.Error(), 500), time.Time{}
-	default:
-		d.LastError, d.NextAttempt = seo.ClipTo(err.Error(), 500), now.Add(delays[d.Attempts-1])
-	}
-	if err != nil {
-		s.log.Warn("alert delivery failed", "delivery", d.ID, "rule", d.RuleID, "attempt", d.Attempts, "err", err)
-	}
-	if err := s.st.UpdateAlertDelivery(ctx, d); err != nil {
-		s.log.Warn("alert delivery state not saved", "delivery", d.ID, "err", err)
-	}
 }

@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"bytes"
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
@@ -9,8 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net/http"
 	"time"
 
 	"github.com/seokit/seokit/httpapi/store"
@@ -72,21 +69,6 @@ func VerifyCallback(secret, header string, body []byte, tolerance time.Duration)
 	return monitor.Verify(secret, header, body, time.Now(), tolerance)
 }
 
-// goCallback delivers a callback on a tracked goroutine.
-func (s *Server) goCallback(j store.Job) {
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
-		return
-	}
-	s.wg.Add(1)
-	s.mu.Unlock()
-	go func() {
-		defer s.wg.Done()
-		_ = s.deliver(s.ctx, j) // left pending when the server stops; resumed at the next start
-	}()
-}
-
 // event builds the callback body of a finished job.
 func event(j *store.Job, base string) CallbackEvent {
 	v := jobView(j, base)
@@ -116,79 +98,34 @@ func event(j *store.Job, base string) CallbackEvent {
 	return ev
 }
 
-// deliver POSTs the job's callback, retrying with backoff, and records the
-// outcome in CallbackState. One delivery per job runs at a time in this
-// process. When ctx ends first the state stays "pending" and the error
-// wraps ErrJobInterrupted, so the queue runs the job again and the
-// callback is sent then.
-func (s *Server) deliver(ctx context.Context, j store.Job) error {
-	s.mu.Lock()
-	if s.sending[j.ID] {
-		s.mu.Unlock()
-		return nil
-	}
-	s.sending[j.ID] = true
-	s.mu.Unlock()
-	defer func() {
-		s.mu.Lock()
-		delete(s.sending, j.ID)
-		s.mu.Unlock()
-	}()
-	body, err := json.Marshal(event(&j, s.opts.BasePath))
-	if err != nil {
-		return nil
-	}
-	secret := s.callbackSecret(j.ID)
-	state := "failed"
-	for attempt := 0; ; attempt++ {
-		err := s.post(ctx, j.CallbackURL, secret, body)
-		if err == nil {
-			state = "delivered"
-			break
-		}
-		if ctx.Err() != nil {
-			return interrupted(j.ID, ctx.Err())
-		}
-		s.log.Warn("callback failed", "job", j.ID, "attempt", attempt+1, "err", err)
-		if attempt >= len(s.opts.CallbackRetryDelays) {
-			break
-		}
-		select {
-		case <-time.After(s.opts.CallbackRetryDelays[attempt]):
-		case <-ctx.Done():
-			return interrupted(j.ID, ctx.Err()) // stays "pending"
-		}
-	}
-	j.CallbackState = state
-	j.UpdatedAt = s.now().UTC()
-	if err := s.retry(ctx, "record callback", func(ctx context.Context) error { return s.st.UpdateJob(ctx, &j) }); err != nil {
-		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-			return interrupted(j.ID, err)
-		}
-		s.log.Warn("callback state not saved", "job", j.ID, "err", err)
-	}
-	return nil
-}
+// errJobDeleted ends a callback whose job was deleted before its body
+// was built.
+var errJobDeleted = errors.New("the job was deleted")
 
-// post makes one callback attempt through the safe fetcher's client.
-func (s *Server) post(ctx context.Context, url, secret string, body []byte) error {
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
-	if err != nil {
-		return err
+// sendCallback makes one attempt to POST a job's callback: the
+// CallbackEvent, signed with the job's callbackSecret, through the safe
+// fetcher's client (monitor.Webhook.Send, as alert webhooks). The body is
+// built from the job at the first attempt and kept in the delivery, so
+// every attempt sends the same event and a report is read once.
+func (s *Server) sendCallback(ctx context.Context, d *store.Delivery, builds chan struct{}) error {
+	if len(d.Payload) == 0 {
+		select {
+		case builds <- struct{}{}:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		j, err := s.st.Job(ctx, d.AccountID, d.JobID)
+		<-builds
+		if errors.Is(err, store.ErrNotFound) {
+			return errJobDeleted
+		}
+		if err != nil {
+			return fmt.Errorf("%w: %w", errStoreRead, err)
+		}
+		if d.Payload, err = json.Marshal(event(j, s.opts.BasePath)); err != nil {
+			return err
+		}
 	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("User-Agent", seo.DefaultUserAgent)
-	req.Header.Set(SignatureHeader, Sign(secret, s.now(), body))
-	resp, err := s.fetcher.Client().Do(req)
-	if err != nil {
-		return err
-	}
-	io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
-	resp.Body.Close()
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return fmt.Errorf("httpapi: callback answered %d", resp.StatusCode)
-	}
-	return nil
+	w := &monitor.Webhook{URL: d.Target, Secret: s.callbackSecret(d.JobID), Client: s.fetcher.Client(), Now: s.now}
+	return w.Send(ctx, d.Payload)
 }

@@ -339,11 +339,22 @@
 // where secret is the job's callbackSecret, returned once in the 202
 // answer. Receivers check the raw body with VerifyCallback (or recompute
 // the HMAC and compare in constant time, and reject stale timestamps).
-// A non-2xx answer or a network error is retried after
-// Options.CallbackRetryDelays (4, 8, 16 and 32 s: five attempts in about a
-// minute); the outcome is recorded as the job's callback state
-// ("pending", "delivered", "failed"). The scheme is monitor.Sign and
-// monitor.Verify, shared with webhook alerts.
+// Each attempt is bounded to 10 s; a non-2xx answer, a network error or
+// a timeout is retried after Options.CallbackRetryDelays (4, 8, 16 and
+// 32 s: five attempts); the outcome is recorded as the job's callback
+// state ("pending", "delivered", "failed"). The scheme is monitor.Sign and
+// monitor.Verify, and the poster monitor.Webhook.Send, shared with webhook
+// alerts.
+//
+// Callbacks and alerts leave through one outbox (store.Delivery): storing
+// a job's final state queues its callback in the same transaction, and
+// the outbox worker started by New (stopped by Close) sends it, so no
+// receiver holds a job worker or a crawl slot. The worker makes at most
+// DeliveryWorkers (20) attempts at once, of which DeliveriesPerAccount (4)
+// for one account, counted over every instance sharing the store.
+// Deliveries are leased in the store (store.Alerts.ClaimDeliveries): no
+// two instances make the same attempt, and the retry schedule survives a
+// restart.
 //
 // # Alerts
 //
@@ -367,12 +378,12 @@
 // the store: one per rule and change (monitor.Alert.Fingerprint), so the
 // same two analyses never alert twice; the same change flapping back is
 // suppressed for Options.AlertCoolDown (24 h); a muted rule's alerts are
-// logged as suppressed. A delivery worker started by New (stopped by
-// Close) sends pending deliveries, at most 20 attempts at once, each
-// bounded to 10 s, retrying after Options.AlertRetryDelays (1 min, 5 min,
-// 30 min, 2 h, 6 h) and then marking them "failed". Deliveries are claimed
-// with a lease in the store, so several instances never send one twice
-// and a restart resumes the pending ones. GET
+// logged as suppressed. The outbox worker (see Callbacks) sends pending
+// deliveries, each attempt bounded to 10 s, retrying after
+// Options.AlertRetryDelays (1 min, 5 min, 30 min, 2 h, 6 h) and then
+// marking them "failed". Deliveries are claimed with a lease in the store,
+// so several instances never send one twice and a restart resumes the
+// pending ones. GET
 // /v1/projects/{id}/alerts/deliveries is the project's log (the newest
 // 1000); POST /v1/projects/{id}/alerts/{aid}/test sends a test alert at
 // once. Alert links are absolute under Options.PublicURL.

@@ -447,37 +447,24 @@ func (s *Server) cancelSite(ctx context.Context, accountID, id string) (*store.J
 	s.mu.Lock()
 	cancel, running := s.running[j.ID]
 	s.mu.Unlock()
-	switch {
-	case running:
-		cancel(errCanceledByUser) // the worker delivers the callback
-	case j.CallbackURL == "":
-	case s.localQueue:
-		s.goCallback(*j)
-	default:
-		// Another instance may be running the job: its worker sees the
-		// cancel within a second and delivers the callback. A queued job
-		// is delivered by the worker that picks it up. Enqueueing again
-		// covers a job the queue lost; the queue ignores a job it holds.
-		if err := s.queue.Enqueue(context.WithoutCancel(ctx), j); err != nil {
-			s.log.Warn("callback of canceled job not queued; it is sent at the next start", "job", j.ID, "err", err)
-		}
+	if running {
+		cancel(errCanceledByUser)
+	}
+	if j.CallbackURL != "" {
+		s.wakeOutbox() // the callback was queued with the canceled state
 	}
 	return j, nil
 }
 
-// resume hands the queue the jobs a previous server left unfinished and
-// the finished ones whose callback was still being retried. A running
-// crawl continues from its frontier (Options.Frontiers).
+// resume hands the queue the jobs a previous server left unfinished. A
+// running crawl continues from its frontier (Options.Frontiers). Callbacks
+// still pending are in the outbox, sent by its worker.
 func (s *Server) resume(ctx context.Context) error {
 	js, err := s.st.Unfinished(ctx)
 	if err != nil {
 		return err
 	}
-	cbs, err := s.st.PendingCallbacks(ctx)
-	if err != nil {
-		return fmt.Errorf("httpapi: list pending callbacks: %w", err)
-	}
-	for _, j := range append(js, cbs...) {
+	for _, j := range js {
 		if waiting(&j) {
 			continue // a scheduled run waiting for a slot: startWaiting starts it
 		}
@@ -547,10 +534,7 @@ func (s *Server) runJob(wctx context.Context, accountID, id string) error {
 		return interrupted(id, err)
 	}
 	if j.Status.Done() {
-		if j.CallbackURL != "" && j.CallbackState == "pending" {
-			return s.deliver(ctx, *j)
-		}
-		return nil
+		return nil // its callback, if any, is in the outbox
 	}
 	jctx, cancel := context.WithCancelCause(wctx)
 	defer cancel(nil)
@@ -748,7 +732,9 @@ func (s *Server) runJob(wctx context.Context, accountID, id string) error {
 	return err
 }
 
-// finish stores a job's final state and delivers its callback.
+// finish stores a job's final state, which queues its callback in the
+// outbox (store.Jobs.UpdateJob), and wakes the outbox worker: the job's
+// worker and slot never wait for a receiver.
 func (s *Server) finish(ctx context.Context, j *store.Job) error {
 	now := s.now().UTC()
 	j.FinishedAt, j.UpdatedAt = now, now
@@ -765,29 +751,16 @@ func (s *Server) finish(ctx context.Context, j *store.Job) error {
 	}
 	s.pruneHistory(ctx, j)
 	if j.CallbackURL != "" {
-		return s.deliver(ctx, *j)
+		s.wakeOutbox()
 	}
 	return nil
 }
 
-// ended reloads a job that ended elsewhere (canceled) and delivers its
-// callback.
-func (s *Server) ended(ctx context.Context, j *store.Job) error {
-	if j.CallbackURL == "" {
-		return nil
-	}
-	var cur *store.Job
-	if err := s.retry(ctx, "reload job", func(ctx context.Context) (err error) {
-		cur, err = s.st.Job(ctx, j.AccountID, j.ID)
-		return err
-	}); err != nil {
-		if errors.Is(err, store.ErrNotFound) {
-			return nil
-		}
-		return interrupted(j.ID, err)
-	}
-	if cur.Status.Done() && cur.CallbackState == "pending" {
-		return s.deliver(ctx, *cur)
+// ended ends the run of a job that ended elsewhere (canceled): the
+// cancel queued its callback.
+func (s *Server) ended(_ context.Context, j *store.Job) error {
+	if j.CallbackURL != "" {
+		s.wakeOutbox()
 	}
 	return nil
 }

@@ -127,7 +127,8 @@ type Options struct {
 	// resumed under another secret fails, saying so.
 	CallbackSecret []byte
 	// CallbackRetryDelays are the waits between callback attempts; nil
-	// means DefaultCallbackRetryDelays.
+	// means DefaultCallbackRetryDelays. Callbacks are sent by the outbox
+	// worker with alert deliveries (see AlertPollInterval).
 	CallbackRetryDelays []time.Duration
 
 	// SMTP is the mail server of e-mail alerts; nil refuses rules with the
@@ -137,8 +138,8 @@ type Options struct {
 	// delivery, which is "failed" after the last; nil means
 	// DefaultAlertRetryDelays.
 	AlertRetryDelays []time.Duration
-	// AlertPollInterval is how often pending alert deliveries are looked
-	// for; zero means DefaultAlertPollInterval.
+	// AlertPollInterval is how often pending deliveries (alerts and job
+	// callbacks) are looked for; zero means DefaultAlertPollInterval.
 	AlertPollInterval time.Duration
 	// AlertCoolDown is how long the same change of a rule (a page flapping
 	// back and forth) is not sent again; zero means DefaultAlertCoolDown, a
@@ -227,17 +228,17 @@ type Server struct {
 	localQueue bool // queue is the in-process one
 	mu         sync.Mutex
 	running    map[string]context.CancelCauseFunc
-	sending    map[string]bool
 	cbSecret   []byte
 	closed     bool
-	alertWake  chan struct{} // wakes the alert delivery worker (alertWakeup)
+	alertWake  chan struct{} // wakes the outbox worker (outboxWakeup)
 	alertOnce  sync.Once
 }
 
 var _ http.Handler = (*Server)(nil)
 
-// New returns a Server. It starts the queue's workers and hands the queue
-// the store's unfinished jobs and the callbacks still pending.
+// New returns a Server. It starts the queue's workers, hands the queue
+// the store's unfinished jobs, and starts the outbox worker, which sends
+// the deliveries (alerts and job callbacks) still pending.
 func New(ctx context.Context, opts *Options) (*Server, error) {
 	s := &Server{}
 	if opts != nil {
@@ -352,7 +353,6 @@ func New(ctx context.Context, opts *Options) (*Server, error) {
 
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.running = map[string]context.CancelCauseFunc{}
-	s.sending = map[string]bool{}
 	s.queue = o.Queue
 	if s.queue == nil {
 		s.queue, s.localQueue = newLocalQueue(o.JobWorkers), true
@@ -367,7 +367,7 @@ func New(ctx context.Context, opts *Options) (*Server, error) {
 		return nil, err
 	}
 	s.startScheduler()
-	s.startAlerts()
+	s.startOutbox()
 	return s, nil
 }
 

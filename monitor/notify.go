@@ -68,6 +68,14 @@ func (w *Webhook) Notify(ctx context.Context, a *Alert) error {
 	if err != nil {
 		return err
 	}
+	return w.Send(ctx, body)
+}
+
+// Send makes one attempt to POST body, a JSON document, signed: the
+// SignatureHeader holds Sign(Secret, now, body). The attempt is bounded
+// by DefaultTimeout; a non-2xx answer is an error wrapping ErrDelivery.
+// Alert webhooks and site-analysis callbacks are both sent by it.
+func (w *Webhook) Send(ctx context.Context, body []byte) error {
 	now := time.Now
 	if w.Now != nil {
 		now = w.Now

@@ -366,7 +366,10 @@ type Jobs interface {
 	// UpdateJob stores status, progress, result, summary, error, callback
 	// state and times (never the ProjectID). Once a job is in a final state only CallbackState changes
 	// (other changes return ErrConflict), so a late progress update cannot
-	// undo a cancel.
+	// undo a cancel. When it stores a final state with CallbackState
+	// "pending" for a job with a CallbackURL, it adds the job's callback
+	// Delivery (DeliveryCallback, due at once) in the same transaction,
+	// once per job.
 	UpdateJob(ctx context.Context, j *Job) error
 	// Unfinished lists queued and running jobs of every account, oldest
 	// first, so a restarted server can resume them; without results.
@@ -606,7 +609,7 @@ type AlertRule struct {
 	UpdatedAt  time.Time
 }
 
-// Alert delivery states.
+// Delivery states.
 const (
 	DeliveryPending    = "pending"
 	DeliveryDelivered  = "delivered"
@@ -614,22 +617,42 @@ const (
 	DeliverySuppressed = "suppressed"
 )
 
-// AlertDelivery is one alert to send (the outbox) and, once sent, a line
-// of the project's alert log.
-type AlertDelivery struct {
+// Delivery kinds: what a Delivery carries.
+const (
+	// DeliveryAlert is an alert of an alert rule (RuleID, ProjectID,
+	// Payload the alert's JSON), sent through the rule's channel.
+	DeliveryAlert = "alert"
+	// DeliveryCallback is the callback of a finished site analysis
+	// (JobID), POSTed to Target, the job's callback URL. Jobs.UpdateJob
+	// stores it when it stores the job's final state.
+	DeliveryCallback = "callback"
+)
+
+// Delivery is one message of the outbox: an alert or a job callback to
+// send, retried until it is delivered or given up. A sent alert stays as
+// a line of its project's alert log; a callback's outcome is recorded as
+// its job's CallbackState, and the delivery is then deleted.
+type Delivery struct {
 	ID        string // "dlv_...", random
+	Kind      string // DeliveryAlert (empty means it) or DeliveryCallback
 	AccountID string
+	// ProjectID and RuleID are an alert's ("" for a callback).
 	ProjectID string
 	RuleID    string
 	// JobID is the analysis whose evaluation raised the alert ("" for a
-	// test alert or a rank check).
+	// test alert or a rank check), or the job of a callback.
 	JobID string
+	// Target is where a callback is POSTed ("" for an alert: its rule
+	// says where).
+	Target string
 	// DedupeKey identifies the change (monitor.Alert.Fingerprint, or a
 	// test's own key): one delivery per rule and key. ChangeKey
 	// (monitor.Alert.ChangeKey) is the same for each flap of a change.
+	// A callback has one delivery per job.
 	DedupeKey string
 	ChangeKey string
-	// Payload is the alert's JSON.
+	// Payload is the body to send: the alert's JSON; a callback's is nil
+	// until its first attempt builds it from the job.
 	Payload []byte
 	// State is DeliveryPending until sent, then DeliveryDelivered, or
 	// DeliveryFailed after the last attempt; DeliverySuppressed for an
@@ -637,10 +660,17 @@ type AlertDelivery struct {
 	State       string
 	Attempts    int
 	NextAttempt time.Time
+	// LeaseUntil is set while an attempt holds the delivery (see
+	// ClaimDeliveries); zero otherwise.
+	LeaseUntil  time.Time
 	LastError   string
 	CreatedAt   time.Time
 	DeliveredAt time.Time
 }
+
+// AlertDelivery is a Delivery of kind DeliveryAlert, the name the alert
+// log's methods use.
+type AlertDelivery = Delivery
 
 // MaxAlertRules caps the rules of one project; MaxAlertDeliveries the log
 // kept per project (older sent, failed and suppressed deliveries are
@@ -650,9 +680,9 @@ const (
 	MaxAlertDeliveries = 1000
 )
 
-// Alerts stores alert rules and deliveries. Every method taking an
-// account is scoped to it: another account's rule or project is
-// ErrNotFound.
+// Alerts stores alert rules and the outbox of deliveries (alerts and job
+// callbacks). Every method taking an account is scoped to it: another
+// account's rule or project is ErrNotFound.
 type Alerts interface {
 	// CreateAlertRule stores a new rule; an empty ID is filled with a
 	// random "alr_..." one, zero times with now. ErrNotFound when the
@@ -685,15 +715,26 @@ type Alerts interface {
 	// now. The project's log beyond MaxAlertDeliveries is pruned (never a
 	// pending delivery).
 	AddAlertDelivery(ctx context.Context, d *AlertDelivery, coolDownSince time.Time) (bool, error)
-	// ClaimAlertDeliveries returns up to limit pending deliveries due at
-	// now (NextAttempt <= now), oldest first, and moves their NextAttempt
-	// to now+lease in the same transaction, so that another instance
-	// claiming at the same time gets other ones.
-	ClaimAlertDeliveries(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]AlertDelivery, error)
-	// UpdateAlertDelivery stores the state, attempts, next attempt, last
-	// error and delivery time of a delivery.
-	UpdateAlertDelivery(ctx context.Context, d *AlertDelivery) error
-	// AlertDeliveries lists the deliveries of the account's project,
+	// ClaimDeliveries claims up to limit pending deliveries of any kind
+	// due at now (NextAttempt <= now) and not leased (LeaseUntil zero or
+	// <= now), oldest NextAttempt first, and sets their LeaseUntil to
+	// now+lease in the same transaction, so that another instance claiming
+	// at the same time gets other ones. With perAccount > 0, an account's
+	// deliveries leased at now count against it: the claim returns no
+	// delivery of an account that would then hold more than perAccount
+	// leases, whatever the instance that holds them, and skips to other
+	// accounts' deliveries instead.
+	ClaimDeliveries(ctx context.Context, now time.Time, lease time.Duration, limit, perAccount int) ([]Delivery, error)
+	// UpdateDelivery stores the state, attempts, next attempt, last error,
+	// delivery time and payload of a delivery and clears its lease
+	// (LeaseUntil is zero after it). A delivery with a LeaseUntil (as
+	// claimed) is written only if that is still its lease: a worker whose
+	// lease expired and was claimed again writes nothing and gets
+	// ErrNotFound. A callback delivered or failed is recorded as its job's
+	// CallbackState (a job deleted meanwhile is skipped) and the delivery
+	// deleted, in one transaction. ErrNotFound when the delivery is gone.
+	UpdateDelivery(ctx context.Context, d *Delivery) error
+	// AlertDeliveries lists the alert deliveries of the account's project,
 	// newest first, at most limit (0 or less, or more than
 	// MaxAlertDeliveries, means MaxAlertDeliveries).
 	AlertDeliveries(ctx context.Context, accountID, projectID string, limit int) ([]AlertDelivery, error)

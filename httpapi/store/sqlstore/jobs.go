@@ -450,7 +450,8 @@ func (s *Store) jobs(ctx context.Context, op, query string, args ...any) ([]stor
 // UpdateJob stores the job's status, progress, result, summary, error,
 // callback state and times (never its project). A job in a final state accepts only a new callback
 // state; any other change is store.ErrConflict and nothing is written.
-// A zero UpdatedAt is set to now.
+// A zero UpdatedAt is set to now. Storing a final state with the callback
+// pending adds the job's callback delivery (store.DeliveryCallback).
 func (s *Store) UpdateJob(ctx context.Context, j *store.Job) error {
 	if j == nil {
 		return &seo.InputError{Field: "job", Reason: "is nil"}
@@ -466,18 +467,29 @@ func (s *Store) UpdateJob(ctx context.Context, j *store.Job) error {
 		return err
 	}
 	normJob(j)
-	// The guard on status makes the check and the write one atomic step.
-	res, err := s.exec(ctx, "update job", `UPDATE jobs SET status = ?, progress = ?, result = ?, summary = ?, error = ?, callback_state = ?,
-		started_at = ?, finished_at = ?, updated_at = ?
-		WHERE id = ? AND account_id = ? AND status IN ('queued', 'running')`,
-		string(j.Status), nullBytes(j.Progress), nullBytes(result), nullBytes(j.Summary), j.Error, j.CallbackState,
-		tv(j.StartedAt), tv(j.FinishedAt), tv(j.UpdatedAt), j.ID, j.AccountID)
-	if err != nil {
+	// The guard on status makes the check and the write one atomic step;
+	// a final state adds the job's callback delivery in the same
+	// transaction, so a job never ends without its callback queued.
+	var n int64
+	err = s.db.InTx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, s.db.Q(`UPDATE jobs SET status = ?, progress = ?, result = ?, summary = ?, error = ?, callback_state = ?,
+			started_at = ?, finished_at = ?, updated_at = ?
+			WHERE id = ? AND account_id = ? AND status IN ('queued', 'running')`),
+			string(j.Status), nullBytes(j.Progress), nullBytes(result), nullBytes(j.Summary), j.Error, j.CallbackState,
+			tv(j.StartedAt), tv(j.FinishedAt), tv(j.UpdatedAt), j.ID, j.AccountID)
+		if err != nil {
+			return err
+		}
+		if n, err = res.RowsAffected(); err != nil || n == 0 || !j.Status.Done() {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, s.db.Q(addCallbackSQL), newID("dlv_"), tv(j.UpdatedAt), tv(j.UpdatedAt), j.ID, j.AccountID)
 		return err
-	}
-	if n, err := res.RowsAffected(); err != nil {
+	})
+	if err != nil {
 		return mapErr("update job", err)
-	} else if n > 0 {
+	}
+	if n > 0 {
 		return nil
 	}
 	// Not updated: missing, another account's, or final. A final job

@@ -206,13 +206,56 @@ var migrations = [][]string{
 			PRIMARY KEY (job_id, url_hash)
 		)`,
 	},
+	// One outbox for alerts and job callbacks: alert_deliveries becomes
+	// deliveries, with a kind, a target (a callback's URL), a lease apart
+	// from the next attempt (so an account's attempts in flight can be
+	// counted) and a project and rule only for alerts. Callbacks of jobs
+	// that ended before this version and were not yet delivered are
+	// added, due at once.
+	8: {
+		`CREATE TABLE deliveries (
+			id           TEXT PRIMARY KEY,
+			kind         TEXT NOT NULL,
+			account_id   TEXT NOT NULL,
+			project_id   TEXT REFERENCES projects (id) ON DELETE CASCADE,
+			rule_id      TEXT REFERENCES alert_rules (id) ON DELETE CASCADE,
+			job_id       TEXT NOT NULL,
+			target       TEXT NOT NULL,
+			dedupe_key   TEXT NOT NULL,
+			change_key   TEXT NOT NULL,
+			payload      {{blob}},
+			state        TEXT NOT NULL,
+			attempts     INTEGER NOT NULL,
+			next_attempt BIGINT,
+			lease_until  BIGINT,
+			last_error   TEXT NOT NULL,
+			created_at   BIGINT NOT NULL,
+			delivered_at BIGINT,
+			UNIQUE (rule_id, dedupe_key)
+		)`,
+		`INSERT INTO deliveries (id, kind, account_id, project_id, rule_id, job_id, target, dedupe_key, change_key, payload,
+			state, attempts, next_attempt, lease_until, last_error, created_at, delivered_at)
+			SELECT id, 'alert', account_id, project_id, rule_id, job_id, '', dedupe_key, change_key, payload,
+			state, attempts, next_attempt, NULL, last_error, created_at, delivered_at FROM alert_deliveries`,
+		`DROP TABLE alert_deliveries`,
+		`INSERT INTO deliveries (id, kind, account_id, project_id, rule_id, job_id, target, dedupe_key, change_key, payload,
+			state, attempts, next_attempt, lease_until, last_error, created_at, delivered_at)
+			SELECT 'dlv_' || id, 'callback', account_id, NULL, NULL, id, callback_url, id, '', NULL,
+			'pending', 0, updated_at, NULL, '', updated_at, NULL FROM jobs
+			WHERE status IN ('succeeded', 'failed', 'canceled') AND callback_state = 'pending' AND callback_url <> ''`,
+		`CREATE UNIQUE INDEX deliveries_callback ON deliveries (job_id) WHERE kind = 'callback'`,
+		`CREATE INDEX deliveries_due ON deliveries (state, next_attempt)`,
+		`CREATE INDEX deliveries_leased ON deliveries (account_id, lease_until) WHERE state = 'pending'`,
+		`CREATE INDEX deliveries_project ON deliveries (project_id, created_at)`,
+		`CREATE INDEX deliveries_change ON deliveries (rule_id, change_key, created_at)`,
+	},
 }
 
 // tables lists the tables in creation order (Dump reads them in this
 // order).
 var tables = []string{"schema_migrations", "accounts", "api_keys", "clients", "auth_codes", "refresh_tokens",
 	"revoked_families", "revoked_tokens", "signing_keys", "daily_usage", "jobs", "mutes", "screenshots",
-	"projects", "schedules", "alert_rules", "alert_deliveries", "job_renders"}
+	"projects", "schedules", "alert_rules", "job_renders", "deliveries"}
 
 // schema is the store's migrations and version table.
 var schema = &sqldb.Schema{

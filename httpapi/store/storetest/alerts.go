@@ -128,11 +128,11 @@ func testAlertDeliveries(ctx context.Context, t *testing.T, s store.Store) {
 	}
 
 	// Claims: due ones only, and each once.
-	claimed, err := s.ClaimAlertDeliveries(ctx, base.Add(time.Hour), time.Minute, 10)
+	claimed, err := s.ClaimDeliveries(ctx, base.Add(time.Hour), time.Minute, 10, 0)
 	if err != nil || len(claimed) != 1 || claimed[0].ID != d1.ID || string(claimed[0].Payload) != `{"title":"fp1"}` {
-		t.Fatalf("ClaimAlertDeliveries = %+v, %v; want d1", claimed, err)
+		t.Fatalf("ClaimDeliveries = %+v, %v; want d1", claimed, err)
 	}
-	if again, err := s.ClaimAlertDeliveries(ctx, base.Add(time.Hour), time.Minute, 10); err != nil || len(again) != 0 {
+	if again, err := s.ClaimDeliveries(ctx, base.Add(time.Hour), time.Minute, 10, 0); err != nil || len(again) != 0 {
 		t.Errorf("second claim within the lease = %d, %v; want none", len(again), err)
 	}
 	// Concurrent claims after both are due never hand one out twice.
@@ -144,7 +144,7 @@ func testAlertDeliveries(ctx context.Context, t *testing.T, s store.Store) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			ds, err := s.ClaimAlertDeliveries(ctx, base.Add(3*time.Hour), time.Hour, 10)
+			ds, err := s.ClaimDeliveries(ctx, base.Add(3*time.Hour), time.Hour, 10, 0)
 			if err != nil {
 				errs <- err
 				return
@@ -167,15 +167,29 @@ func testAlertDeliveries(ctx context.Context, t *testing.T, s store.Store) {
 		t.Errorf("concurrent claims handed out %v", seen)
 	}
 
+	if claimed[0].Kind != store.DeliveryAlert || claimed[0].RuleID != r.ID || claimed[0].ProjectID != p.ID || !claimed[0].LeaseUntil.Equal(base.Add(time.Hour+time.Minute)) {
+		t.Errorf("claimed delivery %+v", claimed[0])
+	}
+	d1 = &claimed[0]
+	// The concurrent claims took d1 again after its first lease: that
+	// lease is no longer its own, so an update under it writes nothing.
+	stale := *d1
+	stale.State = store.DeliveryFailed
+	if err := s.UpdateDelivery(ctx, &stale); !errors.Is(err, store.ErrNotFound) && seen[d1.ID] == 1 {
+		t.Errorf("UpdateDelivery under a lease claimed again: %v, want ErrNotFound", err)
+	}
+	// An update without a lease (not from a claim) is written.
+	d1.LeaseUntil = time.Time{}
 	d1.State, d1.Attempts, d1.DeliveredAt, d1.LastError = store.DeliveryDelivered, 1, base.Add(time.Hour), ""
-	if err := s.UpdateAlertDelivery(ctx, d1); err != nil {
-		t.Fatalf("UpdateAlertDelivery: %v", err)
+	if err := s.UpdateDelivery(ctx, d1); err != nil {
+		t.Fatalf("UpdateDelivery: %v", err)
 	}
 	log, err := s.AlertDeliveries(ctx, a.ID, p.ID, 0)
 	if err != nil || len(log) != 3 || log[0].ID != d3.ID || log[2].ID != d1.ID {
 		t.Fatalf("AlertDeliveries = %+v, %v; want d3, d2, d1", log, err)
 	}
-	if g := log[2]; g.State != store.DeliveryDelivered || g.Attempts != 1 || !g.DeliveredAt.Equal(base.Add(time.Hour)) || g.JobID != "job_fp1" {
+	if g := log[2]; g.State != store.DeliveryDelivered || g.Attempts != 1 || !g.DeliveredAt.Equal(base.Add(time.Hour)) || g.JobID != "job_fp1" ||
+		!g.LeaseUntil.IsZero() || string(g.Payload) != `{"title":"fp1"}` {
 		t.Errorf("updated delivery %+v", g)
 	}
 	b := mustAccount(ctx, t, s, "other-deliveries@example.com")
@@ -198,7 +212,7 @@ func testAlertDeliveries(ctx context.Context, t *testing.T, s store.Store) {
 	if err != nil || len(log) != store.MaxAlertDeliveries {
 		t.Errorf("capped log: %d, %v; want %d", len(log), err, store.MaxAlertDeliveries)
 	}
-	if _, err := s.ClaimAlertDeliveries(bulk, base.Add(1e4*time.Hour), time.Minute, 10); err != nil {
+	if _, err := s.ClaimDeliveries(bulk, base.Add(1e4*time.Hour), time.Minute, 10, 0); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -78,6 +78,8 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 	t.Run("Caps", func(t *testing.T) { Caps(t, func(t *testing.T) []store.Store { return []store.Store{open(t)} }) })
 	t.Run("AlertRules", func(t *testing.T) { s, ctx := fresh(t); testAlertRules(ctx, t, s) })
 	t.Run("AlertDeliveries", func(t *testing.T) { s, ctx := fresh(t); testAlertDeliveries(ctx, t, s) })
+	t.Run("CallbackDeliveries", func(t *testing.T) { s, ctx := fresh(t); testCallbackDeliveries(ctx, t, s) })
+	t.Run("ClaimPerAccount", func(t *testing.T) { s, ctx := fresh(t); testClaimPerAccount(ctx, t, s) })
 	t.Run("Screenshots", func(t *testing.T) {
 		s, ctx := fresh(t)
 		ss, ok := s.(store.Screenshots)
