@@ -166,6 +166,20 @@ func fromWHATWG(w *wurl.Url) *url.URL {
 			u.RawFragment = ""
 		}
 	}
+	p := w.Pathname()
+	if !w.OpaquePath() && strings.Contains(p, "^") {
+		// The Standard has percent-encoded ^ in paths since 2024; the
+		// parser predates that.
+		q := strings.ReplaceAll(p, "^", "%5E")
+		sl := len(w.Search())
+		if sl == 0 && strings.HasSuffix(href, "?") {
+			sl = 1
+		}
+		if i := len(href) - sl - len(p); i >= 0 && href[i:i+len(p)] == p {
+			href = href[:i] + q + href[i+len(p):]
+		}
+		p = q
+	}
 	if scheme != "http" && scheme != "https" {
 		// Not fetched: only the serialisation matters.
 		u.Opaque = strings.TrimPrefix(href, scheme+":")
@@ -182,7 +196,6 @@ func fromWHATWG(w *wurl.Url) *url.URL {
 		}
 	}
 	u.Host = w.Host()
-	p := w.Pathname()
 	u.Path = unescapeLenient(p)
 	if u.EscapedPath() != p {
 		u.RawPath = p
