@@ -76,7 +76,14 @@ func parseURLField(field, raw string) (*url.URL, error) {
 // splitScheme splits "scheme:rest" after removing tabs and newlines, as the
 // URL Standard does; the scheme is lowercased.
 func splitScheme(s string) (scheme, rest string, ok bool) {
-	s = strings.NewReplacer("\t", "", "\n", "", "\r", "").Replace(s)
+	if strings.ContainsAny(s, "\t\n\r") {
+		s = strings.Map(func(r rune) rune {
+			if r == '\t' || r == '\n' || r == '\r' {
+				return -1
+			}
+			return r
+		}, s)
+	}
 	i := strings.IndexByte(s, ':')
 	if i < 1 {
 		return "", "", false

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -50,24 +51,18 @@ func loadWPT(t *testing.T) []wptCase {
 // wptKnown lists the cases of urltestdata.json where ResolveReference
 // differs from the Standard, with the reason.
 var wptKnown = map[string]string{
-	"non-special:opaque  ?hi":        libOpaqueSpace,
-	"non-special:opaque  #hi":        libOpaqueSpace,
-	"non-special:opaque \t\t  \t#hi": libOpaqueSpace,
-	"non-special:opaque \t\t  #hi":   libOpaqueSpace,
-	"non-special:opaque\t\t  \r #hi": libOpaqueSpace,
-	"http://a.b.c.xn--pokxncvks":     libPunycode,
-	"http://10.0.0.xn--pokxncvks":    libPunycode,
-	"http://a.b.c.XN--pokxncvks":     libPunycode,
-	"http://a.b.c.Xn--pokxncvks":     libPunycode,
-	"http://10.0.0.XN--pokxncvks":    libPunycode,
-	"http://10.0.0.xN--pokxncvks":    libPunycode,
-	"file://xn--/p":                  libPunycode,
-	"https://xn--/":                  libPunycode,
+	"http://a.b.c.xn--pokxncvks":  libPunycode,
+	"http://10.0.0.xn--pokxncvks": libPunycode,
+	"http://a.b.c.XN--pokxncvks":  libPunycode,
+	"http://a.b.c.Xn--pokxncvks":  libPunycode,
+	"http://10.0.0.XN--pokxncvks": libPunycode,
+	"http://10.0.0.xN--pokxncvks": libPunycode,
+	"file://xn--/p":               libPunycode,
+	"https://xn--/":               libPunycode,
 }
 
 const (
-	libOpaqueSpace = "non-special scheme, never fetched: the parser (2023 snapshot of the Standard) does not encode the last space of an opaque path before ? or #"
-	libPunycode    = "the parser (2023 snapshot, UTS 46 with CheckHyphens and punycode validation) refuses an xn-- label that does not decode, which the Standard now keeps as it is; seokit reports such a link as not parsing"
+	libPunycode = "the parser (2023 snapshot, UTS 46 with CheckHyphens and punycode validation) refuses an xn-- label that does not decode, which the Standard now keeps as it is; seokit reports such a link as not parsing"
 )
 
 // TestResolveReferenceWPT runs every case of urltestdata.json through
@@ -150,7 +145,7 @@ func TestResolveReference(t *testing.T) {
 	}
 	for _, ref := range []string{"http://exa mple.com/", "http://[::1/", "http://example.com:99999/", strings.Repeat("a", MaxRefLength+1)} {
 		if u, err := ResolveReference(base, ref); !errors.Is(err, ErrInvalidURL) {
-			t.Errorf("ResolveReference(%.40q) = %v, %v; want ErrInvalidURL", ref, u, err)
+			t.Errorf("ResolveReference(%.40q) = %.60v, %v; want ErrInvalidURL", ref, u, err)
 		}
 	}
 }
@@ -219,4 +214,109 @@ func TestIPv4NumberFormsMeetAddressPolicy(t *testing.T) {
 			t.Errorf("ParseURL(%s) = %v, %v; want host 127.0.0.1", raw, p, err)
 		}
 	}
+}
+
+// TestFastPathAgrees holds BaseURL's fast path and opaqueURL to the
+// Standard's parser (opaqueURL but for a space before ? or #, which the
+// parser predates):
+// for every reference it takes (the inputs of urltestdata against its http
+// bases and against other bases, hand-picked references, and with
+// SEOKIT_CORPUS every href and src of the saved pages), the URL must be the
+// parser's, byte for byte, request target included.
+func TestFastPathAgrees(t *testing.T) {
+	bases := []string{"http://example.org/foo/bar", "https://example.com/a/b/c?q=1#f", "http://example.com/", "https://www.example.com/dir/page.html"}
+	var refs []string
+	for _, c := range loadWPT(t) {
+		refs = append(refs, c.Input)
+		if c.Base != nil && (strings.HasPrefix(*c.Base, "http:") || strings.HasPrefix(*c.Base, "https:")) && !slices.Contains(bases, *c.Base) {
+			bases = append(bases, *c.Base)
+		}
+	}
+	refs = append(refs, "", "/", "a", "./a", "../a", "../../../../a", "a/./b/../c", "/a/b/..", "?", "?q", "#", "#f",
+		"/p?q#f", "https://example.com", "https://example.com.", "http://a.b-c.example/x?y", "http://example.com./",
+		"https://1.2.3.4/", "https://host.123/", "https://-x.example/", "https://x-.example/", "https://a..b/",
+		"/a%41b%2fc%2e", "/%7e/", "/a(b)*c!$&;=+,:@", "mailto:x@example.com", "HTTP://example.com/", "https://Example.com/")
+	var corpus []string
+	if dir := os.Getenv("SEOKIT_CORPUS"); dir != "" {
+		corpus = corpusRefs(t, dir)
+	}
+	fast, opaque, checked, differ := 0, 0, 0, 0
+	for i, bs := range bases {
+		refs := refs
+		if i < 4 {
+			refs = append(slices.Clip(refs), corpus...)
+		}
+		bu, err := ParseHref(bs)
+		if err != nil {
+			continue
+		}
+		b, err := NewBaseURL(bu)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ref := range refs {
+			checked++
+			plain := strings.NewReplacer("\t", "", "\n", "", "\r", "").Replace(ref)
+			if ou, ok := opaqueURL(ref); ok && !strings.Contains(plain, " ?") && !strings.Contains(plain, " #") {
+				w, err := parseWHATWG(ref, b.w)
+				if err != nil || ou.String() != fromWHATWG(w).String() {
+					differ++
+					t.Errorf("base %s, ref %q: opaque path %s, parser %v %v", bs, ref, ou, w, err)
+				}
+				opaque++
+			}
+			fu, ok := b.fast(ref)
+			if !ok {
+				continue
+			}
+			fast++
+			w, err := parseWHATWG(ref, b.w)
+			if err != nil {
+				differ++
+				t.Errorf("base %s, ref %q: fast path %s, parser fails: %v", bs, ref, fu, err)
+				continue
+			}
+			su := fromWHATWG(w)
+			if fu.String() != su.String() || RequestTarget(fu) != RequestTarget(su) || fu.Path != su.Path {
+				differ++
+				t.Errorf("base %s, ref %q: fast path %s (target %s, path %q), parser %s (target %s, path %q)", bs, ref, fu, RequestTarget(fu), fu.Path, su, RequestTarget(su), su.Path)
+			}
+		}
+	}
+	t.Logf("%d references resolved, %d by the fast path, %d as opaque paths, %d of them not as the parser resolves them", checked, fast, opaque, differ)
+}
+
+// corpusRefs returns the href and src values of the saved pages in dir.
+func corpusRefs(t *testing.T, dir string) []string {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var refs []string
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".html") {
+			continue
+		}
+		b, err := os.ReadFile(dir + "/" + e.Name())
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := string(b)
+		for _, attr := range []string{`href="`, `src="`} {
+			for rest := s; ; {
+				i := strings.Index(rest, attr)
+				if i < 0 {
+					break
+				}
+				rest = rest[i+len(attr):]
+				j := strings.IndexByte(rest, '"')
+				if j < 0 {
+					break
+				}
+				refs = append(refs, strings.ReplaceAll(rest[:j], "&amp;", "&"))
+				rest = rest[j:]
+			}
+		}
+	}
+	return refs
 }
