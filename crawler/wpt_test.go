@@ -63,7 +63,7 @@ func wptApplicable(c wptCase) (scheme, base string, ok bool) {
 	sch, _, found := strings.Cut(in, ":")
 	hasScheme := found && sch != "" && strings.IndexFunc(sch, func(r rune) bool {
 		return !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || r == '+' || r == '-' || r == '.')
-	}) < 0 && !('0' <= sch[0] && sch[0] <= '9') && strings.IndexAny(sch[:1], "+-.") < 0
+	}) < 0 && !('0' <= sch[0] && sch[0] <= '9') && !strings.ContainsAny(sch[:1], "+-.")
 	web := strings.EqualFold(sch, "http") || strings.EqualFold(sch, "https")
 	if c.Failure && hasScheme && !web {
 		return "", "", false
