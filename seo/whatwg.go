@@ -85,7 +85,25 @@ func (b *BaseURL) Resolve(ref string) (*url.URL, error) {
 // Standard for them at a fraction of the cost; ok is false for any other
 // reference. TestFastPathAgrees holds it to the Standard's parser.
 func (b *BaseURL) fast(ref string) (*url.URL, bool) {
-	if b == nil || b.u == nil || b.u.Opaque != "" || (b.u.Scheme != "http" && b.u.Scheme != "https") || len(ref) > MaxRefLength {
+	if len(ref) > MaxRefLength {
+		return nil, false
+	}
+	if b == nil || b.u == nil {
+		// No base: an absolute http(s) URL only.
+		ref = strings.Trim(ref, " \f")
+		if !(strings.HasPrefix(ref, "http://") || strings.HasPrefix(ref, "https://")) || !simpleRef(ref) {
+			return nil, false
+		}
+		u, err := url.Parse(ref)
+		if err != nil {
+			return nil, false
+		}
+		if u.Path == "" {
+			u.Path = "/"
+		}
+		return u, true
+	}
+	if b.u.Opaque != "" || (b.u.Scheme != "http" && b.u.Scheme != "https") {
 		return nil, false
 	}
 	ref = strings.Trim(ref, " \f")

@@ -241,6 +241,21 @@ func TestFastPathAgrees(t *testing.T) {
 		corpus = corpusRefs(t, dir)
 	}
 	fast, opaque, checked, differ := 0, 0, 0, 0
+	// Without base (ParseHref) first.
+	for _, ref := range append(slices.Clip(refs), corpus...) {
+		checked++
+		nb := &BaseURL{}
+		fu, ok := nb.fast(ref)
+		if !ok {
+			continue
+		}
+		fast++
+		w, err := parseWHATWG(ref, nil)
+		if err != nil || fu.String() != fromWHATWG(w).String() || RequestTarget(fu) != RequestTarget(fromWHATWG(w)) {
+			differ++
+			t.Errorf("no base, ref %q: fast path %s, parser %v %v", ref, fu, w, err)
+		}
+	}
 	for i, bs := range bases {
 		refs := refs
 		if i < 4 {
