@@ -185,8 +185,28 @@ func simpleRef(ref string) bool {
 }
 
 // simpleHost reports whether h is a lowercase ASCII host name whose last
-// label starts with a letter.
+// label starts with a letter, or an IPv4 address in dotted decimals, with
+// an optional port other than the scheme's default, written without
+// leading zeros.
 func simpleHost(h string) bool {
+	if i := strings.LastIndexByte(h, ':'); i >= 0 {
+		p := h[i+1:]
+		if p == "" || p[0] == '0' || len(p) > 5 || p == "80" || p == "443" {
+			return false
+		}
+		for j := 0; j < len(p); j++ {
+			if p[j] < '0' || p[j] > '9' {
+				return false
+			}
+		}
+		if n, _ := strconv.Atoi(p); n > 65535 {
+			return false
+		}
+		h = h[:i]
+	}
+	if dottedDecimal(h) {
+		return true
+	}
 	if h == "" || strings.Contains(h, "xn--") {
 		return false
 	}
@@ -519,3 +539,27 @@ func IsAbsoluteRef(ref string) bool {
 func isSlash(c byte) bool { return c == '/' || c == '\\' }
 
 func isC0OrSpace(r rune) bool { return r <= ' ' }
+
+// dottedDecimal reports whether h is four decimal numbers from 0 to 255
+// without leading zeros, separated by dots: an IPv4 address the Standard
+// writes as it is.
+func dottedDecimal(h string) bool {
+	parts := 0
+	for part := range strings.SplitSeq(h, ".") {
+		parts++
+		if part == "" || len(part) > 3 || (len(part) > 1 && part[0] == '0') {
+			return false
+		}
+		n := 0
+		for i := 0; i < len(part); i++ {
+			if part[i] < '0' || part[i] > '9' {
+				return false
+			}
+			n = n*10 + int(part[i]-'0')
+		}
+		if n > 255 {
+			return false
+		}
+	}
+	return parts == 4
+}

@@ -235,6 +235,7 @@ func TestFastPathAgrees(t *testing.T) {
 	refs = append(refs, "", "/", "a", "./a", "../a", "../../../../a", "a/./b/../c", "/a/b/..", "?", "?q", "#", "#f",
 		"/p?q#f", "https://example.com", "https://example.com.", "http://a.b-c.example/x?y", "http://example.com./",
 		"https://1.2.3.4/", "https://host.123/", "https://-x.example/", "https://x-.example/", "https://a..b/",
+		"http://127.0.0.1:8080/x", "http://127.0.0.1/", "http://127.0.0.01/", "http://256.0.0.1/", "http://1.2.3/", "http://h:80/", "https://h:443/", "http://h:0/", "http://h:65536/", "http://h:08/", "https://h:8443/p",
 		"/a%41b%2fc%2e", "/%7e/", "/a(b)*c!$&;=+,:@", "mailto:x@example.com", "HTTP://example.com/", "https://Example.com/")
 	var corpus []string
 	if dir := os.Getenv("SEOKIT_CORPUS"); dir != "" {
