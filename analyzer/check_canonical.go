@@ -171,10 +171,13 @@ func cnURLKey(u *url.URL) string {
 }
 
 // cnAbsHTTP parses ref and returns it when it is an absolute http(s) URL with
-// a host.
+// a host, written as one (scheme and host), by the WHATWG URL Standard.
 func cnAbsHTTP(ref string) *url.URL {
-	u, err := url.Parse(strings.TrimSpace(ref))
-	if err != nil || u.Host == "" || (!strings.EqualFold(u.Scheme, "http") && !strings.EqualFold(u.Scheme, "https")) {
+	if !seo.IsAbsoluteRef(ref) {
+		return nil
+	}
+	u, err := seo.ParseHref(ref)
+	if err != nil || !isWebURL(u) {
 		return nil
 	}
 	return u
@@ -209,7 +212,7 @@ func canonicalDecls(p *Page) (decls []canonicalDecl, inHead []bool) {
 		d := canonicalDecl{node: n, source: "html"}
 		d.raw, d.hasRaw = Attr(n, "href")
 		d.raw = strings.TrimSpace(d.raw)
-		d.u = resolveWeb(p.Base, d.raw)
+		d.u = resolveWeb(p.baseResolver(), d.raw)
 		decls = append(decls, d)
 		inHead = append(inHead, InHead(n))
 	}
@@ -222,7 +225,7 @@ func canonicalDecls(p *Page) (decls []canonicalDecl, inHead []bool) {
 			continue
 		}
 		d := canonicalDecl{raw: l.Target, hasRaw: true, source: "header"}
-		d.u = resolveWeb(p.URL, l.Target)
+		d.u = resolveWeb(p.urlResolver(), l.Target)
 		decls = append(decls, d)
 		inHead = append(inHead, true)
 	}
@@ -257,8 +260,8 @@ func extractCanonical(p *Page) {
 }
 
 func cnResolveHeaderTarget(p *Page, target string) string {
-	if r, err := url.Parse(target); err == nil {
-		return p.URL.ResolveReference(r).String()
+	if r, err := p.urlResolver().Resolve(target); err == nil {
+		return r.String()
 	}
 	return target
 }
@@ -310,13 +313,13 @@ func checkCanonical(p *Page, r *Reporter) {
 				reason = "no href attribute"
 			} else if d.raw == "" {
 				reason = "empty href"
-			} else if _, err := url.Parse(d.raw); err != nil {
+			} else if p.Resolve(d.raw) == nil {
 				reason = "does not parse as a URL"
 			}
 			r.Add("canonical.invalid", "the canonical URL is invalid: "+reason, seo.Evidence{Element: d.element(), Value: d.raw, Detail: reason})
 			continue
 		}
-		if ru, err := url.Parse(d.raw); err == nil && !ru.IsAbs() {
+		if !seo.IsAbsoluteRef(d.raw) {
 			r.Add("canonical.relative", "the canonical URL is relative", seo.Evidence{Element: d.element(), Value: d.raw, URLs: []string{d.u.String()}})
 		}
 		if strings.Contains(d.raw, "#") {

@@ -71,7 +71,7 @@ func hreflangDecls(p *Page) (decls []hreflangDecl, inHead []bool) {
 			d := hreflangDecl{node: n, code: strings.TrimSpace(code), source: "html"}
 			d.raw, _ = Attr(n, "href")
 			d.raw = strings.TrimSpace(d.raw)
-			d.u = resolveWeb(p.Base, d.raw)
+			d.u = resolveWeb(p.baseResolver(), d.raw)
 			decls = append(decls, d)
 			inHead = append(inHead, InHead(n))
 		}
@@ -89,7 +89,7 @@ func hreflangDecls(p *Page) (decls []hreflangDecl, inHead []bool) {
 			continue
 		}
 		d := hreflangDecl{code: strings.TrimSpace(code), raw: l.Target, source: "header"}
-		d.u = resolveWeb(p.URL, l.Target)
+		d.u = resolveWeb(p.urlResolver(), l.Target)
 		decls = append(decls, d)
 		inHead = append(inHead, true)
 	}

@@ -150,8 +150,8 @@ func httpRedirects(p *Page, r *Reporter, th Thresholds) {
 		ev.URLs = chain
 		r.Add("http.redirect_loop", "the redirect chain is longer than crawlers follow", ev)
 	}
-	if req, err := url.Parse(p.Report.URL); err == nil && !httpIsRoot(req) && !httpIsIndexFile(req) {
-		if fu, err := url.Parse(final); err == nil && httpIsRoot(fu) {
+	if req, err := seo.ParseHref(p.Report.URL); err == nil && !httpIsRoot(req) && !httpIsIndexFile(req) {
+		if fu, err := seo.ParseHref(final); err == nil && httpIsRoot(fu) {
 			r.Add("http.redirect_to_home", "the URL redirects to the home page, which search engines may treat as a soft 404",
 				seo.Evidence{Element: "Location", Value: final, URLs: chain})
 		}

@@ -341,12 +341,15 @@ func altLooksLikeFilename(alt, src string) string {
 	return ""
 }
 
+// anyBase resolves references whose path alone matters.
+var anyBase, _ = seo.NewBaseURL(&url.URL{Scheme: "http", Host: "example.invalid", Path: "/"})
+
 // imageFileName returns the lowercase, unescaped last path segment of src.
 func imageFileName(src string) string {
 	if src == "" || strings.HasPrefix(src, "data:") {
 		return ""
 	}
-	u, err := url.Parse(src)
+	u, err := anyBase.Resolve(src)
 	if err != nil {
 		return ""
 	}

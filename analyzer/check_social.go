@@ -1,7 +1,6 @@
 package analyzer
 
 import (
-	"net/url"
 	"strings"
 
 	"golang.org/x/net/html/atom"
@@ -80,9 +79,8 @@ func checkSocial(p *Page, r *Reporter) {
 		r.Add("social.og_image_relative", "og:image is not an absolute http(s) URL", seo.Evidence{Element: `<meta property="og:image">`, Value: img})
 	}
 	if raw := og["og:url"]; raw != "" {
-		ref, err := url.Parse(raw)
+		ogURL, err := p.urlResolver().Resolve(raw)
 		if err == nil {
-			ogURL := p.URL.ResolveReference(ref)
 			canon := p.URL
 			if cs := cnEffective(p); len(cs) == 1 {
 				canon = cs[0]

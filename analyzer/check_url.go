@@ -76,7 +76,7 @@ func checkURL(p *Page, r *Reporter) {
 		if raw == "" {
 			continue
 		}
-		if u, err := url.Parse(raw); err == nil {
+		if u, err := seo.ParseHref(raw); err == nil {
 			urlChecks(p, r, raw, u)
 		}
 	}

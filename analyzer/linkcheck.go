@@ -470,8 +470,8 @@ func lcFetch(ctx context.Context, env *fetchEnv, cfg *config, t *lcTarget, wantS
 	}
 	if loc := h.Get("Location"); loc != "" {
 		t.location = loc
-		if lu, err := url.Parse(strings.TrimSpace(loc)); err == nil {
-			t.location = t.url.ResolveReference(lu).String()
+		if lu, err := seo.ResolveReference(t.url, loc); err == nil {
+			t.location = lu.String()
 		}
 	}
 	if n := lcContentLength(h); n >= 0 {
@@ -508,7 +508,7 @@ func lcContentLength(h http.Header) int64 {
 func lcPageKeys(p *Page) map[string]bool {
 	keys := map[string]bool{lcKey(p.URL): true}
 	if p.Response != nil && p.Response.RequestedURL != "" {
-		if u, err := url.Parse(p.Response.RequestedURL); err == nil && u.Host != "" {
+		if u, err := seo.ParseHref(p.Response.RequestedURL); err == nil && u.Host != "" {
 			keys[lcKey(u)] = true
 		}
 	}
@@ -586,7 +586,7 @@ func lcReport(p *Page, r *Reporter, t *lcTarget, pageKeys map[string]bool) {
 		if ok && t.facts != nil {
 			back := false
 			for _, a := range t.facts.alternates {
-				if au, err := url.Parse(a.url); err == nil && pageKeys[lcKey(t.url.ResolveReference(au))] {
+				if au, err := seo.ResolveReference(t.url, a.url); err == nil && pageKeys[lcKey(au)] {
 					back = true
 					break
 				}
@@ -639,7 +639,7 @@ func lcIsImageType(ct string) bool { return strings.HasPrefix(lcMediaType(ct), "
 // target u, whose key is key.
 func lcContainsKey(list []string, u *url.URL, key string) bool {
 	for _, s := range list {
-		if v, err := url.Parse(s); err == nil && lcKey(u.ResolveReference(v)) == key {
+		if v, err := seo.ResolveReference(u, s); err == nil && lcKey(v) == key {
 			return true
 		}
 	}
@@ -658,7 +658,7 @@ func lcFactsOfPage(p *Page) *lcFacts {
 // non-HTML body only the headers count.
 func lcFactsOfDoc(resp *seo.Response, base *url.URL) *lcFacts {
 	if resp.URL != "" {
-		if u, err := url.Parse(resp.URL); err == nil && u.Host != "" {
+		if u, err := seo.ParseHref(resp.URL); err == nil && u.Host != "" {
 			base = u
 		}
 	}
@@ -686,8 +686,8 @@ func lcFactsOfDoc(resp *seo.Response, base *url.URL) *lcFacts {
 				metas = append(metas, c)
 			case atom.Base:
 				if h, ok := Attr(c, "href"); ok {
-					if b, err := url.Parse(strings.TrimSpace(h)); err == nil {
-						base = base.ResolveReference(b)
+					if b, err := seo.ResolveReference(base, h); err == nil {
+						base = b
 					}
 				}
 			case atom.Body:
@@ -710,8 +710,8 @@ func lcReadFacts(links, metas []*html.Node, h http.Header, base *url.URL) *lcFac
 		if base == nil {
 			return s
 		}
-		if v, err := url.Parse(s); err == nil {
-			return base.ResolveReference(v).String()
+		if v, err := seo.ResolveReference(base, s); err == nil {
+			return v.String()
 		}
 		return s
 	}

@@ -300,7 +300,7 @@ func mobURLKey(s string) string {
 	if s == "" {
 		return ""
 	}
-	u, err := url.Parse(s)
+	u, err := seo.ParseHref(s)
 	if err != nil || u.Host == "" {
 		return s
 	}

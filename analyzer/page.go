@@ -23,6 +23,9 @@ type Page struct {
 	// (the <base href> when present, else URL).
 	URL  *url.URL
 	Base *url.URL
+	// urlRes and baseRes resolve references against URL and Base by the
+	// WHATWG URL Standard, each parsed once.
+	urlRes, baseRes *seo.BaseURL
 	// Response is the fetch result (synthetic for AnalyzeHTML).
 	Response *seo.Response
 	Header   http.Header
@@ -128,15 +131,32 @@ func (p *Page) Thresholds() Thresholds { return p.cfg.th }
 // Depth returns the analysis depth.
 func (p *Page) Depth() Depth { return p.cfg.Depth }
 
-// Resolve resolves a reference against the page's base URL; it returns nil
-// for unparseable references.
+// Resolve resolves a reference against the page's base URL by the WHATWG
+// URL Standard, as browsers do; it returns nil for references that do not
+// parse.
 func (p *Page) Resolve(ref string) *url.URL {
-	ref = strings.TrimSpace(ref)
-	r, err := url.Parse(ref)
+	u, err := p.baseResolver().Resolve(ref)
 	if err != nil {
 		return nil
 	}
-	return p.Base.ResolveReference(r)
+	return u
+}
+
+// baseResolver and urlResolver resolve against Base and URL.
+func (p *Page) baseResolver() *seo.BaseURL {
+	if p.baseRes == nil {
+		return p.urlResolver()
+	}
+	return p.baseRes
+}
+
+func (p *Page) urlResolver() *seo.BaseURL {
+	if p.urlRes == nil {
+		// A Page built by hand; newPage sets it.
+		b, _ := seo.NewBaseURL(p.URL)
+		return b
+	}
+	return p.urlRes
 }
 
 // isWebURL reports whether u is an absolute http(s) URL with a host.
@@ -147,16 +167,11 @@ func isWebURL(u *url.URL) bool {
 // resolveWeb resolves ref against base and returns it when it is an
 // absolute http(s) URL, else nil. Link headers resolve against the page URL,
 // markup against the base URL.
-func resolveWeb(base *url.URL, ref string) *url.URL {
-	ref = strings.TrimSpace(ref)
-	if ref == "" {
+func resolveWeb(base *seo.BaseURL, ref string) *url.URL {
+	if strings.TrimSpace(ref) == "" {
 		return nil
 	}
-	r, err := url.Parse(ref)
-	if err != nil {
-		return nil
-	}
-	if u := base.ResolveReference(r); isWebURL(u) {
+	if u, err := base.Resolve(ref); err == nil && isWebURL(u) {
 		return u
 	}
 	return nil
@@ -164,11 +179,12 @@ func resolveWeb(base *url.URL, ref string) *url.URL {
 
 // newPage decodes and parses the body once and builds the indexes.
 func newPage(resp *seo.Response, cfg *config) *Page {
-	u, err := url.Parse(resp.URL)
+	u, err := seo.ParseHref(resp.URL)
 	if err != nil || u.Host == "" {
 		u = &url.URL{Scheme: "http", Host: "invalid", Path: "/"}
 	}
 	p := &Page{URL: u, Base: u, Response: resp, Header: resp.Header, Body: resp.Body, cfg: cfg}
+	p.urlRes, _ = seo.NewBaseURL(u)
 	if p.Header == nil {
 		p.Header = http.Header{}
 	}
@@ -344,9 +360,11 @@ func (p *Page) index() {
 					articles = append(articles, c)
 				case atom.Base:
 					if p.Base == p.URL {
+						// HTML: the first <base href> sets the base; one
+						// that does not parse leaves the document's URL.
 						if h, ok := Attr(c, "href"); ok {
-							if b, err := url.Parse(strings.TrimSpace(h)); err == nil {
-								p.Base = p.URL.ResolveReference(b)
+							if b, err := p.urlResolver().ResolveBase(h); err == nil {
+								p.Base, p.baseRes = b.URL(), b
 							}
 						}
 					}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -300,7 +299,7 @@ type aiFetch struct {
 func (cr *crawl) aiFacts(ctx context.Context, rb *robotstxt.Robots) *aiFacts {
 	home := cr.root.String()
 	llms := *cr.root
-	llms.Path, llms.RawPath, llms.RawQuery = "/llms.txt", "", ""
+	llms.Path, llms.RawPath, llms.RawQuery, llms.Opaque = "/llms.txt", "", "", ""
 	af := &aiFacts{robots: rb, robotsURL: robotsURL(cr.root), home: home, llmsURL: llms.String()}
 	var body []byte
 	af.llms, body = cr.aiFetch(ctx, af.llmsURL, cr.o.UserAgent, MaxLLMsTxtBytes)
@@ -365,7 +364,7 @@ func (cr *crawl) aiProbeAll(ctx context.Context, u string, n *int) map[string]ai
 // aiFetch fetches u as userAgent through the politeness gate of its host.
 // maxBody above zero caps the body read and returns it.
 func (cr *crawl) aiFetch(ctx context.Context, u, userAgent string, maxBody int64) (aiFetch, []byte) {
-	pu, err := url.Parse(u)
+	pu, err := seo.ParseHref(u)
 	if err != nil {
 		return aiFetch{Err: err.Error()}, nil
 	}
@@ -494,11 +493,11 @@ func urlProbes(token string, rb *robotstxt.Robots, urls []aiProbedURL) []AIURLPr
 
 // requestURI returns the path and query of u ("/" for none).
 func requestURI(u string) string {
-	pu, err := url.Parse(u)
+	pu, err := seo.ParseHref(u)
 	if err != nil {
 		return u
 	}
-	return pu.RequestURI()
+	return seo.RequestTarget(pu)
 }
 
 // probe returns f as an AIProbe, without a verdict.

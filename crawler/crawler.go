@@ -382,7 +382,7 @@ func (cr *crawl) replayExternal(from string, edges []Edge) []Edge {
 			out = append(out, e)
 			continue
 		}
-		if u, err := url.Parse(e.To); err == nil && cr.ext != nil {
+		if u, err := seo.ParseHref(e.To); err == nil && cr.ext != nil {
 			ext = append(ext, u)
 		}
 	}
@@ -723,7 +723,7 @@ func (cr *crawl) flushAside(ctx context.Context) int {
 
 // process fetches, analyses and records one item.
 func (cr *crawl) process(ctx context.Context, it Item, attempt int) result {
-	u, err := url.Parse(it.URL)
+	u, err := seo.ParseHref(it.URL)
 	if err != nil {
 		cr.returnPages(ctx, 1)
 		cr.front.Done(ctx, it.URL)
@@ -731,7 +731,7 @@ func (cr *crawl) process(ctx context.Context, it Item, attempt int) result {
 	}
 	sum := PageSummary{URL: it.URL, Depth: depthPtr(it.Depth), ScoreReason: analyzer.ScoreNotFetched}
 	if !cr.o.IgnoreRobots {
-		if !cr.robots.Get(ctx, u).Allowed(cr.o.RobotsToken, u.RequestURI()) {
+		if !cr.robots.Get(ctx, u).Allowed(cr.o.RobotsToken, seo.RequestTarget(u)) {
 			if ctx.Err() != nil {
 				return result{retry: &retryItem{it: it}}
 			}
@@ -873,8 +873,8 @@ func (cr *crawl) analyze(ctx context.Context, it Item, resp *seo.Response, ferr 
 	var items []Item
 	if resp.Status >= 300 && resp.Status < 400 {
 		if loc := resp.Header.Get("Location"); loc != "" {
-			base, _ := url.Parse(it.URL)
-			if t, err := base.Parse(strings.TrimSpace(loc)); err == nil {
+			base, _ := seo.ParseHref(it.URL)
+			if t, err := seo.ResolveReference(base, loc); err == nil {
 				target := t.String()
 				if n, s, ok := cr.inScope(t); ok {
 					target = s
@@ -982,7 +982,7 @@ func (cr *crawl) inScope(u *url.URL) (*url.URL, string, bool) {
 func (cr *crawl) normalize(u *url.URL) (*url.URL, string) {
 	if i := strings.Index(strings.ToLower(u.Path), ";jsessionid="); i >= 0 {
 		c := *u
-		c.Path, c.RawPath = c.Path[:i], ""
+		c.Path, c.RawPath, c.Opaque = c.Path[:i], "", ""
 		cr.traps.note("jsessionid", TrapSessionID, u.String(), 1)
 		u = &c
 	}
@@ -1078,7 +1078,7 @@ func (cr *crawl) blockedResources(ctx context.Context, res []analyzer.Resource) 
 			}
 			continue
 		}
-		blocked := !cr.robots.Get(ctx, r.URL).Allowed(cr.o.RobotsToken, r.URL.RequestURI())
+		blocked := !cr.robots.Get(ctx, r.URL).Allowed(cr.o.RobotsToken, seo.RequestTarget(r.URL))
 		if ctx.Err() != nil {
 			return out
 		}

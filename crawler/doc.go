@@ -58,9 +58,14 @@
 //
 // # Scope and normalisation
 //
-// URLs are normalised by seo.NormalizeURL (case, default ports, fragments,
-// dot segments; query sorted with Options.SortQuery; tracking parameters
-// and session identifiers removed). The scope is the start host with or
+// Links, redirects and sitemap URLs are resolved as browsers resolve them
+// (the WHATWG URL Standard, seo.ResolveReference), then normalised by
+// seo.NormalizeURL (case, default ports, fragments, dot segments, escapes
+// of characters that need none, an empty query; query sorted with
+// Options.SortQuery; tracking parameters and session identifiers
+// removed). The crawler requests the normal form, which is still a URL a
+// browser could request: apart from those folds, the request line is the
+// browser's. The scope is the start host with or
 // without "www.", or with Options.IncludeSubdomains every host of its
 // registrable domain by the public suffix list.
 //

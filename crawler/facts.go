@@ -134,7 +134,7 @@ func (cr *crawl) runProbes(ctx context.Context) probeResult {
 	rnd := make([]byte, 8)
 	rand.Read(rnd)
 	u := *cr.root
-	u.Path, u.RawPath, u.RawQuery = "/seokit-404-check-"+hex.EncodeToString(rnd), "", ""
+	u.Path, u.RawPath, u.RawQuery, u.Opaque = "/seokit-404-check-"+hex.EncodeToString(rnd), "", "", ""
 	if resp, err := cr.probe(ctx, u.String()); err == nil && resp.Status == http.StatusOK {
 		out.findings = append(out.findings, finding("site.custom_404_missing", cr.root.String(),
 			"a nonexistent path answers 200, so missing pages look like real ones (site-wide soft 404)",
@@ -216,8 +216,8 @@ func variantProblems(answers []variantAnswer) []string {
 			if origin(a.url) == origins[0] {
 				continue
 			}
-			base, _ := url.Parse(a.url)
-			t, err := base.Parse(a.location)
+			base, _ := seo.ParseHref(a.url)
+			t, err := seo.ResolveReference(base, a.location)
 			switch {
 			case a.status != http.StatusMovedPermanently && a.status != http.StatusPermanentRedirect:
 				problems = append(problems, fmt.Sprintf("%s answers %d", a.url, a.status))
@@ -235,7 +235,7 @@ func variantProblems(answers []variantAnswer) []string {
 // a trailing dot or the scheme's default port, so that a Location of
 // "https://Example.com:443/" names the same origin as "https://example.com/".
 func origin(raw string) string {
-	u, err := url.Parse(raw)
+	u, err := seo.ParseHref(raw)
 	if err != nil {
 		return raw
 	}
@@ -260,7 +260,7 @@ func (cr *crawl) favicon(ctx context.Context) (seo.Finding, bool) {
 		cands = cands[:3]
 	}
 	fav := *cr.root
-	fav.Path, fav.RawPath, fav.RawQuery = "/favicon.ico", "", ""
+	fav.Path, fav.RawPath, fav.RawQuery, fav.Opaque = "/favicon.ico", "", "", ""
 	cands = append(cands, fav.String())
 	for _, c := range cands {
 		if strings.HasPrefix(c, "data:image/") {
@@ -321,8 +321,8 @@ func (cr *crawl) readSitemaps(ctx context.Context, rb *robotstxt.Robots) sitemap
 	var queue []sitemapRef
 	seen := map[string]bool{}
 	for _, s := range rb.Sitemaps() {
-		u, err := url.Parse(strings.TrimSpace(s))
-		if err != nil || !u.IsAbs() || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		u, err := seo.ParseHref(s)
+		if err != nil || !seo.IsAbsoluteRef(s) || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			sf.dead = append(sf.dead, s)
 			continue
 		}
@@ -332,7 +332,7 @@ func (cr *crawl) readSitemaps(ctx context.Context, rb *robotstxt.Robots) sitemap
 		}
 	}
 	def := *cr.root
-	def.Path, def.RawPath, def.RawQuery = "/sitemap.xml", "", ""
+	def.Path, def.RawPath, def.RawQuery, def.Opaque = "/sitemap.xml", "", "", ""
 	if !seen[def.String()] {
 		seen[def.String()] = true
 		queue = append(queue, sitemapRef{url: def.String(), from: "default"})
@@ -410,7 +410,7 @@ func describeFailure(s SitemapSummary) string {
 
 func robotsURL(root *url.URL) string {
 	u := *root
-	u.Path, u.RawPath, u.RawQuery = "/robots.txt", "", ""
+	u.Path, u.RawPath, u.RawQuery, u.Opaque = "/robots.txt", "", "", ""
 	return u.String()
 }
 
@@ -515,8 +515,8 @@ func (cr *crawl) addSitemapURLs(ctx context.Context, smURL string, locs []string
 	items := make([]Item, 0, len(locs))
 	norm := make([]string, 0, len(locs))
 	for _, l := range locs {
-		u, err := url.Parse(strings.TrimSpace(l))
-		if err != nil || !u.IsAbs() {
+		u, err := seo.ParseHref(l)
+		if err != nil || !seo.IsAbsoluteRef(l) {
 			continue
 		}
 		n, s, ok := cr.inScope(u)

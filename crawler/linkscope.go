@@ -308,17 +308,18 @@ func (r *siteRun) hreflangTargets(p *PageSummary, i int, hits []linkHit) []linkH
 	if len(p.Hreflang) == 0 {
 		return hits
 	}
-	base, _ := url.Parse(effURL(p))
+	base, _ := seo.NewBaseURL(nil)
+	if b, err := seo.ParseHref(effURL(p)); err == nil {
+		base, _ = seo.NewBaseURL(b)
+	}
 	var seen []int
 	for _, a := range p.Hreflang {
 		if a.Source == "sitemap" || strings.TrimSpace(a.URL) == "" {
 			continue
 		}
 		u := strings.TrimSpace(a.URL)
-		if base != nil {
-			if v, err := url.Parse(u); err == nil {
-				u = base.ResolveReference(v).String()
-			}
+		if v, err := base.Resolve(u); err == nil {
+			u = v.String()
 		}
 		if u == p.URL || u == p.FinalURL || u == p.Canonical {
 			continue
@@ -340,7 +341,7 @@ func (r *siteRun) crawledPage(u string) int {
 	if n, ok := r.b.ids[u]; ok && r.pageOf[n] >= 0 {
 		return int(r.pageOf[n])
 	}
-	pu, err := url.Parse(u)
+	pu, err := seo.ParseHref(u)
 	if err != nil || pu.Host == "" {
 		return -1
 	}
@@ -728,9 +729,9 @@ func (c *extChecker) check(u string) extResult {
 		r.status = resp.Status
 		if loc := resp.Header.Get("Location"); loc != "" && r.status/100 == 3 {
 			r.loc = loc
-			if base, err1 := url.Parse(u); err1 == nil {
-				if lu, err2 := url.Parse(strings.TrimSpace(loc)); err2 == nil {
-					r.loc = base.ResolveReference(lu).String()
+			if base, err1 := seo.ParseHref(u); err1 == nil {
+				if lu, err2 := seo.ResolveReference(base, loc); err2 == nil {
+					r.loc = lu.String()
 				}
 			}
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/seokit/seokit/analyzer"
 	"github.com/seokit/seokit/render"
+	"github.com/seokit/seokit/seo"
 )
 
 // RenderSummary summarises the rendering of a crawl's pages
@@ -97,7 +98,7 @@ func (cr *crawl) robotsAllowed() func(u *url.URL) bool {
 		ctx, cancel := context.WithTimeout(context.Background(), cr.o.RequestTimeout)
 		defer cancel()
 		r := cr.robots.Get(ctx, u)
-		return r.Refused() || r.Allowed(cr.o.RobotsToken, u.RequestURI())
+		return r.Refused() || r.Allowed(cr.o.RobotsToken, seo.RequestTarget(u))
 	}
 }
 

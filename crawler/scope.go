@@ -207,8 +207,8 @@ func compilePatterns(field string, pats []string) ([]*regexp.Regexp, error) {
 
 // parseListURL accepts an absolute http(s) URL.
 func parseListURL(s string) (*url.URL, error) {
-	u, err := url.Parse(strings.TrimSpace(s))
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+	u, err := seo.ParseHref(s)
+	if err != nil || !seo.IsAbsoluteRef(s) || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("not an absolute http(s) URL")
 	}
 	return u, nil
@@ -492,7 +492,7 @@ func (cr *crawl) header(raw string) http.Header {
 	if cr.access == nil {
 		return nil
 	}
-	u, err := url.Parse(raw)
+	u, err := seo.ParseHref(raw)
 	if err != nil {
 		return nil
 	}

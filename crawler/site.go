@@ -105,18 +105,18 @@ func summarize(rep *analyzer.Report, depth int) PageSummary {
 // against the page and normalised, or "" when it declares none, several
 // different ones, or one that is not an http(s) URL.
 func singleCanonical(rep *analyzer.Report) string {
-	base, err := url.Parse(rep.FinalURL)
+	base, err := seo.ParseHref(rep.FinalURL)
 	if err != nil || rep.FinalURL == "" {
-		base, _ = url.Parse(rep.URL)
+		base, _ = seo.ParseHref(rep.URL)
 	}
 	found := ""
 	for _, c := range rep.Canonical {
-		u, err := url.Parse(strings.TrimSpace(c.URL))
-		if err != nil || strings.TrimSpace(c.URL) == "" {
+		if strings.TrimSpace(c.URL) == "" {
 			return ""
 		}
-		if base != nil {
-			u = base.ResolveReference(u)
+		u, err := seo.ResolveReference(base, c.URL)
+		if err != nil {
+			return ""
 		}
 		if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			return ""
@@ -642,7 +642,7 @@ func (b *siteBuilder) inScope(u string) bool {
 	if b.startHost == "" {
 		return true
 	}
-	pu, err := url.Parse(u)
+	pu, err := seo.ParseHref(u)
 	return err == nil && seo.HostInScope(pu.Host, b.startHost, b.subdomains)
 }
 

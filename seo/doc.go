@@ -21,6 +21,22 @@
 // the public suffix list, never by string suffix: "notexample.com" is not
 // part of "example.com".
 //
+// # URLs as browsers read them
+//
+// Every URL seokit reads from a page or a response (hrefs, <base>,
+// canonical and hreflang links, sitemap <loc>, redirect Location) is
+// resolved by [ResolveReference] (or a [BaseURL] parsed once per page) and
+// stored ones are read back by [ParseHref], following the WHATWG URL
+// Standard with the parser github.com/nlnwa/whatwg-url: tabs and newlines
+// in an href are dropped, backslashes are slashes, spaces, quotes and
+// non-ASCII characters in the path and query are percent-encoded, a lone %
+// is kept, and IPv4 addresses in any form (http://0x7f.1/) are written as
+// dotted decimals, so the address policy sees 127.0.0.1. The [Fetcher]
+// sends the path and query exactly as serialised ([RequestTarget]): the
+// request line is the one a browser sends. [ParseURL] parses user input the
+// same way. What [NormalizeURL] folds for de-duplication is listed in its
+// documentation; the crawler requests that normal form.
+//
 // # Safe fetching
 //
 // [Fetcher] refuses loopback, private, link-local, shared, metadata and other

@@ -543,7 +543,7 @@ func (f *Fetcher) follow(ctx context.Context, req *Request, u *url.URL) (*Respon
 		_, _ = io.CopyN(io.Discard, hr.Body, drainLimit)
 		hr.Body.Close()
 		resp.Redirects = append(resp.Redirects, Redirect{URL: cur.String(), Status: hr.StatusCode, Location: loc})
-		next, err := cur.Parse(loc)
+		next, err := ResolveReference(cur, loc)
 		if err != nil {
 			return nil, nil, fmt.Errorf("seo: fetch %s: redirect to invalid location %q", cur.Redacted(), Clip(loc))
 		}
@@ -629,10 +629,14 @@ func (t *hopTrace) timings() Timings {
 // do makes one request, not following redirects.
 func (f *Fetcher) do(ctx context.Context, method string, u *url.URL, req *Request, crossHost bool) (*http.Response, *hopTrace, error) {
 	tr := &hopTrace{start: time.Now()}
-	hreq, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, tr.clientTrace()), method, u.String(), nil)
+	// The request is built from u itself, not from its string: net/url
+	// would refuse or re-encode a path a browser sends as it is (a lone %).
+	hreq, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, tr.clientTrace()), method, "", nil)
 	if err != nil {
 		return nil, nil, err
 	}
+	hreq.URL = wireURL(u)
+	hreq.Host = u.Host
 	for k, vs := range req.Header {
 		if crossHost && isCredentialHeader(k) {
 			continue

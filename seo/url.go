@@ -16,9 +16,13 @@ import (
 const MaxURLLength = 2048
 
 // ParseURL validates a user-supplied page URL: absolute, http or https, with a
-// host, no user information, at most MaxURLLength bytes. The host is
-// converted to its ASCII (IDNA) form and lowercased. Errors are *InputError
-// for the field "url".
+// host, no user information, at most MaxURLLength bytes. It parses by the
+// WHATWG URL Standard, as a browser's address bar does (see
+// [ResolveReference]): the host is IDNA-mapped to ASCII and lowercased, an
+// IPv4 address in any form (http://0x7f.1/) is written as dotted decimals,
+// so the fetcher's address policy sees the address that is dialled, and a
+// default port is dropped. Unlike a browser it requires the "//" before the
+// host. Errors are *InputError for the field "url".
 func ParseURL(raw string) (*url.URL, error) {
 	return parseURLField("url", raw)
 }
@@ -34,26 +38,27 @@ func parseURLField(field, raw string) (*url.URL, error) {
 	case len(s) > MaxURLLength:
 		return bad("is longer than " + strconv.Itoa(MaxURLLength) + " characters")
 	}
-	u, err := url.Parse(s)
-	if err != nil {
-		return bad("does not parse as a URL")
-	}
-	if !u.IsAbs() {
+	scheme, rest, ok := splitScheme(s)
+	if !ok {
 		return bad("must be an absolute URL starting with http:// or https://")
 	}
-	u.Scheme = strings.ToLower(u.Scheme)
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return bad("scheme " + u.Scheme + " is not allowed; use http or https")
+	if scheme != "http" && scheme != "https" {
+		return bad("scheme " + scheme + " is not allowed; use http or https")
 	}
-	if u.Opaque != "" || u.Host == "" {
+	rest = strings.ReplaceAll(rest, "\\", "/")
+	if !strings.HasPrefix(rest, "//") || strings.HasPrefix(rest, "///") || len(rest) == 2 {
 		return bad("has no host")
+	}
+	u, err := ParseHref(s)
+	if err != nil {
+		return bad("does not parse as a URL")
 	}
 	if u.User != nil {
 		return bad("must not contain a user name or password")
 	}
-	host, err := normalizeHost(u.Hostname())
-	if err != nil {
-		return bad(err.Error())
+	host := strings.Trim(u.Hostname(), "[]")
+	if host == "" {
+		return bad("has no host")
 	}
 	// The DNS's lengths; a final dot (a fully qualified name) is no label.
 	if err := CheckHostName(field, strings.TrimSuffix(host, ".")); err != nil {
@@ -61,15 +66,38 @@ func parseURLField(field, raw string) (*url.URL, error) {
 		return bad(ie.Reason)
 	}
 	if p := u.Port(); p != "" {
-		n, err := strconv.Atoi(p)
-		if err != nil || n < 1 || n > 65535 {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
 			return bad("has an invalid port")
 		}
-		u.Host = net.JoinHostPort(host, p)
-	} else {
-		u.Host = bracket(host)
 	}
 	return u, nil
+}
+
+// splitScheme splits "scheme:rest" after removing tabs and newlines, as the
+// URL Standard does; the scheme is lowercased.
+func splitScheme(s string) (scheme, rest string, ok bool) {
+	if strings.ContainsAny(s, "\t\n\r") {
+		s = strings.Map(func(r rune) rune {
+			if r == '\t' || r == '\n' || r == '\r' {
+				return -1
+			}
+			return r
+		}, s)
+	}
+	i := strings.IndexByte(s, ':')
+	if i < 1 {
+		return "", "", false
+	}
+	for j := 0; j < i; j++ {
+		c := s[j]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z':
+		case j > 0 && ('0' <= c && c <= '9' || c == '+' || c == '-' || c == '.'):
+		default:
+			return "", "", false
+		}
+	}
+	return strings.ToLower(s[:i]), s[i+1:], true
 }
 
 type hostError string
@@ -143,6 +171,19 @@ func ParseDomain(raw string) (*url.URL, error) {
 			return bad("must be a fully qualified domain name such as example.com")
 		}
 	}
+	// A site's domain is named without the final dot of a fully qualified
+	// name ("example.com." is example.com).
+	if h := u.Hostname(); strings.HasSuffix(h, ".") {
+		h = strings.TrimSuffix(h, ".")
+		if p := u.Port(); p != "" {
+			u.Host = net.JoinHostPort(h, p)
+		} else {
+			u.Host = h
+		}
+		if u.Opaque != "" {
+			u.Opaque = "//" + u.Host + opaquePath(u.Opaque)
+		}
+	}
 	if err := CheckHostName("domain", u.Hostname()); err != nil {
 		ie, _ := AsInputError(err)
 		return bad(ie.Reason)
@@ -208,15 +249,35 @@ type NormalizeOptions struct {
 }
 
 // NormalizeURL returns the canonical form of an absolute URL used for
-// de-duplication: lowercase scheme and host, IDNA host, default port dropped,
-// fragment dropped, dot segments resolved, empty path as "/", percent-encoding
-// made uniform, and the query optionally sorted or stripped. It does not
-// validate the scheme; use [ParseURL] for user input.
+// de-duplication. It folds:
+//
+//   - the scheme and host to lowercase, the host to its IDNA ASCII form;
+//   - the scheme's default port (:80 for http, :443 for https) away;
+//   - user information and the fragment away;
+//   - dot segments ("/a/./b/../c" is "/a/c"), keeping a trailing slash, and
+//     an empty path to "/";
+//   - in the path, a percent-escape of a character that needs none (an
+//     unreserved character or one of !$&'()*+,;=:@, so "%7E" and "~",
+//     "%28" and "(") to the character, and the hex digits of every other
+//     escape to uppercase ("%c3%a9" is "%C3%A9"); escaped slashes,
+//     backslashes and percent signs stay escaped, and characters a browser
+//     sends unescaped (| ^ [ ] and a lone %) stay as they are;
+//   - an empty query ("/a?") away, and the query's parameters sorted or
+//     stripped as opts says (the query is otherwise kept byte for byte).
+//
+// The result is still a URL a browser could request for the same
+// resource: what NormalizeURL keeps is the WHATWG serialisation of
+// [ResolveReference]. It does not validate the scheme; use [ParseURL] for
+// user input.
 func NormalizeURL(u *url.URL, opts *NormalizeOptions) *url.URL {
 	if opts == nil {
 		opts = &NormalizeOptions{}
 	}
 	n := *u
+	if strings.HasPrefix(n.Opaque, "//") {
+		// The authority form of ResolveReference: Path holds the path.
+		n.Opaque = ""
+	}
 	n.User = nil
 	n.Fragment, n.RawFragment = "", ""
 	n.Scheme = strings.ToLower(n.Scheme)
@@ -233,20 +294,70 @@ func NormalizeURL(u *url.URL, opts *NormalizeOptions) *url.URL {
 	} else {
 		n.Host = bracket(host)
 	}
-	// Decode the path so that equivalent encodings (%7E and ~) meet, and let
-	// url.URL re-encode it; an encoded slash changes the path's meaning, so
-	// such paths keep their escaped form with uppercase hex.
-	if strings.Contains(strings.ToLower(n.RawPath), "%2f") {
-		n.RawPath = upperHex(cleanPath(n.RawPath))
-		if dec, err := url.PathUnescape(n.RawPath); err == nil {
-			n.Path = dec
+	p := cleanPath(foldEscapes(servedPath(u)))
+	n.Path, n.RawPath = unescapeLenient(p), ""
+	if n.EscapedPath() != p {
+		n.RawPath = p
+		if n.EscapedPath() != p {
+			n.Opaque = "//" + n.Host + p
 		}
-	} else {
-		n.Path, n.RawPath = cleanPath(n.Path), ""
 	}
 	n.RawQuery = normalizeQuery(n.RawQuery, opts)
 	n.ForceQuery = false
 	return &n
+}
+
+// servedPath is u's path as serialised: the path of an authority Opaque
+// (see [ResolveReference]), else the escaped path.
+func servedPath(u *url.URL) string {
+	if strings.HasPrefix(u.Opaque, "//") {
+		return opaquePath(u.Opaque)
+	}
+	return u.EscapedPath()
+}
+
+// foldEscapes decodes the percent-escapes of characters a path needs not
+// escape (RFC 3986 unreserved characters and sub-delimiters, ":" and "@")
+// and uppercases the hex digits of the others.
+func foldEscapes(p string) string {
+	if strings.IndexByte(p, '%') < 0 {
+		return p
+	}
+	b := make([]byte, 0, len(p))
+	for i := 0; i < len(p); i++ {
+		if p[i] == '%' && i+2 < len(p) && isHex(p[i+1]) && isHex(p[i+2]) {
+			c := unhex(p[i+1])<<4 | unhex(p[i+2])
+			if pathSafe(c) {
+				b = append(b, c)
+			} else {
+				b = append(b, '%', toUpperHex(p[i+1]), toUpperHex(p[i+2]))
+			}
+			i += 2
+			continue
+		}
+		b = append(b, p[i])
+	}
+	return string(b)
+}
+
+func unhex(c byte) byte {
+	switch {
+	case c >= 'a':
+		return c - 'a' + 10
+	case c >= 'A':
+		return c - 'A' + 10
+	}
+	return c - '0'
+}
+
+// pathSafe reports whether c stands for itself in a path: unreserved, a
+// sub-delimiter, ":" or "@".
+func pathSafe(c byte) bool {
+	switch {
+	case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		return true
+	}
+	return strings.IndexByte("-._~!$&'()*+,;=:@", c) >= 0
 }
 
 // cleanPath resolves dot segments, keeping a trailing slash, and makes an
@@ -264,18 +375,6 @@ func cleanPath(p string) string {
 		p += "/"
 	}
 	return p
-}
-
-// upperHex uppercases the hex digits of percent-escapes.
-func upperHex(s string) string {
-	b := []byte(s)
-	for i := 0; i+2 < len(b); i++ {
-		if b[i] == '%' {
-			b[i+1], b[i+2] = toUpperHex(b[i+1]), toUpperHex(b[i+2])
-			i += 2
-		}
-	}
-	return string(b)
 }
 
 func toUpperHex(c byte) byte {

@@ -4,13 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/url"
 	"strconv"
 	"strings"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/seokit/seokit/crawler"
+	"github.com/seokit/seokit/seo"
 )
 
 // record is how a page summary and its edges are stored: JSON, with the
@@ -33,7 +33,7 @@ type edgeRecord struct {
 
 // origin returns "scheme://host" of u, or "" when u has none.
 func origin(u string) string {
-	p, err := url.Parse(u)
+	p, err := seo.ParseHref(u)
 	if err != nil || p.Scheme == "" || p.Host == "" {
 		return ""
 	}

@@ -12,6 +12,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/seokit/seokit/seo"
 )
 
 // Limits of the sitemaps.org protocol, the defaults of [Options].
@@ -175,7 +177,7 @@ func newReader(ctx context.Context, r io.Reader, opts *Options) *reader {
 	rd.src = &srcReader{ctx: ctx, r: r}
 	rd.limit = &limitReader{ctx: ctx, max: o.MaxBytes}
 	if o.SitemapURL != "" {
-		if u, err := url.Parse(o.SitemapURL); err == nil && u.Host != "" {
+		if u, err := seo.ParseHref(o.SitemapURL); err == nil && u.Host != "" {
 			rd.base = u
 			p := u.EscapedPath()
 			if i := strings.LastIndexByte(p, '/'); i >= 0 {
@@ -364,8 +366,8 @@ func (rd *reader) stopped() bool {
 // entry checks a finished entry and hands it to fn.
 func (rd *reader) entry(e Entry, index bool, fn func(Entry) error) error {
 	e.Loc = strings.TrimSpace(e.Loc)
-	u, err := url.Parse(e.Loc)
-	if e.Loc == "" || err != nil || !u.IsAbs() || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+	u, err := seo.ParseHref(e.Loc)
+	if e.Loc == "" || err != nil || !seo.IsAbsoluteRef(e.Loc) || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
 		detail := "not an absolute http(s) URL"
 		if e.Loc == "" {
 			detail = "missing <loc>"

@@ -242,7 +242,7 @@ func fromFetch(status int, body []byte, err error) *Robots {
 // is false when rawURL is not an absolute http(s) URL and when the address
 // policy refuses its host (Robots.Refused): robots.txt does not decide then.
 func (c *Cache) Allowed(ctx context.Context, rawURL, userAgent string) (allowed, known bool) {
-	u, err := url.Parse(rawURL)
+	u, err := seo.ParseHref(rawURL)
 	if err != nil {
 		return false, false
 	}
@@ -252,10 +252,7 @@ func (c *Cache) Allowed(ctx context.Context, rawURL, userAgent string) (allowed,
 	if userAgent == "" {
 		userAgent = c.agent
 	}
-	path := u.EscapedPath()
-	if u.RawQuery != "" || u.ForceQuery {
-		path += "?" + u.RawQuery
-	}
+	path := seo.RequestTarget(u)
 	r := c.Get(ctx, u)
 	if r.Refused() {
 		return false, false

@@ -1,0 +1,565 @@
+package seo
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+
+	wurl "github.com/nlnwa/whatwg-url/url"
+)
+
+// MaxRefLength is the longest reference (href, src, Location, <loc> ...)
+// resolved, in bytes; a longer one is refused with ErrInvalidURL. It keeps
+// the parser's work per reference bounded on hostile pages; servers
+// commonly refuse request lines far shorter.
+const MaxRefLength = 16 << 10
+
+// ErrInvalidURL is returned (wrapped) for a reference that does not parse as
+// a URL by the WHATWG URL Standard, as a browser would refuse it too.
+var ErrInvalidURL = errors.New("seo: invalid URL")
+
+// whatwg is the URL Standard's parser with its default (browser) behaviour.
+var whatwg = wurl.NewParser()
+
+// BaseURL is a base URL parsed once, for resolving the many references of
+// one document against it. Resolution follows the WHATWG URL Standard, as
+// browsers do: tabs and newlines are removed, leading and trailing spaces
+// trimmed, backslashes are slashes in http(s) URLs, spaces, quotes, angle
+// brackets and non-ASCII characters are percent-encoded, a lone % is kept
+// as it is, hosts are IDNA-mapped and IPv4 numbers in any form (0x7f.1) are
+// written as dotted decimals. A BaseURL is safe for concurrent use.
+type BaseURL struct {
+	w *wurl.Url
+	// u is w converted, for the fast path of Resolve.
+	u *url.URL
+}
+
+// NewBaseURL parses base (an absolute URL, normally one from this package)
+// for [BaseURL.Resolve]. A nil base gives a BaseURL that resolves absolute
+// references only.
+func NewBaseURL(base *url.URL) (*BaseURL, error) {
+	if base == nil {
+		return &BaseURL{}, nil
+	}
+	w, err := parseWHATWG(base.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+	return newBase(w), nil
+}
+
+// newBase wraps a parsed base. Parsing against a base clones it, and the
+// clone fills the base's lazily built search parameters; building them
+// here leaves the base read-only afterwards, so safe for concurrent use.
+func newBase(w *wurl.Url) *BaseURL {
+	w.SearchParams()
+	return &BaseURL{w: w, u: fromWHATWG(w)}
+}
+
+// Resolve resolves ref against the base by the WHATWG URL Standard and
+// returns it as a *url.URL whose String is exactly the standard's
+// serialisation and whose request target (the path and query an HTTP
+// request sends) is exactly what a browser sends; see [ResolveReference].
+func (b *BaseURL) Resolve(ref string) (*url.URL, error) {
+	if u, ok := opaqueURL(ref); ok {
+		return u, nil
+	}
+	if u, ok := b.fast(ref); ok {
+		return u, nil
+	}
+	var base *wurl.Url
+	if b != nil {
+		base = b.w
+	}
+	w, err := parseWHATWG(ref, base)
+	if err != nil {
+		return nil, err
+	}
+	return fromWHATWG(w), nil
+}
+
+// fast resolves the references most pages are made of (a path, a query, a
+// plain https://host/path) with net/url, which gives the same URL as the
+// Standard for them at a fraction of the cost; ok is false for any other
+// reference. TestFastPathAgrees holds it to the Standard's parser.
+func (b *BaseURL) fast(ref string) (*url.URL, bool) {
+	if len(ref) > MaxRefLength {
+		return nil, false
+	}
+	if b == nil || b.u == nil {
+		// No base: an absolute http(s) URL only.
+		ref = strings.Trim(ref, " \f")
+		if !(strings.HasPrefix(ref, "http://") || strings.HasPrefix(ref, "https://")) || !simpleRef(ref) {
+			return nil, false
+		}
+		u, err := url.Parse(ref)
+		if err != nil {
+			return nil, false
+		}
+		if u.Path == "" {
+			u.Path = "/"
+		}
+		return u, true
+	}
+	if b.u.Opaque != "" || (b.u.Scheme != "http" && b.u.Scheme != "https") {
+		return nil, false
+	}
+	ref = strings.Trim(ref, " \f")
+	if ref == "" || ref == "#" {
+		// The base without its fragment.
+		u := *b.u
+		u.Fragment, u.RawFragment = "", ""
+		return &u, true
+	}
+	if !simpleRef(ref) {
+		return nil, false
+	}
+	r, err := url.Parse(ref)
+	if err != nil {
+		return nil, false
+	}
+	u := b.u.ResolveReference(r)
+	if u.Path == "" {
+		u.Path = "/"
+	}
+	return u, true
+}
+
+// simpleRef reports whether ref is made only of characters the Standard
+// leaves as they are in a path, query and fragment, with valid escapes of
+// anything but a dot, at most one #, and either no scheme and no authority
+// or a lowercase http(s) scheme with a lowercase host name whose last label
+// starts with a letter (no port, user, IP address or punycode).
+func simpleRef(ref string) bool {
+	hashes := 0
+	for i := 0; i < len(ref); i++ {
+		c := ref[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		case c == '%':
+			if i+2 >= len(ref) || !isHex(ref[i+1]) || !isHex(ref[i+2]) || (ref[i+1] == '2' && (ref[i+2] == 'e' || ref[i+2] == 'E')) {
+				return false
+			}
+		case c == '#':
+			hashes++
+		case strings.IndexByte("-._~!$&()*+,;=:@/?", c) >= 0:
+		default:
+			return false
+		}
+	}
+	// Dot segments are left to the parser: net/url removes them by RFC
+	// 3986, which differs from the Standard around empty segments.
+	// net/url keeps the base's fragment for "" and "#".
+	if ref == "" || strings.HasSuffix(ref, "#") || hashes > 1 || strings.HasPrefix(ref, ".") || strings.Contains(ref, "/.") {
+		return false
+	}
+	if rest, ok := strings.CutPrefix(ref, "//"); ok {
+		end := strings.IndexAny(rest, "/?#")
+		if end < 0 {
+			end = len(rest)
+		}
+		return simpleHost(rest[:end])
+	}
+	end := strings.IndexAny(ref, "/?#")
+	if end < 0 {
+		end = len(ref)
+	}
+	if !strings.Contains(ref[:end], ":") {
+		return true
+	}
+	var rest string
+	switch {
+	case strings.HasPrefix(ref, "http://"):
+		rest = ref[len("http://"):]
+	case strings.HasPrefix(ref, "https://"):
+		rest = ref[len("https://"):]
+	default:
+		return false
+	}
+	if end = strings.IndexAny(rest, "/?#"); end < 0 {
+		end = len(rest)
+	}
+	return simpleHost(rest[:end])
+}
+
+// simpleHost reports whether h is a lowercase ASCII host name whose last
+// label starts with a letter, or an IPv4 address in dotted decimals, with
+// an optional port other than the scheme's default, written without
+// leading zeros.
+func simpleHost(h string) bool {
+	if i := strings.LastIndexByte(h, ':'); i >= 0 {
+		p := h[i+1:]
+		if p == "" || p[0] == '0' || len(p) > 5 || p == "80" || p == "443" {
+			return false
+		}
+		for j := 0; j < len(p); j++ {
+			if p[j] < '0' || p[j] > '9' {
+				return false
+			}
+		}
+		if n, _ := strconv.Atoi(p); n > 65535 {
+			return false
+		}
+		h = h[:i]
+	}
+	if dottedDecimal(h) {
+		return true
+	}
+	if h == "" || strings.Contains(h, "xn--") {
+		return false
+	}
+	for i := 0; i < len(h); i++ {
+		c := h[i]
+		if !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-' || c == '.') {
+			return false
+		}
+	}
+	last := strings.TrimSuffix(h, ".")
+	if i := strings.LastIndexByte(last, '.'); i >= 0 {
+		last = last[i+1:]
+	}
+	return last != "" && 'a' <= last[0] && last[0] <= 'z'
+}
+
+// ResolveBase resolves ref as Resolve does and returns it as a BaseURL, for
+// a document whose <base href> is ref.
+func (b *BaseURL) ResolveBase(ref string) (*BaseURL, error) {
+	var base *wurl.Url
+	if b != nil {
+		base = b.w
+	}
+	w, err := parseWHATWG(ref, base)
+	if err != nil {
+		return nil, err
+	}
+	return newBase(w), nil
+}
+
+// URL returns the base URL as Resolve would (nil for a BaseURL without
+// base).
+func (b *BaseURL) URL() *url.URL {
+	if b == nil || b.w == nil {
+		return nil
+	}
+	return fromWHATWG(b.w)
+}
+
+// ResolveReference resolves ref against base (nil: ref must be absolute) by
+// the WHATWG URL Standard, the way browsers resolve hrefs, and returns the
+// result as a *url.URL:
+//
+//   - String() is the standard's serialisation (href), except for a
+//     fragment that net/url writes differently;
+//   - Path is the path percent-decoded (an invalid escape such as a lone
+//     % kept as it is), for reading; the path as serialised is RawPath, or,
+//     when net/url cannot carry it (a lone %, | or ^, which browsers send
+//     as they are), Opaque holds "//" + host + path;
+//   - RawQuery is the query exactly as serialised.
+//
+// A URL with an Opaque is sent by [Fetcher] with its path unchanged; code
+// that rewrites Path must clear Opaque. Errors wrap ErrInvalidURL.
+func ResolveReference(base *url.URL, ref string) (*url.URL, error) {
+	b, err := NewBaseURL(base)
+	if err != nil {
+		return nil, err
+	}
+	return b.Resolve(ref)
+}
+
+// ParseHref parses an absolute URL by the WHATWG URL Standard, as
+// [ResolveReference] with no base does. It is the parser for URLs seokit
+// has already resolved and stored as strings (link targets, redirect
+// chains, frontier entries), which net/url may refuse (a lone % in the
+// path). User input goes through [ParseURL].
+func ParseHref(raw string) (*url.URL, error) {
+	return ResolveReference(nil, raw)
+}
+
+func parseWHATWG(ref string, base *wurl.Url) (*wurl.Url, error) {
+	if len(ref) > MaxRefLength && !opaqueRef(ref) {
+		return nil, fmt.Errorf("%w: longer than %d bytes", ErrInvalidURL, MaxRefLength)
+	}
+	var (
+		w   *wurl.Url
+		err error
+	)
+	if base == nil {
+		w, err = whatwg.Parse(ref)
+	} else {
+		w, err = base.Parse(ref)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: %q: %s", ErrInvalidURL, Clip(ref), whatwgReason(err))
+	}
+	return w, nil
+}
+
+// opaqueURL parses a reference with an opaque path ("javascript:...",
+// "mailto:...", "data:..."; see opaqueRef) by the Standard's steps for it,
+// which never look at the base: the path, query and fragment are kept with
+// C0 controls, non-ASCII bytes and, in the query and fragment, the
+// characters of their percent-encode sets escaped; a space before ? or #
+// is %20. ok is false for any other reference.
+func opaqueURL(ref string) (*url.URL, bool) {
+	if !opaqueRef(ref) {
+		return nil, false
+	}
+	ref = strings.TrimFunc(ref, isC0OrSpace)
+	if strings.ContainsAny(ref, "\t\n\r") {
+		ref = strings.Map(func(r rune) rune {
+			if r == '\t' || r == '\n' || r == '\r' {
+				return -1
+			}
+			return r
+		}, ref)
+	}
+	i := strings.IndexByte(ref, ':')
+	scheme := strings.ToLower(ref[:i])
+	rest := ref[i+1:]
+	var b strings.Builder
+	b.Grow(len(rest) + 8)
+	state, frag := 0, -1 // 0 path, 1 query, 2 fragment
+	for j := 0; j < len(rest); j++ {
+		c := rest[j]
+		switch {
+		case state < 2 && c == '#':
+			state, frag = 2, b.Len()
+			b.WriteByte(c)
+			continue
+		case state == 0 && c == '?':
+			state = 1
+			b.WriteByte(c)
+			continue
+		case state == 0 && c == ' ' && j+1 < len(rest) && (rest[j+1] == '?' || rest[j+1] == '#'):
+			b.WriteString("%20")
+			continue
+		}
+		enc := c < 0x20 || c > 0x7e
+		switch state {
+		case 1:
+			enc = enc || c == ' ' || c == '"' || c == '#' || c == '<' || c == '>'
+		case 2:
+			enc = enc || c == ' ' || c == '"' || c == '<' || c == '>' || c == '`'
+		}
+		if enc {
+			const hex = "0123456789ABCDEF"
+			b.WriteByte('%')
+			b.WriteByte(hex[c>>4])
+			b.WriteByte(hex[c&15])
+		} else {
+			b.WriteByte(c)
+		}
+	}
+	out := b.String()
+	u := &url.URL{Scheme: scheme, Opaque: out}
+	if frag >= 0 {
+		u.Opaque = out[:frag]
+		if f := out[frag+1:]; f != "" {
+			u.Fragment, u.RawFragment = unescapeLenient(f), f
+			if u.EscapedFragment() != f {
+				u.RawFragment = ""
+			}
+		}
+	}
+	return u, true
+}
+
+// opaqueRef reports whether ref has a scheme other than the Standard's
+// special ones (http, https, ws, wss, ftp, file) and no "/" after it
+// ("data:...", "javascript:...", "mailto:..."): its path is one opaque
+// string, parsed in linear time whatever its length.
+func opaqueRef(ref string) bool {
+	scheme, rest, ok := splitScheme(strings.TrimLeftFunc(ref, isC0OrSpace))
+	if !ok || strings.HasPrefix(rest, "/") {
+		return false
+	}
+	switch scheme {
+	case "http", "https", "ws", "wss", "ftp", "file":
+		return false
+	}
+	return true
+}
+
+// whatwgReason is the parser's error without its restatement of the input.
+func whatwgReason(err error) string {
+	s := err.Error()
+	if i := strings.LastIndex(s, ": "); i >= 0 && i+2 < len(s) {
+		return s[i+2:]
+	}
+	return s
+}
+
+// fromWHATWG converts a parsed URL to a net/url URL that serialises and is
+// requested exactly as the standard has it.
+func fromWHATWG(w *wurl.Url) *url.URL {
+	scheme := w.Scheme()
+	href := w.Href(true)
+	u := &url.URL{Scheme: scheme}
+	if frag := w.Fragment(); frag != "" {
+		u.Fragment, u.RawFragment = unescapeLenient(frag), frag
+		if u.EscapedFragment() != frag {
+			u.RawFragment = ""
+		}
+	}
+	p := w.Pathname()
+	if !w.OpaquePath() && strings.Contains(p, "^") {
+		// The Standard has percent-encoded ^ in paths since 2024; the
+		// parser predates that.
+		q := strings.ReplaceAll(p, "^", "%5E")
+		sl := len(w.Search())
+		if sl == 0 && strings.HasSuffix(href, "?") {
+			sl = 1
+		}
+		if i := len(href) - sl - len(p); i >= 0 && href[i:i+len(p)] == p {
+			href = href[:i] + q + href[i+len(p):]
+		}
+		p = q
+	}
+	if scheme != "http" && scheme != "https" {
+		// Not fetched: only the serialisation matters.
+		u.Opaque = strings.TrimPrefix(href, scheme+":")
+		return u
+	}
+	var userinfo string
+	if name, pass := w.Username(), w.Password(); name != "" || pass != "" {
+		if pass != "" {
+			u.User = url.UserPassword(unescapeLenient(name), unescapeLenient(pass))
+			userinfo = name + ":" + pass + "@"
+		} else {
+			u.User = url.User(unescapeLenient(name))
+			userinfo = name + "@"
+		}
+	}
+	u.Host = w.Host()
+	u.Path = unescapeLenient(p)
+	if u.EscapedPath() != p {
+		u.RawPath = p
+	}
+	u.RawQuery = w.Query()
+	u.ForceQuery = u.RawQuery == "" && strings.HasSuffix(href, "?")
+	if u.EscapedPath() != p || !sameHref(u, href) {
+		u.Opaque = "//" + userinfo + u.Host + p
+	}
+	return u
+}
+
+// sameHref reports whether u without its fragment serialises as href.
+func sameHref(u *url.URL, href string) bool {
+	c := *u
+	c.Fragment, c.RawFragment = "", ""
+	return c.String() == href
+}
+
+// unescapeLenient decodes the valid %XX escapes of s and keeps every other
+// byte, a % not followed by two hex digits included, as it is.
+func unescapeLenient(s string) string {
+	i := strings.IndexByte(s, '%')
+	if i < 0 {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	b.WriteString(s[:i])
+	for ; i < len(s); i++ {
+		if s[i] == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]) {
+			v, _ := strconv.ParseUint(s[i+1:i+3], 16, 8)
+			b.WriteByte(byte(v))
+			i += 2
+			continue
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+// RequestTarget returns the path and query u is requested with (the
+// request target of an HTTP request in origin form), as the serialisation
+// has them: "/search?q=blue%20shoes".
+func RequestTarget(u *url.URL) string {
+	if strings.HasPrefix(u.Opaque, "//") {
+		p := opaquePath(u.Opaque)
+		if u.ForceQuery || u.RawQuery != "" {
+			p += "?" + u.RawQuery
+		}
+		return p
+	}
+	return u.RequestURI()
+}
+
+// opaquePath is the path of an Opaque "//authority/path".
+func opaquePath(op string) string {
+	rest := op[2:]
+	if i := strings.IndexByte(rest, '/'); i >= 0 {
+		return rest[i:]
+	}
+	return "/"
+}
+
+// wireURL returns the URL to put in an http.Request for u, so that the
+// request line carries u's path and query exactly: an Opaque holding the
+// authority becomes the path alone (origin form). A path starting with "//"
+// cannot be written that way by net/http and is sent in absolute form,
+// which servers must accept.
+func wireURL(u *url.URL) *url.URL {
+	if !strings.HasPrefix(u.Opaque, "//") {
+		return u
+	}
+	p := opaquePath(u.Opaque)
+	if strings.HasPrefix(p, "//") {
+		return u
+	}
+	w := *u
+	w.Opaque = p
+	w.User = nil
+	return &w
+}
+
+// IsAbsoluteRef reports whether ref names its own scheme and, for http(s)
+// and the URL Standard's other special schemes, its host ("https://host/",
+// "mailto:x"), so that it resolves to the same URL against any base. A
+// reference such as "http:page" or "http:/page" is relative to an http base.
+func IsAbsoluteRef(ref string) bool {
+	scheme, rest, ok := splitScheme(strings.TrimLeftFunc(ref, isC0OrSpace))
+	if !ok {
+		return false
+	}
+	switch scheme {
+	case "http", "https", "ws", "wss", "ftp", "file":
+		return len(rest) >= 2 && isSlash(rest[0]) && isSlash(rest[1])
+	}
+	return true
+}
+
+func isSlash(c byte) bool { return c == '/' || c == '\\' }
+
+func isC0OrSpace(r rune) bool { return r <= ' ' }
+
+// dottedDecimal reports whether h is four decimal numbers from 0 to 255
+// without leading zeros, separated by dots: an IPv4 address the Standard
+// writes as it is.
+func dottedDecimal(h string) bool {
+	parts := 0
+	for part := range strings.SplitSeq(h, ".") {
+		parts++
+		if part == "" || len(part) > 3 || (len(part) > 1 && part[0] == '0') {
+			return false
+		}
+		n := 0
+		for i := 0; i < len(part); i++ {
+			if part[i] < '0' || part[i] > '9' {
+				return false
+			}
+			n = n*10 + int(part[i]-'0')
+		}
+		if n > 255 {
+			return false
+		}
+	}
+	return parts == 4
+}
