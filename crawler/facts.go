@@ -2,7 +2,6 @@ package crawler
 
 import (
 	"bufio"
-	"bytes"
 	"compress/gzip"
 	"context"
 	"crypto/rand"
@@ -321,7 +320,9 @@ func (cr *crawl) readSitemaps(ctx context.Context, rb *robotstxt.Robots) sitemap
 	var queue []sitemapRef
 	seen := map[string]bool{}
 	for _, s := range rb.Sitemaps() {
-		u, err := url.Parse(strings.TrimSpace(s))
+		// robots.txt values come trimmed of ASCII whitespace; anything left
+		// (a U+00A0) makes the URL unusable, for Google as for seokit.
+		u, err := url.Parse(s)
 		if err != nil || !u.IsAbs() || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			sf.dead = append(sf.dead, s)
 			continue
@@ -443,11 +444,9 @@ func (cr *crawl) readSitemap(ctx context.Context, ref sitemapRef, addIssue func(
 		defer zr.Close()
 		r = zr
 	}
-	// The root element decides whether entries are URLs or sitemaps; it
-	// comes first, so a peek at the start of the stream finds it.
-	pr := bufio.NewReaderSize(r, 8192)
-	head, _ := pr.Peek(8192)
-	index := bytes.Contains(head, []byte("<sitemapindex"))
+	// Whether entries are pages or child sitemaps is decided by the parsed
+	// root element (Entry.Child), so a prefixed <sm:sitemapindex> is an
+	// index too.
 	var children []string
 	var locs []string
 	var hosts []string
@@ -456,11 +455,11 @@ func (cr *crawl) readSitemap(ctx context.Context, ref sitemapRef, addIssue func(
 		// an explicit port, which sitemap.Options.AllowedHosts never matches.
 		hosts = []string{cr.rootHost}
 	}
-	info, err := sitemap.Read(ctx, pr, &sitemap.Options{
+	info, err := sitemap.Read(ctx, r, &sitemap.Options{
 		MaxURLs: sitemapMaxURLs, MaxBytes: sitemapMaxBytes, Now: cr.o.Now,
 		SitemapURL: ref.url, AllowedHosts: hosts,
 	}, func(e sitemap.Entry) error {
-		if index {
+		if e.Child {
 			if len(children) < MaxSitemaps {
 				children = append(children, e.Loc)
 			}
