@@ -175,7 +175,9 @@ func sdDecodeAll(p *Page) []sdBlock {
 		b := sdBlock{node: n, index: len(blocks) + 1}
 		b.value, b.err = sdDecode(text)
 		if b.err == nil {
-			b.value = sdNormalize(b.value, sdContext{}, &b.unknown)
+			var st sdNormState
+			b.value = sdNormalize(b.value, sdContext{}, &st)
+			b.unknown = st.unknown
 		}
 		blocks = append(blocks, b)
 	}
@@ -311,8 +313,20 @@ func sdSchemaContextIRI(s string) bool {
 	return ok && (rest == "" || strings.HasPrefix(rest, "docs/jsonldcontext."))
 }
 
+// Bounds of what is read from JSON-LD contexts, so that a hostile block
+// (thousands of nested contexts, each defining thousands of terms) costs
+// work in proportion to its size: the terms and prefixes in force, and the
+// contexts applied per block (further ones are ignored, their objects
+// keeping the context of their parent).
+const (
+	sdMaxTerms    = 256
+	sdMaxContexts = 256
+)
+
 // with returns c updated by the @context value v, per JSON-LD 1.1 section
-// 4.1: later contexts override earlier ones, null clears them.
+// 4.1: later contexts override earlier ones, null clears them. The maps
+// are copied once per call: a context applies to the object holding it and
+// its children, never to its siblings.
 func (c sdContext) with(v any) sdContext {
 	switch t := v.(type) {
 	case nil:
@@ -320,15 +334,21 @@ func (c sdContext) with(v any) sdContext {
 	case string:
 		if sdSchemaContextIRI(t) {
 			c.schema, c.vocab = true, true
-			c = c.term("type", "@type").term("id", "@id")
+			c = c.own()
+			c.term("type", "@type")
+			c.term("id", "@id")
 		} else {
 			c.foreign = true
 		}
 	case []any:
-		for _, e := range t {
+		for i, e := range t {
+			if i == sdMaxContexts {
+				break
+			}
 			c = c.with(e)
 		}
 	case map[string]any:
+		c = c.own()
 		keys := make([]string, 0, len(t))
 		for k := range t {
 			keys = append(keys, k)
@@ -353,22 +373,25 @@ func (c sdContext) with(v any) sdContext {
 			case strings.HasPrefix(k, "@"):
 				// @base, @language, @version ...: no terms.
 			case strings.HasPrefix(s, "@"):
-				c = c.term(k, s)
+				c.term(k, s)
 			default:
 				rest, isSchema := sdSchemaIRI(s)
 				if !isSchema {
-					if p, name, ok := strings.Cut(s, ":"); ok && c.prefixes[p] {
-						rest, isSchema = name, true
+					if p, name, ok := strings.Cut(s, ":"); ok {
+						schemaPrefix, defined := c.prefixes[p]
+						if schemaPrefix || (!defined && strings.EqualFold(p, "schema")) {
+							rest, isSchema = name, true
+						}
 					}
 				}
 				switch {
 				case isSchema && rest == "":
-					c = c.prefix(k, true)
+					c.prefix(k, true)
 					c.schema = true
 				case isSchema:
-					c = c.term(k, rest)
+					c.term(k, rest)
 				default:
-					c = c.prefix(k, false)
+					c.prefix(k, false)
 				}
 			}
 		}
@@ -376,26 +399,38 @@ func (c sdContext) with(v any) sdContext {
 	return c
 }
 
-// term and prefix copy the maps they change: a context applies to the
-// object holding it and its children, never to its siblings.
-func (c sdContext) term(k, v string) sdContext {
-	m := make(map[string]string, len(c.terms)+1)
+// own returns c with maps of its own, which term and prefix then change.
+func (c sdContext) own() sdContext {
+	terms := make(map[string]string, len(c.terms)+2)
 	for a, b := range c.terms {
-		m[a] = b
+		terms[a] = b
 	}
-	m[k] = v
-	c.terms = m
+	prefixes := make(map[string]bool, len(c.prefixes)+1)
+	for a, b := range c.prefixes {
+		prefixes[a] = b
+	}
+	c.terms, c.prefixes = terms, prefixes
 	return c
 }
 
-func (c sdContext) prefix(k string, schema bool) sdContext {
-	m := make(map[string]bool, len(c.prefixes)+1)
-	for a, b := range c.prefixes {
-		m[a] = b
+// full reports whether sdMaxTerms terms and prefixes are in force.
+func (c sdContext) full() bool { return len(c.terms)+len(c.prefixes) >= sdMaxTerms }
+
+// term defines term k as v (a schema.org name or a keyword); a prefix of
+// the same name no longer applies.
+func (c sdContext) term(k, v string) {
+	if _, ok := c.terms[k]; ok || !c.full() {
+		delete(c.prefixes, k)
+		c.terms[k] = v
 	}
-	m[k] = schema
-	c.prefixes = m
-	return c
+}
+
+// prefix defines k as a prefix, naming schema.org's namespace or not.
+func (c sdContext) prefix(k string, schema bool) {
+	if _, ok := c.prefixes[k]; ok || !c.full() {
+		delete(c.terms, k)
+		c.prefixes[k] = schema
+	}
 }
 
 // resolve maps a term, compact IRI or IRI to its schema.org name. schema
@@ -435,10 +470,11 @@ func (c sdContext) resolve(name string) (short string, schema, judged bool) {
 // vocabularies keep theirs. @context values are kept as written. Types
 // that resolve to schema.org but are not in its vocabulary are appended to
 // unknown.
-func sdNormalize(v any, c sdContext, unknown *[]string) any {
+func sdNormalize(v any, c sdContext, st *sdNormState) any {
 	switch t := v.(type) {
 	case map[string]any:
-		if cv, ok := t["@context"]; ok {
+		if cv, ok := t["@context"]; ok && st.contexts < sdMaxContexts {
+			st.contexts++
 			c = c.with(cv)
 		}
 		keys := make([]string, 0, len(t))
@@ -463,20 +499,27 @@ func sdNormalize(v any, c sdContext, unknown *[]string) any {
 				key = k // "name" and "schema:name" both written: keep both
 			}
 			if key == "@type" {
-				out[key] = sdNormalizeTypes(val, c, unknown)
+				out[key] = sdNormalizeTypes(val, c, &st.unknown)
 				continue
 			}
-			out[key] = sdNormalize(val, c, unknown)
+			out[key] = sdNormalize(val, c, st)
 		}
 		return out
 	case []any:
 		out := make([]any, len(t))
 		for i, e := range t {
-			out[i] = sdNormalize(e, c, unknown)
+			out[i] = sdNormalize(e, c, st)
 		}
 		return out
 	}
 	return v
+}
+
+// sdNormState is what sdNormalize gathers over one block: the unknown
+// types, and the contexts applied so far.
+type sdNormState struct {
+	unknown  []string
+	contexts int
 }
 
 func sdNormalizeTypes(v any, c sdContext, unknown *[]string) any {

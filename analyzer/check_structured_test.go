@@ -2,6 +2,7 @@ package analyzer
 
 import (
 	"slices"
+	"strconv"
 	"testing"
 )
 
@@ -216,5 +217,38 @@ func TestStructuredDataTimes(t *testing.T) {
 				t.Errorf("invalid_date = %+v, want valid %v", f, tc.valid)
 			}
 		})
+	}
+}
+
+// TestStructuredDataContextBounds: a block of many nested contexts, each
+// defining many terms, applies at most sdMaxContexts contexts and keeps at
+// most sdMaxTerms terms, so its cost stays in proportion to its size.
+func TestStructuredDataContextBounds(t *testing.T) {
+	ctx := map[string]any{}
+	for i := range 2 * sdMaxTerms {
+		ctx["t"+strconv.Itoa(i)] = "https://schema.org/Thing"
+	}
+	c := sdContext{}.with(ctx)
+	if n := len(c.terms) + len(c.prefixes); n != sdMaxTerms {
+		t.Errorf("%d terms kept, want %d", n, sdMaxTerms)
+	}
+	var graph []any
+	for range 2 * sdMaxContexts {
+		graph = append(graph, map[string]any{"@context": map[string]any{"x": "https://schema.org/"}, "@type": "x:Thing"})
+	}
+	// The last member's context is past the bound: its "x:" prefix is not
+	// known, so its type stays a foreign IRI.
+	graph = append(graph, map[string]any{"@context": map[string]any{"y": "https://schema.org/"}, "@type": "y:Event"})
+	var st sdNormState
+	out := sdNormalize(map[string]any{"@context": "https://schema.org", "@graph": graph}, sdContext{}, &st)
+	if st.contexts != sdMaxContexts {
+		t.Errorf("%d contexts applied, want %d", st.contexts, sdMaxContexts)
+	}
+	members := out.(map[string]any)["@graph"].([]any)
+	if got := members[0].(map[string]any)["@type"]; got != "Thing" {
+		t.Errorf("first member type %v, want Thing", got)
+	}
+	if got := members[len(members)-1].(map[string]any)["@type"]; got != "y:Event" {
+		t.Errorf("member past the bound: type %v, want y:Event unresolved", got)
 	}
 }
