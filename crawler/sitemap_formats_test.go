@@ -79,3 +79,23 @@ func TestSitemapFormats(t *testing.T) {
 		t.Errorf("unexpected %s: %s %+v", id, f.Message, f.Evidence)
 	}
 }
+
+// TestRobotsSitemapNoBreakSpace: a Sitemap line whose value starts with a
+// U+00A0 is no URL for Google's parser (it trims ASCII whitespace only), so
+// the sitemap it means is not read and the line is reported dead.
+func TestRobotsSitemapNoBreakSpace(t *testing.T) {
+	srv := httptest.NewServer(cleanRoutes().with(routes{
+		"/robots.txt":  serveRobots("User-agent: *\nDisallow: /private/\n\nSitemap:\u00a0{base}/maps/pages.xml\n"),
+		"/sitemap.xml": nil,
+		"/maps/pages.xml": func(w http.ResponseWriter, r *http.Request) {
+			t.Errorf("sitemap %s read from a Sitemap line starting with U+00A0", r.URL.Path)
+			serveURLSet("", "/")(w, r)
+		},
+	}))
+	defer srv.Close()
+	rep := crawlFacts(t, srv.URL, crawler.Options{})
+	f, ok := factFindings(rep)["site.robots_txt_sitemap_dead"]
+	if !ok || !strings.Contains(evidenceText(f), "\u00a0"+srv.URL+"/maps/pages.xml") {
+		t.Errorf("site.robots_txt_sitemap_dead = %+v, %v", f, ok)
+	}
+}
