@@ -62,7 +62,7 @@ func TestCalendarTraps(t *testing.T) {
 		{name: "camelCase calendar month", param: "calMonth", start: 6, lo: 1, hi: 0, trap: true, min: 1, max: 12},
 		{name: "day beyond 1-31", param: "day", start: 28, lo: 1, hi: 0, trap: true, min: 1, max: 31},
 		{name: "year far ahead", param: "year", start: 2030, lo: 1, hi: 0, trap: true, min: 2030 - 12, max: 2036},
-		{name: "number going negative", param: "offset", start: 3, lo: 1, hi: 0, trap: true, min: 0, max: 9},
+		{name: "number going negative", param: "offset", start: 3, lo: 1, hi: 0, trap: true, min: 0, max: 6},
 		{name: "bounded months are no trap", param: "month", start: 6, lo: 1, hi: 12, trap: false, min: 1, max: 12},
 	}
 	for _, tc := range tests {
@@ -70,7 +70,9 @@ func TestCalendarTraps(t *testing.T) {
 			t.Parallel()
 			srv := httptest.NewServer(bothWays(tc.param, tc.start, tc.lo, tc.hi))
 			defer srv.Close()
-			opts := crawler.Options{MaxPages: 400, MaxDepth: 150, Concurrency: 2, SkipExternalLinks: true,
+			// One page at a time: which pages are admitted before the trap fires
+			// then depends on the order of the links alone, not on timing.
+			opts := crawler.Options{MaxPages: 400, MaxDepth: 150, Concurrency: 1, SkipExternalLinks: true,
 				Now: func() time.Time { return time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC) }}
 			rep, err := crawler.New(testOptions(opts)).Run(context.Background(), srv.URL)
 			if err != nil {
