@@ -19,10 +19,11 @@ func init() {
 		Depth: Standard,
 		IDs: []seo.CheckInfo{
 			{ID: "links.uncrawlable", Severity: seo.Warning, Scope: seo.ScopePage,
-				Summary: "A link has no href, a javascript: or file: href, or an href that does not parse as a URL, so crawlers cannot follow it.",
+				Summary: "A link has a javascript: or file: href, an href that does not parse as a URL, or no href while it has a click handler or link attributes (target, rel ...), so crawlers cannot follow it.",
 				Source:  "Lighthouse crawlable-anchors (https://developer.chrome.com/docs/lighthouse/seo/crawlable-anchors); Google Search Central, Make your links crawlable (https://developers.google.com/search/docs/crawling-indexing/links-crawlable)",
 				Differs: "Lighthouse fails only javascript:void(0) among javascript: hrefs; seokit fails every javascript: href (javascript:;, javascript:history.back() ...), as Google's guidance says it cannot follow any of them. " +
 					"Lighthouse reads the DOM after scripts ran, seokit the HTML as served: links that scripts add, remove or rewrite are judged as served. " +
+					"An <a> without href fails with a click handler, which Lighthouse finds among the element's event listeners and seokit by its onclick attribute only (on rendered pages too: the serialised DOM carries no listeners added by script); a bare <a> without href, a placeholder in HTML, passes in both. " +
 					"Empty and bare # hrefs, which Lighthouse passes, are reported apart as links.placeholder_href, a notice."},
 			{ID: "links.placeholder_href", Severity: seo.Notice, Scope: seo.ScopePage,
 				Summary: "A link's href is empty or a bare #: it leads back to the page itself, so a script that navigates from it hides its target from crawlers (an action wants a <button>).",
@@ -239,14 +240,19 @@ func lkUncrawlable(l Link) (id, why string) {
 		return "", "" // an <a name> fragment target
 	}
 	if !l.HasHref {
-		// HTML's placeholder for the current page or location.
-		if v, _ := Attr(a, "aria-current"); v == "page" || v == "location" {
-			return "", ""
+		// HTML: an <a> without href "represents a placeholder for where a
+		// link might otherwise have been placed", and must then omit the
+		// attributes that only make sense with an href. Like Lighthouse's
+		// crawlable-anchors, seokit fails it when it still carries one of
+		// those, or a click handler (something meant to navigate); a bare
+		// one is a placeholder, not a link.
+		if attr := lkHrefOnlyAttr(a); attr != "" {
+			return "links.uncrawlable", "no href, but a " + attr + " attribute"
 		}
 		if _, click := Attr(a, "onclick"); click {
 			return "links.uncrawlable", "no href, only a click handler"
 		}
-		return "links.uncrawlable", "no href"
+		return "", "" // a placeholder
 	}
 	switch {
 	case h == "":
@@ -260,6 +266,20 @@ func lkUncrawlable(l Link) (id, why string) {
 		return "links.uncrawlable", "href does not parse as a URL"
 	}
 	return "", ""
+}
+
+// lkHrefOnlyAttrs are the <a> attributes HTML allows only with an href.
+var lkHrefOnlyAttrs = [...]string{"target", "download", "ping", "rel", "hreflang", "type", "referrerpolicy"}
+
+// lkHrefOnlyAttr returns the first attribute of a that HTML allows only
+// with an href, or "".
+func lkHrefOnlyAttr(a *html.Node) string {
+	for _, k := range lkHrefOnlyAttrs {
+		if _, ok := Attr(a, k); ok {
+			return k
+		}
+	}
+	return ""
 }
 
 func checkLinks(p *Page, r *Reporter) {

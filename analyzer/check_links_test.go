@@ -44,7 +44,7 @@ func lkContains(list []string, s string) bool {
 func TestLinksFindingDetails(t *testing.T) {
 	rep := analyzeFixture(t, "links/bad.html", "", nil, nil)
 	if n := len(evidence(rep, "links.uncrawlable")); n != 3 {
-		t.Errorf("links.uncrawlable reported %d times, want 3 (javascript:, onclick, no href)", n)
+		t.Errorf("links.uncrawlable reported %d times, want 3 (javascript:, onclick, no href with target)", n)
 	}
 	if n := len(evidence(rep, "links.placeholder_href")); n != 2 {
 		t.Errorf("links.placeholder_href reported %d times, want 2 (empty, #)", n)
@@ -144,8 +144,13 @@ func TestLinksCrawlableRules(t *testing.T) {
 		{"empty href", `<a href="">Pricing</a>`, "links.placeholder_href"},
 		{"bare #", `<a href="#">Menu</a>`, "links.placeholder_href"},
 		{"bare # with space", `<a href=" # ">Menu</a>`, "links.placeholder_href"},
-		{"no href", `<a class="share">Share</a>`, "links.uncrawlable"},
+		{"no href is a placeholder", `<a class="nav-search-close">Close</a>`, ""},
+		{"no href, role", `<a role="button" onclick="go()">Menu</a>`, ""},
 		{"no href, click handler", `<a onclick="go('/pricing')">Pricing</a>`, "links.uncrawlable"},
+		{"no href, target", `<a class="share" target="_blank">Share</a>`, "links.uncrawlable"},
+		{"no href, rel", `<a rel="next">Next</a>`, "links.uncrawlable"},
+		{"no href, download", `<a download>Report</a>`, "links.uncrawlable"},
+		{"no href, referrerpolicy", `<a referrerpolicy="no-referrer">Out</a>`, "links.uncrawlable"},
 		{"javascript void", `<a href="javascript:void(0)">Menu</a>`, "links.uncrawlable"},
 		{"javascript void spaced", `<a href="javascript: void 0;">Menu</a>`, "links.uncrawlable"},
 		{"javascript semicolon", `<a href="javascript:;">Menu</a>`, "links.uncrawlable"},

@@ -42,14 +42,15 @@ func init() {
 		IDs: []seo.CheckInfo{
 			{ID: "structured_data.jsonld_parse_error", Severity: seo.Warning, Scope: seo.ScopePage, Summary: "A JSON-LD script block is not valid JSON and is ignored.",
 				Source: "JSON-LD 1.1 (https://www.w3.org/TR/json-ld11/); Google Search Central, structured data general guidelines (https://developers.google.com/search/docs/appearance/structured-data/sd-policies); Screaming Frog SEO Spider"},
-			{ID: "structured_data.context_missing", Severity: seo.Warning, Scope: seo.ScopePage, Summary: "A top-level JSON-LD object has no schema.org @context.",
+			{ID: "structured_data.context_missing", Severity: seo.Warning, Scope: seo.ScopePage, Summary: "A top-level JSON-LD object has no @context naming schema.org (as a string, in an array, or as @vocab or a prefix of a context object).",
 				Source: "seokit's own rule, after JSON-LD 1.1 (https://www.w3.org/TR/json-ld11/) and schema.org (https://schema.org/)"},
 			{ID: "structured_data.type_missing", Severity: seo.Warning, Scope: seo.ScopePage, Summary: "A top-level JSON-LD item or @graph member has no @type.",
 				Source: "seokit's own rule, after schema.org (https://schema.org/) and Google Search Central, structured data general guidelines (https://developers.google.com/search/docs/appearance/structured-data/sd-policies)"},
-			{ID: "structured_data.type_unknown", Severity: seo.Notice, Scope: seo.ScopePage, Summary: "A @type is not in the bundled schema.org vocabulary.",
-				Source: "schema.org vocabulary (https://schema.org/docs/full.html); Screaming Frog SEO Spider"},
-			{ID: "structured_data.invalid_date", Severity: seo.Warning, Scope: seo.ScopePage, Summary: "A date property is not an ISO 8601 date or date-time.",
-				Source: "seokit's own rule, after schema.org Date and DateTime (ISO 8601, https://schema.org/DateTime) and Google Search Central, structured data general guidelines (https://developers.google.com/search/docs/appearance/structured-data/sd-policies)"},
+			{ID: "structured_data.type_unknown", Severity: seo.Notice, Scope: seo.ScopePage, Summary: "A @type that resolves to schema.org is not in the bundled schema.org vocabulary.",
+				Source:  "schema.org vocabulary (https://schema.org/docs/full.html); Screaming Frog SEO Spider",
+				Differs: "types of other vocabularies (a prefix or IRI outside schema.org) are not judged, nor unprefixed types when a remote context other than schema.org's is in force: seokit does not fetch contexts, and such a context may define them"},
+			{ID: "structured_data.invalid_date", Severity: seo.Warning, Scope: seo.ScopePage, Summary: "A date or time property is not an ISO 8601 value its schema.org range allows (Date, DateTime, or Time where the range has Time).",
+				Source: "seokit's own rule, after schema.org Date, DateTime and Time (ISO 8601, https://schema.org/DateTime, https://schema.org/Time) and each property's range, and Google Search Central, structured data general guidelines (https://developers.google.com/search/docs/appearance/structured-data/sd-policies)"},
 			{ID: "structured_data.article.missing_recommended", Severity: seo.Notice, Scope: seo.ScopePage, Summary: "An Article, NewsArticle or BlogPosting lacks headline, image, datePublished or author.",
 				Source: "Google Search Central, article structured data (https://developers.google.com/search/docs/appearance/structured-data/article); Screaming Frog SEO Spider (Google rich result validation)"},
 			{ID: "structured_data.product.missing_required", Severity: seo.Warning, Scope: seo.ScopePage, Summary: "A Product lacks name, or has none of offers, review and aggregateRating.",
@@ -82,8 +83,13 @@ func init() {
 type sdBlock struct {
 	node  *html.Node
 	index int // 1-based position among the page's JSON-LD blocks
-	value any // decoded JSON (json.Number for numbers); nil when err != nil
-	err   error
+	// value is the decoded JSON (json.Number for numbers) with schema.org
+	// terms resolved (sdNormalize); nil when err != nil.
+	value any
+	// unknown are the @type values that resolve to the schema.org
+	// vocabulary but are not in it, in document order.
+	unknown []string
+	err     error
 }
 
 // sdStore keeps the decoded blocks on the page so the check does not
@@ -168,6 +174,11 @@ func sdDecodeAll(p *Page) []sdBlock {
 		}
 		b := sdBlock{node: n, index: len(blocks) + 1}
 		b.value, b.err = sdDecode(text)
+		if b.err == nil {
+			var st sdNormState
+			b.value = sdNormalize(b.value, sdContext{}, &st)
+			b.unknown = st.unknown
+		}
 		blocks = append(blocks, b)
 	}
 	return blocks
@@ -217,12 +228,12 @@ func sdItems(v any) []sdItem {
 	return out
 }
 
-// sdTypes returns an object's @type values with schema.org prefixes removed.
+// sdTypes returns an object's @type values (resolved by sdNormalize).
 func sdTypes(obj map[string]any) []string {
 	var out []string
 	add := func(v any) {
 		if s, ok := v.(string); ok && strings.TrimSpace(s) != "" {
-			out = append(out, sdShortType(strings.TrimSpace(s)))
+			out = append(out, strings.TrimSpace(s))
 		}
 	}
 	switch t := obj["@type"].(type) {
@@ -236,31 +247,315 @@ func sdTypes(obj map[string]any) []string {
 	return out
 }
 
-// sdShortType strips "schema:", "http(s)://schema.org/" and
-// "http(s)://www.schema.org/" from a type name.
+// sdShortType strips "schema:" and a schema.org IRI prefix
+// ("https://schema.org/", also www. and extension hosts such as
+// health-lifesci.schema.org) from a type name, for markup without a JSON-LD
+// context (microdata itemtype, RDFa typeof).
 func sdShortType(s string) string {
-	low := strings.ToLower(s)
-	for _, pre := range [...]string{"https://schema.org/", "http://schema.org/", "https://www.schema.org/", "http://www.schema.org/", "schema:"} {
-		if strings.HasPrefix(low, pre) {
-			return s[len(pre):]
-		}
+	if rest, ok := sdSchemaIRI(s); ok && rest != "" {
+		return rest
+	}
+	if len(s) > 7 && strings.EqualFold(s[:7], "schema:") {
+		return s[7:]
 	}
 	return s
 }
 
+// sdSchemaIRI reports whether s is an http(s) IRI on schema.org (the bare
+// host, www., or an extension host like health-lifesci.schema.org) and
+// returns what follows the host's "/" ("" for the namespace itself).
+func sdSchemaIRI(s string) (rest string, ok bool) {
+	s = strings.TrimSpace(s)
+	low := strings.ToLower(s)
+	var after string
+	switch {
+	case strings.HasPrefix(low, "https://"):
+		after = s[len("https://"):]
+	case strings.HasPrefix(low, "http://"):
+		after = s[len("http://"):]
+	default:
+		return "", false
+	}
+	host, path, _ := strings.Cut(after, "/")
+	host = strings.ToLower(host)
+	if host != "schema.org" && !strings.HasSuffix(host, ".schema.org") {
+		return "", false
+	}
+	return path, true
+}
+
+// sdContext is what seokit reads from JSON-LD @context values in force:
+// which terms are schema.org's. Remote contexts are not fetched; schema.org's
+// own is known (it sets schema.org as the vocabulary and aliases "type" and
+// "id" to @type and @id), any other one may define terms seokit cannot see.
+type sdContext struct {
+	// schema: the context names schema.org (its context document, an
+	// @vocab, or a prefix or term mapping to it).
+	schema bool
+	// vocab: unprefixed terms expand to schema.org.
+	vocab bool
+	// foreign: a context seokit cannot read (a remote one other than
+	// schema.org's, or an @vocab elsewhere) may define unprefixed terms, so
+	// a type not in schema.org is not judged unknown.
+	foreign bool
+	// prefixes maps a prefix to whether it names schema.org's namespace;
+	// terms maps a term to the schema.org name it stands for, or to a
+	// keyword ("type": "@type").
+	prefixes map[string]bool
+	terms    map[string]string
+}
+
+// sdSchemaContextIRI reports whether a context string names schema.org's
+// context: the namespace (http or https, with or without www. and a
+// trailing slash) or its context document (docs/jsonldcontext.json(ld)).
+func sdSchemaContextIRI(s string) bool {
+	rest, ok := sdSchemaIRI(s)
+	return ok && (rest == "" || strings.HasPrefix(rest, "docs/jsonldcontext."))
+}
+
+// Bounds of what is read from JSON-LD contexts, so that a hostile block
+// (thousands of nested contexts, each defining thousands of terms) costs
+// work in proportion to its size: the terms and prefixes in force, and the
+// contexts applied per block (further ones are ignored, their objects
+// keeping the context of their parent).
+const (
+	sdMaxTerms    = 256
+	sdMaxContexts = 256
+)
+
+// with returns c updated by the @context value v, per JSON-LD 1.1 section
+// 4.1: later contexts override earlier ones, null clears them. The maps
+// are copied once per call: a context applies to the object holding it and
+// its children, never to its siblings.
+func (c sdContext) with(v any) sdContext {
+	switch t := v.(type) {
+	case nil:
+		return sdContext{}
+	case string:
+		if sdSchemaContextIRI(t) {
+			c.schema, c.vocab = true, true
+			c = c.own()
+			c.term("type", "@type")
+			c.term("id", "@id")
+		} else {
+			c.foreign = true
+		}
+	case []any:
+		for i, e := range t {
+			if i == sdMaxContexts {
+				break
+			}
+			c = c.with(e)
+		}
+	case map[string]any:
+		c = c.own()
+		keys := make([]string, 0, len(t))
+		for k := range t {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			iri := t[k]
+			if def, ok := iri.(map[string]any); ok {
+				iri = def["@id"]
+			}
+			s, ok := iri.(string)
+			if !ok {
+				continue
+			}
+			switch {
+			case k == "@vocab":
+				if rest, ok := sdSchemaIRI(s); ok && rest == "" {
+					c.schema, c.vocab = true, true
+				} else {
+					c.vocab, c.foreign = false, true
+				}
+			case strings.HasPrefix(k, "@"):
+				// @base, @language, @version ...: no terms.
+			case strings.HasPrefix(s, "@"):
+				c.term(k, s)
+			default:
+				rest, isSchema := sdSchemaIRI(s)
+				if !isSchema {
+					if p, name, ok := strings.Cut(s, ":"); ok {
+						schemaPrefix, defined := c.prefixes[p]
+						if schemaPrefix || (!defined && strings.EqualFold(p, "schema")) {
+							rest, isSchema = name, true
+						}
+					}
+				}
+				switch {
+				case isSchema && rest == "":
+					c.prefix(k, true)
+					c.schema = true
+				case isSchema:
+					c.term(k, rest)
+				default:
+					c.prefix(k, false)
+				}
+			}
+		}
+	}
+	return c
+}
+
+// own returns c with maps of its own, which term and prefix then change.
+func (c sdContext) own() sdContext {
+	terms := make(map[string]string, len(c.terms)+2)
+	for a, b := range c.terms {
+		terms[a] = b
+	}
+	prefixes := make(map[string]bool, len(c.prefixes)+1)
+	for a, b := range c.prefixes {
+		prefixes[a] = b
+	}
+	c.terms, c.prefixes = terms, prefixes
+	return c
+}
+
+// full reports whether sdMaxTerms terms and prefixes are in force.
+func (c sdContext) full() bool { return len(c.terms)+len(c.prefixes) >= sdMaxTerms }
+
+// term defines term k as v (a schema.org name or a keyword); a prefix of
+// the same name no longer applies.
+func (c sdContext) term(k, v string) {
+	if _, ok := c.terms[k]; ok || !c.full() {
+		delete(c.prefixes, k)
+		c.terms[k] = v
+	}
+}
+
+// prefix defines k as a prefix, naming schema.org's namespace or not.
+func (c sdContext) prefix(k string, schema bool) {
+	if _, ok := c.prefixes[k]; ok || !c.full() {
+		delete(c.terms, k)
+		c.prefixes[k] = schema
+	}
+}
+
+// resolve maps a term, compact IRI or IRI to its schema.org name. schema
+// says the name is schema.org's; judged says seokit can tell whether a
+// type so named exists (false when a context it cannot read may define it).
+// Without a context, and for the customary "schema:" prefix, names are
+// taken as schema.org's, as search engines do.
+func (c sdContext) resolve(name string) (short string, schema, judged bool) {
+	if t, ok := c.terms[name]; ok {
+		return t, !strings.HasPrefix(t, "@"), true
+	}
+	if rest, ok := sdSchemaIRI(name); ok {
+		return rest, true, true
+	}
+	if p, rest, ok := strings.Cut(name, ":"); ok {
+		if isSchema, defined := c.prefixes[p]; defined {
+			if isSchema {
+				return rest, true, true
+			}
+			return name, false, false
+		}
+		if strings.EqualFold(p, "schema") {
+			return rest, true, true
+		}
+		return name, false, false // another vocabulary's IRI
+	}
+	if c.foreign {
+		return name, true, false
+	}
+	return name, true, true
+}
+
+// sdNormalize returns v with the @context in force applied: keys aliased
+// to keywords become the keyword ("type" under schema.org's context is
+// @type), schema.org properties and types lose their prefix or IRI
+// ("schema:startDate", "https://schema.org/Event"), names of other
+// vocabularies keep theirs. @context values are kept as written. Types
+// that resolve to schema.org but are not in its vocabulary are appended to
+// unknown.
+func sdNormalize(v any, c sdContext, st *sdNormState) any {
+	switch t := v.(type) {
+	case map[string]any:
+		if cv, ok := t["@context"]; ok && st.contexts < sdMaxContexts {
+			st.contexts++
+			c = c.with(cv)
+		}
+		keys := make([]string, 0, len(t))
+		for k := range t {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		out := make(map[string]any, len(t))
+		for _, k := range keys {
+			val := t[k]
+			key := k
+			if k == "@context" {
+				out[k] = val
+				continue
+			}
+			if !strings.HasPrefix(k, "@") {
+				if short, schema, _ := c.resolve(k); schema || strings.HasPrefix(short, "@") {
+					key = short
+				}
+			}
+			if _, dup := out[key]; dup {
+				key = k // "name" and "schema:name" both written: keep both
+			}
+			if key == "@type" {
+				out[key] = sdNormalizeTypes(val, c, &st.unknown)
+				continue
+			}
+			out[key] = sdNormalize(val, c, st)
+		}
+		return out
+	case []any:
+		out := make([]any, len(t))
+		for i, e := range t {
+			out[i] = sdNormalize(e, c, st)
+		}
+		return out
+	}
+	return v
+}
+
+// sdNormState is what sdNormalize gathers over one block: the unknown
+// types, and the contexts applied so far.
+type sdNormState struct {
+	unknown  []string
+	contexts int
+}
+
+func sdNormalizeTypes(v any, c sdContext, unknown *[]string) any {
+	one := func(e any) any {
+		s, ok := e.(string)
+		if !ok || strings.TrimSpace(s) == "" {
+			return e
+		}
+		short, schema, judged := c.resolve(strings.TrimSpace(s))
+		if schema && judged && !sdKnownTypes()[short] {
+			*unknown = append(*unknown, short)
+		}
+		return short
+	}
+	if list, ok := v.([]any); ok {
+		out := make([]any, len(list))
+		for i, e := range list {
+			out[i] = one(e)
+		}
+		return out
+	}
+	return one(v)
+}
+
 // sdSchemaContext reports whether a @context value names schema.org.
 func sdSchemaContext(v any) bool {
-	switch t := v.(type) {
-	case string:
-		s := strings.TrimSuffix(strings.ToLower(strings.TrimSpace(t)), "/")
-		return s == "http://schema.org" || s == "https://schema.org" || s == "http://www.schema.org" || s == "https://www.schema.org"
-	case map[string]any:
-		return sdSchemaContext(t["@vocab"])
-	case []any:
-		for _, e := range t {
-			if sdSchemaContext(e) {
-				return true
-			}
+	return sdContext{}.with(v).schema
+}
+
+// sdSchemaItem reports whether an untyped item says anything in
+// schema.org's vocabulary: a @graph member holding only @id and other
+// vocabularies' properties (rdfa:usesVocabulary) is no schema.org item.
+func sdSchemaItem(obj map[string]any) bool {
+	for k := range obj {
+		if !strings.HasPrefix(k, "@") && !strings.Contains(k, ":") {
+			return true
 		}
 	}
 	return false
@@ -322,19 +617,58 @@ func sdTypeList(v string) []string {
 	return out
 }
 
-// sdDateProps are the schema.org properties whose values are dates.
-var sdDateProps = map[string]bool{
-	"datePublished": true, "dateModified": true, "dateCreated": true, "startDate": true, "endDate": true,
-	"uploadDate": true, "datePosted": true, "validThrough": true, "validFrom": true, "priceValidUntil": true,
-	"birthDate": true, "deathDate": true, "foundingDate": true, "dissolutionDate": true, "availabilityStarts": true,
-	"availabilityEnds": true, "expires": true, "dateIssued": true, "releaseDate": true, "dateVehicleFirstRegistered": true,
-	"lastReviewed": true, "previousStartDate": true, "doorTime": true, "checkinTime": false, "sdDatePublished": true,
-	"dateDeleted": true, "dateRead": true, "dateReceived": true, "dateSent": true, "productionDate": true, "purchaseDate": true,
+// Temporal kinds of schema.org values.
+const (
+	sdDate uint8 = 1 << iota
+	sdDateTime
+	sdTime
+)
+
+// sdDateProps are the schema.org properties whose values are dates or
+// times, with the kinds their range allows (schema.org, each property's
+// "Values expected to be one of these types"). A Date and a DateTime are
+// both accepted wherever either is (a date is a date-time to the day, and
+// search engines read both); a Time is accepted only where the range has
+// Time: doorTime, startTime/endTime, checkinTime/checkoutTime,
+// arrivalTime/departureTime and availabilityStarts/Ends (DateTime or Time),
+// opens and closes (Time only).
+var sdDateProps = func() map[string]uint8 {
+	m := map[string]uint8{}
+	for _, p := range strings.Fields(`datePublished dateModified dateCreated startDate endDate uploadDate datePosted
+		validThrough validFrom priceValidUntil birthDate deathDate foundingDate dissolutionDate expires dateIssued
+		releaseDate dateVehicleFirstRegistered lastReviewed previousStartDate sdDatePublished dateDeleted dateRead
+		dateReceived dateSent productionDate purchaseDate orderDate paymentDueDate scheduledTime bookingTime`) {
+		m[p] = sdDate | sdDateTime
+	}
+	for _, p := range strings.Fields(`doorTime startTime endTime checkinTime checkoutTime arrivalTime departureTime
+		availabilityStarts availabilityEnds`) {
+		m[p] = sdDate | sdDateTime | sdTime
+	}
+	m["opens"], m["closes"] = sdTime, sdTime
+	return m
+}()
+
+// sdKindNames names the kinds a property allows, for messages.
+func sdKindNames(kinds uint8) string {
+	switch kinds {
+	case sdTime:
+		return "time"
+	case sdDate | sdDateTime:
+		return "date or date-time"
+	}
+	return "date, date-time or time"
+}
+
+// sdValidTemporal reports whether s is a value of one of kinds.
+func sdValidTemporal(s string, kinds uint8) bool {
+	if kinds&(sdDate|sdDateTime) != 0 && sdValidDate(s) {
+		return true
+	}
+	return kinds&sdTime != 0 && sdValidTime(s)
 }
 
 // sdValidDate reports whether s is an ISO 8601 calendar date (YYYY,
-// YYYY-MM or YYYY-MM-DD) optionally followed by "T" and a time hh:mm or
-// hh:mm:ss with an optional fraction and zone (Z, ±hh, ±hhmm, ±hh:mm).
+// YYYY-MM or YYYY-MM-DD) optionally followed by "T" and a time (sdValidTime).
 func sdValidDate(s string) bool {
 	date, clock, hasTime := strings.Cut(s, "T")
 	var y, m, d int
@@ -362,6 +696,13 @@ func sdValidDate(s string) bool {
 	if len(date) != 10 {
 		return false
 	}
+	return sdValidTime(clock)
+}
+
+// sdValidTime reports whether s is an ISO 8601 time of day as schema.org's
+// Time has it: hh:mm or hh:mm:ss with an optional fraction, and an optional
+// zone (Z, ±hh, ±hhmm, ±hh:mm): "18:30:00", "18:30:00+01:00".
+func sdValidTime(clock string) bool {
 	// Split the zone off.
 	zone := ""
 	if strings.HasSuffix(clock, "Z") || strings.HasSuffix(clock, "z") {
@@ -526,7 +867,6 @@ var sdOrganizations = map[string]bool{
 
 func checkStructured(p *Page, r *Reporter) {
 	blocks := sdLoad(p)
-	known := sdKnownTypes()
 	for _, b := range blocks {
 		el := `<script type="application/ld+json"> #` + strconv.Itoa(b.index)
 		if b.err != nil {
@@ -545,28 +885,26 @@ func checkStructured(p *Page, r *Reporter) {
 			}
 			types := sdTypes(it.obj)
 			if len(types) == 0 {
-				r.Add("structured_data.type_missing", "a JSON-LD item has no @type", seo.Evidence{Element: el, Value: sdKeys(it.obj)})
+				if sdSchemaItem(it.obj) {
+					r.Add("structured_data.type_missing", "a JSON-LD item has no @type", seo.Evidence{Element: el, Value: sdKeys(it.obj)})
+				}
 				continue
 			}
 			sdCheckItem(r, el, it.obj, types)
 		}
 		// Types and dates are checked everywhere in the block, nested
 		// objects included.
+		for _, t := range b.unknown {
+			r.Add("structured_data.type_unknown", `"`+t+`" is not a schema.org type`, seo.Evidence{Element: el, Value: t})
+		}
 		sdWalk(b.value, "", func(key string, v any) {
-			if key == "@type" {
-				for _, t := range sdTypes(map[string]any{"@type": v}) {
-					if !known[t] {
-						r.Add("structured_data.type_unknown", `"`+t+`" is not a schema.org type`, seo.Evidence{Element: el, Value: t})
-					}
-				}
-				return
-			}
-			if !sdDateProps[key] {
+			kinds := sdDateProps[key]
+			if kinds == 0 {
 				return
 			}
 			for _, d := range sdScalars(v) {
-				if s, ok := d.(string); !ok || !sdValidDate(strings.TrimSpace(s)) {
-					r.Add("structured_data.invalid_date", key+" is not an ISO 8601 date", seo.Evidence{Element: el, Value: sdString(d), Detail: key})
+				if s, ok := d.(string); !ok || !sdValidTemporal(strings.TrimSpace(s), kinds) {
+					r.Add("structured_data.invalid_date", key+" is not an ISO 8601 "+sdKindNames(kinds), seo.Evidence{Element: el, Value: sdString(d), Detail: key})
 				}
 			}
 		})

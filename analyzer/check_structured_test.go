@@ -2,6 +2,7 @@ package analyzer
 
 import (
 	"slices"
+	"strconv"
 	"testing"
 )
 
@@ -117,5 +118,137 @@ func TestStructuredDataUnwrap(t *testing.T) {
 	}
 	if _, err := sdDecode(`{"a":1} {"b":2}`); err == nil {
 		t.Error("trailing data accepted")
+	}
+}
+
+// TestStructuredDataContexts resolves @context the ways schema.org's own
+// examples write it (string, array, prefix map, @vocab; http or https, with
+// or without a trailing slash), compacted IRIs and the "type"/"id" aliases
+// of schema.org's context, and judges only names in schema.org's vocabulary.
+func TestStructuredDataContexts(t *testing.T) {
+	event := func(ctx, typ, extra string) string {
+		return `{"@context":` + ctx + `,` + typ + `,"name":"Gig","startDate":"2025-06-01T19:00","location":{"@type":"Place","name":"Hall"}` + extra + `}`
+	}
+	tests := []struct {
+		name   string
+		block  string
+		want   []string // findings of sdValidityIDs expected
+		types  []string // the item types reported
+		values []string // type_unknown values expected
+	}{
+		{"https with slash", event(`"https://schema.org/"`, `"@type":"Event"`, ""), nil, []string{"Event"}, nil},
+		{"http without slash", event(`"http://schema.org"`, `"@type":"Event"`, ""), nil, []string{"Event"}, nil},
+		{"www and the context document", event(`"https://www.schema.org/docs/jsonldcontext.jsonld"`, `"@type":"Event"`, ""), nil, []string{"Event"}, nil},
+		{"array", event(`["https://schema.org", {"@language":"en"}]`, `"@type":"Event"`, ""), nil, []string{"Event"}, nil},
+		{"@vocab", event(`{"@vocab":"https://schema.org/"}`, `"@type":"Event"`, ""), nil, []string{"Event"}, nil},
+		{"prefix map with compact type", event(`{"schema":"https://schema.org/"}`, `"@type":"schema:Event"`, ""), nil, []string{"Event"}, nil},
+		{"other prefix name for schema.org", event(`{"s":"http://schema.org/"}`, `"@type":"s:Event","s:doorTime":"18:30:00"`, ""), nil, []string{"Event"}, nil},
+		{"full IRI type", event(`{"@vocab":"http://schema.org/"}`, `"@type":"http://schema.org/MusicEvent"`, ""), nil, []string{"MusicEvent"}, nil},
+		{"extension host", event(`"http://health-lifesci.schema.org/"`, `"@type":"Event"`, ""), nil, []string{"Event"}, nil},
+		{"type and id aliases of schema.org's context", event(`"https://schema.org"`, `"type":"Event","id":"https://example.com/#gig"`, ""), nil, []string{"Event"}, nil},
+		{"other vocabulary's types are not judged", event(`{"@vocab":"https://schema.org/","gs1":"https://ref.gs1.org/voc/"}`, `"@type":["Event","gs1:Offer","http://productontology.org/id/DVD"]`, ""), nil,
+			[]string{"Event", "gs1:Offer", "http://productontology.org/id/DVD"}, nil},
+		{"unknown schema.org type still judged", event(`{"schema":"https://schema.org/"}`, `"@type":"schema:Evnt"`, ""), []string{"structured_data.type_unknown"}, []string{"Evnt"}, []string{"Evnt"}},
+		{"unknown type under an unread context not judged", event(`["https://schema.org","https://www.w3.org/ns/credentials/v2"]`, `"type":"VerifiableCredential"`, ""), nil, []string{"VerifiableCredential"}, nil},
+		{"no schema.org anywhere", event(`{"dc":"http://purl.org/dc/terms/"}`, `"@type":"Event"`, ""), []string{"structured_data.context_missing"}, []string{"Event"}, nil},
+		{"another vocabulary", event(`"https://example.org/vocab"`, `"@type":"Event"`, ""), []string{"structured_data.context_missing"}, []string{"Event"}, nil},
+		{"aliases need schema.org's context", event(`{"@vocab":"https://schema.org/"}`, `"type":"Event"`, ""), []string{"structured_data.type_missing"}, nil, nil},
+		{"graph member of another vocabulary only needs no type", `{"@context":{"rdfa":"http://www.w3.org/ns/rdfa#","schema":"https://schema.org/"},"@graph":[{"@id":"","rdfa:usesVocabulary":{"@id":"schema:"}},{"@type":"schema:Thing","schema:name":"x"}]}`,
+			nil, []string{"Thing"}, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			rep := analyzeString(t, `<!DOCTYPE html><html><head><title>x</title><script type="application/ld+json">`+tc.block+`</script></head><body></body></html>`, "", nil, nil)
+			var got []string
+			for _, f := range rep.Findings {
+				if slices.Contains([]string{"structured_data.jsonld_parse_error", "structured_data.context_missing", "structured_data.type_missing", "structured_data.type_unknown", "structured_data.invalid_date", "structured_data.event.missing_required"}, f.ID) {
+					got = append(got, f.ID)
+				}
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("findings %v, want %v", got, tc.want)
+			}
+			var types []string
+			for _, it := range rep.StructuredData {
+				types = append(types, it.Types...)
+			}
+			if !slices.Equal(types, tc.types) {
+				t.Errorf("types %v, want %v", types, tc.types)
+			}
+			var values []string
+			for _, ev := range evidence(rep, "structured_data.type_unknown") {
+				values = append(values, ev.Value)
+			}
+			if !slices.Equal(values, tc.values) {
+				t.Errorf("type_unknown values %v, want %v", values, tc.values)
+			}
+		})
+	}
+}
+
+// TestStructuredDataTimes accepts a Time where the property's schema.org
+// range has Time, and only there.
+func TestStructuredDataTimes(t *testing.T) {
+	tests := []struct {
+		prop, value string
+		valid       bool
+	}{
+		{"doorTime", "18:30:00", true},
+		{"doorTime", "18:30:00+01:00", true},
+		{"doorTime", "18:30", true},
+		{"doorTime", "2025-06-01T18:30:00Z", true},
+		{"startTime", "09:00:00.5Z", true},
+		{"checkinTime", "15:00", true},
+		{"opens", "09:00:00", true},
+		{"closes", "23:59", true},
+		{"opens", "2025-06-01", false},
+		{"doorTime", "18h30", false},
+		{"doorTime", "25:00", false},
+		{"startDate", "18:30:00", false},
+		{"datePublished", "18:30:00", false},
+		{"startDate", "2025-06-01T18:30:00+01:00", true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.prop+" "+tc.value, func(t *testing.T) {
+			block := `{"@context":"https://schema.org","@type":"Thing","name":"x","` + tc.prop + `":"` + tc.value + `"}`
+			rep := analyzeString(t, `<!DOCTYPE html><html><head><title>x</title><script type="application/ld+json">`+block+`</script></head><body></body></html>`, "", nil, nil)
+			f := finding(rep, "structured_data.invalid_date")
+			if (f == nil) != tc.valid {
+				t.Errorf("invalid_date = %+v, want valid %v", f, tc.valid)
+			}
+		})
+	}
+}
+
+// TestStructuredDataContextBounds: a block of many nested contexts, each
+// defining many terms, applies at most sdMaxContexts contexts and keeps at
+// most sdMaxTerms terms, so its cost stays in proportion to its size.
+func TestStructuredDataContextBounds(t *testing.T) {
+	ctx := map[string]any{}
+	for i := range 2 * sdMaxTerms {
+		ctx["t"+strconv.Itoa(i)] = "https://schema.org/Thing"
+	}
+	c := sdContext{}.with(ctx)
+	if n := len(c.terms) + len(c.prefixes); n != sdMaxTerms {
+		t.Errorf("%d terms kept, want %d", n, sdMaxTerms)
+	}
+	var graph []any
+	for range 2 * sdMaxContexts {
+		graph = append(graph, map[string]any{"@context": map[string]any{"x": "https://schema.org/"}, "@type": "x:Thing"})
+	}
+	// The last member's context is past the bound: its "x:" prefix is not
+	// known, so its type stays a foreign IRI.
+	graph = append(graph, map[string]any{"@context": map[string]any{"y": "https://schema.org/"}, "@type": "y:Event"})
+	var st sdNormState
+	out := sdNormalize(map[string]any{"@context": "https://schema.org", "@graph": graph}, sdContext{}, &st)
+	if st.contexts != sdMaxContexts {
+		t.Errorf("%d contexts applied, want %d", st.contexts, sdMaxContexts)
+	}
+	members := out.(map[string]any)["@graph"].([]any)
+	if got := members[0].(map[string]any)["@type"]; got != "Thing" {
+		t.Errorf("first member type %v, want Thing", got)
+	}
+	if got := members[len(members)-1].(map[string]any)["@type"]; got != "y:Event" {
+		t.Errorf("member past the bound: type %v, want y:Event unresolved", got)
 	}
 }

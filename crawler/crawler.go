@@ -172,6 +172,7 @@ func (c *Crawler) Run(ctx context.Context, domain string) (*SiteReport, error) {
 	cr.robots = robotstxt.NewCache(robotstxt.FetcherFunc(agentFetcher{cr.fetcher, cr.o.UserAgent, cr.header}), &robotstxt.CacheOptions{UserAgent: cr.o.RobotsToken})
 	cr.pol = newPoliteness(&cr.o, cr.crawlDelay)
 	cr.traps = newTrapGuard()
+	cr.traps.year = cr.startedAt.Year() // date-named parameters are judged against the crawl's clock
 	cr.skipped.limit = 1 << 17
 	cr.admitCap = int64(cr.o.MaxQueuedURLs)
 	cr.sink = cr.o.Sink

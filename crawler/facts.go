@@ -2,7 +2,6 @@ package crawler
 
 import (
 	"bufio"
-	"bytes"
 	"compress/gzip"
 	"context"
 	"crypto/rand"
@@ -54,14 +53,14 @@ type crawlFacts struct {
 var crawlChecks = []seo.CheckInfo{
 	{ID: "site.sitemap_missing", Severity: seo.Notice, Scope: seo.ScopeSite, Summary: "robots.txt names no sitemap and /sitemap.xml does not answer 200.",
 		Source: "seokit's own notice, after Google Search Central, Build and submit a sitemap (https://developers.google.com/search/docs/crawling-indexing/sitemaps/build-sitemap); sitemaps.org protocol (https://www.sitemaps.org/protocol.html)"},
-	{ID: "site.sitemap_invalid_xml", Severity: seo.Error, Scope: seo.ScopeSite, Summary: "A sitemap is malformed XML, has the wrong root or namespace, or a relative <loc>.",
-		Source: "seokit's own rule, after sitemaps.org protocol (https://www.sitemaps.org/protocol.html)"},
+	{ID: "site.sitemap_invalid_xml", Severity: seo.Error, Scope: seo.ScopeSite, Summary: "A sitemap (XML, RSS or Atom feed, or text) is malformed, has the wrong root or namespace, or an entry without an absolute URL.",
+		Source: "seokit's own rule, after sitemaps.org protocol (https://www.sitemaps.org/protocol.html) and Google Search Central, Build and submit a sitemap (https://developers.google.com/search/docs/crawling-indexing/sitemaps/build-sitemap) (XML, RSS 2.0, Atom 0.3/1.0 and text formats)"},
 	{ID: "site.sitemap_too_large", Severity: seo.Error, Scope: seo.ScopeSite, Summary: "A sitemap has more than 50,000 URLs or more than 50 MB uncompressed.",
 		Source: "sitemaps.org protocol (https://www.sitemaps.org/protocol.html) (50,000 URLs or 50 MB uncompressed); Screaming Frog SEO Spider"},
 	{ID: "site.sitemap_unreachable", Severity: seo.Warning, Scope: seo.ScopeSite, Summary: "A sitemap listed by a sitemap index cannot be fetched or answers non-200.",
 		Source: "seokit's own rule, after Google Search Central, Build and submit a sitemap (https://developers.google.com/search/docs/crawling-indexing/sitemaps/build-sitemap); sitemaps.org protocol (https://www.sitemaps.org/protocol.html)"},
-	{ID: "site.sitemap_lastmod_invalid", Severity: seo.Notice, Scope: seo.ScopeSite, Summary: "A <lastmod> is not a W3C Datetime.",
-		Source: "seokit's own rule, after sitemaps.org protocol (https://www.sitemaps.org/protocol.html) (W3C Datetime)"},
+	{ID: "site.sitemap_lastmod_invalid", Severity: seo.Notice, Scope: seo.ScopeSite, Summary: "A <lastmod> is not a W3C Datetime (in feeds: a <pubDate> not an RFC 822 date, an <updated> not an RFC 3339 date).",
+		Source: "seokit's own rule, after sitemaps.org protocol (https://www.sitemaps.org/protocol.html) (W3C Datetime), RSS 2.0 (https://www.rssboard.org/rss-specification) and Atom (RFC 4287)"},
 	{ID: "site.sitemap_lastmod_future", Severity: seo.Notice, Scope: seo.ScopeSite, Summary: "A <lastmod> is more than a day in the future.",
 		Source: "seokit's own rule, after Google Search Central, Build and submit a sitemap (https://developers.google.com/search/docs/crawling-indexing/sitemaps/build-sitemap); sitemaps.org protocol (https://www.sitemaps.org/protocol.html) (lastmod must be accurate)"},
 	{ID: "site.sitemap_foreign_url", Severity: seo.Warning, Scope: seo.ScopeSite, Summary: "A sitemap lists a URL on another host or scheme than its own.",
@@ -87,7 +86,7 @@ var crawlChecks = []seo.CheckInfo{
 		Source: "seokit's own rule, after Google Search Central, HTTP status codes and network errors (https://developers.google.com/search/docs/crawling-indexing/http-network-errors) (missing pages answer 404)"},
 	{ID: "site.favicon_missing", Severity: seo.Notice, Scope: seo.ScopeSite, Summary: "Neither a rel=icon link nor /favicon.ico answers 200 with an image.",
 		Source: "seokit's own rule, after Google Search Central, Favicon in search results (https://developers.google.com/search/docs/appearance/favicon-in-search)"},
-	{ID: "site.crawl_trap", Severity: seo.Warning, Scope: seo.ScopeSite, Summary: "A URL pattern kept yielding new URLs and was cut off.",
+	{ID: "site.crawl_trap", Severity: seo.Warning, Scope: seo.ScopeSite, Summary: "A URL pattern kept yielding new URLs (ever more parameter values or combinations, a repeating path, a calendar running past its dates or below zero) and was cut off.",
 		Source: "seokit's own rule, after Google Search Central, URL structure (https://developers.google.com/search/docs/crawling-indexing/url-structure) (infinite URL spaces)"},
 	{ID: "site.crawl_limit_reached", Severity: seo.Notice, Scope: seo.ScopeSite, Summary: "The crawl stopped at maxPages with URLs still queued, so site findings are partial.",
 		Source: "seokit's own notice: the crawl stopped at its page limit, so site findings cover only the pages reached"},
@@ -321,6 +320,8 @@ func (cr *crawl) readSitemaps(ctx context.Context, rb *robotstxt.Robots) sitemap
 	var queue []sitemapRef
 	seen := map[string]bool{}
 	for _, s := range rb.Sitemaps() {
+		// robots.txt values come trimmed of ASCII whitespace; anything left
+		// (a U+00A0) makes the URL unusable, for Google as for seokit.
 		u, err := seo.ParseHref(s)
 		if err != nil || !seo.IsAbsoluteRef(s) || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			sf.dead = append(sf.dead, s)
@@ -443,11 +444,9 @@ func (cr *crawl) readSitemap(ctx context.Context, ref sitemapRef, addIssue func(
 		defer zr.Close()
 		r = zr
 	}
-	// The root element decides whether entries are URLs or sitemaps; it
-	// comes first, so a peek at the start of the stream finds it.
-	pr := bufio.NewReaderSize(r, 8192)
-	head, _ := pr.Peek(8192)
-	index := bytes.Contains(head, []byte("<sitemapindex"))
+	// Whether entries are pages or child sitemaps is decided by the parsed
+	// root element (Entry.Child), so a prefixed <sm:sitemapindex> is an
+	// index too.
 	var children []string
 	var locs []string
 	var hosts []string
@@ -456,11 +455,11 @@ func (cr *crawl) readSitemap(ctx context.Context, ref sitemapRef, addIssue func(
 		// an explicit port, which sitemap.Options.AllowedHosts never matches.
 		hosts = []string{cr.rootHost}
 	}
-	info, err := sitemap.Read(ctx, pr, &sitemap.Options{
+	info, err := sitemap.Read(ctx, r, &sitemap.Options{
 		MaxURLs: sitemapMaxURLs, MaxBytes: sitemapMaxBytes, Now: cr.o.Now,
 		SitemapURL: ref.url, AllowedHosts: hosts,
 	}, func(e sitemap.Entry) error {
-		if index {
+		if e.Child {
 			if len(children) < MaxSitemaps {
 				children = append(children, e.Loc)
 			}

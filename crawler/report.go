@@ -202,7 +202,7 @@ type RobotsSummary struct {
 // SitemapSummary describes one sitemap read.
 type SitemapSummary struct {
 	URL string `json:"url"`
-	// Kind is "urlset", "sitemapindex" or "text".
+	// Kind is "urlset", "sitemapindex", "rss", "atom" or "text".
 	Kind   string `json:"kind,omitempty"`
 	Status int    `json:"status"`
 	URLs   int    `json:"urls"`

@@ -2,7 +2,6 @@ package crawler
 
 import (
 	"bufio"
-	"bytes"
 	"compress/gzip"
 	"context"
 	"encoding/base64"
@@ -441,11 +440,8 @@ func (cr *crawl) readListSitemap(ctx context.Context, smURL string, max int) (lo
 		defer zr.Close()
 		r = zr
 	}
-	pr := bufio.NewReaderSize(r, 8192)
-	head, _ := pr.Peek(8192)
-	index := bytes.Contains(head, []byte("<sitemapindex"))
-	_, err = sitemap.Read(ctx, pr, &sitemap.Options{MaxURLs: min(max, sitemapMaxURLs), MaxBytes: sitemapMaxBytes, Now: cr.o.Now}, func(e sitemap.Entry) error {
-		if index {
+	_, err = sitemap.Read(ctx, r, &sitemap.Options{MaxURLs: min(max, sitemapMaxURLs), MaxBytes: sitemapMaxBytes, Now: cr.o.Now}, func(e sitemap.Entry) error {
+		if e.Child {
 			if len(children) < MaxSitemaps {
 				children = append(children, e.Loc)
 			}

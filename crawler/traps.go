@@ -5,8 +5,11 @@ import (
 	"net/url"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
+	"time"
+	"unicode"
 )
 
 // Trap guard thresholds.
@@ -50,6 +53,13 @@ const (
 	maxTraps = 500
 	// otherTraps is the pattern that counts the traps past maxTraps.
 	otherTraps = "(other patterns)"
+	// trapYearsBack and trapYearsAhead bound the years a date-named
+	// parameter (year=, date=) may hold around the crawl's year before the
+	// calendar that links to it is a trap: archives reach decades back,
+	// schedules a few years ahead, and a calendar's "next year" link never
+	// stops.
+	trapYearsBack  = 60
+	trapYearsAhead = 10
 )
 
 // Trap reasons.
@@ -69,8 +79,15 @@ const (
 // are idempotent: seeing a URL twice changes nothing, so it can run on
 // every link before the frontier de-duplicates.
 type trapGuard struct {
-	mu     sync.Mutex
+	mu sync.Mutex
+	// year is the crawl's current year, which date-named parameters are
+	// judged against.
+	year   int
 	values map[string]map[uint64]struct{} // param pattern -> value hashes
+	// signs records, per integer parameter pattern, whether values >= 0
+	// (bit 1) and < 0 (bit 2) were seen: a number that goes negative is a
+	// "previous" link counting down without end.
+	signs  map[string]uint8
 	combos map[string]map[uint64]struct{} // path -> query hashes
 	spans  map[string][3]int              // numeric pattern -> min, max depth, span limit
 	traps  map[string]*Trap
@@ -83,6 +100,8 @@ type trapGuard struct {
 
 func newTrapGuard() *trapGuard {
 	return &trapGuard{
+		year:   time.Now().Year(),
+		signs:  map[string]uint8{},
 		values: map[string]map[uint64]struct{}{},
 		combos: map[string]map[uint64]struct{}{},
 		spans:  map[string][3]int{},
@@ -187,9 +206,12 @@ func (g *trapGuard) matchQuery(u *url.URL) (pattern, reason string) {
 	}
 	for i, p := range parts {
 		name, value, _ := strings.Cut(p, "=")
-		// Integer values (page numbers) are allowed more of them.
+		// Integer values (page numbers) are allowed more of them; a minus
+		// sign keeps them in the same pattern, so a count going below zero
+		// is seen as the same parameter.
 		wild, limit := "=*", trapParamValues
-		if integer(value) {
+		n, isInt := signedInteger(value)
+		if isInt {
 			wild, limit = "={n}", trapPageSpan
 		}
 		var sb strings.Builder
@@ -208,8 +230,24 @@ func (g *trapGuard) matchQuery(u *url.URL) (pattern, reason string) {
 			}
 		}
 		key := sb.String()
-		if g.traps[key] != nil {
-			return key, TrapParameterValues
+		if t := g.traps[key]; t != nil {
+			return key, t.Reason
+		}
+		if calendarOutOfRange(name, value, n, isInt, g.year) {
+			return key, TrapCalendar
+		}
+		if isInt {
+			bit := uint8(1)
+			if n < 0 {
+				bit = 2
+			}
+			if s, ok := g.signs[key]; ok || !g.full() {
+				if s|bit == 3 {
+					delete(g.signs, key)
+					return key, TrapCalendar
+				}
+				g.signs[key] = s | bit
+			}
 		}
 		set := g.values[key]
 		if set == nil {
@@ -243,7 +281,7 @@ func (g *trapGuard) matchQuery(u *url.URL) (pattern, reason string) {
 
 // full reports whether the rules track maxTrapKeys patterns.
 func (g *trapGuard) full() bool {
-	return len(g.values)+len(g.combos)+len(g.spans) >= maxTrapKeys
+	return len(g.values)+len(g.combos)+len(g.spans)+len(g.signs) >= maxTrapKeys
 }
 
 // drop counts raw against the trap pattern, creating it if needed, and
@@ -307,6 +345,111 @@ func repeatingPath(u *url.URL) (pattern, reason string) {
 		}
 	}
 	return "", ""
+}
+
+// signedInteger parses s as an integer of one to nine digits with an
+// optional minus sign (plain or percent-encoded).
+func signedInteger(s string) (int, bool) {
+	neg := false
+	switch {
+	case strings.HasPrefix(s, "-"):
+		neg, s = true, s[1:]
+	case strings.HasPrefix(s, "%2D"), strings.HasPrefix(s, "%2d"):
+		neg, s = true, s[3:]
+	}
+	if !integer(s) {
+		return 0, false
+	}
+	n, _ := strconv.Atoi(s)
+	if neg {
+		n = -n
+	}
+	return n, true
+}
+
+// calendarField names the calendar field a parameter name stands for:
+// "month", "day", "year", "week", "quarter", "hour" or "date", from its
+// last word ("month", "calMonth", "cal_month", "start-date"), or "".
+func calendarField(name string) string {
+	if u, err := url.QueryUnescape(name); err == nil {
+		name = u
+	}
+	// The last word: after the last non-letter, or the last capital of a
+	// camelCase name.
+	end := len(name)
+	for end > 0 && !unicode.IsLetter(rune(name[end-1])) {
+		end--
+	}
+	start := end
+	for start > 0 && unicode.IsLetter(rune(name[start-1])) {
+		start--
+		if unicode.IsUpper(rune(name[start])) && start > 0 && unicode.IsLower(rune(name[start-1])) {
+			break
+		}
+	}
+	switch w := strings.ToLower(name[start:end]); w {
+	case "month", "day", "year", "week", "quarter", "hour", "date":
+		return w
+	}
+	return ""
+}
+
+// calendarOutOfRange reports whether a date-named parameter holds a value
+// no calendar has: a month outside 1-12, a day outside 1-31, a week outside
+// 1-53, a quarter outside 1-4, an hour outside 0-23, a year (or the year of
+// a date) more than trapYearsBack before or trapYearsAhead after year, or a
+// date whose month or day is out of range. Such values come from "next" and
+// "previous" links that never stop. Values that are not numbers or dates
+// are left to the other rules.
+func calendarOutOfRange(name, value string, n int, isInt bool, year int) bool {
+	field := calendarField(name)
+	if field == "" {
+		return false
+	}
+	if field == "date" {
+		y, m, d, ok := parseDateValue(value)
+		return ok && (y < year-trapYearsBack || y > year+trapYearsAhead || m < 1 || m > 12 || d > 31 || (d >= 0 && d < 1))
+	}
+	if !isInt {
+		return false
+	}
+	switch field {
+	case "month":
+		return n < 1 || n > 12
+	case "day":
+		return n < 1 || n > 31
+	case "week":
+		return n < 1 || n > 53
+	case "quarter":
+		return n < 1 || n > 4
+	case "hour":
+		return n < 0 || n > 23
+	case "year":
+		return n < year-trapYearsBack || n > year+trapYearsAhead
+	}
+	return false
+}
+
+// parseDateValue reads a date parameter's value: YYYY-MM-DD, YYYY-MM,
+// YYYYMMDD or YYYYMM (day -1 when absent); ok is false for anything else.
+func parseDateValue(v string) (y, m, d int, ok bool) {
+	digits := strings.ReplaceAll(v, "-", "")
+	if len(v) != len(digits) && len(v) != len(digits)+1 && len(v) != len(digits)+2 {
+		return 0, 0, 0, false
+	}
+	if (len(digits) != 6 && len(digits) != 8) || !integer(digits) {
+		return 0, 0, 0, false
+	}
+	if len(v) != len(digits) && (v[4] != '-' || (len(digits) == 8 && v[7] != '-')) {
+		return 0, 0, 0, false
+	}
+	y, _ = strconv.Atoi(digits[:4])
+	m, _ = strconv.Atoi(digits[4:6])
+	d = -1
+	if len(digits) == 8 {
+		d, _ = strconv.Atoi(digits[6:8])
+	}
+	return y, m, d, true
 }
 
 // integer reports whether s is a run of one to nine digits.

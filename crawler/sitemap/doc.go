@@ -1,5 +1,6 @@
-// Package sitemap reads XML sitemaps, sitemap indexes and plain-text
-// sitemaps (sitemaps.org protocol) as a stream, without holding a file in
+// Package sitemap reads XML sitemaps, sitemap indexes (sitemaps.org
+// protocol), RSS 2.0 and Atom 0.3/1.0 feeds and plain-text sitemaps (the
+// formats Google Search Central accepts) as a stream, without holding a file in
 // memory, and reports what the crawler's site checks need: entry counts
 // against the 50,000-URL and 50 MB limits, malformed XML, wrong root element
 // or namespace, relative locations, invalid or future lastmod dates, and URLs

@@ -9,9 +9,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/mail"
 	"net/url"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/seokit/seokit/seo"
 )
@@ -27,10 +29,21 @@ const (
 // Namespace is the sitemaps.org XML namespace.
 const Namespace = "http://www.sitemaps.org/schemas/sitemap/0.9"
 
-// Kinds of sitemap file, the values of [Info.Kind].
+// Feed namespaces: Atom 1.0 (RFC 4287) and Atom 0.3, the two Atom versions
+// Google reads as sitemaps. RSS 2.0 has no namespace.
+const (
+	AtomNamespace   = "http://www.w3.org/2005/Atom"
+	Atom03Namespace = "http://purl.org/atom/ns#"
+)
+
+// Kinds of sitemap file, the values of [Info.Kind]. Google Search Central
+// ("Build and submit a sitemap") accepts XML sitemaps, RSS 2.0 and Atom
+// 0.3/1.0 feeds, and text files of one URL per line.
 const (
 	KindURLSet = "urlset"
 	KindIndex  = "sitemapindex"
+	KindRSS    = "rss"
+	KindAtom   = "atom"
 	KindText   = "text"
 )
 
@@ -49,13 +62,20 @@ const (
 	futureLastModAllowed = 24 * time.Hour
 )
 
-// Entry is one URL of a urlset, one child sitemap of a sitemap index, or
-// one line of a text sitemap.
+// Entry is one URL of a urlset, one child sitemap of a sitemap index, one
+// item of an RSS feed or entry of an Atom feed, or one line of a text
+// sitemap.
 type Entry struct {
-	// Loc is the absolute URL, whitespace trimmed.
+	// Loc is the absolute URL, whitespace trimmed: a urlset's or index's
+	// <loc>, an RSS item's <link>, an Atom entry's <link href> whose rel is
+	// "alternate" (or absent), or a text line.
 	Loc string
-	// LastMod is the <lastmod> as written; LastModValid says it parsed as a
-	// W3C Datetime, into LastModTime.
+	// Child: Loc names a child sitemap (the file is a sitemap index), not a
+	// page.
+	Child bool
+	// LastMod is the date as written (<lastmod>; an RSS item's <pubDate>,
+	// RFC 822; an Atom entry's <updated>, or <modified> in Atom 0.3);
+	// LastModValid says it parsed, into LastModTime.
 	LastMod      string
 	LastModValid bool
 	LastModTime  time.Time
@@ -68,11 +88,14 @@ type Alternate struct{ Hreflang, Href string }
 
 // Info describes one sitemap file read.
 type Info struct {
-	// Kind is "urlset", "sitemapindex" or "text"; empty when the root
-	// element is none of these.
+	// Kind is "urlset", "sitemapindex", "rss", "atom" or "text"; empty
+	// when the root element is none of these. XML documents are recognised
+	// by their parsed root element (local name and namespace), so a
+	// namespace prefix (<sm:urlset xmlns:sm=...>) reads as well as none.
 	Kind string
-	// URLs counts the entries read (the <url> or <sitemap> elements, or the
-	// non-empty lines), valid or not. Reading stops at MaxURLs.
+	// URLs counts the entries read (the <url> or <sitemap> elements, RSS
+	// <item>s, Atom <entry>s, or the non-empty lines), valid or not.
+	// Reading stops at MaxURLs.
 	URLs int
 	// Bytes counts the uncompressed bytes read.
 	Bytes int64
@@ -120,7 +143,8 @@ type Options struct {
 // http(s) Loc (entries without one are reported as loc_not_absolute and
 // skipped). A gzip stream is recognised by its magic bytes and decompressed,
 // the size cap applying to the uncompressed bytes. XML sitemaps (urlset or
-// sitemapindex) and plain-text sitemaps (one URL per line) are read.
+// sitemapindex), RSS 2.0 and Atom feeds, and plain-text sitemaps (one URL
+// per line, UTF-8) are read, with the same caps on entries and bytes.
 //
 // A malformed document is not an error: Read returns what it read with an
 // invalid_xml issue. The error is non-nil only when ctx ends, r fails, or fn
@@ -366,24 +390,40 @@ func (rd *reader) stopped() bool {
 // entry checks a finished entry and hands it to fn.
 func (rd *reader) entry(e Entry, index bool, fn func(Entry) error) error {
 	e.Loc = strings.TrimSpace(e.Loc)
+	e.Child = index
 	u, err := seo.ParseHref(e.Loc)
 	if e.Loc == "" || err != nil || !seo.IsAbsoluteRef(e.Loc) || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
 		detail := "not an absolute http(s) URL"
 		if e.Loc == "" {
-			detail = "missing <loc>"
+			switch rd.info.Kind {
+			case KindRSS:
+				detail = "item without <link>"
+			case KindAtom:
+				detail = `entry without <link href> of rel "alternate"`
+			default:
+				detail = "missing <loc>"
+			}
 		}
 		rd.issue(IssueLocNotAbsolute, e.Loc, detail)
 		return nil
 	}
 	if e.LastMod != "" {
 		e.LastMod = strings.TrimSpace(e.LastMod)
-		if t, ok := ParseLastMod(e.LastMod); ok {
+		field, format := "lastmod", "a W3C Datetime"
+		parse := ParseLastMod
+		switch rd.info.Kind {
+		case KindRSS:
+			field, format, parse = "pubDate", "an RFC 822 date", parsePubDate
+		case KindAtom:
+			field, format = "updated", "an RFC 3339 date"
+		}
+		if t, ok := parse(e.LastMod); ok {
 			e.LastModValid, e.LastModTime = true, t
 			if t.Sub(rd.now) > futureLastModAllowed {
-				rd.issue(IssueLastModFuture, e.Loc, "lastmod "+e.LastMod+" is more than a day ahead")
+				rd.issue(IssueLastModFuture, e.Loc, field+" "+e.LastMod+" is more than a day ahead")
 			}
 		} else {
-			rd.issue(IssueLastModInvalid, e.Loc, "lastmod "+clip(e.LastMod)+" is not a W3C Datetime")
+			rd.issue(IssueLastModInvalid, e.Loc, field+" "+clip(e.LastMod)+" is not "+format)
 		}
 	}
 	if reason := rd.foreign(u, index); reason != "" {
@@ -435,13 +475,45 @@ func (rd *reader) countEntry() bool {
 	return true
 }
 
+// shape says where a kind of XML document keeps its entries.
+type shape struct {
+	entryDepth int    // depth of the entry elements (the root is 1)
+	entry      string // their local name
+	parent     string // local name of the element holding them, when not the root
+}
+
+var shapes = map[string]shape{
+	KindURLSet: {2, "url", ""},
+	KindIndex:  {2, "sitemap", ""},
+	KindRSS:    {3, "item", "channel"},
+	KindAtom:   {2, "entry", ""},
+}
+
+// rootKind names the kind of document a root element starts, and the
+// namespace it should have ("" when any will do); kind is "" for a root
+// that is no sitemap. Names are compared as parsed, after namespace
+// resolution, so a prefixed root (<sm:sitemapindex>) is recognised.
+func rootKind(n xml.Name) (kind, wantNS string) {
+	switch n.Local {
+	case KindURLSet, KindIndex:
+		return n.Local, Namespace
+	case "rss":
+		return KindRSS, ""
+	case "feed":
+		return KindAtom, AtomNamespace
+	}
+	return "", ""
+}
+
 func (rd *reader) readXML(fn func(Entry) error) error {
 	guard := &runGuard{r: rd.in}
 	dec := xml.NewDecoder(guard)
 	var (
 		depth    int
 		rootNS   string
+		sh       shape
 		index    bool
+		inParent bool
 		inEntry  bool
 		cur      Entry
 		field    string // "loc" or "lastmod" being read
@@ -472,45 +544,61 @@ func (rd *reader) readXML(fn func(Entry) error) error {
 		switch t := tok.(type) {
 		case xml.StartElement:
 			depth++
-			switch depth {
-			case 1:
-				switch t.Name.Local {
-				case KindURLSet, KindIndex:
-					rd.info.Kind = t.Name.Local
-					index = t.Name.Local == KindIndex
-				default:
-					rd.issue(IssueWrongRoot, "", "root element <"+t.Name.Local+">, want <urlset> or <sitemapindex>")
+			if depth == 1 {
+				kind, wantNS := rootKind(t.Name)
+				if kind == "" {
+					rd.issue(IssueWrongRoot, "", "root element <"+t.Name.Local+">, want <urlset>, <sitemapindex>, <rss> or <feed>")
 					return nil
 				}
+				rd.info.Kind, sh, index = kind, shapes[kind], kind == KindIndex
 				rootNS = t.Name.Space
-				if rootNS != Namespace && rootNS != "https://www.sitemaps.org/schemas/sitemap/0.9" {
-					ns := rootNS
+				if ns := rootNS; !nsOK(kind, ns) {
 					if ns == "" {
 						ns = "none"
 					}
-					rd.issue(IssueWrongNamespace, "", "namespace "+ns+", want "+Namespace)
+					rd.issue(IssueWrongNamespace, "", "namespace "+ns+", want "+wantNS)
 				}
-			case 2:
-				want := "url"
-				if index {
-					want = "sitemap"
-				}
-				if t.Name.Local == want && t.Name.Space == rootNS {
+				break
+			}
+			switch {
+			case depth == sh.entryDepth-1 && sh.parent != "":
+				inParent = t.Name.Local == sh.parent && t.Name.Space == rootNS
+			case depth == sh.entryDepth:
+				if t.Name.Local == sh.entry && t.Name.Space == rootNS && (sh.parent == "" || inParent) {
 					if !rd.countEntry() {
 						return nil
 					}
 					inEntry, cur = true, Entry{}
 				}
-			case 3:
-				if !inEntry {
-					break
+			case depth == sh.entryDepth+1 && inEntry:
+				field = ""
+				if t.Name.Space == rootNS {
+					field = fieldOf(rd.info.Kind, t.Name.Local)
 				}
 				switch {
-				case t.Name.Space == rootNS && (t.Name.Local == "loc" || t.Name.Local == "lastmod"):
-					field = t.Name.Local
+				case field == "href":
+					// An Atom <link>: the entry's URL is the href of its
+					// first link whose rel is "alternate", the default.
+					field = ""
+					href, rel := "", ""
+					for _, at := range t.Attr {
+						switch at.Name.Local {
+						case "href":
+							href = at.Value
+						case "rel":
+							rel = strings.TrimSpace(at.Value)
+						}
+					}
+					if cur.Loc == "" && (rel == "" || rel == "alternate") {
+						cur.Loc = clipField(href)
+						if cur.Loc == "" {
+							cur.Loc = " " // present but empty: not absolute
+						}
+					}
+				case field != "":
 					text.Reset()
 					fieldLen = 0
-				case t.Name.Local == "link" && !index:
+				case t.Name.Local == "link" && rd.info.Kind == KindURLSet:
 					var a Alternate
 					var rel string
 					for _, at := range t.Attr {
@@ -538,9 +626,9 @@ func (rd *reader) readXML(fn func(Entry) error) error {
 				fieldLen += len(b)
 			}
 		case xml.EndElement:
-			switch depth {
-			case 3:
-				if field == "loc" {
+			switch {
+			case depth == sh.entryDepth+1 && inEntry:
+				if field == "loc" && strings.TrimSpace(cur.Loc) == "" {
 					cur.Loc = text.String()
 				} else if field == "lastmod" {
 					cur.LastMod = text.String()
@@ -549,17 +637,69 @@ func (rd *reader) readXML(fn func(Entry) error) error {
 					}
 				}
 				field = ""
-			case 2:
-				if inEntry {
-					inEntry = false
-					if err := rd.entry(cur, index, fn); err != nil {
-						return err
-					}
+			case depth == sh.entryDepth && inEntry:
+				inEntry = false
+				if err := rd.entry(cur, index, fn); err != nil {
+					return err
 				}
+			case depth == sh.entryDepth-1:
+				inParent = false
 			}
 			depth--
 		}
 	}
+}
+
+// nsOK reports whether ns is a namespace the kind of document may have.
+func nsOK(kind, ns string) bool {
+	switch kind {
+	case KindURLSet, KindIndex:
+		return ns == Namespace || ns == "https://www.sitemaps.org/schemas/sitemap/0.9"
+	case KindAtom:
+		return ns == AtomNamespace || ns == Atom03Namespace
+	}
+	return true // RSS 2.0 has no namespace; one more does no harm
+}
+
+// fieldOf maps an entry's child element to what it gives: "loc" (its text
+// is the URL), "href" (its href attribute is), "lastmod", or "".
+func fieldOf(kind, local string) string {
+	switch kind {
+	case KindURLSet, KindIndex:
+		if local == "loc" || local == "lastmod" {
+			return local
+		}
+	case KindRSS:
+		switch local {
+		case "link":
+			return "loc"
+		case "pubDate":
+			return "lastmod"
+		}
+	case KindAtom:
+		switch local {
+		case "link":
+			return "href"
+		case "updated", "modified":
+			return "lastmod"
+		}
+	}
+	return ""
+}
+
+func clipField(s string) string {
+	if len(s) <= maxFieldBytes {
+		return s
+	}
+	return s[:maxFieldBytes]
+}
+
+// parsePubDate parses an RSS <pubDate>: an RFC 822 date, as RFC 5322
+// (net/mail) reads it, which also takes the two-digit years and named
+// zones RFC 822 allows.
+func parsePubDate(s string) (time.Time, bool) {
+	t, err := mail.ParseDate(s)
+	return t, err == nil
 }
 
 func (rd *reader) readText(fn func(Entry) error) error {
@@ -583,7 +723,10 @@ func (rd *reader) readText(fn func(Entry) error) error {
 			if !rd.countEntry() {
 				return nil
 			}
-			if e := rd.entry(Entry{Loc: s}, false, fn); e != nil {
+			if !utf8.ValidString(s) {
+				// Google reads text sitemaps as UTF-8 only.
+				rd.issue(IssueLocNotAbsolute, strings.ToValidUTF8(s, "\uFFFD"), "line is not UTF-8")
+			} else if e := rd.entry(Entry{Loc: s}, false, fn); e != nil {
 				return e
 			}
 		}

@@ -144,7 +144,8 @@ func TestMalformed(t *testing.T) {
 		inDetail string
 	}{
 		{"invalid xml keeps what was read", string(fixture(t, "invalid.xml")), KindURLSet, 3, 2, IssueInvalidXML, "</url>"},
-		{"wrong root", string(fixture(t, "rss.xml")), "", 0, 0, IssueWrongRoot, "<rss>"},
+		{"wrong root: RSS 1.0 is no sitemap format of Google's", string(fixture(t, "rss1.rdf")), "", 0, 0, IssueWrongRoot, "<RDF>"},
+		{"feed without the Atom namespace still read", `<feed><entry><link href="https://a.example/"/></entry></feed>`, KindAtom, 1, 1, IssueWrongNamespace, "none"},
 		{"wrong namespace still read", string(fixture(t, "wrong_namespace.xml")), KindURLSet, 1, 1, IssueWrongNamespace, "0.84"},
 		{"no namespace", `<urlset><url><loc>https://a.example/</loc></url></urlset>`, KindURLSet, 1, 1, IssueWrongNamespace, "none"},
 		{"truncated file", `<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>https://a.example/</loc></url><url><loc>https://a.exa`, KindURLSet, 2, 1, IssueInvalidXML, "EOF"},

@@ -235,3 +235,33 @@ func TestGoogleDocumentation(t *testing.T) {
 	)
 	runMatchCases(t, cases)
 }
+
+// TestGoogleWhitespace follows Google's parser (google/robotstxt robots.cc,
+// GetKeyAndValueFrom and StripWhitespaceSlowly): lines, keys and values are
+// trimmed of ASCII whitespace only (absl::ascii_isspace), so a U+00A0
+// NO-BREAK SPACE or another Unicode space stays in the value and the rule
+// no longer starts with "/". The line-ending cases are robots_test.cc's
+// ID_LinesNumbersAreCountedCorrectly (LF, CRLF, CR, mixed, no final newline)
+// turned into match cases.
+func TestGoogleWhitespace(t *testing.T) {
+	const url = "http://foo.bar/private/x"
+	runMatchCases(t, []matchCase{
+		{"ascii space before value", "user-agent: FooBot\ndisallow: /private\n", "FooBot", url, false},
+		{"tab around value", "user-agent:\tFooBot\ndisallow:\t/private\t\n", "FooBot", url, false},
+		{"vertical tab and form feed are ascii space", "user-agent: FooBot\ndisallow:\v\f/private\n", "FooBot", url, false},
+		{"no-break space before value blocks nothing", "user-agent: FooBot\ndisallow:\u00a0/private\n", "FooBot", url, true},
+		{"no-break space after value is part of it", "user-agent: FooBot\ndisallow: /private\u00a0\n", "FooBot", url, true},
+		{"no-break space after value matches the encoded path", "user-agent: FooBot\ndisallow: /private\u00a0\n", "FooBot", "http://foo.bar/private%C2%A0", false},
+		{"ideographic space before value blocks nothing", "user-agent: FooBot\ndisallow:\u3000/private\n", "FooBot", url, true},
+		{"em space before value blocks nothing", "user-agent: FooBot\ndisallow:\u2003/private\n", "FooBot", url, true},
+		{"no-break space in agent keeps the group foreign", "user-agent:\u00a0FooBot\ndisallow: /private\n", "FooBot", url, true},
+		{"no-break space before key is no directive", "\u00a0user-agent: FooBot\n\u00a0disallow: /private\n", "FooBot", url, true},
+		{"missing colon with no-break space is not a separator", "user-agent: FooBot\ndisallow\u00a0/private\n", "FooBot", url, true},
+		{"missing colon with tab is a separator", "user-agent: FooBot\ndisallow\t/private\n", "FooBot", url, false},
+		{"lines end with LF", "User-Agent: foo\nAllow: /some/path\nUser-Agent: bar\n\n\nDisallow: /\n", "bar", "http://foo.bar/x", false},
+		{"lines end with CRLF", "User-Agent: foo\r\nAllow: /some/path\r\nUser-Agent: bar\r\n\r\n\r\nDisallow: /\r\n", "bar", "http://foo.bar/x", false},
+		{"lines end with CR", "User-Agent: foo\rAllow: /some/path\rUser-Agent: bar\r\r\rDisallow: /\r", "bar", "http://foo.bar/x", false},
+		{"no final newline", "User-Agent: foo\nAllow: /some/path\nUser-Agent: bar\n\n\nDisallow: /", "bar", "http://foo.bar/x", false},
+		{"mixed line ends", "User-Agent: foo\nAllow: /some/path\r\nUser-Agent: bar\n\r\n\n\rDisallow: /", "bar", "http://foo.bar/x", false},
+	})
+}

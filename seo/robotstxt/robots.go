@@ -367,12 +367,12 @@ func (p *parser) issue(reason string) {
 }
 
 func (p *parser) line(raw string) {
-	p.lineText = strings.TrimSpace(raw)
+	p.lineText = trimASCII(raw)
 	line := raw
 	if i := strings.IndexByte(line, '#'); i >= 0 {
 		line = line[:i]
 	}
-	line = strings.TrimSpace(line)
+	line = trimASCII(line)
 	if line == "" {
 		return
 	}
@@ -439,17 +439,27 @@ func (p *parser) line(raw string) {
 	}
 }
 
+// asciiSpace is the whitespace Google's parser trims around lines, keys and
+// values (absl's ascii_isspace): ASCII only. A U+00A0 NO-BREAK SPACE or any
+// other Unicode space stays part of the value, so "Disallow:\u00a0/private"
+// is a rule that does not start with "/" and matches nothing, for Google as
+// for seokit.
+const asciiSpace = " \t\n\v\f\r"
+
+// trimASCII trims ASCII whitespace only, as Google's parser does.
+func trimASCII(s string) string { return strings.Trim(s, asciiSpace) }
+
 // splitLine splits "key: value". Like Google it accepts whitespace for a
 // missing colon when the line has exactly two words ("disallow /x").
 func splitLine(line string) (key, value string, ok bool) {
 	if i := strings.IndexByte(line, ':'); i >= 0 {
-		return strings.TrimSpace(line[:i]), strings.TrimSpace(line[i+1:]), true
+		return trimASCII(line[:i]), trimASCII(line[i+1:]), true
 	}
 	i := strings.IndexAny(line, " \t")
 	if i < 0 {
 		return "", "", false
 	}
-	value = strings.TrimSpace(line[i:])
+	value = trimASCII(line[i:])
 	if strings.ContainsAny(value, " \t") {
 		return "", "", false
 	}
