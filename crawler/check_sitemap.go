@@ -69,6 +69,8 @@ func (r *siteRun) sitemapChecks() {
 			r.add("site.orphan", loc, "the sitemap lists this URL but no crawled page links to it", ev("sitemap"), []string{sm}, 1)
 		}
 		switch {
+		case robotsUnavailable(p):
+			// robots.txt said nothing: nothing to report about the URL.
 		case p.RobotsBlocked:
 			r.add("site.sitemap_blocked", loc, "the sitemap lists a URL that robots.txt disallows", ev("robots.txt"), []string{sm}, 1)
 		case p.Status >= 400 || (p.Status == 0 && p.Error != ""):

@@ -101,8 +101,9 @@ func (m memSource) Pages(ctx context.Context) iter.Seq2[*PageSummary, error] {
 type Diff struct {
 	Old DiffSide `json:"old"`
 	New DiffSide `json:"new"`
-	// Score is the change of the site score, New minus Old.
-	Score int `json:"score"`
+	// Score is the change of the site score, New minus Old; nil (null)
+	// when either crawl has no score (DiffSide.Score).
+	Score *int `json:"score"`
 	// Totals compare counts of the two crawls: pages, indexable pages,
 	// 4xx and 5xx pages, noindex pages, findings per severity.
 	Totals []TotalChange `json:"totals"`
@@ -129,13 +130,16 @@ type Diff struct {
 
 // DiffSide identifies one crawl of a comparison.
 type DiffSide struct {
-	Domain     string        `json:"domain"`
-	StartURL   string        `json:"startUrl"`
-	StartedAt  time.Time     `json:"startedAt"`
-	FinishedAt time.Time     `json:"finishedAt"`
-	Pages      int           `json:"pages"`
-	Score      int           `json:"score"`
-	Counts     FindingCounts `json:"findingCounts"`
+	Domain     string    `json:"domain"`
+	StartURL   string    `json:"startUrl"`
+	StartedAt  time.Time `json:"startedAt"`
+	FinishedAt time.Time `json:"finishedAt"`
+	Pages      int       `json:"pages"`
+	// Score is the crawl's site score, nil (null) when it has none
+	// (SiteReport.ScoreReason, here ScoreReason).
+	Score       *int          `json:"score"`
+	ScoreReason string        `json:"scoreReason,omitempty"`
+	Counts      FindingCounts `json:"findingCounts"`
 }
 
 // TotalChange is one count of both crawls.
@@ -494,7 +498,10 @@ func Compare(ctx context.Context, old, new ReportSource, opts *CompareOptions) (
 	oldTot, newTot := oldEnd.tot, newEnd.tot
 	d.Old = side(oldRep, oldTot.pages)
 	d.New = side(newRep, newTot.pages)
-	d.Score = d.New.Score - d.Old.Score
+	if d.New.Score != nil && d.Old.Score != nil {
+		ds := *d.New.Score - *d.Old.Score
+		d.Score = &ds
+	}
 	d.Totals = []TotalChange{
 		{"pages", oldTot.pages, newTot.pages},
 		{"indexable", oldTot.indexable, newTot.indexable},
@@ -538,8 +545,13 @@ func firstByURL(c []PageChange, max int) []PageChange {
 }
 
 func side(r *SiteReport, pages int) DiffSide {
-	return DiffSide{Domain: r.Domain, StartURL: r.StartURL, StartedAt: r.StartedAt, FinishedAt: r.FinishedAt,
-		Pages: pages, Score: r.Score.Value, Counts: r.FindingCounts}
+	s := DiffSide{Domain: r.Domain, StartURL: r.StartURL, StartedAt: r.StartedAt, FinishedAt: r.FinishedAt,
+		Pages: pages, ScoreReason: r.ScoreReason, Counts: r.FindingCounts}
+	if r.Score != nil {
+		v := r.Score.Value
+		s.Score = &v
+	}
+	return s
 }
 
 func comparePage(op, p *cpage, o *CompareOptions) []FieldChange {

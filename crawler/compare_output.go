@@ -23,8 +23,8 @@ const maxTextChanges = 50
 func (d *Diff) WriteText(w io.Writer) error {
 	b := &strings.Builder{}
 	fmt.Fprintf(b, "Crawl comparison: %s\n", d.New.Domain)
-	fmt.Fprintf(b, "  old: %s, %d pages, score %d\n", htmltable.When(d.Old.StartedAt), d.Old.Pages, d.Old.Score)
-	fmt.Fprintf(b, "  new: %s, %d pages, score %d (%+d)\n", htmltable.When(d.New.StartedAt), d.New.Pages, d.New.Score, d.Score)
+	fmt.Fprintf(b, "  old: %s, %d pages, score %s\n", htmltable.When(d.Old.StartedAt), d.Old.Pages, d.Old.ScoreText())
+	fmt.Fprintf(b, "  new: %s, %d pages, score %s (%s)\n", htmltable.When(d.New.StartedAt), d.New.Pages, d.New.ScoreText(), d.ScoreChange())
 	b.WriteString("\nTotals (old → new):\n")
 	for _, t := range d.Totals {
 		fmt.Fprintf(b, "  %-10s %6d → %-6d %s\n", t.Name, t.Old, t.New, delta(t.New-t.Old))
@@ -137,7 +137,7 @@ func (d *Diff) WriteMarkdown(w io.Writer) error {
 	b := &strings.Builder{}
 	fmt.Fprintf(b, "## seokit crawl comparison: %s\n\n", mdEscape(d.New.Domain))
 	b.WriteString("| | Old | New | Change |\n|---|---:|---:|---:|\n")
-	fmt.Fprintf(b, "| Site score | %d | %d | %s |\n", d.Old.Score, d.New.Score, signed(d.Score))
+	fmt.Fprintf(b, "| Site score | %s | %s | %s |\n", mdEscape(d.Old.ScoreText()), mdEscape(d.New.ScoreText()), d.ScoreChange())
 	for _, t := range d.Totals {
 		fmt.Fprintf(b, "| %s | %d | %d | %s |\n", t.Name, t.Old, t.New, signed(t.New-t.Old))
 	}
@@ -208,6 +208,27 @@ func (d *Diff) WriteMarkdown(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// ScoreText is the side's site score as reports show it: the number, or
+// "none" with the reason when the crawl has no score.
+func (s DiffSide) ScoreText() string {
+	if s.Score != nil {
+		return strconv.Itoa(*s.Score)
+	}
+	if s.ScoreReason != "" {
+		return "none (" + strings.ReplaceAll(s.ScoreReason, "_", " ") + ")"
+	}
+	return "none"
+}
+
+// ScoreChange is the change of the site score signed ("+3", "0", "-2"),
+// or "n/a" when either crawl has no score.
+func (d *Diff) ScoreChange() string {
+	if d.Score == nil {
+		return "n/a"
+	}
+	return signed(*d.Score)
 }
 
 func signed(n int) string {

@@ -101,6 +101,22 @@ func summarize(rep *analyzer.Report, depth int) PageSummary {
 	return s
 }
 
+// noScoreReason says why a crawl that scored no page has no site score,
+// given its statistics and the number of URLs that answered.
+func noScoreReason(st *CrawlStats, answered int) string {
+	switch {
+	case st.StopReason == StopUnreachable:
+		return SiteUnreachable
+	case answered > 0:
+		return SiteNoScoredPages
+	case st.RobotsUnavailable > 0:
+		return SiteRobotsUnavailable
+	case st.Blocked > 0:
+		return SiteRobotsBlocked
+	}
+	return SiteNoScoredPages
+}
+
 // singleCanonical returns the one canonical URL the page declares, resolved
 // against the page and normalised, or "" when it declares none, several
 // different ones, or one that is not an http(s) URL.
@@ -830,13 +846,20 @@ func (b *siteBuilder) build(facts *crawlFacts) *SiteReport {
 	sortFindings(site)
 	rep.Segments = r.segments(site)
 	rep.Templates = templates(r.pages, &rep.Truncated)
-	rep.Score = seo.SiteScore(pageScores, site)
+	if len(pageScores) > 0 {
+		sc := seo.SiteScore(pageScores, site)
+		rep.Score = &sc
+	} else {
+		rep.ScoreReason = noScoreReason(&facts.Stats, fetched)
+	}
 	rep.Findings = r.groups(site)
 	rep.SiteFindings = capPerID(site, b.maxSiteFindings, "siteFindings.", &rep.Truncated)
 	r.link.adjustGroups(rep.Findings)
 	rep.Muted = r.mutedList()
 	rep.FindingCounts = CountFindings(rep.Findings)
-	rep.Score.Counts = rep.FindingCounts.Checks
+	if rep.Score != nil {
+		rep.Score.Counts = rep.FindingCounts.Checks
+	}
 	rep.LinkFindings = r.link.full
 	if rep.LinkFindings == nil {
 		rep.LinkFindings = []seo.Finding{}
@@ -915,6 +938,8 @@ func (r *siteRun) notFetched() []NotFetchedURL {
 		}
 		nf := NotFetchedURL{URL: p.URL, Reason: NotFetchedFailed, Error: p.Error, Depth: p.Depth}
 		switch {
+		case robotsUnavailable(p):
+			nf.Reason = NotFetchedRobotsUnavailable
 		case p.RobotsBlocked:
 			nf.Reason = NotFetchedRobots
 		case strings.Contains(p.Error, errHostAbandoned.Error()):

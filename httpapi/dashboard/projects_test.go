@@ -82,7 +82,11 @@ func storeProjectJob(t *testing.T, st store.Store, accountID, projectID, domain 
 	}
 	if rep != nil {
 		j.Result, _ = json.Marshal(rep)
-		j.Summary, _ = json.Marshal(httpapi.JobSummary{Score: rep.Score.Value, Pages: rep.Crawl.Fetched,
+		var score *int
+		if rep.Score != nil {
+			score = &rep.Score.Value
+		}
+		j.Summary, _ = json.Marshal(httpapi.JobSummary{Score: score, Pages: rep.Crawl.Fetched,
 			Errors: rep.FindingCounts.Checks.Errors, Warnings: rep.FindingCounts.Checks.Warnings})
 	}
 	if err := st.UpdateJob(ctx, j); err != nil {
