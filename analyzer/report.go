@@ -94,6 +94,11 @@ type Report struct {
 	AnalyzedAt time.Time `json:"analyzedAt"`
 	// Error says why the page could not be fetched, when it could not.
 	Error string `json:"error,omitempty"`
+	// Unreachable says how the fetch failed when it got no response at
+	// all: the kind ("dns", "connection", "tls", "timeout" or "other") and
+	// the error; nil (absent) when the page answered, even with an error
+	// status. Unreachable.Err wraps seo.ErrUnreachable.
+	Unreachable *seo.Unreachable `json:"unreachable,omitempty"`
 }
 
 // MutedFinding counts the findings of one muted check ID.

@@ -616,8 +616,13 @@ func (cr *crawl) facts(ctx context.Context, reason string, queued int, rb *robot
 		// Nothing answered: the start URL failed, or the robots.txt
 		// fetched before it did and nothing was fetched at all.
 		un := cr.startErr.Load()
-		if un == nil && rb != nil && rb.Status() == 0 && rb.Err() != nil {
-			un = seo.NewUnreachable(robotsURL(cr.root), rb.Err())
+		if un == nil && rb != nil && rb.Status() == 0 && rb.Err() != nil && ctx.Err() == nil {
+			// robots.txt got no response, so the start URL was not
+			// fetched: one request tells a site that is down from one
+			// whose robots.txt alone fails.
+			if resp, err := cr.probe(ctx, cr.root.String()); err != nil && (resp == nil || resp.Status == 0) {
+				un = seo.NewUnreachable(cr.root.String(), err)
+			}
 		}
 		if un != nil {
 			stats.StopReason, stats.Unreachable = StopUnreachable, un

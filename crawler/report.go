@@ -190,9 +190,11 @@ type CrawlStats struct {
 	// answered (Unreachable says how it failed).
 	StopReason string `json:"stopReason"`
 	// Unreachable says how the site failed when StopReason is
-	// "unreachable": the URL that got no response (the start URL, or its
-	// robots.txt when that failed first), the kind of failure ("dns",
-	// "connection", "tls", "timeout" or "other") and the error text.
+	// "unreachable": the start URL, which got no response (when its
+	// robots.txt got none either, the start URL is tried once to tell a
+	// site that is down from a robots.txt that alone fails), the kind of
+	// failure ("dns", "connection", "tls", "timeout" or "other") and the
+	// error text.
 	Unreachable *seo.Unreachable `json:"unreachable,omitempty"`
 	// RobotsUnavailable counts the URLs not fetched because their host's
 	// robots.txt was unavailable (5xx, 429, no response): search engines
