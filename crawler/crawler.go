@@ -73,9 +73,9 @@ type crawl struct {
 	start     time.Time // monotonic
 
 	// counters
-	fetched  atomic.Int64
-	errs     atomic.Int64
-	blocked  atomic.Int64
+	fetched atomic.Int64
+	errs    atomic.Int64
+	blocked atomic.Int64
 	// robotsDown counts the URLs not fetched because their host's
 	// robots.txt was unavailable (5xx, 429, no response): robots.txt said
 	// nothing about them, so they are not counted as blocked.

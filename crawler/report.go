@@ -147,13 +147,13 @@ type NotFetchedURL struct {
 
 // Values of NotFetchedURL.Reason.
 const (
-	NotFetchedRobots    = "robots_blocked"
+	NotFetchedRobots = "robots_blocked"
 	// NotFetchedRobotsUnavailable: the host's robots.txt answered 5xx or
 	// 429, or gave no response; Error says which.
 	NotFetchedRobotsUnavailable = "robots_txt_unavailable"
-	NotFetchedFailed    = "fetch_failed"
-	NotFetchedAbandoned = "host_abandoned"
-	NotFetchedTrap      = "trap"
+	NotFetchedFailed            = "fetch_failed"
+	NotFetchedAbandoned         = "host_abandoned"
+	NotFetchedTrap              = "trap"
 )
 
 // Values of SiteReport.ScoreReason: why a site has no score.
@@ -200,8 +200,8 @@ type CrawlStats struct {
 	// robots.txt was unavailable (5xx, 429, no response): search engines
 	// then crawl nothing, but robots.txt did not disallow them, so they
 	// are not in Blocked.
-	RobotsUnavailable int `json:"robotsUnavailable,omitempty"`
-	Bytes      int64  `json:"bytes"`
+	RobotsUnavailable int   `json:"robotsUnavailable,omitempty"`
+	Bytes             int64 `json:"bytes"`
 	// Resumed counts the pages among Fetched that an earlier, interrupted
 	// run of the crawl fetched (a resumable frontier kept them). Duration
 	// and PagesPerSecond are this run's: its time and the pages it fetched.

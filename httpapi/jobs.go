@@ -111,7 +111,7 @@ type Job struct {
 	// crawled (result.scoreReason "robots_txt_unavailable"). The report is
 	// kept, its score null. Absent otherwise.
 	ErrorCode string       `json:"errorCode,omitempty"`
-	Callback *JobCallback    `json:"callback,omitempty"`
+	Callback  *JobCallback `json:"callback,omitempty"`
 	// CallbackSecret is returned once, in the 202 answer: the key that
 	// signs this job's callback (see VerifyCallback).
 	CallbackSecret string   `json:"callbackSecret,omitempty"`

@@ -109,4 +109,3 @@ func (d *Dashboard) siteDiffHTML(w http.ResponseWriter, r *http.Request, s *sess
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Write(body)
 }
-

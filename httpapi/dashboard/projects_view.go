@@ -17,9 +17,9 @@ type jobSummary struct {
 	// Score is null when the report has none (httpapi.JobSummary).
 	Score    *int `json:"score"`
 	Pages    int  `json:"pages"`
-	Errors   int `json:"errors"`
-	Warnings int `json:"warnings"`
-	Notices  int `json:"notices"`
+	Errors   int  `json:"errors"`
+	Warnings int  `json:"warnings"`
+	Notices  int  `json:"notices"`
 }
 
 // historyRow is one analysis of a project's history. Summary is nil for
