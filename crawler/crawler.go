@@ -180,7 +180,7 @@ func (c *Crawler) Run(ctx context.Context, domain string) (*SiteReport, error) {
 			return nil, err
 		}
 	}
-	cr.robots = robotstxt.NewCache(robotstxt.FetcherFunc(agentFetcher{cr.fetcher, cr.o.UserAgent, cr.header}), &robotstxt.CacheOptions{UserAgent: cr.o.RobotsToken})
+	cr.robots = robotstxt.NewCache(robotstxt.FetcherFunc(agentFetcher{cr.fetcher, cr.o.UserAgent, cr.header, cr.o.RequestTimeout}), &robotstxt.CacheOptions{UserAgent: cr.o.RobotsToken})
 	cr.pol = newPoliteness(&cr.o, cr.crawlDelay)
 	cr.traps = newTrapGuard()
 	cr.skipped.limit = 1 << 17

@@ -100,7 +100,7 @@ func UnreachableKind(err error) string {
 	}
 	msg := err.Error()
 	switch {
-	case strings.Contains(msg, "tls: "), strings.Contains(msg, "x509: "):
+	case strings.Contains(msg, "tls: "), strings.Contains(msg, "x509: "), strings.Contains(msg, "HTTP response to HTTPS client"):
 		return UnreachableTLS
 	case strings.Contains(msg, "no such host"), strings.Contains(msg, "no addresses"):
 		return UnreachableDNS
