@@ -259,10 +259,21 @@ type FindingGroup struct {
 	// Count is the number of occurrences (the sum of the page findings'
 	// seo.Finding.Count and of the site and link findings); Pages the
 	// number of distinct URLs.
-	Count    int      `json:"count"`
-	Pages    int      `json:"pages"`
-	Message  string   `json:"message"`
-	Examples []string `json:"examples"`
+	Count int `json:"count"`
+	Pages int `json:"pages"`
+	// URLs counts the distinct URLs affected: Pages plus, for a check
+	// that reports groups of pages as one finding each (duplicate titles,
+	// descriptions, H1s, content, near-duplicate text), every member of
+	// every group, so "4 URLs in 2 groups" reads URLs 4, Groups 2.
+	URLs int `json:"urls"`
+	// Groups counts those groups (0 for a check that reports pages one by
+	// one); Members lists the member URLs of the first groups, at most 5
+	// groups of at most 20 URLs (the whole lists are in SiteFindings'
+	// evidence).
+	Groups   int        `json:"groups,omitempty"`
+	Members  [][]string `json:"members,omitempty"`
+	Message  string     `json:"message"`
+	Examples []string   `json:"examples"`
 	// Priority ranks the group for fixing, 0-100, higher first:
 	// seo.Priority of its severity and its reach, the share of the
 	// analysed pages (HTML, 2xx) it affects (seo.SiteReach); a finding of

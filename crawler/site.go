@@ -715,6 +715,21 @@ type siteRun struct {
 	orphanCheck string // GraphStats.OrphanCheck
 
 	ai *AICrawlerReport // SiteReport.AICrawlers, see aiChecks
+
+	// clusters are the groups of pages reported as one finding (duplicate
+	// titles, near-duplicate text ...), by finding ID and first member URL:
+	// their size and their members as listed in the evidence. See
+	// reportGroup and FindingGroup.Groups.
+	clusters map[clusterKey]cluster
+}
+
+// clusterKey names a group finding: its ID and its first member URL.
+type clusterKey struct{ id, url string }
+
+// cluster is one group of pages reported as one finding.
+type cluster struct {
+	total   int      // members, all counted
+	members []string // the members listed (at most maxEvidenceURLs)
 }
 
 // sourceList collects the linking pages of one node for evidence.
@@ -1283,6 +1298,9 @@ func (r *siteRun) groups(site []seo.Finding) []FindingGroup {
 		minor    bool
 		analysed int // analysed pages in g.Pages
 		siteURLs map[string]bool
+		// extra counts the members of the ID's groups beyond the first
+		// URL of each, which g.Pages counts (FindingGroup.URLs).
+		extra int
 	}
 	byID := map[string]*acc{}
 	get := func(id string) *acc {
@@ -1335,6 +1353,13 @@ func (r *siteRun) groups(site []seo.Finding) []FindingGroup {
 	for k, f := range site {
 		a := get(f.ID)
 		a.g.Count += f.Occurrences()
+		if c, ok := r.clusters[clusterKey{f.ID, f.URL}]; ok && f.URL != "" {
+			a.g.Groups++
+			a.extra += c.total - 1
+			if len(a.g.Members) < maxGroupExamples {
+				a.g.Members = append(a.g.Members, c.members)
+			}
+		}
 		if f.Severity > a.g.Severity {
 			a.g.Severity = f.Severity
 		}
@@ -1373,6 +1398,7 @@ func (r *siteRun) groups(site []seo.Finding) []FindingGroup {
 			reach = 1 // a finding of the site as a whole (robots.txt, a host variant)
 		}
 		g.Priority = seo.Priority(g.Severity, reach, a.minor)
+		g.URLs = g.Pages + a.extra
 		out = append(out, g)
 	}
 	sortGroups(out)

@@ -413,11 +413,29 @@ func printSiteReport(w io.Writer, rep *crawler.SiteReport, verbose bool) {
 					examples[i] = ellipsis(g.Examples[i], maxExampleChars)
 				}
 			}
-			where := fmt.Sprintf("on %d URLs", g.Pages)
+			where := fmt.Sprintf("on %d URLs", max(g.URLs, g.Pages))
+			if g.Groups > 0 {
+				where = fmt.Sprintf("%d URLs in %d groups", g.URLs, g.Groups)
+			}
 			if g.Template {
 				where += ", every analysed page (template)"
 			}
 			fmt.Fprintf(w, "  %-40s %5d %s  %s\n", clean(g.ID), g.Count, where, clean(strings.Join(examples, " ")))
+			for k, m := range g.Members {
+				if !verbose && k == 2 {
+					fmt.Fprintf(w, "  %-40s       … %d more groups (-v lists them)\n", "", len(g.Members)-k)
+					break
+				}
+				list := m
+				if !verbose && len(list) > 4 {
+					list = list[:4]
+				}
+				more := ""
+				if len(list) < len(m) {
+					more = fmt.Sprintf(" … (%d listed)", len(m))
+				}
+				fmt.Fprintf(w, "  %-40s       group %d: %s%s\n", "", k+1, clean(strings.Join(list, " ")), more)
+			}
 		}
 	}
 	printMuted(w, rep.Muted)
