@@ -124,7 +124,8 @@ type Diff struct {
 	Robots   *RobotsChange   `json:"robots,omitempty"`
 	Sitemaps *SitemapsChange `json:"sitemaps,omitempty"`
 	// Truncated names the lists cut at their caps ("changed", "added",
-	// "removed", "findings.<ID>.new", "findings.<ID>.fixed").
+	// "removed", "findings.<ID>.new", "findings.<ID>.fixed",
+	// "findings.<ID>.gone").
 	Truncated seo.Truncated `json:"truncated,omitempty"`
 }
 
@@ -207,8 +208,9 @@ type FieldChange struct {
 type FindingChange struct {
 	ID       string       `json:"id"`
 	Severity seo.Severity `json:"severity"`
-	// Status is "new" (only in New), "fixed" (only in Old) or
-	// "persisting".
+	// Status is "new" (only in New), "fixed" (only in Old, and on at
+	// least one page that still answers), "gone" (only in Old, and every
+	// page that had it is gone: GoneOn) or "persisting".
 	Status string `json:"status"`
 	// OldPages and NewPages count the pages with the finding in each
 	// crawl (FindingGroup.Pages); OldCount and NewCount its occurrences.
@@ -218,15 +220,22 @@ type FindingChange struct {
 	NewCount int `json:"newCount"`
 	// NewOn lists the pages of both crawls that have it now and did not
 	// before, plus added pages that have it; FixedOn the pages of both
-	// crawls that had it and no longer do. Removed pages are in neither.
+	// crawls that had it and no longer do while still answering (2xx or
+	// 3xx). GoneOn lists the pages that had it and are gone: they now
+	// answer 4xx or 5xx, give no response, or were not crawled (removed);
+	// their findings left with them, unfixed.
 	NewOn   URLSample `json:"newOn"`
 	FixedOn URLSample `json:"fixedOn"`
+	GoneOn  URLSample `json:"goneOn"`
 }
 
 // Finding change statuses.
 const (
 	FindingNew        = "new"
 	FindingFixed      = "fixed"
+	// FindingGone: the finding is no longer reported only because the
+	// pages that had it are gone (4xx/5xx, no response, not crawled).
+	FindingGone = "gone"
 	FindingPersisting = "persisting"
 )
 
@@ -420,8 +429,15 @@ func Compare(ctx context.Context, old, new ReportSource, opts *CompareOptions) (
 				change(id).NewOn.add(np.url, o.MaxExamples)
 			}
 		}
+		gone := np.status == 0 || np.status >= 400
 		for _, id := range op.findings {
-			if !slices.Contains(np.findings, id) {
+			if slices.Contains(np.findings, id) {
+				continue
+			}
+			if gone {
+				// The page failed: its findings went with it, unfixed.
+				change(id).GoneOn.add(np.url, o.MaxExamples)
+			} else {
 				change(id).FixedOn.add(np.url, o.MaxExamples)
 			}
 		}
@@ -486,8 +502,11 @@ func Compare(ctx context.Context, old, new ReportSource, opts *CompareOptions) (
 			change(id).NewOn.add(u, o.MaxExamples)
 		}
 	}
-	for u := range oldWait {
+	for u, p := range oldWait {
 		d.Removed.add(u, o.MaxExamples)
+		for _, id := range p.findings {
+			change(id).GoneOn.add(u, o.MaxExamples)
+		}
 	}
 	d.Changed = firstByURL(d.Changed, o.MaxChangedPages)
 	d.Truncated.Note("changed", d.ChangedPages, len(d.Changed))
@@ -647,6 +666,8 @@ func compareFindings(oldRep, newRep *SiteReport, fc map[string]*FindingChange, t
 			c.Status, c.Severity = FindingPersisting, ng.Severity
 		case inNew:
 			c.Status, c.Severity = FindingNew, ng.Severity
+		case c.FixedOn.Count == 0 && c.GoneOn.Count > 0:
+			c.Status, c.Severity = FindingGone, og.Severity
 		default:
 			c.Status, c.Severity = FindingFixed, og.Severity
 		}
@@ -664,12 +685,17 @@ func compareFindings(oldRep, newRep *SiteReport, fc map[string]*FindingChange, t
 		}
 		tr.Note("findings."+id+".new", c.NewOn.Count, len(c.NewOn.URLs))
 		tr.Note("findings."+id+".fixed", c.FixedOn.Count, len(c.FixedOn.URLs))
+		tr.Note("findings."+id+".gone", c.GoneOn.Count, len(c.GoneOn.URLs))
 		if c.NewOn.URLs == nil {
 			c.NewOn.URLs = []string{}
 		}
 		if c.FixedOn.URLs == nil {
 			c.FixedOn.URLs = []string{}
 		}
+		if c.GoneOn.URLs == nil {
+			c.GoneOn.URLs = []string{}
+		}
+		slices.Sort(c.GoneOn.URLs)
 		slices.Sort(c.NewOn.URLs)
 		slices.Sort(c.FixedOn.URLs)
 		out = append(out, c)

@@ -39,6 +39,11 @@ func (d *Diff) WriteText(w io.Writer) error {
 	})
 	fmt.Fprintf(b, "\nFixed findings (%d):\n", len(fixed))
 	writeFindingLines(b, fixed, func(f FindingChange) string { return fmt.Sprintf("was on %d pages", f.OldPages) })
+	gone := d.findingsBy(FindingGone)
+	fmt.Fprintf(b, "\nGone with their pages, not fixed (%d):\n", len(gone))
+	writeFindingLines(b, gone, func(f FindingChange) string {
+		return fmt.Sprintf("was on %d pages, now failing or not crawled", f.GoneOn.Count)
+	})
 	writeSample(b, "Added URLs", d.Added)
 	writeSample(b, "Removed URLs", d.Removed)
 	fmt.Fprintf(b, "\nChanged pages (%d):\n", d.ChangedPages)
@@ -99,7 +104,10 @@ func writeFindingLines(b *strings.Builder, fs []FindingChange, detail func(Findi
 			return
 		}
 		fmt.Fprintf(b, "  %-7s %s (%s)", f.Severity, f.ID, detail(f))
-		if len(f.NewOn.URLs) > 0 && f.Status != FindingFixed {
+		switch {
+		case f.Status == FindingGone && len(f.GoneOn.URLs) > 0:
+			fmt.Fprintf(b, " e.g. %s", f.GoneOn.URLs[0])
+		case len(f.NewOn.URLs) > 0 && f.Status != FindingFixed && f.Status != FindingGone:
 			fmt.Fprintf(b, " e.g. %s", f.NewOn.URLs[0])
 		}
 		b.WriteByte('\n')
@@ -154,9 +162,12 @@ func (d *Diff) WriteMarkdown(w io.Writer) error {
 				return
 			}
 			ex := ""
-			if len(f.NewOn.URLs) > 0 && f.Status != FindingFixed {
+			switch {
+			case f.Status == FindingGone && len(f.GoneOn.URLs) > 0:
+				ex = mdEscape(f.GoneOn.URLs[0])
+			case len(f.NewOn.URLs) > 0 && f.Status != FindingFixed:
 				ex = mdEscape(f.NewOn.URLs[0])
-			} else if len(f.FixedOn.URLs) > 0 {
+			case len(f.FixedOn.URLs) > 0:
 				ex = mdEscape(f.FixedOn.URLs[0])
 			}
 			fmt.Fprintf(b, "| %s | `%s` | %s | %s |\n", f.Severity, f.ID, pages(f), ex)
@@ -167,6 +178,7 @@ func (d *Diff) WriteMarkdown(w io.Writer) error {
 		return fmt.Sprintf("%d → %d", f.OldPages, f.NewPages)
 	})
 	section("Fixed findings", d.findingsBy(FindingFixed), func(f FindingChange) string { return strconv.Itoa(f.OldPages) })
+	section("Gone with their pages, not fixed", d.findingsBy(FindingGone), func(f FindingChange) string { return strconv.Itoa(f.GoneOn.Count) })
 	fmt.Fprintf(b, "\n### URLs\n\n%d added, %d removed, %d changed.\n", d.Added.Count, d.Removed.Count, d.ChangedPages)
 	for _, l := range []struct {
 		title string
@@ -272,6 +284,7 @@ var (
 		{Key: "newPages", Label: "Pages now", Kind: htmltable.Num},
 		{Key: "newOn", Label: "New on", Kind: htmltable.Num},
 		{Key: "fixedOn", Label: "Fixed on", Kind: htmltable.Num},
+		{Key: "goneOn", Label: "Gone with the page", Kind: htmltable.Num},
 		{Key: "examples", Label: "Examples", Kind: htmltable.URLs},
 	}
 	diffChangeColumns = []htmltable.Column{
@@ -293,11 +306,14 @@ func (d *Diff) WriteHTML(w io.Writer) error {
 		SevKey: "severity", IDKey: "id", Empty: "No findings in either crawl."}
 	for _, f := range d.Findings {
 		ex := f.NewOn.URLs
-		if f.Status == FindingFixed {
+		switch f.Status {
+		case FindingFixed:
 			ex = f.FixedOn.URLs
+		case FindingGone:
+			ex = f.GoneOn.URLs
 		}
 		ft.Rows = append(ft.Rows, htmltable.Row{"severity": f.Severity.String(), "id": f.ID, "status": f.Status,
-			"oldPages": f.OldPages, "newPages": f.NewPages, "newOn": f.NewOn.Count, "fixedOn": f.FixedOn.Count, "examples": ex})
+			"oldPages": f.OldPages, "newPages": f.NewPages, "newOn": f.NewOn.Count, "fixedOn": f.FixedOn.Count, "goneOn": f.GoneOn.Count, "examples": ex})
 	}
 	ct := &htmltable.Table{Name: "changed", Label: "Page changes", Columns: diffChangeColumns, Search: true,
 		Empty: "No page of both crawls changed."}
