@@ -231,11 +231,11 @@ type FindingChange struct {
 
 // Finding change statuses.
 const (
-	FindingNew        = "new"
-	FindingFixed      = "fixed"
+	FindingNew   = "new"
+	FindingFixed = "fixed"
 	// FindingGone: the finding is no longer reported only because the
 	// pages that had it are gone (4xx/5xx, no response, not crawled).
-	FindingGone = "gone"
+	FindingGone       = "gone"
 	FindingPersisting = "persisting"
 )
 
