@@ -706,7 +706,7 @@ type siteRun struct {
 
 	inlinks    []int32 // distinct linking pages per node (self and redirects excluded)
 	followedIn []int32
-	nofollowIn []int32
+	nofollowIn []int32       // links marked rel=nofollow, from pages not nofollow as a whole
 	fromIndex  []int32       // links from pages that are not noindex
 	sources    []*sourceList // by node, for the nodes collectSources was asked for
 	link       *linkAcc      // link-scope findings, see linkscope.go
@@ -1213,10 +1213,15 @@ func (r *siteRun) links() {
 				continue
 			}
 			r.inlinks[t]++
-			if e.nofollow() {
-				r.nofollowIn[t]++
-			} else {
+			switch {
+			case !e.nofollow():
 				r.followedIn[t]++
+			case !p.Nofollow:
+				// rel="nofollow" on the link itself. The links of a page
+				// that is nofollow as a whole (meta robots, X-Robots-Tag)
+				// pass nothing either, but that is the page's finding
+				// (indexability.nofollow_page), not each target's.
+				r.nofollowIn[t]++
 			}
 			if !p.Noindex {
 				r.fromIndex[t]++
@@ -1267,7 +1272,7 @@ func (r *siteRun) collectSources(want []bool, wanted int) {
 			if len(s.all) < maxEvidenceURLs {
 				s.all = append(s.all, src)
 			}
-			if e.nofollow() && len(s.nofollow) < maxEvidenceURLs {
+			if e.nofollow() && !r.pages[i].Nofollow && len(s.nofollow) < maxEvidenceURLs {
 				s.nofollow = append(s.nofollow, src)
 			}
 		}
