@@ -111,7 +111,7 @@ func TestUnreachable(t *testing.T) {
 			scoreReason: crawler.SiteUnreachable, notFetched: crawler.NotFetchedRobotsUnavailable},
 		{name: "no answer", start: silentPort(t), timeout: 300 * time.Millisecond, stop: crawler.StopUnreachable, kind: "timeout",
 			scoreReason: crawler.SiteUnreachable, notFetched: crawler.NotFetchedRobotsUnavailable},
-		{name: "robots.txt 503, site up", start: site(func(w http.ResponseWriter, r *http.Request) { http.Error(w, "busy", 503) }, 200),
+		{name: "robots.txt 503, site up", start: site(func(w http.ResponseWriter, r *http.Request) { http.Error(w, "busy", http.StatusServiceUnavailable) }, 200),
 			stop: crawler.StopDone, scoreReason: crawler.SiteRobotsUnavailable, notFetched: crawler.NotFetchedRobotsUnavailable,
 			finding: "site.robots_txt_server_error"},
 		{name: "robots.txt connection drops, site up", start: site(dropRobots, 200),
