@@ -14,8 +14,11 @@ import (
 // Analyze fetches rawURL with the safe fetcher and analyses it. A bad URL,
 // or one whose host is or resolves only to a refused address, is an error
 // wrapping seo.ErrInvalidInput. A page that cannot be fetched is not an
-// error: the report carries http.unreachable (or http.redirect_loop) and the
-// reason in Report.Error. With Options.Memory set, a refused memory
+// error: the report carries http.unreachable (or http.redirect_loop), the
+// reason in Report.Error and, when no response came at all, its kind in
+// Report.Unreachable. Such a page, like one answering 4xx or 5xx, has no
+// score: Report.Score is nil and Report.ScoreReason says why, so test
+// Score before reading it. With Options.Memory set, a refused memory
 // reservation is an error wrapping seo.ErrUnavailable.
 func Analyze(ctx context.Context, rawURL string, opts *Options) (*Report, error) {
 	cfg, err := newConfig(opts)
@@ -208,6 +211,9 @@ func failedReport(rawURL string, resp *seo.Response, err error, cfg *config) *Re
 	}
 	rep := &Report{Depth: cfg.Depth, AnalyzedAt: cfg.now().UTC(), Error: err.Error()}
 	fillResponseData(rep, resp, false)
+	if rep.Status == 0 {
+		rep.Unreachable = seo.NewUnreachable(rawURL, err)
+	}
 	r := newReporter(cfg, rawURL)
 	switch {
 	case errors.Is(err, seo.ErrRedirectLoop), errors.Is(err, seo.ErrTooManyRedirects):

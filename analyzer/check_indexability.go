@@ -42,6 +42,10 @@ var robotsValueTokens = map[string]bool{
 	"max-snippet": true, "max-image-preview": true, "max-video-preview": true, "unavailable_after": true,
 }
 
+// noindexDiffers says why a noindex page is a warning, not an error.
+const noindexDiffers = "Lighthouse fails is-crawlable on a noindex page; seokit, like Ahrefs (warning) and Sitebulb (hint), reads noindex as a deliberate choice and warns. " +
+	"Where other signals contradict it the conflict is an error: a noindex URL a sitemap lists (site.sitemap_noindex) or another page names as canonical (canonical.target_noindex)."
+
 func init() {
 	register(
 		Check{
@@ -49,8 +53,9 @@ func init() {
 			Depth:        Basic,
 			AllDocuments: true,
 			IDs: []seo.CheckInfo{
-				{ID: "indexability.noindex_header", Severity: seo.Error, Scope: seo.ScopePage, Summary: "An X-Robots-Tag header (generic or for googlebot) says noindex or none.",
-					Source: "Lighthouse is-crawlable (https://developer.chrome.com/docs/lighthouse/seo/is-crawlable); Google Search Central, Robots meta tag and X-Robots-Tag (https://developers.google.com/search/docs/crawling-indexing/robots-meta-tag); Screaming Frog SEO Spider, SEOnaut"},
+				{ID: "indexability.noindex_header", Severity: seo.Warning, Scope: seo.ScopePage, Summary: "An X-Robots-Tag header (generic or for googlebot) says noindex or none.",
+					Source:  "Lighthouse is-crawlable (https://developer.chrome.com/docs/lighthouse/seo/is-crawlable); Google Search Central, Robots meta tag and X-Robots-Tag (https://developers.google.com/search/docs/crawling-indexing/robots-meta-tag); Ahrefs Site Audit (noindex page: warning); Sitebulb (noindex: hint); Screaming Frog SEO Spider, SEOnaut",
+					Differs: noindexDiffers},
 				{ID: "indexability.robots_txt_blocked", Severity: seo.Error, Scope: seo.ScopePage, Summary: "robots.txt disallows crawling the URL.",
 					Source:  "Lighthouse is-crawlable (https://developer.chrome.com/docs/lighthouse/seo/is-crawlable); Google Search Central, How Google interprets robots.txt (https://developers.google.com/search/docs/crawling-indexing/robots/robots_txt); RFC 9309, Robots Exclusion Protocol (https://www.rfc-editor.org/rfc/rfc9309); Screaming Frog SEO Spider, SEOnaut",
 					Differs: "Lighthouse fails is-crawlable only when every major crawler is blocked; seokit reads the Googlebot group, else *."},
@@ -73,8 +78,9 @@ func init() {
 			Area:  "indexability",
 			Depth: Basic,
 			IDs: []seo.CheckInfo{
-				{ID: "indexability.noindex_meta", Severity: seo.Error, Scope: seo.ScopePage, Summary: "A robots or googlebot meta tag says noindex or none.",
-					Source: "Lighthouse is-crawlable (https://developer.chrome.com/docs/lighthouse/seo/is-crawlable); Google Search Central, Robots meta tag and X-Robots-Tag (https://developers.google.com/search/docs/crawling-indexing/robots-meta-tag); Screaming Frog SEO Spider, SEOnaut"},
+				{ID: "indexability.noindex_meta", Severity: seo.Warning, Scope: seo.ScopePage, Summary: "A robots or googlebot meta tag says noindex or none.",
+					Source:  "Lighthouse is-crawlable (https://developer.chrome.com/docs/lighthouse/seo/is-crawlable); Google Search Central, Robots meta tag and X-Robots-Tag (https://developers.google.com/search/docs/crawling-indexing/robots-meta-tag); Ahrefs Site Audit (noindex page: warning); Sitebulb (noindex: hint); Screaming Frog SEO Spider, SEOnaut",
+					Differs: noindexDiffers},
 				{ID: "indexability.directives_conflict", Severity: seo.Warning, Scope: seo.ScopePage, Summary: "Meta robots and X-Robots-Tag contradict each other on index or follow.",
 					Source: "seokit's own rule, after Google Search Central, Robots meta tag and X-Robots-Tag (https://developers.google.com/search/docs/crawling-indexing/robots-meta-tag) (the most restrictive directive applies)"},
 				{ID: "indexability.robots_meta_multiple", Severity: seo.Notice, Scope: seo.ScopePage, Summary: "Several robots meta tags address the same crawler name.",

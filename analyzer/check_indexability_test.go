@@ -163,7 +163,8 @@ func TestIndexabilityEvidence(t *testing.T) {
 		t.Fatalf("directives_conflict: %+v", f)
 	}
 	f = finding(rep, "indexability.noindex_header")
-	if f == nil || f.Severity != seo.Error || f.Evidence.Element != "X-Robots-Tag" || f.Evidence.Value != "noindex" {
+	// A deliberate noindex is a warning (Ahrefs: warning, Sitebulb: hint).
+	if f == nil || f.Severity != seo.Warning || f.Evidence.Element != "X-Robots-Tag" || f.Evidence.Value != "noindex" {
 		t.Errorf("noindex_header: %+v", f)
 	}
 	h = http.Header{"Content-Type": {"text/html"}, "X-Robots-Tag": {"max_snippet:0", "otherbot: noindex"}}

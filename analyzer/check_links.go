@@ -44,9 +44,11 @@ func init() {
 			{ID: "links.to_private_host", Severity: seo.Warning, Scope: seo.ScopePage, Summary: "A link points to localhost, a loopback, private or link-local address, or a .local/.internal name.",
 				Source:  "seokit's own rule; Screaming Frog SEO Spider and SEOnaut flag localhost links",
 				Differs: "Screaming Frog and SEOnaut flag localhost only; seokit also flags loopback, private and link-local addresses and .local/.internal names."},
-			{ID: "links.unsafe_target_blank", Severity: seo.Notice, Scope: seo.ScopePage, Summary: "A cross-origin link opens a new tab without rel=\"noopener\" or \"noreferrer\".",
-				Source:  "HTML Standard, rel=noopener (https://html.spec.whatwg.org/multipage/links.html#link-type-noopener); Screaming Frog SEO Spider",
-				Differs: "Browsers now imply noopener for target=_blank, so seokit reports it as a notice only."},
+			{ID: "links.unsafe_target_blank", Severity: seo.Notice, Scope: seo.ScopePage, Minor: true, Summary: "A cross-origin link opens a new tab with rel=\"opener\", handing the new page window.opener.",
+				Source: "HTML Standard, rel=noopener (https://html.spec.whatwg.org/multipage/links.html#link-type-noopener), target=_blank implies noopener since whatwg/html#4078 (https://github.com/whatwg/html/pull/4078): Chrome 88, Firefox 79, Safari 12.1; " +
+					"Lighthouse removed external-anchors-use-rel-noopener in v10 (https://github.com/GoogleChrome/lighthouse/releases/tag/v10.0.0); Screaming Frog SEO Spider",
+				Differs: "Browsers imply noopener for target=_blank since 2021 and Lighthouse retired its audit, so a target=_blank link without rel=\"noopener\" is no longer reported (Screaming Frog still flags it); " +
+					"seokit keeps the ID for the one case that still opens the hole, an explicit rel=\"opener\" on a cross-origin link, as a minor notice."},
 			{ID: "links.too_many", Severity: seo.Notice, Scope: seo.ScopePage, Summary: "The page has more links than the limit (100 by default).",
 				Source:  "SEOnaut (100 links)",
 				Differs: "Google names no link limit; seokit keeps SEOnaut's 100 as a notice, which callers can raise."},
@@ -360,9 +362,11 @@ func checkLinks(p *Page, r *Reporter) {
 				return seo.Evidence{Element: el(), Value: l.URL.Host, URLs: []string{l.URL.String()}}
 			})
 		}
+		// target=_blank implies noopener in every current browser; only an
+		// explicit rel="opener" gives the new page window.opener back.
 		if t, _ := Attr(l.Node, "target"); strings.EqualFold(strings.TrimSpace(t), "_blank") && lkOrigin(l.URL) != pageOrigin &&
-			!cnRelHas(l.Rel, "noopener") && !cnRelHas(l.Rel, "noreferrer") {
-			r.addLazy("links.unsafe_target_blank", `a cross-origin link opens a new tab without rel="noopener"`, func() seo.Evidence {
+			cnRelHas(l.Rel, "opener") && !cnRelHas(l.Rel, "noopener") && !cnRelHas(l.Rel, "noreferrer") {
+			r.addLazy("links.unsafe_target_blank", `a cross-origin link opens a new tab with rel="opener", which hands it this page's window`, func() seo.Evidence {
 				return seo.Evidence{Element: el(), Value: l.URL.String(), URLs: []string{l.URL.String()}}
 			})
 		}

@@ -13,7 +13,10 @@ func TestLinksFixtures(t *testing.T) {
 		want       []string
 	}{
 		{"bad", "links/bad.html", []string{"links.uncrawlable", "links.placeholder_href", "links.non_descriptive_text", "links.empty_text", "links.internal_nofollow",
-			"links.to_http", "links.to_private_host", "links.unsafe_target_blank", "links.broken_fragment"}},
+			"links.to_http", "links.to_private_host", "links.broken_fragment"}},
+		// target=_blank implies noopener: only rel="opener" on a
+		// cross-origin link (the last one) is reported.
+		{"new tabs", "links/target_blank.html", []string{"links.unsafe_target_blank"}},
 		{"good", "links/good.html", nil},
 		{"dead end", "links/deadend.html", []string{"links.dead_end"}},
 		{"too many", "links/many.html", []string{"links.too_many"}},
@@ -193,5 +196,15 @@ func TestLinksGenericTextSkipped(t *testing.T) {
 			rep := analyzeString(t, doc, "", nil, nil)
 			assertIDs(t, rep, nil, []string{"links.non_descriptive_text"})
 		})
+	}
+}
+
+// TestTargetBlankOnlyOpener: of the new-tab links of the fixture, only the
+// cross-origin one with rel="opener" is reported.
+func TestTargetBlankOnlyOpener(t *testing.T) {
+	rep := analyzeFixture(t, "links/target_blank.html", "", nil, nil)
+	f := finding(rep, "links.unsafe_target_blank")
+	if f == nil || f.Occurrences() != 1 || f.Evidence.Value != "https://other.org/e" {
+		t.Fatalf("links.unsafe_target_blank: %+v", f)
 	}
 }

@@ -38,7 +38,8 @@ func init() {
 		link("images.too_large", seo.Warning, "An image is larger than the byte limit (500 KB by default).",
 			"SEOnaut (500 KB); Google Search Central, Image SEO best practices (https://developers.google.com/search/docs/appearance/google-images)", "Screaming Frog flags images over 100 KB; seokit uses SEOnaut's 500 KB, so that ordinary photos do not all fire."),
 		link("images.broken", seo.Warning, "An image source answers 4xx/5xx, cannot be fetched, or is not served as an image.",
-			"Google Search Central, Image SEO best practices (https://developers.google.com/search/docs/appearance/google-images); Screaming Frog SEO Spider, SEOnaut", ""),
+			"Google Search Central, Image SEO best practices (https://developers.google.com/search/docs/appearance/google-images); Screaming Frog SEO Spider, SEOnaut",
+			"An image on another host whose name does not resolve is not checked (images.list[].notChecked host_unresolvable), not broken: the lookup failing says nothing of the image, as the crawl's external checks give up such hosts rather than call their targets broken."),
 		link("canonical.target_error", seo.Error, "The canonical URL answers 4xx/5xx or cannot be fetched.",
 			"Google Search Central, Consolidate duplicate URLs (https://developers.google.com/search/docs/crawling-indexing/consolidate-duplicate-urls); Screaming Frog SEO Spider, SEOnaut", ""),
 		link("canonical.target_redirect", seo.Warning, "The canonical URL answers with a redirect.",
@@ -95,6 +96,9 @@ type lcTarget struct {
 	height   int
 	blocked  bool     // robots.txt disallows the URL
 	facts    *lcFacts // robots, canonical and hreflang of an HTML target
+	// unresolved: the target's host, another than the page's, does not
+	// resolve; the target is not checked rather than broken.
+	unresolved bool
 }
 
 // lcAlt is one hreflang alternate.
@@ -202,6 +206,11 @@ func lcFill(p *Page, targets []*lcTarget, unchecked int) {
 	}
 	for i := range rep.Images.List {
 		if t := lookup(rep.Images.List[i].Src); t != nil && t.kinds&lcImage != 0 {
+			if t.unresolved {
+				rep.Images.List[i].NotChecked = NotCheckedHostUnresolvable
+				rep.Images.Unchecked++
+				continue
+			}
 			rep.Images.List[i].Status = t.status
 			if t.size >= 0 {
 				rep.Images.List[i].Bytes = t.size
@@ -457,6 +466,7 @@ func lcFetch(ctx context.Context, env *fetchEnv, cfg *config, t *lcTarget, wantS
 		if resp != nil {
 			t.status = resp.Status
 		}
+		t.unresolved = t.status == 0 && !t.internal && seo.UnreachableKind(err) == seo.UnreachableDNS
 		return
 	}
 	t.status = resp.Status
@@ -557,6 +567,9 @@ func lcReport(p *Page, r *Reporter, t *lcTarget, pageKeys map[string]bool) {
 	}
 	if t.kinds&lcImage != 0 {
 		switch {
+		case t.unresolved:
+			// Nothing is known of the image: its host is not in the DNS
+			// (ImageInfo.NotChecked says so).
 		case bad:
 			r.Add("images.broken", fmt.Sprintf("the image %s cannot be loaded (%s)", u, what), ev(t.imageEl))
 		case ok && t.ctype != "" && !lcIsImageType(t.ctype):

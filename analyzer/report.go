@@ -94,6 +94,11 @@ type Report struct {
 	AnalyzedAt time.Time `json:"analyzedAt"`
 	// Error says why the page could not be fetched, when it could not.
 	Error string `json:"error,omitempty"`
+	// Unreachable says how the fetch failed when it got no response at
+	// all: the kind ("dns", "connection", "tls", "timeout" or "other") and
+	// the error; nil (absent) when the page answered, even with an error
+	// status. Unreachable.Err wraps seo.ErrUnreachable.
+	Unreachable *seo.Unreachable `json:"unreachable,omitempty"`
 }
 
 // MutedFinding counts the findings of one muted check ID.
@@ -228,9 +233,12 @@ type LinkInfo struct {
 // ImageSummary counts the page's images and lists the first
 // Options.MaxListItems of them (Report.Truncated["images"] when cut).
 type ImageSummary struct {
-	Total      int         `json:"total"`
-	WithoutAlt int         `json:"withoutAlt"`
-	List       []ImageInfo `json:"list,omitempty"`
+	Total      int `json:"total"`
+	WithoutAlt int `json:"withoutAlt"`
+	// Unchecked counts the images of List a link check could not check
+	// (ImageInfo.NotChecked); absent when none.
+	Unchecked int         `json:"unchecked,omitempty"`
+	List      []ImageInfo `json:"list,omitempty"`
 }
 
 // ImageInfo is one <img>. Alt is nil when the attribute is absent.
@@ -241,7 +249,16 @@ type ImageInfo struct {
 	Height string  `json:"height,omitempty"`
 	Status int     `json:"status,omitempty"`
 	Bytes  int64   `json:"bytes,omitempty"`
+	// NotChecked says why a link check (Options.CheckLinks) could not
+	// check the image: NotCheckedHostUnresolvable. Such an image is
+	// neither broken nor fine: no finding is reported for it.
+	NotChecked string `json:"notChecked,omitempty"`
 }
+
+// NotCheckedHostUnresolvable: the image is on another host whose name does
+// not resolve (a typo, a retired domain, a resolver that is down), so
+// nothing is known of the image itself.
+const NotCheckedHostUnresolvable = "host_unresolvable"
 
 // StructuredItem is one structured-data item: its syntax ("json-ld",
 // "microdata", "rdfa") and its types.

@@ -3,6 +3,7 @@ package crawler
 import (
 	"context"
 	"net/http"
+	"time"
 
 	"github.com/seokit/seokit/seo"
 )
@@ -15,6 +16,9 @@ type agentFetcher struct {
 	ua string
 	// header gives the crawl's access header for a URL (nil for none).
 	header func(string) http.Header
+	// timeout bounds each fetch (Options.RequestTimeout); zero leaves the
+	// fetcher's own bound.
+	timeout time.Duration
 }
 
 // Fetch fetches req with the crawl's user agent unless it has its own.
@@ -28,6 +32,11 @@ func (a agentFetcher) Fetch(ctx context.Context, req *seo.Request) (*seo.Respons
 			r.Header = a.header(r.URL)
 		}
 		req = &r
+	}
+	if a.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, a.timeout)
+		defer cancel()
 	}
 	return a.f.Fetch(ctx, req)
 }

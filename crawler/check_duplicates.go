@@ -148,6 +148,10 @@ func (r *siteRun) reportGroup(id string, members []int, msg string, ev seo.Evide
 	}
 	sort.Strings(urls)
 	r.add(id, urls[0], msg, ev, urls, len(urls))
+	if r.clusters == nil {
+		r.clusters = map[clusterKey]cluster{}
+	}
+	r.clusters[clusterKey{id, urls[0]}] = cluster{total: len(urls), members: r.findings[len(r.findings)-1].Evidence.URLs}
 }
 
 func normText(s string) string { return strings.ToLower(analyzer.Collapse(s)) }

@@ -14,8 +14,9 @@ func init() {
 				{ID: "site.orphan", Severity: seo.Warning, Scope: seo.ScopeSite, Summary: "A sitemap URL that is a real page (2xx, HTML, no redirect) and that no crawled page links to.",
 					Source:  "Google Search Central, Make your links crawlable (https://developers.google.com/search/docs/crawling-indexing/links-crawlable) (pages need links to be found); Screaming Frog SEO Spider, SEOnaut",
 					Differs: "Like Screaming Frog, seokit needs the sitemap to find orphans; when the crawl stops at its page limit it does not call unreached sitemap URLs orphans. A sitemap URL that fails, redirects or is not HTML is not an orphan: site.sitemap_broken_url or site.sitemap_redirect reports it."},
-				{ID: "site.sitemap_noindex", Severity: seo.Warning, Scope: seo.ScopeSite, Summary: "A sitemap lists a noindex URL.",
-					Source: "Google Search Central, Build and submit a sitemap (https://developers.google.com/search/docs/crawling-indexing/sitemaps/build-sitemap); sitemaps.org protocol (https://www.sitemaps.org/protocol.html); Screaming Frog SEO Spider, SEOnaut"},
+				{ID: "site.sitemap_noindex", Severity: seo.Error, Scope: seo.ScopeSite, Summary: "A sitemap lists a noindex URL: conflicting signals.",
+					Source:  "Google Search Central, Build and submit a sitemap (https://developers.google.com/search/docs/crawling-indexing/sitemaps/build-sitemap); sitemaps.org protocol (https://www.sitemaps.org/protocol.html); Screaming Frog SEO Spider, SEOnaut",
+					Differs: "An error, not a warning: the sitemap asks for the URL to be indexed and the page refuses, while a noindex page alone is a deliberate choice (indexability.noindex_meta and noindex_header are warnings)."},
 				{ID: "site.sitemap_non_canonical", Severity: seo.Warning, Scope: seo.ScopeSite, Summary: "A sitemap lists a URL that names another URL as canonical.",
 					Source: "Google Search Central, Build and submit a sitemap (https://developers.google.com/search/docs/crawling-indexing/sitemaps/build-sitemap); sitemaps.org protocol (https://www.sitemaps.org/protocol.html) (list canonical URLs); Screaming Frog SEO Spider, SEOnaut"},
 				{ID: "site.sitemap_redirect", Severity: seo.Warning, Scope: seo.ScopeSite, Summary: "A sitemap lists a URL that redirects.",
@@ -69,6 +70,8 @@ func (r *siteRun) sitemapChecks() {
 			r.add("site.orphan", loc, "the sitemap lists this URL but no crawled page links to it", ev("sitemap"), []string{sm}, 1)
 		}
 		switch {
+		case robotsUnavailable(p):
+			// robots.txt said nothing: nothing to report about the URL.
 		case p.RobotsBlocked:
 			r.add("site.sitemap_blocked", loc, "the sitemap lists a URL that robots.txt disallows", ev("robots.txt"), []string{sm}, 1)
 		case p.Status >= 400 || (p.Status == 0 && p.Error != ""):

@@ -101,8 +101,9 @@ func (m memSource) Pages(ctx context.Context) iter.Seq2[*PageSummary, error] {
 type Diff struct {
 	Old DiffSide `json:"old"`
 	New DiffSide `json:"new"`
-	// Score is the change of the site score, New minus Old.
-	Score int `json:"score"`
+	// Score is the change of the site score, New minus Old; nil (null)
+	// when either crawl has no score (DiffSide.Score).
+	Score *int `json:"score"`
 	// Totals compare counts of the two crawls: pages, indexable pages,
 	// 4xx and 5xx pages, noindex pages, findings per severity.
 	Totals []TotalChange `json:"totals"`
@@ -123,19 +124,23 @@ type Diff struct {
 	Robots   *RobotsChange   `json:"robots,omitempty"`
 	Sitemaps *SitemapsChange `json:"sitemaps,omitempty"`
 	// Truncated names the lists cut at their caps ("changed", "added",
-	// "removed", "findings.<ID>.new", "findings.<ID>.fixed").
+	// "removed", "findings.<ID>.new", "findings.<ID>.fixed",
+	// "findings.<ID>.gone").
 	Truncated seo.Truncated `json:"truncated,omitempty"`
 }
 
 // DiffSide identifies one crawl of a comparison.
 type DiffSide struct {
-	Domain     string        `json:"domain"`
-	StartURL   string        `json:"startUrl"`
-	StartedAt  time.Time     `json:"startedAt"`
-	FinishedAt time.Time     `json:"finishedAt"`
-	Pages      int           `json:"pages"`
-	Score      int           `json:"score"`
-	Counts     FindingCounts `json:"findingCounts"`
+	Domain     string    `json:"domain"`
+	StartURL   string    `json:"startUrl"`
+	StartedAt  time.Time `json:"startedAt"`
+	FinishedAt time.Time `json:"finishedAt"`
+	Pages      int       `json:"pages"`
+	// Score is the crawl's site score, nil (null) when it has none
+	// (SiteReport.ScoreReason, here ScoreReason).
+	Score       *int          `json:"score"`
+	ScoreReason string        `json:"scoreReason,omitempty"`
+	Counts      FindingCounts `json:"findingCounts"`
 }
 
 // TotalChange is one count of both crawls.
@@ -203,8 +208,9 @@ type FieldChange struct {
 type FindingChange struct {
 	ID       string       `json:"id"`
 	Severity seo.Severity `json:"severity"`
-	// Status is "new" (only in New), "fixed" (only in Old) or
-	// "persisting".
+	// Status is "new" (only in New), "fixed" (only in Old, and on at
+	// least one page that still answers), "gone" (only in Old, and every
+	// page that had it is gone: GoneOn) or "persisting".
 	Status string `json:"status"`
 	// OldPages and NewPages count the pages with the finding in each
 	// crawl (FindingGroup.Pages); OldCount and NewCount its occurrences.
@@ -214,15 +220,22 @@ type FindingChange struct {
 	NewCount int `json:"newCount"`
 	// NewOn lists the pages of both crawls that have it now and did not
 	// before, plus added pages that have it; FixedOn the pages of both
-	// crawls that had it and no longer do. Removed pages are in neither.
+	// crawls that had it and no longer do while still answering (2xx or
+	// 3xx). GoneOn lists the pages that had it and are gone: they now
+	// answer 4xx or 5xx, give no response, or were not crawled (removed);
+	// their findings left with them, unfixed.
 	NewOn   URLSample `json:"newOn"`
 	FixedOn URLSample `json:"fixedOn"`
+	GoneOn  URLSample `json:"goneOn"`
 }
 
 // Finding change statuses.
 const (
-	FindingNew        = "new"
-	FindingFixed      = "fixed"
+	FindingNew   = "new"
+	FindingFixed = "fixed"
+	// FindingGone: the finding is no longer reported only because the
+	// pages that had it are gone (4xx/5xx, no response, not crawled).
+	FindingGone       = "gone"
 	FindingPersisting = "persisting"
 )
 
@@ -416,8 +429,15 @@ func Compare(ctx context.Context, old, new ReportSource, opts *CompareOptions) (
 				change(id).NewOn.add(np.url, o.MaxExamples)
 			}
 		}
+		gone := np.status == 0 || np.status >= 400
 		for _, id := range op.findings {
-			if !slices.Contains(np.findings, id) {
+			if slices.Contains(np.findings, id) {
+				continue
+			}
+			if gone {
+				// The page failed: its findings went with it, unfixed.
+				change(id).GoneOn.add(np.url, o.MaxExamples)
+			} else {
 				change(id).FixedOn.add(np.url, o.MaxExamples)
 			}
 		}
@@ -482,8 +502,11 @@ func Compare(ctx context.Context, old, new ReportSource, opts *CompareOptions) (
 			change(id).NewOn.add(u, o.MaxExamples)
 		}
 	}
-	for u := range oldWait {
+	for u, p := range oldWait {
 		d.Removed.add(u, o.MaxExamples)
+		for _, id := range p.findings {
+			change(id).GoneOn.add(u, o.MaxExamples)
+		}
 	}
 	d.Changed = firstByURL(d.Changed, o.MaxChangedPages)
 	d.Truncated.Note("changed", d.ChangedPages, len(d.Changed))
@@ -494,7 +517,10 @@ func Compare(ctx context.Context, old, new ReportSource, opts *CompareOptions) (
 	oldTot, newTot := oldEnd.tot, newEnd.tot
 	d.Old = side(oldRep, oldTot.pages)
 	d.New = side(newRep, newTot.pages)
-	d.Score = d.New.Score - d.Old.Score
+	if d.New.Score != nil && d.Old.Score != nil {
+		ds := *d.New.Score - *d.Old.Score
+		d.Score = &ds
+	}
 	d.Totals = []TotalChange{
 		{"pages", oldTot.pages, newTot.pages},
 		{"indexable", oldTot.indexable, newTot.indexable},
@@ -538,8 +564,13 @@ func firstByURL(c []PageChange, max int) []PageChange {
 }
 
 func side(r *SiteReport, pages int) DiffSide {
-	return DiffSide{Domain: r.Domain, StartURL: r.StartURL, StartedAt: r.StartedAt, FinishedAt: r.FinishedAt,
-		Pages: pages, Score: r.Score.Value, Counts: r.FindingCounts}
+	s := DiffSide{Domain: r.Domain, StartURL: r.StartURL, StartedAt: r.StartedAt, FinishedAt: r.FinishedAt,
+		Pages: pages, ScoreReason: r.ScoreReason, Counts: r.FindingCounts}
+	if r.Score != nil {
+		v := r.Score.Value
+		s.Score = &v
+	}
+	return s
 }
 
 func comparePage(op, p *cpage, o *CompareOptions) []FieldChange {
@@ -635,6 +666,8 @@ func compareFindings(oldRep, newRep *SiteReport, fc map[string]*FindingChange, t
 			c.Status, c.Severity = FindingPersisting, ng.Severity
 		case inNew:
 			c.Status, c.Severity = FindingNew, ng.Severity
+		case c.FixedOn.Count == 0 && c.GoneOn.Count > 0:
+			c.Status, c.Severity = FindingGone, og.Severity
 		default:
 			c.Status, c.Severity = FindingFixed, og.Severity
 		}
@@ -652,12 +685,17 @@ func compareFindings(oldRep, newRep *SiteReport, fc map[string]*FindingChange, t
 		}
 		tr.Note("findings."+id+".new", c.NewOn.Count, len(c.NewOn.URLs))
 		tr.Note("findings."+id+".fixed", c.FixedOn.Count, len(c.FixedOn.URLs))
+		tr.Note("findings."+id+".gone", c.GoneOn.Count, len(c.GoneOn.URLs))
 		if c.NewOn.URLs == nil {
 			c.NewOn.URLs = []string{}
 		}
 		if c.FixedOn.URLs == nil {
 			c.FixedOn.URLs = []string{}
 		}
+		if c.GoneOn.URLs == nil {
+			c.GoneOn.URLs = []string{}
+		}
+		slices.Sort(c.GoneOn.URLs)
 		slices.Sort(c.NewOn.URLs)
 		slices.Sort(c.FixedOn.URLs)
 		out = append(out, c)

@@ -23,8 +23,8 @@ const maxTextChanges = 50
 func (d *Diff) WriteText(w io.Writer) error {
 	b := &strings.Builder{}
 	fmt.Fprintf(b, "Crawl comparison: %s\n", d.New.Domain)
-	fmt.Fprintf(b, "  old: %s, %d pages, score %d\n", htmltable.When(d.Old.StartedAt), d.Old.Pages, d.Old.Score)
-	fmt.Fprintf(b, "  new: %s, %d pages, score %d (%+d)\n", htmltable.When(d.New.StartedAt), d.New.Pages, d.New.Score, d.Score)
+	fmt.Fprintf(b, "  old: %s, %d pages, score %s\n", htmltable.When(d.Old.StartedAt), d.Old.Pages, d.Old.ScoreText())
+	fmt.Fprintf(b, "  new: %s, %d pages, score %s (%s)\n", htmltable.When(d.New.StartedAt), d.New.Pages, d.New.ScoreText(), d.ScoreChange())
 	b.WriteString("\nTotals (old → new):\n")
 	for _, t := range d.Totals {
 		fmt.Fprintf(b, "  %-10s %6d → %-6d %s\n", t.Name, t.Old, t.New, delta(t.New-t.Old))
@@ -39,6 +39,11 @@ func (d *Diff) WriteText(w io.Writer) error {
 	})
 	fmt.Fprintf(b, "\nFixed findings (%d):\n", len(fixed))
 	writeFindingLines(b, fixed, func(f FindingChange) string { return fmt.Sprintf("was on %d pages", f.OldPages) })
+	gone := d.findingsBy(FindingGone)
+	fmt.Fprintf(b, "\nGone with their pages, not fixed (%d):\n", len(gone))
+	writeFindingLines(b, gone, func(f FindingChange) string {
+		return fmt.Sprintf("was on %d pages, now failing or not crawled", f.GoneOn.Count)
+	})
 	writeSample(b, "Added URLs", d.Added)
 	writeSample(b, "Removed URLs", d.Removed)
 	fmt.Fprintf(b, "\nChanged pages (%d):\n", d.ChangedPages)
@@ -99,7 +104,10 @@ func writeFindingLines(b *strings.Builder, fs []FindingChange, detail func(Findi
 			return
 		}
 		fmt.Fprintf(b, "  %-7s %s (%s)", f.Severity, f.ID, detail(f))
-		if len(f.NewOn.URLs) > 0 && f.Status != FindingFixed {
+		switch {
+		case f.Status == FindingGone && len(f.GoneOn.URLs) > 0:
+			fmt.Fprintf(b, " e.g. %s", f.GoneOn.URLs[0])
+		case len(f.NewOn.URLs) > 0 && f.Status != FindingFixed && f.Status != FindingGone:
 			fmt.Fprintf(b, " e.g. %s", f.NewOn.URLs[0])
 		}
 		b.WriteByte('\n')
@@ -137,7 +145,7 @@ func (d *Diff) WriteMarkdown(w io.Writer) error {
 	b := &strings.Builder{}
 	fmt.Fprintf(b, "## seokit crawl comparison: %s\n\n", mdEscape(d.New.Domain))
 	b.WriteString("| | Old | New | Change |\n|---|---:|---:|---:|\n")
-	fmt.Fprintf(b, "| Site score | %d | %d | %s |\n", d.Old.Score, d.New.Score, signed(d.Score))
+	fmt.Fprintf(b, "| Site score | %s | %s | %s |\n", mdEscape(d.Old.ScoreText()), mdEscape(d.New.ScoreText()), d.ScoreChange())
 	for _, t := range d.Totals {
 		fmt.Fprintf(b, "| %s | %d | %d | %s |\n", t.Name, t.Old, t.New, signed(t.New-t.Old))
 	}
@@ -154,9 +162,12 @@ func (d *Diff) WriteMarkdown(w io.Writer) error {
 				return
 			}
 			ex := ""
-			if len(f.NewOn.URLs) > 0 && f.Status != FindingFixed {
+			switch {
+			case f.Status == FindingGone && len(f.GoneOn.URLs) > 0:
+				ex = mdEscape(f.GoneOn.URLs[0])
+			case len(f.NewOn.URLs) > 0 && f.Status != FindingFixed:
 				ex = mdEscape(f.NewOn.URLs[0])
-			} else if len(f.FixedOn.URLs) > 0 {
+			case len(f.FixedOn.URLs) > 0:
 				ex = mdEscape(f.FixedOn.URLs[0])
 			}
 			fmt.Fprintf(b, "| %s | `%s` | %s | %s |\n", f.Severity, f.ID, pages(f), ex)
@@ -167,6 +178,7 @@ func (d *Diff) WriteMarkdown(w io.Writer) error {
 		return fmt.Sprintf("%d → %d", f.OldPages, f.NewPages)
 	})
 	section("Fixed findings", d.findingsBy(FindingFixed), func(f FindingChange) string { return strconv.Itoa(f.OldPages) })
+	section("Gone with their pages, not fixed", d.findingsBy(FindingGone), func(f FindingChange) string { return strconv.Itoa(f.GoneOn.Count) })
 	fmt.Fprintf(b, "\n### URLs\n\n%d added, %d removed, %d changed.\n", d.Added.Count, d.Removed.Count, d.ChangedPages)
 	for _, l := range []struct {
 		title string
@@ -210,6 +222,27 @@ func (d *Diff) WriteMarkdown(w io.Writer) error {
 	return err
 }
 
+// ScoreText is the side's site score as reports show it: the number, or
+// "none" with the reason when the crawl has no score.
+func (s DiffSide) ScoreText() string {
+	if s.Score != nil {
+		return strconv.Itoa(*s.Score)
+	}
+	if s.ScoreReason != "" {
+		return "none (" + strings.ReplaceAll(s.ScoreReason, "_", " ") + ")"
+	}
+	return "none"
+}
+
+// ScoreChange is the change of the site score signed ("+3", "0", "-2"),
+// or "n/a" when either crawl has no score.
+func (d *Diff) ScoreChange() string {
+	if d.Score == nil {
+		return "n/a"
+	}
+	return signed(*d.Score)
+}
+
 func signed(n int) string {
 	if n == 0 {
 		return "0"
@@ -251,6 +284,7 @@ var (
 		{Key: "newPages", Label: "Pages now", Kind: htmltable.Num},
 		{Key: "newOn", Label: "New on", Kind: htmltable.Num},
 		{Key: "fixedOn", Label: "Fixed on", Kind: htmltable.Num},
+		{Key: "goneOn", Label: "Gone with the page", Kind: htmltable.Num},
 		{Key: "examples", Label: "Examples", Kind: htmltable.URLs},
 	}
 	diffChangeColumns = []htmltable.Column{
@@ -272,11 +306,14 @@ func (d *Diff) WriteHTML(w io.Writer) error {
 		SevKey: "severity", IDKey: "id", Empty: "No findings in either crawl."}
 	for _, f := range d.Findings {
 		ex := f.NewOn.URLs
-		if f.Status == FindingFixed {
+		switch f.Status {
+		case FindingFixed:
 			ex = f.FixedOn.URLs
+		case FindingGone:
+			ex = f.GoneOn.URLs
 		}
 		ft.Rows = append(ft.Rows, htmltable.Row{"severity": f.Severity.String(), "id": f.ID, "status": f.Status,
-			"oldPages": f.OldPages, "newPages": f.NewPages, "newOn": f.NewOn.Count, "fixedOn": f.FixedOn.Count, "examples": ex})
+			"oldPages": f.OldPages, "newPages": f.NewPages, "newOn": f.NewOn.Count, "fixedOn": f.FixedOn.Count, "goneOn": f.GoneOn.Count, "examples": ex})
 	}
 	ct := &htmltable.Table{Name: "changed", Label: "Page changes", Columns: diffChangeColumns, Search: true,
 		Empty: "No page of both crawls changed."}

@@ -36,6 +36,9 @@ const (
 	StopTimeBudget = "time_budget"
 	StopByteBudget = "byte_budget"
 	StopCanceled   = "canceled"
+	// StopUnreachable: no URL of the site answered; CrawlStats.Unreachable
+	// says how the start URL, or the robots.txt fetched before it, failed.
+	StopUnreachable = "unreachable"
 )
 
 // crawl is the state of one Run.
@@ -70,9 +73,17 @@ type crawl struct {
 	start     time.Time // monotonic
 
 	// counters
-	fetched  atomic.Int64
-	errs     atomic.Int64
-	blocked  atomic.Int64
+	fetched atomic.Int64
+	errs    atomic.Int64
+	blocked atomic.Int64
+	// robotsDown counts the URLs not fetched because their host's
+	// robots.txt was unavailable (5xx, 429, no response): robots.txt said
+	// nothing about them, so they are not counted as blocked.
+	robotsDown atomic.Int64
+	// answered counts the fetches that got a response (any status);
+	// startErr is the start URL's fetch error when it got none.
+	answered atomic.Int64
+	startErr atomic.Pointer[seo.Unreachable]
 	bytes    atomic.Int64
 	admitted atomic.Int64
 	admitCap int64
@@ -169,7 +180,7 @@ func (c *Crawler) Run(ctx context.Context, domain string) (*SiteReport, error) {
 			return nil, err
 		}
 	}
-	cr.robots = robotstxt.NewCache(robotstxt.FetcherFunc(agentFetcher{cr.fetcher, cr.o.UserAgent, cr.header}), &robotstxt.CacheOptions{UserAgent: cr.o.RobotsToken})
+	cr.robots = robotstxt.NewCache(robotstxt.FetcherFunc(agentFetcher{cr.fetcher, cr.o.UserAgent, cr.header, cr.o.RequestTimeout}), &robotstxt.CacheOptions{UserAgent: cr.o.RobotsToken})
 	cr.pol = newPoliteness(&cr.o, cr.crawlDelay)
 	cr.traps = newTrapGuard()
 	cr.traps.year = cr.startedAt.Year() // date-named parameters are judged against the crawl's clock
@@ -355,10 +366,16 @@ func (cr *crawl) replay(ctx context.Context) error {
 	err := cr.store.Summaries(ctx, func(sum PageSummary, edges []Edge) error {
 		edges = cr.replayExternal(sum.URL, edges)
 		cr.record(sum, edges)
-		if !sum.RobotsBlocked {
-			cr.fetched.Add(1)
-		} else {
+		switch {
+		case robotsUnavailable(&sum):
+			cr.robotsDown.Add(1)
+		case sum.RobotsBlocked:
 			cr.blocked.Add(1)
+		default:
+			cr.fetched.Add(1)
+			if sum.Status != 0 {
+				cr.answered.Add(1)
+			}
 		}
 		if isErrorSummary(sum) {
 			cr.errs.Add(1)
@@ -438,11 +455,35 @@ func (cr *crawl) sharedReport(ctx context.Context) error {
 	cr.fetched.Store(0)
 	cr.errs.Store(0)
 	cr.blocked.Store(0)
+	cr.robotsDown.Store(0)
+	cr.answered.Store(0)
 	cr.bytes.Store(0)
 	return cr.replay(ctx)
 }
 
-func isErrorSummary(s PageSummary) bool { return s.Error != "" || s.Status == 0 || s.Status >= 500 }
+func isErrorSummary(s PageSummary) bool {
+	return !s.RobotsBlocked && (s.Error != "" || s.Status == 0 || s.Status >= 500)
+}
+
+// robotsUnavailablePrefix starts the Error of a URL not fetched because
+// its host's robots.txt was unavailable.
+const robotsUnavailablePrefix = "robots.txt unavailable"
+
+// robotsUnavailableError says why a URL was not fetched when its host's
+// robots.txt was unavailable.
+func robotsUnavailableError(rb *robotstxt.Robots) string {
+	if err := rb.Err(); err != nil {
+		return robotsUnavailablePrefix + ": " + seo.Clip(err.Error())
+	}
+	return fmt.Sprintf("%s: status %d", robotsUnavailablePrefix, rb.Status())
+}
+
+// robotsUnavailable reports whether the URL of p was not fetched because
+// its host's robots.txt was unavailable (5xx, 429 or no response), rather
+// than disallowed by it.
+func robotsUnavailable(p *PageSummary) bool {
+	return p.RobotsBlocked && strings.HasPrefix(p.Error, robotsUnavailablePrefix)
+}
 
 // record adds a finished page to the site builder and the depth histogram.
 func (cr *crawl) record(sum PageSummary, edges []Edge) {
@@ -732,12 +773,19 @@ func (cr *crawl) process(ctx context.Context, it Item, attempt int) result {
 	}
 	sum := PageSummary{URL: it.URL, Depth: depthPtr(it.Depth), ScoreReason: analyzer.ScoreNotFetched}
 	if !cr.o.IgnoreRobots {
-		if !cr.robots.Get(ctx, u).Allowed(cr.o.RobotsToken, seo.RequestTarget(u)) {
+		if rb := cr.robots.Get(ctx, u); !rb.Allowed(cr.o.RobotsToken, seo.RequestTarget(u)) {
 			if ctx.Err() != nil {
 				return result{retry: &retryItem{it: it}}
 			}
 			sum.RobotsBlocked = true
-			cr.blocked.Add(1)
+			if rb.Unavailable() {
+				// Not fetched, as search engines do, but robots.txt said
+				// nothing: the summary says it was unavailable.
+				sum.Error = robotsUnavailableError(rb)
+				cr.robotsDown.Add(1)
+			} else {
+				cr.blocked.Add(1)
+			}
 			cr.returnPages(ctx, 1)
 			return cr.finish(ctx, it, sum, nil)
 		}
@@ -780,7 +828,15 @@ func (cr *crawl) process(ctx context.Context, it Item, attempt int) result {
 		}
 	}
 	cr.fetched.Add(1)
+	if resp != nil && resp.Status != 0 {
+		cr.answered.Add(1)
+	}
 	if ferr != nil && (resp == nil || resp.Status == 0) {
+		if it.Source == SourceStart {
+			if un := seo.NewUnreachable(it.URL, ferr); un != nil {
+				cr.startErr.CompareAndSwap(nil, un)
+			}
+		}
 		sum.Error = ferr.Error()
 		sum.Status = 0
 		cr.errs.Add(1)

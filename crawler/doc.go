@@ -46,7 +46,20 @@
 // page answered 2xx has a page score; the others have "score": null and a
 // "scoreReason" ("error_status", "redirect", "not_html", see
 // analyzer.Report.Score), and the site score is the mean of the scores that
-// exist. A URL no link led to (one only a sitemap lists) has "depth": null,
+// exist. A crawl that scored no page has no site score: [SiteReport.Score]
+// is nil and [SiteReport.ScoreReason] says why ("unreachable",
+// "robots_txt_unavailable", "robots_blocked", "no_scored_pages"). A site
+// that answered nothing stops with [CrawlStats.StopReason] "unreachable"
+// and [CrawlStats.Unreachable] saying how (dns, connection, tls, timeout);
+// an unavailable robots.txt keeps URLs from being fetched, as search
+// engines do, but they are "robots_txt_unavailable", not blocked.
+//
+// A site check that reports each group of pages as one finding (duplicate
+// titles, near-duplicate text ...) counts them apart in its
+// [FindingGroup]: URLs (every member of every group), Groups and the
+// Members of the first groups. [Compare] tells a finding fixed on pages
+// that still answer from one gone with its pages (now 4xx/5xx, no
+// response, or not crawled). A URL no link led to (one only a sitemap lists) has "depth": null,
 // not a number. [Progress.Done] counts the fetched URLs the way
 // CrawlStats.Fetched does, so the last snapshot never says less than an
 // earlier one or the report.

@@ -610,6 +610,23 @@ func (cr *crawl) facts(ctx context.Context, reason string, queued int, rb *robot
 		Traps: cr.traps.list(), Resumed: int(cr.resumed),
 		ScopeSkipped: cr.scope.skipped(),
 	}
+	stats.RobotsUnavailable = int(cr.robotsDown.Load())
+	if reason == StopDone && cr.answered.Load() == 0 && !cr.scope.list {
+		// Nothing answered: the start URL failed, or the robots.txt
+		// fetched before it did and nothing was fetched at all.
+		un := cr.startErr.Load()
+		if un == nil && rb != nil && rb.Status() == 0 && rb.Err() != nil && ctx.Err() == nil {
+			// robots.txt got no response, so the start URL was not
+			// fetched: one request tells a site that is down from one
+			// whose robots.txt alone fails.
+			if resp, err := cr.probe(ctx, cr.root.String()); err != nil && (resp == nil || resp.Status == 0) {
+				un = seo.NewUnreachable(cr.root.String(), err)
+			}
+		}
+		if un != nil {
+			stats.StopReason, stats.Unreachable = StopUnreachable, un
+		}
+	}
 	stats.LimitReached = (reason == StopMaxPages && queued > 0) || cr.overflow.Load()
 	if dur > 0 {
 		stats.PagesPerSecond = float64(stats.Fetched-stats.Resumed) / dur.Seconds()
@@ -621,6 +638,12 @@ func (cr *crawl) facts(ctx context.Context, reason string, queued int, rb *robot
 	f := &crawlFacts{Domain: cr.root.Host, StartURL: cr.root.String(), StartedAt: cr.startedAt, Stats: stats,
 		Sitemaps: sf.summaries, SitemapExists: sf.exists,
 		Partial: stats.LimitReached || (reason != StopDone && reason != StopMaxPages)}
+	if stats.Unreachable != nil {
+		// A site that answered nothing has no robots.txt, sitemap or
+		// favicon to judge: its one fact is that it is down.
+		f.Robots, _ = cr.robotsFacts(rb)
+		return f
+	}
 	f.Trapped, f.TrappedMore = cr.traps.dropped()
 	if rendering(&cr.ana) {
 		f.Render = &RenderSummary{Mode: cr.ana.Render, Device: cr.ana.RenderRequest.Device,

@@ -107,3 +107,72 @@ func TestSummarizeFindingCounts(t *testing.T) {
 		t.Errorf("FindingCounts = %v, want b.x: 3 only", s.FindingCounts)
 	}
 }
+
+// TestFindingGroupsCountURLsAndGroups: a check that reports each group of
+// duplicate pages as one finding counts the URLs affected and the groups
+// separately, and lists each group's members; a check that reports pages
+// one by one has as many URLs as pages and no groups.
+func TestFindingGroupsCountURLsAndGroups(t *testing.T) {
+	cases := []struct {
+		name   string
+		titles map[string]string // path -> title; others keep their own
+		urls   int
+		groups int
+	}{
+		{"two groups of two", map[string]string{"/a": "Shoes", "/b": "Shoes", "/c": "Boots", "/d": "Boots"}, 4, 2},
+		{"one group of four", map[string]string{"/a": "Shoes", "/b": "Shoes", "/c": "Shoes", "/d": "Shoes"}, 4, 1},
+		{"groups of three and two", map[string]string{"/a": "Shoes", "/b": "Shoes", "/c": "Shoes", "/d": "Boots", "/e": "Boots"}, 5, 2},
+		{"no duplicates", nil, 0, 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			start, _ := url.Parse(siteOrigin + "/")
+			b := newSiteBuilder(start, nil)
+			paths := []string{"/a", "/b", "/c", "/d", "/e"}
+			var es []Edge
+			for _, p := range paths {
+				es = append(es, link("/", p))
+			}
+			b.addPage(pg("/", func(p *PageSummary) { p.Depth = ptr(0) }), es)
+			for _, path := range paths {
+				b.addPage(pg(path, func(p *PageSummary) {
+					if t, ok := c.titles[path]; ok {
+						p.Title = t
+					}
+					p.Findings = []string{"images.alt_missing"}
+				}), []Edge{link(path, "/")})
+			}
+			rep := b.build(&crawlFacts{Domain: "example.com", StartURL: siteOrigin + "/"})
+			var dup, alt *FindingGroup
+			for k := range rep.Findings {
+				switch rep.Findings[k].ID {
+				case "site.duplicate_title":
+					dup = &rep.Findings[k]
+				case "images.alt_missing":
+					alt = &rep.Findings[k]
+				}
+			}
+			if alt == nil || alt.URLs != 5 || alt.Pages != 5 || alt.Groups != 0 || alt.Members != nil {
+				t.Errorf("page finding group %+v, want 5 URLs, no groups", alt)
+			}
+			if c.groups == 0 {
+				if dup != nil {
+					t.Fatalf("duplicate titles %+v", dup)
+				}
+				return
+			}
+			if dup == nil {
+				t.Fatal("no site.duplicate_title")
+			}
+			members := 0
+			for _, m := range dup.Members {
+				members += len(m)
+			}
+			if dup.URLs != c.urls || dup.Groups != c.groups || dup.Count != c.groups || len(dup.Members) != c.groups || members != c.urls {
+				t.Errorf("site.duplicate_title: count %d, %d URLs in %d groups, members %v; want %d URLs in %d groups",
+					dup.Count, dup.URLs, dup.Groups, dup.Members, c.urls, c.groups)
+			}
+			t.Logf("%s: site.duplicate_title %d URLs in %d groups %v", c.name, dup.URLs, dup.Groups, dup.Members)
+		})
+	}
+}

@@ -130,8 +130,10 @@ var (
 		{Key: "id", Label: "Check", Kind: htmltable.Code},
 		{Key: "message", Label: "What it means", Kind: htmltable.Text},
 		{Key: "count", Label: "Findings", Kind: htmltable.Num},
-		{Key: "pages", Label: "Pages", Kind: htmltable.Num, Hint: "reach"},
+		{Key: "urls", Label: "URLs", Kind: htmltable.Num, Hint: "reach"},
+		{Key: "groups", Label: "Groups", Kind: htmltable.Num, Null: "–"},
 		{Key: "examples", Label: "Examples", Kind: htmltable.URLs},
+		{Key: "members", Label: "Group members", Kind: htmltable.List, Null: "–"},
 	}
 	detailColumns = []htmltable.Column{
 		{Key: "severity", Label: "Severity", Kind: htmltable.Severity},
@@ -199,8 +201,17 @@ func (r *SiteReport) Tables() (*ReportTables, error) {
 		}
 		t.Findings.Rows = append(t.Findings.Rows, htmltable.Row{
 			"priority": g.Priority, "severity": g.Severity.String(), "id": g.ID, "message": g.Message,
-			"count": g.Count, "pages": g.Pages, "reach": reach, "examples": g.Examples,
+			"count": g.Count, "urls": max(g.URLs, g.Pages), "reach": reach, "examples": g.Examples,
+			"groups": nil, "members": nil,
 		})
+		if g.Groups > 0 {
+			row := t.Findings.Rows[len(t.Findings.Rows)-1]
+			members := make([]string, len(g.Members))
+			for k, m := range g.Members {
+				members[k] = fmt.Sprintf("group %d (%d): %s", k+1, len(m), strings.Join(m, " · "))
+			}
+			row["groups"], row["members"] = g.Groups, members
+		}
 	}
 	for _, u := range r.NotFetched {
 		t.NotFetched.Rows = append(t.NotFetched.Rows, htmltable.Row{

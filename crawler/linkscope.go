@@ -359,7 +359,7 @@ func (r *siteRun) targetHits(hits []linkHit, kind analyzer.TargetKind, u, el str
 	t := analyzer.Target{
 		Kind: kind, URL: u, Element: el, SiteWording: true,
 		Fetched: !q.RobotsBlocked && (q.Status != 0 || q.Error != ""),
-		Status:  q.Status, Location: locationOf(q), Blocked: q.RobotsBlocked, Noindex: q.Noindex,
+		Status:  q.Status, Location: locationOf(q), Blocked: q.RobotsBlocked && !robotsUnavailable(q), Noindex: q.Noindex,
 	}
 	if q.Status == 0 {
 		t.Error = q.Error

@@ -81,10 +81,19 @@ type SiteReport struct {
 	SearchRules []SearchStats    `json:"searchRules,omitempty"`
 	// Score is the site score: the rounded mean of the page scores that
 	// exist (pages that are unscored, see PageSummary.ScoreReason, are left
-	// out; 100 with none) minus the weights of the distinct site finding
-	// IDs. Its Counts are FindingCounts.Checks: the distinct finding IDs per
-	// severity over every finding of the crawl.
-	Score seo.Score `json:"score"`
+	// out) minus the weights of the distinct site finding IDs. Its Counts
+	// are FindingCounts.Checks: the distinct finding IDs per severity over
+	// every finding of the crawl. It is nil (null) when no page was scored,
+	// with ScoreReason saying why: a site that answered nothing has no
+	// score, not a good one.
+	Score *seo.Score `json:"score"`
+	// ScoreReason says why Score is nil: SiteUnreachable (no URL
+	// answered), SiteRobotsUnavailable (robots.txt was unavailable, so no
+	// page was fetched), SiteRobotsBlocked (robots.txt disallows the start
+	// URL and nothing else was reached) or SiteNoScoredPages (pages
+	// answered, but none is an HTML document with a 2xx status). Empty when
+	// Score is set.
+	ScoreReason string `json:"scoreReason,omitempty"`
 	// Muted counts the findings of the muted check IDs
 	// (analyzer.Options.Mute) over the crawl, page and site scope, by ID;
 	// they are left out of Findings, SiteFindings, LinkFindings and the
@@ -120,7 +129,9 @@ type FindingCounts struct {
 // NotFetchedURL is a crawled URL that got no response.
 type NotFetchedURL struct {
 	URL string `json:"url"`
-	// Reason is NotFetchedRobots, NotFetchedFailed, NotFetchedAbandoned or
+	// Reason is NotFetchedRobots (robots.txt disallows the URL),
+	// NotFetchedRobotsUnavailable (robots.txt was unavailable, so the URL
+	// was not fetched), NotFetchedFailed, NotFetchedAbandoned or
 	// NotFetchedTrap (a trap guard left the URL out; Error names the trap's
 	// reason and pattern, as in CrawlStats.Traps).
 	Reason string `json:"reason"`
@@ -136,10 +147,28 @@ type NotFetchedURL struct {
 
 // Values of NotFetchedURL.Reason.
 const (
-	NotFetchedRobots    = "robots_blocked"
-	NotFetchedFailed    = "fetch_failed"
-	NotFetchedAbandoned = "host_abandoned"
-	NotFetchedTrap      = "trap"
+	NotFetchedRobots = "robots_blocked"
+	// NotFetchedRobotsUnavailable: the host's robots.txt answered 5xx or
+	// 429, or gave no response; Error says which.
+	NotFetchedRobotsUnavailable = "robots_txt_unavailable"
+	NotFetchedFailed            = "fetch_failed"
+	NotFetchedAbandoned         = "host_abandoned"
+	NotFetchedTrap              = "trap"
+)
+
+// Values of SiteReport.ScoreReason: why a site has no score.
+const (
+	// SiteUnreachable: no URL of the site answered (CrawlStats.Unreachable).
+	SiteUnreachable = "unreachable"
+	// SiteRobotsUnavailable: robots.txt answered 5xx or 429, so no page
+	// was fetched.
+	SiteRobotsUnavailable = "robots_txt_unavailable"
+	// SiteRobotsBlocked: robots.txt disallows the start URL and no page
+	// was fetched.
+	SiteRobotsBlocked = "robots_blocked"
+	// SiteNoScoredPages: URLs answered, but none is an HTML document with
+	// a 2xx status (every page failed, redirected or is not HTML).
+	SiteNoScoredPages = "no_scored_pages"
 )
 
 // CrawlStats summarises the crawl itself.
@@ -157,9 +186,22 @@ type CrawlStats struct {
 	// LimitReached is true when maxPages stopped the crawl with URLs queued.
 	LimitReached bool `json:"limitReached"`
 	// StopReason says why the crawl ended: "done", "max_pages", "time_budget",
-	// "byte_budget", "canceled".
+	// "byte_budget", "canceled", or "unreachable" when no URL of the site
+	// answered (Unreachable says how it failed).
 	StopReason string `json:"stopReason"`
-	Bytes      int64  `json:"bytes"`
+	// Unreachable says how the site failed when StopReason is
+	// "unreachable": the start URL, which got no response (when its
+	// robots.txt got none either, the start URL is tried once to tell a
+	// site that is down from a robots.txt that alone fails), the kind of
+	// failure ("dns", "connection", "tls", "timeout" or "other") and the
+	// error text.
+	Unreachable *seo.Unreachable `json:"unreachable,omitempty"`
+	// RobotsUnavailable counts the URLs not fetched because their host's
+	// robots.txt was unavailable (5xx, 429, no response): search engines
+	// then crawl nothing, but robots.txt did not disallow them, so they
+	// are not in Blocked.
+	RobotsUnavailable int   `json:"robotsUnavailable,omitempty"`
+	Bytes             int64 `json:"bytes"`
 	// Resumed counts the pages among Fetched that an earlier, interrupted
 	// run of the crawl fetched (a resumable frontier kept them). Duration
 	// and PagesPerSecond are this run's: its time and the pages it fetched.
@@ -217,10 +259,21 @@ type FindingGroup struct {
 	// Count is the number of occurrences (the sum of the page findings'
 	// seo.Finding.Count and of the site and link findings); Pages the
 	// number of distinct URLs.
-	Count    int      `json:"count"`
-	Pages    int      `json:"pages"`
-	Message  string   `json:"message"`
-	Examples []string `json:"examples"`
+	Count int `json:"count"`
+	Pages int `json:"pages"`
+	// URLs counts the distinct URLs affected: Pages plus, for a check
+	// that reports groups of pages as one finding each (duplicate titles,
+	// descriptions, H1s, content, near-duplicate text), every member of
+	// every group, so "4 URLs in 2 groups" reads URLs 4, Groups 2.
+	URLs int `json:"urls"`
+	// Groups counts those groups (0 for a check that reports pages one by
+	// one); Members lists the member URLs of the first groups, at most 5
+	// groups of at most 20 URLs (the whole lists are in SiteFindings'
+	// evidence).
+	Groups   int        `json:"groups,omitempty"`
+	Members  [][]string `json:"members,omitempty"`
+	Message  string     `json:"message"`
+	Examples []string   `json:"examples"`
 	// Priority ranks the group for fixing, 0-100, higher first:
 	// seo.Priority of its severity and its reach, the share of the
 	// analysed pages (HTML, 2xx) it affects (seo.SiteReach); a finding of

@@ -101,6 +101,22 @@ func summarize(rep *analyzer.Report, depth int) PageSummary {
 	return s
 }
 
+// noScoreReason says why a crawl that scored no page has no site score,
+// given its statistics and the number of URLs that answered.
+func noScoreReason(st *CrawlStats, answered int) string {
+	switch {
+	case st.StopReason == StopUnreachable:
+		return SiteUnreachable
+	case answered > 0:
+		return SiteNoScoredPages
+	case st.RobotsUnavailable > 0:
+		return SiteRobotsUnavailable
+	case st.Blocked > 0:
+		return SiteRobotsBlocked
+	}
+	return SiteNoScoredPages
+}
+
 // singleCanonical returns the one canonical URL the page declares, resolved
 // against the page and normalised, or "" when it declares none, several
 // different ones, or one that is not an http(s) URL.
@@ -690,7 +706,7 @@ type siteRun struct {
 
 	inlinks    []int32 // distinct linking pages per node (self and redirects excluded)
 	followedIn []int32
-	nofollowIn []int32
+	nofollowIn []int32       // links marked rel=nofollow, from pages not nofollow as a whole
 	fromIndex  []int32       // links from pages that are not noindex
 	sources    []*sourceList // by node, for the nodes collectSources was asked for
 	link       *linkAcc      // link-scope findings, see linkscope.go
@@ -699,6 +715,21 @@ type siteRun struct {
 	orphanCheck string // GraphStats.OrphanCheck
 
 	ai *AICrawlerReport // SiteReport.AICrawlers, see aiChecks
+
+	// clusters are the groups of pages reported as one finding (duplicate
+	// titles, near-duplicate text ...), by finding ID and first member URL:
+	// their size and their members as listed in the evidence. See
+	// reportGroup and FindingGroup.Groups.
+	clusters map[clusterKey]cluster
+}
+
+// clusterKey names a group finding: its ID and its first member URL.
+type clusterKey struct{ id, url string }
+
+// cluster is one group of pages reported as one finding.
+type cluster struct {
+	total   int      // members, all counted
+	members []string // the members listed (at most maxEvidenceURLs)
 }
 
 // sourceList collects the linking pages of one node for evidence.
@@ -830,13 +861,20 @@ func (b *siteBuilder) build(facts *crawlFacts) *SiteReport {
 	sortFindings(site)
 	rep.Segments = r.segments(site)
 	rep.Templates = templates(r.pages, &rep.Truncated)
-	rep.Score = seo.SiteScore(pageScores, site)
+	if len(pageScores) > 0 {
+		sc := seo.SiteScore(pageScores, site)
+		rep.Score = &sc
+	} else {
+		rep.ScoreReason = noScoreReason(&facts.Stats, fetched)
+	}
 	rep.Findings = r.groups(site)
 	rep.SiteFindings = capPerID(site, b.maxSiteFindings, "siteFindings.", &rep.Truncated)
 	r.link.adjustGroups(rep.Findings)
 	rep.Muted = r.mutedList()
 	rep.FindingCounts = CountFindings(rep.Findings)
-	rep.Score.Counts = rep.FindingCounts.Checks
+	if rep.Score != nil {
+		rep.Score.Counts = rep.FindingCounts.Checks
+	}
 	rep.LinkFindings = r.link.full
 	if rep.LinkFindings == nil {
 		rep.LinkFindings = []seo.Finding{}
@@ -915,6 +953,8 @@ func (r *siteRun) notFetched() []NotFetchedURL {
 		}
 		nf := NotFetchedURL{URL: p.URL, Reason: NotFetchedFailed, Error: p.Error, Depth: p.Depth}
 		switch {
+		case robotsUnavailable(p):
+			nf.Reason = NotFetchedRobotsUnavailable
 		case p.RobotsBlocked:
 			nf.Reason = NotFetchedRobots
 		case strings.Contains(p.Error, errHostAbandoned.Error()):
@@ -1173,10 +1213,15 @@ func (r *siteRun) links() {
 				continue
 			}
 			r.inlinks[t]++
-			if e.nofollow() {
-				r.nofollowIn[t]++
-			} else {
+			switch {
+			case !e.nofollow():
 				r.followedIn[t]++
+			case !p.Nofollow:
+				// rel="nofollow" on the link itself. The links of a page
+				// that is nofollow as a whole (meta robots, X-Robots-Tag)
+				// pass nothing either, but that is the page's finding
+				// (indexability.nofollow_page), not each target's.
+				r.nofollowIn[t]++
 			}
 			if !p.Noindex {
 				r.fromIndex[t]++
@@ -1227,7 +1272,7 @@ func (r *siteRun) collectSources(want []bool, wanted int) {
 			if len(s.all) < maxEvidenceURLs {
 				s.all = append(s.all, src)
 			}
-			if e.nofollow() && len(s.nofollow) < maxEvidenceURLs {
+			if e.nofollow() && !r.pages[i].Nofollow && len(s.nofollow) < maxEvidenceURLs {
 				s.nofollow = append(s.nofollow, src)
 			}
 		}
@@ -1258,6 +1303,9 @@ func (r *siteRun) groups(site []seo.Finding) []FindingGroup {
 		minor    bool
 		analysed int // analysed pages in g.Pages
 		siteURLs map[string]bool
+		// extra counts the members of the ID's groups beyond the first
+		// URL of each, which g.Pages counts (FindingGroup.URLs).
+		extra int
 	}
 	byID := map[string]*acc{}
 	get := func(id string) *acc {
@@ -1310,6 +1358,13 @@ func (r *siteRun) groups(site []seo.Finding) []FindingGroup {
 	for k, f := range site {
 		a := get(f.ID)
 		a.g.Count += f.Occurrences()
+		if c, ok := r.clusters[clusterKey{f.ID, f.URL}]; ok && f.URL != "" {
+			a.g.Groups++
+			a.extra += c.total - 1
+			if len(a.g.Members) < maxGroupExamples {
+				a.g.Members = append(a.g.Members, c.members)
+			}
+		}
 		if f.Severity > a.g.Severity {
 			a.g.Severity = f.Severity
 		}
@@ -1348,6 +1403,7 @@ func (r *siteRun) groups(site []seo.Finding) []FindingGroup {
 			reach = 1 // a finding of the site as a whole (robots.txt, a host variant)
 		}
 		g.Priority = seo.Priority(g.Severity, reach, a.minor)
+		g.URLs = g.Pages + a.extra
 		out = append(out, g)
 	}
 	sortGroups(out)

@@ -203,3 +203,25 @@ func TestSiteCheckOwners(t *testing.T) {
 		t.Error("no site check reports links.broken_internal")
 	}
 }
+
+// TestNofollowPageNotOnTargets: the links of a page that is nofollow as a
+// whole (meta robots) are not reported on each target as rel="nofollow"
+// links: only /c, which an anchor marked rel="nofollow" points to, gets
+// site.nofollow_to_indexable, with that page as its one source.
+func TestNofollowPageNotOnTargets(t *testing.T) {
+	fx, site := loadSiteFixture(t, filepath.Join("testdata", "inlinks", "meta_nofollow.json"))
+	rep := site.buildWith(t, fx.Options)
+	var got []string
+	for _, f := range rep.SiteFindings {
+		if f.ID != "site.nofollow_to_indexable" {
+			continue
+		}
+		got = append(got, strings.TrimPrefix(f.URL, siteOrigin))
+		if len(f.Evidence.URLs) != 1 || f.Evidence.URLs[0] != siteOrigin+"/a" {
+			t.Errorf("%s quotes %v, want only %s/a", f.URL, f.Evidence.URLs, siteOrigin)
+		}
+	}
+	if len(got) != 1 || got[0] != "/c" {
+		t.Errorf("site.nofollow_to_indexable on %v, want only /c", got)
+	}
+}

@@ -242,7 +242,7 @@ func TestSiteStartURL(t *testing.T) {
 func TestJobListWithoutResults(t *testing.T) {
 	a := newTestAPI(t, nil)
 	rep := &crawler.SiteReport{Domain: "example.com", StartURL: "https://example.com/" + strings.Repeat("x", 1<<20)}
-	rep.Score.Value = 77
+	rep.Score = &seo.Score{Value: 77}
 	rep.StatusCodes, rep.Findings, rep.SiteFindings, rep.LinkFindings, rep.Pages = map[int]int{}, []crawler.FindingGroup{}, []seo.Finding{}, []seo.Finding{}, []crawler.PageSummary{}
 	rep.Crawl.DepthHistogram = []int{}
 	rep.Graph.OrphanCheck = crawler.OrphanCheckNoSitemap

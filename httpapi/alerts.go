@@ -512,10 +512,19 @@ func (s *Server) notify(ctx context.Context, rule *store.AlertRule, a *monitor.A
 // or failing receiver never holds up the job; a rule that cannot be
 // evaluated is logged and never fails the analysis.
 func (s *Server) alertsOnFinish(ctx context.Context, j *store.Job) {
-	if j.ProjectID == "" || j.Status != store.JobSucceeded {
+	if j.ProjectID == "" {
 		return
 	}
-	if err := s.evaluateJobAlerts(ctx, j); err != nil && ctx.Err() == nil {
+	var err error
+	switch {
+	case j.Status == store.JobSucceeded:
+		err = s.evaluateJobAlerts(ctx, j)
+	case j.Status == store.JobFailed && len(j.Result) > 0:
+		err = s.evaluateDownAlerts(ctx, j)
+	default:
+		return
+	}
+	if err != nil && ctx.Err() == nil {
 		s.log.Warn("alert rules not evaluated", "job", j.ID, "project", j.ProjectID, "err", err)
 	}
 }
@@ -597,6 +606,42 @@ func (s *Server) evaluateJobAlerts(ctx context.Context, j *store.Job) error {
 			continue
 		}
 		if err := s.raiseAlert(ctx, &rules[i], j.ID, monitor.Evaluate(parsed[i], in)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// evaluateDownAlerts evaluates the site_down rules of the project of a job
+// failed because its site answered nothing (codeSiteUnreachable); its
+// report, kept with the job, says how. There is nothing to compare, so the
+// other rules wait for the next successful analysis.
+func (s *Server) evaluateDownAlerts(ctx context.Context, j *store.Job) error {
+	var rep crawler.SiteReport
+	if err := json.Unmarshal(j.Result, &rep); err != nil {
+		return err
+	}
+	down := monitor.SiteDown(&rep)
+	if down == nil {
+		return nil
+	}
+	rules, err := s.st.AlertRules(ctx, j.AccountID, j.ProjectID)
+	if err != nil {
+		return err
+	}
+	links := s.alertLinks(j.ProjectID, "", "")
+	links.Analysis = strings.TrimSuffix(s.opts.PublicURL, "/") + s.opts.BasePath + "/v1/analyze/site/" + url.PathEscape(j.ID)
+	in := &monitor.Input{Domain: cmp.Or(jobDomain(j), rep.Domain), Down: down, Links: links, Now: s.now()}
+	for i := range rules {
+		if rules[i].Kind != string(monitor.KindSiteDown) {
+			continue
+		}
+		rule, err := monitor.ParseRule(rules[i].Kind, rules[i].Params)
+		if err != nil {
+			s.log.Warn("alert rule not valid", "rule", rules[i].ID, "err", err)
+			continue
+		}
+		if err := s.raiseAlert(ctx, &rules[i], j.ID, monitor.Evaluate(rule, in)); err != nil {
 			return err
 		}
 	}

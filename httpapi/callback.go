@@ -40,8 +40,10 @@ type CallbackSummary struct {
 	Score *int `json:"score,omitempty"`
 	// Findings counts the findings by severity (succeeded jobs only).
 	Findings *seo.Counts `json:"findings,omitempty"`
-	// Error is the failure message of a failed job.
-	Error string `json:"error,omitempty"`
+	// Error is the failure message of a failed job; ErrorCode its code
+	// when it has one (Job.ErrorCode: "site_unreachable").
+	Error     string `json:"error,omitempty"`
+	ErrorCode string `json:"errorCode,omitempty"`
 	// Links.Self is the job's URL.
 	Links JobLinks `json:"links"`
 }
@@ -73,23 +75,25 @@ func VerifyCallback(secret, header string, body []byte, tolerance time.Duration)
 func event(j *store.Job, base string) CallbackEvent {
 	v := jobView(j, base)
 	ev := CallbackEvent{ID: j.ID, Status: string(j.Status), CreatedAt: v.CreatedAt, FinishedAt: v.FinishedAt}
-	ev.Summary.Domain, ev.Summary.Error, ev.Summary.Links = v.Domain, j.Error, v.Links
+	ev.Summary.Domain, ev.Summary.Error, ev.Summary.ErrorCode, ev.Summary.Links = v.Domain, j.Error, v.ErrorCode, v.Links
 	if v.Progress != nil {
 		ev.Summary.Pages, ev.Summary.Errors = v.Progress.PagesDone, v.Progress.Errors
 	}
-	if j.Status == store.JobSucceeded && len(j.Result) > 0 {
+	if len(j.Result) > 0 {
 		var rep struct {
 			Crawl struct {
 				Fetched int `json:"fetched"`
 				Errors  int `json:"errors"`
 			} `json:"crawl"`
-			Score struct {
+			Score *struct {
 				Value  int            `json:"value"`
 				Counts map[string]int `json:"counts"`
 			} `json:"score"`
 		}
 		if json.Unmarshal(j.Result, &rep) == nil {
 			ev.Summary.Pages, ev.Summary.Errors = rep.Crawl.Fetched, rep.Crawl.Errors
+		}
+		if rep.Score != nil {
 			score := rep.Score.Value
 			ev.Summary.Score = &score
 			ev.Summary.Findings = &seo.Counts{Errors: rep.Score.Counts["error"], Warnings: rep.Score.Counts["warning"], Notices: rep.Score.Counts["notice"]}

@@ -99,12 +99,19 @@ type Job struct {
 	StartedAt  time.Time    `json:"startedAt,omitzero"`
 	FinishedAt time.Time    `json:"finishedAt,omitzero"`
 	Progress   *JobProgress `json:"progress,omitempty"`
-	// Result is the report of a succeeded job, in GET of one job only
-	// (lists leave it out). The server copies the stored report into the
-	// answer as is.
-	Result   json.RawMessage `json:"result,omitempty"`
-	Error    string          `json:"error,omitempty"`
-	Callback *JobCallback    `json:"callback,omitempty"`
+	// Result is the report of a succeeded job, and of a job failed with
+	// ErrorCode "site_unreachable", in GET of one job only (lists leave it
+	// out). The server copies the stored report into the answer as is.
+	Result json.RawMessage `json:"result,omitempty"`
+	Error  string          `json:"error,omitempty"`
+	// ErrorCode is "site_unreachable" for a job failed because the site
+	// answered nothing: no response from its start URL or robots.txt
+	// (result.crawl.stopReason "unreachable", result.crawl.unreachable
+	// saying how), or robots.txt answering 5xx or 429 so nothing could be
+	// crawled (result.scoreReason "robots_txt_unavailable"). The report is
+	// kept, its score null. Absent otherwise.
+	ErrorCode string       `json:"errorCode,omitempty"`
+	Callback  *JobCallback `json:"callback,omitempty"`
 	// CallbackSecret is returned once, in the 202 answer: the key that
 	// signs this job's callback (see VerifyCallback).
 	CallbackSecret string   `json:"callbackSecret,omitempty"`
@@ -138,6 +145,12 @@ func jobView(j *store.Job, base string) Job {
 	var req SiteRequest
 	if json.Unmarshal(j.Request, &req) == nil {
 		v.Domain, v.URL, v.Options = req.Domain, req.URL, req.Options
+	}
+	if j.Status == store.JobFailed && len(j.Summary) > 0 {
+		var sum JobSummary
+		if json.Unmarshal(j.Summary, &sum) == nil && siteDownReason(sum.ScoreReason) {
+			v.ErrorCode = codeSiteUnreachable
+		}
 	}
 	if len(j.Progress) > 0 {
 		var p JobProgress
@@ -356,9 +369,10 @@ func (s *Server) prepareSite(ctx context.Context, accountID string, req SiteRequ
 // into the answer as stored (at most store.MaxJobResultBytes), never
 // decoded.
 func (s *Server) writeJob(w http.ResponseWriter, j *store.Job) {
-	head, err := json.Marshal(jobView(j, s.opts.BasePath))
-	if err != nil || len(j.Result) == 0 || j.Status != store.JobSucceeded {
-		writeJSON(w, http.StatusOK, jobView(j, s.opts.BasePath))
+	v := jobView(j, s.opts.BasePath)
+	head, err := json.Marshal(v)
+	if err != nil || len(j.Result) == 0 || (j.Status != store.JobSucceeded && v.ErrorCode != codeSiteUnreachable) {
+		writeJSON(w, http.StatusOK, v)
 		return
 	}
 	const key = `,"result":`
@@ -722,6 +736,11 @@ func (s *Server) runJob(wctx context.Context, accountID, id string) error {
 		}
 		j.Status, j.Result = store.JobSucceeded, res
 		j.Summary = jobSummary(rep)
+		if msg := siteDownMessage(rep); msg != "" {
+			// The site answered nothing: the job failed, with the report
+			// that says how (Job.ErrorCode, monitor.KindSiteDown).
+			j.Status, j.Error = store.JobFailed, msg
+		}
 		if p := progressFromReport(rep, s.now()); p != nil {
 			j.Progress = p
 		}
@@ -730,6 +749,28 @@ func (s *Server) runJob(wctx context.Context, accountID, id string) error {
 	// A final state not stored runs again, on the same frontier.
 	keepFrontier = errors.Is(err, ErrJobInterrupted)
 	return err
+}
+
+// codeSiteUnreachable is Job.ErrorCode of an analysis of a site that
+// answered nothing.
+const codeSiteUnreachable = "site_unreachable"
+
+// siteDownReason reports whether a report's scoreReason says the site
+// answered nothing.
+func siteDownReason(reason string) bool {
+	return reason == crawler.SiteUnreachable || reason == crawler.SiteRobotsUnavailable
+}
+
+// siteDownMessage is the error of a job whose site answered nothing, ""
+// when some URL answered.
+func siteDownMessage(rep *crawler.SiteReport) string {
+	if rep == nil || rep.Score != nil || !siteDownReason(rep.ScoreReason) {
+		return ""
+	}
+	if un := rep.Crawl.Unreachable; un != nil {
+		return fmt.Sprintf("the site is unreachable: %s gave no response (%s): %s", un.URL, un.Kind, un.Error)
+	}
+	return fmt.Sprintf("the site is unreachable: robots.txt answered %d, so no page was fetched", rep.Robots.Status)
 }
 
 // finish stores a job's final state, which queues its callback in the

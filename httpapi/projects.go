@@ -89,8 +89,11 @@ type ProjectList struct {
 // (store.Job.Summary): what a project's history and its charts show
 // without loading the report. Every number is read from the report.
 type JobSummary struct {
-	// Score is the site score (the report's score.value).
-	Score int `json:"score"`
+	// Score is the site score (the report's score.value); null when the
+	// report has none, with ScoreReason (the report's scoreReason) saying
+	// why ("unreachable", "robots_txt_unavailable", ...).
+	Score       *int   `json:"score"`
+	ScoreReason string `json:"scoreReason,omitempty"`
 	// Pages counts the pages fetched (crawl.fetched), FetchErrors the
 	// URLs whose fetch failed (crawl.errors).
 	Pages       int `json:"pages"`
@@ -144,9 +147,13 @@ func jobSummary(rep *crawler.SiteReport) []byte {
 		return nil
 	}
 	sum := JobSummary{
-		Score: rep.Score.Value, Pages: rep.Crawl.Fetched, FetchErrors: rep.Crawl.Errors,
+		ScoreReason: rep.ScoreReason, Pages: rep.Crawl.Fetched, FetchErrors: rep.Crawl.Errors,
 		Errors: rep.FindingCounts.Checks.Errors, Warnings: rep.FindingCounts.Checks.Warnings, Notices: rep.FindingCounts.Checks.Notices,
 		Findings: rep.FindingCounts.Findings, StopReason: rep.Crawl.StopReason, FinishedAt: rep.FinishedAt.UTC(),
+	}
+	if rep.Score != nil {
+		v := rep.Score.Value
+		sum.Score = &v
 	}
 	// The report keeps no total of indexable pages: they are counted over
 	// its pages, which is the whole crawl unless the list was cut.

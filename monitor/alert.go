@@ -47,10 +47,51 @@ const (
 	// KindKeywordDrop fires when a tracked keyword fell by more than
 	// Params.Positions, or out of the top 10, or out of the results.
 	KindKeywordDrop Kind = "keyword_drop"
+	// KindSiteDown fires when an analysis reached no page of the site:
+	// the start URL, or the robots.txt fetched before it, gave no response
+	// (DNS, connection, TLS, timeout), or robots.txt answered 5xx or 429
+	// so nothing could be crawled (Input.Down). It needs no earlier
+	// analysis.
+	KindSiteDown Kind = "site_down"
 )
 
 // Kinds lists every rule kind.
-var Kinds = []Kind{KindNewFindings, KindTopPageChanged, KindRobotsChanged, KindSitemapsChanged, KindPagesLost, KindScoreDrop, KindKeywordDrop}
+var Kinds = []Kind{KindNewFindings, KindTopPageChanged, KindRobotsChanged, KindSitemapsChanged, KindPagesLost, KindScoreDrop, KindKeywordDrop, KindSiteDown}
+
+// Down describes an analysis that reached no page of its site; site_down
+// reads it.
+type Down struct {
+	// StartURL is where the analysis started.
+	StartURL string
+	// Reason is the report's crawler.SiteReport.ScoreReason:
+	// crawler.SiteUnreachable or crawler.SiteRobotsUnavailable.
+	Reason string
+	// Unreachable says how the site failed when Reason is
+	// crawler.SiteUnreachable (crawler.CrawlStats.Unreachable).
+	Unreachable *seo.Unreachable
+	// RobotsStatus is the status robots.txt answered when Reason is
+	// crawler.SiteRobotsUnavailable.
+	RobotsStatus int
+	// StartedAt identifies the analysis, so that each analysis of an
+	// outage has its own fingerprint (and the same change key).
+	StartedAt time.Time
+}
+
+// SiteDown returns what site_down reads of a site report: nil when some
+// URL of the site answered, or when robots.txt disallows the start URL
+// (the site answered; its owner shut crawlers out).
+func SiteDown(rep *crawler.SiteReport) *Down {
+	if rep == nil || rep.Score != nil {
+		return nil
+	}
+	switch rep.ScoreReason {
+	case crawler.SiteUnreachable, crawler.SiteRobotsUnavailable:
+	default:
+		return nil
+	}
+	return &Down{StartURL: rep.StartURL, Reason: rep.ScoreReason, Unreachable: rep.Crawl.Unreachable,
+		RobotsStatus: rep.Robots.Status, StartedAt: rep.StartedAt}
+}
 
 // Defaults of Params.
 const (
@@ -170,6 +211,10 @@ type Input struct {
 	// Keywords are the positions of tracked keywords before and after, for
 	// keyword_drop.
 	Keywords []KeywordPosition
+	// Down is set when the later analysis reached no page of the site
+	// (SiteDown), for site_down; Diff is then nil, as there is nothing to
+	// compare.
+	Down *Down
 	// Links are copied into each alert.
 	Links Links
 	// Now stamps the alerts; zero means time.Now.
@@ -327,11 +372,33 @@ func Evaluate(r Rule, in *Input) *Alert {
 		a.Count, a.Omitted = d.Removed.Count, d.Removed.Count-len(a.Changes)
 		return a
 	case KindScoreDrop:
-		if d == nil || -d.Score < cmp.Or(r.Params.Points, DefaultPoints) {
+		// A crawl without a score (a site down) is site_down's to report,
+		// not a drop to zero.
+		if d == nil || d.Score == nil || -*d.Score < cmp.Or(r.Params.Points, DefaultPoints) {
 			return nil
 		}
-		ch = append(ch, Change{Subject: "site score", What: fmt.Sprintf("fell %d points", -d.Score), Old: strconv.Itoa(d.Old.Score), New: strconv.Itoa(d.New.Score)})
-		title = fmt.Sprintf("site score of %s fell from %d to %d", dom, d.Old.Score, d.New.Score)
+		ch = append(ch, Change{Subject: "site score", What: fmt.Sprintf("fell %d points", -*d.Score), Old: strconv.Itoa(*d.Old.Score), New: strconv.Itoa(*d.New.Score)})
+		title = fmt.Sprintf("site score of %s fell from %d to %d", dom, *d.Old.Score, *d.New.Score)
+	case KindSiteDown:
+		dn := in.Down
+		if dn == nil {
+			return nil
+		}
+		state = dn.StartedAt.UTC().Format(time.RFC3339Nano)
+		c := Change{Subject: cmp.Or(dn.StartURL, dom)}
+		switch {
+		case dn.Unreachable != nil:
+			c.Subject = cmp.Or(dn.Unreachable.URL, c.Subject)
+			c.What = "no response (" + dn.Unreachable.Kind + ")"
+			c.New = seo.ClipTo(dn.Unreachable.Error, 200)
+		case dn.Reason == crawler.SiteRobotsUnavailable:
+			c.What = "robots.txt unavailable, nothing crawled"
+			c.New = fmt.Sprintf("robots.txt status %d", dn.RobotsStatus)
+		default:
+			c.What = "no page reached"
+		}
+		ch = append(ch, c)
+		title = fmt.Sprintf("%s is down: %s", dom, c.What)
 	case KindKeywordDrop:
 		n := cmp.Or(r.Params.Positions, DefaultPositions)
 		for _, k := range in.Keywords {

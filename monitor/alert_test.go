@@ -31,7 +31,7 @@ func crawls(at time.Time) (old, new *crawler.SiteReport) {
 			page("https://example.com/b", 200, 50), page("https://example.com/low", 200, 1), page("https://example.com/gone", 200, 5)},
 		Findings: []crawler.FindingGroup{{ID: "title-missing", Severity: seo.Warning, Scope: seo.ScopePage, Pages: 1, Count: 1}},
 	}
-	old.Score.Value = 90
+	old.Score = &seo.Score{Value: 90}
 	new = &crawler.SiteReport{Domain: "example.com", StartURL: "https://example.com/", StartedAt: at.Add(24 * time.Hour),
 		Robots:   crawler.RobotsSummary{Status: 200, Bytes: 40, SHA256: "bbbb"},
 		Sitemaps: []crawler.SitemapSummary{{URL: "https://example.com/sitemap.xml", Status: 200, URLs: 9}},
@@ -40,7 +40,7 @@ func crawls(at time.Time) (old, new *crawler.SiteReport) {
 		Findings: []crawler.FindingGroup{{ID: "broken-link", Severity: seo.Error, Scope: seo.ScopePage, Pages: 2, Count: 2}},
 	}
 	new.Pages[1].Indexable, new.Pages[1].Noindex = false, true
-	new.Score.Value = 78
+	new.Score = &seo.Score{Value: 78}
 	return old, new
 }
 

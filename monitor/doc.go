@@ -16,7 +16,12 @@
 //     crawled;
 //   - score_drop: the site score fell by at least params.points (default 5);
 //   - keyword_drop: a tracked keyword fell by more than params.positions
-//     (default 5), out of the top 10, or out of the results.
+//     (default 5), out of the top 10, or out of the results;
+//   - site_down: an analysis reached no page of the site: no response
+//     from the start URL or its robots.txt (DNS, connection, TLS, timeout),
+//     or robots.txt answered 5xx or 429 (Input.Down, see SiteDown). It
+//     needs no earlier analysis, and score_drop never reads a site down
+//     as a score of zero.
 //
 // Evaluate reads the facts crawler.Compare computed (it compares nothing
 // itself) and returns an Alert naming what changed: a title, a count, the

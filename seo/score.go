@@ -15,7 +15,8 @@ func PageScore(findings []Finding) Score {
 
 // SiteScore applies the site score rule: the rounded mean of the page scores,
 // minus the same weights once per distinct site finding ID, floored at 0.
-// With no pages the mean is taken as 100.
+// With no pages the mean is taken as 100; callers with no page scored
+// should report no score at all (crawler.SiteReport.Score is nil then).
 func SiteScore(pageScores []int, siteFindings []Finding) Score {
 	mean := 100
 	if len(pageScores) > 0 {

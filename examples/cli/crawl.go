@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -212,8 +213,11 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		printSiteReport(stdout, rep, *verbose)
 		printSiteExtraction(stdout, rep)
 	}
+	if un := rep.Crawl.Unreachable; un != nil {
+		return &exitError{code: 2, err: fmt.Errorf("%s is unreachable: %s gave no response (%s)", domain, un.URL, un.Kind)}
+	}
 	if rep.Crawl.Fetched == 0 {
-		return &exitError{code: 2, err: fmt.Errorf("no page of %s could be fetched", domain)}
+		return &exitError{code: 2, err: fmt.Errorf("no page of %s could be fetched (%s)", domain, strings.ReplaceAll(cmp.Or(rep.ScoreReason, rep.Crawl.StopReason), "_", " "))}
 	}
 	if *compareWith != "" {
 		d, err := crawler.Compare(ctx, crawler.ReportFile(*compareWith), crawler.ReportPages(rep), nil)
@@ -334,8 +338,15 @@ func writeFile(name string, write func(io.Writer) error) error {
 func printSiteReport(w io.Writer, rep *crawler.SiteReport, verbose bool) {
 	c := rep.Crawl
 	fmt.Fprintf(w, "%s (start %s)\n", clean(rep.Domain), clean(rep.StartURL))
-	fmt.Fprintf(w, "%d pages in %s (%.0f pages/s), %d queued, %d skipped, %d blocked by robots.txt, %d errors; stopped: %s\n",
-		c.Fetched, c.Duration.Round(time.Millisecond), c.PagesPerSecond, c.Queued, c.Skipped, c.Blocked, c.Errors, c.StopReason)
+	robots := fmt.Sprintf("%d blocked by robots.txt", c.Blocked)
+	if c.RobotsUnavailable > 0 {
+		robots += fmt.Sprintf(", %d not fetched as robots.txt was unavailable", c.RobotsUnavailable)
+	}
+	fmt.Fprintf(w, "%d pages in %s (%.0f pages/s), %d queued, %d skipped, %s, %d errors; stopped: %s\n",
+		c.Fetched, c.Duration.Round(time.Millisecond), c.PagesPerSecond, c.Queued, c.Skipped, robots, c.Errors, c.StopReason)
+	if un := c.Unreachable; un != nil {
+		fmt.Fprintf(w, "Unreachable   %s gave no response (%s): %s\n", clean(un.URL), un.Kind, clean(un.Error))
+	}
 	fc := rep.FindingCounts
 	scored := 0
 	for _, p := range rep.Pages {
@@ -343,8 +354,12 @@ func printSiteReport(w io.Writer, rep *crawler.SiteReport, verbose bool) {
 			scored++
 		}
 	}
-	fmt.Fprintf(w, "Site score %d/100 (%d scored pages)   findings: %d errors, %d warnings, %d notices (distinct checks: %d, %d, %d)\n",
-		rep.Score.Value, scored, fc.Findings.Errors, fc.Findings.Warnings, fc.Findings.Notices, fc.Checks.Errors, fc.Checks.Warnings, fc.Checks.Notices)
+	score := "none (" + strings.ReplaceAll(rep.ScoreReason, "_", " ") + ")"
+	if rep.Score != nil {
+		score = fmt.Sprintf("%d/100", rep.Score.Value)
+	}
+	fmt.Fprintf(w, "Site score %s (%d scored pages)   findings: %d errors, %d warnings, %d notices (distinct checks: %d, %d, %d)\n",
+		score, scored, fc.Findings.Errors, fc.Findings.Warnings, fc.Findings.Notices, fc.Checks.Errors, fc.Checks.Warnings, fc.Checks.Notices)
 	if line := truncatedSummary(rep.Truncated); line != "" {
 		fmt.Fprintln(w, line)
 	}
@@ -398,11 +413,29 @@ func printSiteReport(w io.Writer, rep *crawler.SiteReport, verbose bool) {
 					examples[i] = ellipsis(g.Examples[i], maxExampleChars)
 				}
 			}
-			where := fmt.Sprintf("on %d URLs", g.Pages)
+			where := fmt.Sprintf("on %d URLs", max(g.URLs, g.Pages))
+			if g.Groups > 0 {
+				where = fmt.Sprintf("%d URLs in %d groups", g.URLs, g.Groups)
+			}
 			if g.Template {
 				where += ", every analysed page (template)"
 			}
 			fmt.Fprintf(w, "  %-40s %5d %s  %s\n", clean(g.ID), g.Count, where, clean(strings.Join(examples, " ")))
+			for k, m := range g.Members {
+				if !verbose && k == 2 {
+					fmt.Fprintf(w, "  %-40s       … %d more groups (-v lists them)\n", "", len(g.Members)-k)
+					break
+				}
+				list := m
+				if !verbose && len(list) > 4 {
+					list = list[:4]
+				}
+				more := ""
+				if len(list) < len(m) {
+					more = fmt.Sprintf(" … (%d listed)", len(m))
+				}
+				fmt.Fprintf(w, "  %-40s       group %d: %s%s\n", "", k+1, clean(strings.Join(list, " ")), more)
+			}
 		}
 	}
 	printMuted(w, rep.Muted)

@@ -283,7 +283,7 @@ func (d *Dashboard) showProjects(w http.ResponseWriter, r *http.Request, s *sess
 			h := newHistoryRow(&js[0])
 			row.Last = &lastRun{ID: h.ID, Status: h.Status, When: h.CreatedAt}
 			if h.Summary != nil {
-				row.Last.Score = &h.Summary.Score
+				row.Last.Score = h.Summary.Score
 			}
 		}
 		row.NextRun = d.nextRun(ctx, a.ID, p)

@@ -55,7 +55,7 @@ func (d *Dashboard) siteDiff(w http.ResponseWriter, r *http.Request, s *session,
 		return
 	}
 	df := out.Diff
-	dv := &diffView{Old: out.Old, New: out.New, Diff: df, Score: signed(df.Score)}
+	dv := &diffView{Old: out.Old, New: out.New, Diff: df, Score: df.ScoreChange()}
 	q := url.Values{"against": {out.Old}}
 	dv.HTMLLink = Prefix + "/analyses/" + url.PathEscape(out.New) + "/diff.html?" + q.Encode()
 	var from, to int
@@ -108,12 +108,4 @@ func (d *Dashboard) siteDiffHTML(w http.ResponseWriter, r *http.Request, s *sess
 	w.Header().Set("Content-Security-Policy", reportPolicy)
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Write(body)
-}
-
-// signed writes n with its sign ("+3", "-2", "0").
-func signed(n int) string {
-	if n > 0 {
-		return "+" + strconv.Itoa(n)
-	}
-	return strconv.Itoa(n)
 }

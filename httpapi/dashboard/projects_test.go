@@ -15,6 +15,7 @@ import (
 	"github.com/seokit/seokit/httpapi"
 	"github.com/seokit/seokit/httpapi/dashboard"
 	"github.com/seokit/seokit/httpapi/store"
+	"github.com/seokit/seokit/seo"
 )
 
 var (
@@ -82,7 +83,11 @@ func storeProjectJob(t *testing.T, st store.Store, accountID, projectID, domain 
 	}
 	if rep != nil {
 		j.Result, _ = json.Marshal(rep)
-		j.Summary, _ = json.Marshal(httpapi.JobSummary{Score: rep.Score.Value, Pages: rep.Crawl.Fetched,
+		var score *int
+		if rep.Score != nil {
+			score = &rep.Score.Value
+		}
+		j.Summary, _ = json.Marshal(httpapi.JobSummary{Score: score, Pages: rep.Crawl.Fetched,
 			Errors: rep.FindingCounts.Checks.Errors, Warnings: rep.FindingCounts.Checks.Warnings})
 	}
 	if err := st.UpdateJob(ctx, j); err != nil {
@@ -93,7 +98,7 @@ func storeProjectJob(t *testing.T, st store.Store, accountID, projectID, domain 
 
 func siteReport(domain string, score int, pages map[string]string) *crawler.SiteReport {
 	rep := &crawler.SiteReport{Domain: domain, StartURL: "http://" + domain + "/"}
-	rep.Score.Value = score
+	rep.Score = &seo.Score{Value: score}
 	for u, title := range pages {
 		rep.Pages = append(rep.Pages, crawler.PageSummary{URL: "http://" + domain + u, Status: 200, Title: title, Indexable: true})
 	}

@@ -14,11 +14,12 @@ import (
 // jobSummary is the stored summary of a succeeded site analysis
 // (httpapi.JobSummary): what the history shows without its report.
 type jobSummary struct {
-	Score    int `json:"score"`
-	Pages    int `json:"pages"`
-	Errors   int `json:"errors"`
-	Warnings int `json:"warnings"`
-	Notices  int `json:"notices"`
+	// Score is null when the report has none (httpapi.JobSummary).
+	Score    *int `json:"score"`
+	Pages    int  `json:"pages"`
+	Errors   int  `json:"errors"`
+	Warnings int  `json:"warnings"`
+	Notices  int  `json:"notices"`
 }
 
 // historyRow is one analysis of a project's history. Summary is nil for
@@ -166,20 +167,21 @@ func historyCharts(rows []historyRow) ([]*trendChart, int, int) {
 	}
 	series := []struct {
 		title string
-		get   func(*jobSummary) int
+		get   func(*jobSummary) *int
 	}{
-		{"Site score", func(s *jobSummary) int { return s.Score }},
-		{"Pages crawled", func(s *jobSummary) int { return s.Pages }},
-		{"Checks failed: errors", func(s *jobSummary) int { return s.Errors }},
-		{"Checks failed: warnings", func(s *jobSummary) int { return s.Warnings }},
+		{"Site score", func(s *jobSummary) *int { return s.Score }},
+		{"Pages crawled", func(s *jobSummary) *int { return &s.Pages }},
+		{"Checks failed: errors", func(s *jobSummary) *int { return &s.Errors }},
+		{"Checks failed: warnings", func(s *jobSummary) *int { return &s.Warnings }},
 	}
 	var charts []*trendChart
 	for k, sr := range series {
 		vals := make([]*int, n)
 		for i := range n {
 			if s := rows[n-1-i].Summary; s != nil {
-				v := sr.get(s)
-				vals[i] = &v
+				if v := sr.get(s); v != nil {
+					vals[i] = new(*v)
+				}
 			}
 		}
 		fixed := 0

@@ -28,7 +28,7 @@ func largeReport(n int) *crawler.SiteReport {
 		StartedAt: time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC), FinishedAt: time.Date(2026, 3, 1, 10, 12, 0, 0, time.UTC),
 		StatusCodes: map[int]int{}, Graph: crawler.GraphStats{OrphanCheck: crawler.OrphanCheckDone},
 		Crawl: crawler.CrawlStats{Fetched: n, StopReason: "done", DepthHistogram: make([]int, 8)},
-		Score: seo.Score{Value: 71},
+		Score: &seo.Score{Value: 71},
 	}
 	ids := []struct {
 		id  string
