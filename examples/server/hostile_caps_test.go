@@ -23,9 +23,9 @@ import (
 	"github.com/seokit/seokit/render/chromium"
 )
 
-// freeKey creates a Free account in the SQLite store at db (created if
+// freeKeyAt creates a Free account in the SQLite store at db (created if
 // missing) with the accounts command, and returns its API key.
-func freeKey(t *testing.T, db, email string) string {
+func freeKeyAt(t *testing.T, db, email string) string {
 	t.Helper()
 	st, err := sqlstore.Open(context.Background(), db, nil) // creates the store
 	if err != nil {
@@ -105,7 +105,7 @@ func testHostileRenderCaps(t *testing.T) {
 	defer site.Close()
 	dir := t.TempDir()
 	db := filepath.Join(dir, "api.db")
-	key := freeKey(t, db, "render-caps@example.com")
+	key := freeKeyAt(t, db, "render-caps@example.com")
 	args := []string{"-db", db, "-data-db", filepath.Join(dir, "data.db"), "-frontier-dir", filepath.Join(dir, "frontiers"),
 		"-allow-private", "-crawl-rate", "200", "-job-workers", "1", "-render-tabs", "4", "-free-limit", "100000"}
 	a := startInstance(t, args...)
@@ -203,7 +203,7 @@ func testHostileSchedulePatch(t *testing.T) {
 	defer site.Close()
 	dir := t.TempDir()
 	db := filepath.Join(dir, "api.db")
-	key := freeKey(t, db, "schedule-caps@example.com")
+	key := freeKeyAt(t, db, "schedule-caps@example.com")
 	a := startInstance(t, "-db", db, "-data-db", filepath.Join(dir, "data.db"), "-allow-private", "-schedule-interval", "1s",
 		"-free-limit", "100000")
 	c := apiClient{t: t, key: key}

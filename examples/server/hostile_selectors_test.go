@@ -97,9 +97,9 @@ type extraction struct {
 	Error string `json:"error"`
 }
 
-// freeKey creates a Free account with a daily limit that does not refuse
+// bombKey creates a Free account with a daily limit that does not refuse
 // the suite, and returns an API key of it.
-func freeKey(t *testing.T, db []string, email string) string {
+func bombKey(t *testing.T, db []string, email string) string {
 	t.Helper()
 	key := tenantKey(t, db, email)
 	var out, errOut strings.Builder
@@ -191,7 +191,7 @@ func TestHostileSelectors(t *testing.T) {
 
 	// Four bombs at once from two Free accounts, in a loop, while a third
 	// tenant analyses a plain page ten times.
-	free := []string{freeKey(t, db[:2], "free1@example.com"), freeKey(t, db[:2], "free2@example.com")}
+	free := []string{bombKey(t, db[:2], "free1@example.com"), bombKey(t, db[:2], "free2@example.com")}
 	third := tenantKey(t, db[:2], "third@example.com")
 	stop := make(chan struct{})
 	var (
