@@ -75,15 +75,25 @@
 // # Custom extraction and search
 //
 // [Options.Extract] pulls named values out of every HTML page answered with
-// a 2xx status, from the one parsed tree: CSS selectors (goquery, cascadia)
-// for the text, inner or outer HTML, an attribute or the count of matches;
-// XPath expressions (antchfx/xpath over the same x/net/html tree, with a
-// budget of XPathBudget node visits per page so that an expression such as
-// //*//*//* stops instead of walking the tree for minutes); and regular
-// expressions on the raw body. Go's regexp is RE2: matching is linear in
-// the input, so no pattern backtracks catastrophically. [Options.Search]
-// runs contains / does-not-contain rules (text or regex, in the raw HTML
-// or the main text). Results are [Report.Extracted] and [Report.Search].
+// a 2xx status, from the one parsed tree: CSS selectors for the text,
+// inner or outer HTML, an attribute or the count of matches; XPath
+// expressions (antchfx/xpath over the same x/net/html tree); and regular
+// expressions on the raw body. [Options.Search] runs contains /
+// does-not-contain rules (text or regex, in the raw HTML or the main
+// text). Results are [Report.Extracted] and [Report.Search].
+//
+// Every matcher comes from users and runs on a budget, and stops when the
+// analysis's context ends; one that does not finish gets an error in its
+// [Extraction] or [SearchMatch] instead of a result. CSS selectors give
+// cascadia's results, but only compound selectors are tested with
+// cascadia: combinators, :not(), :has() and :haschild() run in one
+// memoised pass over the tree (cascadia backtracks, depth to the power of
+// the combinators per element), within [CSSBudget] node visits, with at
+// most [MaxCSSCompounds] compounds nested [MaxCSSNesting] deep. XPath
+// stops after [XPathBudget] node visits (//*//*//* on a deep page). Go's
+// regexp is RE2, linear in the input but with the program's size as
+// factor: a program has at most [MaxRegexInsts] instructions and its
+// searches read runes against [RegexBudget].
 // Both lists are capped (MaxExtractors, MaxSearchRules, MaxPatternLen,
 // Extractor.MaxValues with an exact Count and Omitted, MaxValueChars per
 // value); [ParseExtractor] and [ParseSearchRule] read the command-line
