@@ -368,10 +368,16 @@ func (s *Server) prepareSite(ctx context.Context, accountID string, req SiteRequ
 // writeJob writes one job with its stored report. The report is copied
 // into the answer as stored (at most store.MaxJobResultBytes), never
 // decoded.
+// hasResult reports whether GET of job j serves its report: a succeeded
+// job's, and that of a job failed because its site answered nothing.
+func hasResult(j *store.Job, v Job) bool {
+	return j.Status == store.JobSucceeded || v.ErrorCode == codeSiteUnreachable
+}
+
 func (s *Server) writeJob(w http.ResponseWriter, j *store.Job) {
 	v := jobView(j, s.opts.BasePath)
 	head, err := json.Marshal(v)
-	if err != nil || len(j.Result) == 0 || (j.Status != store.JobSucceeded && v.ErrorCode != codeSiteUnreachable) {
+	if err != nil || len(j.Result) == 0 || !hasResult(j, v) {
 		writeJSON(w, http.StatusOK, v)
 		return
 	}

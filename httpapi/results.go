@@ -62,7 +62,8 @@ func (s *Server) getJob(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	if res == nil || j.Status != store.JobSucceeded {
+	view := jobView(j, s.opts.BasePath)
+	if res == nil || !hasResult(j, view) {
 		s.writeJob(w, j)
 		return
 	}
@@ -77,7 +78,7 @@ func (s *Server) getJob(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer rc.Close()
-	head, err := json.Marshal(jobView(j, s.opts.BasePath))
+	head, err := json.Marshal(view)
 	if err != nil {
 		s.fail(w, r, err)
 		return
