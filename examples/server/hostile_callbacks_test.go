@@ -3,7 +3,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -14,26 +13,6 @@ import (
 	"testing"
 	"time"
 )
-
-// callbackTenantKey creates a Free account through the operator's accounts
-// command on the running server's store and returns an API key of it.
-func callbackTenantKey(t *testing.T, db []string, email string) string {
-	t.Helper()
-	ctx := context.Background()
-	var out, errOut bytes.Buffer
-	if err := runAccounts(ctx, append([]string{"create", "-email", email, "-plan", "free"}, db...), strings.NewReader(""), &out, &errOut); err != nil {
-		t.Fatalf("accounts create %s: %v\n%s", email, err, errOut.String())
-	}
-	out.Reset()
-	if err := runAccounts(ctx, append([]string{"create-key", "-email", email}, db...), strings.NewReader(""), &out, &errOut); err != nil {
-		t.Fatalf("accounts create-key %s: %v\n%s", email, err, errOut.String())
-	}
-	_, key, ok := strings.Cut(out.String(), "API key (shown only once): ")
-	if !ok {
-		t.Fatalf("no API key in:\n%s", out.String())
-	}
-	return strings.TrimSpace(key)
-}
 
 // callbackJob is the part of a job's answer the callback case reads.
 type callbackJob struct {
@@ -115,7 +94,7 @@ func TestHostileCallbacks(t *testing.T) {
 	// Two tenants, three analyses each (a Free account runs one at a
 	// time): each ends with a callback that hangs.
 	const perTenant = 3
-	keys := []string{callbackTenantKey(t, db[:2], "hanging1@example.com"), callbackTenantKey(t, db[:2], "hanging2@example.com")}
+	keys := []string{freeKey(t, db[:2], "hanging1@example.com"), freeKey(t, db[:2], "hanging2@example.com")}
 	var (
 		wg       sync.WaitGroup
 		tenantMu sync.Mutex
@@ -158,7 +137,7 @@ func TestHostileCallbacks(t *testing.T) {
 	hangingAtSubmit := fmt.Sprintf("%d and %d", hanging["/tenant1"], hanging["/tenant2"])
 	mu.Unlock()
 
-	third := callbackTenantKey(t, db[:2], "third@example.com")
+	third := freeKey(t, db[:2], "third@example.com")
 	j, a := submit(third, "")
 	if a.status != http.StatusAccepted {
 		t.Fatalf("third tenant's submit answered %d (%v): %.300s", a.status, a.err, a.head)

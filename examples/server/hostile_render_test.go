@@ -75,25 +75,6 @@ func requireChromium(t *testing.T) {
 	t.Skip(msg)
 }
 
-// freeKey creates a Free account and returns an API key of it.
-func freeKey(t *testing.T, db []string, email string) string {
-	t.Helper()
-	ctx := context.Background()
-	var out, errOut bytes.Buffer
-	if err := runAccounts(ctx, append([]string{"create", "-email", email, "-plan", "free"}, db...), strings.NewReader(""), &out, &errOut); err != nil {
-		t.Fatalf("accounts create %s: %v\n%s", email, err, errOut.String())
-	}
-	out.Reset()
-	if err := runAccounts(ctx, append([]string{"create-key", "-email", email}, db...), strings.NewReader(""), &out, &errOut); err != nil {
-		t.Fatalf("accounts create-key %s: %v\n%s", email, err, errOut.String())
-	}
-	_, key, ok := strings.Cut(out.String(), "API key (shown only once): ")
-	if !ok {
-		t.Fatalf("no API key in:\n%s", out.String())
-	}
-	return strings.TrimSpace(key)
-}
-
 // treePSS is the summed PSS of pid's descendants (pid itself left out),
 // read from /proc (RSS where PSS cannot be read).
 func treePSS(pid int) int64 {

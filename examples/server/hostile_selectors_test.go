@@ -100,14 +100,7 @@ type extraction struct {
 // bombKey creates a Free account with a daily limit that does not refuse
 // the suite, and returns an API key of it.
 func bombKey(t *testing.T, db []string, email string) string {
-	t.Helper()
-	key := tenantKey(t, db, email)
-	var out, errOut strings.Builder
-	if err := runAccounts(context.Background(), append([]string{"set-plan", "-email", email, "-plan", "free", "-daily-limit", "100000"}, db...),
-		strings.NewReader(""), &out, &errOut); err != nil {
-		t.Fatalf("accounts set-plan %s: %v\n%s", email, err, errOut.String())
-	}
-	return key
+	return accountKey(t, db, email, "free", "-daily-limit", "100000")
 }
 
 // pageWithExtractor analyses url with one extractor under a deadline.

@@ -593,10 +593,23 @@ func TestHostileDashboardQuota(t *testing.T) {
 // through the operator's accounts command on the running server's store,
 // and returns an API key of it.
 func tenantKey(t *testing.T, db []string, email string) string {
+	return accountKey(t, db, email, "pro", "-daily-limit", "1000000")
+}
+
+// freeKey creates a Free account and returns an API key of it.
+func freeKey(t *testing.T, db []string, email string) string {
+	return accountKey(t, db, email, "free")
+}
+
+// accountKey creates an account of plan (with the accounts command's
+// extra flags) through the operator's accounts command on the store db,
+// and returns an API key of it.
+func accountKey(t *testing.T, db []string, email, plan string, extra ...string) string {
 	t.Helper()
 	ctx := context.Background()
 	var out, errOut bytes.Buffer
-	if err := runAccounts(ctx, append([]string{"create", "-email", email, "-plan", "pro", "-daily-limit", "1000000"}, db...), strings.NewReader(""), &out, &errOut); err != nil {
+	args := append([]string{"create", "-email", email, "-plan", plan}, extra...)
+	if err := runAccounts(ctx, append(args, db...), strings.NewReader(""), &out, &errOut); err != nil {
 		t.Fatalf("accounts create %s: %v\n%s", email, err, errOut.String())
 	}
 	out.Reset()
