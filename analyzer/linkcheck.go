@@ -527,11 +527,10 @@ func lcReport(p *Page, r *Reporter, t *lcTarget, pageKeys map[string]bool) {
 	}
 	u := t.url.String()
 	failed := t.errMsg != "" || t.status == 0
-	bad := failed || t.status >= 400
 	redirect := !failed && t.status >= 300 && t.status < 400
 	ok := !failed && t.status >= 200 && t.status < 300
-	// Link, canonical and hreflang verdicts are TargetFindings', shared
-	// with the crawl.
+	// Link, image, canonical and hreflang verdicts are TargetFindings',
+	// shared with the crawl.
 	tg := Target{URL: u, Fetched: true, Status: t.status, Error: t.errMsg, Location: t.location, Blocked: t.blocked}
 	what := tg.answer()
 	ev := func(el string) seo.Evidence {
@@ -556,14 +555,9 @@ func lcReport(p *Page, r *Reporter, t *lcTarget, pageKeys map[string]bool) {
 		verdicts(kind, t.linkEl)
 	}
 	if t.kinds&lcImage != 0 {
-		switch {
-		case bad:
-			r.Add("images.broken", fmt.Sprintf("the image %s cannot be loaded (%s)", u, what), ev(t.imageEl))
-		case ok && t.ctype != "" && !lcIsImageType(t.ctype):
-			e := ev(t.imageEl)
-			e.Detail = what + ", Content-Type " + t.ctype
-			r.Add("images.broken", fmt.Sprintf("the image %s is served as %s, not as an image", u, lcMediaType(t.ctype)), e)
-		}
+		tg.ContentType = t.ctype
+		verdicts(ImageTarget, t.imageEl)
+		tg.ContentType = ""
 		if ok && t.size > p.cfg.th.ImageMaxBytes {
 			e := seo.Measure(t.imageEl, float64(t.size), float64(p.cfg.th.ImageMaxBytes))
 			e.Value, e.URLs = u, []string{u}
