@@ -94,7 +94,8 @@ func TestPlantedDefects(t *testing.T) {
 	t.Logf("%d pages, %d requests on the site; %d link findings, %d site findings", len(rep.Pages), site.Requests(), len(rep.LinkFindings), len(rep.SiteFindings))
 }
 
-// TestTargetSwitches: NoCrawlHreflang and NoCrawlCanonicals keep the
+// TestTargetSwitches: NoCrawlHreflang and NoCrawlCanonicals (set through
+// Config) keep the
 // hreflang-only and canonical-only URLs out of the crawl, SkipResourceChecks
 // and SkipExternalLinks cost no request for images and external targets,
 // and MaxResourceChecks caps the checks, the rest counted as unchecked.
@@ -112,7 +113,13 @@ func TestTargetSwitches(t *testing.T) {
 		}
 		return rep
 	}
-	rep := run(crawler.Options{NoCrawlCanonicals: true, NoCrawlHreflang: true, SkipResourceChecks: true, SkipExternalLinks: true})
+	// The switches as a saved configuration sets them.
+	var off crawler.Options
+	cfg := crawler.Config{NoCrawlCanonicals: true, NoCrawlHreflang: true, SkipResourceChecks: true, SkipExternalLinks: true}
+	if err := cfg.Apply(&off); err != nil {
+		t.Fatal(err)
+	}
+	rep := run(off)
 	pages := pagesByPath(t, site.URL, rep)
 	for _, p := range []string{"/de/missing", "/fr/p", "/old-canon"} {
 		if _, ok := pages[p]; ok {
