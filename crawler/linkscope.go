@@ -37,11 +37,20 @@ import (
 //     hreflang.target_noindex and hreflang.target_non_canonical for crawled
 //     hreflang alternates.
 //
-// External <a> targets are never crawled. Unless Options.SkipExternalLinks
-// is set, each distinct one is checked once, concurrently with the crawl,
+// In-scope canonical URLs and hreflang alternates are crawled like links
+// (resources.go), so they are answered from crawled pages too. Images are
+// checked, not crawled: in-scope ones by a second checker of this kind
+// within the crawl's politeness (Options.SkipResourceChecks,
+// MaxResourceChecks), reported as images.broken.
+//
+// External targets are never crawled: <a> links, and the images, canonical
+// URLs and hreflang alternates of other hosts. Unless
+// Options.SkipExternalLinks is set, each distinct one is checked once,
+// concurrently with the crawl,
 // by extChecker (HEAD, GET when HEAD is refused, redirects not followed),
-// and links.broken_external or links.redirect_external is reported on every
-// page linking to it. A host is checked one target at a time until it first
+// and links.broken_external or links.redirect_external (images.broken,
+// canonical.target_*, hreflang.target_* for the other kinds) is reported on
+// every page referring to it. A host is checked one target at a time until it first
 // answers; after HostFailLimit checks in a row with no answer at all
 // (timeout, refused connection, DNS failure) it is given up and its other
 // targets are counted as unchecked ("host_failing"), not reported as
