@@ -77,6 +77,7 @@ func init() {
 			"links.broken_internal", "links.redirect_internal", "links.broken_external", "links.redirect_external",
 			"canonical.target_error", "canonical.target_redirect", "canonical.target_noindex",
 			"hreflang.target_error", "hreflang.target_redirect", "hreflang.target_noindex", "hreflang.target_non_canonical",
+			"images.broken",
 		},
 		Run: (*siteRun).linkScope,
 	})
