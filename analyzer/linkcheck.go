@@ -537,11 +537,10 @@ func lcReport(p *Page, r *Reporter, t *lcTarget, pageKeys map[string]bool) {
 	}
 	u := t.url.String()
 	failed := t.errMsg != "" || t.status == 0
-	bad := failed || t.status >= 400
 	redirect := !failed && t.status >= 300 && t.status < 400
 	ok := !failed && t.status >= 200 && t.status < 300
-	// Link, canonical and hreflang verdicts are TargetFindings', shared
-	// with the crawl.
+	// Link, image, canonical and hreflang verdicts are TargetFindings',
+	// shared with the crawl.
 	tg := Target{URL: u, Fetched: true, Status: t.status, Error: t.errMsg, Location: t.location, Blocked: t.blocked}
 	what := tg.answer()
 	ev := func(el string) seo.Evidence {
@@ -566,16 +565,12 @@ func lcReport(p *Page, r *Reporter, t *lcTarget, pageKeys map[string]bool) {
 		verdicts(kind, t.linkEl)
 	}
 	if t.kinds&lcImage != 0 {
-		switch {
-		case t.unresolved:
-			// Nothing is known of the image: its host is not in the DNS
-			// (ImageInfo.NotChecked says so).
-		case bad:
-			r.Add("images.broken", fmt.Sprintf("the image %s cannot be loaded (%s)", u, what), ev(t.imageEl))
-		case ok && t.ctype != "" && !lcIsImageType(t.ctype):
-			e := ev(t.imageEl)
-			e.Detail = what + ", Content-Type " + t.ctype
-			r.Add("images.broken", fmt.Sprintf("the image %s is served as %s, not as an image", u, lcMediaType(t.ctype)), e)
+		if !t.unresolved {
+			// (An image whose host is not in the DNS is not judged:
+			// ImageInfo.NotChecked says so.)
+			tg.ContentType = t.ctype
+			verdicts(ImageTarget, t.imageEl)
+			tg.ContentType = ""
 		}
 		if ok && t.size > p.cfg.th.ImageMaxBytes {
 			e := seo.Measure(t.imageEl, float64(t.size), float64(p.cfg.th.ImageMaxBytes))

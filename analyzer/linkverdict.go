@@ -16,6 +16,7 @@ const (
 	ExternalLink                          // an <a href> to another site
 	CanonicalTarget                       // the page's canonical URL
 	HreflangTarget                        // an hreflang alternate of the page
+	ImageTarget                           // an image source of the page (<img>, srcset, <picture>)
 )
 
 // Target is a link, canonical or hreflang target of a page and what it
@@ -48,6 +49,9 @@ type Target struct {
 	// Canonical is another URL an hreflang target that answered 2xx names
 	// as its canonical; "" when none.
 	Canonical string
+	// ContentType is the Content-Type of an image target that answered
+	// 2xx; "" when unknown.
+	ContentType string
 
 	// SiteWording words the messages as site reports always have ("the
 	// internal link to ...", "cannot be indexed (noindex)") instead of as
@@ -65,7 +69,8 @@ type TargetFinding struct {
 // TargetFindings appends to dst the link-scope findings t makes on the
 // referring page: links.broken_* and links.redirect_* for links;
 // <area>.target_error, .target_redirect and .target_noindex for canonical
-// and hreflang targets, and hreflang.target_non_canonical.
+// and hreflang targets, and hreflang.target_non_canonical; images.broken
+// for an image that cannot be loaded or is not served as an image.
 func TargetFindings(dst []TargetFinding, t *Target) []TargetFinding {
 	failed := t.Fetched && (t.Error != "" || t.Status == 0)
 	bad := failed || (t.Fetched && t.Status >= 400)
@@ -99,6 +104,16 @@ func TargetFindings(dst []TargetFinding, t *Target) []TargetFinding {
 			add("links.broken_"+scope, fmt.Sprintf("%s is broken (%s)", ref, what), ev())
 		case redirect:
 			add("links.redirect_"+scope, fmt.Sprintf("%s redirects to %s", ref, to), ev())
+		}
+		return dst
+	case ImageTarget:
+		switch {
+		case bad:
+			add("images.broken", fmt.Sprintf("the image %s cannot be loaded (%s)", t.URL, what), ev())
+		case ok && t.ContentType != "" && !lcIsImageType(t.ContentType):
+			e := ev()
+			e.Detail = what + ", Content-Type " + t.ContentType
+			add("images.broken", fmt.Sprintf("the image %s is served as %s, not as an image", t.URL, lcMediaType(t.ContentType)), e)
 		}
 		return dst
 	}

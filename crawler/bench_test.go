@@ -85,6 +85,8 @@ func BenchmarkCrawl(b *testing.B) {
 		b.ReportMetric(pps/parsePPS, "vs-parse")
 		b.Logf("%d pages in %v: %.0f pages/s, peak RSS %d MB; a bare html.Parse of the same pages on both cores: %.0f pages/s (crawl/parse %.2f)",
 			rep.Crawl.Fetched, el.Round(time.Millisecond), pps, rss>>20, parsePPS, pps/parsePPS)
+		// The requests include the 1,000 pages of parseBaseline.
+		b.Logf("requests on the site: %d; resources checked %d, external targets checked %d", site.Requests(), rep.ResourceChecked, rep.ExternalChecked)
 		if large && rss >= 300<<20 {
 			b.Errorf("peak RSS %d MB, want < 300 MB", rss>>20)
 		}

@@ -40,9 +40,16 @@ type Config struct {
 	// also caps it by the account's plan).
 	MaxPages          int  `json:"maxPages,omitempty"`
 	IncludeSubdomains bool `json:"includeSubdomains,omitempty"`
-	// SkipExternalLinks turns off the checks of external link targets
+	// SkipExternalLinks turns off the checks of external targets: links,
+	// images, canonical URLs and hreflang alternates
 	// (Options.SkipExternalLinks).
 	SkipExternalLinks bool `json:"skipExternalLinks,omitempty"`
+	// NoCrawlCanonicals, NoCrawlHreflang and SkipResourceChecks are those
+	// of Options: do not crawl the in-scope canonical URLs or hreflang
+	// alternates, do not check the in-scope images.
+	NoCrawlCanonicals  bool `json:"noCrawlCanonicals,omitempty"`
+	NoCrawlHreflang    bool `json:"noCrawlHreflang,omitempty"`
+	SkipResourceChecks bool `json:"skipResourceChecks,omitempty"`
 	// AICrawlers adds the AI crawler readiness report
 	// (Options.AICrawlers); SkipAICrawlerProbe leaves out its firewall
 	// probe.
@@ -182,6 +189,9 @@ func (c *Config) Apply(o *Options) error {
 	}
 	o.IncludeSubdomains = o.IncludeSubdomains || c.IncludeSubdomains
 	o.SkipExternalLinks = o.SkipExternalLinks || c.SkipExternalLinks
+	o.NoCrawlCanonicals = o.NoCrawlCanonicals || c.NoCrawlCanonicals
+	o.NoCrawlHreflang = o.NoCrawlHreflang || c.NoCrawlHreflang
+	o.SkipResourceChecks = o.SkipResourceChecks || c.SkipResourceChecks
 	o.AICrawlers = o.AICrawlers || c.AICrawlers
 	o.SkipAICrawlerProbe = o.SkipAICrawlerProbe || c.SkipAICrawlerProbe
 	if len(c.Segments) > 0 {

@@ -61,6 +61,7 @@ type crawl struct {
 	norm    seo.NormalizeOptions
 	ana     analyzer.Options
 	ext     *extChecker // external link checks; nil with SkipExternalLinks
+	res     *extChecker // in-scope image checks; nil with SkipResourceChecks
 	// sharedExt: the external links of this shared crawl's pages are
 	// stored with their edges, for the coordinator to check.
 	sharedExt bool
@@ -217,6 +218,18 @@ func (c *Crawler) Run(ctx context.Context, domain string) (*SiteReport, error) {
 		cr.ext = newExtChecker(ectx, cr.fetcher, &cr.o)
 		cr.builder.link.ext = cr.ext
 	}
+	if !cr.o.SkipResourceChecks && cr.shared == nil {
+		// In-scope images are checked within the crawl's time budget and
+		// per-host politeness.
+		rctx, rcancel := context.WithCancel(ctx)
+		if cr.o.TimeBudget > 0 {
+			rcancel()
+			rctx, rcancel = context.WithTimeout(ctx, cr.o.TimeBudget)
+		}
+		defer rcancel()
+		cr.res = newResourceChecker(rctx, cr.fetcher, &cr.o, cr.pol.acquire)
+		cr.builder.link.res = cr.res
+	}
 	// A shared crawl's summaries are read once, at the end, by the
 	// coordinator (sharedReport).
 	if cr.shared == nil {
@@ -271,8 +284,13 @@ func (c *Crawler) Run(ctx context.Context, domain string) (*SiteReport, error) {
 			runErr = err
 		}
 	}
-	if cr.ext != nil {
+	if cr.ext != nil || cr.res != nil {
 		cr.phase.Store(PhaseCheckingExternal)
+	}
+	if cr.res != nil {
+		cr.res.finish(cr.o.ExternalBudget)
+	}
+	if cr.ext != nil {
 		cr.ext.finish(cr.o.ExternalBudget)
 	}
 	cr.phase.Store(PhaseFinishing)
@@ -410,7 +428,7 @@ func (cr *crawl) replayExternal(from string, edges []Edge) []Edge {
 	if len(ext) > 0 {
 		if ids := cr.ext.add(ext); len(ids) > 0 {
 			cr.mu.Lock()
-			cr.builder.addExternal(from, ids)
+			cr.builder.addExternal(from, ids, targetLink)
 			cr.mu.Unlock()
 		}
 	}
@@ -857,6 +875,7 @@ type pageGrab struct {
 	links   []analyzer.Link
 	blocked []string
 	icons   []string
+	images  []*url.URL
 }
 
 func (cr *crawl) analyze(ctx context.Context, it Item, resp *seo.Response, ferr error) result {
@@ -868,6 +887,9 @@ func (cr *crawl) analyze(ctx context.Context, it Item, resp *seo.Response, ferr 
 		Run: func(p *analyzer.Page, _ *analyzer.Reporter) {
 			g.links = p.Links
 			g.blocked = cr.blockedResources(ctx, p.Resources)
+			if cr.res != nil || cr.ext != nil {
+				g.images = pageImages(p)
+			}
 			if isStart {
 				for _, n := range p.ByTag(atom.Link) {
 					rel, _ := analyzer.Attr(n, "rel")
@@ -957,9 +979,13 @@ func (cr *crawl) analyze(ctx context.Context, it Item, resp *seo.Response, ferr 
 					edges = append(edges, Edge{From: it.URL, To: u.String(), External: true})
 				}
 			} else if ids := cr.ext.add(ext); len(ids) > 0 {
-				cr.builder.addExternal(it.URL, ids)
+				cr.builder.addExternal(it.URL, ids, targetLink)
 			}
 		}
+	}
+	if resp.Status == http.StatusOK && sum.IsHTML {
+		items = append(items, cr.headTargets(it, &sum)...)
+		cr.checkImages(ctx, it.URL, g.images)
 	}
 	if len(items) > 0 {
 		if _, err := cr.push(ctx, items); err != nil {

@@ -37,11 +37,20 @@ import (
 //     hreflang.target_noindex and hreflang.target_non_canonical for crawled
 //     hreflang alternates.
 //
-// External <a> targets are never crawled. Unless Options.SkipExternalLinks
-// is set, each distinct one is checked once, concurrently with the crawl,
+// In-scope canonical URLs and hreflang alternates are crawled like links
+// (resources.go), so they are answered from crawled pages too. Images are
+// checked, not crawled: in-scope ones by a second checker of this kind
+// within the crawl's politeness (Options.SkipResourceChecks,
+// MaxResourceChecks), reported as images.broken.
+//
+// External targets are never crawled: <a> links, and the images, canonical
+// URLs and hreflang alternates of other hosts. Unless
+// Options.SkipExternalLinks is set, each distinct one is checked once,
+// concurrently with the crawl,
 // by extChecker (HEAD, GET when HEAD is refused, redirects not followed),
-// and links.broken_external or links.redirect_external is reported on every
-// page linking to it. A host is checked one target at a time until it first
+// and links.broken_external or links.redirect_external (images.broken,
+// canonical.target_*, hreflang.target_* for the other kinds) is reported on
+// every page referring to it. A host is checked one target at a time until it first
 // answers; after HostFailLimit checks in a row with no answer at all
 // (timeout, refused connection, DNS failure) it is given up and its other
 // targets are counted as unchecked ("host_failing"), not reported as
@@ -68,6 +77,7 @@ func init() {
 			"links.broken_internal", "links.redirect_internal", "links.broken_external", "links.redirect_external",
 			"canonical.target_error", "canonical.target_redirect", "canonical.target_noindex",
 			"hreflang.target_error", "hreflang.target_redirect", "hreflang.target_noindex", "hreflang.target_non_canonical",
+			"images.broken",
 		},
 		Run: (*siteRun).linkScope,
 	})
@@ -91,8 +101,13 @@ type linkScope struct {
 	// ext checks the external targets; nil when they are not checked.
 	ext *extChecker
 	// extEdges links a page (builder node id, from) to an external target
-	// (extChecker id, to): 8 bytes per distinct pair.
+	// (extChecker id and target kind, to; see targetRef): 8 bytes per
+	// distinct pair.
 	extEdges []edge
+	// res checks the in-scope images; nil when they are not checked.
+	// resEdges link pages to them as extEdges do.
+	res      *extChecker
+	resEdges []edge
 }
 
 // init reads the disabled checks and severity overrides of the per-page
@@ -184,14 +199,30 @@ func (r *siteRun) mutedList() []analyzer.MutedFinding {
 	return out
 }
 
-// addExternal records that the page at from links to the external targets ids.
-func (b *siteBuilder) addExternal(from string, ids []int32) {
+// addExternal records that the page at from refers to the external
+// targets ids as kind.
+func (b *siteBuilder) addExternal(from string, ids []int32, kind targetKind) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	b.link.extEdges = b.addTargetEdges(b.link.extEdges, from, ids, kind)
+}
+
+// addResource records that the page at from uses the in-scope resources
+// ids (resource checker ids) as kind.
+func (b *siteBuilder) addResource(from string, ids []int32, kind targetKind) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.link.resEdges = b.addTargetEdges(b.link.resEdges, from, ids, kind)
+}
+
+// addTargetEdges appends to es an edge from the page at from to each id;
+// b.mu is held.
+func (b *siteBuilder) addTargetEdges(es []edge, from string, ids []int32, kind targetKind) []edge {
 	f := uint32(b.intern(from))
 	for _, id := range ids {
-		b.link.extEdges = append(b.link.extEdges, edge{f, uint32(id)})
+		es = append(es, edge{f, targetRef(id, kind)})
 	}
+	return es
 }
 
 // linkHit is one link-scope finding before it is reported.
@@ -219,19 +250,8 @@ func (r *siteRun) linkScope() {
 	r.link = acc
 	ls := &r.b.link
 
-	var ext []edge
-	var res []extResult
-	var extURLs []string
-	if ls.ext != nil && len(ls.extEdges) > 0 {
-		res, extURLs = ls.ext.results()
-		ext = ls.extEdges
-		slices.SortFunc(ext, func(x, y edge) int {
-			if c := cmp.Compare(x.from, y.from); c != 0 {
-				return c
-			}
-			return cmp.Compare(x.to, y.to)
-		})
-	}
+	ext := checkedTargets(ls.ext, ls.extEdges, true)
+	own := checkedTargets(ls.res, ls.resEdges, false)
 
 	order := make([]int32, len(r.pages))
 	for i := range order {
@@ -260,17 +280,8 @@ func (r *siteRun) linkScope() {
 			target := r.b.urls[t]
 			hits = r.targetHits(hits, analyzer.InternalLink, target, `<a href>`, &r.pages[j])
 		}
-		if len(ext) > 0 {
-			k := sort.Search(len(ext), func(k int) bool { return ext[k].from >= uint32(node) })
-			for prev := int64(-1); k < len(ext) && ext[k].from == uint32(node); k++ {
-				id := int64(ext[k].to)
-				if id == prev {
-					continue
-				}
-				prev = id
-				hits = externalHits(hits, extURLs[id], &res[id])
-			}
-		}
+		hits = ext.hits(hits, node)
+		hits = own.hits(hits, node)
 		if p.IsHTML && p.Status == http.StatusOK {
 			hits = r.canonicalTarget(p, i, hits)
 			hits = r.hreflangTargets(p, i, hits)
@@ -378,13 +389,69 @@ func locationOf(q *PageSummary) string {
 	return q.FinalURL
 }
 
-// externalHits appends the findings of one checked external target u.
-func externalHits(hits []linkHit, u string, res *extResult) []linkHit {
+// checkedSet is what a checker answered and the (page, target) edges to
+// its targets, sorted by page.
+type checkedSet struct {
+	edges    []edge
+	res      []extResult
+	urls     []string
+	external bool
+}
+
+// checkedTargets returns the results of c for the edges es, sorting es;
+// external says c checks external targets.
+func checkedTargets(c *extChecker, es []edge, external bool) checkedSet {
+	if c == nil || len(es) == 0 {
+		return checkedSet{}
+	}
+	res, urls := c.results()
+	slices.SortFunc(es, func(x, y edge) int {
+		if c := cmp.Compare(x.from, y.from); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.to, y.to)
+	})
+	return checkedSet{edges: es, res: res, urls: urls, external: external}
+}
+
+// hits appends the findings of the checked targets of the page node.
+func (s *checkedSet) hits(hits []linkHit, node int32) []linkHit {
+	es := s.edges
+	if len(es) == 0 {
+		return hits
+	}
+	k := sort.Search(len(es), func(k int) bool { return es[k].from >= uint32(node) })
+	for prev := int64(-1); k < len(es) && es[k].from == uint32(node); k++ {
+		if int64(es[k].to) == prev {
+			continue
+		}
+		prev = int64(es[k].to)
+		id, kind := splitTargetRef(es[k].to)
+		hits = checkedHits(hits, kind, s.external, s.urls[id], &s.res[id])
+	}
+	return hits
+}
+
+// checkedHits appends the findings of one checked target u, referred to
+// as kind.
+func checkedHits(hits []linkHit, kind targetKind, external bool, u string, res *extResult) []linkHit {
 	if !res.done || res.forbidden {
 		return hits
 	}
-	t := analyzer.Target{Kind: analyzer.ExternalLink, URL: u, Element: `<a href>`, SiteWording: true,
-		Fetched: true, Status: res.status, Error: res.err, Location: res.loc}
+	t := analyzer.Target{URL: u, SiteWording: true, Fetched: true, Status: res.status, Error: res.err, Location: res.loc}
+	switch kind {
+	case targetCanonical:
+		t.Kind, t.Element = analyzer.CanonicalTarget, `<link rel="canonical">`
+	case targetHreflang:
+		t.Kind, t.Element = analyzer.HreflangTarget, `<link rel="alternate" hreflang>`
+	case targetImage:
+		t.Kind, t.Element, t.ContentType = analyzer.ImageTarget, `<img>`, res.ctype
+	default:
+		t.Kind, t.Element = analyzer.ExternalLink, `<a href>`
+		if !external {
+			t.Kind = analyzer.InternalLink
+		}
+	}
 	return appendHits(hits, u, &t)
 }
 
@@ -475,6 +542,8 @@ type extResult struct {
 	down      bool // no HTTP answer: timeout, refused connection, DNS failure ...
 	status    int
 	loc, err  string
+	// ctype is the Content-Type of a 2xx answer.
+	ctype string
 	// skip says why a target was not checked (UncheckedHostFailing); empty
 	// for a check cancelled by a budget or a stop.
 	skip string
@@ -525,6 +594,9 @@ type extChecker struct {
 	max     int
 	global  int
 	perHost int
+	// acquire, when set, takes a slot of the crawl's politeness for the
+	// host of each request (in-scope resources share the pages' limits).
+	acquire func(ctx context.Context, host string) (func(), error)
 
 	mu      sync.Mutex
 	ids     map[string]int32
@@ -579,6 +651,15 @@ func newExtChecker(ctx context.Context, f *seo.Fetcher, o *Options) *extChecker 
 		over: distinctCounter{limit: 1 << 16},
 	}
 	c.ctx, c.cancel = context.WithCancelCause(ctx)
+	return c
+}
+
+// newResourceChecker returns a checker of in-scope resources: at most
+// MaxResourceChecks of them, each request within the crawl's per-host
+// politeness (acquire) and RequestTimeout.
+func newResourceChecker(ctx context.Context, f *seo.Fetcher, o *Options, acquire func(context.Context, string) (func(), error)) *extChecker {
+	c := newExtChecker(ctx, f, o)
+	c.max, c.timeout, c.acquire = o.MaxResourceChecks, o.RequestTimeout, acquire
 	return c
 }
 
@@ -702,6 +783,17 @@ func (c *extChecker) check(u string) extResult {
 		return extResult{}
 	}
 	fetch := func(method string) (*seo.Response, error) {
+		if c.acquire != nil {
+			host := ""
+			if pu, err := url.Parse(u); err == nil {
+				host = pu.Host
+			}
+			release, err := c.acquire(c.ctx, host)
+			if err != nil {
+				return nil, err
+			}
+			defer release()
+		}
 		ctx, cancel := context.WithTimeout(c.ctx, c.timeout)
 		defer cancel()
 		return c.fetcher.Fetch(ctx, &seo.Request{URL: u, Method: method, UserAgent: c.ua, NoFollow: true, DiscardBody: true, MaxBodyBytes: extBodyLimit})
@@ -724,9 +816,16 @@ func (c *extChecker) check(u string) extResult {
 		// Cancelled: the failure says nothing about the target.
 		return extResult{}
 	}
+	if errors.Is(err, errHostAbandoned) {
+		// The crawl gave the host up: nothing is known of the target.
+		return extResult{skip: UncheckedHostFailing}
+	}
 	r := extResult{done: true}
 	if resp != nil {
 		r.status = resp.Status
+		if r.status/100 == 2 {
+			r.ctype = resp.Header.Get("Content-Type")
+		}
 		if loc := resp.Header.Get("Location"); loc != "" && r.status/100 == 3 {
 			r.loc = loc
 			if base, err1 := seo.ParseHref(u); err1 == nil {

@@ -31,6 +31,7 @@ const (
 //	+ (MaxQueuedURLs + MaxLinkTargets) × 512 B (known URLs not crawled)
 //	+ MaxSitemapURLs × 8 B                     (sitemap URL hashes)
 //	+ MaxExternalChecks × 400 B                (unless SkipExternalLinks)
+//	+ MaxResourceChecks × 400 B                (unless SkipResourceChecks)
 //
 // with the defaults of o applied (nil means all defaults). The analysis of
 // the pages in flight (Concurrency of them) is not included: the analyzer
@@ -43,6 +44,10 @@ func EstimateMemory(o *Options) int64 {
 		int64(r.MaxSitemapURLs)*memPerSitemapURL
 	if !r.SkipExternalLinks {
 		n += int64(r.MaxExternalChecks) * memPerExternal
+	}
+	if !r.SkipResourceChecks {
+		// An in-scope image checked costs what an external target does.
+		n += int64(r.MaxResourceChecks) * memPerExternal
 	}
 	return n
 }

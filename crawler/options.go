@@ -95,12 +95,16 @@ type Options struct {
 	// checks' IDs.
 	SiteChecks SiteCheckOptions
 
-	// SkipExternalLinks turns off the checks of external link targets. By
-	// default every distinct external <a> target of the crawled pages is
+	// SkipExternalLinks turns off the checks of external targets: links,
+	// images, canonical URLs and hreflang alternates. By default every
+	// distinct external <a> target of the crawled pages, and every external
+	// image source, canonical URL and hreflang alternate, is
 	// requested once (HEAD, then GET when HEAD is refused; redirects are not
 	// followed), concurrently with the crawl, within Concurrency and
 	// PerHostConcurrency, and reported as links.broken_external or
-	// links.redirect_external on the linking pages. External URLs are
+	// links.redirect_external (images.broken, canonical.target_* and
+	// hreflang.target_* for the others) on the referring pages. External
+	// URLs are
 	// checked, never crawled: robots.txt does not apply to such a check.
 	// Progress.External counts them; see ExternalBudget for the bounds.
 	SkipExternalLinks bool
@@ -108,6 +112,25 @@ type Options struct {
 	// 5,000. Later ones are counted in SiteReport.ExternalUnchecked
 	// ("max_checks").
 	MaxExternalChecks int
+	// NoCrawlCanonicals and NoCrawlHreflang stop the crawl from following
+	// the pages' in-scope canonical URLs and hreflang alternates. By
+	// default they are crawled like links (scope, robots.txt, depth and
+	// page budgets apply), so canonical.target_* and hreflang.target_*
+	// are reported for targets no link reaches.
+	NoCrawlCanonicals bool
+	NoCrawlHreflang   bool
+	// SkipResourceChecks turns off the checks of in-scope images. By
+	// default each distinct in-scope image source that robots.txt allows
+	// (<img src>, the first srcset candidate of an <img> or
+	// <picture><source>) is requested once (HEAD, then GET when HEAD is
+	// refused, the body discarded), within PerHostConcurrency and
+	// PerHostRate like a page, and images.broken is reported on the pages
+	// using it. ExternalBudget bounds the wait for them after the pages.
+	SkipResourceChecks bool
+	// MaxResourceChecks caps the distinct in-scope resources checked; zero
+	// means 5,000. Later ones are counted in SiteReport.ResourceUnchecked
+	// ("max_checks").
+	MaxResourceChecks int
 	// ExternalTimeout bounds each external check; zero means 10 s.
 	ExternalTimeout time.Duration
 	// ExternalBudget bounds how long the crawl waits, once its pages are
@@ -235,6 +258,7 @@ const (
 	DefaultProgressInterval   = 500 * time.Millisecond
 	DefaultRequestTimeout     = 30 * time.Second
 	DefaultMaxExternalChecks  = 5000
+	DefaultMaxResourceChecks  = 5000
 	DefaultExternalTimeout    = 10 * time.Second
 	DefaultExternalBudget     = 60 * time.Second
 	DefaultSharedPoll         = 50 * time.Millisecond
@@ -314,6 +338,9 @@ func (o *Options) resolved() Options {
 	}
 	if r.MaxExternalChecks <= 0 {
 		r.MaxExternalChecks = DefaultMaxExternalChecks
+	}
+	if r.MaxResourceChecks <= 0 {
+		r.MaxResourceChecks = DefaultMaxResourceChecks
 	}
 	if r.ExternalTimeout <= 0 {
 		r.ExternalTimeout = DefaultExternalTimeout

@@ -64,6 +64,14 @@ type SiteReport struct {
 	// ExternalFailingHosts lists the hosts given up ("host_failing"), at
 	// most 100.
 	ExternalFailingHosts []string `json:"externalFailingHosts,omitempty"`
+	// ResourceChecked counts the distinct in-scope images checked (see
+	// Options.SkipResourceChecks); ResourceUnchecked those left unchecked
+	// and ResourceUncheckedReasons why, with the reasons of
+	// ExternalUncheckedReasons ("host_failing": the crawl gave their host
+	// up). All are absent when the checks are off.
+	ResourceChecked          int            `json:"resourceChecked,omitempty"`
+	ResourceUnchecked        int            `json:"resourceUnchecked,omitempty"`
+	ResourceUncheckedReasons map[string]int `json:"resourceUncheckedReasons,omitempty"`
 	// Pages summarises every crawled URL that answered (any status); the
 	// site checks count only these as pages.
 	Pages []PageSummary `json:"pages"`

@@ -887,6 +887,10 @@ func (b *siteBuilder) build(facts *crawlFacts) *SiteReport {
 		st := b.link.ext.stats()
 		rep.ExternalChecked, rep.ExternalUnchecked, rep.ExternalUncheckedReasons, rep.ExternalFailingHosts = st.checked, st.unchecked, st.reasons, st.failing
 	}
+	if b.link.res != nil {
+		st := b.link.res.stats()
+		rep.ResourceChecked, rep.ResourceUnchecked, rep.ResourceUncheckedReasons = st.checked, st.unchecked, st.reasons
+	}
 	// Sort pages by URL, their edges with them, so the builder stays
 	// consistent should build run again.
 	rep.NotFetched = r.notFetched()

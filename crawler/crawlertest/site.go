@@ -186,6 +186,10 @@ func (s *Site) serve(w http.ResponseWriter, r *http.Request) {
 		s.categorySitemap(w)
 	case p == "/":
 		s.home(w)
+	case p == "/img/a.png":
+		// The illustration of every article: a 1x1 PNG.
+		w.Header().Set("Content-Type", "image/png")
+		w.Write(onePixelPNG)
 	case p == "/about":
 		s.page(w, "About us", "About this site", "<p>"+s.paras[0]+"</p>")
 	case strings.HasPrefix(p, "/c/"):
@@ -469,3 +473,6 @@ func makeParagraphs(n int) []string {
 	}
 	return out
 }
+
+// onePixelPNG is a transparent 1x1 PNG.
+var onePixelPNG = []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89\x00\x00\x00\rIDATx\x9cc\xf8\x0f\x00\x00\x01\x01\x00\x05\x18\xd8N\x00\x00\x00\x00IEND\xaeB`\x82")
