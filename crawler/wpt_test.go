@@ -3,11 +3,9 @@ package crawler_test
 import (
 	"context"
 	"crypto/tls"
-	"encoding/json"
 	"html"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -17,97 +15,22 @@ import (
 	"github.com/seokit/seokit/analyzer"
 	"github.com/seokit/seokit/crawler"
 	"github.com/seokit/seokit/internal/wiretest"
+	"github.com/seokit/seokit/internal/wpttest"
 )
-
-// wptCase is one case of web-platform-tests' urltestdata.json
-// (seo/testdata/wpt).
-type wptCase struct {
-	Input    string  `json:"input"`
-	Base     *string `json:"base"`
-	Href     string  `json:"href"`
-	Protocol string  `json:"protocol"`
-	Failure  bool    `json:"failure"`
-}
-
-func loadWPTCases(t *testing.T) []wptCase {
-	t.Helper()
-	b, err := os.ReadFile("../seo/testdata/wpt/urltestdata.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var raw []json.RawMessage
-	if err := json.Unmarshal(b, &raw); err != nil {
-		t.Fatal(err)
-	}
-	var cases []wptCase
-	for _, r := range raw {
-		if len(r) > 0 && r[0] == '{' {
-			var c wptCase
-			if err := json.Unmarshal(r, &c); err != nil {
-				t.Fatal(err)
-			}
-			cases = append(cases, c)
-		}
-	}
-	return cases
-}
-
-// wptApplicable selects the cases that are http(s) links of an http(s)
-// page, as analyzer's TestWPTLinks does, and returns the page's scheme and
-// its base ("" for none).
-func wptApplicable(c wptCase) (scheme, base string, ok bool) {
-	if !c.Failure && c.Protocol != "http:" && c.Protocol != "https:" {
-		return "", "", false
-	}
-	in := strings.TrimLeft(strings.NewReplacer("\t", "", "\n", "", "\r", "").Replace(c.Input), "\x00\x01\x02\x03\x04\x05\x06\x07\x08\x0b\x0c\x0e\x0f\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f ")
-	sch, _, found := strings.Cut(in, ":")
-	hasScheme := found && sch != "" && strings.IndexFunc(sch, func(r rune) bool {
-		return !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || r == '+' || r == '-' || r == '.')
-	}) < 0 && !('0' <= sch[0] && sch[0] <= '9') && !strings.ContainsAny(sch[:1], "+-.")
-	web := strings.EqualFold(sch, "http") || strings.EqualFold(sch, "https")
-	if c.Failure && hasScheme && !web {
-		return "", "", false
-	}
-	if c.Base != nil {
-		b, _, _ := strings.Cut(*c.Base, ":")
-		b = strings.ToLower(b)
-		if b != "http" && b != "https" {
-			return "", "", false
-		}
-		return b, *c.Base, true
-	}
-	if !hasScheme {
-		return "", "", false
-	}
-	if strings.EqualFold(sch, "http") {
-		return "https", "", true
-	}
-	return "http", "", true
-}
 
 // wptCrawlKnown lists the cases whose crawl differs from what a browser
 // does, with the reason.
-var wptCrawlKnown = map[string]string{
-	"\x00\x1b\x04\x12 http://example.com/\x1f \r ": htmlNUL,
-	"https://x/\x00y":             htmlNUL,
-	"https://x/?\x00y":            htmlNUL,
-	"http://a.b.c.xn--pokxncvks":  libPunycode,
-	"http://10.0.0.xn--pokxncvks": libPunycode,
-	"http://a.b.c.XN--pokxncvks":  libPunycode,
-	"http://a.b.c.Xn--pokxncvks":  libPunycode,
-	"http://10.0.0.XN--pokxncvks": libPunycode,
-	"http://10.0.0.xN--pokxncvks": libPunycode,
-	"https://xn--/":               libPunycode,
-	"?":                           dedupEmptyQuery,
-	"/a%2fc":                      dedupHex,
-	"/a/%2f/c":                    dedupHex,
-}
+var wptCrawlKnown = func() map[string]string {
+	m := wpttest.Known()
+	m["?"] = dedupEmptyQuery
+	m["/a%2fc"] = dedupHex
+	m["/a/%2f/c"] = dedupHex
+	return m
+}()
 
 const (
 	dedupEmptyQuery = "the crawler requests the URL's normal form (seo.NormalizeURL), which drops an empty query: /foo/bar? is requested as /foo/bar"
 	dedupHex        = "the crawler requests the URL's normal form (seo.NormalizeURL), which uppercases the hex digits of escapes: %2f is requested as %2F"
-	htmlNUL         = "HTML parsing turns U+0000 in an attribute into U+FFFD before the URL is parsed, in browsers as in seokit"
-	libPunycode     = "the URL parser (2023 snapshot of the Standard) refuses an xn-- label that does not decode, which the Standard now keeps; seokit reports the link as not parsing"
 )
 
 // wptSite serves the pages of the cases on loopback, over http and https,
@@ -191,7 +114,7 @@ func target(href string) string {
 
 // wptCrawlCase is one case placed on a page of the crawl.
 type wptCrawlCase struct {
-	wptCase
+	wpttest.Case
 	scheme, base, page string
 }
 
@@ -210,13 +133,13 @@ func TestWPTCrawl(t *testing.T) {
 	site := newWPTSite(t)
 	var cases []wptCrawlCase
 	roots := map[string]string{}
-	for _, c := range loadWPTCases(t) {
-		scheme, base, ok := wptApplicable(c)
+	for _, c := range wpttest.Load(t) {
+		scheme, base, ok := wpttest.Link(c)
 		if !ok {
 			continue
 		}
 		auth := site.authority(scheme)
-		cc := wptCrawlCase{wptCase: c, scheme: scheme, base: base}
+		cc := wptCrawlCase{Case: c, scheme: scheme, base: base}
 		cc.page = "/wpt/case/" + strconv.Itoa(len(cases))
 		doc := "<!doctype html><html><head><title>wpt</title>"
 		if base != "" {

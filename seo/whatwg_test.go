@@ -2,7 +2,6 @@ package seo
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"net/http"
 	"net/http/httptest"
@@ -13,40 +12,8 @@ import (
 	"testing"
 
 	"github.com/seokit/seokit/internal/wiretest"
+	"github.com/seokit/seokit/internal/wpttest"
 )
-
-// wptCase is one case of web-platform-tests' urltestdata.json.
-type wptCase struct {
-	Input    string  `json:"input"`
-	Base     *string `json:"base"`
-	Href     string  `json:"href"`
-	Pathname string  `json:"pathname"`
-	Search   string  `json:"search"`
-	Failure  bool    `json:"failure"`
-}
-
-func loadWPT(t *testing.T) []wptCase {
-	t.Helper()
-	b, err := os.ReadFile("testdata/wpt/urltestdata.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var raw []json.RawMessage
-	if err := json.Unmarshal(b, &raw); err != nil {
-		t.Fatal(err)
-	}
-	var cases []wptCase
-	for _, r := range raw {
-		if len(r) > 0 && r[0] == '{' {
-			var c wptCase
-			if err := json.Unmarshal(r, &c); err != nil {
-				t.Fatal(err)
-			}
-			cases = append(cases, c)
-		}
-	}
-	return cases
-}
 
 // wptKnown lists the cases of urltestdata.json where ResolveReference
 // differs from the Standard, with the reason.
@@ -72,7 +39,7 @@ const (
 // cannot write an empty one; fragments are never sent and links drop
 // them) or when wptKnown lists them.
 func TestResolveReferenceWPT(t *testing.T) {
-	cases := loadWPT(t)
+	cases := wpttest.Load(t)
 	agree, fragOnly, listed := 0, 0, 0
 	for _, c := range cases {
 		var base *url.URL
@@ -226,7 +193,7 @@ func TestIPv4NumberFormsMeetAddressPolicy(t *testing.T) {
 func TestFastPathAgrees(t *testing.T) {
 	bases := []string{"http://example.org/foo/bar", "https://example.com/a/b/c?q=1#f", "http://example.com/", "https://www.example.com/dir/page.html"}
 	var refs []string
-	for _, c := range loadWPT(t) {
+	for _, c := range wpttest.Load(t) {
 		refs = append(refs, c.Input)
 		if c.Base != nil && (strings.HasPrefix(*c.Base, "http:") || strings.HasPrefix(*c.Base, "https:")) && !slices.Contains(bases, *c.Base) {
 			bases = append(bases, *c.Base)
