@@ -161,13 +161,7 @@ func (s *Store) CreateJobWithin(ctx context.Context, j *store.Job, maxActive int
 	if maxActive <= 0 {
 		return s.CreateJob(ctx, j)
 	}
-	if j == nil {
-		return &seo.InputError{Field: "job", Reason: "is nil"}
-	}
-	if j.AccountID == "" {
-		return &seo.InputError{Field: "accountId", Reason: "is empty"}
-	}
-	if err := prepareJob(j); err != nil {
+	if err := prepareNewJob(j); err != nil {
 		return err
 	}
 	args, err := jobArgs(j)

@@ -302,18 +302,24 @@ func normJob(j *store.Job) {
 	j.CreatedAt, j.StartedAt, j.FinishedAt, j.UpdatedAt = norm(j.CreatedAt), norm(j.StartedAt), norm(j.FinishedAt), norm(j.UpdatedAt)
 }
 
-// CreateJob stores a new job. An empty ID is filled with a random
-// "job_..." one, an empty status with queued, zero CreatedAt and UpdatedAt
-// with now. A ProjectID must name one of the account's projects, else
-// store.ErrNotFound.
-func (s *Store) CreateJob(ctx context.Context, j *store.Job) error {
+// prepareNewJob checks a job to be created and fills its defaults
+// (prepareJob).
+func prepareNewJob(j *store.Job) error {
 	if j == nil {
 		return &seo.InputError{Field: "job", Reason: "is nil"}
 	}
 	if j.AccountID == "" {
 		return &seo.InputError{Field: "accountId", Reason: "is empty"}
 	}
-	if err := prepareJob(j); err != nil {
+	return prepareJob(j)
+}
+
+// CreateJob stores a new job. An empty ID is filled with a random
+// "job_..." one, an empty status with queued, zero CreatedAt and UpdatedAt
+// with now. A ProjectID must name one of the account's projects, else
+// store.ErrNotFound.
+func (s *Store) CreateJob(ctx context.Context, j *store.Job) error {
+	if err := prepareNewJob(j); err != nil {
 		return err
 	}
 	if j.ProjectID != "" {
