@@ -374,11 +374,6 @@ type Jobs interface {
 	// Unfinished lists queued and running jobs of every account, oldest
 	// first, so a restarted server can resume them; without results.
 	Unfinished(ctx context.Context) ([]Job, error)
-	// PendingCallbacks lists the finished jobs (succeeded, failed,
-	// canceled) of every account whose CallbackState is "pending", oldest
-	// FinishedAt first, so a restarted server can deliver them; without
-	// results (the worker that delivers one reads it with Job).
-	PendingCallbacks(ctx context.Context) ([]Job, error)
 }
 
 // StoredResult is a job's stored report, read as a stream of its JSON.

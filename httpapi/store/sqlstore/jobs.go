@@ -426,13 +426,6 @@ func (s *Store) Unfinished(ctx context.Context) ([]store.Job, error) {
 	return s.jobs(ctx, "unfinished jobs", `SELECT `+jobListCols+` FROM jobs WHERE status IN ('queued', 'running') ORDER BY created_at, id`)
 }
 
-// PendingCallbacks lists finished jobs whose callback is still pending,
-// without their results (the worker that delivers one reads it).
-func (s *Store) PendingCallbacks(ctx context.Context) ([]store.Job, error) {
-	return s.jobs(ctx, "pending callbacks", `SELECT `+jobListCols+` FROM jobs
-		WHERE callback_state = 'pending' AND status IN ('succeeded', 'failed', 'canceled') ORDER BY finished_at, id`)
-}
-
 func (s *Store) jobs(ctx context.Context, op, query string, args ...any) ([]store.Job, error) {
 	rows, err := s.db.QueryContext(ctx, s.db.Q(query), args...)
 	if err != nil {

@@ -67,7 +67,6 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 	t.Run("Jobs", func(t *testing.T) { s, ctx := fresh(t); testJobs(ctx, t, s) })
 	t.Run("FinalJob", func(t *testing.T) { s, ctx := fresh(t); testFinalJob(ctx, t, s) })
 	t.Run("Unfinished", func(t *testing.T) { s, ctx := fresh(t); testUnfinished(ctx, t, s) })
-	t.Run("PendingCallbacks", func(t *testing.T) { s, ctx := fresh(t); testPendingCallbacks(ctx, t, s) })
 	t.Run("Mutes", func(t *testing.T) { s, ctx := fresh(t); testMutes(ctx, t, s) })
 	t.Run("Projects", func(t *testing.T) { s, ctx := fresh(t); testProjects(ctx, t, s) })
 	t.Run("ProjectJobs", func(t *testing.T) { s, ctx := fresh(t); testProjectJobs(ctx, t, s) })
@@ -1068,48 +1067,6 @@ func testUnfinished(ctx context.Context, t *testing.T, s store.Store) {
 	want := []string{idAt[0], idAt[time.Second], idAt[3*time.Second]}
 	if fmt.Sprint(ids(got)) != fmt.Sprint(want) {
 		t.Errorf("Unfinished = %v, want %v (queued and running, oldest first)", ids(got), want)
-	}
-}
-
-func testPendingCallbacks(ctx context.Context, t *testing.T, s store.Store) {
-	a := mustAccount(ctx, t, s, "cb1@example.com")
-	b := mustAccount(ctx, t, s, "cb2@example.com")
-	spec := []struct {
-		acct     string
-		finished time.Duration
-		status   store.JobStatus
-		callback string
-		want     bool
-	}{
-		{b.ID, 3 * time.Second, store.JobSucceeded, "pending", true},
-		{a.ID, 1 * time.Second, store.JobCanceled, "pending", true},
-		{a.ID, 2 * time.Second, store.JobFailed, "delivered", false},
-		{a.ID, 0, store.JobRunning, "pending", false}, // not finished
-		{b.ID, 4 * time.Second, store.JobSucceeded, "", false},
-	}
-	var want []string
-	for _, sp := range spec {
-		j := &store.Job{AccountID: sp.acct, Kind: "site", Status: sp.status, CallbackURL: "https://hooks.example.com/x",
-			CallbackState: sp.callback, CreatedAt: base, FinishedAt: base.Add(sp.finished)}
-		if err := s.CreateJob(ctx, j); err != nil {
-			t.Fatalf("CreateJob: %v", err)
-		}
-		if sp.want {
-			want = append(want, j.ID)
-		}
-	}
-	want[0], want[1] = want[1], want[0] // oldest FinishedAt first
-	got, err := s.PendingCallbacks(ctx)
-	if err != nil {
-		t.Fatalf("PendingCallbacks: %v", err)
-	}
-	if fmt.Sprint(ids(got)) != fmt.Sprint(want) {
-		t.Errorf("PendingCallbacks = %v, want %v (finished, callback pending, oldest first)", ids(got), want)
-	}
-	for _, j := range got {
-		if j.CallbackURL == "" || j.AccountID == "" {
-			t.Errorf("PendingCallbacks returned a job without its fields: %+v", j)
-		}
 	}
 }
 
