@@ -1006,7 +1006,7 @@ func (s *session) readDOM(ctx context.Context, t *chromedp.Target, listen *liste
 	}
 	args := strconv.Itoa(seo.DefaultMaxBodyBytes) + `,` + strconv.Itoa(domExact)
 	if listen == nil {
-		return chromedp.Run(ctx, chromedp.Evaluate[domResult](`(` + domScript + `)(` + args + `,null)`))
+		return chromedp.Run(ctx, chromedp.Evaluate[domResult](`(`+domScript+`)(`+args+`,null)`))
 	}
 	js, err := json.Marshal(listen)
 	if err != nil {
