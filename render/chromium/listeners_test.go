@@ -1,6 +1,7 @@
 package chromium
 
 import (
+	"net/http"
 	"regexp"
 	"strconv"
 	"strings"
@@ -157,5 +158,25 @@ func markedIDsAny(html, mark string) []int {
 		}
 		at = append(at, i+j)
 		i += j + len(needle)
+	}
+}
+
+// TestListenersTimedOut renders a page that never settles: its DOM is
+// taken at the budget without its listeners, and the Result says why.
+func TestListenersTimedOut(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/", htmlPage(`<!doctype html><title>busy</title><body><a class="m">menu</a><script>
+document.querySelector(".m").addEventListener("click", () => {});
+setInterval(() => fetch("/ping?" + Math.random()).catch(() => {}), 20);
+</script>`))
+	mux.HandleFunc("/ping", func(w http.ResponseWriter, r *http.Request) {})
+	srv := serve(t, mux)
+	p := newTestPool(t, &Options{Tabs: 1, Fetcher: testFetcher(t, srv)})
+	res := renderOne(t, p, &render.Request{URL: srv.URL + "/", Timeout: time.Second})
+	if !res.TimedOut {
+		t.Fatal("TimedOut not set on a page that never settles")
+	}
+	if res.Listeners != nil || !strings.Contains(res.ListenersReason, "budget ended") || strings.Contains(string(res.HTML), render.ClickAttr) {
+		t.Fatalf("listeners %+v, reason %q on a timed-out rendering", res.Listeners, res.ListenersReason)
 	}
 }
