@@ -57,28 +57,31 @@ const listenScript = `(p) => {
   const gel = typeof getEventListeners === "function" ? getEventListeners : null;
   if (!gel) return { counts: null, reason: "the browser gave no event listeners", restore() {} };
   const html = "http://www.w3.org/1999/xhtml";
-  const counts = { anchors: 0, checked: 0, clickable: 0, capped: "" };
+  const counts = { anchors: 0, checked: 0, clickable: 0, capped: "", elapsedMs: 0 };
   const marked = [];
-  const t0 = performance.now();
-  for (const a of d.querySelectorAll("a:not([href])")) {
-    if (a.namespaceURI !== html) continue;
-    counts.anchors++;
-    if (counts.capped) continue;
-    if (counts.checked >= p.cap) { counts.capped = "count"; continue; }
-    if ((counts.checked & 63) === 63 && performance.now() - t0 > p.ms) { counts.capped = "time"; continue; }
-    counts.checked++;
-    const ls = gel(a);
-    if (ls && p.types.some((t) => ls[t] && ls[t].length > 0)) marked.push([a, a.getAttribute(p.attr)]);
-  }
-  for (const [a] of marked) a.setAttribute(p.attr, p.mark);
-  counts.clickable = marked.length;
-  counts.elapsedMs = performance.now() - t0;
-  return {
-    counts, reason: "",
-    restore() {
-      for (const [a, v] of marked) {
-        if (v === null) a.removeAttribute(p.attr); else a.setAttribute(p.attr, v);
-      }
-    },
+  const restore = () => {
+    for (const [a, v] of marked) {
+      try { if (v === null) a.removeAttribute(p.attr); else a.setAttribute(p.attr, v); } catch (e) {}
+    }
   };
+  try {
+    const t0 = performance.now();
+    for (const a of d.querySelectorAll("a:not([href])")) {
+      if (a.namespaceURI !== html) continue;
+      counts.anchors++;
+      if (counts.capped) continue;
+      if (counts.checked >= p.cap) { counts.capped = "count"; continue; }
+      if ((counts.checked & 63) === 63 && performance.now() - t0 > p.ms) { counts.capped = "time"; continue; }
+      counts.checked++;
+      const ls = gel(a);
+      if (ls && p.types.some((t) => ls[t] && ls[t].length > 0)) marked.push([a, a.getAttribute(p.attr)]);
+    }
+    for (const [a] of marked) a.setAttribute(p.attr, p.mark);
+    counts.clickable = marked.length;
+    counts.elapsedMs = performance.now() - t0;
+  } catch (e) {
+    restore();
+    return { counts: null, reason: "the listeners could not be read: " + String(e && e.message || e).slice(0, 200), restore() {} };
+  }
+  return { counts, reason: "", restore };
 }`

@@ -180,3 +180,25 @@ setInterval(() => fetch("/ping?" + Math.random()).catch(() => {}), 20);
 		t.Fatalf("listeners %+v, reason %q on a timed-out rendering", res.Listeners, res.ListenersReason)
 	}
 }
+
+// TestListenersSabotaged renders pages that break what the reading uses:
+// the rendering still succeeds, without listeners and with the reason.
+func TestListenersSabotaged(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/throws", htmlPage(`<!doctype html><title>throws</title><body><a class="m">menu</a><script>
+document.querySelector(".m").addEventListener("click", () => {});
+Document.prototype.querySelectorAll = function () { throw new Error("no selectors here"); };
+</script>`))
+	mux.HandleFunc("/shadowed", htmlPage(`<!doctype html><title>shadowed</title><body><a class="m">menu</a><script>
+document.querySelector(".m").addEventListener("click", () => {});
+window.getEventListeners = 42;
+</script>`))
+	srv := serve(t, mux)
+	p := newTestPool(t, &Options{Tabs: 1, Fetcher: testFetcher(t, srv)})
+	for path, reason := range map[string]string{"/throws": "no selectors here", "/shadowed": "gave no event listeners"} {
+		res := renderOne(t, p, &render.Request{URL: srv.URL + path})
+		if res.Listeners != nil || !strings.Contains(res.ListenersReason, reason) || !strings.Contains(string(res.HTML), `<a class="m">menu</a>`) {
+			t.Errorf("%s: listeners %+v, reason %q, HTML %.300s", path, res.Listeners, res.ListenersReason, res.HTML)
+		}
+	}
+}

@@ -946,9 +946,12 @@ func (p *Pool) renderIn(ctx context.Context, b *browser, tb *tab, req *render.Re
 	s.res.HTML = []byte(html)
 	s.res.FinalURL = dom.URL
 	if listen != nil {
-		s.res.Listeners, s.res.ListenersReason = dom.Listeners, clip(dom.ListenersReason)
-		if dom.Listeners != nil {
-			dom.Listeners.Mark = listen.Mark
+		// readDOM may have dropped the reading, with its reason.
+		if dom.Listeners != nil || dom.ListenersReason != "" {
+			s.res.Listeners, s.res.ListenersReason = dom.Listeners, clip(dom.ListenersReason)
+		}
+		if s.res.Listeners != nil {
+			s.res.Listeners.Mark = listen.Mark
 		} else if s.res.ListenersReason == "" {
 			s.res.ListenersReason = "not read"
 		}
