@@ -39,7 +39,7 @@ func TestClickMarks(t *testing.T) {
 		t.Fatalf("Render = %+v", rep.Render)
 	}
 	ev := evidence(rep, "links.uncrawlable")
-	if len(ev) != 1 || ev[0].Element != `<a class="menu">` || !strings.Contains(ev[0].Detail, "click listener") {
+	if len(ev) != 1 || ev[0].Element != `<a class="menu">` || !strings.Contains(ev[0].Detail, "click-type event listener") {
 		t.Fatalf("links.uncrawlable evidence %+v, want .menu alone without the mark", ev)
 	}
 	if l := rep.Render.Listeners; l == nil || l.Clickable != 1 || rep.Render.ListenersReason != "" {

@@ -142,7 +142,7 @@ func TestRenderChromium(t *testing.T) {
 		if f == nil {
 			return
 		}
-		if f.Count != 1 || f.Evidence.Element != `<a class="menu">` || !strings.Contains(f.Evidence.Detail, "click listener") {
+		if f.Count != 1 || f.Evidence.Element != `<a class="menu">` || !strings.Contains(f.Evidence.Detail, "click-type event listener") {
 			t.Errorf("links.uncrawlable = %d, %+v; want the menu alone", f.Count, f.Evidence)
 		}
 		if l := rep.Render.Listeners; l == nil || l.Anchors != 3 || l.Checked != 3 || l.Clickable != 1 {

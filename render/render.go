@@ -197,13 +197,20 @@ type Result struct {
 }
 
 // ClickAttr is the attribute a driver adds in Result.HTML to the <a>
-// elements without href that have a click-type event listener (click,
-// auxclick, mousedown, mouseup, pointerdown, pointerup, touchstart,
-// touchend), listeners a script added (addEventListener, an on* property)
-// included. Its value is Listeners.Mark, unguessable by the page: an
-// attribute of that name with another value is the page's own. The live
-// page is left as it was.
+// elements without href that have a listener of their own of one of
+// ClickEvents, listeners a script added (addEventListener, an on*
+// property) included. Its value is Listeners.Mark, unguessable by the
+// page: an attribute of that name with another value is the page's own.
+// The live page is left as it was.
 const ClickAttr = "data-seokit-click"
+
+// ClickEvents returns the event types whose listeners make an element
+// something meant to be activated as a link is: the click and the presses
+// and releases of mouse, pen and touch that scripts handle in its place.
+// Hover and focus listeners (a tooltip, a prefetch) are not among them.
+func ClickEvents() []string {
+	return []string{"click", "auxclick", "mousedown", "mouseup", "pointerdown", "pointerup", "touchstart", "touchend"}
+}
 
 // Listeners is the reading of the event listeners of a rendered document's
 // HTML <a> elements without href.

@@ -18,12 +18,6 @@ const (
 	ListenerTime       = 1000 // milliseconds
 )
 
-// clickTypes are the event types whose listeners make an <a> without href
-// something meant to be activated, as a link is: the click and the presses
-// and releases of the mouse, pen and touch that scripts handle in its
-// place. Hover and focus listeners (a tooltip, a prefetch) do not.
-var clickTypes = []string{"click", "auxclick", "mousedown", "mouseup", "pointerdown", "pointerup", "touchstart", "touchend"}
-
 // listenParams is the argument of listenScript, marshalled to JSON.
 type listenParams struct {
 	Attr  string   `json:"attr"`
@@ -40,7 +34,7 @@ func newListenParams() (*listenParams, error) {
 	if _, err := rand.Read(b[:]); err != nil {
 		return nil, fmt.Errorf("no random mark: %w", err)
 	}
-	return &listenParams{Attr: render.ClickAttr, Mark: hex.EncodeToString(b[:]), Types: clickTypes, Cap: MaxListenerAnchors, MS: ListenerTime}, nil
+	return &listenParams{Attr: render.ClickAttr, Mark: hex.EncodeToString(b[:]), Types: render.ClickEvents(), Cap: MaxListenerAnchors, MS: ListenerTime}, nil
 }
 
 // listenScript reads the event listeners of the document's HTML <a>
