@@ -3,12 +3,14 @@ package analyzer
 import (
 	"net/netip"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 
+	"github.com/seokit/seokit/render"
 	"github.com/seokit/seokit/seo"
 )
 
@@ -23,7 +25,7 @@ func init() {
 				Source:  "Lighthouse crawlable-anchors (https://developer.chrome.com/docs/lighthouse/seo/crawlable-anchors); Google Search Central, Make your links crawlable (https://developers.google.com/search/docs/crawling-indexing/links-crawlable)",
 				Differs: "Lighthouse fails only javascript:void(0) among javascript: hrefs; seokit fails every javascript: href (javascript:;, javascript:history.back() ...), as Google's guidance says it cannot follow any of them. " +
 					"Lighthouse reads the DOM after scripts ran, seokit the HTML as served: links that scripts add, remove or rewrite are judged as served. " +
-					"An <a> without href fails with a click handler, which Lighthouse finds among the element's event listeners and seokit by its onclick attribute only (on rendered pages too: the serialised DOM carries no listeners added by script); a bare <a> without href, a placeholder in HTML, passes in both. " +
+					"An <a> without href fails with an event listener of its own (a listener on an ancestor does not count, as in Lighthouse since 13.0): Lighthouse counts a listener of any type, a mouseover one too, seokit only those that activate it (click, auxclick, mousedown, mouseup, pointerdown, pointerup, touchstart, touchend), read from the DOM on rendered pages (scripts' listeners included; the first 20,000 such anchors of a page, as the render report's listeners say) and from its inline handler attributes (onclick, onmousedown ...) in the HTML as served; a bare <a> without href, a placeholder in HTML, passes in both. " +
 					"Empty and bare # hrefs, which Lighthouse passes, are reported apart as links.placeholder_href, a notice."},
 			{ID: "links.placeholder_href", Severity: seo.Notice, Scope: seo.ScopePage,
 				Summary: "A link's href is empty or a bare #: it leads back to the page itself, so a script that navigates from it hides its target from crawlers (an action wants a <button>).",
@@ -254,6 +256,12 @@ func lkUncrawlable(l Link) (id, why string) {
 		if _, click := Attr(a, "onclick"); click {
 			return "links.uncrawlable", "no href, only a click handler"
 		}
+		if attr := lkClickAttr(a); attr != "" {
+			return "links.uncrawlable", "no href, only a click handler (" + attr + ")"
+		}
+		if l.ClickListener {
+			return "links.uncrawlable", "no href, only a click-type event listener"
+		}
 		return "", "" // a placeholder
 	}
 	switch {
@@ -268,6 +276,20 @@ func lkUncrawlable(l Link) (id, why string) {
 		return "links.uncrawlable", "href does not parse as a URL"
 	}
 	return "", ""
+}
+
+// lkClickAttr returns the first inline handler attribute of a for one of
+// render.ClickEvents other than click (onmousedown, ontouchstart ...), or "".
+func lkClickAttr(a *html.Node) string {
+	for _, at := range a.Attr {
+		if at.Namespace != "" || !strings.HasPrefix(at.Key, "on") || at.Key == "onclick" {
+			continue
+		}
+		if slices.Contains(render.ClickEvents(), at.Key[2:]) {
+			return at.Key
+		}
+	}
+	return ""
 }
 
 // lkHrefOnlyAttrs are the <a> attributes HTML allows only with an href.

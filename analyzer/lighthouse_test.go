@@ -3,7 +3,11 @@ package analyzer
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"net"
+	"net/http"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,6 +15,11 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/seokit/seokit/render"
+	"github.com/seokit/seokit/render/chromium"
+	"github.com/seokit/seokit/seo"
 )
 
 // lhVerdicts is analyzer/testdata/lighthouse/verdicts.json, written by
@@ -71,10 +80,19 @@ const lhOrigin = "http://127.0.0.1:18777/"
 // audited and prints, per audit, how often the page verdicts (any failing
 // link or none) agree, listing the pages only one side fails with seokit's
 // reason. It fails when agreement falls below the audit's floor.
+//
+// With SEOKIT_LH_RENDER=1 the pages are served at lhOrigin and analysed
+// rendered by Chromium (render.Always), closer to what Lighthouse audits:
+// the DOM after scripts ran, with the anchors' event listeners. The
+// subresources of other hosts are not fetched (no name resolves).
 func TestLighthouseAgreement(t *testing.T) {
 	dir := os.Getenv("SEOKIT_CORPUS")
 	if dir == "" {
 		t.Skip("SEOKIT_CORPUS is not set: set it to the saved-page corpus to compare the link checks with Lighthouse's verdicts")
+	}
+	var opts *Options
+	if os.Getenv("SEOKIT_LH_RENDER") == "1" {
+		opts = lhRenderOptions(t, dir)
 	}
 	b, err := os.ReadFile(filepath.Join("testdata", "lighthouse", "verdicts.json"))
 	if err != nil {
@@ -89,6 +107,7 @@ func TestLighthouseAgreement(t *testing.T) {
 		seokitOnly, lhOnly []string
 	}
 	results := make([]result, len(lhAudits))
+	var rendered lhRendered
 	for _, raw := range doc.Pages {
 		var page string
 		if err := json.Unmarshal(raw["page"], &page); err != nil {
@@ -100,9 +119,12 @@ func TestLighthouseAgreement(t *testing.T) {
 		} else if err != nil {
 			t.Fatal(err)
 		}
-		rep, err := AnalyzeHTML(context.Background(), lhOrigin+page, corpusHeader, body, nil)
+		rep, err := AnalyzeHTML(context.Background(), lhOrigin+page, corpusHeader, body, opts)
 		if err != nil {
 			t.Fatalf("%s: %v", page, err)
+		}
+		if opts != nil {
+			lhNoteRendering(page, rep, &rendered)
 		}
 		for i, a := range lhAudits {
 			var v *lhVerdict
@@ -140,6 +162,10 @@ func TestLighthouseAgreement(t *testing.T) {
 			}
 		}
 	}
+	if opts != nil {
+		t.Logf("rendered mode: %d pages rendered, %d not (%s); anchors without href: %d, listeners read on %d, %d with a click-type listener",
+			rendered.pages, len(rendered.failed), strings.Join(rendered.failed, "; "), rendered.anchors, rendered.checked, rendered.clickable)
+	}
 	for i, a := range lhAudits {
 		r := results[i]
 		if r.compared == 0 {
@@ -170,4 +196,70 @@ func lhWhy(deliberate map[string]string, page string) string {
 		return "deliberate: " + why
 	}
 	return "NOT EXPLAINED"
+}
+
+// lhRendered sums the renderings of the rendered mode.
+type lhRendered struct {
+	pages, anchors, checked, clickable int
+	failed                             []string
+}
+
+// lhNoteRendering adds the rendering of page to sum.
+func lhNoteRendering(page string, rep *Report, sum *lhRendered) {
+	if rep.Render == nil || !rep.Render.Rendered {
+		reason := "no render report"
+		if rep.Render != nil {
+			reason = rep.Render.Reason
+		}
+		sum.failed = append(sum.failed, page+": "+seo.Clip(reason))
+		return
+	}
+	sum.pages++
+	if l := rep.Render.Listeners; l != nil {
+		sum.anchors += l.Anchors
+		sum.checked += l.Checked
+		sum.clickable += l.Clickable
+	}
+}
+
+// lhRenderOptions serves dir at lhOrigin and returns the options that
+// render every page there with a Chromium pool; both end with the test.
+func lhRenderOptions(t *testing.T, dir string) *Options {
+	t.Helper()
+	ln, err := net.Listen("tcp", strings.Trim(strings.TrimPrefix(lhOrigin, "http://"), "/"))
+	if err != nil {
+		t.Fatalf("serving the corpus at %s: %v", lhOrigin, err)
+	}
+	srv := &http.Server{Handler: http.FileServer(http.Dir(dir)), ReadHeaderTimeout: 10 * time.Second}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = srv.Serve(ln)
+	}()
+	t.Cleanup(func() {
+		_ = srv.Close()
+		<-done
+	})
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	n, _ := strconv.Atoi(port)
+	fetcher := seo.NewFetcher(&seo.FetcherOptions{AllowAddrs: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}, AllowedPorts: []int{n}, Resolver: lhNoNames{}})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	pool, err := chromium.New(ctx, &chromium.Options{Tabs: 2, Fetcher: fetcher})
+	if err != nil {
+		if errors.Is(err, render.ErrUnavailable) && os.Getenv("SEOKIT_REQUIRE_SERVERS") != "1" {
+			t.Skipf("skipping the rendered mode: %v", err)
+		}
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pool.Close() })
+	return &Options{Render: render.Always, Renderer: pool, Fetcher: fetcher, RenderRequest: render.Request{Timeout: 15 * time.Second}}
+}
+
+// lhNoNames resolves no host name: the corpus pages' subresources on other
+// hosts fail at once instead of waiting for DNS.
+type lhNoNames struct{}
+
+func (lhNoNames) LookupIPAddr(_ context.Context, host string) ([]net.IPAddr, error) {
+	return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
 }

@@ -108,6 +108,10 @@ type Link struct {
 	// subdomain-scoped analyses); Nofollow when rel has nofollow, ugc or sponsored.
 	Internal bool
 	Nofollow bool
+	// ClickListener says the renderer found a click-type event listener on
+	// the element, a script's included (render.ClickAttr); false on pages
+	// not rendered. It is read for <a> elements without href only.
+	ClickListener bool
 }
 
 // Resource is one subresource reference.

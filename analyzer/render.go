@@ -1,6 +1,7 @@
 package analyzer
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -76,6 +77,13 @@ type RenderReport struct {
 	// whole page (base64 in JSON); absent when not taken.
 	Screenshot     []byte `json:"screenshot,omitempty"`
 	FullScreenshot []byte `json:"fullScreenshot,omitempty"`
+	// Listeners is what the renderer read of the event listeners of the
+	// <a> elements without href, whose click-type listeners make them
+	// links that crawlers cannot follow (links.uncrawlable); absent when
+	// not rendered, and when not read, with ListenersReason saying why.
+	// Anchors past its caps (Capped) are judged without their listeners.
+	Listeners       *render.Listeners `json:"listeners,omitempty"`
+	ListenersReason string            `json:"listenersReason,omitempty"`
 }
 
 // RenderChange is one field whose value differs between the raw HTML and
@@ -337,11 +345,16 @@ func renderPage(ctx context.Context, raw *Page, cfg *config, env *fetchEnv) (p *
 		raw.render = &renderState{raw: raw, err: err, rep: rr}
 		return raw, func() {}, nil
 	}
-	release, err = cfg.reserve(ctx, len(res.HTML))
+	reserve := len(res.HTML)
+	if l := res.Listeners; l != nil && l.Clickable > 0 {
+		reserve *= 2 // the body without the marks is a copy (takeClickMarks)
+	}
+	release, err = cfg.reserve(ctx, reserve)
 	if err != nil {
 		return nil, nil, err
 	}
 	rp := newPage(renderedResponse(raw.Response, res), cfg)
+	takeClickMarks(rp, res.Listeners)
 	// The DOM was decoded as UTF-8; the checks of headers and encoding
 	// declarations judge the response as served.
 	rp.Header, rp.Response.Header, rp.Response.ContentType = raw.Header, raw.Header, raw.Response.ContentType
@@ -372,6 +385,54 @@ func renderPage(ctx context.Context, raw *Page, cfg *config, env *fetchEnv) (p *
 	rp.Report.Render = rr
 	rp.render = st
 	return rp, release, nil
+}
+
+// takeClickMarks moves the renderer's marks of click-type listeners
+// (render.ClickAttr with the rendering's own value, l.Mark) from the
+// rendered page's elements to its links' ClickListener, and takes them out
+// of the page's body, so that evidence, search rules and extraction see the
+// DOM as the page built it. An attribute of that name with another value is
+// the page's own and stays.
+func takeClickMarks(p *Page, l *render.Listeners) {
+	if l == nil || l.Clickable == 0 || l.Mark == "" {
+		return
+	}
+	marked := map[*html.Node]bool{}
+	for _, n := range p.Elements {
+		if i := slices.IndexFunc(n.Attr, func(a html.Attribute) bool {
+			return a.Key == render.ClickAttr && a.Namespace == "" && a.Val == l.Mark
+		}); i >= 0 {
+			n.Attr = slices.Delete(n.Attr, i, i+1)
+			marked[n] = true
+		}
+	}
+	for i := range p.Links {
+		if marked[p.Links[i].Node] {
+			p.Links[i].ClickListener = true
+		}
+	}
+	// The mark is random hex, so its attribute serialises as these bytes
+	// and nothing the page wrote can match them.
+	b := stripBytes(p.Body, []byte(" "+render.ClickAttr+`="`+l.Mark+`"`))
+	p.Body, p.Response.Body, p.Response.BodyBytes = b, b, int64(len(b))
+}
+
+// stripBytes returns b without the occurrences of sub: b itself when it
+// has none, else a copy (b is the renderer's, which may keep it).
+func stripBytes(b, sub []byte) []byte {
+	i := bytes.Index(b, sub)
+	if i < 0 {
+		return b
+	}
+	out := append(make([]byte, 0, len(b)-len(sub)), b[:i]...)
+	for rest := b[i+len(sub):]; ; {
+		j := bytes.Index(rest, sub)
+		if j < 0 {
+			return append(out, rest...)
+		}
+		out = append(out, rest[:j]...)
+		rest = rest[j+len(sub):]
+	}
 }
 
 // renderedResponse is the raw response with the rendered DOM as its body,
@@ -417,6 +478,10 @@ func fillRenderReport(rr *RenderReport, res *render.Result, cfg *config) {
 	rr.ResourcesOmitted = bad - len(rr.Resources)
 	rr.Weight = res.Weight
 	rr.Screenshot, rr.FullScreenshot = res.Screenshot, res.FullScreenshot
+	rr.Listeners, rr.ListenersReason = res.Listeners, res.ListenersReason
+	if res.Listeners == nil && rr.ListenersReason == "" {
+		rr.ListenersReason = "not read by the renderer"
+	}
 	rr.VitalsReason = ""
 	if res.Vitals == nil {
 		rr.VitalsReason = cmp.Or(res.VitalsReason, "not measured")

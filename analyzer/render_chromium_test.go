@@ -44,6 +44,12 @@ root.innerHTML = "<h1>Harbour plan</h1><p>" + words.join(" ") + "</p><a href=\"/
 	"/errors": `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>A page whose scripts throw uncaught errors</title></head>
 <body><h1>Errors</h1><p>Text.</p><script>console.error("config missing"); undefinedFunction();</script></body></html>`,
 	"/private/track.js": `window.tracked = true;`,
+	"/listeners": `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>A menu whose anchors scripts make clickable</title></head>
+<body><h1>Menu</h1><p>Text.</p><nav><a class="menu">Menu</a> <a class="hover">Hover</a> <a class="bare">Bare</a> <a href="/next">Next</a></nav>
+<script>
+document.querySelector(".menu").addEventListener("click", function () { location.href = "/next"; });
+document.querySelector(".hover").addEventListener("mouseover", function () {});
+</script></body></html>`,
 }
 
 func TestRenderChromium(t *testing.T) {
@@ -117,6 +123,30 @@ func TestRenderChromium(t *testing.T) {
 		assertHas(t, rep, []string{"render.noindex_removed", "indexability.noindex_meta"}, nil)
 		if rep.Robots.Indexable {
 			t.Error("Robots.Indexable = true, want the raw noindex to stand")
+		}
+	})
+	t.Run("click listener added by script", func(t *testing.T) {
+		// As served, the three <a> without href are placeholders; rendered,
+		// the one a script gave a click listener is a link crawlers cannot
+		// follow, the one with a mouseover listener stays a placeholder.
+		raw := analyze(t, "/listeners", render.None)
+		assertHas(t, raw, nil, []string{"links.uncrawlable"})
+		rep := analyze(t, "/listeners", render.Always)
+		assertHas(t, rep, []string{"links.uncrawlable"}, nil)
+		var f *seo.Finding
+		for i := range rep.Findings {
+			if rep.Findings[i].ID == "links.uncrawlable" {
+				f = &rep.Findings[i]
+			}
+		}
+		if f == nil {
+			return
+		}
+		if f.Count != 1 || f.Evidence.Element != `<a class="menu">` || !strings.Contains(f.Evidence.Detail, "click-type event listener") {
+			t.Errorf("links.uncrawlable = %d, %+v; want the menu alone", f.Count, f.Evidence)
+		}
+		if l := rep.Render.Listeners; l == nil || l.Anchors != 3 || l.Checked != 3 || l.Clickable != 1 {
+			t.Errorf("Render.Listeners = %+v (%s), want 3 anchors checked, 1 clickable", l, rep.Render.ListenersReason)
 		}
 	})
 	t.Run("uncaught errors", func(t *testing.T) {

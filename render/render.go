@@ -188,6 +188,47 @@ type Result struct {
 	// ScreenshotReason says why a requested screenshot is missing (too
 	// large, the page could not be captured); empty when all were taken.
 	ScreenshotReason string `json:"screenshotReason,omitempty"`
+	// Listeners is what the driver read of the event listeners of the
+	// document's <a> elements without href, whose click handlers the
+	// serialised DOM cannot show; nil when they were not read, with
+	// ListenersReason saying why.
+	Listeners       *Listeners `json:"listeners"`
+	ListenersReason string     `json:"listenersReason,omitempty"`
+}
+
+// ClickAttr is the attribute a driver adds in Result.HTML to the <a>
+// elements without href that have a listener of their own of one of
+// ClickEvents, listeners a script added (addEventListener, an on*
+// property) included. Its value is Listeners.Mark, unguessable by the
+// page: an attribute of that name with another value is the page's own.
+// The live page is left as it was.
+const ClickAttr = "data-seokit-click"
+
+// ClickEvents returns the event types whose listeners make an element
+// something meant to be activated as a link is: the click and the presses
+// and releases of mouse, pen and touch that scripts handle in its place.
+// Hover and focus listeners (a tooltip, a prefetch) are not among them.
+func ClickEvents() []string {
+	return []string{"click", "auxclick", "mousedown", "mouseup", "pointerdown", "pointerup", "touchstart", "touchend"}
+}
+
+// Listeners is the reading of the event listeners of a rendered document's
+// HTML <a> elements without href.
+type Listeners struct {
+	// Anchors counts the HTML <a> elements without href in the document;
+	// Checked those whose listeners were read, the first in document order
+	// up to the driver's caps (a count and a time); Clickable those of
+	// them with a click-type listener, each marked with ClickAttr.
+	Anchors   int `json:"anchors"`
+	Checked   int `json:"checked"`
+	Clickable int `json:"clickable"`
+	// Mark is the value of the ClickAttr attributes the driver added.
+	Mark string `json:"-"`
+	// Capped names the cap that ended the reading early: "count" or
+	// "time"; empty when every anchor was checked.
+	Capped string `json:"capped,omitempty"`
+	// ElapsedMs is the time the reading took in the page.
+	ElapsedMs float64 `json:"elapsedMs"`
 }
 
 // Size is a width and height in CSS pixels.

@@ -43,6 +43,15 @@
 // The DOM is read within the budget and a grace of 5 s, whatever the page
 // does (a busy main thread is interrupted; a document of more than 100,000
 // elements is serialised by a walk capped at seo.DefaultMaxBodyBytes).
+//
+// Before the DOM of a settled page is serialised, the event listeners of
+// its <a> elements without href are read (the browser's own record, as
+// DevTools' getEventListeners and DOMDebugger.getEventListeners give it,
+// listeners added by script included), at most MaxListenerAnchors of them
+// within ListenerTime, in the same evaluation as the serialisation: those
+// with a click-type listener are serialised with render.ClickAttr, and the
+// live page keeps its attributes as they were. render.Result.Listeners
+// counts what was read and names the cap that ended it early.
 // Browsers are restarted after Options.RecycleAfter renderings, when their
 // process tree grows beyond Options.MaxBrowserMemory, or when they crash.
 //

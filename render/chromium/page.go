@@ -702,8 +702,21 @@ const setupScript = `(() => {
 // document (a page can build millions of nodes). The walk keeps its own
 // stack (documents can nest deeper than the JavaScript stack) and follows
 // the HTML serialisation algorithm.
-const domScript = `((max, exact) => {
+//
+// When listen is not null, the script first reads the event listeners of
+// the HTML <a> elements without href (see listenScript) and serialises
+// those with a click-type listener with the listen.attr attribute; the
+// attributes are set and put back as they were within the one evaluation,
+// so no script of the page runs in between.
+const domScript = `((max, exact, listen) => {
   const d = document;
+  const lis = listen ? (` + listenScript + `)(listen) : null;
+  try {
+    return Object.assign(serialise(), { listeners: lis && lis.counts, listenersReason: lis ? lis.reason : "" });
+  } finally {
+    if (lis) lis.restore();
+  }
+  function serialise() {
   let s = d.doctype ? new XMLSerializer().serializeToString(d.doctype) + "\n" : "";
   const root = d.documentElement;
   if (!root) return { url: location.href, html: s };
@@ -746,6 +759,7 @@ const domScript = `((max, exact) => {
   }
   s = out.join("");
   return { url: location.href, html: s.length > max ? s.slice(0, max + 1) : s };
+  }
 })`
 
 // domExact is the number of elements up to which the browser's own
@@ -754,8 +768,10 @@ const domScript = `((max, exact) => {
 var domExact = 100000
 
 type domResult struct {
-	URL  string `json:"url"`
-	HTML string `json:"html"`
+	URL             string            `json:"url"`
+	HTML            string            `json:"html"`
+	Listeners       *render.Listeners `json:"listeners"`
+	ListenersReason string            `json:"listenersReason"`
 }
 
 // render runs one rendering in a tab of b: a warm one, reset after its
@@ -890,12 +906,17 @@ func (p *Pool) renderIn(ctx context.Context, b *browser, tb *tab, req *render.Re
 	if ctx.Err() != nil {
 		return nil, nil, ctx.Err()
 	}
+	var listen *listenParams
 	if s.res.TimedOut {
 		s.res.VitalsReason = "not read: the rendering budget ended before the page settled"
+		s.res.ListenersReason = "not read: the rendering budget ended before the page settled"
 	} else {
 		p.afterSettle(end, s)
+		if listen, err = newListenParams(); err != nil {
+			s.res.ListenersReason = "not read: " + err.Error()
+		}
 	}
-	dom, err := s.readDOM(end, t)
+	dom, err := s.readDOM(end, t, listen)
 	if err != nil {
 		if end.Err() != nil && runCtx.Err() == nil && ctx.Err() == nil {
 			err = fmt.Errorf("not read within %s after the budget of %s", grace, req.Timeout)
@@ -924,6 +945,17 @@ func (p *Pool) renderIn(ctx context.Context, b *browser, tb *tab, req *render.Re
 	}
 	s.res.HTML = []byte(html)
 	s.res.FinalURL = dom.URL
+	if listen != nil {
+		// readDOM may have dropped the reading, with its reason.
+		if dom.Listeners != nil || dom.ListenersReason != "" {
+			s.res.Listeners, s.res.ListenersReason = dom.Listeners, clip(dom.ListenersReason)
+		}
+		if s.res.Listeners != nil {
+			s.res.Listeners.Mark = listen.Mark
+		} else if s.res.ListenersReason == "" {
+			s.res.ListenersReason = "not read"
+		}
+	}
 	if req.Screenshot != render.NoShot {
 		// The screenshots share the grace: the answer comes within the
 		// budget and the grace whatever the page does.
@@ -960,14 +992,30 @@ const domWait = time.Second
 // (an endless loop) is terminated first: a tiny evaluation tells whether
 // the thread answers, so that a long serialisation is never mistaken for
 // the page's script.
-func (s *session) readDOM(ctx context.Context, t *chromedp.Target) (domResult, error) {
+//
+// With listen, the listeners of the anchors are read in the same
+// evaluation (it needs the DevTools command line API); a page whose thread
+// had to be stopped is serialised without them.
+func (s *session) readDOM(ctx context.Context, t *chromedp.Target, listen *listenParams) (domResult, error) {
 	short, cancel := context.WithTimeout(ctx, domWait)
 	_, err := chromedp.Run(short, chromedp.Evaluate[int]("1"))
 	cancel()
 	if err != nil && ctx.Err() == nil {
 		_, _ = cdp.Call(ctx, t, runtime.TerminateExecution, cdp.Empty{})
+		if listen != nil {
+			listen = nil
+			s.res.ListenersReason = "not read: the page's script did not yield its thread"
+		}
 	}
-	return chromedp.Run(ctx, chromedp.Evaluate[domResult](`(`+domScript+`)(`+strconv.Itoa(seo.DefaultMaxBodyBytes)+`,`+strconv.Itoa(domExact)+`)`))
+	args := strconv.Itoa(seo.DefaultMaxBodyBytes) + `,` + strconv.Itoa(domExact)
+	if listen == nil {
+		return chromedp.Run(ctx, chromedp.Evaluate[domResult](`(`+domScript+`)(`+args+`,null)`))
+	}
+	js, err := json.Marshal(listen)
+	if err != nil {
+		return domResult{}, err
+	}
+	return chromedp.Run(ctx, chromedp.Evaluate[domResult](`(`+domScript+`)(`+args+`,`+string(js)+`)`, chromedp.EvalWithCommandLineAPI))
 }
 
 // ctxErr prefers the caller's context error, then a closed pool.
