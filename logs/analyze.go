@@ -72,7 +72,7 @@ type Progress struct {
 // Caps of the analysis that are not options.
 const (
 	// MaxTargetBytes caps a request target tracked one by one.
-	MaxTargetBytes = 2048
+	MaxTargetBytes = 1024
 	maxHosts       = 100
 	maxReasons     = 20
 	maxSpoofSample = 10
@@ -274,7 +274,7 @@ func (a *aggregator) readInput(ctx context.Context, in Input, st *InputStats) er
 			continue
 		}
 		st.Requests++
-		batch = append(batch, pending{e: e, bot: MatchBot(e.UserAgent), line: st.Lines})
+		batch = append(batch, pending{e: e, bot: a.matchBot(e.UserAgent), line: st.Lines})
 		size += len(line)
 		if len(batch) == batchLines || size >= batchBytes {
 			if ctx.Err() != nil {
@@ -374,6 +374,24 @@ type aggregator struct {
 	dirs     map[string]*DirStats
 	hosts    map[string]int64
 	verified int64
+	uaCache  map[string]*Bot
+}
+
+// maxUACache caps the user agents whose bot is remembered; a log of
+// endless distinct user agents is matched token by token beyond it.
+const maxUACache = 10_000
+
+// matchBot is MatchBot remembered per user agent: logs repeat a few
+// hundred user agents millions of times.
+func (a *aggregator) matchBot(ua string) *Bot {
+	if b, ok := a.uaCache[ua]; ok {
+		return b
+	}
+	b := MatchBot(ua)
+	if len(a.uaCache) < maxUACache && len(ua) <= 512 {
+		a.uaCache[strings.Clone(ua)] = b
+	}
+	return b
 }
 
 type agg struct {
@@ -446,10 +464,6 @@ func classMap(a *[nClasses]int64) map[Class]int64 {
 	return m
 }
 
-// exactCap is the number of distinct URLs counted exactly per class or
-// bot before the count switches to the HyperLogLog estimate.
-const exactCap = 1024
-
 func newAggregator(o *Options) *aggregator {
 	return &aggregator{
 		o:        o,
@@ -461,6 +475,7 @@ func newAggregator(o *Options) *aggregator {
 		otherHLL: newHLL(),
 		dirs:     map[string]*DirStats{},
 		hosts:    map[string]int64{},
+		uaCache:  map[string]*Bot{},
 	}
 }
 
@@ -501,18 +516,8 @@ func (g *agg) add(e *Entry, target string, maxDays int, robots bool) {
 	}
 	if g.urls == nil {
 		g.urls = newHLL()
-		g.exact = map[string]struct{}{}
 	}
 	g.urls.add(hashString(target))
-	if g.exact != nil {
-		if _, ok := g.exact[target]; !ok {
-			if len(g.exact) >= exactCap {
-				g.exact = nil
-			} else {
-				g.exact[strings.Clone(target)] = struct{}{}
-			}
-		}
-	}
 	if g.days == nil {
 		g.days = map[int32]*dayAgg{}
 	}
@@ -742,9 +747,7 @@ func (a *aggregator) dayList(m map[int32]*dayAgg) []DayStats {
 func (a *aggregator) stats(c Class, g *agg) Stats {
 	s := Stats{Class: c, Hits: g.hits, Bytes: g.bytes, Status: g.status, MeanResponseMS: mean(g.durSum, g.durN),
 		ResponseTimes: g.durN, RobotsFetches: g.robots, FirstSeen: g.first, LastSeen: g.last, Days: a.dayList(g.days)}
-	if g.exact != nil {
-		s.DistinctURLs = Estimate{Value: int64(len(g.exact))}
-	} else if g.urls != nil {
+	if g.urls != nil {
 		s.DistinctURLs = Estimate{Value: g.urls.estimate(), Approximate: true}
 	}
 	for h := range g.hours {
