@@ -30,7 +30,7 @@ require (
 	modernc.org/sqlite v1.61.1
 )
 
-require github.com/miekg/dns v1.1.73 // indirect
+require github.com/miekg/dns v1.1.73
 
 require (
 	github.com/bahlo/generic-list-go v0.2.0 // indirect
