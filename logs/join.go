@@ -22,8 +22,9 @@ type Join struct {
 	Status     string `json:"status"`
 	Reason     string `json:"reason,omitempty"`
 	CrawlPages int    `json:"crawlPages"`
-	// Orphans are URLs that answered bots 2xx and that the crawl did not
-	// find (no internal link or sitemap leads to them).
+	// Orphans are URLs that last answered bots 2xx and that the crawl did
+	// not find (no internal link or sitemap leads to them); /robots.txt is
+	// not one.
 	Orphans URLList `json:"orphans"`
 	// NeverFetched are indexable crawled URLs no search bot fetched in the
 	// log's period.
@@ -191,7 +192,7 @@ func (a *aggregator) join(ctx context.Context) *Join {
 		sh := u.byClass[search]
 		ju := JoinURL{URL: t, Hits: u.hits, LogStatus: int(u.last)}
 		if cp == nil {
-			if u.last >= 200 && u.last < 300 {
+			if u.last >= 200 && u.last < 300 && k != "/robots.txt" {
 				j.Orphans.add(ju)
 			}
 		} else {

@@ -429,15 +429,19 @@ func (p *nginxParser) set(e *Entry, f fieldID, v string, args *string) error {
 	return nil
 }
 
-// atoi parses a non-negative decimal of at most 18 digits.
+// atoi parses a non-negative decimal of at most 19 digits that fits an
+// int64.
 func atoi(s string) (int, bool) {
-	if s == "" || len(s) > 18 {
+	if s == "" || len(s) > 19 {
 		return 0, false
 	}
 	n := 0
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if c < '0' || c > '9' {
+			return 0, false
+		}
+		if n > (1<<63-1-int(c-'0'))/10 {
 			return 0, false
 		}
 		n = n*10 + int(c-'0')
