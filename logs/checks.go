@@ -45,7 +45,8 @@ var catalog = []seo.CheckInfo{
 		Summary: "More than 1% of search-bot hits were answered 5xx; Google slows crawling of sites that answer errors.",
 		Source:  "Google Search Central, How HTTP status codes affect Google's crawlers (https://developers.google.com/search/docs/crawling-indexing/http-network-errors)"},
 	{ID: "logs.malformed_lines", Severity: seo.Notice, Scope: seo.ScopeSite,
-		Summary: "More than 1% of the log's lines did not parse in its format; the counts leave them out."},
+		Summary: "More than 1% of the log's lines did not parse in its format; the counts leave them out.",
+		Source:  "seokit's own notice, after GoAccess's count of invalid requests (https://goaccess.io/man)"},
 }
 
 // Catalog returns the log checks, sorted by ID.
