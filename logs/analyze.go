@@ -247,7 +247,7 @@ func (a *aggregator) readInput(ctx context.Context, in Input, st *InputStats) er
 		}
 	}()
 	for {
-		line, err := readLine(br, a.o.MaxLineBytes, &scratch)
+		line, err := readLine(ctx, br, a.o.MaxLineBytes, &scratch)
 		if err == io.EOF {
 			break
 		}
@@ -400,7 +400,6 @@ type agg struct {
 	durSum      time.Duration
 	durN        int64
 	urls        *hll
-	exact       map[string]struct{} // distinct URLs while few; nil once over exactCap
 	days        map[int32]*dayAgg
 	droppedDays int64
 	hours       [24]int64

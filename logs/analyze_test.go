@@ -210,8 +210,7 @@ func TestAnalyzeHostile(t *testing.T) {
 	}
 
 	// A gzip bomb: a few KB that inflate to endless zeros (no newline).
-	// The reader skips the endless line without holding it, and the
-	// context stops the read.
+	// The reader skips the endless line without holding it.
 	var bomb bytes.Buffer
 	zw, _ := gzip.NewWriterLevel(&bomb, gzip.BestCompression)
 	zeros := make([]byte, 1<<20)

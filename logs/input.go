@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -64,14 +65,18 @@ func openLines(rc io.Reader, counter *int64) (*bufio.Reader, io.Closer, error) {
 var errLineTooLong = errors.New("line too long")
 
 // readLine returns the next line without its end, at most max bytes; a
-// longer line is skipped to its end (never buffered whole) and reported
-// with errLineTooLong. It returns io.EOF after the last line.
-func readLine(br *bufio.Reader, max int, scratch *[]byte) (string, error) {
+// longer line is skipped to its end (never buffered whole, ctx checked
+// every 64 MiB) and reported with errLineTooLong. It returns io.EOF after
+// the last line.
+func readLine(ctx context.Context, br *bufio.Reader, max int, scratch *[]byte) (string, error) {
 	*scratch = (*scratch)[:0]
 	for {
 		frag, err := br.ReadSlice('\n')
 		if len(*scratch)+len(frag) > max+1 { // +1: the newline
-			for err == bufio.ErrBufferFull {
+			for n := 0; err == bufio.ErrBufferFull; n++ {
+				if n%1024 == 1023 && ctx.Err() != nil {
+					return "", ctx.Err()
+				}
 				_, err = br.ReadSlice('\n')
 			}
 			if err != nil && err != io.EOF {

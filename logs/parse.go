@@ -109,10 +109,8 @@ type segment struct {
 
 // nginxParser parses lines of a compiled log_format.
 type nginxParser struct {
-	segs  []segment
-	tail  string // literal after the last field
-	clf   bool
-	hasIP bool
+	segs []segment
+	tail string // literal after the last field
 }
 
 // NewNginxParser compiles an nginx log_format string ($variables between
@@ -160,7 +158,6 @@ func NewNginxParser(format string) (Parser, error) {
 			return nil, fmt.Errorf("logs: log format: $%s follows another variable with nothing between: %w", name, errFormat)
 		}
 		id := nginxVars[name]
-		p.hasIP = p.hasIP || id == fIP
 		p.segs = append(p.segs, segment{lit: lit.String(), field: id, name: name})
 		lit.Reset()
 		i = k
