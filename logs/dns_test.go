@@ -21,7 +21,7 @@ type testDNS struct {
 }
 
 // startDNS starts a testDNS; it stops when the test ends.
-func startDNS(t *testing.T, ptr, a map[string][]string, servfail ...string) *testDNS {
+func startDNS(t testing.TB, ptr, a map[string][]string, servfail ...string) *testDNS {
 	t.Helper()
 	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
 	if err != nil {

@@ -26,7 +26,7 @@ func bot(t *testing.T, token string) *Bot {
 }
 
 // verifyDNS is the DNS of the verification tests.
-func verifyDNS(t *testing.T) *testDNS {
+func verifyDNS(t testing.TB) *testDNS {
 	return startDNS(t, map[string][]string{
 		"66.249.66.1":   {"crawl-66-249-66-1.googlebot.com"},
 		"203.0.113.9":   {"evil.example.com"},
