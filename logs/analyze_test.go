@@ -251,3 +251,15 @@ func TestAnalyzeStops(t *testing.T) {
 		t.Fatalf("read %d lines after cancelling at 20,000 (batches of %d)", rep.Lines, batchLines)
 	}
 }
+
+// TestJoinRobotsUnavailable checks that a robots.txt that could not be had
+// (which disallows everything) judges no bot's fetch.
+func TestJoinRobotsUnavailable(t *testing.T) {
+	rep, err := Analyze(context.Background(), mixedInputs(t), &Options{Crawl: mixedCrawl(), Robots: robotstxt.FromStatus(503, nil)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j := rep.Join; j == nil || j.Disallowed != nil || !strings.Contains(j.DisallowedReason, "status 503") {
+		t.Fatalf("join = %+v", rep.Join)
+	}
+}

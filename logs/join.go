@@ -225,7 +225,7 @@ func (a *aggregator) join(ctx context.Context) *Join {
 				j.Parameters.add(sj)
 			}
 		}
-		if a.o.Robots != nil {
+		if a.o.Robots != nil && !a.o.Robots.Unavailable() {
 			for _, ub := range u.bots {
 				d := a.o.Robots.Decide(ub.bot.Token, t)
 				if d.Allowed {
@@ -269,9 +269,12 @@ func (a *aggregator) join(ctx context.Context) *Join {
 			l.Sample = []JoinURL{}
 		}
 	}
-	if a.o.Robots == nil {
+	switch {
+	case a.o.Robots == nil:
 		j.DisallowedReason = "no robots.txt given"
-	} else {
+	case a.o.Robots.Unavailable():
+		j.DisallowedReason = fmt.Sprintf("robots.txt could not be had (status %d): it disallows everything, so no bot's fetch is judged by it", a.o.Robots.Status())
+	default:
 		j.Disallowed = []Disallowed{}
 		for _, d := range dis {
 			d.trim()

@@ -24,7 +24,7 @@ func runLogs(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	logFormat := fs.String("log-format", "", "a custom nginx log_format (or Apache LogFormat) string; implies -format nginx")
 	fields := fs.String("fields", "", "JSON lines field map: cloudflare, cloudfront, generic, or key=name pairs (time=ts,ip=client,target=uri,status=code,ua=agent,host=,method=,bytes=,referer=,duration=,unit=ms)")
 	crawl := fs.String("crawl", "", "a site report written by `cli crawl -json` to join the log with (orphans, URLs never fetched, crawl waste)")
-	robots := fs.String("robots", "", "the site's robots.txt file, for `robots.txt says / bot did`")
+	robots := fs.String("robots", "", "the site's robots.txt, a file or an http(s) URL fetched with the safe fetcher, for `robots.txt says / bot did`")
 	verify := fs.Bool("verify", true, "verify bots by their operators' published IP ranges and forward-confirmed reverse DNS")
 	dnsAddr := fs.String("dns", "", "DNS server (host:port) for reverse DNS; default: the system's")
 	ranges := fs.String("ranges", "", "read the operators' IP-range files from this directory (NAME.json or NAME.txt) instead of fetching them")
@@ -91,11 +91,11 @@ func runLogs(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		opts.Crawl = crawler.ReportFile(*crawl)
 	}
 	if *robots != "" {
-		b, err := readCapped(*robots, robotstxt.MaxSize)
+		r, err := loadRobots(ctx, *robots)
 		if err != nil {
 			return &exitError{code: 2, err: fmt.Errorf("-robots: %w", err)}
 		}
-		opts.Robots = robotstxt.Parse(b)
+		opts.Robots = r
 	}
 	if !*quiet {
 		opts.Progress = func(p logs.Progress) {
@@ -148,6 +148,24 @@ func runLogs(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return &exitError{code: 2, err: errors.New("no log could be read")}
 	}
 	return nil
+}
+
+// loadRobots reads robots.txt from a file, or fetches it from an http(s)
+// URL with the safe fetcher (a 4xx answer allows everything and a 5xx
+// disallows everything, as RFC 9309 says).
+func loadRobots(ctx context.Context, src string) (*robotstxt.Robots, error) {
+	if strings.HasPrefix(src, "http://") || strings.HasPrefix(src, "https://") {
+		resp, err := seo.NewFetcher(nil).Fetch(ctx, &seo.Request{URL: src, MaxBodyBytes: robotstxt.MaxSize})
+		if err != nil {
+			return nil, err
+		}
+		return robotstxt.FromStatus(resp.Status, resp.Body), nil
+	}
+	b, err := readCapped(src, robotstxt.MaxSize)
+	if err != nil {
+		return nil, err
+	}
+	return robotstxt.Parse(b), nil
 }
 
 // readCapped reads at most max bytes of the file at path.

@@ -125,6 +125,7 @@ func TestLogsGzipAndErrors(t *testing.T) {
 		{"bad field map", []string{"logs", "-fields", "when=t", "x.log"}, "-fields"},
 		{"missing crawl", []string{"logs", "-crawl", "nope.json", "testdata/logs/access.log"}, "-crawl"},
 		{"unreadable log", []string{"logs", "-verify=false", "testdata/logs/nope.log"}, "no log could be read"},
+		{"robots.txt on loopback", []string{"logs", "-robots", "http://127.0.0.1:9/robots.txt", "testdata/logs/access.log"}, "is not allowed"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
