@@ -111,7 +111,7 @@ func (a *aggregator) findings() []seo.Finding {
 			for _, u := range d.Sample[:min(3, len(d.Sample))] {
 				ev = append(ev, seo.Evidence{Value: u.URL + " (" + u.Rule + ")"})
 			}
-			out = append(out, finding(id, fmt.Sprintf("%s fetched %d URLs robots.txt disallows for it, %d hits.", d.Token, d.URLs, d.Hits), d.Hits, ev...))
+			out = append(out, finding(id, fmt.Sprintf("%s fetched %d URLs robots.txt disallows for it, %d hits.", d.Token, d.URLs, d.Hits), d.URLs, ev...))
 		}
 		if j.Orphans.URLs > 0 {
 			out = append(out, finding("logs.orphan_urls", fmt.Sprintf("Bots fetched %d URLs the crawl did not find (%d hits).", j.Orphans.URLs, j.Orphans.Hits), j.Orphans.URLs, sampleEv(j.Orphans)...))
