@@ -319,9 +319,16 @@ func (v *Verifier) VerifyAll(ctx context.Context, reqs []VerifyRequest) []Verdic
 			out[i] = c
 			continue
 		}
+		acquired := false
 		select {
 		case sem <- struct{}{}:
+			acquired = true
 		case <-ctx.Done():
+		}
+		if ctx.Err() != nil { // a slot freed as ctx ended: start nothing more
+			if acquired {
+				<-sem
+			}
 			out[i] = Verdict{Status: Unverifiable, Reason: "stopped: " + ctx.Err().Error()}
 			continue
 		}

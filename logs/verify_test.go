@@ -173,3 +173,53 @@ func TestHTTPRanges(t *testing.T) {
 		t.Fatal("default fetcher fetched a loopback range URL")
 	}
 }
+
+// blockingResolver records reverse lookups and holds each until its
+// context ends.
+type blockingResolver struct {
+	entered chan struct{}
+	n       atomic.Int64
+}
+
+func (r *blockingResolver) LookupAddr(ctx context.Context, _ string) ([]string, error) {
+	r.n.Add(1)
+	r.entered <- struct{}{}
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+func (r *blockingResolver) LookupNetIP(ctx context.Context, _, _ string) ([]netip.Addr, error) {
+	return nil, ctx.Err()
+}
+
+// TestVerifyAllLimit checks that VerifyAll runs at most Concurrency
+// verifications at once: with lookups that never answer, exactly that many
+// start before the context is cancelled, and none after.
+func TestVerifyAllLimit(t *testing.T) {
+	r := &blockingResolver{entered: make(chan struct{}, 16)}
+	v := NewVerifier(&VerifierOptions{Resolver: r, Concurrency: 3})
+	g := bot(t, "Googlebot")
+	var reqs []VerifyRequest
+	for i := range 8 {
+		reqs = append(reqs, VerifyRequest{g, netip.AddrFrom4([4]byte{203, 0, 113, byte(i + 1)})})
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan []Verdict)
+	go func() { done <- v.VerifyAll(ctx, reqs) }()
+	for range 3 {
+		<-r.entered
+	}
+	cancel()
+	out := <-done
+	if n := r.n.Load(); n != 3 {
+		t.Fatalf("%d lookups started, want the limit 3", n)
+	}
+	for i, vd := range out {
+		if vd.Status != Unverifiable {
+			t.Fatalf("verdict %d = %+v after cancel", i, vd)
+		}
+		if _, ok := v.Cached(g, reqs[i].IP); ok {
+			t.Fatalf("a stopped verification was cached")
+		}
+	}
+}

@@ -30,6 +30,7 @@ func runLogs(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	ranges := fs.String("ranges", "", "read the operators' IP-range files from this directory (NAME.json or NAME.txt) instead of fetching them")
 	stripQuery := fs.Bool("strip-query", false, "drop query strings from the report's URLs")
 	maxURLs := fs.Int("max-urls", 0, "URLs tracked one by one (0: 50,000); the rest are summed as other URLs")
+	top := fs.Int("top", 0, "URLs listed in the report, the most bot hits first (0: 100; at most -max-urls)")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	out := fs.String("o", "", "write the report to this file instead of standard output")
 	quiet := fs.Bool("quiet", false, "no progress on standard error")
@@ -47,7 +48,7 @@ func runLogs(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		fs.Usage()
 		return &exitError{code: 2, err: errors.New("logs takes one or more log files (- for standard input)")}
 	}
-	opts := &logs.Options{Format: logs.Format(*format), LogFormat: *logFormat, StripQuery: *stripQuery, MaxURLs: *maxURLs}
+	opts := &logs.Options{Format: logs.Format(*format), LogFormat: *logFormat, StripQuery: *stripQuery, MaxURLs: *maxURLs, TopURLs: *top}
 	switch opts.Format {
 	case logs.FormatAuto, logs.FormatCombined, logs.FormatCommon, logs.FormatW3C, logs.FormatJSON, logs.FormatNginx:
 	default:
@@ -62,8 +63,11 @@ func runLogs(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			return &exitError{code: 2, err: fmt.Errorf("-log-format: %w", err)}
 		}
 	}
-	if *maxURLs < 0 {
-		return &exitError{code: 2, err: errors.New("-max-urls must not be negative")}
+	if opts.Format == logs.FormatNginx && *logFormat == "" {
+		return &exitError{code: 2, err: errors.New("-format nginx needs -log-format")}
+	}
+	if *maxURLs < 0 || *top < 0 {
+		return &exitError{code: 2, err: errors.New("-max-urls and -top must not be negative")}
 	}
 	if *fields != "" {
 		fm, err := parseFieldMap(*fields)

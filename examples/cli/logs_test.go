@@ -121,6 +121,8 @@ func TestLogsGzipAndErrors(t *testing.T) {
 	}{
 		{"no file", []string{"logs"}, "one or more log files"},
 		{"bad format", []string{"logs", "-format", "csv", "x.log"}, `-format "csv"`},
+		{"nginx without a format", []string{"logs", "-format", "nginx", "x.log"}, "needs -log-format"},
+		{"negative top", []string{"logs", "-top", "-1", "x.log"}, "must not be negative"},
 		{"bad log format", []string{"logs", "-log-format", "no variables", "x.log"}, "-log-format"},
 		{"bad field map", []string{"logs", "-fields", "when=t", "x.log"}, "-fields"},
 		{"missing crawl", []string{"logs", "-crawl", "nope.json", "testdata/logs/access.log"}, "-crawl"},
