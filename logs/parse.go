@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/seokit/seokit/seo"
 )
 
 // Entry is one request read from a log. Its strings may share memory with
@@ -172,7 +174,9 @@ func NewNginxParser(format string) (Parser, error) {
 	return p, nil
 }
 
-var errFormat = errors.New("invalid log format")
+// errFormat is wrapped by the errors of a bad format string or format name:
+// input errors of the caller.
+var errFormat = fmt.Errorf("invalid log format: %w", seo.ErrInvalidInput)
 
 // apacheToNginx translates an Apache LogFormat string.
 func apacheToNginx(f string) (string, error) {

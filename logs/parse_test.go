@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/seokit/seokit/seo"
 )
 
 func TestParsers(t *testing.T) {
@@ -133,3 +135,9 @@ func jsonP(fm *FieldMap) func() (Parser, error) {
 	return func() (Parser, error) { return NewJSONParser(fm), nil }
 }
 func ip(s string) netip.Addr { return netip.MustParseAddr(s) }
+
+func TestFormatErrorsAreInputErrors(t *testing.T) {
+	if _, err := NewNginxParser("no variables"); !errors.Is(err, seo.ErrInvalidInput) {
+		t.Fatalf("err %v does not wrap seo.ErrInvalidInput", err)
+	}
+}
