@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/seokit/seokit/crawler"
+	"github.com/seokit/seokit/seo/robotstxt"
 )
 
 func TestMatchBot(t *testing.T) {
@@ -63,6 +64,16 @@ func TestRegistrySharesMatrix(t *testing.T) {
 		}
 		if got := MatchBot(a.UserAgent); got == nil || got.Token != a.Token {
 			t.Errorf("the probe's user agent of %s matches %v", a.Token, got)
+		}
+	}
+	// Every AI token robots.txt checks name (robotstxt.AICrawlers) is an AI
+	// bot of the registry, except the control tokens.
+	for _, tok := range robotstxt.AICrawlers {
+		if tok == "Google-Extended" || tok == "Applebot-Extended" {
+			continue
+		}
+		if b, ok := reg[tok]; !ok || !b.AI {
+			t.Errorf("robots.txt AI token %s is not an AI bot of the registry (%+v)", tok, b)
 		}
 	}
 	for name := range RangeURLs {
