@@ -32,6 +32,7 @@ func runLogs(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	maxURLs := fs.Int("max-urls", 0, "URLs tracked one by one (0: 50,000); the rest are summed as other URLs")
 	top := fs.Int("top", 0, "URLs listed in the report, the most bot hits first (0: 100; at most -max-urls)")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
+	asCSV := fs.Bool("csv", false, "print the URL table (-top URLs, the most bot hits first) as CSV")
 	out := fs.String("o", "", "write the report to this file instead of standard output")
 	quiet := fs.Bool("quiet", false, "no progress on standard error")
 	fs.Usage = func() {
@@ -62,6 +63,9 @@ func runLogs(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		if _, err := logs.NewNginxParser(*logFormat); err != nil {
 			return &exitError{code: 2, err: fmt.Errorf("-log-format: %w", err)}
 		}
+	}
+	if *asJSON && *asCSV {
+		return &exitError{code: 2, err: errors.New("-json and -csv cannot be combined")}
 	}
 	if opts.Format == logs.FormatNginx && *logFormat == "" {
 		return &exitError{code: 2, err: errors.New("-format nginx needs -log-format")}
@@ -131,6 +135,9 @@ func runLogs(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	write := func(w io.Writer) error {
 		if *asJSON {
 			return writeJSON(w, rep)
+		}
+		if *asCSV {
+			return rep.WriteCSV(w)
 		}
 		return rep.WriteText(w)
 	}

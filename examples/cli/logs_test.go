@@ -75,6 +75,16 @@ func TestLogsCommand(t *testing.T) {
 	}
 
 	out.Reset()
+	if err := run(context.Background(), append(args, "-csv"), &out, &errOut); err != nil {
+		t.Fatal(err)
+	}
+	csvWant := "url,hits,search,ai_search,ai_training,user_fetcher,seo_tool,other_bot,2xx,3xx,4xx,5xx,last_status,statuses,last_crawl\n" +
+		"/private/a,2,0,0,2,0,0,0,2,0,0,0,200,200,GPTBot=2026-11-01T10:00:30Z\n"
+	if !strings.HasPrefix(out.String(), csvWant) || strings.Count(out.String(), "\n") != 5 {
+		t.Errorf("CSV:\n%s\nwant it to start with\n%s", out.String(), csvWant)
+	}
+
+	out.Reset()
 	if err := run(context.Background(), args, &out, &errOut); err != nil {
 		t.Fatal(err)
 	}
@@ -121,6 +131,7 @@ func TestLogsGzipAndErrors(t *testing.T) {
 	}{
 		{"no file", []string{"logs"}, "one or more log files"},
 		{"bad format", []string{"logs", "-format", "csv", "x.log"}, `-format "csv"`},
+		{"json and csv", []string{"logs", "-json", "-csv", "x.log"}, "cannot be combined"},
 		{"nginx without a format", []string{"logs", "-format", "nginx", "x.log"}, "needs -log-format"},
 		{"negative top", []string{"logs", "-top", "-1", "x.log"}, "must not be negative"},
 		{"bad log format", []string{"logs", "-log-format", "no variables", "x.log"}, "-log-format"},
