@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/seokit/seokit/crawler"
+	"github.com/seokit/seokit/seo"
 	"github.com/seokit/seokit/seo/robotstxt"
 )
 
@@ -110,6 +111,25 @@ func (o *Options) defaults() Options {
 	return d
 }
 
+// validate checks the options an input cannot be read without.
+func (o *Options) validate() error {
+	switch o.Format {
+	case FormatAuto, FormatCombined, FormatCommon, FormatW3C, FormatJSON:
+	case FormatNginx:
+		if o.LogFormat == "" {
+			return &seo.InputError{Field: "logFormat", Reason: "format nginx needs a log format string", Err: seo.ErrInvalidInput}
+		}
+	default:
+		return &seo.InputError{Field: "format", Value: clip(string(o.Format), 40), Reason: "want auto, combined, common, w3c, json or nginx", Err: seo.ErrInvalidInput}
+	}
+	if o.LogFormat != "" {
+		if _, err := NewNginxParser(o.LogFormat); err != nil {
+			return &seo.InputError{Field: "logFormat", Value: clip(o.LogFormat, 80), Reason: strings.TrimPrefix(err.Error(), "logs: "), Err: seo.ErrInvalidInput}
+		}
+	}
+	return nil
+}
+
 // parserFor returns the parser of an input, sniffing it when the format is
 // auto.
 func (o *Options) parserFor(br *bufio.Reader) (Parser, Format, error) {
@@ -185,8 +205,15 @@ func (f *fallbackParser) Parse(line string, e *Entry) (bool, error) {
 // input that cannot be opened or read is recorded in its InputStats and
 // the next is read. When ctx ends, the report so far is returned with
 // Status "stopped" and ctx's error.
+//
+// Options that cannot work (an unknown Format, a LogFormat that does not
+// compile, FormatNginx without one) are a *seo.InputError naming the
+// field ("format", "logFormat"), before any input is read.
 func Analyze(ctx context.Context, inputs []Input, opts *Options) (*Report, error) {
 	o := opts.defaults()
+	if err := o.validate(); err != nil {
+		return nil, err
+	}
 	a := newAggregator(&o)
 	var stopErr error
 	for _, in := range inputs {

@@ -1,6 +1,7 @@
 package logs
 
 import (
+	"context"
 	"errors"
 	"net/netip"
 	"strings"
@@ -139,5 +140,23 @@ func ip(s string) netip.Addr { return netip.MustParseAddr(s) }
 func TestFormatErrorsAreInputErrors(t *testing.T) {
 	if _, err := NewNginxParser("no variables"); !errors.Is(err, seo.ErrInvalidInput) {
 		t.Fatalf("err %v does not wrap seo.ErrInvalidInput", err)
+	}
+}
+
+func TestAnalyzeRejectsBadOptions(t *testing.T) {
+	cases := []struct {
+		opts  Options
+		field string
+	}{
+		{Options{Format: "csv"}, "format"},
+		{Options{Format: FormatNginx}, "logFormat"},
+		{Options{LogFormat: "no variables"}, "logFormat"},
+	}
+	for _, c := range cases {
+		rep, err := Analyze(context.Background(), []Input{Reader("x", strings.NewReader(""))}, &c.opts)
+		ie, ok := seo.AsInputError(err)
+		if rep != nil || !ok || ie.Field != c.field || !errors.Is(err, seo.ErrInvalidInput) {
+			t.Errorf("Analyze(%+v) = %v, %v; want an input error on %s", c.opts, rep, err, c.field)
+		}
 	}
 }
