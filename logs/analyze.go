@@ -304,10 +304,10 @@ func (a *aggregator) readInput(ctx context.Context, in Input, st *InputStats) er
 		batch = append(batch, pending{e: e, bot: a.matchBot(e.UserAgent), line: st.Lines})
 		size += len(line)
 		if len(batch) == batchLines || size >= batchBytes {
+			flush() // when ctx has ended, its bot hits are unverifiable ("stopped")
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			flush()
 		}
 	}
 	flush()

@@ -250,6 +250,9 @@ func TestAnalyzeStops(t *testing.T) {
 	if rep.Lines < 20_000 || rep.Lines > 20_000+batchLines {
 		t.Fatalf("read %d lines after cancelling at 20,000 (batches of %d)", rep.Lines, batchLines)
 	}
+	if rep.Requests != rep.Lines || rep.Inputs[0].Requests != rep.Lines {
+		t.Fatalf("%d lines read, %d requests counted (%d in the input's stats)", rep.Lines, rep.Requests, rep.Inputs[0].Requests)
+	}
 }
 
 // TestJoinRobotsUnavailable checks that a robots.txt that could not be had
