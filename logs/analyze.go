@@ -472,7 +472,7 @@ type urlBot struct {
 const nClasses = 6
 
 func classIndex(c Class) int {
-	for i, k := range Classes {
+	for i, k := range classes {
 		if k == c {
 			return i
 		}
@@ -484,7 +484,7 @@ func classMap(a *[nClasses]int64) map[Class]int64 {
 	m := map[Class]int64{}
 	for i, n := range a {
 		if n > 0 {
-			m[Classes[i]] = n
+			m[classes[i]] = n
 		}
 	}
 	return m
@@ -789,7 +789,7 @@ func (a *aggregator) stats(c Class, g *agg) Stats {
 
 func (a *aggregator) finish(ctx context.Context) *Report {
 	r := &a.rep
-	for _, c := range append(slices.Clone(Classes), ClassNone) {
+	for _, c := range append(slices.Clone(classes[:]), ClassNone) {
 		if g := a.classes[c]; g != nil {
 			s := a.stats(c, g)
 			if c == ClassNone {

@@ -22,8 +22,11 @@ const (
 	ClassNone        Class = ""             // not a bot of the registry
 )
 
-// Classes lists the bot classes in report order.
-var Classes = []Class{ClassSearch, ClassAISearch, ClassAITraining, ClassUserFetcher, ClassSEOTool, ClassOther}
+// classes are the bot classes in report order.
+var classes = [nClasses]Class{ClassSearch, ClassAISearch, ClassAITraining, ClassUserFetcher, ClassSEOTool, ClassOther}
+
+// Classes returns the bot classes in report order.
+func Classes() []Class { return append([]Class(nil), classes[:]...) }
 
 // Bot is one user-agent token of the registry: the robots.txt product
 // token its requests carry, its operator, class, documentation and how its

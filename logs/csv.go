@@ -17,7 +17,7 @@ import (
 func (r *Report) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
 	head := []string{"url", "hits"}
-	for _, c := range Classes {
+	for _, c := range classes {
 		head = append(head, string(c))
 	}
 	head = append(head, "2xx", "3xx", "4xx", "5xx", "last_status", "statuses", "last_crawl")
@@ -27,7 +27,7 @@ func (r *Report) WriteCSV(w io.Writer) error {
 	i64 := func(n int64) string { return strconv.FormatInt(n, 10) }
 	for _, u := range r.URLs {
 		row := []string{csvSafe(u.URL), i64(u.Hits)}
-		for _, c := range Classes {
+		for _, c := range classes {
 			row = append(row, i64(u.ByClass[c]))
 		}
 		var st []string
