@@ -219,7 +219,6 @@ type jsonParser struct {
 	fm    [11][]string
 	dur   []string
 	unit  time.Duration
-	fixed bool // a preset or user map: do not try the others
 }
 
 // NewJSONParser returns a Parser of JSON lines with the given field map.
@@ -227,13 +226,13 @@ type jsonParser struct {
 // line.
 func NewJSONParser(fm *FieldMap) Parser {
 	if fm != nil {
-		return newJSON(*fm, true)
+		return newJSON(*fm)
 	}
-	return &multiJSON{ps: []*jsonParser{newJSON(CloudflareFields, true), newJSON(CloudFrontFields, true), newJSON(GenericFields, true)}}
+	return &multiJSON{ps: []*jsonParser{newJSON(CloudflareFields), newJSON(CloudFrontFields), newJSON(GenericFields)}}
 }
 
-func newJSON(fm FieldMap, fixed bool) *jsonParser {
-	p := &jsonParser{fixed: fixed}
+func newJSON(fm FieldMap) *jsonParser {
+	p := &jsonParser{}
 	for i, s := range []string{fm.Time, fm.Host, fm.IP, fm.Method, fm.Target, fm.Path, fm.Query, fm.Status, fm.Bytes, fm.Referer, fm.UserAgent} {
 		p.fm[i] = splitKeys(s)
 	}
