@@ -216,9 +216,9 @@ var GenericFields = FieldMap{
 }
 
 type jsonParser struct {
-	fm    [11][]string
-	dur   []string
-	unit  time.Duration
+	fm   [11][]string
+	dur  []string
+	unit time.Duration
 }
 
 // NewJSONParser returns a Parser of JSON lines with the given field map.
