@@ -75,6 +75,11 @@ type VerifierOptions struct {
 	MaxLookups int
 	// TTL is how long a verdict is kept; zero means 24 hours.
 	TTL time.Duration
+	// FailureTTL is how long an unverifiable verdict from a failed lookup
+	// (DNS error or timeout, range files unavailable) is kept, so that a
+	// DNS server that does not answer costs one timeout per address, not
+	// one per batch of lines; zero means 10 minutes.
+	FailureTTL time.Duration
 	// LookupTimeout bounds one verification's DNS queries; zero means 5 s.
 	LookupTimeout time.Duration
 	// Concurrency caps the verifications run at once by VerifyAll; zero
@@ -101,8 +106,8 @@ type verifyKey struct {
 }
 
 type cached struct {
-	v  Verdict
-	at time.Time
+	v   Verdict
+	exp time.Time
 }
 
 // NewVerifier returns a Verifier.
@@ -122,6 +127,9 @@ func NewVerifier(opts *VerifierOptions) *Verifier {
 	}
 	if v.o.TTL <= 0 {
 		v.o.TTL = 24 * time.Hour
+	}
+	if v.o.FailureTTL <= 0 {
+		v.o.FailureTTL = 10 * time.Minute
 	}
 	if v.o.LookupTimeout <= 0 {
 		v.o.LookupTimeout = 5 * time.Second
@@ -151,7 +159,7 @@ func (v *Verifier) Cached(b *Bot, ip netip.Addr) (Verdict, bool) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	c, ok := v.cache[k]
-	if !ok || v.o.Now().Sub(c.at) > v.o.TTL {
+	if !ok || v.o.Now().After(c.exp) {
 		return Verdict{}, false
 	}
 	return c.v, true
@@ -176,14 +184,14 @@ func (v *Verifier) Verify(ctx context.Context, b *Bot, ip netip.Addr) Verdict {
 	if c, ok := v.Cached(b, ip); ok {
 		return c
 	}
-	vd, keep := v.verify(ctx, b, ip)
-	if keep {
-		v.put(key(b, ip), vd)
+	vd, ttl := v.verify(ctx, b, ip)
+	if ttl > 0 {
+		v.put(key(b, ip), vd, ttl)
 	}
 	return vd
 }
 
-func (v *Verifier) put(k verifyKey, vd Verdict) {
+func (v *Verifier) put(k verifyKey, vd Verdict, ttl time.Duration) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if _, ok := v.cache[k]; !ok {
@@ -193,10 +201,11 @@ func (v *Verifier) put(k verifyKey, vd Verdict) {
 		}
 		v.order = append(v.order, k)
 	}
-	v.cache[k] = cached{v: vd, at: v.o.Now()}
+	v.cache[k] = cached{v: vd, exp: v.o.Now().Add(ttl)}
 }
 
-func (v *Verifier) verify(ctx context.Context, b *Bot, ip netip.Addr) (Verdict, bool) {
+// verify returns the verdict and how long to cache it (zero: not at all).
+func (v *Verifier) verify(ctx context.Context, b *Bot, ip netip.Addr) (Verdict, time.Duration) {
 	var rangeErrs []string
 	loaded := 0
 	if v.o.Ranges != nil {
@@ -204,7 +213,7 @@ func (v *Verifier) verify(ctx context.Context, b *Bot, ip netip.Addr) (Verdict, 
 			l, err := v.o.Ranges.Ranges(ctx, name)
 			if err != nil {
 				if ctx.Err() != nil {
-					return Verdict{Status: Unverifiable, Reason: "stopped: " + ctx.Err().Error()}, false
+					return Verdict{Status: Unverifiable, Reason: "stopped: " + ctx.Err().Error()}, 0
 				}
 				rangeErrs = append(rangeErrs, err.Error())
 				continue
@@ -215,26 +224,26 @@ func (v *Verifier) verify(ctx context.Context, b *Bot, ip netip.Addr) (Verdict, 
 				if !l.Created.IsZero() {
 					r += ", created " + l.Created.Format(time.DateOnly)
 				}
-				return Verdict{Status: Verified, Method: "ranges", Reason: r + ")"}, true
+				return Verdict{Status: Verified, Method: "ranges", Reason: r + ")"}, v.o.TTL
 			}
 		}
 	}
 	if len(b.RDNS) == 0 || v.o.DisableDNS {
 		switch {
 		case loaded > 0 && loaded == len(b.Ranges):
-			return Verdict{Status: Spoofed, Method: "ranges", Reason: "outside " + b.Operator + "'s published ranges for " + b.Token}, true
+			return Verdict{Status: Spoofed, Method: "ranges", Reason: "outside " + b.Operator + "'s published ranges for " + b.Token}, v.o.TTL
 		case len(b.RDNS) > 0:
-			return Verdict{Status: Unverifiable, Reason: "reverse DNS disabled"}, false
+			return Verdict{Status: Unverifiable, Reason: "reverse DNS disabled"}, 0
 		case v.o.Ranges == nil:
-			return Verdict{Status: Unverifiable, Reason: "no range source configured"}, false
+			return Verdict{Status: Unverifiable, Reason: "no range source configured"}, 0
 		default:
-			return Verdict{Status: Unverifiable, Reason: "range files unavailable: " + strings.Join(rangeErrs, "; ")}, false
+			return Verdict{Status: Unverifiable, Reason: "range files unavailable: " + strings.Join(rangeErrs, "; ")}, v.o.FailureTTL
 		}
 	}
 	v.mu.Lock()
 	if v.lookups >= v.o.MaxLookups {
 		v.mu.Unlock()
-		return Verdict{Status: Unverifiable, Reason: fmt.Sprintf("lookup budget spent (%d DNS verifications)", v.o.MaxLookups)}, false
+		return Verdict{Status: Unverifiable, Reason: fmt.Sprintf("lookup budget spent (%d DNS verifications)", v.o.MaxLookups)}, 0
 	}
 	v.lookups++
 	v.mu.Unlock()
@@ -244,16 +253,20 @@ func (v *Verifier) verify(ctx context.Context, b *Bot, ip netip.Addr) (Verdict, 
 // rdns is forward-confirmed reverse DNS, as Google and Bing document it:
 // the PTR name must be under one of the operator's domains, and resolve
 // back to the address.
-func (v *Verifier) rdns(ctx context.Context, b *Bot, ip netip.Addr) (Verdict, bool) {
+func (v *Verifier) rdns(ctx context.Context, b *Bot, ip netip.Addr) (Verdict, time.Duration) {
+	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, v.o.LookupTimeout)
 	defer cancel()
 	names, err := v.o.Resolver.LookupAddr(ctx, ip.String())
 	if err != nil {
 		var de *net.DNSError
 		if errors.As(err, &de) && de.IsNotFound {
-			return Verdict{Status: Spoofed, Method: "rdns", Reason: "the address has no reverse DNS name"}, true
+			return Verdict{Status: Spoofed, Method: "rdns", Reason: "the address has no reverse DNS name"}, v.o.TTL
 		}
-		return Verdict{Status: Unverifiable, Reason: "reverse DNS failed: " + err.Error()}, false
+		if parent.Err() != nil {
+			return Verdict{Status: Unverifiable, Reason: "stopped: " + parent.Err().Error()}, 0
+		}
+		return Verdict{Status: Unverifiable, Reason: "reverse DNS failed: " + err.Error()}, v.o.FailureTTL
 	}
 	if len(names) > 10 {
 		names = names[:10]
@@ -273,7 +286,7 @@ func (v *Verifier) rdns(ctx context.Context, b *Bot, ip netip.Addr) (Verdict, bo
 		if len(names) > 0 {
 			name = strings.TrimSuffix(names[0], ".")
 		}
-		return Verdict{Status: Spoofed, Method: "rdns", Reason: fmt.Sprintf("reverse DNS name %s is not under %s", name, strings.Join(b.RDNS, ", "))}, true
+		return Verdict{Status: Spoofed, Method: "rdns", Reason: fmt.Sprintf("reverse DNS name %s is not under %s", name, strings.Join(b.RDNS, ", "))}, v.o.TTL
 	}
 	var lastErr error
 	for _, n := range under {
@@ -284,17 +297,20 @@ func (v *Verifier) rdns(ctx context.Context, b *Bot, ip netip.Addr) (Verdict, bo
 		}
 		for _, a := range addrs {
 			if a.Unmap() == ip {
-				return Verdict{Status: Verified, Method: "rdns", Reason: "reverse DNS " + n + " resolves back to the address"}, true
+				return Verdict{Status: Verified, Method: "rdns", Reason: "reverse DNS " + n + " resolves back to the address"}, v.o.TTL
 			}
 		}
 	}
 	if lastErr != nil {
 		var de *net.DNSError
 		if !errors.As(lastErr, &de) || !de.IsNotFound {
-			return Verdict{Status: Unverifiable, Reason: "forward DNS failed: " + lastErr.Error()}, false
+			if parent.Err() != nil {
+				return Verdict{Status: Unverifiable, Reason: "stopped: " + parent.Err().Error()}, 0
+			}
+			return Verdict{Status: Unverifiable, Reason: "forward DNS failed: " + lastErr.Error()}, v.o.FailureTTL
 		}
 	}
-	return Verdict{Status: Spoofed, Method: "rdns", Reason: "reverse DNS name " + under[0] + " does not resolve back to the address"}, true
+	return Verdict{Status: Spoofed, Method: "rdns", Reason: "reverse DNS name " + under[0] + " does not resolve back to the address"}, v.o.TTL
 }
 
 // VerifyRequest is one verification asked of VerifyAll.

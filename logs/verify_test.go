@@ -96,8 +96,7 @@ func TestVerify(t *testing.T) {
 	}
 }
 
-// TestVerifyBudget checks that MaxLookups bounds the DNS verifications and
-// that a failed lookup is not cached as a verdict.
+// TestVerifyBudget checks that MaxLookups bounds the DNS verifications.
 func TestVerifyBudget(t *testing.T) {
 	d := verifyDNS(t)
 	v := NewVerifier(&VerifierOptions{Resolver: NewDNSResolver(d.addr), MaxLookups: 2})
@@ -221,5 +220,33 @@ func TestVerifyAllLimit(t *testing.T) {
 		if _, ok := v.Cached(g, reqs[i].IP); ok {
 			t.Fatalf("a stopped verification was cached")
 		}
+	}
+}
+
+// TestVerifyFailureCached checks that a failed lookup is kept for
+// FailureTTL, not for TTL: a DNS server that fails costs one query per
+// address until then.
+func TestVerifyFailureCached(t *testing.T) {
+	d := verifyDNS(t)
+	now := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	v := NewVerifier(&VerifierOptions{Resolver: NewDNSResolver(d.addr), Now: func() time.Time { return now }})
+	g, ip := bot(t, "Googlebot"), netip.MustParseAddr("203.0.113.12")
+	ask := func() int64 {
+		before := d.queries.Load()
+		if vd := v.Verify(context.Background(), g, ip); vd.Status != Unverifiable || !strings.Contains(vd.Reason, "reverse DNS failed") {
+			t.Fatalf("verdict %+v", vd)
+		}
+		return d.queries.Load() - before
+	}
+	if n := ask(); n == 0 {
+		t.Fatal("the first verification sent no query")
+	}
+	now = now.Add(9 * time.Minute)
+	if n := ask(); n != 0 {
+		t.Fatalf("a failure 9 minutes old sent %d queries again", n)
+	}
+	now = now.Add(2 * time.Minute)
+	if n := ask(); n == 0 {
+		t.Fatal("a failure 11 minutes old was still used (FailureTTL is 10 minutes)")
 	}
 }
