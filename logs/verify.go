@@ -266,7 +266,7 @@ func (v *Verifier) rdns(ctx context.Context, b *Bot, ip netip.Addr) (Verdict, ti
 		if parent.Err() != nil {
 			return Verdict{Status: Unverifiable, Reason: "stopped: " + parent.Err().Error()}, 0
 		}
-		return Verdict{Status: Unverifiable, Reason: "reverse DNS failed: " + err.Error()}, v.o.FailureTTL
+		return Verdict{Status: Unverifiable, Reason: "reverse DNS failed: " + dnsFailure(err)}, v.o.FailureTTL
 	}
 	if len(names) > 10 {
 		names = names[:10]
@@ -307,7 +307,7 @@ func (v *Verifier) rdns(ctx context.Context, b *Bot, ip netip.Addr) (Verdict, ti
 			if parent.Err() != nil {
 				return Verdict{Status: Unverifiable, Reason: "stopped: " + parent.Err().Error()}, 0
 			}
-			return Verdict{Status: Unverifiable, Reason: "forward DNS failed: " + lastErr.Error()}, v.o.FailureTTL
+			return Verdict{Status: Unverifiable, Reason: "forward DNS failed: " + dnsFailure(lastErr)}, v.o.FailureTTL
 		}
 	}
 	return Verdict{Status: Spoofed, Method: "rdns", Reason: "reverse DNS name " + under[0] + " does not resolve back to the address"}, v.o.TTL
@@ -357,4 +357,24 @@ func (v *Verifier) VerifyAll(ctx context.Context, reqs []VerifyRequest) []Verdic
 	}
 	wg.Wait()
 	return out
+}
+
+// dnsFailure says why a lookup failed without the names, addresses and
+// ports of the query, so that the failures of many addresses count under
+// one reason.
+func dnsFailure(err error) string {
+	var de *net.DNSError
+	switch {
+	case errors.As(err, &de) && de.IsTimeout:
+		return "timeout"
+	case errors.Is(err, context.DeadlineExceeded):
+		return "timeout"
+	case errors.As(err, &de):
+		msg := de.Err
+		if i := strings.LastIndex(msg, ": "); i >= 0 {
+			msg = msg[i+2:]
+		}
+		return msg
+	}
+	return err.Error()
 }
