@@ -115,6 +115,19 @@ func TestAnalyzeKnownAnswers(t *testing.T) {
 	if len(g.SpoofedSample) != 1 || g.SpoofedSample[0].IP != "203.0.113.9" || g.SpoofedSample[0].Hits != 2 {
 		t.Errorf("Googlebot spoofed sample = %+v", g.SpoofedSample)
 	}
+	if g.PeakHour != 8 || g.FirstSeen.Hour() != 8 || g.LastSeen.Format(time.DateTime) != "2026-11-02 10:00:00" {
+		t.Errorf("Googlebot peak hour %d, first %v, last %v", g.PeakHour, g.FirstSeen, g.LastSeen)
+	}
+	dirs := map[string]int64{}
+	for _, d := range rep.Directories {
+		dirs[d.Dir] = d.Hits
+	}
+	if diff := cmp.Diff(map[string]int64{"/": 5, "/blog/": 3, "/private/": 2}, dirs); diff != "" {
+		t.Errorf("directories (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]HostStats{{Host: "www.example.com", Hits: 2}}, rep.Hosts); diff != "" {
+		t.Errorf("hosts (-want +got):\n%s", diff)
+	}
 	classes := map[string]int64{}
 	for _, c := range rep.Classes {
 		classes[string(c.Class)] = c.Hits
