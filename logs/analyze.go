@@ -602,6 +602,8 @@ func (a *aggregator) add(e *Entry, b *Bot, v Verdict) {
 	}
 	if d != nil {
 		d.add(e)
+	} else {
+		r.HitsOutsideDays++
 	}
 	if e.Host != "" {
 		h := strings.ToLower(e.Host)
@@ -771,8 +773,10 @@ func (a *aggregator) dayList(m map[int32]*dayAgg) []DayStats {
 }
 
 func (a *aggregator) stats(c Class, g *agg) Stats {
+	// Hits on days past MaxDays are in the counts, in no day.
 	s := Stats{Class: c, Hits: g.hits, Bytes: g.bytes, Status: g.status, MeanResponseMS: mean(g.durSum, g.durN),
-		ResponseTimes: g.durN, RobotsFetches: g.robots, FirstSeen: g.first, LastSeen: g.last, Days: a.dayList(g.days)}
+		ResponseTimes: g.durN, RobotsFetches: g.robots, FirstSeen: g.first, LastSeen: g.last, Days: a.dayList(g.days),
+		HitsOutsideDays: g.droppedDays}
 	if g.urls != nil {
 		s.DistinctURLs = Estimate{Value: g.urls.estimate(), Approximate: true}
 	}
@@ -780,9 +784,6 @@ func (a *aggregator) stats(c Class, g *agg) Stats {
 		if g.hours[h] > g.hours[s.PeakHour] {
 			s.PeakHour = h
 		}
-	}
-	if g.droppedDays > 0 {
-		a.rep.Truncated.Note("days."+string(c), len(g.days)+1, len(g.days))
 	}
 	return s
 }

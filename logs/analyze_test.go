@@ -279,3 +279,23 @@ func TestJoinRobotsUnavailable(t *testing.T) {
 		t.Fatalf("join = %+v", rep.Join)
 	}
 }
+
+// TestAnalyzeCaps checks the remainders of the caps: with one URL tracked
+// and one day kept (verification off: 13 bot hits on 9 URLs, 3 requests
+// on the second day), the other URLs' hits and the other day's hits are
+// counted apart, and the join says it is partial.
+func TestAnalyzeCaps(t *testing.T) {
+	rep, err := Analyze(context.Background(), mixedInputs(t), &Options{MaxURLs: 1, MaxDays: 1, Crawl: mixedCrawl()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.URLsTracked != 1 || rep.OtherURLs.Hits != 13-rep.URLs[0].Hits || rep.OtherURLs.URLs.Value != 8 {
+		t.Errorf("tracked %d, top %+v, other %+v", rep.URLsTracked, rep.URLs, rep.OtherURLs)
+	}
+	if len(rep.Days) != 1 || rep.Days[0].Date != "2026-11-01" || rep.HitsOutsideDays != 3 {
+		t.Errorf("days %+v, hits outside %d; want 2026-11-01 and 3 hits of 2026-11-02", rep.Days, rep.HitsOutsideDays)
+	}
+	if rep.Join == nil || rep.Join.Status != "partial" || !strings.Contains(rep.Join.Reason, "beyond the 1 tracked") {
+		t.Errorf("join %+v", rep.Join)
+	}
+}

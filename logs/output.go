@@ -64,6 +64,9 @@ func (r *Report) WriteText(w io.Writer) error {
 		for _, d := range r.Days {
 			p("%-10s %10d %12s %8d %8d %8d %8d\n", d.Date, d.Hits, bytesText(d.Bytes), d.Status.S2xx, d.Status.S3xx, d.Status.S4xx, d.Status.S5xx)
 		}
+		if r.HitsOutsideDays > 0 {
+			p("(%d hits on later days, past the days kept)\n", r.HitsOutsideDays)
+		}
 	}
 	if len(r.URLs) > 0 {
 		p("\nTop URLs by bot hits (%d tracked", r.URLsTracked)

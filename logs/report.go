@@ -35,8 +35,11 @@ type Report struct {
 	Classes []Stats `json:"classes"`
 	// Bots has one row per bot seen, most hits first.
 	Bots []BotStats `json:"bots"`
-	// Days is the status mix of all requests per UTC day.
-	Days []DayStats `json:"days"`
+	// Days is the status mix of all requests per UTC day, for the first
+	// Options.MaxDays days seen; HitsOutsideDays counts the requests of
+	// later days, which are in every count but in no day.
+	Days            []DayStats `json:"days"`
+	HitsOutsideDays int64      `json:"hitsOutsideDays,omitempty"`
 
 	// URLs are the URLs bots fetched most (spoofed hits left out), at most
 	// Options.TopURLs; URLsTracked counts the URLs tracked one by one
@@ -125,10 +128,13 @@ type Stats struct {
 	ResponseTimes  int64    `json:"responseTimes"`
 	RobotsFetches  int64    `json:"robotsFetches"`
 	// PeakHour is the UTC hour of the day with the most hits (0-23).
-	PeakHour  int        `json:"peakHour"`
-	FirstSeen time.Time  `json:"firstSeen,omitzero"`
-	LastSeen  time.Time  `json:"lastSeen,omitzero"`
-	Days      []DayStats `json:"days"`
+	PeakHour  int       `json:"peakHour"`
+	FirstSeen time.Time `json:"firstSeen,omitzero"`
+	LastSeen  time.Time `json:"lastSeen,omitzero"`
+	// Days are the counts per UTC day, for the first Options.MaxDays days
+	// seen; HitsOutsideDays counts the hits of later days.
+	Days            []DayStats `json:"days"`
+	HitsOutsideDays int64      `json:"hitsOutsideDays,omitempty"`
 }
 
 // BotStats are the counts of one bot. Hits, and every count of Stats,
