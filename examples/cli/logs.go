@@ -35,6 +35,7 @@ func runLogs(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	asCSV := fs.Bool("csv", false, "print the URL table (-top URLs, the most bot hits first) as CSV")
 	out := fs.String("o", "", "write the report to this file instead of standard output")
 	quiet := fs.Bool("quiet", false, "no progress on standard error")
+	allowPrivate := fs.Bool("allow-private", false, "let -robots URLs and range files be fetched from loopback and private network addresses")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: cli logs [flags] FILE...")
 		fmt.Fprintln(stderr, "Analyses access logs (plain or gzip; - is standard input): hits, URLs, bytes, status and")
@@ -80,6 +81,7 @@ func runLogs(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		}
 		opts.Fields = fm
 	}
+	fetcher := seo.NewFetcher(&seo.FetcherOptions{AllowPrivate: *allowPrivate})
 	if *verify {
 		vo := &logs.VerifierOptions{}
 		if *dnsAddr != "" {
@@ -88,7 +90,7 @@ func runLogs(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		if *ranges != "" {
 			vo.Ranges = logs.DirRanges(*ranges)
 		} else {
-			vo.Ranges = logs.NewHTTPRanges(seo.NewFetcher(nil), nil)
+			vo.Ranges = logs.NewHTTPRanges(fetcher, nil)
 		}
 		opts.Verifier = logs.NewVerifier(vo)
 	}
@@ -99,7 +101,7 @@ func runLogs(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		opts.Crawl = crawler.ReportFile(*crawl)
 	}
 	if *robots != "" {
-		r, err := loadRobots(ctx, *robots)
+		r, err := loadRobots(ctx, fetcher, *robots)
 		if err != nil {
 			return &exitError{code: 2, err: fmt.Errorf("-robots: %w", err)}
 		}
@@ -164,9 +166,9 @@ func runLogs(ctx context.Context, args []string, stdout, stderr io.Writer) error
 // loadRobots reads robots.txt from a file, or fetches it from an http(s)
 // URL with the safe fetcher (a 4xx answer allows everything and a 5xx
 // disallows everything, as RFC 9309 says).
-func loadRobots(ctx context.Context, src string) (*robotstxt.Robots, error) {
+func loadRobots(ctx context.Context, f *seo.Fetcher, src string) (*robotstxt.Robots, error) {
 	if strings.HasPrefix(src, "http://") || strings.HasPrefix(src, "https://") {
-		resp, err := seo.NewFetcher(nil).Fetch(ctx, &seo.Request{URL: src, MaxBodyBytes: robotstxt.MaxSize})
+		resp, err := f.Fetch(ctx, &seo.Request{URL: src, MaxBodyBytes: robotstxt.MaxSize})
 		if err != nil {
 			return nil, err
 		}

@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -94,6 +96,33 @@ func TestLogsCommand(t *testing.T) {
 		if !strings.Contains(out.String(), s) {
 			t.Errorf("text report lacks %q:\n%s", s, out.String())
 		}
+	}
+}
+
+// TestLogsRobotsURL fetches robots.txt from a local server with
+// -allow-private (the safe fetcher refuses loopback without it).
+func TestLogsRobotsURL(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/robots.txt" {
+			http.NotFound(w, r)
+			return
+		}
+		_, _ = w.Write([]byte("User-agent: GPTBot\nDisallow: /private/\n"))
+	}))
+	defer srv.Close()
+	var out, errOut bytes.Buffer
+	err := run(context.Background(), []string{"logs", "-json", "-quiet", "-verify=false", "-allow-private", "-crawl", logsCrawl(t),
+		"-robots", srv.URL + "/robots.txt", "testdata/logs/access.log"}, &out, &errOut)
+	if err != nil {
+		t.Fatalf("%v: %s", err, errOut.String())
+	}
+	var rep logs.Report
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatal(err)
+	}
+	// Verification off: the spoofed GPTBot hit on / counts too, and / is allowed.
+	if rep.Join == nil || len(rep.Join.Disallowed) != 1 || rep.Join.Disallowed[0].Token != "GPTBot" || rep.Join.Disallowed[0].Hits != 2 {
+		t.Fatalf("join %+v", rep.Join)
 	}
 }
 
