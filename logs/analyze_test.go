@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -277,6 +279,48 @@ func TestJoinRobotsUnavailable(t *testing.T) {
 	}
 	if j := rep.Join; j == nil || j.Disallowed != nil || !strings.Contains(j.DisallowedReason, "status 503") {
 		t.Fatalf("join = %+v", rep.Join)
+	}
+}
+
+// repeatReader yields n copies of byte c.
+type repeatReader struct {
+	c byte
+	n int64
+}
+
+func (r *repeatReader) Read(p []byte) (int, error) {
+	if r.n <= 0 {
+		return 0, io.EOF
+	}
+	k := min(int64(len(p)), r.n)
+	for i := range k {
+		p[i] = r.c
+	}
+	r.n -= k
+	return int(k), nil
+}
+
+// TestAnalyzeHugeLine streams one line of 100 MB between two good lines
+// with the default caps: it is counted as too long, the next line is read,
+// and the allocations while reading it stay far below its size (the line
+// is never held).
+func TestAnalyzeHugeLine(t *testing.T) {
+	g := newGenLog(2, false)
+	in := io.MultiReader(strings.NewReader(g.line(0)), &repeatReader{c: 'A', n: 100 << 20}, strings.NewReader("\n"+g.line(1)))
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	rep, err := Analyze(context.Background(), []Input{Reader("huge", in)}, nil)
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Lines != 3 || rep.Requests != 2 || rep.MalformedReasons["line too long"] != 1 {
+		t.Fatalf("lines %d, requests %d, reasons %v", rep.Lines, rep.Requests, rep.MalformedReasons)
+	}
+	alloc := after.TotalAlloc - before.TotalAlloc
+	t.Logf("allocated %.1f MiB reading a 100 MiB line", float64(alloc)/(1<<20))
+	if alloc > 16<<20 {
+		t.Fatalf("allocated %d bytes reading a 100 MiB line", alloc)
 	}
 }
 
