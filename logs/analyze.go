@@ -408,13 +408,13 @@ type aggregator struct {
 // endless distinct user agents is matched token by token beyond it.
 const maxUACache = 10_000
 
-// matchBot is MatchBot remembered per user agent: logs repeat a few
+// matchBot is classify remembered per user agent: logs repeat a few
 // hundred user agents millions of times.
 func (a *aggregator) matchBot(ua string) *Bot {
 	if b, ok := a.uaCache[ua]; ok {
 		return b
 	}
-	b := MatchBot(ua)
+	b := classify(ua)
 	if len(a.uaCache) < maxUACache && len(ua) <= 512 {
 		a.uaCache[strings.Clone(ua)] = b
 	}

@@ -257,3 +257,33 @@ func containsFold(s, sub string) bool {
 	}
 	return false
 }
+
+// Undeclared stands for requests whose user agent names no bot of the
+// registry but calls itself one: a product token ending in "bot", or
+// holding "crawler" or "spider" ("FooBot/1.0", "my-crawler"). They are
+// counted as one bot of ClassOther and are unverifiable.
+var Undeclared = &Bot{Token: "(undeclared bot)", Operator: "unknown", Class: ClassOther}
+
+// classify returns the registry bot a user agent names, else Undeclared
+// when it calls itself a bot, else nil.
+func classify(userAgent string) *Bot {
+	if b := MatchBot(userAgent); b != nil {
+		return b
+	}
+	for i := 0; i < len(userAgent); {
+		if !isTokenByte(userAgent[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(userAgent) && isTokenByte(userAgent[j]) {
+			j++
+		}
+		tok := strings.ToLower(userAgent[i:j])
+		if strings.HasSuffix(tok, "bot") || strings.Contains(tok, "crawler") || strings.Contains(tok, "spider") {
+			return Undeclared
+		}
+		i = j
+	}
+	return nil
+}

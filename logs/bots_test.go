@@ -40,6 +40,23 @@ func TestMatchBot(t *testing.T) {
 	}
 }
 
+func TestClassifyUndeclared(t *testing.T) {
+	cases := map[string]*Bot{
+		"Mozilla/5.0 (compatible; FooBot/1.0; +https://foo.example/bot)": Undeclared,
+		"my-site-crawler/2.1":    Undeclared,
+		"Baiduspider-render/2.0": Undeclared,
+		"curl/8.5.0":             nil,
+		"Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0": nil,
+		"Mozilla/5.0 (compatible; bingbot/2.0)":                                  MatchBot("bingbot"),
+		"Robotics/1.0":                                                           nil,
+	}
+	for ua, want := range cases {
+		if got := classify(ua); got != want {
+			t.Errorf("classify(%q) = %v, want %v", ua, got, want)
+		}
+	}
+}
+
 // TestRegistrySharesMatrix checks that every fetching AI crawler of the
 // readiness matrix is in the registry with the matrix's operator and
 // purpose, so the two never disagree.

@@ -14,7 +14,8 @@
 // Each request's user agent is matched against the bot [Registry] by whole
 // product tokens (Claude-User is not ClaudeBot). The registry's AI crawlers
 // are the readiness matrix's (crawler.AICrawlers), so the log report and the
-// matrix name the same bots. A [Verifier] checks that a request naming a bot
+// matrix name the same bots; a user agent that calls itself a bot without
+// being one of the registry counts as [Undeclared]. A [Verifier] checks that a request naming a bot
 // comes from its operator: by the operator's published IP-range files (a
 // [RangeSource]: [HTTPRanges] fetches them through the safe fetcher and
 // caches them with their date, [DirRanges] reads local copies) and by

@@ -178,6 +178,9 @@ func (v *Verifier) Verify(ctx context.Context, b *Bot, ip netip.Addr) Verdict {
 	if !ip.IsValid() {
 		return Verdict{Status: Unverifiable, Reason: "the log records no client address"}
 	}
+	if b == Undeclared {
+		return Verdict{Status: Unverifiable, Reason: "not a bot of the registry"}
+	}
 	if !b.Verifiable() {
 		return Verdict{Status: Unverifiable, Reason: b.Operator + " publishes no way to verify " + b.Token}
 	}
