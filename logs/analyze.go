@@ -836,6 +836,9 @@ func (a *aggregator) finish(ctx context.Context) *Report {
 		r.Join = a.join(ctx)
 	}
 	r.Findings = a.findings()
+	// Empty lists are [] in JSON, not null: null means "not computed".
+	r.Inputs, r.Classes, r.Bots = nonNil(r.Inputs), nonNil(r.Classes), nonNil(r.Bots)
+	r.Days, r.URLs, r.Directories = nonNil(r.Days), nonNil(r.URLs), nonNil(r.Directories)
 	return r
 }
 
@@ -869,4 +872,11 @@ func (a *aggregator) topURLs(n int) []URLStats {
 		out[i] = urlStats(k, a.urls[k])
 	}
 	return out
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
@@ -341,5 +342,26 @@ func TestAnalyzeCaps(t *testing.T) {
 	}
 	if rep.Join == nil || rep.Join.Status != "partial" || !strings.Contains(rep.Join.Reason, "beyond the 1 tracked") {
 		t.Errorf("join %+v", rep.Join)
+	}
+}
+
+// TestEmptyReportJSON checks that an empty log gives empty lists, not null
+// (which would mean "not computed"), and no join.
+func TestEmptyReportJSON(t *testing.T) {
+	rep, err := Analyze(context.Background(), []Input{Reader("empty", strings.NewReader(""))}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"inputs", "classes", "bots", "days", "urls", "directories", "findings"} {
+		if !strings.Contains(string(b), `"`+k+`":[`) {
+			t.Errorf("%s is not a list in %s", k, b)
+		}
+	}
+	if !strings.Contains(string(b), `"join":null`) {
+		t.Errorf("join is not null in %s", b)
 	}
 }
