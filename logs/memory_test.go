@@ -14,7 +14,7 @@ import (
 //	go test ./logs -run TestMemoryBound -v -logs.lines=5000000
 //
 // runs the multi-million-line proof.
-var memLines = flag.Int("logs.lines", 400_000, "lines of the generated log of TestMemoryBound")
+var memLines = flag.Int("logs.lines", 300_000, "lines of the generated log of TestMemoryBound")
 
 // liveHeap returns the heap bytes held by live objects as of the last GC.
 func liveHeap() uint64 {
