@@ -30,6 +30,8 @@ require (
 	modernc.org/sqlite v1.61.1
 )
 
+require github.com/miekg/dns v1.1.73
+
 require (
 	github.com/bahlo/generic-list-go v0.2.0 // indirect
 	github.com/basgys/goxml2json v1.1.1-0.20231018121955-e66ee54ceaad // indirect

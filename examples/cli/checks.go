@@ -8,6 +8,7 @@ import (
 
 	"github.com/seokit/seokit/analyzer"
 	"github.com/seokit/seokit/crawler"
+	"github.com/seokit/seokit/logs"
 )
 
 // runChecks lists the page and site checks: one line each, with -v the
@@ -24,7 +25,7 @@ func runChecks(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() > 0 {
 		return &exitError{code: 2, err: fmt.Errorf("checks takes no arguments, got %q", fs.Arg(0))}
 	}
-	checks := append(analyzer.Catalog(), crawler.Catalog()...)
+	checks := append(append(analyzer.Catalog(), crawler.Catalog()...), logs.Catalog()...)
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")

@@ -15,7 +15,7 @@ func TestChecksCommand(t *testing.T) {
 		code      int
 		want, not []string
 	}{
-		{"plain", []string{"checks"}, 0, []string{"links.uncrawlable", "links.placeholder_href", "site.orphan"}, []string{"source:", "differs:"}},
+		{"plain", []string{"checks"}, 0, []string{"links.uncrawlable", "links.placeholder_href", "site.orphan", "logs.spoofed_bot"}, []string{"source:", "differs:"}},
 		{"verbose", []string{"checks", "-v"}, 0, []string{"links.uncrawlable", "    source:  Lighthouse crawlable-anchors", "    differs: Lighthouse fails only javascript:void(0)"}, nil},
 		{"argument", []string{"checks", "links"}, 2, nil, nil},
 	}

@@ -29,6 +29,8 @@ const usage = `usage:
   cli checks [-v] [-json]      list every check ID with its severity and scope
                                (-v: the rule's source and how seokit differs from it)
   cli ai-crawlers DOMAIN       robots.txt, firewall probe and /llms.txt for AI crawlers
+  cli logs [flags] FILE...     access logs: search and AI bots verified, by day, URL and class;
+                               -crawl REPORT.json joins them with a crawl
   cli keywords suggest QUERY   keyword ideas from the local keyword table
   cli keywords import FILE     import a Keyword Planner, Search Console or Semrush CSV
   cli rankings check KEYWORD.. check positions now with a SERP provider
@@ -37,7 +39,7 @@ const usage = `usage:
                                with measured traffic from -traffic searchconsole or ga4
 
 Run "cli analyze -h", "cli crawl -h", "cli optimize -h", "cli keywords suggest -h",
-"cli rankings track -h", "cli report -h" ... for the flags. The keywords, rankings
+"cli rankings track -h", "cli report -h", "cli logs -h" ... for the flags. The keywords, rankings
 and report commands share one data file, the one examples/server reads with
 -data-db: seokit-data.db in the working directory, unless SEOKIT_DATA_DB or -db
 names another (an SQLite path or a postgres:// DSN).
@@ -100,6 +102,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runChecks(args[1:], stdout, stderr)
 	case "ai-crawlers":
 		return runAICrawlers(ctx, args[1:], stdout, stderr)
+	case "logs":
+		return runLogs(ctx, args[1:], stdout, stderr)
 	case "keywords":
 		return runKeywords(ctx, args[1:], stdout, stderr)
 	case "rankings":
