@@ -397,17 +397,14 @@ func (a *analysis) keyphrase(k *kphrase, t *keyphraseTexts) Keyphrase {
 	c.introduction()
 	c.title()
 	c.description()
-	for _, step := range []func() bool{c.subheadings, c.alts} {
-		if !step() {
-			return c.kr
-		}
+	if !c.subheadings() || !c.alts() {
+		return c.kr
 	}
 	c.slug()
-	for _, step := range []func() bool{c.distribution, c.competingLinks} {
-		if !step() {
-			return c.kr
-		}
+	if !c.distribution() {
+		return c.kr
 	}
+	c.competingLinks()
 	return c.kr
 }
 
