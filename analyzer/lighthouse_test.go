@@ -72,6 +72,7 @@ const lhOrigin = "http://127.0.0.1:18777/"
 // link or none) agree, listing the pages only one side fails with seokit's
 // reason. It fails when agreement falls below the audit's floor.
 func TestLighthouseAgreement(t *testing.T) {
+	t.Parallel()
 	dir := os.Getenv("SEOKIT_CORPUS")
 	if dir == "" {
 		t.Skip("SEOKIT_CORPUS is not set: set it to the saved-page corpus to compare the link checks with Lighthouse's verdicts")

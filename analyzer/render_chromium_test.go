@@ -47,6 +47,7 @@ root.innerHTML = "<h1>Harbour plan</h1><p>" + words.join(" ") + "</p><a href=\"/
 }
 
 func TestRenderChromium(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, ok := jsSite[r.URL.Path]
 		if !ok {
