@@ -112,6 +112,7 @@ func TestOddInput(t *testing.T) {
 
 // TestTenMegabytes: a 10 MB text gives a report within the time limit.
 func TestTenMegabytes(t *testing.T) {
+	t.Parallel() // the time is only logged
 	if testing.Short() {
 		t.Skip("10 MB text skipped in -short mode")
 	}
