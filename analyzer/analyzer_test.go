@@ -11,6 +11,7 @@ import (
 // TestNonSuccessDocuments: redirect and error bodies get the checks every
 // response gets (status, headers, URL), never content checks.
 func TestNonSuccessDocuments(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		status int
 		want   []string

@@ -58,6 +58,7 @@ func TestBadDocuments(t *testing.T) {
 
 // TestAnalyzeInputErrors: bad URLs are input errors naming the field.
 func TestAnalyzeInputErrors(t *testing.T) {
+	t.Parallel()
 	for _, raw := range []string{"", "/relative", "ftp://example.com/", "https://user:pw@example.com/", "https://" + strings.Repeat("a", 2100) + ".com/"} {
 		_, err := Analyze(context.Background(), raw, nil)
 		ie, ok := seo.AsInputError(err)
@@ -73,6 +74,7 @@ func TestAnalyzeInputErrors(t *testing.T) {
 // TestAnalyzeRefusesPrivate: without AllowPrivate a loopback URL is an input
 // error (the address is refused), not a fetch failure.
 func TestAnalyzeRefusesPrivate(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		t.Error("the server was reached")
 	}))

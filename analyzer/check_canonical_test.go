@@ -14,6 +14,7 @@ var canonicalIDs = []string{"canonical.missing", "canonical.conflicting", "canon
 	"canonical.to_homepage", "canonical.to_hreflang_alternate", "canonical.points_elsewhere"}
 
 func TestCanonicalChecks(t *testing.T) {
+	t.Parallel()
 	html := http.Header{"Content-Type": {"text/html"}}
 	tests := []struct {
 		name, doc, url string
@@ -67,6 +68,7 @@ func TestCanonicalChecks(t *testing.T) {
 }
 
 func TestCanonicalFixtures(t *testing.T) {
+	t.Parallel()
 	rep := analyzeFixture(t, "canonical/good.html", "", nil, nil)
 	assertIDs(t, rep, nil, canonicalIDs)
 	if len(rep.Canonical) != 1 || rep.Canonical[0] != (Canonical{URL: "https://example.com/page", Source: "html"}) {
@@ -80,6 +82,7 @@ func TestCanonicalFixtures(t *testing.T) {
 }
 
 func TestCanonicalPageData(t *testing.T) {
+	t.Parallel()
 	h := http.Header{"Content-Type": {"text/html"}, "Link": {`</style.css>; rel=preload; as=style, <https://example.com/c>; rel="canonical"`}}
 	rep := analyzeString(t, canonDoc(`<link rel="canonical" href="/page">`), "", h, nil)
 	want := []Canonical{{"https://example.com/page", "html"}, {"https://example.com/c", "header"}}
@@ -89,6 +92,7 @@ func TestCanonicalPageData(t *testing.T) {
 }
 
 func TestCanonicalLinkHeaderParsing(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		values []string

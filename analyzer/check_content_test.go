@@ -22,6 +22,7 @@ var contentIDs = []string{
 var plainHTML = http.Header{"Content-Type": {"text/html"}}
 
 func TestContentChecks(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, fixture string
 		header        http.Header
@@ -59,6 +60,7 @@ func TestContentChecks(t *testing.T) {
 }
 
 func TestContentLangAttr(t *testing.T) {
+	t.Parallel()
 	const body = `<!DOCTYPE html><html%s><head><meta charset="utf-8"><title>Harbour plan: council debates new flats</title></head><body><h1>Plan</h1></body></html>`
 	tests := []struct {
 		name, attr string
@@ -80,6 +82,7 @@ func TestContentLangAttr(t *testing.T) {
 }
 
 func TestContentData(t *testing.T) {
+	t.Parallel()
 	rep := analyzeFixture(t, "content/good.html", "", nil, nil)
 	if rep.DeclaredLang != "en-GB" || rep.Language != "en" {
 		t.Errorf("DeclaredLang, Language = %q, %q; want en-GB, en", rep.DeclaredLang, rep.Language)
@@ -109,6 +112,7 @@ func TestContentData(t *testing.T) {
 
 // TestContentNot200 checks that error responses are not called thin or soft 404s.
 func TestContentNot200(t *testing.T) {
+	t.Parallel()
 	body, err := os.ReadFile(filepath.Join("testdata", "content", "soft404_title.html"))
 	if err != nil {
 		t.Fatal(err)

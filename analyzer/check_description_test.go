@@ -11,6 +11,7 @@ var descriptionIDs = []string{
 }
 
 func TestDescriptionChecks(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, fixture string
 		want          []string
@@ -33,6 +34,7 @@ func TestDescriptionChecks(t *testing.T) {
 }
 
 func TestDescriptionData(t *testing.T) {
+	t.Parallel()
 	rep := analyzeFixture(t, "description/good.html", "", nil, nil)
 	want := "The council met on Tuesday to debate turning the old harbour warehouses into flats, and what that means for parking."
 	if rep.Description == nil || rep.Description.Text != want || rep.Description.Length != len(want) {

@@ -12,6 +12,7 @@ var headingIDs = []string{
 }
 
 func TestHeadingsChecks(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, fixture string
 		want          []string
@@ -36,6 +37,7 @@ func TestHeadingsChecks(t *testing.T) {
 }
 
 func TestHeadingsData(t *testing.T) {
+	t.Parallel()
 	rep := analyzeFixture(t, "headings/good.html", "", nil, nil)
 	want := []Heading{{1, "The harbour plan"}, {2, "Flats"}, {3, "Costs"}, {2, "Parking car park"}}
 	if !reflect.DeepEqual(rep.Headings, want) {

@@ -9,6 +9,7 @@ var hreflangIDs = []string{"hreflang.invalid_code", "hreflang.relative_url", "hr
 	"hreflang.duplicate_code", "hreflang.url_multiple_languages", "hreflang.lang_mismatch", "hreflang.outside_head"}
 
 func TestHreflangFixtures(t *testing.T) {
+	t.Parallel()
 	rep := analyzeFixture(t, "hreflang/good.html", "", nil, nil)
 	assertIDs(t, rep, nil, hreflangIDs)
 	want := []Alternate{{"en-GB", "https://example.com/page", "html"}, {"de", "https://example.com/de/page", "html"},
@@ -40,6 +41,7 @@ func TestHreflangFixtures(t *testing.T) {
 }
 
 func TestHreflangSelfViaCanonical(t *testing.T) {
+	t.Parallel()
 	doc := `<html lang="de"><head><title>t</title><link rel="canonical" href="https://example.com/de/page">
 <link rel="alternate" hreflang="de" href="https://example.com/de/page"><link rel="alternate" hreflang="x-default" href="https://example.com/de/page">
 </head><body></body></html>`
@@ -54,6 +56,7 @@ func TestHreflangSelfViaCanonical(t *testing.T) {
 }
 
 func TestHreflangHeader(t *testing.T) {
+	t.Parallel()
 	h := http.Header{"Content-Type": {"text/html"}, "Link": {
 		`<https://example.com/page>; rel="alternate"; hreflang="en", <https://example.com/fr/page>; rel="alternate"; hreflang="fr"`,
 		`<https://example.com/page>; rel="alternate"; hreflang="x-default"`}}
@@ -65,6 +68,7 @@ func TestHreflangHeader(t *testing.T) {
 }
 
 func TestHreflangCodes(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		code string
 		want bool

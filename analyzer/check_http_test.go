@@ -63,6 +63,7 @@ func httpTestHeader(kv ...string) http.Header {
 }
 
 func TestHTTPChecks(t *testing.T) {
+	t.Parallel()
 	html := "<!DOCTYPE html><html><head><title>x</title></head><body><p>hello</p></body></html>"
 	big := "<!DOCTYPE html><html><head><title>x</title></head><body><p>" + strings.Repeat("word ", 400) + "</p></body></html>"
 	tests := []struct {
@@ -157,6 +158,7 @@ func TestHTTPChecks(t *testing.T) {
 }
 
 func TestHTTPEvidence(t *testing.T) {
+	t.Parallel()
 	resp := seo.Response{RequestedURL: "http://example.com/a", URL: "https://example.com/c",
 		Redirects: []seo.Redirect{
 			{URL: "http://example.com/a", Status: 302, Location: "https://example.com/a"},
@@ -182,6 +184,7 @@ func TestHTTPEvidence(t *testing.T) {
 }
 
 func TestHTTPRefreshTarget(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in, want string
 		ok       bool
@@ -204,6 +207,7 @@ func TestHTTPRefreshTarget(t *testing.T) {
 }
 
 func TestHTTPDeclaredIDs(t *testing.T) {
+	t.Parallel()
 	for _, id := range []string{"http.unreachable", "http.redirect_loop", "http.status_4xx", "http.slow_ttfb"} {
 		in, ok := catalog[id]
 		if !ok || in.Scope != seo.ScopePage || in.Summary == "" {
@@ -226,6 +230,7 @@ func (f httpFailingFetcher) Fetch(ctx context.Context, req *seo.Request) (*seo.R
 }
 
 func TestHTTPFailedFetch(t *testing.T) {
+	t.Parallel()
 	loop := &seo.Response{RequestedURL: "https://example.com/a", URL: "https://example.com/a",
 		Redirects: []seo.Redirect{{URL: "https://example.com/a", Status: 301, Location: "/b"}, {URL: "https://example.com/b", Status: 301, Location: "/a"}}}
 	ok := &seo.Response{RequestedURL: "https://example.com/a", URL: "https://example.com/a", Status: 200,

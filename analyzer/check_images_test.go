@@ -13,6 +13,7 @@ var imageIDs = []string{
 }
 
 func TestImagesChecks(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, fixture string
 		want          []string
@@ -38,6 +39,7 @@ func TestImagesChecks(t *testing.T) {
 }
 
 func TestImagesData(t *testing.T) {
+	t.Parallel()
 	rep := analyzeFixture(t, "images/good.html", "", nil, nil)
 	im := rep.Images
 	if im.Total != 6 || im.WithoutAlt != 0 || len(im.List) != 6 {
@@ -62,6 +64,7 @@ func TestImagesData(t *testing.T) {
 // report: one finding per ID that counts every occurrence and keeps
 // MaxExamples examples, the rest counted in Truncated.
 func TestImagesFindingCap(t *testing.T) {
+	t.Parallel()
 	var sb strings.Builder
 	sb.WriteString(`<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Harbour plan: council debates new flats</title></head><body><h1>Gallery</h1>`)
 	for i := range 40 {
@@ -91,6 +94,7 @@ func TestImagesFindingCap(t *testing.T) {
 }
 
 func TestAltLooksLikeFilename(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		alt, src string
 		want     bool

@@ -24,6 +24,7 @@ func idxOpts(now time.Time, robots RobotsPolicy) *Options {
 }
 
 func TestIndexabilityChecks(t *testing.T) {
+	t.Parallel()
 	y2030 := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
 	y2028 := time.Date(2028, 1, 1, 0, 0, 0, 0, time.UTC)
 	htmlHdr := func(xrt ...string) http.Header {
@@ -113,6 +114,7 @@ func TestIndexabilityChecks(t *testing.T) {
 }
 
 func TestIndexabilityNonHTML(t *testing.T) {
+	t.Parallel()
 	h := http.Header{"Content-Type": {"application/pdf"}, "X-Robots-Tag": {"noindex, nosnippet"}}
 	rep := analyzeString(t, "%PDF-1.7\n", "https://example.com/doc.pdf", h, idxOpts(time.Now(), idxRobotsPolicy{false, true}))
 	assertIDs(t, rep, []string{"indexability.noindex_header", "indexability.nosnippet", "indexability.robots_txt_blocked", "indexability.noindex_unseen"},
@@ -123,6 +125,7 @@ func TestIndexabilityNonHTML(t *testing.T) {
 }
 
 func TestIndexabilityRobotsData(t *testing.T) {
+	t.Parallel()
 	allowed := true
 	h := http.Header{"Content-Type": {"text/html"}}
 	h.Add("X-Robots-Tag", "noarchive")
@@ -156,6 +159,7 @@ func TestIndexabilityRobotsData(t *testing.T) {
 }
 
 func TestIndexabilityEvidence(t *testing.T) {
+	t.Parallel()
 	h := http.Header{"Content-Type": {"text/html"}, "X-Robots-Tag": {"noindex"}}
 	rep := analyzeFixture(t, "indexability/indexable.html", "", h, nil)
 	f := finding(rep, "indexability.directives_conflict")
@@ -186,6 +190,7 @@ func TestIndexabilityEvidence(t *testing.T) {
 }
 
 func TestSplitRobotsValue(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in   string
 		want []string
@@ -205,6 +210,7 @@ func TestSplitRobotsValue(t *testing.T) {
 }
 
 func TestSplitRobotsValueNonASCII(t *testing.T) {
+	t.Parallel()
 	// Lowercasing "Ⱥ" grows it by a byte and "İ" shrinks; offsets must still line up.
 	got := splitRobotsValue("ȺȺȺȺ UNAVAILABLE_AFTER: 2020-01-01, İİ noindex")
 	want := []string{"ⱥⱥⱥⱥ unavailable_after:2020-01-01", "ii noindex"}

@@ -6,6 +6,7 @@ import (
 )
 
 func TestLinksFixtures(t *testing.T) {
+	t.Parallel()
 	all := []string{"links.uncrawlable", "links.placeholder_href", "links.non_descriptive_text", "links.empty_text", "links.internal_nofollow",
 		"links.to_http", "links.to_private_host", "links.unsafe_target_blank", "links.too_many", "links.dead_end", "links.broken_fragment"}
 	tests := []struct {
@@ -45,6 +46,7 @@ func lkContains(list []string, s string) bool {
 }
 
 func TestLinksFindingDetails(t *testing.T) {
+	t.Parallel()
 	rep := analyzeFixture(t, "links/bad.html", "", nil, nil)
 	if n := len(evidence(rep, "links.uncrawlable")); n != 3 {
 		t.Errorf("links.uncrawlable reported %d times, want 3 (javascript:, onclick, no href with target)", n)
@@ -67,6 +69,7 @@ func TestLinksFindingDetails(t *testing.T) {
 }
 
 func TestLinksPageData(t *testing.T) {
+	t.Parallel()
 	rep := analyzeFixture(t, "links/good.html", "", nil, nil)
 	l := rep.Links
 	// Internal: a, b, img, c, page#section, #anchor, #top, #section; external: other.org/e.
@@ -86,6 +89,7 @@ func TestLinksPageData(t *testing.T) {
 }
 
 func TestLinksPrivateHost(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		host string
 		want bool
@@ -105,6 +109,7 @@ func TestLinksPrivateHost(t *testing.T) {
 }
 
 func TestLinksGenericTextLanguages(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, text string
 		want       bool
@@ -130,6 +135,7 @@ func TestLinksGenericTextLanguages(t *testing.T) {
 // differences (every javascript: href fails; empty and bare # hrefs are a
 // notice of their own).
 func TestLinksCrawlableRules(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, a string
 		want    string // check ID, or "" for a crawlable link
@@ -186,6 +192,7 @@ func TestLinksCrawlableRules(t *testing.T) {
 // TestLinksGenericTextSkipped: like Lighthouse's link-text, links to the
 // page itself and nofollow links are not judged on their text.
 func TestLinksGenericTextSkipped(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ name, a string }{
 		{"fragment", `<a href="#footer">More</a>`},
 		{"same page with fragment", `<a href="https://example.com/page#footer">Read more</a>`},
@@ -206,6 +213,7 @@ func TestLinksGenericTextSkipped(t *testing.T) {
 // TestTargetBlankOnlyOpener: of the new-tab links of the fixture, only the
 // cross-origin one with rel="opener" is reported.
 func TestTargetBlankOnlyOpener(t *testing.T) {
+	t.Parallel()
 	rep := analyzeFixture(t, "links/target_blank.html", "", nil, nil)
 	f := finding(rep, "links.unsafe_target_blank")
 	if f == nil || f.Occurrences() != 1 || f.Evidence.Value != "https://other.org/e" {

@@ -13,6 +13,7 @@ import (
 )
 
 func TestPerformanceChecks(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		fixture string
@@ -44,6 +45,7 @@ func TestPerformanceChecks(t *testing.T) {
 }
 
 func TestPerformanceEvidence(t *testing.T) {
+	t.Parallel()
 	rep := analyzeFixture(t, "performance/big_dom.html", "", nil, nil)
 	// 760 li + 760 span + html, head, title, body, ul.
 	if f := finding(rep, "performance.dom_too_large"); f == nil || *f.Evidence.Measured != 1525 || *f.Evidence.Threshold != 1500 {

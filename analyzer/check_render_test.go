@@ -83,6 +83,7 @@ func analyzeRendered(t *testing.T, raw, rendered, result string, opts *Options) 
 }
 
 func TestRenderChecks(t *testing.T) {
+	t.Parallel()
 	all := areaIDs("render")
 	tests := []struct {
 		name, raw, rendered, result string
@@ -114,6 +115,7 @@ func TestRenderChecks(t *testing.T) {
 }
 
 func TestRenderSPAReport(t *testing.T) {
+	t.Parallel()
 	raw := analyzeString(t, string(readFixture(t, "render/spa.raw.html")), "", nil, nil)
 	assertIDs(t, raw, []string{"title.missing", "canonical.missing", "content.js_shell"}, nil)
 	if raw.Render != nil {
@@ -154,6 +156,7 @@ func TestRenderSPAReport(t *testing.T) {
 }
 
 func TestRenderNoindexKeepsRawVerdict(t *testing.T) {
+	t.Parallel()
 	rep, _ := analyzeRendered(t, "noindex.raw.html", "norobots.html", "", nil)
 	if rep.Robots.Indexable {
 		t.Error("Robots.Indexable = true; the raw noindex must stand")
@@ -165,6 +168,7 @@ func TestRenderNoindexKeepsRawVerdict(t *testing.T) {
 }
 
 func TestRenderEvidence(t *testing.T) {
+	t.Parallel()
 	rep, _ := analyzeRendered(t, "base.html", "changed.rendered.html", "", nil)
 	f := finding(rep, "render.canonical_mismatch")
 	if f == nil || f.Severity != seo.Error || f.Evidence.Value != "https://example.com/other" || f.Evidence.Detail != "raw HTML: https://example.com/page" {
@@ -196,6 +200,7 @@ func TestRenderEvidence(t *testing.T) {
 }
 
 func TestRenderHonestStates(t *testing.T) {
+	t.Parallel()
 	// Auto on a static page: not rendered, and said so.
 	rep, f := analyzeRendered(t, "base.html", "base.html", "", &Options{Depth: Complete, Render: render.Auto})
 	if rr := rep.Render; rr == nil || rr.Rendered || rr.Reason != "not an application shell" || rr.Changes != nil || rr.Vitals != nil ||
@@ -243,6 +248,7 @@ func TestRenderHonestStates(t *testing.T) {
 }
 
 func TestRenderOptions(t *testing.T) {
+	t.Parallel()
 	body := readFixture(t, "render/base.html")
 	_, err := AnalyzeHTML(context.Background(), "https://example.com/", nil, body, &Options{Render: render.Always})
 	if !errors.Is(err, render.ErrUnavailable) || !errors.Is(err, seo.ErrUnavailable) || !strings.Contains(err.Error(), "Options.Renderer") {
@@ -283,6 +289,7 @@ type robotsFunc func(rawURL, ua string) (bool, bool)
 func (f robotsFunc) Allowed(_ context.Context, rawURL, ua string) (bool, bool) { return f(rawURL, ua) }
 
 func TestLooksLikeAppShell(t *testing.T) {
+	t.Parallel()
 	words := strings.Repeat("word ", 60)
 	tests := []struct {
 		name, body string
@@ -318,6 +325,7 @@ func TestLooksLikeAppShell(t *testing.T) {
 // TestLooksLikeAppShellCorpus counts the saved pages the Auto rule would
 // render; they are server-rendered sites, so few should be flagged.
 func TestLooksLikeAppShellCorpus(t *testing.T) {
+	t.Parallel()
 	dir := os.Getenv("SEOKIT_CORPUS")
 	if dir == "" {
 		t.Skip("SEOKIT_CORPUS not set: no saved pages")
@@ -348,6 +356,7 @@ func TestLooksLikeAppShellCorpus(t *testing.T) {
 }
 
 func TestRenderHTMLReport(t *testing.T) {
+	t.Parallel()
 	f := &fakeRenderer{html: readFixture(t, "render/spa.rendered.html")}
 	if err := json.Unmarshal(readFixture(t, "render/problems.json"), &f.res); err != nil {
 		t.Fatal(err)
@@ -382,6 +391,7 @@ func TestRenderHTMLReport(t *testing.T) {
 // TestRenderServedFacts checks that the rendered view keeps the facts of
 // the response as served: its headers and encoding declarations.
 func TestRenderServedFacts(t *testing.T) {
+	t.Parallel()
 	body := strings.Replace(string(readFixture(t, "render/base.html")), `<meta charset="utf-8">`, "", 1)
 	f := &fakeRenderer{html: []byte(strings.Replace(body, "<head>", `<head><meta charset="utf-8">`, 1))}
 	rep := analyzeString(t, body, "", http.Header{"Content-Type": {"text/html"}, "X-Robots-Tag": {"noindex"}},

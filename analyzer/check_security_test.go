@@ -18,6 +18,7 @@ import (
 )
 
 func TestSecurityHeaderChecks(t *testing.T) {
+	t.Parallel()
 	doc := `<!DOCTYPE html><html lang="en"><head><title>x</title></head><body><p>text</p></body></html>`
 	good := func(extra ...string) http.Header {
 		h := httpTestHeader("Content-Type", "text/html",
@@ -83,6 +84,7 @@ func TestSecurityHeaderChecks(t *testing.T) {
 }
 
 func TestSecurityTLSFacts(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2027, 3, 1, 12, 0, 0, 0, time.UTC)
 	tlsIDs := []string{"security.tls_expired", "security.tls_expiring", "security.tls_hostname_mismatch", "security.tls_untrusted"}
 	base := func() *seo.TLSInfo {
@@ -139,6 +141,7 @@ func TestSecurityTLSFacts(t *testing.T) {
 }
 
 func TestSecurityContentChecks(t *testing.T) {
+	t.Parallel()
 	rep := analyzeFixture(t, "security/mixed.html", "", nil, nil)
 	assertIDs(t, rep, []string{"security.mixed_content_active", "security.mixed_content_passive", "security.form_insecure_action", "security.protocol_relative"},
 		[]string{"security.form_on_http", "security.http_page"})
@@ -234,6 +237,7 @@ func (f secProbingFetcher) ProbeTLS(ctx context.Context, hostport string, maxVer
 }
 
 func TestSecurityProbes(t *testing.T) {
+	t.Parallel()
 	page := `<!DOCTYPE html><html lang="en"><head><title>probe page</title></head><body><p>hello</p></body></html>`
 	newTLS := func(minVersion uint16) *httptest.Server {
 		s := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

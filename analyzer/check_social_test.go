@@ -6,6 +6,7 @@ var socialIDs = []string{"social.og_title_missing", "social.og_description_missi
 	"social.og_image_relative", "social.og_url_mismatch", "social.twitter_card_missing"}
 
 func TestSocialFixtures(t *testing.T) {
+	t.Parallel()
 	rep := analyzeFixture(t, "social/good.html", "", nil, nil)
 	assertIDs(t, rep, nil, socialIDs)
 	if rep.OpenGraph["og:image"] != "https://example.com/card.png" || rep.Twitter["twitter:card"] != "summary_large_image" || len(rep.OpenGraph) != 4 {
@@ -24,6 +25,7 @@ func TestSocialFixtures(t *testing.T) {
 }
 
 func TestSocialOGURLWithoutCanonical(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, ogURL string
 		mismatch    bool

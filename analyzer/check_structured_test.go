@@ -14,6 +14,7 @@ var structuredIDs = []string{"structured_data.jsonld_parse_error", "structured_d
 	"structured_data.video.missing_required", "structured_data.microdata_unparsed"}
 
 func TestStructuredDataFixtures(t *testing.T) {
+	t.Parallel()
 	rep := analyzeFixture(t, "structured_data/good.html", "", nil, nil)
 	assertIDs(t, rep, nil, structuredIDs)
 	var types []string
@@ -56,6 +57,7 @@ func TestStructuredDataFixtures(t *testing.T) {
 }
 
 func TestStructuredDataDepth(t *testing.T) {
+	t.Parallel()
 	// Below Complete the checks do not run but the page data is filled.
 	rep := analyzeFixture(t, "structured_data/bad.html", "", nil, &Options{Depth: Standard})
 	assertIDs(t, rep, nil, structuredIDs)
@@ -65,6 +67,7 @@ func TestStructuredDataDepth(t *testing.T) {
 }
 
 func TestStructuredDataDates(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in   string
 		want bool
@@ -85,6 +88,7 @@ func TestStructuredDataDates(t *testing.T) {
 }
 
 func TestStructuredDataVocabulary(t *testing.T) {
+	t.Parallel()
 	known := sdKnownTypes()
 	if len(known) < 800 {
 		t.Errorf("vocabulary has %d types, want at least 800", len(known))
@@ -100,6 +104,7 @@ func TestStructuredDataVocabulary(t *testing.T) {
 }
 
 func TestStructuredDataUnwrap(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ name, in, want string }{
 		{"comment", "<!-- {\"a\":1} -->", `{"a":1}`},
 		{"cdata", "//<![CDATA[\n{\"a\":1}\n//]]>", `{"a":1}`},
@@ -126,6 +131,7 @@ func TestStructuredDataUnwrap(t *testing.T) {
 // or without a trailing slash), compacted IRIs and the "type"/"id" aliases
 // of schema.org's context, and judges only names in schema.org's vocabulary.
 func TestStructuredDataContexts(t *testing.T) {
+	t.Parallel()
 	event := func(ctx, typ, extra string) string {
 		return `{"@context":` + ctx + `,` + typ + `,"name":"Gig","startDate":"2025-06-01T19:00","location":{"@type":"Place","name":"Hall"}` + extra + `}`
 	}
@@ -189,6 +195,7 @@ func TestStructuredDataContexts(t *testing.T) {
 // TestStructuredDataTimes accepts a Time where the property's schema.org
 // range has Time, and only there.
 func TestStructuredDataTimes(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		prop, value string
 		valid       bool
@@ -224,6 +231,7 @@ func TestStructuredDataTimes(t *testing.T) {
 // defining many terms, applies at most sdMaxContexts contexts and keeps at
 // most sdMaxTerms terms, so its cost stays in proportion to its size.
 func TestStructuredDataContextBounds(t *testing.T) {
+	t.Parallel()
 	ctx := map[string]any{}
 	for i := range 2 * sdMaxTerms {
 		ctx["t"+strconv.Itoa(i)] = "https://schema.org/Thing"

@@ -29,6 +29,7 @@ func without(ids []string, drop ...string) []string {
 }
 
 func TestTitleChecks(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, fixture, url string
 		want               []string
@@ -55,6 +56,7 @@ func TestTitleChecks(t *testing.T) {
 }
 
 func TestTitleData(t *testing.T) {
+	t.Parallel()
 	rep := analyzeFixture(t, "title/good.html", "", nil, nil)
 	if rep.Title == nil {
 		t.Fatal("Report.Title is nil")
@@ -76,6 +78,7 @@ func TestTitleData(t *testing.T) {
 }
 
 func TestTitleWidth(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, s  string
 		min, max int

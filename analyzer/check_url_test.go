@@ -9,6 +9,7 @@ import (
 )
 
 func TestURLChecks(t *testing.T) {
+	t.Parallel()
 	doc := `<!DOCTYPE html><html lang="en"><head><title>x</title></head><body><p>text</p></body></html>`
 	allURL := []string{"url.uppercase", "url.underscore", "url.space", "url.non_ascii", "url.multiple_slashes", "url.too_long",
 		"url.too_many_params", "url.session_id", "url.repetitive_path", "url.internal_search"}
@@ -63,6 +64,7 @@ func TestURLChecks(t *testing.T) {
 }
 
 func TestURLRequestedAndFinal(t *testing.T) {
+	t.Parallel()
 	resp := seo.Response{RequestedURL: "https://example.com/Old_Page", URL: "https://example.com/new-page",
 		Redirects: []seo.Redirect{{URL: "https://example.com/Old_Page", Status: 301, Location: "/new-page"}}}
 	rep := httpAnalyzeResponse(t, &resp, "http/plain.html", nil)
@@ -84,6 +86,7 @@ func TestURLRequestedAndFinal(t *testing.T) {
 }
 
 func TestURLTrackingLinks(t *testing.T) {
+	t.Parallel()
 	rep := analyzeFixture(t, "url/tracking.html", "", nil, nil)
 	var got []string
 	for _, ev := range evidence(rep, "url.tracking_params_internal") {

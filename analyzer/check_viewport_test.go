@@ -5,6 +5,7 @@ import "testing"
 var viewportIDs = []string{"mobile.viewport_missing", "mobile.viewport_no_device_width", "mobile.zoom_disabled"}
 
 func TestViewportFixtures(t *testing.T) {
+	t.Parallel()
 	rep := analyzeFixture(t, "mobile/good.html", "", nil, nil)
 	assertIDs(t, rep, nil, viewportIDs)
 	if rep.Viewport == nil || rep.Viewport.Fields["width"] != "device-width" || rep.Viewport.Fields["initial-scale"] != "1" {
@@ -18,6 +19,7 @@ func TestViewportFixtures(t *testing.T) {
 }
 
 func TestViewportChecks(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, head string
 		want       []string

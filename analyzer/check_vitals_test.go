@@ -24,6 +24,7 @@ func analyzeVitals(t *testing.T, name string) *Report {
 }
 
 func TestVitalsChecks(t *testing.T) {
+	t.Parallel()
 	all := areaIDs("vitals")
 	tests := []struct {
 		fixture string
@@ -52,6 +53,7 @@ func TestVitalsChecks(t *testing.T) {
 }
 
 func TestVitalsEvidence(t *testing.T) {
+	t.Parallel()
 	rep := analyzeVitals(t, "poor.json")
 	f := finding(rep, "vitals.lcp_poor")
 	if f == nil || f.Severity != seo.Warning || f.Evidence.Element != "img#hero.banner" || *f.Evidence.Measured != 5200 ||
@@ -86,6 +88,7 @@ func TestVitalsEvidence(t *testing.T) {
 func ptr[T any](v T) *T { return &v }
 
 func TestVitalsPageWeight(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		bytes int64
 		want  bool

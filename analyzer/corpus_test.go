@@ -42,6 +42,7 @@ var corpusHeader = http.Header{"Content-Type": {"text/html"}}
 // TestCorpus analyses every saved page at full depth: no panic, a score in
 // range, findings that are all in the catalogue, page data extracted.
 func TestCorpus(t *testing.T) {
+	t.Parallel()
 	names, pages := corpusPages(t)
 	withTitle := 0
 	for i, body := range pages {

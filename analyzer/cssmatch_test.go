@@ -48,6 +48,7 @@ func cascadiaMatches(doc *html.Node, expr string) []*html.Node {
 // TestCSSSameAsCascadia compares the budgeted matcher with cascadia's on
 // selectors of every kind, on pages small enough for cascadia.
 func TestCSSSameAsCascadia(t *testing.T) {
+	t.Parallel()
 	shop, err := os.ReadFile("testdata/extract/shop.html")
 	if err != nil {
 		t.Fatal(err)
@@ -122,6 +123,7 @@ func tags(ns []*html.Node) []string {
 // elements times the compounds of the selector (node visits, counted by
 // the matcher), not by the depth to the power of the combinators.
 func TestCSSBombs(t *testing.T) {
+	t.Parallel()
 	deep := "p" + strings.Repeat(" div", 20) + " span.x"
 	cases := []struct {
 		name, page, expr string
@@ -187,6 +189,7 @@ func countCompounds(g *cssGroup) int {
 // TestCSSBudget shows a selector over its budget failing with the
 // budget's error after spending it, whatever the machine's speed.
 func TestCSSBudget(t *testing.T) {
+	t.Parallel()
 	// :contains reads the text of every candidate's subtree: on 500
 	// nested divs that is about 500²/2 node visits.
 	doc := parseDoc(t, nestedDivs(500))
@@ -230,6 +233,7 @@ func (c *countingCtx) Err() error {
 // its work: it stops at its next look at the context, with the context's
 // error.
 func TestMatchersHonourContext(t *testing.T) {
+	t.Parallel()
 	doc := parseDoc(t, siblingDivs(5000))
 	g, err := compileCSS("p ~ div ~ div ~ div ~ div")
 	if err != nil {
@@ -276,6 +280,7 @@ func TestMatchersHonourContext(t *testing.T) {
 // a rune at a time, with regexp's own search for successive matches,
 // including anchors, word boundaries, empty matches and invalid UTF-8.
 func TestRegexSameAsRegexp(t *testing.T) {
+	t.Parallel()
 	texts := []string{
 		"", "abc", "a\nb\nc\n", "foo bar  baz\tfoo", "ééa\xffb\xfe", "aaa", "<h1>One</h1> <h1>Two</h1>",
 		strings.Repeat("price: 12 € ", 50),

@@ -35,6 +35,7 @@ func mixedTailPage(n int) string {
 // external, nofollow), images, images without alt, headings and the DOM
 // size.
 func TestElementBudgetCountsTail(t *testing.T) {
+	t.Parallel()
 	doc := mixedTailPage(40)
 	whole := analyzeString(t, doc, "", nil, &Options{Depth: Complete, MaxElements: 1 << 30, Thresholds: Thresholds{MaxDOMElements: 1}})
 	// Budgets from 1 to the end cut before every kind of element.
@@ -104,6 +105,7 @@ func hasFinding(rep *Report, id string) bool {
 // start tags is analysed whole, with the same report as without a budget,
 // and one more element cuts it.
 func TestElementBudgetBoundary(t *testing.T) {
+	t.Parallel()
 	doc := mixedTailPage(3)
 	tags := startTags(doc)
 	at := analyzeString(t, doc, "", nil, &Options{Depth: Complete, MaxElements: tags})
@@ -123,6 +125,7 @@ func TestElementBudgetBoundary(t *testing.T) {
 // TestElementCutFastPath checks that elementCut skips bodies with no more
 // '<' than the budget and finds the offset of the first element over it.
 func TestElementCutFastPath(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		body string
 		max  int
@@ -145,6 +148,7 @@ func TestElementCutFastPath(t *testing.T) {
 // default budget: the report counts every link, lists 1000, records the
 // cut document and reports content.document_too_large.
 func TestElementBudgetLinkPage(t *testing.T) {
+	t.Parallel()
 	if testing.Short() || raceEnabled {
 		t.Skip("analyses a 7 MB page: not in -short or -race runs")
 	}
@@ -183,6 +187,7 @@ func TestElementBudgetLinkPage(t *testing.T) {
 // default element budget, so that the budget never changes their reports,
 // and logs the largest element count.
 func TestCorpusElementBudget(t *testing.T) {
+	t.Parallel()
 	names, pages := corpusPages(t)
 	most, name := 0, ""
 	for i, body := range pages {
@@ -202,6 +207,7 @@ func TestCorpusElementBudget(t *testing.T) {
 // found, the rest is counted, and content.nesting_too_deep says so; before,
 // the parser refused the whole document and every element read as missing.
 func TestNestingTooDeep(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ name, open, close string }{
 		{"divs", "<div>", "</div>"},
 		{"spans with text", "<span>word ", ""},

@@ -13,6 +13,7 @@ import (
 )
 
 func TestExtractors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		ex   Extractor
@@ -71,6 +72,7 @@ func TestExtractors(t *testing.T) {
 }
 
 func TestExtractNotConfigured(t *testing.T) {
+	t.Parallel()
 	rep := analyzeFixture(t, "extract/shop.html", "", nil, &Options{Depth: Basic})
 	if rep.Extracted != nil || rep.Search != nil {
 		t.Fatalf("extracted %v, search %v without configuration", rep.Extracted, rep.Search)
@@ -78,6 +80,7 @@ func TestExtractNotConfigured(t *testing.T) {
 }
 
 func TestExtractorErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		ex    Extractor
 		field string
@@ -113,6 +116,7 @@ func TestExtractorErrors(t *testing.T) {
 }
 
 func TestParseExtractor(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in   string
 		want Extractor
@@ -145,6 +149,7 @@ func TestParseExtractor(t *testing.T) {
 // TestExtractManyMatches: 10,000 matches on a page keep MaxValues values
 // and an exact count, for every kind.
 func TestExtractManyMatches(t *testing.T) {
+	t.Parallel()
 	doc := "<ul>" + strings.Repeat(`<li class="i" data-n="x">item</li>`, 10_000) + "</ul>"
 	rep := analyzeString(t, doc, "", nil, &Options{Depth: Basic, MaxElements: 50_000, Extract: []Extractor{
 		{Name: "css", Kind: "css", Expr: "li.i"},
@@ -199,6 +204,7 @@ func TestExtractHostile(t *testing.T) {
 }
 
 func TestSearchRules(t *testing.T) {
+	t.Parallel()
 	rules := []SearchRule{
 		{Name: "stock", Contains: true, Text: "In stock"},
 		{Name: "no-soldout", Contains: false, Text: "Sold out"},
@@ -222,6 +228,7 @@ func TestSearchRules(t *testing.T) {
 }
 
 func TestSearchRuleErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		r     SearchRule
 		field string
@@ -241,6 +248,7 @@ func TestSearchRuleErrors(t *testing.T) {
 }
 
 func TestParseSearchRule(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in   string
 		want SearchRule
@@ -267,6 +275,7 @@ func TestParseSearchRule(t *testing.T) {
 // TestExtractSkipsNonDocuments: a redirect or error page gets no
 // extraction.
 func TestExtractSkipsNonDocuments(t *testing.T) {
+	t.Parallel()
 	resp := &seo.Response{URL: "https://example.com/", Status: 404, Header: http.Header{"Content-Type": {"text/html"}}, Body: []byte("<p class=price>1</p>")}
 	rep, err := AnalyzeResponse(context.Background(), resp, &Options{Depth: Basic,
 		Extract: []Extractor{{Name: "p", Kind: "css", Expr: ".price"}}, Search: []SearchRule{{Name: "s", Text: "x"}}})
@@ -276,6 +285,7 @@ func TestExtractSkipsNonDocuments(t *testing.T) {
 }
 
 func TestExtractHTMLReport(t *testing.T) {
+	t.Parallel()
 	rep := analyzeFixture(t, "extract/shop.html", "", nil, &Options{Depth: Basic,
 		Extract: []Extractor{{Name: "sku", Kind: "css", Expr: ".product", Attr: "data-sku", MaxValues: 2}},
 		Search:  []SearchRule{{Name: "stock", Contains: true, Text: "In stock"}}})
@@ -293,6 +303,7 @@ func TestExtractHTMLReport(t *testing.T) {
 // TestExtractConcurrent: one compiled configuration serves concurrent
 // analyses, as in a crawl (run with -race).
 func TestExtractConcurrent(t *testing.T) {
+	t.Parallel()
 	list, err := CompileExtractors([]Extractor{
 		{Name: "x", Kind: "xpath", Expr: "//div[@class='product']/@data-sku"},
 		{Name: "c", Kind: "css", Expr: ".price"},

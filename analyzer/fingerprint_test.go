@@ -25,6 +25,7 @@ func syntheticText(seed uint64, n int) string {
 }
 
 func TestFingerprintText(t *testing.T) {
+	t.Parallel()
 	long := syntheticText(1, 1500)
 	words := strings.Fields(long)
 	edited := append([]string(nil), words...)
@@ -60,6 +61,7 @@ func TestFingerprintText(t *testing.T) {
 }
 
 func TestFingerprintTextHashIsFNV1a(t *testing.T) {
+	t.Parallel()
 	text := "The Quick brown FOX jumps"
 	h := fnv.New64a()
 	h.Write([]byte(strings.ToLower(text)))
@@ -69,6 +71,7 @@ func TestFingerprintTextHashIsFNV1a(t *testing.T) {
 }
 
 func TestFingerprintEmpty(t *testing.T) {
+	t.Parallel()
 	for _, s := range []string{"", "   "} {
 		if fp := FingerprintText(s); fp != (Fingerprint{}) {
 			t.Errorf("FingerprintText(%q) = %+v, want zero", s, fp)
@@ -77,6 +80,7 @@ func TestFingerprintEmpty(t *testing.T) {
 }
 
 func TestFingerprintExtractor(t *testing.T) {
+	t.Parallel()
 	body := "<html><head><title>T</title></head><body><main><p>" + syntheticText(3, 200) + "</p></main></body></html>"
 	rep := analyzeString(t, body, "", nil, nil)
 	if rep.Fingerprint.TextHash == 0 || rep.Fingerprint.SimHash == 0 {
@@ -89,6 +93,7 @@ func TestFingerprintExtractor(t *testing.T) {
 }
 
 func TestHammingDistance(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		a, b uint64

@@ -10,6 +10,7 @@ import (
 // occurrences they stand for. It also checks on every page that the minor
 // notices rank below every other finding.
 func TestCorpusGrouping(t *testing.T) {
+	t.Parallel()
 	names, pages := corpusPages(t)
 	listed, occurrences, maxCount, minor := 0, 0, 0, 0
 	maxID := ""

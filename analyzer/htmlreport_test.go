@@ -34,6 +34,7 @@ func analyzedReport(t *testing.T) *Report {
 }
 
 func TestReportWriteHTML(t *testing.T) {
+	t.Parallel()
 	hostileReport := func(t *testing.T) *Report {
 		r := analyzedReport(t)
 		r.URL, r.FinalURL = "https://example.com/?q="+hostile, "https://example.com/final?q="+hostile
@@ -183,6 +184,7 @@ func checkSelfContained(t *testing.T, out string) {
 }
 
 func TestReportWriteHTMLHostileRoundTrip(t *testing.T) {
+	t.Parallel()
 	r := analyzedReport(t)
 	r.Links.List = []LinkInfo{{URL: "https://evil.example/" + hostile, Text: hostile}}
 	var buf bytes.Buffer

@@ -8,6 +8,7 @@ import (
 )
 
 func TestLangDetect(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, file, want string
 		confident        bool
@@ -46,6 +47,7 @@ func TestLangDetect(t *testing.T) {
 }
 
 func TestLangDetectUnsure(t *testing.T) {
+	t.Parallel()
 	ro, err := os.ReadFile(filepath.Join("testdata", "content", "lang_ro.txt"))
 	if err != nil {
 		t.Fatal(err)

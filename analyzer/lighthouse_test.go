@@ -86,6 +86,7 @@ const lhOrigin = "http://127.0.0.1:18777/"
 // the DOM after scripts ran, with the anchors' event listeners. The
 // subresources of other hosts are not fetched (no name resolves).
 func TestLighthouseAgreement(t *testing.T) {
+	t.Parallel()
 	dir := os.Getenv("SEOKIT_CORPUS")
 	if dir == "" {
 		t.Skip("SEOKIT_CORPUS is not set: set it to the saved-page corpus to compare the link checks with Lighthouse's verdicts")

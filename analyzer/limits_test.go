@@ -26,6 +26,7 @@ func (f bodyFetcher) Fetch(_ context.Context, req *seo.Request) (*seo.Response, 
 // five of each item, with every cap at 3: the list keeps 3, Truncated has
 // the total and the omitted count, and the counts stay exact.
 func TestListCaps(t *testing.T) {
+	t.Parallel()
 	var b strings.Builder
 	b.WriteString(`<!DOCTYPE html><html lang="en"><head><title>Five of everything on one test page</title>`)
 	b.WriteString(`<meta name="viewport" content="width=device-width, initial-scale=1, a=1, b=2, c=3">`)
@@ -123,6 +124,7 @@ func TestListCaps(t *testing.T) {
 // TestFindingCapKeepsScore checks that capping repeated findings does not
 // change the score, which counts distinct IDs.
 func TestFindingCapKeepsScore(t *testing.T) {
+	t.Parallel()
 	doc := `<!DOCTYPE html><html lang="en"><head><title>A gallery of forty images without alt text</title></head><body>` +
 		strings.Repeat(`<img src="/g.jpg"><a href="/x"></a>`, 40) + `</body></html>`
 	all := analyzeString(t, doc, "", nil, &Options{MaxExamples: 1000})
@@ -155,6 +157,7 @@ func (f budgetFunc) Reserve(ctx context.Context, bytes int64) (func(), error) { 
 // TestMemoryBudget checks that the analysis reserves EstimateMemory of the
 // body before parsing, releases it, and returns a refusal wrapped.
 func TestMemoryBudget(t *testing.T) {
+	t.Parallel()
 	body := []byte(`<title>Budget</title><p>Hello</p>`)
 	var asked []int64
 	released := 0
@@ -202,6 +205,7 @@ func TestMemoryBudget(t *testing.T) {
 // loopback: the fetch keeps what fits under the body cap, the report
 // counts every link kept and lists 1000, and its JSON stays small.
 func TestMillionLinkPage(t *testing.T) {
+	t.Parallel()
 	if testing.Short() || raceEnabled {
 		t.Skip("analyses a 15 MiB page: not in -short or -race runs (the race detector multiplies its memory)")
 	}
@@ -255,6 +259,7 @@ func TestMillionLinkPage(t *testing.T) {
 // per ID with its count, sorted by priority, and that the low-value
 // notices (security headers, social tags) rank below every other finding.
 func TestFindingsGroupedAndPrioritised(t *testing.T) {
+	t.Parallel()
 	doc := `<!DOCTYPE html><html lang="en"><head><title>A gallery of seven images without any sizes</title></head><body><h1>Gallery</h1>` +
 		strings.Repeat(`<img src="/g.jpg" alt="a harbour view">`, 7) + `</body></html>`
 	rep := analyzeString(t, doc, "", nil, &Options{Depth: Complete})

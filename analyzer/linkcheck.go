@@ -237,151 +237,195 @@ func lcCollect(p *Page, r *Reporter) (list []*lcTarget, unchecked int) {
 	}
 	wantInternal := enabled("links.broken_internal", "links.redirect_internal")
 	wantExternal := enabled("links.broken_external", "links.redirect_external")
-	wantLinks := wantInternal || wantExternal
-	wantImages := enabled("images.too_large", "images.broken")
-	wantCanon := enabled("canonical.target_error", "canonical.target_redirect", "canonical.target_noindex")
-	wantHreflang := enabled("hreflang.target_error", "hreflang.target_redirect", "hreflang.target_noindex",
-		"hreflang.target_non_canonical", "hreflang.return_missing")
-	wantOG := enabled("social.og_image_broken", "social.og_image_small")
+	c := newLCCollector(p)
+	if enabled("canonical.target_error", "canonical.target_redirect", "canonical.target_noindex") {
+		c.canonicals()
+	}
+	if enabled("hreflang.target_error", "hreflang.target_redirect", "hreflang.target_noindex",
+		"hreflang.target_non_canonical", "hreflang.return_missing") {
+		c.hreflangs()
+	}
+	if enabled("social.og_image_broken", "social.og_image_small") {
+		c.ogImages()
+	}
+	if wantInternal || wantExternal {
+		c.links(wantInternal, wantExternal)
+	}
+	if enabled("images.too_large", "images.broken") {
+		c.images()
+	}
+	return c.list, len(c.over)
+}
 
-	idx := map[string]*lcTarget{}
+// lcCollector gathers a page's distinct targets for lcCollect.
+type lcCollector struct {
+	p    *Page
+	list []*lcTarget
+	idx  map[string]*lcTarget
 	// Targets past MaxLinkChecks are only counted, by a hash of their key,
 	// so that a page of a million links keeps a small index.
-	over := map[uint64]struct{}{}
-	self := lcKey(p.URL)
-	selfOK := p.Response == nil || p.Response.Status == http.StatusOK
-	add := func(u *url.URL, kind lcKind, el string) *lcTarget {
-		if !isWebURL(u) {
-			return nil
-		}
-		c := *u
-		c.Fragment, c.RawFragment = "", ""
-		key := lcKey(&c)
-		if kind&(lcCanonical|lcHreflang) != 0 && key == self && selfOK {
-			// The page itself was just fetched and analysed.
-			return nil
-		}
-		t := idx[key]
-		if t == nil {
-			if len(list) >= p.cfg.MaxLinkChecks {
-				h := fnv.New64a()
-				h.Write([]byte(key))
-				over[h.Sum64()] = struct{}{}
-				return nil
-			}
-			t = &lcTarget{key: key, url: &c, size: -1}
-			idx[key] = t
-			list = append(list, t)
-		}
-		t.kinds |= kind
-		switch kind {
-		case lcLink:
-			if t.linkEl == "" {
-				t.linkEl = el
-			}
-		case lcImage:
-			if t.imageEl == "" {
-				t.imageEl = el
-			}
-		case lcCanonical:
-			if t.canonEl == "" {
-				t.canonEl = el
-			}
-		case lcHreflang:
-			if t.hreflangEl == "" {
-				t.hreflangEl = el
-			}
-		case lcOGImage:
-			if t.ogEl == "" {
-				t.ogEl = el
-			}
-		}
-		return t
-	}
+	over   map[uint64]struct{}
+	self   string // the page's own key
+	selfOK bool   // the page itself answered 200 (or was given as bytes)
+	own    *lcFacts
+}
 
-	var own *lcFacts
-	facts := func() *lcFacts {
-		if own == nil {
-			own = lcFactsOfPage(p)
-		}
-		return own
+func newLCCollector(p *Page) *lcCollector {
+	return &lcCollector{
+		p: p, idx: map[string]*lcTarget{}, over: map[uint64]struct{}{},
+		self: lcKey(p.URL), selfOK: p.Response == nil || p.Response.Status == http.StatusOK,
 	}
-	if wantCanon {
-		if len(p.Report.Canonical) > 0 {
-			for _, c := range p.Report.Canonical {
-				el := `<link rel="canonical">`
-				if c.Source == "header" {
-					el = "Link header"
-				}
-				add(p.Resolve(c.URL), lcCanonical, el)
-			}
-		} else {
-			for _, c := range facts().canonicals {
-				add(p.Resolve(c), lcCanonical, `<link rel="canonical">`)
-			}
+}
+
+// facts returns the page's own canonical and hreflang facts, read once.
+func (c *lcCollector) facts() *lcFacts {
+	if c.own == nil {
+		c.own = lcFactsOfPage(c.p)
+	}
+	return c.own
+}
+
+// add records u as a target of kind found in element el, and returns its
+// target (nil when u is not checked: not a web URL, the page itself, or
+// past MaxLinkChecks).
+func (c *lcCollector) add(u *url.URL, kind lcKind, el string) *lcTarget {
+	if !isWebURL(u) {
+		return nil
+	}
+	cu := *u
+	cu.Fragment, cu.RawFragment = "", ""
+	key := lcKey(&cu)
+	if kind&(lcCanonical|lcHreflang) != 0 && key == c.self && c.selfOK {
+		// The page itself was just fetched and analysed.
+		return nil
+	}
+	t := c.idx[key]
+	if t == nil {
+		if len(c.list) >= c.p.cfg.MaxLinkChecks {
+			h := fnv.New64a()
+			h.Write([]byte(key))
+			c.over[h.Sum64()] = struct{}{}
+			return nil
+		}
+		t = &lcTarget{key: key, url: &cu, size: -1}
+		c.idx[key] = t
+		c.list = append(c.list, t)
+	}
+	t.kinds |= kind
+	switch kind {
+	case lcLink:
+		if t.linkEl == "" {
+			t.linkEl = el
+		}
+	case lcImage:
+		if t.imageEl == "" {
+			t.imageEl = el
+		}
+	case lcCanonical:
+		if t.canonEl == "" {
+			t.canonEl = el
+		}
+	case lcHreflang:
+		if t.hreflangEl == "" {
+			t.hreflangEl = el
+		}
+	case lcOGImage:
+		if t.ogEl == "" {
+			t.ogEl = el
 		}
 	}
-	if wantHreflang {
-		if len(p.Report.Hreflang) > 0 {
-			for _, a := range p.Report.Hreflang {
-				if a.Source == "sitemap" {
-					continue
-				}
-				add(p.Resolve(a.URL), lcHreflang, `<link rel="alternate" hreflang="`+a.Code+`">`)
+	return t
+}
+
+// canonicals adds the canonical targets: the report's, or the page's own
+// when the report has none.
+func (c *lcCollector) canonicals() {
+	p := c.p
+	if len(p.Report.Canonical) > 0 {
+		for _, cn := range p.Report.Canonical {
+			el := `<link rel="canonical">`
+			if cn.Source == "header" {
+				el = "Link header"
 			}
-		} else {
-			for _, a := range facts().alternates {
-				add(p.Resolve(a.url), lcHreflang, `<link rel="alternate" hreflang="`+a.code+`">`)
-			}
+			c.add(p.Resolve(cn.URL), lcCanonical, el)
 		}
+		return
 	}
-	if wantOG {
-		for _, m := range p.ByTag(atom.Meta) {
-			prop, _ := Attr(m, "property")
-			if prop == "" {
-				prop, _ = Attr(m, "name")
-			}
-			switch strings.ToLower(strings.TrimSpace(prop)) {
-			case "og:image", "og:image:url", "og:image:secure_url":
-				if v, ok := Attr(m, "content"); ok && strings.TrimSpace(v) != "" {
-					add(p.Resolve(v), lcOGImage, Outer(m))
-				}
-			}
-		}
+	for _, cn := range c.facts().canonicals {
+		c.add(p.Resolve(cn), lcCanonical, `<link rel="canonical">`)
 	}
-	if wantLinks {
-		for _, l := range p.Links {
-			if l.URL == nil || (l.Internal && !wantInternal) || (!l.Internal && !wantExternal) {
-				// A disabled check costs no request.
+}
+
+// hreflangs adds the hreflang alternates (not those from sitemaps): the
+// report's, or the page's own when the report has none.
+func (c *lcCollector) hreflangs() {
+	p := c.p
+	if len(p.Report.Hreflang) > 0 {
+		for _, a := range p.Report.Hreflang {
+			if a.Source == "sitemap" {
 				continue
 			}
-			if t := add(l.URL, lcLink, ""); t != nil {
-				t.internal = t.internal || l.Internal
-				if t.linkEl == "" {
-					t.linkEl = Outer(l.Node)
+			c.add(p.Resolve(a.URL), lcHreflang, `<link rel="alternate" hreflang="`+a.Code+`">`)
+		}
+		return
+	}
+	for _, a := range c.facts().alternates {
+		c.add(p.Resolve(a.url), lcHreflang, `<link rel="alternate" hreflang="`+a.code+`">`)
+	}
+}
+
+// ogImages adds the og:image URLs of the meta tags.
+func (c *lcCollector) ogImages() {
+	p := c.p
+	for _, m := range p.ByTag(atom.Meta) {
+		prop, _ := Attr(m, "property")
+		if prop == "" {
+			prop, _ = Attr(m, "name")
+		}
+		switch strings.ToLower(strings.TrimSpace(prop)) {
+		case "og:image", "og:image:url", "og:image:secure_url":
+			if v, ok := Attr(m, "content"); ok && strings.TrimSpace(v) != "" {
+				c.add(p.Resolve(v), lcOGImage, Outer(m))
+			}
+		}
+	}
+}
+
+// links adds the links, internal and external as wanted: a disabled check
+// costs no request.
+func (c *lcCollector) links(wantInternal, wantExternal bool) {
+	for _, l := range c.p.Links {
+		if l.URL == nil || (l.Internal && !wantInternal) || (!l.Internal && !wantExternal) {
+			continue
+		}
+		if t := c.add(l.URL, lcLink, ""); t != nil {
+			t.internal = t.internal || l.Internal
+			if t.linkEl == "" {
+				t.linkEl = Outer(l.Node)
+			}
+		}
+	}
+}
+
+// images adds the image resources and every srcset candidate.
+func (c *lcCollector) images() {
+	p := c.p
+	for _, res := range p.Resources {
+		if res.Kind == "image" {
+			if t := c.add(res.URL, lcImage, ""); t != nil && t.imageEl == "" {
+				t.imageEl = Outer(res.Node)
+			}
+		}
+	}
+	for _, img := range p.ByTag(atom.Img) {
+		if ss, ok := Attr(img, "srcset"); ok {
+			for _, cand := range lcSrcset(ss) {
+				if t := c.add(p.Resolve(cand), lcImage, ""); t != nil && t.imageEl == "" {
+					t.imageEl = Outer(img)
 				}
 			}
 		}
 	}
-	if wantImages {
-		for _, res := range p.Resources {
-			if res.Kind == "image" {
-				if t := add(res.URL, lcImage, ""); t != nil && t.imageEl == "" {
-					t.imageEl = Outer(res.Node)
-				}
-			}
-		}
-		for _, img := range p.ByTag(atom.Img) {
-			if ss, ok := Attr(img, "srcset"); ok {
-				for _, c := range lcSrcset(ss) {
-					if t := add(p.Resolve(c), lcImage, ""); t != nil && t.imageEl == "" {
-						t.imageEl = Outer(img)
-					}
-				}
-			}
-		}
-	}
-	return list, len(over)
 }
 
 // lcSrcset returns the URLs of a srcset attribute's candidates.

@@ -374,6 +374,7 @@ func linksPage(n int, bases ...string) []byte {
 }
 
 func TestLinkChecksConcurrency(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		name            string
 		links, hosts    int
@@ -422,6 +423,7 @@ func TestLinkChecksConcurrency(t *testing.T) {
 }
 
 func TestLinkChecksCancelled(t *testing.T) {
+	t.Parallel()
 	cs := &concurrencyServer{seen: map[string]int{}}
 	srv := httptest.NewServer(cs)
 	defer srv.Close()
@@ -437,6 +439,7 @@ func TestLinkChecksCancelled(t *testing.T) {
 }
 
 func TestWebPSize(t *testing.T) {
+	t.Parallel()
 	riff := func(chunk string, data []byte) []byte {
 		b := []byte("RIFF\x00\x00\x00\x00WEBP" + chunk + "\x00\x00\x00\x00")
 		return append(b, data...)
@@ -475,6 +478,7 @@ func TestWebPSize(t *testing.T) {
 }
 
 func TestLinkHelpers(t *testing.T) {
+	t.Parallel()
 	t.Run("srcset", func(t *testing.T) {
 		got := lcSrcset(" a.png 1x, /b,c.png 2x,d.png, data:image/png;base64,xx 3x")
 		want := []string{"a.png", "/b,c.png", "d.png"}
@@ -512,6 +516,7 @@ func TestLinkHelpers(t *testing.T) {
 // IDs (what the CLI's analyze -skip-external-links does) requests no
 // external target, and that the internal ones are still checked.
 func TestLinkChecksDisabledExternal(t *testing.T) {
+	t.Parallel()
 	cs := &concurrencyServer{seen: map[string]int{}}
 	srv := httptest.NewServer(cs)
 	defer srv.Close()

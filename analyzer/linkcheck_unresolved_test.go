@@ -27,6 +27,7 @@ func (dnsResolver) LookupIPAddr(ctx context.Context, host string) ([]net.IPAddr,
 // not resolve is not checked (ImageInfo.NotChecked), not broken; an image
 // that answers 404 is broken.
 func TestImageOnUnresolvableHost(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(http.NotFoundHandler())
 	defer srv.Close()
 	_, port, _ := net.SplitHostPort(strings.TrimPrefix(srv.URL, "http://"))

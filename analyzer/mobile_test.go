@@ -13,6 +13,7 @@ import (
 )
 
 func TestMobile(t *testing.T) {
+	t.Parallel()
 	var base, mobileBase string
 	vars := func() map[string]string { return map[string]string{"BASE": base, "MOBILE": mobileBase} }
 	serve := func(name string, header ...string) http.HandlerFunc {
@@ -168,6 +169,7 @@ func TestMobile(t *testing.T) {
 }
 
 func TestMobileParityThreshold(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		name    string
 		d, m    int
@@ -196,6 +198,7 @@ func TestMobileParityThreshold(t *testing.T) {
 }
 
 func TestMobileDisabled(t *testing.T) {
+	t.Parallel()
 	var calls atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		calls.Add(1)

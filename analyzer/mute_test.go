@@ -13,6 +13,7 @@ const muteDoc = `<!doctype html><html lang="en"><head><title>Short</title></head
 <body><img src="/a.png"><img src="/b.png"><p>Some text.</p></body></html>`
 
 func TestMute(t *testing.T) {
+	t.Parallel()
 	plain := analyzeString(t, muteDoc, "", nil, &Options{Depth: Complete})
 	if finding(plain, "images.alt_missing") == nil || finding(plain, "title.too_short") == nil {
 		t.Fatalf("fixture lacks the findings the test mutes: %v", findingIDs(plain))
@@ -58,6 +59,7 @@ func TestMute(t *testing.T) {
 }
 
 func TestUnknownIDs(t *testing.T) {
+	t.Parallel()
 	custom := Check{Area: "brand", IDs: []seo.CheckInfo{{ID: "brand.missing", Severity: seo.Warning}}, Run: func(*Page, *Reporter) {}}
 	for _, tc := range []struct {
 		name  string
@@ -97,6 +99,7 @@ func TestUnknownIDs(t *testing.T) {
 }
 
 func TestValidateIDs(t *testing.T) {
+	t.Parallel()
 	extra := []seo.CheckInfo{{ID: "site.orphan"}}
 	if err := ValidateIDs("ids", []string{"site.orphan", "site", "links.uncrawlable"}, extra); err != nil {
 		t.Error(err)

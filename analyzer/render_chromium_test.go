@@ -53,6 +53,7 @@ document.querySelector(".hover").addEventListener("mouseover", function () {});
 }
 
 func TestRenderChromium(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, ok := jsSite[r.URL.Path]
 		if !ok {

@@ -85,6 +85,7 @@ func readSchemaOrgExamples(t *testing.T, path string) []sdExample {
 // raises a validity finding: schema.org's own examples are valid schema.org.
 // It prints the count by finding and each example that raises one.
 func TestSchemaOrgExamples(t *testing.T) {
+	t.Parallel()
 	path := os.Getenv("SEOKIT_SCHEMAORG_EXAMPLES")
 	if path == "" {
 		t.Skip("SEOKIT_SCHEMAORG_EXAMPLES not set: no schema.org examples file")

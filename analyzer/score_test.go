@@ -16,6 +16,7 @@ import (
 // followed and a non-HTML response have none, with the reason, and keep
 // their findings.
 func TestScoreStates(t *testing.T) {
+	t.Parallel()
 	page := []byte("<!DOCTYPE html><html lang=en><head><title>A page about tea and its many kinds</title></head><body><h1>Tea</h1><p>Tea.</p></body></html>")
 	resp := func(status int, ctype string) *seo.Response {
 		return &seo.Response{RequestedURL: "https://example.com/a", URL: "https://example.com/a", Status: status,

@@ -11,6 +11,7 @@ import (
 // rule counts what regexp's FindAllIndex counts, case folding (the Kelvin
 // sign folds to k, ſ to s) and invalid UTF-8 included.
 func TestLiteralCountMatchesRegexp(t *testing.T) {
+	t.Parallel()
 	exprs := []string{`(?i)lorem ipsum`, `(?i)k`, `(?i)sS`, `(?i)straße`, `(?i)aa`, `lorem`, `(?i)é`, `(?i)Ω`}
 	bodies := []string{
 		"", "Lorem Ipsum lorem ipsum LOREM IPSUM", "loreM ipſum", "\u212a k K", "sſSs",

@@ -12,6 +12,7 @@ import (
 )
 
 func TestTemplateFingerprint(t *testing.T) {
+	t.Parallel()
 	tpl := map[string]string{}
 	for _, name := range []string{"product-1", "product-2", "category", "article"} {
 		rep := analyzeFixture(t, "template/"+name+".html", "https://shop.example.com/"+name, nil, nil)
@@ -34,6 +35,7 @@ func TestTemplateFingerprint(t *testing.T) {
 }
 
 func TestTemplateFingerprintRule(t *testing.T) {
+	t.Parallel()
 	const base = `<!doctype html><title>t</title><body class="page"><header class="top"><nav id="menu"></nav></header><main>%s</main></body>`
 	of := func(main string) string {
 		return analyzeString(t, strings.Replace(base, "%s", main, 1), "", nil, &Options{Depth: Basic}).Template

@@ -51,6 +51,7 @@ func wptLinkOutcome(t *testing.T, c wpttest.Case, pageURL, base string) string {
 // browser makes of the href (without fragment), and an href a browser
 // cannot parse must be reported by links.uncrawlable as not parsing.
 func TestWPTLinks(t *testing.T) {
+	t.Parallel()
 	applicable, agree, listed := 0, 0, 0
 	wptAnalyzerKnown := wpttest.Known()
 	for _, c := range wpttest.Load(t) {

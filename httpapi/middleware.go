@@ -10,13 +10,10 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/seokit/seokit/httpapi/auth"
-	"github.com/seokit/seokit/httpapi/plans"
 	"github.com/seokit/seokit/httpapi/store"
-	"github.com/seokit/seokit/internal/keyed"
 	"github.com/seokit/seokit/seo"
 )
 
@@ -342,36 +339,4 @@ func (s *Server) protect(scope, op string, h http.HandlerFunc) http.Handler {
 		}
 		h(w, r.WithContext(context.WithValue(r.Context(), keyPrincipal, p)))
 	})
-}
-
-// accountCache remembers accounts' plans for a short time.
-type accountCache struct {
-	ttl time.Duration
-	mu  sync.Mutex
-	c   *keyed.Map[cachedPlan]
-}
-
-type cachedPlan struct {
-	plan plans.Limits
-	at   time.Time
-}
-
-func newAccountCache(max int, ttl time.Duration) *accountCache {
-	return &accountCache{c: keyed.New[cachedPlan](max), ttl: ttl}
-}
-
-func (a *accountCache) get(id string, now time.Time) (plans.Limits, bool) {
-	a.mu.Lock()
-	v, ok := a.c.Get(id)
-	a.mu.Unlock()
-	if !ok || now.Sub(v.at) > a.ttl || now.Before(v.at) {
-		return plans.Limits{}, false
-	}
-	return v.plan, true
-}
-
-func (a *accountCache) put(id string, p plans.Limits, now time.Time) {
-	a.mu.Lock()
-	a.c.Add(id, cachedPlan{p, now})
-	a.mu.Unlock()
 }

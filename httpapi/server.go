@@ -218,7 +218,7 @@ type Server struct {
 	adm     *admission
 
 	limiter  ratelimit.Limiter
-	accounts *accountCache
+	accounts *plans.Cache
 
 	// jobs
 	ctx        context.Context
@@ -345,7 +345,7 @@ func New(ctx context.Context, opts *Options) (*Server, error) {
 	if s.limiter == nil {
 		s.limiter = ratelimit.NewLocal(s.st)
 	}
-	s.accounts = newAccountCache(10_000, time.Minute)
+	s.accounts = plans.NewCache(10_000, time.Minute)
 
 	s.mux = http.NewServeMux()
 	s.routesInit()

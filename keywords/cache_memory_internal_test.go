@@ -23,6 +23,7 @@ func answerOf(n int) *Suggestions {
 // TestMemCacheBound: the estimated size never exceeds the bound and the
 // least recently used entries go first.
 func TestMemCacheBound(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
 	one := newMemCache(1<<30, time.Hour, time.Hour).put(memKey("query 00", seo.Locale{Language: "en", Region: "US"}, 50), answerOf(50), 0, now).size
 	c := newMemCache(10*one+one/2, time.Hour, time.Hour)
@@ -57,6 +58,7 @@ func TestMemCacheBound(t *testing.T) {
 }
 
 func TestAnswerSizeGrows(t *testing.T) {
+	t.Parallel()
 	small, large := answerSize("k", answerOf(10)), answerSize("k", answerOf(100))
 	// Each keyword costs at least its struct, its phrase and its volume.
 	per := (large - small) / 90
@@ -69,6 +71,7 @@ func TestAnswerSizeGrows(t *testing.T) {
 // makes sameKeyword report a difference, so a field added to Keyword
 // without a comparison fails here.
 func TestSameKeywordCoversEveryField(t *testing.T) {
+	t.Parallel()
 	typ := reflect.TypeFor[Keyword]()
 	for i := range typ.NumField() {
 		f := typ.Field(i)
@@ -107,6 +110,7 @@ func TestSameKeywordCoversEveryField(t *testing.T) {
 // TestAppendJSONMatchesEncodingJSON: AppendJSON writes what json.Marshal
 // writes, using the precoded list only while the list is untouched.
 func TestAppendJSONMatchesEncodingJSON(t *testing.T) {
+	t.Parallel()
 	loc := seo.Locale{Language: "en", Region: "US"}
 	base := answerOf(5)
 	base.Query = `oak <table> & "chairs"`

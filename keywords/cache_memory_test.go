@@ -78,6 +78,7 @@ func volumeOf(t *testing.T, res *keywords.Suggestions) int {
 }
 
 func TestMemoryCacheServesRepeatsWithAge(t *testing.T) {
+	t.Parallel()
 	src := &counting{name: "a"}
 	src.volume.Store(100)
 	clk := newClock()
@@ -121,6 +122,7 @@ func TestMemoryCacheServesRepeatsWithAge(t *testing.T) {
 }
 
 func TestMemoryCacheKeys(t *testing.T) {
+	t.Parallel()
 	deDE := seo.Locale{Language: "de", Region: "DE"}
 	tests := []struct {
 		name   string
@@ -154,6 +156,7 @@ func TestMemoryCacheKeys(t *testing.T) {
 }
 
 func TestMemoryCacheVersionedSourceInvalidates(t *testing.T) {
+	t.Parallel()
 	src := versioned{&counting{name: "local"}}
 	src.volume.Store(5)
 	sg := keywords.NewSuggester([]keywords.Source{src}, &keywords.SuggesterOptions{MemoryCacheTTL: time.Hour})
@@ -177,6 +180,7 @@ func TestMemoryCacheVersionedSourceInvalidates(t *testing.T) {
 }
 
 func TestMemoryCachePurge(t *testing.T) {
+	t.Parallel()
 	src := &counting{name: "a"}
 	sg := keywords.NewSuggester([]keywords.Source{src}, nil)
 	ctx := context.Background()
@@ -191,6 +195,7 @@ func TestMemoryCachePurge(t *testing.T) {
 }
 
 func TestMemoryCacheSkipsPartialAnswersAndErrors(t *testing.T) {
+	t.Parallel()
 	ok := &counting{name: "ok"}
 	bad := &counting{name: "bad"}
 	bad.fail.Store(true)
@@ -220,6 +225,7 @@ func TestMemoryCacheSkipsPartialAnswersAndErrors(t *testing.T) {
 }
 
 func TestMemoryCacheOff(t *testing.T) {
+	t.Parallel()
 	src := &counting{name: "a"}
 	sg := keywords.NewSuggester([]keywords.Source{src}, &keywords.SuggesterOptions{MemoryCacheBytes: -1})
 	for range 3 {
@@ -233,6 +239,7 @@ func TestMemoryCacheOff(t *testing.T) {
 }
 
 func TestMemoryCacheCallerCopies(t *testing.T) {
+	t.Parallel()
 	src := &counting{name: "a"}
 	src.volume.Store(9)
 	sg := keywords.NewSuggester([]keywords.Source{src}, nil)
@@ -308,6 +315,7 @@ func TestMemoryCacheWaiterHonoursContext(t *testing.T) {
 // TestSuggestJSON: SuggestJSON writes what json.Marshal writes of
 // Suggest's answer, fresh and from memory, and leaves b alone on errors.
 func TestSuggestJSON(t *testing.T) {
+	t.Parallel()
 	src := &counting{name: "a"}
 	src.volume.Store(40)
 	clk := newClock()
@@ -350,6 +358,7 @@ func TestSuggestJSON(t *testing.T) {
 // TestMemoryCacheNeverExceedsMaxAge: an answer taken from the persistent
 // Cache near the end of its MaxAge is not served from memory past it.
 func TestMemoryCacheNeverExceedsMaxAge(t *testing.T) {
+	t.Parallel()
 	src := &counting{name: "a"}
 	src.volume.Store(1)
 	clk := newClock()

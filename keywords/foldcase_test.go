@@ -11,6 +11,7 @@ import (
 // (lowercase, then white space runs as one space): the table holds the
 // inputs where a fast path or a Unicode rule could tell them apart.
 func TestFoldCase(t *testing.T) {
+	t.Parallel()
 	cases := []struct{ in, want string }{
 		{"", ""},
 		{"running shoes", "running shoes"},

@@ -9,6 +9,7 @@ import (
 )
 
 func TestLocationCode(t *testing.T) {
+	t.Parallel()
 	// Examples checked against the published Google Ads geo target table.
 	tests := []struct {
 		name   string
@@ -39,6 +40,7 @@ func TestLocationCode(t *testing.T) {
 }
 
 func TestLocationCodeTableMatchesM49(t *testing.T) {
+	t.Parallel()
 	if len(isoNumeric) != 249 {
 		t.Errorf("table has %d countries, ISO 3166-1 assigns 249", len(isoNumeric))
 	}
@@ -60,6 +62,7 @@ func TestLocationCodeTableMatchesM49(t *testing.T) {
 }
 
 func TestAdsLanguage(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		loc    seo.Locale

@@ -322,38 +322,14 @@ func (s *Suggester) answer(ctx context.Context, query string, loc seo.Locale, op
 	return a, nil
 }
 
-// lookup answers from the persistent Cache or the sources.
+// lookup answers from the persistent Cache or the sources: it asks every
+// source, merges their answers, fills missing volumes from the other
+// sources, ranks and caps the list, and caches a complete answer.
 func (s *Suggester) lookup(ctx context.Context, q string, loc seo.Locale, limit int, now time.Time) (*Suggestions, error) {
-	if s.opts.Cache != nil {
-		c, err := s.opts.Cache.GetSuggestions(ctx, q, loc, limit)
-		if err == nil && c != nil && now.Sub(c.CachedAt) <= s.opts.MaxAge {
-			c.AgeSeconds = int64(now.Sub(c.CachedAt) / time.Second)
-			if len(c.Suggestions) > limit {
-				c.Suggestions = c.Suggestions[:limit]
-			}
-			return c, nil
-		}
+	if c := s.cached(ctx, q, loc, limit, now); c != nil {
+		return c, nil
 	}
-
-	type answer struct {
-		kws []Keyword
-		err error
-	}
-	answers := make([]answer, len(s.sources))
-	var wg sync.WaitGroup
-	for i, src := range s.sources {
-		wg.Go(func() {
-			cctx, cancel := context.WithTimeout(ctx, s.opts.SourceTimeout)
-			defer cancel()
-			kws, err := src.Suggest(cctx, q, loc, limit)
-			if err == nil {
-				err = checkAnswer(kws)
-			}
-			answers[i] = answer{kws, err}
-		})
-	}
-	wg.Wait()
-
+	answers := s.ask(ctx, q, loc, limit)
 	res := &Suggestions{Query: q, Locale: loc.String(), Suggestions: []Keyword{}, Sources: []string{}}
 	var errs []error
 	var ok []Source
@@ -376,10 +352,68 @@ func (s *Suggester) lookup(ctx context.Context, q string, loc seo.Locale, limit 
 		}
 		return nil, fmt.Errorf("keywords: every source failed: %w", errors.Join(append([]error{seo.ErrUnavailable}, errs...)...))
 	}
+	list, merged := mergeAnswers(loc.Language, answers)
+	s.fillVolumes(ctx, loc, ok, list, merged, res)
+	list = rankSuggestions(loc.Language, q, list)
+	if len(list) > limit {
+		list = list[:limit]
+	}
+	res.Suggestions = append(res.Suggestions, list...)
+	if s.opts.Cache != nil && len(res.Failed) == 0 {
+		// A cache write failure costs only a later recomputation.
+		_ = s.opts.Cache.PutSuggestions(ctx, res, limit, now)
+	}
+	return res, nil
+}
 
-	lang := loc.Language
-	merged := map[string]int{}
-	var list []Keyword
+// cached returns the persistent Cache's answer when it is at most MaxAge
+// old, capped to limit, and nil otherwise.
+func (s *Suggester) cached(ctx context.Context, q string, loc seo.Locale, limit int, now time.Time) *Suggestions {
+	if s.opts.Cache == nil {
+		return nil
+	}
+	c, err := s.opts.Cache.GetSuggestions(ctx, q, loc, limit)
+	if err != nil || c == nil || now.Sub(c.CachedAt) > s.opts.MaxAge {
+		return nil
+	}
+	c.AgeSeconds = int64(now.Sub(c.CachedAt) / time.Second)
+	if len(c.Suggestions) > limit {
+		c.Suggestions = c.Suggestions[:limit]
+	}
+	return c
+}
+
+// sourceAnswer is one source's suggestions, or why there are none.
+type sourceAnswer struct {
+	kws []Keyword
+	err error
+}
+
+// ask asks every source at once, each within SourceTimeout; answers are in
+// the order of the sources.
+func (s *Suggester) ask(ctx context.Context, q string, loc seo.Locale, limit int) []sourceAnswer {
+	answers := make([]sourceAnswer, len(s.sources))
+	var wg sync.WaitGroup
+	for i, src := range s.sources {
+		wg.Go(func() {
+			cctx, cancel := context.WithTimeout(ctx, s.opts.SourceTimeout)
+			defer cancel()
+			kws, err := src.Suggest(cctx, q, loc, limit)
+			if err == nil {
+				err = checkAnswer(kws)
+			}
+			answers[i] = sourceAnswer{kws, err}
+		})
+	}
+	wg.Wait()
+	return answers
+}
+
+// mergeAnswers merges the answers into one list, one entry per folded
+// phrase (prefer decides between entries); merged maps each folded phrase
+// to its index in the list.
+func mergeAnswers(lang string, answers []sourceAnswer) (list []Keyword, merged map[string]int) {
+	merged = map[string]int{}
 	for _, a := range answers {
 		if a.err != nil {
 			continue
@@ -398,8 +432,14 @@ func (s *Suggester) lookup(ctx context.Context, q string, loc seo.Locale, limit 
 			list[j] = prefer(list[j], k)
 		}
 	}
+	return list, merged
+}
 
-	// Fill missing volumes from the other sources.
+// fillVolumes asks each source that answered for the volumes of the
+// entries of the other sources that have none (at most MaxVolumeKeywords
+// per source); a source that fails is listed in res.Failed as
+// "name (volumes)".
+func (s *Suggester) fillVolumes(ctx context.Context, loc seo.Locale, ok []Source, list []Keyword, merged map[string]int, res *Suggestions) {
 	for _, src := range ok {
 		var ask []string
 		for _, k := range list {
@@ -424,14 +464,19 @@ func (s *Suggester) lookup(ctx context.Context, q string, loc seo.Locale, limit 
 			continue
 		}
 		for _, v := range vols {
-			if j, seen := merged[FoldKey(lang, v.Keyword)]; seen && v.Volume != nil {
+			if j, seen := merged[FoldKey(loc.Language, v.Keyword)]; seen && v.Volume != nil {
 				list[j] = prefer(list[j], v)
 			}
 		}
 	}
+}
 
-	// Rank each entry once: folding stems every word, too slow to repeat
-	// in the sort's comparisons.
+// rankSuggestions orders list in place and returns it: the query itself
+// first, then phrases starting with it, then the others; within each,
+// higher volumes first, then unknown volumes, then by phrase. Each entry
+// is ranked once: folding stems every word, too slow to repeat in the
+// sort's comparisons.
+func rankSuggestions(lang, q string, list []Keyword) []Keyword {
 	qn, qk := NormalizePhrase(q), FoldKey(lang, q)
 	type ranked struct {
 		rank int
@@ -466,15 +511,7 @@ func (s *Suggester) lookup(ctx context.Context, q string, loc seo.Locale, limit 
 	for i := range rl {
 		list[i] = rl[i].kw
 	}
-	if len(list) > limit {
-		list = list[:limit]
-	}
-	res.Suggestions = append(res.Suggestions, list...)
-	if s.opts.Cache != nil && len(res.Failed) == 0 {
-		// A cache write failure costs only a later recomputation.
-		_ = s.opts.Cache.PutSuggestions(ctx, res, limit, now)
-	}
-	return res, nil
+	return list
 }
 
 // prefer merges two entries for the same folded phrase: the one with a

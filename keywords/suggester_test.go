@@ -47,6 +47,7 @@ func kw(p string, v int, src string) keywords.Keyword {
 }
 
 func TestSuggestValidation(t *testing.T) {
+	t.Parallel()
 	sg := keywords.NewSuggester([]keywords.Source{&fake{name: "a"}}, nil)
 	tests := []struct {
 		name  string
@@ -108,6 +109,7 @@ func TestSuggestMerge(t *testing.T) {
 }
 
 func TestSuggestAllFail(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		srcs []keywords.Source
@@ -150,6 +152,7 @@ func (m *memCache) PutSuggestions(_ context.Context, s *keywords.Suggestions, li
 }
 
 func TestSuggestCacheAge(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	src := &fake{name: "a", kws: []keywords.Keyword{kw("shoes", 1, "a")}}
 	c := &memCache{}
@@ -172,6 +175,7 @@ func TestSuggestCacheAge(t *testing.T) {
 }
 
 func TestFoldKey(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ lang, a, b string }{
 		{"en", "Running Shoes", "running shoe"},
 		{"en", "Café  Menus", "cafe menus"},

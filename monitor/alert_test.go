@@ -64,6 +64,7 @@ func rule(t *testing.T, kind, params string) monitor.Rule {
 }
 
 func TestEvaluate(t *testing.T) {
+	t.Parallel()
 	old, new := crawls(t0)
 	in := input(t, old, new)
 	one, two := 3, 9
@@ -119,6 +120,7 @@ func TestEvaluate(t *testing.T) {
 // that flaps gives a new fingerprint at each state change with the same
 // change key; another change gives another key.
 func TestFingerprint(t *testing.T) {
+	t.Parallel()
 	r := rule(t, "top_page_changed", "")
 	old, new := crawls(t0)
 	a1 := monitor.Evaluate(r, input(t, old, new))
@@ -142,6 +144,7 @@ func TestFingerprint(t *testing.T) {
 }
 
 func TestEvaluateCaps(t *testing.T) {
+	t.Parallel()
 	old := &crawler.SiteReport{Domain: "example.com"}
 	for i := range 50 {
 		old.Pages = append(old.Pages, page(fmt.Sprintf("https://example.com/p%02d", i), 200, float64(i)))
@@ -159,6 +162,7 @@ func TestEvaluateCaps(t *testing.T) {
 }
 
 func TestParseRule(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ kind, params, field string }{
 		{"nope", "", "kind"},
 		{"new_findings", `{"severity":"fatal"}`, "params.severity"},

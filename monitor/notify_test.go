@@ -50,6 +50,7 @@ func sample(t *testing.T) *monitor.Alert {
 }
 
 func TestWebhook(t *testing.T) {
+	t.Parallel()
 	rc := &receiver{}
 	srv := httptest.NewServer(rc)
 	defer srv.Close()
@@ -85,6 +86,7 @@ func TestWebhook(t *testing.T) {
 }
 
 func TestSlack(t *testing.T) {
+	t.Parallel()
 	rc := &receiver{}
 	srv := httptest.NewServer(rc)
 	defer srv.Close()
@@ -126,6 +128,7 @@ func TestSlack(t *testing.T) {
 }
 
 func TestEmail(t *testing.T) {
+	t.Parallel()
 	s := smtptest.Start(t)
 	a := sample(t)
 	e := &monitor.Email{To: "seo@example.com", SMTP: monitor.SMTPOptions{Addr: s.Addr(), From: "alerts@seokit.test"}}
@@ -171,6 +174,7 @@ func TestEmail(t *testing.T) {
 }
 
 func TestCheckTargets(t *testing.T) {
+	t.Parallel()
 	for _, u := range []string{"ftp://x.example/", "https://", "https://u:p@x.example/", "not a url", "javascript:alert(1)"} {
 		if monitor.CheckURL(u) == nil {
 			t.Errorf("CheckURL(%q) accepted", u)

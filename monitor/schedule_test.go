@@ -18,6 +18,7 @@ func mustZone(t *testing.T, name string) *time.Location {
 }
 
 func TestScheduleNext(t *testing.T) {
+	t.Parallel()
 	z := func(y int, mo time.Month, d, h, m int) time.Time { return time.Date(y, mo, d, h, m, 0, 0, time.UTC) }
 	tests := []struct {
 		name, spec, zone string
@@ -89,6 +90,7 @@ func TestScheduleNext(t *testing.T) {
 // daylight-saving changes: one run per local day, at the named wall time
 // except on the day the clock skips it.
 func TestScheduleNextYear(t *testing.T) {
+	t.Parallel()
 	for _, zone := range []string{"America/New_York", "Europe/Paris", "Australia/Lord_Howe", "UTC"} {
 		loc := mustZone(t, zone)
 		for _, spec := range []string{"daily@02:30", "daily@01:30", "daily@00:00", "daily@23:59"} {
@@ -118,6 +120,7 @@ func TestScheduleNextYear(t *testing.T) {
 }
 
 func TestParseScheduleErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ spec, zone, field string }{
 		{"", "", "spec"},
 		{"   ", "", "spec"},
@@ -150,6 +153,7 @@ func TestParseScheduleErrors(t *testing.T) {
 }
 
 func TestScheduleMinInterval(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		spec string
 		want time.Duration
@@ -180,6 +184,7 @@ func TestScheduleMinInterval(t *testing.T) {
 }
 
 func TestScheduleLatestDue(t *testing.T) {
+	t.Parallel()
 	z := func(d, h, m int) time.Time { return time.Date(2026, 11, d, h, m, 0, 0, time.UTC) }
 	tests := []struct {
 		spec           string
@@ -206,6 +211,7 @@ func TestScheduleLatestDue(t *testing.T) {
 }
 
 func TestScheduleAccessors(t *testing.T) {
+	t.Parallel()
 	s, err := ParseSchedule(" weekly@mon 06:00 ", "Europe/Paris")
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 )
 
 func TestVerify(t *testing.T) {
+	t.Parallel()
 	body := []byte(`{"id":"job_1"}`)
 	now := time.Now()
 	good := monitor.Sign("whsec_x", now, body)

@@ -13,6 +13,7 @@ import (
 // response, or robots.txt unavailable) and on nothing else; score_drop
 // never reads a crawl without a score as a drop to zero.
 func TestSiteDown(t *testing.T) {
+	t.Parallel()
 	up, _ := crawls(t0)
 	unreachable := &crawler.SiteReport{Domain: "example.com", StartURL: "https://example.com/", StartedAt: t0.Add(24 * time.Hour),
 		ScoreReason: crawler.SiteUnreachable,

@@ -224,55 +224,89 @@ func (a *analysis) blockSpan(b *block) Span {
 	return Span{a.d.sentSpan(int(b.s0)).Start, a.d.sentSpan(int(b.s1) - 1).End}
 }
 
-// readability runs the readability checks.
+// readability runs the readability checks, in order; a step that sees
+// the analysis canceled ends them.
 func (a *analysis) readability() {
-	d, p, st := a.d, a.p, &a.r.Stats
+	st := &a.r.Stats
 	if st.Letters < 50 {
 		a.finding(IDContentEmpty, "", fmt.Sprintf("the text has only %d letters in words; write at least a few sentences (50 characters)", st.Letters),
 			seo.Measure("content", float64(st.Letters), 50), nil)
 		a.assess("readability", IDContentEmpty, "", 3)
 	}
-	// Prose sentences: those of paragraphs (not lists, tables, quotes, headings).
+	prose, ok := a.proseSentences()
+	if !ok {
+		return
+	}
+	if a.unspaced {
+		if !a.p.full() {
+			a.r.Readability.Reason = ReasonUnsupportedLanguage
+		}
+		return
+	}
+	if !a.sentenceLength(prose) || !a.paragraphsAndSections() || !a.consecutiveOpenings(prose) {
+		return
+	}
+	if !a.p.full() {
+		a.r.Readability.Reason = ReasonUnsupportedLanguage
+		return
+	}
+	if !a.passiveAndTransitions(prose) {
+		return
+	}
+	a.readingEase()
+}
+
+// proseSentences returns the sentences of paragraphs (not of lists,
+// tables, quotes or headings), and false when the analysis was canceled.
+func (a *analysis) proseSentences() ([]int32, bool) {
 	var prose []int32
-	for i := range d.sents {
+	for i := range a.d.sents {
 		if a.cancel.done() {
-			return
+			return nil, false
 		}
 		if a.kind(i) == kindParagraph {
 			prose = append(prose, int32(i))
 		}
 	}
-	if a.unspaced {
-		if !p.full() {
-			a.r.Readability.Reason = ReasonUnsupportedLanguage
-		}
-		return
+	return prose, true
+}
+
+// sentenceLength: at most 25% of the prose sentences are long. It returns
+// false when the analysis was canceled.
+func (a *analysis) sentenceLength(prose []int32) bool {
+	d, p, st := a.d, a.p, &a.r.Stats
+	if len(prose) == 0 {
+		return true
 	}
-	// Sentence length.
-	if len(prose) > 0 {
-		var long spanList
-		for _, si32 := range prose {
-			if a.cancel.done() {
-				return
-			}
-			si := int(si32)
-			n := int(d.sents[si].w1 - d.sents[si].w0)
-			st.MaxSentenceWords = max(st.MaxSentenceWords, n)
-			if n > p.maxSentence {
-				long.add(a.sentSpan(si))
-			}
+	var long spanList
+	for _, si32 := range prose {
+		if a.cancel.done() {
+			return false
 		}
-		st.LongSentences = long.total
-		pct := percent(long.total, len(prose))
-		st.LongSentencePercent = pct
-		score := band(pct <= 25, pct <= 30)
-		a.assess("readability", IDSentenceTooLong, "", score)
-		if score < 9 {
-			a.finding(IDSentenceTooLong, "", fmt.Sprintf("%.1f%% of the sentences have more than %d words (at most 25%% is recommended); split the long ones", pct, p.maxSentence),
-				seo.Measure("sentences", pct, 25), &long)
+		si := int(si32)
+		n := int(d.sents[si].w1 - d.sents[si].w0)
+		st.MaxSentenceWords = max(st.MaxSentenceWords, n)
+		if n > p.maxSentence {
+			long.add(a.sentSpan(si))
 		}
 	}
-	// Paragraph length and sections.
+	st.LongSentences = long.total
+	pct := percent(long.total, len(prose))
+	st.LongSentencePercent = pct
+	score := band(pct <= 25, pct <= 30)
+	a.assess("readability", IDSentenceTooLong, "", score)
+	if score < 9 {
+		a.finding(IDSentenceTooLong, "", fmt.Sprintf("%.1f%% of the sentences have more than %d words (at most 25%% is recommended); split the long ones", pct, p.maxSentence),
+			seo.Measure("sentences", pct, 25), &long)
+	}
+	return true
+}
+
+// paragraphsAndSections: paragraphs of at most 150 words, and subheadings
+// so that no section exceeds 300. It returns false when the analysis was
+// canceled.
+func (a *analysis) paragraphsAndSections() bool {
+	d, st := a.d, &a.r.Stats
 	var longParas, longSections spanList
 	maxSection, sectionWords, sectionStart := 0, 0, -1
 	endSection := func(last int) {
@@ -284,7 +318,7 @@ func (a *analysis) readability() {
 	}
 	for bi := range d.blocks {
 		if a.cancel.done() {
-			return
+			return false
 		}
 		b := &d.blocks[bi]
 		if b.kind == kindHeading {
@@ -329,113 +363,149 @@ func (a *analysis) readability() {
 				seo.Measure("section", float64(maxSection), 300), &longSections)
 		}
 	}
-	// Consecutive sentences with the same opening.
-	if len(prose) > 0 {
-		var runs spanList
-		prevKey, runLen, runStart := "", 0, 0
-		prevBlockKind := -1
-		for k, si32 := range prose {
-			if a.cancel.done() {
-				return
-			}
-			si := int(si32)
-			key := a.opening(si)
-			contiguous := k > 0 && int(prose[k-1]) == si-1 && prevBlockKind == int(a.kind(si))
-			if contiguous && key != "" && key == prevKey {
-				runLen++
-			} else {
-				if runLen >= 3 {
-					runs.add(Span{d.sentSpan(runStart).Start, d.sentSpan(int(prose[k-1])).End})
-				}
-				runLen, runStart = 1, si
-			}
-			prevKey, prevBlockKind = key, int(a.kind(si))
-			st.MaxConsecutiveOpener = max(st.MaxConsecutiveOpener, runLen)
-		}
-		if runLen >= 3 {
-			runs.add(Span{d.sentSpan(runStart).Start, d.sentSpan(int(prose[len(prose)-1])).End})
-		}
-		score := 9
-		if runs.total > 0 {
-			score = 3
-			a.finding(IDConsecutiveOpenings, "", fmt.Sprintf("%d times, 3 or more sentences in a row start with the same word; vary the openings", runs.total),
-				seo.Measure("sentences", float64(st.MaxConsecutiveOpener), 2), &runs)
-		}
-		a.assess("readability", IDConsecutiveOpenings, "", score)
+	return true
+}
+
+// consecutiveOpenings: no 3 prose sentences in a row start with the same
+// word. It returns false when the analysis was canceled.
+func (a *analysis) consecutiveOpenings(prose []int32) bool {
+	d, st := a.d, &a.r.Stats
+	if len(prose) == 0 {
+		return true
 	}
-	if !p.full() {
-		a.r.Readability.Reason = ReasonUnsupportedLanguage
-		return
+	var runs spanList
+	prevKey, runLen, runStart := "", 0, 0
+	prevBlockKind := -1
+	for k, si32 := range prose {
+		if a.cancel.done() {
+			return false
+		}
+		si := int(si32)
+		key := a.opening(si)
+		contiguous := k > 0 && int(prose[k-1]) == si-1 && prevBlockKind == int(a.kind(si))
+		if contiguous && key != "" && key == prevKey {
+			runLen++
+		} else {
+			if runLen >= 3 {
+				runs.add(Span{d.sentSpan(runStart).Start, d.sentSpan(int(prose[k-1])).End})
+			}
+			runLen, runStart = 1, si
+		}
+		prevKey, prevBlockKind = key, int(a.kind(si))
+		st.MaxConsecutiveOpener = max(st.MaxConsecutiveOpener, runLen)
 	}
-	// Passive voice and transition words.
-	if len(prose) > 0 {
-		pd := &passiveDetector{d: d, content: a.content}
-		var passive spanList
-		trans := 0
-		for _, si32 := range prose {
-			si := int(si32)
-			if a.cancel.done() {
-				return
-			}
-			if pd.sentence(si) {
-				passive.add(a.sentSpan(si))
-			}
-			if a.hasTransition(si) {
-				trans++
-			}
+	if runLen >= 3 {
+		runs.add(Span{d.sentSpan(runStart).Start, d.sentSpan(int(prose[len(prose)-1])).End})
+	}
+	score := 9
+	if runs.total > 0 {
+		score = 3
+		a.finding(IDConsecutiveOpenings, "", fmt.Sprintf("%d times, 3 or more sentences in a row start with the same word; vary the openings", runs.total),
+			seo.Measure("sentences", float64(st.MaxConsecutiveOpener), 2), &runs)
+	}
+	a.assess("readability", IDConsecutiveOpenings, "", score)
+	return true
+}
+
+// passiveAndTransitions: at most 10% of the prose sentences in the passive
+// voice, and 30% or more with a transition word. It returns false when the
+// analysis was canceled.
+func (a *analysis) passiveAndTransitions(prose []int32) bool {
+	st := &a.r.Stats
+	if len(prose) == 0 {
+		return true
+	}
+	pd := &passiveDetector{d: a.d, content: a.content}
+	var passive spanList
+	trans := 0
+	for _, si32 := range prose {
+		si := int(si32)
+		if a.cancel.done() {
+			return false
 		}
-		st.PassiveMethod = "rules"
-		if pd.usedPOS {
-			st.PassiveMethod = "pos"
+		if pd.sentence(si) {
+			passive.add(a.sentSpan(si))
 		}
-		st.PassiveSentences = passive.total
-		pct := percent(passive.total, len(prose))
-		st.PassivePercent = pct
-		score := band(pct <= 10, pct <= 15)
-		a.assess("readability", IDPassiveVoice, "", score)
+		if a.hasTransition(si) {
+			trans++
+		}
+	}
+	st.PassiveMethod = "rules"
+	if pd.usedPOS {
+		st.PassiveMethod = "pos"
+	}
+	st.PassiveSentences = passive.total
+	pct := percent(passive.total, len(prose))
+	st.PassivePercent = pct
+	score := band(pct <= 10, pct <= 15)
+	a.assess("readability", IDPassiveVoice, "", score)
+	if score < 9 {
+		a.finding(IDPassiveVoice, "", fmt.Sprintf("%.1f%% of the sentences are in the passive voice (at most 10%% is recommended); prefer active verbs", pct),
+			seo.Measure("sentences", pct, 10), &passive)
+	}
+	st.TransitionSentences = trans
+	tp := percent(trans, len(prose))
+	st.TransitionPercent = tp
+	if st.Words > 200 {
+		score := band(tp >= 30, tp >= 20)
+		a.assess("readability", IDFewTransitions, "", score)
 		if score < 9 {
-			a.finding(IDPassiveVoice, "", fmt.Sprintf("%.1f%% of the sentences are in the passive voice (at most 10%% is recommended); prefer active verbs", pct),
-				seo.Measure("sentences", pct, 10), &passive)
-		}
-		st.TransitionSentences = trans
-		tp := percent(trans, len(prose))
-		st.TransitionPercent = tp
-		if st.Words > 200 {
-			score := band(tp >= 30, tp >= 20)
-			a.assess("readability", IDFewTransitions, "", score)
-			if score < 9 {
-				a.finding(IDFewTransitions, "", fmt.Sprintf("only %.1f%% of the sentences contain a transition word (30%% or more is recommended); link your sentences", tp),
-					seo.Measure("sentences", tp, 30), nil)
-			}
+			a.finding(IDFewTransitions, "", fmt.Sprintf("only %.1f%% of the sentences contain a transition word (30%% or more is recommended); link your sentences", tp),
+				seo.Measure("sentences", tp, 30), nil)
 		}
 	}
-	// Formula, complex words, grade levels over the readable blocks.
-	var w, s, y, letters, chars, complex, poly int
-	var complexSpans spanList
+	return true
+}
+
+// readableCounts are the counts of the readable blocks (paragraphs,
+// quotes, list items) the formulas take.
+type readableCounts struct {
+	words, sentences, syllables, letters, chars, complex, poly int
+	complexSpans                                               spanList
+}
+
+// countReadable counts the readable blocks' words, sentences, syllables,
+// letters, characters, complex and polysyllabic words. It returns false
+// when the analysis was canceled.
+func (a *analysis) countReadable() (readableCounts, bool) {
+	d, p := a.d, a.p
+	var c readableCounts
 	for bi := range d.blocks {
 		b := &d.blocks[bi]
 		if b.kind != kindParagraph && b.kind != kindQuote && b.kind != kindListItem {
 			continue
 		}
-		s += int(b.s1 - b.s0)
+		c.sentences += int(b.s1 - b.s0)
 		for ti := int(b.w0); ti < int(b.w1); ti++ {
 			if a.cancel.done() {
-				return
+				return c, false
 			}
 			t := d.word(ti)
-			w++
-			y += int(t.syl)
-			letters += int(t.letters)
-			chars += int(t.runes)
+			c.words++
+			c.syllables += int(t.syl)
+			c.letters += int(t.letters)
+			c.chars += int(t.runes)
 			if t.syl >= 3 {
-				poly++
+				c.poly++
 			}
 			if int(t.syl) >= p.complexSyllables && !(p.code == "en" && ti != int(d.sents[d.toks[ti].sent].w0) && startsUpper(t.surface)) {
-				complex++
-				complexSpans.add(d.tokSpan(ti))
+				c.complex++
+				c.complexSpans.add(d.tokSpan(ti))
 			}
 		}
 	}
+	return c, true
+}
+
+// readingEase: complex words, the language's reading-ease formula and its
+// band, and the English grade levels, over the readable blocks.
+func (a *analysis) readingEase() {
+	p, st := a.p, &a.r.Stats
+	c, ok := a.countReadable()
+	if !ok {
+		return
+	}
+	w, s, y := c.words, c.sentences, c.syllables
 	rd := &a.r.Readability
 	switch {
 	case st.Letters < 50:
@@ -445,15 +515,15 @@ func (a *analysis) readability() {
 		rd.Reason = ReasonNoProse
 		return
 	}
-	st.ComplexWords = complex
-	cp := percent(complex, w)
+	st.ComplexWords = c.complex
+	cp := percent(c.complex, w)
 	st.ComplexWordPercent = cp
 	if w >= 50 {
 		score := band(cp <= 15, false)
 		if score < 9 {
 			score = 6
 			a.finding(IDComplexWords, "", fmt.Sprintf("%.1f%% of the words have %d or more syllables (at most 15%% is recommended); use simpler words where you can", cp, p.complexSyllables),
-				seo.Measure("words", cp, 15), &complexSpans)
+				seo.Measure("words", cp, 15), &c.complexSpans)
 		}
 		a.assess("readability", IDComplexWords, "", score)
 	}
@@ -479,7 +549,7 @@ func (a *analysis) readability() {
 		}
 	}
 	if p.code == "en" {
-		g := grades(W, S, Y, float64(letters), float64(chars), float64(poly))
+		g := grades(W, S, Y, float64(c.letters), float64(c.chars), float64(c.poly))
 		rd.FleschKincaid, rd.GunningFog, rd.SMOG, rd.ColemanLiau, rd.ARI = &g[0], &g[1], &g[2], &g[3], &g[4]
 	}
 }

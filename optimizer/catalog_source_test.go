@@ -6,6 +6,7 @@ import "testing"
 // guideline or peer tool its rule follows, so that "checks -v" and the
 // JSON catalogue can justify each finding.
 func TestCatalogSources(t *testing.T) {
+	t.Parallel()
 	cat := Catalog()
 	if len(cat) == 0 {
 		t.Fatal("empty catalogue")

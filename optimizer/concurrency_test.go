@@ -12,6 +12,7 @@ import (
 // lists must be safe for concurrent use (run with -race), and results must
 // not depend on what else runs.
 func TestConcurrent(t *testing.T) {
+	t.Parallel()
 	langs := []string{"en", "de", "ru", "en"}
 	want := make([]*Report, len(langs))
 	reqs := make([]Request, len(langs))
@@ -45,6 +46,7 @@ func TestConcurrent(t *testing.T) {
 
 // TestJSON checks the wire shape of a report.
 func TestJSON(t *testing.T) {
+	t.Parallel()
 	r := optimize(t, Request{Content: "Coffee is good. Coffee is hot. Coffee is dark.", Keywords: []string{"coffee"}})
 	b, err := json.Marshal(r)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 )
 
 func TestInputErrors(t *testing.T) {
+	t.Parallel()
 	tooMany := make([]string, MaxKeywords+1)
 	for i := range tooMany {
 		tooMany[i] = fmt.Sprintf("word%d", i)
@@ -51,6 +52,7 @@ func TestInputErrors(t *testing.T) {
 
 // TestOddInput: each of these gives a report, never a panic.
 func TestOddInput(t *testing.T) {
+	t.Parallel()
 	thousand := make([]string, MaxKeywords)
 	for i := range thousand {
 		thousand[i] = fmt.Sprintf("coffee %d", i)
@@ -110,6 +112,7 @@ func TestOddInput(t *testing.T) {
 
 // TestTenMegabytes: a 10 MB text gives a report within the time limit.
 func TestTenMegabytes(t *testing.T) {
+	t.Parallel() // the time is only logged
 	if testing.Short() {
 		t.Skip("10 MB text skipped in -short mode")
 	}
@@ -132,6 +135,7 @@ func TestTenMegabytes(t *testing.T) {
 }
 
 func TestCancelled(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	_, err := Optimize(ctx, Request{Content: gen(300, 5, true), Locale: "en-US"})

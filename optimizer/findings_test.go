@@ -8,6 +8,7 @@ import (
 // TestFindingTriggers gives every finding ID a request that triggers it and
 // one that does not.
 func TestFindingTriggers(t *testing.T) {
+	t.Parallel()
 	kp := []string{"coffee beans"}
 	good := gen(400, 8, true) // ~400 words, keyphrase every 8th sentence
 	goodIntro := kpSentence + " " + good
@@ -119,6 +120,7 @@ func ids(r *Report) []string {
 
 // TestSpansPointAtText checks that spans cover the text they name.
 func TestSpansPointAtText(t *testing.T) {
+	t.Parallel()
 	content := "# Title\n\nCoffee is good. Coffee is hot. Coffee is dark.\n\n" + gen(200, 4, false)
 	r := optimize(t, Request{Content: content, Keywords: []string{"coffee beans"}})
 	f := findingIDs(r)[IDConsecutiveOpenings]
@@ -158,6 +160,7 @@ func longText() string {
 
 // TestHTMLSpans checks offsets in HTML with entities and inline markup.
 func TestHTMLSpans(t *testing.T) {
+	t.Parallel()
 	content := "<h1>Coffee</h1><p>The beans were roasted by <b>local</b> farmers &amp; friends. Coffee beans are great.</p>"
 	r := optimize(t, Request{Content: content, Keywords: []string{"coffee beans"}})
 	var got []string

@@ -256,20 +256,59 @@ func (a *analysis) keyphrases() {
 		a.finding(IDKeyphraseMissing, "", "no keyphrase was given; set the phrase you want this text to rank for", seo.Evidence{Element: "keywords"}, nil)
 		return
 	}
-	// Short texts analysed once for every keyphrase.
-	titleToks := a.tokensOf(a.title)
-	var descSents [][]*word
-	for _, s := range sentencesOf(a.desc) {
-		descSents = append(descSents, a.tokensOf(s))
+	t := a.keyphraseTexts()
+	ks := make([]kphrase, len(a.req.Keywords))
+	for i, raw := range a.req.Keywords {
+		ks[i] = a.parseKeyphrase(raw)
 	}
-	var subheads textList
-	var subheadBlocks []int32
+	a.buildIndex(ks)
+	if !a.introKeys(t) {
+		return
+	}
+	seenKeys := map[string]string{}
+	for i := range ks {
+		if a.cancel.done() {
+			return
+		}
+		k := ks[i]
+		kr := a.keyphrase(&k, t)
+		a.competing(&kr, &k, i, seenKeys)
+		a.r.Keyphrases = append(a.r.Keyphrases, kr)
+	}
+}
+
+// keyphraseTexts are the short texts every keyphrase is looked for in,
+// tokenised once for all of them.
+type keyphraseTexts struct {
+	title         []*word
+	descSents     [][]*word
+	subheads      textList
+	subheadBlocks []int32 // the blocks of the H2 and H3 subheadings
+	altGroups     []textGroup
+	anchorGroups  []textGroup
+	nAlts         int
+	nAnchors      int
+	slug          []*word
+	intro         int // the first paragraph's block, -1 when none
+	// introKeys are the keyphrases' keys that the first paragraph has
+	// (filled by introKeys once the index is built).
+	introKeys map[string]bool
+}
+
+// keyphraseTexts tokenises the title, the meta description's sentences,
+// the subheadings, the images' alt texts, the links' anchors and the slug,
+// and finds the first paragraph.
+func (a *analysis) keyphraseTexts() *keyphraseTexts {
+	t := &keyphraseTexts{title: a.tokensOf(a.title), intro: -1, introKeys: map[string]bool{}}
+	for _, s := range sentencesOf(a.desc) {
+		t.descSents = append(t.descSents, a.tokensOf(s))
+	}
 	for bi := range a.d.blocks {
 		b := &a.d.blocks[bi]
 		if b.kind == kindHeading && (b.level == 2 || b.level == 3) {
-			subheads.words = a.appendTokens(subheads.words, b.text)
-			subheads.ends = append(subheads.ends, int32(len(subheads.words)))
-			subheadBlocks = append(subheadBlocks, int32(bi))
+			t.subheads.words = a.appendTokens(t.subheads.words, b.text)
+			t.subheads.ends = append(t.subheads.ends, int32(len(t.subheads.words)))
+			t.subheadBlocks = append(t.subheadBlocks, int32(bi))
 		}
 	}
 	alts := make([][]*word, len(a.ps.images))
@@ -280,85 +319,117 @@ func (a *analysis) keyphrases() {
 	for i, l := range a.ps.links {
 		anchors[i] = a.tokensOf(l.anchor)
 	}
-	altGroups, anchorGroups := groupTexts(alts), groupTexts(anchors)
-	slug := a.tokensOf(slugWords(a.req.Slug))
-	// The first paragraph.
-	intro := -1
+	t.altGroups, t.anchorGroups = groupTexts(alts), groupTexts(anchors)
+	t.nAlts, t.nAnchors = len(alts), len(anchors)
+	t.slug = a.tokensOf(slugWords(a.req.Slug))
 	for bi := range a.d.blocks {
 		if b := &a.d.blocks[bi]; b.kind == kindParagraph && b.w1 > b.w0 {
-			intro = bi
+			t.intro = bi
 			break
 		}
 	}
-	ks := make([]kphrase, len(a.req.Keywords))
-	for i, raw := range a.req.Keywords {
-		ks[i] = a.parseKeyphrase(raw)
+	return t
+}
+
+// introKeys fills t.introKeys from the first paragraph's words (the index
+// must be built). It returns false when the analysis was canceled.
+func (a *analysis) introKeys(t *keyphraseTexts) bool {
+	if t.intro < 0 {
+		return true
 	}
-	a.buildIndex(ks)
-	// The keyphrases' keys that the first paragraph has.
-	introKeys := map[string]bool{}
-	if intro >= 0 {
-		for ti := int(a.d.blocks[intro].w0); ti < int(a.d.blocks[intro].w1); ti++ {
-			if a.cancel.done() {
-				return
-			}
-			if key := a.d.word(ti).key; !introKeys[key] {
-				if _, ok := a.index[key]; ok {
-					introKeys[key] = true
-				}
-			}
-		}
-	}
-	seenKeys := map[string]string{}
-	for i := range ks {
+	for ti := int(a.d.blocks[t.intro].w0); ti < int(a.d.blocks[t.intro].w1); ti++ {
 		if a.cancel.done() {
-			return
+			return false
 		}
-		k := ks[i]
-		kr := a.keyphrase(&k, titleToks, descSents, &subheads, subheadBlocks, altGroups, anchorGroups, len(alts), len(anchors), slug, intro, introKeys)
-		// Competing keyphrases: the same set of keys.
-		if len(k.keys) > 0 {
-			sorted := append([]string(nil), k.keys...)
-			sort.Strings(sorted)
-			sig := strings.Join(sorted, "\x00")
-			if other, ok := seenKeys[sig]; ok {
-				kr.CompetesWith = append(kr.CompetesWith, other)
-				a.finding(IDCompeting, k.phrase, fmt.Sprintf("the keyphrases %q and %q target the same words; keep one, or choose a distinct phrase", other, k.phrase),
-					seo.Evidence{Element: "keywords", Value: k.phrase, Detail: fmt.Sprintf("keywords[%d]", i)}, nil)
-			} else {
-				seenKeys[sig] = k.phrase
+		if key := a.d.word(ti).key; !t.introKeys[key] {
+			if _, ok := a.index[key]; ok {
+				t.introKeys[key] = true
 			}
 		}
-		a.r.Keyphrases = append(a.r.Keyphrases, kr)
+	}
+	return true
+}
+
+// competing marks keyphrase i as competing with an earlier one of the same
+// set of keys; seenKeys maps each set seen to its first phrase.
+func (a *analysis) competing(kr *Keyphrase, k *kphrase, i int, seenKeys map[string]string) {
+	if len(k.keys) == 0 {
+		return
+	}
+	sorted := append([]string(nil), k.keys...)
+	sort.Strings(sorted)
+	sig := strings.Join(sorted, "\x00")
+	if other, ok := seenKeys[sig]; ok {
+		kr.CompetesWith = append(kr.CompetesWith, other)
+		a.finding(IDCompeting, k.phrase, fmt.Sprintf("the keyphrases %q and %q target the same words; keep one, or choose a distinct phrase", other, k.phrase),
+			seo.Evidence{Element: "keywords", Value: k.phrase, Detail: fmt.Sprintf("keywords[%d]", i)}, nil)
+	} else {
+		seenKeys[sig] = k.phrase
 	}
 }
 
-func (a *analysis) keyphrase(k *kphrase, titleToks []*word, descSents [][]*word, subheads *textList, subheadBlocks []int32,
-	altGroups, anchorGroups []textGroup, nAlts, nAnchors int, slug []*word, intro int, introKeys map[string]bool) Keyphrase {
-	d, st := a.d, &a.r.Stats
-	kr := Keyphrase{Phrase: k.phrase, Exact: k.exact, Words: k.words}
-	if kr.Words == nil {
-		kr.Words = []string{}
-	}
-	id := k.phrase
-	ev := func(el string) seo.Evidence { return seo.Evidence{Element: el, Value: seo.Clip(k.phrase)} }
+// keyphraseRun is one keyphrase's checks over one text: each step reads
+// the text and fills kr, adding findings and assessments.
+type keyphraseRun struct {
+	a     *analysis
+	k     *kphrase
+	t     *keyphraseTexts
+	kr    Keyphrase
+	id    string
+	occ   []occurrence // the body's sentences with the keyphrase
+	spans spanList     // where it occurs
+}
 
-	// Length.
-	n := len(k.keys)
+func (c *keyphraseRun) ev(el string) seo.Evidence {
+	return seo.Evidence{Element: el, Value: seo.Clip(c.k.phrase)}
+}
+
+// keyphrase runs the checks of one keyphrase, in order; a step that sees
+// the analysis canceled ends them.
+func (a *analysis) keyphrase(k *kphrase, t *keyphraseTexts) Keyphrase {
+	c := &keyphraseRun{a: a, k: k, t: t, id: k.phrase, kr: Keyphrase{Phrase: k.phrase, Exact: k.exact, Words: k.words}}
+	if c.kr.Words == nil {
+		c.kr.Words = []string{}
+	}
+	c.length()
+	c.occurrences()
+	c.density()
+	c.introduction()
+	c.title()
+	c.description()
+	if !c.subheadings() || !c.alts() {
+		return c.kr
+	}
+	c.slug()
+	if !c.distribution() {
+		return c.kr
+	}
+	c.competingLinks()
+	return c.kr
+}
+
+// length: a keyphrase of function words only, or of too many content
+// words.
+func (c *keyphraseRun) length() {
+	k, n := c.k, len(c.k.keys)
 	if k.fnOnly {
-		a.finding(IDKeyphraseFunctionWords, id, fmt.Sprintf("the keyphrase %q has only function words; add the words that carry its meaning", k.phrase), ev("keywords"), nil)
+		c.a.finding(IDKeyphraseFunctionWords, c.id, fmt.Sprintf("the keyphrase %q has only function words; add the words that carry its meaning", k.phrase), c.ev("keywords"), nil)
 	} else if !k.exact {
 		s := band(n <= 4, n <= 8)
-		a.assess("seo", IDKeyphraseTooLong, id, s)
+		c.a.assess("seo", IDKeyphraseTooLong, c.id, s)
 		if s < 9 {
-			a.finding(IDKeyphraseTooLong, id, fmt.Sprintf("the keyphrase %q has %d content words; 1 to 4 are recommended", k.phrase, n), ev("keywords"), nil)
+			c.a.finding(IDKeyphraseTooLong, c.id, fmt.Sprintf("the keyphrase %q has %d content words; 1 to 4 are recommended", k.phrase, n), c.ev("keywords"), nil)
 		}
 	}
+}
 
-	// Occurrences in the body.
+// occurrences finds the keyphrase in the body: uses, forms, spans, the
+// densest window of 100 words and sentences that repeat it.
+func (c *keyphraseRun) occurrences() {
+	a, k, kr, d := c.a, c.k, &c.kr, c.a.d
 	occ, occToks := a.matchBody(k)
+	c.occ = occ
 	forms := map[string]bool{}
-	var spans spanList
 	var positions []int32
 	for _, o := range occ {
 		kr.Occurrences += int(o.count)
@@ -369,14 +440,14 @@ func (a *analysis) keyphrase(k *kphrase, titleToks []*word, descSents [][]*word,
 			if len(forms) < 20 {
 				forms[d.word(int(ti)).lower] = true
 			}
-			spans.add(d.tokSpan(int(ti)))
+			c.spans.add(d.tokSpan(int(ti)))
 		}
-		for c := int32(0); c < o.count; c++ {
+		for n := int32(0); n < o.count; n++ {
 			positions = append(positions, ot[0])
 		}
 	}
-	kr.Spans = spans.spans
-	kr.Truncated.Note("spans", spans.total, len(spans.spans))
+	kr.Spans = c.spans.spans
+	kr.Truncated.Note("spans", c.spans.total, len(c.spans.spans))
 	for f := range forms {
 		kr.Forms = append(kr.Forms, f)
 	}
@@ -396,288 +467,335 @@ func (a *analysis) keyphrase(k *kphrase, titleToks []*word, descSents [][]*word,
 			}
 		}
 		kr.StuffingSignals = append(kr.StuffingSignals, fmt.Sprintf("used %d times in one sentence", kr.MaxPerSentence))
-		a.finding(IDRepeatedInSentence, id, fmt.Sprintf("a sentence uses %q %d times; once per sentence reads naturally", k.phrase, kr.MaxPerSentence), ev("content"), &rep)
+		a.finding(IDRepeatedInSentence, c.id, fmt.Sprintf("a sentence uses %q %d times; once per sentence reads naturally", k.phrase, kr.MaxPerSentence), c.ev("content"), &rep)
 	}
+}
 
-	// Density: the range of uses and the verdict come from useRange, so
-	// the summary, the finding and the assessment cannot disagree.
-	words := st.Words
-	if words > 0 && len(k.keys) > 0 {
-		occN := kr.Occurrences
-		factor := 0.7 + float64(max(n, 1))/3
-		kr.Density = round2(100 * float64(occN) / float64(words))
-		kr.AdjustedDensity = round2(kr.Density * factor)
-		u := useRange(words, n, k.exact || !a.p.full())
-		kr.RecommendedMin, kr.RecommendedMax = u.min, u.max
-		kr.DensityRating = u.rate(occN)
-		score := 9
-		inWords := fmt.Sprintf("%q occurs %d times in %d words (density %.2f%%)", k.phrase, occN, words, kr.Density)
-		switch kr.DensityRating {
-		case DensityNotFound:
-			score = 4
-			a.finding(IDKeyphraseNotFound, id, fmt.Sprintf("the keyphrase %q does not occur in the text; use it %s", k.phrase, u.advice()), ev("content"), nil)
-		case DensityLow:
-			score = 4
-			a.finding(IDDensityLow, id, fmt.Sprintf("%s; use it %s", inWords, u.advice()), seo.Measure("content", float64(occN), float64(u.min)), &spans)
-		case DensityHigh:
-			score = -10
-			a.finding(IDDensityHigh, id, fmt.Sprintf("%s; use it %s", inWords, u.advice()), seo.Measure("content", float64(occN), float64(u.max)), &spans)
-		case DensityStuffing:
-			score = -50
-			kr.StuffingSignals = append(kr.StuffingSignals, fmt.Sprintf("%d uses in %d words, more than %d", occN, words, u.stuffing))
-			a.finding(IDStuffing, id, fmt.Sprintf("%s: that is keyword stuffing; use it %s", inWords, u.advice()), seo.Measure("content", float64(occN), float64(u.max)), &spans)
+// density rates the uses against the text's length: the range of uses and
+// the verdict come from useRange, so the summary, the finding and the
+// assessment cannot disagree.
+func (c *keyphraseRun) density() {
+	a, k, kr, id := c.a, c.k, &c.kr, c.id
+	n := len(k.keys)
+	words := a.r.Stats.Words
+	if words <= 0 || len(k.keys) == 0 {
+		return
+	}
+	occN := kr.Occurrences
+	factor := 0.7 + float64(max(n, 1))/3
+	kr.Density = round2(100 * float64(occN) / float64(words))
+	kr.AdjustedDensity = round2(kr.Density * factor)
+	u := useRange(words, n, k.exact || !a.p.full())
+	kr.RecommendedMin, kr.RecommendedMax = u.min, u.max
+	kr.DensityRating = u.rate(occN)
+	score := 9
+	inWords := fmt.Sprintf("%q occurs %d times in %d words (density %.2f%%)", k.phrase, occN, words, kr.Density)
+	switch kr.DensityRating {
+	case DensityNotFound:
+		score = 4
+		a.finding(IDKeyphraseNotFound, id, fmt.Sprintf("the keyphrase %q does not occur in the text; use it %s", k.phrase, u.advice()), c.ev("content"), nil)
+	case DensityLow:
+		score = 4
+		a.finding(IDDensityLow, id, fmt.Sprintf("%s; use it %s", inWords, u.advice()), seo.Measure("content", float64(occN), float64(u.min)), &c.spans)
+	case DensityHigh:
+		score = -10
+		a.finding(IDDensityHigh, id, fmt.Sprintf("%s; use it %s", inWords, u.advice()), seo.Measure("content", float64(occN), float64(u.max)), &c.spans)
+	case DensityStuffing:
+		score = -50
+		kr.StuffingSignals = append(kr.StuffingSignals, fmt.Sprintf("%d uses in %d words, more than %d", occN, words, u.stuffing))
+		a.finding(IDStuffing, id, fmt.Sprintf("%s: that is keyword stuffing; use it %s", inWords, u.advice()), seo.Measure("content", float64(occN), float64(u.max)), &c.spans)
+	}
+	a.assess("seo", "keyphrase.density", id, score)
+}
+
+// introduction: the first paragraph uses the keyphrase in one sentence.
+func (c *keyphraseRun) introduction() {
+	a, k, kr, id, t := c.a, c.k, &c.kr, c.id, c.t
+	if t.intro < 0 || len(k.keys) == 0 {
+		return
+	}
+	b := &a.d.blocks[t.intro]
+	for _, o := range c.occ {
+		if o.sent >= b.s0 && o.sent < b.s1 {
+			kr.InIntroduction = true
+			break
 		}
-		a.assess("seo", "keyphrase.density", id, score)
 	}
-
-	// Introduction.
-	if intro >= 0 && len(k.keys) > 0 {
-		b := &d.blocks[intro]
-		for _, o := range occ {
-			if o.sent >= b.s0 && o.sent < b.s1 {
-				kr.InIntroduction = true
+	score := 9
+	if !kr.InIntroduction {
+		all := true
+		for _, key := range k.keys {
+			if !t.introKeys[key] {
+				all = false
 				break
 			}
 		}
-		score := 9
-		if !kr.InIntroduction {
-			all := true
-			for _, key := range k.keys {
-				if !introKeys[key] {
-					all = false
+		if all && !k.exact {
+			score = 6
+			a.finding(IDIntroductionSplit, id, fmt.Sprintf("the first paragraph has the words of %q only across sentences; use them together in one sentence", k.phrase), c.ev("content"), oneSpan(a.blockSpan(b)))
+		} else {
+			score = 3
+			a.finding(IDNotInIntroduction, id, fmt.Sprintf("the first paragraph does not use %q; mention it early", k.phrase), c.ev("content"), oneSpan(a.blockSpan(b)))
+		}
+	}
+	a.assess("seo", IDNotInIntroduction, id, score)
+}
+
+// title: the title has the keyphrase, as one phrase at its start.
+func (c *keyphraseRun) title() {
+	a, k, kr, id, titleToks := c.a, c.k, &c.kr, c.id, c.t.title
+	if a.title == "" || len(k.keys) == 0 {
+		return
+	}
+	share, count := matchTokens(k, titleToks)
+	in := share >= 1
+	kr.InTitle = &in
+	atStart := false
+	phrase := count > 0 && k.exact
+	if !k.exact && in {
+		var content []*word
+		for _, t := range titleToks {
+			if !t.stop {
+				content = append(content, t)
+			}
+		}
+		for i := 0; i+len(k.keys) <= len(content); i++ {
+			ok := true
+			for x, key := range k.keys {
+				if content[i+x].key != key {
+					ok = false
 					break
 				}
 			}
-			if all && !k.exact {
-				score = 6
-				a.finding(IDIntroductionSplit, id, fmt.Sprintf("the first paragraph has the words of %q only across sentences; use them together in one sentence", k.phrase), ev("content"), oneSpan(a.blockSpan(b)))
-			} else {
-				score = 3
-				a.finding(IDNotInIntroduction, id, fmt.Sprintf("the first paragraph does not use %q; mention it early", k.phrase), ev("content"), oneSpan(a.blockSpan(b)))
+			if ok {
+				phrase = true
+				atStart = i == 0
+				break
 			}
 		}
-		a.assess("seo", IDNotInIntroduction, id, score)
-	}
-
-	// Title.
-	if a.title != "" && len(k.keys) > 0 {
-		share, count := matchTokens(k, titleToks)
-		in := share >= 1
-		kr.InTitle = &in
-		atStart := false
-		phrase := count > 0 && k.exact
-		if !k.exact && in {
-			var content []*word
-			for _, t := range titleToks {
+	} else if k.exact && phrase {
+		atStart = len(titleToks) >= len(k.seq) && textfold.Diacritics(titleToks[0].core) == k.seq[0]
+		if !atStart {
+			for i, t := range titleToks {
 				if !t.stop {
-					content = append(content, t)
-				}
-			}
-			for i := 0; i+len(k.keys) <= len(content); i++ {
-				ok := true
-				for x, key := range k.keys {
-					if content[i+x].key != key {
-						ok = false
-						break
-					}
-				}
-				if ok {
-					phrase = true
-					atStart = i == 0
+					atStart = textfold.Diacritics(titleToks[i].core) == k.seq[0]
 					break
 				}
 			}
-		} else if k.exact && phrase {
-			atStart = len(titleToks) >= len(k.seq) && textfold.Diacritics(titleToks[0].core) == k.seq[0]
-			if !atStart {
-				for i, t := range titleToks {
-					if !t.stop {
-						atStart = textfold.Diacritics(titleToks[i].core) == k.seq[0]
-						break
-					}
-				}
-			}
 		}
-		kr.TitleAtStart = &atStart
-		score := 9
-		switch {
-		case !in:
-			score = 2
-			a.finding(IDNotInTitle, id, fmt.Sprintf("the title does not contain %q; put it in, near the start", k.phrase), seo.Evidence{Element: "title", Value: seo.Clip(a.title)}, nil)
-		case !phrase || !atStart:
-			score = 6
-			a.finding(IDTitleNotAtStart, id, fmt.Sprintf("the title contains %q but not as one phrase at its start; move it to the beginning", k.phrase), seo.Evidence{Element: "title", Value: seo.Clip(a.title)}, nil)
-		}
-		a.assess("seo", IDNotInTitle, id, score)
 	}
-
-	// Meta description.
-	if a.desc != "" && len(k.keys) > 0 {
-		m := 0
-		for _, s := range descSents {
-			if share, _ := matchTokens(k, s); share >= 1 {
-				m++
-			}
-		}
-		kr.InDescription = &m
-		score := 9
-		switch {
-		case m == 0:
-			score = 3
-			a.finding(IDNotInDescription, id, fmt.Sprintf("the meta description does not use %q; include it once", k.phrase), seo.Evidence{Element: "description", Value: seo.Clip(a.desc)}, nil)
-		case m > 2:
-			score = 3
-			kr.StuffingSignals = append(kr.StuffingSignals, fmt.Sprintf("used in %d sentences of the meta description", m))
-			a.finding(IDDescriptionOverused, id, fmt.Sprintf("%d sentences of the meta description use %q; once or twice is enough", m, k.phrase), seo.Evidence{Element: "description", Value: seo.Clip(a.desc)}, nil)
-		}
-		a.assess("seo", IDNotInDescription, id, score)
+	kr.TitleAtStart = &atStart
+	score := 9
+	switch {
+	case !in:
+		score = 2
+		a.finding(IDNotInTitle, id, fmt.Sprintf("the title does not contain %q; put it in, near the start", k.phrase), seo.Evidence{Element: "title", Value: seo.Clip(a.title)}, nil)
+	case !phrase || !atStart:
+		score = 6
+		a.finding(IDTitleNotAtStart, id, fmt.Sprintf("the title contains %q but not as one phrase at its start; move it to the beginning", k.phrase), seo.Evidence{Element: "title", Value: seo.Clip(a.title)}, nil)
 	}
+	a.assess("seo", IDNotInTitle, id, score)
+}
 
-	// Subheadings (H2 and H3).
-	kr.Subheadings = len(subheadBlocks)
-	if len(subheadBlocks) > 0 && len(k.keys) > 0 {
-		need := 1.0
-		if a.p.full() && !k.exact && len(k.keys) > 1 {
-			need = 0.5
-		}
-		var unmatched spanList
-		for i, bi := range subheadBlocks {
-			if a.cancel.done() {
-				return kr
-			}
-			h := subheads.at(i)
-			if share, _ := matchTokens(k, h); share >= need {
-				kr.SubheadingsMatched++
-			} else {
-				unmatched.add(a.blockSpan(&d.blocks[bi]))
-			}
-		}
-		pct := percent(kr.SubheadingsMatched, len(subheadBlocks))
-		score := 9
-		switch {
-		case len(subheadBlocks) == 1 && kr.SubheadingsMatched == 1:
-		case pct < 30:
-			score = 3
-			a.finding(IDNotInSubheadings, id, fmt.Sprintf("%d of %d H2/H3 subheadings reflect %q; use it (or its words) in 30%% to 75%% of them", kr.SubheadingsMatched, len(subheadBlocks), k.phrase), seo.Measure("subheadings", pct, 30), &unmatched)
-		case pct > 75:
-			score = 3
-			kr.StuffingSignals = append(kr.StuffingSignals, fmt.Sprintf("in %.0f%% of the subheadings", pct))
-			a.finding(IDSubheadingsOverused, id, fmt.Sprintf("%d of %d H2/H3 subheadings reflect %q; vary them, 75%% at most", kr.SubheadingsMatched, len(subheadBlocks), k.phrase), seo.Measure("subheadings", pct, 75), nil)
-		}
-		a.assess("seo", IDNotInSubheadings, id, score)
+// description: the meta description uses the keyphrase once or twice.
+func (c *keyphraseRun) description() {
+	a, k, kr, id := c.a, c.k, &c.kr, c.id
+	if a.desc == "" || len(k.keys) == 0 {
+		return
 	}
+	m := 0
+	for _, s := range c.t.descSents {
+		if share, _ := matchTokens(k, s); share >= 1 {
+			m++
+		}
+	}
+	kr.InDescription = &m
+	score := 9
+	switch {
+	case m == 0:
+		score = 3
+		a.finding(IDNotInDescription, id, fmt.Sprintf("the meta description does not use %q; include it once", k.phrase), seo.Evidence{Element: "description", Value: seo.Clip(a.desc)}, nil)
+	case m > 2:
+		score = 3
+		kr.StuffingSignals = append(kr.StuffingSignals, fmt.Sprintf("used in %d sentences of the meta description", m))
+		a.finding(IDDescriptionOverused, id, fmt.Sprintf("%d sentences of the meta description use %q; once or twice is enough", m, k.phrase), seo.Evidence{Element: "description", Value: seo.Clip(a.desc)}, nil)
+	}
+	a.assess("seo", IDNotInDescription, id, score)
+}
 
-	// Image alt text.
+// subheadings: 30% to 75% of the H2 and H3 subheadings reflect the
+// keyphrase. It returns false when the analysis was canceled.
+func (c *keyphraseRun) subheadings() bool {
+	a, k, kr, id, t := c.a, c.k, &c.kr, c.id, c.t
+	kr.Subheadings = len(t.subheadBlocks)
+	if len(t.subheadBlocks) == 0 || len(k.keys) == 0 {
+		return true
+	}
+	need := 1.0
+	if a.p.full() && !k.exact && len(k.keys) > 1 {
+		need = 0.5
+	}
+	var unmatched spanList
+	for i, bi := range t.subheadBlocks {
+		if a.cancel.done() {
+			return false
+		}
+		h := t.subheads.at(i)
+		if share, _ := matchTokens(k, h); share >= need {
+			kr.SubheadingsMatched++
+		} else {
+			unmatched.add(a.blockSpan(&a.d.blocks[bi]))
+		}
+	}
+	pct := percent(kr.SubheadingsMatched, len(t.subheadBlocks))
+	score := 9
+	switch {
+	case len(t.subheadBlocks) == 1 && kr.SubheadingsMatched == 1:
+	case pct < 30:
+		score = 3
+		a.finding(IDNotInSubheadings, id, fmt.Sprintf("%d of %d H2/H3 subheadings reflect %q; use it (or its words) in 30%% to 75%% of them", kr.SubheadingsMatched, len(t.subheadBlocks), k.phrase), seo.Measure("subheadings", pct, 30), &unmatched)
+	case pct > 75:
+		score = 3
+		kr.StuffingSignals = append(kr.StuffingSignals, fmt.Sprintf("in %.0f%% of the subheadings", pct))
+		a.finding(IDSubheadingsOverused, id, fmt.Sprintf("%d of %d H2/H3 subheadings reflect %q; vary them, 75%% at most", kr.SubheadingsMatched, len(t.subheadBlocks), k.phrase), seo.Measure("subheadings", pct, 75), nil)
+	}
+	a.assess("seo", IDNotInSubheadings, id, score)
+	return true
+}
+
+// alts: the images' alt texts describe the relevant images with the
+// keyphrase, without overusing it. It returns false when the analysis was
+// canceled.
+func (c *keyphraseRun) alts() bool {
+	a, k, kr, id, nAlts := c.a, c.k, &c.kr, c.id, c.t.nAlts
 	kr.Images = nAlts
-	if nAlts > 0 && len(k.keys) > 0 {
-		for _, g := range altGroups {
-			if a.cancel.done() {
-				return kr
-			}
-			if share, _ := matchTokens(k, g.toks); share >= 0.5 {
-				kr.AltMatched += len(g.idx)
-			}
-		}
-		pct := percent(kr.AltMatched, nAlts)
-		score := 9
-		switch {
-		case nAlts < 5 && kr.AltMatched == 0, nAlts >= 5 && pct < 30:
-			score = 6
-			a.finding(IDNotInAlt, id, fmt.Sprintf("%d of %d images have %q in their alt text; describe the relevant ones with it", kr.AltMatched, nAlts, k.phrase), seo.Measure("img alt", pct, 30), nil)
-		case nAlts >= 5 && pct > 75:
-			score = 6
-			kr.StuffingSignals = append(kr.StuffingSignals, fmt.Sprintf("in %.0f%% of the image alt texts", pct))
-			a.finding(IDAltOverused, id, fmt.Sprintf("%d of %d images have %q in their alt text; describe each image as it is", kr.AltMatched, nAlts, k.phrase), seo.Measure("img alt", pct, 75), nil)
-		}
-		a.assess("seo", IDNotInAlt, id, score)
+	if nAlts == 0 || len(k.keys) == 0 {
+		return true
 	}
-
-	// Slug.
-	if a.req.Slug != "" && len(k.keys) > 0 {
-		in := a.inSlug(k, slug)
-		kr.InSlug = &in
-		score := 9
-		if !in {
-			score = 6
-			a.finding(IDNotInSlug, id, fmt.Sprintf("the slug does not contain %q; try %q", k.phrase, slugify(a.r.Language, k.words)), seo.Evidence{Element: "slug", Value: seo.Clip(a.req.Slug)}, nil)
+	for _, g := range c.t.altGroups {
+		if a.cancel.done() {
+			return false
 		}
-		a.assess("seo", IDNotInSlug, id, score)
+		if share, _ := matchTokens(k, g.toks); share >= 0.5 {
+			kr.AltMatched += len(g.idx)
+		}
 	}
+	pct := percent(kr.AltMatched, nAlts)
+	score := 9
+	switch {
+	case nAlts < 5 && kr.AltMatched == 0, nAlts >= 5 && pct < 30:
+		score = 6
+		a.finding(IDNotInAlt, id, fmt.Sprintf("%d of %d images have %q in their alt text; describe the relevant ones with it", kr.AltMatched, nAlts, k.phrase), seo.Measure("img alt", pct, 30), nil)
+	case nAlts >= 5 && pct > 75:
+		score = 6
+		kr.StuffingSignals = append(kr.StuffingSignals, fmt.Sprintf("in %.0f%% of the image alt texts", pct))
+		a.finding(IDAltOverused, id, fmt.Sprintf("%d of %d images have %q in their alt text; describe each image as it is", kr.AltMatched, nAlts, k.phrase), seo.Measure("img alt", pct, 75), nil)
+	}
+	a.assess("seo", IDNotInAlt, id, score)
+	return true
+}
 
-	// Distribution over the body sentences.
+// slug: the URL slug has the keyphrase.
+func (c *keyphraseRun) slug() {
+	a, k, kr, id := c.a, c.k, &c.kr, c.id
+	if a.req.Slug == "" || len(k.keys) == 0 {
+		return
+	}
+	in := a.inSlug(k, c.t.slug)
+	kr.InSlug = &in
+	score := 9
+	if !in {
+		score = 6
+		a.finding(IDNotInSlug, id, fmt.Sprintf("the slug does not contain %q; try %q", k.phrase, slugify(a.r.Language, k.words)), seo.Evidence{Element: "slug", Value: seo.Clip(a.req.Slug)}, nil)
+	}
+	a.assess("seo", IDNotInSlug, id, score)
+}
+
+// distribution: the longest run of body sentences without the keyphrase.
+// It returns false when the analysis was canceled.
+func (c *keyphraseRun) distribution() bool {
+	a, k, kr, id, occ := c.a, c.k, &c.kr, c.id, c.occ
 	total := len(a.bodySents)
-	if total > 0 && kr.Occurrences > 0 {
-		gap, best, bestEnd := 0, 0, -1
-		oi := 0
-		for pos, si32 := range a.bodySents {
-			if a.cancel.done() {
-				return kr
-			}
-			si := int(si32)
-			if oi < len(occ) && int(occ[oi].sent) == si {
-				oi++
-				gap = 0
-				continue
-			}
-			gap++
-			if gap > best {
-				best, bestEnd = gap, pos
-			}
-		}
-		kr.LongestGap = best
-		kr.GapRatio = round2(float64(best) / float64(total))
-		score := 9
-		if total >= 15 {
-			switch {
-			case kr.GapRatio > 0.5:
-				score = 1
-			case kr.GapRatio >= 0.3:
-				score = 6
-			}
-		}
-		if score < 9 {
-			sp := Span{d.sentSpan(int(a.bodySents[bestEnd-best+1])).Start, d.sentSpan(int(a.bodySents[bestEnd])).End}
-			a.finding(IDPoorDistribution, id, fmt.Sprintf("%d sentences in a row (%.0f%% of the text) do not use %q; spread it through the text", best, 100*kr.GapRatio, k.phrase), seo.Measure("content", kr.GapRatio, 0.3), oneSpan(sp))
-		}
-		a.assess("seo", IDPoorDistribution, id, score)
+	if total == 0 || kr.Occurrences == 0 {
+		return true
 	}
+	gap, best, bestEnd := 0, 0, -1
+	oi := 0
+	for pos, si32 := range a.bodySents {
+		if a.cancel.done() {
+			return false
+		}
+		si := int(si32)
+		if oi < len(occ) && int(occ[oi].sent) == si {
+			oi++
+			gap = 0
+			continue
+		}
+		gap++
+		if gap > best {
+			best, bestEnd = gap, pos
+		}
+	}
+	kr.LongestGap = best
+	kr.GapRatio = round2(float64(best) / float64(total))
+	score := 9
+	if total >= 15 {
+		switch {
+		case kr.GapRatio > 0.5:
+			score = 1
+		case kr.GapRatio >= 0.3:
+			score = 6
+		}
+	}
+	if score < 9 {
+		sp := Span{a.d.sentSpan(int(a.bodySents[bestEnd-best+1])).Start, a.d.sentSpan(int(a.bodySents[bestEnd])).End}
+		a.finding(IDPoorDistribution, id, fmt.Sprintf("%d sentences in a row (%.0f%% of the text) do not use %q; spread it through the text", best, 100*kr.GapRatio, k.phrase), seo.Measure("content", kr.GapRatio, 0.3), oneSpan(sp))
+	}
+	a.assess("seo", IDPoorDistribution, id, score)
+	return true
+}
 
-	// Competing links.
-	if nAnchors > 0 && len(k.keys) > 0 {
-		var where spanList
-		for _, g := range anchorGroups {
-			if a.cancel.done() {
-				return kr
-			}
-			anc := g.toks
-			share, _ := matchTokens(k, anc)
-			if share < 1 {
-				continue
-			}
-			extra := false
-			for _, t := range anc {
-				if !t.stop && !contains(k.keys, t.key) {
-					extra = true
-					break
-				}
-			}
-			if !extra {
-				kr.CompetingLinks += len(g.idx)
-				for _, i := range g.idx {
-					o := a.ps.links[i].offset
-					where.add(Span{o, o + len(a.ps.links[i].anchor)})
-				}
-			}
-		}
-		score := 8
-		if kr.CompetingLinks > 0 {
-			score = 2
-			kr.StuffingSignals = append(kr.StuffingSignals, fmt.Sprintf("%d links use it as anchor text", kr.CompetingLinks))
-			a.finding(IDCompetingLinks, id, fmt.Sprintf("%d links have %q as their anchor text, which tells search engines another page is about it; reword the anchors", kr.CompetingLinks, k.phrase), ev("a"), &where)
-		}
-		a.assess("seo", IDCompetingLinks, id, score)
+// competingLinks: links whose anchor text is the keyphrase and nothing
+// more tell search engines another page is about it. It returns false
+// when the analysis was canceled.
+func (c *keyphraseRun) competingLinks() bool {
+	a, k, kr, id := c.a, c.k, &c.kr, c.id
+	if c.t.nAnchors == 0 || len(k.keys) == 0 {
+		return true
 	}
-	return kr
+	var where spanList
+	for _, g := range c.t.anchorGroups {
+		if a.cancel.done() {
+			return false
+		}
+		anc := g.toks
+		share, _ := matchTokens(k, anc)
+		if share < 1 {
+			continue
+		}
+		extra := false
+		for _, t := range anc {
+			if !t.stop && !contains(k.keys, t.key) {
+				extra = true
+				break
+			}
+		}
+		if !extra {
+			kr.CompetingLinks += len(g.idx)
+			for _, i := range g.idx {
+				o := a.ps.links[i].offset
+				where.add(Span{o, o + len(a.ps.links[i].anchor)})
+			}
+		}
+	}
+	score := 8
+	if kr.CompetingLinks > 0 {
+		score = 2
+		kr.StuffingSignals = append(kr.StuffingSignals, fmt.Sprintf("%d links use it as anchor text", kr.CompetingLinks))
+		a.finding(IDCompetingLinks, id, fmt.Sprintf("%d links have %q as their anchor text, which tells search engines another page is about it; reword the anchors", kr.CompetingLinks, k.phrase), c.ev("a"), &where)
+	}
+	a.assess("seo", IDCompetingLinks, id, score)
+	return true
 }
 
 // Density ratings of Keyphrase.DensityRating.

@@ -8,6 +8,7 @@ import (
 )
 
 func TestFormulas(t *testing.T) {
+	t.Parallel()
 	// W = 100 words, S = 5 sentences, Y = 150 syllables: ASL 20, ASW 1.5.
 	want := map[string]float64{
 		"en": 206.835 - 1.015*20 - 84.6*1.5, // 59.635
@@ -31,6 +32,7 @@ func TestFormulas(t *testing.T) {
 }
 
 func TestGrades(t *testing.T) {
+	t.Parallel()
 	// W 100, S 5, Y 150, L 450, C 470, P 10.
 	g := grades(100, 5, 150, 450, 470, 10)
 	want := [5]float64{
@@ -51,6 +53,7 @@ func TestGrades(t *testing.T) {
 // TestReadabilityEndToEnd checks the counts behind the formula on a text
 // whose words and syllables were counted by hand.
 func TestReadabilityEndToEnd(t *testing.T) {
+	t.Parallel()
 	// el-e-phants re-mem-ber lo-ca-tions. beau-ti-ful an-i-mals wan-der slow-ly.
 	text := "Elephants remember locations. Beautiful animals wander slowly."
 	r := optimize(t, Request{Content: text, Locale: "en-GB"})
@@ -69,6 +72,7 @@ func TestReadabilityEndToEnd(t *testing.T) {
 }
 
 func TestSyllables(t *testing.T) {
+	t.Parallel()
 	ref := map[string]map[string]int{
 		"en": {"cat": 1, "table": 2, "make": 1, "makes": 1, "jumped": 1, "wanted": 2, "boxes": 2, "simple": 2, "coffee": 2, "water": 2, "elephant": 3, "beautiful": 3, "the": 1, "people": 2, "business": 2},
 		"de": {"haus": 1, "kaffee": 2, "bohnen": 2, "wasser": 2, "gewohnheiten": 4, "mühle": 2, "einfach": 2},
@@ -102,6 +106,7 @@ func passiveOf(t *testing.T, lang, s string) bool {
 }
 
 func TestPassive(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		lang, sentence string
 		want           bool
@@ -144,6 +149,7 @@ func TestPassive(t *testing.T) {
 
 // TestAllLanguages analyses the sample text of each supported language.
 func TestAllLanguages(t *testing.T) {
+	t.Parallel()
 	formula := map[string]string{"en": "Flesch Reading Ease", "de": "Amstad", "es": "Fernández Huerta", "fr": "Kandel-Moles",
 		"it": "Flesch-Vacca", "nl": "Douma", "pt": "Flesch (Portuguese adaptation)", "ru": "Oborneva"}
 	for _, lang := range Languages {
@@ -181,6 +187,7 @@ func TestAllLanguages(t *testing.T) {
 }
 
 func TestLanguageMismatch(t *testing.T) {
+	t.Parallel()
 	r := optimize(t, Request{Content: benchText(t, "fr", 200), Keywords: []string{"café"}, Locale: "de-DE"})
 	if r.Detected.Language != "fr" {
 		t.Fatalf("detected %+v", r.Detected)
@@ -192,6 +199,7 @@ func TestLanguageMismatch(t *testing.T) {
 }
 
 func TestUnsupportedLocale(t *testing.T) {
+	t.Parallel()
 	text := "Kawa jest gorąca. Lubię kawę rano. Kawa z mlekiem jest dobra."
 	r := optimize(t, Request{Content: text, Keywords: []string{"kawa"}, Locale: "pl-PL"})
 	if r.Supported || len(r.Skipped) == 0 || r.Readability.Formula != "" {
@@ -206,6 +214,7 @@ func TestUnsupportedLocale(t *testing.T) {
 }
 
 func TestStemKeyLongWords(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("kaffeemaschinen", 5) // 75 bytes
 	tests := []struct {
 		lang, word, want string

@@ -9,6 +9,7 @@ import (
 )
 
 func TestKeyphraseMatching(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name, locale, content, keyphrase string
 		want                             int
@@ -36,6 +37,7 @@ func TestKeyphraseMatching(t *testing.T) {
 }
 
 func TestDensity(t *testing.T) {
+	t.Parallel()
 	content := gen(400, 8, true)
 	r := optimize(t, Request{Content: content, Keywords: []string{"coffee beans"}})
 	k := r.Keyphrases[0]
@@ -57,6 +59,7 @@ func TestDensity(t *testing.T) {
 }
 
 func TestFormats(t *testing.T) {
+	t.Parallel()
 	html := `<!doctype html><html><head><title>Coffee beans guide</title>
 <meta name="description" content="All about coffee beans."><style>p{color:red}</style></head>
 <body><h1>Coffee beans</h1><p>Coffee beans are seeds. We roast them &amp; grind them.</p>
@@ -126,6 +129,7 @@ func TestFormats(t *testing.T) {
 }
 
 func TestAbbreviations(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		locale, text string
 		want         int
@@ -147,6 +151,7 @@ func TestAbbreviations(t *testing.T) {
 }
 
 func TestSuggestions(t *testing.T) {
+	t.Parallel()
 	content := "# A long guide to everything you could ever want to know about roasting\n\n" +
 		gen(80, 0, false) + "\n\n" + strings.Repeat("Some filler words come first here, ", 3) +
 		"and good coffee beans from a farm matter a lot, " + strings.Repeat("and this sentence keeps going for a long while ", 3) + "until it ends.\n\n" + gen(300, 0, true)
@@ -168,6 +173,7 @@ func TestSuggestions(t *testing.T) {
 
 // TestScoreRule recomputes both scores from the assessments.
 func TestScoreRule(t *testing.T) {
+	t.Parallel()
 	r := optimize(t, Request{Content: gen(400, 8, true), Keywords: []string{"coffee beans", "green tea"}, Title: "Coffee beans at home"})
 	var read, readN float64
 	shared, sharedN := 0.0, 0.0
@@ -214,6 +220,7 @@ func TestScoreRule(t *testing.T) {
 }
 
 func TestCatalog(t *testing.T) {
+	t.Parallel()
 	seen := map[string]bool{}
 	for _, c := range Catalog() {
 		if seen[c.ID] || c.Summary == "" || c.Severity == 0 || c.Scope != ScopeContent {

@@ -300,6 +300,7 @@ func (b *budget) Reserve(_ context.Context, n int64) (func(), error) {
 }
 
 func TestOptimizeReservesMemory(t *testing.T) {
+	t.Parallel()
 	text := benchText(t, "en", 300)
 	tests := []struct {
 		name    string
@@ -334,6 +335,7 @@ func TestOptimizeReservesMemory(t *testing.T) {
 }
 
 func TestEstimateMemory(t *testing.T) {
+	t.Parallel()
 	for _, n := range []int{-1, 0, 1000, MaxContentBytes} {
 		got := EstimateMemory(n)
 		if got < memoryBase || got < int64(memoryPerByte)*int64(n) {

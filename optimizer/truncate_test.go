@@ -10,6 +10,7 @@ import (
 // TestTruncatedSpans checks that lists cut at MaxSpans say so with their
 // totals, and that uncut lists say nothing.
 func TestTruncatedSpans(t *testing.T) {
+	t.Parallel()
 	var b strings.Builder
 	for i := range 80 {
 		b.WriteString(passives[i%len(passives)])
@@ -47,6 +48,7 @@ func TestTruncatedSpans(t *testing.T) {
 // TestTruncatedFindings checks the cap on the findings of a report: the
 // most severe are kept and the total is noted.
 func TestTruncatedFindings(t *testing.T) {
+	t.Parallel()
 	kws := make([]string, 0, MaxKeywords)
 	for i := range MaxKeywords {
 		kws = append(kws, "absent"+strings.Repeat("x", i%50)+string(rune('a'+i%26))+string(rune('a'+i/26%26)))

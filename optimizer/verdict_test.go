@@ -14,6 +14,7 @@ import (
 // The README's own example: a score is never rated good while an error
 // finding stands, and a text too short to rate is rated bad.
 func TestRatingNeverGoodWithError(t *testing.T) {
+	t.Parallel()
 	title := "Coffee beans: how to choose them"
 	desc := "Coffee beans from a good roaster make the best cup. Here is how to choose them, store them and grind them at home for a better cup."
 	tests := []struct {
@@ -62,6 +63,7 @@ func checkRatings(t *testing.T, r *Report) {
 
 // A reading ease that was not computed is null with a reason, never 0.
 func TestReadabilityNotComputed(t *testing.T) {
+	t.Parallel()
 	table := "<table><tr><td>" + strings.Repeat("Coffee grinders and kettles ", 5) + "</td></tr></table>"
 	tests := []struct {
 		name   string
@@ -97,6 +99,7 @@ func TestReadabilityNotComputed(t *testing.T) {
 // A readability score never stands on no checks or on the structural
 // checks alone: it is null with a reason, and so is its rating.
 func TestReadabilityScoreNotComputed(t *testing.T) {
+	t.Parallel()
 	table := "<table><tr><td>" + strings.Repeat("Coffee grinders and kettles ", 5) + "</td></tr></table>"
 	tests := []struct {
 		name   string
@@ -135,6 +138,7 @@ func TestReadabilityScoreNotComputed(t *testing.T) {
 // useRange in integers agrees with its definition over the adjusted
 // density, and its range is never empty.
 func TestUseRange(t *testing.T) {
+	t.Parallel()
 	for words := 1; words <= 3000; words++ {
 		for n := 1; n <= 12; n++ {
 			for _, exact := range []bool{false, true} {
@@ -168,6 +172,7 @@ func TestUseRange(t *testing.T) {
 // In every language, the keyphrase summary (uses, density, recommended
 // range, rating) and the density findings say the same thing.
 func TestDensityVerdictAgrees(t *testing.T) {
+	t.Parallel()
 	langs := append(slices.Clone(Languages), "pl")
 	for _, lang := range langs {
 		base := sampleWords(t, lang)
@@ -270,6 +275,7 @@ func checkDensity(t *testing.T, name string, r *Report) {
 // The slug suggestion spells letters the way the language does without
 // marks, and a slug so spelled reflects the keyphrase.
 func TestSlugTransliteration(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		lang string
 		in   []string
@@ -316,6 +322,7 @@ func TestSlugTransliteration(t *testing.T) {
 // A title suggestion never repeats a keyphrase its base already starts
 // with, and a cut title ends at a word with an ellipsis.
 func TestTitleSuggestionNotDoubled(t *testing.T) {
+	t.Parallel()
 	var b strings.Builder
 	b.WriteString("Green tea is great for a calm afternoon and a quiet evening with friends who visit. ")
 	for range 60 {
@@ -332,6 +339,7 @@ func TestTitleSuggestionNotDoubled(t *testing.T) {
 // counted in words, while the keyphrase's occurrences still count, and
 // the description joins its sentences without a space.
 func TestUnspacedLanguage(t *testing.T) {
+	t.Parallel()
 	ja := strings.Repeat("緑茶は日本の伝統的な飲み物で、毎日多くの人に飲まれています。茶葉の産地によって味や香りが大きく異なるのも魅力の一つです。", 3)
 	r := optimize(t, Request{Content: ja, Keywords: []string{"緑茶"}, Locale: "ja-JP"})
 	if r.Stats.WordsReason != ReasonNoWordBoundaries || r.Stats.Words != 0 || r.Stats.AvgSentenceCharacters == 0 {

@@ -28,6 +28,7 @@ var gscDate = time.Date(2025, 2, 28, 0, 0, 0, 0, time.UTC)
 // A new user with no provider account imports a Search Console export and
 // gets rankings from it.
 func TestImportSearchConsoleThenRankings(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	st := memstore.New(nil)
 	rep, err := rankings.ImportSearchConsole(ctx, st, openFixture(t, "gsc-queries.csv"), rankings.ImportOptions{
@@ -67,6 +68,7 @@ func TestImportSearchConsoleThenRankings(t *testing.T) {
 }
 
 func TestImportSearchConsoleBadRows(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	st := memstore.New(nil)
 	rep, err := rankings.ImportSearchConsole(ctx, st, openFixture(t, "gsc-queries-bad.csv"), rankings.ImportOptions{Domain: "example.com", Date: gscDate})
@@ -86,6 +88,7 @@ func TestImportSearchConsoleBadRows(t *testing.T) {
 }
 
 func TestImportErrorsStoreNothing(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name  string
 		file  string
@@ -129,6 +132,7 @@ func (failingStore) Record(context.Context, []rankings.Observation) error {
 }
 
 func TestImportRecordFailureTracksNothing(t *testing.T) {
+	t.Parallel()
 	st := failingStore{memstore.New(nil)}
 	_, err := rankings.ImportSearchConsole(context.Background(), st, openFixture(t, "gsc-queries.csv"), rankings.ImportOptions{Domain: "example.com", Date: gscDate})
 	if err == nil || !strings.Contains(err.Error(), "disk full") {
@@ -140,6 +144,7 @@ func TestImportRecordFailureTracksNothing(t *testing.T) {
 }
 
 func TestImportTooLarge(t *testing.T) {
+	t.Parallel()
 	var b strings.Builder
 	b.WriteString("Top queries,Position,Note\n")
 	line := "keyword,3," + strings.Repeat("x", 4000) + "\n"
@@ -157,6 +162,7 @@ func TestImportTooLarge(t *testing.T) {
 }
 
 func TestImportCSV(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	st := memstore.New(nil)
 	rep, err := rankings.ImportCSV(ctx, st, openFixture(t, "history.csv"), rankings.ImportOptions{Domain: "example.com"})
@@ -214,6 +220,7 @@ func movements(t *testing.T, st rankings.Store) map[string]rankings.Movement {
 // A query only in the earlier of two exports is lost, one only in the
 // later is new, whichever export is imported first.
 func TestImportSearchConsoleNewAndLost(t *testing.T) {
+	t.Parallel()
 	feb := time.Date(2025, 2, 28, 0, 0, 0, 0, time.UTC)
 	mar := time.Date(2025, 3, 31, 0, 0, 0, 0, time.UTC)
 	files := map[time.Time]string{
@@ -272,6 +279,7 @@ func TestImportSearchConsoleNewAndLost(t *testing.T) {
 // An observation another source stored on an export's day is kept: the
 // export's absence does not overwrite a checked position.
 func TestImportSearchConsoleKeepsOtherSources(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	feb := time.Date(2025, 2, 28, 0, 0, 0, 0, time.UTC)
 	mar := time.Date(2025, 3, 31, 0, 0, 0, 0, time.UTC)

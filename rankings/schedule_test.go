@@ -101,6 +101,7 @@ func nextPass(t *testing.T, passes <-chan *rankings.RecheckReport) *rankings.Rec
 }
 
 func TestRun(t *testing.T) {
+	t.Parallel()
 	clock := &fakeClock{now: time.Date(2025, 3, 1, 10, 0, 0, 0, time.UTC), waits: make(chan fakeWait)}
 	src := newFake(map[string][]rankings.Result{
 		"ok":    {{Position: 2, URL: "https://example.com/ok"}},
@@ -146,6 +147,7 @@ func TestRun(t *testing.T) {
 }
 
 func TestRunBoundedRetries(t *testing.T) {
+	t.Parallel()
 	clock := &fakeClock{now: time.Date(2025, 3, 1, 2, 0, 0, 0, time.UTC), waits: make(chan fakeWait)}
 	src := newFake(nil)
 	src.setFail("down", seo.ErrRateLimited)
@@ -175,6 +177,7 @@ func TestRunBoundedRetries(t *testing.T) {
 }
 
 func TestRecheckDueSkipsCheckedToday(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	now := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
 	src := newFake(map[string][]rankings.Result{"a": {{Position: 1, URL: "https://example.com/"}}})
@@ -200,6 +203,7 @@ func TestRecheckDueSkipsCheckedToday(t *testing.T) {
 }
 
 func TestNextRun(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name string
 		now  time.Time

@@ -16,6 +16,7 @@ import (
 func fp(p float64) *float64 { return &p }
 
 func TestNewRankingStates(t *testing.T) {
+	t.Parallel()
 	at := time.Date(2025, 3, 1, 10, 0, 0, 0, time.UTC)
 	ranked := &rankings.Observation{Keyword: "k", Position: fp(4), URL: "https://example.com/", Depth: 100, Source: "fake", CheckedAt: at}
 	absent := &rankings.Observation{Keyword: "k", Depth: 100, Source: "fake", CheckedAt: at}
@@ -62,6 +63,7 @@ func TestNewRankingStates(t *testing.T) {
 }
 
 func TestMovementOf(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		before, after *float64
 		want          rankings.Movement
@@ -81,6 +83,7 @@ func TestMovementOf(t *testing.T) {
 }
 
 func TestFailureMessageIsSafe(t *testing.T) {
+	t.Parallel()
 	err := fmt.Errorf("serpapi: %w: Get \"https://serpapi.com/search.json?api_key=SECRET&q=x\": EOF\n  more", seo.ErrUnavailable)
 	got := rankings.FailureMessage(err)
 	if strings.Contains(got, "SECRET") || strings.Contains(got, "\n") || !strings.Contains(got, "https://serpapi.com/search.json") {
@@ -94,6 +97,7 @@ func TestFailureMessageIsSafe(t *testing.T) {
 // Without a source, a keyword never observed is "unchecked" and says why;
 // it is never a null position that reads as "not ranked".
 func TestRankingsWithoutSourceAreUnchecked(t *testing.T) {
+	t.Parallel()
 	tr := rankings.NewTracker(nil, memstore.New(nil), nil)
 	got, err := tr.Rankings(context.Background(), "example.com", []string{"a"}, nil)
 	if err != nil || len(got) != 1 {
@@ -111,6 +115,7 @@ func TestRankingsWithoutSourceAreUnchecked(t *testing.T) {
 // is kept by the store: a tracker without a source (another process, a
 // restart) still reports it.
 func TestFailedCheckKeepsPositionAndIsStored(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	now := time.Date(2025, 3, 1, 10, 0, 0, 0, time.UTC)
 	clock := func() time.Time { return now }
@@ -144,6 +149,7 @@ func TestFailedCheckKeepsPositionAndIsStored(t *testing.T) {
 
 // The daily pass records its failures too.
 func TestRecheckDueRecordsFailures(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	src := newFake(nil)
 	src.setFail("k", seo.ErrUnavailable)

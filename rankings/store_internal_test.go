@@ -7,6 +7,7 @@ import (
 )
 
 func TestDayNumberRoundTrip(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name string
 		n    int64
@@ -21,6 +22,7 @@ func TestDayNumberRoundTrip(t *testing.T) {
 }
 
 func TestCheckLocale(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name string
 		l    seo.Locale

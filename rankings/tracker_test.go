@@ -23,6 +23,7 @@ var serpResults = []rankings.Result{
 }
 
 func TestMatching(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name    string
 		domain  string
@@ -82,6 +83,7 @@ func TestMatching(t *testing.T) {
 }
 
 func TestFailureIsNeverNotRanked(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	src := newFake(map[string][]rankings.Result{"a": serpResults, "c": serpResults})
 	src.setFail("b", seo.ErrRateLimited)
@@ -116,6 +118,7 @@ func TestFailureIsNeverNotRanked(t *testing.T) {
 }
 
 func TestBadAnswerIsAnError(t *testing.T) {
+	t.Parallel()
 	src := newFake(map[string][]rankings.Result{"k": {{Position: 0, URL: "https://example.com/"}}})
 	st := memstore.New(nil)
 	_, err := rankings.NewTracker(src, st, nil).Check(context.Background(), "example.com", []string{"k"}, nil)
@@ -125,6 +128,7 @@ func TestBadAnswerIsAnError(t *testing.T) {
 }
 
 func TestCheckInputErrors(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("é", 201)
 	cases := []struct {
 		name     string
@@ -174,6 +178,7 @@ func TestCheckInputErrors(t *testing.T) {
 }
 
 func TestNoSource(t *testing.T) {
+	t.Parallel()
 	tr := rankings.NewTracker(nil, memstore.New(nil), nil)
 	if _, err := tr.Check(context.Background(), "example.com", []string{"k"}, nil); !errors.Is(err, seo.ErrUnavailable) || !strings.Contains(err.Error(), "no SERP source configured") {
 		t.Errorf("Check without source = %v, want ErrUnavailable", err)
@@ -185,6 +190,7 @@ func TestNoSource(t *testing.T) {
 }
 
 func TestDedupOrderAndConcurrency(t *testing.T) {
+	t.Parallel()
 	res := map[string][]rankings.Result{}
 	var kws []string
 	for _, k := range []string{"k1", "k2", "k3", "k4", "k5", "k6", "k7", "k8"} {
@@ -215,6 +221,7 @@ func TestDedupOrderAndConcurrency(t *testing.T) {
 }
 
 func TestRankingsFreshness(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	now := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
 	src := newFake(map[string][]rankings.Result{"k": {{Position: 4, URL: "https://example.com/k"}}})
@@ -248,6 +255,7 @@ func TestRankingsFreshness(t *testing.T) {
 }
 
 func TestRankingOfAverage(t *testing.T) {
+	t.Parallel()
 	p := 4.5
 	r := rankings.RankingOf(rankings.Observation{Keyword: "k", Position: &p, Average: true})
 	if r.Position == nil || *r.Position != 5 || r.AveragePosition == nil || *r.AveragePosition != 4.5 || !r.Average {
@@ -264,6 +272,7 @@ func TestRankingOfAverage(t *testing.T) {
 // parser (seo.ParseHost, seo.ParseDomain): a port is refused, not dropped,
 // and the DNS's lengths apply; the path prefix is kept.
 func TestParseTargetHost(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in   string
 		want string // Target.String(); "" for an error on domain

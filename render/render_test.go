@@ -9,6 +9,7 @@ import (
 )
 
 func TestParseMode(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		in   string
 		want render.Mode

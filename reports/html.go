@@ -7,7 +7,8 @@ import (
 	"io"
 	"math"
 	"strconv"
-	"strings"
+
+	"github.com/seokit/seokit/internal/svgchart"
 )
 
 //go:embed report.html.tmpl
@@ -83,96 +84,44 @@ type HTMLOptions struct {
 // Colours of the position lines, cycled.
 var lineColors = []string{"#3949ab", "#c62828", "#2e7d32", "#ef6c00", "#6a1b9a", "#00838f", "#ad1457", "#5d4037", "#1565c0", "#9e9d24"}
 
-type lineChart struct {
-	Title         string
-	Width, Height int
-	Left, Right   int
-	Top, Bottom   int
-	YTicks        []tick
-	XTicks        []tick
-	Series        []lineSeries
-	Empty         string
+// chart is one chart of the report: a line chart, or why there is none.
+type chart struct {
+	Title string
+	Line  *svgchart.Line
+	Empty string
 }
-
-type tick struct {
-	Pos   int
-	Label string
-}
-
-type lineSeries struct {
-	Name     string
-	Color    string
-	Segments []string // polyline points, one per unbroken run
-	Dots     []dot    // single points (runs of one day)
-}
-
-type dot struct{ X, Y int }
 
 // newLineChart lays out series of daily values (nil is a gap) on a plot of
 // the given y range; inverted puts the low values (position 1) at the top.
-func newLineChart(title string, dates []string, yMin, yMax float64, inverted bool, names, colors []string, values [][]*float64) lineChart {
-	const width, height, left, right, top, bottom = 760, 260, 44, 40, 16, 30
-	c := lineChart{Title: title, Width: width, Height: height, Left: left, Right: width - right, Top: top, Bottom: height - bottom}
-	n := len(dates)
+// The y axis is labelled at five evenly spaced values (1, 5, 10, 15, 20
+// rather than 1, 5.75 ... when inverted).
+func newLineChart(title string, dates []string, yMin, yMax float64, inverted bool, names, colors []string, values [][]*float64) chart {
 	if yMax <= yMin {
 		yMax = yMin + 1
 	}
-	x := func(i int) int {
-		if n <= 1 {
-			return (c.Left + c.Right) / 2
-		}
-		return c.Left + i*(c.Right-c.Left)/(n-1)
-	}
-	y := func(v float64) int {
-		f := (v - yMin) / (yMax - yMin)
-		if inverted {
-			return c.Top + int(f*float64(c.Bottom-c.Top)+0.5)
-		}
-		return c.Bottom - int(f*float64(c.Bottom-c.Top)+0.5)
-	}
-	for i := 0; i <= 4; i++ {
+	var ticks []float64
+	for i := 1; i < 4; i++ {
 		v := yMin + (yMax-yMin)*float64(i)/4
-		if inverted && i > 0 {
-			v = yMax * float64(i) / 4 // 1, 5, 10, 15, 20 rather than 1, 5.75 ...
+		if inverted {
+			v = yMax * float64(i) / 4
 		}
-		c.YTicks = append(c.YTicks, tick{Pos: y(v), Label: strconv.FormatFloat(v, 'f', -1, 64)})
+		ticks = append(ticks, v)
 	}
-	step := max(1, (n+5)/6)
-	for i := 0; i < n; i += step {
-		c.XTicks = append(c.XTicks, tick{Pos: x(i), Label: dates[i]})
+	l := &svgchart.Line{
+		Title: title, Width: 760, Height: 260, Left: 44, Right: 40, Top: 16, Bottom: 30,
+		X: dates, YMin: yMin, YMax: yMax, Inverted: inverted, YTicks: ticks,
 	}
-	for si, vals := range values {
-		s := lineSeries{Name: names[si], Color: colors[si%len(colors)]}
-		var run []string
-		flush := func(i int) {
-			switch len(run) {
-			case 0:
-			case 1:
-				v := vals[i-1]
-				s.Dots = append(s.Dots, dot{X: x(i - 1), Y: y(*v)})
-			default:
-				s.Segments = append(s.Segments, strings.Join(run, " "))
-			}
-			run = run[:0]
-		}
-		for i, v := range vals {
-			if v == nil {
-				flush(i)
-				continue
-			}
-			run = append(run, fmt.Sprintf("%d,%d", x(i), y(min(max(*v, yMin), yMax))))
-		}
-		flush(len(vals))
-		c.Series = append(c.Series, s)
+	for i, vals := range values {
+		l.Series = append(l.Series, svgchart.Series{Name: names[i], Color: colors[i%len(colors)], Points: svgchart.Values(vals)})
 	}
-	return c
+	return chart{Title: title, Line: l}
 }
 
 type htmlView struct {
 	R            *Report
 	Rk           *Rankings
 	T            *TrafficMetrics
-	Charts       []lineChart
+	Charts       []chart
 	Rows         []KeywordRow
 	RowsTotal    int
 	MeasuredCTR  *float64

@@ -12,6 +12,7 @@ import (
 )
 
 func TestWriteHTML(t *testing.T) {
+	t.Parallel()
 	st := sample()
 	evil := obs(`<script>alert(1)</script>`, "2026-01-02", pos(4))
 	evil.URL = `https://example.com/"><img src=x onerror=alert(1)>`
@@ -57,6 +58,7 @@ func TestWriteHTML(t *testing.T) {
 }
 
 func TestWriteHTMLMeasuredAndEmpty(t *testing.T) {
+	t.Parallel()
 	clicks := 42
 	src := trafficSource{t: &reports.Traffic{Source: "searchconsole", Clicks: &clicks}}
 	rep, err := reports.New(&memStore{}, nil, &reports.Options{Now: fixedNow, Traffic: src}).
@@ -82,6 +84,7 @@ func TestWriteHTMLMeasuredAndEmpty(t *testing.T) {
 // TestWriteHTMLNotMeasured: a report of keywords never checked shows
 // "not measured" with the reason, not a visibility of 0.00.
 func TestWriteHTMLNotMeasured(t *testing.T) {
+	t.Parallel()
 	st := &memStore{}
 	st.tracked = []rankings.Tracked{{Domain: "example.com", Keyword: "a", Locale: enUS, Device: rankings.Desktop, AddedAt: date("2025-12-31")}}
 	rep, err := reports.New(st, sampleVolumes(), &reports.Options{Now: fixedNow}).

@@ -16,6 +16,7 @@ import (
 // one only in the later one is new (not "unchanged"), and the HTML table
 // says "not ranked" rather than a bare dash.
 func TestReportOfTwoExports(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	feb := time.Date(2025, 2, 28, 0, 0, 0, 0, time.UTC)
 	mar := time.Date(2025, 3, 31, 0, 0, 0, 0, time.UTC)

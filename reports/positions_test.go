@@ -24,6 +24,7 @@ type historyOnly struct{ rankings.Store }
 // TestPositionScannerSameReport builds the same reports from an SQL store
 // through its PositionScanner and through History: they must be equal.
 func TestPositionScannerSameReport(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	st, err := sqlstore.Open(ctx, filepath.Join(t.TempDir(), "r.db"), nil)
 	if err != nil {
@@ -121,6 +122,7 @@ func (s *scanner) ScanPositions(_ context.Context, f rankings.Filter, fn func(*r
 }
 
 func TestPositionScannerChecks(t *testing.T) {
+	t.Parallel()
 	first := int32(rankings.DayNumber(date("2026-01-01")))
 	now := func() time.Time { return date("2026-02-01") }
 	cases := []struct {

@@ -627,224 +627,279 @@ func round(v float64, places int) float64 {
 
 // compute makes the metrics in one pass over the series and their days.
 func compute(all []*series, s, e time.Time, c *Curve, weighting string, bo BuildOptions, tr *TrafficMetrics) Metrics {
-	n := days(s, e)
-	m := Metrics{CTRModel: c.Name}
-	r := &Rankings{Daily: make([]Day, n)}
-	m.Rankings = r
+	cp := newComputation(all, s, e, c, weighting)
+	for i, x := range all {
+		cp.addSeries(x, &cp.infos[i])
+	}
+	cp.endDateAverages()
+	cp.daily()
+	cp.visibilityBasis(weighting)
+	cp.traffic(tr)
+	if bo.Keywords >= 0 {
+		cp.keywordRows(bo)
+	}
+	return cp.m
+}
 
+// volumeKey is a keyword and locale: volumes are per keyword and locale,
+// so the series of several devices share the volume.
+type volumeKey struct {
+	kw  string
+	loc seo.Locale
+}
+
+// computation holds compute's accumulators: per day of the range, and the
+// end-date sums.
+type computation struct {
+	all       []*series
+	n         int // days in the range
+	c         *Curve
+	ctr1      float64
+	useVolume bool
+	m         Metrics
+	r         *Rankings
+	dates     []string
+
+	// Daily accumulators.
+	known, ranked, top3, top10 []int
+	sumPos, visNum, visDen     []float64
+	clicks                     []float64
+	knownVol                   []int // series with a known volume known that day
+
+	// devices counts, per keyword and locale with a volume, the series
+	// observed in the range: each series' clicks are divided by it (their
+	// CTRs are averaged rather than added). Nil when no series has a
+	// volume.
+	devices map[volumeKey]int
+	monthly float64
+
+	posSum, posAllSum float64
+	// Per-series figures; KeywordRows are made only for the rows listed.
+	infos []rowInfo
+}
+
+func newComputation(all []*series, s, e time.Time, c *Curve, weighting string) *computation {
+	n := days(s, e)
+	cp := &computation{all: all, n: n, c: c, ctr1: c.At(1), m: Metrics{CTRModel: c.Name}, r: &Rankings{Daily: make([]Day, n)}}
+	cp.m.Rankings = cp.r
 	withVolume := 0
 	for _, x := range all {
 		if x.volume != nil {
 			withVolume++
 		}
 	}
-	useVolume := weighting != WeightEqual && withVolume > 0
-	m.VisibilityWeights = WeightEqual
-	if useVolume {
-		m.VisibilityWeights = WeightVolume
+	cp.useVolume = weighting != WeightEqual && withVolume > 0
+	cp.m.VisibilityWeights = WeightEqual
+	if cp.useVolume {
+		cp.m.VisibilityWeights = WeightVolume
 	}
-	ctr1 := c.At(1)
-	dates := make([]string, n)
-	for d := range dates {
-		dates[d] = s.AddDate(0, 0, d).Format(DateLayout)
+	cp.dates = make([]string, n)
+	for d := range cp.dates {
+		cp.dates[d] = s.AddDate(0, 0, d).Format(DateLayout)
 	}
-
-	// Daily accumulators.
-	known := make([]int, n)
-	ranked := make([]int, n)
-	top3 := make([]int, n)
-	top10 := make([]int, n)
-	sumPos := make([]float64, n)
-	visNum := make([]float64, n)
-	visDen := make([]float64, n)
-	clicks := make([]float64, n)
-	knownVol := make([]int, n) // series with a known volume known that day
-
-	// Traffic per keyword and locale: volumes are per keyword and locale,
-	// so the series of several devices share the volume: each series'
-	// clicks are divided by the number of devices of its keyword observed
-	// in the range (their CTRs are averaged rather than added).
-	type tkey struct {
-		kw  string
-		loc seo.Locale
-	}
-	var devices map[tkey]int
+	cp.known, cp.ranked, cp.top3, cp.top10 = make([]int, n), make([]int, n), make([]int, n), make([]int, n)
+	cp.sumPos, cp.visNum, cp.visDen = make([]float64, n), make([]float64, n), make([]float64, n)
+	cp.clicks, cp.knownVol = make([]float64, n), make([]int, n)
 	if withVolume > 0 {
-		devices = make(map[tkey]int, withVolume)
+		cp.devices = make(map[volumeKey]int, withVolume)
 		for _, x := range all {
 			if x.volume != nil && len(x.days) > 0 {
-				devices[tkey{x.fold, x.locale}]++
+				cp.devices[volumeKey{x.fold, x.locale}]++
 			}
 		}
 	}
-	var monthly, totalClicks float64
+	cp.infos = make([]rowInfo, len(all))
+	return cp
+}
 
-	var posSum, posAllSum float64
-	// Per-series figures; KeywordRows are made only for the rows listed.
-	infos := make([]rowInfo, len(all))
-	for i, x := range all {
-		row := &infos[i]
-		w := 1.0
-		inScore := true
-		if useVolume {
-			if x.volume == nil {
-				inScore = false
-			} else {
-				w = float64(*x.volume)
-			}
-		}
-		if len(x.days) == 0 {
-			r.Unchecked++
-			row.status = rowUnchecked
-			continue
-		}
-		r.Checked++
-		first, last := x.pos[0], x.pos[len(x.pos)-1]
-		row.first, row.last = first, last
-		for _, p := range x.pos {
-			if p > 0 && (row.best == 0 || p < row.best) {
-				row.best = p
-			}
-		}
-		// perDay converts a CTR into this series' share of daily clicks.
-		perDay := 0.0
-		if x.volume != nil {
-			perDay = float64(*x.volume) / daysPerMonth / float64(devices[tkey{x.fold, x.locale}])
-		}
-		// Walk the days from the first observation, carrying each
-		// observation forward until the next one.
-		oi := 0
-		d0 := int(x.days[0])
-		cur, ctr := 0.0, 0.0
-		for d := d0; d < n; d++ {
-			if oi < len(x.days) && int(x.days[oi]) <= d {
-				for oi < len(x.days) && int(x.days[oi]) <= d {
-					cur = x.pos[oi]
-					oi++
-				}
-				ctr = 0
-				if cur > 0 {
-					ctr = c.At(cur)
-				}
-			}
-			known[d]++
-			if cur > 0 {
-				p := cur
-				ranked[d]++
-				sumPos[d] += p
-				if p <= 3 {
-					top3[d]++
-				}
-				if p <= 10 {
-					top10[d]++
-				}
-			}
-			if inScore {
-				visNum[d] += w * ctr
-				visDen[d] += w * ctr1
-			}
-			if perDay > 0 {
-				clicks[d] += perDay * ctr
-				knownVol[d]++
-			}
-		}
-		// End-date figures.
-		if last > 0 {
-			p := last
-			r.Ranked++
-			posSum += p
-			switch {
-			case p <= 3:
-				r.Top3++
-				fallthrough
-			case p <= 10:
-				r.Top10++
-				fallthrough
-			case p <= 20:
-				r.Top20++
-				fallthrough
-			case p <= 100:
-				r.Top100++
-			}
-			posAllSum += min(p, 100)
-		} else {
-			r.NotRanked++
-			posAllSum += 100
-		}
-		if x.volume != nil {
-			ctr := 0.0
-			if last > 0 {
-				ctr = c.At(last)
-			}
-			monthly += perDay * daysPerMonth * ctr
-			row.monthlyClicks = round(float64(*x.volume)*ctr, 1)
-		}
-		// Movement is classified in one place, rankings.MovementOf; a
-		// position of 0 here means not ranked.
-		var fp, lp *float64
-		if first > 0 {
-			fp = &first
-		}
-		if last > 0 {
-			lp = &last
-		}
-		mv := rankings.MovementOf(fp, lp)
-		switch mv {
-		case rankings.MovedUp:
-			r.Improved++
-		case rankings.MovedDown:
-			r.Declined++
-		case rankings.Unmoved:
-			r.Unchanged++
-		case rankings.NewlyRanked:
-			r.New++
-		case rankings.Lost:
-			r.Lost++
-		}
-		row.status = string(mv)
+// addSeries adds one series: its days, its end-date figures and its
+// movement.
+func (cp *computation) addSeries(x *series, row *rowInfo) {
+	r := cp.r
+	if len(x.days) == 0 {
+		r.Unchecked++
+		row.status = rowUnchecked
+		return
 	}
-	r.Tracked = len(all)
+	r.Checked++
+	first, last := x.pos[0], x.pos[len(x.pos)-1]
+	row.first, row.last = first, last
+	for _, p := range x.pos {
+		if p > 0 && (row.best == 0 || p < row.best) {
+			row.best = p
+		}
+	}
+	// perDay converts a CTR into this series' share of daily clicks.
+	perDay := 0.0
+	if x.volume != nil {
+		perDay = float64(*x.volume) / daysPerMonth / float64(cp.devices[volumeKey{x.fold, x.locale}])
+	}
+	cp.walkDays(x, perDay)
+	cp.endDate(x, row, perDay)
+	// Movement is classified in one place, rankings.MovementOf; a
+	// position of 0 here means not ranked.
+	var fp, lp *float64
+	if first > 0 {
+		fp = &first
+	}
+	if last > 0 {
+		lp = &last
+	}
+	mv := rankings.MovementOf(fp, lp)
+	switch mv {
+	case rankings.MovedUp:
+		r.Improved++
+	case rankings.MovedDown:
+		r.Declined++
+	case rankings.Unmoved:
+		r.Unchanged++
+	case rankings.NewlyRanked:
+		r.New++
+	case rankings.Lost:
+		r.Lost++
+	}
+	row.status = string(mv)
+}
+
+// walkDays adds a checked series to the daily accumulators, from its first
+// observation, carrying each observation forward until the next one.
+func (cp *computation) walkDays(x *series, perDay float64) {
+	w := 1.0
+	inScore := true
+	if cp.useVolume {
+		if x.volume == nil {
+			inScore = false
+		} else {
+			w = float64(*x.volume)
+		}
+	}
+	oi := 0
+	d0 := int(x.days[0])
+	cur, ctr := 0.0, 0.0
+	for d := d0; d < cp.n; d++ {
+		if oi < len(x.days) && int(x.days[oi]) <= d {
+			for oi < len(x.days) && int(x.days[oi]) <= d {
+				cur = x.pos[oi]
+				oi++
+			}
+			ctr = 0
+			if cur > 0 {
+				ctr = cp.c.At(cur)
+			}
+		}
+		cp.known[d]++
+		if cur > 0 {
+			p := cur
+			cp.ranked[d]++
+			cp.sumPos[d] += p
+			if p <= 3 {
+				cp.top3[d]++
+			}
+			if p <= 10 {
+				cp.top10[d]++
+			}
+		}
+		if inScore {
+			cp.visNum[d] += w * ctr
+			cp.visDen[d] += w * cp.ctr1
+		}
+		if perDay > 0 {
+			cp.clicks[d] += perDay * ctr
+			cp.knownVol[d]++
+		}
+	}
+}
+
+// endDate adds a checked series' end-date position to the top-N counts,
+// the position sums and the monthly clicks.
+func (cp *computation) endDate(x *series, row *rowInfo, perDay float64) {
+	r, last := cp.r, row.last
+	if last > 0 {
+		p := last
+		r.Ranked++
+		cp.posSum += p
+		switch {
+		case p <= 3:
+			r.Top3++
+			fallthrough
+		case p <= 10:
+			r.Top10++
+			fallthrough
+		case p <= 20:
+			r.Top20++
+			fallthrough
+		case p <= 100:
+			r.Top100++
+		}
+		cp.posAllSum += min(p, 100)
+	} else {
+		r.NotRanked++
+		cp.posAllSum += 100
+	}
+	if x.volume != nil {
+		ctr := 0.0
+		if last > 0 {
+			ctr = cp.c.At(last)
+		}
+		cp.monthly += perDay * daysPerMonth * ctr
+		row.monthlyClicks = round(float64(*x.volume)*ctr, 1)
+	}
+}
+
+// endDateAverages sets the average positions on the end date, or why
+// there is none.
+func (cp *computation) endDateAverages() {
+	r := cp.r
+	r.Tracked = len(cp.all)
 	switch {
 	case r.Ranked > 0:
-		r.AveragePosition = ptr(round(posSum/float64(r.Ranked), 2))
+		r.AveragePosition = ptr(round(cp.posSum/float64(r.Ranked), 2))
 	case r.Checked > 0:
 		r.AveragePositionReason = "no keyword ranked on the end date"
 	default:
 		r.AveragePositionReason = noneChecked(r.Tracked)
 	}
 	if r.Checked > 0 {
-		r.AveragePositionAll = ptr(round(posAllSum/float64(r.Checked), 2))
+		r.AveragePositionAll = ptr(round(cp.posAllSum/float64(r.Checked), 2))
 	}
 	r.AveragePositionMethod = "averagePosition: mean end-date position of ranked keywords; " +
 		"averagePositionAll: mean over checked keywords counting those not in the top 100 as 100 (Semrush's method)"
+}
 
-	for d := 0; d < n; d++ {
+// daily fills the figures of each day and the end date's visibility.
+func (cp *computation) daily() {
+	r := cp.r
+	for d := 0; d < cp.n; d++ {
 		dd := &r.Daily[d]
-		dd.Date = dates[d]
-		dd.Known, dd.Ranked, dd.Top3, dd.Top10 = known[d], ranked[d], top3[d], top10[d]
-		if ranked[d] > 0 {
-			dd.AveragePosition = ptr(round(sumPos[d]/float64(ranked[d]), 2))
+		dd.Date = cp.dates[d]
+		dd.Known, dd.Ranked, dd.Top3, dd.Top10 = cp.known[d], cp.ranked[d], cp.top3[d], cp.top10[d]
+		if cp.ranked[d] > 0 {
+			dd.AveragePosition = ptr(round(cp.sumPos[d]/float64(cp.ranked[d]), 2))
 		}
-		if visDen[d] > 0 {
-			dd.Visibility = ptr(round(100*visNum[d]/visDen[d], 2))
+		if cp.visDen[d] > 0 {
+			dd.Visibility = ptr(round(100*cp.visNum[d]/cp.visDen[d], 2))
 		}
 	}
-	m.Visibility = r.Daily[n-1].Visibility
+	cp.m.Visibility = r.Daily[cp.n-1].Visibility
+}
 
-	// Visibility basis on the end date.
+// visibilityBasis says which keywords the end date's visibility counts and
+// how it is computed, or why there is none.
+func (cp *computation) visibilityBasis(weighting string) {
+	m, r, c := &cp.m, cp.r, cp.c
 	basis := &m.VisibilityBasis
 	basis.Unchecked = r.Unchecked
-	for _, x := range all {
+	for _, x := range cp.all {
 		if len(x.days) == 0 {
 			continue
 		}
-		if useVolume && x.volume == nil {
+		if cp.useVolume && x.volume == nil {
 			basis.WithoutVolume++
 		} else {
 			basis.Keywords++
 		}
 	}
-	if useVolume {
+	if cp.useVolume {
 		basis.Method = "100 * sum(volume * CTR(position)) / sum(volume * CTR(1)) over keywords with a known volume, positions on the end date, CTR from " + c.Name
 	} else {
 		basis.Method = "100 * sum(CTR(position)) / (keywords * CTR(1)), every keyword weighted equally, positions on the end date, CTR from " + c.Name
@@ -852,7 +907,6 @@ func compute(all []*series, s, e time.Time, c *Curve, weighting string, bo Build
 			basis.Method += " (no keyword volume known, so equal weights)"
 		}
 	}
-
 	if m.Visibility == nil {
 		switch {
 		case r.Checked == 0:
@@ -861,35 +915,39 @@ func compute(all []*series, s, e time.Time, c *Curve, weighting string, bo Build
 			m.VisibilityReason = "no keyword with a known volume checked in the range"
 		}
 	}
+}
 
-	// Traffic estimate.
+// traffic fills the traffic estimate, or says why there is none.
+func (cp *computation) traffic(tr *TrafficMetrics) {
 	switch {
-	case devices == nil && tr.VolumeError != "":
+	case cp.devices == nil && tr.VolumeError != "":
 		tr.Method = "no traffic estimate: the volume source failed"
-	case devices == nil:
+	case cp.devices == nil:
 		tr.Method = "no traffic estimate: no keyword volume known"
-	case len(devices) == 0:
+	case len(cp.devices) == 0:
 		tr.Method = "no traffic estimate: no keyword with a known volume checked in the range"
 	default:
-		for _, v := range clicks {
+		var totalClicks float64
+		for _, v := range cp.clicks {
 			totalClicks += v
 		}
-		tr.KeywordsWithVolume = len(devices)
-		tr.EstimatedMonthlyClicks = ptr(round(monthly, 1))
+		tr.KeywordsWithVolume = len(cp.devices)
+		tr.EstimatedMonthlyClicks = ptr(round(cp.monthly, 1))
 		tr.EstimatedClicks = ptr(round(totalClicks, 1))
 		tr.Method = "estimate: monthly clicks = sum(volume * CTR(position on the end date)); range clicks = sum over days of volume / 30.4 * CTR(position that day); " +
-			"CTR from " + c.Name + "; keywords without a known volume are left out; several devices of one keyword share its volume (their CTRs are averaged over the devices observed in the range)"
-		for d := range r.Daily {
-			if knownVol[d] > 0 {
-				r.Daily[d].EstimatedClicks = ptr(round(clicks[d], 1))
+			"CTR from " + cp.c.Name + "; keywords without a known volume are left out; several devices of one keyword share its volume (their CTRs are averaged over the devices observed in the range)"
+		for d := range cp.r.Daily {
+			if cp.knownVol[d] > 0 {
+				cp.r.Daily[d].EstimatedClicks = ptr(round(cp.clicks[d], 1))
 			}
 		}
 	}
+}
 
-	// Keyword rows: highest volume first, then best end position.
-	if bo.Keywords < 0 {
-		return m
-	}
+// keywordRows lists the keyword rows: highest volume first, then best end
+// position.
+func (cp *computation) keywordRows(bo BuildOptions) {
+	all, infos, r := cp.all, cp.infos, cp.r
 	r.KeywordsTotal = len(all)
 	order := make([]int, len(all))
 	for i := range order {
@@ -929,10 +987,9 @@ func compute(all []*series, s, e time.Time, c *Curve, weighting string, bo Build
 	if limit > 0 {
 		r.Keywords = make([]KeywordRow, limit)
 		for i := range limit {
-			r.Keywords[i] = keywordRow(all[order[i]], &infos[order[i]], dates, bo.History)
+			r.Keywords[i] = keywordRow(all[order[i]], &infos[order[i]], cp.dates, bo.History)
 		}
 	}
-	return m
 }
 
 // noneChecked is the reason a figure is nil when no series of the

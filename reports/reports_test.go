@@ -53,6 +53,7 @@ func near(t *testing.T, name string, got *float64, want float64) {
 }
 
 func TestBuildRankings(t *testing.T) {
+	t.Parallel()
 	b := reports.New(sample(), sampleVolumes(), &reports.Options{Now: fixedNow})
 	rep, err := b.Build(context.Background(), "Example.com", date("2026-01-01"), date("2026-01-03"), &reports.BuildOptions{History: true})
 	if err != nil {
@@ -145,6 +146,7 @@ func TestBuildRankings(t *testing.T) {
 }
 
 func TestVisibility(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name      string
 		vol       reports.Volumes
@@ -181,6 +183,7 @@ func TestVisibility(t *testing.T) {
 }
 
 func TestTrafficEstimate(t *testing.T) {
+	t.Parallel()
 	b := reports.New(sample(), sampleVolumes(), &reports.Options{Now: fixedNow})
 	rep, err := b.Build(context.Background(), "example.com", date("2026-01-01"), date("2026-01-03"), nil)
 	if err != nil {
@@ -212,6 +215,7 @@ func TestTrafficEstimate(t *testing.T) {
 }
 
 func TestTrafficDevicesShareVolume(t *testing.T) {
+	t.Parallel()
 	st := &memStore{}
 	st.obs = []rankings.Observation{obs("a", "2026-01-01", pos(1)), obs("a", "2026-01-01", pos(3))}
 	st.obs[1].Device = rankings.Mobile
@@ -238,6 +242,7 @@ func (s trafficSource) Traffic(context.Context, string, time.Time, time.Time) (*
 }
 
 func TestMeasuredTraffic(t *testing.T) {
+	t.Parallel()
 	clicks, impr := 120, 4000
 	ctr := 0.03
 	cases := []struct {
@@ -270,6 +275,7 @@ func TestMeasuredTraffic(t *testing.T) {
 }
 
 func TestVolumeBatchesAndFailure(t *testing.T) {
+	t.Parallel()
 	st := &memStore{}
 	for i := range 2500 {
 		st.obs = append(st.obs, obs(fmt.Sprintf("kw %04d", i), "2026-01-01", pos(float64(i%100+1))))
@@ -299,6 +305,7 @@ func TestVolumeBatchesAndFailure(t *testing.T) {
 }
 
 func TestBuildInputErrors(t *testing.T) {
+	t.Parallel()
 	b := reports.New(sample(), nil, &reports.Options{Now: fixedNow})
 	cases := []struct {
 		name       string
@@ -327,6 +334,7 @@ func TestBuildInputErrors(t *testing.T) {
 }
 
 func TestBuildStoreFailure(t *testing.T) {
+	t.Parallel()
 	st := sample()
 	st.err = fmt.Errorf("sqlstore: %w", seo.ErrUnavailable)
 	_, err := reports.New(st, nil, &reports.Options{Now: fixedNow}).Build(context.Background(), "example.com", date("2026-01-01"), date("2026-01-02"), nil)
@@ -336,6 +344,7 @@ func TestBuildStoreFailure(t *testing.T) {
 }
 
 func TestBuildClampsFutureEnd(t *testing.T) {
+	t.Parallel()
 	rep, err := reports.New(sample(), nil, &reports.Options{Now: func() time.Time { return date("2026-01-02").Add(time.Hour) }}).
 		Build(context.Background(), "example.com", date("2026-01-01"), date("2026-01-31"), nil)
 	if err != nil {
@@ -347,6 +356,7 @@ func TestBuildClampsFutureEnd(t *testing.T) {
 }
 
 func TestParseRange(t *testing.T) {
+	t.Parallel()
 	now := date("2026-03-01").Add(10 * time.Hour)
 	cases := []struct {
 		name, start, end string
@@ -391,6 +401,7 @@ func TestParseRange(t *testing.T) {
 }
 
 func TestCurves(t *testing.T) {
+	t.Parallel()
 	def, err := reports.CurveByName("")
 	if err != nil {
 		t.Fatal(err)
@@ -451,6 +462,7 @@ func TestCurves(t *testing.T) {
 }
 
 func TestSeriesEdges(t *testing.T) {
+	t.Parallel()
 	st := sample()
 	// Tracked after the range: not counted. Same keyword in de-DE: its own
 	// series, with its own volume lookup per locale.
@@ -485,6 +497,7 @@ func TestSeriesEdges(t *testing.T) {
 // TestNothingMeasured: a figure computed from no checked data is nil with
 // a reason, never 0; 0 stays where 0 was measured.
 func TestNothingMeasured(t *testing.T) {
+	t.Parallel()
 	never := func() *memStore { // tracked, never checked (no SERP source)
 		st := &memStore{}
 		for _, k := range []string{"a", "b"} {

@@ -9,6 +9,7 @@ import (
 )
 
 func TestResolveUserAgent(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in, uaPart, token, errField string
 	}{
@@ -36,6 +37,7 @@ func TestResolveUserAgent(t *testing.T) {
 }
 
 func TestValidateRequestHeader(t *testing.T) {
+	t.Parallel()
 	big := http.Header{}
 	for i := range seo.MaxRequestHeaders + 1 {
 		big.Set("X-H"+strings.Repeat("a", i), "v")
@@ -70,6 +72,7 @@ func TestValidateRequestHeader(t *testing.T) {
 }
 
 func TestRedactHeader(t *testing.T) {
+	t.Parallel()
 	h := http.Header{"Authorization": {"Basic x"}, "X-Api-Key": {"k"}, "Cookie": {"a=b"}, "X-Auth-Token": {"t"}, "X-Staging": {"1"}}
 	r := seo.RedactHeader(h)
 	for k := range h {

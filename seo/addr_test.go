@@ -10,6 +10,7 @@ import (
 )
 
 func TestIsPublicAddr(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		ip   string
@@ -74,6 +75,7 @@ func TestIsPublicAddr(t *testing.T) {
 }
 
 func TestHostAddr(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		host string
@@ -115,6 +117,7 @@ func TestHostAddr(t *testing.T) {
 }
 
 func TestForbiddenHostName(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		host     string
 		want     bool
@@ -183,6 +186,7 @@ var embeddedKinds = []struct {
 }
 
 func TestTransitionEncodings(t *testing.T) {
+	t.Parallel()
 	public := NewFetcher(nil)
 	private := NewFetcher(&FetcherOptions{AllowPrivate: true})
 	// AllowAddrs covering every range must not let an always-refused

@@ -8,6 +8,7 @@ import (
 )
 
 func TestParseHost(t *testing.T) {
+	t.Parallel()
 	label64 := strings.Repeat("a", 64) + ".com"
 	long := strings.Repeat(strings.Repeat("a", 60)+".", 5) + "com" // 308 characters
 	cases := []struct {
@@ -63,6 +64,7 @@ func TestParseHost(t *testing.T) {
 }
 
 func TestCheckHostName(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		host string
 		ok   bool
@@ -84,6 +86,7 @@ func TestCheckHostName(t *testing.T) {
 
 // A URL's host is held to the DNS's lengths as a domain's is.
 func TestParseURLHostName(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("a", 64)
 	for _, tc := range []struct {
 		raw string

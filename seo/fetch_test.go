@@ -165,6 +165,7 @@ var ssrfTargets = []struct {
 }
 
 func TestSSRFMatrix(t *testing.T) {
+	t.Parallel()
 	for _, tt := range ssrfTargets {
 		t.Run(tt.name, func(t *testing.T) {
 			target := "http://" + tt.host + "/"
@@ -221,6 +222,7 @@ func TestSSRFMatrix(t *testing.T) {
 }
 
 func TestAllowedServerReachable(t *testing.T) {
+	t.Parallel()
 	// The matrix is only meaningful if the allowed server itself answers.
 	_, port := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, "hello")
@@ -242,6 +244,7 @@ func TestAllowedServerReachable(t *testing.T) {
 }
 
 func TestDNSRebinding(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		answers [][]string
@@ -266,6 +269,7 @@ func TestDNSRebinding(t *testing.T) {
 }
 
 func TestDialGuard(t *testing.T) {
+	t.Parallel()
 	f := NewFetcher(&FetcherOptions{AllowAddrs: []netip.Prefix{netip.MustParsePrefix(testIP + "/32")}, AllowedPorts: []int{443, 8000}})
 	tests := []struct {
 		addr string
@@ -300,6 +304,7 @@ func TestDialGuard(t *testing.T) {
 }
 
 func TestPorts(t *testing.T) {
+	t.Parallel()
 	res := newResolver(map[string][]string{"public.example.com": {"93.184.216.34"}})
 	_, port := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "http://public.example.com:"+r.URL.Query().Get("p")+"/", http.StatusFound)
@@ -324,6 +329,7 @@ func TestPorts(t *testing.T) {
 }
 
 func TestAllowPrivate(t *testing.T) {
+	t.Parallel()
 	f := NewFetcher(&FetcherOptions{AllowPrivate: true, Resolver: newResolver(map[string][]string{"meta.example.com": {"169.254.169.254"}})})
 	ctx := context.Background()
 	for _, u := range []string{"http://127.0.0.1:1234/", "http://10.0.0.1/", "http://localhost:8080/", "http://[fe80::1]/"} {
@@ -341,6 +347,7 @@ func TestAllowPrivate(t *testing.T) {
 }
 
 func TestCheckURLResolution(t *testing.T) {
+	t.Parallel()
 	res := newResolver(map[string][]string{
 		"mixed.example.com":   {"10.0.0.1", "93.184.216.34"},
 		"private.example.com": {"10.0.0.1", "192.168.0.1"},
@@ -374,6 +381,7 @@ func TestCheckURLResolution(t *testing.T) {
 // TestRefusalNamesTheSwitch checks that a refusal -allow-private lifts
 // says so, and that one it does not lift (cloud metadata) does not.
 func TestRefusalNamesTheSwitch(t *testing.T) {
+	t.Parallel()
 	f := NewFetcher(&FetcherOptions{Resolver: newResolver(map[string][]string{"intranet.example.com": {"10.0.0.1"}})})
 	ctx := context.Background()
 	tests := []struct {
@@ -399,6 +407,7 @@ func TestRefusalNamesTheSwitch(t *testing.T) {
 }
 
 func TestInputErrors(t *testing.T) {
+	t.Parallel()
 	f := NewFetcher(&FetcherOptions{Resolver: newResolver(nil)})
 	tests := []struct{ name, url string }{
 		{"empty", ""},
@@ -466,6 +475,7 @@ func TestProxyIgnored(t *testing.T) {
 }
 
 func TestRedirects(t *testing.T) {
+	t.Parallel()
 	_, port := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p := r.URL.Path
 		switch {
@@ -599,6 +609,7 @@ func TestRedirects(t *testing.T) {
 }
 
 func TestCredentialHeadersDroppedAcrossHosts(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	got := map[string]string{}
 	_, port := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -647,6 +658,7 @@ func compress(t *testing.T, enc string, data []byte) []byte {
 }
 
 func TestBodyEncodings(t *testing.T) {
+	t.Parallel()
 	page := []byte(strings.Repeat("<p>Hello, compressed world.</p>\n", 500))
 	var gotAE atomic.Value
 	_, port := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -699,6 +711,7 @@ func TestBodyEncodings(t *testing.T) {
 }
 
 func TestBodyCap(t *testing.T) {
+	t.Parallel()
 	_, port := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		n, _ := strconv.Atoi(r.URL.Query().Get("n"))
 		data := bytes.Repeat([]byte("x"), n)
@@ -775,6 +788,7 @@ func TestGzipBomb(t *testing.T) {
 }
 
 func TestOpen(t *testing.T) {
+	t.Parallel()
 	_, port := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Encoding", "gzip")
 		w.Write(compress(t, "gzip", bytes.Repeat([]byte("abc"), 1000)))
@@ -969,6 +983,7 @@ func newExpiredServer(t *testing.T) (*httptest.Server, *x509.CertPool) {
 }
 
 func TestTLS(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "secure") }))
 	defer srv.Close()
 	pool := srv.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs
@@ -1035,6 +1050,7 @@ func TestTLS(t *testing.T) {
 }
 
 func TestProbeTLS(t *testing.T) {
+	t.Parallel()
 	newServer := func(minVersion uint16) int {
 		srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
 		srv.TLS = &tls.Config{MinVersion: minVersion}
@@ -1073,6 +1089,7 @@ func TestProbeTLS(t *testing.T) {
 }
 
 func TestClientDoesNotFollow(t *testing.T) {
+	t.Parallel()
 	_, port := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "http://10.0.0.1/", http.StatusFound)
 	}))
@@ -1092,6 +1109,7 @@ func TestClientDoesNotFollow(t *testing.T) {
 }
 
 func TestUserAgent(t *testing.T) {
+	t.Parallel()
 	var got atomic.Value
 	_, port := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		got.Store(r.UserAgent())
@@ -1119,6 +1137,7 @@ func TestUserAgent(t *testing.T) {
 // address policy: the allowed test server is reached, refused addresses,
 // names and ports are not dialled.
 func TestDialContext(t *testing.T) {
+	t.Parallel()
 	ln, err := net.Listen("tcp", testIP+":0")
 	if err != nil {
 		t.Skipf("cannot listen on %s: %v", testIP, err)
@@ -1165,6 +1184,7 @@ func TestDialContext(t *testing.T) {
 // render proxy's dialer) and by the dialer's Control hook, which sees the
 // address actually connected to.
 func TestTransitionEncodingsAtDial(t *testing.T) {
+	t.Parallel()
 	hosts := map[string][]string{}
 	var names []string
 	for _, form := range transitionForms {

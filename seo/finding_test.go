@@ -6,6 +6,7 @@ import (
 )
 
 func TestGroupFindings(t *testing.T) {
+	t.Parallel()
 	ev := func(v string) Evidence { return Evidence{Value: v} }
 	fs := []Finding{
 		{ID: "images.alt_missing", Severity: Warning, Message: "first", Evidence: ev("a.png"), URL: "u"},
@@ -40,6 +41,7 @@ func TestGroupFindings(t *testing.T) {
 }
 
 func TestPriority(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		sev   Severity
 		reach float64
@@ -76,6 +78,7 @@ func TestPriority(t *testing.T) {
 }
 
 func TestSortByPriority(t *testing.T) {
+	t.Parallel()
 	fs := []Finding{
 		{ID: "b", Priority: 10, URL: "1"},
 		{ID: "a", Priority: 10},
@@ -93,6 +96,7 @@ func TestSortByPriority(t *testing.T) {
 }
 
 func TestFindingString(t *testing.T) {
+	t.Parallel()
 	f := Finding{ID: "images.alt_missing", Severity: Warning, Message: "an image has no alt attribute"}
 	if got := f.String(); got != "warning images.alt_missing: an image has no alt attribute" {
 		t.Errorf("String() = %q", got)

@@ -9,6 +9,7 @@ import (
 // however the Score holding it is reached: through a pointer, by value, or
 // inside a value that is not addressable (a map entry, an interface).
 func TestCountsJSON(t *testing.T) {
+	t.Parallel()
 	s := Score{Value: 80, Counts: Counts{Errors: 1, Warnings: 2, Notices: 3}}
 	const want = `{"value":80,"counts":{"error":1,"notice":3,"warning":2}}`
 	for _, tc := range []struct {

@@ -9,6 +9,7 @@ import (
 )
 
 func TestParseLocale(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		in, want string
 		ok       bool
@@ -43,6 +44,7 @@ func TestParseLocale(t *testing.T) {
 }
 
 func TestParseURL(t *testing.T) {
+	t.Parallel()
 	long := "https://example.com/" + string(make([]byte, 0))
 	for len(long) <= MaxURLLength {
 		long += "a"
@@ -85,6 +87,7 @@ func TestParseURL(t *testing.T) {
 }
 
 func TestParseDomain(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct{ in, want string }{
 		{"example.com", "https://example.com/"},
 		{"Shop.Example.co.uk:8443", "https://shop.example.co.uk:8443/"},
@@ -113,6 +116,7 @@ func TestParseDomain(t *testing.T) {
 }
 
 func TestRegistrableDomain(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct{ host, want string }{
 		{"www.example.com", "example.com"},
 		{"a.b.example.co.uk", "example.co.uk"},
@@ -130,6 +134,7 @@ func TestRegistrableDomain(t *testing.T) {
 }
 
 func TestHostInScope(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		host, root string
 		subdomains bool
@@ -152,6 +157,7 @@ func TestHostInScope(t *testing.T) {
 }
 
 func TestNormalizeURL(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		in, want string
 		opts     *NormalizeOptions
@@ -179,6 +185,7 @@ func TestNormalizeURL(t *testing.T) {
 }
 
 func TestScores(t *testing.T) {
+	t.Parallel()
 	f := func(id string, s Severity) Finding { return Finding{ID: id, Severity: s} }
 	page := PageScore([]Finding{
 		f("title.missing", Error),
@@ -205,6 +212,7 @@ func TestScores(t *testing.T) {
 }
 
 func TestSeverityText(t *testing.T) {
+	t.Parallel()
 	for _, s := range []Severity{Notice, Warning, Error} {
 		b, err := s.MarshalText()
 		if err != nil {
@@ -224,6 +232,7 @@ func TestSeverityText(t *testing.T) {
 }
 
 func TestInputError(t *testing.T) {
+	t.Parallel()
 	err := error(&InputError{Field: "url", Value: "x", Reason: "is bad", Err: ErrForbiddenAddress})
 	if !errors.Is(err, ErrInvalidInput) || !errors.Is(err, ErrForbiddenAddress) {
 		t.Fatal("InputError does not wrap both sentinels")
@@ -236,6 +245,7 @@ func TestInputError(t *testing.T) {
 	}
 }
 func TestParseRetryAfter(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	tests := []struct {
 		name string
@@ -262,6 +272,7 @@ func TestParseRetryAfter(t *testing.T) {
 }
 
 func TestTruncatedNote(t *testing.T) {
+	t.Parallel()
 	var tr Truncated
 	tr.Note("links", 10, 10)
 	if tr != nil {
@@ -274,6 +285,7 @@ func TestTruncatedNote(t *testing.T) {
 }
 
 func TestTruncatedCuts(t *testing.T) {
+	t.Parallel()
 	var tr Truncated
 	if got := tr.Cuts(); len(got) != 0 {
 		t.Fatalf("nil Truncated: %v", got)

@@ -14,6 +14,7 @@ import (
 )
 
 func TestUnreachableKind(t *testing.T) {
+	t.Parallel()
 	wrap := func(err error) error { return fmt.Errorf("seo: fetch https://example.com/: %w", err) }
 	opErr := func(err error) error { return &net.OpError{Op: "dial", Net: "tcp", Err: err} }
 	cases := []struct {

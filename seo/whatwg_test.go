@@ -39,6 +39,7 @@ const (
 // cannot write an empty one; fragments are never sent and links drop
 // them) or when wptKnown lists them.
 func TestResolveReferenceWPT(t *testing.T) {
+	t.Parallel()
 	cases := wpttest.Load(t)
 	agree, fragOnly, listed := 0, 0, 0
 	for _, c := range cases {
@@ -79,6 +80,7 @@ func TestResolveReferenceWPT(t *testing.T) {
 }
 
 func TestResolveReference(t *testing.T) {
+	t.Parallel()
 	base, err := ParseHref("http://example.com/dir/page")
 	if err != nil {
 		t.Fatal(err)
@@ -121,6 +123,7 @@ func TestResolveReference(t *testing.T) {
 // the path and query exactly as the URL Standard serialises them, as
 // browsers do, for URLs net/url would refuse or re-encode.
 func TestFetchSendsSerialisedTarget(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/redirect" {
 			w.Header().Set("Location", "/after redirect?x=a b")
@@ -171,6 +174,7 @@ func TestFetchSendsSerialisedTarget(t *testing.T) {
 // TestIPv4NumberFormsMeetAddressPolicy checks that the address policy sees
 // the address an IPv4 number form stands for.
 func TestIPv4NumberFormsMeetAddressPolicy(t *testing.T) {
+	t.Parallel()
 	f := NewFetcher(nil)
 	for _, raw := range []string{"http://0x7f.1/", "http://2130706433/", "http://0177.0.0.1/", "http://127.1/"} {
 		u, err := f.CheckURL(context.Background(), raw)
@@ -191,6 +195,7 @@ func TestIPv4NumberFormsMeetAddressPolicy(t *testing.T) {
 // SEOKIT_CORPUS every href and src of the saved pages), the URL must be the
 // parser's, byte for byte, request target included.
 func TestFastPathAgrees(t *testing.T) {
+	t.Parallel()
 	bases := []string{"http://example.org/foo/bar", "https://example.com/a/b/c?q=1#f", "http://example.com/", "https://www.example.com/dir/page.html"}
 	var refs []string
 	for _, c := range wpttest.Load(t) {

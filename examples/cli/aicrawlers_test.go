@@ -13,6 +13,7 @@ import (
 )
 
 func TestAICrawlersCommand(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/robots.txt":
@@ -63,6 +64,7 @@ func TestAICrawlersCommand(t *testing.T) {
 }
 
 func TestChecksListsAITokens(t *testing.T) {
+	t.Parallel()
 	var out, errOut bytes.Buffer
 	if err := run(context.Background(), []string{"checks", "-v"}, &out, &errOut); err != nil {
 		t.Fatal(err)
@@ -75,6 +77,7 @@ func TestChecksListsAITokens(t *testing.T) {
 }
 
 func TestCrawlSegments(t *testing.T) {
+	t.Parallel()
 	site := crawlertest.NewSite(crawlertest.SiteOptions{Articles: 3, Categories: 1, NoSitemap: true})
 	defer site.Close()
 	var out, errOut bytes.Buffer
@@ -94,6 +97,7 @@ func TestCrawlSegments(t *testing.T) {
 // TestCrawlAICrawlerProbeURLs: crawl -ai-crawlers probes a crawled page
 // besides the home page and prints a refusal found only there.
 func TestCrawlAICrawlerProbeURLs(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/", "/shop/1":

@@ -9,6 +9,7 @@ import (
 )
 
 func TestChecksCommand(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name      string
 		args      []string
@@ -41,6 +42,7 @@ func TestChecksCommand(t *testing.T) {
 }
 
 func TestChecksJSON(t *testing.T) {
+	t.Parallel()
 	var out bytes.Buffer
 	if err := run(context.Background(), []string{"checks", "-json"}, &out, &bytes.Buffer{}); err != nil {
 		t.Fatal(err)

@@ -17,6 +17,7 @@ import (
 // TestCrawlConfigFile crawls the login site with the access and scope of a
 // configuration file, a flag overriding its exclude list.
 func TestCrawlConfigFile(t *testing.T) {
+	t.Parallel()
 	site, served := loginSite(t)
 	file := filepath.Join(t.TempDir(), "staging.json")
 	os.WriteFile(file, []byte(`{
@@ -75,6 +76,7 @@ func TestCrawlConfigFile(t *testing.T) {
 }
 
 func TestCrawlConfigErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, tc := range []struct{ name, doc, want string }{
 		{"unknown field", `{"exclude":["/b"],"extract":[{"name":"a","type":"css","expr":"h1","selectr":"x"}]}`, "extract[0].selectr: unknown field"},

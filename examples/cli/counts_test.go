@@ -20,6 +20,7 @@ import (
 // pages without a score (404) do not count in the site score, and that
 // robots-blocked URLs are reported as not fetched, not as pages.
 func TestCrawlOutputsAgree(t *testing.T) {
+	t.Parallel()
 	site := crawlertest.NewSite(crawlertest.SiteOptions{Articles: 12, Categories: 3, Broken: 2, Orphans: 1, Disallow: []string{"/a/4"}})
 	defer site.Close()
 	rep, err := crawler.New(&crawler.Options{AllowPrivate: true, PerHostRate: -1, RequestTimeout: 10 * time.Second}).Run(context.Background(), site.URL)

@@ -17,6 +17,7 @@ import (
 )
 
 func TestCrawlSkipExternalLinks(t *testing.T) {
+	t.Parallel()
 	var hits atomic.Int64
 	ext := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hits.Add(1)
@@ -48,6 +49,7 @@ func TestCrawlSkipExternalLinks(t *testing.T) {
 }
 
 func TestExternalSummaryAndProgress(t *testing.T) {
+	t.Parallel()
 	rep := &crawler.SiteReport{ExternalChecked: 6, ExternalUnchecked: 794,
 		ExternalUncheckedReasons: map[string]int{"host_failing": 794}, ExternalFailingHosts: []string{"a.example", "b.example"}}
 	want := "External links 6 checked, 794 not checked (host_failing 794); hosts given up after 3 failures: a.example b.example"
@@ -71,6 +73,7 @@ func TestExternalSummaryAndProgress(t *testing.T) {
 }
 
 func TestAnalyzeSkipExternalLinks(t *testing.T) {
+	t.Parallel()
 	var hits atomic.Int64
 	ext := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) }))
 	defer ext.Close()

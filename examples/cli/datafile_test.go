@@ -68,6 +68,7 @@ func TestDefaultDataFile(t *testing.T) {
 }
 
 func TestRedactDSN(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"seokit-data.db": "seokit-data.db",
 		"postgres://seokit:s3cret@db:5432/seokit":  "postgres://seokit:xxxxx@db:5432/seokit",

@@ -32,6 +32,7 @@ func writeReport(t *testing.T, dir, name string, r *crawler.SiteReport) string {
 }
 
 func TestDiffCommand(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	page := func(u, title string, findings ...string) crawler.PageSummary {
 		return crawler.PageSummary{URL: u, Status: 200, Indexable: true, Title: title, Findings: findings}
@@ -81,6 +82,7 @@ func TestDiffCommand(t *testing.T) {
 }
 
 func TestCrawlCompare(t *testing.T) {
+	t.Parallel()
 	var broken atomic.Bool
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {

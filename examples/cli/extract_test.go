@@ -27,6 +27,7 @@ func shopServer(t *testing.T) *httptest.Server {
 }
 
 func TestAnalyzeExtractFlags(t *testing.T) {
+	t.Parallel()
 	srv := shopServer(t)
 	args := []string{"analyze", "-allow-private", "-fail-on", "none",
 		"-extract", "price=css:.price", "-extract", "sku=css:.product@data-sku",
@@ -55,6 +56,7 @@ func TestAnalyzeExtractFlags(t *testing.T) {
 }
 
 func TestCrawlExtractCSV(t *testing.T) {
+	t.Parallel()
 	srv := shopServer(t)
 	var out, errOut bytes.Buffer
 	err := run(context.Background(), []string{"crawl", "-csv", "-quiet", "-allow-private", "-extract", "price=css:.price",

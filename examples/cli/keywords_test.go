@@ -8,6 +8,7 @@ import (
 )
 
 func TestKeywordsCommands(t *testing.T) {
+	t.Parallel()
 	db := filepath.Join(t.TempDir(), "seokit-data.db")
 	if code, _, errOut := runCLI(t, "keywords", "import", "-db", db, "testdata/keyword-planner.csv"); code != 0 {
 		t.Fatalf("import: %d %s", code, errOut)

@@ -42,6 +42,7 @@ func exitCode(err error) int {
 }
 
 func TestAnalyzeCommand(t *testing.T) {
+	t.Parallel()
 	srv := testSite(t)
 	for _, tt := range []struct {
 		name     string
@@ -72,6 +73,7 @@ func TestAnalyzeCommand(t *testing.T) {
 }
 
 func TestAnalyzeHTML(t *testing.T) {
+	t.Parallel()
 	srv := testSite(t)
 	htmlFile := filepath.Join(t.TempDir(), "page.html")
 	var out, errOut bytes.Buffer
@@ -93,6 +95,7 @@ func TestAnalyzeHTML(t *testing.T) {
 }
 
 func TestAnalyzeJSON(t *testing.T) {
+	t.Parallel()
 	srv := testSite(t)
 	var out bytes.Buffer
 	if err := run(context.Background(), []string{"analyze", "-json", "-allow-private", "-fail-on", "none", srv.URL}, &out, &bytes.Buffer{}); err != nil {
@@ -119,6 +122,7 @@ func TestAnalyzeJSON(t *testing.T) {
 }
 
 func TestCrawlCommand(t *testing.T) {
+	t.Parallel()
 	site := crawlertest.NewSite(crawlertest.SiteOptions{Articles: 12, Categories: 3, Broken: 2})
 	defer site.Close()
 	htmlFile := filepath.Join(t.TempDir(), "report.html")
@@ -168,6 +172,7 @@ func TestCrawlCommand(t *testing.T) {
 }
 
 func TestOptimizeCommand(t *testing.T) {
+	t.Parallel()
 	file := filepath.Join(t.TempDir(), "post.md")
 	text := "# Brewing green tea\n\nGreen tea tastes best when the water is not boiling. " +
 		"Heat the water to about 80 degrees and steep the green tea for two minutes.\n\n" +
@@ -200,6 +205,7 @@ func TestOptimizeCommand(t *testing.T) {
 // TestAnalyzeShowsTruncation: a page with more links and repeated
 // findings than the report lists says so in the text output.
 func TestAnalyzeShowsTruncation(t *testing.T) {
+	t.Parallel()
 	var page strings.Builder
 	page.WriteString(`<!doctype html><html lang="en"><head><title>Many links</title></head><body>`)
 	for i := range 3000 {

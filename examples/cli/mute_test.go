@@ -37,6 +37,7 @@ func repeatSite(t *testing.T) string {
 }
 
 func TestAnalyzeGroupsFindings(t *testing.T) {
+	t.Parallel()
 	u := repeatSite(t)
 	var out bytes.Buffer
 	if err := run(context.Background(), []string{"analyze", "-allow-private", "-fail-on", "none", u}, &out, &bytes.Buffer{}); err != nil {
@@ -71,6 +72,7 @@ func TestAnalyzeGroupsFindings(t *testing.T) {
 }
 
 func TestMuteAndDisableFlags(t *testing.T) {
+	t.Parallel()
 	u := repeatSite(t)
 	for _, tt := range []struct {
 		name     string
@@ -105,6 +107,7 @@ func TestMuteAndDisableFlags(t *testing.T) {
 }
 
 func TestCrawlMuteFlag(t *testing.T) {
+	t.Parallel()
 	site := crawlertest.NewSite(crawlertest.SiteOptions{Articles: 4, Broken: 1})
 	defer site.Close()
 	var out, errOut bytes.Buffer
@@ -117,6 +120,7 @@ func TestCrawlMuteFlag(t *testing.T) {
 }
 
 func TestEllipsis(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		in    string
 		limit int

@@ -14,6 +14,7 @@ import (
 // next to an error, says when the reading ease was not computed, and its
 // keyphrase line quotes the density and range its findings quote.
 func TestOptimizeOutputAgrees(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	write := func(name, text string) string {
 		p := filepath.Join(dir, name)

@@ -43,6 +43,7 @@ var hostile = []struct {
 }
 
 func TestClean(t *testing.T) {
+	t.Parallel()
 	for _, c := range hostile {
 		t.Run(c.name, func(t *testing.T) {
 			got := clean(c.in)
@@ -57,6 +58,7 @@ func TestClean(t *testing.T) {
 }
 
 func TestWriteJSON(t *testing.T) {
+	t.Parallel()
 	for _, c := range hostile {
 		t.Run(c.name, func(t *testing.T) {
 			var out bytes.Buffer
@@ -79,6 +81,7 @@ func TestWriteJSON(t *testing.T) {
 }
 
 func TestPrintMore(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name string
 		tr   seo.Truncation
@@ -99,6 +102,7 @@ func TestPrintMore(t *testing.T) {
 }
 
 func TestTruncatedSummary(t *testing.T) {
+	t.Parallel()
 	var tr seo.Truncated
 	if got := truncatedSummary(tr); got != "" {
 		t.Errorf("complete report: %q", got)
@@ -135,6 +139,7 @@ func hostileSite(t *testing.T) *httptest.Server {
 }
 
 func TestHostileContentIsEscaped(t *testing.T) {
+	t.Parallel()
 	srv := hostileSite(t)
 	for _, c := range []struct {
 		args []string
@@ -160,6 +165,7 @@ func TestHostileContentIsEscaped(t *testing.T) {
 }
 
 func TestHostileImportIsEscaped(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	csvFile := filepath.Join(dir, "Queries.csv")
 	data := "Top queries,Clicks,Impressions,CTR,Position\n" +

@@ -143,6 +143,7 @@ func TestNewUserFlow(t *testing.T) {
 // TestReportNotMeasured: tracked keywords never checked print "not
 // measured" with the reason, never a visibility or position of 0.
 func TestReportNotMeasured(t *testing.T) {
+	t.Parallel()
 	st := memstore.New(nil)
 	day := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	var ts []rankings.Tracked

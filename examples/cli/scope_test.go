@@ -108,6 +108,7 @@ func TestCrawlScopeAndAccessFlags(t *testing.T) {
 }
 
 func TestCrawlAccessFlagErrors(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{
 		{"-header", "no colon"},
 		{"-header", "Host: x"},
@@ -127,6 +128,7 @@ func TestCrawlAccessFlagErrors(t *testing.T) {
 // TestCrawlStartOutOfScope refuses, before any request, a scope that
 // leaves out the start URL, naming the flag's member.
 func TestCrawlStartOutOfScope(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	var hits []string
 	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

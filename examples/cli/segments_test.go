@@ -16,6 +16,7 @@ import (
 // -segment NAME=extract:EXTRACTOR=REGEX, and refuses a segment naming no
 // -extract.
 func TestCrawlSegmentsByExtract(t *testing.T) {
+	t.Parallel()
 	site := crawlertest.NewSite(crawlertest.SiteOptions{Articles: 3, Categories: 1, NoSitemap: true})
 	defer site.Close()
 	var out, errOut bytes.Buffer
@@ -44,6 +45,7 @@ func TestCrawlSegmentsByExtract(t *testing.T) {
 // TestCrawlSegmentsByTemplate lists the templates and groups pages by
 // -segment NAME=template-of:URL and NAME=template:FINGERPRINT.
 func TestCrawlSegmentsByTemplate(t *testing.T) {
+	t.Parallel()
 	site := crawlertest.NewSite(crawlertest.SiteOptions{Articles: 3, Categories: 1, NoSitemap: true})
 	defer site.Close()
 	var out, errOut bytes.Buffer

@@ -292,6 +292,7 @@ func TestReportTrafficBadInput(t *testing.T) {
 }
 
 func TestReportTrafficUsage(t *testing.T) {
+	t.Parallel()
 	_, _, errOut := runCLI(t, "report", "-h")
 	for _, want := range []string{"-traffic", "-gsc-property", "-ga4-property", envCredentials, envAccessToken, defaultDataDB} {
 		if !strings.Contains(errOut, want) {

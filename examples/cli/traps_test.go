@@ -11,6 +11,7 @@ import (
 // TestPrintSiteReportTraps checks that the crawl summary names each trap
 // with its pattern, reason and dropped count.
 func TestPrintSiteReportTraps(t *testing.T) {
+	t.Parallel()
 	rep := &crawler.SiteReport{Domain: "example.com", StartURL: "https://example.com/",
 		Crawl: crawler.CrawlStats{Traps: []crawler.Trap{{Pattern: "example.com/calendar?month={n}-{n}", Reason: crawler.TrapCalendar, Dropped: 7}}}}
 	var b bytes.Buffer

@@ -3,7 +3,8 @@ package dashboard
 import (
 	"math"
 	"strconv"
-	"strings"
+
+	"github.com/seokit/seokit/internal/svgchart"
 )
 
 // barChart is a bar chart laid out in Go and drawn by the templates as
@@ -72,35 +73,15 @@ func newBarChart(title string, labels []string, values []int, limit int) *barCha
 	return c
 }
 
-// lineChart draws ranking positions over time: position 1 at the top,
-// one polyline per series, gaps where the keyword did not rank.
+// lineChart draws ranking positions over time (internal/svgchart): position
+// 1 at the top, one polyline per series, gaps where the keyword did not
+// rank, every day's position a dot with its value.
 type lineChart struct {
-	Title         string
-	Width, Height int
-	Left, Right   int
-	Top, Bottom   int
-	YTicks        []tick
-	XTicks        []tick
-	Series        []lineSeries
+	Title string
+	Line  *svgchart.Line
 }
 
-type tick struct {
-	Pos   int
-	Label string
-}
-
-type lineSeries struct {
-	Name    string
-	Color   string
-	Class   string
-	Lines   []string // polyline "x,y x,y" segments
-	Dots    []dot
-	Latest  string
-	Entries []seriesEntry
-}
-
-type dot struct{ X, Y int }
-
+// seriesEntry is one row of a ranking chart's data table.
 type seriesEntry struct {
 	Date     string
 	Position string
@@ -111,9 +92,9 @@ type seriesEntry struct {
 var seriesClasses = []string{"s0", "s1", "s2", "s3", "s4", "s5"}
 
 // newLineChart lays out series over dates (labels in order); values[i][j]
-// is the position of series i on date j, nil when not ranked.
+// is the position of series i on date j, nil when not ranked. The scale
+// runs from 1 to the worst position rounded up to ten (at least 10).
 func newLineChart(title string, dates []string, names []string, values [][]*float64) *lineChart {
-	c := &lineChart{Title: title, Width: 640, Height: 240, Left: 40, Right: 12, Top: 12, Bottom: 28}
 	worst := 1.0
 	for _, vs := range values {
 		for _, v := range vs {
@@ -123,63 +104,26 @@ func newLineChart(title string, dates []string, names []string, values [][]*floa
 		}
 	}
 	yMax := math.Max(10, math.Ceil(worst/10)*10)
-	plotW := c.Width - c.Left - c.Right
-	plotH := c.Height - c.Top - c.Bottom
-	x := func(i int) int {
-		if len(dates) <= 1 {
-			return c.Left + plotW/2
-		}
-		return c.Left + i*plotW/(len(dates)-1)
+	l := &svgchart.Line{
+		Title: "Position history of " + title, Width: 640, Height: 240, Left: 40, Right: 12, Top: 12, Bottom: 28,
+		X: dates, YMin: 1, YMax: yMax, Inverted: true, YTicks: []float64{math.Round(yMax / 2)},
+		MaxDots: max(1, len(dates)),
 	}
-	y := func(p float64) int { return c.Top + int(math.Round((p-1)/(yMax-1)*float64(plotH))) }
-	for _, p := range []float64{1, math.Round(yMax / 2), yMax} {
-		c.YTicks = append(c.YTicks, tick{Pos: y(p), Label: strconv.FormatFloat(p, 'f', 0, 64)})
+	for i, vs := range values {
+		l.Series = append(l.Series, svgchart.Series{Name: names[i], Class: seriesClasses[i%len(seriesClasses)], Points: svgchart.Values(vs)})
 	}
-	step := max(1, (len(dates)+5)/6)
-	for i := 0; i < len(dates); i += step {
-		c.XTicks = append(c.XTicks, tick{Pos: x(i), Label: dates[i]})
-	}
-	for si, vs := range values {
-		s := lineSeries{Name: names[si], Class: seriesClasses[si%len(seriesClasses)]}
-		var seg []string
-		flush := func() {
-			if len(seg) > 1 {
-				s.Lines = append(s.Lines, strings.Join(seg, " "))
-			}
-			seg = nil
-		}
-		for j, v := range vs {
-			if v == nil {
-				flush()
-				continue
-			}
-			px, py := x(j), y(*v)
-			seg = append(seg, strconv.Itoa(px)+","+strconv.Itoa(py))
-			s.Dots = append(s.Dots, dot{px, py})
-			s.Latest = strconv.FormatFloat(*v, 'f', -1, 64)
-		}
-		flush()
-		c.Series = append(c.Series, s)
-	}
-	return c
+	return &lineChart{Title: title, Line: l}
 }
 
 // trendChart draws one number of a project's analyses over time, oldest
-// first, on its own scale from 0. An analysis without the number (it
-// failed, was canceled or has not finished) breaks the line and gets a
-// marker on the axis naming its state: it is never drawn as a zero.
+// first, on its own scale from 0 (internal/svgchart). An analysis without
+// the number (it failed, was canceled or has not finished) breaks the line
+// and gets a marker on the axis naming its state: it is never drawn as a
+// zero.
 type trendChart struct {
-	Title         string
-	Class         string // the series colour (seriesClasses)
-	Width, Height int
-	Left, Right   int
-	Top, BaseY    int
-	YTicks        []tick
-	XTicks        []tick
-	Lines         []string
-	Dots          []trendDot
-	Missing       []trendDot
-	Latest        string
+	Title  string
+	Line   *svgchart.Line
+	Latest string
 }
 
 // trendPoint is one analysis on the x axis.
@@ -189,22 +133,12 @@ type trendPoint struct {
 	State string // the analysis's status
 }
 
-type trendDot struct {
-	X, Y  int
-	Title string
-	State string
-}
-
-// maxTrendDots is the number of points up to which every value gets a
-// dot; longer histories draw lines only.
-const maxTrendDots = 60
-
 // newTrendChart lays out values over points (values[i] nil when the
 // analysis has no number). fixed, when positive, is the top of the scale
-// (100 for a score); otherwise the scale fits the largest value.
+// (100 for a score); otherwise the scale fits the largest value. Every
+// value gets a dot up to svgchart.DefaultMaxDots analyses; longer
+// histories draw lines (and lone values) only.
 func newTrendChart(title string, points []trendPoint, values []*int, fixed int, class string) *trendChart {
-	c := &trendChart{Title: title, Class: class, Width: 480, Height: 170, Left: 44, Right: 24, Top: 12}
-	c.BaseY = c.Height - 28
 	top := fixed
 	if top <= 0 {
 		for _, v := range values {
@@ -214,45 +148,25 @@ func newTrendChart(title string, points []trendPoint, values []*int, fixed int, 
 		}
 		top = niceCeil(top)
 	}
-	plotW, plotH := c.Width-c.Left-c.Right, c.BaseY-c.Top
-	x := func(i int) int {
-		if len(points) <= 1 {
-			return c.Left + plotW/2
-		}
-		return c.Left + i*plotW/(len(points)-1)
-	}
-	y := func(v int) int { return c.BaseY - v*plotH/top }
-	for _, v := range []int{0, top / 2, top} {
-		c.YTicks = append(c.YTicks, tick{Pos: y(v), Label: strconv.Itoa(v)})
-	}
-	step := max(1, (len(points)+5)/6)
-	for i := 0; i < len(points); i += step {
-		c.XTicks = append(c.XTicks, tick{Pos: x(i), Label: points[i].Date})
-	}
-	var seg []string
-	flush := func() {
-		if len(seg) > 1 {
-			c.Lines = append(c.Lines, strings.Join(seg, " "))
-		}
-		seg = nil
-	}
-	for i, v := range values {
-		px := x(i)
-		if v == nil {
-			flush()
-			c.Missing = append(c.Missing, trendDot{X: px, Y: c.BaseY, Title: points[i].Label + ": " + points[i].State + ", no result", State: points[i].State})
+	c := &trendChart{Title: title}
+	s := svgchart.Series{Name: title, Class: class, Points: make([]svgchart.Point, len(points))}
+	x := make([]string, len(points))
+	for i, p := range points {
+		x[i] = p.Date
+		if i >= len(values) || values[i] == nil {
+			s.Points[i] = svgchart.Point{Title: p.Label + ": " + p.State + ", no result", Mark: p.State}
 			continue
 		}
-		py := y(*v)
-		seg = append(seg, strconv.Itoa(px)+","+strconv.Itoa(py))
-		// A lone value between gaps has no line: it always gets its dot.
-		lone := (i == 0 || values[i-1] == nil) && (i == len(values)-1 || values[i+1] == nil)
-		if len(points) <= maxTrendDots || lone {
-			c.Dots = append(c.Dots, trendDot{X: px, Y: py, Title: points[i].Label + ": " + strconv.Itoa(*v)})
-		}
-		c.Latest = strconv.Itoa(*v)
+		v := float64(*values[i])
+		s.Points[i] = svgchart.Point{Value: &v, Title: p.Label + ": " + strconv.Itoa(*values[i])}
+		c.Latest = strconv.Itoa(*values[i])
 	}
-	flush()
+	c.Line = &svgchart.Line{
+		Title: title + " over the project's analyses; the history table lists the values",
+		Width: 480, Height: 170, Left: 44, Right: 24, Top: 12, Bottom: 28,
+		X: x, YMin: 0, YMax: float64(top), YTicks: []float64{float64(top / 2)},
+		Series: []svgchart.Series{s},
+	}
 	return c
 }
 

@@ -94,3 +94,36 @@ func TestFor(t *testing.T) {
 		}
 	}
 }
+
+func TestCache(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	c := plans.NewCache(2, time.Minute)
+	pro := plans.Defaults[store.Pro]
+	c.Put("a", pro, t0)
+	for _, tc := range []struct {
+		name string
+		id   string
+		at   time.Time
+		ok   bool
+	}{
+		{"fresh", "a", t0.Add(time.Minute), true},
+		{"expired", "a", t0.Add(time.Minute + time.Nanosecond), false},
+		{"clock went back", "a", t0.Add(-time.Second), false},
+		{"never put", "b", t0, false},
+	} {
+		l, ok := c.Get(tc.id, tc.at)
+		if ok != tc.ok || (ok && l != pro) || (!ok && l != (plans.Limits{})) {
+			t.Errorf("%s: Get = %+v, %v; want ok %v", tc.name, l, ok, tc.ok)
+		}
+	}
+	// Bounded: a third account pushes out the least recently used.
+	c.Put("b", pro, t0)
+	c.Get("a", t0)
+	c.Put("c", pro, t0)
+	if _, ok := c.Get("b", t0); ok {
+		t.Error("the cache holds more accounts than its bound")
+	}
+	if _, ok := c.Get("a", t0); !ok {
+		t.Error("the recently used account was pushed out")
+	}
+}

@@ -117,51 +117,82 @@ func (s *Store) Suggest(ctx context.Context, seed string, loc seo.Locale, limit 
 	return s.suggestLocal(ctx, q, loc, limit)
 }
 
+// suggestLocal answers from the table: the exact phrase, phrases starting
+// with the query, phrases containing every stem of it, then expansions
+// (keywords.Expand) in the room left.
 func (s *Store) suggestLocal(ctx context.Context, q string, loc seo.Locale, limit int) ([]keywords.Keyword, error) {
 	l := loc.String()
 	fold := keywords.FoldKey(loc.Language, q)
 	norm := keywords.NormalizePhrase(q)
-	var hits []hit
+	hits, err := s.exactAndPrefix(ctx, l, fold, norm, limit)
+	if err != nil {
+		return nil, err
+	}
+	h, err := s.stemMatches(ctx, l, fold, norm, limit)
+	if err != nil {
+		return nil, err
+	}
+	matches, folds := rankHits(append(hits, h...))
+	expansions, err := s.expansions(ctx, q, loc, folds)
+	if err != nil {
+		return nil, err
+	}
+	room := max(limit/5, limit-len(matches))
+	room = min(room, len(expansions))
+	if len(matches) > limit-room {
+		matches = matches[:limit-room]
+	}
+	out := make([]keywords.Keyword, 0, len(matches)+room)
+	for _, h := range matches {
+		out = append(out, h.kw)
+	}
+	return append(out, expansions[:room]...), nil
+}
 
-	// Exact phrase, then phrases starting with the query.
+// exactAndPrefix returns the exact phrase (rank 0), then, for a query of 3
+// characters or more, phrases starting with it (rank 1).
+func (s *Store) exactAndPrefix(ctx context.Context, l, fold, norm string, limit int) ([]hit, error) {
 	rows, err := s.db.QueryContext(ctx, s.db.Q(`SELECT `+cols+` FROM keywords k WHERE k.loc = ? AND k.fold = ?`), l, fold)
 	if err != nil {
 		return nil, fmt.Errorf("local: suggest: %w", err)
 	}
-	h, err := scanHits(rows, 0)
+	hits, err := scanHits(rows, 0)
 	if err != nil {
 		return nil, fmt.Errorf("local: suggest: %w", err)
 	}
-	hits = append(hits, h...)
-	if len([]rune(norm)) >= 3 {
-		// A narrow range is ranked by volume in full; a wide one (a common
-		// first word) is taken alphabetically here, and the stem matches
-		// below, which contain every phrase of the range in volume order,
-		// are promoted to prefix rank when they start with the query.
-		hi := norm + "\U0010FFFF"
-		var n int
-		if err := s.db.QueryRowContext(ctx, s.db.Q(`SELECT count(*) FROM (SELECT 1 FROM keywords WHERE loc = ? AND norm >= ? AND norm < ? LIMIT ?) AS sub`),
-			l, norm, hi, prefixSortCap+1).Scan(&n); err != nil {
-			return nil, fmt.Errorf("local: suggest: %w", err)
-		}
-		order := `k.volume IS NULL, k.volume DESC`
-		if n > prefixSortCap {
-			order = `k.norm`
-		}
-		rows, err := s.db.QueryContext(ctx, s.db.Q(`SELECT `+cols+` FROM keywords k WHERE k.loc = ? AND k.norm >= ? AND k.norm < ?
-			ORDER BY `+order+` LIMIT ?`), l, norm, hi, limit)
-		if err != nil {
-			return nil, fmt.Errorf("local: suggest: %w", err)
-		}
-		h, err := scanHits(rows, 1)
-		if err != nil {
-			return nil, fmt.Errorf("local: suggest: %w", err)
-		}
-		hits = append(hits, h...)
+	if len([]rune(norm)) < 3 {
+		return hits, nil
 	}
+	// A narrow range is ranked by volume in full; a wide one (a common
+	// first word) is taken alphabetically here, and the stem matches, which
+	// contain every phrase of the range in volume order, are promoted to
+	// prefix rank when they start with the query.
+	hi := norm + "\U0010FFFF"
+	var n int
+	if err := s.db.QueryRowContext(ctx, s.db.Q(`SELECT count(*) FROM (SELECT 1 FROM keywords WHERE loc = ? AND norm >= ? AND norm < ? LIMIT ?) AS sub`),
+		l, norm, hi, prefixSortCap+1).Scan(&n); err != nil {
+		return nil, fmt.Errorf("local: suggest: %w", err)
+	}
+	order := `k.volume IS NULL, k.volume DESC`
+	if n > prefixSortCap {
+		order = `k.norm`
+	}
+	rows, err = s.db.QueryContext(ctx, s.db.Q(`SELECT `+cols+` FROM keywords k WHERE k.loc = ? AND k.norm >= ? AND k.norm < ?
+			ORDER BY `+order+` LIMIT ?`), l, norm, hi, limit)
+	if err != nil {
+		return nil, fmt.Errorf("local: suggest: %w", err)
+	}
+	h, err := scanHits(rows, 1)
+	if err != nil {
+		return nil, fmt.Errorf("local: suggest: %w", err)
+	}
+	return append(hits, h...), nil
+}
 
-	// Phrases containing every stem, read from the posting list of the
-	// seed's rarest stem pair (or its only stem) in volume order.
+// stemMatches returns phrases containing every stem of the query (rank 2,
+// or 1 when they start with it), read from the posting list of its rarest
+// stem pair (or its only stem) in volume order.
+func (s *Store) stemMatches(ctx context.Context, l, fold, norm string, limit int) ([]hit, error) {
 	stems := distinctStems(fold)
 	if len(stems) > 2 {
 		counts := make(map[string]int, len(stems))
@@ -174,43 +205,48 @@ func (s *Store) suggestLocal(ctx context.Context, q string, loc seo.Locale, limi
 		}
 		slices.SortStableFunc(stems, func(a, b string) int { return cmp.Compare(counts[a], counts[b]) })
 	}
-	if len(stems) > 0 && stems[0] != "" {
-		driver, rest := stems[0], []string(nil)
-		if len(stems) > 1 {
-			driver, rest = pairTerm(stems[0], stems[1]), stems[2:]
-		}
-		var b strings.Builder
-		args := []any{termKey(l, driver)}
-		if len(rest) == 0 {
-			b.WriteString(`SELECT ` + cols + ` FROM keyword_terms t JOIN keywords k ON k.id = t.kid WHERE t.term = ?`)
-		} else {
-			// The scan of the driver's postings is bounded: further stems
-			// are looked for among its scanBudget phrases of highest volume.
-			b.WriteString(`SELECT ` + cols + ` FROM (SELECT kid, vol FROM keyword_terms WHERE term = ? ORDER BY vol DESC LIMIT ` + fmt.Sprint(scanBudget) + `) AS t
-				JOIN keywords k ON k.id = t.kid WHERE 1 = 1`)
-		}
-		for _, st := range rest {
-			b.WriteString(` AND EXISTS (SELECT 1 FROM keyword_terms t2 WHERE t2.kid = t.kid AND t2.term = ?)`)
-			args = append(args, termKey(l, st))
-		}
-		b.WriteString(` ORDER BY t.vol DESC LIMIT ?`)
-		args = append(args, limit)
-		rows, err := s.db.QueryContext(ctx, s.db.Q(b.String()), args...)
-		if err != nil {
-			return nil, fmt.Errorf("local: suggest: %w", err)
-		}
-		h, err := scanHits(rows, 2)
-		if err != nil {
-			return nil, fmt.Errorf("local: suggest: %w", err)
-		}
-		for i := range h {
-			if strings.HasPrefix(h[i].norm, norm) {
-				h[i].rank = 1
-			}
-		}
-		hits = append(hits, h...)
+	if len(stems) == 0 || stems[0] == "" {
+		return nil, nil
 	}
+	driver, rest := stems[0], []string(nil)
+	if len(stems) > 1 {
+		driver, rest = pairTerm(stems[0], stems[1]), stems[2:]
+	}
+	var b strings.Builder
+	args := []any{termKey(l, driver)}
+	if len(rest) == 0 {
+		b.WriteString(`SELECT ` + cols + ` FROM keyword_terms t JOIN keywords k ON k.id = t.kid WHERE t.term = ?`)
+	} else {
+		// The scan of the driver's postings is bounded: further stems
+		// are looked for among its scanBudget phrases of highest volume.
+		b.WriteString(`SELECT ` + cols + ` FROM (SELECT kid, vol FROM keyword_terms WHERE term = ? ORDER BY vol DESC LIMIT ` + fmt.Sprint(scanBudget) + `) AS t
+				JOIN keywords k ON k.id = t.kid WHERE 1 = 1`)
+	}
+	for _, st := range rest {
+		b.WriteString(` AND EXISTS (SELECT 1 FROM keyword_terms t2 WHERE t2.kid = t.kid AND t2.term = ?)`)
+		args = append(args, termKey(l, st))
+	}
+	b.WriteString(` ORDER BY t.vol DESC LIMIT ?`)
+	args = append(args, limit)
+	rows, err := s.db.QueryContext(ctx, s.db.Q(b.String()), args...)
+	if err != nil {
+		return nil, fmt.Errorf("local: suggest: %w", err)
+	}
+	h, err := scanHits(rows, 2)
+	if err != nil {
+		return nil, fmt.Errorf("local: suggest: %w", err)
+	}
+	for i := range h {
+		if strings.HasPrefix(h[i].norm, norm) {
+			h[i].rank = 1
+		}
+	}
+	return h, nil
+}
 
+// rankHits keeps one hit per row (its best rank), ordered by rank then
+// volume, and returns the fold keys of the rows kept.
+func rankHits(hits []hit) ([]hit, map[string]bool) {
 	seen := map[int64]int{}
 	folds := map[string]bool{}
 	var matches []hit
@@ -229,8 +265,13 @@ func (s *Store) suggestLocal(ctx context.Context, q string, loc seo.Locale, limi
 		}
 		return compareVolume(a.kw, b.kw)
 	})
+	return matches, folds
+}
 
-	// Expansions.
+// expansions returns the query's expansions not among folds (which it
+// extends), with the stored volumes of those in the table, ordered by
+// volume.
+func (s *Store) expansions(ctx context.Context, q string, loc seo.Locale, folds map[string]bool) ([]keywords.Keyword, error) {
 	exps := keywords.Expand(q, loc.Language, s.opts.Now().Year())
 	var expFolds []string
 	var expPhrases []string
@@ -243,7 +284,7 @@ func (s *Store) suggestLocal(ctx context.Context, q string, loc seo.Locale, limi
 		expFolds = append(expFolds, f)
 		expPhrases = append(expPhrases, p)
 	}
-	known, err := s.byFold(ctx, l, expFolds)
+	known, err := s.byFold(ctx, loc.String(), expFolds)
 	if err != nil {
 		return nil, err
 	}
@@ -258,17 +299,7 @@ func (s *Store) suggestLocal(ctx context.Context, q string, loc seo.Locale, limi
 		expansions = append(expansions, keywords.Keyword{Keyword: expPhrases[i], Source: Name, Expansion: true})
 	}
 	slices.SortStableFunc(expansions, compareVolume)
-
-	room := max(limit/5, limit-len(matches))
-	room = min(room, len(expansions))
-	if len(matches) > limit-room {
-		matches = matches[:limit-room]
-	}
-	out := make([]keywords.Keyword, 0, len(matches)+room)
-	for _, h := range matches {
-		out = append(out, h.kw)
-	}
-	return append(out, expansions[:room]...), nil
+	return expansions, nil
 }
 
 // compareVolume orders known volumes first, highest first.

@@ -1,3 +1,7 @@
+// JavaScript rendering in the command line: the -render flag, starting
+// Chromium, and the raw-versus-rendered comparison and the crawl's render
+// summary printed as text.
+
 package main
 
 import (

@@ -1,3 +1,8 @@
+// The daily quota of the API and the dashboard: an account's limits from
+// its plan (plans.Table.For, remembered by plans.Cache), each request or
+// action counted against its daily limit and burst rate, and the 429 and
+// X-RateLimit headers of a refusal.
+
 package httpapi
 
 import (
@@ -19,7 +24,7 @@ func (s *Server) accountPlan(ctx context.Context, accountID string) (plans.Limit
 		// The load-test baseline: no account, no plan caps but the server's.
 		return plans.Limits{MaxSitePages: s.opts.MaxSitePages, ConcurrentSiteJobs: math.MaxInt32}, nil
 	}
-	if p, ok := s.accounts.get(accountID, s.now()); ok {
+	if p, ok := s.accounts.Get(accountID, s.now()); ok {
 		return p, nil
 	}
 	a, err := s.st.Account(ctx, accountID)
@@ -27,7 +32,7 @@ func (s *Server) accountPlan(ctx context.Context, accountID string) (plans.Limit
 		return plans.Limits{}, err
 	}
 	p := s.plans.For(a)
-	s.accounts.put(accountID, p, s.now())
+	s.accounts.Put(accountID, p, s.now())
 	return p, nil
 }
 

@@ -1,3 +1,6 @@
+// Writing pages: the view every template gets, executing the templates,
+// error pages and the field a form error names.
+
 package dashboard
 
 import (

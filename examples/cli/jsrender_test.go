@@ -14,6 +14,7 @@ import (
 )
 
 func TestRenderFlags(t *testing.T) {
+	t.Parallel()
 	srv := testSite(t)
 	for _, tt := range []struct {
 		name     string
@@ -70,6 +71,7 @@ func TestRenderWithoutBrowser(t *testing.T) {
 // TestRenderCrawlChromium crawls a client-rendered site with -render
 // always and -screenshots (real Chromium; skips without it).
 func TestRenderCrawlChromium(t *testing.T) {
+	t.Parallel()
 	if _, err := findChromium(); err != nil {
 		if os.Getenv("SEOKIT_REQUIRE_SERVERS") != "" {
 			t.Fatalf("no Chromium: %v", err)
