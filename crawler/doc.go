@@ -57,7 +57,7 @@
 // A site check that reports each group of pages as one finding (duplicate
 // titles, near-duplicate text ...) counts them apart in its
 // [FindingGroup]: URLs (every member of every group), Groups and the
-// Members of the first groups. [Compare] tells a finding fixed on pages
+// Members of the first groups. compare.Sites (crawler/compare) tells a finding fixed on pages
 // that still answer from one gone with its pages (now 4xx/5xx, no
 // response, or not crawled). A URL no link led to (one only a sitemap lists) has "depth": null,
 // not a number. [Progress.Done] counts the fetched URLs the way

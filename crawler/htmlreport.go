@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/seokit/seokit/crawler/internal/barchart"
 	"github.com/seokit/seokit/internal/htmltable"
 	"github.com/seokit/seokit/seo"
 )
@@ -37,19 +38,6 @@ var HTMLReportPolicy = htmltable.ReportPolicy
 // topFindings is the number of finding groups the report's summary names.
 const topFindings = 5
 
-// Colours of the report charts.
-const (
-	colorOK       = "#2e7d32"
-	colorRedirect = "#1565c0"
-	colorClient   = "#ef6c00"
-	colorServer   = "#c62828"
-	colorNone     = "#757575"
-	colorBar      = "#3949ab"
-	colorError    = "#c62828"
-	colorWarning  = "#ef6c00"
-	colorNotice   = "#1565c0"
-)
-
 // htmlView is what the report template renders.
 type htmlView struct {
 	R          *SiteReport
@@ -57,7 +45,7 @@ type htmlView struct {
 	Errors     int
 	Warnings   int
 	Notices    int
-	Charts     []chart
+	Charts     []barchart.Chart
 	PagesTotal int
 	Duration   string
 	// Top are the first finding groups, most severe and widespread first.
@@ -72,53 +60,6 @@ type htmlView struct {
 	CSS    template.CSS
 	// Cut lists the report's lists cut at their caps (SiteReport.Truncated).
 	Cut []seo.Cut
-}
-
-// chart is a bar chart laid out in Go and drawn as inline SVG.
-type chart struct {
-	Title         string
-	Width, Height int
-	BaseY         int
-	Bars          []chartBar
-}
-
-type chartBar struct {
-	X, Y, W, H     int
-	Color          string
-	Label, Value   string
-	LabelX, ValueY int
-}
-
-// barChart lays out one bar per value, scaled to the largest.
-func barChart(title string, labels []string, values []int, colors []string) chart {
-	const height, top, bottom, gap = 220, 24, 28, 8
-	n := len(values)
-	barW := 48
-	if n > 12 {
-		barW = max(14, 576/n-gap)
-	}
-	c := chart{Title: title, Width: max(320, n*(barW+gap)+gap), Height: height, BaseY: height - bottom}
-	maxV := 0
-	for _, v := range values {
-		maxV = max(maxV, v)
-	}
-	plot := height - top - bottom
-	for i, v := range values {
-		h := 0
-		if maxV > 0 {
-			h = v * plot / maxV
-		}
-		if v > 0 && h < 2 {
-			h = 2
-		}
-		x := gap + i*(barW+gap)
-		c.Bars = append(c.Bars, chartBar{
-			X: x, Y: c.BaseY - h, W: barW, H: h, Color: colors[i%len(colors)],
-			Label: labels[i], Value: strconv.Itoa(v),
-			LabelX: x + barW/2, ValueY: c.BaseY - h - 6,
-		})
-	}
-	return c
 }
 
 // Tables of the HTML report. They are shared with the dashboard's analysis
@@ -379,27 +320,27 @@ func (r *SiteReport) WriteHTML(w io.Writer) error {
 		labels, values = append(labels, label), append(values, r.StatusCodes[c])
 		switch {
 		case c >= 200 && c < 300:
-			colors = append(colors, colorOK)
+			colors = append(colors, barchart.ColorOK)
 		case c >= 300 && c < 400:
-			colors = append(colors, colorRedirect)
+			colors = append(colors, barchart.ColorRedirect)
 		case c >= 400 && c < 500:
-			colors = append(colors, colorClient)
+			colors = append(colors, barchart.ColorClient)
 		case c >= 500:
-			colors = append(colors, colorServer)
+			colors = append(colors, barchart.ColorServer)
 		default:
-			colors = append(colors, colorNone)
+			colors = append(colors, barchart.ColorNone)
 		}
 	}
-	v.Charts = append(v.Charts, barChart("Pages by status code", labels, values, colors))
+	v.Charts = append(v.Charts, barchart.New("Pages by status code", labels, values, colors))
 
 	labels, values = nil, nil
 	for d, n := range r.Crawl.DepthHistogram {
 		labels, values = append(labels, strconv.Itoa(d)), append(values, n)
 	}
-	v.Charts = append(v.Charts, barChart("Pages by click depth", labels, values, []string{colorBar}))
-	v.Charts = append(v.Charts, barChart("Findings by severity",
+	v.Charts = append(v.Charts, barchart.New("Pages by click depth", labels, values, []string{barchart.ColorBar}))
+	v.Charts = append(v.Charts, barchart.New("Findings by severity",
 		[]string{"errors", "warnings", "notices"}, []int{v.Errors, v.Warnings, v.Notices},
-		[]string{colorError, colorWarning, colorNotice}))
+		[]string{barchart.ColorError, barchart.ColorWarning, barchart.ColorNotice}))
 
 	if r.Crawl.Duration > 0 {
 		v.Duration = r.Crawl.Duration.Round(time.Second).String()

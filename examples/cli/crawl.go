@@ -15,6 +15,7 @@ import (
 
 	"github.com/seokit/seokit/analyzer"
 	"github.com/seokit/seokit/crawler"
+	"github.com/seokit/seokit/crawler/compare"
 	"github.com/seokit/seokit/render"
 	"github.com/seokit/seokit/seo"
 )
@@ -220,7 +221,7 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return &exitError{code: 2, err: fmt.Errorf("no page of %s could be fetched (%s)", domain, strings.ReplaceAll(cmp.Or(rep.ScoreReason, rep.Crawl.StopReason), "_", " "))}
 	}
 	if *compareWith != "" {
-		d, err := crawler.Compare(ctx, crawler.ReportFile(*compareWith), crawler.ReportPages(rep), nil)
+		d, err := compare.Sites(ctx, compare.File(*compareWith), compare.Report(rep), nil)
 		if err != nil {
 			return &exitError{code: 2, err: fmt.Errorf("-compare: %w", err)}
 		}
