@@ -858,7 +858,7 @@ func (b *siteBuilder) build(facts *crawlFacts) *SiteReport {
 		}
 	}
 	site = r.dropMuted(site)
-	sortFindings(site)
+	SortFindings(site)
 	rep.Segments = r.segments(site)
 	rep.Templates = templates(r.pages, &rep.Truncated)
 	if len(pageScores) > 0 {
@@ -1050,7 +1050,10 @@ func (s pagesByURL) Swap(i, j int) {
 	s.edges[i], s.edges[j] = s.edges[j], s.edges[i]
 }
 
-func sortFindings(fs []seo.Finding) {
+// SortFindings orders findings as a site report lists them: most severe
+// first, then by ID, then by URL (stable, so findings of one URL keep their
+// order).
+func SortFindings(fs []seo.Finding) {
 	sort.SliceStable(fs, func(i, j int) bool {
 		a, b := fs[i], fs[j]
 		if a.Severity != b.Severity {
@@ -1344,7 +1347,7 @@ func (r *siteRun) groups(site []seo.Finding) []FindingGroup {
 		}
 	}
 	// The findings of an ID usually form one run sorted by URL (see
-	// sortFindings), where a repeated URL follows itself; only an ID whose
+	// SortFindings), where a repeated URL follows itself; only an ID whose
 	// findings are split or unsorted needs a set of its URLs.
 	split := map[string]bool{}
 	runs := map[string]bool{}

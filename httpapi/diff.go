@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"net/http"
 
-	"github.com/seokit/seokit/crawler"
 	"github.com/seokit/seokit/crawler/compare"
 	"github.com/seokit/seokit/httpapi/store"
 )
@@ -118,7 +117,7 @@ func (s *Server) siteDiff(w http.ResponseWriter, r *http.Request) {
 	case "html":
 		err = d.WriteHTML(&buf)
 		h.Set("Content-Type", "text/html; charset=utf-8")
-		h.Set("Content-Security-Policy", "sandbox allow-scripts; "+crawler.HTMLReportPolicy+"; frame-ancestors 'none'")
+		h.Set("Content-Security-Policy", "sandbox allow-scripts; "+compare.HTMLPolicy+"; frame-ancestors 'none'")
 	}
 	if err != nil {
 		s.fail(w, r, err)

@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/seokit/seokit/crawler"
 	"github.com/seokit/seokit/crawler/internal/barchart"
 	"github.com/seokit/seokit/internal/htmltable"
 	"github.com/seokit/seokit/seo"
@@ -297,12 +296,18 @@ var (
 	}
 )
 
+// HTMLPolicy is the Content-Security-Policy of the diff's HTML page, which
+// the page also declares in a <meta> element: its own inline script and
+// styles only. A server that serves the page adds the directives a <meta>
+// policy cannot carry (sandbox allow-scripts, frame-ancestors).
+var HTMLPolicy = htmltable.ReportPolicy
+
 // WriteHTML writes the diff as one self-contained HTML page (inline CSS,
 // SVG charts and script, no external resource): before/after charts of the
 // totals, a sortable, filterable table of finding changes and one of the
 // page changes.
 func (d *Diff) WriteHTML(w io.Writer) error {
-	v := compareView{D: d, Policy: crawler.HTMLReportPolicy, Script: template.JS(htmltable.JS), CSS: template.CSS(htmltable.CSS)}
+	v := compareView{D: d, Policy: HTMLPolicy, Script: template.JS(htmltable.JS), CSS: template.CSS(htmltable.CSS)}
 	v.NewCount, v.FixedCount, v.Wor = len(d.findingsBy(FindingNew)), len(d.findingsBy(FindingFixed)), len(d.worsened())
 	ft := &htmltable.Table{Name: "findings", Label: "Finding changes", Columns: diffFindingColumns, Search: true,
 		SevKey: "severity", IDKey: "id", Empty: "No findings in either crawl."}

@@ -1,4 +1,9 @@
-package crawler
+// Package crawlreport writes a crawl's site report for people: one
+// self-contained HTML page ([WriteHTML]: charts, sortable tables, inline
+// script allowed by [HTMLPolicy] alone) and the page table as CSV
+// ([WriteCSV]). [NewTables] gives the HTML report's tables to other views
+// (the dashboard's analysis page).
+package crawlreport
 
 import (
 	"cmp"
@@ -14,6 +19,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/seokit/seokit/crawler"
 	"github.com/seokit/seokit/crawler/internal/barchart"
 	"github.com/seokit/seokit/internal/htmltable"
 	"github.com/seokit/seokit/seo"
@@ -28,19 +34,19 @@ var reportTemplate = template.Must(template.New("report").Funcs(template.FuncMap
 	"deref":    func(v *float64) float64 { return *v },
 }).Parse(reportHTML))
 
-// HTMLReportPolicy is the Content-Security-Policy of the HTML report, which
+// HTMLPolicy is the Content-Security-Policy of the HTML report, which
 // the report also declares in a <meta> element: its own inline script and
 // styles only, no other resource. A server that serves the report adds
 // the directives a <meta> policy cannot carry (sandbox allow-scripts,
 // frame-ancestors).
-var HTMLReportPolicy = htmltable.ReportPolicy
+var HTMLPolicy = htmltable.ReportPolicy
 
 // topFindings is the number of finding groups the report's summary names.
 const topFindings = 5
 
 // htmlView is what the report template renders.
 type htmlView struct {
-	R          *SiteReport
+	R          *crawler.SiteReport
 	Policy     string
 	Errors     int
 	Warnings   int
@@ -49,7 +55,7 @@ type htmlView struct {
 	PagesTotal int
 	Duration   string
 	// Top are the first finding groups, most severe and widespread first.
-	Top []FindingGroup
+	Top []crawler.FindingGroup
 	// Findings, Details and Pages are the tables of finding groups, of site
 	// and link findings with their evidence, and of pages.
 	Findings, Details, Pages, NotFetched template.HTML
@@ -63,7 +69,7 @@ type htmlView struct {
 }
 
 // Tables of the HTML report. They are shared with the dashboard's analysis
-// view (ReportTables); a column is one line.
+// view (Tables); a column is one line.
 var (
 	groupColumns = []htmltable.Column{
 		{Key: "priority", Label: "Priority", Kind: htmltable.Num},
@@ -115,16 +121,16 @@ var (
 	}
 )
 
-// ReportTables are the tables of a site report: finding groups, site and
+// Tables are the tables of a site report: finding groups, site and
 // link findings with their evidence, and pages (least-scoring first). They
 // render with [htmltable.Table.HTML] and [htmltable.Data].
-type ReportTables struct {
+type Tables struct {
 	Findings, Details, Pages, NotFetched *htmltable.Table
 }
 
-// Tables returns the report's tables.
-func (r *SiteReport) Tables() (*ReportTables, error) {
-	t := &ReportTables{
+// NewTables returns the tables of r.
+func NewTables(r *crawler.SiteReport) (*Tables, error) {
+	t := &Tables{
 		Findings: &htmltable.Table{Name: "findings", Label: "Findings by check", Columns: groupColumns,
 			PageSize: 25, Search: true, SevKey: "severity", IDKey: "id", Empty: "No findings."},
 		Details: &htmltable.Table{Name: "details", Label: "Site and link findings", Columns: detailColumns,
@@ -134,7 +140,7 @@ func (r *SiteReport) Tables() (*ReportTables, error) {
 		NotFetched: &htmltable.Table{Name: "notfetched", Label: "URLs not fetched", Columns: notFetchedColumns,
 			PageSize: 25, Search: true, Empty: "Every URL found was fetched."},
 	}
-	t.Pages.Columns = append(slices.Clip(pageColumns), r.extractionTableColumns()...)
+	t.Pages.Columns = append(slices.Clip(pageColumns), extractionTableColumns(r)...)
 	for _, g := range r.Findings {
 		reach := ""
 		if g.Template {
@@ -160,7 +166,7 @@ func (r *SiteReport) Tables() (*ReportTables, error) {
 		})
 	}
 	details := append(append([]seo.Finding(nil), r.SiteFindings...), r.LinkFindings...)
-	sortFindings(details)
+	crawler.SortFindings(details)
 	for _, f := range details {
 		t.Details.Rows = append(t.Details.Rows, htmltable.Row{
 			"severity": f.Severity.String(), "id": f.ID, "url": f.URL, "message": f.Message, "evidence": evidenceText(f.Evidence),
@@ -176,7 +182,7 @@ func (r *SiteReport) Tables() (*ReportTables, error) {
 	pages := slices.Clone(r.Pages)
 	// Unscored pages (error statuses, redirects, non-HTML) first, then the
 	// lowest scores.
-	slices.SortStableFunc(pages, func(a, b PageSummary) int {
+	slices.SortStableFunc(pages, func(a, b crawler.PageSummary) int {
 		if a.Score == nil || b.Score == nil {
 			return cmp.Compare(boolInt(a.Score != nil), boolInt(b.Score != nil))
 		}
@@ -204,7 +210,7 @@ func (r *SiteReport) Tables() (*ReportTables, error) {
 		if r.Render != nil {
 			addRenderCells(row, &p, r.Render.ScreenshotDir)
 		}
-		r.addExtractionCells(row, &p)
+		addExtractionCells(r, row, &p)
 		t.Pages.Rows = append(t.Pages.Rows, row)
 	}
 	return t, nil
@@ -212,7 +218,7 @@ func (r *SiteReport) Tables() (*ReportTables, error) {
 
 // addRenderCells sets the cells of renderColumns: "yes", "no" (reason in
 // the hint), "timed out" or "failed"; the screenshot's path under dir.
-func addRenderCells(row htmltable.Row, p *PageSummary, dir string) {
+func addRenderCells(row htmltable.Row, p *crawler.PageSummary, dir string) {
 	if p.Rendered != nil {
 		state := "no"
 		switch {
@@ -233,7 +239,7 @@ func addRenderCells(row htmltable.Row, p *PageSummary, dir string) {
 	row["cls"] = p.CLS
 	row["tbtMs"] = roundPtr(p.TBTMs)
 	if p.Screenshot {
-		name := ScreenshotName(p.URL)
+		name := crawler.ScreenshotName(p.URL)
 		if dir != "" {
 			name = filepath.ToSlash(filepath.Join(dir, name))
 		}
@@ -276,20 +282,20 @@ func evidenceText(e seo.Evidence) string {
 	return strings.Join(parts, " · ")
 }
 
-// WriteHTML writes the report as one self-contained HTML page: inline CSS,
+// WriteHTML writes r as one self-contained HTML page: inline CSS,
 // SVG charts and one inline script, no external resources, so it opens in
 // a browser offline. Its tables (finding groups, site and link findings,
 // every page of the report) are embedded once as JSON and shown a page of
 // rows at a time, sortable and filterable by severity, finding ID and
 // text; without scripts the first page of each is shown. Crawled text
 // (titles, URLs) is escaped, in the markup and in the JSON.
-func (r *SiteReport) WriteHTML(w io.Writer) error {
-	v := htmlView{R: r, Policy: HTMLReportPolicy, PagesTotal: r.listTotal("pages", len(r.Pages)),
+func WriteHTML(w io.Writer, r *crawler.SiteReport) error {
+	v := htmlView{R: r, Policy: HTMLPolicy, PagesTotal: listTotal(r, "pages", len(r.Pages)),
 		Script: template.JS(htmltable.JS), CSS: template.CSS(htmltable.CSS)}
 	v.Cut = r.Truncated.Cuts()
 	v.Errors, v.Warnings, v.Notices = r.FindingCounts.Findings.Errors, r.FindingCounts.Findings.Warnings, r.FindingCounts.Findings.Notices
 	v.Top = r.Findings[:min(len(r.Findings), topFindings)]
-	tables, err := r.Tables()
+	tables, err := NewTables(r)
 	if err != nil {
 		return fmt.Errorf("crawler: write html report: %w", err)
 	}
@@ -355,7 +361,7 @@ func (r *SiteReport) WriteHTML(w io.Writer) error {
 
 // listTotal returns how many items the list name of the report had before
 // it was cut (SiteReport.Truncated), or n when it was not cut.
-func (r *SiteReport) listTotal(name string, n int) int {
+func listTotal(r *crawler.SiteReport, name string, n int) int {
 	if t, ok := r.Truncated[name]; ok {
 		return t.Total
 	}
