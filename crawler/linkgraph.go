@@ -8,6 +8,12 @@ import (
 	"github.com/seokit/seokit/seo"
 )
 
+// The link graph of a crawl: URLs interned to int32 node ids (a node is a
+// crawled page or a target kept by name), the edges of each page
+// delta-encoded in one arena (edges.go), and what the site checks and
+// PageRank (pagerank.go) read from it once the crawl is over.
+
+// intern returns the node id of u, adding a node for it when it has none.
 func (b *siteBuilder) intern(u string) int32 {
 	if id, ok := b.ids[u]; ok {
 		return id
@@ -63,6 +69,82 @@ func (b *siteBuilder) url(id int32) string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.urls[id]
+}
+
+// addEdges records the outgoing edges of the page sum crawled at node from:
+// its redirect hops as redirect edges, then edges, whose targets are
+// interned while MaxLinkTargets allows (droppedEdges counts the others).
+// Repeated edges from one page are stored once, followed when any copy is.
+// The caller holds b.mu.
+func (b *siteBuilder) addEdges(from int32, sum *PageSummary, edges []Edge) {
+	sc := b.scratch[:0]
+	isHop := func(f, t string) bool {
+		for i, h := range sum.Redirects {
+			if h.URL == f && (h.Location == t || hopTarget(sum, i) == t) {
+				return true
+			}
+		}
+		return false
+	}
+	for i, h := range sum.Redirects {
+		if t := hopTarget(sum, i); t != "" && h.URL != "" {
+			f, okf := b.internTarget(h.URL)
+			t, okt := b.internTarget(t)
+			if !okf || !okt {
+				b.droppedEdges++
+				continue
+			}
+			sc = append(sc, edge{uint32(f), uint32(t) | edgeRedirect})
+		}
+	}
+	for _, e := range edges {
+		f := from
+		if e.To == "" {
+			continue
+		}
+		if e.From != "" && e.From != sum.URL {
+			id, ok := b.internTarget(e.From)
+			if !ok {
+				b.droppedEdges++
+				continue
+			}
+			f = id
+		}
+		id, ok := b.internTarget(e.To)
+		if !ok {
+			b.droppedEdges++
+			continue
+		}
+		t := uint32(id)
+		if len(sum.Redirects) > 0 && isHop(e.From, e.To) {
+			t |= edgeRedirect
+		} else if e.Nofollow || sum.Nofollow {
+			t |= edgeNofollow
+		}
+		sc = append(sc, edge{uint32(f), t})
+	}
+	slices.SortFunc(sc, func(x, y edge) int {
+		if x.from != y.from {
+			return int(int64(x.from) - int64(y.from))
+		}
+		return int(int64(x.to&edgeIDMask) - int64(y.to&edgeIDMask))
+	})
+	kept := sc[:0]
+	for _, e := range sc {
+		if n := len(kept); n > 0 && kept[n-1].from == e.from && kept[n-1].target() == e.target() {
+			last := &kept[n-1]
+			if !e.nofollow() {
+				last.to &^= edgeNofollow
+			}
+			last.to |= e.to & edgeRedirect
+			continue
+		}
+		kept = append(kept, e)
+	}
+	off := len(b.arena)
+	b.arena = appendEdges(b.arena, uint32(from), kept)
+	b.edges = append(b.edges, edgeList{uint32(off), uint32(len(b.arena))})
+	b.scratch = sc[:0]
 }
 
 // hopTarget is where redirect hop i of s leads: the next hop's URL, else the
@@ -344,80 +426,4 @@ func (r *siteRun) sourcesOf(n int32) *sourceList {
 		return r.sources[n]
 	}
 	return nil
-}
-
-// addEdges records the outgoing edges of the page sum crawled at node from:
-// its redirect hops as redirect edges, then edges, whose targets are
-// interned while MaxLinkTargets allows (droppedEdges counts the others).
-// Repeated edges from one page are stored once, followed when any copy is.
-// The caller holds b.mu.
-func (b *siteBuilder) addEdges(from int32, sum *PageSummary, edges []Edge) {
-	sc := b.scratch[:0]
-	isHop := func(f, t string) bool {
-		for i, h := range sum.Redirects {
-			if h.URL == f && (h.Location == t || hopTarget(sum, i) == t) {
-				return true
-			}
-		}
-		return false
-	}
-	for i, h := range sum.Redirects {
-		if t := hopTarget(sum, i); t != "" && h.URL != "" {
-			f, okf := b.internTarget(h.URL)
-			t, okt := b.internTarget(t)
-			if !okf || !okt {
-				b.droppedEdges++
-				continue
-			}
-			sc = append(sc, edge{uint32(f), uint32(t) | edgeRedirect})
-		}
-	}
-	for _, e := range edges {
-		f := from
-		if e.To == "" {
-			continue
-		}
-		if e.From != "" && e.From != sum.URL {
-			id, ok := b.internTarget(e.From)
-			if !ok {
-				b.droppedEdges++
-				continue
-			}
-			f = id
-		}
-		id, ok := b.internTarget(e.To)
-		if !ok {
-			b.droppedEdges++
-			continue
-		}
-		t := uint32(id)
-		if len(sum.Redirects) > 0 && isHop(e.From, e.To) {
-			t |= edgeRedirect
-		} else if e.Nofollow || sum.Nofollow {
-			t |= edgeNofollow
-		}
-		sc = append(sc, edge{uint32(f), t})
-	}
-	slices.SortFunc(sc, func(x, y edge) int {
-		if x.from != y.from {
-			return int(int64(x.from) - int64(y.from))
-		}
-		return int(int64(x.to&edgeIDMask) - int64(y.to&edgeIDMask))
-	})
-	kept := sc[:0]
-	for _, e := range sc {
-		if n := len(kept); n > 0 && kept[n-1].from == e.from && kept[n-1].target() == e.target() {
-			last := &kept[n-1]
-			if !e.nofollow() {
-				last.to &^= edgeNofollow
-			}
-			last.to |= e.to & edgeRedirect
-			continue
-		}
-		kept = append(kept, e)
-	}
-	off := len(b.arena)
-	b.arena = appendEdges(b.arena, uint32(from), kept)
-	b.edges = append(b.edges, edgeList{uint32(off), uint32(len(b.arena))})
-	b.scratch = sc[:0]
 }
