@@ -213,7 +213,7 @@ func TestAIHTMLSection(t *testing.T) {
 	s := testSite{ai: (&aiFixture{RobotsStatus: 200, Robots: "User-agent: GPTBot\nDisallow: /\n", LLMsStatus: 404,
 		Baseline: aiFetch{Status: 200, Bytes: 5000}, Probes: map[string]aiFetch{"CCBot": {Status: 403}}}).facts()}
 	var buf strings.Builder
-	if err := s.build(t).WriteHTML(&buf); err != nil {
+	if err := writeHTML(&buf, s.build(t)); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{`id="ai-crawlers"`, "GPTBot", "line 2: ", "<code>Disallow: /</code>", "<strong>refused</strong>: status 403", "absent (status 404)", "control token", "not computed: "} {
@@ -222,7 +222,7 @@ func TestAIHTMLSection(t *testing.T) {
 		}
 	}
 	buf.Reset()
-	if err := (testSite{}).build(t).WriteHTML(&buf); err != nil {
+	if err := writeHTML(&buf, (testSite{}).build(t)); err != nil {
 		t.Fatal(err)
 	}
 	if strings.Contains(buf.String(), `id="ai-crawlers"`) {

@@ -109,6 +109,11 @@ type crawl struct {
 
 	scope  *scopeFilter
 	access http.Header // Scope's headers, credentials included; nil without
+
+	// ownFrontier: the frontier is the crawl's own (none in Options),
+	// closed with it. cleanups run when Run returns, the last first.
+	ownFrontier bool
+	cleanups    []func()
 }
 
 // Run crawls the site of domain (a host name with an optional port, or a
@@ -129,6 +134,60 @@ func (c *Crawler) Run(ctx context.Context, domain string) (*SiteReport, error) {
 	if err != nil {
 		return nil, err
 	}
+	scope, err := c.validate()
+	if err != nil {
+		return nil, err
+	}
+	if c.opts.Memory != nil {
+		release, err := c.opts.Memory.Reserve(ctx, EstimateMemory(&c.opts))
+		if err != nil {
+			return nil, fmt.Errorf("crawler: memory: %w", err)
+		}
+		defer release()
+	}
+	cr := &crawl{o: c.opts, scope: scope, access: accessHeader(&c.opts.Scope)}
+	defer cr.close()
+	if err := cr.open(ctx, domain, root); err != nil {
+		return nil, err
+	}
+	cr.openFrontier()
+	cr.startTargetChecks(ctx)
+	if err := cr.resume(ctx); err != nil {
+		return nil, err
+	}
+	// Site probes run alongside the crawl; a list crawl fetches its list
+	// alone.
+	probes := make(chan probeResult, 1)
+	if cr.worker || cr.scope.list {
+		probes <- probeResult{}
+	} else {
+		go func() { probes <- cr.runProbes(ctx) }()
+	}
+	startRobots, sitemaps, err := cr.seed(ctx)
+	if err != nil {
+		return nil, err
+	}
+
+	cr.phase.Store(PhaseCrawling)
+	stopProgress := cr.startProgress(ctx)
+	reason, queued, runErr := cr.loop(ctx)
+	if err := cr.finishTargetChecks(ctx); err != nil && runErr == nil {
+		runErr = err
+	}
+	cr.phase.Store(PhaseFinishing)
+	stopProgress()
+	pr := <-probes
+
+	rep := cr.report(cr.facts(ctx, reason, queued, startRobots, sitemaps, pr))
+	if runErr != nil {
+		return rep, runErr
+	}
+	return rep, nil
+}
+
+// validate checks the options Run cannot crawl with: unknown check IDs, a
+// bad scope, extractors or segments. It returns the compiled scope.
+func (c *Crawler) validate() (*scopeFilter, error) {
 	if err := validateCheckIDs(c.opts.Analyzer); err != nil {
 		return nil, err
 	}
@@ -146,14 +205,14 @@ func (c *Crawler) Run(ctx context.Context, domain string) (*SiteReport, error) {
 	if err := ValidateSegmentsFor(c.opts.Segments, extract); err != nil {
 		return nil, err
 	}
-	if c.opts.Memory != nil {
-		release, err := c.opts.Memory.Reserve(ctx, EstimateMemory(&c.opts))
-		if err != nil {
-			return nil, fmt.Errorf("crawler: memory: %w", err)
-		}
-		defer release()
-	}
-	cr := &crawl{o: c.opts, scope: scope, access: accessHeader(&c.opts.Scope)}
+	return scope, nil
+}
+
+// open sets up the crawl of domain from root: the fetcher, the start URL
+// (its scheme picked when domain has none) and the URL rules, robots.txt,
+// politeness, trap guards and the analyzer's options. A start the fetcher
+// refuses is an input error on "domain".
+func (cr *crawl) open(ctx context.Context, domain string, root *url.URL) error {
 	cr.startedAt = cr.o.Now().UTC()
 	cr.start = time.Now()
 	cr.fetcher = cr.o.Fetcher
@@ -169,16 +228,16 @@ func (c *Crawler) Run(ctx context.Context, domain string) (*SiteReport, error) {
 	// pages all fail. A host that does not resolve is the crawl's to report.
 	if _, err := cr.fetcher.CheckURL(ctx, cr.root.String()); errors.Is(err, seo.ErrForbiddenAddress) {
 		if ie, ok := seo.AsInputError(err); ok {
-			return nil, ie.WithField("domain")
+			return ie.WithField("domain")
 		}
-		return nil, err
+		return err
 	}
 	cr.rootHost = cr.root.Hostname()
 	cr.rootPort = cr.root.Port()
 	cr.norm = seo.NormalizeOptions{SortQuery: cr.o.SortQuery, StripParams: append(append([]string(nil), cr.o.StripParams...), SessionParams...), KeepParams: cr.o.KeepParams}
 	if !cr.scope.list {
 		if err := cr.startScope(); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	cr.robots = robotstxt.NewCache(robotstxt.FetcherFunc(agentFetcher{cr.fetcher, cr.o.UserAgent, cr.header, cr.o.RequestTimeout}), &robotstxt.CacheOptions{UserAgent: cr.o.RobotsToken})
@@ -189,12 +248,25 @@ func (c *Crawler) Run(ctx context.Context, domain string) (*SiteReport, error) {
 	cr.admitCap = int64(cr.o.MaxQueuedURLs)
 	cr.sink = cr.o.Sink
 	cr.ana = cr.analyzerOptions()
+	return nil
+}
 
+// close runs the crawl's cleanups, the last registered first.
+func (cr *crawl) close() {
+	for i := len(cr.cleanups) - 1; i >= 0; i-- {
+		cr.cleanups[i]()
+	}
+}
+
+// openFrontier takes the frontier of Options (a memory frontier when none,
+// closed with the crawl), notes what it offers (stored summaries, sharing
+// between workers) and starts the site builder.
+func (cr *crawl) openFrontier() {
 	cr.front = cr.o.Frontier
-	ownFrontier := cr.front == nil
-	if ownFrontier {
+	cr.ownFrontier = cr.front == nil
+	if cr.ownFrontier {
 		cr.front = NewMemoryFrontier()
-		defer cr.front.Close()
+		cr.cleanups = append(cr.cleanups, func() { cr.front.Close() })
 	}
 	if s, ok := cr.front.(SummaryStore); ok {
 		cr.store = s
@@ -204,6 +276,11 @@ func (c *Crawler) Run(ctx context.Context, domain string) (*SiteReport, error) {
 		cr.worker = cr.o.Worker
 	}
 	cr.builder = newSiteBuilder(cr.root, &cr.o)
+}
+
+// startTargetChecks starts the checkers of external links and in-scope
+// images, each within the crawl's time budget.
+func (cr *crawl) startTargetChecks(ctx context.Context) {
 	// The external links of a shared crawl are stored with each page's
 	// edges; the coordinator checks them once every worker is done.
 	cr.sharedExt = cr.shared != nil && !cr.o.SkipExternalLinks
@@ -214,7 +291,7 @@ func (c *Crawler) Run(ctx context.Context, domain string) (*SiteReport, error) {
 			ecancel()
 			ectx, ecancel = context.WithTimeout(ctx, cr.o.TimeBudget)
 		}
-		defer ecancel()
+		cr.cleanups = append(cr.cleanups, ecancel)
 		cr.ext = newExtChecker(ectx, cr.fetcher, &cr.o)
 		cr.builder.link.ext = cr.ext
 	}
@@ -226,63 +303,77 @@ func (c *Crawler) Run(ctx context.Context, domain string) (*SiteReport, error) {
 			rcancel()
 			rctx, rcancel = context.WithTimeout(ctx, cr.o.TimeBudget)
 		}
-		defer rcancel()
+		cr.cleanups = append(cr.cleanups, rcancel)
 		cr.res = newResourceChecker(rctx, cr.fetcher, &cr.o, cr.pol.acquire)
 		cr.builder.link.res = cr.res
 	}
+}
+
+// resume replays the pages an interrupted run of this crawl recorded in
+// the frontier and counts the URLs it left queued as admitted.
+func (cr *crawl) resume(ctx context.Context) error {
 	// A shared crawl's summaries are read once, at the end, by the
 	// coordinator (sharedReport).
 	if cr.shared == nil {
 		if err := cr.replay(ctx); err != nil {
-			return nil, err
+			return err
 		}
 		cr.resumed = cr.fetched.Load()
 	}
 	n, err := cr.front.Len(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("crawler: frontier: %w", err)
+		return fmt.Errorf("crawler: frontier: %w", err)
 	}
 	cr.admitted.Add(int64(n))
+	return nil
+}
 
-	// Site probes run alongside the crawl; a list crawl fetches its list
-	// alone.
-	probes := make(chan probeResult, 1)
-	if cr.worker || cr.scope.list {
-		probes <- probeResult{}
-	} else {
-		go func() { probes <- cr.runProbes(ctx) }()
-	}
-
-	// robots.txt and sitemaps of the start host come first, so the start
-	// URL's verdict and the sitemap URLs are known.
+// seed queues the start URL (or the URL list of a list crawl) and reads
+// the sitemaps. robots.txt and sitemaps of the start host come first, so
+// the start URL's verdict and the sitemap URLs are known.
+func (cr *crawl) seed(ctx context.Context) (*robotstxt.Robots, sitemapFacts, error) {
 	startRobots := cr.robots.Get(ctx, cr.root)
 	start := []Item{{URL: cr.root.String(), Depth: 0, Source: SourceStart}}
 	if cr.scope.list {
+		var err error
 		if start, err = cr.listItems(ctx); err != nil {
-			return nil, err
+			return nil, sitemapFacts{}, err
 		}
 	}
 	if _, err := cr.push(ctx, start); err != nil {
-		return nil, err
+		return nil, sitemapFacts{}, err
 	}
 	var sitemaps sitemapFacts
 	if !cr.worker {
 		sitemaps = cr.readSitemaps(ctx, startRobots)
 	}
+	return startRobots, sitemaps, nil
+}
 
-	cr.phase.Store(PhaseCrawling)
+// startProgress starts reporting progress to Options.Progress, if set; the
+// returned function stops it and waits for the last report.
+func (cr *crawl) startProgress(ctx context.Context) (stop func()) {
 	var progDone chan struct{}
 	stopProg := make(chan struct{})
 	if cr.o.Progress != nil {
 		progDone = make(chan struct{})
 		go progressLoop(cr.o.Progress, cr.o.ProgressInterval, func() Progress { return cr.progress(ctx) }, stopProg, progDone)
 	}
-
-	reason, queued, runErr := cr.loop(ctx)
-	if cr.shared != nil && !cr.worker {
-		if err := cr.sharedReport(ctx); err != nil && runErr == nil {
-			runErr = err
+	return func() {
+		close(stopProg)
+		if progDone != nil {
+			<-progDone
 		}
+	}
+}
+
+// finishTargetChecks, once the pages are crawled, has the coordinator of a
+// shared crawl read every worker's pages, then lets the image and external
+// checks finish within Options.ExternalBudget.
+func (cr *crawl) finishTargetChecks(ctx context.Context) error {
+	var err error
+	if cr.shared != nil && !cr.worker {
+		err = cr.sharedReport(ctx)
 	}
 	if cr.ext != nil || cr.res != nil {
 		cr.phase.Store(PhaseCheckingExternal)
@@ -293,30 +384,22 @@ func (c *Crawler) Run(ctx context.Context, domain string) (*SiteReport, error) {
 	if cr.ext != nil {
 		cr.ext.finish(cr.o.ExternalBudget)
 	}
-	cr.phase.Store(PhaseFinishing)
+	return err
+}
 
-	close(stopProg)
-	if progDone != nil {
-		<-progDone
-	}
-	pr := <-probes
-
-	facts := cr.facts(ctx, reason, queued, startRobots, sitemaps, pr)
-	// The crawl's own sets are not needed by the site checks: release them
-	// before the build, the memory peak of a large crawl.
-	if ownFrontier {
+// report builds the site report from facts. The crawl's own sets are not
+// needed by the site checks: they are released before the build, the
+// memory peak of a large crawl.
+func (cr *crawl) report(facts *crawlFacts) *SiteReport {
+	if cr.ownFrontier {
 		cr.front.Close()
 	}
 	cr.mu.Lock()
+	defer cr.mu.Unlock()
 	cr.asideSeen, cr.aside = nil, nil
 	cr.resCache.Clear()
 	cr.skipped.release()
-	rep := cr.builder.build(facts)
-	cr.mu.Unlock()
-	if runErr != nil {
-		return rep, runErr
-	}
-	return rep, nil
+	return cr.builder.build(facts)
 }
 
 // pickScheme tries the home page over https and falls back to http when
@@ -540,206 +623,287 @@ func (cr *crawl) loop(ctx context.Context) (reason string, queued int, fatal err
 		runCtx, c2 = context.WithTimeout(runCtx, cr.o.TimeBudget)
 		defer c2()
 	}
-	conc := cr.o.Concurrency
-	work := make(chan retryItem, conc)
-	results := make(chan result, conc)
-	var wg sync.WaitGroup
-	for range conc {
-		wg.Add(1)
+	d := &dispatcher{cr: cr, ctx: runCtx, cancel: cancel, conc: cr.o.Concurrency, maxPages: int64(cr.o.MaxPages)}
+	d.startWorkers()
+	for d.fill() {
+		if d.inflight == 0 {
+			next := d.whenIdle()
+			if next == idleStop {
+				break
+			}
+			if next == idleAgain {
+				continue
+			}
+		}
+		if !d.await() {
+			break
+		}
+	}
+	aborted := d.drain()
+	d.stopReason(ctx)
+	return d.reason, cr.requeue(len(d.buf) + len(d.retries) + aborted), d.fatal
+}
+
+// dispatcher is the state of one crawl loop: the workers' channels, the
+// items popped and not yet started, the items waiting to be retried, and
+// the outcome so far (a stop reason, a fatal error).
+type dispatcher struct {
+	cr       *crawl
+	ctx      context.Context // the crawl's, within its time budget
+	cancel   context.CancelFunc
+	conc     int
+	maxPages int64
+
+	work    chan retryItem
+	results chan result
+	wg      sync.WaitGroup
+
+	buf      []Item
+	retries  []retryItem
+	inflight int
+	timer    *time.Timer
+	poll     *time.Timer
+	idle     int // polls in a row that found a shared crawl empty
+
+	reason string
+	fatal  error
+}
+
+// startWorkers starts the pool of workers that process the items sent on
+// d.work and report on d.results.
+func (d *dispatcher) startWorkers() {
+	d.work = make(chan retryItem, d.conc)
+	d.results = make(chan result, d.conc)
+	for range d.conc {
+		d.wg.Add(1)
 		go func() {
-			defer wg.Done()
-			for w := range work {
-				results <- cr.process(runCtx, w.it, w.attempt)
+			defer d.wg.Done()
+			for w := range d.work {
+				d.results <- d.cr.process(d.ctx, w.it, w.attempt)
 			}
 		}()
 	}
+}
 
-	var (
-		buf      []Item
-		retries  []retryItem
-		inflight int
-		timer    *time.Timer
-		poll     *time.Timer
-		idle     int // polls in a row that found a shared crawl empty
-	)
-	maxPages := int64(cr.o.MaxPages)
-	next := func() (retryItem, bool, error) {
-		now := time.Now()
-		for i, r := range retries {
-			if !r.at.After(now) {
-				retries = append(retries[:i], retries[i+1:]...)
-				return r, true, nil
-			}
-		}
-		if len(buf) == 0 {
-			var items []Item
-			var err error
-			if cr.shared != nil {
-				// Take no more than can start now: popped items are
-				// leased to this worker and idle for the others. The
-				// frontier counts them against the global page cap.
-				items, err = cr.shared.PopPages(runCtx, conc-inflight, cr.o.MaxPages)
-			} else {
-				items, err = cr.front.Pop(runCtx, conc)
-			}
-			if err != nil {
-				return retryItem{}, false, err
-			}
-			buf = items
-		}
-		if len(buf) == 0 {
-			return retryItem{}, false, nil
-		}
-		it := buf[0]
-		buf = buf[1:]
-		return retryItem{it: it}, true, nil
-	}
-
-dispatch:
-	for {
-		for reason == "" && inflight < conc {
-			if cr.o.ByteBudget > 0 && cr.bytes.Load() >= cr.o.ByteBudget {
-				reason = StopByteBudget
-				break
-			}
-			if cr.fetched.Load()+int64(inflight) >= maxPages {
-				break
-			}
-			w, ok, err := next()
-			if err != nil {
-				if runCtx.Err() == nil {
-					fatal = fmt.Errorf("crawler: frontier: %w", err)
-				}
-				break dispatch
-			}
-			if !ok {
-				break
-			}
-			inflight++
-			idle = 0
-			work <- w
-		}
-		if inflight == 0 {
-			if reason != "" || fatal != nil {
-				break
-			}
-			if cr.fetched.Load() >= maxPages {
-				reason = StopMaxPages
-				break
-			}
-			if len(retries) == 0 {
-				if cr.shared != nil {
-					// A shared crawl is over when no worker has anything
-					// queued or in flight. Only then does the coordinator
-					// queue the sitemap URLs no link reached, as a crawl
-					// of one process does, so pages keep their link depth.
-					busy, capped, err := cr.othersBusy(runCtx)
-					if err != nil {
-						if runCtx.Err() == nil {
-							fatal = fmt.Errorf("crawler: frontier: %w", err)
-						}
-						break dispatch
-					}
-					if capped {
-						reason = StopMaxPages
-						break
-					}
-					if busy {
-						idle = 0
-					} else if cr.worker {
-						idle++
-					}
-					// A worker waits a few polls more, giving the
-					// coordinator time to queue those sitemap URLs.
-					if busy || (cr.worker && idle < workerIdlePolls) {
-						if poll == nil {
-							poll = time.NewTimer(cr.o.SharedPoll)
-						} else {
-							poll.Reset(cr.o.SharedPoll)
-						}
-						select {
-						case <-poll.C:
-							continue
-						case <-runCtx.Done():
-							break dispatch
-						}
-					}
-				}
-				if cr.flushAside(runCtx) > 0 {
-					continue
-				}
-				reason = StopDone
-				break
-			}
-		}
-		var tc <-chan time.Time
-		if len(retries) > 0 {
-			wait := time.Until(retries[0].at)
-			for _, r := range retries[1:] {
-				wait = min(wait, time.Until(r.at))
-			}
-			if timer == nil {
-				timer = time.NewTimer(max(wait, 0))
-			} else {
-				timer.Reset(max(wait, 0))
-			}
-			tc = timer.C
-		}
-		select {
-		case r := <-results:
-			inflight--
-			if r.err != nil && fatal == nil {
-				fatal = r.err
-				cancel()
-			}
-			if r.retry != nil {
-				retries = append(retries, *r.retry)
-			}
-		case <-tc:
-		case <-runCtx.Done():
-			break dispatch
+// next returns the next item to start: a retry whose back-off is over,
+// else one popped from the frontier; false when there is none now.
+func (d *dispatcher) next() (retryItem, bool, error) {
+	cr := d.cr
+	now := time.Now()
+	for i, r := range d.retries {
+		if !r.at.After(now) {
+			d.retries = append(d.retries[:i], d.retries[i+1:]...)
+			return r, true, nil
 		}
 	}
-	close(work)
-	go func() { wg.Wait(); close(results) }()
-	aborted := 0
-	for r := range results {
-		if r.err != nil && fatal == nil && !errors.Is(r.err, context.Canceled) && !errors.Is(r.err, context.DeadlineExceeded) {
-			fatal = r.err
+	if len(d.buf) == 0 {
+		var items []Item
+		var err error
+		if cr.shared != nil {
+			// Take no more than can start now: popped items are
+			// leased to this worker and idle for the others. The
+			// frontier counts them against the global page cap.
+			items, err = cr.shared.PopPages(d.ctx, d.conc-d.inflight, cr.o.MaxPages)
+		} else {
+			items, err = cr.front.Pop(d.ctx, d.conc)
+		}
+		if err != nil {
+			return retryItem{}, false, err
+		}
+		d.buf = items
+	}
+	if len(d.buf) == 0 {
+		return retryItem{}, false, nil
+	}
+	it := d.buf[0]
+	d.buf = d.buf[1:]
+	return retryItem{it: it}, true, nil
+}
+
+// fill starts items while workers are free and no limit is reached. It
+// returns false when the loop must end: the frontier failed (d.fatal,
+// unless the crawl's context ended).
+func (d *dispatcher) fill() bool {
+	cr := d.cr
+	for d.reason == "" && d.inflight < d.conc {
+		if cr.o.ByteBudget > 0 && cr.bytes.Load() >= cr.o.ByteBudget {
+			d.reason = StopByteBudget
+			break
+		}
+		if cr.fetched.Load()+int64(d.inflight) >= d.maxPages {
+			break
+		}
+		w, ok, err := d.next()
+		if err != nil {
+			if d.ctx.Err() == nil {
+				d.fatal = fmt.Errorf("crawler: frontier: %w", err)
+			}
+			return false
+		}
+		if !ok {
+			break
+		}
+		d.inflight++
+		d.idle = 0
+		d.work <- w
+	}
+	return true
+}
+
+// idleAction is what the loop does once no item is in flight (whenIdle).
+type idleAction int
+
+const (
+	idleStop  idleAction = iota // the crawl is over
+	idleAgain                   // something may have been queued: fill again
+	idleWait                    // items wait for a retry: await the first
+)
+
+// whenIdle decides what happens when no item is in flight: the crawl
+// stops (a reason or a fatal error is set, the page cap is reached, or
+// nothing is left anywhere), goes on (a shared crawl still busy elsewhere,
+// sitemap URLs queued), or waits for its retries.
+func (d *dispatcher) whenIdle() idleAction {
+	cr := d.cr
+	if d.reason != "" || d.fatal != nil {
+		return idleStop
+	}
+	if cr.fetched.Load() >= d.maxPages {
+		d.reason = StopMaxPages
+		return idleStop
+	}
+	if len(d.retries) > 0 {
+		return idleWait
+	}
+	if cr.shared != nil {
+		// A shared crawl is over when no worker has anything
+		// queued or in flight. Only then does the coordinator
+		// queue the sitemap URLs no link reached, as a crawl
+		// of one process does, so pages keep their link depth.
+		busy, capped, err := cr.othersBusy(d.ctx)
+		if err != nil {
+			if d.ctx.Err() == nil {
+				d.fatal = fmt.Errorf("crawler: frontier: %w", err)
+			}
+			return idleStop
+		}
+		if capped {
+			d.reason = StopMaxPages
+			return idleStop
+		}
+		if busy {
+			d.idle = 0
+		} else if cr.worker {
+			d.idle++
+		}
+		// A worker waits a few polls more, giving the
+		// coordinator time to queue those sitemap URLs.
+		if busy || (cr.worker && d.idle < workerIdlePolls) {
+			if d.poll == nil {
+				d.poll = time.NewTimer(cr.o.SharedPoll)
+			} else {
+				d.poll.Reset(cr.o.SharedPoll)
+			}
+			select {
+			case <-d.poll.C:
+				return idleAgain
+			case <-d.ctx.Done():
+				return idleStop
+			}
+		}
+	}
+	if cr.flushAside(d.ctx) > 0 {
+		return idleAgain
+	}
+	d.reason = StopDone
+	return idleStop
+}
+
+// await waits for a worker's result or for the first retry's back-off to
+// end. It returns false when the crawl's context ended.
+func (d *dispatcher) await() bool {
+	var tc <-chan time.Time
+	if len(d.retries) > 0 {
+		wait := time.Until(d.retries[0].at)
+		for _, r := range d.retries[1:] {
+			wait = min(wait, time.Until(r.at))
+		}
+		if d.timer == nil {
+			d.timer = time.NewTimer(max(wait, 0))
+		} else {
+			d.timer.Reset(max(wait, 0))
+		}
+		tc = d.timer.C
+	}
+	select {
+	case r := <-d.results:
+		d.inflight--
+		if r.err != nil && d.fatal == nil {
+			d.fatal = r.err
+			d.cancel()
+		}
+		if r.retry != nil {
+			d.retries = append(d.retries, *r.retry)
+		}
+	case <-tc:
+	case <-d.ctx.Done():
+		return false
+	}
+	return true
+}
+
+// drain stops the workers and collects their last results; it returns how
+// many items they gave up unfinished.
+func (d *dispatcher) drain() (aborted int) {
+	close(d.work)
+	go func() { d.wg.Wait(); close(d.results) }()
+	for r := range d.results {
+		if r.err != nil && d.fatal == nil && !errors.Is(r.err, context.Canceled) && !errors.Is(r.err, context.DeadlineExceeded) {
+			d.fatal = r.err
 		}
 		if r.retry != nil {
 			aborted++
 		}
 	}
-	if timer != nil {
-		timer.Stop()
+	if d.timer != nil {
+		d.timer.Stop()
 	}
-	if poll != nil {
-		poll.Stop()
+	if d.poll != nil {
+		d.poll.Stop()
 	}
+	return aborted
+}
+
+// stopReason sets the stop reason of a loop that ended without one: ctx
+// (the caller's) cancelled, or the time budget spent.
+func (d *dispatcher) stopReason(ctx context.Context) {
 	switch {
-	case reason != "":
+	case d.reason != "":
 	case ctx.Err() != nil:
-		reason = StopCanceled
-		if fatal == nil {
-			fatal = fmt.Errorf("crawler: crawl stopped: %w", ctx.Err())
+		d.reason = StopCanceled
+		if d.fatal == nil {
+			d.fatal = fmt.Errorf("crawler: crawl stopped: %w", ctx.Err())
 		}
-	case runCtx.Err() != nil && fatal == nil:
-		reason = StopTimeBudget
+	case d.ctx.Err() != nil && d.fatal == nil:
+		d.reason = StopTimeBudget
 	default:
-		reason = StopCanceled
+		d.reason = StopCanceled
 	}
+}
+
+// requeue gives back the pages of the left items popped and not finished
+// (they are queued again when the frontier is closed or their lease runs
+// out: their pages are not counted) and returns how many URLs are left
+// queued: in the frontier, set aside, and left.
+func (cr *crawl) requeue(left int) int {
 	lctx, lcancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer lcancel()
-	// The items popped and not finished are queued again when the frontier
-	// is closed or their lease runs out: their pages are not counted.
-	cr.returnPages(lctx, len(buf)+len(retries)+aborted)
+	cr.returnPages(lctx, left)
 	n, _ := cr.front.Len(lctx)
 	cr.mu.Lock()
 	n += len(cr.aside)
 	cr.mu.Unlock()
-	queued = n + len(buf) + len(retries) + aborted
-	return reason, queued, fatal
+	return n + left
 }
 
 // workerIdlePolls is how many polls in a row a worker of a shared crawl
@@ -878,7 +1042,41 @@ type pageGrab struct {
 	images  []*url.URL
 }
 
+// analyze parses and analyses a fetched page, summarises it, queues the
+// URLs it leads to and records it.
 func (cr *crawl) analyze(ctx context.Context, it Item, resp *seo.Response, ferr error) result {
+	rep, g, err := cr.parse(ctx, it, resp)
+	if err != nil {
+		if ctx.Err() != nil {
+			// Stopped while the page was analysed (a rendering waits for
+			// the renderer): the item stays popped but not done.
+			return result{retry: &retryItem{it: it}}
+		}
+		return result{err: fmt.Errorf("crawler: analyze %s: %w", it.URL, err)}
+	}
+	shot := cr.putScreenshot(ctx, it.URL, rep)
+	if cr.sink != nil {
+		if err := cr.sink.Put(ctx, rep); err != nil {
+			return result{err: fmt.Errorf("crawler: sink: %w", err)}
+		}
+	}
+	sum := cr.summarizePage(it, resp, ferr, rep, g, shot)
+	edges, items := cr.follow(ctx, it, resp, &sum, g)
+	if len(items) > 0 {
+		if _, err := cr.push(ctx, items); err != nil {
+			if ctx.Err() != nil {
+				return result{}
+			}
+			return result{err: err}
+		}
+	}
+	return cr.finish(ctx, it, sum, edges)
+}
+
+// parse analyses the fetched page, parsed once: the analyzer's checks run
+// with one more that grabs what the crawl needs (links, robots-blocked
+// scripts and styles, images, the start page's icons).
+func (cr *crawl) parse(ctx context.Context, it Item, resp *seo.Response) (*analyzer.Report, *pageGrab, error) {
 	var g pageGrab
 	isStart := it.Depth == 0
 	opts := cr.ana
@@ -909,20 +1107,12 @@ func (cr *crawl) analyze(ctx context.Context, it Item, resp *seo.Response, ferr 
 		},
 	})
 	rep, err := analyzer.AnalyzeResponse(ctx, resp, &opts)
-	if err != nil {
-		if ctx.Err() != nil {
-			// Stopped while the page was analysed (a rendering waits for
-			// the renderer): the item stays popped but not done.
-			return result{retry: &retryItem{it: it}}
-		}
-		return result{err: fmt.Errorf("crawler: analyze %s: %w", it.URL, err)}
-	}
-	shot := cr.putScreenshot(ctx, it.URL, rep)
-	if cr.sink != nil {
-		if err := cr.sink.Put(ctx, rep); err != nil {
-			return result{err: fmt.Errorf("crawler: sink: %w", err)}
-		}
-	}
+	return rep, &g, err
+}
+
+// summarizePage returns the summary of the page of it analysed in rep,
+// counts it as an error when it is one, and keeps the start page's icons.
+func (cr *crawl) summarizePage(it Item, resp *seo.Response, ferr error, rep *analyzer.Report, g *pageGrab, shot bool) PageSummary {
 	sum := summarize(rep, it.Depth)
 	sum.URL = it.URL
 	sum.Depth = depthPtr(it.Depth)
@@ -942,12 +1132,19 @@ func (cr *crawl) analyze(ctx context.Context, it Item, resp *seo.Response, ferr 
 	if ferr != nil || resp.Status >= 500 {
 		cr.errs.Add(1)
 	}
-	if isStart && len(g.icons) > 0 {
+	if it.Depth == 0 && len(g.icons) > 0 {
 		cr.mu.Lock()
 		cr.icons = g.icons
 		cr.mu.Unlock()
 	}
+	return sum
+}
 
+// follow returns the page's internal edges (its redirect and its links)
+// and the items allowed into the frontier from them and from its head
+// (canonical, hreflang); it hands its external links and images to their
+// checkers.
+func (cr *crawl) follow(ctx context.Context, it Item, resp *seo.Response, sum *PageSummary, g *pageGrab) ([]Edge, []Item) {
 	var edges []Edge
 	var items []Item
 	if resp.Status >= 300 && resp.Status < 400 {
@@ -958,7 +1155,7 @@ func (cr *crawl) analyze(ctx context.Context, it Item, resp *seo.Response, ferr 
 				if n, s, ok := cr.inScope(t); ok {
 					target = s
 					edges = append(edges, Edge{From: it.URL, To: s})
-					if item, ok := cr.admit(n, s, it.Depth, SourceRedirect, it.URL); ok {
+					if item, ok := cr.allowItem(n, s, it.Depth, SourceRedirect, it.URL); ok {
 						items = append(items, item)
 					}
 				}
@@ -984,18 +1181,10 @@ func (cr *crawl) analyze(ctx context.Context, it Item, resp *seo.Response, ferr 
 		}
 	}
 	if resp.Status == http.StatusOK && sum.IsHTML {
-		items = append(items, cr.headTargets(it, &sum)...)
+		items = append(items, cr.headTargets(it, sum)...)
 		cr.checkImages(ctx, it.URL, g.images)
 	}
-	if len(items) > 0 {
-		if _, err := cr.push(ctx, items); err != nil {
-			if ctx.Err() != nil {
-				return result{}
-			}
-			return result{err: err}
-		}
-	}
-	return cr.finish(ctx, it, sum, edges)
+	return edges, items
 }
 
 // links turns a page's links into graph edges and new frontier items, and
@@ -1034,7 +1223,7 @@ func (cr *crawl) links(it Item, links []analyzer.Link) ([]Edge, []Item, []*url.U
 		}
 		seen[s] = len(edges)
 		edges = append(edges, Edge{From: it.URL, To: s, Nofollow: l.Nofollow})
-		if item, ok := cr.admit(n, s, depth, SourceLink, it.URL); ok {
+		if item, ok := cr.allowItem(n, s, depth, SourceLink, it.URL); ok {
 			items = append(items, item)
 		}
 	}
@@ -1090,10 +1279,12 @@ func hasSessionParam(q string) bool {
 	return false
 }
 
-// admit applies the limits and trap guards to a normalised in-scope URL.
-func (cr *crawl) admit(n *url.URL, s string, depth int, source, ref string) (Item, bool) {
+// allowItem returns the frontier item of a normalised in-scope URL when the
+// crawl's limits (URL length, depth, queued URLs), trap guards and scope
+// allow it; a URL refused by a limit or a trap is counted as skipped.
+func (cr *crawl) allowItem(n *url.URL, s string, depth int, source, ref string) (Item, bool) {
 	switch {
-	case len(s) > cr.o.MaxURLLength, depth > cr.o.MaxDepth, !cr.traps.admit(n, s, depth, ref):
+	case len(s) > cr.o.MaxURLLength, depth > cr.o.MaxDepth, !cr.traps.allows(n, s, depth, ref):
 		cr.skipped.add(s)
 		return Item{}, false
 	case !cr.scopeAdmit(n, s, source):

@@ -8,6 +8,10 @@
 // streamed to a [Sink], and kept only as a small [PageSummary] for the site
 // checks, which run over the link graph when the crawl ends.
 //
+// The [SiteReport] is data. Package crawler/crawlreport writes it as a
+// self-contained HTML page and as CSV; package crawler/compare compares two
+// crawls of a site, streamed from memory or from stored JSON.
+//
 // # Site checks
 //
 // Site checks are registered by area, one check_<area>.go file each
@@ -57,9 +61,9 @@
 // A site check that reports each group of pages as one finding (duplicate
 // titles, near-duplicate text ...) counts them apart in its
 // [FindingGroup]: URLs (every member of every group), Groups and the
-// Members of the first groups. [Compare] tells a finding fixed on pages
-// that still answer from one gone with its pages (now 4xx/5xx, no
-// response, or not crawled). A URL no link led to (one only a sitemap lists) has "depth": null,
+// Members of the first groups. compare.Sites (crawler/compare) tells a
+// finding fixed on pages that still answer from one gone with its pages
+// (now 4xx/5xx, no response, or not crawled). A URL no link led to (one only a sitemap lists) has "depth": null,
 // not a number. [Progress.Done] counts the fetched URLs the way
 // CrawlStats.Fetched does, so the last snapshot never says less than an
 // earlier one or the report.

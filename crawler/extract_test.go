@@ -14,6 +14,7 @@ import (
 	"github.com/seokit/seokit/analyzer"
 	"github.com/seokit/seokit/crawler"
 	"github.com/seokit/seokit/crawler/crawlertest"
+	"github.com/seokit/seokit/crawler/crawlreport"
 	"github.com/seokit/seokit/seo"
 )
 
@@ -88,7 +89,7 @@ func TestCrawlExtraction(t *testing.T) {
 	}
 
 	var buf bytes.Buffer
-	if err := rep.WriteCSV(&buf); err != nil {
+	if err := crawlreport.WriteCSV(&buf, rep); err != nil {
 		t.Fatal(err)
 	}
 	rows, err := csv.NewReader(&buf).ReadAll()
@@ -131,7 +132,7 @@ func TestCrawlExtractionBadInput(t *testing.T) {
 func TestCSVWithoutExtraction(t *testing.T) {
 	rep := &crawler.SiteReport{Pages: []crawler.PageSummary{{URL: "https://example.com/", Status: 200}}}
 	var buf bytes.Buffer
-	if err := rep.WriteCSV(&buf); err != nil {
+	if err := crawlreport.WriteCSV(&buf, rep); err != nil {
 		t.Fatal(err)
 	}
 	head, _, _ := strings.Cut(buf.String(), "\n")
@@ -149,7 +150,7 @@ func TestSiteHTMLReportExtraction(t *testing.T) {
 		SearchRules: []crawler.SearchStats{{Name: "stock", Matching: 1}},
 	}
 	var sb strings.Builder
-	if err := rep.WriteHTML(&sb); err != nil {
+	if err := crawlreport.WriteHTML(&sb, rep); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"Custom extraction and search", "extract: price", "search: stock", "€89.90 | =1+1"} {
@@ -158,7 +159,7 @@ func TestSiteHTMLReportExtraction(t *testing.T) {
 		}
 	}
 	var buf bytes.Buffer
-	if err := rep.WriteCSV(&buf); err != nil {
+	if err := crawlreport.WriteCSV(&buf, rep); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(buf.String(), "€89.90 | '=1+1,true") {

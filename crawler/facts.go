@@ -524,7 +524,7 @@ func (cr *crawl) addSitemapURLs(ctx context.Context, smURL string, locs []string
 			continue
 		}
 		norm = append(norm, s)
-		if it, ok := cr.admit(n, s, -1, SourceSitemap, smURL); ok {
+		if it, ok := cr.allowItem(n, s, -1, SourceSitemap, smURL); ok {
 			items = append(items, it)
 		}
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/seokit/seokit/analyzer"
 	"github.com/seokit/seokit/crawler"
 	"github.com/seokit/seokit/crawler/crawlertest"
+	"github.com/seokit/seokit/crawler/crawlreport"
 	"github.com/seokit/seokit/internal/golden"
 )
 
@@ -291,7 +292,7 @@ func TestGoldenReports(t *testing.T) {
 			compareGolden(t, gs.name+".json", n.json(t, b))
 			if gs.csv {
 				var buf bytes.Buffer
-				if err := rep.WriteCSV(&buf); err != nil {
+				if err := crawlreport.WriteCSV(&buf, rep); err != nil {
 					t.Fatal(err)
 				}
 				compareGolden(t, gs.name+".csv", n.csv(t, buf.String()))

@@ -16,7 +16,7 @@ const (
 )
 
 // capPerID keeps at most max findings of each ID of fs (sorted by
-// sortFindings, so those of one ID mostly form one run), in order, and
+// SortFindings, so those of one ID mostly form one run), in order, and
 // notes every ID cut in t under prefix+ID. max <= 0 keeps everything. It
 // never returns nil.
 func capPerID(fs []seo.Finding, max int, prefix string, t *seo.Truncated) []seo.Finding {

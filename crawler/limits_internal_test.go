@@ -167,7 +167,7 @@ func TestTrapGuardBounded(t *testing.T) {
 	g := newTrapGuard()
 	for i := range maxTrapKeys + 5000 {
 		u, _ := url.Parse(fmt.Sprintf("https://example.com/p%c%d/x?a=%d&b=v%d", 'a'+rune(i%26), i, i, i))
-		g.admit(u, u.String(), 1, "")
+		g.allows(u, u.String(), 1, "")
 		g.note(fmt.Sprintf("page-%d", i), TrapLinkFlood, u.String(), 3)
 	}
 	if n := len(g.values) + len(g.combos) + len(g.spans); n > maxTrapKeys+maxParamsChecked {

@@ -299,7 +299,7 @@ func (r *siteRun) linkScope() {
 			acc.add(i, h)
 		}
 	}
-	sortFindings(acc.full)
+	SortFindings(acc.full)
 }
 
 // canonicalTarget checks the crawled canonical target of p.

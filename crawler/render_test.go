@@ -16,6 +16,7 @@ import (
 	"github.com/seokit/seokit/analyzer"
 	"github.com/seokit/seokit/crawler"
 	"github.com/seokit/seokit/crawler/crawlertest"
+	"github.com/seokit/seokit/crawler/crawlreport"
 	"github.com/seokit/seokit/render"
 )
 
@@ -178,7 +179,7 @@ func TestRenderedCrawlFollowsJavaScriptLinks(t *testing.T) {
 		}
 	}
 	var csv, html bytes.Buffer
-	if err := rep.WriteCSV(&csv); err != nil {
+	if err := crawlreport.WriteCSV(&csv, rep); err != nil {
 		t.Fatal(err)
 	}
 	if first, _, _ := strings.Cut(csv.String(), "\n"); !strings.HasSuffix(first, ",rendered,render_reason,render_changes,links_only_rendered,js_errors,lcp_ms,cls,tbt_ms,screenshot") {
@@ -187,7 +188,7 @@ func TestRenderedCrawlFollowsJavaScriptLinks(t *testing.T) {
 	if !strings.Contains(csv.String(), crawler.ScreenshotName(home.URL)) {
 		t.Error("CSV does not name the home page's screenshot")
 	}
-	if err := rep.WriteHTML(&html); err != nil {
+	if err := crawlreport.WriteHTML(&html, rep); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"<h2>Rendering</h2>", "JS-only links", "LCP ms (lab)", "not field data", crawler.ScreenshotName(home.URL)} {
@@ -196,7 +197,7 @@ func TestRenderedCrawlFollowsJavaScriptLinks(t *testing.T) {
 		}
 	}
 	var rawCSV bytes.Buffer
-	if err := raw.WriteCSV(&rawCSV); err != nil {
+	if err := crawlreport.WriteCSV(&rawCSV, raw); err != nil {
 		t.Fatal(err)
 	}
 	if strings.Contains(rawCSV.String(), "render_reason") {

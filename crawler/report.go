@@ -241,7 +241,7 @@ type RobotsSummary struct {
 	Status int    `json:"status"`
 	Bytes  int    `json:"bytes"`
 	// SHA256 is the hex SHA-256 of the body, to tell a changed file from
-	// one of the same size (crawler.Compare); absent without a body.
+	// one of the same size (compare.Sites); absent without a body.
 	SHA256       string   `json:"sha256,omitempty"`
 	Truncated    bool     `json:"truncated,omitempty"`
 	Sitemaps     []string `json:"sitemaps,omitempty"`

@@ -156,7 +156,7 @@ func (cr *crawl) headTargets(it Item, sum *PageSummary) []Item {
 	target := func(u *url.URL, source string, ext *[]*url.URL, crawl bool) {
 		if n, s, ok := cr.inScope(u); ok {
 			if crawl && s != it.URL {
-				if item, ok := cr.admit(n, s, depth, source, it.URL); ok {
+				if item, ok := cr.allowItem(n, s, depth, source, it.URL); ok {
 					items = append(items, item)
 				}
 			}

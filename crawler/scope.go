@@ -383,7 +383,7 @@ func (cr *crawl) listItems(ctx context.Context) ([]Item, error) {
 			continue
 		}
 		seen[s] = true
-		if it, ok := cr.admit(n, s, -1, SourceList, ""); ok {
+		if it, ok := cr.allowItem(n, s, -1, SourceList, ""); ok {
 			items = append(items, it)
 		}
 	}

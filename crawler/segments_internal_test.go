@@ -97,7 +97,7 @@ func TestSegments(t *testing.T) {
 		t.Errorf("page segments %v", seg)
 	}
 	var csv strings.Builder
-	if err := rep.WriteCSV(&csv); err != nil {
+	if err := writeCSV(&csv, rep); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(csv.String(), "\n")
@@ -105,7 +105,7 @@ func TestSegments(t *testing.T) {
 		t.Errorf("CSV lacks the segment column:\n%s", csv.String())
 	}
 	var html strings.Builder
-	if err := rep.WriteHTML(&html); err != nil {
+	if err := writeHTML(&html, rep); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(html.String(), `id="segments"`) || !strings.Contains(html.String(), `"segment":"blog"`) {

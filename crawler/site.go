@@ -1,15 +1,11 @@
 package crawler
 
 import (
-	"cmp"
 	"fmt"
-	"iter"
-	"maps"
 	"math"
 	"net/url"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -17,89 +13,6 @@ import (
 	"github.com/seokit/seokit/analyzer"
 	"github.com/seokit/seokit/seo"
 )
-
-// summarize keeps what the site checks need of a page report.
-func summarize(rep *analyzer.Report, depth int) PageSummary {
-	s := PageSummary{
-		URL:         rep.URL,
-		Status:      rep.Status,
-		Depth:       depthPtr(depth),
-		Redirects:   rep.Redirects,
-		ContentType: rep.Sizes.ContentType,
-		IsHTML:      rep.IsHTML,
-		WordCount:   rep.WordCount,
-		TextHash:    rep.Fingerprint.TextHash,
-		SimHash:     rep.Fingerprint.SimHash,
-		Template:    rep.Template,
-		ScoreReason: rep.ScoreReason,
-		Error:       rep.Error,
-		ResponseMs:  rep.Timings.Total.Milliseconds(),
-		Bytes:       rep.Sizes.Transferred,
-		Hreflang:    rep.Hreflang,
-	}
-	sc := rep.Score
-	if sc != nil {
-		v := sc.Value
-		s.Score = &v
-	} else {
-		c := seo.PageScore(rep.Findings)
-		sc = &c
-	}
-	s.Errors, s.Warnings, s.Notices = sc.Counts.Errors, sc.Counts.Warnings, sc.Counts.Notices
-	if s.URL == "" {
-		s.URL = rep.FinalURL
-	}
-	if rep.FinalURL != "" && rep.FinalURL != s.URL {
-		s.FinalURL = rep.FinalURL
-	}
-	if rep.Robots.RobotsTxtAllowed != nil && !*rep.Robots.RobotsTxtAllowed {
-		s.RobotsBlocked = true
-	}
-	for _, d := range rep.Robots.Directives {
-		for _, tok := range strings.Split(strings.ToLower(d.Value), ",") {
-			switch strings.TrimSpace(tok) {
-			case "noindex":
-				s.Noindex = true
-			case "nofollow":
-				s.Nofollow = true
-			case "none":
-				s.Noindex, s.Nofollow = true, true
-			}
-		}
-	}
-	s.Indexable = rep.Robots.Indexable && rep.Status == 200 && rep.IsHTML && !s.RobotsBlocked && !s.Noindex
-	if rep.Title != nil {
-		s.Title = rep.Title.Text
-	}
-	if rep.Description != nil {
-		s.Description = rep.Description.Text
-	}
-	for _, h := range rep.Headings {
-		if h.Level == 1 {
-			s.H1 = h.Text
-			break
-		}
-	}
-	s.Canonical = singleCanonical(rep)
-	seen := map[string]int{}
-	for _, f := range rep.Findings {
-		if seen[f.ID] == 0 {
-			s.Findings = append(s.Findings, f.ID)
-		}
-		seen[f.ID] += f.Occurrences()
-	}
-	sort.Strings(s.Findings)
-	for id, n := range seen {
-		if n > 1 {
-			if s.FindingCounts == nil {
-				s.FindingCounts = map[string]int{}
-			}
-			s.FindingCounts[id] = n
-		}
-	}
-	s.Muted = rep.Muted
-	return s
-}
 
 // noScoreReason says why a crawl that scored no page has no site score,
 // given its statistics and the number of URLs that answered.
@@ -115,35 +28,6 @@ func noScoreReason(st *CrawlStats, answered int) string {
 		return SiteRobotsBlocked
 	}
 	return SiteNoScoredPages
-}
-
-// singleCanonical returns the one canonical URL the page declares, resolved
-// against the page and normalised, or "" when it declares none, several
-// different ones, or one that is not an http(s) URL.
-func singleCanonical(rep *analyzer.Report) string {
-	base, err := seo.ParseHref(rep.FinalURL)
-	if err != nil || rep.FinalURL == "" {
-		base, _ = seo.ParseHref(rep.URL)
-	}
-	found := ""
-	for _, c := range rep.Canonical {
-		if strings.TrimSpace(c.URL) == "" {
-			return ""
-		}
-		u, err := seo.ResolveReference(base, c.URL)
-		if err != nil {
-			return ""
-		}
-		if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return ""
-		}
-		s := seo.NormalizeURL(u, nil).String()
-		if found != "" && found != s {
-			return ""
-		}
-		found = s
-	}
-	return found
 }
 
 // siteBuilder collects page summaries, the internal link graph and the
@@ -247,63 +131,6 @@ func newSiteBuilder(start *url.URL, opts *Options) *siteBuilder {
 // maxPreallocPages caps the pages newSiteBuilder sizes its arrays for.
 const maxPreallocPages = 200_000
 
-func (b *siteBuilder) intern(u string) int32 {
-	if id, ok := b.ids[u]; ok {
-		return id
-	}
-	id := int32(len(b.urls))
-	b.ids[u] = id
-	b.urls = append(b.urls, u)
-	return id
-}
-
-// internTarget returns the node id of u, interning it only while fewer
-// than maxTargets nodes are not crawled pages.
-func (b *siteBuilder) internTarget(u string) (int32, bool) {
-	if id, ok := b.ids[u]; ok {
-		return id, true
-	}
-	if len(b.urls)-b.ncrawled >= b.maxTargets {
-		return 0, false
-	}
-	return b.intern(u), true
-}
-
-// markCrawled records that node id is a crawled page.
-func (b *siteBuilder) markCrawled(id int32) {
-	w, bit := int(id/64), uint64(1)<<(id%64)
-	for len(b.crawled) <= w {
-		b.crawled = append(b.crawled, 0)
-	}
-	if b.crawled[w]&bit == 0 {
-		b.crawled[w] |= bit
-		b.ncrawled++
-	}
-}
-
-// id returns the node id of u, interning it whatever maxTargets says: the
-// crawl calls it for URLs admitted to the frontier, which MaxQueuedURLs
-// bounds.
-func (b *siteBuilder) id(u string) int32 {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.intern(u)
-}
-
-// targetID is internTarget under the builder's lock.
-func (b *siteBuilder) targetID(u string) (int32, bool) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.internTarget(u)
-}
-
-// url returns the URL of node id.
-func (b *siteBuilder) url(id int32) string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.urls[id]
-}
-
 // addPage records a crawled page and its outgoing internal edges. The
 // redirect hops of sum are added as redirect edges whether or not edges
 // repeats them; repeated edges from one page are stored once (followed when
@@ -313,382 +140,13 @@ func (b *siteBuilder) addPage(sum PageSummary, edges []Edge) {
 	defer b.mu.Unlock()
 	from := b.intern(sum.URL)
 	b.markCrawled(from)
-	sc := b.scratch[:0]
-	isHop := func(f, t string) bool {
-		for i, h := range sum.Redirects {
-			if h.URL == f && (h.Location == t || hopTarget(&sum, i) == t) {
-				return true
-			}
-		}
-		return false
-	}
-	for i, h := range sum.Redirects {
-		if t := hopTarget(&sum, i); t != "" && h.URL != "" {
-			f, okf := b.internTarget(h.URL)
-			t, okt := b.internTarget(t)
-			if !okf || !okt {
-				b.droppedEdges++
-				continue
-			}
-			sc = append(sc, edge{uint32(f), uint32(t) | edgeRedirect})
-		}
-	}
-	for _, e := range edges {
-		f := from
-		if e.To == "" {
-			continue
-		}
-		if e.From != "" && e.From != sum.URL {
-			id, ok := b.internTarget(e.From)
-			if !ok {
-				b.droppedEdges++
-				continue
-			}
-			f = id
-		}
-		id, ok := b.internTarget(e.To)
-		if !ok {
-			b.droppedEdges++
-			continue
-		}
-		t := uint32(id)
-		if len(sum.Redirects) > 0 && isHop(e.From, e.To) {
-			t |= edgeRedirect
-		} else if e.Nofollow || sum.Nofollow {
-			t |= edgeNofollow
-		}
-		sc = append(sc, edge{uint32(f), t})
-	}
-	slices.SortFunc(sc, func(x, y edge) int {
-		if x.from != y.from {
-			return int(int64(x.from) - int64(y.from))
-		}
-		return int(int64(x.to&edgeIDMask) - int64(y.to&edgeIDMask))
-	})
-	kept := sc[:0]
-	for _, e := range sc {
-		if n := len(kept); n > 0 && kept[n-1].from == e.from && kept[n-1].target() == e.target() {
-			last := &kept[n-1]
-			if !e.nofollow() {
-				last.to &^= edgeNofollow
-			}
-			last.to |= e.to & edgeRedirect
-			continue
-		}
-		kept = append(kept, e)
-	}
-	off := len(b.arena)
-	b.arena = appendEdges(b.arena, uint32(from), kept)
-	b.edges = append(b.edges, edgeList{uint32(off), uint32(len(b.arena))})
-	b.scratch = sc[:0]
+	b.addEdges(from, &sum, edges)
 	sum.Findings = b.shareIDs(sum.Findings)
 	sum.FindingCounts = b.shareCounts(sum.FindingCounts)
 	b.link.addMuted(sum.Muted)
 	sum.Muted = nil
 	b.compact(&sum, from)
 	b.recs = append(b.recs, b.record(&sum))
-}
-
-// pageRec is a PageSummary as the builder keeps it during a crawl: 176
-// bytes instead of 344, the difference times the pages of a large site.
-// Summaries it cannot hold exactly (redirects, errors, hreflang, numbers
-// out of int32 range ...) are kept whole in more.
-type pageRec struct {
-	url, title, description, h1, canonical, contentType string
-
-	more     *PageSummary
-	textHash uint64
-	simHash  uint64
-	template uint64 // templateBits of PageSummary.Template
-	bytes    int64
-	response int64
-
-	// depth and score are -1 for nil.
-	status, depth, wordCount, score, errors, warnings, notices int32
-	findings                                                   int32 // idList index + 1, 0 for none
-	counts                                                     int32 // cntList index + 1, 0 for none
-	flags                                                      uint8
-	reason                                                     uint8 // scoreReasons index
-}
-
-// Flags of pageRec.
-const (
-	recHTML = 1 << iota
-	recIndexable
-	recNoindex
-	recNofollow
-	recRobotsBlocked
-)
-
-// fitsInt32 reports whether every value fits an int32.
-func fitsInt32(vs ...int) bool {
-	for _, v := range vs {
-		if v != int(int32(v)) {
-			return false
-		}
-	}
-	return true
-}
-
-// record returns the compact form of sum, whose Findings come from shareIDs
-// and FindingCounts from shareCounts.
-func (b *siteBuilder) record(sum *PageSummary) pageRec {
-	if sum.FinalURL != "" || sum.Redirects != nil || sum.Hreflang != nil || sum.BlockedResources != nil || sum.Rendered != nil ||
-		sum.Error != "" || sum.InSitemap || sum.Extracted != nil || sum.Search != nil || sum.Inlinks != 0 || sum.LinkScore != 0 ||
-		!fitsInt32(sum.Status, sum.depth(), sum.WordCount, sum.score(), sum.Errors, sum.Warnings, sum.Notices) ||
-		reasonCode(sum.ScoreReason) < 0 {
-		c := *sum
-		return pageRec{url: sum.URL, more: &c}
-	}
-	tpl, ok := templateBits(sum.Template)
-	if !ok {
-		c := *sum
-		return pageRec{url: sum.URL, more: &c}
-	}
-	r := pageRec{
-		url: sum.URL, title: sum.Title, description: sum.Description, h1: sum.H1,
-		canonical: sum.Canonical, contentType: sum.ContentType,
-		textHash: sum.TextHash, simHash: sum.SimHash, template: tpl, bytes: sum.Bytes, response: sum.ResponseMs,
-		status: int32(sum.Status), depth: int32(sum.depth()), wordCount: int32(sum.WordCount),
-		score: int32(sum.score()), errors: int32(sum.Errors), warnings: int32(sum.Warnings), notices: int32(sum.Notices),
-		reason: uint8(reasonCode(sum.ScoreReason)),
-	}
-	if sum.Findings != nil {
-		r.findings = b.idIndex[strings.Join(sum.Findings, " ")] + 1
-	}
-	if sum.FindingCounts != nil {
-		r.counts = b.cntIndex[countsKey(sum.FindingCounts)] + 1
-	}
-	for _, f := range []struct {
-		on   bool
-		flag uint8
-	}{{sum.IsHTML, recHTML}, {sum.Indexable, recIndexable}, {sum.Noindex, recNoindex}, {sum.Nofollow, recNofollow}, {sum.RobotsBlocked, recRobotsBlocked}} {
-		if f.on {
-			r.flags |= f.flag
-		}
-	}
-	return r
-}
-
-// summary expands r.
-func (b *siteBuilder) summary(r *pageRec) PageSummary {
-	if r.more != nil {
-		return *r.more
-	}
-	s := PageSummary{
-		URL: r.url, Title: r.title, Description: r.description, H1: r.h1,
-		Canonical: r.canonical, ContentType: r.contentType,
-		TextHash: r.textHash, SimHash: r.simHash, Template: templateString(r.template), Bytes: r.bytes, ResponseMs: r.response,
-		Status: int(r.status), Depth: depthPtr(int(r.depth)), WordCount: int(r.wordCount),
-		Errors: int(r.errors), Warnings: int(r.warnings), Notices: int(r.notices),
-		ScoreReason: scoreReasons[r.reason],
-		IsHTML:      r.flags&recHTML != 0, Indexable: r.flags&recIndexable != 0, Noindex: r.flags&recNoindex != 0,
-		Nofollow: r.flags&recNofollow != 0, RobotsBlocked: r.flags&recRobotsBlocked != 0,
-	}
-	if r.score >= 0 {
-		v := int(r.score)
-		s.Score = &v
-	}
-	if r.findings > 0 {
-		s.Findings = b.idList[r.findings-1]
-	}
-	if r.counts > 0 {
-		s.FindingCounts = b.cntList[r.counts-1]
-	}
-	return s
-}
-
-// templateBits packs a template fingerprint of 12 hex digits into a
-// pageRec: its 48 bits and a 49th that says it is set (0 for ""). ok is
-// false for any other string.
-func templateBits(s string) (v uint64, ok bool) {
-	if s == "" {
-		return 0, true
-	}
-	if len(s) != 12 || strings.ToLower(s) != s {
-		return 0, false
-	}
-	v, err := strconv.ParseUint(s, 16, 64)
-	if err != nil {
-		return 0, false
-	}
-	return v | 1<<48, true
-}
-
-// templateString unpacks templateBits.
-func templateString(v uint64) string {
-	if v == 0 {
-		return ""
-	}
-	return strconv.FormatUint(v, 16)[1:]
-}
-
-// scoreReasons are the values of PageSummary.ScoreReason a pageRec holds,
-// by code.
-var scoreReasons = [...]string{"", analyzer.ScoreNotFetched, analyzer.ScoreErrorStatus, analyzer.ScoreRedirect, analyzer.ScoreNotHTML}
-
-// reasonCode returns the code of a score reason in scoreReasons, -1 for
-// one it does not hold.
-func reasonCode(reason string) int {
-	for i, r := range scoreReasons {
-		if r == reason {
-			return i
-		}
-	}
-	return -1
-}
-
-// score returns the page score, -1 when the page has none.
-func (p *PageSummary) score() int {
-	if p.Score == nil {
-		return -1
-	}
-	return *p.Score
-}
-
-// expand moves the compact records into pages, sized exactly.
-func (b *siteBuilder) expand() {
-	if len(b.recs) == 0 {
-		return
-	}
-	b.pages = slices.Grow(b.pages, len(b.recs))
-	for i := range b.recs {
-		b.pages = append(b.pages, b.summary(&b.recs[i]))
-		b.recs[i] = pageRec{} // let the GC take strings no longer shared
-	}
-	b.recs = nil
-}
-
-// compact makes sum share the strings the builder already holds: its URL
-// with the interned node, its final URL with an interned node, a repeated
-// content type with the earlier pages, and an H1 equal to the title with
-// the title. The texts stay equal; only their storage is shared.
-func (b *siteBuilder) compact(sum *PageSummary, node int32) {
-	sum.URL = b.urls[node]
-	if sum.FinalURL != "" {
-		if id, ok := b.ids[sum.FinalURL]; ok {
-			sum.FinalURL = b.urls[id]
-		}
-	}
-	if sum.ContentType != "" {
-		if b.strs == nil {
-			b.strs = map[string]string{}
-		}
-		if ct, ok := b.strs[sum.ContentType]; ok {
-			sum.ContentType = ct
-		} else if len(b.strs) < maxSharedStrings {
-			b.strs[sum.ContentType] = sum.ContentType
-		}
-	}
-	if sum.H1 == sum.Title {
-		sum.H1 = sum.Title
-	}
-	if sum.Description == sum.Title {
-		sum.Description = sum.Title
-	}
-}
-
-// maxSharedStrings bounds the distinct content types siteBuilder shares.
-const maxSharedStrings = 1024
-
-// shareIDs returns a shared, read-only copy of a sorted set of finding IDs.
-// Its capacity equals its length, so an append or insert copies it.
-func (b *siteBuilder) shareIDs(ids []string) []string {
-	if len(ids) == 0 {
-		return nil
-	}
-	key := strings.Join(ids, " ")
-	if shared, ok := b.idSets[key]; ok {
-		return shared
-	}
-	if b.idSets == nil {
-		b.idSets = map[string][]string{}
-	}
-	shared := slices.Clip(slices.Clone(ids))
-	b.idSets[key] = shared
-	if b.idIndex == nil {
-		b.idIndex = map[string]int32{}
-	}
-	b.idIndex[key] = int32(len(b.idList))
-	b.idList = append(b.idList, shared)
-	return shared
-}
-
-// shareCounts returns a shared, read-only copy of a page's FindingCounts.
-func (b *siteBuilder) shareCounts(m map[string]int) map[string]int {
-	if len(m) == 0 {
-		return nil
-	}
-	key := countsKey(m)
-	if k, ok := b.cntIndex[key]; ok {
-		return b.cntList[k]
-	}
-	if b.cntIndex == nil {
-		b.cntIndex = map[string]int32{}
-	}
-	b.cntIndex[key] = int32(len(b.cntList))
-	b.cntList = append(b.cntList, maps.Clone(m))
-	return b.cntList[len(b.cntList)-1]
-}
-
-// countsKey is the sorted "id=n" form of FindingCounts.
-func countsKey(m map[string]int) string {
-	keys := slices.Sorted(maps.Keys(m))
-	for i, id := range keys {
-		keys[i] = id + "=" + strconv.Itoa(m[id])
-	}
-	return strings.Join(keys, " ")
-}
-
-// hopTarget is where redirect hop i of s leads: the next hop's URL, else the
-// final URL, else the hop's Location.
-func hopTarget(s *PageSummary, i int) string {
-	if i+1 < len(s.Redirects) {
-		return s.Redirects[i+1].URL
-	}
-	if s.FinalURL != "" {
-		return s.FinalURL
-	}
-	return s.Redirects[i].Location
-}
-
-// inScope reports whether u is on a host of the crawl (the start host, and
-// its subdomains with Options.IncludeSubdomains); true when the start is unknown.
-func (b *siteBuilder) inScope(u string) bool {
-	if b.startHost == "" {
-		return true
-	}
-	pu, err := seo.ParseHref(u)
-	return err == nil && seo.HostInScope(pu.Host, b.startHost, b.subdomains)
-}
-
-// addSitemapURL records that the sitemap at sitemapURL lists loc. loc must be
-// normalised the way crawled URLs are. It reports whether loc is kept by
-// name (a node), which MaxLinkTargets bounds; its hash is kept for
-// InSitemap up to MaxSitemapURLs.
-func (b *siteBuilder) addSitemapURL(loc, sitemapURL string) bool {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if len(b.smHashes) >= b.maxSitemap && len(b.smHashes) > b.smCompacted {
-		// Full, perhaps of repeats: make room by dropping them once.
-		slices.Sort(b.smHashes)
-		b.smHashes = slices.Compact(b.smHashes)
-		b.smCompacted = len(b.smHashes)
-	}
-	if len(b.smHashes) < b.maxSitemap {
-		b.smHashes = append(b.smHashes, hash64(loc))
-	} else {
-		b.smDropped++
-	}
-	id, ok := b.internTarget(loc)
-	if !ok {
-		b.smLocsDropped++
-		return false
-	}
-	if _, ok := b.sitemap[id]; !ok {
-		b.sitemap[id] = b.intern(sitemapURL)
-	}
-	return true
 }
 
 // siteRun holds the indexes the site checks share during build.
@@ -723,20 +181,6 @@ type siteRun struct {
 	clusters map[clusterKey]cluster
 }
 
-// clusterKey names a group finding: its ID and its first member URL.
-type clusterKey struct{ id, url string }
-
-// cluster is one group of pages reported as one finding.
-type cluster struct {
-	total   int      // members, all counted
-	members []string // the members listed (at most maxEvidenceURLs)
-}
-
-// sourceList collects the linking pages of one node for evidence.
-type sourceList struct {
-	all, nofollow []string
-}
-
 // build runs the site checks and assembles the report. It may be called
 // once the crawl is over.
 func (b *siteBuilder) build(facts *crawlFacts) *SiteReport {
@@ -745,6 +189,34 @@ func (b *siteBuilder) build(facts *crawlFacts) *SiteReport {
 	if facts == nil {
 		facts = &crawlFacts{}
 	}
+	r := b.runChecks(facts)
+	// PageRank over followed internal edges between crawled pages.
+	scores := linkScores(pageRank(r.followedGraph()))
+
+	rep := &SiteReport{
+		Domain:      facts.Domain,
+		StartURL:    facts.StartURL,
+		StartedAt:   facts.StartedAt,
+		FinishedAt:  b.now().UTC(),
+		Crawl:       facts.Stats,
+		Robots:      facts.Robots,
+		Sitemaps:    facts.Sitemaps,
+		StatusCodes: map[int]int{},
+	}
+	rep.AICrawlers = r.ai
+	if rep.StartURL == "" {
+		rep.StartURL = b.start
+	}
+	pageScores, fetched := r.pageStats(rep, scores)
+	r.siteFindings(rep, pageScores, fetched)
+	r.listPages(rep)
+	fitReport(rep, b.maxReportBytes)
+	return rep
+}
+
+// runChecks indexes the crawled pages and the link graph and runs the site
+// checks over them; their findings are in the returned run.
+func (b *siteBuilder) runChecks(facts *crawlFacts) *siteRun {
 	b.expand()
 	slices.Sort(b.smHashes)
 	b.smHashes = slices.Compact(b.smHashes)
@@ -772,26 +244,18 @@ func (b *siteBuilder) build(facts *crawlFacts) *SiteReport {
 	for _, c := range builtinSiteChecks {
 		c.Run(r)
 	}
+	return r
+}
 
-	// PageRank over followed internal edges between crawled pages.
-	scores := linkScores(pageRank(r.followedGraph()))
-
-	rep := &SiteReport{
-		Domain:      facts.Domain,
-		StartURL:    facts.StartURL,
-		StartedAt:   facts.StartedAt,
-		FinishedAt:  b.now().UTC(),
-		Crawl:       facts.Stats,
-		Robots:      facts.Robots,
-		Sitemaps:    facts.Sitemaps,
-		StatusCodes: map[int]int{},
-	}
-	rep.AICrawlers = r.ai
-	if rep.StartURL == "" {
-		rep.StartURL = b.start
-	}
-	pageScores := make([]int, 0, len(r.pages))
-	inlinkSum, fetched := 0, 0
+// pageStats completes each page of rep's crawl with what the graph says
+// (inlinks, link score from scores, sitemap listing) and fills the report's
+// page statistics: status codes, depths, extraction and render summaries,
+// graph figures. It returns the scores of the scored pages and the number
+// of pages fetched.
+func (r *siteRun) pageStats(rep *SiteReport, scores []float64) (pageScores []int, fetched int) {
+	b, facts := r.b, r.facts
+	pageScores = make([]int, 0, len(r.pages))
+	inlinkSum := 0
 	for i := range r.pages {
 		p := &r.pages[i]
 		n := r.nodeOf[i]
@@ -850,6 +314,15 @@ func (b *siteBuilder) build(facts *crawlFacts) *SiteReport {
 		rep.Truncated.Note("sitemapUrls", len(b.smHashes)+b.smDropped, len(b.smHashes))
 	}
 
+	return pageScores, fetched
+}
+
+// siteFindings fills rep's findings: the site findings (the checks' and
+// the crawl's own, mutes applied), segments and templates, the site score
+// over pageScores (or why there is none), the finding groups and counts,
+// the link findings and the external and resource check figures.
+func (r *siteRun) siteFindings(rep *SiteReport, pageScores []int, fetched int) {
+	b, facts := r.b, r.facts
 	site := append(r.findings, facts.Findings...)
 	for i := len(r.findings); i < len(site); i++ {
 		// The crawl's own findings carry their catalogue severity.
@@ -858,7 +331,7 @@ func (b *siteBuilder) build(facts *crawlFacts) *SiteReport {
 		}
 	}
 	site = r.dropMuted(site)
-	sortFindings(site)
+	SortFindings(site)
 	rep.Segments = r.segments(site)
 	rep.Templates = templates(r.pages, &rep.Truncated)
 	if len(pageScores) > 0 {
@@ -891,6 +364,12 @@ func (b *siteBuilder) build(facts *crawlFacts) *SiteReport {
 		st := b.link.res.stats()
 		rep.ResourceChecked, rep.ResourceUnchecked, rep.ResourceUncheckedReasons = st.checked, st.unchecked, st.reasons
 	}
+}
+
+// listPages fills rep's page lists: the pages sorted by URL (only those
+// fetched) and the URLs not fetched, each capped at MaxReportPages.
+func (r *siteRun) listPages(rep *SiteReport) {
+	b, facts := r.b, r.facts
 	// Sort pages by URL, their edges with them, so the builder stays
 	// consistent should build run again.
 	rep.NotFetched = r.notFetched()
@@ -919,28 +398,6 @@ func (b *siteBuilder) build(facts *crawlFacts) *SiteReport {
 	if notFetchedTotal > len(rep.NotFetched) {
 		rep.Truncated.Note("notFetched", notFetchedTotal, len(rep.NotFetched))
 	}
-	fitReport(rep, b.maxReportBytes)
-	return rep
-}
-
-// CountFindings counts the findings of groups per severity (see
-// FindingCounts).
-func CountFindings(groups []FindingGroup) FindingCounts {
-	var c FindingCounts
-	for _, g := range groups {
-		switch g.Severity {
-		case seo.Error:
-			c.Checks.Errors++
-			c.Findings.Errors += g.Count
-		case seo.Warning:
-			c.Checks.Warnings++
-			c.Findings.Warnings += g.Count
-		case seo.Notice:
-			c.Checks.Notices++
-			c.Findings.Notices += g.Count
-		}
-	}
-	return c
 }
 
 // notFetched lists the URLs that got no response, sorted by URL, with
@@ -989,52 +446,6 @@ func (r *siteRun) notFetched() []NotFetchedURL {
 	return out
 }
 
-// followedGraph returns the followed internal edges between distinct
-// crawled pages as a graph over page indexes, delta-encoded from the edge
-// arena, so no edge list of four or eight bytes an edge is materialised on
-// the way.
-func (r *siteRun) followedGraph() *packedGraph {
-	each := func(i int, fn func(f, t int32)) {
-		for e := range r.edgesOf(i) {
-			if e.nofollow() {
-				continue
-			}
-			f, t := r.pageOf[e.from], r.pageOf[e.target()]
-			if f < 0 || t < 0 || f == t {
-				continue
-			}
-			fn(f, t)
-		}
-	}
-	// Edges recorded with another page than their source (redirect hops
-	// of a summary's Redirects) are rare: gather them first, by source.
-	var foreign [][2]int32
-	for i := range r.pages {
-		each(i, func(f, t int32) {
-			if int(f) != i {
-				foreign = append(foreign, [2]int32{f, t})
-			}
-		})
-	}
-	slices.SortStableFunc(foreign, func(a, b [2]int32) int { return cmp.Compare(a[0], b[0]) })
-	g := &packedGraph{off: make([]uint32, 1, len(r.pages)+1)}
-	var ts []int32
-	for i := range r.pages {
-		ts = ts[:0]
-		each(i, func(f, t int32) {
-			if int(f) == i {
-				ts = append(ts, t)
-			}
-		})
-		for len(foreign) > 0 && int(foreign[0][0]) == i {
-			ts = append(ts, foreign[0][1])
-			foreign = foreign[1:]
-		}
-		g.add(ts)
-	}
-	return g
-}
-
 // pagesByURL sorts pages by URL, keeping their edges parallel.
 type pagesByURL struct {
 	pages []PageSummary
@@ -1050,7 +461,10 @@ func (s pagesByURL) Swap(i, j int) {
 	s.edges[i], s.edges[j] = s.edges[j], s.edges[i]
 }
 
-func sortFindings(fs []seo.Finding) {
+// SortFindings orders findings as a site report lists them: most severe
+// first, then by ID, then by URL (stable, so findings of one URL keep their
+// order).
+func SortFindings(fs []seo.Finding) {
 	sort.SliceStable(fs, func(i, j int) bool {
 		a, b := fs[i], fs[j]
 		if a.Severity != b.Severity {
@@ -1061,54 +475,6 @@ func sortFindings(fs []seo.Finding) {
 		}
 		return a.URL < b.URL
 	})
-}
-
-// index drops repeated summaries of one URL (the first wins) and maps nodes
-// to pages.
-func (r *siteRun) index() {
-	b := r.b
-	r.pageOf = make([]int32, len(b.urls))
-	for i := range r.pageOf {
-		r.pageOf[i] = -1
-	}
-	r.nodeOf = make([]int32, 0, len(b.pages))
-	keep := make([]int, 0, len(b.pages))
-	for i := range b.pages {
-		n := b.ids[b.pages[i].URL]
-		if r.pageOf[n] >= 0 {
-			continue
-		}
-		r.pageOf[n] = int32(len(keep))
-		keep = append(keep, i)
-		r.nodeOf = append(r.nodeOf, n)
-	}
-	if len(keep) == len(b.pages) {
-		// No repeated URL: share the builder's slices instead of copying.
-		r.pages, r.edges = b.pages, b.edges
-	} else {
-		for _, i := range keep {
-			r.pages = append(r.pages, b.pages[i])
-			r.edges = append(r.edges, b.edges[i])
-		}
-	}
-	for i, p := range r.pages {
-		if p.FinalURL == "" {
-			continue
-		}
-		if n, ok := b.ids[p.FinalURL]; ok && r.pageOf[n] >= 0 {
-			continue
-		}
-		if _, ok := r.byFinal[p.FinalURL]; !ok {
-			r.byFinal[p.FinalURL] = int32(i)
-		}
-	}
-}
-
-// edgesOf yields the distinct edges recorded with page i, sorted by
-// (from, target).
-func (r *siteRun) edgesOf(i int) iter.Seq[edge] {
-	l := r.edges[i]
-	return edgesIn(r.b.arena[l.off:l.end], r.nodeOf[i])
 }
 
 // perPageFindings counts the site findings of the checks that may report
@@ -1126,48 +492,6 @@ func (r *siteRun) perPageFindings(facts *crawlFacts) int {
 		}
 	}
 	return n
-}
-
-// pageFor returns the crawled page at u (requested or final URL), or -1.
-func (r *siteRun) pageFor(u string) int {
-	if n, ok := r.b.ids[u]; ok && r.pageOf[n] >= 0 {
-		return int(r.pageOf[n])
-	}
-	if i, ok := r.byFinal[u]; ok {
-		return int(i)
-	}
-	return -1
-}
-
-// inSitemap reports whether a sitemap lists p's URL or final URL, by the
-// hashes of the sitemap URLs (sorted by build).
-func (r *siteRun) inSitemap(p *PageSummary) bool {
-	listed := func(u string) bool {
-		_, ok := slices.BinarySearch(r.b.smHashes, hash64(u))
-		return ok
-	}
-	return listed(p.URL) || (p.FinalURL != "" && listed(p.FinalURL))
-}
-
-// effURL is the URL whose content the summary describes.
-func effURL(p *PageSummary) string {
-	if p.FinalURL != "" {
-		return p.FinalURL
-	}
-	return p.URL
-}
-
-// canonicalOf is the URL a page consolidates to: its canonical, else itself.
-func canonicalOf(p *PageSummary) string {
-	if p.Canonical != "" {
-		return p.Canonical
-	}
-	return effURL(p)
-}
-
-// canonicalisedElsewhere reports whether p names another URL as canonical.
-func canonicalisedElsewhere(p *PageSummary) bool {
-	return p.Canonical != "" && p.Canonical != p.URL && p.Canonical != p.FinalURL
 }
 
 // add records a site finding. urls are the URLs involved; they are sorted,
@@ -1200,239 +524,4 @@ func (r *siteRun) add(id, pageURL, msg string, ev seo.Evidence, urls []string, t
 	}
 	ev.Value = seo.Clip(ev.Value)
 	r.findings = append(r.findings, seo.Finding{ID: id, Severity: r.sev[id].Severity, Message: msg, Evidence: ev, URL: pageURL})
-}
-
-// links counts the inlinks of every node from the distinct edges of each page.
-func (r *siteRun) links() {
-	n := len(r.b.urls)
-	r.inlinks = make([]int32, n)
-	r.followedIn = make([]int32, n)
-	r.nofollowIn = make([]int32, n)
-	r.fromIndex = make([]int32, n)
-	for i := range r.pages {
-		p := &r.pages[i]
-		for e := range r.edgesOf(i) {
-			t := e.target()
-			if e.redirect() || int32(e.from) == t || t == r.nodeOf[i] {
-				continue
-			}
-			r.inlinks[t]++
-			switch {
-			case !e.nofollow():
-				r.followedIn[t]++
-			case !p.Nofollow:
-				// rel="nofollow" on the link itself. The links of a page
-				// that is nofollow as a whole (meta robots, X-Robots-Tag)
-				// pass nothing either, but that is the page's finding
-				// (indexability.nofollow_page), not each target's.
-				r.nofollowIn[t]++
-			}
-			if !p.Noindex {
-				r.fromIndex[t]++
-			}
-		}
-	}
-}
-
-// checkSources lists the linking pages of the pages whose sources a site
-// check asks for (siteCheck.Sources), in one pass over the graph.
-func (r *siteRun) checkSources() {
-	want := make([]bool, len(r.b.urls))
-	wanted := 0
-	for i := range r.pages {
-		n := r.nodeOf[i]
-		if want[n] {
-			continue
-		}
-		for _, c := range builtinSiteChecks {
-			if c.Sources != nil && c.Sources(r, i) {
-				want[n] = true
-				wanted++
-				break
-			}
-		}
-	}
-	r.collectSources(want, wanted)
-}
-
-// collectSources lists the linking pages of the nodes in want.
-func (r *siteRun) collectSources(want []bool, wanted int) {
-	r.sources = make([]*sourceList, len(r.b.urls))
-	if wanted == 0 {
-		return
-	}
-	for i := range r.pages {
-		src := r.pages[i].URL
-		for e := range r.edgesOf(i) {
-			t := e.target()
-			if e.redirect() || !want[t] || t == r.nodeOf[i] {
-				continue
-			}
-			s := r.sources[t]
-			if s == nil {
-				s = &sourceList{}
-				r.sources[t] = s
-			}
-			if len(s.all) < maxEvidenceURLs {
-				s.all = append(s.all, src)
-			}
-			if e.nofollow() && !r.pages[i].Nofollow && len(s.nofollow) < maxEvidenceURLs {
-				s.nofollow = append(s.nofollow, src)
-			}
-		}
-	}
-}
-
-// sourcesOf returns the linking pages collected for node n, or nil.
-func (r *siteRun) sourcesOf(n int32) *sourceList {
-	if int(n) < len(r.sources) {
-		return r.sources[n]
-	}
-	return nil
-}
-
-// analysed reports whether p is a page whose content was analysed: an
-// HTML document that answered 2xx. The template rule and the site reach of
-// the finding groups count these pages.
-func analysed(p *PageSummary) bool {
-	return p.IsHTML && p.Error == "" && p.Status >= 200 && p.Status < 300
-}
-
-// groups gathers page findings (by the IDs of each summary, counting their
-// FindingCounts) and site findings by ID, marks the template groups, sets
-// their priority and sorts them by it (see sortGroups).
-func (r *siteRun) groups(site []seo.Finding) []FindingGroup {
-	type acc struct {
-		g        FindingGroup
-		minor    bool
-		analysed int // analysed pages in g.Pages
-		siteURLs map[string]bool
-		// extra counts the members of the ID's groups beyond the first
-		// URL of each, which g.Pages counts (FindingGroup.URLs).
-		extra int
-	}
-	byID := map[string]*acc{}
-	get := func(id string) *acc {
-		a := byID[id]
-		if a == nil {
-			in, ok := r.sev[id]
-			if !ok {
-				in = seo.CheckInfo{ID: id, Severity: seo.Warning, Scope: seo.ScopePage}
-			}
-			a = &acc{g: FindingGroup{ID: id, Severity: in.Severity, Scope: in.Scope, Message: in.Summary, Examples: []string{}}, minor: in.Minor}
-			byID[id] = a
-		}
-		return a
-	}
-	analysedPages := 0
-	for i := range r.pages {
-		p := &r.pages[i]
-		isAnalysed := analysed(p)
-		if isAnalysed {
-			analysedPages++
-		}
-		for _, id := range p.Findings {
-			a := get(id)
-			a.g.Count += max(p.FindingCounts[id], 1)
-			a.g.Pages++
-			if isAnalysed {
-				a.analysed++
-			}
-			if len(a.g.Examples) < maxGroupExamples {
-				a.g.Examples = append(a.g.Examples, p.URL)
-			}
-		}
-	}
-	// The findings of an ID usually form one run sorted by URL (see
-	// sortFindings), where a repeated URL follows itself; only an ID whose
-	// findings are split or unsorted needs a set of its URLs.
-	split := map[string]bool{}
-	runs := map[string]bool{}
-	for k, f := range site {
-		switch {
-		case k == 0 || site[k-1].ID != f.ID:
-			if runs[f.ID] {
-				split[f.ID] = true
-			}
-			runs[f.ID] = true
-		case f.URL < site[k-1].URL:
-			split[f.ID] = true
-		}
-	}
-	for k, f := range site {
-		a := get(f.ID)
-		a.g.Count += f.Occurrences()
-		if c, ok := r.clusters[clusterKey{f.ID, f.URL}]; ok && f.URL != "" {
-			a.g.Groups++
-			a.extra += c.total - 1
-			if len(a.g.Members) < maxGroupExamples {
-				a.g.Members = append(a.g.Members, c.members)
-			}
-		}
-		if f.Severity > a.g.Severity {
-			a.g.Severity = f.Severity
-		}
-		if f.URL == "" {
-			continue
-		}
-		if split[f.ID] {
-			if a.siteURLs == nil {
-				a.siteURLs = map[string]bool{}
-			}
-			if a.siteURLs[f.URL] {
-				continue
-			}
-			a.siteURLs[f.URL] = true
-		} else if k > 0 && site[k-1].ID == f.ID && site[k-1].URL == f.URL {
-			continue
-		}
-		j := r.pageFor(f.URL)
-		if j >= 0 && slices.Contains(r.pages[j].Findings, f.ID) {
-			continue // already counted as a page
-		}
-		a.g.Pages++
-		if j >= 0 && analysed(&r.pages[j]) {
-			a.analysed++
-		}
-		if len(a.g.Examples) < maxGroupExamples {
-			a.g.Examples = append(a.g.Examples, f.URL)
-		}
-	}
-	out := make([]FindingGroup, 0, len(byID))
-	for _, a := range byID {
-		g := a.g
-		g.Template = analysedPages >= 2 && a.analysed >= analysedPages
-		reach := seo.SiteReach(a.analysed, analysedPages)
-		if g.Pages == 0 {
-			reach = 1 // a finding of the site as a whole (robots.txt, a host variant)
-		}
-		g.Priority = seo.Priority(g.Severity, reach, a.minor)
-		g.URLs = g.Pages + a.extra
-		out = append(out, g)
-	}
-	sortGroups(out)
-	return out
-}
-
-// groupPriority sets the Count of the site or link findings fs that have
-// none to 1 and their Priority to their group's.
-func groupPriority(groups []FindingGroup, fs []seo.Finding) {
-	at := make(map[string]int, len(groups))
-	for _, g := range groups {
-		at[g.ID] = g.Priority
-	}
-	for i := range fs {
-		fs[i].Count = fs[i].Occurrences()
-		fs[i].Priority = at[fs[i].ID]
-	}
-}
-
-// sortGroups sorts finding groups by priority, highest first, then by ID.
-func sortGroups(gs []FindingGroup) {
-	sort.SliceStable(gs, func(i, j int) bool {
-		if gs[i].Priority != gs[j].Priority {
-			return gs[i].Priority > gs[j].Priority
-		}
-		return gs[i].ID < gs[j].ID
-	})
 }

@@ -2,6 +2,8 @@ package crawler
 
 import (
 	"context"
+	"sort"
+	"strings"
 
 	"github.com/seokit/seokit/analyzer"
 	"github.com/seokit/seokit/seo"
@@ -174,4 +176,116 @@ func (c *SummaryCounts) CountSummary(sum PageSummary) {
 	if isErrorSummary(sum) {
 		c.Errors++
 	}
+}
+
+// summarize keeps what the site checks need of a page report.
+func summarize(rep *analyzer.Report, depth int) PageSummary {
+	s := PageSummary{
+		URL:         rep.URL,
+		Status:      rep.Status,
+		Depth:       depthPtr(depth),
+		Redirects:   rep.Redirects,
+		ContentType: rep.Sizes.ContentType,
+		IsHTML:      rep.IsHTML,
+		WordCount:   rep.WordCount,
+		TextHash:    rep.Fingerprint.TextHash,
+		SimHash:     rep.Fingerprint.SimHash,
+		Template:    rep.Template,
+		ScoreReason: rep.ScoreReason,
+		Error:       rep.Error,
+		ResponseMs:  rep.Timings.Total.Milliseconds(),
+		Bytes:       rep.Sizes.Transferred,
+		Hreflang:    rep.Hreflang,
+	}
+	sc := rep.Score
+	if sc != nil {
+		v := sc.Value
+		s.Score = &v
+	} else {
+		c := seo.PageScore(rep.Findings)
+		sc = &c
+	}
+	s.Errors, s.Warnings, s.Notices = sc.Counts.Errors, sc.Counts.Warnings, sc.Counts.Notices
+	if s.URL == "" {
+		s.URL = rep.FinalURL
+	}
+	if rep.FinalURL != "" && rep.FinalURL != s.URL {
+		s.FinalURL = rep.FinalURL
+	}
+	if rep.Robots.RobotsTxtAllowed != nil && !*rep.Robots.RobotsTxtAllowed {
+		s.RobotsBlocked = true
+	}
+	for _, d := range rep.Robots.Directives {
+		for _, tok := range strings.Split(strings.ToLower(d.Value), ",") {
+			switch strings.TrimSpace(tok) {
+			case "noindex":
+				s.Noindex = true
+			case "nofollow":
+				s.Nofollow = true
+			case "none":
+				s.Noindex, s.Nofollow = true, true
+			}
+		}
+	}
+	s.Indexable = rep.Robots.Indexable && rep.Status == 200 && rep.IsHTML && !s.RobotsBlocked && !s.Noindex
+	if rep.Title != nil {
+		s.Title = rep.Title.Text
+	}
+	if rep.Description != nil {
+		s.Description = rep.Description.Text
+	}
+	for _, h := range rep.Headings {
+		if h.Level == 1 {
+			s.H1 = h.Text
+			break
+		}
+	}
+	s.Canonical = singleCanonical(rep)
+	seen := map[string]int{}
+	for _, f := range rep.Findings {
+		if seen[f.ID] == 0 {
+			s.Findings = append(s.Findings, f.ID)
+		}
+		seen[f.ID] += f.Occurrences()
+	}
+	sort.Strings(s.Findings)
+	for id, n := range seen {
+		if n > 1 {
+			if s.FindingCounts == nil {
+				s.FindingCounts = map[string]int{}
+			}
+			s.FindingCounts[id] = n
+		}
+	}
+	s.Muted = rep.Muted
+	return s
+}
+
+// singleCanonical returns the one canonical URL the page declares, resolved
+// against the page and normalised, or "" when it declares none, several
+// different ones, or one that is not an http(s) URL.
+func singleCanonical(rep *analyzer.Report) string {
+	base, err := seo.ParseHref(rep.FinalURL)
+	if err != nil || rep.FinalURL == "" {
+		base, _ = seo.ParseHref(rep.URL)
+	}
+	found := ""
+	for _, c := range rep.Canonical {
+		if strings.TrimSpace(c.URL) == "" {
+			return ""
+		}
+		u, err := seo.ResolveReference(base, c.URL)
+		if err != nil {
+			return ""
+		}
+		if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return ""
+		}
+		s := seo.NormalizeURL(u, nil).String()
+		if found != "" && found != s {
+			return ""
+		}
+		found = s
+	}
+	return found
 }

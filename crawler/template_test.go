@@ -14,6 +14,7 @@ import (
 	"github.com/seokit/seokit/analyzer"
 	"github.com/seokit/seokit/crawler"
 	"github.com/seokit/seokit/crawler/crawlertest"
+	"github.com/seokit/seokit/crawler/crawlreport"
 	"github.com/seokit/seokit/seo"
 )
 
@@ -94,7 +95,7 @@ func TestCrawlSegmentByTemplate(t *testing.T) {
 		t.Errorf("product template %+v in %+v", product, rep.Templates)
 	}
 	var buf bytes.Buffer
-	if err := rep.WriteCSV(&buf); err != nil {
+	if err := crawlreport.WriteCSV(&buf, rep); err != nil {
 		t.Fatal(err)
 	}
 	rows, err := csv.NewReader(&buf).ReadAll()
@@ -111,7 +112,7 @@ func TestCrawlSegmentByTemplate(t *testing.T) {
 		t.Errorf("CSV template column %d holds the product template %d times, want 2", col, seen)
 	}
 	buf.Reset()
-	if err := rep.WriteHTML(&buf); err != nil {
+	if err := crawlreport.WriteHTML(&buf, rep); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(buf.String(), `id="templates"`) || !strings.Contains(buf.String(), fp["product-1"]) {

@@ -116,11 +116,11 @@ func hash64(s string) uint64 {
 	return h.Sum64()
 }
 
-// admit reports whether the normalised URL u, found at depth (-1 for a
+// allows reports whether the normalised URL u, found at depth (-1 for a
 // sitemap URL) on page ref, may be queued. A URL that falls in a trap is
 // counted against it, once however often it is found, and remembered
 // with reason NotFetchedTrap.
-func (g *trapGuard) admit(u *url.URL, raw string, depth int, ref string) bool {
+func (g *trapGuard) allows(u *url.URL, raw string, depth int, ref string) bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	pat, reason := g.match(u, depth)

@@ -56,9 +56,9 @@ func TestTrapNegativeNumber(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				ok := g.admit(u, raw, i+1, "https://a.example/")
+				ok := g.allows(u, raw, i+1, "https://a.example/")
 				if want := i != tc.trapAt; ok != want {
-					t.Errorf("admit(%s) = %v, want %v", raw, ok, want)
+					t.Errorf("allows(%s) = %v, want %v", raw, ok, want)
 				}
 			}
 			if tc.trapAt >= 0 {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/seokit/seokit/crawler"
+	"github.com/seokit/seokit/crawler/compare"
 	"github.com/seokit/seokit/httpapi/auth"
 	"github.com/seokit/seokit/httpapi/store"
 	"github.com/seokit/seokit/monitor"
@@ -575,12 +576,12 @@ func (s *Server) evaluateJobAlerts(ctx context.Context, j *store.Job) error {
 			return err
 		}
 	}
-	release, err := s.adm.admit(ctx, KindCompare, j.AccountID, crawler.EstimateCompareMemory(len(prev.Result)), true)
+	release, err := s.adm.admit(ctx, KindCompare, j.AccountID, compare.EstimateMemory(len(prev.Result)), true)
 	if err != nil {
 		return err
 	}
 	defer release()
-	d, err := crawler.Compare(ctx, crawler.ReportJSON(prev.Result), crawler.ReportJSON(j.Result), nil)
+	d, err := compare.Sites(ctx, compare.JSON(prev.Result), compare.JSON(j.Result), nil)
 	if err != nil {
 		return err
 	}
@@ -597,7 +598,7 @@ func (s *Server) evaluateJobAlerts(ctx context.Context, j *store.Job) error {
 		}
 	}
 	if topN > 0 {
-		if in.TopPages, err = monitor.TopPages(ctx, crawler.ReportJSON(prev.Result), topN); err != nil {
+		if in.TopPages, err = monitor.TopPages(ctx, compare.JSON(prev.Result), topN); err != nil {
 			return err
 		}
 	}

@@ -6,7 +6,7 @@ import (
 	"encoding/json"
 	"net/http"
 
-	"github.com/seokit/seokit/crawler"
+	"github.com/seokit/seokit/crawler/compare"
 	"github.com/seokit/seokit/httpapi/store"
 )
 
@@ -15,7 +15,7 @@ import (
 const diffJobsScanned = 100
 
 // siteDiff serves GET /v1/analyze/site/{id}/diff?against={otherId}&format=:
-// the comparison (crawler.Compare) of the analysis with an earlier one of
+// the comparison (compare.Sites) of the analysis with an earlier one of
 // the same site, by default the previous successful analysis of that
 // domain in the analysis's project, or in the account when it has none.
 // format is json (default), text, markdown or html.
@@ -93,7 +93,7 @@ func (s *Server) siteDiff(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer release()
-	d, err := crawler.Compare(ctx, oldRep.src, curRep.src, nil)
+	d, err := compare.Sites(ctx, oldRep.src, curRep.src, nil)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -105,7 +105,7 @@ func (s *Server) siteDiff(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, struct {
 			Old  string        `json:"old"`
 			New  string        `json:"new"`
-			Diff *crawler.Diff `json:"diff"`
+			Diff *compare.Diff `json:"diff"`
 		}{old.ID, cur.ID, d})
 		return
 	case "text":
@@ -117,7 +117,7 @@ func (s *Server) siteDiff(w http.ResponseWriter, r *http.Request) {
 	case "html":
 		err = d.WriteHTML(&buf)
 		h.Set("Content-Type", "text/html; charset=utf-8")
-		h.Set("Content-Security-Policy", "sandbox allow-scripts; "+crawler.HTMLReportPolicy+"; frame-ancestors 'none'")
+		h.Set("Content-Security-Policy", "sandbox allow-scripts; "+compare.HTMLPolicy+"; frame-ancestors 'none'")
 	}
 	if err != nil {
 		s.fail(w, r, err)
@@ -138,7 +138,7 @@ func jobDomain(j *store.Job) string {
 
 // report is the stored report of an analysis as a comparison reads it.
 type report struct {
-	src crawler.ReportSource
+	src compare.Source
 	// memory estimates what comparing it holds: the report as read, and
 	// the compared fields of its pages.
 	memory int64
@@ -155,13 +155,13 @@ func (s *Server) storedReport(ctx context.Context, account, id string) (*store.J
 		if err != nil || res == nil {
 			return j, nil, err
 		}
-		return j, &report{src: crawler.ReportReader("analysis "+id, res.Open),
-			memory: int64(res.StoredSize()) + crawler.EstimateCompareMemory(res.Size())}, nil
+		return j, &report{src: compare.Reader("analysis "+id, res.Open),
+			memory: int64(res.StoredSize()) + compare.EstimateMemory(res.Size())}, nil
 	}
 	j, err := s.st.Job(ctx, account, id)
 	if err != nil || len(j.Result) == 0 {
 		return j, nil, err
 	}
-	return j, &report{src: crawler.ReportJSON(j.Result),
-		memory: int64(len(j.Result)) + crawler.EstimateCompareMemory(len(j.Result))}, nil
+	return j, &report{src: compare.JSON(j.Result),
+		memory: int64(len(j.Result)) + compare.EstimateMemory(len(j.Result))}, nil
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/seokit/seokit/crawler"
+	"github.com/seokit/seokit/crawler/compare"
 	"github.com/seokit/seokit/httpapi/store"
 	"github.com/seokit/seokit/seo"
 )
@@ -30,13 +31,13 @@ func TestSiteDiff(t *testing.T) {
 	wantStatus(t, resp, 200)
 	var got struct {
 		Old, New string
-		Diff     crawler.Diff
+		Diff     compare.Diff
 	}
 	readJSON(t, resp, &got)
 	if got.Old != first || got.New != second || got.Diff.Removed.Count != 1 || got.Diff.ChangedPages != 1 {
 		t.Errorf("diff = old %s new %s, %d removed, %d changed; want %s, %s, 1, 1", got.Old, got.New, got.Diff.Removed.Count, got.Diff.ChangedPages, first, second)
 	}
-	if len(got.Diff.Findings) != 1 || got.Diff.Findings[0].Status != crawler.FindingNew {
+	if len(got.Diff.Findings) != 1 || got.Diff.Findings[0].Status != compare.FindingNew {
 		t.Errorf("findings = %+v, want title.too_short new", got.Diff.Findings)
 	}
 	for format, want := range map[string]string{"text": "New findings (1)", "markdown": "`title.too_short`", "html": "<!DOCTYPE html>"} {

@@ -370,7 +370,7 @@
 // Options.Plans caps the rules of an account (plans.Limits.AlertRules).
 //
 // When a site analysis of a project succeeds, its rules are evaluated on
-// crawler.Compare of the project's previous successful analysis and this
+// compare.Sites of the project's previous successful analysis and this
 // one before the job's final state is stored (a crash in between runs the
 // job, and the evaluation, again); keyword_drop rules are evaluated by
 // EvaluateKeywordAlerts after each scheduled rank check, on the positions

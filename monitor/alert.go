@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/seokit/seokit/crawler"
+	"github.com/seokit/seokit/crawler/compare"
 	"github.com/seokit/seokit/seo"
 )
 
@@ -202,9 +203,9 @@ type KeywordPosition struct {
 type Input struct {
 	// Domain is the site the alert is about.
 	Domain string
-	// Diff compares the earlier and the later crawl (crawler.Compare); nil
+	// Diff compares the earlier and the later crawl (compare.Sites); nil
 	// when only keywords are evaluated.
-	Diff *crawler.Diff
+	Diff *compare.Diff
 	// TopPages are the URLs with the highest link score in the earlier
 	// crawl, highest first (see TopPages); top_page_changed reads them.
 	TopPages []string
@@ -277,7 +278,7 @@ type Alert struct {
 }
 
 // Evaluate returns the rule's alert about in, or nil when nothing it
-// watches changed. It reads the facts crawler.Compare computed; it
+// watches changed. It reads the facts compare.Sites computed; it
 // computes no comparison of its own.
 func Evaluate(r Rule, in *Input) *Alert {
 	var (
@@ -298,11 +299,11 @@ func Evaluate(r Rule, in *Input) *Alert {
 		}
 		sev, _ := seo.ParseSeverity(cmp.Or(r.Params.Severity, DefaultSeverity))
 		for _, f := range d.Findings {
-			if f.Severity < sev || !(f.Status == crawler.FindingNew || f.Status == crawler.FindingPersisting && f.NewPages > f.OldPages) {
+			if f.Severity < sev || !(f.Status == compare.FindingNew || f.Status == compare.FindingPersisting && f.NewPages > f.OldPages) {
 				continue
 			}
 			what := fmt.Sprintf("new %s on %d page(s)", f.Severity, f.NewOn.Count)
-			if f.Status == crawler.FindingPersisting {
+			if f.Status == compare.FindingPersisting {
 				what = fmt.Sprintf("%s now on %d page(s), was %d", f.Severity, f.NewPages, f.OldPages)
 			}
 			ch = append(ch, Change{Subject: f.ID, What: what, Old: strconv.Itoa(f.OldPages), New: strconv.Itoa(f.NewPages), Examples: first(f.NewOn.URLs)})
@@ -453,19 +454,19 @@ func newAlert(r Rule, in *Input, dom, title string, ch []Change, state, note str
 
 // topPageChanges returns the changes of a page that hurt it: turned
 // noindex, canonicalised elsewhere, or answering 4xx/5xx.
-func topPageChanges(pc crawler.PageChange) []Change {
+func topPageChanges(pc compare.PageChange) []Change {
 	var out []Change
 	for _, fc := range pc.Changes {
 		switch fc.Field {
-		case crawler.FieldNoindex:
+		case compare.FieldNoindex:
 			if fc.New == "true" {
 				out = append(out, Change{Subject: pc.URL, What: "turned noindex", Old: "index", New: "noindex"})
 			}
-		case crawler.FieldCanonical:
+		case compare.FieldCanonical:
 			if fc.New != "" && fc.New != pc.URL {
 				out = append(out, Change{Subject: pc.URL, What: "canonicalised to another URL", Old: fc.Old, New: fc.New})
 			}
-		case crawler.FieldStatus:
+		case compare.FieldStatus:
 			o, _ := strconv.Atoi(fc.Old)
 			n, _ := strconv.Atoi(fc.New)
 			if n >= 400 && (o < 400 || o/100 != n/100) {
@@ -492,7 +493,7 @@ func first(urls []string) []string {
 	return slices.Clone(urls[:min(len(urls), MaxExamples)])
 }
 
-func sideDomain(d *crawler.Diff) string {
+func sideDomain(d *compare.Diff) string {
 	if d == nil {
 		return ""
 	}
@@ -501,7 +502,7 @@ func sideDomain(d *crawler.Diff) string {
 
 // TopPages returns the n URLs of src with the highest link score, highest
 // first (ties by URL). It streams the pages and holds n of them.
-func TopPages(ctx context.Context, src crawler.ReportSource, n int) ([]string, error) {
+func TopPages(ctx context.Context, src compare.Source, n int) ([]string, error) {
 	if n <= 0 {
 		return nil, nil
 	}

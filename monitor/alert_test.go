@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/seokit/seokit/crawler"
+	"github.com/seokit/seokit/crawler/compare"
 	"github.com/seokit/seokit/monitor"
 	"github.com/seokit/seokit/seo"
 )
@@ -46,11 +47,11 @@ func crawls(at time.Time) (old, new *crawler.SiteReport) {
 
 func input(t *testing.T, old, new *crawler.SiteReport) *monitor.Input {
 	t.Helper()
-	top, err := monitor.TopPages(context.Background(), crawler.ReportPages(old), 3)
+	top, err := monitor.TopPages(context.Background(), compare.Report(old), 3)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &monitor.Input{Diff: crawler.CompareReports(old, new, nil), TopPages: top, Now: t0,
+	return &monitor.Input{Diff: compare.Reports(old, new, nil), TopPages: top, Now: t0,
 		Links: monitor.Links{Diff: "https://api.example/v1/analyze/site/job_2/diff?against=job_1"}}
 }
 
@@ -111,7 +112,7 @@ func TestEvaluate(t *testing.T) {
 			}
 		})
 	}
-	if a := monitor.Evaluate(rule(t, "new_findings", ""), &monitor.Input{Diff: crawler.CompareReports(new, new, nil)}); a != nil {
+	if a := monitor.Evaluate(rule(t, "new_findings", ""), &monitor.Input{Diff: compare.Reports(new, new, nil)}); a != nil {
 		t.Errorf("identical crawls alert %+v", a)
 	}
 }
@@ -150,12 +151,12 @@ func TestEvaluateCaps(t *testing.T) {
 		old.Pages = append(old.Pages, page(fmt.Sprintf("https://example.com/p%02d", i), 200, float64(i)))
 	}
 	new := &crawler.SiteReport{Domain: "example.com"}
-	d := crawler.CompareReports(old, new, nil)
+	d := compare.Reports(old, new, nil)
 	a := monitor.Evaluate(rule(t, "pages_lost", `{"minPages":50}`), &monitor.Input{Diff: d})
 	if a == nil || a.Count != 50 || len(a.Changes) != monitor.MaxChanges || a.Omitted != 50-monitor.MaxChanges {
 		t.Fatalf("alert %+v", a)
 	}
-	top, _ := monitor.TopPages(context.Background(), crawler.ReportPages(old), 3)
+	top, _ := monitor.TopPages(context.Background(), compare.Report(old), 3)
 	if !slices.Equal(top, []string{"https://example.com/p49", "https://example.com/p48", "https://example.com/p47"}) {
 		t.Errorf("top %q", top)
 	}

@@ -1,5 +1,5 @@
 // Package monitor watches a site over time: it turns the comparison of two
-// crawls (crawler.Diff) and of two rank checks into alerts, and sends them.
+// crawls (compare.Diff) and of two rank checks into alerts, and sends them.
 //
 // Rules. A Rule has a Kind and Params (ParseRule validates them and fills
 // in the defaults):
@@ -23,7 +23,7 @@
 //     needs no earlier analysis, and score_drop never reads a site down
 //     as a score of zero.
 //
-// Evaluate reads the facts crawler.Compare computed (it compares nothing
+// Evaluate reads the facts compare.Sites computed (it compares nothing
 // itself) and returns an Alert naming what changed: a title, a count, the
 // first MaxChanges changes with a few example URLs each, and links to the
 // diff and the dashboard.

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/seokit/seokit/crawler"
+	"github.com/seokit/seokit/crawler/compare"
 	"github.com/seokit/seokit/monitor"
 	"github.com/seokit/seokit/seo"
 )
@@ -19,7 +20,7 @@ func ExampleEvaluate() {
 	if err != nil {
 		panic(err)
 	}
-	a := monitor.Evaluate(rule, &monitor.Input{Diff: crawler.CompareReports(old, new, nil)})
+	a := monitor.Evaluate(rule, &monitor.Input{Diff: compare.Reports(old, new, nil)})
 	fmt.Print(a.Text())
 	// Output:
 	// 1 new finding(s) at or above warning on example.com

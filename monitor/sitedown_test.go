@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/seokit/seokit/crawler"
+	"github.com/seokit/seokit/crawler/compare"
 	"github.com/seokit/seokit/monitor"
 	"github.com/seokit/seokit/seo"
 )
@@ -55,7 +56,7 @@ func TestSiteDown(t *testing.T) {
 		t.Error("two analyses of an outage share a fingerprint")
 	}
 	// A diff with a side without a score: no score_drop.
-	d := crawler.CompareReports(up, unreachable, nil)
+	d := compare.Reports(up, unreachable, nil)
 	if d.Score != nil || d.New.Score != nil || d.New.ScoreReason != crawler.SiteUnreachable {
 		t.Fatalf("diff score %v, new side %v (%s)", d.Score, d.New.Score, d.New.ScoreReason)
 	}

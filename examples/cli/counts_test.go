@@ -12,6 +12,7 @@ import (
 
 	"github.com/seokit/seokit/crawler"
 	"github.com/seokit/seokit/crawler/crawlertest"
+	"github.com/seokit/seokit/crawler/crawlreport"
 	"github.com/seokit/seokit/seo"
 )
 
@@ -73,7 +74,7 @@ func TestCrawlOutputsAgree(t *testing.T) {
 	}
 
 	var html bytes.Buffer
-	if err := rep.WriteHTML(&html); err != nil {
+	if err := crawlreport.WriteHTML(&html, rep); err != nil {
 		t.Fatal(err)
 	}
 	for sev, label := range map[string]string{"error": "Errors", "warning": "Warnings", "notice": "Notices"} {

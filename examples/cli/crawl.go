@@ -15,6 +15,8 @@ import (
 
 	"github.com/seokit/seokit/analyzer"
 	"github.com/seokit/seokit/crawler"
+	"github.com/seokit/seokit/crawler/compare"
+	"github.com/seokit/seokit/crawler/crawlreport"
 	"github.com/seokit/seokit/render"
 	"github.com/seokit/seokit/seo"
 )
@@ -195,7 +197,7 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return &exitError{code: 2, err: err}
 	}
 	if *htmlFile != "" {
-		if err := writeFile(*htmlFile, rep.WriteHTML); err != nil {
+		if err := writeFile(*htmlFile, func(w io.Writer) error { return crawlreport.WriteHTML(w, rep) }); err != nil {
 			return &exitError{code: 2, err: err}
 		}
 		fmt.Fprintf(stderr, "HTML report written to %s\n", *htmlFile)
@@ -206,7 +208,7 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return err
 		}
 	case *asCSV:
-		if err := rep.WriteCSV(stdout); err != nil {
+		if err := crawlreport.WriteCSV(stdout, rep); err != nil {
 			return err
 		}
 	default:
@@ -220,7 +222,7 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return &exitError{code: 2, err: fmt.Errorf("no page of %s could be fetched (%s)", domain, strings.ReplaceAll(cmp.Or(rep.ScoreReason, rep.Crawl.StopReason), "_", " "))}
 	}
 	if *compareWith != "" {
-		d, err := crawler.Compare(ctx, crawler.ReportFile(*compareWith), crawler.ReportPages(rep), nil)
+		d, err := compare.Sites(ctx, compare.File(*compareWith), compare.Report(rep), nil)
 		if err != nil {
 			return &exitError{code: 2, err: fmt.Errorf("-compare: %w", err)}
 		}

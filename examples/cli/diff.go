@@ -9,7 +9,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/seokit/seokit/crawler"
+	"github.com/seokit/seokit/crawler/compare"
 	"github.com/seokit/seokit/seo"
 )
 
@@ -36,7 +36,7 @@ func runDiff(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	d, err := crawler.Compare(ctx, crawler.ReportFile(fs.Arg(0)), crawler.ReportFile(fs.Arg(1)), nil)
+	d, err := compare.Sites(ctx, compare.File(fs.Arg(0)), compare.File(fs.Arg(1)), nil)
 	if err != nil {
 		return &exitError{code: 2, err: err}
 	}
@@ -46,7 +46,7 @@ func runDiff(ctx context.Context, args []string, stdout, stderr io.Writer) error
 // writeDiff writes d in format to the file out (or stdout) and returns
 // errFindings when a finding at or above threshold is new or on more
 // pages.
-func writeDiff(d *crawler.Diff, format, out string, threshold seo.Severity, stdout io.Writer) error {
+func writeDiff(d *compare.Diff, format, out string, threshold seo.Severity, stdout io.Writer) error {
 	write := func(w io.Writer) error {
 		switch format {
 		case "text":

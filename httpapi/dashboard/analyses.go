@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/seokit/seokit/crawler"
+	"github.com/seokit/seokit/crawler/crawlreport"
 	"github.com/seokit/seokit/httpapi/store"
 	"github.com/seokit/seokit/internal/htmltable"
 	"github.com/seokit/seokit/seo"
@@ -345,7 +346,7 @@ func buildReport(rep *crawler.SiteReport) (*reportView, error) {
 	for _, c := range rep.Truncated.Cuts() {
 		rv.Cut = append(rv.Cut, fmt.Sprintf("%s: %d of %d", c.Name, c.Shown, c.Total))
 	}
-	tables, err := rep.Tables()
+	tables, err := crawlreport.NewTables(rep)
 	if err != nil {
 		return nil, err
 	}
@@ -437,7 +438,7 @@ func (d *Dashboard) analysisReportHTML(w http.ResponseWriter, r *http.Request, s
 		return
 	}
 	var buf bytes.Buffer
-	if err := rep.WriteHTML(&buf); err != nil {
+	if err := crawlreport.WriteHTML(&buf, &rep); err != nil {
 		d.errorPage(w, r, a, http.StatusInternalServerError, "The report cannot be written.")
 		return
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/seokit/seokit/crawler"
+	"github.com/seokit/seokit/crawler/crawlreport"
 	"github.com/seokit/seokit/httpapi/auth"
 	"github.com/seokit/seokit/httpapi/internal/ui"
 	"github.com/seokit/seokit/httpapi/store"
@@ -319,7 +320,7 @@ const ContentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 
 // reportPolicy is the policy of the self-contained crawler report: its own
 // inline script (by hash) and styles only, sandboxed into an opaque origin
 // so nothing in it can reach the dashboard's cookies or navigate it.
-var reportPolicy = "sandbox allow-scripts; " + crawler.HTMLReportPolicy + "; frame-ancestors 'none'"
+var reportPolicy = "sandbox allow-scripts; " + crawlreport.HTMLPolicy + "; frame-ancestors 'none'"
 
 func securityHeaders(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

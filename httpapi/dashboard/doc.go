@@ -61,7 +61,7 @@
 // keywords, schedules (times in the project's zone), alert rules (mute,
 // send test, the webhook secret shown once) and the alert delivery log.
 // /dashboard/analyses/{id}/diff?against= shows the comparison of two
-// analyses (crawler.Compare, capped with exact counts, changed pages
+// analyses (compare.Sites, capped with exact counts, changed pages
 // paged); diff.html serves its self-contained page sandboxed. Every change
 // goes through Options.API, the API's own handlers run in process
 // (httpapi.Server.CallAPI), so the pages apply the API's validation, caps

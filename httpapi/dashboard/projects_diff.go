@@ -5,12 +5,12 @@ import (
 	"net/url"
 	"strconv"
 
-	"github.com/seokit/seokit/crawler"
+	"github.com/seokit/seokit/crawler/compare"
 	"github.com/seokit/seokit/httpapi/store"
 )
 
 // Page sizes of the diff view: the comparison is capped by
-// crawler.Compare (1,000 changed pages, 20 examples per list) with exact
+// compare.Sites (1,000 changed pages, 20 examples per list) with exact
 // counts; the view pages through the changed pages and lists the
 // findings that changed first.
 const (
@@ -20,10 +20,10 @@ const (
 
 type diffView struct {
 	Old, New    string // analysis IDs
-	Diff        *crawler.Diff
-	Changed     []crawler.PageChange
+	Diff        *compare.Diff
+	Changed     []compare.PageChange
 	Pager       pager
-	Findings    []crawler.FindingChange
+	Findings    []compare.FindingChange
 	FindingsOut int // findings not listed
 	Persisting  int // persisting findings with no change in pages
 	Cut         []string
@@ -44,7 +44,7 @@ func (d *Dashboard) siteDiff(w http.ResponseWriter, r *http.Request, s *session,
 	var out struct {
 		Old  string        `json:"old"`
 		New  string        `json:"new"`
-		Diff *crawler.Diff `json:"diff"`
+		Diff *compare.Diff `json:"diff"`
 	}
 	if err := d.call(r.Context(), a.ID, http.MethodGet, target, nil, &out); err != nil {
 		d.failed(w, r, a, err, "analysis")
@@ -66,7 +66,7 @@ func (d *Dashboard) siteDiff(w http.ResponseWriter, r *http.Request, s *session,
 	// New and fixed findings and those whose pages changed come first;
 	// Compare sorts by severity already.
 	for _, f := range df.Findings {
-		if f.Status == crawler.FindingPersisting && f.NewOn.Count == 0 && f.FixedOn.Count == 0 {
+		if f.Status == compare.FindingPersisting && f.NewOn.Count == 0 && f.FixedOn.Count == 0 {
 			dv.Persisting++
 			continue
 		}
@@ -85,7 +85,7 @@ func (d *Dashboard) siteDiff(w http.ResponseWriter, r *http.Request, s *session,
 }
 
 // siteDiffHTML serves the comparison's self-contained HTML page
-// (crawler.Diff.WriteHTML), sandboxed like the crawler report.
+// (compare.Diff.WriteHTML), sandboxed like the crawler report.
 func (d *Dashboard) siteDiffHTML(w http.ResponseWriter, r *http.Request, s *session, a *store.Account) {
 	against := r.URL.Query().Get("against")
 	target := "/v1/analyze/site/" + url.PathEscape(r.PathValue("id")) + "/diff?format=html"

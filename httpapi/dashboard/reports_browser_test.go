@@ -17,6 +17,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/seokit/seokit/analyzer"
 	"github.com/seokit/seokit/crawler"
+	"github.com/seokit/seokit/crawler/crawlreport"
 	"github.com/seokit/seokit/seo"
 )
 
@@ -163,7 +164,7 @@ func TestLargeReportInBrowser(t *testing.T) {
 	e := newEnv(t, nil)
 	rep := largeReport(10_000)
 	var html bytes.Buffer
-	if err := rep.WriteHTML(&html); err != nil {
+	if err := crawlreport.WriteHTML(&html, rep); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("HTML site report of %d pages: %d bytes", len(rep.Pages), html.Len())
@@ -200,7 +201,7 @@ func TestLargeReportInBrowser(t *testing.T) {
 			w.Write(pageHTML.Bytes())
 			return
 		}
-		w.Header().Set("Content-Security-Policy", "sandbox allow-scripts; "+crawler.HTMLReportPolicy)
+		w.Header().Set("Content-Security-Policy", "sandbox allow-scripts; "+crawlreport.HTMLPolicy)
 		w.Write(html.Bytes())
 	}))
 	defer file.Close()

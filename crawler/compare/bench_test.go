@@ -1,4 +1,4 @@
-package crawler_test
+package compare_test
 
 import (
 	"bufio"
@@ -9,11 +9,14 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/seokit/seokit/crawler"
+	"github.com/seokit/seokit/crawler/compare"
 	"github.com/seokit/seokit/httpapi/store"
 	"github.com/seokit/seokit/httpapi/store/sqlstore"
 )
@@ -71,6 +74,25 @@ func writeLargeReport(b testing.TB, path string, n, shift, changeEvery int, vers
 	}
 }
 
+// peakRSS returns the process's peak resident set size in bytes (VmHWM),
+// or 0 where /proc is not available.
+func peakRSS() int64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			f := strings.Fields(rest)
+			if len(f) > 0 {
+				kb, _ := strconv.ParseInt(f[0], 10, 64)
+				return kb << 10
+			}
+		}
+	}
+	return 0
+}
+
 // cpuTime returns the CPU time of the process so far (user and system,
 // every thread): a figure a busy machine does not inflate as it inflates
 // wall time.
@@ -98,12 +120,12 @@ func BenchmarkCompare(b *testing.B) {
 	runtime.GC()
 	resetPeak := os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) == nil
 	b.ResetTimer()
-	var d *crawler.Diff
+	var d *compare.Diff
 	cpu0 := cpuTime()
 	start := time.Now()
 	for range b.N {
 		var err error
-		d, err = crawler.Compare(context.Background(), crawler.ReportFile(oldPath), crawler.ReportFile(newPath), nil)
+		d, err = compare.Sites(context.Background(), compare.File(oldPath), compare.File(newPath), nil)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -134,7 +156,7 @@ func BenchmarkCompare(b *testing.B) {
 // BenchmarkCompareStored compares two 100,000-page analyses stored in the
 // API's SQLite store (sqlstore, results compressed) as the diff endpoint
 // does: each job read with its compressed result (store.JobResults) and
-// its JSON decompressed as Compare streams it. It reports the time and
+// its JSON decompressed as Sites streams it. It reports the time and
 // the peak RSS during the comparison (reset after the jobs are stored).
 // Targets: under 3 s and under 300 MB. Run it with
 //
@@ -182,19 +204,19 @@ func BenchmarkCompareStored(b *testing.B) {
 	debug.FreeOSMemory()
 	resetPeak := os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) == nil
 	b.ResetTimer()
-	var d *crawler.Diff
+	var d *compare.Diff
 	cpu0 := cpuTime()
 	start := time.Now()
 	for range b.N {
-		var src [2]crawler.ReportSource
+		var src [2]compare.Source
 		for i, id := range ids {
 			_, res, err := st.JobResult(ctx, a.ID, id)
 			if err != nil {
 				b.Fatal(err)
 			}
-			src[i] = crawler.ReportReader(id, res.Open)
+			src[i] = compare.Reader(id, res.Open)
 		}
-		if d, err = crawler.Compare(ctx, src[0], src[1], nil); err != nil {
+		if d, err = compare.Sites(ctx, src[0], src[1], nil); err != nil {
 			b.Fatal(err)
 		}
 	}

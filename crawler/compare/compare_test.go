@@ -1,4 +1,4 @@
-package crawler_test
+package compare_test
 
 import (
 	"bytes"
@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/seokit/seokit/crawler"
+	"github.com/seokit/seokit/crawler/compare"
 	"github.com/seokit/seokit/seo"
 )
 
@@ -100,7 +101,7 @@ func TestCompareChangedSite(t *testing.T) {
 	old := crawlOnce(t, srv.URL)
 	version.Store(2)
 	cur := crawlOnce(t, srv.URL)
-	d := crawler.CompareReports(old, cur, nil)
+	d := compare.Reports(old, cur, nil)
 	u := func(p string) string { return srv.URL + p }
 
 	if d.Added.Count != 2 || !reflect.DeepEqual(d.Added.URLs, []string{u("/missing"), u("/new")}) {
@@ -109,7 +110,7 @@ func TestCompareChangedSite(t *testing.T) {
 	if d.Removed.Count != 1 || !reflect.DeepEqual(d.Removed.URLs, []string{u("/gone")}) {
 		t.Errorf("removed = %+v, want /gone", d.Removed)
 	}
-	changes := map[string][]crawler.FieldChange{}
+	changes := map[string][]compare.FieldChange{}
 	for _, p := range d.Changed {
 		changes[strings.TrimPrefix(p.URL, srv.URL)] = p.Changes
 	}
@@ -125,30 +126,30 @@ func TestCompareChangedSite(t *testing.T) {
 		}
 		t.Errorf("%s: no %s change in %+v", path, field, changes[path])
 	}
-	has("/a", crawler.FieldTitle, "Page A of the changing site", "Page A, renamed, of the changing site")
-	has("/b", crawler.FieldIndexable, "true", "false")
-	has("/b", crawler.FieldNoindex, "false", "true")
+	has("/a", compare.FieldTitle, "Page A of the changing site", "Page A, renamed, of the changing site")
+	has("/b", compare.FieldIndexable, "true", "false")
+	has("/b", compare.FieldNoindex, "false", "true")
 	for _, path := range []string{"/", "/a", "/b", "/c"} {
 		for _, c := range changes[path] {
-			if c.Field == crawler.FieldResponseTime || c.Field == crawler.FieldInlinks || c.Field == crawler.FieldLinkScore {
+			if c.Field == compare.FieldResponseTime || c.Field == compare.FieldInlinks || c.Field == compare.FieldLinkScore {
 				continue // these follow timing and the changed link graph
 			}
-			ok := (path == "/a" && c.Field == crawler.FieldTitle) || (path == "/b" && (c.Field == crawler.FieldIndexable || c.Field == crawler.FieldNoindex || c.Field == crawler.FieldScore)) ||
-				(path == "/c" && c.Field == crawler.FieldScore) || (path == "/a" && c.Field == crawler.FieldScore)
+			ok := (path == "/a" && c.Field == compare.FieldTitle) || (path == "/b" && (c.Field == compare.FieldIndexable || c.Field == compare.FieldNoindex || c.Field == compare.FieldScore)) ||
+				(path == "/c" && c.Field == compare.FieldScore) || (path == "/a" && c.Field == compare.FieldScore)
 			if !ok {
 				t.Errorf("unexpected change %s %+v", path, c)
 			}
 		}
 	}
-	if d.ChangedFields[crawler.FieldTitle] != 1 {
-		t.Errorf("changedFields[title] = %d, want 1", d.ChangedFields[crawler.FieldTitle])
+	if d.ChangedFields[compare.FieldTitle] != 1 {
+		t.Errorf("changedFields[title] = %d, want 1", d.ChangedFields[compare.FieldTitle])
 	}
-	byID := map[string]crawler.FindingChange{}
+	byID := map[string]compare.FindingChange{}
 	for _, f := range d.Findings {
 		byID[f.ID] = f
 	}
 	broken := byID["links.broken_internal"]
-	if broken.Status != crawler.FindingNew || broken.NewOn.Count != 1 || broken.NewOn.URLs[0] != u("/c") || broken.Severity != seo.Error {
+	if broken.Status != compare.FindingNew || broken.NewOn.Count != 1 || broken.NewOn.URLs[0] != u("/c") || broken.Severity != seo.Error {
 		t.Errorf("links.broken_internal = %+v, want new on /c, error", broken)
 	}
 	if d.NewFindings(seo.Error) < 1 {
@@ -174,7 +175,7 @@ func TestCompareChangedSite(t *testing.T) {
 		}
 		return p
 	}
-	fd, err := crawler.Compare(context.Background(), crawler.ReportFile(write("old.json", old)), crawler.ReportFile(write("new.json", cur)), nil)
+	fd, err := compare.Sites(context.Background(), compare.File(write("old.json", old)), compare.File(write("new.json", cur)), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,7 +223,7 @@ func TestCompareCapsAndBadFile(t *testing.T) {
 		old.Pages = append(old.Pages, crawler.PageSummary{URL: u, Status: 200, Title: "before"})
 		cur.Pages = append(cur.Pages, crawler.PageSummary{URL: u, Status: 200, Title: "after"})
 	}
-	d := crawler.CompareReports(old, cur, &crawler.CompareOptions{MaxExamples: 5, MaxChangedPages: 10})
+	d := compare.Reports(old, cur, &compare.Options{MaxExamples: 5, MaxChangedPages: 10})
 	if d.Added.Count != 300 || len(d.Added.URLs) != 5 || d.Added.Omitted != 295 {
 		t.Errorf("added = %d, %d kept, %d omitted; want 300, 5, 295", d.Added.Count, len(d.Added.URLs), d.Added.Omitted)
 	}
@@ -238,11 +239,11 @@ func TestCompareCapsAndBadFile(t *testing.T) {
 	if err := os.WriteFile(bad, []byte(`{"domain":"x","pages":[{"url":1}]}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	_, err := crawler.Compare(context.Background(), crawler.ReportFile(bad), crawler.ReportPages(cur), nil)
+	_, err := compare.Sites(context.Background(), compare.File(bad), compare.Report(cur), nil)
 	if err == nil || !strings.Contains(err.Error(), "bad.json") {
 		t.Errorf("bad file: err = %v, want one naming the file", err)
 	}
-	_, err = crawler.Compare(context.Background(), crawler.ReportFile(filepath.Join(dir, "none.json")), crawler.ReportPages(cur), nil)
+	_, err = compare.Sites(context.Background(), compare.File(filepath.Join(dir, "none.json")), compare.Report(cur), nil)
 	if err == nil {
 		t.Error("missing file: no error")
 	}
@@ -253,18 +254,18 @@ func TestCompareRobotsAndSitemaps(t *testing.T) {
 		Robots:   crawler.RobotsSummary{URL: "https://example.com/robots.txt", Status: 200, Bytes: 40, SHA256: "aa"},
 		Sitemaps: []crawler.SitemapSummary{{URL: "https://example.com/a.xml", Status: 200, URLs: 10}, {URL: "https://example.com/b.xml", Status: 200, URLs: 3}}}
 	same := *old
-	if d := crawler.CompareReports(old, &same, nil); d.Robots != nil || d.Sitemaps != nil {
+	if d := compare.Reports(old, &same, nil); d.Robots != nil || d.Sitemaps != nil {
 		t.Errorf("unchanged: robots %+v, sitemaps %+v; want nil", d.Robots, d.Sitemaps)
 	}
 	cur := &crawler.SiteReport{Domain: "example.com",
 		Robots:   crawler.RobotsSummary{URL: "https://example.com/robots.txt", Status: 200, Bytes: 40, SHA256: "bb"},
 		Sitemaps: []crawler.SitemapSummary{{URL: "https://example.com/a.xml", Status: 404}, {URL: "https://example.com/c.xml", Status: 200, URLs: 1}}}
-	d := crawler.CompareReports(old, cur, nil)
+	d := compare.Reports(old, cur, nil)
 	if d.Robots == nil || !reflect.DeepEqual(d.Robots.Fields, []string{"content"}) {
 		t.Errorf("robots = %+v, want a content change (same size, other bytes)", d.Robots)
 	}
-	want := &crawler.SitemapsChange{Added: []string{"https://example.com/c.xml"}, Removed: []string{"https://example.com/b.xml"},
-		Changed: []crawler.SitemapChange{{URL: "https://example.com/a.xml", OldStatus: 200, NewStatus: 404, OldURLs: 10}}}
+	want := &compare.SitemapsChange{Added: []string{"https://example.com/c.xml"}, Removed: []string{"https://example.com/b.xml"},
+		Changed: []compare.SitemapChange{{URL: "https://example.com/a.xml", OldStatus: 200, NewStatus: 404, OldURLs: 10}}}
 	if !reflect.DeepEqual(d.Sitemaps, want) {
 		t.Errorf("sitemaps = %+v, want %+v", d.Sitemaps, want)
 	}
@@ -294,21 +295,21 @@ func TestCompareOrderIndependent(t *testing.T) {
 		return &c
 	}
 	old, cur := mk(0, false), mk(100, true)
-	opts := &crawler.CompareOptions{MaxExamples: 7, MaxChangedPages: 9}
-	want, _ := json.Marshal(crawler.CompareReports(old, cur, opts))
+	opts := &compare.Options{MaxExamples: 7, MaxChangedPages: 9}
+	want, _ := json.Marshal(compare.Reports(old, cur, opts))
 	for name, pair := range map[string][2]*crawler.SiteReport{
 		"old reversed":  {reversed(old), cur},
 		"new reversed":  {old, reversed(cur)},
 		"both reversed": {reversed(old), reversed(cur)},
 	} {
 		for range 3 {
-			got, _ := json.Marshal(crawler.CompareReports(pair[0], pair[1], opts))
+			got, _ := json.Marshal(compare.Reports(pair[0], pair[1], opts))
 			if !bytes.Equal(got, want) {
 				t.Fatalf("%s: diff differs:\n got %s\nwant %s", name, got, want)
 			}
 		}
 	}
-	d := crawler.CompareReports(old, cur, opts)
+	d := compare.Reports(old, cur, opts)
 	if d.Added.Count != 100 || d.Added.URLs[0] != "https://example.com/p/0400" || len(d.Added.URLs) != 7 || d.Added.Omitted != 93 {
 		t.Errorf("added = %+v; want 100, the first 7 by URL from /p/0400", d.Added)
 	}
@@ -318,7 +319,7 @@ func TestCompareOrderIndependent(t *testing.T) {
 }
 
 // TestReportJSONDecoding checks the streaming decoder of report JSON
-// against encoding/json on the fields Compare reads: escapes, nulls,
+// against encoding/json on the fields Sites reads: escapes, nulls,
 // unknown and duplicate keys, and errors that name the field.
 func TestReportJSONDecoding(t *testing.T) {
 	ctx := context.Background()
@@ -330,7 +331,7 @@ func TestReportJSONDecoding(t *testing.T) {
 	if err := json.Unmarshal([]byte(rep), &want); err != nil {
 		t.Fatal(err)
 	}
-	src := crawler.ReportJSON([]byte(rep))
+	src := compare.JSON([]byte(rep))
 	n := 0
 	for p, err := range src.Pages(ctx) {
 		if err != nil {
@@ -365,7 +366,7 @@ func TestReportJSONDecoding(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var err error
-			for _, e := range crawler.ReportJSON([]byte(tt.json)).Pages(ctx) {
+			for _, e := range compare.JSON([]byte(tt.json)).Pages(ctx) {
 				if e != nil {
 					err = e
 				}
@@ -376,25 +377,25 @@ func TestReportJSONDecoding(t *testing.T) {
 		})
 	}
 	// A null pages list is empty.
-	for _, err := range crawler.ReportJSON([]byte(`{"pages":null}`)).Pages(ctx) {
+	for _, err := range compare.JSON([]byte(`{"pages":null}`)).Pages(ctx) {
 		t.Fatalf("null pages: %v", err)
 	}
 }
 
-// TestCompareStops checks that Compare returns, its readers done, when
+// TestCompareStops checks that Sites returns, its readers done, when
 // one side fails midway or the context ends.
 func TestCompareStops(t *testing.T) {
 	big := &crawler.SiteReport{Domain: "example.com"}
 	for i := range 5000 {
 		big.Pages = append(big.Pages, crawler.PageSummary{URL: fmt.Sprintf("https://example.com/%d", i)})
 	}
-	bad := crawler.ReportJSON([]byte(`{"pages":[{"url":"a"},{"url":"b"},{"status":"x"}]}`))
-	if _, err := crawler.Compare(context.Background(), crawler.ReportPages(big), bad, nil); err == nil || !strings.Contains(err.Error(), "new pages") {
+	bad := compare.JSON([]byte(`{"pages":[{"url":"a"},{"url":"b"},{"status":"x"}]}`))
+	if _, err := compare.Sites(context.Background(), compare.Report(big), bad, nil); err == nil || !strings.Contains(err.Error(), "new pages") {
 		t.Errorf("bad new side: err = %v", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := crawler.Compare(ctx, crawler.ReportPages(big), crawler.ReportPages(big), nil); err == nil {
+	if _, err := compare.Sites(ctx, compare.Report(big), compare.Report(big), nil); err == nil {
 		t.Error("canceled context: no error")
 	}
 }

@@ -1,4 +1,4 @@
-package crawler
+package compare
 
 import (
 	_ "embed"
@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/seokit/seokit/crawler/internal/barchart"
 	"github.com/seokit/seokit/internal/htmltable"
 	"github.com/seokit/seokit/seo"
 )
@@ -267,7 +268,7 @@ var compareTemplate = template.Must(template.New("compare").Funcs(template.FuncM
 type compareView struct {
 	D                         *Diff
 	Policy                    string
-	Charts                    []chart
+	Charts                    []barchart.Chart
 	Findings, Changed         template.HTML
 	Data                      template.JS
 	Script                    template.JS
@@ -295,12 +296,18 @@ var (
 	}
 )
 
+// HTMLPolicy is the Content-Security-Policy of the diff's HTML page, which
+// the page also declares in a <meta> element: its own inline script and
+// styles only. A server that serves the page adds the directives a <meta>
+// policy cannot carry (sandbox allow-scripts, frame-ancestors).
+var HTMLPolicy = htmltable.ReportPolicy
+
 // WriteHTML writes the diff as one self-contained HTML page (inline CSS,
 // SVG charts and script, no external resource): before/after charts of the
 // totals, a sortable, filterable table of finding changes and one of the
 // page changes.
 func (d *Diff) WriteHTML(w io.Writer) error {
-	v := compareView{D: d, Policy: HTMLReportPolicy, Script: template.JS(htmltable.JS), CSS: template.CSS(htmltable.CSS)}
+	v := compareView{D: d, Policy: HTMLPolicy, Script: template.JS(htmltable.JS), CSS: template.CSS(htmltable.CSS)}
 	v.NewCount, v.FixedCount, v.Wor = len(d.findingsBy(FindingNew)), len(d.findingsBy(FindingFixed)), len(d.worsened())
 	ft := &htmltable.Table{Name: "findings", Label: "Finding changes", Columns: diffFindingColumns, Search: true,
 		SevKey: "severity", IDKey: "id", Empty: "No findings in either crawl."}
@@ -333,10 +340,10 @@ func (d *Diff) WriteHTML(w io.Writer) error {
 		return fmt.Errorf("crawler: write html diff: %w", err)
 	}
 	for _, t := range d.Totals {
-		v.Charts = append(v.Charts, barChart(t.Name, []string{"before", "now"}, []int{t.Old, t.New}, []string{colorNone, colorBar}))
+		v.Charts = append(v.Charts, barchart.New(t.Name, []string{"before", "now"}, []int{t.Old, t.New}, []string{barchart.ColorNone, barchart.ColorBar}))
 	}
-	v.Charts = append(v.Charts, barChart("URLs", []string{"added", "removed", "changed"},
-		[]int{d.Added.Count, d.Removed.Count, d.ChangedPages}, []string{colorOK, colorServer, colorRedirect}))
+	v.Charts = append(v.Charts, barchart.New("URLs", []string{"added", "removed", "changed"},
+		[]int{d.Added.Count, d.Removed.Count, d.ChangedPages}, []string{barchart.ColorOK, barchart.ColorServer, barchart.ColorRedirect}))
 	if err := compareTemplate.Execute(w, v); err != nil {
 		return fmt.Errorf("crawler: write html diff: %w", err)
 	}

@@ -1,4 +1,10 @@
-package crawler
+// Package compare compares two crawls of a site ([Sites]): URLs added and
+// removed, per-page field changes, findings new, fixed, gone or worse,
+// robots.txt and sitemap changes. Each side is a [Source] read as a stream
+// (a report in memory, or a stored report's JSON decoded page by page), so
+// neither crawl is held whole. A [Diff] writes itself as text, Markdown or
+// a self-contained HTML page.
+package compare
 
 import (
 	"bytes"
@@ -17,12 +23,13 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/seokit/seokit/crawler"
 	"github.com/seokit/seokit/seo"
 )
 
-// CompareOptions configure Compare. A nil *CompareOptions, and every zero
+// Options configure Sites. A nil *Options, and every zero
 // field, means the documented default.
-type CompareOptions struct {
+type Options struct {
 	// MaxExamples caps the URLs kept per list of the diff (added and
 	// removed URLs, a finding's new and fixed pages); zero means 20. Counts
 	// stay exact.
@@ -47,8 +54,8 @@ type CompareOptions struct {
 	InlinksChange float64
 }
 
-func (o *CompareOptions) withDefaults() CompareOptions {
-	var c CompareOptions
+func (o *Options) withDefaults() Options {
+	var c Options
 	if o != nil {
 		c = *o
 	}
@@ -61,29 +68,29 @@ func (o *CompareOptions) withDefaults() CompareOptions {
 	return c
 }
 
-// ReportSource is one side of a comparison: a site report whose pages are
-// read as a stream, so that neither side is held whole. Compare reads a
+// Source is one side of a comparison: a site report whose pages are
+// read as a stream, so that neither side is held whole. Sites reads a
 // side's Pages before its Report, so a source may collect the site-level
 // parts while it streams the pages. A *SiteReport is
-// turned into one by [ReportPages]; [DecodeReport] streams a report's JSON.
-type ReportSource interface {
+// turned into one by [Report]; [File], [JSON] and [Reader] stream a report's JSON.
+type Source interface {
 	// Report returns the site-level parts of the report (its Pages may be
 	// empty: they are read from Pages).
-	Report(ctx context.Context) (*SiteReport, error)
+	Report(ctx context.Context) (*crawler.SiteReport, error)
 	// Pages yields every page summary of the report once, in any order.
 	// The yielded summary may be reused after the yield returns.
-	Pages(ctx context.Context) iter.Seq2[*PageSummary, error]
+	Pages(ctx context.Context) iter.Seq2[*crawler.PageSummary, error]
 }
 
-// ReportPages returns r as a ReportSource.
-func ReportPages(r *SiteReport) ReportSource { return memSource{r} }
+// Report returns r as a Source.
+func Report(r *crawler.SiteReport) Source { return memSource{r} }
 
-type memSource struct{ r *SiteReport }
+type memSource struct{ r *crawler.SiteReport }
 
-func (m memSource) Report(context.Context) (*SiteReport, error) { return m.r, nil }
+func (m memSource) Report(context.Context) (*crawler.SiteReport, error) { return m.r, nil }
 
-func (m memSource) Pages(ctx context.Context) iter.Seq2[*PageSummary, error] {
-	return func(yield func(*PageSummary, error) bool) {
+func (m memSource) Pages(ctx context.Context) iter.Seq2[*crawler.PageSummary, error] {
+	return func(yield func(*crawler.PageSummary, error) bool) {
 		for i := range m.r.Pages {
 			if err := ctx.Err(); err != nil {
 				yield(nil, err)
@@ -138,9 +145,9 @@ type DiffSide struct {
 	Pages      int       `json:"pages"`
 	// Score is the crawl's site score, nil (null) when it has none
 	// (SiteReport.ScoreReason, here ScoreReason).
-	Score       *int          `json:"score"`
-	ScoreReason string        `json:"scoreReason,omitempty"`
-	Counts      FindingCounts `json:"findingCounts"`
+	Score       *int                  `json:"score"`
+	ScoreReason string                `json:"scoreReason,omitempty"`
+	Counts      crawler.FindingCounts `json:"findingCounts"`
 }
 
 // TotalChange is one count of both crawls.
@@ -241,8 +248,8 @@ const (
 
 // RobotsChange says how robots.txt changed.
 type RobotsChange struct {
-	Old RobotsSummary `json:"old"`
-	New RobotsSummary `json:"new"`
+	Old crawler.RobotsSummary `json:"old"`
+	New crawler.RobotsSummary `json:"new"`
 	// Fields names what differs: "status", "content", "sitemaps".
 	Fields []string `json:"fields"`
 }
@@ -264,28 +271,28 @@ type SitemapChange struct {
 	NewURLs   int    `json:"newUrls"`
 }
 
-// ErrCompare wraps the errors of Compare that come from reading a side.
-var ErrCompare = errors.New("crawler: compare")
+// ErrRead wraps the errors of Sites that come from reading a side.
+var ErrRead = errors.New("crawler: compare")
 
-// CompareReports compares two site reports held in memory; see Compare.
-func CompareReports(old, new *SiteReport, opts *CompareOptions) *Diff {
-	d, err := Compare(context.Background(), ReportPages(old), ReportPages(new), opts)
+// Reports compares two site reports held in memory; see Sites.
+func Reports(old, new *crawler.SiteReport, opts *Options) *Diff {
+	d, err := Sites(context.Background(), Report(old), Report(new), opts)
 	if err != nil { // in-memory sources fail only when ctx ends
 		panic(err)
 	}
 	return d
 }
 
-// EstimateCompareMemory estimates the memory Compare holds while it
+// EstimateMemory estimates the memory Sites holds while it
 // compares a report whose JSON is oldJSON bytes long with another: the
 // compared fields of the pages of either side not yet met on the other
 // (at worst every old page, about half the JSON's size, measured by
 // BenchmarkCompare) plus the decoding buffers.
-func EstimateCompareMemory(oldJSON int) int64 {
+func EstimateMemory(oldJSON int) int64 {
 	return int64(oldJSON)/2 + 8<<20
 }
 
-// cpage is what Compare keeps of a page while it waits for the same URL
+// cpage is what Sites keeps of a page while it waits for the same URL
 // on the other side: the compared fields, about 200 bytes plus the
 // strings (finding IDs shared).
 type cpage struct {
@@ -303,11 +310,11 @@ type cpage struct {
 
 // compact returns the compared fields of p, its finding IDs interned in
 // ids.
-func compact(p *PageSummary, ids map[string]string) cpage {
+func compact(p *crawler.PageSummary, ids map[string]string) cpage {
 	c := cpage{
 		url: p.URL, status: p.Status, indexable: p.Indexable, noindex: p.Noindex,
 		canonical: p.Canonical, title: p.Title, desc: p.Description, h1: p.H1,
-		words: p.WordCount, depth: p.depth(), inlinks: p.Inlinks, linkScore: p.LinkScore,
+		words: p.WordCount, depth: depthOf(p), inlinks: p.Inlinks, linkScore: p.LinkScore,
 		responseMs: p.ResponseMs, score: -1,
 	}
 	if p.Score != nil {
@@ -334,7 +341,7 @@ const compareBatch = 256
 // report and totals (done), or an error.
 type sideMsg struct {
 	pages []cpage
-	rep   *SiteReport
+	rep   *crawler.SiteReport
 	tot   pageTotals
 	done  bool
 	err   error
@@ -342,7 +349,7 @@ type sideMsg struct {
 
 // readSide streams src's pages to out in batches, then its report; it
 // stops when ctx ends.
-func readSide(ctx context.Context, name string, src ReportSource, out chan<- sideMsg) {
+func readSide(ctx context.Context, name string, src Source, out chan<- sideMsg) {
 	defer close(out)
 	send := func(m sideMsg) bool {
 		select {
@@ -357,7 +364,7 @@ func readSide(ctx context.Context, name string, src ReportSource, out chan<- sid
 	batch := make([]cpage, 0, compareBatch)
 	for p, err := range src.Pages(ctx) {
 		if err != nil {
-			send(sideMsg{err: fmt.Errorf("%w: %s pages: %w", ErrCompare, name, err)})
+			send(sideMsg{err: fmt.Errorf("%w: %s pages: %w", ErrRead, name, err)})
 			return
 		}
 		tot.add(p)
@@ -378,27 +385,27 @@ func readSide(ctx context.Context, name string, src ReportSource, out chan<- sid
 	}
 	rep, err := src.Report(ctx)
 	if err != nil {
-		send(sideMsg{err: fmt.Errorf("%w: %s report: %w", ErrCompare, name, err)})
+		send(sideMsg{err: fmt.Errorf("%w: %s report: %w", ErrRead, name, err)})
 		return
 	}
 	send(sideMsg{rep: rep, tot: tot, done: true})
 }
 
-// Compare compares two crawls, old then new. Each side is read by its own
+// Sites compares two crawls, old then new. Each side is read by its own
 // goroutine (decoding a report is most of the work, so two cores halve
-// it) and its pages are matched by URL as they arrive: Compare holds the
+// it) and its pages are matched by URL as they arrive: Sites holds the
 // compared fields (not the whole summaries) of the pages not yet met on
 // the other side only, so memory stays small when the two crawls list
 // their pages in a similar order and is at worst that of both sides'
 // compared fields. The result does not depend on the order in which
 // pages arrive.
-func Compare(ctx context.Context, old, new ReportSource, opts *CompareOptions) (*Diff, error) {
+func Sites(ctx context.Context, old, new Source, opts *Options) (*Diff, error) {
 	o := opts.withDefaults()
 	d := &Diff{ChangedFields: map[string]int{}, Changed: []PageChange{},
 		Added: URLSample{URLs: []string{}}, Removed: URLSample{URLs: []string{}}}
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
-	defer wg.Wait() // after cancel: no reader outlives Compare
+	defer wg.Wait() // after cancel: no reader outlives Sites
 	defer cancel()
 	oldCh, newCh := make(chan sideMsg, 2), make(chan sideMsg, 2)
 	wg.Go(func() { readSide(ctx, "old", old, oldCh) })
@@ -539,7 +546,7 @@ func Compare(ctx context.Context, old, new ReportSource, opts *CompareOptions) (
 
 type pageTotals struct{ pages, indexable, noindex, s4xx, s5xx int }
 
-func (t *pageTotals) add(p *PageSummary) {
+func (t *pageTotals) add(p *crawler.PageSummary) {
 	t.pages++
 	if p.Indexable {
 		t.indexable++
@@ -563,7 +570,7 @@ func firstByURL(c []PageChange, max int) []PageChange {
 	return c
 }
 
-func side(r *SiteReport, pages int) DiffSide {
+func side(r *crawler.SiteReport, pages int) DiffSide {
 	s := DiffSide{Domain: r.Domain, StartURL: r.StartURL, StartedAt: r.StartedAt, FinishedAt: r.FinishedAt,
 		Pages: pages, ScoreReason: r.ScoreReason, Counts: r.FindingCounts}
 	if r.Score != nil {
@@ -573,7 +580,7 @@ func side(r *SiteReport, pages int) DiffSide {
 	return s
 }
 
-func comparePage(op, p *cpage, o *CompareOptions) []FieldChange {
+func comparePage(op, p *cpage, o *Options) []FieldChange {
 	var ch []FieldChange
 	str := func(field, a, b string) {
 		if a != b {
@@ -636,12 +643,12 @@ func relChanged(a, b, rel, min float64) bool {
 	return d >= min && d > rel*a
 }
 
-func compareFindings(oldRep, newRep *SiteReport, fc map[string]*FindingChange, tr *seo.Truncated) []FindingChange {
-	oldG := map[string]FindingGroup{}
+func compareFindings(oldRep, newRep *crawler.SiteReport, fc map[string]*FindingChange, tr *seo.Truncated) []FindingChange {
+	oldG := map[string]crawler.FindingGroup{}
 	for _, g := range oldRep.Findings {
 		oldG[g.ID] = g
 	}
-	newG := map[string]FindingGroup{}
+	newG := map[string]crawler.FindingGroup{}
 	for _, g := range newRep.Findings {
 		newG[g.ID] = g
 	}
@@ -706,7 +713,7 @@ func compareFindings(oldRep, newRep *SiteReport, fc map[string]*FindingChange, t
 	return out
 }
 
-func compareRobots(a, b RobotsSummary) *RobotsChange {
+func compareRobots(a, b crawler.RobotsSummary) *RobotsChange {
 	var fields []string
 	if a.Status != b.Status || a.Error != b.Error {
 		fields = append(fields, "status")
@@ -723,8 +730,8 @@ func compareRobots(a, b RobotsSummary) *RobotsChange {
 	return &RobotsChange{Old: a, New: b, Fields: fields}
 }
 
-func compareSitemaps(a, b []SitemapSummary) *SitemapsChange {
-	old := map[string]SitemapSummary{}
+func compareSitemaps(a, b []crawler.SitemapSummary) *SitemapsChange {
+	old := map[string]crawler.SitemapSummary{}
 	for _, s := range a {
 		old[s.URL] = s
 	}
@@ -765,27 +772,27 @@ func (d *Diff) NewFindings(sev seo.Severity) int {
 	return n
 }
 
-// ReportFile returns the site report JSON file at path (as `crawl -json`
-// and the API write it) as a ReportSource that streams its pages: the file
+// File returns the site report JSON file at path (as `crawl -json`
+// and the API write it) as a Source that streams its pages: the file
 // is read once for the site-level parts and once for the pages, and no
 // more than one page summary is decoded at a time.
-func ReportFile(path string) ReportSource {
-	return ReportReader(path, func() (io.ReadCloser, error) { return os.Open(path) })
+func File(path string) Source {
+	return Reader(path, func() (io.ReadCloser, error) { return os.Open(path) })
 }
 
-// ReportJSON returns a site report's JSON held in memory as a ReportSource
+// JSON returns a site report's JSON held in memory as a Source
 // that decodes one page summary at a time.
-func ReportJSON(b []byte) ReportSource {
-	return ReportReader("report", func() (io.ReadCloser, error) {
+func JSON(b []byte) Source {
+	return Reader("report", func() (io.ReadCloser, error) {
 		return io.NopCloser(bytes.NewReader(b)), nil
 	})
 }
 
-// ReportReader returns the site report JSON that open reads (from its
-// first byte at each call) as a ReportSource that streams its pages, as
-// ReportFile does: a stored report decompressed as it is read is never
+// Reader returns the site report JSON that open reads (from its
+// first byte at each call) as a Source that streams its pages, as
+// File does: a stored report decompressed as it is read is never
 // held whole. name names the report in errors.
-func ReportReader(name string, open func() (io.ReadCloser, error)) ReportSource {
+func Reader(name string, open func() (io.ReadCloser, error)) Source {
 	return &fileSource{path: name, open: open}
 }
 
@@ -793,11 +800,11 @@ type fileSource struct {
 	path string // names the source in errors
 	open func() (io.ReadCloser, error)
 	// head holds the site-level parts read by a complete Pages walk.
-	head *SiteReport
+	head *crawler.SiteReport
 }
 
 // setKey decodes the value of one top-level key into rep.
-func setKey(rep *SiteReport, key string, dec *jsontext.Decoder) error {
+func setKey(rep *crawler.SiteReport, key string, dec *jsontext.Decoder) error {
 	raw, err := dec.ReadValue()
 	if err != nil {
 		return err
@@ -810,11 +817,11 @@ func setKey(rep *SiteReport, key string, dec *jsontext.Decoder) error {
 	return json.Unmarshal(obj, rep)
 }
 
-func (f *fileSource) Report(ctx context.Context) (*SiteReport, error) {
+func (f *fileSource) Report(ctx context.Context) (*crawler.SiteReport, error) {
 	if f.head != nil {
 		return f.head, nil
 	}
-	var rep SiteReport
+	var rep crawler.SiteReport
 	err := f.walk(ctx, func(key string, dec *jsontext.Decoder) error {
 		if key == "pages" {
 			return dec.SkipValue()
@@ -827,16 +834,16 @@ func (f *fileSource) Report(ctx context.Context) (*SiteReport, error) {
 	return &rep, nil
 }
 
-func (f *fileSource) Pages(ctx context.Context) iter.Seq2[*PageSummary, error] {
-	return func(yield func(*PageSummary, error) bool) {
+func (f *fileSource) Pages(ctx context.Context) iter.Seq2[*crawler.PageSummary, error] {
+	return func(yield func(*crawler.PageSummary, error) bool) {
 		stop := errors.New("stop")
-		var head SiteReport
+		var head crawler.SiteReport
 		err := f.walk(ctx, func(key string, dec *jsontext.Decoder) error {
 			if key != "pages" {
 				return setKey(&head, key, dec)
 			}
 			pd := pageDecoder{dec: dec, ids: map[string]string{}}
-			var p PageSummary
+			var p crawler.PageSummary
 			return eachElement(dec, func() error {
 				if err := ctx.Err(); err != nil {
 					return err
@@ -861,7 +868,7 @@ func (f *fileSource) Pages(ctx context.Context) iter.Seq2[*PageSummary, error] {
 	}
 }
 
-// pageDecoder decodes the fields of a PageSummary that Compare reads,
+// pageDecoder decodes the fields of a PageSummary that Sites reads,
 // straight from the tokens (no reflection, no value decoded twice);
 // finding IDs are interned in ids, and read into buf, reused.
 type pageDecoder struct {
@@ -871,9 +878,9 @@ type pageDecoder struct {
 }
 
 // page decodes the next page object into p, which it resets first.
-func (pd *pageDecoder) page(p *PageSummary) error {
+func (pd *pageDecoder) page(p *crawler.PageSummary) error {
 	dec := pd.dec
-	*p = PageSummary{}
+	*p = crawler.PageSummary{}
 	if k := dec.PeekKind(); k != '{' {
 		if _, err := dec.ReadToken(); err != nil {
 			return err
@@ -1114,4 +1121,12 @@ func eachElement(dec *jsontext.Decoder, fn func() error) error {
 			return err
 		}
 	}
+}
+
+// depthOf returns the click depth of p, or -1 when no link reached it.
+func depthOf(p *crawler.PageSummary) int {
+	if p.Depth == nil {
+		return -1
+	}
+	return *p.Depth
 }

@@ -1,10 +1,11 @@
-package crawler_test
+package compare_test
 
 import (
 	"slices"
 	"testing"
 
 	"github.com/seokit/seokit/crawler"
+	"github.com/seokit/seokit/crawler/compare"
 	"github.com/seokit/seokit/seo"
 )
 
@@ -25,17 +26,17 @@ func TestCompareGoneWithPage(t *testing.T) {
 	new := &crawler.SiteReport{Domain: "example.com", StartURL: "https://example.com/",
 		Pages:    []crawler.PageSummary{pg("/", 200), pg("/a", 404), pg("/b", 200), pg("/d", 200), pg("/e", 0)},
 		Findings: []crawler.FindingGroup{}}
-	d := crawler.CompareReports(old, new, nil)
+	d := compare.Reports(old, new, nil)
 	cases := []struct {
 		id, status  string
 		fixed, gone []string
 	}{
-		{"title.missing", crawler.FindingFixed, []string{"/b"}, []string{"/a"}}, // /a now 404, /b fixed
-		{"images.alt_missing", crawler.FindingGone, nil, []string{"/c"}},        // /c not crawled
-		{"description.missing", crawler.FindingFixed, []string{"/d"}, nil},      // fixed
-		{"headings.h1_missing", crawler.FindingGone, nil, []string{"/e"}},       // /e gives no response
+		{"title.missing", compare.FindingFixed, []string{"/b"}, []string{"/a"}}, // /a now 404, /b fixed
+		{"images.alt_missing", compare.FindingGone, nil, []string{"/c"}},        // /c not crawled
+		{"description.missing", compare.FindingFixed, []string{"/d"}, nil},      // fixed
+		{"headings.h1_missing", compare.FindingGone, nil, []string{"/e"}},       // /e gives no response
 	}
-	byID := map[string]crawler.FindingChange{}
+	byID := map[string]compare.FindingChange{}
 	for _, f := range d.Findings {
 		byID[f.ID] = f
 	}

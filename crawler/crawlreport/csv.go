@@ -1,4 +1,4 @@
-package crawler
+package crawlreport
 
 import (
 	"encoding/csv"
@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/seokit/seokit/analyzer"
+	"github.com/seokit/seokit/crawler"
 )
 
 // csvHeader names the columns written by WriteCSV.
@@ -32,7 +33,7 @@ var renderCSVHeader = []string{
 	"lcp_ms", "cls", "tbt_ms", "screenshot",
 }
 
-// WriteCSV writes the page table as CSV (RFC 4180): a header row, then one
+// WriteCSV writes the page table of r as CSV (RFC 4180): a header row, then one
 // row per page in the report's order, then one per URL not fetched
 // (SiteReport.NotFetched: no status, score or depth when unknown,
 // score_reason "not_fetched" and the reason and error in the error column).
@@ -49,7 +50,7 @@ var renderCSVHeader = []string{
 // with extractors or search rules has one more column per extractor,
 // "extract:NAME" (the values kept, joined with " | "), and per search rule,
 // "search:NAME" ("true" when the rule is met).
-func (r *SiteReport) WriteCSV(w io.Writer) error {
+func WriteCSV(w io.Writer, r *crawler.SiteReport) error {
 	cw := csv.NewWriter(w)
 	header := csvHeader
 	if r.Render != nil {
@@ -58,7 +59,7 @@ func (r *SiteReport) WriteCSV(w io.Writer) error {
 	if r.Segments != nil {
 		header = append(slices.Clip(header), "segment")
 	}
-	header = append(slices.Clip(header), r.extractionColumns()...)
+	header = append(slices.Clip(header), extractionColumns(r)...)
 	if err := cw.Write(header); err != nil {
 		return fmt.Errorf("crawler: write csv: %w", err)
 	}
@@ -80,7 +81,7 @@ func (r *SiteReport) WriteCSV(w io.Writer) error {
 		if r.Segments != nil {
 			row = append(row, p.Segment)
 		}
-		row = r.appendExtractionCells(row, p)
+		row = appendExtractionCells(r, row, p)
 		if err := cw.Write(row); err != nil {
 			return fmt.Errorf("crawler: write csv: %w", err)
 		}
@@ -100,10 +101,10 @@ func (r *SiteReport) WriteCSV(w io.Writer) error {
 		}
 	}
 	var notes []string
-	if total := r.listTotal("pages", len(r.Pages)); total > len(r.Pages) {
+	if total := listTotal(r, "pages", len(r.Pages)); total > len(r.Pages) {
 		notes = append(notes, fmt.Sprintf("# %d of %d pages shown", len(r.Pages), total))
 	}
-	if total := r.listTotal("notFetched", len(r.NotFetched)); total > len(r.NotFetched) {
+	if total := listTotal(r, "notFetched", len(r.NotFetched)); total > len(r.NotFetched) {
 		notes = append(notes, fmt.Sprintf("# %d of %d URLs not fetched shown", len(r.NotFetched), total))
 	}
 	for _, n := range notes {
@@ -123,13 +124,13 @@ func (r *SiteReport) WriteCSV(w io.Writer) error {
 }
 
 // appendRenderCSV appends the rendering cells of p (renderCSVHeader).
-func appendRenderCSV(row []string, p *PageSummary) []string {
+func appendRenderCSV(row []string, p *crawler.PageSummary) []string {
 	rendered, shot := "", ""
 	if p.Rendered != nil {
 		rendered = strconv.FormatBool(*p.Rendered)
 	}
 	if p.Screenshot {
-		shot = ScreenshotName(p.URL)
+		shot = crawler.ScreenshotName(p.URL)
 	}
 	return append(row, rendered, csvSafe(p.RenderReason), strings.Join(p.RenderChanges, " "),
 		optInt(p.LinksOnlyRendered), optInt(p.JSErrors),

@@ -1,4 +1,9 @@
-package crawler
+// Package crawlreport writes a crawl's site report for people: one
+// self-contained HTML page ([WriteHTML]: charts, sortable tables, inline
+// script allowed by [HTMLPolicy] alone) and the page table as CSV
+// ([WriteCSV]). [NewTables] gives the HTML report's tables to other views
+// (the dashboard's analysis page).
+package crawlreport
 
 import (
 	"cmp"
@@ -14,6 +19,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/seokit/seokit/crawler"
+	"github.com/seokit/seokit/crawler/internal/barchart"
 	"github.com/seokit/seokit/internal/htmltable"
 	"github.com/seokit/seokit/seo"
 )
@@ -27,41 +34,28 @@ var reportTemplate = template.Must(template.New("report").Funcs(template.FuncMap
 	"deref":    func(v *float64) float64 { return *v },
 }).Parse(reportHTML))
 
-// HTMLReportPolicy is the Content-Security-Policy of the HTML report, which
+// HTMLPolicy is the Content-Security-Policy of the HTML report, which
 // the report also declares in a <meta> element: its own inline script and
 // styles only, no other resource. A server that serves the report adds
 // the directives a <meta> policy cannot carry (sandbox allow-scripts,
 // frame-ancestors).
-var HTMLReportPolicy = htmltable.ReportPolicy
+var HTMLPolicy = htmltable.ReportPolicy
 
 // topFindings is the number of finding groups the report's summary names.
 const topFindings = 5
 
-// Colours of the report charts.
-const (
-	colorOK       = "#2e7d32"
-	colorRedirect = "#1565c0"
-	colorClient   = "#ef6c00"
-	colorServer   = "#c62828"
-	colorNone     = "#757575"
-	colorBar      = "#3949ab"
-	colorError    = "#c62828"
-	colorWarning  = "#ef6c00"
-	colorNotice   = "#1565c0"
-)
-
 // htmlView is what the report template renders.
 type htmlView struct {
-	R          *SiteReport
+	R          *crawler.SiteReport
 	Policy     string
 	Errors     int
 	Warnings   int
 	Notices    int
-	Charts     []chart
+	Charts     []barchart.Chart
 	PagesTotal int
 	Duration   string
 	// Top are the first finding groups, most severe and widespread first.
-	Top []FindingGroup
+	Top []crawler.FindingGroup
 	// Findings, Details and Pages are the tables of finding groups, of site
 	// and link findings with their evidence, and of pages.
 	Findings, Details, Pages, NotFetched template.HTML
@@ -74,55 +68,8 @@ type htmlView struct {
 	Cut []seo.Cut
 }
 
-// chart is a bar chart laid out in Go and drawn as inline SVG.
-type chart struct {
-	Title         string
-	Width, Height int
-	BaseY         int
-	Bars          []chartBar
-}
-
-type chartBar struct {
-	X, Y, W, H     int
-	Color          string
-	Label, Value   string
-	LabelX, ValueY int
-}
-
-// barChart lays out one bar per value, scaled to the largest.
-func barChart(title string, labels []string, values []int, colors []string) chart {
-	const height, top, bottom, gap = 220, 24, 28, 8
-	n := len(values)
-	barW := 48
-	if n > 12 {
-		barW = max(14, 576/n-gap)
-	}
-	c := chart{Title: title, Width: max(320, n*(barW+gap)+gap), Height: height, BaseY: height - bottom}
-	maxV := 0
-	for _, v := range values {
-		maxV = max(maxV, v)
-	}
-	plot := height - top - bottom
-	for i, v := range values {
-		h := 0
-		if maxV > 0 {
-			h = v * plot / maxV
-		}
-		if v > 0 && h < 2 {
-			h = 2
-		}
-		x := gap + i*(barW+gap)
-		c.Bars = append(c.Bars, chartBar{
-			X: x, Y: c.BaseY - h, W: barW, H: h, Color: colors[i%len(colors)],
-			Label: labels[i], Value: strconv.Itoa(v),
-			LabelX: x + barW/2, ValueY: c.BaseY - h - 6,
-		})
-	}
-	return c
-}
-
 // Tables of the HTML report. They are shared with the dashboard's analysis
-// view (ReportTables); a column is one line.
+// view (Tables); a column is one line.
 var (
 	groupColumns = []htmltable.Column{
 		{Key: "priority", Label: "Priority", Kind: htmltable.Num},
@@ -174,16 +121,16 @@ var (
 	}
 )
 
-// ReportTables are the tables of a site report: finding groups, site and
+// Tables are the tables of a site report: finding groups, site and
 // link findings with their evidence, and pages (least-scoring first). They
 // render with [htmltable.Table.HTML] and [htmltable.Data].
-type ReportTables struct {
+type Tables struct {
 	Findings, Details, Pages, NotFetched *htmltable.Table
 }
 
-// Tables returns the report's tables.
-func (r *SiteReport) Tables() (*ReportTables, error) {
-	t := &ReportTables{
+// NewTables returns the tables of r.
+func NewTables(r *crawler.SiteReport) (*Tables, error) {
+	t := &Tables{
 		Findings: &htmltable.Table{Name: "findings", Label: "Findings by check", Columns: groupColumns,
 			PageSize: 25, Search: true, SevKey: "severity", IDKey: "id", Empty: "No findings."},
 		Details: &htmltable.Table{Name: "details", Label: "Site and link findings", Columns: detailColumns,
@@ -193,7 +140,7 @@ func (r *SiteReport) Tables() (*ReportTables, error) {
 		NotFetched: &htmltable.Table{Name: "notfetched", Label: "URLs not fetched", Columns: notFetchedColumns,
 			PageSize: 25, Search: true, Empty: "Every URL found was fetched."},
 	}
-	t.Pages.Columns = append(slices.Clip(pageColumns), r.extractionTableColumns()...)
+	t.Pages.Columns = append(slices.Clip(pageColumns), extractionTableColumns(r)...)
 	for _, g := range r.Findings {
 		reach := ""
 		if g.Template {
@@ -219,7 +166,7 @@ func (r *SiteReport) Tables() (*ReportTables, error) {
 		})
 	}
 	details := append(append([]seo.Finding(nil), r.SiteFindings...), r.LinkFindings...)
-	sortFindings(details)
+	crawler.SortFindings(details)
 	for _, f := range details {
 		t.Details.Rows = append(t.Details.Rows, htmltable.Row{
 			"severity": f.Severity.String(), "id": f.ID, "url": f.URL, "message": f.Message, "evidence": evidenceText(f.Evidence),
@@ -235,7 +182,7 @@ func (r *SiteReport) Tables() (*ReportTables, error) {
 	pages := slices.Clone(r.Pages)
 	// Unscored pages (error statuses, redirects, non-HTML) first, then the
 	// lowest scores.
-	slices.SortStableFunc(pages, func(a, b PageSummary) int {
+	slices.SortStableFunc(pages, func(a, b crawler.PageSummary) int {
 		if a.Score == nil || b.Score == nil {
 			return cmp.Compare(boolInt(a.Score != nil), boolInt(b.Score != nil))
 		}
@@ -263,7 +210,7 @@ func (r *SiteReport) Tables() (*ReportTables, error) {
 		if r.Render != nil {
 			addRenderCells(row, &p, r.Render.ScreenshotDir)
 		}
-		r.addExtractionCells(row, &p)
+		addExtractionCells(r, row, &p)
 		t.Pages.Rows = append(t.Pages.Rows, row)
 	}
 	return t, nil
@@ -271,7 +218,7 @@ func (r *SiteReport) Tables() (*ReportTables, error) {
 
 // addRenderCells sets the cells of renderColumns: "yes", "no" (reason in
 // the hint), "timed out" or "failed"; the screenshot's path under dir.
-func addRenderCells(row htmltable.Row, p *PageSummary, dir string) {
+func addRenderCells(row htmltable.Row, p *crawler.PageSummary, dir string) {
 	if p.Rendered != nil {
 		state := "no"
 		switch {
@@ -292,7 +239,7 @@ func addRenderCells(row htmltable.Row, p *PageSummary, dir string) {
 	row["cls"] = p.CLS
 	row["tbtMs"] = roundPtr(p.TBTMs)
 	if p.Screenshot {
-		name := ScreenshotName(p.URL)
+		name := crawler.ScreenshotName(p.URL)
 		if dir != "" {
 			name = filepath.ToSlash(filepath.Join(dir, name))
 		}
@@ -335,20 +282,20 @@ func evidenceText(e seo.Evidence) string {
 	return strings.Join(parts, " · ")
 }
 
-// WriteHTML writes the report as one self-contained HTML page: inline CSS,
+// WriteHTML writes r as one self-contained HTML page: inline CSS,
 // SVG charts and one inline script, no external resources, so it opens in
 // a browser offline. Its tables (finding groups, site and link findings,
 // every page of the report) are embedded once as JSON and shown a page of
 // rows at a time, sortable and filterable by severity, finding ID and
 // text; without scripts the first page of each is shown. Crawled text
 // (titles, URLs) is escaped, in the markup and in the JSON.
-func (r *SiteReport) WriteHTML(w io.Writer) error {
-	v := htmlView{R: r, Policy: HTMLReportPolicy, PagesTotal: r.listTotal("pages", len(r.Pages)),
+func WriteHTML(w io.Writer, r *crawler.SiteReport) error {
+	v := htmlView{R: r, Policy: HTMLPolicy, PagesTotal: listTotal(r, "pages", len(r.Pages)),
 		Script: template.JS(htmltable.JS), CSS: template.CSS(htmltable.CSS)}
 	v.Cut = r.Truncated.Cuts()
 	v.Errors, v.Warnings, v.Notices = r.FindingCounts.Findings.Errors, r.FindingCounts.Findings.Warnings, r.FindingCounts.Findings.Notices
 	v.Top = r.Findings[:min(len(r.Findings), topFindings)]
-	tables, err := r.Tables()
+	tables, err := NewTables(r)
 	if err != nil {
 		return fmt.Errorf("crawler: write html report: %w", err)
 	}
@@ -379,27 +326,27 @@ func (r *SiteReport) WriteHTML(w io.Writer) error {
 		labels, values = append(labels, label), append(values, r.StatusCodes[c])
 		switch {
 		case c >= 200 && c < 300:
-			colors = append(colors, colorOK)
+			colors = append(colors, barchart.ColorOK)
 		case c >= 300 && c < 400:
-			colors = append(colors, colorRedirect)
+			colors = append(colors, barchart.ColorRedirect)
 		case c >= 400 && c < 500:
-			colors = append(colors, colorClient)
+			colors = append(colors, barchart.ColorClient)
 		case c >= 500:
-			colors = append(colors, colorServer)
+			colors = append(colors, barchart.ColorServer)
 		default:
-			colors = append(colors, colorNone)
+			colors = append(colors, barchart.ColorNone)
 		}
 	}
-	v.Charts = append(v.Charts, barChart("Pages by status code", labels, values, colors))
+	v.Charts = append(v.Charts, barchart.New("Pages by status code", labels, values, colors))
 
 	labels, values = nil, nil
 	for d, n := range r.Crawl.DepthHistogram {
 		labels, values = append(labels, strconv.Itoa(d)), append(values, n)
 	}
-	v.Charts = append(v.Charts, barChart("Pages by click depth", labels, values, []string{colorBar}))
-	v.Charts = append(v.Charts, barChart("Findings by severity",
+	v.Charts = append(v.Charts, barchart.New("Pages by click depth", labels, values, []string{barchart.ColorBar}))
+	v.Charts = append(v.Charts, barchart.New("Findings by severity",
 		[]string{"errors", "warnings", "notices"}, []int{v.Errors, v.Warnings, v.Notices},
-		[]string{colorError, colorWarning, colorNotice}))
+		[]string{barchart.ColorError, barchart.ColorWarning, barchart.ColorNotice}))
 
 	if r.Crawl.Duration > 0 {
 		v.Duration = r.Crawl.Duration.Round(time.Second).String()
@@ -414,7 +361,7 @@ func (r *SiteReport) WriteHTML(w io.Writer) error {
 
 // listTotal returns how many items the list name of the report had before
 // it was cut (SiteReport.Truncated), or n when it was not cut.
-func (r *SiteReport) listTotal(name string, n int) int {
+func listTotal(r *crawler.SiteReport, name string, n int) int {
 	if t, ok := r.Truncated[name]; ok {
 		return t.Total
 	}

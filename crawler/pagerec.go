@@ -1,0 +1,261 @@
+package crawler
+
+import (
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/seokit/seokit/analyzer"
+)
+
+// pageRec is a PageSummary as the builder keeps it during a crawl: 176
+// bytes instead of 344, the difference times the pages of a large site.
+// Summaries it cannot hold exactly (redirects, errors, hreflang, numbers
+// out of int32 range ...) are kept whole in more.
+type pageRec struct {
+	url, title, description, h1, canonical, contentType string
+
+	more     *PageSummary
+	textHash uint64
+	simHash  uint64
+	template uint64 // templateBits of PageSummary.Template
+	bytes    int64
+	response int64
+
+	// depth and score are -1 for nil.
+	status, depth, wordCount, score, errors, warnings, notices int32
+	findings                                                   int32 // idList index + 1, 0 for none
+	counts                                                     int32 // cntList index + 1, 0 for none
+	flags                                                      uint8
+	reason                                                     uint8 // scoreReasons index
+}
+
+// Flags of pageRec.
+const (
+	recHTML = 1 << iota
+	recIndexable
+	recNoindex
+	recNofollow
+	recRobotsBlocked
+)
+
+// fitsInt32 reports whether every value fits an int32.
+func fitsInt32(vs ...int) bool {
+	for _, v := range vs {
+		if v != int(int32(v)) {
+			return false
+		}
+	}
+	return true
+}
+
+// record returns the compact form of sum, whose Findings come from shareIDs
+// and FindingCounts from shareCounts.
+func (b *siteBuilder) record(sum *PageSummary) pageRec {
+	if sum.FinalURL != "" || sum.Redirects != nil || sum.Hreflang != nil || sum.BlockedResources != nil || sum.Rendered != nil ||
+		sum.Error != "" || sum.InSitemap || sum.Extracted != nil || sum.Search != nil || sum.Inlinks != 0 || sum.LinkScore != 0 ||
+		!fitsInt32(sum.Status, sum.depth(), sum.WordCount, sum.score(), sum.Errors, sum.Warnings, sum.Notices) ||
+		reasonCode(sum.ScoreReason) < 0 {
+		c := *sum
+		return pageRec{url: sum.URL, more: &c}
+	}
+	tpl, ok := templateBits(sum.Template)
+	if !ok {
+		c := *sum
+		return pageRec{url: sum.URL, more: &c}
+	}
+	r := pageRec{
+		url: sum.URL, title: sum.Title, description: sum.Description, h1: sum.H1,
+		canonical: sum.Canonical, contentType: sum.ContentType,
+		textHash: sum.TextHash, simHash: sum.SimHash, template: tpl, bytes: sum.Bytes, response: sum.ResponseMs,
+		status: int32(sum.Status), depth: int32(sum.depth()), wordCount: int32(sum.WordCount),
+		score: int32(sum.score()), errors: int32(sum.Errors), warnings: int32(sum.Warnings), notices: int32(sum.Notices),
+		reason: uint8(reasonCode(sum.ScoreReason)),
+	}
+	if sum.Findings != nil {
+		r.findings = b.idIndex[strings.Join(sum.Findings, " ")] + 1
+	}
+	if sum.FindingCounts != nil {
+		r.counts = b.cntIndex[countsKey(sum.FindingCounts)] + 1
+	}
+	for _, f := range []struct {
+		on   bool
+		flag uint8
+	}{{sum.IsHTML, recHTML}, {sum.Indexable, recIndexable}, {sum.Noindex, recNoindex}, {sum.Nofollow, recNofollow}, {sum.RobotsBlocked, recRobotsBlocked}} {
+		if f.on {
+			r.flags |= f.flag
+		}
+	}
+	return r
+}
+
+// summary expands r.
+func (b *siteBuilder) summary(r *pageRec) PageSummary {
+	if r.more != nil {
+		return *r.more
+	}
+	s := PageSummary{
+		URL: r.url, Title: r.title, Description: r.description, H1: r.h1,
+		Canonical: r.canonical, ContentType: r.contentType,
+		TextHash: r.textHash, SimHash: r.simHash, Template: templateString(r.template), Bytes: r.bytes, ResponseMs: r.response,
+		Status: int(r.status), Depth: depthPtr(int(r.depth)), WordCount: int(r.wordCount),
+		Errors: int(r.errors), Warnings: int(r.warnings), Notices: int(r.notices),
+		ScoreReason: scoreReasons[r.reason],
+		IsHTML:      r.flags&recHTML != 0, Indexable: r.flags&recIndexable != 0, Noindex: r.flags&recNoindex != 0,
+		Nofollow: r.flags&recNofollow != 0, RobotsBlocked: r.flags&recRobotsBlocked != 0,
+	}
+	if r.score >= 0 {
+		v := int(r.score)
+		s.Score = &v
+	}
+	if r.findings > 0 {
+		s.Findings = b.idList[r.findings-1]
+	}
+	if r.counts > 0 {
+		s.FindingCounts = b.cntList[r.counts-1]
+	}
+	return s
+}
+
+// templateBits packs a template fingerprint of 12 hex digits into a
+// pageRec: its 48 bits and a 49th that says it is set (0 for ""). ok is
+// false for any other string.
+func templateBits(s string) (v uint64, ok bool) {
+	if s == "" {
+		return 0, true
+	}
+	if len(s) != 12 || strings.ToLower(s) != s {
+		return 0, false
+	}
+	v, err := strconv.ParseUint(s, 16, 64)
+	if err != nil {
+		return 0, false
+	}
+	return v | 1<<48, true
+}
+
+// templateString unpacks templateBits.
+func templateString(v uint64) string {
+	if v == 0 {
+		return ""
+	}
+	return strconv.FormatUint(v, 16)[1:]
+}
+
+// scoreReasons are the values of PageSummary.ScoreReason a pageRec holds,
+// by code.
+var scoreReasons = [...]string{"", analyzer.ScoreNotFetched, analyzer.ScoreErrorStatus, analyzer.ScoreRedirect, analyzer.ScoreNotHTML}
+
+// reasonCode returns the code of a score reason in scoreReasons, -1 for
+// one it does not hold.
+func reasonCode(reason string) int {
+	for i, r := range scoreReasons {
+		if r == reason {
+			return i
+		}
+	}
+	return -1
+}
+
+// score returns the page score, -1 when the page has none.
+func (p *PageSummary) score() int {
+	if p.Score == nil {
+		return -1
+	}
+	return *p.Score
+}
+
+// expand moves the compact records into pages, sized exactly.
+func (b *siteBuilder) expand() {
+	if len(b.recs) == 0 {
+		return
+	}
+	b.pages = slices.Grow(b.pages, len(b.recs))
+	for i := range b.recs {
+		b.pages = append(b.pages, b.summary(&b.recs[i]))
+		b.recs[i] = pageRec{} // let the GC take strings no longer shared
+	}
+	b.recs = nil
+}
+
+// compact makes sum share the strings the builder already holds: its URL
+// with the interned node, its final URL with an interned node, a repeated
+// content type with the earlier pages, and an H1 equal to the title with
+// the title. The texts stay equal; only their storage is shared.
+func (b *siteBuilder) compact(sum *PageSummary, node int32) {
+	sum.URL = b.urls[node]
+	if sum.FinalURL != "" {
+		if id, ok := b.ids[sum.FinalURL]; ok {
+			sum.FinalURL = b.urls[id]
+		}
+	}
+	if sum.ContentType != "" {
+		if b.strs == nil {
+			b.strs = map[string]string{}
+		}
+		if ct, ok := b.strs[sum.ContentType]; ok {
+			sum.ContentType = ct
+		} else if len(b.strs) < maxSharedStrings {
+			b.strs[sum.ContentType] = sum.ContentType
+		}
+	}
+	if sum.H1 == sum.Title {
+		sum.H1 = sum.Title
+	}
+	if sum.Description == sum.Title {
+		sum.Description = sum.Title
+	}
+}
+
+// maxSharedStrings bounds the distinct content types siteBuilder shares.
+const maxSharedStrings = 1024
+
+// shareIDs returns a shared, read-only copy of a sorted set of finding IDs.
+// Its capacity equals its length, so an append or insert copies it.
+func (b *siteBuilder) shareIDs(ids []string) []string {
+	if len(ids) == 0 {
+		return nil
+	}
+	key := strings.Join(ids, " ")
+	if shared, ok := b.idSets[key]; ok {
+		return shared
+	}
+	if b.idSets == nil {
+		b.idSets = map[string][]string{}
+	}
+	shared := slices.Clip(slices.Clone(ids))
+	b.idSets[key] = shared
+	if b.idIndex == nil {
+		b.idIndex = map[string]int32{}
+	}
+	b.idIndex[key] = int32(len(b.idList))
+	b.idList = append(b.idList, shared)
+	return shared
+}
+
+// shareCounts returns a shared, read-only copy of a page's FindingCounts.
+func (b *siteBuilder) shareCounts(m map[string]int) map[string]int {
+	if len(m) == 0 {
+		return nil
+	}
+	key := countsKey(m)
+	if k, ok := b.cntIndex[key]; ok {
+		return b.cntList[k]
+	}
+	if b.cntIndex == nil {
+		b.cntIndex = map[string]int32{}
+	}
+	b.cntIndex[key] = int32(len(b.cntList))
+	b.cntList = append(b.cntList, maps.Clone(m))
+	return b.cntList[len(b.cntList)-1]
+}
+
+// countsKey is the sorted "id=n" form of FindingCounts.
+func countsKey(m map[string]int) string {
+	keys := slices.Sorted(maps.Keys(m))
+	for i, id := range keys {
+		keys[i] = id + "=" + strconv.Itoa(m[id])
+	}
+	return strings.Join(keys, " ")
+}
