@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/seokit/seokit/crawler"
+	"github.com/seokit/seokit/crawler/compare"
 	"github.com/seokit/seokit/seo"
 	"github.com/seokit/seokit/seo/robotstxt"
 )
@@ -49,7 +49,7 @@ type Options struct {
 	MaxMalformedSamples int
 	// Crawl is a crawl of the same site to join the log with
 	// (Report.Join); nil skips the join.
-	Crawl crawler.ReportSource
+	Crawl compare.Source
 	// Robots is the site's robots.txt, for "robots.txt says, the bot did"
 	// (Join.Disallowed); nil leaves Join.Disallowed not checked.
 	Robots *robotstxt.Robots

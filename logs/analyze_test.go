@@ -16,6 +16,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/seokit/seokit/crawler"
+	"github.com/seokit/seokit/crawler/compare"
 	"github.com/seokit/seokit/seo/robotstxt"
 )
 
@@ -39,11 +40,11 @@ func mixedInputs(t *testing.T) []Input {
 }
 
 // mixedCrawl is a crawl of the same site.
-func mixedCrawl() crawler.ReportSource {
+func mixedCrawl() compare.Source {
 	page := func(u string, status int, indexable bool) crawler.PageSummary {
 		return crawler.PageSummary{URL: "https://www.example.com" + u, Status: status, Indexable: indexable, Segment: "all"}
 	}
-	return crawler.ReportPages(&crawler.SiteReport{Pages: []crawler.PageSummary{
+	return compare.Report(&crawler.SiteReport{Pages: []crawler.PageSummary{
 		page("/", 200, true), page("/blog/post-1", 200, true), page("/blog/post-2", 500, false),
 		page("/old", 301, false), page("/noindex", 200, false), page("/never", 200, true), page("/private/a", 200, true),
 	}})

@@ -9,7 +9,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/seokit/seokit/crawler"
+	"github.com/seokit/seokit/crawler/compare"
 	"github.com/seokit/seokit/logs"
 	"github.com/seokit/seokit/seo"
 	"github.com/seokit/seokit/seo/robotstxt"
@@ -98,7 +98,7 @@ func runLogs(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		if _, err := os.Stat(*crawl); err != nil {
 			return &exitError{code: 2, err: fmt.Errorf("-crawl: %w", err)}
 		}
-		opts.Crawl = crawler.ReportFile(*crawl)
+		opts.Crawl = compare.File(*crawl)
 	}
 	if *robots != "" {
 		r, err := loadRobots(ctx, fetcher, *robots)
