@@ -130,7 +130,7 @@ type Options struct {
 // Dashboard is the web dashboard: an http.Handler serving every path under
 // Prefix. Create it with New.
 type Dashboard struct {
-	st    store.Store
+	st    Store
 	usage Usage
 	watch Watchlist
 	au    *auth.Server
@@ -153,8 +153,32 @@ var staticFS embed.FS
 // startTime is the Last-Modified of the embedded stylesheet.
 var startTime = time.Now()
 
+// Store is the part of the API's store the dashboard reads itself:
+// accounts (sign-in, the admin pages), their API keys and OAuth apps, the
+// revocation of sessions, the daily counters shown by default, and the
+// project pages' lists. store.Store implements it.
+type Store interface {
+	store.Accounts
+	store.Keys
+	store.Clients
+	SessionRevocations
+	store.Limits
+	store.Jobs
+	store.Projects
+	store.Schedules
+}
+
+// SessionRevocations records signed-out sessions (store.Grants' token
+// revocations): a session cookie is a token the dashboard revokes.
+type SessionRevocations interface {
+	RevokeToken(ctx context.Context, jti string, expires time.Time) error
+	TokenRevoked(ctx context.Context, jti string) (bool, error)
+}
+
+var _ Store = (store.Store)(nil)
+
 // New returns a Dashboard over the API's store and authenticator.
-func New(st store.Store, au *auth.Server, opts *Options) (*Dashboard, error) {
+func New(st Store, au *auth.Server, opts *Options) (*Dashboard, error) {
 	if st == nil {
 		return nil, errors.New("dashboard: nil store")
 	}
