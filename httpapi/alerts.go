@@ -613,7 +613,7 @@ func (s *Server) evaluateJobAlerts(ctx context.Context, j *store.Job) error {
 }
 
 // evaluateDownAlerts evaluates the site_down rules of the project of a job
-// failed because its site answered nothing (codeSiteUnreachable); its
+// failed because its site answered nothing (service.ErrorSiteUnreachable); its
 // report, kept with the job, says how. There is nothing to compare, so the
 // other rules wait for the next successful analysis.
 func (s *Server) evaluateDownAlerts(ctx context.Context, j *store.Job) error {

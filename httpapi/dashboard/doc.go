@@ -82,12 +82,17 @@
 //	au, _ := auth.New(ctx, st, &auth.Options{SessionAccount: func(r *http.Request) (string, bool) { return d.SessionAccount(r) }})
 //	api, _ := httpapi.New(ctx, &httpapi.Options{Store: st, Auth: au})
 //	w, _ := dashboard.NewSQLWatchlist(ctx, st.DB(), string(st.Dialect()))
-//	d, _ = dashboard.New(st, au, &dashboard.Options{SessionKey: key, Analyses: api, Rankings: rs, Watchlist: w})
+//	d, _ = dashboard.New(st, au, &dashboard.Options{SessionKey: key, Analyses: api.Analyses(),
+//		Quota: api, API: api, Mutes: api, Rankings: rs, Watchlist: w})
 //	mux.Handle("/dashboard/", d)
 //	mux.Handle("/dashboard", d)
 //
-// The API server passed as Analyses is also the Quota, the Mutes and the
-// API of the project pages.
+// The analyses pages go through the site analyses service
+// (service.Analyses, the API server's Analyses()), which the API's
+// handlers call too: the pages render the service's Job values (JobRow),
+// and each analysis is charged to the account's quota inside the
+// service. The API server is also the Quota (keyword tracking, the
+// limits shown), the Mutes and the API of the project pages.
 //
 // With several API instances sharing rate limits in Redis, set
 // Options.Usage to the API's ratelimit.Limiter so the usage page shows the

@@ -53,15 +53,9 @@ func (e *apiFailure) Error() string { return "dashboard: api: " + e.Code + ": " 
 func (e *apiFailure) StatusCode() int       { return e.Status }
 func (e *apiFailure) PublicMessage() string { return e.Message }
 
-// api returns the dashboard's API: Options.API, else Analyses when it
-// implements API; nil hides the project pages.
-func (d *Dashboard) api() API {
-	if d.opts.API != nil {
-		return d.opts.API
-	}
-	a, _ := d.opts.Analyses.(API)
-	return a
-}
+// api returns the dashboard's API (Options.API); nil hides the project
+// pages.
+func (d *Dashboard) api() API { return d.opts.API }
 
 // call answers a /v1 request as the account and decodes a 2xx answer's
 // JSON into out (when not nil). An error answer is an *apiFailure.

@@ -36,7 +36,7 @@ func (l *lateProjectsAPI) CallAPI(ctx context.Context, accountID, method, target
 func newProjectsEnv(t *testing.T, q httpapi.Queue) *env {
 	t.Helper()
 	late := &lateProjectsAPI{}
-	return newEnv(t, &envOptions{realClock: true, opts: dashboard.Options{Analyses: late},
+	return newEnv(t, &envOptions{realClock: true, opts: dashboard.Options{Analyses: late, Quota: late, API: late},
 		api: func(e *env) http.Handler {
 			if q == nil {
 				q = idleQueue{}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/seokit/seokit/httpapi/service"
 	"github.com/seokit/seokit/httpapi/store"
 )
 
@@ -242,27 +243,30 @@ func (d *Dashboard) deleteProject(w http.ResponseWriter, r *http.Request, s *ses
 }
 
 // runProject starts a site analysis of the project with its saved
-// settings, counted against the account's quota like the start form.
+// settings through the analyses service, which charges it to the
+// account's quota like the start form.
 func (d *Dashboard) runProject(w http.ResponseWriter, r *http.Request, s *session, a *store.Account) {
 	id := r.PathValue("id")
-	// The project must be the account's before anything is counted.
-	if err := d.call(r.Context(), a.ID, http.MethodGet, "/v1/projects/"+url.PathEscape(id), nil, nil); err != nil {
-		d.failed(w, r, a, err, "project")
+	if d.opts.Analyses == nil {
+		d.errorPage(w, r, a, http.StatusServiceUnavailable, "Site analyses are not available on this server.")
 		return
 	}
-	if !d.admit(w, r, a, "site analysis") {
-		return
-	}
-	var j struct {
-		ID string `json:"id"`
-	}
-	if err := d.call(r.Context(), a.ID, http.MethodPost, "/v1/analyze/site", map[string]string{"projectId": id}, &j); err != nil {
-		var f *apiFailure
-		if errors.As(err, &f) && f.Status < 500 && f.Status != http.StatusNotFound {
-			d.showProject(w, r, s, a, f.Status, nil, "", map[string]string{"run": "Not started: " + f.Message})
+	j, err := d.opts.Analyses.Submit(r.Context(), a.ID, service.SiteRequest{ProjectID: id})
+	if err != nil {
+		if isNotFound(err) {
+			d.errorPage(w, r, a, http.StatusNotFound, "No such project.")
 			return
 		}
-		d.failed(w, r, a, err, "project")
+		if _, msg, ok := fieldError(err); ok {
+			d.showProject(w, r, s, a, http.StatusBadRequest, nil, "", map[string]string{"run": "Not started: " + msg})
+			return
+		}
+		var rf Refusal
+		if errors.As(err, &rf) {
+			d.showProject(w, r, s, a, rf.StatusCode(), nil, "", map[string]string{"run": "Not started: " + rf.PublicMessage()})
+			return
+		}
+		d.unavailable(w, r, err)
 		return
 	}
 	http.Redirect(w, r, Prefix+"/analyses/"+url.PathEscape(j.ID), http.StatusSeeOther)
