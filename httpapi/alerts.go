@@ -575,7 +575,7 @@ func (s *Server) evaluateJobAlerts(ctx context.Context, j *store.Job) error {
 			return err
 		}
 	}
-	release, err := s.adm.admit(ctx, KindCompare, j.AccountID, crawler.EstimateCompareMemory(len(prev.Result)), true)
+	release, err := s.adm.acquireSlot(ctx, KindCompare, j.AccountID, crawler.EstimateCompareMemory(len(prev.Result)), true)
 	if err != nil {
 		return err
 	}

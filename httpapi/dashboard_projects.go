@@ -21,7 +21,7 @@ const MaxCallAPIBytes = 32 << 20
 // every rule, cap and error of the API applies; authentication and the
 // per-request count against the daily limit do not (the caller has
 // signed the account in, and counts the actions that spend resources with
-// Admit). It returns the status, the Content-Type and the body of the
+// CountAction). It returns the status, the Content-Type and the body of the
 // answer (the error envelope for 4xx and 5xx); err is set only when no
 // route matches or the answer is larger than MaxCallAPIBytes.
 func (s *Server) CallAPI(ctx context.Context, accountID, method, target string, body []byte) (status int, contentType string, resp []byte, err error) {

@@ -87,7 +87,7 @@ func (s *Server) siteDiff(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, apiError(http.StatusConflict, CodeConflict, "an analysis compared has no stored report"))
 		return
 	}
-	release, err := s.adm.admit(ctx, KindCompare, account, oldRep.memory+curRep.memory, false)
+	release, err := s.adm.acquireSlot(ctx, KindCompare, account, oldRep.memory+curRep.memory, false)
 	if err != nil {
 		s.fail(w, r, err)
 		return

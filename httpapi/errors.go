@@ -55,6 +55,9 @@ type Error struct {
 // the API (the dashboard) that show the refusal.
 func (e *Error) StatusCode() int { return e.Status }
 
+// FieldName is the request field the error is about, "" for none.
+func (e *Error) FieldName() string { return e.Field }
+
 // PublicMessage returns the message shown to the client.
 func (e *Error) PublicMessage() string { return e.Message }
 

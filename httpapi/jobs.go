@@ -421,7 +421,7 @@ func (s *Server) runJob(wctx context.Context, accountID, id string) error {
 	// The job waits, queued, for a slot and the memory of the crawl's own
 	// state; a cancel ends the wait. Its pages then reserve, as page
 	// analyses do, while they are analysed.
-	release, err := s.adm.admit(jctx, KindSite, j.AccountID, crawler.EstimateMemory(&co), true)
+	release, err := s.adm.acquireSlot(jctx, KindSite, j.AccountID, crawler.EstimateMemory(&co), true)
 	if err != nil {
 		var ae *Error
 		switch {

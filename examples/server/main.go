@@ -588,6 +588,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		SessionKey: derive(secret, "dashboard session"),
 		Secure:     c.tlsCert != "" || len(proxies) > 0,
 		Analyses:   api.Analyses(), // charged to the same daily limits and plan caps as the API
+		Projects:   api.Projects(),
 		Quota:      api,
 		API:        api,
 		Mutes:      api,

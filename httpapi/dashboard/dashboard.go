@@ -34,10 +34,10 @@ const DefaultSessionTTL = 12 * time.Hour
 // by their service (service.Analyses.Submit). The API server
 // (httpapi.Server) implements it.
 type Quota interface {
-	// Admit counts one action of the account (action names it for logs)
+	// CountAction counts one action of the account (action names it for logs)
 	// against its daily limit. A refused action gets an error that
 	// implements Refusal; the action must not run.
-	Admit(ctx context.Context, accountID, action string) error
+	CountAction(ctx context.Context, accountID, action string) error
 	// DailyLimit returns the account's daily request limit.
 	DailyLimit(ctx context.Context, accountID string) (int, error)
 	// MaxSitePages returns the most pages the account's site analyses
@@ -89,6 +89,10 @@ type Options struct {
 	// analyses pages list, start, show and cancel through it, and it
 	// charges each analysis to the account's quota. Nil hides them.
 	Analyses service.Analyses
+	// Projects is the projects service (httpapi.Server.Projects): the
+	// project pages list, create, show, change and delete projects and
+	// read their history through it. Nil hides them.
+	Projects service.Projects
 	// API answers the project pages' requests to the /v1 API (projects,
 	// their analyses, schedules and alert rules, comparisons); the API
 	// server implements it. Without one the project pages say they are
@@ -144,15 +148,15 @@ var startTime = time.Now()
 // Store is the part of the API's store the dashboard reads itself:
 // accounts (sign-in, the admin pages), their API keys and OAuth apps, the
 // revocation of sessions, the daily counters shown by default, and the
-// project pages' lists. Site analyses are read through the service
-// (Options.Analyses). store.Store implements it.
+// projects' schedules for their next run. Site analyses and projects are
+// read through their services (Options.Analyses, Options.Projects).
+// store.Store implements it.
 type Store interface {
 	store.Accounts
 	store.Keys
 	store.Clients
 	SessionRevocations
 	store.Limits
-	store.Projects
 	store.Schedules
 }
 
@@ -374,7 +378,7 @@ func (d *Dashboard) countAction(w http.ResponseWriter, r *http.Request, a *store
 		d.errorPage(w, r, a, http.StatusServiceUnavailable, "This action is not available on this server.")
 		return false
 	}
-	err := d.opts.Quota.Admit(r.Context(), a.ID, action)
+	err := d.opts.Quota.CountAction(r.Context(), a.ID, action)
 	if err == nil {
 		return true
 	}

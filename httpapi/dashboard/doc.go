@@ -62,10 +62,12 @@
 // send test, the webhook secret shown once) and the alert delivery log.
 // /dashboard/analyses/{id}/diff?against= shows the comparison of two
 // analyses (crawler.Compare, capped with exact counts, changed pages
-// paged); diff.html serves its self-contained page sandboxed. Every change
-// goes through Options.API, the API's own handlers run in process
-// (httpapi.Server.CallAPI), so the pages apply the API's validation, caps
-// and messages, and another account's project is a 404.
+// paged); diff.html serves its self-contained page sandboxed. Projects and
+// their history go through the projects service (Options.Projects) the
+// API's handlers call, so the pages apply the API's validation, caps and
+// messages, and another account's project is a 404. Schedules, alert rules
+// and comparisons still go through Options.API, the API's own handlers run
+// in process (httpapi.Server.CallAPI).
 //
 // # Look
 //
@@ -83,7 +85,7 @@
 //	api, _ := httpapi.New(ctx, &httpapi.Options{Store: st, Auth: au})
 //	w, _ := dashboard.NewSQLWatchlist(ctx, st.DB(), string(st.Dialect()))
 //	d, _ = dashboard.New(st, au, &dashboard.Options{SessionKey: key, Analyses: api.Analyses(),
-//		Quota: api, API: api, Mutes: api, Rankings: rs, Watchlist: w})
+//		Projects: api.Projects(), Quota: api, API: api, Mutes: api, Rankings: rs, Watchlist: w})
 //	mux.Handle("/dashboard/", d)
 //	mux.Handle("/dashboard", d)
 //

@@ -364,7 +364,7 @@ func newTestSite(t *testing.T) *httptest.Server {
 // limit.
 type fixedQuota int
 
-func (q fixedQuota) Admit(context.Context, string, string) error { return nil }
+func (q fixedQuota) CountAction(context.Context, string, string) error { return nil }
 func (q fixedQuota) DailyLimit(context.Context, string) (int, error) {
 	return int(q), nil
 }

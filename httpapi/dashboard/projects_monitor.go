@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/seokit/seokit/httpapi/service"
 	"github.com/seokit/seokit/httpapi/store"
 )
 
@@ -109,7 +110,7 @@ func (d *Dashboard) unavailableSection(err error, what string) string {
 	return "The " + what + " cannot be shown right now."
 }
 
-func (d *Dashboard) schedulesView(r *http.Request, a *store.Account, p *project) *schedulesView {
+func (d *Dashboard) schedulesView(r *http.Request, a *store.Account, p *service.Project) *schedulesView {
 	sv := &schedulesView{Form: scheduleForm{Kind: "site", Spec: "daily@06:00"}}
 	var list struct {
 		Schedules []schedule `json:"schedules"`
@@ -133,7 +134,7 @@ func (d *Dashboard) schedulesView(r *http.Request, a *store.Account, p *project)
 	return sv
 }
 
-func (d *Dashboard) alertsView(r *http.Request, a *store.Account, p *project) *alertsView {
+func (d *Dashboard) alertsView(r *http.Request, a *store.Account, p *service.Project) *alertsView {
 	av := &alertsView{Form: alertForm{Kind: "new_findings", Channel: "webhook"}, Kinds: alertKinds}
 	var rules struct {
 		Rules []alertRule `json:"rules"`
@@ -159,7 +160,7 @@ func (d *Dashboard) alertsView(r *http.Request, a *store.Account, p *project) *a
 
 // nextRun returns the earliest next run of the project's active
 // schedules, in its zone; "" when none.
-func (d *Dashboard) nextRun(ctx context.Context, accountID string, p *store.Project) string {
+func (d *Dashboard) nextRun(ctx context.Context, accountID string, p *service.Project) string {
 	scs, err := d.st.Schedules(ctx, accountID, p.ID)
 	if err != nil {
 		d.log.Warn("dashboard: schedules", "project", p.ID, "err", err)

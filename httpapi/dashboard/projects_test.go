@@ -14,6 +14,7 @@ import (
 	"github.com/seokit/seokit/crawler"
 	"github.com/seokit/seokit/httpapi"
 	"github.com/seokit/seokit/httpapi/dashboard"
+	"github.com/seokit/seokit/httpapi/service"
 	"github.com/seokit/seokit/httpapi/store"
 	"github.com/seokit/seokit/seo"
 )
@@ -27,6 +28,30 @@ var (
 // lateProjectsAPI is lateAPI with the API the project pages call.
 type lateProjectsAPI struct{ lateAPI }
 
+// lateProjects hands the dashboard's Projects to the late API server.
+type lateProjects struct{ *lateAPI }
+
+var _ service.Projects = lateProjects{}
+
+func (l lateProjects) Create(ctx context.Context, accountID string, req service.ProjectRequest) (*service.Project, error) {
+	return l.s.Projects().Create(ctx, accountID, req)
+}
+func (l lateProjects) Get(ctx context.Context, accountID, id string) (*service.Project, error) {
+	return l.s.Projects().Get(ctx, accountID, id)
+}
+func (l lateProjects) List(ctx context.Context, accountID string) ([]service.Project, error) {
+	return l.s.Projects().List(ctx, accountID)
+}
+func (l lateProjects) Update(ctx context.Context, accountID, id string, req service.ProjectRequest) (*service.Project, error) {
+	return l.s.Projects().Update(ctx, accountID, id, req)
+}
+func (l lateProjects) Delete(ctx context.Context, accountID, id string) error {
+	return l.s.Projects().Delete(ctx, accountID, id)
+}
+func (l lateProjects) Analyses(ctx context.Context, accountID, id string, limit int) (*service.ProjectAnalyses, error) {
+	return l.s.Projects().Analyses(ctx, accountID, id, limit)
+}
+
 func (l *lateProjectsAPI) CallAPI(ctx context.Context, accountID, method, target string, body []byte) (int, string, []byte, error) {
 	return l.s.CallAPI(ctx, accountID, method, target, body)
 }
@@ -36,7 +61,7 @@ func (l *lateProjectsAPI) CallAPI(ctx context.Context, accountID, method, target
 func newProjectsEnv(t *testing.T, q httpapi.Queue) *env {
 	t.Helper()
 	late := &lateProjectsAPI{}
-	return newEnv(t, &envOptions{realClock: true, opts: dashboard.Options{Analyses: late, Quota: late, API: late},
+	return newEnv(t, &envOptions{realClock: true, opts: dashboard.Options{Analyses: late, Quota: late, API: late, Projects: lateProjects{&late.lateAPI}},
 		api: func(e *env) http.Handler {
 			if q == nil {
 				q = idleQueue{}

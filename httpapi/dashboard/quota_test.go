@@ -46,8 +46,8 @@ func (l *lateAPI) Cancel(ctx context.Context, accountID, id string) (*service.Jo
 func (l *lateAPI) Screenshot(ctx context.Context, accountID, jobID, pageURL string) ([]byte, error) {
 	return l.s.Analyses().Screenshot(ctx, accountID, jobID, pageURL)
 }
-func (l *lateAPI) Admit(ctx context.Context, accountID, action string) error {
-	return l.s.Admit(ctx, accountID, action)
+func (l *lateAPI) CountAction(ctx context.Context, accountID, action string) error {
+	return l.s.CountAction(ctx, accountID, action)
 }
 func (l *lateAPI) DailyLimit(ctx context.Context, accountID string) (int, error) {
 	return l.s.DailyLimit(ctx, accountID)
