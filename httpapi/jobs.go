@@ -6,9 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -123,8 +121,25 @@ func (s *Server) prepareSite(ctx context.Context, accountID string, req SiteRequ
 // plan and returns the job to store, queued, and the quota units it costs
 // (siteCost). It charges nothing.
 func (s *Server) checkSite(ctx context.Context, accountID string, req SiteRequest) (*store.Job, int, error) {
-	if err := s.attachProject(ctx, accountID, &req); err != nil {
+	// The target is parsed once, here; a bad one is reported after the
+	// project (a missing project is a 404 first).
+	var t *service.Target
+	var terr error
+	switch {
+	case req.Domain != "" && req.URL != "":
+		terr = invalid("url", "give either domain or url, not both")
+	case req.Domain != "" || req.URL != "":
+		pt, err := service.ParseTarget(req.Domain, req.URL)
+		t, terr = &pt, err
+		if err != nil {
+			t = nil
+		}
+	}
+	if err := s.attachProject(ctx, accountID, &req, t); err != nil {
 		return nil, 0, err
+	}
+	if terr != nil {
+		return nil, 0, terr
 	}
 	if req.ProjectID == "" {
 		// Answers show stored credentials as "[redacted]"; sent back in a
@@ -134,33 +149,21 @@ func (s *Server) checkSite(ctx context.Context, accountID string, req SiteReques
 			return nil, 0, err
 		}
 	}
-	switch {
-	case req.Domain != "" && req.URL != "":
-		return nil, 0, invalid("url", "give either domain or url, not both")
-	case req.URL != "":
-		u, err := s.checkSiteStart(ctx, "url", req.URL)
+	if t == nil {
+		// A project's analysis without domain or url: the project's
+		// domain, or an empty domain's error.
+		pt, err := service.ParseTarget(req.Domain, "")
 		if err != nil {
 			return nil, 0, err
 		}
-		if u.Path == "" {
-			u.Path = "/"
-		}
-		req.Domain, req.URL = u.Host, u.String()
-	default:
-		u, err := siteDomain(req.Domain)
-		if err != nil {
-			if ae, ok := err.(*Error); ok && strings.Contains(req.Domain, "://") {
-				ae.Message += "; send a start URL as url"
-			}
-			return nil, 0, err // "domain is empty" included
-		}
-		if u, err = s.checkSiteStart(ctx, "domain", u.String()); err != nil {
-			if ie, ok := seo.AsInputError(err); ok && ie.Value != "" {
-				ie.Value = req.Domain // what the client sent, not the URL made of it
-			}
-			return nil, 0, err
-		}
-		req.Domain = u.Host
+		t = &pt
+	}
+	if err := s.checkTarget(ctx, t); err != nil {
+		return nil, 0, err
+	}
+	req.Domain = t.Host()
+	if t.Field == "url" {
+		req.URL = t.URL.String()
 	}
 	plan, err := s.accountPlan(ctx, accountID)
 	if err != nil {
@@ -661,45 +664,28 @@ func progressFromReport(rep *crawler.SiteReport, now time.Time) []byte {
 	return b
 }
 
-// siteDomain validates the domain of a site analysis or a mute list: a
-// host name with an optional port, no scheme or path (seo.ParseHost). It
-// returns the https URL of the domain's root; errors name "domain" and
-// echo what the client sent.
-func siteDomain(raw string) (*url.URL, error) {
-	host, err := seo.ParseHost(raw, &seo.DomainOptions{AllowPort: true})
-	if err != nil {
-		return nil, err
-	}
-	return &url.URL{Scheme: "https", Host: host, Path: "/"}, nil
-}
-
-// checkSiteStart applies the page analyses' address policy to the start of
-// a site analysis: a well-formed host name, an allowed port, and a host
-// that is not, and does not resolve only to, a loopback, private or
-// metadata address (unless AllowPrivate). Errors name field. A host that
-// does not resolve is let through: the job reports it.
-func (s *Server) checkSiteStart(ctx context.Context, field, raw string) (*url.URL, error) {
-	u, err := seo.ParseURL(raw)
-	if err != nil {
-		if ie, ok := seo.AsInputError(err); ok {
-			return nil, ie.WithField(field)
-		}
-		return nil, err
-	}
-	if err := seo.CheckHostName(field, u.Hostname()); err != nil {
-		return nil, err
-	}
+// checkTarget applies the page analyses' address policy to the start of a
+// site analysis: an allowed port, and a host that is not, and does not
+// resolve only to, a loopback, private or metadata address (unless
+// AllowPrivate). Errors name the target's field and carry what the
+// client sent. A host that does not resolve is let through: the job
+// reports it.
+func (s *Server) checkTarget(ctx context.Context, t *service.Target) error {
 	cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	if _, err := s.fetcher.CheckURL(cctx, u.String()); err != nil {
+	if _, err := s.fetcher.CheckURL(cctx, t.URL.String()); err != nil {
 		if ie, ok := seo.AsInputError(err); ok {
-			return nil, ie.WithField(field)
+			ie = ie.WithField(t.Field)
+			if t.Field == "domain" && ie.Value != "" {
+				ie.Value = t.Raw // what the client sent, not the URL made of it
+			}
+			return ie
 		}
 		if ctx.Err() != nil {
-			return nil, ctx.Err()
+			return ctx.Err()
 		}
 	}
-	return u, nil
+	return nil
 }
 
 // crawlerOptions are the crawl options of the request of site analysis

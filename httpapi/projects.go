@@ -145,17 +145,14 @@ func (s *Server) getProject(ctx context.Context, accountID, id, field string) (*
 // projectDomain validates a project's domain as a site analysis's is (the
 // address policy included) and returns its host.
 func (s *Server) projectDomain(ctx context.Context, raw string) (string, error) {
-	u, err := siteDomain(raw)
+	t, err := service.ParseTarget(raw, "")
 	if err != nil {
 		return "", err
 	}
-	if u, err = s.checkSiteStart(ctx, "domain", u.String()); err != nil {
-		if ie, ok := seo.AsInputError(err); ok && ie.Value != "" {
-			ie.Value = raw
-		}
+	if err := s.checkTarget(ctx, &t); err != nil {
 		return "", err
 	}
-	return strings.ToLower(u.Host), nil
+	return strings.ToLower(t.Host()), nil
 }
 
 // cleanKeywords trims keywords and drops repeats; an empty one, or one
@@ -563,7 +560,10 @@ func (s *Server) projectAnalyses(w http.ResponseWriter, r *http.Request) {
 // without domain and url analyses the project's domain, one with either
 // must name the project's host (else 400 naming it); a request without a
 // crawl configuration of its own takes the project's saved one.
-func (s *Server) attachProject(ctx context.Context, accountID string, req *SiteRequest) error {
+//
+// t is the request's parsed target, nil when it has none or a bad one
+// (reported by the caller after the project).
+func (s *Server) attachProject(ctx context.Context, accountID string, req *SiteRequest, t *service.Target) error {
 	if req.ProjectID == "" {
 		return nil
 	}
@@ -575,15 +575,12 @@ func (s *Server) attachProject(ctx context.Context, accountID string, req *SiteR
 	switch {
 	case req.Domain == "" && req.URL == "":
 		req.Domain = p.Domain
-	case req.URL != "":
-		// A bad URL is reported by the checks that follow.
-		if u, err := seo.ParseURL(req.URL); err == nil && !strings.EqualFold(u.Host, p.Domain) {
-			return invalid("url", "url must be on the project's domain "+p.Domain+", or be left out")
-		}
-	default:
-		if u, err := siteDomain(req.Domain); err == nil && !strings.EqualFold(u.Host, p.Domain) {
-			return invalid("domain", "domain must be the project's domain "+p.Domain+", or be left out")
-		}
+	case t == nil:
+		// A bad target is reported by the caller.
+	case t.Field == "url" && !strings.EqualFold(t.Host(), p.Domain):
+		return invalid("url", "url must be on the project's domain "+p.Domain+", or be left out")
+	case t.Field == "domain" && !strings.EqualFold(t.Host(), p.Domain):
+		return invalid("domain", "domain must be the project's domain "+p.Domain+", or be left out")
 	}
 	if reflect.ValueOf(req.Options.Config).IsZero() {
 		if req.Options.Config, err = s.projectConfig(p); err != nil {

@@ -134,14 +134,10 @@ func (d *Dashboard) startAnalysis(w http.ResponseWriter, r *http.Request, s *ses
 		}
 		maxPages = n
 	}
-	host, err := seo.ParseHost(av.FormDomain, &seo.DomainOptions{AllowPort: true})
-	if err != nil {
-		_, msg, _ := fieldError(err)
-		bad("domain", msg)
-		return
-	}
+	// The domain is parsed once, by the service.
 	var cfg *crawler.Config
 	if av.FormConfig != "" {
+		var err error
 		if cfg, err = crawler.DecodeConfig(strings.NewReader(av.FormConfig)); err != nil {
 			_, msg, _ := fieldError(err)
 			bad("config", "Configuration: "+msg)
@@ -150,7 +146,7 @@ func (d *Dashboard) startAnalysis(w http.ResponseWriter, r *http.Request, s *ses
 	}
 	// The service validates the request as POST /v1/analyze/site does and
 	// charges the crawl to the account's daily quota.
-	req := service.SiteRequest{Domain: host}
+	req := service.SiteRequest{Domain: av.FormDomain}
 	if cfg != nil {
 		req.Options.Config = *cfg
 	}

@@ -23,7 +23,6 @@ import (
 	"github.com/seokit/seokit/httpapi/service"
 	"github.com/seokit/seokit/httpapi/store"
 	"github.com/seokit/seokit/httpapi/store/sqlstore"
-	"github.com/seokit/seokit/seo"
 )
 
 const (
@@ -208,10 +207,11 @@ func (a *testAnalyses) wait() {
 }
 
 func (a *testAnalyses) Submit(ctx context.Context, accountID string, sr service.SiteRequest) (*service.Job, error) {
-	domain := sr.Domain
-	if _, err := seo.ParseDomain(domain); err != nil {
+	t, err := service.ParseTarget(sr.Domain, sr.URL)
+	if err != nil {
 		return nil, err
 	}
+	domain := t.Host()
 	if sr.Options.Render == "none" {
 		sr.Options.Render = ""
 	}
