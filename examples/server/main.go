@@ -589,8 +589,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		Secure:     c.tlsCert != "" || len(proxies) > 0,
 		Analyses:   api.Analyses(), // charged to the same daily limits and plan caps as the API
 		Projects:   api.Projects(),
+		Schedules:  api.Schedules(),
+		Alerts:     api.Alerts(),
 		Quota:      api,
-		API:        api,
 		Mutes:      api,
 		Rankings:   rs,
 		Tracker:    tracker,

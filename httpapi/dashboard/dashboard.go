@@ -93,11 +93,11 @@ type Options struct {
 	// project pages list, create, show, change and delete projects and
 	// read their history through it. Nil hides them.
 	Projects service.Projects
-	// API answers the project pages' requests to the /v1 API (projects,
-	// their analyses, schedules and alert rules, comparisons); the API
-	// server implements it. Without one the project pages say they are
-	// not available.
-	API API
+	// Schedules and Alerts are the schedules and alerts services
+	// (httpapi.Server.Schedules, Alerts) of the project page's sections;
+	// nil shows them as not available.
+	Schedules service.Schedules
+	Alerts    service.Alerts
 	// Mutes keeps the check IDs muted per domain, shown and changed on
 	// the analysis page; the API server implements it. Without one the
 	// mute controls are hidden.
@@ -147,17 +147,16 @@ var startTime = time.Now()
 
 // Store is the part of the API's store the dashboard reads itself:
 // accounts (sign-in, the admin pages), their API keys and OAuth apps, the
-// revocation of sessions, the daily counters shown by default, and the
-// projects' schedules for their next run. Site analyses and projects are
-// read through their services (Options.Analyses, Options.Projects).
-// store.Store implements it.
+// revocation of sessions and the daily counters shown by default. Site
+// analyses, projects, schedules and alerts are read through their
+// services (Options.Analyses, Projects, Schedules, Alerts). store.Store
+// implements it.
 type Store interface {
 	store.Accounts
 	store.Keys
 	store.Clients
 	SessionRevocations
 	store.Limits
-	store.Schedules
 }
 
 // SessionRevocations records signed-out sessions (store.Grants' token

@@ -65,9 +65,9 @@
 // paged); diff.html serves its self-contained page sandboxed. Projects and
 // their history go through the projects service (Options.Projects) the
 // API's handlers call, so the pages apply the API's validation, caps and
-// messages, and another account's project is a 404. Schedules, alert rules
-// and comparisons still go through Options.API, the API's own handlers run
-// in process (httpapi.Server.CallAPI).
+// messages, and another account's project is a 404; schedules and alert
+// rules through theirs (Options.Schedules, Options.Alerts), comparisons
+// through the analyses service (Analyses.Diff).
 //
 // # Look
 //
@@ -85,7 +85,8 @@
 //	api, _ := httpapi.New(ctx, &httpapi.Options{Store: st, Auth: au})
 //	w, _ := dashboard.NewSQLWatchlist(ctx, st.DB(), string(st.Dialect()))
 //	d, _ = dashboard.New(st, au, &dashboard.Options{SessionKey: key, Analyses: api.Analyses(),
-//		Projects: api.Projects(), Quota: api, API: api, Mutes: api, Rankings: rs, Watchlist: w})
+//		Projects: api.Projects(), Schedules: api.Schedules(), Alerts: api.Alerts(),
+//		Quota: api, Mutes: api, Rankings: rs, Watchlist: w})
 //	mux.Handle("/dashboard/", d)
 //	mux.Handle("/dashboard", d)
 //
@@ -94,7 +95,7 @@
 // handlers call too: the pages render the service's Job values (JobRow),
 // and each analysis is charged to the account's quota inside the
 // service. The API server is also the Quota (keyword tracking, the
-// limits shown), the Mutes and the API of the project pages.
+// limits shown) and the Mutes.
 //
 // With several API instances sharing rate limits in Redis, set
 // Options.Usage to the API's ratelimit.Limiter so the usage page shows the

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
@@ -23,6 +24,7 @@ import (
 	"github.com/seokit/seokit/httpapi/service"
 	"github.com/seokit/seokit/httpapi/store"
 	"github.com/seokit/seokit/httpapi/store/sqlstore"
+	"github.com/seokit/seokit/seo"
 )
 
 const (
@@ -265,6 +267,12 @@ func (a *testAnalyses) Screenshot(ctx context.Context, accountID, jobID, pageURL
 		return nil, store.ErrNotFound
 	}
 	return ss.Screenshot(ctx, accountID, jobID, pageURL)
+}
+
+// Diff is not offered by the test analyses: the comparison pages are
+// tested over the API server's service (projects_test.go).
+func (a *testAnalyses) Diff(ctx context.Context, accountID, id, against string) (*service.SiteDiff, error) {
+	return nil, fmt.Errorf("test analyses do not compare: %w", seo.ErrUnavailable)
 }
 
 // bytesResult is a stored report held in memory.

@@ -2,7 +2,6 @@ package dashboard
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -17,18 +16,6 @@ import (
 	"github.com/seokit/seokit/seo"
 )
 
-// API answers requests to the /v1 API in process as an account. The API
-// server (httpapi.Server) implements it. The project pages go through it,
-// so projects, schedules and alert rules are validated by the API's own
-// rules and answered with its messages.
-type API interface {
-	// CallAPI answers method and target (a /v1 path with its query) with
-	// the JSON body (nil for none) as the account, without counting the
-	// request against its daily limit; it returns the answer's status,
-	// Content-Type and body (the error envelope for 4xx and 5xx).
-	CallAPI(ctx context.Context, accountID, method, target string, body []byte) (status int, contentType string, resp []byte, err error)
-}
-
 // Page sizes of the project pages: each table shows one page and links
 // the next, so an account with 1,000 projects or a project with 1,000
 // analyses stays readable.
@@ -42,62 +29,20 @@ const (
 	maxCharted = 200
 )
 
-// apiFailure is an error answer of the API: its envelope.
+// apiFailure is a service's refusal as the pages show it: the status, code,
+// message and field the API's error envelope would carry.
 type apiFailure struct {
-	Status  int    `json:"status"`
-	Code    string `json:"code"`
-	Message string `json:"message"`
-	Field   string `json:"field"`
+	Status  int
+	Code    string
+	Message string
+	Field   string
 }
 
-func (e *apiFailure) Error() string { return "dashboard: api: " + e.Code + ": " + e.Message }
+func (e *apiFailure) Error() string { return "dashboard: " + e.Code + ": " + e.Message }
 
-// StatusCode and PublicMessage make an answer of the API a Refusal.
+// StatusCode and PublicMessage make a refusal a Refusal.
 func (e *apiFailure) StatusCode() int       { return e.Status }
 func (e *apiFailure) PublicMessage() string { return e.Message }
-
-// api returns the dashboard's API (Options.API); nil hides the project
-// pages.
-func (d *Dashboard) api() API { return d.opts.API }
-
-// call answers a /v1 request as the account and decodes a 2xx answer's
-// JSON into out (when not nil). An error answer is an *apiFailure.
-func (d *Dashboard) call(ctx context.Context, accountID, method, target string, in, out any) error {
-	api := d.api()
-	if api == nil {
-		return &apiFailure{Status: http.StatusServiceUnavailable, Code: "unavailable", Message: "projects are not available on this server"}
-	}
-	var body []byte
-	if in != nil {
-		var err error
-		if body, err = json.Marshal(in); err != nil {
-			return err
-		}
-	}
-	status, _, resp, err := api.CallAPI(ctx, accountID, method, target, body)
-	if err != nil {
-		return err
-	}
-	if status >= 300 {
-		return failure(status, resp)
-	}
-	if out == nil || status == http.StatusNoContent {
-		return nil
-	}
-	return json.Unmarshal(resp, out)
-}
-
-// failure decodes the error envelope of an answer with status.
-func failure(status int, resp []byte) error {
-	var env struct {
-		Error *apiFailure `json:"error"`
-	}
-	if json.Unmarshal(resp, &env) != nil || env.Error == nil {
-		return errors.New("dashboard: api: status " + strconv.Itoa(status))
-	}
-	env.Error.Status = status
-	return env.Error
-}
 
 // serviceFailure turns an error of a service into the shape of an API
 // error answer (*apiFailure), so the pages show a service's refusal as
@@ -129,7 +74,7 @@ func serviceFailure(err error) error {
 	return err
 }
 
-// failed shows an error of call: a 404 as the not-found page, another
+// failed shows an error of a service (serviceFailure): a 404 as the not-found page, another
 // refusal with its status and message, anything else as unavailable.
 func (d *Dashboard) failed(w http.ResponseWriter, r *http.Request, a *store.Account, err error, what string) {
 	var f *apiFailure

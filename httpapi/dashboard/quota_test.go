@@ -43,6 +43,9 @@ func (l *lateAPI) List(ctx context.Context, accountID string, limit int) ([]serv
 func (l *lateAPI) Cancel(ctx context.Context, accountID, id string) (*service.Job, error) {
 	return l.s.Analyses().Cancel(ctx, accountID, id)
 }
+func (l *lateAPI) Diff(ctx context.Context, accountID, id, against string) (*service.SiteDiff, error) {
+	return l.s.Analyses().Diff(ctx, accountID, id, against)
+}
 func (l *lateAPI) Screenshot(ctx context.Context, accountID, jobID, pageURL string) ([]byte, error) {
 	return l.s.Analyses().Screenshot(ctx, accountID, jobID, pageURL)
 }

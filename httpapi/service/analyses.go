@@ -40,6 +40,20 @@ type Analyses interface {
 	// Screenshot returns the stored PNG of a page of the account's job;
 	// ErrNotFound when there is none.
 	Screenshot(ctx context.Context, accountID, jobID, pageURL string) ([]byte, error)
+	// Diff compares the account's succeeded analysis id with an earlier
+	// one of the same site: against, or by default the previous
+	// successful analysis of its domain (in its project when it has one).
+	// Its memory is admitted as the server's other work is; a busy server
+	// refuses it.
+	Diff(ctx context.Context, accountID, id, against string) (*SiteDiff, error)
+}
+
+// SiteDiff is the comparison of two analyses of a site (the body of GET
+// /v1/analyze/site/{id}/diff).
+type SiteDiff struct {
+	Old  string        `json:"old"`
+	New  string        `json:"new"`
+	Diff *crawler.Diff `json:"diff"`
 }
 
 // MaxList is the most jobs Analyses.List returns at once.
