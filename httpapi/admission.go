@@ -194,13 +194,13 @@ func busy(msg string) *Error {
 	return e
 }
 
-// admit admits one operation of kind for account, with a memory estimate
+// acquireSlot takes a slot of kind for one operation of account, with a memory estimate
 // of bytes, waiting at most the configured wait (queue false) or until ctx
 // ends (queue true, for jobs). An empty account is not limited per account
 // (the pages a site analysis renders: the job is the account's). The error
 // is an *Error: 429 for the account's limit, 503 for a saturated server;
 // or ctx's error.
-func (a *admission) admit(ctx context.Context, kind Kind, account string, bytes int64, queue bool) (release func(), err error) {
+func (a *admission) acquireSlot(ctx context.Context, kind Kind, account string, bytes int64, queue bool) (release func(), err error) {
 	k := a.kinds[kind]
 	refuse := func(reason string, e *Error) (func(), error) {
 		k.refused.Add(1)

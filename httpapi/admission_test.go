@@ -317,11 +317,11 @@ func TestRankingsWatchlistSurvivesDisconnect(t *testing.T) {
 func TestAdmitCountsOneQuota(t *testing.T) {
 	a := newTestAPI(t, &Options{Limits: map[store.Plan]int{store.Free: 2}})
 	ctx := context.Background()
-	if err := a.srv.Admit(ctx, a.acct.ID, ActionSiteAnalysis); err != nil {
+	if err := a.srv.CountAction(ctx, a.acct.ID, ActionSiteAnalysis); err != nil {
 		t.Fatal(err)
 	}
 	wantStatus(t, a.call("GET", "/v1/analyze/site", a.key, ""), 200)
-	err := a.srv.Admit(ctx, a.acct.ID, ActionTrackKeywords)
+	err := a.srv.CountAction(ctx, a.acct.ID, ActionTrackKeywords)
 	var rf dashboard.Refusal
 	if !errors.As(err, &rf) || rf.StatusCode() != 429 || !strings.Contains(rf.PublicMessage(), "daily request limit of 2") {
 		t.Fatalf("Admit over the limit: %v", err)

@@ -17,6 +17,7 @@ import (
 	"github.com/seokit/seokit/crawler"
 	"github.com/seokit/seokit/crawler/compare"
 	"github.com/seokit/seokit/httpapi/auth"
+	"github.com/seokit/seokit/httpapi/service"
 	"github.com/seokit/seokit/httpapi/store"
 	"github.com/seokit/seokit/monitor"
 	"github.com/seokit/seokit/seo"
@@ -41,80 +42,24 @@ const (
 	alertProjectJobs = 50
 )
 
-// AlertRuleRequest is the body of POST /v1/projects/{id}/alerts and, every
-// field optional, of PATCH /v1/projects/{id}/alerts/{aid}.
-type AlertRuleRequest struct {
-	// Kind is the rule kind: new_findings, top_page_changed,
-	// robots_changed, sitemaps_changed, pages_lost, score_drop or
-	// keyword_drop.
-	Kind string `json:"kind,omitempty"`
-	// Params are the kind's parameters (monitor.Params): severity, topN,
-	// minPages, points, positions.
-	Params json.RawMessage `json:"params,omitempty"`
-	// Channel is webhook, slack or email; Target its URL or address.
-	Channel string `json:"channel,omitempty"`
-	Target  string `json:"target,omitempty"`
-	// Muted mutes (true) or unmutes (false, which clears mutedUntil) the
-	// rule; MutedUntil mutes it until then.
-	Muted      *bool      `json:"muted,omitempty"`
-	MutedUntil *time.Time `json:"mutedUntil,omitempty"`
-}
-
-// AlertRule is an alert rule as the API shows it.
-type AlertRule struct {
-	ID        string          `json:"id"`
-	ProjectID string          `json:"projectId"`
-	Kind      string          `json:"kind"`
-	Params    json.RawMessage `json:"params"`
-	Channel   string          `json:"channel"`
-	Target    string          `json:"target"`
-	// Secret is a webhook rule's signing secret, shown once: when the rule
-	// is created or becomes a webhook rule. Receivers verify the
-	// Seokit-Signature header with it, as for site-analysis callbacks.
-	Secret     string     `json:"secret,omitempty"`
-	Muted      bool       `json:"muted"`
-	MutedUntil *time.Time `json:"mutedUntil,omitempty"`
-	CreatedAt  time.Time  `json:"createdAt"`
-	UpdatedAt  time.Time  `json:"updatedAt"`
-}
-
-// AlertRuleList is the answer of GET /v1/projects/{id}/alerts.
-type AlertRuleList struct {
-	Rules []AlertRule `json:"rules"`
-}
-
-// AlertDelivery is one line of a project's alert log.
-type AlertDelivery struct {
-	ID     string `json:"id"`
-	RuleID string `json:"ruleId"`
-	// JobID is the analysis whose evaluation raised the alert (absent for
-	// a test alert).
-	JobID string `json:"jobId,omitempty"`
-	// State is pending, delivered, failed or suppressed (muted rule,
-	// cool-down); LastError says why an attempt failed or why the alert
-	// was suppressed.
-	State       string     `json:"state"`
-	Attempts    int        `json:"attempts"`
-	NextAttempt *time.Time `json:"nextAttempt,omitempty"`
-	LastError   string     `json:"lastError,omitempty"`
-	CreatedAt   time.Time  `json:"createdAt"`
-	DeliveredAt *time.Time `json:"deliveredAt,omitempty"`
-	// Alert is what was (or is to be) sent (monitor.Alert).
-	Alert json.RawMessage `json:"alert,omitempty"`
-}
-
-// AlertDeliveryList is the answer of GET /v1/projects/{id}/alerts/deliveries.
-type AlertDeliveryList struct {
-	Deliveries []AlertDelivery `json:"deliveries"`
-}
-
-// AlertTestResult is the answer of POST /v1/projects/{id}/alerts/{aid}/test.
-type AlertTestResult struct {
-	// State is delivered or failed; Error says why it failed.
-	State string         `json:"state"`
-	Error string         `json:"error,omitempty"`
-	Alert *monitor.Alert `json:"alert"`
-}
+// The alert types are the service's (package service).
+type (
+	// AlertRuleRequest is the body of POST /v1/projects/{id}/alerts and of
+	// PATCH /v1/projects/{id}/alerts/{aid}.
+	AlertRuleRequest = service.AlertRuleRequest
+	// AlertRule is an alert rule as the API shows it.
+	AlertRule = service.AlertRule
+	// AlertRuleList is the answer of GET /v1/projects/{id}/alerts.
+	AlertRuleList = service.AlertRuleList
+	// AlertDelivery is one line of a project's alert log.
+	AlertDelivery = service.AlertDelivery
+	// AlertDeliveryList is the answer of GET
+	// /v1/projects/{id}/alerts/deliveries.
+	AlertDeliveryList = service.AlertDeliveryList
+	// AlertTestResult is the answer of POST
+	// /v1/projects/{id}/alerts/{aid}/test.
+	AlertTestResult = service.AlertTestResult
+)
 
 func (s *Server) alertRoutes() []route {
 	return []route{
@@ -140,25 +85,25 @@ func ruleView(r *store.AlertRule) AlertRule {
 	return v
 }
 
-// alertProject returns the caller's project named in the path (404 for
-// another account's).
-func (s *Server) alertProject(r *http.Request) (*store.Project, error) {
-	p, err := s.st.Project(r.Context(), principal(r.Context()).AccountID, r.PathValue("id"))
+// alertProject returns the account's project (404 naming it for another
+// account's).
+func (s *Server) alertProject(ctx context.Context, acct, projectID string) (*store.Project, error) {
+	p, err := s.st.Project(ctx, acct, projectID)
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, apiError(http.StatusNotFound, CodeNotFound, "no project "+r.PathValue("id"))
+		return nil, apiError(http.StatusNotFound, CodeNotFound, "no project "+projectID)
 	}
 	return p, err
 }
 
-// alertRule returns the rule named in the path, of the project named there.
-func (s *Server) alertRule(r *http.Request) (*store.AlertRule, error) {
-	p, err := s.alertProject(r)
+// alertRule returns the rule id of the account's project.
+func (s *Server) alertRule(ctx context.Context, acct, projectID, id string) (*store.AlertRule, error) {
+	p, err := s.alertProject(ctx, acct, projectID)
 	if err != nil {
 		return nil, err
 	}
-	rule, err := s.st.AlertRule(r.Context(), p.AccountID, r.PathValue("aid"))
+	rule, err := s.st.AlertRule(ctx, p.AccountID, id)
 	if errors.Is(err, store.ErrNotFound) || err == nil && rule.ProjectID != p.ID {
-		return nil, apiError(http.StatusNotFound, CodeNotFound, "no alert rule "+r.PathValue("aid")+" in project "+p.ID)
+		return nil, apiError(http.StatusNotFound, CodeNotFound, "no alert rule "+id+" in project "+p.ID)
 	}
 	return rule, err
 }
@@ -199,17 +144,20 @@ func (s *Server) checkAlertRule(ctx context.Context, r *store.AlertRule) error {
 	return nil
 }
 
-func (s *Server) createAlertRule(w http.ResponseWriter, r *http.Request) {
-	ctx := r.Context()
-	var req AlertRuleRequest
-	if err := decodeJSON(w, r, s.opts.MaxBodyBytes, &req); err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	p, err := s.alertProject(r)
+// Alerts returns the alerts service over the server's store: the alert
+// handlers call it, and so does the dashboard.
+func (s *Server) Alerts() service.Alerts { return alertService{s} }
+
+// alertService implements service.Alerts.
+type alertService struct{ s *Server }
+
+var _ service.Alerts = alertService{}
+
+func (as alertService) CreateRule(ctx context.Context, acct, projectID string, req AlertRuleRequest) (*AlertRule, error) {
+	s := as.s
+	p, err := s.alertProject(ctx, acct, projectID)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return nil, err
 	}
 	rule := &store.AlertRule{AccountID: p.AccountID, ProjectID: p.ID, Kind: req.Kind, Params: req.Params, Channel: req.Channel, Target: req.Target}
 	if req.Muted != nil {
@@ -219,19 +167,16 @@ func (s *Server) createAlertRule(w http.ResponseWriter, r *http.Request) {
 		rule.MutedUntil = req.MutedUntil.UTC()
 	}
 	if err := s.checkAlertRule(ctx, rule); err != nil {
-		s.fail(w, r, err)
-		return
+		return nil, err
 	}
 	plan, err := s.accountPlan(ctx, p.AccountID)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return nil, err
 	}
 	var secret string
 	if rule.Channel == monitor.ChannelWebhook {
 		if secret, rule.Secret, err = s.newAlertSecret(); err != nil {
-			s.fail(w, r, err)
-			return
+			return nil, err
 		}
 	}
 	rule.CreatedAt = s.now().UTC()
@@ -246,44 +191,34 @@ func (s *Server) createAlertRule(w http.ResponseWriter, r *http.Request) {
 		err = apiError(http.StatusConflict, CodeConflict, "this account has "+strconv.Itoa(le.Count)+" alert rules, the most its plan allows; delete one first")
 	}
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return nil, err
 	}
 	v := ruleView(rule)
 	v.Secret = secret
-	w.Header().Set("Location", s.opts.BasePath+"/v1/projects/"+p.ID+"/alerts/"+rule.ID)
-	writeJSON(w, http.StatusCreated, v)
+	return &v, nil
 }
 
-func (s *Server) listAlertRules(w http.ResponseWriter, r *http.Request) {
-	p, err := s.alertProject(r)
+func (as alertService) Rules(ctx context.Context, acct, projectID string) ([]AlertRule, error) {
+	p, err := as.s.alertProject(ctx, acct, projectID)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return nil, err
 	}
-	rules, err := s.st.AlertRules(r.Context(), p.AccountID, p.ID)
+	rules, err := as.s.st.AlertRules(ctx, p.AccountID, p.ID)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return nil, err
 	}
-	out := AlertRuleList{Rules: make([]AlertRule, 0, len(rules))}
+	out := make([]AlertRule, 0, len(rules))
 	for i := range rules {
-		out.Rules = append(out.Rules, ruleView(&rules[i]))
+		out = append(out, ruleView(&rules[i]))
 	}
-	writeJSON(w, http.StatusOK, out)
+	return out, nil
 }
 
-func (s *Server) updateAlertRule(w http.ResponseWriter, r *http.Request) {
-	ctx := r.Context()
-	var req AlertRuleRequest
-	if err := decodeJSON(w, r, s.opts.MaxBodyBytes, &req); err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	rule, err := s.alertRule(r)
+func (as alertService) UpdateRule(ctx context.Context, acct, projectID, id string, req AlertRuleRequest) (*AlertRule, error) {
+	s := as.s
+	rule, err := s.alertRule(ctx, acct, projectID, id)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return nil, err
 	}
 	wasWebhook := rule.Channel == monitor.ChannelWebhook
 	if req.Kind != "" && req.Kind != rule.Kind {
@@ -311,62 +246,47 @@ func (s *Server) updateAlertRule(w http.ResponseWriter, r *http.Request) {
 		rule.MutedUntil = req.MutedUntil.UTC()
 	}
 	if err := s.checkAlertRule(ctx, rule); err != nil {
-		s.fail(w, r, err)
-		return
+		return nil, err
 	}
 	var secret string
 	switch {
 	case rule.Channel == monitor.ChannelWebhook && !wasWebhook:
 		if secret, rule.Secret, err = s.newAlertSecret(); err != nil {
-			s.fail(w, r, err)
-			return
+			return nil, err
 		}
 	case rule.Channel != monitor.ChannelWebhook:
 		rule.Secret = ""
 	}
 	rule.UpdatedAt = s.now().UTC()
 	if err := s.st.UpdateAlertRule(ctx, rule); err != nil {
-		s.fail(w, r, err)
-		return
+		return nil, err
 	}
 	v := ruleView(rule)
 	v.Secret = secret
-	writeJSON(w, http.StatusOK, v)
+	return &v, nil
 }
 
-func (s *Server) deleteAlertRule(w http.ResponseWriter, r *http.Request) {
-	rule, err := s.alertRule(r)
-	if err == nil {
-		err = s.st.DeleteAlertRule(r.Context(), rule.AccountID, rule.ID)
-	}
+func (as alertService) DeleteRule(ctx context.Context, acct, projectID, id string) error {
+	rule, err := as.s.alertRule(ctx, acct, projectID, id)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
-	w.WriteHeader(http.StatusNoContent)
+	return as.s.st.DeleteAlertRule(ctx, rule.AccountID, rule.ID)
 }
 
-func (s *Server) listAlertDeliveries(w http.ResponseWriter, r *http.Request) {
-	p, err := s.alertProject(r)
+func (as alertService) Deliveries(ctx context.Context, acct, projectID string, limit int) ([]AlertDelivery, error) {
+	p, err := as.s.alertProject(ctx, acct, projectID)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return nil, err
 	}
-	limit := 100
-	if v := r.URL.Query().Get("limit"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > store.MaxAlertDeliveries {
-			s.fail(w, r, invalid("limit", "limit must be from 1 to "+strconv.Itoa(store.MaxAlertDeliveries)))
-			return
-		}
-		limit = n
+	if limit < 1 || limit > store.MaxAlertDeliveries {
+		return nil, invalid("limit", "limit must be from 1 to "+strconv.Itoa(store.MaxAlertDeliveries))
 	}
-	ds, err := s.st.AlertDeliveries(r.Context(), p.AccountID, p.ID, limit)
+	ds, err := as.s.st.AlertDeliveries(ctx, p.AccountID, p.ID, limit)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return nil, err
 	}
-	out := AlertDeliveryList{Deliveries: make([]AlertDelivery, 0, len(ds))}
+	out := make([]AlertDelivery, 0, len(ds))
 	for _, d := range ds {
 		v := AlertDelivery{ID: d.ID, RuleID: d.RuleID, JobID: d.JobID, State: d.State, Attempts: d.Attempts, LastError: d.LastError,
 			CreatedAt: d.CreatedAt, Alert: d.Payload}
@@ -378,24 +298,20 @@ func (s *Server) listAlertDeliveries(w http.ResponseWriter, r *http.Request) {
 			t := d.DeliveredAt
 			v.DeliveredAt = &t
 		}
-		out.Deliveries = append(out.Deliveries, v)
+		out = append(out, v)
 	}
-	writeJSON(w, http.StatusOK, out)
+	return out, nil
 }
 
-// testAlertRule sends a test alert through the rule's channel at once and
-// answers whether it was delivered; the attempt is logged.
-func (s *Server) testAlertRule(w http.ResponseWriter, r *http.Request) {
-	ctx := r.Context()
-	rule, err := s.alertRule(r)
+func (as alertService) Test(ctx context.Context, acct, projectID, id string) (*AlertTestResult, error) {
+	s := as.s
+	rule, err := s.alertRule(ctx, acct, projectID, id)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return nil, err
 	}
-	p, err := s.alertProject(r)
+	p, err := s.alertProject(ctx, acct, projectID)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return nil, err
 	}
 	now := s.now().UTC()
 	a := &monitor.Alert{Rule: rule.ID, Project: p.ID, Kind: monitor.Kind(rule.Kind), Domain: p.Domain, Test: true,
@@ -406,7 +322,7 @@ func (s *Server) testAlertRule(w http.ResponseWriter, r *http.Request) {
 	payload, _ := json.Marshal(a)
 	d := &store.AlertDelivery{AccountID: p.AccountID, ProjectID: p.ID, RuleID: rule.ID, DedupeKey: a.Fingerprint, ChangeKey: a.ChangeKey,
 		Payload: payload, Attempts: 1, CreatedAt: now}
-	res := AlertTestResult{State: store.DeliveryDelivered, Alert: a}
+	res := &AlertTestResult{State: store.DeliveryDelivered, Alert: a}
 	if err := s.notify(ctx, rule, a); err != nil {
 		res.State, res.Error = store.DeliveryFailed, err.Error()
 		d.State, d.LastError = store.DeliveryFailed, seo.ClipTo(err.Error(), 500)
@@ -415,6 +331,80 @@ func (s *Server) testAlertRule(w http.ResponseWriter, r *http.Request) {
 	}
 	if _, err := s.st.AddAlertDelivery(ctx, d, time.Time{}); err != nil {
 		s.log.Warn("test alert not logged", "rule", rule.ID, "err", err)
+	}
+	return res, nil
+}
+
+func (s *Server) createAlertRule(w http.ResponseWriter, r *http.Request) {
+	var req AlertRuleRequest
+	if err := decodeJSON(w, r, s.opts.MaxBodyBytes, &req); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	v, err := s.Alerts().CreateRule(r.Context(), principal(r.Context()).AccountID, r.PathValue("id"), req)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	w.Header().Set("Location", s.opts.BasePath+"/v1/projects/"+v.ProjectID+"/alerts/"+v.ID)
+	writeJSON(w, http.StatusCreated, v)
+}
+
+func (s *Server) listAlertRules(w http.ResponseWriter, r *http.Request) {
+	rules, err := s.Alerts().Rules(r.Context(), principal(r.Context()).AccountID, r.PathValue("id"))
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, AlertRuleList{Rules: rules})
+}
+
+func (s *Server) updateAlertRule(w http.ResponseWriter, r *http.Request) {
+	var req AlertRuleRequest
+	if err := decodeJSON(w, r, s.opts.MaxBodyBytes, &req); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	v, err := s.Alerts().UpdateRule(r.Context(), principal(r.Context()).AccountID, r.PathValue("id"), r.PathValue("aid"), req)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, v)
+}
+
+func (s *Server) deleteAlertRule(w http.ResponseWriter, r *http.Request) {
+	if err := s.Alerts().DeleteRule(r.Context(), principal(r.Context()).AccountID, r.PathValue("id"), r.PathValue("aid")); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (s *Server) listAlertDeliveries(w http.ResponseWriter, r *http.Request) {
+	limit := 100
+	if v := r.URL.Query().Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > store.MaxAlertDeliveries {
+			n = -1 // the service names the field
+		}
+		limit = n
+	}
+	ds, err := s.Alerts().Deliveries(r.Context(), principal(r.Context()).AccountID, r.PathValue("id"), limit)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, AlertDeliveryList{Deliveries: ds})
+}
+
+// testAlertRule sends a test alert through the rule's channel at once and
+// answers whether it was delivered; the attempt is logged.
+func (s *Server) testAlertRule(w http.ResponseWriter, r *http.Request) {
+	res, err := s.Alerts().Test(r.Context(), principal(r.Context()).AccountID, r.PathValue("id"), r.PathValue("aid"))
+	if err != nil {
+		s.fail(w, r, err)
+		return
 	}
 	writeJSON(w, http.StatusOK, res)
 }
@@ -576,7 +566,7 @@ func (s *Server) evaluateJobAlerts(ctx context.Context, j *store.Job) error {
 			return err
 		}
 	}
-	release, err := s.adm.admit(ctx, KindCompare, j.AccountID, compare.EstimateMemory(len(prev.Result)), true)
+	release, err := s.adm.acquireSlot(ctx, KindCompare, j.AccountID, compare.EstimateMemory(len(prev.Result)), true)
 	if err != nil {
 		return err
 	}
@@ -614,7 +604,7 @@ func (s *Server) evaluateJobAlerts(ctx context.Context, j *store.Job) error {
 }
 
 // evaluateDownAlerts evaluates the site_down rules of the project of a job
-// failed because its site answered nothing (codeSiteUnreachable); its
+// failed because its site answered nothing (service.ErrorSiteUnreachable); its
 // report, kept with the job, says how. There is nothing to compare, so the
 // other rules wait for the next successful analysis.
 func (s *Server) evaluateDownAlerts(ctx context.Context, j *store.Job) error {

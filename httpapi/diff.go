@@ -7,6 +7,7 @@ import (
 	"net/http"
 
 	"github.com/seokit/seokit/crawler/compare"
+	"github.com/seokit/seokit/httpapi/service"
 	"github.com/seokit/seokit/httpapi/store"
 )
 
@@ -15,98 +16,27 @@ import (
 const diffJobsScanned = 100
 
 // siteDiff serves GET /v1/analyze/site/{id}/diff?against={otherId}&format=:
-// the comparison (compare.Sites) of the analysis with an earlier one of
-// the same site, by default the previous successful analysis of that
-// domain in the analysis's project, or in the account when it has none.
-// format is json (default), text, markdown or html.
+// the comparison (Analyses().Diff) written as json (default), text,
+// markdown or html.
 func (s *Server) siteDiff(w http.ResponseWriter, r *http.Request) {
-	ctx := r.Context()
-	account := principal(ctx).AccountID
-	q := r.URL.Query()
-	format := q.Get("format")
+	format := r.URL.Query().Get("format")
 	switch format {
 	case "", "json", "text", "markdown", "html":
 	default:
 		s.fail(w, r, invalid("format", `format must be "json", "text", "markdown" or "html"`))
 		return
 	}
-	cur, curRep, err := s.storedReport(ctx, account, r.PathValue("id"))
+	sd, err := s.Analyses().Diff(r.Context(), principal(r.Context()).AccountID, r.PathValue("id"), r.URL.Query().Get("against"))
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	if cur.Status != store.JobSucceeded {
-		s.fail(w, r, apiError(http.StatusConflict, CodeConflict, "the analysis has no report to compare (status "+string(cur.Status)+")"))
-		return
-	}
-	domain := jobDomain(cur)
-	var (
-		old    *store.Job
-		oldRep *report
-	)
-	if id := q.Get("against"); id != "" {
-		if old, oldRep, err = s.storedReport(ctx, account, id); err != nil {
-			if ae, _ := toAPIError(err); ae.Status == http.StatusNotFound {
-				err = apiError(http.StatusNotFound, CodeNotFound, "no analysis "+id+" (against)")
-			}
-			s.fail(w, r, err)
-			return
-		}
-		switch {
-		case old.Status != store.JobSucceeded:
-			s.fail(w, r, apiError(http.StatusConflict, CodeConflict, "the analysis named by against has no report (status "+string(old.Status)+")"))
-			return
-		case jobDomain(old) != domain:
-			s.fail(w, r, invalid("against", "against must name an analysis of the same site ("+domain+"), not of "+jobDomain(old)))
-			return
-		}
-	} else {
-		js, err := s.diffCandidates(ctx, cur)
-		if err != nil {
-			s.fail(w, r, err)
-			return
-		}
-		for i := range js {
-			j := &js[i]
-			if j.ID != cur.ID && j.Status == store.JobSucceeded && j.CreatedAt.Before(cur.CreatedAt) && jobDomain(j) == domain {
-				if old == nil || j.CreatedAt.After(old.CreatedAt) {
-					old = j
-				}
-			}
-		}
-		if old == nil {
-			s.fail(w, r, apiError(http.StatusNotFound, CodeNotFound, "no earlier successful analysis of "+domain+" to compare with; name one with against"))
-			return
-		}
-		if old, oldRep, err = s.storedReport(ctx, account, old.ID); err != nil { // with its result
-			s.fail(w, r, err)
-			return
-		}
-	}
-	if oldRep == nil || curRep == nil {
-		s.fail(w, r, apiError(http.StatusConflict, CodeConflict, "an analysis compared has no stored report"))
-		return
-	}
-	release, err := s.adm.admit(ctx, KindCompare, account, oldRep.memory+curRep.memory, false)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	defer release()
-	d, err := compare.Sites(ctx, oldRep.src, curRep.src, nil)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
+	d := sd.Diff
 	var buf bytes.Buffer
 	h := w.Header()
 	switch format {
 	case "", "json":
-		writeJSON(w, http.StatusOK, struct {
-			Old  string        `json:"old"`
-			New  string        `json:"new"`
-			Diff *compare.Diff `json:"diff"`
-		}{old.ID, cur.ID, d})
+		writeJSON(w, http.StatusOK, sd)
 		return
 	case "text":
 		err = d.WriteText(&buf)
@@ -124,6 +54,72 @@ func (s *Server) siteDiff(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Write(buf.Bytes())
+}
+
+// Diff compares the account's analysis id with an earlier one of the same
+// site (compare.Sites): against, or by default the previous successful
+// analysis of that domain in the analysis's project, or in the account
+// when it has none.
+func (a siteAnalyses) Diff(ctx context.Context, account, id, against string) (*service.SiteDiff, error) {
+	s := a.s
+	cur, curRep, err := s.storedReport(ctx, account, id)
+	if err != nil {
+		return nil, err
+	}
+	if cur.Status != store.JobSucceeded {
+		return nil, apiError(http.StatusConflict, CodeConflict, "the analysis has no report to compare (status "+string(cur.Status)+")")
+	}
+	domain := jobDomain(cur)
+	var (
+		old    *store.Job
+		oldRep *report
+	)
+	if against != "" {
+		if old, oldRep, err = s.storedReport(ctx, account, against); err != nil {
+			if ae, _ := toAPIError(err); ae.Status == http.StatusNotFound {
+				err = apiError(http.StatusNotFound, CodeNotFound, "no analysis "+against+" (against)")
+			}
+			return nil, err
+		}
+		switch {
+		case old.Status != store.JobSucceeded:
+			return nil, apiError(http.StatusConflict, CodeConflict, "the analysis named by against has no report (status "+string(old.Status)+")")
+		case jobDomain(old) != domain:
+			return nil, invalid("against", "against must name an analysis of the same site ("+domain+"), not of "+jobDomain(old))
+		}
+	} else {
+		js, err := s.diffCandidates(ctx, cur)
+		if err != nil {
+			return nil, err
+		}
+		for i := range js {
+			j := &js[i]
+			if j.ID != cur.ID && j.Status == store.JobSucceeded && j.CreatedAt.Before(cur.CreatedAt) && jobDomain(j) == domain {
+				if old == nil || j.CreatedAt.After(old.CreatedAt) {
+					old = j
+				}
+			}
+		}
+		if old == nil {
+			return nil, apiError(http.StatusNotFound, CodeNotFound, "no earlier successful analysis of "+domain+" to compare with; name one with against")
+		}
+		if old, oldRep, err = s.storedReport(ctx, account, old.ID); err != nil { // with its result
+			return nil, err
+		}
+	}
+	if oldRep == nil || curRep == nil {
+		return nil, apiError(http.StatusConflict, CodeConflict, "an analysis compared has no stored report")
+	}
+	release, err := s.adm.acquireSlot(ctx, KindCompare, account, oldRep.memory+curRep.memory, false)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	d, err := compare.Sites(ctx, oldRep.src, curRep.src, nil)
+	if err != nil {
+		return nil, err
+	}
+	return &service.SiteDiff{Old: old.ID, New: cur.ID, Diff: d}, nil
 }
 
 // jobDomain returns the domain of a site analysis job, as its request

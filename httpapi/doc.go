@@ -106,7 +106,9 @@
 // unreachable Redis answers 503 (fail closed, never unlimited).
 //
 // Dashboard actions that spend resources or provider money count against
-// the same limits through Server.Admit, the one place both paths go.
+// the same limits: a site analysis inside its service
+// (service.Analyses.Submit charges its units, less the one the API request
+// paid), keyword tracking through Server.CountAction.
 //
 // JSON bodies are limited to Options.MaxBodyBytes (1 MiB), content
 // optimisation bodies to OptimizeMaxBodyBytes (the optimizer's 10 MiB

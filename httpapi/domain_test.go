@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/seokit/seokit/httpapi/service"
 	"github.com/seokit/seokit/seo"
 )
 
@@ -17,7 +18,7 @@ func TestDomainParsers(t *testing.T) {
 	label64 := strings.Repeat("a", 64) + ".com"
 	tests := []struct {
 		in          string
-		query, site string // host of queryDomain and of siteDomain; "" for an error
+		query, site string // host of queryDomain and of service.ParseTarget; "" for an error
 		mute        string // muteDomain's project key; "" for an error
 	}{
 		{"www.Example.com", "www.example.com", "www.example.com", "example.com"},
@@ -47,15 +48,15 @@ func TestDomainParsers(t *testing.T) {
 			r := httptest.NewRequest("GET", "/v1/reports?domain="+url.QueryEscape(tc.in), nil)
 			got, err := queryDomain(r)
 			check(t, "queryDomain", tc.in, got, err, tc.query)
-			u, err := siteDomain(tc.in)
+			st, err := service.ParseTarget(tc.in, "")
 			got = ""
 			if err == nil {
-				got = u.Host
-				if u.String() != "https://"+u.Host+"/" {
-					t.Errorf("siteDomain(%q) = %s, want the https root", tc.in, u)
+				got = st.Host()
+				if st.URL.String() != "https://"+st.Host()+"/" || st.Field != "domain" {
+					t.Errorf("ParseTarget(%q) = %s (%s), want the https root of domain", tc.in, st.URL, st.Field)
 				}
 			}
-			check(t, "siteDomain", tc.in, got, err, tc.site)
+			check(t, "ParseTarget", tc.in, got, err, tc.site)
 			got, err = muteDomain(tc.in)
 			check(t, "muteDomain", tc.in, got, err, tc.mute)
 		})

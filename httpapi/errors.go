@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/seokit/seokit/httpapi/service"
 	"github.com/seokit/seokit/httpapi/store"
 	"github.com/seokit/seokit/render"
 	"github.com/seokit/seokit/seo"
@@ -54,6 +55,9 @@ type Error struct {
 // the API (the dashboard) that show the refusal.
 func (e *Error) StatusCode() int { return e.Status }
 
+// FieldName is the request field the error is about, "" for none.
+func (e *Error) FieldName() string { return e.Field }
+
 // PublicMessage returns the message shown to the client.
 func (e *Error) PublicMessage() string { return e.Message }
 
@@ -88,6 +92,14 @@ func toAPIError(err error) (e *Error, logIt bool) {
 	var ae *Error
 	if errors.As(err, &ae) {
 		return ae, ae.Status >= 500
+	}
+	var le *service.LimitError
+	if errors.As(err, &le) {
+		e := apiError(http.StatusTooManyRequests, CodeRateLimited, le.Message)
+		if le.RetryAfter > 0 {
+			e.retryAfter = strconv.FormatInt(max(int64(le.RetryAfter.Seconds()+0.999), 1), 10)
+		}
+		return e, false
 	}
 	if ie, ok := seo.AsInputError(err); ok {
 		return invalid(ie.Field, inputMessage(ie)), false

@@ -208,7 +208,7 @@ func (s *Server) runHelper(wctx context.Context, accountID, jobID string) error 
 		return nil // the job fails when run
 	}
 	co.Screenshots = s.screenshotSink(jobID, req)
-	release, err := s.adm.admit(jctx, KindSite, accountID, crawler.EstimateMemory(&co), true)
+	release, err := s.adm.acquireSlot(jctx, KindSite, accountID, crawler.EstimateMemory(&co), true)
 	if err != nil {
 		if jctx.Err() != nil {
 			return interrupted(id, err)

@@ -153,7 +153,7 @@ func (s *Server) analyzePage(w http.ResponseWriter, r *http.Request, req PageReq
 	case render.Auto:
 		setRender(&o, rc, pageRenderer{s: s, account: principal(r.Context()).AccountID})
 	}
-	release, err := s.adm.admit(r.Context(), kind, principal(r.Context()).AccountID, mem, false)
+	release, err := s.adm.acquireSlot(r.Context(), kind, principal(r.Context()).AccountID, mem, false)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -175,7 +175,7 @@ func (s *Server) optimize(w http.ResponseWriter, r *http.Request) {
 	if r.ContentLength >= 0 && r.ContentLength < n {
 		n = r.ContentLength
 	}
-	release, err := s.adm.admit(r.Context(), KindOptimize, principal(r.Context()).AccountID, optimizeMemory(n), false)
+	release, err := s.adm.acquireSlot(r.Context(), KindOptimize, principal(r.Context()).AccountID, optimizeMemory(n), false)
 	if err != nil {
 		s.fail(w, r, err)
 		return

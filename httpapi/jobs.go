@@ -6,163 +6,41 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/seokit/seokit/analyzer"
 	"github.com/seokit/seokit/crawler"
+	"github.com/seokit/seokit/httpapi/service"
 	"github.com/seokit/seokit/httpapi/store"
 	"github.com/seokit/seokit/seo"
 )
 
-// SiteOptions are the options of a site analysis request: a saved crawl
-// configuration (crawler.Config, whose JSON Schema is served at GET
-// /v1/schemas/crawl-config.json) and the rendering options, which the
-// account's plan caps and the server's browser serves. Bad input is a 400
-// naming options.FIELD ("options.extract[2].expr", "options.segments[1].url").
-type SiteOptions struct {
-	crawler.Config
-	// Render is "none" (default), "auto" or "always", as for page
-	// analyses; links found only in the rendered DOM are crawled.
-	Render string `json:"render,omitempty"`
-	// Screenshot is "none" or "viewport" (default when rendering): the
-	// viewport PNGs of the first rendered pages are stored with the job
-	// (GET /v1/analyze/site/{id}/screenshot?url=).
-	Screenshot string `json:"screenshot,omitempty"`
-	// RenderPages caps the pages the analysis renders; 0 means, and the
-	// job records, the plan's cap (plans.Limits.RenderPages), the most
-	// it may be. Pages beyond it are analysed as the server sent them.
-	RenderPages int `json:"renderPages,omitempty"`
-}
-
-// SiteRequest is the body of POST /v1/analyze/site: exactly one of Domain
-// and URL.
-type SiteRequest struct {
-	// Domain is the site's host name with an optional port
-	// ("example.com"); the crawl starts at its home page.
-	Domain string `json:"domain,omitempty"`
-	// URL is a start URL ("https://example.com/blog/"): the crawl starts
-	// there, within the URL's host.
-	URL     string      `json:"url,omitempty"`
-	Options SiteOptions `json:"options"`
-	// CallbackURL, when set, receives a signed POST when the job ends.
-	CallbackURL string `json:"callbackUrl,omitempty"`
-	// ProjectID attaches the analysis to one of the account's projects
-	// (see attachProject): domain, url and options may then be left out.
-	ProjectID string `json:"projectId,omitempty"`
-}
-
-// JobProgress is the progress of a running site analysis.
-type JobProgress struct {
-	PagesDone      int       `json:"pagesDone"`
-	Errors         int       `json:"errors"`
-	Queued         int       `json:"queued"`
-	Skipped        int       `json:"skipped"`
-	PagesPerSecond float64   `json:"pagesPerSecond"`
-	Current        string    `json:"current,omitempty"`
-	UpdatedAt      time.Time `json:"updatedAt"`
-	// Phase is "crawling", then "checking_external" while the crawl waits
-	// for the external link checks left when its pages are done, then
-	// "finishing" (building the report).
-	Phase string `json:"phase,omitempty"`
-	// External counts the external link checks: done (checked or given
-	// up) of total queued so far, unchecked of them given up. Absent when
-	// they are off.
-	External *crawler.ExternalProgress `json:"external,omitempty"`
-}
-
-// JobCallback is the callback state of a job.
-type JobCallback struct {
-	URL string `json:"url"`
-	// State is "pending", "delivered" or "failed"; empty before the job
-	// ends.
-	State string `json:"state,omitempty"`
-}
-
-// JobLinks are the job's URLs.
-type JobLinks struct {
-	Self string `json:"self"`
-}
-
-// Job is the API's view of a site analysis job.
-type Job struct {
-	ID     string `json:"id"`
-	Status string `json:"status"`
-	Domain string `json:"domain"`
-	// URL is the start URL when the analysis was requested with one.
-	URL        string       `json:"url,omitempty"`
-	Options    SiteOptions  `json:"options"`
-	CreatedAt  time.Time    `json:"createdAt"`
-	StartedAt  time.Time    `json:"startedAt,omitzero"`
-	FinishedAt time.Time    `json:"finishedAt,omitzero"`
-	Progress   *JobProgress `json:"progress,omitempty"`
-	// Result is the report of a succeeded job, and of a job failed with
-	// ErrorCode "site_unreachable", in GET of one job only (lists leave it
-	// out). The server copies the stored report into the answer as is.
-	Result json.RawMessage `json:"result,omitempty"`
-	Error  string          `json:"error,omitempty"`
-	// ErrorCode is "site_unreachable" for a job failed because the site
-	// answered nothing: no response from its start URL or robots.txt
-	// (result.crawl.stopReason "unreachable", result.crawl.unreachable
-	// saying how), or robots.txt answering 5xx or 429 so nothing could be
-	// crawled (result.scoreReason "robots_txt_unavailable"). The report is
-	// kept, its score null. Absent otherwise.
-	ErrorCode string       `json:"errorCode,omitempty"`
-	Callback  *JobCallback `json:"callback,omitempty"`
-	// CallbackSecret is returned once, in the 202 answer: the key that
-	// signs this job's callback (see VerifyCallback).
-	CallbackSecret string   `json:"callbackSecret,omitempty"`
-	Links          JobLinks `json:"links"`
-	// ProjectID is the project the analysis belongs to; absent when none
-	// (or the project was deleted).
-	ProjectID string `json:"projectId,omitempty"`
-}
-
-// JobList is the body of GET /v1/analyze/site.
-type JobList struct {
-	Jobs []Job `json:"jobs"`
-}
+// The site analysis types are the service's (package service): the API
+// encodes the values the service returns, and the dashboard renders them.
+type (
+	// SiteOptions are the options of a site analysis request.
+	SiteOptions = service.SiteOptions
+	// SiteRequest is the body of POST /v1/analyze/site.
+	SiteRequest = service.SiteRequest
+	// JobProgress is the progress of a running site analysis.
+	JobProgress = service.JobProgress
+	// JobCallback is the callback state of a job.
+	JobCallback = service.JobCallback
+	// JobLinks are the job's URLs.
+	JobLinks = service.JobLinks
+	// Job is the API's view of a site analysis job.
+	Job = service.Job
+	// JobList is the body of GET /v1/analyze/site.
+	JobList = service.JobList
+)
 
 // errCanceledByUser is the cause of a job context canceled by DELETE.
 var errCanceledByUser = errors.New("httpapi: job canceled")
 
-// jobView renders a stored job without its report (see writeJob).
-func jobView(j *store.Job, base string) Job {
-	v := Job{
-		ID: j.ID, Status: string(j.Status), CreatedAt: j.CreatedAt.UTC(),
-		StartedAt: j.StartedAt.UTC(), FinishedAt: j.FinishedAt.UTC(),
-		Error: j.Error, Links: JobLinks{Self: base + "/v1/analyze/site/" + j.ID}, ProjectID: j.ProjectID,
-	}
-	if j.StartedAt.IsZero() {
-		v.StartedAt = time.Time{}
-	}
-	if j.FinishedAt.IsZero() {
-		v.FinishedAt = time.Time{}
-	}
-	var req SiteRequest
-	if json.Unmarshal(j.Request, &req) == nil {
-		v.Domain, v.URL, v.Options = req.Domain, req.URL, req.Options
-	}
-	if j.Status == store.JobFailed && len(j.Summary) > 0 {
-		var sum JobSummary
-		if json.Unmarshal(j.Summary, &sum) == nil && siteDownReason(sum.ScoreReason) {
-			v.ErrorCode = codeSiteUnreachable
-		}
-	}
-	if len(j.Progress) > 0 {
-		var p JobProgress
-		if json.Unmarshal(j.Progress, &p) == nil {
-			v.Progress = &p
-		}
-	}
-	if j.CallbackURL != "" {
-		v.Callback = &JobCallback{URL: j.CallbackURL, State: j.CallbackState}
-	}
-	return v
-}
+// jobView renders a stored job without its report (see getJob).
+func jobView(j *store.Job, base string) Job { return service.JobView(j, base) }
 
 func (s *Server) createJob(w http.ResponseWriter, r *http.Request) {
 	var req SiteRequest
@@ -170,47 +48,25 @@ func (s *Server) createJob(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	j, err := s.submitSite(r.Context(), principal(r.Context()).AccountID, req)
+	v, err := s.Analyses().Submit(r.Context(), principal(r.Context()).AccountID, req)
 	if err != nil {
 		s.fail(w, r, err)
 		return
-	}
-	v := jobView(j, s.opts.BasePath)
-	if j.CallbackURL != "" {
-		v.CallbackSecret = s.callbackSecret(j.ID)
 	}
 	w.Header().Set("Location", v.Links.Self)
 	writeJSON(w, http.StatusAccepted, v)
 }
 
-// StartSite queues a site analysis of domain for the account, as POST
-// /v1/analyze/site does, and returns the stored job. Bad input is an
-// *seo.InputError naming the field ("options.extract[0].expr" for a bad
-// extractor of cfg); an account at its plan's cap of concurrent site
-// analyses gets an *Error (429). The dashboard calls it, after Admit.
-// cfg, when not nil, is a crawl configuration (crawler.Config); maxPages
-// (when positive), subdomains and skipExternal are set on top of it.
-// render is options.render ("" means "none"); a rendering analysis gets
-// the plan's cap of rendered pages and viewport screenshots.
-func (s *Server) StartSite(ctx context.Context, accountID, domain string, maxPages int, subdomains, skipExternal bool, render string, cfg *crawler.Config) (*store.Job, error) {
-	var o SiteOptions
-	if cfg != nil {
-		o.Config = *cfg
-	}
-	if maxPages > 0 {
-		o.MaxPages = maxPages
-	}
-	o.IncludeSubdomains = o.IncludeSubdomains || subdomains
-	o.SkipExternalLinks = o.SkipExternalLinks || skipExternal
-	o.Render = render
-	return s.submitSite(ctx, accountID, SiteRequest{Domain: domain, Options: o})
-}
-
 // submitSite validates req against the address policy and the account's
-// plan, stores the job and queues it.
+// plan, charges its cost to the account's quota (siteCost, less what the
+// request paid: service.WithPaid), stores the job and queues it. It is
+// service.Analyses.Submit; every caller goes through it.
 func (s *Server) submitSite(ctx context.Context, accountID string, req SiteRequest) (*store.Job, error) {
-	j, err := s.prepareSite(ctx, accountID, req)
+	j, cost, err := s.checkSite(ctx, accountID, req)
 	if err != nil {
+		return nil, err
+	}
+	if err := s.charge(ctx, accountID, cost); err != nil {
 		return nil, err
 	}
 	plan, err := s.accountPlan(ctx, accountID)
@@ -223,10 +79,9 @@ func (s *Server) submitSite(ctx context.Context, accountID string, req SiteReque
 	err = s.st.CreateJobWithin(ctx, j, max(plan.ConcurrentSiteJobs, 1))
 	var le *store.LimitError
 	if errors.As(err, &le) {
-		e := apiError(http.StatusTooManyRequests, CodeRateLimited, "this account has "+strconv.Itoa(le.Count)+
-			" site analyses queued or running, the most its plan allows at once; wait for one to end or cancel one")
-		e.retryAfter = "30"
-		return nil, e
+		return nil, &service.LimitError{Message: "this account has " + strconv.Itoa(le.Count) +
+			" site analyses queued or running, the most its plan allows at once; wait for one to end or cancel one",
+			RetryAfter: 30 * time.Second}
 	}
 	if err != nil {
 		return nil, err
@@ -246,54 +101,76 @@ func (s *Server) submitSite(ctx context.Context, accountID string, req SiteReque
 }
 
 // prepareSite validates req against the address policy and the account's
-// plan and returns the job to store, queued (scheduled runs store it when
-// they claim their due time).
+// plan, counts the extra quota units of a rendering analysis, and returns
+// the job to store, queued (scheduled runs store it when they claim their
+// due time, and count its first unit then).
 func (s *Server) prepareSite(ctx context.Context, accountID string, req SiteRequest) (*store.Job, error) {
-	if err := s.attachProject(ctx, accountID, &req); err != nil {
+	j, cost, err := s.checkSite(ctx, accountID, req)
+	if err != nil {
 		return nil, err
+	}
+	if cost > 1 {
+		if err := s.takeRenderUnits(ctx, accountID); err != nil {
+			return nil, err
+		}
+	}
+	return j, nil
+}
+
+// checkSite validates req against the address policy and the account's
+// plan and returns the job to store, queued, and the quota units it costs
+// (siteCost). It charges nothing.
+func (s *Server) checkSite(ctx context.Context, accountID string, req SiteRequest) (*store.Job, int, error) {
+	// The target is parsed once, here; a bad one is reported after the
+	// project (a missing project is a 404 first).
+	var t *service.Target
+	var terr error
+	switch {
+	case req.Domain != "" && req.URL != "":
+		terr = invalid("url", "give either domain or url, not both")
+	case req.Domain != "" || req.URL != "":
+		pt, err := service.ParseTarget(req.Domain, req.URL)
+		t, terr = &pt, err
+		if err != nil {
+			t = nil
+		}
+	}
+	if err := s.attachProject(ctx, accountID, &req, t); err != nil {
+		return nil, 0, err
+	}
+	if terr != nil {
+		return nil, 0, terr
 	}
 	if req.ProjectID == "" {
 		// Answers show stored credentials as "[redacted]"; sent back in a
 		// new analysis there is no stored value to keep, and the
 		// placeholder must never reach the site as the credential.
 		if err := keepSecrets(&req.Options.Config, "options", "a new site analysis", nil); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 	}
-	switch {
-	case req.Domain != "" && req.URL != "":
-		return nil, invalid("url", "give either domain or url, not both")
-	case req.URL != "":
-		u, err := s.checkSiteStart(ctx, "url", req.URL)
+	if t == nil {
+		// A project's analysis without domain or url: the project's
+		// domain, or an empty domain's error.
+		pt, err := service.ParseTarget(req.Domain, "")
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
-		if u.Path == "" {
-			u.Path = "/"
-		}
-		req.Domain, req.URL = u.Host, u.String()
-	default:
-		u, err := siteDomain(req.Domain)
-		if err != nil {
-			if ae, ok := err.(*Error); ok && strings.Contains(req.Domain, "://") {
-				ae.Message += "; send a start URL as url"
-			}
-			return nil, err // "domain is empty" included
-		}
-		if u, err = s.checkSiteStart(ctx, "domain", u.String()); err != nil {
-			if ie, ok := seo.AsInputError(err); ok && ie.Value != "" {
-				ie.Value = req.Domain // what the client sent, not the URL made of it
-			}
-			return nil, err
-		}
-		req.Domain = u.Host
+		t = &pt
+	}
+	if err := s.checkTarget(ctx, t); err != nil {
+		return nil, 0, err
+	}
+	req.Domain = t.Host()
+	if t.Field == "url" {
+		req.URL = t.URL.String()
 	}
 	plan, err := s.accountPlan(ctx, accountID)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if req.Options.MaxPages < 0 || req.Options.MaxPages > plan.MaxSitePages {
-		return nil, &seo.InputError{Field: "options.maxPages", Value: strconv.Itoa(req.Options.MaxPages),
+		return nil, 0, &seo.InputError{Field: "options.maxPages", Value: strconv.Itoa(req.Options.MaxPages),
 			Reason: "must be from 1 to " + strconv.Itoa(plan.MaxSitePages) + ", the cap of this account's plan (0 or absent means " +
 				strconv.Itoa(min(crawler.DefaultMaxPages, plan.MaxSitePages)) + ")"}
 	}
@@ -305,7 +182,7 @@ func (s *Server) prepareSite(ctx context.Context, accountID string, req SiteRequ
 		maxList = plan.MaxSitePages
 	}
 	if len(req.Options.URLs) > maxList {
-		return nil, &seo.InputError{Field: "options.urls", Value: strconv.Itoa(len(req.Options.URLs)),
+		return nil, 0, &seo.InputError{Field: "options.urls", Value: strconv.Itoa(len(req.Options.URLs)),
 			Reason: "at most " + strconv.Itoa(maxList) + " URLs, the cap of this account's plan"}
 	}
 	// A scope that leaves out the start URL is refused now, not when the
@@ -315,15 +192,15 @@ func (s *Server) prepareSite(ctx context.Context, accountID string, req SiteRequ
 		start = req.URL
 	}
 	if err := req.Options.ValidateFor(start); err != nil {
-		return nil, prefixField(err)
+		return nil, 0, prefixField(err)
 	}
 	rc, err := parseRender(req.Options.Render, req.Options.Screenshot, true)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	switch {
 	case req.Options.RenderPages < 0 || req.Options.RenderPages > plan.RenderPages:
-		return nil, &seo.InputError{Field: "options.renderPages", Value: strconv.Itoa(req.Options.RenderPages),
+		return nil, 0, &seo.InputError{Field: "options.renderPages", Value: strconv.Itoa(req.Options.RenderPages),
 			Reason: "must be from 1 to " + strconv.Itoa(plan.RenderPages) + ", the cap of this account's plan (0 or absent means the cap)"}
 	case !rc.on():
 		req.Options.Render, req.Options.Screenshot, req.Options.RenderPages = "", "", 0
@@ -334,7 +211,7 @@ func (s *Server) prepareSite(ctx context.Context, accountID string, req SiteRequ
 		}
 	}
 	if req.Options.Mute, err = s.analysisMutes(ctx, accountID, req.Domain, req.Options.Mute); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if len(req.Options.Mute) == 0 {
 		req.Options.Mute = nil
@@ -343,18 +220,18 @@ func (s *Server) prepareSite(ctx context.Context, accountID string, req SiteRequ
 		cu, err := s.fetcher.CheckURL(ctx, req.CallbackURL)
 		if err != nil {
 			if ie, ok := seo.AsInputError(err); ok {
-				return nil, ie.WithField("callbackUrl")
+				return nil, 0, ie.WithField("callbackUrl")
 			}
-			return nil, invalid("callbackUrl", "callbackUrl's host cannot be resolved")
+			return nil, 0, invalid("callbackUrl", "callbackUrl's host cannot be resolved")
 		}
 		req.CallbackURL = cu.String()
 	}
-	if err := s.checkRender(ctx, accountID, rc); err != nil {
-		return nil, err
+	if rc.on() && s.opts.Renderer == nil {
+		return nil, 0, renderingUnavailable()
 	}
 	body, err := s.sealRequest(req)
 	if err != nil {
-		return nil, fmt.Errorf("httpapi: store site request: %w", err)
+		return nil, 0, fmt.Errorf("httpapi: store site request: %w", err)
 	}
 	now := s.now().UTC()
 	j := &store.Job{
@@ -362,67 +239,36 @@ func (s *Server) prepareSite(ctx context.Context, accountID string, req SiteRequ
 		Status: store.JobQueued, Request: body, CallbackURL: req.CallbackURL,
 		CreatedAt: now, UpdatedAt: now, ProjectID: req.ProjectID,
 	}
-	return j, nil
-}
-
-// writeJob writes one job with its stored report. The report is copied
-// into the answer as stored (at most store.MaxJobResultBytes), never
-// decoded.
-// hasResult reports whether GET of job j serves its report: a succeeded
-// job's, and that of a job failed because its site answered nothing.
-func hasResult(j *store.Job, v Job) bool {
-	return j.Status == store.JobSucceeded || v.ErrorCode == codeSiteUnreachable
-}
-
-func (s *Server) writeJob(w http.ResponseWriter, j *store.Job) {
-	v := jobView(j, s.opts.BasePath)
-	head, err := json.Marshal(v)
-	if err != nil || len(j.Result) == 0 || !hasResult(j, v) {
-		writeJSON(w, http.StatusOK, v)
-		return
-	}
-	const key = `,"result":`
-	h := w.Header()
-	h.Set("Content-Type", "application/json; charset=utf-8")
-	h.Set("Content-Length", strconv.Itoa(len(head)-1+len(key)+len(j.Result)+2))
-	w.WriteHeader(http.StatusOK)
-	w.Write(head[:len(head)-1]) // without its closing brace
-	w.Write([]byte(key))
-	w.Write(j.Result)
-	w.Write([]byte("}\n"))
+	return j, siteCost(rc), nil
 }
 
 func (s *Server) listJobs(w http.ResponseWriter, r *http.Request) {
 	limit := 20
 	if v := r.URL.Query().Get("limit"); v != "" {
 		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > 100 {
+		if err != nil || n < 1 || n > service.MaxList {
 			s.fail(w, r, invalid("limit", "limit must be an integer from 1 to 100"))
 			return
 		}
 		limit = n
 	}
-	js, err := s.st.Jobs(r.Context(), principal(r.Context()).AccountID, limit)
+	js, err := s.Analyses().List(r.Context(), principal(r.Context()).AccountID, limit)
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	out := JobList{Jobs: make([]Job, 0, len(js))}
-	for i := range js {
-		out.Jobs = append(out.Jobs, jobView(&js[i], s.opts.BasePath))
-	}
-	writeJSON(w, http.StatusOK, out)
+	writeJSON(w, http.StatusOK, JobList{Jobs: js})
 }
 
 // cancelJob serves DELETE: a queued or running job becomes canceled; a
 // finished one is a 409.
 func (s *Server) cancelJob(w http.ResponseWriter, r *http.Request) {
-	j, err := s.cancelSite(r.Context(), principal(r.Context()).AccountID, r.PathValue("id"))
+	v, err := s.Analyses().Cancel(r.Context(), principal(r.Context()).AccountID, r.PathValue("id"))
 	if err != nil {
-		if errors.Is(err, store.ErrConflict) {
+		if errors.Is(err, service.ErrConflict) {
 			msg := "the job has already ended"
-			if j != nil {
-				msg += " (" + string(j.Status) + ")"
+			if v != nil {
+				msg += " (" + v.Status + ")"
 			}
 			writeError(w, r, apiError(http.StatusConflict, CodeConflict, msg))
 			return
@@ -430,15 +276,7 @@ func (s *Server) cancelJob(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	s.writeJob(w, j)
-}
-
-// CancelSite cancels a queued or running job of the account, as DELETE
-// /v1/analyze/site/{id} does: store.ErrNotFound for another account's job,
-// store.ErrConflict for one already ended. The dashboard calls it.
-func (s *Server) CancelSite(ctx context.Context, accountID, jobID string) error {
-	_, err := s.cancelSite(ctx, accountID, jobID)
-	return err
+	writeJSON(w, http.StatusOK, v)
 }
 
 // cancelSite marks the job canceled and stops its worker. On ErrConflict the
@@ -586,7 +424,7 @@ func (s *Server) runJob(wctx context.Context, accountID, id string) error {
 	// The job waits, queued, for a slot and the memory of the crawl's own
 	// state; a cancel ends the wait. Its pages then reserve, as page
 	// analyses do, while they are analysed.
-	release, err := s.adm.admit(jctx, KindSite, j.AccountID, crawler.EstimateMemory(&co), true)
+	release, err := s.adm.acquireSlot(jctx, KindSite, j.AccountID, crawler.EstimateMemory(&co), true)
 	if err != nil {
 		var ae *Error
 		switch {
@@ -757,15 +595,9 @@ func (s *Server) runJob(wctx context.Context, accountID, id string) error {
 	return err
 }
 
-// codeSiteUnreachable is Job.ErrorCode of an analysis of a site that
-// answered nothing.
-const codeSiteUnreachable = "site_unreachable"
-
 // siteDownReason reports whether a report's scoreReason says the site
 // answered nothing.
-func siteDownReason(reason string) bool {
-	return reason == crawler.SiteUnreachable || reason == crawler.SiteRobotsUnavailable
-}
+func siteDownReason(reason string) bool { return service.SiteDownReason(reason) }
 
 // siteDownMessage is the error of a job whose site answered nothing, ""
 // when some URL answered.
@@ -832,45 +664,28 @@ func progressFromReport(rep *crawler.SiteReport, now time.Time) []byte {
 	return b
 }
 
-// siteDomain validates the domain of a site analysis or a mute list: a
-// host name with an optional port, no scheme or path (seo.ParseHost). It
-// returns the https URL of the domain's root; errors name "domain" and
-// echo what the client sent.
-func siteDomain(raw string) (*url.URL, error) {
-	host, err := seo.ParseHost(raw, &seo.DomainOptions{AllowPort: true})
-	if err != nil {
-		return nil, err
-	}
-	return &url.URL{Scheme: "https", Host: host, Path: "/"}, nil
-}
-
-// checkSiteStart applies the page analyses' address policy to the start of
-// a site analysis: a well-formed host name, an allowed port, and a host
-// that is not, and does not resolve only to, a loopback, private or
-// metadata address (unless AllowPrivate). Errors name field. A host that
-// does not resolve is let through: the job reports it.
-func (s *Server) checkSiteStart(ctx context.Context, field, raw string) (*url.URL, error) {
-	u, err := seo.ParseURL(raw)
-	if err != nil {
-		if ie, ok := seo.AsInputError(err); ok {
-			return nil, ie.WithField(field)
-		}
-		return nil, err
-	}
-	if err := seo.CheckHostName(field, u.Hostname()); err != nil {
-		return nil, err
-	}
+// checkTarget applies the page analyses' address policy to the start of a
+// site analysis: an allowed port, and a host that is not, and does not
+// resolve only to, a loopback, private or metadata address (unless
+// AllowPrivate). Errors name the target's field and carry what the
+// client sent. A host that does not resolve is let through: the job
+// reports it.
+func (s *Server) checkTarget(ctx context.Context, t *service.Target) error {
 	cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	if _, err := s.fetcher.CheckURL(cctx, u.String()); err != nil {
+	if _, err := s.fetcher.CheckURL(cctx, t.URL.String()); err != nil {
 		if ie, ok := seo.AsInputError(err); ok {
-			return nil, ie.WithField(field)
+			ie = ie.WithField(t.Field)
+			if t.Field == "domain" && ie.Value != "" {
+				ie.Value = t.Raw // what the client sent, not the URL made of it
+			}
+			return ie
 		}
 		if ctx.Err() != nil {
-			return nil, ctx.Err()
+			return ctx.Err()
 		}
 	}
-	return u, nil
+	return nil
 }
 
 // crawlerOptions are the crawl options of the request of site analysis

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/seokit/seokit/httpapi/auth"
+	"github.com/seokit/seokit/httpapi/service"
 	"github.com/seokit/seokit/httpapi/store"
 	"github.com/seokit/seokit/seo"
 )
@@ -337,6 +338,9 @@ func (s *Server) protect(scope, op string, h http.HandlerFunc) http.Handler {
 			writeError(w, r, apiError(http.StatusForbidden, CodeForbidden, "this credential lacks the "+scope+" permission for "+op))
 			return
 		}
-		h(w, r.WithContext(context.WithValue(r.Context(), keyPrincipal, p)))
+		// The request paid one unit: a service charging an action's cost
+		// charges the rest (service.WithPaid).
+		ctx := service.WithPaid(context.WithValue(r.Context(), keyPrincipal, p), 1)
+		h(w, r.WithContext(ctx))
 	})
 }

@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/seokit/seokit/crawler"
+	"github.com/seokit/seokit/httpapi/service"
 	"github.com/seokit/seokit/httpapi/store"
 	"github.com/seokit/seokit/seo"
 )
@@ -35,111 +36,25 @@ const (
 // maxKeywordBytes caps one tracked or ranked keyword.
 const maxKeywordBytes = 200
 
-// ProjectRequest is the body of POST /v1/projects and PATCH
-// /v1/projects/{id}. POST needs domain; PATCH changes only the fields it
-// sends.
-type ProjectRequest struct {
-	// Name is shown in lists; POST without one takes the domain.
-	Name *string `json:"name,omitempty"`
-	// Domain is the site's host name with an optional port, validated as
-	// a site analysis's domain is; one project per domain and account.
-	Domain *string `json:"domain,omitempty"`
-	// TimeZone is an IANA time zone name ("Europe/Berlin") in which the
-	// project's schedules run; POST without one takes "UTC".
-	TimeZone *string `json:"timeZone,omitempty"`
-	// Config is the project's crawl configuration (crawler.Config, the
-	// schema of GET /v1/schemas/crawl-config.json), used by its site
-	// analyses that send no options of their own; null resets it to the
-	// defaults. A credential sent back as "[redacted]" keeps the value
-	// stored.
-	Config json.RawMessage `json:"config,omitempty"`
-	// Keywords are the tracked keywords (GET /v1/rankings?projectId=),
-	// at most MaxProjectKeywords; PATCH replaces the list.
-	Keywords *[]string `json:"keywords,omitempty"`
-}
-
-// ProjectLinks are a project's URLs.
-type ProjectLinks struct {
-	Self     string `json:"self"`
-	Analyses string `json:"analyses"`
-}
-
-// Project is the API's view of a project: one site an account monitors.
-type Project struct {
-	ID       string `json:"id"`
-	Name     string `json:"name"`
-	Domain   string `json:"domain"`
-	TimeZone string `json:"timeZone"`
-	// Config is the saved crawl configuration, its credentials shown as
-	// "[redacted]".
-	Config    crawler.Config `json:"config"`
-	Keywords  []string       `json:"keywords"`
-	CreatedAt time.Time      `json:"createdAt"`
-	UpdatedAt time.Time      `json:"updatedAt"`
-	Links     ProjectLinks   `json:"links"`
-}
-
-// ProjectList is the body of GET /v1/projects: the account's projects,
-// newest first.
-type ProjectList struct {
-	Projects []Project `json:"projects"`
-}
-
-// JobSummary is the small record a site analysis keeps when it succeeds
-// (store.Job.Summary): what a project's history and its charts show
-// without loading the report. Every number is read from the report.
-type JobSummary struct {
-	// Score is the site score (the report's score.value); null when the
-	// report has none, with ScoreReason (the report's scoreReason) saying
-	// why ("unreachable", "robots_txt_unavailable", ...).
-	Score       *int   `json:"score"`
-	ScoreReason string `json:"scoreReason,omitempty"`
-	// Pages counts the pages fetched (crawl.fetched), FetchErrors the
-	// URLs whose fetch failed (crawl.errors).
-	Pages       int `json:"pages"`
-	FetchErrors int `json:"fetchErrors"`
-	// Errors, Warnings and Notices count the distinct checks that failed,
-	// per severity (findingCounts.checks), as the site score and the
-	// comparison's totals count them.
-	Errors   int `json:"errors"`
-	Warnings int `json:"warnings"`
-	Notices  int `json:"notices"`
-	// Findings counts the finding occurrences per severity
-	// (findingCounts.findings).
-	Findings seo.Counts `json:"findings"`
-	// Indexable counts the indexable pages of the report's pages list;
-	// null when that list was cut at its cap, with IndexableReason
-	// "pages_truncated".
-	Indexable       *int   `json:"indexable"`
-	IndexableReason string `json:"indexableReason,omitempty"`
-	// StopReason says why the crawl ended (crawl.stopReason).
-	StopReason string    `json:"stopReason"`
-	FinishedAt time.Time `json:"finishedAt"`
-}
-
-// ProjectAnalysis is one analysis of a project's history.
-type ProjectAnalysis struct {
-	ID         string    `json:"id"`
-	Kind       string    `json:"kind"`
-	Status     string    `json:"status"`
-	CreatedAt  time.Time `json:"createdAt"`
-	StartedAt  time.Time `json:"startedAt,omitzero"`
-	FinishedAt time.Time `json:"finishedAt,omitzero"`
-	// Summary is the analysis's summary; null unless it succeeded.
-	Summary *JobSummary `json:"summary"`
-	// Error is the failure message of a failed analysis.
-	Error string   `json:"error,omitempty"`
-	Links JobLinks `json:"links"`
-}
-
-// ProjectAnalyses is the body of GET /v1/projects/{id}/analyses: the
-// project's analyses, newest first, at most limit; HasMore says whether
-// older ones were left out.
-type ProjectAnalyses struct {
-	ProjectID string            `json:"projectId"`
-	Analyses  []ProjectAnalysis `json:"analyses"`
-	HasMore   bool              `json:"hasMore"`
-}
+// The project types are the service's (package service).
+type (
+	// ProjectRequest is the body of POST /v1/projects and PATCH
+	// /v1/projects/{id}.
+	ProjectRequest = service.ProjectRequest
+	// ProjectLinks are a project's URLs.
+	ProjectLinks = service.ProjectLinks
+	// Project is the API's view of a project.
+	Project = service.Project
+	// ProjectList is the body of GET /v1/projects.
+	ProjectList = service.ProjectList
+	// JobSummary is the small record a site analysis keeps when it
+	// succeeds.
+	JobSummary = service.JobSummary
+	// ProjectAnalysis is one analysis of a project's history.
+	ProjectAnalysis = service.ProjectAnalysis
+	// ProjectAnalyses is the body of GET /v1/projects/{id}/analyses.
+	ProjectAnalyses = service.ProjectAnalyses
+)
 
 // jobSummary is the summary of a succeeded site analysis's report.
 func jobSummary(rep *crawler.SiteReport) []byte {
@@ -230,17 +145,14 @@ func (s *Server) getProject(ctx context.Context, accountID, id, field string) (*
 // projectDomain validates a project's domain as a site analysis's is (the
 // address policy included) and returns its host.
 func (s *Server) projectDomain(ctx context.Context, raw string) (string, error) {
-	u, err := siteDomain(raw)
+	t, err := service.ParseTarget(raw, "")
 	if err != nil {
 		return "", err
 	}
-	if u, err = s.checkSiteStart(ctx, "domain", u.String()); err != nil {
-		if ie, ok := seo.AsInputError(err); ok && ie.Value != "" {
-			ie.Value = raw
-		}
+	if err := s.checkTarget(ctx, &t); err != nil {
 		return "", err
 	}
-	return strings.ToLower(u.Host), nil
+	return strings.ToLower(t.Host()), nil
 }
 
 // cleanKeywords trims keywords and drops repeats; an empty one, or one
@@ -425,28 +337,27 @@ func keepSecrets(cfg *crawler.Config, prefix, owner string, stored func() (crawl
 	return nil
 }
 
-// createProject serves POST /v1/projects.
-func (s *Server) createProject(w http.ResponseWriter, r *http.Request) {
-	ctx := r.Context()
-	account := principal(ctx).AccountID
-	var req ProjectRequest
-	if err := decodeJSON(w, r, s.opts.MaxBodyBytes, &req); err != nil {
-		s.fail(w, r, err)
-		return
-	}
+// Projects returns the projects service over the server's store: the
+// /v1/projects handlers call it, and so does the dashboard.
+func (s *Server) Projects() service.Projects { return projectService{s} }
+
+// projectService implements service.Projects.
+type projectService struct{ s *Server }
+
+var _ service.Projects = projectService{}
+
+func (ps projectService) Create(ctx context.Context, account string, req ProjectRequest) (*Project, error) {
+	s := ps.s
 	if req.Domain == nil {
-		s.fail(w, r, invalid("domain", "domain is required"))
-		return
+		return nil, invalid("domain", "domain is required")
 	}
 	p := &store.Project{AccountID: account}
 	if err := s.applyProjectRequest(ctx, p, &req); err != nil {
-		s.fail(w, r, err)
-		return
+		return nil, err
 	}
 	plan, err := s.accountPlan(ctx, account)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return nil, err
 	}
 	limit := min(plan.Projects, store.MaxProjects)
 	if s.opts.DisableAuth {
@@ -467,59 +378,45 @@ func (s *Server) createProject(w http.ResponseWriter, r *http.Request) {
 			Message: "this account already has a project for " + p.Domain}
 	}
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return nil, err
 	}
 	v := s.projectView(p)
-	w.Header().Set("Location", v.Links.Self)
-	writeJSON(w, http.StatusCreated, v)
+	return &v, nil
 }
 
-// listProjects serves GET /v1/projects.
-func (s *Server) listProjects(w http.ResponseWriter, r *http.Request) {
-	ps, err := s.st.Projects(r.Context(), principal(r.Context()).AccountID)
+func (ps projectService) Get(ctx context.Context, account, id string) (*Project, error) {
+	p, err := ps.s.getProject(ctx, account, id, "")
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return nil, err
 	}
-	out := ProjectList{Projects: make([]Project, 0, len(ps))}
-	for i := range ps {
-		out.Projects = append(out.Projects, s.projectView(&ps[i]))
-	}
-	writeJSON(w, http.StatusOK, out)
+	v := ps.s.projectView(p)
+	return &v, nil
 }
 
-// readProject serves GET /v1/projects/{id}.
-func (s *Server) readProject(w http.ResponseWriter, r *http.Request) {
-	p, err := s.getProject(r.Context(), principal(r.Context()).AccountID, r.PathValue("id"), "")
+func (ps projectService) List(ctx context.Context, account string) ([]Project, error) {
+	list, err := ps.s.st.Projects(ctx, account)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return nil, err
 	}
-	writeJSON(w, http.StatusOK, s.projectView(p))
+	out := make([]Project, 0, len(list))
+	for i := range list {
+		out = append(out, ps.s.projectView(&list[i]))
+	}
+	return out, nil
 }
 
-// updateProject serves PATCH /v1/projects/{id}.
-func (s *Server) updateProject(w http.ResponseWriter, r *http.Request) {
-	ctx := r.Context()
-	var req ProjectRequest
-	if err := decodeJSON(w, r, s.opts.MaxBodyBytes, &req); err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	p, err := s.getProject(ctx, principal(ctx).AccountID, r.PathValue("id"), "")
+func (ps projectService) Update(ctx context.Context, account, id string, req ProjectRequest) (*Project, error) {
+	s := ps.s
+	p, err := s.getProject(ctx, account, id, "")
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return nil, err
 	}
 	if req.Name != nil && strings.TrimSpace(*req.Name) == "" {
-		s.fail(w, r, invalid("name", "name must not be empty"))
-		return
+		return nil, invalid("name", "name must not be empty")
 	}
 	oldZone := p.TimeZone
 	if err := s.applyProjectRequest(ctx, p, &req); err != nil {
-		s.fail(w, r, err)
-		return
+		return nil, err
 	}
 	p.UpdatedAt = s.now().UTC()
 	err = s.st.UpdateProject(ctx, p)
@@ -531,52 +428,34 @@ func (s *Server) updateProject(w http.ResponseWriter, r *http.Request) {
 			Message: "this account already has a project for " + p.Domain}
 	}
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return nil, err
 	}
-	writeJSON(w, http.StatusOK, s.projectView(p))
+	v := s.projectView(p)
+	return &v, nil
 }
 
-// deleteProject serves DELETE /v1/projects/{id}: the project, its
-// schedules and alert rules go; its analyses stay, without a project.
-func (s *Server) deleteProject(w http.ResponseWriter, r *http.Request) {
-	ctx := r.Context()
-	id := r.PathValue("id")
-	err := s.st.DeleteProject(ctx, principal(ctx).AccountID, id)
+func (ps projectService) Delete(ctx context.Context, account, id string) error {
+	err := ps.s.st.DeleteProject(ctx, account, id)
 	if errors.Is(err, store.ErrNotFound) {
 		err = apiError(http.StatusNotFound, CodeNotFound, "no project "+strconv.Quote(clip(id)))
 	}
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	w.WriteHeader(http.StatusNoContent)
+	return err
 }
 
-// projectAnalyses serves GET /v1/projects/{id}/analyses?limit=.
-func (s *Server) projectAnalyses(w http.ResponseWriter, r *http.Request) {
-	ctx := r.Context()
-	account := principal(ctx).AccountID
-	limit := DefaultProjectHistory
-	if v := r.URL.Query().Get("limit"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > MaxProjectHistory {
-			s.fail(w, r, invalid("limit", "limit must be an integer from 1 to "+strconv.Itoa(MaxProjectHistory)))
-			return
-		}
-		limit = n
+func (ps projectService) Analyses(ctx context.Context, account, id string, limit int) (*ProjectAnalyses, error) {
+	s := ps.s
+	if limit < 1 || limit > service.MaxProjectAnalyses {
+		return nil, invalid("limit", "limit must be an integer from 1 to "+strconv.Itoa(service.MaxProjectAnalyses))
 	}
-	p, err := s.getProject(ctx, account, r.PathValue("id"), "")
+	p, err := s.getProject(ctx, account, id, "")
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return nil, err
 	}
 	js, err := s.st.ProjectJobs(ctx, account, p.ID, limit+1)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return nil, err
 	}
-	out := ProjectAnalyses{ProjectID: p.ID, Analyses: make([]ProjectAnalysis, 0, min(len(js), limit))}
+	out := &ProjectAnalyses{ProjectID: p.ID, Analyses: make([]ProjectAnalysis, 0, min(len(js), limit))}
 	if len(js) > limit {
 		js, out.HasMore = js[:limit], true
 	}
@@ -593,6 +472,86 @@ func (s *Server) projectAnalyses(w http.ResponseWriter, r *http.Request) {
 		}
 		out.Analyses = append(out.Analyses, a)
 	}
+	return out, nil
+}
+
+// createProject serves POST /v1/projects.
+func (s *Server) createProject(w http.ResponseWriter, r *http.Request) {
+	var req ProjectRequest
+	if err := decodeJSON(w, r, s.opts.MaxBodyBytes, &req); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	v, err := s.Projects().Create(r.Context(), principal(r.Context()).AccountID, req)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	w.Header().Set("Location", v.Links.Self)
+	writeJSON(w, http.StatusCreated, v)
+}
+
+// listProjects serves GET /v1/projects.
+func (s *Server) listProjects(w http.ResponseWriter, r *http.Request) {
+	ps, err := s.Projects().List(r.Context(), principal(r.Context()).AccountID)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, ProjectList{Projects: ps})
+}
+
+// readProject serves GET /v1/projects/{id}.
+func (s *Server) readProject(w http.ResponseWriter, r *http.Request) {
+	v, err := s.Projects().Get(r.Context(), principal(r.Context()).AccountID, r.PathValue("id"))
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, v)
+}
+
+// updateProject serves PATCH /v1/projects/{id}.
+func (s *Server) updateProject(w http.ResponseWriter, r *http.Request) {
+	var req ProjectRequest
+	if err := decodeJSON(w, r, s.opts.MaxBodyBytes, &req); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	v, err := s.Projects().Update(r.Context(), principal(r.Context()).AccountID, r.PathValue("id"), req)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, v)
+}
+
+// deleteProject serves DELETE /v1/projects/{id}: the project, its
+// schedules and alert rules go; its analyses stay, without a project.
+func (s *Server) deleteProject(w http.ResponseWriter, r *http.Request) {
+	if err := s.Projects().Delete(r.Context(), principal(r.Context()).AccountID, r.PathValue("id")); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// projectAnalyses serves GET /v1/projects/{id}/analyses?limit=.
+func (s *Server) projectAnalyses(w http.ResponseWriter, r *http.Request) {
+	limit := DefaultProjectHistory
+	if v := r.URL.Query().Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > MaxProjectHistory {
+			s.fail(w, r, invalid("limit", "limit must be an integer from 1 to "+strconv.Itoa(MaxProjectHistory)))
+			return
+		}
+		limit = n
+	}
+	out, err := s.Projects().Analyses(r.Context(), principal(r.Context()).AccountID, r.PathValue("id"), limit)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
 	writeJSON(w, http.StatusOK, out)
 }
 
@@ -601,7 +560,10 @@ func (s *Server) projectAnalyses(w http.ResponseWriter, r *http.Request) {
 // without domain and url analyses the project's domain, one with either
 // must name the project's host (else 400 naming it); a request without a
 // crawl configuration of its own takes the project's saved one.
-func (s *Server) attachProject(ctx context.Context, accountID string, req *SiteRequest) error {
+//
+// t is the request's parsed target, nil when it has none or a bad one
+// (reported by the caller after the project).
+func (s *Server) attachProject(ctx context.Context, accountID string, req *SiteRequest, t *service.Target) error {
 	if req.ProjectID == "" {
 		return nil
 	}
@@ -613,15 +575,12 @@ func (s *Server) attachProject(ctx context.Context, accountID string, req *SiteR
 	switch {
 	case req.Domain == "" && req.URL == "":
 		req.Domain = p.Domain
-	case req.URL != "":
-		// A bad URL is reported by the checks that follow.
-		if u, err := seo.ParseURL(req.URL); err == nil && !strings.EqualFold(u.Host, p.Domain) {
-			return invalid("url", "url must be on the project's domain "+p.Domain+", or be left out")
-		}
-	default:
-		if u, err := siteDomain(req.Domain); err == nil && !strings.EqualFold(u.Host, p.Domain) {
-			return invalid("domain", "domain must be the project's domain "+p.Domain+", or be left out")
-		}
+	case t == nil:
+		// A bad target is reported by the caller.
+	case t.Field == "url" && !strings.EqualFold(t.Host(), p.Domain):
+		return invalid("url", "url must be on the project's domain "+p.Domain+", or be left out")
+	case t.Field == "domain" && !strings.EqualFold(t.Host(), p.Domain):
+		return invalid("domain", "domain must be the project's domain "+p.Domain+", or be left out")
 	}
 	if reflect.ValueOf(req.Options.Config).IsZero() {
 		if req.Options.Config, err = s.projectConfig(p); err != nil {

@@ -46,7 +46,7 @@ type quota struct {
 
 // take counts one request or action of the account against its daily
 // limit and burst rate. It is the one place every path that spends server
-// resources or provider money is counted: protect for the API, Admit for
+// resources or provider money is counted: protect for the API, CountAction for
 // the dashboard.
 func (s *Server) take(ctx context.Context, accountID string) (*quota, error) {
 	p, err := s.accountPlan(ctx, accountID)
@@ -94,18 +94,18 @@ func (q *quota) refusal() *Error {
 	return e
 }
 
-// Dashboard actions counted by Admit.
+// Dashboard actions counted by CountAction.
 const (
 	ActionSiteAnalysis  = "site analysis"
 	ActionTrackKeywords = "track keywords"
 )
 
-// Admit counts one action of the account that spends server resources or
-// provider money (a dashboard's "Start analysis" or "Track keywords")
-// against the account's daily limit and burst rate, as every API request
-// is counted. A refusal is an *Error (429 rate_limited) whose
+// CountAction counts one action of the account that spends provider money
+// (a dashboard's "Track keywords") against the account's daily limit and
+// burst rate, as every API request is counted; site analyses are charged
+// by their service (Analyses). A refusal is an *Error (429 rate_limited) whose
 // PublicMessage says why; the action must not run. The dashboard calls it.
-func (s *Server) Admit(ctx context.Context, accountID, action string) error {
+func (s *Server) CountAction(ctx context.Context, accountID, action string) error {
 	q, err := s.take(ctx, accountID)
 	if err != nil {
 		return err

@@ -133,7 +133,7 @@ func (p pageRenderer) Render(ctx context.Context, req *render.Request) (*render.
 		}
 		return nil, err
 	}
-	release, err := p.s.adm.admit(ctx, KindRender, p.account, p.s.adm.renderBytes(), true)
+	release, err := p.s.adm.acquireSlot(ctx, KindRender, p.account, p.s.adm.renderBytes(), true)
 	if err != nil {
 		return nil, err
 	}
@@ -193,7 +193,7 @@ func (j *jobRenderer) Render(ctx context.Context, req *render.Request) (*render.
 			return nil, capped
 		}
 	}
-	release, err := j.adm.admit(ctx, KindRender, "", j.adm.renderBytes(), true)
+	release, err := j.adm.acquireSlot(ctx, KindRender, "", j.adm.renderBytes(), true)
 	if err != nil {
 		return nil, err
 	}

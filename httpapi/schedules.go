@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/seokit/seokit/httpapi/service"
 	"github.com/seokit/seokit/httpapi/store"
 	"github.com/seokit/seokit/monitor"
 	"github.com/seokit/seokit/rankings"
@@ -19,47 +20,16 @@ import (
 // schedules.
 const DefaultScheduleInterval = 30 * time.Second
 
-// ScheduleRequest is the body of POST /v1/projects/{id}/schedules and, with
-// every field optional, of PATCH /v1/projects/{id}/schedules/{sid}.
-type ScheduleRequest struct {
-	// Kind is "site" (a site analysis of the project's domain with its
-	// saved crawl configuration) or "rankings" (a rank check of its tracked
-	// keywords); it cannot change.
-	Kind string `json:"kind,omitempty"`
-	// Spec is "hourly", "daily", "daily@HH:MM", "weekly", "weekly@mon
-	// HH:MM" or a 5-field cron expression, in the project's time zone
-	// (monitor.ParseSchedule).
-	Spec *string `json:"spec,omitempty"`
-	// Paused stops the runs; resuming computes the next run from now.
-	Paused *bool `json:"paused,omitempty"`
-}
-
-// Schedule is the API's view of a schedule. Times are RFC 3339 in the
-// project's time zone.
-type Schedule struct {
-	ID        string `json:"id"`
-	ProjectID string `json:"projectId"`
-	Kind      string `json:"kind"`
-	Spec      string `json:"spec"`
-	// Cron is the spec as a 5-field cron expression.
-	Cron     string `json:"cron"`
-	TimeZone string `json:"timeZone"`
-	Paused   bool   `json:"paused"`
-	// NextRun is the next due time; null while paused.
-	NextRun *time.Time `json:"nextRun"`
-	// LastRun is the due time of the latest run; null before the first.
-	LastRun *time.Time `json:"lastRun"`
-	// LastJobID is the site analysis of the latest run, if it made one.
-	LastJobID string `json:"lastJobId,omitempty"`
-	// LastError says why the latest run was skipped or failed.
-	LastError string    `json:"lastError,omitempty"`
-	CreatedAt time.Time `json:"createdAt"`
-}
-
-// ScheduleList is the body of GET /v1/projects/{id}/schedules.
-type ScheduleList struct {
-	Schedules []Schedule `json:"schedules"`
-}
+// The schedule types are the service's (package service).
+type (
+	// ScheduleRequest is the body of POST /v1/projects/{id}/schedules and
+	// of PATCH /v1/projects/{id}/schedules/{sid}.
+	ScheduleRequest = service.ScheduleRequest
+	// Schedule is the API's view of a schedule.
+	Schedule = service.Schedule
+	// ScheduleList is the body of GET /v1/projects/{id}/schedules.
+	ScheduleList = service.ScheduleList
+)
 
 // scheduleView renders a stored schedule in the project's zone.
 func scheduleView(sc *store.Schedule, p *store.Project) Schedule {
@@ -110,35 +80,34 @@ func fmtInterval(d time.Duration) string {
 	return s
 }
 
-func (s *Server) createSchedule(w http.ResponseWriter, r *http.Request) {
-	ctx, acct := r.Context(), principal(r.Context()).AccountID
-	p, err := s.st.Project(ctx, acct, r.PathValue("id"))
+// Schedules returns the schedules service over the server's store: the
+// schedule handlers call it, and so does the dashboard.
+func (s *Server) Schedules() service.Schedules { return scheduleService{s} }
+
+// scheduleService implements service.Schedules.
+type scheduleService struct{ s *Server }
+
+var _ service.Schedules = scheduleService{}
+
+func (ss scheduleService) Create(ctx context.Context, acct, projectID string, req ScheduleRequest) (*Schedule, error) {
+	s := ss.s
+	p, err := s.st.Project(ctx, acct, projectID)
 	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	var req ScheduleRequest
-	if err := decodeJSON(w, r, s.opts.MaxBodyBytes, &req); err != nil {
-		s.fail(w, r, err)
-		return
+		return nil, err
 	}
 	if req.Kind != store.ScheduleSite && req.Kind != store.ScheduleRankings {
-		s.fail(w, r, invalid("kind", `kind must be "site" or "rankings"`))
-		return
+		return nil, invalid("kind", `kind must be "site" or "rankings"`)
 	}
 	if req.Spec == nil {
-		s.fail(w, r, invalid("spec", "spec is required: daily, daily@HH:MM, weekly, weekly@mon HH:MM, hourly or a 5-field cron expression"))
-		return
+		return nil, invalid("spec", "spec is required: daily, daily@HH:MM, weekly, weekly@mon HH:MM, hourly or a 5-field cron expression")
 	}
 	sched, err := s.parseProjectSchedule(ctx, acct, p, *req.Spec)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return nil, err
 	}
 	plan, err := s.accountPlan(ctx, acct)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return nil, err
 	}
 	now := s.now().UTC()
 	sc := &store.Schedule{AccountID: acct, ProjectID: p.ID, Kind: req.Kind, Spec: sched.String(),
@@ -156,42 +125,36 @@ func (s *Server) createSchedule(w http.ResponseWriter, r *http.Request) {
 			" schedules, the most its plan allows; delete one to create another")
 	}
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return nil, err
 	}
 	v := scheduleView(sc, p)
-	w.Header().Set("Location", s.opts.BasePath+"/v1/projects/"+p.ID+"/schedules/"+sc.ID)
-	writeJSON(w, http.StatusCreated, v)
+	return &v, nil
 }
 
-func (s *Server) listSchedules(w http.ResponseWriter, r *http.Request) {
-	ctx, acct := r.Context(), principal(r.Context()).AccountID
-	p, err := s.st.Project(ctx, acct, r.PathValue("id"))
+func (ss scheduleService) List(ctx context.Context, acct, projectID string) ([]Schedule, error) {
+	p, err := ss.s.st.Project(ctx, acct, projectID)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return nil, err
 	}
-	scs, err := s.st.Schedules(ctx, acct, p.ID)
+	scs, err := ss.s.st.Schedules(ctx, acct, p.ID)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return nil, err
 	}
-	out := ScheduleList{Schedules: make([]Schedule, 0, len(scs))}
+	out := make([]Schedule, 0, len(scs))
 	for i := range scs {
-		out.Schedules = append(out.Schedules, scheduleView(&scs[i], p))
+		out = append(out, scheduleView(&scs[i], p))
 	}
-	writeJSON(w, http.StatusOK, out)
+	return out, nil
 }
 
-// projectSchedule loads the project and its schedule named in the path;
-// a schedule of another project is not found.
-func (s *Server) projectSchedule(r *http.Request) (*store.Project, *store.Schedule, error) {
-	ctx, acct := r.Context(), principal(r.Context()).AccountID
-	p, err := s.st.Project(ctx, acct, r.PathValue("id"))
+// projectSchedule loads the project and its schedule; a schedule of
+// another project is not found.
+func (s *Server) projectSchedule(ctx context.Context, acct, projectID, id string) (*store.Project, *store.Schedule, error) {
+	p, err := s.st.Project(ctx, acct, projectID)
 	if err != nil {
 		return nil, nil, err
 	}
-	sc, err := s.st.Schedule(ctx, acct, r.PathValue("sid"))
+	sc, err := s.st.Schedule(ctx, acct, id)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -201,35 +164,26 @@ func (s *Server) projectSchedule(r *http.Request) (*store.Project, *store.Schedu
 	return p, sc, nil
 }
 
-func (s *Server) updateSchedule(w http.ResponseWriter, r *http.Request) {
-	p, sc, err := s.projectSchedule(r)
+func (ss scheduleService) Update(ctx context.Context, acct, projectID, id string, req ScheduleRequest) (*Schedule, error) {
+	s := ss.s
+	p, sc, err := s.projectSchedule(ctx, acct, projectID, id)
 	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	var req ScheduleRequest
-	if err := decodeJSON(w, r, s.opts.MaxBodyBytes, &req); err != nil {
-		s.fail(w, r, err)
-		return
+		return nil, err
 	}
 	if req.Kind != "" && req.Kind != sc.Kind {
-		s.fail(w, r, invalid("kind", "the kind of a schedule cannot change; create another schedule"))
-		return
+		return nil, invalid("kind", "the kind of a schedule cannot change; create another schedule")
 	}
-	ctx := r.Context()
 	spec := sc.Spec
 	if req.Spec != nil {
 		spec = *req.Spec
 	}
 	sched, err := s.parseProjectSchedule(ctx, sc.AccountID, p, spec)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return nil, err
 	}
 	plan, err := s.accountPlan(ctx, sc.AccountID)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return nil, err
 	}
 	// A run claimed meanwhile makes the store refuse the update
 	// (ErrConflict): read the schedule again and apply the request to it.
@@ -257,10 +211,56 @@ func (s *Server) updateSchedule(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if err != nil {
+		return nil, err
+	}
+	v := scheduleView(sc, p)
+	return &v, nil
+}
+
+func (ss scheduleService) Delete(ctx context.Context, acct, projectID, id string) error {
+	_, sc, err := ss.s.projectSchedule(ctx, acct, projectID, id)
+	if err != nil {
+		return err
+	}
+	return ss.s.st.DeleteSchedule(ctx, sc.AccountID, sc.ID)
+}
+
+func (s *Server) createSchedule(w http.ResponseWriter, r *http.Request) {
+	var req ScheduleRequest
+	if err := decodeJSON(w, r, s.opts.MaxBodyBytes, &req); err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, scheduleView(sc, p))
+	v, err := s.Schedules().Create(r.Context(), principal(r.Context()).AccountID, r.PathValue("id"), req)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	w.Header().Set("Location", s.opts.BasePath+"/v1/projects/"+v.ProjectID+"/schedules/"+v.ID)
+	writeJSON(w, http.StatusCreated, v)
+}
+
+func (s *Server) listSchedules(w http.ResponseWriter, r *http.Request) {
+	scs, err := s.Schedules().List(r.Context(), principal(r.Context()).AccountID, r.PathValue("id"))
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, ScheduleList{Schedules: scs})
+}
+
+func (s *Server) updateSchedule(w http.ResponseWriter, r *http.Request) {
+	var req ScheduleRequest
+	if err := decodeJSON(w, r, s.opts.MaxBodyBytes, &req); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	v, err := s.Schedules().Update(r.Context(), principal(r.Context()).AccountID, r.PathValue("id"), r.PathValue("sid"), req)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, v)
 }
 
 // tooSoon reports whether a run of sched at at comes sooner after its
@@ -317,12 +317,7 @@ func keepInterval(sched *monitor.Schedule, next, last time.Time, min time.Durati
 }
 
 func (s *Server) deleteSchedule(w http.ResponseWriter, r *http.Request) {
-	_, sc, err := s.projectSchedule(r)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	if err := s.st.DeleteSchedule(r.Context(), sc.AccountID, sc.ID); err != nil {
+	if err := s.Schedules().Delete(r.Context(), principal(r.Context()).AccountID, r.PathValue("id"), r.PathValue("sid")); err != nil {
 		s.fail(w, r, err)
 		return
 	}

@@ -52,17 +52,7 @@ func (s *Server) screenshotSink(jobID string, req SiteRequest) crawler.Screensho
 // siteScreenshot serves GET /v1/analyze/site/{id}/screenshot?url=: the
 // PNG of a page of the job, 404 when it has none.
 func (s *Server) siteScreenshot(w http.ResponseWriter, r *http.Request) {
-	pageURL := r.URL.Query().Get("url")
-	if pageURL == "" {
-		s.fail(w, r, invalid("url", "url is required: the address of a page of the analysis, as its report lists it"))
-		return
-	}
-	st, ok := s.st.(store.Screenshots)
-	if !ok {
-		s.fail(w, r, store.ErrNotFound)
-		return
-	}
-	png, err := st.Screenshot(r.Context(), principal(r.Context()).AccountID, r.PathValue("id"), pageURL)
+	png, err := s.Analyses().Screenshot(r.Context(), principal(r.Context()).AccountID, r.PathValue("id"), r.URL.Query().Get("url"))
 	if err != nil {
 		s.fail(w, r, err)
 		return

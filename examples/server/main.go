@@ -587,7 +587,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	dash, err = dashboard.New(st, au, &dashboard.Options{
 		SessionKey: derive(secret, "dashboard session"),
 		Secure:     c.tlsCert != "" || len(proxies) > 0,
-		Analyses:   api, // and the Quota: the same daily limits and plan caps as the API
+		Analyses:   api.Analyses(), // charged to the same daily limits and plan caps as the API
+		Projects:   api.Projects(),
+		Schedules:  api.Schedules(),
+		Alerts:     api.Alerts(),
+		Quota:      api,
+		Mutes:      api,
 		Rankings:   rs,
 		Tracker:    tracker,
 		Watchlist:  watch,

@@ -164,7 +164,7 @@ type Options struct {
 // Server authenticates requests and serves the token, OAuth and JWKS
 // endpoints.
 type Server struct {
-	st   store.Store
+	st   Store
 	opts Options
 
 	keys     keyring
@@ -179,9 +179,22 @@ type Server struct {
 // maxTouched bounds the map of recently touched keys.
 const maxTouched = 10000
 
+// Store is the part of the API's store the authenticator uses: accounts
+// (sign-in, password changes), API keys, OAuth clients and their grants, and
+// the token-signing keys. store.Store implements it.
+type Store interface {
+	store.Accounts
+	store.Keys
+	store.Clients
+	store.Grants
+	store.SigningKeys
+}
+
+var _ Store = (store.Store)(nil)
+
 // New returns a Server over st, creating the first signing key if the
 // store has none.
-func New(ctx context.Context, st store.Store, opts *Options) (*Server, error) {
+func New(ctx context.Context, st Store, opts *Options) (*Server, error) {
 	if st == nil {
 		return nil, errors.New("auth: nil store")
 	}

@@ -6,15 +6,16 @@ import (
 	"errors"
 	"fmt"
 	"html/template"
+	"io"
 	"net/http"
 	"net/url"
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/seokit/seokit/crawler"
 	"github.com/seokit/seokit/crawler/crawlreport"
+	"github.com/seokit/seokit/httpapi/service"
 	"github.com/seokit/seokit/httpapi/store"
 	"github.com/seokit/seokit/internal/htmltable"
 	"github.com/seokit/seokit/seo"
@@ -22,69 +23,39 @@ import (
 
 func fieldErr(field, reason string) error { return &seo.InputError{Field: field, Reason: reason} }
 
-// jobRequest is the part of a stored job request the dashboard shows (the
-// JSON the API stores: {"domain", "options": {"maxPages",
-// "includeSubdomains", "skipExternalLinks"}}).
-type jobRequest struct {
-	Domain  string `json:"domain"`
-	Options struct {
-		MaxPages          int    `json:"maxPages"`
-		IncludeSubdomains bool   `json:"includeSubdomains"`
-		SkipExternalLinks bool   `json:"skipExternalLinks"`
-		Render            string `json:"render"`
-	} `json:"options"`
-}
-
-// jobProgress is the stored progress object of a running job.
-type jobProgress struct {
-	PagesDone      int       `json:"pagesDone"`
-	Errors         int       `json:"errors"`
-	Queued         int       `json:"queued"`
-	Skipped        int       `json:"skipped"`
-	PagesPerSecond float64   `json:"pagesPerSecond"`
-	Current        string    `json:"current,omitempty"`
-	UpdatedAt      time.Time `json:"updatedAt"`
-	// Phase and External are the crawl's (crawler.Progress).
-	Phase    string                    `json:"phase,omitempty"`
-	External *crawler.ExternalProgress `json:"external,omitempty"`
-}
-
-type jobRow struct {
-	ID         string
-	Domain     string
-	MaxPages   int
-	Subdomains bool
-	Status     store.JobStatus
-	Done       bool
-	Progress   jobProgress
-	Error      string
-	CreatedAt  time.Time
-	FinishedAt time.Time
-
-	// SkipExternal: external links were not to be checked.
+// JobRow is a site analysis as the dashboard lists and shows it: the
+// service's Job, the value the API answers for it (service.Analyses), with
+// what the pages derive from it. A field added to service.Job is here too.
+type JobRow struct {
+	service.Job
+	// Progress is Job.Progress, zero when the job has none.
+	Progress service.JobProgress
+	// Done: the job has ended.
+	Done bool
+	// MaxPages, Subdomains and SkipExternal are the request's options.
+	MaxPages     int
+	Subdomains   bool
 	SkipExternal bool
 	// Render is the rendering mode, "" for none.
 	Render string
 }
 
-func newJobRow(j *store.Job) jobRow {
-	row := jobRow{ID: j.ID, Status: j.Status, Done: j.Status.Done(), Error: j.Error, CreatedAt: j.CreatedAt, FinishedAt: j.FinishedAt}
-	var req jobRequest
-	if json.Unmarshal(j.Request, &req) == nil {
-		row.Domain, row.MaxPages, row.Subdomains = req.Domain, req.Options.MaxPages, req.Options.IncludeSubdomains
-		row.SkipExternal = req.Options.SkipExternalLinks
-		if req.Options.Render != "none" {
-			row.Render = req.Options.Render
-		}
+// NewJobRow returns the row of job j.
+func NewJobRow(j *service.Job) JobRow {
+	row := JobRow{Job: *j, Done: store.JobStatus(j.Status).Done(),
+		MaxPages: j.Options.MaxPages, Subdomains: j.Options.IncludeSubdomains,
+		SkipExternal: j.Options.SkipExternalLinks}
+	if j.Options.Render != "none" {
+		row.Render = j.Options.Render
 	}
-	if len(j.Progress) > 0 {
-		json.Unmarshal(j.Progress, &row.Progress)
+	if j.Progress != nil {
+		row.Progress = *j.Progress
 	}
 	return row
 }
 
 type analysesView struct {
-	Jobs         []jobRow
+	Jobs         []JobRow
 	Enabled      bool
 	MaxPages     int
 	FormDomain   string
@@ -103,20 +74,24 @@ func (d *Dashboard) analysesPage(w http.ResponseWriter, r *http.Request, s *sess
 }
 
 func (d *Dashboard) showAnalyses(w http.ResponseWriter, r *http.Request, s *session, a *store.Account, status int, av *analysesView, fields map[string]string) {
-	jobs, err := d.st.Jobs(r.Context(), a.ID, 50)
-	if err != nil {
-		d.unavailable(w, r, err)
-		return
+	var jobs []service.Job
+	if an := d.opts.Analyses; an != nil {
+		var err error
+		if jobs, err = an.List(r.Context(), a.ID, 50); err != nil {
+			d.unavailable(w, r, err)
+			return
+		}
 	}
 	av.Enabled = d.opts.Analyses != nil
 	if d.opts.Quota != nil {
+		var err error
 		if av.MaxPages, err = d.opts.Quota.MaxSitePages(r.Context(), a.ID); err != nil {
 			d.unavailable(w, r, err)
 			return
 		}
 	}
 	for i := range jobs {
-		av.Jobs = append(av.Jobs, newJobRow(&jobs[i]))
+		av.Jobs = append(av.Jobs, NewJobRow(&jobs[i]))
 	}
 	v := d.base("Site analyses", "analyses", s, a)
 	v.P, v.Fields = av, fields
@@ -152,7 +127,7 @@ func (d *Dashboard) startAnalysis(w http.ResponseWriter, r *http.Request, s *ses
 	}
 	maxPages := 0
 	if av.FormMaxPages != "" {
-		// The plan's cap is checked by StartSite.
+		// The plan's cap is checked by the service.
 		n, err := strconv.Atoi(av.FormMaxPages)
 		if err != nil || n < 1 {
 			bad("maxPages", "maxPages must be a whole number of at least 1")
@@ -160,26 +135,29 @@ func (d *Dashboard) startAnalysis(w http.ResponseWriter, r *http.Request, s *ses
 		}
 		maxPages = n
 	}
-	host, err := seo.ParseHost(av.FormDomain, &seo.DomainOptions{AllowPort: true})
-	if err != nil {
-		_, msg, _ := fieldError(err)
-		bad("domain", msg)
-		return
-	}
+	// The domain is parsed once, by the service.
 	var cfg *crawler.Config
 	if av.FormConfig != "" {
+		var err error
 		if cfg, err = crawler.DecodeConfig(strings.NewReader(av.FormConfig)); err != nil {
 			_, msg, _ := fieldError(err)
 			bad("config", "Configuration: "+msg)
 			return
 		}
 	}
-	// A crawl spends the server's resources: it counts against the
-	// account's daily limit as POST /v1/analyze/site does.
-	if !d.admit(w, r, a, "site analysis") {
-		return
+	// The service validates the request as POST /v1/analyze/site does and
+	// charges the crawl to the account's daily quota.
+	req := service.SiteRequest{Domain: av.FormDomain}
+	if cfg != nil {
+		req.Options.Config = *cfg
 	}
-	j, err := d.opts.Analyses.StartSite(r.Context(), a.ID, host, maxPages, av.FormSubs, av.FormSkipExt, av.FormRender, cfg)
+	if maxPages > 0 {
+		req.Options.MaxPages = maxPages
+	}
+	req.Options.IncludeSubdomains = req.Options.IncludeSubdomains || av.FormSubs
+	req.Options.SkipExternalLinks = req.Options.SkipExternalLinks || av.FormSkipExt
+	req.Options.Render = av.FormRender
+	j, err := d.opts.Analyses.Submit(r.Context(), a.ID, req)
 	if err != nil {
 		if field, msg, ok := fieldError(err); ok {
 			switch field {
@@ -205,18 +183,46 @@ func (d *Dashboard) startAnalysis(w http.ResponseWriter, r *http.Request, s *ses
 	http.Redirect(w, r, Prefix+"/analyses/"+j.ID, http.StatusSeeOther)
 }
 
-func (d *Dashboard) ownJob(w http.ResponseWriter, r *http.Request, a *store.Account) (*store.Job, bool) {
-	j, err := d.st.Job(r.Context(), a.ID, r.PathValue("id"))
+// ownJob returns the account's job of the request's path and its stored
+// report (nil when it has none).
+func (d *Dashboard) ownJob(w http.ResponseWriter, r *http.Request, a *store.Account) (*service.Job, service.Result, bool) {
+	if d.opts.Analyses == nil {
+		d.errorPage(w, r, a, http.StatusNotFound, "No such analysis.")
+		return nil, nil, false
+	}
+	j, res, err := d.opts.Analyses.Get(r.Context(), a.ID, r.PathValue("id"))
 	if isNotFound(err) {
 		d.errorPage(w, r, a, http.StatusNotFound, "No such analysis.")
-		return nil, false
+		return nil, nil, false
 	}
 	if err != nil {
 		d.unavailable(w, r, err)
-		return nil, false
+		return nil, nil, false
 	}
-	return j, true
+	return j, res, true
 }
+
+// readReport decodes the stored report of a succeeded job: at most
+// store.MaxJobResultBytes, refused larger before it is read.
+func readReport(res service.Result) (*crawler.SiteReport, error) {
+	if res.Size() > store.MaxJobResultBytes {
+		return nil, errReportTooLarge
+	}
+	rc, err := res.Open()
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	var rep crawler.SiteReport
+	if err := json.NewDecoder(io.LimitReader(rc, int64(res.Size()))).Decode(&rep); err != nil {
+		return nil, err
+	}
+	return &rep, nil
+}
+
+// errReportTooLarge is the error of a stored report over
+// store.MaxJobResultBytes.
+var errReportTooLarge = errors.New("dashboard: the stored report is too large to show")
 
 // reportView is the report part of an analysis page.
 type reportView struct {
@@ -251,7 +257,7 @@ type shotView struct {
 const maxShots = 48
 
 type analysisView struct {
-	Job    jobRow
+	Job    JobRow
 	Report *reportView
 	Mutes  *muteView
 }
@@ -260,35 +266,33 @@ type analysisView struct {
 const topFindings = 5
 
 func (d *Dashboard) analysisPage(w http.ResponseWriter, r *http.Request, s *session, a *store.Account) {
-	j, ok := d.ownJob(w, r, a)
+	j, res, ok := d.ownJob(w, r, a)
 	if !ok {
 		return
 	}
-	av := &analysisView{Job: newJobRow(j)}
-	_, keepsShots := d.st.(store.Screenshots)
+	av := &analysisView{Job: NewJobRow(j)}
 	v := d.base("Analysis of "+av.Job.Domain, "analyses", s, a)
-	switch {
-	case j.Status != store.JobSucceeded || len(j.Result) == 0:
-	case len(j.Result) > store.MaxJobResultBytes:
-		v.Error = "The stored report is too large to show here."
-	default:
-		var rep crawler.SiteReport
-		if err := json.Unmarshal(j.Result, &rep); err != nil {
+	if res != nil && j.Status == string(store.JobSucceeded) {
+		rep, err := readReport(res)
+		switch {
+		case errors.Is(err, errReportTooLarge):
+			v.Error = "The stored report is too large to show here."
+		case err != nil:
 			d.log.Error("dashboard: stored report unreadable", "job", j.ID, "err", err)
 			v.Error = "The stored report cannot be read."
-		} else {
-			if av.Report, err = buildReport(&rep); err != nil {
+		default:
+			if av.Report, err = buildReport(rep); err != nil {
 				d.log.Error("dashboard: report view", "job", j.ID, "err", err)
 				v.Error = "The stored report cannot be shown."
-			} else if keepsShots {
-				av.Report.Shots, av.Report.ShotsMore = shotViews(j.ID, &rep)
+			} else {
+				av.Report.Shots, av.Report.ShotsMore = shotViews(j.ID, rep)
 			}
 		}
 	}
 	if av.Report != nil {
 		av.Mutes = d.muteView(r.Context(), a.ID, av.Job.Domain, av.Report.R)
 	}
-	if !j.Status.Done() {
+	if !av.Job.Done {
 		v.Refresh = 3
 	}
 	v.P = av
@@ -316,13 +320,12 @@ func shotViews(jobID string, rep *crawler.SiteReport) (shots []shotView, more in
 // analysisScreenshot serves the stored screenshot (PNG) of a page of the
 // account's analysis, ?url= naming the page; 404 when there is none.
 func (d *Dashboard) analysisScreenshot(w http.ResponseWriter, r *http.Request, s *session, a *store.Account) {
-	st, ok := d.st.(store.Screenshots)
 	pageURL := r.URL.Query().Get("url")
-	if !ok || pageURL == "" {
+	if d.opts.Analyses == nil || pageURL == "" {
 		http.NotFound(w, r)
 		return
 	}
-	png, err := st.Screenshot(r.Context(), a.ID, r.PathValue("id"), pageURL)
+	png, err := d.opts.Analyses.Screenshot(r.Context(), a.ID, r.PathValue("id"), pageURL)
 	if isNotFound(err) {
 		http.NotFound(w, r)
 		return
@@ -403,13 +406,13 @@ type progressJSON struct {
 }
 
 func (d *Dashboard) analysisProgress(w http.ResponseWriter, r *http.Request, s *session, a *store.Account) {
-	j, ok := d.ownJob(w, r, a)
+	j, _, ok := d.ownJob(w, r, a)
 	if !ok {
 		return
 	}
-	row := newJobRow(j)
+	row := NewJobRow(j)
 	p := progressJSON{
-		Status: string(j.Status), Done: row.Done, PagesDone: row.Progress.PagesDone, Errors: row.Progress.Errors,
+		Status: j.Status, Done: row.Done, PagesDone: row.Progress.PagesDone, Errors: row.Progress.Errors,
 		Queued: row.Progress.Queued, Skipped: row.Progress.Skipped, Current: row.Progress.Current, Error: j.Error,
 		Phase: row.Progress.Phase, External: row.Progress.External,
 	}
@@ -420,25 +423,25 @@ func (d *Dashboard) analysisProgress(w http.ResponseWriter, r *http.Request, s *
 // analysisReportHTML serves the crawler's self-contained HTML report of a
 // finished analysis, sandboxed by its own policy.
 func (d *Dashboard) analysisReportHTML(w http.ResponseWriter, r *http.Request, s *session, a *store.Account) {
-	j, ok := d.ownJob(w, r, a)
+	j, res, ok := d.ownJob(w, r, a)
 	if !ok {
 		return
 	}
-	if j.Status != store.JobSucceeded {
-		d.errorPage(w, r, a, http.StatusConflict, "This analysis has no report (status "+string(j.Status)+").")
+	if j.Status != string(store.JobSucceeded) || res == nil {
+		d.errorPage(w, r, a, http.StatusConflict, "This analysis has no report (status "+j.Status+").")
 		return
 	}
-	if len(j.Result) > store.MaxJobResultBytes {
+	rep, err := readReport(res)
+	if errors.Is(err, errReportTooLarge) {
 		d.errorPage(w, r, a, http.StatusInternalServerError, "The stored report is too large to show here.")
 		return
 	}
-	var rep crawler.SiteReport
-	if err := json.Unmarshal(j.Result, &rep); err != nil {
+	if err != nil {
 		d.errorPage(w, r, a, http.StatusInternalServerError, "The stored report cannot be read.")
 		return
 	}
 	var buf bytes.Buffer
-	if err := crawlreport.WriteHTML(&buf, &rep); err != nil {
+	if err := crawlreport.WriteHTML(&buf, rep); err != nil {
 		d.errorPage(w, r, a, http.StatusInternalServerError, "The report cannot be written.")
 		return
 	}
@@ -452,19 +455,21 @@ func (d *Dashboard) cancelAnalysis(w http.ResponseWriter, r *http.Request, s *se
 		d.errorPage(w, r, a, http.StatusServiceUnavailable, "Site analyses are not available on this server.")
 		return
 	}
-	j, ok := d.ownJob(w, r, a)
-	if !ok {
+	id := r.PathValue("id")
+	_, err := d.opts.Analyses.Cancel(r.Context(), a.ID, id)
+	switch {
+	case isNotFound(err):
+		d.errorPage(w, r, a, http.StatusNotFound, "No such analysis.")
 		return
-	}
-	if !j.Status.Done() {
-		if err := d.opts.Analyses.CancelSite(r.Context(), a.ID, j.ID); err != nil && !isNotFound(err) {
-			if _, msg, ok := fieldError(err); ok {
-				d.errorPage(w, r, a, http.StatusConflict, msg)
-				return
-			}
-			d.unavailable(w, r, err)
+	case err == nil, errors.Is(err, service.ErrConflict):
+		// Canceled, or it had ended already: its page shows which.
+	default:
+		if _, msg, ok := fieldError(err); ok {
+			d.errorPage(w, r, a, http.StatusConflict, msg)
 			return
 		}
+		d.unavailable(w, r, err)
+		return
 	}
-	http.Redirect(w, r, Prefix+"/analyses/"+j.ID, http.StatusSeeOther)
+	http.Redirect(w, r, Prefix+"/analyses/"+url.PathEscape(id), http.StatusSeeOther)
 }

@@ -13,10 +13,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/seokit/seokit/crawler"
 	"github.com/seokit/seokit/crawler/crawlreport"
 	"github.com/seokit/seokit/httpapi/auth"
 	"github.com/seokit/seokit/httpapi/internal/ui"
+	"github.com/seokit/seokit/httpapi/service"
 	"github.com/seokit/seokit/httpapi/store"
 	"github.com/seokit/seokit/internal/htmltable"
 	"github.com/seokit/seokit/rankings"
@@ -28,31 +28,16 @@ const Prefix = "/dashboard"
 // DefaultSessionTTL is how long a sign-in lasts without Options.SessionTTL.
 const DefaultSessionTTL = 12 * time.Hour
 
-// Analyses starts and cancels site analyses for the dashboard. The API
-// server implements it with its job queue; the dashboard reads jobs and
-// their progress from the store.
-type Analyses interface {
-	// StartSite queues an analysis of domain for the account and returns
-	// the stored job. render is the API's options.render ("none", "auto",
-	// "always"; "" means "none"). Bad input is an *seo.InputError naming
-	// the field; a rendering analysis on a server without a browser is
-	// a Refusal (503). cfg, when not nil, is the crawl configuration of
-	// the form's "Advanced" field, already validated; maxPages (when
-	// positive), subdomains and skipExternal are set on top of it.
-	StartSite(ctx context.Context, accountID, domain string, maxPages int, subdomains, skipExternal bool, render string, cfg *crawler.Config) (*store.Job, error)
-	// CancelSite cancels a queued or running job of the account.
-	CancelSite(ctx context.Context, accountID, jobID string) error
-}
-
 // Quota is the server's one account of what each account may spend: the
-// dashboard's actions that spend server resources or provider money count
-// against the same daily limit and plan caps as API requests. The API
-// server (httpapi.Server) implements it.
+// dashboard's actions that spend provider money ("Track keywords") count
+// against the same daily limit as API requests; site analyses are charged
+// by their service (service.Analyses.Submit). The API server
+// (httpapi.Server) implements it.
 type Quota interface {
-	// Admit counts one action of the account (action names it for logs)
+	// CountAction counts one action of the account (action names it for logs)
 	// against its daily limit. A refused action gets an error that
 	// implements Refusal; the action must not run.
-	Admit(ctx context.Context, accountID, action string) error
+	CountAction(ctx context.Context, accountID, action string) error
 	// DailyLimit returns the account's daily request limit.
 	DailyLimit(ctx context.Context, accountID string) (int, error)
 	// MaxSitePages returns the most pages the account's site analyses
@@ -90,26 +75,32 @@ type Options struct {
 	// TLS (behind a TLS-terminating proxy). Requests over TLS always get
 	// Secure cookies.
 	Secure bool
-	// Quota counts the actions that spend resources ("Start analysis",
-	// "Track keywords") and gives the plan limits shown. Nil means
-	// Analyses when it implements Quota (the API server does); without
-	// one, actions are not counted and the limit shows as 0.
+	// Quota counts the keyword tracking of the rankings page and gives
+	// the plan limits shown. Required with Rankings: New refuses a
+	// dashboard that would track keywords without counting them. Without
+	// one, the limits show as unknown.
 	Quota Quota
 	// Usage reads the daily request counts shown on the overview and usage
 	// pages. Nil means the store's counters (store.Limits). With several API
 	// instances sharing limits in Redis, pass the API's ratelimit.Limiter,
 	// which has the same method.
 	Usage Usage
-	// Analyses starts site analyses; nil hides the "start" form.
-	Analyses Analyses
-	// API answers the project pages' requests to the /v1 API (projects,
-	// their analyses, schedules and alert rules, comparisons). Nil means
-	// Analyses when it implements API (the API server does); without one
-	// the project pages say they are not available.
-	API API
+	// Analyses is the site analyses service (httpapi.Server.Analyses): the
+	// analyses pages list, start, show and cancel through it, and it
+	// charges each analysis to the account's quota. Nil hides them.
+	Analyses service.Analyses
+	// Projects is the projects service (httpapi.Server.Projects): the
+	// project pages list, create, show, change and delete projects and
+	// read their history through it. Nil hides them.
+	Projects service.Projects
+	// Schedules and Alerts are the schedules and alerts services
+	// (httpapi.Server.Schedules, Alerts) of the project page's sections;
+	// nil shows them as not available.
+	Schedules service.Schedules
+	Alerts    service.Alerts
 	// Mutes keeps the check IDs muted per domain, shown and changed on
-	// the analysis page. Nil means Analyses when it implements Mutes (the
-	// API server does); without one the mute controls are hidden.
+	// the analysis page; the API server implements it. Without one the
+	// mute controls are hidden.
 	Mutes Mutes
 	// Rankings holds ranking history for the charts; nil hides the page.
 	// Keywords added on the page are tracked in it.
@@ -131,7 +122,7 @@ type Options struct {
 // Dashboard is the web dashboard: an http.Handler serving every path under
 // Prefix. Create it with New.
 type Dashboard struct {
-	st    store.Store
+	st    Store
 	usage Usage
 	watch Watchlist
 	au    *auth.Server
@@ -154,8 +145,31 @@ var staticFS embed.FS
 // startTime is the Last-Modified of the embedded stylesheet.
 var startTime = time.Now()
 
+// Store is the part of the API's store the dashboard reads itself:
+// accounts (sign-in, the admin pages), their API keys and OAuth apps, the
+// revocation of sessions and the daily counters shown by default. Site
+// analyses, projects, schedules and alerts are read through their
+// services (Options.Analyses, Projects, Schedules, Alerts). store.Store
+// implements it.
+type Store interface {
+	store.Accounts
+	store.Keys
+	store.Clients
+	SessionRevocations
+	store.Limits
+}
+
+// SessionRevocations records signed-out sessions (store.Grants' token
+// revocations): a session cookie is a token the dashboard revokes.
+type SessionRevocations interface {
+	RevokeToken(ctx context.Context, jti string, expires time.Time) error
+	TokenRevoked(ctx context.Context, jti string) (bool, error)
+}
+
+var _ Store = (store.Store)(nil)
+
 // New returns a Dashboard over the API's store and authenticator.
-func New(st store.Store, au *auth.Server, opts *Options) (*Dashboard, error) {
+func New(st Store, au *auth.Server, opts *Options) (*Dashboard, error) {
 	if st == nil {
 		return nil, errors.New("dashboard: nil store")
 	}
@@ -176,8 +190,10 @@ func New(st store.Store, au *auth.Server, opts *Options) (*Dashboard, error) {
 	if o.SessionTTL <= 0 {
 		o.SessionTTL = DefaultSessionTTL
 	}
-	if o.Quota == nil {
-		o.Quota, _ = o.Analyses.(Quota)
+	if o.Rankings != nil && o.Quota == nil {
+		// Tracking keywords spends provider money: it is counted, never
+		// let through because nothing counts it.
+		return nil, errors.New("dashboard: options: Rankings needs a Quota to count keyword tracking")
 	}
 	d.watch = o.Watchlist
 	if d.watch == nil {
@@ -353,13 +369,15 @@ func (d *Dashboard) limit(ctx context.Context, a *store.Account) int {
 	return n
 }
 
-// admit counts one action of a against its quota. When it is refused it
-// shows why and returns false.
-func (d *Dashboard) admit(w http.ResponseWriter, r *http.Request, a *store.Account, action string) bool {
+// countAction counts one action of a against its daily quota. When it is
+// refused, or nothing counts it, it shows why and returns false: an
+// action is never let through uncounted.
+func (d *Dashboard) countAction(w http.ResponseWriter, r *http.Request, a *store.Account, action string) bool {
 	if d.opts.Quota == nil {
-		return true
+		d.errorPage(w, r, a, http.StatusServiceUnavailable, "This action is not available on this server.")
+		return false
 	}
-	err := d.opts.Quota.Admit(r.Context(), a.ID, action)
+	err := d.opts.Quota.CountAction(r.Context(), a.ID, action)
 	if err == nil {
 		return true
 	}

@@ -62,10 +62,12 @@
 // send test, the webhook secret shown once) and the alert delivery log.
 // /dashboard/analyses/{id}/diff?against= shows the comparison of two
 // analyses (compare.Sites, capped with exact counts, changed pages
-// paged); diff.html serves its self-contained page sandboxed. Every change
-// goes through Options.API, the API's own handlers run in process
-// (httpapi.Server.CallAPI), so the pages apply the API's validation, caps
-// and messages, and another account's project is a 404.
+// paged); diff.html serves its self-contained page sandboxed. Projects and
+// their history go through the projects service (Options.Projects) the
+// API's handlers call, so the pages apply the API's validation, caps and
+// messages, and another account's project is a 404; schedules and alert
+// rules through theirs (Options.Schedules, Options.Alerts), comparisons
+// through the analyses service (Analyses.Diff).
 //
 // # Look
 //
@@ -82,12 +84,18 @@
 //	au, _ := auth.New(ctx, st, &auth.Options{SessionAccount: func(r *http.Request) (string, bool) { return d.SessionAccount(r) }})
 //	api, _ := httpapi.New(ctx, &httpapi.Options{Store: st, Auth: au})
 //	w, _ := dashboard.NewSQLWatchlist(ctx, st.DB(), string(st.Dialect()))
-//	d, _ = dashboard.New(st, au, &dashboard.Options{SessionKey: key, Analyses: api, Rankings: rs, Watchlist: w})
+//	d, _ = dashboard.New(st, au, &dashboard.Options{SessionKey: key, Analyses: api.Analyses(),
+//		Projects: api.Projects(), Schedules: api.Schedules(), Alerts: api.Alerts(),
+//		Quota: api, Mutes: api, Rankings: rs, Watchlist: w})
 //	mux.Handle("/dashboard/", d)
 //	mux.Handle("/dashboard", d)
 //
-// The API server passed as Analyses is also the Quota, the Mutes and the
-// API of the project pages.
+// The analyses pages go through the site analyses service
+// (service.Analyses, the API server's Analyses()), which the API's
+// handlers call too: the pages render the service's Job values (JobRow),
+// and each analysis is charged to the account's quota inside the
+// service. The API server is also the Quota (keyword tracking, the
+// limits shown) and the Mutes.
 //
 // With several API instances sharing rate limits in Redis, set
 // Options.Usage to the API's ratelimit.Limiter so the usage page shows the

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/seokit/seokit/httpapi/auth"
+	"github.com/seokit/seokit/httpapi/service"
 	"github.com/seokit/seokit/httpapi/store"
 )
 
@@ -81,7 +82,7 @@ type overviewView struct {
 	Today, Limit int
 	Percent      int
 	Keys, Apps   int
-	Jobs         []jobRow
+	Jobs         []JobRow
 	Analyses     bool
 }
 
@@ -103,10 +104,12 @@ func (d *Dashboard) overview(w http.ResponseWriter, r *http.Request, s *session,
 		d.unavailable(w, r, err)
 		return
 	}
-	jobs, err := d.st.Jobs(ctx, a.ID, 5)
-	if err != nil {
-		d.unavailable(w, r, err)
-		return
+	var jobs []service.Job
+	if an := d.opts.Analyses; an != nil {
+		if jobs, err = an.List(ctx, a.ID, 5); err != nil {
+			d.unavailable(w, r, err)
+			return
+		}
 	}
 	ov := &overviewView{Limit: d.limit(r.Context(), a), Analyses: d.opts.Analyses != nil}
 	for _, x := range u {
@@ -124,7 +127,7 @@ func (d *Dashboard) overview(w http.ResponseWriter, r *http.Request, s *session,
 		}
 	}
 	for i := range jobs {
-		ov.Jobs = append(ov.Jobs, newJobRow(&jobs[i]))
+		ov.Jobs = append(ov.Jobs, NewJobRow(&jobs[i]))
 	}
 	v := d.base("Overview", "overview", s, a)
 	v.P = ov

@@ -1,9 +1,10 @@
 package dashboard_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
@@ -20,6 +21,7 @@ import (
 	"github.com/seokit/seokit/crawler"
 	"github.com/seokit/seokit/httpapi/auth"
 	"github.com/seokit/seokit/httpapi/dashboard"
+	"github.com/seokit/seokit/httpapi/service"
 	"github.com/seokit/seokit/httpapi/store"
 	"github.com/seokit/seokit/httpapi/store/sqlstore"
 	"github.com/seokit/seokit/seo"
@@ -100,6 +102,9 @@ func newEnv(t *testing.T, eo *envOptions) *env {
 	o.Now = now
 	if o.Analyses == nil {
 		o.Analyses = e.an
+	}
+	if o.Rankings != nil && o.Quota == nil {
+		o.Quota = fixedQuota(1000) // keyword tracking must be counted
 	}
 	d, err = dashboard.New(st, au, &o)
 	if err != nil {
@@ -192,7 +197,7 @@ type testAnalyses struct {
 	cancels map[string]context.CancelFunc
 }
 
-var _ dashboard.Analyses = (*testAnalyses)(nil)
+var _ service.Analyses = (*testAnalyses)(nil)
 
 func (a *testAnalyses) wait() {
 	a.mu.Lock()
@@ -203,20 +208,16 @@ func (a *testAnalyses) wait() {
 	a.wg.Wait()
 }
 
-func (a *testAnalyses) StartSite(ctx context.Context, accountID, domain string, maxPages int, subdomains, skipExternal bool, render string, cfg *crawler.Config) (*store.Job, error) {
-	if _, err := seo.ParseDomain(domain); err != nil {
+func (a *testAnalyses) Submit(ctx context.Context, accountID string, sr service.SiteRequest) (*service.Job, error) {
+	t, err := service.ParseTarget(sr.Domain, sr.URL)
+	if err != nil {
 		return nil, err
 	}
-	opts := map[string]any{}
-	if cfg != nil {
-		raw, _ := json.Marshal(cfg)
-		json.Unmarshal(raw, &opts)
+	domain := t.Host()
+	if sr.Options.Render == "none" {
+		sr.Options.Render = ""
 	}
-	opts["maxPages"], opts["includeSubdomains"], opts["skipExternalLinks"] = maxPages, subdomains, skipExternal
-	if render != "" && render != "none" {
-		opts["render"] = render
-	}
-	req, _ := json.Marshal(map[string]any{"domain": domain, "options": opts})
+	req, _ := json.Marshal(sr)
 	now := a.now().UTC()
 	j := &store.Job{ID: "job_" + strings.ReplaceAll(now.Format("150405.000000000"), ".", ""), AccountID: accountID, Kind: "site",
 		Status: store.JobQueued, Request: req, CreatedAt: now, UpdatedAt: now}
@@ -231,9 +232,54 @@ func (a *testAnalyses) StartSite(ctx context.Context, accountID, domain string, 
 	a.cancels[j.ID] = cancel
 	a.mu.Unlock()
 	a.wg.Add(1)
-	go a.run(jctx, *j, domain, maxPages, subdomains)
-	return j, nil
+	go a.run(jctx, *j, domain, sr.Options.MaxPages, sr.Options.IncludeSubdomains)
+	v := service.JobView(j, "")
+	return &v, nil
 }
+
+func (a *testAnalyses) Get(ctx context.Context, accountID, id string) (*service.Job, service.Result, error) {
+	j, err := a.st.Job(ctx, accountID, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	v := service.JobView(j, "")
+	if len(j.Result) == 0 || !service.HasResult(&v) {
+		return &v, nil, nil
+	}
+	return &v, bytesResult(j.Result), nil
+}
+
+func (a *testAnalyses) List(ctx context.Context, accountID string, limit int) ([]service.Job, error) {
+	js, err := a.st.Jobs(ctx, accountID, limit)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]service.Job, 0, len(js))
+	for i := range js {
+		out = append(out, service.JobView(&js[i], ""))
+	}
+	return out, nil
+}
+
+func (a *testAnalyses) Screenshot(ctx context.Context, accountID, jobID, pageURL string) ([]byte, error) {
+	ss, ok := a.st.(store.Screenshots)
+	if !ok {
+		return nil, store.ErrNotFound
+	}
+	return ss.Screenshot(ctx, accountID, jobID, pageURL)
+}
+
+// Diff is not offered by the test analyses: the comparison pages are
+// tested over the API server's service (projects_test.go).
+func (a *testAnalyses) Diff(ctx context.Context, accountID, id, against string) (*service.SiteDiff, error) {
+	return nil, fmt.Errorf("test analyses do not compare: %w", seo.ErrUnavailable)
+}
+
+// bytesResult is a stored report held in memory.
+type bytesResult []byte
+
+func (b bytesResult) Size() int                    { return len(b) }
+func (b bytesResult) Open() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(b)), nil }
 
 func (a *testAnalyses) run(ctx context.Context, j store.Job, domain string, maxPages int, subdomains bool) {
 	defer a.wg.Done()
@@ -273,25 +319,27 @@ func (a *testAnalyses) run(ctx context.Context, j store.Job, domain string, maxP
 	a.st.UpdateJob(context.Background(), &j)
 }
 
-func (a *testAnalyses) CancelSite(ctx context.Context, accountID, jobID string) error {
+func (a *testAnalyses) Cancel(ctx context.Context, accountID, jobID string) (*service.Job, error) {
 	j, err := a.st.Job(ctx, accountID, jobID)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if j.Status.Done() {
-		return &seo.InputError{Field: "id", Value: jobID, Reason: "the job has already ended", Err: errors.New("ended")}
+		v := service.JobView(j, "")
+		return &v, store.ErrConflict
 	}
 	now := a.now().UTC()
 	j.Status, j.FinishedAt, j.UpdatedAt = store.JobCanceled, now, now
 	if err := a.st.UpdateJob(ctx, j); err != nil {
-		return err
+		return nil, err
 	}
 	a.mu.Lock()
 	if c := a.cancels[jobID]; c != nil {
 		c()
 	}
 	a.mu.Unlock()
-	return nil
+	v := service.JobView(j, "")
+	return &v, nil
 }
 
 // newTestSite serves testdata/site on loopback.
@@ -324,7 +372,7 @@ func newTestSite(t *testing.T) *httptest.Server {
 // limit.
 type fixedQuota int
 
-func (q fixedQuota) Admit(context.Context, string, string) error { return nil }
+func (q fixedQuota) CountAction(context.Context, string, string) error { return nil }
 func (q fixedQuota) DailyLimit(context.Context, string) (int, error) {
 	return int(q), nil
 }

@@ -33,15 +33,9 @@ type muteView struct {
 	InReport []analyzer.MutedFinding
 }
 
-// mutes returns the Mutes of the dashboard: Options.Mutes, else Analyses
-// when it implements Mutes; nil hides the controls.
-func (d *Dashboard) mutes() Mutes {
-	if d.opts.Mutes != nil {
-		return d.opts.Mutes
-	}
-	m, _ := d.opts.Analyses.(Mutes)
-	return m
-}
+// mutes returns the Mutes of the dashboard (Options.Mutes); nil hides the
+// controls.
+func (d *Dashboard) mutes() Mutes { return d.opts.Mutes }
 
 // muteView builds the mute controls of an analysis of domain; nil when
 // mutes are not available or the list cannot be read (logged).
@@ -76,11 +70,11 @@ func (d *Dashboard) setMute(w http.ResponseWriter, r *http.Request, s *session, 
 		d.errorPage(w, r, a, http.StatusServiceUnavailable, "Muting checks is not available on this server.")
 		return
 	}
-	j, ok := d.ownJob(w, r, a)
+	j, _, ok := d.ownJob(w, r, a)
 	if !ok {
 		return
 	}
-	domain := newJobRow(j).Domain
+	domain := j.Domain
 	ids, err := m.Mutes(r.Context(), a.ID, domain)
 	if err != nil {
 		d.unavailable(w, r, err)

@@ -2,7 +2,6 @@ package dashboard
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -11,20 +10,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/seokit/seokit/crawler"
+	"github.com/seokit/seokit/httpapi/service"
 	"github.com/seokit/seokit/httpapi/store"
+	"github.com/seokit/seokit/seo"
 )
-
-// API answers requests to the /v1 API in process as an account. The API
-// server (httpapi.Server) implements it. The project pages go through it,
-// so projects, schedules and alert rules are validated by the API's own
-// rules and answered with its messages.
-type API interface {
-	// CallAPI answers method and target (a /v1 path with its query) with
-	// the JSON body (nil for none) as the account, without counting the
-	// request against its daily limit; it returns the answer's status,
-	// Content-Type and body (the error envelope for 4xx and 5xx).
-	CallAPI(ctx context.Context, accountID, method, target string, body []byte) (status int, contentType string, resp []byte, err error)
-}
 
 // Page sizes of the project pages: each table shows one page and links
 // the next, so an account with 1,000 projects or a project with 1,000
@@ -39,70 +29,52 @@ const (
 	maxCharted = 200
 )
 
-// apiFailure is an error answer of the API: its envelope.
+// apiFailure is a service's refusal as the pages show it: the status, code,
+// message and field the API's error envelope would carry.
 type apiFailure struct {
-	Status  int    `json:"status"`
-	Code    string `json:"code"`
-	Message string `json:"message"`
-	Field   string `json:"field"`
+	Status  int
+	Code    string
+	Message string
+	Field   string
 }
 
-func (e *apiFailure) Error() string { return "dashboard: api: " + e.Code + ": " + e.Message }
+func (e *apiFailure) Error() string { return "dashboard: " + e.Code + ": " + e.Message }
 
-// StatusCode and PublicMessage make an answer of the API a Refusal.
+// StatusCode and PublicMessage make a refusal a Refusal.
 func (e *apiFailure) StatusCode() int       { return e.Status }
 func (e *apiFailure) PublicMessage() string { return e.Message }
 
-// api returns the dashboard's API: Options.API, else Analyses when it
-// implements API; nil hides the project pages.
-func (d *Dashboard) api() API {
-	if d.opts.API != nil {
-		return d.opts.API
-	}
-	a, _ := d.opts.Analyses.(API)
-	return a
-}
-
-// call answers a /v1 request as the account and decodes a 2xx answer's
-// JSON into out (when not nil). An error answer is an *apiFailure.
-func (d *Dashboard) call(ctx context.Context, accountID, method, target string, in, out any) error {
-	api := d.api()
-	if api == nil {
-		return &apiFailure{Status: http.StatusServiceUnavailable, Code: "unavailable", Message: "projects are not available on this server"}
-	}
-	var body []byte
-	if in != nil {
-		var err error
-		if body, err = json.Marshal(in); err != nil {
-			return err
-		}
-	}
-	status, _, resp, err := api.CallAPI(ctx, accountID, method, target, body)
-	if err != nil {
-		return err
-	}
-	if status >= 300 {
-		return failure(status, resp)
-	}
-	if out == nil || status == http.StatusNoContent {
+// serviceFailure turns an error of a service into the shape of an API
+// error answer (*apiFailure), so the pages show a service's refusal as
+// they show the API's: bad input (400 naming the field), a refusal with
+// its status (not found, conflict, limit), and anything else as it is (a
+// store failure: 503).
+func serviceFailure(err error) error {
+	if err == nil {
 		return nil
 	}
-	return json.Unmarshal(resp, out)
+	if ie, ok := seo.AsInputError(err); ok {
+		return &apiFailure{Status: http.StatusBadRequest, Code: "invalid_request", Message: strings.TrimPrefix(ie.Error(), "seo: "), Field: ie.Field}
+	}
+	var rf Refusal
+	if errors.As(err, &rf) {
+		f := &apiFailure{Status: rf.StatusCode(), Message: rf.PublicMessage()}
+		var fn interface{ FieldName() string }
+		if errors.As(err, &fn) {
+			f.Field = fn.FieldName()
+		}
+		return f
+	}
+	switch {
+	case isNotFound(err):
+		return &apiFailure{Status: http.StatusNotFound, Code: "not_found", Message: "no such resource"}
+	case errors.Is(err, service.ErrConflict):
+		return &apiFailure{Status: http.StatusConflict, Code: "conflict", Message: "the resource is in a state that does not allow this"}
+	}
+	return err
 }
 
-// failure decodes the error envelope of an answer with status.
-func failure(status int, resp []byte) error {
-	var env struct {
-		Error *apiFailure `json:"error"`
-	}
-	if json.Unmarshal(resp, &env) != nil || env.Error == nil {
-		return errors.New("dashboard: api: status " + strconv.Itoa(status))
-	}
-	env.Error.Status = status
-	return env.Error
-}
-
-// failed shows an error of call: a 404 as the not-found page, another
+// failed shows an error of a service (serviceFailure): a 404 as the not-found page, another
 // refusal with its status and message, anything else as unavailable.
 func (d *Dashboard) failed(w http.ResponseWriter, r *http.Request, a *store.Account, err error, what string) {
 	var f *apiFailure
@@ -114,27 +86,6 @@ func (d *Dashboard) failed(w http.ResponseWriter, r *http.Request, a *store.Acco
 	default:
 		d.unavailable(w, r, err)
 	}
-}
-
-// project is the API's view of a project (GET /v1/projects/{id}).
-type project struct {
-	ID        string          `json:"id"`
-	Name      string          `json:"name"`
-	Domain    string          `json:"domain"`
-	TimeZone  string          `json:"timeZone"`
-	Config    json.RawMessage `json:"config"`
-	Keywords  []string        `json:"keywords"`
-	CreatedAt time.Time       `json:"createdAt"`
-}
-
-// projectRequest is the body of POST /v1/projects and PATCH
-// /v1/projects/{id}; the forms send every field.
-type projectRequest struct {
-	Name     string          `json:"name"`
-	Domain   string          `json:"domain"`
-	TimeZone string          `json:"timeZone"`
-	Keywords []string        `json:"keywords"`
-	Config   json.RawMessage `json:"config"`
 }
 
 // projectForm is the create and settings form.
@@ -150,13 +101,15 @@ func (f *projectForm) read(r *http.Request) {
 	f.Config = strings.TrimSpace(r.PostFormValue("config"))
 }
 
-// request turns the form into the API's body; a configuration that is
-// not JSON at all is reported here, the rest by the API.
-func (f *projectForm) request() (*projectRequest, map[string]string) {
-	req := &projectRequest{Name: f.Name, Domain: f.Domain, TimeZone: f.TimeZone, Keywords: []string{}, Config: json.RawMessage("null")}
+// request turns the form into the service's request, every field set; a
+// configuration that is not JSON at all is reported here, the rest by the
+// service.
+func (f *projectForm) request() (*service.ProjectRequest, map[string]string) {
+	name, domain, zone, keywords := f.Name, f.Domain, f.TimeZone, []string{}
+	req := &service.ProjectRequest{Name: &name, Domain: &domain, TimeZone: &zone, Keywords: &keywords, Config: json.RawMessage("null")}
 	for _, k := range strings.Split(f.Keywords, "\n") {
 		if k = strings.TrimSpace(k); k != "" {
-			req.Keywords = append(req.Keywords, k)
+			keywords = append(keywords, k)
 		}
 	}
 	if f.Config != "" {
@@ -191,7 +144,11 @@ func formErrors(err error) (map[string]string, int, bool) {
 
 // configText is the saved configuration as the form shows it: indented
 // JSON, its credentials "[redacted]"; "" for the defaults.
-func configText(raw json.RawMessage) string {
+func configText(cfg *crawler.Config) string {
+	raw, err := json.Marshal(cfg)
+	if err != nil {
+		return ""
+	}
 	var buf bytes.Buffer
 	if json.Indent(&buf, raw, "", "  ") != nil {
 		return ""
@@ -210,7 +167,7 @@ type lastRun struct {
 }
 
 type projectRow struct {
-	project
+	service.Project
 	Last    *lastRun
 	NextRun string // the next scheduled run in the project's zone, "" for none
 }
@@ -260,11 +217,14 @@ func projectsNotice(r *http.Request) string {
 
 func (d *Dashboard) showProjects(w http.ResponseWriter, r *http.Request, s *session, a *store.Account, status int, form projectForm, fields map[string]string) {
 	ctx := r.Context()
-	pv := &projectsView{Enabled: d.api() != nil, Form: form}
-	ps, err := d.st.Projects(ctx, a.ID)
-	if err != nil {
-		d.unavailable(w, r, err)
-		return
+	pv := &projectsView{Enabled: d.opts.Projects != nil, Form: form}
+	var ps []service.Project
+	if d.opts.Projects != nil {
+		var err error
+		if ps, err = d.opts.Projects.List(ctx, a.ID); err != nil {
+			d.unavailable(w, r, err)
+			return
+		}
 	}
 	pv.Total = len(ps)
 	var from, to int
@@ -273,17 +233,17 @@ func (d *Dashboard) showProjects(w http.ResponseWriter, r *http.Request, s *sess
 	})
 	for i := from; i < to; i++ {
 		p := &ps[i]
-		row := projectRow{project: project{ID: p.ID, Name: p.Name, Domain: p.Domain, TimeZone: p.TimeZone, Keywords: p.Keywords, CreatedAt: p.CreatedAt}}
-		js, err := d.st.ProjectJobs(ctx, a.ID, p.ID, 1)
+		row := projectRow{Project: *p}
+		h, err := d.opts.Projects.Analyses(ctx, a.ID, p.ID, 1)
 		if err != nil {
 			d.unavailable(w, r, err)
 			return
 		}
-		if len(js) > 0 {
-			h := newHistoryRow(&js[0])
-			row.Last = &lastRun{ID: h.ID, Status: h.Status, When: h.CreatedAt}
-			if h.Summary != nil {
-				row.Last.Score = h.Summary.Score
+		if len(h.Analyses) > 0 {
+			last := &h.Analyses[0]
+			row.Last = &lastRun{ID: last.ID, Status: last.Status, When: last.CreatedAt}
+			if last.Summary != nil {
+				row.Last.Score = last.Summary.Score
 			}
 		}
 		row.NextRun = d.nextRun(ctx, a.ID, p)
@@ -309,8 +269,12 @@ func (d *Dashboard) createProject(w http.ResponseWriter, r *http.Request, s *ses
 		d.showProjects(w, r, s, a, http.StatusBadRequest, form, bad)
 		return
 	}
-	var p project
-	if err := d.call(r.Context(), a.ID, http.MethodPost, "/v1/projects", req, &p); err != nil {
+	if d.opts.Projects == nil {
+		d.errorPage(w, r, a, http.StatusServiceUnavailable, "Projects are not available on this server.")
+		return
+	}
+	p, err := d.opts.Projects.Create(r.Context(), a.ID, *req)
+	if err = serviceFailure(err); err != nil {
 		if fields, status, ok := formErrors(err); ok {
 			d.showProjects(w, r, s, a, status, form, fields)
 			return

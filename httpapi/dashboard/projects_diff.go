@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"bytes"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -37,16 +38,12 @@ type diffView struct {
 func (d *Dashboard) siteDiff(w http.ResponseWriter, r *http.Request, s *session, a *store.Account) {
 	id := r.PathValue("id")
 	against := r.URL.Query().Get("against")
-	target := "/v1/analyze/site/" + url.PathEscape(id) + "/diff"
-	if against != "" {
-		target += "?against=" + url.QueryEscape(against)
+	if d.opts.Analyses == nil {
+		d.errorPage(w, r, a, http.StatusServiceUnavailable, "Comparisons are not available on this server.")
+		return
 	}
-	var out struct {
-		Old  string        `json:"old"`
-		New  string        `json:"new"`
-		Diff *compare.Diff `json:"diff"`
-	}
-	if err := d.call(r.Context(), a.ID, http.MethodGet, target, nil, &out); err != nil {
+	out, err := d.opts.Analyses.Diff(r.Context(), a.ID, id, against)
+	if err = serviceFailure(err); err != nil {
 		d.failed(w, r, a, err, "analysis")
 		return
 	}
@@ -87,25 +84,21 @@ func (d *Dashboard) siteDiff(w http.ResponseWriter, r *http.Request, s *session,
 // siteDiffHTML serves the comparison's self-contained HTML page
 // (compare.Diff.WriteHTML), sandboxed like the crawler report.
 func (d *Dashboard) siteDiffHTML(w http.ResponseWriter, r *http.Request, s *session, a *store.Account) {
-	against := r.URL.Query().Get("against")
-	target := "/v1/analyze/site/" + url.PathEscape(r.PathValue("id")) + "/diff?format=html"
-	if against != "" {
-		target += "&against=" + url.QueryEscape(against)
-	}
-	api := d.api()
-	if api == nil {
+	if d.opts.Analyses == nil {
 		d.errorPage(w, r, a, http.StatusServiceUnavailable, "Comparisons are not available on this server.")
 		return
 	}
-	status, _, body, err := api.CallAPI(r.Context(), a.ID, http.MethodGet, target, nil)
-	if err == nil && status != http.StatusOK {
-		err = failure(status, body)
-	}
-	if err != nil {
+	out, err := d.opts.Analyses.Diff(r.Context(), a.ID, r.PathValue("id"), r.URL.Query().Get("against"))
+	if err = serviceFailure(err); err != nil {
 		d.failed(w, r, a, err, "analysis")
+		return
+	}
+	var buf bytes.Buffer
+	if err := out.Diff.WriteHTML(&buf); err != nil {
+		d.errorPage(w, r, a, http.StatusInternalServerError, "The comparison cannot be written.")
 		return
 	}
 	w.Header().Set("Content-Security-Policy", reportPolicy)
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Write(body)
+	w.Write(buf.Bytes())
 }

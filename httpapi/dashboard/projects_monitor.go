@@ -9,28 +9,17 @@ import (
 	"strings"
 	"time"
 
+	"github.com/seokit/seokit/httpapi/service"
 	"github.com/seokit/seokit/httpapi/store"
 )
 
 // maxDeliveries caps the alert log lines a project page shows.
 const maxDeliveries = 50
 
-// schedule is the API's view of a schedule (GET
-// /v1/projects/{id}/schedules).
-type schedule struct {
-	ID        string     `json:"id"`
-	Kind      string     `json:"kind"`
-	Spec      string     `json:"spec"`
-	Paused    bool       `json:"paused"`
-	NextRun   *time.Time `json:"nextRun"`
-	LastRun   *time.Time `json:"lastRun"`
-	LastJobID string     `json:"lastJobId"`
-	LastError string     `json:"lastError"`
-}
-
-// scheduleRow is a schedule with its times in the project's zone.
+// scheduleRow is a schedule (the service's) with its times in the
+// project's zone.
 type scheduleRow struct {
-	schedule
+	service.Schedule
 	Next, Last string
 }
 
@@ -44,37 +33,17 @@ type schedulesView struct {
 
 type scheduleForm struct{ Kind, Spec string }
 
-// alertRule is the API's view of an alert rule.
-type alertRule struct {
-	ID         string          `json:"id"`
-	Kind       string          `json:"kind"`
-	Params     json.RawMessage `json:"params"`
-	Channel    string          `json:"channel"`
-	Target     string          `json:"target"`
-	Secret     string          `json:"secret"`
-	Muted      bool            `json:"muted"`
-	MutedUntil *time.Time      `json:"mutedUntil"`
-}
-
-// delivery is one line of the alert log.
-type delivery struct {
-	ID          string     `json:"id"`
-	RuleID      string     `json:"ruleId"`
-	JobID       string     `json:"jobId"`
-	State       string     `json:"state"`
-	Attempts    int        `json:"attempts"`
-	LastError   string     `json:"lastError"`
-	CreatedAt   time.Time  `json:"createdAt"`
-	DeliveredAt *time.Time `json:"deliveredAt"`
-	Alert       struct {
-		Title string `json:"title"`
-	} `json:"alert"`
+// deliveryRow is one line of the alert log: the service's delivery and
+// the title of its alert.
+type deliveryRow struct {
+	service.AlertDelivery
+	Alert struct{ Title string }
 }
 
 // alertsView is the alert rules section of a project page.
 type alertsView struct {
-	Rules      []alertRule
-	Deliveries []delivery
+	Rules      []service.AlertRule
+	Deliveries []deliveryRow
 	More       int // log lines not shown
 	Form       alertForm
 	// Secret is the signing secret of the webhook rule just created,
@@ -99,9 +68,6 @@ var alertKinds = []alertKind{
 	{"keyword_drop", "A tracked keyword fell"},
 }
 
-// projectPath is the /v1 path of the project p plus rest.
-func projectPath(id, rest string) string { return "/v1/projects/" + url.PathEscape(id) + rest }
-
 // unavailableSection says why a section of the project page is missing:
 // a server without the feature says so, another failure is logged.
 func (d *Dashboard) unavailableSection(err error, what string) string {
@@ -109,17 +75,19 @@ func (d *Dashboard) unavailableSection(err error, what string) string {
 	return "The " + what + " cannot be shown right now."
 }
 
-func (d *Dashboard) schedulesView(r *http.Request, a *store.Account, p *project) *schedulesView {
+func (d *Dashboard) schedulesView(r *http.Request, a *store.Account, p *service.Project) *schedulesView {
 	sv := &schedulesView{Form: scheduleForm{Kind: "site", Spec: "daily@06:00"}}
-	var list struct {
-		Schedules []schedule `json:"schedules"`
+	if d.opts.Schedules == nil {
+		sv.Error = "Schedules are not available on this server."
+		return sv
 	}
-	if err := d.call(r.Context(), a.ID, http.MethodGet, projectPath(p.ID, "/schedules"), nil, &list); err != nil {
+	list, err := d.opts.Schedules.List(r.Context(), a.ID, p.ID)
+	if err != nil {
 		sv.Error = d.unavailableSection(err, "schedules")
 		return sv
 	}
-	for _, sc := range list.Schedules {
-		row := scheduleRow{schedule: sc, Next: "–", Last: "never"}
+	for _, sc := range list {
+		row := scheduleRow{Schedule: sc, Next: "–", Last: "never"}
 		if sc.NextRun != nil {
 			row.Next = inZone(*sc.NextRun, p.TimeZone)
 		} else if sc.Paused {
@@ -133,42 +101,53 @@ func (d *Dashboard) schedulesView(r *http.Request, a *store.Account, p *project)
 	return sv
 }
 
-func (d *Dashboard) alertsView(r *http.Request, a *store.Account, p *project) *alertsView {
+// alertLogLines is how many alert log lines the project page reads: the
+// ones it shows and more, to count those left out.
+const alertLogLines = 100
+
+func (d *Dashboard) alertsView(r *http.Request, a *store.Account, p *service.Project) *alertsView {
 	av := &alertsView{Form: alertForm{Kind: "new_findings", Channel: "webhook"}, Kinds: alertKinds}
-	var rules struct {
-		Rules []alertRule `json:"rules"`
+	if d.opts.Alerts == nil {
+		av.Error = "Alert rules are not available on this server."
+		return av
 	}
-	if err := d.call(r.Context(), a.ID, http.MethodGet, projectPath(p.ID, "/alerts"), nil, &rules); err != nil {
+	rules, err := d.opts.Alerts.Rules(r.Context(), a.ID, p.ID)
+	if err != nil {
 		av.Error = d.unavailableSection(err, "alert rules")
 		return av
 	}
-	av.Rules = rules.Rules
-	var log struct {
-		Deliveries []delivery `json:"deliveries"`
-	}
-	if err := d.call(r.Context(), a.ID, http.MethodGet, projectPath(p.ID, "/alerts/deliveries"), nil, &log); err != nil {
+	av.Rules = rules
+	log, err := d.opts.Alerts.Deliveries(r.Context(), a.ID, p.ID, alertLogLines)
+	if err != nil {
 		av.Error = d.unavailableSection(err, "alert log")
 		return av
 	}
-	av.Deliveries = log.Deliveries
-	if len(av.Deliveries) > maxDeliveries {
-		av.Deliveries, av.More = av.Deliveries[:maxDeliveries], len(av.Deliveries)-maxDeliveries
+	if len(log) > maxDeliveries {
+		log, av.More = log[:maxDeliveries], len(log)-maxDeliveries
+	}
+	for _, dl := range log {
+		row := deliveryRow{AlertDelivery: dl}
+		json.Unmarshal(dl.Alert, &row.Alert) // a line without its alert shows the rule
+		av.Deliveries = append(av.Deliveries, row)
 	}
 	return av
 }
 
 // nextRun returns the earliest next run of the project's active
 // schedules, in its zone; "" when none.
-func (d *Dashboard) nextRun(ctx context.Context, accountID string, p *store.Project) string {
-	scs, err := d.st.Schedules(ctx, accountID, p.ID)
+func (d *Dashboard) nextRun(ctx context.Context, accountID string, p *service.Project) string {
+	if d.opts.Schedules == nil {
+		return ""
+	}
+	scs, err := d.opts.Schedules.List(ctx, accountID, p.ID)
 	if err != nil {
 		d.log.Warn("dashboard: schedules", "project", p.ID, "err", err)
 		return ""
 	}
 	var next time.Time
 	for _, sc := range scs {
-		if !sc.Paused && (next.IsZero() || sc.NextRun.Before(next)) {
-			next = sc.NextRun
+		if sc.NextRun != nil && (next.IsZero() || sc.NextRun.Before(next)) {
+			next = *sc.NextRun // nil while paused
 		}
 	}
 	if next.IsZero() {
@@ -178,10 +157,14 @@ func (d *Dashboard) nextRun(ctx context.Context, accountID string, p *store.Proj
 }
 
 // projectAction runs one change of a project's schedules or alert rules
-// through the API and goes back to the project page with done as its
-// notice; a refusal naming a field is shown on the page.
-func (d *Dashboard) projectAction(w http.ResponseWriter, r *http.Request, s *session, a *store.Account, method, target string, body any, done, field string, out any) bool {
-	err := d.call(r.Context(), a.ID, method, target, body, out)
+// through their service and goes back to the project page with done as
+// its notice (when not ""); a refusal naming a field is shown on the page.
+func (d *Dashboard) projectAction(w http.ResponseWriter, r *http.Request, s *session, a *store.Account, available bool, change func(ctx context.Context) error, done, field string) bool {
+	if !available {
+		d.errorPage(w, r, a, http.StatusServiceUnavailable, "Schedules and alerts are not available on this server.")
+		return false
+	}
+	err := serviceFailure(change(r.Context()))
 	if err == nil {
 		if done != "" {
 			http.Redirect(w, r, Prefix+"/projects/"+url.PathEscape(r.PathValue("id"))+"?done="+done, http.StatusSeeOther)
@@ -198,32 +181,44 @@ func (d *Dashboard) projectAction(w http.ResponseWriter, r *http.Request, s *ses
 }
 
 func (d *Dashboard) createSchedule(w http.ResponseWriter, r *http.Request, s *session, a *store.Account) {
-	body := map[string]string{"kind": r.PostFormValue("kind"), "spec": strings.TrimSpace(r.PostFormValue("spec"))}
-	d.projectAction(w, r, s, a, http.MethodPost, projectPath(r.PathValue("id"), "/schedules"), body, "schedule", "spec", nil)
+	spec := strings.TrimSpace(r.PostFormValue("spec"))
+	req := service.ScheduleRequest{Kind: r.PostFormValue("kind"), Spec: &spec}
+	d.projectAction(w, r, s, a, d.opts.Schedules != nil, func(ctx context.Context) error {
+		_, err := d.opts.Schedules.Create(ctx, a.ID, r.PathValue("id"), req)
+		return err
+	}, "schedule", "spec")
 }
 
 func (d *Dashboard) updateSchedule(w http.ResponseWriter, r *http.Request, s *session, a *store.Account) {
-	body := map[string]bool{"paused": r.PostFormValue("paused") == "true"}
-	d.projectAction(w, r, s, a, http.MethodPatch, projectPath(r.PathValue("id"), "/schedules/"+url.PathEscape(r.PathValue("sid"))), body, "schedule", "schedule", nil)
+	paused := r.PostFormValue("paused") == "true"
+	d.projectAction(w, r, s, a, d.opts.Schedules != nil, func(ctx context.Context) error {
+		_, err := d.opts.Schedules.Update(ctx, a.ID, r.PathValue("id"), r.PathValue("sid"), service.ScheduleRequest{Paused: &paused})
+		return err
+	}, "schedule", "schedule")
 }
 
 func (d *Dashboard) deleteSchedule(w http.ResponseWriter, r *http.Request, s *session, a *store.Account) {
-	d.projectAction(w, r, s, a, http.MethodDelete, projectPath(r.PathValue("id"), "/schedules/"+url.PathEscape(r.PathValue("sid"))), nil, "schedule-deleted", "schedule", nil)
+	d.projectAction(w, r, s, a, d.opts.Schedules != nil, func(ctx context.Context) error {
+		return d.opts.Schedules.Delete(ctx, a.ID, r.PathValue("id"), r.PathValue("sid"))
+	}, "schedule-deleted", "schedule")
 }
 
 func (d *Dashboard) createAlert(w http.ResponseWriter, r *http.Request, s *session, a *store.Account) {
 	f := alertForm{Kind: r.PostFormValue("kind"), Params: strings.TrimSpace(r.PostFormValue("params")),
 		Channel: r.PostFormValue("channel"), Target: strings.TrimSpace(r.PostFormValue("target"))}
-	body := map[string]any{"kind": f.Kind, "channel": f.Channel, "target": f.Target}
+	req := service.AlertRuleRequest{Kind: f.Kind, Channel: f.Channel, Target: f.Target}
 	if f.Params != "" {
 		if !json.Valid([]byte(f.Params)) {
 			d.showProject(w, r, s, a, http.StatusBadRequest, nil, "", map[string]string{"params": "Parameters: not valid JSON."})
 			return
 		}
-		body["params"] = json.RawMessage(f.Params)
+		req.Params = json.RawMessage(f.Params)
 	}
-	var rule alertRule
-	if !d.projectAction(w, r, s, a, http.MethodPost, projectPath(r.PathValue("id"), "/alerts"), body, "", "target", &rule) {
+	var rule *service.AlertRule
+	if !d.projectAction(w, r, s, a, d.opts.Alerts != nil, func(ctx context.Context) (err error) {
+		rule, err = d.opts.Alerts.CreateRule(ctx, a.ID, r.PathValue("id"), req)
+		return err
+	}, "", "target") {
 		return
 	}
 	if rule.Secret == "" {
@@ -239,21 +234,26 @@ func (d *Dashboard) createAlert(w http.ResponseWriter, r *http.Request, s *sessi
 }
 
 func (d *Dashboard) updateAlert(w http.ResponseWriter, r *http.Request, s *session, a *store.Account) {
-	body := map[string]bool{"muted": r.PostFormValue("muted") == "true"}
-	d.projectAction(w, r, s, a, http.MethodPatch, projectPath(r.PathValue("id"), "/alerts/"+url.PathEscape(r.PathValue("aid"))), body, "alert", "alert", nil)
+	muted := r.PostFormValue("muted") == "true"
+	d.projectAction(w, r, s, a, d.opts.Alerts != nil, func(ctx context.Context) error {
+		_, err := d.opts.Alerts.UpdateRule(ctx, a.ID, r.PathValue("id"), r.PathValue("aid"), service.AlertRuleRequest{Muted: &muted})
+		return err
+	}, "alert", "alert")
 }
 
 func (d *Dashboard) deleteAlert(w http.ResponseWriter, r *http.Request, s *session, a *store.Account) {
-	d.projectAction(w, r, s, a, http.MethodDelete, projectPath(r.PathValue("id"), "/alerts/"+url.PathEscape(r.PathValue("aid"))), nil, "alert-deleted", "alert", nil)
+	d.projectAction(w, r, s, a, d.opts.Alerts != nil, func(ctx context.Context) error {
+		return d.opts.Alerts.DeleteRule(ctx, a.ID, r.PathValue("id"), r.PathValue("aid"))
+	}, "alert-deleted", "alert")
 }
 
 // testAlert sends a test alert of the rule and shows how it went.
 func (d *Dashboard) testAlert(w http.ResponseWriter, r *http.Request, s *session, a *store.Account) {
-	var res struct {
-		State string `json:"state"`
-		Error string `json:"error"`
-	}
-	if !d.projectAction(w, r, s, a, http.MethodPost, projectPath(r.PathValue("id"), "/alerts/"+url.PathEscape(r.PathValue("aid"))+"/test"), nil, "", "alert", &res) {
+	var res *service.AlertTestResult
+	if !d.projectAction(w, r, s, a, d.opts.Alerts != nil, func(ctx context.Context) (err error) {
+		res, err = d.opts.Alerts.Test(ctx, a.ID, r.PathValue("id"), r.PathValue("aid"))
+		return err
+	}, "", "alert") {
 		return
 	}
 	if res.State != "delivered" {

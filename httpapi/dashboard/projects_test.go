@@ -14,21 +14,79 @@ import (
 	"github.com/seokit/seokit/crawler"
 	"github.com/seokit/seokit/httpapi"
 	"github.com/seokit/seokit/httpapi/dashboard"
+	"github.com/seokit/seokit/httpapi/service"
 	"github.com/seokit/seokit/httpapi/store"
 	"github.com/seokit/seokit/seo"
 )
 
-var (
-	// The API server answers the project pages' requests.
-	_ dashboard.API = (*httpapi.Server)(nil)
-	_ dashboard.API = (*lateProjectsAPI)(nil)
-)
-
-// lateProjectsAPI is lateAPI with the API the project pages call.
+// lateProjectsAPI is lateAPI for the project pages' tests.
 type lateProjectsAPI struct{ lateAPI }
 
-func (l *lateProjectsAPI) CallAPI(ctx context.Context, accountID, method, target string, body []byte) (int, string, []byte, error) {
-	return l.s.CallAPI(ctx, accountID, method, target, body)
+// lateProjects hands the dashboard's Projects to the late API server.
+type lateProjects struct{ *lateAPI }
+
+var _ service.Projects = lateProjects{}
+
+func (l lateProjects) Create(ctx context.Context, accountID string, req service.ProjectRequest) (*service.Project, error) {
+	return l.s.Projects().Create(ctx, accountID, req)
+}
+func (l lateProjects) Get(ctx context.Context, accountID, id string) (*service.Project, error) {
+	return l.s.Projects().Get(ctx, accountID, id)
+}
+func (l lateProjects) List(ctx context.Context, accountID string) ([]service.Project, error) {
+	return l.s.Projects().List(ctx, accountID)
+}
+func (l lateProjects) Update(ctx context.Context, accountID, id string, req service.ProjectRequest) (*service.Project, error) {
+	return l.s.Projects().Update(ctx, accountID, id, req)
+}
+func (l lateProjects) Delete(ctx context.Context, accountID, id string) error {
+	return l.s.Projects().Delete(ctx, accountID, id)
+}
+func (l lateProjects) Analyses(ctx context.Context, accountID, id string, limit int) (*service.ProjectAnalyses, error) {
+	return l.s.Projects().Analyses(ctx, accountID, id, limit)
+}
+
+// lateSchedules and lateAlerts hand the dashboard's Schedules and Alerts
+// to the late API server.
+type (
+	lateSchedules struct{ *lateAPI }
+	lateAlerts    struct{ *lateAPI }
+)
+
+var (
+	_ service.Schedules = lateSchedules{}
+	_ service.Alerts    = lateAlerts{}
+)
+
+func (l lateSchedules) Create(ctx context.Context, accountID, projectID string, req service.ScheduleRequest) (*service.Schedule, error) {
+	return l.s.Schedules().Create(ctx, accountID, projectID, req)
+}
+func (l lateSchedules) List(ctx context.Context, accountID, projectID string) ([]service.Schedule, error) {
+	return l.s.Schedules().List(ctx, accountID, projectID)
+}
+func (l lateSchedules) Update(ctx context.Context, accountID, projectID, id string, req service.ScheduleRequest) (*service.Schedule, error) {
+	return l.s.Schedules().Update(ctx, accountID, projectID, id, req)
+}
+func (l lateSchedules) Delete(ctx context.Context, accountID, projectID, id string) error {
+	return l.s.Schedules().Delete(ctx, accountID, projectID, id)
+}
+func (l lateAlerts) CreateRule(ctx context.Context, accountID, projectID string, req service.AlertRuleRequest) (*service.AlertRule, error) {
+	return l.s.Alerts().CreateRule(ctx, accountID, projectID, req)
+}
+func (l lateAlerts) Rules(ctx context.Context, accountID, projectID string) ([]service.AlertRule, error) {
+	return l.s.Alerts().Rules(ctx, accountID, projectID)
+}
+func (l lateAlerts) UpdateRule(ctx context.Context, accountID, projectID, id string, req service.AlertRuleRequest) (*service.AlertRule, error) {
+	return l.s.Alerts().UpdateRule(ctx, accountID, projectID, id, req)
+}
+func (l lateAlerts) DeleteRule(ctx context.Context, accountID, projectID, id string) error {
+	return l.s.Alerts().DeleteRule(ctx, accountID, projectID, id)
+}
+func (l lateAlerts) Deliveries(ctx context.Context, accountID, projectID string, limit int) ([]service.AlertDelivery, error) {
+	return l.s.Alerts().Deliveries(ctx, accountID, projectID, limit)
+}
+func (l lateAlerts) Test(ctx context.Context, accountID, projectID, id string) (*service.AlertTestResult, error) {
+	return l.s.Alerts().Test(ctx, accountID, projectID, id)
 }
 
 // newProjectsEnv is a dashboard over the real API server, whose queue
@@ -36,7 +94,8 @@ func (l *lateProjectsAPI) CallAPI(ctx context.Context, accountID, method, target
 func newProjectsEnv(t *testing.T, q httpapi.Queue) *env {
 	t.Helper()
 	late := &lateProjectsAPI{}
-	return newEnv(t, &envOptions{realClock: true, opts: dashboard.Options{Analyses: late},
+	return newEnv(t, &envOptions{realClock: true, opts: dashboard.Options{Analyses: late, Quota: late, Projects: lateProjects{&late.lateAPI},
+		Schedules: lateSchedules{&late.lateAPI}, Alerts: lateAlerts{&late.lateAPI}},
 		api: func(e *env) http.Handler {
 			if q == nil {
 				q = idleQueue{}

@@ -1,55 +1,32 @@
 package dashboard
 
 import (
-	"encoding/json"
 	"errors"
 	"net/http"
 	"net/url"
 	"strconv"
-	"time"
 
+	"github.com/seokit/seokit/httpapi/service"
 	"github.com/seokit/seokit/httpapi/store"
 )
 
-// jobSummary is the stored summary of a succeeded site analysis
-// (httpapi.JobSummary): what the history shows without its report.
-type jobSummary struct {
-	// Score is null when the report has none (httpapi.JobSummary).
-	Score    *int `json:"score"`
-	Pages    int  `json:"pages"`
-	Errors   int  `json:"errors"`
-	Warnings int  `json:"warnings"`
-	Notices  int  `json:"notices"`
-}
-
-// historyRow is one analysis of a project's history. Summary is nil for
-// an analysis that did not succeed (or whose summary is missing): the
-// page shows its status, never zeros.
+// historyRow is one analysis of a project's history (the service's
+// ProjectAnalysis). Summary is nil for an analysis that did not succeed
+// (or whose summary is missing): the page shows its status, never zeros.
 type historyRow struct {
-	ID        string
-	Status    string
-	Done      bool
-	CreatedAt time.Time
-	Summary   *jobSummary
-	Error     string
+	service.ProjectAnalysis
+	Done bool
 	// DiffLink compares the analysis with the previous successful one;
 	// "" for the first or one without a report.
 	DiffLink string
 }
 
-func newHistoryRow(j *store.Job) historyRow {
-	h := historyRow{ID: j.ID, Status: string(j.Status), Done: j.Status.Done(), CreatedAt: j.CreatedAt, Error: j.Error}
-	if j.Status == store.JobSucceeded && len(j.Summary) > 0 {
-		var s jobSummary
-		if json.Unmarshal(j.Summary, &s) == nil {
-			h.Summary = &s
-		}
-	}
-	return h
+func newHistoryRow(pa *service.ProjectAnalysis) historyRow {
+	return historyRow{ProjectAnalysis: *pa, Done: store.JobStatus(pa.Status).Done()}
 }
 
 type projectView struct {
-	project
+	service.Project
 	Enabled bool // analyses can be started
 	// Analyses counts the history read (at most maxHistory), More says
 	// whether older ones exist.
@@ -81,16 +58,21 @@ func (d *Dashboard) projectPage(w http.ResponseWriter, r *http.Request, s *sessi
 func (d *Dashboard) showProject(w http.ResponseWriter, r *http.Request, s *session, a *store.Account, status int, form *projectForm, notice string, fields map[string]string, mods ...func(*projectView)) {
 	ctx := r.Context()
 	id := r.PathValue("id")
-	var p project
-	if err := d.call(ctx, a.ID, http.MethodGet, "/v1/projects/"+url.PathEscape(id), nil, &p); err != nil {
+	if d.opts.Projects == nil {
+		d.errorPage(w, r, a, http.StatusServiceUnavailable, "Projects are not available on this server.")
+		return
+	}
+	pp, err := d.opts.Projects.Get(ctx, a.ID, id)
+	if err = serviceFailure(err); err != nil {
 		d.failed(w, r, a, err, "project")
 		return
 	}
-	pv := &projectView{project: p, Enabled: d.api() != nil, Rankings: d.opts.Rankings != nil}
+	p := *pp
+	pv := &projectView{Project: p, Enabled: d.opts.Analyses != nil, Rankings: d.opts.Rankings != nil}
 	if form != nil {
 		pv.Form = *form
 	} else {
-		pv.Form = projectForm{Name: p.Name, Domain: p.Domain, TimeZone: p.TimeZone, Config: configText(p.Config)}
+		pv.Form = projectForm{Name: p.Name, Domain: p.Domain, TimeZone: p.TimeZone, Config: configText(&p.Config)}
 		for i, k := range p.Keywords {
 			if i > 0 {
 				pv.Form.Keywords += "\n"
@@ -98,14 +80,13 @@ func (d *Dashboard) showProject(w http.ResponseWriter, r *http.Request, s *sessi
 			pv.Form.Keywords += k
 		}
 	}
-	js, err := d.st.ProjectJobs(ctx, a.ID, p.ID, maxHistory+1)
+	h, err := d.opts.Projects.Analyses(ctx, a.ID, p.ID, maxHistory)
 	if err != nil {
 		d.unavailable(w, r, err)
 		return
 	}
-	if len(js) > maxHistory {
-		js, pv.More = js[:maxHistory], true
-	}
+	js := h.Analyses
+	pv.More = h.HasMore
 	rows := make([]historyRow, len(js))
 	for i := range js {
 		rows[i] = newHistoryRow(&js[i])
@@ -167,12 +148,12 @@ func historyCharts(rows []historyRow) ([]*trendChart, int, int) {
 	}
 	series := []struct {
 		title string
-		get   func(*jobSummary) *int
+		get   func(*service.JobSummary) *int
 	}{
-		{"Site score", func(s *jobSummary) *int { return s.Score }},
-		{"Pages crawled", func(s *jobSummary) *int { return &s.Pages }},
-		{"Checks failed: errors", func(s *jobSummary) *int { return &s.Errors }},
-		{"Checks failed: warnings", func(s *jobSummary) *int { return &s.Warnings }},
+		{"Site score", func(s *service.JobSummary) *int { return s.Score }},
+		{"Pages crawled", func(s *service.JobSummary) *int { return &s.Pages }},
+		{"Checks failed: errors", func(s *service.JobSummary) *int { return &s.Errors }},
+		{"Checks failed: warnings", func(s *service.JobSummary) *int { return &s.Warnings }},
 	}
 	var charts []*trendChart
 	for k, sr := range series {
@@ -211,7 +192,12 @@ func (d *Dashboard) updateProject(w http.ResponseWriter, r *http.Request, s *ses
 		return
 	}
 	id := r.PathValue("id")
-	if err := d.call(r.Context(), a.ID, http.MethodPatch, "/v1/projects/"+url.PathEscape(id), req, nil); err != nil {
+	if d.opts.Projects == nil {
+		d.errorPage(w, r, a, http.StatusServiceUnavailable, "Projects are not available on this server.")
+		return
+	}
+	_, err := d.opts.Projects.Update(r.Context(), a.ID, id, *req)
+	if err = serviceFailure(err); err != nil {
 		if fields, status, ok := formErrors(err); ok {
 			if fields[""] != "" {
 				fields["name"] = fields[""]
@@ -234,7 +220,11 @@ func (d *Dashboard) deleteProject(w http.ResponseWriter, r *http.Request, s *ses
 		d.showProject(w, r, s, a, http.StatusBadRequest, nil, "", map[string]string{"confirm": "Tick the box to confirm the deletion."})
 		return
 	}
-	if err := d.call(r.Context(), a.ID, http.MethodDelete, "/v1/projects/"+url.PathEscape(id), nil, nil); err != nil {
+	if d.opts.Projects == nil {
+		d.errorPage(w, r, a, http.StatusServiceUnavailable, "Projects are not available on this server.")
+		return
+	}
+	if err := serviceFailure(d.opts.Projects.Delete(r.Context(), a.ID, id)); err != nil {
 		d.failed(w, r, a, err, "project")
 		return
 	}
@@ -242,27 +232,30 @@ func (d *Dashboard) deleteProject(w http.ResponseWriter, r *http.Request, s *ses
 }
 
 // runProject starts a site analysis of the project with its saved
-// settings, counted against the account's quota like the start form.
+// settings through the analyses service, which charges it to the
+// account's quota like the start form.
 func (d *Dashboard) runProject(w http.ResponseWriter, r *http.Request, s *session, a *store.Account) {
 	id := r.PathValue("id")
-	// The project must be the account's before anything is counted.
-	if err := d.call(r.Context(), a.ID, http.MethodGet, "/v1/projects/"+url.PathEscape(id), nil, nil); err != nil {
-		d.failed(w, r, a, err, "project")
+	if d.opts.Analyses == nil {
+		d.errorPage(w, r, a, http.StatusServiceUnavailable, "Site analyses are not available on this server.")
 		return
 	}
-	if !d.admit(w, r, a, "site analysis") {
-		return
-	}
-	var j struct {
-		ID string `json:"id"`
-	}
-	if err := d.call(r.Context(), a.ID, http.MethodPost, "/v1/analyze/site", map[string]string{"projectId": id}, &j); err != nil {
-		var f *apiFailure
-		if errors.As(err, &f) && f.Status < 500 && f.Status != http.StatusNotFound {
-			d.showProject(w, r, s, a, f.Status, nil, "", map[string]string{"run": "Not started: " + f.Message})
+	j, err := d.opts.Analyses.Submit(r.Context(), a.ID, service.SiteRequest{ProjectID: id})
+	if err != nil {
+		if isNotFound(err) {
+			d.errorPage(w, r, a, http.StatusNotFound, "No such project.")
 			return
 		}
-		d.failed(w, r, a, err, "project")
+		if _, msg, ok := fieldError(err); ok {
+			d.showProject(w, r, s, a, http.StatusBadRequest, nil, "", map[string]string{"run": "Not started: " + msg})
+			return
+		}
+		var rf Refusal
+		if errors.As(err, &rf) {
+			d.showProject(w, r, s, a, rf.StatusCode(), nil, "", map[string]string{"run": "Not started: " + rf.PublicMessage()})
+			return
+		}
+		d.unavailable(w, r, err)
 		return
 	}
 	http.Redirect(w, r, Prefix+"/analyses/"+url.PathEscape(j.ID), http.StatusSeeOther)

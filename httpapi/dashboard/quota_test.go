@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/seokit/seokit/crawler"
 	"github.com/seokit/seokit/httpapi"
 	"github.com/seokit/seokit/httpapi/dashboard"
 	"github.com/seokit/seokit/httpapi/plans"
+	"github.com/seokit/seokit/httpapi/service"
 	"github.com/seokit/seokit/httpapi/store"
 	"github.com/seokit/seokit/rankings/memstore"
 )
@@ -22,24 +22,35 @@ import (
 type lateAPI struct{ s *httpapi.Server }
 
 var (
-	_ dashboard.Analyses = (*lateAPI)(nil)
-	_ dashboard.Quota    = (*lateAPI)(nil)
+	_ service.Analyses = (*lateAPI)(nil)
+	_ dashboard.Quota  = (*lateAPI)(nil)
 
 	// The API server is what examples/server hands the dashboard as its
-	// Analyses, Quota and Mutes.
-	_ dashboard.Analyses = (*httpapi.Server)(nil)
-	_ dashboard.Quota    = (*httpapi.Server)(nil)
-	_ dashboard.Mutes    = (*httpapi.Server)(nil)
+	// Quota and Mutes, and its Analyses() as the analyses service.
+	_ dashboard.Quota = (*httpapi.Server)(nil)
+	_ dashboard.Mutes = (*httpapi.Server)(nil)
 )
 
-func (l *lateAPI) StartSite(ctx context.Context, accountID, domain string, maxPages int, subdomains, skipExternal bool, render string, cfg *crawler.Config) (*store.Job, error) {
-	return l.s.StartSite(ctx, accountID, domain, maxPages, subdomains, skipExternal, render, cfg)
+func (l *lateAPI) Submit(ctx context.Context, accountID string, req service.SiteRequest) (*service.Job, error) {
+	return l.s.Analyses().Submit(ctx, accountID, req)
 }
-func (l *lateAPI) CancelSite(ctx context.Context, accountID, jobID string) error {
-	return l.s.CancelSite(ctx, accountID, jobID)
+func (l *lateAPI) Get(ctx context.Context, accountID, id string) (*service.Job, service.Result, error) {
+	return l.s.Analyses().Get(ctx, accountID, id)
 }
-func (l *lateAPI) Admit(ctx context.Context, accountID, action string) error {
-	return l.s.Admit(ctx, accountID, action)
+func (l *lateAPI) List(ctx context.Context, accountID string, limit int) ([]service.Job, error) {
+	return l.s.Analyses().List(ctx, accountID, limit)
+}
+func (l *lateAPI) Cancel(ctx context.Context, accountID, id string) (*service.Job, error) {
+	return l.s.Analyses().Cancel(ctx, accountID, id)
+}
+func (l *lateAPI) Diff(ctx context.Context, accountID, id, against string) (*service.SiteDiff, error) {
+	return l.s.Analyses().Diff(ctx, accountID, id, against)
+}
+func (l *lateAPI) Screenshot(ctx context.Context, accountID, jobID, pageURL string) ([]byte, error) {
+	return l.s.Analyses().Screenshot(ctx, accountID, jobID, pageURL)
+}
+func (l *lateAPI) CountAction(ctx context.Context, accountID, action string) error {
+	return l.s.CountAction(ctx, accountID, action)
 }
 func (l *lateAPI) DailyLimit(ctx context.Context, accountID string) (int, error) {
 	return l.s.DailyLimit(ctx, accountID)
@@ -60,7 +71,7 @@ func (idleQueue) Stop(context.Context) error                   { return nil }
 // counts one, the next analysis is refused with 429 and starts nothing.
 func TestActionsCountAgainstDailyLimit(t *testing.T) {
 	late := &lateAPI{}
-	e := newEnv(t, &envOptions{realClock: true, opts: dashboard.Options{Analyses: late, Rankings: memstore.New(nil)},
+	e := newEnv(t, &envOptions{realClock: true, opts: dashboard.Options{Analyses: late, Quota: late, Rankings: memstore.New(nil)},
 		api: func(e *env) http.Handler {
 			s, err := httpapi.New(context.Background(), &httpapi.Options{Store: e.st, Auth: e.au, AllowPrivate: true, Queue: idleQueue{},
 				Plans: map[store.Plan]plans.Limits{store.Free: {DailyRequests: 2, ConcurrentSiteJobs: 5}}, Logger: slog.New(slog.DiscardHandler)})

@@ -410,7 +410,7 @@ func (d *Dashboard) trackKeywords(w http.ResponseWriter, r *http.Request, s *ses
 	// Tracked keywords are checked through the paid search providers: the
 	// action counts against the account's daily limit as GET
 	// /v1/rankings does.
-	if !d.admit(w, r, a, "track keywords") {
+	if !d.countAction(w, r, a, "track keywords") {
 		return
 	}
 	ctx := r.Context()

@@ -1,0 +1,159 @@
+package httpapi
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+	"time"
+
+	"github.com/seokit/seokit/httpapi/service"
+	"github.com/seokit/seokit/httpapi/store"
+)
+
+// Analyses returns the site analyses service over the server's store,
+// queue and quota: the /v1/analyze/site handlers call it, and so does the
+// dashboard (examples/server hands it over).
+func (s *Server) Analyses() service.Analyses { return siteAnalyses{s} }
+
+// siteAnalyses implements service.Analyses.
+type siteAnalyses struct{ s *Server }
+
+var _ service.Analyses = siteAnalyses{}
+
+func (a siteAnalyses) Submit(ctx context.Context, accountID string, req SiteRequest) (*Job, error) {
+	j, err := a.s.submitSite(ctx, accountID, req)
+	if err != nil {
+		return nil, err
+	}
+	v := jobView(j, a.s.opts.BasePath)
+	if j.CallbackURL != "" {
+		v.CallbackSecret = a.s.callbackSecret(j.ID)
+	}
+	return &v, nil
+}
+
+func (a siteAnalyses) Get(ctx context.Context, accountID, id string) (*Job, service.Result, error) {
+	s := a.s
+	var (
+		j   *store.Job
+		res service.Result
+	)
+	if jr, ok := s.st.(store.JobResults); ok {
+		// The report stays in its compressed row until it is read.
+		sj, sr, err := jr.JobResult(ctx, accountID, id)
+		if err != nil {
+			return nil, nil, err
+		}
+		j = sj
+		if sr != nil {
+			res = sr
+		}
+	} else {
+		sj, err := s.st.Job(ctx, accountID, id)
+		if err != nil {
+			return nil, nil, err
+		}
+		j = sj
+		if len(j.Result) > 0 {
+			res = bytesResult(j.Result)
+		}
+	}
+	v := jobView(j, s.opts.BasePath)
+	if res == nil || !service.HasResult(&v) {
+		return &v, nil, nil
+	}
+	// A stored row that claims more than the cap is refused before
+	// anything is decompressed.
+	if size := res.Size(); size > s.resultCap() {
+		return nil, nil, fmt.Errorf("job %s: %w (its row records %d bytes, cap %d)", id, errResultOverCap, size, s.resultCap())
+	}
+	return &v, res, nil
+}
+
+func (a siteAnalyses) List(ctx context.Context, accountID string, limit int) ([]Job, error) {
+	if limit < 1 || limit > service.MaxList {
+		return nil, invalid("limit", "limit must be an integer from 1 to "+strconv.Itoa(service.MaxList))
+	}
+	js, err := a.s.st.Jobs(ctx, accountID, limit)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Job, 0, len(js))
+	for i := range js {
+		out = append(out, jobView(&js[i], a.s.opts.BasePath))
+	}
+	return out, nil
+}
+
+func (a siteAnalyses) Cancel(ctx context.Context, accountID, id string) (*Job, error) {
+	j, err := a.s.cancelSite(ctx, accountID, id)
+	if j == nil {
+		return nil, err
+	}
+	v := jobView(j, a.s.opts.BasePath)
+	return &v, err
+}
+
+func (a siteAnalyses) Screenshot(ctx context.Context, accountID, jobID, pageURL string) ([]byte, error) {
+	if pageURL == "" {
+		return nil, invalid("url", "url is required: the address of a page of the analysis, as its report lists it")
+	}
+	st, ok := a.s.st.(store.Screenshots)
+	if !ok {
+		return nil, store.ErrNotFound
+	}
+	return st.Screenshot(ctx, accountID, jobID, pageURL)
+}
+
+// bytesResult is a report held in memory, for stores without
+// store.JobResults.
+type bytesResult []byte
+
+func (b bytesResult) Size() int                    { return len(b) }
+func (b bytesResult) Open() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(b)), nil }
+
+// siteCost is the quota units a site analysis costs: one, and
+// RenderQuotaUnits when it renders.
+func siteCost(rc renderChoice) int {
+	if rc.on() {
+		return RenderQuotaUnits
+	}
+	return 1
+}
+
+// charge counts the units of an action costing cost that the request has
+// not paid (service.Due) against the account's daily quota. A refusal is a
+// *service.LimitError; the units counted before it stay counted, as the
+// API's own per-request count does.
+func (s *Server) charge(ctx context.Context, accountID string, cost int) error {
+	if s.opts.DisableAuth {
+		return nil
+	}
+	for k := cost - service.Due(ctx, cost); k < cost; k++ {
+		q, err := s.take(ctx, accountID)
+		if err != nil {
+			return err
+		}
+		if e := q.refusal(); e != nil {
+			msg := e.Message
+			if k > 0 {
+				msg = "a rendering analysis counts " + strconv.Itoa(cost) + " requests: " + msg
+			}
+			s.log.InfoContext(ctx, "action refused by the daily quota", "account", accountID, "message", msg)
+			return &service.LimitError{Message: msg, RetryAfter: retryAfterDuration(e.retryAfter)}
+		}
+	}
+	return nil
+}
+
+// retryAfterDuration reads a Retry-After in seconds; zero when there is
+// none.
+func retryAfterDuration(sec string) time.Duration {
+	n, err := strconv.Atoi(sec)
+	if err != nil || n <= 0 {
+		return 0
+	}
+	return time.Duration(n) * time.Second
+}
