@@ -61,7 +61,9 @@ type crawl struct {
 	norm    seo.NormalizeOptions
 	ana     analyzer.Options
 	ext     *extChecker // external link checks; nil with SkipExternalLinks
-	res     *extChecker // in-scope image checks; nil with SkipResourceChecks
+	// res checks in-scope images, scripts and stylesheets; nil with
+	// SkipResourceChecks and in a shared crawl's workers.
+	res *extChecker
 	// sharedExt: the external links of this shared crawl's pages are
 	// stored with their edges, for the coordinator to check.
 	sharedExt bool
@@ -218,9 +220,10 @@ func (c *Crawler) Run(ctx context.Context, domain string) (*SiteReport, error) {
 		cr.ext = newExtChecker(ectx, cr.fetcher, &cr.o)
 		cr.builder.link.ext = cr.ext
 	}
-	if !cr.o.SkipResourceChecks && cr.shared == nil {
-		// In-scope images are checked within the crawl's time budget and
-		// per-host politeness.
+	if !cr.o.SkipResourceChecks && !cr.worker {
+		// In-scope images, scripts and stylesheets are checked within the
+		// crawl's time budget and per-host politeness; in a shared crawl
+		// by the coordinator, from the targets every worker stored.
 		rctx, rcancel := context.WithCancel(ctx)
 		if cr.o.TimeBudget > 0 {
 			rcancel()
@@ -382,7 +385,7 @@ func (cr *crawl) replay(ctx context.Context) error {
 		return nil
 	}
 	err := cr.store.Summaries(ctx, func(sum PageSummary, edges []Edge) error {
-		edges = cr.replayExternal(sum.URL, edges)
+		edges = cr.replayTargets(sum.URL, edges)
 		cr.record(sum, edges)
 		switch {
 		case robotsUnavailable(&sum):
@@ -406,33 +409,6 @@ func (cr *crawl) replay(ctx context.Context) error {
 		return fmt.Errorf("crawler: replay summaries: %w", err)
 	}
 	return nil
-}
-
-// replayExternal hands the external link targets stored among a shared
-// crawl's edges to the external link checker and returns the other edges.
-func (cr *crawl) replayExternal(from string, edges []Edge) []Edge {
-	var ext []*url.URL
-	out := edges[:0:0]
-	for _, e := range edges {
-		if !e.External {
-			out = append(out, e)
-			continue
-		}
-		if u, err := seo.ParseHref(e.To); err == nil && cr.ext != nil {
-			ext = append(ext, u)
-		}
-	}
-	if len(out) == len(edges) {
-		return edges
-	}
-	if len(ext) > 0 {
-		if ids := cr.ext.add(ext); len(ids) > 0 {
-			cr.mu.Lock()
-			cr.builder.addExternal(from, ids, targetLink)
-			cr.mu.Unlock()
-		}
-	}
-	return out
 }
 
 // othersBusy reports whether the shared frontier still has items queued or
@@ -875,7 +851,7 @@ type pageGrab struct {
 	links   []analyzer.Link
 	blocked []string
 	icons   []string
-	images  []*url.URL
+	res     []pageResource
 }
 
 func (cr *crawl) analyze(ctx context.Context, it Item, resp *seo.Response, ferr error) result {
@@ -887,8 +863,8 @@ func (cr *crawl) analyze(ctx context.Context, it Item, resp *seo.Response, ferr 
 		Run: func(p *analyzer.Page, _ *analyzer.Reporter) {
 			g.links = p.Links
 			g.blocked = cr.blockedResources(ctx, p.Resources)
-			if cr.res != nil || cr.ext != nil {
-				g.images = pageImages(p)
+			if want := cr.resourceKinds(); want != ([numTargetKinds]bool{}) {
+				g.res = pageResources(p, want)
 			}
 			if isStart {
 				for _, n := range p.ByTag(atom.Link) {
@@ -984,8 +960,10 @@ func (cr *crawl) analyze(ctx context.Context, it Item, resp *seo.Response, ferr 
 		}
 	}
 	if resp.Status == http.StatusOK && sum.IsHTML {
-		items = append(items, cr.headTargets(it, &sum)...)
-		cr.checkImages(ctx, it.URL, g.images)
+		its, es := cr.headTargets(it, &sum)
+		items = append(items, its...)
+		edges = append(edges, es...)
+		edges = append(edges, cr.checkResources(ctx, it.URL, g.res)...)
 	}
 	if len(items) > 0 {
 		if _, err := cr.push(ctx, items); err != nil {
