@@ -52,6 +52,10 @@ type crawl struct {
 	// when this Run is not the one that reports (Options.Worker).
 	shared SharedFrontier
 	worker bool
+	// targets is the shared frontier's SharedTargets, if it has it; asked
+	// the target keys this worker claimed or saw taken (cr.mu).
+	targets SharedTargets
+	asked   map[string]bool
 	// resumed counts the pages an earlier, interrupted run fetched, replayed
 	// from the frontier's summaries when this run started.
 	resumed int64
@@ -204,6 +208,9 @@ func (c *Crawler) Run(ctx context.Context, domain string) (*SiteReport, error) {
 	if s, ok := cr.front.(SharedFrontier); ok {
 		cr.shared = s
 		cr.worker = cr.o.Worker
+		if t, ok := s.(SharedTargets); ok {
+			cr.targets = t
+		}
 	}
 	cr.builder = newSiteBuilder(cr.root, &cr.o)
 	// The external links of a shared crawl are stored with each page's
@@ -220,10 +227,11 @@ func (c *Crawler) Run(ctx context.Context, domain string) (*SiteReport, error) {
 		cr.ext = newExtChecker(ectx, cr.fetcher, &cr.o)
 		cr.builder.link.ext = cr.ext
 	}
-	if !cr.o.SkipResourceChecks && !cr.worker {
+	if !cr.o.SkipResourceChecks && (!cr.worker || cr.targets != nil) {
 		// In-scope images, scripts and stylesheets are checked within the
 		// crawl's time budget and per-host politeness; in a shared crawl
-		// by the coordinator, from the targets every worker stored.
+		// by the workers that claim them (SharedTargets), or else by the
+		// coordinator from the targets every worker stored.
 		rctx, rcancel := context.WithCancel(ctx)
 		if cr.o.TimeBudget > 0 {
 			rcancel()
@@ -443,8 +451,9 @@ func (cr *crawl) returnPages(ctx context.Context, n int) {
 	}
 }
 
-// sharedReport feeds every worker's summaries of a shared crawl to the site
-// builder; the crawl's counters then count the pages of all workers.
+// sharedReport feeds every worker's summaries of a shared crawl, and the
+// answers of the targets they claimed, to the site builder; the crawl's
+// counters then count the pages of all workers.
 func (cr *crawl) sharedReport(ctx context.Context) error {
 	cr.fetched.Store(0)
 	cr.errs.Store(0)
@@ -452,6 +461,11 @@ func (cr *crawl) sharedReport(ctx context.Context) error {
 	cr.robotsDown.Store(0)
 	cr.answered.Store(0)
 	cr.bytes.Store(0)
+	if cr.targets != nil && cr.res != nil {
+		if err := cr.loadClaimed(ctx); err != nil {
+			return err
+		}
+	}
 	return cr.replay(ctx)
 }
 
@@ -959,14 +973,26 @@ func (cr *crawl) analyze(ctx context.Context, it Item, resp *seo.Response, ferr 
 			}
 		}
 	}
-	if resp.Status == http.StatusOK && sum.IsHTML {
+	okHTML := resp.Status == http.StatusOK && sum.IsHTML
+	if okHTML {
 		its, es := cr.headTargets(it, &sum)
 		items = append(items, its...)
 		edges = append(edges, es...)
-		edges = append(edges, cr.checkResources(ctx, it.URL, g.res)...)
 	}
 	if len(items) > 0 {
 		if _, err := cr.push(ctx, items); err != nil {
+			if ctx.Err() != nil {
+				return result{}
+			}
+			return result{err: err}
+		}
+	}
+	if okHTML {
+		// After the push: in a shared crawl the claimed targets are
+		// checked now, and other workers need not wait for the links.
+		es, err := cr.checkResources(ctx, it.URL, g.res)
+		edges = append(edges, es...)
+		if err != nil {
 			if ctx.Err() != nil {
 				return result{}
 			}

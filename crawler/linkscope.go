@@ -619,10 +619,13 @@ type extChecker struct {
 	running int
 	wg      sync.WaitGroup
 
-	over    distinctCounter // distinct URLs beyond max
-	checked atomic.Int64
-	settled atomic.Int64 // targets checked, cancelled or skipped
-	skipped atomic.Int64 // settled without a check to the end
+	over distinctCounter // distinct URLs beyond max
+	// overShared and lostShared count a shared crawl's targets refused
+	// over the cap and claimed but never answered (sharedUnchecked).
+	overShared, lostShared int
+	checked                atomic.Int64
+	settled                atomic.Int64 // targets checked, cancelled or skipped
+	skipped                atomic.Int64 // settled without a check to the end
 }
 
 // extHost is the queue of one host.
@@ -690,9 +693,7 @@ func (c *extChecker) add(us []*url.URL) []int32 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, u := range us {
-		v := *u
-		v.Fragment, v.RawFragment = "", ""
-		key := seo.NormalizeURL(&v, nil).String()
+		key := targetKey(u)
 		id, ok := c.ids[key]
 		if !ok {
 			if len(c.urls) >= c.max {
@@ -703,10 +704,10 @@ func (c *extChecker) add(us []*url.URL) []int32 {
 			c.ids[key] = id
 			c.urls = append(c.urls, key)
 			c.res = append(c.res, extResult{})
-			h := c.hosts[v.Host]
+			h := c.hosts[u.Host]
 			if h == nil {
-				h = &extHost{name: v.Host}
-				c.hosts[v.Host] = h
+				h = &extHost{name: u.Host}
+				c.hosts[u.Host] = h
 			}
 			if h.failing {
 				c.res[id].skip = h.skip
@@ -723,6 +724,46 @@ func (c *extChecker) add(us []*url.URL) []int32 {
 		}
 	}
 	return out
+}
+
+// preset records the answer r a worker of a shared crawl stored for the
+// target key, which is then known without a check of its own.
+func (c *extChecker) preset(key string, r extResult) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.ids[key]; ok {
+		return
+	}
+	c.ids[key] = int32(len(c.urls))
+	c.urls = append(c.urls, key)
+	c.res = append(c.res, r)
+	c.settle(r.done)
+	if r.done {
+		c.checked.Add(1)
+	}
+}
+
+// known returns the ids of the URLs among us that preset recorded,
+// without repeats; the others are not checked here.
+func (c *extChecker) known(us []*url.URL) []int32 {
+	var out []int32
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, u := range us {
+		if id, ok := c.ids[targetKey(u)]; ok && !slices.Contains(out, id) {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// sharedUnchecked records the targets of a shared crawl refused over the
+// cap (over) and those claimed but never answered (lost: the worker
+// stopped first), for stats.
+func (c *extChecker) sharedUnchecked(over, lost int) {
+	c.mu.Lock()
+	c.overShared, c.lostShared = over, lost
+	c.mu.Unlock()
 }
 
 // settle counts a target whose check ended (done) or was given up.
@@ -951,6 +992,7 @@ func (c *extChecker) stats() extStats {
 			add(stopped, 1)
 		}
 	}
-	add(UncheckedMaxChecks, c.over.count())
+	add(UncheckedMaxChecks, c.over.count()+c.overShared)
+	add(UncheckedCanceled, c.lostShared)
 	return st
 }

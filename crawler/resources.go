@@ -2,6 +2,7 @@ package crawler
 
 import (
 	"context"
+	"fmt"
 	"net/url"
 	"strings"
 
@@ -35,13 +36,18 @@ import (
 // canonical.target_* and hreflang.target_* are reported on it through
 // analyzer.TargetFindings.
 //
-// A shared crawl (SharedFrontier) checks them the same way, once per
-// crawl: each worker stores the targets of its pages with the page's
-// edges (Edge.Target), and the coordinator, reading every worker's
-// summaries, hands them to its own checkers, which keep each distinct
-// target once, count MaxResourceChecks across all workers' pages, and
-// request through the crawl's host gate (Options.HostGate), so the report
-// holds the same findings as a crawl by one Run.
+// A shared crawl (SharedFrontier) checks each of them once per crawl
+// too, and reports the same findings as a crawl by one Run. Each worker
+// stores the targets of its pages with the page's edges (Edge.Target).
+// With SharedTargets (the Redis frontier), the worker claims each
+// in-scope image, script and stylesheet in the shared store, which keeps
+// what was claimed and counts MaxResourceChecks across all workers, and
+// checks the ones it claimed while it crawls, through the crawl's host
+// gate (Options.HostGate), storing the answers before the page is Done;
+// the coordinator reads the answers. External targets, and in-scope ones
+// without SharedTargets, are checked by the coordinator once every worker
+// is done: reading every worker's summaries, it hands them to its own
+// checkers, which keep each distinct target once.
 
 // Sources of the frontier items found through a page's head.
 const (
@@ -296,10 +302,12 @@ func (cr *crawl) addTargets(edges []Edge, from string, us []*url.URL, kind targe
 // checkResources queues the images, scripts and stylesheets of the page
 // at from: in-scope ones robots.txt allows for the resource checker,
 // external ones for the external checker. In a shared crawl it returns
-// them as edges for the coordinator.
-func (cr *crawl) checkResources(ctx context.Context, from string, rs []pageResource) []Edge {
+// them as edges for the coordinator, and with SharedTargets checks the
+// in-scope ones this worker claims (checkClaimed); the error is that of
+// the shared store.
+func (cr *crawl) checkResources(ctx context.Context, from string, rs []pageResource) ([]Edge, error) {
 	if len(rs) == 0 {
-		return nil
+		return nil, nil
 	}
 	var own, ext [numTargetKinds][]*url.URL
 	checkRes := !cr.o.SkipResourceChecks && (cr.res != nil || cr.shared != nil)
@@ -316,15 +324,24 @@ func (cr *crawl) checkResources(ctx context.Context, from string, rs []pageResou
 		}
 	}
 	var edges []Edge
+	var claim []*url.URL
 	for k := range numTargetKinds {
 		if len(own[k]) > 0 {
 			edges = cr.addTargets(edges, from, own[k], k, false)
+			if cr.targets != nil {
+				claim = append(claim, own[k]...)
+			}
 		}
 		if len(ext[k]) > 0 {
 			edges = cr.addTargets(edges, from, ext[k], k, true)
 		}
 	}
-	return edges
+	if len(claim) > 0 {
+		if err := cr.checkClaimed(ctx, claim); err != nil {
+			return edges, err
+		}
+	}
+	return edges, nil
 }
 
 // replayTargets hands the targets stored among a shared crawl's edges
@@ -363,10 +380,152 @@ func (cr *crawl) replayTargets(from string, edges []Edge) []Edge {
 			}
 		}
 		if len(own[k]) > 0 {
-			if ids := cr.res.add(own[k]); len(ids) > 0 {
+			add := cr.res.add
+			if cr.targets != nil {
+				// Checked by the workers that claimed them (loadClaimed).
+				add = cr.res.known
+			}
+			if ids := add(own[k]); len(ids) > 0 {
 				cr.builder.addResource(from, ids, k)
 			}
 		}
 	}
 	return out
+}
+
+// SharedTargets is an optional capability of a SharedFrontier (the Redis
+// frontier has it): the in-scope images, scripts and stylesheets of a
+// shared crawl, each claimed by the one worker that checks it while it
+// crawls, under one Options.MaxResourceChecks cap for all workers, and the
+// answers the coordinator reports. Without it a shared crawl's
+// coordinator checks them itself once every worker is done.
+type SharedTargets interface {
+	// ClaimTargets claims the target keys (normalised URLs) for the
+	// calling worker and returns, for each, TargetClaimed when that worker
+	// is now to check it, TargetTaken when a worker claimed it before, or
+	// TargetOverCap when max targets were claimed already (the key is then
+	// counted once among those over the cap).
+	ClaimTargets(ctx context.Context, keys []string, max int) ([]TargetClaim, error)
+	// PutTargetResult stores what a claimed target answered.
+	PutTargetResult(ctx context.Context, key string, r TargetResult) error
+	// TargetResults calls fn for every stored answer and returns the
+	// counts of targets claimed and refused over the cap.
+	TargetResults(ctx context.Context, fn func(key string, r TargetResult) error) (TargetCounts, error)
+}
+
+// TargetClaim is the outcome of claiming a target (SharedTargets).
+type TargetClaim uint8
+
+// Claim outcomes.
+const (
+	TargetTaken   TargetClaim = iota // claimed by a worker before
+	TargetClaimed                    // claimed now: the caller checks it
+	TargetOverCap                    // not claimed: MaxResourceChecks targets are
+)
+
+// TargetCounts counts the targets of a shared crawl claimed and refused
+// over the cap, across workers.
+type TargetCounts struct {
+	Claimed, Over int
+}
+
+// TargetResult is what a target a worker claimed answered, as stored for
+// the coordinator.
+type TargetResult struct {
+	// Checked says the check ran to the end; Skip, when it did not, why
+	// (UncheckedHostFailing).
+	Checked bool   `json:"c,omitempty"`
+	Skip    string `json:"k,omitempty"`
+	// Forbidden: the fetcher refused the address; Down: no HTTP answer.
+	Forbidden bool `json:"f,omitempty"`
+	Down      bool `json:"d,omitempty"`
+	// Status, Location, Error and ContentType are the answer.
+	Status      int    `json:"s,omitempty"`
+	Location    string `json:"l,omitempty"`
+	Error       string `json:"e,omitempty"`
+	ContentType string `json:"t,omitempty"`
+}
+
+func (r *extResult) shared() TargetResult {
+	return TargetResult{Checked: r.done, Skip: r.skip, Forbidden: r.forbidden, Down: r.down,
+		Status: r.status, Location: r.loc, Error: r.err, ContentType: r.ctype}
+}
+
+func fromShared(r *TargetResult) extResult {
+	return extResult{done: r.Checked, skip: r.Skip, forbidden: r.Forbidden, down: r.Down,
+		status: r.Status, loc: r.Location, err: r.Error, ctype: r.ContentType}
+}
+
+// targetKey is the identity of a target URL for a checker.
+func targetKey(u *url.URL) string {
+	v := *u
+	v.Fragment, v.RawFragment = "", ""
+	return seo.NormalizeURL(&v, nil).String()
+}
+
+// maxClaimsAsked bounds the target keys a worker remembers having
+// claimed or seen taken; past it, it asks SharedTargets again.
+const maxClaimsAsked = 1 << 16
+
+// checkClaimed claims the in-scope targets us of a page of a shared crawl
+// (SharedTargets) and checks the ones this worker claimed, one after the
+// other within the crawl's politeness, storing each answer. It returns
+// once they are stored, before the page is Done, so that the
+// coordinator, which reads the answers when no page is in flight, finds
+// every one. A check cut by the crawl's end stores nothing: the
+// coordinator counts the target as not checked.
+func (cr *crawl) checkClaimed(ctx context.Context, us []*url.URL) error {
+	keys := make([]string, 0, len(us))
+	cr.mu.Lock()
+	if cr.asked == nil {
+		cr.asked = map[string]bool{}
+	}
+	for _, u := range us {
+		k := targetKey(u)
+		if cr.asked[k] {
+			continue
+		}
+		if len(cr.asked) < maxClaimsAsked {
+			cr.asked[k] = true
+		}
+		keys = append(keys, k)
+	}
+	cr.mu.Unlock()
+	if len(keys) == 0 {
+		return nil
+	}
+	claims, err := cr.targets.ClaimTargets(ctx, keys, cr.o.MaxResourceChecks)
+	if err != nil {
+		return fmt.Errorf("crawler: claim targets: %w", err)
+	}
+	for i, k := range keys {
+		if i >= len(claims) || claims[i] != TargetClaimed {
+			continue
+		}
+		r := cr.res.check(k)
+		if !r.done && r.skip == "" {
+			continue
+		}
+		if err := cr.targets.PutTargetResult(ctx, k, r.shared()); err != nil {
+			return fmt.Errorf("crawler: store target result: %w", err)
+		}
+	}
+	return nil
+}
+
+// loadClaimed gives the coordinator's resource checker the answers every
+// worker stored for the targets it claimed (SharedTargets), and the
+// counts of those over the cap and of those claimed but not answered.
+func (cr *crawl) loadClaimed(ctx context.Context) error {
+	n := 0
+	counts, err := cr.targets.TargetResults(ctx, func(key string, r TargetResult) error {
+		n++
+		cr.res.preset(key, fromShared(&r))
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("crawler: target results: %w", err)
+	}
+	cr.res.sharedUnchecked(counts.Over, max(0, counts.Claimed-n))
+	return nil
 }
