@@ -66,7 +66,8 @@ type crawl struct {
 	ana     analyzer.Options
 	ext     *extChecker // external link checks; nil with SkipExternalLinks
 	// res checks in-scope images, scripts and stylesheets; nil with
-	// SkipResourceChecks and in a shared crawl's workers.
+	// SkipResourceChecks, and in the workers of a shared crawl without
+	// SharedTargets.
 	res *extChecker
 	// sharedExt: the external links of this shared crawl's pages are
 	// stored with their edges, for the coordinator to check.

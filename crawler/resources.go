@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"sync"
 
 	"github.com/seokit/seokit/analyzer"
 	"github.com/seokit/seokit/seo"
@@ -468,12 +469,12 @@ func targetKey(u *url.URL) string {
 const maxClaimsAsked = 1 << 16
 
 // checkClaimed claims the in-scope targets us of a page of a shared crawl
-// (SharedTargets) and checks the ones this worker claimed, one after the
-// other within the crawl's politeness, storing each answer. It returns
-// once they are stored, before the page is Done, so that the
-// coordinator, which reads the answers when no page is in flight, finds
-// every one. A check cut by the crawl's end stores nothing: the
-// coordinator counts the target as not checked.
+// (SharedTargets) and checks the ones this worker claimed, within the
+// crawl's politeness, storing each answer. It returns once they are
+// stored, before the page is Done, so that the coordinator, which reads
+// the answers when no page is in flight, finds every one. A check cut by
+// the crawl's end stores nothing: the coordinator counts the target as
+// not checked.
 func (cr *crawl) checkClaimed(ctx context.Context, us []*url.URL) error {
 	keys := make([]string, 0, len(us))
 	cr.mu.Lock()
@@ -498,16 +499,32 @@ func (cr *crawl) checkClaimed(ctx context.Context, us []*url.URL) error {
 	if err != nil {
 		return fmt.Errorf("crawler: claim targets: %w", err)
 	}
+	var mine []string
 	for i, k := range keys {
-		if i >= len(claims) || claims[i] != TargetClaimed {
-			continue
+		if i < len(claims) && claims[i] == TargetClaimed {
+			mine = append(mine, k)
 		}
-		r := cr.res.check(k)
-		if !r.done && r.skip == "" {
-			continue
-		}
-		if err := cr.targets.PutTargetResult(ctx, k, r.shared()); err != nil {
-			return fmt.Errorf("crawler: store target result: %w", err)
+	}
+	// PerHostConcurrency checks at once; the politeness slots of the
+	// host decide when each starts.
+	res := make([]extResult, len(mine))
+	sem := make(chan struct{}, max(1, cr.o.PerHostConcurrency))
+	var wg sync.WaitGroup
+	for i, k := range mine {
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			res[i] = cr.res.check(k)
+		}()
+	}
+	wg.Wait()
+	for i, k := range mine {
+		if r := &res[i]; r.done || r.skip != "" {
+			if err := cr.targets.PutTargetResult(ctx, k, r.shared()); err != nil {
+				return fmt.Errorf("crawler: store target result: %w", err)
+			}
 		}
 	}
 	return nil
