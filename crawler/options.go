@@ -185,11 +185,13 @@ type Options struct {
 	Frontier Frontier
 	// Worker makes this Run one of several workers of a crawl shared through
 	// a SharedFrontier that another Run (the coordinator, Worker false)
-	// reports on: it fetches and analyses pages and stores their summaries,
-	// but skips the sitemaps, the site probes, the external link checks
-	// and the site checks (the coordinator runs them for every worker), and
-	// returns a report of its own crawl statistics with no pages. Ignored
-	// unless Frontier is a SharedFrontier.
+	// reports on: it fetches and analyses pages and stores their summaries
+	// with the targets they refer to, but skips the sitemaps, the site
+	// probes, the external target checks and the site checks (the
+	// coordinator runs them for every worker), and returns a report of its
+	// own crawl statistics with no pages. It checks the in-scope images,
+	// scripts and stylesheets it claims when the frontier has
+	// SharedTargets. Ignored unless Frontier is a SharedFrontier.
 	Worker bool
 	// SharedPoll is how often a worker of a shared crawl with nothing to do
 	// asks the frontier again while other workers have pages in flight;
