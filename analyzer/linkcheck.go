@@ -40,6 +40,12 @@ func init() {
 		link("images.broken", seo.Warning, "An image source answers 4xx/5xx, cannot be fetched, or is not served as an image.",
 			"Google Search Central, Image SEO best practices (https://developers.google.com/search/docs/appearance/google-images); Screaming Frog SEO Spider, SEOnaut",
 			"An image on another host whose name does not resolve is not checked (images.list[].notChecked host_unresolvable), not broken: the lookup failing says nothing of the image, as the crawl's external checks give up such hosts rather than call their targets broken."),
+		link("resources.broken_script", seo.Warning, "A <script src> answers 4xx/5xx or cannot be fetched.",
+			"Screaming Frog SEO Spider (JavaScript response codes); Google Search Central, Understand the JavaScript SEO basics (https://developers.google.com/search/docs/crawling-indexing/javascript/javascript-seo-basics): Google renders pages with their scripts",
+			"A script on another host whose name does not resolve is not checked, not broken, as for images."),
+		link("resources.broken_stylesheet", seo.Warning, "A <link rel=stylesheet> answers 4xx/5xx or cannot be fetched.",
+			"Screaming Frog SEO Spider (CSS response codes); Google Search Central, Understand the JavaScript SEO basics (https://developers.google.com/search/docs/crawling-indexing/javascript/javascript-seo-basics): Google renders pages with their CSS",
+			"A stylesheet on another host whose name does not resolve is not checked, not broken, as for images."),
 		link("canonical.target_error", seo.Error, "The canonical URL answers 4xx/5xx or cannot be fetched.",
 			"Google Search Central, Consolidate duplicate URLs (https://developers.google.com/search/docs/crawling-indexing/consolidate-duplicate-urls); Screaming Frog SEO Spider, SEOnaut", ""),
 		link("canonical.target_redirect", seo.Warning, "The canonical URL answers with a redirect.",
@@ -72,6 +78,8 @@ const (
 	lcCanonical
 	lcHreflang
 	lcOGImage
+	lcScript
+	lcStylesheet
 )
 
 // lcHeadLimit is the number of bytes read of an og:image to find its size.
@@ -84,7 +92,9 @@ type lcTarget struct {
 	kinds    lcKind
 	internal bool
 	// Evidence elements of the first reference of each kind.
-	linkEl, imageEl, canonEl, hreflangEl, ogEl string
+	linkEl, imageEl, canonEl, hreflangEl, ogEl, scriptEl, cssEl string
+	// pageHost: the target is on the analysed page's host.
+	pageHost bool
 
 	checked  bool
 	status   int
@@ -97,7 +107,8 @@ type lcTarget struct {
 	blocked  bool     // robots.txt disallows the URL
 	facts    *lcFacts // robots, canonical and hreflang of an HTML target
 	// unresolved: the target's host, another than the page's, does not
-	// resolve; the target is not checked rather than broken.
+	// resolve; the target is not checked rather than broken
+	// (TargetNotChecked).
 	unresolved bool
 }
 
@@ -198,8 +209,17 @@ func lcFill(p *Page, targets []*lcTarget, unchecked int) {
 	defer lcReportMu.Unlock()
 	rep := p.Report
 	rep.Links.Unchecked = unchecked
+	for _, t := range targets {
+		if t.checked && t.unresolved && t.kinds&lcLink != 0 {
+			rep.Links.Unchecked++
+		}
+	}
 	for i := range rep.Links.List {
 		if t := lookup(rep.Links.List[i].URL); t != nil && t.kinds&lcLink != 0 {
+			if t.unresolved {
+				rep.Links.List[i].NotChecked = NotCheckedHostUnresolvable
+				continue
+			}
 			rep.Links.List[i].Status = t.status
 			rep.Links.List[i].Error = t.errMsg
 		}
@@ -254,6 +274,9 @@ func lcCollect(p *Page, r *Reporter) (list []*lcTarget, unchecked int) {
 	if enabled("images.too_large", "images.broken") {
 		c.images()
 	}
+	if wantScripts, wantStylesheets := enabled("resources.broken_script"), enabled("resources.broken_stylesheet"); wantScripts || wantStylesheets {
+		c.scriptsAndStylesheets(wantScripts, wantStylesheets)
+	}
 	return c.list, len(c.over)
 }
 
@@ -307,7 +330,7 @@ func (c *lcCollector) add(u *url.URL, kind lcKind, el string) *lcTarget {
 			c.over[h.Sum64()] = struct{}{}
 			return nil
 		}
-		t = &lcTarget{key: key, url: &cu, size: -1}
+		t = &lcTarget{key: key, url: &cu, size: -1, pageHost: c.p.URL != nil && cu.Host == c.p.URL.Host}
 		c.idx[key] = t
 		c.list = append(c.list, t)
 	}
@@ -332,6 +355,14 @@ func (c *lcCollector) add(u *url.URL, kind lcKind, el string) *lcTarget {
 	case lcOGImage:
 		if t.ogEl == "" {
 			t.ogEl = el
+		}
+	case lcScript:
+		if t.scriptEl == "" {
+			t.scriptEl = el
+		}
+	case lcStylesheet:
+		if t.cssEl == "" {
+			t.cssEl = el
 		}
 	}
 	return t
@@ -403,6 +434,19 @@ func (c *lcCollector) links(wantInternal, wantExternal bool) {
 			if t.linkEl == "" {
 				t.linkEl = Outer(l.Node)
 			}
+		}
+	}
+}
+
+// scriptsAndStylesheets adds the page's <script src> and stylesheet
+// targets.
+func (c *lcCollector) scriptsAndStylesheets(wantScripts, wantStylesheets bool) {
+	for _, res := range c.p.Resources {
+		switch {
+		case res.Kind == "script" && wantScripts:
+			c.add(res.URL, lcScript, Outer(res.Node))
+		case res.Kind == "stylesheet" && wantStylesheets:
+			c.add(res.URL, lcStylesheet, Outer(res.Node))
 		}
 	}
 }
@@ -510,7 +554,7 @@ func lcFetch(ctx context.Context, env *fetchEnv, cfg *config, t *lcTarget, wantS
 		if resp != nil {
 			t.status = resp.Status
 		}
-		t.unresolved = t.status == 0 && !t.internal && seo.UnreachableKind(err) == seo.UnreachableDNS
+		t.unresolved = t.status == 0 && TargetNotChecked(err, t.internal || t.pageHost) != ""
 		return
 	}
 	t.status = resp.Status
@@ -601,6 +645,11 @@ func lcReport(p *Page, r *Reporter, t *lcTarget, pageKeys map[string]bool) {
 			r.Add(f.ID, f.Message, f.Evidence)
 		}
 	}
+	if t.unresolved {
+		// Its host is not in the DNS: nothing is known of the target
+		// (LinkInfo.NotChecked and ImageInfo.NotChecked say so).
+		return
+	}
 	if t.kinds&lcLink != 0 {
 		kind := ExternalLink
 		if t.internal {
@@ -609,18 +658,20 @@ func lcReport(p *Page, r *Reporter, t *lcTarget, pageKeys map[string]bool) {
 		verdicts(kind, t.linkEl)
 	}
 	if t.kinds&lcImage != 0 {
-		if !t.unresolved {
-			// (An image whose host is not in the DNS is not judged:
-			// ImageInfo.NotChecked says so.)
-			tg.ContentType = t.ctype
-			verdicts(ImageTarget, t.imageEl)
-			tg.ContentType = ""
-		}
+		tg.ContentType = t.ctype
+		verdicts(ImageTarget, t.imageEl)
+		tg.ContentType = ""
 		if ok && t.size > p.cfg.th.ImageMaxBytes {
 			e := seo.Measure(t.imageEl, float64(t.size), float64(p.cfg.th.ImageMaxBytes))
 			e.Value, e.URLs = u, []string{u}
 			r.Add("images.too_large", fmt.Sprintf("the image %s weighs %d bytes, over the %d byte limit", u, t.size, p.cfg.th.ImageMaxBytes), e)
 		}
+	}
+	if t.kinds&lcScript != 0 {
+		verdicts(ScriptTarget, t.scriptEl)
+	}
+	if t.kinds&lcStylesheet != 0 {
+		verdicts(StylesheetTarget, t.cssEl)
 	}
 	if t.facts != nil && ok {
 		tg.Noindex, tg.NoindexSource = t.facts.noindex, t.facts.noindexSrc

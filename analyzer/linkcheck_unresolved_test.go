@@ -68,3 +68,52 @@ func TestImageOnUnresolvableHost(t *testing.T) {
 		t.Errorf("images unchecked %d, want 1", rep.Images.Unchecked)
 	}
 }
+
+// TestLinkOnUnresolvableHost: an <a> to another host whose name does not
+// resolve is not checked (LinkInfo.NotChecked, counted in
+// Links.Unchecked), not links.broken_external, and a script there is not
+// resources.broken_script; a link to a resolving host that answers 404
+// is broken.
+func TestLinkOnUnresolvableHost(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	defer srv.Close()
+	_, port, _ := net.SplitHostPort(strings.TrimPrefix(srv.URL, "http://"))
+	page := "http://site.test:" + port + "/"
+	gone := "http://shop.gone.invalid:" + port + "/offer"
+	missing := "http://other.test:" + port + "/missing"
+	script := "http://cdn.gone.invalid:" + port + "/app.js"
+	doc := fmt.Sprintf(`<!doctype html><html lang=en><head><title>Links of a test page</title><script src=%q></script></head>
+<body><h1>Links</h1><a href=%q>gone</a> <a href=%q>missing</a></body></html>`, script, gone, missing)
+	f := seo.NewFetcher(&seo.FetcherOptions{AllowPrivate: true, Resolver: dnsResolver{}})
+	rep, err := AnalyzeHTML(context.Background(), page, http.Header{"Content-Type": {"text/html"}}, []byte(doc),
+		&Options{Depth: Standard, CheckLinks: true, Fetcher: f})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var broken []string
+	for _, fd := range rep.Findings {
+		switch fd.ID {
+		case "links.broken_external", "resources.broken_script":
+			broken = append(broken, fd.ID+" "+fd.Evidence.Value)
+			for _, ex := range fd.Examples {
+				broken = append(broken, fd.ID+" "+ex.Value)
+			}
+		}
+	}
+	if want := "links.broken_external " + missing; len(broken) != 1 || broken[0] != want {
+		t.Errorf("broken %v, want only %s", broken, want)
+	}
+	byURL := map[string]LinkInfo{}
+	for _, l := range rep.Links.List {
+		byURL[l.URL] = l
+	}
+	if l := byURL[gone]; l.NotChecked != NotCheckedHostUnresolvable || l.Status != 0 {
+		t.Errorf("link to an unresolvable host: %+v", l)
+	}
+	if l := byURL[missing]; l.NotChecked != "" || l.Status != 404 {
+		t.Errorf("missing link: %+v", l)
+	}
+	if rep.Links.Unchecked != 1 {
+		t.Errorf("links unchecked %d, want 1", rep.Links.Unchecked)
+	}
+}

@@ -12,11 +12,13 @@ type TargetKind uint8
 
 // Target kinds.
 const (
-	InternalLink    TargetKind = iota + 1 // an <a href> on the page's site
-	ExternalLink                          // an <a href> to another site
-	CanonicalTarget                       // the page's canonical URL
-	HreflangTarget                        // an hreflang alternate of the page
-	ImageTarget                           // an image source of the page (<img>, srcset, <picture>)
+	InternalLink     TargetKind = iota + 1 // an <a href> on the page's site
+	ExternalLink                           // an <a href> to another site
+	CanonicalTarget                        // the page's canonical URL
+	HreflangTarget                         // an hreflang alternate of the page
+	ImageTarget                            // an image source of the page (<img>, srcset, <picture>)
+	ScriptTarget                           // a <script src> of the page
+	StylesheetTarget                       // a <link rel=stylesheet href> of the page
 )
 
 // Target is a link, canonical or hreflang target of a page and what it
@@ -70,7 +72,9 @@ type TargetFinding struct {
 // referring page: links.broken_* and links.redirect_* for links;
 // <area>.target_error, .target_redirect and .target_noindex for canonical
 // and hreflang targets, and hreflang.target_non_canonical; images.broken
-// for an image that cannot be loaded or is not served as an image.
+// for an image that cannot be loaded or is not served as an image;
+// resources.broken_script and resources.broken_stylesheet for a script or
+// stylesheet that cannot be loaded.
 func TargetFindings(dst []TargetFinding, t *Target) []TargetFinding {
 	failed := t.Fetched && (t.Error != "" || t.Status == 0)
 	bad := failed || (t.Fetched && t.Status >= 400)
@@ -114,6 +118,15 @@ func TargetFindings(dst []TargetFinding, t *Target) []TargetFinding {
 			e := ev()
 			e.Detail = what + ", Content-Type " + t.ContentType
 			add("images.broken", fmt.Sprintf("the image %s is served as %s, not as an image", t.URL, lcMediaType(t.ContentType)), e)
+		}
+		return dst
+	case ScriptTarget, StylesheetTarget:
+		id, label := "resources.broken_script", "script"
+		if t.Kind == StylesheetTarget {
+			id, label = "resources.broken_stylesheet", "stylesheet"
+		}
+		if bad {
+			add(id, fmt.Sprintf("the %s %s cannot be loaded (%s)", label, t.URL, what), ev())
 		}
 		return dst
 	}
@@ -169,4 +182,18 @@ func (t *Target) answer() string {
 		s += ", Location " + t.Location
 	}
 	return s
+}
+
+// TargetNotChecked returns why a target whose fetch failed with err is
+// not checked rather than judged: NotCheckedHostUnresolvable when err says
+// the name of the target's host, another than the referring page's, does
+// not resolve (a typo, a retired domain, a resolver that is down), which
+// says nothing of the target itself; "" otherwise. Page analyses and
+// crawls both ask it, for links, images, scripts, stylesheets, canonical
+// URLs and hreflang alternates alike.
+func TargetNotChecked(err error, pageHost bool) string {
+	if err != nil && !pageHost && seo.UnreachableKind(err) == seo.UnreachableDNS {
+		return NotCheckedHostUnresolvable
+	}
+	return ""
 }

@@ -215,7 +215,9 @@ type LinkSummary struct {
 	External int        `json:"external"`
 	Nofollow int        `json:"nofollow"`
 	List     []LinkInfo `json:"list,omitempty"`
-	// Unchecked counts link targets not fetched because of MaxLinkChecks.
+	// Unchecked counts the distinct link targets not checked: those over
+	// MaxLinkChecks, and those a link check could not check
+	// (LinkInfo.NotChecked).
 	Unchecked int `json:"unchecked,omitempty"`
 }
 
@@ -228,6 +230,10 @@ type LinkInfo struct {
 	Internal bool   `json:"internal"`
 	Status   int    `json:"status,omitempty"`
 	Error    string `json:"error,omitempty"`
+	// NotChecked says why a link check (Options.CheckLinks) could not
+	// check the target: NotCheckedHostUnresolvable. Such a link is
+	// neither broken nor fine: no finding is reported for it.
+	NotChecked string `json:"notChecked,omitempty"`
 }
 
 // ImageSummary counts the page's images and lists the first
@@ -255,9 +261,9 @@ type ImageInfo struct {
 	NotChecked string `json:"notChecked,omitempty"`
 }
 
-// NotCheckedHostUnresolvable: the image is on another host whose name does
-// not resolve (a typo, a retired domain, a resolver that is down), so
-// nothing is known of the image itself.
+// NotCheckedHostUnresolvable: the target (an image, a link ...) is on
+// another host whose name does not resolve (a typo, a retired domain, a
+// resolver that is down), so nothing is known of the target itself.
 const NotCheckedHostUnresolvable = "host_unresolvable"
 
 // StructuredItem is one structured-data item: its syntax ("json-ld",

@@ -74,7 +74,7 @@ var configDescriptions = map[string]string{
 	"skipExternalLinks":  "Do not check external targets (links, images, canonical URLs, hreflang alternates): nothing outside the site is requested.",
 	"noCrawlCanonicals":  "Do not crawl the pages' in-scope canonical URLs that no link reaches (they are crawled by default).",
 	"noCrawlHreflang":    "Do not crawl the pages' in-scope hreflang alternates that no link reaches (they are crawled by default).",
-	"skipResourceChecks": "Do not check the site's own images (images.broken); each is otherwise requested once per crawl.",
+	"skipResourceChecks": "Do not check the site's own images, scripts and stylesheets (images.broken, resources.broken_script, resources.broken_stylesheet); each is otherwise requested once per crawl.",
 	"aiCrawlers":         "Add the AI crawler readiness report (robots.txt per AI crawler, /llms.txt, firewall probe).",
 	"skipAiCrawlerProbe": "With aiCrawlers, do not fetch the home page as each AI crawler.",
 	"segments":           "Groups of pages (by URL regex, status, depth, extracted value, template fingerprint or the template of a URL); the first matching segment wins.",

@@ -52,6 +52,10 @@ type crawl struct {
 	// when this Run is not the one that reports (Options.Worker).
 	shared SharedFrontier
 	worker bool
+	// targets is the shared frontier's SharedTargets, if it has it; asked
+	// the target keys this worker claimed or saw taken (cr.mu).
+	targets SharedTargets
+	asked   map[string]bool
 	// resumed counts the pages an earlier, interrupted run fetched, replayed
 	// from the frontier's summaries when this run started.
 	resumed int64
@@ -61,7 +65,10 @@ type crawl struct {
 	norm    seo.NormalizeOptions
 	ana     analyzer.Options
 	ext     *extChecker // external link checks; nil with SkipExternalLinks
-	res     *extChecker // in-scope image checks; nil with SkipResourceChecks
+	// res checks in-scope images, scripts and stylesheets; nil with
+	// SkipResourceChecks, and in the workers of a shared crawl without
+	// SharedTargets.
+	res *extChecker
 	// sharedExt: the external links of this shared crawl's pages are
 	// stored with their edges, for the coordinator to check.
 	sharedExt bool
@@ -274,6 +281,9 @@ func (cr *crawl) openFrontier() {
 	if s, ok := cr.front.(SharedFrontier); ok {
 		cr.shared = s
 		cr.worker = cr.o.Worker
+		if t, ok := s.(SharedTargets); ok {
+			cr.targets = t
+		}
 	}
 	cr.builder = newSiteBuilder(cr.root, &cr.o)
 }
@@ -295,9 +305,11 @@ func (cr *crawl) startTargetChecks(ctx context.Context) {
 		cr.ext = newExtChecker(ectx, cr.fetcher, &cr.o)
 		cr.builder.link.ext = cr.ext
 	}
-	if !cr.o.SkipResourceChecks && cr.shared == nil {
-		// In-scope images are checked within the crawl's time budget and
-		// per-host politeness.
+	if !cr.o.SkipResourceChecks && (!cr.worker || cr.targets != nil) {
+		// In-scope images, scripts and stylesheets are checked within the
+		// crawl's time budget and per-host politeness; in a shared crawl
+		// by the workers that claim them (SharedTargets), or else by the
+		// coordinator from the targets every worker stored.
 		rctx, rcancel := context.WithCancel(ctx)
 		if cr.o.TimeBudget > 0 {
 			rcancel()
@@ -465,7 +477,7 @@ func (cr *crawl) replay(ctx context.Context) error {
 		return nil
 	}
 	err := cr.store.Summaries(ctx, func(sum PageSummary, edges []Edge) error {
-		edges = cr.replayExternal(sum.URL, edges)
+		edges = cr.replayTargets(sum.URL, edges)
 		cr.record(sum, edges)
 		switch {
 		case robotsUnavailable(&sum):
@@ -489,33 +501,6 @@ func (cr *crawl) replay(ctx context.Context) error {
 		return fmt.Errorf("crawler: replay summaries: %w", err)
 	}
 	return nil
-}
-
-// replayExternal hands the external link targets stored among a shared
-// crawl's edges to the external link checker and returns the other edges.
-func (cr *crawl) replayExternal(from string, edges []Edge) []Edge {
-	var ext []*url.URL
-	out := edges[:0:0]
-	for _, e := range edges {
-		if !e.External {
-			out = append(out, e)
-			continue
-		}
-		if u, err := seo.ParseHref(e.To); err == nil && cr.ext != nil {
-			ext = append(ext, u)
-		}
-	}
-	if len(out) == len(edges) {
-		return edges
-	}
-	if len(ext) > 0 {
-		if ids := cr.ext.add(ext); len(ids) > 0 {
-			cr.mu.Lock()
-			cr.builder.addExternal(from, ids, targetLink)
-			cr.mu.Unlock()
-		}
-	}
-	return out
 }
 
 // othersBusy reports whether the shared frontier still has items queued or
@@ -550,8 +535,9 @@ func (cr *crawl) returnPages(ctx context.Context, n int) {
 	}
 }
 
-// sharedReport feeds every worker's summaries of a shared crawl to the site
-// builder; the crawl's counters then count the pages of all workers.
+// sharedReport feeds every worker's summaries of a shared crawl, and the
+// answers of the targets they claimed, to the site builder; the crawl's
+// counters then count the pages of all workers.
 func (cr *crawl) sharedReport(ctx context.Context) error {
 	cr.fetched.Store(0)
 	cr.errs.Store(0)
@@ -559,6 +545,11 @@ func (cr *crawl) sharedReport(ctx context.Context) error {
 	cr.robotsDown.Store(0)
 	cr.answered.Store(0)
 	cr.bytes.Store(0)
+	if cr.targets != nil && cr.res != nil {
+		if err := cr.loadClaimed(ctx); err != nil {
+			return err
+		}
+	}
 	return cr.replay(ctx)
 }
 
@@ -1039,7 +1030,7 @@ type pageGrab struct {
 	links   []analyzer.Link
 	blocked []string
 	icons   []string
-	images  []*url.URL
+	res     []pageResource
 }
 
 // analyze parses and analyses a fetched page, summarises it, queues the
@@ -1070,6 +1061,18 @@ func (cr *crawl) analyze(ctx context.Context, it Item, resp *seo.Response, ferr 
 			return result{err: err}
 		}
 	}
+	if resp.Status == http.StatusOK && sum.IsHTML {
+		// After the push: in a shared crawl the claimed targets are
+		// checked now, and other workers need not wait for the links.
+		es, err := cr.checkResources(ctx, it.URL, g.res)
+		edges = append(edges, es...)
+		if err != nil {
+			if ctx.Err() != nil {
+				return result{}
+			}
+			return result{err: err}
+		}
+	}
 	return cr.finish(ctx, it, sum, edges)
 }
 
@@ -1085,8 +1088,8 @@ func (cr *crawl) parse(ctx context.Context, it Item, resp *seo.Response) (*analy
 		Run: func(p *analyzer.Page, _ *analyzer.Reporter) {
 			g.links = p.Links
 			g.blocked = cr.blockedResources(ctx, p.Resources)
-			if cr.res != nil || cr.ext != nil {
-				g.images = pageImages(p)
+			if want := cr.resourceKinds(); want != ([numTargetKinds]bool{}) {
+				g.res = pageResources(p, want)
 			}
 			if isStart {
 				for _, n := range p.ByTag(atom.Link) {
@@ -1142,8 +1145,9 @@ func (cr *crawl) summarizePage(it Item, resp *seo.Response, ferr error, rep *ana
 
 // follow returns the page's internal edges (its redirect and its links)
 // and the items allowed into the frontier from them and from its head
-// (canonical, hreflang); it hands its external links and images to their
-// checkers.
+// (canonical, hreflang, with the edges to those targets); it hands its
+// external links to their checker. Its images, scripts and stylesheets
+// are checked by analyze once the items are pushed (checkResources).
 func (cr *crawl) follow(ctx context.Context, it Item, resp *seo.Response, sum *PageSummary, g *pageGrab) ([]Edge, []Item) {
 	var edges []Edge
 	var items []Item
@@ -1181,8 +1185,9 @@ func (cr *crawl) follow(ctx context.Context, it Item, resp *seo.Response, sum *P
 		}
 	}
 	if resp.Status == http.StatusOK && sum.IsHTML {
-		items = append(items, cr.headTargets(it, sum)...)
-		cr.checkImages(ctx, it.URL, g.images)
+		its, es := cr.headTargets(it, sum)
+		items = append(items, its...)
+		edges = append(edges, es...)
 	}
 	return edges, items
 }

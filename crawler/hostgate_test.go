@@ -73,7 +73,7 @@ func (g *countingGate) Pause(ctx context.Context, host string, until time.Time) 
 	return g.inner.Pause(ctx, host, until)
 }
 
-// The crawl asks Options.HostGate once per page fetch and image check with PerHostRate and
+// The crawl asks Options.HostGate once per page fetch and resource check with PerHostRate and
 // PerHostBurst; an unlimited rate never asks; a gate that fails stops the
 // crawl with an error instead of crawling unlimited.
 func TestCrawlUsesHostGate(t *testing.T) {
@@ -87,12 +87,13 @@ func TestCrawlUsesHostGate(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := crawler.HostLimit{Interval: time.Millisecond, Burst: 4}
-	// The site's one image answers HEAD, so its check is one request.
-	if rep.ResourceChecked != 1 {
-		t.Errorf("%d images checked, want 1", rep.ResourceChecked)
+	// The site's one image and one stylesheet answer HEAD, so each check
+	// is one request.
+	if rep.ResourceChecked != 2 {
+		t.Errorf("%d resources checked, want the image and the stylesheet", rep.ResourceChecked)
 	}
 	if g.waits != rep.Crawl.Fetched+rep.ResourceChecked || g.limits[want] != g.waits {
-		t.Errorf("gate asked %d times with %v for %d pages and %d images; want once per request with %+v", g.waits, g.limits, rep.Crawl.Fetched, rep.ResourceChecked, want)
+		t.Errorf("gate asked %d times with %v for %d pages and %d resources; want once per request with %+v", g.waits, g.limits, rep.Crawl.Fetched, rep.ResourceChecked, want)
 	}
 
 	un := &countingGate{inner: crawler.NewLocalHostGate()}

@@ -77,7 +77,7 @@ func init() {
 			"links.broken_internal", "links.redirect_internal", "links.broken_external", "links.redirect_external",
 			"canonical.target_error", "canonical.target_redirect", "canonical.target_noindex",
 			"hreflang.target_error", "hreflang.target_redirect", "hreflang.target_noindex", "hreflang.target_non_canonical",
-			"images.broken",
+			"images.broken", "resources.broken_script", "resources.broken_stylesheet",
 		},
 		Run: (*siteRun).linkScope,
 	})
@@ -446,6 +446,10 @@ func checkedHits(hits []linkHit, kind targetKind, external bool, u string, res *
 		t.Kind, t.Element = analyzer.HreflangTarget, `<link rel="alternate" hreflang>`
 	case targetImage:
 		t.Kind, t.Element, t.ContentType = analyzer.ImageTarget, `<img>`, res.ctype
+	case targetScript:
+		t.Kind, t.Element = analyzer.ScriptTarget, `<script src>`
+	case targetStylesheet:
+		t.Kind, t.Element = analyzer.StylesheetTarget, `<link rel="stylesheet">`
 	default:
 		t.Kind, t.Element = analyzer.ExternalLink, `<a href>`
 		if !external {
@@ -557,6 +561,10 @@ const (
 	// UncheckedHostFailing: the target's host failed HostFailLimit checks
 	// in a row, so the crawl stopped trying it.
 	UncheckedHostFailing = "host_failing"
+	// UncheckedHostUnresolvable: the name of the target's host does not
+	// resolve (analyzer.TargetNotChecked), so the crawl gave the host up
+	// at its first target: nothing is known of the targets themselves.
+	UncheckedHostUnresolvable = analyzer.NotCheckedHostUnresolvable
 	// UncheckedTimeBudget: Options.ExternalBudget or the crawl's TimeBudget
 	// ran out first.
 	UncheckedTimeBudget = "time_budget"
@@ -597,6 +605,9 @@ type extChecker struct {
 	// acquire, when set, takes a slot of the crawl's politeness for the
 	// host of each request (in-scope resources share the pages' limits).
 	acquire func(ctx context.Context, host string) (func(), error)
+	// external: the targets are on other hosts than the crawl's, so a
+	// host whose name does not resolve leaves them not checked.
+	external bool
 
 	mu      sync.Mutex
 	ids     map[string]int32
@@ -608,10 +619,13 @@ type extChecker struct {
 	running int
 	wg      sync.WaitGroup
 
-	over    distinctCounter // distinct URLs beyond max
-	checked atomic.Int64
-	settled atomic.Int64 // targets checked, cancelled or skipped
-	skipped atomic.Int64 // settled without a check to the end
+	over distinctCounter // distinct URLs beyond max
+	// overShared and lostShared count a shared crawl's targets refused
+	// over the cap and claimed but never answered (sharedUnchecked).
+	overShared, lostShared int
+	checked                atomic.Int64
+	settled                atomic.Int64 // targets checked, cancelled or skipped
+	skipped                atomic.Int64 // settled without a check to the end
 }
 
 // extHost is the queue of one host.
@@ -622,18 +636,27 @@ type extHost struct {
 	queued   bool // in ready
 	answered bool // some check got an HTTP answer
 	fails    int  // checks in a row without an answer
-	failing  bool // given up: fails reached HostFailLimit
+	failing  bool // given up: fails reached HostFailLimit, or its name does not resolve
+	// skip is why its remaining targets are not checked once failing:
+	// UncheckedHostFailing or UncheckedHostUnresolvable.
+	skip string
 }
 
 // note records the outcome of one check of h and reports whether it makes
 // h a failing host.
 func (h *extHost) note(r *extResult) bool {
 	switch {
-	case !r.done || h.failing:
+	case h.failing:
+		return false
+	case r.skip == UncheckedHostUnresolvable:
+		h.failing, h.skip = true, r.skip
+		return true
+	case !r.done:
 		return false
 	case r.down:
 		h.fails++
 		h.failing = h.fails >= HostFailLimit
+		h.skip = UncheckedHostFailing
 		return h.failing
 	default:
 		h.fails = 0
@@ -648,7 +671,7 @@ func newExtChecker(ctx context.Context, f *seo.Fetcher, o *Options) *extChecker 
 		fetcher: f, ua: o.UserAgent, timeout: o.ExternalTimeout,
 		max: o.MaxExternalChecks, global: max(1, o.Concurrency), perHost: max(1, o.PerHostConcurrency),
 		ids: map[string]int32{}, hosts: map[string]*extHost{},
-		over: distinctCounter{limit: 1 << 16},
+		over: distinctCounter{limit: 1 << 16}, external: true,
 	}
 	c.ctx, c.cancel = context.WithCancelCause(ctx)
 	return c
@@ -659,7 +682,7 @@ func newExtChecker(ctx context.Context, f *seo.Fetcher, o *Options) *extChecker 
 // politeness (acquire) and RequestTimeout.
 func newResourceChecker(ctx context.Context, f *seo.Fetcher, o *Options, acquire func(context.Context, string) (func(), error)) *extChecker {
 	c := newExtChecker(ctx, f, o)
-	c.max, c.timeout, c.acquire = o.MaxResourceChecks, o.RequestTimeout, acquire
+	c.max, c.timeout, c.acquire, c.external = o.MaxResourceChecks, o.RequestTimeout, acquire, false
 	return c
 }
 
@@ -670,9 +693,7 @@ func (c *extChecker) add(us []*url.URL) []int32 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, u := range us {
-		v := *u
-		v.Fragment, v.RawFragment = "", ""
-		key := seo.NormalizeURL(&v, nil).String()
+		key := targetKey(u)
 		id, ok := c.ids[key]
 		if !ok {
 			if len(c.urls) >= c.max {
@@ -683,13 +704,13 @@ func (c *extChecker) add(us []*url.URL) []int32 {
 			c.ids[key] = id
 			c.urls = append(c.urls, key)
 			c.res = append(c.res, extResult{})
-			h := c.hosts[v.Host]
+			h := c.hosts[u.Host]
 			if h == nil {
-				h = &extHost{name: v.Host}
-				c.hosts[v.Host] = h
+				h = &extHost{name: u.Host}
+				c.hosts[u.Host] = h
 			}
 			if h.failing {
-				c.res[id].skip = UncheckedHostFailing
+				c.res[id].skip = h.skip
 				c.settle(false)
 			} else {
 				h.pending = append(h.pending, id)
@@ -703,6 +724,46 @@ func (c *extChecker) add(us []*url.URL) []int32 {
 		}
 	}
 	return out
+}
+
+// preset records the answer r a worker of a shared crawl stored for the
+// target key, which is then known without a check of its own.
+func (c *extChecker) preset(key string, r extResult) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.ids[key]; ok {
+		return
+	}
+	c.ids[key] = int32(len(c.urls))
+	c.urls = append(c.urls, key)
+	c.res = append(c.res, r)
+	c.settle(r.done)
+	if r.done {
+		c.checked.Add(1)
+	}
+}
+
+// known returns the ids of the URLs among us that preset recorded,
+// without repeats; the others are not checked here.
+func (c *extChecker) known(us []*url.URL) []int32 {
+	var out []int32
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, u := range us {
+		if id, ok := c.ids[targetKey(u)]; ok && !slices.Contains(out, id) {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// sharedUnchecked records the targets of a shared crawl refused over the
+// cap (over) and those claimed but never answered (lost: the worker
+// stopped first), for stats.
+func (c *extChecker) sharedUnchecked(over, lost int) {
+	c.mu.Lock()
+	c.overShared, c.lostShared = over, lost
+	c.mu.Unlock()
 }
 
 // settle counts a target whose check ended (done) or was given up.
@@ -763,7 +824,7 @@ func (c *extChecker) run(h *extHost, id int32, u string) {
 	if h.note(&res) {
 		// Given up: what is still queued for h is not tried.
 		for _, p := range h.pending {
-			c.res[p].skip = UncheckedHostFailing
+			c.res[p].skip = h.skip
 			c.settle(false)
 			c.wg.Done()
 		}
@@ -819,6 +880,10 @@ func (c *extChecker) check(u string) extResult {
 	if errors.Is(err, errHostAbandoned) {
 		// The crawl gave the host up: nothing is known of the target.
 		return extResult{skip: UncheckedHostFailing}
+	}
+	if resp == nil && c.external && analyzer.TargetNotChecked(err, false) != "" {
+		// The host is not in the DNS: nothing is known of the target.
+		return extResult{skip: UncheckedHostUnresolvable}
 	}
 	r := extResult{done: true}
 	if resp != nil {
@@ -927,6 +992,7 @@ func (c *extChecker) stats() extStats {
 			add(stopped, 1)
 		}
 	}
-	add(UncheckedMaxChecks, c.over.count())
+	add(UncheckedMaxChecks, c.over.count()+c.overShared)
+	add(UncheckedCanceled, c.lostShared)
 	return st
 }

@@ -96,13 +96,15 @@ type Options struct {
 	SiteChecks SiteCheckOptions
 
 	// SkipExternalLinks turns off the checks of external targets: links,
-	// images, canonical URLs and hreflang alternates. By default every
-	// distinct external <a> target of the crawled pages, and every external
-	// image source, canonical URL and hreflang alternate, is
-	// requested once (HEAD, then GET when HEAD is refused; redirects are not
-	// followed), concurrently with the crawl, within Concurrency and
-	// PerHostConcurrency, and reported as links.broken_external or
-	// links.redirect_external (images.broken, canonical.target_* and
+	// images, scripts, stylesheets, canonical URLs and hreflang
+	// alternates. By default every distinct external <a> target of the
+	// crawled pages, and every external image source, script, stylesheet,
+	// canonical URL and hreflang alternate, is requested once (HEAD, then
+	// GET when HEAD is refused; redirects are not followed), concurrently
+	// with the crawl, within Concurrency and PerHostConcurrency, and
+	// reported as links.broken_external or links.redirect_external
+	// (images.broken, resources.broken_script,
+	// resources.broken_stylesheet, canonical.target_* and
 	// hreflang.target_* for the others) on the referring pages. External
 	// URLs are
 	// checked, never crawled: robots.txt does not apply to such a check.
@@ -119,13 +121,16 @@ type Options struct {
 	// are reported for targets no link reaches.
 	NoCrawlCanonicals bool
 	NoCrawlHreflang   bool
-	// SkipResourceChecks turns off the checks of in-scope images. By
-	// default each distinct in-scope image source that robots.txt allows
+	// SkipResourceChecks turns off the checks of in-scope images, scripts
+	// and stylesheets. By default each distinct in-scope image source
 	// (<img src>, the first srcset candidate of an <img> or
-	// <picture><source>) is requested once (HEAD, then GET when HEAD is
-	// refused, the body discarded), within PerHostConcurrency and
-	// PerHostRate like a page, and images.broken is reported on the pages
-	// using it. ExternalBudget bounds the wait for them after the pages.
+	// <picture><source>), <script src> and <link rel=stylesheet href>
+	// that robots.txt allows is requested once per crawl, however many
+	// workers share it (HEAD, then GET when HEAD is refused, the body
+	// discarded), within PerHostConcurrency and PerHostRate like a page,
+	// and images.broken, resources.broken_script or
+	// resources.broken_stylesheet is reported on the pages using it.
+	// ExternalBudget bounds the wait for them after the pages.
 	SkipResourceChecks bool
 	// MaxResourceChecks caps the distinct in-scope resources checked; zero
 	// means 5,000. Later ones are counted in SiteReport.ResourceUnchecked
@@ -139,8 +144,10 @@ type Options struct {
 	// The checks it cuts are counted in SiteReport.ExternalUnchecked
 	// under "time_budget". Independently, a host whose checks fail
 	// HostFailLimit times in a row with no answer (timeout, refused
-	// connection, DNS failure) is not tried again: its other targets are
-	// counted under "host_failing", not reported as broken links.
+	// connection, DNS timeout) is not tried again: its other targets are
+	// counted under "host_failing", not reported as broken links; a host
+	// whose name does not resolve is given up at its first target, and
+	// its targets counted under "host_unresolvable".
 	ExternalBudget time.Duration
 
 	// AICrawlers adds the AI crawler readiness report
@@ -178,11 +185,13 @@ type Options struct {
 	Frontier Frontier
 	// Worker makes this Run one of several workers of a crawl shared through
 	// a SharedFrontier that another Run (the coordinator, Worker false)
-	// reports on: it fetches and analyses pages and stores their summaries,
-	// but skips the sitemaps, the site probes, the external link checks
-	// and the site checks (the coordinator runs them for every worker), and
-	// returns a report of its own crawl statistics with no pages. Ignored
-	// unless Frontier is a SharedFrontier.
+	// reports on: it fetches and analyses pages and stores their summaries
+	// with the targets they refer to, but skips the sitemaps, the site
+	// probes, the external target checks and the site checks (the
+	// coordinator runs them for every worker), and returns a report of its
+	// own crawl statistics with no pages. It checks the in-scope images,
+	// scripts and stylesheets it claims when the frontier has
+	// SharedTargets. Ignored unless Frontier is a SharedFrontier.
 	Worker bool
 	// SharedPoll is how often a worker of a shared crawl with nothing to do
 	// asks the frontier again while other workers have pages in flight;

@@ -55,6 +55,7 @@ type SiteReport struct {
 	// ExternalUnchecked those left unchecked, and ExternalUncheckedReasons
 	// splits them by why: "max_checks" (Options.MaxExternalChecks),
 	// "host_failing" (their host failed HostFailLimit checks in a row),
+	// "host_unresolvable" (the name of their host does not resolve),
 	// "time_budget" (Options.ExternalBudget or TimeBudget ran out) or
 	// "canceled" (the crawl was stopped). An unchecked target is neither
 	// broken nor fine: no finding is reported for it.
@@ -64,9 +65,10 @@ type SiteReport struct {
 	// ExternalFailingHosts lists the hosts given up ("host_failing"), at
 	// most 100.
 	ExternalFailingHosts []string `json:"externalFailingHosts,omitempty"`
-	// ResourceChecked counts the distinct in-scope images checked (see
-	// Options.SkipResourceChecks); ResourceUnchecked those left unchecked
-	// and ResourceUncheckedReasons why, with the reasons of
+	// ResourceChecked counts the distinct in-scope images, scripts and
+	// stylesheets checked (see Options.SkipResourceChecks);
+	// ResourceUnchecked those left unchecked and ResourceUncheckedReasons
+	// why, with the reasons of
 	// ExternalUncheckedReasons ("host_failing": the crawl gave their host
 	// up). All are absent when the checks are off.
 	ResourceChecked          int            `json:"resourceChecked,omitempty"`

@@ -287,3 +287,37 @@ func TestWorkerIgnoredWithoutSharedFrontier(t *testing.T) {
 		t.Fatalf("fetched %d, %d pages; want %d", rep.Crawl.Fetched, len(rep.Pages), site.Pages())
 	}
 }
+
+// Three Runs share a frontier without SharedTargets (memShared): the
+// coordinator checks every worker's canonical, hreflang, image, script
+// and stylesheet targets itself, each once, and reports every planted
+// defect as a crawl by one Run does.
+func TestSharedTargetsByCoordinator(t *testing.T) {
+	site := crawlertest.NewDefectSite()
+	defer site.Close()
+	site.SetPageDelay(10 * time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	s := &memShared{front: crawler.NewMemoryFrontier(), inflight: map[string]int{}}
+	reps := make([]*crawler.SiteReport, 3)
+	var wg sync.WaitGroup
+	for i := range 3 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rep, err := crawler.New(testOptions(crawler.Options{Frontier: &memHandle{s: s, id: i + 1}, Worker: i > 0, Concurrency: 2,
+				ExternalTimeout: 2 * time.Second})).Run(ctx, site.URL)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			reps[i] = rep
+		}()
+	}
+	wg.Wait()
+	if t.Failed() {
+		return
+	}
+	site.CheckReport(t, reps[0])
+	t.Logf("pages fetched by the workers: %d and %d of %d", reps[1].Crawl.Fetched, reps[2].Crawl.Fetched, reps[0].Crawl.Fetched)
+}

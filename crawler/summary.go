@@ -142,12 +142,19 @@ func depthPtr(d int) *int {
 func (p *PageSummary) fetched() bool { return p.Status != 0 }
 
 // Edge is one internal link of the crawl's link graph. In a shared crawl
-// a page's external link targets are stored with its edges too, marked
-// External, so that the coordinator checks them (Options.Worker).
+// the targets a page refers to that the crawl checks rather than crawls
+// are stored with its edges too, so that the coordinator checks each once
+// (Options.Worker): external link targets marked External, and the
+// canonical URLs, hreflang alternates, images, scripts and stylesheets to
+// check marked with their Target (external ones marked External as well).
 type Edge struct {
 	From, To string
 	Nofollow bool
 	External bool `json:",omitempty"`
+	// Target is "" for a link, else how the page refers to To: one of
+	// TargetCanonical, TargetHreflang, TargetImage, TargetScript and
+	// TargetStylesheet.
+	Target string `json:",omitempty"`
 }
 
 // SummaryCounts counts the page summaries a SummaryStore holds, as

@@ -417,7 +417,12 @@ func fromWHATWG(w *wurl.Url) *url.URL {
 		}
 		p = q
 	}
-	if scheme != "http" && scheme != "https" {
+	switch scheme {
+	case "http", "https", "ws", "wss":
+		// Special schemes with a host: ws and wss are read for their
+		// host too (a browser's WebSocket URLs, which the renderer's
+		// proxy checks by address).
+	default:
 		// Not fetched: only the serialisation matters.
 		u.Opaque = strings.TrimPrefix(href, scheme+":")
 		return u

@@ -119,6 +119,32 @@ func TestResolveReference(t *testing.T) {
 	}
 }
 
+// TestParseHrefWebSocket: ws:// and wss:// are special schemes with a
+// host, as the URL Standard has them: ParseHref gives their host (its
+// default port dropped), path and query, and the same serialisation.
+func TestParseHrefWebSocket(t *testing.T) {
+	for _, tt := range []struct {
+		raw, host, hostname, port, path, query, href string
+	}{
+		{"ws://127.0.0.1:9222/devtools/browser/ab?x=1", "127.0.0.1:9222", "127.0.0.1", "9222", "/devtools/browser/ab", "x=1", "ws://127.0.0.1:9222/devtools/browser/ab?x=1"},
+		{"wss://Example.COM/chat", "example.com", "example.com", "", "/chat", "", "wss://example.com/chat"},
+		{"ws://[::1]:80/", "[::1]", "::1", "", "/", "", "ws://[::1]/"},
+		{"wss://example.com:443", "example.com", "example.com", "", "/", "", "wss://example.com/"},
+		{"ws://10.0.0.1:8080", "10.0.0.1:8080", "10.0.0.1", "8080", "/", "", "ws://10.0.0.1:8080/"},
+		{"ws://0x7f.1/", "127.0.0.1", "127.0.0.1", "", "/", "", "ws://127.0.0.1/"},
+	} {
+		u, err := ParseHref(tt.raw)
+		if err != nil {
+			t.Errorf("ParseHref(%q): %v", tt.raw, err)
+			continue
+		}
+		if u.Host != tt.host || u.Hostname() != tt.hostname || u.Port() != tt.port || u.Path != tt.path || u.RawQuery != tt.query || u.Opaque != "" || u.String() != tt.href {
+			t.Errorf("ParseHref(%q) = host %q hostname %q port %q path %q query %q opaque %q, %s; want %q %q %q %q %q, %s",
+				tt.raw, u.Host, u.Hostname(), u.Port(), u.Path, u.RawQuery, u.Opaque, u, tt.host, tt.hostname, tt.port, tt.path, tt.query, tt.href)
+		}
+	}
+}
+
 // TestFetchSendsSerialisedTarget checks on the wire that the fetcher sends
 // the path and query exactly as the URL Standard serialises them, as
 // browsers do, for URLs net/url would refuse or re-encode.

@@ -190,6 +190,10 @@ func (s *Site) serve(w http.ResponseWriter, r *http.Request) {
 		// The illustration of every article: a 1x1 PNG.
 		w.Header().Set("Content-Type", "image/png")
 		w.Write(onePixelPNG)
+	case p == "/static/site.css":
+		// The stylesheet of every page.
+		w.Header().Set("Content-Type", "text/css")
+		w.Write([]byte("body{margin:0 auto;max-width:40em}"))
 	case p == "/about":
 		s.page(w, "About us", "About this site", "<p>"+s.paras[0]+"</p>")
 	case strings.HasPrefix(p, "/c/"):

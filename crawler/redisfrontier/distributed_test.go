@@ -27,6 +27,14 @@ import (
 // fetched count, and the wall time.
 func sharedCrawl(tb testing.TB, addr, siteURL string, n int, base crawler.Options) (*crawler.SiteReport, []int, time.Duration) {
 	tb.Helper()
+	return sharedCrawlInspect(tb, addr, siteURL, n, base, nil)
+}
+
+// sharedCrawlInspect is sharedCrawl, calling inspect, when not nil, with
+// a frontier of the crawl once every worker is done, before the crawl's
+// keys are deleted.
+func sharedCrawlInspect(tb testing.TB, addr, siteURL string, n int, base crawler.Options, inspect func(*redisfrontier.Frontier)) (*crawler.SiteReport, []int, time.Duration) {
+	tb.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	id := newID()
@@ -81,6 +89,9 @@ func sharedCrawl(tb testing.TB, addr, siteURL string, n int, base crawler.Option
 	defer rdb.Close()
 	f, _ := redisfrontier.New(rdb, id, nil)
 	defer f.Close()
+	if inspect != nil {
+		inspect(f)
+	}
 	if err := f.Delete(context.Background()); err != nil {
 		tb.Error(err)
 	}

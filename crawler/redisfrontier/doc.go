@@ -24,6 +24,12 @@
 //     summaries as JSON, and summarized, a SET of the URL hashes stored
 //     there, so each page is reported once; counts, a HASH of the
 //     stored summaries' fetched, errors and blocked counts (SummaryCounts).
+//   - targets: a SET of the URL hashes of the in-scope images, scripts
+//     and stylesheets claimed by a worker (crawler.SharedTargets), at most
+//     the crawl's MaxResourceChecks; targets:over, a SET of the hashes
+//     refused over that cap (at most 65,536; targets:overn counts the
+//     rest); targets:results, a HASH of the claimed targets' answers as
+//     JSON by URL.
 //
 // Every step that touches more than one key is one Lua script, so it is
 // atomic: Push adds to the seen-set and a queue together; Pop first queues

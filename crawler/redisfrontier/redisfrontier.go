@@ -64,6 +64,9 @@ type Frontier struct {
 	lease time.Duration
 
 	kSeen, kDepths, kInflight, kLeases, kQueued, kPages, kSums, kSummed, kCounts, qPrefix string
+	// The in-scope targets claimed (URL hashes), refused over the cap
+	// (hashes, then a counter) and their answers (crawler.SharedTargets).
+	kTargets, kTargetsOver, kTargetsOverN, kTargetRes string
 
 	mu     sync.Mutex
 	leased map[string]struct{} // URL hashes popped and not yet Done
@@ -99,6 +102,7 @@ func New(rdb redis.UniversalClient, crawlID string, opts *Options) (*Frontier, e
 		rdb: rdb, id: crawlID, owner: string(owner), lease: o.Lease,
 		kSeen: p + "seen", kDepths: p + "depths", kInflight: p + "inflight", kLeases: p + "leases",
 		kQueued: p + "queued", kPages: p + "pages", kSums: p + "summaries", kSummed: p + "summarized", kCounts: p + "counts", qPrefix: p + "q:",
+		kTargets: p + "targets", kTargetsOver: p + "targets:over", kTargetsOverN: p + "targets:overn", kTargetRes: p + "targets:results",
 		leased: map[string]struct{}{}, stop: make(chan struct{}), done: make(chan struct{}),
 	}
 	go f.renewLoop()

@@ -29,6 +29,7 @@ type edgeRecord struct {
 	From     string `json:"f,omitempty"`
 	Nofollow bool   `json:"n,omitempty"`
 	External bool   `json:"x,omitempty"`
+	Target   string `json:"k,omitempty"`
 }
 
 // origin returns "scheme://host" of u, or "" when u has none.
@@ -44,7 +45,7 @@ func encodeRecord(sum crawler.PageSummary, edges []crawler.Edge) ([]byte, error)
 	r := record{S: sum, T: sum.TextHash, H: sum.SimHash, E: make([]edgeRecord, len(edges))}
 	o := origin(sum.URL)
 	for i, e := range edges {
-		er := edgeRecord{To: e.To, Nofollow: e.Nofollow, External: e.External}
+		er := edgeRecord{To: e.To, Nofollow: e.Nofollow, External: e.External, Target: e.Target}
 		if e.From != sum.URL {
 			er.From = e.From
 			if er.From == "" {
@@ -68,7 +69,7 @@ func decodeRecord(b []byte) (crawler.PageSummary, []crawler.Edge, error) {
 	o := origin(r.S.URL)
 	edges := make([]crawler.Edge, len(r.E))
 	for i, er := range r.E {
-		e := crawler.Edge{From: r.S.URL, To: er.To, Nofollow: er.Nofollow, External: er.External}
+		e := crawler.Edge{From: r.S.URL, To: er.To, Nofollow: er.Nofollow, External: er.External, Target: er.Target}
 		switch er.From {
 		case "":
 		case "-":

@@ -145,3 +145,49 @@ func TestCrawlPrintConfig(t *testing.T) {
 		t.Error("-print-schema does not print crawler.ConfigSchema()")
 	}
 }
+
+// TestCrawlTargetFlags: -no-crawl-canonicals, -no-crawl-hreflang and
+// -skip-resource-checks each set their own crawler.Config field, and set
+// to false they override a -config file that turns them on.
+func TestCrawlTargetFlags(t *testing.T) {
+	get := func(c *crawler.Config) [3]bool {
+		return [3]bool{c.NoCrawlCanonicals, c.NoCrawlHreflang, c.SkipResourceChecks}
+	}
+	printed := func(args ...string) *crawler.Config {
+		t.Helper()
+		var out, errOut bytes.Buffer
+		if err := run(context.Background(), append([]string{"crawl", "-print-config"}, args...), &out, &errOut); err != nil {
+			t.Fatalf("%v\n%s", err, errOut.String())
+		}
+		c, err := crawler.DecodeConfig(bytes.NewReader(out.Bytes()))
+		if err != nil {
+			t.Fatalf("%v\n%s", err, out.String())
+		}
+		return c
+	}
+	if got := get(printed()); got != [3]bool{} {
+		t.Errorf("no flag: %v, want all off", got)
+	}
+	flags := []string{"-no-crawl-canonicals", "-no-crawl-hreflang", "-skip-resource-checks"}
+	for i, f := range flags {
+		var want [3]bool
+		want[i] = true
+		if got := get(printed(f)); got != want {
+			t.Errorf("%s: %v, want %v", f, got, want)
+		}
+	}
+	file := filepath.Join(t.TempDir(), "c.json")
+	if err := os.WriteFile(file, []byte(`{"noCrawlCanonicals":true,"noCrawlHreflang":true,"skipResourceChecks":true}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got := get(printed("-config", file)); got != [3]bool{true, true, true} {
+		t.Errorf("-config: %v, want all on", got)
+	}
+	for i, f := range flags {
+		want := [3]bool{true, true, true}
+		want[i] = false
+		if got := get(printed("-config", file, f+"=false")); got != want {
+			t.Errorf("-config with %s=false: %v, want %v", f, got, want)
+		}
+	}
+}

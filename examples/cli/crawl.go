@@ -40,6 +40,9 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	timeout := fs.Duration("timeout", 30*time.Minute, "time budget of the crawl")
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	skipExternal := fs.Bool("skip-external-links", false, "do not check external link targets (nothing outside the site is requested)")
+	noCanonicals := fs.Bool("no-crawl-canonicals", false, "do not crawl the pages' in-scope canonical URLs that no link reaches (crawled by default, so canonical.target_* is reported for them)")
+	noHreflang := fs.Bool("no-crawl-hreflang", false, "do not crawl the pages' in-scope hreflang alternates that no link reaches (crawled by default, so hreflang.target_* is reported for them)")
+	skipResources := fs.Bool("skip-resource-checks", false, "do not check the site's own images, scripts and stylesheets (each is otherwise requested once per crawl)")
 	externalBudget := fs.Duration("external-budget", crawler.DefaultExternalBudget, "longest wait for external link checks once the pages are done (0: the default; negative: no limit)")
 	disable := fs.String("disable", "", "comma-separated check IDs or areas to turn off")
 	mute := fs.String("mute", "", "comma-separated check IDs or areas whose findings are left out of the findings and scores (counted as muted)")
@@ -82,6 +85,15 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if set["skip-external-links"] {
 		cfg.SkipExternalLinks = *skipExternal
+	}
+	if set["no-crawl-canonicals"] {
+		cfg.NoCrawlCanonicals = *noCanonicals
+	}
+	if set["no-crawl-hreflang"] {
+		cfg.NoCrawlHreflang = *noHreflang
+	}
+	if set["skip-resource-checks"] {
+		cfg.SkipResourceChecks = *skipResources
 	}
 	if set["ai-crawlers"] {
 		cfg.AICrawlers = *aiCrawlers

@@ -60,7 +60,7 @@ func (p *Pool) Render(ctx context.Context, req *render.Request) (*render.Result,
 	if req == nil {
 		return nil, &seo.InputError{Field: "url", Reason: "is required", Err: seo.ErrInvalidInput}
 	}
-	u, err := url.Parse(req.URL)
+	u, err := seo.ParseHref(req.URL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, &seo.InputError{Field: "url", Value: req.URL, Reason: "must be an absolute http(s) URL", Err: seo.ErrInvalidInput}
 	}
@@ -294,7 +294,7 @@ func (s *session) finish(id network.RequestID, e *entry, outcome, errText string
 
 // hostPort is the "host:port" the proxy dialled for rawURL.
 func hostPort(rawURL string) string {
-	u, err := url.Parse(rawURL)
+	u, err := seo.ParseHref(rawURL)
 	if err != nil {
 		return ""
 	}
@@ -511,7 +511,7 @@ const maxOrigins = 16
 
 // noteDoc adds the origin of a document's URL to set; s.mu is held.
 func (s *session) noteDoc(set map[string]bool, rawURL string) {
-	u, err := url.Parse(rawURL)
+	u, err := seo.ParseHref(rawURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
 		return
 	}
@@ -610,7 +610,7 @@ func (s *session) decide(ctx context.Context, t *chromedp.Target, ev *fetch.Even
 	outcome, why := "", ""
 	var u *url.URL
 	if ev.Request != nil {
-		u, _ = url.Parse(ev.Request.URL)
+		u, _ = seo.ParseHref(ev.Request.URL)
 	}
 	s.mu.Lock()
 	// The main frame's document (its first request, redirects and later
