@@ -331,30 +331,11 @@ func (s *Server) deleteSchedule(w http.ResponseWriter, r *http.Request) {
 
 // ---- the scheduler
 
-// startScheduler starts the loop that runs due schedules every
-// Options.ScheduleInterval, until Close.
-func (s *Server) startScheduler() {
-	every := s.opts.ScheduleInterval
-	if every < 0 {
-		return
-	}
-	if every == 0 {
-		every = DefaultScheduleInterval
-	}
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		t := time.NewTicker(every)
-		defer t.Stop()
-		for {
-			select {
-			case <-s.ctx.Done():
-				return
-			case <-t.C:
-				s.RunDueSchedules(s.ctx)
-			}
-		}
-	}()
+// scheduleTick is the work of the periodic job PeriodicScheduleTick: the
+// due schedules of every account run.
+func (s *Server) scheduleTick(ctx context.Context) error {
+	s.RunDueSchedules(ctx)
+	return ctx.Err()
 }
 
 // Bounds of one scheduler tick.

@@ -203,8 +203,8 @@ type Options struct {
 	routes func(mux *http.ServeMux)
 }
 
-// Server is the /v1 API as an http.Handler. Create it with New and stop it
-// with Close.
+// Server is the /v1 API as an http.Handler. Create it with New, start its
+// background work (jobs and deliveries) with Start and stop it with Close.
 type Server struct {
 	opts    Options
 	st      store.Store
@@ -229,6 +229,7 @@ type Server struct {
 	mu         sync.Mutex
 	running    map[string]context.CancelCauseFunc
 	cbSecret   []byte
+	started    bool
 	closed     bool
 	alertWake  chan struct{} // wakes the outbox worker (outboxWakeup)
 	alertOnce  sync.Once
@@ -236,9 +237,10 @@ type Server struct {
 
 var _ http.Handler = (*Server)(nil)
 
-// New returns a Server. It starts the queue's workers, hands the queue
-// the store's unfinished jobs, and starts the outbox worker, which sends
-// the deliveries (alerts and job callbacks) still pending.
+// New returns a Server, ready to serve requests. It starts nothing: no
+// goroutine, queue worker, resume or poll runs until Start, so a handler
+// embedded without Start only accepts and answers (a site analysis it
+// accepts stays queued until a started server runs it).
 func New(ctx context.Context, opts *Options) (*Server, error) {
 	s := &Server{}
 	if opts != nil {
@@ -351,51 +353,20 @@ func New(ctx context.Context, opts *Options) (*Server, error) {
 	s.routesInit()
 	s.handler = chain(s.mux, s.requestIDMiddleware, s.logMiddleware, s.recoverMiddleware, s.securityMiddleware, s.httpsMiddleware)
 
+	// Nothing runs yet: Start starts the queue's workers, the resume of
+	// unfinished jobs, the periodic work and the outbox.
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.running = map[string]context.CancelCauseFunc{}
 	s.queue = o.Queue
 	if s.queue == nil {
 		s.queue, s.localQueue = newLocalQueue(o.JobWorkers), true
 	}
-	if err := s.queue.Start(ctx, s.runJob); err != nil {
-		s.cancel()
-		return nil, fmt.Errorf("httpapi: start job queue: %w", err)
-	}
-	if err := s.resume(ctx); err != nil {
-		s.cancel()
-		s.queue.Stop(context.Background())
-		return nil, err
-	}
-	s.startScheduler()
-	s.startOutbox()
 	return s, nil
 }
 
 // ServeHTTP serves the API.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.handler.ServeHTTP(w, r)
-}
-
-// Close stops the job workers, the scheduler and callback deliveries and
-// waits for them.
-// Jobs still running stay unfinished in the store: the in-process queue's
-// are resumed by the next New over it, a shared queue's run again on
-// another instance. It does not close the store.
-func (s *Server) Close() error {
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
-		return nil
-	}
-	s.closed = true
-	s.mu.Unlock()
-	s.cancel()
-	qerr := s.queue.Stop(context.Background())
-	s.wg.Wait()
-	if qerr != nil {
-		return fmt.Errorf("httpapi: stop job queue: %w", qerr)
-	}
-	return nil
 }
 
 // Store returns the server's store.

@@ -584,6 +584,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer api.Close()
+	if err := api.Start(ctx); err != nil {
+		return err
+	}
 	dash, err = dashboard.New(st, au, &dashboard.Options{
 		SessionKey: derive(secret, "dashboard session"),
 		Secure:     c.tlsCert != "" || len(proxies) > 0,

@@ -11,6 +11,7 @@
 //	st, _ := sqlstore.Open(ctx, dsn, nil)
 //	q, _ := riverjobs.New(ctx, pool, &riverjobs.Options{Tracker: tracker})
 //	srv, _ := httpapi.New(ctx, &httpapi.Options{Store: st, Queue: q, CallbackSecret: secret})
+//	_ = srv.Start(ctx) // the workers, the periodic jobs and the outbox
 //	defer srv.Close()
 //
 // # What is shared and where

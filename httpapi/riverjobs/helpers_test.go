@@ -82,6 +82,12 @@ func openInstance(ctx context.Context, dsn string, opts *riverjobs.Options, logg
 		st.Close()
 		return nil, err
 	}
+	if err := srv.Start(ctx); err != nil {
+		srv.Close()
+		pool.Close()
+		st.Close()
+		return nil, err
+	}
 	ts := httptest.NewServer(srv)
 	in := &instance{srv: srv, queue: q, st: st, pool: pool, url: ts.URL}
 	in.stop = func() {
