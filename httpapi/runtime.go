@@ -32,7 +32,7 @@ import (
 // runs again.
 type PeriodicJob struct {
 	// Name identifies the job among the server's periodic jobs
-	// ("seokit.schedule_tick"); a shared queue uses it as the job's kind.
+	// ("seokit.schedule_tick"); a shared queue stores it with each run.
 	Name string
 	// Interval is the time between two runs; it must be positive.
 	Interval time.Duration

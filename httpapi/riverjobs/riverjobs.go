@@ -26,6 +26,9 @@ import (
 const (
 	KindSiteAnalysis = "seokit.site_analysis"
 	KindRankRecheck  = "seokit.rank_recheck"
+	// KindPeriodic is a run of one of the server's periodic jobs
+	// (httpapi.PeriodicJob, the schedule tick); its arguments name it.
+	KindPeriodic = "seokit.periodic"
 )
 
 // Defaults of Options.
@@ -112,12 +115,13 @@ type Queue struct {
 	client *river.Client[pgx.Tx]
 	log    *slog.Logger
 
-	mu      sync.Mutex
-	run     httpapi.RunFunc
-	started bool
+	mu       sync.Mutex
+	run      httpapi.RunFunc
+	started  bool
+	periodic map[string]httpapi.PeriodicJob
 }
 
-var _ httpapi.Queue = (*Queue)(nil)
+var _ httpapi.PeriodicQueue = (*Queue)(nil)
 
 // siteArgs are the arguments of a site analysis: which stored job to run.
 type siteArgs struct {
@@ -127,6 +131,14 @@ type siteArgs struct {
 
 // Kind returns KindSiteAnalysis.
 func (siteArgs) Kind() string { return KindSiteAnalysis }
+
+// periodicArgs are the arguments of a periodic job's run: its name.
+type periodicArgs struct {
+	Name string `json:"name"`
+}
+
+// Kind returns KindPeriodic.
+func (periodicArgs) Kind() string { return KindPeriodic }
 
 // recheckArgs are the (empty) arguments of a rank re-check pass.
 type recheckArgs struct{}
@@ -191,6 +203,7 @@ func New(ctx context.Context, pool *pgxpool.Pool, opts *Options) (*Queue, error)
 	if !o.InsertOnly {
 		workers := river.NewWorkers()
 		river.AddWorker(workers, &siteWorker{q: q})
+		river.AddWorker(workers, &periodicWorker{q: q})
 		if o.Tracker != nil {
 			river.AddWorker(workers, &recheckWorker{q: q})
 			cfg.PeriodicJobs = []*river.PeriodicJob{river.NewPeriodicJob(
@@ -206,7 +219,9 @@ func New(ctx context.Context, pool *pgxpool.Pool, opts *Options) (*Queue, error)
 			)}
 		}
 		cfg.Workers = workers
-		cfg.Queues = map[string]river.QueueConfig{o.QueueName: {MaxWorkers: o.Workers}}
+		// Periodic jobs have their own queue, so that a tick never
+		// waits for a site analysis's worker.
+		cfg.Queues = map[string]river.QueueConfig{o.QueueName: {MaxWorkers: o.Workers}, periodicQueue(o.QueueName): {MaxWorkers: 1}}
 	}
 	client, err := river.NewClient(riverpgxv5.New(pool), cfg)
 	if err != nil {
@@ -341,6 +356,58 @@ func (q *Queue) Stop(ctx context.Context) error {
 	return nil
 }
 
+// periodicQueue is the River queue of the periodic jobs of queue name.
+func periodicQueue(name string) string { return name + "_periodic" }
+
+// AddPeriodic registers one of the server's periodic jobs (Server.Start
+// calls it before Start) as a River periodic job: only the elected
+// leader instance inserts it, once per job.Interval (unique by period),
+// and one worker of any instance runs it, so with N instances each
+// period's work runs once. An InsertOnly queue runs none and ignores it.
+func (q *Queue) AddPeriodic(job httpapi.PeriodicJob) error {
+	if job.Name == "" || job.Interval <= 0 || job.Work == nil {
+		return &seo.InputError{Field: "job", Reason: "needs a name, a positive interval and work", Err: seo.ErrInvalidInput}
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.started {
+		return errors.New("riverjobs: periodic job added after the queue started")
+	}
+	if q.opts.InsertOnly {
+		return nil
+	}
+	if _, dup := q.periodic[job.Name]; dup {
+		return fmt.Errorf("riverjobs: periodic job %q added twice", job.Name)
+	}
+	if q.periodic == nil {
+		q.periodic = map[string]httpapi.PeriodicJob{}
+	}
+	q.periodic[job.Name] = job
+	_, err := q.client.PeriodicJobs().AddSafely(river.NewPeriodicJob(
+		river.PeriodicInterval(job.Interval),
+		func() (river.JobArgs, *river.InsertOpts) {
+			return periodicArgs{Name: job.Name}, &river.InsertOpts{
+				Queue:       periodicQueue(q.opts.QueueName),
+				MaxAttempts: 1, // the next period runs again
+				// River's periods are whole seconds at least.
+				UniqueOpts: river.UniqueOpts{ByArgs: true, ByPeriod: max(job.Interval, time.Second)},
+			}
+		},
+		&river.PeriodicJobOpts{ID: job.Name},
+	))
+	if err != nil {
+		return fmt.Errorf("riverjobs: periodic job %q: %w", job.Name, err)
+	}
+	return nil
+}
+
+func (q *Queue) periodicJob(name string) (httpapi.PeriodicJob, bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	p, ok := q.periodic[name]
+	return p, ok
+}
+
 // Client returns the River client, to insert or inspect jobs (tests and
 // tools).
 func (q *Queue) Client() *river.Client[pgx.Tx] { return q.client }
@@ -374,6 +441,32 @@ func (w *siteWorker) Work(ctx context.Context, job *river.Job[siteArgs]) error {
 
 // Timeout is Options.JobTimeout.
 func (w *siteWorker) Timeout(*river.Job[siteArgs]) time.Duration { return w.q.opts.JobTimeout }
+
+// periodicWorker runs one period of a server's periodic job.
+type periodicWorker struct {
+	river.WorkerDefaults[periodicArgs]
+	q *Queue
+}
+
+// Work runs the named periodic job's work. A name this instance does not
+// know (inserted by an instance of another version) is left: the next
+// period's leader inserts what it knows.
+func (w *periodicWorker) Work(ctx context.Context, job *river.Job[periodicArgs]) error {
+	p, ok := w.q.periodicJob(job.Args.Name)
+	if !ok {
+		w.q.log.Warn("riverjobs: unknown periodic job; skipped", "name", job.Args.Name)
+		return nil
+	}
+	return p.Work(ctx)
+}
+
+// Timeout bounds a run by the job's interval, so runs never overlap.
+func (w *periodicWorker) Timeout(job *river.Job[periodicArgs]) time.Duration {
+	if p, ok := w.q.periodicJob(job.Args.Name); ok {
+		return p.Interval
+	}
+	return time.Minute
+}
 
 // recheckWorker runs one rank re-check pass.
 type recheckWorker struct {
