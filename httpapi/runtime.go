@@ -112,7 +112,8 @@ func (s *Server) Start(ctx context.Context) error {
 // waits for them. Jobs still running stay unfinished in the store: the
 // in-process queue's are resumed by the next Start over it, a shared
 // queue's run again on another instance. It does not close the store.
-// Close without Start only marks the server closed.
+// Close without Start only marks the server closed. The connections the
+// server's fetcher keeps alive are closed.
 func (s *Server) Close() error {
 	s.mu.Lock()
 	if s.closed {
@@ -124,6 +125,8 @@ func (s *Server) Close() error {
 	s.cancel()
 	qerr := s.queue.Stop(context.Background())
 	s.wg.Wait()
+	// The shared fetcher's kept-alive connections each hold goroutines.
+	s.fetcher.Client().CloseIdleConnections()
 	if qerr != nil {
 		return fmt.Errorf("httpapi: stop job queue: %w", qerr)
 	}
