@@ -83,7 +83,7 @@ func (s *Server) startOutbox() {
 	wake := s.outboxWakeup()
 	o := &outbox{s: s, poll: cmp.Or(max(s.opts.AlertPollInterval, 0), DefaultAlertPollInterval),
 		slots: make(chan struct{}, DeliveryWorkers), builds: make(chan struct{}, callbackBuilds)}
-	s.goAlerts(func(ctx context.Context) {
+	s.goBackground(func(ctx context.Context) {
 		t := time.NewTimer(o.poll)
 		defer t.Stop()
 		for {
@@ -149,7 +149,7 @@ func (o *outbox) claim(ctx context.Context, n int) {
 	for i := range ds {
 		d := ds[i]
 		o.slots <- struct{}{} // never blocks: at most n were claimed
-		if !s.goAlerts(func(ctx context.Context) {
+		if !s.goBackground(func(ctx context.Context) {
 			defer func() {
 				<-o.slots
 				s.wakeOutbox() // a slot is free

@@ -19,7 +19,8 @@ import (
 //	site analysis        runJob (work_site.go)      Queue (local or River): RunFunc
 //	shared-crawl helper  runHelper (frontiers.go)   Queue: RunFunc, ID from helperID
 //	schedule tick        scheduleTick               Queue: PeriodicJob (one leader with River)
-//	rank check           runRankCheck               a scheduled run, bounded by rankRunTimeout
+//	rank re-check        rankRecheck                Queue: PeriodicJob (one leader with River)
+//	project rank check   rankCheck (work_schedule)  claimed by a schedule tick, bounded by rankRunTimeout
 //	delivery             outbox.attempt (outbox.go) the outbox worker: leased claims, settle
 //
 // Deliveries (job callbacks and alerts) follow one retry rule (settle)
@@ -57,6 +58,9 @@ const (
 	// PeriodicScheduleTick runs the projects' due schedules
 	// (RunDueSchedules) every Options.ScheduleInterval.
 	PeriodicScheduleTick = "seokit.schedule_tick"
+	// PeriodicRankRecheck re-checks the tracked keywords
+	// (Tracker.RecheckDue) every Options.RankRecheckInterval.
+	PeriodicRankRecheck = "seokit.rank_recheck"
 )
 
 // errStarted and errClosed are Start's refusals.
@@ -102,7 +106,7 @@ func (s *Server) Start(ctx context.Context) error {
 		return err
 	}
 	for _, p := range local {
-		s.goAlerts(func(ctx context.Context) { runPeriodic(ctx, p) })
+		s.goBackground(func(ctx context.Context) { runPeriodic(ctx, p) })
 	}
 	s.startOutbox()
 	return nil
@@ -134,7 +138,8 @@ func (s *Server) Close() error {
 }
 
 // periodicJobs are the server's periodic jobs: the schedule tick, unless
-// Options.ScheduleInterval turns it off.
+// Options.ScheduleInterval turns it off, and the rank re-check when
+// Options.RankRecheckInterval and a Tracker are set.
 func (s *Server) periodicJobs() []PeriodicJob {
 	var ps []PeriodicJob
 	if every := s.opts.ScheduleInterval; every >= 0 {
@@ -142,6 +147,9 @@ func (s *Server) periodicJobs() []PeriodicJob {
 			every = DefaultScheduleInterval
 		}
 		ps = append(ps, PeriodicJob{Name: PeriodicScheduleTick, Interval: every, Work: s.scheduleTick})
+	}
+	if every := s.opts.RankRecheckInterval; every > 0 && s.opts.Tracker != nil {
+		ps = append(ps, PeriodicJob{Name: PeriodicRankRecheck, Interval: every, Work: s.rankRecheck})
 	}
 	for i := range ps {
 		ps[i].Work = s.logFailure(ps[i].Name, ps[i].Work)
@@ -159,6 +167,38 @@ func (s *Server) logFailure(name string, w func(ctx context.Context) error) func
 		}
 		return err
 	}
+}
+
+// goBackground runs f on a goroutine that Close waits for, with the
+// server's context; it returns false, running nothing, once the server is
+// closing.
+func (s *Server) goBackground(f func(ctx context.Context)) bool {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return false
+	}
+	s.wg.Add(1)
+	s.mu.Unlock()
+	go func() {
+		defer s.wg.Done()
+		f(s.ctx)
+	}()
+	return true
+}
+
+// rankRecheck is the work of the periodic job PeriodicRankRecheck: one
+// pass of Tracker.RecheckDue. Keywords whose check failed are due again
+// in the next period.
+func (s *Server) rankRecheck(ctx context.Context) error {
+	rep, err := s.opts.Tracker.RecheckDue(ctx)
+	if rep != nil {
+		s.log.Info("rank re-check pass", "due", rep.Due, "checked", rep.Checked, "failed", len(rep.Failed))
+	}
+	if err != nil {
+		return fmt.Errorf("httpapi: rank re-check: %w", err)
+	}
+	return nil
 }
 
 // runPeriodic runs p every p.Interval until ctx ends, each run after the

@@ -181,9 +181,17 @@ type Options struct {
 	SharedCrawlHelpers int
 
 	// ScheduleInterval is how often the scheduler runs the projects'
-	// due schedules (RunDueSchedules); zero means 30 seconds, a negative
-	// value turns the scheduler off (tests call RunDueSchedules).
+	// due schedules (RunDueSchedules), the periodic job
+	// PeriodicScheduleTick; zero means 30 seconds, a negative value turns
+	// the scheduler off (tests call RunDueSchedules).
 	ScheduleInterval time.Duration
+	// RankRecheckInterval, when positive, is how often the keywords the
+	// Tracker tracks are re-checked (Tracker.RecheckDue, which checks
+	// those not checked that UTC day, so a failed check is retried next
+	// period): the periodic job PeriodicRankRecheck, run once per period
+	// over the instances sharing a riverjobs queue. Zero or negative
+	// means no re-checks (the ranking source's searches cost money).
+	RankRecheckInterval time.Duration
 
 	// BasePath is the path prefix the handler is mounted under with
 	// http.StripPrefix ("/seo"), used in the Location and links of jobs;

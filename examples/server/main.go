@@ -562,6 +562,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		smtp := c.smtp
 		opts.SMTP = &smtp
 	}
+	if serp != nil {
+		// Tracked keywords not yet checked that UTC day are re-checked
+		// every hour: a periodic job, run by one instance with -jobs river.
+		opts.RankRecheckInterval = time.Hour
+	}
 	if c.jobs == "river" {
 		pool, err := pgxpool.New(ctx, c.db)
 		if err != nil {
@@ -570,9 +575,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		defer pool.Close()
 		ro := &riverjobs.Options{Workers: c.jobWorkers, InsertOnly: c.jobWorkers == 0,
 			JobTimeout: c.jobTimeout, RescueStuckJobsAfter: c.jobRescue, Logger: logger}
-		if serp != nil {
-			ro.Tracker = tracker
-		}
 		q, err := riverjobs.New(ctx, pool, ro)
 		if err != nil {
 			return err
@@ -599,18 +601,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	})
 	if err != nil {
 		return err
-	}
-	if serp != nil && c.jobs == "local" {
-		// The daily re-check (with -jobs river, a periodic River job) of every tracked keyword (03:00 UTC).
-		tctx, stopTracker := context.WithCancel(ctx)
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			tracker.Run(tctx, &rankings.ScheduleOptions{OnPass: func(r *rankings.RecheckReport) {
-				logger.Info("server: daily ranking check", "due", r.Due, "checked", r.Checked, "failed", len(r.Failed))
-			}})
-		}()
-		defer func() { stopTracker(); <-done }()
 	}
 	created, err := bootstrap(ctx, api)
 	if err != nil {

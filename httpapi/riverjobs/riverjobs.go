@@ -18,14 +18,12 @@ import (
 
 	"github.com/seokit/seokit/httpapi"
 	"github.com/seokit/seokit/httpapi/store"
-	"github.com/seokit/seokit/rankings"
 	"github.com/seokit/seokit/seo"
 )
 
 // Job kinds, as stored in River's river_job table.
 const (
 	KindSiteAnalysis = "seokit.site_analysis"
-	KindRankRecheck  = "seokit.rank_recheck"
 	// KindPeriodic is a run of one of the server's periodic jobs
 	// (httpapi.PeriodicJob, the schedule tick); its arguments name it.
 	KindPeriodic = "seokit.periodic"
@@ -33,12 +31,11 @@ const (
 
 // Defaults of Options.
 const (
-	DefaultQueueName     = "seokit"
-	DefaultWorkers       = 2
-	DefaultJobTimeout    = 2 * time.Hour
-	DefaultRescueMargin  = 10 * time.Minute
-	DefaultMaxAttempts   = 5
-	DefaultRecheckPeriod = time.Hour
+	DefaultQueueName    = "seokit"
+	DefaultWorkers      = 2
+	DefaultJobTimeout   = 2 * time.Hour
+	DefaultRescueMargin = 10 * time.Minute
+	DefaultMaxAttempts  = 5
 )
 
 // migrationLockKey is the PostgreSQL advisory lock held while River's
@@ -86,17 +83,6 @@ type Options struct {
 	// stays "running" in the store.
 	MaxAttempts int
 
-	// Tracker, when set, re-checks the tracked rankings on a River
-	// periodic job: only the elected leader instance schedules it and one
-	// worker runs it, so with N instances each due check runs once.
-	Tracker *rankings.Tracker
-	// RecheckPeriod is the time between two re-check passes; zero means
-	// one hour. A pass checks only keywords not checked that UTC day.
-	RecheckPeriod time.Duration
-	// OnRecheck, when set, is called after each re-check pass this
-	// instance runs.
-	OnRecheck func(rep *rankings.RecheckReport, err error)
-
 	// ID names this instance in River's tables (leader, job attempts);
 	// empty means River's default (host name and time).
 	ID string
@@ -140,12 +126,6 @@ type periodicArgs struct {
 // Kind returns KindPeriodic.
 func (periodicArgs) Kind() string { return KindPeriodic }
 
-// recheckArgs are the (empty) arguments of a rank re-check pass.
-type recheckArgs struct{}
-
-// Kind returns KindRankRecheck.
-func (recheckArgs) Kind() string { return KindRankRecheck }
-
 // New migrates River's tables in pool's database, under an advisory lock
 // so that instances starting together do not race, and returns a Queue.
 // Pass it to httpapi.New, which starts the workers; Server.Close stops
@@ -162,7 +142,7 @@ func New(ctx context.Context, pool *pgxpool.Pool, opts *Options) (*Queue, error)
 	if o.Workers < 0 {
 		return nil, &seo.InputError{Field: "workers", Value: fmt.Sprint(o.Workers), Reason: "must not be negative", Err: seo.ErrInvalidInput}
 	}
-	if o.JobTimeout < 0 || o.RescueStuckJobsAfter < 0 || o.MaxAttempts < 0 || o.RecheckPeriod < 0 {
+	if o.JobTimeout < 0 || o.RescueStuckJobsAfter < 0 || o.MaxAttempts < 0 {
 		return nil, &seo.InputError{Field: "options", Reason: "durations and MaxAttempts must not be negative", Err: seo.ErrInvalidInput}
 	}
 	o.QueueName = cmpOr(o.QueueName, DefaultQueueName)
@@ -181,9 +161,6 @@ func New(ctx context.Context, pool *pgxpool.Pool, opts *Options) (*Queue, error)
 	}
 	if o.MaxAttempts == 0 {
 		o.MaxAttempts = DefaultMaxAttempts
-	}
-	if o.RecheckPeriod == 0 {
-		o.RecheckPeriod = DefaultRecheckPeriod
 	}
 	q.log = o.Logger
 	if q.log == nil {
@@ -204,20 +181,6 @@ func New(ctx context.Context, pool *pgxpool.Pool, opts *Options) (*Queue, error)
 		workers := river.NewWorkers()
 		river.AddWorker(workers, &siteWorker{q: q})
 		river.AddWorker(workers, &periodicWorker{q: q})
-		if o.Tracker != nil {
-			river.AddWorker(workers, &recheckWorker{q: q})
-			cfg.PeriodicJobs = []*river.PeriodicJob{river.NewPeriodicJob(
-				river.PeriodicInterval(o.RecheckPeriod),
-				func() (river.JobArgs, *river.InsertOpts) {
-					return recheckArgs{}, &river.InsertOpts{
-						Queue:       o.QueueName,
-						MaxAttempts: 1, // the next period retries what failed
-						UniqueOpts:  river.UniqueOpts{ByPeriod: o.RecheckPeriod},
-					}
-				},
-				&river.PeriodicJobOpts{ID: KindRankRecheck},
-			)}
-		}
 		cfg.Workers = workers
 		// Periodic jobs have their own queue, so that a tick never
 		// waits for a site analysis's worker.
@@ -466,33 +429,6 @@ func (w *periodicWorker) Timeout(job *river.Job[periodicArgs]) time.Duration {
 		return p.Interval
 	}
 	return time.Minute
-}
-
-// recheckWorker runs one rank re-check pass.
-type recheckWorker struct {
-	river.WorkerDefaults[recheckArgs]
-	q *Queue
-}
-
-// Work calls the tracker's RecheckDue. Failed keywords are reported to
-// OnRecheck and logged; they are due again in the next period.
-func (w *recheckWorker) Work(ctx context.Context, _ *river.Job[recheckArgs]) error {
-	rep, err := w.q.opts.Tracker.RecheckDue(ctx)
-	if f := w.q.opts.OnRecheck; f != nil {
-		f(rep, err)
-	}
-	if rep != nil {
-		w.q.log.Info("rank re-check pass", "due", rep.Due, "checked", rep.Checked, "failed", len(rep.Failed))
-	}
-	if err != nil {
-		return fmt.Errorf("riverjobs: rank re-check: %w", err)
-	}
-	return nil
-}
-
-// Timeout bounds a pass by the period, so passes never overlap.
-func (w *recheckWorker) Timeout(*river.Job[recheckArgs]) time.Duration {
-	return w.q.opts.RecheckPeriod
 }
 
 func cmpOr(a, b string) string {
