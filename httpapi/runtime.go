@@ -19,6 +19,7 @@ import (
 //	site analysis        runJob (work_site.go)      Queue (local or River): RunFunc
 //	shared-crawl helper  runHelper (frontiers.go)   Queue: RunFunc, ID from helperID
 //	schedule tick        scheduleTick               Queue: PeriodicJob (one leader with River)
+//	outbox poll          outboxPollWork             Queue: PeriodicJob (one leader with River)
 //	rank re-check        rankRecheck                Queue: PeriodicJob (one leader with River)
 //	project rank check   rankCheck (work_schedule)  claimed by a schedule tick, bounded by rankRunTimeout
 //	delivery             outbox.attempt (outbox.go) the outbox worker: leased claims, settle
@@ -58,6 +59,9 @@ const (
 	// PeriodicScheduleTick runs the projects' due schedules
 	// (RunDueSchedules) every Options.ScheduleInterval.
 	PeriodicScheduleTick = "seokit.schedule_tick"
+	// PeriodicOutboxPoll wakes the outbox worker to claim the deliveries
+	// due (alerts and job callbacks) every Options.AlertPollInterval.
+	PeriodicOutboxPoll = "seokit.outbox_poll"
 	// PeriodicRankRecheck re-checks the tracked keywords
 	// (Tracker.RecheckDue) every Options.RankRecheckInterval.
 	PeriodicRankRecheck = "seokit.rank_recheck"
@@ -138,8 +142,8 @@ func (s *Server) Close() error {
 }
 
 // periodicJobs are the server's periodic jobs: the schedule tick, unless
-// Options.ScheduleInterval turns it off, and the rank re-check when
-// Options.RankRecheckInterval and a Tracker are set.
+// Options.ScheduleInterval turns it off, the outbox poll, and the rank
+// re-check when Options.RankRecheckInterval and a Tracker are set.
 func (s *Server) periodicJobs() []PeriodicJob {
 	var ps []PeriodicJob
 	if every := s.opts.ScheduleInterval; every >= 0 {
@@ -148,6 +152,7 @@ func (s *Server) periodicJobs() []PeriodicJob {
 		}
 		ps = append(ps, PeriodicJob{Name: PeriodicScheduleTick, Interval: every, Work: s.scheduleTick})
 	}
+	ps = append(ps, PeriodicJob{Name: PeriodicOutboxPoll, Interval: s.outboxPoll(), Work: s.outboxPollWork})
 	if every := s.opts.RankRecheckInterval; every > 0 && s.opts.Tracker != nil {
 		ps = append(ps, PeriodicJob{Name: PeriodicRankRecheck, Interval: every, Work: s.rankRecheck})
 	}
