@@ -68,7 +68,7 @@ func (s *Server) wakeOutbox() {
 }
 
 // outboxWakeup returns the channel that wakes the outbox worker; jobs
-// resumed by New may queue deliveries before the worker starts.
+// resumed by Start may queue deliveries before the worker starts.
 func (s *Server) outboxWakeup() chan struct{} {
 	s.alertOnce.Do(func() { s.alertWake = make(chan struct{}, 1) })
 	return s.alertWake

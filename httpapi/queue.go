@@ -16,7 +16,8 @@ import (
 // riverjobs package is a driver that shares the work between instances
 // over PostgreSQL.
 //
-// A Queue serves one Server: New calls Start once and Close calls Stop.
+// A Queue serves one Server: Server.Start calls Start once and Close
+// calls Stop. A queue that also runs periodic jobs is a PeriodicQueue.
 type Queue interface {
 	// Start starts the workers, which call run for each job.
 	Start(ctx context.Context, run RunFunc) error

@@ -113,11 +113,12 @@ type Options struct {
 	// in-process queue; zero means 2. A Queue sets its own.
 	JobWorkers int
 	// Queue runs the site analyses. Nil means the in-process queue:
-	// JobWorkers goroutines, the store's unfinished jobs resumed by New.
-	// The riverjobs driver shares jobs between instances over PostgreSQL;
-	// the Store must then be shared too (PostgreSQL), since workers on
-	// other instances read and write the jobs there. New starts the
-	// queue's workers and Close stops them.
+	// JobWorkers goroutines, the store's unfinished jobs resumed by
+	// Start. The riverjobs driver shares jobs between instances over
+	// PostgreSQL; the Store must then be shared too (PostgreSQL), since
+	// workers on other instances read and write the jobs there. Start
+	// starts the queue's workers and its periodic jobs (PeriodicQueue),
+	// and Close stops them.
 	Queue Queue
 	// CallbackSecret is the master secret from which each job's callback
 	// signing secret is derived. Nil means a random secret per process, so
@@ -139,7 +140,9 @@ type Options struct {
 	// DefaultAlertRetryDelays.
 	AlertRetryDelays []time.Duration
 	// AlertPollInterval is how often pending deliveries (alerts and job
-	// callbacks) are looked for; zero means DefaultAlertPollInterval.
+	// callbacks) are looked for, the periodic job PeriodicOutboxPoll (on
+	// one instance per period with riverjobs); zero means
+	// DefaultAlertPollInterval.
 	AlertPollInterval time.Duration
 	// AlertCoolDown is how long the same change of a rule (a page flapping
 	// back and forth) is not sent again; zero means DefaultAlertCoolDown, a

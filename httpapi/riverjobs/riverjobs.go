@@ -128,8 +128,8 @@ func (periodicArgs) Kind() string { return KindPeriodic }
 
 // New migrates River's tables in pool's database, under an advisory lock
 // so that instances starting together do not race, and returns a Queue.
-// Pass it to httpapi.New, which starts the workers; Server.Close stops
-// them. Bad options are an *seo.InputError naming the field.
+// Pass it to httpapi.New; Server.Start starts the workers and
+// Server.Close stops them. Bad options are an *seo.InputError naming the field.
 func New(ctx context.Context, pool *pgxpool.Pool, opts *Options) (*Queue, error) {
 	if pool == nil {
 		return nil, &seo.InputError{Field: "pool", Reason: "is nil", Err: seo.ErrInvalidInput}
