@@ -54,7 +54,7 @@ type PeriodicQueue interface {
 	AddPeriodic(job PeriodicJob) error
 }
 
-// Job kinds of the periodic jobs.
+// Names of the server's periodic jobs.
 const (
 	// PeriodicScheduleTick runs the projects' due schedules
 	// (RunDueSchedules) every Options.ScheduleInterval.
@@ -75,7 +75,8 @@ var (
 
 // Start starts the server's background work: the queue's workers (site
 // analyses and shared-crawl helpers), the store's unfinished jobs handed
-// to the queue, the periodic jobs (the schedule tick) and the outbox
+// to the queue, the periodic jobs (schedule tick, outbox poll, rank
+// re-check) and the outbox
 // worker, which sends the deliveries (alerts and job callbacks) still
 // pending. Close stops them. Start may be called once; a server closed
 // before it cannot be started.
