@@ -25,9 +25,9 @@
 // per instance) runs it through the server's RunFunc, which writes
 // progress to the store about once a second.
 //
-// A River job is unique by its arguments while it waits or runs, so New
-// of every instance may hand the queue the store's unfinished jobs and
-// pending callbacks without running any twice.
+// A River job is unique by its arguments while it waits or runs, so
+// Server.Start of every instance may hand the queue the store's
+// unfinished jobs without running any twice.
 //
 // # Failures
 //
