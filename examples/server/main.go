@@ -9,7 +9,8 @@
 // the dashboard's per-account ranking watchlists in the SQLite file
 // seokit.db (or a PostgreSQL database given as a postgres:// DSN), and
 // keywords and rankings in seokit-data.db. With a search provider
-// configured it re-checks every tracked keyword daily at 03:00 UTC. On the
+// configured it re-checks every tracked keyword daily (an hourly pass over
+// those not yet checked that UTC day, on one instance with -jobs river). On the
 // first start it creates an
 // admin account (admin@localhost, Pro plan) and prints its API key, API
 // client credentials and dashboard password once:
