@@ -520,23 +520,6 @@ func (s *Server) alertsOnFinish(ctx context.Context, j *store.Job) {
 	}
 }
 
-// goAlerts runs f on a goroutine that Close waits for, with the server's
-// context; it returns false, running nothing, once the server is closing.
-func (s *Server) goAlerts(f func(ctx context.Context)) bool {
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
-		return false
-	}
-	s.wg.Add(1)
-	s.mu.Unlock()
-	go func() {
-		defer s.wg.Done()
-		f(s.ctx)
-	}()
-	return true
-}
-
 // evaluateJobAlerts compares the job with the project's previous
 // successful analysis and stores a delivery per rule that fires.
 func (s *Server) evaluateJobAlerts(ctx context.Context, j *store.Job) error {

@@ -260,7 +260,9 @@
 // progress (pagesDone, queued, errors, pagesPerSecond) is saved at most
 // once a second; the result is the crawler's SiteReport. States: queued ->
 // running -> succeeded | failed | canceled. Jobs live in the store: a
-// server started over it re-queues the jobs left queued or running. A
+// server started (Server.Start) over it re-queues the jobs left queued
+// or running. New starts nothing; a Server that is never started accepts
+// site analyses and leaves them queued. A
 // job's crawl runs on a frontier of its own from Options.Frontiers (one
 // SQLite file per job with sqlitefrontier.Dir, or Redis, shared by the
 // instances, with redisfrontier.Crawls), removed when the job ends: a
@@ -350,7 +352,7 @@
 //
 // Callbacks and alerts leave through one outbox (store.Delivery): storing
 // a job's final state queues its callback in the same transaction, and
-// the outbox worker started by New (stopped by Close) sends it, so no
+// the outbox worker started by Start (stopped by Close) sends it, so no
 // receiver holds a job worker or a crawl slot. The worker makes at most
 // DeliveryWorkers (20) attempts at once, of which DeliveriesPerAccount (4)
 // for one account, counted over every instance sharing the store.

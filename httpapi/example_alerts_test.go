@@ -32,6 +32,9 @@ func Example_alerts() {
 	if err != nil {
 		panic(err)
 	}
+	if err := srv.Start(ctx); err != nil {
+		panic(err)
+	}
 	defer srv.Close()
 	acct, _ := srv.Auth().CreateAccount(ctx, "dev@example.com", "Dev", "", store.Free)
 	key, _, _ := srv.Auth().CreateAPIKey(ctx, acct.ID, "example", []string{auth.ScopeRead, auth.ScopeWrite}, time.Time{})

@@ -30,6 +30,9 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
+	if err := srv.Start(ctx); err != nil {
+		panic(err)
+	}
 	defer srv.Close()
 	acct, err := srv.Auth().CreateAccount(ctx, "dev@example.com", "Dev", "", store.Free)
 	if err != nil {
@@ -78,6 +81,9 @@ func Example_projects() {
 	defer st.Close()
 	srv, err := httpapi.New(ctx, &httpapi.Options{Store: st, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
+		panic(err)
+	}
+	if err := srv.Start(ctx); err != nil {
 		panic(err)
 	}
 	defer srv.Close()

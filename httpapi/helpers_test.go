@@ -133,6 +133,9 @@ func newTestAPI(t *testing.T, opts *Options, cfgs ...apiConfig) *testAPI {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { srv.Close() })
+	if err := srv.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if p := r.Header.Get(testPeerHeader); p != "" {
 			r.RemoteAddr = p

@@ -61,6 +61,9 @@ func TestMultiInstanceCaps(t *testing.T) {
 			t.Fatalf("instance %d: %v", i, err)
 		}
 		t.Cleanup(func() { srv.Close() })
+		if err := srv.Start(ctx); err != nil {
+			t.Fatalf("instance %d: start: %v", i, err)
+		}
 		ts := httptest.NewServer(srv)
 		t.Cleanup(ts.Close)
 		urls, stores, servers = append(urls, ts.URL), append(stores, st), append(servers, srv)

@@ -104,6 +104,9 @@ func startCluster(t *testing.T) *cluster {
 			t.Fatalf("instance %d: %v", i, err)
 		}
 		t.Cleanup(func() { srv.Close() })
+		if err := srv.Start(ctx); err != nil {
+			t.Fatalf("instance %d: start: %v", i, err)
+		}
 		c.servers[i], c.limits[i] = srv, l
 		name := strconv.Itoa(i)
 		ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -46,6 +46,19 @@ var errStoreRead = errors.New("reading the store failed")
 // errRuleDeleted ends an alert whose rule was deleted.
 var errRuleDeleted = errors.New("the rule was deleted")
 
+// outboxPoll is the interval of the periodic job PeriodicOutboxPoll:
+// Options.AlertPollInterval, or its default.
+func (s *Server) outboxPoll() time.Duration {
+	return cmp.Or(max(s.opts.AlertPollInterval, 0), DefaultAlertPollInterval)
+}
+
+// outboxPollWork is the work of the periodic job PeriodicOutboxPoll: the
+// outbox worker of the instance running it looks for due deliveries.
+func (s *Server) outboxPollWork(context.Context) error {
+	s.wakeOutbox()
+	return nil
+}
+
 // wakeOutbox makes the outbox worker look for due deliveries at once.
 func (s *Server) wakeOutbox() {
 	select {
@@ -55,7 +68,7 @@ func (s *Server) wakeOutbox() {
 }
 
 // outboxWakeup returns the channel that wakes the outbox worker; jobs
-// resumed by New may queue deliveries before the worker starts.
+// resumed by Start may queue deliveries before the worker starts.
 func (s *Server) outboxWakeup() chan struct{} {
 	s.alertOnce.Do(func() { s.alertWake = make(chan struct{}, 1) })
 	return s.alertWake
@@ -78,13 +91,17 @@ const maxRetryTimes = 1024
 
 // startOutbox starts the delivery worker; Close stops it. Deliveries left
 // pending by a stop are sent after the next start, by this or another
-// server (claims are leased in the store).
+// server (claims are leased in the store). The worker claims due
+// deliveries when woken: by a job's end or an alert on this server, a
+// free slot, a retry this server recorded falling due, or the periodic
+// job PeriodicOutboxPoll, which finds the rest (retries recorded by
+// another server, leases expired) on one instance per period.
 func (s *Server) startOutbox() {
 	wake := s.outboxWakeup()
-	o := &outbox{s: s, poll: cmp.Or(max(s.opts.AlertPollInterval, 0), DefaultAlertPollInterval),
+	o := &outbox{s: s, poll: s.outboxPoll(),
 		slots: make(chan struct{}, DeliveryWorkers), builds: make(chan struct{}, callbackBuilds)}
-	s.goAlerts(func(ctx context.Context) {
-		t := time.NewTimer(o.poll)
+	s.goBackground(func(ctx context.Context) {
+		t := time.NewTimer(outboxIdle)
 		defer t.Stop()
 		for {
 			if free := cap(o.slots) - len(o.slots); free > 0 {
@@ -101,8 +118,8 @@ func (s *Server) startOutbox() {
 	})
 }
 
-// wait is how long the worker sleeps unless woken: the poll interval, or
-// less when a retry this server recorded falls due sooner.
+// wait is how long the worker sleeps unless woken: until the soonest
+// retry this server recorded falls due.
 func (o *outbox) wait() time.Duration {
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -116,10 +133,14 @@ func (o *outbox) wait() time.Duration {
 		return time.Millisecond
 	}
 	if len(o.retries) == 0 {
-		return o.poll
+		return outboxIdle
 	}
-	return min(o.retries[0].Sub(now), o.poll)
+	return o.retries[0].Sub(now)
 }
+
+// outboxIdle is how long the worker sleeps with no retry of its own
+// due; the periodic poll wakes it sooner.
+const outboxIdle = time.Hour
 
 // retryAt notes a retry due at t.
 func (o *outbox) retryAt(t time.Time) {
@@ -149,7 +170,7 @@ func (o *outbox) claim(ctx context.Context, n int) {
 	for i := range ds {
 		d := ds[i]
 		o.slots <- struct{}{} // never blocks: at most n were claimed
-		if !s.goAlerts(func(ctx context.Context) {
+		if !s.goBackground(func(ctx context.Context) {
 			defer func() {
 				<-o.slots
 				s.wakeOutbox() // a slot is free

@@ -56,14 +56,14 @@ func (h *hangingHook) counts(path string) (arrived, now, most int) {
 	return h.arrived[path], h.now[path], h.most[path]
 }
 
-// TestHangingCallbacksHoldNoJobSlot: two accounts whose callback
-// receivers never answer finish their analyses; a third account's
-// analysis starts at once on the same two job workers, while their
-// callbacks are still hanging in the outbox.
+// TestHangingCallbacksHoldNoJobSlot: with one job worker, two accounts
+// whose callback receivers never answer finish their analyses one after
+// the other; a third account's analysis then starts at once on that
+// worker and finishes while both receivers still hang.
 func TestHangingCallbacksHoldNoJobSlot(t *testing.T) {
 	site := crawlSite(t, 1, 0)
 	hook, hookURL := newHangingHook(t)
-	a := newTestAPI(t, &Options{AllowPrivate: true, JobWorkers: 2})
+	a := newTestAPI(t, &Options{AllowPrivate: true, JobWorkers: 1})
 	domain := hostOf(t, site.URL)
 	submit := func(key, callback string) Job {
 		t.Helper()
@@ -118,6 +118,12 @@ func TestHangingCallbacksHoldNoJobSlot(t *testing.T) {
 		t.Errorf("the third tenant's job waited %v queued, want under 5s: callbacks hold job workers", wait)
 	}
 	waitJob(t, a, keyC, c.ID, func(j Job) bool { return j.Status == "succeeded" })
+	_, still0, _ := hook.counts("/tenant0")
+	_, still1, _ := hook.counts("/tenant1")
+	t.Logf("one job worker: the third job succeeded with %d and %d callbacks still hanging at their receivers", still0, still1)
+	if still0 < 1 || still1 < 1 {
+		t.Errorf("callbacks in flight when the third job ended: %d and %d; want both receivers still hanging", still0, still1)
+	}
 	// The hanging callbacks are still pending (retried for about a
 	// minute and a half): the outbox holds them, not the job workers.
 	for i, key := range []string{a.key, keyB} {

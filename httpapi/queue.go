@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 
 	"github.com/seokit/seokit/httpapi/store"
@@ -15,7 +16,8 @@ import (
 // riverjobs package is a driver that shares the work between instances
 // over PostgreSQL.
 //
-// A Queue serves one Server: New calls Start once and Close calls Stop.
+// A Queue serves one Server: Server.Start calls Start once and Close
+// calls Stop. A queue that also runs periodic jobs is a PeriodicQueue.
 type Queue interface {
 	// Start starts the workers, which call run for each job.
 	Start(ctx context.Context, run RunFunc) error
@@ -54,11 +56,12 @@ type localQueue struct {
 	cancel  context.CancelFunc
 	wg      sync.WaitGroup
 	run     RunFunc
+	periods []PeriodicJob
 }
 
 type jobRef struct{ accountID, id string }
 
-var _ Queue = (*localQueue)(nil)
+var _ PeriodicQueue = (*localQueue)(nil)
 
 func newLocalQueue(workers int) *localQueue {
 	return &localQueue{workers: workers, wake: make(chan struct{}, 1), queued: map[jobRef]bool{}}
@@ -77,6 +80,29 @@ func (q *localQueue) Start(_ context.Context, run RunFunc) error {
 		q.wg.Add(1)
 		go q.worker()
 	}
+	for _, p := range q.periods {
+		q.wg.Add(1)
+		go func() {
+			defer q.wg.Done()
+			runPeriodic(q.ctx, p)
+		}()
+	}
+	return nil
+}
+
+// AddPeriodic registers a periodic job, run in this process every
+// job.Interval from Start until Stop, on its own goroutine: it never
+// waits for a site analysis's worker.
+func (q *localQueue) AddPeriodic(job PeriodicJob) error {
+	if job.Interval <= 0 || job.Work == nil {
+		return fmt.Errorf("httpapi: periodic job %q needs a positive interval and work", job.Name)
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.run != nil {
+		return errors.New("httpapi: periodic job added after the queue started")
+	}
+	q.periods = append(q.periods, job)
 	return nil
 }
 

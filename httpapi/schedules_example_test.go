@@ -30,6 +30,9 @@ func Example_schedule() {
 	if err != nil {
 		panic(err)
 	}
+	if err := srv.Start(ctx); err != nil {
+		panic(err)
+	}
 	defer srv.Close()
 	acct, err := srv.Auth().CreateAccount(ctx, "agency@example.com", "Agency", "", store.Pro)
 	if err != nil {

@@ -113,11 +113,12 @@ type Options struct {
 	// in-process queue; zero means 2. A Queue sets its own.
 	JobWorkers int
 	// Queue runs the site analyses. Nil means the in-process queue:
-	// JobWorkers goroutines, the store's unfinished jobs resumed by New.
-	// The riverjobs driver shares jobs between instances over PostgreSQL;
-	// the Store must then be shared too (PostgreSQL), since workers on
-	// other instances read and write the jobs there. New starts the
-	// queue's workers and Close stops them.
+	// JobWorkers goroutines, the store's unfinished jobs resumed by
+	// Start. The riverjobs driver shares jobs between instances over
+	// PostgreSQL; the Store must then be shared too (PostgreSQL), since
+	// workers on other instances read and write the jobs there. Start
+	// starts the queue's workers and its periodic jobs (PeriodicQueue),
+	// and Close stops them.
 	Queue Queue
 	// CallbackSecret is the master secret from which each job's callback
 	// signing secret is derived. Nil means a random secret per process, so
@@ -139,7 +140,9 @@ type Options struct {
 	// DefaultAlertRetryDelays.
 	AlertRetryDelays []time.Duration
 	// AlertPollInterval is how often pending deliveries (alerts and job
-	// callbacks) are looked for; zero means DefaultAlertPollInterval.
+	// callbacks) are looked for, the periodic job PeriodicOutboxPoll (on
+	// one instance per period with riverjobs); zero means
+	// DefaultAlertPollInterval.
 	AlertPollInterval time.Duration
 	// AlertCoolDown is how long the same change of a rule (a page flapping
 	// back and forth) is not sent again; zero means DefaultAlertCoolDown, a
@@ -181,9 +184,17 @@ type Options struct {
 	SharedCrawlHelpers int
 
 	// ScheduleInterval is how often the scheduler runs the projects'
-	// due schedules (RunDueSchedules); zero means 30 seconds, a negative
-	// value turns the scheduler off (tests call RunDueSchedules).
+	// due schedules (RunDueSchedules), the periodic job
+	// PeriodicScheduleTick; zero means 30 seconds, a negative value turns
+	// the scheduler off (tests call RunDueSchedules).
 	ScheduleInterval time.Duration
+	// RankRecheckInterval, when positive, is how often the keywords the
+	// Tracker tracks are re-checked (Tracker.RecheckDue, which checks
+	// those not checked that UTC day, so a failed check is retried next
+	// period): the periodic job PeriodicRankRecheck, run once per period
+	// over the instances sharing a riverjobs queue. Zero or negative
+	// means no re-checks (the ranking source's searches cost money).
+	RankRecheckInterval time.Duration
 
 	// BasePath is the path prefix the handler is mounted under with
 	// http.StripPrefix ("/seo"), used in the Location and links of jobs;
@@ -203,8 +214,8 @@ type Options struct {
 	routes func(mux *http.ServeMux)
 }
 
-// Server is the /v1 API as an http.Handler. Create it with New and stop it
-// with Close.
+// Server is the /v1 API as an http.Handler. Create it with New, start its
+// background work (jobs and deliveries) with Start and stop it with Close.
 type Server struct {
 	opts    Options
 	st      store.Store
@@ -229,6 +240,7 @@ type Server struct {
 	mu         sync.Mutex
 	running    map[string]context.CancelCauseFunc
 	cbSecret   []byte
+	started    bool
 	closed     bool
 	alertWake  chan struct{} // wakes the outbox worker (outboxWakeup)
 	alertOnce  sync.Once
@@ -236,9 +248,10 @@ type Server struct {
 
 var _ http.Handler = (*Server)(nil)
 
-// New returns a Server. It starts the queue's workers, hands the queue
-// the store's unfinished jobs, and starts the outbox worker, which sends
-// the deliveries (alerts and job callbacks) still pending.
+// New returns a Server, ready to serve requests. It starts nothing: no
+// goroutine, queue worker, resume or poll runs until Start, so a handler
+// embedded without Start only accepts and answers (a site analysis it
+// accepts stays queued until a started server runs it).
 func New(ctx context.Context, opts *Options) (*Server, error) {
 	s := &Server{}
 	if opts != nil {
@@ -351,51 +364,20 @@ func New(ctx context.Context, opts *Options) (*Server, error) {
 	s.routesInit()
 	s.handler = chain(s.mux, s.requestIDMiddleware, s.logMiddleware, s.recoverMiddleware, s.securityMiddleware, s.httpsMiddleware)
 
+	// Nothing runs yet: Start starts the queue's workers, the resume of
+	// unfinished jobs, the periodic work and the outbox.
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.running = map[string]context.CancelCauseFunc{}
 	s.queue = o.Queue
 	if s.queue == nil {
 		s.queue, s.localQueue = newLocalQueue(o.JobWorkers), true
 	}
-	if err := s.queue.Start(ctx, s.runJob); err != nil {
-		s.cancel()
-		return nil, fmt.Errorf("httpapi: start job queue: %w", err)
-	}
-	if err := s.resume(ctx); err != nil {
-		s.cancel()
-		s.queue.Stop(context.Background())
-		return nil, err
-	}
-	s.startScheduler()
-	s.startOutbox()
 	return s, nil
 }
 
 // ServeHTTP serves the API.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.handler.ServeHTTP(w, r)
-}
-
-// Close stops the job workers, the scheduler and callback deliveries and
-// waits for them.
-// Jobs still running stay unfinished in the store: the in-process queue's
-// are resumed by the next New over it, a shared queue's run again on
-// another instance. It does not close the store.
-func (s *Server) Close() error {
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
-		return nil
-	}
-	s.closed = true
-	s.mu.Unlock()
-	s.cancel()
-	qerr := s.queue.Stop(context.Background())
-	s.wg.Wait()
-	if qerr != nil {
-		return fmt.Errorf("httpapi: stop job queue: %w", qerr)
-	}
-	return nil
 }
 
 // Store returns the server's store.

@@ -35,6 +35,12 @@ func newMux(ctx context.Context, st store.Store, allowPrivate bool) (*http.Serve
 	if err != nil {
 		return nil, nil, err
 	}
+	// Start runs the site analyses, schedules and callbacks in the
+	// background; without it the handler only answers requests.
+	if err := api.Start(ctx); err != nil {
+		api.Close()
+		return nil, nil, err
+	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")

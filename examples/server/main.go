@@ -9,7 +9,8 @@
 // the dashboard's per-account ranking watchlists in the SQLite file
 // seokit.db (or a PostgreSQL database given as a postgres:// DSN), and
 // keywords and rankings in seokit-data.db. With a search provider
-// configured it re-checks every tracked keyword daily at 03:00 UTC. On the
+// configured it re-checks every tracked keyword daily (an hourly pass over
+// those not yet checked that UTC day, on one instance with -jobs river). On the
 // first start it creates an
 // admin account (admin@localhost, Pro plan) and prints its API key, API
 // client credentials and dashboard password once:
@@ -562,6 +563,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		smtp := c.smtp
 		opts.SMTP = &smtp
 	}
+	if serp != nil {
+		// Tracked keywords not yet checked that UTC day are re-checked
+		// every hour: a periodic job, run by one instance with -jobs river.
+		opts.RankRecheckInterval = time.Hour
+	}
 	if c.jobs == "river" {
 		pool, err := pgxpool.New(ctx, c.db)
 		if err != nil {
@@ -570,9 +576,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		defer pool.Close()
 		ro := &riverjobs.Options{Workers: c.jobWorkers, InsertOnly: c.jobWorkers == 0,
 			JobTimeout: c.jobTimeout, RescueStuckJobsAfter: c.jobRescue, Logger: logger}
-		if serp != nil {
-			ro.Tracker = tracker
-		}
 		q, err := riverjobs.New(ctx, pool, ro)
 		if err != nil {
 			return err
@@ -584,6 +587,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer api.Close()
+	if err := api.Start(ctx); err != nil {
+		return err
+	}
 	dash, err = dashboard.New(st, au, &dashboard.Options{
 		SessionKey: derive(secret, "dashboard session"),
 		Secure:     c.tlsCert != "" || len(proxies) > 0,
@@ -601,18 +607,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	})
 	if err != nil {
 		return err
-	}
-	if serp != nil && c.jobs == "local" {
-		// The daily re-check (with -jobs river, a periodic River job) of every tracked keyword (03:00 UTC).
-		tctx, stopTracker := context.WithCancel(ctx)
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			tracker.Run(tctx, &rankings.ScheduleOptions{OnPass: func(r *rankings.RecheckReport) {
-				logger.Info("server: daily ranking check", "due", r.Due, "checked", r.Checked, "failed", len(r.Failed))
-			}})
-		}()
-		defer func() { stopTracker(); <-done }()
 	}
 	created, err := bootstrap(ctx, api)
 	if err != nil {

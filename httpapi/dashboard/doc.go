@@ -83,6 +83,7 @@
 //	var d *dashboard.Dashboard
 //	au, _ := auth.New(ctx, st, &auth.Options{SessionAccount: func(r *http.Request) (string, bool) { return d.SessionAccount(r) }})
 //	api, _ := httpapi.New(ctx, &httpapi.Options{Store: st, Auth: au})
+//	_ = api.Start(ctx) // site analyses, schedules and deliveries
 //	w, _ := dashboard.NewSQLWatchlist(ctx, st.DB(), string(st.Dialect()))
 //	d, _ = dashboard.New(st, au, &dashboard.Options{SessionKey: key, Analyses: api.Analyses(),
 //		Projects: api.Projects(), Schedules: api.Schedules(), Alerts: api.Alerts(),

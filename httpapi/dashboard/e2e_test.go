@@ -111,6 +111,9 @@ func TestEndToEnd(t *testing.T) {
 		if err != nil {
 			t.Fatalf("httpapi.New: %v", err)
 		}
+		if err := api.Start(context.Background()); err != nil {
+			t.Fatalf("Start: %v", err)
+		}
 		t.Cleanup(func() { api.Close() })
 		return api
 	}})

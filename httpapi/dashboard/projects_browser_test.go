@@ -82,6 +82,9 @@ func TestProjectEndToEnd(t *testing.T) {
 		if err != nil {
 			t.Fatalf("httpapi.New: %v", err)
 		}
+		if err := s.Start(context.Background()); err != nil {
+			t.Fatalf("Start: %v", err)
+		}
 		t.Cleanup(func() { s.Close() })
 		late.s = s
 		return s

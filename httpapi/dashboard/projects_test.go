@@ -105,6 +105,9 @@ func newProjectsEnv(t *testing.T, q httpapi.Queue) *env {
 			if err != nil {
 				t.Fatalf("httpapi.New: %v", err)
 			}
+			if err := s.Start(context.Background()); err != nil {
+				t.Fatalf("Start: %v", err)
+			}
 			t.Cleanup(func() { s.Close() })
 			late.s = s
 			return s

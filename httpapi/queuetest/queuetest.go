@@ -129,6 +129,71 @@ func Run(t *testing.T, newBackend func(t *testing.T) func(t *testing.T) httpapi.
 		}
 	})
 
+	t.Run("periodic_job_runs_from_start_to_stop", func(t *testing.T) {
+		open := newBackend(t)
+		q := open(t)
+		stopAtCleanup(t, q)
+		pq, ok := q.(httpapi.PeriodicQueue)
+		if !ok {
+			t.Skip("not a PeriodicQueue: the server runs its periodic jobs itself")
+		}
+		var (
+			mu   sync.Mutex
+			runs []time.Time
+		)
+		ran := make(chan struct{}, 1)
+		job := httpapi.PeriodicJob{Name: "seokit.queuetest_tick", Interval: time.Second, Work: func(context.Context) error {
+			mu.Lock()
+			runs = append(runs, time.Now())
+			mu.Unlock()
+			select {
+			case ran <- struct{}{}:
+			default:
+			}
+			return nil
+		}}
+		if err := pq.AddPeriodic(job); err != nil {
+			t.Fatalf("AddPeriodic = %v", err)
+		}
+		count := func() int {
+			mu.Lock()
+			defer mu.Unlock()
+			return len(runs)
+		}
+		if n := count(); n != 0 {
+			t.Fatalf("the periodic job ran %d times before Start", n)
+		}
+		if err := q.Start(context.Background(), newRecorder().run); err != nil {
+			t.Fatalf("Start = %v", err)
+		}
+		if err := pq.AddPeriodic(httpapi.PeriodicJob{Name: "seokit.queuetest_late", Interval: time.Second, Work: job.Work}); err == nil {
+			t.Error("AddPeriodic after Start succeeded")
+		}
+		deadline := time.After(o.Timeout)
+		for count() < 2 {
+			select {
+			case <-ran:
+			case <-deadline:
+				t.Fatalf("the periodic job ran %d times within %v, want 2", count(), o.Timeout)
+			}
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), o.Timeout)
+		defer cancel()
+		if err := q.Stop(ctx); err != nil {
+			t.Fatalf("Stop = %v", err)
+		}
+		mu.Lock()
+		gap := runs[1].Sub(runs[0])
+		mu.Unlock()
+		stopped := count()
+		// Two of the measured gaps between runs: a queue still running it
+		// would run it again.
+		time.Sleep(2 * gap)
+		if n := count(); n != stopped {
+			t.Errorf("the periodic job ran %d times after Stop (runs %v apart)", n-stopped, gap)
+		}
+	})
+
 	if !o.Durable {
 		return
 	}

@@ -9,8 +9,9 @@
 //
 //	pool, _ := pgxpool.New(ctx, dsn)
 //	st, _ := sqlstore.Open(ctx, dsn, nil)
-//	q, _ := riverjobs.New(ctx, pool, &riverjobs.Options{Tracker: tracker})
+//	q, _ := riverjobs.New(ctx, pool, nil)
 //	srv, _ := httpapi.New(ctx, &httpapi.Options{Store: st, Queue: q, CallbackSecret: secret})
+//	_ = srv.Start(ctx) // the workers, the periodic jobs and the outbox
 //	defer srv.Close()
 //
 // # What is shared and where
@@ -24,9 +25,9 @@
 // per instance) runs it through the server's RunFunc, which writes
 // progress to the store about once a second.
 //
-// A River job is unique by its arguments while it waits or runs, so New
-// of every instance may hand the queue the store's unfinished jobs and
-// pending callbacks without running any twice.
+// A River job is unique by its arguments while it waits or runs, so
+// Server.Start of every instance may hand the queue the store's
+// unfinished jobs without running any twice.
 //
 // # Failures
 //
@@ -58,12 +59,15 @@
 // PostgreSQL advisory lock: instances starting together apply each one
 // once. The API store applies its tables itself (sqlstore.Open).
 //
-// # Scheduled rank checks
+// # Periodic jobs
 //
-// With Options.Tracker set, a River periodic job of kind
-// "seokit.rank_recheck" calls the tracker's RecheckDue every
-// RecheckPeriod (one hour by default). Only the elected leader schedules
-// periodic jobs and each is unique per period, so with N instances each
-// pass runs once; RecheckDue itself skips keywords already checked that
-// UTC day, so a pass repeated after a failure costs no second search.
+// The server's periodic jobs (httpapi.PeriodicJob: the schedule tick
+// every httpapi.Options.ScheduleInterval, and the rank re-check every
+// RankRecheckInterval) are River periodic jobs of kind "seokit.periodic"
+// on their own queue (QueueName + "_periodic", one worker), so a tick
+// never waits for a site analysis. Only the elected leader inserts them,
+// each unique per period, and one worker of any instance runs each:
+// with N instances each period's work runs once. Tracker.RecheckDue
+// itself skips keywords already checked that UTC day, so a pass repeated
+// after a failure costs no second search.
 package riverjobs

@@ -52,6 +52,9 @@ func Example_instance() {
 	if err != nil {
 		log.Fatal(err)
 	}
+	if err := srv.Start(ctx); err != nil {
+		log.Fatal(err)
+	}
 	defer srv.Close()
 	log.Fatal(http.ListenAndServe(":8080", srv))
 }

@@ -46,6 +46,12 @@ func crawlerOptions() *crawler.Options {
 // the PostgreSQL database dsn. It does not register cleanups, so the child
 // process of the kill test can use it too.
 func openInstance(ctx context.Context, dsn string, opts *riverjobs.Options, logger *slog.Logger, srvOpts *httpapi.Options) (*instance, error) {
+	return openWrapped(ctx, dsn, opts, logger, srvOpts, nil)
+}
+
+// openWrapped is openInstance with the server's store wrapped by wrap
+// (nil: the store itself).
+func openWrapped(ctx context.Context, dsn string, opts *riverjobs.Options, logger *slog.Logger, srvOpts *httpapi.Options, wrap func(store.Store) store.Store) (*instance, error) {
 	st, err := sqlstore.Open(ctx, dsn, nil)
 	if err != nil {
 		return nil, err
@@ -68,6 +74,9 @@ func openInstance(ctx context.Context, dsn string, opts *riverjobs.Options, logg
 		so = *srvOpts
 	}
 	so.Store, so.Queue, so.AllowPrivate, so.Logger = st, q, true, logger
+	if wrap != nil {
+		so.Store = wrap(st)
+	}
 	if so.CrawlerOptions == nil {
 		so.CrawlerOptions = crawlerOptions()
 	}
@@ -78,6 +87,12 @@ func openInstance(ctx context.Context, dsn string, opts *riverjobs.Options, logg
 	so.CallbackSecret = []byte("shared callback secret of the test instances")
 	srv, err := httpapi.New(ctx, &so)
 	if err != nil {
+		pool.Close()
+		st.Close()
+		return nil, err
+	}
+	if err := srv.Start(ctx); err != nil {
+		srv.Close()
 		pool.Close()
 		st.Close()
 		return nil, err

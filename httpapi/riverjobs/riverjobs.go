@@ -18,24 +18,24 @@ import (
 
 	"github.com/seokit/seokit/httpapi"
 	"github.com/seokit/seokit/httpapi/store"
-	"github.com/seokit/seokit/rankings"
 	"github.com/seokit/seokit/seo"
 )
 
 // Job kinds, as stored in River's river_job table.
 const (
 	KindSiteAnalysis = "seokit.site_analysis"
-	KindRankRecheck  = "seokit.rank_recheck"
+	// KindPeriodic is a run of one of the server's periodic jobs
+	// (httpapi.PeriodicJob, the schedule tick); its arguments name it.
+	KindPeriodic = "seokit.periodic"
 )
 
 // Defaults of Options.
 const (
-	DefaultQueueName     = "seokit"
-	DefaultWorkers       = 2
-	DefaultJobTimeout    = 2 * time.Hour
-	DefaultRescueMargin  = 10 * time.Minute
-	DefaultMaxAttempts   = 5
-	DefaultRecheckPeriod = time.Hour
+	DefaultQueueName    = "seokit"
+	DefaultWorkers      = 2
+	DefaultJobTimeout   = 2 * time.Hour
+	DefaultRescueMargin = 10 * time.Minute
+	DefaultMaxAttempts  = 5
 )
 
 // migrationLockKey is the PostgreSQL advisory lock held while River's
@@ -83,17 +83,6 @@ type Options struct {
 	// stays "running" in the store.
 	MaxAttempts int
 
-	// Tracker, when set, re-checks the tracked rankings on a River
-	// periodic job: only the elected leader instance schedules it and one
-	// worker runs it, so with N instances each due check runs once.
-	Tracker *rankings.Tracker
-	// RecheckPeriod is the time between two re-check passes; zero means
-	// one hour. A pass checks only keywords not checked that UTC day.
-	RecheckPeriod time.Duration
-	// OnRecheck, when set, is called after each re-check pass this
-	// instance runs.
-	OnRecheck func(rep *rankings.RecheckReport, err error)
-
 	// ID names this instance in River's tables (leader, job attempts);
 	// empty means River's default (host name and time).
 	ID string
@@ -112,12 +101,13 @@ type Queue struct {
 	client *river.Client[pgx.Tx]
 	log    *slog.Logger
 
-	mu      sync.Mutex
-	run     httpapi.RunFunc
-	started bool
+	mu       sync.Mutex
+	run      httpapi.RunFunc
+	started  bool
+	periodic map[string]httpapi.PeriodicJob
 }
 
-var _ httpapi.Queue = (*Queue)(nil)
+var _ httpapi.PeriodicQueue = (*Queue)(nil)
 
 // siteArgs are the arguments of a site analysis: which stored job to run.
 type siteArgs struct {
@@ -128,16 +118,18 @@ type siteArgs struct {
 // Kind returns KindSiteAnalysis.
 func (siteArgs) Kind() string { return KindSiteAnalysis }
 
-// recheckArgs are the (empty) arguments of a rank re-check pass.
-type recheckArgs struct{}
+// periodicArgs are the arguments of a periodic job's run: its name.
+type periodicArgs struct {
+	Name string `json:"name"`
+}
 
-// Kind returns KindRankRecheck.
-func (recheckArgs) Kind() string { return KindRankRecheck }
+// Kind returns KindPeriodic.
+func (periodicArgs) Kind() string { return KindPeriodic }
 
 // New migrates River's tables in pool's database, under an advisory lock
 // so that instances starting together do not race, and returns a Queue.
-// Pass it to httpapi.New, which starts the workers; Server.Close stops
-// them. Bad options are an *seo.InputError naming the field.
+// Pass it to httpapi.New; Server.Start starts the workers and
+// Server.Close stops them. Bad options are an *seo.InputError naming the field.
 func New(ctx context.Context, pool *pgxpool.Pool, opts *Options) (*Queue, error) {
 	if pool == nil {
 		return nil, &seo.InputError{Field: "pool", Reason: "is nil", Err: seo.ErrInvalidInput}
@@ -150,7 +142,7 @@ func New(ctx context.Context, pool *pgxpool.Pool, opts *Options) (*Queue, error)
 	if o.Workers < 0 {
 		return nil, &seo.InputError{Field: "workers", Value: fmt.Sprint(o.Workers), Reason: "must not be negative", Err: seo.ErrInvalidInput}
 	}
-	if o.JobTimeout < 0 || o.RescueStuckJobsAfter < 0 || o.MaxAttempts < 0 || o.RecheckPeriod < 0 {
+	if o.JobTimeout < 0 || o.RescueStuckJobsAfter < 0 || o.MaxAttempts < 0 {
 		return nil, &seo.InputError{Field: "options", Reason: "durations and MaxAttempts must not be negative", Err: seo.ErrInvalidInput}
 	}
 	o.QueueName = cmpOr(o.QueueName, DefaultQueueName)
@@ -170,9 +162,6 @@ func New(ctx context.Context, pool *pgxpool.Pool, opts *Options) (*Queue, error)
 	if o.MaxAttempts == 0 {
 		o.MaxAttempts = DefaultMaxAttempts
 	}
-	if o.RecheckPeriod == 0 {
-		o.RecheckPeriod = DefaultRecheckPeriod
-	}
 	q.log = o.Logger
 	if q.log == nil {
 		q.log = slog.Default()
@@ -191,22 +180,11 @@ func New(ctx context.Context, pool *pgxpool.Pool, opts *Options) (*Queue, error)
 	if !o.InsertOnly {
 		workers := river.NewWorkers()
 		river.AddWorker(workers, &siteWorker{q: q})
-		if o.Tracker != nil {
-			river.AddWorker(workers, &recheckWorker{q: q})
-			cfg.PeriodicJobs = []*river.PeriodicJob{river.NewPeriodicJob(
-				river.PeriodicInterval(o.RecheckPeriod),
-				func() (river.JobArgs, *river.InsertOpts) {
-					return recheckArgs{}, &river.InsertOpts{
-						Queue:       o.QueueName,
-						MaxAttempts: 1, // the next period retries what failed
-						UniqueOpts:  river.UniqueOpts{ByPeriod: o.RecheckPeriod},
-					}
-				},
-				&river.PeriodicJobOpts{ID: KindRankRecheck},
-			)}
-		}
+		river.AddWorker(workers, &periodicWorker{q: q})
 		cfg.Workers = workers
-		cfg.Queues = map[string]river.QueueConfig{o.QueueName: {MaxWorkers: o.Workers}}
+		// Periodic jobs have their own queue, so that a tick never
+		// waits for a site analysis's worker.
+		cfg.Queues = map[string]river.QueueConfig{o.QueueName: {MaxWorkers: o.Workers}, periodicQueue(o.QueueName): {MaxWorkers: 1}}
 	}
 	client, err := river.NewClient(riverpgxv5.New(pool), cfg)
 	if err != nil {
@@ -341,6 +319,58 @@ func (q *Queue) Stop(ctx context.Context) error {
 	return nil
 }
 
+// periodicQueue is the River queue of the periodic jobs of queue name.
+func periodicQueue(name string) string { return name + "_periodic" }
+
+// AddPeriodic registers one of the server's periodic jobs (Server.Start
+// calls it before Start) as a River periodic job: only the elected
+// leader instance inserts it, once per job.Interval (unique by period),
+// and one worker of any instance runs it, so with N instances each
+// period's work runs once. An InsertOnly queue runs none and ignores it.
+func (q *Queue) AddPeriodic(job httpapi.PeriodicJob) error {
+	if job.Name == "" || job.Interval <= 0 || job.Work == nil {
+		return &seo.InputError{Field: "job", Reason: "needs a name, a positive interval and work", Err: seo.ErrInvalidInput}
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.started {
+		return errors.New("riverjobs: periodic job added after the queue started")
+	}
+	if q.opts.InsertOnly {
+		return nil
+	}
+	if _, dup := q.periodic[job.Name]; dup {
+		return fmt.Errorf("riverjobs: periodic job %q added twice", job.Name)
+	}
+	if q.periodic == nil {
+		q.periodic = map[string]httpapi.PeriodicJob{}
+	}
+	q.periodic[job.Name] = job
+	_, err := q.client.PeriodicJobs().AddSafely(river.NewPeriodicJob(
+		river.PeriodicInterval(job.Interval),
+		func() (river.JobArgs, *river.InsertOpts) {
+			return periodicArgs{Name: job.Name}, &river.InsertOpts{
+				Queue:       periodicQueue(q.opts.QueueName),
+				MaxAttempts: 1, // the next period runs again
+				// River's periods are whole seconds at least.
+				UniqueOpts: river.UniqueOpts{ByArgs: true, ByPeriod: max(job.Interval, time.Second)},
+			}
+		},
+		&river.PeriodicJobOpts{ID: job.Name},
+	))
+	if err != nil {
+		return fmt.Errorf("riverjobs: periodic job %q: %w", job.Name, err)
+	}
+	return nil
+}
+
+func (q *Queue) periodicJob(name string) (httpapi.PeriodicJob, bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	p, ok := q.periodic[name]
+	return p, ok
+}
+
 // Client returns the River client, to insert or inspect jobs (tests and
 // tools).
 func (q *Queue) Client() *river.Client[pgx.Tx] { return q.client }
@@ -375,31 +405,30 @@ func (w *siteWorker) Work(ctx context.Context, job *river.Job[siteArgs]) error {
 // Timeout is Options.JobTimeout.
 func (w *siteWorker) Timeout(*river.Job[siteArgs]) time.Duration { return w.q.opts.JobTimeout }
 
-// recheckWorker runs one rank re-check pass.
-type recheckWorker struct {
-	river.WorkerDefaults[recheckArgs]
+// periodicWorker runs one period of a server's periodic job.
+type periodicWorker struct {
+	river.WorkerDefaults[periodicArgs]
 	q *Queue
 }
 
-// Work calls the tracker's RecheckDue. Failed keywords are reported to
-// OnRecheck and logged; they are due again in the next period.
-func (w *recheckWorker) Work(ctx context.Context, _ *river.Job[recheckArgs]) error {
-	rep, err := w.q.opts.Tracker.RecheckDue(ctx)
-	if f := w.q.opts.OnRecheck; f != nil {
-		f(rep, err)
+// Work runs the named periodic job's work. A name this instance does not
+// know (inserted by an instance of another version) is left: the next
+// period's leader inserts what it knows.
+func (w *periodicWorker) Work(ctx context.Context, job *river.Job[periodicArgs]) error {
+	p, ok := w.q.periodicJob(job.Args.Name)
+	if !ok {
+		w.q.log.Warn("riverjobs: unknown periodic job; skipped", "name", job.Args.Name)
+		return nil
 	}
-	if rep != nil {
-		w.q.log.Info("rank re-check pass", "due", rep.Due, "checked", rep.Checked, "failed", len(rep.Failed))
-	}
-	if err != nil {
-		return fmt.Errorf("riverjobs: rank re-check: %w", err)
-	}
-	return nil
+	return p.Work(ctx)
 }
 
-// Timeout bounds a pass by the period, so passes never overlap.
-func (w *recheckWorker) Timeout(*river.Job[recheckArgs]) time.Duration {
-	return w.q.opts.RecheckPeriod
+// Timeout bounds a run by the job's interval, so runs never overlap.
+func (w *periodicWorker) Timeout(job *river.Job[periodicArgs]) time.Duration {
+	if p, ok := w.q.periodicJob(job.Args.Name); ok {
+		return p.Interval
+	}
+	return time.Minute
 }
 
 func cmpOr(a, b string) string {
