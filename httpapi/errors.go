@@ -101,6 +101,18 @@ func toAPIError(err error) (e *Error, logIt bool) {
 		}
 		return e, false
 	}
+	var fe *service.FieldError
+	if errors.As(err, &fe) {
+		return invalid(fe.Field, fe.Message), false
+	}
+	var nf *service.NotFoundError
+	if errors.As(err, &nf) {
+		return apiError(http.StatusNotFound, CodeNotFound, nf.Message), false
+	}
+	var nc *service.NotConfiguredError
+	if errors.As(err, &nc) {
+		return apiError(http.StatusServiceUnavailable, CodeUnavailable, nc.PublicMessage()), true
+	}
 	if ie, ok := seo.AsInputError(err); ok {
 		return invalid(ie.Field, inputMessage(ie)), false
 	}
