@@ -154,6 +154,52 @@ func (x research) Check(ctx context.Context, accountID string, req service.Ranki
 	return body, nil
 }
 
+func (x research) Track(ctx context.Context, accountID string, req service.TrackRequest) ([]rankings.Ranking, error) {
+	tg, err := rankings.ParseTarget(req.Domain)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case len(req.Keywords) == 0:
+		return nil, &seo.InputError{Field: "keywords", Reason: "is empty: give at least one keyword"}
+	case len(req.Keywords) > service.MaxTrack:
+		return nil, &seo.InputError{Field: "keywords", Value: strconv.Itoa(len(req.Keywords)) + " keywords", Reason: "has more than " + strconv.Itoa(service.MaxTrack)}
+	}
+	kws := make([]string, 0, len(req.Keywords))
+	for i, k := range req.Keywords {
+		k, err := rankings.NormalizeKeyword("keywords["+strconv.Itoa(i)+"]", k)
+		if err != nil {
+			return nil, err
+		}
+		kws = append(kws, k)
+	}
+	loc, err := locale(req.Locale)
+	if err != nil {
+		return nil, err
+	}
+	dev, err := rankings.NormalizeDevice("device", rankings.Device(req.Device))
+	if err != nil {
+		return nil, err
+	}
+	t := x.s.opts.Tracker
+	if t == nil {
+		return nil, &service.NotConfiguredError{What: "rankings"}
+	}
+	if err := x.s.charge(ctx, accountID, researchCost); err != nil {
+		return nil, err
+	}
+	opts := &rankings.CheckOptions{Locale: loc, Device: dev}
+	if !t.HasSource() {
+		// Nothing to check live: the keywords are tracked and their
+		// stored states returned.
+		if err := t.Track(ctx, tg.String(), kws, opts); err != nil {
+			return nil, err
+		}
+		return t.Latest(ctx, tg.String(), kws, opts)
+	}
+	return t.Rankings(ctx, tg.String(), kws, opts)
+}
+
 // rankingsTarget resolves the host name and default keywords of a
 // rankings request: domain, or the project's (domain, when given too,
 // must be the project's).

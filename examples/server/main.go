@@ -594,7 +594,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		Quota:      api,
 		Mutes:      api,
 		Rankings:   rs,
-		Tracker:    tracker,
+		Tracking:   api.Rankings(), // charged to the same daily limits as GET /v1/rankings
 		Watchlist:  watch,
 		Usage:      limiter,
 		Logger:     logger,

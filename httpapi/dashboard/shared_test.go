@@ -136,8 +136,8 @@ func TestAnalysisPageRendersTheAPIValue(t *testing.T) {
 // TestAnalysisChargedWithoutDashboardQuota: the dashboard has no Quota at
 // all, yet each analysis it starts is charged to the account's daily
 // limit by the service, and one over the limit is refused (429) and not
-// stored. Tracking keywords, the one action the dashboard counts itself,
-// cannot be configured without a Quota.
+// stored. Tracking keywords cannot be configured without the rankings
+// service that charges it.
 func TestAnalysisChargedWithoutDashboardQuota(t *testing.T) {
 	e, _ := newServiceEnv(t, 2, nil)
 	ctx := context.Background()
@@ -175,7 +175,7 @@ func TestAnalysisChargedWithoutDashboardQuota(t *testing.T) {
 	t.Logf("daily limit 2, no dashboard Quota: 2 analyses counted %d units, the third refused 429", used())
 
 	_, err := dashboard.New(e.st, e.au, &dashboard.Options{Rankings: memstore.New(nil)})
-	if err == nil || !strings.Contains(err.Error(), "Quota") {
-		t.Fatalf("dashboard.New with Rankings and no Quota: err = %v, want a refusal", err)
+	if err == nil || !strings.Contains(err.Error(), "Tracking") {
+		t.Fatalf("dashboard.New with Rankings and no Tracking: err = %v, want a refusal", err)
 	}
 }

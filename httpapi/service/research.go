@@ -47,6 +47,14 @@ type Rankings interface {
 	// "keywords[]", "keywords[2]", "locale", "device"); a server without
 	// a tracker answers a *NotConfiguredError.
 	Check(ctx context.Context, accountID string, req RankingsRequest) (*RankingsResponse, error)
+	// Track validates req, charges one unit of the account's daily quota
+	// (less what the request paid) and makes its keywords tracked for
+	// the target, re-checked daily; with a SERP source they are checked
+	// at once, and the states are returned (a provider failure is an
+	// entry with status failed). Bad input is an *seo.InputError naming
+	// the field ("domain", "keywords[2]", "locale", "device"); a server
+	// without a tracker answers a *NotConfiguredError.
+	Track(ctx context.Context, accountID string, req TrackRequest) ([]rankings.Ranking, error)
 	// Source names the SERP provider that checks positions live, "" and
 	// false when positions come only from imported data.
 	Source() (name string, ok bool)
@@ -65,6 +73,21 @@ type RankingsRequest struct {
 	// Device is "desktop" (the default when empty) or "mobile".
 	Device string
 }
+
+// TrackRequest asks to track keywords of a target: a host name, optionally
+// narrowed to a path prefix ("example.com/blog", see rankings.ParseTarget).
+type TrackRequest struct {
+	Domain string
+	// Keywords are 1 to MaxTrack keywords; duplicates are dropped.
+	Keywords []string
+	// Locale is a BCP 47 tag, "en-US" when empty.
+	Locale string
+	// Device is "desktop" (the default when empty) or "mobile".
+	Device string
+}
+
+// MaxTrack is the most keywords one TrackRequest tracks.
+const MaxTrack = 1000
 
 // RankingsResponse is the body of GET /v1/rankings. Each entry has a
 // status (ranked, not_ranked, unchecked, failed; see rankings.Status):
