@@ -109,8 +109,8 @@ func (s *Server) projectConfig(p *store.Project) (crawler.Config, error) {
 	}
 	req, err := s.openRequest(p.Config)
 	if errors.Is(err, errSealed) {
-		return crawler.Config{}, apiError(http.StatusConflict, CodeConflict, "the credentials of project "+p.ID+
-			" cannot be decrypted (the server's CallbackSecret changed); send its config again with PATCH /v1/projects/"+p.ID)
+		return crawler.Config{}, conflict("the credentials of project " + p.ID +
+			" cannot be decrypted (the server's CallbackSecret changed); send its config again with PATCH /v1/projects/" + p.ID)
 	}
 	if err != nil {
 		return crawler.Config{}, err
@@ -370,7 +370,7 @@ func (ps projectService) Create(ctx context.Context, account string, req Project
 	var le *store.LimitError
 	switch {
 	case errors.As(err, &le):
-		err = apiError(http.StatusConflict, CodeConflict, "this account has "+strconv.Itoa(le.Count)+
+		err = conflict("this account has " + strconv.Itoa(le.Count) +
 			" projects, the most its plan allows; delete one to create another")
 	case errors.Is(err, store.ErrConflict):
 		err = &Error{Code: CodeConflict, Status: http.StatusConflict, Field: "domain",
@@ -436,7 +436,7 @@ func (ps projectService) Update(ctx context.Context, account, id string, req Pro
 func (ps projectService) Delete(ctx context.Context, account, id string) error {
 	err := ps.s.st.DeleteProject(ctx, account, id)
 	if errors.Is(err, store.ErrNotFound) {
-		err = apiError(http.StatusNotFound, CodeNotFound, "no project "+strconv.Quote(clip(id)))
+		err = notFound("no project " + strconv.Quote(clip(id)))
 	}
 	return err
 }

@@ -75,10 +75,16 @@ type Options struct {
 	// service charges its own actions.
 	Quota Quota
 	// Usage reads the daily request counts shown on the overview and usage
-	// pages. Nil means the store's counters (store.Limits). With several API
-	// instances sharing limits in Redis, pass the API's ratelimit.Limiter,
-	// which has the same method.
+	// pages when Accounts is nil. Nil means the store's counters
+	// (store.Limits). With several API instances sharing limits in Redis,
+	// pass the API's ratelimit.Limiter, which has the same method.
 	Usage Usage
+	// Accounts is the accounts service (httpapi.Server.Accounts): the
+	// overview, keys, apps, account, usage and admin pages read and
+	// change accounts, keys, applications and usage through it. Nil
+	// means service.NewAccounts over the store, the auth server and
+	// Usage.
+	Accounts service.Accounts
 	// Analyses is the site analyses service (httpapi.Server.Analyses): the
 	// analyses pages list, start, show and cancel through it, and it
 	// charges each analysis to the account's quota. Nil hides them.
@@ -119,7 +125,7 @@ type Options struct {
 // Prefix. Create it with New.
 type Dashboard struct {
 	st    Store
-	usage Usage
+	acc   service.Accounts
 	watch Watchlist
 	au    *auth.Server
 	opts  Options
@@ -141,11 +147,11 @@ var staticFS embed.FS
 // startTime is the Last-Modified of the embedded stylesheet.
 var startTime = time.Now()
 
-// Store is the part of the API's store the dashboard reads itself:
-// accounts (sign-in, the admin pages), their API keys and OAuth apps, the
-// revocation of sessions and the daily counters shown by default. Site
-// analyses, projects, schedules and alerts are read through their
-// services (Options.Analyses, Projects, Schedules, Alerts). store.Store
+// Store is the part of the API's store the dashboard is built over: the
+// revocation of sessions, which it reads and writes itself, and what the
+// default accounts service (service.NewAccounts) needs. Accounts, keys,
+// apps and usage are read through Options.Accounts; site analyses,
+// projects, schedules and alerts through their services. store.Store
 // implements it.
 type Store interface {
 	store.Accounts
@@ -195,9 +201,12 @@ func New(st Store, au *auth.Server, opts *Options) (*Dashboard, error) {
 	if d.watch == nil {
 		d.watch = NewMemoryWatchlist()
 	}
-	d.usage = o.Usage
-	if d.usage == nil {
-		d.usage = st
+	d.acc = o.Accounts
+	if d.acc == nil {
+		var err error
+		if d.acc, err = service.NewAccounts(st, au, o.Usage); err != nil {
+			return nil, fmt.Errorf("dashboard: %w", err)
+		}
 	}
 	d.now = o.Now
 	if d.now == nil {

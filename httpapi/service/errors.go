@@ -68,6 +68,23 @@ func (e *NotFoundError) StatusCode() int { return http.StatusNotFound }
 // PublicMessage is the message shown to the user.
 func (e *NotFoundError) PublicMessage() string { return e.Message }
 
+// ConflictError is an action the resource's state or a count cap of the
+// plan does not allow, with a message saying which ("this account has 3
+// projects, the most its plan allows; delete one first"). It wraps
+// ErrConflict.
+type ConflictError struct{ Message string }
+
+func (e *ConflictError) Error() string { return "service: " + e.Message }
+
+// Unwrap returns ErrConflict.
+func (e *ConflictError) Unwrap() error { return ErrConflict }
+
+// StatusCode is the HTTP status of the refusal: 409.
+func (e *ConflictError) StatusCode() int { return http.StatusConflict }
+
+// PublicMessage is the message shown to the user.
+func (e *ConflictError) PublicMessage() string { return e.Message }
+
 type errNotConfigured struct{}
 
 func (errNotConfigured) Error() string { return "service: not configured" }
