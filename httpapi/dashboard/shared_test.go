@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -315,4 +316,130 @@ func TestRankingsPageRendersTheAPIValue(t *testing.T) {
 		t.Fatalf("tracked after the refusal: %v, %v; want oak tables and walnut desks only", tr, err)
 	}
 	t.Logf("daily limit 4: dashboard tracking 1 unit each, GET /v1/rankings 1, a paid service call 0, an unpaid one 1 (%d units); %d SERP searches; the fifth action refused 429", used(), src.searches.Load())
+}
+
+// TestAccountPagesRenderTheServiceValue: with the API server's accounts
+// service, a key created on the dashboard is the service's key (created
+// through auth, it authenticates API requests), the requests it makes are
+// the usage the service reads and the usage page shows, and a key the
+// service revokes is shown revoked and refused by the API: one path to
+// accounts for both surfaces.
+func TestAccountPagesRenderTheServiceValue(t *testing.T) {
+	late := &lateAPI{}
+	var acc service.Accounts
+	e := newEnv(t, &envOptions{realClock: true, opts: dashboard.Options{Analyses: late, Quota: late, Accounts: lateAccounts{&acc}},
+		api: func(e *env) http.Handler {
+			s, err := httpapi.New(context.Background(), &httpapi.Options{Store: e.st, Auth: e.au, AllowPrivate: true, Queue: idleQueue{},
+				Plans: map[store.Plan]plans.Limits{store.Free: {DailyRequests: 50, ConcurrentSiteJobs: 5}}, Logger: slog.New(slog.DiscardHandler)})
+			if err != nil {
+				t.Fatalf("httpapi.New: %v", err)
+			}
+			t.Cleanup(func() { s.Close() })
+			late.s, acc = s, s.Accounts()
+			return s
+		}})
+	ctx := context.Background()
+	c := e.client(t)
+	token := e.login(t, c)
+	resp, body := post(t, c, e.srv.URL+"/dashboard/keys", url.Values{"csrf_token": {token}, "name": {"nightly report"}, "permissions": {"read"}, "expires": {"30"}})
+	m := strings.Index(body, `value="`+auth.KeyPrefix)
+	if resp.StatusCode != http.StatusCreated || m < 0 {
+		t.Fatalf("create key: %d\n%s", resp.StatusCode, body)
+	}
+	key := body[m+len(`value="`):]
+	key = key[:strings.IndexByte(key, '"')]
+	keys, err := acc.Keys(ctx, e.acct.ID)
+	if err != nil || len(keys) != 1 || keys[0].Name != "nightly report" || !strings.HasPrefix(key, keys[0].Prefix) {
+		t.Fatalf("service Keys = %+v, %v; want the dashboard's key", keys, err)
+	}
+	call := func() int {
+		t.Helper()
+		req, _ := http.NewRequest("GET", e.srv.URL+"/v1/analyze/site", nil)
+		req.Header.Set("X-API-Key", key)
+		r, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, r.Body)
+		r.Body.Close()
+		return r.StatusCode
+	}
+	const n = 3
+	for range n {
+		if st := call(); st != http.StatusOK {
+			t.Fatalf("GET /v1/analyze/site with the dashboard's key: %d", st)
+		}
+	}
+	today := time.Now().UTC().Truncate(24 * time.Hour)
+	u, err := acc.Usage(ctx, e.acct.ID, today, today)
+	if err != nil || len(u) != 1 || u[0].Count != n {
+		t.Fatalf("service Usage = %+v, %v; want %d requests today", u, err, n)
+	}
+	_, page := get(t, c, e.srv.URL+"/dashboard/usage")
+	if want := `<p class="big">` + strconv.Itoa(u[0].Count) + ` <span class="muted">of 50 requests`; !strings.Contains(page, want) {
+		t.Errorf("usage page lacks %q", want)
+	}
+	_, page = get(t, c, e.srv.URL+"/dashboard/keys")
+	if want := "<td>nightly report</td><td><code>" + keys[0].Prefix + "…</code></td>"; !strings.Contains(page, want) {
+		t.Errorf("keys page lacks %q", want)
+	}
+	if err := acc.RevokeKey(ctx, e.acct.ID, keys[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, page = get(t, c, e.srv.URL+"/dashboard/keys"); !strings.Contains(page, `<span class="status failed">revoked `) {
+		t.Error("keys page does not show the key the service revoked as revoked")
+	}
+	if st := call(); st != http.StatusUnauthorized {
+		t.Errorf("the revoked key got %d, want 401", st)
+	}
+	t.Logf("%d API requests with the dashboard's key: the service's usage and the usage page read %d", n, u[0].Count)
+}
+
+// lateAccounts is the API server's accounts service, once it exists.
+type lateAccounts struct{ a *service.Accounts }
+
+func (l lateAccounts) Account(ctx context.Context, id string) (*store.Account, error) {
+	return (*l.a).Account(ctx, id)
+}
+func (l lateAccounts) AccountByEmail(ctx context.Context, email string) (*store.Account, error) {
+	return (*l.a).AccountByEmail(ctx, email)
+}
+func (l lateAccounts) ListAccounts(ctx context.Context, after string, limit int) ([]store.Account, error) {
+	return (*l.a).ListAccounts(ctx, after, limit)
+}
+func (l lateAccounts) CreateAccount(ctx context.Context, email, name, password string, plan store.Plan) (*store.Account, error) {
+	return (*l.a).CreateAccount(ctx, email, name, password, plan)
+}
+func (l lateAccounts) UpdateAccount(ctx context.Context, a *store.Account) error {
+	return (*l.a).UpdateAccount(ctx, a)
+}
+func (l lateAccounts) SetPassword(ctx context.Context, accountID, password string) (*store.Account, error) {
+	return (*l.a).SetPassword(ctx, accountID, password)
+}
+func (l lateAccounts) Keys(ctx context.Context, accountID string) ([]store.APIKey, error) {
+	return (*l.a).Keys(ctx, accountID)
+}
+func (l lateAccounts) CreateKey(ctx context.Context, accountID, name string, permissions []string, expires time.Time) (string, *store.APIKey, error) {
+	return (*l.a).CreateKey(ctx, accountID, name, permissions, expires)
+}
+func (l lateAccounts) RevokeKey(ctx context.Context, accountID, id string) error {
+	return (*l.a).RevokeKey(ctx, accountID, id)
+}
+func (l lateAccounts) Clients(ctx context.Context, accountID string) ([]store.Client, error) {
+	return (*l.a).Clients(ctx, accountID)
+}
+func (l lateAccounts) Client(ctx context.Context, accountID, id string) (*store.Client, error) {
+	return (*l.a).Client(ctx, accountID, id)
+}
+func (l lateAccounts) CreateClient(ctx context.Context, accountID, name string, redirectURIs, scopes []string) (string, *store.Client, error) {
+	return (*l.a).CreateClient(ctx, accountID, name, redirectURIs, scopes)
+}
+func (l lateAccounts) RotateClientSecret(ctx context.Context, accountID, clientID string) (string, error) {
+	return (*l.a).RotateClientSecret(ctx, accountID, clientID)
+}
+func (l lateAccounts) DeleteClient(ctx context.Context, accountID, id string) error {
+	return (*l.a).DeleteClient(ctx, accountID, id)
+}
+func (l lateAccounts) Usage(ctx context.Context, accountID string, from, to time.Time) ([]store.Usage, error) {
+	return (*l.a).Usage(ctx, accountID, from, to)
 }
