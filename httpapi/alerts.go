@@ -90,7 +90,7 @@ func ruleView(r *store.AlertRule) AlertRule {
 func (s *Server) alertProject(ctx context.Context, acct, projectID string) (*store.Project, error) {
 	p, err := s.st.Project(ctx, acct, projectID)
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, apiError(http.StatusNotFound, CodeNotFound, "no project "+projectID)
+		return nil, notFound("no project " + projectID)
 	}
 	return p, err
 }
@@ -103,7 +103,7 @@ func (s *Server) alertRule(ctx context.Context, acct, projectID, id string) (*st
 	}
 	rule, err := s.st.AlertRule(ctx, p.AccountID, id)
 	if errors.Is(err, store.ErrNotFound) || err == nil && rule.ProjectID != p.ID {
-		return nil, apiError(http.StatusNotFound, CodeNotFound, "no alert rule "+id+" in project "+p.ID)
+		return nil, notFound("no alert rule " + id + " in project " + p.ID)
 	}
 	return rule, err
 }
@@ -186,9 +186,9 @@ func (as alertService) CreateRule(ctx context.Context, acct, projectID string, r
 	var le *store.LimitError
 	switch {
 	case errors.As(err, &le) && le.Project != "":
-		err = apiError(http.StatusConflict, CodeConflict, "this project has "+strconv.Itoa(le.Count)+" alert rules, the most a project may have")
+		err = conflict("this project has " + strconv.Itoa(le.Count) + " alert rules, the most a project may have")
 	case errors.As(err, &le):
-		err = apiError(http.StatusConflict, CodeConflict, "this account has "+strconv.Itoa(le.Count)+" alert rules, the most its plan allows; delete one first")
+		err = conflict("this account has " + strconv.Itoa(le.Count) + " alert rules, the most its plan allows; delete one first")
 	}
 	if err != nil {
 		return nil, err

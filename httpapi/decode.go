@@ -12,11 +12,13 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/seokit/seokit/httpapi/service"
 )
 
 // decodeJSON reads r's body into v: the Content-Type must be
 // application/json, the body at most limit bytes, a single JSON value with
-// no unknown fields and no trailing data. Errors are 400 *Error naming the
+// no unknown fields and no trailing data. Errors are *service.FieldError (400) naming the
 // field at fault ("Content-Type", "body" or the JSON path of the field).
 func decodeJSON(w http.ResponseWriter, r *http.Request, limit int64, v any) error {
 	ct := r.Header.Get("Content-Type")
@@ -35,7 +37,7 @@ func decodeJSON(w http.ResponseWriter, r *http.Request, limit int64, v any) erro
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		e := decodeError(err, limit)
-		ae, ok := e.(*Error)
+		ae, ok := e.(*service.FieldError)
 		var te *json.UnmarshalTypeError
 		switch {
 		case !ok:

@@ -67,7 +67,7 @@ func (a siteAnalyses) Diff(ctx context.Context, account, id, against string) (*s
 		return nil, err
 	}
 	if cur.Status != store.JobSucceeded {
-		return nil, apiError(http.StatusConflict, CodeConflict, "the analysis has no report to compare (status "+string(cur.Status)+")")
+		return nil, conflict("the analysis has no report to compare (status " + string(cur.Status) + ")")
 	}
 	domain := jobDomain(cur)
 	var (
@@ -77,13 +77,13 @@ func (a siteAnalyses) Diff(ctx context.Context, account, id, against string) (*s
 	if against != "" {
 		if old, oldRep, err = s.storedReport(ctx, account, against); err != nil {
 			if ae, _ := toAPIError(err); ae.Status == http.StatusNotFound {
-				err = apiError(http.StatusNotFound, CodeNotFound, "no analysis "+against+" (against)")
+				err = notFound("no analysis " + against + " (against)")
 			}
 			return nil, err
 		}
 		switch {
 		case old.Status != store.JobSucceeded:
-			return nil, apiError(http.StatusConflict, CodeConflict, "the analysis named by against has no report (status "+string(old.Status)+")")
+			return nil, conflict("the analysis named by against has no report (status " + string(old.Status) + ")")
 		case jobDomain(old) != domain:
 			return nil, invalid("against", "against must name an analysis of the same site ("+domain+"), not of "+jobDomain(old))
 		}
@@ -101,14 +101,14 @@ func (a siteAnalyses) Diff(ctx context.Context, account, id, against string) (*s
 			}
 		}
 		if old == nil {
-			return nil, apiError(http.StatusNotFound, CodeNotFound, "no earlier successful analysis of "+domain+" to compare with; name one with against")
+			return nil, notFound("no earlier successful analysis of " + domain + " to compare with; name one with against")
 		}
 		if old, oldRep, err = s.storedReport(ctx, account, old.ID); err != nil { // with its result
 			return nil, err
 		}
 	}
 	if oldRep == nil || curRep == nil {
-		return nil, apiError(http.StatusConflict, CodeConflict, "an analysis compared has no stored report")
+		return nil, conflict("an analysis compared has no stored report")
 	}
 	release, err := s.adm.acquireSlot(ctx, KindCompare, account, oldRep.memory+curRep.memory, false)
 	if err != nil {

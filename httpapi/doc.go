@@ -108,7 +108,8 @@
 // Dashboard actions that spend resources or provider money count against
 // the same limits: a site analysis inside its service
 // (service.Analyses.Submit charges its units, less the one the API request
-// paid), keyword tracking through Server.CountAction.
+// paid), keyword tracking inside the rankings service
+// (service.Rankings.Track, the one unit GET /v1/rankings also costs).
 //
 // JSON bodies are limited to Options.MaxBodyBytes (1 MiB), content
 // optimisation bodies to OptimizeMaxBodyBytes (the optimizer's 10 MiB

@@ -1,8 +1,6 @@
 package httpapi
 
 import (
-	"net/http/httptest"
-	"net/url"
 	"strings"
 	"testing"
 
@@ -18,7 +16,7 @@ func TestDomainParsers(t *testing.T) {
 	label64 := strings.Repeat("a", 64) + ".com"
 	tests := []struct {
 		in          string
-		query, site string // host of queryDomain and of service.ParseTarget; "" for an error
+		query, site string // host of researchDomain and of service.ParseTarget; "" for an error
 		mute        string // muteDomain's project key; "" for an error
 	}{
 		{"www.Example.com", "www.example.com", "www.example.com", "example.com"},
@@ -45,9 +43,8 @@ func TestDomainParsers(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.in, func(t *testing.T) {
-			r := httptest.NewRequest("GET", "/v1/reports?domain="+url.QueryEscape(tc.in), nil)
-			got, err := queryDomain(r)
-			check(t, "queryDomain", tc.in, got, err, tc.query)
+			got, err := researchDomain(tc.in)
+			check(t, "researchDomain", tc.in, got, err, tc.query)
 			st, err := service.ParseTarget(tc.in, "")
 			got = ""
 			if err == nil {

@@ -74,8 +74,26 @@ func apiError(status int, code, msg string) *Error {
 	return &Error{Code: code, Message: msg, Status: status}
 }
 
-// invalid is a 400 naming field.
-func invalid(field, msg string) *Error {
+// invalid is input the caller must fix, naming field: a
+// *service.FieldError, a 400 invalid_request on the API.
+func invalid(field, msg string) error {
+	return &service.FieldError{Field: field, Message: msg}
+}
+
+// notFound is a resource the account does not have: a
+// *service.NotFoundError, a 404 not_found on the API.
+func notFound(msg string) error {
+	return &service.NotFoundError{Message: msg}
+}
+
+// conflict is an action the resource's state or a plan's count cap
+// refuses: a *service.ConflictError, a 409 conflict on the API.
+func conflict(msg string) error {
+	return &service.ConflictError{Message: msg}
+}
+
+// invalidError is the envelope of a 400 naming field.
+func invalidError(field, msg string) *Error {
 	e := apiError(http.StatusBadRequest, CodeInvalidRequest, msg)
 	e.Field = field
 	return e
@@ -101,8 +119,24 @@ func toAPIError(err error) (e *Error, logIt bool) {
 		}
 		return e, false
 	}
+	var fe *service.FieldError
+	if errors.As(err, &fe) {
+		return invalidError(fe.Field, fe.Message), false
+	}
+	var nf *service.NotFoundError
+	if errors.As(err, &nf) {
+		return apiError(http.StatusNotFound, CodeNotFound, nf.Message), false
+	}
+	var ce *service.ConflictError
+	if errors.As(err, &ce) {
+		return apiError(http.StatusConflict, CodeConflict, ce.Message), false
+	}
+	var nc *service.NotConfiguredError
+	if errors.As(err, &nc) {
+		return apiError(http.StatusServiceUnavailable, CodeUnavailable, nc.PublicMessage()), true
+	}
 	if ie, ok := seo.AsInputError(err); ok {
-		return invalid(ie.Field, inputMessage(ie)), false
+		return invalidError(ie.Field, inputMessage(ie)), false
 	}
 	if e := outageAPIError(err); e != nil {
 		return e, true

@@ -9,11 +9,10 @@ import (
 	"time"
 
 	"github.com/seokit/seokit/analyzer"
-	"github.com/seokit/seokit/keywords"
+	"github.com/seokit/seokit/httpapi/service"
 	"github.com/seokit/seokit/optimizer"
 	"github.com/seokit/seokit/rankings"
 	"github.com/seokit/seokit/render"
-	"github.com/seokit/seokit/reports"
 	"github.com/seokit/seokit/seo"
 )
 
@@ -194,55 +193,22 @@ func (s *Server) optimize(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, rep)
 }
 
-// locale parses the optional locale query parameter; "" means en-US.
-func queryLocale(r *http.Request) (seo.Locale, error) {
-	v := r.URL.Query().Get("locale")
-	if v == "" {
-		return seo.Locale{Language: "en", Region: "US"}, nil
-	}
-	return seo.ParseLocale(v)
-}
-
-// queryDomain parses the required domain query parameter to a host name,
-// without a port (seo.ParseHost).
-func queryDomain(r *http.Request) (string, error) {
-	return seo.ParseHost(r.URL.Query().Get("domain"), nil)
-}
-
-func notConfigured(what string) *Error {
-	return apiError(http.StatusServiceUnavailable, CodeUnavailable, what+" are not configured on this server")
-}
-
+// suggest serves GET /v1/keywords/suggest through the Keywords service.
 func (s *Server) suggest(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	query := strings.TrimSpace(q.Get("query"))
-	if query == "" {
-		s.fail(w, r, invalid("query", "query is required"))
-		return
-	}
-	loc, err := queryLocale(r)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	limit := 0
+	req := service.SuggestRequest{Query: q.Get("query"), Locale: q.Get("locale")}
 	if v := q.Get("limit"); v != "" {
 		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > 1000 {
-			s.fail(w, r, invalid("limit", "limit must be an integer from 1 to 1000"))
-			return
+		if err != nil || n < 1 {
+			n = -1 // refused by the service, which words the range
 		}
-		limit = n
-	}
-	if s.opts.Suggester == nil {
-		s.fail(w, r, notConfigured("keyword suggestions"))
-		return
+		req.Limit = n
 	}
 	// SuggestJSON writes a repeated answer from the suggester's memory
 	// without copying or encoding it again: the hot path of this route.
 	buf := jsonBufs.Get().(*[]byte)
 	defer putJSONBuf(buf)
-	b, err := s.opts.Suggester.SuggestJSON(r.Context(), (*buf)[:0], query, loc, &keywords.SuggestOptions{Limit: limit})
+	b, err := s.Keywords().SuggestJSON(r.Context(), principal(r.Context()).AccountID, (*buf)[:0], req)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -273,34 +239,6 @@ func writeJSONBytes(w http.ResponseWriter, status int, body []byte) {
 	w.Write(body)
 }
 
-// RankingsResponse is the body of GET /v1/rankings. Each entry has a
-// status (ranked, not_ranked, unchecked, failed; see rankings.Status):
-// a null position alone never means "not ranked".
-type RankingsResponse struct {
-	Domain string `json:"domain"`
-	Locale string `json:"locale"`
-	Device string `json:"device"`
-	// Source is the SERP provider that checks positions live; null when
-	// none is configured.
-	Source *string `json:"source"`
-	// SourceStatus is "configured" or "none"; with none, positions come
-	// only from imported data and Message says so.
-	SourceStatus string `json:"sourceStatus"`
-	// Message explains SourceStatus "none" in words.
-	Message  string             `json:"message,omitempty"`
-	Rankings []rankings.Ranking `json:"rankings"`
-}
-
-// Values of RankingsResponse.SourceStatus.
-const (
-	SourceConfigured = "configured"
-	SourceNone       = "none"
-)
-
-// noSourceMessage is RankingsResponse.Message without a SERP source.
-const noSourceMessage = "No SERP source is configured on this server: positions come only from imported data " +
-	"(Search Console exports, CSV history), and keywords without imported data are unchecked, not \"not ranked\"."
-
 // onRankingsTimeout bounds Options.OnRankings after the answer is sent.
 const onRankingsTimeout = 10 * time.Second
 
@@ -309,60 +247,20 @@ const onRankingsTimeout = 10 * time.Second
 // an entry with status failed, not an error), and whether a source is
 // configured at all (sourceStatus).
 func (s *Server) rankings(w http.ResponseWriter, r *http.Request) {
-	domain, tracked, err := s.rankingsTarget(r)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
 	q := r.URL.Query()
-	raw := append(q["keywords[]"], q["keywords"]...)
-	if len(raw) == 0 {
-		raw = tracked
-	}
-	if len(raw) == 0 {
-		s.fail(w, r, invalid("keywords[]", "at least one keywords[] parameter is required"))
-		return
-	}
-	if len(raw) > MaxRankingKeywords {
-		s.fail(w, r, invalid("keywords[]", "at most "+strconv.Itoa(MaxRankingKeywords)+" keywords are accepted per request"))
-		return
-	}
-	kws, err := cleanKeywords("keywords", raw)
+	accountID := principal(r.Context()).AccountID
+	body, err := s.Rankings().Check(r.Context(), accountID, service.RankingsRequest{
+		Domain: q.Get("domain"), ProjectID: q.Get("projectId"),
+		Keywords: append(q["keywords[]"], q["keywords"]...),
+		Locale:   q.Get("locale"), Device: q.Get("device"),
+	})
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	loc, err := queryLocale(r)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	dev := rankings.Device(q.Get("device"))
-	switch dev {
-	case "":
-		dev = rankings.Desktop
-	case rankings.Desktop, rankings.Mobile:
-	default:
-		s.fail(w, r, invalid("device", `device must be "desktop" or "mobile"`))
-		return
-	}
-	if s.opts.Tracker == nil {
-		s.fail(w, r, notConfigured("rankings"))
-		return
-	}
-	res, err := s.opts.Tracker.Rankings(r.Context(), domain, kws, &rankings.CheckOptions{Locale: loc, Device: dev})
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	if res == nil {
-		res = []rankings.Ranking{}
-	}
-	body := RankingsResponse{Domain: domain, Locale: loc.String(), Device: string(dev), SourceStatus: SourceNone, Message: noSourceMessage, Rankings: res}
-	if s.opts.Tracker.HasSource() {
-		name := s.opts.Tracker.SourceName()
-		body.Source, body.SourceStatus, body.Message = &name, SourceConfigured, ""
-	}
+	res, domain := body.Rankings, body.Domain
+	loc, _ := seo.ParseLocale(body.Locale)
+	dev := rankings.Device(body.Device)
 	writeJSON(w, http.StatusOK, body)
 	if s.opts.OnRankings != nil {
 		if tg, err := rankings.ParseTarget(domain); err == nil {
@@ -374,64 +272,19 @@ func (s *Server) rankings(w http.ResponseWriter, r *http.Request) {
 			// The answer is sent: a client that closes the connection now
 			// must not cancel the write.
 			ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), onRankingsTimeout)
-			s.opts.OnRankings(ctx, principal(r.Context()).AccountID, tracked)
+			s.opts.OnRankings(ctx, accountID, tracked)
 			cancel()
 		}
 	}
 }
 
-// parseDay parses a YYYY-MM-DD query parameter.
-func parseDay(r *http.Request, name string) (time.Time, error) {
-	v := r.URL.Query().Get(name)
-	if v == "" {
-		return time.Time{}, invalid(name, name+" is required (YYYY-MM-DD)")
-	}
-	t, err := time.Parse(time.DateOnly, v)
-	if err != nil {
-		return time.Time{}, invalid(name, name+" must be a date of the form YYYY-MM-DD")
-	}
-	return t, nil
-}
-
+// reports serves GET /v1/reports through the Reports service.
 func (s *Server) reports(w http.ResponseWriter, r *http.Request) {
-	domain, err := queryDomain(r)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	start, err := parseDay(r, "start")
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	end, err := parseDay(r, "end")
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	if start.After(end) {
-		s.fail(w, r, invalid("start", "start must not be after end"))
-		return
-	}
-	var bo reports.BuildOptions
-	if r.URL.Query().Get("locale") != "" {
-		if bo.Locale, err = queryLocale(r); err != nil {
-			s.fail(w, r, err)
-			return
-		}
-	}
-	switch d := rankings.Device(r.URL.Query().Get("device")); d {
-	case "", rankings.Desktop, rankings.Mobile:
-		bo.Device = d
-	default:
-		s.fail(w, r, invalid("device", `device must be "desktop" or "mobile"`))
-		return
-	}
-	if s.opts.Reports == nil {
-		s.fail(w, r, notConfigured("reports"))
-		return
-	}
-	rep, err := s.opts.Reports.Build(r.Context(), domain, start, end, &bo)
+	q := r.URL.Query()
+	rep, err := s.Reports().Build(r.Context(), principal(r.Context()).AccountID, service.ReportRequest{
+		Domain: q.Get("domain"), Start: q.Get("start"), End: q.Get("end"),
+		Locale: q.Get("locale"), Device: q.Get("device"),
+	})
 	if err != nil {
 		s.fail(w, r, err)
 		return

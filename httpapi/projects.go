@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"net"
 	"net/http"
 	"reflect"
 	"strconv"
@@ -110,8 +109,8 @@ func (s *Server) projectConfig(p *store.Project) (crawler.Config, error) {
 	}
 	req, err := s.openRequest(p.Config)
 	if errors.Is(err, errSealed) {
-		return crawler.Config{}, apiError(http.StatusConflict, CodeConflict, "the credentials of project "+p.ID+
-			" cannot be decrypted (the server's CallbackSecret changed); send its config again with PATCH /v1/projects/"+p.ID)
+		return crawler.Config{}, conflict("the credentials of project " + p.ID +
+			" cannot be decrypted (the server's CallbackSecret changed); send its config again with PATCH /v1/projects/" + p.ID)
 	}
 	if err != nil {
 		return crawler.Config{}, err
@@ -137,7 +136,7 @@ func (s *Server) getProject(ctx context.Context, accountID, id, field string) (*
 		if field != "" {
 			msg += " (" + field + ")"
 		}
-		return nil, apiError(http.StatusNotFound, CodeNotFound, msg)
+		return nil, &service.NotFoundError{Message: msg}
 	}
 	return p, err
 }
@@ -371,7 +370,7 @@ func (ps projectService) Create(ctx context.Context, account string, req Project
 	var le *store.LimitError
 	switch {
 	case errors.As(err, &le):
-		err = apiError(http.StatusConflict, CodeConflict, "this account has "+strconv.Itoa(le.Count)+
+		err = conflict("this account has " + strconv.Itoa(le.Count) +
 			" projects, the most its plan allows; delete one to create another")
 	case errors.Is(err, store.ErrConflict):
 		err = &Error{Code: CodeConflict, Status: http.StatusConflict, Field: "domain",
@@ -437,7 +436,7 @@ func (ps projectService) Update(ctx context.Context, account, id string, req Pro
 func (ps projectService) Delete(ctx context.Context, account, id string) error {
 	err := ps.s.st.DeleteProject(ctx, account, id)
 	if errors.Is(err, store.ErrNotFound) {
-		err = apiError(http.StatusNotFound, CodeNotFound, "no project "+strconv.Quote(clip(id)))
+		err = notFound("no project " + strconv.Quote(clip(id)))
 	}
 	return err
 }
@@ -591,34 +590,6 @@ func (s *Server) attachProject(ctx context.Context, accountID string, req *SiteR
 	// Options sent with the analysis replace the project's; a credential
 	// sent back as "[redacted]" keeps the project's stored value.
 	return keepSecrets(&req.Options.Config, "options", "the project", func() (crawler.Config, error) { return s.projectConfig(p) })
-}
-
-// rankingsTarget returns the domain of GET /v1/rankings and, with
-// projectId, the project's tracked keywords: the project's domain unless
-// the query names one, which must then be the project's host.
-func (s *Server) rankingsTarget(r *http.Request) (domain string, tracked []string, err error) {
-	id := r.URL.Query().Get("projectId")
-	if id == "" {
-		domain, err = queryDomain(r)
-		return domain, nil, err
-	}
-	p, err := s.getProject(r.Context(), principal(r.Context()).AccountID, id, "projectId")
-	if err != nil {
-		return "", nil, err
-	}
-	host := p.Domain
-	if h, _, err := net.SplitHostPort(host); err == nil {
-		host = h // rankings are per host name
-	}
-	if r.URL.Query().Get("domain") != "" {
-		if domain, err = queryDomain(r); err != nil {
-			return "", nil, err
-		}
-		if !strings.EqualFold(domain, host) {
-			return "", nil, invalid("domain", "domain must be the project's domain "+host+", or be left out")
-		}
-	}
-	return host, p.Keywords, nil
 }
 
 // diffCandidates lists the analyses the diff of cur looks through for the

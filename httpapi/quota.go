@@ -94,17 +94,18 @@ func (q *quota) refusal() *Error {
 	return e
 }
 
-// Dashboard actions counted by CountAction.
+// Names of actions counted by CountAction, for its logs.
 const (
 	ActionSiteAnalysis  = "site analysis"
 	ActionTrackKeywords = "track keywords"
 )
 
-// CountAction counts one action of the account that spends provider money
-// (a dashboard's "Track keywords") against the account's daily limit and
-// burst rate, as every API request is counted; site analyses are charged
-// by their service (Analyses). A refusal is an *Error (429 rate_limited) whose
-// PublicMessage says why; the action must not run. The dashboard calls it.
+// CountAction counts one action of the account that spends resources or
+// provider money against the account's daily limit and burst rate, as
+// every API request is counted, for a surface outside the services: the
+// services charge their own actions (Analyses().Submit, Rankings().Track:
+// the dashboard counts nothing itself). A refusal is an *Error (429
+// rate_limited) whose PublicMessage says why; the action must not run.
 func (s *Server) CountAction(ctx context.Context, accountID, action string) error {
 	q, err := s.take(ctx, accountID)
 	if err != nil {

@@ -116,10 +116,10 @@ func (ss scheduleService) Create(ctx context.Context, acct, projectID string, re
 	var le *store.LimitError
 	switch {
 	case errors.As(err, &le) && le.Project != "":
-		err = apiError(http.StatusConflict, CodeConflict, "this project has "+strconv.Itoa(le.Count)+
+		err = conflict("this project has " + strconv.Itoa(le.Count) +
 			" schedules, the most a project may have; delete one to create another")
 	case errors.As(err, &le):
-		err = apiError(http.StatusConflict, CodeConflict, "this account has "+strconv.Itoa(le.Count)+
+		err = conflict("this account has " + strconv.Itoa(le.Count) +
 			" schedules, the most its plan allows; delete one to create another")
 	}
 	if err != nil {

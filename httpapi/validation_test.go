@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/seokit/seokit/httpapi/service"
 	"github.com/seokit/seokit/httpapi/store"
 )
 
@@ -141,8 +142,8 @@ func TestDecodeBadTime(t *testing.T) {
 		r.Header.Set("Content-Type", "application/json")
 		var req AlertRuleRequest
 		err := decodeJSON(httptest.NewRecorder(), r, 1<<20, &req)
-		var ae *Error
-		if !errors.As(err, &ae) || ae.Field != "mutedUntil" {
+		var fe *service.FieldError
+		if !errors.As(err, &fe) || fe.Field != "mutedUntil" {
 			t.Errorf("mutedUntil %s: %v, want a 400 naming mutedUntil", v, err)
 		}
 	}

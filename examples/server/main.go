@@ -600,9 +600,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		Quota:      api,
 		Mutes:      api,
 		Rankings:   rs,
-		Tracker:    tracker,
+		Tracking:   api.Rankings(), // charged to the same daily limits as GET /v1/rankings
 		Watchlist:  watch,
-		Usage:      limiter,
+		Accounts:   api.Accounts(), // keys, apps and usage as the API counts them
 		Logger:     logger,
 	})
 	if err != nil {

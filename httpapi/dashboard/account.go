@@ -62,7 +62,7 @@ func (d *Dashboard) changePassword(w http.ResponseWriter, r *http.Request, s *se
 		fail(http.StatusBadRequest, "new_password", "The new password must differ from the current one.")
 		return
 	}
-	updated, err := d.au.SetPassword(r.Context(), a.ID, next)
+	updated, err := d.acc.SetPassword(r.Context(), a.ID, next)
 	if err != nil {
 		if _, msg, ok := fieldError(err); ok {
 			fail(http.StatusBadRequest, "new_password", "The new "+msg+".")

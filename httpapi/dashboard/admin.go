@@ -62,7 +62,7 @@ func (d *Dashboard) adminView(r *http.Request, s *session, a *store.Account, aft
 		Form: adminForm{Plan: string(store.Free)}}
 	var list []store.Account
 	if email != "" {
-		acct, err := d.st.AccountByEmail(r.Context(), email)
+		acct, err := d.acc.AccountByEmail(r.Context(), email)
 		switch {
 		case err == nil:
 			list = []store.Account{*acct}
@@ -74,7 +74,7 @@ func (d *Dashboard) adminView(r *http.Request, s *session, a *store.Account, aft
 	} else {
 		var err error
 		// One more than a page tells whether a next page exists.
-		if list, err = d.st.ListAccounts(r.Context(), after, adminPageSize+1); err != nil {
+		if list, err = d.acc.ListAccounts(r.Context(), after, adminPageSize+1); err != nil {
 			return nil, err
 		}
 		if len(list) > adminPageSize {
@@ -144,14 +144,14 @@ func (d *Dashboard) createAccount(w http.ResponseWriter, r *http.Request, s *ses
 		return
 	}
 	password := randomString(18)
-	acct, err := d.au.CreateAccount(r.Context(), f.Email, f.Name, password, store.Plan(f.Plan))
+	acct, err := d.acc.CreateAccount(r.Context(), f.Email, f.Name, password, store.Plan(f.Plan))
 	if err != nil {
 		fail(err)
 		return
 	}
 	if limit > 0 || f.Admin {
 		acct.DailyLimit, acct.Admin = limit, f.Admin
-		if err := d.st.UpdateAccount(r.Context(), acct); err != nil {
+		if err := d.acc.UpdateAccount(r.Context(), acct); err != nil {
 			d.unavailable(w, r, err)
 			return
 		}
@@ -170,7 +170,7 @@ func (d *Dashboard) createAccount(w http.ResponseWriter, r *http.Request, s *ses
 
 // targetAccount returns the account named in the path, or answers 404.
 func (d *Dashboard) targetAccount(w http.ResponseWriter, r *http.Request, a *store.Account) (*store.Account, bool) {
-	t, err := d.st.Account(r.Context(), r.PathValue("id"))
+	t, err := d.acc.Account(r.Context(), r.PathValue("id"))
 	if isNotFound(err) {
 		d.errorPage(w, r, a, http.StatusNotFound, "No such account.")
 		return nil, false
@@ -192,7 +192,7 @@ func (d *Dashboard) setPlan(w http.ResponseWriter, r *http.Request, s *session, 
 	limit, err := parseDailyLimit(r.PostFormValue("daily_limit"))
 	if err == nil {
 		t.Plan, t.DailyLimit = store.Plan(r.PostFormValue("plan")), limit
-		err = d.st.UpdateAccount(r.Context(), t)
+		err = d.acc.UpdateAccount(r.Context(), t)
 	}
 	if err != nil {
 		field, msg, ok := fieldError(err)
@@ -231,7 +231,7 @@ func (d *Dashboard) resetPassword(w http.ResponseWriter, r *http.Request, s *ses
 		return
 	}
 	password := randomString(18)
-	updated, err := d.au.SetPassword(r.Context(), t.ID, password)
+	updated, err := d.acc.SetPassword(r.Context(), t.ID, password)
 	if isNotFound(err) {
 		d.errorPage(w, r, a, http.StatusNotFound, "No such account.")
 		return

@@ -28,16 +28,11 @@ const Prefix = "/dashboard"
 // DefaultSessionTTL is how long a sign-in lasts without Options.SessionTTL.
 const DefaultSessionTTL = 12 * time.Hour
 
-// Quota is the server's one account of what each account may spend: the
-// dashboard's actions that spend provider money ("Track keywords") count
-// against the same daily limit as API requests; site analyses are charged
-// by their service (service.Analyses.Submit). The API server
+// Quota is the server's one account of what each account may spend, as
+// the pages show it; the actions are charged by their services
+// (service.Analyses.Submit, service.Rankings.Track). The API server
 // (httpapi.Server) implements it.
 type Quota interface {
-	// CountAction counts one action of the account (action names it for logs)
-	// against its daily limit. A refused action gets an error that
-	// implements Refusal; the action must not run.
-	CountAction(ctx context.Context, accountID, action string) error
 	// DailyLimit returns the account's daily request limit.
 	DailyLimit(ctx context.Context, accountID string) (int, error)
 	// MaxSitePages returns the most pages the account's site analyses
@@ -75,16 +70,21 @@ type Options struct {
 	// TLS (behind a TLS-terminating proxy). Requests over TLS always get
 	// Secure cookies.
 	Secure bool
-	// Quota counts the keyword tracking of the rankings page and gives
-	// the plan limits shown. Required with Rankings: New refuses a
-	// dashboard that would track keywords without counting them. Without
-	// one, the limits show as unknown.
+	// Quota gives the plan limits shown; without one they show as
+	// unknown. Nothing the dashboard does is charged through it: each
+	// service charges its own actions.
 	Quota Quota
 	// Usage reads the daily request counts shown on the overview and usage
-	// pages. Nil means the store's counters (store.Limits). With several API
-	// instances sharing limits in Redis, pass the API's ratelimit.Limiter,
-	// which has the same method.
+	// pages when Accounts is nil. Nil means the store's counters
+	// (store.Limits). With several API instances sharing limits in Redis,
+	// pass the API's ratelimit.Limiter, which has the same method.
 	Usage Usage
+	// Accounts is the accounts service (httpapi.Server.Accounts): the
+	// overview, keys, apps, account, usage and admin pages read and
+	// change accounts, keys, applications and usage through it. Nil
+	// means service.NewAccounts over the store, the auth server and
+	// Usage.
+	Accounts service.Accounts
 	// Analyses is the site analyses service (httpapi.Server.Analyses): the
 	// analyses pages list, start, show and cancel through it, and it
 	// charges each analysis to the account's quota. Nil hides them.
@@ -105,10 +105,12 @@ type Options struct {
 	// Rankings holds ranking history for the charts; nil hides the page.
 	// Keywords added on the page are tracked in it.
 	Rankings rankings.Store
-	// Tracker, when set, checks keywords added on the rankings page at
-	// once (through its search provider) instead of waiting for the daily
-	// check. It should share Rankings as its store.
-	Tracker *rankings.Tracker
+	// Tracking is the rankings service (httpapi.Server.Rankings): the
+	// rankings page's "Track keywords" goes through it, which charges the
+	// action to the account's daily quota, tracks the keywords and checks
+	// them at once when a SERP source is configured. Required with
+	// Rankings, whose store it should share.
+	Tracking service.Rankings
 	// Watchlist keeps which keywords each account tracks: the rankings
 	// page shows an account only its own. Nil means a MemoryWatchlist
 	// (lost on restart); NewSQLWatchlist keeps it in the API's database.
@@ -123,7 +125,7 @@ type Options struct {
 // Prefix. Create it with New.
 type Dashboard struct {
 	st    Store
-	usage Usage
+	acc   service.Accounts
 	watch Watchlist
 	au    *auth.Server
 	opts  Options
@@ -145,11 +147,11 @@ var staticFS embed.FS
 // startTime is the Last-Modified of the embedded stylesheet.
 var startTime = time.Now()
 
-// Store is the part of the API's store the dashboard reads itself:
-// accounts (sign-in, the admin pages), their API keys and OAuth apps, the
-// revocation of sessions and the daily counters shown by default. Site
-// analyses, projects, schedules and alerts are read through their
-// services (Options.Analyses, Projects, Schedules, Alerts). store.Store
+// Store is the part of the API's store the dashboard is built over: the
+// revocation of sessions, which it reads and writes itself, and what the
+// default accounts service (service.NewAccounts) needs. Accounts, keys,
+// apps and usage are read through Options.Accounts; site analyses,
+// projects, schedules and alerts through their services. store.Store
 // implements it.
 type Store interface {
 	store.Accounts
@@ -190,18 +192,21 @@ func New(st Store, au *auth.Server, opts *Options) (*Dashboard, error) {
 	if o.SessionTTL <= 0 {
 		o.SessionTTL = DefaultSessionTTL
 	}
-	if o.Rankings != nil && o.Quota == nil {
-		// Tracking keywords spends provider money: it is counted, never
-		// let through because nothing counts it.
-		return nil, errors.New("dashboard: options: Rankings needs a Quota to count keyword tracking")
+	if o.Rankings != nil && o.Tracking == nil {
+		// Tracking keywords spends provider money: it goes through the
+		// service that charges it, never around it.
+		return nil, errors.New("dashboard: options: Rankings needs Tracking, the rankings service that charges keyword tracking")
 	}
 	d.watch = o.Watchlist
 	if d.watch == nil {
 		d.watch = NewMemoryWatchlist()
 	}
-	d.usage = o.Usage
-	if d.usage == nil {
-		d.usage = st
+	d.acc = o.Accounts
+	if d.acc == nil {
+		var err error
+		if d.acc, err = service.NewAccounts(st, au, o.Usage); err != nil {
+			return nil, fmt.Errorf("dashboard: %w", err)
+		}
 	}
 	d.now = o.Now
 	if d.now == nil {
@@ -367,25 +372,4 @@ func (d *Dashboard) limit(ctx context.Context, a *store.Account) int {
 		return 0
 	}
 	return n
-}
-
-// countAction counts one action of a against its daily quota. When it is
-// refused, or nothing counts it, it shows why and returns false: an
-// action is never let through uncounted.
-func (d *Dashboard) countAction(w http.ResponseWriter, r *http.Request, a *store.Account, action string) bool {
-	if d.opts.Quota == nil {
-		d.errorPage(w, r, a, http.StatusServiceUnavailable, "This action is not available on this server.")
-		return false
-	}
-	err := d.opts.Quota.CountAction(r.Context(), a.ID, action)
-	if err == nil {
-		return true
-	}
-	var rf Refusal
-	if errors.As(err, &rf) {
-		d.errorPage(w, r, a, rf.StatusCode(), "Refused: "+rf.PublicMessage()+".")
-		return false
-	}
-	d.unavailable(w, r, err)
-	return false
 }

@@ -87,7 +87,7 @@
 //	w, _ := dashboard.NewSQLWatchlist(ctx, st.DB(), string(st.Dialect()))
 //	d, _ = dashboard.New(st, au, &dashboard.Options{SessionKey: key, Analyses: api.Analyses(),
 //		Projects: api.Projects(), Schedules: api.Schedules(), Alerts: api.Alerts(),
-//		Quota: api, Mutes: api, Rankings: rs, Watchlist: w})
+//		Quota: api, Mutes: api, Rankings: rs, Tracking: api.Rankings(), Watchlist: w})
 //	mux.Handle("/dashboard/", d)
 //	mux.Handle("/dashboard", d)
 //
@@ -95,7 +95,9 @@
 // (service.Analyses, the API server's Analyses()), which the API's
 // handlers call too: the pages render the service's Job values (JobRow),
 // and each analysis is charged to the account's quota inside the
-// service. The API server is also the Quota (keyword tracking, the
+// service. "Track keywords" goes through the rankings service
+// (service.Rankings, the API server's Rankings()), which GET /v1/rankings
+// calls too and which charges it. The API server is also the Quota (the
 // limits shown) and the Mutes.
 //
 // With several API instances sharing rate limits in Redis, set

@@ -89,17 +89,17 @@ type overviewView struct {
 func (d *Dashboard) overview(w http.ResponseWriter, r *http.Request, s *session, a *store.Account) {
 	ctx := r.Context()
 	today := day(d.now())
-	u, err := d.usage.Usage(ctx, a.ID, today, today)
+	u, err := d.acc.Usage(ctx, a.ID, today, today)
 	if err != nil {
 		d.unavailable(w, r, err)
 		return
 	}
-	keys, err := d.st.Keys(ctx, a.ID)
+	keys, err := d.acc.Keys(ctx, a.ID)
 	if err != nil {
 		d.unavailable(w, r, err)
 		return
 	}
-	apps, err := d.st.Clients(ctx, a.ID)
+	apps, err := d.acc.Clients(ctx, a.ID)
 	if err != nil {
 		d.unavailable(w, r, err)
 		return
@@ -165,7 +165,7 @@ type keysView struct {
 }
 
 func (d *Dashboard) keysView(r *http.Request, a *store.Account) (*keysView, error) {
-	keys, err := d.st.Keys(r.Context(), a.ID)
+	keys, err := d.acc.Keys(r.Context(), a.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -222,7 +222,7 @@ func (d *Dashboard) createKey(w http.ResponseWriter, r *http.Request, s *session
 	if days > 0 {
 		expires = d.now().Add(time.Duration(days) * 24 * time.Hour)
 	}
-	value, k, err := d.au.CreateAPIKey(r.Context(), a.ID, name, perms, expires)
+	value, k, err := d.acc.CreateKey(r.Context(), a.ID, name, perms, expires)
 	if err != nil {
 		if field, msg, ok := fieldError(err); ok {
 			fail(http.StatusBadRequest, field, msg)
@@ -243,7 +243,7 @@ func (d *Dashboard) createKey(w http.ResponseWriter, r *http.Request, s *session
 
 func (d *Dashboard) revokeKey(w http.ResponseWriter, r *http.Request, s *session, a *store.Account) {
 	// Through the auth server, which also drops the key from its cache.
-	err := d.au.RevokeAPIKey(r.Context(), a.ID, r.PathValue("id"))
+	err := d.acc.RevokeKey(r.Context(), a.ID, r.PathValue("id"))
 	if isNotFound(err) {
 		d.errorPage(w, r, a, http.StatusNotFound, "No such API key.")
 		return
@@ -271,7 +271,7 @@ type appView struct {
 }
 
 func (d *Dashboard) activeApps(r *http.Request, a *store.Account) ([]store.Client, error) {
-	cs, err := d.st.Clients(r.Context(), a.ID)
+	cs, err := d.acc.Clients(r.Context(), a.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -314,7 +314,7 @@ func (d *Dashboard) createApp(w http.ResponseWriter, r *http.Request, s *session
 	var secret string
 	var c *store.Client
 	if err == nil {
-		secret, c, err = d.au.CreateClient(r.Context(), a.ID, name, list, scopes)
+		secret, c, err = d.acc.CreateClient(r.Context(), a.ID, name, list, scopes)
 	}
 	if err != nil {
 		field, msg, ok := fieldError(err)
@@ -339,10 +339,7 @@ func (d *Dashboard) createApp(w http.ResponseWriter, r *http.Request, s *session
 }
 
 func (d *Dashboard) ownApp(w http.ResponseWriter, r *http.Request, a *store.Account) (*store.Client, bool) {
-	c, err := d.st.Client(r.Context(), r.PathValue("id"))
-	if err == nil && (c.AccountID != a.ID || !c.RevokedAt.IsZero()) {
-		err = store.ErrNotFound
-	}
+	c, err := d.acc.Client(r.Context(), a.ID, r.PathValue("id"))
 	if isNotFound(err) {
 		d.errorPage(w, r, a, http.StatusNotFound, "No such application.")
 		return nil, false
@@ -369,7 +366,7 @@ func (d *Dashboard) rotateApp(w http.ResponseWriter, r *http.Request, s *session
 	if !ok {
 		return
 	}
-	secret, err := d.au.RotateClientSecret(r.Context(), a.ID, c.ID)
+	secret, err := d.acc.RotateClientSecret(r.Context(), a.ID, c.ID)
 	if err != nil {
 		if isNotFound(err) {
 			d.errorPage(w, r, a, http.StatusNotFound, "No such application.")
@@ -385,7 +382,7 @@ func (d *Dashboard) rotateApp(w http.ResponseWriter, r *http.Request, s *session
 }
 
 func (d *Dashboard) deleteApp(w http.ResponseWriter, r *http.Request, s *session, a *store.Account) {
-	err := d.st.DeleteClient(r.Context(), a.ID, r.PathValue("id"))
+	err := d.acc.DeleteClient(r.Context(), a.ID, r.PathValue("id"))
 	if isNotFound(err) {
 		d.errorPage(w, r, a, http.StatusNotFound, "No such application.")
 		return
@@ -411,7 +408,7 @@ type usageView struct {
 func (d *Dashboard) usagePage(w http.ResponseWriter, r *http.Request, s *session, a *store.Account) {
 	today := day(d.now())
 	from := today.AddDate(0, 0, -29)
-	us, err := d.usage.Usage(r.Context(), a.ID, from, today)
+	us, err := d.acc.Usage(r.Context(), a.ID, from, today)
 	if err != nil {
 		d.unavailable(w, r, err)
 		return

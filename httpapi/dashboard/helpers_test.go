@@ -24,6 +24,7 @@ import (
 	"github.com/seokit/seokit/httpapi/service"
 	"github.com/seokit/seokit/httpapi/store"
 	"github.com/seokit/seokit/httpapi/store/sqlstore"
+	"github.com/seokit/seokit/rankings"
 	"github.com/seokit/seokit/seo"
 )
 
@@ -104,7 +105,10 @@ func newEnv(t *testing.T, eo *envOptions) *env {
 		o.Analyses = e.an
 	}
 	if o.Rankings != nil && o.Quota == nil {
-		o.Quota = fixedQuota(1000) // keyword tracking must be counted
+		o.Quota = fixedQuota(1000) // the limits shown
+	}
+	if o.Rankings != nil && o.Tracking == nil {
+		o.Tracking = storeTracking{rankings.NewTracker(nil, o.Rankings, &rankings.TrackerOptions{Now: now})}
 	}
 	d, err = dashboard.New(st, au, &o)
 	if err != nil {
@@ -367,6 +371,36 @@ func newTestSite(t *testing.T) *httptest.Server {
 	t.Cleanup(srv.Close)
 	return srv
 }
+
+// storeTracking is the rankings service of a server without a SERP
+// source and without quota: the keywords it tracks go to its tracker's
+// store. The tests that count the charge use the API server's
+// (httpapi.Server.Rankings).
+type storeTracking struct{ t *rankings.Tracker }
+
+var _ service.Rankings = storeTracking{}
+
+func (s storeTracking) Check(ctx context.Context, _ string, req service.RankingsRequest) (*service.RankingsResponse, error) {
+	res, err := s.t.Rankings(ctx, req.Domain, req.Keywords, &rankings.CheckOptions{Device: rankings.Device(req.Device)})
+	if err != nil {
+		return nil, err
+	}
+	return &service.RankingsResponse{Domain: req.Domain, Device: req.Device, SourceStatus: service.SourceNone, Rankings: res}, nil
+}
+
+func (s storeTracking) Track(ctx context.Context, _ string, req service.TrackRequest) ([]rankings.Ranking, error) {
+	loc, err := seo.ParseLocale(req.Locale)
+	if err != nil {
+		return nil, err
+	}
+	opts := &rankings.CheckOptions{Locale: loc, Device: rankings.Device(req.Device)}
+	if err := s.t.Track(ctx, req.Domain, req.Keywords, opts); err != nil {
+		return nil, err
+	}
+	return s.t.Latest(ctx, req.Domain, req.Keywords, opts)
+}
+
+func (storeTracking) Source() (string, bool) { return "", false }
 
 // fixedQuota is a Quota that admits every action and shows its daily
 // limit.

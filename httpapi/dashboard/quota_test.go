@@ -14,6 +14,7 @@ import (
 	"github.com/seokit/seokit/httpapi/plans"
 	"github.com/seokit/seokit/httpapi/service"
 	"github.com/seokit/seokit/httpapi/store"
+	"github.com/seokit/seokit/rankings"
 	"github.com/seokit/seokit/rankings/memstore"
 )
 
@@ -59,6 +60,19 @@ func (l *lateAPI) MaxSitePages(ctx context.Context, accountID string) (int, erro
 	return l.s.MaxSitePages(ctx, accountID)
 }
 
+// lateRankings is the API server's rankings service, once it exists.
+type lateRankings struct{ *lateAPI }
+
+var _ service.Rankings = lateRankings{}
+
+func (l lateRankings) Check(ctx context.Context, accountID string, req service.RankingsRequest) (*service.RankingsResponse, error) {
+	return l.s.Rankings().Check(ctx, accountID, req)
+}
+func (l lateRankings) Track(ctx context.Context, accountID string, req service.TrackRequest) ([]rankings.Ranking, error) {
+	return l.s.Rankings().Track(ctx, accountID, req)
+}
+func (l lateRankings) Source() (string, bool) { return l.s.Rankings().Source() }
+
 // idleQueue keeps jobs queued: no crawl runs.
 type idleQueue struct{}
 
@@ -71,10 +85,12 @@ func (idleQueue) Stop(context.Context) error                   { return nil }
 // counts one, the next analysis is refused with 429 and starts nothing.
 func TestActionsCountAgainstDailyLimit(t *testing.T) {
 	late := &lateAPI{}
-	e := newEnv(t, &envOptions{realClock: true, opts: dashboard.Options{Analyses: late, Quota: late, Rankings: memstore.New(nil)},
+	rs := memstore.New(nil)
+	e := newEnv(t, &envOptions{realClock: true, opts: dashboard.Options{Analyses: late, Quota: late, Rankings: rs, Tracking: lateRankings{late}},
 		api: func(e *env) http.Handler {
 			s, err := httpapi.New(context.Background(), &httpapi.Options{Store: e.st, Auth: e.au, AllowPrivate: true, Queue: idleQueue{},
-				Plans: map[store.Plan]plans.Limits{store.Free: {DailyRequests: 2, ConcurrentSiteJobs: 5}}, Logger: slog.New(slog.DiscardHandler)})
+				Tracker: rankings.NewTracker(nil, rs, nil),
+				Plans:   map[store.Plan]plans.Limits{store.Free: {DailyRequests: 2, ConcurrentSiteJobs: 5}}, Logger: slog.New(slog.DiscardHandler)})
 			if err != nil {
 				t.Fatalf("httpapi.New: %v", err)
 			}

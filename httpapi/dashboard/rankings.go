@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/seokit/seokit/httpapi/service"
 	"github.com/seokit/seokit/httpapi/store"
 	"github.com/seokit/seokit/rankings"
 	"github.com/seokit/seokit/seo"
@@ -78,8 +79,12 @@ func sites(ws []rankings.Tracked) []siteRow {
 }
 
 func (d *Dashboard) rankingsView(r *http.Request, a *store.Account) (*rankingsView, []rankings.Tracked, error) {
-	rv := &rankingsView{Enabled: d.opts.Rankings != nil, Live: d.opts.Tracker != nil, HasSource: d.opts.Tracker != nil && d.opts.Tracker.HasSource(), Days: rankingDays,
+	rv := &rankingsView{Enabled: d.opts.Rankings != nil, Days: rankingDays,
 		Form: trackForm{Locale: "en-US", Device: string(rankings.Desktop)}}
+	if d.opts.Tracking != nil {
+		_, rv.HasSource = d.opts.Tracking.Source()
+		rv.Live = rv.HasSource
+	}
 	if !rv.Enabled {
 		return rv, nil, nil
 	}
@@ -407,15 +412,26 @@ func (d *Dashboard) trackKeywords(w http.ResponseWriter, r *http.Request, s *ses
 		fail(&seo.InputError{Field: "keywords", Reason: "would take this account over " + strconv.Itoa(MaxWatched) + " tracked keywords; stop tracking some first"})
 		return
 	}
-	// Tracked keywords are checked through the paid search providers: the
-	// action counts against the account's daily limit as GET
-	// /v1/rankings does.
-	if !d.countAction(w, r, a, "track keywords") {
-		return
-	}
+	// Tracked keywords are checked through the paid search providers:
+	// the rankings service charges the action to the account's daily
+	// limit as it does GET /v1/rankings, then tracks and checks them.
 	ctx := r.Context()
-	if err := d.opts.Rankings.Track(ctx, entries); err != nil {
-		fail(err)
+	kws := make([]string, len(entries))
+	for i, t := range entries {
+		kws[i] = t.Keyword
+	}
+	if _, err := d.opts.Tracking.Track(ctx, a.ID, service.TrackRequest{Domain: entries[0].Domain, Keywords: kws,
+		Locale: entries[0].Locale.String(), Device: string(entries[0].Device)}); err != nil {
+		if _, _, ok := fieldError(err); ok {
+			fail(err)
+			return
+		}
+		var rf Refusal
+		if errors.As(err, &rf) && rf.StatusCode() < 500 {
+			d.errorPage(w, r, a, rf.StatusCode(), "Refused: "+rf.PublicMessage()+".")
+			return
+		}
+		d.unavailable(w, r, err)
 		return
 	}
 	if err := d.watch.Watch(ctx, a.ID, entries); err != nil {
@@ -423,20 +439,6 @@ func (d *Dashboard) trackKeywords(w http.ResponseWriter, r *http.Request, s *ses
 		return
 	}
 	dest := Prefix + "/rankings?domain=" + url.QueryEscape(entries[0].Domain) + "&done=tracked"
-	if d.opts.Tracker != nil {
-		kws := make([]string, len(entries))
-		for i, t := range entries {
-			kws[i] = t.Keyword
-		}
-		// A first check now; the daily schedule retries a failure.
-		if _, err := d.opts.Tracker.Rankings(ctx, entries[0].Domain, kws, &rankings.CheckOptions{Locale: entries[0].Locale, Device: entries[0].Device}); err != nil {
-			d.log.Warn("dashboard: first ranking check", "domain", entries[0].Domain, "err", err)
-			if errors.Is(err, seo.ErrInvalidInput) {
-				fail(err)
-				return
-			}
-		}
-	}
 	http.Redirect(w, r, dest, http.StatusSeeOther)
 }
 

@@ -123,7 +123,7 @@ func (d *Dashboard) sessionAccount(r *http.Request) (*session, *store.Account, e
 	if revoked {
 		return nil, nil, nil
 	}
-	a, err := d.st.Account(r.Context(), s.AccountID)
+	a, err := d.acc.Account(r.Context(), s.AccountID)
 	if isNotFound(err) {
 		return nil, nil, nil
 	}

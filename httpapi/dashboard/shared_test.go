@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"html"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/url"
 	"reflect"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -19,6 +22,7 @@ import (
 	"github.com/seokit/seokit/httpapi/plans"
 	"github.com/seokit/seokit/httpapi/service"
 	"github.com/seokit/seokit/httpapi/store"
+	"github.com/seokit/seokit/rankings"
 	"github.com/seokit/seokit/rankings/memstore"
 )
 
@@ -136,8 +140,8 @@ func TestAnalysisPageRendersTheAPIValue(t *testing.T) {
 // TestAnalysisChargedWithoutDashboardQuota: the dashboard has no Quota at
 // all, yet each analysis it starts is charged to the account's daily
 // limit by the service, and one over the limit is refused (429) and not
-// stored. Tracking keywords, the one action the dashboard counts itself,
-// cannot be configured without a Quota.
+// stored. Tracking keywords cannot be configured without the rankings
+// service that charges it.
 func TestAnalysisChargedWithoutDashboardQuota(t *testing.T) {
 	e, _ := newServiceEnv(t, 2, nil)
 	ctx := context.Background()
@@ -175,7 +179,267 @@ func TestAnalysisChargedWithoutDashboardQuota(t *testing.T) {
 	t.Logf("daily limit 2, no dashboard Quota: 2 analyses counted %d units, the third refused 429", used())
 
 	_, err := dashboard.New(e.st, e.au, &dashboard.Options{Rankings: memstore.New(nil)})
-	if err == nil || !strings.Contains(err.Error(), "Quota") {
-		t.Fatalf("dashboard.New with Rankings and no Quota: err = %v, want a refusal", err)
+	if err == nil || !strings.Contains(err.Error(), "Tracking") {
+		t.Fatalf("dashboard.New with Rankings and no Tracking: err = %v, want a refusal", err)
 	}
+}
+
+// serpAt is a SERP source that ranks every query's domain at position
+// pos and counts its searches.
+type serpAt struct {
+	pos      int
+	searches atomic.Int64
+}
+
+func (s *serpAt) Name() string { return "serp-at" }
+
+func (s *serpAt) Search(_ context.Context, q rankings.Query) (*rankings.SERP, error) {
+	s.searches.Add(1)
+	return &rankings.SERP{Query: q, Depth: 100, Source: s.Name(), CheckedAt: time.Now().UTC(),
+		Results: []rankings.Result{{Position: s.pos, URL: "https://shop.example/oak"}}}, nil
+}
+
+// TestRankingsPageRendersTheAPIValue: keywords tracked on the dashboard
+// go through the API server's rankings service: the service charges the
+// action once (the dashboard counts nothing itself) and checks it once
+// through the SERP source; GET /v1/rankings then answers exactly the JSON
+// of the service's value, charged its one request unit and no more, and
+// the dashboard's rankings page shows that value's state. Over the daily
+// limit, the dashboard's "Track keywords" is refused and tracks nothing.
+func TestRankingsPageRendersTheAPIValue(t *testing.T) {
+	late := &lateAPI{}
+	rs := memstore.New(nil)
+	src := &serpAt{pos: 3}
+	e := newEnv(t, &envOptions{realClock: true, opts: dashboard.Options{Analyses: late, Quota: late, Rankings: rs, Tracking: lateRankings{late}},
+		api: func(e *env) http.Handler {
+			s, err := httpapi.New(context.Background(), &httpapi.Options{Store: e.st, Auth: e.au, AllowPrivate: true, Queue: idleQueue{},
+				Tracker: rankings.NewTracker(src, rs, nil),
+				Plans:   map[store.Plan]plans.Limits{store.Free: {DailyRequests: 4, ConcurrentSiteJobs: 5}}, Logger: slog.New(slog.DiscardHandler)})
+			if err != nil {
+				t.Fatalf("httpapi.New: %v", err)
+			}
+			t.Cleanup(func() { s.Close() })
+			late.s = s
+			return s
+		}})
+	ctx := context.Background()
+	used := func() int {
+		t.Helper()
+		today := time.Now().UTC().Truncate(24 * time.Hour)
+		u, err := e.st.Usage(ctx, e.acct.ID, today, today)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, x := range u {
+			n += x.Count
+		}
+		return n
+	}
+	c := e.client(t)
+	token := e.login(t, c)
+
+	track(t, e, c, token, "shop.example", "oak tables")
+	if n, s := used(), src.searches.Load(); n != 1 || s != 1 {
+		t.Fatalf("after tracking on the dashboard: %d units charged, %d searches; want 1 and 1", n, s)
+	}
+
+	resp, body := post(t, c, e.srv.URL+"/dashboard/keys", url.Values{"csrf_token": {token}, "name": {"reader"}, "permissions": {"read"}, "expires": {"30"}})
+	m := strings.Index(body, `value="`+auth.KeyPrefix)
+	if resp.StatusCode != http.StatusCreated || m < 0 {
+		t.Fatalf("create key: %d\n%s", resp.StatusCode, body)
+	}
+	key := body[m+len(`value="`):]
+	key = key[:strings.IndexByte(key, '"')]
+	req, _ := http.NewRequest("GET", e.srv.URL+"/v1/rankings?domain=shop.example&keywords[]="+url.QueryEscape("oak tables"), nil)
+	req.Header.Set("X-API-Key", key)
+	ar, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	apiBody, _ := io.ReadAll(ar.Body)
+	ar.Body.Close()
+	if ar.StatusCode != http.StatusOK {
+		t.Fatalf("GET /v1/rankings: %d %s", ar.StatusCode, apiBody)
+	}
+	if n := used(); n != 2 {
+		t.Fatalf("after GET /v1/rankings: %d units charged, want 2 (the request's one, nothing more)", n)
+	}
+
+	// The service's value, with the unit the API request paid: nothing
+	// more is charged, and it encodes to the API's answer.
+	v, err := late.s.Rankings().Check(service.WithPaid(ctx, 1), e.acct.ID, service.RankingsRequest{Domain: "shop.example", Keywords: []string{"oak tables"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := used(); n != 2 {
+		t.Fatalf("a paid service call charged again: %d units, want 2", n)
+	}
+	enc, _ := json.Marshal(v)
+	if !bytes.Equal(bytes.TrimSpace(apiBody), enc) {
+		t.Fatalf("the API answered\n%s\nthe service's value encodes as\n%s", apiBody, enc)
+	}
+	if len(v.Rankings) != 1 || v.Rankings[0].Status != rankings.StatusRanked || v.SourceStatus != service.SourceConfigured {
+		t.Fatalf("service value = %+v", v)
+	}
+	if s := src.searches.Load(); s != 1 {
+		t.Fatalf("%d searches, want 1: a fresh position is not searched again", s)
+	}
+
+	// The dashboard's page shows that value's state.
+	rk := v.Rankings[0]
+	_, page := get(t, c, e.srv.URL+"/dashboard/rankings?domain=shop.example")
+	for _, want := range []string{
+		`<td>oak tables</td><td>en-US</td><td>desktop</td>`,
+		`<span class="rank-status ` + string(rk.Status) + `">ranked</span>`,
+		html.EscapeString(rk.Label()) + " on " + rk.CheckedAt.UTC().Format("2006-01-02"),
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("rankings page lacks %q", want)
+		}
+	}
+
+	// Unpaid, the service charges its unit whoever calls it.
+	if _, err := late.s.Rankings().Check(ctx, e.acct.ID, service.RankingsRequest{Domain: "shop.example", Keywords: []string{"oak tables"}}); err != nil {
+		t.Fatal(err)
+	}
+	track(t, e, c, token, "shop.example", "walnut desks")
+	if n := used(); n != 4 {
+		t.Fatalf("after an unpaid Check and a second tracking: %d units, want 4", n)
+	}
+	resp, body = post(t, c, e.srv.URL+"/dashboard/rankings", url.Values{"csrf_token": {token}, "domain": {"shop.example"},
+		"keywords": {"pine shelves"}, "locale": {"en-US"}, "device": {"desktop"}})
+	if resp.StatusCode != http.StatusTooManyRequests || !strings.Contains(body, "Refused: daily request limit of 4") {
+		t.Fatalf("tracking over the daily limit: %d\n%s", resp.StatusCode, body)
+	}
+	if tr, err := rs.Tracked(ctx, rankings.Filter{Domain: "shop.example"}); err != nil || len(tr) != 2 {
+		t.Fatalf("tracked after the refusal: %v, %v; want oak tables and walnut desks only", tr, err)
+	}
+	t.Logf("daily limit 4: dashboard tracking 1 unit each, GET /v1/rankings 1, a paid service call 0, an unpaid one 1 (%d units); %d SERP searches; the fifth action refused 429", used(), src.searches.Load())
+}
+
+// TestAccountPagesRenderTheServiceValue: with the API server's accounts
+// service, a key created on the dashboard is the service's key (created
+// through auth, it authenticates API requests), the requests it makes are
+// the usage the service reads and the usage page shows, and a key the
+// service revokes is shown revoked and refused by the API: one path to
+// accounts for both surfaces.
+func TestAccountPagesRenderTheServiceValue(t *testing.T) {
+	late := &lateAPI{}
+	var acc service.Accounts
+	e := newEnv(t, &envOptions{realClock: true, opts: dashboard.Options{Analyses: late, Quota: late, Accounts: lateAccounts{&acc}},
+		api: func(e *env) http.Handler {
+			s, err := httpapi.New(context.Background(), &httpapi.Options{Store: e.st, Auth: e.au, AllowPrivate: true, Queue: idleQueue{},
+				Plans: map[store.Plan]plans.Limits{store.Free: {DailyRequests: 50, ConcurrentSiteJobs: 5}}, Logger: slog.New(slog.DiscardHandler)})
+			if err != nil {
+				t.Fatalf("httpapi.New: %v", err)
+			}
+			t.Cleanup(func() { s.Close() })
+			late.s, acc = s, s.Accounts()
+			return s
+		}})
+	ctx := context.Background()
+	c := e.client(t)
+	token := e.login(t, c)
+	resp, body := post(t, c, e.srv.URL+"/dashboard/keys", url.Values{"csrf_token": {token}, "name": {"nightly report"}, "permissions": {"read"}, "expires": {"30"}})
+	m := strings.Index(body, `value="`+auth.KeyPrefix)
+	if resp.StatusCode != http.StatusCreated || m < 0 {
+		t.Fatalf("create key: %d\n%s", resp.StatusCode, body)
+	}
+	key := body[m+len(`value="`):]
+	key = key[:strings.IndexByte(key, '"')]
+	keys, err := acc.Keys(ctx, e.acct.ID)
+	if err != nil || len(keys) != 1 || keys[0].Name != "nightly report" || !strings.HasPrefix(key, keys[0].Prefix) {
+		t.Fatalf("service Keys = %+v, %v; want the dashboard's key", keys, err)
+	}
+	call := func() int {
+		t.Helper()
+		req, _ := http.NewRequest("GET", e.srv.URL+"/v1/analyze/site", nil)
+		req.Header.Set("X-API-Key", key)
+		r, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, r.Body)
+		r.Body.Close()
+		return r.StatusCode
+	}
+	const n = 3
+	for range n {
+		if st := call(); st != http.StatusOK {
+			t.Fatalf("GET /v1/analyze/site with the dashboard's key: %d", st)
+		}
+	}
+	today := time.Now().UTC().Truncate(24 * time.Hour)
+	u, err := acc.Usage(ctx, e.acct.ID, today, today)
+	if err != nil || len(u) != 1 || u[0].Count != n {
+		t.Fatalf("service Usage = %+v, %v; want %d requests today", u, err, n)
+	}
+	_, page := get(t, c, e.srv.URL+"/dashboard/usage")
+	if want := `<p class="big">` + strconv.Itoa(u[0].Count) + ` <span class="muted">of 50 requests`; !strings.Contains(page, want) {
+		t.Errorf("usage page lacks %q", want)
+	}
+	_, page = get(t, c, e.srv.URL+"/dashboard/keys")
+	if want := "<td>nightly report</td><td><code>" + keys[0].Prefix + "…</code></td>"; !strings.Contains(page, want) {
+		t.Errorf("keys page lacks %q", want)
+	}
+	if err := acc.RevokeKey(ctx, e.acct.ID, keys[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, page = get(t, c, e.srv.URL+"/dashboard/keys"); !strings.Contains(page, `<span class="status failed">revoked `) {
+		t.Error("keys page does not show the key the service revoked as revoked")
+	}
+	if st := call(); st != http.StatusUnauthorized {
+		t.Errorf("the revoked key got %d, want 401", st)
+	}
+	t.Logf("%d API requests with the dashboard's key: the service's usage and the usage page read %d", n, u[0].Count)
+}
+
+// lateAccounts is the API server's accounts service, once it exists.
+type lateAccounts struct{ a *service.Accounts }
+
+func (l lateAccounts) Account(ctx context.Context, id string) (*store.Account, error) {
+	return (*l.a).Account(ctx, id)
+}
+func (l lateAccounts) AccountByEmail(ctx context.Context, email string) (*store.Account, error) {
+	return (*l.a).AccountByEmail(ctx, email)
+}
+func (l lateAccounts) ListAccounts(ctx context.Context, after string, limit int) ([]store.Account, error) {
+	return (*l.a).ListAccounts(ctx, after, limit)
+}
+func (l lateAccounts) CreateAccount(ctx context.Context, email, name, password string, plan store.Plan) (*store.Account, error) {
+	return (*l.a).CreateAccount(ctx, email, name, password, plan)
+}
+func (l lateAccounts) UpdateAccount(ctx context.Context, a *store.Account) error {
+	return (*l.a).UpdateAccount(ctx, a)
+}
+func (l lateAccounts) SetPassword(ctx context.Context, accountID, password string) (*store.Account, error) {
+	return (*l.a).SetPassword(ctx, accountID, password)
+}
+func (l lateAccounts) Keys(ctx context.Context, accountID string) ([]store.APIKey, error) {
+	return (*l.a).Keys(ctx, accountID)
+}
+func (l lateAccounts) CreateKey(ctx context.Context, accountID, name string, permissions []string, expires time.Time) (string, *store.APIKey, error) {
+	return (*l.a).CreateKey(ctx, accountID, name, permissions, expires)
+}
+func (l lateAccounts) RevokeKey(ctx context.Context, accountID, id string) error {
+	return (*l.a).RevokeKey(ctx, accountID, id)
+}
+func (l lateAccounts) Clients(ctx context.Context, accountID string) ([]store.Client, error) {
+	return (*l.a).Clients(ctx, accountID)
+}
+func (l lateAccounts) Client(ctx context.Context, accountID, id string) (*store.Client, error) {
+	return (*l.a).Client(ctx, accountID, id)
+}
+func (l lateAccounts) CreateClient(ctx context.Context, accountID, name string, redirectURIs, scopes []string) (string, *store.Client, error) {
+	return (*l.a).CreateClient(ctx, accountID, name, redirectURIs, scopes)
+}
+func (l lateAccounts) RotateClientSecret(ctx context.Context, accountID, clientID string) (string, error) {
+	return (*l.a).RotateClientSecret(ctx, accountID, clientID)
+}
+func (l lateAccounts) DeleteClient(ctx context.Context, accountID, id string) error {
+	return (*l.a).DeleteClient(ctx, accountID, id)
+}
+func (l lateAccounts) Usage(ctx context.Context, accountID string, from, to time.Time) ([]store.Usage, error) {
+	return (*l.a).Usage(ctx, accountID, from, to)
 }

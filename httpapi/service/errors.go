@@ -10,7 +10,8 @@ import (
 
 var (
 	// ErrInvalid marks input the caller must fix; the error is an
-	// *seo.InputError naming the field (errors.Is(err, ErrInvalid) holds).
+	// *seo.InputError or a *FieldError naming the field
+	// (errors.Is(err, ErrInvalid) holds).
 	ErrInvalid = seo.ErrInvalidInput
 	// ErrNotFound: no such resource for the account (another account's
 	// resources are not found either).
@@ -21,7 +22,93 @@ var (
 	// ErrLimit: a limit of the account's plan or its daily quota refuses
 	// the action; the error is a *LimitError.
 	ErrLimit = errLimit{}
+	// ErrNotConfigured: the server lacks what the action needs (no SERP
+	// tracker, no keyword suggester); the error is a *NotConfiguredError.
+	ErrNotConfigured = errNotConfigured{}
 )
+
+// FieldError is input the caller must fix, worded for the user: it names
+// the field and wraps ErrInvalid, as an *seo.InputError does.
+type FieldError struct {
+	// Field names the input as the API spells it ("keywords[]", "start").
+	Field string
+	// Message says what is wrong ("query is required").
+	Message string
+}
+
+// Invalid returns a *FieldError.
+func Invalid(field, msg string) error { return &FieldError{Field: field, Message: msg} }
+
+func (e *FieldError) Error() string { return "service: invalid " + e.Field + ": " + e.Message }
+
+// Unwrap returns ErrInvalid.
+func (e *FieldError) Unwrap() error { return ErrInvalid }
+
+// FieldName is the field at fault.
+func (e *FieldError) FieldName() string { return e.Field }
+
+// StatusCode is the HTTP status of the refusal: 400.
+func (e *FieldError) StatusCode() int { return http.StatusBadRequest }
+
+// PublicMessage is the message shown to the user.
+func (e *FieldError) PublicMessage() string { return e.Message }
+
+// NotFoundError is a resource the account does not have, with a message
+// naming it ("no project \"p1\" (projectId)"). It wraps ErrNotFound.
+type NotFoundError struct{ Message string }
+
+func (e *NotFoundError) Error() string { return "service: " + e.Message }
+
+// Unwrap returns ErrNotFound.
+func (e *NotFoundError) Unwrap() error { return ErrNotFound }
+
+// StatusCode is the HTTP status of the refusal: 404.
+func (e *NotFoundError) StatusCode() int { return http.StatusNotFound }
+
+// PublicMessage is the message shown to the user.
+func (e *NotFoundError) PublicMessage() string { return e.Message }
+
+// ConflictError is an action the resource's state or a count cap of the
+// plan does not allow, with a message saying which ("this account has 3
+// projects, the most its plan allows; delete one first"). It wraps
+// ErrConflict.
+type ConflictError struct{ Message string }
+
+func (e *ConflictError) Error() string { return "service: " + e.Message }
+
+// Unwrap returns ErrConflict.
+func (e *ConflictError) Unwrap() error { return ErrConflict }
+
+// StatusCode is the HTTP status of the refusal: 409.
+func (e *ConflictError) StatusCode() int { return http.StatusConflict }
+
+// PublicMessage is the message shown to the user.
+func (e *ConflictError) PublicMessage() string { return e.Message }
+
+type errNotConfigured struct{}
+
+func (errNotConfigured) Error() string { return "service: not configured" }
+
+// NotConfiguredError is an action the server cannot serve because what it
+// needs is not configured. It wraps ErrNotConfigured.
+type NotConfiguredError struct {
+	// What names the missing feature, plural: "rankings", "reports",
+	// "keyword suggestions".
+	What string
+}
+
+func (e *NotConfiguredError) Error() string { return "service: " + e.PublicMessage() }
+
+// Unwrap returns ErrNotConfigured.
+func (e *NotConfiguredError) Unwrap() error { return ErrNotConfigured }
+
+// StatusCode is the HTTP status of the refusal: 503.
+func (e *NotConfiguredError) StatusCode() int { return http.StatusServiceUnavailable }
+
+// PublicMessage is the message shown to the user.
+func (e *NotConfiguredError) PublicMessage() string {
+	return e.What + " are not configured on this server"
+}
 
 type errLimit struct{}
 
