@@ -240,7 +240,7 @@ func TestOutboxTwoInstancesDeliverOnce(t *testing.T) {
 				g.delivered++
 			}))
 			t.Cleanup(hook.Close)
-			opts := Options{AllowPrivate: true, CallbackSecret: secret, AlertPollInterval: 10 * time.Millisecond,
+			opts := Options{AllowPrivate: true, CallbackSecret: secret, AlertPollInterval: 100 * time.Millisecond,
 				CallbackRetryDelays: []time.Duration{10 * time.Millisecond, 10 * time.Millisecond}}
 			oa, ob := opts, opts
 			oa.Store, ob.Store = open(), open()
@@ -251,11 +251,15 @@ func TestOutboxTwoInstancesDeliverOnce(t *testing.T) {
 			var ids []string
 			for range n {
 				j := &store.Job{AccountID: a.acct.ID, Kind: "site", Request: []byte(`{"domain":"example.com"}`), CallbackURL: hook.URL + "/cb"}
-				if err := oa.Store.CreateJob(ctx, j); err != nil {
+				// Both instances' outbox workers poll the same database; under
+				// the race detector on a busy machine an SQLite writer can
+				// wait past its busy timeout. The server retries such writes
+				// (Server.retry); the test's own writes do too.
+				if err := retryUnavailable(ctx, func() error { return oa.Store.CreateJob(ctx, j) }); err != nil {
 					t.Fatal(err)
 				}
 				j.Status, j.Error, j.CallbackState, j.FinishedAt = store.JobFailed, "the test's", "pending", time.Now()
-				if err := oa.Store.UpdateJob(ctx, j); err != nil {
+				if err := retryUnavailable(ctx, func() error { return oa.Store.UpdateJob(ctx, j) }); err != nil {
 					t.Fatal(err)
 				}
 				ids = append(ids, j.ID)
@@ -326,5 +330,22 @@ func TestSettle(t *testing.T) {
 				t.Errorf("delivered at %v", d.DeliveredAt)
 			}
 		})
+	}
+}
+
+// retryUnavailable calls f until it succeeds or fails with another error
+// than store.ErrUnavailable, for at most 30 seconds.
+func retryUnavailable(ctx context.Context, f func() error) error {
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		err := f()
+		if err == nil || !errors.Is(err, store.ErrUnavailable) || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(50 * time.Millisecond):
+		}
 	}
 }
