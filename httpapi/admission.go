@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/seokit/seokit/analyzer"
 	"github.com/seokit/seokit/crawler"
+	"github.com/seokit/seokit/httpapi/service"
 	"github.com/seokit/seokit/optimizer"
 	"github.com/seokit/seokit/seo"
 )
@@ -187,22 +187,23 @@ func (a *admission) renderBytes() int64 {
 	return renderMemory + a.cfg.BrowserMemory/int64(a.cfg.MaxRenders)
 }
 
-// busy is the 503 of a saturated server.
-func busy(msg string) *Error {
-	e := apiError(http.StatusServiceUnavailable, CodeUnavailable, msg)
-	e.retryAfter = "5"
-	return e
+// busyRetry is the Retry-After of an admission refusal.
+const busyRetry = 5 * time.Second
+
+// busy is the refusal of a saturated server (503 with Retry-After).
+func busy(msg string) *service.BusyError {
+	return &service.BusyError{Message: msg, RetryAfter: busyRetry}
 }
 
 // acquireSlot takes a slot of kind for one operation of account, with a memory estimate
 // of bytes, waiting at most the configured wait (queue false) or until ctx
 // ends (queue true, for jobs). An empty account is not limited per account
 // (the pages a site analysis renders: the job is the account's). The error
-// is an *Error: 429 for the account's limit, 503 for a saturated server;
-// or ctx's error.
+// is a *service.LimitError for the account's limit (429), a
+// *service.BusyError for a saturated server (503); or ctx's error.
 func (a *admission) acquireSlot(ctx context.Context, kind Kind, account string, bytes int64, queue bool) (release func(), err error) {
 	k := a.kinds[kind]
-	refuse := func(reason string, e *Error) (func(), error) {
+	refuse := func(reason string, e error) (func(), error) {
 		k.refused.Add(1)
 		a.log.WarnContext(ctx, "admission refused", "request_id", requestID(ctx), "kind", string(kind), "account", account,
 			"reason", reason, "in_flight", k.inFlight.Load(), "refused_total", k.refused.Load())
@@ -215,10 +216,9 @@ func (a *admission) acquireSlot(ctx context.Context, kind Kind, account string, 
 		n := a.accounts[ak]
 		if n >= k.perAccount {
 			a.mu.Unlock()
-			e := apiError(http.StatusTooManyRequests, CodeRateLimited,
-				"this account already runs "+strconv.Itoa(n)+" "+kind.plural()+" at once, its limit; retry when one ends")
-			e.retryAfter = "5"
-			return refuse("account limit", e)
+			return refuse("account limit", &service.LimitError{
+				Message:    "this account already runs " + strconv.Itoa(n) + " " + kind.plural() + " at once, its limit; retry when one ends",
+				RetryAfter: busyRetry})
 		}
 		a.accounts[ak] = n + 1
 		a.mu.Unlock()
@@ -262,9 +262,9 @@ func (a *admission) acquireSlot(ctx context.Context, kind Kind, account string, 
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		var ae *Error
-		errors.As(err, &ae)
-		return refuse("memory budget", ae)
+		var be *service.BusyError
+		errors.As(err, &be)
+		return refuse("memory budget", be)
 	}
 	k.admitted.Add(1)
 	k.inFlight.Add(1)
@@ -291,7 +291,7 @@ type memoryBudget struct {
 var _ seo.MemoryBudget = (*memoryBudget)(nil)
 
 // Reserve reserves bytes, waiting at most the admission wait. The error
-// wraps seo.ErrUnavailable and an *Error (503 with Retry-After) when the
+// wraps seo.ErrUnavailable and a *service.BusyError (503 with Retry-After) when the
 // budget cannot admit the work, or is ctx's error.
 func (m *memoryBudget) Reserve(ctx context.Context, bytes int64) (func(), error) {
 	if err := ctx.Err(); err != nil {

@@ -119,6 +119,14 @@ func toAPIError(err error) (e *Error, logIt bool) {
 		}
 		return e, false
 	}
+	var be *service.BusyError
+	if errors.As(err, &be) {
+		e := apiError(http.StatusServiceUnavailable, CodeUnavailable, be.Message)
+		if be.RetryAfter > 0 {
+			e.retryAfter = strconv.FormatInt(max(int64(be.RetryAfter.Seconds()+0.999), 1), 10)
+		}
+		return e, true
+	}
 	var fe *service.FieldError
 	if errors.As(err, &fe) {
 		return invalidError(fe.Field, fe.Message), false

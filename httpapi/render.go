@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 
 	"github.com/seokit/seokit/analyzer"
+	"github.com/seokit/seokit/httpapi/service"
 	"github.com/seokit/seokit/httpapi/store"
 	"github.com/seokit/seokit/render"
 )
@@ -95,7 +96,8 @@ func (s *Server) checkRender(ctx context.Context, accountID string, c renderChoi
 }
 
 // takeRenderUnits counts the RenderQuotaUnits-1 extra requests of a
-// rendering against the account's daily quota.
+// rendering against the account's daily quota. A refusal is a
+// *service.LimitError.
 func (s *Server) takeRenderUnits(ctx context.Context, accountID string) error {
 	if s.opts.DisableAuth {
 		return nil
@@ -105,7 +107,7 @@ func (s *Server) takeRenderUnits(ctx context.Context, accountID string) error {
 		if err != nil {
 			return err
 		}
-		if e := q.refusal(); e != nil {
+		if e := q.limitError(); e != nil {
 			e.Message = "a rendering analysis counts " + strconv.Itoa(RenderQuotaUnits) + " requests: " + e.Message
 			return e
 		}
@@ -127,7 +129,7 @@ type pageRenderer struct {
 // Render counts the rendering, waits for a rendering slot and renders.
 func (p pageRenderer) Render(ctx context.Context, req *render.Request) (*render.Result, error) {
 	if err := p.s.takeRenderUnits(ctx, p.account); err != nil {
-		var e *Error
+		var e *service.LimitError
 		if errors.As(err, &e) {
 			return nil, fmt.Errorf("%w: %s", render.ErrDeclined, e.Message)
 		}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/seokit/seokit/httpapi/service"
 	"github.com/seokit/seokit/httpapi/store"
 	"github.com/seokit/seokit/monitor"
 	"github.com/seokit/seokit/rankings"
@@ -167,6 +168,8 @@ func (s *Server) runSiteSchedule(ctx context.Context, sc *store.Schedule, p *sto
 			msg = "the project's crawl settings are not valid: " + inputMessage(ie)
 		} else if ae, ok := err.(*Error); ok {
 			msg = ae.Message
+		} else if le, ok := err.(*service.LimitError); ok {
+			msg = le.Message
 		}
 		return s.skipRun(ctx, sc, at, next, msg)
 	}

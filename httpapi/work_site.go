@@ -208,12 +208,12 @@ func (r *siteRun) admit() (release func(), end bool, err error) {
 	if err == nil {
 		return release, false, nil
 	}
-	var ae *Error
+	var rf interface{ PublicMessage() string } // a *service.LimitError or *service.BusyError
 	switch {
 	case context.Cause(r.jctx) == errCanceledByUser:
 		return nil, true, s.ended(r.ctx, j)
-	case errors.As(err, &ae):
-		j.Status, j.Error = store.JobFailed, ae.Message
+	case errors.As(err, &rf):
+		j.Status, j.Error = store.JobFailed, rf.PublicMessage()
 		return nil, true, s.finish(r.ctx, j)
 	}
 	return nil, true, interrupted(j.ID, err) // stopping: the job stays queued

@@ -135,3 +135,33 @@ func (e *LimitError) StatusCode() int { return http.StatusTooManyRequests }
 
 // PublicMessage is the message shown to the user.
 func (e *LimitError) PublicMessage() string { return e.Message }
+
+type errBusy struct{}
+
+func (errBusy) Error() string { return "service: server busy" }
+
+// ErrBusy: the server is running as much of the work as it can, or has no
+// memory to spare for it; the error is a *BusyError.
+var ErrBusy = errBusy{}
+
+// BusyError is an action refused because the server is saturated: its
+// slots for the kind of work are taken or its memory budget cannot admit
+// the work now. It wraps ErrBusy.
+type BusyError struct {
+	// Message says what is saturated, for the user ("the server is
+	// running as many renderings as it can; retry shortly").
+	Message string
+	// RetryAfter is when the action may succeed again; zero when unknown.
+	RetryAfter time.Duration
+}
+
+func (e *BusyError) Error() string { return "service: " + e.Message }
+
+// Unwrap returns ErrBusy.
+func (e *BusyError) Unwrap() error { return ErrBusy }
+
+// StatusCode is the HTTP status of the refusal: 503.
+func (e *BusyError) StatusCode() int { return http.StatusServiceUnavailable }
+
+// PublicMessage is the message shown to the user.
+func (e *BusyError) PublicMessage() string { return e.Message }
