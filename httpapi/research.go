@@ -103,6 +103,39 @@ func (x research) Source() (string, bool) {
 	return t.SourceName(), true
 }
 
+func (x research) History(ctx context.Context, _ string, req service.HistoryRequest) (*service.RankingHistory, error) {
+	t := x.s.opts.Tracker
+	if t == nil {
+		return nil, &service.NotConfiguredError{What: "rankings"}
+	}
+	tg, err := rankings.ParseTarget(req.Domain)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case len(req.Keywords) == 0:
+		return nil, &seo.InputError{Field: "keywords", Reason: "is empty: give at least one keyword"}
+	case len(req.Keywords) > service.MaxTrack:
+		return nil, &seo.InputError{Field: "keywords", Reason: "has more than " + strconv.Itoa(service.MaxTrack) + " keywords"}
+	}
+	st := t.Store()
+	f := rankings.Filter{Domain: tg.String(), Keywords: req.Keywords}
+	h := &service.RankingHistory{}
+	if h.Latest, err = st.Latest(ctx, f); err != nil {
+		return nil, err
+	}
+	if fs, ok := st.(rankings.FailureStore); ok {
+		if h.Failures, err = fs.LatestFailures(ctx, f); err != nil {
+			return nil, err
+		}
+	}
+	f.From, f.To = req.From, req.To
+	if h.Observations, err = st.History(ctx, f); err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
 func (x research) Check(ctx context.Context, accountID string, req service.RankingsRequest) (*service.RankingsResponse, error) {
 	domain, tracked, err := x.s.rankingsTarget(ctx, accountID, req.Domain, req.ProjectID)
 	if err != nil {

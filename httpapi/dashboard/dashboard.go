@@ -102,14 +102,17 @@ type Options struct {
 	// the analysis page; the API server implements it. Without one the
 	// mute controls are hidden.
 	Mutes Mutes
-	// Rankings holds ranking history for the charts; nil hides the page.
-	// Keywords added on the page are tracked in it.
+	// Rankings is the store of tracked keywords; nil hides the page. The
+	// page untracks in it a keyword no account watches any more; it
+	// reads history and tracks through Tracking.
 	Rankings rankings.Store
 	// Tracking is the rankings service (httpapi.Server.Rankings): the
-	// rankings page's "Track keywords" goes through it, which charges the
-	// action to the account's daily quota, tracks the keywords and checks
-	// them at once when a SERP source is configured. Required with
-	// Rankings, whose store it should share.
+	// rankings page reads the history of the account's tracked keywords
+	// through it (service.Rankings.History), and its "Track keywords"
+	// goes through it, which charges the action to the account's daily
+	// quota, tracks the keywords and checks them at once when a SERP
+	// source is configured. Required with Rankings, whose store it
+	// should share.
 	Tracking service.Rankings
 	// Watchlist keeps which keywords each account tracks: the rankings
 	// page shows an account only its own. Nil means a MemoryWatchlist

@@ -411,3 +411,23 @@ func (q fixedQuota) DailyLimit(context.Context, string) (int, error) {
 	return int(q), nil
 }
 func (q fixedQuota) MaxSitePages(context.Context, string) (int, error) { return 10_000, nil }
+
+func (s storeTracking) History(ctx context.Context, _ string, req service.HistoryRequest) (*service.RankingHistory, error) {
+	st := s.t.Store()
+	f := rankings.Filter{Domain: req.Domain, Keywords: req.Keywords}
+	h := &service.RankingHistory{}
+	var err error
+	if h.Latest, err = st.Latest(ctx, f); err != nil {
+		return nil, err
+	}
+	if fs, ok := st.(rankings.FailureStore); ok {
+		if h.Failures, err = fs.LatestFailures(ctx, f); err != nil {
+			return nil, err
+		}
+	}
+	f.From, f.To = req.From, req.To
+	if h.Observations, err = st.History(ctx, f); err != nil {
+		return nil, err
+	}
+	return h, nil
+}

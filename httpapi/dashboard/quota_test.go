@@ -72,6 +72,9 @@ func (l lateRankings) Track(ctx context.Context, accountID string, req service.T
 	return l.s.Rankings().Track(ctx, accountID, req)
 }
 func (l lateRankings) Source() (string, bool) { return l.s.Rankings().Source() }
+func (l lateRankings) History(ctx context.Context, accountID string, req service.HistoryRequest) (*service.RankingHistory, error) {
+	return l.s.Rankings().History(ctx, accountID, req)
+}
 
 // idleQueue keeps jobs queued: no crawl runs.
 type idleQueue struct{}

@@ -157,7 +157,7 @@ func (d *Dashboard) rankingsPage(w http.ResponseWriter, r *http.Request, s *sess
 	}
 	to := day(d.now())
 	from := to.AddDate(0, 0, -(rankingDays - 1))
-	obs, err := d.opts.Rankings.History(r.Context(), rankings.Filter{Domain: rv.Domain, Keywords: kws, From: from, To: to})
+	h, err := d.opts.Tracking.History(r.Context(), a.ID, service.HistoryRequest{Domain: rv.Domain, Keywords: kws, From: from, To: to})
 	if err != nil {
 		if _, msg, ok := fieldError(err); ok {
 			v.Error = msg
@@ -179,11 +179,8 @@ func (d *Dashboard) rankingsPage(w http.ResponseWriter, r *http.Request, s *sess
 		}
 		return k
 	}
-	entries, err := d.latestStates(r, rv, kws, watched, keyFor)
-	if err != nil {
-		d.unavailable(w, r, err)
-		return
-	}
+	obs := h.Observations
+	entries := latestStates(rv, h, watched, keyFor)
 	var dates []string
 	for i := range rankingDays {
 		dates = append(dates, from.AddDate(0, 0, i).Format("01-02"))
@@ -243,17 +240,11 @@ func (d *Dashboard) rankingsPage(w http.ResponseWriter, r *http.Request, s *sess
 	d.render(w, r, http.StatusOK, "rankings", v)
 }
 
-// latestStates reads the latest observation and failed check of the
-// watched keywords (at any date) and derives each one's state with
-// rankings.NewRanking.
-func (d *Dashboard) latestStates(r *http.Request, rv *rankingsView, kws []string, watched map[watchKey]bool,
-	keyFor func(domain, keyword string, loc seo.Locale, dev rankings.Device) watchKey) (map[watchKey]entryRow, error) {
-	ctx := r.Context()
-	f := rankings.Filter{Domain: rv.Domain, Keywords: kws}
-	latest, err := d.opts.Rankings.Latest(ctx, f)
-	if err != nil {
-		return nil, err
-	}
+// latestStates derives the state of each watched keyword from its latest
+// observation and failed check (at any date) with rankings.NewRanking.
+func latestStates(rv *rankingsView, h *service.RankingHistory, watched map[watchKey]bool,
+	keyFor func(domain, keyword string, loc seo.Locale, dev rankings.Device) watchKey) map[watchKey]entryRow {
+	latest := h.Latest
 	obs := map[watchKey]*rankings.Observation{}
 	for i := range latest {
 		o := &latest[i]
@@ -263,17 +254,11 @@ func (d *Dashboard) latestStates(r *http.Request, rv *rankingsView, kws []string
 		}
 	}
 	fails := map[watchKey]*rankings.Failure{}
-	if fs, ok := d.opts.Rankings.(rankings.FailureStore); ok {
-		got, err := fs.LatestFailures(ctx, f)
-		if err != nil {
-			return nil, err
-		}
-		for i := range got {
-			fl := &got[i]
-			k := keyFor(fl.Domain, fl.Keyword, fl.Locale, fl.Device)
-			if cur := fails[k]; watched[k] && (cur == nil || fl.At.After(cur.At)) {
-				fails[k] = fl
-			}
+	for i := range h.Failures {
+		fl := &h.Failures[i]
+		k := keyFor(fl.Domain, fl.Keyword, fl.Locale, fl.Device)
+		if cur := fails[k]; watched[k] && (cur == nil || fl.At.After(cur.At)) {
+			fails[k] = fl
 		}
 	}
 	out := make(map[watchKey]entryRow, len(obs)+len(fails))
@@ -283,7 +268,7 @@ func (d *Dashboard) latestStates(r *http.Request, rv *rankingsView, kws []string
 		}
 		out[k] = stateRow(rankings.NewRanking(k.keyword, obs[k], fails[k], rv.HasSource))
 	}
-	return out, nil
+	return out
 }
 
 // stateRow shows a ranking's state: its label with the day it was

@@ -24,6 +24,7 @@ import (
 	"github.com/seokit/seokit/httpapi/store"
 	"github.com/seokit/seokit/rankings"
 	"github.com/seokit/seokit/rankings/memstore"
+	"github.com/seokit/seokit/seo"
 )
 
 // newServiceEnv is a dashboard over the real API server's analyses
@@ -442,4 +443,95 @@ func (l lateAccounts) DeleteClient(ctx context.Context, accountID, id string) er
 }
 func (l lateAccounts) Usage(ctx context.Context, accountID string, from, to time.Time) ([]store.Usage, error) {
 	return (*l.a).Usage(ctx, accountID, from, to)
+}
+
+// TestRankingsPageShowsTheServiceHistory: the rankings page reads the
+// history of the account's tracked keywords through the rankings service
+// (service.Rankings.History), not around it: each day's row of the page is
+// the service's observation of that day, in the service's order, and an
+// observation of a device the account does not track, which the service
+// returns, is not shown. Reading history charges nothing.
+func TestRankingsPageShowsTheServiceHistory(t *testing.T) {
+	late := &lateAPI{}
+	rs := memstore.New(nil)
+	e := newEnv(t, &envOptions{realClock: true, opts: dashboard.Options{Analyses: late, Quota: late, Rankings: rs, Tracking: lateRankings{late}},
+		api: func(e *env) http.Handler {
+			s, err := httpapi.New(context.Background(), &httpapi.Options{Store: e.st, Auth: e.au, AllowPrivate: true, Queue: idleQueue{},
+				Tracker: rankings.NewTracker(nil, rs, nil),
+				Plans:   map[store.Plan]plans.Limits{store.Free: {DailyRequests: 10, ConcurrentSiteJobs: 5}}, Logger: slog.New(slog.DiscardHandler)})
+			if err != nil {
+				t.Fatalf("httpapi.New: %v", err)
+			}
+			t.Cleanup(func() { s.Close() })
+			late.s = s
+			return s
+		}})
+	ctx := context.Background()
+	c := e.client(t)
+	token := e.login(t, c)
+	track(t, e, c, token, "shop.example", "oak tables")
+
+	today := time.Now().UTC().Truncate(24 * time.Hour)
+	en := seo.Locale{Language: "en", Region: "US"}
+	var obs []rankings.Observation
+	for i, p := range []float64{7, 0, 4, 2} {
+		o := rankings.Observation{Domain: "shop.example", Keyword: "oak tables", Locale: en, Device: rankings.Desktop,
+			Date: today.AddDate(0, 0, -2*(3-i)), URL: "https://shop.example/oak-" + strconv.Itoa(i), Depth: 100, Source: "test", CheckedAt: today.AddDate(0, 0, -2*(3-i))}
+		if p > 0 {
+			o.Position = &p
+		}
+		obs = append(obs, o)
+	}
+	obs = append(obs, rankings.Observation{Domain: "shop.example", Keyword: "oak tables", Locale: en, Device: rankings.Mobile,
+		Date: today, URL: "https://shop.example/mobile-only", Depth: 100, Source: "test", CheckedAt: today})
+	if err := rs.Record(ctx, obs); err != nil {
+		t.Fatal(err)
+	}
+	usage := func() int {
+		t.Helper()
+		u, err := e.st.Usage(ctx, e.acct.ID, today, today)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, x := range u {
+			n += x.Count
+		}
+		return n
+	}
+	before := usage()
+
+	h, err := late.s.Rankings().History(ctx, e.acct.ID, service.HistoryRequest{Domain: "shop.example", Keywords: []string{"oak tables"},
+		From: today.AddDate(0, 0, -29), To: today})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, page := get(t, c, e.srv.URL+"/dashboard/rankings?domain=shop.example")
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("rankings page: %d\n%s", resp.StatusCode, page)
+	}
+	var rows strings.Builder
+	desktop, mobile := 0, 0
+	for _, o := range h.Observations {
+		if o.Device != rankings.Desktop {
+			mobile++
+			if strings.Contains(page, o.URL) {
+				t.Errorf("page shows %s, an observation of a device the account does not track", o.URL)
+			}
+			continue
+		}
+		desktop++
+		rows.WriteString("<tr><td>" + o.Date.Format("2006-01-02") + "</td><td>" + html.EscapeString(rankings.RankingOf(o).Label()) +
+			`</td><td class="url">` + html.EscapeString(o.URL) + "</td></tr>")
+	}
+	if desktop != 4 || mobile != 1 {
+		t.Fatalf("service history: %d desktop and %d mobile observations, want 4 and 1: %+v", desktop, mobile, h.Observations)
+	}
+	if !strings.Contains(page, rows.String()) {
+		t.Fatalf("the page's rows are not the service's history\nwant %s\npage %s", rows.String(), page)
+	}
+	if n := usage(); n != before {
+		t.Fatalf("reading history charged %d units", n-before)
+	}
+	t.Logf("service history: %d observations (%d of the tracked device shown as the page's rows, %d not shown); %d units charged by reading", len(h.Observations), desktop, mobile, usage()-before)
 }

@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"time"
 
 	"github.com/seokit/seokit/rankings"
 	"github.com/seokit/seokit/reports"
@@ -58,6 +59,39 @@ type Rankings interface {
 	// Source names the SERP provider that checks positions live, "" and
 	// false when positions come only from imported data.
 	Source() (name string, ok bool)
+	// History reads what is stored of req's keywords at req's domain:
+	// their observations over [From, To], their latest observations and
+	// their latest failed checks at any date. It charges nothing: the
+	// checks were paid when they were made. Bad input is an
+	// *seo.InputError naming the field ("domain", "keywords"); a server
+	// without a tracker answers a *NotConfiguredError.
+	History(ctx context.Context, accountID string, req HistoryRequest) (*RankingHistory, error)
+}
+
+// HistoryRequest asks for the stored rankings of keywords of a target (a
+// host name, optionally narrowed to a path prefix, see
+// rankings.ParseTarget).
+type HistoryRequest struct {
+	Domain string
+	// Keywords are 1 to MaxTrack keywords, as tracked (normalized).
+	Keywords []string
+	// From and To bound the history by day, both included; zero means
+	// unbounded on that side.
+	From, To time.Time
+}
+
+// RankingHistory is what is stored of some keywords: every locale and
+// device, with imported data (no locale) among them.
+type RankingHistory struct {
+	// Observations over the request's days, ordered by keyword, locale,
+	// device and date (rankings.Store.History).
+	Observations []rankings.Observation
+	// Latest is the latest observation of each keyword, locale and
+	// device at any date.
+	Latest []rankings.Observation
+	// Failures is the latest failed check of each keyword, locale and
+	// device; empty when the store keeps no failures.
+	Failures []rankings.Failure
 }
 
 // RankingsRequest asks for the state of keywords of a site: a domain, or
