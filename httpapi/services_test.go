@@ -37,7 +37,12 @@ func TestServiceErrorsEnvelope(t *testing.T) {
 		{"limit", &service.LimitError{Message: "daily request limit of 2 reached; it resets at 00:00 UTC", RetryAfter: 90 * time.Second},
 			429, CodeRateLimited, "", "daily request limit of 2 reached; it resets at 00:00 UTC", "90"},
 		{"not configured", &service.NotConfiguredError{What: "rankings"},
-			503, CodeUnavailable, "", "rankings are not configured on this server", "5"},
+			503, CodeUnavailable, "", "rankings are not configured on this server", "5"}, {"busy", busy("the server is running as many renderings as it can; retry shortly"),
+			503, CodeUnavailable, "", "the server is running as many renderings as it can; retry shortly", "5"},
+		{"busy memory", fmt.Errorf("httpapi: memory budget: %w: %w", seo.ErrUnavailable, busy("the server has no memory to spare for this operation now; retry shortly")),
+			503, CodeUnavailable, "", "the server has no memory to spare for this operation now; retry shortly", "5"},
+		{"busy, unknown retry", &service.BusyError{Message: "the server is busy"}, 503, CodeUnavailable, "", "the server is busy", "5"},
+		{"busy, 1.2 s", &service.BusyError{Message: "the server is busy", RetryAfter: 1200 * time.Millisecond}, 503, CodeUnavailable, "", "the server is busy", "2"},
 	}
 	for _, tc := range tests {
 		for _, wrapped := range []bool{false, true} {
