@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"os"
 	"runtime"
 	"runtime/metrics"
 	"testing"
@@ -13,12 +12,6 @@ import (
 	"github.com/seokit/seokit/crawler"
 	"github.com/seokit/seokit/crawler/crawlertest"
 )
-
-// resetPeakRSS resets the process's peak RSS (VmHWM) to its current RSS,
-// where Linux allows it, so that a benchmark measures its own peak.
-func resetPeakRSS() {
-	os.WriteFile("/proc/self/clear_refs", []byte("5"), 0)
-}
 
 // heapPeak samples the live heap (as of each GC) every 10 ms until stop is
 // called, which returns the highest value seen.
@@ -52,7 +45,7 @@ func crawlHostile(b *testing.B, url string, maxPages int) *crawler.SiteReport {
 	var rep *crawler.SiteReport
 	for b.Loop() {
 		runtime.GC()
-		resetPeakRSS()
+		crawlertest.ResetPeakRSS()
 		stop := heapPeak()
 		start := time.Now()
 		var err error
@@ -65,7 +58,7 @@ func crawlHostile(b *testing.B, url string, maxPages int) *crawler.SiteReport {
 		}
 		el := time.Since(start)
 		heap := stop()
-		rss := peakRSS()
+		rss := crawlertest.PeakRSS()
 		cw := &countWriter{}
 		if err := json.NewEncoder(cw).Encode(rep); err != nil {
 			b.Fatal(err)

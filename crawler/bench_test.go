@@ -10,10 +10,7 @@ import (
 	"runtime"
 	"runtime/metrics"
 	"runtime/pprof"
-	"strconv"
-	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -22,34 +19,6 @@ import (
 	"github.com/seokit/seokit/crawler"
 	"github.com/seokit/seokit/crawler/crawlertest"
 )
-
-// peakRSS returns the process's peak resident set size in bytes (VmHWM),
-// or 0 where /proc is not available.
-func peakRSS() int64 {
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			f := strings.Fields(rest)
-			if len(f) > 0 {
-				kb, _ := strconv.ParseInt(f[0], 10, 64)
-				return kb << 10
-			}
-		}
-	}
-	return 0
-}
-
-// cpuTime returns the user and system CPU time of the process so far.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 // BenchmarkCrawl crawls a generated site of 10,000 articles of about 20 KB
 // served on loopback, with full per-page analysis, and reports pages/s and
@@ -61,7 +30,7 @@ func cpuTime() time.Duration {
 // peak RSS reaches 300 MB. SEOKIT_BENCH_HEAPPROFILE=dir writes a heap
 // profile of the moment the live heap peaked to dir/heap-peak.pprof.
 func BenchmarkCrawl(b *testing.B) {
-	resetPeakRSS() // the peak of this benchmark, not of one run before it
+	crawlertest.ResetPeakRSS() // the peak of this benchmark, not of one run before it
 	articles := 10_000
 	large := os.Getenv("SEOKIT_BENCH_LARGE") == "1"
 	if large {
@@ -89,7 +58,7 @@ func BenchmarkCrawl(b *testing.B) {
 			b.Fatalf("fetched %d of %d pages (stop %s)", rep.Crawl.Fetched, site.Pages(), rep.Crawl.StopReason)
 		}
 		pps := float64(rep.Crawl.Fetched) / el.Seconds()
-		rss := peakRSS()
+		rss := crawlertest.PeakRSS()
 		b.ReportMetric(pps, "pages/s")
 		b.ReportMetric(float64(rss>>20), "peakRSS-MB")
 		b.ReportMetric(pps/parsePPS, "vs-parse")

@@ -69,7 +69,7 @@ func crawlExtractBench(tb testing.TB, rounds int) (runs [3]extractBenchRun, site
 		case 2:
 			ao.Extract, ao.Search = benchExtractors, benchSearch
 		}
-		start, cpu := time.Now(), cpuTime()
+		start, cpu := time.Now(), crawlertest.CPUTime()
 		rep, err := crawler.New(&crawler.Options{
 			AllowPrivate: true, PerHostRate: -1, MaxPages: site.Pages() + 10,
 			Concurrency: 8, PerHostConcurrency: 8, SkipExternalLinks: true, Analyzer: ao,
@@ -78,7 +78,7 @@ func crawlExtractBench(tb testing.TB, rounds int) (runs [3]extractBenchRun, site
 			tb.Fatal(err)
 		}
 		runs[i].wall += time.Since(start)
-		runs[i].cpu += cpuTime() - cpu
+		runs[i].cpu += crawlertest.CPUTime() - cpu
 		if rep.Crawl.Fetched < site.Pages() {
 			tb.Fatalf("fetched %d of %d pages (stop %s)", rep.Crawl.Fetched, site.Pages(), rep.Crawl.StopReason)
 		}

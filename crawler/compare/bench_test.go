@@ -9,14 +9,12 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
-	"strconv"
-	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/seokit/seokit/crawler"
 	"github.com/seokit/seokit/crawler/compare"
+	"github.com/seokit/seokit/crawler/crawlertest"
 	"github.com/seokit/seokit/httpapi/store"
 	"github.com/seokit/seokit/httpapi/store/sqlstore"
 )
@@ -74,43 +72,13 @@ func writeLargeReport(b testing.TB, path string, n, shift, changeEvery int, vers
 	}
 }
 
-// peakRSS returns the process's peak resident set size in bytes (VmHWM),
-// or 0 where /proc is not available.
-func peakRSS() int64 {
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			f := strings.Fields(rest)
-			if len(f) > 0 {
-				kb, _ := strconv.ParseInt(f[0], 10, 64)
-				return kb << 10
-			}
-		}
-	}
-	return 0
-}
-
-// cpuTime returns the CPU time of the process so far (user and system,
-// every thread): a figure a busy machine does not inflate as it inflates
-// wall time.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 // BenchmarkCompare compares two stored 100,000-page site reports (JSON
 // files of about 60 MB each, 1,000 pages added and removed, 10,000 changed)
 // streamed from disk, and reports the time and the process's peak RSS
 // during the comparison (the peak is reset after the files are written).
 // Targets: under 3 s and under 300 MB. Run it with
 //
-//	go test ./crawler -run '^$' -bench BenchmarkCompare -benchtime 1x
+//	go test ./crawler/compare -run '^$' -bench BenchmarkCompare -benchtime 1x
 func BenchmarkCompare(b *testing.B) {
 	const n = 100_000
 	dir := b.TempDir()
@@ -118,10 +86,10 @@ func BenchmarkCompare(b *testing.B) {
 	writeLargeReport(b, oldPath, n, 0, 10, 1)
 	writeLargeReport(b, newPath, n, 1000, 10, 2)
 	runtime.GC()
-	resetPeak := os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) == nil
+	resetPeak := crawlertest.ResetPeakRSS()
 	b.ResetTimer()
 	var d *compare.Diff
-	cpu0 := cpuTime()
+	cpu0 := crawlertest.CPUTime()
 	start := time.Now()
 	for range b.N {
 		var err error
@@ -131,9 +99,9 @@ func BenchmarkCompare(b *testing.B) {
 		}
 	}
 	elapsed := time.Since(start) / time.Duration(b.N)
-	cpu := (cpuTime() - cpu0) / time.Duration(b.N)
+	cpu := (crawlertest.CPUTime() - cpu0) / time.Duration(b.N)
 	b.StopTimer()
-	peak := peakRSS()
+	peak := crawlertest.PeakRSS()
 	if d.Added.Count != 1000 || d.Removed.Count != 1000 || d.ChangedPages < 9000 {
 		b.Fatalf("diff: %d added, %d removed, %d changed; want 1000, 1000, about 9,900", d.Added.Count, d.Removed.Count, d.ChangedPages)
 	}
@@ -160,7 +128,7 @@ func BenchmarkCompare(b *testing.B) {
 // the peak RSS during the comparison (reset after the jobs are stored).
 // Targets: under 3 s and under 300 MB. Run it with
 //
-//	go test ./crawler -run '^$' -bench BenchmarkCompareStored -benchtime 1x
+//	go test ./crawler/compare -run '^$' -bench BenchmarkCompareStored -benchtime 1x
 func BenchmarkCompareStored(b *testing.B) {
 	const n = 100_000
 	ctx := context.Background()
@@ -202,10 +170,10 @@ func BenchmarkCompareStored(b *testing.B) {
 	probe = nil
 	runtime.GC()
 	debug.FreeOSMemory()
-	resetPeak := os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) == nil
+	resetPeak := crawlertest.ResetPeakRSS()
 	b.ResetTimer()
 	var d *compare.Diff
-	cpu0 := cpuTime()
+	cpu0 := crawlertest.CPUTime()
 	start := time.Now()
 	for range b.N {
 		var src [2]compare.Source
@@ -221,9 +189,9 @@ func BenchmarkCompareStored(b *testing.B) {
 		}
 	}
 	elapsed := time.Since(start) / time.Duration(b.N)
-	cpu := (cpuTime() - cpu0) / time.Duration(b.N)
+	cpu := (crawlertest.CPUTime() - cpu0) / time.Duration(b.N)
 	b.StopTimer()
-	peak := peakRSS()
+	peak := crawlertest.PeakRSS()
 	if d.Added.Count != 1000 || d.Removed.Count != 1000 || d.ChangedPages < 9000 {
 		b.Fatalf("diff: %d added, %d removed, %d changed; want 1000, 1000, about 9,900", d.Added.Count, d.Removed.Count, d.ChangedPages)
 	}

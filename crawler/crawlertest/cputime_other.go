@@ -1,0 +1,8 @@
+//go:build !unix
+
+package crawlertest
+
+import "time"
+
+// CPUTime returns 0 where the process's CPU time cannot be read.
+func CPUTime() time.Duration { return 0 }

@@ -1,0 +1,33 @@
+package crawlertest
+
+import (
+	"os"
+	"strconv"
+	"strings"
+)
+
+// PeakRSS returns the process's peak resident set size in bytes (VmHWM),
+// or 0 where /proc is not available. The crawler's benchmarks report it.
+func PeakRSS() int64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			f := strings.Fields(rest)
+			if len(f) > 0 {
+				kb, _ := strconv.ParseInt(f[0], 10, 64)
+				return kb << 10
+			}
+		}
+	}
+	return 0
+}
+
+// ResetPeakRSS resets the process's peak RSS (VmHWM) to its current RSS,
+// where Linux allows it, so that a benchmark measures its own peak; it
+// reports whether it could.
+func ResetPeakRSS() bool {
+	return os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) == nil
+}
