@@ -127,9 +127,12 @@ type AuthCode struct {
 	Scopes      []string
 	Challenge   string // PKCE S256 code_challenge
 	FamilyID    string // tokens issued from this code share it
-	ExpiresAt   time.Time
-	UsedAt      time.Time // zero until redeemed
-	CreatedAt   time.Time
+	// Resource is the RFC 8707 resource indicator the grant is bound
+	// to (its tokens' audience); empty means the API's default audience.
+	Resource  string
+	ExpiresAt time.Time
+	UsedAt    time.Time // zero until redeemed
+	CreatedAt time.Time
 }
 
 // RefreshToken is an OAuth refresh token. Rotation marks the old one used;
@@ -140,6 +143,8 @@ type RefreshToken struct {
 	ClientID  string
 	AccountID string
 	Scopes    []string
+	// Resource is the grant's resource indicator, as on its AuthCode.
+	Resource  string
 	ExpiresAt time.Time
 	UsedAt    time.Time // set when rotated
 	CreatedAt time.Time

@@ -111,7 +111,7 @@ func (s *Store) DeleteClient(ctx context.Context, accountID, id string) error {
 
 // ---- authorization codes
 
-const codeCols = `hash, client_id, account_id, redirect_uri, scopes, challenge, family_id, expires_at, used_at, created_at`
+const codeCols = `hash, client_id, account_id, redirect_uri, scopes, challenge, family_id, expires_at, used_at, created_at, resource`
 
 func scanCode(r rowScanner) (*store.AuthCode, error) {
 	var (
@@ -119,7 +119,7 @@ func scanCode(r rowScanner) (*store.AuthCode, error) {
 		scopes                 string
 		expires, used, created sql.NullInt64
 	)
-	if err := r.Scan(&c.Hash, &c.ClientID, &c.AccountID, &c.RedirectURI, &scopes, &c.Challenge, &c.FamilyID, &expires, &used, &created); err != nil {
+	if err := r.Scan(&c.Hash, &c.ClientID, &c.AccountID, &c.RedirectURI, &scopes, &c.Challenge, &c.FamilyID, &expires, &used, &created, &c.Resource); err != nil {
 		return nil, err
 	}
 	var err error
@@ -147,8 +147,8 @@ func (s *Store) CreateCode(ctx context.Context, c *store.AuthCode) error {
 	}
 	c.CreatedAt, c.ExpiresAt, c.UsedAt = norm(c.CreatedAt), norm(c.ExpiresAt), norm(c.UsedAt)
 	_, err := s.exec(ctx, "create code",
-		`INSERT INTO auth_codes (`+codeCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		c.Hash, c.ClientID, c.AccountID, c.RedirectURI, encodeList(c.Scopes), c.Challenge, c.FamilyID, tv(c.ExpiresAt), tv(c.UsedAt), tv(c.CreatedAt))
+		`INSERT INTO auth_codes (`+codeCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		c.Hash, c.ClientID, c.AccountID, c.RedirectURI, encodeList(c.Scopes), c.Challenge, c.FamilyID, tv(c.ExpiresAt), tv(c.UsedAt), tv(c.CreatedAt), c.Resource)
 	return err
 }
 
@@ -200,7 +200,7 @@ func (s *Store) Code(ctx context.Context, hash []byte) (*store.AuthCode, error) 
 
 // ---- refresh tokens
 
-const refreshCols = `hash, family_id, client_id, account_id, scopes, expires_at, used_at, created_at`
+const refreshCols = `hash, family_id, client_id, account_id, scopes, expires_at, used_at, created_at, resource`
 
 func scanRefresh(r rowScanner) (*store.RefreshToken, error) {
 	var (
@@ -208,7 +208,7 @@ func scanRefresh(r rowScanner) (*store.RefreshToken, error) {
 		scopes                 string
 		expires, used, created sql.NullInt64
 	)
-	if err := r.Scan(&t.Hash, &t.FamilyID, &t.ClientID, &t.AccountID, &scopes, &expires, &used, &created); err != nil {
+	if err := r.Scan(&t.Hash, &t.FamilyID, &t.ClientID, &t.AccountID, &scopes, &expires, &used, &created, &t.Resource); err != nil {
 		return nil, err
 	}
 	var err error
@@ -236,8 +236,8 @@ func (s *Store) CreateRefresh(ctx context.Context, t *store.RefreshToken) error 
 	}
 	t.CreatedAt, t.ExpiresAt, t.UsedAt = norm(t.CreatedAt), norm(t.ExpiresAt), norm(t.UsedAt)
 	_, err := s.exec(ctx, "create refresh token",
-		`INSERT INTO refresh_tokens (`+refreshCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-		t.Hash, t.FamilyID, t.ClientID, t.AccountID, encodeList(t.Scopes), tv(t.ExpiresAt), tv(t.UsedAt), tv(t.CreatedAt))
+		`INSERT INTO refresh_tokens (`+refreshCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		t.Hash, t.FamilyID, t.ClientID, t.AccountID, encodeList(t.Scopes), tv(t.ExpiresAt), tv(t.UsedAt), tv(t.CreatedAt), t.Resource)
 	return err
 }
 

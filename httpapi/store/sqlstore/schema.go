@@ -249,6 +249,13 @@ var migrations = [][]string{
 		`CREATE INDEX deliveries_project ON deliveries (project_id, created_at)`,
 		`CREATE INDEX deliveries_change ON deliveries (rule_id, change_key, created_at)`,
 	},
+	// OAuth grants bound to a resource (RFC 8707): the resource indicator
+	// of the authorization request, the audience of the grant's tokens.
+	// Grants from before keep the API's default audience ('').
+	9: {
+		`ALTER TABLE auth_codes ADD COLUMN resource TEXT NOT NULL DEFAULT ''`,
+		`ALTER TABLE refresh_tokens ADD COLUMN resource TEXT NOT NULL DEFAULT ''`,
+	},
 }
 
 // tables lists the tables in creation order (Dump reads them in this

@@ -16,7 +16,7 @@ func testCodes(ctx context.Context, t *testing.T, s store.Store) {
 	c := mustClient(ctx, t, s, a.ID)
 	code := &store.AuthCode{Hash: hash("code-1"), ClientID: c.ID, AccountID: a.ID, RedirectURI: "https://app.example.com/cb",
 		Scopes: []string{"read"}, Challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM", FamilyID: "fam_1",
-		ExpiresAt: base.Add(10 * time.Minute), CreatedAt: base}
+		Resource: "https://api.example.com/mcp", ExpiresAt: base.Add(10 * time.Minute), CreatedAt: base}
 	if err := s.CreateCode(ctx, code); err != nil {
 		t.Fatalf("CreateCode: %v", err)
 	}
@@ -35,7 +35,7 @@ func testCodes(ctx context.Context, t *testing.T, s store.Store) {
 		t.Fatalf("UseCode: %v", err)
 	}
 	if got.ClientID != c.ID || got.AccountID != a.ID || got.RedirectURI != code.RedirectURI || got.Challenge != code.Challenge ||
-		got.FamilyID != "fam_1" || len(got.Scopes) != 1 || !got.ExpiresAt.Equal(code.ExpiresAt) || !got.UsedAt.Equal(used) {
+		got.FamilyID != "fam_1" || got.Resource != code.Resource || len(got.Scopes) != 1 || !got.ExpiresAt.Equal(code.ExpiresAt) || !got.UsedAt.Equal(used) {
 		t.Errorf("UseCode = %+v, want %+v used at %v", got, code, used)
 	}
 	again, err := s.UseCode(ctx, code.Hash, used.Add(time.Second))
@@ -84,7 +84,7 @@ func testRefresh(ctx context.Context, t *testing.T, s store.Store) {
 	a := mustAccount(ctx, t, s, "refresh@example.com")
 	c := mustClient(ctx, t, s, a.ID)
 	tok := &store.RefreshToken{Hash: hash("rt-1"), FamilyID: "fam_r", ClientID: c.ID, AccountID: a.ID,
-		Scopes: []string{"read", "write"}, ExpiresAt: base.Add(30 * 24 * time.Hour), CreatedAt: base}
+		Scopes: []string{"read", "write"}, Resource: "https://api.example.com/mcp", ExpiresAt: base.Add(30 * 24 * time.Hour), CreatedAt: base}
 	if err := s.CreateRefresh(ctx, tok); err != nil {
 		t.Fatalf("CreateRefresh: %v", err)
 	}
@@ -101,7 +101,7 @@ func testRefresh(ctx context.Context, t *testing.T, s store.Store) {
 	if err != nil {
 		t.Fatalf("UseRefresh: %v", err)
 	}
-	if got.FamilyID != "fam_r" || got.ClientID != c.ID || got.AccountID != a.ID || len(got.Scopes) != 2 ||
+	if got.FamilyID != "fam_r" || got.ClientID != c.ID || got.AccountID != a.ID || len(got.Scopes) != 2 || got.Resource != tok.Resource ||
 		!got.ExpiresAt.Equal(tok.ExpiresAt) || !got.UsedAt.Equal(base.Add(time.Hour)) || !got.CreatedAt.Equal(base) {
 		t.Errorf("UseRefresh = %+v", got)
 	}
