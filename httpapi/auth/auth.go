@@ -159,6 +159,26 @@ type Options struct {
 	// store.RevokeKey) is still accepted here for at most KeyCacheTTL.
 	// Expiry is checked on every request.
 	KeyCacheTTL time.Duration
+
+	// Resources are the paths under BaseURL served as OAuth protected
+	// resources ("/mcp"): each publishes RFC 9728 metadata at
+	// /.well-known/oauth-protected-resource followed by its path, and
+	// tokens are bound to it by the resource indicator (RFC 8707) of the
+	// authorization and token requests, their audience being BaseURL
+	// followed by the path ([Server.ResourceURI]). Tokens for a resource
+	// are accepted only by [Server.AuthenticateResource] for that
+	// resource, never by [Server.Authenticate] (the API), and the other
+	// way round. At most 16.
+	Resources []string
+	// ClientFetcher fetches OAuth Client ID Metadata Documents: a client
+	// whose client_id is an https URL is described by the JSON document
+	// at that URL, fetched when it asks for authorization. It must refuse
+	// private and loopback addresses unless the server's address policy
+	// allows them (a *seo.Fetcher does). Nil means such clients are not
+	// supported (client_id_metadata_document_supported is false).
+	ClientFetcher DocumentFetcher
+	// Registration bounds dynamic client registration (RFC 7591).
+	Registration RegistrationOptions
 }
 
 // Server authenticates requests and serves the token, OAuth and JWKS
@@ -174,6 +194,9 @@ type Server struct {
 	touched *keyed.Map[time.Time] // API key ID -> last TouchKey
 
 	apiKeys *keyCache // nil when KeyCacheTTL < 0
+
+	regs *regLimiter // dynamic client registrations per address
+	docs *docCache   // client ID metadata documents
 }
 
 // maxTouched bounds the map of recently touched keys.
@@ -256,6 +279,15 @@ func New(ctx context.Context, st Store, opts *Options) (*Server, error) {
 	if o.Throttle.Now == nil {
 		o.Throttle.Now = o.Now
 	}
+	res, err := checkResourcePaths(o.Resources)
+	if err != nil {
+		return nil, err
+	}
+	o.Resources = res
+	if o.Registration.Now == nil {
+		o.Registration.Now = o.Now
+	}
+	o.Registration = o.Registration.withDefaults()
 	if o.KeyCacheTTL == 0 {
 		o.KeyCacheTTL = DefaultKeyCacheTTL
 	}
@@ -265,6 +297,8 @@ func New(ctx context.Context, st Store, opts *Options) (*Server, error) {
 		opts:     o,
 		throttle: NewThrottle(&o.Throttle),
 		touched:  keyed.New[time.Time](maxTouched),
+		regs:     newRegLimiter(&o.Registration),
+		docs:     newDocCache(maxCachedDocs),
 	}
 	if o.KeyCacheTTL > 0 {
 		s.apiKeys = newKeyCache(o.KeyCacheTTL, maxKeyCache)
@@ -326,7 +360,7 @@ func (s *Server) Authenticate(r *http.Request) (*Principal, error) {
 		if !ok || !strings.EqualFold(scheme, "Bearer") {
 			return nil, fmt.Errorf("%w: authorization scheme is not bearer", ErrInvalidCredentials)
 		}
-		return s.authenticateToken(ctx, strings.TrimSpace(tok))
+		return s.authenticateToken(ctx, strings.TrimSpace(tok), s.opts.Audience)
 	}
 	key := r.Header.Get("X-API-Key")
 	if key == "" && r.URL != nil && strings.Contains(r.URL.RawQuery, "api_key") {
@@ -354,7 +388,15 @@ func storeErr(op string, err error) error {
 //	POST /v1/oauth/revoke                        RFC 7009
 //	GET  /v1/auth/jwks.json, /.well-known/jwks.json
 //	GET  /.well-known/oauth-authorization-server RFC 8414 metadata
+//	POST /v1/oauth/register                      RFC 7591 registration
+//	GET  /.well-known/oauth-protected-resource and the same followed by
+//	     each of Options.Resources               RFC 9728 metadata
 func (s *Server) Register(mux *http.ServeMux) {
+	mux.HandleFunc("POST /v1/oauth/register", s.handleRegister)
+	mux.HandleFunc("GET "+resourceMetadataPath, s.handleResourceMetadata)
+	for _, p := range s.opts.Resources {
+		mux.HandleFunc("GET "+resourceMetadataPath+p, s.handleResourceMetadata)
+	}
 	mux.HandleFunc("POST /v1/auth/token", s.handleClientToken)
 	mux.HandleFunc("GET /v1/oauth/authorize", s.handleAuthorize)
 	mux.Handle("POST /v1/oauth/authorize", http.NewCrossOriginProtection().Handler(http.HandlerFunc(s.handleConsent)))

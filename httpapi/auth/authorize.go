@@ -34,6 +34,11 @@ type authzRequest struct {
 	state       string
 	challenge   string
 	scopes      []string
+	resource    string // RFC 8707 resource indicator; empty: the API
+	// document is set when the client is described by a client ID
+	// metadata document, not yet stored: it is stored when the user
+	// consents.
+	document bool
 }
 
 // params returns the request as the form's hidden fields.
@@ -46,6 +51,7 @@ func (a *authzRequest) params() map[string]string {
 		"state":                 a.state,
 		"code_challenge":        a.challenge,
 		"code_challenge_method": "S256",
+		"resource":              a.resource,
 	}
 }
 
@@ -62,28 +68,46 @@ func (e *authzError) Error() string { return "auth: authorize: " + e.code + ": "
 
 // checkAuthz validates the authorization request parameters in q.
 func (s *Server) checkAuthz(ctx context.Context, q url.Values) (*authzRequest, error) {
-	for _, k := range []string{"client_id", "redirect_uri", "response_type", "scope", "state", "code_challenge", "code_challenge_method"} {
+	for _, k := range []string{"client_id", "redirect_uri", "response_type", "scope", "state", "code_challenge", "code_challenge_method", "resource"} {
 		if len(q[k]) > 1 {
 			return nil, &authzError{fatal: true, status: http.StatusBadRequest, code: "invalid_request", desc: k + " is repeated"}
 		}
 	}
 	id := q.Get("client_id")
-	if id == "" || len(id) > 200 {
+	if id == "" || len(id) > maxClientIDLen {
 		return nil, &authzError{fatal: true, status: http.StatusBadRequest, code: "invalid_request", desc: "client_id is missing or invalid"}
 	}
-	c, err := s.st.Client(ctx, id)
-	if errors.Is(err, store.ErrNotFound) || err == nil && !c.RevokedAt.IsZero() {
-		return nil, &authzError{fatal: true, status: http.StatusBadRequest, code: "invalid_client", desc: "unknown client"}
-	}
-	if err != nil {
-		return nil, storeErr("client", err)
+	var c *store.Client
+	document := false
+	if isDocumentClientID(id) {
+		// A client ID metadata document: fetched (or cached) now, so
+		// the redirect URI is checked against what the client
+		// publishes today.
+		var err error
+		if c, err = s.documentClient(ctx, id); err != nil {
+			var ae *authzError
+			if errors.As(err, &ae) {
+				return nil, ae
+			}
+			return nil, err
+		}
+		document = true
+	} else {
+		var err error
+		c, err = s.st.Client(ctx, id)
+		if errors.Is(err, store.ErrNotFound) || err == nil && !c.RevokedAt.IsZero() {
+			return nil, &authzError{fatal: true, status: http.StatusBadRequest, code: "invalid_client", desc: "unknown client"}
+		}
+		if err != nil {
+			return nil, storeErr("client", err)
+		}
 	}
 	ru := q.Get("redirect_uri")
 	// Exact string match (RFC 9700 section 2.1): no normalisation.
 	if ru == "" || !slices.Contains(c.RedirectURIs, ru) {
 		return nil, &authzError{fatal: true, status: http.StatusBadRequest, code: "invalid_request", desc: "redirect_uri is not registered for this client"}
 	}
-	a := &authzRequest{client: c, redirectURI: ru, state: q.Get("state")}
+	a := &authzRequest{client: c, redirectURI: ru, state: q.Get("state"), document: document}
 	if len(a.state) > 1024 {
 		return a, &authzError{code: "invalid_request", desc: "state is longer than 1024 bytes"}
 	}
@@ -108,12 +132,22 @@ func (s *Server) checkAuthz(ctx context.Context, q url.Values) (*authzRequest, e
 		return a, &authzError{code: "invalid_scope", desc: "no scope requested"}
 	}
 	a.scopes = sc
+	res, err := s.checkResource(q.Get("resource"))
+	if err != nil {
+		return a, &authzError{code: "invalid_target", desc: err.(*oauthError).desc}
+	}
+	a.resource = res
 	return a, nil
 }
 
-// redirectWith sends the user agent back to the client with params
-// (303, so the POST is not repeated).
-func redirectWith(w http.ResponseWriter, r *http.Request, redirectURI string, params map[string]string) {
+// redirectWith sends the user agent back to the client with params and
+// the issuer (RFC 9207, so a client talking to several authorization
+// servers knows which one answered), with a 303 so the POST is not
+// repeated.
+func (s *Server) redirectWith(w http.ResponseWriter, r *http.Request, redirectURI string, params map[string]string) {
+	if s.opts.BaseURL != "" {
+		params["iss"] = s.opts.Issuer
+	}
 	u, err := url.Parse(redirectURI)
 	if err != nil { // registered URIs were validated; never happens
 		http.Error(w, "bad redirect uri", http.StatusInternalServerError)
@@ -142,7 +176,7 @@ func (s *Server) handleAuthzError(w http.ResponseWriter, r *http.Request, a *aut
 		s.renderPage(w, r, e.status, &pageData{Fatal: true, Error: e.desc})
 		return
 	}
-	redirectWith(w, r, a.redirectURI, map[string]string{"error": e.code, "error_description": e.desc, "state": a.state})
+	s.redirectWith(w, r, a.redirectURI, map[string]string{"error": e.code, "error_description": e.desc, "state": a.state})
 }
 
 // pageData fills the consent template.
@@ -254,7 +288,7 @@ func (s *Server) handleConsent(w http.ResponseWriter, r *http.Request) {
 	}
 	switch r.PostForm.Get("action") {
 	case "deny":
-		redirectWith(w, r, a.redirectURI, map[string]string{"error": "access_denied", "error_description": "the user denied access", "state": a.state})
+		s.redirectWith(w, r, a.redirectURI, map[string]string{"error": "access_denied", "error_description": "the user denied access", "state": a.state})
 		return
 	case "allow":
 	default:
@@ -279,6 +313,14 @@ func (s *Server) handleConsent(w http.ResponseWriter, r *http.Request) {
 		}
 		accountID = acct.ID
 	}
+	if a.document {
+		// The client exists in the store from its first grant on, so
+		// the token endpoint knows it.
+		if err := s.storeDocumentClient(ctx, a.client); err != nil {
+			s.handleAuthzError(w, r, nil, err)
+			return
+		}
+	}
 	code := randomToken()
 	now := s.now()
 	ac := &store.AuthCode{
@@ -288,6 +330,7 @@ func (s *Server) handleConsent(w http.ResponseWriter, r *http.Request) {
 		RedirectURI: a.redirectURI,
 		Scopes:      a.scopes,
 		Challenge:   a.challenge,
+		Resource:    a.resource,
 		FamilyID:    "fam_" + randomBase62(22),
 		ExpiresAt:   now.Add(s.opts.CodeTTL),
 		CreatedAt:   now,
@@ -296,5 +339,5 @@ func (s *Server) handleConsent(w http.ResponseWriter, r *http.Request) {
 		s.handleAuthzError(w, r, nil, storeErr("create code", err))
 		return
 	}
-	redirectWith(w, r, a.redirectURI, map[string]string{"code": code, "state": a.state})
+	s.redirectWith(w, r, a.redirectURI, map[string]string{"code": code, "state": a.state})
 }

@@ -9,7 +9,7 @@ import (
 
 func BenchmarkAuthenticateJWT(b *testing.B) {
 	e := newEnv(b, nil)
-	tok, _, err := e.srv.issueToken(context.Background(), "acct_1", "cli_1", "", []string{"read"}, time.Hour)
+	tok, _, err := e.srv.issueToken(context.Background(), "acct_1", "cli_1", "", "", []string{"read"}, time.Hour)
 	if err != nil {
 		b.Fatal(err)
 	}

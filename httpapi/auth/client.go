@@ -158,15 +158,31 @@ var errClient = errors.New("auth: invalid client")
 
 // authenticateClient checks a client's credentials in constant time over
 // the hashes, sent from addr. Failures are throttled per (addr, client_id)
-// as [Throttle] describes.
+// as [Throttle] describes. A public client (no secret: registered
+// dynamically or described by a metadata document) is identified by its
+// client_id alone and must send no secret; PKCE and the redirect URI
+// protect its grants.
 func (s *Server) authenticateClient(ctx context.Context, addr, id, secret string) (*store.Client, error) {
 	identity := ""
-	if id != "" && len(id) <= 200 {
+	if id != "" && len(id) <= maxClientIDLen {
 		identity = "client:" + id
 	}
 	at, err := s.throttle.Begin(ctx, addr, identity)
 	if err != nil {
 		return nil, err
+	}
+	if identity != "" && secret == "" {
+		c, err := s.st.Client(ctx, id)
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+		case err != nil:
+			at.Succeeded() // nothing was checked
+			return nil, storeErr("client", err)
+		case len(c.SecretHash) == 0 && c.RevokedAt.IsZero():
+			at.Succeeded()
+			return c, nil
+		}
+		return nil, failed(at, fmt.Errorf("%w: no secret for a confidential or unknown client", errClient))
 	}
 	if identity == "" || secret == "" || len(secret) > 200 {
 		return nil, failed(at, fmt.Errorf("%w: missing or oversized credentials", errClient))
@@ -183,7 +199,7 @@ func (s *Server) authenticateClient(ctx context.Context, addr, id, secret string
 		want = c.SecretHash
 	}
 	ok := subtle.ConstantTimeCompare(hash(secret), want) == 1
-	if c == nil || !ok || !c.RevokedAt.IsZero() {
+	if c == nil || !ok || !c.RevokedAt.IsZero() || len(c.SecretHash) == 0 {
 		return nil, failed(at, fmt.Errorf("%w: unknown client, wrong secret or revoked client", errClient))
 	}
 	at.Succeeded()

@@ -160,8 +160,12 @@ func (s *Server) RetireSigningKey(ctx context.Context, kid string) error {
 	return err
 }
 
-// issueToken signs an access token.
-func (s *Server) issueToken(ctx context.Context, accountID, clientID, family string, scopes []string, ttl time.Duration) (string, *Claims, error) {
+// issueToken signs an access token for audience (empty means
+// Options.Audience, the API's).
+func (s *Server) issueToken(ctx context.Context, accountID, clientID, family, audience string, scopes []string, ttl time.Duration) (string, *Claims, error) {
+	if audience == "" {
+		audience = s.opts.Audience
+	}
 	keys, err := s.currentKeys(ctx)
 	if err != nil {
 		return "", nil, err
@@ -174,7 +178,7 @@ func (s *Server) issueToken(ctx context.Context, accountID, clientID, family str
 		RegisteredClaims: jwt.RegisteredClaims{
 			Issuer:    s.opts.Issuer,
 			Subject:   accountID,
-			Audience:  jwt.ClaimStrings{s.opts.Audience},
+			Audience:  jwt.ClaimStrings{audience},
 			ExpiresAt: jwt.NewNumericDate(now.Add(ttl)),
 			NotBefore: jwt.NewNumericDate(now),
 			IssuedAt:  jwt.NewNumericDate(now),
@@ -195,8 +199,10 @@ func (s *Server) issueToken(ctx context.Context, accountID, clientID, family str
 }
 
 // parseToken verifies a token's signature and claims, without the
-// revocation checks.
-func (s *Server) parseToken(ctx context.Context, raw string) (*Claims, error) {
+// revocation checks. The token must be for audience; empty means any of
+// the audiences this server issues (Options.Audience and the resources
+// of Options.Resources), for revocation.
+func (s *Server) parseToken(ctx context.Context, raw, audience string) (*Claims, error) {
 	if len(raw) > maxTokenLen {
 		return nil, fmt.Errorf("%w: token longer than %d bytes", ErrInvalidCredentials, maxTokenLen)
 	}
@@ -207,16 +213,21 @@ func (s *Server) parseToken(ctx context.Context, raw string) (*Claims, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := jwt.NewParser(
+	popts := []jwt.ParserOption{
 		jwt.WithValidMethods([]string{jwt.SigningMethodEdDSA.Alg()}),
 		jwt.WithIssuer(s.opts.Issuer),
-		jwt.WithAudience(s.opts.Audience),
 		jwt.WithExpirationRequired(),
 		jwt.WithIssuedAt(),
 		jwt.WithLeeway(s.opts.Leeway),
 		jwt.WithTimeFunc(s.now),
 		jwt.WithStrictDecoding(),
-	)
+	}
+	if audience != "" {
+		popts = append(popts, jwt.WithAudience(audience))
+	} else {
+		popts = append(popts, jwt.WithAudience(s.audiences()...))
+	}
+	p := jwt.NewParser(popts...)
 	var c Claims
 	_, err = p.ParseWithClaims(raw, &c, func(t *jwt.Token) (any, error) {
 		if _, ok := t.Method.(*jwt.SigningMethodEd25519); !ok {
@@ -248,9 +259,10 @@ func (s *Server) parseToken(ctx context.Context, raw string) (*Claims, error) {
 	return &c, nil
 }
 
-// authenticateToken verifies a bearer token and its revocation state.
-func (s *Server) authenticateToken(ctx context.Context, raw string) (*Principal, error) {
-	c, err := s.parseToken(ctx, raw)
+// authenticateToken verifies a bearer token for audience and its
+// revocation state.
+func (s *Server) authenticateToken(ctx context.Context, raw, audience string) (*Principal, error) {
+	c, err := s.parseToken(ctx, raw, audience)
 	if err != nil {
 		return nil, err
 	}

@@ -106,7 +106,7 @@ func TestJWTAttacks(t *testing.T) {
 				t.Fatalf("status %d (principal %+v), want ok=%v", st, p, tc.ok)
 			}
 			if !tc.ok {
-				_, err := e.srv.parseToken(context.Background(), tc.token)
+				_, err := e.srv.parseToken(context.Background(), tc.token, e.srv.opts.Audience)
 				if !errors.Is(err, ErrInvalidCredentials) {
 					t.Errorf("parseToken: %v, want ErrInvalidCredentials", err)
 				}
@@ -123,7 +123,7 @@ func TestOversizedTokenRejectedCheaply(t *testing.T) {
 	calls := e.st.calls.Load()
 	for _, tok := range []string{strings.Repeat(".", 10000), strings.Repeat("a", 1<<20)} {
 		start := time.Now()
-		_, err := e.srv.parseToken(context.Background(), tok)
+		_, err := e.srv.parseToken(context.Background(), tok, e.srv.opts.Audience)
 		if !errors.Is(err, ErrInvalidCredentials) {
 			t.Fatalf("err = %v", err)
 		}
@@ -203,7 +203,7 @@ func TestKeyRotation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s2.authenticateToken(ctx, t2); err != nil {
+	if _, err := s2.authenticateToken(ctx, t2, s2.opts.Audience); err != nil {
 		t.Errorf("second server: %v", err)
 	}
 	var ie *seo.InputError
@@ -215,7 +215,7 @@ func TestKeyRotation(t *testing.T) {
 func TestRevokeByJTI(t *testing.T) {
 	e := newEnv(t, nil)
 	ctx := context.Background()
-	tok, c, err := e.srv.issueToken(ctx, "acct_1", "cli_1", "", []string{"read"}, time.Hour)
+	tok, c, err := e.srv.issueToken(ctx, "acct_1", "cli_1", "", "", []string{"read"}, time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -232,7 +232,7 @@ func TestRevokeByJTI(t *testing.T) {
 
 func TestBearerSchemeCaseInsensitive(t *testing.T) {
 	e := newEnv(t, nil)
-	tok, _, err := e.srv.issueToken(context.Background(), "acct_1", "cli_1", "", []string{"read"}, time.Hour)
+	tok, _, err := e.srv.issueToken(context.Background(), "acct_1", "cli_1", "", "", []string{"read"}, time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -259,7 +259,7 @@ func TestKeyAddedByAnotherInstance(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tok, _, err := other.issueToken(context.Background(), a.ID, "", "", []string{ScopeRead}, time.Hour)
+	tok, _, err := other.issueToken(context.Background(), a.ID, "", "", "", []string{ScopeRead}, time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}

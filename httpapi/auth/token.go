@@ -78,7 +78,7 @@ func (t *tokenRequest) get(k string) string { return t.params[k] }
 
 // tokenParams are the fields the token endpoints read.
 var tokenParams = []string{"grant_type", "code", "redirect_uri", "code_verifier", "refresh_token", "scope",
-	"client_id", "client_secret", "token", "token_type_hint"}
+	"client_id", "client_secret", "token", "token_type_hint", "resource"}
 
 // readTokenRequest parses a form (RFC 6749) or JSON (the spec) body and the
 // client credentials (HTTP Basic or body, not both).
@@ -220,11 +220,18 @@ func (s *Server) clientCredentials(ctx context.Context, t *tokenRequest) (*token
 	if err != nil {
 		return nil, err
 	}
+	if len(c.SecretHash) == 0 {
+		return nil, oerr(http.StatusBadRequest, "unauthorized_client", "a public client cannot use client_credentials")
+	}
 	scopes, err := requestedScopes(t.get("scope"), c.Scopes)
 	if err != nil {
 		return nil, err
 	}
-	tok, _, err := s.issueToken(ctx, c.AccountID, c.ID, "", scopes, s.opts.TokenTTL)
+	aud, err := s.checkResource(t.get("resource"))
+	if err != nil {
+		return nil, err
+	}
+	tok, _, err := s.issueToken(ctx, c.AccountID, c.ID, "", aud, scopes, s.opts.TokenTTL)
 	if err != nil {
 		return nil, err
 	}
@@ -319,6 +326,11 @@ func (s *Server) codeGrant(ctx context.Context, t *tokenRequest) (*tokenResponse
 	if subtle.ConstantTimeCompare([]byte(s256(verifier)), []byte(ac.Challenge)) != 1 {
 		return nil, invalidGrant("code_verifier does not match the code_challenge")
 	}
+	// RFC 8707 section 2.2: the token request may repeat the resource of
+	// the authorization request, never name another.
+	if res := t.get("resource"); res != "" && res != ac.Resource {
+		return nil, oerr(http.StatusBadRequest, "invalid_target", "resource differs from the authorization request's")
+	}
 	ac, err = s.st.UseCode(ctx, hash(code), now)
 	switch {
 	case errors.Is(err, store.ErrUsed):
@@ -333,12 +345,13 @@ func (s *Server) codeGrant(ctx context.Context, t *tokenRequest) (*tokenResponse
 	case err != nil:
 		return nil, storeErr("use code", err)
 	}
-	return s.issuePair(ctx, ac.AccountID, c.ID, ac.FamilyID, ac.Scopes)
+	return s.issuePair(ctx, ac.AccountID, c.ID, ac.FamilyID, ac.Resource, ac.Scopes)
 }
 
-// issuePair issues an access token and a refresh token of a grant family.
-func (s *Server) issuePair(ctx context.Context, accountID, clientID, family string, scopes []string) (*tokenResponse, error) {
-	tok, _, err := s.issueToken(ctx, accountID, clientID, family, scopes, s.opts.OAuthTokenTTL)
+// issuePair issues an access token and a refresh token of a grant family,
+// bound to resource (empty: the API).
+func (s *Server) issuePair(ctx context.Context, accountID, clientID, family, resource string, scopes []string) (*tokenResponse, error) {
+	tok, _, err := s.issueToken(ctx, accountID, clientID, family, resource, scopes, s.opts.OAuthTokenTTL)
 	if err != nil {
 		return nil, err
 	}
@@ -350,6 +363,7 @@ func (s *Server) issuePair(ctx context.Context, accountID, clientID, family stri
 		ClientID:  clientID,
 		AccountID: accountID,
 		Scopes:    slices.Clone(scopes),
+		Resource:  resource,
 		ExpiresAt: now.Add(s.opts.RefreshTTL),
 		CreatedAt: now,
 	}
@@ -395,6 +409,9 @@ func (s *Server) refreshGrant(ctx context.Context, t *tokenRequest) (*tokenRespo
 	if err != nil {
 		return nil, err
 	}
+	if res := t.get("resource"); res != "" && res != rt.Resource {
+		return nil, oerr(http.StatusBadRequest, "invalid_target", "resource differs from the grant's")
+	}
 	rt, err = s.st.UseRefresh(ctx, h, now)
 	switch {
 	case errors.Is(err, store.ErrUsed):
@@ -417,7 +434,7 @@ func (s *Server) refreshGrant(ctx context.Context, t *tokenRequest) (*tokenRespo
 	if revoked {
 		return nil, invalidGrant("the grant was revoked")
 	}
-	return s.issuePair(ctx, rt.AccountID, c.ID, rt.FamilyID, scopes)
+	return s.issuePair(ctx, rt.AccountID, c.ID, rt.FamilyID, rt.Resource, scopes)
 }
 
 // handleRevoke serves POST /v1/oauth/revoke (RFC 7009).
@@ -458,7 +475,7 @@ func (s *Server) handleRevoke(w http.ResponseWriter, r *http.Request) {
 func (s *Server) revoke(ctx context.Context, c *store.Client, tok string) error {
 	notYours := invalidGrant("the token was not issued to this client")
 	if strings.Count(tok, ".") == 2 {
-		claims, err := s.parseToken(ctx, tok)
+		claims, err := s.parseToken(ctx, tok, "")
 		if errors.Is(err, store.ErrUnavailable) {
 			return err
 		}
@@ -504,18 +521,30 @@ func (s *Server) handleMetadata(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Cache-Control", "public, max-age=3600")
-	writeJSON(w, http.StatusOK, map[string]any{
-		"issuer":                                     b,
-		"authorization_endpoint":                     b + "/v1/oauth/authorize",
-		"token_endpoint":                             b + "/v1/oauth/token",
-		"revocation_endpoint":                        b + "/v1/oauth/revoke",
-		"jwks_uri":                                   b + "/.well-known/jwks.json",
-		"response_types_supported":                   []string{"code"},
-		"response_modes_supported":                   []string{"query"},
-		"grant_types_supported":                      []string{"authorization_code", "refresh_token", "client_credentials"},
-		"code_challenge_methods_supported":           []string{"S256"},
-		"scopes_supported":                           []string{ScopeRead, ScopeWrite},
-		"token_endpoint_auth_methods_supported":      []string{"client_secret_basic", "client_secret_post"},
-		"revocation_endpoint_auth_methods_supported": []string{"client_secret_basic", "client_secret_post"},
-	})
+	// MCP clients in browsers read it cross-origin; it holds nothing
+	// private.
+	w.Header().Set("Access-Control-Allow-Origin", "*")
+	m := map[string]any{
+		"issuer":                           b,
+		"authorization_endpoint":           b + "/v1/oauth/authorize",
+		"token_endpoint":                   b + "/v1/oauth/token",
+		"revocation_endpoint":              b + "/v1/oauth/revoke",
+		"jwks_uri":                         b + "/.well-known/jwks.json",
+		"response_types_supported":         []string{"code"},
+		"response_modes_supported":         []string{"query"},
+		"grant_types_supported":            []string{"authorization_code", "refresh_token", "client_credentials"},
+		"code_challenge_methods_supported": []string{"S256"},
+		"scopes_supported":                 []string{ScopeRead, ScopeWrite},
+		// "none": public clients (registered dynamically or described
+		// by a metadata document) authenticate with PKCE alone.
+		"token_endpoint_auth_methods_supported":      []string{"client_secret_basic", "client_secret_post", "none"},
+		"revocation_endpoint_auth_methods_supported": []string{"client_secret_basic", "client_secret_post", "none"},
+		// RFC 9207: the authorization response names the issuer.
+		"authorization_response_iss_parameter_supported": true,
+		"client_id_metadata_document_supported":          s.opts.ClientFetcher != nil,
+	}
+	if s.opts.Registration.MaxClients > 0 {
+		m["registration_endpoint"] = b + "/v1/oauth/register"
+	}
+	writeJSON(w, http.StatusOK, m)
 }
