@@ -3,6 +3,7 @@ package auth
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -105,6 +106,20 @@ func newEnv(t testing.TB, opts *Options) *env {
 		p, err := e.srv.Authenticate(r)
 		if err != nil {
 			w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token"`)
+			writeEnvelope(w, http.StatusUnauthorized, "unauthorized", err.Error())
+			return
+		}
+		writeJSON(w, http.StatusOK, p)
+	})
+	// /mcp stands for a protected resource (Options.Resources "/mcp").
+	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
+		p, err := e.srv.AuthenticateResource(r, "/mcp")
+		if err != nil {
+			code := ""
+			if errors.Is(err, ErrInvalidCredentials) {
+				code = "invalid_token"
+			}
+			w.Header().Set("WWW-Authenticate", e.srv.ResourceChallenge("/mcp", code, "read", ""))
 			writeEnvelope(w, http.StatusUnauthorized, "unauthorized", err.Error())
 			return
 		}

@@ -258,6 +258,10 @@ func (s *Server) fetchDocument(ctx context.Context, id string) (c *store.Client,
 		return nil, documentClientErr("it cannot be fetched"), nil
 	}
 	switch {
+	case resp.TLS == nil || !resp.TLS.Verified:
+		// The fetcher completes unverified handshakes (audits report
+		// them); a client's identity cannot rest on one.
+		return nil, documentClientErr("its TLS certificate does not verify"), nil
 	case resp.Status != http.StatusOK:
 		return nil, documentClientErr(fmt.Sprintf("it answered HTTP %d, not 200", resp.Status)), nil
 	case resp.Truncated:
