@@ -213,6 +213,9 @@ var authPatterns = []string{
 	"GET /v1/auth/jwks.json",
 	"GET /.well-known/jwks.json",
 	"GET /.well-known/oauth-authorization-server",
+	"POST /v1/oauth/register",
+	"GET /.well-known/oauth-protected-resource",
+	"GET /.well-known/oauth-protected-resource/mcp",
 }
 
 const openAPIPattern = "GET /v1/openapi.json"

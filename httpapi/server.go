@@ -53,7 +53,10 @@ type Options struct {
 	// in-memory one). The caller closes it after Close.
 	Store store.Store
 	// Auth authenticates requests and serves the token endpoints. Nil means
-	// auth.New over Store with default options.
+	// auth.New over Store with default options, MCPPath as its protected
+	// resource and the server's fetcher for client ID metadata documents.
+	// A given one lists MCPPath in auth.Options.Resources (and has a
+	// BaseURL) for OAuth clients to reach the MCP endpoint.
 	Auth *auth.Server
 	// Suggester, Tracker and Reports serve the keyword, ranking and report
 	// endpoints; a nil one makes its endpoint answer 503 "unavailable".
@@ -337,23 +340,26 @@ func New(ctx context.Context, opts *Options) (*Server, error) {
 	if s.st == nil {
 		return nil, fmt.Errorf("httpapi: %w", &seo.InputError{Field: "Options.Store", Reason: "is required (sqlstore.Open opens one)"})
 	}
-	s.auth = o.Auth
-	if s.auth == nil && !o.DisableAuth {
-		a, err := auth.New(ctx, s.st, &auth.Options{Logger: s.log, Now: o.Now})
-		if err != nil {
-			return nil, fmt.Errorf("httpapi: auth: %w", err)
-		}
-		s.auth = a
-	}
 	// One fetcher, so one connection pool, for every page and site
-	// analysis, link check, callback and callback URL check; requests
-	// carry their own user agent. Its default user agent is the page
-	// analyses' (their robots.txt fetches send it).
+	// analysis, link check, callback and callback URL check, and client
+	// ID metadata document; requests carry their own user agent. Its
+	// default user agent is the page analyses' (their robots.txt fetches
+	// send it).
 	fo := seo.FetcherOptions{AllowPrivate: o.AllowPrivate, Timeout: 10 * time.Second}
 	if o.AnalyzerOptions != nil {
 		fo.UserAgent = o.AnalyzerOptions.UserAgent
 	}
 	s.fetcher = seo.NewFetcher(&fo)
+	s.auth = o.Auth
+	if s.auth == nil && !o.DisableAuth {
+		// /mcp is a protected resource; without a public URL its tokens
+		// cannot be bound to it and it takes API keys only.
+		a, err := auth.New(ctx, s.st, &auth.Options{Logger: s.log, Now: o.Now, Resources: []string{MCPPath}, ClientFetcher: s.fetcher})
+		if err != nil {
+			return nil, fmt.Errorf("httpapi: auth: %w", err)
+		}
+		s.auth = a
+	}
 	s.limiter = o.Limiter
 	if s.limiter == nil {
 		s.limiter = ratelimit.NewLocal(s.st)
