@@ -504,6 +504,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		SessionAccount: func(r *http.Request) (string, bool) {
 			return dash.SessionAccount(r)
 		},
+		// The MCP endpoint is a protected resource; MCP clients may name
+		// themselves by a client ID metadata document, fetched under the
+		// analyses' address policy.
+		Resources:     []string{httpapi.MCPPath},
+		ClientFetcher: seo.NewFetcher(&seo.FetcherOptions{AllowPrivate: c.allowPrivate, Timeout: 10 * time.Second}),
 	})
 	if err != nil {
 		return err
