@@ -32,6 +32,8 @@ require (
 
 require github.com/miekg/dns v1.1.73
 
+require github.com/modelcontextprotocol/go-sdk v1.8.0 // indirect
+
 require (
 	github.com/bahlo/generic-list-go v0.2.0 // indirect
 	github.com/basgys/goxml2json v1.1.1-0.20231018121955-e66ee54ceaad // indirect
