@@ -2,8 +2,8 @@ package mcpserver
 
 import (
 	"bytes"
-	"encoding"
 	"context"
+	"encoding"
 	"encoding/json"
 	"errors"
 	"fmt"
