@@ -30,7 +30,17 @@ require (
 	modernc.org/sqlite v1.61.1
 )
 
-require github.com/miekg/dns v1.1.73
+require (
+	github.com/google/jsonschema-go v0.4.3
+	github.com/miekg/dns v1.1.73
+)
+
+require (
+	github.com/modelcontextprotocol/go-sdk v1.8.0
+	github.com/segmentio/asm v1.1.3 // indirect
+	github.com/segmentio/encoding v0.5.4 // indirect
+	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
+)
 
 require (
 	github.com/bahlo/generic-list-go v0.2.0 // indirect

@@ -33,6 +33,19 @@ func decodeJSON(w http.ResponseWriter, r *http.Request, limit int64, v any) erro
 	if err != nil {
 		return decodeError(err, limit)
 	}
+	return decodeBody(body, limit, v)
+}
+
+// DecodeArguments decodes a JSON object into v as request bodies are
+// decoded: no unknown fields, no trailing data, errors a
+// *service.FieldError naming the field at fault by its JSON path. The MCP
+// server decodes tool arguments with it, so a tool refuses what the
+// matching /v1 endpoint refuses, in the same words.
+func DecodeArguments(body []byte, v any) error {
+	return decodeBody(body, int64(len(body))+1, v)
+}
+
+func decodeBody(body []byte, limit int64, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {

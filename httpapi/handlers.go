@@ -16,41 +16,13 @@ import (
 	"github.com/seokit/seokit/seo"
 )
 
-// PageOptions are the options of a page analysis request.
-type PageOptions struct {
-	// Depth is "basic", "standard" (default) or "complete".
-	Depth         string `json:"depth,omitempty"`
-	CheckLinks    bool   `json:"checkLinks,omitempty"`
-	AnalyzeMobile bool   `json:"analyzeMobile,omitempty"`
-	// SkipExternalLinks, with CheckLinks, requests no link target on
-	// another host: links.broken_external and links.redirect_external are
-	// turned off.
-	SkipExternalLinks bool `json:"skipExternalLinks,omitempty"`
-	// Mute lists check IDs or areas muted in this analysis, on top of the
-	// list stored for the URL's domain (PUT /v1/mutes/{domain}).
-	Mute []string `json:"mute,omitempty"`
-	// UserAgent is a preset name (seo.UserAgentPresets) or a user agent
-	// string for the page's fetch.
-	UserAgent string `json:"userAgent,omitempty"`
-	// Extract and Search are custom extractors and search rules run on
-	// the page (analyzer.Options.Extract, Search).
-	Extract []analyzer.Extractor  `json:"extract,omitempty"`
-	Search  []analyzer.SearchRule `json:"search,omitempty"`
-	// Render is "none" (default: the HTML the server sent), "auto"
-	// (render pages whose raw HTML looks like an application shell) or
-	// "always" (render with the server's browser and analyse the rendered
-	// DOM; the report's render section compares it with the raw HTML).
-	Render string `json:"render,omitempty"`
-	// Screenshot is "none", "viewport" (default when rendering) or "full";
-	// the report carries the PNG base64-encoded (render.screenshot).
-	Screenshot string `json:"screenshot,omitempty"`
-}
-
-// PageRequest is the body of POST /v1/analyze/page and POST /v1/analyze.
-type PageRequest struct {
-	URL     string      `json:"url"`
-	Options PageOptions `json:"options"`
-}
+// The page analysis types are the service's (package service).
+type (
+	// PageOptions are the options of a page analysis request.
+	PageOptions = service.PageOptions
+	// PageRequest is the body of POST /v1/analyze/page and POST /v1/analyze.
+	PageRequest = service.PageRequest
+)
 
 func (s *Server) analyzePagePost(w http.ResponseWriter, r *http.Request) {
 	var req PageRequest
@@ -88,37 +60,47 @@ func (s *Server) analyzePageGet(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) analyzePage(w http.ResponseWriter, r *http.Request, req PageRequest) {
-	u, err := seo.ParseURL(req.URL)
+	rep, err := s.Pages().Analyze(r.Context(), principal(r.Context()).AccountID, req)
 	if err != nil {
 		s.fail(w, r, err)
 		return
+	}
+	writeJSON(w, http.StatusOK, rep)
+}
+
+// Pages returns the page analysis service: POST /v1/analyze/page and the
+// MCP server's analyze_page call it.
+func (s *Server) Pages() service.Pages { return pageService{s} }
+
+// pageService implements service.Pages.
+type pageService struct{ s *Server }
+
+func (p pageService) Analyze(ctx context.Context, accountID string, req PageRequest) (*analyzer.Report, error) {
+	s := p.s
+	u, err := seo.ParseURL(req.URL)
+	if err != nil {
+		return nil, err
 	}
 	depth, err := analyzer.ParseDepth(req.Options.Depth)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return nil, err
 	}
 	if err := validateMutes("options.mute", req.Options.Mute); err != nil {
-		s.fail(w, r, err)
-		return
+		return nil, err
 	}
 	if err := validateExtraction(req.Options.Extract, req.Options.Search); err != nil {
-		s.fail(w, r, err)
-		return
+		return nil, err
 	}
 	rc, err := parseRender(req.Options.Render, req.Options.Screenshot, false)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return nil, err
 	}
-	if err := s.checkRender(r.Context(), principal(r.Context()).AccountID, rc); err != nil {
-		s.fail(w, r, err)
-		return
+	if err := s.checkRender(ctx, accountID, rc); err != nil {
+		return nil, err
 	}
-	mutes, err := s.analysisMutes(r.Context(), principal(r.Context()).AccountID, u.Host, req.Options.Mute)
+	mutes, err := s.analysisMutes(ctx, accountID, u.Host, req.Options.Mute)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return nil, err
 	}
 	var o analyzer.Options
 	if s.opts.AnalyzerOptions != nil {
@@ -132,8 +114,7 @@ func (s *Server) analyzePage(w http.ResponseWriter, r *http.Request, req PageReq
 	o.Mute = unionIDs(o.Mute, pageMutes(mutes))
 	if req.Options.UserAgent != "" {
 		if o.UserAgent, _, err = seo.ResolveUserAgent(req.Options.UserAgent); err != nil {
-			s.fail(w, r, prefixField(err))
-			return
+			return nil, prefixField(err)
 		}
 	}
 	o.Extract, o.Search = req.Options.Extract, req.Options.Search
@@ -150,31 +131,27 @@ func (s *Server) analyzePage(w http.ResponseWriter, r *http.Request, req PageReq
 		kind, mem = KindRender, pageBaseMemory+s.adm.renderBytes()
 		setRender(&o, rc, s.opts.Renderer)
 	case render.Auto:
-		setRender(&o, rc, pageRenderer{s: s, account: principal(r.Context()).AccountID})
+		setRender(&o, rc, pageRenderer{s: s, account: accountID})
 	}
-	release, err := s.adm.acquireSlot(r.Context(), kind, principal(r.Context()).AccountID, mem, false)
+	release, err := s.adm.acquireSlot(ctx, kind, accountID, mem, false)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return nil, err
 	}
 	defer release()
 	o.Memory = s.adm.mem
-	rep, err := analyzer.Analyze(r.Context(), u.String(), &o)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, rep)
+	return analyzer.Analyze(ctx, u.String(), &o)
 }
 
 func (s *Server) optimize(w http.ResponseWriter, r *http.Request) {
 	// Decoding the body is itself memory: admit and reserve by its
-	// declared length, or the cap, before reading it.
+	// declared length, or the cap, before reading it; the service then
+	// runs in that admission.
 	n := s.opts.OptimizeMaxBodyBytes
 	if r.ContentLength >= 0 && r.ContentLength < n {
 		n = r.ContentLength
 	}
-	release, err := s.adm.acquireSlot(r.Context(), KindOptimize, principal(r.Context()).AccountID, optimizeMemory(n), false)
+	accountID := principal(r.Context()).AccountID
+	release, err := s.adm.acquireSlot(r.Context(), KindOptimize, accountID, optimizeMemory(n), false)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -185,12 +162,35 @@ func (s *Server) optimize(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	rep, err := optimizer.Optimize(r.Context(), req)
+	rep, err := s.Content().Optimize(context.WithValue(r.Context(), admittedKey{}, true), accountID, req)
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, rep)
+}
+
+// admittedKey marks a context whose work already holds its admission slot
+// (the optimize handler admits before decoding the body).
+type admittedKey struct{}
+
+// Content returns the content optimisation service: POST
+// /v1/optimize/content and the MCP server's optimize_content call it.
+func (s *Server) Content() service.Content { return contentService{s} }
+
+// contentService implements service.Content.
+type contentService struct{ s *Server }
+
+func (c contentService) Optimize(ctx context.Context, accountID string, req optimizer.Request) (*optimizer.Report, error) {
+	if admitted, _ := ctx.Value(admittedKey{}).(bool); !admitted {
+		n := int64(len(req.Content) + len(req.Title) + len(req.Description))
+		release, err := c.s.adm.acquireSlot(ctx, KindOptimize, accountID, optimizeMemory(n), false)
+		if err != nil {
+			return nil, err
+		}
+		defer release()
+	}
+	return optimizer.Optimize(ctx, req)
 }
 
 // suggest serves GET /v1/keywords/suggest through the Keywords service.

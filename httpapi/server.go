@@ -14,6 +14,7 @@ import (
 	"github.com/seokit/seokit/analyzer"
 	"github.com/seokit/seokit/crawler"
 	"github.com/seokit/seokit/httpapi/auth"
+	"github.com/seokit/seokit/httpapi/mcpserver"
 	"github.com/seokit/seokit/httpapi/plans"
 	"github.com/seokit/seokit/httpapi/ratelimit"
 	"github.com/seokit/seokit/httpapi/store"
@@ -245,6 +246,8 @@ type Server struct {
 	cbSecret   []byte
 	started    bool
 	closed     bool
+	mcpOnce    sync.Once
+	mcp        *mcpserver.Server
 	alertWake  chan struct{} // wakes the outbox worker (outboxWakeup)
 	alertOnce  sync.Once
 }
@@ -447,6 +450,7 @@ func (s *Server) routesInit() {
 	if s.auth != nil {
 		s.auth.Register(s.mux)
 	}
+	s.mux.Handle("/mcp", s.mcpHandler())
 	s.mux.HandleFunc("GET /v1/openapi.json", s.serveOpenAPI)
 	s.mux.HandleFunc("GET /v1/schemas/crawl-config.json", serveConfigSchema)
 	if s.opts.routes != nil {

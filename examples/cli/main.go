@@ -37,6 +37,8 @@ const usage = `usage:
   cli rankings track [KEYWORD] track keywords or import a Search Console export
   cli report -domain DOMAIN    performance report over a date range (text, JSON or HTML),
                                with measured traffic from -traffic searchconsole or ga4
+  cli mcp [-tools]             MCP server over stdio for a local agent, over the data file
+                               (-tools: print the tool list)
 
 Run "cli analyze -h", "cli crawl -h", "cli optimize -h", "cli keywords suggest -h",
 "cli rankings track -h", "cli report -h", "cli logs -h" ... for the flags. The keywords, rankings
@@ -110,6 +112,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runRankings(ctx, args[1:], stdout, stderr)
 	case "report":
 		return runReport(ctx, args[1:], stdout, stderr)
+	case "mcp":
+		return runMCP(ctx, args[1:], stdout, stderr)
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return nil

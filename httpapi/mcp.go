@@ -1,0 +1,77 @@
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strconv"
+
+	"github.com/seokit/seokit/httpapi/auth"
+	"github.com/seokit/seokit/httpapi/mcpserver"
+	"github.com/seokit/seokit/httpapi/service"
+	"github.com/seokit/seokit/httpapi/store"
+)
+
+// MCP returns the server's MCP server: every /v1 operation as a tool over
+// the same services, charged and authorised as /v1 requests are. It is
+// served at /mcp; `cli mcp` runs one over stdio.
+func (s *Server) MCP() *mcpserver.Server {
+	s.mcpOnce.Do(func() {
+		s.mcp = mcpserver.New(s.MCPServices(), &mcpserver.Options{
+			Charge: s.chargeCall, Errors: s.ToolError, Decode: DecodeArguments, Logger: s.log,
+		})
+	})
+	return s.mcp
+}
+
+// MCPServices are the server's services as the MCP server takes them.
+func (s *Server) MCPServices() mcpserver.Services {
+	return mcpserver.Services{
+		Analyses: s.Analyses(), Pages: s.Pages(), Content: s.Content(), Projects: s.Projects(),
+		Schedules: s.Schedules(), Alerts: s.Alerts(), Keywords: s.Keywords(), Rankings: s.Rankings(), Reports: s.Reports(),
+	}
+}
+
+// mcpHandler is the MCP endpoint (Streamable HTTP) behind the API's
+// authentication: a bearer token or an API key, refused as on /v1. The
+// authorization profile's metadata and audience checks wrap this one
+// handler.
+func (s *Server) mcpHandler() http.Handler {
+	return s.MCP().HTTPHandler(func(w http.ResponseWriter, r *http.Request) *auth.Principal {
+		if s.opts.DisableAuth {
+			return &auth.Principal{AccountID: "anonymous", Permissions: []string{auth.ScopeRead, auth.ScopeWrite}}
+		}
+		return s.authenticate(w, r)
+	})
+}
+
+// ToolError maps a service error to the /v1 envelope's fields for the MCP
+// server, through toAPIError, the one mapping of the API.
+func (s *Server) ToolError(err error) *mcpserver.ToolError {
+	e, logIt := toAPIError(err)
+	if logIt {
+		s.log.Error("tool call failed", "code", e.Code, "err", err)
+	}
+	ra, _ := strconv.Atoi(retryAfter(e))
+	return &mcpserver.ToolError{Code: e.Code, Message: e.Message, Status: e.Status, Field: e.Field, RetryAfter: ra}
+}
+
+// chargeCall charges a tool call as protect charges a /v1 request: one
+// request of the account's daily limit and burst, which the services
+// count as paid.
+func (s *Server) chargeCall(ctx context.Context, p *auth.Principal) (context.Context, error) {
+	if s.opts.DisableAuth {
+		return service.WithPaid(ctx, 1), nil
+	}
+	q, err := s.take(ctx, p.AccountID)
+	if err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return ctx, apiError(http.StatusUnauthorized, CodeUnauthorized, "the token or API key is not valid")
+		}
+		return ctx, err
+	}
+	if e := q.refusal(); e != nil {
+		return ctx, e
+	}
+	return service.WithPaid(ctx, 1), nil
+}

@@ -1,0 +1,220 @@
+package mcpserver_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/seokit/seokit/httpapi"
+	"github.com/seokit/seokit/httpapi/auth"
+	"github.com/seokit/seokit/httpapi/store"
+	"github.com/seokit/seokit/httpapi/store/sqlstore"
+)
+
+// env is an API server on loopback with accounts and keys.
+type env struct {
+	t     *testing.T
+	srv   *httpapi.Server
+	ts    *httptest.Server
+	acct  string
+	key   string // read and write
+	ro    string // read only, same account
+	other string // read and write, another account
+}
+
+func newEnv(t *testing.T, opts *httpapi.Options) *env {
+	t.Helper()
+	ctx := context.Background()
+	var o httpapi.Options
+	if opts != nil {
+		o = *opts
+	}
+	o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	st, err := sqlstore.Open(ctx, ":memory:", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	o.Store = st
+	srv, err := httpapi.New(ctx, &o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	if err := srv.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(srv)
+	t.Cleanup(ts.Close)
+	e := &env{t: t, srv: srv, ts: ts}
+	a, err := srv.Auth().CreateAccount(ctx, "a@example.com", "A", "", store.Free)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.acct = a.ID
+	e.key = e.newKey(a.ID, auth.ScopeRead, auth.ScopeWrite)
+	e.ro = e.newKey(a.ID, auth.ScopeRead)
+	b, err := srv.Auth().CreateAccount(ctx, "b@example.com", "B", "", store.Free)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.other = e.newKey(b.ID, auth.ScopeRead, auth.ScopeWrite)
+	return e
+}
+
+func (e *env) newKey(accountID string, perms ...string) string {
+	e.t.Helper()
+	key, _, err := e.srv.Auth().CreateAPIKey(context.Background(), accountID, "test", perms, time.Time{})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return key
+}
+
+// headerTransport adds a credential to every request.
+type headerTransport struct {
+	name, value string
+	base        http.RoundTripper
+}
+
+func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set(h.name, h.value)
+	return h.base.RoundTrip(r)
+}
+
+// connect opens an MCP session over Streamable HTTP with an API key.
+func (e *env) connect(key string, opts *mcp.ClientOptions) *mcp.ClientSession {
+	e.t.Helper()
+	return e.connectHeader("X-API-Key", key, opts)
+}
+
+func (e *env) connectHeader(name, value string, opts *mcp.ClientOptions) *mcp.ClientSession {
+	e.t.Helper()
+	c := mcp.NewClient(&mcp.Implementation{Name: "seokit-test", Version: "1"}, opts)
+	tr := &mcp.StreamableClientTransport{Endpoint: e.ts.URL + "/mcp",
+		HTTPClient: &http.Client{Transport: headerTransport{name, value, http.DefaultTransport}, Timeout: 60 * time.Second}, MaxRetries: -1}
+	cs, err := c.Connect(context.Background(), tr, nil)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// v1 calls the API with key and returns the status and body.
+func (e *env) v1(method, path, key, body string) (int, []byte) {
+	e.t.Helper()
+	req, err := http.NewRequest(method, e.ts.URL+path, strings.NewReader(body))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	req.Header.Set("X-API-Key", key)
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, b
+}
+
+// toolErr is the envelope of a refused call.
+type toolErr struct {
+	Code       string `json:"code"`
+	Message    string `json:"message"`
+	Status     int    `json:"status"`
+	Field      string `json:"field"`
+	RetryAfter int    `json:"retryAfter"`
+}
+
+// call calls a tool and decodes its structured content into out; it
+// returns the refusal of an error result (nil on success).
+func call(t *testing.T, cs *mcp.ClientSession, name string, args any, out any) *toolErr {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return decodeResult(t, name, res, out)
+}
+
+func decodeResult(t *testing.T, name string, res *mcp.CallToolResult, out any) *toolErr {
+	t.Helper()
+	b, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.IsError {
+		var env struct {
+			Error *toolErr `json:"error"`
+		}
+		if err := json.Unmarshal(b, &env); err != nil || env.Error == nil {
+			t.Fatalf("%s: error result without the envelope: %s", name, b)
+		}
+		return env.Error
+	}
+	if out != nil {
+		if err := json.Unmarshal(b, out); err != nil {
+			t.Fatalf("%s: %v in %s", name, err, b)
+		}
+	}
+	return nil
+}
+
+// gatedSite is a loopback site of a few pages whose /slow page answers
+// only once release is closed.
+type gatedSite struct {
+	*httptest.Server
+	release chan struct{}
+	once    sync.Once
+}
+
+func newGatedSite(t *testing.T) *gatedSite {
+	g := &gatedSite{release: make(chan struct{})}
+	g.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/robots.txt":
+			fmt.Fprint(w, "User-agent: *\nAllow: /\n")
+			return
+		case "/slow":
+			select {
+			case <-g.release:
+			case <-r.Context().Done():
+				return
+			}
+		case "/", "/a":
+		default:
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprintf(w, `<!doctype html><html lang=en><head><title>Page %s</title></head><body><h1>Page</h1><a href="/a">a</a> <a href="/slow">slow</a><img src="/x.png"></body></html>`, r.URL.Path)
+	}))
+	t.Cleanup(func() { g.open(); g.Close() })
+	return g
+}
+
+func (g *gatedSite) open() { g.once.Do(func() { close(g.release) }) }
+
+func hostOf(t *testing.T, raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u.Host
+}

@@ -1,0 +1,323 @@
+package mcpserver_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/seokit/seokit/httpapi"
+	"github.com/seokit/seokit/httpapi/mcpserver"
+	"github.com/seokit/seokit/httpapi/service"
+	"github.com/seokit/seokit/httpapi/store"
+)
+
+// TestHTTPSession drives the server as an agent would, over Streamable
+// HTTP on loopback with the Go SDK's client: list the tools, analyse a
+// loopback page, start a site analysis, follow its progress (a
+// notification arrives while the crawl is held on a page), page through
+// its findings with the cursor until none is left, and read its report
+// resource.
+func TestHTTPSession(t *testing.T) {
+	e := newEnv(t, &httpapi.Options{AllowPrivate: true, Limits: map[store.Plan]int{store.Free: 10_000}})
+	site := newGatedSite(t)
+	progress := make(chan *mcp.ProgressNotificationParams, 16)
+	cs := e.connect(e.key, &mcp.ClientOptions{ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
+		select {
+		case progress <- r.Params:
+		default:
+		}
+	}})
+	ctx := context.Background()
+
+	tools, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range tools.Tools {
+		names = append(names, tl.Name)
+		if tl.OutputSchema == nil {
+			t.Errorf("tool %s has no output schema", tl.Name)
+		}
+	}
+	want := e.srv.MCP().Tools()
+	if len(names) != len(want) {
+		t.Fatalf("listed %d tools, the server has %d", len(names), len(want))
+	}
+	b, _ := json.Marshal(tools)
+	t.Logf("tool list: %d tools, %d bytes", len(names), len(b))
+
+	var page mcpserver.PageAnalysis
+	if te := call(t, cs, "analyze_page", map[string]any{"url": site.URL + "/a", "sections": []string{"headings"}}, &page); te != nil {
+		t.Fatalf("analyze_page: %+v", te)
+	}
+	if page.Status != 200 || page.Title != "Page /a" || page.Score == nil || page.Sections["headings"] == nil || !slices.Contains(page.Omitted, "links") {
+		t.Fatalf("analyze_page answered %+v", page)
+	}
+
+	var job service.Job
+	if te := call(t, cs, "start_site_analysis", map[string]any{"url": site.URL + "/", "options": map[string]any{"maxPages": 10, "skipExternalLinks": true}}, &job); te != nil {
+		t.Fatalf("start_site_analysis: %+v", te)
+	}
+	if job.ID == "" || job.Status != "queued" && job.Status != "running" {
+		t.Fatalf("start answered %+v", job)
+	}
+	// The crawl is held on /slow: wait's first look finds it unfinished
+	// and reports progress; the page is released when that arrives.
+	var (
+		st   mcpserver.AnalysisState
+		werr error
+		wg   sync.WaitGroup
+	)
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		p := &mcp.CallToolParams{Name: "wait_site_analysis", Arguments: map[string]any{"id": job.ID, "timeoutSeconds": 120}}
+		p.SetProgressToken("wait-1")
+		res, err := cs.CallTool(ctx, p)
+		if err != nil {
+			werr = err
+			return
+		}
+		b, _ := json.Marshal(res.StructuredContent)
+		if res.IsError {
+			werr = fmt.Errorf("wait refused: %s", b)
+			return
+		}
+		werr = json.Unmarshal(b, &st)
+	}()
+	select {
+	case p := <-progress:
+		if p.ProgressToken != "wait-1" || p.Message == "" {
+			t.Errorf("progress %+v", p)
+		}
+	case <-time.After(60 * time.Second):
+		t.Error("no progress notification while the crawl was held")
+	}
+	site.open()
+	wg.Wait()
+	if werr != nil {
+		t.Fatal(werr)
+	}
+	if st.Analysis.Status != "succeeded" || st.Summary == nil || st.Summary.Pages < 3 || st.TimedOut {
+		t.Fatalf("wait answered %+v", st)
+	}
+
+	// Page the findings one at a time: every group exactly once.
+	var seen []string
+	cursor := ""
+	total := -1
+	for range 100 {
+		var fl mcpserver.FindingList
+		args := map[string]any{"id": job.ID, "limit": 1}
+		if cursor != "" {
+			args["cursor"] = cursor
+		}
+		if te := call(t, cs, "site_findings", args, &fl); te != nil {
+			t.Fatalf("site_findings: %+v", te)
+		}
+		total = fl.Page.Total
+		for _, f := range fl.Findings {
+			seen = append(seen, f.ID)
+		}
+		if fl.Page.Returned != len(fl.Findings) || fl.Page.Omitted != total-len(fl.Findings) {
+			t.Fatalf("page info %+v with %d findings", fl.Page, len(fl.Findings))
+		}
+		if cursor = fl.Page.NextCursor; cursor == "" {
+			break
+		}
+	}
+	if total != st.Summary.Checks || len(seen) != total || total == 0 {
+		t.Fatalf("paged %d findings %v, total %d, report has %d", len(seen), seen, total, st.Summary.Checks)
+	}
+	var ff mcpserver.FixFirst
+	if te := call(t, cs, "fix_first", map[string]any{"id": job.ID, "top": 2}, &ff); te != nil {
+		t.Fatal(te)
+	}
+	if len(ff.Findings) != min(2, total) || ff.Omitted != total-len(ff.Findings) || len(ff.Findings[0].Examples) > 3 {
+		t.Fatalf("fix_first %+v", ff)
+	}
+	var pl mcpserver.PageList
+	if te := call(t, cs, "site_pages", map[string]any{"id": job.ID, "url": "*/slow", "fields": []string{"url", "status"}}, &pl); te != nil {
+		t.Fatal(te)
+	}
+	if pl.Page.Total != 1 || len(pl.Pages) != 1 || string(pl.Pages[0]["status"]) != "200" || len(pl.Pages[0]) != 2 {
+		t.Fatalf("site_pages %+v", pl)
+	}
+
+	rr, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "seokit://analyses/" + job.ID + "/report"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		Pages []struct {
+			URL string `json:"url"`
+		} `json:"pages"`
+	}
+	if len(rr.Contents) != 1 || json.Unmarshal([]byte(rr.Contents[0].Text), &rep) != nil || len(rep.Pages) != st.Summary.Pages {
+		t.Fatalf("report resource: %d contents", len(rr.Contents))
+	}
+
+	var ci struct {
+		ID      string `json:"id"`
+		Summary string `json:"summary"`
+	}
+	if te := call(t, cs, "explain_check", map[string]any{"id": seen[0]}, &ci); te != nil || ci.ID != seen[0] || ci.Summary == "" {
+		t.Fatalf("explain_check %s: %+v %+v", seen[0], ci, te)
+	}
+}
+
+// TestPermissionsAndAccounts: a read-only key reads and is refused every
+// write tool with the /v1 refusal; another account neither sees the
+// analysis through a tool nor reads its report resource.
+func TestPermissionsAndAccounts(t *testing.T) {
+	e := newEnv(t, &httpapi.Options{AllowPrivate: true, Limits: map[store.Plan]int{store.Free: 10_000}})
+	owner := e.connect(e.key, nil)
+	var job service.Job
+	if te := call(t, owner, "start_site_analysis", map[string]any{"domain": "example.invalid", "options": map[string]any{"maxPages": 1}}, &job); te != nil {
+		t.Fatalf("start: %+v", te)
+	}
+
+	ro := e.connect(e.ro, nil)
+	if te := call(t, ro, "get_site_analysis", map[string]any{"id": job.ID}, nil); te != nil {
+		t.Fatalf("read-only get: %+v", te)
+	}
+	_, body := e.v1("POST", "/v1/analyze/site", e.ro, `{"domain":"example.com"}`)
+	var v1 struct{ Error toolErr }
+	json.Unmarshal(body, &v1)
+	for _, tl := range e.srv.MCP().Tools() {
+		if !tl.Write {
+			continue
+		}
+		te := call(t, ro, tl.Name, map[string]any{}, nil)
+		if te == nil || te.Code != "forbidden" || te.Status != 403 {
+			t.Errorf("read-only key called %s: %+v", tl.Name, te)
+		}
+	}
+	if te := call(t, ro, "start_site_analysis", map[string]any{"domain": "example.com"}, nil); te == nil || te.Message != v1.Error.Message {
+		t.Errorf("refusal %+v, /v1's %+v", te, v1.Error)
+	}
+
+	other := e.connect(e.other, nil)
+	te := call(t, other, "get_site_analysis", map[string]any{"id": job.ID}, nil)
+	if te == nil || te.Code != "not_found" {
+		t.Fatalf("another account read the analysis: %+v", te)
+	}
+	if te := call(t, other, "cancel_site_analysis", map[string]any{"id": job.ID}, nil); te == nil || te.Code != "not_found" {
+		t.Fatalf("another account canceled the analysis: %+v", te)
+	}
+	var list mcpserver.AnalysisList
+	if te := call(t, other, "list_site_analyses", map[string]any{}, &list); te != nil || list.Page.Total != 0 {
+		t.Fatalf("another account lists %+v %+v", list, te)
+	}
+	if _, err := other.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "seokit://analyses/" + job.ID + "/report"}); err == nil {
+		t.Fatal("another account read the report resource")
+	}
+}
+
+// TestQuotaRefusal: a tool call over the plan's daily limit is refused
+// with /v1's code, message and Retry-After.
+func TestQuotaRefusal(t *testing.T) {
+	e := newEnv(t, &httpapi.Options{AllowPrivate: true, Limits: map[store.Plan]int{store.Free: 3}})
+	cs := e.connect(e.key, nil)
+	for i := range 3 {
+		if te := call(t, cs, "list_site_analyses", map[string]any{}, nil); te != nil {
+			t.Fatalf("call %d refused: %+v", i, te)
+		}
+	}
+	te := call(t, cs, "list_site_analyses", map[string]any{}, nil)
+	code, body := e.v1("GET", "/v1/analyze/site", e.key, "")
+	var v1 struct{ Error toolErr }
+	json.Unmarshal(body, &v1)
+	if te == nil || code != 429 || te.Code != "rate_limited" || te.Code != v1.Error.Code || te.Message != v1.Error.Message || te.RetryAfter < 1 {
+		t.Fatalf("over the limit: tool %+v, /v1 %d %s", te, code, body)
+	}
+}
+
+// TestHostileInputs sends the hostile suite's bad addresses and bodies to
+// a server with the default address policy, through /v1 and through the
+// matching tool: both refuse with invalid_request naming the same field,
+// in the same words.
+func TestHostileInputs(t *testing.T) {
+	e := newEnv(t, &httpapi.Options{Limits: map[store.Plan]int{store.Free: 10_000}})
+	cs := e.connect(e.key, nil)
+	cases := []struct {
+		name, path, tool, body, field string
+	}{
+		{"site: metadata address", "/v1/analyze/site", "start_site_analysis", `{"domain":"169.254.169.254","options":{"maxPages":5}}`, "domain"},
+		{"site: localhost", "/v1/analyze/site", "start_site_analysis", `{"domain":"localhost","options":{"maxPages":5}}`, "domain"},
+		{"site: loopback", "/v1/analyze/site", "start_site_analysis", `{"domain":"127.0.0.1","options":{"maxPages":5}}`, "domain"},
+		{"site: port 22", "/v1/analyze/site", "start_site_analysis", `{"domain":"example.com:22","options":{"maxPages":5}}`, "domain"},
+		{"site: 300-char label", "/v1/analyze/site", "start_site_analysis", `{"domain":"` + strings.Repeat("a", 300) + `.com"}`, "domain"},
+		{"site: maxPages 10,000,000", "/v1/analyze/site", "start_site_analysis", `{"domain":"example.com","options":{"maxPages":10000000}}`, "options.maxPages"},
+		{"site: unknown field", "/v1/analyze/site", "start_site_analysis", `{"domain":"example.com","options":{"maxPages":5,"depht":3}}`, "options.depht"},
+		{"page: unknown field", "/v1/analyze/page", "analyze_page", `{"url":"https://example.com/","render":true}`, "render"},
+		{"page: file URL", "/v1/analyze/page", "analyze_page", `{"url":"file:///etc/passwd"}`, "url"},
+		{"page: metadata URL", "/v1/analyze/page", "analyze_page", `{"url":"http://169.254.169.254/latest/meta-data/"}`, "url"},
+		{"page: loopback URL", "/v1/analyze/page", "analyze_page", `{"url":"http://127.0.0.1:22/"}`, "url"},
+		{"page: bad depth", "/v1/analyze/page", "analyze_page", `{"url":"https://example.com/","options":{"depth":"deepest"}}`, "options.depth"},
+		{"page: url a number", "/v1/analyze/page", "analyze_page", `{"url":42}`, "url"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			code, body := e.v1("POST", c.path, e.key, c.body)
+			var v1 struct{ Error toolErr }
+			if err := json.Unmarshal(body, &v1); err != nil || code != 400 {
+				t.Fatalf("/v1 answered %d %s", code, body)
+			}
+			te := call(t, cs, c.tool, json.RawMessage(c.body), nil)
+			if te == nil {
+				t.Fatal("the tool accepted it")
+			}
+			if te.Code != "invalid_request" || te.Field != c.field || te.Field != v1.Error.Field || te.Message != v1.Error.Message {
+				t.Fatalf("tool %+v, /v1 %+v", te, v1.Error)
+			}
+		})
+	}
+	// A cursor that is not the server's, and one replayed with other
+	// filters, name the cursor.
+	for _, cur := range []string{"not-a-cursor", strings.Repeat("A", 500)} {
+		te := call(t, cs, "site_findings", map[string]any{"id": "x", "cursor": cur}, nil)
+		if te == nil || te.Field != "cursor" {
+			t.Errorf("cursor %.20q: %+v", cur, te)
+		}
+	}
+}
+
+// TestInMemoryLocal runs the server over the SDK's in-memory transports
+// with a local principal, as `cli mcp` does over stdio: no HTTP, the same
+// services.
+func TestInMemoryLocal(t *testing.T) {
+	e := newEnv(t, &httpapi.Options{AllowPrivate: true, Limits: map[store.Plan]int{store.Free: 10_000}})
+	site := newGatedSite(t)
+	site.open()
+	p := &authPrincipal{e.acct}
+	srv := mcpserver.New(e.srv.MCPServices(), &mcpserver.Options{Local: p.principal(), Errors: e.srv.ToolError, Decode: httpapi.DecodeArguments})
+	st, ct := mcp.NewInMemoryTransports()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ss, err := srv.MCP().Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	var page mcpserver.PageAnalysis
+	if te := call(t, cs, "analyze_page", map[string]any{"url": site.URL + "/"}, &page); te != nil || page.Status != 200 {
+		t.Fatalf("analyze_page %+v %+v", page, te)
+	}
+	if te := call(t, cs, "explain_check", map[string]any{"id": "no.such.check"}, nil); te == nil || te.Code != "not_found" {
+		t.Fatalf("explain_check of an unknown ID: %+v", te)
+	}
+}

@@ -1,0 +1,402 @@
+package mcpserver
+
+import (
+	"bytes"
+	"context"
+	"encoding"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"reflect"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/seokit/seokit/httpapi/auth"
+	"github.com/seokit/seokit/httpapi/service"
+	"github.com/seokit/seokit/seo"
+)
+
+// Services are the typed services the tools call. A nil one makes its
+// tools answer "unavailable".
+type Services struct {
+	Analyses  service.Analyses
+	Pages     service.Pages
+	Content   service.Content
+	Projects  service.Projects
+	Schedules service.Schedules
+	Alerts    service.Alerts
+	Keywords  service.Keywords
+	Rankings  service.Rankings
+	Reports   service.Reports
+}
+
+// ToolError is the error of a refused tool call: the /v1 error envelope's
+// fields, so an agent reads the same code, field and retry delay as a
+// script on /v1 would. It is the structured content of the call's error
+// result, under "error".
+type ToolError struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	Status  int    `json:"status"`
+	Field   string `json:"field,omitempty"`
+	// RetryAfter is the /v1 answer's Retry-After in seconds; 0 when none.
+	RetryAfter int `json:"retryAfter,omitempty"`
+}
+
+func (e *ToolError) Error() string { return "mcpserver: " + e.Code + ": " + e.Message }
+
+// Options configures a Server. A nil *Options, and every zero field, means
+// the documented default.
+type Options struct {
+	// Charge takes one request of the principal's daily limit and burst
+	// for each tool call, as each /v1 request is, and returns the context
+	// the services run in (with service.WithPaid). A refusal is an error
+	// Errors maps (a 429 rate_limited with its Retry-After). Nil charges
+	// nothing: the CLI's local server.
+	Charge func(ctx context.Context, p *auth.Principal) (context.Context, error)
+	// Errors maps a service error to the /v1 envelope's fields: the API
+	// server's one mapping (httpapi.Server.ToolError). Nil means a minimal
+	// mapping of the service's error types.
+	Errors func(error) *ToolError
+	// Decode decodes a call's arguments as the API decodes request bodies
+	// (httpapi.DecodeArguments), so a tool refuses what the matching /v1
+	// endpoint refuses, naming the same field. Nil means strict decoding
+	// of encoding/json.
+	Decode func(args []byte, v any) error
+	// Local is the principal of sessions without an authenticated HTTP
+	// request (stdio, in-memory transports). Nil refuses them.
+	Local *auth.Principal
+	// PollInterval is how often wait_site_analysis reads the job's
+	// progress; zero means one second.
+	PollInterval time.Duration
+	// PageBytes is the default size of a page of findings or pages, in
+	// bytes of JSON; zero means DefaultPageBytes.
+	PageBytes int
+	// Checks is the catalogue explain_check reads; nil means Catalog().
+	Checks []seo.CheckInfo
+	// Logger receives the SDK's logs; nil means slog.Default().
+	Logger *slog.Logger
+	// Version is reported to clients in the server's implementation info.
+	Version string
+}
+
+// Defaults of Options.
+const (
+	DefaultPageBytes    = 8 << 10
+	DefaultPollInterval = time.Second
+	// MaxWait bounds wait_site_analysis's timeoutSeconds.
+	MaxWait = 10 * time.Minute
+)
+
+// Server is seokit's MCP server: its tools and resources over Services.
+type Server struct {
+	svc   Services
+	opts  Options
+	mcp   *mcp.Server
+	tools []ToolInfo
+}
+
+// ToolInfo describes a tool: its name, whether it writes, and its
+// one-line description (the README's table, `cli mcp -tools`).
+type ToolInfo struct {
+	Name        string `json:"name"`
+	Write       bool   `json:"write"`
+	Description string `json:"description"`
+}
+
+// New returns a Server over svc.
+func New(svc Services, opts *Options) *Server {
+	s := &Server{svc: svc}
+	if opts != nil {
+		s.opts = *opts
+	}
+	if s.opts.PollInterval <= 0 {
+		s.opts.PollInterval = DefaultPollInterval
+	}
+	if s.opts.PageBytes <= 0 {
+		s.opts.PageBytes = DefaultPageBytes
+	}
+	if s.opts.Checks == nil {
+		s.opts.Checks = Catalog()
+	}
+	if s.opts.Logger == nil {
+		s.opts.Logger = slog.Default()
+	}
+	v := s.opts.Version
+	if v == "" {
+		v = "dev"
+	}
+	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "seokit", Title: "seokit SEO toolkit", Version: v}, &mcp.ServerOptions{
+		Instructions: instructions,
+		Logger:       s.opts.Logger,
+		HasTools:     true, HasResources: true,
+	})
+	s.addTools()
+	s.addResources()
+	return s
+}
+
+const instructions = `seokit audits web sites. Start with analyze_page for one URL, or start_site_analysis for a site, then wait_site_analysis (progress notifications) and fix_first for the highest-priority findings; page with site_findings and site_pages (cursor), explain_check for a rule's source. Answers are small by design: each says what it left out.`
+
+// MCP returns the SDK server, to run over any transport
+// (mcp.StdioTransport, in-memory transports in tests).
+func (s *Server) MCP() *mcp.Server { return s.mcp }
+
+// Tools lists the tools, sorted by name.
+func (s *Server) Tools() []ToolInfo {
+	out := append([]ToolInfo(nil), s.tools...)
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// principalKey is the key of the principal in the SDK's token info.
+const principalKey = "seokit.principal"
+
+// TokenInfo is the SDK token info that carries p to the tools of an HTTP
+// session: the API's authentication middleware authenticates the request
+// and hands this to the SDK (see HTTPHandler). UserID binds the session to
+// the account, so another account's credential cannot use it.
+func TokenInfo(p *auth.Principal) *sdkauth.TokenInfo {
+	return &sdkauth.TokenInfo{UserID: p.AccountID, Scopes: p.Permissions, Extra: map[string]any{principalKey: p}}
+}
+
+// HTTPHandler returns the Streamable HTTP handler of the server. authn
+// authenticates each request and returns its principal, or writes the
+// refusal and returns nil (the API's authentication middleware).
+func (s *Server) HTTPHandler(authn func(w http.ResponseWriter, r *http.Request) *auth.Principal) http.Handler {
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
+		Logger:         s.opts.Logger,
+		SessionTimeout: 30 * time.Minute,
+	})
+	verify := sdkauth.RequireBearerToken(func(ctx context.Context, _ string, r *http.Request) (*sdkauth.TokenInfo, error) {
+		p, _ := r.Context().Value(principalCtxKey{}).(*auth.Principal)
+		if p == nil {
+			return nil, sdkauth.ErrInvalidToken
+		}
+		return TokenInfo(p), nil
+	}, &sdkauth.RequireBearerTokenOptions{AllowMissingExpiration: true})(h)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p := authn(w, r)
+		if p == nil {
+			return
+		}
+		r = r.WithContext(context.WithValue(r.Context(), principalCtxKey{}, p))
+		if r.Header.Get("Authorization") == "" {
+			// An API key sent as X-API-Key: the SDK reads the token info
+			// from its bearer middleware, whose verifier above takes the
+			// principal authenticated here, not the header's value.
+			r.Header = r.Header.Clone()
+			r.Header.Set("Authorization", "Bearer x-api-key")
+		}
+		verify.ServeHTTP(w, r)
+	})
+}
+
+type principalCtxKey struct{}
+
+// principalOf returns the principal of a call.
+func (s *Server) principalOf(req *mcp.CallToolRequest) *auth.Principal {
+	if req != nil && req.Extra != nil && req.Extra.TokenInfo != nil {
+		if p, ok := req.Extra.TokenInfo.Extra[principalKey].(*auth.Principal); ok {
+			return p
+		}
+	}
+	return s.opts.Local
+}
+
+// toolError maps err through Options.Errors.
+func (s *Server) toolError(err error) *ToolError {
+	var te *ToolError
+	if errors.As(err, &te) {
+		return te
+	}
+	if s.opts.Errors != nil {
+		if te := s.opts.Errors(err); te != nil {
+			return te
+		}
+	}
+	return basicError(err)
+}
+
+// basicError maps the service's error types without the API server.
+func basicError(err error) *ToolError {
+	var (
+		fe *service.FieldError
+		nf *service.NotFoundError
+		ce *service.ConflictError
+		le *service.LimitError
+		be *service.BusyError
+	)
+	switch {
+	case errors.As(err, &fe):
+		return &ToolError{Code: "invalid_request", Message: fe.Message, Status: 400, Field: fe.Field}
+	case errors.As(err, &nf):
+		return &ToolError{Code: "not_found", Message: nf.Message, Status: 404}
+	case errors.As(err, &ce):
+		return &ToolError{Code: "conflict", Message: ce.Message, Status: 409}
+	case errors.As(err, &le):
+		return &ToolError{Code: "rate_limited", Message: le.Message, Status: 429, RetryAfter: retrySeconds(le.RetryAfter)}
+	case errors.As(err, &be):
+		return &ToolError{Code: "unavailable", Message: be.Message, Status: 503, RetryAfter: retrySeconds(be.RetryAfter)}
+	}
+	if ie, ok := seo.AsInputError(err); ok {
+		return &ToolError{Code: "invalid_request", Message: strings.TrimPrefix(ie.Error(), "seo: "), Status: 400, Field: ie.Field}
+	}
+	if errors.Is(err, seo.ErrNotFound) {
+		return &ToolError{Code: "not_found", Message: "no such resource", Status: 404}
+	}
+	return &ToolError{Code: "internal", Message: "internal server error", Status: 500}
+}
+
+func retrySeconds(d time.Duration) int {
+	if d <= 0 {
+		return 0
+	}
+	return int(max((d+time.Second-1)/time.Second, 1))
+}
+
+// invalid is a refusal of input naming field, as the API words it.
+func invalid(field, msg string) error { return &service.FieldError{Field: field, Message: msg} }
+
+// errorResult is the result of a refused call: IsError, the envelope as
+// structured content and as text.
+func errorResult(te *ToolError) *mcp.CallToolResult {
+	body := map[string]any{"error": te}
+	b, _ := json.Marshal(body)
+	return &mcp.CallToolResult{IsError: true, StructuredContent: json.RawMessage(b), Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}}
+}
+
+// spec is a tool's declaration: what it needs of the principal.
+type spec struct {
+	name, desc string
+	write      bool   // needs auth.ScopeWrite; else auth.ScopeRead
+	op         string // the operation of the permission table
+	free       bool   // charges no request (reads of the server's own catalogue)
+}
+
+// schemaFor infers the JSON Schema of T from its Go type, as the SDK does
+// for typed tools, with the types that encode themselves described by
+// what they encode: a encoding.TextMarshaler (seo.Severity, time.Time) is
+// a string, a json.Marshaler any JSON value.
+func schemaFor[T any]() *jsonschema.Schema {
+	t := reflect.TypeFor[T]()
+	overrides := map[reflect.Type]*jsonschema.Schema{}
+	marshalerTypes(t, overrides, map[reflect.Type]bool{})
+	sc, err := jsonschema.ForType(t, &jsonschema.ForOptions{IgnoreInvalidTypes: true, TypeSchemas: overrides})
+	if err != nil {
+		panic(fmt.Sprintf("mcpserver: schema of %v: %v", t, err))
+	}
+	return sc
+}
+
+var (
+	jsonMarshaler = reflect.TypeFor[json.Marshaler]()
+	textMarshaler = reflect.TypeFor[encoding.TextMarshaler]()
+)
+
+// marshalerTypes records the schema of every type reachable from t that
+// encodes itself.
+func marshalerTypes(t reflect.Type, m map[reflect.Type]*jsonschema.Schema, seen map[reflect.Type]bool) {
+	if seen[t] {
+		return
+	}
+	seen[t] = true
+	pt := reflect.PointerTo(t)
+	switch {
+	case t.Implements(jsonMarshaler) || pt.Implements(jsonMarshaler):
+		if t.Implements(textMarshaler) || pt.Implements(textMarshaler) {
+			m[t] = &jsonschema.Schema{Type: "string"} // time.Time
+		} else {
+			m[t] = &jsonschema.Schema{}
+		}
+		return
+	case t.Implements(textMarshaler) || pt.Implements(textMarshaler):
+		m[t] = &jsonschema.Schema{Type: "string"}
+		return
+	}
+	switch t.Kind() {
+	case reflect.Pointer, reflect.Slice, reflect.Array:
+		marshalerTypes(t.Elem(), m, seen)
+	case reflect.Map:
+		marshalerTypes(t.Key(), m, seen)
+		marshalerTypes(t.Elem(), m, seen)
+	case reflect.Struct:
+		for i := range t.NumField() {
+			marshalerTypes(t.Field(i).Type, m, seen)
+		}
+	}
+}
+
+// add registers a tool whose input is In and whose output, the structured
+// content, is Out; both schemas are inferred from the Go types. The
+// arguments are decoded strictly (an unknown field is refused naming it,
+// as the API's decoder does), the principal's permission checked and one
+// request charged before h runs; h's error is mapped to the API's envelope.
+func add[In, Out any](s *Server, sp spec, h func(ctx context.Context, req *mcp.CallToolRequest, p *auth.Principal, in In) (Out, error)) {
+	in := schemaFor[In]()
+	if in.Type == "" {
+		in.Type = "object"
+	}
+	tool := &mcp.Tool{Name: sp.name, Description: sp.desc, InputSchema: in, OutputSchema: schemaFor[Out](),
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: !sp.write}}
+	if sp.write {
+		f := false
+		tool.Annotations.DestructiveHint = &f
+	}
+	s.tools = append(s.tools, ToolInfo{Name: sp.name, Write: sp.write, Description: sp.desc})
+	s.mcp.AddTool(tool, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		p := s.principalOf(req)
+		if p == nil {
+			return errorResult(&ToolError{Code: "unauthorized", Message: "authentication required", Status: 401}), nil
+		}
+		scope := auth.ScopeRead
+		if sp.write {
+			scope = auth.ScopeWrite
+		}
+		if !sp.free && s.opts.Charge != nil {
+			var err error
+			if ctx, err = s.opts.Charge(ctx, p); err != nil {
+				return errorResult(s.toolError(err)), nil
+			}
+		}
+		if !p.Allowed(scope, sp.op) {
+			return errorResult(&ToolError{Code: "forbidden", Message: "this credential lacks the " + scope + " permission for " + sp.op, Status: 403}), nil
+		}
+		var args In
+		if err := s.decode(req.Params.Arguments, &args); err != nil {
+			return errorResult(s.toolError(err)), nil
+		}
+		out, err := h(ctx, req, p, args)
+		if err != nil {
+			return errorResult(s.toolError(err)), nil
+		}
+		b, err := json.Marshal(out)
+		if err != nil {
+			return nil, fmt.Errorf("mcpserver: encoding %s: %w", sp.name, err)
+		}
+		return &mcp.CallToolResult{StructuredContent: json.RawMessage(b), Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}}, nil
+	})
+}
+
+// decode decodes a call's arguments into v; absent arguments are {}.
+func (s *Server) decode(args json.RawMessage, v any) error {
+	if len(bytes.TrimSpace(args)) == 0 || string(bytes.TrimSpace(args)) == "null" {
+		args = json.RawMessage("{}")
+	}
+	if s.opts.Decode != nil {
+		return s.opts.Decode(args, v)
+	}
+	dec := json.NewDecoder(bytes.NewReader(args))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return invalid("arguments", "the arguments are not valid: "+clip(err.Error()))
+	}
+	return nil
+}
