@@ -32,16 +32,19 @@ func (s *Server) MCPServices() mcpserver.Services {
 	}
 }
 
-// mcpHandler is the MCP endpoint (Streamable HTTP) behind the API's
-// authentication: a bearer token or an API key, refused as on /v1. The
-// authorization profile's metadata and audience checks wrap this one
-// handler.
+// mcpHandler is the MCP endpoint (Streamable HTTP) behind the MCP
+// authorization profile (authenticateMCP): tokens bound to /mcp by their
+// audience or API keys, 401 challenges naming the protected resource
+// metadata, 403 insufficient_scope when a read-only credential calls a
+// writing tool.
 func (s *Server) mcpHandler() http.Handler {
-	return s.MCP().HTTPHandler(func(w http.ResponseWriter, r *http.Request) *auth.Principal {
-		if s.opts.DisableAuth {
-			return &auth.Principal{AccountID: "anonymous", Permissions: []string{auth.ScopeRead, auth.ScopeWrite}}
-		}
-		return s.authenticate(w, r)
+	m := s.MCP()
+	writes := map[string]bool{}
+	for _, t := range m.Tools() {
+		writes[t.Name] = t.Write
+	}
+	return m.HTTPHandler(func(w http.ResponseWriter, r *http.Request) *auth.Principal {
+		return s.authenticateMCP(w, r, func(name string) bool { return writes[name] })
 	})
 }
 

@@ -66,10 +66,12 @@ func (s *Server) authenticateFor(w http.ResponseWriter, r *http.Request, authn f
 // audience (a token for /v1 or another resource is refused with
 // invalid_token) or API keys (X-API-Key or as the bearer token); a 401
 // names the protected resource metadata and the scope to ask for. A tool
-// call that needs the write scope from a credential without it is refused
-// with 403 insufficient_scope and scope "read write" (step-up
-// authorization); writeTool reports which tools write (nil: none known).
-// It returns nil after writing a refusal.
+// call that needs the write scope from a token without it is refused with
+// 403 insufficient_scope and scope "read write", so the client can ask
+// the user for more (step-up authorization); writeTool reports which
+// tools write (nil: none known). An API key cannot be stepped up: its
+// calls reach the tool, which refuses them as /v1 does. It returns nil
+// after writing a refusal.
 func (s *Server) authenticateMCP(w http.ResponseWriter, r *http.Request, writeTool func(name string) bool) *auth.Principal {
 	if s.opts.DisableAuth {
 		return &auth.Principal{AccountID: "anonymous", Permissions: []string{auth.ScopeRead, auth.ScopeWrite}}
@@ -82,7 +84,7 @@ func (s *Server) authenticateMCP(w http.ResponseWriter, r *http.Request, writeTo
 	if p == nil {
 		return nil
 	}
-	if writeTool == nil || r.Method != http.MethodPost || slices.Contains(p.Permissions, auth.ScopeWrite) {
+	if writeTool == nil || r.Method != http.MethodPost || p.Method == auth.MethodAPIKey || slices.Contains(p.Permissions, auth.ScopeWrite) {
 		return p
 	}
 	name, ok := s.peekToolCall(r)

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/netip"
 	"runtime/debug"
-	"strconv"
 	"strings"
 	"time"
 
@@ -321,38 +320,10 @@ func (s *Server) protect(scope, op string, h http.HandlerFunc) http.Handler {
 // after too many failures, 503 when the store is down) and returns nil.
 // The MCP endpoint authenticates with it too.
 func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) *auth.Principal {
-	// Authenticate first: a valid credential is never refused because
-	// of other requests' failures. Only invalid credentials count
-	// against the address (auth.Throttle).
-	p, err := s.auth.Authenticate(r)
-	if err != nil {
-		switch {
-		case errors.Is(err, store.ErrUnavailable):
-			s.fail(w, r, err)
-		case errors.Is(err, auth.ErrNoCredentials), errors.Is(err, auth.ErrInvalidCredentials):
-			if errors.Is(err, auth.ErrInvalidCredentials) {
-				at, _ := s.auth.Throttle().Begin(r.Context(), clientIPOf(r.Context()), "")
-				if terr := at.Failed(); terr != nil {
-					w.Header().Set("Retry-After", strconv.Itoa(auth.RetryAfterSeconds(terr)))
-					writeError(w, r, apiError(http.StatusTooManyRequests, CodeRateLimited, "too many failed authentication attempts; retry later"))
-					return nil
-				}
-			}
-			w.Header().Set("WWW-Authenticate", `Bearer realm="seokit"`)
-			msg := "authentication required: send Authorization: Bearer <token> or X-API-Key"
-			if errors.Is(err, auth.ErrInvalidCredentials) {
-				w.Header().Set("WWW-Authenticate", `Bearer realm="seokit", error="invalid_token"`)
-				msg = "the token or API key is not valid"
-			}
-			s.log.InfoContext(r.Context(), "authentication failed", "request_id", requestID(r.Context()), "err", err)
-			writeError(w, r, apiError(http.StatusUnauthorized, CodeUnauthorized, msg))
-		default:
-			s.fail(w, r, err)
+	return s.authenticateFor(w, r, s.auth.Authenticate, func(code string) string {
+		if code == "" {
+			return `Bearer realm="seokit"`
 		}
-		return nil
-	}
-	if li, _ := r.Context().Value(keyLogInfo).(*logInfo); li != nil {
-		li.account = p.AccountID
-	}
-	return p
+		return `Bearer realm="seokit", error="` + code + `"`
+	})
 }
