@@ -89,7 +89,7 @@ type Options struct {
 
 // Defaults of Options.
 const (
-	DefaultPageBytes    = 8 << 10
+	DefaultPageBytes    = 6 << 10
 	DefaultPollInterval = time.Second
 	// MaxWait bounds wait_site_analysis's timeoutSeconds.
 	MaxWait = 10 * time.Minute

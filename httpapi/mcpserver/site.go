@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"maps"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -183,6 +184,9 @@ type AICrawlers struct {
 
 const maxTop = 50
 
+// maxTruncatedNames bounds the names of a diff's Truncated in an answer.
+const maxTruncatedNames = 20
+
 func (s *Server) addSiteTools() {
 	add(s, spec{name: "start_site_analysis", write: true, op: auth.OpAnalyze,
 		desc: "Start a site analysis (crawl) of a domain or start URL, or of a project; returns at once with the analysis id. Follow it with wait_site_analysis. Options are the /v1 site options (maxPages, render, aiCrawlers...)."},
@@ -264,9 +268,19 @@ func (s *Server) addSiteTools() {
 			slices.SortStableFunc(groups, func(a, b crawler.FindingGroup) int { return b.Priority - a.Priority })
 			n := min(top, len(groups))
 			out := &FixFirst{Score: rep.Score, ScoreReason: rep.ScoreReason, FindingCounts: rep.FindingCounts, Findings: make([]Finding, 0, n), Omitted: len(groups) - n}
+			// The top findings that fit in the page budget; the rest are
+			// counted in Omitted.
+			size := 0
 			for _, g := range groups[:n] {
-				out.Findings = append(out.Findings, findingOf(g, g.Count, g.Pages, g.Examples))
+				f := findingOf(g, g.Count, g.Pages, g.Examples)
+				b, _ := json.Marshal(f)
+				if len(out.Findings) > 0 && size+len(b) > s.opts.PageBytes {
+					break
+				}
+				size += len(b) + 1
+				out.Findings = append(out.Findings, f)
 			}
+			out.Omitted = len(groups) - len(out.Findings)
 			return out, nil
 		})
 	add(s, spec{name: "site_findings", op: auth.OpAnalyze,
@@ -291,7 +305,26 @@ func (s *Server) addSiteTools() {
 			if d.Diff == nil {
 				d.Diff = &compare.Diff{}
 			}
+			// Truncated names a list cut per finding ID: keep the first
+			// names, count the rest.
+			var cut int
+			if t := d.Diff.Truncated; len(t) > maxTruncatedNames {
+				keys := slices.Sorted(maps.Keys(t))
+				kept := make(seo.Truncated, maxTruncatedNames)
+				for _, k := range keys[:maxTruncatedNames] {
+					kept[k] = t[k]
+				}
+				dd := *d.Diff
+				dd.Truncated, cut = kept, len(keys)-maxTruncatedNames
+				d.Diff = &dd
+			}
 			c, err := capJSON(*d, s.opts.PageBytes)
+			if cut > 0 {
+				if c.Omitted == nil {
+					c.Omitted = map[string]int{}
+				}
+				c.Omitted["diff.truncated"] += cut
+			}
 			return &c, err
 		})
 	add(s, spec{name: "ai_crawlers", op: auth.OpAnalyze,
@@ -312,7 +345,7 @@ func (s *Server) addSiteTools() {
 
 // need refuses a call whose service the server lacks.
 func (s *Server) need(svc any) error {
-	if svc == nil || (fmt.Sprint(svc) == "<nil>") {
+	if svc == nil {
 		return &service.NotConfiguredError{What: "this operation"}
 	}
 	return nil
