@@ -92,7 +92,7 @@ func bigReport(n int, seed int) *crawler.SiteReport {
 	for j, id := range ids {
 		sev := []seo.Severity{seo.Error, seo.Warning, seo.Notice}[j%3]
 		g := crawler.FindingGroup{ID: id, Severity: sev, Scope: seo.ScopePage, Count: len(pagesOf[j]), Pages: len(pagesOf[j]), URLs: len(pagesOf[j]),
-			Message: "The check found what it looks for on this page; here is a sentence of typical length explaining it.",
+			Message:  "The check found what it looks for on this page; here is a sentence of typical length explaining it.",
 			Priority: 100 - j, Examples: pagesOf[j][:min(5, len(pagesOf[j]))]}
 		if j%10 == 0 {
 			for k := 0; k < 5 && (k+1)*20 <= len(pagesOf[j]); k++ {
