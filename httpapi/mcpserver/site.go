@@ -45,10 +45,39 @@ type ReportSummary struct {
 	Truncated  seo.Truncated `json:"truncated,omitempty"`
 }
 
+// Analysis is a site analysis as tools show it: the /v1 job
+// (service.Job) without its options and report, which get_project and the
+// report's tools show.
+type Analysis struct {
+	ID         string               `json:"id"`
+	Status     string               `json:"status"`
+	Domain     string               `json:"domain"`
+	URL        string               `json:"url,omitempty"`
+	ProjectID  string               `json:"projectId,omitempty"`
+	MaxPages   int                  `json:"maxPages,omitempty"`
+	Render     string               `json:"render,omitempty"`
+	CreatedAt  time.Time            `json:"createdAt"`
+	StartedAt  time.Time            `json:"startedAt,omitzero"`
+	FinishedAt time.Time            `json:"finishedAt,omitzero"`
+	Progress   *service.JobProgress `json:"progress,omitempty"`
+	Error      string               `json:"error,omitempty"`
+	ErrorCode  string               `json:"errorCode,omitempty"`
+	Callback   *service.JobCallback `json:"callback,omitempty"`
+	// CallbackSecret is returned once, by start_site_analysis: the key
+	// that signs the callback.
+	CallbackSecret string `json:"callbackSecret,omitempty"`
+}
+
+func analysisOf(j *service.Job) *Analysis {
+	return &Analysis{ID: j.ID, Status: j.Status, Domain: j.Domain, URL: j.URL, ProjectID: j.ProjectID, MaxPages: j.Options.MaxPages,
+		Render: j.Options.Render, CreatedAt: j.CreatedAt, StartedAt: j.StartedAt, FinishedAt: j.FinishedAt, Progress: j.Progress,
+		Error: j.Error, ErrorCode: j.ErrorCode, Callback: j.Callback, CallbackSecret: j.CallbackSecret}
+}
+
 // AnalysisState is a site analysis and, once it has a report, the
 // report's summary.
 type AnalysisState struct {
-	Analysis service.Job `json:"analysis"`
+	Analysis Analysis `json:"analysis"`
 	// Summary is null until the analysis has a report; SummaryReason then
 	// says why ("queued", "running", "canceled", "failed").
 	Summary       *ReportSummary `json:"summary"`
@@ -190,11 +219,15 @@ const maxTruncatedNames = 20
 func (s *Server) addSiteTools() {
 	add(s, spec{name: "start_site_analysis", write: true, op: auth.OpAnalyze,
 		desc: "Start a site analysis (crawl) of a domain or start URL, or of a project; returns at once with the analysis id. Follow it with wait_site_analysis. Options are the /v1 site options (maxPages, render, aiCrawlers...)."},
-		func(ctx context.Context, _ *mcp.CallToolRequest, p *auth.Principal, in service.SiteRequest) (*service.Job, error) {
+		func(ctx context.Context, _ *mcp.CallToolRequest, p *auth.Principal, in service.SiteRequest) (*Analysis, error) {
 			if err := s.need(s.svc.Analyses); err != nil {
 				return nil, err
 			}
-			return s.svc.Analyses.Submit(ctx, p.AccountID, in)
+			j, err := s.svc.Analyses.Submit(ctx, p.AccountID, in)
+			if err != nil {
+				return nil, err
+			}
+			return analysisOf(j), nil
 		})
 	add(s, spec{name: "get_site_analysis", op: auth.OpAnalyze,
 		desc: "Status and progress of a site analysis, and once done the summary of its report (score, counts, crawl stats)."},
@@ -206,15 +239,15 @@ func (s *Server) addSiteTools() {
 		s.wait)
 	add(s, spec{name: "cancel_site_analysis", write: true, op: auth.OpAnalyze,
 		desc: "Cancel a queued or running site analysis."},
-		func(ctx context.Context, _ *mcp.CallToolRequest, p *auth.Principal, in AnalysisRef) (*service.Job, error) {
+		func(ctx context.Context, _ *mcp.CallToolRequest, p *auth.Principal, in AnalysisRef) (*Analysis, error) {
 			if err := s.need(s.svc.Analyses); err != nil {
 				return nil, err
 			}
 			j, err := s.svc.Analyses.Cancel(ctx, p.AccountID, in.ID)
-			if j != nil {
-				j.Result = nil
+			if err != nil {
+				return nil, err
 			}
-			return j, err
+			return analysisOf(j), nil
 		})
 	add(s, spec{name: "list_site_analyses", op: auth.OpAnalyze,
 		desc: "The account's site analyses, newest first, paged."},
@@ -370,8 +403,7 @@ func (s *Server) state(ctx context.Context, accountID, id string) (*AnalysisStat
 	if err != nil {
 		return nil, err
 	}
-	out := &AnalysisState{Analysis: *j, Omitted: stateOmitted}
-	out.Analysis.Result = nil
+	out := &AnalysisState{Analysis: *analysisOf(j), Omitted: stateOmitted}
 	if res == nil {
 		out.SummaryReason = j.Status
 		return out, nil
