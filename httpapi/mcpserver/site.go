@@ -379,7 +379,7 @@ func (s *Server) addSiteTools() {
 // need refuses a call whose service the server lacks.
 func (s *Server) need(svc any) error {
 	if svc == nil {
-		return &service.NotConfiguredError{What: "this operation"}
+		return &service.NotConfiguredError{What: "the services of this tool"}
 	}
 	return nil
 }
