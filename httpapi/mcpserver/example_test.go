@@ -45,5 +45,5 @@ func Example() {
 	fmt.Println(res.IsError, string(b))
 	// Output:
 	// title.missing error
-	// true {"error":{"code":"unavailable","message":"the services of this tool are not configured on this server","status":503,"retryAfter":5}}
+	// true {"error":{"code":"unavailable","message":"the services of this tool are not configured on this server","retryAfter":5,"status":503}}
 }
