@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"hash/fnv"
-	"strconv"
 	"strings"
 )
 
@@ -101,8 +100,9 @@ func pageOf(n, off, limit, budget int, q uint64, encode func(i int) (json.RawMes
 }
 
 // capJSON shortens the lists of v's JSON until it fits in budget bytes:
-// the longest list (by encoded size) is halved, again and again, and each
-// cut is counted by the list's path. It returns v unchanged when it fits.
+// the largest list outside other lists (by encoded size) is cut to the
+// share of it that should fit, again until the whole fits, and each cut is
+// counted by the list's path. It returns v unchanged when it fits.
 func capJSON[T any](v T, budget int) (Capped[T], error) {
 	b, err := json.Marshal(v)
 	if err != nil {
@@ -119,19 +119,24 @@ func capJSON[T any](v T, budget int) (Capped[T], error) {
 	}
 	omitted := map[string]int{}
 	for size := len(b); size > budget; {
-		path, arr, set := longestList(tree, "")
-		if arr == nil || len(arr) == 0 {
+		l := largestList(tree, "")
+		if l == nil {
 			break // nothing left to cut: the answer is its scalars
 		}
-		keep := len(arr) / 2
-		omitted[path] += len(arr) - keep
-		set(arr[:keep])
+		// Keep the share of the list that leaves the rest within budget,
+		// at most half of it, so the loop ends in a few rounds.
+		room := budget - (size - l.size)
+		keep := 0
+		if room > 0 {
+			keep = min(len(l.items)/2, int(int64(len(l.items))*int64(room)/int64(l.size)))
+		}
+		omitted[l.path] += len(l.items) - keep
+		l.set(l.items[:keep])
 		nb, err := json.Marshal(tree)
 		if err != nil {
 			return Capped[T]{}, err
 		}
-		size = len(nb)
-		b = nb
+		size, b = len(nb), nb
 	}
 	var out T
 	if err := json.Unmarshal(b, &out); err != nil {
@@ -140,42 +145,47 @@ func capJSON[T any](v T, budget int) (Capped[T], error) {
 	return Capped[T]{Result: out, Omitted: omitted}, nil
 }
 
-// longestList finds the non-empty list of tree with the largest encoding,
-// its path and a setter that replaces it.
-func longestList(tree any, path string) (string, []any, func([]any)) {
-	var (
-		bestPath string
-		best     []any
-		bestSet  func([]any)
-		bestSize = -1
-	)
-	var walk func(v any, path string, set func([]any))
-	walk = func(v any, path string, set func([]any)) {
-		switch x := v.(type) {
-		case map[string]any:
-			for k, e := range x {
-				k := k
-				p := k
-				if path != "" {
-					p = path + "." + k
-				}
-				walk(e, p, func(a []any) { x[k] = a })
+// list is a non-empty JSON list of a tree, its path, encoded size and a
+// setter that replaces it.
+type list struct {
+	path  string
+	items []any
+	size  int
+	set   func([]any)
+}
+
+// largestList finds the non-empty list of tree, outside other lists, with
+// the largest encoding.
+func largestList(tree any, path string) *list {
+	var best *list
+	var walk func(v any, path string)
+	walk = func(v any, path string) {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return
+		}
+		for k, e := range m {
+			p := k
+			if path != "" {
+				p = path + "." + k
 			}
-		case []any:
-			if len(x) > 0 && set != nil {
+			switch x := e.(type) {
+			case map[string]any:
+				walk(x, p)
+			case []any:
+				if len(x) == 0 {
+					continue
+				}
 				b, _ := json.Marshal(x)
-				if len(b) > bestSize {
-					bestPath, best, bestSet, bestSize = path, x, set, len(b)
+				if best == nil || len(b) > best.size {
+					k := k
+					best = &list{path: p, items: x, size: len(b), set: func(a []any) { m[k] = a }}
 				}
-			}
-			for i, e := range x {
-				i := i
-				walk(e, path+"["+strconv.Itoa(i)+"]", func(a []any) { x[i] = a })
 			}
 		}
 	}
-	walk(tree, path, nil)
-	return bestPath, best, bestSet
+	walk(tree, path)
+	return best
 }
 
 // wildcard reports whether s matches pattern, in which "*" stands for any

@@ -14,7 +14,6 @@ import (
 
 	"github.com/seokit/seokit/httpapi"
 	"github.com/seokit/seokit/httpapi/mcpserver"
-	"github.com/seokit/seokit/httpapi/service"
 	"github.com/seokit/seokit/httpapi/store"
 )
 
@@ -62,7 +61,7 @@ func TestHTTPSession(t *testing.T) {
 		t.Fatalf("analyze_page answered %+v", page)
 	}
 
-	var job service.Job
+	var job mcpserver.Analysis
 	if te := call(t, cs, "start_site_analysis", map[string]any{"url": site.URL + "/", "options": map[string]any{"maxPages": 10, "skipExternalLinks": true}}, &job); te != nil {
 		t.Fatalf("start_site_analysis: %+v", te)
 	}
@@ -180,7 +179,7 @@ func TestHTTPSession(t *testing.T) {
 func TestPermissionsAndAccounts(t *testing.T) {
 	e := newEnv(t, &httpapi.Options{AllowPrivate: true, Limits: map[store.Plan]int{store.Free: 10_000}})
 	owner := e.connect(e.key, nil)
-	var job service.Job
+	var job mcpserver.Analysis
 	if te := call(t, owner, "start_site_analysis", map[string]any{"domain": "example.invalid", "options": map[string]any{"maxPages": 1}}, &job); te != nil {
 		t.Fatalf("start: %+v", te)
 	}

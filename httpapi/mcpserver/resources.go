@@ -68,8 +68,8 @@ func (s *Server) resourceError(err error) error {
 	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: te.Message, Data: data}
 }
 
-// analysisOf parses seokit://analyses/{id}/...
-func analysisOf(uri, suffix string) (string, url.Values, bool) {
+// analysisURI parses seokit://analyses/{id}/...
+func analysisURI(uri, suffix string) (string, url.Values, bool) {
 	u, err := url.Parse(uri)
 	if err != nil || u.Scheme != "seokit" || u.Host != "analyses" {
 		return "", nil, false
@@ -82,7 +82,7 @@ func analysisOf(uri, suffix string) (string, url.Values, bool) {
 }
 
 func (s *Server) readReport(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-	id, _, ok := analysisOf(req.Params.URI, "report")
+	id, _, ok := analysisURI(req.Params.URI, "report")
 	if !ok {
 		return nil, mcp.ResourceNotFoundError(req.Params.URI)
 	}
@@ -116,7 +116,7 @@ func (s *Server) readReport(ctx context.Context, req *mcp.ReadResourceRequest) (
 }
 
 func (s *Server) readScreenshot(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-	id, q, ok := analysisOf(req.Params.URI, "screenshot")
+	id, q, ok := analysisURI(req.Params.URI, "screenshot")
 	if !ok || q.Get("url") == "" {
 		return nil, mcp.ResourceNotFoundError(req.Params.URI)
 	}

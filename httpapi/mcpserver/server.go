@@ -89,7 +89,7 @@ type Options struct {
 
 // Defaults of Options.
 const (
-	DefaultPageBytes    = 8 << 10
+	DefaultPageBytes    = 6 << 10
 	DefaultPollInterval = time.Second
 	// MaxWait bounds wait_site_analysis's timeoutSeconds.
 	MaxWait = 10 * time.Minute
@@ -233,6 +233,7 @@ func basicError(err error) *ToolError {
 		ce *service.ConflictError
 		le *service.LimitError
 		be *service.BusyError
+		nc *service.NotConfiguredError
 	)
 	switch {
 	case errors.As(err, &fe):
@@ -245,6 +246,8 @@ func basicError(err error) *ToolError {
 		return &ToolError{Code: "rate_limited", Message: le.Message, Status: 429, RetryAfter: retrySeconds(le.RetryAfter)}
 	case errors.As(err, &be):
 		return &ToolError{Code: "unavailable", Message: be.Message, Status: 503, RetryAfter: retrySeconds(be.RetryAfter)}
+	case errors.As(err, &nc):
+		return &ToolError{Code: "unavailable", Message: nc.PublicMessage(), Status: 503, RetryAfter: 5}
 	}
 	if ie, ok := seo.AsInputError(err); ok {
 		return &ToolError{Code: "invalid_request", Message: strings.TrimPrefix(ie.Error(), "seo: "), Status: 400, Field: ie.Field}

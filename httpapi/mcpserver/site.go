@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -44,10 +45,39 @@ type ReportSummary struct {
 	Truncated  seo.Truncated `json:"truncated,omitempty"`
 }
 
+// Analysis is a site analysis as tools show it: the /v1 job
+// (service.Job) without its options and report, which get_project and the
+// report's tools show.
+type Analysis struct {
+	ID         string               `json:"id"`
+	Status     string               `json:"status"`
+	Domain     string               `json:"domain"`
+	URL        string               `json:"url,omitempty"`
+	ProjectID  string               `json:"projectId,omitempty"`
+	MaxPages   int                  `json:"maxPages,omitempty"`
+	Render     string               `json:"render,omitempty"`
+	CreatedAt  time.Time            `json:"createdAt"`
+	StartedAt  time.Time            `json:"startedAt,omitzero"`
+	FinishedAt time.Time            `json:"finishedAt,omitzero"`
+	Progress   *service.JobProgress `json:"progress,omitempty"`
+	Error      string               `json:"error,omitempty"`
+	ErrorCode  string               `json:"errorCode,omitempty"`
+	Callback   *service.JobCallback `json:"callback,omitempty"`
+	// CallbackSecret is returned once, by start_site_analysis: the key
+	// that signs the callback.
+	CallbackSecret string `json:"callbackSecret,omitempty"`
+}
+
+func analysisOf(j *service.Job) *Analysis {
+	return &Analysis{ID: j.ID, Status: j.Status, Domain: j.Domain, URL: j.URL, ProjectID: j.ProjectID, MaxPages: j.Options.MaxPages,
+		Render: j.Options.Render, CreatedAt: j.CreatedAt, StartedAt: j.StartedAt, FinishedAt: j.FinishedAt, Progress: j.Progress,
+		Error: j.Error, ErrorCode: j.ErrorCode, Callback: j.Callback, CallbackSecret: j.CallbackSecret}
+}
+
 // AnalysisState is a site analysis and, once it has a report, the
 // report's summary.
 type AnalysisState struct {
-	Analysis service.Job `json:"analysis"`
+	Analysis Analysis `json:"analysis"`
 	// Summary is null until the analysis has a report; SummaryReason then
 	// says why ("queued", "running", "canceled", "failed").
 	Summary       *ReportSummary `json:"summary"`
@@ -183,14 +213,21 @@ type AICrawlers struct {
 
 const maxTop = 50
 
+// maxTruncatedNames bounds the names of a diff's Truncated in an answer.
+const maxTruncatedNames = 20
+
 func (s *Server) addSiteTools() {
 	add(s, spec{name: "start_site_analysis", write: true, op: auth.OpAnalyze,
 		desc: "Start a site analysis (crawl) of a domain or start URL, or of a project; returns at once with the analysis id. Follow it with wait_site_analysis. Options are the /v1 site options (maxPages, render, aiCrawlers...)."},
-		func(ctx context.Context, _ *mcp.CallToolRequest, p *auth.Principal, in service.SiteRequest) (*service.Job, error) {
+		func(ctx context.Context, _ *mcp.CallToolRequest, p *auth.Principal, in service.SiteRequest) (*Analysis, error) {
 			if err := s.need(s.svc.Analyses); err != nil {
 				return nil, err
 			}
-			return s.svc.Analyses.Submit(ctx, p.AccountID, in)
+			j, err := s.svc.Analyses.Submit(ctx, p.AccountID, in)
+			if err != nil {
+				return nil, err
+			}
+			return analysisOf(j), nil
 		})
 	add(s, spec{name: "get_site_analysis", op: auth.OpAnalyze,
 		desc: "Status and progress of a site analysis, and once done the summary of its report (score, counts, crawl stats)."},
@@ -202,15 +239,15 @@ func (s *Server) addSiteTools() {
 		s.wait)
 	add(s, spec{name: "cancel_site_analysis", write: true, op: auth.OpAnalyze,
 		desc: "Cancel a queued or running site analysis."},
-		func(ctx context.Context, _ *mcp.CallToolRequest, p *auth.Principal, in AnalysisRef) (*service.Job, error) {
+		func(ctx context.Context, _ *mcp.CallToolRequest, p *auth.Principal, in AnalysisRef) (*Analysis, error) {
 			if err := s.need(s.svc.Analyses); err != nil {
 				return nil, err
 			}
 			j, err := s.svc.Analyses.Cancel(ctx, p.AccountID, in.ID)
-			if j != nil {
-				j.Result = nil
+			if err != nil {
+				return nil, err
 			}
-			return j, err
+			return analysisOf(j), nil
 		})
 	add(s, spec{name: "list_site_analyses", op: auth.OpAnalyze,
 		desc: "The account's site analyses, newest first, paged."},
@@ -264,9 +301,19 @@ func (s *Server) addSiteTools() {
 			slices.SortStableFunc(groups, func(a, b crawler.FindingGroup) int { return b.Priority - a.Priority })
 			n := min(top, len(groups))
 			out := &FixFirst{Score: rep.Score, ScoreReason: rep.ScoreReason, FindingCounts: rep.FindingCounts, Findings: make([]Finding, 0, n), Omitted: len(groups) - n}
+			// The top findings that fit in the page budget; the rest are
+			// counted in Omitted.
+			size := 0
 			for _, g := range groups[:n] {
-				out.Findings = append(out.Findings, findingOf(g, g.Count, g.Pages, g.Examples))
+				f := findingOf(g, g.Count, g.Pages, g.Examples)
+				b, _ := json.Marshal(f)
+				if len(out.Findings) > 0 && size+len(b) > s.opts.PageBytes {
+					break
+				}
+				size += len(b) + 1
+				out.Findings = append(out.Findings, f)
 			}
+			out.Omitted = len(groups) - len(out.Findings)
 			return out, nil
 		})
 	add(s, spec{name: "site_findings", op: auth.OpAnalyze,
@@ -291,7 +338,26 @@ func (s *Server) addSiteTools() {
 			if d.Diff == nil {
 				d.Diff = &compare.Diff{}
 			}
+			// Truncated names a list cut per finding ID: keep the first
+			// names, count the rest.
+			var cut int
+			if t := d.Diff.Truncated; len(t) > maxTruncatedNames {
+				keys := slices.Sorted(maps.Keys(t))
+				kept := make(seo.Truncated, maxTruncatedNames)
+				for _, k := range keys[:maxTruncatedNames] {
+					kept[k] = t[k]
+				}
+				dd := *d.Diff
+				dd.Truncated, cut = kept, len(keys)-maxTruncatedNames
+				d.Diff = &dd
+			}
 			c, err := capJSON(*d, s.opts.PageBytes)
+			if cut > 0 {
+				if c.Omitted == nil {
+					c.Omitted = map[string]int{}
+				}
+				c.Omitted["diff.truncated"] += cut
+			}
 			return &c, err
 		})
 	add(s, spec{name: "ai_crawlers", op: auth.OpAnalyze,
@@ -312,8 +378,8 @@ func (s *Server) addSiteTools() {
 
 // need refuses a call whose service the server lacks.
 func (s *Server) need(svc any) error {
-	if svc == nil || (fmt.Sprint(svc) == "<nil>") {
-		return &service.NotConfiguredError{What: "this operation"}
+	if svc == nil {
+		return &service.NotConfiguredError{What: "the services of this tool"}
 	}
 	return nil
 }
@@ -337,8 +403,7 @@ func (s *Server) state(ctx context.Context, accountID, id string) (*AnalysisStat
 	if err != nil {
 		return nil, err
 	}
-	out := &AnalysisState{Analysis: *j, Omitted: stateOmitted}
-	out.Analysis.Result = nil
+	out := &AnalysisState{Analysis: *analysisOf(j), Omitted: stateOmitted}
 	if res == nil {
 		out.SummaryReason = j.Status
 		return out, nil

@@ -252,48 +252,42 @@ func (s *Server) analyzePage(ctx context.Context, _ *mcp.CallToolRequest, p *aut
 	if err != nil {
 		return nil, err
 	}
-	b, err := json.Marshal(rep)
-	if err != nil {
-		return nil, err
-	}
-	var all map[string]json.RawMessage
-	if err := json.Unmarshal(b, &all); err != nil {
-		return nil, err
-	}
 	out := &PageAnalysis{URL: rep.URL, FinalURL: rep.FinalURL, Status: rep.Status, Score: rep.Score, ScoreReason: rep.ScoreReason, WordCount: rep.WordCount}
 	if rep.Title != nil {
 		out.Title = rep.Title.Text
 	}
-	for i, name := range in.Sections {
-		v, ok := all[name]
-		if !ok {
-			if !slices.Contains(reportSectionNames(), name) {
-				return nil, invalid(fmt.Sprintf("sections[%d]", i), fmt.Sprintf("unknown report section %q", clip(name)))
+	size := 0
+	if len(in.Sections) > 0 {
+		b, err := json.Marshal(rep)
+		if err != nil {
+			return nil, err
+		}
+		var all map[string]json.RawMessage
+		if err := json.Unmarshal(b, &all); err != nil {
+			return nil, err
+		}
+		out.Sections = map[string]json.RawMessage{}
+		for i, name := range in.Sections {
+			v, ok := all[name]
+			if !ok {
+				if !slices.Contains(reportSections, name) {
+					return nil, invalid(fmt.Sprintf("sections[%d]", i), fmt.Sprintf("unknown report section %q", clip(name)))
+				}
+				v = json.RawMessage("null") // empty in this report
 			}
-			v = json.RawMessage("null")
-		}
-		if out.Sections == nil {
-			out.Sections = map[string]json.RawMessage{}
-		}
-		out.Sections[name] = v
-	}
-	head := map[string]bool{"url": true, "finalUrl": true, "status": true, "score": true, "scoreReason": true, "wordCount": true, "findings": true}
-	for k := range all {
-		if !head[k] && out.Sections[k] == nil {
-			out.Omitted = append(out.Omitted, k)
-		}
-	}
-	slices.Sort(out.Omitted)
-	fs := slices.Clone(rep.Findings)
-	slices.SortStableFunc(fs, func(a, b seo.Finding) int { return b.Priority - a.Priority })
-	// Findings fill what the sections left of the page budget.
-	size := len(b) - len(all["findings"])
-	if size > s.opts.PageBytes {
-		size = 0
-		for _, v := range out.Sections {
+			out.Sections[name] = v
 			size += len(v)
 		}
 	}
+	out.Omitted = []string{}
+	for _, k := range reportSections {
+		if !pageHead[k] && out.Sections[k] == nil {
+			out.Omitted = append(out.Omitted, k)
+		}
+	}
+	fs := slices.Clone(rep.Findings)
+	slices.SortStableFunc(fs, func(a, b seo.Finding) int { return b.Priority - a.Priority })
+	// Findings fill what the sections left of the page budget.
 	for _, f := range fs {
 		pf := PageFinding{ID: f.ID, Severity: f.Severity, Priority: f.Priority, Count: f.Occurrences(), Message: f.Message, Evidence: f.Evidence}
 		eb, _ := json.Marshal(pf)
@@ -307,20 +301,22 @@ func (s *Server) analyzePage(ctx context.Context, _ *mcp.CallToolRequest, p *aut
 		out.Findings = []PageFinding{}
 	}
 	out.FindingsOmitted = len(fs) - len(out.Findings)
-	if out.Omitted == nil {
-		out.Omitted = []string{}
-	}
 	return out, nil
 }
 
-func reportSectionNames() []string {
-	sc := schemaFor[analyzer.Report]()
-	var out []string
-	for k := range sc.Properties {
-		out = append(out, k)
-	}
-	return out
-}
+// reportSections are the JSON names of analyzer.Report's sections,
+// sorted; pageHead those PageAnalysis carries itself.
+var (
+	reportSections = func() []string {
+		var out []string
+		for k := range schemaFor[analyzer.Report]().Properties {
+			out = append(out, k)
+		}
+		slices.Sort(out)
+		return out
+	}()
+	pageHead = map[string]bool{"url": true, "finalUrl": true, "status": true, "score": true, "scoreReason": true, "wordCount": true, "findings": true, "title": true}
+)
 
 func (s *Server) addProjectTools() {
 	add(s, spec{name: "list_projects", op: auth.OpAnalyze, desc: "The account's projects (monitored sites), newest first."},
