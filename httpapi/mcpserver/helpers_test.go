@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -210,11 +209,3 @@ func newGatedSite(t *testing.T) *gatedSite {
 }
 
 func (g *gatedSite) open() { g.once.Do(func() { close(g.release) }) }
-
-func hostOf(t *testing.T, raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return u.Host
-}

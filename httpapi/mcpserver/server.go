@@ -136,7 +136,7 @@ func New(svc Services, opts *Options) *Server {
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "seokit", Title: "seokit SEO toolkit", Version: v}, &mcp.ServerOptions{
 		Instructions: instructions,
 		Logger:       s.opts.Logger,
-		HasTools:     true, HasResources: true,
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}, Resources: &mcp.ResourceCapabilities{}},
 	})
 	s.addTools()
 	s.addResources()
