@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/seokit/seokit/httpapi"
 	"github.com/seokit/seokit/httpapi/auth"
+	"github.com/seokit/seokit/httpapi/mcpserver"
 	"github.com/seokit/seokit/httpapi/store"
 	"github.com/seokit/seokit/httpapi/store/sqlstore"
 )
@@ -211,10 +211,21 @@ func newGatedSite(t *testing.T) *gatedSite {
 
 func (g *gatedSite) open() { g.once.Do(func() { close(g.release) }) }
 
-func hostOf(t *testing.T, raw string) string {
-	u, err := url.Parse(raw)
+// connectLocal runs srv over in-memory transports and returns a client
+// session, as `cli mcp` serves a local client.
+func connectLocal(t *testing.T, srv *mcpserver.Server) *mcp.ClientSession {
+	t.Helper()
+	st, ct := mcp.NewInMemoryTransports()
+	ctx := context.Background()
+	ss, err := srv.MCP().Connect(ctx, st, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return u.Host
+	t.Cleanup(func() { ss.Close() })
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "seokit-test", Version: "1"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
 }

@@ -299,19 +299,7 @@ func TestInMemoryLocal(t *testing.T) {
 	site.open()
 	p := &authPrincipal{e.acct}
 	srv := mcpserver.New(e.srv.MCPServices(), &mcpserver.Options{Local: p.principal(), Errors: e.srv.ToolError, Decode: httpapi.DecodeArguments})
-	st, ct := mcp.NewInMemoryTransports()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	ss, err := srv.MCP().Connect(ctx, st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ss.Close()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(ctx, ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := connectLocal(t, srv)
 	var page mcpserver.PageAnalysis
 	if te := call(t, cs, "analyze_page", map[string]any{"url": site.URL + "/"}, &page); te != nil || page.Status != 200 {
 		t.Fatalf("analyze_page %+v %+v", page, te)

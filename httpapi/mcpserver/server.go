@@ -136,7 +136,7 @@ func New(svc Services, opts *Options) *Server {
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "seokit", Title: "seokit SEO toolkit", Version: v}, &mcp.ServerOptions{
 		Instructions: instructions,
 		Logger:       s.opts.Logger,
-		HasTools:     true, HasResources: true,
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}, Resources: &mcp.ResourceCapabilities{}},
 	})
 	s.addTools()
 	s.addResources()
@@ -187,6 +187,9 @@ func (s *Server) HTTPHandler(authn func(w http.ResponseWriter, r *http.Request) 
 		if p == nil {
 			return
 		}
+		// A call may stream progress for up to MaxWait: the server's
+		// write timeout, sized for /v1 answers, must not cut it.
+		http.NewResponseController(w).SetWriteDeadline(time.Now().Add(MaxWait + time.Minute))
 		r = r.WithContext(context.WithValue(r.Context(), principalCtxKey{}, p))
 		if r.Header.Get("Authorization") == "" {
 			// An API key sent as X-API-Key: the SDK reads the token info

@@ -116,21 +116,26 @@ type AnalysisList struct {
 	Analyses []AnalysisBrief `json:"analyses"`
 }
 
-// FindingsInput filters and pages the findings of a site analysis.
-type FindingsInput struct {
-	ID string `json:"id" jsonschema:"the site analysis id"`
-	// Severity keeps the findings of one severity: error, warning or notice.
+// Filter selects findings or pages of a site analysis.
+type Filter struct {
+	// Severity keeps the findings of one severity, or the pages with one:
+	// error, warning or notice.
 	Severity string `json:"severity,omitempty" jsonschema:"error, warning or notice"`
 	// Check keeps one check ID ("title.missing") or an area ("title.").
 	Check string `json:"check,omitempty" jsonschema:"a check ID, or an area ending in a dot (title.)"`
-	// Segment, Template and URL count only the pages of a segment, of a
+	// Segment, Template and URL keep the pages of a segment, of a
 	// template fingerprint, or whose URL matches a pattern (* is any run
-	// of characters).
+	// of characters); findings are then counted on those pages only.
 	Segment  string `json:"segment,omitempty"`
 	Template string `json:"template,omitempty"`
 	URL      string `json:"url,omitempty" jsonschema:"URL pattern, * matches any run of characters"`
-	Cursor   string `json:"cursor,omitempty"`
-	Limit    int    `json:"limit,omitempty" jsonschema:"most items; 0 fits the page to a few thousand tokens"`
+}
+
+// FindingsInput filters and pages the findings of a site analysis.
+type FindingsInput struct {
+	ID string `json:"id" jsonschema:"the site analysis id"`
+	Filter
+	ListInput
 }
 
 // Finding is a finding group of a site analysis: one check ID with its
@@ -155,15 +160,10 @@ type FindingList struct {
 // PagesInput filters, pages and selects the fields of the pages of a site
 // analysis.
 type PagesInput struct {
-	ID       string   `json:"id" jsonschema:"the site analysis id"`
-	Severity string   `json:"severity,omitempty" jsonschema:"pages with a finding of this severity: error, warning or notice"`
-	Check    string   `json:"check,omitempty" jsonschema:"pages with this check ID, or one of this area (title.)"`
-	Segment  string   `json:"segment,omitempty"`
-	Template string   `json:"template,omitempty"`
-	URL      string   `json:"url,omitempty" jsonschema:"URL pattern, * matches any run of characters"`
-	Fields   []string `json:"fields,omitempty" jsonschema:"page fields to return (JSON names of the report's pages); default url, status, score, errors, warnings, notices, title"`
-	Cursor   string   `json:"cursor,omitempty"`
-	Limit    int      `json:"limit,omitempty" jsonschema:"most items; 0 fits the page to a few thousand tokens"`
+	ID string `json:"id" jsonschema:"the site analysis id"`
+	Filter
+	Fields []string `json:"fields,omitempty" jsonschema:"page fields to return (JSON names of the report's pages); default url, status, score, errors, warnings, notices, title"`
+	ListInput
 }
 
 // PageList is a page of pages, each with the selected fields.
@@ -537,33 +537,31 @@ func progressMessage(j *service.Job) string {
 }
 
 // pageFilter selects pages of a report.
-type pageFilter struct {
-	severity, check, segment, template, url string
-}
+type pageFilter Filter
 
 func (f pageFilter) validate() error {
-	switch f.severity {
+	switch f.Severity {
 	case "", "error", "warning", "notice":
 	default:
 		return invalid("severity", "severity must be error, warning or notice")
 	}
-	if len(f.check) > 200 {
+	if len(f.Check) > 200 {
 		return invalid("check", "check is too long")
 	}
-	if len(f.url) > 2000 {
+	if len(f.URL) > 2000 {
 		return invalid("url", "url pattern is too long (most 2000 bytes)")
 	}
-	if strings.Count(f.url, "*") > 20 {
+	if strings.Count(f.URL, "*") > 20 {
 		return invalid("url", "url pattern has too many * (most 20)")
 	}
 	return nil
 }
 
 // pageScoped reports whether the filter narrows the pages.
-func (f pageFilter) pageScoped() bool { return f.segment != "" || f.template != "" || f.url != "" }
+func (f pageFilter) pageScoped() bool { return f.Segment != "" || f.Template != "" || f.URL != "" }
 
 func (f pageFilter) hash(tool, id string) uint64 {
-	return queryHash(tool, id, f.severity, f.check, f.segment, f.template, f.url)
+	return queryHash(tool, id, f.Severity, f.Check, f.Segment, f.Template, f.URL)
 }
 
 func checkMatches(check, id string) bool {
@@ -577,13 +575,13 @@ func checkMatches(check, id string) bool {
 }
 
 func (f pageFilter) page(pg *crawler.PageSummary) bool {
-	if f.segment != "" && pg.Segment != f.segment {
+	if f.Segment != "" && pg.Segment != f.Segment {
 		return false
 	}
-	if f.template != "" && pg.Template != f.template {
+	if f.Template != "" && pg.Template != f.Template {
 		return false
 	}
-	if f.url != "" && !wildcard(f.url, pg.URL) {
+	if f.URL != "" && !wildcard(f.URL, pg.URL) {
 		return false
 	}
 	return true
@@ -595,7 +593,7 @@ func findingOf(g crawler.FindingGroup, count, pages int, examples []string) Find
 
 // findings answers site_findings.
 func (s *Server) findings(ctx context.Context, _ *mcp.CallToolRequest, p *auth.Principal, in FindingsInput) (*FindingList, error) {
-	f := pageFilter{in.Severity, in.Check, in.Segment, in.Template, in.URL}
+	f := pageFilter(in.Filter)
 	if err := f.validate(); err != nil {
 		return nil, err
 	}
@@ -614,7 +612,7 @@ func (s *Server) findings(ctx context.Context, _ *mcp.CallToolRequest, p *auth.P
 	var list []Finding
 	if !f.pageScoped() {
 		for _, g := range rep.Findings {
-			if (f.severity == "" || g.Severity.String() == f.severity) && checkMatches(f.check, g.ID) {
+			if (f.Severity == "" || g.Severity.String() == f.Severity) && checkMatches(f.Check, g.ID) {
 				list = append(list, findingOf(g, g.Count, g.Pages, g.Examples))
 			}
 		}
@@ -650,7 +648,7 @@ func (s *Server) findings(ctx context.Context, _ *mcp.CallToolRequest, p *auth.P
 		}
 		for _, g := range rep.Findings {
 			a := per[g.ID]
-			if a == nil || (f.severity != "" && g.Severity.String() != f.severity) || !checkMatches(f.check, g.ID) {
+			if a == nil || (f.Severity != "" && g.Severity.String() != f.Severity) || !checkMatches(f.Check, g.ID) {
 				continue
 			}
 			list = append(list, findingOf(g, a.count, a.pages, a.examples))
@@ -668,7 +666,7 @@ var defaultPageFields = []string{"url", "status", "score", "errors", "warnings",
 
 // pages answers site_pages.
 func (s *Server) pages(ctx context.Context, _ *mcp.CallToolRequest, p *auth.Principal, in PagesInput) (*PageList, error) {
-	f := pageFilter{in.Severity, in.Check, in.Segment, in.Template, in.URL}
+	f := pageFilter(in.Filter)
 	if err := f.validate(); err != nil {
 		return nil, err
 	}
@@ -703,10 +701,10 @@ func (s *Server) pages(ctx context.Context, _ *mcp.CallToolRequest, p *auth.Prin
 		if !f.page(pg) {
 			continue
 		}
-		if f.severity != "" && severityCount(pg, f.severity) == 0 {
+		if f.Severity != "" && severityCount(pg, f.Severity) == 0 {
 			continue
 		}
-		if f.check != "" && !slices.ContainsFunc(pg.Findings, func(id string) bool { return checkMatches(f.check, id) }) {
+		if f.Check != "" && !slices.ContainsFunc(pg.Findings, func(id string) bool { return checkMatches(f.Check, id) }) {
 			continue
 		}
 		sel = append(sel, i)

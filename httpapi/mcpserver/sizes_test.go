@@ -132,18 +132,8 @@ func TestAnswerSizes(t *testing.T) {
 	fa := &fakeAnalyses{account: "acct", old: oldRep, new: newRep, json: map[string]storedReport{"new": nb, "old": ob}}
 	p := &auth.Principal{AccountID: "acct", Permissions: []string{auth.ScopeRead, auth.ScopeWrite}}
 	srv := mcpserver.New(mcpserver.Services{Analyses: fa}, &mcpserver.Options{Local: p})
-	st, ct := mcp.NewInMemoryTransports()
+	cs := connectLocal(t, srv)
 	ctx := context.Background()
-	ss, err := srv.MCP().Connect(ctx, st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ss.Close()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(ctx, ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
 
 	tools, err := cs.ListTools(ctx, nil)
 	if err != nil {
