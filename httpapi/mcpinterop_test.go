@@ -331,4 +331,3 @@ func tail(s string, n int) string {
 	}
 	return s
 }
-
