@@ -26,6 +26,48 @@
 //     or refresh token presented twice revokes every token of its grant.
 //     POST /v1/oauth/revoke implements RFC 7009.
 //
+// # Protected resources (the MCP endpoint)
+//
+// Options.Resources lists paths under BaseURL ("/mcp") served as OAuth
+// protected resources, as the MCP authorization profile asks:
+//
+//   - RFC 9728 metadata at /.well-known/oauth-protected-resource followed
+//     by the path (and at the root form for the first resource): the
+//     resource identifier (BaseURL followed by the path), this server as
+//     its authorization server, the scopes read and write, bearer tokens
+//     in the header. [Server.ResourceChallenge] builds the WWW-Authenticate
+//     of its 401 and 403 answers, with resource_metadata and scope.
+//   - RFC 8707 resource indicators: the resource parameter of the
+//     authorization request is recorded with the grant, a token request
+//     may only repeat it, and the grant's tokens have the resource as
+//     their audience. An unknown resource is invalid_target.
+//     [Server.AuthenticateResource] accepts only tokens for the resource
+//     (and API keys, also as the bearer token); [Server.Authenticate], the
+//     API's, accepts only the API's audience, so a token never crosses
+//     from one to the other.
+//
+// # Clients that register themselves
+//
+// Public clients (no secret, token_endpoint_auth_method "none") prove
+// their grants with PKCE and their registered redirect URIs; they cannot
+// use client_credentials. They come from:
+//
+//   - RFC 7591 dynamic registration at POST /v1/oauth/register (the
+//     registration_endpoint of the metadata), open to anyone and bounded by
+//     RegistrationOptions: 10 registrations an hour per address (an IPv6
+//     /64), 1000 self-registered clients in all, then 503.
+//   - Client ID Metadata Documents: a client_id that is an https URL names
+//     the JSON document describing the client, fetched at the authorization
+//     request through Options.ClientFetcher (the safe fetcher: private and
+//     loopback addresses refused unless its policy allows them), at most 5
+//     KB, no redirect, 5 s, a verified certificate, cached 5 minutes
+//     (failures 30 s). Its client_id must equal the URL and it must list
+//     the redirect URI. The client is stored when a user consents.
+//
+// Both are owned by RegistryAccountID, which nobody signs in to; their
+// grants act as the consenting account. The consent page shows a
+// self-registered name as unverified and a document client's host.
+//
 // Access tokens are Ed25519-signed JWTs ("alg":"EdDSA", "typ":"at+jwt",
 // RFC 9068) with iss, aud, sub (the account ID), exp, nbf, iat, jti, scope,
 // client_id and, for OAuth tokens, fam (the grant family). Verification

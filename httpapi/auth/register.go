@@ -459,6 +459,9 @@ func (s *Server) handleRegister(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c.ID = "cli_" + randomBase62(22)
+	// Anyone can register any name: the consent page says it is the
+	// client's own claim.
+	c.Name = clipName(c.Name) + " (self-registered, unverified)"
 	if err := s.createRegistered(r.Context(), c); err != nil {
 		if errors.Is(err, errRegistryFull) {
 			w.Header().Set("Retry-After", "3600")
