@@ -66,8 +66,9 @@ type authzError struct {
 
 func (e *authzError) Error() string { return "auth: authorize: " + e.code + ": " + e.desc }
 
-// checkAuthz validates the authorization request parameters in q.
-func (s *Server) checkAuthz(ctx context.Context, q url.Values) (*authzRequest, error) {
+// checkAuthz validates the authorization request parameters in q, sent
+// from the client address addr.
+func (s *Server) checkAuthz(ctx context.Context, addr string, q url.Values) (*authzRequest, error) {
 	for _, k := range []string{"client_id", "redirect_uri", "response_type", "scope", "state", "code_challenge", "code_challenge_method", "resource"} {
 		if len(q[k]) > 1 {
 			return nil, &authzError{fatal: true, status: http.StatusBadRequest, code: "invalid_request", desc: k + " is repeated"}
@@ -84,7 +85,7 @@ func (s *Server) checkAuthz(ctx context.Context, q url.Values) (*authzRequest, e
 		// the redirect URI is checked against what the client
 		// publishes today.
 		var err error
-		if c, err = s.documentClient(ctx, id); err != nil {
+		if c, err = s.documentClient(ctx, addr, id); err != nil {
 			var ae *authzError
 			if errors.As(err, &ae) {
 				return nil, ae
@@ -260,7 +261,7 @@ func (s *Server) sessionAccount(r *http.Request) (string, bool) {
 
 // handleAuthorize serves GET /v1/oauth/authorize.
 func (s *Server) handleAuthorize(w http.ResponseWriter, r *http.Request) {
-	a, err := s.checkAuthz(r.Context(), r.URL.Query())
+	a, err := s.checkAuthz(r.Context(), s.ClientAddr(r), r.URL.Query())
 	if err != nil {
 		s.handleAuthzError(w, r, a, err)
 		return
@@ -276,7 +277,7 @@ func (s *Server) handleConsent(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx := r.Context()
-	a, err := s.checkAuthz(ctx, r.PostForm)
+	a, err := s.checkAuthz(ctx, s.ClientAddr(r), r.PostForm)
 	if err != nil {
 		s.handleAuthzError(w, r, a, err)
 		return

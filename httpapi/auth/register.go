@@ -53,6 +53,10 @@ const (
 	documentFailTTL = 30 * time.Second
 	maxCachedDocs   = 1000
 	maxRegAddrs     = 10000
+	// documentFetchesPerHour bounds the metadata documents one client
+	// address makes the server fetch (cache misses), so the server is no
+	// one's fetching proxy.
+	documentFetchesPerHour = 30
 )
 
 // RegistrationOptions bounds the clients that register themselves, so a
@@ -98,6 +102,7 @@ type regLimiter struct {
 	mu      sync.Mutex
 	now     func() time.Time
 	buckets *bucketTable
+	fetches *bucketTable // metadata document fetches per address
 	// create serialises the count and creation of self-registered
 	// clients, so this process never passes the cap.
 	create sync.Mutex
@@ -108,18 +113,24 @@ func newRegLimiter(o *RegistrationOptions) *regLimiter {
 	return &regLimiter{
 		now:     o.Now,
 		buckets: newBucketTable(maxRegAddrs, rate.Limit(float64(perHour)/3600), perHour),
+		fetches: newBucketTable(maxRegAddrs, rate.Limit(float64(documentFetchesPerHour)/3600), documentFetchesPerHour),
 	}
 }
 
 // allow spends one registration of addr; when none is left it returns
 // how long until the next.
-func (l *regLimiter) allow(addr string) (bool, time.Duration) {
+func (l *regLimiter) allow(addr string) (bool, time.Duration) { return l.spend(l.buckets, addr) }
+
+// allowFetch spends one metadata document fetch of addr.
+func (l *regLimiter) allowFetch(addr string) (bool, time.Duration) { return l.spend(l.fetches, addr) }
+
+func (l *regLimiter) spend(t *bucketTable, addr string) (bool, time.Duration) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	k := addrKey(addr)
-	b, ok := l.buckets.get(k)
+	b, ok := t.get(k)
 	if !ok {
-		b = l.buckets.add(k)
+		b = t.add(k)
 	}
 	now := l.now()
 	if b.AllowN(now, 1) {
@@ -187,8 +198,9 @@ func checkDocumentURL(id string) error {
 // document must be JSON of at most 5 KB, served with 200 without a
 // redirect, name id as its client_id, list valid redirect URIs and
 // describe a public client. The client is not stored (see
-// storeDocumentClient). Refusals are *authzError (fatal).
-func (s *Server) documentClient(ctx context.Context, id string) (*store.Client, error) {
+// storeDocumentClient). Fetches are limited per client address addr.
+// Refusals are *authzError (fatal).
+func (s *Server) documentClient(ctx context.Context, addr, id string) (*store.Client, error) {
 	if s.opts.ClientFetcher == nil {
 		return nil, documentClientErr("this server does not accept client ID metadata documents")
 	}
@@ -204,6 +216,10 @@ func (s *Server) documentClient(ctx context.Context, id string) (*store.Client, 
 			return nil, e.err
 		}
 		return e.client, nil
+	}
+	if ok, _ := s.regs.allowFetch(addr); !ok {
+		return nil, &authzError{fatal: true, status: http.StatusTooManyRequests, code: "slow_down",
+			desc: "client metadata document: too many documents fetched for this address; try again later"}
 	}
 	c, aerr, err := s.fetchDocument(ctx, id)
 	if err != nil {

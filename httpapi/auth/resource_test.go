@@ -551,3 +551,40 @@ func clipBody(s string) string {
 	}
 	return s
 }
+
+// TestClientMetadataDocumentFetchesLimited: one client address makes the
+// server fetch at most documentFetchesPerHour documents; cached ones do
+// not count.
+func TestClientMetadataDocumentFetchesLimited(t *testing.T) {
+	d := newDocServer(t)
+	e := mcpEnv(t, func(o *Options) {
+		o.ClientFetcher = seo.NewFetcher(&seo.FetcherOptions{AllowPrivate: true, TLSRoots: d.roots})
+	})
+	get := func(addr, id string) int {
+		req := mustReq(t, "GET", authURL(e, id, publicRedir, oauth2.GenerateVerifier(), mcpResource))
+		req.Header.Set(testAddrHdr, addr)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res.StatusCode
+	}
+	for i := range documentFetchesPerHour {
+		if st := get("192.0.2.9", fmt.Sprintf("%s/doc-%d.json", d.ts.URL, i)); st != http.StatusBadRequest {
+			t.Fatalf("fetch %d: %d, want 400 (no such document)", i, st)
+		}
+	}
+	if st := get("192.0.2.9", d.ts.URL+"/doc-0.json"); st != http.StatusBadRequest {
+		t.Errorf("a cached refusal: %d, want 400 without a fetch", st)
+	}
+	if st := get("192.0.2.9", d.ts.URL+"/doc-new.json"); st != http.StatusTooManyRequests {
+		t.Errorf("fetch %d from one address: %d, want 429", documentFetchesPerHour+1, st)
+	}
+	if got := d.hits.Load(); got != documentFetchesPerHour {
+		t.Errorf("documents fetched: %d, want %d", got, documentFetchesPerHour)
+	}
+	if st := get("198.51.100.9", d.ts.URL+"/doc-new.json"); st != http.StatusBadRequest {
+		t.Errorf("another address: %d, want 400 after a fetch", st)
+	}
+}
