@@ -57,6 +57,7 @@ func TestHTTPSession(t *testing.T) {
 	if te := call(t, cs, "analyze_page", map[string]any{"url": site.URL + "/a", "sections": []string{"headings"}}, &page); te != nil {
 		t.Fatalf("analyze_page: %+v", te)
 	}
+	t.Logf("analyze_page answer: %d findings, %d omitted, %d sections omitted", len(page.Findings), page.FindingsOmitted, len(page.Omitted))
 	if page.Status != 200 || page.Title != "Page /a" || page.Score == nil || page.Sections["headings"] == nil || !slices.Contains(page.Omitted, "links") {
 		t.Fatalf("analyze_page answered %+v", page)
 	}
