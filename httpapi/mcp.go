@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"sync"
 
 	"github.com/seokit/seokit/httpapi/auth"
 	"github.com/seokit/seokit/httpapi/mcpserver"
@@ -36,12 +37,23 @@ func (s *Server) MCPServices() mcpserver.Services {
 // authentication: a bearer token or an API key, refused as on /v1. The
 // authorization profile's metadata and audience checks wrap this one
 // handler.
+// The MCP server (its tools' schemas) is built on the first request, so a
+// server that never serves /mcp does not pay for it.
 func (s *Server) mcpHandler() http.Handler {
-	return s.MCP().HTTPHandler(func(w http.ResponseWriter, r *http.Request) *auth.Principal {
-		if s.opts.DisableAuth {
-			return &auth.Principal{AccountID: "anonymous", Permissions: []string{auth.ScopeRead, auth.ScopeWrite}}
-		}
-		return s.authenticate(w, r)
+	var (
+		once sync.Once
+		h    http.Handler
+	)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		once.Do(func() {
+			h = s.MCP().HTTPHandler(func(w http.ResponseWriter, r *http.Request) *auth.Principal {
+				if s.opts.DisableAuth {
+					return &auth.Principal{AccountID: "anonymous", Permissions: []string{auth.ScopeRead, auth.ScopeWrite}}
+				}
+				return s.authenticate(w, r)
+			})
+		})
+		h.ServeHTTP(w, r)
 	})
 }
 

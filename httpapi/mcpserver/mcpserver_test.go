@@ -54,10 +54,15 @@ func TestHTTPSession(t *testing.T) {
 	t.Logf("tool list: %d tools, %d bytes", len(names), len(b))
 
 	var page mcpserver.PageAnalysis
-	if te := call(t, cs, "analyze_page", map[string]any{"url": site.URL + "/a", "sections": []string{"headings"}}, &page); te != nil {
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "analyze_page", Arguments: map[string]any{"url": site.URL + "/a", "sections": []string{"headings"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if te := decodeResult(t, "analyze_page", res, &page); te != nil {
 		t.Fatalf("analyze_page: %+v", te)
 	}
-	t.Logf("analyze_page answer: %d findings, %d omitted, %d sections omitted", len(page.Findings), page.FindingsOmitted, len(page.Omitted))
+	wire, _ := json.Marshal(res)
+	t.Logf("analyze_page answer: %d bytes on the wire, %d findings, %d left out", len(wire), len(page.Findings), page.FindingsOmitted)
 	if page.Status != 200 || page.Title != "Page /a" || page.Score == nil || page.Sections["headings"] == nil || !slices.Contains(page.Omitted, "links") {
 		t.Fatalf("analyze_page answered %+v", page)
 	}
