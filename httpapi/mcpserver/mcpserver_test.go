@@ -314,3 +314,33 @@ func TestInMemoryLocal(t *testing.T) {
 		t.Fatalf("explain_check of an unknown ID: %+v", te)
 	}
 }
+
+// TestCancelSiteAnalysis starts a crawl held on a page, cancels it with
+// cancel_site_analysis, and wait_site_analysis then answers the canceled
+// analysis without a summary, saying why; a second cancel is a conflict.
+func TestCancelSiteAnalysis(t *testing.T) {
+	e := newEnv(t, &httpapi.Options{AllowPrivate: true, Limits: map[store.Plan]int{store.Free: 10_000}})
+	site := newGatedSite(t)
+	cs := e.connect(e.key, nil)
+	var job mcpserver.Analysis
+	if te := call(t, cs, "start_site_analysis", map[string]any{"url": site.URL + "/", "options": map[string]any{"maxPages": 10}}, &job); te != nil {
+		t.Fatal(te)
+	}
+	var canceled mcpserver.Analysis
+	if te := call(t, cs, "cancel_site_analysis", map[string]any{"id": job.ID}, &canceled); te != nil {
+		t.Fatalf("cancel: %+v", te)
+	}
+	var st mcpserver.AnalysisState
+	if te := call(t, cs, "wait_site_analysis", map[string]any{"id": job.ID, "timeoutSeconds": 60}, &st); te != nil {
+		t.Fatalf("wait: %+v", te)
+	}
+	if st.Analysis.Status != "canceled" || st.Summary != nil || st.SummaryReason != "canceled" || st.TimedOut {
+		t.Fatalf("after cancel: %+v", st)
+	}
+	if te := call(t, cs, "cancel_site_analysis", map[string]any{"id": job.ID}, nil); te == nil || te.Code != "conflict" {
+		t.Fatalf("second cancel: %+v", te)
+	}
+	if te := call(t, cs, "fix_first", map[string]any{"id": job.ID}, nil); te == nil || te.Code != "conflict" || !strings.Contains(te.Message, "canceled") {
+		t.Fatalf("fix_first of a canceled analysis: %+v", te)
+	}
+}
