@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -468,4 +467,3 @@ func nonNil[T any](v []T) []T {
 	return v
 }
 
-var _ = strings.TrimSpace
