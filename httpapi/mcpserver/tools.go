@@ -466,4 +466,3 @@ func nonNil[T any](v []T) []T {
 	}
 	return v
 }
-
