@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"sync"
 
 	"github.com/seokit/seokit/httpapi/auth"
 	"github.com/seokit/seokit/httpapi/mcpserver"
@@ -35,16 +36,26 @@ func (s *Server) MCPServices() mcpserver.Services {
 // mcpHandler is the MCP endpoint (Streamable HTTP) behind the MCP
 // authorization profile (authenticateMCP): tokens bound to /mcp by their
 // audience or API keys, 401 challenges naming the protected resource
-// metadata, 403 insufficient_scope when a read-only credential calls a
-// writing tool.
+// metadata, 403 insufficient_scope when a read-only token calls a writing
+// tool. The MCP server (its tools' schemas) is built on the first
+// request, so a server that never serves /mcp does not pay for it.
 func (s *Server) mcpHandler() http.Handler {
-	m := s.MCP()
-	writes := map[string]bool{}
-	for _, t := range m.Tools() {
-		writes[t.Name] = t.Write
-	}
-	return m.HTTPHandler(func(w http.ResponseWriter, r *http.Request) *auth.Principal {
-		return s.authenticateMCP(w, r, func(name string) bool { return writes[name] })
+	var (
+		once sync.Once
+		h    http.Handler
+	)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		once.Do(func() {
+			m := s.MCP()
+			writes := map[string]bool{}
+			for _, t := range m.Tools() {
+				writes[t.Name] = t.Write
+			}
+			h = m.HTTPHandler(func(w http.ResponseWriter, r *http.Request) *auth.Principal {
+				return s.authenticateMCP(w, r, func(name string) bool { return writes[name] })
+			})
+		})
+		h.ServeHTTP(w, r)
 	})
 }
 

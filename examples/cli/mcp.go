@@ -96,8 +96,9 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 }
 
 // localAccount returns the data file's local account, creating it on
-// first use. Its daily limit is the plan's most: the local server is the
-// user's own.
+// first use, on the Pro plan. Tool calls are not counted as requests (the
+// server is the user's own); the services still charge their actions
+// (site analyses, research) against the plan's limits.
 func localAccount(ctx context.Context, srv *httpapi.Server) (*store.Account, error) {
 	a, err := srv.Accounts().AccountByEmail(ctx, localEmail)
 	if err == nil {

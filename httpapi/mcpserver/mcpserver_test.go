@@ -54,9 +54,15 @@ func TestHTTPSession(t *testing.T) {
 	t.Logf("tool list: %d tools, %d bytes", len(names), len(b))
 
 	var page mcpserver.PageAnalysis
-	if te := call(t, cs, "analyze_page", map[string]any{"url": site.URL + "/a", "sections": []string{"headings"}}, &page); te != nil {
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "analyze_page", Arguments: map[string]any{"url": site.URL + "/a", "sections": []string{"headings"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if te := decodeResult(t, "analyze_page", res, &page); te != nil {
 		t.Fatalf("analyze_page: %+v", te)
 	}
+	wire, _ := json.Marshal(res)
+	t.Logf("analyze_page answer: %d bytes on the wire, %d findings, %d left out", len(wire), len(page.Findings), page.FindingsOmitted)
 	if page.Status != 200 || page.Title != "Page /a" || page.Score == nil || page.Sections["headings"] == nil || !slices.Contains(page.Omitted, "links") {
 		t.Fatalf("analyze_page answered %+v", page)
 	}
@@ -306,5 +312,35 @@ func TestInMemoryLocal(t *testing.T) {
 	}
 	if te := call(t, cs, "explain_check", map[string]any{"id": "no.such.check"}, nil); te == nil || te.Code != "not_found" {
 		t.Fatalf("explain_check of an unknown ID: %+v", te)
+	}
+}
+
+// TestCancelSiteAnalysis starts a crawl held on a page, cancels it with
+// cancel_site_analysis, and wait_site_analysis then answers the canceled
+// analysis without a summary, saying why; a second cancel is a conflict.
+func TestCancelSiteAnalysis(t *testing.T) {
+	e := newEnv(t, &httpapi.Options{AllowPrivate: true, Limits: map[store.Plan]int{store.Free: 10_000}})
+	site := newGatedSite(t)
+	cs := e.connect(e.key, nil)
+	var job mcpserver.Analysis
+	if te := call(t, cs, "start_site_analysis", map[string]any{"url": site.URL + "/", "options": map[string]any{"maxPages": 10}}, &job); te != nil {
+		t.Fatal(te)
+	}
+	var canceled mcpserver.Analysis
+	if te := call(t, cs, "cancel_site_analysis", map[string]any{"id": job.ID}, &canceled); te != nil {
+		t.Fatalf("cancel: %+v", te)
+	}
+	var st mcpserver.AnalysisState
+	if te := call(t, cs, "wait_site_analysis", map[string]any{"id": job.ID, "timeoutSeconds": 60}, &st); te != nil {
+		t.Fatalf("wait: %+v", te)
+	}
+	if st.Analysis.Status != "canceled" || st.Summary != nil || st.SummaryReason != "canceled" || st.TimedOut {
+		t.Fatalf("after cancel: %+v", st)
+	}
+	if te := call(t, cs, "cancel_site_analysis", map[string]any{"id": job.ID}, nil); te == nil || te.Code != "conflict" {
+		t.Fatalf("second cancel: %+v", te)
+	}
+	if te := call(t, cs, "fix_first", map[string]any{"id": job.ID}, nil); te == nil || te.Code != "conflict" || !strings.Contains(te.Message, "canceled") {
+		t.Fatalf("fix_first of a canceled analysis: %+v", te)
 	}
 }

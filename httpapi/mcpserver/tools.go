@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -467,5 +466,3 @@ func nonNil[T any](v []T) []T {
 	}
 	return v
 }
-
-var _ = strings.TrimSpace
