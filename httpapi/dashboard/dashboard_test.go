@@ -487,7 +487,7 @@ func TestCrawledTextEscaped(t *testing.T) {
 	if strings.Contains(body, evil) || strings.Contains(body, "<img src=x") {
 		t.Fatalf("crawled markup rendered raw:\n%s", body)
 	}
-	if !strings.Contains(body, `<td class="k-text page-title" data-label="Title">&lt;script&gt;alert(&#39;xss&#39;)&lt;/script&gt;</td>`) {
+	if !strings.Contains(body, `<td class="k-line page-title" data-label="Title" title="&lt;script&gt;alert(&#39;xss&#39;)&lt;/script&gt;">&lt;script&gt;alert(&#39;xss&#39;)&lt;/script&gt;</td>`) {
 		t.Fatalf("escaped title missing:\n%s", body)
 	}
 	if strings.Contains(body, `href="javascript:`) {
