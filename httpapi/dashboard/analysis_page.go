@@ -62,13 +62,13 @@ type pageView struct {
 
 // pageRender is the raw versus rendered part of the page view.
 type pageRender struct {
-	State        string
-	Reason       string
-	Changes      []string
-	RawWords     *int
-	Words        int
-	LinksOnlyJS  *int
-	JSErrors     *int
+	State       string
+	Reason      string
+	Changes     []string
+	RawWords    *int
+	Words       int
+	LinksOnlyJS *int
+	JSErrors    *int
 	// LCP, CLS and TBT are the lab vitals formatted; "" when not measured.
 	LCP, CLS, TBT string
 }
@@ -216,4 +216,3 @@ func buildPageView(jobID string, rep *crawler.SiteReport, u string) *pageView {
 	}
 	return pv
 }
-

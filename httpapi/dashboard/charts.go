@@ -17,9 +17,9 @@ type barChart struct {
 	Width, Height int
 	BaseY         int
 	// Left is the x of the y axis; TopY the y of its top value YMax.
-	Left  int
-	TopY  int
-	YMax  string
+	Left int
+	TopY int
+	YMax string
 	// XAxis and YAxis title the axes ("HTTP status", "pages").
 	XAxis, YAxis string
 	Bars         []chartBar
