@@ -102,7 +102,7 @@ var (
 		{Key: "wordCount", Label: "Words", Kind: htmltable.Num},
 		{Key: "score", Label: "Score", Kind: htmltable.Num, Hint: "scoreReason"},
 		{Key: "findings", Label: "Findings", Kind: htmltable.List},
-		{Key: "template", Label: "Template", Kind: htmltable.Code},
+		{Key: "template", Label: "Template", Kind: htmltable.Code, Class: "page-template"},
 	}
 	// renderColumns are added to the pages table of a crawl that rendered
 	// (SiteReport.Render); a null cell was not rendered or not measured.

@@ -74,7 +74,7 @@ type Column struct {
 	Null string
 	// Digits is the number of decimals of a Num column.
 	Digits int
-	// Class is an extra class of the column's cells.
+	// Class is an extra class of the column's header and cells.
 	Class string
 	// Link, for a URL column, makes each cell a link to Link followed by
 	// the cell's value, query-escaped (a detail view of the row).
@@ -368,7 +368,7 @@ var tableTemplate = template.Must(template.New("table").Funcs(template.FuncMap{
 {{- if .IDKey}}<select class="rt-id" aria-label="Filter {{.Label}} by finding ID"><option value="">All findings</option>{{range .IDs}}<option value="{{.}}">{{.}}</option>{{end}}</select>{{end}}
 </div>
 <table class="rt-table" aria-label="{{.Label}}">
-<thead><tr>{{range .Columns}}<th scope="col" class="k-{{.Kind}}" data-key="{{.Key}}" data-kind="{{.Kind}}"{{with .Hint}} data-hint="{{.}}"{{end}}{{with .Null}} data-null="{{.}}"{{end}}{{with .Digits}} data-digits="{{.}}"{{end}}{{with .Class}} data-class="{{.}}"{{end}}{{with .Link}} data-link="{{.}}"{{end}}>{{.Label}}</th>{{end}}</tr></thead>
+<thead><tr>{{range .Columns}}<th scope="col" class="k-{{.Kind}}{{with .Class}} {{.}}{{end}}" data-key="{{.Key}}" data-kind="{{.Kind}}"{{with .Hint}} data-hint="{{.}}"{{end}}{{with .Null}} data-null="{{.}}"{{end}}{{with .Digits}} data-digits="{{.}}"{{end}}{{with .Class}} data-class="{{.}}"{{end}}{{with .Link}} data-link="{{.}}"{{end}}>{{.Label}}</th>{{end}}</tr></thead>
 <tbody>{{$cols := .Columns}}{{range $r := .First}}<tr>{{range $c := $cols}}{{$v := get $r $c.Key}}
 {{- if eq $c.Kind "url"}}<td class="k-url{{with $c.Class}} {{.}}{{end}}" data-label="{{$c.Label}}" title="{{text $c $v}}">{{if $c.Link}}<a href="{{$c.Link}}{{qesc (text $c $v)}}">{{text $c $v}}</a>{{else}}{{text $c $v}}{{end}}</td>
 {{- else if eq $c.Kind "line"}}<td class="k-line{{with $c.Class}} {{.}}{{end}}" data-label="{{$c.Label}}" title="{{text $c $v}}">{{text $c $v}}</td>
