@@ -46,6 +46,9 @@ func Explain(k *Keyword) string {
 	case k.VolumeRange != "":
 		parts = append(parts, fmt.Sprintf("volume range %s from %s", k.VolumeRange, k.Source))
 	}
+	if len(parts) > 0 && strings.Contains(k.Why, parts[0]) {
+		parts = parts[:0] // explained already, as in an answer merged again
+	}
 	if k.Why != "" {
 		parts = append(parts, k.Why)
 	}
