@@ -31,7 +31,7 @@
         td.title = text(c, v);
         if (c.link && v != null) {
           var a = el("a", "", td.title);
-          a.href = c.link + encodeURIComponent(td.title);
+          a.setAttribute("href", c.link + encodeURIComponent(td.title));
           td.appendChild(a);
         } else {
           td.textContent = td.title;
