@@ -90,10 +90,12 @@ var phraseLangs = map[string]phraseLang{
 // PhraseLanguages lists the languages Phrases chunks.
 var PhraseLanguages = []string{"de", "en", "es", "fr"}
 
-// token is a word of a run; noun marks a capitalised German word.
+// token is a word of a run; noun marks a capitalised German word, elided
+// a French elision ("d'" of "d'infusion"), written joined to the next word.
 type token struct {
-	w    string
-	noun bool
+	w      string
+	noun   bool
+	elided bool
 }
 
 // Phrases returns the noun phrases of text in lang, in the order they
@@ -124,11 +126,17 @@ func Phrases(lang, text string) []string {
 				if pl.nounCase && !run[j].noun {
 					continue
 				}
-				ws := make([]string, 0, j-i+1)
-				for _, t := range run[i : j+1] {
-					ws = append(ws, t.w)
+				var b strings.Builder
+				for k, t := range run[i : j+1] {
+					if k > 0 && !run[i+k-1].elided {
+						b.WriteByte(' ')
+					}
+					b.WriteString(t.w)
+					if t.elided {
+						b.WriteByte('\'')
+					}
 				}
-				out = append(out, strings.Join(ws, " "))
+				out = append(out, b.String())
 			}
 		}
 		run = run[:0]
@@ -156,7 +164,7 @@ func Phrases(lang, text string) []string {
 			for _, w := range Words(raw) {
 				for _, e := range pl.elisions {
 					if strings.HasPrefix(w, e) && len(w) > len(e) {
-						add(token{w: strings.TrimSuffix(e, "'")})
+						add(token{w: strings.TrimSuffix(e, "'"), elided: true})
 						w = w[len(e):]
 						break
 					}

@@ -17,8 +17,8 @@ func TestPhrases(t *testing.T) {
 	}{
 		{"en", "We grow organic green tea. A cup of green tea, slowly brewed.",
 			[]string{"organic green tea", "green tea", "cup of green tea"}, []string{"grow organic green tea", "cup of", "tea a cup", "slowly brewed"}},
-		{"fr", "Le thé vert devient amer; l'infusion du thé vert bio.",
-			[]string{"thé vert", "infusion du thé vert bio", "thé vert bio"}, []string{"thé vert devient", "l infusion", "infusion du"}},
+		{"fr", "Le thé vert devient amer; l'infusion du thé vert bio. Temps d'infusion du thé.",
+			[]string{"thé vert", "infusion du thé vert bio", "thé vert bio", "temps d'infusion du thé"}, []string{"thé vert devient", "l infusion", "l'infusion", "infusion du", "temps d infusion"}},
 		{"de", "Lesen Sie, wie grüner Tee richtig aufgebrüht wird. Bio grüner Tee aus Japan.",
 			[]string{"grüner tee", "bio grüner tee", "japan"}, []string{"grüner", "grüner tee richtig", "tee aus japan"}},
 		{"xx", "green tea", nil, []string{"green tea"}},
