@@ -371,7 +371,7 @@ func TestRenderHTMLReport(t *testing.T) {
 	}
 	out := sb.String()
 	for _, want := range []string{
-		"<h2>Rendering</h2>", "empty #root mount", "Rendered HTML</th>", `<th scope="row">canonical</th><td><span class="muted">none</span></td><td class="diff">https://example.com/page</td>`,
+		`<h2 id="rendering">Rendering</h2>`, "empty #root mount", "Rendered HTML</th>", `<th scope="row">canonical</th><td><span class="muted">none</span></td><td class="diff">https://example.com/page</td>`,
 		`src="data:image/png;base64,iVBORw0KGgpmYWtl"`, "Lab measurement of one rendering, mobile 412×915", "5200 ms", "img#hero", ">poor<",
 		"TBT</th><td>not measured", "Uncaught TypeError", "http://127.0.0.1:8080/admin", "address", "Page weight", "50.0 KB",
 	} {

@@ -82,7 +82,9 @@ func TestWriteHTML(t *testing.T) {
 	})
 	t.Run("self-contained", func(t *testing.T) {
 		remote := regexp.MustCompile(`(?i)(src|href|action|xlink:href)\s*=|<script[^>]+src|<link|<iframe|@import|url\(`)
-		if m := remote.FindString(out); m != "" {
+		// Links to the report's own sections ("#pages") load nothing.
+		local := regexp.MustCompile(`<a href="#[a-z-]+">`)
+		if m := remote.FindString(local.ReplaceAllString(out, "")); m != "" {
 			t.Errorf("report references external content: %q", m)
 		}
 		// Remove every URL that is page data; no other absolute URL may remain.

@@ -191,7 +191,7 @@ func TestRenderedCrawlFollowsJavaScriptLinks(t *testing.T) {
 	if err := crawlreport.WriteHTML(&html, rep); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"<h2>Rendering</h2>", "JS-only links", "LCP ms (lab)", "not field data", crawler.ScreenshotName(home.URL)} {
+	for _, want := range []string{`<h2 id="rendering">Rendering</h2>`, "JS-only links", "LCP ms (lab)", "not field data", crawler.ScreenshotName(home.URL)} {
 		if !strings.Contains(html.String(), want) {
 			t.Errorf("HTML report lacks %q", want)
 		}

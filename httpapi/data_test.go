@@ -6,11 +6,14 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/seokit/seokit/crawler"
+	"github.com/seokit/seokit/httpapi/store"
 	"github.com/seokit/seokit/keywords"
 	"github.com/seokit/seokit/keywords/local"
 	"github.com/seokit/seokit/rankings"
@@ -269,4 +272,50 @@ func (failingSource) Name() string { return "failing" }
 
 func (failingSource) Search(context.Context, rankings.Query) (*rankings.SERP, error) {
 	return nil, fmt.Errorf("failing: %w: quota exhausted", seo.ErrRateLimited)
+}
+
+// TestKeywordsSuggestSite: with site=, the ideas add the noun phrases of
+// the pages of the account's newest succeeded analysis of that domain
+// that contain the query, with source "site" and why; the imported ones
+// stay with their volumes; no template phrase; a domain without an
+// analysis is 400 naming site.
+func TestKeywordsSuggestSite(t *testing.T) {
+	a := newTestAPI(t, dataOptions(t))
+	rep := &crawler.SiteReport{Domain: "oak.example", Pages: []crawler.PageSummary{
+		{URL: "https://oak.example/", Status: 200, Title: "Solid oak tables made to order", H1: "Oak tables and chairs"},
+		{URL: "https://oak.example/round", Status: 200, Title: "Round oak tables", Description: "Our round oak tables seat six."},
+	}}
+	a.storeSiteJob(a.acct.ID, "oak.example", store.JobSucceeded, rep, time.Now())
+	resp := a.call("GET", "/v1/keywords/suggest?query=oak+tables&locale=en-US&limit=20&site=oak.example", a.key, "")
+	wantStatus(t, resp, 200)
+	var res keywords.Suggestions
+	readJSON(t, resp, &res)
+	got := map[string]keywords.Keyword{}
+	for _, k := range res.Suggestions {
+		t.Logf("%-28q %-16s %s", k.Keyword, k.Source, k.Why)
+		got[k.Keyword] = k
+		if k.Why == "" || k.Expansion {
+			t.Errorf("%q: no reason, or generated", k.Keyword)
+		}
+	}
+	for _, p := range []string{"solid oak tables", "round oak tables"} {
+		if k := got[p]; k.Source != keywords.SiteSourceName || !strings.Contains(k.Why, "crawled pages") {
+			t.Errorf("%q = %+v, want a site idea", p, k)
+		}
+	}
+	if k := got["oak tables"]; k.Volume == nil {
+		t.Errorf("imported %q lost its volume: %+v", "oak tables", k)
+	}
+	if !slices.Contains(res.Sources, keywords.SiteSourceName) {
+		t.Errorf("sources %v", res.Sources)
+	}
+	resp = a.call("GET", "/v1/keywords/suggest?query=oak+tables&site=never-analysed.example", a.key, "")
+	wantStatus(t, resp, 400)
+	var e struct {
+		Error struct{ Code, Message string }
+	}
+	readJSON(t, resp, &e)
+	if e.Error.Code != "invalid_request" || !strings.Contains(e.Error.Message, "site") {
+		t.Errorf("unknown site: %+v", e)
+	}
 }

@@ -196,7 +196,7 @@ func (c contentService) Optimize(ctx context.Context, accountID string, req opti
 // suggest serves GET /v1/keywords/suggest through the Keywords service.
 func (s *Server) suggest(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	req := service.SuggestRequest{Query: q.Get("query"), Locale: q.Get("locale")}
+	req := service.SuggestRequest{Query: q.Get("query"), Locale: q.Get("locale"), Site: q.Get("site")}
 	if v := q.Get("limit"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 {

@@ -92,6 +92,9 @@ func (x research) SuggestJSON(ctx context.Context, accountID string, dst []byte,
 	if err := x.s.charge(ctx, accountID, researchCost); err != nil {
 		return nil, err
 	}
+	if req.Site != "" {
+		return x.suggestWithSite(ctx, accountID, dst, query, loc, req)
+	}
 	return x.s.opts.Suggester.SuggestJSON(ctx, dst, query, loc, &keywords.SuggestOptions{Limit: req.Limit})
 }
 

@@ -192,7 +192,7 @@ func answerSize(key string, s *Suggestions) int64 {
 		n += 16 + int64(len(v))
 	}
 	for _, k := range s.Suggestions {
-		n += keywordSize + int64(len(k.Keyword)+len(k.DifficultyMethod)+len(k.Source)+len(k.VolumeRange))
+		n += keywordSize + int64(len(k.Keyword)+len(k.DifficultyMethod)+len(k.Source)+len(k.VolumeRange)+len(k.Why))
 		n += 8 * int64(btoi(k.Volume != nil)+btoi(k.Difficulty != nil)+btoi(k.PaidCompetition != nil)+btoi(k.CPC != nil))
 		n += monthlySize * int64(cap(k.Monthly))
 		if k.SearchConsole != nil {
@@ -263,7 +263,7 @@ func sameKeyword(a, b *Keyword) bool {
 		a.DifficultyMethod == b.DifficultyMethod && a.PaidCompetition == b.PaidCompetition &&
 		a.CPC == b.CPC && sameSlice(a.Monthly, b.Monthly) && a.Source == b.Source &&
 		a.Estimated == b.Estimated && a.Expansion == b.Expansion && a.VolumeRange == b.VolumeRange &&
-		a.SearchConsole == b.SearchConsole && a.UpdatedAt == b.UpdatedAt
+		a.SearchConsole == b.SearchConsole && a.Why == b.Why && a.UpdatedAt == b.UpdatedAt
 }
 
 func sameSlice[T any](a, b []T) bool {

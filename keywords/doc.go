@@ -12,7 +12,12 @@
 // source, such as keywords/local, drops them when its data changes, and
 // [Suggester.Purge] drops them all.
 //
-// Every figure names its origin in Keyword.Source; generated question and
-// modifier phrases ([Expand]) are marked Expansion and carry no volume
-// unless a source knows the phrase.
+// Every figure names its origin in Keyword.Source and every idea says why
+// it is listed in Keyword.Why ([Explain]). Ideas are phrases people use:
+// imported or measured keywords, Search Console queries of the site (those
+// at striking distance, positions 8-20, first) and, with a [SitePhrases]
+// source, the noun phrases of the site's crawled pages ([Phrases]). No
+// phrase is generated from the query by a template; a provider's own
+// generated phrases are marked Expansion and carry no volume unless a
+// source knows the phrase.
 package keywords

@@ -45,6 +45,11 @@ type Keyword struct {
 	// SearchConsole holds the Search Console figures imported for the
 	// phrase. Impressions are not search volume and never fill Volume.
 	SearchConsole *SearchConsoleStats `json:"searchConsole,omitempty"`
+	// Why says where the idea came from and why it is listed: the pages
+	// of the site it occurs on, its Search Console figures, the imported
+	// list or the provider that measured it. Explain writes it for sources
+	// that leave it empty.
+	Why string `json:"why,omitempty"`
 	// UpdatedAt is when the source measured or the store last refreshed
 	// the figures; zero when unknown.
 	UpdatedAt time.Time `json:"updatedAt,omitzero"`

@@ -358,6 +358,9 @@ func (s *Suggester) lookup(ctx context.Context, q string, loc seo.Locale, limit 
 	if len(list) > limit {
 		list = list[:limit]
 	}
+	for i := range list {
+		list[i].Why = Explain(&list[i])
+	}
 	res.Suggestions = append(res.Suggestions, list...)
 	if s.opts.Cache != nil && len(res.Failed) == 0 {
 		// A cache write failure costs only a later recomputation.
@@ -472,10 +475,12 @@ func (s *Suggester) fillVolumes(ctx context.Context, loc seo.Locale, ok []Source
 }
 
 // rankSuggestions orders list in place and returns it: the query itself
-// first, then phrases starting with it, then the others; within each,
-// higher volumes first, then unknown volumes, then by phrase. Each entry
-// is ranked once: folding stems every word, too slow to repeat in the
-// sort's comparisons.
+// first, then Search Console queries at striking distance (positions
+// 8-20, most impressions first), then phrases starting with the query,
+// then the others; within each, higher volumes first, then unknown
+// volumes, those with Search Console impressions first, in the sources'
+// order. Each entry is ranked once: folding stems every word, too slow to
+// repeat in the sort's comparisons.
 func rankSuggestions(lang, q string, list []Keyword) []Keyword {
 	qn, qk := NormalizePhrase(q), FoldKey(lang, q)
 	type ranked struct {
@@ -484,12 +489,14 @@ func rankSuggestions(lang, q string, list []Keyword) []Keyword {
 	}
 	rl := make([]ranked, len(list))
 	for i, k := range list {
-		r := 2
+		r := 3
 		switch {
 		case FoldKey(lang, k.Keyword) == qk:
 			r = 0
-		case strings.HasPrefix(NormalizePhrase(k.Keyword), qn):
+		case StrikingDistance(&k):
 			r = 1
+		case strings.HasPrefix(NormalizePhrase(k.Keyword), qn):
+			r = 2
 		}
 		rl[i] = ranked{r, k}
 	}
@@ -505,6 +512,8 @@ func rankSuggestions(lang, q string, list []Keyword) []Keyword {
 			return 1
 		case a.Volume != nil && *a.Volume != *b.Volume:
 			return cmp.Compare(*b.Volume, *a.Volume)
+		case a.Volume == nil:
+			return cmp.Compare(impressions(b), impressions(a))
 		}
 		return cmp.Compare(a.Keyword, b.Keyword)
 	})
@@ -512,6 +521,14 @@ func rankSuggestions(lang, q string, list []Keyword) []Keyword {
 		list[i] = rl[i].kw
 	}
 	return list
+}
+
+// impressions returns k's Search Console impressions, 0 without.
+func impressions(k Keyword) int {
+	if k.SearchConsole == nil {
+		return 0
+	}
+	return k.SearchConsole.Impressions
 }
 
 // prefer merges two entries for the same folded phrase: the one with a
@@ -528,6 +545,12 @@ func prefer(a, b Keyword) Keyword {
 	}
 	if win.SearchConsole == nil {
 		win.SearchConsole = other.SearchConsole
+	}
+	switch {
+	case win.Why == "":
+		win.Why = other.Why
+	case other.Why != "" && other.Why != win.Why:
+		win.Why += "; " + other.Why
 	}
 	return win
 }

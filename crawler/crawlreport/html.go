@@ -66,6 +66,9 @@ type htmlView struct {
 	CSS    template.CSS
 	// Cut lists the report's lists cut at their caps (SiteReport.Truncated).
 	Cut []seo.Cut
+	// TemplateWide are the findings of every analysed page, named once
+	// above the pages table instead of on every row.
+	TemplateWide []crawler.FindingGroup
 }
 
 // Tables of the HTML report. They are shared with the dashboard's analysis
@@ -95,11 +98,11 @@ var (
 		{Key: "depth", Label: "Depth", Kind: htmltable.Num, Null: "not linked"},
 		{Key: "inlinks", Label: "Inlinks", Kind: htmltable.Num},
 		{Key: "linkScore", Label: "Link score", Kind: htmltable.Num, Digits: 1},
-		{Key: "title", Label: "Title", Kind: htmltable.Text, Class: "page-title"},
+		{Key: "title", Label: "Title", Kind: htmltable.Line, Class: "page-title"},
 		{Key: "wordCount", Label: "Words", Kind: htmltable.Num},
 		{Key: "score", Label: "Score", Kind: htmltable.Num, Hint: "scoreReason"},
 		{Key: "findings", Label: "Findings", Kind: htmltable.List},
-		{Key: "template", Label: "Template", Kind: htmltable.Code},
+		{Key: "template", Label: "Template", Kind: htmltable.Code, Class: "page-template"},
 	}
 	// renderColumns are added to the pages table of a crawl that rendered
 	// (SiteReport.Render); a null cell was not rendered or not measured.
@@ -126,6 +129,10 @@ var (
 // render with [htmltable.Table.HTML] and [htmltable.Data].
 type Tables struct {
 	Findings, Details, Pages, NotFetched *htmltable.Table
+	// TemplateWide are the finding groups every analysed page has
+	// (FindingGroup.Template): the pages table leaves them out of each
+	// row's findings, and a view names them once above it.
+	TemplateWide []crawler.FindingGroup
 }
 
 // NewTables returns the tables of r.
@@ -141,6 +148,13 @@ func NewTables(r *crawler.SiteReport) (*Tables, error) {
 			PageSize: 25, Search: true, Empty: "Every URL found was fetched."},
 	}
 	t.Pages.Columns = append(slices.Clip(pageColumns), extractionTableColumns(r)...)
+	templateWide := map[string]bool{}
+	for _, g := range r.Findings {
+		if g.Template {
+			t.TemplateWide = append(t.TemplateWide, g)
+			templateWide[g.ID] = true
+		}
+	}
 	for _, g := range r.Findings {
 		reach := ""
 		if g.Template {
@@ -192,7 +206,7 @@ func NewTables(r *crawler.SiteReport) (*Tables, error) {
 		row := htmltable.Row{
 			"url": p.URL, "status": p.Status, "error": p.Error, "depth": p.Depth, "inlinks": p.Inlinks,
 			"linkScore": p.LinkScore, "title": p.Title, "wordCount": p.WordCount, "score": p.Score,
-			"scoreReason": p.ScoreReason, "findings": p.Findings, "template": p.Template,
+			"scoreReason": p.ScoreReason, "findings": withoutIDs(p.Findings, templateWide), "template": p.Template,
 		}
 		if r.Segments != nil {
 			row["segment"] = p.Segment
@@ -214,6 +228,21 @@ func NewTables(r *crawler.SiteReport) (*Tables, error) {
 		t.Pages.Rows = append(t.Pages.Rows, row)
 	}
 	return t, nil
+}
+
+// withoutIDs returns ids without those in drop (a new list when some are
+// dropped, ids itself otherwise).
+func withoutIDs(ids []string, drop map[string]bool) []string {
+	if len(drop) == 0 {
+		return ids
+	}
+	var out []string
+	for _, id := range ids {
+		if !drop[id] {
+			out = append(out, id)
+		}
+	}
+	return out
 }
 
 // addRenderCells sets the cells of renderColumns: "yes", "no" (reason in
@@ -299,6 +328,7 @@ func WriteHTML(w io.Writer, r *crawler.SiteReport) error {
 	if err != nil {
 		return fmt.Errorf("crawler: write html report: %w", err)
 	}
+	v.TemplateWide = tables.TemplateWide
 	for _, t := range []struct {
 		dst *template.HTML
 		t   *htmltable.Table
@@ -337,16 +367,16 @@ func WriteHTML(w io.Writer, r *crawler.SiteReport) error {
 			colors = append(colors, barchart.ColorNone)
 		}
 	}
-	v.Charts = append(v.Charts, barchart.New("Pages by status code", labels, values, colors))
+	v.Charts = append(v.Charts, barchart.New("Pages by status code", labels, values, colors).Axes("HTTP status", "pages"))
 
 	labels, values = nil, nil
 	for d, n := range r.Crawl.DepthHistogram {
 		labels, values = append(labels, strconv.Itoa(d)), append(values, n)
 	}
-	v.Charts = append(v.Charts, barchart.New("Pages by click depth", labels, values, []string{barchart.ColorBar}))
+	v.Charts = append(v.Charts, barchart.New("Pages by click depth", labels, values, []string{barchart.ColorBar}).Axes("clicks from the start URL", "pages"))
 	v.Charts = append(v.Charts, barchart.New("Findings by severity",
 		[]string{"errors", "warnings", "notices"}, []int{v.Errors, v.Warnings, v.Notices},
-		[]string{barchart.ColorError, barchart.ColorWarning, barchart.ColorNotice}))
+		[]string{barchart.ColorError, barchart.ColorWarning, barchart.ColorNotice}).Axes("severity", "findings"))
 
 	if r.Crawl.Duration > 0 {
 		v.Duration = r.Crawl.Duration.Round(time.Second).String()

@@ -11,7 +11,9 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/seokit/seokit/crawler"
 	"github.com/seokit/seokit/keywords"
+	"github.com/seokit/seokit/keywords/crawled"
 	"github.com/seokit/seokit/keywords/local"
 	"github.com/seokit/seokit/seo"
 )
@@ -52,7 +54,7 @@ func redactDSN(dsn string) string {
 const dbUsage = "data file: SQLite path or postgres:// DSN of the keyword table and ranking history, shared with examples/server -data-db (env " + dataDBEnv + ")"
 
 const keywordsUsage = `usage:
-  cli keywords suggest [flags] QUERY   keyword ideas from the local keyword table
+  cli keywords suggest [flags] QUERY   keyword ideas from the local keyword table (and -site's pages)
   cli keywords import [flags] FILE     import a Keyword Planner, Search Console or Semrush CSV
 
 Run "cli keywords suggest -h" or "cli keywords import -h" for the flags.
@@ -105,6 +107,9 @@ func runKeywordsSuggest(ctx context.Context, args []string, stdout, stderr io.Wr
 	db := fs.String("db", defaultDB(), dbUsage)
 	limit := fs.Int("limit", keywords.DefaultLimit, fmt.Sprintf("most suggestions, 1 to %d", keywords.MaxLimit))
 	asJSON := fs.Bool("json", false, "print the suggestions as JSON")
+	site := fs.String("site", "", "also suggest the noun phrases of this site's pages: crawl it (at most -site-pages pages) and list the phrases containing the query, with the pages they are on")
+	sitePages := fs.Int("site-pages", 100, "most pages crawled for -site")
+	allowPrivate := fs.Bool("allow-private", false, "allow -site on loopback and private network addresses")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: cli keywords suggest [flags] QUERY")
 		fs.PrintDefaults()
@@ -121,12 +126,25 @@ func runKeywordsSuggest(ctx context.Context, args []string, stdout, stderr io.Wr
 	if err != nil {
 		return err
 	}
+	if *sitePages < 1 {
+		return usageErr(errors.New("-site-pages must be at least 1"))
+	}
 	st, err := openKeywords(ctx, *db)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	res, err := keywords.NewSuggester([]keywords.Source{st}, nil).Suggest(ctx, query, loc, &keywords.SuggestOptions{Limit: *limit})
+	sources := []keywords.Source{st}
+	if *site != "" {
+		sp, _, err := crawled.Crawl(ctx, *site, &crawled.Options{
+			Crawler: &crawler.Options{MaxPages: *sitePages, AllowPrivate: *allowPrivate},
+			Phrases: &keywords.SitePhrasesOptions{Language: loc.Language}})
+		if err != nil {
+			return usageErr(fmt.Errorf("-site: %w", err))
+		}
+		sources = append(sources, sp)
+	}
+	res, err := keywords.NewSuggester(sources, nil).Suggest(ctx, query, loc, &keywords.SuggestOptions{Limit: *limit})
 	if err != nil {
 		return usageErr(err)
 	}
@@ -143,11 +161,11 @@ func printSuggestions(w io.Writer, res *keywords.Suggestions) {
 		fmt.Fprintf(w, "failed sources: %s (partial answer)\n", clean(strings.Join(res.Failed, ", ")))
 	}
 	if len(res.Suggestions) == 0 {
-		fmt.Fprintln(w, "No suggestions: import a Keyword Planner, Search Console or Semrush export with \"cli keywords import FILE\".")
+		fmt.Fprintln(w, "No suggestions: import a Keyword Planner, Search Console or Semrush export with \"cli keywords import FILE\", or add -site with your site to list the phrases its pages use.")
 		return
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "KEYWORD\tVOLUME\tDIFFICULTY\tSOURCE\tNOTE")
+	fmt.Fprintln(tw, "KEYWORD\tVOLUME\tDIFFICULTY\tSOURCE\tWHY\tNOTE")
 	for _, k := range res.Suggestions {
 		var note []string
 		if k.Expansion {
@@ -159,7 +177,7 @@ func printSuggestions(w io.Writer, res *keywords.Suggestions) {
 		if k.DifficultyMethod != "" && k.Difficulty != nil {
 			note = append(note, "difficulty: "+k.DifficultyMethod)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", clean(k.Keyword), intOr(k.Volume, "unknown"), intOr(k.Difficulty, "-"), clean(k.Source), clean(strings.Join(note, ", ")))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", clean(k.Keyword), intOr(k.Volume, "unknown"), intOr(k.Difficulty, "-"), clean(k.Source), clean(k.Why), clean(strings.Join(note, ", ")))
 	}
 	tw.Flush()
 }

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -42,7 +45,36 @@ func TestKeywordsCommands(t *testing.T) {
 	}
 	// The bad file imported nothing, the good rows are still there once.
 	code, out, _ := runCLI(t, "keywords", "suggest", "-db", db, "-limit", "100", "shoes")
-	if code != 0 || strings.Count(out, "keyword-planner") != 5 {
+	if code != 0 || strings.Count(out, "measured by keyword-planner") != 5 {
 		t.Errorf("after the failed imports: %d\n%s", code, out)
+	}
+}
+
+// TestKeywordsSuggestSite: with -site and nothing imported, the ideas are
+// the phrases of the crawled site's pages with the query's words, each
+// with its source and the pages it is on; no template phrase.
+func TestKeywordsSuggestSite(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		io.WriteString(w, `<!doctype html><html lang="en"><head><title>Matcha green tea powder</title></head><body><main>
+<h1>Organic green tea</h1><p>Our organic green tea grows in Uji. Cold brew green tea keeps its sweetness.</p></main></body></html>`)
+	}))
+	defer srv.Close()
+	db := filepath.Join(t.TempDir(), "seokit-data.db")
+	code, out, errOut := runCLI(t, "keywords", "suggest", "-db", db, "-site", srv.URL, "-allow-private", "-site-pages", "5", "green tea")
+	if code != 0 {
+		t.Fatalf("exit %d: %s %s", code, out, errOut)
+	}
+	t.Logf("\n%s", out)
+	for _, want := range []string{"from local, site", "organic green tea", "matcha green tea powder", "used on 1 of 1 crawled pages (2 times)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q", want)
+		}
+	}
+	for _, not := range []string{"can green tea", "green tea 2026", "best green tea", "expansion"} {
+		if strings.Contains(out, not) {
+			t.Errorf("output has %q", not)
+		}
 	}
 }

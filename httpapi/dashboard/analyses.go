@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -240,6 +241,9 @@ type reportView struct {
 	// Cut lists the report's lists cut at their caps, as
 	// "pages: 10000 of 12000".
 	Cut []string
+	// TemplateWide are the findings of every analysed page, named once
+	// above the pages table.
+	TemplateWide []crawler.FindingGroup
 	// Shots are the pages with a stored screenshot, at most maxShots;
 	// ShotsMore counts those left out.
 	Shots     []shotView
@@ -281,7 +285,7 @@ func (d *Dashboard) analysisPage(w http.ResponseWriter, r *http.Request, s *sess
 			d.log.Error("dashboard: stored report unreadable", "job", j.ID, "err", err)
 			v.Error = "The stored report cannot be read."
 		default:
-			if av.Report, err = buildReport(rep); err != nil {
+			if av.Report, err = buildReport(j.ID, rep); err != nil {
 				d.log.Error("dashboard: report view", "job", j.ID, "err", err)
 				v.Error = "The stored report cannot be shown."
 			} else {
@@ -341,7 +345,7 @@ func (d *Dashboard) analysisScreenshot(w http.ResponseWriter, r *http.Request, s
 	w.Write(png)
 }
 
-func buildReport(rep *crawler.SiteReport) (*reportView, error) {
+func buildReport(jobID string, rep *crawler.SiteReport) (*reportView, error) {
 	rv := &reportView{R: rep}
 	c := rep.FindingCounts.Findings
 	rv.Errors, rv.Warnings, rv.Notices = c.Errors, c.Warnings, c.Notices
@@ -352,6 +356,14 @@ func buildReport(rep *crawler.SiteReport) (*reportView, error) {
 	tables, err := crawlreport.NewTables(rep)
 	if err != nil {
 		return nil, err
+	}
+	rv.TemplateWide = tables.TemplateWide
+	// Each page's URL opens its detail view.
+	tables.Pages.Columns = slices.Clone(tables.Pages.Columns)
+	for i := range tables.Pages.Columns {
+		if tables.Pages.Columns[i].Key == "url" {
+			tables.Pages.Columns[i].Link = Prefix + "/analyses/" + url.PathEscape(jobID) + "/page?url="
+		}
 	}
 	for _, t := range []struct {
 		dst *template.HTML
@@ -379,13 +391,13 @@ func buildReport(rep *crawler.SiteReport) (*reportView, error) {
 		}
 		labels, values = append(labels, l), append(values, rep.StatusCodes[c])
 	}
-	rv.Charts = append(rv.Charts, newBarChart("Pages by status code", labels, values, 0))
+	rv.Charts = append(rv.Charts, newBarChart("Pages by status code", "HTTP status", "pages", labels, values, 0))
 	labels, values = nil, nil
 	for depth, n := range rep.Crawl.DepthHistogram {
 		labels, values = append(labels, strconv.Itoa(depth)), append(values, n)
 	}
-	rv.Charts = append(rv.Charts, newBarChart("Pages by click depth", labels, values, 0))
-	rv.Charts = append(rv.Charts, newBarChart("Findings by severity", []string{"errors", "warnings", "notices"},
+	rv.Charts = append(rv.Charts, newBarChart("Pages by click depth", "clicks from the start URL", "pages", labels, values, 0))
+	rv.Charts = append(rv.Charts, newBarChart("Findings by severity", "severity", "findings", []string{"errors", "warnings", "notices"},
 		[]int{rv.Errors, rv.Warnings, rv.Notices}, 0))
 	return rv, nil
 }

@@ -8,13 +8,21 @@ import (
 )
 
 // barChart is a bar chart laid out in Go and drawn by the templates as
-// inline SVG (no script, no inline style: CSP-safe). Every chart also
-// renders its numbers as a table for screen readers and text browsers.
+// inline SVG (no script, no inline style: CSP-safe), with both axes
+// labelled: the y axis from 0 to its top value, each bar's value above it,
+// the categories and the axis titles. Every chart also renders its
+// numbers as a table for screen readers and text browsers.
 type barChart struct {
 	Title         string
 	Width, Height int
 	BaseY         int
-	Bars          []chartBar
+	// Left is the x of the y axis; TopY the y of its top value YMax.
+	Left int
+	TopY int
+	YMax string
+	// XAxis and YAxis title the axes ("HTTP status", "pages").
+	XAxis, YAxis string
+	Bars         []chartBar
 	// LimitY is the y of a horizontal limit line; 0 means none.
 	LimitY     int
 	LimitLabel string
@@ -26,13 +34,16 @@ type chartBar struct {
 	LabelX       int
 	ValueY       int
 	ShowLabel    bool
-	Over         bool // above the limit line
+	// ShowValue: the value is written above the bar (charts of at most 15
+	// bars; the data table has every value).
+	ShowValue bool
+	Over      bool // above the limit line
 }
 
 // newBarChart lays out one bar per value, scaled to the largest value (or
-// the limit, when limit > 0 and larger).
-func newBarChart(title string, labels []string, values []int, limit int) *barChart {
-	const height, top, bottom, gap = 200, 22, 26, 4
+// the limit, when limit > 0 and larger); xAxis and yAxis title the axes.
+func newBarChart(title, xAxis, yAxis string, labels []string, values []int, limit int) *barChart {
+	const height, top, bottom, gap, left = 230, 30, 46, 4, 44
 	n := len(values)
 	barW := 40
 	if n <= 4 {
@@ -41,11 +52,13 @@ func newBarChart(title string, labels []string, values []int, limit int) *barCha
 	if n > 10 {
 		barW = max(12, 600/n-gap)
 	}
-	c := &barChart{Title: title, Width: max(280, n*(barW+gap)+gap), Height: height, BaseY: height - bottom}
+	c := &barChart{Title: title, Width: left + max(280, n*(barW+gap)+gap), Height: height, BaseY: height - bottom,
+		Left: left, TopY: top, XAxis: xAxis, YAxis: yAxis}
 	maxV := limit
 	for _, v := range values {
 		maxV = max(maxV, v)
 	}
+	c.YMax = strconv.Itoa(maxV)
 	plot := height - top - bottom
 	every := 1
 	if n > 15 {
@@ -59,11 +72,11 @@ func newBarChart(title string, labels []string, values []int, limit int) *barCha
 		if v > 0 && h < 2 {
 			h = 2
 		}
-		x := gap + i*(barW+gap)
+		x := left + gap + i*(barW+gap)
 		c.Bars = append(c.Bars, chartBar{
 			X: x, Y: c.BaseY - h, W: barW, H: h, Label: labels[i], Value: strconv.Itoa(v),
 			LabelX: x + barW/2, ValueY: c.BaseY - h - 4,
-			ShowLabel: i%every == 0 || i == n-1, Over: limit > 0 && v >= limit,
+			ShowLabel: i%every == 0 || i == n-1, ShowValue: n <= 15, Over: limit > 0 && v >= limit,
 		})
 	}
 	if limit > 0 && maxV > 0 {

@@ -296,6 +296,7 @@ func (d *Dashboard) routes() {
 	m.HandleFunc("POST "+Prefix+"/analyses", d.signedIn(d.startAnalysis))
 	m.HandleFunc("GET "+Prefix+"/analyses/{id}", d.signedIn(d.analysisPage))
 	m.HandleFunc("GET "+Prefix+"/analyses/{id}/progress", d.signedIn(d.analysisProgress))
+	m.HandleFunc("GET "+Prefix+"/analyses/{id}/page", d.signedIn(d.analysisPageDetail))
 	m.HandleFunc("GET "+Prefix+"/analyses/{id}/report.html", d.signedIn(d.analysisReportHTML))
 	m.HandleFunc("GET "+Prefix+"/analyses/{id}/screenshot", d.signedIn(d.analysisScreenshot))
 	m.HandleFunc("POST "+Prefix+"/analyses/{id}/cancel", d.signedIn(d.cancelAnalysis))

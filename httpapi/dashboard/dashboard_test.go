@@ -3,6 +3,8 @@ package dashboard_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"html/template"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -487,7 +489,7 @@ func TestCrawledTextEscaped(t *testing.T) {
 	if strings.Contains(body, evil) || strings.Contains(body, "<img src=x") {
 		t.Fatalf("crawled markup rendered raw:\n%s", body)
 	}
-	if !strings.Contains(body, `<td class="k-text page-title" data-label="Title">&lt;script&gt;alert(&#39;xss&#39;)&lt;/script&gt;</td>`) {
+	if !strings.Contains(body, `<td class="k-line page-title" data-label="Title" title="&lt;script&gt;alert(&#39;xss&#39;)&lt;/script&gt;">&lt;script&gt;alert(&#39;xss&#39;)&lt;/script&gt;</td>`) {
 		t.Fatalf("escaped title missing:\n%s", body)
 	}
 	if strings.Contains(body, `href="javascript:`) {
@@ -666,5 +668,42 @@ func TestAnalysisShowsCutLists(t *testing.T) {
 		if !strings.Contains(body, want) {
 			t.Errorf("analysis page lacks %q", want)
 		}
+	}
+}
+
+// TestPageDetailView: the page view of an analysis shows the page's
+// findings (the template-wide one marked), the links the report keeps to
+// and from it and its rendering state; a missing url is 400, a page the
+// report does not have 404, another account's analysis 404.
+func TestPageDetailView(t *testing.T) {
+	e := newEnv(t, nil)
+	rep := largeReport(300)
+	j := storeReport(t, e, e.acct.ID, rep)
+	c := e.client(t)
+	e.login(t, c)
+	base := e.srv.URL + "/dashboard/analyses/" + j.ID
+	p := rep.Pages[10] // it has a broken link (LinkFindings every 10th page)
+	resp, body := get(t, c, base+"/page?url="+url.QueryEscape(p.URL))
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("page view: %d\n%s", resp.StatusCode, body)
+	}
+	for _, want := range []string{`id="page-findings-h"`, "security.csp_missing</code>", "(on every analysed page)", "links.broken_internal", `id="outlinks-h"`,
+		template.HTMLEscapeString(p.URL) + "x</span>", "Not rendered: this analysis read the raw HTML only", fmt.Sprintf("%d internal links point here", p.Inlinks)} {
+		if !strings.Contains(body, want) {
+			t.Errorf("page view lacks %q", want)
+		}
+	}
+	for path, status := range map[string]int{"/page": http.StatusBadRequest, "/page?url=https%3A%2F%2Fnot-there.example%2F": http.StatusNotFound} {
+		if resp, body := get(t, c, base+path); resp.StatusCode != status {
+			t.Errorf("%s: %d, want %d\n%s", path, resp.StatusCode, status, body)
+		}
+	}
+	bob, err := e.au.CreateAccount(context.Background(), "bob@example.com", "Bob", testPassword, store.Free)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := storeReport(t, e, bob.ID, rep)
+	if resp, _ := get(t, c, e.srv.URL+"/dashboard/analyses/"+other.ID+"/page?url="+url.QueryEscape(p.URL)); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("another account's page view: %d, want 404", resp.StatusCode)
 	}
 }

@@ -27,6 +27,19 @@
 // evidence) is escaped by html/template; the downloadable crawler report is
 // served sandboxed.
 //
+// # Layout
+//
+// Pages with several sections (an analysis, a project, a comparison) open
+// with a sticky section navigation. The analysis page shows its charts,
+// with titled axes and their top value, right after the summary; its Pages
+// table keeps the URL and title columns at least 240 px wide at 1280 px
+// (ellipsed, the full value on hover) and names the findings every
+// analysed page has once, above the table, instead of on every row. Each
+// row's URL opens /dashboard/analyses/{id}/page?url=, the page's detail
+// view: its facts, findings, the links the stored report keeps to and
+// from it, and raw versus rendered. On a phone, tables become stacked
+// cards, so nothing scrolls sideways.
+//
 // # Rendering
 //
 // The analysis page of a crawl that rendered JavaScript shows the

@@ -429,7 +429,7 @@ func (d *Dashboard) usagePage(w http.ResponseWriter, r *http.Request, s *session
 	}
 	uv.Today = counts[today]
 	uv.Percent = percent(uv.Today, uv.Limit)
-	uv.Chart = newBarChart("Requests per day, last 30 days (UTC)", labels, values, uv.Limit)
+	uv.Chart = newBarChart("Requests per day, last 30 days (UTC)", "day (UTC)", "requests", labels, values, uv.Limit)
 	v := d.base("Usage", "usage", s, a)
 	v.P = uv
 	d.render(w, r, http.StatusOK, "usage", v)

@@ -150,7 +150,7 @@ func storeProjectJob(t *testing.T, st store.Store, accountID, projectID, domain 
 			score = &rep.Score.Value
 		}
 		j.Summary, _ = json.Marshal(httpapi.JobSummary{Score: score, Pages: rep.Crawl.Fetched,
-			Errors: rep.FindingCounts.Checks.Errors, Warnings: rep.FindingCounts.Checks.Warnings})
+			Errors: rep.FindingCounts.Checks.Errors, Warnings: rep.FindingCounts.Checks.Warnings, Findings: rep.FindingCounts.Findings})
 	}
 	if err := st.UpdateJob(ctx, j); err != nil {
 		t.Fatal(err)

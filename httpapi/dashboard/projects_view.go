@@ -129,7 +129,8 @@ func (d *Dashboard) showProject(w http.ResponseWriter, r *http.Request, s *sessi
 }
 
 // historyCharts draws the trend of the newest maxCharted analyses, oldest
-// first: site score, pages, errors and warnings. An analysis without a
+// first: site score, pages, error and warning occurrences (the history
+// table has the distinct failed checks). An analysis without a
 // summary (failed, canceled, queued or running) is a gap in the lines and
 // a marker on the axis, never a zero.
 func historyCharts(rows []historyRow) ([]*trendChart, int, int) {
@@ -152,8 +153,10 @@ func historyCharts(rows []historyRow) ([]*trendChart, int, int) {
 	}{
 		{"Site score", func(s *service.JobSummary) *int { return s.Score }},
 		{"Pages crawled", func(s *service.JobSummary) *int { return &s.Pages }},
-		{"Checks failed: errors", func(s *service.JobSummary) *int { return &s.Errors }},
-		{"Checks failed: warnings", func(s *service.JobSummary) *int { return &s.Warnings }},
+		// Occurrences, not distinct checks: one check failing on 480 more
+		// pages is a change the chart must show.
+		{"Errors (occurrences)", func(s *service.JobSummary) *int { return &s.Findings.Errors }},
+		{"Warnings (occurrences)", func(s *service.JobSummary) *int { return &s.Findings.Warnings }},
 	}
 	var charts []*trendChart
 	for k, sr := range series {

@@ -83,6 +83,9 @@ func largeReport(n int) *crawler.SiteReport {
 				}
 			}
 		}
+		// The template issue below: every page has it, as analyses report it.
+		p.Findings = append(p.Findings, "security.csp_missing")
+		p.Notices++
 		rep.StatusCodes[status]++
 		rep.Crawl.DepthHistogram[i%8]++
 		rep.Pages = append(rep.Pages, p)
@@ -150,7 +153,8 @@ func largePageReport(t *testing.T, n int) *analyzer.Report {
 // TestLargeReportInBrowser loads the HTML site report and the dashboard's
 // analysis view of a 10,000-page report, and the HTML page report of a page
 // with 1,000 links, in headless Chromium, 1280 and 390 px wide: nothing
-// scrolls sideways, the first contentful paint (the best of 3 loads, so a
+// scrolls sideways, the URL column is at least 240 px wide at 1280, the
+// section navigation is there, the first contentful paint (the best of 3 loads, so a
 // busy machine does not fail it) comes within 2 s, the tables page, sort
 // and filter, and crawled script does not run. With
 // SEOKIT_UPDATE_SCREENSHOTS=1 it saves the screenshots in docs/
@@ -267,6 +271,17 @@ func TestLargeReportInBrowser(t *testing.T) {
 				scroll, inner := eval(`document.scrollingElement.scrollWidth`), eval(`window.innerWidth`)
 				if scroll > inner {
 					t.Errorf("scrolls sideways: scrollWidth %v > innerWidth %v", scroll, inner)
+				}
+				// The URL column keeps its width (ellipsed, the full URL on
+				// hover); the section navigation is there.
+				urlW := eval(`document.querySelector("#rt-` + v.table + ` th.k-url").getBoundingClientRect().width`)
+				toc := eval(`document.querySelectorAll("nav.toc a").length`)
+				t.Logf("%s: URL column %.0f px, %.0f section links", name, urlW, toc)
+				if width == 1280 && urlW < 240 {
+					t.Errorf("URL column %.0f px wide, want at least 240", urlW)
+				}
+				if toc < 3 {
+					t.Errorf("section navigation has %.0f links", toc)
 				}
 				height := eval(`document.scrollingElement.scrollHeight`)
 				rows := eval(`document.querySelectorAll("#rt-` + v.table + ` tbody tr").length`)

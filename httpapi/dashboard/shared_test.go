@@ -381,7 +381,7 @@ func TestAccountPagesRenderTheServiceValue(t *testing.T) {
 		t.Errorf("usage page lacks %q", want)
 	}
 	_, page = get(t, c, e.srv.URL+"/dashboard/keys")
-	if want := "<td>nightly report</td><td><code>" + keys[0].Prefix + "…</code></td>"; !strings.Contains(page, want) {
+	if want := `<td data-label="Name">nightly report</td><td data-label="Key"><code>` + keys[0].Prefix + "…</code></td>"; !strings.Contains(page, want) {
 		t.Errorf("keys page lacks %q", want)
 	}
 	if err := acc.RevokeKey(ctx, e.acct.ID, keys[0].ID); err != nil {

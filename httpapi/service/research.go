@@ -30,6 +30,12 @@ type SuggestRequest struct {
 	// Limit is the most suggestions, 1 to MaxSuggestions; 0 means the
 	// suggester's default. Any other value is refused.
 	Limit int
+	// Site, when set, is a domain of one of the account's newest succeeded
+	// site analyses: the noun phrases of its pages (titles, descriptions,
+	// H1s) that contain the query are added as ideas with source "site"
+	// and the pages they are on. A domain without one is refused
+	// (*seo.InputError for "site").
+	Site string
 }
 
 // MaxSuggestions is the largest SuggestRequest.Limit.

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"html/template"
 	"maps"
+	"net/url"
 	"reflect"
 	"slices"
 	"strconv"
@@ -47,6 +48,9 @@ const (
 	Num Kind = "num"
 	// URL is one URL on one line, ellipsed, the full value in the title.
 	URL Kind = "url"
+	// Line is a short text such as a page title on one line, ellipsed,
+	// the full value in the title.
+	Line Kind = "line"
 	// Code is an identifier such as a finding ID.
 	Code Kind = "code"
 	// Severity is "error", "warning" or "notice", sorted by rank.
@@ -70,8 +74,11 @@ type Column struct {
 	Null string
 	// Digits is the number of decimals of a Num column.
 	Digits int
-	// Class is an extra class of the column's cells.
+	// Class is an extra class of the column's header and cells.
 	Class string
+	// Link, for a URL column, makes each cell a link to Link followed by
+	// the cell's value, query-escaped (a detail view of the row).
+	Link string
 }
 
 // Row is one row of a table: JSON field names to values.
@@ -351,6 +358,7 @@ var tableTemplate = template.Must(template.New("table").Funcs(template.FuncMap{
 		return s
 	},
 	"get":  func(r Row, k string) any { return r[k] },
+	"qesc": url.QueryEscape,
 	"sevs": func() []string { return sevOptions },
 }).Parse(`<div class="rt" id="rt-{{.Name}}" data-rows="{{.Name}}" data-page-size="{{if .PageSize}}{{.PageSize}}{{else}}100{{end}}"
 {{- with .SevKey}} data-sev-key="{{.}}"{{end}}{{with .IDKey}} data-id-key="{{.}}"{{end}}>
@@ -360,9 +368,10 @@ var tableTemplate = template.Must(template.New("table").Funcs(template.FuncMap{
 {{- if .IDKey}}<select class="rt-id" aria-label="Filter {{.Label}} by finding ID"><option value="">All findings</option>{{range .IDs}}<option value="{{.}}">{{.}}</option>{{end}}</select>{{end}}
 </div>
 <table class="rt-table" aria-label="{{.Label}}">
-<thead><tr>{{range .Columns}}<th scope="col" class="k-{{.Kind}}" data-key="{{.Key}}" data-kind="{{.Kind}}"{{with .Hint}} data-hint="{{.}}"{{end}}{{with .Null}} data-null="{{.}}"{{end}}{{with .Digits}} data-digits="{{.}}"{{end}}{{with .Class}} data-class="{{.}}"{{end}}>{{.Label}}</th>{{end}}</tr></thead>
+<thead><tr>{{range .Columns}}<th scope="col" class="k-{{.Kind}}{{with .Class}} {{.}}{{end}}" data-key="{{.Key}}" data-kind="{{.Kind}}"{{with .Hint}} data-hint="{{.}}"{{end}}{{with .Null}} data-null="{{.}}"{{end}}{{with .Digits}} data-digits="{{.}}"{{end}}{{with .Class}} data-class="{{.}}"{{end}}{{with .Link}} data-link="{{.}}"{{end}}>{{.Label}}</th>{{end}}</tr></thead>
 <tbody>{{$cols := .Columns}}{{range $r := .First}}<tr>{{range $c := $cols}}{{$v := get $r $c.Key}}
-{{- if eq $c.Kind "url"}}<td class="k-url{{with $c.Class}} {{.}}{{end}}" data-label="{{$c.Label}}" title="{{text $c $v}}">{{text $c $v}}</td>
+{{- if eq $c.Kind "url"}}<td class="k-url{{with $c.Class}} {{.}}{{end}}" data-label="{{$c.Label}}" title="{{text $c $v}}">{{if $c.Link}}<a href="{{$c.Link}}{{qesc (text $c $v)}}">{{text $c $v}}</a>{{else}}{{text $c $v}}{{end}}</td>
+{{- else if eq $c.Kind "line"}}<td class="k-line{{with $c.Class}} {{.}}{{end}}" data-label="{{$c.Label}}" title="{{text $c $v}}">{{text $c $v}}</td>
 {{- else if eq $c.Kind "code"}}<td class="k-code{{with $c.Class}} {{.}}{{end}}" data-label="{{$c.Label}}"><code>{{text $c $v}}</code></td>
 {{- else if eq $c.Kind "sev"}}<td class="k-sev{{with $c.Class}} {{.}}{{end}}" data-label="{{$c.Label}}"><span class="rt-badge rt-{{text $c $v}}">{{text $c $v}}</span></td>
 {{- else if eq $c.Kind "list"}}<td class="k-list{{with $c.Class}} {{.}}{{end}}" data-label="{{$c.Label}}">{{range list $v}}<code>{{.}}</code> {{end}}</td>

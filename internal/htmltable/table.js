@@ -28,6 +28,16 @@
     td.setAttribute("data-label", c.label);
     switch (c.kind) {
       case "url":
+        td.title = text(c, v);
+        if (c.link && v != null) {
+          var a = el("a", "", td.title);
+          a.setAttribute("href", c.link + encodeURIComponent(td.title));
+          td.appendChild(a);
+        } else {
+          td.textContent = td.title;
+        }
+        break;
+      case "line":
         td.textContent = td.title = text(c, v);
         break;
       case "code":
@@ -70,6 +80,7 @@
         key: th.getAttribute("data-key"), kind: th.getAttribute("data-kind"),
         hint: th.getAttribute("data-hint"), nul: th.getAttribute("data-null") || "\u2014",
         digits: +(th.getAttribute("data-digits") || 0), cls: th.getAttribute("data-class") || "",
+        link: th.getAttribute("data-link") || "",
         label: th.textContent
       };
     });

@@ -31,7 +31,7 @@ func TestPostgres(t *testing.T) {
 		{"SearchConsoleKeepsPlannerVolume", TestSearchConsoleKeepsPlannerVolume},
 		{"NewUser", TestNewUser},
 		{"SuggestMatching", TestSuggestMatching},
-		{"ExpansionsPerLanguage", TestExpansionsPerLanguage},
+		{"NoTemplatePhrases", TestNoTemplatePhrases},
 		{"ImportBadFiles", TestImportBadFiles},
 		{"ImportReadErrorWritesNothing", TestImportReadErrorWritesNothing},
 		{"ImportErrorListCapped", TestImportErrorListCapped},

@@ -87,10 +87,9 @@ const (
 
 // Suggest returns stored keywords matching seed in loc, at most limit:
 // the exact phrase and phrases starting with it first, then phrases that
-// contain every stem of the seed, by volume; then question and modifier
-// expansions of the seed, which carry a volume only when the table knows
-// the phrase. With an Upstream, a seed not fetched within MaxAge is asked
-// upstream first and the upstream's answer is stored and returned.
+// contain every stem of the seed, by volume. With an Upstream, a seed not
+// fetched within MaxAge is asked upstream first and the upstream's answer
+// is stored and returned.
 func (s *Store) Suggest(ctx context.Context, seed string, loc seo.Locale, limit int) ([]keywords.Keyword, error) {
 	q, err := keywords.ValidateQuery(seed)
 	if err != nil {
@@ -118,8 +117,9 @@ func (s *Store) Suggest(ctx context.Context, seed string, loc seo.Locale, limit 
 }
 
 // suggestLocal answers from the table: the exact phrase, phrases starting
-// with the query, phrases containing every stem of it, then expansions
-// (keywords.Expand) in the room left.
+// with the query, then phrases containing every stem of it. Every answer
+// is a phrase of the table, imported or fetched: no phrase is generated
+// from the query by a template.
 func (s *Store) suggestLocal(ctx context.Context, q string, loc seo.Locale, limit int) ([]keywords.Keyword, error) {
 	l := loc.String()
 	fold := keywords.FoldKey(loc.Language, q)
@@ -132,21 +132,13 @@ func (s *Store) suggestLocal(ctx context.Context, q string, loc seo.Locale, limi
 	if err != nil {
 		return nil, err
 	}
-	matches, folds := rankHits(append(hits, h...))
-	expansions, err := s.expansions(ctx, q, loc, folds)
-	if err != nil {
-		return nil, err
-	}
-	room := max(limit/5, limit-len(matches))
-	room = min(room, len(expansions))
-	if len(matches) > limit-room {
-		matches = matches[:limit-room]
-	}
-	out := make([]keywords.Keyword, 0, len(matches)+room)
+	matches, _ := rankHits(append(hits, h...))
+	matches = matches[:min(len(matches), limit)]
+	out := make([]keywords.Keyword, 0, len(matches))
 	for _, h := range matches {
 		out = append(out, h.kw)
 	}
-	return append(out, expansions[:room]...), nil
+	return out, nil
 }
 
 // exactAndPrefix returns the exact phrase (rank 0), then, for a query of 3
@@ -266,40 +258,6 @@ func rankHits(hits []hit) ([]hit, map[string]bool) {
 		return compareVolume(a.kw, b.kw)
 	})
 	return matches, folds
-}
-
-// expansions returns the query's expansions not among folds (which it
-// extends), with the stored volumes of those in the table, ordered by
-// volume.
-func (s *Store) expansions(ctx context.Context, q string, loc seo.Locale, folds map[string]bool) ([]keywords.Keyword, error) {
-	exps := keywords.Expand(q, loc.Language, s.opts.Now().Year())
-	var expFolds []string
-	var expPhrases []string
-	for _, p := range exps {
-		f := keywords.FoldKey(loc.Language, p)
-		if f == "" || folds[f] {
-			continue
-		}
-		folds[f] = true
-		expFolds = append(expFolds, f)
-		expPhrases = append(expPhrases, p)
-	}
-	known, err := s.byFold(ctx, loc.String(), expFolds)
-	if err != nil {
-		return nil, err
-	}
-	var expansions []keywords.Keyword
-	for i, f := range expFolds {
-		if h, ok := known[f]; ok {
-			k := h.kw
-			k.Expansion = true
-			expansions = append(expansions, k)
-			continue
-		}
-		expansions = append(expansions, keywords.Keyword{Keyword: expPhrases[i], Source: Name, Expansion: true})
-	}
-	slices.SortStableFunc(expansions, compareVolume)
-	return expansions, nil
 }
 
 // compareVolume orders known volumes first, highest first.
