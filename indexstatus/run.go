@@ -112,7 +112,7 @@ func Run(ctx context.Context, report *crawler.SiteReport, ins Inspector, propert
 	clock := o.Ledger.Clock()
 	r := &Report{
 		Domain: report.Domain, Property: property, Source: ins.Name(),
-		Quota: QuotaUse{Quota: o.Ledger.Quota(), UsedBefore: o.Ledger.UsedToday(property)},
+		Quota:     QuotaUse{Quota: o.Ledger.Quota(), UsedBefore: o.Ledger.UsedToday(property)},
 		StartedAt: clock.Now().UTC(),
 	}
 	sample := Choose(report.Pages, budget)
@@ -144,15 +144,15 @@ type result struct {
 func inspect(ctx context.Context, ins Inspector, property string, pages []*crawler.PageSummary, o *Options, r *Report) []result {
 	out := make([]result, len(pages))
 	var (
-		mu       sync.Mutex
-		stop     string // the reason the run stopped, "" while it goes on
-		prog     = Progress{Total: len(pages)}
-		minutes  = map[int64]int{}
-		perMin   = &r.Quota
-		wg       sync.WaitGroup
-		slots    = make(chan struct{}, o.Concurrency)
-		clock    = o.Ledger.Clock()
-		settle   func(i int, res result)
+		mu      sync.Mutex
+		stop    string // the reason the run stopped, "" while it goes on
+		prog    = Progress{Total: len(pages)}
+		minutes = map[int64]int{}
+		perMin  = &r.Quota
+		wg      sync.WaitGroup
+		slots   = make(chan struct{}, o.Concurrency)
+		clock   = o.Ledger.Clock()
+		settle  func(i int, res result)
 		// stopping ends the dispatch of new inspections; those in flight
 		// were paid for and are let finish.
 		stopping = func(reason string) {
