@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/seokit/seokit/crawler"
+	"github.com/seokit/seokit/internal/google"
 	"github.com/seokit/seokit/seo"
 )
 
@@ -88,8 +89,9 @@ func Run(ctx context.Context, report *crawler.SiteReport, ins Inspector, propert
 	if report == nil || ins == nil {
 		return nil, fmt.Errorf("indexstatus: %w: a report and an inspector are required", seo.ErrInvalidInput)
 	}
-	if property == "" {
-		return nil, &seo.InputError{Field: "property", Reason: "is required"}
+	property, err := google.ParseSite("property", property)
+	if err != nil {
+		return nil, err
 	}
 	var o Options
 	if opts != nil {
