@@ -49,9 +49,12 @@ const (
 
 // Progress is reported after each sampled page is settled.
 type Progress struct {
-	Done, Total, Inspected, Failed int
+	Done      int `json:"done"`
+	Total     int `json:"total"`
+	Inspected int `json:"inspected"`
+	Failed    int `json:"failed"`
 	// At is the clock's time.
-	At time.Time
+	At time.Time `json:"at"`
 }
 
 // Options configures Run. The zero value inspects up to the property's
@@ -89,7 +92,7 @@ func Run(ctx context.Context, report *crawler.SiteReport, ins Inspector, propert
 	if report == nil || ins == nil {
 		return nil, fmt.Errorf("indexstatus: %w: a report and an inspector are required", seo.ErrInvalidInput)
 	}
-	property, err := google.ParseSite("property", property)
+	property, err := ParseProperty(property)
 	if err != nil {
 		return nil, err
 	}
@@ -132,6 +135,12 @@ func Run(ctx context.Context, report *crawler.SiteReport, ins Inspector, propert
 	join(r, sample.Pages, results, o.StaleAfter)
 	return r, nil
 }
+
+// ParseProperty validates a Search Console property:
+// "sc-domain:example.com" or an http(s) URL prefix ("https://www.example.com/",
+// an empty path becoming "/"). Errors are *seo.InputError naming
+// "property".
+func ParseProperty(raw string) (string, error) { return google.ParseSite("property", raw) }
 
 // result is the outcome of one sampled page.
 type result struct {
