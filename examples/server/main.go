@@ -72,6 +72,9 @@
 //	-dataforseo-login, -dataforseo-password   DATAFORSEO_LOGIN, DATAFORSEO_PASSWORD
 //	-serpapi-key                              SERPAPI_KEY
 //	-google-cse-key, -google-cse-cx           GOOGLE_CSE_KEY, GOOGLE_CSE_CX
+//	-gsc-credentials GOOGLE_APPLICATION_CREDENTIALS service-account key file for Search Console URL Inspection (index status)
+//	-crux-key        CRUX_API_KEY             Chrome UX Report API key (field Web Vitals)
+//	(SEARCHCONSOLE_BASE_URL and CRUX_BASE_URL override the two API roots: proxies, tests)
 //
 // Admission control bounds the heavy operations: beyond -max-page-analyses
 // or -max-optimizations running at once, or the -memory-budget their
@@ -225,6 +228,7 @@ type config struct {
 	memoryBudget, memoryLimit                                  int
 	crawlRate                                                  float64
 	dfsLogin, dfsPassword, serpapiKey, cseKey, cseCX           string
+	gscCredentials, cruxKey                                    string
 	// chromium, renderBrowsers and renderTabs configure the renderer of
 	// options.render.
 	chromium                   string
@@ -321,6 +325,8 @@ func parse(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.serpapiKey, "serpapi-key", env("SERPAPI_KEY", ""), "SerpApi key")
 	fs.StringVar(&c.cseKey, "google-cse-key", env("GOOGLE_CSE_KEY", ""), "Google Custom Search API key")
 	fs.StringVar(&c.cseCX, "google-cse-cx", env("GOOGLE_CSE_CX", ""), "Google Custom Search engine ID")
+	fs.StringVar(&c.gscCredentials, "gsc-credentials", env("GOOGLE_APPLICATION_CREDENTIALS", ""), "service-account key file (JSON) added as a user of the Search Console properties, for index status (URL Inspection)")
+	fs.StringVar(&c.cruxKey, "crux-key", env("CRUX_API_KEY", ""), "Chrome UX Report API key, for field Web Vitals")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -536,6 +542,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		Admission:        &c.admission,
 		CrawlerOptions:   &crawler.Options{PerHostRate: c.crawlRate},
 		Logger:           logger,
+	}
+	if err := googleDrivers(ctx, c, opts); err != nil {
+		return err
 	}
 	if pool := startRenderer(ctx, c, logger); pool != nil {
 		defer pool.Close() // after the API: its analyses end first
