@@ -599,7 +599,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err := api.Start(ctx); err != nil {
 		return err
 	}
-	dash, err = dashboard.New(st, au, &dashboard.Options{
+	dopts := &dashboard.Options{
 		SessionKey: derive(secret, "dashboard session"),
 		Secure:     c.tlsCert != "" || len(proxies) > 0,
 		Analyses:   api.Analyses(), // charged to the same daily limits and plan caps as the API
@@ -613,7 +613,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		Watchlist:  watch,
 		Accounts:   api.Accounts(), // keys, apps and usage as the API counts them
 		Logger:     logger,
-	})
+	}
+	if opts.Inspector != nil {
+		dopts.IndexStatus = api.IndexStatus() // charged as POST /v1/analyze/site/{id}/index-status
+	}
+	if opts.FieldVitals != nil {
+		dopts.FieldVitals = api.FieldVitals() // charged as GET /v1/field-vitals
+	}
+	dash, err = dashboard.New(st, au, dopts)
 	if err != nil {
 		return err
 	}
