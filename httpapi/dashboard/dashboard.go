@@ -316,6 +316,7 @@ func (d *Dashboard) routes() {
 	m.HandleFunc("POST "+Prefix+"/projects/{id}", d.signedIn(d.updateProject))
 	m.HandleFunc("POST "+Prefix+"/projects/{id}/delete", d.signedIn(d.deleteProject))
 	m.HandleFunc("POST "+Prefix+"/projects/{id}/run", d.signedIn(d.runProject))
+	m.HandleFunc("GET "+Prefix+"/projects/{id}/field", d.signedIn(d.projectFieldPage))
 	m.HandleFunc("POST "+Prefix+"/projects/{id}/schedules", d.signedIn(d.createSchedule))
 	m.HandleFunc("POST "+Prefix+"/projects/{id}/schedules/{sid}", d.signedIn(d.updateSchedule))
 	m.HandleFunc("POST "+Prefix+"/projects/{id}/schedules/{sid}/delete", d.signedIn(d.deleteSchedule))

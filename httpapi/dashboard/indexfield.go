@@ -2,6 +2,7 @@ package dashboard
 
 import (
 	"errors"
+	"math"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -11,6 +12,7 @@ import (
 	"github.com/seokit/seokit/httpapi/service"
 	"github.com/seokit/seokit/httpapi/store"
 	"github.com/seokit/seokit/indexstatus"
+	"github.com/seokit/seokit/internal/svgchart"
 )
 
 // indexPagesShown caps the pages the index status table lists.
@@ -119,4 +121,87 @@ func (d *Dashboard) startIndexStatus(w http.ResponseWriter, r *http.Request, s *
 		return
 	}
 	http.Redirect(w, r, Prefix+"/analyses/"+url.PathEscape(id)+"/index", http.StatusSeeOther)
+}
+
+// fieldTrendView is a project's field Web Vitals page: its origin's latest
+// CrUX record and the weekly trend of each metric's p75.
+type fieldTrendView struct {
+	ProjectID, Name, Domain string
+	FormFactor              string
+	Field                   *service.FieldVitalsResponse
+	Charts                  []*trendChart
+}
+
+// projectFieldPage shows the field Web Vitals trend of a project's origin
+// (the CrUX History API through the service, which charges it); the page
+// asks for it only when opened.
+func (d *Dashboard) projectFieldPage(w http.ResponseWriter, r *http.Request, s *session, a *store.Account) {
+	if d.opts.Projects == nil || d.opts.FieldVitals == nil {
+		d.errorPage(w, r, a, http.StatusServiceUnavailable, "Field Web Vitals are not available on this server: it needs a Chrome UX Report API key.")
+		return
+	}
+	id := r.PathValue("id")
+	p, err := d.opts.Projects.Get(r.Context(), a.ID, id)
+	if err = serviceFailure(err); err != nil {
+		d.failed(w, r, a, err, "project")
+		return
+	}
+	v := &fieldTrendView{ProjectID: id, Name: p.Name, Domain: p.Domain, FormFactor: r.URL.Query().Get("form_factor")}
+	out, err := d.opts.FieldVitals.Project(r.Context(), a.ID, id, fieldvitals.FormFactor(v.FormFactor))
+	if err = serviceFailure(err); err != nil {
+		d.failed(w, r, a, err, "project")
+		return
+	}
+	v.Field = out
+	if h := out.History; h != nil && h.Status == fieldvitals.StatusOK {
+		labels := make([]string, len(h.Periods))
+		for i, pd := range h.Periods {
+			labels[i] = pd.Last
+		}
+		for _, sr := range h.Metrics {
+			title := strings.ToUpper(sr.Name) + " p75"
+			if sr.Unit != "" {
+				title += " (" + sr.Unit + ")"
+			}
+			v.Charts = append(v.Charts, newFieldChart(title, labels, sr.P75, sr.Name))
+		}
+	}
+	page := d.base("Field Web Vitals of "+p.Name, "projects", s, a)
+	page.P = v
+	d.render(w, r, http.StatusOK, "fieldtrend", page)
+}
+
+// newFieldChart draws a metric's weekly p75 over the collection periods
+// ending at labels, on a scale from 0 that shows the "good" threshold as a
+// tick; a period without data is a mark on the axis, never a zero.
+func newFieldChart(title string, labels []string, values []*float64, metric string) *trendChart {
+	good := fieldvitals.Thresholds[metric].Good
+	top := good
+	for _, v := range values {
+		if v != nil {
+			top = max(top, *v)
+		}
+	}
+	if metric == fieldvitals.CLS {
+		top = math.Ceil(top*1.2*20) / 20 // to 0.05
+	} else {
+		top = float64(niceCeil(int(math.Ceil(top * 1.2))))
+	}
+	c := &trendChart{Title: title}
+	sr := svgchart.Series{Name: title, Class: "s0", Points: make([]svgchart.Point, len(labels))}
+	for i, l := range labels {
+		if i >= len(values) || values[i] == nil {
+			sr.Points[i] = svgchart.Point{Title: "28 days to " + l + ": not enough data", Mark: "no-data"}
+			continue
+		}
+		v := *values[i]
+		sr.Points[i] = svgchart.Point{Value: &v, Title: "28 days to " + l + ": " + svgchart.FormatValue(v)}
+		c.Latest = svgchart.FormatValue(v)
+	}
+	c.Line = &svgchart.Line{
+		Title: title + " per 28-day period, weekly (Chrome UX Report); the good threshold is marked on the scale",
+		Width: 480, Height: 170, Left: 44, Right: 24, Top: 12, Bottom: 28,
+		X: labels, YMin: 0, YMax: top, YTicks: []float64{good}, Series: []svgchart.Series{sr},
+	}
+	return c
 }

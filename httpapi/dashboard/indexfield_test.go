@@ -69,7 +69,7 @@ func (x lateIndexField) Project(ctx context.Context, account, id string, ff fiel
 // Search Console one enforcing the quotas by the ledger's clock), with a
 // stored analysis of a synthetic crawl of pages pages whose home page
 // has lab vitals. It returns the analysis ID and the Search Console fake.
-func newIndexEnv(t *testing.T, pages int) (*env, string, *googlefake.SearchConsole) {
+func newIndexEnv(t *testing.T, pages int) (*env, *lateAPI, string, *googlefake.SearchConsole) {
 	t.Helper()
 	clock := &virtualClock{now: time.Date(2026, 12, 1, 17, 0, 0, 0, time.UTC)}
 	gsc := &googlefake.SearchConsole{Now: clock.Now, PerMinute: indexstatus.DefaultPerMinute, PerDay: indexstatus.DefaultPerDay, Status: indexstatustest.Status}
@@ -92,7 +92,7 @@ func newIndexEnv(t *testing.T, pages int) (*env, string, *googlefake.SearchConso
 	}
 	late := &lateAPI{}
 	lf := lateIndexField{late}
-	e := newEnv(t, &envOptions{realClock: true, opts: dashboard.Options{Analyses: late, Quota: late, IndexStatus: lf, FieldVitals: lf}, api: func(e *env) http.Handler {
+	e := newEnv(t, &envOptions{realClock: true, opts: dashboard.Options{Analyses: late, Quota: late, Projects: lateProjects{late}, IndexStatus: lf, FieldVitals: lf}, api: func(e *env) http.Handler {
 		s, err := httpapi.New(context.Background(), &httpapi.Options{Store: e.st, Auth: e.au, AllowPrivate: true, Queue: idleQueue{},
 			Plans:     map[store.Plan]plans.Limits{store.Free: {DailyRequests: 1000, ConcurrentSiteJobs: 5, MaxSitePages: 500}},
 			Inspector: ins, IndexLedger: indexstatus.NewLedger(indexstatus.Quota{}, clock), FieldVitals: src,
@@ -114,7 +114,7 @@ func newIndexEnv(t *testing.T, pages int) (*env, string, *googlefake.SearchConso
 			rep.Pages[i].LCPMs, rep.Pages[i].CLS, rep.Pages[i].TBTMs = &lcp, &cls, &tbt
 		}
 	}
-	return e, storeAnalysis(t, e, rep), gsc
+	return e, late, storeAnalysis(t, e, rep), gsc
 }
 
 // storeAnalysis stores a succeeded site analysis with rep as its report.
@@ -138,7 +138,7 @@ func storeAnalysis(t *testing.T, e *env, rep *crawler.SiteReport) string {
 // sees it end with the sample's composition, the quota and the joined
 // pages, then looks up field vitals beside the lab and a URL without data.
 func TestIndexFieldPage(t *testing.T) {
-	e, id, gsc := newIndexEnv(t, 2500)
+	e, late, id, gsc := newIndexEnv(t, 2500)
 	c := e.client(t)
 	token := e.login(t, c)
 	page := e.srv.URL + "/dashboard/analyses/" + id + "/index"
@@ -183,16 +183,34 @@ func TestIndexFieldPage(t *testing.T) {
 	if !strings.Contains(body, `id="field-error"`) {
 		t.Error("a bad URL shows no error")
 	}
+
+	// A project's trend, from the CrUX History API.
+	domain := "example.com"
+	p, err := lateProjects{late}.Create(context.Background(), e.acct.ID, service.ProjectRequest{Domain: &domain})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, body = get(t, c, e.srv.URL+"/dashboard/projects/"+p.ID)
+	if !strings.Contains(body, `id="field-trend-link"`) {
+		t.Error("the project page does not link its field trend")
+	}
+	_, body = get(t, c, e.srv.URL+"/dashboard/projects/"+p.ID+"/field?form_factor=PHONE")
+	for _, want := range []string{"Field Web Vitals of example.com", `id="field-trend"`, "LCP p75 (ms)", "CLS p75", "<svg"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("trend page lacks %q", want)
+		}
+	}
 }
 
-// TestIndexFieldBrowser drives the same page in headless Chromium and takes
-// the screenshots of docs/ (SEOKIT_UPDATE_SCREENSHOTS=1).
+// TestIndexFieldBrowser drives the same page and a project's field trend in
+// headless Chromium and takes the screenshots of docs/
+// (SEOKIT_UPDATE_SCREENSHOTS=1).
 func TestIndexFieldBrowser(t *testing.T) {
 	if testing.Short() {
 		t.Skip("e2e: skipped in -short mode")
 	}
 	ctx := browser(t)
-	e, id, _ := newIndexEnv(t, 2500)
+	e, late, id, _ := newIndexEnv(t, 2500)
 	dir := artefacts(t)
 	page := e.srv.URL + "/dashboard/analyses/" + id + "/index"
 	step := func(name string, timeout time.Duration, steps ...chromedp.Action[chromedp.Void]) {
@@ -246,4 +264,15 @@ func TestIndexFieldBrowser(t *testing.T) {
 		t.Errorf("comparison table: %s", got)
 	}
 	screenshot(t, ctx, dir, "field-vitals")
+
+	domain := "example.com"
+	p, err := lateProjects{late}.Create(context.Background(), e.acct.ID, service.ProjectRequest{Domain: &domain})
+	if err != nil {
+		t.Fatal(err)
+	}
+	step("project trend", 15*time.Second,
+		chromedp.Navigate(e.srv.URL+"/dashboard/projects/"+p.ID), chromedp.WaitVisible(chromedp.CSS("#field-trend-link")),
+		chromedp.Click(chromedp.CSS("#field-trend-link")), chromedp.WaitVisible(chromedp.CSS("#field-trend svg")),
+	)
+	screenshot(t, ctx, dir, "field-trend")
 }
