@@ -22,7 +22,7 @@ import (
 )
 
 // virtualClock moves on at once when slept on: the quota pacing of a
-// 2,000-inspection run takes no wall-clock time.
+// day's run takes no wall-clock time.
 type virtualClock struct {
 	mu  sync.Mutex
 	now time.Time
@@ -39,11 +39,16 @@ func (c *virtualClock) Sleep(ctx context.Context, d time.Duration) error {
 	return nil
 }
 
-// googleFakes serves a Search Console that enforces the documented
-// quotas by clock, and a CrUX that has data for every URL but /blog/3.
+// testQuota is the property quota of the API tests: a tenth of Google's,
+// so that a day's run stays cheap (indexstatus's tests run the documented
+// one over 10,000 pages).
+var testQuota = indexstatus.Quota{PerMinute: 60, PerDay: 200}
+
+// googleFakes serves a Search Console that enforces testQuota by clock,
+// and a CrUX that has data for every URL but /blog/3.
 func googleFakes(t *testing.T, clock *virtualClock) (*Options, *googlefake.SearchConsole, *googlefake.CrUX) {
 	t.Helper()
-	gsc := &googlefake.SearchConsole{Now: clock.Now, PerMinute: indexstatus.DefaultPerMinute, PerDay: indexstatus.DefaultPerDay, Status: indexstatustest.Status}
+	gsc := &googlefake.SearchConsole{Now: clock.Now, PerMinute: testQuota.PerMinute, PerDay: testQuota.PerDay, Status: indexstatustest.Status}
 	cx := &googlefake.CrUX{Key: "AIza-api", Data: func(q googlefake.CrUXQuery) *googlefake.CrUXData {
 		if strings.HasSuffix(q.URL, "/blog/3") {
 			return nil
@@ -61,12 +66,13 @@ func googleFakes(t *testing.T, clock *virtualClock) (*Options, *googlefake.Searc
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &Options{Inspector: ins, IndexLedger: indexstatus.NewLedger(indexstatus.Quota{}, clock), FieldVitals: src}, gsc, cx
+	return &Options{Inspector: ins, IndexLedger: indexstatus.NewLedger(testQuota, clock), FieldVitals: src}, gsc, cx
 }
 
 // TestIndexStatusAPI starts an index status run over a stored 10,000-page
-// analysis, polls it to the end and checks the quota held, the sample's
-// composition, the join and the units charged to the account.
+// analysis, polls it to the end and checks the quota held (testQuota,
+// enforced by the fake), the sample's composition, the join and the units
+// charged to the account.
 func TestIndexStatusAPI(t *testing.T) {
 	clock := &virtualClock{now: time.Date(2026, 12, 1, 17, 0, 0, 0, time.UTC)}
 	opts, gsc, _ := googleFakes(t, clock)
@@ -85,9 +91,9 @@ func TestIndexStatusAPI(t *testing.T) {
 		t.Fatalf("run %+v", run)
 	}
 	// Poll until the run ends: each GET is an event; the run is bounded
-	// by 2,000 fake answers.
+	// by 200 fake answers.
 	for i := 0; run.Status == service.IndexRunning; i++ {
-		if i == 2000 {
+		if i == 1000 {
 			t.Fatalf("run still going after %d polls: %+v", i, run.Progress)
 		}
 		time.Sleep(20 * time.Millisecond)
@@ -109,16 +115,16 @@ func TestIndexStatusAPI(t *testing.T) {
 		t.Logf("stratum %s/%s: %d pages, %d sampled", s.Template, s.Segment, s.Pages, s.Sampled)
 	}
 	t.Logf("quota remaining: %d after the POST, %d after the last GET (%d units: the run's and the polls')", before, after, before-after)
-	if answered != indexstatus.DefaultPerDay || refused != 0 || rep.Quota.PeakPerMinute > indexstatus.DefaultPerMinute {
-		t.Errorf("answered %d, refused %d, peak %d", answered, refused, rep.Quota.PeakPerMinute)
+	if answered != testQuota.PerDay || refused != 0 || rep.Quota.PeakPerMinute > testQuota.PerMinute || rep.SampleLimit != indexstatus.LimitDailyQuota {
+		t.Errorf("answered %d, refused %d, peak %d, limit %q", answered, refused, rep.Quota.PeakPerMinute, rep.SampleLimit)
 	}
-	if rep.Counts.Inspected != 2000 || len(rep.Pages) != 2000 || len(rep.Findings) == 0 {
+	if rep.Counts.Inspected != 200 || len(rep.Pages) != 200 || len(rep.Findings) == 0 {
 		t.Errorf("report: counts %+v, %d pages, %d findings", rep.Counts, len(rep.Pages), len(rep.Findings))
 	}
-	// The run charged 19 units beyond the request's one (2,000 inspections,
-	// 100 a unit); the polls charged one each.
-	if used := before - after - polls; used != 19 {
-		t.Errorf("the account was charged %d units over the run besides %d polls, want 19", used, polls)
+	// The run charged one unit beyond the request's (200 inspections, 100
+	// a unit); the polls charged one each.
+	if used := before - after - polls; used != 1 {
+		t.Errorf("the account was charged %d units over the run besides %d polls, want 1", used, polls)
 	}
 
 	// Bad input and unknown analyses.

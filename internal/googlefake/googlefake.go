@@ -65,12 +65,12 @@ type SearchConsole struct {
 	// indexStatusResult), "slow" (waits for the request to end).
 	Fail func(inspectionURL string) string
 
-	mu    sync.Mutex
-	times map[string][]time.Time
-	reqs  int
-	ok    int
-	refus int
-	log   []time.Time
+	mu     sync.Mutex
+	quotas map[string]*quota
+	reqs   int
+	ok     int
+	refus  int
+	log    []time.Time
 }
 
 // Stats returns the requests received, those answered with a result and
@@ -95,41 +95,42 @@ func (f *SearchConsole) now() time.Time {
 	return time.Now()
 }
 
+// quota is one property's count: the day's inspections and the times of
+// those of the last minute.
+type quota struct {
+	day    string
+	count  int
+	recent []time.Time
+}
+
 // admit counts one inspection of property within the quotas.
 func (f *SearchConsole) admit(property string) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	now := f.now()
-	if f.times == nil {
-		f.times = map[string][]time.Time{}
+	if f.quotas == nil {
+		f.quotas = map[string]*quota{}
 	}
-	ts := f.times[property]
-	if f.PerDay > 0 {
-		day := now.Add(-8 * time.Hour).Format(time.DateOnly)
-		n := 0
-		for _, t := range ts {
-			if t.Add(-8*time.Hour).Format(time.DateOnly) == day {
-				n++
-			}
-		}
-		if n >= f.PerDay {
-			f.refus++
-			return false
-		}
+	q := f.quotas[property]
+	if q == nil {
+		q = &quota{}
+		f.quotas[property] = q
 	}
-	if f.PerMinute > 0 {
-		n := 0
-		for _, t := range ts {
-			if now.Sub(t) < time.Minute {
-				n++
-			}
-		}
-		if n >= f.PerMinute {
-			f.refus++
-			return false
-		}
+	// Google's days are Pacific time (UTC-8 is close enough here).
+	if day := now.Add(-8 * time.Hour).Format(time.DateOnly); day != q.day {
+		q.day, q.count = day, 0
 	}
-	f.times[property] = append(ts, now)
+	i := 0
+	for i < len(q.recent) && now.Sub(q.recent[i]) >= time.Minute {
+		i++
+	}
+	q.recent = q.recent[i:]
+	if (f.PerDay > 0 && q.count >= f.PerDay) || (f.PerMinute > 0 && len(q.recent) >= f.PerMinute) {
+		f.refus++
+		return false
+	}
+	q.count++
+	q.recent = append(q.recent, now)
 	f.log = append(f.log, now)
 	f.ok++
 	return true
