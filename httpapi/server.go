@@ -13,11 +13,13 @@ import (
 
 	"github.com/seokit/seokit/analyzer"
 	"github.com/seokit/seokit/crawler"
+	"github.com/seokit/seokit/fieldvitals"
 	"github.com/seokit/seokit/httpapi/auth"
 	"github.com/seokit/seokit/httpapi/mcpserver"
 	"github.com/seokit/seokit/httpapi/plans"
 	"github.com/seokit/seokit/httpapi/ratelimit"
 	"github.com/seokit/seokit/httpapi/store"
+	"github.com/seokit/seokit/indexstatus"
 	"github.com/seokit/seokit/keywords"
 	"github.com/seokit/seokit/monitor"
 	"github.com/seokit/seokit/optimizer"
@@ -64,6 +66,16 @@ type Options struct {
 	Suggester *keywords.Suggester
 	Tracker   *rankings.Tracker
 	Reports   *reports.Builder
+	// Inspector inspects URLs with the Search Console URL Inspection API
+	// (indexstatus/searchconsole) for POST
+	// /v1/analyze/site/{id}/index-status; IndexLedger paces its
+	// inspections within each property's quotas (nil: the documented
+	// quotas, counted by this process). Nil Inspector answers 503.
+	Inspector   indexstatus.Inspector
+	IndexLedger *indexstatus.Ledger
+	// FieldVitals reads field Web Vitals (fieldvitals/crux) for GET
+	// /v1/field-vitals and the projects' trends; nil answers 503.
+	FieldVitals fieldvitals.Source
 	// OnRankings, when set, is called after each successful GET
 	// /v1/rankings with the caller's account and the keywords it asked
 	// for, now tracked (examples/server adds them to the account's
@@ -250,6 +262,8 @@ type Server struct {
 	mcp        *mcpserver.Server
 	alertWake  chan struct{} // wakes the outbox worker (outboxWakeup)
 	alertOnce  sync.Once
+
+	idx indexRuns // index status runs (indexfield.go)
 }
 
 var _ http.Handler = (*Server)(nil)
@@ -423,6 +437,10 @@ func (s *Server) routeTable() []route {
 		{"GET /v1/analyze/site/{id}", auth.ScopeRead, OpAnalyze, s.getJob},
 		{"GET /v1/analyze/site/{id}/diff", auth.ScopeRead, OpAnalyze, s.siteDiff},
 		{"GET /v1/analyze/site/{id}/screenshot", auth.ScopeRead, OpAnalyze, s.siteScreenshot},
+		{"POST /v1/analyze/site/{id}/index-status", auth.ScopeWrite, OpAnalyze, s.startIndexStatus},
+		{"GET /v1/analyze/site/{id}/index-status", auth.ScopeRead, OpAnalyze, s.getIndexStatus},
+		{"GET /v1/field-vitals", auth.ScopeRead, OpAnalyze, s.fieldVitals},
+		{"GET /v1/projects/{id}/field-vitals", auth.ScopeRead, OpAnalyze, s.projectFieldVitals},
 		{"DELETE /v1/analyze/site/{id}", auth.ScopeWrite, OpAnalyze, s.cancelJob},
 		{"POST /v1/optimize/content", auth.ScopeWrite, OpOptimize, s.optimize},
 		{"GET /v1/keywords/suggest", auth.ScopeRead, OpKeywords, s.suggest},

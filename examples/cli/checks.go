@@ -8,6 +8,7 @@ import (
 
 	"github.com/seokit/seokit/analyzer"
 	"github.com/seokit/seokit/crawler"
+	"github.com/seokit/seokit/indexstatus"
 	"github.com/seokit/seokit/logs"
 )
 
@@ -25,7 +26,7 @@ func runChecks(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() > 0 {
 		return &exitError{code: 2, err: fmt.Errorf("checks takes no arguments, got %q", fs.Arg(0))}
 	}
-	checks := append(append(analyzer.Catalog(), crawler.Catalog()...), logs.Catalog()...)
+	checks := append(append(append(analyzer.Catalog(), crawler.Catalog()...), logs.Catalog()...), indexstatus.Catalog()...)
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")

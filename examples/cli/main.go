@@ -31,6 +31,10 @@ const usage = `usage:
   cli ai-crawlers DOMAIN       robots.txt, firewall probe and /llms.txt for AI crawlers
   cli logs [flags] FILE...     access logs: search and AI bots verified, by day, URL and class;
                                -crawl REPORT.json joins them with a crawl
+  cli index -crawl REPORT.json index status of a crawl's sample from Search Console URL
+                               Inspection, within its quotas, joined with the crawl
+  cli crux URL                 field Web Vitals from the Chrome UX Report (-origin, -history,
+                               -crawl REPORT.json for the lab values beside them)
   cli keywords suggest QUERY   keyword ideas from the local keyword table
   cli keywords import FILE     import a Keyword Planner, Search Console or Semrush CSV
   cli rankings check KEYWORD.. check positions now with a SERP provider
@@ -106,6 +110,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runAICrawlers(ctx, args[1:], stdout, stderr)
 	case "logs":
 		return runLogs(ctx, args[1:], stdout, stderr)
+	case "index":
+		return runIndex(ctx, args[1:], stdout, stderr)
+	case "crux":
+		return runCrux(ctx, args[1:], stdout, stderr)
 	case "keywords":
 		return runKeywords(ctx, args[1:], stdout, stderr)
 	case "rankings":

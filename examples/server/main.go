@@ -72,6 +72,9 @@
 //	-dataforseo-login, -dataforseo-password   DATAFORSEO_LOGIN, DATAFORSEO_PASSWORD
 //	-serpapi-key                              SERPAPI_KEY
 //	-google-cse-key, -google-cse-cx           GOOGLE_CSE_KEY, GOOGLE_CSE_CX
+//	-gsc-credentials GOOGLE_APPLICATION_CREDENTIALS service-account key file for Search Console URL Inspection (index status)
+//	-crux-key        CRUX_API_KEY             Chrome UX Report API key (field Web Vitals)
+//	(SEARCHCONSOLE_BASE_URL and CRUX_BASE_URL override the two API roots: proxies, tests)
 //
 // Admission control bounds the heavy operations: beyond -max-page-analyses
 // or -max-optimizations running at once, or the -memory-budget their
@@ -225,6 +228,7 @@ type config struct {
 	memoryBudget, memoryLimit                                  int
 	crawlRate                                                  float64
 	dfsLogin, dfsPassword, serpapiKey, cseKey, cseCX           string
+	gscCredentials, cruxKey                                    string
 	// chromium, renderBrowsers and renderTabs configure the renderer of
 	// options.render.
 	chromium                   string
@@ -321,6 +325,8 @@ func parse(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.serpapiKey, "serpapi-key", env("SERPAPI_KEY", ""), "SerpApi key")
 	fs.StringVar(&c.cseKey, "google-cse-key", env("GOOGLE_CSE_KEY", ""), "Google Custom Search API key")
 	fs.StringVar(&c.cseCX, "google-cse-cx", env("GOOGLE_CSE_CX", ""), "Google Custom Search engine ID")
+	fs.StringVar(&c.gscCredentials, "gsc-credentials", env("GOOGLE_APPLICATION_CREDENTIALS", ""), "service-account key file (JSON) added as a user of the Search Console properties, for index status (URL Inspection)")
+	fs.StringVar(&c.cruxKey, "crux-key", env("CRUX_API_KEY", ""), "Chrome UX Report API key, for field Web Vitals")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -542,6 +548,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		CrawlerOptions:   &crawler.Options{PerHostRate: c.crawlRate},
 		Logger:           logger,
 	}
+	if err := googleDrivers(ctx, c, opts); err != nil {
+		return err
+	}
 	if pool := startRenderer(ctx, c, logger); pool != nil {
 		defer pool.Close() // after the API: its analyses end first
 		opts.Renderer = pool
@@ -595,7 +604,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err := api.Start(ctx); err != nil {
 		return err
 	}
-	dash, err = dashboard.New(st, au, &dashboard.Options{
+	dopts := &dashboard.Options{
 		SessionKey: derive(secret, "dashboard session"),
 		Secure:     c.tlsCert != "" || len(proxies) > 0,
 		Analyses:   api.Analyses(), // charged to the same daily limits and plan caps as the API
@@ -609,7 +618,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		Watchlist:  watch,
 		Accounts:   api.Accounts(), // keys, apps and usage as the API counts them
 		Logger:     logger,
-	})
+	}
+	if opts.Inspector != nil {
+		dopts.IndexStatus = api.IndexStatus() // charged as POST /v1/analyze/site/{id}/index-status
+	}
+	if opts.FieldVitals != nil {
+		dopts.FieldVitals = api.FieldVitals() // charged as GET /v1/field-vitals
+	}
+	dash, err = dashboard.New(st, au, dopts)
 	if err != nil {
 		return err
 	}

@@ -98,6 +98,12 @@ type Options struct {
 	// nil shows them as not available.
 	Schedules service.Schedules
 	Alerts    service.Alerts
+	// IndexStatus and FieldVitals are the index status and field Web
+	// Vitals services (httpapi.Server.IndexStatus, FieldVitals) of the
+	// analysis's "Index status and field data" page; nil shows each as
+	// not available. Both charge the account's quota themselves.
+	IndexStatus service.IndexStatus
+	FieldVitals service.FieldVitals
 	// Mutes keeps the check IDs muted per domain, shown and changed on
 	// the analysis page; the API server implements it. Without one the
 	// mute controls are hidden.
@@ -302,6 +308,8 @@ func (d *Dashboard) routes() {
 	m.HandleFunc("POST "+Prefix+"/analyses/{id}/cancel", d.signedIn(d.cancelAnalysis))
 	m.HandleFunc("POST "+Prefix+"/analyses/{id}/mutes", d.signedIn(d.setMute))
 	m.HandleFunc("GET "+Prefix+"/analyses/{id}/diff", d.signedIn(d.siteDiff))
+	m.HandleFunc("GET "+Prefix+"/analyses/{id}/index", d.signedIn(d.indexFieldPage))
+	m.HandleFunc("POST "+Prefix+"/analyses/{id}/index", d.signedIn(d.startIndexStatus))
 	m.HandleFunc("GET "+Prefix+"/analyses/{id}/diff.html", d.signedIn(d.siteDiffHTML))
 	m.HandleFunc("GET "+Prefix+"/projects", d.signedIn(d.projectsPage))
 	m.HandleFunc("POST "+Prefix+"/projects", d.signedIn(d.createProject))
@@ -309,6 +317,7 @@ func (d *Dashboard) routes() {
 	m.HandleFunc("POST "+Prefix+"/projects/{id}", d.signedIn(d.updateProject))
 	m.HandleFunc("POST "+Prefix+"/projects/{id}/delete", d.signedIn(d.deleteProject))
 	m.HandleFunc("POST "+Prefix+"/projects/{id}/run", d.signedIn(d.runProject))
+	m.HandleFunc("GET "+Prefix+"/projects/{id}/field", d.signedIn(d.projectFieldPage))
 	m.HandleFunc("POST "+Prefix+"/projects/{id}/schedules", d.signedIn(d.createSchedule))
 	m.HandleFunc("POST "+Prefix+"/projects/{id}/schedules/{sid}", d.signedIn(d.updateSchedule))
 	m.HandleFunc("POST "+Prefix+"/projects/{id}/schedules/{sid}/delete", d.signedIn(d.deleteSchedule))

@@ -9,6 +9,7 @@ import (
 	"html/template"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -43,6 +44,26 @@ var funcs = template.FuncMap{
 	"day":   func(t time.Time) string { return t.UTC().Format("2006-01-02") },
 	"clock": func(t time.Time) string { return t.UTC().Format("15:04 UTC") },
 	"join":  strings.Join,
+	// deref reads an optional value (a *bool or *float64 the template
+	// tested for nil).
+	"deref": func(v any) any {
+		switch p := v.(type) {
+		case *bool:
+			return *p
+		case *float64:
+			return *p
+		}
+		return v
+	},
+	"pct": func(share float64) float64 { return 100 * share },
+	// metricValue writes a Web Vitals value: CLS with two decimals, the
+	// others in milliseconds.
+	"metricValue": func(metric string, v float64) string {
+		if metric == "cls" {
+			return strconv.FormatFloat(v, 'f', 2, 64)
+		}
+		return strconv.FormatFloat(v, 'f', 0, 64) + " ms"
+	},
 	"has": func(list []string, s string) bool {
 		for _, x := range list {
 			if x == s {

@@ -1,0 +1,209 @@
+package httpapi
+
+import (
+	"context"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"golang.org/x/oauth2"
+
+	"github.com/seokit/seokit/fieldvitals"
+	"github.com/seokit/seokit/fieldvitals/crux"
+	"github.com/seokit/seokit/httpapi/service"
+	"github.com/seokit/seokit/httpapi/store"
+	"github.com/seokit/seokit/indexstatus"
+	"github.com/seokit/seokit/indexstatus/indexstatustest"
+	"github.com/seokit/seokit/indexstatus/searchconsole"
+	"github.com/seokit/seokit/internal/googlefake"
+)
+
+// virtualClock moves on at once when slept on: the quota pacing of a
+// day's run takes no wall-clock time.
+type virtualClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *virtualClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
+func (c *virtualClock) Sleep(ctx context.Context, d time.Duration) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	c.mu.Unlock()
+	return nil
+}
+
+// testQuota is the property quota of the API tests: a tenth of Google's,
+// so that a day's run stays cheap (indexstatus's tests run the documented
+// one over 10,000 pages).
+var testQuota = indexstatus.Quota{PerMinute: 60, PerDay: 200}
+
+// googleFakes serves a Search Console that enforces testQuota by clock,
+// and a CrUX that has data for every URL but /blog/3.
+func googleFakes(t *testing.T, clock *virtualClock) (*Options, *googlefake.SearchConsole, *googlefake.CrUX) {
+	t.Helper()
+	gsc := &googlefake.SearchConsole{Now: clock.Now, PerMinute: testQuota.PerMinute, PerDay: testQuota.PerDay, Status: indexstatustest.Status}
+	cx := &googlefake.CrUX{Key: "AIza-api", Data: func(q googlefake.CrUXQuery) *googlefake.CrUXData {
+		if strings.HasSuffix(q.URL, "/blog/3") {
+			return nil
+		}
+		return &googlefake.CrUXData{P75: map[string]float64{"largest_contentful_paint": 2900, "interaction_to_next_paint": 150, "cumulative_layout_shift": 0.05, "first_contentful_paint": 1600}}
+	}}
+	gs, cs := httptest.NewServer(gsc), httptest.NewServer(cx)
+	t.Cleanup(gs.Close)
+	t.Cleanup(cs.Close)
+	ins, err := searchconsole.New(&searchconsole.Options{BaseURL: gs.URL, TokenSource: oauth2.StaticTokenSource(&oauth2.Token{AccessToken: "t"})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := crux.New("AIza-api", &crux.Options{BaseURL: cs.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Options{Inspector: ins, IndexLedger: indexstatus.NewLedger(testQuota, clock), FieldVitals: src}, gsc, cx
+}
+
+// TestIndexStatusAPI starts an index status run over a stored 10,000-page
+// analysis, polls it to the end and checks the quota held (testQuota,
+// enforced by the fake), the sample's composition, the join and the units
+// charged to the account.
+func TestIndexStatusAPI(t *testing.T) {
+	clock := &virtualClock{now: time.Date(2026, 12, 1, 17, 0, 0, 0, time.UTC)}
+	opts, gsc, _ := googleFakes(t, clock)
+	a := newTestAPI(t, opts)
+	a.acct, a.key = a.account("pro@example.com", store.Pro, "read", "write")
+	site := indexstatustest.Site(10000)
+	id := a.storeSiteJob(a.acct.ID, "example.com", store.JobSucceeded, site, time.Now())
+	polls := 0
+
+	resp := a.call("POST", "/v1/analyze/site/"+id+"/index-status", a.key, `{"sampleSize":0}`)
+	wantStatus(t, resp, 202)
+	before, _ := strconv.Atoi(resp.Header.Get("X-RateLimit-Remaining"))
+	var run service.IndexStatusRun
+	readJSON(t, resp, &run)
+	if run.Status != service.IndexRunning || run.Property != "sc-domain:example.com" {
+		t.Fatalf("run %+v", run)
+	}
+	// Poll until the run ends: each GET is an event; the run is bounded
+	// by 200 fake answers.
+	for i := 0; run.Status == service.IndexRunning; i++ {
+		if i == 1000 {
+			t.Fatalf("run still going after %d polls: %+v", i, run.Progress)
+		}
+		time.Sleep(20 * time.Millisecond)
+		polls++
+		resp = a.call("GET", "/v1/analyze/site/"+id+"/index-status", a.key, "")
+		wantStatus(t, resp, 200)
+		readJSON(t, resp, &run)
+	}
+	after, _ := strconv.Atoi(resp.Header.Get("X-RateLimit-Remaining"))
+	rep := run.Report
+	if run.Status != service.IndexSucceeded || rep == nil {
+		t.Fatalf("run ended %s: %s", run.Status, run.Error)
+	}
+	reqs, answered, refused := gsc.Stats()
+	t.Logf("API run: %d of %d eligible inspected; fake: %d requests, %d refused; peak per minute %d over %d minutes; made %+v",
+		rep.Counts.Inspected, rep.Sample.Eligible, reqs, refused, rep.Quota.PeakPerMinute, rep.Quota.Minutes, rep.Quota.Made)
+	t.Logf("counts %+v", rep.Counts)
+	for _, s := range rep.Sample.Strata {
+		t.Logf("stratum %s/%s: %d pages, %d sampled", s.Template, s.Segment, s.Pages, s.Sampled)
+	}
+	t.Logf("quota remaining: %d after the POST, %d after the last GET (%d units: the run's and the polls')", before, after, before-after)
+	if answered != testQuota.PerDay || refused != 0 || rep.Quota.PeakPerMinute > testQuota.PerMinute || rep.SampleLimit != indexstatus.LimitDailyQuota {
+		t.Errorf("answered %d, refused %d, peak %d, limit %q", answered, refused, rep.Quota.PeakPerMinute, rep.SampleLimit)
+	}
+	if rep.Counts.Inspected != 200 || len(rep.Pages) != 200 || len(rep.Findings) == 0 {
+		t.Errorf("report: counts %+v, %d pages, %d findings", rep.Counts, len(rep.Pages), len(rep.Findings))
+	}
+	// The run charged one unit beyond the request's (200 inspections, 100
+	// a unit); the polls charged one each.
+	if used := before - after - polls; used != 1 {
+		t.Errorf("the account was charged %d units over the run besides %d polls, want 1", used, polls)
+	}
+
+	// Bad input and unknown analyses.
+	apiErr(t, a.call("POST", "/v1/analyze/site/"+id+"/index-status", a.key, `{"sampleSize":5000}`), 400, CodeInvalidRequest)
+	apiErr(t, a.call("POST", "/v1/analyze/site/"+id+"/index-status", a.key, `{"property":"example"}`), 400, CodeInvalidRequest)
+	apiErr(t, a.call("GET", "/v1/analyze/site/job_nope/index-status", a.key, ""), 404, CodeNotFound)
+	other := a.storeSiteJob(a.acct.ID, "example.org", store.JobSucceeded, indexstatustest.Site(5), time.Now())
+	apiErr(t, a.call("GET", "/v1/analyze/site/"+other+"/index-status", a.key, ""), 404, CodeNotFound)
+	running := a.storeSiteJob(a.acct.ID, "example.net", store.JobRunning, nil, time.Now())
+	apiErr(t, a.call("POST", "/v1/analyze/site/"+running+"/index-status", a.key, ""), 409, CodeConflict)
+}
+
+// TestFieldVitalsAPI reads field vitals beside an analysis's lab values,
+// an honest "not enough data", bad input, a project's trend, and 503
+// without a source.
+func TestFieldVitalsAPI(t *testing.T) {
+	opts, _, cx := googleFakes(t, &virtualClock{now: time.Now()})
+	a := newTestAPI(t, opts)
+	site := indexstatustest.Site(20)
+	site.Pages[0].URL = "https://example.com/"
+	lcp, cls, tbt := 1300.0, 0.0, 80.0
+	for i := range site.Pages {
+		if site.Pages[i].URL == "https://example.com/" {
+			site.Pages[i].LCPMs, site.Pages[i].CLS, site.Pages[i].TBTMs = &lcp, &cls, &tbt
+		}
+	}
+	id := a.storeSiteJob(a.acct.ID, "example.com", store.JobSucceeded, site, time.Now())
+
+	resp := a.call("GET", "/v1/field-vitals?url=https://example.com/&formFactor=PHONE&history=true&analysisId="+id, a.key, "")
+	wantStatus(t, resp, 200)
+	var out service.FieldVitalsResponse
+	readJSON(t, resp, &out)
+	if out.Record.Status != fieldvitals.StatusOK || out.History == nil || len(out.History.Periods) != 25 || len(out.Compare) != 3 {
+		t.Fatalf("answer %+v", out)
+	}
+	if c := out.Compare[0]; c.Lab == nil || *c.Lab != 1300 || c.Field == nil || *c.Field != 2900 || c.Difference == nil || *c.Difference != 1600 {
+		t.Errorf("LCP comparison %+v", c)
+	}
+	if n := cx.Requests(); n != 2 {
+		t.Errorf("CrUX got %d requests, want 2 (record and history)", n)
+	}
+
+	resp = a.call("GET", "/v1/field-vitals?url=https://example.com/blog/3", a.key, "")
+	wantStatus(t, resp, 200)
+	var none service.FieldVitalsResponse
+	readJSON(t, resp, &none)
+	if none.Record.Status != fieldvitals.StatusInsufficient || len(none.Record.Metrics) != 0 || none.Record.Period != nil {
+		t.Errorf("no data answered %+v", none.Record)
+	}
+
+	for _, tc := range []struct{ query, field string }{
+		{"", "url"},
+		{"url=https://example.com/&origin=https://example.com", "origin"},
+		{"url=/relative", "url"},
+		{"origin=https://example.com/path", "origin"},
+		{"url=https://example.com/&formFactor=WATCH", "formFactor"},
+		{"url=https://example.com/&history=maybe", "history"},
+		{"url=https://example.com/&analysisId=job_nope", "analysisId"},
+	} {
+		e := apiErr(t, a.call("GET", "/v1/field-vitals?"+tc.query, a.key, ""), 400, CodeInvalidRequest)
+		if e.Field != tc.field {
+			t.Errorf("%q: field %q, want %q", tc.query, e.Field, tc.field)
+		}
+	}
+
+	resp = a.call("POST", "/v1/projects", a.key, `{"domain":"example.com"}`)
+	wantStatus(t, resp, 201)
+	var p service.Project
+	readJSON(t, resp, &p)
+	resp = a.call("GET", "/v1/projects/"+p.ID+"/field-vitals", a.key, "")
+	wantStatus(t, resp, 200)
+	var trend service.FieldVitalsResponse
+	readJSON(t, resp, &trend)
+	if trend.Record.Query.Origin != "https://example.com" || trend.History == nil || len(trend.History.Metrics) != 4 {
+		t.Errorf("project trend %+v", trend)
+	}
+
+	bare := newTestAPI(t, nil)
+	apiErr(t, bare.call("GET", "/v1/field-vitals?url=https://example.com/", bare.key, ""), 503, CodeUnavailable)
+	bid := bare.storeSiteJob(bare.acct.ID, "example.com", store.JobSucceeded, site, time.Now())
+	apiErr(t, bare.call("POST", "/v1/analyze/site/"+bid+"/index-status", bare.key, ""), 503, CodeUnavailable)
+}

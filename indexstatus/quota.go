@@ -1,0 +1,253 @@
+package indexstatus
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/seokit/seokit/seo"
+)
+
+// Documented URL Inspection quotas, per Search Console property.
+const (
+	// DefaultPerMinute is the inspections a property allows per minute.
+	DefaultPerMinute = 600
+	// DefaultPerDay is the inspections a property allows per day.
+	DefaultPerDay = 2000
+)
+
+// MaxProperties bounds the properties a Ledger remembers; the oldest day's
+// entries are dropped first.
+const MaxProperties = 10000
+
+// ErrDailyQuota means a property's daily inspections are spent. It wraps
+// seo.ErrRateLimited.
+var ErrDailyQuota = fmt.Errorf("indexstatus: the property's daily inspection quota is spent: %w", seo.ErrRateLimited)
+
+// Quota is the inspections a property allows. Zero fields mean the
+// documented defaults.
+type Quota struct {
+	PerMinute int `json:"perMinute"`
+	PerDay    int `json:"perDay"`
+}
+
+func (q Quota) withDefaults() Quota {
+	if q.PerMinute <= 0 {
+		q.PerMinute = DefaultPerMinute
+	}
+	if q.PerDay <= 0 {
+		q.PerDay = DefaultPerDay
+	}
+	return q
+}
+
+// Clock tells the time and waits; tests pass a virtual one.
+type Clock interface {
+	Now() time.Time
+	// Sleep waits d or until ctx ends, returning ctx's error then.
+	Sleep(ctx context.Context, d time.Duration) error
+}
+
+type wallClock struct{}
+
+func (wallClock) Now() time.Time { return time.Now() }
+func (wallClock) Sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// WallClock is the real clock.
+var WallClock Clock = wallClock{}
+
+// pacific is the time zone Google's daily quotas reset in.
+var pacific = func() *time.Location {
+	if l, err := time.LoadLocation("America/Los_Angeles"); err == nil {
+		return l
+	}
+	return time.FixedZone("PST", -8*3600)
+}()
+
+// usage is one property's inspections: the times of the last PerMinute
+// ones (a ring) and the count of its current day.
+type usage struct {
+	ring  []time.Time
+	next  int
+	day   string
+	count int
+}
+
+// Ledger counts the inspections made per property and paces new ones
+// within a Quota: never more than PerMinute in any 60 seconds, never more
+// than PerDay in one Pacific-time day (when Google's quotas reset). One
+// Ledger should serve every run against the same properties of one
+// process; it is safe for concurrent use. Usage is kept in memory: a
+// restart forgets it, and Search Console's own refusals (429) still stop a
+// run.
+type Ledger struct {
+	mu    sync.Mutex
+	q     Quota
+	clock Clock
+	props map[string]*usage
+	// changed is closed when an inspection in flight ends.
+	changed chan struct{}
+}
+
+// NewLedger returns a Ledger for q (zero fields are the documented
+// defaults), timed by clock (nil means WallClock).
+func NewLedger(q Quota, clock Clock) *Ledger {
+	if clock == nil {
+		clock = WallClock
+	}
+	return &Ledger{q: q.withDefaults(), clock: clock, props: map[string]*usage{}}
+}
+
+// Quota returns the ledger's quota.
+func (l *Ledger) Quota() Quota { return l.q }
+
+// Clock returns the ledger's clock.
+func (l *Ledger) Clock() Clock { return l.clock }
+
+func dayOf(t time.Time) string { return t.In(pacific).Format(time.DateOnly) }
+
+// get returns property's usage, reset for today; l.mu is held.
+func (l *Ledger) get(property string, now time.Time) *usage {
+	u := l.props[property]
+	if u == nil {
+		if len(l.props) >= MaxProperties {
+			l.evict(now)
+		}
+		u = &usage{ring: make([]time.Time, 0, min(l.q.PerMinute, 1024))}
+		l.props[property] = u
+	}
+	if d := dayOf(now); u.day != d {
+		u.day, u.count = d, 0
+	}
+	return u
+}
+
+// evict drops properties with no inspection today, or all when every one
+// has some; l.mu is held.
+func (l *Ledger) evict(now time.Time) {
+	today := dayOf(now)
+	for p, u := range l.props {
+		if u.day != today {
+			delete(l.props, p)
+		}
+	}
+	if len(l.props) >= MaxProperties {
+		clear(l.props)
+	}
+}
+
+// Remaining returns the inspections property has left today.
+func (l *Ledger) Remaining(property string) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	u := l.get(property, l.clock.Now())
+	return max(l.q.PerDay-u.count, 0)
+}
+
+// UsedToday returns the inspections counted for property today.
+func (l *Ledger) UsedToday(property string) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.get(property, l.clock.Now()).count
+}
+
+// Take waits until property may make one more inspection within the
+// per-minute quota, then counts it and returns its time and a done func to
+// call when the inspection's answer has come. Until done is called the
+// inspection holds its place in the minute as if made now: a request
+// still on its way may reach the provider late, and only its end bounds
+// when the provider counted it. Take returns ErrDailyQuota when the day's
+// inspections are spent, and ctx's error when ctx ends first.
+func (l *Ledger) Take(ctx context.Context, property string) (at time.Time, done func(), err error) {
+	for {
+		if err := ctx.Err(); err != nil {
+			return time.Time{}, nil, err
+		}
+		l.mu.Lock()
+		now := l.clock.Now()
+		u := l.get(property, now)
+		if u.count >= l.q.PerDay {
+			l.mu.Unlock()
+			return time.Time{}, nil, ErrDailyQuota
+		}
+		var wait time.Duration
+		pending := false
+		if len(u.ring) == l.q.PerMinute {
+			oldest := u.ring[u.next]
+			switch {
+			case oldest.IsZero():
+				pending = true
+			case oldest.Add(time.Minute).After(now):
+				wait = oldest.Add(time.Minute).Sub(now)
+			}
+		}
+		if !pending && wait == 0 {
+			i := len(u.ring)
+			if i < l.q.PerMinute {
+				u.ring = append(u.ring, time.Time{})
+			} else {
+				i = u.next
+				u.ring[i] = time.Time{}
+				u.next = (u.next + 1) % l.q.PerMinute
+			}
+			u.count++
+			day := u.day
+			l.mu.Unlock()
+			var once sync.Once
+			return now, func() {
+				once.Do(func() {
+					l.mu.Lock()
+					defer l.mu.Unlock()
+					if u.day == day && i < len(u.ring) && u.ring[i].IsZero() {
+						u.ring[i] = l.clock.Now()
+					}
+					l.wake()
+				})
+			}, nil
+		}
+		ch := l.waitCh()
+		l.mu.Unlock()
+		if pending {
+			// The oldest inspection of the minute is still in flight.
+			select {
+			case <-ch:
+				continue
+			case <-ctx.Done():
+				return time.Time{}, nil, ctx.Err()
+			}
+		}
+		if err := l.clock.Sleep(ctx, wait); err != nil {
+			return time.Time{}, nil, err
+		}
+	}
+}
+
+// waitCh returns a channel closed when an inspection ends; l.mu is held.
+func (l *Ledger) waitCh() chan struct{} {
+	if l.changed == nil {
+		l.changed = make(chan struct{})
+	}
+	return l.changed
+}
+
+// wake closes the waiters' channel; l.mu is held.
+func (l *Ledger) wake() {
+	if l.changed != nil {
+		close(l.changed)
+		l.changed = nil
+	}
+}
+
+// isDaily reports whether err is the ledger's daily refusal.
+func isDaily(err error) bool { return errors.Is(err, ErrDailyQuota) }
