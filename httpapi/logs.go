@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"net/netip"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -24,6 +25,7 @@ import (
 	"github.com/seokit/seokit/httpapi/service"
 	"github.com/seokit/seokit/httpapi/store"
 	"github.com/seokit/seokit/logs"
+	"github.com/seokit/seokit/monitor"
 	"github.com/seokit/seokit/seo"
 	"github.com/seokit/seokit/seo/robotstxt"
 )
@@ -674,12 +676,46 @@ func (s *Server) runLogJob(wctx context.Context, accountID, id string) error {
 	j.Result, j.Status = res, store.JobSucceeded
 	if rep.Status != "complete" {
 		j.Status, j.Error = store.JobFailed, "the log could not be read to its end: "+rep.Reason
+	} else if err := s.logAlerts(ctx, j, lr.ProjectID, rep); err != nil && ctx.Err() == nil {
+		// As with site analyses, the rules are evaluated before the final
+		// state is stored; one that cannot be is logged, not retried.
+		s.log.Warn("log alert rules not evaluated", "job", j.ID, "project", lr.ProjectID, "err", err)
 	}
 	err = s.finishLogJob(ctx, j)
 	if err == nil {
 		os.Remove(path)
 	}
 	return err
+}
+
+// logAlerts evaluates the project's bot_5xx_rising and bot_disallowed
+// rules over a parsed log and stores a delivery per rule that fires.
+func (s *Server) logAlerts(ctx context.Context, j *store.Job, projectID string, rep *logs.Report) error {
+	rules, err := s.st.AlertRules(ctx, j.AccountID, projectID)
+	if err != nil || len(rules) == 0 {
+		return err
+	}
+	p, err := s.st.Project(ctx, j.AccountID, projectID)
+	if err != nil {
+		return err
+	}
+	links := s.alertLinks(projectID, "", "")
+	links.Analysis = strings.TrimSuffix(s.opts.PublicURL, "/") + s.opts.BasePath + "/v1/projects/" + url.PathEscape(projectID) + "/logs/" + url.PathEscape(j.ID)
+	in := &monitor.Input{Domain: p.Domain, Logs: rep, Links: links, Now: s.now()}
+	for i := range rules {
+		if k := monitor.Kind(rules[i].Kind); k != monitor.KindBotErrorsRising && k != monitor.KindBotDisallowed {
+			continue
+		}
+		rule, err := monitor.ParseRule(rules[i].Kind, rules[i].Params)
+		if err != nil {
+			s.log.Warn("alert rule not valid", "rule", rules[i].ID, "err", err)
+			continue
+		}
+		if err := s.raiseAlert(ctx, &rules[i], j.ID, monitor.Evaluate(rule, in)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // finishLogJob stores a log job's final state.

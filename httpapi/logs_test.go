@@ -21,6 +21,7 @@ import (
 	"github.com/seokit/seokit/httpapi/store"
 	"github.com/seokit/seokit/httpapi/store/storetest"
 	"github.com/seokit/seokit/logs"
+	"github.com/seokit/seokit/monitor"
 )
 
 // logSite is a small site: / links to /a and /moved (a redirect to /a);
@@ -155,8 +156,16 @@ func TestLogUploadJoinedWithCrawl(t *testing.T) {
 	site := logSite(t)
 	host := hostOf(t, site.URL)
 	spool := t.TempDir()
-	a := newTestAPI(t, &Options{AllowPrivate: true, LogDir: spool, LogVerifier: logVerifier(t), Limits: map[store.Plan]int{store.Free: 10_000}})
+	a := newTestAPI(t, &Options{AllowPrivate: true, LogDir: spool, LogVerifier: logVerifier(t), Limits: map[store.Plan]int{store.Free: 10_000},
+		AlertPollInterval: 20 * time.Millisecond})
 	p := a.createProject(a.key, fmt.Sprintf(`{"domain":%q,"config":{"maxPages":10}}`, host))
+	// Alert rules on bot behaviour: bot_disallowed fires on the joined log
+	// (Googlebot fetched /private/x); bot_5xx_rising has one day of log
+	// and no 5xx, so stays silent.
+	hook := &hookReceiver{}
+	disallowed := createRule(t, a, a.key, p.ID, fmt.Sprintf(`{"kind":"bot_disallowed","channel":"webhook","target":%q}`, newHook(t, hook)))
+	quiet := &hookReceiver{}
+	createRule(t, a, a.key, p.ID, fmt.Sprintf(`{"kind":"bot_5xx_rising","channel":"webhook","target":%q}`, newHook(t, quiet)))
 
 	// Without a crawl, the report has no join and says why.
 	resp := a.upload(a.key, p.ID, "?name=before.log", []byte(testLog()))
@@ -266,6 +275,27 @@ func TestLogUploadJoinedWithCrawl(t *testing.T) {
 	other := a.srv.logAddressKey("prj_other")
 	if hashAddress(other, spoofIP) == rep.Bots[0].SpoofedSample[0].IP || hashAddress(a.srv.logAddressKey(p.ID), spoofIP) != rep.Bots[0].SpoofedSample[0].IP {
 		t.Error("the address hash is not the project's own")
+	}
+	// The bot_disallowed alert was sent for the joined log only (the first
+	// had no join), naming Googlebot and the URL.
+	eventually(t, "the bot_disallowed alert", func() bool {
+		bodies, _, _ := hook.got()
+		return len(bodies) == 1
+	})
+	bodies, _, _ := hook.got()
+	var alert monitor.Alert
+	if err := json.Unmarshal(bodies[0], &alert); err != nil {
+		t.Fatal(err)
+	}
+	if alert.Kind != monitor.KindBotDisallowed || alert.Rule != disallowed.ID || alert.Count != 1 || alert.Changes[0].Subject != "Googlebot" ||
+		len(alert.Changes[0].Examples) != 1 || alert.Changes[0].Examples[0] != "/private/x" || !strings.Contains(alert.Links.Analysis, up.ID) {
+		t.Errorf("alert %+v", alert)
+	}
+	if ds := deliveries(t, a, p.ID); len(ds) != 1 || ds[0].RuleID != disallowed.ID {
+		t.Errorf("deliveries %+v; want the bot_disallowed one only", ds)
+	}
+	if _, _, n := quiet.got(); n != 0 {
+		t.Errorf("bot_5xx_rising sent %d alerts for a log without 5xx", n)
 	}
 	// The spool is emptied as parses end.
 	if ents, _ := os.ReadDir(spool); len(ents) != 0 {
