@@ -18,10 +18,14 @@ var chartColors = []string{"#3949ab", "#c62828", "#2e7d32", "#ef6c00", "#6a1b9a"
 
 // htmlChart is a chart of the report, or why there is none.
 type htmlChart struct {
-	Title string
-	SVG   template.HTML
-	Empty string
+	Title  string
+	SVG    template.HTML
+	Empty  string
+	Legend []legendItem
 }
+
+// legendItem names a line of a chart with its colour.
+type legendItem struct{ Name, Color string }
 
 // joinSection is one list of the crawl join.
 type joinSection struct {
@@ -66,7 +70,11 @@ func lineChart(title string, dates []string, names []string, values [][]*float64
 	if err != nil {
 		return htmlChart{Title: title, Empty: "The chart could not be drawn: " + err.Error()}
 	}
-	return htmlChart{Title: title, SVG: svg}
+	c := htmlChart{Title: title, SVG: svg}
+	for i, n := range names {
+		c.Legend = append(c.Legend, legendItem{n, chartColors[i%len(chartColors)]})
+	}
+	return c
 }
 
 // charts are the report's charts: hits per day of the bots with the most
@@ -188,7 +196,8 @@ Status: {{$r.Status}}{{if $r.Reason}} ({{$r.Reason}}){{end}}.</p>
 <tr><td class="n">{{$r.Totals.BotHits}}</td><td class="n">{{$r.Totals.VerifiedHits}}</td><td class="n">{{$r.Totals.SpoofedHits}}</td><td class="n">{{$r.Totals.UnverifiableHits}}</td><td class="n">{{$r.Totals.RobotsFetches}}</td><td class="n">{{bytes $r.Totals.Bytes}}</td></tr></table>
 {{if not $r.Verification.Enabled}}<p class="muted">Verification was off: every bot hit is unverifiable.</p>{{end}}
 </section>
-{{range .Charts}}<section class="logs-chart"><h2>{{.Title}}</h2>{{if .SVG}}{{.SVG}}{{else}}<p class="muted">{{.Empty}}</p>{{end}}</section>
+{{range .Charts}}<section class="logs-chart"><h2>{{.Title}}</h2>{{if .SVG}}{{.SVG}}
+<p class="legend">{{range .Legend}}<span class="legend-item"><svg width="12" height="12" aria-hidden="true"><rect width="12" height="12" fill="{{.Color}}"></rect></svg> {{.Name}}</span> {{end}}</p>{{else}}<p class="muted">{{.Empty}}</p>{{end}}</section>
 {{end}}<section class="logs-classes"><h2>Classes</h2>
 <table><tr><th>Class</th><th class="n">Hits</th><th class="n">Distinct URLs</th><th class="n">2xx</th><th class="n">3xx</th><th class="n">4xx</th><th class="n">5xx</th><th class="n">Mean response</th></tr>
 {{range $r.Classes}}<tr><td>{{class .Class}}</td><td class="n">{{.Hits}}</td><td class="n">{{est .DistinctURLs}}</td><td class="n">{{.Status.S2xx}}</td><td class="n">{{.Status.S3xx}}</td><td class="n">{{.Status.S4xx}}</td><td class="n">{{.Status.S5xx}}</td><td class="n">{{ms .MeanResponseMS}}</td></tr>
