@@ -43,6 +43,14 @@
 //	                                  write  analyze    200 schedule paused, resumed or changed
 //	DELETE  /v1/projects/{id}/schedules/{sid}
 //	                                  write  analyze    204
+//	POST    /v1/projects/{id}/logs?format=&logFormat=&name=&stripQuery=
+//	                                  write  analyze    202 log upload (the body is the log file, plain or gzip), parsed as a job
+//	GET     /v1/projects/{id}/logs?limit=
+//	                                  read   analyze    200 {logs[...]} the project's uploads, newest first
+//	GET     /v1/projects/{id}/logs/{lid}
+//	                                  read   analyze    200 upload with its report (logs.Report) once parsed
+//	GET     /v1/projects/{id}/logs/{lid}/lists/{list}?offset=&limit=
+//	                                  read   analyze    200 {list, offset, limit, total, items} one page of a report list
 //	GET     /v1/openapi.json          none   -          200 the OpenAPI 3.1 document (no credential)
 //
 // Page analysis is an action that fetches third-party pages, so it needs
