@@ -375,7 +375,8 @@
 // PATCH and DELETE /v1/projects/{id}/alerts/{aid} change, mute and delete
 // one) watch for a kind of change (package monitor: new_findings,
 // top_page_changed, robots_changed, sitemaps_changed, pages_lost,
-// score_drop, keyword_drop, site_down) and send it through a channel: "webhook" (the
+// score_drop, keyword_drop, site_down, bot_5xx_rising, bot_disallowed)
+// and send it through a channel: "webhook" (the
 // alert's JSON, signed like callbacks with the rule's secret, shown once
 // and stored sealed like job credentials), "slack" (a Slack incoming-webhook
 // message) or "email" (through Options.SMTP; without it e-mail rules are
@@ -391,7 +392,9 @@
 // evaluated when an analysis reached no page of the site: such a job fails
 // with errorCode "site_unreachable", keeps its report (score null,
 // crawl.stopReason "unreachable") and is never the "previous successful
-// analysis" of a comparison. Each alert becomes a delivery in
+// analysis" of a comparison. bot_5xx_rising and bot_disallowed rules are
+// evaluated when a log uploaded to the project is parsed (logAlerts, before
+// the log job's final state is stored), on its report. Each alert becomes a delivery in
 // the store: one per rule and change (monitor.Alert.Fingerprint), so the
 // same two analyses never alert twice; the same change flapping back is
 // suppressed for Options.AlertCoolDown (24 h); a muted rule's alerts are
