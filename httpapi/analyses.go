@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/seokit/seokit/httpapi/service"
@@ -60,6 +61,9 @@ func (a siteAnalyses) Get(ctx context.Context, accountID, id string) (*Job, serv
 			res = bytesResult(j.Result)
 		}
 	}
+	if j.Kind == logJobKind {
+		return nil, nil, store.ErrNotFound // a log upload: Logs().Get
+	}
 	v := jobView(j, s.opts.BasePath)
 	if res == nil || !service.HasResult(&v) {
 		return &v, nil, nil
@@ -82,12 +86,18 @@ func (a siteAnalyses) List(ctx context.Context, accountID string, limit int) ([]
 	}
 	out := make([]Job, 0, len(js))
 	for i := range js {
+		if js[i].Kind == logJobKind {
+			continue // log uploads are listed per project: Logs().List
+		}
 		out = append(out, jobView(&js[i], a.s.opts.BasePath))
 	}
 	return out, nil
 }
 
 func (a siteAnalyses) Cancel(ctx context.Context, accountID, id string) (*Job, error) {
+	if strings.HasPrefix(id, logJobPrefix) {
+		return nil, store.ErrNotFound
+	}
 	j, err := a.s.cancelSite(ctx, accountID, id)
 	if j == nil {
 		return nil, err

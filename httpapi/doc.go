@@ -43,6 +43,14 @@
 //	                                  write  analyze    200 schedule paused, resumed or changed
 //	DELETE  /v1/projects/{id}/schedules/{sid}
 //	                                  write  analyze    204
+//	POST    /v1/projects/{id}/logs?format=&logFormat=&name=&stripQuery=
+//	                                  write  analyze    202 log upload (the body is the log file, plain or gzip), parsed as a job
+//	GET     /v1/projects/{id}/logs?limit=
+//	                                  read   analyze    200 {logs[...]} the project's uploads, newest first
+//	GET     /v1/projects/{id}/logs/{lid}
+//	                                  read   analyze    200 upload with its report (logs.Report) once parsed
+//	GET     /v1/projects/{id}/logs/{lid}/lists/{list}?offset=&limit=
+//	                                  read   analyze    200 {list, offset, limit, total, items} one page of a report list
 //	GET     /v1/openapi.json          none   -          200 the OpenAPI 3.1 document (no credential)
 //
 // Page analysis is an action that fetches third-party pages, so it needs
@@ -367,7 +375,8 @@
 // PATCH and DELETE /v1/projects/{id}/alerts/{aid} change, mute and delete
 // one) watch for a kind of change (package monitor: new_findings,
 // top_page_changed, robots_changed, sitemaps_changed, pages_lost,
-// score_drop, keyword_drop, site_down) and send it through a channel: "webhook" (the
+// score_drop, keyword_drop, site_down, bot_5xx_rising, bot_disallowed)
+// and send it through a channel: "webhook" (the
 // alert's JSON, signed like callbacks with the rule's secret, shown once
 // and stored sealed like job credentials), "slack" (a Slack incoming-webhook
 // message) or "email" (through Options.SMTP; without it e-mail rules are
@@ -383,7 +392,9 @@
 // evaluated when an analysis reached no page of the site: such a job fails
 // with errorCode "site_unreachable", keeps its report (score null,
 // crawl.stopReason "unreachable") and is never the "previous successful
-// analysis" of a comparison. Each alert becomes a delivery in
+// analysis" of a comparison. bot_5xx_rising and bot_disallowed rules are
+// evaluated when a log uploaded to the project is parsed (logAlerts, before
+// the log job's final state is stored), on its report. Each alert becomes a delivery in
 // the store: one per rule and change (monitor.Alert.Fingerprint), so the
 // same two analyses never alert twice; the same change flapping back is
 // suppressed for Options.AlertCoolDown (24 h); a muted rule's alerts are

@@ -18,6 +18,7 @@ import (
 //	kind                 work                       executor
 //	site analysis        runJob (work_site.go)      Queue (local or River): RunFunc
 //	shared-crawl helper  runHelper (frontiers.go)   Queue: RunFunc, ID from helperID
+//	log parse            runLogJob (logs.go)        Queue: RunFunc, ID starting with "log_"
 //	schedule tick        scheduleTick               Queue: PeriodicJob (one leader with River)
 //	outbox poll          outboxPollWork             Queue: PeriodicJob (one leader with River)
 //	rank re-check        rankRecheck                Queue: PeriodicJob (one leader with River)

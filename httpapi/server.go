@@ -21,6 +21,7 @@ import (
 	"github.com/seokit/seokit/httpapi/store"
 	"github.com/seokit/seokit/indexstatus"
 	"github.com/seokit/seokit/keywords"
+	"github.com/seokit/seokit/logs"
 	"github.com/seokit/seokit/monitor"
 	"github.com/seokit/seokit/optimizer"
 	"github.com/seokit/seokit/rankings"
@@ -225,6 +226,16 @@ type Options struct {
 	// for load-test baselines only. Every request then acts as the account
 	// "anonymous".
 	DisableAuth bool
+
+	// LogDir is the spool of uploaded log files (POST
+	// /v1/projects/{id}/logs) until their parse ends; empty means
+	// seokit-logs under os.TempDir(). Instances sharing a queue must share
+	// the directory (a log job runs on any of them).
+	LogDir string
+	// LogVerifier verifies the bots of uploaded logs (published IP ranges
+	// and forward-confirmed reverse DNS); nil leaves every bot hit
+	// unverifiable, and the report says verification was off.
+	LogVerifier *logs.Verifier
 
 	// routes registers extra routes (tests).
 	routes func(mux *http.ServeMux)
@@ -458,6 +469,10 @@ func (s *Server) routeTable() []route {
 		{"GET /v1/projects/{id}/schedules", auth.ScopeRead, OpAnalyze, s.listSchedules},
 		{"PATCH /v1/projects/{id}/schedules/{sid}", auth.ScopeWrite, OpAnalyze, s.updateSchedule},
 		{"DELETE /v1/projects/{id}/schedules/{sid}", auth.ScopeWrite, OpAnalyze, s.deleteSchedule},
+		{"POST /v1/projects/{id}/logs", auth.ScopeWrite, OpAnalyze, s.uploadLog},
+		{"GET /v1/projects/{id}/logs", auth.ScopeRead, OpAnalyze, s.listLogs},
+		{"GET /v1/projects/{id}/logs/{lid}", auth.ScopeRead, OpAnalyze, s.getLog},
+		{"GET /v1/projects/{id}/logs/{lid}/lists/{list}", auth.ScopeRead, OpAnalyze, s.logList},
 	}, s.alertRoutes()...)
 }
 

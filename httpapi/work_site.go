@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -106,6 +107,9 @@ type siteRun struct {
 func (s *Server) runJob(wctx context.Context, accountID, id string) error {
 	if jobID, ok := parseHelperID(id); ok {
 		return s.runHelper(wctx, accountID, jobID)
+	}
+	if strings.HasPrefix(id, logJobPrefix) {
+		return s.runLogJob(wctx, accountID, id)
 	}
 	ctx, cancelStore := s.storeCtx(wctx)
 	defer cancelStore()

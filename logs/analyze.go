@@ -33,6 +33,10 @@ type Options struct {
 	Verifier *Verifier
 	// StripQuery drops query strings from the URLs of the report.
 	StripQuery bool
+	// HashAddress, when set, replaces the client addresses the report
+	// keeps (the samples of spoofed hits, in Bots and Findings) with what
+	// it returns: a keyed hash keeps them comparable without keeping them.
+	HashAddress func(netip.Addr) string
 	// MaxURLs caps the URLs tracked one by one; the hits of further URLs
 	// go to Report.OtherURLs. Zero means 50,000.
 	MaxURLs int
@@ -441,6 +445,7 @@ type botAgg struct {
 	spoofed                int64
 	spoofIPs               *hll
 	spoofSample            []SpoofedSample
+	spoofAddrs             []netip.Addr // the addresses of spoofSample
 	reasons                map[string]int64
 }
 
@@ -634,7 +639,7 @@ func (a *aggregator) add(e *Entry, b *Bot, v Verdict) {
 		}
 		if e.IP.IsValid() {
 			ba.spoofIPs.add(hashAddr(e.IP))
-			ba.sampleSpoof(e.IP, v.Reason)
+			ba.sampleSpoof(a, e.IP, v.Reason)
 		}
 		return
 	case Verified:
@@ -665,16 +670,24 @@ func hashAddr(ip netip.Addr) uint64 {
 	return hashString(string(b[:]))
 }
 
-func (ba *botAgg) sampleSpoof(ip netip.Addr, reason string) {
-	s := ip.String()
-	for i := range ba.spoofSample {
-		if ba.spoofSample[i].IP == s {
+// addrText is how the report shows a client address (Options.HashAddress).
+func (a *aggregator) addrText(ip netip.Addr) string {
+	if a.o.HashAddress != nil {
+		return a.o.HashAddress(ip)
+	}
+	return ip.String()
+}
+
+func (ba *botAgg) sampleSpoof(a *aggregator, ip netip.Addr, reason string) {
+	for i, sa := range ba.spoofAddrs {
+		if sa == ip {
 			ba.spoofSample[i].Hits++
 			return
 		}
 	}
 	if len(ba.spoofSample) < maxSpoofSample {
-		ba.spoofSample = append(ba.spoofSample, SpoofedSample{IP: s, Hits: 1, Reason: reason})
+		ba.spoofAddrs = append(ba.spoofAddrs, ip)
+		ba.spoofSample = append(ba.spoofSample, SpoofedSample{IP: a.addrText(ip), Hits: 1, Reason: reason})
 	}
 }
 

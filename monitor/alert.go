@@ -18,6 +18,7 @@ import (
 
 	"github.com/seokit/seokit/crawler"
 	"github.com/seokit/seokit/crawler/compare"
+	"github.com/seokit/seokit/logs"
 	"github.com/seokit/seokit/seo"
 )
 
@@ -54,10 +55,20 @@ const (
 	// so nothing could be crawled (Input.Down). It needs no earlier
 	// analysis.
 	KindSiteDown Kind = "site_down"
+	// KindBotErrorsRising fires when a verified search bot got more 5xx
+	// answers on the last day of a parsed access log than before: its 5xx
+	// share of that day is at least Params.Points percentage points above
+	// its share on the log's earlier days (Input.Logs).
+	KindBotErrorsRising Kind = "bot_5xx_rising"
+	// KindBotDisallowed fires when a bot fetched at least Params.MinPages
+	// URLs that the site's robots.txt disallows for it (Input.Logs joined
+	// with a crawl).
+	KindBotDisallowed Kind = "bot_disallowed"
 )
 
 // Kinds lists every rule kind.
-var Kinds = []Kind{KindNewFindings, KindTopPageChanged, KindRobotsChanged, KindSitemapsChanged, KindPagesLost, KindScoreDrop, KindKeywordDrop, KindSiteDown}
+var Kinds = []Kind{KindNewFindings, KindTopPageChanged, KindRobotsChanged, KindSitemapsChanged, KindPagesLost, KindScoreDrop, KindKeywordDrop, KindSiteDown,
+	KindBotErrorsRising, KindBotDisallowed}
 
 // Down describes an analysis that reached no page of its site; site_down
 // reads it.
@@ -216,6 +227,9 @@ type Input struct {
 	// (SiteDown), for site_down; Diff is then nil, as there is nothing to
 	// compare.
 	Down *Down
+	// Logs is the report of a parsed access log, for bot_5xx_rising and
+	// bot_disallowed; nil when no log is evaluated.
+	Logs *logs.Report
 	// Links are copied into each alert.
 	Links Links
 	// Now stamps the alerts; zero means time.Now.
@@ -400,6 +414,18 @@ func Evaluate(r Rule, in *Input) *Alert {
 		}
 		ch = append(ch, c)
 		title = fmt.Sprintf("%s is down: %s", dom, c.What)
+	case KindBotErrorsRising:
+		if in.Logs == nil {
+			return nil
+		}
+		ch, state = botErrorsRising(in.Logs, cmp.Or(r.Params.Points, DefaultPoints))
+		title = fmt.Sprintf("%d verified search bot(s) got more 5xx answers on %s", len(ch), dom)
+	case KindBotDisallowed:
+		if in.Logs == nil || in.Logs.Join == nil {
+			return nil
+		}
+		ch, state = botDisallowed(in.Logs, max(r.Params.MinPages, 1))
+		title = fmt.Sprintf("%d bot(s) fetched URLs robots.txt disallows on %s", len(ch), dom)
 	case KindKeywordDrop:
 		n := cmp.Or(r.Params.Positions, DefaultPositions)
 		for _, k := range in.Keywords {

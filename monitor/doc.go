@@ -21,7 +21,14 @@
 //     from the start URL or its robots.txt (DNS, connection, TLS, timeout),
 //     or robots.txt answered 5xx or 429 (Input.Down, see SiteDown). It
 //     needs no earlier analysis, and score_drop never reads a site down
-//     as a score of zero.
+//     as a score of zero;
+//   - bot_5xx_rising: a verified search bot's 5xx share on the last day of
+//     a parsed access log is at least params.points (default 5) percentage
+//     points above its share on the log's earlier days, with at least
+//     MinBotDayHits hits that day (Input.Logs);
+//   - bot_disallowed: a bot fetched at least params.minPages (default 1)
+//     URLs the site's robots.txt disallows for it (Input.Logs joined with
+//     a crawl: "robots.txt says, the bot did").
 //
 // Evaluate reads the facts compare.Sites computed (it compares nothing
 // itself) and returns an Alert naming what changed: a title, a count, the

@@ -34,6 +34,7 @@ func runLogs(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	asCSV := fs.Bool("csv", false, "print the URL table (-top URLs, the most bot hits first) as CSV")
 	out := fs.String("o", "", "write the report to this file instead of standard output")
+	htmlFile := fs.String("html", "", "also write a self-contained HTML report with charts (bot hits and status mix per day, bots, URLs, the crawl join) to this file")
 	quiet := fs.Bool("quiet", false, "no progress on standard error")
 	allowPrivate := fs.Bool("allow-private", false, "let -robots URLs and range files be fetched from loopback and private network addresses")
 	fs.Usage = func() {
@@ -144,6 +145,15 @@ func runLogs(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return rep.WriteText(w)
 	}
 	var werr error
+	if *htmlFile != "" {
+		f, err := os.Create(*htmlFile)
+		if err != nil {
+			return &exitError{code: 2, err: fmt.Errorf("-html: %w", err)}
+		}
+		if err := errors.Join(rep.WriteHTML(f), f.Close()); err != nil {
+			return &exitError{code: 2, err: fmt.Errorf("-html: %w", err)}
+		}
+	}
 	if *out == "" {
 		werr = write(stdout)
 	} else {

@@ -86,6 +86,26 @@ func TestLogsCommand(t *testing.T) {
 		t.Errorf("CSV:\n%s\nwant it to start with\n%s", out.String(), csvWant)
 	}
 
+	// -html writes the page with its charts and the join next to the
+	// usual output.
+	htmlFile := filepath.Join(t.TempDir(), "logs.html")
+	out.Reset()
+	if err := run(context.Background(), append(args, "-html", htmlFile), &out, &errOut); err != nil {
+		t.Fatal(err)
+	}
+	page, err := os.ReadFile(htmlFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"<!doctype html>", `aria-label="Bot hits per day"`, "<td>GPTBot</td>", "Orphan URLs: fetched by bots, not found by the crawl: 1 URLs, 1 hits", `id="join-disallowed"`} {
+		if !strings.Contains(string(page), s) {
+			t.Errorf("HTML report lacks %q", s)
+		}
+	}
+	if !strings.Contains(out.String(), "GPTBot") {
+		t.Error("-html left out the text report")
+	}
+
 	out.Reset()
 	if err := run(context.Background(), args, &out, &errOut); err != nil {
 		t.Fatal(err)

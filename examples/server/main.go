@@ -53,6 +53,7 @@
 //	-job-timeout     SEOKIT_JOB_TIMEOUT       longest site analysis with -jobs river (2h)
 //	-job-rescue-after SEOKIT_JOB_RESCUE_AFTER a killed instance's job restarts elsewhere after this
 //	-frontier-dir    SEOKIT_FRONTIER_DIR      site analyses' crawl state, one SQLite file per job (-db path + "-frontiers")
+//	-log-dir         SEOKIT_LOG_DIR           access logs uploaded to projects, until parsed (-db path + "-logs", or seokit-logs)
 //	-crawl-rate      SEOKIT_CRAWL_RATE        requests per second a site analysis makes to one host (20)
 //	-schedule-interval SEOKIT_SCHEDULE_INTERVAL how often due project schedules are looked for (30s)
 //	-max-page-analyses SEOKIT_MAX_PAGE_ANALYSES page analyses run at once (4)
@@ -196,6 +197,7 @@ import (
 	"github.com/seokit/seokit/keywords"
 	kwdataforseo "github.com/seokit/seokit/keywords/dataforseo"
 	"github.com/seokit/seokit/keywords/local"
+	"github.com/seokit/seokit/logs"
 	"github.com/seokit/seokit/monitor"
 	"github.com/seokit/seokit/rankings"
 	"github.com/seokit/seokit/rankings/customsearch"
@@ -220,6 +222,7 @@ func main() {
 type config struct {
 	addr, db, dataDB, tlsCert, tlsKey, proxies, callbackSecret string
 	sessionKey, redisURL, jobs, publicURL, frontierDir         string
+	logDir                                                     string
 	resetAdmin, allowPrivate                                   bool
 	smtp                                                       monitor.SMTPOptions
 	freeLimit, proLimit, jobWorkers                            int
@@ -289,6 +292,7 @@ func parse(args []string, stderr io.Writer) (*config, error) {
 	fs.IntVar(&c.jobWorkers, "job-workers", envInt("SEOKIT_JOB_WORKERS", httpapi.DefaultJobWorkers), "site analyses this instance runs at once (with -jobs river, 0 makes an API-only instance)")
 	fs.DurationVar(&c.jobTimeout, "job-timeout", envDuration("SEOKIT_JOB_TIMEOUT", riverjobs.DefaultJobTimeout), "longest site analysis with -jobs river")
 	fs.DurationVar(&c.jobRescue, "job-rescue-after", envDuration("SEOKIT_JOB_RESCUE_AFTER", 0), "with -jobs river, how long after a run started a killed instance's job is restarted elsewhere (at least -job-timeout; 0 means -job-timeout plus 10 minutes)")
+	fs.StringVar(&c.logDir, "log-dir", env("SEOKIT_LOG_DIR", ""), "directory where access logs uploaded to projects wait for their parse (empty means the SQLite -db path with \"-logs\" appended, or seokit-logs); shared by the instances with -jobs river")
 	fs.StringVar(&c.frontierDir, "frontier-dir", env("SEOKIT_FRONTIER_DIR", ""), "directory of the site analyses' crawl state, one SQLite file per job, from which an interrupted job resumes (empty means the SQLite -db path with \"-frontiers\" appended, or seokit-frontiers); with -jobs river and -redis the state is in Redis")
 	fs.DurationVar(&c.scheduleInterval, "schedule-interval", envDuration("SEOKIT_SCHEDULE_INTERVAL", httpapi.DefaultScheduleInterval), "how often due project schedules are looked for")
 	fs.Float64Var(&c.crawlRate, "crawl-rate", envFloat("SEOKIT_CRAWL_RATE", crawler.DefaultPerHostRate), "requests per second a site analysis makes to one host")
@@ -359,6 +363,12 @@ func parse(args []string, stderr io.Writer) (*config, error) {
 		c.frontierDir = "seokit-frontiers"
 		if !isPostgres(c.db) && c.db != ":memory:" {
 			c.frontierDir = c.db + "-frontiers"
+		}
+	}
+	if c.logDir == "" {
+		c.logDir = "seokit-logs"
+		if !isPostgres(c.db) && c.db != ":memory:" {
+			c.logDir = c.db + "-logs"
 		}
 	}
 	if c.memoryLimit < 0 {
@@ -547,6 +557,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		Admission:        &c.admission,
 		CrawlerOptions:   &crawler.Options{PerHostRate: c.crawlRate},
 		Logger:           logger,
+		LogDir:           c.logDir,
+		// Bots of uploaded logs are verified by their operators' range
+		// files (fetched through the safe fetcher, cached a day) and by
+		// forward-confirmed reverse DNS with the system's resolver.
+		LogVerifier: logs.NewVerifier(&logs.VerifierOptions{Ranges: logs.NewHTTPRanges(seo.NewFetcher(&seo.FetcherOptions{AllowPrivate: c.allowPrivate}), nil)}),
 	}
 	if err := googleDrivers(ctx, c, opts); err != nil {
 		return err
@@ -611,6 +626,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		Projects:   api.Projects(),
 		Schedules:  api.Schedules(),
 		Alerts:     api.Alerts(),
+		Logs:       api.Logs(),
 		Quota:      api,
 		Mutes:      api,
 		Rankings:   rs,

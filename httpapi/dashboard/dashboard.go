@@ -104,6 +104,10 @@ type Options struct {
 	// not available. Both charge the account's quota themselves.
 	IndexStatus service.IndexStatus
 	FieldVitals service.FieldVitals
+	// Logs is the log files service (httpapi.Server.Logs): a project's
+	// access-log pages list its uploads and show their reports through
+	// it. Nil shows them as not available.
+	Logs service.Logs
 	// Mutes keeps the check IDs muted per domain, shown and changed on
 	// the analysis page; the API server implements it. Without one the
 	// mute controls are hidden.
@@ -325,6 +329,8 @@ func (d *Dashboard) routes() {
 	m.HandleFunc("POST "+Prefix+"/projects/{id}/alerts/{aid}", d.signedIn(d.updateAlert))
 	m.HandleFunc("POST "+Prefix+"/projects/{id}/alerts/{aid}/delete", d.signedIn(d.deleteAlert))
 	m.HandleFunc("POST "+Prefix+"/projects/{id}/alerts/{aid}/test", d.signedIn(d.testAlert))
+	m.HandleFunc("GET "+Prefix+"/projects/{id}/logs", d.signedIn(d.logsPage))
+	m.HandleFunc("GET "+Prefix+"/projects/{id}/logs/{lid}", d.signedIn(d.logReportPage))
 	m.HandleFunc("GET "+Prefix+"/rankings", d.signedIn(d.rankingsPage))
 	m.HandleFunc("POST "+Prefix+"/rankings", d.signedIn(d.trackKeywords))
 	m.HandleFunc("POST "+Prefix+"/rankings/untrack", d.signedIn(d.untrackKeyword))

@@ -66,6 +66,8 @@ var alertKinds = []alertKind{
 	{"pages_lost", "Pages lost"},
 	{"score_drop", "Site score dropped"},
 	{"keyword_drop", "A tracked keyword fell"},
+	{"bot_5xx_rising", "A verified search bot got more 5xx answers (access logs)"},
+	{"bot_disallowed", "A bot fetched URLs robots.txt disallows (access logs)"},
 }
 
 // unavailableSection says why a section of the project page is missing:

@@ -45,6 +45,9 @@ type Limits struct {
 	// project and those without one: when one of the account's analyses
 	// ends, its analyses created longer ago are deleted.
 	HistoryDays int
+	// MaxLogBytes caps one log file uploaded to a project, as sent (gzip
+	// or plain); decompressed it may be service.LogExpansion times that.
+	MaxLogBytes int64
 }
 
 // Daily request limits of the default plans.
@@ -62,13 +65,13 @@ var Names = []store.Plan{store.Free, store.Pro, store.Enterprise}
 var Defaults = Table{
 	store.Free: {DailyRequests: DefaultFreeDaily, MaxSitePages: 500, ConcurrentSiteJobs: 1, RenderPages: 50, Projects: 3,
 		Schedules: 2, MinScheduleInterval: 24 * time.Hour, AlertRules: 5,
-		HistoryAnalyses: 10, HistoryDays: 30},
+		HistoryAnalyses: 10, HistoryDays: 30, MaxLogBytes: 20 << 20},
 	store.Pro: {DailyRequests: DefaultProDaily, MaxSitePages: 10_000, ConcurrentSiteJobs: 3, RenderPages: 2_000, Projects: 50,
 		Schedules: 100, MinScheduleInterval: time.Hour, AlertRules: 50,
-		HistoryAnalyses: 100, HistoryDays: 365},
+		HistoryAnalyses: 100, HistoryDays: 365, MaxLogBytes: 2 << 30},
 	store.Enterprise: {DailyRequests: DefaultFreeDaily, MaxSitePages: 10_000, ConcurrentSiteJobs: 10, RenderPages: 10_000, Projects: store.MaxProjects,
 		Schedules: 1000, MinScheduleInterval: 15 * time.Minute, AlertRules: 500,
-		HistoryAnalyses: 1000, HistoryDays: 730},
+		HistoryAnalyses: 1000, HistoryDays: 730, MaxLogBytes: 10 << 30},
 }
 
 // Table is the limits of each plan.
@@ -87,7 +90,7 @@ func New(plans map[store.Plan]Limits, daily map[store.Plan]int, maxSitePages int
 	for p, c := range plans {
 		if c.DailyRequests < 0 || c.MaxSitePages < 0 || c.ConcurrentSiteJobs < 0 || c.MaxListURLs < 0 || c.RenderPages < 0 ||
 			c.Projects < 0 || c.Schedules < 0 || c.MinScheduleInterval < 0 || c.AlertRules < 0 ||
-			c.HistoryAnalyses < 0 || c.HistoryDays < 0 {
+			c.HistoryAnalyses < 0 || c.HistoryDays < 0 || c.MaxLogBytes < 0 {
 			return nil, fmt.Errorf("plans: plan %q has a negative limit", p)
 		}
 		d := out.plan(p)
@@ -123,6 +126,9 @@ func New(plans map[store.Plan]Limits, daily map[store.Plan]int, maxSitePages int
 		}
 		if c.HistoryDays > 0 {
 			d.HistoryDays = c.HistoryDays
+		}
+		if c.MaxLogBytes > 0 {
+			d.MaxLogBytes = c.MaxLogBytes
 		}
 		out[p] = d
 	}
