@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"image"
 	"image/png"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -179,6 +180,7 @@ func TestA11yFixtures(t *testing.T) {
 		}
 		t.Logf("%s: score %d, violations %v, needing review %v, %d rules passed", f.page, *a.Score, issueRules(a.Violations), issueRules(a.NeedsReview), a.Passed)
 	}
+	t.Run("axe-cli", func(t *testing.T) { compareWithAxeCLI(t, srv, reps) })
 }
 
 func mapsEqual(a, b map[string]string) bool {
@@ -202,6 +204,106 @@ func findingByID(rep *analyzer.Report, id string) *seo.Finding {
 	return nil
 }
 
-var _ = exec.Command
-var _ = json.Marshal
-var _ = slices.Sort[[]string]
+// axeCLI finds axe's own command line (@axe-core/cli) and chromedriver:
+// $SEOKIT_AXE_CLI, else the axe beside axe-core's package
+// (node_modules/.bin/axe), else axe on PATH; $SEOKIT_CHROMEDRIVER, else
+// chromedriver on PATH. It skips the test when either is missing (fails
+// it when SEOKIT_REQUIRE_SERVERS=1).
+func axeCLI(t *testing.T, axeJS string) (cli, driver, chrome string) {
+	t.Helper()
+	need := func(what string, err error) {
+		if os.Getenv("SEOKIT_REQUIRE_SERVERS") == "1" {
+			t.Fatalf("SEOKIT_REQUIRE_SERVERS=1 but %s: %v", what, err)
+		}
+		t.Skipf("skipping the comparison with axe's CLI: %s: %v", what, err)
+	}
+	cli = os.Getenv("SEOKIT_AXE_CLI")
+	if cli == "" {
+		if c := filepath.Join(filepath.Dir(axeJS), "..", ".bin", "axe"); fileExists(c) {
+			cli = c
+		} else if c, err := exec.LookPath("axe"); err == nil {
+			cli = c
+		} else {
+			need("@axe-core/cli not found (npm install @axe-core/cli@4.13.0)", err)
+		}
+	}
+	driver = os.Getenv("SEOKIT_CHROMEDRIVER")
+	if driver == "" {
+		var err error
+		if driver, err = exec.LookPath("chromedriver"); err != nil {
+			need("chromedriver not found (Debian: chromium-driver)", err)
+		}
+	}
+	var err error
+	if chrome, err = exec.LookPath("chromium"); err != nil {
+		need("chromium not found", err)
+	}
+	return cli, driver, chrome
+}
+
+func fileExists(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular()
+}
+
+// compareWithAxeCLI runs axe's own CLI, with the same axe-core script and
+// tags, on the fixture pages and compares the rule IDs of its violations
+// and results needing review with seokit's, page by page.
+func compareWithAxeCLI(t *testing.T, srv *httptest.Server, reps map[string]*analyzer.Report) {
+	axeJS := requireAxe(t)
+	cli, driver, chrome := axeCLI(t, axeJS)
+	dir := t.TempDir()
+	args := []string{}
+	for _, f := range a11yFixtures {
+		args = append(args, srv.URL+"/"+f.page)
+	}
+	args = append(args, "--tags", strings.Join(render.A11yTags, ","), "--axe-source", axeJS,
+		"--chromedriver-path", driver, "--chrome-path", chrome,
+		"--chrome-options", "headless=new,no-sandbox,disable-dev-shm-usage",
+		"--save", "axe.json", "--dir", dir, "--no-reporter", "--timeout", "60")
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, cli, args...)
+	cmd.Env = append(os.Environ(), "HOME="+dir) // chromedriver and Chrome write their state here
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("axe CLI: %v\n%s", err, out)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "axe.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var results []struct {
+		URL        string                `json:"url"`
+		Violations []struct{ ID string } `json:"violations"`
+		Incomplete []struct{ ID string } `json:"incomplete"`
+	}
+	if err := json.Unmarshal(b, &results); err != nil {
+		t.Fatal(err)
+	}
+	if len(results) != len(a11yFixtures) {
+		t.Fatalf("axe CLI audited %d pages, want %d", len(results), len(a11yFixtures))
+	}
+	ids := func(xs []struct{ ID string }) []string {
+		out := []string{}
+		for _, x := range xs {
+			out = append(out, x.ID)
+		}
+		slices.Sort(out)
+		return out
+	}
+	for _, r := range results {
+		page := strings.TrimPrefix(r.URL, srv.URL+"/")
+		rep := reps[page]
+		if rep == nil || rep.A11y == nil {
+			t.Errorf("%s: audited by axe's CLI, not by seokit", r.URL)
+			continue
+		}
+		ours, oursReview := slices.Sorted(maps.Keys(issueRules(rep.A11y.Violations))), slices.Sorted(maps.Keys(issueRules(rep.A11y.NeedsReview)))
+		theirs, theirsReview := ids(r.Violations), ids(r.Incomplete)
+		if !slices.Equal(ours, theirs) || !slices.Equal(oursReview, theirsReview) {
+			t.Errorf("%s: seokit violations %v, needing review %v; axe CLI %v, %v", page, ours, oursReview, theirs, theirsReview)
+			continue
+		}
+		t.Logf("%s: same verdict as axe's CLI: violations %v, needing review %v", page, ours, oursReview)
+	}
+}
