@@ -153,7 +153,7 @@ const maxA11yJSON = 4 << 20
 func (p *Pool) audit(ctx context.Context, t *chromedp.Target, s *session) {
 	src, err := p.loadAxe()
 	if err != nil {
-		s.res.A11yReason = "not checked: " + err.Error()
+		s.res.A11yReason = "not checked: " + strings.TrimPrefix(err.Error(), seo.ErrUnavailable.Error()+": ")
 		return
 	}
 	actx, cancel := context.WithTimeout(ctx, A11yWait)
