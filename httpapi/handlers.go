@@ -44,6 +44,11 @@ type PageOptions struct {
 	// Screenshot is "none", "viewport" (default when rendering) or "full";
 	// the report carries the PNG base64-encoded (render.screenshot).
 	Screenshot string `json:"screenshot,omitempty"`
+	// A11y audits the accessibility of the rendered page with axe-core
+	// (the report's a11y section and a11y.* findings: the automated subset
+	// of WCAG); it needs render "auto" or "always". Without axe-core on the
+	// server the report says "not checked".
+	A11y bool `json:"a11y,omitempty"`
 }
 
 // PageRequest is the body of POST /v1/analyze/page and POST /v1/analyze.
@@ -62,7 +67,7 @@ func (s *Server) analyzePagePost(w http.ResponseWriter, r *http.Request) {
 }
 
 // analyzePageGet serves GET
-// /v1/analyze?url=&depth=&checkLinks=&analyzeMobile=&skipExternalLinks=&mute=&render=&screenshot=.
+// /v1/analyze?url=&depth=&checkLinks=&analyzeMobile=&skipExternalLinks=&mute=&render=&screenshot=&a11y=.
 func (s *Server) analyzePageGet(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	req := PageRequest{URL: q.Get("url"), Options: PageOptions{Depth: q.Get("depth"), Render: q.Get("render"), Screenshot: q.Get("screenshot")}}
@@ -81,6 +86,10 @@ func (s *Server) analyzePageGet(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if req.Options.SkipExternalLinks, err = queryBool(r, "skipExternalLinks"); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if req.Options.A11y, err = queryBool(r, "a11y"); err != nil {
 		s.fail(w, r, err)
 		return
 	}
@@ -107,6 +116,9 @@ func (s *Server) analyzePage(w http.ResponseWriter, r *http.Request, req PageReq
 		return
 	}
 	rc, err := parseRender(req.Options.Render, req.Options.Screenshot, false)
+	if err == nil {
+		rc, err = rc.withA11y(req.Options.A11y)
+	}
 	if err != nil {
 		s.fail(w, r, err)
 		return
