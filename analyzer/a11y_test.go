@@ -163,3 +163,35 @@ func TestA11yNeedsRender(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// TestA11yHTMLReport: the page report has an accessibility section with
+// the score, each violated rule with its WCAG criteria and elements, and
+// says "Not checked" with the reason when the audit did not run.
+func TestA11yHTMLReport(t *testing.T) {
+	score := 56
+	rep := &Report{URL: "https://example.com/", A11y: &A11yReport{Checked: true, Standard: A11yStandard, Engine: "axe-core 4.14.1", Score: &score,
+		Violations: []A11yIssue{{Rule: "image-alt", CheckID: "a11y.image-alt", Impact: "critical", WCAG: []string{"1.1.1"}, Level: "A",
+			Help: "Images must have alternative text", HelpURL: "https://dequeuniversity.com/rules/axe/4.14/image-alt",
+			Nodes: []render.A11yNode{{Target: "img.hero", HTML: `<img class="hero">`, Summary: "Element does not have an alt attribute"}}, NodeCount: 3}},
+		NeedsReview: []A11yIssue{{Rule: "color-contrast", WCAG: []string{"1.4.3"}, Level: "AA", Help: "Contrast", NodeCount: 2,
+			Nodes: []render.A11yNode{{Target: "p.over-image"}}}}}}
+	var b strings.Builder
+	if err := rep.WriteHTML(&b); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{"<h2>Accessibility</h2>", "56/100", "automated subset of WCAG", `href="https://dequeuniversity.com/rules/axe/4.14/image-alt"`,
+		"WCAG SC 1.1.1 (level A)", "img.hero", "&lt;img class=&#34;hero&#34;&gt;", "… 1 of 3 listed", "Needs review", "p.over-image", "WCAG SC 1.4.3 (level AA)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the report lacks %q", want)
+		}
+	}
+	rep.A11y = notChecked("axe-core not found")
+	b.Reset()
+	if err := rep.WriteHTML(&b); err != nil {
+		t.Fatal(err)
+	}
+	if out := b.String(); !strings.Contains(out, "<strong>Not checked.</strong> <span class=\"muted\">not checked: axe-core not found</span>") || strings.Contains(out, "Accessibility score") {
+		t.Errorf("not-checked report: %s", out[strings.Index(out, "<h2>Accessibility</h2>"):][:400])
+	}
+}
