@@ -31,7 +31,7 @@ const (
 	maxA11yGroups = 500
 	// maxA11yReasons caps the distinct reasons of NotCheckedReasons.
 	maxA11yReasons = 20
-	// maxA11yTarget caps a selector kept in a summary.
+	// maxA11yTarget caps a selector kept in a summary, in runes.
 	maxA11yTarget = 200
 )
 
@@ -54,22 +54,10 @@ func summarizeA11y(rep *analyzer.Report, sum *PageSummary) {
 		}
 		is := A11yPageIssue{Rule: v.Rule, Impact: v.Impact, WCAG: v.WCAG, Level: v.Level, Nodes: v.NodeCount}
 		if len(v.Nodes) > 0 {
-			is.Target = clipTo(v.Nodes[0].Target, maxA11yTarget)
+			is.Target = seo.ClipTo(v.Nodes[0].Target, maxA11yTarget)
 		}
 		sum.A11yIssues = append(sum.A11yIssues, is)
 	}
-}
-
-// clipTo cuts s to at most n bytes on a rune boundary.
-func clipTo(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	i := n
-	for i > 0 && s[i]&0xC0 == 0x80 {
-		i--
-	}
-	return s[:i] + "…"
 }
 
 // A11ySummary is the accessibility audit of a crawl's rendered pages
@@ -140,14 +128,7 @@ func a11ySummary(pages []PageSummary) *A11ySummary {
 		found = true
 		if !*p.A11yChecked {
 			s.NotChecked++
-			reason := cmp.Or(p.A11yReason, "unknown")
-			if s.NotCheckedReasons == nil {
-				s.NotCheckedReasons = map[string]int{}
-			}
-			if _, ok := s.NotCheckedReasons[reason]; !ok && len(s.NotCheckedReasons) >= maxA11yReasons {
-				reason = "other"
-			}
-			s.NotCheckedReasons[reason]++
+			s.NotCheckedReasons = countReason(s.NotCheckedReasons, cmp.Or(p.A11yReason, "unknown"), maxA11yReasons)
 			continue
 		}
 		s.Checked++

@@ -196,16 +196,7 @@ func (s *session) dequeue() []any {
 
 // clip cuts s to at most MaxText bytes on a rune boundary, ending it with
 // an ellipsis when cut.
-func clip(s string) string {
-	if len(s) <= MaxText {
-		return s
-	}
-	i := MaxText - len("…")
-	for i > 0 && !utf8.RuneStart(s[i]) {
-		i--
-	}
-	return s[:i] + "…"
-}
+func clip(s string) string { return clipTo(s, MaxText) }
 
 func (s *session) addMessage(list *[]render.Message, omitted *int, m render.Message) {
 	m.Text = clip(m.Text)
