@@ -26,13 +26,13 @@ type A11yPageIssue struct {
 // Caps of the accessibility data of a crawl.
 const (
 	// maxSummaryA11yIssues caps the rules a page summary keeps.
-	maxSummaryA11yIssues = 50
+	maxSummaryA11yIssues = 30
 	// maxA11yGroups caps A11ySummary.Groups.
 	maxA11yGroups = 500
 	// maxA11yReasons caps the distinct reasons of NotCheckedReasons.
 	maxA11yReasons = 20
 	// maxA11yTarget caps a selector kept in a summary, in runes.
-	maxA11yTarget = 200
+	maxA11yTarget = 120
 )
 
 // summarizeA11y copies the page's accessibility audit into sum.

@@ -116,7 +116,7 @@ type PageSummary struct {
 	// Accessibility audit (Options.Analyzer's A11y): A11yChecked is nil
 	// when not asked for, false with A11yReason when the page was not
 	// audited; A11yScore is the page's accessibility score and A11yIssues
-	// the rules it violates (at most 50).
+	// the rules it violates (at most 30).
 	A11yChecked *bool           `json:"a11yChecked,omitempty"`
 	A11yReason  string          `json:"a11yReason,omitempty"`
 	A11yScore   *int            `json:"a11yScore,omitempty"`
