@@ -29,6 +29,9 @@ const AxeDefaultPath = "node_modules/axe-core/axe.min.js"
 // longer is reported as not checked, and the audit is stopped.
 const A11yWait = 10 * time.Second
 
+// a11yWait is A11yWait, shortened by the tests.
+var a11yWait = A11yWait
+
 // maxAxeBytes caps the script read as axe-core (axe.min.js is about 560 KB).
 const maxAxeBytes = 8 << 20
 
@@ -156,7 +159,7 @@ func (p *Pool) audit(ctx context.Context, t *chromedp.Target, s *session) {
 		s.res.A11yReason = "not checked: " + strings.TrimPrefix(err.Error(), seo.ErrUnavailable.Error()+": ")
 		return
 	}
-	actx, cancel := context.WithTimeout(ctx, A11yWait)
+	actx, cancel := context.WithTimeout(ctx, a11yWait)
 	defer cancel()
 	s.mu.Lock()
 	frame := s.mainFrame
@@ -205,7 +208,7 @@ func (p *Pool) audit(ctx context.Context, t *chromedp.Target, s *session) {
 // auditError explains an audit command that failed.
 func auditError(ctx, actx context.Context, err error) error {
 	if ctx.Err() == nil && errors.Is(actx.Err(), context.DeadlineExceeded) {
-		return fmt.Errorf("the audit did not finish within %s", A11yWait)
+		return fmt.Errorf("the audit did not finish within %s", a11yWait)
 	}
 	return err
 }

@@ -136,3 +136,45 @@ func TestCapRules(t *testing.T) {
 		t.Errorf("rule %q: %d nodes, count %d, snippet %d bytes", r.ID, len(r.Nodes), r.NodeCount, len(r.Nodes[0].HTML))
 	}
 }
+
+// TestA11yAuditTimeout: an audit that outlasts its time is stopped and
+// reported as not checked, the rendering keeps its DOM, and the pool
+// renders the next page.
+func TestA11yAuditTimeout(t *testing.T) {
+	axePath := requireAxe(t)
+	srv := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		if r.URL.Path == "/big" {
+			// 10,000 elements: axe takes well over 50 ms on them on
+			// any machine (about a second on a fast one).
+			fmt.Fprint(w, `<!DOCTYPE html><html lang="en"><head><title>Big</title></head><body><main><h1>Big</h1>`)
+			for i := range 5000 {
+				fmt.Fprintf(w, `<p><a href="#%d">%d</a></p>`, i, i)
+			}
+			fmt.Fprint(w, `</main></body></html>`)
+			return
+		}
+		fmt.Fprint(w, a11yPages["/alt"])
+	}))
+	old := a11yWait
+	a11yWait = 50 * time.Millisecond
+	t.Cleanup(func() { a11yWait = old })
+	p := newTestPool(t, &Options{Tabs: 1, Fetcher: testFetcher(t, srv), AxePath: axePath})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	res, err := p.Render(ctx, &render.Request{URL: srv.URL + "/big", A11y: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.A11y != nil || res.A11yReason != "not checked: the audit did not finish within 50ms" {
+		t.Errorf("A11y %v, reason %q", res.A11y != nil, res.A11yReason)
+	}
+	if !strings.Contains(string(res.HTML), `href="#4999"`) {
+		t.Error("the DOM was not kept")
+	}
+	a11yWait = old
+	res, err = p.Render(ctx, &render.Request{URL: srv.URL + "/alt", A11y: true})
+	if err != nil || res.A11y == nil {
+		t.Fatalf("next rendering: %v, %q", err, res.A11yReason)
+	}
+}
