@@ -522,3 +522,47 @@ func TestA11yPageAnalysis(t *testing.T) {
 		t.Errorf("audited without options.a11y: %+v", rep.A11y)
 	}
 }
+
+// TestA11ySiteAnalysis: a site analysis with options.a11y audits its
+// rendered pages, within options.renderPages: the page past the cap is
+// reported as not audited, and the report's a11y summary groups the
+// violations.
+func TestA11ySiteAnalysis(t *testing.T) {
+	f := &fakeRenderer{}
+	a := newTestAPI(t, &Options{AllowPrivate: true, Renderer: f})
+	site := shellSite(t)
+	resp := a.call("POST", "/v1/analyze/site", a.key, `{"url":"`+site.URL+`/","options":{"render":"always","renderPages":1,"maxPages":5,"a11y":true}}`)
+	wantStatus(t, resp, 202)
+	var j Job
+	readJSON(t, resp, &j)
+	if !j.Options.A11y {
+		t.Errorf("job options %+v, want a11y", j.Options)
+	}
+	done := waitJob(t, a, a.key, j.ID, func(j Job) bool { return j.Status == "succeeded" || j.Status == "failed" })
+	if done.Status != "succeeded" {
+		t.Fatalf("job %s: %s", done.Status, done.Error)
+	}
+	var rep struct {
+		A11y *struct {
+			Checked           int            `json:"checked"`
+			NotChecked        int            `json:"notChecked"`
+			NotCheckedReasons map[string]int `json:"notCheckedReasons"`
+			Groups            []struct {
+				Rule  string `json:"rule"`
+				Pages int    `json:"pages"`
+			} `json:"groups"`
+		} `json:"a11y"`
+	}
+	if err := json.Unmarshal(done.Result, &rep); err != nil {
+		t.Fatal(err)
+	}
+	a11y := rep.A11y
+	if a11y == nil || a11y.Checked != 1 || a11y.NotChecked < 1 || len(a11y.Groups) != 1 || a11y.Groups[0].Rule != "image-alt" || a11y.Groups[0].Pages != 1 {
+		t.Fatalf("a11y summary %+v, want 1 page audited (the plan's cap asked), the rest not", a11y)
+	}
+	for reason := range a11y.NotCheckedReasons {
+		if !strings.Contains(reason, "not rendered") {
+			t.Errorf("not audited because %q, want the rendering cap", reason)
+		}
+	}
+}
