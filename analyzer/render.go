@@ -383,6 +383,9 @@ func renderPage(ctx context.Context, raw *Page, cfg *config, env *fetchEnv) (p *
 		// cannot turn a page into a non-document.
 		release()
 		rr.Reason = "failed: the rendered DOM is not HTML"
+		if raw.Report.A11y != nil {
+			raw.Report.A11y = notChecked("the rendering failed")
+		}
 		raw.render = &renderState{raw: raw, err: fmt.Errorf("the rendered DOM is not HTML"), rep: rr}
 		return raw, func() {}, nil
 	}
