@@ -44,6 +44,8 @@ var reportTemplate = template.Must(template.New("report").Funcs(template.FuncMap
 	},
 	// band reports whether a web.dev band is worse than good.
 	"band": func(b string) bool { return b == BandNeedsImprovement || b == BandPoor },
+	// wcag names an accessibility issue's success criteria and level.
+	"wcag": func(v A11yIssue) string { return a11yCriteria(v.WCAG, v.Level) },
 }).Parse(reportHTML))
 
 // HTMLReportPolicy is the Content-Security-Policy of the HTML page report,

@@ -83,6 +83,13 @@ type Options struct {
 	// Analyze) for the renderer's user agent; a robots.txt it cannot get
 	// allows everything.
 	RenderRequest render.Request
+	// A11y runs the accessibility audit (axe-core, the automated subset of
+	// WCAG 2.0-2.2 A and AA and best practices) on every rendered page:
+	// Report.A11y and the a11y area's findings. It needs Render other than
+	// none (a page not rendered is reported as not checked, with the
+	// reason) and a renderer that runs axe-core (render/chromium with
+	// axe-core installed; without it the report says "not checked").
+	A11y bool
 
 	// Thresholds overrides check thresholds; zero fields keep the defaults.
 	Thresholds Thresholds

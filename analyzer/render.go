@@ -276,6 +276,9 @@ func checkRenderOptions(o *Options) error {
 	if err != nil {
 		return err
 	}
+	if o.A11y && m == render.None {
+		return &seo.InputError{Field: "a11y", Value: "true", Reason: `the accessibility audit runs on the rendered page: it needs Options.Render "auto" or "always"`, Err: seo.ErrInvalidInput}
+	}
 	if m != render.None && o.Renderer == nil {
 		return fmt.Errorf("analyzer: Options.Render is %q but Options.Renderer is nil; set Options.Renderer (render/chromium): %w", m, render.ErrUnavailable)
 	}
@@ -317,11 +320,15 @@ func renderPage(ctx context.Context, raw *Page, cfg *config, env *fetchEnv) (p *
 	raw.Report.Render = rr
 	ok, reason := cfg.shouldRender(raw)
 	rr.Reason = reason
+	if cfg.A11y {
+		raw.Report.A11y = notChecked("the page was not rendered (" + reason + ")")
+	}
 	if !ok {
 		return raw, func() {}, nil
 	}
 	req := cfg.RenderRequest
 	req.URL = raw.URL.String()
+	req.A11y = req.A11y || cfg.A11y
 	if env.Robots != nil && req.Allowed == nil { // a crawl sets its own robots rule
 		ua := cfg.renderUserAgent(&req)
 		req.Allowed = func(u *url.URL) bool {
@@ -339,9 +346,15 @@ func renderPage(ctx context.Context, raw *Page, cfg *config, env *fetchEnv) (p *
 		}
 		if errors.Is(err, render.ErrDeclined) {
 			rr.Reason = "not rendered: " + unwrapMessage(err)
+			if raw.Report.A11y != nil {
+				raw.Report.A11y = notChecked("the page was " + rr.Reason)
+			}
 			return raw, func() {}, nil
 		}
 		rr.Reason = "failed: " + err.Error()
+		if raw.Report.A11y != nil {
+			raw.Report.A11y = notChecked("the rendering failed")
+		}
 		raw.render = &renderState{raw: raw, err: err, rep: rr}
 		return raw, func() {}, nil
 	}
@@ -370,6 +383,9 @@ func renderPage(ctx context.Context, raw *Page, cfg *config, env *fetchEnv) (p *
 		// cannot turn a page into a non-document.
 		release()
 		rr.Reason = "failed: the rendered DOM is not HTML"
+		if raw.Report.A11y != nil {
+			raw.Report.A11y = notChecked("the rendering failed")
+		}
 		raw.render = &renderState{raw: raw, err: fmt.Errorf("the rendered DOM is not HTML"), rep: rr}
 		return raw, func() {}, nil
 	}
@@ -383,6 +399,9 @@ func renderPage(ctx context.Context, raw *Page, cfg *config, env *fetchEnv) (p *
 		rp.Report.Robots = raw.Report.Robots
 	}
 	rp.Report.Render = rr
+	if req.A11y {
+		rp.Report.A11y = newA11yReport(res)
+	}
 	rp.render = st
 	return rp, release, nil
 }

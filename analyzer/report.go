@@ -55,6 +55,11 @@ type Report struct {
 	// DOM's, except Robots, which keeps the raw HTML's verdict when the raw
 	// HTML says noindex (Google does not render such a page).
 	Render *RenderReport `json:"render,omitempty"`
+	// A11y is the accessibility audit of the rendered page (Options.A11y):
+	// axe-core's violations and results needing review, with the page's
+	// accessibility score; absent when not asked for, and Checked false
+	// with the reason when the page could not be audited.
+	A11y *A11yReport `json:"a11y,omitempty"`
 
 	// Extracted holds the values of Options.Extract, Search the outcomes
 	// of Options.Search, in their order; absent when none are configured

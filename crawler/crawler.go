@@ -1122,6 +1122,7 @@ func (cr *crawl) summarizePage(it Item, resp *seo.Response, ferr error, rep *ana
 	sum.Status = resp.Status
 	sum.BlockedResources = g.blocked
 	summarizeRender(rep, &sum)
+	summarizeA11y(rep, &sum)
 	sum.Screenshot = shot
 	summarizeExtraction(&sum, rep)
 	clipSummary(&sum)

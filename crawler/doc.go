@@ -204,4 +204,13 @@
 // directory as [ScreenshotName] files, at most DefaultMaxScreenshots.
 // crawlertest.NewSPA generates a client-rendered site for tests and the
 // rendering benchmark (TestRenderBenchmark, SEOKIT_BENCH_RENDER=1).
+//
+// With Options.Analyzer's A11y as well, each rendered page is audited for
+// accessibility with axe-core (the analyzer's a11y area); PageSummary keeps
+// the page's audit (A11yChecked, A11yReason, A11yScore, the violated rules
+// as A11yIssues) and SiteReport.A11y (an [A11ySummary]) groups the
+// violations by rule and page template, marking those shared by every
+// page of a template on the same element: chrome, fixed once. The audit
+// costs no rendering of its own, so it stays within the pages the
+// Renderer agrees to render (a plan's cap).
 package crawler

@@ -170,13 +170,7 @@ func renderSummary(pages []PageSummary, mode render.Mode, device render.Device) 
 			if reason == "" {
 				reason = "unknown"
 			}
-			if s.NotRenderedReasons == nil {
-				s.NotRenderedReasons = map[string]int{}
-			}
-			if _, ok := s.NotRenderedReasons[reason]; !ok && len(s.NotRenderedReasons) >= maxNotRenderedReasons {
-				reason = "other"
-			}
-			s.NotRenderedReasons[reason]++
+			s.NotRenderedReasons = countReason(s.NotRenderedReasons, reason, maxNotRenderedReasons)
 			continue
 		}
 		s.Rendered++
@@ -226,6 +220,19 @@ func renderSummary(pages []PageSummary, mode render.Mode, device render.Device) 
 	}
 	s.Vitals.LCPP75Ms, s.Vitals.CLSP75, s.Vitals.TBTP75Ms = p75(lcp), p75(cls), p75(tbt)
 	return s
+}
+
+// countReason counts reason in m, made when nil; past max distinct reasons
+// a new one counts under "other". It returns m.
+func countReason(m map[string]int, reason string, max int) map[string]int {
+	if m == nil {
+		m = map[string]int{}
+	}
+	if _, ok := m[reason]; !ok && len(m) >= max {
+		reason = "other"
+	}
+	m[reason]++
+	return m
 }
 
 // p75 returns the 75th percentile of vs (nearest rank), nil for none.

@@ -143,10 +143,10 @@ func TestRenderBenchmark(t *testing.T) {
 	defer site.Close()
 	browsers, tabs, req := benchSetup(t)
 
-	raw := benchCrawl(t, site, nil, req)
+	raw := benchCrawl(t, site, nil, req, false)
 	pool := newChromium(t, site.URL, browsers, tabs)
 	stop := sampleTree(100 * time.Millisecond)
-	rendered := benchCrawl(t, site, pool, req)
+	rendered := benchCrawl(t, site, pool, req, false)
 	maxRSS, maxPSS, cpu := stop()
 	rate, n := rendered.Crawl.PagesPerSecond, len(rendered.Pages)
 	rawRate := raw.Crawl.PagesPerSecond
@@ -169,6 +169,40 @@ func TestRenderBenchmark(t *testing.T) {
 	if float64(maxRSS) >= targetPeakTreeRSS {
 		t.Errorf("peak tree RSS %.0f MiB, target < %.0f MiB", float64(maxRSS)/(1<<20), targetPeakTreeRSS/(1<<20))
 	}
+	benchA11y(t, site, pool, req, rate)
+}
+
+// targetA11ySlowdown is the most the accessibility audit may slow the
+// rendered crawl down: its rendered pages/s at least 75% of the same crawl's
+// without it.
+const targetA11ySlowdown = 0.25
+
+// benchA11y crawls site again with the same pool and the accessibility
+// audit on every rendered page, and compares its rendered pages/s with
+// offRate, the same crawl's without the audit.
+func benchA11y(t *testing.T, site *crawlertest.SPASite, pool *chromium.Pool, req render.Request, offRate float64) {
+	if err := pool.A11yAvailable(); err != nil {
+		if os.Getenv("SEOKIT_REQUIRE_SERVERS") == "1" {
+			t.Fatalf("SEOKIT_REQUIRE_SERVERS=1 but %v", err)
+		}
+		t.Logf("audited crawl not measured: %v", err)
+		return
+	}
+	audited := benchCrawl(t, site, pool, req, true)
+	s, a := audited.Render, audited.A11y
+	if a == nil {
+		t.Fatal("an audited crawl without an accessibility summary")
+	}
+	rate := float64(s.Rendered) / audited.Crawl.Duration.Seconds()
+	t.Logf("audited crawl: %d pages in %v, %d rendered, %d audited, %d not audited %v, %d violation groups: %.1f rendered pages/s with the audit, %.1f without; with/without = %.4f (%.1f%% slower)",
+		len(audited.Pages), audited.Crawl.Duration.Round(time.Millisecond), s.Rendered, a.Checked, a.NotChecked, a.NotCheckedReasons, len(a.Groups),
+		rate, offRate, rate/offRate, 100*(1-rate/offRate))
+	if a.Checked != s.Rendered || a.Checked != benchPages {
+		t.Errorf("%d pages audited of %d rendered, want %d", a.Checked, s.Rendered, benchPages)
+	}
+	if rate < (1-targetA11ySlowdown)*offRate {
+		t.Errorf("the audit slows the rendered crawl down by %.1f%%, target under %.0f%%", 100*(1-rate/offRate), 100*targetA11ySlowdown)
+	}
 }
 
 // BenchmarkRenderedCrawl measures rendered crawls of the benchmark site
@@ -180,19 +214,20 @@ func BenchmarkRenderedCrawl(b *testing.B) {
 	pool := newChromium(b, site.URL, browsers, tabs)
 	var rate float64
 	for b.Loop() {
-		rate = benchCrawl(b, site, pool, req).Crawl.PagesPerSecond
+		rate = benchCrawl(b, site, pool, req, false).Crawl.PagesPerSecond
 	}
 	b.ReportMetric(rate, "pages/s")
 }
 
 // benchCrawl crawls site, rendering every page with r and req when r is
-// not nil.
-func benchCrawl(tb testing.TB, site *crawlertest.SPASite, r render.Renderer, req render.Request) *crawler.SiteReport {
+// not nil, and auditing its accessibility with a11y.
+func benchCrawl(tb testing.TB, site *crawlertest.SPASite, r render.Renderer, req render.Request, a11y bool) *crawler.SiteReport {
 	tb.Helper()
 	o := crawler.Options{MaxPages: benchPages + 10, Concurrency: 16, PerHostConcurrency: 16, SkipExternalLinks: true,
 		TimeBudget: 10 * time.Minute, Analyzer: &analyzer.Options{}}
 	if r != nil {
 		o.Analyzer.Render, o.Analyzer.Renderer, o.Analyzer.RenderRequest = render.Always, r, req
+		o.Analyzer.A11y = a11y
 	}
 	rep, err := crawler.New(testOptions(o)).Run(context.Background(), site.URL)
 	if err != nil {

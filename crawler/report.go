@@ -21,6 +21,10 @@ type SiteReport struct {
 	// Render summarises the rendering of the pages; nil (absent) when the
 	// crawl did not render (Options.Analyzer's Render).
 	Render *RenderSummary `json:"render,omitempty"`
+	// A11y summarises the accessibility audit of the rendered pages by
+	// rule and template; nil (absent) when the crawl did not audit
+	// (Options.Analyzer's A11y).
+	A11y *A11ySummary `json:"a11y,omitempty"`
 	// AICrawlers is the AI crawler readiness of the site
 	// (Options.AICrawlers); nil (absent in JSON) when not computed.
 	AICrawlers *AICrawlerReport `json:"aiCrawlers,omitempty"`

@@ -293,6 +293,7 @@ func (r *siteRun) pageStats(rep *SiteReport, scores []float64) (pageScores []int
 		if rep.Render != nil {
 			rep.Render.ScreenshotsOmitted, rep.Render.ScreenshotDir = f.ScreenshotsOmitted, f.ScreenshotDir
 		}
+		rep.A11y = a11ySummary(r.pages)
 	}
 	for i := range r.pages {
 		for e := range r.edgesOf(i) {

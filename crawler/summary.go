@@ -113,6 +113,15 @@ type PageSummary struct {
 	TBTMs             *float64 `json:"tbtMs,omitempty"`
 	Screenshot        bool     `json:"screenshot,omitempty"`
 
+	// Accessibility audit (Options.Analyzer's A11y): A11yChecked is nil
+	// when not asked for, false with A11yReason when the page was not
+	// audited; A11yScore is the page's accessibility score and A11yIssues
+	// the rules it violates (at most 30).
+	A11yChecked *bool           `json:"a11yChecked,omitempty"`
+	A11yReason  string          `json:"a11yReason,omitempty"`
+	A11yScore   *int            `json:"a11yScore,omitempty"`
+	A11yIssues  []A11yPageIssue `json:"a11yIssues,omitempty"`
+
 	// Error says why the page could not be fetched.
 	Error string `json:"error,omitempty"`
 	// ResponseMs is the total fetch time.

@@ -221,6 +221,17 @@
 // options.screenshot; a server without a renderer answers 503
 // rendering_unavailable and raw analyses keep working.
 //
+// options.a11y (GET: a11y=true) audits the accessibility of each rendered
+// page with axe-core (the automated subset of WCAG 2.0-2.2 A and AA and
+// best practices): the page report's a11y section (violations and results
+// needing review with their axe rule, impact, WCAG success criteria, help
+// URL and elements; a score weighted by impact) and a11y.* findings; a
+// site report's a11y summary groups the violations by rule and template.
+// It needs options.render "auto" or "always" (else 400 naming
+// options.a11y) and costs nothing beyond the rendering. A server without
+// axe-core (examples/server -axe, $SEOKIT_AXE) reports each page as
+// "not checked: axe-core not found", never as passed.
+//
 // Rendering is governed like the other heavy operations. A page analysis
 // that renders takes a slot of its own admission class
 // (AdmissionOptions.MaxRenders, by default the renderer's capacity or 4;

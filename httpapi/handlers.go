@@ -34,7 +34,7 @@ func (s *Server) analyzePagePost(w http.ResponseWriter, r *http.Request) {
 }
 
 // analyzePageGet serves GET
-// /v1/analyze?url=&depth=&checkLinks=&analyzeMobile=&skipExternalLinks=&mute=&render=&screenshot=.
+// /v1/analyze?url=&depth=&checkLinks=&analyzeMobile=&skipExternalLinks=&mute=&render=&screenshot=&a11y=.
 func (s *Server) analyzePageGet(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	req := PageRequest{URL: q.Get("url"), Options: PageOptions{Depth: q.Get("depth"), Render: q.Get("render"), Screenshot: q.Get("screenshot")}}
@@ -53,6 +53,10 @@ func (s *Server) analyzePageGet(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if req.Options.SkipExternalLinks, err = queryBool(r, "skipExternalLinks"); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if req.Options.A11y, err = queryBool(r, "a11y"); err != nil {
 		s.fail(w, r, err)
 		return
 	}
@@ -92,6 +96,9 @@ func (p pageService) Analyze(ctx context.Context, accountID string, req PageRequ
 		return nil, err
 	}
 	rc, err := parseRender(req.Options.Render, req.Options.Screenshot, false)
+	if err == nil {
+		rc, err = rc.withA11y(req.Options.A11y)
+	}
 	if err != nil {
 		return nil, err
 	}

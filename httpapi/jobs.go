@@ -193,6 +193,9 @@ func (s *Server) checkSite(ctx context.Context, accountID string, req SiteReques
 		return nil, 0, prefixField(err)
 	}
 	rc, err := parseRender(req.Options.Render, req.Options.Screenshot, true)
+	if err == nil {
+		rc, err = rc.withA11y(req.Options.A11y)
+	}
 	if err != nil {
 		return nil, 0, err
 	}
@@ -371,6 +374,7 @@ func (s *Server) crawlerOptions(jobID string, req SiteRequest) (crawler.Options,
 	// A request stored valid stays valid; a renderer gone since (a
 	// restart without a browser) leaves the analysis raw, and says so.
 	if rc, err := parseRender(req.Options.Render, req.Options.Screenshot, true); err == nil && rc.on() && s.opts.Renderer != nil {
+		rc.a11y = req.Options.A11y
 		setRender(&ao, rc, &jobRenderer{r: s.opts.Renderer, adm: s.adm, max: int64(req.Options.RenderPages), st: s.st, job: jobID})
 	}
 	co.Analyzer = &ao

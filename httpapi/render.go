@@ -35,6 +35,17 @@ type renderChoice struct {
 	mode render.Mode
 	shot render.Shot
 	site bool
+	a11y bool // the accessibility audit of the rendered pages
+}
+
+// withA11y adds options.a11y to c: the audit runs on rendered pages, so it
+// needs options.render "auto" or "always".
+func (c renderChoice) withA11y(on bool) (renderChoice, error) {
+	if on && !c.on() {
+		return renderChoice{}, invalid("options.a11y", `options.a11y needs options.render "auto" or "always" (the audit runs on the rendered page)`)
+	}
+	c.a11y = on
+	return c, nil
 }
 
 // on reports whether the analysis may render.
@@ -207,4 +218,5 @@ func (j *jobRenderer) Render(ctx context.Context, req *render.Request) (*render.
 func setRender(o *analyzer.Options, c renderChoice, r render.Renderer) {
 	o.Render, o.Renderer = c.mode, r
 	o.RenderRequest.Screenshot = c.shot
+	o.A11y = c.a11y
 }

@@ -67,6 +67,12 @@ func (f *fakeRenderer) Render(ctx context.Context, req *render.Request) (*render
 	if req.Screenshot != render.NoShot && req.Screenshot != "" {
 		res.Screenshot = onePixelPNG
 	}
+	if req.A11y {
+		res.A11y = &render.A11y{Engine: "axe-core 4.14.1", Tags: render.A11yTags, Passes: []string{"html-has-lang"},
+			Violations: []render.A11yRule{{ID: "image-alt", Impact: "critical", Help: "Images must have alternative text",
+				HelpURL: "https://dequeuniversity.com/rules/axe/4.14/image-alt", Tags: []string{"wcag2a", "wcag111"},
+				Nodes: []render.A11yNode{{Target: "img", HTML: `<img src="a.png">`}}, NodeCount: 1}}}
+	}
 	return res, nil
 }
 
@@ -128,6 +134,11 @@ func TestRenderOptionsInvalid(t *testing.T) {
 		{"site render mode", "POST", "/v1/analyze/site", siteBody(`{"render":"yes"}`), "options.render"},
 		{"site render pages over the plan", "POST", "/v1/analyze/site", siteBody(`{"render":"always","renderPages":` + strconv.Itoa(free+1) + `}`), "options.renderPages"},
 		{"site render pages negative", "POST", "/v1/analyze/site", siteBody(`{"render":"always","renderPages":-1}`), "options.renderPages"},
+		{"a11y without rendering", "POST", "/v1/analyze/page", page(`{"a11y":true}`), "options.a11y"},
+		{"a11y not a boolean", "POST", "/v1/analyze/page", page(`{"render":"always","a11y":"yes"}`), "options.a11y"},
+		{"query a11y without rendering", "GET", "/v1/analyze?a11y=true&url=" + site.URL + "/", "", "options.a11y"},
+		{"query a11y not a boolean", "GET", "/v1/analyze?render=always&a11y=maybe&url=" + site.URL + "/", "", "a11y"},
+		{"site a11y without rendering", "POST", "/v1/analyze/site", siteBody(`{"a11y":true}`), "options.a11y"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -463,5 +474,95 @@ func TestRenderSiteAnalysis(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("pages %+v: the link found only after rendering was not crawled", rep.Pages)
+	}
+}
+
+// TestA11yPageAnalysis: options.a11y (POST) and a11y=true (GET) audit the
+// rendered page: the report's a11y section with its score and the
+// a11y.* findings; without it there is no audit.
+func TestA11yPageAnalysis(t *testing.T) {
+	a := newTestAPI(t, &Options{AllowPrivate: true, Renderer: &fakeRenderer{}})
+	site := shellSite(t)
+	type report struct {
+		A11y *struct {
+			Checked    bool `json:"checked"`
+			Score      *int `json:"score"`
+			Violations []struct {
+				Rule string   `json:"rule"`
+				WCAG []string `json:"wcag"`
+			} `json:"violations"`
+		} `json:"a11y"`
+		Findings []struct{ ID string } `json:"findings"`
+	}
+	for _, c := range []struct{ method, path, body string }{
+		{"POST", "/v1/analyze/page", `{"url":"` + site.URL + `/","options":{"render":"always","a11y":true}}`},
+		{"GET", "/v1/analyze?render=always&a11y=true&url=" + site.URL + "/", ""},
+	} {
+		resp := a.call(c.method, c.path, a.key, c.body)
+		wantStatus(t, resp, 200)
+		var rep report
+		readJSON(t, resp, &rep)
+		if rep.A11y == nil || !rep.A11y.Checked || rep.A11y.Score == nil || len(rep.A11y.Violations) != 1 ||
+			rep.A11y.Violations[0].Rule != "image-alt" || len(rep.A11y.Violations[0].WCAG) != 1 || rep.A11y.Violations[0].WCAG[0] != "1.1.1" {
+			t.Fatalf("%s: a11y %+v", c.method, rep.A11y)
+		}
+		found := false
+		for _, f := range rep.Findings {
+			found = found || f.ID == "a11y.image-alt"
+		}
+		if !found {
+			t.Errorf("%s: no a11y.image-alt finding in %+v", c.method, rep.Findings)
+		}
+	}
+	resp := a.call("POST", "/v1/analyze/page", a.key, `{"url":"`+site.URL+`/","options":{"render":"always"}}`)
+	wantStatus(t, resp, 200)
+	var rep report
+	readJSON(t, resp, &rep)
+	if rep.A11y != nil {
+		t.Errorf("audited without options.a11y: %+v", rep.A11y)
+	}
+}
+
+// TestA11ySiteAnalysis: a site analysis with options.a11y audits its
+// rendered pages, within options.renderPages: the page past the cap is
+// reported as not audited, and the report's a11y summary groups the
+// violations.
+func TestA11ySiteAnalysis(t *testing.T) {
+	f := &fakeRenderer{}
+	a := newTestAPI(t, &Options{AllowPrivate: true, Renderer: f})
+	site := shellSite(t)
+	resp := a.call("POST", "/v1/analyze/site", a.key, `{"url":"`+site.URL+`/","options":{"render":"always","renderPages":1,"maxPages":5,"a11y":true}}`)
+	wantStatus(t, resp, 202)
+	var j Job
+	readJSON(t, resp, &j)
+	if !j.Options.A11y {
+		t.Errorf("job options %+v, want a11y", j.Options)
+	}
+	done := waitJob(t, a, a.key, j.ID, func(j Job) bool { return j.Status == "succeeded" || j.Status == "failed" })
+	if done.Status != "succeeded" {
+		t.Fatalf("job %s: %s", done.Status, done.Error)
+	}
+	var rep struct {
+		A11y *struct {
+			Checked           int            `json:"checked"`
+			NotChecked        int            `json:"notChecked"`
+			NotCheckedReasons map[string]int `json:"notCheckedReasons"`
+			Groups            []struct {
+				Rule  string `json:"rule"`
+				Pages int    `json:"pages"`
+			} `json:"groups"`
+		} `json:"a11y"`
+	}
+	if err := json.Unmarshal(done.Result, &rep); err != nil {
+		t.Fatal(err)
+	}
+	a11y := rep.A11y
+	if a11y == nil || a11y.Checked != 1 || a11y.NotChecked < 1 || len(a11y.Groups) != 1 || a11y.Groups[0].Rule != "image-alt" || a11y.Groups[0].Pages != 1 {
+		t.Fatalf("a11y summary %+v, want 1 page audited (the plan's cap asked), the rest not", a11y)
+	}
+	for reason := range a11y.NotCheckedReasons {
+		if !strings.Contains(reason, "not rendered") {
+			t.Errorf("not audited because %q, want the rendering cap", reason)
+		}
 	}
 }

@@ -136,6 +136,10 @@ type Request struct {
 	// subresource; nil allows everything. Refused subresources are not
 	// fetched (as Googlebot does) and are reported with OutcomeRobots.
 	Allowed func(u *url.URL) bool
+	// A11y runs the accessibility audit (axe-core, A11yTags) on the page
+	// once it settled; the Result's A11y holds it, or A11yReason says why
+	// not (render/chromium needs axe-core's script, Options.AxePath).
+	A11y bool
 }
 
 // Result is what a rendering returns. Lists are capped by the driver; the
@@ -194,6 +198,12 @@ type Result struct {
 	// ListenersReason saying why.
 	Listeners       *Listeners `json:"listeners"`
 	ListenersReason string     `json:"listenersReason,omitempty"`
+	// A11y is the accessibility audit when Request.A11y asked for it; nil
+	// when not run, with A11yReason saying why ("not checked: axe-core not
+	// found", a timeout, the budget ended the page). A nil A11y is never a
+	// pass.
+	A11y       *A11y  `json:"a11y,omitempty"`
+	A11yReason string `json:"a11yReason,omitempty"`
 }
 
 // ClickAttr is the attribute a driver adds in Result.HTML to the <a>

@@ -40,6 +40,8 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fullPage := fs.Bool("full-page", false, "with -screenshot, capture the whole page instead of the viewport")
 	var xf extractFlags
 	xf.register(fs)
+	var af a11yFlags
+	af.register(fs)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: cli analyze [flags] URL")
 		fs.PrintDefaults()
@@ -70,6 +72,7 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
+	mode = af.mode(mode)
 	if (*shotFile != "" || *fullPage) && mode == render.None {
 		return &exitError{code: 2, err: errors.New("-screenshot and -full-page need -render auto or always")}
 	}
@@ -82,11 +85,12 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	ctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()
-	renderer, stopRenderer, err := startRenderer(ctx, mode, *allowPrivate, 1)
+	renderer, stopRenderer, err := startRenderer(ctx, mode, *allowPrivate, 1, *af.axe)
 	if err != nil {
 		return err
 	}
 	defer stopRenderer()
+	af.warn(stderr, renderer)
 	opts := &analyzer.Options{
 		Depth:         analyzer.Depth(*depth),
 		CheckLinks:    *links,
@@ -98,6 +102,7 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		UserAgent:     ua,
 		Render:        mode,
 		Renderer:      renderer,
+		A11y:          *af.on,
 		Extract:       xf.extract,
 		Search:        xf.search,
 	}
@@ -241,6 +246,7 @@ func printReport(w io.Writer, rep *analyzer.Report, verbose bool) {
 		fmt.Fprintf(w, "  structured   %s\n", clean(strings.Join(types, ", ")))
 	}
 	printRendering(w, rep.Render)
+	printA11y(w, rep.A11y)
 }
 
 // writeScreenshot writes the viewport (or full-page) screenshot of a

@@ -57,6 +57,8 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.Var(&segments, "segment", "group pages: NAME=url:REGEX, NAME=status:404 (or 4xx), NAME=depth:N (or MIN-MAX, MIN-), NAME=extract:EXTRACTOR=REGEX (first value of an -extract; =REGEX optional), NAME=template:FINGERPRINT (see TEMPLATES in the output), NAME=template-of:URL (the template of that page); repeatable, first match wins")
 	var xf extractFlags
 	xf.register(fs)
+	var af a11yFlags
+	af.register(fs)
 	configFile := fs.String("config", "", "read a saved crawl configuration (JSON; schema: -print-schema); flags given override its settings")
 	printConfig := fs.Bool("print-config", false, "print the crawl configuration of this command line and -config as JSON, and exit (credentials redacted)")
 	printSchema := fs.Bool("print-schema", false, "print the JSON Schema of a crawl configuration, and exit")
@@ -165,17 +167,19 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	mode = af.mode(mode)
 	if *shotDir != "" && mode == render.None {
 		return &exitError{code: 2, err: errors.New("-screenshots needs -render auto or always")}
 	}
 	if *renderTabs < 0 {
 		return &exitError{code: 2, err: errors.New("-render-tabs must not be negative")}
 	}
-	renderer, stopRenderer, err := startRenderer(ctx, mode, *allowPrivate, *renderTabs)
+	renderer, stopRenderer, err := startRenderer(ctx, mode, *allowPrivate, *renderTabs, *af.axe)
 	if err != nil {
 		return err
 	}
 	defer stopRenderer()
+	af.warn(stderr, renderer)
 	opts := &crawler.Options{
 		MaxPages:     *maxPages,
 		Concurrency:  *concurrency,
@@ -183,7 +187,7 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		AllowPrivate: *allowPrivate,
 		TimeBudget:   *timeout,
 		Analyzer: &analyzer.Options{Depth: analyzer.Depth(*depth), Disable: disabled,
-			Render: mode, Renderer: renderer},
+			Render: mode, Renderer: renderer, A11y: *af.on},
 		ExternalBudget: *externalBudget,
 	}
 	opts.ListSitemap = listOpts.ListSitemap
@@ -407,6 +411,7 @@ func printSiteReport(w io.Writer, rep *crawler.SiteReport, verbose bool) {
 	}
 	fmt.Fprintf(w, "Depths        %v (pages per click depth from 0)\n", c.DepthHistogram)
 	printRenderSummary(w, rep.Render)
+	printA11ySummary(w, rep.A11y)
 	printSegments(w, rep.Segments)
 	printTemplates(w, rep)
 	printAICrawlers(w, rep.AICrawlers)

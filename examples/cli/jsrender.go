@@ -30,15 +30,17 @@ func renderModeFlag(s string) (render.Mode, error) {
 
 // startRenderer starts the Chromium pool when mode renders (nil and a no-op
 // stop for render.None). The browser's requests obey the same address
-// policy as the raw fetches (allowPrivate). Without a browser the error
+// policy as the raw fetches (allowPrivate); axePath is axe-core's script for
+// the accessibility audit ("": chromium.FindAxe's defaults). Without a browser the error
 // says how to get one; raw analysis needs none.
-func startRenderer(ctx context.Context, mode render.Mode, allowPrivate bool, tabs int) (render.Renderer, func(), error) {
+func startRenderer(ctx context.Context, mode render.Mode, allowPrivate bool, tabs int, axePath string) (render.Renderer, func(), error) {
 	if mode == render.None {
 		return nil, func() {}, nil
 	}
 	pool, err := chromium.New(ctx, &chromium.Options{
 		Fetcher: seo.NewFetcher(&seo.FetcherOptions{AllowPrivate: allowPrivate}),
 		Tabs:    tabs,
+		AxePath: axePath,
 	})
 	if err != nil {
 		if errors.Is(err, render.ErrUnavailable) {

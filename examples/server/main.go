@@ -69,6 +69,7 @@
 //	-render-memory   SEOKIT_RENDER_MEMORY     MiB one rendering may take, its renderer process and V8 heap (512)
 //	-render-browser-memory SEOKIT_RENDER_BROWSER_MEMORY MiB a browser's process tree may take (1536)
 //	-render-nice     SEOKIT_RENDER_NICE       CPU priority (nice, 1-19) of the browsers; negative = the server's (10)
+//	-axe             SEOKIT_AXE               axe-core's script (axe.min.js) for options.a11y (default ./node_modules/axe-core/axe.min.js)
 //	-render-no-sandbox SEOKIT_RENDER_NO_SANDBOX renders without Chromium's sandbox (false; see below)
 //	-dataforseo-login, -dataforseo-password   DATAFORSEO_LOGIN, DATAFORSEO_PASSWORD
 //	-serpapi-key                              SERPAPI_KEY
@@ -236,6 +237,9 @@ type config struct {
 	// options.render.
 	chromium                   string
 	renderBrowsers, renderTabs int
+	// axe is axe-core's script, run by the accessibility audit
+	// (options.a11y); "" means chromium.FindAxe's defaults.
+	axe string
 	// renderMemory and renderBrowserMemory (MiB), renderNice and
 	// renderNoSandbox are the envelope of the renderer.
 	renderMemory, renderBrowserMemory, renderNice int
@@ -304,6 +308,7 @@ func parse(args []string, stderr io.Writer) (*config, error) {
 	fs.DurationVar(&c.admission.Wait, "admission-wait", envDuration("SEOKIT_ADMISSION_WAIT", httpapi.DefaultAdmissionWait), "how long a request waits for a slot and memory before it is refused with 503")
 	fs.IntVar(&c.memoryLimit, "memory-limit", envInt("SEOKIT_MEMORY_LIMIT", defaultMemoryLimit), "Go soft memory limit in MiB (GOMEMLIMIT, when set, wins; 0 means none)")
 	fs.StringVar(&c.chromium, "chromium", env("SEOKIT_CHROMIUM", ""), "Chromium program that renders pages for options.render (empty means the first of chromium.ExecNames found: chromium-headless-shell, chromium, chromium-browser, google-chrome ...); without one rendering answers 503 rendering_unavailable and raw analysis works")
+	fs.StringVar(&c.axe, "axe", env("SEOKIT_AXE", ""), "axe-core's script (axe.min.js, npm install axe-core@4.14.1) for the accessibility audit of options.a11y; empty means "+chromium.AxeDefaultPath+"; without it audited pages report \"not checked: axe-core not found\"")
 	fs.IntVar(&c.renderBrowsers, "render-browsers", envInt("SEOKIT_RENDER_BROWSERS", chromium.DefaultBrowsers), "browser processes that render pages")
 	fs.IntVar(&c.renderTabs, "render-tabs", envInt("SEOKIT_RENDER_TABS", chromium.DefaultTabs), "pages each browser renders at once")
 	fs.IntVar(&c.renderMemory, "render-memory", envInt("SEOKIT_RENDER_MEMORY", chromium.DefaultMaxRenderMemory>>20), "MiB one rendering may take (its renderer process and V8 heap); beyond it the page is stopped and reported \"not rendered: memory limit\"")
@@ -948,7 +953,7 @@ func startRenderer(ctx context.Context, c *config, logger *slog.Logger) *chromiu
 	pool, err := chromium.New(sctx, &chromium.Options{
 		ExecPath: c.chromium, Browsers: c.renderBrowsers, Tabs: c.renderTabs,
 		MaxRenderMemory: int64(c.renderMemory) << 20, MaxBrowserMemory: int64(c.renderBrowserMemory) << 20,
-		Nice: c.renderNice, NoSandbox: c.renderNoSandbox,
+		Nice: c.renderNice, NoSandbox: c.renderNoSandbox, AxePath: c.axe,
 		Fetcher: seo.NewFetcher(&seo.FetcherOptions{AllowPrivate: c.allowPrivate, Timeout: 10 * time.Second}),
 	})
 	if err != nil {
@@ -957,6 +962,9 @@ func startRenderer(ctx context.Context, c *config, logger *slog.Logger) *chromiu
 	}
 	if pool.Sandbox() == chromium.SandboxOff {
 		logger.Warn("rendering without Chromium's sandbox (-render-no-sandbox): a renderer exploit in a hostile page runs with the browser's rights", "uid", os.Geteuid())
+	}
+	if err := pool.A11yAvailable(); err != nil {
+		logger.Warn("accessibility audits unavailable (options.a11y reports pages as not checked): " + err.Error())
 	}
 	logger.Info("rendering available", "browsers", c.renderBrowsers, "tabs", c.renderTabs, "sandbox", pool.Sandbox(),
 		"renderMemoryMiB", c.renderMemory, "browserMemoryMiB", c.renderBrowserMemory, "nice", c.renderNice)

@@ -102,6 +102,11 @@ type SiteOptions struct {
 	// job records, the plan's cap (plans.Limits.RenderPages), the most
 	// it may be. Pages beyond it are analysed as the server sent them.
 	RenderPages int `json:"renderPages,omitempty"`
+	// A11y audits the accessibility of the rendered pages with axe-core
+	// (within RenderPages): each page's a11y section and findings, and the
+	// report's summary by rule and template. It needs Render "auto" or
+	// "always".
+	A11y bool `json:"a11y,omitempty"`
 }
 
 // SiteRequest is the body of POST /v1/analyze/site: exactly one of Domain

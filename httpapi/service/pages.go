@@ -57,6 +57,11 @@ type PageOptions struct {
 	// Screenshot is "none", "viewport" (default when rendering) or "full";
 	// the report carries the PNG base64-encoded (render.screenshot).
 	Screenshot string `json:"screenshot,omitempty"`
+	// A11y audits the accessibility of the rendered page with axe-core
+	// (the report's a11y section and a11y.* findings: the automated subset
+	// of WCAG); it needs render "auto" or "always". Without axe-core on the
+	// server the report says "not checked".
+	A11y bool `json:"a11y,omitempty"`
 }
 
 // PageRequest is the body of POST /v1/analyze/page and POST /v1/analyze.

@@ -196,16 +196,7 @@ func (s *session) dequeue() []any {
 
 // clip cuts s to at most MaxText bytes on a rune boundary, ending it with
 // an ellipsis when cut.
-func clip(s string) string {
-	if len(s) <= MaxText {
-		return s
-	}
-	i := MaxText - len("…")
-	for i > 0 && !utf8.RuneStart(s[i]) {
-		i--
-	}
-	return s[:i] + "…"
-}
+func clip(s string) string { return clipTo(s, MaxText) }
 
 func (s *session) addMessage(list *[]render.Message, omitted *int, m render.Message) {
 	m.Text = clip(m.Text)
@@ -811,7 +802,12 @@ func (p *Pool) renderIn(ctx context.Context, b *browser, tb *tab, req *render.Re
 	// runCtx bounds every command: preparing the tab, then the page's
 	// budget (req.Timeout, from the navigation on) and the grace to stop
 	// the page and read it.
-	runCtx, cancelRun := context.WithTimeout(tb.ctx, prepare+req.Timeout+grace)
+	// The accessibility audit has a time of its own after the page's.
+	total := prepare + req.Timeout + grace
+	if req.A11y {
+		total += A11yWait
+	}
+	runCtx, cancelRun := context.WithTimeout(tb.ctx, total)
 	defer cancelRun()
 	stopCaller := context.AfterFunc(ctx, cancelRun)
 	defer stopCaller()
@@ -967,6 +963,21 @@ func (p *Pool) renderIn(ctx context.Context, b *browser, tb *tab, req *render.Re
 				err = fmt.Errorf("not taken within %s after the budget of %s", grace, req.Timeout)
 			}
 			s.res.ScreenshotReason = seo.Clip(err.Error())
+		}
+	}
+	if req.A11y {
+		// After the DOM and the screenshots, so that neither sees what the
+		// audit may touch (axe scrolls and restores the scroll position).
+		if s.res.TimedOut {
+			s.res.A11yReason = "not checked: the rendering budget ended before the page settled"
+		} else {
+			p.audit(runCtx, t, s)
+			if ctx.Err() != nil {
+				return nil, nil, ctx.Err()
+			}
+			if err := s.crashErr(b); err != nil {
+				return nil, nil, err
+			}
 		}
 	}
 	return s, s.result(), nil

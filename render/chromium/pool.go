@@ -91,6 +91,12 @@ type Options struct {
 	// address policy and allowed ports apply to each request, redirect hop
 	// and WebSocket; zero means seo.NewFetcher(nil).
 	Fetcher *seo.Fetcher
+	// AxePath is axe-core's script (axe.min.js), run by the renderings
+	// whose Request asks for the accessibility audit (render.Request.A11y);
+	// zero means FindAxe's default places ($SEOKIT_AXE, then
+	// AxeDefaultPath). Without it, those renderings report the audit as not
+	// checked (render.Result.A11yReason), never as passed.
+	AxePath string
 }
 
 // Stats are a pool's counters.
@@ -129,6 +135,10 @@ type Pool struct {
 	stats    Stats
 	wg       sync.WaitGroup // renderings and restarts in progress
 	bproxy   *proxy         // the proxy of the browsers' own default context
+
+	axeOnce sync.Once // axe-core's script, read at the first audit
+	axeSrc  string
+	axeErr  error
 }
 
 // browser is one browser process.

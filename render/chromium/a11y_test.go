@@ -1,0 +1,180 @@
+package chromium
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/seokit/seokit/render"
+)
+
+// requireAxe returns axe-core's script path, skipping the test when it is
+// not installed (failing it when SEOKIT_REQUIRE_SERVERS=1).
+func requireAxe(t *testing.T) string {
+	t.Helper()
+	path, err := FindAxe("")
+	if err != nil {
+		if os.Getenv("SEOKIT_REQUIRE_SERVERS") == "1" {
+			t.Fatalf("SEOKIT_REQUIRE_SERVERS=1 but %v", err)
+		}
+		t.Skipf("skipping: %v", err)
+	}
+	return path
+}
+
+// a11yPages are pages with one known defect each, and one whose own
+// scripts try to fake the audit's answer from the page's world.
+var a11yPages = map[string]string{
+	"/alt": `<!DOCTYPE html><html lang="en"><head><title>Alt</title></head><body><main><h1>Alt</h1><img src="data:image/gif;base64,R0lGODlhAQABAAAAACw=" width="10" height="10"></main></body></html>`,
+	"/faker": `<!DOCTYPE html><html lang="en"><head><title>Faker</title><script>
+window.axe = { run: async () => ({ violations: [], incomplete: [], passes: [], inapplicable: [] }), version: "0.0.0" };
+Array.prototype.slice = function () { return []; };
+</script></head><body><main><h1>Faker</h1><img src="data:image/gif;base64,R0lGODlhAQABAAAAACw=" width="10" height="10"></main></body></html>`,
+}
+
+func TestA11yAudit(t *testing.T) {
+	axePath := requireAxe(t)
+	srv := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, ok := a11yPages[r.URL.Path]
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, body)
+	}))
+	p := newTestPool(t, &Options{Tabs: 2, Fetcher: testFetcher(t, srv), AxePath: axePath})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for _, path := range []string{"/alt", "/faker"} {
+		res, err := p.Render(ctx, &render.Request{URL: srv.URL + path, A11y: true})
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		a := res.A11y
+		if a == nil {
+			t.Fatalf("%s: no audit: %s", path, res.A11yReason)
+		}
+		if !strings.HasPrefix(a.Engine, "axe-core 4.") {
+			t.Errorf("%s: engine %q", path, a.Engine)
+		}
+		i := slices.IndexFunc(a.Violations, func(r render.A11yRule) bool { return r.ID == "image-alt" })
+		if i < 0 {
+			t.Fatalf("%s: image-alt not reported: %+v", path, a.Violations)
+		}
+		v := a.Violations[i]
+		if v.Impact != "critical" || !slices.Contains(v.Tags, "wcag111") || v.NodeCount != 1 || len(v.Nodes) != 1 ||
+			!strings.HasPrefix(v.Nodes[0].HTML, "<img") || v.Nodes[0].Target == "" || v.Nodes[0].Summary == "" || !strings.Contains(v.HelpURL, "image-alt") {
+			t.Errorf("%s: image-alt = %+v", path, v)
+		}
+		if len(a.Passes) == 0 {
+			t.Errorf("%s: no rule passed", path)
+		}
+		if !strings.Contains(string(res.HTML), "<img") {
+			t.Errorf("%s: the DOM was not read", path)
+		}
+	}
+
+	// A rendering that does not ask for the audit runs none.
+	res, err := p.Render(ctx, &render.Request{URL: srv.URL + "/alt"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.A11y != nil || res.A11yReason != "" {
+		t.Errorf("audit without asking: %+v %q", res.A11y, res.A11yReason)
+	}
+}
+
+// TestA11yAxeMissing: without axe-core the audit is "not checked", with
+// the places looked at, and the rendering itself succeeds.
+func TestA11yAxeMissing(t *testing.T) {
+	srv := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, a11yPages["/alt"])
+	}))
+	missing := filepath.Join(t.TempDir(), "axe.min.js")
+	p := newTestPool(t, &Options{Tabs: 1, Fetcher: testFetcher(t, srv), AxePath: missing})
+	if err := p.A11yAvailable(); !errors.Is(err, ErrAxeNotFound) {
+		t.Fatalf("A11yAvailable = %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	res, err := p.Render(ctx, &render.Request{URL: srv.URL + "/alt", A11y: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.A11y != nil || !strings.HasPrefix(res.A11yReason, "not checked: ") || !strings.Contains(res.A11yReason, "axe-core not found") ||
+		!strings.Contains(res.A11yReason, missing) {
+		t.Errorf("A11y = %+v, reason %q", res.A11y, res.A11yReason)
+	}
+	if len(res.HTML) == 0 {
+		t.Error("no DOM")
+	}
+}
+
+func TestCapRules(t *testing.T) {
+	long := strings.Repeat("é", 2*render.MaxA11ySnippet)
+	rules := make([]render.A11yRule, render.MaxA11yRules+5)
+	for i := range rules {
+		rules[i] = render.A11yRule{ID: fmt.Sprint("r", i), NodeCount: 0, Nodes: make([]render.A11yNode, render.MaxA11yNodes+3)}
+		rules[i].Nodes[0].HTML = long
+	}
+	rules[0].ID = ""
+	out, omitted := capRules(rules, 2)
+	if len(out) != render.MaxA11yRules-1 || omitted != 7 {
+		t.Fatalf("rules %d, omitted %d", len(out), omitted)
+	}
+	r := out[0]
+	if len(r.Nodes) != render.MaxA11yNodes || r.NodeCount != render.MaxA11yNodes || len(r.Nodes[0].HTML) > render.MaxA11ySnippet || !strings.HasSuffix(r.Nodes[0].HTML, "…") {
+		t.Errorf("rule %q: %d nodes, count %d, snippet %d bytes", r.ID, len(r.Nodes), r.NodeCount, len(r.Nodes[0].HTML))
+	}
+}
+
+// TestA11yAuditTimeout: an audit that outlasts its time is stopped and
+// reported as not checked, the rendering keeps its DOM, and the pool
+// renders the next page.
+func TestA11yAuditTimeout(t *testing.T) {
+	axePath := requireAxe(t)
+	srv := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		if r.URL.Path == "/big" {
+			// 10,000 elements: axe takes well over 50 ms on them on
+			// any machine (about a second on a fast one).
+			fmt.Fprint(w, `<!DOCTYPE html><html lang="en"><head><title>Big</title></head><body><main><h1>Big</h1>`)
+			for i := range 5000 {
+				fmt.Fprintf(w, `<p><a href="#%d">%d</a></p>`, i, i)
+			}
+			fmt.Fprint(w, `</main></body></html>`)
+			return
+		}
+		fmt.Fprint(w, a11yPages["/alt"])
+	}))
+	old := a11yWait
+	a11yWait = 50 * time.Millisecond
+	t.Cleanup(func() { a11yWait = old })
+	p := newTestPool(t, &Options{Tabs: 1, Fetcher: testFetcher(t, srv), AxePath: axePath})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	res, err := p.Render(ctx, &render.Request{URL: srv.URL + "/big", A11y: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.A11y != nil || res.A11yReason != "not checked: the audit did not finish within 50ms" {
+		t.Errorf("A11y %v, reason %q", res.A11y != nil, res.A11yReason)
+	}
+	if !strings.Contains(string(res.HTML), `href="#4999"`) {
+		t.Error("the DOM was not kept")
+	}
+	a11yWait = old
+	res, err = p.Render(ctx, &render.Request{URL: srv.URL + "/alt", A11y: true})
+	if err != nil || res.A11y == nil {
+		t.Fatalf("next rendering: %v, %q", err, res.A11yReason)
+	}
+}
