@@ -60,7 +60,7 @@ Run "cli keywords suggest -h" or "cli keywords import -h" for the flags.
 
 func runKeywords(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		fmt.Fprint(stderr, keywordsUsage)
+		fmt.Fprint(stderr, progText(keywordsUsage))
 		return &exitError{code: 2, err: errors.New("keywords: no subcommand given")}
 	}
 	switch args[0] {
@@ -69,10 +69,10 @@ func runKeywords(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	case "import":
 		return runKeywordsImport(ctx, args[1:], stdout, stderr)
 	case "-h", "--help", "help":
-		fmt.Fprint(stdout, keywordsUsage)
+		fmt.Fprint(stdout, progText(keywordsUsage))
 		return nil
 	}
-	fmt.Fprint(stderr, keywordsUsage)
+	fmt.Fprint(stderr, progText(keywordsUsage))
 	return &exitError{code: 2, err: fmt.Errorf("keywords: unknown subcommand %q", args[0])}
 }
 
@@ -104,12 +104,16 @@ func runKeywordsSuggest(ctx context.Context, args []string, stdout, stderr io.Wr
 	locale := fs.String("locale", "en-US", "language and region, xx-XX")
 	db := fs.String("db", defaultDB(), dbUsage)
 	limit := fs.Int("limit", keywords.DefaultLimit, fmt.Sprintf("most suggestions, 1 to %d", keywords.MaxLimit))
-	asJSON := fs.Bool("json", false, "print the suggestions as JSON")
+	out := addOutputFlags(fs, "text", "json")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: cli keywords suggest [flags] QUERY")
+		fmt.Fprintln(stderr, "usage: "+prog+" keywords suggest [flags] QUERY")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	format, err := out.resolve()
+	if err != nil {
 		return err
 	}
 	if fs.NArg() == 0 {
@@ -130,7 +134,7 @@ func runKeywordsSuggest(ctx context.Context, args []string, stdout, stderr io.Wr
 	if err != nil {
 		return usageErr(err)
 	}
-	if *asJSON {
+	if format == "json" {
 		return writeJSON(stdout, res)
 	}
 	printSuggestions(stdout, res)
@@ -143,7 +147,7 @@ func printSuggestions(w io.Writer, res *keywords.Suggestions) {
 		fmt.Fprintf(w, "failed sources: %s (partial answer)\n", clean(strings.Join(res.Failed, ", ")))
 	}
 	if len(res.Suggestions) == 0 {
-		fmt.Fprintln(w, "No suggestions: import a Keyword Planner, Search Console or Semrush export with \"cli keywords import FILE\".")
+		fmt.Fprintln(w, "No suggestions: import a Keyword Planner, Search Console or Semrush export with \""+prog+" keywords import FILE\".")
 		return
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -175,11 +179,11 @@ func runKeywordsImport(ctx context.Context, args []string, stdout, stderr io.Wri
 	fs := flag.NewFlagSet("keywords import", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	db := fs.String("db", defaultDB(), dbUsage)
-	format := fs.String("format", "auto", "file format: auto, keyword-planner, search-console or semrush")
+	input := fs.String("input-format", "auto", "file format: auto, keyword-planner, search-console or semrush")
 	locale := fs.String("locale", "en-US", "language and region of the keywords, xx-XX")
-	asJSON := fs.Bool("json", false, "print the import report as JSON")
+	out := addOutputFlags(fs, "text", "json")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: cli keywords import [flags] FILE")
+		fmt.Fprintln(stderr, "usage: "+prog+" keywords import [flags] FILE")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args); err != nil {
@@ -189,13 +193,20 @@ func runKeywordsImport(ctx context.Context, args []string, stdout, stderr io.Wri
 		fs.Usage()
 		return usageErr(errors.New("keywords import takes exactly one file"))
 	}
+	if in := out.inputAlias(stderr, "auto", string(local.KeywordPlanner), string(local.SearchConsole), string(local.Semrush)); in != "" {
+		*input = in
+	}
+	format, err := out.resolve()
+	if err != nil {
+		return err
+	}
 	var f local.Format
-	switch *format {
+	switch *input {
 	case "auto", "":
 	case string(local.KeywordPlanner), string(local.SearchConsole), string(local.Semrush):
-		f = local.Format(*format)
+		f = local.Format(*input)
 	default:
-		return usageErr(fmt.Errorf("-format: unknown format %q (auto, keyword-planner, search-console or semrush)", *format))
+		return usageErr(fmt.Errorf("-input-format: unknown format %q (auto, keyword-planner, search-console or semrush)", *input))
 	}
 	loc, err := parseLocaleFlag(*locale)
 	if err != nil {
@@ -215,7 +226,7 @@ func runKeywordsImport(ctx context.Context, args []string, stdout, stderr io.Wri
 	if err != nil {
 		return usageErr(fmt.Errorf("import %s: %w", fs.Arg(0), err))
 	}
-	if *asJSON {
+	if format == "json" {
 		return writeJSON(stdout, rep)
 	}
 	fmt.Fprintf(stdout, "%s: %s format, %d keywords imported, %d lines skipped\n", clean(fs.Arg(0)), clean(string(rep.Format)), rep.Imported, rep.Skipped)
