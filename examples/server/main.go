@@ -380,6 +380,34 @@ func parse(args []string, stderr io.Writer) (*config, error) {
 	return &c, nil
 }
 
+// watchTracked adds the keywords POST /v1/rankings/track tracks to the
+// account's dashboard watchlist, refusing them all, with an error naming
+// keywords, when they would take it past dashboard.MaxWatched.
+func watchTracked(ctx context.Context, watch dashboard.Watchlist, accountID string, tracked []rankings.Tracked) error {
+	have, err := watch.Watched(ctx, accountID, "")
+	if err != nil {
+		return err
+	}
+	known := make(map[rankings.Tracked]bool, len(have))
+	for _, w := range have {
+		w.AddedAt = time.Time{}
+		known[w] = true
+	}
+	added := 0
+	for _, t := range tracked {
+		t.AddedAt = time.Time{}
+		if !known[t] {
+			known[t] = true
+			added++
+		}
+	}
+	if len(have)+added > dashboard.MaxWatched {
+		return &seo.InputError{Field: "keywords", Value: strconv.Itoa(added) + " new keywords",
+			Reason: fmt.Sprintf("would take this account over %d tracked keywords (it tracks %d); stop tracking some first", dashboard.MaxWatched, len(have))}
+	}
+	return watch.Watch(ctx, accountID, tracked)
+}
+
 // listenURL is the URL of a listen address: "http://127.0.0.1:8080" for
 // "127.0.0.1:8080", 127.0.0.1 for an empty or unspecified host.
 func listenURL(addr string, tls bool) string {
@@ -526,10 +554,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		Limiter:        limiter,
 		TrustedProxies: proxies,
 		AllowPrivate:   c.allowPrivate,
-		OnRankings: func(ctx context.Context, accountID string, tracked []rankings.Tracked) {
-			if err := watch.Watch(ctx, accountID, tracked); err != nil {
-				logger.Warn("server: add API-tracked keywords to the dashboard watchlist", "err", err)
-			}
+		OnRankings: func(ctx context.Context, accountID string, tracked []rankings.Tracked) error {
+			return watchTracked(ctx, watch, accountID, tracked)
 		},
 		JobWorkers:       c.jobWorkers,
 		ScheduleInterval: c.scheduleInterval,
