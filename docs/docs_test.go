@@ -259,6 +259,12 @@ func TestDocsCommands(t *testing.T) {
 	defer site.Close()
 	s := startServer(t, srv, work)
 
+	// The server and the command line name the one data file they share.
+	data := filepath.Join(work, "seokit-data.db")
+	if !strings.Contains(s.output(), "Keyword and ranking data: "+data) {
+		t.Errorf("the server does not name its data file %s:\n%s", data, tail(s.output(), 10))
+	}
+	var outputs strings.Builder
 	commands := 0
 	for _, b := range run {
 		name := fmt.Sprintf("%s:%d", filepath.Base(b.file), b.line)
@@ -274,6 +280,7 @@ func TestDocsCommands(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v\n--- output:\n%s\n--- script:\n%s\n--- server:\n%s", name, err, out, script(b.body), tail(s.output(), 40))
 			}
+			outputs.Write(out)
 			t.Logf("%s: %s", name, tail(string(out), 6))
 		})
 		for _, l := range strings.Split(b.body, "\n") {
@@ -284,6 +291,9 @@ func TestDocsCommands(t *testing.T) {
 		if !ok {
 			break
 		}
+	}
+	if strings.Contains(outputs.String(), "data file: ") && !strings.Contains(outputs.String(), "data file: "+data+" ") {
+		t.Errorf("the command line names another data file than the server's %s", data)
 	}
 	t.Logf("docs: %d runnable blocks (%d command lines) run; %d other sh blocks not run", len(run), commands, notRun)
 }

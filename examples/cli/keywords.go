@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
@@ -34,6 +35,25 @@ func defaultDB() string {
 		return v
 	}
 	return defaultDataDB
+}
+
+// describeData names the data file for people: an SQLite path made
+// absolute, so that it can be compared with the server's, or a postgres://
+// DSN without its password.
+func describeData(path string) string {
+	if strings.HasPrefix(path, "postgres://") || strings.HasPrefix(path, "postgresql://") || path == ":memory:" {
+		return redactDSN(path)
+	}
+	if abs, err := filepath.Abs(path); err == nil {
+		return abs
+	}
+	return path
+}
+
+// noteData says on stderr which data file a command reads and writes, the
+// one examples/server must name with -data-db to serve the same data.
+func noteData(stderr io.Writer, path string) {
+	fmt.Fprintf(stderr, "data file: %s (-db, %s; examples/server -data-db)\n", clean(describeData(path)), dataDBEnv)
 }
 
 // redactDSN hides the password of a postgres:// DSN in messages.
@@ -125,6 +145,7 @@ func runKeywordsSuggest(ctx context.Context, args []string, stdout, stderr io.Wr
 	if err != nil {
 		return err
 	}
+	noteData(stderr, *db)
 	st, err := openKeywords(ctx, *db)
 	if err != nil {
 		return err
@@ -217,6 +238,7 @@ func runKeywordsImport(ctx context.Context, args []string, stdout, stderr io.Wri
 		return usageErr(err)
 	}
 	defer in.Close()
+	noteData(stderr, *db)
 	st, err := openKeywords(ctx, *db)
 	if err != nil {
 		return err

@@ -137,6 +137,7 @@ func runRankingsCheck(ctx context.Context, args []string, stdout, stderr io.Writ
 	if err != nil {
 		return usageErr(err)
 	}
+	noteData(stderr, *db)
 	st, err := openRankings(ctx, *db)
 	if err != nil {
 		return err
@@ -231,6 +232,7 @@ func runRankingsTrack(ctx context.Context, args []string, stdout, stderr io.Writ
 		}
 		day = d
 	}
+	noteData(stderr, *db)
 	st, err := openRankings(ctx, *db)
 	if err != nil {
 		return err

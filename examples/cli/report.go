@@ -117,6 +117,7 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return usageErr(err)
 	}
 
+	noteData(stderr, *db)
 	kw, err := openKeywords(ctx, *db)
 	if err != nil {
 		return err

@@ -165,8 +165,10 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -406,6 +408,24 @@ func watchTracked(ctx context.Context, watch dashboard.Watchlist, accountID stri
 			Reason: fmt.Sprintf("would take this account over %d tracked keywords (it tracks %d); stop tracking some first", dashboard.MaxWatched, len(have))}
 	}
 	return watch.Watch(ctx, accountID, tracked)
+}
+
+// describeFile names a store for people: an SQLite path made absolute, a
+// postgres:// DSN without its password.
+func describeFile(dsn string) string {
+	if isPostgres(dsn) {
+		if u, err := url.Parse(dsn); err == nil {
+			return u.Redacted()
+		}
+		return "postgres://..."
+	}
+	if dsn == ":memory:" {
+		return dsn
+	}
+	if abs, err := filepath.Abs(dsn); err == nil {
+		return abs
+	}
+	return dsn
 }
 
 // listenURL is the URL of a listen address: "http://127.0.0.1:8080" for
@@ -679,6 +699,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	} else {
 		fmt.Fprintf(stdout, "Dashboard: %s://%s%s/\n", scheme, ln.Addr(), dashboard.Prefix)
 	}
+	fmt.Fprintf(stdout, "API store: %s\nKeyword and ranking data: %s (the command line's -db or SEOKIT_DATA_DB must name the same file)\n",
+		describeFile(c.db), describeFile(c.dataDB))
 	fmt.Fprintf(stdout, "Listening on %s://%s\n", scheme, ln.Addr())
 	errc := make(chan error, 1)
 	go func() {
