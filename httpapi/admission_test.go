@@ -266,19 +266,6 @@ func TestJobListWithoutResults(t *testing.T) {
 	}
 }
 
-// cancelOnWrite cancels the request's context once the answer is written,
-// as a client closing the connection right after reading it does.
-type cancelOnWrite struct {
-	http.ResponseWriter
-	cancel context.CancelFunc
-}
-
-func (c cancelOnWrite) Write(b []byte) (int, error) {
-	n, err := c.ResponseWriter.Write(b)
-	c.cancel()
-	return n, err
-}
-
 // TestRankingsGetIsARead proves GET /v1/rankings tracks nothing (neither
 // the rankings store nor the account's watchlist changes), that POST
 // /v1/rankings/track tracks, and that a refusal of Options.OnRankings (the
