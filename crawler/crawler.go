@@ -1240,6 +1240,14 @@ func (cr *crawl) links(it Item, links []analyzer.Link) ([]Edge, []Item, []*url.U
 	return edges, items, ext
 }
 
+// skip counts s as skipped for a limit's reason, once per distinct URL,
+// with the first URLs of each reason as examples (CrawlStats.ScopeSkipped).
+func (cr *crawl) skip(reason, s string) {
+	if cr.skipped.add(s) && cr.scope != nil {
+		cr.scope.note(reason, s)
+	}
+}
+
 // inScope normalises u and reports whether the crawl covers it.
 func (cr *crawl) inScope(u *url.URL) (*url.URL, string, bool) {
 	if u.Scheme != "http" && u.Scheme != "https" {
@@ -1290,13 +1298,19 @@ func hasSessionParam(q string) bool {
 // allow it; a URL refused by a limit or a trap is counted as skipped.
 func (cr *crawl) allowItem(n *url.URL, s string, depth int, source, ref string) (Item, bool) {
 	switch {
-	case len(s) > cr.o.MaxURLLength, depth > cr.o.MaxDepth, !cr.traps.allows(n, s, depth, ref):
-		cr.skipped.add(s)
+	case len(s) > cr.o.MaxURLLength:
+		cr.skip(SkipURLTooLong, s)
+		return Item{}, false
+	case depth > cr.o.MaxDepth:
+		cr.skip(SkipTooDeep, s)
+		return Item{}, false
+	case !cr.traps.allows(n, s, depth, ref):
+		cr.skipped.add(s) // listed in NotFetched with its trap
 		return Item{}, false
 	case !cr.scopeAdmit(n, s, source):
 		return Item{}, false
 	case cr.admitted.Load() >= cr.admitCap:
-		cr.skipped.add(s)
+		cr.skip(SkipQueueFull, s)
 		cr.overflow.Store(true)
 		return Item{}, false
 	}

@@ -224,8 +224,10 @@ type CrawlStats struct {
 	PagesPerSecond float64       `json:"pagesPerSecond"`
 	// Traps lists the URL patterns the trap guards stopped.
 	Traps []Trap `json:"traps,omitempty"`
-	// ScopeSkipped counts, by reason, the distinct URLs Options.Scope
-	// left out (they are counted in Skipped too); omitted when none.
+	// ScopeSkipped counts, by reason, the distinct URLs Options.Scope or a
+	// limit (MaxURLLength, MaxDepth, MaxQueuedURLs) left out, with the
+	// first few as examples (they are counted in Skipped too); omitted
+	// when none.
 	ScopeSkipped []ScopeSkip `json:"scopeSkipped,omitempty"`
 }
 

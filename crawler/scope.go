@@ -101,12 +101,16 @@ const (
 // SourceList marks the URLs of a list crawl (Scope.URLs).
 const SourceList = "list"
 
-// Reasons of CrawlStats.ScopeSkipped.
+// Reasons of CrawlStats.ScopeSkipped: the scope's (Options.Scope) and the
+// crawl's limits'. URLs a trap guard left out are in SiteReport.NotFetched.
 const (
 	SkipExcluded    = "excluded"
 	SkipNotIncluded = "not_included"
 	SkipFolderDepth = "folder_depth"
 	SkipNotInScope  = "list_out_of_scope"
+	SkipURLTooLong  = "url_too_long" // longer than Options.MaxURLLength
+	SkipTooDeep     = "too_deep"     // more clicks from the start than Options.MaxDepth
+	SkipQueueFull   = "queue_full"   // Options.MaxQueuedURLs distinct URLs were admitted
 )
 
 // scopeExamples is how many example URLs a ScopeSkip keeps.
@@ -278,7 +282,7 @@ func (f *scopeFilter) skipped() []ScopeSkip {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	var out []ScopeSkip
-	for _, r := range []string{SkipExcluded, SkipNotIncluded, SkipFolderDepth, SkipNotInScope} {
+	for _, r := range []string{SkipExcluded, SkipNotIncluded, SkipFolderDepth, SkipNotInScope, SkipURLTooLong, SkipTooDeep, SkipQueueFull} {
 		if k := f.skips[r]; k != nil {
 			c := *k
 			c.Examples = append([]string(nil), k.Examples...)

@@ -266,20 +266,17 @@ func TestJobListWithoutResults(t *testing.T) {
 	}
 }
 
-// cancelOnWrite cancels the request's context once the answer is written,
-// as a client closing the connection right after reading it does.
-type cancelOnWrite struct {
-	http.ResponseWriter
-	cancel context.CancelFunc
-}
-
-func (c cancelOnWrite) Write(b []byte) (int, error) {
-	n, err := c.ResponseWriter.Write(b)
-	c.cancel()
-	return n, err
-}
-
-func TestRankingsWatchlistSurvivesDisconnect(t *testing.T) {
+// TestRankingsGetIsARead proves GET /v1/rankings tracks nothing (neither
+// the rankings store nor the account's watchlist changes), that POST
+// /v1/rankings/track tracks, and that a refusal of Options.OnRankings (the
+// account's cap of tracked keywords) is a 400 naming keywords, with
+// nothing tracked, never a silent drop.
+func TestRankingsGetIsARead(t *testing.T) {
+	readError := func(t *testing.T, resp *http.Response) Error {
+		var e struct{ Error Error }
+		readJSON(t, resp, &e)
+		return e.Error
+	}
 	ctx := context.Background()
 	st, err := sqlstore.Open(ctx, ":memory:", nil)
 	if err != nil {
@@ -292,25 +289,64 @@ func TestRankingsWatchlistSurvivesDisconnect(t *testing.T) {
 	}
 	o := dataOptions(t)
 	o.Store = st
-	var werr error
-	o.OnRankings = func(ctx context.Context, accountID string, tracked []rankings.Tracked) {
-		werr = watch.Watch(ctx, accountID, tracked)
+	const maxWatched = 3
+	o.OnRankings = func(ctx context.Context, accountID string, tracked []rankings.Tracked) error {
+		have, err := watch.Watched(ctx, accountID, "")
+		if err != nil {
+			return err
+		}
+		if len(have)+len(tracked) > maxWatched {
+			return &seo.InputError{Field: "keywords", Reason: "would take this account over 3 tracked keywords"}
+		}
+		return watch.Watch(ctx, accountID, tracked)
 	}
 	a := newTestAPI(t, o)
-	rctx, cancel := context.WithCancel(context.WithValue(ctx, keyPrincipal, &auth.Principal{AccountID: a.acct.ID}))
-	defer cancel()
-	r := httptest.NewRequestWithContext(rctx, "GET", "/v1/rankings?domain=example.com&keywords[]=oak+tables&keywords[]=oak+chairs", nil)
-	rec := httptest.NewRecorder()
-	a.srv.rankings(cancelOnWrite{rec, cancel}, r)
-	if rec.Code != 200 || rctx.Err() == nil {
-		t.Fatalf("status %d, request ctx err %v; want 200 and a canceled request", rec.Code, rctx.Err())
+	trackedIn := func() (store, list int) {
+		ts, err := o.Tracker.Store().Tracked(ctx, rankings.Filter{Domain: "example.com"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ws, err := watch.Watched(ctx, a.acct.ID, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(ts), len(ws)
 	}
-	if werr != nil {
-		t.Fatalf("watchlist write after the disconnect: %v", werr)
+	s0, w0 := trackedIn()
+
+	resp := a.call("GET", "/v1/rankings?domain=example.com&keywords[]=oak+tables&keywords[]=new+keyword", a.key, "")
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("GET: status %d", resp.StatusCode)
 	}
-	got, err := watch.Watched(ctx, a.acct.ID, "")
-	if err != nil || len(got) != 2 {
-		t.Fatalf("watchlist = %v, %v; want the 2 keywords", got, err)
+	if s, w := trackedIn(); s != s0 || w != w0 {
+		t.Errorf("GET /v1/rankings tracked keywords: store %d -> %d, watchlist %d -> %d", s0, s, w0, w)
+	}
+
+	resp = a.call("POST", "/v1/rankings/track", a.key, `{"domain":"example.com","keywords":["oak tables","new keyword"]}`)
+	var tr TrackResponse
+	readJSON(t, resp, &tr)
+	if resp.StatusCode != 200 || tr.Tracked != 2 || len(tr.Rankings) != 2 {
+		t.Fatalf("POST track: status %d, %+v", resp.StatusCode, tr)
+	}
+	s1, w1 := trackedIn()
+	if w1 != w0+2 || s1 < s0+1 { // "oak tables" may be tracked already by the fixture
+		t.Errorf("POST track: store %d -> %d, watchlist %d -> %d; want the 2 keywords tracked", s0, s1, w0, w1)
+	}
+
+	resp = a.call("POST", "/v1/rankings/track", a.key, `{"domain":"example.com","keywords":["oak chairs","oak desks"]}`)
+	env := readError(t, resp)
+	if resp.StatusCode != 400 || env.Field != "keywords" || !strings.Contains(env.Message, "over 3 tracked keywords") {
+		t.Errorf("over the cap: status %d, %+v; want 400 naming keywords", resp.StatusCode, env)
+	}
+	if s, w := trackedIn(); s != s1 || w != w1 {
+		t.Errorf("a refused track changed tracking: store %d -> %d, watchlist %d -> %d", s1, s, w1, w)
+	}
+
+	resp = a.call("POST", "/v1/rankings/track", a.key, `{"domain":"example.com","keywords":[]}`)
+	env = readError(t, resp)
+	if resp.StatusCode != 400 || env.Field != "keywords" {
+		t.Errorf("no keywords: status %d, %+v; want 400 naming keywords", resp.StatusCode, env)
 	}
 }
 

@@ -24,7 +24,8 @@
 //	DELETE  /v1/analyze/site/{id}     write  analyze    200 canceled job; 409 if it had ended
 //	POST    /v1/optimize/content      write  optimize   200 content report
 //	GET     /v1/keywords/suggest      read   keywords   200 {query, locale, suggestions[...]}
-//	GET     /v1/rankings              read   rankings   200 {domain, locale, device, rankings[...]}
+//	GET     /v1/rankings              read   rankings   200 {domain, locale, device, rankings[...]} (a read: tracks nothing)
+//	POST    /v1/rankings/track        write  rankings   200 {domain, locale, device, tracked, rankings[...]}
 //	GET     /v1/reports               read   reports    200 {domain, start, end, metrics}
 //	GET     /v1/mutes/{domain}        read   analyze    200 {domain, ids} muted for the domain
 //	PUT     /v1/mutes/{domain}        write  analyze    200 {domain, ids} stored; analyses apply them

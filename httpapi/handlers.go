@@ -1,12 +1,12 @@
 package httpapi
 
 import (
+	"cmp"
 	"context"
 	"net/http"
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/seokit/seokit/analyzer"
 	"github.com/seokit/seokit/httpapi/service"
@@ -246,13 +246,11 @@ func writeJSONBytes(w http.ResponseWriter, status int, body []byte) {
 	w.Write(body)
 }
 
-// onRankingsTimeout bounds Options.OnRankings after the answer is sent.
-const onRankingsTimeout = 10 * time.Second
-
 // rankings serves GET /v1/rankings: the latest state of each keyword,
 // checked live when the Tracker has a SERP source (a provider failure is
 // an entry with status failed, not an error), and whether a source is
-// configured at all (sourceStatus).
+// configured at all (sourceStatus). It is a read: the keywords are not
+// added to tracking (POST /v1/rankings/track does that).
 func (s *Server) rankings(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	accountID := principal(r.Context()).AccountID
@@ -265,24 +263,87 @@ func (s *Server) rankings(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	res, domain := body.Rankings, body.Domain
-	loc, _ := seo.ParseLocale(body.Locale)
-	dev := rankings.Device(body.Device)
 	writeJSON(w, http.StatusOK, body)
+}
+
+// TrackRequest is the body of POST /v1/rankings/track.
+type TrackRequest struct {
+	Domain   string   `json:"domain"`
+	Keywords []string `json:"keywords"`
+	Locale   string   `json:"locale,omitempty"`
+	Device   string   `json:"device,omitempty"`
+}
+
+// TrackResponse answers POST /v1/rankings/track: the keywords now tracked
+// and the latest state of each, as GET /v1/rankings gives it.
+type TrackResponse struct {
+	Domain   string             `json:"domain"`
+	Locale   string             `json:"locale"`
+	Device   string             `json:"device"`
+	Tracked  int                `json:"tracked"`
+	Rankings []rankings.Ranking `json:"rankings"`
+}
+
+// trackRankings serves POST /v1/rankings/track: the keywords are tracked
+// (checked daily) for the account. Options.OnRankings runs first and may
+// refuse them, e.g. past the account's cap of tracked keywords, which is
+// then a 400 naming keywords, never a silent drop.
+func (s *Server) trackRankings(w http.ResponseWriter, r *http.Request) {
+	var req TrackRequest
+	if err := decodeJSON(w, r, s.opts.MaxBodyBytes, &req); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if len(req.Keywords) > service.MaxTrack {
+		s.fail(w, r, service.Invalid("keywords", "at most "+strconv.Itoa(service.MaxTrack)+" keywords are tracked per request"))
+		return
+	}
+	accountID := principal(r.Context()).AccountID
 	if s.opts.OnRankings != nil {
-		if tg, err := rankings.ParseTarget(domain); err == nil {
-			now := s.now().UTC()
-			tracked := make([]rankings.Tracked, 0, len(res))
-			for _, k := range res {
-				tracked = append(tracked, rankings.Tracked{Domain: tg.String(), Keyword: k.Keyword, Locale: loc, Device: dev, AddedAt: now})
+		tg, err := rankings.ParseTarget(req.Domain)
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		loc, err := locale(req.Locale)
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		dev, err := rankings.NormalizeDevice("device", rankings.Device(req.Device))
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		now := s.now().UTC()
+		tracked := make([]rankings.Tracked, 0, len(req.Keywords))
+		for i, k := range req.Keywords {
+			k, err := rankings.NormalizeKeyword("keywords["+strconv.Itoa(i)+"]", k)
+			if err != nil {
+				s.fail(w, r, err)
+				return
 			}
-			// The answer is sent: a client that closes the connection now
-			// must not cancel the write.
-			ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), onRankingsTimeout)
-			s.opts.OnRankings(ctx, accountID, tracked)
-			cancel()
+			tracked = append(tracked, rankings.Tracked{Domain: tg.String(), Keyword: k, Locale: loc, Device: dev, AddedAt: now})
+		}
+		if err := s.opts.OnRankings(r.Context(), accountID, tracked); err != nil {
+			s.fail(w, r, err)
+			return
 		}
 	}
+	res, err := s.Rankings().Track(r.Context(), accountID, service.TrackRequest{
+		Domain: req.Domain, Keywords: req.Keywords, Locale: req.Locale, Device: req.Device,
+	})
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if res == nil {
+		res = []rankings.Ranking{}
+	}
+	tg, _ := rankings.ParseTarget(req.Domain)
+	loc, _ := locale(req.Locale)
+	dev := cmp.Or(rankings.Device(req.Device), rankings.Desktop)
+	writeJSON(w, http.StatusOK, TrackResponse{Domain: tg.String(), Locale: loc.String(), Device: string(dev), Tracked: len(res), Rankings: res})
 }
 
 // reports serves GET /v1/reports through the Reports service.

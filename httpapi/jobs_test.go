@@ -195,6 +195,20 @@ func TestSiteJobCancel(t *testing.T) {
 	if n != 0 || time.Since(start) > 10*time.Second {
 		t.Errorf("crawl still running %v after cancel", time.Since(start))
 	}
+	// The cancel loses no work: the job keeps the report of the pages
+	// crawled before it, stopped "canceled", and stays canceled.
+	j = waitJob(t, a, a.key, created.ID, func(j Job) bool { return true })
+	var partial struct {
+		Crawl struct {
+			Fetched    int    `json:"fetched"`
+			StopReason string `json:"stopReason"`
+		} `json:"crawl"`
+	}
+	if err := json.Unmarshal(j.Result, &partial); err != nil || j.Status != "canceled" ||
+		partial.Crawl.StopReason != "canceled" || partial.Crawl.Fetched < 1 {
+		t.Errorf("canceled job: status %s, partial report %+v (%v); want canceled with the home page", j.Status, partial.Crawl, err)
+	}
+	t.Logf("canceled job kept a partial report: %d pages, stopped %q", partial.Crawl.Fetched, partial.Crawl.StopReason)
 }
 
 func TestSiteJobResumesAfterRestart(t *testing.T) {

@@ -176,7 +176,9 @@ func (x research) Check(ctx context.Context, accountID string, req service.Ranki
 	if err := x.s.charge(ctx, accountID, researchCost); err != nil {
 		return nil, err
 	}
-	res, err := t.Rankings(ctx, domain, kws, &rankings.CheckOptions{Locale: loc, Device: dev})
+	// A read: GET /v1/rankings tracks nothing (POST /v1/rankings/track and
+	// projects do).
+	res, err := t.Rankings(ctx, domain, kws, &rankings.CheckOptions{Locale: loc, Device: dev, NoTrack: true})
 	if err != nil {
 		return nil, err
 	}

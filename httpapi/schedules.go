@@ -29,21 +29,21 @@ type (
 	ScheduleList = service.ScheduleList
 )
 
-// scheduleView renders a stored schedule in the project's zone.
+// scheduleView renders a stored schedule: its times in UTC, like every
+// other resource's, and the zone its spec is read in as timeZone.
 func scheduleView(sc *store.Schedule, p *store.Project) Schedule {
-	loc := time.UTC
 	v := Schedule{ID: sc.ID, ProjectID: sc.ProjectID, Kind: sc.Kind, Spec: sc.Spec, TimeZone: "UTC",
 		Paused: sc.Paused, LastJobID: sc.LastJobID, LastError: sc.LastError}
 	if parsed, err := monitor.ParseSchedule(sc.Spec, p.TimeZone); err == nil {
-		loc, v.Cron, v.TimeZone = parsed.Location(), parsed.Cron(), parsed.Location().String()
+		v.Cron, v.TimeZone = parsed.Cron(), parsed.Location().String()
 	}
-	v.CreatedAt = sc.CreatedAt.In(loc)
+	v.CreatedAt = sc.CreatedAt.UTC()
 	if !sc.Paused && !sc.NextRun.IsZero() {
-		t := sc.NextRun.In(loc)
+		t := sc.NextRun.UTC()
 		v.NextRun = &t
 	}
 	if !sc.LastRun.IsZero() {
-		t := sc.LastRun.In(loc)
+		t := sc.LastRun.UTC()
 		v.LastRun = &t
 	}
 	return v

@@ -209,8 +209,9 @@ func TestScheduleCatchUp(t *testing.T) {
 	e := newScheduleEnv(t, start, nil)
 	p := e.project(e.acct.ID, "shop")
 	sc := e.schedule(e.key, p.ID, `{"kind":"site","spec":"daily@06:00"}`)
-	if sc.NextRun == nil || !sc.NextRun.Equal(time.Date(2026, 11, 24, 6, 0, 0, 0, e.paris)) || !strings.HasSuffix(sc.NextRun.Format(time.RFC3339), "+01:00") {
-		t.Fatalf("nextRun %v, want 2026-11-24T06:00:00+01:00", sc.NextRun)
+	if sc.NextRun == nil || !sc.NextRun.Equal(time.Date(2026, 11, 24, 6, 0, 0, 0, e.paris)) || sc.NextRun.Format(time.RFC3339) != "2026-11-24T05:00:00Z" || sc.TimeZone != "Europe/Paris" {
+		// 06:00 in Paris, written in UTC like every time of the API; the zone is its own field.
+		t.Fatalf("nextRun %v in %q, want 2026-11-24T05:00:00Z in Europe/Paris", sc.NextRun, sc.TimeZone)
 	}
 	e.clk.Add(3*24*time.Hour + 2*time.Hour) // down from Monday noon to Thursday 14:00 UTC
 	e.srv.RunDueSchedules(context.Background())
@@ -430,7 +431,7 @@ func TestScheduleAPI(t *testing.T) {
 	wantStatus(t, resp, http.StatusOK)
 	var v Schedule
 	readJSON(t, resp, &v)
-	if v.Spec != "daily@07:15" || v.NextRun == nil || v.NextRun.Format(time.RFC3339) != "2026-11-24T07:15:00+01:00" {
+	if v.Spec != "daily@07:15" || v.NextRun == nil || v.NextRun.Format(time.RFC3339) != "2026-11-24T06:15:00Z" || v.TimeZone != "Europe/Paris" {
 		t.Errorf("after PATCH spec: %+v", v)
 	}
 	apiErr(t, e.call("PATCH", base+"/"+sc.ID, e.key, `{"kind":"rankings"}`), http.StatusBadRequest, CodeInvalidRequest)

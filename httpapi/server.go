@@ -77,13 +77,13 @@ type Options struct {
 	// FieldVitals reads field Web Vitals (fieldvitals/crux) for GET
 	// /v1/field-vitals and the projects' trends; nil answers 503.
 	FieldVitals fieldvitals.Source
-	// OnRankings, when set, is called after each successful GET
-	// /v1/rankings with the caller's account and the keywords it asked
-	// for, now tracked (examples/server adds them to the account's
-	// dashboard watchlist). It runs after the answer is written, with a
-	// context that the client's disconnect does not cancel and that ends
-	// after 10 seconds.
-	OnRankings func(ctx context.Context, accountID string, tracked []rankings.Tracked)
+	// OnRankings, when set, is called by POST /v1/rankings/track with the
+	// caller's account and the keywords it asks to track, before they are
+	// tracked (examples/server adds them to the account's dashboard
+	// watchlist). An error refuses the request: an *seo.InputError (such
+	// as the account's cap of tracked keywords) is a 400 naming its field.
+	// GET /v1/rankings never calls it: a GET tracks nothing.
+	OnRankings func(ctx context.Context, accountID string, tracked []rankings.Tracked) error
 
 	// Plans are the limits of each plan: daily requests, pages of a site
 	// analysis, concurrent site analyses. Missing plans and zero fields
@@ -456,6 +456,7 @@ func (s *Server) routeTable() []route {
 		{"POST /v1/optimize/content", auth.ScopeWrite, OpOptimize, s.optimize},
 		{"GET /v1/keywords/suggest", auth.ScopeRead, OpKeywords, s.suggest},
 		{"GET /v1/rankings", auth.ScopeRead, OpRankings, s.rankings},
+		{"POST /v1/rankings/track", auth.ScopeWrite, OpRankings, s.trackRankings},
 		{"GET /v1/reports", auth.ScopeRead, OpReports, s.reports},
 		{"GET /v1/mutes/{domain}", auth.ScopeRead, OpAnalyze, s.getMutes},
 		{"PUT /v1/mutes/{domain}", auth.ScopeWrite, OpAnalyze, s.putMutes},

@@ -134,7 +134,7 @@ func (s *Server) runJob(wctx context.Context, accountID, id string) error {
 	}
 	defer r.closeFrontier()
 	rep, runErr := r.crawl()
-	if end, err := r.outcome(); end {
+	if end, err := r.outcome(rep); end {
 		return err
 	}
 	r.record(rep, runErr)
@@ -352,10 +352,11 @@ func (r *siteRun) watch() (stop func()) {
 // outcome reads why the crawl ended: a cancel ends the run, a job
 // timeout fails the job, a stop leaves it (and its frontier) for another
 // run.
-func (r *siteRun) outcome() (end bool, err error) {
+func (r *siteRun) outcome(rep *crawler.SiteReport) (end bool, err error) {
 	s, j := r.s, r.j
 	switch cause := context.Cause(r.jctx); {
 	case cause == errCanceledByUser:
+		r.keepPartial(rep)
 		return true, s.ended(r.ctx, j)
 	case errors.Is(r.wctx.Err(), context.DeadlineExceeded):
 		j.Status, j.Error = store.JobFailed, "the site analysis took longer than the job timeout"
@@ -365,6 +366,26 @@ func (r *siteRun) outcome() (end bool, err error) {
 		return true, interrupted(j.ID, cause) // stopping: the job stays unfinished and runs again
 	}
 	return false, nil
+}
+
+// keepPartial stores, with a job canceled while it ran, the report of
+// what its crawl had fetched (stopReason "canceled"), when the store keeps
+// such results and the report fits the stored cap; a cancel then loses no
+// work.
+func (r *siteRun) keepPartial(rep *crawler.SiteReport) {
+	s, j := r.s, r.j
+	cr, ok := s.st.(store.CanceledResults)
+	if !ok || rep == nil || rep.Crawl.Fetched == 0 {
+		return
+	}
+	res, err := json.Marshal(rep)
+	if err != nil || len(res) > s.resultCap() {
+		s.log.Warn("partial report of a canceled site analysis not kept", "job", j.ID, "bytes", len(res), "err", err)
+		return
+	}
+	if err := cr.KeepCanceledResult(r.ctx, j.AccountID, j.ID, res, jobSummary(rep), progressFromReport(rep, s.now())); err != nil {
+		s.log.Warn("partial report of a canceled site analysis not kept", "job", j.ID, "err", err)
+	}
 }
 
 // record sets the job's final state from the crawl's report: its result

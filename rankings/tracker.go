@@ -68,6 +68,9 @@ type TrackerOptions struct {
 type CheckOptions struct {
 	Locale seo.Locale // zero means en-US
 	Device Device     // "" means Desktop
+	// NoTrack makes Rankings a read: it answers (and checks live what is
+	// stale) without adding the keywords to the tracked list.
+	NoTrack bool
 }
 
 // NewTracker returns a Tracker. src may be nil (store-only: imported data).
@@ -433,7 +436,7 @@ func (t *Tracker) SourceName() string {
 
 // Rankings returns the latest state of each keyword for domain, checking
 // live (when a Source is set) those never checked or older than the
-// freshness window; the keywords become tracked.
+// freshness window; the keywords become tracked unless opts.NoTrack.
 //
 // Every entry has a Status (see [NewRanking]): without a Source, keywords
 // never observed are unchecked, saying no source is configured; a live
@@ -445,8 +448,10 @@ func (t *Tracker) Rankings(ctx context.Context, domain string, keywords []string
 	if err != nil {
 		return nil, err
 	}
-	if err := t.track(ctx, tg, ks, loc, dev); err != nil {
-		return nil, err
+	if opts == nil || !opts.NoTrack {
+		if err := t.track(ctx, tg, ks, loc, dev); err != nil {
+			return nil, err
+		}
 	}
 	latest, err := t.latest(ctx, tg, ks, loc, dev)
 	if err != nil {

@@ -120,7 +120,8 @@ type Diff struct {
 	Removed URLSample `json:"removed"`
 	// ChangedPages counts the URLs of both crawls with at least one field
 	// change; ChangedFields counts them per field; Changed lists them
-	// (sorted by URL, at most MaxChangedPages).
+	// (status changes first, then indexability changes, then the rest, each
+	// by URL; at most MaxChangedPages).
 	ChangedPages  int            `json:"changedPages"`
 	ChangedFields map[string]int `json:"changedFields"`
 	Changed       []PageChange   `json:"changed"`
@@ -427,8 +428,8 @@ func Sites(ctx context.Context, old, new Source, opts *Options) (*Diff, error) {
 				d.ChangedFields[c.Field]++
 			}
 			d.Changed = append(d.Changed, PageChange{URL: np.url, Changes: ch})
-			if len(d.Changed) > 2*o.MaxChangedPages { // keep the first by URL, bounded
-				d.Changed = firstByURL(d.Changed, o.MaxChangedPages)
+			if len(d.Changed) > 2*o.MaxChangedPages { // keep the first, bounded
+				d.Changed = firstChanged(d.Changed, o.MaxChangedPages)
 			}
 		}
 		for _, id := range np.findings {
@@ -515,7 +516,7 @@ func Sites(ctx context.Context, old, new Source, opts *Options) (*Diff, error) {
 			change(id).GoneOn.add(u, o.MaxExamples)
 		}
 	}
-	d.Changed = firstByURL(d.Changed, o.MaxChangedPages)
+	d.Changed = firstChanged(d.Changed, o.MaxChangedPages)
 	d.Truncated.Note("changed", d.ChangedPages, len(d.Changed))
 	d.Truncated.Note("added", d.Added.Count, len(d.Added.URLs))
 	d.Truncated.Note("removed", d.Removed.Count, len(d.Removed.URLs))
@@ -562,8 +563,28 @@ func (t *pageTotals) add(p *crawler.PageSummary) {
 	}
 }
 
-func firstByURL(c []PageChange, max int) []PageChange {
-	slices.SortFunc(c, func(a, b PageChange) int { return cmp.Compare(a.URL, b.URL) })
+// changeRank orders changed pages by what a reader acts on first: a
+// status change (a page that now answers 404 or 500), then indexability
+// (indexable, noindex, canonical), then the rest.
+func changeRank(p PageChange) int {
+	rank := 2
+	for _, c := range p.Changes {
+		switch c.Field {
+		case FieldStatus:
+			return 0
+		case FieldIndexable, FieldNoindex, FieldCanonical:
+			rank = 1
+		}
+	}
+	return rank
+}
+
+// firstChanged sorts changed pages by changeRank, then URL, and keeps the
+// first max: status changes are never cut for score moves.
+func firstChanged(c []PageChange, max int) []PageChange {
+	slices.SortFunc(c, func(a, b PageChange) int {
+		return cmp.Or(cmp.Compare(changeRank(a), changeRank(b)), cmp.Compare(a.URL, b.URL))
+	})
 	if len(c) > max {
 		c = slices.Clip(c[:max])
 	}

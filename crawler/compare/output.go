@@ -55,7 +55,7 @@ func (d *Diff) WriteText(w io.Writer) error {
 		}
 		fmt.Fprintf(b, "  %s\n", p.URL)
 		for _, c := range p.Changes {
-			fmt.Fprintf(b, "    %-12s %s → %s\n", c.Field, quoteValue(c.Old), quoteValue(c.New))
+			fmt.Fprintf(b, "    %-12s %s → %s\n", c.Field, quoteValue(c.Field, c.Old), quoteValue(c.Field, c.New))
 		}
 	}
 	if len(d.Changed) < d.ChangedPages && len(d.Changed) < maxTextChanges {
@@ -132,11 +132,17 @@ func delta(n int) string {
 	return "(" + fmt.Sprintf("%+d", n) + ")"
 }
 
-func quoteValue(s string) string {
-	if s == "" {
+// quoteValue writes a changed field's value for a terminal: text fields
+// (title, description, H1, canonical) quoted and clipped, numbers and flags
+// as they are ("score 80 → 70"), an empty value as "(none)".
+func quoteValue(field, s string) string {
+	switch {
+	case s == "":
 		return "(none)"
+	case field == FieldTitle, field == FieldDescription, field == FieldH1, field == FieldCanonical:
+		return strconv.Quote(seo.ClipTo(s, 120))
 	}
-	return strconv.Quote(seo.ClipTo(s, 120))
+	return seo.ClipTo(s, 120)
 }
 
 // WriteMarkdown writes the diff as GitHub-flavoured Markdown, for a

@@ -18,15 +18,19 @@ import (
 func runAICrawlers(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("ai-crawlers", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	asJSON := fs.Bool("json", false, "print the readiness report as JSON")
+	out := addOutputFlags(fs, "text", "json")
 	skipProbe := fs.Bool("skip-probe", false, "do not fetch the home page as each AI crawler (robots.txt and /llms.txt only)")
 	allowPrivate := fs.Bool("allow-private", false, "allow loopback and private network addresses (intranet audits)")
 	timeout := fs.Duration("timeout", 2*time.Minute, "time budget")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: cli ai-crawlers [flags] DOMAIN")
+		fmt.Fprintln(stderr, "usage: "+prog+" ai-crawlers [flags] DOMAIN")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	format, err := out.resolve()
+	if err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
@@ -42,7 +46,7 @@ func runAICrawlers(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if rep.AICrawlers == nil {
 		return &exitError{code: 2, err: fmt.Errorf("the AI crawler readiness of %s could not be checked (stopped: %s)", fs.Arg(0), rep.Crawl.StopReason)}
 	}
-	if *asJSON {
+	if format == "json" {
 		return writeJSON(stdout, rep.AICrawlers)
 	}
 	printAICrawlers(stdout, rep.AICrawlers)

@@ -25,10 +25,10 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	depth := fs.String("depth", "standard", "checks to run: basic, standard or complete")
 	links := fs.Bool("links", false, "fetch every link, image, canonical and hreflang target (link checks)")
 	mobile := fs.Bool("mobile", false, "fetch the page again as a smartphone and compare (mobile parity)")
-	asJSON := fs.Bool("json", false, "print the full report as JSON")
+	out := addOutputFlags(fs, "text", "json", "html")
 	htmlFile := fs.String("html", "", "write a self-contained HTML report of the page to this file")
 	allowPrivate := fs.Bool("allow-private", false, "allow loopback and private network addresses (intranet audits)")
-	failOn := fs.String("fail-on", "error", "exit 1 when a finding has this severity or higher: error, warning, notice or none")
+	failOn := fs.String("fail-on", defaultFailOn, failOnUsage)
 	disable := fs.String("disable", "", "comma-separated check IDs or areas to turn off")
 	mute := fs.String("mute", "", "comma-separated check IDs or areas whose findings are left out of the findings and score (counted as muted)")
 	verbose := fs.Bool("v", false, "print every finding in full instead of one line per check ID")
@@ -43,7 +43,7 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	var af a11yFlags
 	af.register(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: cli analyze [flags] URL")
+		fmt.Fprintln(stderr, "usage: "+prog+" analyze [flags] URL")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args); err != nil {
@@ -56,6 +56,10 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	threshold, err := parseFailOn(*failOn)
 	if err != nil {
 		return &exitError{code: 2, err: err}
+	}
+	format, err := out.resolve()
+	if err != nil {
+		return err
 	}
 	disabled, err := checkIDsFlag("disable", *disable)
 	if err != nil {
@@ -129,11 +133,16 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		}
 		fmt.Fprintf(stderr, "HTML report written to %s\n", *htmlFile)
 	}
-	if *asJSON {
+	switch format {
+	case "json":
 		if err := writeJSON(stdout, rep); err != nil {
 			return err
 		}
-	} else {
+	case "html":
+		if err := rep.WriteHTML(stdout); err != nil {
+			return err
+		}
+	default:
 		printReport(stdout, rep, *verbose)
 		printExtraction(stdout, rep)
 	}
@@ -168,7 +177,7 @@ func checkIDsFlag(name, value string, extra ...[]seo.CheckInfo) ([]string, error
 	ids := splitList(value)
 	var ie *seo.InputError
 	if err := analyzer.ValidateIDs(name, ids, extra...); errors.As(err, &ie) {
-		return nil, &exitError{code: 2, err: fmt.Errorf("-%s: unknown check ID or area %q (cli checks lists them)", name, ie.Value)}
+		return nil, &exitError{code: 2, err: fmt.Errorf("-%s: unknown check ID or area %q ("+prog+" checks lists them)", name, ie.Value)}
 	}
 	return ids, nil
 }

@@ -19,15 +19,19 @@ func runChecks(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("checks", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	verbose := fs.Bool("v", false, "also print each rule's source and how seokit differs from Lighthouse, Yoast or Screaming Frog")
-	asJSON := fs.Bool("json", false, "print the catalogue as JSON (id, severity, scope, summary, source, differs)")
+	out := addOutputFlags(fs, "text", "json")
 	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	format, err := out.resolve()
+	if err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return &exitError{code: 2, err: fmt.Errorf("checks takes no arguments, got %q", fs.Arg(0))}
 	}
 	checks := append(append(append(analyzer.Catalog(), crawler.Catalog()...), logs.Catalog()...), indexstatus.Catalog()...)
-	if *asJSON {
+	if format == "json" {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(checks)

@@ -27,14 +27,15 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	maxPages := fs.Int("max-pages", 500, "stop after this many pages")
 	subdomains := fs.Bool("subdomains", false, "crawl subdomains of the site too")
 	concurrency := fs.Int("concurrency", 8, "pages fetched at once")
-	rate := fs.Float64("rate", 0, "requests per second per host (0: the crawler's default of 20)")
+	hostConcurrency := fs.Int("host-concurrency", crawler.DefaultPerHostConcurrency, "requests in flight to one host at once")
+	rate := fs.Float64("rate", 0, fmt.Sprintf("requests per second per host (0: the crawler's default of %d; -1: unlimited, for a site of your own on loopback)", crawler.DefaultPerHostRate))
+	maxListed := fs.Int("max-pages-listed", crawler.DefaultMaxReportPages, "pages the report lists (JSON, CSV, HTML); the counts and checks cover every page crawled")
 	depth := fs.String("depth", "standard", "per-page checks: basic, standard or complete")
 	allowPrivate := fs.Bool("allow-private", false, "allow loopback and private network addresses (intranet audits)")
-	asJSON := fs.Bool("json", false, "print the site report as JSON")
-	asCSV := fs.Bool("csv", false, "print the page table as CSV")
+	out := addOutputFlags(fs, "text", "json", "csv", "html")
 	htmlFile := fs.String("html", "", "write a self-contained HTML report with charts to this file")
-	failOn := fs.String("fail-on", "none", "exit 1 when a site finding has this severity or higher: error, warning, notice or none")
-	compareWith := fs.String("compare", "", "compare the crawl with an earlier site report (a file written by cli crawl -json): the diff is printed after the report (to stderr with -json or -csv)")
+	failOn := fs.String("fail-on", defaultFailOn, failOnUsage)
+	compareWith := fs.String("compare", "", "compare the crawl with an earlier site report (a file written by "+prog+" crawl -format json): the diff is printed after the report (to stderr with -format json, csv or html)")
 	compareOut := fs.String("compare-out", "", "with -compare, write the diff to this file: .md Markdown, .html HTML, .json JSON, anything else text")
 	failOnNew := fs.String("fail-on-new", "none", "with -compare, exit 1 when a finding of this severity or higher is new or on more pages: error, warning, notice or none")
 	timeout := fs.Duration("timeout", 30*time.Minute, "time budget of the crawl")
@@ -63,7 +64,7 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	printConfig := fs.Bool("print-config", false, "print the crawl configuration of this command line and -config as JSON, and exit (credentials redacted)")
 	printSchema := fs.Bool("print-schema", false, "print the JSON Schema of a crawl configuration, and exit")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: cli crawl [flags] DOMAIN\n       cli crawl [flags] -list FILE | -list-sitemap URL [DOMAIN]\n       cli crawl -config FILE [flags] DOMAIN")
+		fmt.Fprintln(stderr, "usage: "+prog+" crawl [flags] DOMAIN\n       "+prog+" crawl [flags] -list FILE | -list-sitemap URL [DOMAIN]\n       "+prog+" crawl -config FILE [flags] DOMAIN")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args); err != nil {
@@ -140,8 +141,18 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return &exitError{code: 2, err: configError(*configFile, err)}
 		}
 	}
-	if *asJSON && *asCSV {
-		return &exitError{code: 2, err: errors.New("-json and -csv cannot be combined")}
+	format, err := out.resolve()
+	if err != nil {
+		return err
+	}
+	if *hostConcurrency < 1 {
+		return &exitError{code: 2, err: errors.New("-host-concurrency must be at least 1")}
+	}
+	if *rate < 0 && *rate != -1 {
+		return &exitError{code: 2, err: errors.New("-rate must be positive, 0 (the default) or -1 (unlimited)")}
+	}
+	if *maxListed < 1 {
+		return &exitError{code: 2, err: errors.New("-max-pages-listed must be at least 1")}
 	}
 	newThreshold, err := parseFailOnNew(*failOnNew)
 	if err != nil {
@@ -181,11 +192,13 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	defer stopRenderer()
 	af.warn(stderr, renderer)
 	opts := &crawler.Options{
-		MaxPages:     *maxPages,
-		Concurrency:  *concurrency,
-		PerHostRate:  *rate,
-		AllowPrivate: *allowPrivate,
-		TimeBudget:   *timeout,
+		MaxPages:           *maxPages,
+		Concurrency:        *concurrency,
+		PerHostConcurrency: *hostConcurrency,
+		PerHostRate:        *rate,
+		MaxReportPages:     *maxListed,
+		AllowPrivate:       *allowPrivate,
+		TimeBudget:         *timeout,
 		Analyzer: &analyzer.Options{Depth: analyzer.Depth(*depth), Disable: disabled,
 			Render: mode, Renderer: renderer, A11y: *af.on},
 		ExternalBudget: *externalBudget,
@@ -209,7 +222,10 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	rep, err := crawler.New(opts).Run(ctx, domain)
 	bar.finish()
-	if err != nil {
+	// A crawl stopped by Ctrl-C keeps what it crawled: the partial report
+	// is written as a finished one would be, then the exit code says so.
+	interrupted := err != nil && rep != nil && ctx.Err() != nil
+	if err != nil && !interrupted {
 		return &exitError{code: 2, err: err}
 	}
 	if *htmlFile != "" {
@@ -218,18 +234,25 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		fmt.Fprintf(stderr, "HTML report written to %s\n", *htmlFile)
 	}
-	switch {
-	case *asJSON:
+	switch format {
+	case "json":
 		if err := writeJSON(stdout, rep); err != nil {
 			return err
 		}
-	case *asCSV:
+	case "csv":
 		if err := crawlreport.WriteCSV(stdout, rep); err != nil {
+			return err
+		}
+	case "html":
+		if err := crawlreport.WriteHTML(stdout, rep); err != nil {
 			return err
 		}
 	default:
 		printSiteReport(stdout, rep, *verbose)
 		printSiteExtraction(stdout, rep)
+	}
+	if interrupted {
+		return &exitError{code: 2, err: fmt.Errorf("crawl interrupted: the report is partial (%d pages)", rep.Crawl.Fetched)}
 	}
 	if un := rep.Crawl.Unreachable; un != nil {
 		return &exitError{code: 2, err: fmt.Errorf("%s is unreachable: %s gave no response (%s)", domain, un.URL, un.Kind)}
@@ -243,7 +266,7 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return &exitError{code: 2, err: fmt.Errorf("-compare: %w", err)}
 		}
 		w := stdout
-		if *asJSON || *asCSV {
+		if format != "text" {
 			w = stderr
 		}
 		fmt.Fprintln(w)
@@ -409,7 +432,8 @@ func printSiteReport(w io.Writer, rep *crawler.SiteReport, verbose bool) {
 	for _, tr := range c.Traps {
 		fmt.Fprintf(w, "Crawl trap    %s (%s): %d URLs left out\n", clean(tr.Pattern), tr.Reason, tr.Dropped)
 	}
-	fmt.Fprintf(w, "Depths        %v (pages per click depth from 0)\n", c.DepthHistogram)
+	fmt.Fprintf(w, "Depths        %s (click depth: pages)\n", depthHistogram(c.DepthHistogram))
+	printSkipped(w, &c, verbose)
 	printRenderSummary(w, rep.Render)
 	printA11ySummary(w, rep.A11y)
 	printSegments(w, rep.Segments)

@@ -21,8 +21,8 @@ func runDiff(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	out := fs.String("o", "", "write the output to this file instead of standard output")
 	failOnNew := fs.String("fail-on-new", "none", "exit 1 when a finding of this severity or higher is new or on more pages: error, warning, notice or none")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: cli diff [flags] OLD.json NEW.json")
-		fmt.Fprintln(stderr, "Compares two site reports written by `cli crawl -json` (or the API's site report).")
+		fmt.Fprintln(stderr, "usage: "+prog+" diff [flags] OLD.json NEW.json")
+		fmt.Fprintln(stderr, "Compares two site reports written by `"+prog+" crawl -json` (or the API's site report).")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args); err != nil {

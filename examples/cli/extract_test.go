@@ -59,7 +59,7 @@ func TestCrawlExtractCSV(t *testing.T) {
 	t.Parallel()
 	srv := shopServer(t)
 	var out, errOut bytes.Buffer
-	err := run(context.Background(), []string{"crawl", "-csv", "-quiet", "-allow-private", "-extract", "price=css:.price",
+	err := run(context.Background(), []string{"crawl", "-csv", "-quiet", "-fail-on", "none", "-allow-private", "-extract", "price=css:.price",
 		"-search", "stock=contains:In stock", srv.URL}, &out, &errOut)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, errOut.String())

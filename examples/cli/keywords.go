@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
@@ -38,6 +39,25 @@ func defaultDB() string {
 	return defaultDataDB
 }
 
+// describeData names the data file for people: an SQLite path made
+// absolute, so that it can be compared with the server's, or a postgres://
+// DSN without its password.
+func describeData(path string) string {
+	if strings.HasPrefix(path, "postgres://") || strings.HasPrefix(path, "postgresql://") || path == ":memory:" {
+		return redactDSN(path)
+	}
+	if abs, err := filepath.Abs(path); err == nil {
+		return abs
+	}
+	return path
+}
+
+// noteData says on stderr which data file a command reads and writes, the
+// one examples/server must name with -data-db to serve the same data.
+func noteData(stderr io.Writer, path string) {
+	fmt.Fprintf(stderr, "data file: %s (-db, %s; examples/server -data-db)\n", clean(describeData(path)), dataDBEnv)
+}
+
 // redactDSN hides the password of a postgres:// DSN in messages.
 func redactDSN(dsn string) string {
 	if !strings.HasPrefix(dsn, "postgres://") && !strings.HasPrefix(dsn, "postgresql://") {
@@ -62,7 +82,7 @@ Run "cli keywords suggest -h" or "cli keywords import -h" for the flags.
 
 func runKeywords(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		fmt.Fprint(stderr, keywordsUsage)
+		fmt.Fprint(stderr, progText(keywordsUsage))
 		return &exitError{code: 2, err: errors.New("keywords: no subcommand given")}
 	}
 	switch args[0] {
@@ -71,10 +91,10 @@ func runKeywords(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	case "import":
 		return runKeywordsImport(ctx, args[1:], stdout, stderr)
 	case "-h", "--help", "help":
-		fmt.Fprint(stdout, keywordsUsage)
+		fmt.Fprint(stdout, progText(keywordsUsage))
 		return nil
 	}
-	fmt.Fprint(stderr, keywordsUsage)
+	fmt.Fprint(stderr, progText(keywordsUsage))
 	return &exitError{code: 2, err: fmt.Errorf("keywords: unknown subcommand %q", args[0])}
 }
 
@@ -106,15 +126,19 @@ func runKeywordsSuggest(ctx context.Context, args []string, stdout, stderr io.Wr
 	locale := fs.String("locale", "en-US", "language and region, xx-XX")
 	db := fs.String("db", defaultDB(), dbUsage)
 	limit := fs.Int("limit", keywords.DefaultLimit, fmt.Sprintf("most suggestions, 1 to %d", keywords.MaxLimit))
-	asJSON := fs.Bool("json", false, "print the suggestions as JSON")
+	out := addOutputFlags(fs, "text", "json")
 	site := fs.String("site", "", "also suggest the noun phrases of this site's pages: crawl it (at most -site-pages pages) and list the phrases containing the query, with the pages they are on")
 	sitePages := fs.Int("site-pages", 100, "most pages crawled for -site")
 	allowPrivate := fs.Bool("allow-private", false, "allow -site on loopback and private network addresses")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: cli keywords suggest [flags] QUERY")
+		fmt.Fprintln(stderr, "usage: "+prog+" keywords suggest [flags] QUERY")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	format, err := out.resolve()
+	if err != nil {
 		return err
 	}
 	if fs.NArg() == 0 {
@@ -129,6 +153,7 @@ func runKeywordsSuggest(ctx context.Context, args []string, stdout, stderr io.Wr
 	if *sitePages < 1 {
 		return usageErr(errors.New("-site-pages must be at least 1"))
 	}
+	noteData(stderr, *db)
 	st, err := openKeywords(ctx, *db)
 	if err != nil {
 		return err
@@ -148,7 +173,7 @@ func runKeywordsSuggest(ctx context.Context, args []string, stdout, stderr io.Wr
 	if err != nil {
 		return usageErr(err)
 	}
-	if *asJSON {
+	if format == "json" {
 		return writeJSON(stdout, res)
 	}
 	printSuggestions(stdout, res)
@@ -161,7 +186,7 @@ func printSuggestions(w io.Writer, res *keywords.Suggestions) {
 		fmt.Fprintf(w, "failed sources: %s (partial answer)\n", clean(strings.Join(res.Failed, ", ")))
 	}
 	if len(res.Suggestions) == 0 {
-		fmt.Fprintln(w, "No suggestions: import a Keyword Planner, Search Console or Semrush export with \"cli keywords import FILE\", or add -site with your site to list the phrases its pages use.")
+		fmt.Fprintln(w, "No suggestions: import a Keyword Planner, Search Console or Semrush export with \""+prog+" keywords import FILE\", or add -site with your site to list the phrases its pages use.")
 		return
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -193,11 +218,11 @@ func runKeywordsImport(ctx context.Context, args []string, stdout, stderr io.Wri
 	fs := flag.NewFlagSet("keywords import", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	db := fs.String("db", defaultDB(), dbUsage)
-	format := fs.String("format", "auto", "file format: auto, keyword-planner, search-console or semrush")
+	input := fs.String("input-format", "auto", "file format: auto, keyword-planner, search-console or semrush")
 	locale := fs.String("locale", "en-US", "language and region of the keywords, xx-XX")
-	asJSON := fs.Bool("json", false, "print the import report as JSON")
+	out := addOutputFlags(fs, "text", "json")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: cli keywords import [flags] FILE")
+		fmt.Fprintln(stderr, "usage: "+prog+" keywords import [flags] FILE")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args); err != nil {
@@ -207,13 +232,20 @@ func runKeywordsImport(ctx context.Context, args []string, stdout, stderr io.Wri
 		fs.Usage()
 		return usageErr(errors.New("keywords import takes exactly one file"))
 	}
+	if in := out.inputAlias(stderr, "auto", string(local.KeywordPlanner), string(local.SearchConsole), string(local.Semrush)); in != "" {
+		*input = in
+	}
+	format, err := out.resolve()
+	if err != nil {
+		return err
+	}
 	var f local.Format
-	switch *format {
+	switch *input {
 	case "auto", "":
 	case string(local.KeywordPlanner), string(local.SearchConsole), string(local.Semrush):
-		f = local.Format(*format)
+		f = local.Format(*input)
 	default:
-		return usageErr(fmt.Errorf("-format: unknown format %q (auto, keyword-planner, search-console or semrush)", *format))
+		return usageErr(fmt.Errorf("-input-format: unknown format %q (auto, keyword-planner, search-console or semrush)", *input))
 	}
 	loc, err := parseLocaleFlag(*locale)
 	if err != nil {
@@ -224,6 +256,7 @@ func runKeywordsImport(ctx context.Context, args []string, stdout, stderr io.Wri
 		return usageErr(err)
 	}
 	defer in.Close()
+	noteData(stderr, *db)
 	st, err := openKeywords(ctx, *db)
 	if err != nil {
 		return err
@@ -233,7 +266,7 @@ func runKeywordsImport(ctx context.Context, args []string, stdout, stderr io.Wri
 	if err != nil {
 		return usageErr(fmt.Errorf("import %s: %w", fs.Arg(0), err))
 	}
-	if *asJSON {
+	if format == "json" {
 		return writeJSON(stdout, rep)
 	}
 	fmt.Fprintf(stdout, "%s: %s format, %d keywords imported, %d lines skipped\n", clean(fs.Arg(0)), clean(string(rep.Format)), rep.Imported, rep.Skipped)

@@ -20,10 +20,10 @@ import (
 func runLogs(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("logs", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	format := fs.String("format", "auto", "log format: auto, combined, common, w3c, json or nginx (with -log-format)")
-	logFormat := fs.String("log-format", "", "a custom nginx log_format (or Apache LogFormat) string; implies -format nginx")
+	format := fs.String("input-format", "auto", "log format: auto, combined, common, w3c, json or nginx (with -log-format)")
+	logFormat := fs.String("log-format", "", "a custom nginx log_format (or Apache LogFormat) string; implies -input-format nginx")
 	fields := fs.String("fields", "", "JSON lines field map: cloudflare, cloudfront, generic, or key=name pairs (time=ts,ip=client,target=uri,status=code,ua=agent,host=,method=,bytes=,referer=,duration=,unit=ms)")
-	crawl := fs.String("crawl", "", "a site report written by `cli crawl -json` to join the log with (orphans, URLs never fetched, crawl waste)")
+	crawl := fs.String("crawl", "", "a site report written by `"+prog+" crawl -json` to join the log with (orphans, URLs never fetched, crawl waste)")
 	robots := fs.String("robots", "", "the site's robots.txt, a file or an http(s) URL fetched with the safe fetcher, for `robots.txt says / bot did`")
 	verify := fs.Bool("verify", true, "verify bots by their operators' published IP ranges and forward-confirmed reverse DNS")
 	dnsAddr := fs.String("dns", "", "DNS server (host:port) for reverse DNS; default: the system's")
@@ -31,14 +31,13 @@ func runLogs(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	stripQuery := fs.Bool("strip-query", false, "drop query strings from the report's URLs")
 	maxURLs := fs.Int("max-urls", 0, "URLs tracked one by one (0: 50,000); the rest are summed as other URLs")
 	top := fs.Int("top", 0, "URLs listed in the report, the most bot hits first (0: 100; at most -max-urls)")
-	asJSON := fs.Bool("json", false, "print the report as JSON")
-	asCSV := fs.Bool("csv", false, "print the URL table (-top URLs, the most bot hits first) as CSV")
+	output := addOutputFlags(fs, "text", "json", "csv")
 	out := fs.String("o", "", "write the report to this file instead of standard output")
 	htmlFile := fs.String("html", "", "also write a self-contained HTML report with charts (bot hits and status mix per day, bots, URLs, the crawl join) to this file")
 	quiet := fs.Bool("quiet", false, "no progress on standard error")
 	allowPrivate := fs.Bool("allow-private", false, "let -robots URLs and range files be fetched from loopback and private network addresses")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: cli logs [flags] FILE...")
+		fmt.Fprintln(stderr, "usage: "+prog+" logs [flags] FILE...")
 		fmt.Fprintln(stderr, "Analyses access logs (plain or gzip; - is standard input): hits, URLs, bytes, status and")
 		fmt.Fprintln(stderr, "response time per bot and class by day, bots verified or spoofed, and with -crawl the join")
 		fmt.Fprintln(stderr, "with a crawl of the same site.")
@@ -51,23 +50,27 @@ func runLogs(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		fs.Usage()
 		return &exitError{code: 2, err: errors.New("logs takes one or more log files (- for standard input)")}
 	}
+	if in := output.inputAlias(stderr, "auto", "combined", "common", "w3c", "nginx"); in != "" {
+		*format = in
+	}
+	outFormat, err := output.resolve()
+	if err != nil {
+		return err
+	}
 	opts := &logs.Options{Format: logs.Format(*format), LogFormat: *logFormat, StripQuery: *stripQuery, MaxURLs: *maxURLs, TopURLs: *top}
 	switch opts.Format {
 	case logs.FormatAuto, logs.FormatCombined, logs.FormatCommon, logs.FormatW3C, logs.FormatJSON, logs.FormatNginx:
 	default:
-		return &exitError{code: 2, err: fmt.Errorf("-format %q: want auto, combined, common, w3c, json or nginx", *format)}
+		return &exitError{code: 2, err: fmt.Errorf("-input-format %q: want auto, combined, common, w3c, json or nginx", *format)}
 	}
 	if *logFormat != "" {
 		if *format != "auto" && *format != "nginx" {
-			return &exitError{code: 2, err: errors.New("-log-format goes with -format nginx (or none)")}
+			return &exitError{code: 2, err: errors.New("-log-format goes with -input-format nginx (or none)")}
 		}
 		opts.Format = logs.FormatNginx
 		if _, err := logs.NewNginxParser(*logFormat); err != nil {
 			return &exitError{code: 2, err: fmt.Errorf("-log-format: %w", err)}
 		}
-	}
-	if *asJSON && *asCSV {
-		return &exitError{code: 2, err: errors.New("-json and -csv cannot be combined")}
 	}
 	if opts.Format == logs.FormatNginx && *logFormat == "" {
 		return &exitError{code: 2, err: errors.New("-format nginx needs -log-format")}
@@ -136,10 +139,10 @@ func runLogs(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		}
 	}
 	write := func(w io.Writer) error {
-		if *asJSON {
+		switch outFormat {
+		case "json":
 			return writeJSON(w, rep)
-		}
-		if *asCSV {
+		case "csv":
 			return rep.WriteCSV(w)
 		}
 		return rep.WriteText(w)

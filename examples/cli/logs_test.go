@@ -179,7 +179,8 @@ func TestLogsGzipAndErrors(t *testing.T) {
 		msg  string
 	}{
 		{"no file", []string{"logs"}, "one or more log files"},
-		{"bad format", []string{"logs", "-format", "csv", "x.log"}, `-format "csv"`},
+		{"bad format", []string{"logs", "-input-format", "csv", "x.log"}, `-input-format "csv"`},
+		{"bad output format", []string{"logs", "-format", "xml", "x.log"}, `-format must be text, json, csv`},
 		{"json and csv", []string{"logs", "-json", "-csv", "x.log"}, "cannot be combined"},
 		{"nginx without a format", []string{"logs", "-format", "nginx", "x.log"}, "needs -log-format"},
 		{"negative top", []string{"logs", "-top", "-1", "x.log"}, "must not be negative"},

@@ -17,6 +17,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 )
 
@@ -26,7 +27,7 @@ const usage = `usage:
   cli optimize [flags] FILE    score a text for keyphrases and a locale
   cli diff OLD.json NEW.json   compare two site reports (text, JSON, Markdown or HTML);
                                -fail-on-new SEVERITY fails a pipeline on new findings
-  cli checks [-v] [-json]      list every check ID with its severity and scope
+  cli checks [-v]              list every check ID with its severity and scope
                                (-v: the rule's source and how seokit differs from it)
   cli ai-crawlers DOMAIN       robots.txt, firewall probe and /llms.txt for AI crawlers
   cli logs [flags] FILE...     access logs: search and AI bots verified, by day, URL and class;
@@ -43,6 +44,11 @@ const usage = `usage:
                                with measured traffic from -traffic searchconsole or ga4
   cli mcp [-tools]             MCP server over stdio for a local agent, over the data file
                                (-tools: print the tool list)
+
+Every command writes text by default and takes -format for the rest
+(json everywhere, csv and html where the command writes them; -json is the
+older spelling of -format json). analyze and crawl exit 1 when a finding is
+an error (-fail-on error, the default; -fail-on none never does).
 
 Run "cli analyze -h", "cli crawl -h", "cli optimize -h", "cli keywords suggest -h",
 "cli rankings track -h", "cli report -h", "cli logs -h" ... for the flags. The keywords, rankings
@@ -64,6 +70,7 @@ func (e *exitError) Error() string { return e.err.Error() }
 func (e *exitError) Unwrap() error { return e.err }
 
 func main() {
+	prog = filepath.Base(os.Args[0])
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
@@ -83,7 +90,7 @@ func main() {
 // imported text), unless it is errFindings or the answer to -h.
 func printError(w io.Writer, err error) {
 	if err != errFindings && !errors.Is(err, flag.ErrHelp) {
-		fmt.Fprintln(w, "cli:", clean(err.Error()))
+		fmt.Fprintln(w, prog+":", clean(err.Error()))
 	}
 }
 
@@ -92,7 +99,7 @@ var errFindings = &exitError{code: 1, err: errors.New("findings at or above the 
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
+		fmt.Fprint(stderr, progText(usage))
 		return &exitError{code: 2, err: errors.New("no command given")}
 	}
 	switch args[0] {
@@ -123,10 +130,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	case "mcp":
 		return runMCP(ctx, args[1:], stdout, stderr)
 	case "-h", "--help", "help":
-		fmt.Fprint(stdout, usage)
+		fmt.Fprint(stdout, progText(usage))
 		return nil
 	}
-	fmt.Fprint(stderr, usage)
+	fmt.Fprint(stderr, progText(usage))
 	return &exitError{code: 2, err: fmt.Errorf("unknown command %q", args[0])}
 }
 

@@ -128,7 +128,7 @@ func TestCrawlCommand(t *testing.T) {
 	htmlFile := filepath.Join(t.TempDir(), "report.html")
 
 	var out, errOut bytes.Buffer
-	err := run(context.Background(), []string{"crawl", "-allow-private", "-max-pages", "100", "-html", htmlFile, site.URL}, &out, &errOut)
+	err := run(context.Background(), []string{"crawl", "-allow-private", "-fail-on", "none", "-max-pages", "100", "-html", htmlFile, site.URL}, &out, &errOut)
 	if err != nil {
 		t.Fatalf("crawl: %v\n%s", err, errOut.String())
 	}
@@ -143,8 +143,10 @@ func TestCrawlCommand(t *testing.T) {
 	}
 
 	out.Reset()
-	if err := run(context.Background(), []string{"crawl", "-json", "-allow-private", site.URL}, &out, &errOut); err != nil {
-		t.Fatal(err)
+	// -format json, with the default -fail-on error: the broken links are
+	// errors, so the report is printed and the exit code is 1.
+	if got := exitCode(run(context.Background(), []string{"crawl", "-format", "json", "-allow-private", site.URL}, &out, &errOut)); got != 1 {
+		t.Errorf("crawl with broken links, default -fail-on: exit %d; want 1", got)
 	}
 	var rep struct {
 		Crawl    struct{ Fetched int }
@@ -155,7 +157,7 @@ func TestCrawlCommand(t *testing.T) {
 	}
 
 	out.Reset()
-	if err := run(context.Background(), []string{"crawl", "-csv", "-allow-private", site.URL}, &out, &errOut); err != nil {
+	if err := run(context.Background(), []string{"crawl", "-csv", "-fail-on", "none", "-allow-private", site.URL}, &out, &errOut); err != nil {
 		t.Fatal(err)
 	}
 	rows, err := csv.NewReader(&out).ReadAll()

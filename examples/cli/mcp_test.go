@@ -120,18 +120,18 @@ func TestMCPStdio(t *testing.T) {
 	})
 }
 
-// TestMCPToolTableInREADME checks that the README's tool table is the one
+// TestMCPToolTableInDocs checks that docs/mcp.md's tool table is the one
 // `cli mcp -tools` prints from the code.
-func TestMCPToolTableInREADME(t *testing.T) {
+func TestMCPToolTableInDocs(t *testing.T) {
 	var out bytes.Buffer
 	if err := run(context.Background(), []string{"mcp", "-tools"}, &out, io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	readme, err := os.ReadFile("../../README.md")
+	readme, err := os.ReadFile("../../docs/mcp.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Contains(readme, out.Bytes()) {
-		t.Fatalf("README.md does not hold the tool table of `cli mcp -tools`; paste it:\n%s", out.String())
+		t.Fatalf("docs/mcp.md does not hold the tool table of `cli mcp -tools`; paste it:\n%s", out.String())
 	}
 }

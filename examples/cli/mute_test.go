@@ -111,7 +111,7 @@ func TestCrawlMuteFlag(t *testing.T) {
 	site := crawlertest.NewSite(crawlertest.SiteOptions{Articles: 4, Broken: 1})
 	defer site.Close()
 	var out, errOut bytes.Buffer
-	if err := run(context.Background(), []string{"crawl", "-allow-private", "-quiet", "-mute", "links.broken_internal,site.orphan", site.URL}, &out, &errOut); err != nil {
+	if err := run(context.Background(), []string{"crawl", "-allow-private", "-quiet", "-fail-on", "none", "-mute", "links.broken_internal,site.orphan", site.URL}, &out, &errOut); err != nil {
 		t.Fatalf("%v\n%s", err, errOut.String())
 	}
 	if !strings.Contains(out.String(), "Muted (not in the findings or score): links.broken_internal (error, 1)") {

@@ -25,13 +25,13 @@ func runOptimize(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	locale := fs.String("locale", "en-US", "language and region of the text, xx-XX")
 	var keywords stringList
 	fs.Var(&keywords, "keyword", `target keyphrase, primary first (repeatable; "in quotes" for exact match)`)
-	format := fs.String("format", "", "input format: text, markdown or html (default: detected)")
+	input := fs.String("input-format", "", "input format: text, markdown or html (default: detected)")
 	title := fs.String("title", "", "the SEO title, if any")
 	description := fs.String("description", "", "the meta description, if any")
 	slug := fs.String("slug", "", "the URL slug, if any")
-	asJSON := fs.Bool("json", false, "print the full report as JSON")
+	out := addOutputFlags(fs, "text", "json")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: cli optimize [flags] FILE   (FILE - reads standard input)")
+		fmt.Fprintln(stderr, "usage: "+prog+" optimize [flags] FILE   (FILE - reads standard input)")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args); err != nil {
@@ -41,18 +41,25 @@ func runOptimize(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		fs.Usage()
 		return &exitError{code: 2, err: errors.New("optimize takes exactly one file")}
 	}
+	if in := out.inputAlias(stderr, "markdown", "html"); in != "" {
+		*input = in
+	}
+	format, err := out.resolve()
+	if err != nil {
+		return err
+	}
 	content, err := readInput(fs.Arg(0))
 	if err != nil {
 		return &exitError{code: 2, err: err}
 	}
 	rep, err := optimizer.Optimize(ctx, optimizer.Request{
-		Content: content, Format: *format, Title: *title, Description: *description, Slug: *slug,
+		Content: content, Format: *input, Title: *title, Description: *description, Slug: *slug,
 		Keywords: keywords, Locale: *locale,
 	})
 	if err != nil {
 		return &exitError{code: 2, err: err}
 	}
-	if *asJSON {
+	if format == "json" {
 		return writeJSON(stdout, rep)
 	}
 	printContentReport(stdout, rep)

@@ -147,8 +147,8 @@ func TestHostileContentIsEscaped(t *testing.T) {
 	}{
 		{[]string{"analyze", "-allow-private", "-fail-on", "none", srv.URL + "/"}, `Shoes \x1b[2J\x1b]8;;`},
 		{[]string{"analyze", "-allow-private", "-fail-on", "none", "-json", srv.URL + "/"}, `Shoes \u001b[2J\u001b]8;;`},
-		{[]string{"crawl", "-allow-private", "-quiet", "-max-pages", "5", srv.URL + "/"}, ""},
-		{[]string{"crawl", "-allow-private", "-quiet", "-max-pages", "5", "-json", srv.URL + "/"}, `Shoes \u001b[2J\u001b]8;;`},
+		{[]string{"crawl", "-allow-private", "-quiet", "-fail-on", "none", "-max-pages", "5", srv.URL + "/"}, ""},
+		{[]string{"crawl", "-allow-private", "-quiet", "-fail-on", "none", "-max-pages", "5", "-json", srv.URL + "/"}, `Shoes \u001b[2J\u001b]8;;`},
 	} {
 		t.Run(strings.Join(c.args[:len(c.args)-1], " "), func(t *testing.T) {
 			var out, errOut bytes.Buffer

@@ -32,7 +32,7 @@ DATAFORSEO_BASE_URL, SERPAPI_BASE_URL and GOOGLE_CSE_BASE_URL override the API r
 
 func runRankings(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		fmt.Fprint(stderr, rankingsUsage)
+		fmt.Fprint(stderr, progText(rankingsUsage))
 		return usageErr(errors.New("rankings: no subcommand given"))
 	}
 	switch args[0] {
@@ -41,10 +41,10 @@ func runRankings(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	case "track":
 		return runRankingsTrack(ctx, args[1:], stdout, stderr)
 	case "-h", "--help", "help":
-		fmt.Fprint(stdout, rankingsUsage)
+		fmt.Fprint(stdout, progText(rankingsUsage))
 		return nil
 	}
-	fmt.Fprint(stderr, rankingsUsage)
+	fmt.Fprint(stderr, progText(rankingsUsage))
 	return usageErr(fmt.Errorf("rankings: unknown subcommand %q", args[0]))
 }
 
@@ -94,7 +94,7 @@ func serpSource(name string) (rankings.Source, error) {
 		return nil, fmt.Errorf("-source: unknown provider %q (%s)", name, strings.Join(known, ", "))
 	}
 	return nil, errors.New("no SERP provider configured: set DATAFORSEO_LOGIN and DATAFORSEO_PASSWORD, SERPAPI_KEY, or GOOGLE_CSE_KEY and GOOGLE_CSE_CX; " +
-		"without a provider, import a Search Console export with \"cli rankings track -import-gsc FILE\"")
+		"without a provider, import a Search Console export with \"" + prog + " rankings track -import-gsc FILE\"")
 }
 
 func runRankingsCheck(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -105,12 +105,16 @@ func runRankingsCheck(ctx context.Context, args []string, stdout, stderr io.Writ
 	device := fs.String("device", "desktop", "desktop or mobile")
 	source := fs.String("source", "", "SERP provider: dataforseo, serpapi or customsearch (default: the first with credentials)")
 	db := fs.String("db", defaultDB(), dbUsage)
-	asJSON := fs.Bool("json", false, "print the rankings as JSON")
+	out := addOutputFlags(fs, "text", "json")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: cli rankings check -domain DOMAIN [flags] KEYWORD...")
+		fmt.Fprintln(stderr, "usage: "+prog+" rankings check -domain DOMAIN [flags] KEYWORD...")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	format, err := out.resolve()
+	if err != nil {
 		return err
 	}
 	if *domain == "" {
@@ -133,6 +137,7 @@ func runRankingsCheck(ctx context.Context, args []string, stdout, stderr io.Writ
 	if err != nil {
 		return usageErr(err)
 	}
+	noteData(stderr, *db)
 	st, err := openRankings(ctx, *db)
 	if err != nil {
 		return err
@@ -144,7 +149,7 @@ func runRankingsCheck(ctx context.Context, args []string, stdout, stderr io.Writ
 	if res == nil {
 		return usageErr(checkErr)
 	}
-	if *asJSON {
+	if format == "json" {
 		if err := writeJSON(stdout, res); err != nil {
 			return err
 		}
@@ -182,7 +187,7 @@ func runRankingsTrack(ctx context.Context, args []string, stdout, stderr io.Writ
 	date := fs.String("date", "", "with -import-gsc: the day the averages are recorded on, YYYY-MM-DD (the last day of the export)")
 	db := fs.String("db", defaultDB(), dbUsage)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: cli rankings track -domain DOMAIN [-import-gsc FILE -date YYYY-MM-DD] [flags] [KEYWORD...]")
+		fmt.Fprintln(stderr, "usage: "+prog+" rankings track -domain DOMAIN [-import-gsc FILE -date YYYY-MM-DD] [flags] [KEYWORD...]")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args); err != nil {
@@ -227,6 +232,7 @@ func runRankingsTrack(ctx context.Context, args []string, stdout, stderr io.Writ
 		}
 		day = d
 	}
+	noteData(stderr, *db)
 	st, err := openRankings(ctx, *db)
 	if err != nil {
 		return err

@@ -43,7 +43,7 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	ctrModel := fs.String("ctr-model", reports.CurveDefault, "CTR curve: "+strings.Join(reports.CurveNames(), ", "))
 	weighting := fs.String("weighting", reports.WeightVolume, "visibility weights: volume or equal")
 	rows := fs.Int("keywords", 100, "keywords listed (0: none)")
-	asJSON := fs.Bool("json", false, "print the report as JSON")
+	out := addOutputFlags(fs, "text", "json", "html")
 	htmlFile := fs.String("html", "", "write a self-contained HTML report with charts to this file")
 	var tf trafficFlags
 	fs.StringVar(&tf.source, "traffic", "", "measured traffic: searchconsole, ga4 or none (default: the source whose property is set)")
@@ -51,11 +51,15 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs.StringVar(&tf.ga4Property, "ga4-property", getenv(envGA4Property), "GA4 property ID, such as 123456789 (env "+envGA4Property+")")
 	fs.StringVar(&tf.credentials, "google-credentials", "", "Google service-account key or authorized_user file (default $"+envCredentials+")")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: cli report -domain DOMAIN [-start YYYY-MM-DD] [-end YYYY-MM-DD] [flags]")
+		fmt.Fprintln(stderr, "usage: "+prog+" report -domain DOMAIN [-start YYYY-MM-DD] [-end YYYY-MM-DD] [flags]")
 		fs.PrintDefaults()
 		fmt.Fprint(stderr, trafficUsage)
 	}
 	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	format, err := out.resolve()
+	if err != nil {
 		return err
 	}
 	if fs.NArg() != 0 {
@@ -113,6 +117,7 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return usageErr(err)
 	}
 
+	noteData(stderr, *db)
 	kw, err := openKeywords(ctx, *db)
 	if err != nil {
 		return err
@@ -137,18 +142,23 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			return usageErr(err)
 		}
 		fmt.Fprintf(stderr, "HTML report written to %s\n", *htmlFile)
-		if !*asJSON {
+		if format == "text" {
 			// Keep the per-day positions out of the text summary.
 			for i := range rep.Metrics.Rankings.Keywords {
 				rep.Metrics.Rankings.Keywords[i].History = nil
 			}
 		}
 	}
-	if *asJSON {
+	switch format {
+	case "json":
 		if err := writeJSON(stdout, rep); err != nil {
 			return err
 		}
-	} else {
+	case "html":
+		if err := reports.WriteHTML(stdout, rep, nil); err != nil {
+			return err
+		}
+	default:
 		printPerformanceReport(stdout, rep, trafficName)
 	}
 	if e := rep.Metrics.Traffic.MeasuredError; e != "" {
@@ -158,7 +168,8 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 }
 
 // writeFileAtomic writes a file through a temporary file in the same
-// folder, renamed into place only when complete.
+// folder, renamed into place only when complete, with mode 0644 like the
+// other reports (a temporary file is created 0600).
 func writeFileAtomic(name string, write func(io.Writer) error) error {
 	tmp, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".*")
 	if err != nil {
@@ -166,6 +177,10 @@ func writeFileAtomic(name string, write func(io.Writer) error) error {
 	}
 	defer os.Remove(tmp.Name())
 	if err := write(tmp); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(0o644); err != nil {
 		tmp.Close()
 		return err
 	}

@@ -170,8 +170,10 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -401,6 +403,52 @@ func parse(args []string, stderr io.Writer) (*config, error) {
 	return &c, nil
 }
 
+// watchTracked adds the keywords POST /v1/rankings/track tracks to the
+// account's dashboard watchlist, refusing them all, with an error naming
+// keywords, when they would take it past dashboard.MaxWatched.
+func watchTracked(ctx context.Context, watch dashboard.Watchlist, accountID string, tracked []rankings.Tracked) error {
+	have, err := watch.Watched(ctx, accountID, "")
+	if err != nil {
+		return err
+	}
+	known := make(map[rankings.Tracked]bool, len(have))
+	for _, w := range have {
+		w.AddedAt = time.Time{}
+		known[w] = true
+	}
+	added := 0
+	for _, t := range tracked {
+		t.AddedAt = time.Time{}
+		if !known[t] {
+			known[t] = true
+			added++
+		}
+	}
+	if len(have)+added > dashboard.MaxWatched {
+		return &seo.InputError{Field: "keywords", Value: strconv.Itoa(added) + " new keywords",
+			Reason: fmt.Sprintf("would take this account over %d tracked keywords (it tracks %d); stop tracking some first", dashboard.MaxWatched, len(have))}
+	}
+	return watch.Watch(ctx, accountID, tracked)
+}
+
+// describeFile names a store for people: an SQLite path made absolute, a
+// postgres:// DSN without its password.
+func describeFile(dsn string) string {
+	if isPostgres(dsn) {
+		if u, err := url.Parse(dsn); err == nil {
+			return u.Redacted()
+		}
+		return "postgres://..."
+	}
+	if dsn == ":memory:" {
+		return dsn
+	}
+	if abs, err := filepath.Abs(dsn); err == nil {
+		return abs
+	}
+	return dsn
+}
+
 // listenURL is the URL of a listen address: "http://127.0.0.1:8080" for
 // "127.0.0.1:8080", 127.0.0.1 for an empty or unspecified host.
 func listenURL(addr string, tls bool) string {
@@ -552,10 +600,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		Limiter:        limiter,
 		TrustedProxies: proxies,
 		AllowPrivate:   c.allowPrivate,
-		OnRankings: func(ctx context.Context, accountID string, tracked []rankings.Tracked) {
-			if err := watch.Watch(ctx, accountID, tracked); err != nil {
-				logger.Warn("server: add API-tracked keywords to the dashboard watchlist", "err", err)
-			}
+		OnRankings: func(ctx context.Context, accountID string, tracked []rankings.Tracked) error {
+			return watchTracked(ctx, watch, accountID, tracked)
 		},
 		JobWorkers:       c.jobWorkers,
 		ScheduleInterval: c.scheduleInterval,
@@ -695,6 +741,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	} else {
 		fmt.Fprintf(stdout, "Dashboard: %s://%s%s/\n", scheme, ln.Addr(), dashboard.Prefix)
 	}
+	fmt.Fprintf(stdout, "API store: %s\nKeyword and ranking data: %s (the command line's -db or SEOKIT_DATA_DB must name the same file)\n",
+		describeFile(c.db), describeFile(c.dataDB))
 	fmt.Fprintf(stdout, "Listening on %s://%s\n", scheme, ln.Addr())
 	errc := make(chan error, 1)
 	go func() {

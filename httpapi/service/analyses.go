@@ -79,9 +79,11 @@ func SiteDownReason(reason string) bool {
 }
 
 // HasResult reports whether job v serves its report: a succeeded job's,
-// and that of a job failed because its site answered nothing.
+// that of a job failed because its site answered nothing, and the partial
+// report a job canceled while it crawled kept.
 func HasResult(v *Job) bool {
-	return v.Status == string(store.JobSucceeded) || v.ErrorCode == ErrorSiteUnreachable
+	return v.Status == string(store.JobSucceeded) || v.ErrorCode == ErrorSiteUnreachable ||
+		v.Status == string(store.JobCanceled) // the partial report it kept, if any
 }
 
 // SiteOptions are the options of a site analysis request: a saved crawl
@@ -170,9 +172,11 @@ type Job struct {
 	StartedAt  time.Time    `json:"startedAt,omitzero"`
 	FinishedAt time.Time    `json:"finishedAt,omitzero"`
 	Progress   *JobProgress `json:"progress,omitempty"`
-	// Result is the report of a succeeded job, and of a job failed with
-	// ErrorCode "site_unreachable", in GET of one job only (lists leave it
-	// out). The server copies the stored report into the answer as is.
+	// Result is the report of a succeeded job, of a job failed with
+	// ErrorCode "site_unreachable", and the partial report of a job
+	// canceled while it crawled (crawl.stopReason "canceled"), in GET of
+	// one job only (lists leave it out). The server copies the stored
+	// report into the answer as is.
 	Result json.RawMessage `json:"result,omitempty"`
 	Error  string          `json:"error,omitempty"`
 	// ErrorCode is "site_unreachable" for a job failed because the site

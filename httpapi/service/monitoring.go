@@ -73,7 +73,9 @@ type Schedule struct {
 	Kind      string `json:"kind"`
 	Spec      string `json:"spec"`
 	// Cron is the spec as a 5-field cron expression.
-	Cron     string `json:"cron"`
+	Cron string `json:"cron"`
+	// TimeZone is the IANA zone the spec is read in (the project's); the
+	// times below are UTC, as everywhere in the API.
 	TimeZone string `json:"timeZone"`
 	Paused   bool   `json:"paused"`
 	// NextRun is the next due time; null while paused.

@@ -381,6 +381,17 @@ type Jobs interface {
 	Unfinished(ctx context.Context) ([]Job, error)
 }
 
+// CanceledResults is an optional interface of a Jobs store: the report a
+// canceled job's crawl had made when the cancel stopped it is kept with
+// the job, so a cancel loses no work.
+type CanceledResults interface {
+	// KeepCanceledResult stores result (the report's JSON), summary and
+	// progress of a job in status JobCanceled that has no result yet;
+	// the status stays canceled. Any other job is ErrConflict (ErrNotFound
+	// when there is none).
+	KeepCanceledResult(ctx context.Context, accountID, id string, result, summary, progress []byte) error
+}
+
 // StoredResult is a job's stored report, read as a stream of its JSON.
 // It is a snapshot read with the job: deleting or pruning the job
 // afterwards does not change it.

@@ -51,15 +51,41 @@ type Store struct {
 	mu      sync.Mutex // serialises this process's writes
 	opts    Options
 	version atomic.Uint64 // grows with every committed write of this process
+	shared  atomic.Uint64 // keyword_data_version as last read
+	polled  atomic.Int64  // when it was last read, nanoseconds since opened; 0: never
+	opened  time.Time
 }
 
 var _ keywords.Versioned = (*Store)(nil)
 
-// DataVersion grows with every import or Put this Store commits, so that a
-// Suggester's in-memory answers computed before it are dropped. Writes by
-// other processes are seen once those answers expire
-// (keywords.SuggesterOptions.MemoryCacheTTL).
-func (s *Store) DataVersion() uint64 { return s.version.Load() }
+// DataVersion grows with every import or Put committed to the database,
+// by this process or another (a command-line import while the server
+// runs), so that a Suggester's in-memory answers computed before it are
+// dropped. This process's writes count at once; the database's counter is
+// read at most once per versionPoll.
+func (s *Store) DataVersion() uint64 { return s.version.Load() + s.sharedVersion() }
+
+// versionPoll is how often DataVersion reads the database's counter (a
+// variable for tests).
+var versionPoll = time.Second
+
+// sharedVersion returns the database's change counter (keyword_data_version),
+// read again when the last read is older than versionPoll; a failed read
+// keeps the last value.
+func (s *Store) sharedVersion() uint64 {
+	now := int64(time.Since(s.opened)) // monotonic
+	last := s.polled.Load()
+	if (last != 0 && now-last < int64(versionPoll)) || !s.polled.CompareAndSwap(last, max(now, 1)) {
+		return s.shared.Load()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	var v int64
+	if err := s.db.QueryRowContext(ctx, `SELECT version FROM keyword_data_version WHERE id = 1`).Scan(&v); err == nil && v >= 0 {
+		s.shared.Store(uint64(v))
+	}
+	return s.shared.Load()
+}
 
 // migrations are applied in order, each once, recorded in
 // keywords_schema_migrations. The SQL is the same for both databases but
@@ -116,6 +142,16 @@ var migrations = [][]string{
 	PRIMARY KEY (loc, query)
 ){{without_rowid}}`,
 	},
+	// 2: a change counter of the keyword data that every process writing
+	// the database bumps, so the Suggesters of other processes (the server
+	// after a command-line import) drop their answers at once.
+	2: {
+		`CREATE TABLE IF NOT EXISTS keyword_data_version (
+	id      {{int}} PRIMARY KEY,
+	version {{int}} NOT NULL
+)`,
+		`INSERT INTO keyword_data_version (id, version) SELECT 1, 0 WHERE NOT EXISTS (SELECT 1 FROM keyword_data_version WHERE id = 1)`,
+	},
 }
 
 // legacyTables are the SQLite tables of files written before the schema
@@ -138,7 +174,7 @@ var schema = &sqldb.Schema{
 // private in-memory SQLite database; anything else is an SQLite file path.
 // opts may be nil.
 func Open(ctx context.Context, dsn string, opts *Options) (*Store, error) {
-	s := &Store{}
+	s := &Store{opened: time.Now()}
 	if opts != nil {
 		s.opts = *opts
 	}
@@ -420,6 +456,9 @@ func (s *Store) write(ctx context.Context, loc seo.Locale, fn func(*writer) erro
 		if _, ok := seo.AsInputError(err); ok || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 			return err
 		}
+		return fmt.Errorf("local: write: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE keyword_data_version SET version = version + 1 WHERE id = 1`); err != nil {
 		return fmt.Errorf("local: write: %w", err)
 	}
 	if err := tx.Commit(); err != nil {

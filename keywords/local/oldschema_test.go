@@ -87,8 +87,8 @@ func TestOpensOldDatabase(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if n := countRows(t, path, "keywords_schema_migrations"); n != 1 {
-		t.Errorf("keywords_schema_migrations has %d rows, want 1", n)
+	if n := countRows(t, path, "keywords_schema_migrations"); n != 2 {
+		t.Errorf("keywords_schema_migrations has %d rows, want 2", n)
 	}
 }
 

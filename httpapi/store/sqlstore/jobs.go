@@ -451,6 +451,30 @@ func (s *Store) jobs(ctx context.Context, op, query string, args ...any) ([]stor
 // state; any other change is store.ErrConflict and nothing is written.
 // A zero UpdatedAt is set to now. Storing a final state with the callback
 // pending adds the job's callback delivery (store.DeliveryCallback).
+var _ store.CanceledResults = (*Store)(nil)
+
+// KeepCanceledResult stores the partial report of a canceled job that has
+// none (store.CanceledResults).
+func (s *Store) KeepCanceledResult(ctx context.Context, accountID, id string, result, summary, progress []byte) error {
+	packed, err := packResult(result)
+	if err != nil {
+		return err
+	}
+	res, err := s.db.ExecContext(ctx, s.db.Q(`UPDATE jobs SET result = ?, summary = ?, progress = ?
+		WHERE id = ? AND account_id = ? AND status = 'canceled' AND result IS NULL`),
+		nullBytes(packed), nullBytes(summary), nullBytes(progress), id, accountID)
+	if err != nil {
+		return mapErr("keep canceled result", err)
+	}
+	if n, err := res.RowsAffected(); err != nil || n > 0 {
+		return err
+	}
+	if _, err := s.Job(ctx, accountID, id); err != nil {
+		return err
+	}
+	return store.ErrConflict
+}
+
 func (s *Store) UpdateJob(ctx context.Context, j *store.Job) error {
 	if j == nil {
 		return &seo.InputError{Field: "job", Reason: "is nil"}
