@@ -599,7 +599,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		Alerts:     api.Alerts(),
 		Quota:      api,
 		Mutes:      api,
-		Rankings:   rs,
 		Tracking:   api.Rankings(), // charged to the same daily limits as GET /v1/rankings
 		Watchlist:  watch,
 		Accounts:   api.Accounts(), // keys, apps and usage as the API counts them
