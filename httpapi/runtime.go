@@ -103,7 +103,7 @@ func (s *Server) Start(ctx context.Context) error {
 	} else {
 		local = periodic
 	}
-	if err := s.queue.Start(ctx, s.runJob); err != nil {
+	if err := s.queue.Start(ctx, s.execute); err != nil {
 		return fmt.Errorf("httpapi: start job queue: %w", err)
 	}
 	if err := s.resume(ctx); err != nil {

@@ -101,12 +101,9 @@ type siteRun struct {
 	latest *crawler.Progress
 }
 
-// runJob is the server's RunFunc: it runs one job to its end. wctx is the
-// worker's context.
+// runJob is the Work of a site analysis: it runs one stored job to its
+// end. wctx is the worker's context.
 func (s *Server) runJob(wctx context.Context, accountID, id string) error {
-	if jobID, ok := parseHelperID(id); ok {
-		return s.runHelper(wctx, accountID, jobID)
-	}
 	ctx, cancelStore := s.storeCtx(wctx)
 	defer cancelStore()
 	r := &siteRun{s: s, wctx: wctx, ctx: ctx}
