@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/seokit/seokit/crawler"
@@ -45,26 +43,6 @@ const (
 	DefaultSharedCrawlPages   = 5000
 	DefaultSharedCrawlHelpers = 2
 )
-
-// helperSep separates a job ID from the number of one of its helper runs
-// in the job ID handed to the queue ("job_…~w1"): job IDs never hold it.
-const helperSep = "~w"
-
-// helperID returns the queue's job ID of helper run k of job id.
-func helperID(id string, k int) string { return id + helperSep + strconv.Itoa(k) }
-
-// parseHelperID splits a helper run's job ID into the job's ID; ok is false
-// for the ID of a job itself.
-func parseHelperID(id string) (jobID string, ok bool) {
-	i := strings.LastIndex(id, helperSep)
-	if i < 0 {
-		return id, false
-	}
-	if _, err := strconv.Atoi(id[i+len(helperSep):]); err != nil {
-		return id, false
-	}
-	return id[:i], true
-}
 
 // crawlTemplate returns a deep copy of the server's crawl options
 // template: every job gets its own slices and analyzer options, and no
