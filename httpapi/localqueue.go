@@ -11,21 +11,20 @@ import (
 
 // NewLocalQueue returns the in-process Queue that a Server uses when
 // Options.Queue is nil: a FIFO list served by workers goroutines (at least
-// one). Its jobs live in this process only; the Server re-enqueues its
-// store's unfinished jobs when it starts.
+// one), and rank checks on a lane of their own, served by one goroutine,
+// so that a rank check never waits for a site analysis. Its jobs live in
+// this process only; the Server re-enqueues its store's unfinished jobs
+// when it starts.
 func NewLocalQueue(workers int) Queue {
 	return newLocalQueue(max(workers, 1))
 }
 
-// localQueue is the in-process Queue: a FIFO list served by a fixed number
-// of goroutines.
+// localQueue is the in-process Queue: FIFO lanes, each served by a fixed
+// number of goroutines: site analyses (and helper runs) on one, rank
+// checks on the other.
 type localQueue struct {
-	workers int
-
 	mu      sync.Mutex
-	pending []jobRef
-	queued  map[jobRef]bool
-	wake    chan struct{}
+	lanes   [2]*lane // laneSite, laneRank
 	ctx     context.Context
 	cancel  context.CancelFunc
 	wg      sync.WaitGroup
@@ -33,12 +32,30 @@ type localQueue struct {
 	periods []PeriodicJob
 }
 
+// The lanes of a localQueue.
+const (
+	laneSite = iota
+	laneRank
+)
+
+// lane is a FIFO list of queued jobs and its workers.
+type lane struct {
+	workers int
+	pending []jobRef
+	queued  map[jobRef]bool
+	wake    chan struct{}
+}
+
 type jobRef struct{ accountID, id string }
 
 var _ PeriodicQueue = (*localQueue)(nil)
 
 func newLocalQueue(workers int) *localQueue {
-	return &localQueue{workers: workers, wake: make(chan struct{}, 1), queued: map[jobRef]bool{}}
+	q := &localQueue{}
+	for i, n := range [...]int{laneSite: workers, laneRank: 1} {
+		q.lanes[i] = &lane{workers: n, wake: make(chan struct{}, 1), queued: map[jobRef]bool{}}
+	}
+	return q
 }
 
 // Start starts the worker goroutines.
@@ -50,9 +67,11 @@ func (q *localQueue) Start(_ context.Context, run RunFunc) error {
 	}
 	q.run = run
 	q.ctx, q.cancel = context.WithCancel(context.Background())
-	for range q.workers {
-		q.wg.Add(1)
-		go q.worker()
+	for _, l := range q.lanes {
+		for range l.workers {
+			q.wg.Add(1)
+			go q.worker(l)
+		}
 	}
 	for _, p := range q.periods {
 		q.wg.Add(1)
@@ -80,18 +99,22 @@ func (q *localQueue) AddPeriodic(job PeriodicJob) error {
 	return nil
 }
 
-// Enqueue adds a job at the end of the list; one already waiting is not
-// added twice.
+// Enqueue adds a job at the end of its kind's lane; one already waiting
+// is not added twice.
 func (q *localQueue) Enqueue(_ context.Context, j *store.Job) error {
 	r := jobRef{j.AccountID, j.ID}
+	l := q.lanes[laneSite]
+	if KindOf(j.ID) == JobRankCheck {
+		l = q.lanes[laneRank]
+	}
 	q.mu.Lock()
-	if !q.queued[r] {
-		q.queued[r] = true
-		q.pending = append(q.pending, r)
+	if !l.queued[r] {
+		l.queued[r] = true
+		l.pending = append(l.pending, r)
 	}
 	q.mu.Unlock()
 	select {
-	case q.wake <- struct{}{}:
+	case l.wake <- struct{}{}:
 	default:
 	}
 	return nil
@@ -119,19 +142,19 @@ func (q *localQueue) Stop(ctx context.Context) error {
 	}
 }
 
-// next waits for a queued job; false when the queue stops.
-func (q *localQueue) next() (jobRef, bool) {
+// next waits for a job queued on l; false when the queue stops.
+func (q *localQueue) next(l *lane) (jobRef, bool) {
 	for {
 		q.mu.Lock()
-		if len(q.pending) > 0 {
-			r := q.pending[0]
-			q.pending = q.pending[1:]
-			delete(q.queued, r)
-			more := len(q.pending) > 0
+		if len(l.pending) > 0 {
+			r := l.pending[0]
+			l.pending = l.pending[1:]
+			delete(l.queued, r)
+			more := len(l.pending) > 0
 			q.mu.Unlock()
 			if more {
 				select {
-				case q.wake <- struct{}{}:
+				case l.wake <- struct{}{}:
 				default:
 				}
 			}
@@ -139,17 +162,17 @@ func (q *localQueue) next() (jobRef, bool) {
 		}
 		q.mu.Unlock()
 		select {
-		case <-q.wake:
+		case <-l.wake:
 		case <-q.ctx.Done():
 			return jobRef{}, false
 		}
 	}
 }
 
-func (q *localQueue) worker() {
+func (q *localQueue) worker(l *lane) {
 	defer q.wg.Done()
 	for {
-		r, ok := q.next()
+		r, ok := q.next(l)
 		if !ok {
 			return
 		}
