@@ -24,7 +24,7 @@ const maxTrackKeywords = 100
 
 type rankingsView struct {
 	Enabled bool
-	Live    bool // a Tracker checks new keywords at once
+	Live    bool // the rankings service checks new keywords at once
 	// HasSource: a SERP provider checks positions; without one they come
 	// only from imported data and the page says so.
 	HasSource bool
@@ -346,9 +346,9 @@ func parseTrack(f trackForm, now func() rankings.Tracked) ([]rankings.Tracked, e
 	return out, nil
 }
 
-// trackKeywords serves the "Track keywords" form: the keywords join the
-// shared rankings store (checked daily, and at once with a Tracker) and
-// the account's watchlist.
+// trackKeywords serves the "Track keywords" form: the keywords are
+// tracked through the rankings service (re-checked daily, and at once with
+// a SERP source) and join the account's watchlist.
 func (d *Dashboard) trackKeywords(w http.ResponseWriter, r *http.Request, s *session, a *store.Account) {
 	v := d.base("Rankings", "rankings", s, a)
 	rv, ws, err := d.rankingsView(r, a)
