@@ -14,9 +14,9 @@ import (
 // The executor runs every kind of background work: a Queue (the
 // in-process one, localqueue.go, or River, httpapi/riverjobs) hands the
 // queued IDs back to the server's RunFunc, execute, which runs the kind's
-// Work; periodic work is a PeriodicJob the queue runs every period. Each Work only does the work
-// and returns an error; the executor owns the state moves, the retries
-// and the cancellation around it:
+// Work; periodic work is a PeriodicJob the queue runs every period. Each
+// Work only does the work and returns an error; the executor owns the
+// state moves, the retries and the cancellation around it:
 //
 //	kind                 Work                          executor
 //	site analysis        runJob (work_site.go)         Queue: RunFunc; state in the store, moved by runJob's phases;
@@ -37,8 +37,9 @@ import (
 // and no receiver ever holds a job worker or a crawl slot. Start and
 // Close (runtime.go) start and stop all of it; New starts none.
 
-// Queue hands stored site analyses to workers. The Server keeps every job
-// in its store (status, progress, result, callback state); the queue only
+// Queue hands queued jobs to workers: site analyses, their helper runs
+// and rank checks (JobKind). The Server keeps every site analysis in its
+// store (status, progress, result, callback state); the queue only
 // decides where and when a job runs. A nil Options.Queue means the
 // in-process queue: Options.JobWorkers goroutines in this process. The
 // riverjobs package is a driver that shares the work between instances
@@ -49,9 +50,11 @@ import (
 type Queue interface {
 	// Start starts the workers, which call run for each job.
 	Start(ctx context.Context, run RunFunc) error
-	// Enqueue hands a stored job to the workers. Enqueueing a job already
-	// waiting or running may be ignored; a job whose work is over is run
-	// again, which only delivers a callback still pending.
+	// Enqueue hands a job to the workers; only j.ID (a stored job's ID,
+	// or another kind's queued ID, KindOf) and j.AccountID are read.
+	// Enqueueing a job already waiting or running may be ignored; a job
+	// whose work is over is run again, which only delivers a callback
+	// still pending.
 	Enqueue(ctx context.Context, j *store.Job) error
 	// Stop stops the workers: the contexts of running jobs are canceled,
 	// and Stop waits until their RunFunc calls return or ctx ends. Jobs so
@@ -59,8 +62,8 @@ type Queue interface {
 	Stop(ctx context.Context) error
 }
 
-// RunFunc runs one stored job to its end. It returns nil when there is
-// nothing left to do (the job reached a final state and its callback is
+// RunFunc runs one queued job (jobID is the queued ID, KindOf) to its
+// end. It returns nil when there is nothing left to do (the job reached a final state and its callback is
 // delivered or given up, or the job no longer exists) and an error
 // wrapping ErrJobInterrupted when ctx ended first and the job must run
 // again. A ctx that ends with context.DeadlineExceeded (a job timeout)
