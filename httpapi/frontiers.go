@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/seokit/seokit/crawler"
@@ -45,26 +43,6 @@ const (
 	DefaultSharedCrawlPages   = 5000
 	DefaultSharedCrawlHelpers = 2
 )
-
-// helperSep separates a job ID from the number of one of its helper runs
-// in the job ID handed to the queue ("job_…~w1"): job IDs never hold it.
-const helperSep = "~w"
-
-// helperID returns the queue's job ID of helper run k of job id.
-func helperID(id string, k int) string { return id + helperSep + strconv.Itoa(k) }
-
-// parseHelperID splits a helper run's job ID into the job's ID; ok is false
-// for the ID of a job itself.
-func parseHelperID(id string) (jobID string, ok bool) {
-	i := strings.LastIndex(id, helperSep)
-	if i < 0 {
-		return id, false
-	}
-	if _, err := strconv.Atoi(id[i+len(helperSep):]); err != nil {
-		return id, false
-	}
-	return id[:i], true
-}
 
 // crawlTemplate returns a deep copy of the server's crawl options
 // template: every job gets its own slices and analyzer options, and no
@@ -158,106 +136,183 @@ func (s *Server) sharedProgress(ctx context.Context, counter crawler.SummaryCoun
 // crawl to have pages queued.
 const helperStartWait = 30 * time.Second
 
-// runHelper is a helper run of a job's shared crawl (openFrontier queued
-// it): a crawler worker (crawler.Options.Worker) on the job's shared
-// frontier and host gate, whose pages the job's own run reports. It ends
-// when the crawl has nothing left, or the job has ended; a helper of a job
-// not running, or whose crawl is over, does nothing.
+// runHelper is the Work of a helper run of a job's shared crawl
+// (openFrontier queued it): a crawler worker (crawler.Options.Worker) on
+// the job's shared frontier and host gate, whose pages the job's own run
+// reports. It ends when the crawl has nothing left, or the job has ended;
+// a helper of a job not running, or whose crawl is over, does nothing.
+// Its phases: load, register, admit, open, await the start, crawl.
 func (s *Server) runHelper(wctx context.Context, accountID, jobID string) error {
-	ctx, cancelStore := s.storeCtx(wctx)
-	defer cancelStore()
-	id := helperID(jobID, 0)
-	running := func() (bool, error) {
-		var j *store.Job
-		err := s.retry(ctx, "load job", func(ctx context.Context) (err error) {
-			j, err = s.st.Job(ctx, accountID, jobID)
-			return err
-		})
-		if errors.Is(err, store.ErrNotFound) {
-			return false, nil
-		}
-		return err == nil && j.Status == store.JobRunning, err
-	}
 	hg, ok := s.opts.Frontiers.(HostGates)
 	if !ok {
 		return nil
 	}
+	ctx, cancelStore := s.storeCtx(wctx)
+	defer cancelStore()
+	h := &helperRun{s: s, wctx: wctx, ctx: ctx, accountID: accountID, jobID: jobID, id: helperID(jobID, 0)}
+	if end, err := h.load(); end {
+		return err
+	}
+	defer h.register()()
+	release, end, err := h.admit()
+	if end {
+		return err
+	}
+	defer release()
+	if end, err := h.open(hg); end {
+		return err
+	}
+	defer h.front.Close()
+	if end, err := h.awaitStart(); end {
+		return err
+	}
+	return h.crawl()
+}
+
+// helperRun is one helper run of a shared crawl and what its phases
+// share. A phase that ends the run returns end true and the RunFunc's
+// error.
+type helperRun struct {
+	s         *Server
+	wctx      context.Context // the worker's
+	ctx       context.Context // store reads (storeCtx)
+	jctx      context.Context // the crawl: canceled by the job's end, a stop or Close
+	cancel    context.CancelFunc
+	accountID string
+	jobID     string
+	id        string // the helper's ID in interruptions
+
+	req    SiteRequest
+	co     crawler.Options
+	front  crawler.Frontier
+	shared crawler.SharedFrontier
+}
+
+// running reports whether the job still runs; a job gone does not.
+func (h *helperRun) running() (bool, error) {
 	var j *store.Job
-	if err := s.retry(ctx, "load job", func(ctx context.Context) (err error) {
-		j, err = s.st.Job(ctx, accountID, jobID)
+	err := h.s.retry(h.ctx, "load job", func(ctx context.Context) (err error) {
+		j, err = h.s.st.Job(ctx, h.accountID, h.jobID)
+		return err
+	})
+	if errors.Is(err, store.ErrNotFound) {
+		return false, nil
+	}
+	return err == nil && j.Status == store.JobRunning, err
+}
+
+// load reads the job and its crawl options; a job gone, not running or
+// whose request no longer reads ends the run with nothing done (the job's
+// own run reports the failure).
+func (h *helperRun) load() (end bool, err error) {
+	s := h.s
+	var j *store.Job
+	if err := s.retry(h.ctx, "load job", func(ctx context.Context) (err error) {
+		j, err = s.st.Job(ctx, h.accountID, h.jobID)
 		return err
 	}); err != nil {
 		if errors.Is(err, store.ErrNotFound) {
-			return nil
+			return true, nil
 		}
-		return interrupted(id, err)
+		return true, interrupted(h.id, err)
 	}
 	if j.Status != store.JobRunning {
-		return nil
+		return true, nil
 	}
-	req, err := s.openRequest(j.Request)
+	if h.req, err = s.openRequest(j.Request); err != nil {
+		return true, nil
+	}
+	if h.co, err = s.crawlerOptions(h.jobID, h.req); err != nil {
+		return true, nil // the job fails when run
+	}
+	h.co.Screenshots = s.screenshotSink(h.jobID, h.req)
+	return false, nil
+}
+
+// register makes the helper's crawl context, which Close cancels, and
+// returns its release.
+func (h *helperRun) register() (release func()) {
+	h.jctx, h.cancel = context.WithCancel(h.wctx)
+	stopServer := context.AfterFunc(h.s.ctx, h.cancel)
+	return func() {
+		stopServer()
+		h.cancel()
+	}
+}
+
+// admit waits for a slot and the memory of the crawl's state, as the
+// job's own run does; an instance that cannot take the crawl leaves it
+// to the others.
+func (h *helperRun) admit() (release func(), end bool, err error) {
+	release, err = h.s.adm.acquireSlot(h.jctx, KindSite, h.accountID, crawler.EstimateMemory(&h.co), true)
+	switch {
+	case err == nil:
+		return release, false, nil
+	case h.jctx.Err() != nil:
+		return nil, true, interrupted(h.id, err)
+	}
+	return nil, true, nil
+}
+
+// open opens the job's shared frontier and host gate; a frontier that is
+// not shared, or that cannot be opened, ends the run (the job's own run
+// crawls without the helper).
+func (h *helperRun) open(hg HostGates) (end bool, err error) {
+	s := h.s
+	f, err := s.opts.Frontiers.Open(h.jctx, h.jobID)
 	if err != nil {
-		return nil
+		s.log.Warn("shared crawl helper: frontier not opened", "job", h.jobID, "err", err)
+		return true, nil
 	}
-	jctx, cancel := context.WithCancel(wctx)
-	defer cancel()
-	stopServer := context.AfterFunc(s.ctx, cancel)
-	defer stopServer()
-	co, err := s.crawlerOptions(jobID, req)
-	if err != nil {
-		return nil // the job fails when run
-	}
-	co.Screenshots = s.screenshotSink(jobID, req)
-	release, err := s.adm.acquireSlot(jctx, KindSite, accountID, crawler.EstimateMemory(&co), true)
-	if err != nil {
-		if jctx.Err() != nil {
-			return interrupted(id, err)
-		}
-		return nil // this instance cannot take the crawl: the others do
-	}
-	defer release()
-	f, err := s.opts.Frontiers.Open(jctx, jobID)
-	if err != nil {
-		s.log.Warn("shared crawl helper: frontier not opened", "job", jobID, "err", err)
-		return nil
-	}
-	defer f.Close()
 	sf, ok := f.(crawler.SharedFrontier)
 	if !ok {
-		return nil
+		f.Close()
+		return true, nil
 	}
-	if co.HostGate, err = hg.HostGate(jctx, jobID); err != nil {
-		s.log.Warn("shared crawl helper: host gate not opened", "job", jobID, "err", err)
-		return nil
+	if h.co.HostGate, err = hg.HostGate(h.jctx, h.jobID); err != nil {
+		s.log.Warn("shared crawl helper: host gate not opened", "job", h.jobID, "err", err)
+		f.Close()
+		return true, nil
 	}
-	// Wait for the job's run to queue the start; a crawl with nothing
-	// pending and pages stored is over.
-	counter, _ := f.(crawler.SummaryCounter)
+	h.front, h.shared = f, sf
+	h.co.Frontier, h.co.Worker = f, true
+	return false, nil
+}
+
+// awaitStart waits, for up to helperStartWait, for the job's run to queue
+// the start; a crawl with nothing pending and pages stored is over.
+func (h *helperRun) awaitStart() (end bool, err error) {
+	counter, _ := h.front.(crawler.SummaryCounter)
 	for deadline := time.Now().Add(helperStartWait); ; {
-		q, fl, err := sf.Pending(jctx)
+		q, fl, err := h.shared.Pending(h.jctx)
 		if err != nil {
-			return nil
+			return true, nil
 		}
 		if q+fl > 0 {
-			break
+			return false, nil
 		}
 		if counter != nil {
-			if c, err := counter.SummaryCounts(jctx); err != nil || c.Fetched+c.Blocked > 0 {
-				return nil
+			if c, err := counter.SummaryCounts(h.jctx); err != nil || c.Fetched+c.Blocked > 0 {
+				return true, nil
 			}
 		}
 		if time.Now().After(deadline) {
-			return nil
+			return true, nil
 		}
 		select {
 		case <-time.After(200 * time.Millisecond):
-		case <-jctx.Done():
-			return interrupted(id, jctx.Err())
+		case <-h.jctx.Done():
+			return true, interrupted(h.id, h.jctx.Err())
 		}
 	}
-	co.Frontier, co.Worker = f, true
+}
 
-	// The watcher ends the helper when the job ends.
+// crawl runs the helper's crawl with a watcher that ends it when the job
+// ends, then reads why it ended: a stop leaves the job's crawl to run
+// again; a helper that outlived its job removes what it may have queued
+// since the job's run removed the crawl.
+func (h *helperRun) crawl() error {
+	s := h.s
 	watchDone := make(chan struct{})
 	go func() {
 		defer close(watchDone)
@@ -265,37 +320,36 @@ func (s *Server) runHelper(wctx context.Context, accountID, jobID string) error 
 		defer t.Stop()
 		for {
 			select {
-			case <-jctx.Done():
+			case <-h.jctx.Done():
 				return
 			case <-t.C:
 			}
-			if run, err := running(); err == nil && !run {
-				cancel()
+			if run, err := h.running(); err == nil && !run {
+				h.cancel()
 				return
 			}
 		}
 	}()
-	start := req.Domain
-	if req.URL != "" {
-		start = req.URL
+	start := h.req.Domain
+	if h.req.URL != "" {
+		start = h.req.URL
 	}
-	rep, err := crawler.New(&co).Run(jctx, start)
-	stopping := s.ctx.Err() != nil || wctx.Err() != nil
-	cancel()
+	rep, err := crawler.New(&h.co).Run(h.jctx, start)
+	stopping := s.ctx.Err() != nil || h.wctx.Err() != nil
+	ended := h.jctx.Err() != nil // by the watcher: the job ended
+	h.cancel()
 	<-watchDone
-	if err != nil && !stopping && jctx.Err() == nil {
-		s.log.Warn("shared crawl helper failed", "job", jobID, "err", err)
+	if err != nil && !stopping && !ended {
+		s.log.Warn("shared crawl helper failed", "job", h.jobID, "err", err)
 	}
 	if rep != nil {
-		s.log.Info("shared crawl helper done", "job", jobID, "pages", rep.Crawl.Fetched)
+		s.log.Info("shared crawl helper done", "job", h.jobID, "pages", rep.Crawl.Fetched)
 	}
 	if stopping {
-		return interrupted(id, context.Canceled)
+		return interrupted(h.id, context.Canceled)
 	}
-	// A helper that outlived its job removes what it may have queued
-	// since the job's run removed the crawl.
-	if run, err := running(); err == nil && !run {
-		s.removeFrontier(ctx, jobID)
+	if run, err := h.running(); err == nil && !run {
+		s.removeFrontier(h.ctx, h.jobID)
 	}
 	return nil
 }

@@ -193,29 +193,7 @@ func (x research) Check(ctx context.Context, accountID string, req service.Ranki
 }
 
 func (x research) Track(ctx context.Context, accountID string, req service.TrackRequest) ([]rankings.Ranking, error) {
-	tg, err := rankings.ParseTarget(req.Domain)
-	if err != nil {
-		return nil, err
-	}
-	switch {
-	case len(req.Keywords) == 0:
-		return nil, &seo.InputError{Field: "keywords", Reason: "is empty: give at least one keyword"}
-	case len(req.Keywords) > service.MaxTrack:
-		return nil, &seo.InputError{Field: "keywords", Value: strconv.Itoa(len(req.Keywords)) + " keywords", Reason: "has more than " + strconv.Itoa(service.MaxTrack)}
-	}
-	kws := make([]string, 0, len(req.Keywords))
-	for i, k := range req.Keywords {
-		k, err := rankings.NormalizeKeyword("keywords["+strconv.Itoa(i)+"]", k)
-		if err != nil {
-			return nil, err
-		}
-		kws = append(kws, k)
-	}
-	loc, err := locale(req.Locale)
-	if err != nil {
-		return nil, err
-	}
-	dev, err := rankings.NormalizeDevice("device", rankings.Device(req.Device))
+	domain, kws, opts, err := trackArgs(req)
 	if err != nil {
 		return nil, err
 	}
@@ -226,16 +204,59 @@ func (x research) Track(ctx context.Context, accountID string, req service.Track
 	if err := x.s.charge(ctx, accountID, researchCost); err != nil {
 		return nil, err
 	}
-	opts := &rankings.CheckOptions{Locale: loc, Device: dev}
 	if !t.HasSource() {
 		// Nothing to check live: the keywords are tracked and their
 		// stored states returned.
-		if err := t.Track(ctx, tg.String(), kws, opts); err != nil {
+		if err := t.Track(ctx, domain, kws, opts); err != nil {
 			return nil, err
 		}
-		return t.Latest(ctx, tg.String(), kws, opts)
+		return t.Latest(ctx, domain, kws, opts)
 	}
-	return t.Rankings(ctx, tg.String(), kws, opts)
+	return t.Rankings(ctx, domain, kws, opts)
+}
+
+func (x research) Untrack(ctx context.Context, _ string, req service.TrackRequest) error {
+	domain, kws, opts, err := trackArgs(req)
+	if err != nil {
+		return err
+	}
+	t := x.s.opts.Tracker
+	if t == nil {
+		return &service.NotConfiguredError{What: "rankings"}
+	}
+	return t.Untrack(ctx, domain, kws, opts)
+}
+
+// trackArgs validates a TrackRequest: the target, 1 to service.MaxTrack
+// keywords (normalized), the locale and the device.
+func trackArgs(req service.TrackRequest) (domain string, kws []string, opts *rankings.CheckOptions, err error) {
+	tg, err := rankings.ParseTarget(req.Domain)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	switch {
+	case len(req.Keywords) == 0:
+		return "", nil, nil, &seo.InputError{Field: "keywords", Reason: "is empty: give at least one keyword"}
+	case len(req.Keywords) > service.MaxTrack:
+		return "", nil, nil, &seo.InputError{Field: "keywords", Value: strconv.Itoa(len(req.Keywords)) + " keywords", Reason: "has more than " + strconv.Itoa(service.MaxTrack)}
+	}
+	kws = make([]string, 0, len(req.Keywords))
+	for i, k := range req.Keywords {
+		k, err := rankings.NormalizeKeyword("keywords["+strconv.Itoa(i)+"]", k)
+		if err != nil {
+			return "", nil, nil, err
+		}
+		kws = append(kws, k)
+	}
+	loc, err := locale(req.Locale)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	dev, err := rankings.NormalizeDevice("device", rankings.Device(req.Device))
+	if err != nil {
+		return "", nil, nil, err
+	}
+	return tg.String(), kws, &rankings.CheckOptions{Locale: loc, Device: dev}, nil
 }
 
 // rankingsTarget resolves the host name and default keywords of a

@@ -1,71 +1,14 @@
 package httpapi
 
+// The runtime's start and stop: Start hands the queue the server's
+// periodic jobs and starts it, resumes the store's unfinished jobs and
+// starts the outbox worker; Close stops them. What runs, and how each
+// kind's Work is executed, is executor.go's.
+
 import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
-)
-
-// The runtime: everything a Server runs in the background, between Start
-// and Close. New starts none of it, so an embedded handler that is never
-// started only answers requests.
-//
-// Each kind of work is one unit that only does the work and returns an
-// error; the executor around it owns the job's state, retries and
-// cancellation:
-//
-//	kind                 work                       executor
-//	site analysis        runJob (work_site.go)      Queue (local or River): RunFunc
-//	shared-crawl helper  runHelper (frontiers.go)   Queue: RunFunc, ID from helperID
-//	log parse            runLogJob (logs.go)        Queue: RunFunc, ID starting with "log_"
-//	schedule tick        scheduleTick               Queue: PeriodicJob (one leader with River)
-//	outbox poll          outboxPollWork             Queue: PeriodicJob (one leader with River)
-//	rank re-check        rankRecheck                Queue: PeriodicJob (one leader with River)
-//	project rank check   rankCheck (work_schedule)  claimed by a schedule tick, bounded by rankRunTimeout
-//	delivery             outbox.attempt (outbox.go) the outbox worker: leased claims, settle
-//
-// Deliveries (job callbacks and alerts) follow one retry rule (settle)
-// with one signed poster (monitor.Webhook); they are claimed with a lease
-// in the store, so each attempt is made by one instance however many
-// run, and no receiver ever holds a job worker or a crawl slot.
-
-// PeriodicJob is work a queue runs every Interval, such as the schedule
-// tick. Work only does the work; an error is logged and the next period
-// runs again.
-type PeriodicJob struct {
-	// Name identifies the job among the server's periodic jobs
-	// ("seokit.schedule_tick"); a shared queue stores it with each run.
-	Name string
-	// Interval is the time between two runs; it must be positive.
-	Interval time.Duration
-	// Work runs one period's work; ctx ends when the queue stops.
-	Work func(ctx context.Context) error
-}
-
-// PeriodicQueue is a Queue that runs periodic jobs itself. A queue shared
-// by several instances runs each period's job once over all of them
-// (riverjobs: only the elected leader inserts it, and one worker runs
-// it). Start hands the queue its periodic jobs before starting it; the
-// server runs those of a Queue that is not a PeriodicQueue on a timer in
-// its own process.
-type PeriodicQueue interface {
-	Queue
-	// AddPeriodic registers job; it is called before Start.
-	AddPeriodic(job PeriodicJob) error
-}
-
-// Names of the server's periodic jobs.
-const (
-	// PeriodicScheduleTick runs the projects' due schedules
-	// (RunDueSchedules) every Options.ScheduleInterval.
-	PeriodicScheduleTick = "seokit.schedule_tick"
-	// PeriodicOutboxPoll wakes the outbox worker to claim the deliveries
-	// due (alerts and job callbacks) every Options.AlertPollInterval.
-	PeriodicOutboxPoll = "seokit.outbox_poll"
-	// PeriodicRankRecheck re-checks the tracked keywords
-	// (Tracker.RecheckDue) every Options.RankRecheckInterval.
-	PeriodicRankRecheck = "seokit.rank_recheck"
 )
 
 // errStarted and errClosed are Start's refusals.
@@ -75,11 +18,10 @@ var (
 )
 
 // Start starts the server's background work: the queue's workers (site
-// analyses and shared-crawl helpers), the store's unfinished jobs handed
-// to the queue, the periodic jobs (schedule tick, outbox poll, rank
-// re-check) and the outbox
-// worker, which sends the deliveries (alerts and job callbacks) still
-// pending. Close stops them. Start may be called once; a server closed
+// analyses, shared-crawl helpers and rank checks), the store's unfinished
+// jobs handed to the queue, the periodic jobs (schedule tick, outbox
+// poll, rank re-check) and the outbox worker, which sends the deliveries
+// (alerts and job callbacks) still pending. Close stops them. Start may be called once; a server closed
 // before it cannot be started.
 func (s *Server) Start(ctx context.Context) error {
 	s.mu.Lock()
@@ -104,7 +46,7 @@ func (s *Server) Start(ctx context.Context) error {
 	} else {
 		local = periodic
 	}
-	if err := s.queue.Start(ctx, s.runJob); err != nil {
+	if err := s.queue.Start(ctx, s.execute); err != nil {
 		return fmt.Errorf("httpapi: start job queue: %w", err)
 	}
 	if err := s.resume(ctx); err != nil {
@@ -164,18 +106,6 @@ func (s *Server) periodicJobs() []PeriodicJob {
 	return ps
 }
 
-// logFailure returns work that logs the errors of w, whichever queue
-// runs it.
-func (s *Server) logFailure(name string, w func(ctx context.Context) error) func(ctx context.Context) error {
-	return func(ctx context.Context) error {
-		err := w(ctx)
-		if err != nil && ctx.Err() == nil {
-			s.log.Warn("periodic job failed; it runs again next period", "job", name, "err", err)
-		}
-		return err
-	}
-}
-
 // goBackground runs f on a goroutine that Close waits for, with the
 // server's context; it returns false, running nothing, once the server is
 // closing.
@@ -206,19 +136,4 @@ func (s *Server) rankRecheck(ctx context.Context) error {
 		return fmt.Errorf("httpapi: rank re-check: %w", err)
 	}
 	return nil
-}
-
-// runPeriodic runs p every p.Interval until ctx ends, each run after the
-// previous one ended (runs never overlap).
-func runPeriodic(ctx context.Context, p PeriodicJob) {
-	t := time.NewTicker(p.Interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		_ = p.Work(ctx) // logged by the server (logFailure)
-	}
 }

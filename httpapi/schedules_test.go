@@ -46,6 +46,24 @@ func (q *recordQueue) take() []store.Job {
 	return js
 }
 
+// runRankChecks runs the rank checks queued so far, one at a time,
+// through the server's RunFunc (the executor), and returns how many ran
+// and the other jobs queued.
+func (e *scheduleEnv) runRankChecks(t *testing.T) (ran int, others []store.Job) {
+	t.Helper()
+	for _, j := range e.q.take() {
+		if KindOf(j.ID) != JobRankCheck {
+			others = append(others, j)
+			continue
+		}
+		if err := e.srv.execute(context.Background(), j.AccountID, j.ID); err != nil {
+			t.Fatalf("rank check %s: %v", j.ID, err)
+		}
+		ran++
+	}
+	return ran, others
+}
+
 // scheduleEnv is a server on a fake clock whose queue runs nothing, and a
 // local site for its projects.
 type scheduleEnv struct {
@@ -351,22 +369,22 @@ func TestScheduleRankings(t *testing.T) {
 	e.schedule(e.key, p.ID, `{"kind":"rankings","spec":"daily@06:00"}`)
 	e.clk.Add(24 * time.Hour)
 	e.srv.RunDueSchedules(context.Background())
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		h, err := rs.History(context.Background(), rankings.Filter{Domain: "example.com", Keywords: []string{"oak tables"}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(h) == 1 && h[0].Position != nil && *h[0].Position == 2 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("rank history %+v, want position 2 recorded", h)
-		}
-		time.Sleep(20 * time.Millisecond)
+	h, err := rs.History(context.Background(), rankings.Filter{Domain: "example.com", Keywords: []string{"oak tables"}})
+	if err != nil || len(h) != 0 {
+		t.Fatalf("rank history before the queued rank check ran: %+v (%v), want none: the tick only queues it", h, err)
 	}
-	if js := e.q.take(); len(js) != 0 {
-		t.Errorf("a rank check queued %d site jobs", len(js))
+	ran, others := e.runRankChecks(t)
+	if ran != 1 || len(others) != 0 {
+		t.Fatalf("the tick queued %d rank checks and %d other jobs, want one rank check", ran, len(others))
+	}
+	h, err = rs.History(context.Background(), rankings.Filter{Domain: "example.com", Keywords: []string{"oak tables"}})
+	if err != nil || len(h) != 1 || h[0].Position == nil || *h[0].Position != 2 {
+		t.Fatalf("rank history %+v (%v), want position 2 recorded", h, err)
+	}
+	// A tick at the same time finds nothing due: the run was claimed.
+	e.srv.RunDueSchedules(context.Background())
+	if ran, _ := e.runRankChecks(t); ran != 0 {
+		t.Errorf("a second tick queued %d rank checks for the same due time", ran)
 	}
 
 	// Without keywords, the run is skipped and says why.
@@ -552,19 +570,15 @@ func TestScheduleKeywordAlert(t *testing.T) {
 	}
 	waitRank := func(want int) {
 		t.Helper()
-		deadline := time.Now().Add(30 * time.Second)
-		for {
-			h, err := rs.Latest(context.Background(), rankings.Filter{Domain: "example.com", Keywords: []string{"oak tables"}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(h) == 1 && h[0].Position != nil && *h[0].Position == float64(want) {
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("latest %+v, want position %d", h, want)
-			}
-			time.Sleep(20 * time.Millisecond)
+		if ran, _ := e.runRankChecks(t); ran != 1 {
+			t.Fatalf("%d rank checks queued by the tick, want 1", ran)
+		}
+		h, err := rs.Latest(context.Background(), rankings.Filter{Domain: "example.com", Keywords: []string{"oak tables"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(h) != 1 || h[0].Position == nil || *h[0].Position != float64(want) {
+			t.Fatalf("latest %+v, want position %d", h, want)
 		}
 	}
 	e.clk.Add(24 * time.Hour)

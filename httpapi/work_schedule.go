@@ -10,7 +10,6 @@ import (
 	"github.com/seokit/seokit/httpapi/service"
 	"github.com/seokit/seokit/httpapi/store"
 	"github.com/seokit/seokit/monitor"
-	"github.com/seokit/seokit/rankings"
 	"github.com/seokit/seokit/seo"
 )
 
@@ -315,92 +314,4 @@ func (s *Server) failSkipped(ctx context.Context, sc *store.Schedule, j *store.J
 	if sc != nil {
 		s.recordSkip(ctx, sc, at, why)
 	}
-}
-
-// rankRunTimeout bounds one scheduled rank check.
-const rankRunTimeout = 10 * time.Minute
-
-// runRankSchedule claims the run and starts the project's rank check
-// (rankCheck) in the background, bounded in time, ended by Close.
-func (s *Server) runRankSchedule(ctx context.Context, sc *store.Schedule, p *store.Project, at, next time.Time) bool {
-	switch {
-	case s.opts.Tracker == nil:
-		return s.skipRun(ctx, sc, at, next, "rank tracking is not configured on this server")
-	case len(p.Keywords) == 0:
-		return s.skipRun(ctx, sc, at, next, "the project tracks no keywords")
-	}
-	ok, err := s.st.ClaimSchedule(ctx, sc.ID, at, next, nil)
-	if err != nil {
-		s.log.Warn("scheduled run not claimed", "schedule", sc.ID, "err", err)
-		return false
-	}
-	if !ok {
-		return true
-	}
-	q, err := s.take(ctx, sc.AccountID)
-	switch {
-	case err != nil:
-		s.recordSkip(ctx, sc, at, "the daily quota could not be counted")
-		return true
-	case q.refusal() != nil:
-		s.recordSkip(ctx, sc, at, q.refusal().Message)
-		return true
-	}
-	sc2, p2 := *sc, *p
-	s.goBackground(func(ctx context.Context) { s.rankCheck(ctx, &sc2, &p2, at) })
-	return true
-}
-
-// rankCheck is the work of a project's scheduled rank check: the
-// project's keywords are checked with the Tracker, which records their
-// positions in the rank history, their moves raise keyword alerts, and a
-// failure is recorded on the schedule.
-func (s *Server) rankCheck(ctx context.Context, sc *store.Schedule, p *store.Project, at time.Time) {
-	rctx, cancel := context.WithTimeout(ctx, rankRunTimeout)
-	defer cancel()
-	before, err := s.opts.Tracker.Latest(rctx, p.Domain, p.Keywords, nil)
-	if err != nil {
-		s.log.Warn("positions before the scheduled rank check not read", "schedule", sc.ID, "err", err)
-	}
-	after, err := s.opts.Tracker.Rankings(rctx, p.Domain, p.Keywords, nil)
-	if err == nil && before != nil {
-		if err := s.EvaluateKeywordAlerts(context.WithoutCancel(rctx), sc.AccountID, p.ID, keywordMoves(before, after)); err != nil {
-			s.log.Warn("keyword alerts not evaluated", "project", p.ID, "err", err)
-		}
-	}
-	if err != nil {
-		s.log.Warn("scheduled rank check failed", "schedule", sc.ID, "project", p.ID, "err", err)
-		msg := "the rank check failed"
-		if ie, ok := seo.AsInputError(err); ok {
-			msg += ": " + inputMessage(ie)
-		} else if errors.Is(err, seo.ErrUnavailable) {
-			msg += ": the ranking source is unavailable"
-		}
-		if err := s.st.SetScheduleError(context.WithoutCancel(rctx), sc.ID, at, msg); err != nil {
-			s.log.Warn("failed rank check not recorded", "schedule", sc.ID, "err", err)
-		}
-	}
-}
-
-// keywordMoves pairs each keyword's position before and after a rank
-// check for the keyword_drop alerts. Only checked states count: a keyword
-// whose check failed or that was never checked on either side is left out,
-// so a provider outage never reads as a keyword falling out of the top 10.
-func keywordMoves(before, after []rankings.Ranking) []monitor.KeywordPosition {
-	old := make(map[string]rankings.Ranking, len(before))
-	for _, r := range before {
-		old[r.Keyword] = r
-	}
-	checked := func(r rankings.Ranking) bool {
-		return r.Status == rankings.StatusRanked || r.Status == rankings.StatusNotRanked
-	}
-	var out []monitor.KeywordPosition
-	for _, r := range after {
-		o, ok := old[r.Keyword]
-		if !ok || !checked(o) || !checked(r) {
-			continue
-		}
-		out = append(out, monitor.KeywordPosition{Keyword: r.Keyword, Old: o.Position, New: r.Position})
-	}
-	return out
 }

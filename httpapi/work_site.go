@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
@@ -39,46 +38,6 @@ func (s *Server) resume(ctx context.Context) error {
 	return nil
 }
 
-// retry calls f until it succeeds, returns ErrConflict or ErrNotFound, or
-// ctx ends, waiting longer after each failure.
-func (s *Server) retry(ctx context.Context, what string, f func(ctx context.Context) error) error {
-	wait := 100 * time.Millisecond
-	for {
-		err := f(ctx)
-		if err == nil || errors.Is(err, store.ErrConflict) || errors.Is(err, store.ErrNotFound) {
-			return err
-		}
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		s.log.Warn("job store update failed; retrying", "what", what, "err", err)
-		select {
-		case <-time.After(wait):
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-		wait = min(2*wait, 5*time.Second)
-	}
-}
-
-// interrupted is the RunFunc error of a job left for another run.
-func interrupted(id string, cause error) error {
-	return fmt.Errorf("%w: %s: %w", ErrJobInterrupted, id, cause)
-}
-
-// storeCtx is the context of a job's store writes: it ends with the server
-// or with the worker's ctx, except that a worker's deadline (a job timeout)
-// leaves time to record the failure.
-func (s *Server) storeCtx(wctx context.Context) (context.Context, context.CancelFunc) {
-	ctx, cancel := context.WithCancel(s.ctx)
-	stop := context.AfterFunc(wctx, func() {
-		if !errors.Is(wctx.Err(), context.DeadlineExceeded) {
-			cancel()
-		}
-	})
-	return ctx, func() { stop(); cancel() }
-}
-
 // siteRun is one run of a site analysis: the job and what its phases
 // share. A phase that ends the run returns end true and the RunFunc's
 // error.
@@ -102,15 +61,9 @@ type siteRun struct {
 	latest *crawler.Progress
 }
 
-// runJob is the server's RunFunc: it runs one job to its end. wctx is the
-// worker's context.
+// runJob is the Work of a site analysis: it runs one stored job to its
+// end. wctx is the worker's context.
 func (s *Server) runJob(wctx context.Context, accountID, id string) error {
-	if jobID, ok := parseHelperID(id); ok {
-		return s.runHelper(wctx, accountID, jobID)
-	}
-	if strings.HasPrefix(id, logJobPrefix) {
-		return s.runLogJob(wctx, accountID, id)
-	}
 	ctx, cancelStore := s.storeCtx(wctx)
 	defer cancelStore()
 	r := &siteRun{s: s, wctx: wctx, ctx: ctx}

@@ -680,7 +680,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		Logs:       api.Logs(),
 		Quota:      api,
 		Mutes:      api,
-		Rankings:   rs,
 		Tracking:   api.Rankings(), // charged to the same daily limits as GET /v1/rankings
 		Watchlist:  watch,
 		Accounts:   api.Accounts(), // keys, apps and usage as the API counts them

@@ -39,7 +39,7 @@ func BenchmarkRankingsPage(b *testing.B) {
 		b.Fatal(err)
 	}
 	rs := memstore.New(nil)
-	d, err := dashboard.New(st, au, &dashboard.Options{Rankings: rs, Watchlist: w, Quota: fixedQuota(1000)})
+	d, err := dashboard.New(st, au, &dashboard.Options{Tracking: storeTracking{rankings.NewTracker(nil, rs, nil)}, Watchlist: w, Quota: fixedQuota(1000)})
 	if err != nil {
 		b.Fatal(err)
 	}

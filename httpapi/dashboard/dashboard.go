@@ -19,7 +19,6 @@ import (
 	"github.com/seokit/seokit/httpapi/service"
 	"github.com/seokit/seokit/httpapi/store"
 	"github.com/seokit/seokit/internal/htmltable"
-	"github.com/seokit/seokit/rankings"
 )
 
 // Prefix is the path under which the dashboard serves every page.
@@ -112,17 +111,14 @@ type Options struct {
 	// the analysis page; the API server implements it. Without one the
 	// mute controls are hidden.
 	Mutes Mutes
-	// Rankings is the store of tracked keywords; nil hides the page. The
-	// page untracks in it a keyword no account watches any more; it
-	// reads history and tracks through Tracking.
-	Rankings rankings.Store
-	// Tracking is the rankings service (httpapi.Server.Rankings): the
-	// rankings page reads the history of the account's tracked keywords
-	// through it (service.Rankings.History), and its "Track keywords"
-	// goes through it, which charges the action to the account's daily
-	// quota, tracks the keywords and checks them at once when a SERP
-	// source is configured. Required with Rankings, whose store it
-	// should share.
+	// Tracking is the rankings service (httpapi.Server.Rankings); nil
+	// hides the rankings page. The page reads the history of the
+	// account's tracked keywords through it (service.Rankings.History);
+	// its "Track keywords" goes through it, which charges the action to
+	// the account's daily quota, tracks the keywords and checks them at
+	// once when a SERP source is configured; and "untrack" stops the
+	// re-checks of a keyword no account watches any more
+	// (service.Rankings.Untrack).
 	Tracking service.Rankings
 	// Watchlist keeps which keywords each account tracks: the rankings
 	// page shows an account only its own. Nil means a MemoryWatchlist
@@ -204,11 +200,6 @@ func New(st Store, au *auth.Server, opts *Options) (*Dashboard, error) {
 	}
 	if o.SessionTTL <= 0 {
 		o.SessionTTL = DefaultSessionTTL
-	}
-	if o.Rankings != nil && o.Tracking == nil {
-		// Tracking keywords spends provider money: it goes through the
-		// service that charges it, never around it.
-		return nil, errors.New("dashboard: options: Rankings needs Tracking, the rankings service that charges keyword tracking")
 	}
 	d.watch = o.Watchlist
 	if d.watch == nil {

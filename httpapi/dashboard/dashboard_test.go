@@ -578,7 +578,7 @@ func TestAnalysisRuns(t *testing.T) {
 
 func TestRankingsPage(t *testing.T) {
 	rs := memstore.New(nil)
-	e := newEnv(t, &envOptions{opts: dashboard.Options{Rankings: rs}})
+	e := newEnv(t, &envOptions{rankings: rs})
 	ctx := context.Background()
 	day := rankings.Day(e.clock.Now())
 	var obs []rankings.Observation

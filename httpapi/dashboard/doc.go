@@ -57,7 +57,7 @@
 // the signed-in account added itself ("Track keywords"), and a domain
 // another account tracks reads as "not tracked" until this account adds
 // keywords for it, and then shows only those keywords. Stopping a keyword
-// removes it from the account's list; the rankings store stops checking it
+// removes it from the account's list; the rankings service stops re-checking it
 // when no account's list has it any more (its history is kept).
 //
 // # Projects
@@ -100,7 +100,7 @@
 //	w, _ := dashboard.NewSQLWatchlist(ctx, st.DB(), string(st.Dialect()))
 //	d, _ = dashboard.New(st, au, &dashboard.Options{SessionKey: key, Analyses: api.Analyses(),
 //		Projects: api.Projects(), Schedules: api.Schedules(), Alerts: api.Alerts(),
-//		Quota: api, Mutes: api, Rankings: rs, Tracking: api.Rankings(), Watchlist: w})
+//		Quota: api, Mutes: api, Tracking: api.Rankings(), Watchlist: w})
 //	mux.Handle("/dashboard/", d)
 //	mux.Handle("/dashboard", d)
 //
@@ -108,9 +108,10 @@
 // (service.Analyses, the API server's Analyses()), which the API's
 // handlers call too: the pages render the service's Job values (JobRow),
 // and each analysis is charged to the account's quota inside the
-// service. "Track keywords" goes through the rankings service
+// service. The rankings page goes through the rankings service
 // (service.Rankings, the API server's Rankings()), which GET /v1/rankings
-// calls too and which charges it. The API server is also the Quota (the
+// calls too: its history, "Track keywords" (charged by the service) and
+// "untrack". The API server is also the Quota (the
 // limits shown) and the Mutes.
 //
 // With several API instances sharing rate limits in Redis, set

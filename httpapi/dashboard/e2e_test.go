@@ -22,7 +22,6 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 	"github.com/seokit/seokit/httpapi"
-	"github.com/seokit/seokit/httpapi/dashboard"
 	"github.com/seokit/seokit/rankings"
 	"github.com/seokit/seokit/rankings/memstore"
 	"github.com/seokit/seokit/seo"
@@ -105,7 +104,7 @@ func TestEndToEnd(t *testing.T) {
 	ctx := browser(t)
 	var api *httpapi.Server
 	rs := memstore.New(nil)
-	e := newEnv(t, &envOptions{realClock: true, opts: dashboard.Options{Rankings: rs}, api: func(e *env) http.Handler {
+	e := newEnv(t, &envOptions{realClock: true, rankings: rs, api: func(e *env) http.Handler {
 		var err error
 		api, err = httpapi.New(context.Background(), &httpapi.Options{Store: e.st, Auth: e.au, AllowPrivate: true, Logger: slog.New(slog.DiscardHandler)})
 		if err != nil {

@@ -66,6 +66,9 @@ type env struct {
 type envOptions struct {
 	realClock bool
 	opts      dashboard.Options
+	// rankings, when set and opts.Tracking is not, is the store of a
+	// rankings service without a SERP source (storeTracking).
+	rankings rankings.Store
 	// api, when set, adds routes (the /v1 API) to the server's mux.
 	api func(e *env) http.Handler
 }
@@ -104,11 +107,11 @@ func newEnv(t *testing.T, eo *envOptions) *env {
 	if o.Analyses == nil {
 		o.Analyses = e.an
 	}
-	if o.Rankings != nil && o.Quota == nil {
+	if eo.rankings != nil && o.Quota == nil {
 		o.Quota = fixedQuota(1000) // the limits shown
 	}
-	if o.Rankings != nil && o.Tracking == nil {
-		o.Tracking = storeTracking{rankings.NewTracker(nil, o.Rankings, &rankings.TrackerOptions{Now: now})}
+	if eo.rankings != nil && o.Tracking == nil {
+		o.Tracking = storeTracking{rankings.NewTracker(nil, eo.rankings, &rankings.TrackerOptions{Now: now})}
 	}
 	d, err = dashboard.New(st, au, &o)
 	if err != nil {
@@ -398,6 +401,14 @@ func (s storeTracking) Track(ctx context.Context, _ string, req service.TrackReq
 		return nil, err
 	}
 	return s.t.Latest(ctx, req.Domain, req.Keywords, opts)
+}
+
+func (s storeTracking) Untrack(ctx context.Context, _ string, req service.TrackRequest) error {
+	loc, err := seo.ParseLocale(req.Locale)
+	if err != nil {
+		return err
+	}
+	return s.t.Untrack(ctx, req.Domain, req.Keywords, &rankings.CheckOptions{Locale: loc, Device: rankings.Device(req.Device)})
 }
 
 func (storeTracking) Source() (string, bool) { return "", false }

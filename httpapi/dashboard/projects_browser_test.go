@@ -77,7 +77,7 @@ func TestProjectEndToEnd(t *testing.T) {
 	}
 	ctx := browser(t)
 	late := &lateProjectsAPI{}
-	e := newEnv(t, &envOptions{realClock: true, opts: dashboard.Options{Analyses: late, Quota: late, Projects: lateProjects{&late.lateAPI}, Schedules: lateSchedules{&late.lateAPI}, Alerts: lateAlerts{&late.lateAPI}, Rankings: memstore.New(nil)}, api: func(e *env) http.Handler {
+	e := newEnv(t, &envOptions{realClock: true, opts: dashboard.Options{Analyses: late, Quota: late, Projects: lateProjects{&late.lateAPI}, Schedules: lateSchedules{&late.lateAPI}, Alerts: lateAlerts{&late.lateAPI}}, rankings: memstore.New(nil), api: func(e *env) http.Handler {
 		s, err := httpapi.New(context.Background(), &httpapi.Options{Store: e.st, Auth: e.au, AllowPrivate: true, Logger: slog.New(slog.DiscardHandler)})
 		if err != nil {
 			t.Fatalf("httpapi.New: %v", err)

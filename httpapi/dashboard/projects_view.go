@@ -68,7 +68,7 @@ func (d *Dashboard) showProject(w http.ResponseWriter, r *http.Request, s *sessi
 		return
 	}
 	p := *pp
-	pv := &projectView{Project: p, Enabled: d.opts.Analyses != nil, Rankings: d.opts.Rankings != nil}
+	pv := &projectView{Project: p, Enabled: d.opts.Analyses != nil, Rankings: d.opts.Tracking != nil}
 	if form != nil {
 		pv.Form = *form
 	} else {

@@ -71,6 +71,9 @@ func (l lateRankings) Check(ctx context.Context, accountID string, req service.R
 func (l lateRankings) Track(ctx context.Context, accountID string, req service.TrackRequest) ([]rankings.Ranking, error) {
 	return l.s.Rankings().Track(ctx, accountID, req)
 }
+func (l lateRankings) Untrack(ctx context.Context, accountID string, req service.TrackRequest) error {
+	return l.s.Rankings().Untrack(ctx, accountID, req)
+}
 func (l lateRankings) Source() (string, bool) { return l.s.Rankings().Source() }
 func (l lateRankings) History(ctx context.Context, accountID string, req service.HistoryRequest) (*service.RankingHistory, error) {
 	return l.s.Rankings().History(ctx, accountID, req)
@@ -89,7 +92,7 @@ func (idleQueue) Stop(context.Context) error                   { return nil }
 func TestActionsCountAgainstDailyLimit(t *testing.T) {
 	late := &lateAPI{}
 	rs := memstore.New(nil)
-	e := newEnv(t, &envOptions{realClock: true, opts: dashboard.Options{Analyses: late, Quota: late, Rankings: rs, Tracking: lateRankings{late}},
+	e := newEnv(t, &envOptions{realClock: true, opts: dashboard.Options{Analyses: late, Quota: late, Tracking: lateRankings{late}},
 		api: func(e *env) http.Handler {
 			s, err := httpapi.New(context.Background(), &httpapi.Options{Store: e.st, Auth: e.au, AllowPrivate: true, Queue: idleQueue{},
 				Tracker: rankings.NewTracker(nil, rs, nil),

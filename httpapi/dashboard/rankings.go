@@ -24,7 +24,7 @@ const maxTrackKeywords = 100
 
 type rankingsView struct {
 	Enabled bool
-	Live    bool // a Tracker checks new keywords at once
+	Live    bool // the rankings service checks new keywords at once
 	// HasSource: a SERP provider checks positions; without one they come
 	// only from imported data and the page says so.
 	HasSource bool
@@ -79,15 +79,13 @@ func sites(ws []rankings.Tracked) []siteRow {
 }
 
 func (d *Dashboard) rankingsView(r *http.Request, a *store.Account) (*rankingsView, []rankings.Tracked, error) {
-	rv := &rankingsView{Enabled: d.opts.Rankings != nil, Days: rankingDays,
+	rv := &rankingsView{Enabled: d.opts.Tracking != nil, Days: rankingDays,
 		Form: trackForm{Locale: "en-US", Device: string(rankings.Desktop)}}
-	if d.opts.Tracking != nil {
-		_, rv.HasSource = d.opts.Tracking.Source()
-		rv.Live = rv.HasSource
-	}
 	if !rv.Enabled {
 		return rv, nil, nil
 	}
+	_, rv.HasSource = d.opts.Tracking.Source()
+	rv.Live = rv.HasSource
 	ws, err := d.watch.Watched(r.Context(), a.ID, "")
 	if err != nil {
 		return nil, nil, err
@@ -348,9 +346,9 @@ func parseTrack(f trackForm, now func() rankings.Tracked) ([]rankings.Tracked, e
 	return out, nil
 }
 
-// trackKeywords serves the "Track keywords" form: the keywords join the
-// shared rankings store (checked daily, and at once with a Tracker) and
-// the account's watchlist.
+// trackKeywords serves the "Track keywords" form: the keywords are
+// tracked through the rankings service (re-checked daily, and at once with
+// a SERP source) and join the account's watchlist.
 func (d *Dashboard) trackKeywords(w http.ResponseWriter, r *http.Request, s *session, a *store.Account) {
 	v := d.base("Rankings", "rankings", s, a)
 	rv, ws, err := d.rankingsView(r, a)
@@ -428,10 +426,10 @@ func (d *Dashboard) trackKeywords(w http.ResponseWriter, r *http.Request, s *ses
 }
 
 // untrackKeyword removes one keyword from the account's watchlist; when
-// no account tracks it any more, the rankings store stops checking it
-// (its history is kept).
+// no account tracks it any more, the rankings service stops re-checking
+// it (its history is kept).
 func (d *Dashboard) untrackKeyword(w http.ResponseWriter, r *http.Request, s *session, a *store.Account) {
-	if d.opts.Rankings == nil {
+	if d.opts.Tracking == nil {
 		d.errorPage(w, r, nil, http.StatusNotFound, "Ranking history is not available on this server.")
 		return
 	}
@@ -457,7 +455,8 @@ func (d *Dashboard) untrackKeyword(w http.ResponseWriter, r *http.Request, s *se
 		return
 	}
 	if !still {
-		if err := d.opts.Rankings.Untrack(ctx, rankings.Filter{Domain: t.Domain, Keywords: []string{t.Keyword}, Locale: t.Locale, Device: t.Device}); err != nil {
+		req := service.TrackRequest{Domain: t.Domain, Keywords: []string{t.Keyword}, Locale: t.Locale.String(), Device: string(t.Device)}
+		if err := d.opts.Tracking.Untrack(ctx, a.ID, req); err != nil {
 			d.log.Warn("dashboard: untrack", "domain", t.Domain, "err", err)
 		}
 	}

@@ -55,7 +55,7 @@ func observe(t *testing.T, rs rankings.Store, now time.Time, domain, kw string, 
 // never another account's domains or keyword lists.
 func TestRankingsPerAccount(t *testing.T) {
 	rs := memstore.New(nil)
-	e := newEnv(t, &envOptions{opts: dashboard.Options{Rankings: rs}})
+	e := newEnv(t, &envOptions{rankings: rs})
 	if _, err := e.au.CreateAccount(context.Background(), "bea@example.com", "Bea", "bea's long password", store.Free); err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +97,7 @@ func TestRankingsPerAccount(t *testing.T) {
 // stops checking it only when no account tracks it any more.
 func TestUntrack(t *testing.T) {
 	rs := memstore.New(nil)
-	e := newEnv(t, &envOptions{opts: dashboard.Options{Rankings: rs}})
+	e := newEnv(t, &envOptions{rankings: rs})
 	ctx := context.Background()
 	if _, err := e.au.CreateAccount(ctx, "bea@example.com", "Bea", "bea's long password", store.Free); err != nil {
 		t.Fatal(err)
@@ -141,7 +141,7 @@ func TestUntrack(t *testing.T) {
 
 func TestTrackBadInput(t *testing.T) {
 	rs := memstore.New(nil)
-	e := newEnv(t, &envOptions{opts: dashboard.Options{Rankings: rs}})
+	e := newEnv(t, &envOptions{rankings: rs})
 	c := e.client(t)
 	token := e.login(t, c)
 	many := make([]string, 101)
@@ -274,7 +274,7 @@ func TestSQLWatchlist(t *testing.T) {
 // last position; never a bare "no check".
 func TestRankingStates(t *testing.T) {
 	rs := memstore.New(nil)
-	e := newEnv(t, &envOptions{opts: dashboard.Options{Rankings: rs}})
+	e := newEnv(t, &envOptions{rankings: rs})
 	c := e.client(t)
 	tok := e.login(t, c)
 	track(t, e, c, tok, "shop.example", "ranked kw", "absent kw", "failing kw", "never kw")

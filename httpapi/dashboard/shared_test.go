@@ -10,8 +10,10 @@ import (
 	"net/http"
 	"net/url"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -141,8 +143,7 @@ func TestAnalysisPageRendersTheAPIValue(t *testing.T) {
 // TestAnalysisChargedWithoutDashboardQuota: the dashboard has no Quota at
 // all, yet each analysis it starts is charged to the account's daily
 // limit by the service, and one over the limit is refused (429) and not
-// stored. Tracking keywords cannot be configured without the rankings
-// service that charges it.
+// stored.
 func TestAnalysisChargedWithoutDashboardQuota(t *testing.T) {
 	e, _ := newServiceEnv(t, 2, nil)
 	ctx := context.Background()
@@ -178,11 +179,6 @@ func TestAnalysisChargedWithoutDashboardQuota(t *testing.T) {
 		t.Fatalf("%d jobs stored, want 2: the refused analysis must not be stored", len(js))
 	}
 	t.Logf("daily limit 2, no dashboard Quota: 2 analyses counted %d units, the third refused 429", used())
-
-	_, err := dashboard.New(e.st, e.au, &dashboard.Options{Rankings: memstore.New(nil)})
-	if err == nil || !strings.Contains(err.Error(), "Tracking") {
-		t.Fatalf("dashboard.New with Rankings and no Tracking: err = %v, want a refusal", err)
-	}
 }
 
 // serpAt is a SERP source that ranks every query's domain at position
@@ -211,7 +207,7 @@ func TestRankingsPageRendersTheAPIValue(t *testing.T) {
 	late := &lateAPI{}
 	rs := memstore.New(nil)
 	src := &serpAt{pos: 3}
-	e := newEnv(t, &envOptions{realClock: true, opts: dashboard.Options{Analyses: late, Quota: late, Rankings: rs, Tracking: lateRankings{late}},
+	e := newEnv(t, &envOptions{realClock: true, opts: dashboard.Options{Analyses: late, Quota: late, Tracking: lateRankings{late}},
 		api: func(e *env) http.Handler {
 			s, err := httpapi.New(context.Background(), &httpapi.Options{Store: e.st, Auth: e.au, AllowPrivate: true, Queue: idleQueue{},
 				Tracker: rankings.NewTracker(src, rs, nil),
@@ -454,7 +450,7 @@ func (l lateAccounts) Usage(ctx context.Context, accountID string, from, to time
 func TestRankingsPageShowsTheServiceHistory(t *testing.T) {
 	late := &lateAPI{}
 	rs := memstore.New(nil)
-	e := newEnv(t, &envOptions{realClock: true, opts: dashboard.Options{Analyses: late, Quota: late, Rankings: rs, Tracking: lateRankings{late}},
+	e := newEnv(t, &envOptions{realClock: true, opts: dashboard.Options{Analyses: late, Quota: late, Tracking: lateRankings{late}},
 		api: func(e *env) http.Handler {
 			s, err := httpapi.New(context.Background(), &httpapi.Options{Store: e.st, Auth: e.au, AllowPrivate: true, Queue: idleQueue{},
 				Tracker: rankings.NewTracker(nil, rs, nil),
@@ -534,4 +530,126 @@ func TestRankingsPageShowsTheServiceHistory(t *testing.T) {
 		t.Fatalf("reading history charged %d units", n-before)
 	}
 	t.Logf("service history: %d observations (%d of the tracked device shown as the page's rows, %d not shown); %d units charged by reading", len(h.Observations), desktop, mobile, usage()-before)
+}
+
+// untrackCalls records the Untrack calls made to a rankings service.
+type untrackCalls struct {
+	service.Rankings
+	mu    sync.Mutex
+	calls []service.TrackRequest
+}
+
+func (u *untrackCalls) Untrack(ctx context.Context, accountID string, req service.TrackRequest) error {
+	u.mu.Lock()
+	u.calls = append(u.calls, req)
+	u.mu.Unlock()
+	return u.Rankings.Untrack(ctx, accountID, req)
+}
+
+func (u *untrackCalls) got() []service.TrackRequest {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return slices.Clone(u.calls)
+}
+
+// TestUntrackGoesThroughTheService: the dashboard's "untrack" stops the
+// re-checks through the API server's rankings service
+// (service.Rankings.Untrack), the dashboard holding no rankings store: a
+// keyword another account still watches is not untracked (no call); the
+// last account's untrack makes one call naming the keyword, its locale and
+// device, after which the tracker's store no longer tracks it while the
+// other keyword stays tracked and the history is kept; untracking charges
+// nothing; a form naming no keyword is refused (400) with no call.
+func TestUntrackGoesThroughTheService(t *testing.T) {
+	late := &lateAPI{}
+	rs := memstore.New(nil)
+	calls := &untrackCalls{Rankings: lateRankings{late}}
+	e := newEnv(t, &envOptions{realClock: true, opts: dashboard.Options{Analyses: late, Quota: late, Tracking: calls},
+		api: func(e *env) http.Handler {
+			s, err := httpapi.New(context.Background(), &httpapi.Options{Store: e.st, Auth: e.au, AllowPrivate: true, Queue: idleQueue{},
+				Tracker: rankings.NewTracker(nil, rs, nil),
+				Plans:   map[store.Plan]plans.Limits{store.Free: {DailyRequests: 20, ConcurrentSiteJobs: 5}}, Logger: slog.New(slog.DiscardHandler)})
+			if err != nil {
+				t.Fatalf("httpapi.New: %v", err)
+			}
+			t.Cleanup(func() { s.Close() })
+			late.s = s
+			return s
+		}})
+	ctx := context.Background()
+	if _, err := e.au.CreateAccount(ctx, "bea@example.com", "Bea", "bea's long password", store.Free); err != nil {
+		t.Fatal(err)
+	}
+	ada, bea := e.client(t), e.client(t)
+	adaTok := e.login(t, ada)
+	beaTok := e.loginAs(t, bea, "bea@example.com", "bea's long password")
+	track(t, e, ada, adaTok, "shop.example", "oak tables", "pine chairs")
+	track(t, e, bea, beaTok, "shop.example", "oak tables")
+	observe(t, rs, time.Now(), "shop.example", "oak tables", 3)
+	tracked := func() []string {
+		t.Helper()
+		ts, err := rs.Tracked(ctx, rankings.Filter{Domain: "shop.example"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var kws []string
+		for _, tr := range ts {
+			kws = append(kws, tr.Keyword)
+		}
+		slices.Sort(kws)
+		return kws
+	}
+	if got := tracked(); !slices.Equal(got, []string{"oak tables", "pine chairs"}) {
+		t.Fatalf("tracked before untrack: %q", got)
+	}
+	usage := func() int {
+		t.Helper()
+		today := time.Now().UTC().Truncate(24 * time.Hour)
+		u, err := e.st.Usage(ctx, e.acct.ID, today, today)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, x := range u {
+			n += x.Count
+		}
+		return n
+	}
+	before := usage()
+	untrack := func(c *http.Client, token, keyword string) int {
+		t.Helper()
+		resp, _ := post(t, c, e.srv.URL+"/dashboard/rankings/untrack", url.Values{"csrf_token": {token}, "domain": {"shop.example"},
+			"keyword": {keyword}, "locale": {"en-US"}, "device": {"desktop"}})
+		return resp.StatusCode
+	}
+
+	if code := untrack(ada, adaTok, "oak tables"); code != http.StatusSeeOther {
+		t.Fatalf("Ada's untrack: %d", code)
+	}
+	if n := len(calls.got()); n != 0 {
+		t.Fatalf("%d Untrack calls while Bea still watches the keyword, want none", n)
+	}
+	if code := untrack(bea, beaTok, "oak tables"); code != http.StatusSeeOther {
+		t.Fatalf("Bea's untrack: %d", code)
+	}
+	want := []service.TrackRequest{{Domain: "shop.example", Keywords: []string{"oak tables"}, Locale: "en-US", Device: "desktop"}}
+	if got := calls.got(); !reflect.DeepEqual(got, want) {
+		t.Fatalf("Untrack calls %+v, want %+v", got, want)
+	}
+	if got := tracked(); !slices.Equal(got, []string{"pine chairs"}) {
+		t.Fatalf("tracked after the service's untrack: %q, want only pine chairs", got)
+	}
+	if h, err := rs.History(ctx, rankings.Filter{Domain: "shop.example"}); err != nil || len(h) != 1 {
+		t.Fatalf("history after untrack: %d observations (%v), want the 1 kept", len(h), err)
+	}
+	if code := untrack(ada, adaTok, " "); code != http.StatusBadRequest {
+		t.Fatalf("untrack of no keyword: %d, want 400", code)
+	}
+	if n := len(calls.got()); n != 1 {
+		t.Fatalf("%d Untrack calls after a refused form, want 1", n)
+	}
+	if n := usage(); n != before {
+		t.Fatalf("untracking charged %d units", n-before)
+	}
+	t.Logf("untrack: %d service call (%+v); tracked after: %q; charged %d units", len(calls.got()), calls.got()[0], tracked(), usage()-before)
 }

@@ -70,4 +70,12 @@
 // with N instances each period's work runs once. Tracker.RecheckDue
 // itself skips keywords already checked that UTC day, so a pass repeated
 // after a failure costs no second search.
+//
+// # Rank checks
+//
+// The run of a project's rankings schedule is claimed by the tick that
+// finds it due (one instance claims each due time in the store) and
+// inserted as a job of kind "seokit.rank_check" on its own queue
+// (QueueName + "_rank", one worker): any instance runs it once, an
+// interrupted one is snoozed and run again, as a site analysis is.
 package riverjobs

@@ -3,7 +3,9 @@ package riverjobs_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/http/httptest"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -12,17 +14,26 @@ import (
 	"github.com/seokit/seokit/httpapi/riverjobs"
 	"github.com/seokit/seokit/httpapi/store"
 	"github.com/seokit/seokit/internal/pgtest"
+	"github.com/seokit/seokit/rankings"
+	"github.com/seokit/seokit/rankings/memstore"
 )
 
 // tickStore counts the schedule ticks an instance runs: each tick reads
-// the due schedules once (RunDueSchedules, no schedule being due).
+// the due schedules once (RunDueSchedules, no schedule being due). The
+// test's own calls (a ctx with manualTick) are not counted.
 type tickStore struct {
 	store.Store
 	ticks *atomic.Int64
 	event chan<- struct{}
 }
 
+// manualTick marks the context of a RunDueSchedules the test calls itself.
+type manualTick struct{}
+
 func (s tickStore) DueSchedules(ctx context.Context, now time.Time, limit int) ([]store.Schedule, error) {
+	if ctx.Value(manualTick{}) != nil {
+		return s.Store.DueSchedules(ctx, now, limit)
+	}
 	s.ticks.Add(1)
 	select {
 	case s.event <- struct{}{}:
@@ -36,16 +47,22 @@ func (s tickStore) DueSchedules(ctx context.Context, now time.Time, limit int) (
 // periodic job that only the elected leader inserts: over several
 // periods, the ticks run on the two instances together equal the tick
 // jobs River inserted, each run once. Site analyses submitted to both
-// instances each deliver their callback exactly once.
+// instances each deliver their callback exactly once. A project's
+// rankings schedule, due when the instances start and ticked by both at
+// once besides the periodic ticks, runs one rank check job, once: one
+// River job of kind rank_check, attempted by one instance, each keyword
+// searched once.
 func TestPeriodicAndDeliveriesOnceOverTwoInstances(t *testing.T) {
 	dsn := pgtest.DSN(t)
 	const period = time.Second
 	event := make(chan struct{}, 1)
 	var ticks [2]atomic.Int64
 	var ins [2]*instance
+	src := &countingSource{calls: map[string]int{}}
+	tracker := rankings.NewTracker(src, memstore.New(nil), nil)
 	for i := range ins {
 		in, err := openWrapped(context.Background(), dsn, &riverjobs.Options{Workers: 1, ID: fmt.Sprintf("instance-%d", i)}, testLogger(t),
-			&httpapi.Options{ScheduleInterval: period, AlertPollInterval: period}, func(st store.Store) store.Store {
+			&httpapi.Options{ScheduleInterval: period, AlertPollInterval: period, Tracker: tracker}, func(st store.Store) store.Store {
 				return tickStore{Store: st, ticks: &ticks[i], event: event}
 			})
 		if err != nil {
@@ -55,8 +72,36 @@ func TestPeriodicAndDeliveriesOnceOverTwoInstances(t *testing.T) {
 		t.Cleanup(in.stop)
 		ins[i] = in
 	}
-	key := newAccount(t, ins[0].st, "periodic@example.com")
+	acct, key := scheduleAccount(t, ins[0].st)
 	site := newSlowSite(t, 1, 0)
+
+	// A rankings schedule already due: both instances tick at once,
+	// besides the leader's periodic ticks.
+	ctx := context.Background()
+	keywords := []string{"oak tables", "pine chairs"}
+	p := &store.Project{AccountID: acct, Name: "ranks", Domain: "example.com", TimeZone: "UTC", Keywords: keywords, CreatedAt: time.Now()}
+	if err := ins[0].st.CreateProject(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	due := time.Now().UTC().Add(-time.Minute).Truncate(time.Second)
+	sc := &store.Schedule{AccountID: acct, ProjectID: p.ID, Kind: store.ScheduleRankings, Spec: "daily", NextRun: due, CreatedAt: due}
+	if err := ins[0].st.CreateSchedule(ctx, sc); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for _, in := range ins {
+		wg.Go(func() { in.srv.RunDueSchedules(context.WithValue(ctx, manualTick{}, true)) })
+	}
+	wg.Wait()
+	rankRows := func() (rows, completed, attempts, again int) {
+		t.Helper()
+		err := ins[0].pool.QueryRow(ctx, `SELECT count(*), count(*) FILTER (WHERE state = 'completed'), coalesce(sum(attempt), 0),
+			count(*) FILTER (WHERE cardinality(attempted_by) > 1) FROM river_job WHERE kind = $1`, riverjobs.KindRankCheck).Scan(&rows, &completed, &attempts, &again)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rows, completed, attempts, again
+	}
 	h := &hook{}
 	receiver := httptest.NewServer(h)
 	t.Cleanup(receiver.Close)
@@ -85,9 +130,39 @@ func TestPeriodicAndDeliveriesOnceOverTwoInstances(t *testing.T) {
 			return j.Callback != nil && j.Callback.State == "delivered"
 		})
 	}
+	// The rank check, run by River on one instance.
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if _, completed, _, _ := rankRows(); completed > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no rank check completed in 60 s")
+		}
+	}
 	for _, in := range ins {
 		in.srv.Close() // no tick or delivery after the counts are read
 	}
+	rcRows, rcCompleted, rcAttempts, rcAgain := rankRows()
+	src.mu.Lock()
+	searches := maps.Clone(src.calls)
+	src.mu.Unlock()
+	if rcRows != 1 || rcCompleted != 1 || rcAttempts != 1 || rcAgain != 0 {
+		t.Errorf("rank check River jobs: %d rows, %d completed, %d attempts, %d run by two instances; want one job, run once", rcRows, rcCompleted, rcAttempts, rcAgain)
+	}
+	for _, k := range keywords {
+		if searches[k] != 1 {
+			t.Errorf("%q searched %d times, want once", k, searches[k])
+		}
+	}
+	cur, serr := ins[0].st.Schedule(ctx, acct, sc.ID)
+	if serr != nil {
+		t.Fatal(serr)
+	}
+	if !cur.LastRun.Equal(due) || cur.LastError != "" {
+		t.Errorf("rankings schedule after its run: lastRun %v (due %v), lastError %q", cur.LastRun, due, cur.LastError)
+	}
+	t.Logf("rankings schedule due at start, ticked by both instances at once and by the periodic ticks: %d rank check job(s), %d completed, %d attempt(s); searches %v",
+		rcRows, rcCompleted, rcAttempts, searches)
 	a, b := ticks[0].Load(), ticks[1].Load()
 	// A tick stopped by Close mid-run is put back (attempt 0) by River,
 	// so a run is a row attempted by an instance (attempted_by).

@@ -27,6 +27,10 @@ const (
 	// KindPeriodic is a run of one of the server's periodic jobs
 	// (httpapi.PeriodicJob, the schedule tick); its arguments name it.
 	KindPeriodic = "seokit.periodic"
+	// KindRankCheck is the run of a project's rankings schedule for one
+	// due time (httpapi.JobRankCheck), queued by the schedule tick that
+	// claimed it.
+	KindRankCheck = "seokit.rank_check"
 )
 
 // Defaults of Options.
@@ -118,6 +122,16 @@ type siteArgs struct {
 // Kind returns KindSiteAnalysis.
 func (siteArgs) Kind() string { return KindSiteAnalysis }
 
+// rankCheckArgs are the arguments of a rank check: the queued ID the
+// server's RunFunc reads (httpapi.KindOf).
+type rankCheckArgs struct {
+	AccountID string `json:"account_id"`
+	JobID     string `json:"job_id"`
+}
+
+// Kind returns KindRankCheck.
+func (rankCheckArgs) Kind() string { return KindRankCheck }
+
 // periodicArgs are the arguments of a periodic job's run: its name.
 type periodicArgs struct {
 	Name string `json:"name"`
@@ -181,10 +195,13 @@ func New(ctx context.Context, pool *pgxpool.Pool, opts *Options) (*Queue, error)
 		workers := river.NewWorkers()
 		river.AddWorker(workers, &siteWorker{q: q})
 		river.AddWorker(workers, &periodicWorker{q: q})
+		river.AddWorker(workers, &rankCheckWorker{q: q})
 		cfg.Workers = workers
-		// Periodic jobs have their own queue, so that a tick never
-		// waits for a site analysis's worker.
-		cfg.Queues = map[string]river.QueueConfig{o.QueueName: {MaxWorkers: o.Workers}, periodicQueue(o.QueueName): {MaxWorkers: 1}}
+		// Periodic jobs and rank checks have their own queues, so that
+		// a tick or a rank check never waits for a site analysis's
+		// worker, nor a tick for a rank check.
+		cfg.Queues = map[string]river.QueueConfig{o.QueueName: {MaxWorkers: o.Workers}, periodicQueue(o.QueueName): {MaxWorkers: 1},
+			rankQueue(o.QueueName): {MaxWorkers: 1}}
 	}
 	client, err := river.NewClient(riverpgxv5.New(pool), cfg)
 	if err != nil {
@@ -285,15 +302,22 @@ var uniqueStates = []rivertype.JobState{
 	rivertype.JobStateRunning, rivertype.JobStateScheduled,
 }
 
-// Enqueue inserts a site analysis for the stored job. A job already
-// waiting or running in River is not inserted twice, so every instance may
-// enqueue the store's unfinished jobs at start.
+// Enqueue inserts the queued job j.ID by its kind (httpapi.KindOf): a site
+// analysis or a shared crawl's helper run (KindSiteAnalysis), or a rank
+// check (KindRankCheck, on its own River queue). A job already waiting or
+// running in River is not inserted twice, so every instance may enqueue
+// the store's unfinished jobs at start.
 func (q *Queue) Enqueue(ctx context.Context, j *store.Job) error {
 	if j == nil || j.ID == "" || j.AccountID == "" {
 		return &seo.InputError{Field: "job", Reason: "needs an ID and an account", Err: seo.ErrInvalidInput}
 	}
-	_, err := q.client.Insert(ctx, siteArgs{AccountID: j.AccountID, JobID: j.ID}, &river.InsertOpts{
-		Queue:       q.opts.QueueName,
+	var args river.JobArgs = siteArgs{AccountID: j.AccountID, JobID: j.ID}
+	queue := q.opts.QueueName
+	if httpapi.KindOf(j.ID) == httpapi.JobRankCheck {
+		args, queue = rankCheckArgs{AccountID: j.AccountID, JobID: j.ID}, rankQueue(q.opts.QueueName)
+	}
+	_, err := q.client.Insert(ctx, args, &river.InsertOpts{
+		Queue:       queue,
 		MaxAttempts: q.opts.MaxAttempts,
 		UniqueOpts:  river.UniqueOpts{ByArgs: true, ByState: uniqueStates},
 	})
@@ -321,6 +345,9 @@ func (q *Queue) Stop(ctx context.Context) error {
 
 // periodicQueue is the River queue of the periodic jobs of queue name.
 func periodicQueue(name string) string { return name + "_periodic" }
+
+// rankQueue is the River queue of the rank checks of queue name.
+func rankQueue(name string) string { return name + "_rank" }
 
 // AddPeriodic registers one of the server's periodic jobs (Server.Start
 // calls it before Start) as a River periodic job: only the elected
@@ -391,11 +418,17 @@ type siteWorker struct {
 // snoozed rather than failed, so it does not use up an attempt and any
 // instance takes it at once.
 func (w *siteWorker) Work(ctx context.Context, job *river.Job[siteArgs]) error {
-	run := w.q.runFunc()
+	return w.q.work(ctx, job.Args.AccountID, job.Args.JobID)
+}
+
+// work runs the queued job id through the server's RunFunc; an
+// interruption is a snooze.
+func (q *Queue) work(ctx context.Context, accountID, id string) error {
+	run := q.runFunc()
 	if run == nil {
 		return errors.New("riverjobs: no server started this queue")
 	}
-	err := run(ctx, job.Args.AccountID, job.Args.JobID)
+	err := run(ctx, accountID, id)
 	if errors.Is(err, httpapi.ErrJobInterrupted) {
 		return river.JobSnooze(0)
 	}
@@ -404,6 +437,19 @@ func (w *siteWorker) Work(ctx context.Context, job *river.Job[siteArgs]) error {
 
 // Timeout is Options.JobTimeout.
 func (w *siteWorker) Timeout(*river.Job[siteArgs]) time.Duration { return w.q.opts.JobTimeout }
+
+// rankCheckWorker runs rank checks through the server's RunFunc.
+type rankCheckWorker struct {
+	river.WorkerDefaults[rankCheckArgs]
+	q *Queue
+}
+
+// Work runs the rank check; an interrupted one is snoozed, as a site
+// analysis is. The check bounds its own time (its Work's timeout), within
+// Options.JobTimeout.
+func (w *rankCheckWorker) Work(ctx context.Context, job *river.Job[rankCheckArgs]) error {
+	return w.q.work(ctx, job.Args.AccountID, job.Args.JobID)
+}
 
 // periodicWorker runs one period of a server's periodic job.
 type periodicWorker struct {

@@ -42,7 +42,7 @@ type SuggestRequest struct {
 const MaxSuggestions = 1000
 
 // Rankings is the keyword rankings service (GET /v1/rankings and the
-// dashboard's "Track keywords"). The API server implements it
+// dashboard's rankings page: history, "Track keywords", "untrack"). The API server implements it
 // (httpapi.Server.Rankings).
 type Rankings interface {
 	// Check validates req, charges one unit of the account's daily quota
@@ -62,6 +62,13 @@ type Rankings interface {
 	// the field ("domain", "keywords[2]", "locale", "device"); a server
 	// without a tracker answers a *NotConfiguredError.
 	Track(ctx context.Context, accountID string, req TrackRequest) ([]rankings.Ranking, error)
+	// Untrack stops the daily re-checks of req's keywords at req's target
+	// for its locale and device; their history is kept. It charges
+	// nothing. The caller decides that no one else tracks them (the
+	// dashboard's watchlist). Bad input is an *seo.InputError naming the
+	// field, as Track's; a server without a tracker answers a
+	// *NotConfiguredError.
+	Untrack(ctx context.Context, accountID string, req TrackRequest) error
 	// Source names the SERP provider that checks positions live, "" and
 	// false when positions come only from imported data.
 	Source() (name string, ok bool)

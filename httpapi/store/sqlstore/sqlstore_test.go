@@ -33,16 +33,19 @@ func open(t testing.TB, dsn string, opts *sqlstore.Options) *sqlstore.Store {
 }
 
 func TestSQLiteMemory(t *testing.T) {
+	t.Parallel() // a database of its own
 	storetest.Run(t, func(t *testing.T) store.Store { return open(t, ":memory:", nil) })
 }
 
 func TestSQLiteFile(t *testing.T) {
+	t.Parallel() // a database of its own
 	storetest.Run(t, func(t *testing.T) store.Store {
 		return open(t, filepath.Join(t.TempDir(), "api.db"), nil)
 	})
 }
 
 func TestSQLiteRestart(t *testing.T) {
+	t.Parallel() // a database of its own
 	storetest.Restart(t, func(t *testing.T) (store.Store, func() store.Store) {
 		path := filepath.Join(t.TempDir(), "api.db")
 		s := open(t, path, nil)
@@ -56,10 +59,12 @@ func TestSQLiteRestart(t *testing.T) {
 }
 
 func TestPostgres(t *testing.T) {
+	t.Parallel() // a database of its own
 	storetest.Run(t, func(t *testing.T) store.Store { return open(t, pgtest.DSN(t), nil) })
 }
 
 func TestPostgresRestart(t *testing.T) {
+	t.Parallel() // a database of its own
 	storetest.Restart(t, func(t *testing.T) (store.Store, func() store.Store) {
 		dsn := pgtest.DSN(t)
 		s := open(t, dsn, nil)
@@ -75,6 +80,7 @@ func TestPostgresRestart(t *testing.T) {
 // TestSQLiteFileCaps races the capped creations through three stores on
 // one SQLite file, as three processes sharing it would.
 func TestSQLiteFileCaps(t *testing.T) {
+	t.Parallel() // a database of its own
 	storetest.Caps(t, func(t *testing.T) []store.Store {
 		path := filepath.Join(t.TempDir(), "api.db")
 		return []store.Store{open(t, path, nil), open(t, path, nil), open(t, path, nil)}
@@ -84,6 +90,7 @@ func TestSQLiteFileCaps(t *testing.T) {
 // TestPostgresCaps races the capped creations through three stores on
 // one PostgreSQL database, as three server instances would.
 func TestPostgresCaps(t *testing.T) {
+	t.Parallel() // a database of its own
 	storetest.Caps(t, func(t *testing.T) []store.Store {
 		dsn := pgtest.DSN(t)
 		return []store.Store{open(t, dsn, nil), open(t, dsn, nil), open(t, dsn, nil)}

@@ -17,11 +17,12 @@ import (
 // database behind each), and Caps closes them. Each cap is raced by
 // capRacers creations spread over the handles; exactly the cap succeed,
 // the others fail with store.ErrLimitReached, and the stored count is the
-// cap.
+// cap. Its subtests run in parallel (open is called from them), as Run's.
 func Caps(t *testing.T, open func(t *testing.T) []store.Store) {
 	t.Helper()
 	fresh := func(t *testing.T) ([]store.Store, context.Context) {
 		t.Helper()
+		parallel(t)
 		ss := open(t)
 		if len(ss) == 0 {
 			t.Fatal("open returned no store")

@@ -27,12 +27,32 @@ func hash(s string) []byte {
 	return h[:]
 }
 
+// maxParallel bounds the suite's subtests that run at once. Each holds a
+// database of its own (a PostgreSQL store keeps up to 10 connections, a
+// Caps subtest three stores), so the suite stays well under a test
+// server's connection limit whatever go test's -parallel is.
+const maxParallel = 4
+
+// slots holds one token per subtest running (parallel).
+var slots = make(chan struct{}, maxParallel)
+
+// parallel runs the subtest t in parallel with the suite's others, at
+// most maxParallel at once: every subtest has a store of its own and the
+// suite keeps no shared state.
+func parallel(t *testing.T) {
+	t.Helper()
+	t.Parallel()
+	slots <- struct{}{}
+	t.Cleanup(func() { <-slots })
+}
+
 // Run runs the conformance suite. open returns a new, empty store for
-// each subtest; Run closes it.
+// each subtest (it is called from parallel subtests); Run closes it.
 func Run(t *testing.T, open func(t *testing.T) store.Store) {
 	t.Helper()
 	fresh := func(t *testing.T) (store.Store, context.Context) {
 		t.Helper()
+		parallel(t)
 		s := open(t)
 		t.Cleanup(func() { s.Close() })
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -70,7 +90,10 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 	t.Run("ClaimSchedule", func(t *testing.T) { s, ctx := fresh(t); testClaimSchedule(ctx, t, s) })
 	t.Run("ClaimScheduleRace", func(t *testing.T) { s, ctx := fresh(t); testClaimRace(ctx, t, s) })
 	t.Run("UpdateAfterClaim", func(t *testing.T) { s, ctx := fresh(t); testUpdateAfterClaim(ctx, t, s) })
-	t.Run("Caps", func(t *testing.T) { Caps(t, func(t *testing.T) []store.Store { return []store.Store{open(t)} }) })
+	t.Run("Caps", func(t *testing.T) {
+		t.Parallel() // its subtests take the slots
+		Caps(t, func(t *testing.T) []store.Store { return []store.Store{open(t)} })
+	})
 	t.Run("AlertRules", func(t *testing.T) { s, ctx := fresh(t); testAlertRules(ctx, t, s) })
 	t.Run("AlertDeliveries", func(t *testing.T) { s, ctx := fresh(t); testAlertDeliveries(ctx, t, s) })
 	t.Run("CallbackDeliveries", func(t *testing.T) { s, ctx := fresh(t); testCallbackDeliveries(ctx, t, s) })
