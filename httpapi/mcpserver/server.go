@@ -320,7 +320,7 @@ func marshalerTypes(t reflect.Type, m map[reflect.Type]*jsonschema.Schema, seen 
 		if t.Implements(textMarshaler) || pt.Implements(textMarshaler) {
 			m[t] = &jsonschema.Schema{Type: "string"} // time.Time
 		} else {
-			m[t] = &jsonschema.Schema{}
+			m[t] = &jsonschema.Schema{Description: "any JSON value"}
 		}
 		return
 	case t.Implements(textMarshaler) || pt.Implements(textMarshaler):
@@ -350,7 +350,11 @@ func add[In, Out any](s *Server, sp spec, h func(ctx context.Context, req *mcp.C
 	if in.Type == "" {
 		in.Type = "object"
 	}
-	tool := &mcp.Tool{Name: sp.name, Description: sp.desc, InputSchema: in, OutputSchema: schemaFor[Out](),
+	outS := schemaFor[Out]()
+	if outS.Type == "" && len(outS.Types) > 0 {
+		outS.Type, outS.Types = "object", nil
+	}
+	tool := &mcp.Tool{Name: sp.name, Description: sp.desc, InputSchema: in, OutputSchema: outS,
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: !sp.write}}
 	if sp.write {
 		f := false
