@@ -67,7 +67,7 @@ func TestLogsPipePeakRSS(t *testing.T) {
 			a := pipeAgents[lines%int64(len(pipeAgents))]
 			b = append(b[:0], a.ip...)
 			b = append(b, " - - ["...)
-			b = t0.Add(time.Duration(lines/100) * time.Second).AppendFormat(b, "02/Jan/2006:15:04:05 -0700")
+			b = t0.Add(time.Duration(lines/100)*time.Second).AppendFormat(b, "02/Jan/2006:15:04:05 -0700")
 			b = append(b, "] \"GET /item/"...)
 			b = strconv.AppendInt(b, lines, 10)
 			b = append(b, " HTTP/1.1\" 200 "...)
