@@ -322,6 +322,7 @@ func (d *Dashboard) routes() {
 	m.HandleFunc("POST "+Prefix+"/projects/{id}/alerts/{aid}/test", d.signedIn(d.testAlert))
 	m.HandleFunc("GET "+Prefix+"/projects/{id}/logs", d.signedIn(d.logsPage))
 	m.HandleFunc("GET "+Prefix+"/projects/{id}/logs/{lid}", d.signedIn(d.logReportPage))
+	m.HandleFunc("POST "+Prefix+"/projects/{id}/logs", d.signedInUpload(d.uploadLog))
 	m.HandleFunc("GET "+Prefix+"/rankings", d.signedIn(d.rankingsPage))
 	m.HandleFunc("POST "+Prefix+"/rankings", d.signedIn(d.trackKeywords))
 	m.HandleFunc("POST "+Prefix+"/rankings/untrack", d.signedIn(d.untrackKeyword))

@@ -5,10 +5,13 @@
 package dashboard
 
 import (
+	"crypto/hmac"
 	"encoding/json"
 	"html/template"
 	"io"
+	"mime/multipart"
 	"net/http"
+	"net/url"
 
 	"github.com/seokit/seokit/httpapi/service"
 	"github.com/seokit/seokit/httpapi/store"
@@ -115,4 +118,81 @@ func readLogReport(res service.Result) (*logs.Report, error) {
 		return nil, err
 	}
 	return &rep, nil
+}
+
+// Limits of the upload form's fields other than its file.
+const (
+	maxUploadFields     = 8
+	maxUploadFieldBytes = 1 << 10
+)
+
+// signedInUpload wraps a handler that takes a file: a multipart/form-data
+// form whose small fields come before its one file part. The session is
+// required as for signedIn; the CSRF token must be among the fields before
+// the file, and is checked before a byte of the file is read. The file
+// part is handed to h unread: h streams it (no buffer, no temporary file
+// in the dashboard).
+func (d *Dashboard) signedInUpload(h func(w http.ResponseWriter, r *http.Request, s *session, a *store.Account, fields url.Values, file *multipart.Part)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		s, a, err := d.sessionAccount(r)
+		if err != nil {
+			d.unavailable(w, r, err)
+			return
+		}
+		if s == nil {
+			d.errorPage(w, r, nil, http.StatusUnauthorized, "Your session has ended. Sign in again.")
+			return
+		}
+		mr, err := r.MultipartReader()
+		if err != nil {
+			d.errorPage(w, r, a, http.StatusBadRequest, "The form cannot be read: send it as multipart/form-data.")
+			return
+		}
+		fields := url.Values{}
+		for {
+			part, err := mr.NextPart()
+			if err == io.EOF {
+				d.errorPage(w, r, a, http.StatusBadRequest, "Choose a log file to upload.")
+				return
+			}
+			if err != nil {
+				d.errorPage(w, r, a, http.StatusBadRequest, "The form cannot be read.")
+				return
+			}
+			if part.FileName() != "" || part.FormName() == "file" {
+				if got := fields.Get(csrfField); got == "" || !hmac.Equal([]byte(got), []byte(d.csrfToken(s))) {
+					d.errorPage(w, r, nil, http.StatusForbidden, "The form has expired or was not sent from this site. Reload the page and try again.")
+					return
+				}
+				h(w, r, s, a, fields, part)
+				return
+			}
+			if len(fields) >= maxUploadFields {
+				d.errorPage(w, r, a, http.StatusBadRequest, "The form has too many fields.")
+				return
+			}
+			v, err := io.ReadAll(io.LimitReader(part, maxUploadFieldBytes+1))
+			if err != nil || len(v) > maxUploadFieldBytes {
+				d.errorPage(w, r, a, http.StatusBadRequest, "A field of the form is too long.")
+				return
+			}
+			fields.Add(part.FormName(), string(v))
+		}
+	}
+}
+
+// uploadLog streams the form's log file to the logs service and shows its
+// upload's page, where the parse's progress and report appear.
+func (d *Dashboard) uploadLog(w http.ResponseWriter, r *http.Request, s *session, a *store.Account, fields url.Values, file *multipart.Part) {
+	p, ok := d.logsProject(w, r, a)
+	if !ok {
+		return
+	}
+	req := service.LogUpload{Name: file.FileName(), Format: fields.Get("format"), StripQuery: fields.Get("stripQuery") == "true", Size: -1}
+	j, err := d.opts.Logs.Upload(r.Context(), a.ID, p.ID, req, file)
+	if err = serviceFailure(err); err != nil {
+		d.failed(w, r, a, err, "project")
+		return
+	}
+	http.Redirect(w, r, Prefix+"/projects/"+url.PathEscape(p.ID)+"/logs/"+url.PathEscape(j.ID), http.StatusSeeOther)
 }
