@@ -35,8 +35,8 @@ func TestPlansProse(t *testing.T) {
 			daily + ", Enterprise",
 			"Free " + n(free.MaxSitePages) + " pages and " + n(free.ConcurrentSiteJobs) + ", Pro " + n(pro.MaxSitePages) + " and " + n(pro.ConcurrentSiteJobs),
 		}},
-		{"../README.md", []string{
-			daily + ", Enterprise set per account",
+		{"../docs/api.md", []string{daily + ", Enterprise set per account"}},
+		{"../docs/server.md", []string{
 			"Free " + n(free.MaxSitePages) + " pages and " + n(free.ConcurrentSiteJobs) + " analysis queued or running at once, Pro " +
 				n(pro.MaxSitePages) + " pages and " + n(pro.ConcurrentSiteJobs),
 		}},

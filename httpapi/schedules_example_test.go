@@ -65,5 +65,5 @@ func Example_schedule() {
 	fmt.Println(sc.NextRun.Format(time.RFC3339))
 	// Output:
 	// 201 site 0 6 * * 1 Europe/Paris
-	// 2026-11-30T06:00:00+01:00
+	// 2026-11-30T05:00:00Z
 }

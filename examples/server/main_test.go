@@ -162,9 +162,10 @@ func TestDashboardSignIn(t *testing.T) {
 		t.Fatalf("keys page: %d\n%s", resp.StatusCode, page)
 	}
 
-	// Keywords checked through the API join the caller's rankings page.
+	// Keywords tracked through the API join the caller's rankings page.
 	key := keyRE.FindStringSubmatch(out)[1]
-	req, _ := http.NewRequest("GET", base+"/v1/rankings?domain=www.oak-shop.example&keywords[]=oak+tables&locale=en-US", nil)
+	req, _ := http.NewRequest("POST", base+"/v1/rankings/track", strings.NewReader(`{"domain":"www.oak-shop.example","keywords":["oak tables"],"locale":"en-US"}`))
+	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("X-API-Key", key)
 	r2, err := http.DefaultClient.Do(req)
 	if err != nil {
