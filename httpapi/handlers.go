@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"cmp"
 	"context"
 	"net/http"
 	"strconv"
@@ -294,45 +293,25 @@ func (s *Server) trackRankings(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	if len(req.Keywords) > service.MaxTrack {
-		s.fail(w, r, service.Invalid("keywords", "at most "+strconv.Itoa(service.MaxTrack)+" keywords are tracked per request"))
+	treq := service.TrackRequest{Domain: req.Domain, Keywords: req.Keywords, Locale: req.Locale, Device: req.Device}
+	domain, kws, opts, err := trackArgs(treq)
+	if err != nil {
+		s.fail(w, r, err)
 		return
 	}
 	accountID := principal(r.Context()).AccountID
 	if s.opts.OnRankings != nil {
-		tg, err := rankings.ParseTarget(req.Domain)
-		if err != nil {
-			s.fail(w, r, err)
-			return
-		}
-		loc, err := locale(req.Locale)
-		if err != nil {
-			s.fail(w, r, err)
-			return
-		}
-		dev, err := rankings.NormalizeDevice("device", rankings.Device(req.Device))
-		if err != nil {
-			s.fail(w, r, err)
-			return
-		}
 		now := s.now().UTC()
-		tracked := make([]rankings.Tracked, 0, len(req.Keywords))
-		for i, k := range req.Keywords {
-			k, err := rankings.NormalizeKeyword("keywords["+strconv.Itoa(i)+"]", k)
-			if err != nil {
-				s.fail(w, r, err)
-				return
-			}
-			tracked = append(tracked, rankings.Tracked{Domain: tg.String(), Keyword: k, Locale: loc, Device: dev, AddedAt: now})
+		tracked := make([]rankings.Tracked, 0, len(kws))
+		for _, k := range kws {
+			tracked = append(tracked, rankings.Tracked{Domain: domain, Keyword: k, Locale: opts.Locale, Device: opts.Device, AddedAt: now})
 		}
 		if err := s.opts.OnRankings(r.Context(), accountID, tracked); err != nil {
 			s.fail(w, r, err)
 			return
 		}
 	}
-	res, err := s.Rankings().Track(r.Context(), accountID, service.TrackRequest{
-		Domain: req.Domain, Keywords: req.Keywords, Locale: req.Locale, Device: req.Device,
-	})
+	res, err := s.Rankings().Track(r.Context(), accountID, treq)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -340,10 +319,7 @@ func (s *Server) trackRankings(w http.ResponseWriter, r *http.Request) {
 	if res == nil {
 		res = []rankings.Ranking{}
 	}
-	tg, _ := rankings.ParseTarget(req.Domain)
-	loc, _ := locale(req.Locale)
-	dev := cmp.Or(rankings.Device(req.Device), rankings.Desktop)
-	writeJSON(w, http.StatusOK, TrackResponse{Domain: tg.String(), Locale: loc.String(), Device: string(dev), Tracked: len(res), Rankings: res})
+	writeJSON(w, http.StatusOK, TrackResponse{Domain: domain, Locale: opts.Locale.String(), Device: string(opts.Device), Tracked: len(res), Rankings: res})
 }
 
 // reports serves GET /v1/reports through the Reports service.
