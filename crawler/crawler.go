@@ -162,15 +162,17 @@ func (c *Crawler) Run(ctx context.Context, domain string) (*SiteReport, error) {
 	if err := cr.resume(ctx); err != nil {
 		return nil, err
 	}
-	// Site probes run alongside the crawl; a list crawl fetches its list
-	// alone.
+	// robots.txt of the start host comes first, alone (it is fetched
+	// outside the host's politeness slots); then site probes run alongside
+	// the crawl, within them. A list crawl fetches its list alone.
+	startRobots := cr.robots.Get(ctx, cr.root)
 	probes := make(chan probeResult, 1)
 	if cr.worker || cr.scope.list {
 		probes <- probeResult{}
 	} else {
 		go func() { probes <- cr.runProbes(ctx) }()
 	}
-	startRobots, sitemaps, err := cr.seed(ctx)
+	sitemaps, err := cr.seed(ctx, startRobots)
 	if err != nil {
 		return nil, err
 	}
@@ -341,25 +343,24 @@ func (cr *crawl) resume(ctx context.Context) error {
 }
 
 // seed queues the start URL (or the URL list of a list crawl) and reads
-// the sitemaps. robots.txt and sitemaps of the start host come first, so
-// the start URL's verdict and the sitemap URLs are known.
-func (cr *crawl) seed(ctx context.Context) (*robotstxt.Robots, sitemapFacts, error) {
-	startRobots := cr.robots.Get(ctx, cr.root)
+// the sitemaps named by startRobots, the start host's robots.txt, so the
+// sitemap URLs are known before the crawl starts.
+func (cr *crawl) seed(ctx context.Context, startRobots *robotstxt.Robots) (sitemapFacts, error) {
 	start := []Item{{URL: cr.root.String(), Depth: 0, Source: SourceStart}}
 	if cr.scope.list {
 		var err error
 		if start, err = cr.listItems(ctx); err != nil {
-			return nil, sitemapFacts{}, err
+			return sitemapFacts{}, err
 		}
 	}
 	if _, err := cr.push(ctx, start); err != nil {
-		return nil, sitemapFacts{}, err
+		return sitemapFacts{}, err
 	}
 	var sitemaps sitemapFacts
 	if !cr.worker {
 		sitemaps = cr.readSitemaps(ctx, startRobots)
 	}
-	return startRobots, sitemaps, nil
+	return sitemaps, nil
 }
 
 // startProgress starts reporting progress to Options.Progress, if set; the

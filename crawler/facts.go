@@ -109,6 +109,30 @@ func finding(id, pageURL, msg string, ev seo.Evidence) seo.Finding {
 	return seo.Finding{ID: id, Severity: sev, Message: msg, Evidence: ev, URL: pageURL}
 }
 
+// acquireFor waits for a politeness slot of u's host: every request seokit
+// sends to a site (pages, resources, probes, sitemaps) stays within the
+// host's concurrency and rate.
+func (cr *crawl) acquireFor(ctx context.Context, u string) (release func(), err error) {
+	pu, err := seo.ParseHref(u)
+	if err != nil {
+		return nil, err
+	}
+	return cr.pol.acquire(ctx, pu.Host)
+}
+
+// probeFollow fetches u once, following redirects, without the body,
+// within u's host politeness.
+func (cr *crawl) probeFollow(ctx context.Context, u string) (*seo.Response, error) {
+	release, err := cr.acquireFor(ctx, u)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	ctx, cancel := context.WithTimeout(ctx, min(probeTimeout, cr.o.RequestTimeout))
+	defer cancel()
+	return cr.fetcher.Fetch(ctx, &seo.Request{URL: u, DiscardBody: true, UserAgent: cr.o.UserAgent, Header: cr.header(u)})
+}
+
 // probeResult holds the site probes run alongside the crawl.
 type probeResult struct {
 	findings []seo.Finding
@@ -119,6 +143,11 @@ const probeTimeout = 10 * time.Second
 
 // probe fetches u once without following redirects and without the body.
 func (cr *crawl) probe(ctx context.Context, u string) (*seo.Response, error) {
+	release, err := cr.acquireFor(ctx, u)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	ctx, cancel := context.WithTimeout(ctx, min(probeTimeout, cr.o.RequestTimeout))
 	defer cancel()
 	return cr.fetcher.Fetch(ctx, &seo.Request{URL: u, NoFollow: true, DiscardBody: true, UserAgent: cr.o.UserAgent, Header: cr.header(u)})
@@ -265,9 +294,7 @@ func (cr *crawl) favicon(ctx context.Context) (seo.Finding, bool) {
 		if strings.HasPrefix(c, "data:image/") {
 			return seo.Finding{}, false
 		}
-		ctx, cancel := context.WithTimeout(ctx, min(probeTimeout, cr.o.RequestTimeout))
-		resp, err := cr.fetcher.Fetch(ctx, &seo.Request{URL: c, DiscardBody: true, UserAgent: cr.o.UserAgent, Header: cr.header(c)})
-		cancel()
+		resp, err := cr.probeFollow(ctx, c)
 		if err == nil && resp.Status == http.StatusOK && isImageType(resp.Header.Get("Content-Type")) {
 			return seo.Finding{}, false
 		}
@@ -419,6 +446,12 @@ func robotsURL(root *url.URL) string {
 // index, the sitemaps it lists.
 func (cr *crawl) readSitemap(ctx context.Context, ref sitemapRef, addIssue func(id, smURL, msg string, ev seo.Evidence)) (SitemapSummary, []string) {
 	sum := SitemapSummary{URL: ref.url}
+	release, err := cr.acquireFor(ctx, ref.url)
+	if err != nil {
+		sum.Error = err.Error()
+		return sum, nil
+	}
+	defer release()
 	ctx, cancel := context.WithTimeout(ctx, 2*cr.o.RequestTimeout)
 	defer cancel()
 	resp, body, err := cr.fetcher.Open(ctx, &seo.Request{URL: ref.url, UserAgent: cr.o.UserAgent, Header: cr.header(ref.url), MaxBodyBytes: sitemapMaxBytes + 1})
