@@ -22,7 +22,8 @@ func newSource(t *testing.T, f *googlefake.CrUX) *Source {
 	t.Helper()
 	srv := httptest.NewServer(f)
 	t.Cleanup(srv.Close)
-	s, err := New(key, &Options{BaseURL: srv.URL, Timeout: 5 * time.Second})
+	// A virtual clock: a 429's pause passes at once.
+	s, err := New(key, &Options{BaseURL: srv.URL, Timeout: 5 * time.Second, Limiter: NewLimiter(&LimiterOptions{Clock: &vclock{}})})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -40,12 +40,17 @@ type Options struct {
 	HTTPClient *http.Client
 	// Timeout bounds each request; zero means 30 seconds.
 	Timeout time.Duration
+	// Limiter paces the queries; nil means the process's limiter of the
+	// key, at CrUX's documented 150 queries a minute, shared by every
+	// Source with the same key.
+	Limiter *Limiter
 }
 
 // Source reads field Web Vitals from the Chrome UX Report API with an API
 // key. It is safe for concurrent use.
 type Source struct {
-	c *google.Client
+	c   *google.Client
+	lim *Limiter
 }
 
 var _ fieldvitals.Source = (*Source)(nil)
@@ -86,7 +91,11 @@ func New(key string, opts *Options) (*Source, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Source{c: c}, nil
+	lim := o.Limiter
+	if lim == nil {
+		lim = limiterFor(key)
+	}
+	return &Source{c: c, lim: lim}, nil
 }
 
 // Name returns "crux".
@@ -171,10 +180,29 @@ type wireRecord struct {
 	} `json:"urlNormalizationDetails"`
 }
 
-// post sends one query; CrUX's 404 (no data) gives insufficient true.
+// post sends one query when the limiter lets it; CrUX's 404 (no data)
+// gives insufficient true. A 429 pauses the key's queries for its
+// Retry-After (DefaultRetryAfter without one) and the query is sent again,
+// at most MaxRetries times.
 func (s *Source) post(ctx context.Context, path string, q fieldvitals.Query) (ans *wireRecord, insufficient bool, err error) {
-	ans = &wireRecord{}
-	err = s.c.Post(ctx, path, query(q), ans)
+	for attempt := 0; ; attempt++ {
+		done, werr := s.lim.Wait(ctx)
+		if werr != nil {
+			return nil, false, werr
+		}
+		ans = &wireRecord{}
+		err = s.c.Post(ctx, path, query(q), ans)
+		done()
+		var rl *seo.RateLimitError
+		if attempt >= MaxRetries || !errors.As(err, &rl) {
+			break
+		}
+		wait := rl.RetryAfter
+		if wait <= 0 {
+			wait = DefaultRetryAfter
+		}
+		s.lim.Pause(wait)
+	}
 	if errors.Is(err, seo.ErrNotFound) {
 		return nil, true, nil
 	}

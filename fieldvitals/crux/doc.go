@@ -9,4 +9,15 @@
 // Google Cloud project) wrap seo.ErrRateLimited; a rejected key, server
 // errors, timeouts and answers that are not the documented JSON wrap
 // seo.ErrUnavailable. Bad input is an *seo.InputError and sends nothing.
+//
+// # Pacing
+//
+// CrUX allows 150 queries a minute per Google Cloud project
+// (developer.chrome.com/docs/crux/api). Every Source of a process with the
+// same key shares one Limiter (Options.Limiter replaces it): no more than
+// DefaultPerMinute queries start in any minute, a query counting until its
+// answer came. A 429 pauses the key's queries for its Retry-After (a
+// minute without one) and the refused query is sent again, at most
+// MaxRetries times, before its seo.ErrRateLimited error is returned.
+// Several processes with one key each pace themselves alone.
 package crux
