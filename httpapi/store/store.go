@@ -505,6 +505,87 @@ type Screenshots interface {
 	Screenshot(ctx context.Context, accountID, jobID, pageURL string) ([]byte, error)
 }
 
+// Statuses of an IndexRun.
+const (
+	IndexRunning   = "running"
+	IndexSucceeded = "succeeded"
+	IndexFailed    = "failed"
+)
+
+// MaxIndexRunBytes caps an IndexRun's Report and Progress: larger ones are
+// refused with a *seo.InputError.
+const MaxIndexRunBytes = 16 << 20
+
+// IndexRun is the latest Search Console index status run of a site
+// analysis (POST /v1/analyze/site/{id}/index-status), kept so that every
+// instance, and a restarted one, answers for it.
+type IndexRun struct {
+	AccountID  string
+	AnalysisID string
+	// RunID tells one run of the analysis from the next.
+	RunID    string
+	Property string
+	// Status is IndexRunning, IndexSucceeded or IndexFailed.
+	Status    string
+	StartedAt time.Time
+	UpdatedAt time.Time
+	// LeaseUntil is when a running run counts as abandoned unless the
+	// instance running it renews it: a run found running past its lease
+	// was cut short (its server stopped).
+	LeaseUntil time.Time
+	// Progress is the run's progress (JSON); Report its joined report
+	// (JSON), nil while it runs. Error says why a failed run failed.
+	Progress []byte
+	Report   []byte
+	Error    string
+}
+
+// InspectionTicket is one URL inspection counted by TakeInspection; End
+// it when the inspection's answer has come.
+type InspectionTicket struct {
+	Property string
+	Slot     int
+	Token    string
+}
+
+// IndexStatus keeps index status runs and counts Search Console URL
+// inspections per property, for every instance sharing the store. A
+// driver may implement it; without it the server keeps runs and counts in
+// its own memory.
+type IndexStatus interface {
+	// StartIndexRun stores r (Status IndexRunning, a new RunID) as the
+	// analysis's run unless the analysis has a run still running whose
+	// lease has not ended at r.StartedAt: then it stores nothing and
+	// returns that run with started false. Both in one atomic step, so
+	// two instances never start two runs of one analysis.
+	StartIndexRun(ctx context.Context, r *IndexRun) (cur *IndexRun, started bool, err error)
+	// UpdateIndexRun stores the status, progress, report, error, lease
+	// and UpdatedAt of the run r.RunID; ErrNotFound when the analysis's
+	// run is another one now.
+	UpdateIndexRun(ctx context.Context, r *IndexRun) error
+	// IndexRun returns the account's analysis's latest run; ErrNotFound
+	// when none was started.
+	IndexRun(ctx context.Context, accountID, analysisID string) (*IndexRun, error)
+
+	// TakeInspection counts one inspection of property if fewer than
+	// perMinute of its inspections are in flight or ended less than a
+	// minute before now, and fewer than perDay were counted on day (the
+	// caller's quota day, such as a Pacific-time date), in atomic steps:
+	// under any concurrency, in one process or many, neither count passes
+	// its quota. An inspection in flight longer than lease (an instance
+	// that stopped) counts as ended at its start plus lease. It returns
+	// the ticket; or, when the minute is full, a nil ticket and the time
+	// a place may free (retry), a zero retry when the place is held by
+	// an inspection in flight; or a *LimitError ("inspections") when the
+	// day's are spent.
+	TakeInspection(ctx context.Context, property, day string, now time.Time, perMinute, perDay int, lease time.Duration) (t *InspectionTicket, retry time.Time, err error)
+	// EndInspection records when the ticket's inspection ended; its place
+	// in the minute frees a minute later.
+	EndInspection(ctx context.Context, t *InspectionTicket, at time.Time) error
+	// Inspections returns the inspections counted for property on day.
+	Inspections(ctx context.Context, property, day string) (int, error)
+}
+
 // Kinds of scheduled runs.
 const (
 	// ScheduleSite runs a site analysis of the project's domain with its

@@ -256,13 +256,49 @@ var migrations = [][]string{
 		`ALTER TABLE auth_codes ADD COLUMN resource TEXT NOT NULL DEFAULT ''`,
 		`ALTER TABLE refresh_tokens ADD COLUMN resource TEXT NOT NULL DEFAULT ''`,
 	},
+	// Index status: the latest run of each analysis (deleted with its
+	// job), and the URL inspections counted per Search Console property:
+	// one row per day with the day's count, and one row per place in the
+	// minute (at most the per-minute quota of them), held by an
+	// inspection from its start until a minute after its end.
+	10: {
+		`CREATE TABLE index_runs (
+			account_id  TEXT NOT NULL,
+			analysis_id TEXT NOT NULL REFERENCES jobs (id) ON DELETE CASCADE,
+			run_id      TEXT NOT NULL,
+			property    TEXT NOT NULL,
+			status      TEXT NOT NULL,
+			started_at  BIGINT NOT NULL,
+			updated_at  BIGINT NOT NULL,
+			lease_until BIGINT,
+			progress    {{blob}},
+			report      {{blob}},
+			error       TEXT NOT NULL,
+			PRIMARY KEY (account_id, analysis_id)
+		)`,
+		`CREATE TABLE index_quota_days (
+			property TEXT NOT NULL,
+			day      TEXT NOT NULL,
+			n        BIGINT NOT NULL,
+			PRIMARY KEY (property, day)
+		)`,
+		`CREATE TABLE index_quota_slots (
+			property TEXT NOT NULL,
+			slot     INTEGER NOT NULL,
+			token    TEXT NOT NULL,
+			taken_at BIGINT NOT NULL,
+			ended_at BIGINT,
+			PRIMARY KEY (property, slot)
+		)`,
+	},
 }
 
 // tables lists the tables in creation order (Dump reads them in this
 // order).
 var tables = []string{"schema_migrations", "accounts", "api_keys", "clients", "auth_codes", "refresh_tokens",
 	"revoked_families", "revoked_tokens", "signing_keys", "daily_usage", "jobs", "mutes", "screenshots",
-	"projects", "schedules", "alert_rules", "job_renders", "deliveries"}
+	"projects", "schedules", "alert_rules", "job_renders", "deliveries", "index_runs", "index_quota_days",
+	"index_quota_slots"}
 
 // schema is the store's migrations and version table.
 var schema = &sqldb.Schema{

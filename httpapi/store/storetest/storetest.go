@@ -106,6 +106,19 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		}
 		testScreenshots(ctx, t, s, ss)
 	})
+	indexStatus := func(name string, f func(ctx context.Context, t *testing.T, s store.Store, is store.IndexStatus)) {
+		t.Run(name, func(t *testing.T) {
+			s, ctx := fresh(t)
+			is, ok := s.(store.IndexStatus)
+			if !ok {
+				t.Skip("the store does not implement store.IndexStatus")
+			}
+			f(ctx, t, s, is)
+		})
+	}
+	indexStatus("IndexRuns", testIndexRuns)
+	indexStatus("InspectionQuota", func(ctx context.Context, t *testing.T, _ store.Store, is store.IndexStatus) { testInspectionQuota(ctx, t, is) })
+	indexStatus("InspectionRace", func(ctx context.Context, t *testing.T, _ store.Store, is store.IndexStatus) { testInspectionRace(ctx, t, is) })
 	t.Run("PruneJobs", func(t *testing.T) { s, ctx := fresh(t); testPruneJobs(ctx, t, s) })
 	t.Run("PruneWhileReading", func(t *testing.T) { s, ctx := fresh(t); testPruneWhileReading(ctx, t, s) })
 	t.Run("JobResults", func(t *testing.T) {
