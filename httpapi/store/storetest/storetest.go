@@ -117,8 +117,12 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		})
 	}
 	indexStatus("IndexRuns", testIndexRuns)
-	indexStatus("InspectionQuota", func(ctx context.Context, t *testing.T, _ store.Store, is store.IndexStatus) { testInspectionQuota(ctx, t, is) })
-	indexStatus("InspectionRace", func(ctx context.Context, t *testing.T, _ store.Store, is store.IndexStatus) { testInspectionRace(ctx, t, is) })
+	indexStatus("InspectionQuota", func(ctx context.Context, t *testing.T, _ store.Store, is store.IndexStatus) {
+		testInspectionQuota(ctx, t, is)
+	})
+	indexStatus("InspectionRace", func(ctx context.Context, t *testing.T, _ store.Store, is store.IndexStatus) {
+		testInspectionRace(ctx, t, is)
+	})
 	t.Run("PruneJobs", func(t *testing.T) { s, ctx := fresh(t); testPruneJobs(ctx, t, s) })
 	t.Run("PruneWhileReading", func(t *testing.T) { s, ctx := fresh(t); testPruneWhileReading(ctx, t, s) })
 	t.Run("JobResults", func(t *testing.T) {
