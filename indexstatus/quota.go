@@ -84,20 +84,52 @@ type usage struct {
 	count int
 }
 
+// Counter counts inspections where several processes see them: a
+// property's quota is Google's, whichever process inspects. The API
+// server adapts its store to it (httpapi/store.IndexStatus). A Counter
+// must count atomically: under any concurrency neither quota is passed.
+type Counter interface {
+	// Take counts one inspection of property made at now, on day (a
+	// Pacific-time date), within q: no more than q.PerMinute in flight or
+	// ended less than a minute before now, no more than q.PerDay on day.
+	// It returns end, to call with the time the inspection's answer came;
+	// or, when the minute is full, a nil end and the time a place frees
+	// (zero when every place is held by an inspection in flight); or
+	// ErrDailyQuota.
+	Take(ctx context.Context, property, day string, now time.Time, q Quota) (end func(at time.Time), retry time.Time, err error)
+	// Used returns the inspections counted for property on day.
+	Used(ctx context.Context, property, day string) (int, error)
+}
+
+// PollInterval is how often a Ledger over a Counter asks again when every
+// place of the minute is held by an inspection in flight (possibly in
+// another process, whose end it cannot wait for).
+const PollInterval = time.Second
+
 // Ledger counts the inspections made per property and paces new ones
 // within a Quota: never more than PerMinute in any 60 seconds, never more
 // than PerDay in one Pacific-time day (when Google's quotas reset). One
 // Ledger should serve every run against the same properties of one
-// process; it is safe for concurrent use. Usage is kept in memory: a
-// restart forgets it, and Search Console's own refusals (429) still stop a
-// run.
+// process; it is safe for concurrent use. NewLedger keeps the counts in
+// memory (a restart forgets them); NewSharedLedger keeps them in a
+// Counter, shared by every process using it. Search Console's own
+// refusals (429) still stop a run.
 type Ledger struct {
-	mu    sync.Mutex
-	q     Quota
-	clock Clock
-	props map[string]*usage
+	mu      sync.Mutex
+	q       Quota
+	clock   Clock
+	counter Counter
+	props   map[string]*usage
 	// changed is closed when an inspection in flight ends.
 	changed chan struct{}
+}
+
+// NewSharedLedger returns a Ledger for q that counts in c, timed by clock
+// (nil means WallClock).
+func NewSharedLedger(q Quota, clock Clock, c Counter) *Ledger {
+	l := NewLedger(q, clock)
+	l.counter = c
+	return l
 }
 
 // NewLedger returns a Ledger for q (zero fields are the documented
@@ -148,18 +180,19 @@ func (l *Ledger) evict(now time.Time) {
 }
 
 // Remaining returns the inspections property has left today.
-func (l *Ledger) Remaining(property string) int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	u := l.get(property, l.clock.Now())
-	return max(l.q.PerDay-u.count, 0)
+func (l *Ledger) Remaining(ctx context.Context, property string) (int, error) {
+	n, err := l.UsedToday(ctx, property)
+	return max(l.q.PerDay-n, 0), err
 }
 
 // UsedToday returns the inspections counted for property today.
-func (l *Ledger) UsedToday(property string) int {
+func (l *Ledger) UsedToday(ctx context.Context, property string) (int, error) {
+	if l.counter != nil {
+		return l.counter.Used(ctx, property, dayOf(l.clock.Now()))
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.get(property, l.clock.Now()).count
+	return l.get(property, l.clock.Now()).count, nil
 }
 
 // Take waits until property may make one more inspection within the
@@ -168,8 +201,12 @@ func (l *Ledger) UsedToday(property string) int {
 // inspection holds its place in the minute as if made now: a request
 // still on its way may reach the provider late, and only its end bounds
 // when the provider counted it. Take returns ErrDailyQuota when the day's
-// inspections are spent, and ctx's error when ctx ends first.
+// inspections are spent, and ctx's error when ctx ends first; over a
+// Counter, the Counter's error.
 func (l *Ledger) Take(ctx context.Context, property string) (at time.Time, done func(), err error) {
+	if l.counter != nil {
+		return l.takeShared(ctx, property)
+	}
 	for {
 		if err := ctx.Err(); err != nil {
 			return time.Time{}, nil, err
@@ -226,6 +263,31 @@ func (l *Ledger) Take(ctx context.Context, property string) (at time.Time, done 
 			case <-ctx.Done():
 				return time.Time{}, nil, ctx.Err()
 			}
+		}
+		if err := l.clock.Sleep(ctx, wait); err != nil {
+			return time.Time{}, nil, err
+		}
+	}
+}
+
+// takeShared is Take over the ledger's Counter.
+func (l *Ledger) takeShared(ctx context.Context, property string) (time.Time, func(), error) {
+	for {
+		if err := ctx.Err(); err != nil {
+			return time.Time{}, nil, err
+		}
+		now := l.clock.Now()
+		end, retry, err := l.counter.Take(ctx, property, dayOf(now), now, l.q)
+		if err != nil {
+			return time.Time{}, nil, err
+		}
+		if end != nil {
+			var once sync.Once
+			return now, func() { once.Do(func() { end(l.clock.Now()) }) }, nil
+		}
+		wait := PollInterval
+		if !retry.IsZero() {
+			wait = max(retry.Sub(now), time.Millisecond)
 		}
 		if err := l.clock.Sleep(ctx, wait); err != nil {
 			return time.Time{}, nil, err

@@ -45,6 +45,9 @@ const (
 	ReasonAccountQuota = "account_quota"
 	// ReasonCanceled: the run's context ended first.
 	ReasonCanceled = "canceled"
+	// ReasonQuotaUnavailable: the shared quota count (Counter) could not
+	// be read or written, so no inspection could be counted.
+	ReasonQuotaUnavailable = "quota_unavailable"
 )
 
 // Progress is reported after each sampled page is settled.
@@ -110,14 +113,18 @@ func Run(ctx context.Context, report *crawler.SiteReport, ins Inspector, propert
 	if o.StaleAfter <= 0 {
 		o.StaleAfter = DefaultStaleAfter
 	}
-	budget := o.Ledger.Remaining(property)
+	usedBefore, err := o.Ledger.UsedToday(ctx, property)
+	if err != nil {
+		return nil, fmt.Errorf("indexstatus: reading the property's quota: %w", err)
+	}
+	budget := max(o.Ledger.Quota().PerDay-usedBefore, 0)
 	if o.SampleSize > 0 {
 		budget = min(budget, o.SampleSize)
 	}
 	clock := o.Ledger.Clock()
 	r := &Report{
 		Domain: report.Domain, Property: property, Source: ins.Name(),
-		Quota:     QuotaUse{Quota: o.Ledger.Quota(), UsedBefore: o.Ledger.UsedToday(property)},
+		Quota:     QuotaUse{Quota: o.Ledger.Quota(), UsedBefore: usedBefore},
 		StartedAt: clock.Now().UTC(),
 	}
 	sample := Choose(report.Pages, budget)
@@ -131,7 +138,14 @@ func Run(ctx context.Context, report *crawler.SiteReport, ins Inspector, propert
 	}
 	results := inspect(ctx, ins, property, sample.Pages, &o, r)
 	r.FinishedAt = clock.Now().UTC()
-	r.Quota.UsedAfter = o.Ledger.UsedToday(property)
+	// With a shared Counter other runs count too; an unreadable count
+	// keeps what this run made on top of the count before.
+	if r.Quota.UsedAfter, err = o.Ledger.UsedToday(context.WithoutCancel(ctx), property); err != nil {
+		r.Quota.UsedAfter = usedBefore
+		for _, d := range r.Quota.Made {
+			r.Quota.UsedAfter += d.Inspections
+		}
+	}
 	join(r, sample.Pages, results, o.StaleAfter)
 	return r, nil
 }
@@ -214,6 +228,8 @@ func inspect(ctx context.Context, ins Inspector, property string, pages []*crawl
 			switch {
 			case isDaily(err):
 				reason = ReasonDailyQuota
+			case err != nil && ctx.Err() == nil:
+				reason = ReasonQuotaUnavailable
 			case err != nil:
 				reason = ReasonCanceled
 			}
