@@ -6,16 +6,89 @@ package httpapi
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/seokit/seokit/crawler"
 	"github.com/seokit/seokit/fieldvitals"
 	"github.com/seokit/seokit/httpapi/service"
+	"github.com/seokit/seokit/httpapi/store"
 	"github.com/seokit/seokit/indexstatus"
 )
+
+// Leases of index status runs kept in a store.IndexStatus.
+const (
+	// indexRunLease is how long a running run counts as alive unless the
+	// instance running it renews it; indexRunSave how often that instance
+	// stores its progress and renews the lease.
+	indexRunLease = 2 * time.Minute
+	indexRunSave  = time.Second
+	// inspectionLease is how long an inspection in flight holds its place
+	// in the property's minute when its instance never reports its end.
+	inspectionLease = 5 * time.Minute
+)
+
+// IndexCounter counts URL inspections in st for every instance sharing
+// it: the per-property quotas of indexstatus.NewSharedLedger. The server
+// uses it on its own when its Store implements store.IndexStatus.
+func IndexCounter(st store.IndexStatus) indexstatus.Counter { return storeCounter{st} }
+
+type storeCounter struct{ st store.IndexStatus }
+
+func (c storeCounter) Take(ctx context.Context, property, day string, now time.Time, q indexstatus.Quota) (func(time.Time), time.Time, error) {
+	t, retry, err := c.st.TakeInspection(ctx, property, day, now, q.PerMinute, q.PerDay, inspectionLease)
+	if errors.Is(err, store.ErrLimitReached) {
+		return nil, time.Time{}, indexstatus.ErrDailyQuota
+	}
+	if err != nil || t == nil {
+		return nil, retry, err
+	}
+	return func(at time.Time) {
+		// A failed write leaves the place held until inspectionLease:
+		// the quota errs on the safe side.
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = c.st.EndInspection(ctx, t, at)
+	}, time.Time{}, nil
+}
+
+func (c storeCounter) Used(ctx context.Context, property, day string) (int, error) {
+	return c.st.Inspections(ctx, property, day)
+}
+
+// indexStore returns the server's store as a store.IndexStatus, nil when
+// it is not one (runs and counts are then kept in memory).
+func (s *Server) indexStore() store.IndexStatus {
+	is, _ := s.st.(store.IndexStatus)
+	return is
+}
+
+// indexLedger returns the ledger of the server's inspections; r.mu is
+// held. Over a store.IndexStatus it counts in the store, with the quota
+// and clock of Options.IndexLedger when one is given.
+func (r *indexRuns) indexLedger(s *Server) *indexstatus.Ledger {
+	if r.ledger != nil {
+		return r.ledger
+	}
+	l := s.opts.IndexLedger
+	if is := s.indexStore(); is != nil && (l == nil || !l.Shared()) {
+		q, clock := indexstatus.Quota{}, indexstatus.Clock(nil)
+		if l != nil {
+			q, clock = l.Quota(), l.Clock()
+		}
+		l = indexstatus.NewSharedLedger(q, clock, IndexCounter(is))
+	}
+	if l == nil {
+		l = indexstatus.NewLedger(indexstatus.Quota{}, nil)
+	}
+	r.ledger = l
+	return l
+}
 
 // maxIndexRuns bounds the index status runs kept in memory; the oldest
 // finished ones are dropped first.
@@ -98,12 +171,14 @@ func (x indexField) Start(ctx context.Context, account, id string, req service.I
 	}
 	r := &s.idx
 	r.mu.Lock()
+	ledger := r.indexLedger(s)
+	r.mu.Unlock()
+	if is := s.indexStore(); is != nil {
+		return x.startStored(ctx, is, ledger, account, id, prop, req, rep)
+	}
+	r.mu.Lock()
 	if r.runs == nil {
 		r.runs = map[string]*service.IndexStatusRun{}
-		r.ledger = s.opts.IndexLedger
-		if r.ledger == nil {
-			r.ledger = indexstatus.NewLedger(indexstatus.Quota{}, nil)
-		}
 	}
 	k := key(account, id)
 	if cur := r.runs[k]; cur != nil && cur.Status == service.IndexRunning {
@@ -113,25 +188,13 @@ func (x indexField) Start(ctx context.Context, account, id string, req service.I
 	}
 	run := &service.IndexStatusRun{AnalysisID: id, Property: prop, Status: service.IndexRunning, StartedAt: s.now().UTC()}
 	r.put(k, run)
-	ledger := r.ledger
 	v := *run
 	r.mu.Unlock()
-	made := 0
-	opts := &indexstatus.Options{
-		SampleSize: req.SampleSize, Ledger: ledger,
-		Charge: func(ctx context.Context) error {
-			made++
-			if made == 1 || (made-1)%service.IndexInspectionsPerUnit != 0 {
-				return nil // the request's unit pays for the first hundred
-			}
-			return s.charge(ctx, account, 1)
-		},
-		Progress: func(p indexstatus.Progress) {
-			r.mu.Lock()
-			run.Progress = p
-			r.mu.Unlock()
-		},
-	}
+	opts := x.runOptions(account, req, ledger, func(p indexstatus.Progress) {
+		r.mu.Lock()
+		run.Progress = p
+		r.mu.Unlock()
+	})
 	started := s.goBackground(func(bg context.Context) {
 		out, err := indexstatus.Run(bg, rep, s.opts.Inspector, prop, opts)
 		r.mu.Lock()
@@ -149,6 +212,167 @@ func (x indexField) Start(ctx context.Context, account, id string, req service.I
 		r.mu.Unlock()
 	}
 	return &v, nil
+}
+
+// runOptions are the options of a run for account: its units charged as
+// it goes, progress reported to progress.
+func (x indexField) runOptions(account string, req service.IndexStatusRequest, ledger *indexstatus.Ledger, progress func(indexstatus.Progress)) *indexstatus.Options {
+	made := 0
+	return &indexstatus.Options{
+		SampleSize: req.SampleSize, Ledger: ledger,
+		Charge: func(ctx context.Context) error {
+			made++
+			if made == 1 || (made-1)%service.IndexInspectionsPerUnit != 0 {
+				return nil // the request's unit pays for the first hundred
+			}
+			return x.s.charge(ctx, account, 1)
+		},
+		Progress: progress,
+	}
+}
+
+// startStored starts a run kept in the store: one per analysis across
+// instances, its progress and lease saved every indexRunSave, and, once
+// done, its findings merged into the analysis's report and the project's
+// alert rules evaluated on it.
+func (x indexField) startStored(ctx context.Context, is store.IndexStatus, ledger *indexstatus.Ledger, account, id, prop string,
+	req service.IndexStatusRequest, rep *crawler.SiteReport) (*service.IndexStatusRun, error) {
+	s := x.s
+	now := s.now().UTC()
+	prog, _ := json.Marshal(indexstatus.Progress{})
+	row := &store.IndexRun{AccountID: account, AnalysisID: id, Property: prop, StartedAt: now, LeaseUntil: now.Add(indexRunLease), Progress: prog}
+	cur, started, err := is.StartIndexRun(ctx, row)
+	if err != nil {
+		return nil, err
+	}
+	if !started {
+		return indexRunView(cur, now), nil
+	}
+	var (
+		mu      sync.Mutex
+		changed bool
+	)
+	save := func(ctx context.Context) error {
+		mu.Lock()
+		v := *row
+		changed = false
+		mu.Unlock()
+		return is.UpdateIndexRun(ctx, &v)
+	}
+	opts := x.runOptions(account, req, ledger, func(p indexstatus.Progress) {
+		b, _ := json.Marshal(p)
+		mu.Lock()
+		row.Progress, changed = b, true
+		mu.Unlock()
+	})
+	view := indexRunView(row, now)
+	started = s.goBackground(func(bg context.Context) {
+		stop, saved := make(chan struct{}), make(chan struct{})
+		go func() {
+			defer close(saved)
+			t := time.NewTicker(indexRunSave)
+			defer t.Stop()
+			renewed := s.now()
+			for {
+				select {
+				case <-stop:
+					return
+				case <-t.C:
+				}
+				mu.Lock()
+				due := changed || s.now().Sub(renewed) >= indexRunLease/4
+				if due {
+					renewed = s.now()
+					row.LeaseUntil, row.UpdatedAt = renewed.Add(indexRunLease).UTC(), renewed.UTC()
+				}
+				mu.Unlock()
+				if due {
+					if err := save(bg); err != nil && bg.Err() == nil {
+						s.log.Warn("index status progress not stored", "analysis", id, "err", err)
+					}
+				}
+			}
+		}()
+		out, err := indexstatus.Run(bg, rep, s.opts.Inspector, prop, opts)
+		close(stop)
+		<-saved
+		wctx, cancel := context.WithTimeout(context.WithoutCancel(bg), 30*time.Second)
+		defer cancel()
+		mu.Lock()
+		row.LeaseUntil, row.UpdatedAt = time.Time{}, s.now().UTC()
+		if err != nil {
+			row.Status, row.Error = store.IndexFailed, err.Error()
+		} else {
+			b, merr := json.Marshal(out)
+			if merr == nil && len(b) <= store.MaxIndexRunBytes {
+				row.Status, row.Report, row.Property = store.IndexSucceeded, b, out.Property
+			} else {
+				row.Status, row.Error = store.IndexFailed, fmt.Sprintf("the report (%d bytes) could not be stored", len(b))
+			}
+		}
+		mu.Unlock()
+		if row.Status == store.IndexSucceeded {
+			if err := x.mergeIndex(wctx, is, account, id, rep, out); err != nil {
+				s.log.Warn("index status findings not merged into the analysis", "analysis", id, "err", err)
+			}
+		}
+		if err := save(wctx); err != nil {
+			s.log.Warn("index status run not stored", "analysis", id, "err", err)
+		}
+	})
+	if !started {
+		row.Status, row.Error, row.LeaseUntil = store.IndexFailed, "the server is shutting down", time.Time{}
+		if err := save(ctx); err != nil {
+			return nil, err
+		}
+		view = indexRunView(row, now)
+	}
+	return view, nil
+}
+
+// mergeIndex merges out's findings into the analysis's stored report
+// (indexstatus.Merge, with the job's summary made anew) and evaluates the
+// alert rules of the analysis's project on the merged report, as on a
+// finished analysis: index.* findings the project's previous analysis did
+// not have fire its new_findings rules.
+func (x indexField) mergeIndex(ctx context.Context, is store.IndexStatus, account, id string, rep *crawler.SiteReport, out *indexstatus.Report) error {
+	indexstatus.Merge(rep, out)
+	b, err := json.Marshal(rep)
+	if err != nil {
+		return err
+	}
+	if err := is.ReplaceJobResult(ctx, account, id, b, jobSummary(rep)); err != nil {
+		return err
+	}
+	j, err := x.s.st.Job(ctx, account, id)
+	if err != nil {
+		return err
+	}
+	x.s.alertsOnFinish(ctx, j)
+	return nil
+}
+
+// indexRunView is the API's view of a stored run at now: a run still
+// "running" past its lease lost the instance running it, and says so.
+func indexRunView(r *store.IndexRun, now time.Time) *service.IndexStatusRun {
+	v := &service.IndexStatusRun{AnalysisID: r.AnalysisID, Property: r.Property, Status: r.Status, StartedAt: r.StartedAt, Error: r.Error}
+	if len(r.Progress) > 0 {
+		_ = json.Unmarshal(r.Progress, &v.Progress)
+	}
+	if len(r.Report) > 0 {
+		var rep indexstatus.Report
+		if err := json.Unmarshal(r.Report, &rep); err == nil {
+			v.Report = &rep
+		} else {
+			v.Status, v.Error = service.IndexFailed, "the stored report cannot be read"
+		}
+	}
+	if r.Status == store.IndexRunning && !r.LeaseUntil.IsZero() && !now.Before(r.LeaseUntil) {
+		v.Status = service.IndexFailed
+		v.Error = fmt.Sprintf("interrupted: the server running it stopped after %d of %d sampled pages (last saved %s); "+
+			"the inspections it made count against the property's quota; start the run again", v.Progress.Done, v.Progress.Total, r.UpdatedAt.UTC().Format(time.RFC3339))
+	}
+	return v
 }
 
 // put stores run under k, dropping the oldest finished runs past
@@ -171,6 +395,16 @@ func (r *indexRuns) put(k string, run *service.IndexStatusRun) {
 func (x indexField) Get(ctx context.Context, account, id string) (*service.IndexStatusRun, error) {
 	if _, _, err := x.s.Analyses().Get(ctx, account, id); err != nil {
 		return nil, err
+	}
+	if is := x.s.indexStore(); is != nil {
+		row, err := is.IndexRun(ctx, account, id)
+		if errors.Is(err, store.ErrNotFound) {
+			return nil, notFound("no index status run of analysis " + id + "; start one with POST")
+		}
+		if err != nil {
+			return nil, err
+		}
+		return indexRunView(row, x.s.now()), nil
 	}
 	r := &x.s.idx
 	r.mu.Lock()

@@ -141,6 +141,9 @@ func NewLedger(q Quota, clock Clock) *Ledger {
 	return &Ledger{q: q.withDefaults(), clock: clock, props: map[string]*usage{}}
 }
 
+// Shared reports whether the ledger counts in a Counter.
+func (l *Ledger) Shared() bool { return l.counter != nil }
+
 // Quota returns the ledger's quota.
 func (l *Ledger) Quota() Quota { return l.q }
 

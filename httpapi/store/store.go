@@ -566,6 +566,11 @@ type IndexStatus interface {
 	// IndexRun returns the account's analysis's latest run; ErrNotFound
 	// when none was started.
 	IndexRun(ctx context.Context, accountID, analysisID string) (*IndexRun, error)
+	// ReplaceJobResult stores result (the report's JSON, at most
+	// MaxJobResultBytes) and summary of the account's succeeded job
+	// anew: an index status run merged its findings into the report.
+	// ErrNotFound for no such job, ErrConflict for one not succeeded.
+	ReplaceJobResult(ctx context.Context, accountID, id string, result, summary []byte) error
 
 	// TakeInspection counts one inspection of property if fewer than
 	// perMinute of its inspections are in flight or ended less than a

@@ -118,6 +118,32 @@ func (s *Store) IndexRun(ctx context.Context, accountID, analysisID string) (*st
 	return &r, nil
 }
 
+// ReplaceJobResult stores a succeeded job's report and summary anew.
+func (s *Store) ReplaceJobResult(ctx context.Context, accountID, id string, result, summary []byte) error {
+	if len(result) == 0 {
+		return &seo.InputError{Field: "result", Reason: "is empty"}
+	}
+	if len(result) > store.MaxJobResultBytes {
+		return &seo.InputError{Field: "result", Value: strconv.Itoa(len(result)) + " bytes", Reason: "is larger than " + strconv.Itoa(store.MaxJobResultBytes) + " bytes"}
+	}
+	packed, err := packResult(result)
+	if err != nil {
+		return err
+	}
+	res, err := s.db.ExecContext(ctx, s.db.Q(`UPDATE jobs SET result = ?, summary = ? WHERE id = ? AND account_id = ? AND status = 'succeeded'`),
+		packed, nullBytes(summary), id, accountID)
+	if err != nil {
+		return mapErr("replace job result", err)
+	}
+	if n, err := res.RowsAffected(); err != nil || n > 0 {
+		return err
+	}
+	if _, err := s.Job(ctx, accountID, id); err != nil {
+		return err
+	}
+	return fmt.Errorf("sqlstore: job %q has not succeeded: %w", id, store.ErrConflict)
+}
+
 // The statements of TakeInspection. A place is free when its inspection
 // ended a minute ago or more (ended_at <= the cut), or has been in flight
 // longer than the lease (taken_at <= the lease cut). claimSQL takes one

@@ -63,6 +63,24 @@ func testIndexRuns(ctx context.Context, t *testing.T, s store.Store, is store.In
 	if err := is.UpdateIndexRun(ctx, &store.IndexRun{AccountID: a.ID, AnalysisID: j.ID, RunID: r4.RunID, Report: make([]byte, store.MaxIndexRunBytes+1)}); err == nil {
 		t.Errorf("UpdateIndexRun of an oversized report succeeded")
 	}
+
+	// The merged report replaces a succeeded job's, and only its.
+	if err := is.ReplaceJobResult(ctx, a.ID, j.ID, []byte(`{"merged":true}`), nil); !errors.Is(err, store.ErrConflict) {
+		t.Errorf("ReplaceJobResult of a queued job = %v, want ErrConflict", err)
+	}
+	j.Status, j.Result, j.Summary, j.FinishedAt = store.JobSucceeded, []byte(`{"merged":false}`), []byte(`{"n":1}`), base
+	if err := s.UpdateJob(ctx, j); err != nil {
+		t.Fatalf("UpdateJob: %v", err)
+	}
+	if err := is.ReplaceJobResult(ctx, a.ID, j.ID, []byte(`{"merged":true}`), []byte(`{"n":2}`)); err != nil {
+		t.Fatalf("ReplaceJobResult: %v", err)
+	}
+	if got, err := s.Job(ctx, a.ID, j.ID); err != nil || string(got.Result) != `{"merged":true}` || string(got.Summary) != `{"n":2}` || got.Status != store.JobSucceeded {
+		t.Errorf("Job after ReplaceJobResult = %+v, %v", got, err)
+	}
+	if err := is.ReplaceJobResult(ctx, b.ID, j.ID, []byte(`{}`), nil); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("ReplaceJobResult of another account's job = %v, want ErrNotFound", err)
+	}
 }
 
 // testInspectionQuota: a property's inspections stay within the minute
