@@ -193,3 +193,48 @@ func TestIndexFindingsMerged(t *testing.T) {
 		t.Errorf("finding counts %+v, crawl's %+v plus %d index checks", got, crawlChecks, len(groups))
 	}
 }
+
+// TestIndexFindingsAlert: a project's new_findings rule fires when an
+// index status run merges index.* findings its previous analysis did not
+// have, and the alert names them.
+func TestIndexFindingsAlert(t *testing.T) {
+	clock := &virtualClock{now: time.Date(2026, 12, 1, 17, 0, 0, 0, time.UTC)}
+	opts, _, _ := googleFakes(t, clock)
+	opts.AllowPrivate = true
+	opts.AlertPollInterval = 20 * time.Millisecond
+	opts.AlertRetryDelays = []time.Duration{10 * time.Millisecond}
+	a := newTestAPI(t, opts)
+	a.acct, a.key = a.account("pro@example.com", store.Pro, "read", "write")
+	ctx := context.Background()
+	p := &store.Project{AccountID: a.acct.ID, Name: "Example", Domain: "example.com"}
+	if err := a.st.CreateProject(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	hook := &hookReceiver{}
+	createRule(t, a, a.key, p.ID, `{"kind":"new_findings","params":{"severity":"notice"},"channel":"webhook","target":"`+newHook(t, hook)+`"}`)
+	site, _ := json.Marshal(indexstatustest.Site(60))
+	var ids []string
+	for i := range 2 {
+		req, _ := json.Marshal(SiteRequest{Domain: "example.com"})
+		at := time.Now().Add(time.Duration(i-2) * time.Hour)
+		j := &store.Job{AccountID: a.acct.ID, Kind: "site", Status: store.JobQueued, Request: req, ProjectID: p.ID, CreatedAt: at}
+		if err := a.st.CreateJob(ctx, j); err != nil {
+			t.Fatal(err)
+		}
+		j.Status, j.FinishedAt, j.Result = store.JobSucceeded, at, site
+		if err := a.st.UpdateJob(ctx, j); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, j.ID)
+	}
+	wantStatus(t, a.call("POST", "/v1/analyze/site/"+ids[1]+"/index-status", a.key, ""), 202)
+	if run := pollIndexRun(t, a, a.key, ids[1]); run.Status != service.IndexSucceeded || len(run.Report.Findings) == 0 {
+		t.Fatalf("run = %s %s", run.Status, run.Error)
+	}
+	eventually(t, "the webhook alert", func() bool { b, _, _ := hook.got(); return len(b) > 0 })
+	bodies, _, _ := hook.got()
+	t.Logf("alert: %.300s", bodies[0])
+	if len(bodies) != 1 || !strings.Contains(string(bodies[0]), `"index.`) {
+		t.Errorf("%d alerts; first %s", len(bodies), bodies[0])
+	}
+}
