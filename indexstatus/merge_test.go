@@ -2,10 +2,13 @@ package indexstatus_test
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/seokit/seokit/crawler"
+	"github.com/seokit/seokit/crawler/crawlreport"
 	"github.com/seokit/seokit/indexstatus"
+	"github.com/seokit/seokit/indexstatus/indexstatustest"
 	"github.com/seokit/seokit/seo"
 )
 
@@ -48,5 +51,31 @@ func TestMerge(t *testing.T) {
 	rep.SiteFindings = nil // Merge leaves an empty list where there was none
 	if after, _ := json.Marshal(rep); string(after) != string(before) {
 		t.Errorf("Merge(nil) left\n%s\nwant\n%s", after, before)
+	}
+}
+
+// TestMergeHTML: the HTML crawl report of a merged report lists the index
+// findings among its finding groups, with the merged severity counts.
+func TestMergeHTML(t *testing.T) {
+	rep := indexstatustest.Site(20)
+	ir := &indexstatus.Report{
+		Pages: []indexstatus.Page{{URL: rep.Pages[0].URL, Findings: []string{"index.crawled_not_indexed"}}},
+		Findings: []seo.Finding{{ID: "index.crawled_not_indexed", Severity: seo.Warning, Count: 1, Priority: 90, URL: rep.Pages[0].URL,
+			Message: "Google crawled the URL and chose not to index it"}},
+	}
+	render := func() string {
+		var b strings.Builder
+		if err := crawlreport.WriteHTML(&b, rep); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	if strings.Contains(render(), "index.crawled_not_indexed") {
+		t.Fatal("the report names the finding before the merge")
+	}
+	indexstatus.Merge(rep, ir)
+	html := render()
+	if n := strings.Count(html, "index.crawled_not_indexed"); n < 2 {
+		t.Errorf("the HTML report names index.crawled_not_indexed %d times, want it in the groups and the site findings", n)
 	}
 }
