@@ -71,7 +71,10 @@ type Options struct {
 	// (indexstatus/searchconsole) for POST
 	// /v1/analyze/site/{id}/index-status; IndexLedger paces its
 	// inspections within each property's quotas (nil: the documented
-	// quotas, counted by this process). Nil Inspector answers 503.
+	// quotas). When Store implements store.IndexStatus the inspections
+	// are counted there, shared by every instance, with the quota and
+	// clock of IndexLedger unless it already counts in a shared Counter;
+	// otherwise this process counts them. Nil Inspector answers 503.
 	Inspector   indexstatus.Inspector
 	IndexLedger *indexstatus.Ledger
 	// FieldVitals reads field Web Vitals (fieldvitals/crux) for GET

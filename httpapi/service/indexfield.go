@@ -19,14 +19,19 @@ type IndexStatus interface {
 	// IndexInspectionsPerUnit inspections, the first paid by the
 	// request), and a refusal stops it with the pages left
 	// "not_inspected" (account_quota). A run already going for the
-	// analysis is returned as it is. Bad input is an *seo.InputError
+	// analysis (on any instance sharing the store) is returned as it
+	// is. When the run ends, its index.* findings are merged into the
+	// analysis's stored report and the project's alert rules evaluated
+	// on it. Bad input is an *seo.InputError
 	// ("property", "sampleSize"); an unknown analysis a *NotFoundError;
 	// one without a report a *ConflictError; a server without an
 	// inspector a *NotConfiguredError.
 	Start(ctx context.Context, accountID, id string, req IndexStatusRequest) (*IndexStatusRun, error)
 	// Get returns the latest run of the analysis id; a *NotFoundError
-	// when none was started (or the server restarted since: runs are
-	// kept in memory).
+	// when none was started. Runs are kept in the store when it
+	// implements store.IndexStatus (else in the process's memory); a run
+	// whose server stopped before it ended is "failed" with an error
+	// starting "interrupted", its progress kept.
 	Get(ctx context.Context, accountID, id string) (*IndexStatusRun, error)
 }
 
