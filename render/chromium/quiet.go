@@ -164,15 +164,32 @@ const quietScript = `(() => {
     el.addEventListener('load', end, { once: true });
     el.addEventListener('error', end, { once: true });
   };
-  const sel = 'script,link,iframe,frame,object,embed,video,audio';
+  // The elements added are walked within a budget: a page that adds (or
+  // moves) more is not followed, so that following costs no more than the
+  // budget whatever the page does.
+  let budget = 200000;
+  const walker = document.createTreeWalker.bind(document);
+  const scan = (root) => {
+    if (--budget < 0) return false;
+    watch(root);
+    if (!root.firstElementChild) return true;
+    const w = walker(root, 1);
+    while (w.nextNode()) {
+      if (--budget < 0) return false;
+      watch(w.currentNode);
+    }
+    return true;
+  };
   const mo = new MutationObserver((records) => {
     changed = now();
     drawn = 0;
     for (const r of records) {
       for (const n of r.addedNodes) {
-        if (n.nodeType !== 1) continue;
-        watch(n);
-        if (n.firstElementChild) for (const c of n.querySelectorAll(sel)) watch(c);
+        if (n.nodeType === 1 && !scan(n)) {
+          untrack('too many elements added');
+          mo.disconnect();
+          return;
+        }
       }
     }
     raf.call(W, () => { drawn++; raf.call(W, () => { drawn++; }); });

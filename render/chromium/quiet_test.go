@@ -43,12 +43,16 @@ fetch('/data').then((r) => r.text()).then((t) => {
 setTimeout(() => { document.getElementById('s').textContent = ['too', 'late'].join(' '); }, 600000);
 </script>`
 	// quietFrames keeps an animation frame loop running, quietFrame has a
-	// frame, quietIDB opens IndexedDB: neither is proven quiet.
+	// frame, quietIDB opens IndexedDB: none is proven quiet.
 	quietFrames = `<!doctype html><title>frames</title><p id="s">done</p><script>
 const loop = () => requestAnimationFrame(loop); loop();
 </script>`
 	quietFrame = `<!doctype html><title>frame</title><p id="s">done</p><iframe src="/built"></iframe>`
 	quietIDB   = `<!doctype html><title>idb</title><p id="s">done</p><script>indexedDB.open('x');</script>`
+	// quietHuge adds more elements than are followed.
+	quietHuge = `<!doctype html><title>huge</title><p id="s">done</p><div id="d"></div><script>
+document.getElementById('d').innerHTML = '<i></i>'.repeat(250000);
+</script>`
 )
 
 // TestQuietEnd renders pages with fixed windows (Idle and Settle) far
@@ -59,7 +63,7 @@ const loop = () => requestAnimationFrame(loop); loop();
 func TestQuietEnd(t *testing.T) {
 	mux := http.NewServeMux()
 	for path, page := range map[string]string{"/built": quietBuilt, "/timer": quietTimer, "/chain": quietChain,
-		"/later": quietLater, "/frames": quietFrames, "/frame": quietFrame, "/idb": quietIDB} {
+		"/later": quietLater, "/frames": quietFrames, "/frame": quietFrame, "/idb": quietIDB, "/huge": quietHuge} {
 		mux.HandleFunc(path, htmlPage(page))
 	}
 	mux.HandleFunc("/data", func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte("data")) })
@@ -87,6 +91,7 @@ func TestQuietEnd(t *testing.T) {
 		{"/frames", short, false, `<p id="s">done</p>`, ""},
 		{"/frame", short, false, `<p id="s">done</p>`, ""},
 		{"/idb", short, false, `<p id="s">done</p>`, ""},
+		{"/huge", short, false, `<p id="s">done</p>`, ""},
 	} {
 		t.Run(strings.TrimPrefix(c.path, "/"), func(t *testing.T) {
 			res := renderOne(t, p, &render.Request{URL: srv.URL + c.path, Idle: c.idle, Settle: c.idle, Timeout: 3 * long})
