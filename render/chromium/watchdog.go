@@ -188,7 +188,7 @@ const treeRefresh = 2 * time.Second
 // treeCache lists the processes of a browser's tree at a sample's cost of
 // a few files: a walk of /proc (every process's stat, tens of milliseconds
 // on a busy host) every treeRefresh, and in between the processes it found
-// plus the current descendants of its zygotes, read from
+// plus the current children of its zygotes, read from
 // /proc/<pid>/task/<tid>/children.
 type treeCache struct {
 	walked  time.Time
@@ -206,6 +206,9 @@ func (c *treeCache) list(pid int) []int {
 		for _, n := range all {
 			if under[parentPID(n)] {
 				under[n] = true
+				if isZygote(n) {
+					c.zygotes = append(c.zygotes, n) // the zygote the other one forked
+				}
 				continue
 			}
 			if isZygote(n) {
@@ -217,13 +220,23 @@ func (c *treeCache) list(pid int) []int {
 		}
 		return all
 	}
+	// The zygotes' children are the renderers and utilities they forked
+	// (one zygote forks the other); those have no children of their own
+	// (the sandbox does not let a renderer fork), so their threads'
+	// children files, a dozen per renderer, are not read.
 	out := append([]int(nil), c.others...)
-	queue := append([]int(nil), c.zygotes...)
-	for len(queue) > 0 && len(out) < maxTreeProcs {
-		n := queue[0]
-		queue = queue[1:]
-		out = append(out, n)
-		queue = append(queue, childrenOf(n)...)
+	seen := make(map[int]bool, len(c.zygotes)+16)
+	for _, z := range c.zygotes {
+		seen[z] = true
+		out = append(out, z)
+	}
+	for _, z := range c.zygotes {
+		for _, n := range childrenOf(z) {
+			if !seen[n] && len(out) < maxTreeProcs {
+				seen[n] = true
+				out = append(out, n)
+			}
+		}
 	}
 	return out
 }
