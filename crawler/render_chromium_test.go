@@ -184,7 +184,8 @@ func TestRenderBenchmark(t *testing.T) {
 		t.Logf("run %d/%d: peak of the process tree (this process and its Chromium processes): RSS %.0f MiB (summed), PSS %.0f MiB; peak Chromium processes %d",
 			run, runs, float64(use.rss)/(1<<20), float64(use.pss)/(1<<20), use.procs)
 		if n != benchPages || s.Rendered != benchPages {
-			t.Errorf("run %d: rendered crawl reached %d pages and rendered %d, want %d", run, n, s.Rendered, benchPages)
+			t.Errorf("run %d: rendered crawl reached %d pages and rendered %d, want %d; not rendered: %v%s",
+				run, n, s.Rendered, benchPages, s.NotRenderedReasons, firstReasons(rendered))
 		}
 		if float64(use.rss) >= targetPeakTreeRSS {
 			t.Errorf("run %d: peak tree RSS %.0f MiB, target < %.0f MiB", run, float64(use.rss)/(1<<20), targetPeakTreeRSS/(1<<20))
@@ -202,6 +203,21 @@ func TestRenderBenchmark(t *testing.T) {
 		t.Errorf("%.1f rendered pages/s, target >= %.0f", rate, targetRenderedPerSec)
 	}
 	benchA11y(t, site, pool, req, rate)
+}
+
+// firstReasons lists the render reasons of up to three pages of rep that
+// were not rendered, each reason once.
+func firstReasons(rep *crawler.SiteReport) string {
+	var out []string
+	for _, p := range rep.Pages {
+		if (p.Rendered == nil || !*p.Rendered) && p.RenderReason != "" && !slices.Contains(out, p.RenderReason) && len(out) < 3 {
+			out = append(out, p.RenderReason)
+		}
+	}
+	if len(out) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(out, "; ") + ")"
 }
 
 // loadAverage is the 1-minute load average, from /proc/loadavg.

@@ -188,7 +188,7 @@ func (p *Pool) openTab(ctx context.Context, b *browser) (*tab, error) {
 			return err
 		},
 		func() error {
-			_, err := cdp.Call(octx, t, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: quietScript})
+			_, err := cdp.Call(octx, t, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: quietSource()})
 			return err
 		},
 		func() error {
