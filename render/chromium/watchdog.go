@@ -80,10 +80,10 @@ type pssMark struct {
 // pssEvery is how long a PSS reading bounds the tree's memory.
 const pssEvery = time.Second
 
-// bound is the bound of the tree's memory given its resident sizes now,
-// rss itself without a recent reading.
-func (m *pssMark) bound(rss int64) int64 {
-	if m.at.IsZero() || time.Since(m.at) >= pssEvery {
+// bound is the bound of the tree's memory at now given its resident
+// sizes then, rss itself without a reading of the last pssEvery.
+func (m *pssMark) bound(rss int64, now time.Time) int64 {
+	if m.at.IsZero() || now.Sub(m.at) >= pssEvery {
 		return rss
 	}
 	return min(rss, m.pss+max(rss-m.rss, 0))
@@ -125,13 +125,13 @@ func (p *Pool) checkMemory(b *browser, kinds map[int]bool, pids []int, m *pssMar
 	// The tree is kept under 7/8 of its limit, so that what a page
 	// allocates between two samples stays under the limit itself.
 	treeCap := p.opts.MaxBrowserMemory - p.opts.MaxBrowserMemory/8
-	rss := total
-	if m.bound(rss) > p.opts.MaxBrowserMemory/2 && m.bound(rss) == rss && rss <= treeCap {
+	rss, now := total, time.Now()
+	if b := m.bound(rss, now); b > p.opts.MaxBrowserMemory/2 && b == rss && rss <= treeCap {
 		// Past half the limit by resident sizes: the PSS, read at most
 		// every pssEvery, tells whether it is.
-		m.at, m.pss, m.rss = time.Now(), treePSS(uses), rss
+		m.at, m.pss, m.rss = now, treePSS(uses), rss
 	}
-	near = m.bound(rss) > p.opts.MaxBrowserMemory/2
+	near = m.bound(rss, now) > p.opts.MaxBrowserMemory/2
 	for i := range uses {
 		u := &uses[i]
 		near = near || (u.renderer && u.bytes > p.opts.MaxRenderMemory/2)
@@ -144,7 +144,7 @@ func (p *Pool) checkMemory(b *browser, kinds map[int]bool, pids []int, m *pssMar
 			}
 		}
 	}
-	if m.bound(total) <= treeCap {
+	if m.bound(total, now) <= treeCap {
 		return near
 	}
 	total = 0
