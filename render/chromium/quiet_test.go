@@ -103,6 +103,7 @@ func TestQuietEnd(t *testing.T) {
 				t.Fatalf("timed out %v, HTML %s: want %s", res.TimedOut, html, c.want)
 			}
 			windows := (2 * c.idle).Milliseconds()
+			t.Logf("%s: rendered in %d ms, fixed windows %d ms", c.path, res.ElapsedMs, windows)
 			if c.early && res.ElapsedMs >= windows {
 				t.Errorf("took %d ms: a quiet page waited out its windows of %d ms", res.ElapsedMs, windows)
 			}
