@@ -116,7 +116,10 @@ type Request struct {
 	// before the page counts as loaded; zero means DefaultIdle.
 	Idle time.Duration
 	// Settle is waited after network idle, for timers and late scripts;
-	// zero means DefaultSettle, a negative value means none.
+	// zero means DefaultSettle, a negative value means none. A renderer
+	// may end the wait before Idle and Settle for a page it proves quiet,
+	// whose scripts have nothing pending that could run within them
+	// (render/chromium does).
 	Settle time.Duration
 	// Timeout bounds the rendering from the navigation on (waiting for a
 	// free tab and opening it are not counted); zero means DefaultTimeout.

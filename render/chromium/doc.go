@@ -39,7 +39,13 @@
 //
 // A rendering waits for the load event and network idle (no request in
 // flight for Request.Idle), then Request.Settle; when Request.Timeout ends
-// it first, the page is stopped and its DOM taken as it is (TimedOut).
+// it first, the page is stopped and its DOM taken as it is (TimedOut). A
+// page proven quiet ends the wait before those windows: nothing it
+// scheduled (timers, frame and idle callbacks, requests, body reads, script
+// and style loads, the browser's asynchronous APIs) can run before they
+// end, its network and DOM have been still for 100 ms and its first
+// contentful paint is in (quiet.go); a page using what is not followed
+// (workers, sockets, frames, IndexedDB, running animations) waits them out.
 // The DOM is read within the budget and a grace of 5 s, whatever the page
 // does (a busy main thread is interrupted; a document of more than 100,000
 // elements is serialised by a walk capped at seo.DefaultMaxBodyBytes).

@@ -892,7 +892,7 @@ func (p *Pool) renderIn(ctx context.Context, b *browser, tb *tab, req *render.Re
 	}
 	s.mu.Unlock()
 
-	if !s.wait(budget) && ctx.Err() == nil {
+	if !s.wait(budget, t) && ctx.Err() == nil {
 		if err := s.crashErr(b); err != nil {
 			return nil, nil, err
 		}
@@ -1059,33 +1059,58 @@ func (s *session) navError(text string) error {
 }
 
 // wait waits for the load event and network idle, then the settle delay;
-// false when the budget ended first.
-func (s *session) wait(budget context.Context) bool {
+// false when the budget ended first. A page proven quiet (quietScript)
+// ends the wait early: once the load event fired and no request has been
+// in flight for quietMin, the page is asked at most every quietEvery, each
+// question bounded by the time the fixed windows have left, so the wait
+// never ends later than they would.
+func (s *session) wait(budget context.Context, t *chromedp.Target) bool {
 	tick := time.NewTicker(25 * time.Millisecond)
 	defer tick.Stop()
+	var settleEnd, asked time.Time // settleEnd: zero until the network is idle
 	for {
+		now := time.Now()
 		s.mu.Lock()
-		idle := s.loaded && s.inflight <= 0 && time.Since(s.lastBusy) >= s.req.Idle
+		still := s.loaded && s.inflight <= 0
+		busy := s.lastBusy
 		s.mu.Unlock()
-		if idle {
-			break
+		if settleEnd.IsZero() && still && now.Sub(busy) >= s.req.Idle {
+			if s.req.Settle <= 0 {
+				return true
+			}
+			settleEnd = now.Add(s.req.Settle)
+		}
+		if !settleEnd.IsZero() && !now.Before(settleEnd) {
+			return true
+		}
+		end := settleEnd
+		if end.IsZero() {
+			end = busy.Add(s.req.Idle + max(s.req.Settle, 0))
+		}
+		if (still || !settleEnd.IsZero()) && now.Sub(busy) >= quietMin && now.Sub(asked) >= quietEvery && end.Sub(now) > quietEvery {
+			asked = now
+			ctx, cancel := context.WithDeadline(budget, end)
+			ok := quiet(ctx, t, end.Sub(now))
+			cancel()
+			if ok {
+				// A request the page started before it answered is
+				// known by now: the answer came after its event.
+				s.mu.Lock()
+				ok = s.inflight <= 0 && s.lastBusy.Equal(busy)
+				s.mu.Unlock()
+			}
+			if ok {
+				return true
+			}
+			if budget.Err() != nil {
+				return false
+			}
 		}
 		select {
 		case <-budget.Done():
 			return false
 		case <-tick.C:
 		}
-	}
-	if s.req.Settle <= 0 {
-		return true
-	}
-	timer := time.NewTimer(s.req.Settle)
-	defer timer.Stop()
-	select {
-	case <-budget.Done():
-		return false
-	case <-timer.C:
-		return true
 	}
 }
 

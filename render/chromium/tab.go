@@ -107,8 +107,8 @@ func (tb *tab) end() {
 }
 
 // openTab opens a tab in a new browser context of b and prepares it: request
-// interception, no service workers, no cache, no downloads, the setup and
-// vitals scripts in every document. It also turns off the DOM and CSS
+// interception, no service workers, no cache, no downloads, the setup,
+// quiet (quietScript) and vitals scripts in every document. It also turns off the DOM and CSS
 // tracking that chromedp enables on every tab (the rendering reads the
 // document with one script): without it the renderer reports no DOM
 // mutations or style sheets, which costs CPU on every page. The commands are
@@ -185,6 +185,10 @@ func (p *Pool) openTab(ctx context.Context, b *browser) (*tab, error) {
 		},
 		func() error {
 			_, err := cdp.Call(octx, t, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: setupScript})
+			return err
+		},
+		func() error {
+			_, err := cdp.Call(octx, t, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: quietSource()})
 			return err
 		},
 		func() error {

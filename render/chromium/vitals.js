@@ -52,15 +52,23 @@
     }
   }
 
+  // observers are the PerformanceObservers with their handlers: read()
+  // first takes the entries queued but not yet delivered to them, so that
+  // the figures do not depend on when the browser delivers them.
+  var observers = [];
+
+  function feed(fn, es) {
+    for (var i = 0; i < es.length; i++) {
+      try { fn(es[i]); } catch (e) { /* keep observing */ }
+    }
+  }
+
   function observe(type, fn) {
     if (!PO) return false;
     try {
-      new PO(function (list) {
-        var es = list.getEntries();
-        for (var i = 0; i < es.length; i++) {
-          try { fn(es[i]); } catch (e) { /* keep observing */ }
-        }
-      }).observe({ type: type, buffered: true });
+      var po = new PO(function (list) { feed(fn, list.getEntries()); });
+      po.observe({ type: type, buffered: true });
+      observers.push([po, fn]);
       return true;
     } catch (e) {
       return false;
@@ -115,6 +123,9 @@
   }
 
   function read() {
+    for (var o = 0; o < observers.length; o++) {
+      try { feed(observers[o][1], observers[o][0].takeRecords()); } catch (e) { /* keep the delivered entries */ }
+    }
     var out = {
       contentType: clip(document.contentType || '', 100),
       lcp: null, lcpElement: '', cls: null, shifts: [], tbt: null, fcp: null, ttfb: null,

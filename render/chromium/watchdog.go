@@ -44,6 +44,7 @@ func (p *Pool) watch(b *browser) {
 	defer timer.Stop()
 	kinds := map[int]bool{} // the renderers seen, read once from their command lines
 	tree := &treeCache{}
+	var m pssMark
 	for {
 		select {
 		case <-b.ctx.Done():
@@ -56,7 +57,7 @@ func (p *Pool) watch(b *browser) {
 		next := watchEvery
 		if busy && b.pid > 0 {
 			p.renice(b)
-			if p.checkMemory(b, kinds, tree.list(b.pid)) {
+			if p.checkMemory(b, kinds, tree.list(b.pid), &m) {
 				next = watchClose
 			}
 		}
@@ -64,10 +65,34 @@ func (p *Pool) watch(b *browser) {
 	}
 }
 
+// pssMark is the tree's last PSS reading: its sum, the sum of the
+// resident sizes then, and when. The summed resident size counts the
+// browser program's shared pages once per process (a renderer's is about
+// four times its PSS), so alone it would find a tree of a few tabs near
+// its limit at every sample. Until pssEvery has passed, the tree's PSS is
+// bounded by the reading plus what the resident sizes grew since: a page
+// that allocates grows its resident size as much as its PSS.
+type pssMark struct {
+	at       time.Time
+	pss, rss int64
+}
+
+// pssEvery is how long a PSS reading bounds the tree's memory.
+const pssEvery = time.Second
+
+// bound is the bound of the tree's memory at now given its resident
+// sizes then, rss itself without a reading of the last pssEvery.
+func (m *pssMark) bound(rss int64, now time.Time) int64 {
+	if m.at.IsZero() || now.Sub(m.at) >= pssEvery {
+		return rss
+	}
+	return min(rss, m.pss+max(rss-m.rss, 0))
+}
+
 // checkMemory takes one sample of b's tree and kills what exceeds the
 // limits; near reports that the tree or a renderer is past half its
-// limit.
-func (p *Pool) checkMemory(b *browser, kinds map[int]bool, pids []int) (near bool) {
+// limit. m keeps the last PSS reading of the tree.
+func (p *Pool) checkMemory(b *browser, kinds map[int]bool, pids []int, m *pssMark) (near bool) {
 	if len(pids) == 0 {
 		return false
 	}
@@ -100,7 +125,13 @@ func (p *Pool) checkMemory(b *browser, kinds map[int]bool, pids []int) (near boo
 	// The tree is kept under 7/8 of its limit, so that what a page
 	// allocates between two samples stays under the limit itself.
 	treeCap := p.opts.MaxBrowserMemory - p.opts.MaxBrowserMemory/8
-	near = total > p.opts.MaxBrowserMemory/2
+	rss, now := total, time.Now()
+	if b := m.bound(rss, now); b > p.opts.MaxBrowserMemory/2 && b == rss && rss <= treeCap {
+		// Past half the limit by resident sizes: the PSS, read at most
+		// every pssEvery, tells whether it is.
+		m.at, m.pss, m.rss = now, treePSS(uses), rss
+	}
+	near = m.bound(rss, now) > p.opts.MaxBrowserMemory/2
 	for i := range uses {
 		u := &uses[i]
 		near = near || (u.renderer && u.bytes > p.opts.MaxRenderMemory/2)
@@ -113,7 +144,7 @@ func (p *Pool) checkMemory(b *browser, kinds map[int]bool, pids []int) (near boo
 			}
 		}
 	}
-	if total <= treeCap {
+	if m.bound(total, now) <= treeCap {
 		return near
 	}
 	total = 0
@@ -123,6 +154,7 @@ func (p *Pool) checkMemory(b *browser, kinds map[int]bool, pids []int) (near boo
 			total += uses[i].bytes
 		}
 	}
+	m.at, m.pss, m.rss = time.Now(), total, rss
 	sort.Slice(uses, func(i, j int) bool { return uses[i].bytes > uses[j].bytes })
 	for i := range uses {
 		if total <= treeCap {
@@ -139,6 +171,15 @@ func (p *Pool) checkMemory(b *browser, kinds map[int]bool, pids []int) (near boo
 	return true
 }
 
+// treePSS is the summed memory (procMemory) of the processes of uses.
+func treePSS(uses []procUse) int64 {
+	var total int64
+	for _, u := range uses {
+		total += procMemory(u.pid)
+	}
+	return total
+}
+
 // treeRefresh is how often the watchdog walks the whole of /proc for the
 // processes of a browser's tree; between two walks it reads the children of
 // the zygotes only, which start the renderers.
@@ -147,7 +188,7 @@ const treeRefresh = 2 * time.Second
 // treeCache lists the processes of a browser's tree at a sample's cost of
 // a few files: a walk of /proc (every process's stat, tens of milliseconds
 // on a busy host) every treeRefresh, and in between the processes it found
-// plus the current descendants of its zygotes, read from
+// plus the current children of its zygotes, read from
 // /proc/<pid>/task/<tid>/children.
 type treeCache struct {
 	walked  time.Time
@@ -165,6 +206,9 @@ func (c *treeCache) list(pid int) []int {
 		for _, n := range all {
 			if under[parentPID(n)] {
 				under[n] = true
+				if isZygote(n) {
+					c.zygotes = append(c.zygotes, n) // the zygote the other one forked
+				}
 				continue
 			}
 			if isZygote(n) {
@@ -176,13 +220,23 @@ func (c *treeCache) list(pid int) []int {
 		}
 		return all
 	}
+	// The zygotes' children are the renderers and utilities they forked
+	// (one zygote forks the other); those have no children of their own
+	// (the sandbox does not let a renderer fork), so their threads'
+	// children files, a dozen per renderer, are not read.
 	out := append([]int(nil), c.others...)
-	queue := append([]int(nil), c.zygotes...)
-	for len(queue) > 0 && len(out) < maxTreeProcs {
-		n := queue[0]
-		queue = queue[1:]
-		out = append(out, n)
-		queue = append(queue, childrenOf(n)...)
+	seen := make(map[int]bool, len(c.zygotes)+16)
+	for _, z := range c.zygotes {
+		seen[z] = true
+		out = append(out, z)
+	}
+	for _, z := range c.zygotes {
+		for _, n := range childrenOf(z) {
+			if !seen[n] && len(out) < maxTreeProcs {
+				seen[n] = true
+				out = append(out, n)
+			}
+		}
 	}
 	return out
 }
