@@ -333,7 +333,7 @@ func marshalerTypes(t reflect.Type, m map[reflect.Type]*jsonschema.Schema, seen 
 		if t.Implements(textMarshaler) || pt.Implements(textMarshaler) {
 			m[t] = &jsonschema.Schema{Type: "string"} // time.Time
 		} else {
-			m[t] = &jsonschema.Schema{Description: "any JSON value"}
+			m[t] = &jsonschema.Schema{} // any JSON value
 		}
 		return
 	case t.Implements(textMarshaler) || pt.Implements(textMarshaler):
@@ -367,7 +367,15 @@ func add[In, Out any](s *Server, sp spec, h func(ctx context.Context, req *mcp.C
 	if outS.Type == "" && len(outS.Types) > 0 {
 		outS.Type, outS.Types = "object", nil
 	}
-	tool := &mcp.Tool{Name: sp.name, Description: sp.desc, InputSchema: in, OutputSchema: outS,
+	inC, err := compactSchema(in, false)
+	if err != nil {
+		panic(fmt.Sprintf("mcpserver: input schema of %s: %v", sp.name, err))
+	}
+	outC, err := compactSchema(outS, true)
+	if err != nil {
+		panic(fmt.Sprintf("mcpserver: output schema of %s: %v", sp.name, err))
+	}
+	tool := &mcp.Tool{Name: sp.name, Description: sp.desc, InputSchema: inC, OutputSchema: outC,
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: !sp.write}}
 	if sp.write {
 		f := false
