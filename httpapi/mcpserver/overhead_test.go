@@ -108,13 +108,7 @@ func TestOverheadAnalyzePage(t *testing.T) {
 	v1Tr := &http.Transport{MaxIdleConnsPerHost: 4}
 	t.Cleanup(mcpTr.CloseIdleConnections)
 	t.Cleanup(v1Tr.CloseIdleConnections)
-	c := mcp.NewClient(&mcp.Implementation{Name: "seokit-overhead", Version: "1"}, nil)
-	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: e.ts.URL + "/mcp", MaxRetries: -1,
-		HTTPClient: &http.Client{Transport: countingTransport{headerTransport{"X-API-Key", e.key, mcpTr}, &mcpCost.bytes}}}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close() })
+	cs := e.connectLong(e.key, countingTransport{mcpTr, &mcpCost.bytes})
 	v1Client := &http.Client{Transport: v1Tr}
 	body := fmt.Sprintf(`{"url":%q}`, pageURL)
 

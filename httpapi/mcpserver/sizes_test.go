@@ -3,6 +3,7 @@ package mcpserver_test
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 	"os"
 	"sort"
 	"strconv"
@@ -49,7 +50,7 @@ func TestAnswerSizes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cs := e.connect(e.newKey(acct.ID, auth.ScopeRead, auth.ScopeWrite), nil)
+	cs := e.connectLong(e.newKey(acct.ID, auth.ScopeRead, auth.ScopeWrite), http.DefaultTransport)
 	site := crawlertest.NewSite(crawlertest.SiteOptions{Articles: articles, Categories: 20, NoRequestLog: true})
 	t.Cleanup(site.Close)
 
