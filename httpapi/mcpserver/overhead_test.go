@@ -85,10 +85,10 @@ func (c countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 // plain HTTP client that decodes the answer as the /v1 client does: the
 // server's own share of the overhead, without the Go SDK client's.
 //
-// The assertions are on CPU per call, not on wall time: on the server's
-// share, an MCP call may cost at most 1.5 times the CPU of the /v1 call,
-// and at most 2 times with the SDK client (the JSON-RPC framing and the
-// SDK's session handling are the difference).
+// The assertions hold on a busy machine as on an idle one, so they are
+// not on wall time: the server's share of an MCP call may allocate at most
+// 3.1 times what the /v1 call does (3.3 with a JSON text copy of the
+// result), and cost at most twice its CPU, 2.5 times with the SDK client.
 func TestOverheadAnalyzePage(t *testing.T) {
 	if testing.Short() {
 		t.Skip("measures 400 calls")
@@ -209,10 +209,13 @@ func TestOverheadAnalyzePage(t *testing.T) {
 	r := rawCost.median()
 	t.Logf("server side, same plain HTTP client: MCP %v, /v1 %v, ratio %.3f; CPU per call MCP %v, ratio %.3f; allocated per call %d KB",
 		r.Round(time.Microsecond), v.Round(time.Microsecond), float64(r)/float64(v), (rawCost.cpu / n).Round(time.Microsecond), float64(rawCost.cpu)/float64(v1Cost.cpu), rawCost.alloc/uint64(calls)>>10)
-	if rawRatio := float64(rawCost.cpu) / float64(v1Cost.cpu); rawRatio > 1.5 {
-		t.Errorf("the server's share of an MCP call costs %.2f times the CPU of the /v1 call (limit 1.5)", rawRatio)
+	if a := float64(rawCost.alloc) / float64(v1Cost.alloc); a > 3.1 {
+		t.Errorf("the server's share of an MCP call allocates %.2f times what the /v1 call does (limit 3.1)", a)
 	}
-	if cpuRatio > 2 {
-		t.Errorf("an MCP call with the SDK client costs %.2f times the CPU of the /v1 call (limit 2)", cpuRatio)
+	if rawRatio := float64(rawCost.cpu) / float64(v1Cost.cpu); rawRatio > 2 {
+		t.Errorf("the server's share of an MCP call costs %.2f times the CPU of the /v1 call (limit 2)", rawRatio)
+	}
+	if cpuRatio > 2.5 {
+		t.Errorf("an MCP call with the SDK client costs %.2f times the CPU of the /v1 call (limit 2.5)", cpuRatio)
 	}
 }

@@ -22,18 +22,18 @@ import (
 
 // TestAnswerSizes measures the largest answer of each tool with default
 // paging on real crawls stored through the API: crawlertest's generated
-// site of 300 articles by default, SEOKIT_MCP_PAGES=10000 for the
+// site of 100 articles by default, SEOKIT_MCP_PAGES=10000 for the
 // benchmark crawl (10,000 pages, the Pro plan's cap; a few minutes). The
 // site is crawled twice, the first time to half the page cap, so that
 // diff_site_analyses compares two stored analyses that differ by
 // thousands of added URLs. Every answer is printed in bytes of its
 // structured content and of the whole result on the wire, with the tool
-// list; every answer stays under 16 KB on the wire.
+// list; every answer stays under 16 KB on the wire, the list under 60 KB.
 func TestAnswerSizes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crawls a generated site twice")
 	}
-	articles := 300
+	articles := 100
 	if v := os.Getenv("SEOKIT_MCP_PAGES"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 10 {
@@ -60,6 +60,9 @@ func TestAnswerSizes(t *testing.T) {
 	}
 	tb, _ := json.Marshal(tools)
 	t.Logf("tool list: %d tools, %d bytes", len(tools.Tools), len(tb))
+	if len(tb) > 60<<10 {
+		t.Errorf("the tool list is %d bytes, over 60 KB (its schemas are written compactly: schema.go)", len(tb))
+	}
 
 	type size struct{ structured, wire int }
 	largest := map[string]size{}
