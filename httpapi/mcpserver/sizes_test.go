@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/seokit/seokit/crawler"
@@ -28,7 +29,8 @@ import (
 // diff_site_analyses compares two stored analyses that differ by
 // thousands of added URLs. Every answer is printed in bytes of its
 // structured content and of the whole result on the wire, with the tool
-// list; every answer stays under 16 KB on the wire, the list under 60 KB.
+// list; every answer stays under 16 KB on the wire and validates against
+// its tool's output schema, the list stays under 60 KB.
 func TestAnswerSizes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crawls a generated site twice")
@@ -64,6 +66,21 @@ func TestAnswerSizes(t *testing.T) {
 		t.Errorf("the tool list is %d bytes, over 60 KB (its schemas are written compactly: schema.go)", len(tb))
 	}
 
+	// Every answer is checked against its tool's compact output schema
+	// as a client that validates would check it.
+	schemas := map[string]*jsonschema.Resolved{}
+	for _, tl := range tools.Tools {
+		b, _ := json.Marshal(tl.OutputSchema)
+		var sc jsonschema.Schema
+		if err := json.Unmarshal(b, &sc); err != nil {
+			t.Fatalf("%s: output schema: %v", tl.Name, err)
+		}
+		rs, err := sc.Resolve(nil)
+		if err != nil {
+			t.Fatalf("%s: output schema does not resolve: %v", tl.Name, err)
+		}
+		schemas[tl.Name] = rs
+	}
 	type size struct{ structured, wire int }
 	largest := map[string]size{}
 	measure := func(name string, args map[string]any) *mcp.CallToolResult {
@@ -75,6 +92,13 @@ func TestAnswerSizes(t *testing.T) {
 		sb, _ := json.Marshal(res.StructuredContent)
 		if res.IsError {
 			t.Fatalf("%s %v: %s", name, args, sb)
+		}
+		var v any
+		if err := json.Unmarshal(sb, &v); err != nil {
+			t.Fatal(err)
+		}
+		if err := schemas[name].Validate(v); err != nil {
+			t.Errorf("%s answered what its output schema refuses: %v", name, err)
 		}
 		wb, _ := json.Marshal(res)
 		if s := largest[name]; len(wb) > s.wire {
