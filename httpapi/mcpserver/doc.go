@@ -6,8 +6,10 @@
 //
 // Each tool's input and output JSON Schemas are inferred from the Go types
 // the API uses (service.SiteRequest, service.PageOptions, crawler's
-// report types); the answer is the tool's structured content, repeated as
-// JSON text. Answers are small by design: lists are paged with an opaque
+// report types) and written compactly (repeated subschemas under $defs);
+// the answer is the tool's structured content, with a one-line text for
+// clients that read structured content and the JSON as text for older
+// ones (Options.TextCopy: for all). Answers are small by design: lists are paged with an opaque
 // cursor and a default page of about DefaultPageBytes of JSON, pages come
 // with the fields asked for, fix_first summarises before site_findings
 // details, and every answer says what it left out (PageInfo, Capped's
@@ -22,7 +24,8 @@
 // structured content is the /v1 error envelope (code, message, field,
 // retryAfter), mapped by the API server's one mapping (Options.Errors).
 //
-// Transports: httpapi.Server mounts HTTPHandler at /mcp (Streamable HTTP)
-// behind the API's authentication; `cli mcp` runs the server over stdio
+// Transports: httpapi.Server mounts HTTPHandler at /mcp (Streamable HTTP,
+// stateful sessions answered with JSON, notifications on the session's
+// standalone SSE stream) behind the API's authentication; `cli mcp` runs the server over stdio
 // for a local account over the local data file.
 package mcpserver

@@ -113,6 +113,22 @@ func (e *env) connectHeader(name, value string, opts *mcp.ClientOptions) *mcp.Cl
 	return cs
 }
 
+// connectLong opens an MCP session whose HTTP client has no overall
+// timeout: the session's standalone SSE stream (its notifications) stays
+// open for as long as the session, which connect's 60 s client timeout
+// would cut. The calls are bounded by the test's own deadline.
+func (e *env) connectLong(key string, base http.RoundTripper) *mcp.ClientSession {
+	e.t.Helper()
+	c := mcp.NewClient(&mcp.Implementation{Name: "seokit-test", Version: "1"}, nil)
+	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: e.ts.URL + "/mcp", MaxRetries: -1,
+		HTTPClient: &http.Client{Transport: headerTransport{"X-API-Key", key, base}}}, nil)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
 // v1 calls the API with key and returns the status and body.
 func (e *env) v1(method, path, key, body string) (int, []byte) {
 	e.t.Helper()

@@ -85,6 +85,12 @@ type Options struct {
 	Logger *slog.Logger
 	// Version is reported to clients in the server's implementation info.
 	Version string
+	// TextCopy adds the JSON of each tool result as its text content for
+	// every client, for clients that pass only text content to the model.
+	// Without it, clients on protocol revisions with structured content
+	// (2025-06-18 and later) get a one-line text and the result in
+	// structuredContent only.
+	TextCopy bool
 }
 
 // Defaults of Options.
@@ -171,9 +177,16 @@ func TokenInfo(p *auth.Principal) *sdkauth.TokenInfo {
 // authenticates each request and returns its principal, or writes the
 // refusal and returns nil (the API's authentication middleware).
 func (s *Server) HTTPHandler(authn func(w http.ResponseWriter, r *http.Request) *auth.Principal) http.Handler {
+	// Sessions are stateful, so that a call's progress notifications and
+	// its cancellation (notifications/cancelled, a POST of its own) reach
+	// the call. Answers are plain JSON rather than a one-event SSE stream:
+	// that spares the stream's goroutine hand-offs and framing on every
+	// call; notifications travel on the session's standalone SSE stream
+	// (the GET the client opens after initializing).
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
 		Logger:         s.opts.Logger,
 		SessionTimeout: 30 * time.Minute,
+		JSONResponse:   true,
 	})
 	verify := sdkauth.RequireBearerToken(func(ctx context.Context, _ string, r *http.Request) (*sdkauth.TokenInfo, error) {
 		p, _ := r.Context().Value(principalCtxKey{}).(*auth.Principal)
@@ -320,7 +333,7 @@ func marshalerTypes(t reflect.Type, m map[reflect.Type]*jsonschema.Schema, seen 
 		if t.Implements(textMarshaler) || pt.Implements(textMarshaler) {
 			m[t] = &jsonschema.Schema{Type: "string"} // time.Time
 		} else {
-			m[t] = &jsonschema.Schema{Description: "any JSON value"}
+			m[t] = &jsonschema.Schema{} // any JSON value
 		}
 		return
 	case t.Implements(textMarshaler) || pt.Implements(textMarshaler):
@@ -354,7 +367,15 @@ func add[In, Out any](s *Server, sp spec, h func(ctx context.Context, req *mcp.C
 	if outS.Type == "" && len(outS.Types) > 0 {
 		outS.Type, outS.Types = "object", nil
 	}
-	tool := &mcp.Tool{Name: sp.name, Description: sp.desc, InputSchema: in, OutputSchema: outS,
+	inC, err := compactSchema(in, false)
+	if err != nil {
+		panic(fmt.Sprintf("mcpserver: input schema of %s: %v", sp.name, err))
+	}
+	outC, err := compactSchema(outS, true)
+	if err != nil {
+		panic(fmt.Sprintf("mcpserver: output schema of %s: %v", sp.name, err))
+	}
+	tool := &mcp.Tool{Name: sp.name, Description: sp.desc, InputSchema: inC, OutputSchema: outC,
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: !sp.write}}
 	if sp.write {
 		f := false
@@ -387,12 +408,35 @@ func add[In, Out any](s *Server, sp spec, h func(ctx context.Context, req *mcp.C
 		if err != nil {
 			return errorResult(s.toolError(err)), nil
 		}
-		b, err := json.Marshal(out)
+		// The result goes to the SDK as a Go value, encoded once with
+		// the response (a json.RawMessage would be re-validated and
+		// copied by each enclosing encoder).
+		text, err := s.textOf(req, sp.name, out)
 		if err != nil {
 			return nil, fmt.Errorf("mcpserver: encoding %s: %w", sp.name, err)
 		}
-		return &mcp.CallToolResult{StructuredContent: json.RawMessage(b), Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}}, nil
+		return &mcp.CallToolResult{StructuredContent: out, Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil
 	})
+}
+
+// structuredSince is the first protocol revision with structured tool
+// results.
+const structuredSince = "2025-06-18"
+
+// textOf is the text content of a result whose structured content is out.
+// A client on a revision with structured content reads out there: the
+// text is one line saying so, since a JSON copy as text doubles what the
+// answer costs to encode, send, decode and, in clients that show both,
+// the model's context. Older clients, and every client when
+// Options.TextCopy is set, get the JSON as text.
+func (s *Server) textOf(req *mcp.CallToolRequest, tool string, out any) (string, error) {
+	if !s.opts.TextCopy && req != nil && req.Session != nil {
+		if ip := req.Session.InitializeParams(); ip != nil && ip.ProtocolVersion >= structuredSince {
+			return tool + " answered in structuredContent (JSON; the tool's outputSchema describes it).", nil
+		}
+	}
+	b, err := json.Marshal(out)
+	return string(b), err
 }
 
 // decode decodes a call's arguments into v; absent arguments are {}.
