@@ -3,10 +3,15 @@ package crawler
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
+	"net/http"
+	"net/http/httptest"
+	"runtime/debug"
 	"sync"
 	"testing"
 
+	"github.com/seokit/seokit/analyzer"
 	"github.com/seokit/seokit/seo"
 )
 
@@ -112,5 +117,43 @@ func TestMemoryLimitValidated(t *testing.T) {
 		if !ok || ie.Field != "memoryLimit" || !errors.Is(err, seo.ErrInvalidInput) {
 			t.Errorf("MemoryLimit %d: error %v, want an input error on memoryLimit", v, err)
 		}
+	}
+}
+
+// TestRunSetsMemoryLimit: while a crawl with MemoryLimit runs, the
+// runtime's soft limit is its budget; when Run returns, the limit in place
+// before is back.
+func TestRunSetsMemoryLimit(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, `<!doctype html><html lang=en><head><title>A page of a small test site</title></head><body><h1>Hi</h1><a href="/b">B</a></body></html>`)
+	}))
+	defer srv.Close()
+	const before, budget = 3 << 30, 100 << 20
+	old := debug.SetMemoryLimit(before)
+	defer debug.SetMemoryLimit(old)
+	var mu sync.Mutex
+	var during []int64
+	sink := SinkFunc(func(ctx context.Context, rep *analyzer.Report) error {
+		mu.Lock()
+		defer mu.Unlock()
+		during = append(during, debug.SetMemoryLimit(-1))
+		return nil
+	})
+	rep, err := New(&Options{AllowPrivate: true, PerHostRate: -1, SkipExternalLinks: true, MemoryLimit: budget, Sink: sink}).Run(context.Background(), srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Crawl.Fetched < 2 || len(during) < 2 {
+		t.Fatalf("crawled %d pages, %d reports, want 2", rep.Crawl.Fetched, len(during))
+	}
+	for i, v := range during {
+		// The budget, or more when this process's live heap needed it.
+		if v < budget || v >= before {
+			t.Errorf("limit during page %d = %d, want the budget %d (or the live heap's need, below %d)", i, v, budget, int64(before))
+		}
+	}
+	if got := debug.SetMemoryLimit(-1); got != before {
+		t.Errorf("limit after Run = %d, want %d as before", got, int64(before))
 	}
 }

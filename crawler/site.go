@@ -391,7 +391,9 @@ func (r *siteRun) listPages(rep *SiteReport) {
 	}
 	if n := b.maxReportPages; n > 0 && len(rep.Pages) > n {
 		rep.Truncated.Note("pages", len(rep.Pages), n)
-		rep.Pages = rep.Pages[:n:n]
+		// A copy, so the report does not hold the summaries of every
+		// page crawled (640 bytes each) once the builder is gone.
+		rep.Pages = slices.Clone(rep.Pages[:n])
 	}
 	if n := b.maxReportPages; n > 0 && len(rep.NotFetched) > n {
 		rep.NotFetched = rep.NotFetched[:n:n]
