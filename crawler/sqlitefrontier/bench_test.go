@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"strconv"
 	"strings"
 	"testing"
@@ -44,12 +45,12 @@ func BenchmarkCrawlSQLite(b *testing.B) {
 		}
 		sizes = append(sizes, n)
 	}
-	type point struct{ pages, rss int64 }
+	type point struct{ pages, rss, live int64 }
 	var points []point
 	for b.Loop() {
 		for _, n := range sizes {
-			pages, peak := crawlSQLite(b, n)
-			points = append(points, point{pages, peak})
+			pages, peak, live := crawlSQLite(b, n)
+			points = append(points, point{pages, peak, live})
 			b.ReportMetric(float64(peak>>20), "peakRSS-MB/"+strconv.Itoa(n))
 			if n >= 1_000_000 && peak >= 1<<30 {
 				b.Errorf("%d pages: peak RSS %d MB, want < 1 GB", pages, peak>>20)
@@ -59,14 +60,16 @@ func BenchmarkCrawlSQLite(b *testing.B) {
 	if k := len(points); k >= 2 {
 		p, q := points[k-2], points[k-1]
 		if q.pages > p.pages {
-			b.Logf("slope from %d to %d pages: %d bytes of peak RSS per crawled page", p.pages, q.pages, (q.rss-p.rss)/(q.pages-p.pages))
+			b.Logf("slope from %d to %d pages: %d bytes of peak RSS and %d bytes of peak live heap per crawled page",
+				p.pages, q.pages, (q.rss-p.rss)/(q.pages-p.pages), (q.live-p.live)/(q.pages-p.pages))
 		}
 	}
 }
 
 // crawlSQLite crawls a generated site of n articles on a fresh SQLite
-// frontier and returns the pages crawled and the peak RSS of the crawl.
-func crawlSQLite(b *testing.B, n int) (pages, peak int64) {
+// frontier and returns the pages crawled, the peak RSS of the crawl and its
+// peak live heap.
+func crawlSQLite(b *testing.B, n int) (pages, peak, live int64) {
 	b.Helper()
 	site := crawlertest.NewSite(crawlertest.SiteOptions{
 		Articles: n, Categories: min(500, max(10, n/2000)), PerPage: 25, PageBytes: 10_000,
@@ -92,9 +95,11 @@ func crawlSQLite(b *testing.B, n int) (pages, peak int64) {
 	var ms0, ms1 runtime.MemStats
 	runtime.ReadMemStats(&ms0)
 	cpu0 := crawlertest.CPUTime()
+	stopHeap := livePeak()
 	start := time.Now()
 	rep, err := crawler.New(o).Run(context.Background(), site.URL)
 	el := time.Since(start)
+	live = stopHeap()
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -105,8 +110,32 @@ func crawlSQLite(b *testing.B, n int) (pages, peak int64) {
 	if got < site.Pages() {
 		b.Fatalf("fetched %d of %d pages (stop %s)", got, site.Pages(), rep.Crawl.StopReason)
 	}
-	b.Logf("%d pages on the SQLite frontier in %v: %.0f pages/s, CPU %v per page, %d bytes allocated per page; memory limit %d MB; RSS %d MB before, peak %d MB: %d bytes per crawled page (every known URL was crawled: %d links kept)",
+	b.Logf("%d pages on the SQLite frontier in %v: %.0f pages/s, CPU %v per page, %d bytes allocated per page; memory limit %d MB; RSS %d MB before, peak %d MB: %d bytes per crawled page; peak live heap %d MB: %d bytes per crawled page (every known URL was crawled: %d links kept)",
 		got, el.Round(time.Second), float64(got)/el.Seconds(), (cpu / time.Duration(got)).Round(time.Microsecond),
-		(ms1.TotalAlloc-ms0.TotalAlloc)/uint64(got), o.MemoryLimit>>20, base>>20, peak>>20, (peak-base)/int64(got), rep.Graph.Edges)
-	return int64(got), peak
+		(ms1.TotalAlloc-ms0.TotalAlloc)/uint64(got), o.MemoryLimit>>20, base>>20, peak>>20, (peak-base)/int64(got), live>>20, live/int64(got), rep.Graph.Edges)
+	return int64(got), peak, live
+}
+
+// livePeak samples the live heap (as of each GC) every 10 ms until stop is
+// called, which returns the highest value seen.
+func livePeak() (stop func() int64) {
+	done := make(chan struct{})
+	res := make(chan int64, 1)
+	go func() {
+		sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+		var peak uint64
+		tick := time.NewTicker(10 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			metrics.Read(sample)
+			peak = max(peak, sample[0].Value.Uint64())
+			select {
+			case <-done:
+				res <- int64(peak)
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return func() int64 { close(done); return <-res }
 }
