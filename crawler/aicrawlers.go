@@ -655,13 +655,15 @@ func (b *siteBuilder) probeSample(n int, skip string) []probeCandidate {
 		p := &b.pages[i]
 		offer(p.URL, p.Template, p.Status, p.IsHTML, p.RobotsBlocked)
 	}
-	for i := range b.recs {
-		r := &b.recs[i]
-		if p := r.more; p != nil {
-			offer(p.URL, p.Template, p.Status, p.IsHTML, p.RobotsBlocked)
-			continue
+	for _, chunk := range b.recs.chunks {
+		for i := range chunk {
+			r := &chunk[i]
+			if p := r.more; p != nil {
+				offer(p.URL, p.Template, p.Status, p.IsHTML, p.RobotsBlocked)
+				continue
+			}
+			offer(r.url, b.template(r.template), int(r.status), r.flags&recHTML != 0, r.flags&recRobotsBlocked != 0)
 		}
-		offer(r.url, templateString(r.template), int(r.status), r.flags&recHTML != 0, r.flags&recRobotsBlocked != 0)
 	}
 	out := make([]probeCandidate, 0, len(groups))
 	for _, g := range groups {

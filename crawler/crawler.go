@@ -152,6 +152,9 @@ func (c *Crawler) Run(ctx context.Context, domain string) (*SiteReport, error) {
 		}
 		defer release()
 	}
+	if c.opts.MemoryLimit > 0 {
+		defer memLimits.acquire(c.opts.MemoryLimit, heapLive).release()
+	}
 	cr := &crawl{o: c.opts, scope: scope, access: accessHeader(&c.opts.Scope)}
 	defer cr.close()
 	if err := cr.open(ctx, domain, root); err != nil {
@@ -213,6 +216,9 @@ func (c *Crawler) validate() (*scopeFilter, error) {
 	}
 	if err := ValidateSegmentsFor(c.opts.Segments, extract); err != nil {
 		return nil, err
+	}
+	if m := c.opts.MemoryLimit; m != 0 && m < MinMemoryLimit {
+		return nil, &seo.InputError{Field: "memoryLimit", Value: fmt.Sprint(m), Reason: fmt.Sprintf("must be 0 (none) or at least %d bytes", MinMemoryLimit)}
 	}
 	return scope, nil
 }

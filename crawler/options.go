@@ -247,6 +247,21 @@ type Options struct {
 	// and fails with an error wrapping seo.ErrUnavailable when the budget
 	// cannot admit it.
 	Memory seo.MemoryBudget
+	// MemoryLimit, when positive, is the crawl's memory budget in bytes,
+	// applied to the Go runtime's soft memory limit (debug.SetMemoryLimit)
+	// while Run runs: the collector runs more often as the heap nears it
+	// and returns freed memory to the system, so the process's RSS follows
+	// the crawl's live heap instead of growing to about twice it (GOGC's
+	// default). It is soft: it never fails the crawl nor holds back a page.
+	// When the live heap comes within a fifth of it, the crawl's limit is
+	// raised to 1.25 times the live heap, so a crawl that needs more than
+	// its budget runs with an ordinary collector, not a continuous one.
+	// Crawls running at once in a process add their budgets; a lower limit
+	// already in place (GOMEMLIMIT, a server's) is kept, and restored when
+	// the last crawl ends. Zero leaves the runtime's limit alone; otherwise
+	// at least MinMemoryLimit. MEMORY.md gives the budget of a crawl by
+	// its size.
+	MemoryLimit int64
 
 	// Now returns the current time (tests); nil means time.Now.
 	Now func() time.Time

@@ -9,8 +9,8 @@ import (
 	"github.com/seokit/seokit/analyzer"
 )
 
-// pageRec is a PageSummary as the builder keeps it during a crawl: 176
-// bytes instead of 344, the difference times the pages of a large site.
+// pageRec is a PageSummary as the builder keeps it during a crawl: 184
+// bytes instead of 640, the difference times the pages of a large site.
 // Summaries it cannot hold exactly (redirects, errors, hreflang, numbers
 // out of int32 range ...) are kept whole in more.
 type pageRec struct {
@@ -98,7 +98,7 @@ func (b *siteBuilder) summary(r *pageRec) PageSummary {
 	s := PageSummary{
 		URL: r.url, Title: r.title, Description: r.description, H1: r.h1,
 		Canonical: r.canonical, ContentType: r.contentType,
-		TextHash: r.textHash, SimHash: r.simHash, Template: templateString(r.template), Bytes: r.bytes, ResponseMs: r.response,
+		TextHash: r.textHash, SimHash: r.simHash, Template: b.template(r.template), Bytes: r.bytes, ResponseMs: r.response,
 		Status: int(r.status), Depth: depthPtr(int(r.depth)), WordCount: int(r.wordCount),
 		Errors: int(r.errors), Warnings: int(r.warnings), Notices: int(r.notices),
 		ScoreReason: scoreReasons[r.reason],
@@ -166,17 +166,63 @@ func (p *PageSummary) score() int {
 	return *p.Score
 }
 
-// expand moves the compact records into pages, sized exactly.
+// recChunks holds the pageRecs of a crawl in chunks of recChunk: growing
+// never copies them, nothing is sized for MaxPages up front, and expand
+// frees each chunk once its pages are expanded, so the records and the
+// summaries made from them are never both held whole.
+type recChunks struct {
+	chunks [][]pageRec
+	n      int
+}
+
+// recChunk is the records of one chunk of recChunks (about 700 KB).
+const recChunk = 4096
+
+// add appends r.
+func (c *recChunks) add(r pageRec) {
+	if k := len(c.chunks); k == 0 || len(c.chunks[k-1]) == recChunk {
+		c.chunks = append(c.chunks, make([]pageRec, 0, recChunk))
+	}
+	last := &c.chunks[len(c.chunks)-1]
+	*last = append(*last, r)
+	c.n++
+}
+
+// expand moves the compact records into pages, sized exactly, dropping
+// each chunk of records as soon as it is expanded.
 func (b *siteBuilder) expand() {
-	if len(b.recs) == 0 {
+	if b.recs.n == 0 {
 		return
 	}
-	b.pages = slices.Grow(b.pages, len(b.recs))
-	for i := range b.recs {
-		b.pages = append(b.pages, b.summary(&b.recs[i]))
-		b.recs[i] = pageRec{} // let the GC take strings no longer shared
+	b.pages = slices.Grow(b.pages, b.recs.n)
+	for k, chunk := range b.recs.chunks {
+		for i := range chunk {
+			b.pages = append(b.pages, b.summary(&chunk[i]))
+		}
+		b.recs.chunks[k] = nil
 	}
-	b.recs = nil
+	b.recs = recChunks{}
+	b.tpls = nil
+}
+
+// template returns the string of a template fingerprint packed by
+// templateBits, one string per distinct template (at most
+// maxSharedStrings of them kept), so the pages of one template share it.
+func (b *siteBuilder) template(v uint64) string {
+	if v == 0 {
+		return ""
+	}
+	if s, ok := b.tpls[v]; ok {
+		return s
+	}
+	s := templateString(v)
+	if b.tpls == nil {
+		b.tpls = map[uint64]string{}
+	}
+	if len(b.tpls) < maxSharedStrings {
+		b.tpls[v] = s
+	}
+	return s
 }
 
 // compact makes sum share the strings the builder already holds: its URL
@@ -198,6 +244,12 @@ func (b *siteBuilder) compact(sum *PageSummary, node int32) {
 			sum.ContentType = ct
 		} else if len(b.strs) < maxSharedStrings {
 			b.strs[sum.ContentType] = sum.ContentType
+		}
+	}
+	if sum.Canonical != "" {
+		// Most pages are their own canonical, or name one the crawl knows.
+		if id, ok := b.ids[sum.Canonical]; ok {
+			sum.Canonical = b.urls[id]
 		}
 	}
 	if sum.H1 == sum.Title {

@@ -47,7 +47,7 @@ type siteBuilder struct {
 	// pages are the summaries expanded by build; recs those added since,
 	// in compact form (pageRec). edges runs parallel to pages, then recs.
 	pages []PageSummary
-	recs  []pageRec
+	recs  recChunks
 	// edges[i] locates the edges added with pages[i] in arena.
 	edges   []edgeList
 	arena   []byte
@@ -63,6 +63,7 @@ type siteBuilder struct {
 	cntList  []map[string]int // by pageRec.counts-1
 
 	strs    map[string]string // shared content types
+	tpls    map[uint64]string // shared template strings, see template
 	scratch []edge
 	link    linkScope         // link-scope checks, see linkscope.go
 	ana     *analyzer.Options // for the extraction and search stats
@@ -121,7 +122,6 @@ func newSiteBuilder(start *url.URL, opts *Options) *siteBuilder {
 		// Size the per-page arrays for the page limit once (capped), so a
 		// large crawl does not double and copy them as it grows.
 		if n := min(opts.MaxPages, maxPreallocPages); n > 0 {
-			b.recs = make([]pageRec, 0, n)
 			b.edges = make([]edgeList, 0, n)
 		}
 	}
@@ -146,7 +146,7 @@ func (b *siteBuilder) addPage(sum PageSummary, edges []Edge) {
 	b.link.addMuted(sum.Muted)
 	sum.Muted = nil
 	b.compact(&sum, from)
-	b.recs = append(b.recs, b.record(&sum))
+	b.recs.add(b.record(&sum))
 }
 
 // siteRun holds the indexes the site checks share during build.
@@ -391,7 +391,9 @@ func (r *siteRun) listPages(rep *SiteReport) {
 	}
 	if n := b.maxReportPages; n > 0 && len(rep.Pages) > n {
 		rep.Truncated.Note("pages", len(rep.Pages), n)
-		rep.Pages = rep.Pages[:n:n]
+		// A copy, so the report does not hold the summaries of every
+		// page crawled (640 bytes each) once the builder is gone.
+		rep.Pages = slices.Clone(rep.Pages[:n])
 	}
 	if n := b.maxReportPages; n > 0 && len(rep.NotFetched) > n {
 		rep.NotFetched = rep.NotFetched[:n:n]

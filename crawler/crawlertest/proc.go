@@ -8,13 +8,21 @@ import (
 
 // PeakRSS returns the process's peak resident set size in bytes (VmHWM),
 // or 0 where /proc is not available. The crawler's benchmarks report it.
-func PeakRSS() int64 {
+func PeakRSS() int64 { return procStatus("VmHWM:") }
+
+// RSS returns the process's resident set size in bytes now (VmRSS), or 0
+// where /proc is not available.
+func RSS() int64 { return procStatus("VmRSS:") }
+
+// procStatus returns the size in bytes of a field of /proc/self/status
+// given in kB, or 0.
+func procStatus(field string) int64 {
 	b, err := os.ReadFile("/proc/self/status")
 	if err != nil {
 		return 0
 	}
 	for _, line := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+		if rest, ok := strings.CutPrefix(line, field); ok {
 			f := strings.Fields(rest)
 			if len(f) > 0 {
 				kb, _ := strconv.ParseInt(f[0], 10, 64)
