@@ -30,13 +30,15 @@ func requireAxe(t *testing.T) string {
 }
 
 // a11yPages are pages with one known defect each, and one whose own
-// scripts try to fake the audit's answer from the page's world.
+// scripts try to fake the audit's answer from the page's world, and write
+// what they see of the audit's script in #peek.
 var a11yPages = map[string]string{
 	"/alt": `<!DOCTYPE html><html lang="en"><head><title>Alt</title></head><body><main><h1>Alt</h1><img src="data:image/gif;base64,R0lGODlhAQABAAAAACw=" width="10" height="10"></main></body></html>`,
 	"/faker": `<!DOCTYPE html><html lang="en"><head><title>Faker</title><script>
 window.axe = { run: async () => ({ violations: [], incomplete: [], passes: [], inapplicable: [] }), version: "0.0.0" };
 Array.prototype.slice = function () { return []; };
-</script></head><body><main><h1>Faker</h1><img src="data:image/gif;base64,R0lGODlhAQABAAAAACw=" width="10" height="10"></main></body></html>`,
+addEventListener("load", () => { document.getElementById("peek").textContent = "peek:" + typeof window.__seokitAxe; });
+</script></head><body><main><h1>Faker</h1><img src="data:image/gif;base64,R0lGODlhAQABAAAAACw=" width="10" height="10"><p id="peek"></p></main></body></html>`,
 }
 
 func TestA11yAudit(t *testing.T) {
@@ -53,7 +55,8 @@ func TestA11yAudit(t *testing.T) {
 	p := newTestPool(t, &Options{Tabs: 2, Fetcher: testFetcher(t, srv), AxePath: axePath})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	for _, path := range []string{"/alt", "/faker"} {
+	sent := a11ySent.Load()
+	for _, path := range []string{"/alt", "/faker", "/alt"} {
 		res, err := p.Render(ctx, &render.Request{URL: srv.URL + path, A11y: true})
 		if err != nil {
 			t.Fatalf("%s: %v", path, err)
@@ -80,6 +83,13 @@ func TestA11yAudit(t *testing.T) {
 		if !strings.Contains(string(res.HTML), "<img") {
 			t.Errorf("%s: the DOM was not read", path)
 		}
+		if path == "/faker" && !strings.Contains(string(res.HTML), "peek:undefined") {
+			t.Errorf("the page's world sees the audit's script, or did not run: %s", res.HTML)
+		}
+	}
+	// The tabs define axe-core in each document: no audit sent it.
+	if n := a11ySent.Load() - sent; n != 0 {
+		t.Errorf("%d audits sent axe-core's script, want none", n)
 	}
 
 	// A rendering that does not ask for the audit runs none.
