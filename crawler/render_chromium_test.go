@@ -307,13 +307,13 @@ func measureCrawl(t *testing.T, site *crawlertest.SPASite, pool *chromium.Pool, 
 	}
 	if a11y {
 		a := rep.A11y
-		if a == nil || a.Checked+a.NotChecked != s.Rendered {
-			t.Fatalf("audited crawl: %+v, want %d pages audited or not", a, s.Rendered)
+		if a == nil {
+			t.Fatal("an audited crawl without an accessibility summary")
 		}
 		if a.NotChecked > 0 {
 			// An audit past its time (A11yWait) on a machine too busy for
 			// it: reported, not hidden.
-			t.Logf("audited crawl: %d of %d pages not audited: %v", a.NotChecked, s.Rendered, a.NotCheckedReasons)
+			t.Logf("audited crawl: %d pages not audited: %v", a.NotChecked, a.NotCheckedReasons)
 		}
 	}
 	n := float64(s.Rendered)
