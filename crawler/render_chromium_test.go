@@ -292,7 +292,9 @@ func measureCrawl(t *testing.T, site *crawlertest.SPASite, pool *chromium.Pool, 
 	t.Helper()
 	var m0, m1 runtime.MemStats
 	runtime.ReadMemStats(&m0)
-	stop := sampleTree(100 * time.Millisecond)
+	// One walk of /proc a second: the walks allocate in this process, in
+	// proportion to the crawl's time rather than its pages.
+	stop := sampleTree(time.Second)
 	rep := benchCrawl(t, site, pool, req, a11y)
 	_, _, cpu := stop()
 	runtime.ReadMemStats(&m1)
