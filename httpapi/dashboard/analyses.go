@@ -65,6 +65,9 @@ type analysesView struct {
 	FormSkipExt  bool
 	// FormRender is the rendering choice: "none", "auto" or "always".
 	FormRender string
+	// FormA11y asks for the accessibility audit of the rendered pages
+	// (options.a11y), which needs a rendering choice other than "none".
+	FormA11y bool
 	// FormConfig is the "Advanced: configuration (JSON)" field: a crawl
 	// configuration document (crawler.Config).
 	FormConfig string
@@ -113,6 +116,7 @@ func (d *Dashboard) startAnalysis(w http.ResponseWriter, r *http.Request, s *ses
 		FormSubs:     r.PostFormValue("subdomains") == "on",
 		FormSkipExt:  r.PostFormValue("skip_external") == "on",
 		FormRender:   r.PostFormValue("render"),
+		FormA11y:     r.PostFormValue("a11y") == "on",
 		FormConfig:   strings.TrimSpace(r.PostFormValue("config")),
 	}
 	bad := func(field, msg string) {
@@ -158,6 +162,8 @@ func (d *Dashboard) startAnalysis(w http.ResponseWriter, r *http.Request, s *ses
 	req.Options.IncludeSubdomains = req.Options.IncludeSubdomains || av.FormSubs
 	req.Options.SkipExternalLinks = req.Options.SkipExternalLinks || av.FormSkipExt
 	req.Options.Render = av.FormRender
+	// The service refuses the audit without rendering (options.a11y).
+	req.Options.A11y = req.Options.A11y || av.FormA11y
 	j, err := d.opts.Analyses.Submit(r.Context(), a.ID, req)
 	if err != nil {
 		if field, msg, ok := fieldError(err); ok {
@@ -166,6 +172,8 @@ func (d *Dashboard) startAnalysis(w http.ResponseWriter, r *http.Request, s *ses
 				field = "maxPages"
 			case "options.render", "options.screenshot", "options.renderPages":
 				field = "render"
+			case "options.a11y":
+				field = "a11y"
 			case "domain":
 			default:
 				field, msg = "config", "Configuration: "+strings.TrimPrefix(msg, "options.")

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/seokit/seokit/httpapi/service"
 	"github.com/seokit/seokit/httpapi/store"
 	"github.com/seokit/seokit/seo"
 )
@@ -111,8 +112,14 @@ func (d *Dashboard) unavailable(w http.ResponseWriter, r *http.Request, err erro
 	d.errorPage(w, r, nil, http.StatusServiceUnavailable, "The service is unavailable. Try again in a moment.")
 }
 
-// fieldError returns the field and message of a bad-input error.
+// fieldError returns the field and message of a bad-input error: a
+// *seo.InputError, or a service's *service.FieldError (worded for the
+// user already).
 func fieldError(err error) (field, msg string, ok bool) {
+	var fe *service.FieldError
+	if errors.As(err, &fe) {
+		return fe.Field, fe.Message, true
+	}
 	ie, ok := seo.AsInputError(err)
 	if !ok {
 		return "", "", false

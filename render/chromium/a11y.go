@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -149,6 +151,70 @@ type a11yAnswer struct {
 // well under this, unless the script was tampered with.
 const maxA11yJSON = 4 << 20
 
+// a11yWorld names the isolated world the audit runs in.
+const a11yWorld = "seokit-a11y"
+
+// axeLoader wraps axe-core's script in a function that each document of
+// a tab defines in the audit's isolated world as it is created (see
+// prepareA11y). Defining it runs nothing of axe: the audit calls it.
+func axeLoader(src string) string {
+	return "globalThis.__seokitAxe = function () {\n" + src + "\n};"
+}
+
+// prepareA11y gives the documents of tb axe-core's script when a11y, once
+// per tab: a script to evaluate on each new document defines it, unrun, in
+// the audit's isolated world. Chrome keeps the script, so its 650 KB cross
+// the DevTools connection once per tab rather than once per page, and the
+// renderer compiles the same source for each document, which V8's
+// compilation cache can answer, instead of a new evaluation each time. The
+// page's own scripts run in another world and never see it. A rendering without the audit removes the script, so that its
+// documents carry none of it. An error leaves the audit to send the script
+// itself.
+func (p *Pool) prepareA11y(ctx context.Context, tb *tab, a11y bool) {
+	a11y = a11y && a11yPrepare
+	if !a11y {
+		if tb.axeScript != "" {
+			if _, err := cdp.Call(ctx, tb.c.Target, page.RemoveScriptToEvaluateOnNewDocument,
+				page.RemoveScriptToEvaluateOnNewDocumentParams{Identifier: tb.axeScript}); err == nil {
+				tb.axeScript = ""
+			}
+		}
+		return
+	}
+	if tb.axeScript != "" {
+		return
+	}
+	src, err := p.loadAxe()
+	if err != nil {
+		return // the audit says why it is not run
+	}
+	r, err := cdp.Call(ctx, tb.c.Target, page.AddScriptToEvaluateOnNewDocument,
+		page.AddScriptToEvaluateOnNewDocumentParams{Source: axeLoader(src), WorldName: a11yWorld})
+	if err == nil {
+		tb.axeScript = r.Identifier
+	}
+}
+
+// a11yRun returns the expression that runs the audit with opts in the
+// isolated world: axe-core from the function the document defined
+// (prepareA11y), or a11yMissing when there is none (a document created
+// before the tab was prepared), for the audit to send the script itself.
+func a11yRun(opts []byte) string {
+	return `(typeof globalThis.axe === "object" || (typeof globalThis.__seokitAxe === "function" && (globalThis.__seokitAxe(), typeof globalThis.axe === "object")))` +
+		` ? (` + a11yScript + `)(` + string(opts) + `) : "` + a11yMissing + `"`
+}
+
+// a11yMissing is what a11yRun answers without axe-core in the world.
+const a11yMissing = "seokit: axe-core not loaded"
+
+// a11yPrepare is false in the test that measures audits sending the
+// script themselves, as each one did before prepareA11y.
+var a11yPrepare = true
+
+// a11ySent counts the audits that had to send axe-core's script
+// themselves (the tests check that prepared tabs never do).
+var a11ySent atomic.Int64
+
 // audit runs axe-core in an isolated world of the page's main frame (the
 // page's own scripts cannot see or change it, nor fake its answer) and
 // records the result or the reason there is none in s.res. ctx bounds it
@@ -164,24 +230,19 @@ func (p *Pool) audit(ctx context.Context, t *chromedp.Target, s *session) {
 	s.mu.Lock()
 	frame := s.mainFrame
 	s.mu.Unlock()
-	world, err := cdp.Call(actx, t, page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{FrameID: frame, WorldName: "seokit-a11y"})
+	world, err := cdp.Call(actx, t, page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{FrameID: frame, WorldName: a11yWorld})
 	if err != nil {
 		s.res.A11yReason = "not checked: " + clip(auditError(ctx, actx, err).Error())
 		return
 	}
 	opts, _ := json.Marshal(map[string]any{"tags": render.A11yTags, "rules": render.MaxA11yRules, "nodes": render.MaxA11yNodes,
 		"snippet": render.MaxA11ySnippet, "text": render.MaxA11yText})
-	expr := src + "\n;(" + a11yScript + ")(" + string(opts) + ")"
-	yes := true
-	r, err := cdp.Call(actx, t, runtime.Evaluate, runtime.EvaluateParams{Expression: expr, ContextID: world.ExecutionContextID,
-		ReturnByValue: &yes, AwaitPromise: &yes})
+	r, err := p.evalA11y(ctx, actx, t, world.ExecutionContextID, a11yRun(opts))
+	if err == nil && r.ExceptionDetails == nil && r.Result != nil && string(r.Result.Value) == strconv.Quote(a11yMissing) {
+		a11ySent.Add(1)
+		r, err = p.evalA11y(ctx, actx, t, world.ExecutionContextID, src+"\n;("+a11yScript+")("+string(opts)+")")
+	}
 	if err != nil {
-		if actx.Err() != nil && ctx.Err() == nil {
-			// The audit is still running on the page's main thread.
-			stop, cancel := context.WithTimeout(ctx, domWait)
-			_, _ = cdp.Call(stop, t, runtime.TerminateExecution, cdp.Empty{})
-			cancel()
-		}
 		s.res.A11yReason = "not checked: " + clip(auditError(ctx, actx, err).Error())
 		return
 	}
@@ -203,6 +264,21 @@ func (p *Pool) audit(ctx context.Context, t *chromedp.Target, s *session) {
 		return
 	}
 	s.res.A11y = a.result()
+}
+
+// evalA11y evaluates expr in the audit's world, awaiting its promise;
+// when actx ends first (and ctx has not), the script still running on the
+// page's main thread is terminated.
+func (p *Pool) evalA11y(ctx, actx context.Context, t *chromedp.Target, world runtime.ExecutionContextID, expr string) (runtime.EvaluateResult, error) {
+	yes := true
+	r, err := cdp.Call(actx, t, runtime.Evaluate, runtime.EvaluateParams{Expression: expr, ContextID: world,
+		ReturnByValue: &yes, AwaitPromise: &yes})
+	if err != nil && actx.Err() != nil && ctx.Err() == nil {
+		stop, cancel := context.WithTimeout(ctx, domWait)
+		_, _ = cdp.Call(stop, t, runtime.TerminateExecution, cdp.Empty{})
+		cancel()
+	}
+	return r, err
 }
 
 // auditError explains an audit command that failed.

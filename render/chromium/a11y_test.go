@@ -8,7 +8,9 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -30,13 +32,15 @@ func requireAxe(t *testing.T) string {
 }
 
 // a11yPages are pages with one known defect each, and one whose own
-// scripts try to fake the audit's answer from the page's world.
+// scripts try to fake the audit's answer from the page's world, and write
+// what they see of the audit's script in #peek.
 var a11yPages = map[string]string{
 	"/alt": `<!DOCTYPE html><html lang="en"><head><title>Alt</title></head><body><main><h1>Alt</h1><img src="data:image/gif;base64,R0lGODlhAQABAAAAACw=" width="10" height="10"></main></body></html>`,
 	"/faker": `<!DOCTYPE html><html lang="en"><head><title>Faker</title><script>
 window.axe = { run: async () => ({ violations: [], incomplete: [], passes: [], inapplicable: [] }), version: "0.0.0" };
 Array.prototype.slice = function () { return []; };
-</script></head><body><main><h1>Faker</h1><img src="data:image/gif;base64,R0lGODlhAQABAAAAACw=" width="10" height="10"></main></body></html>`,
+addEventListener("load", () => { document.getElementById("peek").textContent = "peek:" + typeof window.__seokitAxe; });
+</script></head><body><main><h1>Faker</h1><img src="data:image/gif;base64,R0lGODlhAQABAAAAACw=" width="10" height="10"><p id="peek"></p></main></body></html>`,
 }
 
 func TestA11yAudit(t *testing.T) {
@@ -53,7 +57,8 @@ func TestA11yAudit(t *testing.T) {
 	p := newTestPool(t, &Options{Tabs: 2, Fetcher: testFetcher(t, srv), AxePath: axePath})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	for _, path := range []string{"/alt", "/faker"} {
+	sent := a11ySent.Load()
+	for _, path := range []string{"/alt", "/faker", "/alt"} {
 		res, err := p.Render(ctx, &render.Request{URL: srv.URL + path, A11y: true})
 		if err != nil {
 			t.Fatalf("%s: %v", path, err)
@@ -80,6 +85,13 @@ func TestA11yAudit(t *testing.T) {
 		if !strings.Contains(string(res.HTML), "<img") {
 			t.Errorf("%s: the DOM was not read", path)
 		}
+		if path == "/faker" && !strings.Contains(string(res.HTML), "peek:undefined") {
+			t.Errorf("the page's world sees the audit's script, or did not run: %s", res.HTML)
+		}
+	}
+	// The tabs define axe-core in each document: no audit sent it.
+	if n := a11ySent.Load() - sent; n != 0 {
+		t.Errorf("%d audits sent axe-core's script, want none", n)
 	}
 
 	// A rendering that does not ask for the audit runs none.
@@ -177,4 +189,94 @@ func TestA11yAuditTimeout(t *testing.T) {
 	if err != nil || res.A11y == nil {
 		t.Fatalf("next rendering: %v, %q", err, res.A11yReason)
 	}
+}
+
+// TestA11yCost measures the accessibility audit's cost per rendering
+// (SEOKIT_BENCH_A11Y=1): one tab renders a small page (a heading, 120
+// words, a few links) again and again, without the audit, with it as the
+// pool runs it (axe-core defined in each document by the tab's script),
+// and with the script sent by each audit, in alternated rounds. It prints,
+// per rendering, the CPU time of the process tree (this process and
+// Chromium's, which load does not inflate as it inflates wall time), the
+// wall time and axe-core's own run time, and the audit's extra CPU time
+// either way.
+func TestA11yCost(t *testing.T) {
+	if os.Getenv("SEOKIT_BENCH_A11Y") != "1" {
+		t.Skip("set SEOKIT_BENCH_A11Y=1 to measure the accessibility audit's cost")
+	}
+	axePath := requireAxe(t)
+	body := `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Page</title></head><body><div id="root"><h1>Page</h1><p>` +
+		strings.Repeat("word ", 120) + `</p><nav><a href="/">/</a><a href="/p/1">/p/1</a><a href="/p/2">/p/2</a><a href="/p/3">/p/3</a></nav></div></body></html>`
+	srv := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, body)
+	}))
+	p := newTestPool(t, &Options{Browsers: 1, Tabs: 1, Fetcher: testFetcher(t, srv), AxePath: axePath})
+	t.Cleanup(func() { a11yPrepare = true })
+	type cost struct {
+		cpu, wall time.Duration
+		axeMs     float64
+		n         int
+	}
+	variants := []struct {
+		name          string
+		a11y, prepare bool
+	}{{"without the audit", false, true}, {"with the audit", true, true}, {"with the audit, script sent each time", true, false}}
+	costs := make([]cost, len(variants))
+	const rounds, per = 2, 10
+	ctx := context.Background()
+	for range rounds {
+		for i, v := range variants {
+			a11yPrepare = v.prepare
+			c0, w0 := treeCPU(), time.Now()
+			for range per {
+				res, err := p.Render(ctx, &render.Request{URL: srv.URL + "/", A11y: v.a11y})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if v.a11y && res.A11y == nil {
+					t.Fatalf("%s: %s", v.name, res.A11yReason)
+				}
+				if res.A11y != nil {
+					costs[i].axeMs += res.A11y.ElapsedMs
+				}
+			}
+			costs[i].cpu += treeCPU() - c0
+			costs[i].wall += time.Since(w0)
+			costs[i].n += per
+		}
+	}
+	for i, v := range variants {
+		c := costs[i]
+		n := time.Duration(c.n)
+		t.Logf("%s: %d renderings, per rendering CPU %v, wall %v, axe-core's run %.0f ms", v.name, c.n,
+			(c.cpu / n).Round(time.Millisecond), (c.wall / n).Round(time.Millisecond), c.axeMs/float64(c.n))
+	}
+	off := costs[0].cpu / time.Duration(costs[0].n)
+	t.Logf("the audit's CPU time per rendering: +%v as the pool runs it, +%v with the script sent each time",
+		(costs[1].cpu/time.Duration(costs[1].n) - off).Round(time.Millisecond), (costs[2].cpu/time.Duration(costs[2].n) - off).Round(time.Millisecond))
+}
+
+// treeCPU is the CPU time (user and system) of this process and its
+// descendants (Chromium's processes) so far, from getrusage and /proc (in
+// clock ticks of 1/100 s).
+func treeCPU() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	total := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	for _, pid := range processTree(os.Getpid())[1:] {
+		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+		if err != nil {
+			continue
+		}
+		s := string(b)
+		f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+		if len(f) < 13 {
+			continue
+		}
+		ut, _ := strconv.ParseInt(f[11], 10, 64)
+		st, _ := strconv.ParseInt(f[12], 10, 64)
+		total += time.Duration(ut+st) * 10 * time.Millisecond
+	}
+	return total
 }

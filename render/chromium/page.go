@@ -864,6 +864,7 @@ func (p *Pool) renderIn(ctx context.Context, b *browser, tb *tab, req *render.Re
 	if err := tb.emulate(runCtx, req.Device, dev, ua); err != nil {
 		return nil, nil, p.ctxErr(ctx, fmt.Errorf("render: preparing the tab: %w", err))
 	}
+	p.prepareA11y(runCtx, tb, req.A11y)
 	budget, cancelBudget := context.WithTimeout(runCtx, req.Timeout)
 	defer cancelBudget()
 	// end bounds the rendering once the budget is spent: stopping the

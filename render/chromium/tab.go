@@ -58,6 +58,9 @@ type tab struct {
 	uses   int
 	dev    render.Device // the emulation in place; "" before the first rendering
 	ua     string
+	// axeScript identifies the script that defines axe-core in the tab's
+	// documents (prepareA11y); "" when there is none.
+	axeScript page.ScriptIdentifier
 
 	mu    sync.Mutex
 	cur   *session              // the rendering under way; nil between renderings

@@ -33,6 +33,23 @@
     }
   });
 
+  // Options that need another field's choice (data-needs-render names a
+  // rendering select): off and disabled while it says "none". The server
+  // refuses the combination anyway.
+  document.addEventListener("DOMContentLoaded", function () {
+    var boxes = document.querySelectorAll("input[data-needs-render]");
+    Array.prototype.forEach.call(boxes, function (box) {
+      var sel = document.getElementById(box.getAttribute("data-needs-render"));
+      if (!sel) return;
+      var sync = function () {
+        box.disabled = sel.value === "none";
+        if (box.disabled) box.checked = false;
+      };
+      sel.addEventListener("change", sync);
+      sync();
+    });
+  });
+
   // Live progress of a running analysis.
   document.addEventListener("DOMContentLoaded", function () {
     var box = document.getElementById("progress");
