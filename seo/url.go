@@ -228,6 +228,9 @@ func SameSite(a, b string) bool {
 // same host (ignoring a leading "www."), or with subdomains any host under the
 // root's registrable domain. It compares whole labels, never string suffixes.
 func HostInScope(host, root string, subdomains bool) bool {
+	if host == root {
+		return true // every link to the page's own host, without folding
+	}
 	h, r := strings.ToLower(stripPort(host)), strings.ToLower(stripPort(root))
 	if h == r || strings.TrimPrefix(h, "www.") == strings.TrimPrefix(r, "www.") {
 		return true

@@ -1,0 +1,62 @@
+package seo
+
+import (
+	"net/url"
+	"os"
+	"reflect"
+	"testing"
+
+	"github.com/seokit/seokit/internal/wpttest"
+)
+
+// TestPathRefAgrees holds the one-allocation path of path-absolute
+// references to the URL net/url's Parse and ResolveReference build for
+// them, field by field, and to the Standard's parser by its text, over
+// hand-picked references, web-platform-tests' inputs and the corpus's.
+func TestPathRefAgrees(t *testing.T) {
+	t.Parallel()
+	refs := []string{"/", "/a", "/a/b-c_d.html", "/a/b/", "/a//b", "/a?", "/a?q=1&r=2", "/?x", "/a?b=/c:d@e!$*()+,;",
+		"/a.b/c.d", "/.a", "/a/./b", "/a/../b", "/a/..", "//host/x", "/a%20b", "/a?%41", "/a#f", "/a?b#f", "/a b", "/a?b c",
+		"/é", "/a?é", "/a?b?c", "/~user/x_y-z", "a/b", "?q", ""}
+	for _, c := range wpttest.Load(t) {
+		refs = append(refs, c.Input)
+	}
+	if dir := os.Getenv("SEOKIT_CORPUS"); dir != "" {
+		refs = append(refs, corpusRefs(t, dir)...)
+	}
+	taken := 0
+	for _, bs := range []string{"http://example.org/foo/bar", "https://user:pw@example.com:8443/a/b?q=1#f", "http://127.0.0.1:8080/"} {
+		base, err := ParseHref(bs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := NewBaseURL(base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ref := range refs {
+			got, ok := b.pathRef(ref)
+			if !ok {
+				continue
+			}
+			taken++
+			r, err := url.Parse(ref)
+			if err != nil {
+				t.Errorf("%s + %q: pathRef took a reference net/url refuses: %v", bs, ref, err)
+				continue
+			}
+			want := base.ResolveReference(r)
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("%s + %q: pathRef %#v, net/url %#v", bs, ref, got, want)
+			}
+			w, err := parseWHATWG(ref, b.w)
+			if err != nil || fromWHATWG(w).String() != got.String() {
+				t.Errorf("%s + %q: pathRef %s, the Standard %v %v", bs, ref, got, w, err)
+			}
+		}
+	}
+	if taken < 20 {
+		t.Errorf("pathRef took only %d references", taken)
+	}
+	t.Logf("%d references resolved by pathRef, all agreeing", taken)
+}
