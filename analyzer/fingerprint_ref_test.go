@@ -147,7 +147,6 @@ func refShingleHash(ring [ShingleSize]uint64, words int) uint64 {
 	return h
 }
 
-
 // TestFingerprintTextMatchesReference compares FingerprintText with the
 // reference on generated texts (ASCII, accented, CJK, every kind of white
 // space, short and long) and on the main text of every corpus page.
