@@ -197,8 +197,10 @@ func TestMainTextFingerprint(t *testing.T) {
 		t.Fatal(err)
 	}
 	pieces := []string{"word", "Word", "WORD", "über", "CAFÉ", "日本語", " ", "\n", "\u00a0", ".", "'", "-", "’", "a1", "\xc3", "Σ",
-		"ß", "</p><p>", "<b>", "</b>", "<script>x y</script>", "<nav>menu</nav>", "&amp;", "İ", "don't", "e-mail", "x\u0301"}
+		"ß", "</p><p>", "<b>", "</b>", "<script>x y</script>", "<nav>menu</nav>", "&amp;", "İ", "don't", "e-mail", "x\u0301",
+		"lorem ", "Lorem ", "LOREM ", "ipsum", "Ipsum", "IPSUM", "iPsum", "ipsumdolor", "x-ipsum"}
 	rng := rand.New(rand.NewPCG(3, 5))
+	lorem := 0
 	for k := range 500 {
 		var sb strings.Builder
 		sb.WriteString("<!DOCTYPE html><html><head><title>t</title></head><body><p>")
@@ -213,5 +215,15 @@ func TestMainTextFingerprint(t *testing.T) {
 		if got := FingerprintText(pg.MainText); got != want {
 			t.Fatalf("page %d: FingerprintText %+v, reference %+v", k, got, want)
 		}
+		if got, want := pg.loremIndex(), loremIndex(pg.MainText); got != want {
+			t.Fatalf("page %d, main text %q: lorem ipsum at %d, by a scan of the text %d", k, pg.MainText, got, want)
+		}
+		if loremIndex(pg.MainText) >= 0 {
+			lorem++
+		}
 	}
+	if lorem == 0 {
+		t.Error("no generated page held lorem ipsum: the comparison of loremIndex proved nothing")
+	}
+	t.Logf("%d of 500 generated pages held lorem ipsum", lorem)
 }

@@ -55,6 +55,9 @@ type Page struct {
 	// extracted (hasMainFP).
 	mainFP    Fingerprint
 	hasMainFP bool
+	// ipsum says a word of MainText starts with "ipsum", "Ipsum" or
+	// "IPSUM" (set with mainFP).
+	ipsum bool
 
 	// Links are the <a> elements with their resolved targets, in order.
 	Links []Link
@@ -415,7 +418,7 @@ func (p *Page) index() {
 		// The text is copied out once at its size; the builder's buffer
 		// goes back to the pool.
 		p.MainText = string(tb.buf)
-		p.mainFP, p.hasMainFP = tb.fingerprint(), true
+		p.mainFP, p.hasMainFP, p.ipsum = tb.fingerprint(), true, tb.ipsum
 		putTextBuilder(tb)
 	}
 }

@@ -16,6 +16,9 @@ type textBuilder struct {
 	// textHash is the FNV-1a hash of the lowercased text so far.
 	textHash uint64
 	sim      simState
+	// ipsum says a word starts with "ipsum", "Ipsum" or "IPSUM", the
+	// only places loremIndex can match in the text.
+	ipsum bool
 }
 
 // maxPooledText is the largest buffer kept for reuse.
@@ -119,6 +122,9 @@ func (tb *textBuilder) word(w string) {
 		th = (th ^ ' ') * fnvPrime64
 	}
 	tb.buf = append(tb.buf, w...)
+	if len(w) >= 5 && w[0]|0x20 == 'i' && (w[:5] == "ipsum" || w[:5] == "Ipsum" || w[:5] == "IPSUM") {
+		tb.ipsum = true
+	}
 	wh := uint64(fnvOffset64)
 	for i := 0; i < len(w); i++ {
 		c := w[i]

@@ -1,9 +1,11 @@
 package seo
 
 import (
+	"math/rand/v2"
 	"net/url"
 	"os"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/seokit/seokit/internal/wpttest"
@@ -59,4 +61,36 @@ func TestPathRefAgrees(t *testing.T) {
 		t.Errorf("pathRef took only %d references", taken)
 	}
 	t.Logf("%d references resolved by pathRef, all agreeing", taken)
+}
+
+// TestPlainHost holds normalizeHost's fast path to the IDNA path: every
+// host it takes comes back unchanged from normalizeHostSlow, over crafted
+// and generated host names.
+func TestPlainHost(t *testing.T) {
+	t.Parallel()
+	hosts := []string{"example.com", "www.example.co.uk", "a-b.example", "ab--cd.example", "xn--bcher-kva.example", "-a.example",
+		"a-.example", "example.com.", "1.2.3.4", "127.0.0.1", "1e100.net", "Example.com", "exa_mple.com", "a..b", ".a", "a.",
+		"localhost", "0x7f.1", "münchen.de", "a.b-c.d", "123", "a123", strings.Repeat("a", 64) + ".com", "xn--a.com"}
+	alphabet := "abz09-.xX_"
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 20000 {
+		b := make([]byte, 1+rng.IntN(12))
+		for i := range b {
+			b[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		hosts = append(hosts, string(b))
+	}
+	taken := 0
+	for _, h := range hosts {
+		if !plainHost(h) {
+			continue
+		}
+		taken++
+		if got, err := normalizeHostSlow(h); err != nil || got != h {
+			t.Errorf("plainHost(%q) is true, but the IDNA path gives %q, %v", h, got, err)
+		}
+	}
+	if taken < 1000 {
+		t.Errorf("plainHost took only %d hosts", taken)
+	}
 }
