@@ -1,6 +1,9 @@
 package seo
 
 import (
+	"bytes"
+	"errors"
+	"io"
 	"math/rand/v2"
 	"net/url"
 	"os"
@@ -93,4 +96,50 @@ func TestPlainHost(t *testing.T) {
 	if taken < 1000 {
 		t.Errorf("plainHost took only %d hosts", taken)
 	}
+}
+
+// TestReadChunked reads bodies of every size around the chunk boundaries,
+// in reads of every size, and a failing reader, as io.ReadAll does.
+func TestReadChunked(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(9, 9))
+	for _, size := range []int{0, 1, 100, bodyChunk - 1, bodyChunk, bodyChunk + 1, 3*bodyChunk + 7, 200_000} {
+		body := make([]byte, size)
+		for i := range body {
+			body[i] = byte(rng.Uint32())
+		}
+		for _, step := range []int{1, 7, 4096, 1 << 20} {
+			if size > 50_000 && step == 1 {
+				continue
+			}
+			got, err := readChunked(&stepReader{b: body, step: step})
+			if err != nil || !bytes.Equal(got, body) {
+				t.Errorf("size %d in reads of %d: %d bytes, %v; want the body", size, step, len(got), err)
+			}
+			want := errors.New("reset")
+			got, err = readChunked(&stepReader{b: body, step: step, err: want})
+			if !errors.Is(err, want) || !bytes.Equal(got, body) {
+				t.Errorf("size %d in reads of %d, failing at the end: %d bytes, %v; want the body and the error", size, step, len(got), err)
+			}
+		}
+	}
+}
+
+// stepReader yields b in reads of at most step bytes, then err or io.EOF.
+type stepReader struct {
+	b    []byte
+	step int
+	err  error
+}
+
+func (r *stepReader) Read(p []byte) (int, error) {
+	if len(r.b) == 0 {
+		if r.err != nil {
+			return 0, r.err
+		}
+		return 0, io.EOF
+	}
+	n := copy(p[:min(len(p), r.step)], r.b)
+	r.b = r.b[n:]
+	return n, nil
 }
