@@ -20,7 +20,7 @@ import (
 	"github.com/seokit/seokit/crawler/crawlertest"
 )
 
-// BenchmarkCrawlVsParse crawls a generated site of articles from 20 to
+// BenchmarkSiteVsParse crawls a generated site of articles from 20 to
 // 120 KB with 30 to 150 links each, served on loopback, with full per-page
 // analysis, and, in the same run, times a bare html.Parse of a sample of
 // the same pages on every core before and after each crawl. It prints the
@@ -29,11 +29,11 @@ import (
 // both (process user+sys, the site's server included for the crawl) and
 // the bytes allocated per page (runtime TotalAlloc, server included). Run it with
 //
-//	go test ./crawler -run '^$' -bench BenchmarkCrawlVsParse -benchtime 1x
+//	go test ./crawler -run '^$' -bench BenchmarkSiteVsParse -benchtime 1x
 //
 // SEOKIT_BENCH_CRAWL_PAGES sets the number of articles (default 5,000;
 // the figure is for 50,000).
-func BenchmarkCrawlVsParse(b *testing.B) {
+func BenchmarkSiteVsParse(b *testing.B) {
 	articles := 5000
 	if v := os.Getenv("SEOKIT_BENCH_CRAWL_PAGES"); v != "" {
 		n, err := strconv.Atoi(v)
