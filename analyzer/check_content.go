@@ -77,7 +77,7 @@ func checkContent(p *Page, r *Reporter) {
 		ev.Detail = "words"
 		r.Add("content.thin", "the page has little main text", ev)
 	}
-	if i := loremIndex(p.MainText); i >= 0 {
+	if i := p.loremIndex(); i >= 0 {
 		r.Add("content.lorem_ipsum", "the page contains lorem ipsum placeholder text",
 			seo.Evidence{Element: "main text", Value: textAround(p.MainText, i, 80)})
 	}
@@ -437,6 +437,16 @@ func blankElement(n *html.Node) bool {
 		}
 	}
 	return true
+}
+
+// loremIndex returns loremIndex of the main text, without reading it when
+// the extraction saw no word starting with "ipsum", "Ipsum" or "IPSUM"
+// (where a match has to start, after "lorem ").
+func (p *Page) loremIndex() int {
+	if p.hasMainFP && !p.ipsum {
+		return -1
+	}
+	return loremIndex(p.MainText)
 }
 
 // loremIndex returns the index of "lorem ipsum" in s, any case, or -1. It

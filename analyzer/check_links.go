@@ -82,6 +82,10 @@ func extractLinks(p *Page) {
 			s.Nofollow++
 		}
 		if len(s.List) < max {
+			if s.List == nil {
+				// Sized once for the page's links.
+				s.List = make([]LinkInfo, 0, min(len(p.Links), max))
+			}
 			s.List = append(s.List, LinkInfo{URL: l.URL.String(), Text: l.Text, Rel: l.Rel, Internal: l.Internal})
 		}
 	}

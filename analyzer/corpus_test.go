@@ -73,7 +73,8 @@ func TestCorpus(t *testing.T) {
 // BenchmarkAnalyzeVsParse measures full analysis (depth complete, no
 // network) of every corpus page against a bare html.Parse of the same bytes,
 // in the same run, and reports both throughputs, their ratio and the bytes
-// allocated per page. The target is ratio >= 0.5.
+// allocated per page, and the ratio of their process CPU times. The
+// issue's target is ratio >= 0.7.
 func BenchmarkAnalyzeVsParse(b *testing.B) {
 	names, pages := corpusPages(b)
 	var total int64
@@ -82,26 +83,30 @@ func BenchmarkAnalyzeVsParse(b *testing.B) {
 	}
 	ctx := context.Background()
 	opts := &Options{Depth: Complete}
-	var parseTime, analyzeTime time.Duration
+	var parseTime, analyzeTime, parseCPU, analyzeCPU time.Duration
 	var ms0, ms1 runtime.MemStats
 	var analyzeAlloc uint64
 	b.ResetTimer()
 	for range b.N {
 		// Parse and analysis alternate page by page so that both see the
-		// same machine load; the ratio is what the target is about.
+		// same machine load; the ratio is what the target is about. The
+		// process CPU time of each (the collector's included) is the figure
+		// a loaded machine changes least.
 		for i, p := range pages {
-			start := time.Now()
+			cpu, start := processCPU(), time.Now()
 			if _, err := html.Parse(bytes.NewReader(p)); err != nil {
 				b.Fatal(err)
 			}
 			parseTime += time.Since(start)
+			parseCPU += processCPU() - cpu
 
 			runtime.ReadMemStats(&ms0)
-			start = time.Now()
+			cpu, start = processCPU(), time.Now()
 			if _, err := AnalyzeHTML(ctx, "https://example.com/"+names[i], corpusHeader, p, opts); err != nil {
 				b.Fatal(err)
 			}
 			analyzeTime += time.Since(start)
+			analyzeCPU += processCPU() - cpu
 			runtime.ReadMemStats(&ms1)
 			analyzeAlloc += ms1.TotalAlloc - ms0.TotalAlloc
 		}
@@ -109,11 +114,19 @@ func BenchmarkAnalyzeVsParse(b *testing.B) {
 	b.StopTimer()
 	mb := float64(total) * float64(b.N) / 1e6
 	parseMBs, analyzeMBs := mb/parseTime.Seconds(), mb/analyzeTime.Seconds()
+	cpuRatio := 0.0
+	if analyzeCPU > 0 {
+		cpuRatio = float64(parseCPU) / float64(analyzeCPU)
+	}
 	b.ReportMetric(parseMBs, "parse-MB/s")
 	b.ReportMetric(analyzeMBs, "analyze-MB/s")
 	b.ReportMetric(analyzeMBs/parseMBs, "ratio")
+	b.ReportMetric(cpuRatio, "cpu-ratio")
 	b.ReportMetric(float64(analyzeAlloc)/float64(len(pages)*b.N), "alloc-B/page")
 	b.ReportMetric(0, "ns/op")
-	b.Logf("%d pages, %.1f MB: html.Parse %.1f MB/s, analysis %.1f MB/s, ratio %.2f (target >= 0.5), %.0f KB allocated per page",
-		len(pages), float64(total)/1e6, parseMBs, analyzeMBs, analyzeMBs/parseMBs, float64(analyzeAlloc)/float64(len(pages)*b.N)/1024)
+	n := float64(len(pages) * b.N)
+	b.Logf("CPU per page: html.Parse %.2f ms, analysis %.2f ms, parse/analysis %.2f",
+		float64(parseCPU)/n/1e6, float64(analyzeCPU)/n/1e6, cpuRatio)
+	b.Logf("%d pages, %.1f MB: html.Parse %.1f MB/s, analysis %.1f MB/s, ratio %.2f (target >= 0.7), %.0f KB allocated per page",
+		len(names), float64(total)/1e6, parseMBs, analyzeMBs, analyzeMBs/parseMBs, float64(analyzeAlloc)/n/1024)
 }

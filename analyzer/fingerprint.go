@@ -8,6 +8,10 @@ import (
 
 func init() {
 	registerExtractor(func(p *Page) {
+		if p.hasMainFP {
+			p.Report.Fingerprint = p.mainFP
+			return
+		}
 		p.Report.Fingerprint = FingerprintText(p.MainText)
 	})
 }
@@ -29,7 +33,9 @@ const ShingleSize = 3
 // three words forms a single shingle. Case is ignored by both hashes.
 //
 // The text is read once and nothing is allocated: word hashes are computed
-// while the text hash is, and shingle hashes combine the last three word hashes.
+// while the text hash is, a run of ASCII word bytes in one tight loop with
+// both hashes in registers, and shingle hashes combine the last three word
+// hashes.
 func FingerprintText(text string) Fingerprint {
 	var s simState
 	textHash := uint64(fnvOffset64)
@@ -39,20 +45,30 @@ func FingerprintText(text string) Fingerprint {
 	for i := 0; i < len(text); {
 		c := text[i]
 		if c < utf8.RuneSelf {
-			i++
-			if 'A' <= c && c <= 'Z' {
-				c += 'a' - 'A'
-			}
-			textHash = (textHash ^ uint64(c)) * fnvPrime64
 			if c == ' ' || c == '\t' || c == '\n' || c == '\r' {
+				i++
+				textHash = (textHash ^ uint64(c)) * fnvPrime64
 				if inWord {
 					s.word(wordHash)
 					wordHash, inWord = fnvOffset64, false
 				}
 				continue
 			}
+			// A run of ASCII word bytes, lowercased as they are hashed.
+			th, wh := textHash, wordHash
+			for ; i < len(text); i++ {
+				c := text[i]
+				if c >= utf8.RuneSelf || c == ' ' || c == '\t' || c == '\n' || c == '\r' {
+					break
+				}
+				if c-'A' < 26 {
+					c += 'a' - 'A'
+				}
+				th = (th ^ uint64(c)) * fnvPrime64
+				wh = (wh ^ uint64(c)) * fnvPrime64
+			}
+			textHash, wordHash = th, wh
 			nonSpace, inWord = true, true
-			wordHash = (wordHash ^ uint64(c)) * fnvPrime64
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(text[i:])
@@ -101,19 +117,24 @@ type simState struct {
 }
 
 func (s *simState) word(h uint64) {
-	copy(s.ring[:], s.ring[1:])
-	s.ring[ShingleSize-1] = h
+	s.ring[0], s.ring[1], s.ring[2] = s.ring[1], s.ring[2], h
 	s.words++
 	if s.words >= ShingleSize {
-		s.add(shingleHash(s.ring, ShingleSize))
+		s.add(shingle3(s.ring[0], s.ring[1], h))
 	}
 }
 
 func (s *simState) add(h uint64) {
 	const ones = 0x0101010101010101
-	for j := range s.lanes {
-		s.lanes[j] += (h >> uint(j)) & ones
-	}
+	l := &s.lanes
+	l[0] += h & ones
+	l[1] += h >> 1 & ones
+	l[2] += h >> 2 & ones
+	l[3] += h >> 3 & ones
+	l[4] += h >> 4 & ones
+	l[5] += h >> 5 & ones
+	l[6] += h >> 6 & ones
+	l[7] += h >> 7 & ones
 	s.shingles++
 	if s.pending++; s.pending == 255 {
 		s.flush()
@@ -154,6 +175,19 @@ func shingleHash(ring [ShingleSize]uint64, words int) uint64 {
 		h = bits.RotateLeft64(h, 23) ^ w
 		h *= 0x9E3779B97F4A7C15
 	}
+	return mix64(h)
+}
+
+// shingle3 is shingleHash of a full shingle of words a, b, c, unrolled.
+func shingle3(a, b, c uint64) uint64 {
+	h := (bits.RotateLeft64(ShingleSize, 23) ^ a) * 0x9E3779B97F4A7C15
+	h = (bits.RotateLeft64(h, 23) ^ b) * 0x9E3779B97F4A7C15
+	h = (bits.RotateLeft64(h, 23) ^ c) * 0x9E3779B97F4A7C15
+	return mix64(h)
+}
+
+// mix64 is the splitmix64 finaliser.
+func mix64(h uint64) uint64 {
 	h ^= h >> 30
 	h *= 0xBF58476D1CE4E5B9
 	h ^= h >> 27

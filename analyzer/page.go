@@ -51,6 +51,13 @@ type Page struct {
 	// chrome removed), words separated by single spaces; Words counts its words.
 	MainText string
 	Words    int
+	// mainFP is FingerprintText(MainText), computed as the text was
+	// extracted (hasMainFP).
+	mainFP    Fingerprint
+	hasMainFP bool
+	// ipsum says a word of MainText starts with "ipsum", "Ipsum" or
+	// "IPSUM" (set with mainFP).
+	ipsum bool
 
 	// Links are the <a> elements with their resolved targets, in order.
 	Links []Link
@@ -76,6 +83,8 @@ type Page struct {
 	tailBody    []byte
 	tailForeign foreignState
 	tail        *tailCounts
+	// tagHint is the number of '<' in the parsed body.
+	tagHint int
 	// tooDeep says the document was cut at its first element nested
 	// deeper than MaxNesting (the tail holds the rest).
 	tooDeep bool
@@ -244,8 +253,14 @@ func (p *Page) parse() *html.Node {
 			body = dec
 		}
 	}
-	if cut, fs := elementCut(body, p.cfg.MaxElements); cut >= 0 {
-		body, p.tailBody, p.tailForeign = body[:cut], body[cut:], fs
+	// Every start tag begins with '<': their count sizes the element list
+	// once, and a body with no more of them than MaxElements cannot
+	// exceed the budget.
+	p.tagHint = bytes.Count(body, []byte{'<'})
+	if p.tagHint > p.cfg.MaxElements {
+		if cut, fs := elementCut(body, p.cfg.MaxElements); cut >= 0 {
+			body, p.tailBody, p.tailForeign = body[:cut], body[cut:], fs
+		}
 	}
 	doc, err := html.Parse(bytes.NewReader(body))
 	if err != nil {
@@ -336,6 +351,9 @@ var chrome = map[atom.Atom]bool{atom.Nav: true, atom.Header: true, atom.Footer: 
 // and the base URL, then extracts the main text.
 func (p *Page) index() {
 	p.byTag = make(map[atom.Atom][]*html.Node, 32)
+	// About half the '<' of a page open an element (the rest close one);
+	// the list grows at most once from there.
+	p.Elements = make([]*html.Node, 0, min(p.tagHint/2, p.cfg.MaxElements)+8)
 	var mains, articles []*html.Node
 	var walk func(n *html.Node, foreign bool)
 	walk = func(n *html.Node, foreign bool) {
@@ -394,12 +412,14 @@ func (p *Page) index() {
 		root, dropChrome = articles[0], false
 	}
 	if root != nil {
-		var sb strings.Builder
-		// Visible text is most of a text-heavy page; sizing the builder
-		// once avoids copying it as it grows.
-		sb.Grow(min(len(p.Body)/2, 4<<20))
-		p.Words = appendText(&sb, root, dropChrome)
-		p.MainText = strings.TrimSpace(sb.String())
+		tb := getTextBuilder()
+		appendText(tb, root, dropChrome)
+		p.Words = tb.words
+		// The text is copied out once at its size; the builder's buffer
+		// goes back to the pool.
+		p.MainText = string(tb.buf)
+		p.mainFP, p.hasMainFP, p.ipsum = tb.fingerprint(), true, tb.ipsum
+		putTextBuilder(tb)
 	}
 }
 
@@ -413,98 +433,23 @@ func (p *Page) ElementCount() int {
 	return len(p.Elements)
 }
 
-// appendText writes the visible text under n into sb, words separated by
-// single spaces, and returns the number of words.
-func appendText(sb *strings.Builder, n *html.Node, dropChrome bool) int {
-	words := 0
-	var walk func(n *html.Node)
-	walk = func(n *html.Node) {
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			switch c.Type {
-			case html.TextNode:
-				words += appendWords(sb, c.Data)
-			case html.ElementNode:
-				if skipText[c.DataAtom] || (dropChrome && chrome[c.DataAtom]) || c.Namespace != "" {
-					continue
-				}
-				if _, hidden := Attr(c, "hidden"); hidden {
-					continue
-				}
-				walk(c)
-			}
-		}
-	}
-	walk(n)
-	return words
-}
-
-// appendWords appends the words of s to sb and counts them. A word is a run
-// of letters, digits, marks, apostrophes and inner hyphens; each Han, kana or
-// Hangul character counts as a word, since those scripts do not use spaces.
-// Words are copied as whole substrings, with an ASCII fast path, since this
-// runs over every text node of every page.
-func appendWords(sb *strings.Builder, s string) int {
-	n := 0
-	start := -1 // start of the current word in s, or -1
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			switch asciiClass[c] {
-			case classWord:
-				if start < 0 {
-					start = i
-				}
-				i++
+// appendText writes the visible text under n into tb, words separated by
+// single spaces.
+func appendText(tb *textBuilder, n *html.Node, dropChrome bool) {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		switch c.Type {
+		case html.TextNode:
+			tb.appendWords(c.Data)
+		case html.ElementNode:
+			if skipText[c.DataAtom] || (dropChrome && chrome[c.DataAtom]) || c.Namespace != "" {
 				continue
-			case classJoin:
-				// An inner apostrophe or hyphen stays in the word when a
-				// letter or digit follows.
-				if start >= 0 && i+1 < len(s) && isWordByte(s[i+1:]) {
-					i++
-					continue
-				}
 			}
-			if start >= 0 {
-				n += writeWord(sb, s[start:i])
-				start = -1
+			if _, hidden := Attr(c, "hidden"); hidden {
+				continue
 			}
-			i++
-			continue
+			appendText(tb, c, dropChrome)
 		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case isIdeograph(r):
-			if start >= 0 {
-				n += writeWord(sb, s[start:i])
-			}
-			n += writeWord(sb, s[i:i+size])
-			start = -1
-		case unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r):
-			if start < 0 {
-				start = i
-			}
-		case r == '’' && start >= 0 && i+size < len(s) && isWordByte(s[i+size:]):
-		default:
-			if start >= 0 {
-				n += writeWord(sb, s[start:i])
-				start = -1
-			}
-		}
-		i += size
 	}
-	if start >= 0 {
-		n += writeWord(sb, s[start:])
-	}
-	return n
-}
-
-// writeWord appends one word, space-separated, and returns 1.
-func writeWord(sb *strings.Builder, w string) int {
-	if sb.Len() > 0 {
-		sb.WriteByte(' ')
-	}
-	sb.WriteString(w)
-	return 1
 }
 
 const (
@@ -513,7 +458,7 @@ const (
 	classJoin  // apostrophe or hyphen, inside a word only
 )
 
-// asciiClass classifies ASCII bytes for appendWords.
+// asciiClass classifies ASCII bytes for textBuilder.appendWords.
 var asciiClass = func() (t [utf8.RuneSelf]uint8) {
 	for c := range t {
 		switch {

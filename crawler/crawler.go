@@ -1204,7 +1204,9 @@ func (cr *crawl) follow(ctx context.Context, it Item, resp *seo.Response, sum *P
 // lists its external http(s) links when they are checked.
 func (cr *crawl) links(it Item, links []analyzer.Link) ([]Edge, []Item, []*url.URL) {
 	seen := make(map[string]int, min(len(links), 256))
-	var edges []Edge
+	// Most links of a page lead inside the site: sized once, the lists
+	// do not grow link by link.
+	edges := make([]Edge, 0, min(len(links), MaxLinksPerPage))
 	var items []Item
 	var ext []*url.URL
 	cut := 0

@@ -448,19 +448,19 @@ func (f *Fetcher) Fetch(ctx context.Context, req *Request) (*Response, error) {
 		return resp, err
 	}
 	defer body.Close()
-	var dst io.Writer = io.Discard
-	var buf *bytes.Buffer
-	if !req.DiscardBody {
-		buf = &bytes.Buffer{}
-		if cl, err := strconv.ParseInt(resp.Header.Get("Content-Length"), 10, 64); err == nil && cl > 0 &&
-			resp.ContentEncoding == "" && cl <= f.bodyCap(req) {
-			buf.Grow(int(cl) + 1)
-		}
-		dst = buf
-	}
-	_, err = io.Copy(dst, body)
-	if buf != nil {
+	switch cl, clErr := strconv.ParseInt(resp.Header.Get("Content-Length"), 10, 64); {
+	case req.DiscardBody:
+		_, err = io.Copy(io.Discard, body)
+	case clErr == nil && cl > 0 && resp.ContentEncoding == "" && cl <= f.bodyCap(req):
+		buf := &bytes.Buffer{}
+		buf.Grow(int(cl) + 1)
+		_, err = io.Copy(buf, body)
 		resp.Body = buf.Bytes()
+	default:
+		// Of unknown length: read into pooled chunks and copied once at
+		// its size, not grown by doubling (which leaves about the body's
+		// size again as garbage on every page).
+		resp.Body, err = readChunked(body)
 	}
 	if errors.Is(err, ErrTooLarge) {
 		resp.Truncated, err = true, nil
@@ -471,6 +471,47 @@ func (f *Fetcher) Fetch(ctx context.Context, req *Request) (*Response, error) {
 		return resp, fmt.Errorf("seo: fetch %s: read body: %w", resp.URL, err)
 	}
 	return resp, nil
+}
+
+// bodyChunk is the size of the pooled chunks readChunked reads into.
+const bodyChunk = 32 << 10
+
+var chunkPool = sync.Pool{New: func() any { return new([bodyChunk]byte) }}
+
+// readChunked reads r to its end as io.ReadAll does (what was read is
+// returned with any error but io.EOF), into pooled chunks, and returns the
+// bytes in one slice of their size.
+func readChunked(r io.Reader) ([]byte, error) {
+	var chunks []*[bodyChunk]byte
+	defer func() {
+		for _, c := range chunks {
+			chunkPool.Put(c)
+		}
+	}()
+	total, fill := 0, 0 // bytes read, bytes in the last chunk
+	var err error
+	for {
+		if len(chunks) == 0 || fill == bodyChunk {
+			chunks = append(chunks, chunkPool.Get().(*[bodyChunk]byte))
+			fill = 0
+		}
+		var n int
+		n, err = r.Read(chunks[len(chunks)-1][fill:])
+		fill += n
+		total += n
+		if err != nil {
+			if err == io.EOF {
+				err = nil
+			}
+			break
+		}
+	}
+	out := make([]byte, total)
+	off := 0
+	for _, c := range chunks {
+		off += copy(out[off:], c[:min(bodyChunk, total-off)])
+	}
+	return out, err
 }
 
 func (f *Fetcher) bodyCap(req *Request) int64 {

@@ -107,6 +107,48 @@ func (e hostError) Error() string { return string(e) }
 // normalizeHost lowercases a host and converts an internationalised name to
 // ASCII. IP literals are returned in canonical form without brackets.
 func normalizeHost(h string) (string, error) {
+	if plainHost(h) {
+		return h, nil
+	}
+	return normalizeHostSlow(h)
+}
+
+// plainHost reports whether h is a host name normalizeHostSlow returns
+// unchanged, the common case checked without the IDNA tables: lowercase
+// ASCII labels of letters, digits and inner hyphens (none at positions 3
+// and 4, which IDNA reserves), at least one letter (so not an IP address),
+// no trailing dot (TestPlainHost).
+func plainHost(h string) bool {
+	letter := false
+	label := 0 // length of the current label
+	for i := 0; i < len(h); i++ {
+		switch c := h[i]; {
+		case 'a' <= c && c <= 'z':
+			letter = true
+			label++
+		case '0' <= c && c <= '9':
+			label++
+		case c == '-':
+			if label == 0 || i+1 == len(h) || h[i+1] == '.' || label == 2 || label == 3 {
+				return false
+			}
+			label++
+		case c == '.':
+			if label == 0 || i+1 == len(h) {
+				return false
+			}
+			label = 0
+		default:
+			return false
+		}
+		if label > 63 {
+			return false
+		}
+	}
+	return letter && label > 0
+}
+
+func normalizeHostSlow(h string) (string, error) {
 	h = strings.TrimSuffix(strings.ToLower(h), ".")
 	if h == "" {
 		return "", hostError("has no host")
@@ -228,6 +270,9 @@ func SameSite(a, b string) bool {
 // same host (ignoring a leading "www."), or with subdomains any host under the
 // root's registrable domain. It compares whole labels, never string suffixes.
 func HostInScope(host, root string, subdomains bool) bool {
+	if host == root {
+		return true // every link to the page's own host, without folding
+	}
 	h, r := strings.ToLower(stripPort(host)), strings.ToLower(stripPort(root))
 	if h == r || strings.TrimPrefix(h, "www.") == strings.TrimPrefix(r, "www.") {
 		return true

@@ -113,6 +113,9 @@ func (b *BaseURL) fast(ref string) (*url.URL, bool) {
 		u.Fragment, u.RawFragment = "", ""
 		return &u, true
 	}
+	if u, ok := b.pathRef(ref); ok {
+		return u, true
+	}
 	if !simpleRef(ref) {
 		return nil, false
 	}
@@ -221,6 +224,52 @@ func simpleHost(h string) bool {
 		last = last[i+1:]
 	}
 	return last != "" && 'a' <= last[0] && last[0] <= 'z'
+}
+
+// pathRef resolves the most common reference of all, a path-absolute one
+// of plain characters ("/a/b-c_d.html", "/search?q=x&p=2") without dot
+// segments, escapes or fragment, in one allocation: the URL net/url's
+// Parse and ResolveReference build for it (TestPathRefAgrees), which is
+// what the Standard gives too.
+func (b *BaseURL) pathRef(ref string) (*url.URL, bool) {
+	if len(ref) == 0 || ref[0] != '/' || len(ref) > 1 && ref[1] == '/' {
+		return nil, false
+	}
+	path, query, hasQuery := ref, "", false
+	for i := 0; i < len(ref); i++ {
+		c := ref[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '-', c == '_', c == '~', c == '/':
+		case c == '.':
+			if ref[i-1] == '/' {
+				return nil, false // a dot segment, or a name starting with one
+			}
+		case c == '?':
+			path, query, hasQuery = ref[:i], ref[i+1:], true
+			if !plainQuery(query) {
+				return nil, false
+			}
+			i = len(ref)
+		default:
+			return nil, false
+		}
+	}
+	return &url.URL{Scheme: b.u.Scheme, User: b.u.User, Host: b.u.Host, Path: path,
+		RawQuery: query, ForceQuery: hasQuery && query == ""}, true
+}
+
+// plainQuery reports whether q holds only characters every parser keeps as
+// they are in a query.
+func plainQuery(q string) bool {
+	for i := 0; i < len(q); i++ {
+		switch c := q[i]; {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		case strings.IndexByte("-._~=&+,;:@/!$*()", c) >= 0:
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // ResolveBase resolves ref as Resolve does and returns it as a BaseURL, for

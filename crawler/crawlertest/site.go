@@ -24,6 +24,12 @@ type SiteOptions struct {
 	PerPage int
 	// PageBytes is the approximate size of an article page; zero means 20,000.
 	PageBytes int
+	// MaxPageBytes, when above PageBytes, spreads article sizes evenly
+	// between PageBytes and MaxPageBytes (by a per-article generator).
+	MaxPageBytes int
+	// MaxRelated, when above 5, gives each article between 5 and
+	// MaxRelated related-article links instead of 5.
+	MaxRelated int
 
 	// Disallow adds Disallow lines to robots.txt's "*" group.
 	Disallow []string
@@ -400,12 +406,26 @@ func (s *Site) article(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	k := i % s.opts.Categories
-	var b bytes.Buffer
-	b.Grow(s.opts.PageBytes + 4096)
-	fmt.Fprintf(&b, `<p class="crumbs"><a href="/">Home</a> › <a href="/c/%d">Category %d</a></p>`, k, k)
+	title := fmt.Sprintf("Article %d: notes on topic %d of the generated site", i, i%97)
+	// The page is written into one pooled buffer: a crawl benchmark
+	// measures the crawler's garbage, not the generator's.
+	b := pagePool.Get().(*bytes.Buffer)
+	defer pagePool.Put(b)
+	b.Reset()
+	s.head(b, title, fmt.Sprintf("Article %d of category %d, a generated page about topic %d with enough text to be analysed.", i, k, i%97))
+	b.WriteString("<main><h1>" + title + "</h1>")
+	body := b.Len() // sizes count the main content only
+	fmt.Fprintf(b, `<p class="crumbs"><a href="/">Home</a> › <a href="/c/%d">Category %d</a></p>`, k, k)
 	// Pick paragraphs by a per-article generator, so pages differ.
 	x := uint64(i)*2654435761 + 1
-	for b.Len() < s.opts.PageBytes-1500 {
+	size, related := s.opts.PageBytes, 5
+	if s.opts.MaxPageBytes > size {
+		size += int(mix(x) % uint64(s.opts.MaxPageBytes-size+1))
+	}
+	if s.opts.MaxRelated > related {
+		related += int(mix(x+1) % uint64(s.opts.MaxRelated-related+1))
+	}
+	for b.Len()-body < size-1500 {
 		x ^= x << 13
 		x ^= x >> 7
 		x ^= x << 17
@@ -415,14 +435,40 @@ func (s *Site) article(w http.ResponseWriter, r *http.Request) {
 	}
 	b.WriteString(`<aside><h2>Related articles</h2><ul>`)
 	if i < s.opts.Articles {
-		for _, d := range []int{1, 7, 31, 127, 997} {
+		for r, d := range relatedSteps(related) {
 			j := (i + d) % s.opts.Articles
-			fmt.Fprintf(&b, `<li><a href="/a/%d">Article %d</a></li>`, j, j)
+			if r >= 5 {
+				fmt.Fprintf(b, `<li><a href="/a/%d" title="Related %d">Article %d, %s</a></li>`, j, r, j, s.paras[j%len(s.paras)][:40])
+				continue
+			}
+			fmt.Fprintf(b, `<li><a href="/a/%d">Article %d</a></li>`, j, j)
 		}
 	}
 	b.WriteString(`</ul></aside><img src="/img/a.png" alt="An illustration" width="640" height="360">`)
-	s.page(w, fmt.Sprintf("Article %d: notes on topic %d of the generated site", i, i%97),
-		fmt.Sprintf("Article %d of category %d, a generated page about topic %d with enough text to be analysed.", i, k, i%97), b.String())
+	b.WriteString("</main></body></html>")
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Write(b.Bytes())
+}
+
+// pagePool holds the buffers articles are written into.
+var pagePool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// relatedSteps returns the offsets of an article's n related articles:
+// the five fixed ones, then steps that reach across the site.
+func relatedSteps(n int) []int {
+	steps := []int{1, 7, 31, 127, 997}
+	for k := 5; k < n; k++ {
+		steps = append(steps, 1009+k*7919)
+	}
+	return steps[:n]
+}
+
+// mix is the splitmix64 finaliser: a per-article pseudo-random number.
+func mix(x uint64) uint64 {
+	x += 0x9E3779B97F4A7C15
+	x = (x ^ x>>30) * 0xBF58476D1CE4E5B9
+	x = (x ^ x>>27) * 0x94D049BB133111EB
+	return x ^ x>>31
 }
 
 // calendar serves an endless month-by-month calendar.

@@ -1,0 +1,158 @@
+package analyzer
+
+import (
+	"sync"
+	"unicode"
+	"unicode/utf8"
+)
+
+// textBuilder collects a page's main text, words separated by single
+// spaces, and fingerprints it as it goes: each word is hashed while it is
+// copied, so the text is not read a second time for FingerprintText, whose
+// result fingerprint equals (TestMainTextFingerprint).
+type textBuilder struct {
+	buf   []byte
+	words int
+	// textHash is the FNV-1a hash of the lowercased text so far.
+	textHash uint64
+	sim      simState
+	// ipsum says a word starts with "ipsum", "Ipsum" or "IPSUM", the
+	// only places loremIndex can match in the text.
+	ipsum bool
+}
+
+// maxPooledText is the largest buffer kept for reuse.
+const maxPooledText = 1 << 20
+
+var textPool = sync.Pool{New: func() any { return new(textBuilder) }}
+
+// getTextBuilder returns an empty builder from the pool.
+func getTextBuilder() *textBuilder {
+	tb := textPool.Get().(*textBuilder)
+	buf := tb.buf[:0]
+	*tb = textBuilder{buf: buf, textHash: fnvOffset64}
+	return tb
+}
+
+// putTextBuilder returns tb to the pool unless its buffer grew too large.
+func putTextBuilder(tb *textBuilder) {
+	if cap(tb.buf) <= maxPooledText {
+		textPool.Put(tb)
+	}
+}
+
+// fingerprint returns FingerprintText of the text built.
+func (tb *textBuilder) fingerprint() Fingerprint {
+	if tb.words == 0 {
+		return Fingerprint{}
+	}
+	s := &tb.sim
+	if s.shingles == 0 {
+		// Fewer words than a shingle: hash what there is as one shingle.
+		s.add(shingleHash(s.ring, s.words))
+	}
+	return Fingerprint{TextHash: tb.textHash, SimHash: s.sum()}
+}
+
+// appendWords appends the words of s and counts them. A word is a run of
+// letters, digits, marks, apostrophes and inner hyphens; each Han, kana or
+// Hangul character counts as a word, since those scripts do not use spaces.
+// Words are copied as whole substrings, with an ASCII fast path, since this
+// runs over every text node of every page.
+func (tb *textBuilder) appendWords(s string) {
+	start := -1 // start of the current word in s, or -1
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch asciiClass[c] {
+			case classWord:
+				if start < 0 {
+					start = i
+				}
+				i++
+				continue
+			case classJoin:
+				// An inner apostrophe or hyphen stays in the word when a
+				// letter or digit follows.
+				if start >= 0 && i+1 < len(s) && isWordByte(s[i+1:]) {
+					i++
+					continue
+				}
+			}
+			if start >= 0 {
+				tb.word(s[start:i])
+				start = -1
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case isIdeograph(r):
+			if start >= 0 {
+				tb.word(s[start:i])
+			}
+			tb.word(s[i : i+size])
+			start = -1
+		case unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r):
+			if start < 0 {
+				start = i
+			}
+		case r == '’' && start >= 0 && i+size < len(s) && isWordByte(s[i+size:]):
+		default:
+			if start >= 0 {
+				tb.word(s[start:i])
+				start = -1
+			}
+		}
+		i += size
+	}
+	if start >= 0 {
+		tb.word(s[start:])
+	}
+}
+
+// word appends one word, space-separated, and adds it to both hashes the
+// way FingerprintText reads it: lowercased, the separating space in the
+// text hash only.
+func (tb *textBuilder) word(w string) {
+	th := tb.textHash
+	if len(tb.buf) > 0 {
+		tb.buf = append(tb.buf, ' ')
+		th = (th ^ ' ') * fnvPrime64
+	}
+	tb.buf = append(tb.buf, w...)
+	if len(w) >= 5 && w[0]|0x20 == 'i' && (w[:5] == "ipsum" || w[:5] == "Ipsum" || w[:5] == "IPSUM") {
+		tb.ipsum = true
+	}
+	wh := uint64(fnvOffset64)
+	for i := 0; i < len(w); i++ {
+		c := w[i]
+		if c >= utf8.RuneSelf {
+			th, wh = hashLowerRunes(w[i:], th, wh)
+			break
+		}
+		if c-'A' < 26 {
+			c += 'a' - 'A'
+		}
+		th = (th ^ uint64(c)) * fnvPrime64
+		wh = (wh ^ uint64(c)) * fnvPrime64
+	}
+	tb.textHash = th
+	tb.words++
+	tb.sim.word(wh)
+}
+
+// hashLowerRunes adds the lowercased runes of w (a word: no white space)
+// to both hashes, as FingerprintText's non-ASCII path does.
+func hashLowerRunes(w string, th, wh uint64) (uint64, uint64) {
+	var buf [utf8.UTFMax]byte
+	for _, r := range w {
+		n := utf8.EncodeRune(buf[:], unicode.ToLower(r))
+		for _, b := range buf[:n] {
+			th = (th ^ uint64(b)) * fnvPrime64
+			wh = (wh ^ uint64(b)) * fnvPrime64
+		}
+	}
+	return th, wh
+}
