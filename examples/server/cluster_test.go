@@ -162,6 +162,10 @@ func TestCluster(t *testing.T) {
 	if testing.Short() {
 		t.Skip("SKIP: cluster test in -short mode")
 	}
+	// Mostly waiting (a slow site, River's rescue of the killed instance's
+	// job), in processes and stores of its own: it overlaps the other
+	// process tests.
+	t.Parallel()
 	dsn := pgtest.DSN(t)
 	rd := redistest.Start(t)
 	site := slowSite(t, 100, 300*time.Millisecond)
