@@ -180,10 +180,11 @@ func TestCluster(t *testing.T) {
 	t.Parallel()
 	dsn := pgtest.DSN(t)
 	rd := redistest.Start(t)
-	// The crawl holds at page 20 until the first instance is killed.
+	// The crawl holds at page 20 until the first instance is killed; the
+	// job timeout leaves a busy machine 40 s to start the other two.
 	site, release := slowSite(t, 100, 300*time.Millisecond, 20)
 	common := []string{"-db", dsn, "-data-db", dsn, "-redis", rd.URL(), "-jobs", "river",
-		"-job-timeout", "20s", "-job-rescue-after", "20s", "-pro-limit", "100", "-callback-secret", "cluster-test-secret",
+		"-job-timeout", "40s", "-job-rescue-after", "40s", "-pro-limit", "100", "-callback-secret", "cluster-test-secret",
 		"-allow-private"}
 
 	a := startInstance(t, common...)
