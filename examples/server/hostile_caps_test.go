@@ -86,6 +86,9 @@ func TestHostileCaps(t *testing.T) {
 	if testing.Short() {
 		t.Skip("SKIP: process kill test in -short mode")
 	}
+	// Server processes of its own, the schedule part waiting for real
+	// minutes: it overlaps the other process tests.
+	t.Parallel()
 	t.Run("render caps across kill -9", testHostileRenderCaps)
 	t.Run("schedule PATCH keeps the interval", testHostileSchedulePatch)
 }

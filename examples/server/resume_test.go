@@ -118,12 +118,17 @@ func TestResumeAfterKill(t *testing.T) {
 	if testing.Short() {
 		t.Skip("SKIP: process kill test in -short mode")
 	}
+	// Processes and stores of its own, the PostgreSQL case mostly waiting
+	// for River's rescue: both cases overlap the other process tests.
+	t.Parallel()
 	t.Run("sqlite", func(t *testing.T) {
+		t.Parallel()
 		dir := t.TempDir()
 		resumeAfterKill(t, []string{"-db", filepath.Join(dir, "api.db"), "-data-db", filepath.Join(dir, "data.db"),
 			"-frontier-dir", filepath.Join(dir, "frontiers")}, 2*time.Minute)
 	})
 	t.Run("postgres+redis", func(t *testing.T) {
+		t.Parallel()
 		dsn := pgtest.DSN(t)
 		rd := redistest.Start(t)
 		// A killed instance's River job is rescued RescueStuckJobsAfter

@@ -37,10 +37,15 @@ func TestSQLiteMemory(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) store.Store { return open(t, ":memory:", nil) })
 }
 
+// TestSQLiteFile runs the suite on SQLite files, its caps raced through
+// three stores on one file, as three processes sharing it would.
 func TestSQLiteFile(t *testing.T) {
 	t.Parallel() // a database of its own
-	storetest.Run(t, func(t *testing.T) store.Store {
+	storetest.RunShared(t, func(t *testing.T) store.Store {
 		return open(t, filepath.Join(t.TempDir(), "api.db"), nil)
+	}, func(t *testing.T) []store.Store {
+		path := filepath.Join(t.TempDir(), "api.db")
+		return []store.Store{open(t, path, nil), open(t, path, nil), open(t, path, nil)}
 	})
 }
 
@@ -58,9 +63,15 @@ func TestSQLiteRestart(t *testing.T) {
 	})
 }
 
+// TestPostgres runs the suite on PostgreSQL, its caps raced through three
+// stores on one database, as three server instances would.
 func TestPostgres(t *testing.T) {
 	t.Parallel() // a database of its own
-	storetest.Run(t, func(t *testing.T) store.Store { return open(t, pgtest.DSN(t), nil) })
+	storetest.RunShared(t, func(t *testing.T) store.Store { return open(t, pgtest.DSN(t), nil) },
+		func(t *testing.T) []store.Store {
+			dsn := pgtest.DSN(t)
+			return []store.Store{open(t, dsn, nil), open(t, dsn, nil), open(t, dsn, nil)}
+		})
 }
 
 func TestPostgresRestart(t *testing.T) {
@@ -74,26 +85,6 @@ func TestPostgresRestart(t *testing.T) {
 			}
 			return open(t, dsn, nil)
 		}
-	})
-}
-
-// TestSQLiteFileCaps races the capped creations through three stores on
-// one SQLite file, as three processes sharing it would.
-func TestSQLiteFileCaps(t *testing.T) {
-	t.Parallel() // a database of its own
-	storetest.Caps(t, func(t *testing.T) []store.Store {
-		path := filepath.Join(t.TempDir(), "api.db")
-		return []store.Store{open(t, path, nil), open(t, path, nil), open(t, path, nil)}
-	})
-}
-
-// TestPostgresCaps races the capped creations through three stores on
-// one PostgreSQL database, as three server instances would.
-func TestPostgresCaps(t *testing.T) {
-	t.Parallel() // a database of its own
-	storetest.Caps(t, func(t *testing.T) []store.Store {
-		dsn := pgtest.DSN(t)
-		return []store.Store{open(t, dsn, nil), open(t, dsn, nil), open(t, dsn, nil)}
 	})
 }
 

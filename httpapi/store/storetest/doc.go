@@ -13,6 +13,9 @@
 //		storetest.Run(t, func(t *testing.T) store.Store { return openEmpty(t) })
 //	}
 //
+// A driver whose database several processes share calls RunShared
+// instead, which races the caps through several handles on one database.
+//
 // Drivers that implement Dumper also get a check that no plaintext key,
 // client secret or code reaches the stored rows.
 package storetest

@@ -47,8 +47,24 @@ func parallel(t *testing.T) {
 }
 
 // Run runs the conformance suite. open returns a new, empty store for
-// each subtest (it is called from parallel subtests); Run closes it.
+// each subtest (it is called from parallel subtests); Run closes it. Its
+// Caps part races each cap through one store.
 func Run(t *testing.T, open func(t *testing.T) store.Store) {
+	t.Helper()
+	run(t, open, func(t *testing.T) []store.Store { return []store.Store{open(t)} })
+}
+
+// RunShared is Run with its Caps part raced through several handles on
+// one new, empty database, as several server instances share it: shared
+// returns them (see Caps). A driver whose database several processes can
+// share calls it instead of Run and Caps apart, which would race every cap
+// twice, through one handle and then through several.
+func RunShared(t *testing.T, open func(t *testing.T) store.Store, shared func(t *testing.T) []store.Store) {
+	t.Helper()
+	run(t, open, shared)
+}
+
+func run(t *testing.T, open func(t *testing.T) store.Store, caps func(t *testing.T) []store.Store) {
 	t.Helper()
 	fresh := func(t *testing.T) (store.Store, context.Context) {
 		t.Helper()
@@ -92,7 +108,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 	t.Run("UpdateAfterClaim", func(t *testing.T) { s, ctx := fresh(t); testUpdateAfterClaim(ctx, t, s) })
 	t.Run("Caps", func(t *testing.T) {
 		t.Parallel() // its subtests take the slots
-		Caps(t, func(t *testing.T) []store.Store { return []store.Store{open(t)} })
+		Caps(t, caps)
 	})
 	t.Run("AlertRules", func(t *testing.T) { s, ctx := fresh(t); testAlertRules(ctx, t, s) })
 	t.Run("AlertDeliveries", func(t *testing.T) { s, ctx := fresh(t); testAlertDeliveries(ctx, t, s) })
