@@ -56,8 +56,15 @@ func (s *Server) take(ctx context.Context, accountID string) (*quota, error) {
 	}
 	now := s.now().UTC()
 	q := &quota{limit: p.DailyRequests, now: now, reset: time.Date(now.Year(), now.Month(), now.Day()+1, 0, 0, 0, 0, time.UTC)}
+	rate, burst := p.RequestRate, p.RequestBurst
+	if rate <= 0 {
+		rate = s.opts.BurstRate
+	}
+	if burst <= 0 {
+		burst = s.opts.Burst
+	}
 	q.res, err = s.limiter.Take(ctx, ratelimit.Request{
-		Account: accountID, Now: now, Daily: q.limit, Rate: s.opts.BurstRate, Burst: s.opts.Burst,
+		Account: accountID, Now: now, Daily: q.limit, Rate: rate, Burst: burst,
 	})
 	if err != nil {
 		if errors.Is(err, store.ErrUnavailable) {

@@ -148,12 +148,15 @@ var _ Limiter = (*Local)(nil)
 // account's recent requests, at most MaxLease and at most 1% of its daily
 // limit (so an account of fewer than 200 requests a day is always counted
 // one request at a time). Concurrent requests of one account wait for a
-// single lease write. The count in the store therefore never lags the
+// single lease write, and the request that spends half of a lease writes
+// the next one while the others spend the rest, so a busy account seldom
+// waits for the store at all. The count in the store therefore never lags the
 // requests admitted, and across every process sharing the store at most
 // Daily requests are admitted per day; what a lease costs is that units
 // reserved and not spent before the process stops, or before the day
-// ends, stay counted: at most one lease (MaxLease, and 1% of the daily
-// limit) per account and process. A unit reserved under a daily limit that
+// ends, stay counted: at most two leases (the one being spent and the one
+// written ahead: 2×MaxLease, and 2% of the daily limit) per account and
+// process. A unit reserved under a daily limit that
 // has since been lowered is not spent past the new limit.
 //
 // Once the store has answered that an account's count reached its limit
@@ -177,12 +180,14 @@ type bucket struct {
 	count int   // the day's count as last answered by the store
 
 	// The lease: units next+1..end of the day's count are reserved in
-	// the store and not spent yet.
-	next, end int
-	lease     int           // size of the last lease asked for
-	leasedAt  int64         // when it was granted, Unix nanoseconds
-	waiting   int           // requests waiting for the write in flight
-	writing   chan struct{} // closed when the write in flight ends; nil when none
+	// the store and not spent yet; aheadNext+1..aheadEnd is the lease
+	// written ahead, spent once the first is.
+	next, end           int
+	aheadNext, aheadEnd int
+	lease               int           // size of the last lease asked for
+	leasedAt            int64         // when it was granted, Unix nanoseconds
+	waiting             int           // requests waiting for the write in flight
+	writing             chan struct{} // closed when the write in flight ends; nil when none
 }
 
 // NewLocal returns a Local counting daily requests in st, with default
@@ -269,6 +274,16 @@ func (l *Local) leaseSize(b *bucket, now int64, daily int) int {
 	return max(1, min(k, l.maxLease, daily/100))
 }
 
+// spare reports whether a reserved unit is left under daily, moving the
+// lease written ahead into place when the current one is spent. l.mu is
+// held.
+func (b *bucket) spare(daily int) bool {
+	if b.next >= b.end && b.aheadNext < b.aheadEnd {
+		b.next, b.end, b.aheadNext, b.aheadEnd = b.aheadNext, b.aheadEnd, 0, 0
+	}
+	return b.next < b.end && b.next < daily
+}
+
 // Take takes a token of the account's bucket, then a unit of its daily
 // quota. A request refused by either limit counts against neither.
 func (l *Local) Take(ctx context.Context, req Request) (Result, error) {
@@ -286,9 +301,9 @@ func (l *Local) Take(ctx context.Context, req Request) (Result, error) {
 	b := l.get(req.Account)
 	for {
 		if b.day != dayNum {
-			b.day, b.count, b.next, b.end = dayNum, 0, 0, 0
+			b.day, b.count, b.next, b.end, b.aheadNext, b.aheadEnd = dayNum, 0, 0, 0, 0, 0
 		}
-		spare := b.next < b.end && b.next < req.Daily
+		spare := b.spare(req.Daily)
 		if !spare && b.count >= req.Daily {
 			n := b.count
 			l.mu.Unlock()
@@ -296,7 +311,7 @@ func (l *Local) Take(ctx context.Context, req Request) (Result, error) {
 		}
 		tat, wait := g.take(b.tat, now)
 		if wait > 0 {
-			n := b.count
+			n := b.count - b.unspent()
 			l.mu.Unlock()
 			return Result{Count: n, Refused: BurstLimit, RetryAfter: wait}, nil
 		}
@@ -304,6 +319,30 @@ func (l *Local) Take(ctx context.Context, req Request) (Result, error) {
 			b.tat = tat
 			b.next++
 			n := b.next
+			// Half the lease spent: this request writes the next one
+			// while the others spend the rest.
+			ahead := b.writing == nil && b.aheadNext == b.aheadEnd && b.lease > 1 && 2*(b.end-b.next) <= b.lease
+			if !ahead {
+				l.mu.Unlock()
+				return Result{Count: n}, nil
+			}
+			k := l.leaseSize(b, now, req.Daily)
+			done := make(chan struct{})
+			b.writing = done
+			l.mu.Unlock()
+			c, taken, err := l.stN.TakeN(ctx, req.Account, Day(req.Now), req.Daily, k)
+			l.mu.Lock()
+			b.writing = nil
+			close(done)
+			// A failed write ahead costs nothing: the write when the
+			// lease is spent reports the error.
+			if err == nil && b.day == dayNum {
+				b.count = max(b.count, c)
+				if taken > 0 {
+					b.aheadNext, b.aheadEnd = c-taken, c
+					b.lease, b.leasedAt = k, now
+				}
+			}
 			l.mu.Unlock()
 			return Result{Count: n}, nil
 		}
@@ -380,7 +419,37 @@ func unixDay(t time.Time) int64 {
 	return d
 }
 
-// Usage reads the daily counts from the store.
+// Usage reads the daily counts from the store, less the units this Local
+// holds reserved and unspent (other processes' stay in the counts).
 func (l *Local) Usage(ctx context.Context, account string, from, to time.Time) ([]store.Usage, error) {
-	return l.st.Usage(ctx, account, from, to)
+	us, err := l.st.Usage(ctx, account, from, to)
+	if err != nil {
+		return nil, err
+	}
+	l.mu.Lock()
+	var day int64
+	unspent := 0
+	if b, ok := l.buckets.Get(account); ok {
+		day, unspent = b.day, b.unspent()
+	}
+	l.mu.Unlock()
+	if unspent == 0 {
+		return us, nil
+	}
+	out := us[:0]
+	for _, u := range us {
+		if unixDay(u.Day) == day {
+			u.Count -= unspent
+		}
+		if u.Count > 0 {
+			out = append(out, u)
+		}
+	}
+	return out, nil
+}
+
+// unspent is the number of units reserved in the store and not spent.
+// l.mu is held.
+func (b *bucket) unspent() int {
+	return max(0, b.end-b.next) + max(0, b.aheadEnd-b.aheadNext)
 }
