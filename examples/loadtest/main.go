@@ -76,6 +76,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/seokit/seokit/httpapi"
@@ -119,6 +120,12 @@ type Stats struct {
 	Status5xx  int
 	Non2xx     int
 	Errors     int // transport errors (no HTTP answer)
+	// CPUPerReq is the process's user+sys CPU time during the target's
+	// measured phases per request, the generator's share included;
+	// AllocPerReq the bytes allocated (runtime.MemStats.TotalAlloc) per
+	// request. Neither depends on how busy the machine is.
+	CPUPerReq   time.Duration
+	AllocPerReq float64
 }
 
 // Result is the outcome of a run.
@@ -328,6 +335,13 @@ func Run(ctx context.Context, cfg Config, w io.Writer) (*Result, error) {
 		fmt.Fprintf(w, "%-32s %9d %10.1f %9s %9s %9s %9s %9d %7d %6d %7d %6d\n", s.Name, s.Requests, s.Throughput,
 			ms(s.P50), ms(s.P90), ms(s.P99), ms(s.Max), s.Status2xx, s.Status429, s.Status5xx, s.Non2xx, s.Errors)
 	}
+	for _, s := range []Stats{res.Baseline, res.Authed} {
+		fmt.Fprintf(w, "%-32s CPU per request %.1fµs, allocated per request %.0f B (process-wide, generator included)\n", s.Name, float64(s.CPUPerReq)/1e3, s.AllocPerReq)
+	}
+	if res.Baseline.CPUPerReq > 0 {
+		fmt.Fprintf(w, "CPU per request authenticated/baseline: %.3f (its inverse %.3f is the throughput ratio a machine with CPU to spare only for this would see)\n",
+			float64(res.Authed.CPUPerReq)/float64(res.Baseline.CPUPerReq), float64(res.Baseline.CPUPerReq)/float64(max(res.Authed.CPUPerReq, 1)))
+	}
 	fmt.Fprintf(w, "throughput ratio authenticated/baseline: %.3f\n", res.Ratio)
 	for _, s := range []Stats{res.Baseline, res.Authed} {
 		if s.Status5xx > 0 {
@@ -396,6 +410,8 @@ type target struct {
 	mu        sync.Mutex
 	latencies []time.Duration
 	elapsed   time.Duration
+	cpu       time.Duration // process user+sys CPU in the measured phases
+	alloc     uint64        // bytes allocated in the measured phases
 	s2xx      int
 	s429      int
 	s5xx      int
@@ -509,6 +525,9 @@ func (t *target) run(ctx context.Context, conns int, d time.Duration, measured b
 	defer cancel()
 	var next atomic.Uint64
 	var wg sync.WaitGroup
+	var ms0 runtime.MemStats
+	runtime.ReadMemStats(&ms0)
+	cpu0 := processCPU()
 	begin := time.Now()
 	for range conns {
 		wg.Add(1)
@@ -556,10 +575,24 @@ func (t *target) run(ctx context.Context, conns int, d time.Duration, measured b
 	}
 	wg.Wait()
 	if measured {
+		el, cpu := time.Since(begin), processCPU()-cpu0
+		var ms1 runtime.MemStats
+		runtime.ReadMemStats(&ms1)
 		t.mu.Lock()
-		t.elapsed += time.Since(begin)
+		t.elapsed += el
+		t.cpu += cpu
+		t.alloc += ms1.TotalAlloc - ms0.TotalAlloc
 		t.mu.Unlock()
 	}
+}
+
+// processCPU is the user+sys CPU time the process has used.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func (t *target) stats() Stats {
@@ -570,6 +603,10 @@ func (t *target) stats() Stats {
 	s := Stats{Name: t.name, Requests: len(l), Elapsed: t.elapsed, Status2xx: t.s2xx, Status429: t.s429, Status5xx: t.s5xx, Non2xx: t.non2xx, Errors: t.errs}
 	if t.elapsed > 0 {
 		s.Throughput = float64(len(l)) / t.elapsed.Seconds()
+	}
+	if len(l) > 0 {
+		s.CPUPerReq = t.cpu / time.Duration(len(l))
+		s.AllocPerReq = float64(t.alloc) / float64(len(l))
 	}
 	if len(l) > 0 {
 		pct := func(p float64) time.Duration {
