@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/netip"
@@ -149,30 +150,47 @@ func (s *Server) logMiddleware(next http.Handler) http.Handler {
 		if status == 0 {
 			status = http.StatusOK
 		}
-		li, _ := r.Context().Value(keyLogInfo).(*logInfo)
-		attrs := []any{
-			"request_id", requestID(r.Context()),
-			"method", r.Method,
-			"path", auth.RedactQuery(r.URL),
-			"status", status,
-			"bytes", rec.bytes,
-			"duration_ms", float64(time.Since(start).Microseconds()) / 1000,
-			"client_ip", clientIPOf(r.Context()),
+		ctx := r.Context()
+		if !s.log.Enabled(ctx, slog.LevelInfo) {
+			return
 		}
-		if li != nil && li.account != "" {
-			attrs = append(attrs, "account", li.account)
+		// Attrs, not key-value pairs: nothing is boxed.
+		attrs := [8]slog.Attr{
+			slog.String("request_id", requestID(ctx)),
+			slog.String("method", r.Method),
+			slog.String("path", auth.RedactQuery(r.URL)),
+			slog.Int("status", status),
+			slog.Int64("bytes", rec.bytes),
+			slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000),
+			slog.String("client_ip", clientIPOf(ctx)),
 		}
-		s.log.InfoContext(r.Context(), "request", attrs...)
+		n := 7
+		if li, _ := ctx.Value(keyLogInfo).(*logInfo); li != nil && li.account != "" {
+			attrs[n] = slog.String("account", li.account)
+			n++
+		}
+		s.log.LogAttrs(ctx, slog.LevelInfo, "request", attrs[:n]...)
 	})
 }
+
+// Values of the headers securityMiddleware sets, full slices so that an
+// append copies them.
+var (
+	hdrNosniff    = []string{"nosniff"}[:1:1]
+	hdrNoStore    = []string{"no-store"}[:1:1]
+	hdrNoReferrer = []string{"no-referrer"}[:1:1]
+)
 
 // securityMiddleware sets headers every response carries.
 func (s *Server) securityMiddleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
-		h.Set("X-Content-Type-Options", "nosniff")
-		h.Set("Cache-Control", "no-store")
-		h.Set("Referrer-Policy", "no-referrer")
+		// Shared values under canonical keys: no allocation per
+		// response. A later Set replaces a slice, Add appends past its
+		// capacity, so they are never written to.
+		h["X-Content-Type-Options"] = hdrNosniff
+		h["Cache-Control"] = hdrNoStore
+		h["Referrer-Policy"] = hdrNoReferrer
 		if r.TLS != nil || (s.fromTrustedProxy(r) && strings.EqualFold(r.Header.Get("X-Forwarded-Proto"), "https")) {
 			h.Set("Strict-Transport-Security", "max-age=31536000; includeSubDomains")
 		}

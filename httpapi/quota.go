@@ -56,8 +56,15 @@ func (s *Server) take(ctx context.Context, accountID string) (*quota, error) {
 	}
 	now := s.now().UTC()
 	q := &quota{limit: p.DailyRequests, now: now, reset: time.Date(now.Year(), now.Month(), now.Day()+1, 0, 0, 0, 0, time.UTC)}
+	rate, burst := p.RequestRate, p.RequestBurst
+	if rate <= 0 {
+		rate = s.opts.BurstRate
+	}
+	if burst <= 0 {
+		burst = s.opts.Burst
+	}
 	q.res, err = s.limiter.Take(ctx, ratelimit.Request{
-		Account: accountID, Now: now, Daily: q.limit, Rate: s.opts.BurstRate, Burst: s.opts.Burst,
+		Account: accountID, Now: now, Daily: q.limit, Rate: rate, Burst: burst,
 	})
 	if err != nil {
 		if errors.Is(err, store.ErrUnavailable) {
@@ -69,10 +76,14 @@ func (s *Server) take(ctx context.Context, accountID string) (*quota, error) {
 }
 
 // setHeaders sets the X-RateLimit headers and, on a refusal, Retry-After.
+// The three are set under their canonical keys (what the wire carries)
+// from one backing array, one allocation for all.
 func (q *quota) setHeaders(h http.Header) {
-	h.Set("X-RateLimit-Limit", strconv.Itoa(q.limit))
-	h.Set("X-RateLimit-Remaining", strconv.Itoa(max(0, q.limit-q.res.Count)))
-	h.Set("X-RateLimit-Reset", strconv.FormatInt(q.reset.Unix(), 10))
+	v := [3]string{strconv.Itoa(q.limit), strconv.Itoa(max(0, q.limit-q.res.Count)), strconv.FormatInt(q.reset.Unix(), 10)}
+	vs := v[:]
+	h["X-Ratelimit-Limit"] = vs[0:1:1]
+	h["X-Ratelimit-Remaining"] = vs[1:2:2]
+	h["X-Ratelimit-Reset"] = vs[2:3:3]
 	if e := q.refusal(); e != nil {
 		h.Set("Retry-After", e.retryAfter)
 		if q.res.Refused == ratelimit.DailyLimit {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/seokit/seokit/httpapi/auth"
+	"github.com/seokit/seokit/httpapi/plans"
 	"github.com/seokit/seokit/httpapi/ratelimit"
 	"github.com/seokit/seokit/httpapi/ratelimit/redislimit"
 	"github.com/seokit/seokit/httpapi/store"
@@ -228,6 +229,34 @@ func TestRateLimitBurst(t *testing.T) {
 			wantStatus(t, resp, 200)
 			if got := resp.Header.Get("X-RateLimit-Remaining"); got != "96" {
 				t.Errorf("after the wait Remaining %q, want 96", got)
+			}
+		})
+	}
+}
+
+// TestRateLimitPerPlan: a plan's RequestRate and RequestBurst bound its
+// accounts' requests; an account of a plan that sets none keeps the
+// server's BurstRate and Burst.
+func TestRateLimitPerPlan(t *testing.T) {
+	for name, mk := range limiters() {
+		t.Run(name, func(t *testing.T) {
+			clk := &clock{t: time.Date(2026, 11, 21, 18, 0, 0, 0, time.UTC)}
+			a := newTestAPI(t, &Options{Now: clk.Now, Limiter: mk(t), BurstRate: 0.5, Burst: 3,
+				Plans: map[store.Plan]plans.Limits{store.Pro: {RequestRate: 0.25, RequestBurst: 5}}})
+			_, pro := a.account("pro@example.com", store.Pro, auth.ScopeRead)
+			for _, tc := range []struct {
+				key      string
+				admitted int
+				retry    string
+			}{{a.key, 3, "2"}, {pro, 5, "4"}} {
+				for range tc.admitted {
+					wantStatus(t, a.call("GET", "/v1/analyze/site", tc.key, ""), 200)
+				}
+				resp := a.call("GET", "/v1/analyze/site", tc.key, "")
+				apiErr(t, resp, 429, CodeRateLimited)
+				if got := resp.Header.Get("Retry-After"); got != tc.retry {
+					t.Errorf("after %d requests: Retry-After %q, want %q", tc.admitted, got, tc.retry)
+				}
 			}
 		})
 	}

@@ -15,7 +15,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/seokit/seokit/httpapi/auth"
 	"github.com/seokit/seokit/httpapi/plans"
+	"github.com/seokit/seokit/httpapi/ratelimit"
 	"github.com/seokit/seokit/httpapi/store"
+	"github.com/seokit/seokit/httpapi/store/sqlstore"
 	"github.com/seokit/seokit/monitor"
 	"github.com/seokit/seokit/rankings"
 	rsql "github.com/seokit/seokit/rankings/sqlstore"
@@ -152,7 +154,14 @@ func TestScheduleWeek(t *testing.T) {
 		t.Skip("time zone Europe/Paris not available")
 	}
 	start := time.Date(2026, 11, 23, 0, 0, 0, 0, paris) // a Monday
-	e := newScheduleEnv(t, start, nil)
+	// Every request written to the store as it is counted (no leases):
+	// the week's usage is compared day by day with the runs.
+	st, err := sqlstore.Open(context.Background(), ":memory:", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	e := newScheduleEnv(t, start, &Options{Store: st, Limiter: ratelimit.NewLocalWith(st, &ratelimit.LocalOptions{MaxLease: 1})})
 	acct, key := e.account("pro@example.com", store.Pro, auth.ScopeRead, auth.ScopeWrite)
 	specs := []string{"daily@06:00", "weekly@wed 09:30", "0 */6 * * *"}
 	var scheds []Schedule
@@ -210,7 +219,9 @@ func TestScheduleWeek(t *testing.T) {
 		t.Errorf("%d jobs queued, want %d", jobs, n)
 	}
 	// The quota counted each run.
-	us, _ := e.st.Usage(context.Background(), acct.ID, start.AddDate(0, 0, -1), end)
+	// Through the limiter, which leaves out the requests it holds
+	// reserved and unspent.
+	us, _ := e.srv.limiter.Usage(context.Background(), acct.ID, start.AddDate(0, 0, -1), end)
 	total := 0
 	for _, u := range us {
 		total += u.Count

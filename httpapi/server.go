@@ -109,7 +109,9 @@ type Options struct {
 	// through the redislimit driver.
 	Limiter ratelimit.Limiter
 	// BurstRate and Burst bound each account's short-term request rate
-	// (token bucket); zero means 50/s with a burst of 200.
+	// (token bucket); zero means 50/s with a burst of 200. A plan's
+	// plans.Limits.RequestRate and RequestBurst, when set, win for its
+	// accounts.
 	BurstRate float64
 	Burst     int
 	// TrustedProxies are the TLS-terminating proxies whose

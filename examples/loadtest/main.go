@@ -16,12 +16,17 @@
 // lookup, the others are served from memory.
 //
 // The authenticated handler has a fresh SQLite store (accounts, keys,
-// usage counters) with an Enterprise account whose daily limit and burst
-// rate are raised above what the run can send, and an API key with the
-// read permission sent in X-API-Key. Every request is still authenticated
-// (the verified key is kept in memory and read again from the store every
-// 10 s, auth.DefaultKeyCacheTTL), counted in the store and checked against
-// the limits.
+// usage counters) with an Enterprise account whose daily limit is raised
+// above what the run can send, and an API key with the read permission
+// sent in X-API-Key. The Enterprise plan's request rate and burst
+// (plans.Limits.RequestRate and RequestBurst) are -account-rate and
+// -account-burst, by default far above what the run can send, so that the
+// run measures the success path; lower ones measure the 429 path, and the
+// table says how many answers were 2xx and how many 429. Every request is
+// still authenticated (the verified key is kept in memory and read again
+// from the store every 10 s, auth.DefaultKeyCacheTTL), counted against
+// the daily limit (ratelimit.Local: in the store, a lease of requests at a
+// time for a busy account) and checked against the rate.
 //
 // The two targets are measured in alternating rounds (baseline, then
 // authenticated, repeated) so that drift of the machine affects both.
@@ -44,7 +49,7 @@
 // connection), which shows a serial section that caps throughput.
 //
 // It prints, for each target, the requests, throughput, latency
-// percentiles, 5xx and non-2xx counts, and the ratio of authenticated to
+// percentiles, 2xx, 429, 5xx and non-2xx counts, and the ratio of authenticated to
 // baseline throughput; it exits 1 if any request got a 5xx, if the
 // authenticated p99 is 20 ms or more, or if the ratio is below 0.5.
 package main
@@ -71,10 +76,12 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/seokit/seokit/httpapi"
 	"github.com/seokit/seokit/httpapi/auth"
+	"github.com/seokit/seokit/httpapi/plans"
 	"github.com/seokit/seokit/httpapi/store"
 	"github.com/seokit/seokit/httpapi/store/sqlstore"
 	"github.com/seokit/seokit/keywords"
@@ -91,6 +98,10 @@ type Config struct {
 	// Thresholds of the pass/fail verdict.
 	MaxP99   time.Duration
 	MinRatio float64
+	// AccountRate and AccountBurst are the Enterprise plan's request rate
+	// and burst; zero means 1e6/s and 1<<30, the success path.
+	AccountRate  float64
+	AccountBurst int
 
 	startProfile func() error // -cpuprofile
 	stopProfile  func()
@@ -104,9 +115,17 @@ type Stats struct {
 	Throughput float64 // requests per second
 	P50, P90   time.Duration
 	P99, Max   time.Duration
+	Status2xx  int
+	Status429  int
 	Status5xx  int
 	Non2xx     int
 	Errors     int // transport errors (no HTTP answer)
+	// CPUPerReq is the process's user+sys CPU time during the target's
+	// measured phases per request, the generator's share included;
+	// AllocPerReq the bytes allocated (runtime.MemStats.TotalAlloc) per
+	// request. Neither depends on how busy the machine is.
+	CPUPerReq   time.Duration
+	AllocPerReq float64
 }
 
 // Result is the outcome of a run.
@@ -123,6 +142,8 @@ func main() {
 	flag.IntVar(&cfg.Keywords, "keywords", 100_000, "keywords in the generated table")
 	flag.DurationVar(&cfg.MaxP99, "max-p99", 20*time.Millisecond, "fail if the authenticated p99 is at least this")
 	flag.Float64Var(&cfg.MinRatio, "min-ratio", 0.5, "fail if authenticated/baseline throughput is below this")
+	flag.Float64Var(&cfg.AccountRate, "account-rate", 1e6, "requests per second the load test's account may sustain (its plan's RequestRate); lower it to measure 429 answers")
+	flag.IntVar(&cfg.AccountBurst, "account-burst", 1<<30, "requests the account may send at once (its plan's RequestBurst)")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the measured load to this file")
 	blockprofile := flag.String("blockprofile", "", "write a profile of where goroutines waited (locks, channels, connection pools) to this file")
 	flag.Parse()
@@ -185,6 +206,12 @@ func Run(ctx context.Context, cfg Config, w io.Writer) (*Result, error) {
 	if cfg.MinRatio <= 0 {
 		cfg.MinRatio = 0.5
 	}
+	if cfg.AccountRate <= 0 {
+		cfg.AccountRate = 1e6
+	}
+	if cfg.AccountBurst <= 0 {
+		cfg.AccountBurst = 1 << 30
+	}
 	dir := cfg.Dir
 	if dir == "" {
 		d, err := os.MkdirTemp("", "seokit-loadtest-")
@@ -229,7 +256,7 @@ func Run(ctx context.Context, cfg Config, w io.Writer) (*Result, error) {
 	defer base.Close()
 
 	// Authenticated: a fresh SQLite store, an Enterprise account with a
-	// raised limit, and an API key.
+	// raised limit and the configured rate, and an API key.
 	st, err := sqlstore.Open(ctx, filepath.Join(dir, "api.db"), nil)
 	if err != nil {
 		return nil, err
@@ -238,8 +265,8 @@ func Run(ctx context.Context, cfg Config, w io.Writer) (*Result, error) {
 	const dailyLimit = 1 << 30
 	authed, err := httpapi.New(ctx, &httpapi.Options{
 		Store: st, Suggester: sugg, Logger: quiet,
-		Limits:    map[store.Plan]int{store.Enterprise: dailyLimit},
-		BurstRate: 1e9, Burst: 1 << 30,
+		Limits: map[store.Plan]int{store.Enterprise: dailyLimit},
+		Plans:  map[store.Plan]plans.Limits{store.Enterprise: {RequestRate: cfg.AccountRate, RequestBurst: cfg.AccountBurst}},
 	})
 	if err != nil {
 		return nil, err
@@ -277,8 +304,8 @@ func Run(ctx context.Context, cfg Config, w io.Writer) (*Result, error) {
 	rounds := max(1, int(cfg.Duration/(10*time.Second)))
 	phase := cfg.Duration / time.Duration(rounds)
 	warm := min(phase/10, time.Second)
-	fmt.Fprintf(w, "load: GET /v1/keywords/suggest, %d connections per target, %v per target in %d alternating round(s), %d distinct queries, warm-up %v per target\n",
-		cfg.Connections, cfg.Duration, rounds, len(queries), warm)
+	fmt.Fprintf(w, "load: GET /v1/keywords/suggest, %d connections per target, %v per target in %d alternating round(s), %d distinct queries, warm-up %v per target; account rate %g/s, burst %d\n",
+		cfg.Connections, cfg.Duration, rounds, len(queries), warm, cfg.AccountRate, cfg.AccountBurst)
 	for _, t := range targets {
 		t.run(ctx, cfg.Connections, warm, false)
 	}
@@ -303,10 +330,17 @@ func Run(ctx context.Context, cfg Config, w io.Writer) (*Result, error) {
 	if res.Baseline.Throughput > 0 {
 		res.Ratio = res.Authed.Throughput / res.Baseline.Throughput
 	}
-	fmt.Fprintf(w, "%-32s %9s %10s %9s %9s %9s %9s %6s %7s %6s\n", "target", "requests", "req/s", "p50", "p90", "p99", "max", "5xx", "non-2xx", "errors")
+	fmt.Fprintf(w, "%-32s %9s %10s %9s %9s %9s %9s %9s %7s %6s %7s %6s\n", "target", "requests", "req/s", "p50", "p90", "p99", "max", "2xx", "429", "5xx", "non-2xx", "errors")
 	for _, s := range []Stats{res.Baseline, res.Authed} {
-		fmt.Fprintf(w, "%-32s %9d %10.1f %9s %9s %9s %9s %6d %7d %6d\n", s.Name, s.Requests, s.Throughput,
-			ms(s.P50), ms(s.P90), ms(s.P99), ms(s.Max), s.Status5xx, s.Non2xx, s.Errors)
+		fmt.Fprintf(w, "%-32s %9d %10.1f %9s %9s %9s %9s %9d %7d %6d %7d %6d\n", s.Name, s.Requests, s.Throughput,
+			ms(s.P50), ms(s.P90), ms(s.P99), ms(s.Max), s.Status2xx, s.Status429, s.Status5xx, s.Non2xx, s.Errors)
+	}
+	for _, s := range []Stats{res.Baseline, res.Authed} {
+		fmt.Fprintf(w, "%-32s CPU per request %.1fµs, allocated per request %.0f B (process-wide, generator included)\n", s.Name, float64(s.CPUPerReq)/1e3, s.AllocPerReq)
+	}
+	if res.Baseline.CPUPerReq > 0 {
+		fmt.Fprintf(w, "CPU per request authenticated/baseline: %.3f (its inverse %.3f is the throughput ratio a machine with CPU to spare only for this would see)\n",
+			float64(res.Authed.CPUPerReq)/float64(res.Baseline.CPUPerReq), float64(res.Baseline.CPUPerReq)/float64(max(res.Authed.CPUPerReq, 1)))
 	}
 	fmt.Fprintf(w, "throughput ratio authenticated/baseline: %.3f\n", res.Ratio)
 	for _, s := range []Stats{res.Baseline, res.Authed} {
@@ -376,6 +410,10 @@ type target struct {
 	mu        sync.Mutex
 	latencies []time.Duration
 	elapsed   time.Duration
+	cpu       time.Duration // process user+sys CPU in the measured phases
+	alloc     uint64        // bytes allocated in the measured phases
+	s2xx      int
+	s429      int
 	s5xx      int
 	non2xx    int
 	errs      int
@@ -487,6 +525,9 @@ func (t *target) run(ctx context.Context, conns int, d time.Duration, measured b
 	defer cancel()
 	var next atomic.Uint64
 	var wg sync.WaitGroup
+	var ms0 runtime.MemStats
+	runtime.ReadMemStats(&ms0)
+	cpu0 := processCPU()
 	begin := time.Now()
 	for range conns {
 		wg.Add(1)
@@ -495,7 +536,7 @@ func (t *target) run(ctx context.Context, conns int, d time.Duration, measured b
 			c := &conn{addr: t.addr}
 			defer c.close()
 			lat := make([]time.Duration, 0, 4096)
-			var s5xx, non2xx, errs int
+			var s2xx, s429, s5xx, non2xx, errs int
 			for ctx.Err() == nil {
 				req := t.requests[next.Add(1)%uint64(len(t.requests))]
 				t0 := time.Now()
@@ -508,7 +549,12 @@ func (t *target) run(ctx context.Context, conns int, d time.Duration, measured b
 					continue
 				}
 				lat = append(lat, time.Since(t0))
-				if code >= 500 {
+				switch {
+				case code >= 200 && code <= 299:
+					s2xx++
+				case code == http.StatusTooManyRequests:
+					s429++
+				case code >= 500:
 					s5xx++
 				}
 				if code < 200 || code > 299 {
@@ -518,6 +564,8 @@ func (t *target) run(ctx context.Context, conns int, d time.Duration, measured b
 			if measured {
 				t.mu.Lock()
 				t.latencies = append(t.latencies, lat...)
+				t.s2xx += s2xx
+				t.s429 += s429
 				t.s5xx += s5xx
 				t.non2xx += non2xx
 				t.errs += errs
@@ -527,10 +575,24 @@ func (t *target) run(ctx context.Context, conns int, d time.Duration, measured b
 	}
 	wg.Wait()
 	if measured {
+		el, cpu := time.Since(begin), processCPU()-cpu0
+		var ms1 runtime.MemStats
+		runtime.ReadMemStats(&ms1)
 		t.mu.Lock()
-		t.elapsed += time.Since(begin)
+		t.elapsed += el
+		t.cpu += cpu
+		t.alloc += ms1.TotalAlloc - ms0.TotalAlloc
 		t.mu.Unlock()
 	}
+}
+
+// processCPU is the user+sys CPU time the process has used.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func (t *target) stats() Stats {
@@ -538,9 +600,13 @@ func (t *target) stats() Stats {
 	defer t.mu.Unlock()
 	l := slices.Clone(t.latencies)
 	slices.Sort(l)
-	s := Stats{Name: t.name, Requests: len(l), Elapsed: t.elapsed, Status5xx: t.s5xx, Non2xx: t.non2xx, Errors: t.errs}
+	s := Stats{Name: t.name, Requests: len(l), Elapsed: t.elapsed, Status2xx: t.s2xx, Status429: t.s429, Status5xx: t.s5xx, Non2xx: t.non2xx, Errors: t.errs}
 	if t.elapsed > 0 {
 		s.Throughput = float64(len(l)) / t.elapsed.Seconds()
+	}
+	if len(l) > 0 {
+		s.CPUPerReq = t.cpu / time.Duration(len(l))
+		s.AllocPerReq = float64(t.alloc) / float64(len(l))
 	}
 	if len(l) > 0 {
 		pct := func(p float64) time.Duration {

@@ -27,6 +27,9 @@ func TestRunShort(t *testing.T) {
 		if s.Requests == 0 || s.Throughput <= 0 {
 			t.Errorf("%s: no requests measured: %+v", s.Name, s)
 		}
+		if s.Status2xx != s.Requests || s.Status429 != 0 {
+			t.Errorf("%s: %d 2xx and %d 429 of %d: the default run must measure the success path", s.Name, s.Status2xx, s.Status429, s.Requests)
+		}
 		if s.Status5xx != 0 || s.Non2xx != 0 || s.Errors != 0 {
 			t.Errorf("%s: %d 5xx, %d non-2xx, %d transport errors", s.Name, s.Status5xx, s.Non2xx, s.Errors)
 		}
@@ -37,11 +40,37 @@ func TestRunShort(t *testing.T) {
 	if res.Ratio <= 0 {
 		t.Errorf("ratio %v", res.Ratio)
 	}
-	for _, want := range []string{"keyword table: 3000 synthetic keywords", "req/s", "p50", "p99", "5xx", "non-2xx",
+	for _, want := range []string{"keyword table: 3000 synthetic keywords", "req/s", "p50", "p99", "2xx", "429", "5xx", "non-2xx",
 		res.Baseline.Name, res.Authed.Name, "throughput ratio authenticated/baseline: "} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
 		}
+	}
+}
+
+// TestRunRateLimited: with a low account rate the authenticated target's
+// answers are mostly 429, counted apart from the 2xx, and the 2xx are at
+// most what the bucket allowed over the run.
+func TestRunRateLimited(t *testing.T) {
+	if testing.Short() {
+		t.Skip("load test skipped in -short mode")
+	}
+	var out bytes.Buffer
+	start := time.Now()
+	res, err := Run(context.Background(), Config{Duration: time.Second, Connections: 2, Keywords: 1000, Dir: t.TempDir(), AccountRate: 2, AccountBurst: 5}, &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Log("\n" + out.String())
+	a := res.Authed
+	// The bucket: 5 at once, then 2 a second over the whole run
+	// (warm-up included, bounded by the time since the start).
+	allowed := 5 + int(2*time.Since(start).Seconds()) + 1
+	if a.Status429 == 0 || a.Status2xx > allowed || a.Status2xx+a.Status429 != a.Requests || a.Status5xx != 0 {
+		t.Errorf("authenticated: %d 2xx (at most %d allowed), %d 429, %d 5xx of %d requests", a.Status2xx, allowed, a.Status429, a.Status5xx, a.Requests)
+	}
+	if !strings.Contains(out.String(), "account rate 2/s, burst 5") {
+		t.Errorf("output does not name the account rate:\n%s", out.String())
 	}
 }
 

@@ -167,6 +167,7 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"net/netip"
@@ -233,6 +234,8 @@ type config struct {
 	admission                                                  httpapi.AdmissionOptions
 	memoryBudget, memoryLimit                                  int
 	crawlRate                                                  float64
+	accountRate                                                float64 // -account-rate
+	accountBurst                                               int     // -account-burst
 	dfsLogin, dfsPassword, serpapiKey, cseKey, cseCX           string
 	gscCredentials, cruxKey                                    string
 	// chromium, renderBrowsers and renderTabs configure the renderer of
@@ -323,6 +326,8 @@ func parse(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.proxies, "trusted-proxy", env("SEOKIT_TRUSTED_PROXIES", ""), "comma-separated CIDRs of trusted TLS-terminating proxies")
 	fs.IntVar(&c.freeLimit, "free-limit", envInt("SEOKIT_FREE_LIMIT", plans.DefaultFreeDaily), "daily requests of the Free plan")
 	fs.IntVar(&c.proLimit, "pro-limit", envInt("SEOKIT_PRO_LIMIT", plans.DefaultProDaily), "daily requests of the Pro plan")
+	fs.Float64Var(&c.accountRate, "account-rate", envFloat("SEOKIT_ACCOUNT_RATE", httpapi.DefaultBurstRate), "requests per second one account may sustain; beyond it (and -account-burst) requests answer 429 rate_limited")
+	fs.IntVar(&c.accountBurst, "account-burst", envInt("SEOKIT_ACCOUNT_BURST", httpapi.DefaultBurst), "requests one account may send at once after a pause")
 	fs.StringVar(&c.callbackSecret, "callback-secret", env("SEOKIT_CALLBACK_SECRET", ""), "master secret of callback signatures and of the credentials and webhook secrets sealed in the store (empty: kept in the file -db + \".secret\" for SQLite, random per process for PostgreSQL)")
 	fs.StringVar(&c.smtp.Addr, "smtp-addr", env("SEOKIT_SMTP_ADDR", ""), "SMTP server (host:port) of e-mail alerts; empty: e-mail alert rules are refused")
 	fs.StringVar(&c.smtp.From, "smtp-from", env("SEOKIT_SMTP_FROM", "seokit@localhost"), "sender address of e-mail alerts")
@@ -365,6 +370,9 @@ func parse(args []string, stderr io.Writer) (*config, error) {
 	}
 	if c.crawlRate <= 0 {
 		return nil, errors.New("-crawl-rate must be positive")
+	}
+	if !(c.accountRate > 0) || math.IsInf(c.accountRate, 1) || c.accountBurst < 1 {
+		return nil, errors.New("-account-rate must be a positive, finite number of requests per second and -account-burst at least 1")
 	}
 	if c.frontierDir == "" {
 		c.frontierDir = "seokit-frontiers"
@@ -598,6 +606,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		Reports:        reports.New(rs, ks, nil),
 		Limits:         limits,
 		Limiter:        limiter,
+		BurstRate:      c.accountRate,
+		Burst:          c.accountBurst,
 		TrustedProxies: proxies,
 		AllowPrivate:   c.allowPrivate,
 		OnRankings: func(ctx context.Context, accountID string, tracked []rankings.Tracked) error {

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seokit/seokit/httpapi"
 	"github.com/seokit/seokit/internal/pgtest"
 )
 
@@ -316,11 +317,28 @@ func TestServerFlags(t *testing.T) {
 		{"negative limit", []string{"-free-limit", "-1"}},
 		{"extra argument", []string{"serve"}},
 		{"bad proxy", []string{"-trusted-proxy", "nope", "-addr", "0.0.0.0:0"}},
+		{"zero account rate", []string{"-account-rate", "0"}},
+		{"infinite account rate", []string{"-account-rate", "+Inf"}},
+		{"NaN account rate", []string{"-account-rate", "NaN"}},
+		{"zero account burst", []string{"-account-burst", "0"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if err := run(context.Background(), tc.args, &syncBuffer{}, &syncBuffer{}); err == nil {
 				t.Error("accepted")
 			}
 		})
+	}
+}
+
+// TestAccountRateFlags: -account-rate and -account-burst reach the
+// configuration, and their defaults are the API's.
+func TestAccountRateFlags(t *testing.T) {
+	c, err := parse([]string{"-account-rate", "2500.5", "-account-burst", "10000"}, &syncBuffer{})
+	if err != nil || c.accountRate != 2500.5 || c.accountBurst != 10000 {
+		t.Fatalf("parse = %+v, %v", c, err)
+	}
+	c, err = parse(nil, &syncBuffer{})
+	if err != nil || c.accountRate != httpapi.DefaultBurstRate || c.accountBurst != httpapi.DefaultBurst {
+		t.Fatalf("defaults: rate %v, burst %d, %v", c.accountRate, c.accountBurst, err)
 	}
 }

@@ -2,6 +2,7 @@ package plans
 
 import (
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/seokit/seokit/httpapi/store"
@@ -48,6 +49,13 @@ type Limits struct {
 	// MaxLogBytes caps one log file uploaded to a project, as sent (gzip
 	// or plain); decompressed it may be service.LogExpansion times that.
 	MaxLogBytes int64
+	// RequestRate is the requests per second an account may sustain and
+	// RequestBurst how many it may send at once after a pause (a token
+	// bucket of RequestBurst tokens refilled at RequestRate); beyond them
+	// requests answer 429 rate_limited with Retry-After. Zero means the
+	// server's (httpapi.Options.BurstRate and Burst: 50/s, burst 200).
+	RequestRate  float64
+	RequestBurst int
 }
 
 // Daily request limits of the default plans.
@@ -90,8 +98,11 @@ func New(plans map[store.Plan]Limits, daily map[store.Plan]int, maxSitePages int
 	for p, c := range plans {
 		if c.DailyRequests < 0 || c.MaxSitePages < 0 || c.ConcurrentSiteJobs < 0 || c.MaxListURLs < 0 || c.RenderPages < 0 ||
 			c.Projects < 0 || c.Schedules < 0 || c.MinScheduleInterval < 0 || c.AlertRules < 0 ||
-			c.HistoryAnalyses < 0 || c.HistoryDays < 0 || c.MaxLogBytes < 0 {
+			c.HistoryAnalyses < 0 || c.HistoryDays < 0 || c.MaxLogBytes < 0 || c.RequestBurst < 0 {
 			return nil, fmt.Errorf("plans: plan %q has a negative limit", p)
+		}
+		if c.RequestRate < 0 || math.IsNaN(c.RequestRate) || math.IsInf(c.RequestRate, 0) {
+			return nil, fmt.Errorf("plans: plan %q has a request rate that is not a finite, positive number", p)
 		}
 		d := out.plan(p)
 		if c.DailyRequests > 0 {
@@ -129,6 +140,12 @@ func New(plans map[store.Plan]Limits, daily map[store.Plan]int, maxSitePages int
 		}
 		if c.MaxLogBytes > 0 {
 			d.MaxLogBytes = c.MaxLogBytes
+		}
+		if c.RequestRate > 0 {
+			d.RequestRate = c.RequestRate
+		}
+		if c.RequestBurst > 0 {
+			d.RequestBurst = c.RequestBurst
 		}
 		out[p] = d
 	}

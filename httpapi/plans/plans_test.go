@@ -1,6 +1,7 @@
 package plans_test
 
 import (
+	"math"
 	"testing"
 	"time"
 
@@ -55,6 +56,14 @@ func TestNew(t *testing.T) {
 			plans: map[store.Plan]plans.Limits{store.Free: {Schedules: 5, MinScheduleInterval: time.Hour}},
 			want:  plans.Table{store.Free: with(free, func(l *plans.Limits) { l.Schedules, l.MinScheduleInterval = 5, time.Hour })}},
 		{name: "negative schedules", plans: map[store.Plan]plans.Limits{store.Free: {Schedules: -1}}, wantErr: true},
+		{name: "request rate and burst",
+			plans: map[store.Plan]plans.Limits{store.Pro: {RequestRate: 500, RequestBurst: 2000}},
+			want: plans.Table{store.Pro: with(pro, func(l *plans.Limits) { l.RequestRate, l.RequestBurst = 500, 2000 }),
+				store.Free: free}},
+		{name: "negative request rate", plans: map[store.Plan]plans.Limits{store.Free: {RequestRate: -1}}, wantErr: true},
+		{name: "infinite request rate", plans: map[store.Plan]plans.Limits{store.Free: {RequestRate: math.Inf(1)}}, wantErr: true},
+		{name: "NaN request rate", plans: map[store.Plan]plans.Limits{store.Free: {RequestRate: math.NaN()}}, wantErr: true},
+		{name: "negative request burst", plans: map[store.Plan]plans.Limits{store.Free: {RequestBurst: -1}}, wantErr: true},
 		{name: "negative schedule interval", plans: map[store.Plan]plans.Limits{store.Free: {MinScheduleInterval: -time.Second}}, wantErr: true},
 	}
 	for _, tt := range tests {

@@ -190,3 +190,181 @@ func TestLocalPostgresSharedDaily(t *testing.T) {
 		t.Fatalf("admitted %d across two processes, want 100", n)
 	}
 }
+
+// leasingLimits counts the writes reaching a store that implements
+// store.LimitsN.
+type leasingLimits struct {
+	*sqlstore.Store
+	writes atomic.Int64
+}
+
+func (c *leasingLimits) Take(ctx context.Context, account string, day time.Time, limit int) (int, bool, error) {
+	c.writes.Add(1)
+	return c.Store.Take(ctx, account, day, limit)
+}
+
+func (c *leasingLimits) TakeN(ctx context.Context, account string, day time.Time, limit, n int) (int, int, error) {
+	c.writes.Add(1)
+	return c.Store.TakeN(ctx, account, day, limit, n)
+}
+
+// usage is the account's stored count on now's day.
+func usage(t *testing.T, st store.Limits, account string, now time.Time) int {
+	t.Helper()
+	u, err := st.Usage(context.Background(), account, now, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(u) == 0 {
+		return 0
+	}
+	return u[0].Count
+}
+
+// TestLocalLeases: a busy account is counted a lease at a time, a quiet
+// one a request at a time; the store's count never lags what was
+// admitted and runs ahead by at most two leases.
+func TestLocalLeases(t *testing.T) {
+	ctx := context.Background()
+	noon := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name      string
+		gap       time.Duration // between two requests
+		daily     int
+		maxWrites int // store writes allowed for the run
+	}{
+		{"busy", 100 * time.Microsecond, 1 << 30, reqs / 32},
+		{"quiet", time.Second, 1 << 30, reqs},
+		{"small quota", 100 * time.Microsecond, 150, reqs}, // 1% of 150 rounds to 1: every request written
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			st := &leasingLimits{Store: openStore(t, ":memory:")}
+			l := ratelimit.NewLocal(st)
+			admitted := 0
+			for i := range reqs {
+				now := noon.Add(time.Duration(i) * tc.gap)
+				if now.Day() != noon.Day() {
+					t.Fatal("the run crossed midnight")
+				}
+				r, err := l.Take(ctx, ratelimit.Request{Account: "acct_l", Now: now, Daily: tc.daily, Rate: 1e9, Burst: 1 << 30})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if r.Refused != ratelimit.Admitted {
+					if r.Refused != ratelimit.DailyLimit || admitted != tc.daily {
+						t.Fatalf("take %d refused by %q after %d admitted", i, r.Refused, admitted)
+					}
+					continue
+				}
+				admitted++
+				if r.Count != admitted {
+					t.Fatalf("take %d: count %d, want %d", i, r.Count, admitted)
+				}
+				if u := usage(t, st, "acct_l", now); u < admitted || u > admitted+2*ratelimit.DefaultMaxLease-1 {
+					t.Fatalf("after %d admitted the store counts %d", admitted, u)
+				}
+			}
+			if w := st.writes.Load(); w > int64(tc.maxWrites) {
+				t.Errorf("%d store writes for %d requests, want at most %d", w, reqs, tc.maxWrites)
+			}
+			// The Local's own Usage leaves out the units it holds unspent.
+			if lu, err := l.Usage(ctx, "acct_l", noon, noon); err != nil || len(lu) != 1 || lu[0].Count != admitted {
+				t.Errorf("Local.Usage = %+v, %v; want %d", lu, err, admitted)
+			}
+			if tc.gap >= time.Second || tc.daily < 200 {
+				if u := usage(t, st, "acct_l", noon); u != admitted {
+					t.Errorf("the store counts %d, want exactly the %d admitted", u, admitted)
+				}
+			}
+			t.Logf("%d requests, %d admitted, %d store writes", reqs, admitted, st.writes.Load())
+		})
+	}
+}
+
+const reqs = 4000
+
+// TestLocalLeasesConcurrent: 50 goroutines of one account past its
+// daily limit, leases on, admit exactly the limit with unique counts, and
+// the store counts exactly that; two Locals sharing the store admit at
+// most the limit together.
+func TestLocalLeasesConcurrent(t *testing.T) {
+	ctx := context.Background()
+	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+	const daily, goroutines, each = 6000, 50, 160 // 8000 requests
+	run := func(ls []*ratelimit.Local) (counts []int) {
+		var mu sync.Mutex
+		var wg sync.WaitGroup
+		for g := range goroutines {
+			wg.Go(func() {
+				var mine []int
+				for range each {
+					r, err := ls[g%len(ls)].Take(ctx, ratelimit.Request{Account: "acct_c", Now: now, Daily: daily, Rate: 1e9, Burst: 1 << 30})
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					if r.Refused == ratelimit.Admitted {
+						mine = append(mine, r.Count)
+					} else if r.Refused != ratelimit.DailyLimit {
+						t.Errorf("refused by %q", r.Refused)
+					}
+				}
+				mu.Lock()
+				counts = append(counts, mine...)
+				mu.Unlock()
+			})
+		}
+		wg.Wait()
+		return counts
+	}
+	t.Run("one", func(t *testing.T) {
+		st := &leasingLimits{Store: openStore(t, ":memory:")}
+		counts := run([]*ratelimit.Local{ratelimit.NewLocal(st)})
+		if len(counts) != daily {
+			t.Fatalf("admitted %d, want %d", len(counts), daily)
+		}
+		seen := make([]bool, daily+1)
+		for _, c := range counts {
+			if c < 1 || c > daily || seen[c] {
+				t.Fatalf("count %d out of range or given twice", c)
+			}
+			seen[c] = true
+		}
+		if u := usage(t, st, "acct_c", now); u != daily {
+			t.Errorf("the store counts %d, want %d", u, daily)
+		}
+		t.Logf("%d admitted with %d store writes", len(counts), st.writes.Load())
+	})
+	t.Run("two", func(t *testing.T) {
+		st := openStore(t, filepath.Join(t.TempDir(), "limits.db"))
+		counts := run([]*ratelimit.Local{ratelimit.NewLocal(st), ratelimit.NewLocal(st)})
+		u := usage(t, st, "acct_c", now)
+		if len(counts) > daily || u != daily || u-len(counts) > 2*(2*ratelimit.DefaultMaxLease-1) {
+			t.Fatalf("two Locals admitted %d, the store counts %d; want at most %d admitted and at most two leases per Local unspent", len(counts), u, daily)
+		}
+	})
+}
+
+// TestLocalLeaseLoweredLimit: units leased under a daily limit that is
+// then lowered are not spent past the new limit.
+func TestLocalLeaseLoweredLimit(t *testing.T) {
+	ctx := context.Background()
+	st := openStore(t, ":memory:")
+	l := ratelimit.NewLocal(st)
+	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+	req := ratelimit.Request{Account: "acct_low", Now: now, Daily: 100_000, Rate: 1e9, Burst: 1 << 30}
+	for range 200 { // leases grow
+		req.Now = req.Now.Add(time.Microsecond)
+		if r, err := l.Take(ctx, req); err != nil || r.Refused != ratelimit.Admitted {
+			t.Fatalf("%+v %v", r, err)
+		}
+	}
+	if u := usage(t, st, "acct_low", now); u <= 200 {
+		t.Fatalf("the store counts %d after 200 busy requests: no lease unspent, the test proves nothing", u)
+	}
+	req.Daily = 200
+	if r, err := l.Take(ctx, req); err != nil || r.Refused != ratelimit.DailyLimit {
+		t.Errorf("take past the lowered limit: %+v %v, want a daily refusal", r, err)
+	}
+}

@@ -335,6 +335,17 @@ type Limits interface {
 	Usage(ctx context.Context, accountID string, from, to time.Time) ([]Usage, error)
 }
 
+// LimitsN is implemented by Limits stores that count several requests in
+// one write. ratelimit.Local uses it to reserve a busy account's requests
+// a few at a time instead of writing once per request.
+type LimitsN interface {
+	// TakeN atomically counts up to n (at least 1) requests of accountID
+	// on day, as many as fit under limit, and returns the count after the
+	// call and how many it counted: 0 when the count had reached limit.
+	// Under any concurrency at most limit requests are counted per day.
+	TakeN(ctx context.Context, accountID string, day time.Time, limit, n int) (count, taken int, err error)
+}
+
 // Jobs stores site-analysis jobs.
 type Jobs interface {
 	// CreateJob stores a new job; a job with a ProjectID that is not one

@@ -35,11 +35,66 @@ func (s *Store) Take(ctx context.Context, accountID string, day time.Time, limit
 	}
 	d := day.UTC().Format(dayFormat)
 	if limit > 0 && s.db.Dialect == SQLite {
-		return s.takeGrouped(accountID, d, limit)
+		n, taken, err := s.takeGrouped(accountID, d, limit, 1)
+		return n, taken == 1, err
 	}
 	return s.take(func(q string, args ...any) *sql.Row {
 		return s.db.QueryRowContext(ctx, s.db.Q(q), args...)
 	}, accountID, d, limit)
+}
+
+var _ store.LimitsN = (*Store)(nil)
+
+// maxTakeN bounds the n of one TakeN.
+const maxTakeN = 1 << 20
+
+// TakeN counts up to n requests of accountID on day, as many as fit under
+// limit. On SQLite it joins the grouped transaction of Take; on PostgreSQL
+// one transaction locks the day's row, reads its count and adds what fits.
+func (s *Store) TakeN(ctx context.Context, accountID string, day time.Time, limit, n int) (int, int, error) {
+	if accountID == "" {
+		return 0, 0, &seo.InputError{Field: "accountId", Reason: "is empty"}
+	}
+	if n < 1 || n > maxTakeN {
+		return 0, 0, &seo.InputError{Field: "n", Value: fmt.Sprint(n), Reason: fmt.Sprintf("must be between 1 and %d", maxTakeN)}
+	}
+	if err := ctx.Err(); err != nil {
+		return 0, 0, err
+	}
+	d := day.UTC().Format(dayFormat)
+	if limit <= 0 {
+		c, _, err := s.take(func(q string, args ...any) *sql.Row {
+			return s.db.QueryRowContext(ctx, s.db.Q(q), args...)
+		}, accountID, d, limit)
+		return c, 0, err
+	}
+	if s.db.Dialect == SQLite {
+		return s.takeGrouped(accountID, d, limit, n)
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, 0, mapErr("take", err)
+	}
+	defer tx.Rollback() // after Commit, a no-op
+	// The row exists before it is locked, so that two first requests of
+	// the day serialise on it too.
+	if _, err := tx.ExecContext(ctx, s.db.Q(`INSERT INTO daily_usage (account_id, day, n) VALUES (?, ?, 0) ON CONFLICT (account_id, day) DO NOTHING`), accountID, d); err != nil {
+		return 0, 0, mapErr("take", err)
+	}
+	var before int
+	if err := tx.QueryRowContext(ctx, s.db.Q(countSQL+` FOR UPDATE`), accountID, d).Scan(&before); err != nil {
+		return 0, 0, mapErr("take", err)
+	}
+	add := min(n, max(0, limit-before))
+	if add > 0 {
+		if _, err := tx.ExecContext(ctx, s.db.Q(`UPDATE daily_usage SET n = n + ? WHERE account_id = ? AND day = ?`), add, accountID, d); err != nil {
+			return 0, 0, mapErr("take", err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, 0, mapErr("take", err)
+	}
+	return before + add, add, nil
 }
 
 // The statements of Take.
@@ -77,12 +132,13 @@ func (s *Store) take(query func(sql string, args ...any) *sql.Row, accountID, d 
 	return n, false, nil
 }
 
-// takeReq is one Take waiting for its group's commit.
+// takeReq is one Take or TakeN waiting for its group's commit.
 type takeReq struct {
 	account, day string
 	limit        int
-	n            int
-	ok           bool
+	want         int // requests to count, 1 for Take
+	n            int // the count after this request's units
+	taken        int // how many of want were counted
 	err          error
 	done         chan struct{}
 }
@@ -123,10 +179,11 @@ func (s *Store) takeStmts(ctx context.Context) (count, add *sql.Stmt, err error)
 // maxTakeGroup bounds one transaction.
 const maxTakeGroup = 256
 
-// takeGrouped queues the Take and, when no group is being written, writes
-// the queue itself.
-func (s *Store) takeGrouped(accountID, d string, limit int) (int, bool, error) {
-	r := &takeReq{account: accountID, day: d, limit: limit, done: make(chan struct{})}
+// takeGrouped queues a Take of want units and, when no group is being
+// written, writes the queue itself. It returns the count after the call
+// and how many units were counted.
+func (s *Store) takeGrouped(accountID, d string, limit, want int) (int, int, error) {
+	r := &takeReq{account: accountID, day: d, limit: limit, want: want, done: make(chan struct{})}
 	g := &s.takes
 	g.mu.Lock()
 	g.queue = append(g.queue, r)
@@ -137,7 +194,7 @@ func (s *Store) takeGrouped(accountID, d string, limit int) (int, bool, error) {
 		s.writeTakes()
 	}
 	<-r.done
-	return r.n, r.ok, r.err
+	return r.n, r.taken, r.err
 }
 
 // writeTakes writes the queued Takes in one transaction, then hands the
@@ -159,7 +216,7 @@ func (s *Store) writeTakes() {
 	cancel()
 	for _, r := range batch {
 		if err != nil {
-			r.n, r.ok, r.err = 0, false, err
+			r.n, r.taken, r.err = 0, 0, err
 		}
 		close(r.done)
 	}
@@ -176,9 +233,9 @@ func (s *Store) writeTakes() {
 
 // takeTx runs batch in one transaction, its statements prepared once; an
 // error fails them all and counts none. The Takes of one account and day
-// are counted with one read and one write: from the count before, the first
-// of them are admitted up to the limit, in queue order, each with its own
-// count, and the rest refused.
+// are counted with one read and one write: from the count before, their
+// units are admitted up to the limit, in queue order, each Take with its
+// own count, and the rest refused.
 func (s *Store) takeTx(ctx context.Context, batch []*takeReq) error {
 	// Prepared before the transaction takes SQLite's one connection.
 	countStmt, addStmt, err := s.takeStmts(ctx)
@@ -210,7 +267,14 @@ func (s *Store) takeTx(ctx context.Context, batch []*takeReq) error {
 		if err := count.QueryRowContext(ctx, k.account, k.day).Scan(&before); err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return mapErr("take", err)
 		}
-		admit := min(len(rs), max(0, k.limit-before))
+		// Units are counted in queue order, each request getting as
+		// many of its units as still fit under the limit.
+		admit := 0
+		for _, r := range rs {
+			r.taken = min(r.want, max(0, k.limit-before-admit))
+			admit += r.taken
+			r.n = before + admit
+		}
 		if admit > 0 {
 			var after int
 			// The guard on the count read makes a concurrent writer
@@ -220,13 +284,6 @@ func (s *Store) takeTx(ctx context.Context, batch []*takeReq) error {
 					return fmt.Errorf("sqlstore: take: %w: another process changed the usage count during the write; retry", store.ErrUnavailable)
 				}
 				return mapErr("take", err)
-			}
-		}
-		for i, r := range rs {
-			if i < admit {
-				r.n, r.ok = before+i+1, true
-			} else {
-				r.n, r.ok = before+admit, false
 			}
 		}
 	}

@@ -80,6 +80,62 @@ func testTakeConcurrent(ctx context.Context, t *testing.T, s store.Store) {
 	}
 }
 
+// testTakeN checks store.LimitsN on stores that offer it: several units
+// counted at once, cut at the limit, shared with Take, and exact when
+// concurrent callers with different n race for the last units.
+func testTakeN(ctx context.Context, t *testing.T, s store.Store) {
+	ln, ok := s.(store.LimitsN)
+	if !ok {
+		t.Skip("the store does not implement store.LimitsN")
+	}
+	a := mustAccount(ctx, t, s, "taken@example.com")
+	steps := []struct {
+		limit, n         int
+		wantCount, taken int
+	}{
+		{10, 4, 4, 4},
+		{10, 1, 5, 1},
+		{10, 8, 10, 5}, // cut at the limit
+		{10, 3, 10, 0}, // nothing left
+		{12, 5, 12, 2}, // a raised limit
+	}
+	for i, st := range steps {
+		n, taken, err := ln.TakeN(ctx, a.ID, base, st.limit, st.n)
+		if err != nil || n != st.wantCount || taken != st.taken {
+			t.Fatalf("step %d: TakeN(limit %d, n %d) = %d, %d, %v; want %d, %d", i, st.limit, st.n, n, taken, err, st.wantCount, st.taken)
+		}
+	}
+	if n, ok, err := s.Take(ctx, a.ID, base, 13); err != nil || !ok || n != 13 {
+		t.Errorf("Take after TakeN = %d, %v, %v; want 13, true", n, ok, err)
+	}
+	for _, bad := range []int{0, -1} {
+		if _, _, err := ln.TakeN(ctx, a.ID, base, 100, bad); err == nil {
+			t.Errorf("TakeN with n %d accepted", bad)
+		}
+	}
+	b := mustAccount(ctx, t, s, "taken2@example.com")
+	const limit = 500
+	var counted atomic.Int64
+	var wg sync.WaitGroup
+	for i := range 40 {
+		wg.Go(func() {
+			for range 5 {
+				_, taken, err := ln.TakeN(ctx, b.ID, base, limit, 1+i%7)
+				if err != nil {
+					t.Errorf("TakeN: %v", err)
+					return
+				}
+				counted.Add(int64(taken))
+			}
+		})
+	}
+	wg.Wait()
+	u, err := s.Usage(ctx, b.ID, base, base)
+	if err != nil || len(u) != 1 || u[0].Count != int(counted.Load()) || u[0].Count > limit {
+		t.Errorf("after concurrent TakeN: Usage %+v, %v, %d units reported counted; want equal and at most %d", u, err, counted.Load(), limit)
+	}
+}
+
 func testUsage(ctx context.Context, t *testing.T, s store.Store) {
 	a := mustAccount(ctx, t, s, "usage@example.com")
 	d0 := time.Date(2026, 1, 30, 12, 0, 0, 0, time.UTC)

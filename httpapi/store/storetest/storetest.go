@@ -95,6 +95,7 @@ func run(t *testing.T, open func(t *testing.T) store.Store, caps func(t *testing
 	t.Run("SigningKeys", func(t *testing.T) { s, ctx := fresh(t); testSigningKeys(ctx, t, s) })
 	t.Run("Take", func(t *testing.T) { s, ctx := fresh(t); testTake(ctx, t, s) })
 	t.Run("TakeConcurrent", func(t *testing.T) { s, ctx := fresh(t); testTakeConcurrent(ctx, t, s) })
+	t.Run("TakeN", func(t *testing.T) { s, ctx := fresh(t); testTakeN(ctx, t, s) })
 	t.Run("Usage", func(t *testing.T) { s, ctx := fresh(t); testUsage(ctx, t, s) })
 	t.Run("Jobs", func(t *testing.T) { s, ctx := fresh(t); testJobs(ctx, t, s) })
 	t.Run("FinalJob", func(t *testing.T) { s, ctx := fresh(t); testFinalJob(ctx, t, s) })
