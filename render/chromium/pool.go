@@ -20,10 +20,15 @@ import (
 	"github.com/seokit/seokit/seo"
 )
 
-// Defaults of the zero Options fields.
+// Defaults of the zero Options fields. DefaultTabs is 5: on the 2-core
+// reference machine the rendering benchmark (crawler TestRenderBenchmark,
+// 500 client-rendered pages, two runs each) rendered 11.5-11.8 pages/s at
+// 1,316-1,322 MiB summed RSS with 5 tabs, 12.3-12.6 at 1,524-1,539 MiB
+// with 6 and 9.7-11.4 at 1,567-1,659 MiB with 8: more tabs than cores
+// keep the browser busy, but past 5 they add memory, not speed.
 const (
 	DefaultBrowsers         = 1
-	DefaultTabs             = 8
+	DefaultTabs             = 5
 	DefaultRecycleAfter     = 500
 	DefaultMaxBrowserMemory = 1536 << 20
 	DefaultMaxRenderMemory  = 512 << 20
