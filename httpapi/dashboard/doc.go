@@ -38,7 +38,8 @@
 // row's URL opens /dashboard/analyses/{id}/page?url=, the page's detail
 // view: its facts, findings, the links the stored report keeps to and
 // from it, and raw versus rendered. On a phone, tables become stacked
-// cards, so nothing scrolls sideways.
+// cards, so nothing scrolls sideways, and a card's URL is shown whole,
+// wrapped across the card's width.
 //
 // # Rendering
 //

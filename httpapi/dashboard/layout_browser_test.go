@@ -45,9 +45,16 @@ func changedReport(rep *crawler.SiteReport) *crawler.SiteReport {
 // layoutFigures are the measurements of one view.
 type layoutFigures struct {
 	Scroll, Inner, Height int
-	// URL and Title are the widths of the URL and title columns; -1 when
-	// the view has none.
+	// URL and Title are the widths of the first row's URL and title
+	// cells (the column at 1280 px, the stacked cell on a phone, where
+	// the header row is hidden or drawn as a row of sort buttons); -1
+	// when the view has none.
 	URL, Title int
+	// URLText is the first URL cell's text; URLClipped says whether the
+	// cell or its link cuts it, URLHover is its title (the full value on
+	// hover).
+	URLText, URLHover string
+	URLClipped        bool
 	// TOC counts the section navigation's links.
 	TOC int
 	// Table and Box are the widths of the Pages table and of its box (it
@@ -57,17 +64,19 @@ type layoutFigures struct {
 
 // TestLayoutMeasured opens the analysis, project and diff pages of a
 // 1,000-page and a 10,000-page analysis (the first only with
-// SEOKIT_LAYOUT_1K_ONLY=1) in headless Chromium at 1280 and 390 px and measures them: the URL
-// column is at least 240 px wide at 1280 (the title column too on the
-// analysis page), the document never scrolls sideways, the section
-// navigation is there and a click on its last link brings that section
-// to the top under the navigation, which stays in view; the page height
-// is printed. On the analysis page every row of the Pages table links to
-// the page's detail view (also after paging, rows drawn by the script),
-// which opens; the template-wide finding is listed once above the table
-// and on no row; the charts, with titled axes, come before the findings.
-// On a phone the Revoke button of the API keys table is inside the
-// viewport. Screenshots go to the test's artefacts, and to docs/ with
+// SEOKIT_LAYOUT_1K_ONLY=1) in headless Chromium at 1280 and 390 px and
+// measures them: the URL column (the first row's URL cell) is at least 240
+// px wide at both widths, gives the full URL on hover where it cuts it at
+// 1280 and shows it whole on a phone (the title column too is at least 240
+// px on the analysis page), the document never scrolls sideways, the
+// section navigation is there and a click on its last link brings that
+// section to the top under the navigation, which stays in view; the page
+// height is printed. On the analysis page every row of the Pages table
+// links to the page's detail view (also after paging, rows drawn by the
+// script), which opens; the template-wide finding is listed once above the
+// table and on no row; the charts, with titled axes, come before the
+// findings. On a phone the Revoke button of the API keys table is inside
+// the viewport. Screenshots go to the test's artefacts, and to docs/ with
 // SEOKIT_UPDATE_SCREENSHOTS=1 (from the largest analysis run).
 func TestLayoutMeasured(t *testing.T) {
 	if testing.Short() {
@@ -109,9 +118,9 @@ func TestLayoutMeasured(t *testing.T) {
 		oldID := storeProjectJob(t, e.st, e.acct.ID, pid, domain, store.JobSucceeded, old, now.Add(-time.Duration(2*k+2)*time.Hour))
 		newID := storeProjectJob(t, e.st, e.acct.ID, pid, domain, store.JobSucceeded, changedReport(old), now.Add(-time.Duration(2*k+1)*time.Hour))
 		runs = append(runs, run{n, []view{
-			{"analysis", "/dashboard/analyses/" + newID, "#rt-pages .rt-controls:not([hidden])", "#rt-pages th.k-url", "#rt-pages th.k-line", "#pages"},
+			{"analysis", "/dashboard/analyses/" + newID, "#rt-pages .rt-controls:not([hidden])", "#rt-pages tbody td.k-url", "#rt-pages tbody td.k-line", "#pages"},
 			{"project", "/dashboard/projects/" + pid, "figure.chart.trend", "", "", "#delete-h"},
-			{"diff", "/dashboard/analyses/" + newID + "/diff?against=" + oldID, "#changed-h", "table.changed th.col-url", "", "#changed-h"},
+			{"diff", "/dashboard/analyses/" + newID + "/diff?against=" + oldID, "#changed-h", "table.changed tbody td.col-url", "", "#changed-h"},
 		}})
 	}
 
@@ -141,9 +150,12 @@ func TestLayoutMeasured(t *testing.T) {
 		js := fmt.Sprintf(`(() => {
 			const w = s => { if (!s) return -1; const e = document.querySelector(s); return e ? Math.round(e.getBoundingClientRect().width) : -1; };
 			const d = document.scrollingElement;
+			const u = %[1]q ? document.querySelector(%[1]q) : null;
+			const hover = u ? (u.title || (u.querySelector("[title]") || {}).title || "") : "";
+			const clipped = u ? [u, ...u.querySelectorAll("a")].some(e => e.scrollWidth > e.clientWidth + 1) : false;
 			return JSON.stringify({Scroll: d.scrollWidth, Inner: window.innerWidth, Height: d.scrollHeight,
-				URL: w(%q), Title: w(%q), TOC: document.querySelectorAll("nav.toc a").length,
-				Table: w("#rt-pages table"), Box: w("#rt-pages")});
+				URL: w(%[1]q), Title: w(%[2]q), URLText: u ? u.textContent.trim() : "", URLHover: hover, URLClipped: clipped,
+				TOC: document.querySelectorAll("nav.toc a").length, Table: w("#rt-pages table"), Box: w("#rt-pages")});
 		})()`, v.urlCol, v.titleCol)
 		s, err := chromedp.Run(ctx, chromedp.Evaluate[string](js))
 		if err != nil {
@@ -168,18 +180,29 @@ func TestLayoutMeasured(t *testing.T) {
 					do(t, "open "+name, chromedp.EmulateViewport(width, 900, opts...), chromedp.Navigate(e.srv.URL+v.path),
 						chromedp.WaitVisible(chromedp.CSS(v.ready)))
 					f := measure(t, v)
-					t.Logf("%s: scrollWidth %d, innerWidth %d, height %d px, URL column %d px, title column %d px, Pages table %d px in a %d px box, %d section links",
-						name, f.Scroll, f.Inner, f.Height, f.URL, f.Title, f.Table, f.Box, f.TOC)
+					t.Logf("%s: scrollWidth %d, innerWidth %d, height %d px, URL column %d px (clipped %v), title column %d px, Pages table %d px in a %d px box, %d section links",
+						name, f.Scroll, f.Inner, f.Height, f.URL, f.URLClipped, f.Title, f.Table, f.Box, f.TOC)
 					if f.Scroll > f.Inner {
 						t.Errorf("scrolls sideways: scrollWidth %d > innerWidth %d", f.Scroll, f.Inner)
 					}
-					if width == 1280 {
-						if v.urlCol != "" && f.URL < 240 {
+					// A readable URL column at both widths: at least 240 px
+					// of the first row's URL; where the cell cuts it, the
+					// full URL on hover; on a phone, which has no hover,
+					// the whole URL.
+					if v.urlCol != "" {
+						switch {
+						case f.URL < 240:
 							t.Errorf("URL column %d px wide, want at least 240", f.URL)
+						case !strings.Contains(f.URLText, "://"):
+							t.Errorf("URL cell reads %q, want a URL", f.URLText)
+						case f.URLClipped && width < 500:
+							t.Errorf("URL cell cuts %q on a phone, want it whole", f.URLText)
+						case f.URLClipped && f.URLHover != f.URLText:
+							t.Errorf("URL cell cuts %q and its title is %q, want the full URL on hover", f.URLText, f.URLHover)
 						}
-						if v.titleCol != "" && f.Title < 240 {
-							t.Errorf("title column %d px wide, want at least 240", f.Title)
-						}
+					}
+					if v.titleCol != "" && f.Title < 240 {
+						t.Errorf("title column %d px wide, want at least 240", f.Title)
 					}
 					if f.TOC < 3 {
 						t.Fatalf("section navigation has %d links", f.TOC)

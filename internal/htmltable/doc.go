@@ -12,7 +12,8 @@
 // rows, rendering only one page of them at a time. Cells are laid out to
 // the width of the page: URLs on one line, ellipsed, with the full value in
 // the title and in the cell's text (so copying a cell copies the whole
-// URL); below 700 px each row becomes a card.
+// URL); below 700 px each row becomes a card whose URL and title take
+// the card's width and URLs wrap, whole, since a phone has no hover.
 //
 // Adding a column is one line: a [Column] whose Key names a field of the
 // rows (plus that field, where the rows are built).
