@@ -107,7 +107,7 @@ func printA11ySummary(w io.Writer, s *crawler.A11ySummary) {
 	}
 	for i, g := range s.Groups {
 		if i == 20 {
-			fmt.Fprintf(w, "              … %d more rule x template groups (-json lists them)\n", len(s.Groups)-i+s.GroupsOmitted)
+			fmt.Fprintf(w, "              … %d more rule x template groups (-format json lists them)\n", len(s.Groups)-i+s.GroupsOmitted)
 			break
 		}
 		where := fmt.Sprintf("%d/%d pages of template %s", g.Pages, g.TemplatePages, g.Template)

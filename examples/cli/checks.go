@@ -14,7 +14,7 @@ import (
 
 // runChecks lists the page and site checks: one line each, with -v the
 // standard or tool each rule follows and how seokit deliberately differs
-// from it, with -json the catalogue as a JSON array.
+// from it, with -format json the catalogue as a JSON array.
 func runChecks(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("checks", flag.ContinueOnError)
 	fs.SetOutput(stderr)

@@ -119,6 +119,16 @@ func TestProgramName(t *testing.T) {
 	if exitCode(err) != 2 || !strings.Contains(errOut.String(), "usage: seokit crawl [flags] DOMAIN") {
 		t.Errorf("crawl -no-such-flag: exit %d, stderr:\n%s", exitCode(err), errOut.String())
 	}
+	// Every command's usage line.
+	for _, c := range [][]string{{"analyze"}, {"optimize"}, {"diff"}, {"ai-crawlers"}, {"logs"}, {"index"}, {"crux"},
+		{"keywords", "suggest"}, {"keywords", "import"}, {"rankings", "check"}, {"rankings", "track"}, {"report"}} {
+		errOut.Reset()
+		err := run(context.Background(), append(append([]string{}, c...), "-no-such-flag"), &out, &errOut)
+		want := "usage: seokit " + strings.Join(c, " ")
+		if exitCode(err) != 2 || !strings.Contains(errOut.String(), want) || strings.Contains(errOut.String(), "cli ") {
+			t.Errorf("%s -no-such-flag: exit %d, want 2 and %q in stderr:\n%s", strings.Join(c, " "), exitCode(err), want, errOut.String())
+		}
+	}
 	errOut.Reset()
 	run(context.Background(), []string{"help"}, &errOut, &bytes.Buffer{})
 	if !strings.Contains(errOut.String(), "seokit analyze [flags] URL") || strings.Contains(errOut.String(), "cli analyze") {

@@ -21,7 +21,7 @@ const (
 	envCrUXBaseURL = "CRUX_BASE_URL"
 )
 
-// cruxOutput is what `cli crux -json` prints.
+// cruxOutput is what `cli crux -format json` prints.
 type cruxOutput struct {
 	Record  *fieldvitals.Record      `json:"record"`
 	History *fieldvitals.History     `json:"history,omitempty"`
@@ -39,10 +39,10 @@ func runCrux(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	origin := fs.Bool("origin", false, "query the origin of TARGET (all its pages) instead of the URL")
 	formFactor := fs.String("form-factor", "", "phone, desktop or tablet (default: all devices)")
 	history := fs.Bool("history", false, "add the weekly trend of the last 25 collection periods (CrUX History API)")
-	crawl := fs.String("crawl", "", "a site report written by `cli crawl -json -render`: its lab vitals of TARGET are set beside the field values")
-	asJSON := fs.Bool("json", false, "print JSON")
+	crawl := fs.String("crawl", "", "a site report written by `"+prog+" crawl -format json -render`: its lab vitals of TARGET are set beside the field values")
+	output := addOutputFlags(fs, "text", "json")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: cli crux [flags] TARGET")
+		fmt.Fprintln(stderr, "usage: "+prog+" crux [flags] TARGET")
 		fmt.Fprintln(stderr, "Field Web Vitals of a URL (or, with -origin, its origin) from the Chrome UX Report: p75 of")
 		fmt.Fprintln(stderr, "LCP, INP, CLS, FCP and TTFB over 28 days of real Chrome users, with histograms; \"not")
 		fmt.Fprintln(stderr, "enough data\" when CrUX has none. The API key comes from "+envCrUXKey+"; "+envCrUXBaseURL)
@@ -50,6 +50,10 @@ func runCrux(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	format, err := output.resolve()
+	if err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
@@ -64,7 +68,7 @@ func runCrux(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		}
 		q = fieldvitals.Query{Origin: u.Scheme + "://" + u.Host, FormFactor: q.FormFactor}
 	}
-	q, err := q.Check()
+	q, err = q.Check()
 	if err != nil {
 		return usageErr(err)
 	}
@@ -92,7 +96,7 @@ func runCrux(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if lab != nil {
 		out.Compare, out.Explanation = fieldvitals.Compare(*lab, out.Record), fieldvitals.Explanation
 	}
-	if *asJSON {
+	if format == "json" {
 		return writeJSON(stdout, out)
 	}
 	writeCruxText(stdout, &out)

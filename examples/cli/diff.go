@@ -13,7 +13,7 @@ import (
 	"github.com/seokit/seokit/seo"
 )
 
-// runDiff compares two site reports written by `crawl -json`.
+// runDiff compares two site reports written by `crawl -format json`.
 func runDiff(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("diff", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -22,7 +22,7 @@ func runDiff(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	failOnNew := fs.String("fail-on-new", "none", "exit 1 when a finding of this severity or higher is new or on more pages: error, warning, notice or none")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: "+prog+" diff [flags] OLD.json NEW.json")
-		fmt.Fprintln(stderr, "Compares two site reports written by `"+prog+" crawl -json` (or the API's site report).")
+		fmt.Fprintln(stderr, "Compares two site reports written by `"+prog+" crawl -format json` (or the API's site report).")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args); err != nil {

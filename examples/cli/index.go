@@ -20,7 +20,7 @@ import (
 // maxReportFile bounds the crawl report read by index and crux.
 const maxReportFile = 1 << 30
 
-// readSiteReport reads a site report written by `cli crawl -json`.
+// readSiteReport reads a site report written by `cli crawl -format json`.
 func readSiteReport(flagName, file string) (*crawler.SiteReport, error) {
 	f, err := os.Open(file)
 	if err != nil {
@@ -29,7 +29,7 @@ func readSiteReport(flagName, file string) (*crawler.SiteReport, error) {
 	defer f.Close()
 	var r crawler.SiteReport
 	if err := json.NewDecoder(io.LimitReader(f, maxReportFile)).Decode(&r); err != nil {
-		return nil, fmt.Errorf("%s: %s is not a site report from `cli crawl -json`: %v", flagName, file, err)
+		return nil, fmt.Errorf("%s: %s is not a site report from `"+prog+" crawl -format json`: %v", flagName, file, err)
 	}
 	return &r, nil
 }
@@ -39,25 +39,29 @@ func readSiteReport(flagName, file string) (*crawler.SiteReport, error) {
 func runIndex(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("index", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	crawl := fs.String("crawl", "", "a site report written by `cli crawl -json` (required)")
+	crawl := fs.String("crawl", "", "a site report written by `"+prog+" crawl -format json` (required)")
 	property := fs.String("property", "", "the Search Console property: sc-domain:example.com or https://www.example.com/ (default: "+envGSCProperty+", else sc-domain: and the crawl's domain)")
 	sample := fs.Int("sample", 0, "the most URLs inspected (0: all the property has left today, at most 2,000)")
 	perMinute := fs.Int("per-minute", 0, "inspections per minute (0: 600, Google's quota per property)")
 	perDay := fs.Int("per-day", 0, "inspections per day (0: 2,000, Google's quota per property)")
 	top := fs.Int("top", 50, "pages listed in the text report, the best-linked first")
-	asJSON := fs.Bool("json", false, "print the report as JSON")
+	output := addOutputFlags(fs, "text", "json")
 	creds := fs.String("google-credentials", "", "a service-account key or authorized_user file (default: "+envCredentials+")")
 	quiet := fs.Bool("quiet", false, "no progress on standard error")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: cli index -crawl REPORT.json [flags]")
+		fmt.Fprintln(stderr, "usage: "+prog+" index -crawl REPORT.json [flags]")
 		fmt.Fprintln(stderr, "Inspects a sample of a crawl's pages with the Search Console URL Inspection API (chosen by")
 		fmt.Fprintln(stderr, "template and segment, best-linked first, within 600 a minute and 2,000 a day per property)")
 		fmt.Fprintln(stderr, "and joins Google's answers to the crawl: Google's canonical against the declared one,")
 		fmt.Fprintln(stderr, "indexed but noindex, crawled or submitted and not indexed, last crawl. Credentials as for")
-		fmt.Fprintln(stderr, "`cli report -traffic searchconsole`; "+envGSCBaseURL+" overrides the API root.")
+		fmt.Fprintln(stderr, "`"+prog+" report -traffic searchconsole`; "+envGSCBaseURL+" overrides the API root.")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	format, err := output.resolve()
+	if err != nil {
 		return err
 	}
 	if *crawl == "" || fs.NArg() > 0 {
@@ -100,7 +104,7 @@ func runIndex(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return usageErr(err)
 	}
-	if *asJSON {
+	if format == "json" {
 		return writeJSON(stdout, r)
 	}
 	writeIndexText(stdout, r, *top)
@@ -157,7 +161,7 @@ func writeIndexText(w io.Writer, r *indexstatus.Report, top int) {
 	fmt.Fprintln(tw, "  url\tindexed\tcoverage\tgoogle canonical\tlast crawl\tfindings")
 	for i, p := range r.Pages {
 		if i == top {
-			fmt.Fprintf(tw, "  … %d more (-json lists all)\t\t\t\t\t\n", len(r.Pages)-top)
+			fmt.Fprintf(tw, "  … %d more (-format json lists all)\t\t\t\t\t\n", len(r.Pages)-top)
 			break
 		}
 		indexed, coverage, canon, crawled := "?", p.Status, "", ""

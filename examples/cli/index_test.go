@@ -62,7 +62,7 @@ func TestIndexCommand(t *testing.T) {
 		t.Errorf("fake saw %d requests, %d answered, %d refused; want 300, 300, 0", reqs, answered, refused)
 	}
 
-	code, out, errOut = runCLI(t, "index", "-crawl", crawl, "-sample", "20", "-json", "-quiet", "-property", "https://example.com/")
+	code, out, errOut = runCLI(t, "index", "-crawl", crawl, "-sample", "20", "-format", "json", "-quiet", "-property", "https://example.com/")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}

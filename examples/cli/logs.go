@@ -23,7 +23,7 @@ func runLogs(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	format := fs.String("input-format", "auto", "log format: auto, combined, common, w3c, json or nginx (with -log-format)")
 	logFormat := fs.String("log-format", "", "a custom nginx log_format (or Apache LogFormat) string; implies -input-format nginx")
 	fields := fs.String("fields", "", "JSON lines field map: cloudflare, cloudfront, generic, or key=name pairs (time=ts,ip=client,target=uri,status=code,ua=agent,host=,method=,bytes=,referer=,duration=,unit=ms)")
-	crawl := fs.String("crawl", "", "a site report written by `"+prog+" crawl -json` to join the log with (orphans, URLs never fetched, crawl waste)")
+	crawl := fs.String("crawl", "", "a site report written by `"+prog+" crawl -format json` to join the log with (orphans, URLs never fetched, crawl waste)")
 	robots := fs.String("robots", "", "the site's robots.txt, a file or an http(s) URL fetched with the safe fetcher, for `robots.txt says / bot did`")
 	verify := fs.Bool("verify", true, "verify bots by their operators' published IP ranges and forward-confirmed reverse DNS")
 	dnsAddr := fs.String("dns", "", "DNS server (host:port) for reverse DNS; default: the system's")

@@ -108,6 +108,6 @@ func printTemplates(w io.Writer, rep *crawler.SiteReport) {
 		fmt.Fprintf(w, "  %s %6d pages  e.g. %s\n", t.Template, t.Pages, clean(t.ExampleURL))
 	}
 	if more := total - min(maxPrintedTemplates, len(rep.Templates)); more > 0 {
-		fmt.Fprintf(w, "  ... %d more (-json or -html lists %d)\n", more, len(rep.Templates))
+		fmt.Fprintf(w, "  ... %d more (-format json or -html lists %d)\n", more, len(rep.Templates))
 	}
 }
