@@ -1,0 +1,61 @@
+package docs_test
+
+import (
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// serverFlagRE finds the server's flags where examples/server/main.go
+// defines them: the flag's name and, when it has one, the environment
+// variable it defaults from.
+var serverFlagRE = regexp.MustCompile(`fs\.\w+Var\(&c\.[\w.]+, "([a-z0-9-]+)", (?:env\w*\("([A-Z0-9_]+)")?`)
+
+// docFlagRE finds a row of the flags table of docs/server.md.
+var docFlagRE = regexp.MustCompile("(?m)^\\| `(-[a-z0-9-]+)` \\| (?:`([A-Z0-9_]+)`)? *\\|")
+
+// TestServerFlagsDocumented checks that every flag of examples/server is a
+// row of the flags table in docs/server.md with the environment variable
+// the server reads, that the table names no flag the server lacks, and
+// that the command's doc comment names every flag too.
+func TestServerFlagsDocumented(t *testing.T) {
+	src, err := os.ReadFile("../examples/server/main.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := os.ReadFile("server.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	code := map[string]string{}
+	for _, m := range serverFlagRE.FindAllStringSubmatch(string(src), -1) {
+		code["-"+m[1]] = m[2]
+	}
+	if len(code) < 40 {
+		t.Fatalf("found %d flags in examples/server/main.go; the pattern no longer matches how they are defined", len(code))
+	}
+	table := map[string]string{}
+	for _, m := range docFlagRE.FindAllStringSubmatch(string(doc), -1) {
+		table[m[1]] = m[2]
+	}
+	comment := string(src[:strings.Index(string(src), "\npackage main")])
+	for flag, env := range code {
+		docEnv, ok := table[flag]
+		switch {
+		case !ok:
+			t.Errorf("docs/server.md: flag %s (%s) is not in the flags table", flag, env)
+		case docEnv != env:
+			t.Errorf("docs/server.md: flag %s reads %q, the table says %q", flag, env, docEnv)
+		}
+		if !regexp.MustCompile(`(?m)^//\s.*` + regexp.QuoteMeta(flag) + `\b`).MatchString(comment) {
+			t.Errorf("examples/server/main.go: the doc comment does not name %s", flag)
+		}
+	}
+	for flag := range table {
+		if _, ok := code[flag]; !ok {
+			t.Errorf("docs/server.md: the flags table names %s, which the server does not have", flag)
+		}
+	}
+	t.Logf("%d server flags, each in docs/server.md with its environment variable", len(code))
+}
