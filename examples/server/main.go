@@ -707,6 +707,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// The address is taken before the first start creates the admin
+	// account: on an address in use the start fails having created
+	// nothing, instead of creating secrets it could never print.
+	ln, err := net.Listen("tcp", c.addr)
+	if err != nil {
+		return fmt.Errorf("-addr %s: %w (give a free address with -addr or SEOKIT_ADDR)", c.addr, err)
+	}
+	defer ln.Close()
 	created, err := bootstrap(ctx, api)
 	if err != nil {
 		return err
@@ -719,10 +727,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		created = &firstStart{password: pw}
 	}
 
-	ln, err := net.Listen("tcp", c.addr)
-	if err != nil {
-		return err
-	}
 	// Requests run under reqCtx, canceled when the shutdown's grace
 	// period ends, so that no analysis holds the process.
 	reqCtx, cancelRequests := context.WithCancel(context.Background())

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
@@ -297,6 +298,28 @@ func TestServerFirstStartAndRestart(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != 200 || resp.Header.Get("X-RateLimit-Remaining") != "998" {
 		t.Errorf("after restart: status %d, remaining %s", resp.StatusCode, resp.Header.Get("X-RateLimit-Remaining"))
+	}
+}
+
+// TestFirstStartOnAddressInUse starts the server for the first time on an
+// address another listener holds: it fails naming -addr and creates no
+// account, so the next start, on a free address, prints the secrets.
+func TestFirstStartOnAddressInUse(t *testing.T) {
+	held, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	dir := t.TempDir()
+	var out syncBuffer
+	err = run(context.Background(), []string{"-addr", held.Addr().String(), "-db", filepath.Join(dir, "api.db"), "-data-db", filepath.Join(dir, "data.db")}, &out, &syncBuffer{})
+	if err == nil || !strings.Contains(err.Error(), "-addr "+held.Addr().String()) || strings.Contains(out.String(), "API key") {
+		t.Fatalf("start on an address in use: err %v, output:\n%s", err, out.String())
+	}
+	first, _, stop := start(t, dir)
+	defer stop()
+	if !keyRE.MatchString(first) || strings.Count(first, "password: ") != 1 {
+		t.Errorf("the start after the failed one printed no credentials:\n%s", first)
 	}
 }
 
