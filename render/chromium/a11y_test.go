@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -101,6 +102,42 @@ func TestA11yAudit(t *testing.T) {
 	}
 	if res.A11y != nil || res.A11yReason != "" {
 		t.Errorf("audit without asking: %+v %q", res.A11y, res.A11yReason)
+	}
+}
+
+// TestA11yNoCSSOM: the audit does not preload the page's style sheets (no
+// rule it runs reads them): axe-core would fetch the text of a cross-origin
+// sheet again, which the sheet's server would see as a second request. The
+// verdicts that depend on styles are axe's own still (color-contrast on
+// text the sheet styles).
+func TestA11yNoCSSOM(t *testing.T) {
+	axePath := requireAxe(t)
+	var sheets atomic.Int64
+	css := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sheets.Add(1)
+		w.Header().Set("Content-Type", "text/css")
+		fmt.Fprint(w, "p { color: #ccc; background: #fff; }")
+	}))
+	srv := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprintf(w, `<!DOCTYPE html><html lang="en"><head><title>Styled</title><link rel="stylesheet" href="%s/s.css"></head>`+
+			`<body><main><h1>Styled</h1><p>Light grey text on white.</p></main></body></html>`, css.URL)
+	}))
+	p := newTestPool(t, &Options{Tabs: 1, Fetcher: testFetcher(t, srv, css), AxePath: axePath})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	res, err := p.Render(ctx, &render.Request{URL: srv.URL + "/", A11y: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.A11y == nil {
+		t.Fatalf("no audit: %s", res.A11yReason)
+	}
+	if !slices.ContainsFunc(res.A11y.Violations, func(r render.A11yRule) bool { return r.ID == "color-contrast" }) {
+		t.Errorf("color-contrast not reported: %+v", res.A11y.Violations)
+	}
+	if n := sheets.Load(); n != 1 {
+		t.Errorf("the style sheet was requested %d times, want once (by the page)", n)
 	}
 }
 
