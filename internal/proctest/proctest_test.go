@@ -3,6 +3,7 @@ package proctest
 import (
 	"runtime"
 	"testing"
+	"time"
 )
 
 // sink keeps the test's allocation alive across a collection.
@@ -35,6 +36,17 @@ func TestHeapPeakSeesALiveAllocation(t *testing.T) {
 	peak := stop()
 	if peak < size {
 		t.Fatalf("peak live heap %d bytes with %d bytes live", peak, size)
+	}
+	sink = nil
+}
+
+func TestSamplePeakReadsTheNamedMetric(t *testing.T) {
+	const size = 32 << 20
+	stop := SamplePeak("/memory/classes/heap/objects:bytes", time.Millisecond)
+	sink = make([]byte, size)
+	peak := stop()
+	if peak < size {
+		t.Fatalf("peak heap objects %d bytes with %d bytes allocated", peak, size)
 	}
 	sink = nil
 }
