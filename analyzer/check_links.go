@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
@@ -147,6 +148,45 @@ const lkGenericMaxBytes = 64
 func lkNormText(s string) string {
 	s = strings.ToLower(Collapse(s))
 	return strings.Trim(s, " .,:;!?…»«\"'()[]<>→›-–—")
+}
+
+// lkGenericText reports whether lkGenericTexts holds lkNormText(s). An
+// ASCII text of at most lkGenericMaxBytes, the common case, is normalised
+// into a buffer on the stack, without allocating
+// (TestLkGenericTextMatchesNormText).
+func lkGenericText(s string) bool {
+	if len(s) > lkGenericMaxBytes {
+		return lkGenericTexts[lkNormText(s)]
+	}
+	var buf [lkGenericMaxBytes]byte
+	b := buf[:0]
+	space := false // a space is due before the next character
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= utf8.RuneSelf:
+			return lkGenericTexts[lkNormText(s)]
+		case c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r':
+			space = len(b) > 0
+			continue
+		case 'A' <= c && c <= 'Z':
+			c += 'a' - 'A'
+		}
+		if space {
+			b = append(b, ' ')
+			space = false
+		}
+		b = append(b, c)
+	}
+	// The ASCII characters of lkNormText's cut set.
+	const cut = " .,:;!?\"'()[]<>-"
+	for len(b) > 0 && strings.IndexByte(cut, b[0]) >= 0 {
+		b = b[1:]
+	}
+	for len(b) > 0 && strings.IndexByte(cut, b[len(b)-1]) >= 0 {
+		b = b[:len(b)-1]
+	}
+	return lkGenericTexts[string(b)]
 }
 
 // lkPrivateHost reports whether host is localhost, a .local/.internal name
@@ -355,11 +395,14 @@ func checkLinks(p *Page, r *Reporter) {
 				return seo.Evidence{Element: el(), Value: l.URL.String(), URLs: []string{l.URL.String()}}
 			})
 		}
-		samePage := cnURLKey(l.URL) == pageKey
-		if !l.Nofollow {
+		// Whether the link leads to the page itself is read only where it
+		// matters (a generic text, or no followable link yet): normalising
+		// every link's URL would cost more than the rest of the check.
+		if generic := len(l.Text) <= lkGenericMaxBytes && lkGenericText(l.Text); !l.Nofollow && (generic || followable == 0) {
+			samePage := cnURLKey(l.URL) == pageKey
 			// A link to the page itself (a #fragment) needs no description
 			// of its target.
-			if !samePage && len(l.Text) <= lkGenericMaxBytes && lkGenericTexts[lkNormText(l.Text)] {
+			if generic && !samePage {
 				r.addLazy("links.non_descriptive_text", `the link text "`+l.Text+`" does not describe its target`, func() seo.Evidence {
 					return seo.Evidence{Element: el(), Value: l.Text, URLs: []string{l.URL.String()}}
 				})

@@ -1,7 +1,10 @@
 package analyzer
 
 import (
+	"math/rand/v2"
 	"net/http"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -218,5 +221,56 @@ func TestTargetBlankOnlyOpener(t *testing.T) {
 	f := finding(rep, "links.unsafe_target_blank")
 	if f == nil || f.Occurrences() != 1 || f.Evidence.Value != "https://other.org/e" {
 		t.Fatalf("links.unsafe_target_blank: %+v", f)
+	}
+}
+
+// TestLkGenericTextMatchesNormText holds lkGenericText's allocation-free
+// path to the lookup of lkNormText it stands for, on the generic texts
+// themselves, cased, spaced and punctuated at random, and on other texts.
+func TestLkGenericTextMatchesNormText(t *testing.T) {
+	var texts []string
+	for g := range lkGenericTexts {
+		texts = append(texts, g)
+	}
+	slices.Sort(texts)
+	extra := []string{" ", "  ", "\t", "\n", "\r\n", ".", "…", "»", "-", "—", "(", ")", "!", "x", "É", "é", "\u00a0", "\xff", ":"}
+	rng := rand.New(rand.NewPCG(5, 8))
+	hits, cases := 0, 0
+	for range 20000 {
+		var sb strings.Builder
+		for range rng.IntN(3) {
+			sb.WriteString(extra[rng.IntN(len(extra))])
+		}
+		g := []byte(texts[rng.IntN(len(texts))])
+		for i := range g {
+			if rng.IntN(4) == 0 && 'a' <= g[i] && g[i] <= 'z' {
+				g[i] -= 'a' - 'A'
+			}
+		}
+		for _, w := range strings.Split(string(g), " ") {
+			sb.WriteString(w)
+			sb.WriteString([]string{" ", "  ", "\t", " \n "}[rng.IntN(4)])
+		}
+		for range rng.IntN(3) {
+			sb.WriteString(extra[rng.IntN(len(extra))])
+		}
+		s := sb.String()
+		if rng.IntN(3) == 0 {
+			s = s[:rng.IntN(len(s)+1)]
+		}
+		want := lkGenericTexts[lkNormText(s)]
+		if got := lkGenericText(s); got != want {
+			t.Fatalf("lkGenericText(%q) = %v, lookup of lkNormText %q: %v", s, got, lkNormText(s), want)
+		}
+		cases++
+		if want {
+			hits++
+		}
+	}
+	if hits < cases/10 {
+		t.Errorf("only %d of %d texts were generic: the comparison proved little", hits, cases)
+	}
+	if n := testing.AllocsPerRun(100, func() { lkGenericText("  Read\tMORE ... ") }); n != 0 && !raceEnabled {
+		t.Errorf("lkGenericText of an ASCII text allocated %v times", n)
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seokit/seokit/internal/proctest"
+
 	"golang.org/x/net/html"
 )
 
@@ -93,20 +95,20 @@ func BenchmarkAnalyzeVsParse(b *testing.B) {
 		// process CPU time of each (the collector's included) is the figure
 		// a loaded machine changes least.
 		for i, p := range pages {
-			cpu, start := processCPU(), time.Now()
+			cpu, start := proctest.CPUTime(), time.Now()
 			if _, err := html.Parse(bytes.NewReader(p)); err != nil {
 				b.Fatal(err)
 			}
 			parseTime += time.Since(start)
-			parseCPU += processCPU() - cpu
+			parseCPU += proctest.CPUTime() - cpu
 
 			runtime.ReadMemStats(&ms0)
-			cpu, start = processCPU(), time.Now()
+			cpu, start = proctest.CPUTime(), time.Now()
 			if _, err := AnalyzeHTML(ctx, "https://example.com/"+names[i], corpusHeader, p, opts); err != nil {
 				b.Fatal(err)
 			}
 			analyzeTime += time.Since(start)
-			analyzeCPU += processCPU() - cpu
+			analyzeCPU += proctest.CPUTime() - cpu
 			runtime.ReadMemStats(&ms1)
 			analyzeAlloc += ms1.TotalAlloc - ms0.TotalAlloc
 		}

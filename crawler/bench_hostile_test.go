@@ -5,37 +5,14 @@ import (
 	"encoding/json"
 	"io"
 	"runtime"
-	"runtime/metrics"
 	"testing"
 	"time"
+
+	"github.com/seokit/seokit/internal/proctest"
 
 	"github.com/seokit/seokit/crawler"
 	"github.com/seokit/seokit/crawler/crawlertest"
 )
-
-// heapPeak samples the live heap (as of each GC) every 10 ms until stop is
-// called, which returns the highest value seen.
-func heapPeak() (stop func() uint64) {
-	done := make(chan struct{})
-	res := make(chan uint64, 1)
-	go func() {
-		sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
-		var peak uint64
-		tick := time.NewTicker(10 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			metrics.Read(sample)
-			peak = max(peak, sample[0].Value.Uint64())
-			select {
-			case <-done:
-				res <- peak
-				return
-			case <-tick.C:
-			}
-		}
-	}()
-	return func() uint64 { close(done); return <-res }
-}
 
 // crawlHostile crawls site to maxPages and reports pages/s, the peak RSS
 // (as BenchmarkCrawl measures it, after resetting it where Linux allows),
@@ -46,7 +23,7 @@ func crawlHostile(b *testing.B, url string, maxPages int) *crawler.SiteReport {
 	for b.Loop() {
 		runtime.GC()
 		crawlertest.ResetPeakRSS()
-		stop := heapPeak()
+		stop := proctest.HeapPeak()
 		start := time.Now()
 		var err error
 		rep, err = crawler.New(&crawler.Options{

@@ -1,20 +1,16 @@
 package crawler_test
 
 import (
-	"bytes"
 	"context"
-	"io"
-	"net/http"
 	"os"
 	"path/filepath"
 	"runtime"
 	"runtime/metrics"
 	"runtime/pprof"
-	"sync"
 	"testing"
 	"time"
 
-	"golang.org/x/net/html"
+	"github.com/seokit/seokit/internal/proctest"
 
 	"github.com/seokit/seokit/crawler"
 	"github.com/seokit/seokit/crawler/crawlertest"
@@ -59,8 +55,8 @@ func BenchmarkCrawl(b *testing.B) {
 		}
 		var ms0, ms1 runtime.MemStats
 		runtime.ReadMemStats(&ms0)
-		cpu0 := crawlertest.CPUTime()
-		stopHeap := heapPeak()
+		cpu0 := proctest.CPUTime()
+		stopHeap := proctest.HeapPeak()
 		start := time.Now()
 		rep, err := crawler.New(o).Run(context.Background(), site.URL)
 		el := time.Since(start)
@@ -68,7 +64,7 @@ func BenchmarkCrawl(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		cpu := crawlertest.CPUTime() - cpu0
+		cpu := proctest.CPUTime() - cpu0
 		runtime.ReadMemStats(&ms1)
 		if n := rep.Crawl.Fetched; n > 0 {
 			b.Logf("memory limit %d MB (0: none); peak live heap %d MB; per page: CPU %v (test server included), %d bytes allocated",
@@ -98,37 +94,12 @@ func BenchmarkCrawl(b *testing.B) {
 // shared, noisy machine.
 func parseBaseline(b *testing.B, site *crawlertest.Site) float64 {
 	b.Helper()
-	var pages [][]byte
-	for i := range 1000 {
-		resp, err := http.Get(site.ArticleURL(i))
-		if err != nil {
-			b.Fatal(err)
-		}
-		body, err := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if err != nil {
-			b.Fatal(err)
-		}
-		pages = append(pages, body)
-	}
+	pages := sampleArticles(b, site, 1000, 1000)
 	const rounds = 5
-	workers := runtime.GOMAXPROCS(0)
 	start := time.Now()
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for range rounds {
-				for i := w; i < len(pages); i += workers {
-					if _, err := html.Parse(bytes.NewReader(pages[i])); err != nil {
-						b.Error(err)
-					}
-				}
-			}
-		}()
+	for range rounds {
+		parseOnCores(b, pages)
 	}
-	wg.Wait()
 	return float64(rounds*len(pages)) / time.Since(start).Seconds()
 }
 

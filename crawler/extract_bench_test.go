@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seokit/seokit/internal/proctest"
+
 	"github.com/seokit/seokit/analyzer"
 	"github.com/seokit/seokit/crawler"
 	"github.com/seokit/seokit/crawler/crawlertest"
@@ -69,7 +71,7 @@ func crawlExtractBench(tb testing.TB, rounds int) (runs [3]extractBenchRun, site
 		case 2:
 			ao.Extract, ao.Search = benchExtractors, benchSearch
 		}
-		start, cpu := time.Now(), crawlertest.CPUTime()
+		start, cpu := time.Now(), proctest.CPUTime()
 		rep, err := crawler.New(&crawler.Options{
 			AllowPrivate: true, PerHostRate: -1, MaxPages: site.Pages() + 10,
 			Concurrency: 8, PerHostConcurrency: 8, SkipExternalLinks: true, Analyzer: ao,
@@ -78,7 +80,7 @@ func crawlExtractBench(tb testing.TB, rounds int) (runs [3]extractBenchRun, site
 			tb.Fatal(err)
 		}
 		runs[i].wall += time.Since(start)
-		runs[i].cpu += crawlertest.CPUTime() - cpu
+		runs[i].cpu += proctest.CPUTime() - cpu
 		if rep.Crawl.Fetched < site.Pages() {
 			tb.Fatalf("fetched %d of %d pages (stop %s)", rep.Crawl.Fetched, site.Pages(), rep.Crawl.StopReason)
 		}

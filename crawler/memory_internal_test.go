@@ -6,10 +6,10 @@ import (
 	"net/url"
 	"runtime"
 	"runtime/debug"
-	"runtime/metrics"
 	"testing"
 	"time"
 
+	"github.com/seokit/seokit/internal/proctest"
 	"github.com/seokit/seokit/internal/racetest"
 )
 
@@ -25,25 +25,8 @@ func liveHeap() int64 {
 // sampleHeap samples the heap's allocated bytes every millisecond until
 // stop is called, which returns the highest value seen.
 func sampleHeap() (stop func() int64) {
-	done := make(chan struct{})
-	res := make(chan int64, 1)
-	go func() {
-		s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-		var peak int64
-		tick := time.NewTicker(time.Millisecond)
-		defer tick.Stop()
-		for {
-			metrics.Read(s)
-			peak = max(peak, int64(s[0].Value.Uint64()))
-			select {
-			case <-done:
-				res <- peak
-				return
-			case <-tick.C:
-			}
-		}
-	}()
-	return func() int64 { close(done); return <-res }
+	stopPeak := proctest.SamplePeak("/memory/classes/heap/objects:bytes", time.Millisecond)
+	return func() int64 { return int64(stopPeak()) }
 }
 
 // TestMemoryModel measures the constants of EstimateMemory (see MEMORY.md):

@@ -3,6 +3,7 @@ package seo
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"net/url"
@@ -95,6 +96,44 @@ func TestPlainHost(t *testing.T) {
 	}
 	if taken < 1000 {
 		t.Errorf("plainHost took only %d hosts", taken)
+	}
+}
+
+// TestPlainIPv4 holds plainIPv4 to the slow path: every address it takes,
+// normalizeHostSlow returns unchanged.
+func TestPlainIPv4(t *testing.T) {
+	t.Parallel()
+	hosts := []string{"127.0.0.1", "0.0.0.0", "255.255.255.255", "256.1.1.1", "01.2.3.4", "1.2.3", "1.2.3.4.5", "1.2.3.4.",
+		".1.2.3.4", "1..2.3", "1.2.3.04", "10.0.0.255", "1000.1.1.1", "a.1.1.1", "1.2.3.4a", ""}
+	alphabet := "0123456789.x"
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 50000 {
+		b := make([]byte, 1+rng.IntN(16))
+		for i := range b {
+			b[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		hosts = append(hosts, string(b))
+	}
+	for range 2000 {
+		hosts = append(hosts, fmt.Sprintf("%d.%d.%d.%d", rng.IntN(256), rng.IntN(256), rng.IntN(256), rng.IntN(256)))
+	}
+	taken := 0
+	for _, h := range hosts {
+		if !plainIPv4(h) {
+			continue
+		}
+		taken++
+		if got, err := normalizeHostSlow(h); err != nil || got != h {
+			t.Errorf("plainIPv4(%q) is true, but the slow path gives %q, %v", h, got, err)
+		}
+	}
+	if taken < 2000 {
+		t.Errorf("plainIPv4 took only %d addresses", taken)
+	}
+	for _, h := range []string{"127.0.0.1", "0.0.0.0", "255.255.255.255", "10.0.0.255"} {
+		if !plainIPv4(h) {
+			t.Errorf("plainIPv4(%q) is false", h)
+		}
 	}
 }
 

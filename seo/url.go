@@ -107,10 +107,35 @@ func (e hostError) Error() string { return string(e) }
 // normalizeHost lowercases a host and converts an internationalised name to
 // ASCII. IP literals are returned in canonical form without brackets.
 func normalizeHost(h string) (string, error) {
-	if plainHost(h) {
+	if plainHost(h) || plainIPv4(h) {
 		return h, nil
 	}
 	return normalizeHostSlow(h)
+}
+
+// plainIPv4 reports whether h is an IPv4 address in the form
+// normalizeHostSlow returns unchanged: four decimal numbers from 0 to 255
+// without leading zeros, separated by dots (TestPlainIPv4).
+func plainIPv4(h string) bool {
+	parts := 0
+	for len(h) > 0 {
+		n, v := 0, 0
+		for n < len(h) && n < 4 && '0' <= h[n] && h[n] <= '9' {
+			v = v*10 + int(h[n]-'0')
+			n++
+		}
+		if n == 0 || n > 3 || v > 255 || (n > 1 && h[0] == '0') {
+			return false
+		}
+		if parts++; parts == 4 {
+			return n == len(h)
+		}
+		if n == len(h) || h[n] != '.' {
+			return false
+		}
+		h = h[n+1:]
+	}
+	return false
 }
 
 // plainHost reports whether h is a host name normalizeHostSlow returns

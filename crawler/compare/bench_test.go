@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seokit/seokit/internal/proctest"
+
 	"github.com/seokit/seokit/crawler"
 	"github.com/seokit/seokit/crawler/compare"
 	"github.com/seokit/seokit/crawler/crawlertest"
@@ -89,7 +91,7 @@ func BenchmarkCompare(b *testing.B) {
 	resetPeak := crawlertest.ResetPeakRSS()
 	b.ResetTimer()
 	var d *compare.Diff
-	cpu0 := crawlertest.CPUTime()
+	cpu0 := proctest.CPUTime()
 	start := time.Now()
 	for range b.N {
 		var err error
@@ -99,7 +101,7 @@ func BenchmarkCompare(b *testing.B) {
 		}
 	}
 	elapsed := time.Since(start) / time.Duration(b.N)
-	cpu := (crawlertest.CPUTime() - cpu0) / time.Duration(b.N)
+	cpu := (proctest.CPUTime() - cpu0) / time.Duration(b.N)
 	b.StopTimer()
 	peak := crawlertest.PeakRSS()
 	if d.Added.Count != 1000 || d.Removed.Count != 1000 || d.ChangedPages < 9000 {
@@ -173,7 +175,7 @@ func BenchmarkCompareStored(b *testing.B) {
 	resetPeak := crawlertest.ResetPeakRSS()
 	b.ResetTimer()
 	var d *compare.Diff
-	cpu0 := crawlertest.CPUTime()
+	cpu0 := proctest.CPUTime()
 	start := time.Now()
 	for range b.N {
 		var src [2]compare.Source
@@ -189,7 +191,7 @@ func BenchmarkCompareStored(b *testing.B) {
 		}
 	}
 	elapsed := time.Since(start) / time.Duration(b.N)
-	cpu := (crawlertest.CPUTime() - cpu0) / time.Duration(b.N)
+	cpu := (proctest.CPUTime() - cpu0) / time.Duration(b.N)
 	b.StopTimer()
 	peak := crawlertest.PeakRSS()
 	if d.Added.Count != 1000 || d.Removed.Count != 1000 || d.ChangedPages < 9000 {

@@ -6,11 +6,12 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
-	"runtime/metrics"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/seokit/seokit/internal/proctest"
 
 	"github.com/seokit/seokit/crawler"
 	"github.com/seokit/seokit/crawler/crawlertest"
@@ -94,16 +95,16 @@ func crawlSQLite(b *testing.B, n int) (pages, peak, live int64) {
 	}
 	var ms0, ms1 runtime.MemStats
 	runtime.ReadMemStats(&ms0)
-	cpu0 := crawlertest.CPUTime()
-	stopHeap := livePeak()
+	cpu0 := proctest.CPUTime()
+	stopHeap := proctest.HeapPeak()
 	start := time.Now()
 	rep, err := crawler.New(o).Run(context.Background(), site.URL)
 	el := time.Since(start)
-	live = stopHeap()
+	live = int64(stopHeap())
 	if err != nil {
 		b.Fatal(err)
 	}
-	cpu := crawlertest.CPUTime() - cpu0
+	cpu := proctest.CPUTime() - cpu0
 	runtime.ReadMemStats(&ms1)
 	peak = crawlertest.PeakRSS()
 	got := rep.Crawl.Fetched
@@ -114,28 +115,4 @@ func crawlSQLite(b *testing.B, n int) (pages, peak, live int64) {
 		got, el.Round(time.Second), float64(got)/el.Seconds(), (cpu / time.Duration(got)).Round(time.Microsecond),
 		(ms1.TotalAlloc-ms0.TotalAlloc)/uint64(got), o.MemoryLimit>>20, base>>20, peak>>20, (peak-base)/int64(got), live>>20, live/int64(got), rep.Graph.Edges)
 	return int64(got), peak, live
-}
-
-// livePeak samples the live heap (as of each GC) every 10 ms until stop is
-// called, which returns the highest value seen.
-func livePeak() (stop func() int64) {
-	done := make(chan struct{})
-	res := make(chan int64, 1)
-	go func() {
-		sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
-		var peak uint64
-		tick := time.NewTicker(10 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			metrics.Read(sample)
-			peak = max(peak, sample[0].Value.Uint64())
-			select {
-			case <-done:
-				res <- int64(peak)
-				return
-			case <-tick.C:
-			}
-		}
-	}()
-	return func() int64 { close(done); return <-res }
 }

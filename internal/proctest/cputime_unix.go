@@ -1,16 +1,16 @@
 //go:build unix
 
-package analyzer
+package proctest
 
 import (
 	"syscall"
 	"time"
 )
 
-// processCPU returns the CPU time of the process so far (user and system,
+// CPUTime returns the CPU time of the process so far (user and system,
 // every thread, the garbage collector's included): a figure a busy machine
 // does not inflate as it inflates wall time.
-func processCPU() time.Duration {
+func CPUTime() time.Duration {
 	var ru syscall.Rusage
 	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
 		return 0

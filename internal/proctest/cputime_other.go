@@ -1,6 +1,6 @@
 //go:build !unix
 
-package crawlertest
+package proctest
 
 import "time"
 
