@@ -24,7 +24,7 @@ import (
 
 // env is an API server on loopback with accounts and keys.
 type env struct {
-	t     *testing.T
+	t     testing.TB
 	srv   *httpapi.Server
 	ts    *httptest.Server
 	acct  string
@@ -33,7 +33,7 @@ type env struct {
 	other string // read and write, another account
 }
 
-func newEnv(t *testing.T, opts *httpapi.Options) *env {
+func newEnv(t testing.TB, opts *httpapi.Options) *env {
 	t.Helper()
 	ctx := context.Background()
 	var o httpapi.Options
@@ -200,7 +200,7 @@ type gatedSite struct {
 	once    sync.Once
 }
 
-func newGatedSite(t *testing.T) *gatedSite {
+func newGatedSite(t testing.TB) *gatedSite {
 	g := &gatedSite{release: make(chan struct{})}
 	g.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
