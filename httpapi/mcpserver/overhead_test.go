@@ -32,10 +32,12 @@ func cpuTime(t *testing.T) time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-func totalAlloc() uint64 {
+// memStats returns the bytes allocated so far and the number of
+// completed GC cycles.
+func memStats() (uint64, uint32) {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	return ms.TotalAlloc
+	return ms.TotalAlloc, ms.NumGC
 }
 
 // pathCost is what the calls of one path cost: each call's wall time,
@@ -44,7 +46,8 @@ type pathCost struct {
 	wall  []time.Duration
 	cpu   time.Duration
 	alloc uint64
-	bytes int // the last answer's size on the wire (the HTTP body)
+	gcs   uint32 // GC cycles completed during the calls
+	bytes int    // the last answer's size on the wire (the HTTP body)
 }
 
 func (c *pathCost) median() time.Duration {
@@ -88,10 +91,11 @@ func (c countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 // SEOKIT_MCP_OVERHEAD_CALLS sets the number of calls.
 //
 // The assertions hold on a busy machine as on an idle one, so they are
-// not on wall time: on the tiny page the MCP call may allocate at most
-// 3.1 times what the /v1 call does and cost at most twice its CPU (2.5
-// times with the SDK client); on the typical page at most 1.25 times its
-// CPU.
+// not on wall time: on either page an MCP call may allocate at most
+// 256 KB more than the /v1 call (the SDK's fixed cost per message,
+// docs/mcp.md); on the tiny page at most 3.1 times what the /v1 call
+// allocates and twice its CPU (2.5 times with the SDK client); on the
+// typical page at most 1.5 times its CPU.
 func TestOverheadAnalyzePage(t *testing.T) {
 	if testing.Short() {
 		t.Skip("measures 1,400 calls")
@@ -193,13 +197,16 @@ func TestOverheadAnalyzePage(t *testing.T) {
 			c.sdk.bytes = sdkBytes
 		}
 		measure := func(p *pathCost, f func(), keep bool) {
-			a0, c0, t0 := totalAlloc(), cpuTime(t), time.Now()
+			a0, g0 := memStats()
+			c0, t0 := cpuTime(t), time.Now()
 			f()
-			d, dc, da := time.Since(t0), cpuTime(t)-c0, totalAlloc()-a0
+			d, dc := time.Since(t0), cpuTime(t)-c0
+			a1, g1 := memStats()
 			if keep {
 				p.wall = append(p.wall, d)
 				p.cpu += dc
-				p.alloc += da
+				p.alloc += a1 - a0
+				p.gcs += g1 - g0
 			}
 		}
 		order := []func(bool){
@@ -224,11 +231,14 @@ func TestOverheadAnalyzePage(t *testing.T) {
 		m, v := c.mcp.median(), c.v1.median()
 		cpuRatio = float64(c.mcp.cpu) / float64(c.v1.cpu)
 		allocRatio = float64(c.mcp.alloc) / float64(c.v1.alloc)
+		if extra := (int64(c.mcp.alloc) - int64(c.v1.alloc)) / int64(calls); extra > 256<<10 {
+			t.Errorf("%s: an MCP call allocates %d KB more than the /v1 call (limit 256 KB)", label, extra>>10)
+		}
 		t.Logf("%s: analyze_page median over %d calls each, one keep-alive HTTP client: MCP %v, /v1 %v, overhead %.3fms, ratio %.3f",
 			label, calls, m.Round(time.Microsecond), v.Round(time.Microsecond), float64(m-v)/1e6, float64(m)/float64(v))
-		t.Logf("%s: CPU per call (process user+sys): MCP %v, /v1 %v, ratio %.3f; allocated per call: MCP %d KB, /v1 %d KB; answer: MCP %d bytes, /v1 %d bytes",
+		t.Logf("%s: CPU per call (process user+sys): MCP %v, /v1 %v, ratio %.3f; allocated per call: MCP %d KB, /v1 %d KB; GC cycles: MCP %d, /v1 %d; answer: MCP %d bytes, /v1 %d bytes",
 			label, (c.mcp.cpu / n).Round(time.Microsecond), (c.v1.cpu / n).Round(time.Microsecond), cpuRatio,
-			c.mcp.alloc/uint64(calls)>>10, c.v1.alloc/uint64(calls)>>10, c.mcp.bytes, c.v1.bytes)
+			c.mcp.alloc/uint64(calls)>>10, c.v1.alloc/uint64(calls)>>10, c.mcp.gcs, c.v1.gcs, c.mcp.bytes, c.v1.bytes)
 		return cpuRatio, allocRatio
 	}
 
@@ -251,7 +261,7 @@ func TestOverheadAnalyzePage(t *testing.T) {
 	if sdkCPU > 2.5 {
 		t.Errorf("on the tiny page an MCP call with the SDK client costs %.2f times the CPU of the /v1 call (limit 2.5)", sdkCPU)
 	}
-	if cpuTypical > 1.25 {
-		t.Errorf("on the typical page an MCP call costs %.2f times the CPU of the /v1 call (limit 1.25)", cpuTypical)
+	if cpuTypical > 1.5 {
+		t.Errorf("on the typical page an MCP call costs %.2f times the CPU of the /v1 call (limit 1.5)", cpuTypical)
 	}
 }
