@@ -100,6 +100,9 @@ func TestOverheadAnalyzePage(t *testing.T) {
 	if testing.Short() {
 		t.Skip("measures 1,400 calls")
 	}
+	if raceEnabled {
+		t.Skip("measures CPU and allocation, which the race detector changes")
+	}
 	calls := 200
 	if v := os.Getenv("SEOKIT_MCP_OVERHEAD_CALLS"); v != "" {
 		calls, _ = strconv.Atoi(v)

@@ -1,10 +1,12 @@
 package mcpserver
 
 import (
+	"encoding/json"
 	"testing"
 	"time"
 
 	"github.com/seokit/seokit/crawler"
+	"github.com/seokit/seokit/seo"
 )
 
 func TestReportCache(t *testing.T) {
@@ -59,5 +61,23 @@ func TestReportCache(t *testing.T) {
 	off.put(key("a", 1), a)
 	if off.get(key("a", 1)) != nil {
 		t.Error("a nil cache served a report")
+	}
+}
+
+func TestSizer(t *testing.T) {
+	m := 1.5
+	sz := newSizer()
+	for _, v := range []any{
+		PageFinding{ID: "title.missing", Severity: seo.Warning, Message: "<title> & \u2028 \xff", Evidence: seo.Evidence{Measured: &m, URLs: []string{"https://a.example/?q=<x>"}}},
+		Finding{ID: "links.broken", Severity: seo.Error, Examples: []string{"https://a.example/"}},
+		"", 0, nil,
+	} {
+		b, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n, err := sz.size(v); err != nil || n != len(b) {
+			t.Errorf("size of %s = %d, %v; want %d", b, n, err, len(b))
+		}
 	}
 }

@@ -303,14 +303,17 @@ func (s *Server) addSiteTools() {
 			out := &FixFirst{Score: rep.Score, ScoreReason: rep.ScoreReason, FindingCounts: rep.FindingCounts, Findings: make([]Finding, 0, n), Omitted: len(groups) - n}
 			// The top findings that fit in the page budget; the rest are
 			// counted in Omitted.
-			size := 0
+			size, sz := 0, newSizer()
 			for _, g := range groups[:n] {
 				f := findingOf(g, g.Count, g.Pages, g.Examples)
-				b, _ := json.Marshal(f)
-				if len(out.Findings) > 0 && size+len(b) > s.opts.PageBytes {
+				fn, err := sz.size(&f)
+				if err != nil {
+					return nil, err
+				}
+				if len(out.Findings) > 0 && size+fn > s.opts.PageBytes {
 					break
 				}
-				size += len(b) + 1
+				size += fn + 1
 				out.Findings = append(out.Findings, f)
 			}
 			out.Omitted = len(groups) - len(out.Findings)
