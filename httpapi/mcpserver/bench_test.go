@@ -2,7 +2,6 @@ package mcpserver_test
 
 import (
 	"fmt"
-	"io"
 	"net/http"
 	"slices"
 	"strings"
@@ -36,20 +35,8 @@ func BenchmarkAnalyzePage(b *testing.B) {
 		var ds []time.Duration
 		for b.Loop() {
 			t0 := time.Now()
-			req, _ := http.NewRequest("POST", e.ts.URL+path, strings.NewReader(body))
-			req.Header.Set("X-API-Key", e.key)
-			req.Header.Set("Content-Type", "application/json")
-			for i := 0; i+1 < len(hdr); i += 2 {
-				req.Header.Set(hdr[i], hdr[i+1])
-			}
-			resp, err := client.Do(req)
-			if err != nil {
-				b.Fatal(err)
-			}
-			data, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			if resp.StatusCode != 200 || !strings.Contains(string(data), pageURL) {
-				b.Fatalf("%s: %d %.300s", path, resp.StatusCode, data)
+			if data := e.post(b, client, path, body, hdr...); !strings.Contains(string(data), pageURL) {
+				b.Fatalf("%s: %.300s", path, data)
 			}
 			ds = append(ds, time.Since(t0))
 		}

@@ -1,7 +1,6 @@
 package mcpserver_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -122,35 +121,7 @@ func TestOverheadAnalyzePage(t *testing.T) {
 	var sdkBytes int
 	cs := e.connectLong(e.key, countingTransport{sdkTr, &sdkBytes})
 
-	// post sends body to path with the headers and returns the answer's
-	// JSON (the data of a one-event SSE stream, should the server send
-	// one).
-	post := func(path, body string, hdr ...string) []byte {
-		req, _ := http.NewRequest("POST", e.ts.URL+path, strings.NewReader(body))
-		req.Header.Set("X-API-Key", e.key)
-		req.Header.Set("Content-Type", "application/json")
-		for i := 0; i+1 < len(hdr); i += 2 {
-			req.Header.Set(hdr[i], hdr[i+1])
-		}
-		resp, err := client.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if err != nil || resp.StatusCode != 200 {
-			t.Fatalf("%s: %d %v %.300s", path, resp.StatusCode, err, b)
-		}
-		if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
-			if i := bytes.Index(b, []byte("data: ")); i >= 0 {
-				b = b[i+len("data: "):]
-				if j := bytes.IndexByte(b, '\n'); j >= 0 {
-					b = b[:j]
-				}
-			}
-		}
-		return b
-	}
+	post := func(path, body string, hdr ...string) []byte { return e.post(t, client, path, body, hdr...) }
 	pageSize := func(u string) int {
 		resp, err := client.Get(u)
 		if err != nil {
