@@ -29,6 +29,34 @@ type Capped[T any] struct {
 	Omitted map[string]int `json:"omitted,omitempty"`
 }
 
+// sizer measures the JSON of values as json.Marshal writes them, without
+// keeping the bytes: the answers that fill a page budget measure each item
+// with one sizer.
+type sizer struct {
+	n   int
+	enc *json.Encoder
+}
+
+func newSizer() *sizer {
+	s := &sizer{}
+	s.enc = json.NewEncoder(s)
+	return s
+}
+
+func (s *sizer) Write(p []byte) (int, error) {
+	s.n += len(p)
+	return len(p), nil
+}
+
+// size returns the length of v's JSON.
+func (s *sizer) size(v any) (int, error) {
+	s.n = 0
+	if err := s.enc.Encode(v); err != nil {
+		return 0, err
+	}
+	return s.n - 1, nil // Encode ends the value with a newline
+}
+
 // cursor is the position of a page: the offset of its first item and a
 // hash of the query it belongs to, so a cursor is not replayed with other
 // filters.

@@ -1,6 +1,7 @@
 package mcpserver_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -24,7 +25,7 @@ import (
 
 // env is an API server on loopback with accounts and keys.
 type env struct {
-	t     *testing.T
+	t     testing.TB
 	srv   *httpapi.Server
 	ts    *httptest.Server
 	acct  string
@@ -33,7 +34,7 @@ type env struct {
 	other string // read and write, another account
 }
 
-func newEnv(t *testing.T, opts *httpapi.Options) *env {
+func newEnv(t testing.TB, opts *httpapi.Options) *env {
 	t.Helper()
 	ctx := context.Background()
 	var o httpapi.Options
@@ -149,6 +150,38 @@ func (e *env) v1(method, path, key, body string) (int, []byte) {
 	return resp.StatusCode, b
 }
 
+// post sends body to the API's path through client with the key and the
+// header pairs hdr, fails t unless the answer is a 200, and returns
+// the answer's JSON (the data of a one-event SSE stream, should the server
+// send one).
+func (e *env) post(t testing.TB, client *http.Client, path, body string, hdr ...string) []byte {
+	t.Helper()
+	req, _ := http.NewRequest("POST", e.ts.URL+path, strings.NewReader(body))
+	req.Header.Set("X-API-Key", e.key)
+	req.Header.Set("Content-Type", "application/json")
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Set(hdr[i], hdr[i+1])
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("%s: %d %v %.300s", path, resp.StatusCode, err, b)
+	}
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		if i := bytes.Index(b, []byte("data: ")); i >= 0 {
+			b = b[i+len("data: "):]
+			if j := bytes.IndexByte(b, '\n'); j >= 0 {
+				b = b[:j]
+			}
+		}
+	}
+	return b
+}
+
 // toolErr is the envelope of a refused call.
 type toolErr struct {
 	Code       string `json:"code"`
@@ -200,7 +233,7 @@ type gatedSite struct {
 	once    sync.Once
 }
 
-func newGatedSite(t *testing.T) *gatedSite {
+func newGatedSite(t testing.TB) *gatedSite {
 	g := &gatedSite{release: make(chan struct{})}
 	g.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {

@@ -85,6 +85,12 @@ type Options struct {
 	Logger *slog.Logger
 	// Version is reported to clients in the server's implementation info.
 	Version string
+	// ReportCacheBytes bounds the cache of decoded site reports, in bytes
+	// of the stored report JSON they were decoded from (a decoded report
+	// takes a few times that in memory): paging through an analysis
+	// decodes its report once. Zero means DefaultReportCacheBytes; a
+	// negative value turns the cache off.
+	ReportCacheBytes int
 	// TextCopy adds the JSON of each tool result as its text content for
 	// every client, for clients that pass only text content to the model.
 	// Without it, clients on protocol revisions with structured content
@@ -103,10 +109,11 @@ const (
 
 // Server is seokit's MCP server: its tools and resources over Services.
 type Server struct {
-	svc   Services
-	opts  Options
-	mcp   *mcp.Server
-	tools []ToolInfo
+	svc     Services
+	opts    Options
+	mcp     *mcp.Server
+	tools   []ToolInfo
+	reports *reportCache // nil when turned off
 }
 
 // ToolInfo describes a tool: its name, whether it writes, and its
@@ -134,6 +141,12 @@ func New(svc Services, opts *Options) *Server {
 	}
 	if s.opts.Logger == nil {
 		s.opts.Logger = slog.Default()
+	}
+	if s.opts.ReportCacheBytes == 0 {
+		s.opts.ReportCacheBytes = DefaultReportCacheBytes
+	}
+	if s.opts.ReportCacheBytes > 0 {
+		s.reports = newReportCache(s.opts.ReportCacheBytes)
 	}
 	v := s.opts.Version
 	if v == "" {

@@ -303,14 +303,17 @@ func (s *Server) addSiteTools() {
 			out := &FixFirst{Score: rep.Score, ScoreReason: rep.ScoreReason, FindingCounts: rep.FindingCounts, Findings: make([]Finding, 0, n), Omitted: len(groups) - n}
 			// The top findings that fit in the page budget; the rest are
 			// counted in Omitted.
-			size := 0
+			size, sz := 0, newSizer()
 			for _, g := range groups[:n] {
 				f := findingOf(g, g.Count, g.Pages, g.Examples)
-				b, _ := json.Marshal(f)
-				if len(out.Findings) > 0 && size+len(b) > s.opts.PageBytes {
+				fn, err := sz.size(&f)
+				if err != nil {
+					return nil, err
+				}
+				if len(out.Findings) > 0 && size+fn > s.opts.PageBytes {
 					break
 				}
-				size += len(b) + 1
+				size += fn + 1
 				out.Findings = append(out.Findings, f)
 			}
 			out.Omitted = len(groups) - len(out.Findings)
@@ -408,7 +411,7 @@ func (s *Server) state(ctx context.Context, accountID, id string) (*AnalysisStat
 		out.SummaryReason = j.Status
 		return out, nil
 	}
-	rep, err := decodeReport(res)
+	rep, err := s.decodeReport(accountID, j, res)
 	if err != nil {
 		return nil, err
 	}
@@ -428,7 +431,13 @@ func summarize(rep *crawler.SiteReport) *ReportSummary {
 	return sum
 }
 
-func decodeReport(res service.Result) (*crawler.SiteReport, error) {
+// decodeReport returns the decoded report res of the account's analysis
+// j, from the cache when it holds it.
+func (s *Server) decodeReport(accountID string, j *service.Job, res service.Result) (*crawler.SiteReport, error) {
+	k := keyOf(accountID, j, res)
+	if rep := s.reports.get(k); rep != nil {
+		return rep, nil
+	}
 	rc, err := res.Open()
 	if err != nil {
 		return nil, err
@@ -438,6 +447,7 @@ func decodeReport(res service.Result) (*crawler.SiteReport, error) {
 	if err := json.NewDecoder(rc).Decode(&rep); err != nil {
 		return nil, fmt.Errorf("mcpserver: reading the report: %w", err)
 	}
+	s.reports.put(k, &rep)
 	return &rep, nil
 }
 
@@ -457,7 +467,7 @@ func (s *Server) report(ctx context.Context, accountID, id string) (*service.Job
 	if res == nil {
 		return nil, nil, &service.ConflictError{Message: "the analysis has no report yet: it is " + j.Status}
 	}
-	rep, err := decodeReport(res)
+	rep, err := s.decodeReport(accountID, j, res)
 	return j, rep, err
 }
 

@@ -287,13 +287,17 @@ func (s *Server) analyzePage(ctx context.Context, _ *mcp.CallToolRequest, p *aut
 	fs := slices.Clone(rep.Findings)
 	slices.SortStableFunc(fs, func(a, b seo.Finding) int { return b.Priority - a.Priority })
 	// Findings fill what the sections left of the page budget.
+	sz := newSizer()
 	for _, f := range fs {
 		pf := PageFinding{ID: f.ID, Severity: f.Severity, Priority: f.Priority, Count: f.Occurrences(), Message: f.Message, Evidence: f.Evidence}
-		eb, _ := json.Marshal(pf)
-		if len(out.Findings) > 0 && size+len(eb) > s.opts.PageBytes {
+		n, err := sz.size(&pf)
+		if err != nil {
+			return nil, err
+		}
+		if len(out.Findings) > 0 && size+n > s.opts.PageBytes {
 			break
 		}
-		size += len(eb)
+		size += n
 		out.Findings = append(out.Findings, pf)
 	}
 	if out.Findings == nil {
