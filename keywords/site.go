@@ -197,7 +197,11 @@ func (s *SitePhrases) Suggest(ctx context.Context, seed string, loc seo.Locale, 
 	cands = cands[:min(len(cands), limit)]
 	out := make([]Keyword, 0, len(cands))
 	for _, c := range cands {
-		why := fmt.Sprintf("used on %d of %d crawled pages (%d times), first on %s", c.sp.pages, total, c.sp.count, c.sp.url)
+		times := "once"
+		if c.sp.count != 1 {
+			times = fmt.Sprintf("%d times", c.sp.count)
+		}
+		why := fmt.Sprintf("used on %d of %d crawled pages (%s), first on %s", c.sp.pages, total, times, c.sp.url)
 		out = append(out, Keyword{Keyword: c.sp.phrase, Source: SiteSourceName, Why: why})
 	}
 	s.mu.Unlock()
