@@ -313,7 +313,12 @@ func findExec(path string) (string, error) {
 // window (one per rendering, as each has its own browser context) opens no
 // WebUI omnibox popup, which would cost a renderer process of its own, and
 // the GPU work (software, GPU off) and the network service run in the
-// browser process rather than in processes of their own.
+// browser process rather than in processes of their own. A navigation
+// keeps the frame's document host (RenderDocument off: each navigation of
+// a tab, to the page and to the blank page that resets the tab, would
+// otherwise build a new frame and compositor in the renderer and the
+// browser) and the tab's browsing instance (ProactivelySwapBrowsingInstance
+// off: it serves the back/forward cache, which is off).
 func (p *Pool) flags() []chromedp.ExecAllocatorOption {
 	return []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(p.exec),
@@ -326,7 +331,8 @@ func (p *Pool) flags() []chromedp.ExecAllocatorOption {
 			"MediaRouter,OptimizationHints,InterestFeedContentSuggestions,CalculateNativeWinOcclusion,"+
 			"AutofillServerCommunication,CertificateTransparencyComponentUpdater,"+
 			"IsolateOrigins,site-per-process,HttpsUpgrades,PrivacySandboxSettings4,"+
-			"WebUIOmniboxPopup,WebUIOmniboxFullPopup,WebUIOmniboxAimPopup,BackForwardCache"),
+			"WebUIOmniboxPopup,WebUIOmniboxFullPopup,WebUIOmniboxAimPopup,BackForwardCache,"+
+			"RenderDocument,ProactivelySwapBrowsingInstance"),
 		chromedp.Flag("disable-site-isolation-trials", true),
 		chromedp.Flag("force-webrtc-ip-handling-policy", "disable_non_proxied_udp"),
 		chromedp.Flag("webrtc-ip-handling-policy", "disable_non_proxied_udp"),

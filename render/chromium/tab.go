@@ -111,12 +111,17 @@ func (tb *tab) end() {
 
 // openTab opens a tab in a new browser context of b and prepares it: request
 // interception, no service workers, no cache, no downloads, the setup,
-// quiet (quietScript) and vitals scripts in every document. It also turns off the DOM and CSS
+// quiet (quietScript) and vitals scripts in every document but the blank
+// page of a reset (blankGuard). It also turns off the DOM and CSS
 // tracking that chromedp enables on every tab (the rendering reads the
 // document with one script): without it the renderer reports no DOM
-// mutations or style sheets, which costs CPU on every page. The commands are
-// independent, so they are sent at once rather than one round trip after
-// the other.
+// mutations or style sheets, which costs CPU on every page. Likewise the
+// network events keep no copy of the response bodies (nothing reads them:
+// the rendering reads the DOM), and the tab's session is not told of every
+// target of the browser (chromedp's target discovery: each navigation of
+// any tab was sent to every tab; new windows of the page are caught on the
+// browser's session). The commands are independent, so they are sent at
+// once rather than one round trip after the other.
 func (p *Pool) openTab(ctx context.Context, b *browser) (*tab, error) {
 	prx, err := startProxy(p.dial, 0)
 	if err != nil {
@@ -175,6 +180,15 @@ func (p *Pool) openTab(ctx context.Context, b *browser) (*tab, error) {
 			return err
 		},
 		func() error {
+			none := int64(0)
+			_, err := cdp.Call(octx, t, network.Enable, network.EnableParams{MaxTotalBufferSize: &none, MaxResourceBufferSize: &none})
+			return err
+		},
+		func() error {
+			_, err := cdp.Call(octx, t, target.SetDiscoverTargets, target.SetDiscoverTargetsParams{Discover: false})
+			return err
+		},
+		func() error {
 			_, err := cdp.Call(octx, t, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{{URLPattern: "*", RequestStage: fetch.RequestStageRequest}}})
 			return err
 		},
@@ -187,11 +201,11 @@ func (p *Pool) openTab(ctx context.Context, b *browser) (*tab, error) {
 			return err
 		},
 		func() error {
-			_, err := cdp.Call(octx, t, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: setupScript})
+			_, err := cdp.Call(octx, t, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: blankGuard(setupScript)})
 			return err
 		},
 		func() error {
-			_, err := cdp.Call(octx, t, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: quietSource()})
+			_, err := cdp.Call(octx, t, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: blankGuard(quietSource())})
 			return err
 		},
 		func() error {
@@ -204,6 +218,15 @@ func (p *Pool) openTab(ctx context.Context, b *browser) (*tab, error) {
 		return nil, err
 	}
 	return tb, nil
+}
+
+// blankGuard wraps a script given to every new document so that it does
+// not run in a top-level about:blank document: the blank page that resets
+// a tab between two renderings (see tab) has no script of its own and is
+// never read, and a rendering's own page is an http(s) document. The
+// documents of frames, about:blank ones included, still run it.
+func blankGuard(src string) string {
+	return "if (window !== window.top || location.href !== \"about:blank\") {\n" + src + "\n}"
 }
 
 // emulate sets the device and user agent of the next rendering, unless they

@@ -37,7 +37,8 @@ const (
 )
 
 // installVitals returns the action, run before navigation, that installs
-// vitals.js in every new document of the tab (Page.addScriptToEvaluateOnNewDocument).
+// vitals.js in every new document of the tab (Page.addScriptToEvaluateOnNewDocument)
+// but the blank page of a reset (blankGuard).
 // The script runs before the page's own scripts and regardless of its
 // Content-Security-Policy, and measures the top document only:
 //
@@ -55,7 +56,7 @@ const (
 // It changes no emulation: the device metrics are the renderer's.
 func installVitals() chromedp.Action[chromedp.Void] {
 	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
-		_, err := cdp.Call(ctx, t, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: vitalsJS})
+		_, err := cdp.Call(ctx, t, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: blankGuard(vitalsJS)})
 		if err != nil {
 			return fmt.Errorf("render: install vitals: %w", err)
 		}
