@@ -81,6 +81,12 @@ type contract struct {
 	opts  *config.ValidationOptions
 }
 
+// sharedContract is the contract every check of the package uses: parsing
+// the document and building its validator (which compiles the schemas it
+// meets and keeps them) is the costly part, done once. Its users run one
+// at a time: the validator is not shared between parallel tests.
+var sharedContract = sync.OnceValues(loadContract)
+
 func loadContract() (*contract, error) {
 	doc, err := libopenapi.NewDocument(openAPIDoc)
 	if err != nil {
@@ -135,7 +141,7 @@ func (e exchange) requests() (*http.Request, *http.Response, error) {
 // and prints counts. Responses of paths or methods the document does not
 // have must be the 404 or 405 error envelope.
 func validateExchanges(w io.Writer, ex []exchange) error {
-	c, err := loadContract()
+	c, err := sharedContract()
 	if err != nil {
 		return err
 	}
@@ -254,7 +260,7 @@ func withOpenAPIRoute(t *testing.T, opts *Options) *Options {
 }
 
 func TestOpenAPIDocument(t *testing.T) {
-	c, err := loadContract()
+	c, err := sharedContract()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -29,8 +30,65 @@ import (
 
 const chromiumPath = "/usr/bin/chromium"
 
-// browser starts headless Chromium for t, or skips (fails when
-// SEOKIT_REQUIRE_SERVERS is set) when it is not installed.
+// shared is the package's one headless Chromium: starting a browser costs
+// more than most of the tests that use it, so each test opens a tab of
+// its own in a browser context of its own (its own cookies and storage)
+// and the process is closed once, by TestMain.
+var shared struct {
+	once   sync.Once
+	ctx    context.Context // the browser's first tab
+	cancel func()          // closes the browser
+	dir    string          // its user data directory
+	err    error
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	closeBrowser()
+	os.Exit(code)
+}
+
+// closeBrowser ends the shared browser, if one was started.
+func closeBrowser() {
+	if shared.cancel != nil {
+		shared.cancel()
+	}
+	if shared.dir != "" {
+		os.RemoveAll(shared.dir)
+	}
+}
+
+// startBrowser starts the shared browser and loads its first tab.
+func startBrowser() error {
+	dir, err := os.MkdirTemp("", "seokit-dashboard-chromium-")
+	if err != nil {
+		return err
+	}
+	shared.dir = dir
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
+		chromedp.ExecPath(chromiumPath),
+		chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.UserDataDir(dir),
+		chromedp.WindowSize(1280, 900),
+	)
+	ctx, cancelBrowser := chromedp.NewContext(actx)
+	shared.ctx = ctx
+	shared.cancel = func() { cancelBrowser(); cancelAlloc() }
+	// Not under a timeout: the context of the first call is the browser's.
+	if err := chromedp.Do(ctx, chromedp.Navigate("about:blank")); err != nil {
+		return fmt.Errorf("start chromium: %w", err)
+	}
+	return nil
+}
+
+// browser opens a tab for t in a fresh browser context of the package's
+// headless Chromium, closed at the end of t, or skips (fails when
+// SEOKIT_REQUIRE_SERVERS is set) when Chromium is not installed.
 func browser(t *testing.T) context.Context {
 	t.Helper()
 	if _, err := exec.LookPath(chromiumPath); err != nil {
@@ -40,22 +98,14 @@ func browser(t *testing.T) context.Context {
 		}
 		t.Skip(msg)
 	}
-	actx, cancel := chromedp.NewExecAllocator(context.Background(),
-		chromedp.ExecPath(chromiumPath),
-		chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1280, 900),
-	)
+	shared.once.Do(func() { shared.err = startBrowser() })
+	if shared.err != nil {
+		t.Fatal(shared.err)
+	}
+	ctx, cancel := chromedp.NewContext(shared.ctx, chromedp.WithNewBrowserContext())
 	t.Cleanup(cancel)
-	ctx, cancel2 := chromedp.NewContext(actx)
-	t.Cleanup(cancel2)
 	if err := chromedp.Do(ctx, chromedp.Navigate("about:blank")); err != nil {
-		t.Fatalf("start chromium: %v", err)
+		t.Fatalf("open a tab: %v", err)
 	}
 	return ctx
 }
