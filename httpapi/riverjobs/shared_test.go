@@ -21,7 +21,6 @@ import (
 	"github.com/seokit/seokit/httpapi/plans"
 	"github.com/seokit/seokit/httpapi/riverjobs"
 	"github.com/seokit/seokit/httpapi/store"
-	"github.com/seokit/seokit/internal/pgtest"
 	"github.com/seokit/seokit/internal/redistest"
 )
 
@@ -53,7 +52,7 @@ var helperDoneRE = regexp.MustCompile(`msg="shared crawl helper done".* pages=(\
 // -short, the site has 1,522 pages at 100 requests/s; .ci/run runs the
 // full one.
 func TestSharedSiteAnalysis(t *testing.T) {
-	dsn := pgtest.DSN(t)
+	dsn := migrated.DSN(t)
 	rd := redistest.Start(t)
 	articles, perSecond := 29_700, 600.0
 	if raceEnabled || testing.Short() {
