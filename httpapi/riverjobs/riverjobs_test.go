@@ -172,7 +172,6 @@ func killTestOptions(id string) *riverjobs.Options {
 // child instance, kills it with SIGKILL while the crawl runs, and checks
 // that a second instance runs the job again and completes it.
 func TestKilledInstanceJobCompletesElsewhere(t *testing.T) {
-	t.Parallel() // a database of its own; it waits on events and deadlines, not on time
 	if testing.Short() {
 		t.Skip("takes about 45 s")
 	}
