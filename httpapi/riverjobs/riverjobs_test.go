@@ -19,6 +19,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/seokit/seokit/crawler"
 	"github.com/seokit/seokit/httpapi"
 	"github.com/seokit/seokit/httpapi/riverjobs"
 	"github.com/seokit/seokit/internal/pgtest"
@@ -241,7 +242,10 @@ func TestKilledInstanceJobCompletesElsewhere(t *testing.T) {
 		t.Fatalf("river job after the kill %+v, want running on the child", rj)
 	}
 
-	second := startInstance(t, dsn, killTestOptions("second"))
+	// The rescued run has the same 10 s job timeout: it crawls with more
+	// connections than the child's two and no rate limit, so that a busy
+	// machine finishes the site's remaining pages well within it.
+	second := startInstance(t, dsn, killTestOptions("second"), &httpapi.Options{CrawlerOptions: &crawler.Options{PerHostConcurrency: 8, Concurrency: 8, PerHostRate: -1}})
 	done := waitJob(t, second.url, key, created.ID, 50*time.Second, func(j httpapi.Job) bool {
 		return j.Status != "queued" && j.Status != "running"
 	})
