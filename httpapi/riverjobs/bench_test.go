@@ -11,13 +11,12 @@ import (
 	"github.com/seokit/seokit/httpapi"
 	"github.com/seokit/seokit/httpapi/riverjobs"
 	"github.com/seokit/seokit/httpapi/store"
-	"github.com/seokit/seokit/internal/pgtest"
 )
 
 // BenchmarkEnqueue measures inserting site analyses into River (unique by
 // job, as the API does on every POST) on the loopback PostgreSQL.
 func BenchmarkEnqueue(b *testing.B) {
-	dsn := pgtest.DSN(b)
+	dsn := migrated.DSN(b)
 	ctx := context.Background()
 	pool, err := pgxpool.New(ctx, dsn)
 	if err != nil {
@@ -42,7 +41,7 @@ func BenchmarkEnqueue(b *testing.B) {
 // "succeeded" as seen by the client, through an API-only instance and a
 // worker instance sharing River and the store.
 func BenchmarkSiteJobRoundTrip(b *testing.B) {
-	dsn := pgtest.DSN(b)
+	dsn := migrated.DSN(b)
 	api := startInstance(b, dsn, &riverjobs.Options{InsertOnly: true}, &httpapi.Options{BurstRate: 1e6, Burst: 1e6})
 	startInstance(b, dsn, &riverjobs.Options{Workers: 4})
 	key := newAccount(b, api.st, "bench@example.com")

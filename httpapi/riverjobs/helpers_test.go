@@ -23,7 +23,26 @@ import (
 	"github.com/seokit/seokit/httpapi/riverjobs"
 	"github.com/seokit/seokit/httpapi/store"
 	"github.com/seokit/seokit/httpapi/store/sqlstore"
+	"github.com/seokit/seokit/internal/pgtest"
 )
+
+// migrated is a PostgreSQL database with the API store's schema and
+// River's tables, copied for each test that does not test the migrations.
+var migrated = pgtest.NewTemplate("riverjobs", func(ctx context.Context, dsn string) error {
+	st, err := sqlstore.Open(ctx, dsn, nil)
+	if err != nil {
+		return err
+	}
+	if err := st.Close(); err != nil {
+		return err
+	}
+	pool, err := pgxpool.New(ctx, dsn)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	return riverjobs.Migrate(ctx, pool)
+})
 
 // instance is one API server with a River queue over the shared database.
 type instance struct {

@@ -13,7 +13,6 @@ import (
 	"github.com/seokit/seokit/httpapi"
 	"github.com/seokit/seokit/httpapi/riverjobs"
 	"github.com/seokit/seokit/httpapi/store"
-	"github.com/seokit/seokit/internal/pgtest"
 	"github.com/seokit/seokit/rankings"
 	"github.com/seokit/seokit/rankings/memstore"
 )
@@ -53,7 +52,8 @@ func (s tickStore) DueSchedules(ctx context.Context, now time.Time, limit int) (
 // River job of kind rank_check, attempted by one instance, each keyword
 // searched once.
 func TestPeriodicAndDeliveriesOnceOverTwoInstances(t *testing.T) {
-	dsn := pgtest.DSN(t)
+	t.Parallel() // a database of its own; it waits on events and deadlines, not on time
+	dsn := migrated.DSN(t)
 	const period = time.Second
 	event := make(chan struct{}, 1)
 	var ticks [2]atomic.Int64

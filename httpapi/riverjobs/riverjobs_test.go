@@ -19,6 +19,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/seokit/seokit/crawler"
 	"github.com/seokit/seokit/httpapi"
 	"github.com/seokit/seokit/httpapi/riverjobs"
 	"github.com/seokit/seokit/internal/pgtest"
@@ -31,7 +32,8 @@ import (
 // instance: a worker instance runs it, and both show its progress and
 // result from the shared store.
 func TestJobRunsOnAnotherInstance(t *testing.T) {
-	dsn := pgtest.DSN(t)
+	t.Parallel() // a database of its own; it waits on events and deadlines, not on time
+	dsn := migrated.DSN(t)
 	api := startInstance(t, dsn, &riverjobs.Options{InsertOnly: true, ID: "api"})
 	worker := startInstance(t, dsn, &riverjobs.Options{ID: "worker"})
 	key := newAccount(t, api.st, "a@example.com")
@@ -91,7 +93,7 @@ func accountOf(t *testing.T, in *instance, key string) string {
 // running on the worker instance: the worker stops crawling within about
 // a second and delivers one "canceled" callback.
 func TestCancelStopsWorkerOnAnotherInstance(t *testing.T) {
-	dsn := pgtest.DSN(t)
+	dsn := migrated.DSN(t)
 	api := startInstance(t, dsn, &riverjobs.Options{InsertOnly: true, ID: "api"})
 	worker := startInstance(t, dsn, &riverjobs.Options{ID: "worker"})
 	key := newAccount(t, api.st, "a@example.com")
@@ -175,7 +177,7 @@ func TestKilledInstanceJobCompletesElsewhere(t *testing.T) {
 		t.Skip("takes about 45 s")
 	}
 	start := time.Now()
-	dsn := pgtest.DSN(t)
+	dsn := migrated.DSN(t)
 	site := newSlowSite(t, 80, 100*time.Millisecond)
 
 	// The account, through a store of the shared database.
@@ -240,7 +242,10 @@ func TestKilledInstanceJobCompletesElsewhere(t *testing.T) {
 		t.Fatalf("river job after the kill %+v, want running on the child", rj)
 	}
 
-	second := startInstance(t, dsn, killTestOptions("second"))
+	// The rescued run has the same 10 s job timeout: it crawls with more
+	// connections than the child's two and no rate limit, so that a busy
+	// machine finishes the site's remaining pages well within it.
+	second := startInstance(t, dsn, killTestOptions("second"), &httpapi.Options{CrawlerOptions: &crawler.Options{PerHostConcurrency: 8, Concurrency: 8, PerHostRate: -1}})
 	done := waitJob(t, second.url, key, created.ID, 50*time.Second, func(j httpapi.Job) bool {
 		return j.Status != "queued" && j.Status != "running"
 	})
@@ -278,6 +283,7 @@ func (s *syncWriter) Write(p []byte) (int, error) {
 // once on an empty database: the advisory lock makes every one succeed
 // and each migration is recorded once.
 func TestMigrateConcurrently(t *testing.T) {
+	t.Parallel() // a database of its own; it waits on events and deadlines, not on time
 	dsn := pgtest.DSN(t)
 	ctx := context.Background()
 	pool, err := pgxpool.New(ctx, dsn)
@@ -326,7 +332,7 @@ func (s *countingSource) Search(_ context.Context, q rankings.Query) (*rankings.
 // tracker schedule: each period's pass runs on one of them, and each due
 // keyword is checked once.
 func TestRankRecheckRunsOnce(t *testing.T) {
-	dsn := pgtest.DSN(t)
+	dsn := migrated.DSN(t)
 	ctx := context.Background()
 	st := memstore.New(nil)
 	today := time.Now().UTC()
@@ -386,6 +392,7 @@ func TestRankRecheckRunsOnce(t *testing.T) {
 // TestNewRejectsBadOptions needs no database: options are checked before
 // it is used.
 func TestNewRejectsBadOptions(t *testing.T) {
+	t.Parallel() // a database of its own; it waits on events and deadlines, not on time
 	ctx := context.Background()
 	pool, err := pgxpool.New(ctx, "postgres://nobody@127.0.0.1:1/none?sslmode=disable&connect_timeout=1")
 	if err != nil {
@@ -427,7 +434,8 @@ var _ http.Handler = (*hook)(nil)
 // ended (the callback is in the store's outbox, not in the job), and
 // another instance sends the callback when the retry is due.
 func TestPendingCallbackSentByAnotherInstance(t *testing.T) {
-	dsn := pgtest.DSN(t)
+	t.Parallel() // a database of its own; it waits on events and deadlines, not on time
+	dsn := migrated.DSN(t)
 	h := &hook{failing: true}
 	hs := httptest.NewServer(h)
 	t.Cleanup(hs.Close)

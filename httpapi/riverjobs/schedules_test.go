@@ -11,7 +11,6 @@ import (
 	"github.com/seokit/seokit/httpapi/auth"
 	"github.com/seokit/seokit/httpapi/riverjobs"
 	"github.com/seokit/seokit/httpapi/store"
-	"github.com/seokit/seokit/internal/pgtest"
 )
 
 // fakeClock is a time source the test moves, shared by the instances.
@@ -37,7 +36,8 @@ func (c *fakeClock) Set(t time.Time) {
 // time the three tick at once, and exactly one site analysis is created
 // for it, and run.
 func TestScheduleThreeInstances(t *testing.T) {
-	dsn := pgtest.DSN(t)
+	t.Parallel() // a database of its own; it waits on events and deadlines, not on time
+	dsn := migrated.DSN(t)
 	site := newSlowSite(t, 3, 0)
 	paris, err := time.LoadLocation("Europe/Paris")
 	if err != nil {

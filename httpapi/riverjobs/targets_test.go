@@ -18,7 +18,6 @@ import (
 	"github.com/seokit/seokit/httpapi/plans"
 	"github.com/seokit/seokit/httpapi/riverjobs"
 	"github.com/seokit/seokit/httpapi/store"
-	"github.com/seokit/seokit/internal/pgtest"
 	"github.com/seokit/seokit/internal/redistest"
 )
 
@@ -31,7 +30,8 @@ import (
 // (crawlertest's CheckReport). The spread over several workers is
 // crawler/redisfrontier's TestSharedCrawlChecksTargets.
 func TestSharedSiteAnalysisTargets(t *testing.T) {
-	dsn := pgtest.DSN(t)
+	t.Parallel() // a database of its own; it waits on events and deadlines, not on time
+	dsn := migrated.DSN(t)
 	rd := redistest.Start(t)
 	site := crawlertest.NewDefectSite()
 	defer site.Close()

@@ -23,6 +23,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // RequireEnv names the variable that turns a missing server into a failure.
@@ -55,13 +57,31 @@ func DSN(t testing.TB) string {
 	dbCount++
 	name := fmt.Sprintf("t%d_%d", os.Getpid(), dbCount)
 	mu.Unlock()
-	if out, err := s.psql("CREATE DATABASE " + name); err != nil {
-		t.Fatalf("pgtest: create database: %v: %s", err, out)
+	if err := s.exec("CREATE DATABASE " + name); err != nil {
+		t.Fatalf("pgtest: create database: %v", err)
 	}
-	t.Cleanup(func() {
-		s.psql("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)")
-	})
+	t.Cleanup(func() { s.exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)") })
+	return s.dsn(name)
+}
+
+// dsn is the connection string of the database name on the shared server.
+func (s *server) dsn(name string) string {
 	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/%s?sslmode=disable", s.port, name)
+}
+
+// exec runs one statement on the server's "postgres" database over a
+// connection of its own (CREATE and DROP DATABASE cannot run in a
+// transaction, and a connection is far cheaper than a psql process).
+func (s *server) exec(sql string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, s.dsn("postgres"))
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	_, err = conn.Exec(ctx, sql)
+	return err
 }
 
 // Unavailable skips t, or fails it when RequireEnv is set, because the named
@@ -166,13 +186,6 @@ func launch() (*server, error) {
 	s := &server{dir: data, bin: bin, port: port, asUser: asUser}
 	go s.reapWhenParentExits()
 	return s, nil
-}
-
-func (s *server) psql(sql string) ([]byte, error) {
-	argv := append(append([]string{}, s.asUser...), filepath.Join(s.bin, "psql"), "-h", "127.0.0.1", "-p", fmt.Sprint(s.port), "-U", "postgres", "-d", "postgres", "-v", "ON_ERROR_STOP=1", "-c", sql)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	return exec.CommandContext(ctx, argv[0], argv[1:]...).CombinedOutput()
 }
 
 // reapWhenParentExits makes sure the server does not outlive the test

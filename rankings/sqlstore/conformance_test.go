@@ -4,7 +4,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/seokit/seokit/internal/pgtest"
 	"github.com/seokit/seokit/rankings/sqlstore"
 	"github.com/seokit/seokit/reports/reportstest"
 )
@@ -27,6 +26,6 @@ func TestPositionScannerConformanceParallel(t *testing.T) {
 }
 
 func TestPositionScannerConformancePostgres(t *testing.T) {
-	pgtest.DSN(t) // skips, saying why, when no server can start
-	reportstest.RunPositionScanner(t, func(t *testing.T) reportstest.ScannerStore { return open(t, pgtest.DSN(t)) })
+	migrated.DSN(t) // skips, saying why, when no server can start
+	reportstest.RunPositionScanner(t, func(t *testing.T) reportstest.ScannerStore { return open(t, migrated.DSN(t)) })
 }

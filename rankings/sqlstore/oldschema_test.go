@@ -60,6 +60,7 @@ var oldSchema = []string{
 }
 
 func TestOpensOldDatabase(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "rankings.db")
 	createOld(t, path, oldSchema...)

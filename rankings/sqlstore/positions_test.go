@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/seokit/seokit/internal/pgtest"
 	"github.com/seokit/seokit/rankings"
 	"github.com/seokit/seokit/rankings/sqlstore"
 	"github.com/seokit/seokit/seo"
@@ -191,7 +190,7 @@ func TestScanPositionsSQLite(t *testing.T) {
 }
 
 func TestScanPositionsPostgres(t *testing.T) {
-	testScanPositions(t, open(t, pgtest.DSN(t)))
+	testScanPositions(t, open(t, migrated.DSN(t)))
 }
 
 func TestScanPositionsCorruptBlock(t *testing.T) {

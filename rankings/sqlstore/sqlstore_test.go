@@ -25,20 +25,38 @@ func open(t *testing.T, dsn string) *sqlstore.Store {
 	return st
 }
 
+// migrated is a PostgreSQL database at the current rankings schema,
+// copied for each test that needs a migrated store rather than migrations.
+var migrated = pgtest.NewTemplate("rankings", func(ctx context.Context, dsn string) error {
+	st, err := sqlstore.Open(ctx, dsn, nil)
+	if err != nil {
+		return err
+	}
+	return st.Close()
+})
+
+// The tests below that never call ScanPositions (whose parallel threshold
+// some tests change, see SetParallelSeries) run in parallel: each has a
+// database of its own.
+
 func TestConformanceSQLiteMemory(t *testing.T) {
+	t.Parallel()
 	rankingstest.RunStore(t, func(t *testing.T) rankings.Store { return open(t, ":memory:") })
 }
 
 func TestConformanceSQLiteFile(t *testing.T) {
+	t.Parallel()
 	rankingstest.RunStore(t, func(t *testing.T) rankings.Store { return open(t, filepath.Join(t.TempDir(), "r.db")) })
 }
 
 func TestConformancePostgres(t *testing.T) {
-	pgtest.DSN(t) // skips, saying why, when no server can start
-	rankingstest.RunStore(t, func(t *testing.T) rankings.Store { return open(t, pgtest.DSN(t)) })
+	t.Parallel()
+	migrated.DSN(t) // skips, saying why, when no server can start
+	rankingstest.RunStore(t, func(t *testing.T) rankings.Store { return open(t, migrated.DSN(t)) })
 }
 
 func TestReopenKeepsData(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "r.db")
 	st := open(t, path)
@@ -60,6 +78,7 @@ func TestReopenKeepsData(t *testing.T) {
 }
 
 func TestPostgresConcurrentMigrations(t *testing.T) {
+	t.Parallel()
 	dsn := pgtest.DSN(t)
 	var wg sync.WaitGroup
 	errs := make(chan error, 6)
@@ -83,6 +102,7 @@ func TestPostgresConcurrentMigrations(t *testing.T) {
 }
 
 func TestNewFromDB(t *testing.T) {
+	t.Parallel()
 	db, err := sql.Open("sqlite", "file:"+filepath.Join(t.TempDir(), "shared.db")+"?_txlock=immediate")
 	if err != nil {
 		t.Fatal(err)
@@ -108,6 +128,7 @@ func TestNewFromDB(t *testing.T) {
 }
 
 func TestOpenErrors(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	// "" is a private in-memory database, as for every seokit SQL store.
 	if st, err := sqlstore.Open(ctx, "", nil); err != nil {
@@ -127,6 +148,7 @@ func TestOpenErrors(t *testing.T) {
 }
 
 func TestCorruptBlockIsAnError(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	st := open(t, ":memory:")
 	p := 1.0

@@ -243,6 +243,13 @@ func (s *Store) AddAlertDelivery(ctx context.Context, d *store.Delivery, coolDow
 			return err
 		}
 		added = true
+		// The log is pruned once it outgrows its cap; counting on the
+		// project's index is far cheaper than the DELETE's ordered
+		// subquery, which would find nothing to remove below the cap.
+		var n int
+		if err := tx.QueryRowContext(ctx, s.db.Q(`SELECT COUNT(*) FROM deliveries WHERE project_id = ?`), d.ProjectID).Scan(&n); err != nil || n <= store.MaxAlertDeliveries {
+			return err
+		}
 		_, err = tx.ExecContext(ctx, s.db.Q(`DELETE FROM deliveries WHERE project_id = ? AND state <> ? AND id NOT IN (
 			SELECT id FROM deliveries WHERE project_id = ? ORDER BY created_at DESC, id DESC LIMIT ?)`),
 			d.ProjectID, store.DeliveryPending, d.ProjectID, store.MaxAlertDeliveries)

@@ -32,6 +32,16 @@ func open(t testing.TB, dsn string, opts *sqlstore.Options) *sqlstore.Store {
 	return s
 }
 
+// migrated is a PostgreSQL database at the current schema, copied for
+// each test that needs a migrated store rather than migrations.
+var migrated = pgtest.NewTemplate("sqlstore", func(ctx context.Context, dsn string) error {
+	s, err := sqlstore.Open(ctx, dsn, nil)
+	if err != nil {
+		return err
+	}
+	return s.Close()
+})
+
 func TestSQLiteMemory(t *testing.T) {
 	t.Parallel() // a database of its own
 	storetest.Run(t, func(t *testing.T) store.Store { return open(t, ":memory:", nil) })
@@ -67,9 +77,9 @@ func TestSQLiteRestart(t *testing.T) {
 // stores on one database, as three server instances would.
 func TestPostgres(t *testing.T) {
 	t.Parallel() // a database of its own
-	storetest.RunShared(t, func(t *testing.T) store.Store { return open(t, pgtest.DSN(t), nil) },
+	storetest.RunShared(t, func(t *testing.T) store.Store { return open(t, migrated.DSN(t), nil) },
 		func(t *testing.T) []store.Store {
-			dsn := pgtest.DSN(t)
+			dsn := migrated.DSN(t)
 			return []store.Store{open(t, dsn, nil), open(t, dsn, nil), open(t, dsn, nil)}
 		})
 }
@@ -77,7 +87,7 @@ func TestPostgres(t *testing.T) {
 func TestPostgresRestart(t *testing.T) {
 	t.Parallel() // a database of its own
 	storetest.Restart(t, func(t *testing.T) (store.Store, func() store.Store) {
-		dsn := pgtest.DSN(t)
+		dsn := migrated.DSN(t)
 		s := open(t, dsn, nil)
 		return s, func() store.Store {
 			if err := s.Close(); err != nil {
@@ -375,7 +385,7 @@ func (p *proxy) Stop() {
 // fail with ErrUnavailable (none hangs), nothing is lost, and the store
 // recovers when the database is reachable again.
 func TestPostgresStopped(t *testing.T) {
-	dsn := pgtest.DSN(t)
+	dsn := migrated.DSN(t)
 	// postgres://postgres@127.0.0.1:PORT/DB?sslmode=disable -> via proxy
 	host := dsn[len("postgres://postgres@"):]
 	slash := bytes.IndexByte([]byte(host), '/')
@@ -448,7 +458,7 @@ func BenchmarkTakeSQLiteFile(b *testing.B) {
 }
 
 func BenchmarkTakePostgres(b *testing.B) {
-	s := open(b, pgtest.DSN(b), nil)
+	s := open(b, migrated.DSN(b), nil)
 	defer s.Close()
 	benchTake(b, s)
 }
