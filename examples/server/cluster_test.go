@@ -244,11 +244,15 @@ func TestCluster(t *testing.T) {
 			time.Sleep(100 * time.Millisecond)
 		}
 	}
+	// Once a runs the job, b and c start while its crawl goes on: on a busy
+	// machine their start can take longer than a held page's fetch timeout
+	// (30 s), so they must not start only once the crawl holds.
+	waitJob("running", 30*time.Second, func(j *store.Job) bool { return j.Status == store.JobRunning })
+	b := startInstance(t, common...)
+	c := startInstance(t, common...)
 	waitJob("running with progress", 30*time.Second, func(j *store.Job) bool {
 		return j.Status == store.JobRunning && len(j.Progress) > 0 && strings.Contains(string(j.Progress), `"pagesDone":`) && !strings.Contains(string(j.Progress), `"pagesDone":0`)
 	})
-	b := startInstance(t, common...)
-	c := startInstance(t, common...)
 	for _, in := range []*instance{b, c} {
 		if keyRE.MatchString(in.out.String()) {
 			t.Fatalf("a second instance printed an API key:\n%s", in.out)
