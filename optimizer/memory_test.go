@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seokit/seokit/internal/proctest"
 	"github.com/seokit/seokit/seo"
 )
 
@@ -111,33 +112,17 @@ func sentenceEnd(i int) string {
 	return " "
 }
 
-// peakHeap runs fn while sampling the heap's object bytes and returns the
-// peak above the heap in use before fn. The sampler ends before it returns.
+// peakHeap runs fn while sampling the heap's object bytes every
+// millisecond and returns the peak above the heap in use before fn. The
+// sampler ends before it returns.
 func peakHeap(fn func()) uint64 {
 	runtime.GC()
 	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
 	metrics.Read(sample)
 	base := sample[0].Value.Uint64()
-	stop, done := make(chan struct{}), make(chan uint64)
-	go func() {
-		s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-		var peak uint64
-		t := time.NewTicker(time.Millisecond)
-		defer t.Stop()
-		for {
-			metrics.Read(s)
-			peak = max(peak, s[0].Value.Uint64())
-			select {
-			case <-stop:
-				done <- peak
-				return
-			case <-t.C:
-			}
-		}
-	}()
+	stop := proctest.SamplePeak("/memory/classes/heap/objects:bytes", time.Millisecond)
 	fn()
-	close(stop)
-	peak := <-done
+	peak := stop()
 	if peak < base {
 		return 0
 	}
