@@ -53,12 +53,24 @@ func DSN(t testing.TB) string {
 	if err != nil {
 		Unavailable(t, "PostgreSQL", err)
 	}
+	return s.newDatabase(t, "")
+}
+
+// newDatabase creates a database for t, a copy of the database template
+// when it is not empty, dropped when t ends, and returns its connection
+// string.
+func (s *server) newDatabase(t testing.TB, template string) string {
+	t.Helper()
 	mu.Lock()
 	dbCount++
 	name := fmt.Sprintf("t%d_%d", os.Getpid(), dbCount)
 	mu.Unlock()
-	if err := s.exec("CREATE DATABASE " + name); err != nil {
-		t.Fatalf("pgtest: create database: %v", err)
+	create := "CREATE DATABASE " + name
+	if template != "" {
+		create += " TEMPLATE " + template
+	}
+	if err := s.exec(create); err != nil {
+		t.Fatalf("pgtest: %s: %v", create, err)
 	}
 	t.Cleanup(func() { s.exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)") })
 	return s.dsn(name)

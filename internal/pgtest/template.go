@@ -48,15 +48,7 @@ func (tp *Template) DSN(t testing.TB) string {
 	if tp.err != nil {
 		t.Fatalf("pgtest: template %s: %v", tp.name, tp.err)
 	}
-	mu.Lock()
-	dbCount++
-	name := fmt.Sprintf("t%d_%d", os.Getpid(), dbCount)
-	mu.Unlock()
-	if err := s.exec("CREATE DATABASE " + name + " TEMPLATE " + tp.db); err != nil {
-		t.Fatalf("pgtest: copy template %s: %v", tp.name, err)
-	}
-	t.Cleanup(func() { s.exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)") })
-	return s.dsn(name)
+	return s.newDatabase(t, tp.db)
 }
 
 // build creates the template database, runs setup on it and closes it to
