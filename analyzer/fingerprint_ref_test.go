@@ -1,6 +1,7 @@
 package analyzer
 
 import (
+	"encoding/binary"
 	"math/bits"
 	"math/rand/v2"
 	"os"
@@ -12,149 +13,89 @@ import (
 	"github.com/seokit/seokit/seo"
 )
 
-// fingerprintTextRef is FingerprintText as first written, byte by byte and
-// word by word: TestFingerprintTextMatchesReference holds the fast one to
-// the same hashes, which stored crawls compare across versions.
+// fingerprintTextRef is FingerprintText from its definition, with none of
+// its shortcuts: the words split by unicode.IsSpace, each lowercased rune
+// by rune into a new string and hashed by wordHashRef, the text hash
+// chaining the word hashes, and the simhash counting each of the 64 bits
+// of every shingle hash.
 func fingerprintTextRef(text string) Fingerprint {
-	var s refSimState
-	textHash := uint64(fnvOffset64)
-	wordHash := uint64(fnvOffset64)
-	inWord, nonSpace := false, false
-	var buf [utf8.UTFMax]byte
-	for i := 0; i < len(text); {
-		c := text[i]
-		if c < utf8.RuneSelf {
-			i++
-			if 'A' <= c && c <= 'Z' {
-				c += 'a' - 'A'
-			}
-			textHash = (textHash ^ uint64(c)) * fnvPrime64
-			if c == ' ' || c == '\t' || c == '\n' || c == '\r' {
-				if inWord {
-					s.word(wordHash)
-					wordHash, inWord = fnvOffset64, false
-				}
-				continue
-			}
-			nonSpace, inWord = true, true
-			wordHash = (wordHash ^ uint64(c)) * fnvPrime64
-			continue
+	words := strings.FieldsFunc(text, unicode.IsSpace)
+	if len(words) == 0 {
+		return Fingerprint{Version: FingerprintVersion}
+	}
+	th := uint64(fpTextSeed)
+	hs := make([]uint64, len(words))
+	for k, w := range words {
+		hs[k] = wordHashRef(w)
+		th = (th ^ hs[k]) * fpTextMul
+	}
+	th = refMum(th^fpK0, uint64(len(words))^fpK1)
+	if th == 0 {
+		th = 1
+	}
+	if len(hs) < ShingleSize {
+		// The missing words of the one shingle hash as 0.
+		hs = append(make([]uint64, ShingleSize-len(hs)), hs...)
+	}
+	var counts [64]int
+	shingles := 0
+	for k := ShingleSize - 1; k < len(hs); k++ {
+		h := refMum(hs[k-2]^bits.RotateLeft64(hs[k-1], 29)^fpK0, hs[k]^fpK2)
+		for b := range 64 {
+			counts[b] += int(h >> b & 1)
 		}
-		r, size := utf8.DecodeRuneInString(text[i:])
-		i += size
-		r = unicode.ToLower(r)
-		n := utf8.EncodeRune(buf[:], r)
-		space := unicode.IsSpace(r)
-		if space && inWord {
-			s.word(wordHash)
-			wordHash, inWord = fnvOffset64, false
-		}
-		for _, b := range buf[:n] {
-			textHash = (textHash ^ uint64(b)) * fnvPrime64
-			if !space {
-				wordHash = (wordHash ^ uint64(b)) * fnvPrime64
-			}
-		}
-		if !space {
-			nonSpace, inWord = true, true
-		}
+		shingles++
 	}
-	if inWord {
-		s.word(wordHash)
-	}
-	if !nonSpace {
-		return Fingerprint{}
-	}
-	if s.shingles == 0 {
-		// Fewer words than a shingle: hash what there is as one shingle.
-		s.add(refShingleHash(s.ring, s.words))
-	}
-	return Fingerprint{TextHash: textHash, SimHash: s.sum()}
-}
-
-// refSimState accumulates the simhash. Bit counts are kept in byte lanes:
-// lanes[j] holds, in its byte k, how many shingle hashes had bit 8k+j set,
-// so adding a hash costs 8 operations instead of 64. Lanes are flushed into
-// counts before a byte can overflow.
-type refSimState struct {
-	ring     [ShingleSize]uint64
-	words    int
-	shingles int
-	pending  int
-	lanes    [8]uint64
-	counts   [64]int
-}
-
-func (s *refSimState) word(h uint64) {
-	copy(s.ring[:], s.ring[1:])
-	s.ring[ShingleSize-1] = h
-	s.words++
-	if s.words >= ShingleSize {
-		s.add(refShingleHash(s.ring, ShingleSize))
-	}
-}
-
-func (s *refSimState) add(h uint64) {
-	const ones = 0x0101010101010101
-	for j := range s.lanes {
-		s.lanes[j] += (h >> uint(j)) & ones
-	}
-	s.shingles++
-	if s.pending++; s.pending == 255 {
-		s.flush()
-	}
-}
-
-func (s *refSimState) flush() {
-	for j, l := range s.lanes {
-		for k := 0; k < 8; k++ {
-			s.counts[8*k+j] += int(l >> uint(8*k) & 0xff)
-		}
-		s.lanes[j] = 0
-	}
-	s.pending = 0
-}
-
-// sum sets each bit whose count of set bits exceeds half the shingles
-// (uniform weights: +1 for a set bit, -1 for a clear one, positive total).
-func (s *refSimState) sum() uint64 {
-	s.flush()
 	var sim uint64
-	for b, c := range s.counts {
-		if 2*c > s.shingles {
-			sim |= 1 << uint(b)
+	for b, c := range counts {
+		if 2*c > shingles {
+			sim |= 1 << b
 		}
 	}
-	return sim
+	return Fingerprint{Version: FingerprintVersion, TextHash: th, SimHash: sim}
 }
 
-// shingleHash combines the hashes of the last min(words, ShingleSize) words,
-// oldest first, and mixes the result (the splitmix64 finaliser) so that every
-// bit of the shingle hash depends on every word.
-func refShingleHash(ring [ShingleSize]uint64, words int) uint64 {
-	n := min(words, ShingleSize)
-	h := uint64(n)
-	// ring holds the last words oldest first, right-aligned.
-	for _, w := range ring[ShingleSize-n:] {
-		h = bits.RotateLeft64(h, 23) ^ w
-		h *= 0x9E3779B97F4A7C15
+// wordHashRef is wordHash from its definition: the word lowercased rune by
+// rune (an invalid byte as U+FFFD), then hashed eight bytes per step, the
+// last zero to seven bytes padded with zeros and the length in the top
+// byte.
+func wordHashRef(w string) uint64 {
+	var b []byte
+	for _, r := range w {
+		b = utf8.AppendRune(b, unicode.ToLower(r))
 	}
-	h ^= h >> 30
-	h *= 0xBF58476D1CE4E5B9
-	h ^= h >> 27
-	h *= 0x94D049BB133111EB
-	h ^= h >> 31
-	return h
+	h := uint64(fpK3)
+	i := 0
+	for ; len(b)-i >= 8; i += 8 {
+		h = refMum(binary.LittleEndian.Uint64(b[i:])^fpK0, h^fpK1)
+	}
+	var tail [8]byte
+	copy(tail[:], b[i:])
+	return refMum(binary.LittleEndian.Uint64(tail[:])^uint64(len(b))<<56^fpK2, h^fpK1)
+}
+
+// refMum is mum with the 128-bit product written out in 32-bit halves.
+func refMum(a, b uint64) uint64 {
+	a0, a1, b0, b1 := a&0xffffffff, a>>32, b&0xffffffff, b>>32
+	lo := a0 * b0
+	mid1, mid2 := a0*b1, a1*b0
+	hi := a1 * b1
+	carry := (lo>>32 + mid1&0xffffffff + mid2&0xffffffff) >> 32
+	hi += mid1>>32 + mid2>>32 + carry
+	return hi ^ a*b
 }
 
 // TestFingerprintTextMatchesReference compares FingerprintText with the
 // reference on generated texts (ASCII, accented, CJK, every kind of white
-// space, short and long) and on the main text of every corpus page.
+// space, invalid UTF-8, control characters, short and long words and
+// texts) and on the main text of every corpus page.
 func TestFingerprintTextMatchesReference(t *testing.T) {
 	t.Parallel()
 	texts := []string{"", " ", "a", "A b", "a  b\tc\nd\re\ff\vg", " lead trail ", "ÜBER Café Straße", "日本語のテキスト です",
 		"x\u00a0y\u2003z", "it's a well-known fact", "--", "a\xffb", "Ǆ ǅ ǆ", "İstanbul ıi"}
-	pieces := []string{"word", "Word", "WORD", "über", "café", "日本", " ", "  ", "\t", "\n", "\u00a0", "\u3000", ".", "'", "-", "a1", "\xc3", "Σ", "ß"}
+	pieces := []string{"word", "Word", "WORD", "über", "café", "日本", " ", "  ", "\t", "\n", "\u00a0", "\u3000", ".", "'", "-", "a1", "\xc3", "Σ", "ß",
+		"\v", "\f", "\u0085", "\u2028", "\x00", "\x1f", "\x7f", "@[`{", "AZaz09", "ABCDEFGH", "Donaudampfschifffahrtsgesellschaft", "ÄÖÜẞ", "İ", "\xff\xfe",
+		"\xe2\x80", "x\u0301", "’", "ǅ"}
 	rng := rand.New(rand.NewPCG(7, 11))
 	for range 2000 {
 		var sb strings.Builder

@@ -1,7 +1,6 @@
 package analyzer
 
 import (
-	"hash/fnv"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -60,21 +59,40 @@ func TestFingerprintText(t *testing.T) {
 	}
 }
 
-func TestFingerprintTextHashIsFNV1a(t *testing.T) {
+// TestFingerprintTextHashIsWordSequence shows TextHash a hash of the
+// sequence of lowercased words: white space and case do not count, the
+// words and their order do.
+func TestFingerprintTextHashIsWordSequence(t *testing.T) {
 	t.Parallel()
-	text := "The Quick brown FOX jumps"
-	h := fnv.New64a()
-	h.Write([]byte(strings.ToLower(text)))
-	if got, want := FingerprintText(text).TextHash, h.Sum64(); got != want {
-		t.Errorf("TextHash = %x, want FNV-1a %x", got, want)
+	tests := []struct {
+		a, b string
+		same bool
+	}{
+		{"The Quick brown FOX", "the quick brown fox", true},
+		{"the quick  brown\tfox\n", " the\u00a0quick brown\u3000fox", true},
+		{"ÜBER straße", "über STRASSE", false}, // ToLower keeps ß
+		{"Über Straße", "über straße", true},
+		{"the quick brown fox", "quick the brown fox", false},
+		{"ab c", "a bc", false},
+		{"abcdefgh ijk", "abcdefghijk", false},
+		{"abcdefgh", "abcdefgh\x00", false},
+	}
+	for _, tc := range tests {
+		fa, fb := FingerprintText(tc.a), FingerprintText(tc.b)
+		if (fa.TextHash == fb.TextHash) != tc.same {
+			t.Errorf("TextHash(%q) == TextHash(%q) is %v, want %v", tc.a, tc.b, fa.TextHash == fb.TextHash, tc.same)
+		}
+		if fa.Version != FingerprintVersion || fa.TextHash == 0 {
+			t.Errorf("FingerprintText(%q) = %+v, want version %d and a text hash", tc.a, fa, FingerprintVersion)
+		}
 	}
 }
 
 func TestFingerprintEmpty(t *testing.T) {
 	t.Parallel()
-	for _, s := range []string{"", "   "} {
-		if fp := FingerprintText(s); fp != (Fingerprint{}) {
-			t.Errorf("FingerprintText(%q) = %+v, want zero", s, fp)
+	for _, s := range []string{"", "   ", "\u00a0\n"} {
+		if fp := FingerprintText(s); fp != (Fingerprint{Version: FingerprintVersion}) {
+			t.Errorf("FingerprintText(%q) = %+v, want zero hashes of version %d", s, fp, FingerprintVersion)
 		}
 	}
 }
@@ -117,14 +135,5 @@ func TestFingerprintTextAllocs(t *testing.T) {
 	text := syntheticText(4, 2000)
 	if n := testing.AllocsPerRun(20, func() { FingerprintText(text) }); n != 0 {
 		t.Errorf("FingerprintText allocates %v times per call, want 0", n)
-	}
-}
-
-func BenchmarkFingerprintText(b *testing.B) {
-	text := syntheticText(5, 2000)
-	b.SetBytes(int64(len(text)))
-	b.ReportAllocs()
-	for b.Loop() {
-		FingerprintText(text)
 	}
 }

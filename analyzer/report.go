@@ -311,10 +311,24 @@ type MobileSummary struct {
 	Error         string   `json:"error,omitempty"`
 }
 
-// Fingerprint identifies a page's main text: TextHash is a 64-bit FNV-1a
-// hash of the normalised text (exact duplicates), SimHash a 64-bit simhash
-// of its word shingles (near duplicates: at most 3 differing bits).
+// Fingerprint identifies a page's main text: TextHash hashes its sequence
+// of lowercased words (exact duplicates; 0 for a page without text),
+// SimHash is a 64-bit simhash of its 3-word shingles with uniform weights
+// (near duplicates: at most 3 differing bits). Version is the algorithm's
+// version (FingerprintVersion): fingerprints of different versions cannot
+// be compared, so a fingerprint is stored with its version.
 type Fingerprint struct {
+	Version  int    `json:"version"`
 	TextHash uint64 `json:"textHash,string"`
 	SimHash  uint64 `json:"simHash,string"`
 }
+
+// FingerprintVersion is the version of the fingerprint algorithm
+// (FingerprintText). Version 1 hashed the lowercased text byte by byte
+// with 64-bit FNV-1a, each word the same way, and each shingle with three
+// multiplications and the splitmix64 finaliser. Version 2 hashes each
+// lowercased word eight bytes per multiplication (wyhash's mix), chains the
+// word hashes into the text hash, and mixes a shingle of three word hashes
+// with one multiplication; the shingles, weights and distances are those
+// of version 1.
+const FingerprintVersion = 2

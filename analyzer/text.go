@@ -1,19 +1,22 @@
 package analyzer
 
 import (
+	"encoding/binary"
+	"math/bits"
+	"slices"
 	"sync"
 	"unicode"
 	"unicode/utf8"
 )
 
 // textBuilder collects a page's main text, words separated by single
-// spaces, and fingerprints it as it goes: each word is hashed while it is
-// copied, so the text is not read a second time for FingerprintText, whose
-// result fingerprint equals (TestMainTextFingerprint).
+// spaces, and fingerprints it as it goes: each word is hashed as it is
+// copied, with the hash FingerprintText uses, so the text is not read a
+// second time and the fingerprints agree (TestMainTextFingerprint).
 type textBuilder struct {
 	buf   []byte
 	words int
-	// textHash is the FNV-1a hash of the lowercased text so far.
+	// textHash chains the hashes of the words so far (see FingerprintText).
 	textHash uint64
 	sim      simState
 	// ipsum says a word starts with "ipsum", "Ipsum" or "IPSUM", the
@@ -30,7 +33,7 @@ var textPool = sync.Pool{New: func() any { return new(textBuilder) }}
 func getTextBuilder() *textBuilder {
 	tb := textPool.Get().(*textBuilder)
 	buf := tb.buf[:0]
-	*tb = textBuilder{buf: buf, textHash: fnvOffset64}
+	*tb = textBuilder{buf: buf, textHash: fpTextSeed}
 	return tb
 }
 
@@ -43,65 +46,43 @@ func putTextBuilder(tb *textBuilder) {
 
 // fingerprint returns FingerprintText of the text built.
 func (tb *textBuilder) fingerprint() Fingerprint {
-	if tb.words == 0 {
-		return Fingerprint{}
-	}
-	s := &tb.sim
-	if s.shingles == 0 {
-		// Fewer words than a shingle: hash what there is as one shingle.
-		s.add(shingleHash(s.ring, s.words))
-	}
-	return Fingerprint{TextHash: tb.textHash, SimHash: s.sum()}
+	return fingerprintOf(&tb.sim, tb.textHash, tb.words)
 }
 
 // appendWords appends the words of s and counts them. A word is a run of
 // letters, digits, marks, apostrophes and inner hyphens; each Han, kana or
 // Hangul character counts as a word, since those scripts do not use spaces.
-// This runs over every text node of every page, so s is read once: each
-// byte is classified and, when it belongs to a word, added to both hashes
-// in the same step, the hashes kept in registers; a finished word is
-// copied as one substring.
+// This runs over every text node of every page: a run of ASCII letters
+// and digits is classified eight bytes at a time (alnumRun), and a
+// finished word is copied as one substring and hashed by endWord.
 func (tb *textBuilder) appendWords(s string) {
 	start := -1 // start of the current word in s, or -1
-	// th and wh are the text and word hashes while a word is open: th
-	// includes the space written before the word.
-	var th, wh uint64
+	ascii := true
 	for i := 0; i < len(s); {
+		if start < 0 {
+			if i = tb.shortWords(s, i); i == len(s) {
+				break
+			}
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
 			switch asciiClass[c] {
 			case classWord:
 				if start < 0 {
-					start, th, wh = i, tb.spaced(), fnvOffset64
+					start, ascii = i, true
 				}
-				// The rest of a run of ASCII letters and digits, hashed
-				// lowercased as it is read.
-				for {
-					if c-'A' < 26 {
-						c += 'a' - 'A'
-					}
-					th = (th ^ uint64(c)) * fnvPrime64
-					wh = (wh ^ uint64(c)) * fnvPrime64
-					if i++; i == len(s) {
-						break
-					}
-					if c = s[i]; c >= utf8.RuneSelf || asciiClass[c] != classWord {
-						break
-					}
-				}
+				i += alnumRun(s, i)
 				continue
 			case classJoin:
 				// An inner apostrophe or hyphen stays in the word when a
 				// letter or digit follows.
-				if start >= 0 && i+1 < len(s) && isWordByte(s[i+1:]) {
-					th = (th ^ uint64(c)) * fnvPrime64
-					wh = (wh ^ uint64(c)) * fnvPrime64
+				if start >= 0 && i+1 < len(s) && isWordByteAt(s, i+1) {
 					i++
 					continue
 				}
 			}
 			if start >= 0 {
-				tb.endWord(s[start:i], th, wh)
+				tb.endWord(s[start:i], ascii)
 				start = -1
 			}
 			i++
@@ -111,45 +92,133 @@ func (tb *textBuilder) appendWords(s string) {
 		switch {
 		case isIdeograph(r):
 			if start >= 0 {
-				tb.endWord(s[start:i], th, wh)
+				tb.endWord(s[start:i], ascii)
 			}
-			th, wh = hashLowerRune(r, tb.spaced(), fnvOffset64)
-			tb.endWord(s[i:i+size], th, wh)
+			tb.endWord(s[i:i+size], false)
 			start = -1
 		case unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r):
 			if start < 0 {
-				start, th, wh = i, tb.spaced(), fnvOffset64
+				start = i
 			}
-			th, wh = hashLowerRune(r, th, wh)
-		case r == '’' && start >= 0 && i+size < len(s) && isWordByte(s[i+size:]):
-			th, wh = hashLowerRune(r, th, wh)
+			ascii = false
+		case r == '’' && start >= 0 && i+size < len(s) && isWordByteAt(s, i+size):
+			ascii = false
 		default:
 			if start >= 0 {
-				tb.endWord(s[start:i], th, wh)
+				tb.endWord(s[start:i], ascii)
 				start = -1
 			}
 		}
 		i += size
 	}
 	if start >= 0 {
-		tb.endWord(s[start:], th, wh)
+		tb.endWord(s[start:], ascii)
 	}
 }
 
-// spaced returns the text hash with the space that separates a next word
-// from the text so far, when there is text.
-func (tb *textBuilder) spaced() uint64 {
-	if len(tb.buf) > 0 {
-		return (tb.textHash ^ ' ') * fnvPrime64
+// shortWords adds the words of s from i on while they are ASCII letters
+// and digits, fewer than eight, each followed by a byte that is neither a
+// word byte nor an apostrophe or hyphen (most words of a text), skipping
+// the ASCII bytes between them, and returns where it stopped: at the end
+// of s, at a word it leaves to appendWords, or fewer than eight bytes from
+// the end. One 8-byte load classifies eight bytes at once and holds the
+// bytes to copy and hash; the state is kept in registers, with no call
+// but for the rare growth of the buffer and end of a batch of shingles.
+func (tb *textBuilder) shortWords(s string, i int) int {
+	sim := &tb.sim
+	for len(s)-i >= 8 {
+		v := le64(s[i:])
+		am := alnumMask(v)
+		k := bits.TrailingZeros64(^am&msb) >> 3
+		if k == 0 {
+			// ASCII bytes that are not letters or digits, outside a word:
+			// skipped up to a letter, a digit or a non-ASCII byte.
+			j := bits.TrailingZeros64((am|v)&msb) >> 3
+			if j == 0 {
+				break // a non-ASCII character: appendWords decodes it
+			}
+			i += j
+			continue
+		}
+		if k == 8 {
+			break // a long word
+		}
+		if c := s[i+k]; c >= utf8.RuneSelf || asciiClass[c] == classJoin {
+			break // the word may go on
+		}
+		v &= 1<<(8*k) - 1
+		// The word, with the separating space: one 8-byte store.
+		n := len(tb.buf)
+		if cap(tb.buf)-n < 8 {
+			tb.buf = slices.Grow(tb.buf, 8)
+		}
+		x, m := v, k
+		if n > 0 {
+			x, m = v<<8|' ', k+1
+		}
+		binary.LittleEndian.PutUint64(tb.buf[n:n+8], x)
+		tb.buf = tb.buf[:n+m]
+		if byte(v)|0x20 == 'i' && k >= 5 {
+			if w := string(tb.buf[n+m-k : n+m-k+5]); w == "ipsum" || w == "Ipsum" || w == "IPSUM" {
+				tb.ipsum = true
+			}
+		}
+		wh := wordHash8(v, k)
+		tb.textHash = (tb.textHash ^ wh) * fpTextMul
+		// simState.word, inlined.
+		if tb.words >= ShingleSize-1 {
+			sim.add(shingle3(sim.prev1, sim.prev2, wh))
+			if sim.batch == 15 {
+				sim.endBatch()
+			}
+		}
+		sim.prev1, sim.prev2 = sim.prev2, wh
+		tb.words++
+		i += k + 1 // s[i+k] ends the word and is no word byte
 	}
-	return tb.textHash
+	return i
 }
 
-// endWord appends the word w, space-separated, whose hashes th (the text
-// hash through w, the separating space included) and wh (w's own hash,
-// lowercased) were computed as it was read, the way FingerprintText reads
-// the text.
-func (tb *textBuilder) endWord(w string, th, wh uint64) {
+// alnumRun returns the length of the run of ASCII letters and digits at
+// s[i:], testing eight bytes at a time.
+func alnumRun(s string, i int) int {
+	n := i
+	for ; len(s)-n >= 8; n += 8 {
+		if m := alnumMask(le64(s[n:])); m != msb {
+			return n - i + bits.TrailingZeros64(^m&msb)>>3
+		}
+	}
+	// The zero bytes loadTail pads with are not letters.
+	return n - i + bits.TrailingZeros64(^alnumMask(loadTail(s, n))&msb)>>3
+}
+
+// alnumMask sets the high bit of each byte of v that is an ASCII letter or
+// digit, and clears every other bit.
+func alnumMask(v uint64) uint64 {
+	y := v &^ msb // below 0x80 each, so no sum below carries across bytes
+	l := y | 0x20*lsb
+	letter := (l + 0x1f*lsb) &^ (l + 0x05*lsb) // 'a' <= l <= 'z'
+	digit := (y + 0x50*lsb) &^ (y + 0x46*lsb)  // '0' <= y <= '9'
+	return (letter | digit) &^ v & msb
+}
+
+// isWordByteAt reports whether s[i:] starts with a letter or digit.
+func isWordByteAt(s string, i int) bool {
+	if c := s[i]; c < utf8.RuneSelf {
+		return asciiClass[c] == classWord
+	}
+	return isWordByte(s[i:])
+}
+
+// endWord appends the word w, space-separated, and adds it to the
+// fingerprint; ascii says w is all ASCII.
+func (tb *textBuilder) endWord(w string, ascii bool) {
+	tb.addWord(w, wordHash(w, ascii))
+}
+
+// addWord appends the word w, space-separated, and adds its hash wh
+// (wordHash) to the fingerprint.
+func (tb *textBuilder) addWord(w string, wh uint64) {
 	if len(tb.buf) > 0 {
 		tb.buf = append(tb.buf, ' ')
 	}
@@ -157,21 +226,9 @@ func (tb *textBuilder) endWord(w string, th, wh uint64) {
 	if len(w) >= 5 && w[0]|0x20 == 'i' && (w[:5] == "ipsum" || w[:5] == "Ipsum" || w[:5] == "IPSUM") {
 		tb.ipsum = true
 	}
-	tb.textHash = th
-	tb.words++
-	tb.sim.word(wh)
-}
-
-// hashLowerRune adds the UTF-8 bytes of r lowercased to both hashes, as
-// FingerprintText's non-ASCII path does. A byte that is not valid UTF-8
-// decodes as U+FFFD, and is hashed as that, as a range loop over the
-// word reads it.
-func hashLowerRune(r rune, th, wh uint64) (uint64, uint64) {
-	var buf [utf8.UTFMax]byte
-	n := utf8.EncodeRune(buf[:], unicode.ToLower(r))
-	for _, b := range buf[:n] {
-		th = (th ^ uint64(b)) * fnvPrime64
-		wh = (wh ^ uint64(b)) * fnvPrime64
+	tb.textHash = (tb.textHash ^ wh) * fpTextMul
+	tb.sim.word(wh, tb.words)
+	if tb.words++; tb.sim.batch == 15 {
+		tb.sim.endBatch()
 	}
-	return th, wh
 }

@@ -8,16 +8,19 @@ import (
 	"unicode/utf8"
 )
 
-// TestAppendWordsMatchesReference holds appendWords, which hashes words
-// as it classifies their bytes, to appendWordsRef, the two-pass version it
-// replaced: the same text, word count, lorem flag and both hashes, for
-// texts of every kind of character, fed in one piece or in several text
-// nodes.
+// TestAppendWordsMatchesReference holds appendWords, which classifies
+// ASCII bytes eight at a time and hashes words eight bytes at a time, to
+// appendWordsRef, which classifies byte by byte and hashes a word from the
+// hash's definition (wordHashRef): the same text, word count, lorem flag
+// and both hashes, for texts of every kind of character, long words
+// included, fed in one piece or in several text nodes.
 func TestAppendWordsMatchesReference(t *testing.T) {
 	t.Parallel()
 	pieces := []string{"word", "Word", "WORD", "über", "CAFÉ", "日本語", "한국어", "カタカナ", " ", "  ", "\n", "\t", "\u00a0", "\u3000",
 		".", ",", "'", "-", "’", "a1", "9", "\xc3", "\xff", "Σ", "ß", "İ", "ǅ", "x\u0301", "\u0301", "don't", "e-mail", "a-",
-		"-b", "ipsum", "Ipsum", "IPSUM", "iPsum", "ipsumdolor", "x-ipsum", "lorem", "Straße", "Ωmega", "1-2", "it’s", "’s"}
+		"-b", "ipsum", "Ipsum", "IPSUM", "iPsum", "ipsumdolor", "x-ipsum", "lorem", "Straße", "Ωmega", "1-2", "it’s", "’s",
+		"Donaudampfschifffahrtsgesellschaft", "ABCDEFGH", "abcdefg", "ABCDEFGHIJKLMNOPQ", "ÄÖÜ", "\u00e9t\u00e9", "ǅ", "\x80", "\xe2\x80",
+		"@", "[", "`", "{", "Z", "z", "0", "9", "/", ":", "\x00", "\x1f"}
 	rng := rand.New(rand.NewPCG(17, 19))
 	for k := range 5000 {
 		var nodes []string
@@ -99,47 +102,21 @@ func (tb *textBuilder) appendWordsRef(s string) {
 	}
 }
 
-// wordRef appends one word, space-separated, and adds it to both hashes the
-// way FingerprintText reads it: lowercased, the separating space in the
-// text hash only.
+// wordRef appends one word, space-separated, and adds its hash, as
+// wordHashRef computes it from the word's definition, to the text hash and
+// the simhash.
 func (tb *textBuilder) wordRef(w string) {
-	th := tb.textHash
 	if len(tb.buf) > 0 {
 		tb.buf = append(tb.buf, ' ')
-		th = (th ^ ' ') * fnvPrime64
 	}
 	tb.buf = append(tb.buf, w...)
 	if len(w) >= 5 && w[0]|0x20 == 'i' && (w[:5] == "ipsum" || w[:5] == "Ipsum" || w[:5] == "IPSUM") {
 		tb.ipsum = true
 	}
-	wh := uint64(fnvOffset64)
-	for i := 0; i < len(w); i++ {
-		c := w[i]
-		if c >= utf8.RuneSelf {
-			th, wh = hashLowerRunes(w[i:], th, wh)
-			break
-		}
-		if c-'A' < 26 {
-			c += 'a' - 'A'
-		}
-		th = (th ^ uint64(c)) * fnvPrime64
-		wh = (wh ^ uint64(c)) * fnvPrime64
+	wh := wordHashRef(w)
+	tb.textHash = (tb.textHash ^ wh) * fpTextMul
+	tb.sim.word(wh, tb.words)
+	if tb.words++; tb.sim.batch == 15 {
+		tb.sim.endBatch()
 	}
-	tb.textHash = th
-	tb.words++
-	tb.sim.word(wh)
-}
-
-// hashLowerRunes adds the lowercased runes of w (a word: no white space)
-// to both hashes, as FingerprintText's non-ASCII path does.
-func hashLowerRunes(w string, th, wh uint64) (uint64, uint64) {
-	var buf [utf8.UTFMax]byte
-	for _, r := range w {
-		n := utf8.EncodeRune(buf[:], unicode.ToLower(r))
-		for _, b := range buf[:n] {
-			th = (th ^ uint64(b)) * fnvPrime64
-			wh = (wh ^ uint64(b)) * fnvPrime64
-		}
-	}
-	return th, wh
 }
