@@ -484,4 +484,3 @@ func BenchmarkMainTextVsV1(b *testing.B) {
 	fmt.Printf("main text: %.0f MB/s of text, version 1 %.0f MB/s on the same %d pages (%d bytes of text): %.2fx (CPU time, medians of alternated rounds)\n",
 		mb(v2), mb(v1), len(bodies), perRun, v1/v2)
 }
-

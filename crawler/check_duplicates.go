@@ -187,6 +187,28 @@ func normHash(s string) uint64 {
 	return h
 }
 
+// DuplicatesFingerprintVersion is the reason in
+// SiteReport.DuplicatesUncheckedReasons for pages whose main-text
+// fingerprint is of another version than analyzer.FingerprintVersion.
+const DuplicatesFingerprintVersion = "fingerprint_version"
+
+// fpComparable reports whether the main-text fingerprint of page i can be
+// compared with the others: of the current version (a crawl resumed across
+// an upgrade holds pages fingerprinted by the older algorithm, whose
+// hashes mean nothing to the current one). The first call counts the
+// candidates with text that are not, for SiteReport.DuplicatesUnchecked.
+func (r *siteRun) fpComparable(cands []int, i int) bool {
+	if !r.fpOtherCounted {
+		r.fpOtherCounted = true
+		for _, c := range cands {
+			if p := &r.pages[c]; p.TextHash != 0 && p.fingerprintVersion() != analyzer.FingerprintVersion {
+				r.fpOther++
+			}
+		}
+	}
+	return r.pages[i].fingerprintVersion() == analyzer.FingerprintVersion
+}
+
 func (r *siteRun) duplicates() {
 	cands := r.dupCandidates()
 	fields := []struct {
@@ -221,7 +243,12 @@ func (r *siteRun) duplicates() {
 		})
 	}
 	var members []int
-	hashGroups(len(cands), func(k int) uint64 { return r.pages[cands[k]].TextHash }, func(h uint64, g []int) {
+	hashGroups(len(cands), func(k int) uint64 {
+		if !r.fpComparable(cands, cands[k]) {
+			return 0
+		}
+		return r.pages[cands[k]].TextHash
+	}, func(h uint64, g []int) {
 		members = members[:0]
 		for _, k := range g {
 			members = append(members, cands[k])
@@ -247,7 +274,7 @@ func (r *siteRun) nearDuplicates() {
 		}
 		byHash := make([]hi, 0, len(cands))
 		for _, i := range cands {
-			if h := r.pages[i].TextHash; h != 0 {
+			if h := r.pages[i].TextHash; h != 0 && r.fpComparable(cands, i) {
 				byHash = append(byHash, hi{h, int32(i)})
 			}
 		}

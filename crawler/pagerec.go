@@ -29,6 +29,7 @@ type pageRec struct {
 	counts                                                     int32 // cntList index + 1, 0 for none
 	flags                                                      uint8
 	reason                                                     uint8 // scoreReasons index
+	fpVersion                                                  uint8 // PageSummary.FingerprintVersion
 }
 
 // Flags of pageRec.
@@ -54,7 +55,7 @@ func fitsInt32(vs ...int) bool {
 // and FindingCounts from shareCounts.
 func (b *siteBuilder) record(sum *PageSummary) pageRec {
 	if sum.FinalURL != "" || sum.Redirects != nil || sum.Hreflang != nil || sum.BlockedResources != nil || sum.Rendered != nil ||
-		sum.Error != "" || sum.InSitemap || sum.Extracted != nil || sum.Search != nil || sum.Inlinks != 0 || sum.LinkScore != 0 ||
+		sum.Error != "" || sum.FingerprintVersion != int(uint8(sum.FingerprintVersion)) || sum.InSitemap || sum.Extracted != nil || sum.Search != nil || sum.Inlinks != 0 || sum.LinkScore != 0 ||
 		!fitsInt32(sum.Status, sum.depth(), sum.WordCount, sum.score(), sum.Errors, sum.Warnings, sum.Notices) ||
 		reasonCode(sum.ScoreReason) < 0 {
 		c := *sum
@@ -71,7 +72,7 @@ func (b *siteBuilder) record(sum *PageSummary) pageRec {
 		textHash: sum.TextHash, simHash: sum.SimHash, template: tpl, bytes: sum.Bytes, response: sum.ResponseMs,
 		status: int32(sum.Status), depth: int32(sum.depth()), wordCount: int32(sum.WordCount),
 		score: int32(sum.score()), errors: int32(sum.Errors), warnings: int32(sum.Warnings), notices: int32(sum.Notices),
-		reason: uint8(reasonCode(sum.ScoreReason)),
+		reason: uint8(reasonCode(sum.ScoreReason)), fpVersion: uint8(sum.FingerprintVersion),
 	}
 	if sum.Findings != nil {
 		r.findings = b.idIndex[strings.Join(sum.Findings, " ")] + 1
@@ -98,7 +99,7 @@ func (b *siteBuilder) summary(r *pageRec) PageSummary {
 	s := PageSummary{
 		URL: r.url, Title: r.title, Description: r.description, H1: r.h1,
 		Canonical: r.canonical, ContentType: r.contentType,
-		TextHash: r.textHash, SimHash: r.simHash, Template: b.template(r.template), Bytes: r.bytes, ResponseMs: r.response,
+		TextHash: r.textHash, SimHash: r.simHash, FingerprintVersion: int(r.fpVersion), Template: b.template(r.template), Bytes: r.bytes, ResponseMs: r.response,
 		Status: int(r.status), Depth: depthPtr(int(r.depth)), WordCount: int(r.wordCount),
 		Errors: int(r.errors), Warnings: int(r.warnings), Notices: int(r.notices),
 		ScoreReason: scoreReasons[r.reason],

@@ -78,6 +78,18 @@ type SiteReport struct {
 	ResourceChecked          int            `json:"resourceChecked,omitempty"`
 	ResourceUnchecked        int            `json:"resourceUnchecked,omitempty"`
 	ResourceUncheckedReasons map[string]int `json:"resourceUncheckedReasons,omitempty"`
+	// DuplicatesUnchecked counts the indexable pages with main text left
+	// out of the duplicate and near-duplicate content checks
+	// (site.duplicate_content, site.near_duplicate), and
+	// DuplicatesUncheckedReasons says why: "fingerprint_version"
+	// (DuplicatesFingerprintVersion), their text fingerprint was computed
+	// by another version of the algorithm than analyzer.FingerprintVersion,
+	// as in a crawl resumed across an upgrade, and fingerprints of
+	// different versions cannot be compared. Such a page is neither a
+	// duplicate nor unique: no finding is reported for it. Both are absent
+	// when every page was compared.
+	DuplicatesUnchecked        int            `json:"duplicatesUnchecked,omitempty"`
+	DuplicatesUncheckedReasons map[string]int `json:"duplicatesUncheckedReasons,omitempty"`
 	// Pages summarises every crawled URL that answered (any status); the
 	// site checks count only these as pages.
 	Pages []PageSummary `json:"pages"`

@@ -172,6 +172,9 @@ type siteRun struct {
 	orphans     int    // GraphStats.Orphans, see sitemapChecks
 	orphanCheck string // GraphStats.OrphanCheck
 
+	fpOther        int // SiteReport.DuplicatesUnchecked, see fpComparable
+	fpOtherCounted bool
+
 	ai *AICrawlerReport // SiteReport.AICrawlers, see aiChecks
 
 	// clusters are the groups of pages reported as one finding (duplicate
@@ -307,6 +310,10 @@ func (r *siteRun) pageStats(rep *SiteReport, scores []float64) (pageScores []int
 	}
 	rep.Graph.Orphans = r.orphans
 	rep.Graph.OrphanCheck = r.orphanCheck
+	if r.fpOther > 0 {
+		rep.DuplicatesUnchecked = r.fpOther
+		rep.DuplicatesUncheckedReasons = map[string]int{DuplicatesFingerprintVersion: r.fpOther}
+	}
 	if b.droppedEdges > 0 {
 		rep.Truncated.Note("graph.edges", rep.Graph.Edges+b.droppedEdges, rep.Graph.Edges)
 		rep.Graph.Edges += b.droppedEdges

@@ -184,7 +184,8 @@ func RunFrontier(t *testing.T, newFrontier func(t *testing.T) crawler.Frontier) 
 		}
 		sums := []crawler.PageSummary{
 			{URL: "https://example.com/", Status: 200, Depth: ptr(0), Score: ptr(90), Title: "Home", TextHash: 42, SimHash: 7,
-				Redirects: []seo.Redirect{{URL: "http://example.com/", Status: 301, Location: "https://example.com/"}}},
+				FingerprintVersion: 1, // kept: a summary of a crawl begun before an upgrade
+				Redirects:          []seo.Redirect{{URL: "http://example.com/", Status: 301, Location: "https://example.com/"}}},
 			{URL: "https://example.com/a", Status: 404, ScoreReason: analyzer.ScoreErrorStatus, Error: ""},
 		}
 		edges := [][]crawler.Edge{{{From: "https://example.com/", To: "https://example.com/a", Nofollow: true}}, nil}
@@ -207,6 +208,11 @@ func RunFrontier(t *testing.T, newFrontier func(t *testing.T) crawler.Frontier) 
 			got[0].Depth == nil || *got[0].Depth != 0 || got[0].Score == nil || *got[0].Score != 90 ||
 			got[1].Depth != nil || got[1].Score != nil || got[1].ScoreReason != analyzer.ScoreErrorStatus {
 			t.Fatalf("Summaries = %+v", got)
+		}
+		// The fingerprint's version is stored with it; none reads as the
+		// current one.
+		if v := got[1].FingerprintVersion; got[0].FingerprintVersion != 1 || v != 0 && v != analyzer.FingerprintVersion {
+			t.Fatalf("fingerprint versions %d and %d, want 1 and %d", got[0].FingerprintVersion, v, analyzer.FingerprintVersion)
 		}
 		if len(gotEdges[0]) != 1 || !gotEdges[0][0].Nofollow || gotEdges[0][0].To != "https://example.com/a" || len(gotEdges[1]) != 0 {
 			t.Fatalf("edges = %+v", gotEdges)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/seokit/seokit/analyzer"
 	"github.com/seokit/seokit/crawler"
 	"github.com/seokit/seokit/seo"
 )
@@ -21,7 +22,10 @@ type record struct {
 	S crawler.PageSummary `json:"s"`
 	T uint64              `json:"t,omitempty"`
 	H uint64              `json:"h,omitempty"`
-	E []edgeRecord        `json:"e,omitempty"`
+	// V is the fingerprint's version (analyzer.FingerprintVersion); a
+	// record written before it was stored has none and reads as 1.
+	V int          `json:"v,omitempty"`
+	E []edgeRecord `json:"e,omitempty"`
 }
 
 type edgeRecord struct {
@@ -42,7 +46,10 @@ func origin(u string) string {
 }
 
 func encodeRecord(sum crawler.PageSummary, edges []crawler.Edge) ([]byte, error) {
-	r := record{S: sum, T: sum.TextHash, H: sum.SimHash, E: make([]edgeRecord, len(edges))}
+	r := record{S: sum, T: sum.TextHash, H: sum.SimHash, V: sum.FingerprintVersion, E: make([]edgeRecord, len(edges))}
+	if r.V == 0 {
+		r.V = analyzer.FingerprintVersion
+	}
 	o := origin(sum.URL)
 	for i, e := range edges {
 		er := edgeRecord{To: e.To, Nofollow: e.Nofollow, External: e.External, Target: e.Target}
@@ -65,7 +72,10 @@ func decodeRecord(b []byte) (crawler.PageSummary, []crawler.Edge, error) {
 	if err := json.Unmarshal(b, &r); err != nil {
 		return crawler.PageSummary{}, nil, fmt.Errorf("redisfrontier: decode summary: %w", err)
 	}
-	r.S.TextHash, r.S.SimHash = r.T, r.H
+	r.S.TextHash, r.S.SimHash, r.S.FingerprintVersion = r.T, r.H, r.V
+	if r.V == 0 {
+		r.S.FingerprintVersion = 1
+	}
 	o := origin(r.S.URL)
 	edges := make([]crawler.Edge, len(r.E))
 	for i, er := range r.E {

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/seokit/seokit/analyzer"
 	"github.com/seokit/seokit/crawler"
 	"github.com/seokit/seokit/internal/sqldb"
 	"github.com/seokit/seokit/seo"
@@ -48,6 +49,9 @@ type Frontier struct {
 
 // schema is the frontier's tables. Version 1 is the layout of files
 // written before the schema was versioned, so that they open unchanged.
+// Version 2 stores the version of each summary's main-text fingerprint
+// (analyzer.FingerprintVersion); rows written before it read as version 1,
+// the algorithm of their time.
 var schema = &sqldb.Schema{
 	VersionTable: "frontier_schema_migrations",
 	Migrations: [][]string{
@@ -69,6 +73,9 @@ var schema = &sqldb.Schema{
 	summary   BLOB NOT NULL,
 	edges     BLOB NOT NULL
 )`,
+		},
+		2: {
+			`ALTER TABLE summaries ADD COLUMN fp_version INTEGER NOT NULL DEFAULT 1`,
 		},
 	},
 }
@@ -239,8 +246,12 @@ func (f *Frontier) PutSummary(ctx context.Context, sum crawler.PageSummary, edge
 		return fmt.Errorf("sqlitefrontier: put summary: %w", err)
 	}
 	defer tx.Rollback()
-	_, err = tx.ExecContext(ctx, `INSERT INTO summaries (url, text_hash, sim_hash, summary, edges) VALUES (?, ?, ?, ?, ?)`,
-		sum.URL, int64(sum.TextHash), int64(sum.SimHash), sb, eb)
+	fpv := sum.FingerprintVersion
+	if fpv == 0 {
+		fpv = analyzer.FingerprintVersion
+	}
+	_, err = tx.ExecContext(ctx, `INSERT INTO summaries (url, text_hash, sim_hash, fp_version, summary, edges) VALUES (?, ?, ?, ?, ?, ?)`,
+		sum.URL, int64(sum.TextHash), int64(sum.SimHash), fpv, sb, eb)
 	if err == nil {
 		_, err = tx.ExecContext(ctx, `UPDATE items SET state = ? WHERE url = ?`, done, sum.URL)
 	}
@@ -267,7 +278,7 @@ func (f *Frontier) Summaries(ctx context.Context, fn func(crawler.PageSummary, [
 		}
 		var batch []row
 		f.mu.Lock()
-		rows, err := f.db.QueryContext(ctx, `SELECT seq, text_hash, sim_hash, summary, edges FROM summaries WHERE seq > ? ORDER BY seq LIMIT 500`, last)
+		rows, err := f.db.QueryContext(ctx, `SELECT seq, text_hash, sim_hash, fp_version, summary, edges FROM summaries WHERE seq > ? ORDER BY seq LIMIT 500`, last)
 		if err != nil {
 			f.mu.Unlock()
 			return fmt.Errorf("sqlitefrontier: summaries: %w", err)
@@ -275,8 +286,9 @@ func (f *Frontier) Summaries(ctx context.Context, fn func(crawler.PageSummary, [
 		for rows.Next() {
 			var r row
 			var th, sh int64
+			var fpv int
 			var sb, eb []byte
-			if err := rows.Scan(&last, &th, &sh, &sb, &eb); err != nil {
+			if err := rows.Scan(&last, &th, &sh, &fpv, &sb, &eb); err != nil {
 				rows.Close()
 				f.mu.Unlock()
 				return fmt.Errorf("sqlitefrontier: summaries: %w", err)
@@ -291,7 +303,7 @@ func (f *Frontier) Summaries(ctx context.Context, fn func(crawler.PageSummary, [
 				f.mu.Unlock()
 				return fmt.Errorf("sqlitefrontier: decode edges: %w", err)
 			}
-			r.sum.TextHash, r.sum.SimHash = uint64(th), uint64(sh)
+			r.sum.TextHash, r.sum.SimHash, r.sum.FingerprintVersion = uint64(th), uint64(sh), fpv
 			batch = append(batch, r)
 		}
 		err = rows.Err()

@@ -59,7 +59,9 @@ func TestReopenRequeuesPopped(t *testing.T) {
 
 // TestOpensOldFile opens a file written by the last release before the
 // schema was versioned (its statements copied here), with one item in
-// flight: the item is queued again and the schema adopted as version 1.
+// flight and one page summarised: the item is queued again, the schema
+// adopted as version 1 and migrated, and the summary's fingerprint, which
+// that release computed with the first algorithm, reads as version 1.
 func TestOpensOldFile(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "old.db")
@@ -86,6 +88,7 @@ CREATE TABLE IF NOT EXISTS summaries (
 	edges     BLOB NOT NULL
 );`,
 		`INSERT INTO items (url, depth, source, referrer, state) VALUES ('https://e.com/a', 1, 'link', 'https://e.com/', 1)`,
+		`INSERT INTO summaries (url, text_hash, sim_hash, summary, edges) VALUES ('https://e.com/', 42, 7, '{"url":"https://e.com/","status":200}', '[]')`,
 	} {
 		if _, err := db.Exec(s); err != nil {
 			t.Fatal(err)
@@ -100,5 +103,15 @@ CREATE TABLE IF NOT EXISTS summaries (
 	items, err := f.Pop(ctx, 10)
 	if err != nil || len(items) != 1 || items[0].URL != "https://e.com/a" {
 		t.Fatalf("Pop = %+v, %v; want the item in flight", items, err)
+	}
+	var sums []crawler.PageSummary
+	if err := f.Summaries(ctx, func(s crawler.PageSummary, _ []crawler.Edge) error {
+		sums = append(sums, s)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(sums) != 1 || sums[0].URL != "https://e.com/" || sums[0].TextHash != 42 || sums[0].SimHash != 7 || sums[0].FingerprintVersion != 1 {
+		t.Fatalf("Summaries = %+v, want the old page with a fingerprint of version 1", sums)
 	}
 }
