@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math/bits"
+	"math/rand/v2"
 	"os"
 	"runtime"
 	"slices"
@@ -347,32 +348,62 @@ func TestV1Baseline(t *testing.T) {
 	}
 }
 
+// proseWords is the vocabulary of benchPages' generated prose: common
+// English words, as a crawled site's text mostly has, and a few accented
+// and long ones.
+var proseWords = strings.Fields(`the a of and to in is was for on that with as by at from this be are or it
+	an which have not has had were but their more been one all also its new when after there can would who so
+	page site crawl search engine index link title content article category review guide news report data
+	market price product service customer support design system network server browser mobile desktop video
+	image photo music travel food health sport science history city country world people time year day week
+	team game player match season club league result score record story idea plan project work study school
+	learn teach book author reader writer paper letter word language voice light water fire earth air stone
+	information development international performance über café naïve résumé`)
+
 // benchPages returns the bodies of the corpus pages (SEOKIT_CORPUS), or of
-// n generated pages: paragraphs, headings, lists and links of
-// syntheticText with punctuation, between white-space text nodes as
-// indented markup has.
+// n generated pages laid out as a crawled site's articles: a navigation
+// bar, a heading, paragraphs of 60 to 120 words of proseWords with
+// sentences of about twelve words, a list of links, all indented as
+// markup usually is.
 func benchPages(tb testing.TB, n int) []*html.Node {
 	var docs [][]byte
 	if os.Getenv("SEOKIT_CORPUS") != "" {
 		_, docs = corpusPages(tb)
 	} else {
-		for k := range n {
-			var sb strings.Builder
-			sb.WriteString("<!DOCTYPE html><html><head><title>t</title></head><body>\n  <nav><a href=/>Home</a></nav>\n  <main>\n")
-			for p := range 30 {
-				words := strings.Fields(syntheticText(uint64(k*100+p), 20+p*3))
-				switch p % 5 {
-				case 0:
-					fmt.Fprintf(&sb, "    <h2>%s</h2>\n", strings.Join(words[:4], " "))
-				case 1:
-					fmt.Fprintf(&sb, "    <ul>\n      <li>%s,</li>\n      <li><a href=\"/x\">%s</a>.</li>\n    </ul>\n",
-						strings.Join(words[:len(words)/2], " "), strings.Join(words[len(words)/2:], " "))
+		rng := rand.New(rand.NewPCG(uint64(n), 1))
+		para := func(sb *strings.Builder) {
+			nw := 60 + rng.IntN(60)
+			for j := range nw {
+				w := proseWords[rng.IntN(len(proseWords))]
+				if j == 0 {
+					w = strings.ToUpper(w[:1]) + w[1:]
+				}
+				sb.WriteString(w)
+				switch {
+				case j == nw-1:
+					sb.WriteByte('.')
+				case rng.IntN(12) == 0:
+					sb.WriteString(". ")
+				case rng.IntN(20) == 0:
+					sb.WriteString(", ")
 				default:
-					fmt.Fprintf(&sb, "    <p>%s. %s, <b>%s</b> (%s)!</p>\n", strings.Join(words[:5], " "),
-						strings.Join(words[5:len(words)-3], " "), words[len(words)-3], strings.Join(words[len(words)-2:], " "))
+					sb.WriteByte(' ')
 				}
 			}
-			sb.WriteString("  </main>\n</body></html>")
+		}
+		for k := range n {
+			var sb strings.Builder
+			fmt.Fprintf(&sb, "<!DOCTYPE html><html><head><title>Article %d</title></head><body>\n  <nav><a href=\"/\">Home</a> <a href=\"/c\">Category</a></nav>\n  <main>\n    <h1>Article %d of the site</h1>\n", k, k)
+			for range 4 + rng.IntN(12) {
+				sb.WriteString("    <p>")
+				para(&sb)
+				sb.WriteString("</p>\n")
+			}
+			sb.WriteString("    <ul>\n")
+			for r := range 5 {
+				fmt.Fprintf(&sb, "      <li><a href=\"/a/%d\">Related article %d</a></li>\n", r, r)
+			}
+			sb.WriteString("    </ul>\n  </main>\n</body></html>")
 			docs = append(docs, []byte(sb.String()))
 		}
 	}

@@ -117,13 +117,14 @@ func (tb *textBuilder) appendWords(s string) {
 }
 
 // shortWords adds the words of s from i on while they are ASCII letters
-// and digits, fewer than eight, each followed by a byte that is neither a
-// word byte nor an apostrophe or hyphen (most words of a text), skipping
+// and digits, fewer than sixteen, each followed by a byte that is neither
+// a word byte nor an apostrophe or hyphen (most words of a text), skipping
 // the ASCII bytes between them, and returns where it stopped: at the end
-// of s, at a word it leaves to appendWords, or fewer than eight bytes from
-// the end. One 8-byte load classifies eight bytes at once and holds the
-// bytes to copy and hash; the state is kept in registers, with no call
-// but for the rare growth of the buffer and end of a batch of shingles.
+// of s, at a word it leaves to appendWords, or near the end (a word must
+// have its eight or sixteen bytes to load). An 8-byte load classifies
+// eight bytes at once and holds the bytes to copy and hash, a second one
+// when the word is longer; no function is called but for the rare growth
+// of the buffer and end of a batch of shingles.
 func (tb *textBuilder) shortWords(s string, i int) int {
 	sim := &tb.sim
 	for len(s)-i >= 8 {
@@ -140,30 +141,57 @@ func (tb *textBuilder) shortWords(s string, i int) int {
 			i += j
 			continue
 		}
-		if k == 8 {
-			break // a long word
-		}
-		if c := s[i+k]; c >= utf8.RuneSelf || asciiClass[c] == classJoin {
-			break // the word may go on
-		}
-		v &= 1<<(8*k) - 1
-		// The word, with the separating space: one 8-byte store.
 		n := len(tb.buf)
-		if cap(tb.buf)-n < 8 {
-			tb.buf = slices.Grow(tb.buf, 8)
+		if cap(tb.buf)-n < 17 {
+			tb.buf = slices.Grow(tb.buf, 17)
 		}
-		x, m := v, k
-		if n > 0 {
-			x, m = v<<8|' ', k+1
+		buf := tb.buf[n : n+17]
+		var wh uint64
+		if k < 8 {
+			if c := s[i+k]; c >= utf8.RuneSelf || asciiClass[c] == classJoin {
+				break // the word may go on
+			}
+			v &= 1<<(8*k) - 1
+			wh = wordHash8(v, k)
+			// The separating space and the word: one 8-byte store.
+			if n > 0 {
+				binary.LittleEndian.PutUint64(buf, v<<8|' ')
+				n++
+			} else {
+				binary.LittleEndian.PutUint64(buf, v)
+			}
+		} else {
+			// Eight letters or digits: the next eight bytes end the word,
+			// or appendWords reads it.
+			if len(s)-i < 16 {
+				break
+			}
+			v2 := le64(s[i+8:])
+			k2 := bits.TrailingZeros64(^alnumMask(v2)&msb) >> 3
+			if k2 == 8 {
+				break
+			}
+			if c := s[i+8+k2]; c >= utf8.RuneSelf || asciiClass[c] == classJoin {
+				break
+			}
+			v2 &= 1<<(8*k2) - 1
+			k += k2
+			// wordHash of a word of two chunks, the second partial.
+			wh = mum(lowerASCII8(v2)^uint64(k)<<56^fpK2, mum(lowerASCII8(v)^fpK0, fpK3^fpK1)^fpK1)
+			if n > 0 {
+				buf[0] = ' '
+				buf = buf[1:]
+				n++
+			}
+			binary.LittleEndian.PutUint64(buf, v)
+			binary.LittleEndian.PutUint64(buf[8:], v2)
 		}
-		binary.LittleEndian.PutUint64(tb.buf[n:n+8], x)
-		tb.buf = tb.buf[:n+m]
+		tb.buf = tb.buf[:n+k]
 		if byte(v)|0x20 == 'i' && k >= 5 {
-			if w := string(tb.buf[n+m-k : n+m-k+5]); w == "ipsum" || w == "Ipsum" || w == "IPSUM" {
+			if w := string(tb.buf[n : n+5]); w == "ipsum" || w == "Ipsum" || w == "IPSUM" {
 				tb.ipsum = true
 			}
 		}
-		wh := wordHash8(v, k)
 		tb.textHash = (tb.textHash ^ wh) * fpTextMul
 		// simState.word, inlined.
 		if tb.words >= ShingleSize-1 {

@@ -19,7 +19,7 @@ func TestAppendWordsMatchesReference(t *testing.T) {
 	pieces := []string{"word", "Word", "WORD", "über", "CAFÉ", "日本語", "한국어", "カタカナ", " ", "  ", "\n", "\t", "\u00a0", "\u3000",
 		".", ",", "'", "-", "’", "a1", "9", "\xc3", "\xff", "Σ", "ß", "İ", "ǅ", "x\u0301", "\u0301", "don't", "e-mail", "a-",
 		"-b", "ipsum", "Ipsum", "IPSUM", "iPsum", "ipsumdolor", "x-ipsum", "lorem", "Straße", "Ωmega", "1-2", "it’s", "’s",
-		"Donaudampfschifffahrtsgesellschaft", "ABCDEFGH", "abcdefg", "ABCDEFGHIJKLMNOPQ", "ÄÖÜ", "\u00e9t\u00e9", "ǅ", "\x80", "\xe2\x80",
+		"Donaudampfschifffahrtsgesellschaft", "ABCDEFGH", "abcdefg", "ABCDEFGHIJKLMNOPQ", "abcdefghij", "ABCDEFGHIJKLMNO", "Ipsumdolorsitam", "ÄÖÜ", "\u00e9t\u00e9", "ǅ", "\x80", "\xe2\x80",
 		"@", "[", "`", "{", "Z", "z", "0", "9", "/", ":", "\x00", "\x1f"}
 	rng := rand.New(rand.NewPCG(17, 19))
 	for k := range 5000 {
