@@ -63,23 +63,37 @@ func FingerprintText(text string) Fingerprint {
 	words := 0
 	for i := 0; i < len(text); {
 		if len(text)-i >= 8 {
-			// Most words are ASCII, shorter than eight bytes and followed
-			// by a space: one load finds the word's end, eight bytes
-			// tested at once for a byte at most ' ' or not ASCII, and
-			// holds the bytes to hash.
+			// Most words are ASCII, shorter than sixteen bytes and
+			// followed by a space: one 8-byte load (two for a longer word)
+			// finds the word's end, eight bytes tested at once for a byte
+			// at most ' ' or not ASCII, and holds the bytes to hash.
 			v := le64(text[i:])
-			special := (^(v&^msb + 0x5f*lsb) | v) & msb
-			if k := bits.TrailingZeros64(special) >> 3; k > 0 && k < 8 && text[i+k] == ' ' {
-				wh := wordHash8(v&(1<<(8*k)-1), k)
+			k := bits.TrailingZeros64(spaceOrHigh(v)) >> 3
+			var wh uint64
+			switch {
+			case k == 0:
+			case k < 8:
+				if text[i+k] == ' ' {
+					wh = wordHash8(v&(1<<(8*k)-1), k)
+				}
+			case len(text)-i >= 16:
+				v2 := le64(text[i+8:])
+				if k2 := bits.TrailingZeros64(spaceOrHigh(v2)) >> 3; k2 < 8 && text[i+8+k2] == ' ' {
+					k += k2
+					wh = mum(lowerASCII8(v2&(1<<(8*k2)-1))^uint64(k)<<56^fpK2, mum(lowerASCII8(v)^fpK0, fpK3^fpK1)^fpK1)
+				}
+			}
+			if wh != 0 {
 				th = (th ^ wh) * fpTextMul
 				// s.word(wh, words), inlined.
 				if words >= ShingleSize-1 {
 					s.add(shingle3(s.prev1, s.prev2, wh))
+					if s.batch == 15 {
+						s.endBatch()
+					}
 				}
 				s.prev1, s.prev2 = s.prev2, wh
-				if words++; s.batch == 15 {
-					s.endBatch()
-				}
+				words++
 				i += k + 1
 				continue
 			}
@@ -98,9 +112,7 @@ func FingerprintText(text string) Fingerprint {
 		i, wh = scanWord(text, i)
 		th = (th ^ wh) * fpTextMul
 		s.word(wh, words)
-		if words++; s.batch == 15 {
-			s.endBatch()
-		}
+		words++
 	}
 	return fingerprintOf(&s, th, words)
 }
@@ -170,8 +182,7 @@ func scanWord(text string, i int) (end int, wh uint64) {
 	for i < len(text) {
 		if len(text)-i >= 8 {
 			v := le64(text[i:])
-			y := v &^ msb
-			special := (^(y + 0x5f*lsb) | v) & msb // byte <= 0x20 or >= 0x80
+			special := spaceOrHigh(v)
 			if special == 0 {
 				push(lowerASCII8(v), 8)
 				i += 8
@@ -224,6 +235,13 @@ func lowerRune(r rune) rune {
 		return r
 	}
 	return unicode.ToLower(r)
+}
+
+// spaceOrHigh sets the high bit of each byte of v at most ' ' or not
+// ASCII (every byte that can end a word of FingerprintText), and clears
+// every other bit.
+func spaceOrHigh(v uint64) uint64 {
+	return (^(v&^msb + 0x5f*lsb) | v) & msb
 }
 
 // mum is the 128-bit product of a and b folded to 64 bits (wyhash's mix).
@@ -292,12 +310,14 @@ type simState struct {
 }
 
 // word adds the hash of a text's next word, and the shingle it
-// completes; before is the number of words before it. It is small enough
-// to be inlined in the loops over words, which call endBatch when batch
-// reaches 15.
+// completes; before is the number of words before it. The loops over the
+// words of a text inline it by hand.
 func (s *simState) word(h uint64, before int) {
 	if before >= ShingleSize-1 {
 		s.add(shingle3(s.prev1, s.prev2, h))
+		if s.batch == 15 {
+			s.endBatch()
+		}
 	}
 	s.prev1, s.prev2 = s.prev2, h
 }
@@ -317,13 +337,26 @@ func (s *simState) add(h uint64) {
 // endBatch adds the planes' counts, at most 15 each, to the byte lanes.
 func (s *simState) endBatch() {
 	c0, c1, c2, c3 := s.c0, s.c1, s.c2, s.c3
-	for j := range s.lanes {
-		s.lanes[j] += c0>>j&lsb | c1>>j&lsb<<1 | c2>>j&lsb<<2 | c3>>j&lsb<<3
-	}
+	l := &s.lanes
+	l[0] += lane(c0, c1, c2, c3, 0)
+	l[1] += lane(c0, c1, c2, c3, 1)
+	l[2] += lane(c0, c1, c2, c3, 2)
+	l[3] += lane(c0, c1, c2, c3, 3)
+	l[4] += lane(c0, c1, c2, c3, 4)
+	l[5] += lane(c0, c1, c2, c3, 5)
+	l[6] += lane(c0, c1, c2, c3, 6)
+	l[7] += lane(c0, c1, c2, c3, 7)
 	s.c0, s.c1, s.c2, s.c3, s.batch = 0, 0, 0, 0, 0
 	if s.batches++; s.batches == 17 {
 		s.flush()
 	}
+}
+
+// lane returns the counts of positions j, 8+j, ..., 56+j held in the
+// planes c0..c3 (bit p of c[b] is bit b of position p's count), one per
+// byte.
+func lane(c0, c1, c2, c3 uint64, j uint) uint64 {
+	return c0>>j&lsb | (c1>>j&lsb)<<1 | (c2>>j&lsb)<<2 | (c3>>j&lsb)<<3
 }
 
 // flush adds the byte lanes to counts.
