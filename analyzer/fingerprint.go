@@ -83,6 +83,9 @@ func FingerprintText(text string) Fingerprint {
 					wh = mum(lowerASCII8(v2&(1<<(8*k2)-1))^uint64(k)<<56^fpK2, mum(lowerASCII8(v)^fpK0, fpK3^fpK1)^fpK1)
 				}
 			}
+			// wh is 0 when the word is not such a word (or, once in 2^64
+			// words, when its hash is 0: scanWord below hashes it again,
+			// to the same value).
 			if wh != 0 {
 				th = (th ^ wh) * fpTextMul
 				// s.word(wh, words), inlined.
