@@ -127,6 +127,11 @@ func (tb *textBuilder) appendWords(s string) {
 // of the buffer and end of a batch of shingles.
 func (tb *textBuilder) shortWords(s string, i int) int {
 	sim := &tb.sim
+	// A word and its separating space take the bytes of s it ends: room
+	// for them all and the 16 bytes a store may write past the end.
+	if len(s)-i >= 8 {
+		tb.buf = slices.Grow(tb.buf, len(s)-i+17)
+	}
 	for len(s)-i >= 8 {
 		v := le64(s[i:])
 		am := alnumMask(v)
@@ -142,9 +147,6 @@ func (tb *textBuilder) shortWords(s string, i int) int {
 			continue
 		}
 		n := len(tb.buf)
-		if cap(tb.buf)-n < 17 {
-			tb.buf = slices.Grow(tb.buf, 17)
-		}
 		buf := tb.buf[n : n+17]
 		var wh uint64
 		if k < 8 {
