@@ -150,7 +150,8 @@ func (tb *textBuilder) shortWords(s string, i int) int {
 		buf := tb.buf[n : n+17]
 		var wh uint64
 		if k < 8 {
-			if c := s[i+k]; c >= utf8.RuneSelf || asciiClass[c] == classJoin {
+			// The byte after the word, in v already.
+			if c := byte(v >> (8 * k)); c >= utf8.RuneSelf || c == '\'' || c == '-' {
 				break // the word may go on
 			}
 			v &= 1<<(8*k) - 1
@@ -173,7 +174,7 @@ func (tb *textBuilder) shortWords(s string, i int) int {
 			if k2 == 8 {
 				break
 			}
-			if c := s[i+8+k2]; c >= utf8.RuneSelf || asciiClass[c] == classJoin {
+			if c := byte(v2 >> (8 * k2)); c >= utf8.RuneSelf || c == '\'' || c == '-' {
 				break
 			}
 			v2 &= 1<<(8*k2) - 1
