@@ -38,14 +38,14 @@ type PageSummary struct {
 	Canonical string               `json:"canonical,omitempty"`
 	Hreflang  []analyzer.Alternate `json:"hreflang,omitempty"`
 	WordCount int                  `json:"wordCount"`
-	// TextHash and SimHash fingerprint the main text (see
-	// analyzer.Fingerprint), FingerprintVersion is their algorithm's
-	// version (analyzer.FingerprintVersion; 0 reads as the current one).
-	// The duplicate-content checks compare only fingerprints of the
-	// current version.
-	TextHash           uint64 `json:"-"`
-	SimHash            uint64 `json:"-"`
-	FingerprintVersion int    `json:"-"`
+	// TextHash and SimHash fingerprint the main text (see analyzer.Fingerprint).
+	TextHash uint64 `json:"-"`
+	SimHash  uint64 `json:"-"`
+	// FingerprintVersion is the version of their algorithm
+	// (analyzer.FingerprintVersion; 0 reads as the current one). The
+	// duplicate-content checks compare only fingerprints of the current
+	// version.
+	FingerprintVersion int `json:"-"`
 	// Template is the page's template fingerprint
 	// (analyzer.TemplateFingerprint); "" when the response is not an HTML
 	// document. SiteReport.Templates lists those of the crawl.
@@ -211,23 +211,23 @@ func (c *SummaryCounts) CountSummary(sum PageSummary) {
 // summarize keeps what the site checks need of a page report.
 func summarize(rep *analyzer.Report, depth int) PageSummary {
 	s := PageSummary{
-		URL:                rep.URL,
-		Status:             rep.Status,
-		Depth:              depthPtr(depth),
-		Redirects:          rep.Redirects,
-		ContentType:        rep.Sizes.ContentType,
-		IsHTML:             rep.IsHTML,
-		WordCount:          rep.WordCount,
-		TextHash:           rep.Fingerprint.TextHash,
-		SimHash:            rep.Fingerprint.SimHash,
-		FingerprintVersion: rep.Fingerprint.Version,
-		Template:           rep.Template,
-		ScoreReason:        rep.ScoreReason,
-		Error:              rep.Error,
-		ResponseMs:         rep.Timings.Total.Milliseconds(),
-		Bytes:              rep.Sizes.Transferred,
-		Hreflang:           rep.Hreflang,
+		URL:         rep.URL,
+		Status:      rep.Status,
+		Depth:       depthPtr(depth),
+		Redirects:   rep.Redirects,
+		ContentType: rep.Sizes.ContentType,
+		IsHTML:      rep.IsHTML,
+		WordCount:   rep.WordCount,
+		TextHash:    rep.Fingerprint.TextHash,
+		SimHash:     rep.Fingerprint.SimHash,
+		Template:    rep.Template,
+		ScoreReason: rep.ScoreReason,
+		Error:       rep.Error,
+		ResponseMs:  rep.Timings.Total.Milliseconds(),
+		Bytes:       rep.Sizes.Transferred,
+		Hreflang:    rep.Hreflang,
 	}
+	s.FingerprintVersion = rep.Fingerprint.Version
 	sc := rep.Score
 	if sc != nil {
 		v := sc.Value
