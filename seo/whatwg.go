@@ -34,6 +34,9 @@ type BaseURL struct {
 	w *wurl.Url
 	// u is w converted, for the fast path of Resolve.
 	u *url.URL
+	// dir is u's path up to its last slash when that path is plain (see
+	// plainPath) and u has no Opaque, for plainRef; else "".
+	dir string
 }
 
 // NewBaseURL parses base (an absolute URL, normally one from this package)
@@ -55,7 +58,11 @@ func NewBaseURL(base *url.URL) (*BaseURL, error) {
 // here leaves the base read-only afterwards, so safe for concurrent use.
 func newBase(w *wurl.Url) *BaseURL {
 	w.SearchParams()
-	return &BaseURL{w: w, u: fromWHATWG(w)}
+	b := &BaseURL{w: w, u: fromWHATWG(w)}
+	if p := b.u.Path; b.u.Opaque == "" && b.u.RawPath == "" && strings.HasPrefix(p, "/") && plainPath(p) {
+		b.dir = p[:strings.LastIndexByte(p, '/')+1]
+	}
+	return b
 }
 
 // Resolve resolves ref against the base by the WHATWG URL Standard and
@@ -113,7 +120,7 @@ func (b *BaseURL) fast(ref string) (*url.URL, bool) {
 		u.Fragment, u.RawFragment = "", ""
 		return &u, true
 	}
-	if u, ok := b.pathRef(ref); ok {
+	if u, ok := b.plainRef(ref); ok {
 		return u, true
 	}
 	if !simpleRef(ref) {
@@ -226,36 +233,119 @@ func simpleHost(h string) bool {
 	return last != "" && 'a' <= last[0] && last[0] <= 'z'
 }
 
-// pathRef resolves the most common reference of all, a path-absolute one
-// of plain characters ("/a/b-c_d.html", "/search?q=x&p=2") without dot
-// segments, escapes or fragment, in one allocation: the URL net/url's
-// Parse and ResolveReference build for it (TestPathRefAgrees), which is
-// what the Standard gives too.
-func (b *BaseURL) pathRef(ref string) (*url.URL, bool) {
-	if len(ref) == 0 || ref[0] != '/' || len(ref) > 1 && ref[1] == '/' {
+// plainRef resolves the references pages are mostly made of, written in
+// plain characters without dot segments or escapes: a path-absolute one
+// ("/a/b-c_d.html", "/search?q=x&p=2"), an absolute or scheme-relative one
+// with a plain host ("https://example.com/a", "//cdn.example/x.js"), a
+// path-relative one ("img/a.png") against a plain base path, and a query or
+// fragment alone ("?p=2", "#top"), each with an optional plain query and
+// fragment. It builds, in one allocation (two for a path-relative one),
+// the URL net/url's Parse and ResolveReference build for it with an empty
+// path written "/" (TestPlainRefAgrees), which is what the Standard gives
+// too; ok is false for any other reference.
+func (b *BaseURL) plainRef(ref string) (*url.URL, bool) {
+	if ref == "" {
 		return nil, false
 	}
-	path, query, hasQuery := ref, "", false
-	for i := 0; i < len(ref); i++ {
-		c := ref[i]
-		switch {
-		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '-', c == '_', c == '~', c == '/':
-		case c == '.':
-			if ref[i-1] == '/' {
-				return nil, false // a dot segment, or a name starting with one
-			}
-		case c == '?':
-			path, query, hasQuery = ref[:i], ref[i+1:], true
-			if !plainQuery(query) {
-				return nil, false
-			}
-			i = len(ref)
-		default:
+	u := url.URL{Scheme: b.u.Scheme, User: b.u.User, Host: b.u.Host}
+	rest, withHost := ref, true
+	switch {
+	case strings.HasPrefix(ref, "//"):
+		rest = ref[2:]
+	case strings.HasPrefix(ref, "https://"):
+		u.Scheme, rest = "https", ref[len("https://"):]
+	case strings.HasPrefix(ref, "http://"):
+		u.Scheme, rest = "http", ref[len("http://"):]
+	default:
+		withHost = false
+	}
+	if withHost {
+		// The host runs up to the path, query or fragment.
+		end := strings.IndexAny(rest, "/?#")
+		if end < 0 {
+			end = len(rest)
+		}
+		if !simpleHost(rest[:end]) {
 			return nil, false
 		}
+		u.User, u.Host, rest = nil, rest[:end], rest[end:]
 	}
-	return &url.URL{Scheme: b.u.Scheme, User: b.u.User, Host: b.u.Host, Path: path,
-		RawQuery: query, ForceQuery: hasQuery && query == ""}, true
+	// rest is a path (absolute or relative), then ?query, then #fragment.
+	path := rest
+	if i := strings.IndexAny(rest, "?#"); i >= 0 {
+		path, rest = rest[:i], rest[i:]
+	} else {
+		rest = ""
+	}
+	if withHost && path == "" {
+		path = "/"
+	}
+	if !plainPath(path) {
+		return nil, false
+	}
+	if rest != "" && rest[0] == '?' {
+		q := rest[1:]
+		if i := strings.IndexByte(q, '#'); i >= 0 {
+			q, rest = q[:i], q[i:]
+		} else {
+			rest = ""
+		}
+		if !plainQuery(q) {
+			return nil, false
+		}
+		u.RawQuery, u.ForceQuery = q, q == ""
+	}
+	if rest != "" {
+		// A fragment: net/url and the Standard keep "#" with nothing after
+		// it differently.
+		f := rest[1:]
+		if f == "" || !plainQuery(f) {
+			return nil, false
+		}
+		u.Fragment = f
+	}
+	switch {
+	case path == "" && rest == ref:
+		// A fragment alone: the base's path and query (net/url drops a
+		// base's empty query, the Standard keeps it).
+		if b.dir == "" || b.u.ForceQuery {
+			return nil, false
+		}
+		u.Path, u.RawQuery, u.ForceQuery = b.u.Path, b.u.RawQuery, b.u.ForceQuery
+	case path == "":
+		// A query alone: the base's path.
+		if b.dir == "" {
+			return nil, false
+		}
+		u.Path = b.u.Path
+	case path[0] == '/':
+		u.Path = path
+	default:
+		// Path-relative: against the base's directory.
+		if b.dir == "" {
+			return nil, false
+		}
+		u.Path = b.dir + path
+	}
+	return &u, true
+}
+
+// plainPath reports whether p is a path of letters, digits and "-_~./"
+// only, no segment of which starts with a dot: every parser keeps it as it
+// is, and it holds no dot segment to remove.
+func plainPath(p string) bool {
+	for i := 0; i < len(p); i++ {
+		switch c := p[i]; {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '-', c == '_', c == '~', c == '/':
+		case c == '.':
+			if i == 0 || p[i-1] == '/' {
+				return false // a dot segment, or a name starting with one
+			}
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // plainQuery reports whether q holds only characters every parser keeps as
