@@ -482,23 +482,45 @@ func foldIndex(s, needle string) int {
 	return -1
 }
 
-// foldIndexBytes is foldIndex over bytes.
+// foldIndexBytes is foldIndex over bytes. A needle whose first byte has
+// one case ("</head") is found by jumping from one occurrence of that byte
+// to the next, as bytes.IndexByte does in vector steps, rather than by
+// comparing at every offset.
 func foldIndexBytes(b []byte, needle string) int {
 	n := len(needle)
-outer:
+	if n == 0 {
+		return 0
+	}
+	c0 := needle[0]
+	oneCase := c0 < 'a' || c0 > 'z'
 	for i := 0; i+n <= len(b); i++ {
-		for j := 0; j < n; j++ {
-			x := b[i+j]
-			if 'A' <= x && x <= 'Z' {
-				x += 'a' - 'A'
+		if oneCase {
+			j := bytes.IndexByte(b[i:len(b)-n+1], c0)
+			if j < 0 {
+				return -1
 			}
-			if x != needle[j] {
-				continue outer
-			}
+			i += j
 		}
-		return i
+		if foldEqualBytes(b[i:i+n], needle) {
+			return i
+		}
 	}
 	return -1
+}
+
+// foldEqualBytes reports whether b equals the lowercase ASCII needle,
+// ignoring ASCII case; len(b) must be len(needle).
+func foldEqualBytes(b []byte, needle string) bool {
+	for j := 0; j < len(needle); j++ {
+		x := b[j]
+		if 'A' <= x && x <= 'Z' {
+			x += 'a' - 'A'
+		}
+		if x != needle[j] {
+			return false
+		}
+	}
+	return true
 }
 
 func foldEqualASCII(a, b string) bool {

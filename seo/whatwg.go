@@ -457,22 +457,38 @@ func opaqueURL(ref string) (*url.URL, bool) {
 	i := strings.IndexByte(ref, ':')
 	scheme := strings.ToLower(ref[:i])
 	rest := ref[i+1:]
-	var b strings.Builder
-	b.Grow(len(rest) + 8)
+	// The output is rest itself until a byte needs escaping (most
+	// javascript:, mailto: and data: references need none): only then is
+	// it copied.
+	var b []byte
+	copied := false
+	put := func(j int, s ...byte) {
+		if !copied {
+			b = make([]byte, 0, len(rest)+8)
+			b = append(b, rest[:j]...)
+			copied = true
+		}
+		b = append(b, s...)
+	}
 	state, frag := 0, -1 // 0 path, 1 query, 2 fragment
 	for j := 0; j < len(rest); j++ {
 		c := rest[j]
 		switch {
 		case state < 2 && c == '#':
-			state, frag = 2, b.Len()
-			b.WriteByte(c)
+			state, frag = 2, j
+			if copied {
+				frag = len(b)
+				b = append(b, c)
+			}
 			continue
 		case state == 0 && c == '?':
 			state = 1
-			b.WriteByte(c)
+			if copied {
+				b = append(b, c)
+			}
 			continue
 		case state == 0 && c == ' ' && j+1 < len(rest) && (rest[j+1] == '?' || rest[j+1] == '#'):
-			b.WriteString("%20")
+			put(j, '%', '2', '0')
 			continue
 		}
 		enc := c < 0x20 || c > 0x7e
@@ -482,16 +498,18 @@ func opaqueURL(ref string) (*url.URL, bool) {
 		case 2:
 			enc = enc || c == ' ' || c == '"' || c == '<' || c == '>' || c == '`'
 		}
-		if enc {
+		switch {
+		case enc:
 			const hex = "0123456789ABCDEF"
-			b.WriteByte('%')
-			b.WriteByte(hex[c>>4])
-			b.WriteByte(hex[c&15])
-		} else {
-			b.WriteByte(c)
+			put(j, '%', hex[c>>4], hex[c&15])
+		case copied:
+			b = append(b, c)
 		}
 	}
-	out := b.String()
+	out := rest
+	if copied {
+		out = string(b)
+	}
 	u := &url.URL{Scheme: scheme, Opaque: out}
 	if frag >= 0 {
 		u.Opaque = out[:frag]
