@@ -273,15 +273,14 @@ func lkUncrawlable(l Link) (id, why string) {
 		return "", "" // a widget, not a link
 	}
 	// Browsers ignore white space inside URLs.
-	h := strings.Join(strings.Fields(l.Href), "")
-	low := strings.ToLower(h)
-	if strings.HasPrefix(low, "mailto:") {
+	h := withoutSpace(l.Href)
+	if hasPrefixFold(h, "mailto:") {
 		return "", ""
 	}
 	if v, _ := Attr(a, "id"); h == "" && v != "" {
 		return "", "" // an <a id> fragment target
 	}
-	if strings.HasPrefix(low, "file:") {
+	if hasPrefixFold(h, "file:") {
 		return "links.uncrawlable", "file: href"
 	}
 	if v, _ := Attr(a, "name"); strings.TrimSpace(v) != "" {
@@ -313,7 +312,7 @@ func lkUncrawlable(l Link) (id, why string) {
 		return lkPlaceholder, "empty href"
 	case h == "#":
 		return lkPlaceholder, "bare # href"
-	case strings.HasPrefix(low, "javascript:"):
+	case hasPrefixFold(h, "javascript:"):
 		return "links.uncrawlable", "javascript: href"
 	}
 	if l.Unparseable {

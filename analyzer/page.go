@@ -88,6 +88,8 @@ type Page struct {
 	// tooDeep says the document was cut at its first element nested
 	// deeper than MaxNesting (the tail holds the rest).
 	tooDeep bool
+	// scratch is a buffer reused while the page is indexed (collapsedText).
+	scratch []byte
 }
 
 // Charset records how the document declares its encoding.
@@ -489,7 +491,7 @@ func (p *Page) collectLinks() {
 		l := Link{Node: a}
 		l.Href, l.HasHref = Attr(a, "href")
 		l.Rel, _ = Attr(a, "rel")
-		l.Text = Collapse(TextContent(a))
+		l.Text = p.collapsedText(a)
 		if l.HasHref {
 			l.URL, l.Unparseable = p.linkTarget(l.Href)
 			if l.URL != nil {
@@ -515,12 +517,7 @@ func (p *Page) linkTarget(href string) (u *url.URL, unparseable bool) {
 // relNofollow reports whether a rel attribute holds nofollow, ugc or
 // sponsored.
 func relNofollow(rel string) bool {
-	for _, r := range strings.Fields(strings.ToLower(rel)) {
-		if r == "nofollow" || r == "ugc" || r == "sponsored" {
-			return true
-		}
-	}
-	return false
+	return rel != "" && (fieldHasLower(rel, "nofollow") || fieldHasLower(rel, "ugc") || fieldHasLower(rel, "sponsored"))
 }
 
 func (p *Page) collectResources() {
@@ -546,11 +543,10 @@ func (p *Page) collectResources() {
 			add(n, "media", "data")
 		case atom.Link:
 			rel, _ := Attr(n, "rel")
-			rels := " " + strings.ToLower(rel) + " "
 			switch {
-			case strings.Contains(rels, " stylesheet "):
+			case spaceTokenLower(rel, "stylesheet"):
 				add(n, "stylesheet", "href")
-			case strings.Contains(rels, " preload ") || strings.Contains(rels, " modulepreload "):
+			case spaceTokenLower(rel, "preload") || spaceTokenLower(rel, "modulepreload"):
 				as, _ := Attr(n, "as")
 				kind := "preload"
 				if strings.EqualFold(as, "font") {

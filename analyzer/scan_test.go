@@ -1,0 +1,130 @@
+package analyzer
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"golang.org/x/net/html"
+)
+
+// TestScanHelpersAgree holds the allocation-free helpers to the string
+// idioms they replace, over crafted and generated inputs: ASCII and not,
+// every kind of white space, case, and the Kelvin sign and dotted capital
+// I that lower into ASCII-looking text.
+func TestScanHelpersAgree(t *testing.T) {
+	t.Parallel()
+	inputs := []string{"", " ", "nofollow", "NoFollow", " nofollow ", "a nofollow b", "nofollowx", "xnofollow", "no follow",
+		"nofollow\tugc", "\vsponsored\f", "noopener noreferrer", "stylesheet", "alternate stylesheet", "stylesheet\tx",
+		"STYLESHEET", "pre load", "preload", "modulepreload", "  ", "canonical", "CANONICAL amphtml", "\u00a0nofollow\u00a0",
+		"nofollow\u2003ugc", "ＮＯＦＯＬＬＯＷ", "\u212aelvin", "\u0130con", "javascript:void(0)", "JavaScript:x", "java script:x",
+		"mailto:a@b", "MAILTO:a@b", "file:///x", "\x80nofollow", "nofollow\xff", "a  b", " a", "a ", "a\n\nb"}
+	alphabet := []string{"a", "N", "o", "f", "l", "w", " ", "\t", "\n", "\u00a0", "é", "\u212a", "s", "u", "g", "c", "\xff"}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for range 20000 {
+		var sb strings.Builder
+		for range 1 + rng.IntN(12) {
+			sb.WriteString(alphabet[rng.IntN(len(alphabet))])
+		}
+		inputs = append(inputs, sb.String())
+	}
+	tokens := []string{"nofollow", "ugc", "sponsored", "stylesheet", "preload", "a", "ag", "canonical", "noopener"}
+	for _, s := range inputs {
+		for _, tok := range tokens {
+			if got, want := fieldHasLower(s, tok), slices.Contains(strings.Fields(strings.ToLower(s)), tok); got != want {
+				t.Errorf("fieldHasLower(%q, %q) = %v, want %v", s, tok, got, want)
+			}
+			if got, want := spaceTokenLower(s, tok), strings.Contains(" "+strings.ToLower(s)+" ", " "+tok+" "); got != want {
+				t.Errorf("spaceTokenLower(%q, %q) = %v, want %v", s, tok, got, want)
+			}
+			want := slices.ContainsFunc(strings.Fields(s), func(f string) bool { return strings.EqualFold(f, tok) })
+			if got := cnRelHas(s, tok); got != want {
+				t.Errorf("cnRelHas(%q, %q) = %v, want %v", s, tok, got, want)
+			}
+		}
+		for _, pre := range []string{"mailto:", "file:", "javascript:"} {
+			if got, want := hasPrefixFold(s, pre), strings.HasPrefix(strings.ToLower(s), pre); got != want {
+				t.Errorf("hasPrefixFold(%q, %q) = %v, want %v", s, pre, got, want)
+			}
+		}
+		if got, want := withoutSpace(s), strings.Join(strings.Fields(s), ""); got != want {
+			t.Errorf("withoutSpace(%q) = %q, want %q", s, got, want)
+		}
+		if got, want := relNofollow(s), slices.ContainsFunc(strings.Fields(strings.ToLower(s)), func(f string) bool {
+			return f == "nofollow" || f == "ugc" || f == "sponsored"
+		}); got != want {
+			t.Errorf("relNofollow(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
+
+// TestCollapsedTextAgrees holds Page.collapsedText to
+// Collapse(TextContent(n)) on the links of crafted and generated markup.
+func TestCollapsedTextAgrees(t *testing.T) {
+	t.Parallel()
+	docs := []string{`<a>x</a><a> x </a><a>a<b> b </b>c</a><a><script>s</script>t</a><a>  </a><a></a><a><style>x</style></a>`,
+		"<a>\u00a0a\u2003b\u00a0</a><a>a<!-- c -->b</a><a>a<template>t</template> b</a><a>\xffa \xfe</a><a><img alt=x></a>",
+		"<a>a\n\tb<span>\n</span>c</a><a><span> </span>x<span> </span></a><a>é é</a><a>a<br>b</a>"}
+	parts := []string{"a", " ", "\n", "\u00a0", "é", "<b>", "</b>", "<script>x y</script>", "\u3000", "\xff", "  ", "<i> z </i>"}
+	rng := rand.New(rand.NewPCG(7, 8))
+	for range 300 {
+		var sb strings.Builder
+		for range 20 {
+			sb.WriteString("<a>")
+			for range rng.IntN(8) {
+				sb.WriteString(parts[rng.IntN(len(parts))])
+			}
+			sb.WriteString("</a>")
+		}
+		docs = append(docs, sb.String())
+	}
+	links := 0
+	for _, d := range docs {
+		doc, err := html.Parse(strings.NewReader(d))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := &Page{}
+		var walk func(n *html.Node)
+		walk = func(n *html.Node) {
+			for c := n.FirstChild; c != nil; c = c.NextSibling {
+				if c.Type == html.ElementNode && c.Data == "a" {
+					links++
+					if got, want := p.collapsedText(c), Collapse(TextContent(c)); got != want {
+						t.Errorf("%q: collapsedText %q, want %q", d, got, want)
+					}
+				}
+				walk(c)
+			}
+		}
+		walk(doc)
+	}
+	if links < 1000 {
+		t.Errorf("only %d links checked", links)
+	}
+}
+
+// TestFoldIndexBytes holds foldIndexBytes to bytes.Index over the lowered
+// text, for needles that start with a byte of one case and with a letter.
+func TestFoldIndexBytes(t *testing.T) {
+	t.Parallel()
+	texts := []string{"", "<", "</head", "</HEAD>", "x</HeAd", "<</head", "</hea", "<body></head>", "a<b<body", "</head\xff</head",
+		strings.Repeat("<x", 1000) + "</head>", "head", "HEAD", "xhEad"}
+	rng := rand.New(rand.NewPCG(1, 1))
+	for range 5000 {
+		b := make([]byte, rng.IntN(20))
+		for i := range b {
+			b[i] = "<>/hHeEaAdDbBoOyY"[rng.IntN(17)]
+		}
+		texts = append(texts, string(b))
+	}
+	for _, s := range texts {
+		for _, needle := range []string{"</head", "<body", "head", "<"} {
+			if got, want := foldIndexBytes([]byte(s), needle), bytes.Index(bytes.ToLower([]byte(s)), []byte(needle)); got != want {
+				t.Errorf("foldIndexBytes(%q, %q) = %d, want %d", s, needle, got, want)
+			}
+		}
+	}
+}
