@@ -196,3 +196,49 @@ func (r *stepReader) Read(p []byte) (int, error) {
 	r.b = r.b[n:]
 	return n, nil
 }
+
+// TestOpaqueRefAgrees holds opaqueRef's one-pass reading of the scheme to
+// splitScheme's, over web-platform-tests' inputs and generated references
+// with tabs, newlines, case and leading controls.
+func TestOpaqueRefAgrees(t *testing.T) {
+	t.Parallel()
+	ref := func(s string) bool {
+		scheme, rest, ok := splitScheme(strings.TrimLeftFunc(s, isC0OrSpace))
+		if !ok || strings.HasPrefix(rest, "/") {
+			return false
+		}
+		switch scheme {
+		case "http", "https", "ws", "wss", "ftp", "file":
+			return false
+		}
+		return true
+	}
+	inputs := []string{"", ":", "a:", "a:/", "a:b", "1a:b", "a1:b", "+a:b", "a+:b", "data:x", "DATA:x", "javascript:void(0)",
+		"JavaScript:x", "mailto:x", "http:x", "HTTPS:x", "htt\tp:x", "http\n:x", "h\rttps:/x", "a:\t/x", "a:\n\nx", " \x01a:b",
+		"https:", "httpsx:y", "wss:y", "Ws:y", "file:y", "fil:e", "ftp:/", "ftps:x", "a.b-c+d:e", "a b:c", "/a:b", "?a:b", "\ta:b"}
+	for _, c := range wpttest.Load(t) {
+		inputs = append(inputs, c.Input)
+	}
+	alphabet := []string{"a", "H", "t", "p", "s", ":", "/", "\t", "\n", "\r", " ", "\x01", "1", "+", ".", "-", "w", "f", "é", "?"}
+	rng := rand.New(rand.NewPCG(11, 12))
+	for range 50000 {
+		var sb strings.Builder
+		for range 1 + rng.IntN(10) {
+			sb.WriteString(alphabet[rng.IntN(len(alphabet))])
+		}
+		inputs = append(inputs, sb.String())
+	}
+	taken := 0
+	for _, s := range inputs {
+		got, want := opaqueRef(s), ref(s)
+		if got != want {
+			t.Errorf("opaqueRef(%q) = %v, splitScheme's reading %v", s, got, want)
+		}
+		if got {
+			taken++
+		}
+	}
+	if taken < 1000 {
+		t.Errorf("only %d opaque references among the inputs", taken)
+	}
+}

@@ -76,7 +76,7 @@ func parseURLField(field, raw string) (*url.URL, error) {
 // splitScheme splits "scheme:rest" after removing tabs and newlines, as the
 // URL Standard does; the scheme is lowercased.
 func splitScheme(s string) (scheme, rest string, ok bool) {
-	if strings.ContainsAny(s, "\t\n\r") {
+	if hasTabOrNewline(s) {
 		s = strings.Map(func(r rune) rune {
 			if r == '\t' || r == '\n' || r == '\r' {
 				return -1
