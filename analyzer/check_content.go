@@ -209,7 +209,7 @@ func parseLangTag(raw string) (base, why string) {
 func checkDuplicateIDs(p *Page, r *Reporter) {
 	counts := make(map[string]int)
 	var order []string
-	for _, n := range p.Elements {
+	for _, n := range p.idEls {
 		id, ok := Attr(n, "id")
 		if !ok || id == "" {
 			continue

@@ -474,7 +474,7 @@ func checkLinks(p *Page, r *Reporter) {
 // lkAnchorTargets collects the element ids and <a name> values of the page.
 func lkAnchorTargets(p *Page) map[string]bool {
 	ids := make(map[string]bool, 64)
-	for _, n := range p.Elements {
+	for _, n := range p.idEls {
 		for _, a := range n.Attr {
 			if a.Namespace != "" {
 				continue

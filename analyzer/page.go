@@ -90,6 +90,15 @@ type Page struct {
 	tooDeep bool
 	// scratch is a buffer reused while the page is indexed (collapsedText).
 	scratch []byte
+	// idEls lists, in document order, the elements with an id attribute
+	// and the <a> elements with a name attribute (fragment targets);
+	// sdEls those with an itemscope, typeof or vocab attribute (microdata
+	// and RDFa). Both come from the one walk of index, so the checks
+	// reading them do not scan every element's attributes again.
+	idEls, sdEls []*html.Node
+	// headingEls lists the h1-h6 elements (headingLevel > 0) in document
+	// order.
+	headingEls []*html.Node
 }
 
 // Charset records how the document declares its encoding.
@@ -364,6 +373,10 @@ func (p *Page) index() {
 				continue
 			}
 			p.Elements = append(p.Elements, c)
+			p.indexAttrs(c)
+			if headingLevel(c) > 0 {
+				p.headingEls = append(p.headingEls, c)
+			}
 			inForeign := foreign || c.Namespace != ""
 			if !inForeign {
 				p.byTag[c.DataAtom] = append(p.byTag[c.DataAtom], c)
@@ -422,6 +435,31 @@ func (p *Page) index() {
 		p.MainText = string(tb.buf)
 		p.mainFP, p.hasMainFP, p.ipsum = tb.fingerprint(), true, tb.ipsum
 		putTextBuilder(tb)
+	}
+}
+
+// indexAttrs files n under idEls and sdEls by its attributes.
+func (p *Page) indexAttrs(n *html.Node) {
+	id, sd := false, false
+	for i := range n.Attr {
+		a := &n.Attr[i]
+		if a.Namespace != "" {
+			continue
+		}
+		switch a.Key {
+		case "id":
+			id = true
+		case "name":
+			id = id || n.DataAtom == atom.A
+		case "itemscope", "typeof", "vocab":
+			sd = true
+		}
+	}
+	if id {
+		p.idEls = append(p.idEls, n)
+	}
+	if sd {
+		p.sdEls = append(p.sdEls, n)
 	}
 }
 
