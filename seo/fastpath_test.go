@@ -69,7 +69,7 @@ func TestPlainRefAgrees(t *testing.T) {
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("%s + %q: plainRef %#v, net/url %#v", bs, ref, got, want)
 			}
-			w, err := parseWHATWG(ref, b.w)
+			w, err := parseWHATWG(ref, b.whatwg())
 			if err != nil || fromWHATWG(w).String() != got.String() || RequestTarget(fromWHATWG(w)) != RequestTarget(got) {
 				t.Errorf("%s + %q: plainRef %s, the Standard %v %v", bs, ref, got, w, err)
 			}
@@ -240,5 +240,51 @@ func TestOpaqueRefAgrees(t *testing.T) {
 	}
 	if taken < 1000 {
 		t.Errorf("only %d opaque references among the inputs", taken)
+	}
+}
+
+// TestPlainBaseAgrees holds NewBaseURL's fast path for plain bases to the
+// Standard's parse it defers: the same URL field by field, the same
+// directory for path-relative references, and the same parse once needed.
+func TestPlainBaseAgrees(t *testing.T) {
+	t.Parallel()
+	hrefs := []string{"https://example.com", "https://example.com/", "http://example.com/a/b", "https://example.com/a/b/?q=1",
+		"https://example.com/a?", "http://h:8080/x", "http://127.0.0.1/", "https://example.com/a%20b", "https://Example.com/",
+		"https://example.com/a#f", "https://user@example.com/", "https://example.com/./a", "http://example.com./a", "https://h/é"}
+	for _, c := range wpttest.Load(t) {
+		hrefs = append(hrefs, c.Input)
+		if c.Base != nil {
+			hrefs = append(hrefs, *c.Base)
+		}
+	}
+	if dir := os.Getenv("SEOKIT_CORPUS"); dir != "" {
+		hrefs = append(hrefs, corpusRefs(t, dir)...)
+	}
+	taken := 0
+	for _, h := range hrefs {
+		u, ok := plainAbsolute(h)
+		if !ok {
+			continue
+		}
+		taken++
+		w, err := parseWHATWG(h, nil)
+		if err != nil {
+			t.Errorf("%q: plainAbsolute took a URL the parser refuses: %v", h, err)
+			continue
+		}
+		if want := fromWHATWG(w); !reflect.DeepEqual(u, want) {
+			t.Errorf("%q: plainAbsolute %#v, the Standard %#v", h, u, want)
+		}
+		lazy, err := NewBaseURL(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		eager := newBase(w)
+		if lazy.dir != eager.dir || !reflect.DeepEqual(lazy.u, eager.u) || lazy.URL().String() != eager.URL().String() {
+			t.Errorf("%q: lazy base %#v dir %q, eager %#v dir %q", h, lazy.u, lazy.dir, eager.u, eager.dir)
+		}
+	}
+	if taken < 20 {
+		t.Errorf("plainAbsolute took only %d URLs", taken)
 	}
 }

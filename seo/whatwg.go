@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 
 	wurl "github.com/nlnwa/whatwg-url/url"
 )
@@ -31,12 +32,17 @@ var whatwg = wurl.NewParser()
 // as it is, hosts are IDNA-mapped and IPv4 numbers in any form (0x7f.1) are
 // written as dotted decimals. A BaseURL is safe for concurrent use.
 type BaseURL struct {
-	w *wurl.Url
-	// u is w converted, for the fast path of Resolve.
+	// u is the base as a net/url URL, for the fast path of Resolve.
 	u *url.URL
 	// dir is u's path up to its last slash when that path is plain (see
 	// plainPath) and u has no Opaque, for plainRef; else "".
 	dir string
+	// w is the base parsed by the Standard's parser, for the references
+	// the fast path leaves to it. A plain base (the common case) is
+	// parsed only on first need, from href, once.
+	w    *wurl.Url
+	href string
+	once sync.Once
 }
 
 // NewBaseURL parses base (an absolute URL, normally one from this package)
@@ -46,12 +52,37 @@ func NewBaseURL(base *url.URL) (*BaseURL, error) {
 	if base == nil {
 		return &BaseURL{}, nil
 	}
-	w, err := parseWHATWG(base.String(), nil)
+	href := base.String()
+	if u, ok := plainAbsolute(href); ok {
+		// The fast path's URL is the Standard's (TestPlainBaseAgrees); the
+		// Standard's parse waits until a reference needs it.
+		b := &BaseURL{u: u, href: href}
+		b.setDir()
+		return b, nil
+	}
+	w, err := parseWHATWG(href, nil)
 	if err != nil {
 		return nil, err
 	}
 	return newBase(w), nil
 }
+
+// plainAbsolute parses an absolute http(s) URL of plain characters without
+// fragment (see plainRef) in one allocation; ok is false for any other.
+func plainAbsolute(href string) (*url.URL, bool) {
+	if !strings.HasPrefix(href, "http://") && !strings.HasPrefix(href, "https://") {
+		return nil, false
+	}
+	u, ok := noBase.plainRef(href)
+	if !ok || u.Fragment != "" {
+		return nil, false
+	}
+	return u, true
+}
+
+// noBase is the base plainRef reads for absolute references, which take
+// nothing from it.
+var noBase = &BaseURL{u: &url.URL{}}
 
 // newBase wraps a parsed base. Parsing against a base clones it, and the
 // clone fills the base's lazily built search parameters; building them
@@ -59,10 +90,36 @@ func NewBaseURL(base *url.URL) (*BaseURL, error) {
 func newBase(w *wurl.Url) *BaseURL {
 	w.SearchParams()
 	b := &BaseURL{w: w, u: fromWHATWG(w)}
+	b.once.Do(func() {})
+	b.setDir()
+	return b
+}
+
+// setDir sets dir from u.
+func (b *BaseURL) setDir() {
 	if p := b.u.Path; b.u.Opaque == "" && b.u.RawPath == "" && strings.HasPrefix(p, "/") && plainPath(p) {
 		b.dir = p[:strings.LastIndexByte(p, '/')+1]
 	}
-	return b
+}
+
+// whatwg returns the base as the Standard's parser has it (nil for a
+// BaseURL without base), parsing a plain base on first use.
+func (b *BaseURL) whatwg() *wurl.Url {
+	if b == nil {
+		return nil
+	}
+	b.once.Do(func() {
+		if b.href == "" {
+			return
+		}
+		// A plain base always parses (the fast path agrees with the
+		// parser on it).
+		if w, err := parseWHATWG(b.href, nil); err == nil {
+			w.SearchParams()
+			b.w = w
+		}
+	})
+	return b.w
 }
 
 // Resolve resolves ref against the base by the WHATWG URL Standard and
@@ -76,11 +133,7 @@ func (b *BaseURL) Resolve(ref string) (*url.URL, error) {
 	if u, ok := b.fast(ref); ok {
 		return u, nil
 	}
-	var base *wurl.Url
-	if b != nil {
-		base = b.w
-	}
-	w, err := parseWHATWG(ref, base)
+	w, err := parseWHATWG(ref, b.whatwg())
 	if err != nil {
 		return nil, err
 	}
@@ -367,11 +420,7 @@ func plainQuery(q string) bool {
 // ResolveBase resolves ref as Resolve does and returns it as a BaseURL, for
 // a document whose <base href> is ref.
 func (b *BaseURL) ResolveBase(ref string) (*BaseURL, error) {
-	var base *wurl.Url
-	if b != nil {
-		base = b.w
-	}
-	w, err := parseWHATWG(ref, base)
+	w, err := parseWHATWG(ref, b.whatwg())
 	if err != nil {
 		return nil, err
 	}
@@ -381,10 +430,11 @@ func (b *BaseURL) ResolveBase(ref string) (*BaseURL, error) {
 // URL returns the base URL as Resolve would (nil for a BaseURL without
 // base).
 func (b *BaseURL) URL() *url.URL {
-	if b == nil || b.w == nil {
+	w := b.whatwg()
+	if w == nil {
 		return nil
 	}
-	return fromWHATWG(b.w)
+	return fromWHATWG(w)
 }
 
 // ResolveReference resolves ref against base (nil: ref must be absolute) by
