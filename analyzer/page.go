@@ -559,6 +559,14 @@ func relNofollow(rel string) bool {
 }
 
 func (p *Page) collectResources() {
+	// Sized once from the tags that can load something (the elements in
+	// foreign content the walk below also reads are rare).
+	n := 0
+	for _, a := range [...]atom.Atom{atom.Script, atom.Img, atom.Iframe, atom.Frame, atom.Audio, atom.Video, atom.Source,
+		atom.Track, atom.Embed, atom.Object, atom.Link} {
+		n += len(p.byTag[a])
+	}
+	p.Resources = make([]Resource, 0, n)
 	add := func(n *html.Node, kind, attr string) {
 		if v, ok := Attr(n, attr); ok && strings.TrimSpace(v) != "" {
 			p.Resources = append(p.Resources, Resource{Node: n, Kind: kind, Raw: v, URL: p.Resolve(v)})

@@ -21,7 +21,7 @@ func TestScanHelpersAgree(t *testing.T) {
 		"STYLESHEET", "pre load", "preload", "modulepreload", "  ", "canonical", "CANONICAL amphtml", "\u00a0nofollow\u00a0",
 		"nofollow\u2003ugc", "ＮＯＦＯＬＬＯＷ", "\u212aelvin", "\u0130con", "javascript:void(0)", "JavaScript:x", "java script:x",
 		"mailto:a@b", "MAILTO:a@b", "file:///x", "\x80nofollow", "nofollow\xff", "a  b", " a", "a ", "a\n\nb"}
-	alphabet := []string{"a", "N", "o", "f", "l", "w", " ", "\t", "\n", "\u00a0", "é", "\u212a", "s", "u", "g", "c", "\xff"}
+	alphabet := []string{"a", "N", "o", "f", "l", "w", " ", "\t", "\n", "\u00a0", "é", "\u212a", "s", "u", "g", "c", "\xff", "1", "9"}
 	rng := rand.New(rand.NewPCG(5, 6))
 	for range 20000 {
 		var sb strings.Builder
@@ -48,6 +48,12 @@ func TestScanHelpersAgree(t *testing.T) {
 			if got, want := hasPrefixFold(s, pre), strings.HasPrefix(strings.ToLower(s), pre); got != want {
 				t.Errorf("hasPrefixFold(%q, %q) = %v, want %v", s, pre, got, want)
 			}
+		}
+		if got, want := slices.Collect(classTokens(s)), strings.Fields(s); !slices.Equal(got, want) {
+			t.Errorf("classTokens(%q) = %q, want %q", s, got, want)
+		}
+		if got, want := allDigits(s), strings.Trim(s, "0123456789") == ""; got != want {
+			t.Errorf("allDigits(%q) = %v, want %v", s, got, want)
 		}
 		if got, want := withoutSpace(s), strings.Join(strings.Fields(s), ""); got != want {
 			t.Errorf("withoutSpace(%q) = %q, want %q", s, got, want)

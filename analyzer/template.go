@@ -24,23 +24,33 @@ const (
 	templateNodes = 2000
 )
 
-// templateLayout are the elements a template skeleton keeps even without
-// a class or id: the blocks a page layout is built of.
-var templateLayout = map[atom.Atom]bool{
-	atom.Div: true, atom.Header: true, atom.Nav: true, atom.Main: true, atom.Article: true,
-	atom.Section: true, atom.Aside: true, atom.Footer: true, atom.Form: true,
+// templateLayout reports the elements a template skeleton keeps even
+// without a class or id: the blocks a page layout is built of.
+func templateLayout(a atom.Atom) bool {
+	switch a {
+	case atom.Div, atom.Header, atom.Nav, atom.Main, atom.Article, atom.Section, atom.Aside, atom.Footer, atom.Form:
+		return true
+	}
+	return false
 }
 
-// templateList are the containers whose items the skeleton ignores.
-var templateList = map[atom.Atom]bool{
-	atom.Ul: true, atom.Ol: true, atom.Dl: true, atom.Table: true, atom.Select: true, atom.Datalist: true,
+// templateList reports the containers whose items the skeleton ignores.
+func templateList(a atom.Atom) bool {
+	switch a {
+	case atom.Ul, atom.Ol, atom.Dl, atom.Table, atom.Select, atom.Datalist:
+		return true
+	}
+	return false
 }
 
-// templateSkip are the elements the skeleton ignores with their content:
-// nothing a visitor sees as layout.
-var templateSkip = map[atom.Atom]bool{
-	atom.Script: true, atom.Style: true, atom.Noscript: true, atom.Template: true,
-	atom.Link: true, atom.Meta: true, atom.Svg: true, atom.Math: true,
+// templateSkip reports the elements the skeleton ignores with their
+// content: nothing a visitor sees as layout.
+func templateSkip(a atom.Atom) bool {
+	switch a {
+	case atom.Script, atom.Style, atom.Noscript, atom.Template, atom.Link, atom.Meta, atom.Svg, atom.Math:
+		return true
+	}
+	return false
 }
 
 // TemplateFingerprint returns the template fingerprint of a document whose
@@ -81,11 +91,11 @@ func (t *templateHasher) children(n *html.Node, depth int) {
 	}
 	var last uint64
 	for c := n.FirstChild; c != nil && t.nodes < templateNodes; c = c.NextSibling {
-		if c.Type != html.ElementNode || c.Namespace != "" || templateSkip[c.DataAtom] {
+		if c.Type != html.ElementNode || c.Namespace != "" || templateSkip(c.DataAtom) {
 			continue
 		}
 		sig, classed := elementSignature(c), hasClassOrID(c)
-		if !classed && !templateLayout[c.DataAtom] {
+		if !classed && !templateLayout(c.DataAtom) {
 			continue
 		}
 		if sig == last {
@@ -94,7 +104,7 @@ func (t *templateHasher) children(n *html.Node, depth int) {
 		last = sig
 		t.nodes++
 		t.mix(sig)
-		if templateList[c.DataAtom] {
+		if templateList(c.DataAtom) {
 			continue
 		}
 		t.mix('(')
@@ -136,11 +146,11 @@ func elementSignature(n *html.Node) uint64 {
 			str('#', strings.TrimSpace(a.Val))
 		case "class":
 			kept := 0
-			for tok := range strings.FieldsSeq(a.Val) {
+			for tok := range classTokens(a.Val) {
 				if kept == templateClasses {
 					break
 				}
-				if strings.Trim(tok, "0123456789") == "" {
+				if allDigits(tok) {
 					continue
 				}
 				kept++
