@@ -354,20 +354,24 @@ func checkHeadInvalid(p *Page, r *Reporter) {
 		}
 		switch tt {
 		case html.StartTagToken, html.SelfClosingTagToken:
+			// The name is compared in the tokenizer's buffer; only the
+			// names kept are copied.
 			name, _ := z.TagName()
-			tag := string(name)
 			switch {
 			case noscript > 0:
-			case tag == "noscript":
+			case string(name) == "noscript":
 				if tt == html.StartTagToken {
 					noscript++
 				}
-			case bad == "" && !headAllowed[tag]:
-				bad, badOff = tag, off
-			case bad != "" && (tag == "meta" || tag == "link" || tag == "title" || tag == "base"):
-				later++
-				if len(laterTags) < 5 {
-					laterTags = append(laterTags, tag)
+			case bad == "" && !headAllowed[string(name)]:
+				bad, badOff = string(name), off
+			case bad != "":
+				switch string(name) {
+				case "meta", "link", "title", "base":
+					later++
+					if len(laterTags) < 5 {
+						laterTags = append(laterTags, string(name))
+					}
 				}
 			}
 		case html.EndTagToken:

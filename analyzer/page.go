@@ -559,11 +559,11 @@ func relNofollow(rel string) bool {
 }
 
 func (p *Page) collectResources() {
-	// Sized once from the tags that can load something (the elements in
-	// foreign content the walk below also reads are rare).
+	// Sized from the tags that load something whatever their attributes
+	// (most <link> elements are no resource: stylesheets grow it).
 	n := 0
 	for _, a := range [...]atom.Atom{atom.Script, atom.Img, atom.Iframe, atom.Frame, atom.Audio, atom.Video, atom.Source,
-		atom.Track, atom.Embed, atom.Object, atom.Link} {
+		atom.Track, atom.Embed, atom.Object} {
 		n += len(p.byTag[a])
 	}
 	p.Resources = make([]Resource, 0, n)

@@ -278,6 +278,10 @@ func RegistrableDomain(host string) string {
 }
 
 func stripPort(host string) string {
+	if strings.IndexByte(host, ':') < 0 {
+		// No port (SplitHostPort would fail, building its error).
+		return strings.Trim(host, "[]")
+	}
 	if h, _, err := net.SplitHostPort(host); err == nil {
 		return h
 	}
