@@ -94,10 +94,10 @@ func (t *templateHasher) children(n *html.Node, depth int) {
 		if c.Type != html.ElementNode || c.Namespace != "" || templateSkip(c.DataAtom) {
 			continue
 		}
-		sig, classed := elementSignature(c), hasClassOrID(c)
-		if !classed && !templateLayout(c.DataAtom) {
+		if !templateLayout(c.DataAtom) && !hasClassOrID(c) {
 			continue
 		}
+		sig := elementSignature(c)
 		if sig == last {
 			continue // a repeated sibling: one item of a list
 		}
