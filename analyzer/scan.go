@@ -1,7 +1,6 @@
 package analyzer
 
 import (
-	"iter"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -173,29 +172,6 @@ func (p *Page) collapsedText(n *html.Node) string {
 		return ""
 	}
 	return string(buf)
-}
-
-// classTokens yields the fields of v as strings.FieldsSeq does, scanning
-// ASCII values in place without its per-rune decoding.
-func classTokens(v string) iter.Seq[string] {
-	if !isASCII(v) {
-		return strings.FieldsSeq(v)
-	}
-	return func(yield func(string) bool) {
-		for i := 0; i < len(v); {
-			for i < len(v) && isASCIISpace(v[i]) {
-				i++
-			}
-			j := i
-			for j < len(v) && !isASCIISpace(v[j]) {
-				j++
-			}
-			if j > i && !yield(v[i:j]) {
-				return
-			}
-			i = j
-		}
-	}
 }
 
 // allDigits reports whether s is made of ASCII digits only (or empty), as

@@ -49,9 +49,6 @@ func TestScanHelpersAgree(t *testing.T) {
 				t.Errorf("hasPrefixFold(%q, %q) = %v, want %v", s, pre, got, want)
 			}
 		}
-		if got, want := slices.Collect(classTokens(s)), strings.Fields(s); !slices.Equal(got, want) {
-			t.Errorf("classTokens(%q) = %q, want %q", s, got, want)
-		}
 		if got, want := allDigits(s), strings.Trim(s, "0123456789") == ""; got != want {
 			t.Errorf("allDigits(%q) = %v, want %v", s, got, want)
 		}
@@ -131,6 +128,64 @@ func TestFoldIndexBytes(t *testing.T) {
 			if got, want := foldIndexBytes([]byte(s), needle), bytes.Index(bytes.ToLower([]byte(s)), []byte(needle)); got != want {
 				t.Errorf("foldIndexBytes(%q, %q) = %d, want %d", s, needle, got, want)
 			}
+		}
+	}
+}
+
+// elementSignatureRef is elementSignature as first written, with
+// strings.FieldsSeq and strings.Trim, for TestElementSignatureAgrees.
+func elementSignatureRef(n *html.Node) uint64 {
+	h := uint64(fnvOffset64)
+	str := func(prefix byte, s string) {
+		h = (h ^ uint64(prefix)) * fnvPrime64
+		for i := 0; i < len(s); i++ {
+			if c := s[i]; c < '0' || c > '9' {
+				h = (h ^ uint64(c)) * fnvPrime64
+			}
+		}
+	}
+	str('<', n.Data)
+	for _, a := range n.Attr {
+		if a.Namespace != "" {
+			continue
+		}
+		switch a.Key {
+		case "id":
+			str('#', strings.TrimSpace(a.Val))
+		case "class":
+			kept := 0
+			for tok := range strings.FieldsSeq(a.Val) {
+				if kept == templateClasses {
+					break
+				}
+				if strings.Trim(tok, "0123456789") == "" {
+					continue
+				}
+				kept++
+				str('.', tok)
+			}
+		}
+	}
+	return h
+}
+
+// TestElementSignatureAgrees holds elementSignature's in-place class
+// splitting to the reference over generated class and id values.
+func TestElementSignatureAgrees(t *testing.T) {
+	t.Parallel()
+	parts := []string{"a", "b1", "12", " ", "\t", "\n", "\u00a0", "é", "x-y", "0", "  ", "\u2003", "\xff", "Z"}
+	rng := rand.New(rand.NewPCG(13, 14))
+	for range 20000 {
+		var class, id strings.Builder
+		for range rng.IntN(14) {
+			class.WriteString(parts[rng.IntN(len(parts))])
+		}
+		for range rng.IntN(4) {
+			id.WriteString(parts[rng.IntN(len(parts))])
+		}
+		n := &html.Node{Type: html.ElementNode, Data: "div", Attr: []html.Attribute{{Key: "class", Val: class.String()}, {Key: "id", Val: id.String()}}}
+		if got, want := elementSignature(n), elementSignatureRef(n); got != want {
+			t.Errorf("class %q id %q: signature %x, reference %x", class.String(), id.String(), got, want)
 		}
 	}
 }

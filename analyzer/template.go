@@ -127,36 +127,65 @@ func hasClassOrID(n *html.Node) bool {
 // elementSignature hashes the tag name, the id and the first
 // templateClasses class tokens of n, with digits removed.
 func elementSignature(n *html.Node) uint64 {
-	h := uint64(fnvOffset64)
-	str := func(prefix byte, s string) {
-		h = (h ^ uint64(prefix)) * fnvPrime64
-		for i := 0; i < len(s); i++ {
-			if c := s[i]; c < '0' || c > '9' {
-				h = (h ^ uint64(c)) * fnvPrime64
-			}
-		}
-	}
-	str('<', n.Data)
+	h := sigString(fnvOffset64, '<', n.Data)
 	for _, a := range n.Attr {
 		if a.Namespace != "" {
 			continue
 		}
 		switch a.Key {
 		case "id":
-			str('#', strings.TrimSpace(a.Val))
+			h = sigString(h, '#', strings.TrimSpace(a.Val))
 		case "class":
-			kept := 0
-			for tok := range classTokens(a.Val) {
-				if kept == templateClasses {
-					break
-				}
-				if allDigits(tok) {
-					continue
-				}
-				kept++
-				str('.', tok)
-			}
+			h = sigClasses(h, a.Val)
 		}
+	}
+	return h
+}
+
+// sigString mixes prefix and the bytes of s other than digits into h.
+func sigString(h uint64, prefix byte, s string) uint64 {
+	h = (h ^ uint64(prefix)) * fnvPrime64
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < '0' || c > '9' {
+			h = (h ^ uint64(c)) * fnvPrime64
+		}
+	}
+	return h
+}
+
+// sigClasses mixes into h the first templateClasses class names of a
+// class attribute that are not all digits. ASCII values, the common case,
+// are split in place.
+func sigClasses(h uint64, v string) uint64 {
+	kept := 0
+	if !isASCII(v) {
+		for _, tok := range strings.Fields(v) {
+			if kept == templateClasses {
+				break
+			}
+			if allDigits(tok) {
+				continue
+			}
+			kept++
+			h = sigString(h, '.', tok)
+		}
+		return h
+	}
+	for i := 0; i < len(v) && kept < templateClasses; {
+		for i < len(v) && isASCIISpace(v[i]) {
+			i++
+		}
+		j := i
+		for j < len(v) && !isASCIISpace(v[j]) {
+			j++
+		}
+		tok := v[i:j]
+		i = j
+		if allDigits(tok) {
+			continue
+		}
+		kept++
+		h = sigString(h, '.', tok)
 	}
 	return h
 }
