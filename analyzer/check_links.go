@@ -269,7 +269,7 @@ const lkPlaceholder = "links.placeholder_href"
 // hrefs get the milder links.placeholder_href.
 func lkUncrawlable(l Link) (id, why string) {
 	a := l.Node
-	if v, _ := Attr(a, "role"); strings.TrimSpace(v) != "" {
+	if l.attrs&linkHasRole != 0 {
 		return "", "" // a widget, not a link
 	}
 	// Browsers ignore white space inside URLs.
@@ -277,13 +277,13 @@ func lkUncrawlable(l Link) (id, why string) {
 	if hasPrefixFold(h, "mailto:") {
 		return "", ""
 	}
-	if v, _ := Attr(a, "id"); h == "" && v != "" {
+	if h == "" && l.attrs&linkHasID != 0 {
 		return "", "" // an <a id> fragment target
 	}
 	if hasPrefixFold(h, "file:") {
 		return "links.uncrawlable", "file: href"
 	}
-	if v, _ := Attr(a, "name"); strings.TrimSpace(v) != "" {
+	if l.attrs&linkHasName != 0 {
 		return "", "" // an <a name> fragment target
 	}
 	if !l.HasHref {
@@ -432,7 +432,7 @@ func checkLinks(p *Page, r *Reporter) {
 		}
 		// target=_blank implies noopener in every current browser; only an
 		// explicit rel="opener" gives the new page window.opener back.
-		if t, _ := Attr(l.Node, "target"); strings.EqualFold(strings.TrimSpace(t), "_blank") && lkOrigin(l.URL) != pageOrigin &&
+		if l.attrs&linkTargetBlank != 0 && lkOrigin(l.URL) != pageOrigin &&
 			cnRelHas(l.Rel, "opener") && !cnRelHas(l.Rel, "noopener") && !cnRelHas(l.Rel, "noreferrer") {
 			r.addLazy("links.unsafe_target_blank", `a cross-origin link opens a new tab with rel="opener", which hands it this page's window`, func() seo.Evidence {
 				return seo.Evidence{Element: el(), Value: l.URL.String(), URLs: []string{l.URL.String()}}

@@ -132,7 +132,19 @@ type Link struct {
 	// the element, a script's included (render.ClickAttr); false on pages
 	// not rendered. It is read for <a> elements without href only.
 	ClickListener bool
+	// attrs holds the linkHas* facts of the element's other attributes,
+	// read in the same pass as href and rel so the link checks do not
+	// visit the element's attributes again.
+	attrs uint8
 }
+
+// Facts of an <a> element's attributes (Link.attrs).
+const (
+	linkHasRole     = 1 << iota // a role attribute that is not blank
+	linkHasID                   // an id attribute that is not empty
+	linkHasName                 // a name attribute that is not blank
+	linkTargetBlank             // target="_blank", case and space aside
+)
 
 // Resource is one subresource reference.
 type Resource struct {
@@ -527,8 +539,44 @@ func (p *Page) collectLinks() {
 	p.Links = make([]Link, 0, len(p.byTag[atom.A]))
 	for _, a := range p.byTag[atom.A] {
 		l := Link{Node: a}
-		l.Href, l.HasHref = Attr(a, "href")
-		l.Rel, _ = Attr(a, "rel")
+		var seen uint8 // the attributes met, as Attr takes the first of a name
+		const seenRel, seenRole, seenID, seenName, seenTarget = 1, 2, 4, 8, 16
+		for i := range a.Attr {
+			at := &a.Attr[i]
+			if at.Namespace != "" {
+				continue
+			}
+			switch at.Key {
+			case "href":
+				if !l.HasHref {
+					l.Href, l.HasHref = at.Val, true
+				}
+			case "rel":
+				if seen&seenRel == 0 {
+					l.Rel, seen = at.Val, seen|seenRel
+				}
+			case "role":
+				if seen&seenRole == 0 && strings.TrimSpace(at.Val) != "" {
+					l.attrs |= linkHasRole
+				}
+				seen |= seenRole
+			case "id":
+				if seen&seenID == 0 && at.Val != "" {
+					l.attrs |= linkHasID
+				}
+				seen |= seenID
+			case "name":
+				if seen&seenName == 0 && strings.TrimSpace(at.Val) != "" {
+					l.attrs |= linkHasName
+				}
+				seen |= seenName
+			case "target":
+				if seen&seenTarget == 0 && strings.EqualFold(strings.TrimSpace(at.Val), "_blank") {
+					l.attrs |= linkTargetBlank
+				}
+				seen |= seenTarget
+			}
+		}
 		l.Text = p.collapsedText(a)
 		if l.HasHref {
 			l.URL, l.Unparseable = p.linkTarget(l.Href)

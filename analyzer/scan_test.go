@@ -3,11 +3,14 @@ package analyzer
 import (
 	"bytes"
 	"math/rand/v2"
+	"net/http"
 	"slices"
 	"strings"
 	"testing"
 
 	"golang.org/x/net/html"
+
+	"github.com/seokit/seokit/seo"
 )
 
 // TestScanHelpersAgree holds the allocation-free helpers to the string
@@ -186,6 +189,57 @@ func TestElementSignatureAgrees(t *testing.T) {
 		n := &html.Node{Type: html.ElementNode, Data: "div", Attr: []html.Attribute{{Key: "class", Val: class.String()}, {Key: "id", Val: id.String()}}}
 		if got, want := elementSignature(n), elementSignatureRef(n); got != want {
 			t.Errorf("class %q id %q: signature %x, reference %x", class.String(), id.String(), got, want)
+		}
+	}
+}
+
+// TestLinkAttrsAgree holds the facts collectLinks reads in its one pass
+// over a link's attributes to what Attr reads for them one by one.
+func TestLinkAttrsAgree(t *testing.T) {
+	t.Parallel()
+	attrs := []string{`href="/a"`, `href=""`, `rel="nofollow"`, `role="button"`, `role=" "`, `role=""`, `id="x"`, `id=""`, `id=" "`,
+		`name="n"`, `name=" "`, `target="_blank"`, `target=" _BLANK "`, `target="_self"`, `ROLE="tab"`, `xlink:href="/b"`}
+	rng := rand.New(rand.NewPCG(15, 16))
+	var sb strings.Builder
+	for range 2000 {
+		sb.WriteString("<a")
+		for range rng.IntN(5) {
+			sb.WriteString(" " + attrs[rng.IntN(len(attrs))])
+		}
+		sb.WriteString(">x</a>")
+	}
+	sb.WriteString(`<svg><a href="/s" role="r" target="_blank">s</a></svg>`)
+	cfg, err := newConfig(&Options{Depth: Complete})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := newPage(&seo.Response{URL: "https://example.com/", Status: 200, Header: http.Header{"Content-Type": {"text/html"}},
+		Body: []byte(sb.String())}, cfg)
+	if len(p.Links) < 2000 {
+		t.Fatalf("%d links", len(p.Links))
+	}
+	for _, l := range p.Links {
+		href, hasHref := Attr(l.Node, "href")
+		rel, _ := Attr(l.Node, "rel")
+		role, _ := Attr(l.Node, "role")
+		id, _ := Attr(l.Node, "id")
+		name, _ := Attr(l.Node, "name")
+		target, _ := Attr(l.Node, "target")
+		want := Link{Href: href, HasHref: hasHref, Rel: rel}
+		if strings.TrimSpace(role) != "" {
+			want.attrs |= linkHasRole
+		}
+		if id != "" {
+			want.attrs |= linkHasID
+		}
+		if strings.TrimSpace(name) != "" {
+			want.attrs |= linkHasName
+		}
+		if strings.EqualFold(strings.TrimSpace(target), "_blank") {
+			want.attrs |= linkTargetBlank
+		}
+		if l.Href != want.Href || l.HasHref != want.HasHref || l.Rel != want.Rel || l.attrs != want.attrs {
+			t.Errorf("%s: read %q %v %q %b, want %q %v %q %b", Outer(l.Node), l.Href, l.HasHref, l.Rel, l.attrs, want.Href, want.HasHref, want.Rel, want.attrs)
 		}
 	}
 }
