@@ -83,7 +83,7 @@ func extractImages(p *Page) {
 		info := ImageInfo{Src: imageSrc(n)}
 		if info.Src != "" && !strings.HasPrefix(info.Src, "data:") {
 			if u := p.Resolve(info.Src); u != nil {
-				info.Src = u.String()
+				info.Src = urlString(u)
 			}
 		}
 		if a, ok := Attr(n, "alt"); ok {

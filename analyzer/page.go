@@ -43,7 +43,7 @@ type Page struct {
 	// Options.MaxElements is parsed up to its first element over the
 	// budget only (see ElementCount).
 	Elements []*html.Node
-	byTag    map[atom.Atom][]*html.Node
+	byTag    tagTable
 	// Declared charset facts, read before transcoding.
 	Charset Charset
 
@@ -159,7 +159,60 @@ type Resource struct {
 
 // ByTag returns the HTML elements with the given tag in document order
 // (elements in SVG or MathML are excluded).
-func (p *Page) ByTag(a atom.Atom) []*html.Node { return p.byTag[a] }
+func (p *Page) ByTag(a atom.Atom) []*html.Node { return p.byTag.get(a) }
+
+// tagTable lists elements by tag: open addressing over a fixed array, as a
+// page has a few dozen distinct tags, so filing an element costs no map
+// operation. Tags past three quarters of the slots (a hostile page can
+// use hundreds of atom names as tags) go to a map.
+type tagTable struct {
+	slots [tagSlots]tagSlot
+	used  int
+	more  map[atom.Atom][]*html.Node
+}
+
+const tagSlots = 256
+
+type tagSlot struct {
+	a     atom.Atom
+	taken bool
+	list  []*html.Node
+}
+
+// slot returns a's slot, or the empty slot where a would go.
+func (t *tagTable) slot(a atom.Atom) *tagSlot {
+	i := uint32(a) * 2654435761 >> 24 // Fibonacci hashing onto 256 slots
+	for {
+		s := &t.slots[i%tagSlots]
+		if !s.taken || s.a == a {
+			return s
+		}
+		i++
+	}
+}
+
+func (t *tagTable) add(a atom.Atom, n *html.Node) {
+	s := t.slot(a)
+	if !s.taken {
+		if t.used >= tagSlots*3/4 {
+			if t.more == nil {
+				t.more = map[atom.Atom][]*html.Node{}
+			}
+			t.more[a] = append(t.more[a], n)
+			return
+		}
+		s.a, s.taken = a, true
+		t.used++
+	}
+	s.list = append(s.list, n)
+}
+
+func (t *tagTable) get(a atom.Atom) []*html.Node {
+	if s := t.slot(a); s.taken {
+		return s.list
+	}
+	return t.more[a]
+}
 
 // Thresholds returns the thresholds in force.
 func (p *Page) Thresholds() Thresholds { return p.cfg.th }
@@ -373,7 +426,6 @@ var chrome = map[atom.Atom]bool{atom.Nav: true, atom.Header: true, atom.Footer: 
 // index walks the tree once, collecting elements by tag, links, resources
 // and the base URL, then extracts the main text.
 func (p *Page) index() {
-	p.byTag = make(map[atom.Atom][]*html.Node, 32)
 	// About half the '<' of a page open an element (the rest close one);
 	// the list grows at most once from there.
 	p.Elements = make([]*html.Node, 0, min(p.tagHint/2, p.cfg.MaxElements)+8)
@@ -391,7 +443,7 @@ func (p *Page) index() {
 			}
 			inForeign := foreign || c.Namespace != ""
 			if !inForeign {
-				p.byTag[c.DataAtom] = append(p.byTag[c.DataAtom], c)
+				p.byTag.add(c.DataAtom, c)
 				switch c.DataAtom {
 				case atom.Html:
 					p.HTML = c
@@ -536,8 +588,9 @@ func isIdeograph(r rune) bool {
 
 func (p *Page) collectLinks() {
 	pageHost := p.URL.Hostname()
-	p.Links = make([]Link, 0, len(p.byTag[atom.A]))
-	for _, a := range p.byTag[atom.A] {
+	anchors := p.ByTag(atom.A)
+	p.Links = make([]Link, 0, len(anchors))
+	for _, a := range anchors {
 		l := Link{Node: a}
 		var seen uint8 // the attributes met, as Attr takes the first of a name
 		const seenRel, seenRole, seenID, seenName, seenTarget = 1, 2, 4, 8, 16
@@ -612,7 +665,7 @@ func (p *Page) collectResources() {
 	n := 0
 	for _, a := range [...]atom.Atom{atom.Script, atom.Img, atom.Iframe, atom.Frame, atom.Audio, atom.Video, atom.Source,
 		atom.Track, atom.Embed, atom.Object} {
-		n += len(p.byTag[a])
+		n += len(p.ByTag(a))
 	}
 	p.Resources = make([]Resource, 0, n)
 	add := func(n *html.Node, kind, attr string) {

@@ -1,6 +1,7 @@
 package analyzer
 
 import (
+	"net/url"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -179,6 +180,50 @@ func (p *Page) collapsedText(n *html.Node) string {
 func allDigits(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// urlString returns u.String() for the URLs pages are mostly made of (an
+// http(s) URL with a plain host and path, no user, fragment or escapes)
+// by one concatenation, without net/url's escaping pass; any other URL
+// goes to u.String() (TestURLStringAgrees).
+func urlString(u *url.URL) string {
+	if u.Opaque != "" || u.User != nil || u.RawPath != "" || u.Fragment != "" || u.RawFragment != "" || u.OmitHost ||
+		(u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || !plainURLPath(u.Path) || !plainURLHost(u.Host) {
+		return u.String()
+	}
+	if u.ForceQuery || u.RawQuery != "" {
+		return u.Scheme + "://" + u.Host + u.Path + "?" + u.RawQuery
+	}
+	return u.Scheme + "://" + u.Host + u.Path
+}
+
+// plainURLPath reports whether p starts with a slash and holds only
+// characters net/url writes as they are in a path.
+func plainURLPath(p string) bool {
+	if p == "" || p[0] != '/' {
+		return false
+	}
+	for i := 0; i < len(p); i++ {
+		switch c := p[i]; {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '-', c == '_', c == '.', c == '~', c == '/':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// plainURLHost reports whether h holds only lowercase letters, digits,
+// dots, hyphens and a port colon, which net/url writes as they are.
+func plainURLHost(h string) bool {
+	for i := 0; i < len(h); i++ {
+		switch c := h[i]; {
+		case 'a' <= c && c <= 'z', '0' <= c && c <= '9', c == '-', c == '.', c == ':':
+		default:
 			return false
 		}
 	}

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"math/rand/v2"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"testing"
 
 	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
 
 	"github.com/seokit/seokit/seo"
 )
@@ -241,5 +243,70 @@ func TestLinkAttrsAgree(t *testing.T) {
 		if l.Href != want.Href || l.HasHref != want.HasHref || l.Rel != want.Rel || l.attrs != want.attrs {
 			t.Errorf("%s: read %q %v %q %b, want %q %v %q %b", Outer(l.Node), l.Href, l.HasHref, l.Rel, l.attrs, want.Href, want.HasHref, want.Rel, want.attrs)
 		}
+	}
+}
+
+// TestURLStringAgrees holds urlString to url.URL.String over URLs resolved
+// from crafted and generated references and the corpus's links.
+func TestURLStringAgrees(t *testing.T) {
+	t.Parallel()
+	refs := []string{"/", "/a", "/a?", "/a?b=c", "https://example.com", "http://h:8080/x", "//cdn.example/a.js", "/a%20b", "/a b",
+		"/a#f", "https://user@h/", "https://H/", "/é", "/a;b", "/a:b", "/a@b", "/*", "?q", "a/b", "https://127.0.0.1/x", "http://[::1]/",
+		"mailto:x", "/a?é", "/a?%zz"}
+	parts := []string{"/", "a", "B", "9", ".", "-", "_", "~", "?", "=", "&", "#", "%41", " ", "é", ":", "@", "//", "http://", "h.example"}
+	rng := rand.New(rand.NewPCG(17, 18))
+	for range 20000 {
+		var sb strings.Builder
+		for range 1 + rng.IntN(8) {
+			sb.WriteString(parts[rng.IntN(len(parts))])
+		}
+		refs = append(refs, sb.String())
+	}
+	for _, base := range []string{"https://example.com/dir/page.html", "http://a.example:8080/"} {
+		u, _ := url.Parse(base)
+		p := &Page{URL: u}
+		for _, ref := range refs {
+			r := p.Resolve(ref)
+			if r == nil {
+				continue
+			}
+			if got, want := urlString(r), r.String(); got != want {
+				t.Errorf("%s + %q: urlString %q, String %q", base, ref, got, want)
+			}
+		}
+	}
+}
+
+// TestTagTable holds the tag table to a map over hundreds of distinct
+// atoms, past the point where it spills into its map.
+func TestTagTable(t *testing.T) {
+	t.Parallel()
+	var tt tagTable
+	want := map[atom.Atom][]*html.Node{}
+	rng := rand.New(rand.NewPCG(19, 20))
+	var atoms []atom.Atom
+	for _, name := range strings.Fields("a b i p div span img link meta title head body html script style href src alt id class " +
+		"table tr td th ul ol li nav main article section header footer aside form input button select option textarea label") {
+		atoms = append(atoms, atom.Lookup([]byte(name)))
+	}
+	for i := range 400 {
+		atoms = append(atoms, atom.Atom(uint32(i+1)<<8|3)) // values beyond real atoms: only distinctness matters
+	}
+	for range 20000 {
+		a := atoms[rng.IntN(len(atoms))]
+		n := &html.Node{}
+		tt.add(a, n)
+		want[a] = append(want[a], n)
+	}
+	if tt.more == nil {
+		t.Error("the table never spilled into its map")
+	}
+	for _, a := range atoms {
+		if got := tt.get(a); !slices.Equal(got, want[a]) {
+			t.Errorf("atom %v: %d elements, want %d", a, len(got), len(want[a]))
+		}
+	}
+	if got := tt.get(atom.Atom(0xffffff00)); got != nil {
+		t.Errorf("an atom never added has %d elements", len(got))
 	}
 }
