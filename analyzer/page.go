@@ -171,7 +171,7 @@ type tagTable struct {
 	more  map[atom.Atom][]*html.Node
 }
 
-const tagSlots = 256
+const tagSlots = 128
 
 type tagSlot struct {
 	a     atom.Atom
@@ -181,7 +181,7 @@ type tagSlot struct {
 
 // slot returns a's slot, or the empty slot where a would go.
 func (t *tagTable) slot(a atom.Atom) *tagSlot {
-	i := uint32(a) * 2654435761 >> 24 // Fibonacci hashing onto 256 slots
+	i := uint32(a) * 2654435761 >> 25 // Fibonacci hashing onto 128 slots
 	for {
 		s := &t.slots[i%tagSlots]
 		if !s.taken || s.a == a {
@@ -745,7 +745,55 @@ func Collapse(s string) string {
 	if isCollapsed(s) {
 		return s
 	}
-	return strings.Join(strings.Fields(s), " ")
+	// strings.Join(strings.Fields(s), " ") in one pass and one copy.
+	b := appendCollapsed(make([]byte, 0, len(s)), s, false)
+	if len(b) == 0 {
+		return ""
+	}
+	return string(b)
+}
+
+// appendCollapsed appends s to b with each run of white space (as
+// unicode.IsSpace has it) made one space and none at the start of b;
+// space says white space is pending from text before s. It returns b and
+// leaves trailing white space pending, not written: the caller's next
+// call passes it on.
+func appendCollapsed(b []byte, s string, space bool) []byte {
+	b, _ = appendCollapsedState(b, s, space)
+	return b
+}
+
+// appendCollapsedState is appendCollapsed that also returns whether white
+// space is pending after s.
+func appendCollapsedState(b []byte, s string, space bool) ([]byte, bool) {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r' {
+				space = true
+			} else {
+				if space && len(b) > 0 {
+					b = append(b, ' ')
+				}
+				space = false
+				b = append(b, c)
+			}
+			i++
+			continue
+		}
+		r, w := utf8.DecodeRuneInString(s[i:])
+		if unicode.IsSpace(r) {
+			space = true
+		} else {
+			if space && len(b) > 0 {
+				b = append(b, ' ')
+			}
+			space = false
+			b = append(b, s[i:i+w]...)
+		}
+		i += w
+	}
+	return b, space
 }
 
 // isCollapsed reports whether s is ASCII with no white space other than

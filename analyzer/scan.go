@@ -3,7 +3,6 @@ package analyzer
 import (
 	"net/url"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/net/html"
@@ -132,34 +131,7 @@ func (p *Page) collapsedText(n *html.Node) string {
 		for c := n.FirstChild; c != nil; c = c.NextSibling {
 			switch c.Type {
 			case html.TextNode:
-				s := c.Data
-				for i := 0; i < len(s); {
-					b := s[i]
-					if b < utf8.RuneSelf {
-						if isASCIISpace(b) {
-							space = true
-						} else {
-							if space && len(buf) > 0 {
-								buf = append(buf, ' ')
-							}
-							space = false
-							buf = append(buf, b)
-						}
-						i++
-						continue
-					}
-					r, w := utf8.DecodeRuneInString(s[i:])
-					if unicode.IsSpace(r) {
-						space = true
-					} else {
-						if space && len(buf) > 0 {
-							buf = append(buf, ' ')
-						}
-						space = false
-						buf = append(buf, s[i:i+w]...)
-					}
-					i += w
-				}
+				buf, space = appendCollapsedState(buf, c.Data, space)
 			case html.ElementNode:
 				if c.DataAtom != atom.Script && c.DataAtom != atom.Style && c.DataAtom != atom.Template {
 					walk(c)

@@ -310,3 +310,21 @@ func TestTagTable(t *testing.T) {
 		t.Errorf("an atom never added has %d elements", len(got))
 	}
 }
+
+// TestCollapseAgrees holds Collapse to strings.Join(strings.Fields(s), " ")
+// over generated text with every kind of white space and invalid UTF-8.
+func TestCollapseAgrees(t *testing.T) {
+	t.Parallel()
+	parts := []string{"a", "B", " ", "  ", "\t", "\n", "\r\n", "\v", "\f", "\u00a0", "\u2003", "\u3000", "\u0085", "é", "\xff", "\xe2\x80", "字", "-"}
+	rng := rand.New(rand.NewPCG(21, 22))
+	for range 30000 {
+		var sb strings.Builder
+		for range rng.IntN(12) {
+			sb.WriteString(parts[rng.IntN(len(parts))])
+		}
+		s := sb.String()
+		if got, want := Collapse(s), strings.Join(strings.Fields(s), " "); got != want {
+			t.Errorf("Collapse(%q) = %q, want %q", s, got, want)
+		}
+	}
+}
