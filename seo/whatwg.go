@@ -267,10 +267,16 @@ func simpleHost(h string) bool {
 		}
 		h = h[:i]
 	}
-	if dottedDecimal(h) {
-		return true
+	// Digits and dots only: an IPv4 address or nothing the fast path
+	// takes (a name's last label starts with a letter).
+	numeric := true
+	for i := 0; i < len(h) && numeric; i++ {
+		numeric = '0' <= h[i] && h[i] <= '9' || h[i] == '.'
 	}
-	if h == "" || strings.Contains(h, "xn--") {
+	if numeric {
+		return dottedDecimal(h)
+	}
+	if strings.Contains(h, "xn--") {
 		return false
 	}
 	for i := 0; i < len(h); i++ {
