@@ -745,6 +745,11 @@ func Collapse(s string) string {
 	if isCollapsed(s) {
 		return s
 	}
+	// Text wrapped in white space ("\n  Home\n") collapses to a part of
+	// itself: no copy.
+	if t := trimASCIISpace(s); isCollapsed(t) {
+		return t
+	}
 	// strings.Join(strings.Fields(s), " ") in one pass and one copy.
 	b := appendCollapsed(make([]byte, 0, len(s)), s, false)
 	if len(b) == 0 {
@@ -794,6 +799,18 @@ func appendCollapsedState(b []byte, s string, space bool) ([]byte, bool) {
 		i += w
 	}
 	return b, space
+}
+
+// trimASCIISpace trims ASCII white space from both ends of s.
+func trimASCIISpace(s string) string {
+	i, j := 0, len(s)
+	for i < j && isASCIISpace(s[i]) {
+		i++
+	}
+	for j > i && isASCIISpace(s[j-1]) {
+		j--
+	}
+	return s[i:j]
 }
 
 // isCollapsed reports whether s is ASCII with no white space other than

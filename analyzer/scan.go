@@ -117,12 +117,12 @@ func withoutSpace(s string) string {
 
 // collapsedText returns Collapse(TextContent(n)) in one pass over the
 // subtree, writing into the page's scratch buffer and copying out once; a
-// single text child already collapsed is returned as it is.
+// single text child goes to Collapse, which copies only when it must.
 func (p *Page) collapsedText(n *html.Node) string {
 	if c := n.FirstChild; c == nil {
 		return ""
-	} else if c.NextSibling == nil && c.Type == html.TextNode && isCollapsed(c.Data) {
-		return c.Data
+	} else if c.NextSibling == nil && c.Type == html.TextNode {
+		return Collapse(c.Data)
 	}
 	buf := p.scratch[:0]
 	space := false // white space is pending before the next character
