@@ -505,26 +505,11 @@ func foldIndexBytes(b []byte, needle string) int {
 			}
 			i += j
 		}
-		if foldEqualBytes(b[i:i+n], needle) {
+		if lowerASCIIEqual(b[i:i+n], needle) {
 			return i
 		}
 	}
 	return -1
-}
-
-// foldEqualBytes reports whether b equals the lowercase ASCII needle,
-// ignoring ASCII case; len(b) must be len(needle).
-func foldEqualBytes(b []byte, needle string) bool {
-	for j := 0; j < len(needle); j++ {
-		x := b[j]
-		if 'A' <= x && x <= 'Z' {
-			x += 'a' - 'A'
-		}
-		if x != needle[j] {
-			return false
-		}
-	}
-	return true
 }
 
 func foldEqualASCII(a, b string) bool {

@@ -33,7 +33,7 @@ func isASCII(s string) bool {
 
 // lowerASCIIEqual reports whether s equals the lowercase ASCII word lower
 // ignoring ASCII case.
-func lowerASCIIEqual(s, lower string) bool {
+func lowerASCIIEqual[S string | []byte](s S, lower string) bool {
 	if len(s) != len(lower) {
 		return false
 	}
