@@ -186,8 +186,23 @@ func lkGenericText(s string) bool {
 	for len(b) > 0 && strings.IndexByte(cut, b[len(b)-1]) >= 0 {
 		b = b[:len(b)-1]
 	}
+	if len(b) == 0 || lkGenericFilter[b[0]]&langFilterBit(b) == 0 {
+		return false // no generic text is empty or has this first byte, length and last byte
+	}
 	return lkGenericTexts[string(b)]
 }
+
+// lkGenericFilter has, for each first byte of a generic text, the
+// langFilterBit of each such text, so most link texts are ruled out
+// without a map lookup.
+var lkGenericFilter = func() (f [256]uint64) {
+	for t := range lkGenericTexts {
+		if t != "" {
+			f[t[0]] |= langFilterBit(t)
+		}
+	}
+	return f
+}()
 
 // lkPrivateHost reports whether host is localhost, a .local/.internal name
 // or a literal loopback, private, link-local or unspecified address.
