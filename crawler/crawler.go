@@ -73,6 +73,9 @@ type crawl struct {
 	// stored with their edges, for the coordinator to check.
 	sharedExt bool
 
+	// linkCache: what inScope made of the link targets seen so far.
+	linkCache linkCache
+
 	root     *url.URL
 	rootHost string // host name without port
 	rootPort string // explicit port of the start URL, "" for the default
@@ -1180,8 +1183,9 @@ func (cr *crawl) follow(ctx context.Context, it Item, resp *seo.Response, sum *P
 	}
 	if len(g.links) > 0 {
 		e, its, ext := cr.links(it, g.links)
-		edges = append(edges, e...)
-		items = append(items, its...)
+		// Without a redirect (almost always) the lists are the links'
+		// own, not copies.
+		edges, items = concat(edges, e), concat(items, its)
 		if len(ext) > 0 && resp.Status/100 != 3 {
 			if cr.sharedExt {
 				for _, u := range ext {
@@ -1200,10 +1204,23 @@ func (cr *crawl) follow(ctx context.Context, it Item, resp *seo.Response, sum *P
 	return edges, items
 }
 
+// concat returns a followed by b, b itself when a is empty.
+func concat[T any](a, b []T) []T {
+	if len(a) == 0 {
+		return b
+	}
+	return append(a, b...)
+}
+
 // links turns a page's links into graph edges and new frontier items, and
-// lists its external http(s) links when they are checked.
+// lists its external http(s) links when they are checked. A target the
+// frontier already has (linkTarget.pushed) is checked by admit as any
+// other, so its counts and trap spans are the same, but makes no item:
+// the frontier would ignore it.
 func (cr *crawl) links(it Item, links []analyzer.Link) ([]Edge, []Item, []*url.URL) {
-	seen := make(map[string]int, min(len(links), 256))
+	sc := linkScratchPool.Get().(*linkScratch)
+	defer sc.release()
+	seen := sc.seen
 	// Most links of a page lead inside the site: sized once, the lists
 	// do not grow link by link.
 	edges := make([]Edge, 0, min(len(links), MaxLinksPerPage))
@@ -1219,14 +1236,15 @@ func (cr *crawl) links(it Item, links []analyzer.Link) ([]Edge, []Item, []*url.U
 		if l.URL == nil {
 			continue
 		}
-		n, s, ok := cr.inScope(l.URL)
-		if !ok {
+		var t *linkTarget
+		t, sc.key = cr.linkTarget(sc.key, l)
+		if !t.in {
 			if (cr.ext != nil || cr.sharedExt) && len(ext) < MaxLinksPerPage && (l.URL.Scheme == "http" || l.URL.Scheme == "https") && l.URL.Host != "" {
 				ext = append(ext, l.URL)
 			}
 			continue
 		}
-		if j, dup := seen[s]; dup {
+		if j, dup := seen[t.s]; dup {
 			if !l.Nofollow {
 				edges[j].Nofollow = false
 			}
@@ -1236,10 +1254,15 @@ func (cr *crawl) links(it Item, links []analyzer.Link) ([]Edge, []Item, []*url.U
 			cut++
 			continue
 		}
-		seen[s] = len(edges)
-		edges = append(edges, Edge{From: it.URL, To: s, Nofollow: l.Nofollow})
-		if item, ok := cr.allowItem(n, s, depth, SourceLink, it.URL); ok {
+		seen[t.s] = len(edges)
+		edges = append(edges, Edge{From: it.URL, To: t.s, Nofollow: l.Nofollow})
+		if t.pushed.Load() {
+			cr.admit(t.n, t.s, depth, SourceLink, it.URL)
+			continue
+		}
+		if item, ok := cr.allowItem(t.n, t.s, depth, SourceLink, it.URL); ok {
 			items = append(items, item)
+			t.pushed.Store(true)
 		}
 	}
 	if cut > 0 {
@@ -1247,6 +1270,26 @@ func (cr *crawl) links(it Item, links []analyzer.Link) ([]Edge, []Item, []*url.U
 		cr.skipped.addN(cut)
 	}
 	return edges, items, ext
+}
+
+// linkScratch is the per-page scratch space of links, pooled.
+type linkScratch struct {
+	seen map[string]int // target -> index of its edge
+	key  []byte
+}
+
+var linkScratchPool = sync.Pool{New: func() any {
+	return &linkScratch{seen: make(map[string]int, 256)}
+}}
+
+// release empties sc and returns it to the pool, unless a page of many
+// links grew its map past what most pages need.
+func (sc *linkScratch) release() {
+	if len(sc.seen) > 1024 {
+		return
+	}
+	clear(sc.seen)
+	linkScratchPool.Put(sc)
 }
 
 // skip counts s as skipped for a limit's reason, once per distinct URL,
@@ -1259,33 +1302,43 @@ func (cr *crawl) skip(reason, s string) {
 
 // inScope normalises u and reports whether the crawl covers it.
 func (cr *crawl) inScope(u *url.URL) (*url.URL, string, bool) {
+	n, s, ok, _ := cr.inScopeNoted(u)
+	return n, s, ok
+}
+
+// inScopeNoted is inScope that also reports whether normalising u noted a
+// session-ID trap.
+func (cr *crawl) inScopeNoted(u *url.URL) (n *url.URL, s string, ok, noted bool) {
 	if u.Scheme != "http" && u.Scheme != "https" {
-		return nil, "", false
+		return nil, "", false, false
 	}
 	if !seo.HostInScope(u.Hostname(), cr.rootHost, cr.o.IncludeSubdomains) {
-		return nil, "", false
+		return nil, "", false, false
 	}
-	n, s := cr.normalize(u)
+	n, s, noted = cr.normalize(u)
 	if cr.rootPort != "" && n.Port() != cr.rootPort {
-		return nil, "", false
+		return nil, "", false, noted
 	}
-	return n, s, true
+	return n, s, true, noted
 }
 
 // normalize returns u's normal form, removing session identifiers (counted
-// as a trap).
-func (cr *crawl) normalize(u *url.URL) (*url.URL, string) {
-	if i := strings.Index(strings.ToLower(u.Path), ";jsessionid="); i >= 0 {
-		c := *u
-		c.Path, c.RawPath, c.Opaque = c.Path[:i], "", ""
-		cr.traps.note("jsessionid", TrapSessionID, u.String(), 1)
-		u = &c
+// as a trap; noted says one was).
+func (cr *crawl) normalize(u *url.URL) (n *url.URL, s string, noted bool) {
+	if strings.IndexByte(u.Path, ';') >= 0 {
+		if i := strings.Index(strings.ToLower(u.Path), ";jsessionid="); i >= 0 {
+			c := *u
+			c.Path, c.RawPath, c.Opaque = c.Path[:i], "", ""
+			cr.traps.note("jsessionid", TrapSessionID, u.String(), 1)
+			u, noted = &c, true
+		}
 	}
 	if u.RawQuery != "" && hasSessionParam(u.RawQuery) {
 		cr.traps.note(u.Host+u.EscapedPath()+"?session", TrapSessionID, u.String(), 1)
+		noted = true
 	}
-	n := seo.NormalizeURL(u, &cr.norm)
-	return n, n.String()
+	n = seo.NormalizeURL(u, &cr.norm)
+	return n, n.String(), noted
 }
 
 func hasSessionParam(q string) bool {
@@ -1306,21 +1359,7 @@ func hasSessionParam(q string) bool {
 // crawl's limits (URL length, depth, queued URLs), trap guards and scope
 // allow it; a URL refused by a limit or a trap is counted as skipped.
 func (cr *crawl) allowItem(n *url.URL, s string, depth int, source, ref string) (Item, bool) {
-	switch {
-	case len(s) > cr.o.MaxURLLength:
-		cr.skip(SkipURLTooLong, s)
-		return Item{}, false
-	case depth > cr.o.MaxDepth:
-		cr.skip(SkipTooDeep, s)
-		return Item{}, false
-	case !cr.traps.allows(n, s, depth, ref):
-		cr.skipped.add(s) // listed in NotFetched with its trap
-		return Item{}, false
-	case !cr.scopeAdmit(n, s, source):
-		return Item{}, false
-	case cr.admitted.Load() >= cr.admitCap:
-		cr.skip(SkipQueueFull, s)
-		cr.overflow.Store(true)
+	if !cr.admit(n, s, depth, source, ref) {
 		return Item{}, false
 	}
 	if source != SourceSitemap {
@@ -1329,6 +1368,30 @@ func (cr *crawl) allowItem(n *url.URL, s string, depth int, source, ref string) 
 		cr.builder.id(s)
 	}
 	return Item{URL: s, Depth: depth, Source: source, Referrer: ref}, true
+}
+
+// admit runs allowItem's checks: whether the crawl's limits, trap guards
+// and scope allow the normalised URL n (s) found at depth, counting it as
+// skipped when a limit or a trap refuses it (ref: the page found on).
+func (cr *crawl) admit(n *url.URL, s string, depth int, source, ref string) bool {
+	switch {
+	case len(s) > cr.o.MaxURLLength:
+		cr.skip(SkipURLTooLong, s)
+		return false
+	case depth > cr.o.MaxDepth:
+		cr.skip(SkipTooDeep, s)
+		return false
+	case !cr.traps.allows(n, s, depth, ref):
+		cr.skipped.add(s) // listed in NotFetched with its trap
+		return false
+	case !cr.scopeAdmit(n, s, source):
+		return false
+	case cr.admitted.Load() >= cr.admitCap:
+		cr.skip(SkipQueueFull, s)
+		cr.overflow.Store(true)
+		return false
+	}
+	return true
 }
 
 // push adds items to the frontier and counts them.
