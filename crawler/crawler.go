@@ -990,7 +990,11 @@ func (cr *crawl) process(ctx context.Context, it Item, attempt int) result {
 		return result{retry: &retryItem{it: it, attempt: attempt}}
 	}
 	fctx, cancel := context.WithTimeout(ctx, cr.o.RequestTimeout)
-	resp, ferr := cr.fetcher.Fetch(fctx, &seo.Request{URL: it.URL, NoFollow: true, UserAgent: cr.o.UserAgent, Header: cr.header(it.URL)})
+	bp := cr.pageBuffer()
+	resp, ferr := cr.fetcher.Fetch(fctx, &seo.Request{URL: it.URL, NoFollow: true, UserAgent: cr.o.UserAgent, Header: cr.header(it.URL), Buffer: bytesOf(bp)})
+	// The page is analysed and recorded before process returns: its body
+	// is then free for the next page.
+	defer recycleBody(bp, resp)
 	cancel()
 	release()
 	if ctx.Err() != nil {
@@ -1257,11 +1261,12 @@ func (cr *crawl) links(it Item, links []analyzer.Link) ([]Edge, []Item, []*url.U
 		seen[t.s] = len(edges)
 		edges = append(edges, Edge{From: it.URL, To: t.s, Nofollow: l.Nofollow})
 		if t.pushed.Load() {
-			cr.admit(t.n, t.s, depth, SourceLink, it.URL)
+			cr.admit(t.n, t.s, depth, SourceLink, it.URL, t.shape)
 			continue
 		}
-		if item, ok := cr.allowItem(t.n, t.s, depth, SourceLink, it.URL); ok {
-			items = append(items, item)
+		if cr.admit(t.n, t.s, depth, SourceLink, it.URL, t.shape) {
+			cr.builder.id(t.s)
+			items = append(items, Item{URL: t.s, Depth: depth, Source: SourceLink, Referrer: it.URL})
 			t.pushed.Store(true)
 		}
 	}
@@ -1359,7 +1364,7 @@ func hasSessionParam(q string) bool {
 // crawl's limits (URL length, depth, queued URLs), trap guards and scope
 // allow it; a URL refused by a limit or a trap is counted as skipped.
 func (cr *crawl) allowItem(n *url.URL, s string, depth int, source, ref string) (Item, bool) {
-	if !cr.admit(n, s, depth, source, ref) {
+	if !cr.admit(n, s, depth, source, ref, nil) {
 		return Item{}, false
 	}
 	if source != SourceSitemap {
@@ -1372,8 +1377,9 @@ func (cr *crawl) allowItem(n *url.URL, s string, depth int, source, ref string) 
 
 // admit runs allowItem's checks: whether the crawl's limits, trap guards
 // and scope allow the normalised URL n (s) found at depth, counting it as
-// skipped when a limit or a trap refuses it (ref: the page found on).
-func (cr *crawl) admit(n *url.URL, s string, depth int, source, ref string) bool {
+// skipped when a limit or a trap refuses it (ref: the page found on; sh:
+// n's trap shape, nil when not worked out yet).
+func (cr *crawl) admit(n *url.URL, s string, depth int, source, ref string, sh *trapShape) bool {
 	switch {
 	case len(s) > cr.o.MaxURLLength:
 		cr.skip(SkipURLTooLong, s)
@@ -1381,7 +1387,7 @@ func (cr *crawl) admit(n *url.URL, s string, depth int, source, ref string) bool
 	case depth > cr.o.MaxDepth:
 		cr.skip(SkipTooDeep, s)
 		return false
-	case !cr.traps.allows(n, s, depth, ref):
+	case !cr.traps.allowsShaped(n, s, depth, ref, sh):
 		cr.skipped.add(s) // listed in NotFetched with its trap
 		return false
 	case !cr.scopeAdmit(n, s, source):

@@ -21,12 +21,14 @@ import (
 const maxLinkCache = 1 << 14
 
 // linkTarget is what the crawl knows of a link's target: its normal form
-// and whether the crawl covers it. pushed says an item for it was allowed
-// (its node interned, as allowItem does) and handed to the frontier.
+// and whether the crawl covers it, with the shape the trap guard reads
+// of it. pushed says an item for it was allowed (its node interned, as
+// allowItem does) and handed to the frontier.
 type linkTarget struct {
 	n      *url.URL
 	s      string
 	in     bool
+	shape  *trapShape // nil when not in
 	pushed atomic.Bool
 }
 
@@ -125,6 +127,10 @@ func (cr *crawl) linkTarget(buf []byte, l *analyzer.Link) (*linkTarget, []byte) 
 	t := &linkTarget{}
 	var noted bool
 	t.n, t.s, t.in, noted = cr.inScopeNoted(l.URL)
+	if t.in {
+		sh := pathShape(t.n)
+		t.shape = &sh
+	}
 	if ok && !noted {
 		// A URL whose normalisation notes a session-ID trap is not
 		// cached: every link to it is noted.
