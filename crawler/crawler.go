@@ -1261,10 +1261,10 @@ func (cr *crawl) links(it Item, links []analyzer.Link) ([]Edge, []Item, []*url.U
 		seen[t.s] = len(edges)
 		edges = append(edges, Edge{From: it.URL, To: t.s, Nofollow: l.Nofollow})
 		if t.pushed.Load() {
-			cr.admit(t.n, t.s, depth, SourceLink, it.URL, t.shape)
+			cr.admit(t.n, t.s, depth, SourceLink, it.URL, &t.shape)
 			continue
 		}
-		if cr.admit(t.n, t.s, depth, SourceLink, it.URL, t.shape) {
+		if cr.admit(t.n, t.s, depth, SourceLink, it.URL, &t.shape) {
 			cr.builder.id(t.s)
 			items = append(items, Item{URL: t.s, Depth: depth, Source: SourceLink, Referrer: it.URL})
 			t.pushed.Store(true)

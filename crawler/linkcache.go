@@ -16,9 +16,12 @@ import (
 // it was already handed to the frontier, whose Push ignores a URL pushed
 // before: such a link adds its edge but no item.
 
-// maxLinkCache bounds the link targets remembered; when full the cache
-// starts again empty, so the targets a crawl keeps meeting stay in it.
-const maxLinkCache = 1 << 14
+// maxLinkCache bounds the link targets remembered (about 450 bytes each,
+// their normal form shared with the link graph once admitted): they are
+// kept in two generations of half as many, the older dropped when the
+// newer fills, so the targets a crawl keeps meeting (its menu, its hubs)
+// stay in it.
+const maxLinkCache = 1 << 13
 
 // linkTarget is what the crawl knows of a link's target: its normal form
 // and whether the crawl covers it, with the shape the trap guard reads
@@ -28,20 +31,23 @@ type linkTarget struct {
 	n      *url.URL
 	s      string
 	in     bool
-	shape  *trapShape // nil when not in
 	pushed atomic.Bool
+	shape  trapShape // when in
 }
 
 // linkCache maps a link's cache key (see linkKey) to its target.
 type linkCache struct {
-	mu sync.RWMutex
-	m  map[string]*linkTarget
+	mu        sync.RWMutex
+	cur, prev map[string]*linkTarget
 }
 
 // get returns the target of key, nil when it is not cached.
 func (c *linkCache) get(key []byte) *linkTarget {
 	c.mu.RLock()
-	t := c.m[string(key)]
+	t := c.cur[string(key)]
+	if t == nil {
+		t = c.prev[string(key)]
+	}
 	c.mu.RUnlock()
 	return t
 }
@@ -51,13 +57,19 @@ func (c *linkCache) get(key []byte) *linkTarget {
 func (c *linkCache) put(key []byte, t *linkTarget) *linkTarget {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if old := c.m[string(key)]; old != nil {
+	if old := c.cur[string(key)]; old != nil {
 		return old
 	}
-	if c.m == nil || len(c.m) >= maxLinkCache {
-		c.m = make(map[string]*linkTarget, 1024)
+	if c.cur == nil || len(c.cur) >= maxLinkCache/2 {
+		c.prev, c.cur = c.cur, make(map[string]*linkTarget, 256)
 	}
-	c.m[string(key)] = t
+	k := t.s
+	if string(key) != k {
+		// Most links are written in normal form: the key is then the
+		// target's own string, not a copy.
+		k = string(key)
+	}
+	c.cur[k] = t
 	return t
 }
 
@@ -128,8 +140,7 @@ func (cr *crawl) linkTarget(buf []byte, l *analyzer.Link) (*linkTarget, []byte) 
 	var noted bool
 	t.n, t.s, t.in, noted = cr.inScopeNoted(l.URL)
 	if t.in {
-		sh := pathShape(t.n)
-		t.shape = &sh
+		t.shape = pathShape(t.n)
 	}
 	if ok && !noted {
 		// A URL whose normalisation notes a session-ID trap is not
