@@ -438,8 +438,22 @@ func (s *Site) article(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	k := i % s.opts.Categories
+	// Pick paragraphs by a per-article generator, so pages differ.
+	x := uint64(i)*2654435761 + 1
+	size, related := s.opts.PageBytes, 5
+	if s.opts.MaxPageBytes > size {
+		size += int(mix(x) % uint64(s.opts.MaxPageBytes-size+1))
+	}
+	if s.opts.MaxRelated > related {
+		related += int(mix(x+1) % uint64(s.opts.MaxRelated-related+1))
+	}
 	bp := pagePool.Get().(*[]byte)
 	defer pagePool.Put(bp)
+	// Room for the head and menu, the text and the related links, so the
+	// page is not copied as it grows.
+	if room := len(s.navHTML) + size + related*160 + 2048; cap(*bp) < room {
+		*bp = make([]byte, 0, room)
+	}
 	b := append((*bp)[:0], headStart...)
 	title := len(b)
 	b = append(b, "Article "...)
@@ -467,15 +481,6 @@ func (s *Site) article(w http.ResponseWriter, r *http.Request) {
 	b = append(b, `">Category `...)
 	b = strconv.AppendInt(b, int64(k), 10)
 	b = append(b, `</a></p>`...)
-	// Pick paragraphs by a per-article generator, so pages differ.
-	x := uint64(i)*2654435761 + 1
-	size, related := s.opts.PageBytes, 5
-	if s.opts.MaxPageBytes > size {
-		size += int(mix(x) % uint64(s.opts.MaxPageBytes-size+1))
-	}
-	if s.opts.MaxRelated > related {
-		related += int(mix(x+1) % uint64(s.opts.MaxRelated-related+1))
-	}
 	for len(b)-body < size-1500 {
 		x ^= x << 13
 		x ^= x >> 7
