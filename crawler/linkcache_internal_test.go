@@ -109,3 +109,43 @@ func TestLinkCacheBounded(t *testing.T) {
 		t.Fatal("the oldest target is still cached")
 	}
 }
+
+// TestTargetMemo judges each target once, however many links lead to it,
+// and gives every link its own copy of the findings' evidence.
+func TestTargetMemo(t *testing.T) {
+	m := newTargetMemo(130)
+	judged := map[int32]int{}
+	judge := func(node int32) func([]linkHit) []linkHit {
+		return func(hits []linkHit) []linkHit {
+			judged[node]++
+			if node%2 == 1 {
+				return hits // an answering page: no finding
+			}
+			return append(hits, linkHit{id: "links.broken_internal", target: strconv.Itoa(int(node)),
+				ev: seo.Evidence{URLs: []string{"u" + strconv.Itoa(int(node))}}})
+		}
+	}
+	var first, again []linkHit
+	for _, node := range []int32{0, 1, 2, 129, 0, 1, 2, 129, 129} {
+		n := len(first)
+		first = m.hits(first, node, judge(node))
+		if len(first)-n != int((node+1)%2) {
+			t.Fatalf("node %d: %d findings, want %d", node, len(first)-n, (node+1)%2)
+		}
+	}
+	for node, n := range judged {
+		if n != 1 {
+			t.Errorf("node %d judged %d times, want once", node, n)
+		}
+	}
+	again = m.hits(again, 2, judge(2))
+	if len(again) != 1 || again[0].target != "2" || again[0].ev.URLs[0] != "u2" {
+		t.Fatalf("findings of node 2 again: %+v", again)
+	}
+	again[0].ev.URLs[0] = "changed"
+	for _, h := range first {
+		if h.target == "2" && h.ev.URLs[0] != "u2" {
+			t.Fatal("two links share their evidence's URLs")
+		}
+	}
+}
