@@ -41,14 +41,19 @@ type linkCache struct {
 	cur, prev map[string]*linkTarget
 }
 
-// get returns the target of key, nil when it is not cached.
+// get returns the target of key, nil when it is not cached; a target
+// found in the older generation is moved to the newer one.
 func (c *linkCache) get(key []byte) *linkTarget {
 	c.mu.RLock()
 	t := c.cur[string(key)]
-	if t == nil {
+	old := t == nil
+	if old {
 		t = c.prev[string(key)]
 	}
 	c.mu.RUnlock()
+	if old && t != nil {
+		t = c.put(key, t)
+	}
 	return t
 }
 

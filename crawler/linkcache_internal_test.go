@@ -91,7 +91,8 @@ func TestLinkTargetMatchesInScope(t *testing.T) {
 }
 
 // TestLinkCacheBounded fills the cache with three times its bound of
-// targets and wants it to hold at most the bound, the newest still there.
+// targets and wants it to hold at most the bound, the newest still there,
+// and a target met again kept when its generation goes.
 func TestLinkCacheBounded(t *testing.T) {
 	var c linkCache
 	var last []byte
@@ -107,6 +108,18 @@ func TestLinkCacheBounded(t *testing.T) {
 	}
 	if c.get([]byte("https://example.com/a/0")) != nil {
 		t.Fatal("the oldest target is still cached")
+	}
+	// A target met again moves to the newer generation and outlives the
+	// next turn.
+	hot := []byte("https://example.com/a/" + strconv.Itoa(3*maxLinkCache-maxLinkCache/2-1))
+	if _, inPrev := c.prev[string(hot)]; !inPrev || c.get(hot) == nil {
+		t.Fatal("the target is not in the older generation")
+	}
+	for i := range maxLinkCache / 2 {
+		c.put([]byte("https://example.com/b/"+strconv.Itoa(i)), &linkTarget{})
+	}
+	if c.get(hot) == nil {
+		t.Fatal("a target met again was dropped with its generation")
 	}
 }
 
