@@ -488,7 +488,7 @@ func (cr *crawl) replay(ctx context.Context) error {
 	}
 	err := cr.store.Summaries(ctx, func(sum PageSummary, edges []Edge) error {
 		edges = cr.replayTargets(sum.URL, edges)
-		cr.record(sum, edges)
+		cr.record(sum, edges, nil)
 		switch {
 		case robotsUnavailable(&sum):
 			cr.robotsDown.Add(1)
@@ -588,10 +588,10 @@ func robotsUnavailable(p *PageSummary) bool {
 }
 
 // record adds a finished page to the site builder and the depth histogram.
-func (cr *crawl) record(sum PageSummary, edges []Edge) {
+func (cr *crawl) record(sum PageSummary, edges []Edge, ids []int32) {
 	cr.mu.Lock()
 	defer cr.mu.Unlock()
-	cr.builder.addPage(sum, edges)
+	cr.builder.addPageIDs(sum, edges, ids)
 	if d := sum.depth(); d >= 0 && sum.fetched() {
 		for len(cr.depthHist) <= d {
 			cr.depthHist = append(cr.depthHist, 0)
@@ -970,7 +970,7 @@ func (cr *crawl) process(ctx context.Context, it Item, attempt int) result {
 				cr.blocked.Add(1)
 			}
 			cr.returnPages(ctx, 1)
-			return cr.finish(ctx, it, sum, nil)
+			return cr.finish(ctx, it, sum, nil, nil)
 		}
 	}
 	host := u.Host
@@ -980,7 +980,7 @@ func (cr *crawl) process(ctx context.Context, it Item, attempt int) result {
 			sum.Error = err.Error()
 			cr.fetched.Add(1)
 			cr.errs.Add(1)
-			return cr.finish(ctx, it, sum, nil)
+			return cr.finish(ctx, it, sum, nil, nil)
 		}
 		if ctx.Err() == nil && !errors.Is(err, context.DeadlineExceeded) {
 			// The shared gate cannot be reached: stop rather than crawl
@@ -1033,7 +1033,7 @@ func (cr *crawl) process(ctx context.Context, it Item, attempt int) result {
 				return result{err: fmt.Errorf("crawler: sink: %w", err)}
 			}
 		}
-		return cr.finish(ctx, it, sum, nil)
+		return cr.finish(ctx, it, sum, nil, nil)
 	}
 	return cr.analyze(ctx, it, resp, ferr)
 }
@@ -1066,7 +1066,7 @@ func (cr *crawl) analyze(ctx context.Context, it Item, resp *seo.Response, ferr 
 		}
 	}
 	sum := cr.summarizePage(it, resp, ferr, rep, g, shot)
-	edges, items := cr.follow(ctx, it, resp, &sum, g)
+	edges, items, ids := cr.follow(ctx, it, resp, &sum, g)
 	if len(items) > 0 {
 		if _, err := cr.push(ctx, items); err != nil {
 			if ctx.Err() != nil {
@@ -1087,7 +1087,7 @@ func (cr *crawl) analyze(ctx context.Context, it Item, resp *seo.Response, ferr 
 			return result{err: err}
 		}
 	}
-	return cr.finish(ctx, it, sum, edges)
+	return cr.finish(ctx, it, sum, edges, ids)
 }
 
 // parse analyses the fetched page, parsed once: the analyzer's checks run
@@ -1162,10 +1162,10 @@ func (cr *crawl) summarizePage(it Item, resp *seo.Response, ferr error, rep *ana
 // and the items allowed into the frontier from them and from its head
 // (canonical, hreflang, with the edges to those targets); it hands its
 // external links to their checker. Its images, scripts and stylesheets
-// are checked by analyze once the items are pushed (checkResources).
-func (cr *crawl) follow(ctx context.Context, it Item, resp *seo.Response, sum *PageSummary, g *pageGrab) ([]Edge, []Item) {
-	var edges []Edge
-	var items []Item
+// are checked by analyze once the items are pushed (checkResources). ids
+// holds the node ids of the first edges' targets where known (see
+// addEdges).
+func (cr *crawl) follow(ctx context.Context, it Item, resp *seo.Response, sum *PageSummary, g *pageGrab) (edges []Edge, items []Item, ids []int32) {
 	if resp.Status >= 300 && resp.Status < 400 {
 		if loc := resp.Header.Get("Location"); loc != "" {
 			base, _ := seo.ParseHref(it.URL)
@@ -1186,10 +1186,14 @@ func (cr *crawl) follow(ctx context.Context, it Item, resp *seo.Response, sum *P
 		}
 	}
 	if len(g.links) > 0 {
-		e, its, ext := cr.links(it, g.links)
+		e, its, eids, ext := cr.links(it, g.links)
+		if len(edges) > 0 {
+			// The redirect's edge comes first, its target's id unknown.
+			ids = append(make([]int32, 0, len(edges)+len(eids)), -1)
+		}
 		// Without a redirect (almost always) the lists are the links'
 		// own, not copies.
-		edges, items = concat(edges, e), concat(items, its)
+		edges, items, ids = concat(edges, e), concat(items, its), concat(ids, eids)
 		if len(ext) > 0 && resp.Status/100 != 3 {
 			if cr.sharedExt {
 				for _, u := range ext {
@@ -1205,7 +1209,7 @@ func (cr *crawl) follow(ctx context.Context, it Item, resp *seo.Response, sum *P
 		items = append(items, its...)
 		edges = append(edges, es...)
 	}
-	return edges, items
+	return edges, items, ids
 }
 
 // concat returns a followed by b, b itself when a is empty.
@@ -1220,16 +1224,16 @@ func concat[T any](a, b []T) []T {
 // lists its external http(s) links when they are checked. A target the
 // frontier already has (linkTarget.pushed) is checked by admit as any
 // other, so its counts and trap spans are the same, but makes no item:
-// the frontier would ignore it.
-func (cr *crawl) links(it Item, links []analyzer.Link) ([]Edge, []Item, []*url.URL) {
+// the frontier would ignore it. ids holds the node id of each edge's
+// target, -1 for a target not admitted.
+func (cr *crawl) links(it Item, links []analyzer.Link) (edges []Edge, items []Item, ids []int32, ext []*url.URL) {
 	sc := linkScratchPool.Get().(*linkScratch)
 	defer sc.release()
 	seen := sc.seen
 	// Most links of a page lead inside the site: sized once, the lists
 	// do not grow link by link.
-	edges := make([]Edge, 0, min(len(links), MaxLinksPerPage))
-	var items []Item
-	var ext []*url.URL
+	edges = make([]Edge, 0, min(len(links), MaxLinksPerPage))
+	ids = make([]int32, 0, cap(edges))
 	cut := 0
 	depth := it.Depth + 1
 	if it.Depth < 0 {
@@ -1262,19 +1266,24 @@ func (cr *crawl) links(it Item, links []analyzer.Link) ([]Edge, []Item, []*url.U
 		edges = append(edges, Edge{From: it.URL, To: t.s, Nofollow: l.Nofollow})
 		if t.pushed.Load() {
 			cr.admit(t.n, t.s, depth, SourceLink, it.URL, &t.shape)
+			ids = append(ids, t.id.Load())
 			continue
 		}
 		if cr.admit(t.n, t.s, depth, SourceLink, it.URL, &t.shape) {
-			cr.builder.id(t.s)
+			id := cr.builder.id(t.s)
 			items = append(items, Item{URL: t.s, Depth: depth, Source: SourceLink, Referrer: it.URL})
+			t.id.Store(id)
 			t.pushed.Store(true)
+			ids = append(ids, id)
+		} else {
+			ids = append(ids, -1)
 		}
 	}
 	if cut > 0 {
 		cr.traps.note(it.URL, TrapLinkFlood, it.URL, cut)
 		cr.skipped.addN(cut)
 	}
-	return edges, items, ext
+	return edges, items, ids, ext
 }
 
 // linkScratch is the per-page scratch space of links, pooled.
@@ -1410,8 +1419,9 @@ func (cr *crawl) push(ctx context.Context, items []Item) (int, error) {
 	return added, nil
 }
 
-// finish records a page and marks it done in the frontier.
-func (cr *crawl) finish(ctx context.Context, it Item, sum PageSummary, edges []Edge) result {
+// finish records a page and marks it done in the frontier; ids are the
+// node ids of the first edges' targets where known (see addEdges).
+func (cr *crawl) finish(ctx context.Context, it Item, sum PageSummary, edges []Edge, ids []int32) result {
 	if cr.store != nil {
 		if err := cr.store.PutSummary(ctx, sum, edges); err != nil {
 			if ctx.Err() != nil {
@@ -1421,7 +1431,7 @@ func (cr *crawl) finish(ctx context.Context, it Item, sum PageSummary, edges []E
 		}
 	}
 	if cr.shared == nil {
-		cr.record(sum, edges)
+		cr.record(sum, edges, ids)
 	}
 	if err := cr.front.Done(ctx, it.URL); err != nil && ctx.Err() == nil {
 		return result{err: fmt.Errorf("crawler: frontier: %w", err)}

@@ -26,13 +26,14 @@ const maxLinkCache = 1 << 13
 // linkTarget is what the crawl knows of a link's target: its normal form
 // and whether the crawl covers it, with the shape the trap guard reads
 // of it. pushed says an item for it was allowed (its node interned, as
-// allowItem does) and handed to the frontier.
+// allowItem does, with id) and handed to the frontier.
 type linkTarget struct {
 	n      *url.URL
 	s      string
 	in     bool
 	pushed atomic.Bool
-	shape  trapShape // when in
+	id     atomic.Int32 // the link graph's node, once pushed
+	shape  trapShape    // when in
 }
 
 // linkCache maps a link's cache key (see linkKey) to its target.

@@ -1,6 +1,7 @@
 package crawler
 
 import (
+	"slices"
 	"strconv"
 	"testing"
 
@@ -159,6 +160,51 @@ func TestTargetMemo(t *testing.T) {
 	for _, h := range first {
 		if h.target == "2" && h.ev.URLs[0] != "u2" {
 			t.Fatal("two links share their evidence's URLs")
+		}
+	}
+}
+
+// TestAddEdgesWithIDs records the same pages, with a redirect and repeated
+// and nofollow links, once by URL and once with the node ids the crawl
+// knows for some targets, and wants the same graph.
+func TestAddEdgesWithIDs(t *testing.T) {
+	byURL := newSiteBuilder(nil, &Options{MaxLinkTargets: 5})
+	withIDs := newSiteBuilder(nil, &Options{MaxLinkTargets: 5})
+	for i := range 6 {
+		from := "https://example.com/p/" + strconv.Itoa(i)
+		sum := PageSummary{URL: from, Status: 200}
+		var edges []Edge
+		if i == 3 {
+			sum.Status = 301
+			sum.Redirects = []seo.Redirect{{URL: from, Status: 301, Location: "https://example.com/p/0"}}
+			edges = append(edges, Edge{From: from, To: "https://example.com/p/0"})
+		}
+		for k := range 9 {
+			edges = append(edges, Edge{From: from, To: "https://example.com/p/" + strconv.Itoa((i+k)%7), Nofollow: k == 2})
+		}
+		ids := make([]int32, 0, len(edges))
+		for k, e := range edges {
+			switch {
+			case k%3 == 2: // a target the crawl did not admit
+				ids = append(ids, -1)
+			default:
+				withIDs.mu.Lock()
+				ids = append(ids, withIDs.intern(e.To))
+				withIDs.mu.Unlock()
+				byURL.id(e.To)
+			}
+		}
+		byURL.addPage(sum, edges)
+		withIDs.addPageIDs(sum, edges, ids[:len(ids)-2]) // the last edges by URL, as head targets are
+	}
+	if !slices.Equal(byURL.urls, withIDs.urls) || !slices.Equal(byURL.arena, withIDs.arena) ||
+		len(byURL.edges) != len(withIDs.edges) || byURL.droppedEdges != withIDs.droppedEdges {
+		t.Fatalf("graphs differ: nodes %v / %v, arena %v / %v, dropped %d / %d", byURL.urls, withIDs.urls,
+			byURL.arena, withIDs.arena, byURL.droppedEdges, withIDs.droppedEdges)
+	}
+	for i := range byURL.edges {
+		if byURL.edges[i] != withIDs.edges[i] {
+			t.Fatalf("page %d: edges %+v / %+v", i, byURL.edges[i], withIDs.edges[i])
 		}
 	}
 }
