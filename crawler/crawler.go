@@ -73,6 +73,9 @@ type crawl struct {
 	// stored with their edges, for the coordinator to check.
 	sharedExt bool
 
+	// linkCache: what inScope made of the link targets seen so far.
+	linkCache linkCache
+
 	root     *url.URL
 	rootHost string // host name without port
 	rootPort string // explicit port of the start URL, "" for the default
@@ -485,7 +488,7 @@ func (cr *crawl) replay(ctx context.Context) error {
 	}
 	err := cr.store.Summaries(ctx, func(sum PageSummary, edges []Edge) error {
 		edges = cr.replayTargets(sum.URL, edges)
-		cr.record(sum, edges)
+		cr.record(sum, edges, nil)
 		switch {
 		case robotsUnavailable(&sum):
 			cr.robotsDown.Add(1)
@@ -585,10 +588,10 @@ func robotsUnavailable(p *PageSummary) bool {
 }
 
 // record adds a finished page to the site builder and the depth histogram.
-func (cr *crawl) record(sum PageSummary, edges []Edge) {
+func (cr *crawl) record(sum PageSummary, edges []Edge, ids []int32) {
 	cr.mu.Lock()
 	defer cr.mu.Unlock()
-	cr.builder.addPage(sum, edges)
+	cr.builder.addPageIDs(sum, edges, ids)
 	if d := sum.depth(); d >= 0 && sum.fetched() {
 		for len(cr.depthHist) <= d {
 			cr.depthHist = append(cr.depthHist, 0)
@@ -967,7 +970,7 @@ func (cr *crawl) process(ctx context.Context, it Item, attempt int) result {
 				cr.blocked.Add(1)
 			}
 			cr.returnPages(ctx, 1)
-			return cr.finish(ctx, it, sum, nil)
+			return cr.finish(ctx, it, sum, nil, nil)
 		}
 	}
 	host := u.Host
@@ -977,7 +980,7 @@ func (cr *crawl) process(ctx context.Context, it Item, attempt int) result {
 			sum.Error = err.Error()
 			cr.fetched.Add(1)
 			cr.errs.Add(1)
-			return cr.finish(ctx, it, sum, nil)
+			return cr.finish(ctx, it, sum, nil, nil)
 		}
 		if ctx.Err() == nil && !errors.Is(err, context.DeadlineExceeded) {
 			// The shared gate cannot be reached: stop rather than crawl
@@ -987,7 +990,11 @@ func (cr *crawl) process(ctx context.Context, it Item, attempt int) result {
 		return result{retry: &retryItem{it: it, attempt: attempt}}
 	}
 	fctx, cancel := context.WithTimeout(ctx, cr.o.RequestTimeout)
-	resp, ferr := cr.fetcher.Fetch(fctx, &seo.Request{URL: it.URL, NoFollow: true, UserAgent: cr.o.UserAgent, Header: cr.header(it.URL)})
+	bp := cr.pageBuffer()
+	resp, ferr := cr.fetcher.Fetch(fctx, &seo.Request{URL: it.URL, NoFollow: true, UserAgent: cr.o.UserAgent, Header: cr.header(it.URL), Buffer: bytesOf(bp)})
+	// The page is analysed and recorded before process returns: its body
+	// is then free for the next page.
+	defer recycleBody(bp, resp)
 	cancel()
 	release()
 	if ctx.Err() != nil {
@@ -1026,7 +1033,7 @@ func (cr *crawl) process(ctx context.Context, it Item, attempt int) result {
 				return result{err: fmt.Errorf("crawler: sink: %w", err)}
 			}
 		}
-		return cr.finish(ctx, it, sum, nil)
+		return cr.finish(ctx, it, sum, nil, nil)
 	}
 	return cr.analyze(ctx, it, resp, ferr)
 }
@@ -1059,7 +1066,7 @@ func (cr *crawl) analyze(ctx context.Context, it Item, resp *seo.Response, ferr 
 		}
 	}
 	sum := cr.summarizePage(it, resp, ferr, rep, g, shot)
-	edges, items := cr.follow(ctx, it, resp, &sum, g)
+	edges, items, ids := cr.follow(ctx, it, resp, &sum, g)
 	if len(items) > 0 {
 		if _, err := cr.push(ctx, items); err != nil {
 			if ctx.Err() != nil {
@@ -1080,7 +1087,7 @@ func (cr *crawl) analyze(ctx context.Context, it Item, resp *seo.Response, ferr 
 			return result{err: err}
 		}
 	}
-	return cr.finish(ctx, it, sum, edges)
+	return cr.finish(ctx, it, sum, edges, ids)
 }
 
 // parse analyses the fetched page, parsed once: the analyzer's checks run
@@ -1155,10 +1162,10 @@ func (cr *crawl) summarizePage(it Item, resp *seo.Response, ferr error, rep *ana
 // and the items allowed into the frontier from them and from its head
 // (canonical, hreflang, with the edges to those targets); it hands its
 // external links to their checker. Its images, scripts and stylesheets
-// are checked by analyze once the items are pushed (checkResources).
-func (cr *crawl) follow(ctx context.Context, it Item, resp *seo.Response, sum *PageSummary, g *pageGrab) ([]Edge, []Item) {
-	var edges []Edge
-	var items []Item
+// are checked by analyze once the items are pushed (checkResources). ids
+// holds the node ids of the first edges' targets where known (see
+// addEdges).
+func (cr *crawl) follow(ctx context.Context, it Item, resp *seo.Response, sum *PageSummary, g *pageGrab) (edges []Edge, items []Item, ids []int32) {
 	if resp.Status >= 300 && resp.Status < 400 {
 		if loc := resp.Header.Get("Location"); loc != "" {
 			base, _ := seo.ParseHref(it.URL)
@@ -1179,9 +1186,14 @@ func (cr *crawl) follow(ctx context.Context, it Item, resp *seo.Response, sum *P
 		}
 	}
 	if len(g.links) > 0 {
-		e, its, ext := cr.links(it, g.links)
-		edges = append(edges, e...)
-		items = append(items, its...)
+		e, its, eids, ext := cr.links(it, g.links)
+		if len(edges) > 0 {
+			// The redirect's edge comes first, its target's id unknown.
+			ids = append(make([]int32, 0, len(edges)+len(eids)), -1)
+		}
+		// Without a redirect (almost always) the lists are the links'
+		// own, not copies.
+		edges, items, ids = concat(edges, e), concat(items, its), concat(ids, eids)
 		if len(ext) > 0 && resp.Status/100 != 3 {
 			if cr.sharedExt {
 				for _, u := range ext {
@@ -1197,18 +1209,31 @@ func (cr *crawl) follow(ctx context.Context, it Item, resp *seo.Response, sum *P
 		items = append(items, its...)
 		edges = append(edges, es...)
 	}
-	return edges, items
+	return edges, items, ids
+}
+
+// concat returns a followed by b, b itself when a is empty.
+func concat[T any](a, b []T) []T {
+	if len(a) == 0 {
+		return b
+	}
+	return append(a, b...)
 }
 
 // links turns a page's links into graph edges and new frontier items, and
-// lists its external http(s) links when they are checked.
-func (cr *crawl) links(it Item, links []analyzer.Link) ([]Edge, []Item, []*url.URL) {
-	seen := make(map[string]int, min(len(links), 256))
+// lists its external http(s) links when they are checked. A target the
+// frontier already has (linkTarget.pushed) is checked by admit as any
+// other, so its counts and trap spans are the same, but makes no item:
+// the frontier would ignore it. ids holds the node id of each edge's
+// target, -1 for a target not admitted.
+func (cr *crawl) links(it Item, links []analyzer.Link) (edges []Edge, items []Item, ids []int32, ext []*url.URL) {
+	sc := linkScratchPool.Get().(*linkScratch)
+	defer sc.release()
+	seen := sc.seen
 	// Most links of a page lead inside the site: sized once, the lists
 	// do not grow link by link.
-	edges := make([]Edge, 0, min(len(links), MaxLinksPerPage))
-	var items []Item
-	var ext []*url.URL
+	edges = make([]Edge, 0, min(len(links), MaxLinksPerPage))
+	ids = make([]int32, 0, cap(edges))
 	cut := 0
 	depth := it.Depth + 1
 	if it.Depth < 0 {
@@ -1219,14 +1244,15 @@ func (cr *crawl) links(it Item, links []analyzer.Link) ([]Edge, []Item, []*url.U
 		if l.URL == nil {
 			continue
 		}
-		n, s, ok := cr.inScope(l.URL)
-		if !ok {
+		var t *linkTarget
+		t, sc.key = cr.linkTarget(sc.key, l)
+		if !t.in {
 			if (cr.ext != nil || cr.sharedExt) && len(ext) < MaxLinksPerPage && (l.URL.Scheme == "http" || l.URL.Scheme == "https") && l.URL.Host != "" {
 				ext = append(ext, l.URL)
 			}
 			continue
 		}
-		if j, dup := seen[s]; dup {
+		if j, dup := seen[t.s]; dup {
 			if !l.Nofollow {
 				edges[j].Nofollow = false
 			}
@@ -1236,17 +1262,48 @@ func (cr *crawl) links(it Item, links []analyzer.Link) ([]Edge, []Item, []*url.U
 			cut++
 			continue
 		}
-		seen[s] = len(edges)
-		edges = append(edges, Edge{From: it.URL, To: s, Nofollow: l.Nofollow})
-		if item, ok := cr.allowItem(n, s, depth, SourceLink, it.URL); ok {
-			items = append(items, item)
+		seen[t.s] = len(edges)
+		edges = append(edges, Edge{From: it.URL, To: t.s, Nofollow: l.Nofollow})
+		if t.pushed.Load() {
+			cr.admit(t.n, t.s, depth, SourceLink, it.URL, &t.shape)
+			ids = append(ids, t.id.Load())
+			continue
+		}
+		if cr.admit(t.n, t.s, depth, SourceLink, it.URL, &t.shape) {
+			id := cr.builder.id(t.s)
+			items = append(items, Item{URL: t.s, Depth: depth, Source: SourceLink, Referrer: it.URL})
+			t.id.Store(id)
+			t.pushed.Store(true)
+			ids = append(ids, id)
+		} else {
+			ids = append(ids, -1)
 		}
 	}
 	if cut > 0 {
 		cr.traps.note(it.URL, TrapLinkFlood, it.URL, cut)
 		cr.skipped.addN(cut)
 	}
-	return edges, items, ext
+	return edges, items, ids, ext
+}
+
+// linkScratch is the per-page scratch space of links, pooled.
+type linkScratch struct {
+	seen map[string]int // target -> index of its edge
+	key  []byte
+}
+
+var linkScratchPool = sync.Pool{New: func() any {
+	return &linkScratch{seen: make(map[string]int, 256)}
+}}
+
+// release empties sc and returns it to the pool, unless a page of many
+// links grew its map past what most pages need.
+func (sc *linkScratch) release() {
+	if len(sc.seen) > 1024 {
+		return
+	}
+	clear(sc.seen)
+	linkScratchPool.Put(sc)
 }
 
 // skip counts s as skipped for a limit's reason, once per distinct URL,
@@ -1259,33 +1316,43 @@ func (cr *crawl) skip(reason, s string) {
 
 // inScope normalises u and reports whether the crawl covers it.
 func (cr *crawl) inScope(u *url.URL) (*url.URL, string, bool) {
+	n, s, ok, _ := cr.inScopeNoted(u)
+	return n, s, ok
+}
+
+// inScopeNoted is inScope that also reports whether normalising u noted a
+// session-ID trap.
+func (cr *crawl) inScopeNoted(u *url.URL) (n *url.URL, s string, ok, noted bool) {
 	if u.Scheme != "http" && u.Scheme != "https" {
-		return nil, "", false
+		return nil, "", false, false
 	}
 	if !seo.HostInScope(u.Hostname(), cr.rootHost, cr.o.IncludeSubdomains) {
-		return nil, "", false
+		return nil, "", false, false
 	}
-	n, s := cr.normalize(u)
+	n, s, noted = cr.normalize(u)
 	if cr.rootPort != "" && n.Port() != cr.rootPort {
-		return nil, "", false
+		return nil, "", false, noted
 	}
-	return n, s, true
+	return n, s, true, noted
 }
 
 // normalize returns u's normal form, removing session identifiers (counted
-// as a trap).
-func (cr *crawl) normalize(u *url.URL) (*url.URL, string) {
-	if i := strings.Index(strings.ToLower(u.Path), ";jsessionid="); i >= 0 {
-		c := *u
-		c.Path, c.RawPath, c.Opaque = c.Path[:i], "", ""
-		cr.traps.note("jsessionid", TrapSessionID, u.String(), 1)
-		u = &c
+// as a trap; noted says one was).
+func (cr *crawl) normalize(u *url.URL) (n *url.URL, s string, noted bool) {
+	if strings.IndexByte(u.Path, ';') >= 0 {
+		if i := strings.Index(strings.ToLower(u.Path), ";jsessionid="); i >= 0 {
+			c := *u
+			c.Path, c.RawPath, c.Opaque = c.Path[:i], "", ""
+			cr.traps.note("jsessionid", TrapSessionID, u.String(), 1)
+			u, noted = &c, true
+		}
 	}
 	if u.RawQuery != "" && hasSessionParam(u.RawQuery) {
 		cr.traps.note(u.Host+u.EscapedPath()+"?session", TrapSessionID, u.String(), 1)
+		noted = true
 	}
-	n := seo.NormalizeURL(u, &cr.norm)
-	return n, n.String()
+	n = seo.NormalizeURL(u, &cr.norm)
+	return n, n.String(), noted
 }
 
 func hasSessionParam(q string) bool {
@@ -1306,21 +1373,7 @@ func hasSessionParam(q string) bool {
 // crawl's limits (URL length, depth, queued URLs), trap guards and scope
 // allow it; a URL refused by a limit or a trap is counted as skipped.
 func (cr *crawl) allowItem(n *url.URL, s string, depth int, source, ref string) (Item, bool) {
-	switch {
-	case len(s) > cr.o.MaxURLLength:
-		cr.skip(SkipURLTooLong, s)
-		return Item{}, false
-	case depth > cr.o.MaxDepth:
-		cr.skip(SkipTooDeep, s)
-		return Item{}, false
-	case !cr.traps.allows(n, s, depth, ref):
-		cr.skipped.add(s) // listed in NotFetched with its trap
-		return Item{}, false
-	case !cr.scopeAdmit(n, s, source):
-		return Item{}, false
-	case cr.admitted.Load() >= cr.admitCap:
-		cr.skip(SkipQueueFull, s)
-		cr.overflow.Store(true)
+	if !cr.admit(n, s, depth, source, ref, nil) {
 		return Item{}, false
 	}
 	if source != SourceSitemap {
@@ -1329,6 +1382,31 @@ func (cr *crawl) allowItem(n *url.URL, s string, depth int, source, ref string) 
 		cr.builder.id(s)
 	}
 	return Item{URL: s, Depth: depth, Source: source, Referrer: ref}, true
+}
+
+// admit runs allowItem's checks: whether the crawl's limits, trap guards
+// and scope allow the normalised URL n (s) found at depth, counting it as
+// skipped when a limit or a trap refuses it (ref: the page found on; sh:
+// n's trap shape, nil when not worked out yet).
+func (cr *crawl) admit(n *url.URL, s string, depth int, source, ref string, sh *trapShape) bool {
+	switch {
+	case len(s) > cr.o.MaxURLLength:
+		cr.skip(SkipURLTooLong, s)
+		return false
+	case depth > cr.o.MaxDepth:
+		cr.skip(SkipTooDeep, s)
+		return false
+	case !cr.traps.allowsShaped(n, s, depth, ref, sh):
+		cr.skipped.add(s) // listed in NotFetched with its trap
+		return false
+	case !cr.scopeAdmit(n, s, source):
+		return false
+	case cr.admitted.Load() >= cr.admitCap:
+		cr.skip(SkipQueueFull, s)
+		cr.overflow.Store(true)
+		return false
+	}
+	return true
 }
 
 // push adds items to the frontier and counts them.
@@ -1341,8 +1419,9 @@ func (cr *crawl) push(ctx context.Context, items []Item) (int, error) {
 	return added, nil
 }
 
-// finish records a page and marks it done in the frontier.
-func (cr *crawl) finish(ctx context.Context, it Item, sum PageSummary, edges []Edge) result {
+// finish records a page and marks it done in the frontier; ids are the
+// node ids of the first edges' targets where known (see addEdges).
+func (cr *crawl) finish(ctx context.Context, it Item, sum PageSummary, edges []Edge, ids []int32) result {
 	if cr.store != nil {
 		if err := cr.store.PutSummary(ctx, sum, edges); err != nil {
 			if ctx.Err() != nil {
@@ -1352,7 +1431,7 @@ func (cr *crawl) finish(ctx context.Context, it Item, sum PageSummary, edges []E
 		}
 	}
 	if cr.shared == nil {
-		cr.record(sum, edges)
+		cr.record(sum, edges, ids)
 	}
 	if err := cr.front.Done(ctx, it.URL); err != nil && ctx.Err() == nil {
 		return result{err: fmt.Errorf("crawler: frontier: %w", err)}

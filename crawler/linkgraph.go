@@ -75,8 +75,11 @@ func (b *siteBuilder) url(id int32) string {
 // its redirect hops as redirect edges, then edges, whose targets are
 // interned while MaxLinkTargets allows (droppedEdges counts the others).
 // Repeated edges from one page are stored once, followed when any copy is.
+// ids, when longer than zero, holds the node id of edges[k].To for the
+// first len(ids) edges, or -1 where it is not known: a link target the
+// crawl admitted has its node already, found without a lookup by URL.
 // The caller holds b.mu.
-func (b *siteBuilder) addEdges(from int32, sum *PageSummary, edges []Edge) {
+func (b *siteBuilder) addEdges(from int32, sum *PageSummary, edges []Edge, ids []int32) {
 	sc := b.scratch[:0]
 	isHop := func(f, t string) bool {
 		for i, h := range sum.Redirects {
@@ -97,7 +100,7 @@ func (b *siteBuilder) addEdges(from int32, sum *PageSummary, edges []Edge) {
 			sc = append(sc, edge{uint32(f), uint32(t) | edgeRedirect})
 		}
 	}
-	for _, e := range edges {
+	for k, e := range edges {
 		f := from
 		if e.To == "" {
 			continue
@@ -110,10 +113,15 @@ func (b *siteBuilder) addEdges(from int32, sum *PageSummary, edges []Edge) {
 			}
 			f = id
 		}
-		id, ok := b.internTarget(e.To)
-		if !ok {
-			b.droppedEdges++
-			continue
+		var id int32
+		if k < len(ids) && ids[k] >= 0 {
+			id = ids[k]
+		} else {
+			var ok bool
+			if id, ok = b.internTarget(e.To); !ok {
+				b.droppedEdges++
+				continue
+			}
 		}
 		t := uint32(id)
 		if len(sum.Redirects) > 0 && isHop(e.From, e.To) {

@@ -260,6 +260,7 @@ func (r *siteRun) linkScope() {
 	slices.SortFunc(order, func(a, b int32) int { return strings.Compare(r.pages[a].URL, r.pages[b].URL) })
 
 	var hits []linkHit
+	memo := newTargetMemo(len(r.b.urls))
 	for _, pi := range order {
 		i := int(pi)
 		p := &r.pages[i]
@@ -277,8 +278,9 @@ func (r *siteRun) linkScope() {
 			if j < 0 {
 				continue
 			}
-			target := r.b.urls[t]
-			hits = r.targetHits(hits, analyzer.InternalLink, target, `<a href>`, &r.pages[j])
+			hits = memo.hits(hits, t, func(hits []linkHit) []linkHit {
+				return r.targetHits(hits, analyzer.InternalLink, r.b.urls[t], `<a href>`, &r.pages[j])
+			})
 		}
 		hits = ext.hits(hits, node)
 		hits = own.hits(hits, node)
@@ -300,6 +302,52 @@ func (r *siteRun) linkScope() {
 		}
 	}
 	SortFindings(acc.full)
+}
+
+// targetMemo remembers the link-scope findings of the internal link
+// targets linkScope has judged: a page linked from many others is judged
+// once, its verdicts (few pages have any) copied for the other links.
+type targetMemo struct {
+	done  []uint64            // bitset of the nodes judged
+	found map[int32][]linkHit // their findings, for those with any
+}
+
+func newTargetMemo(nodes int) *targetMemo {
+	return &targetMemo{done: make([]uint64, (nodes+63)/64), found: map[int32][]linkHit{}}
+}
+
+// hits appends the findings of a link to node, judged by judge the
+// first time (which appends them to the hits it is given).
+func (m *targetMemo) hits(hits []linkHit, node int32, judge func([]linkHit) []linkHit) []linkHit {
+	w, bit := node/64, uint64(1)<<(node%64)
+	if m.done[w]&bit == 0 {
+		m.done[w] |= bit
+		n := len(hits)
+		hits = judge(hits)
+		if len(hits) > n {
+			m.found[node] = cloneHits(nil, hits[n:])
+		}
+		return hits
+	}
+	return cloneHits(hits, m.found[node])
+}
+
+// cloneHits appends copies of hs to hits, their evidence's slices and
+// pointers copied, so no two findings share them.
+func cloneHits(hits, hs []linkHit) []linkHit {
+	for _, h := range hs {
+		h.ev.URLs = slices.Clone(h.ev.URLs)
+		if h.ev.Measured != nil {
+			v := *h.ev.Measured
+			h.ev.Measured = &v
+		}
+		if h.ev.Threshold != nil {
+			v := *h.ev.Threshold
+			h.ev.Threshold = &v
+		}
+		hits = append(hits, h)
+	}
+	return hits
 }
 
 // canonicalTarget checks the crawled canonical target of p.

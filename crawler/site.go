@@ -136,11 +136,17 @@ const maxPreallocPages = 200_000
 // repeats them; repeated edges from one page are stored once (followed when
 // any copy is).
 func (b *siteBuilder) addPage(sum PageSummary, edges []Edge) {
+	b.addPageIDs(sum, edges, nil)
+}
+
+// addPageIDs is addPage with the node ids of the first edges' targets
+// where the crawl knows them (see addEdges).
+func (b *siteBuilder) addPageIDs(sum PageSummary, edges []Edge, ids []int32) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	from := b.intern(sum.URL)
 	b.markCrawled(from)
-	b.addEdges(from, &sum, edges)
+	b.addEdges(from, &sum, edges, ids)
 	sum.Findings = b.shareIDs(sum.Findings)
 	sum.FindingCounts = b.shareCounts(sum.FindingCounts)
 	b.link.addMuted(sum.Muted)

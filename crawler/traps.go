@@ -121,9 +121,19 @@ func hash64(s string) uint64 {
 // counted against it, once however often it is found, and remembered
 // with reason NotFetchedTrap.
 func (g *trapGuard) allows(u *url.URL, raw string, depth int, ref string) bool {
+	return g.allowsShaped(u, raw, depth, ref, nil)
+}
+
+// allowsShaped is allows with u's shape (pathShape) when the caller has
+// it, nil when not.
+func (g *trapGuard) allowsShaped(u *url.URL, raw string, depth int, ref string, sh *trapShape) bool {
+	if sh == nil {
+		s := pathShape(u)
+		sh = &s
+	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	pat, reason := g.match(u, depth)
+	pat, reason := g.match(u, depth, sh)
 	if pat == "" {
 		return true
 	}
@@ -155,18 +165,44 @@ func (g *trapGuard) dropped() ([]NotFetchedURL, int) {
 	return out, g.more
 }
 
-// match returns the trap pattern u falls in and its reason, "" when none.
-func (g *trapGuard) match(u *url.URL, depth int) (pattern, reason string) {
-	if pat, reason := repeatingPath(u); pat != "" {
-		return pat, reason
+// trapShape is what the trap rules read of a URL's host and path, which
+// depends on nothing else: worked out once per URL (a link target the
+// crawl meets again keeps its shape, see linkTarget).
+type trapShape struct {
+	// repeat and repeatReason: the repeating path pattern, "" for none.
+	repeat, repeatReason string
+	// digits: the path holds a digit; digitKey is then the host and the
+	// escaped path with each run of digits made "{n}".
+	digits   bool
+	digitKey string
+}
+
+// pathShape returns the trapShape of u.
+func pathShape(u *url.URL) trapShape {
+	var sh trapShape
+	sh.repeat, sh.repeatReason = repeatingPath(u)
+	if sh.digits = hasDigit(u.Path); sh.digits {
+		sh.digitKey = u.Host + digitPattern(u.EscapedPath())
+	}
+	return sh
+}
+
+// match returns the trap pattern u (of shape sh) falls in and its
+// reason, "" when none.
+func (g *trapGuard) match(u *url.URL, depth int, sh *trapShape) (pattern, reason string) {
+	if sh.repeat != "" {
+		return sh.repeat, sh.repeatReason
 	}
 	if u.RawQuery != "" {
 		if pat, reason := g.matchQuery(u); pat != "" {
 			return pat, reason
 		}
 	}
-	if depth >= 0 && (hasDigit(u.Path) || hasDigit(u.RawQuery)) {
-		key := u.Host + digitPattern(u.EscapedPath())
+	if depth >= 0 && (sh.digits || hasDigit(u.RawQuery)) {
+		key := sh.digitKey
+		if !sh.digits {
+			key = u.Host + digitPattern(u.EscapedPath())
+		}
 		if u.RawQuery != "" {
 			key += "?" + digitPattern(u.RawQuery)
 		}

@@ -165,12 +165,12 @@ func TestReadChunked(t *testing.T) {
 			if size > 50_000 && step == 1 {
 				continue
 			}
-			got, err := readChunked(&stepReader{b: body, step: step})
+			got, err := readChunked(&stepReader{b: body, step: step}, nil)
 			if err != nil || !bytes.Equal(got, body) {
 				t.Errorf("size %d in reads of %d: %d bytes, %v; want the body", size, step, len(got), err)
 			}
 			want := errors.New("reset")
-			got, err = readChunked(&stepReader{b: body, step: step, err: want})
+			got, err = readChunked(&stepReader{b: body, step: step, err: want}, nil)
 			if !errors.Is(err, want) || !bytes.Equal(got, body) {
 				t.Errorf("size %d in reads of %d, failing at the end: %d bytes, %v; want the body and the error", size, step, len(got), err)
 			}

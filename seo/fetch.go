@@ -452,15 +452,22 @@ func (f *Fetcher) Fetch(ctx context.Context, req *Request) (*Response, error) {
 	case req.DiscardBody:
 		_, err = io.Copy(io.Discard, body)
 	case clErr == nil && cl > 0 && resp.ContentEncoding == "" && cl <= f.bodyCap(req):
-		buf := &bytes.Buffer{}
-		buf.Grow(int(cl) + 1)
+		var buf *bytes.Buffer
+		if int64(cap(req.Buffer)) >= cl+bytes.MinRead {
+			// Room for the body and the read that finds its end.
+			buf = bytes.NewBuffer(req.Buffer[:0])
+		} else {
+			buf = &bytes.Buffer{}
+			buf.Grow(int(cl) + 1)
+		}
 		_, err = io.Copy(buf, body)
 		resp.Body = buf.Bytes()
 	default:
 		// Of unknown length: read into pooled chunks and copied once at
-		// its size, not grown by doubling (which leaves about the body's
-		// size again as garbage on every page).
-		resp.Body, err = readChunked(body)
+		// its size (into req.Buffer when it fits), not grown by doubling
+		// (which leaves about the body's size again as garbage on every
+		// page).
+		resp.Body, err = readChunked(body, req.Buffer)
 	}
 	if errors.Is(err, ErrTooLarge) {
 		resp.Truncated, err = true, nil
@@ -480,8 +487,8 @@ var chunkPool = sync.Pool{New: func() any { return new([bodyChunk]byte) }}
 
 // readChunked reads r to its end as io.ReadAll does (what was read is
 // returned with any error but io.EOF), into pooled chunks, and returns the
-// bytes in one slice of their size.
-func readChunked(r io.Reader) ([]byte, error) {
+// bytes in one slice of their size: into[:size] when into has the room.
+func readChunked(r io.Reader, into []byte) ([]byte, error) {
 	var chunks []*[bodyChunk]byte
 	defer func() {
 		for _, c := range chunks {
@@ -506,7 +513,12 @@ func readChunked(r io.Reader) ([]byte, error) {
 			break
 		}
 	}
-	out := make([]byte, total)
+	var out []byte
+	if cap(into) >= total {
+		out = into[:total]
+	} else {
+		out = make([]byte, total)
+	}
 	off := 0
 	for _, c := range chunks {
 		off += copy(out[off:], c[:min(bodyChunk, total-off)])

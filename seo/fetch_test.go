@@ -1235,3 +1235,42 @@ func TestTransitionEncodingsAtDial(t *testing.T) {
 		}
 	}
 }
+
+// TestFetchIntoBuffer fetches bodies of known length and chunked ones,
+// small and past the chunk size, with a Buffer that holds them, one too
+// small and none: the body is the same, and it is read into the Buffer
+// exactly when the Buffer has the room.
+func TestFetchIntoBuffer(t *testing.T) {
+	t.Parallel()
+	body := bytes.Repeat([]byte("0123456789abcdef"), 5000) // 80,000 bytes
+	_, port := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n, _ := strconv.Atoi(r.URL.Query().Get("n"))
+		if r.URL.Query().Get("cl") != "" {
+			w.Header().Set("Content-Length", strconv.Itoa(n))
+		}
+		w.Write(body[:n])
+	}))
+	f := testFetcher(port, nil, nil)
+	for _, n := range []int{10, 3000, len(body)} {
+		for _, cl := range []string{"", "1"} {
+			for _, room := range []int{0, n / 2, n + 512} {
+				var buf []byte
+				if room > 0 {
+					buf = make([]byte, 0, room)
+				}
+				u := fmt.Sprintf("http://%s:%d/?n=%d&cl=%s", testIP, port, n, cl)
+				resp, err := f.Fetch(context.Background(), &Request{URL: u, Buffer: buf})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Equal(resp.Body, body[:n]) {
+					t.Fatalf("%s with a buffer of %d: %d bytes, not the body", u, room, len(resp.Body))
+				}
+				into := room > 0 && &buf[:1][0] == &resp.Body[0]
+				if want := room >= n+512; into != want {
+					t.Errorf("%s with a buffer of %d: read into it %v, want %v", u, room, into, want)
+				}
+			}
+		}
+	}
+}

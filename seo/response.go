@@ -24,6 +24,12 @@ type Request struct {
 	DiscardBody bool
 	// MaxBodyBytes overrides the fetcher's body cap for this request.
 	MaxBodyBytes int64
+	// Buffer, when its capacity holds the body, is where Fetch reads it:
+	// Response.Body is then Buffer[:n]. A caller that reuses one buffer
+	// for many fetches (a crawler's per-page buffer) saves allocating a
+	// body per page; it must be done with the Response first. A body that
+	// does not fit is read into a new slice as without it.
+	Buffer []byte
 }
 
 // Response is what the safe fetcher records of one fetch, redirects followed.

@@ -84,6 +84,11 @@ type Site struct {
 	requests  atomic.Int64
 
 	paras []string
+	// Pieces pages are built from: each paragraph in its tags, the menu,
+	// the offsets of related articles.
+	paraHTML []string
+	navHTML  string
+	steps    []int
 }
 
 // NewSite starts a generated site; Close it when done.
@@ -105,6 +110,12 @@ func NewSite(opts SiteOptions) *Site {
 	}
 	s := &Site{opts: opts, hits: map[string]int{}, times: map[string][]time.Time{}}
 	s.paras = makeParagraphs(256)
+	s.paraHTML = make([]string, len(s.paras))
+	for i, p := range s.paras {
+		s.paraHTML[i] = "<p>" + p + "</p>\n"
+	}
+	s.navHTML = makeNav(opts.Categories)
+	s.steps = relatedSteps(max(5, opts.MaxRelated))
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
 	return s
 }
@@ -291,17 +302,34 @@ func (s *Site) categorySitemap(w http.ResponseWriter) {
 
 // nav is the menu every page carries.
 func (s *Site) nav(b *bytes.Buffer) {
-	b.WriteString(`<header><nav><ul><li><a href="/">Home</a></li>`)
-	for k := range s.opts.Categories {
-		fmt.Fprintf(b, `<li><a href="/c/%d">Category %d</a></li>`, k, k)
-	}
-	b.WriteString(`<li><a href="/about">About</a></li></ul></nav></header>`)
+	b.WriteString(s.navHTML)
 }
 
+// makeNav returns the menu of a site of n categories.
+func makeNav(n int) string {
+	var b strings.Builder
+	b.WriteString(`<header><nav><ul><li><a href="/">Home</a></li>`)
+	for k := range n {
+		fmt.Fprintf(&b, `<li><a href="/c/%d">Category %d</a></li>`, k, k)
+	}
+	b.WriteString(`<li><a href="/about">About</a></li></ul></nav></header>`)
+	return b.String()
+}
+
+// The head of every page, around its title and description.
+const (
+	headStart = `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>`
+	headDesc  = `</title><meta name="description" content="`
+	headEnd   = `"><meta name="viewport" content="width=device-width, initial-scale=1">` +
+		`<link rel="stylesheet" href="/static/site.css"><link rel="icon" href="/favicon.ico"></head><body>`
+)
+
 func (s *Site) head(b *bytes.Buffer, title, desc string) {
-	fmt.Fprintf(b, `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>%s</title>`+
-		`<meta name="description" content="%s"><meta name="viewport" content="width=device-width, initial-scale=1">`+
-		`<link rel="stylesheet" href="/static/site.css"><link rel="icon" href="/favicon.ico"></head><body>`, title, desc)
+	b.WriteString(headStart)
+	b.WriteString(title)
+	b.WriteString(headDesc)
+	b.WriteString(desc)
+	b.WriteString(headEnd)
 	s.nav(b)
 }
 
@@ -399,23 +427,17 @@ func (s *Site) category(w http.ResponseWriter, r *http.Request) {
 }
 
 // article serves /a/{i}: nav, breadcrumb, about PageBytes of text, related links.
+// The page is appended in one pass from pieces made when the site starts
+// (head, menu, paragraphs with their tags, related steps), into a pooled
+// buffer: a crawl benchmark measures the crawler, not the generator.
 func (s *Site) article(w http.ResponseWriter, r *http.Request) {
-	i, err := strconv.Atoi(strings.TrimPrefix(r.URL.Path, "/a/"))
-	if err != nil || i < 0 || i >= s.opts.Articles+s.opts.Orphans || strconv.Itoa(i) != strings.TrimPrefix(r.URL.Path, "/a/") {
+	num := strings.TrimPrefix(r.URL.Path, "/a/")
+	i, err := strconv.Atoi(num)
+	if err != nil || i < 0 || i >= s.opts.Articles+s.opts.Orphans || strconv.Itoa(i) != num {
 		http.NotFound(w, r)
 		return
 	}
 	k := i % s.opts.Categories
-	title := fmt.Sprintf("Article %d: notes on topic %d of the generated site", i, i%97)
-	// The page is written into one pooled buffer: a crawl benchmark
-	// measures the crawler's garbage, not the generator's.
-	b := pagePool.Get().(*bytes.Buffer)
-	defer pagePool.Put(b)
-	b.Reset()
-	s.head(b, title, fmt.Sprintf("Article %d of category %d, a generated page about topic %d with enough text to be analysed.", i, k, i%97))
-	b.WriteString("<main><h1>" + title + "</h1>")
-	body := b.Len() // sizes count the main content only
-	fmt.Fprintf(b, `<p class="crumbs"><a href="/">Home</a> › <a href="/c/%d">Category %d</a></p>`, k, k)
 	// Pick paragraphs by a per-article generator, so pages differ.
 	x := uint64(i)*2654435761 + 1
 	size, related := s.opts.PageBytes, 5
@@ -425,33 +447,78 @@ func (s *Site) article(w http.ResponseWriter, r *http.Request) {
 	if s.opts.MaxRelated > related {
 		related += int(mix(x+1) % uint64(s.opts.MaxRelated-related+1))
 	}
-	for b.Len()-body < size-1500 {
+	bp := pagePool.Get().(*[]byte)
+	defer pagePool.Put(bp)
+	// Room for the head and menu, the text and the related links, so the
+	// page is not copied as it grows.
+	if room := len(s.navHTML) + size + related*160 + 2048; cap(*bp) < room {
+		*bp = make([]byte, 0, room)
+	}
+	b := append((*bp)[:0], headStart...)
+	title := len(b)
+	b = append(b, "Article "...)
+	b = strconv.AppendInt(b, int64(i), 10)
+	b = append(b, ": notes on topic "...)
+	b = strconv.AppendInt(b, int64(i%97), 10)
+	b = append(b, " of the generated site"...)
+	titleEnd := len(b)
+	b = append(b, headDesc...)
+	b = append(b, "Article "...)
+	b = strconv.AppendInt(b, int64(i), 10)
+	b = append(b, " of category "...)
+	b = strconv.AppendInt(b, int64(k), 10)
+	b = append(b, ", a generated page about topic "...)
+	b = strconv.AppendInt(b, int64(i%97), 10)
+	b = append(b, " with enough text to be analysed."...)
+	b = append(b, headEnd...)
+	b = append(b, s.navHTML...)
+	b = append(b, "<main><h1>"...)
+	b = append(b, b[title:titleEnd]...)
+	b = append(b, "</h1>"...)
+	body := len(b) // sizes count the main content only
+	b = append(b, `<p class="crumbs"><a href="/">Home</a> › <a href="/c/`...)
+	b = strconv.AppendInt(b, int64(k), 10)
+	b = append(b, `">Category `...)
+	b = strconv.AppendInt(b, int64(k), 10)
+	b = append(b, `</a></p>`...)
+	for len(b)-body < size-1500 {
 		x ^= x << 13
 		x ^= x >> 7
 		x ^= x << 17
-		b.WriteString("<p>")
-		b.WriteString(s.paras[x%uint64(len(s.paras))])
-		b.WriteString("</p>\n")
+		b = append(b, s.paraHTML[x%uint64(len(s.paraHTML))]...)
 	}
-	b.WriteString(`<aside><h2>Related articles</h2><ul>`)
+	b = append(b, `<aside><h2>Related articles</h2><ul>`...)
 	if i < s.opts.Articles {
-		for r, d := range relatedSteps(related) {
+		for r, d := range s.steps[:related] {
 			j := (i + d) % s.opts.Articles
+			b = append(b, `<li><a href="/a/`...)
+			b = strconv.AppendInt(b, int64(j), 10)
 			if r >= 5 {
-				fmt.Fprintf(b, `<li><a href="/a/%d" title="Related %d">Article %d, %s</a></li>`, j, r, j, s.paras[j%len(s.paras)][:40])
-				continue
+				b = append(b, `" title="Related `...)
+				b = strconv.AppendInt(b, int64(r), 10)
+				b = append(b, `">Article `...)
+				b = strconv.AppendInt(b, int64(j), 10)
+				b = append(b, ", "...)
+				b = append(b, s.paras[j%len(s.paras)][:40]...)
+			} else {
+				b = append(b, `">Article `...)
+				b = strconv.AppendInt(b, int64(j), 10)
 			}
-			fmt.Fprintf(b, `<li><a href="/a/%d">Article %d</a></li>`, j, j)
+			b = append(b, `</a></li>`...)
 		}
 	}
-	b.WriteString(`</ul></aside><img src="/img/a.png" alt="An illustration" width="640" height="360">`)
-	b.WriteString("</main></body></html>")
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Write(b.Bytes())
+	b = append(b, `</ul></aside><img src="/img/a.png" alt="An illustration" width="640" height="360">`...)
+	b = append(b, "</main></body></html>"...)
+	*bp = b
+	w.Header()["Content-Type"] = htmlType
+	w.Write(b)
 }
 
+// htmlType is the Content-Type of generated pages.
+var htmlType = []string{"text/html; charset=utf-8"}
+
 // pagePool holds the buffers articles are written into.
-var pagePool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+var pagePool = sync.Pool{New: func() any { return new([]byte) }}
 
 // relatedSteps returns the offsets of an article's n related articles:
 // the five fixed ones, then steps that reach across the site.
