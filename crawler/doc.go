@@ -148,7 +148,7 @@
 // MaxLinkTargets for the link graph, both 2*MaxPages+1000 by default; 257
 // bytes each measured, 512 in the model), the sitemap URLs (MaxSitemapURLs
 // hashes of 8 bytes, 10*MaxPages+50000 by default) and fixed-size state
-// (8 MiB). [EstimateMemory] adds these up; Options.Memory reserves that
+// (12 MiB). [EstimateMemory] adds these up; Options.Memory reserves that
 // much of a shared seo.MemoryBudget for the run. What a cap leaves out is
 // counted and said: CrawlStats.LimitReached, GraphStats.OrphanCheck
 // ("not_done" for a partial crawl, which reports no orphans), and

@@ -58,9 +58,9 @@ func ExampleEstimateMemory() {
 		fmt.Printf("%.1f MB\n", float64(crawler.EstimateMemory(o))/1e6)
 	}
 	// Output:
-	// 15.9 MB
-	// 18.0 MB
-	// 53.6 MB
+	// 20.1 MB
+	// 22.2 MB
+	// 57.8 MB
 }
 
 // A rendered crawl: pages are analysed as a browser renders them and the

@@ -21,14 +21,15 @@ const (
 	memPerExternal = 400
 	// memBase covers the crawl's state of fixed size: the skipped-URL
 	// counter (at most 2^17 hashes), the robots.txt verdicts of up to
-	// 10,000 resources, the trap guard and the sitemap reader.
-	memBase = 8 << 20
+	// 10,000 resources, the trap guard, the sitemap reader, and the link
+	// cache (8,192 targets of about 450 bytes: 3.5 MiB).
+	memBase = 12 << 20
 )
 
 // EstimateMemory returns the bytes a crawl with options o may hold in its
 // own state, by the memory model of MEMORY.md:
 //
-//	8 MiB
+//	12 MiB
 //	+ MaxPages × 2 KiB                         (summaries, edges, site checks)
 //	+ (MaxQueuedURLs + MaxLinkTargets) × 512 B (known URLs not crawled)
 //	+ MaxSitemapURLs × 8 B                     (sitemap URL hashes)
