@@ -154,6 +154,10 @@ func cnSkipToComma(v string, i int) int {
 
 // cnRelHas reports whether a rel attribute value lists token.
 func cnRelHas(rel, token string) bool {
+	if isASCII(rel) && isASCII(token) && strings.ToLower(token) == token {
+		// strings.EqualFold of ASCII words is ASCII case folding.
+		return fieldHasLower(rel, token)
+	}
 	for _, f := range strings.Fields(rel) {
 		if strings.EqualFold(f, token) {
 			return true

@@ -209,7 +209,7 @@ func parseLangTag(raw string) (base, why string) {
 func checkDuplicateIDs(p *Page, r *Reporter) {
 	counts := make(map[string]int)
 	var order []string
-	for _, n := range p.Elements {
+	for _, n := range p.idEls {
 		id, ok := Attr(n, "id")
 		if !ok || id == "" {
 			continue
@@ -354,20 +354,24 @@ func checkHeadInvalid(p *Page, r *Reporter) {
 		}
 		switch tt {
 		case html.StartTagToken, html.SelfClosingTagToken:
+			// The name is compared in the tokenizer's buffer; only the
+			// names kept are copied.
 			name, _ := z.TagName()
-			tag := string(name)
 			switch {
 			case noscript > 0:
-			case tag == "noscript":
+			case string(name) == "noscript":
 				if tt == html.StartTagToken {
 					noscript++
 				}
-			case bad == "" && !headAllowed[tag]:
-				bad, badOff = tag, off
-			case bad != "" && (tag == "meta" || tag == "link" || tag == "title" || tag == "base"):
-				later++
-				if len(laterTags) < 5 {
-					laterTags = append(laterTags, tag)
+			case bad == "" && !headAllowed[string(name)]:
+				bad, badOff = string(name), off
+			case bad != "":
+				switch string(name) {
+				case "meta", "link", "title", "base":
+					later++
+					if len(laterTags) < 5 {
+						laterTags = append(laterTags, string(name))
+					}
 				}
 			}
 		case html.EndTagToken:
@@ -482,21 +486,28 @@ func foldIndex(s, needle string) int {
 	return -1
 }
 
-// foldIndexBytes is foldIndex over bytes.
+// foldIndexBytes is foldIndex over bytes. A needle whose first byte has
+// one case ("</head") is found by jumping from one occurrence of that byte
+// to the next, as bytes.IndexByte does in vector steps, rather than by
+// comparing at every offset.
 func foldIndexBytes(b []byte, needle string) int {
 	n := len(needle)
-outer:
+	if n == 0 {
+		return 0
+	}
+	c0 := needle[0]
+	oneCase := c0 < 'a' || c0 > 'z'
 	for i := 0; i+n <= len(b); i++ {
-		for j := 0; j < n; j++ {
-			x := b[i+j]
-			if 'A' <= x && x <= 'Z' {
-				x += 'a' - 'A'
+		if oneCase {
+			j := bytes.IndexByte(b[i:len(b)-n+1], c0)
+			if j < 0 {
+				return -1
 			}
-			if x != needle[j] {
-				continue outer
-			}
+			i += j
 		}
-		return i
+		if lowerASCIIEqual(b[i:i+n], needle) {
+			return i
+		}
 	}
 	return -1
 }

@@ -121,7 +121,7 @@ func headingAlts(n *html.Node, sb *strings.Builder) {
 // headings of the h1-h6 outline.
 func extractHeadings(p *Page) {
 	total := 0
-	for _, n := range p.Elements {
+	for _, n := range p.headingEls {
 		if lvl := headingLevel(n); lvl > 0 {
 			if total++; total <= p.cfg.MaxListItems {
 				p.Report.Headings = append(p.Report.Headings, Heading{Level: lvl, Text: headingText(n)})
@@ -169,7 +169,7 @@ func checkHeadings(p *Page, r *Reporter) {
 	}
 
 	prev, hasH2 := 0, false
-	for _, n := range p.Elements {
+	for _, n := range p.headingEls {
 		lvl := headingLevel(n)
 		if lvl == 0 {
 			continue

@@ -81,8 +81,10 @@ func extractImages(p *Page) {
 			continue
 		}
 		info := ImageInfo{Src: imageSrc(n)}
-		if u := p.Resolve(info.Src); info.Src != "" && u != nil && !strings.HasPrefix(info.Src, "data:") {
-			info.Src = u.String()
+		if info.Src != "" && !strings.HasPrefix(info.Src, "data:") {
+			if u := p.Resolve(info.Src); u != nil {
+				info.Src = urlString(u)
+			}
 		}
 		if a, ok := Attr(n, "alt"); ok {
 			info.Alt = &a
@@ -119,8 +121,10 @@ func checkImages(p *Page, r *Reporter) {
 		absSrc := func() string {
 			if !resolved {
 				abs, resolved = src, true
-				if u := p.Resolve(src); src != "" && u != nil && !strings.HasPrefix(src, "data:") {
-					abs = u.String()
+				if src != "" && !strings.HasPrefix(src, "data:") {
+					if u := p.Resolve(src); u != nil {
+						abs = u.String()
+					}
 				}
 			}
 			return abs

@@ -87,7 +87,7 @@ func extractLinks(p *Page) {
 				// Sized once for the page's links.
 				s.List = make([]LinkInfo, 0, min(len(p.Links), max))
 			}
-			s.List = append(s.List, LinkInfo{URL: l.URL.String(), Text: l.Text, Rel: l.Rel, Internal: l.Internal})
+			s.List = append(s.List, LinkInfo{URL: urlString(l.URL), Text: l.Text, Rel: l.Rel, Internal: l.Internal})
 		}
 	}
 	if t := p.tail; t != nil {
@@ -186,8 +186,23 @@ func lkGenericText(s string) bool {
 	for len(b) > 0 && strings.IndexByte(cut, b[len(b)-1]) >= 0 {
 		b = b[:len(b)-1]
 	}
+	if len(b) == 0 || lkGenericFilter[b[0]]&langFilterBit(b) == 0 {
+		return false // no generic text is empty or has this first byte, length and last byte
+	}
 	return lkGenericTexts[string(b)]
 }
+
+// lkGenericFilter has, for each first byte of a generic text, the
+// langFilterBit of each such text, so most link texts are ruled out
+// without a map lookup.
+var lkGenericFilter = func() (f [256]uint64) {
+	for t := range lkGenericTexts {
+		if t != "" {
+			f[t[0]] |= langFilterBit(t)
+		}
+	}
+	return f
+}()
 
 // lkPrivateHost reports whether host is localhost, a .local/.internal name
 // or a literal loopback, private, link-local or unspecified address.
@@ -269,22 +284,21 @@ const lkPlaceholder = "links.placeholder_href"
 // hrefs get the milder links.placeholder_href.
 func lkUncrawlable(l Link) (id, why string) {
 	a := l.Node
-	if v, _ := Attr(a, "role"); strings.TrimSpace(v) != "" {
+	if l.attrs&linkHasRole != 0 {
 		return "", "" // a widget, not a link
 	}
 	// Browsers ignore white space inside URLs.
-	h := strings.Join(strings.Fields(l.Href), "")
-	low := strings.ToLower(h)
-	if strings.HasPrefix(low, "mailto:") {
+	h := withoutSpace(l.Href)
+	if hasPrefixFold(h, "mailto:") {
 		return "", ""
 	}
-	if v, _ := Attr(a, "id"); h == "" && v != "" {
+	if h == "" && l.attrs&linkHasID != 0 {
 		return "", "" // an <a id> fragment target
 	}
-	if strings.HasPrefix(low, "file:") {
+	if hasPrefixFold(h, "file:") {
 		return "links.uncrawlable", "file: href"
 	}
-	if v, _ := Attr(a, "name"); strings.TrimSpace(v) != "" {
+	if l.attrs&linkHasName != 0 {
 		return "", "" // an <a name> fragment target
 	}
 	if !l.HasHref {
@@ -313,7 +327,7 @@ func lkUncrawlable(l Link) (id, why string) {
 		return lkPlaceholder, "empty href"
 	case h == "#":
 		return lkPlaceholder, "bare # href"
-	case strings.HasPrefix(low, "javascript:"):
+	case hasPrefixFold(h, "javascript:"):
 		return "links.uncrawlable", "javascript: href"
 	}
 	if l.Unparseable {
@@ -433,7 +447,7 @@ func checkLinks(p *Page, r *Reporter) {
 		}
 		// target=_blank implies noopener in every current browser; only an
 		// explicit rel="opener" gives the new page window.opener back.
-		if t, _ := Attr(l.Node, "target"); strings.EqualFold(strings.TrimSpace(t), "_blank") && lkOrigin(l.URL) != pageOrigin &&
+		if l.attrs&linkTargetBlank != 0 && lkOrigin(l.URL) != pageOrigin &&
 			cnRelHas(l.Rel, "opener") && !cnRelHas(l.Rel, "noopener") && !cnRelHas(l.Rel, "noreferrer") {
 			r.addLazy("links.unsafe_target_blank", `a cross-origin link opens a new tab with rel="opener", which hands it this page's window`, func() seo.Evidence {
 				return seo.Evidence{Element: el(), Value: l.URL.String(), URLs: []string{l.URL.String()}}
@@ -475,7 +489,7 @@ func checkLinks(p *Page, r *Reporter) {
 // lkAnchorTargets collects the element ids and <a name> values of the page.
 func lkAnchorTargets(p *Page) map[string]bool {
 	ids := make(map[string]bool, 64)
-	for _, n := range p.Elements {
+	for _, n := range p.idEls {
 		for _, a := range n.Attr {
 			if a.Namespace != "" {
 				continue

@@ -260,24 +260,31 @@ var secPassiveKinds = map[string]bool{"image": true, "media": true}
 
 func checkSecurityContent(p *Page, r *Reporter) {
 	https := p.URL.Scheme == "https"
+	// The evidence (the element's markup, the URL's text) is built only
+	// for the occurrences a finding keeps.
 	for _, res := range p.Resources {
 		if https && res.URL != nil && res.URL.Scheme == "http" {
+			ev := func() seo.Evidence {
+				return seo.Evidence{Element: Outer(res.Node), Value: res.Raw, URLs: []string{res.URL.String()}}
+			}
 			switch {
 			case secActiveKinds[res.Kind]:
-				r.Add("security.mixed_content_active", "the https page loads a "+res.Kind+" over http, which browsers block",
-					seo.Evidence{Element: Outer(res.Node), Value: res.Raw, URLs: []string{res.URL.String()}})
+				r.addLazy("security.mixed_content_active", "the https page loads a "+res.Kind+" over http, which browsers block", ev)
 			case secPassiveKinds[res.Kind]:
-				r.Add("security.mixed_content_passive", "the https page loads an "+res.Kind+" over http",
-					seo.Evidence{Element: Outer(res.Node), Value: res.Raw, URLs: []string{res.URL.String()}})
+				r.addLazy("security.mixed_content_passive", "the https page loads an "+res.Kind+" over http", ev)
 			}
 		}
 		if secProtocolRelative(res.Raw) {
-			r.Add("security.protocol_relative", "a "+res.Kind+" URL is protocol-relative", seo.Evidence{Element: Outer(res.Node), Value: res.Raw})
+			r.addLazy("security.protocol_relative", "a "+res.Kind+" URL is protocol-relative", func() seo.Evidence {
+				return seo.Evidence{Element: Outer(res.Node), Value: res.Raw}
+			})
 		}
 	}
 	for _, l := range p.Links {
 		if l.HasHref && secProtocolRelative(l.Href) {
-			r.Add("security.protocol_relative", "a link URL is protocol-relative", seo.Evidence{Element: Outer(l.Node), Value: l.Href})
+			r.addLazy("security.protocol_relative", "a link URL is protocol-relative", func() seo.Evidence {
+				return seo.Evidence{Element: Outer(l.Node), Value: l.Href}
+			})
 		}
 	}
 

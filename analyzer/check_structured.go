@@ -580,7 +580,7 @@ func extractStructured(p *Page) {
 			p.Report.StructuredData = append(p.Report.StructuredData, StructuredItem{Syntax: "json-ld", Types: sdNonNil(sdTypes(it.obj))})
 		}
 	}
-	for _, n := range p.Elements {
+	for _, n := range p.sdEls {
 		if n.Namespace != "" {
 			continue
 		}
@@ -917,7 +917,7 @@ func checkStructured(p *Page, r *Reporter) {
 		}
 	}
 	if n == 0 {
-		for _, e := range p.Elements {
+		for _, e := range p.sdEls {
 			if _, ok := Attr(e, "vocab"); ok && e.Namespace == "" {
 				n++
 			}

@@ -97,6 +97,27 @@ var langMaxWordLen = func() int {
 	return n
 }()
 
+// langWordFilter has, for each first byte of a stop word, the bit of
+// langFilterBit of each such word: a word whose bit is clear is no stop
+// word, and the map is not consulted for it (about half the words of a
+// text).
+var langWordFilter = func() (f [256]uint64) {
+	for w := range langWordIndex {
+		f[w[0]] |= langFilterBit(w)
+	}
+	return f
+}()
+
+// langFilterBit is one bit of 64 chosen by a word's length and last byte.
+func langFilterBit[S string | []byte](w S) uint64 {
+	return 1 << ((uint(len(w))*7 + uint(w[len(w)-1])) & 63)
+}
+
+// langWordMaybe reports whether w may be a stop word.
+func langWordMaybe(w []byte) bool {
+	return len(w) > 0 && langWordFilter[w[0]]&langFilterBit(w) != 0
+}
+
 // langMaxWords bounds langWordCount so detectLanguage can mark the words it
 // has seen in a fixed array.
 const langMaxWords = 2048
@@ -183,7 +204,7 @@ func detectLanguage(text string) (code string, confident bool) {
 			return
 		}
 		words++
-		if !overflow && len(w) <= langMaxWordLen {
+		if !overflow && len(w) <= langMaxWordLen && langWordMaybe(w) {
 			if e, ok := langWordIndex[string(w)]; ok {
 				bits := e.langs
 				first := !seen[e.id]

@@ -43,7 +43,7 @@ type Page struct {
 	// Options.MaxElements is parsed up to its first element over the
 	// budget only (see ElementCount).
 	Elements []*html.Node
-	byTag    map[atom.Atom][]*html.Node
+	byTag    tagTable
 	// Declared charset facts, read before transcoding.
 	Charset Charset
 
@@ -88,6 +88,17 @@ type Page struct {
 	// tooDeep says the document was cut at its first element nested
 	// deeper than MaxNesting (the tail holds the rest).
 	tooDeep bool
+	// scratch is a buffer reused while the page is indexed (collapsedText).
+	scratch []byte
+	// idEls lists, in document order, the elements with an id attribute
+	// and the <a> elements with a name attribute (fragment targets);
+	// sdEls those with an itemscope, typeof or vocab attribute (microdata
+	// and RDFa). Both come from the one walk of index, so the checks
+	// reading them do not scan every element's attributes again.
+	idEls, sdEls []*html.Node
+	// headingEls lists the h1-h6 elements (headingLevel > 0) in document
+	// order.
+	headingEls []*html.Node
 }
 
 // Charset records how the document declares its encoding.
@@ -121,7 +132,19 @@ type Link struct {
 	// the element, a script's included (render.ClickAttr); false on pages
 	// not rendered. It is read for <a> elements without href only.
 	ClickListener bool
+	// attrs holds the linkHas* facts of the element's other attributes,
+	// read in the same pass as href and rel so the link checks do not
+	// visit the element's attributes again.
+	attrs uint8
 }
+
+// Facts of an <a> element's attributes (Link.attrs).
+const (
+	linkHasRole     = 1 << iota // a role attribute that is not blank
+	linkHasID                   // an id attribute that is not empty
+	linkHasName                 // a name attribute that is not blank
+	linkTargetBlank             // target="_blank", case and space aside
+)
 
 // Resource is one subresource reference.
 type Resource struct {
@@ -136,7 +159,60 @@ type Resource struct {
 
 // ByTag returns the HTML elements with the given tag in document order
 // (elements in SVG or MathML are excluded).
-func (p *Page) ByTag(a atom.Atom) []*html.Node { return p.byTag[a] }
+func (p *Page) ByTag(a atom.Atom) []*html.Node { return p.byTag.get(a) }
+
+// tagTable lists elements by tag: open addressing over a fixed array, as a
+// page has a few dozen distinct tags, so filing an element costs no map
+// operation. Tags past three quarters of the slots (a hostile page can
+// use hundreds of atom names as tags) go to a map.
+type tagTable struct {
+	slots [tagSlots]tagSlot
+	used  int
+	more  map[atom.Atom][]*html.Node
+}
+
+const tagSlots = 128
+
+type tagSlot struct {
+	a     atom.Atom
+	taken bool
+	list  []*html.Node
+}
+
+// slot returns a's slot, or the empty slot where a would go.
+func (t *tagTable) slot(a atom.Atom) *tagSlot {
+	i := uint32(a) * 2654435761 >> 25 // Fibonacci hashing onto 128 slots
+	for {
+		s := &t.slots[i%tagSlots]
+		if !s.taken || s.a == a {
+			return s
+		}
+		i++
+	}
+}
+
+func (t *tagTable) add(a atom.Atom, n *html.Node) {
+	s := t.slot(a)
+	if !s.taken {
+		if t.used >= tagSlots*3/4 {
+			if t.more == nil {
+				t.more = map[atom.Atom][]*html.Node{}
+			}
+			t.more[a] = append(t.more[a], n)
+			return
+		}
+		s.a, s.taken = a, true
+		t.used++
+	}
+	s.list = append(s.list, n)
+}
+
+func (t *tagTable) get(a atom.Atom) []*html.Node {
+	if s := t.slot(a); s.taken {
+		return s.list
+	}
+	return t.more[a]
+}
 
 // Thresholds returns the thresholds in force.
 func (p *Page) Thresholds() Thresholds { return p.cfg.th }
@@ -350,7 +426,6 @@ var chrome = map[atom.Atom]bool{atom.Nav: true, atom.Header: true, atom.Footer: 
 // index walks the tree once, collecting elements by tag, links, resources
 // and the base URL, then extracts the main text.
 func (p *Page) index() {
-	p.byTag = make(map[atom.Atom][]*html.Node, 32)
 	// About half the '<' of a page open an element (the rest close one);
 	// the list grows at most once from there.
 	p.Elements = make([]*html.Node, 0, min(p.tagHint/2, p.cfg.MaxElements)+8)
@@ -362,9 +437,13 @@ func (p *Page) index() {
 				continue
 			}
 			p.Elements = append(p.Elements, c)
+			p.indexAttrs(c)
+			if headingLevel(c) > 0 {
+				p.headingEls = append(p.headingEls, c)
+			}
 			inForeign := foreign || c.Namespace != ""
 			if !inForeign {
-				p.byTag[c.DataAtom] = append(p.byTag[c.DataAtom], c)
+				p.byTag.add(c.DataAtom, c)
 				switch c.DataAtom {
 				case atom.Html:
 					p.HTML = c
@@ -420,6 +499,31 @@ func (p *Page) index() {
 		p.MainText = string(tb.buf)
 		p.mainFP, p.hasMainFP, p.ipsum = tb.fingerprint(), true, tb.ipsum
 		putTextBuilder(tb)
+	}
+}
+
+// indexAttrs files n under idEls and sdEls by its attributes.
+func (p *Page) indexAttrs(n *html.Node) {
+	id, sd := false, false
+	for i := range n.Attr {
+		a := &n.Attr[i]
+		if a.Namespace != "" {
+			continue
+		}
+		switch a.Key {
+		case "id":
+			id = true
+		case "name":
+			id = id || n.DataAtom == atom.A
+		case "itemscope", "typeof", "vocab":
+			sd = true
+		}
+	}
+	if id {
+		p.idEls = append(p.idEls, n)
+	}
+	if sd {
+		p.sdEls = append(p.sdEls, n)
 	}
 }
 
@@ -484,12 +588,49 @@ func isIdeograph(r rune) bool {
 
 func (p *Page) collectLinks() {
 	pageHost := p.URL.Hostname()
-	p.Links = make([]Link, 0, len(p.byTag[atom.A]))
-	for _, a := range p.byTag[atom.A] {
+	anchors := p.ByTag(atom.A)
+	p.Links = make([]Link, 0, len(anchors))
+	for _, a := range anchors {
 		l := Link{Node: a}
-		l.Href, l.HasHref = Attr(a, "href")
-		l.Rel, _ = Attr(a, "rel")
-		l.Text = Collapse(TextContent(a))
+		var seen uint8 // the attributes met, as Attr takes the first of a name
+		const seenRel, seenRole, seenID, seenName, seenTarget = 1, 2, 4, 8, 16
+		for i := range a.Attr {
+			at := &a.Attr[i]
+			if at.Namespace != "" {
+				continue
+			}
+			switch at.Key {
+			case "href":
+				if !l.HasHref {
+					l.Href, l.HasHref = at.Val, true
+				}
+			case "rel":
+				if seen&seenRel == 0 {
+					l.Rel, seen = at.Val, seen|seenRel
+				}
+			case "role":
+				if seen&seenRole == 0 && strings.TrimSpace(at.Val) != "" {
+					l.attrs |= linkHasRole
+				}
+				seen |= seenRole
+			case "id":
+				if seen&seenID == 0 && at.Val != "" {
+					l.attrs |= linkHasID
+				}
+				seen |= seenID
+			case "name":
+				if seen&seenName == 0 && strings.TrimSpace(at.Val) != "" {
+					l.attrs |= linkHasName
+				}
+				seen |= seenName
+			case "target":
+				if seen&seenTarget == 0 && strings.EqualFold(strings.TrimSpace(at.Val), "_blank") {
+					l.attrs |= linkTargetBlank
+				}
+				seen |= seenTarget
+			}
+		}
+		l.Text = p.collapsedText(a)
 		if l.HasHref {
 			l.URL, l.Unparseable = p.linkTarget(l.Href)
 			if l.URL != nil {
@@ -515,15 +656,18 @@ func (p *Page) linkTarget(href string) (u *url.URL, unparseable bool) {
 // relNofollow reports whether a rel attribute holds nofollow, ugc or
 // sponsored.
 func relNofollow(rel string) bool {
-	for _, r := range strings.Fields(strings.ToLower(rel)) {
-		if r == "nofollow" || r == "ugc" || r == "sponsored" {
-			return true
-		}
-	}
-	return false
+	return rel != "" && (fieldHasLower(rel, "nofollow") || fieldHasLower(rel, "ugc") || fieldHasLower(rel, "sponsored"))
 }
 
 func (p *Page) collectResources() {
+	// Sized from the tags that load something whatever their attributes
+	// (most <link> elements are no resource: stylesheets grow it).
+	n := 0
+	for _, a := range [...]atom.Atom{atom.Script, atom.Img, atom.Iframe, atom.Frame, atom.Audio, atom.Video, atom.Source,
+		atom.Track, atom.Embed, atom.Object} {
+		n += len(p.ByTag(a))
+	}
+	p.Resources = make([]Resource, 0, n)
 	add := func(n *html.Node, kind, attr string) {
 		if v, ok := Attr(n, attr); ok && strings.TrimSpace(v) != "" {
 			p.Resources = append(p.Resources, Resource{Node: n, Kind: kind, Raw: v, URL: p.Resolve(v)})
@@ -546,11 +690,10 @@ func (p *Page) collectResources() {
 			add(n, "media", "data")
 		case atom.Link:
 			rel, _ := Attr(n, "rel")
-			rels := " " + strings.ToLower(rel) + " "
 			switch {
-			case strings.Contains(rels, " stylesheet "):
+			case spaceTokenLower(rel, "stylesheet"):
 				add(n, "stylesheet", "href")
-			case strings.Contains(rels, " preload ") || strings.Contains(rels, " modulepreload "):
+			case spaceTokenLower(rel, "preload") || spaceTokenLower(rel, "modulepreload"):
 				as, _ := Attr(n, "as")
 				kind := "preload"
 				if strings.EqualFold(as, "font") {
@@ -602,7 +745,72 @@ func Collapse(s string) string {
 	if isCollapsed(s) {
 		return s
 	}
-	return strings.Join(strings.Fields(s), " ")
+	// Text wrapped in white space ("\n  Home\n") collapses to a part of
+	// itself: no copy.
+	if t := trimASCIISpace(s); isCollapsed(t) {
+		return t
+	}
+	// strings.Join(strings.Fields(s), " ") in one pass and one copy.
+	b := appendCollapsed(make([]byte, 0, len(s)), s, false)
+	if len(b) == 0 {
+		return ""
+	}
+	return string(b)
+}
+
+// appendCollapsed appends s to b with each run of white space (as
+// unicode.IsSpace has it) made one space and none at the start of b;
+// space says white space is pending from text before s. It returns b and
+// leaves trailing white space pending, not written: the caller's next
+// call passes it on.
+func appendCollapsed(b []byte, s string, space bool) []byte {
+	b, _ = appendCollapsedState(b, s, space)
+	return b
+}
+
+// appendCollapsedState is appendCollapsed that also returns whether white
+// space is pending after s.
+func appendCollapsedState(b []byte, s string, space bool) ([]byte, bool) {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r' {
+				space = true
+			} else {
+				if space && len(b) > 0 {
+					b = append(b, ' ')
+				}
+				space = false
+				b = append(b, c)
+			}
+			i++
+			continue
+		}
+		r, w := utf8.DecodeRuneInString(s[i:])
+		if unicode.IsSpace(r) {
+			space = true
+		} else {
+			if space && len(b) > 0 {
+				b = append(b, ' ')
+			}
+			space = false
+			b = append(b, s[i:i+w]...)
+		}
+		i += w
+	}
+	return b, space
+}
+
+// trimASCIISpace trims ASCII white space from both ends of s.
+func trimASCIISpace(s string) string {
+	i, j := 0, len(s)
+	for i < j && isASCIISpace(s[i]) {
+		i++
+	}
+	for j > i && isASCIISpace(s[j-1]) {
+		j--
+	}
+	return s[i:j]
 }
 
 // isCollapsed reports whether s is ASCII with no white space other than

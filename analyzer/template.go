@@ -24,23 +24,33 @@ const (
 	templateNodes = 2000
 )
 
-// templateLayout are the elements a template skeleton keeps even without
-// a class or id: the blocks a page layout is built of.
-var templateLayout = map[atom.Atom]bool{
-	atom.Div: true, atom.Header: true, atom.Nav: true, atom.Main: true, atom.Article: true,
-	atom.Section: true, atom.Aside: true, atom.Footer: true, atom.Form: true,
+// templateLayout reports the elements a template skeleton keeps even
+// without a class or id: the blocks a page layout is built of.
+func templateLayout(a atom.Atom) bool {
+	switch a {
+	case atom.Div, atom.Header, atom.Nav, atom.Main, atom.Article, atom.Section, atom.Aside, atom.Footer, atom.Form:
+		return true
+	}
+	return false
 }
 
-// templateList are the containers whose items the skeleton ignores.
-var templateList = map[atom.Atom]bool{
-	atom.Ul: true, atom.Ol: true, atom.Dl: true, atom.Table: true, atom.Select: true, atom.Datalist: true,
+// templateList reports the containers whose items the skeleton ignores.
+func templateList(a atom.Atom) bool {
+	switch a {
+	case atom.Ul, atom.Ol, atom.Dl, atom.Table, atom.Select, atom.Datalist:
+		return true
+	}
+	return false
 }
 
-// templateSkip are the elements the skeleton ignores with their content:
-// nothing a visitor sees as layout.
-var templateSkip = map[atom.Atom]bool{
-	atom.Script: true, atom.Style: true, atom.Noscript: true, atom.Template: true,
-	atom.Link: true, atom.Meta: true, atom.Svg: true, atom.Math: true,
+// templateSkip reports the elements the skeleton ignores with their
+// content: nothing a visitor sees as layout.
+func templateSkip(a atom.Atom) bool {
+	switch a {
+	case atom.Script, atom.Style, atom.Noscript, atom.Template, atom.Link, atom.Meta, atom.Svg, atom.Math:
+		return true
+	}
+	return false
 }
 
 // TemplateFingerprint returns the template fingerprint of a document whose
@@ -81,20 +91,20 @@ func (t *templateHasher) children(n *html.Node, depth int) {
 	}
 	var last uint64
 	for c := n.FirstChild; c != nil && t.nodes < templateNodes; c = c.NextSibling {
-		if c.Type != html.ElementNode || c.Namespace != "" || templateSkip[c.DataAtom] {
+		if c.Type != html.ElementNode || c.Namespace != "" || templateSkip(c.DataAtom) {
 			continue
 		}
-		sig, classed := elementSignature(c), hasClassOrID(c)
-		if !classed && !templateLayout[c.DataAtom] {
+		if !templateLayout(c.DataAtom) && !hasClassOrID(c) {
 			continue
 		}
+		sig := elementSignature(c)
 		if sig == last {
 			continue // a repeated sibling: one item of a list
 		}
 		last = sig
 		t.nodes++
 		t.mix(sig)
-		if templateList[c.DataAtom] {
+		if templateList(c.DataAtom) {
 			continue
 		}
 		t.mix('(')
@@ -117,36 +127,65 @@ func hasClassOrID(n *html.Node) bool {
 // elementSignature hashes the tag name, the id and the first
 // templateClasses class tokens of n, with digits removed.
 func elementSignature(n *html.Node) uint64 {
-	h := uint64(fnvOffset64)
-	str := func(prefix byte, s string) {
-		h = (h ^ uint64(prefix)) * fnvPrime64
-		for i := 0; i < len(s); i++ {
-			if c := s[i]; c < '0' || c > '9' {
-				h = (h ^ uint64(c)) * fnvPrime64
-			}
-		}
-	}
-	str('<', n.Data)
+	h := sigString(fnvOffset64, '<', n.Data)
 	for _, a := range n.Attr {
 		if a.Namespace != "" {
 			continue
 		}
 		switch a.Key {
 		case "id":
-			str('#', strings.TrimSpace(a.Val))
+			h = sigString(h, '#', strings.TrimSpace(a.Val))
 		case "class":
-			kept := 0
-			for tok := range strings.FieldsSeq(a.Val) {
-				if kept == templateClasses {
-					break
-				}
-				if strings.Trim(tok, "0123456789") == "" {
-					continue
-				}
-				kept++
-				str('.', tok)
-			}
+			h = sigClasses(h, a.Val)
 		}
+	}
+	return h
+}
+
+// sigString mixes prefix and the bytes of s other than digits into h.
+func sigString(h uint64, prefix byte, s string) uint64 {
+	h = (h ^ uint64(prefix)) * fnvPrime64
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < '0' || c > '9' {
+			h = (h ^ uint64(c)) * fnvPrime64
+		}
+	}
+	return h
+}
+
+// sigClasses mixes into h the first templateClasses class names of a
+// class attribute that are not all digits. ASCII values, the common case,
+// are split in place.
+func sigClasses(h uint64, v string) uint64 {
+	kept := 0
+	if !isASCII(v) {
+		for _, tok := range strings.Fields(v) {
+			if kept == templateClasses {
+				break
+			}
+			if allDigits(tok) {
+				continue
+			}
+			kept++
+			h = sigString(h, '.', tok)
+		}
+		return h
+	}
+	for i := 0; i < len(v) && kept < templateClasses; {
+		for i < len(v) && isASCIISpace(v[i]) {
+			i++
+		}
+		j := i
+		for j < len(v) && !isASCIISpace(v[j]) {
+			j++
+		}
+		tok := v[i:j]
+		i = j
+		if allDigits(tok) {
+			continue
+		}
+		kept++
+		h = sigString(h, '.', tok)
 	}
 	return h
 }

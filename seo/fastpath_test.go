@@ -15,23 +15,31 @@ import (
 	"github.com/seokit/seokit/internal/wpttest"
 )
 
-// TestPathRefAgrees holds the one-allocation path of path-absolute
-// references to the URL net/url's Parse and ResolveReference build for
-// them, field by field, and to the Standard's parser by its text, over
-// hand-picked references, web-platform-tests' inputs and the corpus's.
-func TestPathRefAgrees(t *testing.T) {
+// TestPlainRefAgrees holds plainRef, the one-allocation path of plain
+// references, to the URL net/url's Parse and ResolveReference build for
+// them (an empty path written "/"), field by field, and to the Standard's
+// parser by its text, over hand-picked references, web-platform-tests'
+// inputs and the corpus's, against bases with plain and other paths.
+func TestPlainRefAgrees(t *testing.T) {
 	t.Parallel()
 	refs := []string{"/", "/a", "/a/b-c_d.html", "/a/b/", "/a//b", "/a?", "/a?q=1&r=2", "/?x", "/a?b=/c:d@e!$*()+,;",
 		"/a.b/c.d", "/.a", "/a/./b", "/a/../b", "/a/..", "//host/x", "/a%20b", "/a?%41", "/a#f", "/a?b#f", "/a b", "/a?b c",
-		"/é", "/a?é", "/a?b?c", "/~user/x_y-z", "a/b", "?q", ""}
+		"/é", "/a?é", "/a?b?c", "/~user/x_y-z", "a/b", "?q", "", "#", "#f", "#f?g", "#a#b", "?", "?q#f", "?#f", "/a#", "/a?#",
+		"a", "a.b", "a/", ".a", "./a", "../a", "a/../b", "a/.b", "a//b", "a:b", "a?q", "a#f", "a?q#f",
+		"https://example.com", "https://example.com/", "https://example.com?q", "https://example.com#f", "https://example.com/a/b?q#f",
+		"http://example.com.", "http://a.b-c.example/x?y", "https://1.2.3.4/", "https://host.123/", "https://a..b/", "http://h:8080/x",
+		"http://h:80/", "https://h:443/", "http://h:08/", "https://Example.com/", "HTTP://example.com/", "https://user@h/",
+		"https://h//x", "https://h/./x", "https://h/a/..", "https://xn--bcher-kva.example/", "//h", "//h?q", "//h#f", "//", "//H/",
+		"http:a", "http:/a", "https:", "http://", "https://h:/", "ftp://h/"}
 	for _, c := range wpttest.Load(t) {
 		refs = append(refs, c.Input)
 	}
 	if dir := os.Getenv("SEOKIT_CORPUS"); dir != "" {
 		refs = append(refs, corpusRefs(t, dir)...)
 	}
-	taken := 0
-	for _, bs := range []string{"http://example.org/foo/bar", "https://user:pw@example.com:8443/a/b?q=1#f", "http://127.0.0.1:8080/"} {
+	taken, relative := 0, 0
+	for _, bs := range []string{"http://example.org/foo/bar", "https://user:pw@example.com:8443/a/b?q=1#f", "http://127.0.0.1:8080/",
+		"https://example.com/dir/page.html?", "https://example.com/a%20b/c", "https://example.com/a|b/c?x#y", "https://example.com"} {
 		base, err := ParseHref(bs)
 		if err != nil {
 			t.Fatal(err)
@@ -41,30 +49,36 @@ func TestPathRefAgrees(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, ref := range refs {
-			got, ok := b.pathRef(ref)
+			got, ok := b.plainRef(ref)
 			if !ok {
 				continue
 			}
 			taken++
+			if !strings.HasPrefix(ref, "/") && !strings.HasPrefix(ref, "http") {
+				relative++
+			}
 			r, err := url.Parse(ref)
 			if err != nil {
-				t.Errorf("%s + %q: pathRef took a reference net/url refuses: %v", bs, ref, err)
+				t.Errorf("%s + %q: plainRef took a reference net/url refuses: %v", bs, ref, err)
 				continue
 			}
 			want := base.ResolveReference(r)
-			if !reflect.DeepEqual(got, want) {
-				t.Errorf("%s + %q: pathRef %#v, net/url %#v", bs, ref, got, want)
+			if want.Path == "" {
+				want.Path = "/"
 			}
-			w, err := parseWHATWG(ref, b.w)
-			if err != nil || fromWHATWG(w).String() != got.String() {
-				t.Errorf("%s + %q: pathRef %s, the Standard %v %v", bs, ref, got, w, err)
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("%s + %q: plainRef %#v, net/url %#v", bs, ref, got, want)
+			}
+			w, err := parseWHATWG(ref, b.whatwg())
+			if err != nil || fromWHATWG(w).String() != got.String() || RequestTarget(fromWHATWG(w)) != RequestTarget(got) {
+				t.Errorf("%s + %q: plainRef %s, the Standard %v %v", bs, ref, got, w, err)
 			}
 		}
 	}
-	if taken < 20 {
-		t.Errorf("pathRef took only %d references", taken)
+	if taken < 100 || relative < 20 {
+		t.Errorf("plainRef took only %d references, %d of them relative", taken, relative)
 	}
-	t.Logf("%d references resolved by pathRef, all agreeing", taken)
+	t.Logf("%d references resolved by plainRef (%d relative), all agreeing", taken, relative)
 }
 
 // TestPlainHost holds normalizeHost's fast path to the IDNA path: every
@@ -181,4 +195,96 @@ func (r *stepReader) Read(p []byte) (int, error) {
 	n := copy(p[:min(len(p), r.step)], r.b)
 	r.b = r.b[n:]
 	return n, nil
+}
+
+// TestOpaqueRefAgrees holds opaqueRef's one-pass reading of the scheme to
+// splitScheme's, over web-platform-tests' inputs and generated references
+// with tabs, newlines, case and leading controls.
+func TestOpaqueRefAgrees(t *testing.T) {
+	t.Parallel()
+	ref := func(s string) bool {
+		scheme, rest, ok := splitScheme(strings.TrimLeftFunc(s, isC0OrSpace))
+		if !ok || strings.HasPrefix(rest, "/") {
+			return false
+		}
+		switch scheme {
+		case "http", "https", "ws", "wss", "ftp", "file":
+			return false
+		}
+		return true
+	}
+	inputs := []string{"", ":", "a:", "a:/", "a:b", "1a:b", "a1:b", "+a:b", "a+:b", "data:x", "DATA:x", "javascript:void(0)",
+		"JavaScript:x", "mailto:x", "http:x", "HTTPS:x", "htt\tp:x", "http\n:x", "h\rttps:/x", "a:\t/x", "a:\n\nx", " \x01a:b",
+		"https:", "httpsx:y", "wss:y", "Ws:y", "file:y", "fil:e", "ftp:/", "ftps:x", "a.b-c+d:e", "a b:c", "/a:b", "?a:b", "\ta:b"}
+	for _, c := range wpttest.Load(t) {
+		inputs = append(inputs, c.Input)
+	}
+	alphabet := []string{"a", "H", "t", "p", "s", ":", "/", "\t", "\n", "\r", " ", "\x01", "1", "+", ".", "-", "w", "f", "é", "?"}
+	rng := rand.New(rand.NewPCG(11, 12))
+	for range 50000 {
+		var sb strings.Builder
+		for range 1 + rng.IntN(10) {
+			sb.WriteString(alphabet[rng.IntN(len(alphabet))])
+		}
+		inputs = append(inputs, sb.String())
+	}
+	taken := 0
+	for _, s := range inputs {
+		got, want := opaqueRef(s), ref(s)
+		if got != want {
+			t.Errorf("opaqueRef(%q) = %v, splitScheme's reading %v", s, got, want)
+		}
+		if got {
+			taken++
+		}
+	}
+	if taken < 1000 {
+		t.Errorf("only %d opaque references among the inputs", taken)
+	}
+}
+
+// TestPlainBaseAgrees holds NewBaseURL's fast path for plain bases to the
+// Standard's parse it defers: the same URL field by field, the same
+// directory for path-relative references, and the same parse once needed.
+func TestPlainBaseAgrees(t *testing.T) {
+	t.Parallel()
+	hrefs := []string{"https://example.com", "https://example.com/", "http://example.com/a/b", "https://example.com/a/b/?q=1",
+		"https://example.com/a?", "http://h:8080/x", "http://127.0.0.1/", "https://example.com/a%20b", "https://Example.com/",
+		"https://example.com/a#f", "https://user@example.com/", "https://example.com/./a", "http://example.com./a", "https://h/é"}
+	for _, c := range wpttest.Load(t) {
+		hrefs = append(hrefs, c.Input)
+		if c.Base != nil {
+			hrefs = append(hrefs, *c.Base)
+		}
+	}
+	if dir := os.Getenv("SEOKIT_CORPUS"); dir != "" {
+		hrefs = append(hrefs, corpusRefs(t, dir)...)
+	}
+	taken := 0
+	for _, h := range hrefs {
+		u, ok := plainAbsolute(h)
+		if !ok {
+			continue
+		}
+		taken++
+		w, err := parseWHATWG(h, nil)
+		if err != nil {
+			t.Errorf("%q: plainAbsolute took a URL the parser refuses: %v", h, err)
+			continue
+		}
+		if want := fromWHATWG(w); !reflect.DeepEqual(u, want) {
+			t.Errorf("%q: plainAbsolute %#v, the Standard %#v", h, u, want)
+		}
+		lazy, err := NewBaseURL(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		eager := newBase(w)
+		if lazy.dir != eager.dir || !reflect.DeepEqual(lazy.u, eager.u) || lazy.URL().String() != eager.URL().String() {
+			t.Errorf("%q: lazy base %#v dir %q, eager %#v dir %q", h, lazy.u, lazy.dir, eager.u, eager.dir)
+		}
+	}
+	if taken < 20 {
+		t.Errorf("plainAbsolute took only %d URLs", taken)
+	}
 }

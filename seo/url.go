@@ -76,7 +76,7 @@ func parseURLField(field, raw string) (*url.URL, error) {
 // splitScheme splits "scheme:rest" after removing tabs and newlines, as the
 // URL Standard does; the scheme is lowercased.
 func splitScheme(s string) (scheme, rest string, ok bool) {
-	if strings.ContainsAny(s, "\t\n\r") {
+	if hasTabOrNewline(s) {
 		s = strings.Map(func(r rune) rune {
 			if r == '\t' || r == '\n' || r == '\r' {
 				return -1
@@ -278,6 +278,10 @@ func RegistrableDomain(host string) string {
 }
 
 func stripPort(host string) string {
+	if strings.IndexByte(host, ':') < 0 {
+		// No port (SplitHostPort would fail, building its error).
+		return strings.Trim(host, "[]")
+	}
 	if h, _, err := net.SplitHostPort(host); err == nil {
 		return h
 	}

@@ -272,7 +272,7 @@ func TestFastPathAgrees(t *testing.T) {
 			checked++
 			plain := strings.NewReplacer("\t", "", "\n", "", "\r", "").Replace(ref)
 			if ou, ok := opaqueURL(ref); ok && !strings.Contains(plain, " ?") && !strings.Contains(plain, " #") {
-				w, err := parseWHATWG(ref, b.w)
+				w, err := parseWHATWG(ref, b.whatwg())
 				if err != nil || ou.String() != fromWHATWG(w).String() {
 					differ++
 					t.Errorf("base %s, ref %q: opaque path %s, parser %v %v", bs, ref, ou, w, err)
@@ -284,7 +284,7 @@ func TestFastPathAgrees(t *testing.T) {
 				continue
 			}
 			fast++
-			w, err := parseWHATWG(ref, b.w)
+			w, err := parseWHATWG(ref, b.whatwg())
 			if err != nil {
 				differ++
 				t.Errorf("base %s, ref %q: fast path %s, parser fails: %v", bs, ref, fu, err)
