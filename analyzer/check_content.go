@@ -207,7 +207,8 @@ func parseLangTag(raw string) (base, why string) {
 }
 
 func checkDuplicateIDs(p *Page, r *Reporter) {
-	counts := make(map[string]int)
+	// Sized once: the elements with an id bound the distinct ids.
+	counts := make(map[string]int, len(p.idEls))
 	var order []string
 	for _, n := range p.idEls {
 		id, ok := Attr(n, "id")
