@@ -338,7 +338,7 @@ func checkHeadInvalid(p *Page, r *Reporter) {
 	if b := foldIndexBytes(p.Body, "<body"); b >= 0 && (end < 0 || b < end) {
 		end = b
 	}
-	if end < 0 {
+	if end < 0 || !headMayCloseEarly(p.Body[:end]) {
 		return
 	}
 	z := html.NewTokenizer(bytes.NewReader(p.Body[:end]))
@@ -392,6 +392,56 @@ func checkHeadInvalid(p *Page, r *Reporter) {
 	}
 	r.Add("content.head_invalid_element", "an element not allowed in <head> closes the head early", ev)
 }
+
+// headMayCloseEarly reports whether the raw head may hold a start tag
+// that headAllowed lacks, by looking at every '<' followed by an ASCII
+// letter, where the tokenizer starts each start tag, and at the name the
+// tokenizer would read there (up to white space, '/' or '>', lowered).
+// When every such name is allowed, no start tag the tokenizer finds can
+// close the head, whatever is comment, script or noscript text; a false
+// alarm (a "<div" inside a script) only costs the tokenizer's pass.
+// TestHeadMayCloseEarly holds it to the tokenizer.
+func headMayCloseEarly(head []byte) bool {
+	for i := 0; ; {
+		j := bytes.IndexByte(head[i:], '<')
+		if j < 0 {
+			return false
+		}
+		i += j + 1
+		if i >= len(head) || !isASCIILetter(head[i]) {
+			continue
+		}
+		k := i
+		for k < len(head) {
+			c := head[k]
+			if c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == '\f' || c == '/' || c == '>' {
+				break
+			}
+			k++
+		}
+		if !headAllowedName(head[i:k]) {
+			return true
+		}
+		i = k
+	}
+}
+
+// headAllowedName reports whether name, lowered, is in headAllowed.
+func headAllowedName(name []byte) bool {
+	if len(name) > len("noscript") {
+		return false
+	}
+	var low [8]byte
+	for i, c := range name {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		low[i] = c
+	}
+	return headAllowed[string(low[:len(name)])]
+}
+
+func isASCIILetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
 
 // headTagInBody reports whether a meta, title, base or canonical/alternate
 // link sits outside the head.

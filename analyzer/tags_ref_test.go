@@ -1,8 +1,12 @@
 package analyzer
 
 import (
+	"bytes"
+	"math/rand/v2"
+	"os"
 	"testing"
 
+	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 )
 
@@ -50,4 +54,77 @@ func TestSkipsTextMatchesSets(t *testing.T) {
 			}
 		}
 	}
+}
+
+// firstBadHeadTagRef is the first start tag outside headAllowed that the
+// tokenizer finds in head, outside noscript, as checkHeadInvalid reads it.
+func firstBadHeadTagRef(head []byte) string {
+	z := html.NewTokenizer(bytes.NewReader(head))
+	noscript := 0
+	for {
+		switch tt := z.Next(); tt {
+		case html.ErrorToken:
+			return ""
+		case html.StartTagToken, html.SelfClosingTagToken:
+			name, _ := z.TagName()
+			switch {
+			case noscript > 0:
+			case string(name) == "noscript":
+				if tt == html.StartTagToken {
+					noscript++
+				}
+			case !headAllowed[string(name)]:
+				return string(name)
+			}
+		case html.EndTagToken:
+			if name, _ := z.TagName(); noscript > 0 && string(name) == "noscript" {
+				noscript--
+			}
+		}
+	}
+}
+
+// TestHeadMayCloseEarly holds the raw pre-check of checkHeadInvalid to the
+// tokenizer: over generated heads of tags, comments, scripts, noscript,
+// odd case, NUL and non-ASCII names, and over the corpus's heads, a head
+// the pre-check passes has no start tag that closes it; and the pre-check
+// passes a fair share of them, so it is no check that always says "maybe".
+func TestHeadMayCloseEarly(t *testing.T) {
+	t.Parallel()
+	pieces := []string{"<meta charset=x>", "<DIV>", "<script>", "</script>", "<!--", "-->", "<noscript>", "</noscript>",
+		"<a", " ", "/", ">", "<", "x", "<Title>", "</title>", "<img src=a>", "<\x00", "<b\tc>", "<linkx>", "<LINK/>", "<meta/",
+		"\n", "<template>", "</template>", "<style>", "</style>", "<svg>", "<\xc3\xbf", "<p", "<?x>", "<!doctype html>",
+		"<html>", "<head>", "<base href=/>", "<NOSCRIPT>", "<meta\fname=a>", "<textarea>", "<iframe>", "<title", "'", `"`,
+		"<meta content='<div>'>", "<script>var a='<span>';</script>", "<!-- <p> -->", "<noscript><img></noscript>"}
+	rng := rand.New(rand.NewPCG(23, 29))
+	passed, total := 0, 0
+	check := func(head []byte) {
+		total++
+		if headMayCloseEarly(head) {
+			return
+		}
+		passed++
+		if bad := firstBadHeadTagRef(head); bad != "" {
+			t.Errorf("headMayCloseEarly(%q) = false, but the tokenizer finds <%s>", head, bad)
+		}
+	}
+	for range 20000 {
+		var b []byte
+		for range rng.IntN(10) {
+			b = append(b, pieces[rng.IntN(len(pieces))]...)
+		}
+		check(b)
+	}
+	if passed < total/20 {
+		t.Errorf("the pre-check passed %d heads of %d", passed, total)
+	}
+	if dir := os.Getenv("SEOKIT_CORPUS"); dir != "" {
+		_, pages := corpusPages(t)
+		for _, body := range pages {
+			if end := foldIndexBytes(body, "</head"); end >= 0 {
+				check(body[:end])
+			}
+		}
+	}
+	t.Logf("the pre-check passed %d heads of %d", passed, total)
 }
