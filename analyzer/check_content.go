@@ -341,23 +341,53 @@ func checkHeadInvalid(p *Page, r *Reporter) {
 	if end < 0 || !headMayCloseEarly(p.Body[:end]) {
 		return
 	}
-	z := html.NewTokenizer(bytes.NewReader(p.Body[:end]))
+	bad, badOff, later, laterTags := scanHead(p.Body[:end], rawSkipMin)
+	if bad == "" {
+		return
+	}
+	ev := seo.Evidence{Element: "<" + bad + ">", Offset: badOff, Line: byteLine(p.Body, badOff)}
+	ev.Value = headBytes(p.Body[badOff:], 120)
+	if later > 0 {
+		ev.Detail = strconv.Itoa(later) + " later head tag(s) land in the body: " + strings.Join(laterTags, ", ")
+	}
+	r.Add("content.head_invalid_element", "an element not allowed in <head> closes the head early", ev)
+}
+
+// rawSkipMin is the length of raw text (a script's or style's) from which
+// scanHead finds its end itself instead of through the tokenizer.
+const rawSkipMin = 1024
+
+// scanHead tokenizes the raw head for checkHeadInvalid: the first start
+// tag outside noscript that headAllowed lacks and its byte offset (-1 when
+// none), then the count and first five names of the meta, link, title and
+// base tags after it.
+//
+// The raw text of a script, style or other raw-text element is read by the
+// tokenizer a byte at a time, and it is most of a head's bytes. Where its
+// end is plain (rawTextEnd), a text of at least minSkip bytes is jumped
+// over, and a new tokenizer goes on from its end tag: a tokenizer holds no
+// state between tokens but the raw-text element it is in, so the tokens
+// are those one tokenizer finds (TestScanHeadMatchesTokenizer).
+func scanHead(head []byte, minSkip int) (bad string, badOff, later int, laterTags []string) {
+	z := html.NewTokenizer(bytes.NewReader(head))
 	off := 0
 	noscript := 0
-	var bad string
-	badOff, later := -1, 0
-	var laterTags []string
+	badOff = -1
 	for {
 		tt := z.Next()
 		raw := len(z.Raw())
 		if tt == html.ErrorToken {
 			break
 		}
+		var rawText []byte // the raw-text element this start tag opens
 		switch tt {
 		case html.StartTagToken, html.SelfClosingTagToken:
 			// The name is compared in the tokenizer's buffer; only the
 			// names kept are copied.
 			name, _ := z.TagName()
+			if rawTextElement(name) {
+				rawText = name
+			}
 			switch {
 			case noscript > 0:
 			case string(name) == "noscript":
@@ -381,16 +411,60 @@ func checkHeadInvalid(p *Page, r *Reporter) {
 			}
 		}
 		off += raw
+		if rawText == nil {
+			continue
+		}
+		n, plain := rawTextEnd(head[off:], rawText)
+		switch {
+		case !plain || n < minSkip:
+		case n == len(head)-off:
+			return // the text runs to the end: no tag follows
+		default:
+			off += n
+			z = html.NewTokenizer(bytes.NewReader(head[off:]))
+		}
 	}
-	if bad == "" {
-		return
+	return bad, badOff, later, laterTags
+}
+
+// rawTextElement reports whether the tokenizer reads the content of a start
+// tag of this (lowercase) name as raw text up to its end tag. Plaintext,
+// which runs to the end of the input, is left to the tokenizer.
+func rawTextElement(name []byte) bool {
+	switch string(name) {
+	case "script", "style", "title", "textarea", "noscript", "iframe", "noembed", "noframes", "xmp":
+		return true
 	}
-	ev := seo.Evidence{Element: "<" + bad + ">", Offset: badOff, Line: byteLine(p.Body, badOff)}
-	ev.Value = headBytes(p.Body[badOff:], 120)
-	if later > 0 {
-		ev.Detail = strconv.Itoa(later) + " later head tag(s) land in the body: " + strings.Join(laterTags, ", ")
+	return false
+}
+
+// rawTextEnd returns the length of the raw text of element name at the
+// start of b, as the tokenizer reads it: up to the first "</" + name, in
+// any ASCII case, followed by white space, '/' or '>', or to the end of b.
+// plain is false for a script whose text holds "<!--" before that end
+// tag, where the tokenizer's escaped states may run past it.
+func rawTextEnd(b, name []byte) (n int, plain bool) {
+	n = len(b)
+	for i := 0; ; i += 2 {
+		j := bytes.Index(b[i:], []byte("</"))
+		if j < 0 {
+			break
+		}
+		i += j
+		if k := i + 2 + len(name); k < len(b) && asciiEqualFold(b[i+2:k], string(name)) && isEndTagDelim(b[k]) {
+			n = i
+			break
+		}
 	}
-	r.Add("content.head_invalid_element", "an element not allowed in <head> closes the head early", ev)
+	if string(name) == "script" && bytes.Contains(b[:n], []byte("<!--")) {
+		return n, false
+	}
+	return n, true
+}
+
+// isEndTagDelim reports whether c ends the name of a raw text's end tag.
+func isEndTagDelim(c byte) bool {
+	return c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == '\f' || c == '/' || c == '>'
 }
 
 // headMayCloseEarly reports whether the raw head may hold a start tag

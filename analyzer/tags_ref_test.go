@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"testing"
 
 	"golang.org/x/net/html"
@@ -127,4 +128,99 @@ func TestHeadMayCloseEarly(t *testing.T) {
 		}
 	}
 	t.Logf("the pre-check passed %d heads of %d", passed, total)
+}
+
+// scanHeadRef is scanHead as one tokenizer reads the whole head, the way
+// checkHeadInvalid read it before raw texts were jumped over.
+func scanHeadRef(head []byte) (bad string, badOff, later int, laterTags []string) {
+	z := html.NewTokenizer(bytes.NewReader(head))
+	off, noscript := 0, 0
+	badOff = -1
+	for {
+		tt := z.Next()
+		raw := len(z.Raw())
+		if tt == html.ErrorToken {
+			break
+		}
+		switch tt {
+		case html.StartTagToken, html.SelfClosingTagToken:
+			name, _ := z.TagName()
+			switch {
+			case noscript > 0:
+			case string(name) == "noscript":
+				if tt == html.StartTagToken {
+					noscript++
+				}
+			case bad == "" && !headAllowed[string(name)]:
+				bad, badOff = string(name), off
+			case bad != "":
+				switch string(name) {
+				case "meta", "link", "title", "base":
+					later++
+					if len(laterTags) < 5 {
+						laterTags = append(laterTags, string(name))
+					}
+				}
+			}
+		case html.EndTagToken:
+			if name, _ := z.TagName(); noscript > 0 && string(name) == "noscript" {
+				noscript--
+			}
+		}
+		off += raw
+	}
+	return bad, badOff, later, laterTags
+}
+
+// TestScanHeadMatchesTokenizer holds scanHead, which jumps over raw texts,
+// to one tokenizer reading the whole head: the same first disallowed tag,
+// offset, later head tags and names, jumping over every raw text (minSkip
+// 0) and over long ones, for generated heads of scripts, styles, titles,
+// noscript and textarea whose texts hold near-miss end tags, end tags in
+// other cases or without their '>', script comments ("<!--") that keep an
+// end tag from ending the script, and texts cut by the end of the input;
+// and for the corpus's heads.
+func TestScanHeadMatchesTokenizer(t *testing.T) {
+	t.Parallel()
+	opens := []string{"<script>", "<SCRIPT type=x>", "<script/>", "<style>", "<Style media='a>b'>", "<title>", "<noscript>",
+		"<textarea>", "<iframe>", "<xmp>", "<noembed>", "<noframes>", "<scripts>", "<div>", "<meta name=a>", "<link rel=x>",
+		"<base href=/>", "<title/>", "<p>", "<img src=a>", "<!-- x -->", "</noscript>", "<plaintext>"}
+	texts := []string{"var a = 1;", "</scrip", "</script", "</scriptx>", "</SCRIPT>", "</script >", "</script/", "</Script\t",
+		"</style>", "</STYLE\n", "</title>", "</noscript>", "</textarea>", "</iframe>", "</xmp>", "</noembed>", "</noframes>",
+		"<!--", "-->", "<script>", "<!-", "<div>", "<meta>", "<", "</", "x", " ", "\n", "'", `"`, "<!--<script>", "</script>-->",
+		"<\x00", "é", "</scr</script>"}
+	rng := rand.New(rand.NewPCG(31, 37))
+	for k := range 8000 {
+		var b []byte
+		for range 1 + rng.IntN(8) {
+			b = append(b, opens[rng.IntN(len(opens))]...)
+			for range rng.IntN(6) {
+				b = append(b, texts[rng.IntN(len(texts))]...)
+			}
+			if k%3 == 0 {
+				b = append(b, bytes.Repeat([]byte("x = 1; "), rng.IntN(200))...)
+			}
+		}
+		compareScanHead(t, b)
+	}
+	if os.Getenv("SEOKIT_CORPUS") != "" {
+		_, pages := corpusPages(t)
+		for _, body := range pages {
+			if end := foldIndexBytes(body, "</head"); end >= 0 {
+				compareScanHead(t, body[:end])
+			}
+			compareScanHead(t, body[:min(len(body), 200<<10)])
+		}
+	}
+}
+
+func compareScanHead(t *testing.T, head []byte) {
+	t.Helper()
+	bad, off, later, tags := scanHeadRef(head)
+	for _, minSkip := range []int{0, rawSkipMin} {
+		b, o, l, ts := scanHead(head, minSkip)
+		if b != bad || o != off || l != later || !slices.Equal(ts, tags) {
+			t.Fatalf("scanHead(%q, %d) = %q %d %d %q, the tokenizer finds %q %d %d %q", head, minSkip, b, o, l, ts, bad, off, later, tags)
+		}
+	}
 }
