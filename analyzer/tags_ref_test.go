@@ -224,3 +224,45 @@ func compareScanHead(t *testing.T, head []byte) {
 		}
 	}
 }
+
+// TestLangLookupMatchesMap holds the stop-word table to the map it is
+// built from: every stop word, every stop word with one byte changed, cut
+// or lengthened, and random words of ASCII and non-ASCII letters.
+func TestLangLookupMatchesMap(t *testing.T) {
+	t.Parallel()
+	if 2*langWordCount > langTableSize {
+		t.Fatalf("%d stop words fill more than half of the %d slots", langWordCount, langTableSize)
+	}
+	check := func(w []byte) {
+		t.Helper()
+		want, wok := langWordIndex[string(w)]
+		if got, ok := langLookup(w); ok != wok || got != want {
+			t.Fatalf("langLookup(%q) = %v %v, the map has %v %v", w, got, ok, want, wok)
+		}
+	}
+	rng := rand.New(rand.NewPCG(41, 43))
+	found := 0
+	for w := range langWordIndex {
+		b := []byte(w)
+		check(b)
+		if _, ok := langLookup(b); ok {
+			found++
+		}
+		check(b[:len(b)-1])
+		check(append(slices.Clone(b), 'e'))
+		c := slices.Clone(b)
+		c[rng.IntN(len(c))] ^= byte(1 + rng.IntN(255))
+		check(c)
+	}
+	if found != langWordCount {
+		t.Fatalf("found %d stop words of %d", found, langWordCount)
+	}
+	letters := []string{"a", "e", "s", "t", "n", "é", "ü", "и", "е", "ç", "ß", "o", "d", "r"}
+	for range 50000 {
+		var b []byte
+		for range 1 + rng.IntN(9) {
+			b = append(b, letters[rng.IntN(len(letters))]...)
+		}
+		check(b)
+	}
+}
