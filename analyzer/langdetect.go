@@ -98,8 +98,8 @@ var langMaxWordLen = func() int {
 }()
 
 // langTable holds the stop words of up to eight bytes, each packed into
-// the uint64 of its bytes (little-endian, zero-padded; a word has no zero
-// byte, so the packing is one-to-one), by open addressing: detectLanguage
+// the uint64 of its bytes (little-endian, zero-padded, one-to-one for
+// words without a zero byte, as stop words are), by open addressing: detectLanguage
 // looks up every candidate word, and a multiply and a probe or two are
 // cheaper than hashing a string into the map. Longer words go to the map.
 var langTable = func() *[langTableSize]langSlot {
@@ -108,7 +108,7 @@ var langTable = func() *[langTableSize]langSlot {
 		if len(w) > 8 {
 			continue
 		}
-		k := langPack([]byte(w))
+		k, _ := langPack([]byte(w))
 		i := langSlotOf(k)
 		for t[i].key != 0 {
 			i = (i + 1) & (langTableSize - 1)
@@ -126,24 +126,31 @@ type langSlot struct {
 	e   langWord
 }
 
-// langPack packs a word of up to eight bytes into a uint64.
-func langPack(w []byte) uint64 {
-	var k uint64
+// langPack packs a word of up to eight bytes into a uint64; ok is false
+// when the word has a zero byte, which the packing cannot tell from the
+// padding.
+func langPack(w []byte) (k uint64, ok bool) {
 	for i, c := range w {
+		if c == 0 {
+			return 0, false
+		}
 		k |= uint64(c) << (8 * i)
 	}
-	return k
+	return k, true
 }
 
 func langSlotOf(k uint64) uint64 { return k * 0x9E3779B97F4A7C15 >> (64 - 12) }
 
 // langLookup is langWordIndex[string(w)].
 func langLookup(w []byte) (langWord, bool) {
-	if len(w) > 8 || len(w) == 0 {
+	k, packed := uint64(0), false
+	if len(w) <= 8 && len(w) > 0 {
+		k, packed = langPack(w)
+	}
+	if !packed {
 		e, ok := langWordIndex[string(w)]
 		return e, ok
 	}
-	k := langPack(w)
 	for i := langSlotOf(k); ; i = (i + 1) & (langTableSize - 1) {
 		s := &langTable[i]
 		if s.key == k {

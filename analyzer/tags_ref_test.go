@@ -227,7 +227,8 @@ func compareScanHead(t *testing.T, head []byte) {
 
 // TestLangLookupMatchesMap holds the stop-word table to the map it is
 // built from: every stop word, every stop word with one byte changed, cut
-// or lengthened, and random words of ASCII and non-ASCII letters.
+// or lengthened (by a zero byte too), and random words of ASCII and
+// non-ASCII letters and zero bytes.
 func TestLangLookupMatchesMap(t *testing.T) {
 	t.Parallel()
 	if 2*langWordCount > langTableSize {
@@ -257,7 +258,11 @@ func TestLangLookupMatchesMap(t *testing.T) {
 	if found != langWordCount {
 		t.Fatalf("found %d stop words of %d", found, langWordCount)
 	}
-	letters := []string{"a", "e", "s", "t", "n", "é", "ü", "и", "е", "ç", "ß", "o", "d", "r"}
+	for w := range langWordIndex {
+		check(append([]byte(w), 0)) // a zero byte packs as the padding does
+		check(append([]byte{0}, w...))
+	}
+	letters := []string{"a", "e", "s", "t", "n", "é", "ü", "и", "е", "ç", "ß", "o", "d", "r", "\x00"}
 	for range 50000 {
 		var b []byte
 		for range 1 + rng.IntN(9) {
