@@ -207,7 +207,8 @@ func parseLangTag(raw string) (base, why string) {
 }
 
 func checkDuplicateIDs(p *Page, r *Reporter) {
-	counts := make(map[string]int)
+	// Sized once: the elements with an id bound the distinct ids.
+	counts := make(map[string]int, len(p.idEls))
 	var order []string
 	for _, n := range p.idEls {
 		id, ok := Attr(n, "id")
@@ -337,26 +338,56 @@ func checkHeadInvalid(p *Page, r *Reporter) {
 	if b := foldIndexBytes(p.Body, "<body"); b >= 0 && (end < 0 || b < end) {
 		end = b
 	}
-	if end < 0 {
+	if end < 0 || !headMayCloseEarly(p.Body[:end]) {
 		return
 	}
-	z := html.NewTokenizer(bytes.NewReader(p.Body[:end]))
+	bad, badOff, later, laterTags := scanHead(p.Body[:end], rawSkipMin)
+	if bad == "" {
+		return
+	}
+	ev := seo.Evidence{Element: "<" + bad + ">", Offset: badOff, Line: byteLine(p.Body, badOff)}
+	ev.Value = headBytes(p.Body[badOff:], 120)
+	if later > 0 {
+		ev.Detail = strconv.Itoa(later) + " later head tag(s) land in the body: " + strings.Join(laterTags, ", ")
+	}
+	r.Add("content.head_invalid_element", "an element not allowed in <head> closes the head early", ev)
+}
+
+// rawSkipMin is the length of raw text (a script's or style's) from which
+// scanHead finds its end itself instead of through the tokenizer.
+const rawSkipMin = 1024
+
+// scanHead tokenizes the raw head for checkHeadInvalid: the first start
+// tag outside noscript that headAllowed lacks and its byte offset (-1 when
+// none), then the count and first five names of the meta, link, title and
+// base tags after it.
+//
+// The raw text of a script, style or other raw-text element is read by the
+// tokenizer a byte at a time, and it is most of a head's bytes. Where its
+// end is plain (rawTextEnd), a text of at least minSkip bytes is jumped
+// over, and a new tokenizer goes on from its end tag: a tokenizer holds no
+// state between tokens but the raw-text element it is in, so the tokens
+// are those one tokenizer finds (TestScanHeadMatchesTokenizer).
+func scanHead(head []byte, minSkip int) (bad string, badOff, later int, laterTags []string) {
+	z := html.NewTokenizer(bytes.NewReader(head))
 	off := 0
 	noscript := 0
-	var bad string
-	badOff, later := -1, 0
-	var laterTags []string
+	badOff = -1
 	for {
 		tt := z.Next()
 		raw := len(z.Raw())
 		if tt == html.ErrorToken {
 			break
 		}
+		var rawText []byte // the raw-text element this start tag opens
 		switch tt {
 		case html.StartTagToken, html.SelfClosingTagToken:
 			// The name is compared in the tokenizer's buffer; only the
 			// names kept are copied.
 			name, _ := z.TagName()
+			if rawTextElement(name) {
+				rawText = name
+			}
 			switch {
 			case noscript > 0:
 			case string(name) == "noscript":
@@ -380,17 +411,111 @@ func checkHeadInvalid(p *Page, r *Reporter) {
 			}
 		}
 		off += raw
+		if rawText == nil {
+			continue
+		}
+		n, plain := rawTextEnd(head[off:], rawText)
+		switch {
+		case !plain || n < minSkip:
+		case n == len(head)-off:
+			return // the text runs to the end: no tag follows
+		default:
+			off += n
+			z = html.NewTokenizer(bytes.NewReader(head[off:]))
+		}
 	}
-	if bad == "" {
-		return
-	}
-	ev := seo.Evidence{Element: "<" + bad + ">", Offset: badOff, Line: byteLine(p.Body, badOff)}
-	ev.Value = headBytes(p.Body[badOff:], 120)
-	if later > 0 {
-		ev.Detail = strconv.Itoa(later) + " later head tag(s) land in the body: " + strings.Join(laterTags, ", ")
-	}
-	r.Add("content.head_invalid_element", "an element not allowed in <head> closes the head early", ev)
+	return bad, badOff, later, laterTags
 }
+
+// rawTextElement reports whether the tokenizer reads the content of a start
+// tag of this (lowercase) name as raw text up to its end tag. Plaintext,
+// which runs to the end of the input, is left to the tokenizer.
+func rawTextElement(name []byte) bool {
+	switch string(name) {
+	case "script", "style", "title", "textarea", "noscript", "iframe", "noembed", "noframes", "xmp":
+		return true
+	}
+	return false
+}
+
+// rawTextEnd returns the length of the raw text of element name at the
+// start of b, as the tokenizer reads it: up to the first "</" + name, in
+// any ASCII case, followed by white space, '/' or '>', or to the end of b.
+// plain is false for a script whose text holds "<!--" before that end
+// tag, where the tokenizer's escaped states may run past it.
+func rawTextEnd(b, name []byte) (n int, plain bool) {
+	n = len(b)
+	for i := 0; ; i += 2 {
+		j := bytes.Index(b[i:], []byte("</"))
+		if j < 0 {
+			break
+		}
+		i += j
+		if k := i + 2 + len(name); k < len(b) && asciiEqualFold(b[i+2:k], string(name)) && isEndTagDelim(b[k]) {
+			n = i
+			break
+		}
+	}
+	if string(name) == "script" && bytes.Contains(b[:n], []byte("<!--")) {
+		return n, false
+	}
+	return n, true
+}
+
+// isEndTagDelim reports whether c ends the name of a raw text's end tag.
+func isEndTagDelim(c byte) bool {
+	return c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == '\f' || c == '/' || c == '>'
+}
+
+// headMayCloseEarly reports whether the raw head may hold a start tag
+// that headAllowed lacks, by looking at every '<' followed by an ASCII
+// letter, where the tokenizer starts each start tag, and at the name the
+// tokenizer would read there (up to white space, '/' or '>', lowered).
+// When every such name is allowed, no start tag the tokenizer finds can
+// close the head, whatever is comment, script or noscript text; a false
+// alarm (a "<div" inside a script) only costs the tokenizer's pass.
+// TestHeadMayCloseEarly holds it to the tokenizer.
+func headMayCloseEarly(head []byte) bool {
+	for i := 0; ; {
+		j := bytes.IndexByte(head[i:], '<')
+		if j < 0 {
+			return false
+		}
+		i += j + 1
+		if i >= len(head) || !isASCIILetter(head[i]) {
+			continue
+		}
+		k := i
+		for k < len(head) {
+			c := head[k]
+			if c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == '\f' || c == '/' || c == '>' {
+				break
+			}
+			k++
+		}
+		if !headAllowedName(head[i:k]) {
+			return true
+		}
+		i = k
+	}
+}
+
+// headAllowedName reports whether name, lowered, is in headAllowed.
+func headAllowedName(name []byte) bool {
+	if len(name) > len("noscript") {
+		return false
+	}
+	var low [8]byte
+	for i, c := range name {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		low[i] = c
+	}
+	return headAllowed[string(low[:len(name)])]
+}
+
+func isASCIILetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
 
 // headTagInBody reports whether a meta, title, base or canonical/alternate
 // link sits outside the head.

@@ -97,6 +97,71 @@ var langMaxWordLen = func() int {
 	return n
 }()
 
+// langTable holds the stop words of up to eight bytes, each packed into
+// the uint64 of its bytes (little-endian, zero-padded, one-to-one for
+// words without a zero byte, as stop words are), by open addressing: detectLanguage
+// looks up every candidate word, and a multiply and a probe or two are
+// cheaper than hashing a string into the map. Longer words go to the map.
+var langTable = func() *[langTableSize]langSlot {
+	var t [langTableSize]langSlot
+	for w, e := range langWordIndex {
+		if len(w) > 8 {
+			continue
+		}
+		k, _ := langPack([]byte(w))
+		i := langSlotOf(k)
+		for t[i].key != 0 {
+			i = (i + 1) & (langTableSize - 1)
+		}
+		t[i] = langSlot{key: k, e: e}
+	}
+	return &t
+}()
+
+// langTableSize is a power of two past twice the number of stop words.
+const langTableSize = 4096
+
+type langSlot struct {
+	key uint64
+	e   langWord
+}
+
+// langPack packs a word of up to eight bytes into a uint64; ok is false
+// when the word has a zero byte, which the packing cannot tell from the
+// padding.
+func langPack(w []byte) (k uint64, ok bool) {
+	for i, c := range w {
+		if c == 0 {
+			return 0, false
+		}
+		k |= uint64(c) << (8 * i)
+	}
+	return k, true
+}
+
+func langSlotOf(k uint64) uint64 { return k * 0x9E3779B97F4A7C15 >> (64 - 12) }
+
+// langLookup is langWordIndex[string(w)].
+func langLookup(w []byte) (langWord, bool) {
+	k, packed := uint64(0), false
+	if len(w) <= 8 && len(w) > 0 {
+		k, packed = langPack(w)
+	}
+	if !packed {
+		e, ok := langWordIndex[string(w)]
+		return e, ok
+	}
+	for i := langSlotOf(k); ; i = (i + 1) & (langTableSize - 1) {
+		s := &langTable[i]
+		if s.key == k {
+			return s.e, true
+		}
+		if s.key == 0 {
+			return langWord{}, false
+		}
+	}
+}
+
 // langWordFilter has, for each first byte of a stop word, the bit of
 // langFilterBit of each such word: a word whose bit is clear is no stop
 // word, and the map is not consulted for it (about half the words of a
@@ -205,7 +270,7 @@ func detectLanguage(text string) (code string, confident bool) {
 		}
 		words++
 		if !overflow && len(w) <= langMaxWordLen && langWordMaybe(w) {
-			if e, ok := langWordIndex[string(w)]; ok {
+			if e, ok := langLookup(w); ok {
 				bits := e.langs
 				first := !seen[e.id]
 				seen[e.id] = true

@@ -165,6 +165,11 @@ func (p *Page) ByTag(a atom.Atom) []*html.Node { return p.byTag.get(a) }
 // page has a few dozen distinct tags, so filing an element costs no map
 // operation. Tags past three quarters of the slots (a hostile page can
 // use hundreds of atom names as tags) go to a map.
+//
+// The table is built in two passes over the elements: count tallies each
+// tag as the tree walk meets it, then fill files the elements into one
+// array cut into per-tag lists of the counted sizes, so a page's lists
+// cost one allocation instead of a growing slice per tag.
 type tagTable struct {
 	slots [tagSlots]tagSlot
 	used  int
@@ -176,6 +181,7 @@ const tagSlots = 128
 type tagSlot struct {
 	a     atom.Atom
 	taken bool
+	n     int // elements counted, before fill
 	list  []*html.Node
 }
 
@@ -191,7 +197,9 @@ func (t *tagTable) slot(a atom.Atom) *tagSlot {
 	}
 }
 
-func (t *tagTable) add(a atom.Atom, n *html.Node) {
+// count tallies element n of tag a; elements of a tag past the slots are
+// filed in the map at once.
+func (t *tagTable) count(a atom.Atom, n *html.Node) {
 	s := t.slot(a)
 	if !s.taken {
 		if t.used >= tagSlots*3/4 {
@@ -204,7 +212,36 @@ func (t *tagTable) add(a atom.Atom, n *html.Node) {
 		s.a, s.taken = a, true
 		t.used++
 	}
-	s.list = append(s.list, n)
+	s.n++
+}
+
+// fill files els, the elements counted in the order count met them but
+// for those whose indexes are listed in skip (ascending), under their
+// tags. Each list is capped at its length, so a caller's append copies.
+func (t *tagTable) fill(els []*html.Node, skip []int32) {
+	total := 0
+	for i := range t.slots {
+		total += t.slots[i].n
+	}
+	backing := make([]*html.Node, total)
+	off := 0
+	for i := range t.slots {
+		if s := &t.slots[i]; s.n > 0 {
+			s.list = backing[off : off : off+s.n]
+			off += s.n
+		}
+	}
+	k := 0
+	for i, n := range els {
+		if k < len(skip) && int(skip[k]) == i {
+			k++
+			continue
+		}
+		// A tag the map holds has no slot taken: its elements are filed.
+		if s := t.slot(n.DataAtom); s.taken {
+			s.list = append(s.list, n)
+		}
+	}
 }
 
 func (t *tagTable) get(a atom.Atom) []*html.Node {
@@ -412,16 +449,22 @@ func indexFold(b []byte, s string) int {
 	return -1
 }
 
-// skipText lists elements whose text is never main text.
-var skipText = map[atom.Atom]bool{
-	atom.Script: true, atom.Style: true, atom.Noscript: true, atom.Template: true,
-	atom.Svg: true, atom.Math: true, atom.Iframe: true, atom.Object: true,
-	atom.Select: true, atom.Textarea: true, atom.Button: true, atom.Head: true,
+// skipsText reports whether the text of an element of tag a is left out
+// of the main text: never for script, style, form controls and the like;
+// page furniture (nav, header, footer, aside) too when dropChrome is set,
+// as for a page with no <main> or single <article>. A switch, as it runs
+// for every element under the main text's root.
+func skipsText(a atom.Atom, dropChrome bool) bool {
+	switch a {
+	case atom.Script, atom.Style, atom.Noscript, atom.Template,
+		atom.Svg, atom.Math, atom.Iframe, atom.Object,
+		atom.Select, atom.Textarea, atom.Button, atom.Head:
+		return true
+	case atom.Nav, atom.Header, atom.Footer, atom.Aside:
+		return dropChrome
+	}
+	return false
 }
-
-// chrome lists page furniture left out of the main text when the page has no
-// <main> or single <article>.
-var chrome = map[atom.Atom]bool{atom.Nav: true, atom.Header: true, atom.Footer: true, atom.Aside: true}
 
 // index walks the tree once, collecting elements by tag, links, resources
 // and the base URL, then extracts the main text.
@@ -430,20 +473,24 @@ func (p *Page) index() {
 	// the list grows at most once from there.
 	p.Elements = make([]*html.Node, 0, min(p.tagHint/2, p.cfg.MaxElements)+8)
 	var mains, articles []*html.Node
+	var foreignAt []int32 // indexes in Elements of SVG and MathML elements
 	var walk func(n *html.Node, foreign bool)
 	walk = func(n *html.Node, foreign bool) {
 		for c := n.FirstChild; c != nil; c = c.NextSibling {
 			if c.Type != html.ElementNode {
 				continue
 			}
+			inForeign := foreign || c.Namespace != ""
+			if inForeign {
+				foreignAt = append(foreignAt, int32(len(p.Elements)))
+			}
 			p.Elements = append(p.Elements, c)
 			p.indexAttrs(c)
 			if headingLevel(c) > 0 {
 				p.headingEls = append(p.headingEls, c)
 			}
-			inForeign := foreign || c.Namespace != ""
 			if !inForeign {
-				p.byTag.add(c.DataAtom, c)
+				p.byTag.count(c.DataAtom, c)
 				switch c.DataAtom {
 				case atom.Html:
 					p.HTML = c
@@ -475,6 +522,7 @@ func (p *Page) index() {
 		}
 	}
 	walk(p.Doc, false)
+	p.byTag.fill(p.Elements, foreignAt)
 	p.collectLinks()
 	p.collectResources()
 	if p.tailBody != nil {
@@ -545,7 +593,7 @@ func appendText(tb *textBuilder, n *html.Node, dropChrome bool) {
 		case html.TextNode:
 			tb.appendWords(c.Data)
 		case html.ElementNode:
-			if skipText[c.DataAtom] || (dropChrome && chrome[c.DataAtom]) || c.Namespace != "" {
+			if skipsText(c.DataAtom, dropChrome) || c.Namespace != "" {
 				continue
 			}
 			if _, hidden := Attr(c, "hidden"); hidden {

@@ -277,8 +277,9 @@ func TestURLStringAgrees(t *testing.T) {
 	}
 }
 
-// TestTagTable holds the tag table to a map over hundreds of distinct
-// atoms, past the point where it spills into its map.
+// TestTagTable holds the tag table, counted and then filled, to a map over
+// hundreds of distinct atoms, past the point where it spills into its map,
+// with foreign elements skipped.
 func TestTagTable(t *testing.T) {
 	t.Parallel()
 	var tt tagTable
@@ -292,12 +293,22 @@ func TestTagTable(t *testing.T) {
 	for i := range 400 {
 		atoms = append(atoms, atom.Atom(uint32(i+1)<<8|3)) // values beyond real atoms: only distinctness matters
 	}
-	for range 20000 {
+	// Elements listed as the tree walk lists them; those marked foreign
+	// (SVG and MathML) are neither counted nor filed.
+	var els []*html.Node
+	var skip []int32
+	for i := range 20000 {
 		a := atoms[rng.IntN(len(atoms))]
-		n := &html.Node{}
-		tt.add(a, n)
+		n := &html.Node{DataAtom: a}
+		els = append(els, n)
+		if i%7 == 3 {
+			skip = append(skip, int32(i))
+			continue
+		}
+		tt.count(a, n)
 		want[a] = append(want[a], n)
 	}
+	tt.fill(els, skip)
 	if tt.more == nil {
 		t.Error("the table never spilled into its map")
 	}
@@ -308,6 +319,17 @@ func TestTagTable(t *testing.T) {
 	}
 	if got := tt.get(atom.Atom(0xffffff00)); got != nil {
 		t.Errorf("an atom never added has %d elements", len(got))
+	}
+	// A list in a slot is capped at its length: appending to one copies
+	// it and leaves the next tag's list as it was.
+	for _, a := range atoms {
+		if !tt.slot(a).taken {
+			continue // a list of the map
+		}
+		got := tt.get(a)
+		if len(got) != cap(got) {
+			t.Errorf("atom %v: list of %d has room for %d", a, len(got), cap(got))
+		}
 	}
 }
 
