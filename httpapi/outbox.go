@@ -224,7 +224,12 @@ func (o *outbox) attempt(ctx context.Context, d *store.Delivery) {
 	if d.State == store.DeliveryPending {
 		o.retryAt(d.NextAttempt)
 	}
-	if err := s.st.UpdateDelivery(ctx, d); err != nil && !errors.Is(err, store.ErrNotFound) {
+	// The outcome is saved even when the server is closing as the attempt
+	// ends: unsaved, the delivery would keep its lease (a minute and
+	// more) instead of its next attempt, or be sent again once delivered.
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+	defer cancel()
+	if err := s.st.UpdateDelivery(sctx, d); err != nil && !errors.Is(err, store.ErrNotFound) {
 		s.log.Warn("delivery state not saved", "delivery", d.ID, "err", err)
 	}
 }
