@@ -451,7 +451,7 @@ func rawTextEnd(b, name []byte) (n int, plain bool) {
 			break
 		}
 		i += j
-		if k := i + 2 + len(name); k < len(b) && asciiEqualFold(b[i+2:k], string(name)) && isEndTagDelim(b[k]) {
+		if k := i + 2 + len(name); k < len(b) && lowerASCIIEqual(b[i+2:k], string(name)) && isEndTagDelim(b[k]) {
 			n = i
 			break
 		}

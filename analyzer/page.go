@@ -405,7 +405,7 @@ func metaCharset(b []byte) (string, int) {
 		}
 		start := off + i
 		off = start + 1
-		if len(b)-start < 6 || !asciiEqualFold(b[start+1:start+5], "meta") {
+		if len(b)-start < 6 || !lowerASCIIEqual(b[start+1:start+5], "meta") {
 			continue
 		}
 		end := bytes.IndexByte(b[start:], '>')
@@ -426,23 +426,10 @@ func metaCharset(b []byte) (string, int) {
 	}
 }
 
-// asciiEqualFold reports whether b equals the lowercase ASCII word s, ignoring case.
-func asciiEqualFold(b []byte, s string) bool {
-	if len(b) != len(s) {
-		return false
-	}
-	for i := range len(s) {
-		if b[i]|0x20 != s[i] {
-			return false
-		}
-	}
-	return true
-}
-
 // indexFold returns the index of the lowercase ASCII word s in b, ignoring case.
 func indexFold(b []byte, s string) int {
 	for i := 0; i+len(s) <= len(b); i++ {
-		if b[i]|0x20 == s[0] && asciiEqualFold(b[i:i+len(s)], s) {
+		if b[i]|0x20 == s[0] && lowerASCIIEqual(b[i:i+len(s)], s) {
 			return i
 		}
 	}
