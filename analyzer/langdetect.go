@@ -1,6 +1,7 @@
 package analyzer
 
 import (
+	"math/bits"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -151,6 +152,12 @@ func langLookup(w []byte) (langWord, bool) {
 		e, ok := langWordIndex[string(w)]
 		return e, ok
 	}
+	return langLookupPacked(k)
+}
+
+// langLookupPacked looks up in langTable the word of one to eight bytes,
+// none zero, packed into k (langPack).
+func langLookupPacked(k uint64) (langWord, bool) {
 	for i := langSlotOf(k); ; i = (i + 1) & (langTableSize - 1) {
 		s := &langTable[i]
 		if s.key == k {
@@ -181,6 +188,14 @@ func langFilterBit[S string | []byte](w S) uint64 {
 // langWordMaybe reports whether w may be a stop word.
 func langWordMaybe(w []byte) bool {
 	return len(w) > 0 && langWordFilter[w[0]]&langFilterBit(w) != 0
+}
+
+// alphaMask sets the high bit of each byte of v that is an ASCII letter,
+// and clears every other bit.
+func alphaMask(v uint64) uint64 {
+	// Below 0x80 each, so no sum below carries across bytes; 'a' <= l <= 'z'.
+	l := v&^msb | 0x20*lsb
+	return (l + 0x1f*lsb) &^ (l + 0x05*lsb) &^ v & msb
 }
 
 // langMaxWords bounds langWordCount so detectLanguage can mark the words it
@@ -264,6 +279,21 @@ func detectLanguage(text string) (code string, confident bool) {
 	words, letters := 0, 0
 	overflow := false
 
+	// hit scores stop word e.
+	hit := func(e langWord) {
+		langs := e.langs
+		first := !seen[e.id]
+		seen[e.id] = true
+		inc := 1 / float64(bits.OnesCount64(uint64(langs)))
+		for i := range scores {
+			if langs&(1<<i) != 0 {
+				scores[i] += inc
+				if first {
+					distinct[i]++
+				}
+			}
+		}
+	}
 	flush := func() {
 		if len(w) == 0 && !overflow {
 			return
@@ -271,22 +301,7 @@ func detectLanguage(text string) (code string, confident bool) {
 		words++
 		if !overflow && len(w) <= langMaxWordLen && langWordMaybe(w) {
 			if e, ok := langLookup(w); ok {
-				bits := e.langs
-				first := !seen[e.id]
-				seen[e.id] = true
-				k := 0
-				for b := bits; b != 0; b &= b - 1 {
-					k++
-				}
-				inc := 1 / float64(k)
-				for i := range scores {
-					if bits&(1<<i) != 0 {
-						scores[i] += inc
-						if first {
-							distinct[i]++
-						}
-					}
-				}
+				hit(e)
 			}
 		}
 		w = w[:0]
@@ -294,6 +309,34 @@ func detectLanguage(text string) (code string, confident bool) {
 	}
 
 	for i := 0; i < len(text); {
+		if len(w) == 0 && !overflow && len(text)-i >= 8 {
+			// Most words are ASCII letters, fewer than eight, followed
+			// by an ASCII byte that is no letter (a space in a main
+			// text): one load holds the word, lowercased and packed as
+			// langTable keys it, and the byte that ends it, which
+			// flushes nothing more, as the word is counted here.
+			v := le64(text[i:])
+			if v&msb == 0 {
+				if k := bits.TrailingZeros64(^alphaMask(v)&msb) >> 3; k < 8 {
+					if k > 0 {
+						key := lowerASCII8(v & (1<<(8*k) - 1))
+						scripts[scLatin] += k
+						letters += k
+						words++
+						if k <= langMaxWordLen && langWordFilter[byte(key)]&(1<<((uint(k)*7+uint(key>>(8*(k-1))))&63)) != 0 {
+							if e, ok := langLookupPacked(key); ok {
+								hit(e)
+							}
+						}
+					}
+					i += k + 1
+					if words >= langDetectMaxWords || letters >= langDetectMaxLetters {
+						break
+					}
+					continue
+				}
+			}
+		}
 		c := text[i]
 		if c < utf8.RuneSelf { // ASCII fast path
 			i++
