@@ -154,8 +154,13 @@ func (tb *textBuilder) shortWords(s string, i int) int {
 			if c := byte(v >> (8 * k)); c >= utf8.RuneSelf || c == '\'' || c == '-' {
 				break // the word may go on
 			}
-			v &= 1<<(8*k) - 1
-			wh = wordHash8(v, k)
+			m := uint64(1)<<(8*k) - 1
+			v &= m
+			// wordHash8(v, k): the letters and digits of a word are
+			// lowercased by setting their 0x20 bit, which digits and
+			// lowercase letters have (a shift and a mask fewer than
+			// lowerASCII8).
+			wh = mum((v|0x20*lsb&m)^uint64(k)<<56^fpK2, fpK3^fpK1)
 			// The separating space and the word: one 8-byte store.
 			if n > 0 {
 				binary.LittleEndian.PutUint64(buf, v<<8|' ')
@@ -177,10 +182,12 @@ func (tb *textBuilder) shortWords(s string, i int) int {
 			if c := byte(v2 >> (8 * k2)); c >= utf8.RuneSelf || c == '\'' || c == '-' {
 				break
 			}
-			v2 &= 1<<(8*k2) - 1
+			m2 := uint64(1)<<(8*k2) - 1
+			v2 &= m2
 			k += k2
-			// wordHash of a word of two chunks, the second partial.
-			wh = mum(lowerASCII8(v2)^uint64(k)<<56^fpK2, mum(lowerASCII8(v)^fpK0, fpK3^fpK1)^fpK1)
+			// wordHash of a word of two chunks, the second partial,
+			// lowercased as above.
+			wh = mum((v2|0x20*lsb&m2)^uint64(k)<<56^fpK2, mum((v|0x20*lsb)^fpK0, fpK3^fpK1)^fpK1)
 			if n > 0 {
 				buf[0] = ' '
 				buf = buf[1:]
