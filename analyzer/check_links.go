@@ -1,6 +1,7 @@
 package analyzer
 
 import (
+	"math/bits"
 	"net/netip"
 	"net/url"
 	"slices"
@@ -158,6 +159,12 @@ func lkGenericText(s string) bool {
 	if len(s) > lkGenericMaxBytes {
 		return lkGenericTexts[lkNormText(s)]
 	}
+	if asciiAlnumCount(s) > lkGenericMaxAlnum {
+		// lkNormText keeps every ASCII letter and digit: too many for
+		// any generic text (most link texts, ruled out eight bytes at a
+		// time).
+		return false
+	}
 	var buf [lkGenericMaxBytes]byte
 	b := buf[:0]
 	space := false // a space is due before the next character
@@ -190,6 +197,27 @@ func lkGenericText(s string) bool {
 		return false // no generic text is empty or has this first byte, length and last byte
 	}
 	return lkGenericTexts[string(b)]
+}
+
+// lkGenericMaxAlnum is the largest number of ASCII letters and digits in
+// a generic text.
+var lkGenericMaxAlnum = func() int {
+	n := 0
+	for t := range lkGenericTexts {
+		n = max(n, asciiAlnumCount(t))
+	}
+	return n
+}()
+
+// asciiAlnumCount returns the number of ASCII letters and digits in s,
+// counted eight bytes at a time.
+func asciiAlnumCount(s string) int {
+	n, i := 0, 0
+	for ; len(s)-i >= 8; i += 8 {
+		n += bits.OnesCount64(alnumMask(le64(s[i:])))
+	}
+	// The zero bytes loadTail pads with are not letters.
+	return n + bits.OnesCount64(alnumMask(loadTail(s, i)))
 }
 
 // lkGenericFilter has, for each first byte of a generic text, the

@@ -270,6 +270,16 @@ func TestLkGenericTextMatchesNormText(t *testing.T) {
 	if hits < cases/10 {
 		t.Errorf("only %d of %d texts were generic: the comparison proved little", hits, cases)
 	}
+	// Around the count of letters and digits that rules a text out: each
+	// generic text with one letter or digit more, in a word of its own or
+	// not, and with punctuation, space and non-ASCII letters that add none.
+	for _, g := range texts {
+		for _, s := range []string{g + "s", g + " 1", "x " + g, "(" + g + ")", " " + g + " …", g + " é", strings.ToUpper(g) + "!"} {
+			if got, want := lkGenericText(s), lkGenericTexts[lkNormText(s)]; got != want {
+				t.Fatalf("lkGenericText(%q) = %v, lookup of lkNormText %q: %v", s, got, lkNormText(s), want)
+			}
+		}
+	}
 	if n := testing.AllocsPerRun(100, func() { lkGenericText("  Read\tMORE ... ") }); n != 0 && !raceEnabled {
 		t.Errorf("lkGenericText of an ASCII text allocated %v times", n)
 	}
