@@ -849,21 +849,37 @@ func trimASCIISpace(s string) string {
 }
 
 // isCollapsed reports whether s is ASCII with no white space other than
-// single inner spaces, so that Collapse(s) == s without allocating.
+// single inner spaces, so that Collapse(s) == s without allocating. It
+// tests eight bytes at a time, loads seven bytes apart so that two
+// spaces in a row are always in one load.
 func isCollapsed(s string) bool {
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c >= utf8.RuneSelf:
-			return false
-		case c == ' ':
-			if i == 0 || i == len(s)-1 || s[i+1] == ' ' {
-				return false
-			}
-		case c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r':
+	n := len(s)
+	switch {
+	case n == 0:
+		return true
+	case s[0] == ' ' || s[n-1] == ' ':
+		return false
+	case n < 8:
+		// The zero bytes loadTail pads with are neither space nor
+		// white space.
+		return collapsed8(loadTail(s, 0))
+	}
+	for i := 0; n-i > 8; i += 7 {
+		if !collapsed8(le64(s[i:])) {
 			return false
 		}
 	}
-	return true
+	return collapsed8(le64(s[n-8:]))
+}
+
+// collapsed8 reports whether the eight bytes of v are ASCII, none of them
+// white space but ' ', and no two spaces in a row.
+func collapsed8(v uint64) bool {
+	x := v ^ ' '*lsb
+	space := ^(x&^msb + 0x7f*lsb | x) & msb // the bytes that are ' '
+	y := v &^ msb
+	ctrl := (y + 0x77*lsb) &^ (y + 0x72*lsb) // '\t' <= y <= '\r'
+	return (v|ctrl|space&(space>>8))&msb == 0
 }
 
 // Length counts the Unicode characters of s after collapsing white space,

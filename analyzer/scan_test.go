@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
@@ -330,6 +331,38 @@ func TestTagTable(t *testing.T) {
 		if len(got) != cap(got) {
 			t.Errorf("atom %v: list of %d has room for %d", a, len(got), cap(got))
 		}
+	}
+}
+
+// TestIsCollapsed holds isCollapsed, which tests eight bytes at a time,
+// to its definition: ASCII, and Collapse leaves it as it is (Fields
+// joined by single spaces), on texts of up to 40 bytes, so that spaces and
+// other bytes fall on every place of a load and across loads.
+func TestIsCollapsed(t *testing.T) {
+	t.Parallel()
+	parts := []string{"a", "Bc", "def", "0123456", " ", " ", " ", "  ", "\t", "\n", "\v", "\f", "\r", "\x00", "\x08", "\x0e", "\x1f", "é", "\xff", "\u00a0", "\u0085", "~", "\x7f"}
+	rng := rand.New(rand.NewPCG(23, 24))
+	collapsed := 0
+	for range 50000 {
+		var sb strings.Builder
+		for sb.Len() < 40 && rng.IntN(16) > 0 {
+			sb.WriteString(parts[rng.IntN(len(parts))])
+		}
+		s := sb.String()
+		ascii := true
+		for i := range len(s) {
+			ascii = ascii && s[i] < utf8.RuneSelf
+		}
+		want := ascii && strings.Join(strings.Fields(s), " ") == s
+		if got := isCollapsed(s); got != want {
+			t.Fatalf("isCollapsed(%q) = %v, want %v", s, got, want)
+		}
+		if want {
+			collapsed++
+		}
+	}
+	if collapsed < 5000 {
+		t.Errorf("only %d texts were collapsed: the comparison proved little", collapsed)
 	}
 }
 
