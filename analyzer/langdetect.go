@@ -279,18 +279,16 @@ func detectLanguage(text string) (code string, confident bool) {
 	words, letters := 0, 0
 	overflow := false
 
-	// hit scores stop word e.
+	// hit scores stop word e for each of its languages.
 	hit := func(e langWord) {
-		langs := e.langs
 		first := !seen[e.id]
 		seen[e.id] = true
-		inc := 1 / float64(bits.OnesCount64(uint64(langs)))
-		for i := range scores {
-			if langs&(1<<i) != 0 {
-				scores[i] += inc
-				if first {
-					distinct[i]++
-				}
+		inc := 1 / float64(bits.OnesCount32(e.langs))
+		for b := e.langs; b != 0; b &= b - 1 {
+			i := bits.TrailingZeros32(b)
+			scores[i] += inc
+			if first {
+				distinct[i]++
 			}
 		}
 	}
