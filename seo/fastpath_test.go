@@ -174,6 +174,22 @@ func TestReadChunked(t *testing.T) {
 			if !errors.Is(err, want) || !bytes.Equal(got, body) {
 				t.Errorf("size %d in reads of %d, failing at the end: %d bytes, %v; want the body and the error", size, step, len(got), err)
 			}
+			// Into a buffer short of the body, just holding it, and with
+			// room to spare: the body, read in place when it fits.
+			for _, room := range []int{size / 2, size, size + 1, size + bodyChunk} {
+				into := make([]byte, 3, room+3)[3:]
+				got, err := readChunked(&stepReader{b: body, step: step}, into)
+				if err != nil || !bytes.Equal(got, body) {
+					t.Errorf("size %d in reads of %d into room for %d: %d bytes, %v; want the body", size, step, room, len(got), err)
+				}
+				if inPlace := size > 0 && room > 0 && &got[0] == &into[:1][0]; inPlace != (size > 0 && room >= size) {
+					t.Errorf("size %d in reads of %d into room for %d: read in place %v", size, step, room, inPlace)
+				}
+				got, err = readChunked(&stepReader{b: body, step: step, err: want}, into)
+				if !errors.Is(err, want) || !bytes.Equal(got, body) {
+					t.Errorf("size %d in reads of %d into room for %d, failing at the end: %d bytes, %v; want the body and the error", size, step, room, len(got), err)
+				}
+			}
 		}
 	}
 }

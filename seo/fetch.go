@@ -486,16 +486,30 @@ const bodyChunk = 32 << 10
 var chunkPool = sync.Pool{New: func() any { return new([bodyChunk]byte) }}
 
 // readChunked reads r to its end as io.ReadAll does (what was read is
-// returned with any error but io.EOF), into pooled chunks, and returns the
-// bytes in one slice of their size: into[:size] when into has the room.
+// returned with any error but io.EOF), and returns the bytes in one slice
+// of their size. It reads into into's room first, so that a body that
+// fits is read in place, not copied; the rest of a body that does not
+// goes into pooled chunks, and the whole is copied once into a new slice.
 func readChunked(r io.Reader, into []byte) ([]byte, error) {
+	head := into[:cap(into)]
+	total := 0
+	for total < len(head) {
+		n, err := r.Read(head[total:])
+		total += n
+		if err != nil {
+			if err == io.EOF {
+				err = nil
+			}
+			return head[:total], err
+		}
+	}
 	var chunks []*[bodyChunk]byte
 	defer func() {
 		for _, c := range chunks {
 			chunkPool.Put(c)
 		}
 	}()
-	total, fill := 0, 0 // bytes read, bytes in the last chunk
+	fill := 0 // bytes in the last chunk
 	var err error
 	for {
 		if len(chunks) == 0 || fill == bodyChunk {
@@ -513,13 +527,11 @@ func readChunked(r io.Reader, into []byte) ([]byte, error) {
 			break
 		}
 	}
-	var out []byte
-	if cap(into) >= total {
-		out = into[:total]
-	} else {
-		out = make([]byte, total)
+	if total == len(head) {
+		return head, err // it fitted exactly
 	}
-	off := 0
+	out := make([]byte, total)
+	off := copy(out, head)
 	for _, c := range chunks {
 		off += copy(out[off:], c[:min(bodyChunk, total-off)])
 	}

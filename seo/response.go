@@ -28,7 +28,8 @@ type Request struct {
 	// Response.Body is then Buffer[:n]. A caller that reuses one buffer
 	// for many fetches (a crawler's per-page buffer) saves allocating a
 	// body per page; it must be done with the Response first. A body that
-	// does not fit is read into a new slice as without it.
+	// does not fit ends in a new slice as without it (Buffer's bytes may
+	// then hold its start).
 	Buffer []byte
 }
 
