@@ -68,15 +68,26 @@ func TestLangDetectUnsure(t *testing.T) {
 	}
 }
 
+// BenchmarkLangDetect times detectLanguage on German text as written and
+// on English text as a main text is (words and single spaces), each long
+// enough that the word limit ends the reading.
 func BenchmarkLangDetect(b *testing.B) {
-	text, err := os.ReadFile(filepath.Join("testdata", "content", "lang_de.txt"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	s := strings.Repeat(string(text), 20)
-	b.SetBytes(int64(len(s)))
-	b.ReportAllocs()
-	for b.Loop() {
-		detectLanguage(s)
+	for _, tc := range []struct{ name, file string }{{"de", "lang_de.txt"}, {"en-main-text", "lang_en.txt"}} {
+		b.Run(tc.name, func(b *testing.B) {
+			text, err := os.ReadFile(filepath.Join("testdata", "content", tc.file))
+			if err != nil {
+				b.Fatal(err)
+			}
+			s := string(text)
+			if tc.name == "en-main-text" {
+				s = strings.Join(strings.Fields(s), " ")
+			}
+			s = strings.Repeat(s+" ", 40)
+			b.SetBytes(int64(len(s)))
+			b.ReportAllocs()
+			for b.Loop() {
+				detectLanguage(s)
+			}
+		})
 	}
 }
