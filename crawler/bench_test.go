@@ -5,8 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"runtime/metrics"
-	"runtime/pprof"
 	"testing"
 	"time"
 
@@ -41,8 +39,15 @@ func BenchmarkCrawl(b *testing.B) {
 	defer site.Close()
 	parsePPS := parseBaseline(b, site)
 	if dir := os.Getenv("SEOKIT_BENCH_HEAPPROFILE"); dir != "" {
-		stop := watchHeap(b, dir)
-		defer stop()
+		path := filepath.Join(dir, "heap-peak.pprof")
+		stop := proctest.ProfileHeapPeak(path)
+		defer func() {
+			peak, err := stop()
+			if err != nil {
+				b.Error(err)
+			}
+			b.Logf("peak live heap %d MB (profile in %s)", peak>>20, path)
+		}()
 	}
 	b.ResetTimer()
 	for b.Loop() {
@@ -107,41 +112,3 @@ func parseBaseline(b *testing.B, site *crawlertest.Site) float64 {
 // pages, used as its Options.MemoryLimit: 64 MiB for the runtime, the
 // pages in flight and the crawl's fixed state, and 1 KiB per page.
 func benchBudget(maxPages int) int64 { return 64<<20 + int64(maxPages)<<10 }
-
-// watchHeap writes a heap profile to dir/heap-peak.pprof each time the live
-// heap (as of the last GC) reaches a new high, so the profile shows what was
-// live at the peak. It is switched on by SEOKIT_BENCH_HEAPPROFILE=dir.
-func watchHeap(b *testing.B, dir string) (stop func()) {
-	b.Helper()
-	done := make(chan struct{})
-	finished := make(chan struct{})
-	go func() {
-		defer close(finished)
-		sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
-		var peak uint64
-		tick := time.NewTicker(20 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			select {
-			case <-done:
-				b.Logf("peak live heap %d MB (profile in %s)", peak>>20, filepath.Join(dir, "heap-peak.pprof"))
-				return
-			case <-tick.C:
-			}
-			metrics.Read(sample)
-			live := sample[0].Value.Uint64()
-			if live <= peak+peak/50 {
-				continue
-			}
-			peak = live
-			f, err := os.Create(filepath.Join(dir, "heap-peak.pprof"))
-			if err != nil {
-				b.Error(err)
-				return
-			}
-			pprof.Lookup("heap").WriteTo(f, 0)
-			f.Close()
-		}
-	}()
-	return func() { close(done); <-finished }
-}

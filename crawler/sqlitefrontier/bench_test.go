@@ -33,6 +33,8 @@ import (
 // Pages are about 10 KB (crawlertest.SiteOptions.PageBytes), one category
 // per 2,000 articles (at most 500), no sitemap: every URL the crawl knows
 // it found by a link, and every known URL is crawled.
+// SEOKIT_BENCH_HEAPPROFILE=dir writes a heap profile of the moment the live
+// heap peaked to dir/heap-peak-<size>.pprof for each size.
 func BenchmarkCrawlSQLite(b *testing.B) {
 	env := os.Getenv("SEOKIT_BENCH_SQLITE")
 	if env == "" {
@@ -97,6 +99,19 @@ func crawlSQLite(b *testing.B, n int) (pages, peak, live int64) {
 	runtime.ReadMemStats(&ms0)
 	cpu0 := proctest.CPUTime()
 	stopHeap := proctest.HeapPeak()
+	if dir := os.Getenv("SEOKIT_BENCH_HEAPPROFILE"); dir != "" {
+		// One sample per 16 KB allocated instead of 512 KB: the crawl's
+		// state is many small objects.
+		runtime.MemProfileRate = 16 << 10
+		path := filepath.Join(dir, "heap-peak-"+strconv.Itoa(n)+".pprof")
+		stop := proctest.ProfileHeapPeak(path)
+		defer func() {
+			if _, err := stop(); err != nil {
+				b.Error(err)
+			}
+			b.Logf("heap profile at the live heap's peak in %s", path)
+		}()
+	}
 	start := time.Now()
 	rep, err := crawler.New(o).Run(context.Background(), site.URL)
 	el := time.Since(start)
