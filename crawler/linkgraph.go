@@ -231,7 +231,7 @@ func (r *siteRun) followedGraph() *packedGraph {
 	// Edges recorded with another page than their source (redirect hops
 	// of a summary's Redirects) are rare: gather them first, by source.
 	var foreign [][2]int32
-	for i := range r.pages {
+	for i := range r.npages {
 		each(i, func(f, t int32) {
 			if int(f) != i {
 				foreign = append(foreign, [2]int32{f, t})
@@ -239,9 +239,9 @@ func (r *siteRun) followedGraph() *packedGraph {
 		})
 	}
 	slices.SortStableFunc(foreign, func(a, b [2]int32) int { return cmp.Compare(a[0], b[0]) })
-	g := &packedGraph{off: make([]uint32, 1, len(r.pages)+1)}
+	g := &packedGraph{off: make([]uint32, 1, r.npages+1)}
 	var ts []int32
-	for i := range r.pages {
+	for i := range r.npages {
 		ts = ts[:0]
 		each(i, func(f, t int32) {
 			if int(f) == i {
@@ -265,27 +265,37 @@ func (r *siteRun) index() {
 	for i := range r.pageOf {
 		r.pageOf[i] = -1
 	}
-	r.nodeOf = make([]int32, 0, len(b.pages))
-	keep := make([]int, 0, len(b.pages))
-	for i := range b.pages {
-		n := b.ids[b.pages[i].URL]
+	r.nodeOf = make([]int32, 0, b.recs.n)
+	var keep []int32 // the records kept, once one is not
+	for k := range b.recs.n {
+		n := b.ids[b.recs.at(k).url]
 		if r.pageOf[n] >= 0 {
+			if keep == nil {
+				keep = make([]int32, k, b.recs.n)
+				for i := range keep {
+					keep[i] = int32(i)
+				}
+			}
 			continue
 		}
-		r.pageOf[n] = int32(len(keep))
-		keep = append(keep, i)
+		r.pageOf[n] = int32(len(r.nodeOf))
 		r.nodeOf = append(r.nodeOf, n)
-	}
-	if len(keep) == len(b.pages) {
-		// No repeated URL: share the builder's slices instead of copying.
-		r.pages, r.edges = b.pages, b.edges
-	} else {
-		for _, i := range keep {
-			r.pages = append(r.pages, b.pages[i])
-			r.edges = append(r.edges, b.edges[i])
+		if keep != nil {
+			keep = append(keep, int32(k))
 		}
 	}
-	for i, p := range r.pages {
+	r.npages = len(r.nodeOf)
+	r.recOf = keep
+	if keep == nil {
+		// No repeated URL: share the builder's edges instead of copying.
+		r.edges = b.edges
+	} else {
+		r.edges = make([]edgeList, len(keep))
+		for i, k := range keep {
+			r.edges[i] = b.edges[k]
+		}
+	}
+	for i, p := range r.pages() {
 		if p.FinalURL == "" {
 			continue
 		}
@@ -294,6 +304,51 @@ func (r *siteRun) index() {
 		}
 		if _, ok := r.byFinal[p.FinalURL]; !ok {
 			r.byFinal[p.FinalURL] = int32(i)
+		}
+	}
+}
+
+// rec returns the record of page i.
+func (r *siteRun) rec(i int) *pageRec {
+	if r.recOf != nil {
+		return r.b.recs.at(int(r.recOf[i]))
+	}
+	return r.b.recs.at(i)
+}
+
+// page returns page i expanded into buf (see siteBuilder.view):
+// read-only, valid until buf is reused.
+func (r *siteRun) page(i int, buf *pageBuf) *PageSummary {
+	return r.b.view(r.rec(i), buf)
+}
+
+// update stores p, page i as changed by a site check, back into its
+// record. A page kept whole (pageRec.more) is p itself, changed in place.
+func (r *siteRun) update(i int, p *PageSummary) {
+	rec := r.rec(i)
+	if rec.more != nil {
+		return
+	}
+	s := *p
+	// Depth and Score point into the buffer p was expanded into.
+	s.Depth, s.Score = depthPtr(p.depth()), nil
+	if p.Score != nil {
+		v := *p.Score
+		s.Score = &v
+	}
+	s.Findings = r.b.shareIDs(s.Findings)
+	*rec = r.b.record(&s)
+}
+
+// pages yields every page with its index, in order, each expanded into
+// one buffer the next reuses: read-only, valid until the next step.
+func (r *siteRun) pages() iter.Seq2[int, *PageSummary] {
+	return func(yield func(int, *PageSummary) bool) {
+		var buf pageBuf
+		for i := range r.npages {
+			if !yield(i, r.page(i, &buf)) {
+				return
+			}
 		}
 	}
 }
@@ -354,8 +409,7 @@ func (r *siteRun) links() {
 	r.followedIn = make([]int32, n)
 	r.nofollowIn = make([]int32, n)
 	r.fromIndex = make([]int32, n)
-	for i := range r.pages {
-		p := &r.pages[i]
+	for i, p := range r.pages() {
 		for e := range r.edgesOf(i) {
 			t := e.target()
 			if e.redirect() || int32(e.from) == t || t == r.nodeOf[i] {
@@ -384,7 +438,7 @@ func (r *siteRun) links() {
 func (r *siteRun) checkSources() {
 	want := make([]bool, len(r.b.urls))
 	wanted := 0
-	for i := range r.pages {
+	for i := range r.npages {
 		n := r.nodeOf[i]
 		if want[n] {
 			continue
@@ -406,8 +460,8 @@ func (r *siteRun) collectSources(want []bool, wanted int) {
 	if wanted == 0 {
 		return
 	}
-	for i := range r.pages {
-		src := r.pages[i].URL
+	for i, p := range r.pages() {
+		src := p.URL
 		for e := range r.edgesOf(i) {
 			t := e.target()
 			if e.redirect() || !want[t] || t == r.nodeOf[i] {
@@ -421,7 +475,7 @@ func (r *siteRun) collectSources(want []bool, wanted int) {
 			if len(s.all) < maxEvidenceURLs {
 				s.all = append(s.all, src)
 			}
-			if e.nofollow() && !r.pages[i].Nofollow && len(s.nofollow) < maxEvidenceURLs {
+			if e.nofollow() && !p.Nofollow && len(s.nofollow) < maxEvidenceURLs {
 				s.nofollow = append(s.nofollow, src)
 			}
 		}

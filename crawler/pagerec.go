@@ -91,24 +91,81 @@ func (b *siteBuilder) record(sum *PageSummary) pageRec {
 	return r
 }
 
-// summary expands r.
+// summary expands r into a PageSummary of its own.
 func (b *siteBuilder) summary(r *pageRec) PageSummary {
-	if r.more != nil {
-		return *r.more
+	var buf pageBuf
+	s := *b.view(r, &buf)
+	if r.more == nil {
+		// Point Depth and Score out of buf, which s must not hold.
+		s.Depth, s.Score = depthPtr(int(r.depth)), nil
+		if r.score >= 0 {
+			v := int(r.score)
+			s.Score = &v
+		}
 	}
-	s := PageSummary{
+	return s
+}
+
+// hash, simhash and fingerprintVersion read r's main-text fingerprint
+// (PageSummary.TextHash, SimHash, fingerprintVersion) without expanding
+// r, for the duplicate checks, which compare them many times a page.
+func (r *pageRec) hash() uint64 {
+	if r.more != nil {
+		return r.more.TextHash
+	}
+	return r.textHash
+}
+
+func (r *pageRec) simhash() uint64 {
+	if r.more != nil {
+		return r.more.SimHash
+	}
+	return r.simHash
+}
+
+func (r *pageRec) fingerprintVersion() int {
+	if r.more != nil {
+		return r.more.fingerprintVersion()
+	}
+	if r.fpVersion == 0 {
+		return analyzer.FingerprintVersion
+	}
+	return int(r.fpVersion)
+}
+
+// pageBuf holds a page expanded from its record by view, with the ints
+// its Depth and Score point to, so that expanding allocates nothing.
+type pageBuf struct {
+	PageSummary
+	depth, score int
+}
+
+// view returns r as a PageSummary, expanded into buf (or the summary r
+// keeps whole): read-only, and valid until buf is reused. The site checks
+// read the pages this way, one at a time, so the build never holds every
+// page expanded (640 bytes each) beside the records (184).
+func (b *siteBuilder) view(r *pageRec, buf *pageBuf) *PageSummary {
+	if r.more != nil {
+		return r.more
+	}
+	buf.PageSummary = PageSummary{
 		URL: r.url, Title: r.title, Description: r.description, H1: r.h1,
 		Canonical: r.canonical, ContentType: r.contentType,
 		TextHash: r.textHash, SimHash: r.simHash, FingerprintVersion: int(r.fpVersion), Template: b.template(r.template), Bytes: r.bytes, ResponseMs: r.response,
-		Status: int(r.status), Depth: depthPtr(int(r.depth)), WordCount: int(r.wordCount),
+		Status: int(r.status), WordCount: int(r.wordCount),
 		Errors: int(r.errors), Warnings: int(r.warnings), Notices: int(r.notices),
 		ScoreReason: scoreReasons[r.reason],
 		IsHTML:      r.flags&recHTML != 0, Indexable: r.flags&recIndexable != 0, Noindex: r.flags&recNoindex != 0,
 		Nofollow: r.flags&recNofollow != 0, RobotsBlocked: r.flags&recRobotsBlocked != 0,
 	}
+	s := &buf.PageSummary
+	if r.depth >= 0 {
+		buf.depth = int(r.depth)
+		s.Depth = &buf.depth
+	}
 	if r.score >= 0 {
-		v := int(r.score)
-		s.Score = &v
+		buf.score = int(r.score)
+		s.Score = &buf.score
 	}
 	if r.findings > 0 {
 		s.Findings = b.idList[r.findings-1]
@@ -168,9 +225,7 @@ func (p *PageSummary) score() int {
 }
 
 // recChunks holds the pageRecs of a crawl in chunks of recChunk: growing
-// never copies them, nothing is sized for MaxPages up front, and expand
-// frees each chunk once its pages are expanded, so the records and the
-// summaries made from them are never both held whole.
+// never copies them and nothing is sized for MaxPages up front.
 type recChunks struct {
 	chunks [][]pageRec
 	n      int
@@ -189,22 +244,8 @@ func (c *recChunks) add(r pageRec) {
 	c.n++
 }
 
-// expand moves the compact records into pages, sized exactly, dropping
-// each chunk of records as soon as it is expanded.
-func (b *siteBuilder) expand() {
-	if b.recs.n == 0 {
-		return
-	}
-	b.pages = slices.Grow(b.pages, b.recs.n)
-	for k, chunk := range b.recs.chunks {
-		for i := range chunk {
-			b.pages = append(b.pages, b.summary(&chunk[i]))
-		}
-		b.recs.chunks[k] = nil
-	}
-	b.recs = recChunks{}
-	b.tpls = nil
-}
+// at returns record i, in the order added.
+func (c *recChunks) at(i int) *pageRec { return &c.chunks[i/recChunk][i%recChunk] }
 
 // template returns the string of a template fingerprint packed by
 // templateBits, one string per distinct template (at most
