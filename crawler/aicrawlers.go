@@ -419,7 +419,7 @@ func (r *siteRun) aiReport() *AICrawlerReport {
 		st := AICrawlerStatus{AICrawler: c, Home: rb.Decide(c.Token, home), Sample: []AIURLDecision{}, URLProbes: []AIURLProbe{}}
 		var allowed []AIURLDecision
 		for i := range r.npages {
-			u := r.rec(i).url
+			u := r.b.urls[r.nodeOf[i]]
 			d := rb.Decide(c.Token, requestURI(u))
 			if d.Allowed {
 				st.AllowedURLs++
@@ -658,7 +658,7 @@ func (b *siteBuilder) probeSample(n int, skip string) []probeCandidate {
 				offer(p.URL, p.Template, p.Status, p.IsHTML, p.RobotsBlocked)
 				continue
 			}
-			offer(r.url, b.template(r.template), int(r.status), r.flags&recHTML != 0, r.flags&recRobotsBlocked != 0)
+			offer(b.urls[r.node], b.template(r.template), int(r.status), r.flags&recHTML != 0, r.flags&recRobotsBlocked != 0)
 		}
 	}
 	out := make([]probeCandidate, 0, len(groups))

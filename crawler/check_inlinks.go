@@ -74,7 +74,7 @@ func (r *siteRun) linkChecks() {
 		}
 	}
 	for _, h := range hits {
-		url := r.rec(h.i).url
+		url := r.b.urls[r.nodeOf[h.i]]
 		n := r.nodeOf[h.i]
 		src := r.sourcesOf(n)
 		if src == nil {

@@ -2,6 +2,7 @@ package crawler
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -38,28 +39,42 @@ func TestEdgeEncoding(t *testing.T) {
 func TestPageRecordRoundTrip(t *testing.T) {
 	b := newSiteBuilder(nil, nil)
 	ids := b.shareIDs([]string{"a.x", "b.y"})
+	long := strings.Repeat("x", 1<<15)
 	tests := []struct {
-		name string
-		sum  PageSummary
+		name  string
+		sum   PageSummary
+		whole bool // kept whole in pageRec.more
 	}{
 		{name: "plain page", sum: PageSummary{
 			URL: "https://example.com/a", Status: 200, Depth: ptr(3), ContentType: "text/html", IsHTML: true,
 			Indexable: true, Title: "T", Description: "D", H1: "H", Canonical: "https://example.com/a",
 			WordCount: 512, TextHash: 1 << 63, SimHash: 42, Score: ptr(87), Errors: 1, Warnings: 2, Notices: 3,
-			Findings: ids, ResponseMs: 12, Bytes: 1 << 40,
+			Findings: ids, ResponseMs: 12, Bytes: 1 << 30,
 		}},
+		{name: "texts equal to the title", sum: PageSummary{URL: "u", Title: "T", Description: "T", H1: "T"}},
+		{name: "H1 equal to the title", sum: PageSummary{URL: "u", Title: "T", Description: "D", H1: "T"}},
+		{name: "description equal to the title", sum: PageSummary{URL: "u", Title: "T", Description: "T", H1: "H"}},
+		{name: "empty texts", sum: PageSummary{URL: "u", Description: "D"}},
 		{name: "flags", sum: PageSummary{URL: "u", Noindex: true, Nofollow: true, RobotsBlocked: true, ScoreReason: analyzer.ScoreNotFetched}},
-		{name: "redirect kept whole", sum: PageSummary{URL: "u", Status: 301, FinalURL: "v",
+		{name: "redirect kept whole", whole: true, sum: PageSummary{URL: "u", Status: 301, FinalURL: "v",
 			Redirects: []seo.Redirect{{URL: "u", Status: 301, Location: "v"}}}},
-		{name: "error kept whole", sum: PageSummary{URL: "u", Error: "boom"}},
-		{name: "hreflang and blocked kept whole", sum: PageSummary{URL: "u",
+		{name: "error kept whole", whole: true, sum: PageSummary{URL: "u", Error: "boom"}},
+		{name: "hreflang and blocked kept whole", whole: true, sum: PageSummary{URL: "u",
 			Hreflang: []analyzer.Alternate{{Code: "en", URL: "u"}}, BlockedResources: []string{"x.js"}}},
-		{name: "site fields kept whole", sum: PageSummary{URL: "u", InSitemap: true, Inlinks: 2, LinkScore: 3.5}},
-		{name: "large numbers kept whole", sum: PageSummary{URL: "u", WordCount: 1 << 40}},
+		{name: "site fields kept whole", whole: true, sum: PageSummary{URL: "u", InSitemap: true, Inlinks: 2, LinkScore: 3.5}},
+		{name: "large numbers kept whole", whole: true, sum: PageSummary{URL: "u", WordCount: 1 << 40}},
+		{name: "large bytes kept whole", whole: true, sum: PageSummary{URL: "u", Bytes: 1 << 31}},
+		{name: "status past uint16 kept whole", whole: true, sum: PageSummary{URL: "u", Status: 1 << 16}},
+		{name: "counts past uint16 kept whole", whole: true, sum: PageSummary{URL: "u", Notices: 1 << 16}},
+		{name: "score past int16 kept whole", whole: true, sum: PageSummary{URL: "u", Score: ptr(1 << 15)}},
+		{name: "texts past 64 KiB kept whole", whole: true, sum: PageSummary{URL: "u", Title: long, Description: long + "y"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			rec := b.record(&tc.sum)
+			if whole := rec.more != nil; whole != tc.whole {
+				t.Errorf("kept whole: %v, want %v", whole, tc.whole)
+			}
 			got := b.summary(&rec)
 			if diff := cmp.Diff(tc.sum, got); diff != "" {
 				t.Errorf("round trip (-want +got):\n%s", diff)

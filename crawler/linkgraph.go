@@ -268,7 +268,7 @@ func (r *siteRun) index() {
 	r.nodeOf = make([]int32, 0, b.recs.n)
 	var keep []int32 // the records kept, once one is not
 	for k := range b.recs.n {
-		n := b.ids[b.recs.at(k).url]
+		n := b.recs.at(k).node
 		if r.pageOf[n] >= 0 {
 			if keep == nil {
 				keep = make([]int32, k, b.recs.n)

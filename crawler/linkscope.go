@@ -257,7 +257,7 @@ func (r *siteRun) linkScope() {
 	for i := range order {
 		order[i] = int32(i)
 	}
-	slices.SortFunc(order, func(a, b int32) int { return strings.Compare(r.rec(int(a)).url, r.rec(int(b)).url) })
+	slices.SortFunc(order, func(a, b int32) int { return strings.Compare(r.b.urls[r.nodeOf[a]], r.b.urls[r.nodeOf[b]]) })
 
 	var hits []linkHit
 	var buf, qbuf pageBuf

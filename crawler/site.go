@@ -61,12 +61,15 @@ type siteBuilder struct {
 	cntIndex map[string]int32
 	cntList  []map[string]int // by pageRec.counts-1
 
-	strs    map[string]string // shared content types
-	tpls    map[uint64]string // shared template strings, see template
-	scratch []edge
-	link    linkScope         // link-scope checks, see linkscope.go
-	ana     *analyzer.Options // for the extraction and search stats
-	checks  SiteCheckOptions
+	// ctypes are the distinct content types (at most maxSharedStrings),
+	// shared by the pages and indexed by pageRec.contentType-1.
+	ctypes   []string
+	ctypeIdx map[string]uint16
+	tpls     map[uint64]string // shared template strings, see template
+	scratch  []edge
+	link     linkScope         // link-scope checks, see linkscope.go
+	ana      *analyzer.Options // for the extraction and search stats
+	checks   SiteCheckOptions
 
 	// Report caps (Options); zero means no cap.
 	maxReportPages  int
@@ -398,7 +401,7 @@ func (r *siteRun) listPages(rep *SiteReport, scores []float64) {
 			order = append(order, int32(i))
 		}
 	}
-	slices.SortFunc(order, func(i, j int32) int { return strings.Compare(r.rec(int(i)).url, r.rec(int(j)).url) })
+	slices.SortFunc(order, func(i, j int32) int { return strings.Compare(r.b.urls[r.nodeOf[i]], r.b.urls[r.nodeOf[j]]) })
 	n := len(order)
 	if b.maxReportPages > 0 && n > b.maxReportPages {
 		rep.Truncated.Note("pages", n, b.maxReportPages)
@@ -456,7 +459,7 @@ func (r *siteRun) notFetched() []NotFetchedURL {
 	for i := range r.npages {
 		for e := range r.edgesOf(i) {
 			if k, ok := missing[e.target()]; ok && !e.redirect() && e.target() != r.nodeOf[i] && out[k].FoundOn == "" {
-				out[k].FoundOn = r.rec(i).url
+				out[k].FoundOn = r.b.urls[r.nodeOf[i]]
 			}
 		}
 	}
