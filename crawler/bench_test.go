@@ -25,8 +25,8 @@ import (
 // profile of the moment the live heap peaked to dir/heap-peak.pprof.
 //
 // The crawl runs with the memory budget of MEMORY.md as its
-// Options.MemoryLimit (benchBudget); SEOKIT_BENCH_MEMLIMIT=off runs it
-// without, as a baseline. It prints the peak live heap beside the peak RSS,
+// Options.MemoryLimit (crawlertest.MemoryBudget); SEOKIT_BENCH_MEMLIMIT=off
+// runs it without, as a baseline. It prints the peak live heap beside the peak RSS,
 // and the CPU time and bytes allocated per page, which load does not skew.
 func BenchmarkCrawl(b *testing.B) {
 	crawlertest.ResetPeakRSS() // the peak of this benchmark, not of one run before it
@@ -56,7 +56,7 @@ func BenchmarkCrawl(b *testing.B) {
 			Concurrency: 8, PerHostConcurrency: 8,
 		}
 		if os.Getenv("SEOKIT_BENCH_MEMLIMIT") != "off" {
-			o.MemoryLimit = benchBudget(o.MaxPages)
+			o.MemoryLimit = crawlertest.MemoryBudget(o.MaxPages)
 		}
 		var ms0, ms1 runtime.MemStats
 		runtime.ReadMemStats(&ms0)
@@ -107,8 +107,3 @@ func parseBaseline(b *testing.B, site *crawlertest.Site) float64 {
 	}
 	return float64(rounds*len(pages)) / time.Since(start).Seconds()
 }
-
-// benchBudget is the memory budget MEMORY.md gives a crawl of maxPages
-// pages, used as its Options.MemoryLimit: 64 MiB for the runtime, the
-// pages in flight and the crawl's fixed state, and 1 KiB per page.
-func benchBudget(maxPages int) int64 { return 64<<20 + int64(maxPages)<<10 }

@@ -456,10 +456,10 @@ func (r *siteRun) checkSources() {
 
 // collectSources lists the linking pages of the nodes in want.
 func (r *siteRun) collectSources(want []bool, wanted int) {
-	r.sources = make([]*sourceList, len(r.b.urls))
 	if wanted == 0 {
 		return
 	}
+	r.sources = make([]*sourceList, len(r.b.urls))
 	for i, p := range r.pages() {
 		src := p.URL
 		for e := range r.edgesOf(i) {

@@ -88,7 +88,7 @@ func crawlSQLite(b *testing.B, n int) (pages, peak, live int64) {
 		AllowPrivate: true, PerHostRate: -1, MaxPages: site.Pages() + 10,
 		Concurrency: 8, PerHostConcurrency: 8, Frontier: front,
 	}
-	o.MemoryLimit = 64<<20 + int64(o.MaxPages)<<10 // MEMORY.md's budget
+	o.MemoryLimit = crawlertest.MemoryBudget(o.MaxPages)
 	runtime.GC()
 	debug.FreeOSMemory()
 	base := crawlertest.RSS()
