@@ -28,7 +28,7 @@ func TestEdgeEncoding(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			data := appendEdges([]byte("prefix"), tc.node, tc.edges)[len("prefix"):]
-			got := slices.Collect(edgesIn(data, int32(tc.node)))
+			got := slices.Collect(edgesIn(data, int32(tc.node), nil))
 			if !slices.Equal(got, tc.edges) {
 				t.Errorf("decoded %v, want %v", got, tc.edges)
 			}
@@ -80,5 +80,47 @@ func TestPageRecordRoundTrip(t *testing.T) {
 				t.Errorf("round trip (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestEdgeRuns encodes pages that share a menu of 40 links: the second
+// page stores the menu's run once and every later page refers to it, a
+// page whose menu differs (one link nofollow) keeps its own, and every page
+// decodes to its edges.
+func TestEdgeRuns(t *testing.T) {
+	var rs edgeRuns
+	page := func(node uint32, nofollowAt int) []edge {
+		var es []edge
+		for k := range uint32(40) {
+			e := edge{node, 1 + k}
+			if int(k) == nofollowAt {
+				e.to |= edgeNofollow
+			}
+			es = append(es, e)
+		}
+		es = append(es, edge{node, node + 5000}, edge{node, node + 9000 | edgeRedirect})
+		// A redirect hop recorded with the page, from another node.
+		return append(es, edge{node + 1, node + 7000 | edgeRedirect})
+	}
+	var sizes []int
+	for k, nofollowAt := range []int{-1, -1, -1, 7, -1} {
+		node := uint32(10_000 + 100*k)
+		es := page(node, nofollowAt)
+		data := rs.appendPage(nil, node, es)
+		if got := slices.Collect(edgesIn(data, int32(node), rs.runs)); !slices.Equal(got, es) {
+			t.Errorf("page %d: decoded %v, want %v", k, got, es)
+		}
+		sizes = append(sizes, len(data))
+	}
+	if len(rs.runs) != 1 {
+		t.Errorf("%d shared runs, want 1 (the menu)", len(rs.runs))
+	}
+	for _, k := range []int{1, 2, 4} {
+		if sizes[k] > sizes[0]-30 {
+			t.Errorf("page %d takes %d bytes, want 30 fewer than the first page's %d: the menu shared", k, sizes[k], sizes[0])
+		}
+	}
+	if sizes[3] < sizes[0] {
+		t.Errorf("the page with its own menu takes %d bytes, fewer than the first page's %d", sizes[3], sizes[0])
 	}
 }

@@ -1,7 +1,6 @@
 package crawler
 
 import (
-	"cmp"
 	"iter"
 	"slices"
 
@@ -150,7 +149,7 @@ func (b *siteBuilder) addEdges(from int32, sum *PageSummary, edges []Edge, ids [
 		kept = append(kept, e)
 	}
 	off := len(b.arena)
-	b.arena = appendEdges(b.arena, uint32(from), kept)
+	b.arena = b.runs.appendPage(b.arena, uint32(from), kept)
 	b.edges = append(b.edges, edgeList{uint32(off), uint32(len(b.arena))})
 	b.scratch = sc[:0]
 }
@@ -212,49 +211,54 @@ type sourceList struct {
 }
 
 // followedGraph returns the followed internal edges between distinct
-// crawled pages as a graph over page indexes, delta-encoded from the edge
-// arena, so no edge list of four or eight bytes an edge is materialised on
-// the way.
-func (r *siteRun) followedGraph() *packedGraph {
-	each := func(i int, fn func(f, t int32)) {
-		for e := range r.edgesOf(i) {
-			if e.nofollow() {
-				continue
-			}
-			f, t := r.pageOf[e.from], r.pageOf[e.target()]
-			if f < 0 || t < 0 || f == t {
-				continue
-			}
-			fn(f, t)
-		}
-	}
+// crawled pages as a graph over page indexes. It reads them from the edge
+// arena on each call rather than copying them: most edges of a large site
+// are its menus' links, which the arena holds once for all pages
+// (edgeRuns) and a copy would hold for each.
+func (r *siteRun) followedGraph() *arenaGraph {
+	g := &arenaGraph{r: r}
 	// Edges recorded with another page than their source (redirect hops
 	// of a summary's Redirects) are rare: gather them first, by source.
-	var foreign [][2]int32
 	for i := range r.npages {
-		each(i, func(f, t int32) {
-			if int(f) != i {
-				foreign = append(foreign, [2]int32{f, t})
+		for e := range r.edgesOf(i) {
+			if f, t, ok := g.followed(e); ok && int(f) != i {
+				if g.foreign == nil {
+					g.foreign = map[int32][]int32{}
+				}
+				g.foreign[f] = append(g.foreign[f], t)
 			}
-		})
-	}
-	slices.SortStableFunc(foreign, func(a, b [2]int32) int { return cmp.Compare(a[0], b[0]) })
-	g := &packedGraph{off: make([]uint32, 1, r.npages+1)}
-	var ts []int32
-	for i := range r.npages {
-		ts = ts[:0]
-		each(i, func(f, t int32) {
-			if int(f) == i {
-				ts = append(ts, t)
-			}
-		})
-		for len(foreign) > 0 && int(foreign[0][0]) == i {
-			ts = append(ts, foreign[0][1])
-			foreign = foreign[1:]
 		}
-		g.add(ts)
 	}
 	return g
+}
+
+// arenaGraph is the graph of followedGraph (a linkGraph): the targets of
+// page u are the followed edges recorded with u, then those recorded with
+// other pages from u (foreign), in the order recorded.
+type arenaGraph struct {
+	r       *siteRun
+	foreign map[int32][]int32
+}
+
+func (g *arenaGraph) nodes() int { return g.r.npages }
+
+func (g *arenaGraph) targetsOf(u int, buf []int32) []int32 {
+	for e := range g.r.edgesOf(u) {
+		if f, t, ok := g.followed(e); ok && int(f) == u {
+			buf = append(buf, t)
+		}
+	}
+	return append(buf, g.foreign[int32(u)]...)
+}
+
+// followed returns the pages an edge leads from and to, ok when it is a
+// followed link between two distinct crawled pages.
+func (g *arenaGraph) followed(e edge) (from, to int32, ok bool) {
+	if e.nofollow() {
+		return 0, 0, false
+	}
+	f, t := g.r.pageOf[e.from], g.r.pageOf[e.target()]
+	return f, t, f >= 0 && t >= 0 && f != t
 }
 
 // index drops repeated summaries of one URL (the first wins) and maps nodes
@@ -357,7 +361,7 @@ func (r *siteRun) pages() iter.Seq2[int, *PageSummary] {
 // (from, target).
 func (r *siteRun) edgesOf(i int) iter.Seq[edge] {
 	l := r.edges[i]
-	return edgesIn(r.b.arena[l.off:l.end], r.nodeOf[i])
+	return edgesIn(r.b.arena[l.off:l.end], r.nodeOf[i], r.b.runs.runs)
 }
 
 // pageFor returns the crawled page at u (requested or final URL), or -1.

@@ -50,6 +50,7 @@ type siteBuilder struct {
 	// edges[i] locates the edges added with recs.at(i) in arena.
 	edges   []edgeList
 	arena   []byte
+	runs    edgeRuns        // the runs of edges pages share, see edgeList
 	sitemap map[int32]int32 // loc -> the first sitemap listing it
 	// idSets shares one Findings slice between pages with the same finding
 	// IDs: template-built pages mostly repeat the same set.
