@@ -2,6 +2,7 @@ package crawler
 
 import (
 	"cmp"
+	"iter"
 	"slices"
 	"strings"
 
@@ -109,7 +110,7 @@ type A11yGroup struct {
 }
 
 // a11ySummary summarises the audits of pages; nil when no page carries one.
-func a11ySummary(pages []PageSummary) *A11ySummary {
+func a11ySummary(pages iter.Seq2[int, *PageSummary]) *A11ySummary {
 	type key struct{ rule, template string }
 	type acc struct {
 		g        A11yGroup
@@ -120,8 +121,7 @@ func a11ySummary(pages []PageSummary) *A11ySummary {
 	templatePages := map[string]int{}
 	found := false
 	var scores, scored int
-	for i := range pages {
-		p := &pages[i]
+	for _, p := range pages {
 		if p.A11yChecked == nil {
 			continue
 		}

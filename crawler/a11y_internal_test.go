@@ -2,6 +2,7 @@ package crawler
 
 import (
 	"fmt"
+	"iter"
 	"testing"
 )
 
@@ -31,7 +32,7 @@ func TestA11ySummary(t *testing.T) {
 		PageSummary{URL: "https://example.com/app", A11yChecked: &no, A11yReason: "not checked: the page was not rendered (status 404)"},
 		PageSummary{URL: "https://example.com/raw"}, // no audit asked for this page
 	)
-	s := a11ySummary(pages)
+	s := a11ySummary(pagesOf(pages))
 	if s == nil {
 		t.Fatal("no summary")
 	}
@@ -64,10 +65,10 @@ func TestA11ySummary(t *testing.T) {
 		t.Errorf("shared group = %+v", s.Groups[1])
 	}
 
-	if a11ySummary([]PageSummary{{URL: "https://example.com/"}}) != nil {
+	if a11ySummary(pagesOf([]PageSummary{{URL: "https://example.com/"}})) != nil {
 		t.Error("a summary for a crawl that audited nothing")
 	}
-	none := a11ySummary([]PageSummary{{URL: "https://example.com/", A11yChecked: &no, A11yReason: "not checked: axe-core not found"}})
+	none := a11ySummary(pagesOf([]PageSummary{{URL: "https://example.com/", A11yChecked: &no, A11yReason: "not checked: axe-core not found"}}))
 	if none == nil || none.Score != nil || none.ScoreReason != "no page was audited" {
 		t.Errorf("nothing audited: %+v", none)
 	}
@@ -81,8 +82,19 @@ func TestA11ySummaryCapped(t *testing.T) {
 		pages = append(pages, PageSummary{URL: fmt.Sprintf("https://example.com/%d", i), Template: fmt.Sprintf("%012x", i), A11yChecked: &yes,
 			A11yIssues: []A11yPageIssue{{Rule: "region", Impact: "moderate", Nodes: 1}}})
 	}
-	s := a11ySummary(pages)
+	s := a11ySummary(pagesOf(pages))
 	if len(s.Groups) != maxA11yGroups || s.GroupsOmitted != 7 {
 		t.Errorf("%d groups, %d omitted", len(s.Groups), s.GroupsOmitted)
+	}
+}
+
+// pagesOf yields the pages of ps as siteRun.pages does.
+func pagesOf(ps []PageSummary) iter.Seq2[int, *PageSummary] {
+	return func(yield func(int, *PageSummary) bool) {
+		for i := range ps {
+			if !yield(i, &ps[i]) {
+				return
+			}
+		}
 	}
 }

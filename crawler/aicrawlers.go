@@ -393,7 +393,7 @@ func (r *siteRun) aiReport() *AICrawlerReport {
 	af := r.facts.AI
 	rb := af.robots
 	rep := &AICrawlerReport{Status: "complete", RobotsURL: af.robotsURL, RobotsStatus: rb.Status(), HomeURL: af.home,
-		ProbeSkipped: af.probeSkipped, CrawledURLs: len(r.pages), ProbeURLs: []AIProbeURL{}, ProbeURLsReason: af.urlsReason,
+		ProbeSkipped: af.probeSkipped, CrawledURLs: r.npages, ProbeURLs: []AIProbeURL{}, ProbeURLsReason: af.urlsReason,
 		ProbeRequests: af.requests + 1}
 	for _, pu := range af.urls {
 		p := AIProbeURL{URL: pu.url, Template: pu.template, Reason: pu.skipped}
@@ -418,8 +418,8 @@ func (r *siteRun) aiReport() *AICrawlerReport {
 	for _, c := range aiCrawlerTable {
 		st := AICrawlerStatus{AICrawler: c, Home: rb.Decide(c.Token, home), Sample: []AIURLDecision{}, URLProbes: []AIURLProbe{}}
 		var allowed []AIURLDecision
-		for i := range r.pages {
-			u := r.pages[i].URL
+		for i := range r.npages {
+			u := r.b.urls[r.nodeOf[i]]
 			d := rb.Decide(c.Token, requestURI(u))
 			if d.Allowed {
 				st.AllowedURLs++
@@ -453,13 +453,13 @@ func (r *siteRun) aiReport() *AICrawlerReport {
 	rep.LLMsTxt = parseLLMsTxt(af.llmsURL, af.llms, af.llmsBody)
 	var njs AINeedsJS
 	known := false
-	for i := range r.pages {
-		needs, ok := pageNeedsJS(&r.pages[i])
+	for _, p := range r.pages() {
+		needs, ok := pageNeedsJS(p)
 		known = known || ok
 		if needs {
 			njs.Pages++
 			if len(njs.URLs) < MaxAISampleURLs {
-				njs.URLs = append(njs.URLs, r.pages[i].URL)
+				njs.URLs = append(njs.URLs, p.URL)
 			}
 		}
 	}
@@ -651,10 +651,6 @@ func (b *siteBuilder) probeSample(n int, skip string) []probeCandidate {
 			g.url = u
 		}
 	}
-	for i := range b.pages {
-		p := &b.pages[i]
-		offer(p.URL, p.Template, p.Status, p.IsHTML, p.RobotsBlocked)
-	}
 	for _, chunk := range b.recs.chunks {
 		for i := range chunk {
 			r := &chunk[i]
@@ -662,7 +658,7 @@ func (b *siteBuilder) probeSample(n int, skip string) []probeCandidate {
 				offer(p.URL, p.Template, p.Status, p.IsHTML, p.RobotsBlocked)
 				continue
 			}
-			offer(r.url, b.template(r.template), int(r.status), r.flags&recHTML != 0, r.flags&recRobotsBlocked != 0)
+			offer(b.urls[r.node], b.template(r.template), int(r.status), r.flags&recHTML != 0, r.flags&recRobotsBlocked != 0)
 		}
 	}
 	out := make([]probeCandidate, 0, len(groups))

@@ -5,8 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"runtime/metrics"
-	"runtime/pprof"
 	"testing"
 	"time"
 
@@ -27,8 +25,8 @@ import (
 // profile of the moment the live heap peaked to dir/heap-peak.pprof.
 //
 // The crawl runs with the memory budget of MEMORY.md as its
-// Options.MemoryLimit (benchBudget); SEOKIT_BENCH_MEMLIMIT=off runs it
-// without, as a baseline. It prints the peak live heap beside the peak RSS,
+// Options.MemoryLimit (crawlertest.MemoryBudget); SEOKIT_BENCH_MEMLIMIT=off
+// runs it without, as a baseline. It prints the peak live heap beside the peak RSS,
 // and the CPU time and bytes allocated per page, which load does not skew.
 func BenchmarkCrawl(b *testing.B) {
 	crawlertest.ResetPeakRSS() // the peak of this benchmark, not of one run before it
@@ -41,8 +39,15 @@ func BenchmarkCrawl(b *testing.B) {
 	defer site.Close()
 	parsePPS := parseBaseline(b, site)
 	if dir := os.Getenv("SEOKIT_BENCH_HEAPPROFILE"); dir != "" {
-		stop := watchHeap(b, dir)
-		defer stop()
+		path := filepath.Join(dir, "heap-peak.pprof")
+		stop := proctest.ProfileHeapPeak(path)
+		defer func() {
+			peak, err := stop()
+			if err != nil {
+				b.Error(err)
+			}
+			b.Logf("peak live heap %d MB (profile in %s)", peak>>20, path)
+		}()
 	}
 	b.ResetTimer()
 	for b.Loop() {
@@ -51,7 +56,7 @@ func BenchmarkCrawl(b *testing.B) {
 			Concurrency: 8, PerHostConcurrency: 8,
 		}
 		if os.Getenv("SEOKIT_BENCH_MEMLIMIT") != "off" {
-			o.MemoryLimit = benchBudget(o.MaxPages)
+			o.MemoryLimit = crawlertest.MemoryBudget(o.MaxPages)
 		}
 		var ms0, ms1 runtime.MemStats
 		runtime.ReadMemStats(&ms0)
@@ -101,47 +106,4 @@ func parseBaseline(b *testing.B, site *crawlertest.Site) float64 {
 		parseOnCores(b, pages)
 	}
 	return float64(rounds*len(pages)) / time.Since(start).Seconds()
-}
-
-// benchBudget is the memory budget MEMORY.md gives a crawl of maxPages
-// pages, used as its Options.MemoryLimit: 64 MiB for the runtime, the
-// pages in flight and the crawl's fixed state, and 1 KiB per page.
-func benchBudget(maxPages int) int64 { return 64<<20 + int64(maxPages)<<10 }
-
-// watchHeap writes a heap profile to dir/heap-peak.pprof each time the live
-// heap (as of the last GC) reaches a new high, so the profile shows what was
-// live at the peak. It is switched on by SEOKIT_BENCH_HEAPPROFILE=dir.
-func watchHeap(b *testing.B, dir string) (stop func()) {
-	b.Helper()
-	done := make(chan struct{})
-	finished := make(chan struct{})
-	go func() {
-		defer close(finished)
-		sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
-		var peak uint64
-		tick := time.NewTicker(20 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			select {
-			case <-done:
-				b.Logf("peak live heap %d MB (profile in %s)", peak>>20, filepath.Join(dir, "heap-peak.pprof"))
-				return
-			case <-tick.C:
-			}
-			metrics.Read(sample)
-			live := sample[0].Value.Uint64()
-			if live <= peak+peak/50 {
-				continue
-			}
-			peak = live
-			f, err := os.Create(filepath.Join(dir, "heap-peak.pprof"))
-			if err != nil {
-				b.Error(err)
-				return
-			}
-			pprof.Lookup("heap").WriteTo(f, 0)
-			f.Close()
-		}
-	}()
-	return func() { close(done); <-finished }
 }

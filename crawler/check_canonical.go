@@ -18,8 +18,8 @@ func init() {
 }
 
 func (r *siteRun) canonicalChains() {
-	for i := range r.pages {
-		p := &r.pages[i]
+	var qbuf pageBuf
+	for i, p := range r.pages() {
 		if !p.IsHTML || p.Status != 200 || !canonicalisedElsewhere(p) {
 			continue
 		}
@@ -27,7 +27,7 @@ func (r *siteRun) canonicalChains() {
 		if j < 0 || j == i {
 			continue
 		}
-		q := &r.pages[j]
+		q := r.page(j, &qbuf)
 		if !canonicalisedElsewhere(q) || q.Canonical == p.Canonical {
 			continue
 		}

@@ -57,8 +57,8 @@ func (r *siteRun) dupCandidates() []int {
 	// repeat a content URL that is another candidate's final URL: only
 	// those URLs and the final URLs go through the set.
 	var finals map[string]bool
-	for i := range r.pages {
-		if p := &r.pages[i]; p.FinalURL != "" && cand(p) {
+	for _, p := range r.pages() {
+		if p.FinalURL != "" && cand(p) {
 			if finals == nil {
 				finals = map[string]bool{}
 			}
@@ -67,8 +67,7 @@ func (r *siteRun) dupCandidates() []int {
 	}
 	seen := map[string]bool{}
 	var out []int
-	for i := range r.pages {
-		p := &r.pages[i]
+	for i, p := range r.pages() {
 		if !cand(p) {
 			continue
 		}
@@ -135,11 +134,13 @@ func (r *siteRun) reportGroup(id string, members []int, msg string, ev seo.Evide
 		return
 	}
 	one := true
-	c0 := canonicalOf(&r.pages[members[0]])
+	var buf pageBuf
+	c0 := canonicalOf(r.page(members[0], &buf))
 	urls := make([]string, len(members))
 	for k, m := range members {
-		urls[k] = effURL(&r.pages[m])
-		if canonicalOf(&r.pages[m]) != c0 {
+		p := r.page(m, &buf)
+		urls[k] = effURL(p)
+		if canonicalOf(p) != c0 {
 			one = false
 		}
 	}
@@ -201,12 +202,12 @@ func (r *siteRun) fpComparable(cands []int, i int) bool {
 	if !r.fpOtherCounted {
 		r.fpOtherCounted = true
 		for _, c := range cands {
-			if p := &r.pages[c]; p.TextHash != 0 && p.fingerprintVersion() != analyzer.FingerprintVersion {
+			if p := r.rec(c); p.hash() != 0 && p.fingerprintVersion() != analyzer.FingerprintVersion {
 				r.fpOther++
 			}
 		}
 	}
-	return r.pages[i].fingerprintVersion() == analyzer.FingerprintVersion
+	return r.rec(i).fingerprintVersion() == analyzer.FingerprintVersion
 }
 
 func (r *siteRun) duplicates() {
@@ -222,13 +223,14 @@ func (r *siteRun) duplicates() {
 	// Group by a hash of the normalised text (no string per page), then
 	// split each group by the text itself, so a collision never joins
 	// different texts.
+	var buf pageBuf
 	for _, f := range fields {
-		hashGroups(len(cands), func(k int) uint64 { return normHash(f.get(&r.pages[cands[k]])) }, func(_ uint64, g []int) {
+		hashGroups(len(cands), func(k int) uint64 { return normHash(f.get(r.page(cands[k], &buf))) }, func(_ uint64, g []int) {
 			byText := map[string][]int{}
 			var texts []string
 			for _, k := range g {
 				i := cands[k]
-				t := normText(f.get(&r.pages[i]))
+				t := normText(f.get(r.page(i, &buf)))
 				if _, ok := byText[t]; !ok {
 					texts = append(texts, t)
 				}
@@ -237,7 +239,7 @@ func (r *siteRun) duplicates() {
 			for _, t := range texts {
 				if sub := byText[t]; len(sub) >= 2 {
 					r.reportGroup(f.id, sub, fmt.Sprintf("%d pages share the same %s", len(sub), f.what),
-						seo.Evidence{Element: f.what, Value: f.get(&r.pages[sub[0]])})
+						seo.Evidence{Element: f.what, Value: f.get(r.page(sub[0], &buf))})
 				}
 			}
 		})
@@ -247,7 +249,7 @@ func (r *siteRun) duplicates() {
 		if !r.fpComparable(cands, cands[k]) {
 			return 0
 		}
-		return r.pages[cands[k]].TextHash
+		return r.rec(cands[k]).hash()
 	}, func(h uint64, g []int) {
 		members = members[:0]
 		for _, k := range g {
@@ -274,7 +276,7 @@ func (r *siteRun) nearDuplicates() {
 		}
 		byHash := make([]hi, 0, len(cands))
 		for _, i := range cands {
-			if h := r.pages[i].TextHash; h != 0 && r.fpComparable(cands, i) {
+			if h := r.rec(i).hash(); h != 0 && r.fpComparable(cands, i) {
 				byHash = append(byHash, hi{h, int32(i)})
 			}
 		}
@@ -306,7 +308,7 @@ func (r *siteRun) nearDuplicates() {
 		return x
 	}
 	maxDist := make([]int, len(reps))
-	sim := func(k int32) uint64 { return r.pages[reps[k]].SimHash }
+	sim := func(k int32) uint64 { return r.rec(reps[k]).simhash() }
 	compare := func(a, b int32) {
 		d := analyzer.HammingDistance(sim(a), sim(b))
 		if d > r.b.checks.NearDuplicateBits {
@@ -410,14 +412,19 @@ func stripTrailingSlash(u string) (string, bool) {
 }
 
 func (r *siteRun) trailingSlash() {
+	var pbuf, qbuf pageBuf
 	ok200 := func(i int) bool {
-		return i >= 0 && r.pages[i].Status == 200 && len(r.pages[i].Redirects) == 0 && r.pages[i].FinalURL == ""
+		if i < 0 {
+			return false
+		}
+		p := r.page(i, &qbuf)
+		return p.Status == 200 && len(p.Redirects) == 0 && p.FinalURL == ""
 	}
-	for i := range r.pages {
+	for i := range r.npages {
 		if !ok200(i) {
 			continue
 		}
-		p := &r.pages[i]
+		p := r.page(i, &pbuf)
 		bare, ok := stripTrailingSlash(p.URL)
 		if !ok {
 			continue
@@ -429,7 +436,7 @@ func (r *siteRun) trailingSlash() {
 		if !ok200(j) {
 			continue
 		}
-		q := &r.pages[j]
+		q := r.page(j, &qbuf)
 		if canonicalOf(p) == canonicalOf(q) {
 			continue
 		}

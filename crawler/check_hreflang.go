@@ -43,8 +43,13 @@ func (r *siteRun) hreflang() {
 		}
 		return false
 	}
+	var ubuf, qbuf pageBuf
 	usable := func(j int) bool {
-		return j >= 0 && r.pages[j].Status == 200 && r.pages[j].IsHTML && len(r.pages[j].Redirects) == 0
+		if j < 0 {
+			return false
+		}
+		q := r.page(j, &ubuf)
+		return q.Status == 200 && q.IsHTML && len(q.Redirects) == 0
 	}
 	parent := map[int]int{}
 	var find func(x int) int
@@ -58,8 +63,7 @@ func (r *siteRun) hreflang() {
 		parent[x] = root
 		return root
 	}
-	for i := range r.pages {
-		p := &r.pages[i]
+	for i, p := range r.pages() {
 		if len(p.Hreflang) == 0 || !usable(i) {
 			continue
 		}
@@ -77,7 +81,7 @@ func (r *siteRun) hreflang() {
 			if ri, rj := find(i), find(j); ri != rj {
 				parent[ri] = rj
 			}
-			if !lists(&r.pages[j], self) && !slices.Contains(missing, a.URL) {
+			if !lists(r.page(j, &qbuf), self) && !slices.Contains(missing, a.URL) {
 				missing = append(missing, a.URL)
 			}
 		}
@@ -89,7 +93,7 @@ func (r *siteRun) hreflang() {
 	}
 	clusters := map[int][]int{}
 	var roots []int
-	for i := range r.pages {
+	for i := range r.npages {
 		if _, ok := parent[i]; !ok {
 			continue
 		}
@@ -108,7 +112,7 @@ func (r *siteRun) hreflang() {
 		sigs := map[string]bool{}
 		var urls []string
 		for _, m := range members {
-			p := &r.pages[m]
+			p := r.page(m, &qbuf)
 			urls = append(urls, effURL(p))
 			pairs := make([]string, 0, len(p.Hreflang))
 			for _, a := range p.Hreflang {

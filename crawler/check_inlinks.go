@@ -30,7 +30,7 @@ func init() {
 // wantsInlinkSources reports whether page i gets an inlink finding, whose
 // evidence lists the pages linking to it.
 func (r *siteRun) wantsInlinkSources(i int) bool {
-	p, n := &r.pages[i], r.nodeOf[i]
+	p, n := r.page(i, &r.srcBuf), r.nodeOf[i]
 	return p.Indexable && r.inlinks[n] > 0 && (r.fromIndex[n] == 0 || r.followedIn[n] == 0 || r.nofollowIn[n] > 0)
 }
 
@@ -49,8 +49,7 @@ func (r *siteRun) linkChecks() {
 	}
 	deeps := map[int]deep{}
 	maxDepth := r.b.checks.DeepPageDepth
-	for i := range r.pages {
-		p := &r.pages[i]
+	for i, p := range r.pages() {
 		n := r.nodeOf[i]
 		if depth := p.depth(); p.IsHTML && p.Status == 200 && depth > maxDepth {
 			d, ok := deeps[depth]
@@ -75,7 +74,7 @@ func (r *siteRun) linkChecks() {
 		}
 	}
 	for _, h := range hits {
-		p := &r.pages[h.i]
+		url := r.b.urls[r.nodeOf[h.i]]
 		n := r.nodeOf[h.i]
 		src := r.sourcesOf(n)
 		if src == nil {
@@ -83,13 +82,13 @@ func (r *siteRun) linkChecks() {
 		}
 		switch h.id {
 		case "site.noindex_inlinks_only":
-			r.add(h.id, p.URL, "the page is linked to only from noindex pages",
+			r.add(h.id, url, "the page is linked to only from noindex pages",
 				seo.Evidence{Element: "inlinks"}, src.all, int(r.inlinks[n]))
 		case "site.nofollow_inlinks_only":
-			r.add(h.id, p.URL, "every internal link to the page is nofollow",
+			r.add(h.id, url, "every internal link to the page is nofollow",
 				seo.Evidence{Element: "inlinks"}, src.all, int(r.inlinks[n]))
 		case "site.nofollow_to_indexable":
-			r.add(h.id, p.URL, fmt.Sprintf("%d internal nofollow links point to this indexable page", r.nofollowIn[n]),
+			r.add(h.id, url, fmt.Sprintf("%d internal nofollow links point to this indexable page", r.nofollowIn[n]),
 				seo.Evidence{Element: `<a rel="nofollow">`}, src.nofollow, int(r.nofollowIn[n]))
 		}
 	}

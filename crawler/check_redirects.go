@@ -27,7 +27,7 @@ func init() {
 // wantsRedirectSources reports whether page i is a linked redirect, whose
 // findings list the pages linking to it.
 func (r *siteRun) wantsRedirectSources(i int) bool {
-	p := &r.pages[i]
+	p := r.page(i, &r.srcBuf)
 	return (len(p.Redirects) > 0 || p.Status/100 == 3) && r.inlinks[r.nodeOf[i]] > 0
 }
 
@@ -38,7 +38,7 @@ func (r *siteRun) wantsRedirectSources(i int) bool {
 func (r *siteRun) redirects() {
 	maxHops := r.b.checks.MaxRedirectHops
 	next := map[int32]int32{}
-	for i := range r.pages {
+	for i := range r.npages {
 		for e := range r.edgesOf(i) {
 			if e.redirect() {
 				if _, ok := next[int32(e.from)]; !ok {
@@ -47,8 +47,7 @@ func (r *siteRun) redirects() {
 			}
 		}
 	}
-	for i := range r.pages {
-		p := &r.pages[i]
+	for i, p := range r.pages() {
 		n := r.nodeOf[i]
 		if _, redirects := next[n]; !redirects && p.Status/100 != 3 {
 			continue

@@ -53,6 +53,7 @@ func (r *siteRun) sitemapChecks() {
 	}
 	slices.Sort(locs)
 	orphans := 0
+	var buf pageBuf
 	for _, n := range locs {
 		loc, sm := b.urls[n], b.urls[b.sitemap[n]]
 		ev := func(element string) seo.Evidence {
@@ -62,7 +63,7 @@ func (r *siteRun) sitemapChecks() {
 		if i < 0 {
 			continue
 		}
-		p := &r.pages[i]
+		p := r.page(i, &buf)
 		// Only a real page is an orphan: a sitemap URL that fails,
 		// redirects or is not HTML is reported by its own check.
 		if check == OrphanCheckDone && loc != b.start && r.inlinks[n] == 0 && b.inScope(loc) && realPage(p) {
@@ -101,8 +102,7 @@ func (r *siteRun) sitemapChecks() {
 	// Pages are checked against every sitemap URL, so not when some were
 	// not remembered (MaxSitemapURLs).
 	if sitemapExists && b.smDropped == 0 {
-		for i := range r.pages {
-			p := &r.pages[i]
+		for _, p := range r.pages() {
 			if !r.notInSitemap(p) {
 				continue
 			}

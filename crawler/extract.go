@@ -1,6 +1,8 @@
 package crawler
 
 import (
+	"iter"
+
 	"github.com/seokit/seokit/analyzer"
 	"github.com/seokit/seokit/seo"
 )
@@ -103,7 +105,7 @@ func summarizeExtraction(s *PageSummary, rep *analyzer.Report) {
 
 // extractionStats counts pages per extractor and search rule of ao, in
 // their configured order; nil when none are configured.
-func extractionStats(pages []PageSummary, ao *analyzer.Options) ([]ExtractorStats, []SearchStats) {
+func extractionStats(pages iter.Seq2[int, *PageSummary], ao *analyzer.Options) ([]ExtractorStats, []SearchStats) {
 	if ao == nil || (len(ao.Extract) == 0 && len(ao.Search) == 0) {
 		return nil, nil
 	}
@@ -119,8 +121,8 @@ func extractionStats(pages []PageSummary, ao *analyzer.Options) ([]ExtractorStat
 		ss = append(ss, SearchStats{Name: r.Name})
 		si[r.Name] = i
 	}
-	for i := range pages {
-		for _, x := range pages[i].Extracted {
+	for _, p := range pages {
+		for _, x := range p.Extracted {
 			j, ok := xi[x.Name]
 			if !ok {
 				continue
@@ -135,7 +137,7 @@ func extractionStats(pages []PageSummary, ao *analyzer.Options) ([]ExtractorStat
 				st.WithValue++
 			}
 		}
-		for _, m := range pages[i].Search {
+		for _, m := range p.Search {
 			j, ok := si[m.Name]
 			if !ok {
 				continue

@@ -64,8 +64,8 @@ func TestPageRecordFingerprintVersion(t *testing.T) {
 			t.Errorf("version %d: round trip gave %+v", v, got)
 		}
 	}
-	if n := unsafe.Sizeof(pageRec{}); n != 184 {
-		t.Errorf("pageRec is %d bytes, want 184", n)
+	if n := unsafe.Sizeof(pageRec{}); n != 112 {
+		t.Errorf("pageRec is %d bytes, want 112", n)
 	}
 }
 

@@ -70,8 +70,7 @@ func (r *siteRun) groups(site []seo.Finding) []FindingGroup {
 		return a
 	}
 	analysedPages := 0
-	for i := range r.pages {
-		p := &r.pages[i]
+	for _, p := range r.pages() {
 		isAnalysed := analysed(p)
 		if isAnalysed {
 			analysedPages++
@@ -104,6 +103,7 @@ func (r *siteRun) groups(site []seo.Finding) []FindingGroup {
 			split[f.ID] = true
 		}
 	}
+	var buf pageBuf
 	for k, f := range site {
 		a := get(f.ID)
 		a.g.Count += f.Occurrences()
@@ -131,12 +131,15 @@ func (r *siteRun) groups(site []seo.Finding) []FindingGroup {
 		} else if k > 0 && site[k-1].ID == f.ID && site[k-1].URL == f.URL {
 			continue
 		}
-		j := r.pageFor(f.URL)
-		if j >= 0 && slices.Contains(r.pages[j].Findings, f.ID) {
+		var p *PageSummary
+		if j := r.pageFor(f.URL); j >= 0 {
+			p = r.page(j, &buf)
+		}
+		if p != nil && slices.Contains(p.Findings, f.ID) {
 			continue // already counted as a page
 		}
 		a.g.Pages++
-		if j >= 0 && analysed(&r.pages[j]) {
+		if p != nil && analysed(p) {
 			a.analysed++
 		}
 		if len(a.g.Examples) < maxGroupExamples {

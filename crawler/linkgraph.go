@@ -1,7 +1,6 @@
 package crawler
 
 import (
-	"cmp"
 	"iter"
 	"slices"
 
@@ -150,7 +149,7 @@ func (b *siteBuilder) addEdges(from int32, sum *PageSummary, edges []Edge, ids [
 		kept = append(kept, e)
 	}
 	off := len(b.arena)
-	b.arena = appendEdges(b.arena, uint32(from), kept)
+	b.arena = b.runs.appendPage(b.arena, uint32(from), kept)
 	b.edges = append(b.edges, edgeList{uint32(off), uint32(len(b.arena))})
 	b.scratch = sc[:0]
 }
@@ -212,49 +211,54 @@ type sourceList struct {
 }
 
 // followedGraph returns the followed internal edges between distinct
-// crawled pages as a graph over page indexes, delta-encoded from the edge
-// arena, so no edge list of four or eight bytes an edge is materialised on
-// the way.
-func (r *siteRun) followedGraph() *packedGraph {
-	each := func(i int, fn func(f, t int32)) {
-		for e := range r.edgesOf(i) {
-			if e.nofollow() {
-				continue
-			}
-			f, t := r.pageOf[e.from], r.pageOf[e.target()]
-			if f < 0 || t < 0 || f == t {
-				continue
-			}
-			fn(f, t)
-		}
-	}
+// crawled pages as a graph over page indexes. It reads them from the edge
+// arena on each call rather than copying them: most edges of a large site
+// are its menus' links, which the arena holds once for all pages
+// (edgeRuns) and a copy would hold for each.
+func (r *siteRun) followedGraph() *arenaGraph {
+	g := &arenaGraph{r: r}
 	// Edges recorded with another page than their source (redirect hops
 	// of a summary's Redirects) are rare: gather them first, by source.
-	var foreign [][2]int32
-	for i := range r.pages {
-		each(i, func(f, t int32) {
-			if int(f) != i {
-				foreign = append(foreign, [2]int32{f, t})
+	for i := range r.npages {
+		for e := range r.edgesOf(i) {
+			if f, t, ok := g.followed(e); ok && int(f) != i {
+				if g.foreign == nil {
+					g.foreign = map[int32][]int32{}
+				}
+				g.foreign[f] = append(g.foreign[f], t)
 			}
-		})
-	}
-	slices.SortStableFunc(foreign, func(a, b [2]int32) int { return cmp.Compare(a[0], b[0]) })
-	g := &packedGraph{off: make([]uint32, 1, len(r.pages)+1)}
-	var ts []int32
-	for i := range r.pages {
-		ts = ts[:0]
-		each(i, func(f, t int32) {
-			if int(f) == i {
-				ts = append(ts, t)
-			}
-		})
-		for len(foreign) > 0 && int(foreign[0][0]) == i {
-			ts = append(ts, foreign[0][1])
-			foreign = foreign[1:]
 		}
-		g.add(ts)
 	}
 	return g
+}
+
+// arenaGraph is the graph of followedGraph (a linkGraph): the targets of
+// page u are the followed edges recorded with u, then those recorded with
+// other pages from u (foreign), in the order recorded.
+type arenaGraph struct {
+	r       *siteRun
+	foreign map[int32][]int32
+}
+
+func (g *arenaGraph) nodes() int { return g.r.npages }
+
+func (g *arenaGraph) targetsOf(u int, buf []int32) []int32 {
+	for e := range g.r.edgesOf(u) {
+		if f, t, ok := g.followed(e); ok && int(f) == u {
+			buf = append(buf, t)
+		}
+	}
+	return append(buf, g.foreign[int32(u)]...)
+}
+
+// followed returns the pages an edge leads from and to, ok when it is a
+// followed link between two distinct crawled pages.
+func (g *arenaGraph) followed(e edge) (from, to int32, ok bool) {
+	if e.nofollow() {
+		return 0, 0, false
+	}
+	f, t := g.r.pageOf[e.from], g.r.pageOf[e.target()]
+	return f, t, f >= 0 && t >= 0 && f != t
 }
 
 // index drops repeated summaries of one URL (the first wins) and maps nodes
@@ -265,27 +269,37 @@ func (r *siteRun) index() {
 	for i := range r.pageOf {
 		r.pageOf[i] = -1
 	}
-	r.nodeOf = make([]int32, 0, len(b.pages))
-	keep := make([]int, 0, len(b.pages))
-	for i := range b.pages {
-		n := b.ids[b.pages[i].URL]
+	r.nodeOf = make([]int32, 0, b.recs.n)
+	var keep []int32 // the records kept, once one is not
+	for k := range b.recs.n {
+		n := b.recs.at(k).node
 		if r.pageOf[n] >= 0 {
+			if keep == nil {
+				keep = make([]int32, k, b.recs.n)
+				for i := range keep {
+					keep[i] = int32(i)
+				}
+			}
 			continue
 		}
-		r.pageOf[n] = int32(len(keep))
-		keep = append(keep, i)
+		r.pageOf[n] = int32(len(r.nodeOf))
 		r.nodeOf = append(r.nodeOf, n)
-	}
-	if len(keep) == len(b.pages) {
-		// No repeated URL: share the builder's slices instead of copying.
-		r.pages, r.edges = b.pages, b.edges
-	} else {
-		for _, i := range keep {
-			r.pages = append(r.pages, b.pages[i])
-			r.edges = append(r.edges, b.edges[i])
+		if keep != nil {
+			keep = append(keep, int32(k))
 		}
 	}
-	for i, p := range r.pages {
+	r.npages = len(r.nodeOf)
+	r.recOf = keep
+	if keep == nil {
+		// No repeated URL: share the builder's edges instead of copying.
+		r.edges = b.edges
+	} else {
+		r.edges = make([]edgeList, len(keep))
+		for i, k := range keep {
+			r.edges[i] = b.edges[k]
+		}
+	}
+	for i, p := range r.pages() {
 		if p.FinalURL == "" {
 			continue
 		}
@@ -298,11 +312,56 @@ func (r *siteRun) index() {
 	}
 }
 
+// rec returns the record of page i.
+func (r *siteRun) rec(i int) *pageRec {
+	if r.recOf != nil {
+		return r.b.recs.at(int(r.recOf[i]))
+	}
+	return r.b.recs.at(i)
+}
+
+// page returns page i expanded into buf (see siteBuilder.view):
+// read-only, valid until buf is reused.
+func (r *siteRun) page(i int, buf *pageBuf) *PageSummary {
+	return r.b.view(r.rec(i), buf)
+}
+
+// update stores p, page i as changed by a site check, back into its
+// record. A page kept whole (pageRec.more) is p itself, changed in place.
+func (r *siteRun) update(i int, p *PageSummary) {
+	rec := r.rec(i)
+	if rec.more != nil {
+		return
+	}
+	s := *p
+	// Depth and Score point into the buffer p was expanded into.
+	s.Depth, s.Score = depthPtr(p.depth()), nil
+	if p.Score != nil {
+		v := *p.Score
+		s.Score = &v
+	}
+	s.Findings = r.b.shareIDs(s.Findings)
+	*rec = r.b.record(&s)
+}
+
+// pages yields every page with its index, in order, each expanded into
+// one buffer the next reuses: read-only, valid until the next step.
+func (r *siteRun) pages() iter.Seq2[int, *PageSummary] {
+	return func(yield func(int, *PageSummary) bool) {
+		var buf pageBuf
+		for i := range r.npages {
+			if !yield(i, r.page(i, &buf)) {
+				return
+			}
+		}
+	}
+}
+
 // edgesOf yields the distinct edges recorded with page i, sorted by
 // (from, target).
 func (r *siteRun) edgesOf(i int) iter.Seq[edge] {
 	l := r.edges[i]
-	return edgesIn(r.b.arena[l.off:l.end], r.nodeOf[i])
+	return edgesIn(r.b.arena[l.off:l.end], r.nodeOf[i], r.b.runs.runs)
 }
 
 // pageFor returns the crawled page at u (requested or final URL), or -1.
@@ -354,8 +413,7 @@ func (r *siteRun) links() {
 	r.followedIn = make([]int32, n)
 	r.nofollowIn = make([]int32, n)
 	r.fromIndex = make([]int32, n)
-	for i := range r.pages {
-		p := &r.pages[i]
+	for i, p := range r.pages() {
 		for e := range r.edgesOf(i) {
 			t := e.target()
 			if e.redirect() || int32(e.from) == t || t == r.nodeOf[i] {
@@ -384,7 +442,7 @@ func (r *siteRun) links() {
 func (r *siteRun) checkSources() {
 	want := make([]bool, len(r.b.urls))
 	wanted := 0
-	for i := range r.pages {
+	for i := range r.npages {
 		n := r.nodeOf[i]
 		if want[n] {
 			continue
@@ -402,12 +460,12 @@ func (r *siteRun) checkSources() {
 
 // collectSources lists the linking pages of the nodes in want.
 func (r *siteRun) collectSources(want []bool, wanted int) {
-	r.sources = make([]*sourceList, len(r.b.urls))
 	if wanted == 0 {
 		return
 	}
-	for i := range r.pages {
-		src := r.pages[i].URL
+	r.sources = make([]*sourceList, len(r.b.urls))
+	for i, p := range r.pages() {
+		src := p.URL
 		for e := range r.edgesOf(i) {
 			t := e.target()
 			if e.redirect() || !want[t] || t == r.nodeOf[i] {
@@ -421,7 +479,7 @@ func (r *siteRun) collectSources(want []bool, wanted int) {
 			if len(s.all) < maxEvidenceURLs {
 				s.all = append(s.all, src)
 			}
-			if e.nofollow() && !r.pages[i].Nofollow && len(s.nofollow) < maxEvidenceURLs {
+			if e.nofollow() && !p.Nofollow && len(s.nofollow) < maxEvidenceURLs {
 				s.nofollow = append(s.nofollow, src)
 			}
 		}

@@ -253,17 +253,18 @@ func (r *siteRun) linkScope() {
 	ext := checkedTargets(ls.ext, ls.extEdges, true)
 	own := checkedTargets(ls.res, ls.resEdges, false)
 
-	order := make([]int32, len(r.pages))
+	order := make([]int32, r.npages)
 	for i := range order {
 		order[i] = int32(i)
 	}
-	slices.SortFunc(order, func(a, b int32) int { return strings.Compare(r.pages[a].URL, r.pages[b].URL) })
+	slices.SortFunc(order, func(a, b int32) int { return strings.Compare(r.b.urls[r.nodeOf[a]], r.b.urls[r.nodeOf[b]]) })
 
 	var hits []linkHit
+	var buf, qbuf pageBuf
 	memo := newTargetMemo(len(r.b.urls))
 	for _, pi := range order {
 		i := int(pi)
-		p := &r.pages[i]
+		p := r.page(i, &buf)
 		if p.RobotsBlocked || p.Status/100 == 3 {
 			continue
 		}
@@ -279,14 +280,14 @@ func (r *siteRun) linkScope() {
 				continue
 			}
 			hits = memo.hits(hits, t, func(hits []linkHit) []linkHit {
-				return r.targetHits(hits, analyzer.InternalLink, r.b.urls[t], `<a href>`, &r.pages[j])
+				return r.targetHits(hits, analyzer.InternalLink, r.b.urls[t], `<a href>`, r.page(int(j), &qbuf))
 			})
 		}
 		hits = ext.hits(hits, node)
 		hits = own.hits(hits, node)
 		if p.IsHTML && p.Status == http.StatusOK {
-			hits = r.canonicalTarget(p, i, hits)
-			hits = r.hreflangTargets(p, i, hits)
+			hits = r.canonicalTarget(p, i, hits, &qbuf)
+			hits = r.hreflangTargets(p, i, hits, &qbuf)
 		}
 		if len(hits) == 0 {
 			continue
@@ -350,8 +351,9 @@ func cloneHits(hits, hs []linkHit) []linkHit {
 	return hits
 }
 
-// canonicalTarget checks the crawled canonical target of p.
-func (r *siteRun) canonicalTarget(p *PageSummary, i int, hits []linkHit) []linkHit {
+// canonicalTarget checks the crawled canonical target of p, expanding it
+// into buf.
+func (r *siteRun) canonicalTarget(p *PageSummary, i int, hits []linkHit, buf *pageBuf) []linkHit {
 	if !canonicalisedElsewhere(p) {
 		return hits
 	}
@@ -359,11 +361,12 @@ func (r *siteRun) canonicalTarget(p *PageSummary, i int, hits []linkHit) []linkH
 	if j < 0 || j == i {
 		return hits
 	}
-	return r.targetHits(hits, analyzer.CanonicalTarget, p.Canonical, `<link rel="canonical">`, &r.pages[j])
+	return r.targetHits(hits, analyzer.CanonicalTarget, p.Canonical, `<link rel="canonical">`, r.page(j, buf))
 }
 
-// hreflangTargets checks the crawled hreflang alternates of p.
-func (r *siteRun) hreflangTargets(p *PageSummary, i int, hits []linkHit) []linkHit {
+// hreflangTargets checks the crawled hreflang alternates of p, expanding
+// them into buf.
+func (r *siteRun) hreflangTargets(p *PageSummary, i int, hits []linkHit, buf *pageBuf) []linkHit {
 	if len(p.Hreflang) == 0 {
 		return hits
 	}
@@ -388,7 +391,7 @@ func (r *siteRun) hreflangTargets(p *PageSummary, i int, hits []linkHit) []linkH
 			continue
 		}
 		seen = append(seen, j)
-		hits = r.targetHits(hits, analyzer.HreflangTarget, u, `<link rel="alternate" hreflang="`+a.Code+`">`, &r.pages[j])
+		hits = r.targetHits(hits, analyzer.HreflangTarget, u, `<link rel="alternate" hreflang="`+a.Code+`">`, r.page(j, buf))
 	}
 	return hits
 }
@@ -540,7 +543,8 @@ func (a *linkAcc) add(i int, h linkHit) {
 		a.r.mute(h.id, sev)
 		return
 	}
-	p := &a.r.pages[i]
+	var buf pageBuf
+	p := a.r.page(i, &buf)
 	a.counts[h.id]++
 	if last, ok := a.lastPage[h.id]; !ok || last != i {
 		a.lastPage[h.id] = i
@@ -570,6 +574,7 @@ func (a *linkAcc) add(i int, h linkHit) {
 	case seo.Notice:
 		p.Notices++
 	}
+	a.r.update(i, p)
 }
 
 // adjustGroups makes FindingGroup.Count of the link-scope IDs count every

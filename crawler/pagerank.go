@@ -1,7 +1,6 @@
 package crawler
 
 import (
-	"encoding/binary"
 	"math"
 )
 
@@ -34,41 +33,6 @@ type linkGraph interface {
 func (g csrGraph) nodes() int { return len(g.offsets) - 1 }
 func (g csrGraph) targetsOf(u int, _ []int32) []int32 {
 	return g.targets[g.offsets[u]:g.offsets[u+1]]
-}
-
-// packedGraph is a directed graph whose targets of node u are encoded in
-// data[off[u]:off[u+1]] as uvarints of zigzag deltas: a page's links mostly
-// go to nearby ids, so an edge costs one or two bytes instead of four.
-type packedGraph struct {
-	off  []uint32
-	data []byte
-}
-
-func (g *packedGraph) nodes() int { return len(g.off) - 1 }
-func (g *packedGraph) targetsOf(u int, buf []int32) []int32 {
-	data := g.data[g.off[u]:g.off[u+1]]
-	prev := int64(0)
-	for len(data) > 0 {
-		v, n := binary.Uvarint(data)
-		data = data[n:]
-		prev += int64(v>>1) ^ -int64(v&1)
-		buf = append(buf, int32(prev))
-	}
-	return buf
-}
-
-// add appends node u's targets (u must be the next node).
-func (g *packedGraph) add(ts []int32) {
-	if len(g.off) == 0 {
-		g.off = append(g.off, 0)
-	}
-	prev := int64(0)
-	for _, t := range ts {
-		d := int64(t) - prev
-		prev = int64(t)
-		g.data = binary.AppendUvarint(g.data, uint64(d<<1)^uint64(d>>63))
-	}
-	g.off = append(g.off, uint32(len(g.data)))
 }
 
 // newCSR builds a graph of n nodes from parallel from/to slices.

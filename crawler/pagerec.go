@@ -9,27 +9,33 @@ import (
 	"github.com/seokit/seokit/analyzer"
 )
 
-// pageRec is a PageSummary as the builder keeps it during a crawl: 184
-// bytes instead of 640, the difference times the pages of a large site.
-// Summaries it cannot hold exactly (redirects, errors, hreflang, numbers
-// out of int32 range ...) are kept whole in more.
+// pageRec is a PageSummary as the builder keeps it during a crawl: 112
+// bytes and one string of its texts instead of 640 bytes, the difference
+// times the pages of a large site. Summaries it cannot hold exactly
+// (redirects, errors, hreflang, numbers out of range ...) are kept whole
+// in more.
 type pageRec struct {
-	url, title, description, h1, canonical, contentType string
+	// texts holds the title, then the description and the H1 where they
+	// differ from the title (recDescIsTitle, recH1IsTitle), in one
+	// allocation; descAt and h1At are where the last two start.
+	texts     string
+	canonical string
+	more      *PageSummary
+	textHash  uint64
+	simHash   uint64
+	template  uint64 // templateBits of PageSummary.Template
 
-	more     *PageSummary
-	textHash uint64
-	simHash  uint64
-	template uint64 // templateBits of PageSummary.Template
-	bytes    int64
-	response int64
-
-	// depth and score are -1 for nil.
-	status, depth, wordCount, score, errors, warnings, notices int32
-	findings                                                   int32 // idList index + 1, 0 for none
-	counts                                                     int32 // cntList index + 1, 0 for none
-	flags                                                      uint8
-	reason                                                     uint8 // scoreReasons index
-	fpVersion                                                  uint8 // PageSummary.FingerprintVersion
+	node, depth, wordCount, bytes, response int32 // depth is -1 for nil
+	findings                                int32 // idList index + 1, 0 for none
+	counts                                  int32 // cntList index + 1, 0 for none
+	descAt, h1At                            uint16
+	status                                  uint16
+	score                                   int16  // -1 for nil
+	errors, warnings, notices               uint16 // PageSummary's counts
+	contentType                             uint16 // ctypes index + 1, 0 for ""
+	flags                                   uint8
+	reason                                  uint8 // scoreReasons index
+	fpVersion                               uint8 // PageSummary.FingerprintVersion
 }
 
 // Flags of pageRec.
@@ -39,12 +45,24 @@ const (
 	recNoindex
 	recNofollow
 	recRobotsBlocked
+	recDescIsTitle
+	recH1IsTitle
 )
 
 // fitsInt32 reports whether every value fits an int32.
-func fitsInt32(vs ...int) bool {
+func fitsInt32(vs ...int64) bool {
 	for _, v := range vs {
-		if v != int(int32(v)) {
+		if v != int64(int32(v)) {
+			return false
+		}
+	}
+	return true
+}
+
+// fitsUint16 reports whether every value fits a uint16.
+func fitsUint16(vs ...int) bool {
+	for _, v := range vs {
+		if v != int(uint16(v)) {
 			return false
 		}
 	}
@@ -54,26 +72,53 @@ func fitsInt32(vs ...int) bool {
 // record returns the compact form of sum, whose Findings come from shareIDs
 // and FindingCounts from shareCounts.
 func (b *siteBuilder) record(sum *PageSummary) pageRec {
+	node := b.intern(sum.URL)
+	whole := func() pageRec {
+		c := *sum
+		return pageRec{node: node, more: &c}
+	}
 	if sum.FinalURL != "" || sum.Redirects != nil || sum.Hreflang != nil || sum.BlockedResources != nil || sum.Rendered != nil ||
 		sum.Error != "" || sum.FingerprintVersion != int(uint8(sum.FingerprintVersion)) || sum.InSitemap || sum.Extracted != nil || sum.Search != nil || sum.Inlinks != 0 || sum.LinkScore != 0 ||
-		!fitsInt32(sum.Status, sum.depth(), sum.WordCount, sum.score(), sum.Errors, sum.Warnings, sum.Notices) ||
+		!fitsInt32(int64(sum.depth()), int64(sum.WordCount), sum.Bytes, sum.ResponseMs) ||
+		!fitsUint16(sum.Status, sum.Errors, sum.Warnings, sum.Notices) || sum.score() != int(int16(sum.score())) ||
 		reasonCode(sum.ScoreReason) < 0 {
-		c := *sum
-		return pageRec{url: sum.URL, more: &c}
+		return whole()
 	}
 	tpl, ok := templateBits(sum.Template)
 	if !ok {
-		c := *sum
-		return pageRec{url: sum.URL, more: &c}
+		return whole()
 	}
 	r := pageRec{
-		url: sum.URL, title: sum.Title, description: sum.Description, h1: sum.H1,
-		canonical: sum.Canonical, contentType: sum.ContentType,
-		textHash: sum.TextHash, simHash: sum.SimHash, template: tpl, bytes: sum.Bytes, response: sum.ResponseMs,
-		status: int32(sum.Status), depth: int32(sum.depth()), wordCount: int32(sum.WordCount),
-		score: int32(sum.score()), errors: int32(sum.Errors), warnings: int32(sum.Warnings), notices: int32(sum.Notices),
+		node: node, canonical: sum.Canonical,
+		textHash: sum.TextHash, simHash: sum.SimHash, template: tpl, bytes: int32(sum.Bytes), response: int32(sum.ResponseMs),
+		status: uint16(sum.Status), depth: int32(sum.depth()), wordCount: int32(sum.WordCount),
+		score: int16(sum.score()), errors: uint16(sum.Errors), warnings: uint16(sum.Warnings), notices: uint16(sum.Notices),
 		reason: uint8(reasonCode(sum.ScoreReason)), fpVersion: uint8(sum.FingerprintVersion),
 	}
+	if sum.ContentType != "" {
+		k, ok := b.ctype(sum.ContentType)
+		if !ok {
+			return whole()
+		}
+		r.contentType = k + 1
+	}
+	texts := sum.Title
+	r.descAt = uint16(len(texts))
+	if sum.Description == sum.Title {
+		r.flags |= recDescIsTitle
+	} else {
+		texts += sum.Description
+	}
+	r.h1At = uint16(len(texts))
+	if sum.H1 == sum.Title {
+		r.flags |= recH1IsTitle
+	} else {
+		texts += sum.H1
+	}
+	if len(texts) > maxRecTexts {
+		return whole()
+	}
+	r.texts = texts
 	if sum.Findings != nil {
 		r.findings = b.idIndex[strings.Join(sum.Findings, " ")] + 1
 	}
@@ -91,24 +136,96 @@ func (b *siteBuilder) record(sum *PageSummary) pageRec {
 	return r
 }
 
-// summary expands r.
+// maxRecTexts is the longest pageRec.texts, so descAt and h1At fit a
+// uint16; the crawl clips each text to 300 characters, so only a summary
+// from elsewhere (a SummaryStore) may go over.
+const maxRecTexts = 1<<16 - 1
+
+// summary expands r into a PageSummary of its own.
 func (b *siteBuilder) summary(r *pageRec) PageSummary {
-	if r.more != nil {
-		return *r.more
+	var buf pageBuf
+	s := *b.view(r, &buf)
+	if r.more == nil {
+		// Point Depth and Score out of buf, which s must not hold.
+		s.Depth, s.Score = depthPtr(int(r.depth)), nil
+		if r.score >= 0 {
+			v := int(r.score)
+			s.Score = &v
+		}
 	}
-	s := PageSummary{
-		URL: r.url, Title: r.title, Description: r.description, H1: r.h1,
-		Canonical: r.canonical, ContentType: r.contentType,
-		TextHash: r.textHash, SimHash: r.simHash, FingerprintVersion: int(r.fpVersion), Template: b.template(r.template), Bytes: r.bytes, ResponseMs: r.response,
-		Status: int(r.status), Depth: depthPtr(int(r.depth)), WordCount: int(r.wordCount),
+	return s
+}
+
+// hash, simhash and fingerprintVersion read r's main-text fingerprint
+// (PageSummary.TextHash, SimHash, fingerprintVersion) without expanding
+// r, for the duplicate checks, which compare them many times a page.
+func (r *pageRec) hash() uint64 {
+	if r.more != nil {
+		return r.more.TextHash
+	}
+	return r.textHash
+}
+
+func (r *pageRec) simhash() uint64 {
+	if r.more != nil {
+		return r.more.SimHash
+	}
+	return r.simHash
+}
+
+func (r *pageRec) fingerprintVersion() int {
+	if r.more != nil {
+		return r.more.fingerprintVersion()
+	}
+	if r.fpVersion == 0 {
+		return analyzer.FingerprintVersion
+	}
+	return int(r.fpVersion)
+}
+
+// pageBuf holds a page expanded from its record by view, with the ints
+// its Depth and Score point to, so that expanding allocates nothing.
+type pageBuf struct {
+	PageSummary
+	depth, score int
+}
+
+// view returns r as a PageSummary, expanded into buf (or the summary r
+// keeps whole): read-only, and valid until buf is reused. The site checks
+// read the pages this way, one at a time, so the build never holds every
+// page expanded (640 bytes each) beside the records (184).
+func (b *siteBuilder) view(r *pageRec, buf *pageBuf) *PageSummary {
+	if r.more != nil {
+		return r.more
+	}
+	title := r.texts[:r.descAt]
+	desc, h1 := title, title
+	if r.flags&recDescIsTitle == 0 {
+		desc = r.texts[r.descAt:r.h1At]
+	}
+	if r.flags&recH1IsTitle == 0 {
+		h1 = r.texts[r.h1At:]
+	}
+	buf.PageSummary = PageSummary{
+		URL: b.urls[r.node], Title: title, Description: desc, H1: h1, Canonical: r.canonical,
+		TextHash: r.textHash, SimHash: r.simHash, FingerprintVersion: int(r.fpVersion), Template: b.template(r.template), Bytes: int64(r.bytes), ResponseMs: int64(r.response),
+		Status: int(r.status), WordCount: int(r.wordCount),
 		Errors: int(r.errors), Warnings: int(r.warnings), Notices: int(r.notices),
 		ScoreReason: scoreReasons[r.reason],
 		IsHTML:      r.flags&recHTML != 0, Indexable: r.flags&recIndexable != 0, Noindex: r.flags&recNoindex != 0,
 		Nofollow: r.flags&recNofollow != 0, RobotsBlocked: r.flags&recRobotsBlocked != 0,
 	}
+	s := &buf.PageSummary
+	if r.contentType > 0 {
+		s.ContentType = b.ctypes[r.contentType-1]
+	}
+	if r.depth >= 0 {
+		buf.depth = int(r.depth)
+		s.Depth = &buf.depth
+	}
 	if r.score >= 0 {
-		v := int(r.score)
-		s.Score = &v
+		buf.score = int(r.score)
+		s.Score = &buf.score
 	}
 	if r.findings > 0 {
 		s.Findings = b.idList[r.findings-1]
@@ -168,9 +285,7 @@ func (p *PageSummary) score() int {
 }
 
 // recChunks holds the pageRecs of a crawl in chunks of recChunk: growing
-// never copies them, nothing is sized for MaxPages up front, and expand
-// frees each chunk once its pages are expanded, so the records and the
-// summaries made from them are never both held whole.
+// never copies them and nothing is sized for MaxPages up front.
 type recChunks struct {
 	chunks [][]pageRec
 	n      int
@@ -189,22 +304,8 @@ func (c *recChunks) add(r pageRec) {
 	c.n++
 }
 
-// expand moves the compact records into pages, sized exactly, dropping
-// each chunk of records as soon as it is expanded.
-func (b *siteBuilder) expand() {
-	if b.recs.n == 0 {
-		return
-	}
-	b.pages = slices.Grow(b.pages, b.recs.n)
-	for k, chunk := range b.recs.chunks {
-		for i := range chunk {
-			b.pages = append(b.pages, b.summary(&chunk[i]))
-		}
-		b.recs.chunks[k] = nil
-	}
-	b.recs = recChunks{}
-	b.tpls = nil
-}
+// at returns record i, in the order added.
+func (c *recChunks) at(i int) *pageRec { return &c.chunks[i/recChunk][i%recChunk] }
 
 // template returns the string of a template fingerprint packed by
 // templateBits, one string per distinct template (at most
@@ -238,13 +339,8 @@ func (b *siteBuilder) compact(sum *PageSummary, node int32) {
 		}
 	}
 	if sum.ContentType != "" {
-		if b.strs == nil {
-			b.strs = map[string]string{}
-		}
-		if ct, ok := b.strs[sum.ContentType]; ok {
-			sum.ContentType = ct
-		} else if len(b.strs) < maxSharedStrings {
-			b.strs[sum.ContentType] = sum.ContentType
+		if k, ok := b.ctype(sum.ContentType); ok {
+			sum.ContentType = b.ctypes[k]
 		}
 	}
 	if sum.Canonical != "" {
@@ -259,6 +355,24 @@ func (b *siteBuilder) compact(sum *PageSummary, node int32) {
 	if sum.Description == sum.Title {
 		sum.Description = sum.Title
 	}
+}
+
+// ctype returns the index of the content type s in b.ctypes, adding it
+// while they are fewer than maxSharedStrings; ok is false past that.
+func (b *siteBuilder) ctype(s string) (k uint16, ok bool) {
+	if k, ok := b.ctypeIdx[s]; ok {
+		return k, true
+	}
+	if len(b.ctypes) >= maxSharedStrings {
+		return 0, false
+	}
+	if b.ctypeIdx == nil {
+		b.ctypeIdx = map[string]uint16{}
+	}
+	k = uint16(len(b.ctypes))
+	b.ctypeIdx[s] = k
+	b.ctypes = append(b.ctypes, s)
+	return k, true
 }
 
 // maxSharedStrings bounds the distinct content types siteBuilder shares.

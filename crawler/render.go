@@ -2,6 +2,7 @@ package crawler
 
 import (
 	"context"
+	"iter"
 	"math"
 	"net/url"
 	"slices"
@@ -141,7 +142,7 @@ func summarizeRender(rep *analyzer.Report, sum *PageSummary) {
 
 // renderSummary returns the rendering summary of pages, nil when the crawl
 // did not render.
-func renderSummary(pages []PageSummary, mode render.Mode, device render.Device) *RenderSummary {
+func renderSummary(pages iter.Seq2[int, *PageSummary], mode render.Mode, device render.Device) *RenderSummary {
 	if mode == "" || mode == render.None {
 		return nil
 	}
@@ -150,8 +151,7 @@ func renderSummary(pages []PageSummary, mode render.Mode, device render.Device) 
 	}
 	s := &RenderSummary{Mode: mode, Device: device}
 	var lcp, cls, tbt []float64
-	for i := range pages {
-		p := &pages[i]
+	for _, p := range pages {
 		if p.Screenshot {
 			s.Screenshots++
 		}

@@ -2,6 +2,7 @@ package crawler
 
 import (
 	"fmt"
+	"iter"
 	"regexp"
 	"slices"
 	"strconv"
@@ -251,7 +252,7 @@ func (m *segmentMatcher) match(p *PageSummary) bool {
 // resolveTemplates sets the template of each matcher: its Template, or
 // the template of the page at its TemplateOf. It returns, by matcher,
 // why a TemplateOf was not resolved ("" when it was or there is none).
-func resolveTemplates(ms []segmentMatcher, pages []PageSummary) []string {
+func resolveTemplates(ms []segmentMatcher, pages iter.Seq2[int, *PageSummary]) []string {
 	reasons := make([]string, len(ms))
 	for i := range ms {
 		m := &ms[i]
@@ -264,8 +265,7 @@ func resolveTemplates(ms []segmentMatcher, pages []PageSummary) []string {
 			want = seo.NormalizeURL(u, nil).String()
 		}
 		found, tpl := false, ""
-		for j := range pages {
-			p := &pages[j]
+		for _, p := range pages {
 			if p.URL == want || p.URL == m.TemplateOf || (p.FinalURL != "" && (p.FinalURL == want || p.FinalURL == m.TemplateOf)) {
 				found, tpl = true, p.Template
 				if tpl != "" {
@@ -295,11 +295,10 @@ func resolveTemplates(ms []segmentMatcher, pages []PageSummary) []string {
 
 // templates lists the templates of the crawled pages, the most pages
 // first, at most MaxTemplates, noting the rest in trunc ("templates").
-func templates(pages []PageSummary, trunc *seo.Truncated) []TemplateSummary {
+func templates(pages iter.Seq2[int, *PageSummary], trunc *seo.Truncated) []TemplateSummary {
 	idx := map[string]int{}
 	var out []TemplateSummary
-	for i := range pages {
-		p := &pages[i]
+	for _, p := range pages {
 		if p.Template == "" || !p.fetched() {
 			continue
 		}
@@ -345,16 +344,17 @@ func (m *segmentMatcher) matchExtract(p *PageSummary) bool {
 	return false
 }
 
-// segments sets PageSummary.Segment on the crawled pages and counts each
-// segment's pages and findings (the page findings and the site findings
-// site, by their URL). It returns nil when the crawl has no segments.
+// segments finds the segment of each crawled page (r.segOf, listed as
+// PageSummary.Segment) and counts each segment's pages and findings (the
+// page findings and the site findings site, by their URL). It returns nil
+// when the crawl has no segments.
 func (r *siteRun) segments(site []seo.Finding) []SegmentSummary {
 	ms := r.b.segments
 	if len(ms) == 0 {
 		return nil
 	}
 	out := make([]SegmentSummary, len(ms)+1)
-	reasons := resolveTemplates(ms, r.pages)
+	reasons := resolveTemplates(ms, r.pages())
 	for i := range ms {
 		out[i] = SegmentSummary{Name: ms[i].Name, ByID: map[string]int{}, Reason: reasons[i]}
 		if ms[i].TemplateOf != "" && reasons[i] == "" {
@@ -373,10 +373,9 @@ func (r *siteRun) segments(site []seo.Finding) []SegmentSummary {
 			s.Findings.Notices += n
 		}
 	}
-	byURL := make(map[string]int, len(r.pages))
+	r.segOf = make([]int32, r.npages)
 	work, fetched, left := int64(0), 0, 0
-	for i := range r.pages {
-		p := &r.pages[i]
+	for i, p := range r.pages() {
 		if !p.fetched() {
 			continue
 		}
@@ -394,11 +393,10 @@ func (r *siteRun) segments(site []seo.Finding) []SegmentSummary {
 		for j := range ms {
 			if ms[j].match(p) {
 				k = j
-				p.Segment = ms[j].Name
 				break
 			}
 		}
-		byURL[p.URL] = k
+		r.segOf[i] = int32(k + 1)
 		s := &out[k]
 		s.Pages++
 		for _, id := range p.Findings {
@@ -406,8 +404,10 @@ func (r *siteRun) segments(site []seo.Finding) []SegmentSummary {
 		}
 	}
 	for _, f := range site {
-		if k, ok := byURL[f.URL]; ok {
-			count(&out[k], f.ID, 1)
+		if n, ok := r.b.ids[f.URL]; ok && r.pageOf[n] >= 0 {
+			if k := r.segOf[r.pageOf[n]]; k > 0 {
+				count(&out[k-1], f.ID, 1)
+			}
 		}
 	}
 	if left > 0 {

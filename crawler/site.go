@@ -44,13 +44,13 @@ type siteBuilder struct {
 
 	ids  map[string]int32
 	urls []string
-	// pages are the summaries expanded by build; recs those added since,
-	// in compact form (pageRec). edges runs parallel to pages, then recs.
-	pages []PageSummary
-	recs  recChunks
-	// edges[i] locates the edges added with pages[i] in arena.
+	// recs are the pages added, in compact form (pageRec); the site
+	// checks read them expanded one at a time (siteRun.page).
+	recs recChunks
+	// edges[i] locates the edges added with recs.at(i) in arena.
 	edges   []edgeList
 	arena   []byte
+	runs    edgeRuns        // the runs of edges pages share, see edgeList
 	sitemap map[int32]int32 // loc -> the first sitemap listing it
 	// idSets shares one Findings slice between pages with the same finding
 	// IDs: template-built pages mostly repeat the same set.
@@ -62,12 +62,15 @@ type siteBuilder struct {
 	cntIndex map[string]int32
 	cntList  []map[string]int // by pageRec.counts-1
 
-	strs    map[string]string // shared content types
-	tpls    map[uint64]string // shared template strings, see template
-	scratch []edge
-	link    linkScope         // link-scope checks, see linkscope.go
-	ana     *analyzer.Options // for the extraction and search stats
-	checks  SiteCheckOptions
+	// ctypes are the distinct content types (at most maxSharedStrings),
+	// shared by the pages and indexed by pageRec.contentType-1.
+	ctypes   []string
+	ctypeIdx map[string]uint16
+	tpls     map[uint64]string // shared template strings, see template
+	scratch  []edge
+	link     linkScope         // link-scope checks, see linkscope.go
+	ana      *analyzer.Options // for the extraction and search stats
+	checks   SiteCheckOptions
 
 	// Report caps (Options); zero means no cap.
 	maxReportPages  int
@@ -157,10 +160,14 @@ func (b *siteBuilder) addPageIDs(sum PageSummary, edges []Edge, ids []int32) {
 
 // siteRun holds the indexes the site checks share during build.
 type siteRun struct {
-	b        *siteBuilder
-	facts    *crawlFacts
-	muted    map[string]analyzer.MutedFinding // by ID, see mute
-	pages    []PageSummary                    // distinct by URL, in the order added
+	b     *siteBuilder
+	facts *crawlFacts
+	muted map[string]analyzer.MutedFinding // by ID, see mute
+	// npages counts the pages: the records distinct by URL, in the order
+	// added; recOf maps a page to its record, nil when they are the same
+	// (no URL added twice). See page and pages.
+	npages   int
+	recOf    []int32
 	edges    []edgeList
 	nodeOf   []int32 // page -> node
 	pageOf   []int32 // node -> page, -1 for URLs not crawled
@@ -173,6 +180,7 @@ type siteRun struct {
 	nofollowIn []int32       // links marked rel=nofollow, from pages not nofollow as a whole
 	fromIndex  []int32       // links from pages that are not noindex
 	sources    []*sourceList // by node, for the nodes collectSources was asked for
+	srcBuf     pageBuf       // expands the pages the siteCheck.Sources functions read
 	link       *linkAcc      // link-scope findings, see linkscope.go
 
 	orphans     int    // GraphStats.Orphans, see sitemapChecks
@@ -182,6 +190,11 @@ type siteRun struct {
 	fpOtherCounted bool
 
 	ai *AICrawlerReport // SiteReport.AICrawlers, see aiChecks
+
+	// segOf is the segment of each page when the crawl has segments (see
+	// segments): its index in b.segments plus one, len(b.segments)+1 for
+	// none, 0 for a page not matched (not fetched, or over the budget).
+	segOf []int32
 
 	// clusters are the groups of pages reported as one finding (duplicate
 	// titles, near-duplicate text ...), by finding ID and first member URL:
@@ -216,9 +229,9 @@ func (b *siteBuilder) build(facts *crawlFacts) *SiteReport {
 	if rep.StartURL == "" {
 		rep.StartURL = b.start
 	}
-	pageScores, fetched := r.pageStats(rep, scores)
+	pageScores, fetched := r.pageStats(rep)
 	r.siteFindings(rep, pageScores, fetched)
-	r.listPages(rep)
+	r.listPages(rep, scores)
 	fitReport(rep, b.maxReportBytes)
 	return rep
 }
@@ -226,7 +239,6 @@ func (b *siteBuilder) build(facts *crawlFacts) *SiteReport {
 // runChecks indexes the crawled pages and the link graph and runs the site
 // checks over them; their findings are in the returned run.
 func (b *siteBuilder) runChecks(facts *crawlFacts) *siteRun {
-	b.expand()
 	slices.Sort(b.smHashes)
 	b.smHashes = slices.Compact(b.smHashes)
 	r := &siteRun{b: b, facts: facts, byFinal: map[string]int32{}, sev: map[string]seo.CheckInfo{}}
@@ -256,36 +268,28 @@ func (b *siteBuilder) runChecks(facts *crawlFacts) *siteRun {
 	return r
 }
 
-// pageStats completes each page of rep's crawl with what the graph says
-// (inlinks, link score from scores, sitemap listing) and fills the report's
-// page statistics: status codes, depths, extraction and render summaries,
-// graph figures. It returns the scores of the scored pages and the number
-// of pages fetched.
-func (r *siteRun) pageStats(rep *SiteReport, scores []float64) (pageScores []int, fetched int) {
+// pageStats fills the report's page statistics: status codes, depths,
+// extraction and render summaries, graph figures. It returns the scores of
+// the scored pages and the number of pages fetched.
+func (r *siteRun) pageStats(rep *SiteReport) (pageScores []int, fetched int) {
 	b, facts := r.b, r.facts
-	pageScores = make([]int, 0, len(r.pages))
+	pageScores = make([]int, 0, r.npages)
 	inlinkSum := 0
-	for i := range r.pages {
-		p := &r.pages[i]
-		n := r.nodeOf[i]
-		p.Inlinks = int(r.inlinks[n])
-		p.LinkScore = scores[i]
-		p.InSitemap = r.inSitemap(p)
+	for i, p := range r.pages() {
 		if !p.fetched() {
 			continue
 		}
 		fetched++
-		inlinkSum += p.Inlinks
+		inlinkSum += int(r.inlinks[r.nodeOf[i]])
 		if p.Score != nil {
 			pageScores = append(pageScores, *p.Score)
 		}
 		rep.StatusCodes[p.Status]++
 		rep.Graph.MaxDepth = max(rep.Graph.MaxDepth, p.depth())
 	}
-	rep.Extraction, rep.SearchRules = extractionStats(r.pages, b.ana)
+	rep.Extraction, rep.SearchRules = extractionStats(r.pages(), b.ana)
 	if len(rep.Crawl.DepthHistogram) == 0 {
-		for i := range r.pages {
-			p := &r.pages[i]
+		for _, p := range r.pages() {
 			d := p.depth()
 			if d < 0 || !p.fetched() {
 				continue
@@ -298,13 +302,13 @@ func (r *siteRun) pageStats(rep *SiteReport, scores []float64) (pageScores []int
 	}
 	rep.Graph.Nodes = fetched
 	if f := facts.Render; f != nil {
-		rep.Render = renderSummary(r.pages, f.Mode, f.Device)
+		rep.Render = renderSummary(r.pages(), f.Mode, f.Device)
 		if rep.Render != nil {
 			rep.Render.ScreenshotsOmitted, rep.Render.ScreenshotDir = f.ScreenshotsOmitted, f.ScreenshotDir
 		}
-		rep.A11y = a11ySummary(r.pages)
+		rep.A11y = a11ySummary(r.pages())
 	}
-	for i := range r.pages {
+	for i := range r.npages {
 		for e := range r.edgesOf(i) {
 			if !e.redirect() {
 				rep.Graph.Edges++
@@ -347,7 +351,7 @@ func (r *siteRun) siteFindings(rep *SiteReport, pageScores []int, fetched int) {
 	site = r.dropMuted(site)
 	SortFindings(site)
 	rep.Segments = r.segments(site)
-	rep.Templates = templates(r.pages, &rep.Truncated)
+	rep.Templates = templates(r.pages(), &rep.Truncated)
 	if len(pageScores) > 0 {
 		sc := seo.SiteScore(pageScores, site)
 		rep.Score = &sc
@@ -380,33 +384,42 @@ func (r *siteRun) siteFindings(rep *SiteReport, pageScores []int, fetched int) {
 	}
 }
 
-// listPages fills rep's page lists: the pages sorted by URL (only those
-// fetched) and the URLs not fetched, each capped at MaxReportPages.
-func (r *siteRun) listPages(rep *SiteReport) {
+// listPages fills rep's page lists: the pages fetched sorted by URL, each
+// completed with what the graph says (inlinks, link score from scores,
+// sitemap listing, segment), and the URLs not fetched, each list capped at
+// MaxReportPages. Only the pages listed are expanded.
+func (r *siteRun) listPages(rep *SiteReport, scores []float64) {
 	b, facts := r.b, r.facts
-	// Sort pages by URL, their edges with them, so the builder stays
-	// consistent should build run again.
 	rep.NotFetched = r.notFetched()
 	notFetchedTotal := len(rep.NotFetched) + len(facts.Trapped) + facts.TrappedMore
 	if len(facts.Trapped) > 0 {
 		rep.NotFetched = append(rep.NotFetched, facts.Trapped...)
 		slices.SortFunc(rep.NotFetched, func(a, b NotFetchedURL) int { return strings.Compare(a.URL, b.URL) })
 	}
-	sort.Sort(pagesByURL{r.pages, r.edges})
-	rep.Pages = r.pages
-	if unfetched := notFetchedTotal - len(facts.Trapped) - facts.TrappedMore; unfetched > 0 {
-		rep.Pages = make([]PageSummary, 0, len(r.pages)-unfetched)
-		for i := range r.pages {
-			if r.pages[i].fetched() {
-				rep.Pages = append(rep.Pages, r.pages[i])
-			}
+	var order []int32
+	for i, p := range r.pages() {
+		if p.fetched() {
+			order = append(order, int32(i))
 		}
 	}
-	if n := b.maxReportPages; n > 0 && len(rep.Pages) > n {
-		rep.Truncated.Note("pages", len(rep.Pages), n)
-		// A copy, so the report does not hold the summaries of every
-		// page crawled (640 bytes each) once the builder is gone.
-		rep.Pages = slices.Clone(rep.Pages[:n])
+	slices.SortFunc(order, func(i, j int32) int { return strings.Compare(r.b.urls[r.nodeOf[i]], r.b.urls[r.nodeOf[j]]) })
+	n := len(order)
+	if b.maxReportPages > 0 && n > b.maxReportPages {
+		rep.Truncated.Note("pages", n, b.maxReportPages)
+		n = b.maxReportPages
+	}
+	if r.npages > 0 { // JSON null for a crawl of no page, [] for none fetched
+		rep.Pages = make([]PageSummary, n)
+	}
+	for k, i := range order[:n] {
+		p := &rep.Pages[k]
+		*p = b.summary(r.rec(int(i)))
+		p.Inlinks = int(r.inlinks[r.nodeOf[i]])
+		p.LinkScore = scores[i]
+		p.InSitemap = r.inSitemap(p)
+		if r.segOf != nil && r.segOf[i] > 0 && int(r.segOf[i]) <= len(b.segments) {
+			p.Segment = b.segments[r.segOf[i]-1].Name
+		}
 	}
 	if n := b.maxReportPages; n > 0 && len(rep.NotFetched) > n {
 		rep.NotFetched = rep.NotFetched[:n:n]
@@ -418,17 +431,15 @@ func (r *siteRun) listPages(rep *SiteReport) {
 
 // notFetched lists the URLs that got no response, sorted by URL, with
 // their reason and a page linking to them (else the sitemap listing them).
-// They stay in r.pages for the site checks. It must run before the pages
-// are sorted, while nodeOf matches them.
+// They stay among the pages for the site checks.
 func (r *siteRun) notFetched() []NotFetchedURL {
 	var out []NotFetchedURL
 	var missing map[int32]int // node -> index in out
-	for i := range r.pages {
-		p := &r.pages[i]
+	for i, p := range r.pages() {
 		if p.fetched() {
 			continue
 		}
-		nf := NotFetchedURL{URL: p.URL, Reason: NotFetchedFailed, Error: p.Error, Depth: p.Depth}
+		nf := NotFetchedURL{URL: p.URL, Reason: NotFetchedFailed, Error: p.Error, Depth: depthPtr(p.depth())}
 		switch {
 		case robotsUnavailable(p):
 			nf.Reason = NotFetchedRobotsUnavailable
@@ -446,10 +457,10 @@ func (r *siteRun) notFetched() []NotFetchedURL {
 	if len(out) == 0 {
 		return nil
 	}
-	for i := range r.pages {
+	for i := range r.npages {
 		for e := range r.edgesOf(i) {
 			if k, ok := missing[e.target()]; ok && !e.redirect() && e.target() != r.nodeOf[i] && out[k].FoundOn == "" {
-				out[k].FoundOn = r.pages[i].URL
+				out[k].FoundOn = r.b.urls[r.nodeOf[i]]
 			}
 		}
 	}
@@ -460,21 +471,6 @@ func (r *siteRun) notFetched() []NotFetchedURL {
 	}
 	slices.SortFunc(out, func(a, b NotFetchedURL) int { return strings.Compare(a.URL, b.URL) })
 	return out
-}
-
-// pagesByURL sorts pages by URL, keeping their edges parallel.
-type pagesByURL struct {
-	pages []PageSummary
-	edges []edgeList
-}
-
-func (s pagesByURL) Len() int { return len(s.pages) }
-
-func (s pagesByURL) Less(i, j int) bool { return s.pages[i].URL < s.pages[j].URL }
-
-func (s pagesByURL) Swap(i, j int) {
-	s.pages[i], s.pages[j] = s.pages[j], s.pages[i]
-	s.edges[i], s.edges[j] = s.edges[j], s.edges[i]
 }
 
 // SortFindings orders findings as a site report lists them: most severe
@@ -498,8 +494,7 @@ func SortFindings(fs []seo.Finding) {
 // allocated once at about their final size on a large site.
 func (r *siteRun) perPageFindings(facts *crawlFacts) int {
 	n := 0
-	for i := range r.pages {
-		p := &r.pages[i]
+	for _, p := range r.pages() {
 		if p.IsHTML && p.Status == 200 && p.depth() > r.b.checks.DeepPageDepth {
 			n++
 		}

@@ -683,3 +683,30 @@ func longText(edits int) string {
 	}
 	return strings.Join(words, " ")
 }
+
+// TestRepeatedPageFirstWins adds one URL twice: the report keeps its first
+// summary and edges, and the pages added after it keep theirs (the run maps
+// pages to records past the repeat).
+func TestRepeatedPageFirstWins(t *testing.T) {
+	start, _ := url.Parse(siteOrigin + "/")
+	b := newSiteBuilder(start, nil)
+	b.addPage(pg("/", func(p *PageSummary) { p.Depth = ptr(0) }), []Edge{link("/", "/a"), link("/", "/b")})
+	b.addPage(pg("/a", func(p *PageSummary) { p.Title = "First" }), []Edge{link("/a", "/b")})
+	b.addPage(pg("/a", func(p *PageSummary) { p.Title = "Title /b" }), []Edge{link("/a", "/c")})
+	b.addPage(pg("/b"), nil)
+	rep := b.build(&crawlFacts{})
+	var got []string
+	for _, p := range rep.Pages {
+		got = append(got, fmt.Sprintf("%s %q inlinks %d", strings.TrimPrefix(p.URL, siteOrigin), p.Title, p.Inlinks))
+	}
+	want := []string{`/ "Title /" inlinks 0`, `/a "First" inlinks 1`, `/b "Title /b" inlinks 2`}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("pages (-want +got):\n%s", diff)
+	}
+	if f := siteFinding(rep, "site.duplicate_title", "/a"); f != nil {
+		t.Errorf("the repeated summary's title was checked: %+v", f)
+	}
+	if rep.Graph.Edges != 3 {
+		t.Errorf("%d edges, want 3 (the repeat's link to /c dropped)", rep.Graph.Edges)
+	}
+}

@@ -39,3 +39,10 @@ func procStatus(field string) int64 {
 func ResetPeakRSS() bool {
 	return os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) == nil
 }
+
+// MemoryBudget is the memory budget crawler/MEMORY.md gives a crawl of
+// maxPages pages, which the crawler's benchmarks set as its
+// Options.MemoryLimit: 64 MiB for the runtime, the pages in flight and the
+// crawl's fixed state, and 768 bytes a page, about what a page holds at
+// the peak of the site report's build (TestMemoryModel).
+func MemoryBudget(maxPages int) int64 { return 64<<20 + int64(maxPages)*768 }

@@ -1,7 +1,9 @@
 package proctest
 
 import (
+	"os"
 	"runtime/metrics"
+	"runtime/pprof"
 	"time"
 )
 
@@ -37,4 +39,55 @@ func SamplePeak(name string, period time.Duration) (stop func() uint64) {
 		}
 	}()
 	return func() uint64 { close(done); return <-res }
+}
+
+// ProfileHeapPeak writes a heap profile to path each time the live heap
+// (as of the last GC) passes its highest value so far by 2%, until stop is
+// called, so the file shows what was live at the peak. stop returns the
+// peak in bytes and the first error met writing the profile.
+func ProfileHeapPeak(path string) (stop func() (uint64, error)) {
+	done := make(chan struct{})
+	type result struct {
+		peak uint64
+		err  error
+	}
+	res := make(chan result, 1)
+	go func() {
+		sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+		var peak uint64
+		tick := time.NewTicker(20 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				res <- result{peak: peak}
+				return
+			case <-tick.C:
+			}
+			metrics.Read(sample)
+			live := sample[0].Value.Uint64()
+			if live <= peak+peak/50 {
+				continue
+			}
+			peak = live
+			if err := writeHeapProfile(path); err != nil {
+				res <- result{peak, err}
+				return
+			}
+		}
+	}()
+	return func() (uint64, error) { close(done); r := <-res; return r.peak, r.err }
+}
+
+// writeHeapProfile writes the heap profile to path.
+func writeHeapProfile(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := pprof.Lookup("heap").WriteTo(f, 0); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }

@@ -52,6 +52,7 @@ const (
 	DefaultPostgresConns  = 10
 	DefaultSQLiteConns    = 4
 	DefaultConnectTimeout = 5 * time.Second
+	DefaultMmapSize       = 256 << 20
 )
 
 // Options configure Open. The zero value is ready to use; nil means the
@@ -72,6 +73,11 @@ type Options struct {
 	// ConnectTimeout bounds a PostgreSQL connection attempt when the DSN
 	// sets no connect_timeout; zero means DefaultConnectTimeout.
 	ConnectTimeout time.Duration
+	// MmapSize is how many bytes of an SQLite file each connection maps
+	// into memory (the mmap_size pragma), so reads fetch pages without a
+	// system call each; zero means DefaultMmapSize, negative none. The
+	// mapped pages count in the process's RSS.
+	MmapSize int64
 }
 
 // DB is a database handle that knows its dialect. It is safe for
@@ -107,6 +113,12 @@ func Open(dsn string, opts *Options) (*DB, error) {
 	}
 	if o.ConnectTimeout <= 0 {
 		o.ConnectTimeout = DefaultConnectTimeout
+	}
+	switch {
+	case o.MmapSize == 0:
+		o.MmapSize = DefaultMmapSize
+	case o.MmapSize < 0:
+		o.MmapSize = 0
 	}
 	if DialectOf(dsn) == Postgres {
 		return openPostgres(dsn, &o)
@@ -157,8 +169,7 @@ func openSQLite(dsn string, o *Options) (*DB, error) {
 		// databases of one process apart.
 		name = "file:seokit-" + strings.ToLower(rand.Text()) + "?mode=memory&" + params.Encode()
 	} else {
-		// mmap lets reads fetch pages without a system call each.
-		params.Add("_pragma", "mmap_size(268435456)")
+		params.Add("_pragma", "mmap_size("+strconv.FormatInt(o.MmapSize, 10)+")")
 		params.Add("_pragma", "journal_mode(WAL)")
 		params.Add("_pragma", "synchronous("+strings.ToUpper(o.Synchronous)+")")
 		name = dsn

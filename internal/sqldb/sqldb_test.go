@@ -158,3 +158,27 @@ func TestMemoryIsPrivate(t *testing.T) {
 		t.Error("a second in-memory database sees the first one's table")
 	}
 }
+
+func TestMmapSize(t *testing.T) {
+	for _, tc := range []struct {
+		opts *Options
+		want int64
+	}{
+		{nil, DefaultMmapSize},
+		{&Options{MmapSize: 1 << 20}, 1 << 20},
+		{&Options{MmapSize: -1}, 0},
+	} {
+		db, err := Open(filepath.Join(t.TempDir(), "db.sqlite"), tc.opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got int64
+		if err := db.QueryRow(`PRAGMA mmap_size`).Scan(&got); err != nil {
+			t.Fatal(err)
+		}
+		db.Close()
+		if got != tc.want {
+			t.Errorf("Options %+v: mmap_size %d, want %d", tc.opts, got, tc.want)
+		}
+	}
+}
