@@ -427,9 +427,12 @@ func add[In, Out any](s *Server, sp spec, h func(ctx context.Context, req *mcp.C
 		if err != nil {
 			return errorResult(s.toolError(err)), nil
 		}
-		// The result goes to the SDK as a Go value, encoded once with
-		// the response (a json.RawMessage would be re-validated and
-		// copied by each enclosing encoder).
+		// The result goes to the SDK as a Go value, which it encodes by
+		// reflection and then compacts twice. Bytes encoded beforehand
+		// (a json.RawMessage, or any MarshalJSON returning them) would
+		// be compacted three times, and compacting an answer costs
+		// about what encoding it does, so they cost more in all
+		// (BenchmarkResultEncoding).
 		text, err := s.textOf(req, note, out)
 		if err != nil {
 			return nil, fmt.Errorf("mcpserver: encoding %s: %w", sp.name, err)
