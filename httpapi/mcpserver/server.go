@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
 	"reflect"
 	"sort"
@@ -221,8 +222,12 @@ func (s *Server) HTTPHandler(authn func(w http.ResponseWriter, r *http.Request) 
 			// An API key sent as X-API-Key: the SDK reads the token info
 			// from its bearer middleware, whose verifier above takes the
 			// principal authenticated here, not the header's value.
-			r.Header = r.Header.Clone()
-			r.Header.Set("Authorization", "Bearer x-api-key")
+			// A copy of the map, not of its values (which nothing here
+			// changes), keeps the request the outer handlers see as it was.
+			h := make(http.Header, len(r.Header)+1)
+			maps.Copy(h, r.Header)
+			h.Set("Authorization", "Bearer x-api-key")
+			r.Header = h
 		}
 		verify.ServeHTTP(w, r)
 	})
@@ -395,6 +400,7 @@ func add[In, Out any](s *Server, sp spec, h func(ctx context.Context, req *mcp.C
 		tool.Annotations.DestructiveHint = &f
 	}
 	s.tools = append(s.tools, ToolInfo{Name: sp.name, Write: sp.write, Description: sp.desc})
+	note := sp.name + " answered in structuredContent (JSON; the tool's outputSchema describes it)."
 	s.mcp.AddTool(tool, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		p := s.principalOf(req)
 		if p == nil {
@@ -421,10 +427,13 @@ func add[In, Out any](s *Server, sp spec, h func(ctx context.Context, req *mcp.C
 		if err != nil {
 			return errorResult(s.toolError(err)), nil
 		}
-		// The result goes to the SDK as a Go value, encoded once with
-		// the response (a json.RawMessage would be re-validated and
-		// copied by each enclosing encoder).
-		text, err := s.textOf(req, sp.name, out)
+		// The result goes to the SDK as a Go value, which it encodes by
+		// reflection and then compacts twice. Bytes encoded beforehand
+		// (a json.RawMessage, or any MarshalJSON returning them) would
+		// be compacted three times, and compacting an answer costs
+		// about what encoding it does, so they cost more in all
+		// (BenchmarkResultEncoding).
+		text, err := s.textOf(req, note, out)
 		if err != nil {
 			return nil, fmt.Errorf("mcpserver: encoding %s: %w", sp.name, err)
 		}
@@ -438,14 +447,14 @@ const structuredSince = "2025-06-18"
 
 // textOf is the text content of a result whose structured content is out.
 // A client on a revision with structured content reads out there: the
-// text is one line saying so, since a JSON copy as text doubles what the
+// text is note, one line saying so (built once per tool), since a JSON copy as text doubles what the
 // answer costs to encode, send, decode and, in clients that show both,
 // the model's context. Older clients, and every client when
 // Options.TextCopy is set, get the JSON as text.
-func (s *Server) textOf(req *mcp.CallToolRequest, tool string, out any) (string, error) {
+func (s *Server) textOf(req *mcp.CallToolRequest, note string, out any) (string, error) {
 	if !s.opts.TextCopy && req != nil && req.Session != nil {
 		if ip := req.Session.InitializeParams(); ip != nil && ip.ProtocolVersion >= structuredSince {
-			return tool + " answered in structuredContent (JSON; the tool's outputSchema describes it).", nil
+			return note, nil
 		}
 	}
 	b, err := json.Marshal(out)

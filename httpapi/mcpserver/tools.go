@@ -278,16 +278,26 @@ func (s *Server) analyzePage(ctx context.Context, _ *mcp.CallToolRequest, p *aut
 			size += len(v)
 		}
 	}
-	out.Omitted = []string{}
-	for _, k := range reportSections {
-		if !pageHead[k] && out.Sections[k] == nil {
-			out.Omitted = append(out.Omitted, k)
+	if len(in.Sections) == 0 {
+		out.Omitted = slices.Clip(pageOmitted)
+	} else {
+		out.Omitted = []string{}
+		for _, k := range pageOmitted {
+			if out.Sections[k] == nil {
+				out.Omitted = append(out.Omitted, k)
+			}
 		}
 	}
-	fs := slices.Clone(rep.Findings)
-	slices.SortStableFunc(fs, func(a, b seo.Finding) int { return b.Priority - a.Priority })
+	// The findings by priority, highest first: sorting pointers spares a
+	// copy of every finding on each call.
+	fs := make([]*seo.Finding, len(rep.Findings))
+	for i := range rep.Findings {
+		fs[i] = &rep.Findings[i]
+	}
+	slices.SortStableFunc(fs, func(a, b *seo.Finding) int { return b.Priority - a.Priority })
 	// Findings fill what the sections left of the page budget.
 	sz := newSizer()
+	out.Findings = make([]PageFinding, 0, len(fs))
 	for _, f := range fs {
 		pf := PageFinding{ID: f.ID, Severity: f.Severity, Priority: f.Priority, Count: f.Occurrences(), Message: f.Message, Evidence: f.Evidence}
 		n, err := sz.size(&pf)
@@ -299,9 +309,6 @@ func (s *Server) analyzePage(ctx context.Context, _ *mcp.CallToolRequest, p *aut
 		}
 		size += n
 		out.Findings = append(out.Findings, pf)
-	}
-	if out.Findings == nil {
-		out.Findings = []PageFinding{}
 	}
 	out.FindingsOmitted = len(fs) - len(out.Findings)
 	return out, nil
@@ -319,6 +326,9 @@ var (
 		return out
 	}()
 	pageHead = map[string]bool{"url": true, "finalUrl": true, "status": true, "score": true, "scoreReason": true, "wordCount": true, "findings": true, "title": true}
+	// pageOmitted are the report sections a PageAnalysis leaves out
+	// unless asked for, sorted: its Omitted when no section is asked for.
+	pageOmitted = slices.DeleteFunc(slices.Clone(reportSections), func(k string) bool { return pageHead[k] })
 )
 
 func (s *Server) addProjectTools() {
