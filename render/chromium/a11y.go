@@ -167,9 +167,14 @@ const a11yWorld = "seokit-a11y"
 
 // axeLoader wraps axe-core's script in a function that each document of
 // a tab defines in the audit's isolated world as it is created (see
-// prepareA11y). Defining it runs nothing of axe: the audit calls it.
+// prepareA11y). Defining it runs nothing of axe: the audit calls it. Only
+// a top-level document other than about:blank defines it, as only the
+// main frame of a rendering's page is audited: the blank page that resets
+// the tab after each rendering (see tab) and the documents of frames skip
+// the 560 KB (the renderer hashes the source to find its compiled code,
+// and keeps the function in the document's world).
 func axeLoader(src string) string {
-	return "globalThis.__seokitAxe = function () {\n" + src + "\n};"
+	return "if (window === window.top && location.href !== \"about:blank\") {\nglobalThis.__seokitAxe = function () {\n" + src + "\n};\n}"
 }
 
 // prepareA11y gives the documents of tb axe-core's script when a11y, once
