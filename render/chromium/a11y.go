@@ -104,25 +104,10 @@ func (p *Pool) A11yAvailable() error {
 // in the page so that the answer is bounded: rules, nodes per rule,
 // snippets and texts. Frames are not audited (axe would wait for a copy of
 // itself in each), and only violations and incomplete results carry their
-// nodes. Two options spare work that changes no verdict:
-//
-//   - restoreScroll is off: axe would record the scroll position of every
-//     element of the document before the rules and restore them after, but
-//     the audit is the last thing the rendering reads of the page (its DOM
-//     and screenshots come before), and the tab then leaves it;
-//   - only media are preloaded (no-autoplay-audio waits for their
-//     metadata): the rules of A11yTags read no style sheet (the one rule that
-//     does, css-orientation-lock, is experimental, which a run by tags
-//     leaves out), so axe does not copy each sheet's rules, nor fetch the
-//     text of the cross-origin ones again, for nothing.
+// nodes (see a11yOptions).
 const a11yScript = `(async (o) => {
   const t0 = performance.now();
-  const r = await axe.run(document, {
-    runOnly: { type: "tag", values: o.tags },
-    resultTypes: ["violations", "incomplete"],
-    iframes: false, elementRef: false, ancestry: false, xpath: false, absolutePaths: false,
-    restoreScroll: false, preload: { assets: ["media"] },
-  });
+  const r = await axe.run(document, ` + a11yOptions + `);
   const cut = (s, n) => { s = typeof s === "string" ? s : ""; return s.length > n ? s.slice(0, n) : s; };
   const target = (t) => Array.isArray(t) ? t.map((x) => Array.isArray(x) ? x.join(" >>> ") : String(x)).join(" >>> ") : String(t || "");
   const rule = (x) => ({
@@ -144,6 +129,26 @@ const a11yScript = `(async (o) => {
     elapsedMs: performance.now() - t0,
   };
 })`
+
+// a11yOptions is the options object a11yScript passes to axe.run, a
+// JavaScript expression of the script's argument o. Two options spare work
+// that changes no verdict:
+//
+//   - restoreScroll is off: axe would record the scroll position of every
+//     element of the document before the rules and restore them after, but
+//     the audit is the last thing the rendering reads of the page (its DOM
+//     and screenshots come before), and the tab then leaves it;
+//   - only media are preloaded (no-autoplay-audio waits for their
+//     metadata): the rules of A11yTags read no style sheet (the one rule that
+//     does, css-orientation-lock, is experimental, which a run by tags
+//     leaves out), so axe does not copy each sheet's rules, nor fetch the
+//     text of the cross-origin ones again, for nothing.
+const a11yOptions = `{
+    runOnly: { type: "tag", values: o.tags },
+    resultTypes: ["violations", "incomplete"],
+    iframes: false, elementRef: false, ancestry: false, xpath: false, absolutePaths: false,
+    restoreScroll: false, preload: { assets: ["media"] },
+  }`
 
 // a11yAnswer is what a11yScript returns.
 type a11yAnswer struct {
