@@ -256,8 +256,7 @@ func (p *Pool) audit(ctx context.Context, t *chromedp.Target, s *session) {
 		s.res.A11yReason = "not checked: " + clip(auditError(ctx, actx, err).Error())
 		return
 	}
-	opts, _ := json.Marshal(map[string]any{"tags": render.A11yTags, "rules": render.MaxA11yRules, "nodes": render.MaxA11yNodes,
-		"snippet": render.MaxA11ySnippet, "text": render.MaxA11yText})
+	opts := a11yArgs()
 	r, err := p.evalA11y(ctx, actx, t, world.ExecutionContextID, a11yRun(opts))
 	if err == nil && r.ExceptionDetails == nil && r.Result != nil && string(r.Result.Value) == strconv.Quote(a11yMissing) {
 		a11ySent.Add(1)
@@ -285,6 +284,13 @@ func (p *Pool) audit(ctx context.Context, t *chromedp.Target, s *session) {
 		return
 	}
 	s.res.A11y = a.result()
+}
+
+// a11yArgs is a11yScript's argument: the tags run and the caps, in JSON.
+func a11yArgs() []byte {
+	opts, _ := json.Marshal(map[string]any{"tags": render.A11yTags, "rules": render.MaxA11yRules, "nodes": render.MaxA11yNodes,
+		"snippet": render.MaxA11ySnippet, "text": render.MaxA11yText})
+	return opts
 }
 
 // evalA11y evaluates expr in the audit's world, awaiting its promise;

@@ -7,6 +7,7 @@ import (
 	"os"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -34,9 +35,12 @@ import (
 // document as prepareA11y gives it, then loads the pages itself and times
 // in the page axe's setup (the loader's call: compiling the function and
 // running axe's init) on the tab's first page and on later ones, and
-// axe.run with the audit's options (a11yOptions). A last pass runs axe.run
-// with performanceTimer and sums its measures per rule: the timer slows the
-// run down, so its figures give shares, not costs.
+// axe.run with the audit's options (a11yOptions). It then prints the
+// renderers' CPU time per page, level by level in alternated rounds: the
+// page alone, with the loader defined, with axe's setup run, and with the
+// audit's expression (a11yRun). A last pass runs axe.run with
+// performanceTimer and sums its measures per rule: the timer slows the run
+// down, so its figures give shares, not costs.
 func TestA11yPhases(t *testing.T) {
 	if os.Getenv("SEOKIT_BENCH_A11Y") != "1" {
 		t.Skip("set SEOKIT_BENCH_A11Y=1 to measure the accessibility audit's phases")
@@ -112,7 +116,8 @@ func TestA11yPhases(t *testing.T) {
 		Rules      map[string]float64
 		Others     map[string]float64
 	}
-	measure := func(url string, timer bool) phases {
+	// load loads url in the tab and waits for its load event.
+	load := func(url string) {
 		t.Helper()
 		if _, err := cdp.Call(ctx, tg, page.Navigate, page.NavigateParams{URL: url}); err != nil {
 			t.Fatal(err)
@@ -126,12 +131,27 @@ func TestA11yPhases(t *testing.T) {
 			if time.Now().After(deadline) {
 				t.Fatalf("%s not loaded", url)
 			}
-			time.Sleep(10 * time.Millisecond)
+			time.Sleep(20 * time.Millisecond)
 		}
+	}
+	// world returns the audit's world of the tab's page.
+	world := func() runtime.ExecutionContextID {
+		t.Helper()
 		w, err := cdp.Call(ctx, tg, page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{FrameID: cdp.FrameID(tg.TargetID), WorldName: a11yWorld})
 		if err != nil {
 			t.Fatal(err)
 		}
+		return w.ExecutionContextID
+	}
+	blank := func() {
+		t.Helper()
+		if _, err := cdp.Call(ctx, tg, page.Navigate, page.NavigateParams{URL: "about:blank"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	measure := func(url string, timer bool) phases {
+		t.Helper()
+		load(url)
 		expr := `(async (o) => {
   performance.clearMeasures();
   const t0 = performance.now();
@@ -147,7 +167,7 @@ func TestA11yPhases(t *testing.T) {
   return { setup: t1 - t0, run: t2 - t1, rules, others };
 })(` + strings.TrimSuffix(string(opts), "}") + fmt.Sprintf(`, "timer": %v})`, timer)
 		yes := true
-		r, err := cdp.Call(ctx, tg, runtime.Evaluate, runtime.EvaluateParams{Expression: expr, ContextID: w.ExecutionContextID, ReturnByValue: &yes, AwaitPromise: &yes})
+		r, err := cdp.Call(ctx, tg, runtime.Evaluate, runtime.EvaluateParams{Expression: expr, ContextID: world(), ReturnByValue: &yes, AwaitPromise: &yes})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -158,9 +178,7 @@ func TestA11yPhases(t *testing.T) {
 		if err := json.Unmarshal(r.Result.Value, &ph); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := cdp.Call(ctx, tg, page.Navigate, page.NavigateParams{URL: "about:blank"}); err != nil {
-			t.Fatal(err)
-		}
+		blank()
 		return ph
 	}
 	const pages = 25
@@ -176,10 +194,72 @@ func TestA11yPhases(t *testing.T) {
 	t.Logf("the tab's next %d pages: axe's setup median %.1f ms (%.1f to %.1f), axe.run median %.1f ms (%.1f to %.1f)",
 		len(runs), median(setups), slices.Min(setups), slices.Max(setups), median(runs), slices.Min(runs), slices.Max(runs))
 
+	// The renderers' CPU time per page, level by level, in alternated
+	// rounds: the page alone, with the loader defined in its document, with
+	// axe's setup run too, and with the audit's own expression (a11yRun:
+	// setup, axe.run, the capped answer).
+	levels := []struct {
+		name   string
+		loader bool
+		expr   string
+	}{
+		{"the page alone", false, ""},
+		{"with the loader defined", true, ""},
+		{"with axe's setup", true, `typeof globalThis.__seokitAxe === "function" && (globalThis.__seokitAxe(), typeof globalThis.axe)`},
+		{"with the audit", true, a11yRun(a11yArgs())},
+	}
+	loader := page.ScriptIdentifier("")
+	cpu1 := make([]time.Duration, len(levels))
+	const levelRounds, levelPages = 4, 10
+	next = 2 * pages
+	for range levelRounds {
+		for i, l := range levels {
+			switch {
+			case l.loader && loader == "":
+				r, err := cdp.Call(ctx, tg, page.AddScriptToEvaluateOnNewDocument,
+					page.AddScriptToEvaluateOnNewDocumentParams{Source: axeLoader(src), WorldName: a11yWorld})
+				if err != nil {
+					t.Fatal(err)
+				}
+				loader = r.Identifier
+			case !l.loader && loader != "":
+				if _, err := cdp.Call(ctx, tg, page.RemoveScriptToEvaluateOnNewDocument,
+					page.RemoveScriptToEvaluateOnNewDocumentParams{Identifier: loader}); err != nil {
+					t.Fatal(err)
+				}
+				loader = ""
+			}
+			c0 := cpuByProcess(renderers)["renderer"]
+			for range levelPages {
+				next++
+				load(site.PageURL(next))
+				if l.expr != "" {
+					yes := true
+					r, err := cdp.Call(ctx, tg, runtime.Evaluate, runtime.EvaluateParams{Expression: l.expr, ContextID: world(), ReturnByValue: &yes, AwaitPromise: &yes})
+					if err != nil || r.ExceptionDetails != nil || r.Result == nil || string(r.Result.Value) == "false" || string(r.Result.Value) == strconv.Quote(a11yMissing) {
+						t.Fatalf("%s: %v %v", l.name, err, r.ExceptionDetails)
+					}
+				}
+				blank()
+			}
+			cpu1[i] += cpuByProcess(renderers)["renderer"] - c0
+		}
+	}
+	var steps []string
+	for i, l := range levels {
+		s := fmt.Sprintf("%s %.1f ms", l.name, ms(cpu1[i])/levelRounds/levelPages)
+		if i > 0 {
+			s += fmt.Sprintf(" (%+.1f)", ms(cpu1[i]-cpu1[i-1])/levelRounds/levelPages)
+		}
+		steps = append(steps, s)
+	}
+	t.Logf("renderer CPU per page loaded by the tab itself, %d pages a level: %s", levelRounds*levelPages, strings.Join(steps, ", "))
+
 	rules, others := map[string]float64{}, map[string]float64{}
 	var timed []float64
-	for i := range pages {
-		ph := measure(site.PageURL(pages+i+1), true)
+	for range pages {
+		next++
+		ph := measure(site.PageURL(next), true)
 		timed = append(timed, ph.Run)
 		for k, d := range ph.Rules {
 			rules[k] += d / pages
