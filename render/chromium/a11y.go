@@ -34,7 +34,7 @@ const A11yWait = 10 * time.Second
 // a11yWait is A11yWait, shortened by the tests.
 var a11yWait = A11yWait
 
-// maxAxeBytes caps the script read as axe-core (axe.min.js is about 560 KB).
+// maxAxeBytes caps the script read as axe-core (axe.min.js is about 650 KB).
 const maxAxeBytes = 8 << 20
 
 // ErrAxeNotFound means no axe-core script was found: the accessibility
@@ -176,7 +176,7 @@ const a11yWorld = "seokit-a11y"
 // a top-level document other than about:blank defines it, as only the
 // main frame of a rendering's page is audited: the blank page that resets
 // the tab after each rendering (see tab) and the documents of frames skip
-// the 560 KB (the renderer hashes the source to find its compiled code,
+// the 650 KB (the renderer hashes the source to find its compiled code,
 // and keeps the function in the document's world).
 func axeLoader(src string) string {
 	return "if (window === window.top && location.href !== \"about:blank\") {\nglobalThis.__seokitAxe = function () {\n" + src + "\n};\n}"
