@@ -34,7 +34,7 @@ const A11yWait = 10 * time.Second
 // a11yWait is A11yWait, shortened by the tests.
 var a11yWait = A11yWait
 
-// maxAxeBytes caps the script read as axe-core (axe.min.js is about 560 KB).
+// maxAxeBytes caps the script read as axe-core (axe.min.js is about 650 KB).
 const maxAxeBytes = 8 << 20
 
 // ErrAxeNotFound means no axe-core script was found: the accessibility
@@ -104,25 +104,10 @@ func (p *Pool) A11yAvailable() error {
 // in the page so that the answer is bounded: rules, nodes per rule,
 // snippets and texts. Frames are not audited (axe would wait for a copy of
 // itself in each), and only violations and incomplete results carry their
-// nodes. Two options spare work that changes no verdict:
-//
-//   - restoreScroll is off: axe would record the scroll position of every
-//     element of the document before the rules and restore them after, but
-//     the audit is the last thing the rendering reads of the page (its DOM
-//     and screenshots come before), and the tab then leaves it;
-//   - only media are preloaded (no-autoplay-audio waits for their
-//     metadata): the rules of A11yTags read no style sheet (the one rule that
-//     does, css-orientation-lock, is experimental, which a run by tags
-//     leaves out), so axe does not copy each sheet's rules, nor fetch the
-//     text of the cross-origin ones again, for nothing.
+// nodes (see a11yOptions).
 const a11yScript = `(async (o) => {
   const t0 = performance.now();
-  const r = await axe.run(document, {
-    runOnly: { type: "tag", values: o.tags },
-    resultTypes: ["violations", "incomplete"],
-    iframes: false, elementRef: false, ancestry: false, xpath: false, absolutePaths: false,
-    restoreScroll: false, preload: { assets: ["media"] },
-  });
+  const r = await axe.run(document, ` + a11yOptions + `);
   const cut = (s, n) => { s = typeof s === "string" ? s : ""; return s.length > n ? s.slice(0, n) : s; };
   const target = (t) => Array.isArray(t) ? t.map((x) => Array.isArray(x) ? x.join(" >>> ") : String(x)).join(" >>> ") : String(t || "");
   const rule = (x) => ({
@@ -144,6 +129,26 @@ const a11yScript = `(async (o) => {
     elapsedMs: performance.now() - t0,
   };
 })`
+
+// a11yOptions is the options object a11yScript passes to axe.run, a
+// JavaScript expression of the script's argument o. Two options spare work
+// that changes no verdict:
+//
+//   - restoreScroll is off: axe would record the scroll position of every
+//     element of the document before the rules and restore them after, but
+//     the audit is the last thing the rendering reads of the page (its DOM
+//     and screenshots come before), and the tab then leaves it;
+//   - only media are preloaded (no-autoplay-audio waits for their
+//     metadata): the rules of A11yTags read no style sheet (the one rule that
+//     does, css-orientation-lock, is experimental, which a run by tags
+//     leaves out), so axe does not copy each sheet's rules, nor fetch the
+//     text of the cross-origin ones again, for nothing.
+const a11yOptions = `{
+    runOnly: { type: "tag", values: o.tags },
+    resultTypes: ["violations", "incomplete"],
+    iframes: false, elementRef: false, ancestry: false, xpath: false, absolutePaths: false,
+    restoreScroll: false, preload: { assets: ["media"] },
+  }`
 
 // a11yAnswer is what a11yScript returns.
 type a11yAnswer struct {
@@ -167,9 +172,14 @@ const a11yWorld = "seokit-a11y"
 
 // axeLoader wraps axe-core's script in a function that each document of
 // a tab defines in the audit's isolated world as it is created (see
-// prepareA11y). Defining it runs nothing of axe: the audit calls it.
+// prepareA11y). Defining it runs nothing of axe: the audit calls it. Only
+// a top-level document other than about:blank defines it, as only the
+// main frame of a rendering's page is audited: the blank page that resets
+// the tab after each rendering (see tab) and the documents of frames skip
+// the 650 KB (the renderer hashes the source to find its compiled code,
+// and keeps the function in the document's world).
 func axeLoader(src string) string {
-	return "globalThis.__seokitAxe = function () {\n" + src + "\n};"
+	return "if (window === window.top && location.href !== \"about:blank\") {\nglobalThis.__seokitAxe = function () {\n" + src + "\n};\n}"
 }
 
 // prepareA11y gives the documents of tb axe-core's script when a11y, once
@@ -246,8 +256,7 @@ func (p *Pool) audit(ctx context.Context, t *chromedp.Target, s *session) {
 		s.res.A11yReason = "not checked: " + clip(auditError(ctx, actx, err).Error())
 		return
 	}
-	opts, _ := json.Marshal(map[string]any{"tags": render.A11yTags, "rules": render.MaxA11yRules, "nodes": render.MaxA11yNodes,
-		"snippet": render.MaxA11ySnippet, "text": render.MaxA11yText})
+	opts := a11yArgs()
 	r, err := p.evalA11y(ctx, actx, t, world.ExecutionContextID, a11yRun(opts))
 	if err == nil && r.ExceptionDetails == nil && r.Result != nil && string(r.Result.Value) == strconv.Quote(a11yMissing) {
 		a11ySent.Add(1)
@@ -275,6 +284,13 @@ func (p *Pool) audit(ctx context.Context, t *chromedp.Target, s *session) {
 		return
 	}
 	s.res.A11y = a.result()
+}
+
+// a11yArgs is a11yScript's argument: the tags run and the caps, in JSON.
+func a11yArgs() []byte {
+	opts, _ := json.Marshal(map[string]any{"tags": render.A11yTags, "rules": render.MaxA11yRules, "nodes": render.MaxA11yNodes,
+		"snippet": render.MaxA11ySnippet, "text": render.MaxA11yText})
+	return opts
 }
 
 // evalA11y evaluates expr in the audit's world, awaiting its promise;

@@ -2,6 +2,7 @@ package chromium
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -14,6 +15,11 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/fetch"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
 
 	"github.com/seokit/seokit/render"
 )
@@ -302,18 +308,109 @@ func treeCPU() time.Duration {
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	total := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 	for _, pid := range processTree(os.Getpid())[1:] {
-		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-		if err != nil {
-			continue
-		}
-		s := string(b)
-		f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-		if len(f) < 13 {
-			continue
-		}
-		ut, _ := strconv.ParseInt(f[11], 10, 64)
-		st, _ := strconv.ParseInt(f[12], 10, 64)
-		total += time.Duration(ut+st) * 10 * time.Millisecond
+		total += pidCPU(pid)
 	}
 	return total
+}
+
+// pidCPU is the CPU time (user and system) of process pid so far, from
+// /proc (in clock ticks of 1/100 s); 0 when it cannot be read.
+func pidCPU(pid int) time.Duration {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	if len(f) < 13 {
+		return 0
+	}
+	ut, _ := strconv.ParseInt(f[11], 10, 64)
+	st, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(ut+st) * 10 * time.Millisecond
+}
+
+// TestA11yLoaderTopLevel: a tab's documents define axe-core's loader in
+// the audit's world only where an audit can run, the top-level document of
+// a page: not in its frames, nor in the blank page that resets the tab.
+func TestA11yLoaderTopLevel(t *testing.T) {
+	axePath := requireAxe(t)
+	srv := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		if r.URL.Path == "/frame" {
+			fmt.Fprint(w, `<!DOCTYPE html><html lang="en"><head><title>Frame</title></head><body><p>frame</p></body></html>`)
+			return
+		}
+		fmt.Fprint(w, `<!DOCTYPE html><html lang="en"><head><title>Page</title></head><body><main><h1>Page</h1><iframe src="/frame" title="f"></iframe></main></body></html>`)
+	}))
+	p := newTestPool(t, &Options{Browsers: 1, Tabs: 1, Fetcher: testFetcher(t, srv), AxePath: axePath})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if _, err := p.Render(ctx, &render.Request{URL: srv.URL + "/", A11y: true}); err != nil {
+		t.Fatal(err)
+	}
+	src, err := p.loadAxe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.mu.Lock()
+	b := p.browsers[0]
+	p.mu.Unlock()
+	tb, err := p.openTab(ctx, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tb.cancel()
+	tg := tb.c.Target
+	// The tab loads the pages itself: no rendering continues its requests.
+	if _, err := cdp.Call(ctx, tg, fetch.Disable, cdp.Empty{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cdp.Call(ctx, tg, page.AddScriptToEvaluateOnNewDocument,
+		page.AddScriptToEvaluateOnNewDocumentParams{Source: axeLoader(src), WorldName: a11yWorld}); err != nil {
+		t.Fatal(err)
+	}
+	// defined reports whether the audit's world of frame has the loader.
+	defined := func(frame cdp.FrameID) string {
+		t.Helper()
+		w, err := cdp.Call(ctx, tg, page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{FrameID: frame, WorldName: a11yWorld})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := cdp.Call(ctx, tg, runtime.Evaluate, runtime.EvaluateParams{Expression: "location.href + ' ' + typeof globalThis.__seokitAxe", ContextID: w.ExecutionContextID})
+		if err != nil || r.Result == nil {
+			t.Fatal(err)
+		}
+		var s string
+		_ = json.Unmarshal(r.Result.Value, &s)
+		return s
+	}
+	if _, err := cdp.Call(ctx, tg, page.Navigate, page.NavigateParams{URL: srv.URL + "/"}); err != nil {
+		t.Fatal(err)
+	}
+	var frames *page.FrameTree
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		ft, err := cdp.Call(ctx, tg, page.GetFrameTree, cdp.Empty{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if frames = ft.FrameTree; len(frames.ChildFrames) == 1 && strings.HasSuffix(frames.ChildFrames[0].Frame.URL, "/frame") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the page's frame did not load")
+		}
+	}
+	if got, want := defined(frames.Frame.ID), srv.URL+"/ function"; got != want {
+		t.Errorf("the page's world: %q, want %q", got, want)
+	}
+	if got, want := defined(frames.ChildFrames[0].Frame.ID), srv.URL+"/frame undefined"; got != want {
+		t.Errorf("the frame's world: %q, want %q", got, want)
+	}
+	if _, err := cdp.Call(ctx, tg, page.Navigate, page.NavigateParams{URL: "about:blank"}); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := defined(frames.Frame.ID), "about:blank undefined"; got != want {
+		t.Errorf("the blank page's world: %q, want %q", got, want)
+	}
 }
