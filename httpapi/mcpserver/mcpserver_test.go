@@ -2,8 +2,10 @@ package mcpserver_test
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"hash/fnv"
 	"slices"
 	"strings"
 	"sync"
@@ -294,6 +296,31 @@ func TestHostileInputs(t *testing.T) {
 			t.Errorf("cursor %.20q: %+v", cur, te)
 		}
 	}
+	// A cursor past the end of the list (the list shrank since, or the
+	// cursor was made up: its format is no secret) is an empty page, not
+	// a panic that takes the server down.
+	var al struct {
+		Page     struct{ Total, Returned int }
+		Analyses []json.RawMessage
+	}
+	if te := call(t, cs, "list_site_analyses", map[string]any{"cursor": forgeCursor(5, "list_site_analyses")}, &al); te != nil {
+		t.Fatalf("list_site_analyses with a cursor past the end: %+v", te)
+	}
+	if al.Page.Total != 0 || al.Page.Returned != 0 || len(al.Analyses) != 0 {
+		t.Errorf("list_site_analyses with a cursor past the end: %+v", al)
+	}
+}
+
+// forgeCursor makes a cursor as a client could: the base64 of the
+// offset and the FNV-64a hash of the query's parts (see answer.go).
+func forgeCursor(off int, parts ...string) string {
+	h := fnv.New64a()
+	for _, p := range parts {
+		h.Write([]byte(p))
+		h.Write([]byte{0})
+	}
+	b, _ := json.Marshal(map[string]any{"o": off, "q": h.Sum64()})
+	return base64.RawURLEncoding.EncodeToString(b)
 }
 
 // TestInMemoryLocal runs the server over the SDK's in-memory transports
