@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
+	"io"
+	"log/slog"
 	"slices"
 	"strings"
 	"sync"
@@ -15,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/seokit/seokit/httpapi"
+	"github.com/seokit/seokit/httpapi/auth"
 	"github.com/seokit/seokit/httpapi/mcpserver"
 	"github.com/seokit/seokit/httpapi/store"
 )
@@ -321,6 +324,47 @@ func forgeCursor(off int, parts ...string) string {
 	}
 	b, _ := json.Marshal(map[string]any{"o": off, "q": h.Sum64()})
 	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// TestPanicRecovered: a panic in a tool call (here in the decoding of its
+// arguments) answers that call with an internal error and leaves the
+// server serving, rather than ending the process from the SDK's
+// goroutine.
+func TestPanicRecovered(t *testing.T) {
+	var logs strings.Builder
+	srv := mcpserver.New(mcpserver.Services{}, &mcpserver.Options{
+		Local:  &auth.Principal{AccountID: "acct_local", Permissions: []string{auth.ScopeRead, auth.ScopeWrite}},
+		Logger: slog.New(slog.NewTextHandler(&syncWriter{w: &logs}, nil)),
+		Decode: func(args []byte, v any) error {
+			if strings.Contains(string(args), "boom") {
+				panic("boom")
+			}
+			return json.Unmarshal(args, v)
+		},
+	})
+	cs := connectLocal(t, srv)
+	te := call(t, cs, "explain_check", map[string]any{"id": "boom"}, nil)
+	if te == nil || te.Code != "internal" || te.Status != 500 || strings.Contains(te.Message, "boom") {
+		t.Fatalf("panicking call: %+v", te)
+	}
+	if !strings.Contains(logs.String(), "panic=boom") {
+		t.Errorf("the panic is not logged: %s", logs.String())
+	}
+	if te := call(t, cs, "explain_check", map[string]any{"id": "title.missing"}, nil); te != nil {
+		t.Fatalf("the next call: %+v", te)
+	}
+}
+
+// syncWriter serialises writes to w.
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
 }
 
 // TestInMemoryLocal runs the server over the SDK's in-memory transports

@@ -10,12 +10,14 @@ import (
 	"log/slog"
 	"net/http"
 	"reflect"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/seokit/seokit/httpapi/auth"
@@ -157,9 +159,33 @@ func New(svc Services, opts *Options) *Server {
 		Logger:       s.opts.Logger,
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}, Resources: &mcp.ResourceCapabilities{}},
 	})
+	s.mcp.AddReceivingMiddleware(s.recoverPanics)
 	s.addTools()
 	s.addResources()
 	return s
+}
+
+// recoverPanics turns a panic in a method's handler into an error answer
+// and logs it with its stack. The SDK runs handlers on goroutines of its
+// own, outside net/http's recovery and the API's, so an unrecovered panic
+// of one call would end the whole process. A tool call answers the /v1
+// envelope of a 500; other methods a JSON-RPC internal error.
+func (s *Server) recoverPanics(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (res mcp.Result, err error) {
+		defer func() {
+			v := recover()
+			if v == nil {
+				return
+			}
+			s.opts.Logger.ErrorContext(ctx, "mcpserver: panic", "method", method, "panic", v, "stack", string(debug.Stack()))
+			if method == "tools/call" {
+				res, err = errorResult(&ToolError{Code: "internal", Message: "internal server error", Status: http.StatusInternalServerError}), nil
+				return
+			}
+			res, err = nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "internal server error"}
+		}()
+		return next(ctx, method, req)
+	}
 }
 
 const instructions = `seokit audits web sites. Start with analyze_page for one URL, or start_site_analysis for a site, then wait_site_analysis (progress notifications) and fix_first for the highest-priority findings; page with site_findings and site_pages (cursor), explain_check for a rule's source. Answers are small by design: each says what it left out.`
