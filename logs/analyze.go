@@ -36,6 +36,9 @@ type Options struct {
 	// HashAddress, when set, replaces the client addresses the report
 	// keeps (the samples of spoofed hits, in Bots and Findings) with what
 	// it returns: a keyed hash keeps them comparable without keeping them.
+	// The report then keeps no text of malformed lines either
+	// (MalformedLine.Text is empty): a line that did not parse may hold
+	// anyone's address, bot or not, where no field can be hashed.
 	HashAddress func(netip.Addr) string
 	// MaxURLs caps the URLs tracked one by one; the hits of further URLs
 	// go to Report.OtherURLs. Zero means 50,000.
@@ -327,7 +330,11 @@ func (a *aggregator) malformed(input string, st *InputStats, reason, line string
 		a.rep.MalformedReasons["other"]++
 	}
 	if len(a.rep.MalformedSample) < a.o.MaxMalformedSamples {
-		a.rep.MalformedSample = append(a.rep.MalformedSample, MalformedLine{Input: input, Line: st.Lines, Reason: reason, Text: clip(line, 200)})
+		text := ""
+		if a.o.HashAddress == nil {
+			text = clip(line, 200)
+		}
+		a.rep.MalformedSample = append(a.rep.MalformedSample, MalformedLine{Input: input, Line: st.Lines, Reason: reason, Text: text})
 	}
 }
 

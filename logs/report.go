@@ -80,7 +80,8 @@ type MalformedLine struct {
 	Input  string `json:"input"`
 	Line   int64  `json:"line"`
 	Reason string `json:"reason"`
-	// Text is the line clipped to 200 bytes.
+	// Text is the line clipped to 200 bytes; empty when the line is too
+	// long to be held, and under Options.HashAddress.
 	Text string `json:"text"`
 }
 
