@@ -318,6 +318,14 @@ func TestLogUploadJoinedWithCrawl(t *testing.T) {
 	if len(jl.Jobs) != 1 || jl.Jobs[0].ID != crawl.ID {
 		t.Errorf("site analyses list %d jobs; want the crawl only", len(jl.Jobs))
 	}
+	// The upload after the crawl is the account's newest job: a list of
+	// one analysis still holds the crawl.
+	resp = a.call("GET", "/v1/analyze/site?limit=1", a.key, "")
+	wantStatus(t, resp, 200)
+	readJSON(t, resp, &jl)
+	if len(jl.Jobs) != 1 || jl.Jobs[0].ID != crawl.ID {
+		t.Errorf("site analyses list with limit=1: %d jobs; want the crawl", len(jl.Jobs))
+	}
 	apiErr(t, a.call("GET", "/v1/analyze/site/"+up.ID, a.key, ""), 404, CodeNotFound)
 	// Another account sees neither the project nor the upload.
 	_, key2 := a.account("b@example.com", store.Free, "read", "write")
