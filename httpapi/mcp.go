@@ -52,7 +52,11 @@ func (s *Server) mcpHandler() http.Handler {
 				writes[t.Name] = t.Write
 			}
 			h = m.HTTPHandler(func(w http.ResponseWriter, r *http.Request) *auth.Principal {
-				return s.authenticateMCP(w, r, func(name string) bool { return writes[name] })
+				p := s.authenticateMCP(w, r, func(name string) bool { return writes[name] })
+				if p == nil || !s.chargeSession(w, r, p) {
+					return nil
+				}
+				return p
 			})
 		})
 		h.ServeHTTP(w, r)
@@ -68,6 +72,27 @@ func (s *Server) ToolError(err error) *mcpserver.ToolError {
 	}
 	ra, _ := strconv.Atoi(retryAfter(e))
 	return &mcpserver.ToolError{Code: e.Code, Message: e.Message, Status: e.Status, Field: e.Field, RetryAfter: ra}
+}
+
+// chargeSession charges the opening of a session (an initialize request)
+// as one request of the account's daily limit and burst, as a tool call
+// is; a refusal is written as /v1 writes it (429 with Retry-After) and
+// reported false. The server holds each session until it ends or idles
+// for 30 minutes: uncharged, one account could open sessions without
+// bound. A POST of a session (Mcp-Session-Id) is not an initialize; one
+// without that does not parse as a single message is charged too.
+func (s *Server) chargeSession(w http.ResponseWriter, r *http.Request, p *auth.Principal) bool {
+	if s.opts.DisableAuth || r.Method != http.MethodPost || r.Header.Get("Mcp-Session-Id") != "" {
+		return true
+	}
+	if method, _, ok := peekMessage(r); ok && method != "initialize" {
+		return true
+	}
+	if _, err := s.chargeCall(r.Context(), p); err != nil {
+		s.fail(w, r, err)
+		return false
+	}
+	return true
 }
 
 // chargeCall charges a tool call as protect charges a /v1 request: one

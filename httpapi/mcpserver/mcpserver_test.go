@@ -8,6 +8,7 @@ import (
 	"hash/fnv"
 	"io"
 	"log/slog"
+	"net/http"
 	"slices"
 	"strings"
 	"sync"
@@ -232,10 +233,13 @@ func TestPermissionsAndAccounts(t *testing.T) {
 	}
 }
 
-// TestQuotaRefusal: a tool call over the plan's daily limit is refused
-// with /v1's code, message and Retry-After.
+// TestQuotaRefusal: opening a session and each tool call count one
+// request; a tool call over the plan's daily limit is refused with /v1's
+// code, message and Retry-After, and so is a new session (the server
+// holds each session: uncharged, one account could open them without
+// bound).
 func TestQuotaRefusal(t *testing.T) {
-	e := newEnv(t, &httpapi.Options{AllowPrivate: true, Limits: map[store.Plan]int{store.Free: 3}})
+	e := newEnv(t, &httpapi.Options{AllowPrivate: true, Limits: map[store.Plan]int{store.Free: 4}})
 	cs := e.connect(e.key, nil)
 	for i := range 3 {
 		if te := call(t, cs, "list_site_analyses", map[string]any{}, nil); te != nil {
@@ -248,6 +252,20 @@ func TestQuotaRefusal(t *testing.T) {
 	json.Unmarshal(body, &v1)
 	if te == nil || code != 429 || te.Code != "rate_limited" || te.Code != v1.Error.Code || te.Message != v1.Error.Message || te.RetryAfter < 1 {
 		t.Fatalf("over the limit: tool %+v, /v1 %d %s", te, code, body)
+	}
+	req, _ := http.NewRequest("POST", e.ts.URL+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`))
+	req.Header.Set("X-API-Key", e.key)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var init struct{ Error toolErr }
+	json.NewDecoder(resp.Body).Decode(&init)
+	if resp.StatusCode != 429 || init.Error.Code != "rate_limited" || resp.Header.Get("Retry-After") == "" || resp.Header.Get("Mcp-Session-Id") != "" {
+		t.Fatalf("a new session over the limit: %d %+v, Retry-After %q, session %q", resp.StatusCode, init.Error, resp.Header.Get("Retry-After"), resp.Header.Get("Mcp-Session-Id"))
 	}
 }
 
