@@ -222,6 +222,9 @@ func Analyze(ctx context.Context, inputs []Input, opts *Options) (*Report, error
 		return nil, err
 	}
 	a := newAggregator(&o)
+	if o.Verifier != nil {
+		ctx, a.lookups = withLookupBudget(ctx)
+	}
 	var stopErr error
 	for _, in := range inputs {
 		st := InputStats{Name: in.Name}
@@ -412,6 +415,7 @@ type aggregator struct {
 	dirs     map[string]*DirStats
 	hosts    map[string]int64
 	verified int64
+	lookups  *lookupBudget // this analysis's DNS verifications; nil without a Verifier
 	uaCache  map[string]*Bot
 }
 
@@ -847,7 +851,7 @@ func (a *aggregator) finish(ctx context.Context) *Report {
 	}
 	slices.SortFunc(r.Hosts, func(x, y HostStats) int { return cmp.Or(cmp.Compare(y.Hits, x.Hits), strings.Compare(x.Host, y.Host)) })
 	if v := a.o.Verifier; v != nil {
-		r.Verification = VerificationStats{Enabled: true, Lookups: v.Lookups(), Addresses: a.verified}
+		r.Verification = VerificationStats{Enabled: true, Lookups: int(a.lookups.used.Load()), Addresses: a.verified}
 	}
 	if len(r.MalformedReasons) == 0 {
 		r.MalformedReasons = nil

@@ -213,7 +213,8 @@ type VerificationStats struct {
 	// Enabled is false when no Verifier was given: every bot hit is then
 	// unverifiable.
 	Enabled bool `json:"enabled"`
-	// Lookups counts the DNS verifications made; Addresses the distinct
+	// Lookups counts the DNS verifications this analysis made (a
+	// Verifier's cached verdicts cost none); Addresses the distinct
 	// (operator, address) pairs verified.
 	Lookups   int   `json:"lookups"`
 	Addresses int64 `json:"addresses"`
