@@ -327,6 +327,10 @@ func TestLogUploadJoinedWithCrawl(t *testing.T) {
 		t.Errorf("site analyses list with limit=1: %d jobs; want the crawl", len(jl.Jobs))
 	}
 	apiErr(t, a.call("GET", "/v1/analyze/site/"+up.ID, a.key, ""), 404, CodeNotFound)
+	// Nor does the diff of analyses, either side (a log report is no
+	// site report: it answered 500).
+	apiErr(t, a.call("GET", "/v1/analyze/site/"+up.ID+"/diff?against="+first.ID, a.key, ""), 404, CodeNotFound)
+	apiErr(t, a.call("GET", "/v1/analyze/site/"+crawl.ID+"/diff?against="+up.ID, a.key, ""), 404, CodeNotFound)
 	// Another account sees neither the project nor the upload.
 	_, key2 := a.account("b@example.com", store.Free, "read", "write")
 	apiErr(t, a.call("GET", "/v1/projects/"+p.ID+"/logs/"+up.ID, key2, ""), 404, CodeNotFound)
