@@ -286,6 +286,7 @@ func basicError(err error) *ToolError {
 		fe *service.FieldError
 		nf *service.NotFoundError
 		ce *service.ConflictError
+		fb *service.ForbiddenError
 		le *service.LimitError
 		be *service.BusyError
 		nc *service.NotConfiguredError
@@ -297,6 +298,8 @@ func basicError(err error) *ToolError {
 		return &ToolError{Code: "not_found", Message: nf.Message, Status: 404}
 	case errors.As(err, &ce):
 		return &ToolError{Code: "conflict", Message: ce.Message, Status: 409}
+	case errors.As(err, &fb):
+		return &ToolError{Code: "forbidden", Message: fb.Message, Status: 403}
 	case errors.As(err, &le):
 		return &ToolError{Code: "rate_limited", Message: le.Message, Status: 429, RetryAfter: retrySeconds(le.RetryAfter)}
 	case errors.As(err, &be):
