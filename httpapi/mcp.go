@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/seokit/seokit/httpapi/auth"
@@ -53,7 +54,7 @@ func (s *Server) mcpHandler() http.Handler {
 			}
 			h = m.HTTPHandler(func(w http.ResponseWriter, r *http.Request) *auth.Principal {
 				p := s.authenticateMCP(w, r, func(name string) bool { return writes[name] })
-				if p == nil || !s.chargeSession(w, r, p) {
+				if p == nil || !s.chargeRequest(w, r, p) {
 					return nil
 				}
 				return p
@@ -74,18 +75,29 @@ func (s *Server) ToolError(err error) *mcpserver.ToolError {
 	return &mcpserver.ToolError{Code: e.Code, Message: e.Message, Status: e.Status, Field: e.Field, RetryAfter: ra}
 }
 
-// chargeSession charges the opening of a session (an initialize request)
-// as one request of the account's daily limit and burst, as a tool call
-// is; a refusal is written as /v1 writes it (429 with Retry-After) and
-// reported false. The server holds each session until it ends or idles
-// for 30 minutes: uncharged, one account could open sessions without
-// bound. A POST of a session (Mcp-Session-Id) is not an initialize; one
-// without that does not parse as a single message is charged too.
-func (s *Server) chargeSession(w http.ResponseWriter, r *http.Request, p *auth.Principal) bool {
-	if s.opts.DisableAuth || r.Method != http.MethodPost || r.Header.Get("Mcp-Session-Id") != "" {
+// chargeRequest charges an MCP request as protect charges every /v1
+// request, GETs included: one request of the account's daily limit and
+// burst; a refusal is written as /v1 writes it (429 with Retry-After) and
+// reported false. Charged so: opening a session (initialize, which the
+// server then holds for up to 30 minutes), every other request the
+// server answers (tools/list, about 56 KB; ping; resources/list ...), and
+// the session's GET stream; a POST that does not parse as a single
+// message too. A tools/call or resources/read is charged by its handler
+// (Options.Charge of the MCP server), once; a client's notifications and
+// answers, which the server does not answer, and the DELETE that ends a
+// session are not charged.
+func (s *Server) chargeRequest(w http.ResponseWriter, r *http.Request, p *auth.Principal) bool {
+	if s.opts.DisableAuth {
 		return true
 	}
-	if method, _, ok := peekMessage(r); ok && method != "initialize" {
+	switch r.Method {
+	case http.MethodPost:
+		method, _, ok := peekMessage(r)
+		if ok && (method == "tools/call" || method == "resources/read" || method == "" || strings.HasPrefix(method, "notifications/")) {
+			return true
+		}
+	case http.MethodGet:
+	default:
 		return true
 	}
 	if _, err := s.chargeCall(r.Context(), p); err != nil {
