@@ -21,6 +21,9 @@ func (s *Server) MCP() *mcpserver.Server {
 	s.mcpOnce.Do(func() {
 		s.mcp = mcpserver.New(s.MCPServices(), &mcpserver.Options{
 			Charge: s.chargeCall, Errors: s.ToolError, Decode: DecodeArguments, Logger: s.log,
+			Admit: func(ctx context.Context, p *auth.Principal, bytes int64) (func(), error) {
+				return s.adm.acquireSlot(ctx, KindReport, p.AccountID, bytes, false)
+			},
 		})
 	})
 	return s.mcp

@@ -63,6 +63,16 @@ type Options struct {
 	// Errors maps (a 429 rate_limited with its Retry-After). Nil charges
 	// nothing: the CLI's local server.
 	Charge func(ctx context.Context, p *auth.Principal) (context.Context, error)
+	// Admit admits a heavy read of the principal, a report read as a
+	// resource holding about bytes of memory, as the API admits its heavy
+	// operations (httpapi: the "report read" kind of its admission
+	// control, one at a time per account, weighted by bytes in its memory
+	// budget), waiting at most the admission wait and while ctx lives.
+	// It returns the release, called once the read's answer is written
+	// (over HTTP) or its handler returned (other transports), or a
+	// refusal Errors maps (429 for the account's limit, 503 for a
+	// saturated server). Nil admits every read (the CLI's local server).
+	Admit func(ctx context.Context, p *auth.Principal, bytes int64) (release func(), err error)
 	// Errors maps a service error to the /v1 envelope's fields: the API
 	// server's one mapping (httpapi.Server.ToolError). Nil means a minimal
 	// mapping of the service's error types.
@@ -232,7 +242,11 @@ func (s *Server) HTTPHandler(authn func(w http.ResponseWriter, r *http.Request) 
 		if p == nil {
 			return nil, sdkauth.ErrInvalidToken
 		}
-		return TokenInfo(p), nil
+		ti := TokenInfo(p)
+		if h, _ := r.Context().Value(answerHoldCtxKey{}).(*answerHold); h != nil {
+			ti.Extra[answerHoldKey] = h
+		}
+		return ti, nil
 	}, &sdkauth.RequireBearerTokenOptions{AllowMissingExpiration: true})(h)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p := authn(w, r)
@@ -242,7 +256,11 @@ func (s *Server) HTTPHandler(authn func(w http.ResponseWriter, r *http.Request) 
 		// A call may stream progress for up to MaxWait: the server's
 		// write timeout, sized for /v1 answers, must not cut it.
 		http.NewResponseController(w).SetWriteDeadline(time.Now().Add(MaxWait + time.Minute))
-		r = r.WithContext(context.WithValue(r.Context(), principalCtxKey{}, p))
+		// The memory a resource read was admitted for is held until its
+		// answer is written: encoding and writing it copies the report.
+		hold := &answerHold{}
+		defer hold.answered()
+		r = r.WithContext(context.WithValue(context.WithValue(r.Context(), principalCtxKey{}, p), answerHoldCtxKey{}, hold))
 		if r.Header.Get("Authorization") == "" {
 			// An API key sent as X-API-Key: the SDK reads the token info
 			// from its bearer middleware, whose verifier above takes the
@@ -255,6 +273,9 @@ func (s *Server) HTTPHandler(authn func(w http.ResponseWriter, r *http.Request) 
 }
 
 type principalCtxKey struct{}
+
+// answerHoldCtxKey is the key of a request's *answerHold in its context.
+type answerHoldCtxKey struct{}
 
 // principalOf returns the principal of a call.
 func (s *Server) principalOf(req *mcp.CallToolRequest) *auth.Principal {
