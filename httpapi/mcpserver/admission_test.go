@@ -133,7 +133,7 @@ func TestReportResourceAdmission(t *testing.T) {
 		t.Fatalf("another account's read while A's is held: %d, %d bytes, %v", resp.StatusCode, n, err)
 	}
 	t.Logf("one read of a %d-byte report (a %d-byte answer) allocated %.2f bytes per report byte; it reserves %d", len(rep), n, perByte, mcpserver.ReportReadFactor)
-	if perByte > mcpserver.ReportReadFactor {
+	if perByte > mcpserver.ReportReadFactor && !raceEnabled { // the race detector allocates more (16.1)
 		t.Errorf("a read allocated %.2f bytes per report byte, more than the %d it reserves", perByte, mcpserver.ReportReadFactor)
 	}
 
