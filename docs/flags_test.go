@@ -12,6 +12,11 @@ import (
 // variable it defaults from.
 var serverFlagRE = regexp.MustCompile(`fs\.\w+Var\(&c\.[\w.]+, "([a-z0-9-]+)", (?:env\w*\("([A-Z0-9_]+)")?`)
 
+// repeatableFlagRE finds the server's repeatable flags (flag.Value): the
+// field and the flag's name. Such a flag reads its environment variable
+// after the flags, when none was given: c.<field>.setAll(os.Getenv(...)).
+var repeatableFlagRE = regexp.MustCompile(`fs\.Var\(&c\.(\w+), "([a-z0-9-]+)"`)
+
 // docFlagRE finds a row of the flags table of docs/server.md.
 var docFlagRE = regexp.MustCompile("(?m)^\\| `(-[a-z0-9-]+)` \\| (?:`([A-Z0-9_]+)`)? *\\|")
 
@@ -31,6 +36,14 @@ func TestServerFlagsDocumented(t *testing.T) {
 	code := map[string]string{}
 	for _, m := range serverFlagRE.FindAllStringSubmatch(string(src), -1) {
 		code["-"+m[1]] = m[2]
+	}
+	for _, m := range repeatableFlagRE.FindAllStringSubmatch(string(src), -1) {
+		e := regexp.MustCompile(`c\.` + m[1] + `\.setAll\(os\.Getenv\("([A-Z0-9_]+)"\)\)`).FindStringSubmatch(string(src))
+		if e == nil {
+			t.Errorf("examples/server/main.go: repeatable flag -%s reads no environment variable (c.%s.setAll(os.Getenv(...)))", m[2], m[1])
+			continue
+		}
+		code["-"+m[2]] = e[1]
 	}
 	if len(code) < 40 {
 		t.Fatalf("found %d flags in examples/server/main.go; the pattern no longer matches how they are defined", len(code))

@@ -30,6 +30,7 @@ const (
 	KindOptimize Kind = "content optimisation" // POST /v1/optimize/content
 	KindCompare  Kind = "crawl comparison"     // GET /v1/analyze/site/{id}/diff
 	KindRender   Kind = "rendering"            // page analyses that render; each page a site analysis renders
+	KindReport   Kind = "report read"          // a site report read whole as an MCP resource
 )
 
 // plural names kinds in messages ("page analyses").
@@ -45,6 +46,8 @@ func (k Kind) plural() string {
 		return "crawl comparisons"
 	case KindRender:
 		return "renderings"
+	case KindReport:
+		return "report reads"
 	}
 	return string(k) + "s"
 }
@@ -56,6 +59,7 @@ const (
 	DefaultMaxOptimizations   = 2
 	DefaultMaxComparisons     = 2
 	DefaultMaxRenders         = 4
+	DefaultMaxReportReads     = 4
 	DefaultAccountConcurrency = 2
 	DefaultMemoryBudget       = 512 << 20
 	DefaultAdmissionWait      = 20 * time.Second
@@ -90,6 +94,14 @@ type AdmissionOptions struct {
 	// analyses render, each while it renders. Zero means the renderer's
 	// capacity when it reports one (a Capacity() int method), else 4.
 	MaxRenders int
+	// MaxReportReads bounds the site reports read whole as MCP resources
+	// at once (seokit://analyses/{id}/report), each reserving 14 times
+	// its stored size (what one read allocates, as measured by
+	// mcpserver's TestReportResourceAdmission) of the memory budget until
+	// its answer is written; zero means 4. One account reads one at a time: a second
+	// read is refused at once with 429, so one account's reads cannot
+	// take the budget from another's.
+	MaxReportReads int
 	// AccountConcurrency bounds the page analyses, the page analyses that
 	// render, the content optimisations and the crawl comparisons one
 	// account runs at once, each class separately; zero means 2.
@@ -158,6 +170,7 @@ func newAdmission(o *AdmissionOptions, log *slog.Logger) *admission {
 	def(&c.MaxOptimizations, DefaultMaxOptimizations)
 	def(&c.MaxComparisons, DefaultMaxComparisons)
 	def(&c.MaxRenders, DefaultMaxRenders)
+	def(&c.MaxReportReads, DefaultMaxReportReads)
 	def(&c.AccountConcurrency, DefaultAccountConcurrency)
 	if c.MemoryBudget <= 0 {
 		c.MemoryBudget = DefaultMemoryBudget
@@ -172,6 +185,7 @@ func newAdmission(o *AdmissionOptions, log *slog.Logger) *admission {
 		KindOptimize: {global: semaphore.NewWeighted(int64(c.MaxOptimizations)), perAccount: c.AccountConcurrency},
 		KindCompare:  {global: semaphore.NewWeighted(int64(c.MaxComparisons)), perAccount: c.AccountConcurrency},
 		KindRender:   {global: semaphore.NewWeighted(int64(c.MaxRenders)), perAccount: c.AccountConcurrency},
+		KindReport:   {global: semaphore.NewWeighted(int64(c.MaxReportReads)), perAccount: 1},
 	}
 	if c.BrowserMemory < 0 {
 		c.BrowserMemory = 0

@@ -80,16 +80,22 @@ func (a siteAnalyses) List(ctx context.Context, accountID string, limit int) ([]
 	if limit < 1 || limit > service.MaxList {
 		return nil, invalid("limit", "limit must be an integer from 1 to "+strconv.Itoa(service.MaxList))
 	}
-	js, err := a.s.st.Jobs(ctx, accountID, limit)
+	// Log uploads share the account's jobs and are listed per project
+	// (Logs().List): the newest limit jobs may all be uploads, so the
+	// scan goes as far as Logs().List's.
+	js, err := a.s.st.Jobs(ctx, accountID, service.MaxLogScan)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]Job, 0, len(js))
+	out := make([]Job, 0, min(len(js), limit))
 	for i := range js {
 		if js[i].Kind == logJobKind {
-			continue // log uploads are listed per project: Logs().List
+			continue
 		}
 		out = append(out, jobView(&js[i], a.s.opts.BasePath))
+		if len(out) == limit {
+			break
+		}
 	}
 	return out, nil
 }

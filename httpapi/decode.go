@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/seokit/seokit/httpapi/service"
 )
@@ -46,6 +47,12 @@ func DecodeArguments(body []byte, v any) error {
 }
 
 func decodeBody(body []byte, limit int64, v any) error {
+	// encoding/json replaces invalid UTF-8 with U+FFFD without a word, so
+	// a bad byte would be stored as that: refuse it, naming its value.
+	if !utf8.Valid(body) {
+		f := invalidUTF8Path(body)
+		return invalid(f, f+" is not valid UTF-8")
+	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
@@ -361,4 +368,87 @@ func badTimeField(body []byte, t reflect.Type) string {
 		}
 	}
 	return ""
+}
+
+// invalidUTF8Path names the value of body (valid JSON but for its
+// encoding) that holds the first byte that is not UTF-8, by its path as
+// the decoding errors name fields ("name", "keywords[1]",
+// "config.headers.X"): the object holding it when the byte is in a
+// member's name, "body" at the top or when body does not parse.
+func invalidUTF8Path(body []byte) string {
+	off := 0
+	for off < len(body) {
+		r, n := utf8.DecodeRune(body[off:])
+		if r == utf8.RuneError && n == 1 {
+			break
+		}
+		off += n
+	}
+	type frame struct {
+		obj     bool
+		wantKey bool // an object's next string is a member's name
+		key     string
+		idx     int
+	}
+	var st []frame
+	path := func(n int) string {
+		var b strings.Builder
+		for _, f := range st[:n] {
+			if f.obj {
+				if b.Len() > 0 {
+					b.WriteByte('.')
+				}
+				b.WriteString(f.key)
+			} else {
+				fmt.Fprintf(&b, "[%d]", f.idx)
+			}
+		}
+		if b.Len() == 0 {
+			return "body"
+		}
+		return b.String()
+	}
+	// next moves the innermost container past the value just read.
+	next := func() {
+		if len(st) == 0 {
+			return
+		}
+		if top := &st[len(st)-1]; top.obj {
+			top.wantKey = true
+		} else {
+			top.idx++
+		}
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return "body"
+		}
+		switch t := tok.(type) {
+		case json.Delim:
+			switch t {
+			case '{':
+				st = append(st, frame{obj: true, wantKey: true})
+			case '[':
+				st = append(st, frame{})
+			default:
+				st = st[:len(st)-1]
+				next()
+			}
+			continue
+		case string:
+			if len(st) > 0 && st[len(st)-1].obj && st[len(st)-1].wantKey {
+				if int(dec.InputOffset()) > off {
+					return path(len(st) - 1)
+				}
+				st[len(st)-1].key, st[len(st)-1].wantKey = t, false
+				continue
+			}
+			if int(dec.InputOffset()) > off {
+				return path(len(st))
+			}
+		}
+		next()
+	}
 }

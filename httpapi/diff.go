@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"strings"
 
 	"github.com/seokit/seokit/crawler/compare"
 	"github.com/seokit/seokit/httpapi/service"
@@ -146,6 +147,9 @@ type report struct {
 // snapshot is read in one statement, so pruning the job meanwhile does
 // not change it.
 func (s *Server) storedReport(ctx context.Context, account, id string) (*store.Job, *report, error) {
+	if strings.HasPrefix(id, logJobPrefix) {
+		return nil, nil, store.ErrNotFound // a log upload: its report is no site report
+	}
 	if jr, ok := s.st.(store.JobResults); ok {
 		j, res, err := jr.JobResult(ctx, account, id)
 		if err != nil || res == nil {

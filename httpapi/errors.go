@@ -139,6 +139,10 @@ func toAPIError(err error) (e *Error, logIt bool) {
 	if errors.As(err, &ce) {
 		return apiError(http.StatusConflict, CodeConflict, ce.Message), false
 	}
+	var fb *service.ForbiddenError
+	if errors.As(err, &fb) {
+		return apiError(http.StatusForbidden, CodeForbidden, fb.Message), false
+	}
 	var nc *service.NotConfiguredError
 	if errors.As(err, &nc) {
 		return apiError(http.StatusServiceUnavailable, CodeUnavailable, nc.PublicMessage()), true

@@ -166,6 +166,9 @@ func (x indexField) Start(ctx context.Context, account, id string, req service.I
 	if prop, err = indexstatus.ParseProperty(prop); err != nil {
 		return nil, err
 	}
+	if err := x.mayInspect(ctx, account, prop); err != nil {
+		return nil, err
+	}
 	if err := s.charge(ctx, account, researchCost); err != nil {
 		return nil, err
 	}
@@ -212,6 +215,20 @@ func (x indexField) Start(ctx context.Context, account, id string, req service.I
 		r.mu.Unlock()
 	}
 	return &v, nil
+}
+
+// mayInspect refuses, with a *service.ForbiddenError naming the property,
+// a property Options.IndexAccess does not grant the account (nil grants
+// none): the server inspects with one identity for every account.
+func (x indexField) mayInspect(ctx context.Context, account, prop string) error {
+	if f := x.s.opts.IndexAccess; f != nil {
+		ok, err := f(ctx, account, prop)
+		if err != nil || ok {
+			return err
+		}
+	}
+	return &service.ForbiddenError{Message: "this account may not inspect the Search Console property " + prop +
+		": the server's operator grants properties to accounts (seokit's example server: -gsc-grant ACCOUNT=" + prop + ")"}
 }
 
 // runOptions are the options of a run for account: its units charged as

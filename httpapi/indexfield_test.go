@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -66,7 +67,16 @@ func googleFakes(t *testing.T, clock *virtualClock) (*Options, *googlefake.Searc
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &Options{Inspector: ins, IndexLedger: indexstatus.NewLedger(testQuota, clock), FieldVitals: src}, gsc, cx
+	return &Options{Inspector: ins, IndexLedger: indexstatus.NewLedger(testQuota, clock), FieldVitals: src,
+		IndexAccess: grantEveryAccount("sc-domain:example.com")}, gsc, cx
+}
+
+// grantEveryAccount is an Options.IndexAccess granting props to every
+// account.
+func grantEveryAccount(props ...string) func(context.Context, string, string) (bool, error) {
+	return func(_ context.Context, _, property string) (bool, error) {
+		return slices.Contains(props, property), nil
+	}
 }
 
 // TestIndexStatusAPI starts an index status run over a stored 10,000-page
@@ -135,6 +145,109 @@ func TestIndexStatusAPI(t *testing.T) {
 	apiErr(t, a.call("GET", "/v1/analyze/site/"+other+"/index-status", a.key, ""), 404, CodeNotFound)
 	running := a.storeSiteJob(a.acct.ID, "example.net", store.JobRunning, nil, time.Now())
 	apiErr(t, a.call("POST", "/v1/analyze/site/"+running+"/index-status", a.key, ""), 409, CodeConflict)
+}
+
+// TestIndexStatusGrants: the server inspects every property with one
+// service account, so an account inspects only the properties
+// Options.IndexAccess grants it. A refusal is a 403 naming the property
+// and the grant, before the run is charged or anything is inspected; a
+// grant of one property does not cover another; nil IndexAccess grants
+// none.
+func TestIndexStatusGrants(t *testing.T) {
+	clock := &virtualClock{now: time.Date(2026, 12, 1, 17, 0, 0, 0, time.UTC)}
+	opts, gsc, _ := googleFakes(t, clock)
+	var (
+		mu     sync.Mutex
+		grants = map[string][]string{}
+		asked  []string
+	)
+	opts.IndexAccess = func(_ context.Context, account, property string) (bool, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		asked = append(asked, account+" "+property)
+		return slices.Contains(grants[account], property), nil
+	}
+	a := newTestAPI(t, opts)
+	owner, ownerKey := a.account("owner@example.com", store.Pro, "read", "write")
+	other, otherKey := a.account("other@example.net", store.Pro, "read", "write")
+	mu.Lock()
+	grants[owner.ID] = []string{"sc-domain:example.com"}
+	mu.Unlock()
+	ownerJob := a.storeSiteJob(owner.ID, "example.com", store.JobSucceeded, indexstatustest.Site(20), time.Now())
+	otherJob := a.storeSiteJob(other.ID, "example.com", store.JobSucceeded, indexstatustest.Site(20), time.Now())
+	remaining := func(a *testAPI, key, job string) int {
+		t.Helper()
+		resp := a.call("GET", "/v1/analyze/site/"+job+"/index-status", key, "")
+		resp.Body.Close()
+		n, err := strconv.Atoi(resp.Header.Get("X-RateLimit-Remaining"))
+		if err != nil {
+			t.Fatalf("X-RateLimit-Remaining %q", resp.Header.Get("X-RateLimit-Remaining"))
+		}
+		return n
+	}
+	refused := func(a *testAPI, account, key, job, body, property string) {
+		t.Helper()
+		before := remaining(a, key, job)
+		e := apiErr(t, a.call("POST", "/v1/analyze/site/"+job+"/index-status", key, body), 403, CodeForbidden)
+		if !strings.Contains(e.Message, property) || !strings.Contains(e.Message, "-gsc-grant") {
+			t.Errorf("refusal of %s does not name it and the grant: %q", property, e.Message)
+		}
+		// The POST is one request, as every refused request is; the
+		// refusal charged nothing more.
+		if after := remaining(a, key, job); after != before-2 {
+			t.Errorf("refused start of %s charged %d units besides the POST", property, before-2-after)
+		}
+		if _, err := a.srv.IndexStatus().Get(context.Background(), account, job); err == nil {
+			t.Errorf("a refused start of %s left a run", property)
+		}
+	}
+
+	// An account crawled example.com and asks for its default property,
+	// or names another customer's: neither is its grant.
+	refused(a, other.ID, otherKey, otherJob, "", "sc-domain:example.com")
+	refused(a, other.ID, otherKey, otherJob, `{"property":"https://www.example.com/"}`, "https://www.example.com/")
+	// The owner's grant of sc-domain:example.com does not cover a URL
+	// prefix property of the domain, nor another domain.
+	refused(a, owner.ID, ownerKey, ownerJob, `{"property":"https://example.com"}`, "https://example.com/")
+	refused(a, owner.ID, ownerKey, ownerJob, `{"property":"sc-domain:example.org"}`, "sc-domain:example.org")
+	if reqs, _, _ := gsc.Stats(); reqs != 0 {
+		t.Fatalf("refused runs made %d inspections", reqs)
+	}
+	a.srv.idx.mu.Lock()
+	ledger := a.srv.idx.indexLedger(a.srv)
+	a.srv.idx.mu.Unlock()
+	if used, err := ledger.UsedToday(context.Background(), "sc-domain:example.com"); err != nil || used != 0 {
+		t.Fatalf("refused runs used %d of the property's quota (%v)", used, err)
+	}
+	mu.Lock()
+	if !slices.Contains(asked, other.ID+" https://www.example.com/") || !slices.Contains(asked, owner.ID+" https://example.com/") {
+		t.Errorf("IndexAccess was not asked with the normalised property: %q", asked)
+	}
+	mu.Unlock()
+
+	// The owner's granted property runs.
+	resp := a.call("POST", "/v1/analyze/site/"+ownerJob+"/index-status", ownerKey, `{"sampleSize":5}`)
+	wantStatus(t, resp, 202)
+	var run service.IndexStatusRun
+	readJSON(t, resp, &run)
+	for i := 0; run.Status == service.IndexRunning; i++ {
+		if i == 500 {
+			t.Fatalf("run still going: %+v", run.Progress)
+		}
+		time.Sleep(10 * time.Millisecond)
+		resp = a.call("GET", "/v1/analyze/site/"+ownerJob+"/index-status", ownerKey, "")
+		wantStatus(t, resp, 200)
+		readJSON(t, resp, &run)
+	}
+	if run.Status != service.IndexSucceeded || run.Property != "sc-domain:example.com" || run.Report == nil || run.Report.Counts.Inspected != 5 {
+		t.Fatalf("granted run: %s %s %q", run.Status, run.Property, run.Error)
+	}
+
+	// Without IndexAccess no account inspects any property.
+	opts.IndexAccess = nil
+	b := newTestAPI(t, opts)
+	bJob := b.storeSiteJob(b.acct.ID, "example.com", store.JobSucceeded, indexstatustest.Site(20), time.Now())
+	refused(b, b.acct.ID, b.key, bJob, "", "sc-domain:example.com")
 }
 
 // TestFieldVitalsAPI reads field vitals beside an analysis's lab values,

@@ -318,7 +318,19 @@ func TestLogUploadJoinedWithCrawl(t *testing.T) {
 	if len(jl.Jobs) != 1 || jl.Jobs[0].ID != crawl.ID {
 		t.Errorf("site analyses list %d jobs; want the crawl only", len(jl.Jobs))
 	}
+	// The upload after the crawl is the account's newest job: a list of
+	// one analysis still holds the crawl.
+	resp = a.call("GET", "/v1/analyze/site?limit=1", a.key, "")
+	wantStatus(t, resp, 200)
+	readJSON(t, resp, &jl)
+	if len(jl.Jobs) != 1 || jl.Jobs[0].ID != crawl.ID {
+		t.Errorf("site analyses list with limit=1: %d jobs; want the crawl", len(jl.Jobs))
+	}
 	apiErr(t, a.call("GET", "/v1/analyze/site/"+up.ID, a.key, ""), 404, CodeNotFound)
+	// Nor does the diff of analyses, either side (a log report is no
+	// site report: it answered 500).
+	apiErr(t, a.call("GET", "/v1/analyze/site/"+up.ID+"/diff?against="+first.ID, a.key, ""), 404, CodeNotFound)
+	apiErr(t, a.call("GET", "/v1/analyze/site/"+crawl.ID+"/diff?against="+up.ID, a.key, ""), 404, CodeNotFound)
 	// Another account sees neither the project nor the upload.
 	_, key2 := a.account("b@example.com", store.Free, "read", "write")
 	apiErr(t, a.call("GET", "/v1/projects/"+p.ID+"/logs/"+up.ID, key2, ""), 404, CodeNotFound)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/seokit/seokit/httpapi/auth"
@@ -20,6 +21,9 @@ func (s *Server) MCP() *mcpserver.Server {
 	s.mcpOnce.Do(func() {
 		s.mcp = mcpserver.New(s.MCPServices(), &mcpserver.Options{
 			Charge: s.chargeCall, Errors: s.ToolError, Decode: DecodeArguments, Logger: s.log,
+			Admit: func(ctx context.Context, p *auth.Principal, bytes int64) (func(), error) {
+				return s.adm.acquireSlot(ctx, KindReport, p.AccountID, bytes, false)
+			},
 		})
 	})
 	return s.mcp
@@ -52,7 +56,11 @@ func (s *Server) mcpHandler() http.Handler {
 				writes[t.Name] = t.Write
 			}
 			h = m.HTTPHandler(func(w http.ResponseWriter, r *http.Request) *auth.Principal {
-				return s.authenticateMCP(w, r, func(name string) bool { return writes[name] })
+				p := s.authenticateMCP(w, r, func(name string) bool { return writes[name] })
+				if p == nil || !s.chargeRequest(w, r, p) {
+					return nil
+				}
+				return p
 			})
 		})
 		h.ServeHTTP(w, r)
@@ -68,6 +76,38 @@ func (s *Server) ToolError(err error) *mcpserver.ToolError {
 	}
 	ra, _ := strconv.Atoi(retryAfter(e))
 	return &mcpserver.ToolError{Code: e.Code, Message: e.Message, Status: e.Status, Field: e.Field, RetryAfter: ra}
+}
+
+// chargeRequest charges an MCP request as protect charges every /v1
+// request, GETs included: one request of the account's daily limit and
+// burst; a refusal is written as /v1 writes it (429 with Retry-After) and
+// reported false. Charged so: opening a session (initialize, which the
+// server then holds for up to 30 minutes), every other request the
+// server answers (tools/list, about 56 KB; ping; resources/list ...), and
+// the session's GET stream; a POST that does not parse as a single
+// message too. A tools/call or resources/read is charged by its handler
+// (Options.Charge of the MCP server), once; a client's notifications and
+// answers, which the server does not answer, and the DELETE that ends a
+// session are not charged.
+func (s *Server) chargeRequest(w http.ResponseWriter, r *http.Request, p *auth.Principal) bool {
+	if s.opts.DisableAuth {
+		return true
+	}
+	switch r.Method {
+	case http.MethodPost:
+		method, _, ok := peekMessage(r)
+		if ok && (method == "tools/call" || method == "resources/read" || method == "" || strings.HasPrefix(method, "notifications/")) {
+			return true
+		}
+	case http.MethodGet:
+	default:
+		return true
+	}
+	if _, err := s.chargeCall(r.Context(), p); err != nil {
+		s.fail(w, r, err)
+		return false
+	}
+	return true
 }
 
 // chargeCall charges a tool call as protect charges a /v1 request: one

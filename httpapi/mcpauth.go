@@ -98,12 +98,22 @@ func (s *Server) authenticateMCP(w http.ResponseWriter, r *http.Request, writeTo
 }
 
 // peekToolCall reads the JSON-RPC message of an MCP POST and, when it is a
-// tools/call, returns the tool's name. The body is put back for the MCP
-// handler; a body past maxPeekBytes, or one that does not parse, is left
-// to the handler to refuse.
+// tools/call, returns the tool's name (see peekMessage).
 func (s *Server) peekToolCall(r *http.Request) (string, bool) {
-	if r.Body == nil {
+	method, name, ok := peekMessage(r)
+	if !ok || method != "tools/call" {
 		return "", false
+	}
+	return name, true
+}
+
+// peekMessage reads the JSON-RPC message of an MCP POST and returns its
+// method and, for a tools/call, the tool's name. The body is put back for
+// the MCP handler; a body past maxPeekBytes, or one that is not a single
+// message, is not ok and left to the handler to refuse.
+func peekMessage(r *http.Request) (method, tool string, ok bool) {
+	if r.Body == nil {
+		return "", "", false
 	}
 	b, err := io.ReadAll(io.LimitReader(r.Body, maxPeekBytes+1))
 	r.Body = struct {
@@ -111,7 +121,7 @@ func (s *Server) peekToolCall(r *http.Request) (string, bool) {
 		io.Closer
 	}{io.MultiReader(bytes.NewReader(b), r.Body), r.Body}
 	if err != nil || len(b) > maxPeekBytes {
-		return "", false
+		return "", "", false
 	}
 	var msg struct {
 		Method string `json:"method"`
@@ -119,8 +129,8 @@ func (s *Server) peekToolCall(r *http.Request) (string, bool) {
 			Name string `json:"name"`
 		} `json:"params"`
 	}
-	if json.Unmarshal(b, &msg) != nil || msg.Method != "tools/call" {
-		return "", false
+	if json.Unmarshal(b, &msg) != nil {
+		return "", "", false
 	}
-	return msg.Params.Name, true
+	return msg.Method, msg.Params.Name, true
 }

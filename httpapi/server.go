@@ -77,6 +77,16 @@ type Options struct {
 	// otherwise this process counts them. Nil Inspector answers 503.
 	Inspector   indexstatus.Inspector
 	IndexLedger *indexstatus.Ledger
+	// IndexAccess decides whether an account may inspect a Search
+	// Console property (normalised by indexstatus.ParseProperty) with
+	// Inspector, before anything is charged or inspected. Inspector
+	// inspects with one identity (a service account), which reaches every
+	// property it was added to, whoever's: without this check any account
+	// could crawl a public site and read the index data, and spend the
+	// quota, of another customer's property. Nil grants no account any
+	// property: every run is refused with 403 forbidden. An error is
+	// answered as the API answers the error (a store outage: 503).
+	IndexAccess func(ctx context.Context, accountID, property string) (bool, error)
 	// FieldVitals reads field Web Vitals (fieldvitals/crux) for GET
 	// /v1/field-vitals and the projects' trends; nil answers 503.
 	FieldVitals fieldvitals.Source

@@ -148,3 +148,26 @@ func TestDecodeBadTime(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodeInvalidUTF8: a body that is not UTF-8 is refused naming the
+// value that holds the bad byte, never stored with U+FFFD in its place.
+func TestDecodeInvalidUTF8(t *testing.T) {
+	for body, field := range map[string]string{
+		"{\"name\":\"a\xffb\"}": "name",
+		"{\"domain\":\"example.com\",\"keywords\":[\"tea\",\"\xc3(\"]}": "keywords[1]",
+		"{\"config\":{\"headers\":{\"X-A\":\"1\",\"X-B\":\"\xfe\"}}}":   "config.headers.X-B",
+		"{\"config\":{\"h\xffx\":\"1\"}}":                               "config",
+		"{\"keywords\":[[\"a\"],\"b\"],\"name\":\"\xff\"}":              "name",
+		"\"\xff\"":         "body",
+		"{\"name\":\"\xff": "body",
+	} {
+		r := httptest.NewRequest("POST", "/", strings.NewReader(body))
+		r.Header.Set("Content-Type", "application/json")
+		var req ProjectRequest
+		err := decodeJSON(httptest.NewRecorder(), r, 1<<20, &req)
+		var fe *service.FieldError
+		if !errors.As(err, &fe) || fe.Field != field || !strings.Contains(fe.Message, "UTF-8") {
+			t.Errorf("%q: %v, want a 400 naming %s", body, err, field)
+		}
+	}
+}

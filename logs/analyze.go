@@ -36,6 +36,9 @@ type Options struct {
 	// HashAddress, when set, replaces the client addresses the report
 	// keeps (the samples of spoofed hits, in Bots and Findings) with what
 	// it returns: a keyed hash keeps them comparable without keeping them.
+	// The report then keeps no text of malformed lines either
+	// (MalformedLine.Text is empty): a line that did not parse may hold
+	// anyone's address, bot or not, where no field can be hashed.
 	HashAddress func(netip.Addr) string
 	// MaxURLs caps the URLs tracked one by one; the hits of further URLs
 	// go to Report.OtherURLs. Zero means 50,000.
@@ -219,6 +222,9 @@ func Analyze(ctx context.Context, inputs []Input, opts *Options) (*Report, error
 		return nil, err
 	}
 	a := newAggregator(&o)
+	if o.Verifier != nil {
+		ctx, a.lookups = withLookupBudget(ctx)
+	}
 	var stopErr error
 	for _, in := range inputs {
 		st := InputStats{Name: in.Name}
@@ -327,7 +333,11 @@ func (a *aggregator) malformed(input string, st *InputStats, reason, line string
 		a.rep.MalformedReasons["other"]++
 	}
 	if len(a.rep.MalformedSample) < a.o.MaxMalformedSamples {
-		a.rep.MalformedSample = append(a.rep.MalformedSample, MalformedLine{Input: input, Line: st.Lines, Reason: reason, Text: clip(line, 200)})
+		text := ""
+		if a.o.HashAddress == nil {
+			text = clip(line, 200)
+		}
+		a.rep.MalformedSample = append(a.rep.MalformedSample, MalformedLine{Input: input, Line: st.Lines, Reason: reason, Text: text})
 	}
 }
 
@@ -405,6 +415,7 @@ type aggregator struct {
 	dirs     map[string]*DirStats
 	hosts    map[string]int64
 	verified int64
+	lookups  *lookupBudget // this analysis's DNS verifications; nil without a Verifier
 	uaCache  map[string]*Bot
 }
 
@@ -840,7 +851,7 @@ func (a *aggregator) finish(ctx context.Context) *Report {
 	}
 	slices.SortFunc(r.Hosts, func(x, y HostStats) int { return cmp.Or(cmp.Compare(y.Hits, x.Hits), strings.Compare(x.Host, y.Host)) })
 	if v := a.o.Verifier; v != nil {
-		r.Verification = VerificationStats{Enabled: true, Lookups: v.Lookups(), Addresses: a.verified}
+		r.Verification = VerificationStats{Enabled: true, Lookups: int(a.lookups.used.Load()), Addresses: a.verified}
 	}
 	if len(r.MalformedReasons) == 0 {
 		r.MalformedReasons = nil

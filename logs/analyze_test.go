@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -247,6 +248,31 @@ func TestAnalyzeHostile(t *testing.T) {
 	}
 	if len(progress) != 1 || !progress[0].Done {
 		t.Errorf("progress = %+v", progress)
+	}
+}
+
+// TestMalformedSampleHashed: with HashAddress (the server's reports), a
+// malformed line's text is not kept, since the address of a person (no
+// bot) in it could not be hashed; without it, the text is the sample.
+func TestMalformedSampleHashed(t *testing.T) {
+	const person = "203.0.113.77"
+	log := person + ` - - [31/Feb/2026:99:99:99 +0000] "GET /account?email=ann@example.com HTTP/1.1" 200 1 "-" "Mozilla/5.0 Firefox/120.0"` + "\n"
+	for _, hashed := range []bool{false, true} {
+		o := &Options{Format: FormatCombined}
+		if hashed {
+			o.HashAddress = func(netip.Addr) string { return "hmac:0000000000000000" }
+		}
+		rep, err := Analyze(context.Background(), []Input{Reader("access.log", strings.NewReader(log))}, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rep.MalformedSample) != 1 || rep.MalformedSample[0].Line != 1 || rep.MalformedSample[0].Reason == "" {
+			t.Fatalf("hashed %v: sample %+v; want line 1 with its reason", hashed, rep.MalformedSample)
+		}
+		b, _ := json.Marshal(rep)
+		if got := bytes.Contains(b, []byte(person)); got == hashed {
+			t.Errorf("hashed %v: the report holds the address %v; want %v", hashed, got, !hashed)
+		}
 	}
 }
 

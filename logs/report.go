@@ -80,7 +80,8 @@ type MalformedLine struct {
 	Input  string `json:"input"`
 	Line   int64  `json:"line"`
 	Reason string `json:"reason"`
-	// Text is the line clipped to 200 bytes.
+	// Text is the line clipped to 200 bytes; empty when the line is too
+	// long to be held, and under Options.HashAddress.
 	Text string `json:"text"`
 }
 
@@ -212,7 +213,8 @@ type VerificationStats struct {
 	// Enabled is false when no Verifier was given: every bot hit is then
 	// unverifiable.
 	Enabled bool `json:"enabled"`
-	// Lookups counts the DNS verifications made; Addresses the distinct
+	// Lookups counts the DNS verifications this analysis made (a
+	// Verifier's cached verdicts cost none); Addresses the distinct
 	// (operator, address) pairs verified.
 	Lookups   int   `json:"lookups"`
 	Addresses int64 `json:"addresses"`

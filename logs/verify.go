@@ -8,6 +8,7 @@ import (
 	"net/netip"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -68,10 +69,13 @@ type VerifierOptions struct {
 	// MaxEntries caps the cached verdicts (one per operator and address);
 	// zero means 100,000. A full cache drops its oldest entries.
 	MaxEntries int
-	// MaxLookups caps the DNS verifications of one Verifier; beyond it,
-	// addresses that need DNS are unverifiable ("lookup budget spent"),
-	// so a log of a million forged addresses costs a bounded number of
-	// queries. Zero means 20,000.
+	// MaxLookups caps the DNS verifications of each Analyze that uses
+	// the Verifier, and those of direct Verify and VerifyAll calls
+	// together; beyond it, addresses that need DNS are unverifiable
+	// ("lookup budget spent"), so a log of a million forged addresses
+	// costs a bounded number of queries, and one such log does not
+	// spend the budget of the other analyses sharing the Verifier (and
+	// its cache), such as a server's. Zero means 20,000.
 	MaxLookups int
 	// TTL is how long a verdict is kept; zero means 24 hours.
 	TTL time.Duration
@@ -97,7 +101,8 @@ type Verifier struct {
 	mu      sync.Mutex
 	cache   map[verifyKey]cached
 	order   []verifyKey // insertion order, for eviction
-	lookups int
+	lookups int         // DNS verifications made
+	direct  int         // those made outside an Analyze, against MaxLookups
 }
 
 type verifyKey struct {
@@ -165,7 +170,8 @@ func (v *Verifier) Cached(b *Bot, ip netip.Addr) (Verdict, bool) {
 	return c.v, true
 }
 
-// Lookups returns the number of DNS verifications made.
+// Lookups returns the number of DNS verifications made, by every
+// analysis and call.
 func (v *Verifier) Lookups() int {
 	v.mu.Lock()
 	defer v.mu.Unlock()
@@ -243,14 +249,38 @@ func (v *Verifier) verify(ctx context.Context, b *Bot, ip netip.Addr) (Verdict, 
 			return Verdict{Status: Unverifiable, Reason: "range files unavailable: " + strings.Join(rangeErrs, "; ")}, v.o.FailureTTL
 		}
 	}
-	v.mu.Lock()
-	if v.lookups >= v.o.MaxLookups {
+	spent := Verdict{Status: Unverifiable, Reason: fmt.Sprintf("lookup budget spent (%d DNS verifications)", v.o.MaxLookups)}
+	if lb, _ := ctx.Value(lookupBudgetKey{}).(*lookupBudget); lb != nil {
+		if lb.used.Add(1) > int64(v.o.MaxLookups) {
+			lb.used.Add(-1)
+			return spent, 0
+		}
+		v.mu.Lock()
+		v.lookups++
 		v.mu.Unlock()
-		return Verdict{Status: Unverifiable, Reason: fmt.Sprintf("lookup budget spent (%d DNS verifications)", v.o.MaxLookups)}, 0
+		return v.rdns(ctx, b, ip)
 	}
+	v.mu.Lock()
+	if v.direct >= v.o.MaxLookups {
+		v.mu.Unlock()
+		return spent, 0
+	}
+	v.direct++
 	v.lookups++
 	v.mu.Unlock()
 	return v.rdns(ctx, b, ip)
+}
+
+// lookupBudget counts the DNS verifications of one analysis (see
+// VerifierOptions.MaxLookups); Analyze puts it in the context of its
+// verifications.
+type lookupBudget struct{ used atomic.Int64 }
+
+type lookupBudgetKey struct{}
+
+func withLookupBudget(ctx context.Context) (context.Context, *lookupBudget) {
+	lb := &lookupBudget{}
+	return context.WithValue(ctx, lookupBudgetKey{}, lb), lb
 }
 
 // rdns is forward-confirmed reverse DNS, as Google and Bing document it:

@@ -2,6 +2,7 @@ package logs
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -116,6 +117,35 @@ func TestVerifyBudget(t *testing.T) {
 	}
 	if spent != 2 || done != 2 || v.Lookups() != 2 {
 		t.Fatalf("verdicts %+v: %d made, %d over budget, %d lookups; want 2, 2, 2", out, done, spent, v.Lookups())
+	}
+}
+
+// TestVerifyBudgetPerAnalysis: MaxLookups bounds each Analyze, not every
+// analysis sharing the Verifier (a server's, across accounts): a log of
+// forged addresses spends its own budget, and the next log still gets
+// its verifications; each report counts its own lookups.
+func TestVerifyBudgetPerAnalysis(t *testing.T) {
+	d := verifyDNS(t)
+	v := NewVerifier(&VerifierOptions{Resolver: NewDNSResolver(d.addr), MaxLookups: 2})
+	const ua = `"Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"`
+	log := func(ips ...string) io.Reader {
+		var b strings.Builder
+		for _, ip := range ips {
+			b.WriteString(ip + ` - - [01/Nov/2026:10:00:00 +0000] "GET / HTTP/1.1" 200 1 "-" ` + ua + "\n")
+		}
+		return strings.NewReader(b.String())
+	}
+	for i, ips := range [][]string{{"203.0.113.9", "203.0.113.10", "203.0.113.11"}, {"66.249.66.1", "203.0.113.20", "203.0.113.21"}} {
+		rep, err := Analyze(context.Background(), []Input{Reader("access.log", log(ips...))}, &Options{Format: FormatCombined, Verifier: v})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Verification.Lookups != 2 || rep.Totals.UnverifiableHits != 1 {
+			t.Errorf("log %d: %d lookups, %d unverifiable hits; want 2 and 1 (over its budget)", i, rep.Verification.Lookups, rep.Totals.UnverifiableHits)
+		}
+	}
+	if v.Lookups() != 4 {
+		t.Errorf("the verifier made %d lookups; want 4", v.Lookups())
 	}
 }
 

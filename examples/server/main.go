@@ -77,8 +77,15 @@
 //	-serpapi-key                              SERPAPI_KEY
 //	-google-cse-key, -google-cse-cx           GOOGLE_CSE_KEY, GOOGLE_CSE_CX
 //	-gsc-credentials GOOGLE_APPLICATION_CREDENTIALS service-account key file for Search Console URL Inspection (index status)
+//	-gsc-grant       SEOKIT_GSC_GRANTS        ACCOUNT_ID=PROPERTY[,PROPERTY...], repeatable (env: separated by spaces): properties an account may inspect
 //	-crux-key        CRUX_API_KEY             Chrome UX Report API key (field Web Vitals)
 //	(SEARCHCONSOLE_BASE_URL and CRUX_BASE_URL override the two API roots: proxies, tests)
+//
+// Index status (-gsc-credentials) inspects with one service account for
+// every account, and that account reads every property it was added to,
+// whoever's: admin accounts (admin@localhost, accounts create -admin) may
+// inspect every property, other accounts only those -gsc-grant grants
+// their ID; any other is refused with 403 forbidden, nothing charged.
 //
 // Admission control bounds the heavy operations: beyond -max-page-analyses
 // or -max-optimizations running at once, or the -memory-budget their
@@ -240,6 +247,7 @@ type config struct {
 	accountBurst                                               int     // -account-burst
 	dfsLogin, dfsPassword, serpapiKey, cseKey, cseCX           string
 	gscCredentials, cruxKey                                    string
+	gscGrants                                                  gscGrants // -gsc-grant
 	// chromium, renderBrowsers and renderTabs configure the renderer of
 	// options.render.
 	chromium                   string
@@ -344,9 +352,16 @@ func parse(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.cseKey, "google-cse-key", env("GOOGLE_CSE_KEY", ""), "Google Custom Search API key")
 	fs.StringVar(&c.cseCX, "google-cse-cx", env("GOOGLE_CSE_CX", ""), "Google Custom Search engine ID")
 	fs.StringVar(&c.gscCredentials, "gsc-credentials", env("GOOGLE_APPLICATION_CREDENTIALS", ""), "service-account key file (JSON) added as a user of the Search Console properties, for index status (URL Inspection)")
+	fs.Var(&c.gscGrants, "gsc-grant", "ACCOUNT_ID=PROPERTY[,PROPERTY...]: lets the account inspect these Search Console properties (sc-domain:example.com, https://www.example.org/, * for all) with -gsc-credentials; repeatable. "+
+		"The service account reaches every property it was added to, whoever's, so other accounts are refused (403); admin accounts (admin@localhost of the first start, accounts create -admin) may inspect every property")
 	fs.StringVar(&c.cruxKey, "crux-key", env("CRUX_API_KEY", ""), "Chrome UX Report API key, for field Web Vitals")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
+	}
+	if c.gscGrants == nil {
+		if err := c.gscGrants.setAll(os.Getenv("SEOKIT_GSC_GRANTS")); err != nil {
+			return nil, fmt.Errorf("SEOKIT_GSC_GRANTS: %w", err)
+		}
 	}
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected arguments %q", fs.Args())

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/seokit/seokit/httpapi/store"
@@ -228,7 +229,21 @@ func checkName(name string) error {
 	if len(name) > 200 || !utf8.ValidString(name) {
 		return &seo.InputError{Field: "name", Value: name, Reason: "must be valid UTF-8 of at most 200 bytes"}
 	}
+	if !displayable(name) {
+		return &seo.InputError{Field: "name", Value: name, Reason: "must not contain control or bidirectional formatting characters"}
+	}
 	return nil
+}
+
+// displayable reports whether a name a client gives itself can be shown
+// on the consent page as it reads: no control characters and no
+// bidirectional formatting characters, with which a name could reorder
+// the text after it, such as the "(self-registered, unverified)" the
+// server appends, and so show a different claim than the one made.
+func displayable(name string) bool {
+	return !strings.ContainsFunc(name, func(r rune) bool {
+		return unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r)
+	})
 }
 
 // Redacted replaces secret values in logs.

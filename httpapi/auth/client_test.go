@@ -165,9 +165,11 @@ func TestCreateClientAndAccountValidation(t *testing.T) {
 	if f := field(err); f != "scopes" {
 		t.Errorf("scope: %s", f)
 	}
-	_, _, err = e.srv.CreateClient(ctx, a.ID, "", nil, nil)
-	if f := field(err); f != "name" {
-		t.Errorf("name: %s", f)
+	for _, name := range []string{"", "app\u202e", "app\x00"} {
+		_, _, err = e.srv.CreateClient(ctx, a.ID, name, nil, nil)
+		if f := field(err); f != "name" {
+			t.Errorf("name %q: %s", name, f)
+		}
 	}
 	for name, tc := range map[string]struct {
 		email, pw string

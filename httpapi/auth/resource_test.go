@@ -371,6 +371,11 @@ func TestDynamicRegistration(t *testing.T) {
 		{map[string]any{"redirect_uris": []string{publicRedir}, "grant_types": []string{"implicit"}}, "invalid_client_metadata"},
 		{map[string]any{"redirect_uris": []string{publicRedir}, "scope": "admin"}, "invalid_client_metadata"},
 		{map[string]any{"redirect_uris": "not-a-list"}, "invalid_client_metadata"},
+		// A right-to-left override would show the suffix the server
+		// appends reversed and the name's own claim readable.
+		{map[string]any{"redirect_uris": []string{publicRedir}, "client_name": "\u202e)deifirev( tnegA"}, "invalid_client_metadata"},
+		{map[string]any{"redirect_uris": []string{publicRedir}, "client_name": "Agent\u2067"}, "invalid_client_metadata"},
+		{map[string]any{"redirect_uris": []string{publicRedir}, "client_name": "Agent\nverified"}, "invalid_client_metadata"},
 	}
 	for _, b := range bad {
 		st, m, _ := register(t, e, "192.0.2.1", b.body)

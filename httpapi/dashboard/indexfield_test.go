@@ -99,6 +99,9 @@ func newIndexEnv(t *testing.T, pages int) (*env, *lateAPI, string, *googlefake.S
 		s, err := httpapi.New(context.Background(), &httpapi.Options{Store: e.st, Auth: e.au, AllowPrivate: true, Queue: idleQueue{},
 			Plans:     map[store.Plan]plans.Limits{store.Free: {DailyRequests: 1000, ConcurrentSiteJobs: 5, MaxSitePages: 500}},
 			Inspector: ins, IndexLedger: indexstatus.NewLedger(q, clock), FieldVitals: src,
+			IndexAccess: func(_ context.Context, _, property string) (bool, error) {
+				return property == "sc-domain:example.com", nil
+			},
 			Logger: slog.New(slog.DiscardHandler)})
 		if err != nil {
 			t.Fatalf("httpapi.New: %v", err)
@@ -149,7 +152,13 @@ func TestIndexFieldPage(t *testing.T) {
 	if !strings.Contains(body, "Inspect index status") || !strings.Contains(body, "Look up field data") {
 		t.Fatalf("page without a run lacks its forms:\n%s", body)
 	}
-	resp, body := post(t, c, page, url.Values{"csrf_token": {token}, "sample": {""}})
+	// A property the operator has not granted is refused as the API
+	// refuses it, naming the property, before anything is inspected.
+	resp, body := post(t, c, page, url.Values{"csrf_token": {token}, "property": {"sc-domain:victim.example"}})
+	if reqs, _, _ := gsc.Stats(); resp.StatusCode != http.StatusForbidden || !strings.Contains(body, "sc-domain:victim.example") || reqs != 0 {
+		t.Fatalf("ungranted property: %d, %d inspections\n%s", resp.StatusCode, reqs, body)
+	}
+	resp, body = post(t, c, page, url.Values{"csrf_token": {token}, "sample": {""}})
 	if resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("start: %d\n%s", resp.StatusCode, body)
 	}

@@ -2,9 +2,15 @@ package mcpserver_test
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"hash/fnv"
+	"io"
+	"log/slog"
+	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -13,6 +19,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/seokit/seokit/httpapi"
+	"github.com/seokit/seokit/httpapi/auth"
 	"github.com/seokit/seokit/httpapi/mcpserver"
 	"github.com/seokit/seokit/httpapi/store"
 )
@@ -227,11 +234,24 @@ func TestPermissionsAndAccounts(t *testing.T) {
 	}
 }
 
-// TestQuotaRefusal: a tool call over the plan's daily limit is refused
-// with /v1's code, message and Retry-After.
+// TestQuotaRefusal: opening a session and each tool call count one
+// request; a tool call over the plan's daily limit is refused with /v1's
+// code, message and Retry-After, and so is a new session (the server
+// holds each session: uncharged, one account could open them without
+// bound).
 func TestQuotaRefusal(t *testing.T) {
-	e := newEnv(t, &httpapi.Options{AllowPrivate: true, Limits: map[store.Plan]int{store.Free: 3}})
-	cs := e.connect(e.key, nil)
+	e := newEnv(t, &httpapi.Options{AllowPrivate: true, Limits: map[store.Plan]int{store.Free: 5}})
+	// The SDK's client opens a session with server/discover and
+	// initialize, two requests, then the session's GET stream, charged
+	// too but opened concurrently with the calls: this client opens none,
+	// so the count is known.
+	c := mcp.NewClient(&mcp.Implementation{Name: "seokit-test", Version: "1"}, nil)
+	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: e.ts.URL + "/mcp", MaxRetries: -1,
+		HTTPClient: &http.Client{Transport: noStream{headerTransport{"X-API-Key", e.key, http.DefaultTransport}}, Timeout: 60 * time.Second}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
 	for i := range 3 {
 		if te := call(t, cs, "list_site_analyses", map[string]any{}, nil); te != nil {
 			t.Fatalf("call %d refused: %+v", i, te)
@@ -243,6 +263,143 @@ func TestQuotaRefusal(t *testing.T) {
 	json.Unmarshal(body, &v1)
 	if te == nil || code != 429 || te.Code != "rate_limited" || te.Code != v1.Error.Code || te.Message != v1.Error.Message || te.RetryAfter < 1 {
 		t.Fatalf("over the limit: tool %+v, /v1 %d %s", te, code, body)
+	}
+	req, _ := http.NewRequest("POST", e.ts.URL+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`))
+	req.Header.Set("X-API-Key", e.key)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var init struct{ Error toolErr }
+	json.NewDecoder(resp.Body).Decode(&init)
+	if resp.StatusCode != 429 || init.Error.Code != "rate_limited" || resp.Header.Get("Retry-After") == "" || resp.Header.Get("Mcp-Session-Id") != "" {
+		t.Fatalf("a new session over the limit: %d %+v, Retry-After %q, session %q", resp.StatusCode, init.Error, resp.Header.Get("Retry-After"), resp.Header.Get("Mcp-Session-Id"))
+	}
+}
+
+// noStream answers the GET of a session's stream with 405, as a server
+// without one does, without sending it.
+type noStream struct{ base http.RoundTripper }
+
+func (n noStream) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.Method == http.MethodGet {
+		return &http.Response{StatusCode: http.StatusMethodNotAllowed, Header: http.Header{}, Body: http.NoBody, Request: r}, nil
+	}
+	return n.base.RoundTrip(r)
+}
+
+// rawMCP sends one MCP request over HTTP with key, in session sid when
+// not empty, and returns the answer with its body read.
+func rawMCP(t *testing.T, e *env, key, method, sid, body string) (*http.Response, string) {
+	t.Helper()
+	req, _ := http.NewRequest(method, e.ts.URL+"/mcp", strings.NewReader(body))
+	req.Header.Set("X-API-Key", key)
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if sid != "" {
+		req.Header.Set("Mcp-Session-Id", sid)
+		req.Header.Set("MCP-Protocol-Version", "2025-06-18")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	resp, err := http.DefaultClient.Do(req.WithContext(ctx))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if method == http.MethodGet && resp.StatusCode == http.StatusOK {
+		return resp, "" // the session's stream: open until the session ends
+	}
+	b, _ := io.ReadAll(resp.Body)
+	return resp, string(b)
+}
+
+// TestCheapRequestsCharged: every MCP request the server answers counts
+// one request of the account's daily limit and burst, as every /v1
+// request (GETs included) does: tools/list, ping, resources/list and
+// the session's GET stream as initialize does; a tools/call once;
+// the client's notifications nothing. Past the burst they are refused
+// with /v1's 429 and Retry-After.
+func TestCheapRequestsCharged(t *testing.T) {
+	e := newEnv(t, &httpapi.Options{AllowPrivate: true, Limits: map[store.Plan]int{store.Free: 1000}})
+	remaining := func() int {
+		t.Helper()
+		req, _ := http.NewRequest("GET", e.ts.URL+"/v1/analyze/site", nil)
+		req.Header.Set("X-API-Key", e.key)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		n, err := strconv.Atoi(resp.Header.Get("X-RateLimit-Remaining"))
+		if err != nil {
+			t.Fatalf("X-RateLimit-Remaining %q", resp.Header.Get("X-RateLimit-Remaining"))
+		}
+		return n
+	}
+	const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+	before := remaining()
+	resp, body := rawMCP(t, e, e.key, "POST", "", initialize)
+	sid := resp.Header.Get("Mcp-Session-Id")
+	if resp.StatusCode != 200 || sid == "" {
+		t.Fatalf("initialize: %d %s", resp.StatusCode, body)
+	}
+	charged := func(what string, want int, send func()) {
+		t.Helper()
+		at := remaining()
+		send()
+		if got := at - 1 - remaining(); got != want {
+			t.Errorf("%s charged %d requests, want %d", what, got, want)
+		}
+	}
+	charged("notifications/initialized", 0, func() {
+		if resp, body := rawMCP(t, e, e.key, "POST", sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`); resp.StatusCode/100 != 2 {
+			t.Fatalf("notifications/initialized: %d %s", resp.StatusCode, body)
+		}
+	})
+	for i, m := range []string{"tools/list", "ping", "resources/list", "resources/templates/list"} {
+		charged(m, 1, func() {
+			if resp, body := rawMCP(t, e, e.key, "POST", sid, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q}`, i+2, m)); resp.StatusCode != 200 || !strings.Contains(body, `"result"`) {
+				t.Fatalf("%s: %d %.300s", m, resp.StatusCode, body)
+			}
+		})
+	}
+	charged("the session's GET stream", 1, func() {
+		if resp, _ := rawMCP(t, e, e.key, "GET", sid, ""); resp.StatusCode != 200 {
+			t.Fatalf("GET stream: %d", resp.StatusCode)
+		}
+	})
+	charged("tools/call", 1, func() {
+		if resp, body := rawMCP(t, e, e.key, "POST", sid, `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"list_site_analyses","arguments":{}}}`); resp.StatusCode != 200 || strings.Contains(body, `"isError":true`) {
+			t.Fatalf("tools/call: %d %s", resp.StatusCode, body)
+		}
+	})
+	// initialize, then each step's cost and its two /v1 reads, then the
+	// last read.
+	if after := remaining(); before-after != 1+(0+2)+4*(1+2)+(1+2)+(1+2)+1 {
+		t.Errorf("the session charged %d requests in all, /v1 reads included", before-after)
+	}
+
+	// Past the account's burst (3), a cheap request is refused as /v1
+	// refuses one.
+	b := newEnv(t, &httpapi.Options{AllowPrivate: true, Limits: map[store.Plan]int{store.Free: 1000}, BurstRate: 0.001, Burst: 3})
+	resp, body = rawMCP(t, b, b.key, "POST", "", initialize)
+	sid = resp.Header.Get("Mcp-Session-Id")
+	for i, m := range []string{"tools/list", "ping", "tools/list"} {
+		resp, body = rawMCP(t, b, b.key, "POST", sid, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q}`, i+2, m))
+	}
+	var refusal struct{ Error toolErr }
+	json.Unmarshal([]byte(body), &refusal)
+	if resp.StatusCode != 429 || refusal.Error.Code != "rate_limited" || resp.Header.Get("Retry-After") == "" {
+		t.Fatalf("tools/list past the burst: %d %.300s", resp.StatusCode, body)
+	}
+	if resp, _ := rawMCP(t, b, b.key, "GET", sid, ""); resp.StatusCode != 429 {
+		t.Fatalf("GET stream past the burst: %d", resp.StatusCode)
 	}
 }
 
@@ -294,6 +451,72 @@ func TestHostileInputs(t *testing.T) {
 			t.Errorf("cursor %.20q: %+v", cur, te)
 		}
 	}
+	// A cursor past the end of the list (the list shrank since, or the
+	// cursor was made up: its format is no secret) is an empty page, not
+	// a panic that takes the server down.
+	var al struct {
+		Page     struct{ Total, Returned int }
+		Analyses []json.RawMessage
+	}
+	if te := call(t, cs, "list_site_analyses", map[string]any{"cursor": forgeCursor(5, "list_site_analyses")}, &al); te != nil {
+		t.Fatalf("list_site_analyses with a cursor past the end: %+v", te)
+	}
+	if al.Page.Total != 0 || al.Page.Returned != 0 || len(al.Analyses) != 0 {
+		t.Errorf("list_site_analyses with a cursor past the end: %+v", al)
+	}
+}
+
+// forgeCursor makes a cursor as a client could: the base64 of the
+// offset and the FNV-64a hash of the query's parts (see answer.go).
+func forgeCursor(off int, parts ...string) string {
+	h := fnv.New64a()
+	for _, p := range parts {
+		h.Write([]byte(p))
+		h.Write([]byte{0})
+	}
+	b, _ := json.Marshal(map[string]any{"o": off, "q": h.Sum64()})
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// TestPanicRecovered: a panic in a tool call (here in the decoding of its
+// arguments) answers that call with an internal error and leaves the
+// server serving, rather than ending the process from the SDK's
+// goroutine.
+func TestPanicRecovered(t *testing.T) {
+	var logs strings.Builder
+	srv := mcpserver.New(mcpserver.Services{}, &mcpserver.Options{
+		Local:  &auth.Principal{AccountID: "acct_local", Permissions: []string{auth.ScopeRead, auth.ScopeWrite}},
+		Logger: slog.New(slog.NewTextHandler(&syncWriter{w: &logs}, nil)),
+		Decode: func(args []byte, v any) error {
+			if strings.Contains(string(args), "boom") {
+				panic("boom")
+			}
+			return json.Unmarshal(args, v)
+		},
+	})
+	cs := connectLocal(t, srv)
+	te := call(t, cs, "explain_check", map[string]any{"id": "boom"}, nil)
+	if te == nil || te.Code != "internal" || te.Status != 500 || strings.Contains(te.Message, "boom") {
+		t.Fatalf("panicking call: %+v", te)
+	}
+	if !strings.Contains(logs.String(), "panic=boom") {
+		t.Errorf("the panic is not logged: %s", logs.String())
+	}
+	if te := call(t, cs, "explain_check", map[string]any{"id": "title.missing"}, nil); te != nil {
+		t.Fatalf("the next call: %+v", te)
+	}
+}
+
+// syncWriter serialises writes to w.
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
 }
 
 // TestInMemoryLocal runs the server over the SDK's in-memory transports

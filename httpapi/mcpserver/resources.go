@@ -3,9 +3,12 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/url"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -21,8 +24,88 @@ const (
 	ScreenshotURITemplate = "seokit://analyses/{id}/screenshot{?url}"
 )
 
-// MaxResourceBytes bounds a report read as a resource.
-const MaxResourceBytes = 64 << 20
+// MaxResourceBytes bounds a report read as a resource: such a read
+// reserves reportReadFactor times its size (224 MiB at this bound) of the
+// API's memory budget (512 MiB by default), so that two accounts' reads
+// of the largest reports fit in it together. A larger report is paged
+// with the tools (site_findings, site_pages) or streamed by GET
+// /v1/analyze/site/{id}.
+const MaxResourceBytes = 16 << 20
+
+// reportReadFactor is the memory a report read as a resource takes, in
+// bytes per byte of stored report, until its answer is written: the
+// stored bytes as read, the text, and the SDK's two encodings of it (the
+// result, then the JSON-RPC message around it), each JSON-escaped into a
+// buffer grown by doubling. TestReportResourceAdmission measures the
+// bytes one read allocates on the server, 12.50 per report byte for a
+// 15 MiB report shaped as the crawler's (12.35 at 24 MiB: the buffers'
+// doubling wastes more or less by size), and fails when a read allocates
+// more than this.
+const reportReadFactor = 14
+
+// answerHoldKey is the key, in the SDK's token info, of the *answerHold
+// of an HTTP request.
+const answerHoldKey = "seokit.answerHold"
+
+// answerHold holds the admissions of an HTTP request's handlers until
+// its answer is written: an admission ends when both its handler returned
+// and the answer was written (or the request ended).
+type answerHold struct {
+	mu    sync.Mutex
+	done  bool
+	holds []func()
+}
+
+// keep returns the func the handler calls when it returns, in place of
+// release, which then runs once that and the answer are both done.
+func (h *answerHold) keep(release func()) func() {
+	if h == nil {
+		return release
+	}
+	var left atomic.Int32
+	left.Store(2)
+	end := func() {
+		if left.Add(-1) == 0 {
+			release()
+		}
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.done {
+		return release // the request ended already: the handler's return is the end
+	}
+	h.holds = append(h.holds, end)
+	return end
+}
+
+// answered ends the hold of every admission kept: the answer is written.
+func (h *answerHold) answered() {
+	h.mu.Lock()
+	hs := h.holds
+	h.done, h.holds = true, nil
+	h.mu.Unlock()
+	for _, end := range hs {
+		end()
+	}
+}
+
+// admitRead admits a read of bytes of stored report for p
+// (Options.Admit) and returns what the handler defers: the release, held
+// until the HTTP answer is written.
+func (s *Server) admitRead(ctx context.Context, req *mcp.ReadResourceRequest, p *auth.Principal, bytes int) (func(), error) {
+	if s.opts.Admit == nil {
+		return func() {}, nil
+	}
+	release, err := s.opts.Admit(ctx, p, int64(bytes)*reportReadFactor)
+	if err != nil {
+		return nil, err
+	}
+	var h *answerHold
+	if req.Extra != nil && req.Extra.TokenInfo != nil {
+		h, _ = req.Extra.TokenInfo.Extra[answerHoldKey].(*answerHold)
+	}
+	return h.keep(release), nil
+}
 
 func (s *Server) addResources() {
 	s.mcp.AddResourceTemplate(&mcp.ResourceTemplate{Name: "site-analysis-report", URITemplate: ReportURITemplate, MIMEType: "application/json",
@@ -101,18 +184,27 @@ func (s *Server) readReport(ctx context.Context, req *mcp.ReadResourceRequest) (
 		return nil, s.resourceError(conflictf("the analysis has no report yet: it is " + j.Status))
 	}
 	if res.Size() > MaxResourceBytes {
-		return nil, s.resourceError(conflictf("the report is too large to read as a resource; page it with site_findings and site_pages"))
+		return nil, s.resourceError(conflictf(fmt.Sprintf("the report (%d MiB) is larger than the %d MiB a resource read may hold; page it with site_findings and site_pages, or stream it with GET /v1/analyze/site/%s",
+			res.Size()>>20, MaxResourceBytes>>20, id)))
 	}
+	done, err := s.admitRead(ctx, req, p, res.Size())
+	if err != nil {
+		return nil, s.resourceError(err)
+	}
+	defer done()
 	rc, err := res.Open()
 	if err != nil {
 		return nil, s.resourceError(err)
 	}
 	defer rc.Close()
-	b, err := io.ReadAll(io.LimitReader(rc, MaxResourceBytes+1))
-	if err != nil {
+	// Read into the text at once: no buffer grown by doubling, no copy
+	// into a string.
+	var text strings.Builder
+	text.Grow(res.Size())
+	if _, err := io.Copy(&text, io.LimitReader(rc, int64(res.Size()))); err != nil {
 		return nil, s.resourceError(err)
 	}
-	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, MIMEType: "application/json", Text: string(b)}}}, nil
+	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, MIMEType: "application/json", Text: text.String()}}}, nil
 }
 
 func (s *Server) readScreenshot(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {

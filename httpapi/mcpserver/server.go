@@ -11,12 +11,14 @@ import (
 	"maps"
 	"net/http"
 	"reflect"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/seokit/seokit/httpapi/auth"
@@ -62,6 +64,16 @@ type Options struct {
 	// Errors maps (a 429 rate_limited with its Retry-After). Nil charges
 	// nothing: the CLI's local server.
 	Charge func(ctx context.Context, p *auth.Principal) (context.Context, error)
+	// Admit admits a heavy read of the principal, a report read as a
+	// resource holding about bytes of memory, as the API admits its heavy
+	// operations (httpapi: the "report read" kind of its admission
+	// control, one at a time per account, weighted by bytes in its memory
+	// budget), waiting at most the admission wait and while ctx lives.
+	// It returns the release, called once the read's answer is written
+	// (over HTTP) or its handler returned (other transports), or a
+	// refusal Errors maps (429 for the account's limit, 503 for a
+	// saturated server). Nil admits every read (the CLI's local server).
+	Admit func(ctx context.Context, p *auth.Principal, bytes int64) (release func(), err error)
 	// Errors maps a service error to the /v1 envelope's fields: the API
 	// server's one mapping (httpapi.Server.ToolError). Nil means a minimal
 	// mapping of the service's error types.
@@ -158,9 +170,33 @@ func New(svc Services, opts *Options) *Server {
 		Logger:       s.opts.Logger,
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}, Resources: &mcp.ResourceCapabilities{}},
 	})
+	s.mcp.AddReceivingMiddleware(s.recoverPanics)
 	s.addTools()
 	s.addResources()
 	return s
+}
+
+// recoverPanics turns a panic in a method's handler into an error answer
+// and logs it with its stack. The SDK runs handlers on goroutines of its
+// own, outside net/http's recovery and the API's, so an unrecovered panic
+// of one call would end the whole process. A tool call answers the /v1
+// envelope of a 500; other methods a JSON-RPC internal error.
+func (s *Server) recoverPanics(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (res mcp.Result, err error) {
+		defer func() {
+			v := recover()
+			if v == nil {
+				return
+			}
+			s.opts.Logger.ErrorContext(ctx, "mcpserver: panic", "method", method, "panic", v, "stack", string(debug.Stack()))
+			if method == "tools/call" {
+				res, err = errorResult(&ToolError{Code: "internal", Message: "internal server error", Status: http.StatusInternalServerError}), nil
+				return
+			}
+			res, err = nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "internal server error"}
+		}()
+		return next(ctx, method, req)
+	}
 }
 
 const instructions = `seokit audits web sites. Start with analyze_page for one URL, or start_site_analysis for a site, then wait_site_analysis (progress notifications) and fix_first for the highest-priority findings; page with site_findings and site_pages (cursor), explain_check for a rule's source. Answers are small by design: each says what it left out.`
@@ -207,7 +243,11 @@ func (s *Server) HTTPHandler(authn func(w http.ResponseWriter, r *http.Request) 
 		if p == nil {
 			return nil, sdkauth.ErrInvalidToken
 		}
-		return TokenInfo(p), nil
+		ti := TokenInfo(p)
+		if h, _ := r.Context().Value(answerHoldCtxKey{}).(*answerHold); h != nil {
+			ti.Extra[answerHoldKey] = h
+		}
+		return ti, nil
 	}, &sdkauth.RequireBearerTokenOptions{AllowMissingExpiration: true})(h)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p := authn(w, r)
@@ -217,7 +257,11 @@ func (s *Server) HTTPHandler(authn func(w http.ResponseWriter, r *http.Request) 
 		// A call may stream progress for up to MaxWait: the server's
 		// write timeout, sized for /v1 answers, must not cut it.
 		http.NewResponseController(w).SetWriteDeadline(time.Now().Add(MaxWait + time.Minute))
-		r = r.WithContext(context.WithValue(r.Context(), principalCtxKey{}, p))
+		// The memory a resource read was admitted for is held until its
+		// answer is written: encoding and writing it copies the report.
+		hold := &answerHold{}
+		defer hold.answered()
+		r = r.WithContext(context.WithValue(context.WithValue(r.Context(), principalCtxKey{}, p), answerHoldCtxKey{}, hold))
 		if r.Header.Get("Authorization") == "" {
 			// An API key sent as X-API-Key: the SDK reads the token info
 			// from its bearer middleware, whose verifier above takes the
@@ -234,6 +278,9 @@ func (s *Server) HTTPHandler(authn func(w http.ResponseWriter, r *http.Request) 
 }
 
 type principalCtxKey struct{}
+
+// answerHoldCtxKey is the key of a request's *answerHold in its context.
+type answerHoldCtxKey struct{}
 
 // principalOf returns the principal of a call.
 func (s *Server) principalOf(req *mcp.CallToolRequest) *auth.Principal {
@@ -265,6 +312,7 @@ func basicError(err error) *ToolError {
 		fe *service.FieldError
 		nf *service.NotFoundError
 		ce *service.ConflictError
+		fb *service.ForbiddenError
 		le *service.LimitError
 		be *service.BusyError
 		nc *service.NotConfiguredError
@@ -276,6 +324,8 @@ func basicError(err error) *ToolError {
 		return &ToolError{Code: "not_found", Message: nf.Message, Status: 404}
 	case errors.As(err, &ce):
 		return &ToolError{Code: "conflict", Message: ce.Message, Status: 409}
+	case errors.As(err, &fb):
+		return &ToolError{Code: "forbidden", Message: fb.Message, Status: 403}
 	case errors.As(err, &le):
 		return &ToolError{Code: "rate_limited", Message: le.Message, Status: 429, RetryAfter: retrySeconds(le.RetryAfter)}
 	case errors.As(err, &be):

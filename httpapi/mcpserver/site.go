@@ -275,6 +275,9 @@ func (s *Server) addSiteTools() {
 					briefs[i].PagesDone = j.Progress.PagesDone
 				}
 			}
+			// A cursor's offset may lie past the end: the list shrank
+			// since (retention) or the cursor was made up.
+			off = min(off, len(briefs))
 			items, pi, err := pageOf(len(briefs), off, in.Limit, s.opts.PageBytes, q, func(i int) (json.RawMessage, error) { return json.Marshal(briefs[i]) })
 			if err != nil {
 				return nil, err

@@ -32,7 +32,9 @@ type Analyses interface {
 	// server's cap is an error, never read.
 	Get(ctx context.Context, accountID, id string) (job *Job, res Result, err error)
 	// List returns the account's latest jobs, newest first, at most
-	// limit (1 to MaxList), without their reports.
+	// limit (1 to MaxList), without their reports. Jobs are found among
+	// the account's latest MaxLogScan jobs, log uploads included (those
+	// are listed by Logs.List).
 	List(ctx context.Context, accountID string, limit int) ([]Job, error)
 	// Cancel cancels a queued or running job of the account and returns
 	// it: ErrNotFound for another account's job, ErrConflict (with the job

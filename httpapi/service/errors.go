@@ -22,6 +22,10 @@ var (
 	// ErrLimit: a limit of the account's plan or its daily quota refuses
 	// the action; the error is a *LimitError.
 	ErrLimit = errLimit{}
+	// ErrForbidden: the server's operator has not granted the account
+	// what the action reaches (a Search Console property); the error is a
+	// *ForbiddenError.
+	ErrForbidden = errForbidden{}
 	// ErrNotConfigured: the server lacks what the action needs (no SERP
 	// tracker, no keyword suggester); the error is a *NotConfiguredError.
 	ErrNotConfigured = errNotConfigured{}
@@ -84,6 +88,27 @@ func (e *ConflictError) StatusCode() int { return http.StatusConflict }
 
 // PublicMessage is the message shown to the user.
 func (e *ConflictError) PublicMessage() string { return e.Message }
+
+// ForbiddenError is an action the account is not granted, with a message
+// naming what and how the server's operator grants it ("this account may
+// not inspect the Search Console property sc-domain:example.com; ...").
+// It wraps ErrForbidden.
+type ForbiddenError struct{ Message string }
+
+func (e *ForbiddenError) Error() string { return "service: " + e.Message }
+
+// Unwrap returns ErrForbidden.
+func (e *ForbiddenError) Unwrap() error { return ErrForbidden }
+
+// StatusCode is the HTTP status of the refusal: 403.
+func (e *ForbiddenError) StatusCode() int { return http.StatusForbidden }
+
+// PublicMessage is the message shown to the user.
+func (e *ForbiddenError) PublicMessage() string { return e.Message }
+
+type errForbidden struct{}
+
+func (errForbidden) Error() string { return "service: forbidden" }
 
 type errNotConfigured struct{}
 

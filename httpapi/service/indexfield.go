@@ -24,8 +24,10 @@ type IndexStatus interface {
 	// analysis's stored report and the project's alert rules evaluated
 	// on it. Bad input is an *seo.InputError
 	// ("property", "sampleSize"); an unknown analysis a *NotFoundError;
-	// one without a report a *ConflictError; a server without an
-	// inspector a *NotConfiguredError.
+	// one without a report a *ConflictError; a property the server's
+	// operator has not granted the account a *ForbiddenError, before
+	// anything is charged or inspected; a server without an inspector a
+	// *NotConfiguredError.
 	Start(ctx context.Context, accountID, id string, req IndexStatusRequest) (*IndexStatusRun, error)
 	// Get returns the latest run of the analysis id; a *NotFoundError
 	// when none was started. Runs are kept in the store when it
