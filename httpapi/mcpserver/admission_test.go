@@ -284,4 +284,22 @@ func TestReportDecodeAdmission(t *testing.T) {
 	if perByte > mcpserver.ReportDecodeFactor && !raceEnabled {
 		t.Errorf("a decode allocated %.2f bytes per report byte, more than the %d it reserves", perByte, mcpserver.ReportDecodeFactor)
 	}
+
+	// The read held was admitted, A's first decode having released its
+	// admission when its call returned; once A takes the read's answer,
+	// its decode refused above is admitted.
+	if b, err := io.ReadAll(resp.Body); err != nil || !bytes.Contains(b, []byte(`"contents"`)) {
+		t.Fatalf("the held read: %v %.300s", err, b)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		_, body = rawMCP(t, e, e.key, "POST", sidA, pagesReq(other))
+		if pagesAnswer(t, body) == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("A's decode after its read's answer: %.300s", body)
+		}
+		time.Sleep(10 * time.Millisecond) // the answer's end releases just after the client has it
+	}
 }
