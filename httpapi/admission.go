@@ -30,7 +30,7 @@ const (
 	KindOptimize Kind = "content optimisation" // POST /v1/optimize/content
 	KindCompare  Kind = "crawl comparison"     // GET /v1/analyze/site/{id}/diff
 	KindRender   Kind = "rendering"            // page analyses that render; each page a site analysis renders
-	KindReport   Kind = "report read"          // a site report read whole as an MCP resource
+	KindReport   Kind = "report read"          // a site report read whole as an MCP resource, or decoded for an MCP tool
 )
 
 // plural names kinds in messages ("page analyses").
@@ -95,12 +95,16 @@ type AdmissionOptions struct {
 	// capacity when it reports one (a Capacity() int method), else 4.
 	MaxRenders int
 	// MaxReportReads bounds the site reports read whole as MCP resources
-	// at once (seokit://analyses/{id}/report), each reserving 14 times
-	// its stored size (what one read allocates, as measured by
-	// mcpserver's TestReportResourceAdmission) of the memory budget until
-	// its answer is written; zero means 4. One account reads one at a time: a second
-	// read is refused at once with 429, so one account's reads cannot
-	// take the budget from another's.
+	// (seokit://analyses/{id}/report) or decoded for MCP tools
+	// (site_findings, site_pages, fix_first, ai_crawlers,
+	// get_site_analysis, when the report is not in mcpserver's cache) at
+	// once. A resource read reserves 14 times its stored size of the
+	// memory budget until its answer is written, a decode 8 times until
+	// its call returns (what each allocates, as measured by mcpserver's
+	// TestReportResourceAdmission and TestReportDecodeAdmission); zero
+	// means 4. One account reads one at a time, both kinds together: a
+	// second read is refused at once with 429, so one account's reads
+	// cannot take the budget from another's.
 	MaxReportReads int
 	// AccountConcurrency bounds the page analyses, the page analyses that
 	// render, the content optimisations and the crawl comparisons one

@@ -7,11 +7,14 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"regexp"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/seokit/seokit/crawler"
 	"github.com/seokit/seokit/httpapi"
 	"github.com/seokit/seokit/httpapi/mcpserver"
 	"github.com/seokit/seokit/httpapi/store"
@@ -159,6 +162,143 @@ func TestReportResourceAdmission(t *testing.T) {
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("A's read after its first answer: %.300s", body)
+		}
+		time.Sleep(10 * time.Millisecond) // the answer's end releases just after the client has it
+	}
+}
+
+// crawlerReport is a stored report of about n bytes made of the pages of
+// a real crawl (the crawler's golden report of its calendar site, each
+// page repeated under new URLs), so that the bytes its decode allocates
+// are a real report's.
+func crawlerReport(t *testing.T, n int) []byte {
+	t.Helper()
+	b, err := os.ReadFile("../../crawler/testdata/golden/calendar.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The golden file names the figures that vary between crawls.
+	b = regexp.MustCompile(`"<(responseMs|durationNs|pagesPerSecond)>"`).ReplaceAll(b, []byte("12"))
+	b = regexp.MustCompile(`"<(startedAt|finishedAt)>"`).ReplaceAll(b, []byte(`"2026-12-07T13:00:00Z"`))
+	var rep crawler.SiteReport
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	pages := rep.Pages
+	one, _ := json.Marshal(pages)
+	for i := 0; len(one)*(i+1) < n; i++ {
+		for _, pg := range pages {
+			pg.URL = fmt.Sprintf("%s?copy=%d", pg.URL, i)
+			rep.Pages = append(rep.Pages, pg)
+		}
+	}
+	out, err := json.Marshal(&rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// pagesReq is the site_pages call of analysis id.
+func pagesReq(id string) string {
+	return `{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"site_pages","arguments":{"id":"` + id + `"}}}`
+}
+
+// pagesAnswer decodes the answer of a site_pages call: its refusal, or
+// nil when it answered pages.
+func pagesAnswer(t *testing.T, body string) *toolErr {
+	t.Helper()
+	var a struct {
+		Result struct {
+			IsError           bool `json:"isError"`
+			StructuredContent struct {
+				Error *toolErr        `json:"error"`
+				Pages json.RawMessage `json:"pages"`
+			} `json:"structuredContent"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal([]byte(body), &a); err != nil {
+		t.Fatalf("site_pages: %v in %.300s", err, body)
+	}
+	if sc := a.Result.StructuredContent; a.Result.IsError && sc.Error != nil {
+		return sc.Error
+	} else if len(sc.Pages) < 3 {
+		t.Fatalf("site_pages answered neither pages nor a refusal: %.300s", body)
+	}
+	return nil
+}
+
+// TestReportDecodeAdmission: the tools that decode a whole report
+// (site_pages here) pass the API's admission control when the report is
+// not cached, as a report read: while an account's report read is held
+// (a resource read whose answer is not taken), its decode of another
+// report is refused at once with /v1's 429, and a decode it would start
+// is never run; a report it has in the cache is still served; another
+// account's decode goes through meanwhile, allocating within what it
+// reserves (mcpserver.ReportDecodeFactor per stored byte).
+func TestReportDecodeAdmission(t *testing.T) {
+	e := newEnv(t, &httpapi.Options{AllowPrivate: true, Limits: map[store.Plan]int{store.Free: 1000}})
+	rep := crawlerReport(t, mcpserver.MaxResourceBytes-1<<20)
+	bAcct, err := e.srv.Store().AccountByEmail(context.Background(), "b@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	held, cached, other := storeReport(t, e, e.acct, rep), storeReport(t, e, e.acct, rep), storeReport(t, e, e.acct, rep)
+	theirs := storeReport(t, e, bAcct.ID, rep)
+	sidA, sidB := session(t, e, e.key), session(t, e, e.other)
+	if _, body := rawMCP(t, e, e.key, "POST", sidA, pagesReq(cached)); pagesAnswer(t, body) != nil {
+		t.Fatalf("A's first decode: %.300s", body)
+	}
+
+	// A reads a report without taking its answer: the read stays admitted.
+	req, _ := http.NewRequest("POST", e.ts.URL+"/mcp", strings.NewReader(readReq(held)))
+	for k, v := range map[string]string{"X-API-Key": e.key, "Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+		"Mcp-Session-Id": sidA, "MCP-Protocol-Version": "2025-06-18"} {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+
+	_, body := rawMCP(t, e, e.key, "POST", sidA, pagesReq(other))
+	if te := pagesAnswer(t, body); te == nil || te.Code != "rate_limited" || te.Status != 429 || te.RetryAfter < 1 || !strings.Contains(te.Message, "report reads") {
+		t.Fatalf("A's decode while its read is held: %.300s", body)
+	}
+	if _, body := rawMCP(t, e, e.key, "POST", sidA, pagesReq(cached)); pagesAnswer(t, body) != nil {
+		t.Fatalf("A's cached report while its read is held: %.300s", body)
+	}
+
+	var ms runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&ms)
+	before := ms.TotalAlloc
+	_, body = rawMCP(t, e, e.other, "POST", sidB, pagesReq(theirs))
+	runtime.ReadMemStats(&ms)
+	perByte := float64(ms.TotalAlloc-before) / float64(len(rep))
+	if pagesAnswer(t, body) != nil {
+		t.Fatalf("another account's decode while A's read is held: %.300s", body)
+	}
+	t.Logf("one site_pages call decoding a %d-byte report allocated %.2f bytes per report byte; it reserves %d", len(rep), perByte, mcpserver.ReportDecodeFactor)
+	if perByte > mcpserver.ReportDecodeFactor && !raceEnabled {
+		t.Errorf("a decode allocated %.2f bytes per report byte, more than the %d it reserves", perByte, mcpserver.ReportDecodeFactor)
+	}
+
+	// The read held was admitted, A's first decode having released its
+	// admission when its call returned; once A takes the read's answer,
+	// its decode refused above is admitted.
+	if b, err := io.ReadAll(resp.Body); err != nil || !bytes.Contains(b, []byte(`"contents"`)) {
+		t.Fatalf("the held read: %v %.300s", err, b)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		_, body = rawMCP(t, e, e.key, "POST", sidA, pagesReq(other))
+		if pagesAnswer(t, body) == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("A's decode after its read's answer: %.300s", body)
 		}
 		time.Sleep(10 * time.Millisecond) // the answer's end releases just after the client has it
 	}

@@ -1,7 +1,11 @@
 package mcpserver
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
+	"io"
 	"testing"
 	"time"
 
@@ -61,6 +65,26 @@ func TestReportCache(t *testing.T) {
 	off.put(key("a", 1), a)
 	if off.get(key("a", 1)) != nil {
 		t.Error("a nil cache served a report")
+	}
+}
+
+// storedResult is a stored report held in memory.
+type storedResult []byte
+
+func (r storedResult) Size() int                    { return len(r) }
+func (r storedResult) Open() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(r)), nil }
+
+// TestDecodeContext: a decode stops with its context, saying so rather
+// than that the report is broken; a live one decodes the report.
+func TestDecodeContext(t *testing.T) {
+	res := storedResult(`{"domain":"example.com","pages":[{"url":"https://example.com/","status":200}]}`)
+	ctx, cancel := context.WithCancel(context.Background())
+	if rep, err := decode(ctx, res); err != nil || rep.Domain != "example.com" || len(rep.Pages) != 1 {
+		t.Fatalf("decode: %+v, %v", rep, err)
+	}
+	cancel()
+	if rep, err := decode(ctx, res); !errors.Is(err, context.Canceled) || rep != nil {
+		t.Errorf("decode after its context ended: %+v, %v", rep, err)
 	}
 }
 

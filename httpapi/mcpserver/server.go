@@ -64,15 +64,16 @@ type Options struct {
 	// Errors maps (a 429 rate_limited with its Retry-After). Nil charges
 	// nothing: the CLI's local server.
 	Charge func(ctx context.Context, p *auth.Principal) (context.Context, error)
-	// Admit admits a heavy read of the principal, a report read as a
-	// resource holding about bytes of memory, as the API admits its heavy
-	// operations (httpapi: the "report read" kind of its admission
+	// Admit admits a heavy read of the principal, as the API admits its
+	// heavy operations (httpapi: the "report read" kind of its admission
 	// control, one at a time per account, weighted by bytes in its memory
-	// budget), waiting at most the admission wait and while ctx lives.
-	// It returns the release, called once the read's answer is written
-	// (over HTTP) or its handler returned (other transports), or a
-	// refusal Errors maps (429 for the account's limit, 503 for a
-	// saturated server). Nil admits every read (the CLI's local server).
+	// budget): a report read as a resource, or decoded for a tool when not
+	// in the cache, holding about bytes of memory. It waits at most the
+	// admission wait and while ctx lives, and returns the release, called
+	// once a resource read's answer is written (over HTTP) or else its
+	// handler returned (a tool's answer is a page), or a refusal Errors
+	// maps (429 for the account's limit, 503 for a saturated server). Nil
+	// admits every read (the CLI's local server).
 	Admit func(ctx context.Context, p *auth.Principal, bytes int64) (release func(), err error)
 	// Errors maps a service error to the /v1 envelope's fields: the API
 	// server's one mapping (httpapi.Server.ToolError). Nil means a minimal

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"maps"
 	"slices"
 	"strings"
@@ -232,7 +233,7 @@ func (s *Server) addSiteTools() {
 	add(s, spec{name: "get_site_analysis", op: auth.OpAnalyze,
 		desc: "Status and progress of a site analysis, and once done the summary of its report (score, counts, crawl stats)."},
 		func(ctx context.Context, _ *mcp.CallToolRequest, p *auth.Principal, in AnalysisRef) (*AnalysisState, error) {
-			return s.state(ctx, p.AccountID, in.ID)
+			return s.state(ctx, p, in.ID)
 		})
 	add(s, spec{name: "wait_site_analysis", op: auth.OpAnalyze,
 		desc: "Wait until a site analysis ends or the timeout passes, sending progress notifications (pages done of the page cap) when the call has a progress token; then answers as get_site_analysis."},
@@ -296,10 +297,11 @@ func (s *Server) addSiteTools() {
 			if top < 1 || top > maxTop {
 				return nil, invalid("top", fmt.Sprintf("top must be 1 to %d", maxTop))
 			}
-			_, rep, err := s.report(ctx, p.AccountID, in.ID)
+			_, rep, done, err := s.report(ctx, p, in.ID)
 			if err != nil {
 				return nil, err
 			}
+			defer done()
 			groups := slices.Clone(rep.Findings)
 			slices.SortStableFunc(groups, func(a, b crawler.FindingGroup) int { return b.Priority - a.Priority })
 			n := min(top, len(groups))
@@ -369,10 +371,11 @@ func (s *Server) addSiteTools() {
 	add(s, spec{name: "ai_crawlers", op: auth.OpAnalyze,
 		desc: "AI crawler readiness of a site analysis started with options.aiCrawlers: what robots.txt and the server let GPTBot, ClaudeBot and the others fetch."},
 		func(ctx context.Context, _ *mcp.CallToolRequest, p *auth.Principal, in AnalysisRef) (*Capped[AICrawlers], error) {
-			_, rep, err := s.report(ctx, p.AccountID, in.ID)
+			_, rep, done, err := s.report(ctx, p, in.ID)
 			if err != nil {
 				return nil, err
 			}
+			defer done()
 			out := AICrawlers{Report: rep.AICrawlers}
 			if out.Report == nil {
 				out.Reason = "not checked: start the analysis with options.aiCrawlers true"
@@ -398,14 +401,14 @@ func checkLimit(limit, most int) error {
 }
 
 // state answers get_site_analysis.
-func (s *Server) state(ctx context.Context, accountID, id string) (*AnalysisState, error) {
+func (s *Server) state(ctx context.Context, p *auth.Principal, id string) (*AnalysisState, error) {
 	if err := s.need(s.svc.Analyses); err != nil {
 		return nil, err
 	}
 	if id == "" {
 		return nil, invalid("id", "id is required")
 	}
-	j, res, err := s.svc.Analyses.Get(ctx, accountID, id)
+	j, res, err := s.svc.Analyses.Get(ctx, p.AccountID, id)
 	if err != nil {
 		return nil, err
 	}
@@ -414,10 +417,11 @@ func (s *Server) state(ctx context.Context, accountID, id string) (*AnalysisStat
 		out.SummaryReason = j.Status
 		return out, nil
 	}
-	rep, err := s.decodeReport(accountID, j, res)
+	rep, done, err := s.decodeReport(ctx, p, j, res)
 	if err != nil {
 		return nil, err
 	}
+	defer done()
 	out.Summary = summarize(rep)
 	return out, nil
 }
@@ -434,44 +438,99 @@ func summarize(rep *crawler.SiteReport) *ReportSummary {
 	return sum
 }
 
-// decodeReport returns the decoded report res of the account's analysis
-// j, from the cache when it holds it.
-func (s *Server) decodeReport(accountID string, j *service.Job, res service.Result) (*crawler.SiteReport, error) {
-	k := keyOf(accountID, j, res)
+// reportDecodeFactor is the memory a decode of a stored report to Go
+// values takes, in bytes per byte of stored report JSON, until the tool
+// call that decoded it returns: the stored bytes as read, the report's
+// strings, and its slices grown by doubling as they are decoded (the
+// pages most). TestReportDecodeAdmission measures the bytes one
+// site_pages call of a report not cached allocates on the server, 6.93
+// per report byte for a 15 MiB report of a real crawl's pages, and fails
+// when a call allocates more than this.
+const reportDecodeFactor = 8
+
+// decodeReport returns the decoded report res of p's analysis j, from
+// the cache when it holds it, and the func the caller defers once done
+// with the report. A decode (a report not cached) is admitted as a
+// report read (Options.Admit), reserving reportDecodeFactor times the
+// stored size until done: the cache bounds the reports it keeps, not
+// the decodes under way, and one account could otherwise have the
+// server decode many large reports at once.
+func (s *Server) decodeReport(ctx context.Context, p *auth.Principal, j *service.Job, res service.Result) (*crawler.SiteReport, func(), error) {
+	k := keyOf(p.AccountID, j, res)
 	if rep := s.reports.get(k); rep != nil {
-		return rep, nil
+		return rep, func() {}, nil
 	}
+	done := func() {}
+	if s.opts.Admit != nil {
+		var err error
+		if done, err = s.opts.Admit(ctx, p, int64(res.Size())*reportDecodeFactor); err != nil {
+			return nil, nil, err
+		}
+	}
+	rep, err := decode(ctx, res)
+	if err != nil {
+		done()
+		return nil, nil, err
+	}
+	s.reports.put(k, rep)
+	return rep, done, nil
+}
+
+// decode decodes the stored report res, stopping when ctx ends.
+func decode(ctx context.Context, res service.Result) (*crawler.SiteReport, error) {
 	rc, err := res.Open()
 	if err != nil {
 		return nil, err
 	}
 	defer rc.Close()
-	var rep crawler.SiteReport
-	if err := json.NewDecoder(rc).Decode(&rep); err != nil {
+	// Read into one buffer of the stored size: a json.Decoder grows its
+	// buffer by doubling, copying the report each time.
+	b := make([]byte, res.Size())
+	if _, err := io.ReadFull(ctxReader{ctx, rc}, b); err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		return nil, fmt.Errorf("mcpserver: reading the report: %w", err)
 	}
-	s.reports.put(k, &rep)
+	var rep crawler.SiteReport
+	if err := json.Unmarshal(b, &rep); err != nil {
+		return nil, fmt.Errorf("mcpserver: reading the report: %w", err)
+	}
 	return &rep, nil
 }
 
-// report reads the account's analysis id and its report; an analysis
-// without one is a conflict saying its status.
-func (s *Server) report(ctx context.Context, accountID, id string) (*service.Job, *crawler.SiteReport, error) {
+// ctxReader reads r until ctx ends: a call given up stops its decode.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(b []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(b)
+}
+
+// report reads p's analysis id and its decoded report, and returns the
+// func the caller defers once done with the report (decodeReport); an
+// analysis without one is a conflict saying its status.
+func (s *Server) report(ctx context.Context, p *auth.Principal, id string) (*service.Job, *crawler.SiteReport, func(), error) {
 	if err := s.need(s.svc.Analyses); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if id == "" {
-		return nil, nil, invalid("id", "id is required")
+		return nil, nil, nil, invalid("id", "id is required")
 	}
-	j, res, err := s.svc.Analyses.Get(ctx, accountID, id)
+	j, res, err := s.svc.Analyses.Get(ctx, p.AccountID, id)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if res == nil {
-		return nil, nil, &service.ConflictError{Message: "the analysis has no report yet: it is " + j.Status}
+		return nil, nil, nil, &service.ConflictError{Message: "the analysis has no report yet: it is " + j.Status}
 	}
-	rep, err := s.decodeReport(accountID, j, res)
-	return j, rep, err
+	rep, done, err := s.decodeReport(ctx, p, j, res)
+	return j, rep, done, err
 }
 
 // wait answers wait_site_analysis.
@@ -501,7 +560,7 @@ func (s *Server) wait(ctx context.Context, req *mcp.CallToolRequest, p *auth.Pri
 			return nil, err
 		}
 		if ended(j.Status) {
-			return s.state(ctx, p.AccountID, in.ID)
+			return s.state(ctx, p, in.ID)
 		}
 		if token != nil && req.Session != nil {
 			done := 0
@@ -523,7 +582,7 @@ func (s *Server) wait(ctx context.Context, req *mcp.CallToolRequest, p *auth.Pri
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		case <-deadline.C:
-			st, err := s.state(ctx, p.AccountID, in.ID)
+			st, err := s.state(ctx, p, in.ID)
 			if st != nil {
 				st.TimedOut = !ended(st.Analysis.Status)
 			}
@@ -618,10 +677,11 @@ func (s *Server) findings(ctx context.Context, _ *mcp.CallToolRequest, p *auth.P
 	if err != nil {
 		return nil, err
 	}
-	_, rep, err := s.report(ctx, p.AccountID, in.ID)
+	_, rep, done, err := s.report(ctx, p, in.ID)
 	if err != nil {
 		return nil, err
 	}
+	defer done()
 	var list []Finding
 	if !f.pageScoped() {
 		for _, g := range rep.Findings {
@@ -704,10 +764,11 @@ func (s *Server) pages(ctx context.Context, _ *mcp.CallToolRequest, p *auth.Prin
 	if err != nil {
 		return nil, err
 	}
-	_, rep, err := s.report(ctx, p.AccountID, in.ID)
+	_, rep, done, err := s.report(ctx, p, in.ID)
 	if err != nil {
 		return nil, err
 	}
+	defer done()
 	var sel []int
 	for i := range rep.Pages {
 		pg := &rep.Pages[i]
