@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
-	"github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 
@@ -89,25 +88,9 @@ func TestA11yPhases(t *testing.T) {
 	}
 	t.Logf("renderer processes used by the tab over %d renderings: %d", rounds*2*per, len(renderers))
 
+	tg, registered := loaderTab(ctx, t, p)
 	src, err := p.loadAxe()
 	if err != nil {
-		t.Fatal(err)
-	}
-	p.mu.Lock()
-	b := p.browsers[0]
-	p.mu.Unlock()
-	tb, err := p.openTab(ctx, b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tb.cancel()
-	tg := tb.c.Target
-	// The tab loads the pages itself: no rendering continues its requests.
-	if _, err := cdp.Call(ctx, tg, fetch.Disable, cdp.Empty{}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := cdp.Call(ctx, tg, page.AddScriptToEvaluateOnNewDocument,
-		page.AddScriptToEvaluateOnNewDocumentParams{Source: axeLoader(src), WorldName: a11yWorld}); err != nil {
 		t.Fatal(err)
 	}
 	opts, _ := json.Marshal(map[string]any{"tags": render.A11yTags})
@@ -208,7 +191,8 @@ func TestA11yPhases(t *testing.T) {
 		{"with axe's setup", true, `typeof globalThis.__seokitAxe === "function" && (globalThis.__seokitAxe(), typeof globalThis.axe)`},
 		{"with the audit", true, a11yRun(a11yArgs())},
 	}
-	loader := page.ScriptIdentifier("")
+	// The loader the tab was opened with is the first level's to remove.
+	loader := registered
 	cpu1 := make([]time.Duration, len(levels))
 	const levelRounds, levelPages = 4, 10
 	next = 2 * pages

@@ -20,6 +20,7 @@ import (
 	"github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
 
 	"github.com/seokit/seokit/render"
 )
@@ -349,27 +350,7 @@ func TestA11yLoaderTopLevel(t *testing.T) {
 	if _, err := p.Render(ctx, &render.Request{URL: srv.URL + "/", A11y: true}); err != nil {
 		t.Fatal(err)
 	}
-	src, err := p.loadAxe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.mu.Lock()
-	b := p.browsers[0]
-	p.mu.Unlock()
-	tb, err := p.openTab(ctx, b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tb.cancel()
-	tg := tb.c.Target
-	// The tab loads the pages itself: no rendering continues its requests.
-	if _, err := cdp.Call(ctx, tg, fetch.Disable, cdp.Empty{}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := cdp.Call(ctx, tg, page.AddScriptToEvaluateOnNewDocument,
-		page.AddScriptToEvaluateOnNewDocumentParams{Source: axeLoader(src), WorldName: a11yWorld}); err != nil {
-		t.Fatal(err)
-	}
+	tg, _ := loaderTab(ctx, t, p)
 	// defined reports whether the audit's world of frame has the loader.
 	defined := func(frame cdp.FrameID) string {
 		t.Helper()
@@ -413,4 +394,35 @@ func TestA11yLoaderTopLevel(t *testing.T) {
 	if got, want := defined(frames.Frame.ID), "about:blank undefined"; got != want {
 		t.Errorf("the blank page's world: %q, want %q", got, want)
 	}
+}
+
+// loaderTab opens a tab of p's first browser whose documents define
+// axe-core's loader in the audit's world, as prepareA11y does, and which
+// loads pages itself (no rendering continues its requests). It returns
+// the tab and the identifier of the loader's script. The tab is closed
+// when t ends.
+func loaderTab(ctx context.Context, t *testing.T, p *Pool) (*chromedp.Target, page.ScriptIdentifier) {
+	t.Helper()
+	src, err := p.loadAxe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.mu.Lock()
+	b := p.browsers[0]
+	p.mu.Unlock()
+	tb, err := p.openTab(ctx, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(tb.cancel)
+	tg := tb.c.Target
+	if _, err := cdp.Call(ctx, tg, fetch.Disable, cdp.Empty{}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := cdp.Call(ctx, tg, page.AddScriptToEvaluateOnNewDocument,
+		page.AddScriptToEvaluateOnNewDocumentParams{Source: axeLoader(src), WorldName: a11yWorld})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tg, r.Identifier
 }
