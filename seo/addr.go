@@ -159,38 +159,44 @@ func IsPublicAddr(ip netip.Addr) bool {
 	return true
 }
 
-// isMetadataAddr reports whether ip is a cloud metadata endpoint or an
-// address no TCP connection should target (unspecified, multicast).
-func isMetadataAddr(ip netip.Addr) bool {
+// neverTarget names what ip is when no connection may target it,
+// whatever the options: a cloud metadata endpoint, the unspecified address,
+// a multicast address or the broadcast address; "" for any other.
+func neverTarget(ip netip.Addr) string {
 	ip = ip.WithZone("").Unmap()
-	if ip.IsUnspecified() || ip.IsMulticast() || ip == netip.AddrFrom4([4]byte{255, 255, 255, 255}) {
-		return true
+	switch {
+	case ip.IsUnspecified():
+		return "the unspecified address"
+	case ip.IsMulticast():
+		return "a multicast address"
+	case ip == netip.AddrFrom4([4]byte{255, 255, 255, 255}):
+		return "the broadcast address"
 	}
 	for _, m := range metadataAddrs {
 		if ip == m {
-			return true
+			return "a cloud metadata address"
 		}
 	}
-	return false
+	return ""
 }
 
 // alwaysRefused says why ip is refused whatever the options (AllowPrivate,
 // AllowAddrs), or "" when it is not: a cloud metadata, unspecified,
-// multicast or broadcast address, or an IPv6 transition encoding (see
-// embeddedIPv4) of a metadata or loopback IPv4 address. A transition
-// encoding never legitimately names this host or a metadata service (RFC
-// 6052 forbids non-global IPv4 in the well-known NAT64 prefix); it only
-// hides them from checks that compare addresses.
+// multicast or broadcast address (neverTarget), or an IPv6 transition
+// encoding (see embeddedIPv4) of a metadata or loopback IPv4 address. A
+// transition encoding never legitimately names this host or a metadata
+// service (RFC 6052 forbids non-global IPv4 in the well-known NAT64
+// prefix); it only hides them from checks that compare addresses.
 func alwaysRefused(ip netip.Addr) string {
 	ip = ip.WithZone("").Unmap()
-	if isMetadataAddr(ip) {
-		return "is a cloud metadata address and is always refused"
+	if what := neverTarget(ip); what != "" {
+		return "is " + what + " and is always refused"
 	}
 	var buf [maxEmbedded]netip.Addr
 	for _, v4 := range embeddedIPv4(ip, buf[:0]) {
-		switch {
-		case isMetadataAddr(v4) && !v4.IsUnspecified():
-			return "embeds the cloud metadata address " + v4.String() + " and is always refused"
+		switch what := neverTarget(v4); {
+		case what != "" && !v4.IsUnspecified():
+			return "embeds " + v4.String() + ", " + what + ", and is always refused"
 		case v4.IsLoopback():
 			return "embeds the loopback address " + v4.String() + " and is always refused"
 		}

@@ -246,3 +246,25 @@ func TestTransitionEncodings(t *testing.T) {
 		t.Error("AllowPrivate refuses ::1")
 	}
 }
+
+// TestAlwaysRefusedNames checks that a refusal names the kind of address
+// refused: an unspecified, multicast or broadcast address is not called a
+// cloud metadata address.
+func TestAlwaysRefusedNames(t *testing.T) {
+	for _, tc := range []struct{ ip, want string }{
+		{"169.254.169.254", "is a cloud metadata address and is always refused"},
+		{"fd00:ec2::254", "is a cloud metadata address and is always refused"},
+		{"0.0.0.0", "is the unspecified address and is always refused"},
+		{"::", "is the unspecified address and is always refused"},
+		{"255.255.255.255", "is the broadcast address and is always refused"},
+		{"224.0.0.1", "is a multicast address and is always refused"},
+		{"ff02::1", "is a multicast address and is always refused"},
+		{"64:ff9b::a9fe:a9fe", "embeds 169.254.169.254, a cloud metadata address, and is always refused"},
+		{"64:ff9b::7f00:1", "embeds the loopback address 127.0.0.1 and is always refused"},
+		{"8.8.8.8", ""},
+	} {
+		if got := alwaysRefused(netip.MustParseAddr(tc.ip)); got != tc.want {
+			t.Errorf("alwaysRefused(%s) = %q, want %q", tc.ip, got, tc.want)
+		}
+	}
+}
