@@ -48,6 +48,11 @@ func parseDay(field, v string) (time.Time, error) {
 		return time.Time{}, &seo.InputError{Field: field, Value: v,
 			Reason: "must be a calendar date written YYYY-MM-DD, such as 2026-01-31"}
 	}
+	if d.IsZero() {
+		// 0001-01-01 is time.Time's zero, which the range checks read
+		// as a date not given.
+		return time.Time{}, &seo.InputError{Field: field, Value: v, Reason: "must be a date after 0001-01-01"}
+	}
 	return d, nil
 }
 

@@ -579,3 +579,20 @@ func deref(p *float64) any {
 	}
 	return *p
 }
+
+// TestParseRangeZeroDate checks that 0001-01-01, time.Time's zero, is
+// refused as a date too early rather than as a date not given.
+func TestParseRangeZeroDate(t *testing.T) {
+	t.Parallel()
+	now := date("2026-03-01")
+	for _, c := range []struct{ start, end, field string }{
+		{"0001-01-01", "0001-01-05", "start"},
+		{"2026-01-01", "0001-01-01", "end"},
+	} {
+		_, _, err := reports.ParseRange(c.start, c.end, now, 0)
+		ie, ok := seo.AsInputError(err)
+		if !ok || ie.Field != c.field || strings.Contains(ie.Reason, "required") || !strings.Contains(ie.Reason, "after 0001-01-01") {
+			t.Errorf("ParseRange(%s, %s) = %v, want %s refused as too early", c.start, c.end, err, c.field)
+		}
+	}
+}
