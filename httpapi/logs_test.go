@@ -383,6 +383,9 @@ func TestLogUploadRefusals(t *testing.T) {
 		{"log format that does not compile", "?logFormat=%24remote_addr%24status", okLog, "logFormat", "logFormat"},
 		{"format not told", "", []byte("hello world\nthis is not an access log\n"), "format", "cannot be told"},
 		{"bad stripQuery", "?stripQuery=maybe", okLog, "stripQuery", "true or false"},
+		{"name with a line break", "?name=a%0D%0AX-Injected:%201", okLog, "name", "control or bidirectional"},
+		{"name not UTF-8", "?name=log%FF", okLog, "name", "not valid UTF-8"},
+		{"name with a right-to-left override", "?name=log%E2%80%AEgnp.exe", okLog, "name", "control or bidirectional"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			e := apiErr(t, a.upload(a.key, p.ID, c.query, c.body), 400, CodeInvalidRequest)
