@@ -20,10 +20,10 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/seokit/seokit/crawler/compare"
+	"github.com/seokit/seokit/httpapi/auth"
 	"github.com/seokit/seokit/httpapi/service"
 	"github.com/seokit/seokit/httpapi/store"
 	"github.com/seokit/seokit/logs"
@@ -112,9 +112,7 @@ func checkLogFormat(req *service.LogUpload) error {
 		return invalid("name", "name must be at most 200 bytes")
 	case !utf8.ValidString(req.Name):
 		return invalid("name", "name is not valid UTF-8")
-	case strings.ContainsFunc(req.Name, func(r rune) bool { return unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r) }):
-		// The name is shown in lists and reports as given: a line break
-		// or a bidirectional override would change what they show.
+	case !auth.Displayable(req.Name):
 		return invalid("name", "name must not contain control or bidirectional formatting characters")
 	}
 	if req.Name == "" {

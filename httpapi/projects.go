@@ -10,10 +10,10 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/seokit/seokit/crawler"
+	"github.com/seokit/seokit/httpapi/auth"
 	"github.com/seokit/seokit/httpapi/service"
 	"github.com/seokit/seokit/httpapi/store"
 	"github.com/seokit/seokit/seo"
@@ -196,8 +196,8 @@ func (s *Server) applyProjectRequest(ctx context.Context, p *store.Project, req 
 		switch {
 		case len(n) > MaxProjectNameBytes || !utf8.ValidString(n):
 			return invalid("name", "name must be valid UTF-8 of at most "+strconv.Itoa(MaxProjectNameBytes)+" bytes")
-		case strings.ContainsFunc(n, unicode.IsControl):
-			return invalid("name", "name must not contain control characters")
+		case !auth.Displayable(n):
+			return invalid("name", "name must not contain control or bidirectional formatting characters")
 		}
 		p.Name = n
 	}

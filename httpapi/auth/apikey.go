@@ -229,18 +229,19 @@ func checkName(name string) error {
 	if len(name) > 200 || !utf8.ValidString(name) {
 		return &seo.InputError{Field: "name", Value: name, Reason: "must be valid UTF-8 of at most 200 bytes"}
 	}
-	if !displayable(name) {
+	if !Displayable(name) {
 		return &seo.InputError{Field: "name", Value: name, Reason: "must not contain control or bidirectional formatting characters"}
 	}
 	return nil
 }
 
-// displayable reports whether a name a client gives itself can be shown
-// on the consent page as it reads: no control characters and no
-// bidirectional formatting characters, with which a name could reorder
-// the text after it, such as the "(self-registered, unverified)" the
-// server appends, and so show a different claim than the one made.
-func displayable(name string) bool {
+// Displayable reports whether a name a user or client gives (a client's,
+// key's, account's, project's or log upload's) can be shown as it reads
+// on the consent page, in lists and in reports: no control characters
+// and no bidirectional formatting characters, with which a name could
+// reorder the text after it, such as the "(self-registered, unverified)"
+// the server appends, and so show a different claim than the one made.
+func Displayable(name string) bool {
 	return !strings.ContainsFunc(name, func(r rune) bool {
 		return unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r)
 	})

@@ -365,7 +365,7 @@ func clientFromMetadata(id, name string, redirectURIs, grantTypes, responseTypes
 	if len(name) > 200 || !utf8.ValidString(name) {
 		return nil, bad("invalid_client_metadata", "client_name must be valid UTF-8 of at most 200 bytes")
 	}
-	if !displayable(name) {
+	if !Displayable(name) {
 		return nil, bad("invalid_client_metadata", "client_name must not contain control or bidirectional formatting characters")
 	}
 	return &store.Client{ID: id, AccountID: RegistryAccountID, Name: name, RedirectURIs: uris, Scopes: scopes}, nil
