@@ -105,6 +105,7 @@ func TestProjectValidation(t *testing.T) {
 		{"local time zone", "POST", `{"domain":"example.org","timeZone":"Local"}`, "timeZone"},
 		{"long name", "POST", `{"domain":"example.org","name":"` + long + `"}`, "name"},
 		{"control character in name", "POST", `{"domain":"example.org","name":"a\u0007b"}`, "name"},
+		{"right-to-left override in name", "POST", `{"domain":"example.org","name":"a\u202eb"}`, "name"},
 		{"unknown config field", "POST", `{"domain":"example.org","config":{"maxDepth":3}}`, "config.maxDepth"},
 		{"bad extractor", "POST", `{"domain":"example.org","config":{"extract":[{"name":"x","type":"css","expr":"[["}]}}`, "config.extract[0].expr"},
 		{"maxPages over the plan", "POST", `{"domain":"example.org","config":{"maxPages":100000}}`, "config.maxPages"},
