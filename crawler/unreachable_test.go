@@ -2,11 +2,13 @@ package crawler_test
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -14,15 +16,25 @@ import (
 )
 
 // closedPort returns an http URL of a loopback port nothing listens on.
+// The port stays bound, by a socket that does not listen, until the test
+// ends: a port merely freed could be handed to the next listener (such as
+// silentPort's), which would answer the connection this case expects
+// refused.
 func closedPort(t *testing.T) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	u := "http://" + l.Addr().String() + "/"
-	l.Close()
-	return u
+	t.Cleanup(func() { syscall.Close(fd) })
+	if err := syscall.Bind(fd, &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
+		t.Fatal(err)
+	}
+	sa, err := syscall.Getsockname(fd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprintf("http://127.0.0.1:%d/", sa.(*syscall.SockaddrInet4).Port)
 }
 
 // silentPort returns an http URL of a loopback port that accepts
