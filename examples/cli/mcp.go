@@ -10,8 +10,6 @@ import (
 	"os"
 	"strings"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/seokit/seokit/httpapi"
 	"github.com/seokit/seokit/httpapi/auth"
 	"github.com/seokit/seokit/httpapi/mcpserver"
@@ -88,7 +86,7 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	p := &auth.Principal{AccountID: acct.ID, Permissions: []string{auth.ScopeRead, auth.ScopeWrite}}
 	m := mcpserver.New(srv.MCPServices(), &mcpserver.Options{Local: p, Errors: srv.ToolError, Decode: httpapi.DecodeArguments, Logger: log})
-	err = m.MCP().Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{stdout}})
+	err = m.MCP().Run(ctx, mcpserver.Stdio(stdin, stdout))
 	if err != nil && ctx.Err() == nil && !errors.Is(err, io.EOF) {
 		return err
 	}
@@ -109,10 +107,6 @@ func localAccount(ctx context.Context, srv *httpapi.Server) (*store.Account, err
 	}
 	return srv.Accounts().CreateAccount(ctx, localEmail, "local", "", store.Pro)
 }
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
 
 // writeToolTable prints tools as the README's Markdown table.
 func writeToolTable(w io.Writer, tools []mcpserver.ToolInfo) {

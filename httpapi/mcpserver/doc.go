@@ -27,5 +27,6 @@
 // Transports: httpapi.Server mounts HTTPHandler at /mcp (Streamable HTTP,
 // stateful sessions answered with JSON, notifications on the session's
 // standalone SSE stream) behind the API's authentication; `cli mcp` runs the server over stdio
-// for a local account over the local data file.
+// (Stdio: a malformed line is answered with a JSON-RPC error, not the end
+// of the session) for a local account over the local data file.
 package mcpserver
