@@ -63,8 +63,94 @@ func (s *Server) mcpHandler() http.Handler {
 				return p
 			})
 		})
-		h.ServeHTTP(w, r)
+		ew := &sdkErrorWriter{ResponseWriter: w}
+		h.ServeHTTP(ew, r)
+		ew.finish(r)
 	})
+}
+
+// sdkErrorWriter turns the MCP SDK's plain-text refusals (http.Error: 403
+// for a session of another account, 404 for an unknown or ended session,
+// 400 for a bad header or body, 405, 406 for a missing Accept type...)
+// into the API's error envelope, with the SDK's status and its message,
+// so that every error of /mcp reads as every /v1 error does. JSON answers
+// (JSON-RPC errors included) and streams pass through untouched.
+type sdkErrorWriter struct {
+	http.ResponseWriter
+	status int    // the refusal being rewritten, or 0
+	msg    []byte // its text, clipped to maxSDKErrorText
+}
+
+// maxSDKErrorText is the most of a refusal's text kept as its message.
+const maxSDKErrorText = 300
+
+func (e *sdkErrorWriter) WriteHeader(code int) {
+	if code >= 400 && strings.HasPrefix(e.Header().Get("Content-Type"), "text/plain") {
+		e.status = code
+		return
+	}
+	e.ResponseWriter.WriteHeader(code)
+}
+
+func (e *sdkErrorWriter) Write(p []byte) (int, error) {
+	if e.status == 0 {
+		return e.ResponseWriter.Write(p)
+	}
+	if room := maxSDKErrorText - len(e.msg); room > 0 {
+		e.msg = append(e.msg, p[:min(len(p), room)]...)
+	}
+	return len(p), nil
+}
+
+// Flush passes on a flush of an answer that is not a rewritten refusal
+// (the SSE streams).
+func (e *sdkErrorWriter) Flush() {
+	if e.status == 0 {
+		http.NewResponseController(e.ResponseWriter).Flush()
+	}
+}
+
+// Unwrap gives http.ResponseController the connection's writer (write
+// deadlines).
+func (e *sdkErrorWriter) Unwrap() http.ResponseWriter { return e.ResponseWriter }
+
+// finish writes the rewritten refusal, if there is one.
+func (e *sdkErrorWriter) finish(r *http.Request) {
+	if e.status == 0 {
+		return
+	}
+	h := e.Header()
+	h.Del("Content-Type")
+	h.Del("X-Content-Type-Options")
+	msg := strings.TrimSpace(strings.ToValidUTF8(string(e.msg), "\uFFFD"))
+	if msg == "" {
+		msg = strings.ToLower(http.StatusText(e.status))
+	}
+	writeError(e.ResponseWriter, r, apiError(e.status, sdkErrorCode(e.status), msg))
+}
+
+// sdkErrorCode is the envelope's code for a refusal of the SDK's.
+func sdkErrorCode(status int) string {
+	switch status {
+	case http.StatusUnauthorized:
+		return CodeUnauthorized
+	case http.StatusForbidden:
+		return CodeForbidden
+	case http.StatusNotFound:
+		return CodeNotFound
+	case http.StatusMethodNotAllowed:
+		return CodeMethodNotAllowed
+	case http.StatusConflict:
+		return CodeConflict
+	case http.StatusTooManyRequests:
+		return CodeRateLimited
+	case http.StatusServiceUnavailable:
+		return CodeUnavailable
+	}
+	if status >= 500 {
+		return CodeInternal
+	}
+	return CodeInvalidRequest
 }
 
 // ToolError maps a service error to the /v1 envelope's fields for the MCP

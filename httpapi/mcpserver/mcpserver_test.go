@@ -577,3 +577,67 @@ func TestCancelSiteAnalysis(t *testing.T) {
 		t.Fatalf("fix_first answered, but the analysis has no summary: %+v %+v", st, te)
 	}
 }
+
+// TestSDKRefusalsInEnvelope: the SDK's own refusals at /mcp (a session of
+// another account, an unknown session, a method the endpoint does not
+// take, an Accept header without JSON: 400) answer in the API's error envelope
+// with the SDK's status and words, as every /v1 error does; the SDK wrote
+// them as plain text.
+func TestSDKRefusalsInEnvelope(t *testing.T) {
+	e := newEnv(t, &httpapi.Options{AllowPrivate: true, Limits: map[store.Plan]int{store.Free: 1000}})
+	const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+	resp, body := rawMCP(t, e, e.key, "POST", "", initialize)
+	sid := resp.Header.Get("Mcp-Session-Id")
+	if resp.StatusCode != 200 || sid == "" {
+		t.Fatalf("initialize: %d %s", resp.StatusCode, body)
+	}
+	ping := `{"jsonrpc":"2.0","id":2,"method":"ping"}`
+	send := func(method, key, sid, accept, body string) (*http.Response, string) {
+		req, _ := http.NewRequest(method, e.ts.URL+"/mcp", strings.NewReader(body))
+		req.Header.Set("X-API-Key", key)
+		req.Header.Set("Accept", accept)
+		req.Header.Set("Content-Type", "application/json")
+		if sid != "" {
+			req.Header.Set("Mcp-Session-Id", sid)
+			req.Header.Set("MCP-Protocol-Version", "2025-06-18")
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp, string(b)
+	}
+	const both = "application/json, text/event-stream"
+	for _, c := range []struct {
+		name              string
+		method, key, sid  string
+		accept            string
+		status            int
+		code, wantInWords string
+	}{
+		{"another account's session", "POST", e.other, sid, both, 403, "forbidden", "session user mismatch"},
+		{"an unknown session", "POST", e.key, "no-such-session", both, 404, "not_found", "session not found"},
+		{"PUT", "PUT", e.key, sid, both, 405, "method_not_allowed", ""},
+		{"Accept without JSON", "POST", e.key, sid, "text/html", 400, "invalid_request", "Accept must contain"},
+	} {
+		resp, body := send(c.method, c.key, c.sid, c.accept, ping)
+		var env struct {
+			Error struct {
+				Code, Message, RequestID string
+				Status                   int
+			}
+		}
+		err := json.Unmarshal([]byte(body), &env)
+		if err != nil || resp.StatusCode != c.status || env.Error.Status != c.status || env.Error.Code != c.code ||
+			env.Error.Message == "" || !strings.Contains(env.Error.Message, c.wantInWords) ||
+			!strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
+			t.Errorf("%s: %d %s %q; want %d and an envelope with code %s", c.name, resp.StatusCode, resp.Header.Get("Content-Type"), body, c.status, c.code)
+		}
+	}
+	// The session is intact for its own account.
+	if resp, body := rawMCP(t, e, e.key, "POST", sid, ping); resp.StatusCode != 200 || !strings.Contains(body, `"result"`) {
+		t.Fatalf("ping on the session after the refusals: %d %s", resp.StatusCode, body)
+	}
+}
