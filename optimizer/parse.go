@@ -20,10 +20,6 @@ const (
 	kindCaption
 )
 
-func (k blockKind) String() string {
-	return [...]string{"paragraph", "heading", "list_item", "table_cell", "quote", "caption"}[k]
-}
-
 // piece maps a position of a block's cleaned text back to the content.
 type piece struct{ clean, orig int }
 

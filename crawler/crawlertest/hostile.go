@@ -9,7 +9,6 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"strings"
-	"sync/atomic"
 )
 
 // HostileOptions shape a generated hostile site, made to grow a crawler's
@@ -35,8 +34,7 @@ type HostileOptions struct {
 // per-URL state.
 type HostileSite struct {
 	*httptest.Server
-	opts     HostileOptions
-	requests atomic.Int64
+	opts HostileOptions
 }
 
 // NewHostileSite starts a hostile site; Close it when done.
@@ -49,16 +47,12 @@ func NewHostileSite(opts HostileOptions) *HostileSite {
 	return s
 }
 
-// Requests returns the number of requests served.
-func (s *HostileSite) Requests() int { return int(s.requests.Load()) }
-
 // Sitemaps returns the number of URL sitemaps the index lists.
 func (s *HostileSite) Sitemaps() int {
 	return (s.opts.SitemapURLs + s.opts.PerSitemap - 1) / s.opts.PerSitemap
 }
 
 func (s *HostileSite) serve(w http.ResponseWriter, r *http.Request) {
-	s.requests.Add(1)
 	p := r.URL.Path
 	switch {
 	case p == "/robots.txt":

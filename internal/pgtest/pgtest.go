@@ -106,18 +106,6 @@ func Unavailable(t testing.TB, what string, err error) {
 	t.Skipf("SKIP: %s not available (%v); install it or set %s=1 to make this a failure", what, err, RequireEnv)
 }
 
-// Stop stops the shared server. TestMain may call it after m.Run; otherwise
-// the server is stopped by its own idle timeout when the test binary exits.
-func Stop() {
-	mu.Lock()
-	defer mu.Unlock()
-	if srv != nil {
-		exec.Command(filepath.Join(srv.bin, "pg_ctl"), "-D", srv.dir, "-m", "immediate", "stop").Run()
-		os.RemoveAll(srv.dir)
-		srv = nil
-	}
-}
-
 func start() (*server, error) {
 	mu.Lock()
 	defer mu.Unlock()
