@@ -426,3 +426,37 @@ func loaderTab(ctx context.Context, t *testing.T, p *Pool) (*chromedp.Target, pa
 	}
 	return tg, r.Identifier
 }
+
+// TestA11yRendererEndsDuringAudit: an audit that takes the page over the
+// renderer's memory limit (here a stand-in for axe-core that allocates
+// until it is stopped) ends the renderer after the DOM and the screenshot
+// were read: the rendering is kept, its audit "not checked" with the
+// reason, and the pool renders the next page in a fresh tab. The rendering
+// was lost before.
+func TestA11yRendererEndsDuringAudit(t *testing.T) {
+	bomb := filepath.Join(t.TempDir(), "axe.min.js")
+	if err := os.WriteFile(bomb, []byte(`globalThis.axe = { version: "4.0.0", run: async () => {
+  const keep = [];
+  for (let i = 0; ; i++) keep.push(new Array(1 << 20).fill(i));
+} };`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv := serve(t, htmlPage(`<!doctype html><html lang="en"><title>kept</title><h1>The page itself</h1></html>`))
+	p := newTestPool(t, &Options{Tabs: 1, MaxRenderMemory: 256 << 20, Fetcher: testFetcher(t, srv), AxePath: bomb})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	res, err := p.Render(ctx, &render.Request{URL: srv.URL + "/", A11y: true, Screenshot: render.Viewport, Timeout: 20 * time.Second})
+	if err != nil {
+		t.Fatalf("Render: %v; want the rendering kept without its audit", err)
+	}
+	if !strings.Contains(string(res.HTML), "The page itself") || len(res.Screenshot) == 0 {
+		t.Errorf("the rendering lost its DOM or screenshot: %d bytes of HTML, %d of screenshot", len(res.HTML), len(res.Screenshot))
+	}
+	if res.A11y != nil || !strings.Contains(res.A11yReason, "memory limit") {
+		t.Errorf("audit %+v, reason %q; want none, and the memory limit as its reason", res.A11y, res.A11yReason)
+	}
+	next, err := p.Render(ctx, &render.Request{URL: srv.URL + "/"})
+	if err != nil || !strings.Contains(string(next.HTML), "The page itself") {
+		t.Fatalf("the next rendering: %v", err)
+	}
+}

@@ -3,6 +3,7 @@ package chromium
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"net/url"
@@ -977,7 +978,21 @@ func (p *Pool) renderIn(ctx context.Context, b *browser, tb *tab, req *render.Re
 				return nil, nil, ctx.Err()
 			}
 			if err := s.crashErr(b); err != nil {
-				return nil, nil, err
+				if b.dead() {
+					return nil, nil, err // the browser went with it
+				}
+				// The page's renderer ended during the audit (axe-core's
+				// memory took it over the limit), after the DOM and the
+				// screenshots were read: the rendering stands, without
+				// its audit, and the tab is not reused.
+				s.res.A11y = nil
+				s.res.A11yReason = "not checked: the page's renderer process ended during the audit"
+				if errors.Is(err, render.ErrMemoryLimit) {
+					s.res.A11yReason = "not checked: the audit took the page over the renderer's memory limit"
+				}
+				s.mu.Lock()
+				s.noReuse = true
+				s.mu.Unlock()
 			}
 		}
 	}
