@@ -222,37 +222,53 @@ func httpRefresh(p *Page, r *Reporter) {
 }
 
 // httpRefreshTarget parses a refresh value ("5; url=/next", "0;URL='x'",
-// "3, /next") and returns the target, if any.
+// "3, /next", "0 url=/next") by the HTML Standard's shared declarative
+// refresh steps
+// (https://html.spec.whatwg.org/multipage/semantics.html#shared-declarative-refresh-steps)
+// and returns the target, if any: a value the Standard refuses, or one
+// that only reloads the page, gives ok false.
 func httpRefreshTarget(content string) (string, bool) {
-	s := strings.TrimSpace(content)
-	i := 0
-	for i < len(s) && (s[i] >= '0' && s[i] <= '9' || s[i] == '.') {
-		i++
-	}
-	if i == 0 {
+	s := strings.TrimLeft(content, asciiWhitespace)
+	// The time: digits, then digits and dots, which are ignored; a value
+	// must start with a digit or a dot.
+	if s == "" || !(s[0] >= '0' && s[0] <= '9' || s[0] == '.') {
 		return "", false
 	}
-	s = strings.TrimLeft(s[i:], " \t\n\r")
-	if s == "" || (s[0] != ';' && s[0] != ',') {
-		return "", false
+	s = strings.TrimLeft(s, "0123456789.")
+	if s != "" {
+		// The time ends at white space, ';' or ','; anything else is an
+		// invalid value, which browsers ignore.
+		if !strings.ContainsRune(asciiWhitespace+";,", rune(s[0])) {
+			return "", false
+		}
+		s = strings.TrimLeft(s, asciiWhitespace)
+		if s != "" && (s[0] == ';' || s[0] == ',') {
+			s = s[1:]
+		}
+		s = strings.TrimLeft(s, asciiWhitespace)
 	}
-	s = strings.TrimSpace(s[1:])
+	// An optional "url", white space, "=", white space; without the "="
+	// the whole remainder is the URL ("urlpage.html").
 	if len(s) >= 3 && strings.EqualFold(s[:3], "url") {
-		rest := strings.TrimSpace(s[3:])
-		if strings.HasPrefix(rest, "=") {
-			s = strings.TrimSpace(rest[1:])
+		if rest := strings.TrimLeft(s[3:], asciiWhitespace); rest != "" && rest[0] == '=' {
+			s = strings.TrimLeft(rest[1:], asciiWhitespace)
 		}
 	}
-	if len(s) > 0 && (s[0] == '\'' || s[0] == '"') {
+	if s != "" && (s[0] == '\'' || s[0] == '"') {
 		q := s[0]
 		s = s[1:]
 		if j := strings.IndexByte(s, q); j >= 0 {
 			s = s[:j]
 		}
 	}
-	s = strings.TrimSpace(s)
+	// The URL parser trims leading and trailing C0 controls and spaces.
+	s = strings.TrimFunc(s, func(r rune) bool { return r <= ' ' })
 	return s, s != ""
 }
+
+// asciiWhitespace is the HTML Standard's ASCII whitespace: tab, line feed,
+// form feed, carriage return and space.
+const asciiWhitespace = "\t\n\f\r "
 
 // httpFamily classifies a media type or extension: "html", "image", "pdf",
 // "css", "js", "json", "xml", "text", "video", "audio", "zip" or "".

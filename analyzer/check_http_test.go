@@ -195,6 +195,30 @@ func TestHTTPRefreshTarget(t *testing.T) {
 		{"10", "", false},
 		{"url=/x", "", false},
 		{"0; /plain", "/plain", true},
+		// The HTML Standard's shared declarative refresh steps
+		// (https://html.spec.whatwg.org/multipage/semantics.html#shared-declarative-refresh-steps):
+		// white space alone ends the time, as ';' or ',' does.
+		{"0 url=/spaced", "/spaced", true},
+		{"5\t/tab", "/tab", true},
+		{"0 ; url = /both", "/both", true},
+		{".5; url=/dot", "/dot", true},
+		{"1.5.2;url=/dots", "/dots", true},
+		{"\f 0;url=/ff", "/ff", true},
+		// Anything else after the time makes the value invalid: no refresh.
+		{"0x; url=/x", "", false},
+		{"0url=/x", "", false},
+		{"5 seconds", "seconds", true},
+		// "url" without "=" is part of the URL; the quote is only taken
+		// after "url=" or at the start.
+		{"0; urlpage.html", "urlpage.html", true},
+		{"0; url 'x'", "url 'x'", true},
+		{"0; 'q.html'", "q.html", true},
+		{`0; url="open`, "open", true},
+		// White space that is not ASCII is part of the URL (the URL parser
+		// percent-encodes it); C0 controls around it are trimmed.
+		{"0; url=/a\u00a0", "/a\u00a0", true},
+		{"0; url=", "", false},
+		{"   ", "", false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.in, func(t *testing.T) {
