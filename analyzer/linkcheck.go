@@ -776,6 +776,7 @@ func lcFactsOfDoc(resp *seo.Response, base *url.URL) *lcFacts {
 		}
 	}
 	var links, metas []*html.Node
+	baseFound := false
 	var walk func(n *html.Node)
 	walk = func(n *html.Node) {
 		for c := n.FirstChild; c != nil; c = c.NextSibling {
@@ -788,7 +789,10 @@ func lcFactsOfDoc(resp *seo.Response, base *url.URL) *lcFacts {
 			case atom.Meta:
 				metas = append(metas, c)
 			case atom.Base:
-				if h, ok := Attr(c, "href"); ok {
+				// The first <base href> outside <template> sets the
+				// base, as for the analysed page (Page.index).
+				if h, ok := Attr(c, "href"); ok && !baseFound && !inTemplate(c) {
+					baseFound = true
 					if b, err := seo.ResolveReference(base, h); err == nil {
 						base = b
 					}

@@ -461,6 +461,7 @@ func (p *Page) index() {
 	p.Elements = make([]*html.Node, 0, min(p.tagHint/2, p.cfg.MaxElements)+8)
 	var mains, articles []*html.Node
 	var foreignAt []int32 // indexes in Elements of SVG and MathML elements
+	baseFound := false    // a <base href> was met
 	var walk func(n *html.Node, foreign bool)
 	walk = func(n *html.Node, foreign bool) {
 		for c := n.FirstChild; c != nil; c = c.NextSibling {
@@ -494,13 +495,16 @@ func (p *Page) index() {
 				case atom.Article:
 					articles = append(articles, c)
 				case atom.Base:
-					if p.Base == p.URL {
-						// HTML: the first <base href> sets the base; one
-						// that does not parse leaves the document's URL.
-						if h, ok := Attr(c, "href"); ok {
-							if b, err := p.urlResolver().ResolveBase(h); err == nil {
-								p.Base, p.baseRes = b.URL(), b
-							}
+					if h, ok := Attr(c, "href"); ok && !baseFound && !inTemplate(c) {
+						// HTML: the first <base href> in the document sets
+						// the base, wherever it is, resolved against the
+						// document's URL; one that does not parse leaves
+						// the document's URL, and no later one counts
+						// (https://html.spec.whatwg.org/multipage/urls-and-fetching.html#document-base-url,
+						// #set-the-frozen-base-url).
+						baseFound = true
+						if b, err := p.urlResolver().ResolveBase(h); err == nil {
+							p.Base, p.baseRes = b.URL(), b
 						}
 					}
 				}
@@ -535,6 +539,19 @@ func (p *Page) index() {
 		p.mainFP, p.hasMainFP, p.ipsum = tb.fingerprint(), true, tb.ipsum
 		putTextBuilder(tb)
 	}
+}
+
+// inTemplate reports whether n is inside a <template>: its content is a
+// separate document fragment in browsers, not part of the document, so a
+// <base> there sets no base URL. The parser keeps it as the template's
+// children; this runs only for the rare <base> element.
+func inTemplate(n *html.Node) bool {
+	for a := n.Parent; a != nil; a = a.Parent {
+		if a.Type == html.ElementNode && a.DataAtom == atom.Template && a.Namespace == "" {
+			return true
+		}
+	}
+	return false
 }
 
 // indexAttrs files n under idEls and sdEls by its attributes.
