@@ -2,6 +2,7 @@ package analyzer
 
 import (
 	"bytes"
+	"encoding/binary"
 	"net/http"
 	"net/url"
 	"strings"
@@ -11,6 +12,8 @@ import (
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 	"golang.org/x/net/html/charset"
+	"golang.org/x/text/encoding"
+	"golang.org/x/text/encoding/htmlindex"
 
 	"github.com/seokit/seokit/seo"
 )
@@ -26,6 +29,10 @@ type Page struct {
 	// urlRes and baseRes resolve references against URL and Base by the
 	// WHATWG URL Standard, each parsed once.
 	urlRes, baseRes *seo.BaseURL
+	// queryEnc is the legacy encoding the document was decoded from, in
+	// which browsers encode the queries of its URLs (seo.EncodeQuery);
+	// nil for a UTF-8 document.
+	queryEnc encoding.Encoding
 	// Response is the fetch result (synthetic for AnalyzeHTML).
 	Response *seo.Response
 	Header   http.Header
@@ -260,8 +267,11 @@ func (p *Page) Depth() Depth { return p.cfg.Depth }
 // Resolve resolves a reference against the page's base URL by the WHATWG
 // URL Standard, as browsers do; it returns nil for references that do not
 // parse.
+//
+// In a document of a legacy encoding the query is encoded in that
+// encoding, as browsers encode it (seo.EncodeQuery).
 func (p *Page) Resolve(ref string) *url.URL {
-	u, err := p.baseResolver().Resolve(ref)
+	u, err := p.baseResolver().Resolve(seo.EncodeQuery(ref, p.queryEnc))
 	if err != nil {
 		return nil
 	}
@@ -361,9 +371,20 @@ func (p *Page) parse() *html.Node {
 	p.Charset.Meta, p.Charset.MetaOffset = metaCharset(body)
 	enc, name, _ := charset.DetermineEncoding(body, ct)
 	p.Charset.Name = name
-	if name != "utf-8" && name != "windows-1252" || (name == "windows-1252" && !utf8.Valid(body)) {
+	switch {
+	case name == "windows-1252" && asciiOnly(body):
+		// An ASCII body reads the same in UTF-8 and needs no decoding;
+		// its non-ASCII characters come from character references
+		// (&eacute;), which browsers encode in windows-1252 in a query.
+		p.queryEnc = urlEncoding(name)
+	case name != "utf-8" && (name != "windows-1252" || !utf8.Valid(body)):
+		// A windows-1252 body that is valid UTF-8 is read as UTF-8: a
+		// UTF-8 page mislabelled. Its queries stay UTF-8, the bytes a
+		// browser sends for its raw characters (which it reads as
+		// windows-1252 and encodes back).
 		if dec, err := enc.NewDecoder().Bytes(body); err == nil {
 			body = dec
+			p.queryEnc = urlEncoding(name)
 		}
 	}
 	// Every start tag begins with '<': their count sizes the element list
@@ -389,6 +410,42 @@ func (p *Page) parse() *html.Node {
 		return doc
 	}
 	return doc
+}
+
+// asciiOnly reports whether b has no byte over 0x7f, reading eight bytes
+// at a time.
+func asciiOnly(b []byte) bool {
+	for len(b) >= 8 {
+		if binary.LittleEndian.Uint64(b)&0x8080808080808080 != 0 {
+			return false
+		}
+		b = b[8:]
+	}
+	for _, c := range b {
+		if c >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// urlEncoding returns the encoding the URLs of a document decoded from the
+// encoding named name encode their queries in, for seo.EncodeQuery: that
+// encoding, or nil (UTF-8) for UTF-16 and the replacement encoding, whose
+// documents' URLs are UTF-8
+// (https://encoding.spec.whatwg.org/#get-an-output-encoding). It is looked
+// up by name because the parser's encodings write the characters they
+// cannot encode as character references instead of failing.
+func urlEncoding(name string) encoding.Encoding {
+	switch name {
+	case "utf-8", "utf-16le", "utf-16be", "replacement":
+		return nil
+	}
+	enc, err := htmlindex.Get(name)
+	if err != nil {
+		return nil
+	}
+	return enc
 }
 
 // metaCharset finds a <meta charset> or http-equiv content-type charset in
@@ -503,7 +560,7 @@ func (p *Page) index() {
 						// (https://html.spec.whatwg.org/multipage/urls-and-fetching.html#document-base-url,
 						// #set-the-frozen-base-url).
 						baseFound = true
-						if b, err := p.urlResolver().ResolveBase(h); err == nil {
+						if b, err := p.urlResolver().ResolveBase(seo.EncodeQuery(h, p.queryEnc)); err == nil {
 							p.Base, p.baseRes = b.URL(), b
 						}
 					}

@@ -21,8 +21,8 @@ func TestLinkResolution(t *testing.T) {
 	}
 	var table struct {
 		Cases []struct {
-			Name, URL, Charset, Body string
-			Links                    []string
+			Name, URL, Charset, Label, Body, Canonical string
+			Links                           []string
 		}
 	}
 	if err := json.Unmarshal(raw, &table); err != nil {
@@ -42,6 +42,9 @@ func TestLinkResolution(t *testing.T) {
 				}
 				ct = "text/html; charset=" + tc.Charset
 			}
+			if tc.Label != "" {
+				ct = "text/html; charset=" + tc.Label
+			}
 			rep := analyzeString(t, body, tc.URL, http.Header{"Content-Type": {ct}}, nil)
 			var got []string
 			for _, l := range rep.Links.List {
@@ -49,6 +52,9 @@ func TestLinkResolution(t *testing.T) {
 			}
 			if !slices.Equal(got, tc.Links) {
 				t.Errorf("links = %q; want %q", got, tc.Links)
+			}
+			if tc.Canonical != "" && (len(rep.Canonical) != 1 || rep.Canonical[0].URL != tc.Canonical) {
+				t.Errorf("canonical = %+v; want %s", rep.Canonical, tc.Canonical)
 			}
 		})
 	}
