@@ -22,7 +22,7 @@ func TestLinkResolution(t *testing.T) {
 	var table struct {
 		Cases []struct {
 			Name, URL, Charset, Label, Body, Canonical string
-			Links                           []string
+			Links                                      []string
 		}
 	}
 	if err := json.Unmarshal(raw, &table); err != nil {
