@@ -451,7 +451,8 @@ func (c *lcCollector) scriptsAndStylesheets(wantScripts, wantStylesheets bool) {
 	}
 }
 
-// images adds the image resources and every srcset candidate.
+// images adds the image resources and every srcset candidate of an
+// <img> or a <picture>'s <source>.
 func (c *lcCollector) images() {
 	p := c.p
 	for _, res := range p.Resources {
@@ -461,42 +462,30 @@ func (c *lcCollector) images() {
 			}
 		}
 	}
-	for _, img := range p.ByTag(atom.Img) {
-		if ss, ok := Attr(img, "srcset"); ok {
-			for _, cand := range lcSrcset(ss) {
-				if t := c.add(p.Resolve(cand), lcImage, ""); t != nil && t.imageEl == "" {
-					t.imageEl = Outer(img)
-				}
+	srcset := func(n *html.Node) {
+		ss, ok := Attr(n, "srcset")
+		if !ok {
+			return
+		}
+		for cand := range srcsetCandidates(ss) {
+			if strings.HasPrefix(cand, "data:") {
+				continue
+			}
+			if t := c.add(p.Resolve(cand), lcImage, ""); t != nil && t.imageEl == "" {
+				t.imageEl = Outer(n)
 			}
 		}
 	}
-}
-
-// lcSrcset returns the URLs of a srcset attribute's candidates.
-func lcSrcset(s string) []string {
-	var out []string
-	i := 0
-	for i < len(s) {
-		for i < len(s) && (isHTMLSpace(s[i]) || s[i] == ',') {
-			i++
-		}
-		start := i
-		for i < len(s) && !isHTMLSpace(s[i]) {
-			i++
-		}
-		u := strings.TrimRight(s[start:i], ",")
-		trailingComma := len(u) < i-start
-		if u != "" && !strings.HasPrefix(u, "data:") {
-			out = append(out, u)
-		}
-		if trailingComma {
-			continue
-		}
-		for i < len(s) && s[i] != ',' { // skip the descriptor
-			i++
+	for _, img := range p.ByTag(atom.Img) {
+		srcset(img)
+	}
+	// A <picture>'s <source> elements offer the image's other sources,
+	// which browsers pick from by media and type.
+	for _, n := range p.ByTag(atom.Source) {
+		if n.Parent != nil && n.Parent.DataAtom == atom.Picture {
+			srcset(n)
 		}
 	}
-	return out
 }
 
 func isHTMLSpace(b byte) bool {
