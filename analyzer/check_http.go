@@ -184,41 +184,62 @@ func httpIsIndexFile(u *url.URL) bool {
 
 // httpRefresh reports meta refresh and Refresh headers pointing elsewhere.
 func httpRefresh(p *Page, r *Reporter) {
-	check := func(element, content string) bool {
-		target, ok := httpRefreshTarget(content)
+	u, element, content := p.refresh()
+	if u == nil {
+		return
+	}
+	r.Add("http.meta_refresh", "a refresh sends visitors to "+u.String(),
+		seo.Evidence{Element: element, Value: content, URLs: []string{u.String()}})
+}
+
+// RefreshTarget returns the URL a Refresh header or a <meta
+// http-equiv="refresh"> of the page sends visitors to (the first that
+// leads elsewhere than the page, without fragment), or nil. Google Search
+// follows such a refresh as a redirect (Google Search Central, Redirects
+// and Google Search, "meta refresh redirects":
+// https://developers.google.com/search/docs/crawling-indexing/301-redirects).
+func (p *Page) RefreshTarget() *url.URL {
+	u, _, _ := p.refresh()
+	return u
+}
+
+// refresh returns RefreshTarget with the header or element that declares
+// it and its value.
+func (p *Page) refresh() (target *url.URL, element, content string) {
+	elsewhere := func(content string) *url.URL {
+		t, ok := httpRefreshTarget(content)
 		if !ok {
-			return false
+			return nil
 		}
-		u := p.Resolve(target)
+		u := p.Resolve(t)
 		if u == nil {
-			return false
+			return nil
 		}
 		u.Fragment, u.RawFragment = "", ""
 		self := *p.URL
 		self.Fragment, self.RawFragment = "", ""
 		if u.String() == self.String() {
-			return false
+			return nil
 		}
-		r.Add("http.meta_refresh", "a refresh sends visitors to "+u.String(),
-			seo.Evidence{Element: element, Value: content, URLs: []string{u.String()}})
-		return true
+		return u
 	}
 	for _, v := range p.Header.Values("Refresh") {
-		if check("Refresh", v) {
-			return
+		if u := elsewhere(v); u != nil {
+			return u, "Refresh", v
 		}
 	}
 	if !p.IsHTML {
-		return
+		return nil, "", ""
 	}
 	for _, m := range p.ByTag(atom.Meta) {
 		if eq, _ := Attr(m, "http-equiv"); strings.EqualFold(strings.TrimSpace(eq), "refresh") {
-			content, _ := Attr(m, "content")
-			if check(Outer(m), content) {
-				return
+			c, _ := Attr(m, "content")
+			if u := elsewhere(c); u != nil {
+				return u, Outer(m), c
 			}
 		}
 	}
+	return nil, "", ""
 }
 
 // httpRefreshTarget parses a refresh value ("5; url=/next", "0;URL='x'",
