@@ -206,13 +206,13 @@ func (p *Page) RefreshTarget() *url.URL {
 // refresh returns RefreshTarget with the header or element that declares
 // it and its value.
 func (p *Page) refresh() (target *url.URL, element, content string) {
-	elsewhere := func(content string) *url.URL {
+	elsewhere := func(content string, base *seo.BaseURL) *url.URL {
 		t, ok := httpRefreshTarget(content)
 		if !ok {
 			return nil
 		}
-		u := p.Resolve(t)
-		if u == nil {
+		u, err := base.Resolve(seo.EncodeQuery(t, p.queryEnc))
+		if err != nil {
 			return nil
 		}
 		u.Fragment, u.RawFragment = "", ""
@@ -223,8 +223,11 @@ func (p *Page) refresh() (target *url.URL, element, content string) {
 		}
 		return u
 	}
+	// The header is acted on as the document is created, before any
+	// <base> is parsed: it resolves against the page's URL
+	// (https://html.spec.whatwg.org/multipage/document-lifecycle.html#initialise-the-document-object).
 	for _, v := range p.Header.Values("Refresh") {
-		if u := elsewhere(v); u != nil {
+		if u := elsewhere(v, p.urlResolver()); u != nil {
 			return u, "Refresh", v
 		}
 	}
@@ -234,7 +237,7 @@ func (p *Page) refresh() (target *url.URL, element, content string) {
 	for _, m := range p.ByTag(atom.Meta) {
 		if eq, _ := Attr(m, "http-equiv"); strings.EqualFold(strings.TrimSpace(eq), "refresh") {
 			c, _ := Attr(m, "content")
-			if u := elsewhere(c); u != nil {
+			if u := elsewhere(c, p.baseResolver()); u != nil {
 				return u, Outer(m), c
 			}
 		}

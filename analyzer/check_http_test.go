@@ -183,6 +183,31 @@ func TestHTTPEvidence(t *testing.T) {
 	}
 }
 
+// TestHTTPRefreshBase: a Refresh header is acted on as the document is
+// created, before its <base> is parsed, so it resolves against the page's
+// URL; a meta refresh resolves against the <base href>.
+func TestHTTPRefreshBase(t *testing.T) {
+	t.Parallel()
+	doc := `<html><head><base href="https://example.com/other/"><title>t</title>%s</head></html>`
+	tests := []struct{ name, meta, header, want string }{
+		{"header", "", "0; url=next", "https://example.com/dir/next"},
+		{"meta", `<meta http-equiv="refresh" content="0; url=next">`, "", "https://example.com/other/next"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			h := http.Header{"Content-Type": {"text/html"}}
+			if tc.header != "" {
+				h.Set("Refresh", tc.header)
+			}
+			rep := analyzeString(t, fmt.Sprintf(doc, tc.meta), "https://example.com/dir/page", h, nil)
+			f := finding(rep, "http.meta_refresh")
+			if f == nil || len(f.Evidence.URLs) != 1 || f.Evidence.URLs[0] != tc.want {
+				t.Errorf("http.meta_refresh: %+v; want it sending to %s", f, tc.want)
+			}
+		})
+	}
+}
+
 func TestHTTPRefreshTarget(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
