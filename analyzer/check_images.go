@@ -48,7 +48,7 @@ func imageSrc(n *html.Node) string {
 		return strings.TrimSpace(s)
 	}
 	if s, ok := Attr(n, "srcset"); ok {
-		for u := range srcsetCandidates(s) {
+		for u := range SrcsetCandidates(s) {
 			return u
 		}
 	}

@@ -467,7 +467,7 @@ func (c *lcCollector) images() {
 		if !ok {
 			return
 		}
-		for cand := range srcsetCandidates(ss) {
+		for cand := range SrcsetCandidates(ss) {
 			if strings.HasPrefix(cand, "data:") {
 				continue
 			}

@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// srcsetCandidates yields the URLs of a srcset value's image candidates as
+// SrcsetCandidates yields the URLs of a srcset value's image candidates as
 // the HTML Standard parses them
 // (https://html.spec.whatwg.org/multipage/images.html#parsing-a-srcset-attribute):
 // a URL runs to the next white space, commas included (CDNs write
@@ -14,7 +14,7 @@ import (
 // descriptors run to the next comma outside parentheses. A candidate whose
 // descriptors are invalid ("2x 3x", "big", "0w") is dropped, as browsers
 // drop it: they never load it.
-func srcsetCandidates(s string) iter.Seq[string] {
+func SrcsetCandidates(s string) iter.Seq[string] {
 	return func(yield func(string) bool) {
 		i := 0
 		for {

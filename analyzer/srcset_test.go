@@ -25,9 +25,9 @@ func TestSrcsetCandidates(t *testing.T) {
 	}
 	for _, tc := range table.Cases {
 		t.Run(tc.Name, func(t *testing.T) {
-			got := slices.Collect(srcsetCandidates(tc.Srcset))
+			got := slices.Collect(SrcsetCandidates(tc.Srcset))
 			if !slices.Equal(got, tc.URLs) {
-				t.Errorf("srcsetCandidates(%q) = %q; want %q", tc.Srcset, got, tc.URLs)
+				t.Errorf("SrcsetCandidates(%q) = %q; want %q", tc.Srcset, got, tc.URLs)
 			}
 		})
 	}
