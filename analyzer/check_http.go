@@ -192,11 +192,11 @@ func httpRefresh(p *Page, r *Reporter) {
 		seo.Evidence{Element: element, Value: content, URLs: []string{u.String()}})
 }
 
-// RefreshTarget returns the URL a Refresh header or a <meta
-// http-equiv="refresh"> of the page sends visitors to (the first that
-// leads elsewhere than the page, without fragment), or nil. Google Search
-// follows such a refresh as a redirect (Google Search Central, Redirects
-// and Google Search, "meta refresh redirects":
+// RefreshTarget returns the URL the page's refresh sends visitors to
+// (without fragment), or nil: that of the Refresh header or <meta
+// http-equiv="refresh"> browsers act on, when it leads elsewhere than the
+// page. Google Search follows such a refresh as a redirect (Google Search
+// Central, Redirects and Google Search, "meta refresh redirects":
 // https://developers.google.com/search/docs/crawling-indexing/301-redirects).
 func (p *Page) RefreshTarget() *url.URL {
 	u, _, _ := p.refresh()
@@ -204,30 +204,39 @@ func (p *Page) RefreshTarget() *url.URL {
 }
 
 // refresh returns RefreshTarget with the header or element that declares
-// it and its value.
+// it and its value. Browsers act on the first valid refresh only, the
+// Refresh header before any <meta>, and ignore the later ones even when
+// the first only reloads the page (the HTML Standard's "will
+// declaratively refresh"); a refresh whose URL does not parse is ignored
+// as if absent.
 func (p *Page) refresh() (target *url.URL, element, content string) {
-	elsewhere := func(content string, base *seo.BaseURL) *url.URL {
+	// decide reports whether content is a refresh browsers act on, and its
+	// target when it leads elsewhere.
+	decide := func(content string, base *seo.BaseURL) (u *url.URL, acted bool) {
 		t, ok := httpRefreshTarget(content)
 		if !ok {
-			return nil
+			return nil, false
+		}
+		if t == "" {
+			return nil, true // reloads the page
 		}
 		u, err := base.Resolve(seo.EncodeQuery(t, p.queryEnc))
 		if err != nil {
-			return nil
+			return nil, false
 		}
 		u.Fragment, u.RawFragment = "", ""
 		self := *p.URL
 		self.Fragment, self.RawFragment = "", ""
 		if u.String() == self.String() {
-			return nil
+			return nil, true
 		}
-		return u
+		return u, true
 	}
 	// The header is acted on as the document is created, before any
 	// <base> is parsed: it resolves against the page's URL
 	// (https://html.spec.whatwg.org/multipage/document-lifecycle.html#initialise-the-document-object).
 	for _, v := range p.Header.Values("Refresh") {
-		if u := elsewhere(v, p.urlResolver()); u != nil {
+		if u, acted := decide(v, p.urlResolver()); acted {
 			return u, "Refresh", v
 		}
 	}
@@ -237,7 +246,7 @@ func (p *Page) refresh() (target *url.URL, element, content string) {
 	for _, m := range p.ByTag(atom.Meta) {
 		if eq, _ := Attr(m, "http-equiv"); strings.EqualFold(strings.TrimSpace(eq), "refresh") {
 			c, _ := Attr(m, "content")
-			if u := elsewhere(c, p.baseResolver()); u != nil {
+			if u, acted := decide(c, p.baseResolver()); acted {
 				return u, Outer(m), c
 			}
 		}
@@ -249,8 +258,8 @@ func (p *Page) refresh() (target *url.URL, element, content string) {
 // "3, /next", "0 url=/next") by the HTML Standard's shared declarative
 // refresh steps
 // (https://html.spec.whatwg.org/multipage/semantics.html#shared-declarative-refresh-steps)
-// and returns the target, if any: a value the Standard refuses, or one
-// that only reloads the page, gives ok false.
+// and returns its URL, "" when the refresh reloads the page; ok is false
+// for a value the Standard refuses, which browsers ignore.
 func httpRefreshTarget(content string) (string, bool) {
 	s := strings.TrimLeft(content, asciiWhitespace)
 	// The time: digits, then digits and dots, which are ignored; a value
@@ -286,8 +295,7 @@ func httpRefreshTarget(content string) (string, bool) {
 		}
 	}
 	// The URL parser trims leading and trailing C0 controls and spaces.
-	s = strings.TrimFunc(s, func(r rune) bool { return r <= ' ' })
-	return s, s != ""
+	return strings.TrimFunc(s, func(r rune) bool { return r <= ' ' }), true
 }
 
 // asciiWhitespace is the HTML Standard's ASCII whitespace: tab, line feed,
