@@ -29,35 +29,32 @@ func SrcsetCandidates(s string) iter.Seq[string] {
 				i++
 			}
 			u := s[start:i]
-			ok := true
+			var d srcsetDescs
 			if t := strings.TrimRight(u, ","); len(t) < len(u) {
 				u = t // no descriptors
 			} else {
-				var descs []string
-				descs, i = srcsetDescriptors(s, i)
-				ok = srcsetDescriptorsValid(descs)
+				i = d.read(s, i)
 			}
-			if ok && u != "" && !yield(u) {
+			if d.valid() && u != "" && !yield(u) {
 				return
 			}
 		}
 	}
 }
 
-// srcsetDescriptors tokenizes the descriptors of a candidate starting at
-// s[i:] up to the comma that ends the candidate (not one inside
-// parentheses), returning them and the index after that comma.
-func srcsetDescriptors(s string, i int) ([]string, int) {
-	var descs []string
+// srcsetDescs checks a candidate's descriptors as they are read: at most
+// one width ("300w", a positive integer) or one density ("1.5x", a
+// non-negative number), and a height ("200h") only beside a width.
+type srcsetDescs struct{ w, x, h, bad bool }
+
+// read tokenizes the descriptors of a candidate starting at s[i:] up to
+// the comma that ends the candidate (not one inside parentheses), checking
+// each, and returns the index after that comma.
+func (d *srcsetDescs) read(s string, i int) int {
 	for i < len(s) && isHTMLSpace(s[i]) {
 		i++
 	}
 	start, parens := i, false
-	flush := func(end int) {
-		if end > start {
-			descs = append(descs, s[start:end])
-		}
-	}
 	for ; i < len(s); i++ {
 		c := s[i]
 		switch {
@@ -66,50 +63,44 @@ func srcsetDescriptors(s string, i int) ([]string, int) {
 		case c == '(':
 			parens = true
 		case c == ',':
-			flush(i)
-			return descs, i + 1
+			d.add(s[start:i])
+			return i + 1
 		case isHTMLSpace(c):
-			flush(i)
+			d.add(s[start:i])
 			start = i + 1
 		}
 	}
-	flush(len(s))
-	return descs, len(s)
+	d.add(s[start:])
+	return len(s)
 }
 
-// srcsetDescriptorsValid reports whether a candidate's descriptors are
-// valid: at most one width ("300w", a positive integer) or one density
-// ("1.5x", a non-negative number), and a height ("200h") only beside a
-// width.
-func srcsetDescriptorsValid(descs []string) bool {
-	var w, x, h bool
-	for _, d := range descs {
-		v := d[:len(d)-1]
-		switch d[len(d)-1] {
-		case 'w':
-			if w || x || !positiveInt(v) {
-				return false
-			}
-			w = true
-		case 'x':
-			if w || x || h || !validFloat(v) {
-				return false
-			}
-			if f, err := strconv.ParseFloat(v, 64); err != nil || f < 0 {
-				return false
-			}
-			x = true
-		case 'h':
-			if h || x || !positiveInt(v) {
-				return false
-			}
-			h = true
-		default:
-			return false
-		}
+// add checks one descriptor ("" between two spaces is none).
+func (d *srcsetDescs) add(desc string) {
+	if desc == "" {
+		return
 	}
-	return !h || w
+	v := desc[:len(desc)-1]
+	switch desc[len(desc)-1] {
+	case 'w':
+		d.bad = d.bad || d.w || d.x || !positiveInt(v)
+		d.w = true
+	case 'x':
+		d.bad = d.bad || d.w || d.x || d.h || !validFloat(v)
+		if f, err := strconv.ParseFloat(v, 64); err != nil || f < 0 {
+			d.bad = true
+		}
+		d.x = true
+	case 'h':
+		d.bad = d.bad || d.h || d.x || !positiveInt(v)
+		d.h = true
+	default:
+		d.bad = true
+	}
 }
+
+// valid reports whether the descriptors read make a candidate browsers
+// keep.
+func (d *srcsetDescs) valid() bool { return !d.bad && (!d.h || d.w) }
 
 // positiveInt reports whether s is a valid non-negative integer (ASCII
 // digits) above zero.

@@ -49,3 +49,22 @@ func TestImageSrcFromSrcset(t *testing.T) {
 		t.Errorf("image sources = %q; want %q", got, want)
 	}
 }
+
+// TestSrcsetCandidatesAllocs: reading a srcset allocates nothing, as the
+// crawler reads one for every image of every page.
+func TestSrcsetCandidatesAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
+	s := "/up/w_300,h_200/a.jpg 300w 200h, /up/w_600,h_400/a.jpg 600w, /b.jpg (x, y) 2x"
+	n := testing.AllocsPerRun(100, func() {
+		for u := range SrcsetCandidates(s) {
+			if u == "" {
+				t.Fatal("empty candidate")
+			}
+		}
+	})
+	if n != 0 {
+		t.Errorf("%v allocations a srcset; want 0", n)
+	}
+}
