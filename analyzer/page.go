@@ -375,8 +375,12 @@ func (p *Page) parse() *html.Node {
 	case name == "windows-1252" && asciiOnly(body):
 		// An ASCII body reads the same in UTF-8 and needs no decoding;
 		// its non-ASCII characters come from character references
-		// (&eacute;), which browsers encode in windows-1252 in a query.
-		p.queryEnc = urlEncoding(name)
+		// (&eacute;), which browsers encode in windows-1252 in a query,
+		// unless a <meta charset> past the first 1024 bytes, which the
+		// prescan misses and browsers still switch to, says UTF-8.
+		if !namesUTF8(p.Charset.Meta) {
+			p.queryEnc = urlEncoding(name)
+		}
 	case name != "utf-8" && (name != "windows-1252" || !utf8.Valid(body)):
 		// A windows-1252 body that is valid UTF-8 is read as UTF-8: a
 		// UTF-8 page mislabelled. Its queries stay UTF-8, the bytes a
@@ -427,6 +431,17 @@ func asciiOnly(b []byte) bool {
 		}
 	}
 	return true
+}
+
+// namesUTF8 reports whether label is a label of UTF-8 ("utf-8", "UTF8",
+// "unicode-1-1-utf-8" ...).
+func namesUTF8(label string) bool {
+	enc, err := htmlindex.Get(strings.TrimSpace(label))
+	if err != nil {
+		return false
+	}
+	name, _ := htmlindex.Name(enc)
+	return name == "utf-8"
 }
 
 // urlEncoding returns the encoding the URLs of a document decoded from the
@@ -558,7 +573,7 @@ func (p *Page) index() {
 						// document's URL; one that does not parse leaves
 						// the document's URL, and no later one counts
 						// (https://html.spec.whatwg.org/multipage/urls-and-fetching.html#document-base-url,
-						// #set-the-frozen-base-url).
+						// https://html.spec.whatwg.org/multipage/semantics.html#set-the-frozen-base-url).
 						baseFound = true
 						if b, err := p.urlResolver().ResolveBase(seo.EncodeQuery(h, p.queryEnc)); err == nil {
 							p.Base, p.baseRes = b.URL(), b

@@ -22,6 +22,7 @@ func TestLinkResolution(t *testing.T) {
 	var table struct {
 		Cases []struct {
 			Name, URL, Charset, Label, Body, Canonical string
+			NoCharset                                  bool
 			Links                                      []string
 		}
 	}
@@ -44,6 +45,9 @@ func TestLinkResolution(t *testing.T) {
 			}
 			if tc.Label != "" {
 				ct = "text/html; charset=" + tc.Label
+			}
+			if tc.NoCharset {
+				ct = "text/html"
 			}
 			rep := analyzeString(t, body, tc.URL, http.Header{"Content-Type": {ct}}, nil)
 			var got []string
