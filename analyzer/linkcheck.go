@@ -126,7 +126,7 @@ type lcFacts struct {
 }
 
 // runLinkChecks fetches every link, image, canonical, hreflang and og:image
-// target of the page once, with bounded global and per-host parallelism, and
+// target of the page (and its refresh's target, as a link) once, with bounded global and per-host parallelism, and
 // reports the link-scope findings.
 func runLinkChecks(ctx context.Context, p *Page, env *fetchEnv, r *Reporter) {
 	if !p.IsHTML || env == nil || env.Fetcher == nil {
@@ -422,19 +422,33 @@ func (c *lcCollector) ogImages() {
 	}
 }
 
-// links adds the links, internal and external as wanted: a disabled check
-// costs no request.
+// links adds the links and the refresh target, internal and external as
+// wanted: a disabled check costs no request.
 func (c *lcCollector) links(wantInternal, wantExternal bool) {
-	for _, l := range c.p.Links {
-		if l.URL == nil || (l.Internal && !wantInternal) || (!l.Internal && !wantExternal) {
-			continue
+	add := func(u *url.URL, internal bool, el func() string) {
+		if (internal && !wantInternal) || (!internal && !wantExternal) {
+			return
 		}
-		if t := c.add(l.URL, lcLink, ""); t != nil {
-			t.internal = t.internal || l.Internal
+		if t := c.add(u, lcLink, ""); t != nil {
+			t.internal = t.internal || internal
 			if t.linkEl == "" {
-				t.linkEl = Outer(l.Node)
+				t.linkEl = el()
 			}
 		}
+	}
+	for _, l := range c.p.Links {
+		if l.URL != nil {
+			add(l.URL, l.Internal, func() string { return Outer(l.Node) })
+		}
+	}
+	// A refresh sends visitors on as a link would (crawlers list it with
+	// the page's outlinks, and Google follows it as a redirect): its
+	// target is checked as a link's.
+	if u, el, v := c.p.refresh(); isWebURL(u) {
+		if el == "Refresh" {
+			el += ": " + v
+		}
+		add(u, seo.HostInScope(u.Hostname(), c.p.URL.Hostname(), false), func() string { return el })
 	}
 }
 

@@ -224,6 +224,7 @@ func TestLinkChecks(t *testing.T) {
 		{"internal 404", "links.broken_internal", "/missing", true},
 		{"internal timeout", "links.broken_internal", "/slow", true},
 		{"internal ok", "links.broken_internal", "/ok", false},
+		{"refresh target 404", "links.broken_internal", "/refresh-missing", true},
 		{"HEAD refused then GET ok", "links.broken_internal", "/head-refused", false},
 		{"internal redirect", "links.redirect_internal", "/moved", true},
 		{"external 404 nofollow", "links.broken_external", extURL + "/gone", true},
