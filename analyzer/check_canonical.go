@@ -216,7 +216,7 @@ func canonicalDecls(p *Page) (decls []canonicalDecl, inHead []bool) {
 		d := canonicalDecl{node: n, source: "html"}
 		d.raw, d.hasRaw = Attr(n, "href")
 		d.raw = strings.TrimSpace(d.raw)
-		d.u = resolveWeb(p.baseResolver(), d.raw)
+		d.u = resolveWeb(p.baseResolver(), seo.EncodeQuery(d.raw, p.queryEnc))
 		decls = append(decls, d)
 		inHead = append(inHead, InHead(n))
 	}

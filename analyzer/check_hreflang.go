@@ -71,7 +71,7 @@ func hreflangDecls(p *Page) (decls []hreflangDecl, inHead []bool) {
 			d := hreflangDecl{node: n, code: strings.TrimSpace(code), source: "html"}
 			d.raw, _ = Attr(n, "href")
 			d.raw = strings.TrimSpace(d.raw)
-			d.u = resolveWeb(p.baseResolver(), d.raw)
+			d.u = resolveWeb(p.baseResolver(), seo.EncodeQuery(d.raw, p.queryEnc))
 			decls = append(decls, d)
 			inHead = append(inHead, InHead(n))
 		}

@@ -184,75 +184,123 @@ func httpIsIndexFile(u *url.URL) bool {
 
 // httpRefresh reports meta refresh and Refresh headers pointing elsewhere.
 func httpRefresh(p *Page, r *Reporter) {
-	check := func(element, content string) bool {
-		target, ok := httpRefreshTarget(content)
+	u, element, content := p.refresh()
+	if u == nil {
+		return
+	}
+	r.Add("http.meta_refresh", "a refresh sends visitors to "+u.String(),
+		seo.Evidence{Element: element, Value: content, URLs: []string{u.String()}})
+}
+
+// RefreshTarget returns the URL the page's refresh sends visitors to
+// (without fragment), or nil: that of the Refresh header or <meta
+// http-equiv="refresh"> browsers act on, when it leads elsewhere than the
+// page. Google Search follows such a refresh as a redirect (Google Search
+// Central, Redirects and Google Search, "meta refresh redirects":
+// https://developers.google.com/search/docs/crawling-indexing/301-redirects).
+func (p *Page) RefreshTarget() *url.URL {
+	u, _, _ := p.refresh()
+	return u
+}
+
+// refresh returns RefreshTarget with the header or element that declares
+// it and its value. Browsers act on the first valid refresh only, the
+// Refresh header before any <meta>, and ignore the later ones even when
+// the first only reloads the page (the HTML Standard's "will
+// declaratively refresh"); a refresh whose URL does not parse is ignored
+// as if absent.
+func (p *Page) refresh() (target *url.URL, element, content string) {
+	// decide reports whether content is a refresh browsers act on, and its
+	// target when it leads elsewhere.
+	decide := func(content string, base *seo.BaseURL) (u *url.URL, acted bool) {
+		t, ok := httpRefreshTarget(content)
 		if !ok {
-			return false
+			return nil, false
 		}
-		u := p.Resolve(target)
-		if u == nil {
-			return false
+		if t == "" {
+			return nil, true // reloads the page
+		}
+		u, err := base.Resolve(seo.EncodeQuery(t, p.queryEnc))
+		if err != nil {
+			return nil, false
 		}
 		u.Fragment, u.RawFragment = "", ""
 		self := *p.URL
 		self.Fragment, self.RawFragment = "", ""
 		if u.String() == self.String() {
-			return false
+			return nil, true
 		}
-		r.Add("http.meta_refresh", "a refresh sends visitors to "+u.String(),
-			seo.Evidence{Element: element, Value: content, URLs: []string{u.String()}})
-		return true
+		return u, true
 	}
+	// The header is acted on as the document is created, before any
+	// <base> is parsed: it resolves against the page's URL
+	// (https://html.spec.whatwg.org/multipage/document-lifecycle.html#initialise-the-document-object).
 	for _, v := range p.Header.Values("Refresh") {
-		if check("Refresh", v) {
-			return
+		if u, acted := decide(v, p.urlResolver()); acted {
+			return u, "Refresh", v
 		}
 	}
 	if !p.IsHTML {
-		return
+		return nil, "", ""
 	}
 	for _, m := range p.ByTag(atom.Meta) {
 		if eq, _ := Attr(m, "http-equiv"); strings.EqualFold(strings.TrimSpace(eq), "refresh") {
-			content, _ := Attr(m, "content")
-			if check(Outer(m), content) {
-				return
+			c, _ := Attr(m, "content")
+			if u, acted := decide(c, p.baseResolver()); acted {
+				return u, Outer(m), c
 			}
 		}
 	}
+	return nil, "", ""
 }
 
 // httpRefreshTarget parses a refresh value ("5; url=/next", "0;URL='x'",
-// "3, /next") and returns the target, if any.
+// "3, /next", "0 url=/next") by the HTML Standard's shared declarative
+// refresh steps
+// (https://html.spec.whatwg.org/multipage/semantics.html#shared-declarative-refresh-steps)
+// and returns its URL, "" when the refresh reloads the page; ok is false
+// for a value the Standard refuses, which browsers ignore.
 func httpRefreshTarget(content string) (string, bool) {
-	s := strings.TrimSpace(content)
-	i := 0
-	for i < len(s) && (s[i] >= '0' && s[i] <= '9' || s[i] == '.') {
-		i++
-	}
-	if i == 0 {
+	s := strings.TrimLeft(content, asciiWhitespace)
+	// The time: digits, then digits and dots, which are ignored; a value
+	// must start with a digit or a dot.
+	if s == "" || !(s[0] >= '0' && s[0] <= '9' || s[0] == '.') {
 		return "", false
 	}
-	s = strings.TrimLeft(s[i:], " \t\n\r")
-	if s == "" || (s[0] != ';' && s[0] != ',') {
-		return "", false
+	s = strings.TrimLeft(s, "0123456789.")
+	if s != "" {
+		// The time ends at white space, ';' or ','; anything else is an
+		// invalid value, which browsers ignore.
+		if !strings.ContainsRune(asciiWhitespace+";,", rune(s[0])) {
+			return "", false
+		}
+		s = strings.TrimLeft(s, asciiWhitespace)
+		if s != "" && (s[0] == ';' || s[0] == ',') {
+			s = s[1:]
+		}
+		s = strings.TrimLeft(s, asciiWhitespace)
 	}
-	s = strings.TrimSpace(s[1:])
+	// An optional "url", white space, "=", white space; without the "="
+	// the whole remainder is the URL ("urlpage.html").
 	if len(s) >= 3 && strings.EqualFold(s[:3], "url") {
-		rest := strings.TrimSpace(s[3:])
-		if strings.HasPrefix(rest, "=") {
-			s = strings.TrimSpace(rest[1:])
+		if rest := strings.TrimLeft(s[3:], asciiWhitespace); rest != "" && rest[0] == '=' {
+			s = strings.TrimLeft(rest[1:], asciiWhitespace)
 		}
 	}
-	if len(s) > 0 && (s[0] == '\'' || s[0] == '"') {
+	if s != "" && (s[0] == '\'' || s[0] == '"') {
 		q := s[0]
 		s = s[1:]
 		if j := strings.IndexByte(s, q); j >= 0 {
 			s = s[:j]
 		}
 	}
-	s = strings.TrimSpace(s)
-	return s, s != ""
+	// The URL parser trims leading and trailing C0 controls and spaces.
+	return strings.TrimFunc(s, func(r rune) bool { return r <= ' ' }), true
 }
+
+// asciiWhitespace is the HTML Standard's ASCII whitespace: tab, line feed,
+// form feed, carriage return and space.
+const asciiWhitespace = "\t\n\f\r "
 
 // httpFamily classifies a media type or extension: "html", "image", "pdf",
 // "css", "js", "json", "xml", "text", "video", "audio", "zip" or "".

@@ -183,6 +183,64 @@ func TestHTTPEvidence(t *testing.T) {
 	}
 }
 
+// TestHTTPRefreshBase: a Refresh header is acted on as the document is
+// created, before its <base> is parsed, so it resolves against the page's
+// URL; a meta refresh resolves against the <base href>.
+func TestHTTPRefreshBase(t *testing.T) {
+	t.Parallel()
+	doc := `<html><head><base href="https://example.com/other/"><title>t</title>%s</head></html>`
+	tests := []struct{ name, meta, header, want string }{
+		{"header", "", "0; url=next", "https://example.com/dir/next"},
+		{"meta", `<meta http-equiv="refresh" content="0; url=next">`, "", "https://example.com/other/next"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			h := http.Header{"Content-Type": {"text/html"}}
+			if tc.header != "" {
+				h.Set("Refresh", tc.header)
+			}
+			rep := analyzeString(t, fmt.Sprintf(doc, tc.meta), "https://example.com/dir/page", h, nil)
+			f := finding(rep, "http.meta_refresh")
+			if f == nil || len(f.Evidence.URLs) != 1 || f.Evidence.URLs[0] != tc.want {
+				t.Errorf("http.meta_refresh: %+v; want it sending to %s", f, tc.want)
+			}
+		})
+	}
+}
+
+// TestHTTPRefreshFirst: browsers act on the first valid refresh only (the
+// header's, then the first <meta>'s), even one that reloads the page; an
+// invalid value, or one whose URL does not parse, is ignored as if absent
+// (https://html.spec.whatwg.org/multipage/semantics.html#shared-declarative-refresh-steps).
+func TestHTTPRefreshFirst(t *testing.T) {
+	t.Parallel()
+	meta := func(c string) string { return `<meta http-equiv="refresh" content="` + c + `">` }
+	tests := []struct{ name, header, metas, want string }{
+		{"a reload first", "", meta("900") + meta("0; url=/next"), ""},
+		{"a reload to the page's own URL first", "", meta("0; url=/dir/page#top") + meta("0; url=/next"), ""},
+		{"the header's reload first", "60", meta("0; url=/next"), ""},
+		{"an invalid value first", "", meta("soon") + meta("0; url=/next"), "https://example.com/next"},
+		{"a URL that does not parse first", "", meta("0; url=http://exa mple.com/") + meta("0; url=/next"), "https://example.com/next"},
+		{"the header first", "0; url=/from-header", meta("0; url=/next"), "https://example.com/from-header"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			h := http.Header{"Content-Type": {"text/html"}}
+			if tc.header != "" {
+				h.Set("Refresh", tc.header)
+			}
+			rep := analyzeString(t, `<html><head><title>t</title>`+tc.metas+`</head></html>`, "https://example.com/dir/page", h, nil)
+			f := finding(rep, "http.meta_refresh")
+			switch {
+			case tc.want == "" && f != nil:
+				t.Errorf("http.meta_refresh %+v; want none", f)
+			case tc.want != "" && (f == nil || f.Evidence.URLs[0] != tc.want):
+				t.Errorf("http.meta_refresh %+v; want it sending to %s", f, tc.want)
+			}
+		})
+	}
+}
+
 func TestHTTPRefreshTarget(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -192,9 +250,34 @@ func TestHTTPRefreshTarget(t *testing.T) {
 		{"5; url=/next", "/next", true},
 		{"0;URL='https://x.test/a'", "https://x.test/a", true},
 		{`3, "/q"`, "/q", true},
-		{"10", "", false},
+		{"10", "", true}, // reloads the page
 		{"url=/x", "", false},
 		{"0; /plain", "/plain", true},
+		// The HTML Standard's shared declarative refresh steps
+		// (https://html.spec.whatwg.org/multipage/semantics.html#shared-declarative-refresh-steps):
+		// white space alone ends the time, as ';' or ',' does.
+		{"0 url=/spaced", "/spaced", true},
+		{"5\t/tab", "/tab", true},
+		{"0 ; url = /both", "/both", true},
+		{".5; url=/dot", "/dot", true},
+		{"1.5.2;url=/dots", "/dots", true},
+		{"\f 0;url=/ff", "/ff", true},
+		// Anything else after the time makes the value invalid: no refresh.
+		{"0x; url=/x", "", false},
+		{"0url=/x", "", false},
+		{"5 seconds", "seconds", true},
+		// "url" without "=" is part of the URL; the quote is only taken
+		// after "url=" or at the start.
+		{"0; urlpage.html", "urlpage.html", true},
+		{"0; url 'x'", "url 'x'", true},
+		{"0; 'q.html'", "q.html", true},
+		{`0; url="open`, "open", true},
+		// White space that is not ASCII is part of the URL (the URL parser
+		// percent-encodes it); C0 controls around it are trimmed.
+		{"0; url=/a\u00a0", "/a\u00a0", true},
+		{"0; url=", "", true},
+		{"   ", "", false},
+		{"", "", false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.in, func(t *testing.T) {

@@ -48,11 +48,9 @@ func imageSrc(n *html.Node) string {
 		return strings.TrimSpace(s)
 	}
 	if s, ok := Attr(n, "srcset"); ok {
-		s = strings.TrimSpace(s)
-		if i := strings.IndexAny(s, " ,"); i >= 0 {
-			s = s[:i]
+		for u := range SrcsetCandidates(s) {
+			return u
 		}
-		return s
 	}
 	return ""
 }

@@ -26,8 +26,8 @@
 //     that fetch again (the http:// form of an https page, a TLS 1.0/1.1
 //     handshake).
 //
-// Link-scope checks (broken, redirected and noindex targets of links,
-// images, canonical, hreflang and og:image) run when [Options.CheckLinks]
+// Link-scope checks (broken, redirected and noindex targets of links and
+// of a refresh, images, canonical, hreflang and og:image) run when [Options.CheckLinks]
 // is set, at any depth; mobile parity checks when [Options.AnalyzeMobile] is
 // set. [Catalog] lists every ID with its severity and scope and, where
 // known, the standard or tool the rule follows and how seokit deliberately

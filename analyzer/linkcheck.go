@@ -126,7 +126,7 @@ type lcFacts struct {
 }
 
 // runLinkChecks fetches every link, image, canonical, hreflang and og:image
-// target of the page once, with bounded global and per-host parallelism, and
+// target of the page (and its refresh's target, as a link) once, with bounded global and per-host parallelism, and
 // reports the link-scope findings.
 func runLinkChecks(ctx context.Context, p *Page, env *fetchEnv, r *Reporter) {
 	if !p.IsHTML || env == nil || env.Fetcher == nil {
@@ -422,19 +422,33 @@ func (c *lcCollector) ogImages() {
 	}
 }
 
-// links adds the links, internal and external as wanted: a disabled check
-// costs no request.
+// links adds the links and the refresh target, internal and external as
+// wanted: a disabled check costs no request.
 func (c *lcCollector) links(wantInternal, wantExternal bool) {
-	for _, l := range c.p.Links {
-		if l.URL == nil || (l.Internal && !wantInternal) || (!l.Internal && !wantExternal) {
-			continue
+	add := func(u *url.URL, internal bool, el func() string) {
+		if (internal && !wantInternal) || (!internal && !wantExternal) {
+			return
 		}
-		if t := c.add(l.URL, lcLink, ""); t != nil {
-			t.internal = t.internal || l.Internal
+		if t := c.add(u, lcLink, ""); t != nil {
+			t.internal = t.internal || internal
 			if t.linkEl == "" {
-				t.linkEl = Outer(l.Node)
+				t.linkEl = el()
 			}
 		}
+	}
+	for _, l := range c.p.Links {
+		if l.URL != nil {
+			add(l.URL, l.Internal, func() string { return Outer(l.Node) })
+		}
+	}
+	// A refresh sends visitors on as a link would (crawlers list it with
+	// the page's outlinks, and Google follows it as a redirect): its
+	// target is checked as a link's.
+	if u, el, v := c.p.refresh(); isWebURL(u) {
+		if el == "Refresh" {
+			el += ": " + v
+		}
+		add(u, seo.HostInScope(u.Hostname(), c.p.URL.Hostname(), false), func() string { return el })
 	}
 }
 
@@ -451,7 +465,8 @@ func (c *lcCollector) scriptsAndStylesheets(wantScripts, wantStylesheets bool) {
 	}
 }
 
-// images adds the image resources and every srcset candidate.
+// images adds the image resources and every srcset candidate of an
+// <img> or a <picture>'s <source>.
 func (c *lcCollector) images() {
 	p := c.p
 	for _, res := range p.Resources {
@@ -461,42 +476,30 @@ func (c *lcCollector) images() {
 			}
 		}
 	}
-	for _, img := range p.ByTag(atom.Img) {
-		if ss, ok := Attr(img, "srcset"); ok {
-			for _, cand := range lcSrcset(ss) {
-				if t := c.add(p.Resolve(cand), lcImage, ""); t != nil && t.imageEl == "" {
-					t.imageEl = Outer(img)
-				}
+	srcset := func(n *html.Node) {
+		ss, ok := Attr(n, "srcset")
+		if !ok {
+			return
+		}
+		for cand := range SrcsetCandidates(ss) {
+			if strings.HasPrefix(cand, "data:") {
+				continue
+			}
+			if t := c.add(p.Resolve(cand), lcImage, ""); t != nil && t.imageEl == "" {
+				t.imageEl = Outer(n)
 			}
 		}
 	}
-}
-
-// lcSrcset returns the URLs of a srcset attribute's candidates.
-func lcSrcset(s string) []string {
-	var out []string
-	i := 0
-	for i < len(s) {
-		for i < len(s) && (isHTMLSpace(s[i]) || s[i] == ',') {
-			i++
-		}
-		start := i
-		for i < len(s) && !isHTMLSpace(s[i]) {
-			i++
-		}
-		u := strings.TrimRight(s[start:i], ",")
-		trailingComma := len(u) < i-start
-		if u != "" && !strings.HasPrefix(u, "data:") {
-			out = append(out, u)
-		}
-		if trailingComma {
-			continue
-		}
-		for i < len(s) && s[i] != ',' { // skip the descriptor
-			i++
+	for _, img := range p.ByTag(atom.Img) {
+		srcset(img)
+	}
+	// A <picture>'s <source> elements offer the image's other sources,
+	// which browsers pick from by media and type.
+	for _, n := range p.ByTag(atom.Source) {
+		if n.Parent != nil && n.Parent.DataAtom == atom.Picture {
+			srcset(n)
 		}
 	}
-	return out
 }
 
 func isHTMLSpace(b byte) bool {
@@ -776,6 +779,7 @@ func lcFactsOfDoc(resp *seo.Response, base *url.URL) *lcFacts {
 		}
 	}
 	var links, metas []*html.Node
+	baseFound := false
 	var walk func(n *html.Node)
 	walk = func(n *html.Node) {
 		for c := n.FirstChild; c != nil; c = c.NextSibling {
@@ -788,7 +792,10 @@ func lcFactsOfDoc(resp *seo.Response, base *url.URL) *lcFacts {
 			case atom.Meta:
 				metas = append(metas, c)
 			case atom.Base:
-				if h, ok := Attr(c, "href"); ok {
+				// The first <base href> outside <template> sets the
+				// base, as for the analysed page (Page.index).
+				if h, ok := Attr(c, "href"); ok && !baseFound && !inTemplate(c) {
+					baseFound = true
 					if b, err := seo.ResolveReference(base, h); err == nil {
 						base = b
 					}

@@ -55,7 +55,8 @@ type Options struct {
 	// Depth selects the checks that run; zero means Standard.
 	Depth Depth
 	// CheckLinks fetches every link, image, canonical, hreflang and og:image
-	// target of the page and runs the link-scope checks.
+	// target of the page, and its refresh's target (checked as a link's),
+	// and runs the link-scope checks.
 	CheckLinks bool
 	// AnalyzeMobile fetches the page again with a smartphone user agent and
 	// runs the mobile parity checks.

@@ -2,6 +2,7 @@ package analyzer
 
 import (
 	"bytes"
+	"encoding/binary"
 	"net/http"
 	"net/url"
 	"strings"
@@ -11,6 +12,8 @@ import (
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 	"golang.org/x/net/html/charset"
+	"golang.org/x/text/encoding"
+	"golang.org/x/text/encoding/htmlindex"
 
 	"github.com/seokit/seokit/seo"
 )
@@ -26,6 +29,10 @@ type Page struct {
 	// urlRes and baseRes resolve references against URL and Base by the
 	// WHATWG URL Standard, each parsed once.
 	urlRes, baseRes *seo.BaseURL
+	// queryEnc is the legacy encoding the document was decoded from, in
+	// which browsers encode the queries of its URLs (seo.EncodeQuery);
+	// nil for a UTF-8 document.
+	queryEnc encoding.Encoding
 	// Response is the fetch result (synthetic for AnalyzeHTML).
 	Response *seo.Response
 	Header   http.Header
@@ -260,8 +267,11 @@ func (p *Page) Depth() Depth { return p.cfg.Depth }
 // Resolve resolves a reference against the page's base URL by the WHATWG
 // URL Standard, as browsers do; it returns nil for references that do not
 // parse.
+//
+// In a document of a legacy encoding the query is encoded in that
+// encoding, as browsers encode it (seo.EncodeQuery).
 func (p *Page) Resolve(ref string) *url.URL {
-	u, err := p.baseResolver().Resolve(ref)
+	u, err := p.baseResolver().Resolve(seo.EncodeQuery(ref, p.queryEnc))
 	if err != nil {
 		return nil
 	}
@@ -361,9 +371,24 @@ func (p *Page) parse() *html.Node {
 	p.Charset.Meta, p.Charset.MetaOffset = metaCharset(body)
 	enc, name, _ := charset.DetermineEncoding(body, ct)
 	p.Charset.Name = name
-	if name != "utf-8" && name != "windows-1252" || (name == "windows-1252" && !utf8.Valid(body)) {
+	switch {
+	case name == "windows-1252" && asciiOnly(body):
+		// An ASCII body reads the same in UTF-8 and needs no decoding;
+		// its non-ASCII characters come from character references
+		// (&eacute;), which browsers encode in windows-1252 in a query,
+		// unless a <meta charset> past the first 1024 bytes, which the
+		// prescan misses and browsers still switch to, says UTF-8.
+		if !namesUTF8(p.Charset.Meta) {
+			p.queryEnc = urlEncoding(name)
+		}
+	case name != "utf-8" && (name != "windows-1252" || !utf8.Valid(body)):
+		// A windows-1252 body that is valid UTF-8 is read as UTF-8: a
+		// UTF-8 page mislabelled. Its queries stay UTF-8, the bytes a
+		// browser sends for its raw characters (which it reads as
+		// windows-1252 and encodes back).
 		if dec, err := enc.NewDecoder().Bytes(body); err == nil {
 			body = dec
+			p.queryEnc = urlEncoding(name)
 		}
 	}
 	// Every start tag begins with '<': their count sizes the element list
@@ -389,6 +414,53 @@ func (p *Page) parse() *html.Node {
 		return doc
 	}
 	return doc
+}
+
+// asciiOnly reports whether b has no byte over 0x7f, reading eight bytes
+// at a time.
+func asciiOnly(b []byte) bool {
+	for len(b) >= 8 {
+		if binary.LittleEndian.Uint64(b)&0x8080808080808080 != 0 {
+			return false
+		}
+		b = b[8:]
+	}
+	for _, c := range b {
+		if c >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// namesUTF8 reports whether label is a label of UTF-8 ("utf-8", "UTF8",
+// "unicode-1-1-utf-8" ...).
+func namesUTF8(label string) bool {
+	enc, err := htmlindex.Get(strings.TrimSpace(label))
+	if err != nil {
+		return false
+	}
+	name, _ := htmlindex.Name(enc)
+	return name == "utf-8"
+}
+
+// urlEncoding returns the encoding the URLs of a document decoded from the
+// encoding named name encode their queries in, for seo.EncodeQuery: that
+// encoding, or nil (UTF-8) for UTF-16 and the replacement encoding, whose
+// documents' URLs are UTF-8
+// (https://encoding.spec.whatwg.org/#get-an-output-encoding). It is looked
+// up by name because the parser's encodings write the characters they
+// cannot encode as character references instead of failing.
+func urlEncoding(name string) encoding.Encoding {
+	switch name {
+	case "utf-8", "utf-16le", "utf-16be", "replacement":
+		return nil
+	}
+	enc, err := htmlindex.Get(name)
+	if err != nil {
+		return nil
+	}
+	return enc
 }
 
 // metaCharset finds a <meta charset> or http-equiv content-type charset in
@@ -461,6 +533,7 @@ func (p *Page) index() {
 	p.Elements = make([]*html.Node, 0, min(p.tagHint/2, p.cfg.MaxElements)+8)
 	var mains, articles []*html.Node
 	var foreignAt []int32 // indexes in Elements of SVG and MathML elements
+	baseFound := false    // a <base href> was met
 	var walk func(n *html.Node, foreign bool)
 	walk = func(n *html.Node, foreign bool) {
 		for c := n.FirstChild; c != nil; c = c.NextSibling {
@@ -494,13 +567,16 @@ func (p *Page) index() {
 				case atom.Article:
 					articles = append(articles, c)
 				case atom.Base:
-					if p.Base == p.URL {
-						// HTML: the first <base href> sets the base; one
-						// that does not parse leaves the document's URL.
-						if h, ok := Attr(c, "href"); ok {
-							if b, err := p.urlResolver().ResolveBase(h); err == nil {
-								p.Base, p.baseRes = b.URL(), b
-							}
+					if h, ok := Attr(c, "href"); ok && !baseFound && !inTemplate(c) {
+						// HTML: the first <base href> in the document sets
+						// the base, wherever it is, resolved against the
+						// document's URL; one that does not parse leaves
+						// the document's URL, and no later one counts
+						// (https://html.spec.whatwg.org/multipage/urls-and-fetching.html#document-base-url,
+						// https://html.spec.whatwg.org/multipage/semantics.html#set-the-frozen-base-url).
+						baseFound = true
+						if b, err := p.urlResolver().ResolveBase(seo.EncodeQuery(h, p.queryEnc)); err == nil {
+							p.Base, p.baseRes = b.URL(), b
 						}
 					}
 				}
@@ -535,6 +611,19 @@ func (p *Page) index() {
 		p.mainFP, p.hasMainFP, p.ipsum = tb.fingerprint(), true, tb.ipsum
 		putTextBuilder(tb)
 	}
+}
+
+// inTemplate reports whether n is inside a <template>: its content is a
+// separate document fragment in browsers, not part of the document, so a
+// <base> there sets no base URL. The parser keeps it as the template's
+// children; this runs only for the rare <base> element.
+func inTemplate(n *html.Node) bool {
+	for a := n.Parent; a != nil; a = a.Parent {
+		if a.Type == html.ElementNode && a.DataAtom == atom.Template && a.Namespace == "" {
+			return true
+		}
+	}
+	return false
 }
 
 // indexAttrs files n under idEls and sdEls by its attributes.

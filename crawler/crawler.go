@@ -1045,6 +1045,7 @@ type pageGrab struct {
 	blocked []string
 	icons   []string
 	res     []pageResource
+	refresh *url.URL // the page's refresh target (analyzer.Page.RefreshTarget)
 }
 
 // analyze parses and analyses a fetched page, summarises it, queues the
@@ -1101,6 +1102,7 @@ func (cr *crawl) parse(ctx context.Context, it Item, resp *seo.Response) (*analy
 		Area: "crawler",
 		Run: func(p *analyzer.Page, _ *analyzer.Reporter) {
 			g.links = p.Links
+			g.refresh = p.RefreshTarget()
 			g.blocked = cr.blockedResources(ctx, p.Resources)
 			if want := cr.resourceKinds(); want != ([numTargetKinds]bool{}) {
 				g.res = pageResources(p, want)
@@ -1159,8 +1161,9 @@ func (cr *crawl) summarizePage(it Item, resp *seo.Response, ferr error, rep *ana
 }
 
 // follow returns the page's internal edges (its redirect and its links)
-// and the items allowed into the frontier from them and from its head
-// (canonical, hreflang, with the edges to those targets); it hands its
+// and the items allowed into the frontier from them, from its head
+// (canonical, hreflang, with the edges to those targets) and from its
+// refresh (Refresh header or meta refresh, without edge); it hands its
 // external links to their checker. Its images, scripts and stylesheets
 // are checked by analyze once the items are pushed (checkResources). ids
 // holds the node ids of the first edges' targets where known (see
@@ -1208,6 +1211,16 @@ func (cr *crawl) follow(ctx context.Context, it Item, resp *seo.Response, sum *P
 		its, es := cr.headTargets(it, sum)
 		items = append(items, its...)
 		edges = append(edges, es...)
+	}
+	if g.refresh != nil && resp.Status/100 == 2 {
+		// Search engines follow a refresh as a redirect: its target is
+		// crawled at the page's depth, as a redirect's is, but adds no
+		// edge (it is no link, and the page is no redirect response).
+		if n, s, ok := cr.inScope(g.refresh); ok && s != it.URL {
+			if item, ok := cr.allowItem(n, s, it.Depth, SourceRefresh, it.URL); ok {
+				items = append(items, item)
+			}
+		}
 	}
 	return edges, items, ids
 }

@@ -4,7 +4,10 @@
 // (https first, then http, when no scheme is given) and the URLs of its
 // sitemaps, and crawls breadth-first by click depth. Each page is fetched
 // with the safe fetcher without following redirects (every hop is recorded
-// and its in-scope target queued once), analysed once by package analyzer,
+// and its in-scope target queued once; the in-scope target of a 2xx page's
+// meta refresh or Refresh header, which search engines follow as a
+// redirect, is queued at the page's depth too, without a link edge),
+// analysed once by package analyzer,
 // streamed to a [Sink], and kept only as a small [PageSummary] for the site
 // checks, which run over the link graph when the crawl ends.
 //

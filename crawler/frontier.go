@@ -14,8 +14,8 @@ type Item struct {
 	// Depth is the click depth from the start URL (-1 for a URL known only
 	// from a sitemap).
 	Depth int
-	// Source says how the URL was found: "start", "link", "redirect" or
-	// "sitemap".
+	// Source says how the URL was found: "start", "link", "redirect",
+	// "refresh", "sitemap", "canonical", "hreflang" or "list".
 	Source string
 	// Referrer is the page that linked or redirected to URL, if any.
 	Referrer string
@@ -27,6 +27,9 @@ const (
 	SourceLink     = "link"
 	SourceRedirect = "redirect"
 	SourceSitemap  = "sitemap"
+	// SourceRefresh marks the target of a page's Refresh header or meta
+	// refresh, which search engines follow as a redirect.
+	SourceRefresh = "refresh"
 )
 
 // Frontier is the crawl's queue and seen-set. Implementations must be safe

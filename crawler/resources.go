@@ -164,8 +164,9 @@ func pageResources(p *analyzer.Page, want [numTargetKinds]bool) []pageResource {
 	}
 	srcset := func(n *html.Node) {
 		if v, ok := analyzer.Attr(n, "srcset"); ok {
-			if c := firstSrcset(v); c != "" {
+			for c := range analyzer.SrcsetCandidates(v) {
 				add(p.Resolve(c), targetImage)
+				break // the first candidate only
 			}
 		}
 	}
@@ -178,17 +179,6 @@ func pageResources(p *analyzer.Page, want [numTargetKinds]bool) []pageResource {
 		}
 	}
 	return out
-}
-
-// firstSrcset returns the URL of the first candidate of a srcset value, or
-// "" (data: URLs included: the caller keeps http(s) only).
-func firstSrcset(s string) string {
-	s = strings.TrimLeft(s, " \t\n\r\f,")
-	end := strings.IndexAny(s, " \t\n\r\f")
-	if end >= 0 {
-		s = s[:end]
-	}
-	return strings.TrimRight(s, ",")
 }
 
 // wants reports whether any of ids is enabled in the crawl's analysis.

@@ -794,11 +794,12 @@ type body struct {
 	n       int64
 	err     error
 	started bool
+	discard bool // Request.DiscardBody
 	once    sync.Once
 }
 
 func (f *Fetcher) newBody(resp *Response, hr *http.Response, req *Request, cancel context.CancelFunc) *body {
-	b := &body{resp: resp, hr: hr, cancel: cancel, max: f.bodyCap(req)}
+	b := &body{resp: resp, hr: hr, cancel: cancel, max: f.bodyCap(req), discard: req.DiscardBody}
 	b.wire = countingReader{r: hr.Body, n: &resp.TransferredBytes}
 	return b
 }
@@ -842,7 +843,23 @@ func (b *body) decoder() (io.Reader, error) {
 		fr := flate.NewReader(br)
 		b.closer = fr
 		return fr, nil
+	case "br", "zstd", "compress", "x-compress":
+		// Codings the fetcher did not ask for (acceptEncoding) and cannot
+		// decode: read as they are, the compressed bytes were analysed as
+		// the page (a binary page without title, links or text) and the
+		// answer looked fine. A body read only to be discarded, or none
+		// (a HEAD), needs no decoding.
+		if b.discard {
+			return b.wire, nil
+		}
+		br := bufio.NewReader(b.wire)
+		if _, err := br.Peek(1); err != nil {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%w content coding, not asked for (Accept-Encoding: %s)", ErrUnsupported, acceptEncoding)
 	}
+	// No coding (or "identity"), or a value that names none (a charset
+	// or a media type sent by mistake over a plain body).
 	return b.wire, nil
 }
 

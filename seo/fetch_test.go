@@ -710,6 +710,58 @@ func TestBodyEncodings(t *testing.T) {
 	}
 }
 
+// TestBodyUndecodable: a body in a content coding the fetcher neither asked
+// for nor decodes is an error naming the coding, not its compressed bytes
+// read as the page; a Content-Encoding naming no coding is ignored.
+func TestBodyUndecodable(t *testing.T) {
+	t.Parallel()
+	page := []byte("<html><title>Plain</title></html>")
+	_, port := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Encoding", r.URL.Query().Get("enc"))
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Write(page)
+	}))
+	f := testFetcher(port, nil, nil)
+	tests := []struct {
+		enc     string
+		wantErr bool
+	}{
+		{"br", true},
+		{"zstd", true},
+		{"BR", true},
+		{"x-compress", true},
+		{"identity", false},
+		{"utf-8", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.enc, func(t *testing.T) {
+			u := fmt.Sprintf("http://%s:%d/?enc=%s", testIP, port, tt.enc)
+			resp, err := f.Fetch(context.Background(), &Request{URL: u})
+			if tt.wantErr {
+				if !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), tt.enc) {
+					t.Fatalf("err = %v; want one wrapping ErrUnsupported naming %s", err, tt.enc)
+				}
+				if resp == nil || resp.Status != http.StatusOK || len(resp.Body) != 0 {
+					t.Fatalf("response %+v; want the 200 with no body", resp)
+				}
+				return
+			}
+			if err != nil || !bytes.Equal(resp.Body, page) {
+				t.Fatalf("body %q, err %v; want the page as served", resp.Body, err)
+			}
+		})
+	}
+	// A body only discarded (a link check's status) and a HEAD's empty one
+	// need no decoding.
+	u := fmt.Sprintf("http://%s:%d/?enc=br", testIP, port)
+	if _, err := f.Fetch(context.Background(), &Request{URL: u, DiscardBody: true}); err != nil {
+		t.Errorf("discarded br body: %v", err)
+	}
+	if _, err := f.Fetch(context.Background(), &Request{URL: u, Method: http.MethodHead}); err != nil {
+		t.Errorf("HEAD with Content-Encoding br: %v", err)
+	}
+}
+
 func TestBodyCap(t *testing.T) {
 	t.Parallel()
 	_, port := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
