@@ -739,6 +739,7 @@ func (s *Server) finishLogJob(ctx context.Context, j *store.Job) error {
 	if j.Status != store.JobSucceeded {
 		os.Remove(s.logPath(j.ID))
 	}
+	s.pruneHistory(ctx, j)
 	return nil
 }
 
