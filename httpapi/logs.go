@@ -144,6 +144,12 @@ func (l logService) Upload(ctx context.Context, accountID, projectID string, req
 	if err := s.charge(ctx, accountID, 1); err != nil {
 		return nil, err
 	}
+	maxJobs := max(plan.ConcurrentSiteJobs, 1)
+	release, err := s.startSpool(ctx, accountID, maxJobs)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	id := logJobPrefix + randomID(24)
 	if err := os.MkdirAll(s.logDir(), 0o700); err != nil {
 		return nil, fmt.Errorf("httpapi: log spool: %w", err)
@@ -158,13 +164,11 @@ func (l logService) Upload(ctx context.Context, accountID, projectID string, req
 	lr := logRequest{ProjectID: p.ID, Name: req.Name, Format: req.Format, LogFormat: req.LogFormat, StripQuery: req.StripQuery, Bytes: n}
 	raw, _ := json.Marshal(lr)
 	j := &store.Job{ID: id, AccountID: accountID, Kind: logJobKind, Status: store.JobQueued, Request: raw, CreatedAt: now, UpdatedAt: now}
-	err = s.st.CreateJobWithin(ctx, j, max(plan.ConcurrentSiteJobs, 1))
+	err = s.st.CreateJobWithin(ctx, j, maxJobs)
 	var le *store.LimitError
 	if errors.As(err, &le) {
 		os.Remove(path)
-		return nil, &service.LimitError{Message: "this account has " + strconv.Itoa(le.Count) +
-			" jobs (site analyses and log parses) queued or running, the most its plan allows at once; wait for one to end",
-			RetryAfter: 30 * time.Second}
+		return nil, jobsLimit(le.Count)
 	}
 	if err != nil {
 		os.Remove(path)
@@ -183,6 +187,56 @@ func (l logService) Upload(ctx context.Context, accountID, projectID string, req
 	}
 	v := s.logView(j)
 	return &v, nil
+}
+
+// jobsLimit is the refusal of an upload when the account has n jobs
+// (and uploads being received), its plan's concurrent jobs.
+func jobsLimit(n int) error {
+	return &service.LimitError{Message: "this account has " + strconv.Itoa(n) +
+		" jobs (site analyses and log parses) queued or running or being uploaded, the most its plan allows at once; wait for one to end",
+		RetryAfter: 30 * time.Second}
+}
+
+// startSpool admits one upload of the account before a byte of it is
+// read: the account's uploads being received by this instance and its
+// queued or running jobs together stay within maxJobs, its plan's
+// concurrent jobs. Without it an account at its cap had each upload
+// written to the spool (up to its plan's MaxLogBytes: 2 GiB on Pro) only
+// to be refused at the end, and could have any number written at once,
+// taking the disk every account's uploads share. The store's
+// CreateJobWithin stays the authority across instances. The returned
+// function ends the upload's hold.
+func (s *Server) startSpool(ctx context.Context, accountID string, maxJobs int) (func(), error) {
+	s.mu.Lock()
+	n := s.spooling[accountID]
+	if n >= maxJobs {
+		s.mu.Unlock()
+		return nil, jobsLimit(n)
+	}
+	if s.spooling == nil {
+		s.spooling = map[string]int{}
+	}
+	s.spooling[accountID] = n + 1
+	s.mu.Unlock()
+	release := func() {
+		s.mu.Lock()
+		if s.spooling[accountID] <= 1 {
+			delete(s.spooling, accountID)
+		} else {
+			s.spooling[accountID]--
+		}
+		s.mu.Unlock()
+	}
+	active, err := s.st.ActiveJobs(ctx, accountID)
+	if err != nil {
+		release()
+		return nil, err
+	}
+	if active+n >= maxJobs {
+		release()
+		return nil, jobsLimit(active + n)
+	}
+	return release, nil
 }
 
 // countingWriter counts what is written through it.

@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -436,4 +437,72 @@ func TestLogUploadQuota(t *testing.T) {
 		t.Fatalf("fourth unit: %v; want the daily limit's *service.LimitError", err)
 	}
 	apiErr(t, a.upload(a.key, p.ID, "", []byte(testLog())), 429, CodeRateLimited)
+}
+
+// countingReader counts the bytes read from r.
+type countingReader struct {
+	r io.Reader
+	n atomic.Int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n.Add(int64(n))
+	return n, err
+}
+
+// TestLogUploadJobCapBeforeSpool: an account at its plan's concurrent
+// jobs (Free: 1) has an upload refused before a byte of it is read, and
+// while one of its uploads is being received a second one is refused at
+// once; both were read whole into the spool and the second accepted, so
+// one account could have the server write any number of uploads at once
+// to the disk all accounts share.
+func TestLogUploadJobCapBeforeSpool(t *testing.T) {
+	spool := t.TempDir()
+	a := newTestAPI(t, &Options{AllowPrivate: true, LogDir: spool, Limits: map[store.Plan]int{store.Free: 10_000}})
+	ctx := context.Background()
+	p := a.createProject(a.key, `{"domain":"example.com"}`)
+	svc := a.srv.Logs()
+	wantLimit := func(what string, err error) {
+		t.Helper()
+		if le := (*service.LimitError)(nil); !errors.As(err, &le) || !strings.Contains(le.Message, "being uploaded") {
+			t.Fatalf("%s: %v; want the concurrent jobs' *service.LimitError", what, err)
+		}
+	}
+
+	// A site analysis running: the upload is refused unread.
+	running := &store.Job{AccountID: a.acct.ID, Kind: "site", Status: store.JobRunning, Request: []byte(`{"domain":"example.com"}`)}
+	if err := a.st.CreateJob(ctx, running); err != nil {
+		t.Fatal(err)
+	}
+	body := &countingReader{r: strings.NewReader(testLog())}
+	_, err := svc.Upload(ctx, a.acct.ID, p.ID, service.LogUpload{Size: -1}, body)
+	if n := body.n.Load(); n != 0 {
+		t.Errorf("the refused upload was read for %d bytes, want none", n)
+	}
+	wantLimit("upload while a site analysis runs", err)
+	running.Status = store.JobCanceled
+	if err := a.st.UpdateJob(ctx, running); err != nil {
+		t.Fatal(err)
+	}
+
+	// One upload being received: a second is refused at once.
+	pr, pw := io.Pipe()
+	first := make(chan error, 1)
+	go func() {
+		_, err := svc.Upload(ctx, a.acct.ID, p.ID, service.LogUpload{Size: -1}, pr)
+		pr.CloseWithError(err) // a refusal ends the writes below
+		first <- err
+	}()
+	lines := strings.SplitAfter(testLog(), "\n")
+	if _, err := io.WriteString(pw, lines[0]); err != nil { // read: the first holds its place
+		t.Fatalf("the first upload stopped reading: %v", err)
+	}
+	_, err = svc.Upload(ctx, a.acct.ID, p.ID, service.LogUpload{Size: -1}, strings.NewReader(testLog()))
+	wantLimit("a second upload while one is received", err)
+	io.WriteString(pw, strings.Join(lines[1:], ""))
+	pw.Close()
+	if err := <-first; err != nil {
+		t.Fatalf("the first upload: %v", err)
+	}
 }
