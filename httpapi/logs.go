@@ -56,6 +56,27 @@ const (
 // (plans.Limits.MaxLogBytes zero, as with DisableAuth).
 const DefaultMaxLogBytes = 1 << 30
 
+// minLogUploadRate is the slowest upload of a log, in bytes per second,
+// that the API waits for to the plan's size: an upload may take
+// logUploadBase plus the plan's MaxLogBytes at this rate (Free's 20 MiB
+// 80 s more, Pro's 2 GiB 2 h 16 min more), whatever the server's read
+// timeout. An account has at most its plan's concurrent jobs in uploads
+// being received (startSpool), so a slow upload holds a connection its
+// own account pays for.
+const minLogUploadRate = 256 << 10
+
+// logUploadBase is the time an upload is given on top of its size at
+// minLogUploadRate.
+const logUploadBase = time.Minute
+
+// logUploadTime is how long an upload to a plan of cap bytes may take.
+func logUploadTime(cap int64) time.Duration {
+	if cap <= 0 {
+		cap = DefaultMaxLogBytes
+	}
+	return logUploadBase + time.Duration(cap/minLogUploadRate)*time.Second
+}
+
 // logSniffBytes is how much of the decompressed log is checked for binary
 // data and for its format before the rest is read.
 const logSniffBytes = 64 << 10
@@ -372,6 +393,10 @@ func readLogError(err error, gz bool) error {
 	}
 	if errors.Is(err, io.ErrUnexpectedEOF) {
 		return invalid("body", "the upload ended early")
+	}
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		return invalid("body", fmt.Sprintf("the upload did not arrive in the time the server waits for it: %d KiB/s at least, for a log of the plan's size",
+			minLogUploadRate>>10))
 	}
 	return invalid("body", "the log could not be read: "+clip(err.Error()))
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -504,5 +505,59 @@ func TestLogUploadJobCapBeforeSpool(t *testing.T) {
 	pw.Close()
 	if err := <-first; err != nil {
 		t.Fatalf("the first upload: %v", err)
+	}
+}
+
+// TestLogUploadSlowLink: an upload that takes longer than the server's
+// read timeout (sized for /v1 requests: 30 s in the example server) is
+// received when it comes at the plan's pace; it was cut at the read
+// timeout and answered 400 with the connection's addresses, so a Pro
+// plan's 2 GiB could not be sent on most links. A read that times out
+// says so, without the addresses.
+func TestLogUploadSlowLink(t *testing.T) {
+	a := newTestAPI(t, &Options{AllowPrivate: true, LogDir: t.TempDir(), Limits: map[store.Plan]int{store.Free: 10_000}})
+	p := a.createProject(a.key, `{"domain":"example.com"}`)
+	ts := httptest.NewUnstartedServer(a.srv)
+	ts.Config.ReadTimeout = 100 * time.Millisecond
+	ts.Start()
+	defer ts.Close()
+
+	pr, pw := io.Pipe()
+	go func() {
+		for _, line := range strings.SplitAfter(testLog(), "\n") {
+			time.Sleep(30 * time.Millisecond) // the whole log takes several read timeouts
+			if _, err := io.WriteString(pw, line); err != nil {
+				return
+			}
+		}
+		pw.Close()
+	}()
+	r, err := http.NewRequest("POST", ts.URL+"/v1/projects/"+p.ID+"/logs", pr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Header.Set("X-API-Key", a.key)
+	r.Header.Set("Content-Type", "text/plain")
+	resp, err := ts.Client().Do(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusAccepted {
+		b, _ := io.ReadAll(resp.Body)
+		t.Fatalf("slow upload: %d %s; want 202", resp.StatusCode, b)
+	}
+	var up service.LogJob
+	if err := json.NewDecoder(resp.Body).Decode(&up); err != nil {
+		t.Fatal(err)
+	}
+	if j, _ := waitLog(t, a, a.key, p.ID, up.ID); j.Status != "succeeded" {
+		t.Errorf("slow upload's parse: %+v", j)
+	}
+
+	timeout := &net.OpError{Op: "read", Net: "tcp", Addr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 8080}, Err: os.ErrDeadlineExceeded}
+	var fe *service.FieldError
+	if err := readLogError(timeout, false); !errors.As(err, &fe) || fe.Field != "body" || !strings.Contains(fe.Message, "did not arrive in the time") || strings.Contains(fe.Message, "127.0.0.1") {
+		t.Errorf("a read timeout: %v; want a body error saying the time ran out, without addresses", err)
 	}
 }
