@@ -57,7 +57,8 @@ const (
 const DefaultMaxLogBytes = 1 << 30
 
 // minLogUploadRate is the slowest upload of a log, in bytes per second,
-// that the API waits for to the plan's size: an upload may take
+// that the server waits for to the plan's size (the API's and the
+// dashboard's, through service.LogUpload.Receive): an upload may take
 // logUploadBase plus the plan's MaxLogBytes at this rate (Free's 20 MiB
 // 80 s more, Pro's 2 GiB 2 h 16 min more), whatever the server's read
 // timeout. An account has at most its plan's concurrent jobs in uploads
@@ -69,12 +70,10 @@ const minLogUploadRate = 256 << 10
 // minLogUploadRate.
 const logUploadBase = time.Minute
 
-// logUploadTime is how long an upload to a plan of cap bytes may take.
-func logUploadTime(cap int64) time.Duration {
-	if cap <= 0 {
-		cap = DefaultMaxLogBytes
-	}
-	return logUploadBase + time.Duration(cap/minLogUploadRate)*time.Second
+// logUploadTime is how long an upload of at most limit bytes may take
+// (service.LogUpload.Receive).
+func logUploadTime(limit int64) time.Duration {
+	return logUploadBase + time.Duration(limit/minLogUploadRate)*time.Second
 }
 
 // logSniffBytes is how much of the decompressed log is checked for binary
@@ -171,6 +170,9 @@ func (l logService) Upload(ctx context.Context, accountID, projectID string, req
 		return nil, err
 	}
 	defer release()
+	if req.Receive != nil {
+		req.Receive(logUploadTime(limit))
+	}
 	id := logJobPrefix + randomID(24)
 	if err := os.MkdirAll(s.logDir(), 0o700); err != nil {
 		return nil, fmt.Errorf("httpapi: log spool: %w", err)

@@ -7,7 +7,6 @@ import (
 	"mime"
 	"net/http"
 	"strconv"
-	"time"
 
 	"github.com/seokit/seokit/httpapi/service"
 )
@@ -38,14 +37,7 @@ func (s *Server) uploadLog(w http.ResponseWriter, r *http.Request) {
 		}
 		req.StripQuery = b
 	}
-	if plan, err := s.accountPlan(ctx, principal(ctx).AccountID); err == nil {
-		// The server's read and write timeouts, sized for /v1 requests,
-		// would cut an upload of the plan's size on most links.
-		rc := http.NewResponseController(w)
-		until := time.Now().Add(logUploadTime(plan.MaxLogBytes))
-		rc.SetReadDeadline(until) // not every writer supports them
-		rc.SetWriteDeadline(until.Add(time.Minute))
-	}
+	req.Receive = service.ReceiveFor(w)
 	v, err := s.Logs().Upload(ctx, principal(ctx).AccountID, r.PathValue("id"), req, r.Body)
 	if err != nil {
 		s.fail(w, r, err)

@@ -13,6 +13,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -477,9 +478,14 @@ func TestLogUploadJobCapBeforeSpool(t *testing.T) {
 		t.Fatal(err)
 	}
 	body := &countingReader{r: strings.NewReader(testLog())}
-	_, err := svc.Upload(ctx, a.acct.ID, p.ID, service.LogUpload{Size: -1}, body)
+	var given []time.Duration
+	receive := func(d time.Duration) { given = append(given, d) }
+	_, err := svc.Upload(ctx, a.acct.ID, p.ID, service.LogUpload{Size: -1, Receive: receive}, body)
 	if n := body.n.Load(); n != 0 {
 		t.Errorf("the refused upload was read for %d bytes, want none", n)
+	}
+	if len(given) != 0 {
+		t.Errorf("the refused upload was given %v to arrive, want no time", given)
 	}
 	wantLimit("upload while a site analysis runs", err)
 	running.Status = store.JobCanceled
@@ -505,6 +511,22 @@ func TestLogUploadJobCapBeforeSpool(t *testing.T) {
 	pw.Close()
 	if err := <-first; err != nil {
 		t.Fatalf("the first upload: %v", err)
+	}
+	// An admitted upload, once the first one's parse has ended, is given
+	// a minute and the Free plan's 20 MiB at 256 KiB/s (80 s) to arrive.
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if n, err := a.st.ActiveJobs(ctx, a.acct.ID); err != nil || n == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the first upload's parse never ended")
+		}
+	}
+	if _, err := svc.Upload(ctx, a.acct.ID, p.ID, service.LogUpload{Size: -1, Receive: receive}, strings.NewReader(testLog())); err != nil {
+		t.Fatal(err)
+	}
+	if want := []time.Duration{140 * time.Second}; !slices.Equal(given, want) {
+		t.Errorf("an admitted upload was given %v to arrive, want %v", given, want)
 	}
 }
 
