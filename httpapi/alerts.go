@@ -303,6 +303,11 @@ func (as alertService) Deliveries(ctx context.Context, acct, projectID string, l
 	return out, nil
 }
 
+// Test sends a test alert of the rule to its channel at once. The
+// delivery (a request to the rule's webhook, or an e-mail through the
+// server's SMTP relay, which every account's alerts share) counts one unit
+// of the account's daily quota: the request's, or the service's own when
+// no request paid for it (the dashboard's "Send test").
 func (as alertService) Test(ctx context.Context, acct, projectID, id string) (*AlertTestResult, error) {
 	s := as.s
 	rule, err := s.alertRule(ctx, acct, projectID, id)
@@ -311,6 +316,9 @@ func (as alertService) Test(ctx context.Context, acct, projectID, id string) (*A
 	}
 	p, err := s.alertProject(ctx, acct, projectID)
 	if err != nil {
+		return nil, err
+	}
+	if err := s.charge(ctx, acct, 1); err != nil {
 		return nil, err
 	}
 	now := s.now().UTC()

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"mime"
@@ -14,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seokit/seokit/httpapi/plans"
+	"github.com/seokit/seokit/httpapi/service"
 	"github.com/seokit/seokit/httpapi/store"
 	"github.com/seokit/seokit/httpapi/store/sqlstore"
 	"github.com/seokit/seokit/internal/smtptest"
@@ -479,5 +482,39 @@ func TestAlertsResumeAfterRestart(t *testing.T) {
 	b.key = a.key
 	if ds := deliveries(t, b, p.ID); len(ds) != 1 || ds[0].State != store.DeliveryDelivered || ds[0].JobID != "job_x" {
 		t.Errorf("log %+v", ds)
+	}
+}
+
+// TestAlertTestQuota: a test alert counts one unit of the daily quota
+// whoever asks: a /v1 request pays it, and the dashboard's "Send test"
+// (the service called without a paid request) is charged by the service.
+// The dashboard's was free, so one account could send any number of
+// webhook requests or e-mails through the SMTP relay all accounts share.
+func TestAlertTestQuota(t *testing.T) {
+	a := newTestAPI(t, &Options{AllowPrivate: true, Plans: map[store.Plan]plans.Limits{store.Free: {DailyRequests: 3, AlertRules: 5}}})
+	ctx := context.Background()
+	p := &store.Project{AccountID: a.acct.ID, Name: "x", Domain: "example.com"}
+	if err := a.st.CreateProject(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	hook := &hookReceiver{}
+	rule := createRule(t, a, a.key, p.ID, fmt.Sprintf(`{"kind":"pages_lost","channel":"webhook","target":%q}`, newHook(t, hook))) // 1
+	resp := a.call("POST", "/v1/projects/"+p.ID+"/alerts/"+rule.ID+"/test", a.key, "")                                            // 2
+	wantStatus(t, resp, 200)
+	if got := resp.Header.Get("X-RateLimit-Remaining"); got != "1" {
+		t.Errorf("remaining after a /v1 test %q, want 1: the request pays the test, once", got)
+	}
+	if _, err := a.srv.Alerts().Test(ctx, a.acct.ID, p.ID, rule.ID); err != nil { // 3
+		t.Fatal(err)
+	}
+	_, err := a.srv.Alerts().Test(ctx, a.acct.ID, p.ID, rule.ID)
+	if le := (*service.LimitError)(nil); !errors.As(err, &le) || !strings.Contains(le.Message, "daily") {
+		t.Fatalf("a test past the daily quota: %v; want the daily limit's *service.LimitError", err)
+	}
+	hook.mu.Lock()
+	calls := hook.calls
+	hook.mu.Unlock()
+	if calls != 2 {
+		t.Errorf("the webhook got %d test alerts, want 2", calls)
 	}
 }

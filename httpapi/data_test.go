@@ -277,8 +277,9 @@ func (failingSource) Search(context.Context, rankings.Query) (*rankings.SERP, er
 // TestKeywordsSuggestSite: with site=, the ideas add the noun phrases of
 // the pages of the account's newest succeeded analysis of that domain
 // that contain the query, with source "site" and why; the imported ones
-// stay with their volumes; no template phrase; a domain without an
-// analysis is 400 naming site.
+// stay with their volumes; no template phrase; the report is read as a
+// report read of the admission control (it was read outside it, any
+// number at once); a domain without an analysis is 400 naming site.
 func TestKeywordsSuggestSite(t *testing.T) {
 	a := newTestAPI(t, dataOptions(t))
 	rep := &crawler.SiteReport{Domain: "oak.example", Pages: []crawler.PageSummary{
@@ -308,6 +309,20 @@ func TestKeywordsSuggestSite(t *testing.T) {
 	}
 	if !slices.Contains(res.Sources, keywords.SiteSourceName) {
 		t.Errorf("sources %v", res.Sources)
+	}
+	// The report is read as a report read: not while the account's other
+	// one is (429 at once), and its admission ends with the answer.
+	hold, err := a.srv.adm.acquireSlot(context.Background(), KindReport, a.acct.ID, 1, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := apiErr(t, a.call("GET", "/v1/keywords/suggest?query=oak+tables&site=oak.example", a.key, ""), 429, CodeRateLimited); !strings.Contains(e.Message, "report reads") {
+		t.Errorf("site ideas while the account's report read is held: %q, want the report reads' limit", e.Message)
+	}
+	hold()
+	wantStatus(t, a.call("GET", "/v1/keywords/suggest?query=oak+tables&site=oak.example", a.key, ""), 200)
+	if n := a.srv.adm.kinds[KindReport].inFlight.Load(); n != 0 {
+		t.Errorf("%d report reads in flight after the answer, want 0", n)
 	}
 	resp = a.call("GET", "/v1/keywords/suggest?query=oak+tables&site=never-analysed.example", a.key, "")
 	wantStatus(t, resp, 400)

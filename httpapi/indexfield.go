@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strconv"
 	"sync"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/seokit/seokit/crawler"
 	"github.com/seokit/seokit/fieldvitals"
+	"github.com/seokit/seokit/httpapi/mcpserver"
 	"github.com/seokit/seokit/httpapi/service"
 	"github.com/seokit/seokit/httpapi/store"
 	"github.com/seokit/seokit/indexstatus"
@@ -119,25 +119,31 @@ var (
 	_ service.FieldVitals = indexField{}
 )
 
-// analysisPages reads the pages of the account's analysis id.
-func (x indexField) analysisPages(ctx context.Context, account, id string) (*crawler.SiteReport, error) {
+// analysisPages reads and decodes the report of the account's analysis
+// id, and returns the func that ends its admission, called once the
+// report is no longer used. The decode is admitted as a report read
+// (KindReport), as an MCP tool's is: one at a time per account (a second
+// is 429 at once) and mcpserver.ReportDecodeFactor times the stored size
+// reserved from the memory budget until done. Without it one account's
+// requests could decode any number of its largest reports at once,
+// outside the budget every account's work shares.
+func (x indexField) analysisPages(ctx context.Context, account, id string) (rep *crawler.SiteReport, done func(), err error) {
 	job, res, err := x.s.Analyses().Get(ctx, account, id)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if !service.HasResult(job) || res == nil {
-		return nil, conflict("the analysis has no report yet (status " + job.Status + ")")
+		return nil, nil, conflict("the analysis has no report yet (status " + job.Status + ")")
 	}
-	rc, err := res.Open()
+	done, err = x.s.adm.acquireSlot(ctx, KindReport, account, int64(res.Size())*mcpserver.ReportDecodeFactor, false)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	defer rc.Close()
-	var rep crawler.SiteReport
-	if err := json.NewDecoder(io.LimitReader(rc, int64(res.Size())+1)).Decode(&rep); err != nil {
-		return nil, err
+	if rep, err = mcpserver.DecodeReport(ctx, res); err != nil {
+		done()
+		return nil, nil, err
 	}
-	return &rep, nil
+	return rep, done, nil
 }
 
 func key(account, id string) string { return account + "\x00" + id }
@@ -155,10 +161,23 @@ func (x indexField) Start(ctx context.Context, account, id string, req service.I
 	if s.opts.Inspector == nil {
 		return nil, &service.NotConfiguredError{What: "index status (Search Console URL Inspection)"}
 	}
-	rep, err := x.analysisPages(ctx, account, id)
+	if req.Property != "" {
+		// A property not granted is refused before the report is read.
+		prop, err := indexstatus.ParseProperty(req.Property)
+		if err != nil {
+			return nil, err
+		}
+		if err := x.mayInspect(ctx, account, prop); err != nil {
+			return nil, err
+		}
+	}
+	// The decode is admitted until Start returns; the run then goes on
+	// with the report (one run per analysis).
+	rep, done, err := x.analysisPages(ctx, account, id)
 	if err != nil {
 		return nil, err
 	}
+	defer done()
 	prop := req.Property
 	if prop == "" {
 		prop = "sc-domain:" + rep.Domain
@@ -440,18 +459,30 @@ func (x indexField) Lookup(ctx context.Context, account string, req service.Fiel
 	if err != nil {
 		return nil, err
 	}
-	var rep *crawler.SiteReport
+	src := s.opts.FieldVitals
+	if src == nil {
+		return nil, &service.NotConfiguredError{What: "field Web Vitals (Chrome UX Report)"}
+	}
+	var lab *fieldvitals.Lab
 	if req.AnalysisID != "" {
-		if rep, err = x.analysisPages(ctx, account, req.AnalysisID); err != nil {
+		// The page's lab values are all the answer takes of the report:
+		// it is let go before CrUX is asked.
+		rep, done, err := x.analysisPages(ctx, account, req.AnalysisID)
+		if err != nil {
 			if ae, _ := toAPIError(err); ae.Status == http.StatusNotFound {
 				return nil, invalid("analysisId", "no analysis "+req.AnalysisID+" of this account")
 			}
 			return nil, err
 		}
-	}
-	src := s.opts.FieldVitals
-	if src == nil {
-		return nil, &service.NotConfiguredError{What: "field Web Vitals (Chrome UX Report)"}
+		lab = &fieldvitals.Lab{}
+		for i := range rep.Pages {
+			p := &rep.Pages[i]
+			if p.URL == q.URL || (q.Origin != "" && p.URL == q.Origin+"/") {
+				*lab = fieldvitals.Lab{LCPMs: p.LCPMs, CLS: p.CLS, TBTMs: p.TBTMs}
+				break
+			}
+		}
+		done()
 	}
 	cost := 1
 	if req.History {
@@ -469,17 +500,9 @@ func (x indexField) Lookup(ctx context.Context, account string, req service.Fiel
 			return nil, err
 		}
 	}
-	if rep != nil {
-		lab := fieldvitals.Lab{}
-		for i := range rep.Pages {
-			p := &rep.Pages[i]
-			if p.URL == q.URL || (q.Origin != "" && p.URL == q.Origin+"/") {
-				lab = fieldvitals.Lab{LCPMs: p.LCPMs, CLS: p.CLS, TBTMs: p.TBTMs}
-				break
-			}
-		}
-		out.Lab = &lab
-		out.Compare, out.Explanation = fieldvitals.Compare(lab, out.Record), fieldvitals.Explanation
+	if lab != nil {
+		out.Lab = lab
+		out.Compare, out.Explanation = fieldvitals.Compare(*lab, out.Record), fieldvitals.Explanation
 	}
 	return out, nil
 }

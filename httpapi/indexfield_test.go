@@ -14,6 +14,8 @@ import (
 
 	"github.com/seokit/seokit/fieldvitals"
 	"github.com/seokit/seokit/fieldvitals/crux"
+	"github.com/seokit/seokit/httpapi/auth"
+	"github.com/seokit/seokit/httpapi/mcpserver"
 	"github.com/seokit/seokit/httpapi/service"
 	"github.com/seokit/seokit/httpapi/store"
 	"github.com/seokit/seokit/indexstatus"
@@ -319,4 +321,66 @@ func TestFieldVitalsAPI(t *testing.T) {
 	apiErr(t, bare.call("GET", "/v1/field-vitals?url=https://example.com/", bare.key, ""), 503, CodeUnavailable)
 	bid := bare.storeSiteJob(bare.acct.ID, "example.com", store.JobSucceeded, site, time.Now())
 	apiErr(t, bare.call("POST", "/v1/analyze/site/"+bid+"/index-status", bare.key, ""), 503, CodeUnavailable)
+}
+
+// TestAnalysisDecodeAdmission: the field Web Vitals and index status
+// requests that read an analysis decode its whole report, and pass the
+// admission control as a report read: while the account's report read is
+// held a second is 429 at once, naming report reads, another account's is
+// admitted, and each admitted decode reserves mcpserver.ReportDecodeFactor
+// times the stored size. They decoded outside admission, any number at
+// once; and a server without CrUX decoded the report before saying so.
+func TestAnalysisDecodeAdmission(t *testing.T) {
+	opts, _, _ := googleFakes(t, &virtualClock{now: time.Now()})
+	opts.Admission = &AdmissionOptions{Wait: 50 * time.Millisecond}
+	a := newTestAPI(t, opts)
+	b, bKey := a.account("b@example.com", store.Free, auth.ScopeRead, auth.ScopeWrite)
+	site := indexstatustest.Site(20)
+	id := a.storeSiteJob(a.acct.ID, "example.com", store.JobSucceeded, site, time.Now())
+	bid := a.storeSiteJob(b.ID, "example.com", store.JobSucceeded, site, time.Now())
+	field := "/v1/field-vitals?url=https://example.com/&analysisId="
+	k := a.srv.adm.kinds[KindReport]
+
+	hold, err := a.srv.adm.acquireSlot(context.Background(), KindReport, a.acct.ID, 1, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, call := range []struct{ method, path string }{{"GET", field + id}, {"POST", "/v1/analyze/site/" + id + "/index-status"}} {
+		if e := apiErr(t, a.call(call.method, call.path, a.key, ""), 429, CodeRateLimited); !strings.Contains(e.Message, "report reads") {
+			t.Errorf("%s %s while the account's report read is held: %q, want the report reads' limit", call.method, call.path, e.Message)
+		}
+	}
+	before := k.admitted.Load()
+	wantStatus(t, a.call("GET", field+bid, bKey, ""), 200)
+	if k.admitted.Load() != before+1 {
+		t.Errorf("another account's decode: %d report reads admitted, want 1", k.admitted.Load()-before)
+	}
+	hold()
+	wantStatus(t, a.call("GET", field+id, a.key, ""), 200)
+	if n := k.inFlight.Load(); n != 0 {
+		t.Errorf("%d report reads in flight after the answers, want 0", n)
+	}
+
+	// The decode reserves its estimate: with one byte less of the budget
+	// free, it is 503.
+	_, res, err := a.srv.Analyses().Get(context.Background(), a.acct.ID, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mem := a.srv.adm.mem
+	taken, err := mem.reserve(context.Background(), mem.total-(int64(res.Size())*mcpserver.ReportDecodeFactor-1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	apiErr(t, a.call("GET", field+id, a.key, ""), 503, CodeUnavailable)
+	taken()
+	wantStatus(t, a.call("GET", field+id, a.key, ""), 200)
+
+	// Without CrUX the answer says so before any report is read.
+	bare := newTestAPI(t, nil)
+	bareID := bare.storeSiteJob(bare.acct.ID, "example.com", store.JobSucceeded, site, time.Now())
+	apiErr(t, bare.call("GET", field+bareID, bare.key, ""), 503, CodeUnavailable)
+	if n := bare.srv.adm.kinds[KindReport].admitted.Load(); n != 0 {
+		t.Errorf("a server without CrUX admitted %d report reads, want none", n)
+	}
 }

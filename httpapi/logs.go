@@ -56,6 +56,26 @@ const (
 // (plans.Limits.MaxLogBytes zero, as with DisableAuth).
 const DefaultMaxLogBytes = 1 << 30
 
+// minLogUploadRate is the slowest upload of a log, in bytes per second,
+// that the server waits for to the plan's size (the API's and the
+// dashboard's, through service.LogUpload.Receive): an upload may take
+// logUploadBase plus the plan's MaxLogBytes at this rate (Free's 20 MiB
+// 80 s more, Pro's 2 GiB 2 h 16 min more), whatever the server's read
+// timeout. An account has at most its plan's concurrent jobs in uploads
+// being received (startSpool), so a slow upload holds a connection its
+// own account pays for.
+const minLogUploadRate = 256 << 10
+
+// logUploadBase is the time an upload is given on top of its size at
+// minLogUploadRate.
+const logUploadBase = time.Minute
+
+// logUploadTime is how long an upload of at most limit bytes may take
+// (service.LogUpload.Receive).
+func logUploadTime(limit int64) time.Duration {
+	return logUploadBase + time.Duration(limit/minLogUploadRate)*time.Second
+}
+
 // logSniffBytes is how much of the decompressed log is checked for binary
 // data and for its format before the rest is read.
 const logSniffBytes = 64 << 10
@@ -144,6 +164,15 @@ func (l logService) Upload(ctx context.Context, accountID, projectID string, req
 	if err := s.charge(ctx, accountID, 1); err != nil {
 		return nil, err
 	}
+	maxJobs := max(plan.ConcurrentSiteJobs, 1)
+	release, err := s.startSpool(ctx, accountID, maxJobs)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	if req.Receive != nil {
+		req.Receive(logUploadTime(limit))
+	}
 	id := logJobPrefix + randomID(24)
 	if err := os.MkdirAll(s.logDir(), 0o700); err != nil {
 		return nil, fmt.Errorf("httpapi: log spool: %w", err)
@@ -158,13 +187,11 @@ func (l logService) Upload(ctx context.Context, accountID, projectID string, req
 	lr := logRequest{ProjectID: p.ID, Name: req.Name, Format: req.Format, LogFormat: req.LogFormat, StripQuery: req.StripQuery, Bytes: n}
 	raw, _ := json.Marshal(lr)
 	j := &store.Job{ID: id, AccountID: accountID, Kind: logJobKind, Status: store.JobQueued, Request: raw, CreatedAt: now, UpdatedAt: now}
-	err = s.st.CreateJobWithin(ctx, j, max(plan.ConcurrentSiteJobs, 1))
+	err = s.st.CreateJobWithin(ctx, j, maxJobs)
 	var le *store.LimitError
 	if errors.As(err, &le) {
 		os.Remove(path)
-		return nil, &service.LimitError{Message: "this account has " + strconv.Itoa(le.Count) +
-			" jobs (site analyses and log parses) queued or running, the most its plan allows at once; wait for one to end",
-			RetryAfter: 30 * time.Second}
+		return nil, jobsLimit(le.Count)
 	}
 	if err != nil {
 		os.Remove(path)
@@ -183,6 +210,56 @@ func (l logService) Upload(ctx context.Context, accountID, projectID string, req
 	}
 	v := s.logView(j)
 	return &v, nil
+}
+
+// jobsLimit is the refusal of an upload when the account has n jobs
+// (and uploads being received), its plan's concurrent jobs.
+func jobsLimit(n int) error {
+	return &service.LimitError{Message: "this account has " + strconv.Itoa(n) +
+		" jobs (site analyses and log parses) queued or running or being uploaded, the most its plan allows at once; wait for one to end",
+		RetryAfter: 30 * time.Second}
+}
+
+// startSpool admits one upload of the account before a byte of it is
+// read: the account's uploads being received by this instance and its
+// queued or running jobs together stay within maxJobs, its plan's
+// concurrent jobs. Without it an account at its cap had each upload
+// written to the spool (up to its plan's MaxLogBytes: 2 GiB on Pro) only
+// to be refused at the end, and could have any number written at once,
+// taking the disk every account's uploads share. The store's
+// CreateJobWithin stays the authority across instances. The returned
+// function ends the upload's hold.
+func (s *Server) startSpool(ctx context.Context, accountID string, maxJobs int) (func(), error) {
+	s.mu.Lock()
+	n := s.spooling[accountID]
+	if n >= maxJobs {
+		s.mu.Unlock()
+		return nil, jobsLimit(n)
+	}
+	if s.spooling == nil {
+		s.spooling = map[string]int{}
+	}
+	s.spooling[accountID] = n + 1
+	s.mu.Unlock()
+	release := func() {
+		s.mu.Lock()
+		if s.spooling[accountID] <= 1 {
+			delete(s.spooling, accountID)
+		} else {
+			s.spooling[accountID]--
+		}
+		s.mu.Unlock()
+	}
+	active, err := s.st.ActiveJobs(ctx, accountID)
+	if err != nil {
+		release()
+		return nil, err
+	}
+	if active+n >= maxJobs {
+		release()
+		return nil, jobsLimit(active + n)
+	}
+	return release, nil
 }
 
 // countingWriter counts what is written through it.
@@ -318,6 +395,10 @@ func readLogError(err error, gz bool) error {
 	}
 	if errors.Is(err, io.ErrUnexpectedEOF) {
 		return invalid("body", "the upload ended early")
+	}
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		return invalid("body", fmt.Sprintf("the upload did not arrive in the time the server waits for it: %d KiB/s at least, for a log of the plan's size",
+			minLogUploadRate>>10))
 	}
 	return invalid("body", "the log could not be read: "+clip(err.Error()))
 }
@@ -739,6 +820,7 @@ func (s *Server) finishLogJob(ctx context.Context, j *store.Job) error {
 	if j.Status != store.JobSucceeded {
 		os.Remove(s.logPath(j.ID))
 	}
+	s.pruneHistory(ctx, j)
 	return nil
 }
 

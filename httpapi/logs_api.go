@@ -37,6 +37,7 @@ func (s *Server) uploadLog(w http.ResponseWriter, r *http.Request) {
 		}
 		req.StripQuery = b
 	}
+	req.Receive = service.ReceiveFor(w)
 	v, err := s.Logs().Upload(ctx, principal(ctx).AccountID, r.PathValue("id"), req, r.Body)
 	if err != nil {
 		s.fail(w, r, err)

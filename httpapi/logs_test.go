@@ -8,11 +8,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -436,4 +439,147 @@ func TestLogUploadQuota(t *testing.T) {
 		t.Fatalf("fourth unit: %v; want the daily limit's *service.LimitError", err)
 	}
 	apiErr(t, a.upload(a.key, p.ID, "", []byte(testLog())), 429, CodeRateLimited)
+}
+
+// countingReader counts the bytes read from r.
+type countingReader struct {
+	r io.Reader
+	n atomic.Int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n.Add(int64(n))
+	return n, err
+}
+
+// TestLogUploadJobCapBeforeSpool: an account at its plan's concurrent
+// jobs (Free: 1) has an upload refused before a byte of it is read, and
+// while one of its uploads is being received a second one is refused at
+// once; both were read whole into the spool and the second accepted, so
+// one account could have the server write any number of uploads at once
+// to the disk all accounts share.
+func TestLogUploadJobCapBeforeSpool(t *testing.T) {
+	spool := t.TempDir()
+	a := newTestAPI(t, &Options{AllowPrivate: true, LogDir: spool, Limits: map[store.Plan]int{store.Free: 10_000}})
+	ctx := context.Background()
+	p := a.createProject(a.key, `{"domain":"example.com"}`)
+	svc := a.srv.Logs()
+	wantLimit := func(what string, err error) {
+		t.Helper()
+		if le := (*service.LimitError)(nil); !errors.As(err, &le) || !strings.Contains(le.Message, "being uploaded") {
+			t.Fatalf("%s: %v; want the concurrent jobs' *service.LimitError", what, err)
+		}
+	}
+
+	// A site analysis running: the upload is refused unread.
+	running := &store.Job{AccountID: a.acct.ID, Kind: "site", Status: store.JobRunning, Request: []byte(`{"domain":"example.com"}`)}
+	if err := a.st.CreateJob(ctx, running); err != nil {
+		t.Fatal(err)
+	}
+	body := &countingReader{r: strings.NewReader(testLog())}
+	var given []time.Duration
+	receive := func(d time.Duration) { given = append(given, d) }
+	_, err := svc.Upload(ctx, a.acct.ID, p.ID, service.LogUpload{Size: -1, Receive: receive}, body)
+	if n := body.n.Load(); n != 0 {
+		t.Errorf("the refused upload was read for %d bytes, want none", n)
+	}
+	if len(given) != 0 {
+		t.Errorf("the refused upload was given %v to arrive, want no time", given)
+	}
+	wantLimit("upload while a site analysis runs", err)
+	running.Status = store.JobCanceled
+	if err := a.st.UpdateJob(ctx, running); err != nil {
+		t.Fatal(err)
+	}
+
+	// One upload being received: a second is refused at once.
+	pr, pw := io.Pipe()
+	first := make(chan error, 1)
+	go func() {
+		_, err := svc.Upload(ctx, a.acct.ID, p.ID, service.LogUpload{Size: -1}, pr)
+		pr.CloseWithError(err) // a refusal ends the writes below
+		first <- err
+	}()
+	lines := strings.SplitAfter(testLog(), "\n")
+	if _, err := io.WriteString(pw, lines[0]); err != nil { // read: the first holds its place
+		t.Fatalf("the first upload stopped reading: %v", err)
+	}
+	_, err = svc.Upload(ctx, a.acct.ID, p.ID, service.LogUpload{Size: -1}, strings.NewReader(testLog()))
+	wantLimit("a second upload while one is received", err)
+	io.WriteString(pw, strings.Join(lines[1:], ""))
+	pw.Close()
+	if err := <-first; err != nil {
+		t.Fatalf("the first upload: %v", err)
+	}
+	// An admitted upload, once the first one's parse has ended, is given
+	// a minute and the Free plan's 20 MiB at 256 KiB/s (80 s) to arrive.
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if n, err := a.st.ActiveJobs(ctx, a.acct.ID); err != nil || n == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the first upload's parse never ended")
+		}
+	}
+	if _, err := svc.Upload(ctx, a.acct.ID, p.ID, service.LogUpload{Size: -1, Receive: receive}, strings.NewReader(testLog())); err != nil {
+		t.Fatal(err)
+	}
+	if want := []time.Duration{140 * time.Second}; !slices.Equal(given, want) {
+		t.Errorf("an admitted upload was given %v to arrive, want %v", given, want)
+	}
+}
+
+// TestLogUploadSlowLink: an upload that takes longer than the server's
+// read timeout (sized for /v1 requests: 30 s in the example server) is
+// received when it comes at the plan's pace; it was cut at the read
+// timeout and answered 400 with the connection's addresses, so a Pro
+// plan's 2 GiB could not be sent on most links. A read that times out
+// says so, without the addresses.
+func TestLogUploadSlowLink(t *testing.T) {
+	a := newTestAPI(t, &Options{AllowPrivate: true, LogDir: t.TempDir(), Limits: map[store.Plan]int{store.Free: 10_000}})
+	p := a.createProject(a.key, `{"domain":"example.com"}`)
+	ts := httptest.NewUnstartedServer(a.srv)
+	ts.Config.ReadTimeout = 100 * time.Millisecond
+	ts.Start()
+	defer ts.Close()
+
+	pr, pw := io.Pipe()
+	go func() {
+		for _, line := range strings.SplitAfter(testLog(), "\n") {
+			time.Sleep(30 * time.Millisecond) // the whole log takes several read timeouts
+			if _, err := io.WriteString(pw, line); err != nil {
+				return
+			}
+		}
+		pw.Close()
+	}()
+	r, err := http.NewRequest("POST", ts.URL+"/v1/projects/"+p.ID+"/logs", pr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Header.Set("X-API-Key", a.key)
+	r.Header.Set("Content-Type", "text/plain")
+	resp, err := ts.Client().Do(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusAccepted {
+		b, _ := io.ReadAll(resp.Body)
+		t.Fatalf("slow upload: %d %s; want 202", resp.StatusCode, b)
+	}
+	var up service.LogJob
+	if err := json.NewDecoder(resp.Body).Decode(&up); err != nil {
+		t.Fatal(err)
+	}
+	if j, _ := waitLog(t, a, a.key, p.ID, up.ID); j.Status != "succeeded" {
+		t.Errorf("slow upload's parse: %+v", j)
+	}
+
+	timeout := &net.OpError{Op: "read", Net: "tcp", Addr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 8080}, Err: os.ErrDeadlineExceeded}
+	var fe *service.FieldError
+	if err := readLogError(timeout, false); !errors.As(err, &fe) || fe.Field != "body" || !strings.Contains(fe.Message, "did not arrive in the time") || strings.Contains(fe.Message, "127.0.0.1") {
+		t.Errorf("a read timeout: %v; want a body error saying the time ran out, without addresses", err)
+	}
 }

@@ -8,15 +8,17 @@ import (
 )
 
 // pruneHistory applies the account's plan retention when one of its site
-// analyses ends: the finished analyses of the job's project beyond the
-// newest plans.Limits.HistoryAnalyses or created more than HistoryDays
-// days ago are deleted, and the account's finished analyses without a
-// project created more than HistoryDays days ago. Queued and running
-// analyses are never deleted; screenshots go with their analysis; a diff
-// being computed has read its reports already. A failure is logged and
-// does not fail the job: the next job's pruning catches up.
+// analyses or log parses ends: the finished analyses of the job's project
+// beyond the newest plans.Limits.HistoryAnalyses or created more than
+// HistoryDays days ago are deleted, and the account's finished jobs
+// without a project (analyses without one, and every log parse: its
+// project is in its request, not its row) created more than HistoryDays
+// days ago. An account that only uploads logs is pruned too. Queued and
+// running jobs are never deleted; screenshots go with their analysis; a
+// diff being computed has read its reports already. A failure is logged
+// and does not fail the job: the next job's pruning catches up.
 func (s *Server) pruneHistory(ctx context.Context, j *store.Job) {
-	if j.Kind != "site" || !j.Status.Done() || s.opts.DisableAuth {
+	if (j.Kind != "site" && j.Kind != logJobKind) || !j.Status.Done() || s.opts.DisableAuth {
 		return
 	}
 	p, err := s.accountPlan(ctx, j.AccountID)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/seokit/seokit/httpapi/auth"
+	"github.com/seokit/seokit/httpapi/service"
 	"github.com/seokit/seokit/httpapi/store"
 )
 
@@ -119,5 +120,53 @@ func TestRetentionKeepsUnfinished(t *testing.T) {
 	js, _ := a.st.ProjectJobs(ctx, a.acct.ID, p.ID, 100)
 	if len(js) != 1 || js[0].ID != queued.ID {
 		t.Errorf("the project keeps %d jobs, want only the queued one", len(js))
+	}
+}
+
+// TestRetentionAfterLogParse: an account that only uploads logs has its
+// parsed uploads kept for its plan's days (Free: 30) as docs/logs.md
+// says; they were never pruned, so its stored reports grew without
+// bound. A finished parse prunes the older ones, not a newer one nor
+// another account's.
+func TestRetentionAfterLogParse(t *testing.T) {
+	a := newTestAPI(t, &Options{AllowPrivate: true, LogDir: t.TempDir(), Limits: map[store.Plan]int{store.Free: 10_000}})
+	ctx := context.Background()
+	p := a.createProject(a.key, `{"domain":"example.com"}`)
+	b, _ := a.account("b@example.com", store.Free, auth.ScopeRead)
+	now := time.Now().UTC()
+	stored := func(accountID string, at time.Time) string {
+		j := &store.Job{AccountID: accountID, Kind: logJobKind, Status: store.JobSucceeded,
+			Request: []byte(fmt.Sprintf(`{"projectId":%q,"name":"old"}`, p.ID)), Result: []byte(`{}`), CreatedAt: at, FinishedAt: at}
+		if err := a.st.CreateJob(ctx, j); err != nil {
+			t.Fatal(err)
+		}
+		return j.ID
+	}
+	old, recent, bOld := stored(a.acct.ID, now.Add(-31*24*time.Hour)), stored(a.acct.ID, now.Add(-29*24*time.Hour)), stored(b.ID, now.Add(-40*24*time.Hour))
+
+	resp := a.upload(a.key, p.ID, "", []byte(testLog()))
+	wantStatus(t, resp, 202)
+	var up service.LogJob
+	readJSON(t, resp, &up)
+	if j, _ := waitLog(t, a, a.key, p.ID, up.ID); j.Status != "succeeded" {
+		t.Fatalf("log parse %s: %s", j.Status, j.Error)
+	}
+	exists := func(accountID, id string) bool {
+		_, err := a.st.Job(ctx, accountID, id)
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			t.Fatal(err)
+		}
+		return err == nil
+	}
+	if exists(a.acct.ID, old) {
+		t.Errorf("a log parse of 31 days ago was kept, want it pruned")
+	}
+	for _, id := range []string{recent, up.ID} {
+		if !exists(a.acct.ID, id) {
+			t.Errorf("log parse %s was pruned, want it kept", id)
+		}
+	}
+	if !exists(b.ID, bOld) {
+		t.Errorf("another account's log parse was pruned")
 	}
 }

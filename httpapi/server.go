@@ -281,6 +281,7 @@ type Server struct {
 	localQueue bool // queue is the in-process one
 	mu         sync.Mutex
 	running    map[string]context.CancelCauseFunc
+	spooling   map[string]int // log uploads being received, per account (startSpool)
 	cbSecret   []byte
 	started    bool
 	closed     bool

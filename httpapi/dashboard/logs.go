@@ -188,7 +188,8 @@ func (d *Dashboard) uploadLog(w http.ResponseWriter, r *http.Request, s *session
 	if !ok {
 		return
 	}
-	req := service.LogUpload{Name: file.FileName(), Format: fields.Get("format"), StripQuery: fields.Get("stripQuery") == "true", Size: -1}
+	req := service.LogUpload{Name: file.FileName(), Format: fields.Get("format"), StripQuery: fields.Get("stripQuery") == "true", Size: -1,
+		Receive: service.ReceiveFor(w)}
 	j, err := d.opts.Logs.Upload(r.Context(), a.ID, p.ID, req, file)
 	if err = serviceFailure(err); err != nil {
 		d.failed(w, r, a, err, "project")

@@ -3,7 +3,3 @@ package mcpserver
 // ReportReadFactor exposes reportReadFactor to the tests of the API
 // server's admission.
 const ReportReadFactor = reportReadFactor
-
-// ReportDecodeFactor exposes reportDecodeFactor to the tests of the API
-// server's admission.
-const ReportDecodeFactor = reportDecodeFactor

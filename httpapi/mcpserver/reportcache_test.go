@@ -79,11 +79,11 @@ func (r storedResult) Open() (io.ReadCloser, error) { return io.NopCloser(bytes.
 func TestDecodeContext(t *testing.T) {
 	res := storedResult(`{"domain":"example.com","pages":[{"url":"https://example.com/","status":200}]}`)
 	ctx, cancel := context.WithCancel(context.Background())
-	if rep, err := decode(ctx, res); err != nil || rep.Domain != "example.com" || len(rep.Pages) != 1 {
+	if rep, err := DecodeReport(ctx, res); err != nil || rep.Domain != "example.com" || len(rep.Pages) != 1 {
 		t.Fatalf("decode: %+v, %v", rep, err)
 	}
 	cancel()
-	if rep, err := decode(ctx, res); !errors.Is(err, context.Canceled) || rep != nil {
+	if rep, err := DecodeReport(ctx, res); !errors.Is(err, context.Canceled) || rep != nil {
 		t.Errorf("decode after its context ended: %+v, %v", rep, err)
 	}
 }

@@ -438,20 +438,21 @@ func summarize(rep *crawler.SiteReport) *ReportSummary {
 	return sum
 }
 
-// reportDecodeFactor is the memory a decode of a stored report to Go
-// values takes, in bytes per byte of stored report JSON, until the tool
-// call that decoded it returns: the stored bytes as read, the report's
-// strings, and its slices grown by doubling as they are decoded (the
-// pages most). TestReportDecodeAdmission measures the bytes one
+// ReportDecodeFactor is the memory a decode of a stored report to Go
+// values (DecodeReport) takes, in bytes per byte of stored report JSON,
+// while the decoded report is in use: the stored bytes as read, the
+// report's strings, and its slices grown by doubling as they are decoded
+// (the pages most). TestReportDecodeAdmission measures the bytes one
 // site_pages call of a report not cached allocates on the server, 6.93
 // per report byte for a 15 MiB report of a real crawl's pages, and fails
-// when a call allocates more than this.
-const reportDecodeFactor = 8
+// when a call allocates more than this. The API server reserves it for
+// its own decodes of whole reports too.
+const ReportDecodeFactor = 8
 
 // decodeReport returns the decoded report res of p's analysis j, from
 // the cache when it holds it, and the func the caller defers once done
 // with the report. A decode (a report not cached) is admitted as a
-// report read (Options.Admit), reserving reportDecodeFactor times the
+// report read (Options.Admit), reserving ReportDecodeFactor times the
 // stored size until done: the cache bounds the reports it keeps, not
 // the decodes under way, and one account could otherwise have the
 // server decode many large reports at once.
@@ -463,11 +464,11 @@ func (s *Server) decodeReport(ctx context.Context, p *auth.Principal, j *service
 	done := func() {}
 	if s.opts.Admit != nil {
 		var err error
-		if done, err = s.opts.Admit(ctx, p, int64(res.Size())*reportDecodeFactor); err != nil {
+		if done, err = s.opts.Admit(ctx, p, int64(res.Size())*ReportDecodeFactor); err != nil {
 			return nil, nil, err
 		}
 	}
-	rep, err := decode(ctx, res)
+	rep, err := DecodeReport(ctx, res)
 	if err != nil {
 		done()
 		return nil, nil, err
@@ -476,8 +477,9 @@ func (s *Server) decodeReport(ctx context.Context, p *auth.Principal, j *service
 	return rep, done, nil
 }
 
-// decode decodes the stored report res, stopping when ctx ends.
-func decode(ctx context.Context, res service.Result) (*crawler.SiteReport, error) {
+// DecodeReport decodes the stored site report res, stopping when ctx
+// ends. It takes about ReportDecodeFactor times res.Size() of memory.
+func DecodeReport(ctx context.Context, res service.Result) (*crawler.SiteReport, error) {
 	rc, err := res.Open()
 	if err != nil {
 		return nil, err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net/http"
 	"time"
 )
 
@@ -68,6 +69,25 @@ type LogUpload struct {
 	// unknown: a declared length over the cap is refused before any byte
 	// is read.
 	Size int64 `json:"-"`
+	// Receive, when set, is called once the upload is admitted, before
+	// its body is read, with how long the body may take to arrive (the
+	// plan's MaxLogBytes at the slowest rate the server waits for): an
+	// HTTP handler passes ReceiveFor(w), so that the server's read and
+	// write timeouts, sized for other requests, do not cut the upload.
+	Receive func(time.Duration) `json:"-"`
+}
+
+// ReceiveFor returns a LogUpload.Receive that moves the read deadline of
+// w's connection by the time given, and its write deadline a minute
+// further, for the answer. A ResponseWriter that cannot set deadlines
+// keeps its own.
+func ReceiveFor(w http.ResponseWriter) func(time.Duration) {
+	return func(d time.Duration) {
+		rc := http.NewResponseController(w)
+		until := time.Now().Add(d)
+		rc.SetReadDeadline(until)
+		rc.SetWriteDeadline(until.Add(time.Minute))
+	}
 }
 
 // LogProgress is the progress of a running parse.

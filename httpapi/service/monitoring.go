@@ -46,7 +46,9 @@ type Alerts interface {
 	// limit (1 to store.MaxAlertDeliveries).
 	Deliveries(ctx context.Context, accountID, projectID string, limit int) ([]AlertDelivery, error)
 	// Test sends a test alert through the rule's channel at once and says
-	// whether it was delivered; the attempt is logged.
+	// whether it was delivered; the attempt is logged and counts one unit
+	// of the account's daily quota (service.Due: none more when a request
+	// paid it).
 	Test(ctx context.Context, accountID, projectID, id string) (*AlertTestResult, error)
 }
 

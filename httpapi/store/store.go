@@ -465,14 +465,14 @@ type Projects interface {
 // Retention prunes the analysis history of an account. A driver may
 // implement it; without it nothing is pruned.
 type Retention interface {
-	// PruneJobs deletes finished site-analysis jobs (succeeded, failed,
-	// canceled) of the account, never a queued or running one, with their
-	// screenshots, and returns how many it deleted. With a projectID it
-	// deletes the project's finished jobs beyond the newest keep (by
-	// CreatedAt, then ID; keep <= 0 keeps any number) and those created
+	// PruneJobs deletes finished jobs (succeeded, failed, canceled) of the
+	// account, never a queued or running one, with their screenshots, and
+	// returns how many it deleted. With a projectID it deletes the
+	// project's finished site analyses (Kind "site") beyond the newest keep
+	// (by CreatedAt, then ID; keep <= 0 keeps any number) and those created
 	// before before (zero: no age limit). With projectID "" it deletes the
-	// account's finished jobs without a project created before before, and
-	// keep is ignored. A job being read meanwhile is either read whole or
+	// account's finished jobs of any kind without a project created before
+	// before, and keep is ignored. A job being read meanwhile is either read whole or
 	// ErrNotFound.
 	PruneJobs(ctx context.Context, accountID, projectID string, keep int, before time.Time) (int, error)
 }

@@ -16,7 +16,9 @@ var _ store.Retention = (*Store)(nil)
 const pruneBatch = 200
 
 // The finished site analyses of an account's project, newest first,
-// numbered; and those of the account without a project. Window functions
+// numbered; and the finished jobs of the account without a project, of
+// any kind (site analyses and the log parses httpapi stores without one).
+// Window functions
 // run on SQLite (3.25+) and PostgreSQL alike.
 const (
 	pruneProjectSQL = `DELETE FROM jobs WHERE id IN (
@@ -27,7 +29,7 @@ const (
 		) ranked WHERE (? > 0 AND n > ?) OR created_at < ?
 		LIMIT ?)`
 	pruneLooseSQL = `DELETE FROM jobs WHERE id IN (
-		SELECT id FROM jobs WHERE account_id = ? AND project_id IS NULL AND kind = 'site'
+		SELECT id FROM jobs WHERE account_id = ? AND project_id IS NULL
 			AND status IN ('succeeded', 'failed', 'canceled') AND created_at < ?
 		LIMIT ?)`
 )

@@ -94,7 +94,8 @@ func testJobResults(ctx context.Context, t *testing.T, s store.Store, jr store.J
 
 // testPruneJobs checks which jobs PruneJobs deletes: exactly the finished
 // jobs of the project beyond the newest keep or too old, the finished jobs
-// without a project that are too old, never a queued or running one,
+// without a project that are too old, whatever their kind, never a queued
+// or running one,
 // another project's or another account's; screenshots go with their job.
 func testPruneJobs(ctx context.Context, t *testing.T, s store.Store) {
 	a := mustAccount(ctx, t, s, "prune@example.com")
@@ -128,6 +129,12 @@ func testPruneJobs(ctx context.Context, t *testing.T, s store.Store) {
 	other := []string{mk(a.ID, p2, 0, store.JobSucceeded), mk(a.ID, p2, 1, store.JobSucceeded)}
 	looseOld, looseNew := mk(a.ID, "", 2, store.JobSucceeded), mk(a.ID, "", 40, store.JobSucceeded)
 	looseRunning := mk(a.ID, "", 3, store.JobRunning)
+	// A job of another kind without a project (httpapi's log parses) is
+	// pruned by age as a site analysis without one is.
+	looseLog := &store.Job{AccountID: a.ID, Kind: "logs", Status: store.JobSucceeded, Result: []byte(`{}`), CreatedAt: base.Add(4 * time.Minute)}
+	if err := s.CreateJob(ctx, looseLog); err != nil {
+		t.Fatalf("CreateJob: %v", err)
+	}
 	bJobs := []string{mk(b.ID, pb, 0, store.JobSucceeded), mk(b.ID, "", 0, store.JobSucceeded)}
 	shots, _ := s.(store.Screenshots)
 	if shots != nil {
@@ -192,10 +199,10 @@ func testPruneJobs(ctx context.Context, t *testing.T, s store.Store) {
 	check("keep 4", append(append([]string{}, always...), p1Done[11:]...), p1Done[:11])
 	// Jobs without a project: by age only.
 	n, err = s.PruneJobs(ctx, a.ID, "", 1, base.Add(30*time.Minute))
-	if err != nil || n != 1 {
-		t.Fatalf("PruneJobs(no project, before minute 30) = %d, %v; want 1", n, err)
+	if err != nil || n != 2 {
+		t.Fatalf("PruneJobs(no project, before minute 30) = %d, %v; want 2", n, err)
 	}
-	check("no project", always, []string{looseOld})
+	check("no project", always, []string{looseOld, looseLog.ID})
 	if n, err := s.PruneJobs(ctx, a.ID, "", 0, time.Time{}); err != nil || n != 0 {
 		t.Fatalf("PruneJobs(no project, no limit) = %d, %v; want 0", n, err)
 	}
