@@ -707,3 +707,32 @@ func TestPageDetailView(t *testing.T) {
 		t.Errorf("another account's page view: %d, want 404", resp.StatusCode)
 	}
 }
+
+// TestKeyCap: past store.MaxKeys usable keys the dashboard refuses another
+// with 409 and says to revoke one; after a revocation it creates one.
+func TestKeyCap(t *testing.T) {
+	e := newEnv(t, nil)
+	c := e.client(t)
+	token := e.login(t, c)
+	ctx := context.Background()
+	for i := range store.MaxKeys {
+		if _, _, err := e.au.CreateAPIKey(ctx, e.acct.ID, fmt.Sprintf("k%d", i), []string{"read"}, time.Time{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	form := url.Values{"csrf_token": {token}, "name": {"one more"}, "permissions": {"read"}, "expires": {"never"}}
+	resp, body := post(t, c, e.srv.URL+"/dashboard/keys", form)
+	if resp.StatusCode != http.StatusConflict || !strings.Contains(body, "revoke one to create another") {
+		t.Fatalf("a key past the cap: %d, want 409 saying to revoke one", resp.StatusCode)
+	}
+	keys, err := e.st.Keys(ctx, e.acct.ID)
+	if err != nil || len(keys) != store.MaxKeys {
+		t.Fatalf("%d keys stored, %v; want %d", len(keys), err, store.MaxKeys)
+	}
+	if err := e.au.RevokeAPIKey(ctx, e.acct.ID, keys[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	if resp, _ := post(t, c, e.srv.URL+"/dashboard/keys", form); resp.StatusCode != http.StatusCreated {
+		t.Fatalf("a key after a revocation: %d, want 201", resp.StatusCode)
+	}
+}

@@ -228,6 +228,11 @@ func (d *Dashboard) createKey(w http.ResponseWriter, r *http.Request, s *session
 			fail(http.StatusBadRequest, field, msg)
 			return
 		}
+		var le *store.LimitError
+		if errors.As(err, &le) {
+			fail(http.StatusConflict, "name", "this account has "+strconv.Itoa(le.Count)+" usable API keys, the most it may have; revoke one to create another")
+			return
+		}
 		d.unavailable(w, r, err)
 		return
 	}

@@ -41,7 +41,7 @@ var (
 // errors.Is(err, ErrLimitReached) holds.
 type LimitError struct {
 	// What is counted: "projects", "schedules", "alert rules", "active
-	// jobs", "rendered pages" or "screenshots".
+	// jobs", "rendered pages", "screenshots" or "API keys".
 	What string
 	// Project is the project whose own cap was reached ("" when the cap
 	// is the account's, or a job's).
@@ -265,8 +265,21 @@ const (
 	MaxListLimit     = 1000
 )
 
+// Bounds of an account's stored API keys: CreateKey refuses a key past
+// MaxKeys usable ones (neither revoked nor expired) with a *LimitError
+// ("API keys"), and keeps the newest KeptInactiveKeys of the revoked and
+// expired ones, deleting the older in the same step, so that the keys an
+// account stores, and Keys lists, stay under MaxKeys+KeptInactiveKeys
+// however many it creates and revokes.
+const (
+	MaxKeys          = 100
+	KeptInactiveKeys = 20
+)
+
 // Keys stores API keys.
 type Keys interface {
+	// CreateKey stores a new API key, within the bounds of MaxKeys and
+	// KeptInactiveKeys, counted and inserted in one atomic step.
 	CreateKey(ctx context.Context, k *APIKey) error
 	// KeyByHash returns the key with this hash, revoked or not.
 	KeyByHash(ctx context.Context, hash []byte) (*APIKey, error)

@@ -242,10 +242,60 @@ func (s *Store) CreateKey(ctx context.Context, k *store.APIKey) error {
 		k.CreatedAt = now()
 	}
 	k.CreatedAt, k.LastUsedAt, k.ExpiresAt, k.RevokedAt = norm(k.CreatedAt), norm(k.LastUsedAt), norm(k.ExpiresAt), norm(k.RevokedAt)
-	_, err := s.exec(ctx, "create key",
-		`INSERT INTO api_keys (`+keyCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		k.ID, k.AccountID, k.Name, k.Prefix, k.Hash, encodeList(k.Permissions), tv(k.CreatedAt), tv(k.LastUsedAt), tv(k.ExpiresAt), tv(k.RevokedAt))
-	return err
+	err := s.db.InTx(ctx, func(tx *sql.Tx) error {
+		if err := s.lockOwner(ctx, tx, "accounts", k.AccountID); err != nil {
+			return err
+		}
+		usable, stale, err := s.keyStates(ctx, tx, k.AccountID, k.CreatedAt)
+		if err != nil {
+			return err
+		}
+		if usable >= store.MaxKeys {
+			return &store.LimitError{What: "API keys", Limit: store.MaxKeys, Count: usable}
+		}
+		for _, id := range stale {
+			if _, err := tx.ExecContext(ctx, s.db.Q(`DELETE FROM api_keys WHERE id = ?`), id); err != nil {
+				return err
+			}
+		}
+		_, err = tx.ExecContext(ctx, s.db.Q(`INSERT INTO api_keys (`+keyCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+			k.ID, k.AccountID, k.Name, k.Prefix, k.Hash, encodeList(k.Permissions), tv(k.CreatedAt), tv(k.LastUsedAt), tv(k.ExpiresAt), tv(k.RevokedAt))
+		return err
+	})
+	var le *store.LimitError
+	if errors.As(err, &le) {
+		return err
+	}
+	return mapErr("create key", err)
+}
+
+// keyStates reads in tx the account's keys at now: how many are usable
+// (neither revoked nor expired) and the IDs of the revoked or expired ones
+// older than the newest store.KeptInactiveKeys.
+func (s *Store) keyStates(ctx context.Context, tx *sql.Tx, accountID string, now time.Time) (usable int, stale []string, err error) {
+	rows, err := tx.QueryContext(ctx, s.db.Q(`SELECT id, expires_at, revoked_at FROM api_keys WHERE account_id = ? ORDER BY created_at DESC, id DESC`), accountID)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer rows.Close()
+	inactive := 0
+	for rows.Next() {
+		var (
+			id               string
+			expires, revoked sql.NullInt64
+		)
+		if err := rows.Scan(&id, &expires, &revoked); err != nil {
+			return 0, nil, err
+		}
+		if exp := tm(expires); !tm(revoked).IsZero() || (!exp.IsZero() && !exp.After(now)) {
+			if inactive++; inactive > store.KeptInactiveKeys {
+				stale = append(stale, id)
+			}
+			continue
+		}
+		usable++
+	}
+	return usable, stale, rows.Err()
 }
 
 // KeyByHash returns the key with this hash, revoked or not.

@@ -77,6 +77,73 @@ func testKeys(ctx context.Context, t *testing.T, s store.Store) {
 	}
 }
 
+// testKeyBounds: an account has at most store.MaxKeys usable keys (an
+// expired one does not count), and of its revoked and expired keys the
+// store keeps the newest store.KeptInactiveKeys, however many it creates
+// and revokes.
+func testKeyBounds(ctx context.Context, t *testing.T, s store.Store) {
+	a := mustAccount(ctx, t, s, "bounds@example.com")
+	n := 0
+	create := func(at time.Time, expires time.Time) (*store.APIKey, error) {
+		n++
+		k := &store.APIKey{AccountID: a.ID, Name: fmt.Sprintf("k%d", n), Prefix: fmt.Sprintf("seo_live_B%d", n),
+			Hash: hash(fmt.Sprintf("bounds-%d", n)), CreatedAt: at, ExpiresAt: expires}
+		return k, s.CreateKey(ctx, k)
+	}
+	at := func(i int) time.Time { return base.Add(time.Duration(i) * time.Second) }
+	// One key that expires early, then usable ones up to the cap.
+	if _, err := create(at(0), at(10)); err != nil {
+		t.Fatalf("CreateKey: %v", err)
+	}
+	var usable []*store.APIKey
+	for i := 1; i < store.MaxKeys; i++ {
+		k, err := create(at(i), time.Time{})
+		if err != nil {
+			t.Fatalf("CreateKey %d: %v", i, err)
+		}
+		usable = append(usable, k)
+	}
+	// At 10 s the first key is still usable: the cap is reached.
+	_, err := create(at(5), time.Time{})
+	var le *store.LimitError
+	if !errors.As(err, &le) || !errors.Is(err, store.ErrLimitReached) || le.What != "API keys" || le.Limit != store.MaxKeys || le.Count != store.MaxKeys {
+		t.Fatalf("CreateKey past the cap: %v, want a *LimitError of %d API keys", err, store.MaxKeys)
+	}
+	// Once it expired, there is room for one more.
+	if _, err := create(at(200), time.Time{}); err != nil {
+		t.Fatalf("CreateKey after a key expired: %v", err)
+	}
+	// Revoking and creating many times keeps the stored keys bounded.
+	for i := range 3 * store.KeptInactiveKeys {
+		if err := s.RevokeKey(ctx, a.ID, usable[i].ID, at(300+i)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := create(at(300+i), time.Time{}); err != nil {
+			t.Fatalf("CreateKey after a revocation: %v", err)
+		}
+	}
+	list, err := s.Keys(ctx, a.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inactive := 0
+	for _, k := range list {
+		if !k.RevokedAt.IsZero() || (!k.ExpiresAt.IsZero() && !k.ExpiresAt.After(at(1000))) {
+			inactive++
+		}
+	}
+	if len(list)-inactive != store.MaxKeys || inactive != store.KeptInactiveKeys {
+		t.Errorf("after %d revocations: %d keys stored, %d of them revoked or expired; want %d usable and %d kept", 3*store.KeptInactiveKeys, len(list), inactive, store.MaxKeys, store.KeptInactiveKeys)
+	}
+	// The newest revoked keys are the ones kept.
+	if k, err := s.KeyByHash(ctx, usable[3*store.KeptInactiveKeys-1].Hash); err != nil || k.RevokedAt.IsZero() {
+		t.Errorf("the last revoked key: %+v %v; want it kept, revoked", k, err)
+	}
+	if _, err := s.KeyByHash(ctx, usable[0].Hash); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("the first revoked key: %v; want it deleted", err)
+	}
+}
+
 func testTouchKey(ctx context.Context, t *testing.T, s store.Store) {
 	a := mustAccount(ctx, t, s, "touch@example.com")
 	k := &store.APIKey{AccountID: a.ID, Name: "k", Prefix: "seo_live_T", Hash: hash("seo_live_touch"), CreatedAt: base}

@@ -85,6 +85,7 @@ func run(t *testing.T, open func(t *testing.T) store.Store, caps func(t *testing
 	t.Run("AccountInput", func(t *testing.T) { s, ctx := fresh(t); testAccountInput(ctx, t, s) })
 	t.Run("ListAccounts", func(t *testing.T) { s, ctx := fresh(t); testListAccounts(ctx, t, s) })
 	t.Run("Keys", func(t *testing.T) { s, ctx := fresh(t); testKeys(ctx, t, s) })
+	t.Run("KeyBounds", func(t *testing.T) { s, ctx := fresh(t); testKeyBounds(ctx, t, s) })
 	t.Run("TouchKey", func(t *testing.T) { s, ctx := fresh(t); testTouchKey(ctx, t, s) })
 	t.Run("Clients", func(t *testing.T) { s, ctx := fresh(t); testClients(ctx, t, s) })
 	t.Run("Codes", func(t *testing.T) { s, ctx := fresh(t); testCodes(ctx, t, s) })
