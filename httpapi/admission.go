@@ -282,6 +282,10 @@ func (a *admission) acquireSlot(ctx context.Context, kind Kind, account string, 
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
+		var tl *service.TooLargeError
+		if errors.As(err, &tl) {
+			return refuse("over the whole memory budget", tl)
+		}
 		var be *service.BusyError
 		errors.As(err, &be)
 		return refuse("memory budget", be)
@@ -331,7 +335,7 @@ func (m *memoryBudget) reserve(ctx context.Context, bytes int64) (func(), error)
 	bytes = max(bytes, 1)
 	if bytes > m.total {
 		return nil, fmt.Errorf("httpapi: memory estimate of %d bytes exceeds the budget of %d: %w: %w", bytes, m.total, seo.ErrUnavailable,
-			busy("the operation needs more memory than this server admits"))
+			&service.TooLargeError{Need: bytes, Budget: m.total})
 	}
 	// Free memory is taken at once, even when ctx's deadline passed
 	// already on a busy machine; only a wait for it is bounded by ctx.

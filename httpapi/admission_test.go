@@ -15,6 +15,7 @@ import (
 	"github.com/seokit/seokit/crawler"
 	"github.com/seokit/seokit/httpapi/auth"
 	"github.com/seokit/seokit/httpapi/dashboard"
+	"github.com/seokit/seokit/httpapi/service"
 	"github.com/seokit/seokit/httpapi/store"
 	"github.com/seokit/seokit/httpapi/store/sqlstore"
 	"github.com/seokit/seokit/rankings"
@@ -151,8 +152,19 @@ func TestMemoryBudgetReserve(t *testing.T) {
 	if _, err := b.Reserve(ctx, 60); !errors.Is(err, seo.ErrUnavailable) {
 		t.Fatalf("Reserve over a saturated budget: %v, want ErrUnavailable", err)
 	}
-	if _, err := b.Reserve(ctx, 101); !errors.Is(err, seo.ErrUnavailable) {
-		t.Fatalf("Reserve over the whole budget: %v, want ErrUnavailable", err)
+	_, err = b.Reserve(ctx, 101)
+	var tl *service.TooLargeError
+	if !errors.Is(err, seo.ErrUnavailable) || !errors.As(err, &tl) {
+		t.Fatalf("Reserve over the whole budget: %v, want ErrUnavailable and a *service.TooLargeError", err)
+	}
+	// The API says an action over the whole budget cannot succeed (409,
+	// no Retry-After), and a saturated budget to retry (503).
+	if e, _ := toAPIError(err); e.Status != http.StatusConflict || e.Code != CodeConflict || retryAfter(e) != "" || !strings.Contains(e.Message, "cannot succeed on a retry") {
+		t.Errorf("over the whole budget: %+v, Retry-After %q; want 409 conflict without Retry-After", e, retryAfter(e))
+	}
+	_, err = b.Reserve(ctx, 60)
+	if e, _ := toAPIError(err); e.Status != http.StatusServiceUnavailable || retryAfter(e) == "" {
+		t.Errorf("over a saturated budget: %+v; want 503 with Retry-After", e)
 	}
 	rel()
 	rel() // twice is harmless

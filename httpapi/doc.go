@@ -192,7 +192,8 @@
 // body is read). A request that finds its account at its limit gets 429;
 // one that finds the server saturated waits briefly and then gets 503
 // unavailable, both with Retry-After, rather than pushing the server out
-// of memory. Refusals are logged with their kind and reason. A stored job
+// of memory; one whose estimate is more than the whole budget, which no
+// wait would admit, gets 409 conflict saying so, without Retry-After. Refusals are logged with their kind and reason. A stored job
 // report is at most four times the report cap of the server's crawls
 // (crawler.Options.MaxReportBytes, 16 MiB by default; never more than
 // store.MaxJobResultBytes), stored compressed: a larger one fails the job

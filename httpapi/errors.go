@@ -119,6 +119,10 @@ func toAPIError(err error) (e *Error, logIt bool) {
 		}
 		return e, false
 	}
+	var tl *service.TooLargeError
+	if errors.As(err, &tl) {
+		return apiError(tl.StatusCode(), CodeConflict, tl.PublicMessage()), false
+	}
 	var be *service.BusyError
 	if errors.As(err, &be) {
 		e := apiError(http.StatusServiceUnavailable, CodeUnavailable, be.Message)

@@ -1,6 +1,7 @@
 package service
 
 import (
+	"fmt"
 	"net/http"
 	"time"
 
@@ -190,3 +191,24 @@ func (e *BusyError) StatusCode() int { return http.StatusServiceUnavailable }
 
 // PublicMessage is the message shown to the user.
 func (e *BusyError) PublicMessage() string { return e.Message }
+
+// TooLargeError is an action that needs more memory than the server's
+// whole memory budget: as the server is configured it can never be
+// admitted, so it is refused at once and not as busy, whose Retry-After
+// would have the client retry for ever.
+type TooLargeError struct {
+	// Need is the action's estimate and Budget the whole budget, in bytes.
+	Need, Budget int64
+}
+
+func (e *TooLargeError) Error() string { return "service: " + e.PublicMessage() }
+
+// StatusCode is the HTTP status of the refusal: 409, the resource (a
+// report too large, say) being in a state this server cannot act on.
+func (e *TooLargeError) StatusCode() int { return http.StatusConflict }
+
+// PublicMessage is the message shown to the user.
+func (e *TooLargeError) PublicMessage() string {
+	return fmt.Sprintf("this needs about %d MiB of memory, more than this server's whole memory budget of %d MiB; "+
+		"it cannot succeed on a retry (a report can still be downloaded whole, and paged, without decoding it)", (e.Need+1<<20-1)>>20, e.Budget>>20)
+}
