@@ -131,6 +131,18 @@ type AdmissionOptions struct {
 	// reports one (a MemoryLimit() int64 method, as render/chromium's pool
 	// does), else none; a negative value means none.
 	BrowserMemory int64
+	// MCPSessionsPerAccount bounds the MCP sessions (/mcp) one account
+	// holds open at once, and so their standalone GET streams, one per
+	// session: the next initialize is answered 429 rate_limited until one
+	// ends (a DELETE, 30 minutes idle, Close). Zero means
+	// mcpserver.DefaultMaxSessionsPerAccount (10); with DisableAuth, whose
+	// one principal stands for every client, sessions are not limited per
+	// account.
+	MCPSessionsPerAccount int
+	// MCPSessions bounds the MCP sessions of every account together; the
+	// next initialize is answered 503 unavailable. Zero means
+	// mcpserver.DefaultMaxSessions (1000).
+	MCPSessions int
 	// Wait is how long a request waits for a slot and for memory before it
 	// is refused; zero means 20 seconds, about what a page analysis takes
 	// at worst, so a burst queues rather than fails.
