@@ -30,7 +30,7 @@ const (
 	KindOptimize Kind = "content optimisation" // POST /v1/optimize/content
 	KindCompare  Kind = "crawl comparison"     // GET /v1/analyze/site/{id}/diff
 	KindRender   Kind = "rendering"            // page analyses that render; each page a site analysis renders
-	KindReport   Kind = "report read"          // a site report read whole as an MCP resource, or decoded (MCP tools, field vitals, index status, site keyword ideas)
+	KindReport   Kind = "report read"          // a site report read whole as an MCP resource, or decoded (MCP tools, field vitals, index status, site keyword ideas); a log report decoded
 )
 
 // plural names kinds in messages ("page analyses").
@@ -99,12 +99,15 @@ type AdmissionOptions struct {
 	// (site_findings, site_pages, fix_first, ai_crawlers,
 	// get_site_analysis, when the report is not in mcpserver's cache) or
 	// for the API's field Web Vitals of an analysis (analysisId), index
-	// status runs and keyword ideas of a site (suggest's site=) at once. A resource read reserves 14 times its stored
-	// size of the memory budget until its answer is written, a decode 8
-	// times until its call or request is done with the report (what each
-	// allocates, as measured by mcpserver's TestReportResourceAdmission
-	// and TestReportDecodeAdmission); zero means 4. One account reads one
-	// at a time, all kinds together: a
+	// status runs and keyword ideas of a site (suggest's site=), and the
+	// log reports decoded for a list page or the dashboard's report page,
+	// at once. A resource read reserves 14 times its stored size of the
+	// memory budget until its answer is written, a decode 8 times until
+	// its call or request is done with the report (what each allocates,
+	// as measured by mcpserver's TestReportResourceAdmission and
+	// TestReportDecodeAdmission), a log report 6 times, 12 with its HTML
+	// (TestLogReportAdmission); zero means 4. One account reads one at a
+	// time, all kinds together: a
 	// second read is refused at once with 429, so one account's reads
 	// cannot take the budget from another's.
 	MaxReportReads int
@@ -128,6 +131,18 @@ type AdmissionOptions struct {
 	// reports one (a MemoryLimit() int64 method, as render/chromium's pool
 	// does), else none; a negative value means none.
 	BrowserMemory int64
+	// MCPSessionsPerAccount bounds the MCP sessions (/mcp) one account
+	// holds open at once, and so their standalone GET streams, one per
+	// session: the next initialize is answered 429 rate_limited until one
+	// ends (a DELETE, 30 minutes idle, Close). Zero means
+	// mcpserver.DefaultMaxSessionsPerAccount (10); with DisableAuth, whose
+	// one principal stands for every client, sessions are not limited per
+	// account.
+	MCPSessionsPerAccount int
+	// MCPSessions bounds the MCP sessions of every account together; the
+	// next initialize is answered 503 unavailable. Zero means
+	// mcpserver.DefaultMaxSessions (1000).
+	MCPSessions int
 	// Wait is how long a request waits for a slot and for memory before it
 	// is refused; zero means 20 seconds, about what a page analysis takes
 	// at worst, so a burst queues rather than fails.

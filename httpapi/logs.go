@@ -530,22 +530,88 @@ func (l logService) List(ctx context.Context, accountID, projectID string, limit
 	return out, nil
 }
 
-// maxLogReportBytes caps a log report read whole for a page: reports are
-// bounded by the analysis's caps (TopURLs, MaxDays...) to a few MB.
+// maxLogReportBytes caps a log report decoded whole: reports are bounded
+// by the analysis's caps (TopURLs, MaxDays...) to a few MB; a stored one
+// recorded as larger is refused before it is read.
 const maxLogReportBytes = 64 << 20
 
-// readLogReport reads a stored report.
-func readLogReport(res service.Result) (*logs.Report, error) {
+// Memory a read of a stored log report reserves, in bytes per byte of
+// stored report JSON, while the decoded report is in use: the stored bytes
+// as read and the report's strings, maps and slices (logReportDecodeFactor,
+// a list page: Logs.Page), and with the report's HTML written into a page
+// buffer (logReportHTMLFactor, Logs.Report, which the dashboard's report
+// page calls). TestLogReportAdmission measures what each allocates for a
+// report whose lists are full to the parse's caps (276,573 bytes): 4.95
+// and 9.65 bytes per report byte; it fails when one allocates more than
+// its factor.
+const (
+	logReportDecodeFactor = 6
+	logReportHTMLFactor   = 12
+)
+
+// readLogReport decodes the stored report res of a log upload of
+// accountID, and returns the func the caller calls once done with the
+// report. The decode is admitted as a report read (KindReport), as the
+// decodes of whole site reports are: one at a time per account (a second
+// is 429 at once) and factor times the stored size reserved from the
+// memory budget until done. Without it one account's requests could decode
+// any number of its largest reports at once, outside the budget every
+// account's work shares.
+func (s *Server) readLogReport(ctx context.Context, accountID, id string, res service.Result, factor int64) (*logs.Report, func(), error) {
+	size := res.Size()
+	if size > maxLogReportBytes {
+		return nil, nil, fmt.Errorf("log job %s: %w (its row records %d bytes, cap %d)", id, errResultOverCap, size, maxLogReportBytes)
+	}
+	done, err := s.adm.acquireSlot(ctx, KindReport, accountID, int64(size)*factor, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	rep, err := decodeLogReport(res)
+	if err != nil {
+		done()
+		return nil, nil, fmt.Errorf("log job %s: stored report: %w", id, err)
+	}
+	return rep, done, nil
+}
+
+// decodeLogReport decodes the stored report res. It reads the report into
+// one buffer of its stored size: a json.Decoder grows its buffer by
+// doubling, copying the report each time.
+func decodeLogReport(res service.Result) (*logs.Report, error) {
 	rc, err := res.Open()
 	if err != nil {
 		return nil, err
 	}
 	defer rc.Close()
+	b := make([]byte, res.Size())
+	if _, err := io.ReadFull(rc, b); err != nil {
+		return nil, err
+	}
 	var rep logs.Report
-	if err := json.NewDecoder(io.LimitReader(rc, maxLogReportBytes)).Decode(&rep); err != nil {
-		return nil, fmt.Errorf("httpapi: stored log report: %w", err)
+	if err := json.Unmarshal(b, &rep); err != nil {
+		return nil, err
 	}
 	return &rep, nil
+}
+
+func (l logService) Report(ctx context.Context, accountID, projectID, id string) (*service.LogJob, *logs.Report, func(), error) {
+	return l.report(ctx, accountID, projectID, id, logReportHTMLFactor)
+}
+
+// report is Report reserving factor times the stored report's size.
+func (l logService) report(ctx context.Context, accountID, projectID, id string, factor int64) (*service.LogJob, *logs.Report, func(), error) {
+	v, res, err := l.Get(ctx, accountID, projectID, id)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if res == nil {
+		return v, nil, func() {}, nil
+	}
+	rep, done, err := l.s.readLogReport(ctx, accountID, id, res, factor)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return v, rep, done, nil
 }
 
 func (l logService) Page(ctx context.Context, accountID, projectID, id, list string, offset, limit int) (*service.LogPage, error) {
@@ -562,16 +628,13 @@ func (l logService) Page(ctx context.Context, accountID, projectID, id, list str
 	if limit < 1 || limit > service.MaxList {
 		return nil, invalid("limit", "limit must be an integer from 1 to "+strconv.Itoa(service.MaxList))
 	}
-	_, res, err := l.Get(ctx, accountID, projectID, id)
+	_, rep, done, err := l.report(ctx, accountID, projectID, id, logReportDecodeFactor)
 	if err != nil {
 		return nil, err
 	}
-	if res == nil {
+	defer done()
+	if rep == nil {
 		return nil, &service.ConflictError{Message: "log upload " + id + " has no report: its parse has not succeeded"}
-	}
-	rep, err := readLogReport(res)
-	if err != nil {
-		return nil, err
 	}
 	return logPage(rep, list, offset, limit), nil
 }

@@ -1,9 +1,6 @@
 package httpapi
 
 import (
-	"encoding/json"
-	"fmt"
-	"io"
 	"mime"
 	"net/http"
 	"strconv"
@@ -71,21 +68,13 @@ func (s *Server) getLog(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	if res != nil {
-		rc, err := res.Open()
-		if err != nil {
-			s.fail(w, r, fmt.Errorf("log job %s: open stored report: %w", v.ID, err))
-			return
-		}
-		b, err := io.ReadAll(io.LimitReader(rc, int64(s.resultCap())+1))
-		rc.Close()
-		if err != nil || len(b) > s.resultCap() || !json.Valid(b) {
-			s.fail(w, r, fmt.Errorf("log job %s: stored report unreadable: %v", v.ID, err))
-			return
-		}
-		v.Result = b
+	if res == nil {
+		writeJSON(w, http.StatusOK, v)
+		return
 	}
-	writeJSON(w, http.StatusOK, v)
+	// The report is copied into the answer, not read whole first: Get
+	// checked its recorded length against resultCap.
+	s.writeWithResult(w, r, v.ID, v, res)
 }
 
 // logList serves GET /v1/projects/{id}/logs/{lid}/lists/{list}: one page

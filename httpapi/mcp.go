@@ -19,12 +19,18 @@ import (
 // served at /mcp; `cli mcp` runs one over stdio.
 func (s *Server) MCP() *mcpserver.Server {
 	s.mcpOnce.Do(func() {
+		perAccount := s.adm.cfg.MCPSessionsPerAccount
+		if s.opts.DisableAuth {
+			perAccount = -1 // one principal for every client
+		}
 		s.mcp = mcpserver.New(s.MCPServices(), &mcpserver.Options{
 			Charge: s.chargeCall, Errors: s.ToolError, Decode: DecodeArguments, Logger: s.log,
 			Admit: func(ctx context.Context, p *auth.Principal, bytes int64) (func(), error) {
 				return s.adm.acquireSlot(ctx, KindReport, p.AccountID, bytes, false)
 			},
+			MaxSessionsPerAccount: perAccount, MaxSessions: s.adm.cfg.MCPSessions,
 		})
+		s.mcpBuilt.Store(s.mcp)
 	})
 	return s.mcp
 }

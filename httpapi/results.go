@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"github.com/seokit/seokit/crawler"
+	"github.com/seokit/seokit/httpapi/service"
 	"github.com/seokit/seokit/httpapi/store"
 )
 
@@ -35,10 +36,9 @@ func (s *Server) resultCap() int {
 	return int(min(resultSlack*max, store.MaxJobResultBytes))
 }
 
-// getJob serves GET /v1/analyze/site/{id}. The report is copied from its
-// stored row (compressed, with store.JobResults) into the answer without
-// being decoded or held whole; the service checked its recorded length
-// against resultCap before anything is decompressed.
+// getJob serves GET /v1/analyze/site/{id}, the report written by
+// writeWithResult; the service checked its recorded length against
+// resultCap.
 func (s *Server) getJob(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	id := r.PathValue("id")
@@ -51,6 +51,16 @@ func (s *Server) getJob(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, view)
 		return
 	}
+	s.writeWithResult(w, r, id, view, res)
+}
+
+// writeWithResult answers view, a JSON object without its "result", with
+// the stored report res of job id as its "result": the report is copied
+// from its stored row (compressed, with store.JobResults) into the answer
+// without being decoded or held whole. The caller checked its recorded
+// length against resultCap before anything is decompressed.
+func (s *Server) writeWithResult(w http.ResponseWriter, r *http.Request, id string, view any, res service.Result) {
+	ctx := r.Context()
 	size := res.Size()
 	rc, err := res.Open()
 	if err != nil {

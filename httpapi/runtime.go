@@ -65,7 +65,7 @@ func (s *Server) Start(ctx context.Context) error {
 // in-process queue's are resumed by the next Start over it, a shared
 // queue's run again on another instance. It does not close the store.
 // Close without Start only marks the server closed. The connections the
-// server's fetcher keeps alive are closed.
+// server's fetcher keeps alive are closed, and the MCP sessions ended.
 func (s *Server) Close() error {
 	s.mu.Lock()
 	if s.closed {
@@ -75,6 +75,9 @@ func (s *Server) Close() error {
 	s.closed = true
 	s.mu.Unlock()
 	s.cancel()
+	if m := s.mcpBuilt.Load(); m != nil {
+		m.Close()
+	}
 	qerr := s.queue.Stop(context.Background())
 	s.wg.Wait()
 	// The shared fetcher's kept-alive connections each hold goroutines.

@@ -9,6 +9,7 @@ import (
 	"net/netip"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/seokit/seokit/analyzer"
@@ -287,7 +288,8 @@ type Server struct {
 	closed     bool
 	mcpOnce    sync.Once
 	mcp        *mcpserver.Server
-	alertWake  chan struct{} // wakes the outbox worker (outboxWakeup)
+	mcpBuilt   atomic.Pointer[mcpserver.Server] // mcp once built, for Close
+	alertWake  chan struct{}                    // wakes the outbox worker (outboxWakeup)
 	alertOnce  sync.Once
 
 	idx indexRuns // index status runs (indexfield.go)

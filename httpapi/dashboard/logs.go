@@ -6,7 +6,6 @@ package dashboard
 
 import (
 	"crypto/hmac"
-	"encoding/json"
 	"html/template"
 	"io"
 	"mime/multipart"
@@ -15,12 +14,7 @@ import (
 
 	"github.com/seokit/seokit/httpapi/service"
 	"github.com/seokit/seokit/httpapi/store"
-	"github.com/seokit/seokit/logs"
 )
-
-// maxLogReportBytes caps a log report read for its page; reports are
-// bounded by the analysis's caps to a few MB.
-const maxLogReportBytes = 64 << 20
 
 type logsView struct {
 	Project service.Project
@@ -79,19 +73,16 @@ func (d *Dashboard) logReportPage(w http.ResponseWriter, r *http.Request, s *ses
 	if !ok {
 		return
 	}
-	j, res, err := d.opts.Logs.Get(r.Context(), a.ID, p.ID, r.PathValue("lid"))
+	// The report is decoded as the API's report reads are (one at a time
+	// per account, memory reserved), and held until its HTML is written.
+	j, rep, done, err := d.opts.Logs.Report(r.Context(), a.ID, p.ID, r.PathValue("lid"))
 	if err = serviceFailure(err); err != nil {
 		d.failed(w, r, a, err, "log upload")
 		return
 	}
+	defer done()
 	lv := logReportView{Project: *p, Job: *j}
-	if res != nil {
-		rep, err := readLogReport(res)
-		if err != nil {
-			d.log.Error("dashboard: log report", "job", j.ID, "err", err)
-			d.errorPage(w, r, a, http.StatusInternalServerError, "The stored report cannot be read.")
-			return
-		}
+	if rep != nil {
 		if lv.Report, err = rep.HTMLBody(); err != nil {
 			d.log.Error("dashboard: log report", "job", j.ID, "err", err)
 			d.errorPage(w, r, a, http.StatusInternalServerError, "The report cannot be written.")
@@ -105,19 +96,6 @@ func (d *Dashboard) logReportPage(w http.ResponseWriter, r *http.Request, s *ses
 		v.Refresh = 3
 	}
 	d.render(w, r, http.StatusOK, "logreport", v)
-}
-
-func readLogReport(res service.Result) (*logs.Report, error) {
-	rc, err := res.Open()
-	if err != nil {
-		return nil, err
-	}
-	defer rc.Close()
-	var rep logs.Report
-	if err := json.NewDecoder(io.LimitReader(rc, maxLogReportBytes)).Decode(&rep); err != nil {
-		return nil, err
-	}
-	return &rep, nil
 }
 
 // Limits of the upload form's fields other than its file.

@@ -35,6 +35,9 @@ func (l lateLogs) Get(ctx context.Context, accountID, projectID, id string) (*se
 func (l lateLogs) List(ctx context.Context, accountID, projectID string, limit int) ([]service.LogJob, error) {
 	return l.s.Logs().List(ctx, accountID, projectID, limit)
 }
+func (l lateLogs) Report(ctx context.Context, accountID, projectID, id string) (*service.LogJob, *logs.Report, func(), error) {
+	return l.s.Logs().Report(ctx, accountID, projectID, id)
+}
 func (l lateLogs) Page(ctx context.Context, accountID, projectID, id, list string, offset, limit int) (*service.LogPage, error) {
 	return l.s.Logs().Page(ctx, accountID, projectID, id, list, offset, limit)
 }

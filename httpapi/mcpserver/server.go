@@ -105,6 +105,17 @@ type Options struct {
 	// decodes its report once. Zero means DefaultReportCacheBytes; a
 	// negative value turns the cache off.
 	ReportCacheBytes int
+	// MaxSessionsPerAccount bounds the sessions one account holds open
+	// over HTTP (HTTPHandler) at once, and so their standalone GET
+	// streams (one per session): the next initialize is refused 429 until
+	// one ends (a DELETE, SessionTimeout idle, Close). Zero means
+	// DefaultMaxSessionsPerAccount; a negative value, none (a server
+	// whose one principal stands for every client).
+	MaxSessionsPerAccount int
+	// MaxSessions bounds the sessions of every account together; the
+	// next initialize past it is refused 503. Zero means
+	// DefaultMaxSessions.
+	MaxSessions int
 	// TextCopy adds the JSON of each tool result as its text content for
 	// every client, for clients that pass only text content to the model.
 	// Without it, clients on protocol revisions with structured content
@@ -128,6 +139,8 @@ type Server struct {
 	mcp     *mcp.Server
 	tools   []ToolInfo
 	reports *reportCache // nil when turned off
+	// sessions counts the HTTP sessions open.
+	sessions *sessionGate
 }
 
 // ToolInfo describes a tool: its name, whether it writes, and its
@@ -162,6 +175,7 @@ func New(svc Services, opts *Options) *Server {
 	if s.opts.ReportCacheBytes > 0 {
 		s.reports = newReportCache(s.opts.ReportCacheBytes)
 	}
+	s.sessions = newSessionGate(s.opts.MaxSessionsPerAccount, s.opts.MaxSessions)
 	v := s.opts.Version
 	if v == "" {
 		v = "dev"
@@ -226,7 +240,10 @@ func TokenInfo(p *auth.Principal) *sdkauth.TokenInfo {
 
 // HTTPHandler returns the Streamable HTTP handler of the server. authn
 // authenticates each request and returns its principal, or writes the
-// refusal and returns nil (the API's authentication middleware).
+// refusal and returns nil (the API's authentication middleware). A POST
+// without a session ID, which opens a session, is refused past the caps
+// of Options.MaxSessionsPerAccount and MaxSessions, with Retry-After and
+// a text/plain message, as the SDK's own refusals are.
 func (s *Server) HTTPHandler(authn func(w http.ResponseWriter, r *http.Request) *auth.Principal) http.Handler {
 	// Sessions are stateful, so that a call's progress notifications and
 	// its cancellation (notifications/cancelled, a POST of its own) reach
@@ -236,7 +253,7 @@ func (s *Server) HTTPHandler(authn func(w http.ResponseWriter, r *http.Request) 
 	// (the GET the client opens after initializing).
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
 		Logger:         s.opts.Logger,
-		SessionTimeout: 30 * time.Minute,
+		SessionTimeout: SessionTimeout,
 		JSONResponse:   true,
 	})
 	verify := sdkauth.RequireBearerToken(func(ctx context.Context, _ string, r *http.Request) (*sdkauth.TokenInfo, error) {
@@ -273,6 +290,10 @@ func (s *Server) HTTPHandler(authn func(w http.ResponseWriter, r *http.Request) 
 			maps.Copy(h, r.Header)
 			h.Set("Authorization", "Bearer x-api-key")
 			r.Header = h
+		}
+		if r.Method == http.MethodPost && r.Header.Get("Mcp-Session-Id") == "" {
+			s.serveNew(w, r, p.AccountID, verify)
+			return
 		}
 		verify.ServeHTTP(w, r)
 	})

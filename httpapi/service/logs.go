@@ -6,6 +6,8 @@ import (
 	"io"
 	"net/http"
 	"time"
+
+	"github.com/seokit/seokit/logs"
 )
 
 // Logs is the log files service: upload a project's access logs, parsed
@@ -34,8 +36,17 @@ type Logs interface {
 	// (1 to MaxList), without their reports. Uploads are found among the
 	// account's latest MaxLogScan jobs.
 	List(ctx context.Context, accountID, projectID string, limit int) ([]LogJob, error)
+	// Report returns the account's log upload of the project and, once
+	// its parse succeeded, its report decoded (nil otherwise), with the
+	// func the caller calls once done with the report. The decode is a
+	// report read of the server's admission control, as Page's is: one
+	// at a time per account (a *LimitError at once beyond it) and memory
+	// reserved from the shared budget until done is called, enough for
+	// the report and its HTML (logs.Report.HTMLBody) in a page.
+	Report(ctx context.Context, accountID, projectID, id string) (job *LogJob, rep *logs.Report, done func(), err error)
 	// Page returns one list of a succeeded upload's report (LogLists),
-	// items offset to offset+limit (limit 1 to MaxList).
+	// items offset to offset+limit (limit 1 to MaxList). The report is
+	// decoded as a report read, as Report's is.
 	Page(ctx context.Context, accountID, projectID, id, list string, offset, limit int) (*LogPage, error)
 }
 
