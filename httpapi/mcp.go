@@ -108,16 +108,20 @@ func (e *sdkErrorWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// Flush passes on a flush of an answer that is not a rewritten refusal
-// (the SSE streams).
+// Flush passes a flush on to the connection, but for a plain JSON
+// answer (not a stream), which is whole when the handler returns: net/http
+// then sends it in one write with its Content-Length, where a flush before
+// the end makes it chunked, in three writes.
 func (e *sdkErrorWriter) Flush() {
-	if e.status == 0 {
-		http.NewResponseController(e.ResponseWriter).Flush()
+	if e.status != 0 || strings.HasPrefix(e.Header().Get("Content-Type"), "application/json") {
+		return
 	}
+	http.NewResponseController(e.ResponseWriter).Flush()
 }
 
-// Unwrap gives http.ResponseController the connection's writer (write
-// deadlines).
+// Unwrap gives http.ResponseController the connection's writer: the
+// SDK's flushes of its streams and the write deadline reach it as they
+// would without this writer.
 func (e *sdkErrorWriter) Unwrap() http.ResponseWriter { return e.ResponseWriter }
 
 // finish writes the rewritten refusal, if there is one.
