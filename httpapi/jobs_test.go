@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -18,6 +19,7 @@ import (
 	"github.com/seokit/seokit/httpapi/plans"
 	"github.com/seokit/seokit/httpapi/store"
 	"github.com/seokit/seokit/httpapi/store/sqlstore"
+	"github.com/seokit/seokit/seo"
 )
 
 // crawlSite serves pages /, /p1 ... /p{n-1}, each linking to every other.
@@ -251,6 +253,14 @@ func TestSiteJobTimeout(t *testing.T) {
 		t.Errorf("the analysis queued behind it: status %s, error %q; want succeeded", n.Status, n.Error)
 	}
 	t.Logf("slow analysis failed %v after it was seen running; the next one %s", took.Round(time.Millisecond), n.Status)
+}
+
+func TestNegativeJobTimeoutRefused(t *testing.T) {
+	_, err := New(context.Background(), &Options{JobTimeout: -time.Second})
+	var ie *seo.InputError
+	if !errors.As(err, &ie) || !errors.Is(err, seo.ErrInvalidInput) || ie.Field != "JobTimeout" {
+		t.Fatalf("New with a negative JobTimeout: %v", err)
+	}
 }
 
 func TestSiteJobResumesAfterRestart(t *testing.T) {
