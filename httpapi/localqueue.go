@@ -17,8 +17,8 @@ import (
 // jobTimeout (zero or less means DefaultJobTimeout), as a River worker
 // does: a job the RunFunc leaves unfinished at the timeout (it ended the
 // job's wait for a slot) goes back to the end of its lane, as River
-// snoozes it. Its jobs live in this process only; the
-// Server re-enqueues its store's unfinished jobs when it starts.
+// snoozes it. Its jobs live in this process only; the Server re-enqueues
+// its store's unfinished jobs when it starts.
 func NewLocalQueue(workers int, jobTimeout time.Duration) Queue {
 	return newLocalQueue(max(workers, 1), jobTimeout)
 }
