@@ -40,7 +40,7 @@ func TestJobKinds(t *testing.T) {
 // one site worker is held by a site analysis: rank checks have a lane of
 // their own.
 func TestRankCheckLane(t *testing.T) {
-	q := newLocalQueue(1)
+	q := newLocalQueue(1, 0)
 	siteStarted, release := make(chan struct{}), make(chan struct{})
 	rankRan := make(chan string, 1)
 	run := func(ctx context.Context, _, id string) error {

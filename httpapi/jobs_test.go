@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -18,6 +19,7 @@ import (
 	"github.com/seokit/seokit/httpapi/plans"
 	"github.com/seokit/seokit/httpapi/store"
 	"github.com/seokit/seokit/httpapi/store/sqlstore"
+	"github.com/seokit/seokit/seo"
 )
 
 // crawlSite serves pages /, /p1 ... /p{n-1}, each linking to every other.
@@ -209,6 +211,56 @@ func TestSiteJobCancel(t *testing.T) {
 		t.Errorf("canceled job: status %s, partial report %+v (%v); want canceled with the home page", j.Status, partial.Crawl, err)
 	}
 	t.Logf("canceled job kept a partial report: %d pages, stopped %q", partial.Crawl.Fetched, partial.Crawl.StopReason)
+}
+
+// TestSiteJobTimeout: on the in-process queue, an account whose site
+// answers slowly cannot hold the server's only site-analysis slot past the
+// job timeout: its analysis ends failed, saying so, and another account's
+// analysis queued behind it runs.
+func TestSiteJobTimeout(t *testing.T) {
+	const timeout = 4 * time.Second // room for the fast job's crawl on a busy machine
+	slow := crawlSite(t, 50, 20*time.Second)
+	fast := crawlSite(t, 2, 0)
+	a := newTestAPI(t, &Options{AllowPrivate: true, Limits: map[store.Plan]int{store.Free: 10_000},
+		JobWorkers: 1, JobTimeout: timeout, Admission: &AdmissionOptions{MaxSiteJobs: 1}})
+	_, keyB := a.account("b@example.com", store.Free, auth.ScopeRead, auth.ScopeWrite)
+	submit := func(key, site string) string {
+		resp := a.call("POST", "/v1/analyze/site", key, fmt.Sprintf(`{"domain":%q}`, hostOf(t, site)))
+		wantStatus(t, resp, 202)
+		var j Job
+		readJSON(t, resp, &j)
+		return j.ID
+	}
+	held := submit(a.key, slow.URL)
+	waitJob(t, a, a.key, held, func(j Job) bool { return j.Status == "running" })
+	start := time.Now()
+	next := submit(keyB, fast.URL)
+
+	j := waitJob(t, a, a.key, held, func(j Job) bool { return j.Status != "running" })
+	took := time.Since(start)
+	if j.Status != "failed" || j.Error != "the site analysis took longer than the job timeout" || j.FinishedAt.IsZero() {
+		t.Errorf("slow site's analysis: status %s, error %q, finished %v; want failed for the job timeout", j.Status, j.Error, j.FinishedAt)
+	}
+	// Its pages hang for 20 s: only the timeout ends it this soon.
+	if took > timeout+10*time.Second {
+		t.Errorf("slow site's analysis ended %v after it was seen running; the job timeout is %v", took, timeout)
+	}
+	if j.Result != nil {
+		t.Errorf("a timed-out analysis kept a report: %.200s", j.Result)
+	}
+	n := waitJob(t, a, keyB, next, func(j Job) bool { return j.Status != "queued" && j.Status != "running" })
+	if n.Status != "succeeded" {
+		t.Errorf("the analysis queued behind it: status %s, error %q; want succeeded", n.Status, n.Error)
+	}
+	t.Logf("slow analysis failed %v after it was seen running; the next one %s", took.Round(time.Millisecond), n.Status)
+}
+
+func TestNegativeJobTimeoutRefused(t *testing.T) {
+	_, err := New(context.Background(), &Options{JobTimeout: -time.Second})
+	var ie *seo.InputError
+	if !errors.As(err, &ie) || !errors.Is(err, seo.ErrInvalidInput) || ie.Field != "JobTimeout" {
+		t.Fatalf("New with a negative JobTimeout: %v", err)
+	}
 }
 
 func TestSiteJobResumesAfterRestart(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/seokit/seokit/httpapi/store"
 )
@@ -12,17 +13,22 @@ import (
 // NewLocalQueue returns the in-process Queue that a Server uses when
 // Options.Queue is nil: a FIFO list served by workers goroutines (at least
 // one), and rank checks on a lane of their own, served by one goroutine,
-// so that a rank check never waits for a site analysis. Its jobs live in
-// this process only; the Server re-enqueues its store's unfinished jobs
-// when it starts.
-func NewLocalQueue(workers int) Queue {
-	return newLocalQueue(max(workers, 1))
+// so that a rank check never waits for a site analysis. Each run gets
+// jobTimeout (zero or less means DefaultJobTimeout), as a River worker
+// does: a job the RunFunc leaves unfinished at the timeout (it ended the
+// job's wait for a slot) goes back to the end of its lane, as River
+// snoozes it. Its jobs live in this process only; the Server re-enqueues
+// its store's unfinished jobs when it starts.
+func NewLocalQueue(workers int, jobTimeout time.Duration) Queue {
+	return newLocalQueue(max(workers, 1), jobTimeout)
 }
 
 // localQueue is the in-process Queue: FIFO lanes, each served by a fixed
 // number of goroutines: site analyses (and helper runs) on one, rank
 // checks on the other.
 type localQueue struct {
+	timeout time.Duration // of each run
+
 	mu      sync.Mutex
 	lanes   [2]*lane // laneSite, laneRank
 	ctx     context.Context
@@ -50,8 +56,11 @@ type jobRef struct{ accountID, id string }
 
 var _ PeriodicQueue = (*localQueue)(nil)
 
-func newLocalQueue(workers int) *localQueue {
-	q := &localQueue{}
+func newLocalQueue(workers int, timeout time.Duration) *localQueue {
+	if timeout <= 0 {
+		timeout = DefaultJobTimeout
+	}
+	q := &localQueue{timeout: timeout}
 	for i, n := range [...]int{laneSite: workers, laneRank: 1} {
 		q.lanes[i] = &lane{workers: n, wake: make(chan struct{}, 1), queued: map[jobRef]bool{}}
 	}
@@ -102,11 +111,17 @@ func (q *localQueue) AddPeriodic(job PeriodicJob) error {
 // Enqueue adds a job at the end of its kind's lane; one already waiting
 // is not added twice.
 func (q *localQueue) Enqueue(_ context.Context, j *store.Job) error {
-	r := jobRef{j.AccountID, j.ID}
 	l := q.lanes[laneSite]
 	if KindOf(j.ID) == JobRankCheck {
 		l = q.lanes[laneRank]
 	}
+	q.push(l, jobRef{j.AccountID, j.ID})
+	return nil
+}
+
+// push adds r at the end of l unless it is waiting there already, and
+// wakes a worker.
+func (q *localQueue) push(l *lane, r jobRef) {
 	q.mu.Lock()
 	if !l.queued[r] {
 		l.queued[r] = true
@@ -117,7 +132,6 @@ func (q *localQueue) Enqueue(_ context.Context, j *store.Job) error {
 	case l.wake <- struct{}{}:
 	default:
 	}
-	return nil
 }
 
 // Stop cancels the running jobs and waits for the workers.
@@ -176,8 +190,20 @@ func (q *localQueue) worker(l *lane) {
 		if !ok {
 			return
 		}
-		// An interrupted job stays unfinished in the store; the next
-		// server over it resumes it.
-		_ = q.run(q.ctx, r.accountID, r.id)
+		q.runOne(l, r)
+	}
+}
+
+// runOne runs r within the job timeout. The RunFunc ends a run that
+// outlives it (a site analysis fails, saying so) and frees its slot; one
+// it leaves unfinished at the timeout (it came while the job waited for a
+// slot) is queued again at the end of l. A run interrupted by a stop
+// stays unfinished in the store, and the next server over it resumes it.
+func (q *localQueue) runOne(l *lane, r jobRef) {
+	ctx, cancel := context.WithTimeout(q.ctx, q.timeout)
+	defer cancel()
+	err := q.run(ctx, r.accountID, r.id)
+	if errors.Is(err, ErrJobInterrupted) && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		q.push(l, r)
 	}
 }

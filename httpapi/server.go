@@ -36,8 +36,11 @@ const (
 	DefaultMaxBodyBytes = 1 << 20
 	DefaultMaxSitePages = 10_000
 	DefaultJobWorkers   = 2
-	DefaultBurstRate    = 50
-	DefaultBurst        = 200
+	// DefaultJobTimeout bounds one run of a queued job (Options.JobTimeout,
+	// riverjobs.Options.JobTimeout).
+	DefaultJobTimeout = 2 * time.Hour
+	DefaultBurstRate  = 50
+	DefaultBurst      = 200
 	// MaxRankingKeywords is the most keywords one GET /v1/rankings takes.
 	MaxRankingKeywords = 1000
 )
@@ -145,6 +148,13 @@ type Options struct {
 	// JobWorkers is the number of site analyses run at once by the
 	// in-process queue; zero means 2. A Queue sets its own.
 	JobWorkers int
+	// JobTimeout bounds one run of a job on the in-process queue: a site
+	// analysis (or a shared crawl's helper run), a log parse or a rank
+	// check. A site analysis still running then fails, saying it took
+	// longer than the job timeout, and frees its slot for the next; zero
+	// means DefaultJobTimeout (2 hours). A Queue bounds its own runs
+	// (riverjobs.Options.JobTimeout, the same default).
+	JobTimeout time.Duration
 	// Queue runs the site analyses. Nil means the in-process queue:
 	// JobWorkers goroutines, the store's unfinished jobs resumed by
 	// Start. The riverjobs driver shares jobs between instances over
@@ -327,6 +337,12 @@ func New(ctx context.Context, opts *Options) (*Server, error) {
 	if o.JobWorkers <= 0 {
 		o.JobWorkers = DefaultJobWorkers
 	}
+	switch {
+	case o.JobTimeout < 0:
+		return nil, &seo.InputError{Field: "JobTimeout", Value: o.JobTimeout.String(), Reason: "must not be negative", Err: seo.ErrInvalidInput}
+	case o.JobTimeout == 0:
+		o.JobTimeout = DefaultJobTimeout
+	}
 	if o.BurstRate <= 0 {
 		o.BurstRate = DefaultBurstRate
 	}
@@ -422,7 +438,7 @@ func New(ctx context.Context, opts *Options) (*Server, error) {
 	s.running = map[string]context.CancelCauseFunc{}
 	s.queue = o.Queue
 	if s.queue == nil {
-		s.queue, s.localQueue = newLocalQueue(o.JobWorkers), true
+		s.queue, s.localQueue = newLocalQueue(o.JobWorkers, o.JobTimeout), true
 	}
 	return s, nil
 }

@@ -119,6 +119,8 @@ func (s *Server) rankCheck(wctx context.Context, job rankCheckJob) error {
 			msg += ": " + inputMessage(ie)
 		} else if errors.Is(err, seo.ErrUnavailable) {
 			msg += ": the ranking source is unavailable"
+		} else if errors.Is(err, context.DeadlineExceeded) && wctx.Err() != nil {
+			msg += ": it took longer than the job timeout" // shorter than rankRunTimeout
 		} else if errors.Is(err, context.DeadlineExceeded) {
 			msg += ": it took longer than " + rankRunTimeout.String()
 		}

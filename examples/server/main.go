@@ -50,7 +50,7 @@
 //	-redis           SEOKIT_REDIS_URL         Redis for rate limits shared by several instances
 //	-jobs            SEOKIT_JOBS              local (this process) or river (PostgreSQL -db, shared)
 //	-job-workers     SEOKIT_JOB_WORKERS       site analyses run at once here (river: 0 = API only)
-//	-job-timeout     SEOKIT_JOB_TIMEOUT       longest site analysis with -jobs river (2h)
+//	-job-timeout     SEOKIT_JOB_TIMEOUT       longest run of a site analysis, log parse or rank check (2h)
 //	-job-rescue-after SEOKIT_JOB_RESCUE_AFTER a killed instance's job restarts elsewhere after this
 //	-frontier-dir    SEOKIT_FRONTIER_DIR      site analyses' crawl state, one SQLite file per job (-db path + "-frontiers")
 //	-log-dir         SEOKIT_LOG_DIR           access logs uploaded to projects, until parsed (-db path + "-logs", or seokit-logs)
@@ -309,7 +309,7 @@ func parse(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.redisURL, "redis", env("SEOKIT_REDIS_URL", ""), "Redis URL (redis://host:6379/0) for rate limits shared by several instances; empty keeps them in -db and this process")
 	fs.StringVar(&c.jobs, "jobs", env("SEOKIT_JOBS", "local"), "where site analyses and scheduled rank checks run: local (this process) or river (shared by every instance on the PostgreSQL -db)")
 	fs.IntVar(&c.jobWorkers, "job-workers", envInt("SEOKIT_JOB_WORKERS", httpapi.DefaultJobWorkers), "site analyses this instance runs at once (with -jobs river, 0 makes an API-only instance)")
-	fs.DurationVar(&c.jobTimeout, "job-timeout", envDuration("SEOKIT_JOB_TIMEOUT", riverjobs.DefaultJobTimeout), "longest site analysis with -jobs river")
+	fs.DurationVar(&c.jobTimeout, "job-timeout", envDuration("SEOKIT_JOB_TIMEOUT", httpapi.DefaultJobTimeout), "longest run of a site analysis, log parse or rank check; a site analysis still running then fails, freeing its slot")
 	fs.DurationVar(&c.jobRescue, "job-rescue-after", envDuration("SEOKIT_JOB_RESCUE_AFTER", 0), "with -jobs river, how long after a run started a killed instance's job is restarted elsewhere (at least -job-timeout; 0 means -job-timeout plus 10 minutes)")
 	fs.StringVar(&c.logDir, "log-dir", env("SEOKIT_LOG_DIR", ""), "directory where access logs uploaded to projects wait for their parse (empty means the SQLite -db path with \"-logs\" appended, or seokit-logs); shared by the instances with -jobs river")
 	fs.StringVar(&c.frontierDir, "frontier-dir", env("SEOKIT_FRONTIER_DIR", ""), "directory of the site analyses' crawl state, one SQLite file per job, from which an interrupted job resumes (empty means the SQLite -db path with \"-frontiers\" appended, or seokit-frontiers); with -jobs river and -redis the state is in Redis")
@@ -407,6 +407,9 @@ func parse(args []string, stderr io.Writer) (*config, error) {
 		return nil, errors.New("-memory-limit must not be negative")
 	}
 	c.admission.MemoryBudget = int64(c.memoryBudget) << 20
+	if c.jobTimeout < 0 {
+		return nil, errors.New("-job-timeout must not be negative")
+	}
 	switch c.jobs {
 	case "local":
 		if c.jobWorkers < 1 {
@@ -631,6 +634,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return watchTracked(ctx, watch, accountID, tracked)
 		},
 		JobWorkers:       c.jobWorkers,
+		JobTimeout:       c.jobTimeout, // the local queue's; River's is set below
 		ScheduleInterval: c.scheduleInterval,
 		Admission:        &c.admission,
 		CrawlerOptions:   &crawler.Options{PerHostRate: c.crawlRate},

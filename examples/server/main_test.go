@@ -344,6 +344,7 @@ func TestServerFlags(t *testing.T) {
 		{"infinite account rate", []string{"-account-rate", "+Inf"}},
 		{"NaN account rate", []string{"-account-rate", "NaN"}},
 		{"zero account burst", []string{"-account-burst", "0"}},
+		{"negative job timeout", []string{"-job-timeout", "-1s"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if err := run(context.Background(), tc.args, &syncBuffer{}, &syncBuffer{}); err == nil {

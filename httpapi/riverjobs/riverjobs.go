@@ -37,7 +37,7 @@ const (
 const (
 	DefaultQueueName    = "seokit"
 	DefaultWorkers      = 2
-	DefaultJobTimeout   = 2 * time.Hour
+	DefaultJobTimeout   = httpapi.DefaultJobTimeout // the in-process queue's too
 	DefaultRescueMargin = 10 * time.Minute
 	DefaultMaxAttempts  = 5
 )
