@@ -63,6 +63,8 @@
 //	-account-rate    SEOKIT_ACCOUNT_RATE      requests per second one account may sustain, then 429 rate_limited (50)
 //	-account-burst   SEOKIT_ACCOUNT_BURST     requests one account may send at once after a pause (200)
 //	-memory-budget   SEOKIT_MEMORY_BUDGET     MiB the heavy operations may hold together by their estimates (512)
+//	-mcp-sessions-per-account SEOKIT_MCP_SESSIONS_PER_ACCOUNT MCP sessions one account holds open at once, then 429 (10)
+//	-mcp-sessions    SEOKIT_MCP_SESSIONS      MCP sessions of every account together, then 503 (1000)
 //	-admission-wait  SEOKIT_ADMISSION_WAIT    how long a request waits for a slot before 503 (20s)
 //	-memory-limit    SEOKIT_MEMORY_LIMIT      Go soft memory limit in MiB (900; GOMEMLIMIT, when set, wins; 0 = none)
 //	-chromium        SEOKIT_CHROMIUM          browser that renders pages for options.render (chromium.ExecNames: chromium-headless-shell, then chromium)
@@ -189,6 +191,7 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
 	// Project time zones (schedules) work on machines without zone data.
 	_ "time/tzdata"
 
@@ -201,6 +204,7 @@ import (
 	"github.com/seokit/seokit/httpapi"
 	"github.com/seokit/seokit/httpapi/auth"
 	"github.com/seokit/seokit/httpapi/dashboard"
+	"github.com/seokit/seokit/httpapi/mcpserver"
 	"github.com/seokit/seokit/httpapi/plans"
 	"github.com/seokit/seokit/httpapi/ratelimit"
 	"github.com/seokit/seokit/httpapi/ratelimit/redislimit"
@@ -320,6 +324,8 @@ func parse(args []string, stderr io.Writer) (*config, error) {
 	fs.IntVar(&c.admission.MaxSiteJobs, "max-site-jobs", envInt("SEOKIT_MAX_SITE_JOBS", httpapi.DefaultMaxSiteJobs), "site analyses running at once in this process")
 	fs.IntVar(&c.admission.AccountConcurrency, "account-concurrency", envInt("SEOKIT_ACCOUNT_CONCURRENCY", httpapi.DefaultAccountConcurrency), "page analyses, and content optimisations, one account runs at once")
 	fs.IntVar(&c.memoryBudget, "memory-budget", envInt("SEOKIT_MEMORY_BUDGET", httpapi.DefaultMemoryBudget>>20), "MiB the heavy operations may hold together by their estimates")
+	fs.IntVar(&c.admission.MCPSessionsPerAccount, "mcp-sessions-per-account", envInt("SEOKIT_MCP_SESSIONS_PER_ACCOUNT", mcpserver.DefaultMaxSessionsPerAccount), "MCP sessions (/mcp) one account holds open at once; the next initialize is refused 429 until one ends")
+	fs.IntVar(&c.admission.MCPSessions, "mcp-sessions", envInt("SEOKIT_MCP_SESSIONS", mcpserver.DefaultMaxSessions), "MCP sessions of every account together; the next initialize is refused 503")
 	fs.DurationVar(&c.admission.Wait, "admission-wait", envDuration("SEOKIT_ADMISSION_WAIT", httpapi.DefaultAdmissionWait), "how long a request waits for a slot and memory before it is refused with 503")
 	fs.IntVar(&c.memoryLimit, "memory-limit", envInt("SEOKIT_MEMORY_LIMIT", defaultMemoryLimit), "Go soft memory limit in MiB (GOMEMLIMIT, when set, wins; 0 means none)")
 	fs.StringVar(&c.chromium, "chromium", env("SEOKIT_CHROMIUM", ""), "Chromium program that renders pages for options.render (empty means the first of chromium.ExecNames found: chromium-headless-shell, chromium, chromium-browser, google-chrome ...); without one rendering answers 503 rendering_unavailable and raw analysis works")
@@ -376,8 +382,9 @@ func parse(args []string, stderr io.Writer) (*config, error) {
 		return nil, errors.New("plan limits must not be negative")
 	}
 	ad := c.admission
-	if ad.MaxPageAnalyses < 1 || ad.MaxOptimizations < 1 || ad.MaxSiteJobs < 1 || ad.AccountConcurrency < 1 || c.memoryBudget < 1 || ad.Wait <= 0 {
-		return nil, errors.New("-max-page-analyses, -max-optimizations, -max-site-jobs, -account-concurrency, -memory-budget and -admission-wait must be positive")
+	if ad.MaxPageAnalyses < 1 || ad.MaxOptimizations < 1 || ad.MaxSiteJobs < 1 || ad.AccountConcurrency < 1 || c.memoryBudget < 1 || ad.Wait <= 0 ||
+		ad.MCPSessionsPerAccount < 1 || ad.MCPSessions < 1 {
+		return nil, errors.New("-max-page-analyses, -max-optimizations, -max-site-jobs, -account-concurrency, -memory-budget, -admission-wait, -mcp-sessions-per-account and -mcp-sessions must be positive")
 	}
 	if c.renderBrowsers < 1 || c.renderTabs < 1 || c.renderMemory < 1 || c.renderBrowserMemory < 1 {
 		return nil, errors.New("-render-browsers, -render-tabs, -render-memory and -render-browser-memory must be positive")

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/seokit/seokit/httpapi"
+	"github.com/seokit/seokit/httpapi/mcpserver"
 	"github.com/seokit/seokit/internal/pgtest"
 )
 
@@ -345,12 +346,27 @@ func TestServerFlags(t *testing.T) {
 		{"NaN account rate", []string{"-account-rate", "NaN"}},
 		{"zero account burst", []string{"-account-burst", "0"}},
 		{"negative job timeout", []string{"-job-timeout", "-1s"}},
+		{"zero MCP sessions per account", []string{"-mcp-sessions-per-account", "0"}},
+		{"zero MCP sessions", []string{"-mcp-sessions", "0"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if err := run(context.Background(), tc.args, &syncBuffer{}, &syncBuffer{}); err == nil {
 				t.Error("accepted")
 			}
 		})
+	}
+}
+
+// TestMCPSessionFlags: -mcp-sessions-per-account and -mcp-sessions reach
+// the admission options, and their defaults are the MCP server's.
+func TestMCPSessionFlags(t *testing.T) {
+	c, err := parse([]string{"-mcp-sessions-per-account", "3", "-mcp-sessions", "40"}, &syncBuffer{})
+	if err != nil || c.admission.MCPSessionsPerAccount != 3 || c.admission.MCPSessions != 40 {
+		t.Fatalf("parse = %+v, %v", c.admission, err)
+	}
+	c, err = parse(nil, &syncBuffer{})
+	if err != nil || c.admission.MCPSessionsPerAccount != mcpserver.DefaultMaxSessionsPerAccount || c.admission.MCPSessions != mcpserver.DefaultMaxSessions {
+		t.Fatalf("defaults: %+v, %v", c.admission, err)
 	}
 }
 
