@@ -605,6 +605,7 @@ type retryItem struct {
 	it      Item
 	attempt int
 	at      time.Time
+	status  int // the 429 or 503 answer retried, 0 for a first try
 }
 
 // result is what a worker reports back to the loop.
@@ -680,7 +681,7 @@ func (d *dispatcher) startWorkers() {
 		go func() {
 			defer d.wg.Done()
 			for w := range d.work {
-				d.results <- d.cr.process(d.ctx, w.it, w.attempt)
+				d.results <- d.cr.process(d.ctx, w)
 			}
 		}()
 	}
@@ -947,7 +948,8 @@ func (cr *crawl) flushAside(ctx context.Context) int {
 }
 
 // process fetches, analyses and records one item.
-func (cr *crawl) process(ctx context.Context, it Item, attempt int) result {
+func (cr *crawl) process(ctx context.Context, w retryItem) result {
+	it, attempt := w.it, w.attempt
 	u, err := seo.ParseHref(it.URL)
 	if err != nil {
 		cr.returnPages(ctx, 1)
@@ -977,7 +979,14 @@ func (cr *crawl) process(ctx context.Context, it Item, attempt int) result {
 	release, err := cr.pol.acquire(ctx, host)
 	if err != nil {
 		if errors.Is(err, errHostAbandoned) {
+			// A retry keeps the 429 or 503 it was answered: the page's
+			// last word from the server, not "no answer".
 			sum.Error = err.Error()
+			sum.Status = w.status
+			if w.status != 0 {
+				sum.ScoreReason = analyzer.ScoreErrorStatus
+				cr.answered.Add(1)
+			}
 			cr.fetched.Add(1)
 			cr.errs.Add(1)
 			return cr.finish(ctx, it, sum, nil, nil)
@@ -987,7 +996,7 @@ func (cr *crawl) process(ctx context.Context, it Item, attempt int) result {
 			// without the host's limit.
 			return result{err: err}
 		}
-		return result{retry: &retryItem{it: it, attempt: attempt}}
+		return result{retry: &retryItem{it: it, attempt: attempt, status: w.status}}
 	}
 	fctx, cancel := context.WithTimeout(ctx, cr.o.RequestTimeout)
 	bp := cr.pageBuffer()
@@ -1000,7 +1009,7 @@ func (cr *crawl) process(ctx context.Context, it Item, attempt int) result {
 	if ctx.Err() != nil {
 		// Stopped: the item stays popped but not done, so a durable
 		// frontier queues it again on resume.
-		return result{retry: &retryItem{it: it, attempt: attempt}}
+		return result{retry: &retryItem{it: it, attempt: attempt, status: w.status}}
 	}
 	cr.current.Store(&it.URL)
 	if resp != nil {
@@ -1008,7 +1017,7 @@ func (cr *crawl) process(ctx context.Context, it Item, attempt int) result {
 		if resp.Status == http.StatusTooManyRequests || resp.Status == http.StatusServiceUnavailable {
 			wait := cr.pol.backoff(host, resp.Header.Get("Retry-After"))
 			if attempt < maxRetries {
-				return result{retry: &retryItem{it: it, attempt: attempt + 1, at: time.Now().Add(wait)}}
+				return result{retry: &retryItem{it: it, attempt: attempt + 1, at: time.Now().Add(wait), status: resp.Status}}
 			}
 		} else if ferr == nil && resp.Status < 500 {
 			cr.pol.success(host)

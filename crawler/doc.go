@@ -46,10 +46,12 @@
 //
 // [SiteReport.Pages] holds the crawled URLs that answered, whatever their
 // status. A URL that got no response (robots.txt disallows it, the fetch
-// failed without an answer, its host was abandoned after repeated 429/503)
-// is not a page: it is listed in [SiteReport.NotFetched] with its reason,
-// error, depth and the page linking to it, and counts nowhere as a page
-// (status codes, graph stats, depth histogram, site score). Only an HTML
+// failed without an answer, its host was abandoned after repeated 429/503
+// before it was requested) is not a page: it is listed in
+// [SiteReport.NotFetched] with its reason, error, depth and the page linking
+// to it, and counts nowhere as a page (status codes, graph stats, depth
+// histogram, site score). A URL answered 429 or 503 whose retry the
+// abandonment cut is a page with that status and the abandonment's error. Only an HTML
 // page answered 2xx has a page score; the others have "score": null and a
 // "scoreReason" ("error_status", "redirect", "not_html", see
 // analyzer.Report.Score), and the site score is the mean of the scores that

@@ -153,6 +153,49 @@ func TestHostileServerErrors(t *testing.T) {
 	}
 }
 
+// TestHostileAbandonKeepsAnswer: pages answered 503 before their host is
+// abandoned are reported with that 503, pages never requested as not
+// fetched because of the abandonment. One worker makes the order fixed:
+// each page takes three answers, so the fourth is abandoned after its first.
+func TestHostileAbandonKeepsAnswer(t *testing.T) {
+	links := make([]string, 20)
+	extra := map[string]http.HandlerFunc{}
+	for i := range links {
+		links[i] = fmt.Sprintf("/down/%d", i)
+		extra[links[i]] = func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Retry-After", "0")
+			http.Error(w, "down", http.StatusServiceUnavailable)
+		}
+	}
+	site := crawlertest.NewSite(crawlertest.SiteOptions{Articles: 1, Categories: 1, NoSitemap: true, ExtraLinks: links, Extra: extra})
+	defer site.Close()
+	rep := hostile(t, site, crawler.Options{Concurrency: 1}, 30*time.Second)
+	pages := pagesByPath(t, site.URL, rep)
+	notFetched := map[string]string{}
+	for _, nf := range rep.NotFetched {
+		notFetched[strings.TrimPrefix(nf.URL, site.URL)] = nf.Reason
+	}
+	answered, abandoned := 0, 0
+	for _, l := range links {
+		p := pages[l]
+		switch hits := site.Hits(l); {
+		case hits > 0:
+			answered++
+			if p.Status != http.StatusServiceUnavailable {
+				t.Errorf("%s requested %d times: status %d error %q, want 503", l, hits, p.Status, p.Error)
+			}
+		default:
+			abandoned++
+			if p.Status != 0 || notFetched[l] != crawler.NotFetchedAbandoned {
+				t.Errorf("%s never requested: status %d, not fetched %q, want 0 and %q", l, p.Status, notFetched[l], crawler.NotFetchedAbandoned)
+			}
+		}
+	}
+	if answered == 0 || abandoned == 0 || rep.StatusCodes[http.StatusServiceUnavailable] != answered {
+		t.Errorf("%d pages answered, %d abandoned, status codes %v", answered, abandoned, rep.StatusCodes)
+	}
+}
+
 func TestHostileGzipBomb(t *testing.T) {
 	var bomb bytes.Buffer
 	zw, _ := gzip.NewWriterLevel(&bomb, gzip.BestCompression)
