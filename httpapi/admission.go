@@ -135,9 +135,10 @@ type AdmissionOptions struct {
 	// holds open at once, and so their standalone GET streams, one per
 	// session: the next initialize is answered 429 rate_limited until one
 	// ends (a DELETE, 30 minutes idle, Close). Zero means
-	// mcpserver.DefaultMaxSessionsPerAccount (10); with DisableAuth, whose
-	// one principal stands for every client, sessions are not limited per
-	// account.
+	// mcpserver.DefaultMaxSessionsPerAccount (10). A plan's
+	// plans.Limits.MCPSessions, when set, is its accounts' cap instead.
+	// With DisableAuth, whose one principal stands for every client,
+	// sessions are not limited per account.
 	MCPSessionsPerAccount int
 	// MCPSessions bounds the MCP sessions of every account together; the
 	// next initialize is answered 503 unavailable. Zero means

@@ -29,6 +29,13 @@ func (s *Server) MCP() *mcpserver.Server {
 				return s.adm.acquireSlot(ctx, KindReport, p.AccountID, bytes, false)
 			},
 			MaxSessionsPerAccount: perAccount, MaxSessions: s.adm.cfg.MCPSessions,
+			SessionsOf: func(ctx context.Context, p *auth.Principal) (int, error) {
+				if s.opts.DisableAuth {
+					return 0, nil
+				}
+				l, err := s.accountPlan(ctx, p.AccountID)
+				return l.MCPSessions, err
+			},
 		})
 		s.mcpBuilt.Store(s.mcp)
 	})

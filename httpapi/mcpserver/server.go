@@ -112,6 +112,11 @@ type Options struct {
 	// DefaultMaxSessionsPerAccount; a negative value, none (a server
 	// whose one principal stands for every client).
 	MaxSessionsPerAccount int
+	// SessionsOf, when set, returns the cap of p's account instead of
+	// MaxSessionsPerAccount (its plan's); zero or less means
+	// MaxSessionsPerAccount. An error refuses the session with it (the
+	// error mapped by Errors).
+	SessionsOf func(ctx context.Context, p *auth.Principal) (int, error)
 	// MaxSessions bounds the sessions of every account together; the
 	// next initialize past it is refused 503. Zero means
 	// DefaultMaxSessions.
@@ -242,7 +247,7 @@ func TokenInfo(p *auth.Principal) *sdkauth.TokenInfo {
 // authenticates each request and returns its principal, or writes the
 // refusal and returns nil (the API's authentication middleware). A POST
 // without a session ID, which opens a session, is refused past the caps
-// of Options.MaxSessionsPerAccount and MaxSessions, with Retry-After and
+// of Options.MaxSessionsPerAccount (or SessionsOf) and MaxSessions, with Retry-After and
 // a text/plain message, as the SDK's own refusals are.
 func (s *Server) HTTPHandler(authn func(w http.ResponseWriter, r *http.Request) *auth.Principal) http.Handler {
 	// Sessions are stateful, so that a call's progress notifications and
@@ -292,7 +297,7 @@ func (s *Server) HTTPHandler(authn func(w http.ResponseWriter, r *http.Request) 
 			r.Header = h
 		}
 		if r.Method == http.MethodPost && r.Header.Get("Mcp-Session-Id") == "" {
-			s.serveNew(w, r, p.AccountID, verify)
+			s.serveNew(w, r, p, verify)
 			return
 		}
 		verify.ServeHTTP(w, r)

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/seokit/seokit/httpapi/auth"
 )
 
 // Defaults of the session caps (Options.MaxSessionsPerAccount and
@@ -57,11 +59,15 @@ func newSessionGate(perAccount, total int) *sessionGate {
 
 // take counts a session of account about to be created, and returns the
 // func that ends the count (once), or the refusal's status and message:
-// 429 when the account holds its cap, 503 when the server does.
-func (g *sessionGate) take(account string) (release func(), status int, msg string) {
+// 429 when the account holds its cap (limit, or the gate's per-account
+// cap when limit is zero or less), 503 when the server does.
+func (g *sessionGate) take(account string, limit int) (release func(), status int, msg string) {
+	if limit <= 0 {
+		limit = g.perAccount
+	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if n := g.account[account]; g.perAccount > 0 && n >= g.perAccount {
+	if n := g.account[account]; limit > 0 && n >= limit {
 		return nil, http.StatusTooManyRequests, "this account already has " + strconv.Itoa(n) + " MCP sessions open, its limit: end one (DELETE /mcp with its Mcp-Session-Id) or wait for an idle one to close after " +
 			strconv.Itoa(int(SessionTimeout/time.Minute)) + " minutes"
 	}
@@ -84,11 +90,24 @@ func (g *sessionGate) take(account string) (release func(), status int, msg stri
 }
 
 // serveNew serves r, a POST without a session ID, which has the SDK create
-// a session, as a session of account: refused past the caps, else counted
-// until the session the SDK created ends (a DELETE, SessionTimeout idle,
-// Close), or at once when none was (a request that did not initialize).
-func (s *Server) serveNew(w http.ResponseWriter, r *http.Request, account string, h http.Handler) {
-	release, status, msg := s.sessions.take(account)
+// a session, as a session of p's account: refused past the caps, else
+// counted until the session the SDK created ends (a DELETE, SessionTimeout
+// idle, Close), or at once when none was (a request that did not
+// initialize).
+func (s *Server) serveNew(w http.ResponseWriter, r *http.Request, p *auth.Principal, h http.Handler) {
+	limit := 0
+	if s.opts.SessionsOf != nil {
+		var err error
+		if limit, err = s.opts.SessionsOf(r.Context(), p); err != nil {
+			te := s.toolError(err)
+			if te.RetryAfter > 0 {
+				w.Header().Set("Retry-After", strconv.Itoa(te.RetryAfter))
+			}
+			http.Error(w, te.Message, te.Status)
+			return
+		}
+	}
+	release, status, msg := s.sessions.take(p.AccountID, limit)
 	if release == nil {
 		w.Header().Set("Retry-After", strconv.Itoa(int(sessionRetry/time.Second)))
 		http.Error(w, msg, status)

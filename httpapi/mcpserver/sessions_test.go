@@ -10,6 +10,7 @@ import (
 
 	"github.com/seokit/seokit/httpapi"
 	"github.com/seokit/seokit/httpapi/auth"
+	"github.com/seokit/seokit/httpapi/plans"
 	"github.com/seokit/seokit/httpapi/store"
 )
 
@@ -93,4 +94,27 @@ func TestSessionCaps(t *testing.T) {
 			t.Errorf("session %s after Close answered %d, want 404", sid, resp.StatusCode)
 		}
 	}
+}
+
+// TestSessionCapsPerPlan: a plan's MCPSessions is its accounts' cap in
+// place of the server's MCPSessionsPerAccount; a plan without one keeps the
+// server's. The cap was the server's for every plan.
+func TestSessionCapsPerPlan(t *testing.T) {
+	e := newEnv(t, &httpapi.Options{AllowPrivate: true, Limits: map[store.Plan]int{store.Free: 1000, store.Pro: 1000},
+		Plans:     map[store.Plan]plans.Limits{store.Pro: {MCPSessions: 3}},
+		Admission: &httpapi.AdmissionOptions{MCPSessionsPerAccount: 1}})
+	pro, err := e.srv.Auth().CreateAccount(context.Background(), "pro@example.com", "P", "", store.Pro)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proKey := e.newKey(pro.ID, auth.ScopeRead)
+	for range 3 {
+		session(t, e, proKey)
+	}
+	resp, body := rawMCP(t, e, proKey, "POST", "", initReq)
+	refused(t, resp, body, 429, "rate_limited", "3 MCP sessions open, its limit")
+
+	session(t, e, e.key) // a Free account: the server's cap of one
+	resp, body = rawMCP(t, e, e.key, "POST", "", initReq)
+	refused(t, resp, body, 429, "rate_limited", "1 MCP sessions open, its limit")
 }

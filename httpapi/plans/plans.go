@@ -56,6 +56,11 @@ type Limits struct {
 	// server's (httpapi.Options.BurstRate and Burst: 50/s, burst 200).
 	RequestRate  float64
 	RequestBurst int
+	// MCPSessions caps the MCP sessions (/mcp) the account holds open at
+	// once, each with its event stream: the next initialize answers 429
+	// rate_limited until one ends. Zero means the server's
+	// (httpapi.AdmissionOptions.MCPSessionsPerAccount: 10).
+	MCPSessions int
 }
 
 // Daily request limits of the default plans.
@@ -98,7 +103,7 @@ func New(plans map[store.Plan]Limits, daily map[store.Plan]int, maxSitePages int
 	for p, c := range plans {
 		if c.DailyRequests < 0 || c.MaxSitePages < 0 || c.ConcurrentSiteJobs < 0 || c.MaxListURLs < 0 || c.RenderPages < 0 ||
 			c.Projects < 0 || c.Schedules < 0 || c.MinScheduleInterval < 0 || c.AlertRules < 0 ||
-			c.HistoryAnalyses < 0 || c.HistoryDays < 0 || c.MaxLogBytes < 0 || c.RequestBurst < 0 {
+			c.HistoryAnalyses < 0 || c.HistoryDays < 0 || c.MaxLogBytes < 0 || c.RequestBurst < 0 || c.MCPSessions < 0 {
 			return nil, fmt.Errorf("plans: plan %q has a negative limit", p)
 		}
 		if c.RequestRate < 0 || math.IsNaN(c.RequestRate) || math.IsInf(c.RequestRate, 0) {
@@ -146,6 +151,9 @@ func New(plans map[store.Plan]Limits, daily map[store.Plan]int, maxSitePages int
 		}
 		if c.RequestBurst > 0 {
 			d.RequestBurst = c.RequestBurst
+		}
+		if c.MCPSessions > 0 {
+			d.MCPSessions = c.MCPSessions
 		}
 		out[p] = d
 	}
