@@ -518,7 +518,7 @@ func (s *Server) alertsOnFinish(ctx context.Context, j *store.Job) {
 	switch {
 	case j.Status == store.JobSucceeded:
 		err = s.evaluateJobAlerts(ctx, j)
-	case j.Status == store.JobFailed && len(j.Result) > 0:
+	case service.JobErrorCode(j) == service.ErrorSiteUnreachable && len(j.Result) > 0:
 		err = s.evaluateDownAlerts(ctx, j)
 	default:
 		return

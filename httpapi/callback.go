@@ -41,7 +41,7 @@ type CallbackSummary struct {
 	// Findings counts the findings by severity (succeeded jobs only).
 	Findings *seo.Counts `json:"findings,omitempty"`
 	// Error is the failure message of a failed job; ErrorCode its code
-	// when it has one (Job.ErrorCode: "site_unreachable").
+	// when it has one (Job.ErrorCode: "site_unreachable", "job_timeout").
 	Error     string `json:"error,omitempty"`
 	ErrorCode string `json:"errorCode,omitempty"`
 	// Links.Self is the job's URL.
@@ -93,7 +93,9 @@ func event(j *store.Job, base string) CallbackEvent {
 		if json.Unmarshal(j.Result, &rep) == nil {
 			ev.Summary.Pages, ev.Summary.Errors = rep.Crawl.Fetched, rep.Crawl.Errors
 		}
-		if rep.Score != nil {
+		if rep.Score != nil && j.Status == store.JobSucceeded {
+			// A partial report's score (a canceled or timed-out crawl's)
+			// is not the site's.
 			score := rep.Score.Value
 			ev.Summary.Score = &score
 			ev.Summary.Findings = &seo.Counts{Errors: rep.Score.Counts["error"], Warnings: rep.Score.Counts["warning"], Notices: rep.Score.Counts["notice"]}

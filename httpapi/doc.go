@@ -283,8 +283,9 @@
 // once a second; the result is the crawler's SiteReport. States: queued ->
 // running -> succeeded | failed | canceled. A run still going after the
 // job timeout (Options.JobTimeout, or the Queue's own, two hours by
-// default) fails, saying it took longer than the job timeout, and frees
-// its slot. Jobs live in the store: a
+// default) fails with errorCode "job_timeout", keeping the report of
+// the pages it crawled (stopReason "time_budget"), and frees its slot.
+// Jobs live in the store: a
 // server started (Server.Start) over it re-queues the jobs left queued
 // or running. New starts nothing; a Server that is never started accepts
 // site analyses and leaves them queued. A

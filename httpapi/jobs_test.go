@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seokit/seokit/crawler"
 	"github.com/seokit/seokit/httpapi/auth"
 	"github.com/seokit/seokit/httpapi/plans"
 	"github.com/seokit/seokit/httpapi/store"
@@ -238,15 +239,20 @@ func TestSiteJobTimeout(t *testing.T) {
 
 	j := waitJob(t, a, a.key, held, func(j Job) bool { return j.Status != "running" })
 	took := time.Since(start)
-	if j.Status != "failed" || j.Error != "the site analysis took longer than the job timeout" || j.FinishedAt.IsZero() {
-		t.Errorf("slow site's analysis: status %s, error %q, finished %v; want failed for the job timeout", j.Status, j.Error, j.FinishedAt)
+	if j.Status != "failed" || j.ErrorCode != "job_timeout" || j.FinishedAt.IsZero() ||
+		j.Error != "the site analysis took longer than the job timeout; the report covers the 1 pages crawled before it" {
+		t.Errorf("slow site's analysis: status %s, error %q (%s), finished %v; want failed for the job timeout", j.Status, j.Error, j.ErrorCode, j.FinishedAt)
 	}
 	// Its pages hang for 20 s: only the timeout ends it this soon.
 	if took > timeout+10*time.Second {
 		t.Errorf("slow site's analysis ended %v after it was seen running; the job timeout is %v", took, timeout)
 	}
-	if j.Result != nil {
-		t.Errorf("a timed-out analysis kept a report: %.200s", j.Result)
+	// Its home page answered at once: the report of what it crawled is
+	// kept, as a canceled analysis's is.
+	var rep crawler.SiteReport
+	if err := json.Unmarshal(j.Result, &rep); err != nil || rep.Crawl.Fetched != 1 || rep.Crawl.StopReason != crawler.StopTimeBudget {
+		t.Errorf("a timed-out analysis's report: %v, %d pages, stop %q; want the home page's, stop %q (%.200s)",
+			err, rep.Crawl.Fetched, rep.Crawl.StopReason, crawler.StopTimeBudget, j.Result)
 	}
 	n := waitJob(t, a, keyB, next, func(j Job) bool { return j.Status != "queued" && j.Status != "running" })
 	if n.Status != "succeeded" {

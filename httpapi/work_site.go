@@ -341,6 +341,29 @@ func (r *siteRun) keepPartial(rep *crawler.SiteReport) {
 	}
 }
 
+// keepTimedOut sets, with a job the job timeout failed, the report of
+// what its crawl had fetched (stopReason "time_budget": the job's time was
+// spent), when it fetched a page and the report fits the stored cap: hours
+// of crawling are not lost. Job.ErrorCode is then "job_timeout"
+// (service.JobErrorCode reads it from the summary).
+func (r *siteRun) keepTimedOut(rep *crawler.SiteReport) {
+	s, j := r.s, r.j
+	if rep == nil || rep.Crawl.Fetched == 0 {
+		return
+	}
+	rep.Crawl.StopReason = crawler.StopTimeBudget
+	res, err := json.Marshal(rep)
+	if err != nil || len(res) > s.resultCap() {
+		s.log.Warn("partial report of a timed-out site analysis not kept", "job", j.ID, "bytes", len(res), "err", err)
+		return
+	}
+	j.Result, j.Summary = res, jobSummary(rep)
+	j.Error += fmt.Sprintf("; the report covers the %d pages crawled before it", rep.Crawl.Fetched)
+	if p := progressFromReport(rep, s.now()); p != nil {
+		j.Progress = p
+	}
+}
+
 // record sets the job's final state from the crawl's report: its result
 // (within the stored cap), summary and progress, or the failure.
 func (r *siteRun) record(rep *crawler.SiteReport, runErr error) {
@@ -350,6 +373,7 @@ func (r *siteRun) record(rep *crawler.SiteReport, runErr error) {
 	}
 	switch {
 	case j.Status == store.JobFailed: // timed out (outcome)
+		r.keepTimedOut(rep)
 	case runErr != nil:
 		j.Status = store.JobFailed
 		if ie, ok := seo.AsInputError(runErr); ok {

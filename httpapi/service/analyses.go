@@ -70,9 +70,40 @@ type Result interface {
 	Open() (io.ReadCloser, error)
 }
 
-// ErrorSiteUnreachable is Job.ErrorCode of an analysis of a site that
-// answered nothing.
-const ErrorSiteUnreachable = "site_unreachable"
+// Job.ErrorCode values.
+const (
+	// ErrorSiteUnreachable is the code of an analysis of a site that
+	// answered nothing.
+	ErrorSiteUnreachable = "site_unreachable"
+	// ErrorJobTimeout is the code of an analysis that ran longer than the
+	// server's job timeout: its report covers what it crawled until then
+	// (crawl.stopReason "time_budget").
+	ErrorJobTimeout = "job_timeout"
+)
+
+// JobErrorCode returns the Job.ErrorCode of a stored job, "" when it has
+// none: a failed job's code is read from its summary (its report's stop
+// and score reasons).
+func JobErrorCode(j *store.Job) string {
+	if j.Status != store.JobFailed || len(j.Summary) == 0 {
+		return ""
+	}
+	var sum struct {
+		ScoreReason string `json:"scoreReason"`
+		StopReason  string `json:"stopReason"`
+	}
+	switch {
+	case json.Unmarshal(j.Summary, &sum) != nil:
+		return ""
+	case SiteDownReason(sum.ScoreReason):
+		return ErrorSiteUnreachable
+	case sum.StopReason == crawler.StopTimeBudget:
+		// A crawl's own time budget ends it succeeded: failed with its
+		// stop reason is the job timeout's.
+		return ErrorJobTimeout
+	}
+	return ""
+}
 
 // SiteDownReason reports whether a report's scoreReason says the site
 // answered nothing.
@@ -82,9 +113,10 @@ func SiteDownReason(reason string) bool {
 
 // HasResult reports whether job v serves its report: a succeeded job's,
 // that of a job failed because its site answered nothing, and the partial
-// report a job canceled while it crawled kept.
+// report a job canceled while it crawled, or stopped by the job timeout,
+// kept.
 func HasResult(v *Job) bool {
-	return v.Status == string(store.JobSucceeded) || v.ErrorCode == ErrorSiteUnreachable ||
+	return v.Status == string(store.JobSucceeded) || v.ErrorCode == ErrorSiteUnreachable || v.ErrorCode == ErrorJobTimeout ||
 		v.Status == string(store.JobCanceled) // the partial report it kept, if any
 }
 
@@ -176,8 +208,9 @@ type Job struct {
 	Progress   *JobProgress `json:"progress,omitempty"`
 	// Result is the report of a succeeded job, of a job failed with
 	// ErrorCode "site_unreachable", and the partial report of a job
-	// canceled while it crawled (crawl.stopReason "canceled"), in GET of
-	// one job only (lists leave it out). The server copies the stored
+	// canceled while it crawled (crawl.stopReason "canceled") or failed
+	// with ErrorCode "job_timeout" (crawl.stopReason "time_budget"), in
+	// GET of one job only (lists leave it out). The server copies the stored
 	// report into the answer as is.
 	Result json.RawMessage `json:"result,omitempty"`
 	Error  string          `json:"error,omitempty"`
@@ -186,7 +219,9 @@ type Job struct {
 	// (result.crawl.stopReason "unreachable", result.crawl.unreachable
 	// saying how), or robots.txt answering 5xx or 429 so nothing could be
 	// crawled (result.scoreReason "robots_txt_unavailable"). The report is
-	// kept, its score null. Absent otherwise.
+	// kept, its score null. It is "job_timeout" for a job that ran longer
+	// than the server's job timeout; the report of what it crawled until
+	// then is kept when it fetched a page. Absent otherwise.
 	ErrorCode string       `json:"errorCode,omitempty"`
 	Callback  *JobCallback `json:"callback,omitempty"`
 	// CallbackSecret is returned once, in the 202 answer: the key that
@@ -222,14 +257,7 @@ func JobView(j *store.Job, base string) Job {
 	if json.Unmarshal(j.Request, &req) == nil {
 		v.Domain, v.URL, v.Options = req.Domain, req.URL, req.Options
 	}
-	if j.Status == store.JobFailed && len(j.Summary) > 0 {
-		var sum struct {
-			ScoreReason string `json:"scoreReason"`
-		}
-		if json.Unmarshal(j.Summary, &sum) == nil && SiteDownReason(sum.ScoreReason) {
-			v.ErrorCode = ErrorSiteUnreachable
-		}
-	}
+	v.ErrorCode = JobErrorCode(j)
 	if len(j.Progress) > 0 {
 		var p JobProgress
 		if json.Unmarshal(j.Progress, &p) == nil {
