@@ -103,9 +103,8 @@ type crawl struct {
 	current  atomic.Pointer[string]
 	phase    atomic.Value // string: PhaseCrawling ...
 
-	mu        sync.Mutex // guards the fields below
-	builder   *siteBuilder
-	depthHist []int
+	mu      sync.Mutex // guards the fields below
+	builder *siteBuilder
 	// aside holds the sitemap URLs to queue once links run out, as builder
 	// node ids (URL, listing sitemap); asideSeen is a bitset of the URL ids.
 	aside     []asideItem
@@ -587,17 +586,11 @@ func robotsUnavailable(p *PageSummary) bool {
 	return p.RobotsBlocked && strings.HasPrefix(p.Error, robotsUnavailablePrefix)
 }
 
-// record adds a finished page to the site builder and the depth histogram.
+// record adds a finished page to the site builder.
 func (cr *crawl) record(sum PageSummary, edges []Edge, ids []int32) {
 	cr.mu.Lock()
 	defer cr.mu.Unlock()
 	cr.builder.addPageIDs(sum, edges, ids)
-	if d := sum.depth(); d >= 0 && sum.fetched() {
-		for len(cr.depthHist) <= d {
-			cr.depthHist = append(cr.depthHist, 0)
-		}
-		cr.depthHist[d]++
-	}
 }
 
 // retryItem is an item answered 429/503, waiting for its host's back-off.

@@ -9,7 +9,10 @@
 // redirect, is queued at the page's depth too, without a link edge),
 // analysed once by package analyzer,
 // streamed to a [Sink], and kept only as a small [PageSummary] for the site
-// checks, which run over the link graph when the crawl ends.
+// checks, which run over the link graph when the crawl ends. A page's
+// click depth is then the fewest links to it over that graph: pages are
+// read concurrently, so the depth at which the crawl first met a URL can
+// be deeper, and would vary from one crawl of a site to the next.
 //
 // The [SiteReport] is data. Package crawler/crawlreport writes it as a
 // self-contained HTML page and as CSV; package crawler/compare compares two

@@ -664,9 +664,6 @@ func (cr *crawl) facts(ctx context.Context, reason string, queued int, rb *robot
 	if dur > 0 {
 		stats.PagesPerSecond = float64(stats.Fetched-stats.Resumed) / dur.Seconds()
 	}
-	cr.mu.Lock()
-	stats.DepthHistogram = append([]int{}, cr.depthHist...)
-	cr.mu.Unlock()
 
 	f := &crawlFacts{Domain: cr.root.Host, StartURL: cr.root.String(), StartedAt: cr.startedAt, Stats: stats,
 		Sitemaps: sf.summaries, SitemapExists: sf.exists,

@@ -19,8 +19,9 @@ import (
 
 func sampleReport(t *testing.T) *SiteReport {
 	t.Helper()
+	chained, chainLinks := chain("/deep", 6)
 	s := testSite{
-		pages: []PageSummary{
+		pages: append(chained,
 			pg("/xss", func(p *PageSummary) {
 				p.Title = "<script>alert(1)</script>"
 				p.Findings = []string{"title.too_short"}
@@ -29,8 +30,9 @@ func sampleReport(t *testing.T) *SiteReport {
 			pg("/deep", func(p *PageSummary) { p.Depth = ptr(6); p.Title = "=HYPERLINK(\"http://evil.test\")" }),
 			pg("/dup1", func(p *PageSummary) { p.TextHash = 99 }),
 			pg("/dup2", func(p *PageSummary) { p.TextHash = 99 }),
-		},
-		linked:  []string{"/xss", "/gone", "/deep", "/dup1", "/dup2"},
+		),
+		edges:   chainLinks,
+		linked:  []string{"/xss", "/gone", "/chain1", "/dup1", "/dup2"},
 		sitemap: []string{"/", "/xss"},
 	}
 	rep := s.build(t)

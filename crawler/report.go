@@ -163,8 +163,8 @@ type NotFetchedURL struct {
 	Reason string `json:"reason"`
 	// Error says why the fetch failed.
 	Error string `json:"error,omitempty"`
-	// Depth is the click depth at which a link reached the URL, nil when
-	// no link did (a sitemap-only URL).
+	// Depth is the click depth at which a link reached the URL (as
+	// PageSummary.Depth), nil when no link did (a sitemap-only URL).
 	Depth *int `json:"depth"`
 	// FoundOn is the first crawled page linking to the URL, else the
 	// sitemap listing it ("" when neither is known).

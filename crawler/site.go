@@ -94,12 +94,13 @@ type siteBuilder struct {
 	smDropped     int
 	smLocsDropped int
 	smCompacted   int // len(smHashes) after the last compaction
+	maxDepth      int // Options.MaxDepth: the deepest link the crawl follows
 }
 
 // newSiteBuilder returns a builder for a crawl from start.
 func newSiteBuilder(start *url.URL, opts *Options) *siteBuilder {
 	b := &siteBuilder{ids: make(map[string]int32, 1024), sitemap: map[int32]int32{}, now: time.Now,
-		maxTargets: math.MaxInt, maxSitemap: math.MaxInt, checks: SiteCheckOptions{}.resolved()}
+		maxTargets: math.MaxInt, maxSitemap: math.MaxInt, checks: SiteCheckOptions{}.resolved(), maxDepth: DefaultMaxDepth}
 	if start != nil {
 		b.start = start.String()
 		b.startHost = start.Host
@@ -117,6 +118,9 @@ func newSiteBuilder(start *url.URL, opts *Options) *siteBuilder {
 		}
 		if opts.MaxSitemapURLs > 0 {
 			b.maxSitemap = opts.MaxSitemapURLs
+		}
+		if opts.MaxDepth > 0 {
+			b.maxDepth = opts.MaxDepth
 		}
 		b.maxReportPages = opts.MaxReportPages
 		b.maxSiteFindings = opts.MaxSiteFindingsPerID
@@ -259,6 +263,7 @@ func (b *siteBuilder) runChecks(facts *crawlFacts) *siteRun {
 		r.sev[id] = in
 	}
 	r.index()
+	r.shortestDepths()
 	r.findings = make([]seo.Finding, 0, r.perPageFindings(facts)+len(facts.Findings)+64)
 	r.links()
 	r.checkSources()
@@ -288,17 +293,17 @@ func (r *siteRun) pageStats(rep *SiteReport) (pageScores []int, fetched int) {
 		rep.Graph.MaxDepth = max(rep.Graph.MaxDepth, p.depth())
 	}
 	rep.Extraction, rep.SearchRules = extractionStats(r.pages(), b.ana)
-	if len(rep.Crawl.DepthHistogram) == 0 {
-		for _, p := range r.pages() {
-			d := p.depth()
-			if d < 0 || !p.fetched() {
-				continue
-			}
-			for len(rep.Crawl.DepthHistogram) <= d {
-				rep.Crawl.DepthHistogram = append(rep.Crawl.DepthHistogram, 0)
-			}
-			rep.Crawl.DepthHistogram[d]++
+	// The histogram counts the pages' depths as shortestDepths left them.
+	rep.Crawl.DepthHistogram = []int{}
+	for _, p := range r.pages() {
+		d := p.depth()
+		if d < 0 || !p.fetched() {
+			continue
 		}
+		for len(rep.Crawl.DepthHistogram) <= d {
+			rep.Crawl.DepthHistogram = append(rep.Crawl.DepthHistogram, 0)
+		}
+		rep.Crawl.DepthHistogram[d]++
 	}
 	rep.Graph.Nodes = fetched
 	if f := facts.Render; f != nil {

@@ -39,6 +39,33 @@ func pg(path string, mods ...func(*PageSummary)) PageSummary {
 }
 
 func link(from, to string) Edge { return Edge{From: siteOrigin + from, To: siteOrigin + to} }
+
+// deepSite is a site with the page at path at depth, reached through
+// chain.
+func deepSite(path string, depth int) testSite {
+	pages, edges := chain(path, depth)
+	pages = append(pages, pg(path, func(p *PageSummary) { p.Depth = ptr(depth) }))
+	return testSite{pages: pages, edges: edges, linked: []string{"/chain1"}}
+}
+
+// chain returns the pages /chain1 ... /chain<depth-1> at depths 1 to
+// depth-1 and the links from each to the next, the last to to: linked
+// from the home page, /chain1 puts to at depth, as a crawl would find it
+// (the report gives every page the fewest links from the home page).
+func chain(to string, depth int) ([]PageSummary, []Edge) {
+	var pages []PageSummary
+	var edges []Edge
+	for d := 1; d < depth; d++ {
+		path := fmt.Sprintf("/chain%d", d)
+		pages = append(pages, pg(path, func(p *PageSummary) { p.Depth = ptr(d) }))
+		next := to
+		if d+1 < depth {
+			next = fmt.Sprintf("/chain%d", d+1)
+		}
+		edges = append(edges, link(path, next))
+	}
+	return pages, edges
+}
 func nofollow(from, to string) Edge {
 	return Edge{From: siteOrigin + from, To: siteOrigin + to, Nofollow: true}
 }
@@ -201,11 +228,11 @@ func TestSiteChecks(t *testing.T) {
 		},
 		{
 			name: "deep page", id: "site.deep_page", path: "/deep", want: true,
-			site: testSite{pages: []PageSummary{pg("/deep", func(p *PageSummary) { p.Depth = ptr(5) })}, linked: []string{"/deep"}},
+			site: deepSite("/deep", 5),
 		},
 		{
 			name: "page at depth 4", id: "site.deep_page", want: false,
-			site: testSite{pages: []PageSummary{pg("/deep", func(p *PageSummary) { p.Depth = ptr(4) })}, linked: []string{"/deep"}},
+			site: deepSite("/deep", 4),
 		},
 		{
 			name: "linked only from noindex pages", id: "site.noindex_inlinks_only", path: "/t", want: true, urls: []string{"/n"},

@@ -18,9 +18,11 @@ type PageSummary struct {
 	FinalURL string `json:"finalUrl,omitempty"`
 	Status   int    `json:"status"`
 	// Depth is the click depth from the start URL: the fewest links from
-	// the start URL by which the crawl reached the page. It is nil (JSON
-	// null) for a URL no link led the crawl to, such as one only a sitemap
-	// lists, and for the pages reached from it only.
+	// the start URL by which the crawl reached the page, over every link
+	// it recorded (a redirect counts none), whichever page the crawl read
+	// first. It is nil (JSON null) for a URL no link led the crawl to
+	// within MaxDepth, such as one only a sitemap lists, and for the pages
+	// reached from it only.
 	Depth       *int           `json:"depth"`
 	Redirects   []seo.Redirect `json:"redirects,omitempty"`
 	ContentType string         `json:"contentType,omitempty"`
