@@ -532,6 +532,10 @@ func (p *Page) index() {
 	// the list grows at most once from there.
 	p.Elements = make([]*html.Node, 0, min(p.tagHint/2, p.cfg.MaxElements)+8)
 	var mains, articles []*html.Node
+	// The elements of the tags that can load a resource, in document
+	// order, for collectResources, which resolves them once the walk has
+	// found the base URL.
+	var resEls []*html.Node
 	var foreignAt []int32 // indexes in Elements of SVG and MathML elements
 	baseFound := false    // a <base href> was met
 	var walk func(n *html.Node, foreign bool)
@@ -566,6 +570,9 @@ func (p *Page) index() {
 					mains = append(mains, c)
 				case atom.Article:
 					articles = append(articles, c)
+				case atom.Script, atom.Img, atom.Iframe, atom.Frame, atom.Audio, atom.Video, atom.Source, atom.Track,
+					atom.Embed, atom.Object, atom.Link:
+					resEls = append(resEls, c)
 				case atom.Base:
 					if h, ok := Attr(c, "href"); ok && !baseFound && !inTemplate(c) {
 						// HTML: the first <base href> in the document sets
@@ -587,7 +594,7 @@ func (p *Page) index() {
 	walk(p.Doc, false)
 	p.byTag.fill(p.Elements, foreignAt)
 	p.collectLinks()
-	p.collectResources()
+	p.collectResources(resEls)
 	if p.tailBody != nil {
 		p.tail = p.scanTail(p.tailBody, p.tailForeign)
 		p.tailBody = nil
@@ -783,24 +790,19 @@ func relNofollow(rel string) bool {
 	return rel != "" && (fieldHasLower(rel, "nofollow") || fieldHasLower(rel, "ugc") || fieldHasLower(rel, "sponsored"))
 }
 
-func (p *Page) collectResources() {
+// collectResources fills Resources from els, the HTML elements (none in
+// SVG or MathML) whose tags can load a resource, in document order.
+func (p *Page) collectResources(els []*html.Node) {
 	// Sized from the tags that load something whatever their attributes
 	// (most <link> elements are no resource: stylesheets grow it).
-	n := 0
-	for _, a := range [...]atom.Atom{atom.Script, atom.Img, atom.Iframe, atom.Frame, atom.Audio, atom.Video, atom.Source,
-		atom.Track, atom.Embed, atom.Object} {
-		n += len(p.ByTag(a))
-	}
+	n := len(els) - len(p.ByTag(atom.Link))
 	p.Resources = make([]Resource, 0, n)
 	add := func(n *html.Node, kind, attr string) {
 		if v, ok := Attr(n, attr); ok && strings.TrimSpace(v) != "" {
 			p.Resources = append(p.Resources, Resource{Node: n, Kind: kind, Raw: v, URL: p.Resolve(v)})
 		}
 	}
-	for _, n := range p.Elements {
-		if n.Namespace != "" {
-			continue
-		}
+	for _, n := range els {
 		switch n.DataAtom {
 		case atom.Script:
 			add(n, "script", "src")
