@@ -997,14 +997,27 @@ func InHead(n *html.Node) bool {
 // Outer renders a short form of an element's start tag for evidence, e.g.
 // `<link rel="canonical" href="/x">`.
 func Outer(n *html.Node) string {
+	// seo.Clip keeps MaxEvidenceValue runes, at most four bytes each: the
+	// tag is written up to that many bytes and one more, which clips to
+	// what the whole tag would (a page's long srcset, style and data-
+	// attributes are not copied and escaped only to be cut).
+	const limit = 4*seo.MaxEvidenceValue + 1
 	var sb strings.Builder
 	sb.WriteByte('<')
 	sb.WriteString(n.Data)
 	for _, a := range n.Attr {
+		if sb.Len() >= limit {
+			break
+		}
 		sb.WriteByte(' ')
 		sb.WriteString(a.Key)
 		sb.WriteString(`="`)
-		sb.WriteString(html.EscapeString(a.Val))
+		// Escaping a prefix of the value writes a prefix of its escape.
+		v := a.Val
+		if room := max(limit-sb.Len(), 0); len(v) > room {
+			v = v[:room]
+		}
+		sb.WriteString(html.EscapeString(v))
 		sb.WriteByte('"')
 	}
 	sb.WriteByte('>')

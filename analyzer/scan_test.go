@@ -383,3 +383,37 @@ func TestCollapseAgrees(t *testing.T) {
 		}
 	}
 }
+
+// TestOuterMatchesWhole holds Outer, which writes a start tag only up to
+// the bytes seo.Clip can keep, to the whole tag clipped, over elements
+// with long, multibyte and escaped attribute values cut around the limit.
+func TestOuterMatchesWhole(t *testing.T) {
+	t.Parallel()
+	whole := func(n *html.Node) string {
+		var sb strings.Builder
+		sb.WriteByte('<')
+		sb.WriteString(n.Data)
+		for _, a := range n.Attr {
+			sb.WriteString(" " + a.Key + `="` + html.EscapeString(a.Val) + `"`)
+		}
+		sb.WriteByte('>')
+		return seo.Clip(sb.String())
+	}
+	// Four-byte runes put the limit where seo.Clip cuts.
+	pieces := []string{"a", "é", "€", "𝄞", "&", "<", `"`, "'", " ", "\r", strings.Repeat("x", 97), strings.Repeat("é", 50),
+		strings.Repeat("𝄞", 30), strings.Repeat("𝄞", 30), strings.Repeat("𝄞", 29) + "&"}
+	rng := rand.New(rand.NewPCG(7, 8))
+	for range 3000 {
+		n := &html.Node{Type: html.ElementNode, Data: "img"}
+		for range 1 + rng.IntN(4) {
+			var v strings.Builder
+			for range rng.IntN(60) {
+				v.WriteString(pieces[rng.IntN(len(pieces))])
+			}
+			n.Attr = append(n.Attr, html.Attribute{Key: "data-" + strings.Repeat("k", rng.IntN(8)), Val: v.String()})
+		}
+		if got, want := Outer(n), whole(n); got != want {
+			t.Fatalf("Outer(%q) =\n%q\nwant\n%q", n.Attr, got, want)
+		}
+	}
+}
