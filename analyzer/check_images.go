@@ -100,7 +100,7 @@ func extractImages(p *Page) {
 				u = p.Resolve(info.Src)
 			}
 			if u != nil {
-				info.Src = urlString(u)
+				info.Src = urlString(u, info.Src)
 			}
 		}
 		if a, ok := Attr(n, "alt"); ok {

@@ -88,7 +88,7 @@ func extractLinks(p *Page) {
 				// Sized once for the page's links.
 				s.List = make([]LinkInfo, 0, min(len(p.Links), max))
 			}
-			s.List = append(s.List, LinkInfo{URL: urlString(l.URL), Text: l.Text, Rel: l.Rel, Internal: l.Internal})
+			s.List = append(s.List, LinkInfo{URL: urlString(l.URL, l.Href), Text: l.Text, Rel: l.Rel, Internal: l.Internal})
 		}
 	}
 	if t := p.tail; t != nil {

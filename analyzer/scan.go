@@ -158,19 +158,39 @@ func allDigits(s string) bool {
 	return true
 }
 
-// urlString returns u.String() for the URLs pages are mostly made of (an
-// http(s) URL with a plain host and path, no user, fragment or escapes)
-// by one concatenation, without net/url's escaping pass; any other URL
-// goes to u.String() (TestURLStringAgrees).
-func urlString(u *url.URL) string {
+// urlString returns u.String() for u, the URL the reference raw resolved
+// to. For the URLs pages are mostly made of (an http(s) URL with a plain
+// host and path, no user, fragment or escapes) it is raw itself when raw
+// is written that way already (an absolute link), else one
+// concatenation, without net/url's escaping pass; any other URL goes to
+// u.String() (TestURLStringAgrees).
+func urlString(u *url.URL, raw string) string {
 	if u.Opaque != "" || u.User != nil || u.RawPath != "" || u.Fragment != "" || u.RawFragment != "" || u.OmitHost ||
 		(u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || !plainURLPath(u.Path) || !plainURLHost(u.Host) {
 		return u.String()
 	}
 	if u.ForceQuery || u.RawQuery != "" {
+		if isJoin(raw, u.Scheme, "://", u.Host, u.Path, "?", u.RawQuery) {
+			return raw
+		}
 		return u.Scheme + "://" + u.Host + u.Path + "?" + u.RawQuery
 	}
+	if isJoin(raw, u.Scheme, "://", u.Host, u.Path) {
+		return raw
+	}
 	return u.Scheme + "://" + u.Host + u.Path
+}
+
+// isJoin reports whether s is the concatenation of parts, without
+// building it.
+func isJoin(s string, parts ...string) bool {
+	for _, p := range parts {
+		if !strings.HasPrefix(s, p) {
+			return false
+		}
+		s = s[len(p):]
+	}
+	return s == ""
 }
 
 // plainURLPath reports whether p starts with a slash and holds only

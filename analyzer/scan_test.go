@@ -253,7 +253,9 @@ func TestURLStringAgrees(t *testing.T) {
 	t.Parallel()
 	refs := []string{"/", "/a", "/a?", "/a?b=c", "https://example.com", "http://h:8080/x", "//cdn.example/a.js", "/a%20b", "/a b",
 		"/a#f", "https://user@h/", "https://H/", "/é", "/a;b", "/a:b", "/a@b", "/*", "?q", "a/b", "https://127.0.0.1/x", "http://[::1]/",
-		"mailto:x", "/a?é", "/a?%zz"}
+		"mailto:x", "/a?é", "/a?%zz",
+		"https://example.com/dir/x", "http://a.example:8080/", "http://a.example:8080/?", "http://a.example:8080/a?b", "HTTPS://example.com/a",
+		"https://Example.com/a", "https://example.com/a/../b", "https://example.com:443/a", "https://example.com/a#", " https://example.com/a"}
 	parts := []string{"/", "a", "B", "9", ".", "-", "_", "~", "?", "=", "&", "#", "%41", " ", "é", ":", "@", "//", "http://", "h.example"}
 	rng := rand.New(rand.NewPCG(17, 18))
 	for range 20000 {
@@ -271,8 +273,11 @@ func TestURLStringAgrees(t *testing.T) {
 			if r == nil {
 				continue
 			}
-			if got, want := urlString(r), r.String(); got != want {
+			if got, want := urlString(r, ref), r.String(); got != want {
 				t.Errorf("%s + %q: urlString %q, String %q", base, ref, got, want)
+			}
+			if got, want := urlString(r, ""), r.String(); got != want {
+				t.Errorf("%s + %q: urlString without the reference %q, String %q", base, ref, got, want)
 			}
 		}
 	}
