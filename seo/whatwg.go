@@ -430,18 +430,45 @@ func lowerASCII(h string) string {
 func dottedPathLen(p string) (n int, dots bool) {
 	seg := 0 // the start of the current segment
 	for i := 0; i < len(p); i++ {
-		switch c := p[i]; {
-		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '-', c == '_', c == '~', c == '.',
-			c == ',', c == ';', c == '=', c == '@', c == '+', c == '$', c == '&', c == ':' && p[0] == '/':
+		c := p[i]
+		if plainChars[c]&plainPathChar != 0 {
+			continue
+		}
+		switch {
 		case c == '/':
 			dots = dots || isDotSegment(p[seg:i])
 			seg = i + 1
+		case c == ':' && p[0] == '/':
 		default:
 			return i, dots || isDotSegment(p[seg:i])
 		}
 	}
 	return len(p), dots || isDotSegment(p[seg:])
 }
+
+// plainChars classifies the bytes plainRef keeps as they are: in a path
+// segment (plainPathChar), a fragment (plainQueryChar) and a query
+// (plainQueryChar and '?'). A table, as plainRef reads every byte of most
+// of a page's references.
+var plainChars = func() (t [256]uint8) {
+	for c := range t {
+		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' {
+			t[c] = plainPathChar | plainQueryChar
+		}
+	}
+	for _, c := range []byte("-_~.,;=@+$&") {
+		t[c] |= plainPathChar
+	}
+	for _, c := range []byte("-._~=&+,;:@/!$*()") {
+		t[c] |= plainQueryChar
+	}
+	return t
+}()
+
+const (
+	plainPathChar = 1 << iota
+	plainQueryChar
+)
 
 // isDotSegment reports whether s is "." or "..".
 func isDotSegment(s string) bool { return s == "." || s == ".." }
@@ -493,13 +520,12 @@ func plainPath(p string) bool {
 func plainEscapedQuery(q string) bool {
 	for i := 0; i < len(q); i++ {
 		switch c := q[i]; {
-		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		case plainChars[c]&plainQueryChar != 0, c == '?':
 		case c == '%':
 			if i+2 >= len(q) || !isHex(q[i+1]) || !isHex(q[i+2]) {
 				return false
 			}
 			i += 2
-		case strings.IndexByte("-._~=&+,;:@/!$*()?", c) >= 0:
 		default:
 			return false
 		}
@@ -511,10 +537,7 @@ func plainEscapedQuery(q string) bool {
 // they are in a query.
 func plainQuery(q string) bool {
 	for i := 0; i < len(q); i++ {
-		switch c := q[i]; {
-		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
-		case strings.IndexByte("-._~=&+,;:@/!$*()", c) >= 0:
-		default:
+		if plainChars[q[i]]&plainQueryChar == 0 {
 			return false
 		}
 	}
