@@ -475,8 +475,9 @@ func checkLinks(p *Page, r *Reporter) {
 		}
 		// target=_blank implies noopener in every current browser; only an
 		// explicit rel="opener" gives the new page window.opener back.
-		if l.attrs&linkTargetBlank != 0 && lkOrigin(l.URL) != pageOrigin &&
-			cnRelHas(l.Rel, "opener") && !cnRelHas(l.Rel, "noopener") && !cnRelHas(l.Rel, "noreferrer") {
+		// The origin, a string built for the link, is compared last.
+		if l.attrs&linkTargetBlank != 0 && cnRelHas(l.Rel, "opener") && !cnRelHas(l.Rel, "noopener") &&
+			!cnRelHas(l.Rel, "noreferrer") && lkOrigin(l.URL) != pageOrigin {
 			r.addLazy("links.unsafe_target_blank", `a cross-origin link opens a new tab with rel="opener", which hands it this page's window`, func() seo.Evidence {
 				return seo.Evidence{Element: el(), Value: l.URL.String(), URLs: []string{l.URL.String()}}
 			})
