@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/net/html"
@@ -157,7 +158,7 @@ func lkNormText(s string) string {
 // (TestLkGenericTextMatchesNormText).
 func lkGenericText(s string) bool {
 	if len(s) > lkGenericMaxBytes {
-		return lkGenericTexts[lkNormText(s)]
+		return lkFewRunes(s) && lkGenericTexts[lkNormText(s)]
 	}
 	if asciiAlnumCount(s) > lkGenericMaxAlnum {
 		// lkNormText keeps every ASCII letter and digit: too many for
@@ -172,7 +173,7 @@ func lkGenericText(s string) bool {
 		c := s[i]
 		switch {
 		case c >= utf8.RuneSelf:
-			return lkGenericTexts[lkNormText(s)]
+			return lkFewRunes(s) && lkGenericTexts[lkNormText(s)]
 		case c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r':
 			space = len(b) > 0
 			continue
@@ -198,6 +199,36 @@ func lkGenericText(s string) bool {
 	}
 	return lkGenericTexts[string(b)]
 }
+
+// lkFewRunes reports whether s has no more characters that lkNormText
+// keeps whatever their place (neither white space nor of its cut set) than
+// the longest generic text has characters: a non-ASCII link text with more
+// (most of them) is no generic text, and is not normalised to find out.
+func lkFewRunes(s string) bool {
+	n := 0
+	for _, r := range s {
+		if r < utf8.RuneSelf {
+			if strings.IndexByte(" \t\n\v\f\r.,:;!?\"'()[]<>-", byte(r)) >= 0 {
+				continue
+			}
+		} else if unicode.IsSpace(r) || strings.ContainsRune("…»«→›–—", r) {
+			continue
+		}
+		if n++; n > lkGenericMaxRunes {
+			return false
+		}
+	}
+	return true
+}
+
+// lkGenericMaxRunes is the largest number of characters in a generic text.
+var lkGenericMaxRunes = func() int {
+	n := 0
+	for t := range lkGenericTexts {
+		n = max(n, utf8.RuneCountInString(t))
+	}
+	return n
+}()
 
 // lkGenericMaxAlnum is the largest number of ASCII letters and digits in
 // a generic text.
