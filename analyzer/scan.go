@@ -3,6 +3,7 @@ package analyzer
 import (
 	"net/url"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/net/html"
@@ -103,16 +104,44 @@ func spaceTokenLower(list, token string) bool {
 	return false
 }
 
-// withoutSpace returns s with its white space removed, as
-// strings.Join(strings.Fields(s), "") does, without a copy when s holds
-// none.
+// withoutSpace returns s with its white space (as unicode.IsSpace has
+// it) removed, as strings.Join(strings.Fields(s), "") does, without a copy
+// when s holds none, as a non-ASCII href almost never does, and in one
+// copy when it does.
 func withoutSpace(s string) string {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c >= utf8.RuneSelf || isASCIISpace(c) {
-			return strings.Join(strings.Fields(s), "")
-		}
+	i := spaceIndex(s)
+	if i < 0 {
+		return s
 	}
-	return s
+	b := make([]byte, 0, len(s))
+	for i >= 0 {
+		b = append(b, s[:i]...)
+		_, w := utf8.DecodeRuneInString(s[i:])
+		s = s[i+w:]
+		i = spaceIndex(s)
+	}
+	return string(append(b, s...))
+}
+
+// spaceIndex returns the index of the first white space character of s,
+// or -1.
+func spaceIndex(s string) int {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if isASCIISpace(c) {
+				return i
+			}
+			i++
+			continue
+		}
+		r, w := utf8.DecodeRuneInString(s[i:])
+		if unicode.IsSpace(r) {
+			return i
+		}
+		i += w
+	}
+	return -1
 }
 
 // collapsedText returns Collapse(TextContent(n)) in one pass over the

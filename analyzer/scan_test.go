@@ -27,7 +27,7 @@ func TestScanHelpersAgree(t *testing.T) {
 		"STYLESHEET", "pre load", "preload", "modulepreload", "  ", "canonical", "CANONICAL amphtml", "\u00a0nofollow\u00a0",
 		"nofollow\u2003ugc", "ＮＯＦＯＬＬＯＷ", "\u212aelvin", "\u0130con", "javascript:void(0)", "JavaScript:x", "java script:x",
 		"mailto:a@b", "MAILTO:a@b", "file:///x", "\x80nofollow", "nofollow\xff", "a  b", " a", "a ", "a\n\nb"}
-	alphabet := []string{"a", "N", "o", "f", "l", "w", " ", "\t", "\n", "\u00a0", "é", "\u212a", "s", "u", "g", "c", "\xff", "1", "9"}
+	alphabet := []string{"a", "N", "o", "f", "l", "w", " ", "\t", "\n", "\u00a0", "\u3000", "\u0085", "日", "é", "\u212a", "s", "u", "g", "c", "\xff", "1", "9"}
 	rng := rand.New(rand.NewPCG(5, 6))
 	for range 20000 {
 		var sb strings.Builder
