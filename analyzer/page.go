@@ -872,8 +872,8 @@ func Collapse(s string) string {
 		return s
 	}
 	// Text wrapped in white space ("\n  Home\n") collapses to a part of
-	// itself: no copy.
-	if t := trimASCIISpace(s); isCollapsed(t) {
+	// itself: no copy, nor for non-ASCII text that needs none.
+	if t := trimASCIISpace(s); isCollapsed(t) || !isASCII(t) && isCollapsedUnicode(t) {
 		return t
 	}
 	// strings.Join(strings.Fields(s), " ") in one pass and one copy.
@@ -961,6 +961,37 @@ func isCollapsed(s string) bool {
 		}
 	}
 	return collapsed8(le64(s[n-8:]))
+}
+
+// isCollapsedUnicode reports whether s has no white space (as
+// unicode.IsSpace has it) but single spaces between other characters, so
+// that Collapse(s) == s, reading its runes one by one.
+func isCollapsedUnicode(s string) bool {
+	space := true // at the start, as after a space: none may come first
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c == ' ' {
+				if space {
+					return false
+				}
+				space = true
+			} else if isASCIISpace(c) {
+				return false
+			} else {
+				space = false
+			}
+			i++
+			continue
+		}
+		r, w := utf8.DecodeRuneInString(s[i:])
+		if unicode.IsSpace(r) {
+			return false
+		}
+		space = false
+		i += w
+	}
+	return !space || s == ""
 }
 
 // collapsed8 reports whether the eight bytes of v are ASCII, none of them

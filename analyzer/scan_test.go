@@ -389,6 +389,19 @@ func TestCollapseAgrees(t *testing.T) {
 	}
 }
 
+// TestCollapseNoCopy checks that non-ASCII text already collapsed, or only
+// wrapped in ASCII white space, comes back without a copy.
+func TestCollapseNoCopy(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
+	for _, s := range []string{"日本語 テキスト", " Über uns\n", "Подробнее о компании"} {
+		if n := testing.AllocsPerRun(10, func() { Collapse(s) }); n != 0 {
+			t.Errorf("Collapse(%q) allocated %v times", s, n)
+		}
+	}
+}
+
 // TestOuterMatchesWhole holds Outer, which writes a start tag only up to
 // the bytes seo.Clip can keep, to the whole tag clipped, over elements
 // with long, multibyte and escaped attribute values cut around the limit.
