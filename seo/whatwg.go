@@ -301,7 +301,8 @@ func simpleHost(h string) bool {
 // fragment alone ("?p=2", "#top"), each with an optional plain query (in
 // which escapes such as %3A are plain too: both parsers keep them as they
 // are) and fragment. It builds, in one allocation (two for a path-relative
-// one), the URL net/url's Parse and ResolveReference build for it with an
+// one, more for the cases below), the URL net/url's Parse and
+// ResolveReference build for it with an
 // empty path written "/" (TestPlainRefAgrees), which is what the Standard
 // gives too; ok is false for any other reference.
 //
