@@ -219,6 +219,11 @@ func (r *Reporter) Add(id, message string, ev seo.Evidence) {
 	if ok {
 		f := &r.findings[k]
 		f.Count++
+		if f.Examples == nil {
+			// A second occurrence: most repeat past the cap, so the
+			// examples are sized once for it (Findings clips them).
+			f.Examples = make([]seo.Evidence, 0, r.cfg.MaxExamples)
+		}
 		f.Examples = append(f.Examples, ev)
 		return
 	}

@@ -71,6 +71,9 @@ func extractImages(p *Page) {
 	}
 	listed := min(len(imgs), p.cfg.MaxListItems)
 	sum.List = make([]ImageInfo, 0, listed)
+	// The <img> elements with a src are, in the same order, the "image"
+	// resources, which index resolved already: res walks them alongside.
+	res := p.Resources
 	for i, n := range imgs {
 		if _, ok := Attr(n, "alt"); !ok {
 			sum.WithoutAlt++
@@ -78,10 +81,26 @@ func extractImages(p *Page) {
 		if i >= listed {
 			continue
 		}
+		var r *Resource
+		for len(res) > 0 && res[0].Kind != "image" {
+			res = res[1:]
+		}
+		if len(res) > 0 && res[0].Node == n {
+			r, res = &res[0], res[1:]
+		}
 		info := ImageInfo{Src: imageSrc(n)}
 		if info.Src != "" && !strings.HasPrefix(info.Src, "data:") {
-			if u := p.Resolve(info.Src); u != nil {
-				info.Src = urlString(u)
+			// The resource's URL is the same when its src trims to the
+			// same reference: TrimSpace (imageSrc's) also trims Unicode
+			// white space, which resolving keeps.
+			var u *url.URL
+			if r != nil && trimC0Space(r.Raw) == info.Src {
+				u = r.URL
+			} else {
+				u = p.Resolve(info.Src)
+			}
+			if u != nil {
+				info.Src = urlString(u, info.Src)
 			}
 		}
 		if a, ok := Attr(n, "alt"); ok {
@@ -92,6 +111,19 @@ func extractImages(p *Page) {
 		sum.List = append(sum.List, info)
 	}
 	p.Report.Truncated.Note("images", sum.Total, listed)
+}
+
+// trimC0Space trims the C0 controls and spaces around s, as resolving a
+// reference does (the URL Standard's first step).
+func trimC0Space(s string) string {
+	i, j := 0, len(s)
+	for i < j && s[i] <= ' ' {
+		i++
+	}
+	for j > i && s[j-1] <= ' ' {
+		j--
+	}
+	return s[i:j]
 }
 
 func checkImages(p *Page, r *Reporter) {

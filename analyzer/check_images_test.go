@@ -1,8 +1,10 @@
 package analyzer
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -116,5 +118,40 @@ func TestAltLooksLikeFilename(t *testing.T) {
 				t.Errorf("altLooksLikeFilename(%q, %q) = %v, want %v", tc.alt, tc.src, got, tc.want)
 			}
 		})
+	}
+}
+
+// TestImagesListSources checks the sources Report.Images lists, which
+// reuse the image resources' resolved URLs where their src trims to the
+// same reference: each is the src as imageSrc reads it, resolved against
+// the <base>, whether or not the element has a resource of its own.
+func TestImagesListSources(t *testing.T) {
+	t.Parallel()
+	body := `<!doctype html><html><head><base href="/dir/"><title>t</title></head><body>
+<img src=" a.png ">
+<img data-src="lazy.png">
+<svg><image href="svg.png"/></svg><svg><img src="out.png"></svg>
+<img srcset="set.png 2x">
+<img src="` + "\u00a0b.png\u00a0" + `">
+<img src="data:image/png;base64,AAAA">
+<img src="../c.png?q=%20#f">
+<img src="https://cdn.example/d.png">
+</body></html>`
+	rep, err := AnalyzeHTML(context.Background(), "https://example.com/page", nil, []byte(body), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, im := range rep.Images.List {
+		got = append(got, im.Src)
+	}
+	// An <img> in <svg> leaves it, as the parser ends foreign content
+	// there; the svg <image> is no <img>. U+00A0 is white space to imageSrc's TrimSpace, not to the URL
+	// parser: b.png is listed trimmed, as before the reuse.
+	want := []string{"https://example.com/dir/a.png", "https://example.com/dir/lazy.png", "https://example.com/dir/out.png",
+		"https://example.com/dir/set.png",
+		"https://example.com/dir/b.png", "data:image/png;base64,AAAA", "https://example.com/c.png?q=%20#f", "https://cdn.example/d.png"}
+	if !slices.Equal(got, want) {
+		t.Errorf("Images.List sources\n got %q\nwant %q", got, want)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/net/html"
@@ -88,7 +89,7 @@ func extractLinks(p *Page) {
 				// Sized once for the page's links.
 				s.List = make([]LinkInfo, 0, min(len(p.Links), max))
 			}
-			s.List = append(s.List, LinkInfo{URL: urlString(l.URL), Text: l.Text, Rel: l.Rel, Internal: l.Internal})
+			s.List = append(s.List, LinkInfo{URL: urlString(l.URL, l.Href), Text: l.Text, Rel: l.Rel, Internal: l.Internal})
 		}
 	}
 	if t := p.tail; t != nil {
@@ -157,7 +158,7 @@ func lkNormText(s string) string {
 // (TestLkGenericTextMatchesNormText).
 func lkGenericText(s string) bool {
 	if len(s) > lkGenericMaxBytes {
-		return lkGenericTexts[lkNormText(s)]
+		return lkFewRunes(s) && lkGenericTexts[lkNormText(s)]
 	}
 	if asciiAlnumCount(s) > lkGenericMaxAlnum {
 		// lkNormText keeps every ASCII letter and digit: too many for
@@ -172,7 +173,7 @@ func lkGenericText(s string) bool {
 		c := s[i]
 		switch {
 		case c >= utf8.RuneSelf:
-			return lkGenericTexts[lkNormText(s)]
+			return lkFewRunes(s) && lkGenericTexts[lkNormText(s)]
 		case c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r':
 			space = len(b) > 0
 			continue
@@ -198,6 +199,36 @@ func lkGenericText(s string) bool {
 	}
 	return lkGenericTexts[string(b)]
 }
+
+// lkFewRunes reports whether s has no more characters that lkNormText
+// keeps whatever their place (neither white space nor of its cut set) than
+// the longest generic text has characters: a non-ASCII link text with more
+// (most of them) is no generic text, and is not normalised to find out.
+func lkFewRunes(s string) bool {
+	n := 0
+	for _, r := range s {
+		if r < utf8.RuneSelf {
+			if strings.IndexByte(" \t\n\v\f\r.,:;!?\"'()[]<>-", byte(r)) >= 0 {
+				continue
+			}
+		} else if unicode.IsSpace(r) || strings.ContainsRune("…»«→›–—", r) {
+			continue
+		}
+		if n++; n > lkGenericMaxRunes {
+			return false
+		}
+	}
+	return true
+}
+
+// lkGenericMaxRunes is the largest number of characters in a generic text.
+var lkGenericMaxRunes = func() int {
+	n := 0
+	for t := range lkGenericTexts {
+		n = max(n, utf8.RuneCountInString(t))
+	}
+	return n
+}()
 
 // lkGenericMaxAlnum is the largest number of ASCII letters and digits in
 // a generic text.
@@ -475,8 +506,9 @@ func checkLinks(p *Page, r *Reporter) {
 		}
 		// target=_blank implies noopener in every current browser; only an
 		// explicit rel="opener" gives the new page window.opener back.
-		if l.attrs&linkTargetBlank != 0 && lkOrigin(l.URL) != pageOrigin &&
-			cnRelHas(l.Rel, "opener") && !cnRelHas(l.Rel, "noopener") && !cnRelHas(l.Rel, "noreferrer") {
+		// The origin, a string built for the link, is compared last.
+		if l.attrs&linkTargetBlank != 0 && cnRelHas(l.Rel, "opener") && !cnRelHas(l.Rel, "noopener") &&
+			!cnRelHas(l.Rel, "noreferrer") && lkOrigin(l.URL) != pageOrigin {
 			r.addLazy("links.unsafe_target_blank", `a cross-origin link opens a new tab with rel="opener", which hands it this page's window`, func() seo.Evidence {
 				return seo.Evidence{Element: el(), Value: l.URL.String(), URLs: []string{l.URL.String()}}
 			})

@@ -233,7 +233,8 @@ func TestLkGenericTextMatchesNormText(t *testing.T) {
 		texts = append(texts, g)
 	}
 	slices.Sort(texts)
-	extra := []string{" ", "  ", "\t", "\n", "\r\n", ".", "…", "»", "-", "—", "(", ")", "!", "x", "É", "é", "\u00a0", "\xff", ":"}
+	extra := []string{" ", "  ", "\t", "\n", "\r\n", ".", "…", "»", "-", "—", "(", ")", "!", "x", "É", "é", "\u00a0", "\xff", ":",
+		"→›«", "\u3000", "подробнее о компании", "詳細", "İ", "\u212a"}
 	rng := rand.New(rand.NewPCG(5, 8))
 	hits, cases := 0, 0
 	for range 20000 {
@@ -274,7 +275,8 @@ func TestLkGenericTextMatchesNormText(t *testing.T) {
 	// generic text with one letter or digit more, in a word of its own or
 	// not, and with punctuation, space and non-ASCII letters that add none.
 	for _, g := range texts {
-		for _, s := range []string{g + "s", g + " 1", "x " + g, "(" + g + ")", " " + g + " …", g + " é", strings.ToUpper(g) + "!"} {
+		for _, s := range []string{g + "s", g + " 1", "x " + g, "(" + g + ")", " " + g + " …", g + " é", strings.ToUpper(g) + "!",
+			"— " + g + " »", "\u00a0" + g + "\u3000→", g + "ё", "«" + g + "»" + strings.Repeat(" ", 70)} {
 			if got, want := lkGenericText(s), lkGenericTexts[lkNormText(s)]; got != want {
 				t.Fatalf("lkGenericText(%q) = %v, lookup of lkNormText %q: %v", s, got, lkNormText(s), want)
 			}

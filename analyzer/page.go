@@ -532,6 +532,10 @@ func (p *Page) index() {
 	// the list grows at most once from there.
 	p.Elements = make([]*html.Node, 0, min(p.tagHint/2, p.cfg.MaxElements)+8)
 	var mains, articles []*html.Node
+	// The elements of the tags that can load a resource, in document
+	// order, for collectResources, which resolves them once the walk has
+	// found the base URL.
+	var resEls []*html.Node
 	var foreignAt []int32 // indexes in Elements of SVG and MathML elements
 	baseFound := false    // a <base href> was met
 	var walk func(n *html.Node, foreign bool)
@@ -566,6 +570,9 @@ func (p *Page) index() {
 					mains = append(mains, c)
 				case atom.Article:
 					articles = append(articles, c)
+				case atom.Script, atom.Img, atom.Iframe, atom.Frame, atom.Audio, atom.Video, atom.Source, atom.Track,
+					atom.Embed, atom.Object, atom.Link:
+					resEls = append(resEls, c)
 				case atom.Base:
 					if h, ok := Attr(c, "href"); ok && !baseFound && !inTemplate(c) {
 						// HTML: the first <base href> in the document sets
@@ -587,7 +594,7 @@ func (p *Page) index() {
 	walk(p.Doc, false)
 	p.byTag.fill(p.Elements, foreignAt)
 	p.collectLinks()
-	p.collectResources()
+	p.collectResources(resEls)
 	if p.tailBody != nil {
 		p.tail = p.scanTail(p.tailBody, p.tailForeign)
 		p.tailBody = nil
@@ -783,24 +790,19 @@ func relNofollow(rel string) bool {
 	return rel != "" && (fieldHasLower(rel, "nofollow") || fieldHasLower(rel, "ugc") || fieldHasLower(rel, "sponsored"))
 }
 
-func (p *Page) collectResources() {
+// collectResources fills Resources from els, the HTML elements (none in
+// SVG or MathML) whose tags can load a resource, in document order.
+func (p *Page) collectResources(els []*html.Node) {
 	// Sized from the tags that load something whatever their attributes
 	// (most <link> elements are no resource: stylesheets grow it).
-	n := 0
-	for _, a := range [...]atom.Atom{atom.Script, atom.Img, atom.Iframe, atom.Frame, atom.Audio, atom.Video, atom.Source,
-		atom.Track, atom.Embed, atom.Object} {
-		n += len(p.ByTag(a))
-	}
+	n := len(els) - len(p.ByTag(atom.Link))
 	p.Resources = make([]Resource, 0, n)
 	add := func(n *html.Node, kind, attr string) {
 		if v, ok := Attr(n, attr); ok && strings.TrimSpace(v) != "" {
 			p.Resources = append(p.Resources, Resource{Node: n, Kind: kind, Raw: v, URL: p.Resolve(v)})
 		}
 	}
-	for _, n := range p.Elements {
-		if n.Namespace != "" {
-			continue
-		}
+	for _, n := range els {
 		switch n.DataAtom {
 		case atom.Script:
 			add(n, "script", "src")
@@ -870,8 +872,8 @@ func Collapse(s string) string {
 		return s
 	}
 	// Text wrapped in white space ("\n  Home\n") collapses to a part of
-	// itself: no copy.
-	if t := trimASCIISpace(s); isCollapsed(t) {
+	// itself: no copy, nor for non-ASCII text that needs none.
+	if t := trimASCIISpace(s); isCollapsed(t) || !isASCII(t) && isCollapsedUnicode(t) {
 		return t
 	}
 	// strings.Join(strings.Fields(s), " ") in one pass and one copy.
@@ -961,6 +963,37 @@ func isCollapsed(s string) bool {
 	return collapsed8(le64(s[n-8:]))
 }
 
+// isCollapsedUnicode reports whether s has no white space (as
+// unicode.IsSpace has it) but single spaces between other characters, so
+// that Collapse(s) == s, reading its runes one by one.
+func isCollapsedUnicode(s string) bool {
+	space := true // at the start, as after a space: none may come first
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c == ' ' {
+				if space {
+					return false
+				}
+				space = true
+			} else if isASCIISpace(c) {
+				return false
+			} else {
+				space = false
+			}
+			i++
+			continue
+		}
+		r, w := utf8.DecodeRuneInString(s[i:])
+		if unicode.IsSpace(r) {
+			return false
+		}
+		space = false
+		i += w
+	}
+	return !space || s == ""
+}
+
 // collapsed8 reports whether the eight bytes of v are ASCII, none of them
 // white space but ' ', and no two spaces in a row.
 func collapsed8(v uint64) bool {
@@ -995,14 +1028,27 @@ func InHead(n *html.Node) bool {
 // Outer renders a short form of an element's start tag for evidence, e.g.
 // `<link rel="canonical" href="/x">`.
 func Outer(n *html.Node) string {
+	// seo.Clip keeps MaxEvidenceValue runes, at most four bytes each: the
+	// tag is written up to that many bytes and one more, which clips to
+	// what the whole tag would (a page's long srcset, style and data-
+	// attributes are not copied and escaped only to be cut).
+	const limit = 4*seo.MaxEvidenceValue + 1
 	var sb strings.Builder
 	sb.WriteByte('<')
 	sb.WriteString(n.Data)
 	for _, a := range n.Attr {
+		if sb.Len() >= limit {
+			break
+		}
 		sb.WriteByte(' ')
 		sb.WriteString(a.Key)
 		sb.WriteString(`="`)
-		sb.WriteString(html.EscapeString(a.Val))
+		// Escaping a prefix of the value writes a prefix of its escape.
+		v := a.Val
+		if room := max(limit-sb.Len(), 0); len(v) > room {
+			v = v[:room]
+		}
+		sb.WriteString(html.EscapeString(v))
 		sb.WriteByte('"')
 	}
 	sb.WriteByte('>')

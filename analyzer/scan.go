@@ -3,6 +3,7 @@ package analyzer
 import (
 	"net/url"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/net/html"
@@ -103,16 +104,44 @@ func spaceTokenLower(list, token string) bool {
 	return false
 }
 
-// withoutSpace returns s with its white space removed, as
-// strings.Join(strings.Fields(s), "") does, without a copy when s holds
-// none.
+// withoutSpace returns s with its white space (as unicode.IsSpace has
+// it) removed, as strings.Join(strings.Fields(s), "") does, without a copy
+// when s holds none, as a non-ASCII href almost never does, and in one
+// copy when it does.
 func withoutSpace(s string) string {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c >= utf8.RuneSelf || isASCIISpace(c) {
-			return strings.Join(strings.Fields(s), "")
-		}
+	i := spaceIndex(s)
+	if i < 0 {
+		return s
 	}
-	return s
+	b := make([]byte, 0, len(s))
+	for i >= 0 {
+		b = append(b, s[:i]...)
+		_, w := utf8.DecodeRuneInString(s[i:])
+		s = s[i+w:]
+		i = spaceIndex(s)
+	}
+	return string(append(b, s...))
+}
+
+// spaceIndex returns the index of the first white space character of s,
+// or -1.
+func spaceIndex(s string) int {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if isASCIISpace(c) {
+				return i
+			}
+			i++
+			continue
+		}
+		r, w := utf8.DecodeRuneInString(s[i:])
+		if unicode.IsSpace(r) {
+			return i
+		}
+		i += w
+	}
+	return -1
 }
 
 // collapsedText returns Collapse(TextContent(n)) in one pass over the
@@ -158,19 +187,39 @@ func allDigits(s string) bool {
 	return true
 }
 
-// urlString returns u.String() for the URLs pages are mostly made of (an
-// http(s) URL with a plain host and path, no user, fragment or escapes)
-// by one concatenation, without net/url's escaping pass; any other URL
-// goes to u.String() (TestURLStringAgrees).
-func urlString(u *url.URL) string {
+// urlString returns u.String() for u, the URL the reference raw resolved
+// to. For the URLs pages are mostly made of (an http(s) URL with a plain
+// host and path, no user, fragment or escapes) it is raw itself when raw
+// is written that way already (an absolute link), else one
+// concatenation, without net/url's escaping pass; any other URL goes to
+// u.String() (TestURLStringAgrees).
+func urlString(u *url.URL, raw string) string {
 	if u.Opaque != "" || u.User != nil || u.RawPath != "" || u.Fragment != "" || u.RawFragment != "" || u.OmitHost ||
 		(u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || !plainURLPath(u.Path) || !plainURLHost(u.Host) {
 		return u.String()
 	}
 	if u.ForceQuery || u.RawQuery != "" {
+		if isJoin(raw, u.Scheme, "://", u.Host, u.Path, "?", u.RawQuery) {
+			return raw
+		}
 		return u.Scheme + "://" + u.Host + u.Path + "?" + u.RawQuery
 	}
+	if isJoin(raw, u.Scheme, "://", u.Host, u.Path) {
+		return raw
+	}
 	return u.Scheme + "://" + u.Host + u.Path
+}
+
+// isJoin reports whether s is the concatenation of parts, without
+// building it.
+func isJoin(s string, parts ...string) bool {
+	for _, p := range parts {
+		if !strings.HasPrefix(s, p) {
+			return false
+		}
+		s = s[len(p):]
+	}
+	return s == ""
 }
 
 // plainURLPath reports whether p starts with a slash and holds only

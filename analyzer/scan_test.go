@@ -27,7 +27,7 @@ func TestScanHelpersAgree(t *testing.T) {
 		"STYLESHEET", "pre load", "preload", "modulepreload", "  ", "canonical", "CANONICAL amphtml", "\u00a0nofollow\u00a0",
 		"nofollow\u2003ugc", "ＮＯＦＯＬＬＯＷ", "\u212aelvin", "\u0130con", "javascript:void(0)", "JavaScript:x", "java script:x",
 		"mailto:a@b", "MAILTO:a@b", "file:///x", "\x80nofollow", "nofollow\xff", "a  b", " a", "a ", "a\n\nb"}
-	alphabet := []string{"a", "N", "o", "f", "l", "w", " ", "\t", "\n", "\u00a0", "é", "\u212a", "s", "u", "g", "c", "\xff", "1", "9"}
+	alphabet := []string{"a", "N", "o", "f", "l", "w", " ", "\t", "\n", "\u00a0", "\u3000", "\u0085", "日", "é", "\u212a", "s", "u", "g", "c", "\xff", "1", "9"}
 	rng := rand.New(rand.NewPCG(5, 6))
 	for range 20000 {
 		var sb strings.Builder
@@ -253,7 +253,9 @@ func TestURLStringAgrees(t *testing.T) {
 	t.Parallel()
 	refs := []string{"/", "/a", "/a?", "/a?b=c", "https://example.com", "http://h:8080/x", "//cdn.example/a.js", "/a%20b", "/a b",
 		"/a#f", "https://user@h/", "https://H/", "/é", "/a;b", "/a:b", "/a@b", "/*", "?q", "a/b", "https://127.0.0.1/x", "http://[::1]/",
-		"mailto:x", "/a?é", "/a?%zz"}
+		"mailto:x", "/a?é", "/a?%zz",
+		"https://example.com/dir/x", "http://a.example:8080/", "http://a.example:8080/?", "http://a.example:8080/a?b", "HTTPS://example.com/a",
+		"https://Example.com/a", "https://example.com/a/../b", "https://example.com:443/a", "https://example.com/a#", " https://example.com/a"}
 	parts := []string{"/", "a", "B", "9", ".", "-", "_", "~", "?", "=", "&", "#", "%41", " ", "é", ":", "@", "//", "http://", "h.example"}
 	rng := rand.New(rand.NewPCG(17, 18))
 	for range 20000 {
@@ -271,8 +273,11 @@ func TestURLStringAgrees(t *testing.T) {
 			if r == nil {
 				continue
 			}
-			if got, want := urlString(r), r.String(); got != want {
+			if got, want := urlString(r, ref), r.String(); got != want {
 				t.Errorf("%s + %q: urlString %q, String %q", base, ref, got, want)
+			}
+			if got, want := urlString(r, ""), r.String(); got != want {
+				t.Errorf("%s + %q: urlString without the reference %q, String %q", base, ref, got, want)
 			}
 		}
 	}
@@ -380,6 +385,53 @@ func TestCollapseAgrees(t *testing.T) {
 		s := sb.String()
 		if got, want := Collapse(s), strings.Join(strings.Fields(s), " "); got != want {
 			t.Errorf("Collapse(%q) = %q, want %q", s, got, want)
+		}
+	}
+}
+
+// TestCollapseNoCopy checks that non-ASCII text already collapsed, or only
+// wrapped in ASCII white space, comes back without a copy.
+func TestCollapseNoCopy(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
+	for _, s := range []string{"日本語 テキスト", " Über uns\n", "Подробнее о компании"} {
+		if n := testing.AllocsPerRun(10, func() { Collapse(s) }); n != 0 {
+			t.Errorf("Collapse(%q) allocated %v times", s, n)
+		}
+	}
+}
+
+// TestOuterMatchesWhole holds Outer, which writes a start tag only up to
+// the bytes seo.Clip can keep, to the whole tag clipped, over elements
+// with long, multibyte and escaped attribute values cut around the limit.
+func TestOuterMatchesWhole(t *testing.T) {
+	t.Parallel()
+	whole := func(n *html.Node) string {
+		var sb strings.Builder
+		sb.WriteByte('<')
+		sb.WriteString(n.Data)
+		for _, a := range n.Attr {
+			sb.WriteString(" " + a.Key + `="` + html.EscapeString(a.Val) + `"`)
+		}
+		sb.WriteByte('>')
+		return seo.Clip(sb.String())
+	}
+	// Four-byte runes put the limit where seo.Clip cuts.
+	pieces := []string{"a", "é", "€", "𝄞", "&", "<", `"`, "'", " ", "\r", strings.Repeat("x", 97), strings.Repeat("é", 50),
+		strings.Repeat("𝄞", 30), strings.Repeat("𝄞", 30), strings.Repeat("𝄞", 29) + "&"}
+	rng := rand.New(rand.NewPCG(7, 8))
+	for range 3000 {
+		n := &html.Node{Type: html.ElementNode, Data: "img"}
+		for range 1 + rng.IntN(4) {
+			var v strings.Builder
+			for range rng.IntN(60) {
+				v.WriteString(pieces[rng.IntN(len(pieces))])
+			}
+			n.Attr = append(n.Attr, html.Attribute{Key: "data-" + strings.Repeat("k", rng.IntN(8)), Val: v.String()})
+		}
+		if got, want := Outer(n), whole(n); got != want {
+			t.Fatalf("Outer(%q) =\n%q\nwant\n%q", n.Attr, got, want)
 		}
 	}
 }

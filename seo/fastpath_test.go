@@ -30,7 +30,13 @@ func TestPlainRefAgrees(t *testing.T) {
 		"http://example.com.", "http://a.b-c.example/x?y", "https://1.2.3.4/", "https://host.123/", "https://a..b/", "http://h:8080/x",
 		"http://h:80/", "https://h:443/", "http://h:08/", "https://Example.com/", "HTTP://example.com/", "https://user@h/",
 		"https://h//x", "https://h/./x", "https://h/a/..", "https://xn--bcher-kva.example/", "//h", "//h?q", "//h#f", "//", "//H/",
-		"http:a", "http:/a", "https:", "http://", "https://h:/", "ftp://h/"}
+		"http:a", "http:/a", "https:", "http://", "https://h:/", "ftp://h/",
+		"/a?b=%3A%2f&c=%E2%80%99", "/a?%", "/a?%4", "/a?%4g", "/a?b%2e", "/a?b?c=%20#f", "/a#%20", "https://www.Example.ORG/a?q=%7B",
+		"https://A.b/", "//Cdn.Example/x.js", "https://EXAMPLE.com:8080/", "https://Xn--bcher-kva.example/", "https://h.Ab1/", "https://h.1A/",
+		"./", ".", "..", "../", "../..", "../../../../x", "./a/./b/../c", "a/./b", "a/.", "a/..", "a/../", "a/...", "a/..b", ".../a",
+		"a//../b", "..//b", "../a//b/..", "/a/b/../../..", "/./a", "/../a", "/a/.?q", "/a/..?q#f", "/a/..#f", "https://h/a/../b/./c?q",
+		"//h/../a", "?q=..", "#..", "/a,b;c=d@e+f$g&h", "/a:b/c", "a:b", "a/b:c", "/a/b,c/../d", "/a*b", "/a!b", "/a(b)", "/a'b",
+		"https://h/r~b:r:x/", "https://h:8080:/", "/a/b;v=1.2/c"}
 	for _, c := range wpttest.Load(t) {
 		refs = append(refs, c.Input)
 	}
@@ -66,11 +72,17 @@ func TestPlainRefAgrees(t *testing.T) {
 			if want.Path == "" {
 				want.Path = "/"
 			}
-			if !reflect.DeepEqual(got, want) {
+			// net/url keeps a host's capitals, which the Standard and
+			// plainRef lowercase, and removes dot segments by RFC 3986;
+			// those are held to the Standard alone.
+			want.Host = strings.ToLower(want.Host)
+			if p, _, _ := strings.Cut(ref, "?"); !strings.Contains("/"+p+"/", "/./") && !strings.Contains("/"+p+"/", "/../") &&
+				!reflect.DeepEqual(got, want) {
 				t.Errorf("%s + %q: plainRef %#v, net/url %#v", bs, ref, got, want)
 			}
 			w, err := parseWHATWG(ref, b.whatwg())
-			if err != nil || fromWHATWG(w).String() != got.String() || RequestTarget(fromWHATWG(w)) != RequestTarget(got) {
+			if err != nil || fromWHATWG(w).String() != got.String() || RequestTarget(fromWHATWG(w)) != RequestTarget(got) ||
+				fromWHATWG(w).Path != got.Path {
 				t.Errorf("%s + %q: plainRef %s, the Standard %v %v", bs, ref, got, w, err)
 			}
 		}

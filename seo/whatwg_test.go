@@ -234,7 +234,8 @@ func TestFastPathAgrees(t *testing.T) {
 		"/p?q#f", "https://example.com", "https://example.com.", "http://a.b-c.example/x?y", "http://example.com./",
 		"https://1.2.3.4/", "https://host.123/", "https://-x.example/", "https://x-.example/", "https://a..b/",
 		"http://127.0.0.1:8080/x", "http://127.0.0.1/", "http://127.0.0.01/", "http://256.0.0.1/", "http://1.2.3/", "http://h:80/", "https://h:443/", "http://h:0/", "http://h:65536/", "http://h:08/", "https://h:8443/p",
-		"/a%41b%2fc%2e", "/%7e/", "/a(b)*c!$&;=+,:@", "mailto:x@example.com", "HTTP://example.com/", "https://Example.com/")
+		"/a%41b%2fc%2e", "/%7e/", "/a(b)*c!$&;=+,:@", "mailto:x@example.com", "HTTP://example.com/", "https://Example.com/",
+		"/a.html\n        ", "\x01/a\x7f", " \x00/a?q \x1f", "\t/a", "/a\n/b", "https://Ex\tample.com/", "/a?b=%3A&c=%e2%80%99", "/a?b=%zz", "../a/./b/..")
 	var corpus []string
 	if dir := os.Getenv("SEOKIT_CORPUS"); dir != "" {
 		corpus = corpusRefs(t, dir)
