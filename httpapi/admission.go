@@ -25,13 +25,20 @@ type Kind string
 // Kinds of operation. Each has a global concurrency limit and a
 // per-account one; all share one memory budget.
 const (
-	KindPage     Kind = "page analysis"        // POST /v1/analyze/page, GET /v1/analyze
-	KindSite     Kind = "site analysis"        // running site analysis jobs
-	KindOptimize Kind = "content optimisation" // POST /v1/optimize/content
-	KindCompare  Kind = "crawl comparison"     // GET /v1/analyze/site/{id}/diff
-	KindRender   Kind = "rendering"            // page analyses that render; each page a site analysis renders
-	KindReport   Kind = "report read"          // a site report read whole as an MCP resource, or decoded (MCP tools, field vitals, index status, site keyword ideas); a log report decoded
+	KindPage     Kind = "page analysis"           // POST /v1/analyze/page, GET /v1/analyze
+	KindSite     Kind = "site analysis"           // running site analysis jobs
+	KindOptimize Kind = "content optimisation"    // POST /v1/optimize/content
+	KindCompare  Kind = "crawl comparison"        // GET /v1/analyze/site/{id}/diff
+	KindRender   Kind = "rendering"               // page analyses that render; each page a site analysis renders
+	KindReport   Kind = "report read"             // a site report read whole as an MCP resource, or decoded (MCP tools, field vitals, index status, site keyword ideas); a log report decoded
+	KindField    Kind = "field Web Vitals lookup" // GET /v1/field-vitals, GET /v1/projects/{id}/field-vitals: the CrUX queries of one lookup
 )
+
+// maxFieldLookups bounds the field Web Vitals lookups of every account
+// at once: CrUX's documented queries a minute per key
+// (crux.DefaultPerMinute), which the key's limiter paces; more would only
+// wait on it. Per account they run one at a time (KindField).
+const maxFieldLookups = 150
 
 // plural names kinds in messages ("page analyses").
 func (k Kind) plural() string {
@@ -48,6 +55,8 @@ func (k Kind) plural() string {
 		return "renderings"
 	case KindReport:
 		return "report reads"
+	case KindField:
+		return "field Web Vitals lookups"
 	}
 	return string(k) + "s"
 }
@@ -207,6 +216,10 @@ func newAdmission(o *AdmissionOptions, log *slog.Logger) *admission {
 		KindCompare:  {global: semaphore.NewWeighted(int64(c.MaxComparisons)), perAccount: c.AccountConcurrency},
 		KindRender:   {global: semaphore.NewWeighted(int64(c.MaxRenders)), perAccount: c.AccountConcurrency},
 		KindReport:   {global: semaphore.NewWeighted(int64(c.MaxReportReads)), perAccount: 1},
+		// The server's CrUX key is one quota that every account shares:
+		// one account's lookups at once would fill the key's minute and
+		// hold every other account's behind them.
+		KindField: {global: semaphore.NewWeighted(maxFieldLookups), perAccount: 1},
 	}
 	if c.BrowserMemory < 0 {
 		c.BrowserMemory = 0

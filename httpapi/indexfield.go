@@ -488,6 +488,15 @@ func (x indexField) Lookup(ctx context.Context, account string, req service.Fiel
 	if req.History {
 		cost = 2
 	}
+	// One lookup of the account at a time (KindField): the CrUX key's
+	// queries are every account's, so the account's next lookup is 429
+	// until this one's queries are answered. Admitted before the charge,
+	// so a refusal costs no units.
+	release, err := s.adm.acquireSlot(ctx, KindField, account, 0, false)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	if err := s.charge(ctx, account, cost); err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"io"
 	"net/http/httptest"
 	"slices"
 	"strconv"
@@ -383,4 +384,87 @@ func TestAnalysisDecodeAdmission(t *testing.T) {
 	if n := bare.srv.adm.kinds[KindReport].admitted.Load(); n != 0 {
 		t.Errorf("a server without CrUX admitted %d report reads, want none", n)
 	}
+}
+
+// heldCrUX is a field Web Vitals source whose answers wait until release
+// is closed, as the server's CrUX limiter makes them wait once the key's
+// queries of the minute are spent; entered receives each query as it
+// starts.
+type heldCrUX struct {
+	entered chan string
+	release chan struct{}
+}
+
+func (h *heldCrUX) Name() string { return "held" }
+
+func (h *heldCrUX) Record(ctx context.Context, q fieldvitals.Query) (*fieldvitals.Record, error) {
+	h.entered <- q.URL
+	select {
+	case <-h.release:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	return &fieldvitals.Record{Query: q, Status: fieldvitals.StatusInsufficient, Metrics: []fieldvitals.Metric{}}, nil
+}
+
+func (h *heldCrUX) History(ctx context.Context, q fieldvitals.Query) (*fieldvitals.History, error) {
+	return &fieldvitals.History{Query: q, Status: fieldvitals.StatusInsufficient}, nil
+}
+
+// TestFieldVitalsPerAccount: the server's CrUX key is one quota (150
+// queries a minute) every account shares, so an account looks up field
+// Web Vitals one at a time: while its lookup waits on CrUX, its next is
+// 429 at once, naming field Web Vitals lookups, and another account's
+// goes through. Lookups were not limited per account: one Free account's
+// burst of lookups filled the key's minute, and every other account's
+// waited behind them until its request timed out.
+func TestFieldVitalsPerAccount(t *testing.T) {
+	h := &heldCrUX{entered: make(chan string, 8), release: make(chan struct{})}
+	a := newTestAPI(t, &Options{FieldVitals: h, Admission: &AdmissionOptions{Wait: 50 * time.Millisecond}})
+	_, bKey := a.account("b@example.com", store.Free, auth.ScopeRead, auth.ScopeWrite)
+	type answer struct {
+		status int
+		body   string
+	}
+	answers := make(chan answer, 3)
+	lookup := func(key, url string) {
+		resp, err := a.send(a.req("GET", "/v1/field-vitals?url="+url, key, ""))
+		if err != nil {
+			answers <- answer{body: err.Error()}
+			return
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		answers <- answer{resp.StatusCode, string(b)}
+	}
+	go lookup(a.key, "https://example.com/first")
+	if u := <-h.entered; u != "https://example.com/first" {
+		t.Fatalf("CrUX asked for %s", u)
+	}
+	go lookup(a.key, "https://example.com/second")
+	select {
+	case u := <-h.entered:
+		close(h.release)
+		t.Fatalf("the account's second lookup reached CrUX (%s) while its first waited there", u)
+	case ans := <-answers:
+		if ans.status != 429 || !strings.Contains(ans.body, `"rate_limited"`) || !strings.Contains(ans.body, "field Web Vitals lookups") {
+			t.Errorf("the account's second lookup: %d %s, want 429 rate_limited naming its limit of field Web Vitals lookups", ans.status, ans.body)
+		}
+	}
+	go lookup(bKey, "https://example.com/other")
+	select {
+	case u := <-h.entered:
+		if u != "https://example.com/other" {
+			t.Errorf("CrUX asked for %s, want the other account's URL", u)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("another account's lookup did not reach CrUX")
+	}
+	close(h.release)
+	for range 2 {
+		if ans := <-answers; ans.status != 200 {
+			t.Errorf("a held lookup answered %d %s, want 200", ans.status, ans.body)
+		}
+	}
+	wantStatus(t, a.call("GET", "/v1/field-vitals?url=https://example.com/second", a.key, ""), 200)
 }
