@@ -497,7 +497,7 @@ func (x indexField) Lookup(ctx context.Context, account string, req service.Fiel
 		return nil, err
 	}
 	defer release()
-	if err := s.charge(ctx, account, cost); err != nil {
+	if err := s.chargeFor(ctx, account, cost, "a lookup with history"); err != nil {
 		return nil, err
 	}
 	out := &service.FieldVitalsResponse{}
