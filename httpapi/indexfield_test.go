@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -467,4 +468,75 @@ func TestFieldVitalsPerAccount(t *testing.T) {
 		}
 	}
 	wantStatus(t, a.call("GET", "/v1/field-vitals?url=https://example.com/second", a.key, ""), 200)
+}
+
+// heldInspector is a URL Inspection that answers nothing until its
+// context ends: an index status run over it goes on until the server
+// stops.
+type heldInspector struct{ calls atomic.Int64 }
+
+func (*heldInspector) Name() string { return "held" }
+
+func (h *heldInspector) Inspect(ctx context.Context, _, _ string) (*indexstatus.Inspection, error) {
+	h.calls.Add(1)
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+// TestIndexRunPerAccount: an index status run goes on in the background
+// with its analysis's decoded report, so each running run holds
+// mcpserver.ReportDecodeFactor times the stored report's size of the
+// memory budget until it ends, and an account runs one at a time on a
+// server: its run of another analysis is 429 at once naming index status
+// runs, a second start of the running one answers that run, and another
+// account's starts. A run held the report outside the budget once its
+// start had answered, one per analysis of the account at once.
+func TestIndexRunPerAccount(t *testing.T) {
+	ins := &heldInspector{}
+	a := newTestAPI(t, &Options{Inspector: ins, IndexLedger: indexstatus.NewLedger(testQuota, nil),
+		IndexAccess: grantEveryAccount("sc-domain:example.com"), Admission: &AdmissionOptions{Wait: 50 * time.Millisecond}})
+	b, bKey := a.account("b@example.com", store.Free, auth.ScopeRead, auth.ScopeWrite)
+	site := indexstatustest.Site(20)
+	first := a.storeSiteJob(a.acct.ID, "example.com", store.JobSucceeded, site, time.Now())
+	second := a.storeSiteJob(a.acct.ID, "example.com", store.JobSucceeded, site, time.Now())
+	other := a.storeSiteJob(b.ID, "example.com", store.JobSucceeded, site, time.Now())
+	_, res, err := a.srv.Analyses().Get(context.Background(), a.acct.ID, first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mem := a.srv.adm.mem
+	free := func() int64 {
+		t.Helper()
+		n := int64(0)
+		for n < mem.total && mem.sem.TryAcquire(4<<10) {
+			n += 4 << 10
+		}
+		mem.sem.Release(n)
+		return n
+	}
+	idle := free()
+	wantStatus(t, a.call("POST", "/v1/analyze/site/"+first+"/index-status", a.key, ""), 202)
+	eventually(t, "the run's first inspection", func() bool { return ins.calls.Load() > 0 })
+	if held := idle - free(); held < int64(res.Size())*mcpserver.ReportDecodeFactor-4<<10 {
+		t.Errorf("a running index status run holds %d bytes of the memory budget; want its decoded report's %d", held, int64(res.Size())*mcpserver.ReportDecodeFactor)
+	}
+	resp := a.call("POST", "/v1/analyze/site/"+second+"/index-status", a.key, "")
+	if resp.StatusCode != 429 {
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		t.Fatalf("the account's run of another analysis while one runs: %d %s, want 429", resp.StatusCode, b)
+	}
+	var e struct{ Error Error }
+	readJSON(t, resp, &e)
+	if !strings.Contains(e.Error.Message, "index status runs") {
+		t.Errorf("429 %q does not name index status runs", e.Error.Message)
+	}
+	resp = a.call("POST", "/v1/analyze/site/"+first+"/index-status", a.key, "")
+	wantStatus(t, resp, 202)
+	var run service.IndexStatusRun
+	readJSON(t, resp, &run)
+	if run.AnalysisID != first || run.Status != service.IndexRunning {
+		t.Errorf("a second start of the running run answered %+v", run)
+	}
+	wantStatus(t, a.call("POST", "/v1/analyze/site/"+other+"/index-status", bKey, ""), 202)
 }
