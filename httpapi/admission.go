@@ -25,13 +25,28 @@ type Kind string
 // Kinds of operation. Each has a global concurrency limit and a
 // per-account one; all share one memory budget.
 const (
-	KindPage     Kind = "page analysis"        // POST /v1/analyze/page, GET /v1/analyze
-	KindSite     Kind = "site analysis"        // running site analysis jobs
-	KindOptimize Kind = "content optimisation" // POST /v1/optimize/content
-	KindCompare  Kind = "crawl comparison"     // GET /v1/analyze/site/{id}/diff
-	KindRender   Kind = "rendering"            // page analyses that render; each page a site analysis renders
-	KindReport   Kind = "report read"          // a site report read whole as an MCP resource, or decoded (MCP tools, field vitals, index status, site keyword ideas); a log report decoded
+	KindPage     Kind = "page analysis"           // POST /v1/analyze/page, GET /v1/analyze
+	KindSite     Kind = "site analysis"           // running site analysis jobs
+	KindOptimize Kind = "content optimisation"    // POST /v1/optimize/content
+	KindCompare  Kind = "crawl comparison"        // GET /v1/analyze/site/{id}/diff
+	KindRender   Kind = "rendering"               // page analyses that render; each page a site analysis renders
+	KindReport   Kind = "report read"             // a site report read whole as an MCP resource, or decoded (MCP tools, field vitals, index status, site keyword ideas); a log report decoded
+	KindField    Kind = "field Web Vitals lookup" // GET /v1/field-vitals, GET /v1/projects/{id}/field-vitals: the CrUX queries of one lookup
+	KindIndexRun Kind = "index status run"        // POST /v1/analyze/site/{id}/index-status: a run, until it ends
 )
+
+// maxIndexRunsAtOnce bounds the index status runs of every account a
+// server runs at once; per account they run one at a time (KindIndexRun).
+// Each holds its analysis's decoded report, reserved from the memory
+// budget, for as long as its inspections take: the budget bounds their
+// memory, this count their goroutines.
+const maxIndexRunsAtOnce = 64
+
+// maxFieldLookups bounds the field Web Vitals lookups of every account
+// at once: CrUX's documented queries a minute per key
+// (crux.DefaultPerMinute), which the key's limiter paces; more would only
+// wait on it. Per account they run one at a time (KindField).
+const maxFieldLookups = 150
 
 // plural names kinds in messages ("page analyses").
 func (k Kind) plural() string {
@@ -48,6 +63,10 @@ func (k Kind) plural() string {
 		return "renderings"
 	case KindReport:
 		return "report reads"
+	case KindField:
+		return "field Web Vitals lookups"
+	case KindIndexRun:
+		return "index status runs"
 	}
 	return string(k) + "s"
 }
@@ -208,6 +227,13 @@ func newAdmission(o *AdmissionOptions, log *slog.Logger) *admission {
 		KindCompare:  {global: semaphore.NewWeighted(int64(c.MaxComparisons)), perAccount: c.AccountConcurrency},
 		KindRender:   {global: semaphore.NewWeighted(int64(c.MaxRenders)), perAccount: c.AccountConcurrency},
 		KindReport:   {global: semaphore.NewWeighted(int64(c.MaxReportReads)), perAccount: 1},
+		// The server's CrUX key is one quota that every account shares:
+		// one account's lookups at once would fill the key's minute and
+		// hold every other account's behind them.
+		KindField: {global: semaphore.NewWeighted(maxFieldLookups), perAccount: 1},
+		// An index status run goes on in the background for as long as
+		// its inspections take, with its analysis's decoded report.
+		KindIndexRun: {global: semaphore.NewWeighted(maxIndexRunsAtOnce), perAccount: 1},
 	}
 	if c.BrowserMemory < 0 {
 		c.BrowserMemory = 0

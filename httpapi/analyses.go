@@ -144,6 +144,12 @@ func siteCost(rc renderChoice) int {
 // *service.LimitError; the units counted before it stay counted, as the
 // API's own per-request count does.
 func (s *Server) charge(ctx context.Context, accountID string, cost int) error {
+	return s.chargeFor(ctx, accountID, cost, "a rendering analysis")
+}
+
+// chargeFor is charge for an action named what in the refusal of a unit
+// past its first ("a rendering analysis counts 5 requests: ...").
+func (s *Server) chargeFor(ctx context.Context, accountID string, cost int, what string) error {
 	if s.opts.DisableAuth {
 		return nil
 	}
@@ -155,7 +161,7 @@ func (s *Server) charge(ctx context.Context, accountID string, cost int) error {
 		if e := q.refusal(); e != nil {
 			msg := e.Message
 			if k > 0 {
-				msg = "a rendering analysis counts " + strconv.Itoa(cost) + " requests: " + msg
+				msg = what + " counts " + strconv.Itoa(cost) + " requests: " + msg
 			}
 			s.log.InfoContext(ctx, "action refused by the daily quota", "account", accountID, "message", msg)
 			return &service.LimitError{Message: msg, RetryAfter: retryAfterDuration(e.retryAfter)}

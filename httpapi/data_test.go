@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -332,5 +333,70 @@ func TestKeywordsSuggestSite(t *testing.T) {
 	readJSON(t, resp, &e)
 	if e.Error.Code != "invalid_request" || !strings.Contains(e.Error.Message, "site") {
 		t.Errorf("unknown site: %+v", e)
+	}
+}
+
+// countingSource is a SERP source that counts its searches.
+type countingSource struct{ n atomic.Int64 }
+
+func (*countingSource) Name() string { return "counting" }
+
+func (c *countingSource) Search(_ context.Context, q rankings.Query) (*rankings.SERP, error) {
+	c.n.Add(1)
+	return &rankings.SERP{Query: q, Depth: 100, Source: "counting", CheckedAt: time.Now(), Results: []rankings.Result{{Position: 1, URL: "https://example.org/", Title: "x"}}}, nil
+}
+
+// TestRankingsChargeSearches: a keyword searched live costs one unit of
+// the daily quota, over GET /v1/rankings, POST /v1/rankings/track and the
+// MCP tool alike (one service); a keyword checked within the tracker's
+// MaxAge answers from the store for free; a request whose searches the
+// quota cannot pay is 429 with nothing searched. One request searched up
+// to 1,000 keywords at the server's SERP provider (paid per search) for one
+// unit: a Free account's 100 requests a day bought 100,000 searches.
+func TestRankingsChargeSearches(t *testing.T) {
+	opts := dataOptions(t)
+	src := &countingSource{}
+	opts.Tracker = rankings.NewTracker(src, opts.Tracker.Store(), nil)
+	a := newTestAPI(t, opts)
+	remaining := func() int {
+		t.Helper()
+		resp := a.call("GET", "/v1/projects", a.key, "")
+		wantStatus(t, resp, 200)
+		resp.Body.Close()
+		n, err := strconv.Atoi(resp.Header.Get("X-RateLimit-Remaining"))
+		if err != nil {
+			t.Fatalf("X-RateLimit-Remaining %q", resp.Header.Get("X-RateLimit-Remaining"))
+		}
+		return n
+	}
+	query := func(from, n int) string {
+		q := []string{"domain=example.org"}
+		for i := from; i < from+n; i++ {
+			q = append(q, "keywords[]=k"+strconv.Itoa(i))
+		}
+		return strings.Join(q, "&")
+	}
+	before := remaining()
+	resp := a.call("GET", "/v1/rankings?"+query(0, 40), a.key, "")
+	wantStatus(t, resp, 200)
+	resp.Body.Close()
+	// remaining() itself costs one request.
+	if used := before - remaining() - 1; used != 40 || src.n.Load() != 40 {
+		t.Errorf("40 keywords searched live: %d searches, %d units charged; want 40 and 40", src.n.Load(), used)
+	}
+	before = remaining()
+	resp = a.call("GET", "/v1/rankings?"+query(0, 40), a.key, "")
+	wantStatus(t, resp, 200)
+	resp.Body.Close()
+	if used := before - remaining() - 1; used != 1 || src.n.Load() != 40 {
+		t.Errorf("40 keywords checked an instant ago: %d searches in all, %d units charged; want 40 and 1 (the request)", src.n.Load(), used)
+	}
+	left := remaining()
+	e := apiErr(t, a.call("GET", "/v1/rankings?"+query(100, left+5), a.key, ""), 429, CodeRateLimited)
+	if src.n.Load() != 40 {
+		t.Errorf("%d keywords searched for a request the quota could not pay (%s); want none", src.n.Load()-40, e.Message)
+	}
+	if !strings.Contains(e.Message, "search") {
+		t.Errorf("429 %q does not say the searches cost units", e.Message)
 	}
 }

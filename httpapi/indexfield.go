@@ -127,23 +127,26 @@ var (
 // reserved from the memory budget until done. Without it one account's
 // requests could decode any number of its largest reports at once,
 // outside the budget every account's work shares.
-func (x indexField) analysisPages(ctx context.Context, account, id string) (rep *crawler.SiteReport, done func(), err error) {
+//
+// bytes is the memory the decoded report takes, as reserved.
+func (x indexField) analysisPages(ctx context.Context, account, id string) (rep *crawler.SiteReport, bytes int64, done func(), err error) {
 	job, res, err := x.s.Analyses().Get(ctx, account, id)
 	if err != nil {
-		return nil, nil, err
+		return nil, 0, nil, err
 	}
 	if !service.HasResult(job) || res == nil {
-		return nil, nil, conflict("the analysis has no report yet (status " + job.Status + ")")
+		return nil, 0, nil, conflict("the analysis has no report yet (status " + job.Status + ")")
 	}
-	done, err = x.s.adm.acquireSlot(ctx, KindReport, account, int64(res.Size())*mcpserver.ReportDecodeFactor, false)
+	bytes = int64(res.Size()) * mcpserver.ReportDecodeFactor
+	done, err = x.s.adm.acquireSlot(ctx, KindReport, account, bytes, false)
 	if err != nil {
-		return nil, nil, err
+		return nil, 0, nil, err
 	}
 	if rep, err = mcpserver.DecodeReport(ctx, res); err != nil {
 		done()
-		return nil, nil, err
+		return nil, 0, nil, err
 	}
-	return rep, done, nil
+	return rep, bytes, done, nil
 }
 
 func key(account, id string) string { return account + "\x00" + id }
@@ -173,7 +176,7 @@ func (x indexField) Start(ctx context.Context, account, id string, req service.I
 	}
 	// The decode is admitted until Start returns; the run then goes on
 	// with the report (one run per analysis).
-	rep, done, err := x.analysisPages(ctx, account, id)
+	rep, bytes, done, err := x.analysisPages(ctx, account, id)
 	if err != nil {
 		return nil, err
 	}
@@ -188,7 +191,22 @@ func (x indexField) Start(ctx context.Context, account, id string, req service.I
 	if err := x.mayInspect(ctx, account, prop); err != nil {
 		return nil, err
 	}
+	// The run is admitted as an index status run (KindIndexRun) for as
+	// long as it goes on with the decoded report: one of the account's
+	// at a time on this server, the decode's memory held in the budget.
+	// Refused, a second start of the account's running run answers it.
+	hold, err := s.adm.acquireSlot(ctx, KindIndexRun, account, bytes, false)
+	if err != nil {
+		var le *service.LimitError
+		if errors.As(err, &le) {
+			if cur, _ := x.Get(ctx, account, id); cur != nil && cur.Status == service.IndexRunning {
+				return cur, nil
+			}
+		}
+		return nil, err
+	}
 	if err := s.charge(ctx, account, researchCost); err != nil {
+		hold()
 		return nil, err
 	}
 	r := &s.idx
@@ -196,7 +214,7 @@ func (x indexField) Start(ctx context.Context, account, id string, req service.I
 	ledger := r.indexLedger(s)
 	r.mu.Unlock()
 	if is := s.indexStore(); is != nil {
-		return x.startStored(ctx, is, ledger, account, id, prop, req, rep)
+		return x.startStored(ctx, is, ledger, account, id, prop, req, rep, hold)
 	}
 	r.mu.Lock()
 	if r.runs == nil {
@@ -206,6 +224,7 @@ func (x indexField) Start(ctx context.Context, account, id string, req service.I
 	if cur := r.runs[k]; cur != nil && cur.Status == service.IndexRunning {
 		v := *cur
 		r.mu.Unlock()
+		hold()
 		return &v, nil
 	}
 	run := &service.IndexStatusRun{AnalysisID: id, Property: prop, Status: service.IndexRunning, StartedAt: s.now().UTC()}
@@ -218,6 +237,7 @@ func (x indexField) Start(ctx context.Context, account, id string, req service.I
 		r.mu.Unlock()
 	})
 	started := s.goBackground(func(bg context.Context) {
+		defer hold()
 		out, err := indexstatus.Run(bg, rep, s.opts.Inspector, prop, opts)
 		r.mu.Lock()
 		defer r.mu.Unlock()
@@ -228,6 +248,7 @@ func (x indexField) Start(ctx context.Context, account, id string, req service.I
 		run.Status, run.Report, run.Property = service.IndexSucceeded, out, out.Property
 	})
 	if !started {
+		hold()
 		r.mu.Lock()
 		run.Status, run.Error = service.IndexFailed, "the server is shutting down"
 		v = *run
@@ -272,16 +293,18 @@ func (x indexField) runOptions(account string, req service.IndexStatusRequest, l
 // done, its findings merged into the analysis's report and the project's
 // alert rules evaluated on it.
 func (x indexField) startStored(ctx context.Context, is store.IndexStatus, ledger *indexstatus.Ledger, account, id, prop string,
-	req service.IndexStatusRequest, rep *crawler.SiteReport) (*service.IndexStatusRun, error) {
+	req service.IndexStatusRequest, rep *crawler.SiteReport, hold func()) (*service.IndexStatusRun, error) {
 	s := x.s
 	now := s.now().UTC()
 	prog, _ := json.Marshal(indexstatus.Progress{})
 	row := &store.IndexRun{AccountID: account, AnalysisID: id, Property: prop, StartedAt: now, LeaseUntil: now.Add(indexRunLease), Progress: prog}
 	cur, started, err := is.StartIndexRun(ctx, row)
 	if err != nil {
+		hold()
 		return nil, err
 	}
 	if !started {
+		hold()
 		return indexRunView(cur, now), nil
 	}
 	var (
@@ -303,6 +326,7 @@ func (x indexField) startStored(ctx context.Context, is store.IndexStatus, ledge
 	})
 	view := indexRunView(row, now)
 	started = s.goBackground(func(bg context.Context) {
+		defer hold()
 		stop, saved := make(chan struct{}), make(chan struct{})
 		go func() {
 			defer close(saved)
@@ -357,6 +381,7 @@ func (x indexField) startStored(ctx context.Context, is store.IndexStatus, ledge
 		}
 	})
 	if !started {
+		hold()
 		row.Status, row.Error, row.LeaseUntil = store.IndexFailed, "the server is shutting down", time.Time{}
 		if err := save(ctx); err != nil {
 			return nil, err
@@ -467,7 +492,7 @@ func (x indexField) Lookup(ctx context.Context, account string, req service.Fiel
 	if req.AnalysisID != "" {
 		// The page's lab values are all the answer takes of the report:
 		// it is let go before CrUX is asked.
-		rep, done, err := x.analysisPages(ctx, account, req.AnalysisID)
+		rep, _, done, err := x.analysisPages(ctx, account, req.AnalysisID)
 		if err != nil {
 			if ae, _ := toAPIError(err); ae.Status == http.StatusNotFound {
 				return nil, invalid("analysisId", "no analysis "+req.AnalysisID+" of this account")
@@ -488,7 +513,16 @@ func (x indexField) Lookup(ctx context.Context, account string, req service.Fiel
 	if req.History {
 		cost = 2
 	}
-	if err := s.charge(ctx, account, cost); err != nil {
+	// One lookup of the account at a time (KindField): the CrUX key's
+	// queries are every account's, so the account's next lookup is 429
+	// until this one's queries are answered. Admitted before the charge,
+	// so a refusal costs no units.
+	release, err := s.adm.acquireSlot(ctx, KindField, account, 0, false)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	if err := s.chargeFor(ctx, account, cost, "a lookup with history"); err != nil {
 		return nil, err
 	}
 	out := &service.FieldVitalsResponse{}

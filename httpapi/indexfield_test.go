@@ -2,11 +2,13 @@ package httpapi
 
 import (
 	"context"
+	"io"
 	"net/http/httptest"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -383,4 +385,158 @@ func TestAnalysisDecodeAdmission(t *testing.T) {
 	if n := bare.srv.adm.kinds[KindReport].admitted.Load(); n != 0 {
 		t.Errorf("a server without CrUX admitted %d report reads, want none", n)
 	}
+}
+
+// heldCrUX is a field Web Vitals source whose answers wait until release
+// is closed, as the server's CrUX limiter makes them wait once the key's
+// queries of the minute are spent; entered receives each query as it
+// starts.
+type heldCrUX struct {
+	entered chan string
+	release chan struct{}
+}
+
+func (h *heldCrUX) Name() string { return "held" }
+
+func (h *heldCrUX) Record(ctx context.Context, q fieldvitals.Query) (*fieldvitals.Record, error) {
+	h.entered <- q.URL
+	select {
+	case <-h.release:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	return &fieldvitals.Record{Query: q, Status: fieldvitals.StatusInsufficient, Metrics: []fieldvitals.Metric{}}, nil
+}
+
+func (h *heldCrUX) History(ctx context.Context, q fieldvitals.Query) (*fieldvitals.History, error) {
+	return &fieldvitals.History{Query: q, Status: fieldvitals.StatusInsufficient}, nil
+}
+
+// TestFieldVitalsPerAccount: the server's CrUX key is one quota (150
+// queries a minute) every account shares, so an account looks up field
+// Web Vitals one at a time: while its lookup waits on CrUX, its next is
+// 429 at once, naming field Web Vitals lookups, and another account's
+// goes through. Lookups were not limited per account: one Free account's
+// burst of lookups filled the key's minute, and every other account's
+// waited behind them until its request timed out.
+func TestFieldVitalsPerAccount(t *testing.T) {
+	h := &heldCrUX{entered: make(chan string, 8), release: make(chan struct{})}
+	a := newTestAPI(t, &Options{FieldVitals: h, Admission: &AdmissionOptions{Wait: 50 * time.Millisecond}})
+	_, bKey := a.account("b@example.com", store.Free, auth.ScopeRead, auth.ScopeWrite)
+	type answer struct {
+		status int
+		body   string
+	}
+	answers := make(chan answer, 3)
+	lookup := func(key, url string) {
+		resp, err := a.send(a.req("GET", "/v1/field-vitals?url="+url, key, ""))
+		if err != nil {
+			answers <- answer{body: err.Error()}
+			return
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		answers <- answer{resp.StatusCode, string(b)}
+	}
+	go lookup(a.key, "https://example.com/first")
+	if u := <-h.entered; u != "https://example.com/first" {
+		t.Fatalf("CrUX asked for %s", u)
+	}
+	go lookup(a.key, "https://example.com/second")
+	select {
+	case u := <-h.entered:
+		close(h.release)
+		t.Fatalf("the account's second lookup reached CrUX (%s) while its first waited there", u)
+	case ans := <-answers:
+		if ans.status != 429 || !strings.Contains(ans.body, `"rate_limited"`) || !strings.Contains(ans.body, "field Web Vitals lookups") {
+			t.Errorf("the account's second lookup: %d %s, want 429 rate_limited naming its limit of field Web Vitals lookups", ans.status, ans.body)
+		}
+	}
+	go lookup(bKey, "https://example.com/other")
+	select {
+	case u := <-h.entered:
+		if u != "https://example.com/other" {
+			t.Errorf("CrUX asked for %s, want the other account's URL", u)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("another account's lookup did not reach CrUX")
+	}
+	close(h.release)
+	for range 2 {
+		if ans := <-answers; ans.status != 200 {
+			t.Errorf("a held lookup answered %d %s, want 200", ans.status, ans.body)
+		}
+	}
+	wantStatus(t, a.call("GET", "/v1/field-vitals?url=https://example.com/second", a.key, ""), 200)
+}
+
+// heldInspector is a URL Inspection that answers nothing until its
+// context ends: an index status run over it goes on until the server
+// stops.
+type heldInspector struct{ calls atomic.Int64 }
+
+func (*heldInspector) Name() string { return "held" }
+
+func (h *heldInspector) Inspect(ctx context.Context, _, _ string) (*indexstatus.Inspection, error) {
+	h.calls.Add(1)
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+// TestIndexRunPerAccount: an index status run goes on in the background
+// with its analysis's decoded report, so each running run holds
+// mcpserver.ReportDecodeFactor times the stored report's size of the
+// memory budget until it ends, and an account runs one at a time on a
+// server: its run of another analysis is 429 at once naming index status
+// runs, a second start of the running one answers that run, and another
+// account's starts. A run held the report outside the budget once its
+// start had answered, one per analysis of the account at once.
+func TestIndexRunPerAccount(t *testing.T) {
+	ins := &heldInspector{}
+	a := newTestAPI(t, &Options{Inspector: ins, IndexLedger: indexstatus.NewLedger(testQuota, nil),
+		IndexAccess: grantEveryAccount("sc-domain:example.com"), Admission: &AdmissionOptions{Wait: 50 * time.Millisecond}})
+	b, bKey := a.account("b@example.com", store.Free, auth.ScopeRead, auth.ScopeWrite)
+	site := indexstatustest.Site(20)
+	first := a.storeSiteJob(a.acct.ID, "example.com", store.JobSucceeded, site, time.Now())
+	second := a.storeSiteJob(a.acct.ID, "example.com", store.JobSucceeded, site, time.Now())
+	other := a.storeSiteJob(b.ID, "example.com", store.JobSucceeded, site, time.Now())
+	_, res, err := a.srv.Analyses().Get(context.Background(), a.acct.ID, first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mem := a.srv.adm.mem
+	free := func() int64 {
+		t.Helper()
+		n := int64(0)
+		for n < mem.total && mem.sem.TryAcquire(4<<10) {
+			n += 4 << 10
+		}
+		mem.sem.Release(n)
+		return n
+	}
+	idle := free()
+	wantStatus(t, a.call("POST", "/v1/analyze/site/"+first+"/index-status", a.key, ""), 202)
+	eventually(t, "the run's first inspection", func() bool { return ins.calls.Load() > 0 })
+	if held := idle - free(); held < int64(res.Size())*mcpserver.ReportDecodeFactor-4<<10 {
+		t.Errorf("a running index status run holds %d bytes of the memory budget; want its decoded report's %d", held, int64(res.Size())*mcpserver.ReportDecodeFactor)
+	}
+	resp := a.call("POST", "/v1/analyze/site/"+second+"/index-status", a.key, "")
+	if resp.StatusCode != 429 {
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		t.Fatalf("the account's run of another analysis while one runs: %d %s, want 429", resp.StatusCode, b)
+	}
+	var e struct{ Error Error }
+	readJSON(t, resp, &e)
+	if !strings.Contains(e.Error.Message, "index status runs") {
+		t.Errorf("429 %q does not name index status runs", e.Error.Message)
+	}
+	resp = a.call("POST", "/v1/analyze/site/"+first+"/index-status", a.key, "")
+	wantStatus(t, resp, 202)
+	var run service.IndexStatusRun
+	readJSON(t, resp, &run)
+	if run.AnalysisID != first || run.Status != service.IndexRunning {
+		t.Errorf("a second start of the running run answered %+v", run)
+	}
+	wantStatus(t, a.call("POST", "/v1/analyze/site/"+other+"/index-status", bKey, ""), 202)
 }

@@ -178,7 +178,7 @@ func (x research) Check(ctx context.Context, accountID string, req service.Ranki
 	}
 	// A read: GET /v1/rankings tracks nothing (POST /v1/rankings/track and
 	// projects do).
-	res, err := t.Rankings(ctx, domain, kws, &rankings.CheckOptions{Locale: loc, Device: dev, NoTrack: true})
+	res, err := t.Rankings(ctx, domain, kws, &rankings.CheckOptions{Locale: loc, Device: dev, NoTrack: true, BeforeSearch: x.chargeSearches(accountID)})
 	if err != nil {
 		return nil, err
 	}
@@ -190,6 +190,20 @@ func (x research) Check(ctx context.Context, accountID string, req service.Ranki
 		body.Source, body.SourceStatus, body.Message = &name, SourceConfigured, ""
 	}
 	return body, nil
+}
+
+// chargeSearches is the rankings.CheckOptions.BeforeSearch of a call of
+// accountID that has charged researchCost: a keyword searched live costs
+// one unit of the daily quota, the call's unit being the first, since the
+// server's SERP provider is paid per search (and its quota shared by every
+// account); a keyword checked within the tracker's MaxAge answers from the
+// store for nothing. A refusal keeps the units counted before it, as a
+// rendering analysis's does.
+func (x research) chargeSearches(accountID string) func(context.Context, int) error {
+	return func(ctx context.Context, searches int) error {
+		what := "a rankings call searching " + strconv.Itoa(searches) + " keywords live"
+		return x.s.chargeFor(service.WithPaid(ctx, researchCost), accountID, searches, what)
+	}
 }
 
 func (x research) Track(ctx context.Context, accountID string, req service.TrackRequest) ([]rankings.Ranking, error) {
@@ -204,6 +218,7 @@ func (x research) Track(ctx context.Context, accountID string, req service.Track
 	if err := x.s.charge(ctx, accountID, researchCost); err != nil {
 		return nil, err
 	}
+	opts.BeforeSearch = x.chargeSearches(accountID)
 	if !t.HasSource() {
 		// Nothing to check live: the keywords are tracked and their
 		// stored states returned.

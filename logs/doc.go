@@ -23,8 +23,9 @@
 // [Resolver]: *net.Resolver, or [NewDNSResolver] for a given server). Each
 // hit is verified, spoofed or unverifiable with the reason; spoofed hits
 // are not counted as the bot's. Verification is cached per operator and
-// address (capped, with a TTL), bounded in DNS queries, run concurrently
-// with a limit per batch of lines, and stopped by the context.
+// address (capped, with a TTL), bounded per analysis in DNS verifications
+// and in the time they wait for answers, run concurrently with a limit
+// per batch of lines, and stopped by the context.
 //
 // The [Report] counts hits, distinct URLs, bytes, status mix and response
 // time per class and per bot, by UTC day; robots.txt fetches; the peak

@@ -2,6 +2,7 @@ package logs
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -278,5 +279,60 @@ func TestVerifyFailureCached(t *testing.T) {
 	now = now.Add(2 * time.Minute)
 	if n := ask(); n == 0 {
 		t.Fatal("a failure 11 minutes old was still used (FailureTTL is 10 minutes)")
+	}
+}
+
+// hangingResolver never answers: each lookup ends with its context (the
+// verification's LookupTimeout), as a reverse DNS zone whose servers do
+// not answer makes it. It counts the reverse lookups.
+type hangingResolver struct{ n atomic.Int64 }
+
+func (r *hangingResolver) LookupAddr(ctx context.Context, _ string) ([]string, error) {
+	r.n.Add(1)
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+func (r *hangingResolver) LookupNetIP(ctx context.Context, _, _ string) ([]netip.Addr, error) {
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+// TestVerifyTimeBudgetPerAnalysis: a log of many addresses calling
+// themselves Googlebot whose reverse DNS never answers spends at most the
+// analysis's DNS time (MaxLookupTime, by default 360 lookup timeouts
+// summed), not a timeout for each of MaxLookups addresses: on a server
+// that was 20,000 × 5 s / 16 ≈ 1 h 44 min of a job worker for one upload.
+// The rest are unverifiable, saying the DNS time is spent.
+func TestVerifyTimeBudgetPerAnalysis(t *testing.T) {
+	r := &hangingResolver{}
+	const timeout = 5 * time.Millisecond
+	v := NewVerifier(&VerifierOptions{Resolver: r, LookupTimeout: timeout, Concurrency: 4})
+	const ua = `"Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"`
+	var b strings.Builder
+	const addrs = 2000
+	for i := range addrs {
+		fmt.Fprintf(&b, "198.51.%d.%d - - [01/Nov/2026:10:00:00 +0000] \"GET / HTTP/1.1\" 200 1 \"-\" %s\n", i/250, i%250+1, ua)
+	}
+	start := time.Now()
+	rep, err := Analyze(context.Background(), []Input{Reader("access.log", strings.NewReader(b.String()))}, &Options{Format: FormatCombined, Verifier: v})
+	if err != nil {
+		t.Fatal(err)
+	}
+	took := time.Since(start)
+	// 360 timeouts' worth, and the verifications in flight when it was
+	// spent.
+	t.Logf("%d reverse lookups of %d addresses, %v", r.n.Load(), addrs, took)
+	if n := r.n.Load(); n > 360+4 {
+		t.Errorf("%d reverse lookups of %d addresses that never answer (%v); want at most 364, the analysis's DNS time", n, addrs, took)
+	}
+	if rep.Verification.Lookups != int(r.n.Load()) {
+		t.Errorf("the report counts %d lookups; the resolver was asked %d", rep.Verification.Lookups, r.n.Load())
+	}
+	if rep.Totals.UnverifiableHits != addrs {
+		t.Errorf("%d unverifiable hits; want %d", rep.Totals.UnverifiableHits, addrs)
+	}
+	if _, ok := v.Cached(bot(t, "Googlebot"), netip.MustParseAddr("198.51.7.250")); ok {
+		t.Error("a verdict of a spent DNS time was cached: the next analysis would inherit it")
 	}
 }

@@ -71,6 +71,12 @@ type CheckOptions struct {
 	// NoTrack makes Rankings a read: it answers (and checks live what is
 	// stale) without adding the keywords to the tracked list.
 	NoTrack bool
+	// BeforeSearch, when set, is called by Rankings with the number of
+	// keywords it is about to search live (those not checked within
+	// MaxAge), before any search; its error is Rankings' error, with
+	// nothing searched. A server charges the searches, paid at the
+	// source, to the caller with it.
+	BeforeSearch func(ctx context.Context, searches int) error
 }
 
 // NewTracker returns a Tracker. src may be nil (store-only: imported data).
@@ -448,14 +454,31 @@ func (t *Tracker) Rankings(ctx context.Context, domain string, keywords []string
 	if err != nil {
 		return nil, err
 	}
+	latest, err := t.latest(ctx, tg, ks, loc, dev)
+	if err != nil {
+		return nil, err
+	}
+	var stale []string
+	if t.src != nil {
+		now := t.opts.Now()
+		for _, k := range ks {
+			o, ok := latest[k]
+			if !ok || now.Sub(o.CheckedAt) > t.opts.MaxAge {
+				stale = append(stale, k)
+			}
+		}
+	}
+	// A refused search tracks nothing either: the daily re-checks would
+	// search the keywords anyway.
+	if len(stale) > 0 && opts != nil && opts.BeforeSearch != nil {
+		if err := opts.BeforeSearch(ctx, len(stale)); err != nil {
+			return nil, err
+		}
+	}
 	if opts == nil || !opts.NoTrack {
 		if err := t.track(ctx, tg, ks, loc, dev); err != nil {
 			return nil, err
 		}
-	}
-	latest, err := t.latest(ctx, tg, ks, loc, dev)
-	if err != nil {
-		return nil, err
 	}
 	fails := map[string]*Failure{}
 	if fs, ok := t.st.(FailureStore); ok {
@@ -475,23 +498,13 @@ func (t *Tracker) Rankings(ctx context.Context, domain string, keywords []string
 		}
 		byKw[k] = NewRanking(k, o, fails[k], t.src != nil)
 	}
-	if t.src != nil {
-		now := t.opts.Now()
-		var stale []string
-		for _, k := range ks {
-			o, ok := latest[k]
-			if !ok || now.Sub(o.CheckedAt) > t.opts.MaxAge {
-				stale = append(stale, k)
-			}
+	if len(stale) > 0 {
+		fresh, _, err := t.check(ctx, tg, stale, loc, dev)
+		if err != nil {
+			return nil, err
 		}
-		if len(stale) > 0 {
-			fresh, _, err := t.check(ctx, tg, stale, loc, dev)
-			if err != nil {
-				return nil, err
-			}
-			for k, r := range fresh {
-				byKw[k] = r
-			}
+		for k, r := range fresh {
+			byKw[k] = r
 		}
 	}
 	out := make([]Ranking, len(ks))

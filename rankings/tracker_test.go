@@ -302,3 +302,45 @@ func TestParseTargetHost(t *testing.T) {
 		}
 	}
 }
+
+// TestBeforeSearch: Rankings tells BeforeSearch how many keywords it is
+// about to search (the stale ones only), and a refusal from it is the
+// call's error with nothing searched and nothing tracked, since the daily
+// re-checks would search a tracked keyword anyway.
+func TestBeforeSearch(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	src := newFake(map[string][]rankings.Result{"a": serpResults, "b": serpResults})
+	now := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	src.now = func() time.Time { return now }
+	st := memstore.New(nil)
+	tr := rankings.NewTracker(src, st, &rankings.TrackerOptions{Now: func() time.Time { return now }})
+	var asked []int
+	refuse := errors.New("quota spent")
+	opts := &rankings.CheckOptions{BeforeSearch: func(_ context.Context, n int) error {
+		asked = append(asked, n)
+		return refuse
+	}}
+	if _, err := tr.Rankings(ctx, "example.com", []string{"a", "b"}, opts); !errors.Is(err, refuse) {
+		t.Fatalf("Rankings = %v, want the refusal", err)
+	}
+	if src.callsOf("a")+src.callsOf("b") != 0 {
+		t.Errorf("a refused call searched: a %d, b %d times", src.callsOf("a"), src.callsOf("b"))
+	}
+	if tk, _ := st.Tracked(ctx, rankings.Filter{Domain: "example.com"}); len(tk) != 0 {
+		t.Errorf("a refused call tracked %+v", tk)
+	}
+	if _, err := tr.Rankings(ctx, "example.com", []string{"a"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	opts.BeforeSearch = func(_ context.Context, n int) error { asked = append(asked, n); return nil }
+	if _, err := tr.Rankings(ctx, "example.com", []string{"a", "b"}, opts); err != nil {
+		t.Fatal(err)
+	}
+	if len(asked) != 2 || asked[0] != 2 || asked[1] != 1 {
+		t.Errorf("BeforeSearch asked %v, want [2 1] (a was checked just before)", asked)
+	}
+	if src.callsOf("a") != 1 || src.callsOf("b") != 1 {
+		t.Errorf("searched a %d, b %d times; want once each", src.callsOf("a"), src.callsOf("b"))
+	}
+}
