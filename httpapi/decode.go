@@ -41,9 +41,16 @@ func decodeJSON(w http.ResponseWriter, r *http.Request, limit int64, v any) erro
 // decoded: no unknown fields, no trailing data, errors a
 // *service.FieldError naming the field at fault by its JSON path. The MCP
 // server decodes tool arguments with it, so a tool refuses what the
-// matching /v1 endpoint refuses, in the same words.
+// matching /v1 endpoint refuses, in the same words; what the body's
+// errors call "body" (the whole value: not an object, not JSON) is
+// "arguments" here.
 func DecodeArguments(body []byte, v any) error {
-	return decodeBody(body, int64(len(body))+1, v)
+	err := decodeBody(body, int64(len(body))+1, v)
+	if fe, ok := err.(*service.FieldError); ok && fe.Field == "body" {
+		fe.Field = "arguments"
+		fe.Message = strings.Replace(fe.Message, "the body", "the arguments", 1)
+	}
+	return err
 }
 
 func decodeBody(body []byte, limit int64, v any) error {

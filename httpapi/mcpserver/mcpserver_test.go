@@ -443,6 +443,16 @@ func TestHostileInputs(t *testing.T) {
 			}
 		})
 	}
+	// Arguments that are not an object name "arguments" (the body's
+	// decoder called them "body"); a timeoutSeconds that overflows a
+	// duration is refused as out of range (it waited not at all).
+	if te := call(t, cs, "analyze_page", json.RawMessage(`["https://example.com/"]`), nil); te == nil || te.Field != "arguments" ||
+		!strings.Contains(te.Message, "the arguments must be a JSON object") {
+		t.Errorf("arguments an array: %+v", te)
+	}
+	if te := call(t, cs, "wait_site_analysis", map[string]any{"id": "x", "timeoutSeconds": int64(1e10)}, nil); te == nil || te.Field != "timeoutSeconds" {
+		t.Errorf("timeoutSeconds 1e10: %+v", te)
+	}
 	// A cursor that is not the server's, and one replayed with other
 	// filters, name the cursor.
 	for _, cur := range []string{"not-a-cursor", strings.Repeat("A", 500)} {

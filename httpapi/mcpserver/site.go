@@ -539,7 +539,7 @@ func (s *Server) report(ctx context.Context, p *auth.Principal, id string) (*ser
 func (s *Server) wait(ctx context.Context, req *mcp.CallToolRequest, p *auth.Principal, in WaitInput) (*AnalysisState, error) {
 	timeout := 60 * time.Second
 	if in.TimeoutSeconds != 0 {
-		if in.TimeoutSeconds < 1 || time.Duration(in.TimeoutSeconds)*time.Second > MaxWait {
+		if in.TimeoutSeconds < 1 || in.TimeoutSeconds > int(MaxWait/time.Second) { // compared in seconds: a huge value would overflow a Duration
 			return nil, invalid("timeoutSeconds", fmt.Sprintf("timeoutSeconds must be 1 to %d", int(MaxWait/time.Second)))
 		}
 		timeout = time.Duration(in.TimeoutSeconds) * time.Second
