@@ -998,7 +998,13 @@ func (cr *crawl) process(ctx context.Context, w retryItem) result {
 		}
 		return result{retry: &retryItem{it: it, attempt: attempt, status: w.status}}
 	}
-	fctx, cancel := context.WithTimeout(ctx, cr.o.RequestTimeout)
+	fctx, cancel := ctx, context.CancelFunc(func() {})
+	if cr.o.Fetcher != nil || cr.o.RequestTimeout < seo.DefaultFetchTimeout {
+		// The crawl's own fetcher bounds each fetch by its default
+		// timeout, the shorter one otherwise: a timer per fetch only when
+		// RequestTimeout is shorter, or the fetcher's timeout unknown.
+		fctx, cancel = context.WithTimeout(ctx, cr.o.RequestTimeout)
+	}
 	bp := cr.pageBuffer()
 	resp, ferr := cr.fetcher.Fetch(fctx, &seo.Request{URL: it.URL, NoFollow: true, UserAgent: cr.o.UserAgent, Header: cr.header(it.URL), Buffer: bytesOf(bp)})
 	// The page is analysed and recorded before process returns: its body
