@@ -149,7 +149,8 @@ func (g *trapGuard) allowsShaped(u *url.URL, raw string, depth int, ref string, 
 	g.seen[h] = struct{}{}
 	nf := NotFetchedURL{URL: raw, Reason: NotFetchedTrap, Error: "trap " + t.Reason + ": " + t.Pattern, FoundOn: ref}
 	if depth >= 0 {
-		nf.Depth = &depth
+		d := depth // a copy: the parameter itself would be moved to the heap on every call
+		nf.Depth = &d
 	}
 	g.urls = append(g.urls, nf)
 	return false
