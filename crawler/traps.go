@@ -220,8 +220,12 @@ func (g *trapGuard) match(u *url.URL, depth int, sh *trapShape) (pattern, reason
 				s[2] = trapDepthSpan
 			}
 		}
-		s[0], s[1] = min(s[0], depth), max(s[1], depth)
-		g.spans[key] = s
+		if !ok || depth < s[0] || depth > s[1] {
+			// Most links fall within their pattern's span: the map is
+			// written only when it widens.
+			s[0], s[1] = min(s[0], depth), max(s[1], depth)
+			g.spans[key] = s
+		}
 		if s[1]-s[0] > s[2] {
 			if s[2] == trapDepthSpan {
 				return key, TrapCalendar
