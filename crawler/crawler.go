@@ -1000,9 +1000,10 @@ func (cr *crawl) process(ctx context.Context, w retryItem) result {
 	}
 	fctx, cancel := ctx, context.CancelFunc(func() {})
 	if cr.o.Fetcher != nil || cr.o.RequestTimeout < seo.DefaultFetchTimeout {
-		// The crawl's own fetcher bounds each fetch by its default
-		// timeout, the shorter one otherwise: a timer per fetch only when
-		// RequestTimeout is shorter, or the fetcher's timeout unknown.
+		// The crawl's own fetcher bounds each fetch by
+		// seo.DefaultFetchTimeout already: a timer of the crawl's is
+		// needed only for a shorter RequestTimeout, or with the caller's
+		// fetcher, whose timeout is unknown.
 		fctx, cancel = context.WithTimeout(ctx, cr.o.RequestTimeout)
 	}
 	bp := cr.pageBuffer()
