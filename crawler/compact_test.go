@@ -32,6 +32,9 @@ func TestEdgeEncoding(t *testing.T) {
 			if !slices.Equal(got, tc.edges) {
 				t.Errorf("decoded %v, want %v", got, tc.edges)
 			}
+			if got := decodeEdges([]edge{{1, 1}}, data, int32(tc.node), nil)[1:]; !slices.Equal(got, tc.edges) {
+				t.Errorf("decodeEdges: %v, want %v", got, tc.edges)
+			}
 		})
 	}
 }
@@ -109,6 +112,9 @@ func TestEdgeRuns(t *testing.T) {
 		data := rs.appendPage(nil, node, es)
 		if got := slices.Collect(edgesIn(data, int32(node), rs.runs)); !slices.Equal(got, es) {
 			t.Errorf("page %d: decoded %v, want %v", k, got, es)
+		}
+		if got := decodeEdges(nil, data, int32(node), rs.runs); !slices.Equal(got, es) {
+			t.Errorf("page %d: decodeEdges gave %v, want %v", k, got, es)
 		}
 		sizes = append(sizes, len(data))
 	}

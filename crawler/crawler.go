@@ -991,7 +991,14 @@ func (cr *crawl) process(ctx context.Context, w retryItem) result {
 		}
 		return result{retry: &retryItem{it: it, attempt: attempt, status: w.status}}
 	}
-	fctx, cancel := context.WithTimeout(ctx, cr.o.RequestTimeout)
+	fctx, cancel := ctx, context.CancelFunc(func() {})
+	if cr.o.Fetcher != nil || cr.o.RequestTimeout < seo.DefaultFetchTimeout {
+		// The crawl's own fetcher bounds each fetch by
+		// seo.DefaultFetchTimeout already: a timer of the crawl's is
+		// needed only for a shorter RequestTimeout, or with the caller's
+		// fetcher, whose timeout is unknown.
+		fctx, cancel = context.WithTimeout(ctx, cr.o.RequestTimeout)
+	}
 	bp := cr.pageBuffer()
 	resp, ferr := cr.fetcher.Fetch(fctx, &seo.Request{URL: it.URL, NoFollow: true, UserAgent: cr.o.UserAgent, Header: cr.header(it.URL), Buffer: bytesOf(bp)})
 	// The page is analysed and recorded before process returns: its body

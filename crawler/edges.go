@@ -168,6 +168,41 @@ func (rs *edgeRuns) share(node uint32, es []edge) (int32, bool) {
 // runSeed seeds the hashes of edgeRuns.seen.
 var runSeed = maphash.MakeSeed()
 
+// decodeEdges appends to dst the edges edgesIn yields, without the
+// iterator's closures and their allocations: PageRank reads every page's
+// edges in each of its rounds.
+func decodeEdges(dst []edge, data []byte, node int32, runs [][]byte) []edge {
+	prev := int64(0)
+	for len(data) > 0 {
+		v, n := binary.Uvarint(data)
+		data = data[n:]
+		from := uint64(node)
+		if v&encFrom != 0 {
+			from, n = binary.Uvarint(data)
+			data = data[n:]
+			if from == uint64(node) {
+				k := len(dst)
+				dst = decodeEdges(dst, runs[v>>encShift], node, nil)
+				if len(dst) > k {
+					prev = int64(dst[len(dst)-1].target())
+				}
+				continue
+			}
+		}
+		z := v >> encShift
+		prev += int64(z>>1) ^ -int64(z&1)
+		e := edge{from: uint32(from), to: uint32(prev)}
+		if v&encNofollow != 0 {
+			e.to |= edgeNofollow
+		}
+		if v&encRedirect != 0 {
+			e.to |= edgeRedirect
+		}
+		dst = append(dst, e)
+	}
+	return dst
+}
+
 // edgesIn yields the edges encoded in data for the page at node, reading
 // the shared runs it refers to from runs.
 func edgesIn(data []byte, node int32, runs [][]byte) iter.Seq[edge] {

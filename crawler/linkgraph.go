@@ -238,12 +238,15 @@ func (r *siteRun) followedGraph() *arenaGraph {
 type arenaGraph struct {
 	r       *siteRun
 	foreign map[int32][]int32
+	edges   []edge // scratch of targetsOf
 }
 
 func (g *arenaGraph) nodes() int { return g.r.npages }
 
 func (g *arenaGraph) targetsOf(u int, buf []int32) []int32 {
-	for e := range g.r.edgesOf(u) {
+	l := g.r.edges[u]
+	g.edges = decodeEdges(g.edges[:0], g.r.b.arena[l.off:l.end], g.r.nodeOf[u], g.r.b.runs.runs)
+	for _, e := range g.edges {
 		if f, t, ok := g.followed(e); ok && int(f) == u {
 			buf = append(buf, t)
 		}

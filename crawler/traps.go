@@ -149,7 +149,8 @@ func (g *trapGuard) allowsShaped(u *url.URL, raw string, depth int, ref string, 
 	g.seen[h] = struct{}{}
 	nf := NotFetchedURL{URL: raw, Reason: NotFetchedTrap, Error: "trap " + t.Reason + ": " + t.Pattern, FoundOn: ref}
 	if depth >= 0 {
-		nf.Depth = &depth
+		d := depth // a copy: the parameter itself would be moved to the heap on every call
+		nf.Depth = &d
 	}
 	g.urls = append(g.urls, nf)
 	return false
@@ -219,8 +220,12 @@ func (g *trapGuard) match(u *url.URL, depth int, sh *trapShape) (pattern, reason
 				s[2] = trapDepthSpan
 			}
 		}
-		s[0], s[1] = min(s[0], depth), max(s[1], depth)
-		g.spans[key] = s
+		if !ok || depth < s[0] || depth > s[1] {
+			// Most links fall within their pattern's span: the map is
+			// written only when it widens.
+			s[0], s[1] = min(s[0], depth), max(s[1], depth)
+			g.spans[key] = s
+		}
 		if s[1]-s[0] > s[2] {
 			if s[2] == trapDepthSpan {
 				return key, TrapCalendar

@@ -562,7 +562,12 @@ func (f *Fetcher) Open(ctx context.Context, req *Request) (*Response, io.ReadClo
 		}
 		return nil, nil, fmt.Errorf("seo: fetch %s: %w", Clip(req.URL), err)
 	}
-	ctx, cancel := context.WithTimeout(ctx, f.timeout)
+	cancel := context.CancelFunc(func() {})
+	if d, ok := ctx.Deadline(); !ok || time.Until(d) > f.timeout {
+		// A caller's deadline that comes first (a crawler's per-request
+		// timeout) bounds the fetch already: no second timer.
+		ctx, cancel = context.WithTimeout(ctx, f.timeout)
+	}
 	resp, hr, err := f.follow(ctx, req, u)
 	if err != nil {
 		cancel()
@@ -579,11 +584,12 @@ func (f *Fetcher) follow(ctx context.Context, req *Request, u *url.URL) (*Respon
 	if method == "" {
 		method = http.MethodGet
 	}
-	seen := map[string]bool{}
+	// The chain's URLs in normal form, to detect a loop: made at the
+	// first redirect, as most fetches have none.
+	var seen map[string]bool
 	origin := u.Host
 	cur := u
 	for {
-		seen[NormalizeURL(cur, nil).String()] = true
 		hr, tr, err := f.do(ctx, method, cur, req, cur.Host != origin)
 		if err != nil {
 			if len(resp.Redirects) > 0 {
@@ -591,7 +597,10 @@ func (f *Fetcher) follow(ctx context.Context, req *Request, u *url.URL) (*Respon
 			}
 			return nil, nil, fmt.Errorf("seo: fetch %s: %w", u.Redacted(), err)
 		}
-		resp.URL = cur.String()
+		resp.URL = resp.RequestedURL
+		if cur != u {
+			resp.URL = cur.String()
+		}
 		resp.Status = hr.StatusCode
 		resp.Header = hr.Header
 		resp.ContentType = hr.Header.Get("Content-Type")
@@ -607,7 +616,7 @@ func (f *Fetcher) follow(ctx context.Context, req *Request, u *url.URL) (*Respon
 		}
 		_, _ = io.CopyN(io.Discard, hr.Body, drainLimit)
 		hr.Body.Close()
-		resp.Redirects = append(resp.Redirects, Redirect{URL: cur.String(), Status: hr.StatusCode, Location: loc})
+		resp.Redirects = append(resp.Redirects, Redirect{URL: resp.URL, Status: hr.StatusCode, Location: loc})
 		next, err := ResolveReference(cur, loc)
 		if err != nil {
 			return nil, nil, fmt.Errorf("seo: fetch %s: redirect to invalid location %q", cur.Redacted(), Clip(loc))
@@ -624,6 +633,10 @@ func (f *Fetcher) follow(ctx context.Context, req *Request, u *url.URL) (*Respon
 		if len(resp.Redirects) > f.maxRedirects {
 			return resp, nil, fmt.Errorf("seo: fetch %s: %w (more than %d)", u.Redacted(), ErrTooManyRedirects, f.maxRedirects)
 		}
+		if seen == nil {
+			seen = map[string]bool{}
+		}
+		seen[NormalizeURL(cur, nil).String()] = true
 		if seen[NormalizeURL(next, nil).String()] {
 			return resp, nil, fmt.Errorf("seo: fetch %s: %w back to %s", u.Redacted(), ErrRedirectLoop, next.Redacted())
 		}

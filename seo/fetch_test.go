@@ -918,11 +918,16 @@ func TestTimeouts(t *testing.T) {
 		timeout time.Duration
 		cancel  time.Duration
 		wantErr error
+		// deadline, when set, is the caller's: the fetch ends at it or
+		// at the fetcher's timeout, whichever comes first.
+		deadline time.Duration
 	}{
-		{"slow headers", "/slow-headers", 500 * time.Millisecond, 0, nil},
-		{"trickling body", "/trickle", 1500 * time.Millisecond, 0, context.DeadlineExceeded},
-		{"endless body", "/endless", 800 * time.Millisecond, 0, context.DeadlineExceeded},
-		{"cancelled", "/slow-headers", 5 * time.Second, 200 * time.Millisecond, context.Canceled},
+		{"slow headers", "/slow-headers", 500 * time.Millisecond, 0, nil, 0},
+		{"trickling body", "/trickle", 1500 * time.Millisecond, 0, context.DeadlineExceeded, 0},
+		{"endless body", "/endless", 800 * time.Millisecond, 0, context.DeadlineExceeded, 0},
+		{"cancelled", "/slow-headers", 5 * time.Second, 200 * time.Millisecond, context.Canceled, 0},
+		{"caller's deadline first", "/endless", 5 * time.Second, 0, context.DeadlineExceeded, 500 * time.Millisecond},
+		{"fetcher's timeout first", "/endless", 500 * time.Millisecond, 0, context.DeadlineExceeded, time.Minute},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -934,6 +939,11 @@ func TestTimeouts(t *testing.T) {
 				defer cancel()
 				ctx, cancel = context.WithCancel(ctx)
 				time.AfterFunc(tt.cancel/2, cancel)
+			}
+			if tt.deadline > 0 {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, tt.deadline)
+				defer cancel()
 			}
 			start := time.Now()
 			_, err := f.Fetch(ctx, &Request{URL: base + tt.path})
@@ -947,6 +957,9 @@ func TestTimeouts(t *testing.T) {
 			limit := tt.timeout
 			if tt.cancel > 0 {
 				limit = tt.cancel
+			}
+			if tt.deadline > 0 {
+				limit = min(limit, tt.deadline)
 			}
 			if elapsed > limit+time.Second {
 				t.Fatalf("took %v, limit %v", elapsed, limit)
