@@ -94,7 +94,7 @@ func extractImages(p *Page) {
 			// same reference: TrimSpace (imageSrc's) also trims Unicode
 			// white space, which resolving keeps.
 			var u *url.URL
-			if r != nil && trimC0Space(r.Raw) == info.Src {
+			if r != nil && seo.TrimC0Space(r.Raw) == info.Src {
 				u = r.URL
 			} else {
 				u = p.Resolve(info.Src)
@@ -111,19 +111,6 @@ func extractImages(p *Page) {
 		sum.List = append(sum.List, info)
 	}
 	p.Report.Truncated.Note("images", sum.Total, listed)
-}
-
-// trimC0Space trims the C0 controls and spaces around s, as resolving a
-// reference does (the URL Standard's first step).
-func trimC0Space(s string) string {
-	i, j := 0, len(s)
-	for i < j && s[i] <= ' ' {
-		i++
-	}
-	for j > i && s[j-1] <= ' ' {
-		j--
-	}
-	return s[i:j]
 }
 
 func checkImages(p *Page, r *Reporter) {

@@ -168,9 +168,10 @@ func (rs *edgeRuns) share(node uint32, es []edge) (int32, bool) {
 // runSeed seeds the hashes of edgeRuns.seen.
 var runSeed = maphash.MakeSeed()
 
-// decodeEdges appends to dst the edges edgesIn yields, without the
-// iterator's closures and their allocations: PageRank reads every page's
-// edges in each of its rounds.
+// decodeEdges appends to dst the edges encoded in data for the page at
+// node, reading the shared runs it refers to from runs. PageRank, which
+// reads every page's edges in each of its rounds, decodes into a slice it
+// reuses; edgesIn yields them.
 func decodeEdges(dst []edge, data []byte, node int32, runs [][]byte) []edge {
 	prev := int64(0)
 	for len(data) > 0 {
@@ -204,36 +205,12 @@ func decodeEdges(dst []edge, data []byte, node int32, runs [][]byte) []edge {
 }
 
 // edgesIn yields the edges encoded in data for the page at node, reading
-// the shared runs it refers to from runs.
+// the shared runs it refers to from runs (decodeEdges, into a buffer on
+// the stack for a page's usual links).
 func edgesIn(data []byte, node int32, runs [][]byte) iter.Seq[edge] {
 	return func(yield func(edge) bool) {
-		prev := int64(0)
-		for len(data) > 0 {
-			v, n := binary.Uvarint(data)
-			data = data[n:]
-			from := uint64(node)
-			if v&encFrom != 0 {
-				from, n = binary.Uvarint(data)
-				data = data[n:]
-			}
-			if v&encFrom != 0 && from == uint64(node) {
-				for e := range edgesIn(runs[v>>encShift], node, nil) {
-					if !yield(e) {
-						return
-					}
-					prev = int64(e.target())
-				}
-				continue
-			}
-			z := v >> encShift
-			prev += int64(z>>1) ^ -int64(z&1)
-			e := edge{from: uint32(from), to: uint32(prev)}
-			if v&encNofollow != 0 {
-				e.to |= edgeNofollow
-			}
-			if v&encRedirect != 0 {
-				e.to |= edgeRedirect
-			}
+		var buf [128]edge
+		for _, e := range decodeEdges(buf[:0], data, node, runs) {
 			if !yield(e) {
 				return
 			}

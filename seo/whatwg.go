@@ -150,7 +150,7 @@ func (b *BaseURL) fast(ref string) (*url.URL, bool) {
 	}
 	// The Standard strips leading and trailing C0 controls and spaces (a
 	// tab or newline inside is left to the parser, which removes it).
-	ref = trimC0Space(ref)
+	ref = TrimC0Space(ref)
 	if b == nil || b.u == nil {
 		// No base: an absolute http(s) URL only.
 		if !(strings.HasPrefix(ref, "http://") || strings.HasPrefix(ref, "https://")) || !simpleRef(ref) {
@@ -625,7 +625,7 @@ func opaqueURL(ref string) (*url.URL, bool) {
 	if !opaqueRef(ref) {
 		return nil, false
 	}
-	ref = strings.TrimFunc(ref, isC0OrSpace)
+	ref = TrimC0Space(ref)
 	if hasTabOrNewline(ref) {
 		ref = strings.Map(func(r rune) rune {
 			if r == '\t' || r == '\n' || r == '\r' {
@@ -926,9 +926,10 @@ func isSlash(c byte) bool { return c == '/' || c == '\\' }
 
 func isC0OrSpace(r rune) bool { return r <= ' ' }
 
-// trimC0Space strips the leading and trailing C0 controls and spaces of
-// s, as strings.TrimFunc(s, isC0OrSpace) does, without decoding runes.
-func trimC0Space(s string) string {
+// TrimC0Space strips the leading and trailing C0 controls and spaces of
+// s, as the URL Standard's parser does first to a reference, without
+// decoding runes.
+func TrimC0Space(s string) string {
 	i, j := 0, len(s)
 	for i < j && s[i] <= ' ' {
 		i++
