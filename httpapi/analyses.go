@@ -3,12 +3,14 @@ package httpapi
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/seokit/seokit/httpapi/ratelimit"
 	"github.com/seokit/seokit/httpapi/service"
 	"github.com/seokit/seokit/httpapi/store"
 )
@@ -141,8 +143,10 @@ func siteCost(rc renderChoice) int {
 
 // charge counts the units of an action costing cost that the request has
 // not paid (service.Due) against the account's daily quota. A refusal is a
-// *service.LimitError; the units counted before it stay counted, as the
-// API's own per-request count does.
+// *service.LimitError. Units the day has not left are refused before any
+// is counted; units past the burst limit wait for its tokens (up to
+// maxChargeWait); only a refusal between (another request of the account
+// took the day's last units meanwhile) keeps the units counted before it.
 func (s *Server) charge(ctx context.Context, accountID string, cost int) error {
 	return s.chargeFor(ctx, accountID, cost, "a rendering analysis")
 }
@@ -153,10 +157,41 @@ func (s *Server) chargeFor(ctx context.Context, accountID string, cost int, what
 	if s.opts.DisableAuth {
 		return nil
 	}
-	for k := cost - service.Due(ctx, cost); k < cost; k++ {
+	first := cost - service.Due(ctx, cost)
+	if n := cost - first; n > 1 {
+		// Units the day has not left are refused before any is taken.
+		if left, limit, err := s.leftToday(ctx, accountID); err != nil {
+			return err
+		} else if left < n {
+			msg := what + " counts " + strconv.Itoa(cost) + " requests: " + strconv.Itoa(left) + " of the daily limit of " +
+				strconv.Itoa(limit) + " are left; it resets at 00:00 UTC"
+			s.log.InfoContext(ctx, "action refused by the daily quota", "account", accountID, "message", msg)
+			now := s.now().UTC()
+			reset := time.Date(now.Year(), now.Month(), now.Day()+1, 0, 0, 0, 0, time.UTC)
+			return &service.LimitError{Message: msg, RetryAfter: reset.Sub(now)}
+		}
+	}
+	waited := time.Duration(0)
+	for k := first; k < cost; k++ {
 		q, err := s.take(ctx, accountID)
 		if err != nil {
 			return err
+		}
+		// The burst limit paces requests: a cost of more units than the
+		// bucket holds waits for them, as long as maxChargeWait, rather
+		// than failing with the units taken.
+		if k > first && q.res.Refused == ratelimit.BurstLimit && waited < maxChargeWait {
+			d := min(max(q.res.RetryAfter, time.Millisecond), maxChargeWait-waited)
+			t := time.NewTimer(d)
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+				t.Stop()
+				return ctx.Err()
+			}
+			waited += d
+			k--
+			continue
 		}
 		if e := q.refusal(); e != nil {
 			msg := e.Message
@@ -168,6 +203,33 @@ func (s *Server) chargeFor(ctx context.Context, accountID string, cost int, what
 		}
 	}
 	return nil
+}
+
+// maxChargeWait bounds how long one action whose cost is several units
+// waits for the burst limit's tokens (at the default 50 a second, 30 s
+// pays 1,500 units).
+const maxChargeWait = 30 * time.Second
+
+// leftToday returns the requests the account has left on the UTC day and
+// its daily limit.
+func (s *Server) leftToday(ctx context.Context, accountID string) (left, limit int, err error) {
+	p, err := s.accountPlan(ctx, accountID)
+	if err != nil {
+		return 0, 0, err
+	}
+	day := s.now().UTC().Truncate(24 * time.Hour)
+	used, err := s.limiter.Usage(ctx, accountID, day, day)
+	if err != nil {
+		if errors.Is(err, store.ErrUnavailable) {
+			err = outage(s.limiter, "rate limiter", err)
+		}
+		return 0, 0, err
+	}
+	n := 0
+	for _, u := range used {
+		n += u.Count
+	}
+	return max(p.DailyRequests-n, 0), p.DailyRequests, nil
 }
 
 // retryAfterDuration reads a Retry-After in seconds; zero when there is

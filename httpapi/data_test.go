@@ -353,6 +353,28 @@ func (c *countingSource) Search(_ context.Context, q rankings.Query) (*rankings.
 // quota cannot pay is 429 with nothing searched. One request searched up
 // to 1,000 keywords at the server's SERP provider (paid per search) for one
 // unit: a Free account's 100 requests a day bought 100,000 searches.
+// TestRankingsChargeBeyondBurst: a call whose searches cost more units
+// than the burst limit holds waits for the tokens instead of failing with
+// the units taken (a Pro account's 300 new keywords failed at the 200th).
+func TestRankingsChargeBeyondBurst(t *testing.T) {
+	opts := dataOptions(t)
+	opts.Burst, opts.BurstRate = 20, 400
+	opts.Limits = map[store.Plan]int{store.Free: 1000}
+	src := &countingSource{}
+	opts.Tracker = rankings.NewTracker(src, opts.Tracker.Store(), nil)
+	a := newTestAPI(t, opts)
+	q := []string{"domain=example.org"}
+	for i := range 60 {
+		q = append(q, "keywords[]=k"+strconv.Itoa(i))
+	}
+	resp := a.call("GET", "/v1/rankings?"+strings.Join(q, "&"), a.key, "")
+	wantStatus(t, resp, 200)
+	resp.Body.Close()
+	if src.n.Load() != 60 {
+		t.Errorf("%d keywords searched, want 60", src.n.Load())
+	}
+}
+
 func TestRankingsChargeSearches(t *testing.T) {
 	opts := dataOptions(t)
 	src := &countingSource{}
@@ -395,6 +417,11 @@ func TestRankingsChargeSearches(t *testing.T) {
 	e := apiErr(t, a.call("GET", "/v1/rankings?"+query(100, left+5), a.key, ""), 429, CodeRateLimited)
 	if src.n.Load() != 40 {
 		t.Errorf("%d keywords searched for a request the quota could not pay (%s); want none", src.n.Load()-40, e.Message)
+	}
+	// The searches the day cannot pay are refused before any unit is
+	// taken: the request's own unit only.
+	if used := left - remaining() - 1; used != 1 {
+		t.Errorf("a refused call used %d units; want 1 (the request)", used)
 	}
 	if !strings.Contains(e.Message, "search") {
 		t.Errorf("429 %q does not say the searches cost units", e.Message)

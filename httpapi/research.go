@@ -197,8 +197,8 @@ func (x research) Check(ctx context.Context, accountID string, req service.Ranki
 // one unit of the daily quota, the call's unit being the first, since the
 // server's SERP provider is paid per search (and its quota shared by every
 // account); a keyword checked within the tracker's MaxAge answers from the
-// store for nothing. A refusal keeps the units counted before it, as a
-// rendering analysis's does.
+// store for nothing. Searches the day cannot pay are refused before any
+// unit is counted (chargeFor).
 func (x research) chargeSearches(accountID string) func(context.Context, int) error {
 	return func(ctx context.Context, searches int) error {
 		what := "a rankings call searching " + strconv.Itoa(searches) + " keywords live"
