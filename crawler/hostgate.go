@@ -99,7 +99,7 @@ func (g *LocalHostGate) Wait(ctx context.Context, host string, limit HostLimit) 
 		if wait <= 0 {
 			break
 		}
-		if err := sleep(ctx, wait); err != nil {
+		if err := seo.Sleep(ctx, wait); err != nil {
 			return err
 		}
 	}
@@ -136,18 +136,6 @@ func (g *LocalHostGate) Pause(ctx context.Context, host string, until time.Time)
 	}
 	h.mu.Unlock()
 	return nil
-}
-
-// sleep waits for d or until ctx ends.
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
 
 // hostLimit returns the limit of a request rate in requests per second and

@@ -117,12 +117,8 @@ func (g *hostGate) waitBackoff(ctx context.Context, now func() time.Time) error 
 		if wait <= 0 {
 			return nil
 		}
-		t := time.NewTimer(wait)
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
-			return ctx.Err()
+		if err := seo.Sleep(ctx, wait); err != nil {
+			return err
 		}
 	}
 }

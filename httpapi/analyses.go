@@ -13,6 +13,7 @@ import (
 	"github.com/seokit/seokit/httpapi/ratelimit"
 	"github.com/seokit/seokit/httpapi/service"
 	"github.com/seokit/seokit/httpapi/store"
+	"github.com/seokit/seokit/seo"
 )
 
 // Analyses returns the site analyses service over the server's store,
@@ -182,12 +183,8 @@ func (s *Server) chargeFor(ctx context.Context, accountID string, cost int, what
 		// than failing with the units taken.
 		if k > first && q.res.Refused == ratelimit.BurstLimit && waited < maxChargeWait {
 			d := min(max(q.res.RetryAfter, time.Millisecond), maxChargeWait-waited)
-			t := time.NewTimer(d)
-			select {
-			case <-t.C:
-			case <-ctx.Done():
-				t.Stop()
-				return ctx.Err()
+			if err := seo.Sleep(ctx, d); err != nil {
+				return err
 			}
 			waited += d
 			k--

@@ -52,17 +52,8 @@ type Clock interface {
 
 type wallClock struct{}
 
-func (wallClock) Now() time.Time { return time.Now() }
-func (wallClock) Sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
+func (wallClock) Now() time.Time                                   { return time.Now() }
+func (wallClock) Sleep(ctx context.Context, d time.Duration) error { return seo.Sleep(ctx, d) }
 
 // WallClock is the real clock.
 var WallClock Clock = wallClock{}

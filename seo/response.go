@@ -1,6 +1,7 @@
 package seo
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"strconv"
@@ -143,6 +144,19 @@ const (
 // maxRetryAfter bounds a Retry-After delay so that a huge value cannot
 // overflow a time.Duration.
 const maxRetryAfter = 366 * 24 * time.Hour
+
+// Sleep waits for d, or until ctx ends and returns its error: the wait of
+// a retry or a pacing, which a canceled caller must not sit out.
+func Sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
 
 // ParseRetryAfter reads a Retry-After header value (RFC 9110 section
 // 10.2.3): delay seconds or an HTTP date, as a wait from now. A date in the

@@ -1,6 +1,7 @@
 package seo
 
 import (
+	"context"
 	"errors"
 	"net/url"
 	"reflect"
@@ -296,5 +297,17 @@ func TestTruncatedCuts(t *testing.T) {
 	want := []Cut{{Name: "findings", Shown: 2, Total: 7}, {Name: "links", Shown: 4, Total: 10}}
 	if got := tr.Cuts(); !reflect.DeepEqual(got, want) {
 		t.Errorf("Cuts() = %v, want %v", got, want)
+	}
+}
+
+func TestSleep(t *testing.T) {
+	if err := Sleep(context.Background(), time.Millisecond); err != nil {
+		t.Errorf("Sleep of 1 ms: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	start := time.Now()
+	if err := Sleep(ctx, time.Hour); !errors.Is(err, context.Canceled) || time.Since(start) > 10*time.Second {
+		t.Errorf("Sleep of an hour with a canceled context: %v after %v", err, time.Since(start))
 	}
 }

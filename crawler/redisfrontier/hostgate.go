@@ -111,13 +111,8 @@ func (g *HostGate) Wait(ctx context.Context, host string, limit crawler.HostLimi
 		if us == 0 {
 			return nil
 		}
-		d := time.Duration(max(us, -us)) * time.Microsecond
-		t := time.NewTimer(d)
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
-			return ctx.Err()
+		if err := seo.Sleep(ctx, time.Duration(max(us, -us))*time.Microsecond); err != nil {
+			return err
 		}
 		if us > 0 {
 			return nil

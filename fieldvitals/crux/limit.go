@@ -5,6 +5,8 @@ import (
 	"crypto/sha256"
 	"sync"
 	"time"
+
+	"github.com/seokit/seokit/seo"
 )
 
 // DefaultPerMinute is CrUX's documented query limit: 150 queries a minute
@@ -30,17 +32,8 @@ type Clock interface {
 
 type wallClock struct{}
 
-func (wallClock) Now() time.Time { return time.Now() }
-func (wallClock) Sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
+func (wallClock) Now() time.Time                                   { return time.Now() }
+func (wallClock) Sleep(ctx context.Context, d time.Duration) error { return seo.Sleep(ctx, d) }
 
 // LimiterOptions configures a Limiter; the zero value is CrUX's
 // documented limit on the wall clock.
