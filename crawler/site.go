@@ -280,6 +280,8 @@ func (r *siteRun) pageStats(rep *SiteReport) (pageScores []int, fetched int) {
 	b, facts := r.b, r.facts
 	pageScores = make([]int, 0, r.npages)
 	inlinkSum := 0
+	// The histogram counts the pages' depths as shortestDepths left them.
+	rep.Crawl.DepthHistogram = []int{}
 	for i, p := range r.pages() {
 		if !p.fetched() {
 			continue
@@ -290,21 +292,15 @@ func (r *siteRun) pageStats(rep *SiteReport) (pageScores []int, fetched int) {
 			pageScores = append(pageScores, *p.Score)
 		}
 		rep.StatusCodes[p.Status]++
-		rep.Graph.MaxDepth = max(rep.Graph.MaxDepth, p.depth())
+		if d := p.depth(); d >= 0 {
+			rep.Graph.MaxDepth = max(rep.Graph.MaxDepth, d)
+			for len(rep.Crawl.DepthHistogram) <= d {
+				rep.Crawl.DepthHistogram = append(rep.Crawl.DepthHistogram, 0)
+			}
+			rep.Crawl.DepthHistogram[d]++
+		}
 	}
 	rep.Extraction, rep.SearchRules = extractionStats(r.pages(), b.ana)
-	// The histogram counts the pages' depths as shortestDepths left them.
-	rep.Crawl.DepthHistogram = []int{}
-	for _, p := range r.pages() {
-		d := p.depth()
-		if d < 0 || !p.fetched() {
-			continue
-		}
-		for len(rep.Crawl.DepthHistogram) <= d {
-			rep.Crawl.DepthHistogram = append(rep.Crawl.DepthHistogram, 0)
-		}
-		rep.Crawl.DepthHistogram[d]++
-	}
 	rep.Graph.Nodes = fetched
 	if f := facts.Render; f != nil {
 		rep.Render = renderSummary(r.pages(), f.Mode, f.Device)

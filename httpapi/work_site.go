@@ -328,17 +328,31 @@ func (r *siteRun) outcome(rep *crawler.SiteReport) (end bool, err error) {
 func (r *siteRun) keepPartial(rep *crawler.SiteReport) {
 	s, j := r.s, r.j
 	cr, ok := s.st.(store.CanceledResults)
-	if !ok || rep == nil || rep.Crawl.Fetched == 0 {
+	if !ok {
 		return
 	}
-	res, err := json.Marshal(rep)
-	if err != nil || len(res) > s.resultCap() {
-		s.log.Warn("partial report of a canceled site analysis not kept", "job", j.ID, "bytes", len(res), "err", err)
+	res := r.partialResult(rep, "canceled")
+	if res == nil {
 		return
 	}
 	if err := cr.KeepCanceledResult(r.ctx, j.AccountID, j.ID, res, jobSummary(rep), progressFromReport(rep, s.now())); err != nil {
 		s.log.Warn("partial report of a canceled site analysis not kept", "job", j.ID, "err", err)
 	}
+}
+
+// partialResult is the stored form of the report of a crawl that did not
+// finish (a canceled or timed-out job's, named by how), nil when it
+// fetched no page or does not fit the stored cap.
+func (r *siteRun) partialResult(rep *crawler.SiteReport, how string) []byte {
+	if rep == nil || rep.Crawl.Fetched == 0 {
+		return nil
+	}
+	res, err := json.Marshal(rep)
+	if err != nil || len(res) > r.s.resultCap() {
+		r.s.log.Warn("partial report of a "+how+" site analysis not kept", "job", r.j.ID, "bytes", len(res), "err", err)
+		return nil
+	}
+	return res
 }
 
 // keepTimedOut sets, with a job the job timeout failed, the report of
@@ -348,13 +362,11 @@ func (r *siteRun) keepPartial(rep *crawler.SiteReport) {
 // (service.JobErrorCode reads it from the summary).
 func (r *siteRun) keepTimedOut(rep *crawler.SiteReport) {
 	s, j := r.s, r.j
-	if rep == nil || rep.Crawl.Fetched == 0 {
-		return
+	if rep != nil {
+		rep.Crawl.StopReason = crawler.StopTimeBudget
 	}
-	rep.Crawl.StopReason = crawler.StopTimeBudget
-	res, err := json.Marshal(rep)
-	if err != nil || len(res) > s.resultCap() {
-		s.log.Warn("partial report of a timed-out site analysis not kept", "job", j.ID, "bytes", len(res), "err", err)
+	res := r.partialResult(rep, "timed-out")
+	if res == nil {
 		return
 	}
 	j.Result, j.Summary = res, jobSummary(rep)
