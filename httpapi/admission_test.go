@@ -303,14 +303,7 @@ func TestRankingsGetIsARead(t *testing.T) {
 	o.Store = st
 	const maxWatched = 3
 	o.OnRankings = func(ctx context.Context, accountID string, tracked []rankings.Tracked) error {
-		have, err := watch.Watched(ctx, accountID, "")
-		if err != nil {
-			return err
-		}
-		if len(have)+len(tracked) > maxWatched {
-			return &seo.InputError{Field: "keywords", Reason: "would take this account over 3 tracked keywords"}
-		}
-		return watch.Watch(ctx, accountID, tracked)
+		return watch.Watch(ctx, accountID, tracked, maxWatched)
 	}
 	a := newTestAPI(t, o)
 	trackedIn := func() (store, list int) {
@@ -348,7 +341,7 @@ func TestRankingsGetIsARead(t *testing.T) {
 
 	resp = a.call("POST", "/v1/rankings/track", a.key, `{"domain":"example.com","keywords":["oak chairs","oak desks"]}`)
 	env := readError(t, resp)
-	if resp.StatusCode != 400 || env.Field != "keywords" || !strings.Contains(env.Message, "over 3 tracked keywords") {
+	if resp.StatusCode != 400 || env.Field != "keywords" || !strings.Contains(env.Message, "over its plan's 3 tracked keywords") {
 		t.Errorf("over the cap: status %d, %+v; want 400 naming keywords", resp.StatusCode, env)
 	}
 	if s, w := trackedIn(); s != s1 || w != w1 {

@@ -148,6 +148,14 @@ func (s *Server) DailyLimit(ctx context.Context, accountID string) (int, error) 
 	return p.DailyRequests, err
 }
 
+// TrackedKeywords returns the most keywords the account may track, its
+// plan's plans.Limits.TrackedKeywords. The dashboard's track form and
+// examples/server's POST /v1/rankings/track hook pass it to the watchlist.
+func (s *Server) TrackedKeywords(ctx context.Context, accountID string) (int, error) {
+	p, err := s.accountPlan(ctx, accountID)
+	return p.TrackedKeywords, err
+}
+
 // MaxSitePages returns the most pages a site analysis of the account may
 // crawl. The dashboard shows it on its form.
 func (s *Server) MaxSitePages(ctx context.Context, accountID string) (int, error) {

@@ -438,34 +438,6 @@ func parse(args []string, stderr io.Writer) (*config, error) {
 	return &c, nil
 }
 
-// watchTracked adds the keywords POST /v1/rankings/track tracks to the
-// account's dashboard watchlist, refusing them all, with an error naming
-// keywords, when they would take it past dashboard.MaxWatched.
-func watchTracked(ctx context.Context, watch dashboard.Watchlist, accountID string, tracked []rankings.Tracked) error {
-	have, err := watch.Watched(ctx, accountID, "")
-	if err != nil {
-		return err
-	}
-	known := make(map[rankings.Tracked]bool, len(have))
-	for _, w := range have {
-		w.AddedAt = time.Time{}
-		known[w] = true
-	}
-	added := 0
-	for _, t := range tracked {
-		t.AddedAt = time.Time{}
-		if !known[t] {
-			known[t] = true
-			added++
-		}
-	}
-	if len(have)+added > dashboard.MaxWatched {
-		return &seo.InputError{Field: "keywords", Value: strconv.Itoa(added) + " new keywords",
-			Reason: fmt.Sprintf("would take this account over %d tracked keywords (it tracks %d); stop tracking some first", dashboard.MaxWatched, len(have))}
-	}
-	return watch.Watch(ctx, accountID, tracked)
-}
-
 // describeFile names a store for people: an SQLite path made absolute, a
 // postgres:// DSN without its password.
 func describeFile(dsn string) string {
@@ -638,7 +610,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		TrustedProxies: proxies,
 		AllowPrivate:   c.allowPrivate,
 		OnRankings: func(ctx context.Context, accountID string, tracked []rankings.Tracked) error {
-			return watchTracked(ctx, watch, accountID, tracked)
+			// The keywords join the account's watchlist within its
+			// plan's tracked keywords, or none does (400 naming keywords).
+			limit, err := api.TrackedKeywords(ctx, accountID)
+			if err != nil {
+				return err
+			}
+			return watch.Watch(ctx, accountID, tracked, limit)
 		},
 		JobWorkers:       c.jobWorkers,
 		JobTimeout:       c.jobTimeout, // the local queue's; River's is set below

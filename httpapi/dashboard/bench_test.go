@@ -63,7 +63,7 @@ func BenchmarkRankingsPage(b *testing.B) {
 	if err := rs.Record(ctx, obs); err != nil {
 		b.Fatal(err)
 	}
-	if err := w.Watch(ctx, acct.ID, tracked); err != nil {
+	if err := w.Watch(ctx, acct.ID, tracked, 0); err != nil {
 		b.Fatal(err)
 	}
 	srv := httptest.NewServer(d)

@@ -37,6 +37,9 @@ type Quota interface {
 	// MaxSitePages returns the most pages the account's site analyses
 	// may crawl.
 	MaxSitePages(ctx context.Context, accountID string) (int, error)
+	// TrackedKeywords returns the most keywords the account may track
+	// (plans.Limits.TrackedKeywords).
+	TrackedKeywords(ctx context.Context, accountID string) (int, error)
 }
 
 // Refusal is implemented by the errors of actions refused by a limit: the
@@ -369,6 +372,15 @@ func securityHeaders(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// trackedLimit returns the most keywords a may track: its plan's, through
+// Quota, or MaxWatched without one.
+func (d *Dashboard) trackedLimit(ctx context.Context, a *store.Account) (int, error) {
+	if d.opts.Quota == nil {
+		return MaxWatched, nil
+	}
+	return d.opts.Quota.TrackedKeywords(ctx, a.ID)
 }
 
 // limit returns the daily request limit of a, 0 when unknown (no Quota,

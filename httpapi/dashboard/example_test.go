@@ -68,8 +68,8 @@ func ExampleNewSQLWatchlist() {
 		return
 	}
 	us := seo.Locale{Language: "en", Region: "US"}
-	w.Watch(ctx, "acct_ada", []rankings.Tracked{{Domain: "shop.example", Keyword: "oak tables", Locale: us, Device: rankings.Desktop}})
-	w.Watch(ctx, "acct_bea", []rankings.Tracked{{Domain: "blog.example", Keyword: "pine chairs", Locale: us, Device: rankings.Desktop}})
+	w.Watch(ctx, "acct_ada", []rankings.Tracked{{Domain: "shop.example", Keyword: "oak tables", Locale: us, Device: rankings.Desktop}}, 0)
+	w.Watch(ctx, "acct_bea", []rankings.Tracked{{Domain: "blog.example", Keyword: "pine chairs", Locale: us, Device: rankings.Desktop}}, 0)
 	for _, acct := range []string{"acct_ada", "acct_bea"} {
 		ts, _ := w.Watched(ctx, acct, "")
 		for _, t := range ts {

@@ -422,6 +422,9 @@ func (q fixedQuota) DailyLimit(context.Context, string) (int, error) {
 	return int(q), nil
 }
 func (q fixedQuota) MaxSitePages(context.Context, string) (int, error) { return 10_000, nil }
+func (q fixedQuota) TrackedKeywords(context.Context, string) (int, error) {
+	return dashboard.MaxWatched, nil
+}
 
 func (s storeTracking) History(ctx context.Context, _ string, req service.HistoryRequest) (*service.RankingHistory, error) {
 	st := s.t.Store()

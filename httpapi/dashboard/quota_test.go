@@ -59,6 +59,9 @@ func (l *lateAPI) DailyLimit(ctx context.Context, accountID string) (int, error)
 func (l *lateAPI) MaxSitePages(ctx context.Context, accountID string) (int, error) {
 	return l.s.MaxSitePages(ctx, accountID)
 }
+func (l *lateAPI) TrackedKeywords(ctx context.Context, accountID string) (int, error) {
+	return l.s.TrackedKeywords(ctx, accountID)
+}
 
 // lateRankings is the API server's rankings service, once it exists.
 type lateRankings struct{ *lateAPI }

@@ -381,18 +381,25 @@ func (d *Dashboard) trackKeywords(w http.ResponseWriter, r *http.Request, s *ses
 		fail(err)
 		return
 	}
+	limit, err := d.trackedLimit(r.Context(), a)
+	if err != nil {
+		d.unavailable(w, r, err)
+		return
+	}
 	have := map[watchKey]bool{}
 	for _, t := range ws {
 		have[keyOf(t)] = true
 	}
-	added := 0
+	added := map[watchKey]bool{}
 	for _, t := range entries {
 		if !have[keyOf(t)] {
-			added++
+			added[keyOf(t)] = true
 		}
 	}
-	if len(ws)+added > MaxWatched {
-		fail(&seo.InputError{Field: "keywords", Reason: "would take this account over " + strconv.Itoa(MaxWatched) + " tracked keywords; stop tracking some first"})
+	// Refused before anything is charged or searched; Watch checks the
+	// limit again, atomically, against concurrent forms.
+	if err := overLimit(limit, len(ws), len(added)); err != nil {
+		fail(err)
 		return
 	}
 	// Tracked keywords are checked through the paid search providers:
@@ -417,8 +424,8 @@ func (d *Dashboard) trackKeywords(w http.ResponseWriter, r *http.Request, s *ses
 		d.unavailable(w, r, err)
 		return
 	}
-	if err := d.watch.Watch(ctx, a.ID, entries); err != nil {
-		d.unavailable(w, r, err)
+	if err := d.watch.Watch(ctx, a.ID, entries, limit); err != nil {
+		fail(err)
 		return
 	}
 	dest := Prefix + "/rankings?domain=" + url.QueryEscape(entries[0].Domain) + "&done=tracked"

@@ -2,10 +2,13 @@ package dashboard_test
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -185,10 +188,10 @@ func runWatchlist(t *testing.T, w dashboard.Watchlist) {
 	a1 := rankings.Tracked{Domain: "b.example", Keyword: "oak", Locale: us, Device: rankings.Desktop, AddedAt: at}
 	a2 := rankings.Tracked{Domain: "a.example", Keyword: "pine", Locale: de, Device: rankings.Mobile, AddedAt: at}
 	a3 := rankings.Tracked{Domain: "a.example", Keyword: "elm", Locale: us, Device: rankings.Desktop, AddedAt: at}
-	if err := w.Watch(ctx, "acct_a", []rankings.Tracked{a1, a2, a3, a1}); err != nil {
+	if err := w.Watch(ctx, "acct_a", []rankings.Tracked{a1, a2, a3, a1}, 0); err != nil {
 		t.Fatalf("watch: %v", err)
 	}
-	if err := w.Watch(ctx, "acct_b", []rankings.Tracked{a1}); err != nil {
+	if err := w.Watch(ctx, "acct_b", []rankings.Tracked{a1}, 0); err != nil {
 		t.Fatalf("watch: %v", err)
 	}
 	got, err := w.Watched(ctx, "acct_a", "")
@@ -228,6 +231,70 @@ func runWatchlist(t *testing.T, w dashboard.Watchlist) {
 	}
 	if got, _ := w.Watched(ctx, "acct_a", ""); len(got) != 2 {
 		t.Errorf("after unwatch acct_a has %d entries, want 2", len(got))
+	}
+	runWatchLimit(t, w)
+}
+
+// runWatchLimit is the conformance test of Watch's limit: entries past it
+// are refused all together, naming keywords; an account over its limit
+// keeps its entries and may watch them again; concurrent calls cannot
+// together pass it.
+func runWatchLimit(t *testing.T, w dashboard.Watchlist) {
+	ctx := context.Background()
+	us := seo.Locale{Language: "en", Region: "US"}
+	kw := func(k string) rankings.Tracked {
+		return rankings.Tracked{Domain: "c.example", Keyword: k, Locale: us, Device: rankings.Desktop, AddedAt: time.Unix(1e9, 0)}
+	}
+	count := func(acct string) int {
+		got, err := w.Watched(ctx, acct, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(got)
+	}
+	err := w.Watch(ctx, "acct_c", []rankings.Tracked{kw("a"), kw("b"), kw("c")}, 2)
+	var in *seo.InputError
+	if !errors.As(err, &in) || in.Field != "keywords" || !strings.Contains(in.Error(), "2 tracked keywords") {
+		t.Fatalf("3 entries within a limit of 2: %v, want an input error naming keywords and the limit", err)
+	}
+	if n := count("acct_c"); n != 0 {
+		t.Fatalf("refused watch added %d entries", n)
+	}
+	if err := w.Watch(ctx, "acct_c", []rankings.Tracked{kw("a"), kw("b")}, 2); err != nil {
+		t.Fatalf("2 entries within 2: %v", err)
+	}
+	// A lowered limit keeps the entries; watching them again adds nothing.
+	if err := w.Watch(ctx, "acct_c", []rankings.Tracked{kw("b"), kw("a")}, 1); err != nil {
+		t.Errorf("entries already watched, over a lowered limit: %v", err)
+	}
+	if err := w.Watch(ctx, "acct_c", []rankings.Tracked{kw("a"), kw("d")}, 2); !errors.As(err, &in) {
+		t.Errorf("a new entry past the limit: %v, want an input error", err)
+	}
+	if n := count("acct_c"); n != 2 {
+		t.Errorf("acct_c has %d entries, want 2", n)
+	}
+	// Eight forms at once, one new keyword each, within a limit of 3.
+	var wg sync.WaitGroup
+	var refused atomic.Int32
+	errs := make(chan error, 8)
+	for i := range 8 {
+		wg.Go(func() {
+			err := w.Watch(ctx, "acct_d", []rankings.Tracked{kw(strconv.Itoa(i))}, 3)
+			switch {
+			case errors.As(err, new(*seo.InputError)):
+				refused.Add(1)
+			case err != nil:
+				errs <- err
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Errorf("concurrent watch: %v", err)
+	}
+	if n := count("acct_d"); n != 3 || refused.Load() != 5 {
+		t.Errorf("concurrent watches within 3: %d entries, %d refused; want 3 and 5", n, refused.Load())
 	}
 }
 

@@ -7,18 +7,21 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/seokit/seokit/httpapi/plans"
 	"github.com/seokit/seokit/httpapi/store"
 	"github.com/seokit/seokit/internal/sqldb"
 	"github.com/seokit/seokit/rankings"
 	"github.com/seokit/seokit/seo"
 )
 
-// MaxWatched caps the keywords one account tracks in the dashboard.
-const MaxWatched = 1000
+// MaxWatched caps the keywords one account tracks, whatever its plan's
+// plans.Limits.TrackedKeywords.
+const MaxWatched = plans.MaxTrackedKeywords
 
 // Watchlist keeps, per account, the ranking keywords the account tracks
 // (domain, keyword, locale, device). The rankings store holds the shared
@@ -28,8 +31,12 @@ const MaxWatched = 1000
 // conformance test.
 type Watchlist interface {
 	// Watch adds entries to the account's list; ones already there are
-	// kept. It is atomic: all entries are added or none.
-	Watch(ctx context.Context, accountID string, entries []rankings.Tracked) error
+	// kept. It is atomic: all entries are added or none. When the new
+	// ones would take the list over limit entries (limit <= 0 or above
+	// MaxWatched means MaxWatched), none is added and the error is an
+	// *seo.InputError naming keywords; concurrent calls for one account
+	// cannot together pass the limit.
+	Watch(ctx context.Context, accountID string, entries []rankings.Tracked, limit int) error
 	// Unwatch removes one entry of the account's list (no error when it is
 	// not there).
 	Unwatch(ctx context.Context, accountID string, entry rankings.Tracked) error
@@ -70,14 +77,23 @@ func NewMemoryWatchlist() *MemoryWatchlist {
 	return &MemoryWatchlist{m: map[string]map[watchKey]rankings.Tracked{}}
 }
 
-// Watch adds entries to the account's list.
-func (w *MemoryWatchlist) Watch(ctx context.Context, accountID string, entries []rankings.Tracked) error {
+// Watch adds entries to the account's list within limit.
+func (w *MemoryWatchlist) Watch(ctx context.Context, accountID string, entries []rankings.Tracked, limit int) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	l := w.m[accountID]
+	added := map[watchKey]bool{}
+	for _, t := range entries {
+		if _, ok := l[keyOf(t)]; !ok {
+			added[keyOf(t)] = true
+		}
+	}
+	if err := overLimit(limit, len(l), len(added)); err != nil {
+		return err
+	}
 	if l == nil {
 		l = map[watchKey]rankings.Tracked{}
 		w.m[accountID] = l
@@ -88,6 +104,20 @@ func (w *MemoryWatchlist) Watch(ctx context.Context, accountID string, entries [
 		}
 	}
 	return nil
+}
+
+// overLimit is Watch's refusal when adding added entries to a list of have
+// would take it over limit; nil when nothing is added or it stays within.
+// A list already over its limit (its plan lowered) keeps its entries.
+func overLimit(limit, have, added int) error {
+	if limit <= 0 || limit > MaxWatched {
+		limit = MaxWatched
+	}
+	if added == 0 || have+added <= limit {
+		return nil
+	}
+	return &seo.InputError{Field: "keywords", Value: strconv.Itoa(added) + " new keywords",
+		Reason: fmt.Sprintf("would take this account over its plan's %d tracked keywords (it tracks %d); stop tracking some first", limit, have)}
 }
 
 // Unwatch removes one entry of the account's list.
@@ -186,22 +216,48 @@ func unavailable(op string, err error) error {
 	return fmt.Errorf("dashboard: watchlist %s: %w: %w", op, store.ErrUnavailable, err)
 }
 
-// Watch adds entries to the account's list in one transaction.
-func (w *SQLWatchlist) Watch(ctx context.Context, accountID string, entries []rankings.Tracked) error {
+// Watch adds entries to the account's list within limit, in one
+// transaction: the rows are inserted, then counted, and rolled back when
+// the new ones take the list over limit. On PostgreSQL the transaction
+// first takes an advisory lock of the account, so two concurrent calls
+// cannot each count without the other's rows; SQLite's first insert takes
+// the database's write lock, which does the same.
+func (w *SQLWatchlist) Watch(ctx context.Context, accountID string, entries []rankings.Tracked, limit int) error {
 	tx, err := w.db.BeginTx(ctx, nil)
 	if err != nil {
 		return unavailable("watch", err)
 	}
 	defer tx.Rollback()
+	if w.db.Dialect == sqldb.Postgres {
+		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('seokit watchlist ' || $1, 0))`, accountID); err != nil {
+			return unavailable("watch", err)
+		}
+	}
 	stmt := w.db.Q(`INSERT INTO dashboard_watchlist (account_id, domain, keyword, locale, device, added_at)
 VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`)
+	var added int64
 	for _, t := range entries {
 		at := t.AddedAt
 		if at.IsZero() {
 			at = time.Now()
 		}
-		if _, err := tx.ExecContext(ctx, stmt, accountID, t.Domain, t.Keyword, t.Locale.String(), string(t.Device), at.Unix()); err != nil {
+		res, err := tx.ExecContext(ctx, stmt, accountID, t.Domain, t.Keyword, t.Locale.String(), string(t.Device), at.Unix())
+		if err != nil {
 			return unavailable("watch", err)
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return unavailable("watch", err)
+		}
+		added += n
+	}
+	if added > 0 {
+		var total int
+		if err := tx.QueryRowContext(ctx, w.db.Q(`SELECT COUNT(*) FROM dashboard_watchlist WHERE account_id = ?`), accountID).Scan(&total); err != nil {
+			return unavailable("watch", err)
+		}
+		if err := overLimit(limit, total-int(added), int(added)); err != nil {
+			return err
 		}
 	}
 	if err := tx.Commit(); err != nil {

@@ -61,7 +61,20 @@ type Limits struct {
 	// rate_limited until one ends. Zero means the server's
 	// (httpapi.AdmissionOptions.MCPSessionsPerAccount: 10).
 	MCPSessions int
+	// TrackedKeywords caps the keywords the account tracks (each keyword
+	// with its target, locale and device, as rank trackers count them):
+	// every one is re-checked daily through the server's paid SERP
+	// provider, at the server's expense, so the cap is what bounds those
+	// searches. Past it POST /v1/rankings/track and the dashboard refuse
+	// new keywords (400 naming keywords); an account already over it, say
+	// after a downgrade, keeps what it tracks. At most MaxTrackedKeywords;
+	// zero (a Table built without New) means MaxTrackedKeywords.
+	TrackedKeywords int
 }
+
+// MaxTrackedKeywords is the most keywords any account tracks, whatever its
+// plan (the dashboard's watchlist reads no more).
+const MaxTrackedKeywords = 1000
 
 // Daily request limits of the default plans.
 const (
@@ -74,17 +87,19 @@ var Names = []store.Plan{store.Free, store.Pro, store.Enterprise}
 
 // Defaults are the limits of the plans a configuration leaves unset, field
 // by field. Enterprise accounts get their daily limit per account
-// (store.Account.DailyLimit); a plan missing here takes Free's.
+// (store.Account.DailyLimit); a plan missing here takes Free's. A tracked
+// keyword costs one search a day: Free's 10 and Pro's 500 are a tenth and
+// a half of their daily requests.
 var Defaults = Table{
 	store.Free: {DailyRequests: DefaultFreeDaily, MaxSitePages: 500, ConcurrentSiteJobs: 1, RenderPages: 50, Projects: 3,
 		Schedules: 2, MinScheduleInterval: 24 * time.Hour, AlertRules: 5,
-		HistoryAnalyses: 10, HistoryDays: 30, MaxLogBytes: 20 << 20},
+		HistoryAnalyses: 10, HistoryDays: 30, MaxLogBytes: 20 << 20, TrackedKeywords: 10},
 	store.Pro: {DailyRequests: DefaultProDaily, MaxSitePages: 10_000, ConcurrentSiteJobs: 3, RenderPages: 2_000, Projects: 50,
 		Schedules: 100, MinScheduleInterval: time.Hour, AlertRules: 50,
-		HistoryAnalyses: 100, HistoryDays: 365, MaxLogBytes: 2 << 30},
+		HistoryAnalyses: 100, HistoryDays: 365, MaxLogBytes: 2 << 30, TrackedKeywords: 500},
 	store.Enterprise: {DailyRequests: DefaultFreeDaily, MaxSitePages: 10_000, ConcurrentSiteJobs: 10, RenderPages: 10_000, Projects: store.MaxProjects,
 		Schedules: 1000, MinScheduleInterval: 15 * time.Minute, AlertRules: 500,
-		HistoryAnalyses: 1000, HistoryDays: 730, MaxLogBytes: 10 << 30},
+		HistoryAnalyses: 1000, HistoryDays: 730, MaxLogBytes: 10 << 30, TrackedKeywords: MaxTrackedKeywords},
 }
 
 // Table is the limits of each plan.
@@ -103,7 +118,7 @@ func New(plans map[store.Plan]Limits, daily map[store.Plan]int, maxSitePages int
 	for p, c := range plans {
 		if c.DailyRequests < 0 || c.MaxSitePages < 0 || c.ConcurrentSiteJobs < 0 || c.MaxListURLs < 0 || c.RenderPages < 0 ||
 			c.Projects < 0 || c.Schedules < 0 || c.MinScheduleInterval < 0 || c.AlertRules < 0 ||
-			c.HistoryAnalyses < 0 || c.HistoryDays < 0 || c.MaxLogBytes < 0 || c.RequestBurst < 0 || c.MCPSessions < 0 {
+			c.HistoryAnalyses < 0 || c.HistoryDays < 0 || c.MaxLogBytes < 0 || c.RequestBurst < 0 || c.MCPSessions < 0 || c.TrackedKeywords < 0 {
 			return nil, fmt.Errorf("plans: plan %q has a negative limit", p)
 		}
 		if c.RequestRate < 0 || math.IsNaN(c.RequestRate) || math.IsInf(c.RequestRate, 0) {
@@ -154,6 +169,9 @@ func New(plans map[store.Plan]Limits, daily map[store.Plan]int, maxSitePages int
 		}
 		if c.MCPSessions > 0 {
 			d.MCPSessions = c.MCPSessions
+		}
+		if c.TrackedKeywords > 0 {
+			d.TrackedKeywords = min(c.TrackedKeywords, MaxTrackedKeywords)
 		}
 		out[p] = d
 	}

@@ -64,6 +64,11 @@ func TestNew(t *testing.T) {
 		{name: "infinite request rate", plans: map[store.Plan]plans.Limits{store.Free: {RequestRate: math.Inf(1)}}, wantErr: true},
 		{name: "NaN request rate", plans: map[store.Plan]plans.Limits{store.Free: {RequestRate: math.NaN()}}, wantErr: true},
 		{name: "negative request burst", plans: map[store.Plan]plans.Limits{store.Free: {RequestBurst: -1}}, wantErr: true},
+		{name: "tracked keywords, capped at the most any account tracks",
+			plans: map[store.Plan]plans.Limits{store.Free: {TrackedKeywords: 25}, store.Pro: {TrackedKeywords: plans.MaxTrackedKeywords + 1}},
+			want: plans.Table{store.Free: with(free, func(l *plans.Limits) { l.TrackedKeywords = 25 }),
+				store.Pro: with(pro, func(l *plans.Limits) { l.TrackedKeywords = plans.MaxTrackedKeywords })}},
+		{name: "negative tracked keywords", plans: map[store.Plan]plans.Limits{store.Free: {TrackedKeywords: -1}}, wantErr: true},
 		{name: "negative schedule interval", plans: map[store.Plan]plans.Limits{store.Free: {MinScheduleInterval: -time.Second}}, wantErr: true},
 	}
 	for _, tt := range tests {
