@@ -35,6 +35,9 @@ type rankingsView struct {
 	Days      int
 	More      int
 	Form      trackForm
+	// Tracked is how many keywords the account tracks, TrackLimit how
+	// many its plan allows (0: unknown, not shown).
+	Tracked, TrackLimit int
 }
 
 type siteRow struct {
@@ -91,6 +94,12 @@ func (d *Dashboard) rankingsView(r *http.Request, a *store.Account) (*rankingsVi
 		return nil, nil, err
 	}
 	rv.Sites = sites(ws)
+	rv.Tracked = len(ws)
+	if n, err := d.trackedLimit(r.Context(), a); err == nil {
+		rv.TrackLimit = min(n, MaxWatched)
+	} else {
+		d.log.Warn("dashboard: tracked keywords limit", "account", a.ID, "err", err)
+	}
 	return rv, ws, nil
 }
 

@@ -653,3 +653,57 @@ func TestUntrackGoesThroughTheService(t *testing.T) {
 	}
 	t.Logf("untrack: %d service call (%+v); tracked after: %q; charged %d units", len(calls.got()), calls.got()[0], tracked(), usage()-before)
 }
+
+// TestRankingsPlanTrackedKeywords: the rankings page's form tracks keywords
+// within the plan's plans.Limits.TrackedKeywords, read from the API server
+// (dashboard.Quota): the page says how many of them the account tracks,
+// and a form that would pass the cap is a 400 naming keywords, with
+// nothing charged, searched or watched.
+func TestRankingsPlanTrackedKeywords(t *testing.T) {
+	late := &lateAPI{}
+	rs := memstore.New(nil)
+	e := newEnv(t, &envOptions{realClock: true, opts: dashboard.Options{Analyses: late, Quota: late, Tracking: lateRankings{late}},
+		api: func(e *env) http.Handler {
+			s, err := httpapi.New(context.Background(), &httpapi.Options{Store: e.st, Auth: e.au, AllowPrivate: true, Queue: idleQueue{},
+				Tracker: rankings.NewTracker(nil, rs, nil),
+				Plans:   map[store.Plan]plans.Limits{store.Free: {DailyRequests: 10, TrackedKeywords: 2}}, Logger: slog.New(slog.DiscardHandler)})
+			if err != nil {
+				t.Fatalf("httpapi.New: %v", err)
+			}
+			t.Cleanup(func() { s.Close() })
+			late.s = s
+			return s
+		}})
+	ctx := context.Background()
+	c := e.client(t)
+	token := e.login(t, c)
+	track(t, e, c, token, "shop.example", "oak tables", "oak chairs")
+	_, page := get(t, c, e.srv.URL+"/dashboard/rankings")
+	if !strings.Contains(page, "You track 2 of the 2 keywords your plan allows") {
+		t.Errorf("rankings page does not show the plan's tracked keywords:\n%s", page)
+	}
+	today := time.Now().UTC().Truncate(24 * time.Hour)
+	units := func() int {
+		u, err := e.st.Usage(ctx, e.acct.ID, today, today)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, x := range u {
+			n += x.Count
+		}
+		return n
+	}
+	before := units()
+	resp, body := post(t, c, e.srv.URL+"/dashboard/rankings", url.Values{"csrf_token": {token}, "domain": {"shop.example"},
+		"keywords": {"oak tables\npine tables"}, "locale": {"en-US"}, "device": {"desktop"}})
+	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, "2 tracked keywords") {
+		t.Errorf("a third keyword on a plan of 2: %d\n%s", resp.StatusCode, body)
+	}
+	if n := units() - before; n != 0 {
+		t.Errorf("the refused form charged %d units", n)
+	}
+	if ts, _ := rs.Tracked(ctx, rankings.Filter{}); len(ts) != 2 {
+		t.Errorf("rankings store tracks %d keywords, want 2", len(ts))
+	}
+}
