@@ -89,17 +89,18 @@ func (idleQueue) Start(context.Context, httpapi.RunFunc) error { return nil }
 func (idleQueue) Enqueue(context.Context, *store.Job) error    { return nil }
 func (idleQueue) Stop(context.Context) error                   { return nil }
 
-// TestActionsCountAgainstDailyLimit starts an analysis and tracks keywords
-// on the dashboard of an account whose plan allows 2 requests a day: each
-// counts one, the next analysis is refused with 429 and starts nothing.
-func TestActionsCountAgainstDailyLimit(t *testing.T) {
+// newRankingsAPIEnv is a dashboard over a real API server (httpapi.New
+// and Start, jobs kept queued) as its Analyses, Quota and Tracking, with
+// Free's limits set to free and rankings kept in the returned store.
+func newRankingsAPIEnv(t *testing.T, free plans.Limits) (*env, *lateAPI, rankings.Store) {
+	t.Helper()
 	late := &lateAPI{}
 	rs := memstore.New(nil)
 	e := newEnv(t, &envOptions{realClock: true, opts: dashboard.Options{Analyses: late, Quota: late, Tracking: lateRankings{late}},
 		api: func(e *env) http.Handler {
 			s, err := httpapi.New(context.Background(), &httpapi.Options{Store: e.st, Auth: e.au, AllowPrivate: true, Queue: idleQueue{},
 				Tracker: rankings.NewTracker(nil, rs, nil),
-				Plans:   map[store.Plan]plans.Limits{store.Free: {DailyRequests: 2, ConcurrentSiteJobs: 5}}, Logger: slog.New(slog.DiscardHandler)})
+				Plans:   map[store.Plan]plans.Limits{store.Free: free}, Logger: slog.New(slog.DiscardHandler)})
 			if err != nil {
 				t.Fatalf("httpapi.New: %v", err)
 			}
@@ -110,19 +111,31 @@ func TestActionsCountAgainstDailyLimit(t *testing.T) {
 			late.s = s
 			return s
 		}})
-	ctx := context.Background()
-	used := func() int {
-		t.Helper()
-		today := time.Now().UTC().Truncate(24 * time.Hour)
-		u, err := e.st.Usage(ctx, e.acct.ID, today, today)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(u) == 0 {
-			return 0
-		}
-		return u[0].Count
+	return e, late, rs
+}
+
+// usedToday is the requests e's account was counted today.
+func usedToday(t *testing.T, e *env) int {
+	t.Helper()
+	today := time.Now().UTC().Truncate(24 * time.Hour)
+	u, err := e.st.Usage(context.Background(), e.acct.ID, today, today)
+	if err != nil {
+		t.Fatal(err)
 	}
+	n := 0
+	for _, x := range u {
+		n += x.Count
+	}
+	return n
+}
+
+// TestActionsCountAgainstDailyLimit starts an analysis and tracks keywords
+// on the dashboard of an account whose plan allows 2 requests a day: each
+// counts one, the next analysis is refused with 429 and starts nothing.
+func TestActionsCountAgainstDailyLimit(t *testing.T) {
+	e, _, _ := newRankingsAPIEnv(t, plans.Limits{DailyRequests: 2, ConcurrentSiteJobs: 5})
+	ctx := context.Background()
+	used := func() int { return usedToday(t, e) }
 	c := e.client(t)
 	token := e.login(t, c)
 	start := url.Values{"csrf_token": {token}, "domain": {"127.0.0.1:9"}, "max_pages": {"10"}}

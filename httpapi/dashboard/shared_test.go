@@ -149,19 +149,7 @@ func TestAnalysisChargedWithoutDashboardQuota(t *testing.T) {
 	ctx := context.Background()
 	c := e.client(t)
 	token := e.login(t, c)
-	used := func() int {
-		t.Helper()
-		today := time.Now().UTC().Truncate(24 * time.Hour)
-		u, err := e.st.Usage(ctx, e.acct.ID, today, today)
-		if err != nil {
-			t.Fatal(err)
-		}
-		n := 0
-		for _, x := range u {
-			n += x.Count
-		}
-		return n
-	}
+	used := func() int { return usedToday(t, e) }
 	start := url.Values{"csrf_token": {token}, "domain": {"127.0.0.1:9"}, "max_pages": {"5"}}
 	for i := 1; i <= 2; i++ {
 		if resp, body := post(t, c, e.srv.URL+"/dashboard/analyses", start); resp.StatusCode != http.StatusSeeOther {
@@ -220,19 +208,7 @@ func TestRankingsPageRendersTheAPIValue(t *testing.T) {
 			return s
 		}})
 	ctx := context.Background()
-	used := func() int {
-		t.Helper()
-		today := time.Now().UTC().Truncate(24 * time.Hour)
-		u, err := e.st.Usage(ctx, e.acct.ID, today, today)
-		if err != nil {
-			t.Fatal(err)
-		}
-		n := 0
-		for _, x := range u {
-			n += x.Count
-		}
-		return n
-	}
+	used := func() int { return usedToday(t, e) }
 	c := e.client(t)
 	token := e.login(t, c)
 
@@ -448,20 +424,7 @@ func (l lateAccounts) Usage(ctx context.Context, accountID string, from, to time
 // observation of a device the account does not track, which the service
 // returns, is not shown. Reading history charges nothing.
 func TestRankingsPageShowsTheServiceHistory(t *testing.T) {
-	late := &lateAPI{}
-	rs := memstore.New(nil)
-	e := newEnv(t, &envOptions{realClock: true, opts: dashboard.Options{Analyses: late, Quota: late, Tracking: lateRankings{late}},
-		api: func(e *env) http.Handler {
-			s, err := httpapi.New(context.Background(), &httpapi.Options{Store: e.st, Auth: e.au, AllowPrivate: true, Queue: idleQueue{},
-				Tracker: rankings.NewTracker(nil, rs, nil),
-				Plans:   map[store.Plan]plans.Limits{store.Free: {DailyRequests: 10, ConcurrentSiteJobs: 5}}, Logger: slog.New(slog.DiscardHandler)})
-			if err != nil {
-				t.Fatalf("httpapi.New: %v", err)
-			}
-			t.Cleanup(func() { s.Close() })
-			late.s = s
-			return s
-		}})
+	e, late, rs := newRankingsAPIEnv(t, plans.Limits{DailyRequests: 10, ConcurrentSiteJobs: 5})
 	ctx := context.Background()
 	c := e.client(t)
 	token := e.login(t, c)
@@ -483,18 +446,7 @@ func TestRankingsPageShowsTheServiceHistory(t *testing.T) {
 	if err := rs.Record(ctx, obs); err != nil {
 		t.Fatal(err)
 	}
-	usage := func() int {
-		t.Helper()
-		u, err := e.st.Usage(ctx, e.acct.ID, today, today)
-		if err != nil {
-			t.Fatal(err)
-		}
-		n := 0
-		for _, x := range u {
-			n += x.Count
-		}
-		return n
-	}
+	usage := func() int { return usedToday(t, e) }
 	before := usage()
 
 	h, err := late.s.Rankings().History(ctx, e.acct.ID, service.HistoryRequest{Domain: "shop.example", Keywords: []string{"oak tables"},
@@ -602,19 +554,7 @@ func TestUntrackGoesThroughTheService(t *testing.T) {
 	if got := tracked(); !slices.Equal(got, []string{"oak tables", "pine chairs"}) {
 		t.Fatalf("tracked before untrack: %q", got)
 	}
-	usage := func() int {
-		t.Helper()
-		today := time.Now().UTC().Truncate(24 * time.Hour)
-		u, err := e.st.Usage(ctx, e.acct.ID, today, today)
-		if err != nil {
-			t.Fatal(err)
-		}
-		n := 0
-		for _, x := range u {
-			n += x.Count
-		}
-		return n
-	}
+	usage := func() int { return usedToday(t, e) }
 	before := usage()
 	untrack := func(c *http.Client, token, keyword string) int {
 		t.Helper()
@@ -660,20 +600,7 @@ func TestUntrackGoesThroughTheService(t *testing.T) {
 // and a form that would pass the cap is a 400 naming keywords, with
 // nothing charged, searched or watched.
 func TestRankingsPlanTrackedKeywords(t *testing.T) {
-	late := &lateAPI{}
-	rs := memstore.New(nil)
-	e := newEnv(t, &envOptions{realClock: true, opts: dashboard.Options{Analyses: late, Quota: late, Tracking: lateRankings{late}},
-		api: func(e *env) http.Handler {
-			s, err := httpapi.New(context.Background(), &httpapi.Options{Store: e.st, Auth: e.au, AllowPrivate: true, Queue: idleQueue{},
-				Tracker: rankings.NewTracker(nil, rs, nil),
-				Plans:   map[store.Plan]plans.Limits{store.Free: {DailyRequests: 10, TrackedKeywords: 2}}, Logger: slog.New(slog.DiscardHandler)})
-			if err != nil {
-				t.Fatalf("httpapi.New: %v", err)
-			}
-			t.Cleanup(func() { s.Close() })
-			late.s = s
-			return s
-		}})
+	e, _, rs := newRankingsAPIEnv(t, plans.Limits{DailyRequests: 10, TrackedKeywords: 2})
 	ctx := context.Background()
 	c := e.client(t)
 	token := e.login(t, c)
@@ -682,25 +609,13 @@ func TestRankingsPlanTrackedKeywords(t *testing.T) {
 	if !strings.Contains(page, "You track 2 of the 2 keywords your plan allows") {
 		t.Errorf("rankings page does not show the plan's tracked keywords:\n%s", page)
 	}
-	today := time.Now().UTC().Truncate(24 * time.Hour)
-	units := func() int {
-		u, err := e.st.Usage(ctx, e.acct.ID, today, today)
-		if err != nil {
-			t.Fatal(err)
-		}
-		n := 0
-		for _, x := range u {
-			n += x.Count
-		}
-		return n
-	}
-	before := units()
+	before := usedToday(t, e)
 	resp, body := post(t, c, e.srv.URL+"/dashboard/rankings", url.Values{"csrf_token": {token}, "domain": {"shop.example"},
 		"keywords": {"oak tables\npine tables"}, "locale": {"en-US"}, "device": {"desktop"}})
 	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, "2 tracked keywords") {
 		t.Errorf("a third keyword on a plan of 2: %d\n%s", resp.StatusCode, body)
 	}
-	if n := units() - before; n != 0 {
+	if n := usedToday(t, e) - before; n != 0 {
 		t.Errorf("the refused form charged %d units", n)
 	}
 	if ts, _ := rs.Tracked(ctx, rankings.Filter{}); len(ts) != 2 {
