@@ -63,6 +63,9 @@ func headingLevel(n *html.Node) int {
 // headingText returns a heading's text with the alt text of images inside it
 // in their place, whitespace collapsed.
 func headingText(n *html.Node) string {
+	if t, ok := soleText(n); ok {
+		return Collapse(t)
+	}
 	var sb strings.Builder
 	headingWalk(n, &sb, true)
 	return Collapse(sb.String())
@@ -71,10 +74,29 @@ func headingText(n *html.Node) string {
 // headingParts returns a heading's own text and the alt text of its images
 // separately, each whitespace collapsed.
 func headingParts(n *html.Node) (text, alt string) {
+	if t, ok := soleText(n); ok {
+		return Collapse(t), ""
+	}
 	var ts, as strings.Builder
 	headingWalk(n, &ts, false)
 	headingAlts(n, &as)
 	return Collapse(ts.String()), Collapse(as.String())
+}
+
+// soleText returns the text of an element whose only child is a text
+// node, or "" for one without children (ok true), as headingWalk would
+// write it: most headings are such, and their text is read by the
+// outline, the checks of headings, title and content, so it is collapsed
+// from the node's own string instead of a builder's copy each time.
+func soleText(n *html.Node) (text string, ok bool) {
+	c := n.FirstChild
+	switch {
+	case c == nil:
+		return "", true
+	case c.NextSibling == nil && c.Type == html.TextNode:
+		return c.Data, true
+	}
+	return "", false
 }
 
 func headingWalk(n *html.Node, sb *strings.Builder, withAlt bool) {

@@ -3,7 +3,10 @@ package analyzer
 import (
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
+
+	"golang.org/x/net/html"
 )
 
 var headingIDs = []string{
@@ -53,5 +56,40 @@ func TestHeadingsData(t *testing.T) {
 	rep = analyzeFixture(t, "headings/h1_image_alt_only.html", "", nil, nil)
 	if len(rep.Headings) != 1 || rep.Headings[0].Text != "Harbour News" {
 		t.Errorf("Headings = %+v, want the h1 with its image alt", rep.Headings)
+	}
+}
+
+// TestHeadingTextSoleText holds headingText and headingParts, which read a
+// heading whose only child is a text node from that node, to the walk
+// they do for any other heading.
+func TestHeadingTextSoleText(t *testing.T) {
+	t.Parallel()
+	for _, src := range []string{
+		"<h1>Plain</h1>", "<h1>  Spaced \n\t out  </h1>", "<h1></h1>", "<h2>\u00a0</h2>", "<h3> </h3>",
+		"<h1>a<img alt=x>b</h1>", "<h1><img alt=' only '></h1>", "<h1><!-- c --></h1>", "<h1><!-- c -->x</h1>",
+		"<h1><span>in</span></h1>", "<h1>x<script>s</script></h1>", "<h1>&amp;  &lt;b&gt;</h1>",
+	} {
+		doc, err := html.Parse(strings.NewReader(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var h *html.Node
+		for n := range doc.Descendants() {
+			if n.Type == html.ElementNode && headingLevel(n) > 0 {
+				h = n
+				break
+			}
+		}
+		var full, own, alts strings.Builder
+		headingWalk(h, &full, true)
+		headingWalk(h, &own, false)
+		headingAlts(h, &alts)
+		if got, want := headingText(h), Collapse(full.String()); got != want {
+			t.Errorf("%s: headingText = %q, want %q", src, got, want)
+		}
+		text, alt := headingParts(h)
+		if text != Collapse(own.String()) || alt != Collapse(alts.String()) {
+			t.Errorf("%s: headingParts = %q, %q, want %q, %q", src, text, alt, Collapse(own.String()), Collapse(alts.String()))
+		}
 	}
 }

@@ -524,7 +524,7 @@ func checkLinks(p *Page, r *Reporter) {
 		r.Add("links.dead_end", "the page has no followable outgoing links", ev)
 	}
 	if len(fragLinks) > 0 {
-		ids := lkAnchorTargets(p)
+		targets := newAnchorTargets(p, len(fragLinks))
 		for _, i := range fragLinks {
 			l := p.Links[i]
 			h := strings.TrimSpace(l.Href)
@@ -537,7 +537,7 @@ func checkLinks(p *Page, r *Reporter) {
 			if strings.EqualFold(frag, "top") || strings.ContainsAny(frag[:1], "!/:") || strings.Contains(frag, "=") {
 				continue
 			}
-			if !ids[frag] {
+			if !targets.has(frag) {
 				r.addLazy("links.broken_fragment", "no element on the page has the id or name #"+frag, func() seo.Evidence {
 					return seo.Evidence{Element: Outer(l.Node), Value: "#" + frag}
 				})
@@ -546,18 +546,54 @@ func checkLinks(p *Page, r *Reporter) {
 	}
 }
 
-// lkAnchorTargets collects the element ids and <a name> values of the page.
-func lkAnchorTargets(p *Page) map[string]bool {
-	ids := make(map[string]bool, 64)
+// anchorTargets answers whether the page has an element with a given
+// id, or an <a> with a given name: the targets of fragment links.
+type anchorTargets struct {
+	els []*html.Node // Page.idEls
+	ids map[string]bool
+}
+
+// anchorScanMax bounds fragments times elements with an id for which the
+// elements are searched for each fragment: most pages have a few fragment
+// links (#top, #content), and a set of every id of the page, a map
+// insertion for each, is built only when they are many (a table of
+// contents).
+const anchorScanMax = 2048
+
+// newAnchorTargets indexes the anchor targets of p for frags lookups.
+func newAnchorTargets(p *Page, frags int) anchorTargets {
+	t := anchorTargets{els: p.idEls}
+	if frags*len(p.idEls) <= anchorScanMax {
+		return t
+	}
+	t.ids = make(map[string]bool, len(p.idEls))
 	for _, n := range p.idEls {
 		for _, a := range n.Attr {
-			if a.Namespace != "" {
-				continue
-			}
-			if a.Key == "id" || (a.Key == "name" && n.DataAtom == atom.A) {
-				ids[a.Val] = true
+			if isAnchorTarget(n, a) {
+				t.ids[a.Val] = true
 			}
 		}
 	}
-	return ids
+	return t
+}
+
+// has reports whether an element has the id frag, or an <a> the name frag.
+func (t anchorTargets) has(frag string) bool {
+	if t.ids != nil {
+		return t.ids[frag]
+	}
+	for _, n := range t.els {
+		for _, a := range n.Attr {
+			if a.Val == frag && isAnchorTarget(n, a) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// isAnchorTarget reports whether attribute a of n makes n a fragment's
+// target: an id, or the name of an <a>.
+func isAnchorTarget(n *html.Node, a html.Attribute) bool {
+	return a.Namespace == "" && (a.Key == "id" || (a.Key == "name" && n.DataAtom == atom.A))
 }

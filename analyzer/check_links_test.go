@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/seokit/seokit/seo"
 )
 
 func TestLinksFixtures(t *testing.T) {
@@ -284,5 +286,36 @@ func TestLkGenericTextMatchesNormText(t *testing.T) {
 	}
 	if n := testing.AllocsPerRun(100, func() { lkGenericText("  Read\tMORE ... ") }); n != 0 && !raceEnabled {
 		t.Errorf("lkGenericText of an ASCII text allocated %v times", n)
+	}
+}
+
+// TestAnchorTargetsScanMatchesSet holds the search of the elements with an
+// id, which links.broken_fragment makes for a page of few fragment links,
+// to the set of every id and <a name> it builds for many.
+func TestAnchorTargetsScanMatchesSet(t *testing.T) {
+	t.Parallel()
+	body := `<!DOCTYPE html><html><head><title>t</title></head><body>
+<div id="intro">x</div><a name="old-anchor">y</a><p name="not-a-target">z</p><span id="">e</span>
+<svg><g id="icon"></g></svg><a id="both" name="named">w</a><div id="dup"></div><div id="dup"></div>
+<math><mi xlink:href="#x" id="m1"></mi></math><p>text</p></body></html>`
+	cfg, _ := newConfig(&Options{Depth: Complete})
+	resp := &seo.Response{URL: "https://example.com/", Status: 200, Header: http.Header{"Content-Type": {"text/html"}}, Body: []byte(body)}
+	p := newPage(resp, cfg)
+	scan := newAnchorTargets(p, 1)
+	set := newAnchorTargets(p, anchorScanMax+1)
+	if scan.ids != nil || set.ids == nil {
+		t.Fatalf("scan mode %v, set mode %v", scan.ids == nil, set.ids != nil)
+	}
+	for _, c := range []struct {
+		frag string
+		want bool
+	}{{"intro", true}, {"old-anchor", true}, {"not-a-target", false}, {"", true}, {"icon", true},
+		{"both", true}, {"named", true}, {"dup", true}, {"m1", true}, {"missing", false}, {"Intro", false}} {
+		if got := scan.has(c.frag); got != c.want {
+			t.Errorf("scan: has(%q) = %v, want %v", c.frag, got, c.want)
+		}
+		if got := set.has(c.frag); got != c.want {
+			t.Errorf("set: has(%q) = %v, want %v", c.frag, got, c.want)
+		}
 	}
 }

@@ -435,3 +435,24 @@ func TestOuterMatchesWhole(t *testing.T) {
 		}
 	}
 }
+
+// TestOuterAllocs holds Outer to one allocation, the tag it returns, for
+// an element whose attributes need no escaping, and to two for one whose
+// tag seo.Clip cuts (the tag, then its clipped copy): its builder is
+// sized once.
+func TestOuterAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
+	for _, c := range []struct {
+		n    *html.Node
+		want float64
+	}{
+		{&html.Node{Type: html.ElementNode, Data: "a", Attr: []html.Attribute{{Key: "href", Val: "/p/1?page=2"}, {Key: "class", Val: "nav-link"}}}, 1},
+		{&html.Node{Type: html.ElementNode, Data: "img", Attr: []html.Attribute{{Key: "srcset", Val: strings.Repeat("/i/a.png 2x, ", 100)}, {Key: "alt", Val: "x"}}}, 2},
+	} {
+		if a := testing.AllocsPerRun(100, func() { Outer(c.n) }); a != c.want {
+			t.Errorf("Outer(<%s>) allocates %v times, want %v", c.n.Data, a, c.want)
+		}
+	}
+}

@@ -126,12 +126,20 @@ func (tb *textBuilder) appendWords(s string) {
 // when the word is longer; no function is called but for the rare growth
 // of the buffer and end of a batch of shingles.
 func (tb *textBuilder) shortWords(s string, i int) int {
-	sim := &tb.sim
 	// A word and its separating space take the bytes of s it ends: room
 	// for them all and the 16 bytes a store may write past the end.
-	if len(s)-i >= 8 {
-		tb.buf = slices.Grow(tb.buf, len(s)-i+17)
+	if len(s)-i < 8 {
+		return i
 	}
+	tb.buf = slices.Grow(tb.buf, len(s)-i+17)
+	// The builder's state is held in locals for the loop and written back
+	// once: kept in the builder, every word would load and store each
+	// field through memory, a store-to-load round trip on every chain.
+	buf, n := tb.buf[:cap(tb.buf)], len(tb.buf)
+	th, words, ipsum := tb.textHash, tb.words, tb.ipsum
+	sim := &tb.sim
+	c0, c1, c2, c3, batch := sim.c0, sim.c1, sim.c2, sim.c3, sim.batch
+	prev1, prev2 := sim.prev1, sim.prev2
 	for len(s)-i >= 8 {
 		v := le64(s[i:])
 		am := alnumMask(v)
@@ -146,8 +154,7 @@ func (tb *textBuilder) shortWords(s string, i int) int {
 			i += j
 			continue
 		}
-		n := len(tb.buf)
-		buf := tb.buf[n : n+17]
+		out := buf[n : n+17]
 		var wh uint64
 		if k < 8 {
 			// The byte after the word, in v already.
@@ -163,10 +170,10 @@ func (tb *textBuilder) shortWords(s string, i int) int {
 			wh = mum((v|0x20*lsb&m)^uint64(k)<<56^fpK2, fpK3^fpK1)
 			// The separating space and the word: one 8-byte store.
 			if n > 0 {
-				binary.LittleEndian.PutUint64(buf, v<<8|' ')
+				binary.LittleEndian.PutUint64(out, v<<8|' ')
 				n++
 			} else {
-				binary.LittleEndian.PutUint64(buf, v)
+				binary.LittleEndian.PutUint64(out, v)
 			}
 		} else {
 			// Eight letters or digits: the next eight bytes end the word,
@@ -189,31 +196,43 @@ func (tb *textBuilder) shortWords(s string, i int) int {
 			// lowercased as above.
 			wh = mum((v2|0x20*lsb&m2)^uint64(k)<<56^fpK2, mum((v|0x20*lsb)^fpK0, fpK3^fpK1)^fpK1)
 			if n > 0 {
-				buf[0] = ' '
-				buf = buf[1:]
+				out[0] = ' '
+				out = out[1:]
 				n++
 			}
-			binary.LittleEndian.PutUint64(buf, v)
-			binary.LittleEndian.PutUint64(buf[8:], v2)
+			binary.LittleEndian.PutUint64(out, v)
+			binary.LittleEndian.PutUint64(out[8:], v2)
 		}
-		tb.buf = tb.buf[:n+k]
 		if byte(v)|0x20 == 'i' && k >= 5 {
-			if w := string(tb.buf[n : n+5]); w == "ipsum" || w == "Ipsum" || w == "IPSUM" {
-				tb.ipsum = true
+			if w := string(buf[n : n+5]); w == "ipsum" || w == "Ipsum" || w == "IPSUM" {
+				ipsum = true
 			}
 		}
-		tb.textHash = (tb.textHash ^ wh) * fpTextMul
-		// simState.word, inlined.
-		if tb.words >= ShingleSize-1 {
-			sim.add(shingle3(sim.prev1, sim.prev2, wh))
-			if sim.batch == 15 {
+		n += k
+		th = (th ^ wh) * fpTextMul
+		// simState.word and add, inlined.
+		if words >= ShingleSize-1 {
+			h := shingle3(prev1, prev2, wh)
+			carry := c0 & h
+			c0 ^= h
+			carry2 := c1 & carry
+			c1 ^= carry
+			c3 ^= c2 & carry2
+			c2 ^= carry2
+			if batch++; batch == 15 {
+				sim.c0, sim.c1, sim.c2, sim.c3, sim.batch = c0, c1, c2, c3, batch
 				sim.endBatch()
+				c0, c1, c2, c3, batch = 0, 0, 0, 0, 0
 			}
 		}
-		sim.prev1, sim.prev2 = sim.prev2, wh
-		tb.words++
+		prev1, prev2 = prev2, wh
+		words++
 		i += k + 1 // s[i+k] ends the word and is no word byte
 	}
+	tb.buf = buf[:n]
+	tb.textHash, tb.words, tb.ipsum = th, words, ipsum
+	sim.c0, sim.c1, sim.c2, sim.c3, sim.batch = c0, c1, c2, c3, batch
+	sim.prev1, sim.prev2 = prev1, prev2
 	return i
 }
 
