@@ -1189,6 +1189,10 @@ func (cr *crawl) follow(ctx context.Context, it Item, resp *seo.Response, sum *P
 					if item, ok := cr.allowItem(n, s, it.Depth, SourceRedirect, it.URL); ok {
 						items = append(items, item)
 					}
+				} else {
+					// Not crawled: checked, so a redirect to a dead page
+					// of another site does not read as a fine redirect.
+					edges = cr.externalTarget(edges, it.URL, t, targetRedirect)
 				}
 				sum.FinalURL = target
 				if len(sum.Redirects) == 0 {
@@ -1221,17 +1225,31 @@ func (cr *crawl) follow(ctx context.Context, it Item, resp *seo.Response, sum *P
 		items = append(items, its...)
 		edges = append(edges, es...)
 	}
-	if g.refresh != nil && resp.Status/100 == 2 {
+	if g.refresh != nil && resp.Status/100 != 3 {
 		// Search engines follow a refresh as a redirect: its target is
 		// crawled at the page's depth, as a redirect's is, but adds no
 		// edge (it is no link, and the page is no redirect response).
-		if n, s, ok := cr.inScope(g.refresh); ok && s != it.URL {
+		// An external one is checked as the page's links are, and judged
+		// as a link, as a page analysis with CheckLinks does.
+		if n, s, ok := cr.inScope(g.refresh); !ok {
+			edges = cr.externalTarget(edges, it.URL, g.refresh, targetRefresh)
+		} else if s != it.URL && resp.Status/100 == 2 {
 			if item, ok := cr.allowItem(n, s, it.Depth, SourceRefresh, it.URL); ok {
 				items = append(items, item)
 			}
 		}
 	}
 	return edges, items, ids
+}
+
+// externalTarget hands the external target u of the page at from,
+// referred to as kind, to the external checker (addTargets), unless
+// external targets or all of kind's findings are off or u is no web URL.
+func (cr *crawl) externalTarget(edges []Edge, from string, u *url.URL, kind targetKind) []Edge {
+	if (cr.ext == nil && !cr.sharedExt) || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || !cr.wants(targetIDs[kind]...) {
+		return edges
+	}
+	return cr.addTargets(edges, from, []*url.URL{u}, kind, true)
 }
 
 // concat returns a followed by b, b itself when a is empty.

@@ -65,6 +65,12 @@ const (
 	TargetImage      = "image"
 	TargetScript     = "script"
 	TargetStylesheet = "stylesheet"
+	// TargetRefresh marks the external target of a page's meta refresh or
+	// Refresh header, checked as a link is.
+	TargetRefresh = "refresh"
+	// TargetRedirect marks the external Location of a redirect, From
+	// being the redirecting URL.
+	TargetRedirect = "redirect"
 )
 
 // targetKind says how a page refers to a checked target; it is kept in the
@@ -78,11 +84,13 @@ const (
 	targetImage
 	targetScript
 	targetStylesheet
+	targetRefresh
+	targetRedirect
 	numTargetKinds
 )
 
 // targetNames are the Edge.Target values of the kinds.
-var targetNames = [numTargetKinds]string{"", TargetCanonical, TargetHreflang, TargetImage, TargetScript, TargetStylesheet}
+var targetNames = [numTargetKinds]string{"", TargetCanonical, TargetHreflang, TargetImage, TargetScript, TargetStylesheet, TargetRefresh, TargetRedirect}
 
 // targetKindOf returns the kind of an Edge.Target value, and false for an
 // unknown one.
@@ -104,12 +112,20 @@ var targetIDs = [numTargetKinds][]string{
 	targetImage:      {"images.broken"},
 	targetScript:     {"resources.broken_script"},
 	targetStylesheet: {"resources.broken_stylesheet"},
+	// A refresh target is judged as a link (analyzer's link check does
+	// the same).
+	targetRefresh:  {"links.broken_external", "links.redirect_external"},
+	targetRedirect: {redirectBrokenExternal},
 }
 
 const (
 	targetKindShift = 29
 	targetIDMask    = 1<<targetKindShift - 1
 )
+
+// The kinds fit in the bits above targetKindShift: this constant would
+// be negative, and not compile, with one kind too many.
+const _ = uint(1<<(32-targetKindShift) - numTargetKinds)
 
 // targetRef packs a checker id and the kind of reference into one edge end.
 func targetRef(id int32, kind targetKind) uint32 {
