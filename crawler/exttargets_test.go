@@ -54,12 +54,15 @@ func TestExternalRefreshAndRedirectTargets(t *testing.T) {
 		name  string
 		pages map[string]page // besides "/", which links to each
 		skip  bool            // SkipExternalLinks
+		max   int             // MaxExternalChecks, 0 for the default
 		// want are the findings whose target is on the external host,
 		// "ID path".
 		want []string
-		// checked is ExternalChecked; asked the requests per external path.
-		checked int
-		asked   map[string]int
+		// checked and unchecked are ExternalChecked and
+		// ExternalUnchecked; asked the requests per external path, nil
+		// when any paths, as many as checked.
+		checked, unchecked int
+		asked              map[string]int
 	}{
 		{name: "meta refresh to a 404", pages: map[string]page{"/r": {body: html(meta(gone), "")}},
 			want: []string{"links.broken_external /r"}, checked: 1, asked: map[string]int{"/gone": 1}},
@@ -82,6 +85,9 @@ func TestExternalRefreshAndRedirectTargets(t *testing.T) {
 			},
 			want:    []string{"links.broken_external /both", "links.broken_external /l", "links.broken_external /r", "site.redirect_broken_external /go"},
 			checked: 1, asked: map[string]int{"/gone": 1}},
+		{name: "one MaxExternalChecks for links, refresh and redirect targets", max: 1,
+			pages:   map[string]page{"/l": {body: html("", `<a href="`+ok+`?l">x</a>`)}, "/r": {body: html(meta(ok+"?r"), "")}, "/go": {location: ok + "?go"}},
+			checked: 1, unchecked: 2},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -116,6 +122,7 @@ func TestExternalRefreshAndRedirectTargets(t *testing.T) {
 			opts := func(o crawler.Options) *crawler.Options {
 				o.Fetcher = seo.NewFetcher(&seo.FetcherOptions{AllowPrivate: true, Resolver: &countingResolver{n: map[string]int{}}})
 				o.SkipExternalLinks = tc.skip
+				o.MaxExternalChecks = tc.max
 				return testOptions(o)
 			}
 			found := func(rep *crawler.SiteReport) []string {
@@ -136,6 +143,16 @@ func TestExternalRefreshAndRedirectTargets(t *testing.T) {
 				return m
 			}
 
+			askedOK := func(got map[string]int) bool {
+				if tc.asked != nil {
+					return equalCounts(got, tc.asked)
+				}
+				n := 0
+				for _, v := range got {
+					n += v
+				}
+				return n == tc.checked
+			}
 			askedNow()
 			single, err := crawler.New(opts(crawler.Options{})).Run(ctx, site.URL)
 			if err != nil {
@@ -153,11 +170,11 @@ func TestExternalRefreshAndRedirectTargets(t *testing.T) {
 					t.Errorf("page %s: findings %v, want %s among them", path, pages[path].Findings, id)
 				}
 			}
-			if single.ExternalChecked != tc.checked || single.ExternalUnchecked != 0 {
-				t.Errorf("external checked %d, unchecked %d; want %d, 0", single.ExternalChecked, single.ExternalUnchecked, tc.checked)
+			if single.ExternalChecked != tc.checked || single.ExternalUnchecked != tc.unchecked {
+				t.Errorf("external checked %d, unchecked %d; want %d, %d", single.ExternalChecked, single.ExternalUnchecked, tc.checked, tc.unchecked)
 			}
-			if got := askedNow(); !equalCounts(got, tc.asked) {
-				t.Errorf("requests to the external host %v, want %v", got, tc.asked)
+			if got := askedNow(); !askedOK(got) {
+				t.Errorf("requests to the external host %v, want %v (%d in all)", got, tc.asked, tc.checked)
 			}
 			for _, f := range single.LinkFindings {
 				if strings.HasSuffix(f.URL, "/r") && f.Evidence.Element != `<meta http-equiv="refresh"> or Refresh header` {
@@ -185,11 +202,11 @@ func TestExternalRefreshAndRedirectTargets(t *testing.T) {
 			if got := found(reps[0]); !slices.Equal(got, tc.want) {
 				t.Errorf("shared crawl: findings about the external host %q, want %q", got, tc.want)
 			}
-			if reps[0].ExternalChecked != tc.checked {
-				t.Errorf("shared crawl: external checked %d, want %d", reps[0].ExternalChecked, tc.checked)
+			if reps[0].ExternalChecked != tc.checked || reps[0].ExternalUnchecked != tc.unchecked {
+				t.Errorf("shared crawl: external checked %d, unchecked %d; want %d, %d", reps[0].ExternalChecked, reps[0].ExternalUnchecked, tc.checked, tc.unchecked)
 			}
-			if got := askedNow(); !equalCounts(got, tc.asked) {
-				t.Errorf("shared crawl: requests to the external host %v, want %v", got, tc.asked)
+			if got := askedNow(); !askedOK(got) {
+				t.Errorf("shared crawl: requests to the external host %v, want %v (%d in all)", got, tc.asked, tc.checked)
 			}
 		})
 	}
