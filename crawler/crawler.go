@@ -1172,8 +1172,9 @@ func (cr *crawl) summarizePage(it Item, resp *seo.Response, ferr error, rep *ana
 // follow returns the page's internal edges (its redirect and its links)
 // and the items allowed into the frontier from them, from its head
 // (canonical, hreflang, with the edges to those targets) and from its
-// refresh (Refresh header or meta refresh, without edge); it hands its
-// external links to their checker. Its images, scripts and stylesheets
+// refresh (Refresh header or meta refresh, without link edge: its
+// in-scope target's edge is marked TargetRefresh); it hands its external
+// links to their checker. Its images, scripts and stylesheets
 // are checked by analyze once the items are pushed (checkResources). ids
 // holds the node ids of the first edges' targets where known (see
 // addEdges).
@@ -1228,14 +1229,21 @@ func (cr *crawl) follow(ctx context.Context, it Item, resp *seo.Response, sum *P
 	if g.refresh != nil && resp.Status/100 != 3 {
 		// Search engines follow a refresh as a redirect: its target is
 		// crawled at the page's depth, as a redirect's is, but adds no
-		// edge (it is no link, and the page is no redirect response).
-		// An external one is checked as the page's links are, and judged
-		// as a link, as a page analysis with CheckLinks does.
+		// link edge (it is no link, and the page is no redirect
+		// response). A page analysis with CheckLinks judges the target
+		// as a link: an in-scope one is judged from its crawled page
+		// (the edge marked TargetRefresh, kept out of the link graph),
+		// an external one checked as the page's links are.
 		if n, s, ok := cr.inScope(g.refresh); !ok {
 			edges = cr.externalTarget(edges, it.URL, g.refresh, targetRefresh)
-		} else if s != it.URL && resp.Status/100 == 2 {
-			if item, ok := cr.allowItem(n, s, it.Depth, SourceRefresh, it.URL); ok {
-				items = append(items, item)
+		} else if s != it.URL {
+			if resp.Status/100 == 2 {
+				if item, ok := cr.allowItem(n, s, it.Depth, SourceRefresh, it.URL); ok {
+					items = append(items, item)
+				}
+			}
+			if cr.wants("links.broken_internal", "links.redirect_internal") {
+				edges = append(edges, Edge{From: it.URL, To: s, Target: TargetRefresh})
 			}
 		}
 	}

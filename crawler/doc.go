@@ -6,8 +6,9 @@
 // with the safe fetcher without following redirects (every hop is recorded
 // and its in-scope target queued once; the in-scope target of a 2xx page's
 // meta refresh or Refresh header, which search engines follow as a
-// redirect, is queued at the page's depth too, without a link edge; an
-// external redirect or refresh target is checked with the external
+// redirect, is queued at the page's depth too, without a link edge, and
+// judged as a link on the refreshing page, as a page analysis judges it;
+// an external redirect or refresh target is checked with the external
 // links, unless Options.SkipExternalLinks),
 // analysed once by package analyzer,
 // streamed to a [Sink], and kept only as a small [PageSummary] for the site

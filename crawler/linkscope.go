@@ -31,7 +31,10 @@ import (
 //
 //   - links.broken_internal and links.redirect_internal for <a> links
 //     (followed or nofollow) to crawled URLs answering 4xx/5xx, failing, or
-//     answering 3xx;
+//     answering 3xx, and for a page's in-scope refresh target (meta
+//     refresh or Refresh header), which a page analysis with CheckLinks
+//     judges as a link (once when the page also links to it); the
+//     refresh is no link of the graph (no inlink, no PageRank);
 //   - canonical.target_error, canonical.target_redirect and
 //     canonical.target_noindex for a crawled canonical target;
 //   - hreflang.target_error, hreflang.target_redirect,
@@ -122,6 +125,10 @@ type linkScope struct {
 	// resEdges link pages to them as extEdges do.
 	res      *extChecker
 	resEdges []edge
+	// refresh links a page (from) to the node of its in-scope refresh
+	// target (to, no flags): 8 bytes per refreshing page, outside the
+	// link graph, so the target counts no inlink and gets no PageRank.
+	refresh []edge
 }
 
 // init reads the disabled checks and severity overrides of the per-page
@@ -266,6 +273,7 @@ func (r *siteRun) linkScope() {
 
 	ext := checkedTargets(ls.ext, ls.extEdges, true)
 	own := checkedTargets(ls.res, ls.resEdges, false)
+	slices.SortFunc(ls.refresh, func(x, y edge) int { return cmp.Compare(x.from, y.from) })
 
 	order := make([]int32, r.npages)
 	for i := range order {
@@ -287,6 +295,10 @@ func (r *siteRun) linkScope() {
 		// A redirect's links are not followed: its one checked target is
 		// where it leads, when that is external (targetRedirect).
 		redirect := p.Status/100 == 3
+		// The in-scope refresh target is judged as a link, as a page
+		// analysis with CheckLinks judges it: once when the page also
+		// links to it.
+		refresh := refreshTarget(ls.refresh, node)
 		for e := range r.edgesOf(i) {
 			if redirect {
 				break
@@ -295,6 +307,9 @@ func (r *siteRun) linkScope() {
 			if e.redirect() || int32(e.from) != node || t == node {
 				continue
 			}
+			if t == refresh {
+				refresh = -1
+			}
 			j := r.pageOf[t]
 			if j < 0 {
 				continue
@@ -302,6 +317,11 @@ func (r *siteRun) linkScope() {
 			hits = memo.hits(hits, t, func(hits []linkHit) []linkHit {
 				return r.targetHits(hits, analyzer.InternalLink, r.b.urls[t], `<a href>`, r.page(int(j), &qbuf))
 			})
+		}
+		if refresh >= 0 {
+			if j := r.pageOf[refresh]; j >= 0 {
+				hits = r.targetHits(hits, analyzer.InternalLink, r.b.urls[refresh], refreshElement, r.page(int(j), &qbuf))
+			}
 		}
 		hits = ext.hits(hits, node)
 		hits = own.hits(hits, node)
@@ -323,6 +343,20 @@ func (r *siteRun) linkScope() {
 		}
 	}
 	SortFindings(acc.full)
+}
+
+// refreshElement is the Evidence.Element of a refresh target's findings:
+// the crawl keeps the target, not which of the two declared it.
+const refreshElement = `<meta http-equiv="refresh"> or Refresh header`
+
+// refreshTarget returns the node of the in-scope refresh target of the
+// page at node, or -1; es (linkScope.refresh) is sorted by page.
+func refreshTarget(es []edge, node int32) int32 {
+	k, found := slices.BinarySearchFunc(es, uint32(node), func(e edge, n uint32) int { return cmp.Compare(e.from, n) })
+	if !found {
+		return -1
+	}
+	return int32(es[k].to)
 }
 
 // targetMemo remembers the link-scope findings of the internal link
@@ -533,7 +567,7 @@ func checkedHits(hits []linkHit, kind targetKind, external bool, u string, res *
 	case targetStylesheet:
 		t.Kind, t.Element = analyzer.StylesheetTarget, `<link rel="stylesheet">`
 	case targetRefresh:
-		t.Kind, t.Element = analyzer.ExternalLink, `<meta http-equiv="refresh"> or Refresh header`
+		t.Kind, t.Element = analyzer.ExternalLink, refreshElement
 	case targetRedirect:
 		return redirectHits(hits, u, &t)
 	default:

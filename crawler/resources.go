@@ -65,8 +65,10 @@ const (
 	TargetImage      = "image"
 	TargetScript     = "script"
 	TargetStylesheet = "stylesheet"
-	// TargetRefresh marks the external target of a page's meta refresh or
-	// Refresh header, checked as a link is.
+	// TargetRefresh marks the target of a page's meta refresh or Refresh
+	// header, judged as a link is: an external one checked, an in-scope
+	// one (not External) answered by its crawled page. It is no link:
+	// no inlink, no PageRank, no click depth.
 	TargetRefresh = "refresh"
 	// TargetRedirect marks the external Location of a redirect, From
 	// being the redirecting URL.
@@ -353,13 +355,15 @@ func (cr *crawl) checkResources(ctx context.Context, from string, rs []pageResou
 
 // replayTargets hands the targets stored among a shared crawl's edges
 // (external links, and the Edge.Target ones) to the crawl's checkers and
-// returns the other edges, the links.
+// returns the other edges: the links and in-scope refresh targets.
 func (cr *crawl) replayTargets(from string, edges []Edge) []Edge {
 	var own, ext [numTargetKinds][]*url.URL
 	out := edges[:0:0]
 	for _, e := range edges {
 		kind, known := targetKindOf(e.Target)
-		if !e.External && e.Target == "" {
+		if !e.External && (e.Target == "" || kind == targetRefresh) {
+			// Links, and in-scope refresh targets, which the builder
+			// keeps (addEdges).
 			out = append(out, e)
 			continue
 		}
