@@ -71,7 +71,7 @@ var configRules = map[string]func(*schema){
 var configDescriptions = map[string]string{
 	"maxPages":           "Most pages crawled; 0 or absent means 500 (the API also caps it by the account's plan).",
 	"includeSubdomains":  "Crawl the subdomains of the site's registrable domain too.",
-	"skipExternalLinks":  "Do not check external targets (links, images, canonical URLs, hreflang alternates): nothing outside the site is requested.",
+	"skipExternalLinks":  "Do not check external targets (links, refresh targets, redirect Locations, images, scripts, stylesheets, canonical URLs, hreflang alternates): nothing outside the site is requested.",
 	"noCrawlCanonicals":  "Do not crawl the pages' in-scope canonical URLs that no link reaches (they are crawled by default).",
 	"noCrawlHreflang":    "Do not crawl the pages' in-scope hreflang alternates that no link reaches (they are crawled by default).",
 	"skipResourceChecks": "Do not check the site's own images, scripts and stylesheets (images.broken, resources.broken_script, resources.broken_stylesheet); each is otherwise requested once per crawl.",

@@ -1172,8 +1172,9 @@ func (cr *crawl) summarizePage(it Item, resp *seo.Response, ferr error, rep *ana
 // follow returns the page's internal edges (its redirect and its links)
 // and the items allowed into the frontier from them, from its head
 // (canonical, hreflang, with the edges to those targets) and from its
-// refresh (Refresh header or meta refresh, without edge); it hands its
-// external links to their checker. Its images, scripts and stylesheets
+// refresh (Refresh header or meta refresh, without link edge: its
+// in-scope target's edge is marked TargetRefresh); it hands its external
+// links to their checker. Its images, scripts and stylesheets
 // are checked by analyze once the items are pushed (checkResources). ids
 // holds the node ids of the first edges' targets where known (see
 // addEdges).
@@ -1189,6 +1190,10 @@ func (cr *crawl) follow(ctx context.Context, it Item, resp *seo.Response, sum *P
 					if item, ok := cr.allowItem(n, s, it.Depth, SourceRedirect, it.URL); ok {
 						items = append(items, item)
 					}
+				} else {
+					// Not crawled: checked, so a redirect to a dead page
+					// of another site does not read as a fine redirect.
+					edges = cr.externalTarget(edges, it.URL, t, targetRedirect)
 				}
 				sum.FinalURL = target
 				if len(sum.Redirects) == 0 {
@@ -1221,17 +1226,38 @@ func (cr *crawl) follow(ctx context.Context, it Item, resp *seo.Response, sum *P
 		items = append(items, its...)
 		edges = append(edges, es...)
 	}
-	if g.refresh != nil && resp.Status/100 == 2 {
+	if g.refresh != nil && resp.Status/100 != 3 {
 		// Search engines follow a refresh as a redirect: its target is
 		// crawled at the page's depth, as a redirect's is, but adds no
-		// edge (it is no link, and the page is no redirect response).
-		if n, s, ok := cr.inScope(g.refresh); ok && s != it.URL {
-			if item, ok := cr.allowItem(n, s, it.Depth, SourceRefresh, it.URL); ok {
-				items = append(items, item)
+		// link edge (it is no link, and the page is no redirect
+		// response). A page analysis with CheckLinks judges the target
+		// as a link: an in-scope one is judged from its crawled page
+		// (the edge marked TargetRefresh, kept out of the link graph),
+		// an external one checked as the page's links are.
+		if n, s, ok := cr.inScope(g.refresh); !ok {
+			edges = cr.externalTarget(edges, it.URL, g.refresh, targetRefresh)
+		} else if s != it.URL {
+			if resp.Status/100 == 2 {
+				if item, ok := cr.allowItem(n, s, it.Depth, SourceRefresh, it.URL); ok {
+					items = append(items, item)
+				}
+			}
+			if cr.wants("links.broken_internal", "links.redirect_internal") {
+				edges = append(edges, Edge{From: it.URL, To: s, Target: TargetRefresh})
 			}
 		}
 	}
 	return edges, items, ids
+}
+
+// externalTarget hands the external target u of the page at from,
+// referred to as kind, to the external checker (addTargets), unless
+// external targets or all of kind's findings are off or u is no web URL.
+func (cr *crawl) externalTarget(edges []Edge, from string, u *url.URL, kind targetKind) []Edge {
+	if (cr.ext == nil && !cr.sharedExt) || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || !cr.wants(targetIDs[kind]...) {
+		return edges
+	}
+	return cr.addTargets(edges, from, []*url.URL{u}, kind, true)
 }
 
 // concat returns a followed by b, b itself when a is empty.

@@ -6,7 +6,10 @@
 // with the safe fetcher without following redirects (every hop is recorded
 // and its in-scope target queued once; the in-scope target of a 2xx page's
 // meta refresh or Refresh header, which search engines follow as a
-// redirect, is queued at the page's depth too, without a link edge),
+// redirect, is queued at the page's depth too, without a link edge, and
+// judged as a link on the refreshing page, as a page analysis judges it;
+// an external redirect or refresh target is checked with the external
+// links, unless Options.SkipExternalLinks),
 // analysed once by package analyzer,
 // streamed to a [Sink], and kept only as a small [PageSummary] for the site
 // checks, which run over the link graph when the crawl ends. A page's
@@ -190,8 +193,9 @@
 // reports max_pages when the cap stopped the crawl; pages counted for a
 // worker that died with them in flight are lost, so the cap is an upper
 // bound. PerHostConcurrency applies per worker. Workers store their pages'
-// external link targets with the edges; the coordinator checks them once
-// the crawl is over, within Options.ExternalBudget.
+// external targets (links, refresh and redirect targets, images ...) with
+// the edges; the coordinator checks them once the crawl is over, within
+// Options.ExternalBudget.
 //
 // # Rendering
 //

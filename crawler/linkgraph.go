@@ -73,6 +73,8 @@ func (b *siteBuilder) url(id int32) string {
 // addEdges records the outgoing edges of the page sum crawled at node from:
 // its redirect hops as redirect edges, then edges, whose targets are
 // interned while MaxLinkTargets allows (droppedEdges counts the others).
+// An in-scope refresh target (Edge.Target TargetRefresh) is no link: it
+// goes to linkScope.refresh, not into the graph.
 // Repeated edges from one page are stored once, followed when any copy is.
 // ids, when longer than zero, holds the node id of edges[k].To for the
 // first len(ids) edges, or -1 where it is not known: a link target the
@@ -102,6 +104,13 @@ func (b *siteBuilder) addEdges(from int32, sum *PageSummary, edges []Edge, ids [
 	for k, e := range edges {
 		f := from
 		if e.To == "" {
+			continue
+		}
+		if e.Target == TargetRefresh && !e.External {
+			// No link: kept aside for the link-scope checks only.
+			if id, ok := b.internTarget(e.To); ok {
+				b.link.refresh = append(b.link.refresh, edge{uint32(from), uint32(id)})
+			}
 			continue
 		}
 		if e.From != "" && e.From != sum.URL {

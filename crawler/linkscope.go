@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"maps"
 	"net"
 	"net/http"
@@ -30,7 +31,10 @@ import (
 //
 //   - links.broken_internal and links.redirect_internal for <a> links
 //     (followed or nofollow) to crawled URLs answering 4xx/5xx, failing, or
-//     answering 3xx;
+//     answering 3xx, and for a page's in-scope refresh target (meta
+//     refresh or Refresh header), which a page analysis with CheckLinks
+//     judges as a link (once when the page also links to it); the
+//     refresh is no link of the graph (no inlink, no PageRank);
 //   - canonical.target_error, canonical.target_redirect and
 //     canonical.target_noindex for a crawled canonical target;
 //   - hreflang.target_error, hreflang.target_redirect,
@@ -43,14 +47,20 @@ import (
 // within the crawl's politeness (Options.SkipResourceChecks,
 // MaxResourceChecks), reported as images.broken.
 //
-// External targets are never crawled: <a> links, and the images, canonical
-// URLs and hreflang alternates of other hosts. Unless
+// External targets are never crawled: <a> links, refresh targets (meta
+// refresh or Refresh header), the Location of redirects, and the images,
+// canonical URLs and hreflang alternates of other hosts. Unless
 // Options.SkipExternalLinks is set, each distinct one is checked once,
 // concurrently with the crawl,
 // by extChecker (HEAD, GET when HEAD is refused, redirects not followed),
 // and links.broken_external or links.redirect_external (images.broken,
 // canonical.target_*, hreflang.target_* for the other kinds) is reported on
-// every page referring to it. A host is checked one target at a time until it first
+// every page referring to it. A refresh target is judged as a link, as a
+// page analysis with CheckLinks judges it, and once when the page also
+// links to it. A redirect to a broken external URL is reported on the
+// redirecting URL as site.redirect_broken_external: the crawl does not
+// follow it, and the redirect alone would read as a fine one. A host is
+// checked one target at a time until it first
 // answers; after HostFailLimit checks in a row with no answer at all
 // (timeout, refused connection, DNS failure) it is given up and its other
 // targets are counted as unchecked ("host_failing"), not reported as
@@ -73,6 +83,13 @@ import (
 func init() {
 	registerSite(siteCheck{
 		Area: "links",
+		IDs: []seo.CheckInfo{
+			{ID: redirectBrokenExternal, Severity: seo.Warning, Scope: seo.ScopeLink,
+				Summary: "A crawled URL redirects to another site's URL that answers 4xx/5xx or cannot be fetched.",
+				Source: "Google Search Central, Redirects and Google Search (https://developers.google.com/search/docs/crawling-indexing/301-redirects): a redirect sends users and Googlebot on to its target; " +
+					"Screaming Frog SEO Spider, Response Codes tab: the Redirect URL of each URL, and the Internal and External filters (https://www.screamingfrog.co.uk/guides/response-codes/)",
+				Differs: "Screaming Frog lists the redirect and its external target's status as separate rows; seokit reports the redirecting URL when its external target is broken."},
+		},
 		Reports: []string{
 			"links.broken_internal", "links.redirect_internal", "links.broken_external", "links.redirect_external",
 			"canonical.target_error", "canonical.target_redirect", "canonical.target_noindex",
@@ -108,6 +125,10 @@ type linkScope struct {
 	// resEdges link pages to them as extEdges do.
 	res      *extChecker
 	resEdges []edge
+	// refresh links a page (from) to the node of its in-scope refresh
+	// target (to, no flags): 8 bytes per refreshing page, outside the
+	// link graph, so the target counts no inlink and gets no PageRank.
+	refresh []edge
 }
 
 // init reads the disabled checks and severity overrides of the per-page
@@ -252,6 +273,7 @@ func (r *siteRun) linkScope() {
 
 	ext := checkedTargets(ls.ext, ls.extEdges, true)
 	own := checkedTargets(ls.res, ls.resEdges, false)
+	slices.SortFunc(ls.refresh, func(x, y edge) int { return cmp.Compare(x.from, y.from) })
 
 	order := make([]int32, r.npages)
 	for i := range order {
@@ -265,15 +287,28 @@ func (r *siteRun) linkScope() {
 	for _, pi := range order {
 		i := int(pi)
 		p := r.page(i, &buf)
-		if p.RobotsBlocked || p.Status/100 == 3 {
+		if p.RobotsBlocked {
 			continue
 		}
 		hits = hits[:0]
 		node := r.nodeOf[i]
+		// A redirect's links are not followed: its one checked target is
+		// where it leads, when that is external (targetRedirect).
+		redirect := p.Status/100 == 3
+		// The in-scope refresh target is judged as a link, as a page
+		// analysis with CheckLinks judges it: once when the page also
+		// links to it.
+		refresh := refreshTarget(ls.refresh, node)
 		for e := range r.edgesOf(i) {
+			if redirect {
+				break
+			}
 			t := e.target()
 			if e.redirect() || int32(e.from) != node || t == node {
 				continue
+			}
+			if t == refresh {
+				refresh = -1
 			}
 			j := r.pageOf[t]
 			if j < 0 {
@@ -282,6 +317,11 @@ func (r *siteRun) linkScope() {
 			hits = memo.hits(hits, t, func(hits []linkHit) []linkHit {
 				return r.targetHits(hits, analyzer.InternalLink, r.b.urls[t], `<a href>`, r.page(int(j), &qbuf))
 			})
+		}
+		if refresh >= 0 {
+			if j := r.pageOf[refresh]; j >= 0 {
+				hits = r.targetHits(hits, analyzer.InternalLink, r.b.urls[refresh], refreshElement, r.page(int(j), &qbuf))
+			}
 		}
 		hits = ext.hits(hits, node)
 		hits = own.hits(hits, node)
@@ -303,6 +343,20 @@ func (r *siteRun) linkScope() {
 		}
 	}
 	SortFindings(acc.full)
+}
+
+// refreshElement is the Evidence.Element of a refresh target's findings:
+// the crawl keeps the target, not which of the two declared it.
+const refreshElement = `<meta http-equiv="refresh"> or Refresh header`
+
+// refreshTarget returns the node of the in-scope refresh target of the
+// page at node, or -1; es (linkScope.refresh) is sorted by page.
+func refreshTarget(es []edge, node int32) int32 {
+	k, found := slices.BinarySearchFunc(es, uint32(node), func(e edge, n uint32) int { return cmp.Compare(e.from, n) })
+	if !found {
+		return -1
+	}
+	return int32(es[k].to)
 }
 
 // targetMemo remembers the link-scope findings of the internal link
@@ -471,13 +525,24 @@ func (s *checkedSet) hits(hits []linkHit, node int32) []linkHit {
 	if len(es) == 0 {
 		return hits
 	}
-	k := sort.Search(len(es), func(k int) bool { return es[k].from >= uint32(node) })
-	for prev := int64(-1); k < len(es) && es[k].from == uint32(node); k++ {
-		if int64(es[k].to) == prev {
+	lo := sort.Search(len(es), func(k int) bool { return es[k].from >= uint32(node) })
+	hi := lo
+	for hi < len(es) && es[hi].from == uint32(node) {
+		hi++
+	}
+	page := es[lo:hi] // sorted by target: links (kind 0) first
+	for k, e := range page {
+		if k > 0 && page[k-1].to == e.to {
 			continue
 		}
-		prev = int64(es[k].to)
-		id, kind := splitTargetRef(es[k].to)
+		id, kind := splitTargetRef(e.to)
+		if kind == targetRefresh {
+			// A refresh target the page also links to is one target
+			// of the page, reported once, as a page analysis does.
+			if _, linked := slices.BinarySearchFunc(page, targetRef(id, targetLink), func(e edge, to uint32) int { return cmp.Compare(e.to, to) }); linked {
+				continue
+			}
+		}
 		hits = checkedHits(hits, kind, s.external, s.urls[id], &s.res[id])
 	}
 	return hits
@@ -501,6 +566,10 @@ func checkedHits(hits []linkHit, kind targetKind, external bool, u string, res *
 		t.Kind, t.Element = analyzer.ScriptTarget, `<script src>`
 	case targetStylesheet:
 		t.Kind, t.Element = analyzer.StylesheetTarget, `<link rel="stylesheet">`
+	case targetRefresh:
+		t.Kind, t.Element = analyzer.ExternalLink, refreshElement
+	case targetRedirect:
+		return redirectHits(hits, u, &t)
 	default:
 		t.Kind, t.Element = analyzer.ExternalLink, `<a href>`
 		if !external {
@@ -508,6 +577,26 @@ func checkedHits(hits []linkHit, kind targetKind, external bool, u string, res *
 		}
 	}
 	return appendHits(hits, u, &t)
+}
+
+// redirectBrokenExternal is the finding of a crawled URL that redirects
+// to an external URL that is broken.
+const redirectBrokenExternal = "site.redirect_broken_external"
+
+// redirectHits appends the finding of the external Location u of a
+// crawled redirect, answered as t: redirectBrokenExternal when a link to
+// u would be links.broken_external. An external redirect that redirects
+// again is no finding: sites move their pages, and the redirect chain
+// checks are about the site's own URLs.
+func redirectHits(hits []linkHit, u string, t *analyzer.Target) []linkHit {
+	t.Kind, t.Element = analyzer.ExternalLink, "Location"
+	var buf [2]analyzer.TargetFinding
+	for _, f := range analyzer.TargetFindings(buf[:0], t) {
+		if f.ID == "links.broken_external" {
+			hits = append(hits, linkHit{redirectBrokenExternal, u, fmt.Sprintf("the redirect to %s is broken (%s)", u, f.Evidence.Detail), f.Evidence})
+		}
+	}
+	return hits
 }
 
 // appendHits appends the findings of t, whose target is u.

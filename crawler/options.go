@@ -96,18 +96,22 @@ type Options struct {
 	SiteChecks SiteCheckOptions
 
 	// SkipExternalLinks turns off the checks of external targets: links,
-	// images, scripts, stylesheets, canonical URLs and hreflang
-	// alternates. By default every distinct external <a> target of the
-	// crawled pages, and every external image source, script, stylesheet,
-	// canonical URL and hreflang alternate, is requested once (HEAD, then
-	// GET when HEAD is refused; redirects are not followed), concurrently
-	// with the crawl, within Concurrency and PerHostConcurrency, and
-	// reported as links.broken_external or links.redirect_external
-	// (images.broken, resources.broken_script,
+	// refresh and redirect targets, images, scripts, stylesheets,
+	// canonical URLs and hreflang alternates. By default every distinct
+	// external <a> target of the crawled pages, the external target of a
+	// page's meta refresh or Refresh header, the external Location of a
+	// crawled redirect, and every external image source, script,
+	// stylesheet, canonical URL and hreflang alternate, is requested once
+	// (HEAD, then GET when HEAD is refused; redirects are not followed),
+	// concurrently with the crawl, within Concurrency and
+	// PerHostConcurrency, and reported as links.broken_external or
+	// links.redirect_external (for links and refresh targets, as a page
+	// analysis with CheckLinks reports them), site.redirect_broken_external
+	// on the redirecting URL, and images.broken, resources.broken_script,
 	// resources.broken_stylesheet, canonical.target_* and
-	// hreflang.target_* for the others) on the referring pages. External
-	// URLs are
-	// checked, never crawled: robots.txt does not apply to such a check.
+	// hreflang.target_* for the others, on the referring pages. External
+	// URLs are checked, never crawled: robots.txt does not apply to such
+	// a check.
 	// Progress.External counts them; see ExternalBudget for the bounds.
 	SkipExternalLinks bool
 	// MaxExternalChecks caps the distinct external URLs checked; zero means

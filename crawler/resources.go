@@ -65,6 +65,14 @@ const (
 	TargetImage      = "image"
 	TargetScript     = "script"
 	TargetStylesheet = "stylesheet"
+	// TargetRefresh marks the target of a page's meta refresh or Refresh
+	// header, judged as a link is: an external one checked, an in-scope
+	// one (not External) answered by its crawled page. It is no link:
+	// no inlink, no PageRank, no click depth.
+	TargetRefresh = "refresh"
+	// TargetRedirect marks the external Location of a redirect, From
+	// being the redirecting URL.
+	TargetRedirect = "redirect"
 )
 
 // targetKind says how a page refers to a checked target; it is kept in the
@@ -78,11 +86,13 @@ const (
 	targetImage
 	targetScript
 	targetStylesheet
+	targetRefresh
+	targetRedirect
 	numTargetKinds
 )
 
 // targetNames are the Edge.Target values of the kinds.
-var targetNames = [numTargetKinds]string{"", TargetCanonical, TargetHreflang, TargetImage, TargetScript, TargetStylesheet}
+var targetNames = [numTargetKinds]string{"", TargetCanonical, TargetHreflang, TargetImage, TargetScript, TargetStylesheet, TargetRefresh, TargetRedirect}
 
 // targetKindOf returns the kind of an Edge.Target value, and false for an
 // unknown one.
@@ -104,12 +114,20 @@ var targetIDs = [numTargetKinds][]string{
 	targetImage:      {"images.broken"},
 	targetScript:     {"resources.broken_script"},
 	targetStylesheet: {"resources.broken_stylesheet"},
+	// A refresh target is judged as a link (analyzer's link check does
+	// the same).
+	targetRefresh:  {"links.broken_external", "links.redirect_external"},
+	targetRedirect: {redirectBrokenExternal},
 }
 
 const (
 	targetKindShift = 29
 	targetIDMask    = 1<<targetKindShift - 1
 )
+
+// The kinds fit in the bits above targetKindShift: this constant would
+// be negative, and not compile, with one kind too many.
+const _ = uint(1<<(32-targetKindShift) - numTargetKinds)
 
 // targetRef packs a checker id and the kind of reference into one edge end.
 func targetRef(id int32, kind targetKind) uint32 {
@@ -337,13 +355,15 @@ func (cr *crawl) checkResources(ctx context.Context, from string, rs []pageResou
 
 // replayTargets hands the targets stored among a shared crawl's edges
 // (external links, and the Edge.Target ones) to the crawl's checkers and
-// returns the other edges, the links.
+// returns the other edges: the links and in-scope refresh targets.
 func (cr *crawl) replayTargets(from string, edges []Edge) []Edge {
 	var own, ext [numTargetKinds][]*url.URL
 	out := edges[:0:0]
 	for _, e := range edges {
 		kind, known := targetKindOf(e.Target)
-		if !e.External && e.Target == "" {
+		if !e.External && (e.Target == "" || kind == targetRefresh) {
+			// Links, and in-scope refresh targets, which the builder
+			// keeps (addEdges).
 			out = append(out, e)
 			continue
 		}

@@ -1,6 +1,7 @@
 package crawler
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"net/url"
@@ -80,6 +81,7 @@ type testSite struct {
 	foreign       []string // absolute sitemap URLs on other hosts
 	sitemapExists bool
 	ai            *aiFacts // see aiFixture
+	external      []extFixture
 }
 
 func (s testSite) build(t testing.TB) *SiteReport {
@@ -104,6 +106,20 @@ func (s testSite) buildOn(b *siteBuilder) *SiteReport {
 			}
 		}
 		b.addPage(p, es)
+	}
+	if len(s.external) > 0 {
+		// The answers as a checker would have them, without requests.
+		c := newExtChecker(context.Background(), nil, &Options{MaxExternalChecks: len(s.external)})
+		b.link.ext = c
+		for _, x := range s.external {
+			u, err := url.Parse(x.To)
+			kind, ok := targetKindOf(x.As)
+			if err != nil || !ok {
+				panic(fmt.Sprintf("external target %+v: bad URL or kind", x))
+			}
+			c.preset(targetKey(u), extResult{done: true, status: x.Status, err: x.Error, down: x.Status == 0})
+			b.addExternal(siteOrigin+x.From, c.known([]*url.URL{u}), kind)
+		}
 	}
 	for _, loc := range s.sitemap {
 		b.addSitemapURL(siteOrigin+loc, siteOrigin+"/sitemap.xml")

@@ -34,6 +34,20 @@ type siteFixture struct {
 	Absent []string `json:"absent"`
 	// AI is what the crawl fetched for the AI readiness checks.
 	AI *aiFixture `json:"ai"`
+	// External are checked external targets of pages and what they
+	// answered.
+	External []extFixture `json:"external"`
+}
+
+// extFixture is an external target a page refers to and its answer, as
+// the external checker would have it.
+type extFixture struct {
+	// From is the referring page's path; To the absolute target URL.
+	From, To string
+	// As is the Edge.Target value of the reference ("" for a link).
+	As     string
+	Status int
+	Error  string
 }
 
 // loadSiteFixture reads one fixture file.
@@ -48,7 +62,7 @@ func loadSiteFixture(t *testing.T, path string) (*siteFixture, testSite) {
 	if err := json.Unmarshal(b, &fx); err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
-	site := testSite{linked: fx.Linked, sitemap: fx.Sitemap, ai: fx.AI.facts()}
+	site := testSite{linked: fx.Linked, sitemap: fx.Sitemap, ai: fx.AI.facts(), external: fx.External}
 	for _, raw := range fx.Pages {
 		var extra struct {
 			Path              string `json:"path"`

@@ -177,8 +177,8 @@ type Edge struct {
 	Nofollow bool
 	External bool `json:",omitempty"`
 	// Target is "" for a link, else how the page refers to To: one of
-	// TargetCanonical, TargetHreflang, TargetImage, TargetScript and
-	// TargetStylesheet.
+	// TargetCanonical, TargetHreflang, TargetImage, TargetScript,
+	// TargetStylesheet, TargetRefresh and TargetRedirect.
 	Target string `json:",omitempty"`
 }
 
