@@ -58,7 +58,8 @@ func init() {
 				Source:  "SEOnaut (100 links)",
 				Differs: "Google names no link limit; seokit keeps SEOnaut's 100 as a notice, which callers can raise."},
 			{ID: "links.dead_end", Severity: seo.Notice, Scope: seo.ScopePage, Summary: "A 200 HTML page has no followable outgoing link.",
-				Source: "Google Search Central, Make your links crawlable (https://developers.google.com/search/docs/crawling-indexing/links-crawlable); Screaming Frog SEO Spider, SEOnaut"},
+				Source:  "Google Search Central, Make your links crawlable (https://developers.google.com/search/docs/crawling-indexing/links-crawlable); Screaming Frog SEO Spider, SEOnaut",
+				Differs: "A page whose refresh (meta or Refresh header) leads to another http(s) URL is no dead end: search engines follow the refresh as a redirect (Google Search Central, Redirects and Google Search)."},
 			{ID: "links.broken_fragment", Severity: seo.Notice, Scope: seo.ScopePage, Summary: "A same-page #fragment link matches no element id or anchor name.",
 				Source: "HTML Standard, navigating to a fragment (https://html.spec.whatwg.org/multipage/browsing-the-web.html#scroll-to-fragid); Screaming Frog SEO Spider"},
 		},
@@ -518,7 +519,7 @@ func checkLinks(p *Page, r *Reporter) {
 	if total > th.MaxLinks {
 		r.Add("links.too_many", "the page has too many links", seo.Measure("<a href>", float64(total), float64(th.MaxLinks)))
 	}
-	if followable == 0 && p.Response.Status == 200 {
+	if followable == 0 && p.Response.Status == 200 && !refreshesAway(p) {
 		ev := seo.Measure("<a href>", 0, 1)
 		ev.Detail = "links on the page: " + strconv.Itoa(total)
 		r.Add("links.dead_end", "the page has no followable outgoing links", ev)
@@ -596,4 +597,12 @@ func (t anchorTargets) has(frag string) bool {
 // target: an id, or the name of an <a>.
 func isAnchorTarget(n *html.Node, a html.Attribute) bool {
 	return a.Namespace == "" && (a.Key == "id" || (a.Key == "name" && n.DataAtom == atom.A))
+}
+
+// refreshesAway reports whether the page's refresh leads to another http(s)
+// URL, which search engines follow as a redirect: a way out of a page
+// without links.
+func refreshesAway(p *Page) bool {
+	u := p.RefreshTarget()
+	return u != nil && (u.Scheme == "http" || u.Scheme == "https")
 }

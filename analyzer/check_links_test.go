@@ -25,6 +25,10 @@ func TestLinksFixtures(t *testing.T) {
 		{"new tabs", "links/target_blank.html", []string{"links.unsafe_target_blank"}},
 		{"good", "links/good.html", nil},
 		{"dead end", "links/deadend.html", []string{"links.dead_end"}},
+		// A refresh elsewhere is a way out (search engines follow it as a
+		// redirect); one that reloads the page is not.
+		{"refresh elsewhere", "links/deadend_refresh.html", nil},
+		{"refresh reloading", "links/deadend_reload.html", []string{"links.dead_end"}},
 		{"too many", "links/many.html", []string{"links.too_many"}},
 	}
 	for _, tc := range tests {
