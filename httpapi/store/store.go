@@ -41,7 +41,8 @@ var (
 // errors.Is(err, ErrLimitReached) holds.
 type LimitError struct {
 	// What is counted: "projects", "schedules", "alert rules", "active
-	// jobs", "rendered pages", "screenshots" or "API keys".
+	// jobs", "rendered pages", "screenshots", "API keys" or "OAuth
+	// applications".
 	What string
 	// Project is the project whose own cap was reached ("" when the cap
 	// is the account's, or a job's).
@@ -291,9 +292,20 @@ type Keys interface {
 	TouchKey(ctx context.Context, id string, at time.Time) error
 }
 
+// MaxClients caps the API clients and OAuth applications of an account
+// (CreateClientWithin), as MaxKeys caps its API keys: each is a stored row
+// that every list of the account's applications reads.
+const MaxClients = 100
+
 // Clients stores API clients and OAuth applications.
 type Clients interface {
 	CreateClient(ctx context.Context, c *Client) error
+	// CreateClientWithin stores a new client as CreateClient does if its
+	// account has fewer than limit clients (MaxClients when limit is not
+	// in 1 to MaxClients), else a *LimitError ("OAuth applications"),
+	// counted and inserted in one atomic step, so that instances sharing
+	// the store together never exceed it.
+	CreateClientWithin(ctx context.Context, c *Client, limit int) error
 	Client(ctx context.Context, id string) (*Client, error)
 	Clients(ctx context.Context, accountID string) ([]Client, error)
 	UpdateClient(ctx context.Context, c *Client) error

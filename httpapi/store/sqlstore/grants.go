@@ -39,6 +39,41 @@ func scanClient(r rowScanner) (*store.Client, error) {
 // "cli_..." one and a zero CreatedAt with now. A taken ID is
 // store.ErrConflict; an unknown account store.ErrNotFound.
 func (s *Store) CreateClient(ctx context.Context, c *store.Client) error {
+	if err := prepareClient(c); err != nil {
+		return err
+	}
+	_, err := s.exec(ctx, "create client", insertClientSQL, clientArgs(c)...)
+	return err
+}
+
+// CreateClientWithin stores a new client if its account has fewer than
+// limit clients, in one transaction.
+func (s *Store) CreateClientWithin(ctx context.Context, c *store.Client, limit int) error {
+	if limit <= 0 || limit > store.MaxClients {
+		limit = store.MaxClients
+	}
+	if err := prepareClient(c); err != nil {
+		return err
+	}
+	err := s.db.InTx(ctx, func(tx *sql.Tx) error {
+		if err := s.lockOwner(ctx, tx, "accounts", c.AccountID); err != nil {
+			return err
+		}
+		n, err := s.countTx(ctx, tx, `SELECT COUNT(*) FROM clients WHERE account_id = ?`, c.AccountID)
+		if err != nil {
+			return err
+		}
+		if n >= limit {
+			return &store.LimitError{What: "OAuth applications", Limit: limit, Count: n}
+		}
+		_, err = tx.ExecContext(ctx, s.db.Q(insertClientSQL), clientArgs(c)...)
+		return err
+	})
+	return mapErr("create client", err)
+}
+
+// prepareClient checks a new client and fills its ID and creation time.
+func prepareClient(c *store.Client) error {
 	if c == nil {
 		return &seo.InputError{Field: "client", Reason: "is nil"}
 	}
@@ -52,10 +87,14 @@ func (s *Store) CreateClient(ctx context.Context, c *store.Client) error {
 		c.CreatedAt = now()
 	}
 	c.CreatedAt, c.RevokedAt = norm(c.CreatedAt), norm(c.RevokedAt)
-	_, err := s.exec(ctx, "create client",
-		`INSERT INTO clients (`+clientCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-		c.ID, c.AccountID, c.Name, nullBytes(c.SecretHash), encodeList(c.RedirectURIs), encodeList(c.Scopes), tv(c.CreatedAt), tv(c.RevokedAt))
-	return err
+	return nil
+}
+
+const insertClientSQL = `INSERT INTO clients (` + clientCols + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
+
+// clientArgs are the values of insertClientSQL.
+func clientArgs(c *store.Client) []any {
+	return []any{c.ID, c.AccountID, c.Name, nullBytes(c.SecretHash), encodeList(c.RedirectURIs), encodeList(c.Scopes), tv(c.CreatedAt), tv(c.RevokedAt)}
 }
 
 // Client returns the client with this ID, revoked or not.

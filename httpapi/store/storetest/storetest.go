@@ -88,6 +88,7 @@ func run(t *testing.T, open func(t *testing.T) store.Store, caps func(t *testing
 	t.Run("KeyBounds", func(t *testing.T) { s, ctx := fresh(t); testKeyBounds(ctx, t, s) })
 	t.Run("TouchKey", func(t *testing.T) { s, ctx := fresh(t); testTouchKey(ctx, t, s) })
 	t.Run("Clients", func(t *testing.T) { s, ctx := fresh(t); testClients(ctx, t, s) })
+	t.Run("ClientBounds", func(t *testing.T) { s, ctx := fresh(t); testClientBounds(ctx, t, s) })
 	t.Run("Codes", func(t *testing.T) { s, ctx := fresh(t); testCodes(ctx, t, s) })
 	t.Run("CodeRace", func(t *testing.T) { s, ctx := fresh(t); testCodeRace(ctx, t, s) })
 	t.Run("Refresh", func(t *testing.T) { s, ctx := fresh(t); testRefresh(ctx, t, s) })
