@@ -113,6 +113,10 @@ func TestProjectValidation(t *testing.T) {
 		{"empty keyword", "POST", `{"domain":"example.org","keywords":["a",""]}`, "keywords[1]"},
 		{"long keyword", "POST", `{"domain":"example.org","keywords":["` + strings.Repeat("k", 201) + `"]}`, "keywords[0]"},
 		{"too many keywords", "POST", `{"domain":"example.org","keywords":[` + many + `]}`, "keywords"},
+		// A keyword every scheduled rank check of the project would
+		// refuse, as POST /v1/rankings/track does.
+		{"NUL in keyword", "POST", `{"domain":"example.org","keywords":["oak","oak\u0000tables"]}`, "keywords[1]"},
+		{"control character in keyword", "PATCH", `{"keywords":["oak\u0007tables"]}`, "keywords[0]"},
 		{"redacted credential never stored", "POST", `{"domain":"example.org","config":{"headers":{"Authorization":"[redacted]"}}}`, "config.headers.Authorization"},
 		{"empty name", "PATCH", `{"name":"  "}`, "name"},
 		{"bad domain", "PATCH", `{"domain":"exa mple.com"}`, "domain"},
