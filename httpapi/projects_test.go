@@ -368,6 +368,31 @@ func TestProjectDiffDefault(t *testing.T) {
 		t.Errorf("diff of an analysis without a project compares with %s, want the account's previous %s", old, first)
 	}
 	apiErr(t, a.call("GET", "/v1/analyze/site/"+first+"/diff", a.key, ""), 404, CodeNotFound)
+
+	// A comparison costs one unit wherever it is asked for: the API
+	// request's own, and one of the service called without a request
+	// that paid (the dashboard's comparison pages computed it for free).
+	used := func() int {
+		t.Helper()
+		today := time.Now().UTC().Truncate(24 * time.Hour)
+		u, err := a.st.Usage(ctx, a.acct.ID, today, today)
+		if err != nil || len(u) != 1 {
+			t.Fatalf("usage %v, %v", u, err)
+		}
+		return u[0].Count
+	}
+	before := used()
+	diffOf(second)
+	if n := used() - before; n != 1 {
+		t.Errorf("GET .../diff counted %d units, want 1 (the request)", n)
+	}
+	before = used()
+	if _, err := a.srv.Analyses().Diff(ctx, a.acct.ID, second, ""); err != nil {
+		t.Fatal(err)
+	}
+	if n := used() - before; n != 1 {
+		t.Errorf("a comparison without a paid request (the dashboard's) counted %d units, want 1", n)
+	}
 }
 
 func TestRankingsOfProject(t *testing.T) {

@@ -55,7 +55,9 @@ type Analyses interface {
 	// one of the same site: against, or by default the previous
 	// successful analysis of its domain (in its project when it has one).
 	// Its memory is admitted as the server's other work is; a busy server
-	// refuses it.
+	// refuses it. It counts one unit of the account's daily quota, unless
+	// the request carrying ctx paid it (WithPaid): a *LimitError when the
+	// day has none left.
 	Diff(ctx context.Context, accountID, id, against string) (*SiteDiff, error)
 }
 
