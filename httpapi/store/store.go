@@ -314,6 +314,9 @@ type Clients interface {
 
 // Grants stores OAuth codes, refresh tokens and revocations.
 type Grants interface {
+	// CreateCode stores a code. Codes that expired over an hour ago go as
+	// codes are added: the table holds no more than the codes of the last
+	// CodeTTL and an hour.
 	CreateCode(ctx context.Context, c *AuthCode) error
 	// UseCode marks the code used and returns it. A code already used
 	// returns it with ErrUsed (so its family can be revoked); exactly one
@@ -323,6 +326,8 @@ type Grants interface {
 	// when there is none: the token endpoint checks a request before it
 	// spends the code.
 	Code(ctx context.Context, hash []byte) (*AuthCode, error)
+	// CreateRefresh stores a refresh token. Tokens that expired over an
+	// hour ago go as tokens are added, as codes do.
 	CreateRefresh(ctx context.Context, t *RefreshToken) error
 	// UseRefresh marks the token used and returns it; a used token returns
 	// it with ErrUsed. Exactly one concurrent call succeeds.
