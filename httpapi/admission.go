@@ -30,7 +30,7 @@ const (
 	KindOptimize Kind = "content optimisation"    // POST /v1/optimize/content
 	KindCompare  Kind = "crawl comparison"        // GET /v1/analyze/site/{id}/diff
 	KindRender   Kind = "rendering"               // page analyses that render; each page a site analysis renders
-	KindReport   Kind = "report read"             // a site report read whole as an MCP resource, or decoded (MCP tools, field vitals, index status, site keyword ideas); a log report decoded
+	KindReport   Kind = "report read"             // a site report read whole as an MCP resource, or decoded (MCP tools, field vitals, index status, site keyword ideas, the dashboard's analysis views); a log report decoded
 	KindField    Kind = "field Web Vitals lookup" // GET /v1/field-vitals, GET /v1/projects/{id}/field-vitals: the CrUX queries of one lookup
 	KindIndexRun Kind = "index status run"        // POST /v1/analyze/site/{id}/index-status: a run, until it ends
 )
@@ -118,14 +118,16 @@ type AdmissionOptions struct {
 	// (site_findings, site_pages, fix_first, ai_crawlers,
 	// get_site_analysis, when the report is not in mcpserver's cache) or
 	// for the API's field Web Vitals of an analysis (analysisId), index
-	// status runs and keyword ideas of a site (suggest's site=), and the
-	// log reports decoded for a list page or the dashboard's report page,
-	// at once. A resource read reserves 14 times its stored size of the
+	// status runs and keyword ideas of a site (suggest's site=), or for
+	// the dashboard's views of an analysis (its page, one page of it, its
+	// HTML report), and the log reports decoded for a list page or the
+	// dashboard's report page, at once. A resource read reserves 14 times its stored size of the
 	// memory budget until its answer is written, a decode 8 times until
 	// its call or request is done with the report (what each allocates,
 	// as measured by mcpserver's TestReportResourceAdmission and
-	// TestReportDecodeAdmission), a log report 6 times, 12 with its HTML
-	// (TestLogReportAdmission); zero means 4. One account reads one at a
+	// TestReportDecodeAdmission), a dashboard view of an analysis 18
+	// times (TestDashboardReportAdmission), a log report 6 times, 12 with
+	// its HTML (TestLogReportAdmission); zero means 4. One account reads one at a
 	// time, all kinds together: a
 	// second read is refused at once with 429, so one account's reads
 	// cannot take the budget from another's.

@@ -549,20 +549,26 @@ func (s *Server) evaluateJobAlerts(ctx context.Context, j *store.Job) error {
 	if prev == nil {
 		return nil // the project's first analysis: nothing to compare
 	}
-	if prev, err = s.st.Job(ctx, j.AccountID, prev.ID); err != nil { // with its result
+	// The previous report is streamed from its stored row, as the API's
+	// comparisons read theirs (storedReport), and what the comparison
+	// holds is reserved as theirs is: the report of the job, held by the
+	// caller, is compared in place.
+	_, old, err := s.storedReport(ctx, j.AccountID, prev.ID)
+	if err != nil || old == nil {
 		return err
 	}
+	cur := &report{src: compare.JSON(j.Result), memory: compare.EstimateMemory(len(j.Result))}
 	if len(j.Result) == 0 {
-		if j, err = s.st.Job(ctx, j.AccountID, j.ID); err != nil {
+		if _, cur, err = s.storedReport(ctx, j.AccountID, j.ID); err != nil || cur == nil {
 			return err
 		}
 	}
-	release, err := s.adm.acquireSlot(ctx, KindCompare, j.AccountID, compare.EstimateMemory(len(prev.Result)), true)
+	release, err := s.adm.acquireSlot(ctx, KindCompare, j.AccountID, old.memory+cur.memory, true)
 	if err != nil {
 		return err
 	}
 	defer release()
-	d, err := compare.Sites(ctx, compare.JSON(prev.Result), compare.JSON(j.Result), nil)
+	d, err := compare.Sites(ctx, old.src, cur.src, nil)
 	if err != nil {
 		return err
 	}
@@ -579,7 +585,7 @@ func (s *Server) evaluateJobAlerts(ctx context.Context, j *store.Job) error {
 		}
 	}
 	if topN > 0 {
-		if in.TopPages, err = monitor.TopPages(ctx, compare.JSON(prev.Result), topN); err != nil {
+		if in.TopPages, err = monitor.TopPages(ctx, old.src, topN); err != nil {
 			return err
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"mime"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -516,5 +517,58 @@ func TestAlertTestQuota(t *testing.T) {
 	hook.mu.Unlock()
 	if calls != 2 {
 		t.Errorf("the webhook got %d test alerts, want 2", calls)
+	}
+}
+
+// TestAlertEvaluationReservesItsMemory: the comparison that evaluates a
+// project's alert rules when an analysis ends reserves from the memory
+// budget at least what it allocates: with one byte less than that free it
+// waits (and here gives up at its deadline). It read the previous report
+// decompressed whole and reserved only the comparison's own working set
+// (compare.EstimateMemory), half the report's size and 8 MiB; it streams
+// it from its stored row now, as the API's comparisons do.
+func TestAlertEvaluationReservesItsMemory(t *testing.T) {
+	a := newTestAPI(t, &Options{AllowPrivate: true, Limits: map[store.Plan]int{store.Free: 10_000}})
+	ctx := context.Background()
+	p := a.createProject(a.key, `{"domain":"calendar.example"}`)
+	wantStatus(t, a.call("POST", "/v1/projects/"+p.ID+"/alerts", a.key,
+		`{"kind":"top_page_changed","channel":"webhook","target":"http://127.0.0.1:1/hook"}`), http.StatusCreated)
+	rep := goldenPagesReport(t, 16<<20)
+	stored := func(at time.Time) *store.Job {
+		req, _ := json.Marshal(SiteRequest{Domain: "calendar.example", ProjectID: p.ID})
+		j := &store.Job{ID: "job_" + randomID(24), AccountID: a.acct.ID, Kind: "site", ProjectID: p.ID, Status: store.JobSucceeded,
+			Request: req, Result: rep, CreatedAt: at, StartedAt: at, FinishedAt: at}
+		if err := a.st.CreateJob(ctx, j); err != nil {
+			t.Fatal(err)
+		}
+		return j
+	}
+	now := time.Now().UTC()
+	stored(now.Add(-time.Hour))
+	cur := stored(now) // as the job runner holds it: with its report
+
+	var ms runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&ms)
+	before := ms.TotalAlloc
+	if err := a.srv.evaluateJobAlerts(ctx, cur); err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&ms)
+	allocated := int64(ms.TotalAlloc - before)
+	t.Logf("evaluating the alerts of two %d-byte reports allocated %d bytes", len(rep), allocated)
+	if raceEnabled {
+		return // the race detector allocates more
+	}
+
+	taken, err := a.srv.adm.mem.reserve(ctx, a.srv.adm.mem.total-(allocated-1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken()
+	wctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	defer cancel()
+	if err := a.srv.evaluateJobAlerts(wctx, cur); err == nil {
+		t.Errorf("with %d bytes of the memory budget free, fewer than the %d it allocates, the evaluation ran; want it to wait", allocated-1, allocated)
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/seokit/seokit/crawler"
+	"github.com/seokit/seokit/httpapi/mcpserver"
 	"github.com/seokit/seokit/httpapi/ratelimit"
 	"github.com/seokit/seokit/httpapi/service"
 	"github.com/seokit/seokit/httpapi/store"
@@ -77,6 +79,38 @@ func (a siteAnalyses) Get(ctx context.Context, accountID, id string) (*Job, serv
 		return nil, nil, fmt.Errorf("job %s: %w (its row records %d bytes, cap %d)", id, errResultOverCap, size, s.resultCap())
 	}
 	return &v, res, nil
+}
+
+// siteReportViewFactor is the memory a Report reserves, in bytes per
+// byte of stored report JSON, while the decoded report is in use: the
+// decode (mcpserver.ReportDecodeFactor) and a dashboard view of it built
+// and buffered whole (the analysis page's tables and their row data, or
+// the HTML report). TestDashboardReportAdmission measures what each view
+// allocates for a report of a real crawl's pages and fails when one
+// allocates more than this.
+const siteReportViewFactor = 18
+
+func (a siteAnalyses) Report(ctx context.Context, accountID, id string) (*Job, *crawler.SiteReport, func(), error) {
+	v, res, err := a.Get(ctx, accountID, id)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if res == nil {
+		return v, nil, func() {}, nil
+	}
+	// Without the admission one account's page views could decode any
+	// number of its largest reports at once, outside the budget every
+	// account's work shares.
+	done, err := a.s.adm.acquireSlot(ctx, KindReport, accountID, int64(res.Size())*siteReportViewFactor, false)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	rep, err := mcpserver.DecodeReport(ctx, res)
+	if err != nil {
+		done()
+		return nil, nil, nil, fmt.Errorf("job %s: stored report: %w", id, err)
+	}
+	return v, rep, done, nil
 }
 
 func (a siteAnalyses) List(ctx context.Context, accountID string, limit int) ([]Job, error) {

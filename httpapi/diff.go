@@ -60,7 +60,8 @@ func (s *Server) siteDiff(w http.ResponseWriter, r *http.Request) {
 // Diff compares the account's analysis id with an earlier one of the same
 // site (compare.Sites): against, or by default the previous successful
 // analysis of that domain in the analysis's project, or in the account
-// when it has none.
+// when it has none. It counts one unit of the daily quota, unless the
+// request carrying ctx paid it (service.WithPaid).
 func (a siteAnalyses) Diff(ctx context.Context, account, id, against string) (*service.SiteDiff, error) {
 	s := a.s
 	cur, curRep, err := s.storedReport(ctx, account, id)
@@ -110,6 +111,12 @@ func (a siteAnalyses) Diff(ctx context.Context, account, id, against string) (*s
 	}
 	if oldRep == nil || curRep == nil {
 		return nil, conflict("an analysis compared has no stored report")
+	}
+	// A comparison costs one unit of the daily quota wherever it is asked
+	// for: the API request's own, or the service's when no request paid
+	// (the dashboard's comparison pages).
+	if err := s.charge(ctx, account, 1); err != nil {
+		return nil, err
 	}
 	release, err := s.adm.acquireSlot(ctx, KindCompare, account, oldRep.memory+curRep.memory, false)
 	if err != nil {

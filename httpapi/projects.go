@@ -16,6 +16,7 @@ import (
 	"github.com/seokit/seokit/httpapi/auth"
 	"github.com/seokit/seokit/httpapi/service"
 	"github.com/seokit/seokit/httpapi/store"
+	"github.com/seokit/seokit/rankings"
 	"github.com/seokit/seokit/seo"
 )
 
@@ -224,6 +225,13 @@ func (s *Server) applyProjectRequest(ctx context.Context, p *store.Project, req 
 		kws, err := cleanKeywords("keywords", *req.Keywords)
 		if err != nil {
 			return err
+		}
+		// The project's scheduled rank checks search them: a keyword the
+		// rankings refuse (control characters) would fail every check.
+		for i, k := range *req.Keywords {
+			if _, err := rankings.NormalizeKeyword("keywords["+strconv.Itoa(i)+"]", k); err != nil {
+				return err
+			}
 		}
 		p.Keywords = kws
 	}

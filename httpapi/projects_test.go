@@ -113,6 +113,10 @@ func TestProjectValidation(t *testing.T) {
 		{"empty keyword", "POST", `{"domain":"example.org","keywords":["a",""]}`, "keywords[1]"},
 		{"long keyword", "POST", `{"domain":"example.org","keywords":["` + strings.Repeat("k", 201) + `"]}`, "keywords[0]"},
 		{"too many keywords", "POST", `{"domain":"example.org","keywords":[` + many + `]}`, "keywords"},
+		// A keyword every scheduled rank check of the project would
+		// refuse, as POST /v1/rankings/track does.
+		{"NUL in keyword", "POST", `{"domain":"example.org","keywords":["oak","oak\u0000tables"]}`, "keywords[1]"},
+		{"control character in keyword", "PATCH", `{"keywords":["oak\u0007tables"]}`, "keywords[0]"},
 		{"redacted credential never stored", "POST", `{"domain":"example.org","config":{"headers":{"Authorization":"[redacted]"}}}`, "config.headers.Authorization"},
 		{"empty name", "PATCH", `{"name":"  "}`, "name"},
 		{"bad domain", "PATCH", `{"domain":"exa mple.com"}`, "domain"},
@@ -364,6 +368,31 @@ func TestProjectDiffDefault(t *testing.T) {
 		t.Errorf("diff of an analysis without a project compares with %s, want the account's previous %s", old, first)
 	}
 	apiErr(t, a.call("GET", "/v1/analyze/site/"+first+"/diff", a.key, ""), 404, CodeNotFound)
+
+	// A comparison costs one unit wherever it is asked for: the API
+	// request's own, and one of the service called without a request
+	// that paid (the dashboard's comparison pages computed it for free).
+	used := func() int {
+		t.Helper()
+		today := time.Now().UTC().Truncate(24 * time.Hour)
+		u, err := a.st.Usage(ctx, a.acct.ID, today, today)
+		if err != nil || len(u) != 1 {
+			t.Fatalf("usage %v, %v", u, err)
+		}
+		return u[0].Count
+	}
+	before := used()
+	diffOf(second)
+	if n := used() - before; n != 1 {
+		t.Errorf("GET .../diff counted %d units, want 1 (the request)", n)
+	}
+	before = used()
+	if _, err := a.srv.Analyses().Diff(ctx, a.acct.ID, second, ""); err != nil {
+		t.Fatal(err)
+	}
+	if n := used() - before; n != 1 {
+		t.Errorf("a comparison without a paid request (the dashboard's) counted %d units, want 1", n)
+	}
 }
 
 func TestRankingsOfProject(t *testing.T) {

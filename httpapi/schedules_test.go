@@ -408,6 +408,75 @@ func TestScheduleRankings(t *testing.T) {
 	}
 }
 
+// TestScheduleRankingsChargeSearches: a scheduled rank check costs what
+// the same searches cost through the API (TestRankingsChargeSearches):
+// one unit of the daily quota per keyword searched live, the run's own
+// unit being the first; a check whose searches the day cannot pay
+// searches nothing and says why on the schedule. A run searched up to
+// 1,000 keywords at the server's SERP provider (paid per search) for the
+// one unit of its claim.
+func TestScheduleRankingsChargeSearches(t *testing.T) {
+	rs, err := rsql.Open(context.Background(), ":memory:", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rs.Close() })
+	src := &countingSource{}
+	start := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	e := newScheduleEnv(t, start, &Options{Tracker: rankings.NewTracker(src, rs, nil), Limits: map[store.Plan]int{store.Free: 100}})
+	used := func(accountID string) int {
+		t.Helper()
+		day := e.clk.Now().UTC().Truncate(24 * time.Hour)
+		u, err := e.st.Usage(context.Background(), accountID, day, day)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, d := range u {
+			n += d.Count
+		}
+		return n
+	}
+	project := func(accountID, domain string, n int) *store.Project {
+		t.Helper()
+		kws := make([]string, n)
+		for i := range kws {
+			kws[i] = domain + " keyword " + strconv.Itoa(i)
+		}
+		p := e.project(accountID, domain, kws...)
+		p.Domain = domain
+		if err := e.st.UpdateProject(context.Background(), p); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	p := project(e.acct.ID, "example.com", 40)
+	e.schedule(e.key, p.ID, `{"kind":"rankings","spec":"daily@06:00"}`)
+	// B's day has 100 - 1 (the schedule's creation) - 50 units left, fewer
+	// than its check of 70 keywords costs.
+	bAcct, bKey := e.account("b@example.com", store.Free, auth.ScopeRead, auth.ScopeWrite)
+	q := project(bAcct.ID, "example.org", 70)
+	sc := e.schedule(bKey, q.ID, `{"kind":"rankings","spec":"daily@06:00"}`)
+	e.clk.Add(24 * time.Hour)
+	for range 50 {
+		wantStatus(t, e.call("GET", "/v1/projects", bKey, ""), http.StatusOK)
+	}
+	before, bBefore := used(e.acct.ID), used(bAcct.ID)
+	e.srv.RunDueSchedules(context.Background())
+	if ran, _ := e.runRankChecks(t); ran != 2 {
+		t.Fatalf("%d rank checks ran, want 2", ran)
+	}
+	if n, u := src.n.Load(), used(e.acct.ID)-before; n != 40 || u != 40 {
+		t.Errorf("a scheduled check of 40 keywords: %d searches, %d units charged; want 40 and 40 (the check of 70 searching none)", n, u)
+	}
+	if u := used(bAcct.ID) - bBefore; u != 1 {
+		t.Errorf("a check the quota could not pay charged %d units; want 1 (the run)", u)
+	}
+	if cur := e.stored(bAcct.ID, sc.ID); !strings.Contains(cur.LastError, "70") || !strings.Contains(cur.LastError, "daily limit") {
+		t.Errorf("lastError %q, want the refusal of the 70 searches by the daily limit", cur.LastError)
+	}
+}
+
 func TestScheduleAPI(t *testing.T) {
 	start := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
 	e := newScheduleEnv(t, start, nil)

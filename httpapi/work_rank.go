@@ -3,8 +3,10 @@ package httpapi
 import (
 	"context"
 	"errors"
+	"strconv"
 	"time"
 
+	"github.com/seokit/seokit/httpapi/service"
 	"github.com/seokit/seokit/httpapi/store"
 	"github.com/seokit/seokit/monitor"
 	"github.com/seokit/seokit/rankings"
@@ -97,7 +99,16 @@ func (s *Server) rankCheck(wctx context.Context, job rankCheckJob) error {
 	if err != nil {
 		s.log.Warn("positions before the scheduled rank check not read", "schedule", sc.ID, "err", err)
 	}
-	after, err := s.opts.Tracker.Rankings(rctx, p.Domain, p.Keywords, nil)
+	// A keyword searched live costs one unit of the daily quota, as it
+	// does through the API (research.chargeSearches), the run's unit,
+	// counted when it was claimed, being the first: the server's SERP
+	// provider is paid per search. A check the day cannot pay searches
+	// nothing.
+	charge := func(ctx context.Context, searches int) error {
+		what := "a scheduled rank check searching " + strconv.Itoa(searches) + " keywords live"
+		return s.chargeFor(service.WithPaid(ctx, 1), sc.AccountID, searches, what)
+	}
+	after, err := s.opts.Tracker.Rankings(rctx, p.Domain, p.Keywords, &rankings.CheckOptions{BeforeSearch: charge})
 	if err != nil && wctx.Err() != nil && !errors.Is(wctx.Err(), context.DeadlineExceeded) {
 		// Stopped: a shared queue runs it again (River: on another
 		// instance), and what was checked is stored, not searched twice.
@@ -115,8 +126,11 @@ func (s *Server) rankCheck(wctx context.Context, job rankCheckJob) error {
 	if err != nil {
 		s.log.Warn("scheduled rank check failed", "schedule", sc.ID, "project", p.ID, "err", err)
 		msg := "the rank check failed"
+		var le *service.LimitError
 		if ie, ok := seo.AsInputError(err); ok {
 			msg += ": " + inputMessage(ie)
+		} else if errors.As(err, &le) {
+			msg += ": " + le.Message
 		} else if errors.Is(err, seo.ErrUnavailable) {
 			msg += ": the ranking source is unavailable"
 		} else if errors.Is(err, context.DeadlineExceeded) && wctx.Err() != nil {

@@ -88,7 +88,8 @@ func validateScopes(field string, scopes []string) ([]string, error) {
 
 // CreateClient makes an API client / OAuth application and returns its
 // secret, which is never shown again. Scopes are "read" and "write" (empty
-// means both); redirect URIs are needed only for the OAuth flow.
+// means both); redirect URIs are needed only for the OAuth flow. An
+// account holds at most store.MaxClients: the next is a *store.LimitError.
 func (s *Server) CreateClient(ctx context.Context, accountID, name string, redirectURIs, scopes []string) (string, *store.Client, error) {
 	if accountID == "" {
 		return "", nil, &seo.InputError{Field: "accountId", Reason: "is empty"}
@@ -122,7 +123,12 @@ func (s *Server) CreateClient(ctx context.Context, accountID, name string, redir
 		Scopes:       sc,
 		CreatedAt:    s.now(),
 	}
-	if err := s.st.CreateClient(ctx, c); err != nil {
+	// Capped as API keys are: the dashboard created any number.
+	if err := s.st.CreateClientWithin(ctx, c, store.MaxClients); err != nil {
+		var le *store.LimitError
+		if errors.As(err, &le) {
+			return "", nil, err
+		}
 		if errors.Is(err, store.ErrNotFound) {
 			return "", nil, &seo.InputError{Field: "accountId", Value: accountID, Reason: "no such account", Err: err}
 		}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"html/template"
-	"io"
 	"net/http"
 	"net/url"
 	"slices"
@@ -211,27 +210,24 @@ func (d *Dashboard) ownJob(w http.ResponseWriter, r *http.Request, a *store.Acco
 	return j, res, true
 }
 
-// readReport decodes the stored report of a succeeded job: at most
-// store.MaxJobResultBytes, refused larger before it is read.
-func readReport(res service.Result) (*crawler.SiteReport, error) {
-	if res.Size() > store.MaxJobResultBytes {
-		return nil, errReportTooLarge
+// ownReport returns the account's job of the request's path and its
+// report decoded (nil when it has none), with the func the caller calls
+// once done with the report; ok is false when it has answered the
+// request. The decode is the service's report read (Analyses.Report),
+// admitted as the API's are: an account's second read at once is refused
+// with the service's status and message.
+func (d *Dashboard) ownReport(w http.ResponseWriter, r *http.Request, a *store.Account) (*service.Job, *crawler.SiteReport, func(), bool) {
+	if d.opts.Analyses == nil {
+		d.errorPage(w, r, a, http.StatusNotFound, "No such analysis.")
+		return nil, nil, nil, false
 	}
-	rc, err := res.Open()
-	if err != nil {
-		return nil, err
+	j, rep, done, err := d.opts.Analyses.Report(r.Context(), a.ID, r.PathValue("id"))
+	if err = serviceFailure(err); err != nil {
+		d.failed(w, r, a, err, "analysis")
+		return nil, nil, nil, false
 	}
-	defer rc.Close()
-	var rep crawler.SiteReport
-	if err := json.NewDecoder(io.LimitReader(rc, int64(res.Size()))).Decode(&rep); err != nil {
-		return nil, err
-	}
-	return &rep, nil
+	return j, rep, done, true
 }
-
-// errReportTooLarge is the error of a stored report over
-// store.MaxJobResultBytes.
-var errReportTooLarge = errors.New("dashboard: the stored report is too large to show")
 
 // reportView is the report part of an analysis page.
 type reportView struct {
@@ -278,27 +274,20 @@ type analysisView struct {
 const topFindings = 5
 
 func (d *Dashboard) analysisPage(w http.ResponseWriter, r *http.Request, s *session, a *store.Account) {
-	j, res, ok := d.ownJob(w, r, a)
+	j, rep, done, ok := d.ownReport(w, r, a)
 	if !ok {
 		return
 	}
+	defer done() // the report is held until the page is written
 	av := &analysisView{Job: NewJobRow(j)}
 	v := d.base("Analysis of "+av.Job.Domain, "analyses", s, a)
-	if res != nil && j.Status == string(store.JobSucceeded) {
-		rep, err := readReport(res)
-		switch {
-		case errors.Is(err, errReportTooLarge):
-			v.Error = "The stored report is too large to show here."
-		case err != nil:
-			d.log.Error("dashboard: stored report unreadable", "job", j.ID, "err", err)
-			v.Error = "The stored report cannot be read."
-		default:
-			if av.Report, err = buildReport(j.ID, rep); err != nil {
-				d.log.Error("dashboard: report view", "job", j.ID, "err", err)
-				v.Error = "The stored report cannot be shown."
-			} else {
-				av.Report.Shots, av.Report.ShotsMore = shotViews(j.ID, rep)
-			}
+	if rep != nil && j.Status == string(store.JobSucceeded) {
+		var err error
+		if av.Report, err = buildReport(j.ID, rep); err != nil {
+			d.log.Error("dashboard: report view", "job", j.ID, "err", err)
+			v.Error = "The stored report cannot be shown."
+		} else {
+			av.Report.Shots, av.Report.ShotsMore = shotViews(j.ID, rep)
 		}
 	}
 	if av.Report != nil {
@@ -443,21 +432,13 @@ func (d *Dashboard) analysisProgress(w http.ResponseWriter, r *http.Request, s *
 // analysisReportHTML serves the crawler's self-contained HTML report of a
 // finished analysis, sandboxed by its own policy.
 func (d *Dashboard) analysisReportHTML(w http.ResponseWriter, r *http.Request, s *session, a *store.Account) {
-	j, res, ok := d.ownJob(w, r, a)
+	j, rep, done, ok := d.ownReport(w, r, a)
 	if !ok {
 		return
 	}
-	if j.Status != string(store.JobSucceeded) || res == nil {
+	defer done()
+	if j.Status != string(store.JobSucceeded) || rep == nil {
 		d.errorPage(w, r, a, http.StatusConflict, "This analysis has no report (status "+j.Status+").")
-		return
-	}
-	rep, err := readReport(res)
-	if errors.Is(err, errReportTooLarge) {
-		d.errorPage(w, r, a, http.StatusInternalServerError, "The stored report is too large to show here.")
-		return
-	}
-	if err != nil {
-		d.errorPage(w, r, a, http.StatusInternalServerError, "The stored report cannot be read.")
 		return
 	}
 	var buf bytes.Buffer

@@ -6,7 +6,6 @@ package dashboard
 
 import (
 	"cmp"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -83,27 +82,18 @@ func formatPtr(format string, v *float64) string {
 
 // analysisPageDetail shows one page (?url=) of the account's analysis.
 func (d *Dashboard) analysisPageDetail(w http.ResponseWriter, r *http.Request, s *session, a *store.Account) {
-	j, res, ok := d.ownJob(w, r, a)
-	if !ok {
-		return
-	}
 	pageURL := r.URL.Query().Get("url")
 	if pageURL == "" {
 		d.errorPage(w, r, a, http.StatusBadRequest, "url is required: the page of the analysis to show.")
 		return
 	}
-	if res == nil || j.Status != string(store.JobSucceeded) {
-		d.errorPage(w, r, a, http.StatusConflict, "This analysis has no report (status "+j.Status+").")
+	j, rep, done, ok := d.ownReport(w, r, a)
+	if !ok {
 		return
 	}
-	rep, err := readReport(res)
-	switch {
-	case errors.Is(err, errReportTooLarge):
-		d.errorPage(w, r, a, http.StatusInternalServerError, "The stored report is too large to show here.")
-		return
-	case err != nil:
-		d.log.Error("dashboard: stored report unreadable", "job", j.ID, "err", err)
-		d.errorPage(w, r, a, http.StatusInternalServerError, "The stored report cannot be read.")
+	defer done()
+	if rep == nil || j.Status != string(store.JobSucceeded) {
+		d.errorPage(w, r, a, http.StatusConflict, "This analysis has no report (status "+j.Status+").")
 		return
 	}
 	pv := buildPageView(j.ID, rep, pageURL)

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -411,6 +412,40 @@ func TestOAuthApps(t *testing.T) {
 	}
 	if resp, _ := get(t, c, e.srv.URL+"/dashboard/apps/"+apps[0].ID); resp.StatusCode != http.StatusNotFound {
 		t.Fatalf("deleted app page: %d", resp.StatusCode)
+	}
+}
+
+// TestOAuthAppsCapped: an account holds at most store.MaxClients OAuth
+// applications, as it holds at most store.MaxKeys API keys; the next is
+// refused 409 saying so, with nothing stored, and deleting one frees its
+// place. The dashboard created any number (each a stored row read by
+// every Applications page).
+func TestOAuthAppsCapped(t *testing.T) {
+	e := newEnv(t, nil)
+	c := e.client(t)
+	token := e.login(t, c)
+	create := func(i int) (*http.Response, string) {
+		return post(t, c, e.srv.URL+"/dashboard/apps", url.Values{"csrf_token": {token}, "name": {"App " + strconv.Itoa(i)},
+			"redirect_uris": {"https://app.example.com/cb"}, "scopes": {"read"}})
+	}
+	for i := range store.MaxClients {
+		if resp, body := create(i); resp.StatusCode != http.StatusCreated {
+			t.Fatalf("app %d: status %d\n%.500s", i+1, resp.StatusCode, body)
+		}
+	}
+	resp, body := create(store.MaxClients)
+	if resp.StatusCode != http.StatusConflict || !strings.Contains(body, "the most it may have") {
+		t.Fatalf("app past the cap: status %d, want 409 saying the account has the most it may have\n%.500s", resp.StatusCode, body)
+	}
+	apps, err := e.st.Clients(context.Background(), e.acct.ID)
+	if err != nil || len(apps) != store.MaxClients {
+		t.Fatalf("stored apps: %d, %v; want %d", len(apps), err, store.MaxClients)
+	}
+	if resp, _ := post(t, c, e.srv.URL+"/dashboard/apps/"+apps[0].ID+"/delete", url.Values{"csrf_token": {token}}); resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("delete: %d", resp.StatusCode)
+	}
+	if resp, body := create(store.MaxClients + 1); resp.StatusCode != http.StatusCreated {
+		t.Fatalf("app after a delete: status %d\n%.500s", resp.StatusCode, body)
 	}
 }
 

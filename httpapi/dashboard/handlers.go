@@ -321,8 +321,14 @@ func (d *Dashboard) createApp(w http.ResponseWriter, r *http.Request, s *session
 	if err == nil {
 		secret, c, err = d.acc.CreateClient(r.Context(), a.ID, name, list, scopes)
 	}
+	status := http.StatusBadRequest
 	if err != nil {
 		field, msg, ok := fieldError(err)
+		var le *store.LimitError
+		if errors.As(err, &le) {
+			status, field, msg, ok = http.StatusConflict, "name", "this account has "+strconv.Itoa(le.Count)+
+				" OAuth applications, the most it may have; delete one to create another", true
+		}
 		if !ok {
 			d.unavailable(w, r, err)
 			return
@@ -335,7 +341,7 @@ func (d *Dashboard) createApp(w http.ResponseWriter, r *http.Request, s *session
 		v := d.base("OAuth applications", "apps", s, a)
 		v.P = &appsView{Apps: cs, FormName: name, FormURIs: uris, FormScopes: scopes}
 		v.Error, v.Fields = msg, map[string]string{field: msg}
-		d.render(w, r, http.StatusBadRequest, "apps", v)
+		d.render(w, r, status, "apps", v)
 		return
 	}
 	v := d.base(c.Name, "apps", s, a)

@@ -256,6 +256,21 @@ func (a *testAnalyses) Get(ctx context.Context, accountID, id string) (*service.
 	return &v, bytesResult(j.Result), nil
 }
 
+// Report decodes the stored report as the API server's does, without its
+// admission control (tested over the API server's service:
+// httpapi.TestDashboardReportAdmission).
+func (a *testAnalyses) Report(ctx context.Context, accountID, id string) (*service.Job, *crawler.SiteReport, func(), error) {
+	j, res, err := a.Get(ctx, accountID, id)
+	if err != nil || res == nil {
+		return j, nil, func() {}, err
+	}
+	var rep crawler.SiteReport
+	if err := json.Unmarshal(res.(bytesResult), &rep); err != nil {
+		return nil, nil, nil, err
+	}
+	return j, &rep, func() {}, nil
+}
+
 func (a *testAnalyses) List(ctx context.Context, accountID string, limit int) ([]service.Job, error) {
 	js, err := a.st.Jobs(ctx, accountID, limit)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seokit/seokit/crawler"
 	"github.com/seokit/seokit/httpapi"
 	"github.com/seokit/seokit/httpapi/dashboard"
 	"github.com/seokit/seokit/httpapi/plans"
@@ -37,6 +38,9 @@ func (l *lateAPI) Submit(ctx context.Context, accountID string, req service.Site
 }
 func (l *lateAPI) Get(ctx context.Context, accountID, id string) (*service.Job, service.Result, error) {
 	return l.s.Analyses().Get(ctx, accountID, id)
+}
+func (l *lateAPI) Report(ctx context.Context, accountID, id string) (*service.Job, *crawler.SiteReport, func(), error) {
+	return l.s.Analyses().Report(ctx, accountID, id)
 }
 func (l *lateAPI) List(ctx context.Context, accountID string, limit int) ([]service.Job, error) {
 	return l.s.Analyses().List(ctx, accountID, limit)

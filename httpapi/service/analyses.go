@@ -31,6 +31,14 @@ type Analyses interface {
 	// report; res is nil otherwise. A stored report larger than the
 	// server's cap is an error, never read.
 	Get(ctx context.Context, accountID, id string) (job *Job, res Result, err error)
+	// Report is Get with the report decoded (nil when the job has none),
+	// and the func the caller calls once done with it. The decode is a
+	// report read of the server's admission control, as the API's own
+	// decodes of whole reports are: one at a time per account (a
+	// *LimitError at once beyond it) and memory reserved from the shared
+	// budget until done is called, enough for the report and a page
+	// showing it (the dashboard's analysis, page and HTML report views).
+	Report(ctx context.Context, accountID, id string) (job *Job, rep *crawler.SiteReport, done func(), err error)
 	// List returns the account's latest jobs, newest first, at most
 	// limit (1 to MaxList), without their reports. Jobs are found among
 	// the account's latest MaxLogScan jobs, log uploads included (those
@@ -47,7 +55,9 @@ type Analyses interface {
 	// one of the same site: against, or by default the previous
 	// successful analysis of its domain (in its project when it has one).
 	// Its memory is admitted as the server's other work is; a busy server
-	// refuses it.
+	// refuses it. It counts one unit of the account's daily quota, unless
+	// the request carrying ctx paid it (WithPaid): a *LimitError when the
+	// day has none left.
 	Diff(ctx context.Context, accountID, id, against string) (*SiteDiff, error)
 }
 

@@ -41,7 +41,8 @@ var (
 // errors.Is(err, ErrLimitReached) holds.
 type LimitError struct {
 	// What is counted: "projects", "schedules", "alert rules", "active
-	// jobs", "rendered pages", "screenshots" or "API keys".
+	// jobs", "rendered pages", "screenshots", "API keys" or "OAuth
+	// applications".
 	What string
 	// Project is the project whose own cap was reached ("" when the cap
 	// is the account's, or a job's).
@@ -291,9 +292,20 @@ type Keys interface {
 	TouchKey(ctx context.Context, id string, at time.Time) error
 }
 
+// MaxClients caps the API clients and OAuth applications of an account
+// (CreateClientWithin), as MaxKeys caps its API keys: each is a stored row
+// that every list of the account's applications reads.
+const MaxClients = 100
+
 // Clients stores API clients and OAuth applications.
 type Clients interface {
 	CreateClient(ctx context.Context, c *Client) error
+	// CreateClientWithin stores a new client as CreateClient does if its
+	// account has fewer than limit clients (MaxClients when limit is not
+	// in 1 to MaxClients), else a *LimitError ("OAuth applications"),
+	// counted and inserted in one atomic step, so that instances sharing
+	// the store together never exceed it.
+	CreateClientWithin(ctx context.Context, c *Client, limit int) error
 	Client(ctx context.Context, id string) (*Client, error)
 	Clients(ctx context.Context, accountID string) ([]Client, error)
 	UpdateClient(ctx context.Context, c *Client) error
@@ -302,6 +314,9 @@ type Clients interface {
 
 // Grants stores OAuth codes, refresh tokens and revocations.
 type Grants interface {
+	// CreateCode stores a code. Codes that expired over an hour ago go as
+	// codes are added: the table holds no more than the codes of the last
+	// CodeTTL and an hour.
 	CreateCode(ctx context.Context, c *AuthCode) error
 	// UseCode marks the code used and returns it. A code already used
 	// returns it with ErrUsed (so its family can be revoked); exactly one
@@ -311,6 +326,8 @@ type Grants interface {
 	// when there is none: the token endpoint checks a request before it
 	// spends the code.
 	Code(ctx context.Context, hash []byte) (*AuthCode, error)
+	// CreateRefresh stores a refresh token. Tokens that expired over an
+	// hour ago go as tokens are added, as codes do.
 	CreateRefresh(ctx context.Context, t *RefreshToken) error
 	// UseRefresh marks the token used and returns it; a used token returns
 	// it with ErrUsed. Exactly one concurrent call succeeds.

@@ -39,6 +39,41 @@ func scanClient(r rowScanner) (*store.Client, error) {
 // "cli_..." one and a zero CreatedAt with now. A taken ID is
 // store.ErrConflict; an unknown account store.ErrNotFound.
 func (s *Store) CreateClient(ctx context.Context, c *store.Client) error {
+	if err := prepareClient(c); err != nil {
+		return err
+	}
+	_, err := s.exec(ctx, "create client", insertClientSQL, clientArgs(c)...)
+	return err
+}
+
+// CreateClientWithin stores a new client if its account has fewer than
+// limit clients, in one transaction.
+func (s *Store) CreateClientWithin(ctx context.Context, c *store.Client, limit int) error {
+	if limit <= 0 || limit > store.MaxClients {
+		limit = store.MaxClients
+	}
+	if err := prepareClient(c); err != nil {
+		return err
+	}
+	err := s.db.InTx(ctx, func(tx *sql.Tx) error {
+		if err := s.lockOwner(ctx, tx, "accounts", c.AccountID); err != nil {
+			return err
+		}
+		n, err := s.countTx(ctx, tx, `SELECT COUNT(*) FROM clients WHERE account_id = ?`, c.AccountID)
+		if err != nil {
+			return err
+		}
+		if n >= limit {
+			return &store.LimitError{What: "OAuth applications", Limit: limit, Count: n}
+		}
+		_, err = tx.ExecContext(ctx, s.db.Q(insertClientSQL), clientArgs(c)...)
+		return err
+	})
+	return mapErr("create client", err)
+}
+
+// prepareClient checks a new client and fills its ID and creation time.
+func prepareClient(c *store.Client) error {
 	if c == nil {
 		return &seo.InputError{Field: "client", Reason: "is nil"}
 	}
@@ -52,10 +87,14 @@ func (s *Store) CreateClient(ctx context.Context, c *store.Client) error {
 		c.CreatedAt = now()
 	}
 	c.CreatedAt, c.RevokedAt = norm(c.CreatedAt), norm(c.RevokedAt)
-	_, err := s.exec(ctx, "create client",
-		`INSERT INTO clients (`+clientCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-		c.ID, c.AccountID, c.Name, nullBytes(c.SecretHash), encodeList(c.RedirectURIs), encodeList(c.Scopes), tv(c.CreatedAt), tv(c.RevokedAt))
-	return err
+	return nil
+}
+
+const insertClientSQL = `INSERT INTO clients (` + clientCols + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
+
+// clientArgs are the values of insertClientSQL.
+func clientArgs(c *store.Client) []any {
+	return []any{c.ID, c.AccountID, c.Name, nullBytes(c.SecretHash), encodeList(c.RedirectURIs), encodeList(c.Scopes), tv(c.CreatedAt), tv(c.RevokedAt)}
 }
 
 // Client returns the client with this ID, revoked or not.
@@ -146,10 +185,14 @@ func (s *Store) CreateCode(ctx context.Context, c *store.AuthCode) error {
 		c.CreatedAt = now()
 	}
 	c.CreatedAt, c.ExpiresAt, c.UsedAt = norm(c.CreatedAt), norm(c.ExpiresAt), norm(c.UsedAt)
-	_, err := s.exec(ctx, "create code",
+	if _, err := s.exec(ctx, "create code",
 		`INSERT INTO auth_codes (`+codeCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		c.Hash, c.ClientID, c.AccountID, c.RedirectURI, encodeList(c.Scopes), c.Challenge, c.FamilyID, tv(c.ExpiresAt), tv(c.UsedAt), tv(c.CreatedAt), c.Resource)
-	return err
+		c.Hash, c.ClientID, c.AccountID, c.RedirectURI, encodeList(c.Scopes), c.Challenge, c.FamilyID, tv(c.ExpiresAt), tv(c.UsedAt), tv(c.CreatedAt), c.Resource); err != nil {
+		return err
+	}
+	// The code is stored: a prune that failed is tried again a minute on.
+	_ = s.pruneExpired(ctx, "auth_codes")
+	return nil
 }
 
 // UseCode marks the code used and returns it. One UPDATE guarded by
@@ -235,10 +278,14 @@ func (s *Store) CreateRefresh(ctx context.Context, t *store.RefreshToken) error 
 		t.CreatedAt = now()
 	}
 	t.CreatedAt, t.ExpiresAt, t.UsedAt = norm(t.CreatedAt), norm(t.ExpiresAt), norm(t.UsedAt)
-	_, err := s.exec(ctx, "create refresh token",
+	if _, err := s.exec(ctx, "create refresh token",
 		`INSERT INTO refresh_tokens (`+refreshCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		t.Hash, t.FamilyID, t.ClientID, t.AccountID, encodeList(t.Scopes), tv(t.ExpiresAt), tv(t.UsedAt), tv(t.CreatedAt), t.Resource)
-	return err
+		t.Hash, t.FamilyID, t.ClientID, t.AccountID, encodeList(t.Scopes), tv(t.ExpiresAt), tv(t.UsedAt), tv(t.CreatedAt), t.Resource); err != nil {
+		return err
+	}
+	// The token is stored: a prune that failed is tried again a minute on.
+	_ = s.pruneExpired(ctx, "refresh_tokens")
+	return nil
 }
 
 // UseRefresh marks the token used and returns it; a used token comes back
@@ -322,20 +369,30 @@ func (s *Store) RevokeToken(ctx context.Context, jti string, expires time.Time) 
 		jti, expires.UnixMicro()); err != nil {
 		return err
 	}
+	return s.pruneExpired(ctx, "revoked_tokens")
+}
+
+// pruneExpired deletes the rows of table (revoked_tokens, auth_codes,
+// refresh_tokens) that expired over an hour ago, at most once a minute per
+// table, as rows are added to it: expired, they authorise nothing (an hour
+// of slack covers clock skew and verifier leeway), and kept, every
+// consent and every refresh added a row for ever.
+func (s *Store) pruneExpired(ctx context.Context, table string) error {
 	t := time.Now()
 	s.pruneMu.Lock()
-	due := t.Sub(s.lastPrune) >= time.Minute
+	due := t.Sub(s.lastPrune[table]) >= time.Minute
 	if due {
-		s.lastPrune = t
+		if s.lastPrune == nil {
+			s.lastPrune = map[string]time.Time{}
+		}
+		s.lastPrune[table] = t
 	}
 	s.pruneMu.Unlock()
-	if due {
-		// An hour of slack covers clock skew and verifier leeway.
-		if _, err := s.exec(ctx, "prune revoked tokens", `DELETE FROM revoked_tokens WHERE expires_at < ?`, t.Add(-time.Hour).UnixMicro()); err != nil {
-			return err
-		}
+	if !due {
+		return nil
 	}
-	return nil
+	_, err := s.exec(ctx, "prune "+table, `DELETE FROM `+table+` WHERE expires_at < ?`, t.Add(-time.Hour).UnixMicro())
+	return err
 }
 
 // TokenRevoked reports whether the jti was revoked (a primary-key lookup).

@@ -56,7 +56,7 @@ type Store struct {
 	touched map[string]time.Time // key ID -> last recorded use
 
 	pruneMu   sync.Mutex
-	lastPrune time.Time
+	lastPrune map[string]time.Time // table -> last pruneExpired
 
 	takes takeGroup // SQLite only
 }

@@ -71,6 +71,43 @@ func testClients(ctx context.Context, t *testing.T, s store.Store) {
 	}
 }
 
+// testClientBounds: CreateClientWithin refuses an account's client past
+// its limit with a *LimitError naming the count, counting the account's
+// clients only; a deleted client frees its place.
+func testClientBounds(ctx context.Context, t *testing.T, s store.Store) {
+	a := mustAccount(ctx, t, s, "apps@example.com")
+	b := mustAccount(ctx, t, s, "other-apps@example.com")
+	const limit = 3
+	var ids []string
+	for i := range limit {
+		c := &store.Client{AccountID: a.ID, Name: "app", CreatedAt: base.Add(time.Duration(i) * time.Minute)}
+		if err := s.CreateClientWithin(ctx, c, limit); err != nil {
+			t.Fatalf("CreateClientWithin #%d: %v", i+1, err)
+		}
+		ids = append(ids, c.ID)
+	}
+	var le *store.LimitError
+	err := s.CreateClientWithin(ctx, &store.Client{AccountID: a.ID, Name: "one more"}, limit)
+	if !errors.As(err, &le) || !errors.Is(err, store.ErrLimitReached) || le.What != "OAuth applications" || le.Limit != limit || le.Count != limit {
+		t.Fatalf("CreateClientWithin past the limit: %v, want a *LimitError of %d OAuth applications", err, limit)
+	}
+	if err := s.CreateClientWithin(ctx, &store.Client{AccountID: b.ID, Name: "theirs"}, limit); err != nil {
+		t.Errorf("another account's first client: %v", err)
+	}
+	if err := s.DeleteClient(ctx, a.ID, ids[0]); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CreateClientWithin(ctx, &store.Client{AccountID: a.ID, Name: "again"}, limit); err != nil {
+		t.Errorf("CreateClientWithin after a delete: %v", err)
+	}
+	if list, err := s.Clients(ctx, a.ID); err != nil || len(list) != limit {
+		t.Errorf("Clients = %d, %v; want %d", len(list), err, limit)
+	}
+	if err := s.CreateClientWithin(ctx, &store.Client{AccountID: "acct_missing", Name: "x"}, limit); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("CreateClientWithin of no account: %v, want ErrNotFound", err)
+	}
+}
+
 func mustClient(ctx context.Context, t *testing.T, s store.Store, accountID string) *store.Client {
 	t.Helper()
 	c := &store.Client{AccountID: accountID, Name: "app", SecretHash: hash("secret"),

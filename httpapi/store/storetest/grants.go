@@ -11,12 +11,54 @@ import (
 	"github.com/seokit/seokit/httpapi/store"
 )
 
+// ahead is an expiry d from now: the store deletes codes and refresh
+// tokens that expired over an hour ago (store.Grants), so the ones a test
+// reads back expire after the test, whatever its fixed times (base).
+func ahead(d time.Duration) time.Time { return time.Now().Add(d).Truncate(time.Second) }
+
+// testGrantPruning: codes and refresh tokens that expired over an hour ago
+// are deleted as others are added; those expired less than an hour ago,
+// or still live, are kept.
+func testGrantPruning(ctx context.Context, t *testing.T, s store.Store) {
+	a := mustAccount(ctx, t, s, "prune@example.com")
+	c := mustClient(ctx, t, s, a.ID)
+	now := time.Now()
+	// The expired ones first: a store may prune only once a minute.
+	type grant struct {
+		hash    string
+		expires time.Time
+		gone    bool
+	}
+	codes := []grant{{"old-code", now.Add(-2 * time.Hour), true}, {"recent-code", now.Add(-time.Minute), false}, {"live-code", now.Add(time.Minute), false}}
+	for _, g := range codes {
+		if err := s.CreateCode(ctx, &store.AuthCode{Hash: hash(g.hash), ClientID: c.ID, AccountID: a.ID, FamilyID: "fam_" + g.hash, ExpiresAt: g.expires}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	toks := []grant{{"old-rt", now.Add(-2 * time.Hour), true}, {"recent-rt", now.Add(-time.Minute), false}, {"live-rt", now.Add(time.Hour), false}}
+	for _, g := range toks {
+		if err := s.CreateRefresh(ctx, &store.RefreshToken{Hash: hash(g.hash), ClientID: c.ID, AccountID: a.ID, FamilyID: "fam_" + g.hash, ExpiresAt: g.expires}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, g := range codes {
+		if _, err := s.Code(ctx, hash(g.hash)); errors.Is(err, store.ErrNotFound) != g.gone {
+			t.Errorf("code %s: %v; want it deleted only when it expired over an hour ago", g.hash, err)
+		}
+	}
+	for _, g := range toks {
+		if _, err := s.RefreshToken(ctx, hash(g.hash)); errors.Is(err, store.ErrNotFound) != g.gone {
+			t.Errorf("refresh token %s: %v; want it deleted only when it expired over an hour ago", g.hash, err)
+		}
+	}
+}
+
 func testCodes(ctx context.Context, t *testing.T, s store.Store) {
 	a := mustAccount(ctx, t, s, "codes@example.com")
 	c := mustClient(ctx, t, s, a.ID)
 	code := &store.AuthCode{Hash: hash("code-1"), ClientID: c.ID, AccountID: a.ID, RedirectURI: "https://app.example.com/cb",
 		Scopes: []string{"read"}, Challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM", FamilyID: "fam_1",
-		Resource: "https://api.example.com/mcp", ExpiresAt: base.Add(10 * time.Minute), CreatedAt: base}
+		Resource: "https://api.example.com/mcp", ExpiresAt: ahead(10 * time.Minute), CreatedAt: base}
 	if err := s.CreateCode(ctx, code); err != nil {
 		t.Fatalf("CreateCode: %v", err)
 	}
@@ -53,7 +95,7 @@ func testCodes(ctx context.Context, t *testing.T, s store.Store) {
 func testCodeRace(ctx context.Context, t *testing.T, s store.Store) {
 	a := mustAccount(ctx, t, s, "race@example.com")
 	c := mustClient(ctx, t, s, a.ID)
-	code := &store.AuthCode{Hash: hash("race-code"), ClientID: c.ID, AccountID: a.ID, FamilyID: "fam_race", ExpiresAt: base.Add(time.Minute)}
+	code := &store.AuthCode{Hash: hash("race-code"), ClientID: c.ID, AccountID: a.ID, FamilyID: "fam_race", ExpiresAt: ahead(time.Minute)}
 	if err := s.CreateCode(ctx, code); err != nil {
 		t.Fatalf("CreateCode: %v", err)
 	}
@@ -84,7 +126,7 @@ func testRefresh(ctx context.Context, t *testing.T, s store.Store) {
 	a := mustAccount(ctx, t, s, "refresh@example.com")
 	c := mustClient(ctx, t, s, a.ID)
 	tok := &store.RefreshToken{Hash: hash("rt-1"), FamilyID: "fam_r", ClientID: c.ID, AccountID: a.ID,
-		Scopes: []string{"read", "write"}, Resource: "https://api.example.com/mcp", ExpiresAt: base.Add(30 * 24 * time.Hour), CreatedAt: base}
+		Scopes: []string{"read", "write"}, Resource: "https://api.example.com/mcp", ExpiresAt: ahead(30 * 24 * time.Hour), CreatedAt: base}
 	if err := s.CreateRefresh(ctx, tok); err != nil {
 		t.Fatalf("CreateRefresh: %v", err)
 	}
@@ -117,7 +159,7 @@ func testRefresh(ctx context.Context, t *testing.T, s store.Store) {
 func testRefreshRace(ctx context.Context, t *testing.T, s store.Store) {
 	a := mustAccount(ctx, t, s, "rrace@example.com")
 	c := mustClient(ctx, t, s, a.ID)
-	tok := &store.RefreshToken{Hash: hash("rt-race"), FamilyID: "fam_rr", ClientID: c.ID, AccountID: a.ID, ExpiresAt: base.Add(time.Hour)}
+	tok := &store.RefreshToken{Hash: hash("rt-race"), FamilyID: "fam_rr", ClientID: c.ID, AccountID: a.ID, ExpiresAt: ahead(time.Hour)}
 	if err := s.CreateRefresh(ctx, tok); err != nil {
 		t.Fatalf("CreateRefresh: %v", err)
 	}

@@ -88,7 +88,9 @@ func run(t *testing.T, open func(t *testing.T) store.Store, caps func(t *testing
 	t.Run("KeyBounds", func(t *testing.T) { s, ctx := fresh(t); testKeyBounds(ctx, t, s) })
 	t.Run("TouchKey", func(t *testing.T) { s, ctx := fresh(t); testTouchKey(ctx, t, s) })
 	t.Run("Clients", func(t *testing.T) { s, ctx := fresh(t); testClients(ctx, t, s) })
+	t.Run("ClientBounds", func(t *testing.T) { s, ctx := fresh(t); testClientBounds(ctx, t, s) })
 	t.Run("Codes", func(t *testing.T) { s, ctx := fresh(t); testCodes(ctx, t, s) })
+	t.Run("GrantPruning", func(t *testing.T) { s, ctx := fresh(t); testGrantPruning(ctx, t, s) })
 	t.Run("CodeRace", func(t *testing.T) { s, ctx := fresh(t); testCodeRace(ctx, t, s) })
 	t.Run("Refresh", func(t *testing.T) { s, ctx := fresh(t); testRefresh(ctx, t, s) })
 	t.Run("RefreshRace", func(t *testing.T) { s, ctx := fresh(t); testRefreshRace(ctx, t, s) })
@@ -182,7 +184,7 @@ func Restart(t *testing.T, open func(t *testing.T) (store.Store, func() store.St
 		t.Fatalf("UpdateJob: %v", err)
 	}
 	c := mustClient(ctx, t, s, a.ID)
-	code := &store.AuthCode{Hash: hash("restart-code"), ClientID: c.ID, AccountID: a.ID, ExpiresAt: base.Add(10 * time.Minute)}
+	code := &store.AuthCode{Hash: hash("restart-code"), ClientID: c.ID, AccountID: a.ID, ExpiresAt: ahead(10 * time.Minute)}
 	if err := s.CreateCode(ctx, code); err != nil {
 		t.Fatalf("CreateCode: %v", err)
 	}
