@@ -475,6 +475,11 @@ func TestScheduleRankingsChargeSearches(t *testing.T) {
 	if cur := e.stored(bAcct.ID, sc.ID); !strings.Contains(cur.LastError, "70") || !strings.Contains(cur.LastError, "daily limit") {
 		t.Errorf("lastError %q, want the refusal of the 70 searches by the daily limit", cur.LastError)
 	}
+	// The schedule is the project's keywords' re-check, charged: they do
+	// not join the server's uncharged daily re-check of tracked keywords.
+	if ts, err := rs.Tracked(context.Background(), rankings.Filter{}); err != nil || len(ts) != 0 {
+		t.Errorf("scheduled checks tracked %d keywords (%v), want none", len(ts), err)
+	}
 }
 
 func TestScheduleAPI(t *testing.T) {

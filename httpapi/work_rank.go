@@ -108,7 +108,11 @@ func (s *Server) rankCheck(wctx context.Context, job rankCheckJob) error {
 		what := "a scheduled rank check searching " + strconv.Itoa(searches) + " keywords live"
 		return s.chargeFor(service.WithPaid(ctx, 1), sc.AccountID, searches, what)
 	}
-	after, err := s.opts.Tracker.Rankings(rctx, p.Domain, p.Keywords, &rankings.CheckOptions{BeforeSearch: charge})
+	// NoTrack: the schedule re-checks the project's keywords at its own
+	// interval, charged; tracking them would add them to the server's
+	// uncharged daily re-check (Tracker.RecheckDue) as well, outside the
+	// plan's cap of tracked keywords.
+	after, err := s.opts.Tracker.Rankings(rctx, p.Domain, p.Keywords, &rankings.CheckOptions{BeforeSearch: charge, NoTrack: true})
 	if err != nil && wctx.Err() != nil && !errors.Is(wctx.Err(), context.DeadlineExceeded) {
 		// Stopped: a shared queue runs it again (River: on another
 		// instance), and what was checked is stored, not searched twice.
