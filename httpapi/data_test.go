@@ -249,18 +249,20 @@ func TestReports(t *testing.T) {
 			t.Errorf("visibility %v reason %v, want null with a reason", v, rep.Metrics["visibilityReason"])
 		}
 	})
-	for _, tc := range []struct{ name, query, field string }{
-		{"bad start", "domain=example.com&start=2026-13-01&end=2026-11-02", "start"},
-		{"start not a date", "domain=example.com&start=yesterday&end=2026-11-02", "start"},
-		{"missing end", "domain=example.com&start=2026-11-01", "end"},
-		{"start after end", "domain=example.com&start=2026-11-05&end=2026-11-02", "start"},
-		{"bad domain", "domain=not_a_domain&start=2026-11-01&end=2026-11-02", "domain"},
-		{"bad device", "domain=example.com&start=2026-11-01&end=2026-11-02&device=watch", "device"},
+	for _, tc := range []struct{ name, query, field, says string }{
+		// time.Time's zero was read as a date not given: "start is required".
+		{"zero start", "domain=example.com&start=0001-01-01&end=2026-11-02", "start", "after 0001-01-01"},
+		{"bad start", "domain=example.com&start=2026-13-01&end=2026-11-02", "start", ""},
+		{"start not a date", "domain=example.com&start=yesterday&end=2026-11-02", "start", ""},
+		{"missing end", "domain=example.com&start=2026-11-01", "end", ""},
+		{"start after end", "domain=example.com&start=2026-11-05&end=2026-11-02", "start", ""},
+		{"bad domain", "domain=not_a_domain&start=2026-11-01&end=2026-11-02", "domain", ""},
+		{"bad device", "domain=example.com&start=2026-11-01&end=2026-11-02&device=watch", "device", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := apiErr(t, a.call("GET", "/v1/reports?"+tc.query, a.key, ""), 400, CodeInvalidRequest)
-			if e.Field != tc.field {
-				t.Errorf("field %q, want %q (%s)", e.Field, tc.field, e.Message)
+			if e.Field != tc.field || !strings.Contains(e.Message, tc.says) {
+				t.Errorf("field %q, message %q; want %q saying %q", e.Field, e.Message, tc.field, tc.says)
 			}
 		})
 	}

@@ -8,7 +8,6 @@ import (
 	"net"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/seokit/seokit/httpapi/service"
 	"github.com/seokit/seokit/keywords"
@@ -308,28 +307,18 @@ func researchDomain(raw string) (string, error) {
 	return seo.ParseHost(raw, nil)
 }
 
-// parseDay parses a required YYYY-MM-DD day named name.
-func parseDay(name, v string) (time.Time, error) {
-	if v == "" {
-		return time.Time{}, service.Invalid(name, name+" is required (YYYY-MM-DD)")
-	}
-	t, err := time.Parse(time.DateOnly, v)
-	if err != nil {
-		return time.Time{}, service.Invalid(name, name+" must be a date of the form YYYY-MM-DD")
-	}
-	return t, nil
-}
-
 func (x research) Build(ctx context.Context, accountID string, req service.ReportRequest) (*reports.Report, error) {
 	domain, err := researchDomain(req.Domain)
 	if err != nil {
 		return nil, err
 	}
-	start, err := parseDay("start", req.Start)
+	// Parsed as the reports package parses them; the range's own checks
+	// (order, length, future) are Build's, with the builder's options.
+	start, err := reports.ParseDay("start", req.Start)
 	if err != nil {
 		return nil, err
 	}
-	end, err := parseDay("end", req.End)
+	end, err := reports.ParseDay("end", req.End)
 	if err != nil {
 		return nil, err
 	}

@@ -24,11 +24,11 @@ const DateLayout = "2006-01-02"
 // asked for (RequestedEnd). Errors are *seo.InputError naming "start" or
 // "end".
 func ParseRange(start, end string, now time.Time, maxDays int) (time.Time, time.Time, error) {
-	s, err := parseDay("start", start)
+	s, err := ParseDay("start", start)
 	if err != nil {
 		return time.Time{}, time.Time{}, err
 	}
-	e, err := parseDay("end", end)
+	e, err := ParseDay("end", end)
 	if err != nil {
 		return time.Time{}, time.Time{}, err
 	}
@@ -38,7 +38,10 @@ func ParseRange(start, end string, now time.Time, maxDays int) (time.Time, time.
 	return s, e, nil
 }
 
-func parseDay(field, v string) (time.Time, error) {
+// ParseDay parses one date of a report, named field in its error: YYYY-MM-DD
+// only, after 0001-01-01 (time.Time's zero, which the range checks read as
+// a date not given). Errors are *seo.InputError naming field.
+func ParseDay(field, v string) (time.Time, error) {
 	t := strings.TrimSpace(v)
 	if t == "" {
 		return time.Time{}, &seo.InputError{Field: field, Reason: "is required, as YYYY-MM-DD"}
