@@ -13,11 +13,17 @@ import (
 	"github.com/seokit/seokit/crawler"
 )
 
-// TestCrawlDelay: with HonorCrawlDelay, pages of one host are fetched at
-// least Crawl-delay apart; without it, the delay is ignored.
+// TestCrawlDelay: with HonorCrawlDelay, a page of the host is requested no
+// sooner than Crawl-delay after the previous one was answered, as the
+// site sees it (each answer takes 300 ms, so requests spaced by their
+// starts alone would arrive 700 ms after the previous answer, and less
+// when a request waits in transit on a busy machine); without it, the
+// delay is ignored.
 func TestCrawlDelay(t *testing.T) {
+	const answer = 300 * time.Millisecond
+	type span struct{ start, end time.Time }
 	var mu sync.Mutex
-	var times []time.Time
+	var spans []span
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/robots.txt":
@@ -30,9 +36,13 @@ func TestCrawlDelay(t *testing.T) {
 		// The crawled article pages; the home page is also requested by the
 		// host-variant probe, which is not a crawl request.
 		if strings.HasPrefix(r.URL.Path, "/p") {
-			mu.Lock()
-			times = append(times, time.Now())
-			mu.Unlock()
+			start := time.Now()
+			time.Sleep(answer)
+			defer func() {
+				mu.Lock()
+				spans = append(spans, span{start, time.Now()})
+				mu.Unlock()
+			}()
 		}
 		w.Header().Set("Content-Type", "text/html")
 		w.Write([]byte(`<html><head><title>Crawl delay test page</title></head><body><a href="/p1">1</a><a href="/p2">2</a><a href="/p3">3</a></body></html>`))
@@ -41,7 +51,7 @@ func TestCrawlDelay(t *testing.T) {
 
 	for _, honor := range []bool{true, false} {
 		mu.Lock()
-		times = nil
+		spans = nil
 		mu.Unlock()
 		rep, err := crawler.New(&crawler.Options{AllowPrivate: true, HonorCrawlDelay: honor, PerHostRate: -1, MaxPages: 10}).Run(context.Background(), srv.URL)
 		if err != nil {
@@ -51,21 +61,21 @@ func TestCrawlDelay(t *testing.T) {
 			t.Fatalf("fetched %d pages; want 4", rep.Crawl.Fetched)
 		}
 		mu.Lock()
-		ts := append([]time.Time(nil), times...)
+		ss := append([]span(nil), spans...)
 		mu.Unlock()
-		if len(ts) < 3 {
-			t.Fatalf("%d article requests; want 3", len(ts))
+		if len(ss) < 3 {
+			t.Fatalf("%d article requests; want 3", len(ss))
 		}
-		sort.Slice(ts, func(i, j int) bool { return ts[i].Before(ts[j]) })
-		minGap := time.Hour
-		for i := 1; i < len(ts); i++ {
-			minGap = min(minGap, ts[i].Sub(ts[i-1]))
+		sort.Slice(ss, func(i, j int) bool { return ss[i].start.Before(ss[j].start) })
+		minGap := time.Hour // from one answer's end to the next request's start
+		for i := 1; i < len(ss); i++ {
+			minGap = min(minGap, ss[i].start.Sub(ss[i-1].end))
 		}
-		if honor && minGap < 900*time.Millisecond {
-			t.Errorf("HonorCrawlDelay: page requests %v apart; want at least about 1 s", minGap)
+		if honor && minGap < time.Second {
+			t.Errorf("HonorCrawlDelay: a page requested %v after the previous answer; want at least 1 s", minGap)
 		}
-		if !honor && minGap > 900*time.Millisecond {
-			t.Errorf("without HonorCrawlDelay the requests were %v apart; the delay should be ignored", minGap)
+		if !honor && minGap >= time.Second-answer {
+			t.Errorf("without HonorCrawlDelay a page was requested %v after the previous answer, as if the delay applied; it should be ignored", minGap)
 		}
 	}
 }

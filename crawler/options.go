@@ -38,8 +38,12 @@ type Options struct {
 	// processes (redisfrontier.HostGate) makes the rate hold for all of
 	// them together. PerHostConcurrency stays per process.
 	HostGate HostGate
-	// HonorCrawlDelay applies robots.txt Crawl-delay to a host (one request
-	// in flight, one request per delay), capped at MaxCrawlDelay (zero: 10 s).
+	// HonorCrawlDelay applies robots.txt Crawl-delay to a host, capped at
+	// MaxCrawlDelay (zero: 10 s): one request in flight, each starting no
+	// sooner than the delay after the previous one was answered (Yandex's
+	// reading, the most polite), so the site sees at least the delay
+	// between requests however long they take. With a shared HostGate,
+	// the other processes' requests are spaced by their starts only.
 	HonorCrawlDelay bool
 	MaxCrawlDelay   time.Duration
 

@@ -35,6 +35,11 @@ type hostGate struct {
 	sem     chan struct{}
 	limit   HostLimit
 	limited bool // false: no rate limit
+	// delay is the host's Crawl-delay when honoured: its one request in
+	// flight at a time starts no sooner than delay after the previous one
+	// ended, so the site sees the delay between requests whatever the
+	// time they spend in transit or being answered.
+	delay time.Duration
 
 	mu        sync.Mutex
 	notBefore time.Time
@@ -61,14 +66,15 @@ func (p *politeness) gate(host string) *hostGate {
 		return g
 	}
 	conc, r, burst := p.conc, p.rate, p.burst
+	var delay time.Duration
 	if p.crawlDelay != nil {
 		// Looked up outside the lock: it may fetch robots.txt.
 		if d := p.crawlDelay(host); d > 0 {
-			d = min(d, p.maxDelay)
-			conc, r, burst = 1, 1/d.Seconds(), 1
+			delay = min(d, p.maxDelay)
+			conc, r, burst = 1, 1/delay.Seconds(), 1
 		}
 	}
-	g = &hostGate{sem: make(chan struct{}, conc)}
+	g = &hostGate{sem: make(chan struct{}, conc), delay: delay}
 	g.limit, g.limited = hostLimit(r, burst)
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -97,6 +103,13 @@ func (p *politeness) acquire(ctx context.Context, host string) (release func(), 
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
+	if g.delay > 0 {
+		// The previous request's release set the earliest start.
+		if err := g.waitBackoff(ctx, p.now); err != nil {
+			<-g.sem
+			return nil, err
+		}
+	}
 	if g.limited {
 		if err := p.hgate.Wait(ctx, host, g.limit); err != nil {
 			<-g.sem
@@ -105,6 +118,16 @@ func (p *politeness) acquire(ctx context.Context, host string) (release func(), 
 			}
 			return nil, err
 		}
+	}
+	if g.delay > 0 {
+		return func() {
+			g.mu.Lock()
+			if t := p.now().Add(g.delay); t.After(g.notBefore) {
+				g.notBefore = t
+			}
+			g.mu.Unlock()
+			<-g.sem
+		}, nil
 	}
 	return func() { <-g.sem }, nil
 }
