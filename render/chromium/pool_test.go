@@ -418,3 +418,115 @@ func TestRecycleAndClose(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// TestKillAfterRelease: a browser the watchdog kills for memory after its
+// rendering was released (the sample began while the page rendered) is
+// replaced without another rendering, as is one whose renderer it kills.
+func TestKillAfterRelease(t *testing.T) {
+	srv := serve(t, htmlPage("<!doctype html><title>x</title>"))
+	p := newTestPool(t, &Options{Fetcher: testFetcher(t, srv), Tabs: 1})
+	for i, kill := range []func(b *browser){
+		func(b *browser) { p.killBrowser(b) },
+		func(b *browser) {
+			pids := slices.DeleteFunc(processTree(b.pid), func(pid int) bool { return !isRenderer(pid) })
+			if len(pids) == 0 {
+				t.Fatal("no renderer process: the warm tab keeps one")
+			}
+			p.killRenderer(b, pids[0])
+		},
+	} {
+		renderOne(t, p, &render.Request{URL: srv.URL + "/", Settle: -1})
+		p.mu.Lock()
+		b := p.browsers[0]
+		p.mu.Unlock()
+		kill(b)
+		if st := waitRestarts(p, int64(i+1)); st.Restarts != int64(i+1) || st.Browsers != 1 || st.Renderings != int64(i+1) {
+			t.Fatalf("kill %d: stats %+v, want %d restarts and a browser", i, st, i+1)
+		}
+		if pids := p.browserPIDs(); len(pids) == 0 || pids[0] == b.pid || !alive(pids[0]) {
+			t.Fatalf("kill %d: browser processes %v after the restart of %d", i, pids, b.pid)
+		}
+	}
+}
+
+// failStarts makes the pool's next n browser starts fail; it returns the
+// count of starts tried since.
+func failStarts(p *Pool, n int64) *atomic.Int64 {
+	var tries atomic.Int64
+	start := p.launch
+	p.launch = func(ctx context.Context) (*browser, error) {
+		if tries.Add(1) <= n {
+			return nil, fmt.Errorf("%w: start %d fails for the test", render.ErrUnavailable, tries.Load())
+		}
+		return start(ctx)
+	}
+	p.backoff = 10 * time.Millisecond
+	return &tries
+}
+
+// TestRestartRetried: a browser restart that fails in the background is
+// retried without waiting for a rendering; when every try fails, the next
+// rendering starts the browser, and either way the restart is counted.
+func TestRestartRetried(t *testing.T) {
+	srv := serve(t, htmlPage("<!doctype html><title>x</title>"))
+	t.Run("Background", func(t *testing.T) {
+		p := newTestPool(t, &Options{Fetcher: testFetcher(t, srv), MaxBrowserMemory: 1 << 20})
+		tries := failStarts(p, restartTries-1)
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		if _, err := p.Render(ctx, &render.Request{URL: srv.URL + "/", Settle: -1}); err != nil && !errors.Is(err, render.ErrMemoryLimit) {
+			t.Fatalf("Render: %v, want success or render.ErrMemoryLimit", err)
+		}
+		if st := waitRestarts(p, 1); st.Restarts != 1 || st.Browsers != 1 || tries.Load() != restartTries {
+			t.Errorf("stats %+v after %d starts, want 1 restart after %d", st, tries.Load(), restartTries)
+		}
+	})
+	t.Run("Acquire", func(t *testing.T) {
+		p := newTestPool(t, &Options{Fetcher: testFetcher(t, srv), RecycleAfter: 1})
+		tries := failStarts(p, restartTries)
+		renderOne(t, p, &render.Request{URL: srv.URL + "/", Settle: -1})
+		deadline := time.Now().Add(time.Minute)
+		for !p.restartsGaveUp() && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+		}
+		if st := p.Stats(); st.Restarts != 0 || st.Browsers != 0 || tries.Load() != restartTries {
+			t.Fatalf("stats %+v after %d starts, want no browser after %d", st, tries.Load(), restartTries)
+		}
+		renderOne(t, p, &render.Request{URL: srv.URL + "/", Settle: -1})
+		if st := p.Stats(); st.Restarts != 1 || st.Renderings != 2 {
+			t.Errorf("stats %+v, want 1 restart", st)
+		}
+	})
+	t.Run("Close", func(t *testing.T) {
+		p := newTestPool(t, &Options{Fetcher: testFetcher(t, srv), RecycleAfter: 1})
+		tries := failStarts(p, 1<<30)
+		p.backoff = time.Hour
+		renderOne(t, p, &render.Request{URL: srv.URL + "/", Settle: -1})
+		for tries.Load() == 0 {
+			time.Sleep(10 * time.Millisecond)
+		}
+		// Close ends the back-off: it would otherwise wait an hour.
+		done := make(chan struct{})
+		go func() { p.Close(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(time.Minute):
+			t.Fatal("Close waits for the back-off of a failed restart")
+		}
+		if n := tries.Load(); n != 1 {
+			t.Errorf("%d starts tried, want 1", n)
+		}
+	})
+}
+
+// restartsGaveUp reports that a slot is empty with no start under way.
+func (p *Pool) restartsGaveUp() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for i, b := range p.browsers {
+		if b == nil && !p.starting[i] {
+			return true
+		}
+	}
+	return false
+}
