@@ -184,21 +184,7 @@ func TestExternalRefreshAndRedirectTargets(t *testing.T) {
 
 			// A coordinator and a worker sharing a frontier: the targets
 			// travel with the pages' edges to the coordinator's checker.
-			s := &memShared{front: crawler.NewMemoryFrontier(), inflight: map[string]int{}}
-			reps := make([]*crawler.SiteReport, 2)
-			errs := make([]error, 2)
-			var wg sync.WaitGroup
-			for i := range reps {
-				wg.Go(func() {
-					reps[i], errs[i] = crawler.New(opts(crawler.Options{Frontier: &memHandle{s: s, id: i + 1}, Worker: i > 0})).Run(ctx, site.URL)
-				})
-			}
-			wg.Wait()
-			for i, err := range errs {
-				if err != nil {
-					t.Fatalf("shared run %d: %v", i, err)
-				}
-			}
+			reps := runShared(t, ctx, 2, site.URL, opts)
 			if got := found(reps[0]); !slices.Equal(got, tc.want) {
 				t.Errorf("shared crawl: findings about the external host %q, want %q", got, tc.want)
 			}

@@ -114,6 +114,30 @@ func (h *memHandle) Summaries(ctx context.Context, fn func(crawler.PageSummary, 
 	return nil
 }
 
+// runShared runs n crawls of start sharing one memory frontier, the first
+// the coordinator and the others workers, each with the options opts
+// returns for its Frontier and Worker fields; it fails the test on any
+// error and returns their reports, the coordinator's first.
+func runShared(t *testing.T, ctx context.Context, n int, start string, opts func(crawler.Options) *crawler.Options) []*crawler.SiteReport {
+	t.Helper()
+	s := &memShared{front: crawler.NewMemoryFrontier(), inflight: map[string]int{}}
+	reps := make([]*crawler.SiteReport, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range reps {
+		wg.Go(func() {
+			reps[i], errs[i] = crawler.New(opts(crawler.Options{Frontier: &memHandle{s: s, id: i + 1}, Worker: i > 0})).Run(ctx, start)
+		})
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("shared run %d: %v", i, err)
+		}
+	}
+	return reps
+}
+
 func TestMemSharedConformance(t *testing.T) {
 	crawls := map[string]*memShared{}
 	var mu sync.Mutex
@@ -235,23 +259,7 @@ func TestSharedExternalLinks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &memShared{front: crawler.NewMemoryFrontier(), inflight: map[string]int{}}
-	reps := make([]*crawler.SiteReport, 3)
-	errs := make([]error, 3)
-	var wg sync.WaitGroup
-	for i := range reps {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			reps[i], errs[i] = crawler.New(opts(crawler.Options{Frontier: &memHandle{s: s, id: i + 1}, Worker: i > 0})).Run(ctx, site.URL)
-		}()
-	}
-	wg.Wait()
-	for i, err := range errs {
-		if err != nil {
-			t.Fatalf("run %d: %v", i, err)
-		}
-	}
+	reps := runShared(t, ctx, 3, site.URL, opts)
 	shared := reps[0]
 	if single.ExternalChecked != 2 || shared.ExternalChecked != single.ExternalChecked || shared.ExternalUnchecked != single.ExternalUnchecked {
 		t.Errorf("external checked %d, unchecked %d; one Run: %d, %d (want 2 checked)",
