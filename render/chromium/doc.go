@@ -59,14 +59,7 @@
 // live page keeps its attributes as they were. render.Result.Listeners
 // counts what was read and names the cap that ended it early.
 // Browsers are restarted after Options.RecycleAfter renderings, when their
-// process tree grows beyond Options.MaxBrowserMemory, when the watchdog
-// below kills one of their processes or a rendering of theirs ends as
-// render.ErrMemoryLimit, or when they crash: a browser so marked takes no
-// new rendering, and once its last one ends it is stopped and a new one
-// started in the background, whichever comes last of that end and the
-// kill. A start that fails there is retried four times, 1, 2, 4 and 8 s
-// apart, or until Close; after that the next rendering waiting for a tab
-// starts the browser, and fails with the error when it cannot.
+// process tree grows beyond Options.MaxBrowserMemory, or when they crash.
 //
 // Each rendering runs under a memory and CPU envelope, enforced while the
 // page runs: a watchdog samples the memory of the browser's process tree

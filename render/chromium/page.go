@@ -65,32 +65,29 @@ func (p *Pool) Render(ctx context.Context, req *render.Request) (*render.Result,
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, &seo.InputError{Field: "url", Value: req.URL, Reason: "must be an absolute http(s) URL", Err: seo.ErrInvalidInput}
 	}
-	b, err := p.acquire(ctx)
+	b, slot, err := p.acquire(ctx)
 	if err != nil {
 		return nil, err
 	}
 	res, closing, err := p.render(ctx, b, req)
-	// The watchdog's kill of the browser comes before the browser is seen
-	// dead (under load, by up to seconds): the page's renderer ends first.
-	if err != nil && (b.memKilled.Load() || b.dead()) && !p.isClosed() {
+	crashed := false
+	if err != nil && b.dead() && !p.isClosed() {
+		crashed = true
 		if b.memKilled.Load() && ctx.Err() == nil {
 			err = fmt.Errorf("render: %s: the browser was stopped: %w", seo.Clip(req.URL), render.ErrMemoryLimit)
 		} else {
 			err = fmt.Errorf("%w: %w", errCrashed, err)
 		}
 	}
-	// A browser that crashed, or whose rendering was stopped for memory,
-	// is replaced.
-	retire := errors.Is(err, errCrashed) || errors.Is(err, render.ErrMemoryLimit)
 	if closing == nil {
-		p.release(b, retire)
+		p.release(b, slot, crashed)
 		return res, err
 	}
 	// A tab that is not reused is closed after the answer (a page of busy
 	// workers takes seconds to close); its slot is freed once it is.
 	go func() {
 		closing()
-		p.release(b, retire)
+		p.release(b, slot, crashed)
 	}()
 	return res, err
 }

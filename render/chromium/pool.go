@@ -67,9 +67,8 @@ type Options struct {
 	// cap), and above 7/8 of the cap (the rest is the margin for growth
 	// between two samples) the largest renderer processes are killed (their pages end as
 	// render.ErrMemoryLimit), or the browser itself when its own processes
-	// exceed it (every page it was rendering ends so). A browser with a
-	// process killed so, or still above the cap when a rendering ends, is
-	// drained and restarted.
+	// exceed it (every page it was rendering ends so). A browser still
+	// above it when a rendering ends is drained and restarted.
 	MaxBrowserMemory int64
 	// MaxRenderMemory caps the memory of one rendering in bytes: the PSS
 	// of its renderer process (each rendering has a browser context, so a
@@ -79,8 +78,7 @@ type Options struct {
 	// near its own limit, which still bounds how far the heap grows between
 	// two samples); ArrayBuffers and WebAssembly memories live outside the
 	// V8 heap and are caught by the sampling. A page above it ends as
-	// render.ErrMemoryLimit, and its browser is drained and restarted.
-	// Zero means DefaultMaxRenderMemory.
+	// render.ErrMemoryLimit. Zero means DefaultMaxRenderMemory.
 	MaxRenderMemory int64
 	// Nice is the CPU priority (nice value, 1 to 19) of the browsers'
 	// processes, so that renderings take the CPU the server leaves
@@ -110,10 +108,7 @@ type Options struct {
 type Stats struct {
 	// Renderings counts the renderings started.
 	Renderings int64 `json:"renderings"`
-	// Restarts counts the browsers replaced (recycling, memory, crashes):
-	// one for each browser stopped whose slot got a new browser, whether
-	// the restart in the background or a rendering waiting for a tab
-	// started it.
+	// Restarts counts browser restarts (recycling, memory, crashes).
 	Restarts int64 `json:"restarts"`
 	// Tabs counts the tabs opened: a tab serves renderings one after
 	// the other, reset between them, until one cannot be reset for sure.
@@ -140,13 +135,8 @@ type Pool struct {
 	mu       sync.Mutex
 	changed  chan struct{} // closed and replaced when a tab is freed
 	browsers []*browser    // nil while (re)starting or after a failed start
-	starting []bool        // a start of the slot's browser is under way or being retried
-	replaced []bool        // the slot's browser was stopped and its successor is not up yet
+	starting []bool
 	closed   bool
-	closing  context.Context // canceled by Close: ends the restarts in the background
-	stopAll  context.CancelFunc
-	launch   func(context.Context) (*browser, error) // start; tests replace it to make starts fail
-	backoff  time.Duration                           // restartBackoff; tests shorten it
 	stats    Stats
 	wg       sync.WaitGroup // renderings and restarts in progress
 	bproxy   *proxy         // the proxy of the browsers' own default context
@@ -161,7 +151,6 @@ type browser struct {
 	ctx      context.Context // the browser's chromedp context
 	cancel   context.CancelFunc
 	pid      int
-	slot     int             // its index in Pool.browsers
 	lost     <-chan struct{} // closed when the connection to the browser drops
 	inUse    int
 	served   int
@@ -280,21 +269,17 @@ func New(ctx context.Context, opts *Options) (*Pool, error) {
 		changed:  make(chan struct{}),
 		browsers: make([]*browser, o.Browsers),
 		starting: make([]bool, o.Browsers),
-		replaced: make([]bool, o.Browsers),
 	}
-	p.launch, p.backoff = p.start, restartBackoff
-	p.closing, p.stopAll = context.WithCancel(context.Background())
 	p.bproxy, err = startProxy(p.dial, 0)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", render.ErrUnavailable, err)
 	}
 	for i := range p.browsers {
-		b, err := p.launch(ctx)
+		b, err := p.start(ctx)
 		if err != nil {
 			p.Close()
 			return nil, err
 		}
-		b.slot = i
 		p.browsers[i] = b
 	}
 	p.stats.Browsers = o.Browsers
@@ -392,13 +377,10 @@ func (p *Pool) start(ctx context.Context) (*browser, error) {
 	opts = append(opts, chromedp.ModifyCmdFunc(prepareCmd(p.sandbox, home)))
 	allocCtx, allocCancel := chromedp.NewExecAllocator(context.Background(), opts...)
 	bctx, bcancel := chromedp.NewContext(allocCtx)
-	// Once: when ctx ends during the start, both the AfterFunc and the
-	// failed start below cancel, and a second chromedp cancel of a
-	// browser that never came up would wait for it forever.
-	cancel := sync.OnceFunc(func() {
+	cancel := func() {
 		bcancel()
 		allocCancel()
-	})
+	}
 	stop := context.AfterFunc(ctx, cancel)
 	err := chromedp.Do(bctx)
 	if !stop() && err == nil {
@@ -455,71 +437,68 @@ func alive(pid int) bool {
 	return i < 0 || !strings.HasPrefix(s[i+1:], " Z")
 }
 
-// acquire waits for a free tab and returns its browser.
-func (p *Pool) acquire(ctx context.Context) (*browser, error) {
+// acquire waits for a free tab; it returns the browser and its slot.
+func (p *Pool) acquire(ctx context.Context) (*browser, int, error) {
 	for {
 		p.mu.Lock()
 		if p.closed {
 			p.mu.Unlock()
-			return nil, fmt.Errorf("%w: the pool is closed", render.ErrUnavailable)
+			return nil, 0, fmt.Errorf("%w: the pool is closed", render.ErrUnavailable)
 		}
-		for _, b := range p.browsers {
-			if b != nil && b.dead() {
-				// A crashed browser is replaced once its renderings end
-				// (at once when it has none); the watchdog usually saw
-				// it first.
-				p.retire(b)
-				continue
+		for i, b := range p.browsers {
+			if b != nil && b.dead() && b.inUse == 0 && !p.starting[i] {
+				// A crashed browser is started again.
+				p.browsers[i] = nil
+				p.starting[i] = true
+				p.stats.Browsers--
+				p.wg.Add(1)
+				p.mu.Unlock()
+				_ = p.restart(ctx, i, b) // a failed start is retried below
+				p.mu.Lock()
+				b = p.browsers[i]
 			}
-			if b != nil && !b.draining && b.inUse < p.opts.Tabs {
+			if b != nil && !b.draining && !b.dead() && b.inUse < p.opts.Tabs {
 				b.inUse++
 				b.served++
 				p.stats.InUse++
 				p.stats.Renderings++
 				p.wg.Add(1)
 				p.mu.Unlock()
-				return b, nil
+				return b, i, nil
 			}
 		}
-		// A slot whose browser failed to start, and whose restarts in the
-		// background gave up, is started again here; its tab is looked
-		// for at once (the start's notification is past).
-		started := false
+		// A slot whose browser failed to start is started again here.
+		var startErr error
 		for i, b := range p.browsers {
 			if b == nil && !p.starting[i] {
 				p.starting[i] = true
 				p.wg.Add(1)
 				p.mu.Unlock()
-				err := p.startIn(ctx, i, true)
-				p.wg.Done()
-				if err != nil {
-					return nil, err
-				}
-				started = true
+				startErr = p.restart(ctx, i, nil)
+				p.mu.Lock()
 				break
 			}
 		}
-		if started {
-			continue
-		}
 		ch := p.changed
 		p.mu.Unlock()
+		if startErr != nil {
+			return nil, 0, startErr
+		}
 		select {
 		case <-ch:
 		case <-ctx.Done():
-			return nil, ctx.Err()
+			return nil, 0, ctx.Err()
 		}
 	}
 }
 
-// release frees the tab. A browser is drained, then replaced when its last
-// tab is freed, after it served RecycleAfter renderings, grew beyond
-// MaxBrowserMemory, died, or had a rendering stopped for memory (retire:
-// the rendering's error is render.ErrMemoryLimit, or the browser crashed).
-func (p *Pool) release(b *browser, retire bool) {
+// release frees the tab; a browser that served RecycleAfter renderings or
+// grew beyond MaxBrowserMemory is drained, then restarted in the background
+// when its last tab is freed.
+func (p *Pool) release(b *browser, slot int, crashed bool) {
 	var mem int64
 	p.mu.Lock()
-	measure := b.pid > 0 && !retire && !b.draining && time.Since(b.measured) >= memoryEvery
+	measure := b.pid > 0 && !crashed && time.Since(b.measured) >= memoryEvery
 	if measure {
 		b.measured = time.Now()
 	}
@@ -530,95 +509,53 @@ func (p *Pool) release(b *browser, retire bool) {
 	p.mu.Lock()
 	b.inUse--
 	p.stats.InUse--
-	// b.draining: the watchdog killed one of b's processes.
-	if retire || b.draining || b.served >= p.opts.RecycleAfter || mem > p.opts.MaxBrowserMemory || b.dead() {
-		p.retire(b)
+	if crashed || b.served >= p.opts.RecycleAfter || mem > p.opts.MaxBrowserMemory {
+		b.draining = true
+	}
+	restart := b.draining && b.inUse == 0 && !p.closed && p.browsers[slot] == b
+	if restart {
+		p.browsers[slot] = nil
+		p.starting[slot] = true
+		p.stats.Browsers--
+		p.wg.Add(1)
 	}
 	p.notify()
 	p.mu.Unlock()
+	if restart {
+		// The caller does not wait for the new browser: renderings
+		// waiting for a tab get it when it is up; a failed start is
+		// retried by acquire.
+		go func() { _ = p.restart(context.Background(), slot, b) }()
+	}
 	p.wg.Done()
 }
 
-// retire drains b: it takes no more renderings, and once it has none it
-// leaves its slot and a restart in the background stops it and starts its
-// successor. Both the end of b's last rendering and the watchdog's kill of
-// one of b's processes call it, in whichever order they come, so that b
-// is replaced without waiting for another rendering. p.mu is held.
-func (p *Pool) retire(b *browser) {
-	b.draining = true
-	if b.inUse > 0 || p.closed || p.browsers[b.slot] != b {
-		return
-	}
-	p.browsers[b.slot] = nil
-	p.starting[b.slot] = true
-	p.replaced[b.slot] = true
-	p.stats.Browsers--
-	p.wg.Add(1)
-	go p.restart(b.slot, b)
-}
-
-// Restarts in the background try restartTries starts, restartBackoff after
-// the first failure and twice as long after each next one (about 15 s in
-// all besides the starts themselves); when all fail, the slot stays empty
-// and the next rendering waiting for a tab starts its browser (acquire),
-// failing with the error when it cannot.
-const (
-	restartTries   = 5
-	restartBackoff = time.Second
-)
-
-// restart stops old and starts its successor in its slot, which retire
-// reserved (p.starting), retrying a failed start with back-off until Close.
-func (p *Pool) restart(slot int, old *browser) {
+// restart stops old (when not nil) and starts a browser in slot.
+func (p *Pool) restart(ctx context.Context, slot int, old *browser) error {
 	defer p.wg.Done()
-	old.stop(p, true)
-	wait := p.backoff
-	for try := 1; ; try++ {
-		last := try == restartTries
-		if p.startIn(p.closing, slot, last) == nil || last {
-			return
-		}
-		if seo.Sleep(p.closing, wait) != nil {
-			p.mu.Lock()
-			p.starting[slot] = false
-			p.mu.Unlock()
-			return
-		}
-		wait *= 2
+	if old != nil {
+		old.stop(p, true)
 	}
-}
-
-// startIn starts a browser in slot, which the caller reserved (p.starting).
-// The reservation ends when the browser is in, or when the start fails and
-// unreserve is true (the caller will not try again); a browser started in
-// place of one stopped counts as a restart.
-func (p *Pool) startIn(ctx context.Context, slot int, unreserve bool) error {
-	nb, err := p.launch(ctx)
+	nb, err := p.start(ctx)
 	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.starting[slot] = false
 	if err == nil && p.closed {
-		p.starting[slot] = false
-		p.mu.Unlock()
-		nb.stop(p, false)
+		nb.cancel()
+		if nb.home != "" {
+			_ = os.RemoveAll(nb.home)
+		}
 		return fmt.Errorf("%w: the pool is closed", render.ErrUnavailable)
 	}
-	defer p.mu.Unlock()
-	if err != nil {
-		if unreserve {
-			p.starting[slot] = false
-			p.notify()
+	if err == nil {
+		p.browsers[slot] = nb
+		p.stats.Browsers++
+		if old != nil {
+			p.stats.Restarts++
 		}
-		return err
-	}
-	nb.slot = slot
-	p.starting[slot] = false
-	p.browsers[slot] = nb
-	p.stats.Browsers++
-	if p.replaced[slot] {
-		p.replaced[slot] = false
-		p.stats.Restarts++
 	}
 	p.notify()
-	return nil
+	return err
 }
 
 // notify wakes the renderings waiting for a tab; p.mu is held.
@@ -643,7 +580,6 @@ func (p *Pool) Close() error {
 		return nil
 	}
 	p.closed = true
-	p.stopAll()
 	bs := append([]*browser(nil), p.browsers...)
 	p.notify()
 	p.mu.Unlock()

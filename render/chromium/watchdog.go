@@ -37,8 +37,7 @@ type procUse struct {
 // whole tree (the rest is the margin for growth between two samples), the
 // largest renderers are killed until the rest fits; when the browser's own
 // processes alone exceed it, the browser is killed and every page it was
-// rendering ends as render.ErrMemoryLimit. A browser with a process killed
-// so is replaced (Pool.retire), as is one whose connection drops (a crash).
+// rendering ends as render.ErrMemoryLimit.
 func (p *Pool) watch(b *browser) {
 	defer close(b.watched)
 	timer := time.NewTimer(watchEvery)
@@ -49,11 +48,6 @@ func (p *Pool) watch(b *browser) {
 	for {
 		select {
 		case <-b.ctx.Done():
-			return
-		case <-b.lost:
-			p.mu.Lock()
-			p.retire(b)
-			p.mu.Unlock()
 			return
 		case <-timer.C:
 		}
@@ -283,9 +277,7 @@ func childrenOf(pid int) []int {
 func isZygote(pid int) bool { return procType(pid) == "zygote" }
 
 // killRenderer kills the renderer process pid of b: the tab it serves
-// reports a crash, which the rendering in it counts as the memory limit,
-// and b is replaced once its renderings end (at once when they ended
-// before the kill).
+// reports a crash, which the rendering in it counts as the memory limit.
 func (p *Pool) killRenderer(b *browser, pid int) {
 	b.memKills.Add(1)
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
@@ -294,12 +286,11 @@ func (p *Pool) killRenderer(b *browser, pid int) {
 	}
 	p.mu.Lock()
 	p.stats.MemoryKills++
-	p.retire(b)
 	p.mu.Unlock()
 }
 
 // killBrowser kills b's whole process tree (its process group) for the
-// memory limit; b is replaced once its renderings end.
+// memory limit.
 func (p *Pool) killBrowser(b *browser) {
 	b.memKilled.Store(true)
 	if pg, err := syscall.Getpgid(b.pid); err == nil && pg == b.pid {
@@ -309,7 +300,6 @@ func (p *Pool) killBrowser(b *browser) {
 	}
 	p.mu.Lock()
 	p.stats.MemoryKills++
-	p.retire(b)
 	p.mu.Unlock()
 }
 
