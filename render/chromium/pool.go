@@ -469,6 +469,7 @@ func (p *Pool) acquire(ctx context.Context) (*browser, int, error) {
 		}
 		// A slot whose browser failed to start is started again here.
 		var startErr error
+		started := false
 		for i, b := range p.browsers {
 			if b == nil && !p.starting[i] {
 				p.starting[i] = true
@@ -476,6 +477,7 @@ func (p *Pool) acquire(ctx context.Context) (*browser, int, error) {
 				p.mu.Unlock()
 				startErr = p.restart(ctx, i, nil)
 				p.mu.Lock()
+				started = true
 				break
 			}
 		}
@@ -483,6 +485,12 @@ func (p *Pool) acquire(ctx context.Context) (*browser, int, error) {
 		p.mu.Unlock()
 		if startErr != nil {
 			return nil, 0, startErr
+		}
+		if started {
+			// The new browser's tabs are free: look again. The start's
+			// notification is already past, and waiting for the next
+			// one would wait until another rendering ends.
+			continue
 		}
 		select {
 		case <-ch:

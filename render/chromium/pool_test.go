@@ -418,3 +418,36 @@ func TestRecycleAndClose(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// TestStartAfterFailedRestart: a browser that crashed and could not be
+// started again leaves its slot empty; the next rendering starts a browser
+// in the slot and renders in it, rather than waiting for a tab until its
+// context ends.
+func TestStartAfterFailedRestart(t *testing.T) {
+	srv := serve(t, htmlPage("<!doctype html><title>x</title>"))
+	p := newTestPool(t, &Options{Fetcher: testFetcher(t, srv)})
+	exec := p.exec
+	p.exec = "/nonexistent/chromium" // every start fails until restored
+	p.mu.Lock()
+	b := p.browsers[0]
+	p.mu.Unlock()
+	if err := syscall.Kill(b.pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(30 * time.Second); !b.dead(); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the killed browser is not seen dead after 30 s")
+		}
+	}
+	req := &render.Request{URL: srv.URL + "/", Settle: -1}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if _, err := p.Render(ctx, req); !errors.Is(err, render.ErrUnavailable) {
+		t.Fatalf("rendering while no browser can start: %v, want render.ErrUnavailable", err)
+	}
+	p.exec = exec
+	start := time.Now()
+	if _, err := p.Render(ctx, req); err != nil {
+		t.Fatalf("rendering once the browser can start again: %v after %v", err, time.Since(start).Round(time.Millisecond))
+	}
+}
