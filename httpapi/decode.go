@@ -57,7 +57,7 @@ func decodeBody(body []byte, limit int64, v any) error {
 	// encoding/json replaces invalid UTF-8 with U+FFFD without a word, so
 	// a bad byte would be stored as that: refuse it, naming its value.
 	if !utf8.Valid(body) {
-		f := invalidUTF8Path(body)
+		f := valuePathAt(body, invalidUTF8At(body))
 		return invalid(f, f+" is not valid UTF-8")
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
@@ -95,7 +95,64 @@ func decodeBody(body []byte, limit int64, v any) error {
 		}
 		return decodeError(err, limit)
 	}
+	// encoding/json also decodes an escaped lone UTF-16 surrogate
+	// ("\ud800") to U+FFFD without a word: refuse it as it refuses a bad
+	// byte. The body parsed, so the escape is in a string.
+	if off := loneSurrogateAt(body); off >= 0 {
+		f := valuePathAt(body, off)
+		return invalid(f, f+` is not valid UTF-8: it holds `+string(body[off:off+6])+`, half of a UTF-16 surrogate pair, alone`)
+	}
 	return nil
+}
+
+// loneSurrogateAt returns the offset in body of the first \u escape of a
+// UTF-16 surrogate that is not half of a pair (RFC 8259 section 8.2: such
+// a string's behaviour is unpredictable), or -1. body is valid JSON, so
+// every backslash is in a string.
+func loneSurrogateAt(body []byte) int {
+	for i := 0; ; {
+		k := bytes.IndexByte(body[i:], '\\')
+		if k < 0 || i+k+1 >= len(body) {
+			return -1
+		}
+		i += k
+		if body[i+1] != 'u' {
+			i += 2 // \\, \" and the other one-letter escapes
+			continue
+		}
+		r := hex4(body[i+2 : i+6])
+		switch {
+		case r >= 0xD800 && r < 0xDC00:
+			if len(body) < i+12 || body[i+6] != '\\' || body[i+7] != 'u' {
+				return i
+			}
+			if lo := hex4(body[i+8 : i+12]); lo < 0xDC00 || lo > 0xDFFF {
+				return i
+			}
+			i += 12
+		case r >= 0xDC00 && r <= 0xDFFF:
+			return i
+		default:
+			i += 6
+		}
+	}
+}
+
+// hex4 decodes the four hex digits of a \u escape of valid JSON.
+func hex4(b []byte) rune {
+	var r rune
+	for _, c := range b {
+		switch {
+		case c <= '9':
+			c -= '0'
+		case c >= 'a':
+			c -= 'a' - 10
+		default:
+			c -= 'A' - 10
+		}
+		r = r<<4 | rune(c)
+	}
+	return r
 }
 
 // decodeError turns a json decoding error into a 400 naming the field.
@@ -377,12 +434,9 @@ func badTimeField(body []byte, t reflect.Type) string {
 	return ""
 }
 
-// invalidUTF8Path names the value of body (valid JSON but for its
-// encoding) that holds the first byte that is not UTF-8, by its path as
-// the decoding errors name fields ("name", "keywords[1]",
-// "config.headers.X"): the object holding it when the byte is in a
-// member's name, "body" at the top or when body does not parse.
-func invalidUTF8Path(body []byte) string {
+// invalidUTF8At returns the offset of the first byte of body that is not
+// UTF-8, or len(body).
+func invalidUTF8At(body []byte) int {
 	off := 0
 	for off < len(body) {
 		r, n := utf8.DecodeRune(body[off:])
@@ -391,6 +445,15 @@ func invalidUTF8Path(body []byte) string {
 		}
 		off += n
 	}
+	return off
+}
+
+// valuePathAt names the value of body (valid JSON but for its encoding)
+// that holds the byte at off, by its path as the decoding errors name
+// fields ("name", "keywords[1]", "config.headers.X"): the object holding
+// it when the byte is in a member's name, "body" at the top or when body
+// does not parse.
+func valuePathAt(body []byte, off int) string {
 	type frame struct {
 		obj     bool
 		wantKey bool // an object's next string is a member's name

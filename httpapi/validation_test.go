@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/seokit/seokit/httpapi/service"
 	"github.com/seokit/seokit/httpapi/store"
@@ -145,6 +146,39 @@ func TestDecodeBadTime(t *testing.T) {
 		var fe *service.FieldError
 		if !errors.As(err, &fe) || fe.Field != "mutedUntil" {
 			t.Errorf("mutedUntil %s: %v, want a 400 naming mutedUntil", v, err)
+		}
+	}
+}
+
+// TestDecodeLoneSurrogate: an escaped UTF-16 surrogate that is not half of
+// a pair, which encoding/json would decode to U+FFFD, is refused naming the
+// value that holds it; pairs and escaped backslashes before a u pass.
+func TestDecodeLoneSurrogate(t *testing.T) {
+	for _, tc := range []struct{ body, field string }{
+		{`{"name":"a\ud800b"}`, "name"},
+		{`{"name":"\udc00"}`, "name"},
+		{`{"name":"\ud800\u0041"}`, "name"},
+		{`{"name":"\ud800\n"}`, "name"},
+		{`{"name":"x\uD83D"}`, "name"},
+		{`{"domain":"example.com","keywords":["tea","\ud83d\ude00","\uDBFF"]}`, "keywords[2]"},
+		{`{"config":{"headers":{"X-A":"1","X-B":"\udfff"}}}`, "config.headers.X-B"},
+		{`{"config":{"h\ud800":"1"}}`, "config"},
+		{`{"name":"ok","keywords":["\\ud800"]}`, ""},
+		{`{"name":"\ud83d\ude00 \uD83D\uDE00 \u00e9\"\\"}`, ""},
+	} {
+		r := httptest.NewRequest("POST", "/", strings.NewReader(tc.body))
+		r.Header.Set("Content-Type", "application/json")
+		var req ProjectRequest
+		err := decodeJSON(httptest.NewRecorder(), r, 1<<20, &req)
+		if tc.field == "" {
+			if err != nil || req.Name == nil || strings.ContainsRune(*req.Name, utf8.RuneError) {
+				t.Errorf("%s: %v (%+v), want it decoded", tc.body, err, req)
+			}
+			continue
+		}
+		var fe *service.FieldError
+		if !errors.As(err, &fe) || fe.Field != tc.field || !strings.Contains(fe.Message, "surrogate") {
+			t.Errorf("%s: %v, want a 400 naming %s", tc.body, err, tc.field)
 		}
 	}
 }
