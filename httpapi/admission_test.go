@@ -341,7 +341,7 @@ func TestRankingsGetIsARead(t *testing.T) {
 
 	resp = a.call("POST", "/v1/rankings/track", a.key, `{"domain":"example.com","keywords":["oak chairs","oak desks"]}`)
 	env := readError(t, resp)
-	if resp.StatusCode != 400 || env.Field != "keywords" || !strings.Contains(env.Message, "over its plan's 3 tracked keywords") {
+	if resp.StatusCode != 400 || env.Field != "keywords" || !strings.Contains(env.Message, "over its limit of 3 tracked keywords") {
 		t.Errorf("over the cap: status %d, %+v; want 400 naming keywords", resp.StatusCode, env)
 	}
 	if s, w := trackedIn(); s != s1 || w != w1 {

@@ -38,6 +38,8 @@ type rankingsView struct {
 	// Tracked is how many keywords the account tracks, TrackLimit how
 	// many its plan allows (0: unknown, not shown).
 	Tracked, TrackLimit int
+	// limitErr is why TrackLimit is unknown: the track form then refuses.
+	limitErr error
 }
 
 type siteRow struct {
@@ -98,6 +100,7 @@ func (d *Dashboard) rankingsView(r *http.Request, a *store.Account) (*rankingsVi
 	if n, err := d.trackedLimit(r.Context(), a); err == nil {
 		rv.TrackLimit = min(n, MaxWatched)
 	} else {
+		rv.limitErr = err
 		d.log.Warn("dashboard: tracked keywords limit", "account", a.ID, "err", err)
 	}
 	return rv, ws, nil
@@ -390,9 +393,9 @@ func (d *Dashboard) trackKeywords(w http.ResponseWriter, r *http.Request, s *ses
 		fail(err)
 		return
 	}
-	limit, err := d.trackedLimit(r.Context(), a)
-	if err != nil {
-		d.unavailable(w, r, err)
+	if rv.limitErr != nil {
+		// The page shows no limit; adding fails closed.
+		d.unavailable(w, r, rv.limitErr)
 		return
 	}
 	have := map[watchKey]bool{}
@@ -407,7 +410,7 @@ func (d *Dashboard) trackKeywords(w http.ResponseWriter, r *http.Request, s *ses
 	}
 	// Refused before anything is charged or searched; Watch checks the
 	// limit again, atomically, against concurrent forms.
-	if err := overLimit(limit, len(ws), len(added)); err != nil {
+	if err := overLimit(rv.TrackLimit, len(ws), len(added)); err != nil {
 		fail(err)
 		return
 	}
@@ -433,7 +436,7 @@ func (d *Dashboard) trackKeywords(w http.ResponseWriter, r *http.Request, s *ses
 		d.unavailable(w, r, err)
 		return
 	}
-	if err := d.watch.Watch(ctx, a.ID, entries, limit); err != nil {
+	if err := d.watch.Watch(ctx, a.ID, entries, rv.TrackLimit); err != nil {
 		fail(err)
 		return
 	}

@@ -117,7 +117,7 @@ func overLimit(limit, have, added int) error {
 		return nil
 	}
 	return &seo.InputError{Field: "keywords", Value: strconv.Itoa(added) + " new keywords",
-		Reason: fmt.Sprintf("would take this account over its plan's %d tracked keywords (it tracks %d); stop tracking some first", limit, have)}
+		Reason: fmt.Sprintf("would take this account over its limit of %d tracked keywords (it tracks %d); stop tracking some first", limit, have)}
 }
 
 // Unwatch removes one entry of the account's list.
