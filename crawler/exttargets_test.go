@@ -41,20 +41,11 @@ func TestExternalRefreshAndRedirectTargets(t *testing.T) {
 	port := ext.Listener.Addr().(*net.TCPAddr).Port
 	gone, ok := fmt.Sprintf("http://ext.test:%d/gone", port), fmt.Sprintf("http://ext.test:%d/ok", port)
 
-	html := func(head, body string) string {
-		return `<html><head><title>Page</title>` + head + `</head><body><h1>Page</h1>` + body + `</body></html>`
-	}
-	meta := func(to string) string { return `<meta http-equiv="refresh" content="0; url=` + to + `">` }
-	type page struct {
-		body     string
-		refresh  string // Refresh header
-		location string // 301 to this URL
-	}
 	cases := []struct {
 		name  string
-		pages map[string]page // besides "/", which links to each
-		skip  bool            // SkipExternalLinks
-		max   int             // MaxExternalChecks, 0 for the default
+		pages map[string]fixturePage // besides "/", which links to each
+		skip  bool                   // SkipExternalLinks
+		max   int                    // MaxExternalChecks, 0 for the default
 		// want are the findings whose target is on the external host,
 		// "ID path".
 		want []string
@@ -64,59 +55,34 @@ func TestExternalRefreshAndRedirectTargets(t *testing.T) {
 		checked, unchecked int
 		asked              map[string]int
 	}{
-		{name: "meta refresh to a 404", pages: map[string]page{"/r": {body: html(meta(gone), "")}},
+		{name: "meta refresh to a 404", pages: map[string]fixturePage{"/r": {body: fixtureHTML(metaRefresh(gone), "")}},
 			want: []string{"links.broken_external /r"}, checked: 1, asked: map[string]int{"/gone": 1}},
-		{name: "Refresh header to a 404", pages: map[string]page{"/r": {body: html("", ""), refresh: "0; url=" + gone}},
+		{name: "Refresh header to a 404", pages: map[string]fixturePage{"/r": {body: fixtureHTML("", ""), refresh: "0; url=" + gone}},
 			want: []string{"links.broken_external /r"}, checked: 1, asked: map[string]int{"/gone": 1}},
-		{name: "refresh to a 200", pages: map[string]page{"/r": {body: html(meta(ok), "")}},
+		{name: "refresh to a 200", pages: map[string]fixturePage{"/r": {body: fixtureHTML(metaRefresh(ok), "")}},
 			checked: 1, asked: map[string]int{"/ok": 1}},
-		{name: "redirect to a 404", pages: map[string]page{"/go": {location: gone}},
+		{name: "redirect to a 404", pages: map[string]fixturePage{"/go": {location: gone}},
 			want: []string{"site.redirect_broken_external /go"}, checked: 1, asked: map[string]int{"/gone": 1}},
-		{name: "redirect to a 200", pages: map[string]page{"/go": {location: ok}},
+		{name: "redirect to a 200", pages: map[string]fixturePage{"/go": {location: ok}},
 			checked: 1, asked: map[string]int{"/ok": 1}},
 		{name: "SkipExternalLinks", skip: true,
-			pages: map[string]page{"/r": {body: html(meta(gone), "")}, "/go": {location: gone}, "/l": {body: html("", `<a href="`+gone+`">x</a>`)}}},
+			pages: map[string]fixturePage{"/r": {body: fixtureHTML(metaRefresh(gone), "")}, "/go": {location: gone}, "/l": {body: fixtureHTML("", `<a href="`+gone+`">x</a>`)}}},
 		{name: "linked, refreshed to and redirected to: checked once",
-			pages: map[string]page{
-				"/r":    {body: html(meta(gone+"#top"), "")},
-				"/l":    {body: html("", `<a href="`+gone+`">x</a>`)},
+			pages: map[string]fixturePage{
+				"/r":    {body: fixtureHTML(metaRefresh(gone+"#top"), "")},
+				"/l":    {body: fixtureHTML("", `<a href="`+gone+`">x</a>`)},
 				"/go":   {location: gone},
-				"/both": {body: html(meta(gone), `<a href="`+gone+`">x</a>`)},
+				"/both": {body: fixtureHTML(metaRefresh(gone), `<a href="`+gone+`">x</a>`)},
 			},
 			want:    []string{"links.broken_external /both", "links.broken_external /l", "links.broken_external /r", "site.redirect_broken_external /go"},
 			checked: 1, asked: map[string]int{"/gone": 1}},
 		{name: "one MaxExternalChecks for links, refresh and redirect targets", max: 1,
-			pages:   map[string]page{"/l": {body: html("", `<a href="`+ok+`?l">x</a>`)}, "/r": {body: html(meta(ok+"?r"), "")}, "/go": {location: ok + "?go"}},
+			pages:   map[string]fixturePage{"/l": {body: fixtureHTML("", `<a href="`+ok+`?l">x</a>`)}, "/r": {body: fixtureHTML(metaRefresh(ok+"?r"), "")}, "/go": {location: ok + "?go"}},
 			checked: 1, unchecked: 2},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			mux := http.NewServeMux()
-			mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-				w.Header().Set("Content-Type", "text/html; charset=utf-8")
-				if r.URL.Path == "/" {
-					var links strings.Builder
-					for _, p := range sorted(keys(tc.pages)) {
-						fmt.Fprintf(&links, `<a href="%s">%s</a> `, p, p)
-					}
-					w.Write([]byte(html("", links.String())))
-					return
-				}
-				p, found := tc.pages[r.URL.Path]
-				switch {
-				case !found:
-					http.NotFound(w, r)
-				case p.location != "":
-					http.Redirect(w, r, p.location, http.StatusMovedPermanently)
-				default:
-					if p.refresh != "" {
-						w.Header().Set("Refresh", p.refresh)
-					}
-					w.Write([]byte(p.body))
-				}
-			})
-			site := httptest.NewServer(mux)
-			defer site.Close()
+			site := newFixtureSite(t, tc.pages, sorted(keys(tc.pages)), "")
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
 			opts := func(o crawler.Options) *crawler.Options {

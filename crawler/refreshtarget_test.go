@@ -3,10 +3,8 @@ package crawler_test
 import (
 	"context"
 	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -22,62 +20,20 @@ import (
 // is no finding; the refresh is no inlink. A crawl by a coordinator and a
 // worker sharing a frontier reports the same.
 func TestInScopeRefreshTargetJudged(t *testing.T) {
-	html := func(head, body string) string {
-		return `<html><head><title>Page</title>` + head + `</head><body><h1>Page</h1>` + body + `</body></html>`
-	}
-	meta := func(to string) string { return `<meta http-equiv="refresh" content="0; url=` + to + `">` }
-	type page struct {
-		body    string
-		refresh string // Refresh header
-	}
-	pages := map[string]page{
-		"/r404":      {body: html(meta("/gone"), "")},
-		"/r200":      {body: html("", ""), refresh: "0; url=/fine"},
-		"/rmoved":    {body: html(meta("/moved"), "")},
-		"/rblocked":  {body: html(meta("/private/x"), "")},
-		"/rexcluded": {body: html(meta("/excluded"), "")},
-		"/both":      {body: html(meta("/gone2"), `<a href="/gone2">gone</a>`)},
-		"/fine":      {body: html("", "")},
-		"/private/x": {body: html("", "")},
+	pages := map[string]fixturePage{
+		"/r404":      {body: fixtureHTML(metaRefresh("/gone"), "")},
+		"/r200":      {body: fixtureHTML("", ""), refresh: "0; url=/fine"},
+		"/rmoved":    {body: fixtureHTML(metaRefresh("/moved"), "")},
+		"/rblocked":  {body: fixtureHTML(metaRefresh("/private/x"), "")},
+		"/rexcluded": {body: fixtureHTML(metaRefresh("/excluded"), "")},
+		"/both":      {body: fixtureHTML(metaRefresh("/gone2"), `<a href="/gone2">gone</a>`)},
+		"/moved":     {location: "/fine"},
+		"/fine":      {body: fixtureHTML("", "")},
+		"/private/x": {body: fixtureHTML("", "")},
 	}
 	// The refreshing pages, linked from "/".
 	refreshing := []string{"/r404", "/r200", "/rmoved", "/rblocked", "/rexcluded", "/both"}
-	var mu sync.Mutex
-	asked := map[string]int{}
-	mux := http.NewServeMux()
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		asked[r.URL.Path]++
-		mu.Unlock()
-		switch r.URL.Path {
-		case "/robots.txt":
-			w.Write([]byte("User-agent: *\nDisallow: /private/\n"))
-			return
-		case "/moved":
-			http.Redirect(w, r, "/fine", http.StatusMovedPermanently)
-			return
-		}
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		if r.URL.Path == "/" {
-			var links strings.Builder
-			for _, p := range refreshing {
-				links.WriteString(`<a href="` + p + `">` + p + `</a> `)
-			}
-			w.Write([]byte(html("", links.String())))
-			return
-		}
-		p, ok := pages[r.URL.Path]
-		if !ok {
-			http.NotFound(w, r)
-			return
-		}
-		if p.refresh != "" {
-			w.Header().Set("Refresh", p.refresh)
-		}
-		w.Write([]byte(p.body))
-	})
-	site := httptest.NewServer(mux)
-	defer site.Close()
+	site := newFixtureSite(t, pages, refreshing, "User-agent: *\nDisallow: /private/\n")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 
@@ -135,11 +91,9 @@ func TestInScopeRefreshTargetJudged(t *testing.T) {
 	if p, ok := got["/gone"]; !ok || p.Status != http.StatusNotFound || p.Inlinks != 0 {
 		t.Errorf("/gone: crawled %v, status %d, %d inlinks; want crawled, 404, 0 inlinks", ok, p.Status, p.Inlinks)
 	}
-	mu.Lock()
-	if asked["/excluded"] != 0 || asked["/private/x"] != 0 {
-		t.Errorf("requests to /excluded %d, to /private/x %d; want none", asked["/excluded"], asked["/private/x"])
+	if n, m := site.requests("/excluded"), site.requests("/private/x"); n != 0 || m != 0 {
+		t.Errorf("requests to /excluded %d, to /private/x %d; want none", n, m)
 	}
-	mu.Unlock()
 
 	// A page analysis with CheckLinks gives the pages the crawl judged
 	// the same link findings.
