@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"os"
+	"runtime"
 	"strconv"
 	"testing"
 	"time"
@@ -85,4 +86,28 @@ func serve(t *testing.T, h http.Handler) *httptest.Server {
 	s := httptest.NewServer(h)
 	t.Cleanup(s.Close)
 	return s
+}
+
+// checkGone fails the test when, 15 s after Close, one of pids still runs
+// or more goroutines than before+2 (the test server's) are left; before
+// is runtime.NumGoroutine() taken before the pool was made.
+func checkGone(t *testing.T, srv *httptest.Server, pids []int, before int) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for _, pid := range pids {
+		for alive(pid) {
+			if time.Now().After(deadline) {
+				t.Fatalf("browser process %d still runs after Close", pid)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	srv.Client().CloseIdleConnections()
+	for runtime.NumGoroutine() > before+2 {
+		if time.Now().After(deadline) {
+			buf := make([]byte, 1<<20)
+			t.Fatalf("%d goroutines before New, %d after Close:\n%s", before, runtime.NumGoroutine(), buf[:runtime.Stack(buf, true)])
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }

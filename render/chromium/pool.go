@@ -377,10 +377,19 @@ func (p *Pool) start(ctx context.Context) (*browser, error) {
 	opts = append(opts, chromedp.ModifyCmdFunc(prepareCmd(p.sandbox, home)))
 	allocCtx, allocCancel := chromedp.NewExecAllocator(context.Background(), opts...)
 	bctx, bcancel := chromedp.NewContext(allocCtx)
-	cancel := func() {
+	// cancel runs once, and a second caller waits for the first to end:
+	// bcancel waits for the browser by taking back the one token of
+	// chromedp's allocation channel, which Allocate takes when it starts
+	// the browser and closes once the browser has exited. When ctx ends
+	// before Allocate takes it (ctx done on entry, say: a rendering whose
+	// client left while the slot's crashed browser was stopped), Allocate
+	// returns without a browser, the cancel run by ctx takes the token and
+	// a second bcancel would wait for ever, and with it restart, the slot
+	// and Close.
+	cancel := sync.OnceFunc(func() {
 		bcancel()
 		allocCancel()
-	}
+	})
 	stop := context.AfterFunc(ctx, cancel)
 	err := chromedp.Do(bctx)
 	if !stop() && err == nil {

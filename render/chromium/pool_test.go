@@ -400,23 +400,7 @@ func TestRecycleAndClose(t *testing.T) {
 	if _, err := p.Render(ctx, &render.Request{URL: srv.URL + "/"}); !errors.Is(err, render.ErrUnavailable) {
 		t.Errorf("Render after Close: %v", err)
 	}
-	deadline := time.Now().Add(15 * time.Second)
-	for _, pid := range pids {
-		for alive(pid) {
-			if time.Now().After(deadline) {
-				t.Fatalf("browser process %d still runs after Close", pid)
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
-	}
-	srv.Client().CloseIdleConnections()
-	for runtime.NumGoroutine() > before+2 {
-		if time.Now().After(deadline) {
-			buf := make([]byte, 1<<20)
-			t.Fatalf("%d goroutines before New, %d after Close:\n%s", before, runtime.NumGoroutine(), buf[:runtime.Stack(buf, true)])
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	checkGone(t, srv, pids, before)
 }
 
 // TestStartAfterFailedRestart: a browser that crashed and could not be
@@ -450,4 +434,69 @@ func TestStartAfterFailedRestart(t *testing.T) {
 	if _, err := p.Render(ctx, req); err != nil {
 		t.Fatalf("rendering once the browser can start again: %v after %v", err, time.Since(start).Round(time.Millisecond))
 	}
+}
+
+// TestCancelledStart: a rendering whose context has ended when it starts
+// the browser of its slot (here the slot's browser crashed, and the
+// rendering's client left while the crashed browser was stopped) fails at
+// once and leaves the slot free: the next rendering starts a browser and
+// renders, and Close leaves no browser process and no goroutine behind.
+// Before, the failed start cancelled the browser a second time, which
+// waited for ever inside chromedp: the rendering never returned, the slot
+// never got a browser again and Close hung.
+func TestCancelledStart(t *testing.T) {
+	requireBrowser(t)
+	srv := serve(t, htmlPage("<!doctype html><title>x</title>"))
+	before := runtime.NumGoroutine()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	p, err := New(ctx, &Options{Fetcher: testFetcher(t, srv)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pids := p.browserPIDs()
+	p.mu.Lock()
+	b := p.browsers[0]
+	p.mu.Unlock()
+	if err := syscall.Kill(b.pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(30 * time.Second); !b.dead(); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the killed browser is not seen dead after 30 s")
+		}
+	}
+	req := &render.Request{URL: srv.URL + "/", Settle: -1}
+	gone, leave := context.WithCancel(context.Background())
+	leave()
+	done := make(chan error, 1)
+	go func() {
+		_, err := p.Render(gone, req)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if !errors.Is(err, render.ErrUnavailable) {
+			t.Fatalf("Render with an ended context, its slot's browser dead: %v, want render.ErrUnavailable", err)
+		}
+	case <-time.After(30 * time.Second):
+		// Close would wait for the start too: the pool is left.
+		t.Fatal("Render with an ended context, its slot's browser dead: no answer after 30 s")
+	}
+	start := time.Now()
+	if _, err := p.Render(ctx, req); err != nil {
+		t.Fatalf("rendering after the cancelled start: %v after %v", err, time.Since(start).Round(time.Millisecond))
+	}
+	pids = append(pids, p.browserPIDs()...)
+	closed := make(chan error, 1)
+	go func() { closed <- p.Close() }()
+	select {
+	case err := <-closed:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Close: no return after 30 s")
+	}
+	checkGone(t, srv, pids, before)
 }
