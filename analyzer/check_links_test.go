@@ -3,6 +3,8 @@ package analyzer
 import (
 	"math/rand/v2"
 	"net/http"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -30,6 +32,9 @@ func TestLinksFixtures(t *testing.T) {
 		{"refresh elsewhere", "links/deadend_refresh.html", nil},
 		{"refresh reloading", "links/deadend_reload.html", []string{"links.dead_end"}},
 		{"too many", "links/many.html", []string{"links.too_many"}},
+		// The javascript:, placeholder, fragment and http links are in
+		// inert templates: no finding (TestLinksTemplateContent).
+		{"templates", "links/template.html", nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -94,6 +99,63 @@ func TestLinksPageData(t *testing.T) {
 	}
 	if sp := l.List[3]; sp.Rel != "sponsored" || sp.URL != "https://example.com/c" {
 		t.Errorf("fourth link = %+v", sp)
+	}
+}
+
+// TestLinksTemplateContent pins that the content of an inert <template>
+// is not part of the page, as in browsers: its links, image, heading,
+// JSON-LD, meta robots and canonical produce no link, page data or
+// finding. Only the first declarative shadow root of an element that can
+// host one (shadowrootmode open or closed, any case) is content; the
+// legacy shadowroot attribute, a shadow root in a <ul>, a second one in
+// the same host and one inside an inert template stay inert.
+func TestLinksTemplateContent(t *testing.T) {
+	t.Parallel()
+	rep := analyzeFixture(t, "links/template.html", "", nil, nil)
+	var urls []string
+	for _, l := range rep.Links.List {
+		urls = append(urls, l.URL)
+	}
+	want := []string{"https://example.com/pricing", "https://example.com/from-shadow-root", "https://example.com/from-first-closed"}
+	if !slices.Equal(urls, want) {
+		t.Errorf("links = %q, want %q", urls, want)
+	}
+	if l := rep.Links; l.Internal != 3 || l.External != 0 {
+		t.Errorf("counts internal=%d external=%d, want 3 0", l.Internal, l.External)
+	}
+	if rep.Images.Total != 0 {
+		t.Errorf("images = %+v, want none", rep.Images)
+	}
+	if len(rep.Headings) != 1 || rep.Headings[0].Text != "Links in templates" {
+		t.Errorf("headings = %+v, want the one H1 outside templates", rep.Headings)
+	}
+	if len(rep.StructuredData) != 0 {
+		t.Errorf("structured data = %+v, want none", rep.StructuredData)
+	}
+	if !rep.Robots.Indexable || len(rep.Robots.Directives) != 0 {
+		t.Errorf("robots = %+v, want indexable without directives", rep.Robots)
+	}
+	if len(rep.Canonical) != 1 || rep.Canonical[0].URL != "https://example.com/page" {
+		t.Errorf("canonical = %+v, want the one outside the template", rep.Canonical)
+	}
+	assertIDs(t, rep, nil, []string{"images.alt_missing", "headings.h1_multiple", "structured_data.jsonld_parse_error",
+		"indexability.noindex_meta", "canonical.conflicting", "links.uncrawlable", "links.placeholder_href",
+		"links.broken_fragment", "links.to_http", "links.dead_end"})
+	body, err := os.ReadFile(filepath.Join("testdata", "links", "template.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, _ := newConfig(&Options{Depth: Complete})
+	p := newPage(&seo.Response{URL: "https://example.com/page", Status: 200, Header: http.Header{"Content-Type": {"text/html"}}, Body: body}, cfg)
+	if !strings.Contains(p.MainText, "Shadow root pricing") || strings.Contains(p.MainText, "Template") {
+		t.Errorf("main text %q: want the shadow root's text and none of the templates'", p.MainText)
+	}
+	for _, n := range p.Elements {
+		for a := n.Parent; a != nil; a = a.Parent {
+			if inertTemplate(a) {
+				t.Errorf("Elements holds a <%s> inside an inert template", n.Data)
+			}
+		}
 	}
 }
 
