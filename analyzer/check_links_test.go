@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/seokit/seokit/seo"
+
+	"golang.org/x/net/html"
 )
 
 func TestLinksFixtures(t *testing.T) {
@@ -156,6 +158,59 @@ func TestLinksTemplateContent(t *testing.T) {
 				t.Errorf("Elements holds a <%s> inside an inert template", n.Data)
 			}
 		}
+	}
+}
+
+// TestInertTemplateRule pins which <template> elements are inert: all
+// but the first with shadowrootmode "open" or "closed" (ASCII
+// case-insensitive) in an element that can host a shadow root.
+func TestInertTemplateRule(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, doc string
+		inert     bool
+	}{
+		{"plain", `<div><template id=t></template></div>`, true},
+		{"open", `<div><template id=t shadowrootmode=open></template></div>`, false},
+		{"closed, upper case", `<span><template id=t shadowrootmode=CLOSED></template></span>`, false},
+		{"long s is not ASCII s", "<div><template id=t shadowrootmode=\"clo\u017fed\"></template></div>", true},
+		{"other value", `<div><template id=t shadowrootmode=none></template></div>`, true},
+		{"legacy shadowroot", `<div><template id=t shadowroot=open></template></div>`, true},
+		{"custom element host", `<my-card><template id=t shadowrootmode=open></template></my-card>`, false},
+		{"custom name that is an atom", `<http-equiv><template id=t shadowrootmode=open></template></http-equiv>`, false},
+		{"reserved name", `<font-face><template id=t shadowrootmode=open></template></font-face>`, true},
+		{"no hyphen", `<card><template id=t shadowrootmode=open></template></card>`, true},
+		{"ul cannot host", `<ul><template id=t shadowrootmode=open></template></ul>`, true},
+		{"a cannot host", `<a href=/><template id=t shadowrootmode=open></template></a>`, true},
+		{"head cannot host", `<head><template id=t shadowrootmode=open></template></head>`, true},
+		{"second in a host", `<div><template shadowrootmode=closed></template><template id=t shadowrootmode=open></template></div>`, true},
+		{"after an inert one", `<div><template></template><template id=t shadowrootmode=open></template></div>`, false},
+		{"svg template", `<svg><template id=t></template></svg>`, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			doc, err := html.Parse(strings.NewReader(tc.doc))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var tmpl *html.Node
+			var find func(n *html.Node)
+			find = func(n *html.Node) {
+				for c := n.FirstChild; c != nil && tmpl == nil; c = c.NextSibling {
+					if id, _ := Attr(c, "id"); c.Data == "template" && id == "t" {
+						tmpl = c
+					}
+					find(c)
+				}
+			}
+			find(doc)
+			if tmpl == nil {
+				t.Fatal("no template with id t")
+			}
+			if got := inertTemplate(tmpl); got != tc.inert {
+				t.Errorf("inertTemplate = %v, want %v", got, tc.inert)
+			}
+		})
 	}
 }
 

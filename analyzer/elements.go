@@ -182,7 +182,7 @@ func shadowRootTag(z *html.Tokenizer, hasAttr bool) bool {
 		var k, v []byte
 		k, v, more = z.TagAttr()
 		if string(k) == "shadowrootmode" {
-			return shadowModeValue(string(v))
+			return shadowModeValue(v)
 		}
 	}
 	return false

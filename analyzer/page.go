@@ -685,9 +685,10 @@ func shadowRootMode(n *html.Node) bool {
 }
 
 // shadowModeValue reports whether v is a state of shadowrootmode ("open"
-// or "closed", ASCII case-insensitive).
-func shadowModeValue(v string) bool {
-	return strings.EqualFold(v, "open") || strings.EqualFold(v, "closed")
+// or "closed", ASCII case-insensitive: strings.EqualFold would also take
+// "cloſed", with a long s).
+func shadowModeValue[S string | []byte](v S) bool {
+	return lowerASCIIEqual(v, "open") || lowerASCIIEqual(v, "closed")
 }
 
 // shadowHost reports whether the HTML element n can host a shadow root: a
@@ -699,10 +700,10 @@ func shadowHost(n *html.Node) bool {
 		atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6, atom.Header, atom.Main,
 		atom.Nav, atom.P, atom.Section, atom.Span:
 		return true
-	case 0:
-		return customElementName(n.Data)
 	}
-	return false
+	// Not by atom alone: a few custom element names (accept-charset,
+	// http-equiv) are attribute names the atom table holds.
+	return customElementName(n.Data)
 }
 
 // customElementName reports whether name, as the parser lowercased it, is
