@@ -165,12 +165,13 @@ func (s *tagState) start(z *html.Tokenizer, a atom.Atom, hasAttr, selfClosing bo
 // end follows a closing tag a.
 func (s *tagState) end(a atom.Atom) {
 	switch {
-	case s.foreign > 0:
-		if a == atom.Svg || a == atom.Math {
-			s.foreign--
-		}
 	case a == atom.Template && s.inert > 0:
-		s.inert--
+		// It closes the template and any svg or math left open in it (an
+		// svg or math start tag inside inert content opens foreign content
+		// inside the innermost template).
+		s.foreign, s.inert = 0, s.inert-1
+	case s.foreign > 0 && (a == atom.Svg || a == atom.Math):
+		s.foreign--
 	}
 }
 

@@ -28,6 +28,7 @@ func mixedTailPage(n int) string {
 		b.WriteString(`<textarea><a href="/textarea">x</a></textarea><noscript><img src="/ns.png"></noscript>`)
 		b.WriteString(`<template><li><a href="/template">t</a><img src="/t.png"><h2>t</h2><svg><a href="/t-svg"></a></svg>`)
 		b.WriteString(`<template shadowrootmode="open"><a href="/template-shadow">x</a></template><p>t</p></template>`)
+		b.WriteString(`<template><svg><a href="/unclosed-svg"></template>`) // </template> closes the svg too
 		fmt.Fprintf(&b, `<div><template shadowrootmode="Open"><a href="/shadow%d">s</a><img src="/s.png" alt="s"></template></div>`, i)
 	}
 	b.WriteString(`</body></html>`)
