@@ -553,11 +553,16 @@ func checkJSShell(p *Page, r *Reporter, th Thresholds) {
 }
 
 // blankElement reports whether n has no element children and only
-// white-space text.
+// white-space text; an inert template, which renders nothing, is no
+// child (a mount point holding only the template a script stamps out is
+// still empty).
 func blankElement(n *html.Node) bool {
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
 		switch c.Type {
 		case html.ElementNode:
+			if inertTemplate(c) {
+				continue
+			}
 			return false
 		case html.TextNode:
 			if strings.TrimSpace(c.Data) != "" {

@@ -50,6 +50,9 @@ func TestContentChecks(t *testing.T) {
 		{"img closes head", "head_invalid.html", nil, []string{"content.head_invalid_element"}},
 		{"javascript shell", "js_shell.html", nil, []string{"content.js_shell", "content.thin"}},
 		{"short page without app root", "js_shell_no_root.html", nil, []string{"content.thin"}},
+		// The app root holds only the inert template a script stamps out:
+		// browsers render it empty.
+		{"javascript shell with a template", "js_shell_template.html", nil, []string{"content.js_shell", "content.thin"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

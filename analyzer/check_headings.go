@@ -105,8 +105,11 @@ func headingWalk(n *html.Node, sb *strings.Builder, withAlt bool) {
 		case html.TextNode:
 			sb.WriteString(c.Data)
 		case html.ElementNode:
+			if inertTemplate(c) {
+				continue
+			}
 			switch c.DataAtom {
-			case atom.Script, atom.Style, atom.Template:
+			case atom.Script, atom.Style:
 				continue
 			case atom.Img:
 				if withAlt && c.Namespace == "" {

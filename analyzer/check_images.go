@@ -280,7 +280,7 @@ func otherLabelledImage(a, self *html.Node) bool {
 	var walk func(n *html.Node)
 	walk = func(n *html.Node) {
 		for c := n.FirstChild; c != nil && !found; c = c.NextSibling {
-			if c.Type != html.ElementNode {
+			if c.Type != html.ElementNode || inertTemplate(c) {
 				continue
 			}
 			if c != self && c.DataAtom == atom.Img {

@@ -311,7 +311,7 @@ func lkHasLabel(a *html.Node) bool {
 	var walk func(n *html.Node)
 	walk = func(n *html.Node) {
 		for c := n.FirstChild; c != nil && !found; c = c.NextSibling {
-			if c.Type != html.ElementNode {
+			if c.Type != html.ElementNode || inertTemplate(c) {
 				continue
 			}
 			switch c.DataAtom {

@@ -3,11 +3,15 @@ package analyzer
 import (
 	"math/rand/v2"
 	"net/http"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/seokit/seokit/seo"
+
+	"golang.org/x/net/html"
 )
 
 func TestLinksFixtures(t *testing.T) {
@@ -30,6 +34,9 @@ func TestLinksFixtures(t *testing.T) {
 		{"refresh elsewhere", "links/deadend_refresh.html", nil},
 		{"refresh reloading", "links/deadend_reload.html", []string{"links.dead_end"}},
 		{"too many", "links/many.html", []string{"links.too_many"}},
+		// The javascript:, placeholder, fragment and http links are in
+		// inert templates: no finding (TestLinksTemplateContent).
+		{"templates", "links/template.html", nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -94,6 +101,116 @@ func TestLinksPageData(t *testing.T) {
 	}
 	if sp := l.List[3]; sp.Rel != "sponsored" || sp.URL != "https://example.com/c" {
 		t.Errorf("fourth link = %+v", sp)
+	}
+}
+
+// TestLinksTemplateContent pins that the content of an inert <template>
+// is not part of the page, as in browsers: its links, image, heading,
+// JSON-LD, meta robots and canonical produce no link, page data or
+// finding. Only the first declarative shadow root of an element that can
+// host one (shadowrootmode open or closed, any case) is content; the
+// legacy shadowroot attribute, a shadow root in a <ul>, a second one in
+// the same host and one inside an inert template stay inert.
+func TestLinksTemplateContent(t *testing.T) {
+	t.Parallel()
+	rep := analyzeFixture(t, "links/template.html", "", nil, nil)
+	var urls []string
+	for _, l := range rep.Links.List {
+		urls = append(urls, l.URL)
+	}
+	want := []string{"https://example.com/pricing", "https://example.com/from-shadow-root", "https://example.com/from-first-closed"}
+	if !slices.Equal(urls, want) {
+		t.Errorf("links = %q, want %q", urls, want)
+	}
+	if l := rep.Links; l.Internal != 3 || l.External != 0 {
+		t.Errorf("counts internal=%d external=%d, want 3 0", l.Internal, l.External)
+	}
+	if rep.Images.Total != 0 {
+		t.Errorf("images = %+v, want none", rep.Images)
+	}
+	if len(rep.Headings) != 1 || rep.Headings[0].Text != "Links in templates" {
+		t.Errorf("headings = %+v, want the one H1 outside templates", rep.Headings)
+	}
+	if len(rep.StructuredData) != 0 {
+		t.Errorf("structured data = %+v, want none", rep.StructuredData)
+	}
+	if !rep.Robots.Indexable || len(rep.Robots.Directives) != 0 {
+		t.Errorf("robots = %+v, want indexable without directives", rep.Robots)
+	}
+	if len(rep.Canonical) != 1 || rep.Canonical[0].URL != "https://example.com/page" {
+		t.Errorf("canonical = %+v, want the one outside the template", rep.Canonical)
+	}
+	assertIDs(t, rep, nil, []string{"images.alt_missing", "headings.h1_multiple", "structured_data.jsonld_parse_error",
+		"indexability.noindex_meta", "canonical.conflicting", "links.uncrawlable", "links.placeholder_href",
+		"links.broken_fragment", "links.to_http", "links.dead_end"})
+	body, err := os.ReadFile(filepath.Join("testdata", "links", "template.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, _ := newConfig(&Options{Depth: Complete})
+	p := newPage(&seo.Response{URL: "https://example.com/page", Status: 200, Header: http.Header{"Content-Type": {"text/html"}}, Body: body}, cfg)
+	if !strings.Contains(p.MainText, "Shadow root pricing") || strings.Contains(p.MainText, "Template") {
+		t.Errorf("main text %q: want the shadow root's text and none of the templates'", p.MainText)
+	}
+	for _, n := range p.Elements {
+		for a := n.Parent; a != nil; a = a.Parent {
+			if inertTemplate(a) {
+				t.Errorf("Elements holds a <%s> inside an inert template", n.Data)
+			}
+		}
+	}
+}
+
+// TestInertTemplateRule pins which <template> elements are inert: all
+// but the first with shadowrootmode "open" or "closed" (ASCII
+// case-insensitive) in an element that can host a shadow root.
+func TestInertTemplateRule(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, doc string
+		inert     bool
+	}{
+		{"plain", `<div><template id=t></template></div>`, true},
+		{"open", `<div><template id=t shadowrootmode=open></template></div>`, false},
+		{"closed, upper case", `<span><template id=t shadowrootmode=CLOSED></template></span>`, false},
+		{"long s is not ASCII s", "<div><template id=t shadowrootmode=\"clo\u017fed\"></template></div>", true},
+		{"other value", `<div><template id=t shadowrootmode=none></template></div>`, true},
+		{"legacy shadowroot", `<div><template id=t shadowroot=open></template></div>`, true},
+		{"custom element host", `<my-card><template id=t shadowrootmode=open></template></my-card>`, false},
+		{"custom name that is an atom", `<http-equiv><template id=t shadowrootmode=open></template></http-equiv>`, false},
+		{"reserved name", `<font-face><template id=t shadowrootmode=open></template></font-face>`, true},
+		{"no hyphen", `<card><template id=t shadowrootmode=open></template></card>`, true},
+		{"ul cannot host", `<ul><template id=t shadowrootmode=open></template></ul>`, true},
+		{"a cannot host", `<a href=/><template id=t shadowrootmode=open></template></a>`, true},
+		{"head cannot host", `<head><template id=t shadowrootmode=open></template></head>`, true},
+		{"second in a host", `<div><template shadowrootmode=closed></template><template id=t shadowrootmode=open></template></div>`, true},
+		{"after an inert one", `<div><template></template><template id=t shadowrootmode=open></template></div>`, false},
+		{"svg template", `<svg><template id=t></template></svg>`, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			doc, err := html.Parse(strings.NewReader(tc.doc))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var tmpl *html.Node
+			var find func(n *html.Node)
+			find = func(n *html.Node) {
+				for c := n.FirstChild; c != nil && tmpl == nil; c = c.NextSibling {
+					if id, _ := Attr(c, "id"); c.Data == "template" && id == "t" {
+						tmpl = c
+					}
+					find(c)
+				}
+			}
+			find(doc)
+			if tmpl == nil {
+				t.Fatal("no template with id t")
+			}
+			if got := inertTemplate(tmpl); got != tc.inert {
+				t.Errorf("inertTemplate = %v, want %v", got, tc.inert)
+			}
+		})
 	}
 }
 

@@ -34,40 +34,40 @@ func init() {
 
 // elementCut returns the byte offset of the start tag of the first element
 // of body over max elements, or -1 when body holds at most max elements,
-// with the svg/math nesting at that offset. The offset is a token boundary
+// with the tag state at that offset. The offset is a token boundary
 // outside raw text, so the prefix before it parses as the document's start
 // and the tail tokenizes from a clean state.
-func elementCut(body []byte, max int) (int, foreignState) {
+func elementCut(body []byte, max int) (int, tagState) {
 	// Every start tag begins with '<': a body with no more of them than
 	// max cannot exceed the budget. This skips the scan for real pages.
 	if bytes.Count(body, []byte{'<'}) <= max {
-		return -1, 0
+		return -1, tagState{}
 	}
 	n := 0
 	return scanTags(body, func(int) bool { n++; return n > max })
 }
 
 // scanTags tokenizes body and returns the byte offset of the first start
-// tag for which stop (given the tag's offset) is true, with the svg/math
-// nesting there, or -1 when there is none.
-func scanTags(body []byte, stop func(off int) bool) (int, foreignState) {
+// tag for which stop (given the tag's offset) is true, with the tag state
+// there, or -1 when there is none.
+func scanTags(body []byte, stop func(off int) bool) (int, tagState) {
 	z := html.NewTokenizer(bytes.NewReader(body))
-	var fs foreignState
+	var st tagState
 	off := 0
 	for {
 		tt := z.Next()
 		switch tt {
 		case html.ErrorToken:
-			return -1, fs
+			return -1, st
 		case html.StartTagToken, html.SelfClosingTagToken:
 			if stop(off) {
-				return off, fs
+				return off, st
 			}
-			name, _ := z.TagName()
-			fs.start(atom.Lookup(name), tt == html.SelfClosingTagToken)
+			name, hasAttr := z.TagName()
+			st.start(z, atom.Lookup(name), hasAttr, tt == html.SelfClosingTagToken)
 		case html.EndTagToken:
 			name, _ := z.TagName()
-			fs.end(atom.Lookup(name))
+			st.end(atom.Lookup(name))
 		}
 		off += len(z.Raw())
 	}
@@ -126,32 +126,67 @@ func (r *oneByteReader) Read(p []byte) (int, error) {
 	return 1, nil
 }
 
-// foreignState follows the nesting of svg and math content in a token
-// stream as the tree builder does in the common cases: elements inside are
-// foreign (not links, images or headings) until the closing tag or an HTML
-// tag that breaks out of foreign content. Integration points (an svg
-// foreignObject) are not followed.
-type foreignState int
+// tagState follows, in a token stream, the nesting the tree builder
+// decides in the common cases. Elements inside svg and math are foreign
+// (not links, images or headings) until the closing tag or an HTML tag
+// that breaks out of foreign content; integration points (an svg
+// foreignObject) are not followed. Elements inside an inert <template>
+// are not part of the document (inertTemplate) until its closing tag; a
+// <template shadowrootmode=open|closed> counts as a shadow root here
+// without the tree's checks of its parent, which a token stream does not
+// have.
+type tagState struct {
+	foreign int // open svg and math elements
+	inert   int // open <template> elements from the outermost inert one
+}
 
-// start reports whether an element with tag a starting now is foreign.
-func (f *foreignState) start(a atom.Atom, selfClosing bool) bool {
+// start follows a start tag a, whose attributes z reads next when hasAttr
+// (only a template's are), and reports whether the element is foreign.
+func (s *tagState) start(z *html.Tokenizer, a atom.Atom, hasAttr, selfClosing bool) bool {
 	switch {
 	case a == atom.Svg || a == atom.Math:
 		if !selfClosing {
-			*f++
+			s.foreign++
 		}
 		return true
-	case *f > 0 && breaksOut[a]:
-		*f = 0
+	case s.foreign > 0 && breaksOut[a]:
+		s.foreign = 0
 	}
-	return *f > 0
+	if s.foreign > 0 {
+		return true
+	}
+	if a == atom.Template && (s.inert > 0 || !shadowRootTag(z, hasAttr)) {
+		// An HTML element: a self-closing flag does not close it.
+		s.inert++
+	}
+	return false
 }
 
 // end follows a closing tag a.
-func (f *foreignState) end(a atom.Atom) {
-	if *f > 0 && (a == atom.Svg || a == atom.Math) {
-		*f--
+func (s *tagState) end(a atom.Atom) {
+	switch {
+	case a == atom.Template && s.inert > 0:
+		// It closes the template and any svg or math left open in it (an
+		// svg or math start tag inside inert content opens foreign content
+		// inside the innermost template).
+		s.foreign, s.inert = 0, s.inert-1
+	case s.foreign > 0 && (a == atom.Svg || a == atom.Math):
+		s.foreign--
 	}
+}
+
+// shadowRootTag reports whether the template start tag whose attributes z
+// reads next has the shadowrootmode of a shadow root (shadowModeValue),
+// reading the first of the name as the parser does.
+func shadowRootTag(z *html.Tokenizer, hasAttr bool) bool {
+	for more := hasAttr; more; {
+		var k, v []byte
+		k, v, more = z.TagAttr()
+		if string(k) == "shadowrootmode" {
+			return shadowModeValue(v)
+		}
+	}
+	return false
 }
 
 // breaksOut lists the HTML start tags that close open svg and math
@@ -171,7 +206,10 @@ var breaksOut = func() map[atom.Atom]bool {
 
 // tailCounts are the counts of the part of a document left out of the tree.
 type tailCounts struct {
-	elements int
+	// elements counts the elements as the tree holds them: those inside
+	// an inert template left out, like the start tags of html, head and
+	// body; tags counts every start tag, as the element budget does.
+	elements, tags int
 	// Links with an http(s) target, as extractLinks counts them.
 	internal, external, nofollow int
 	images, imagesWithoutAlt     int
@@ -179,11 +217,12 @@ type tailCounts struct {
 }
 
 // scanTail counts the elements, links, images and headings of tail, the
-// part of the body after the element budget, with the page's base URL; fs
-// is the svg/math nesting where tail starts. Start tags of html, head and
-// body add no element (the tree has them already), and elements inside
-// svg and math count as elements only, as in the tree.
-func (p *Page) scanTail(tail []byte, fs foreignState) *tailCounts {
+// part of the body after the element budget, with the page's base URL; st
+// is the tag state where tail starts. Start tags of html, head and body
+// add no element (the tree has them already), elements inside svg and
+// math count as elements only, and those inside an inert template not at
+// all, as in the tree.
+func (p *Page) scanTail(tail []byte, st tagState) *tailCounts {
 	c := &tailCounts{}
 	pageHost := p.URL.Hostname()
 	z := html.NewTokenizer(bytes.NewReader(tail))
@@ -194,16 +233,21 @@ func (p *Page) scanTail(tail []byte, fs foreignState) *tailCounts {
 			return c
 		case html.EndTagToken:
 			name, _ := z.TagName()
-			fs.end(atom.Lookup(name))
+			st.end(atom.Lookup(name))
 			continue
 		case html.StartTagToken, html.SelfClosingTagToken:
 		default:
 			continue
 		}
+		c.tags++
 		name, hasAttr := z.TagName()
 		a := atom.Lookup(name)
-		if fs.start(a, tt == html.SelfClosingTagToken) {
-			c.elements++
+		if st.inert > 0 {
+			st.start(z, a, hasAttr, tt == html.SelfClosingTagToken)
+			continue
+		}
+		if st.start(z, a, hasAttr, tt == html.SelfClosingTagToken) || a == atom.Template {
+			c.elements++ // a foreign element, or a template, whose attributes start read
 			continue
 		}
 		if a == atom.Html || a == atom.Head || a == atom.Body {
@@ -278,10 +322,14 @@ func noteDocumentCut(p *Page, r *Reporter, document bool) {
 		ev.Detail = "the first " + strconv.Itoa(parsed) + " elements were checked; links, images and headings were counted in all " + strconv.Itoa(total)
 		r.Add("content.nesting_too_deep", "elements are nested deeper than "+strconv.Itoa(MaxNesting)+" levels, usually from unclosed tags", ev)
 	}
-	if total <= p.cfg.MaxElements {
+	// The budget counts start tags, those in templates included (the
+	// parser builds their content), so the finding measures them too:
+	// only a document the budget cut has more than MaxElements.
+	tags := p.parsedTags + p.tail.tags
+	if tags <= p.cfg.MaxElements {
 		return
 	}
-	ev := seo.Measure("elements", float64(total), float64(p.cfg.MaxElements))
+	ev := seo.Measure("elements", float64(tags), float64(p.cfg.MaxElements))
 	ev.Detail = "the first " + strconv.Itoa(parsed) + " elements were checked; links, images and headings were counted in all " + strconv.Itoa(total)
-	r.Add("content.document_too_large", "the document has "+strconv.Itoa(total)+" elements, more than the analysis parses", ev)
+	r.Add("content.document_too_large", "the document has "+strconv.Itoa(tags)+" elements, more than the analysis parses", ev)
 }

@@ -13,8 +13,9 @@ import (
 )
 
 // mixedTailPage has links of every kind, images with and without alt,
-// headings, foreign content and raw text that looks like markup, repeated
-// n times.
+// headings, foreign content, raw text that looks like markup, an inert
+// template (whose content counts for nothing, not even as elements) and a
+// declarative shadow root (whose content counts), repeated n times.
 func mixedTailPage(n int) string {
 	var b strings.Builder
 	b.WriteString(`<!DOCTYPE html><html lang="en"><head><title>Element budget test page</title><base href="https://example.com/dir/"></head><body>`)
@@ -25,6 +26,10 @@ func mixedTailPage(n int) string {
 		b.WriteString(`<svg><a href="/svg-link"><image href="/svg.png"/></a><h3>not html</h3></svg>`)
 		b.WriteString(`<script>document.write('<a href="/script">x</a><img src="/s.png">')</script>`)
 		b.WriteString(`<textarea><a href="/textarea">x</a></textarea><noscript><img src="/ns.png"></noscript>`)
+		b.WriteString(`<template><li><a href="/template">t</a><img src="/t.png"><h2>t</h2><svg><a href="/t-svg"></a></svg>`)
+		b.WriteString(`<template shadowrootmode="open"><a href="/template-shadow">x</a></template><p>t</p></template>`)
+		b.WriteString(`<template><svg><a href="/unclosed-svg"></template>`) // </template> closes the svg too
+		fmt.Fprintf(&b, `<div><template shadowrootmode="Open"><a href="/shadow%d">s</a><img src="/s.png" alt="s"></template></div>`, i)
 	}
 	b.WriteString(`</body></html>`)
 	return b.String()
@@ -65,7 +70,7 @@ func TestElementBudgetCountsTail(t *testing.T) {
 			}
 		})
 	}
-	if whole.Links.Internal != 80 || whole.Links.External != 40 || whole.Links.Nofollow != 80 || whole.Images.Total != 120 || whole.Images.WithoutAlt != 80 {
+	if whole.Links.Internal != 120 || whole.Links.External != 40 || whole.Links.Nofollow != 80 || whole.Images.Total != 160 || whole.Images.WithoutAlt != 80 {
 		t.Errorf("whole document: links %+v, images %d/%d; the test page changed?", whole.Links, whole.Images.Total, whole.Images.WithoutAlt)
 	}
 }

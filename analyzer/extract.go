@@ -65,7 +65,10 @@ const (
 // Extractor pulls named values out of every analysed page: a CSS selector
 // (goquery), an XPath expression (on the same parsed tree) or a regular
 // expression (on the raw body). Its JSON form is the API's
-// options.extract item.
+// options.extract item. Selectors and expressions query the markup as
+// parsed, the content of <template> elements included, as a regex on the
+// raw body does: unlike the page's links and checks, which leave out an
+// inert template's content, an extractor can read data a page keeps in one.
 type Extractor struct {
 	// Name names the values in reports and CSV columns: at most 64
 	// characters, unique within a configuration.

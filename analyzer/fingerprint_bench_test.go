@@ -48,7 +48,7 @@ func v1AppendText(tb *v1TextBuilder, n *html.Node, dropChrome bool) {
 		case html.TextNode:
 			tb.appendWords(c.Data)
 		case html.ElementNode:
-			if skipTextRef[c.DataAtom] || (dropChrome && chromeRef[c.DataAtom]) || c.Namespace != "" {
+			if skipTextRef[c.DataAtom] || (dropChrome && chromeRef[c.DataAtom]) || c.Namespace != "" || inertTemplate(c) {
 				continue
 			}
 			if _, hidden := Attr(c, "hidden"); hidden {

@@ -783,7 +783,7 @@ func lcFactsOfDoc(resp *seo.Response, base *url.URL) *lcFacts {
 	var walk func(n *html.Node)
 	walk = func(n *html.Node) {
 		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			if c.Type != html.ElementNode || c.Namespace != "" {
+			if c.Type != html.ElementNode || c.Namespace != "" || inertTemplate(c) {
 				continue
 			}
 			switch c.DataAtom {
@@ -792,8 +792,8 @@ func lcFactsOfDoc(resp *seo.Response, base *url.URL) *lcFacts {
 			case atom.Meta:
 				metas = append(metas, c)
 			case atom.Base:
-				// The first <base href> outside <template> sets the
-				// base, as for the analysed page (Page.index).
+				// The first <base href> outside any <template> sets
+				// the base, as for the analysed page (Page.index).
 				if h, ok := Attr(c, "href"); ok && !baseFound && !inTemplate(c) {
 					baseFound = true
 					if b, err := seo.ResolveReference(base, h); err == nil {

@@ -46,7 +46,9 @@ type Page struct {
 	Doc, HTML, Head, BodyEl *html.Node
 
 	// Elements lists every element in document order, the html, head and
-	// body elements the parser implies included. A document over
+	// body elements the parser implies included, the content of inert
+	// <template> elements excluded (it is not part of the document in
+	// browsers; see inertTemplate). A document over
 	// Options.MaxElements is parsed up to its first element over the
 	// budget only (see ElementCount).
 	Elements []*html.Node
@@ -87,9 +89,13 @@ type Page struct {
 	jsonld []sdBlock
 	// tailBody is the body past Options.MaxElements until index counts it
 	// into tail; tail is nil when the whole document was parsed.
-	tailBody    []byte
-	tailForeign foreignState
-	tail        *tailCounts
+	tailBody []byte
+	tailTags tagState
+	tail     *tailCounts
+	// parsedTags is the number of start tags parsed into the tree when
+	// tail is set: with tail.tags, the document's elements as the element
+	// budget counts them, the content of templates included.
+	parsedTags int
 	// tagHint is the number of '<' in the parsed body.
 	tagHint int
 	// tooDeep says the document was cut at its first element nested
@@ -397,7 +403,8 @@ func (p *Page) parse() *html.Node {
 	p.tagHint = bytes.Count(body, []byte{'<'})
 	if p.tagHint > p.cfg.MaxElements {
 		if cut, fs := elementCut(body, p.cfg.MaxElements); cut >= 0 {
-			body, p.tailBody, p.tailForeign = body[:cut], body[cut:], fs
+			body, p.tailBody, p.tailTags = body[:cut], body[cut:], fs
+			p.parsedTags = p.cfg.MaxElements // the cut is at the first tag over
 		}
 	}
 	doc, err := html.Parse(bytes.NewReader(body))
@@ -408,9 +415,10 @@ func (p *Page) parse() *html.Node {
 		if doc == nil {
 			return &html.Node{Type: html.DocumentNode}
 		}
-		_, fs := scanTags(body[:cut], func(int) bool { return false })
+		tags := 0
+		_, fs := scanTags(body[:cut], func(int) bool { tags++; return false })
 		p.tailBody = append(body[cut:len(body):len(body)], p.tailBody...)
-		p.tailForeign, p.tooDeep = fs, true
+		p.tailTags, p.parsedTags, p.tooDeep = fs, tags, true
 		return doc
 	}
 	return doc
@@ -512,10 +520,12 @@ func indexFold(b []byte, s string) int {
 // of the main text: never for script, style, form controls and the like;
 // page furniture (nav, header, footer, aside) too when dropChrome is set,
 // as for a page with no <main> or single <article>. A switch, as it runs
-// for every element under the main text's root.
+// for every element under the main text's root. The content of an inert
+// template is left out by inertTemplate, not by tag: a template that is a
+// declarative shadow root is rendered text.
 func skipsText(a atom.Atom, dropChrome bool) bool {
 	switch a {
-	case atom.Script, atom.Style, atom.Noscript, atom.Template,
+	case atom.Script, atom.Style, atom.Noscript,
 		atom.Svg, atom.Math, atom.Iframe, atom.Object,
 		atom.Select, atom.Textarea, atom.Button, atom.Head:
 		return true
@@ -526,7 +536,9 @@ func skipsText(a atom.Atom, dropChrome bool) bool {
 }
 
 // index walks the tree once, collecting elements by tag, links, resources
-// and the base URL, then extracts the main text.
+// and the base URL, then extracts the main text. It does not enter an
+// inert template (inertTemplate): the <template> element is in Elements,
+// its content is not.
 func (p *Page) index() {
 	// About half the '<' of a page open an element (the rest close one);
 	// the list grows at most once from there.
@@ -588,7 +600,9 @@ func (p *Page) index() {
 					}
 				}
 			}
-			walk(c, inForeign)
+			if !inertTemplate(c) {
+				walk(c, inForeign)
+			}
 		}
 	}
 	walk(p.Doc, false)
@@ -596,7 +610,7 @@ func (p *Page) index() {
 	p.collectLinks()
 	p.collectResources(resEls)
 	if p.tailBody != nil {
-		p.tail = p.scanTail(p.tailBody, p.tailForeign)
+		p.tail = p.scanTail(p.tailBody, p.tailTags)
 		p.tailBody = nil
 	}
 
@@ -620,10 +634,106 @@ func (p *Page) index() {
 	}
 }
 
-// inTemplate reports whether n is inside a <template>: its content is a
-// separate document fragment in browsers, not part of the document, so a
-// <base> there sets no base URL. The parser keeps it as the template's
-// children; this runs only for the rare <base> element.
+// inertTemplate reports whether n is an HTML <template> element whose
+// content is inert: browsers parse that content into a separate
+// DocumentFragment, not into the document, so its links are not links,
+// its images and scripts do not load, and its headings, title, meta and
+// JSON-LD are not the page's
+// (https://html.spec.whatwg.org/multipage/scripting.html#the-template-element).
+// golang.org/x/net/html keeps the content as the element's children: every
+// walk of the tree skips them with this one rule. A declarative shadow root
+// (shadowRoot) is rendered, so its content is the page's. The tag is
+// compared first, as this runs for every element of every page.
+func inertTemplate(n *html.Node) bool {
+	return n.DataAtom == atom.Template && n.Type == html.ElementNode && n.Namespace == "" && !shadowRoot(n)
+}
+
+// shadowRoot reports whether the HTML <template> n is a declarative shadow
+// root: the parser attaches its content to the parent element as a shadow
+// root, which is rendered, instead of keeping it as an inert template.
+// HTML's tree construction does so for a <template> whose shadowrootmode
+// is "open" or "closed" (an enumerated attribute, ASCII case-insensitive;
+// the legacy shadowroot attribute no longer counts) when the parent can
+// host a shadow root and hosts none yet: a later one in the same parent,
+// or one in an element that cannot host one (<head>, <ul>, <a> ...), stays
+// an inert template
+// (https://html.spec.whatwg.org/multipage/scripting.html#attr-template-shadowrootmode,
+// https://html.spec.whatwg.org/multipage/parsing.html#parsing-main-inhead, "A start tag whose tag name is template",
+// https://dom.spec.whatwg.org/#dom-element-attachshadow).
+func shadowRoot(n *html.Node) bool {
+	if !shadowRootMode(n) {
+		return false
+	}
+	host := n.Parent
+	if host == nil || host.Type != html.ElementNode || host.Namespace != "" || !shadowHost(host) {
+		return false
+	}
+	for s := n.PrevSibling; s != nil; s = s.PrevSibling {
+		if s.DataAtom == atom.Template && s.Type == html.ElementNode && s.Namespace == "" && shadowRootMode(s) {
+			return false // the host has its shadow root already
+		}
+	}
+	return true
+}
+
+// shadowRootMode reports whether the <template> n asks for a shadow root:
+// its shadowrootmode attribute is "open" or "closed", ASCII
+// case-insensitive.
+func shadowRootMode(n *html.Node) bool {
+	v, ok := Attr(n, "shadowrootmode")
+	return ok && shadowModeValue(v)
+}
+
+// shadowModeValue reports whether v is a state of shadowrootmode ("open"
+// or "closed", ASCII case-insensitive: strings.EqualFold would also take
+// "cloſed", with a long s).
+func shadowModeValue[S string | []byte](v S) bool {
+	return lowerASCIIEqual(v, "open") || lowerASCIIEqual(v, "closed")
+}
+
+// shadowHost reports whether the HTML element n can host a shadow root: a
+// valid custom element name or one of the elements attachShadow accepts
+// (https://dom.spec.whatwg.org/#valid-shadow-host-name).
+func shadowHost(n *html.Node) bool {
+	switch n.DataAtom {
+	case atom.Article, atom.Aside, atom.Blockquote, atom.Body, atom.Div, atom.Footer,
+		atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6, atom.Header, atom.Main,
+		atom.Nav, atom.P, atom.Section, atom.Span:
+		return true
+	}
+	// Not by atom alone: a few custom element names (accept-charset,
+	// http-equiv) are attribute names the atom table holds.
+	return customElementName(n.Data)
+}
+
+// customElementName reports whether name, as the parser lowercased it, is
+// a valid custom element name: a lowercase ASCII letter first, a hyphen,
+// no ASCII character outside [-._0-9a-z], and none of the names SVG and
+// MathML reserve (https://html.spec.whatwg.org/multipage/custom-elements.html#valid-custom-element-name).
+func customElementName(name string) bool {
+	if name == "" || name[0] < 'a' || name[0] > 'z' || !strings.Contains(name, "-") {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if c < utf8.RuneSelf && c != '-' && c != '.' && c != '_' && (c < '0' || c > '9') && (c < 'a' || c > 'z') {
+			return false
+		}
+	}
+	switch name {
+	case "annotation-xml", "color-profile", "font-face", "font-face-src",
+		"font-face-uri", "font-face-format", "font-face-name", "missing-glyph":
+		return false
+	}
+	return true
+}
+
+// inTemplate reports whether n is inside a <template>, inert or a shadow
+// root: neither is the document tree, so a <base> there sets no base URL
+// (https://html.spec.whatwg.org/multipage/urls-and-fetching.html#document-base-url
+// reads the first base element "in the document", not in a shadow tree).
+// The index walk never enters an inert template; this runs only for the
+// rare <base> element.
 func inTemplate(n *html.Node) bool {
 	for a := n.Parent; a != nil; a = a.Parent {
 		if a.Type == html.ElementNode && a.DataAtom == atom.Template && a.Namespace == "" {
@@ -676,7 +786,7 @@ func appendText(tb *textBuilder, n *html.Node, dropChrome bool) {
 		case html.TextNode:
 			tb.appendWords(c.Data)
 		case html.ElementNode:
-			if skipsText(c.DataAtom, dropChrome) || c.Namespace != "" {
+			if skipsText(c.DataAtom, dropChrome) || c.Namespace != "" || inertTemplate(c) {
 				continue
 			}
 			if _, hidden := Attr(c, "hidden"); hidden {
@@ -842,8 +952,9 @@ func Attr(n *html.Node, name string) (string, bool) {
 	return "", false
 }
 
-// TextContent returns the text of the nodes under n, skipping scripts and
-// styles, without collapsing whitespace.
+// TextContent returns the text of the nodes under n, skipping scripts,
+// styles and the content of inert templates, without collapsing
+// whitespace.
 func TextContent(n *html.Node) string {
 	if c := n.FirstChild; c != nil && c.NextSibling == nil && c.Type == html.TextNode {
 		return c.Data // the common case, without a copy
@@ -856,7 +967,7 @@ func TextContent(n *html.Node) string {
 			case html.TextNode:
 				sb.WriteString(c.Data)
 			case html.ElementNode:
-				if c.DataAtom != atom.Script && c.DataAtom != atom.Style && c.DataAtom != atom.Template {
+				if c.DataAtom != atom.Script && c.DataAtom != atom.Style && !inertTemplate(c) {
 					walk(c)
 				}
 			}

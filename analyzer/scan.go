@@ -162,7 +162,7 @@ func (p *Page) collapsedText(n *html.Node) string {
 			case html.TextNode:
 				buf, space = appendCollapsedState(buf, c.Data, space)
 			case html.ElementNode:
-				if c.DataAtom != atom.Script && c.DataAtom != atom.Style && c.DataAtom != atom.Template {
+				if c.DataAtom != atom.Script && c.DataAtom != atom.Style && !inertTemplate(c) {
 					walk(c)
 				}
 			}

@@ -16,7 +16,7 @@ import (
 // out when the page has no <main> or single <article>.
 var (
 	skipTextRef = map[atom.Atom]bool{
-		atom.Script: true, atom.Style: true, atom.Noscript: true, atom.Template: true,
+		atom.Script: true, atom.Style: true, atom.Noscript: true,
 		atom.Svg: true, atom.Math: true, atom.Iframe: true, atom.Object: true,
 		atom.Select: true, atom.Textarea: true, atom.Button: true, atom.Head: true,
 	}
