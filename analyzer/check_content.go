@@ -34,8 +34,8 @@ func init() {
 				Source: "seokit's own rule: the declared lang should match the text, as screen readers and translation tools rely on it"},
 			{ID: "content.duplicate_id", Severity: seo.Notice, Scope: seo.ScopePage, Summary: "Several elements share one id value.",
 				Source: "HTML Standard, unique id values (https://html.spec.whatwg.org/multipage/dom.html#the-id-attribute); SEOnaut"},
-			{ID: "content.charset_missing", Severity: seo.Warning, Scope: seo.ScopePage, Summary: "Neither the Content-Type header nor a meta tag declares the character encoding.",
-				Source: "Lighthouse charset (https://developer.chrome.com/docs/lighthouse/best-practices/charset); HTML Standard (https://html.spec.whatwg.org/multipage/semantics.html#charset)"},
+			{ID: "content.charset_missing", Severity: seo.Warning, Scope: seo.ScopePage, Summary: "Neither a byte-order mark, the Content-Type header nor a meta tag declares the character encoding.",
+				Source: "Lighthouse charset (https://developer.chrome.com/docs/lighthouse/best-practices/charset); HTML Standard (https://html.spec.whatwg.org/multipage/semantics.html#charset); Encoding Standard, decode and BOM sniff (https://encoding.spec.whatwg.org/#decode)"},
 			{ID: "content.charset_late", Severity: seo.Warning, Scope: seo.ScopePage, Summary: "The meta charset declaration starts after the first 1024 bytes.",
 				Source: "HTML Standard, character encoding declaration within the first 1024 bytes (https://html.spec.whatwg.org/multipage/semantics.html#charset); Lighthouse charset (https://developer.chrome.com/docs/lighthouse/best-practices/charset)"},
 			{ID: "content.doctype_missing", Severity: seo.Notice, Scope: seo.ScopePage, Summary: "The document does not start with <!DOCTYPE html>, so browsers use quirks mode.",
@@ -230,8 +230,11 @@ func checkDuplicateIDs(p *Page, r *Reporter) {
 
 func checkCharset(p *Page, r *Reporter) {
 	cs := p.Charset
+	if cs.BOM != "" {
+		return // a byte-order mark decides before the header and any meta
+	}
 	if cs.Header == "" && cs.Meta == "" {
-		r.Add("content.charset_missing", "the character encoding is declared neither in Content-Type nor in a meta tag",
+		r.Add("content.charset_missing", "the character encoding is declared neither by a byte-order mark, in Content-Type nor in a meta tag",
 			seo.Evidence{Element: "Content-Type", Value: p.Header.Get("Content-Type")})
 		return
 	}
@@ -258,8 +261,7 @@ func byteLine(b []byte, off int) int {
 // a byte-order mark, comments and XML processing instructions, with
 // "<!DOCTYPE html" (any case) and the parser saw an html doctype.
 func startsWithDoctype(p *Page) bool {
-	b := p.Body
-	b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))
+	b := bytes.TrimPrefix(p.Body, utf8BOM)
 	for {
 		b = bytes.TrimLeft(b, " \t\r\n\f")
 		switch {

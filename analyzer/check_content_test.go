@@ -47,6 +47,7 @@ func TestContentChecks(t *testing.T) {
 		{"late meta but header charset", "charset_late.html", nil, nil},
 		{"no doctype", "doctype_missing.html", nil, []string{"content.doctype_missing"}},
 		{"legacy doctype", "doctype_legacy.html", nil, []string{"content.doctype_missing"}},
+		{"utf-8 byte-order mark, no other charset", "bom.html", plainHTML, nil},
 		{"img closes head", "head_invalid.html", nil, []string{"content.head_invalid_element"}},
 		{"javascript shell", "js_shell.html", nil, []string{"content.js_shell", "content.thin"}},
 		{"short page without app root", "js_shell_no_root.html", nil, []string{"content.thin"}},
@@ -56,6 +57,24 @@ func TestContentChecks(t *testing.T) {
 			rep := analyzeFixture(t, filepath.Join("content", tc.fixture), "", tc.header, nil)
 			assertIDs(t, rep, tc.want, without(contentIDs, tc.want...))
 		})
+	}
+}
+
+// TestByteOrderMark checks that a page starting with a UTF-8 byte-order
+// mark is read as browsers read it: the Encoding Standard's decode strips
+// the BOM before the tokenizer runs, so the doctype comes first and the
+// head's tags stay in the head. Parsed with the BOM, the tree would start
+// in quirks mode with an implied body holding the title, description and
+// canonical.
+func TestByteOrderMark(t *testing.T) {
+	t.Parallel()
+	rep := analyzeFixture(t, filepath.Join("content", "bom.html"), "", plainHTML, nil)
+	assertIDs(t, rep, nil, []string{
+		"content.doctype_missing", "content.charset_missing", "title.outside_head",
+		"description.outside_head", "canonical.outside_head", "canonical.missing",
+	})
+	if rep.Title == nil || !strings.HasPrefix(rep.Title.Text, "Harbour plan") {
+		t.Errorf("Title = %+v, want the head's title", rep.Title)
 	}
 }
 
