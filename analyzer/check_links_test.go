@@ -30,6 +30,12 @@ func TestLinksFixtures(t *testing.T) {
 		{"refresh elsewhere", "links/deadend_refresh.html", nil},
 		{"refresh reloading", "links/deadend_reload.html", []string{"links.dead_end"}},
 		{"too many", "links/many.html", []string{"links.too_many"}},
+		// The HTML Standard matches a fragment as written, then
+		// percent-decoded, against the ids of the page.
+		{"percent-encoded fragments", "links/fragment_encoded.html", nil},
+		// A #fragment href resolves against the base URL: here it names
+		// another document; only the link to the page itself is checked.
+		{"fragments under a base", "links/fragment_base.html", []string{"links.broken_fragment"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -66,6 +72,11 @@ func TestLinksFindingDetails(t *testing.T) {
 	if f := finding(rep, "links.broken_fragment"); f == nil || f.Evidence.Value != "#missing-section" {
 		t.Errorf("broken_fragment evidence = %+v", f)
 	}
+	rep = analyzeFixture(t, "links/fragment_base.html", "", nil, nil)
+	if f := finding(rep, "links.broken_fragment"); f == nil || f.Occurrences() != 1 || f.Evidence.Value != "#pricing-table" {
+		t.Errorf("broken_fragment under a base = %+v, want #pricing-table alone", f)
+	}
+	rep = analyzeFixture(t, "links/bad.html", "", nil, nil)
 	if f := finding(rep, "links.to_private_host"); f == nil || f.Evidence.Value != "192.168.1.10" {
 		t.Errorf("to_private_host evidence = %+v", f)
 	}
