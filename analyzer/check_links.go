@@ -42,7 +42,7 @@ func init() {
 					"(\"link\", \"leia mais\", \"meer informatie\" ...). It reads the served HTML, so text hidden by CSS counts, where Lighthouse reads the rendered text."},
 			{ID: "links.empty_text", Severity: seo.Warning, Scope: seo.ScopePage, Summary: "A link has no text, aria-label, title or image alt text.",
 				Source: "Google Search Central, Make your links crawlable (https://developers.google.com/search/docs/crawling-indexing/links-crawlable) (anchor text); Screaming Frog SEO Spider"},
-			{ID: "links.internal_nofollow", Severity: seo.Warning, Scope: seo.ScopePage, Summary: "An internal link is marked rel=\"nofollow\".",
+			{ID: "links.internal_nofollow", Severity: seo.Warning, Scope: seo.ScopePage, Summary: "A link to another page of the site is marked rel=\"nofollow\".",
 				Source: "Google Search Central, Qualify your outbound links (https://developers.google.com/search/docs/crawling-indexing/qualify-outbound-links); Screaming Frog SEO Spider, SEOnaut"},
 			{ID: "links.to_http", Severity: seo.Warning, Scope: seo.ScopePage, Summary: "An https page links to an http:// URL.",
 				Source: "Google Search Central, Page experience, HTTPS (https://developers.google.com/search/docs/appearance/page-experience); Screaming Frog SEO Spider, SEOnaut"},
@@ -486,7 +486,9 @@ func checkLinks(p *Page, r *Reporter) {
 				followable++
 			}
 		}
-		if l.Internal && cnRelHas(l.Rel, "nofollow") {
+		// nofollow on a link to the page itself (#comments, a skip link)
+		// keeps nothing from being crawled: only other pages count.
+		if l.Internal && cnRelHas(l.Rel, "nofollow") && cnURLKey(l.URL) != pageKey {
 			r.addLazy("links.internal_nofollow", "an internal link is marked nofollow", func() seo.Evidence {
 				return seo.Evidence{Element: el(), Value: l.Rel, URLs: []string{l.URL.String()}}
 			})

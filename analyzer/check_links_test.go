@@ -76,6 +76,10 @@ func TestLinksFindingDetails(t *testing.T) {
 	if f := finding(rep, "links.broken_fragment"); f == nil || f.Occurrences() != 1 || f.Evidence.Value != "#pricing-table" {
 		t.Errorf("broken_fragment under a base = %+v, want #pricing-table alone", f)
 	}
+	rep = analyzeFixture(t, "links/nofollow_self.html", "", nil, nil)
+	if f := finding(rep, "links.internal_nofollow"); f == nil || f.Occurrences() != 1 || f.Evidence.URLs[0] != "https://example.com/archive" {
+		t.Errorf("internal_nofollow = %+v, want the link to /archive alone, not those to the page itself", f)
+	}
 	rep = analyzeFixture(t, "links/bad.html", "", nil, nil)
 	if f := finding(rep, "links.to_private_host"); f == nil || f.Evidence.Value != "192.168.1.10" {
 		t.Errorf("to_private_host evidence = %+v", f)
