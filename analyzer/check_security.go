@@ -63,7 +63,7 @@ func init() {
 			Area:  "security",
 			Depth: Standard,
 			IDs: []seo.CheckInfo{
-				{ID: "security.mixed_content_active", Severity: seo.Error, Scope: seo.ScopePage, Summary: "An https page loads a script, stylesheet, iframe or font over http.",
+				{ID: "security.mixed_content_active", Severity: seo.Error, Scope: seo.ScopePage, Summary: "An https page loads a script, stylesheet, iframe, font, plugin (<object>, <embed>) or text track over http.",
 					Source: "W3C Mixed Content, blockable content (https://www.w3.org/TR/mixed-content/); Lighthouse is-on-https; Screaming Frog SEO Spider"},
 				{ID: "security.mixed_content_passive", Severity: seo.Warning, Scope: seo.ScopePage, Summary: "An https page loads an image, audio or video over http.",
 					Source: "W3C Mixed Content, upgradeable content (https://www.w3.org/TR/mixed-content/); Lighthouse is-on-https; Screaming Frog SEO Spider"},
@@ -255,8 +255,31 @@ func checkSecurityHeaders(p *Page, r *Reporter) {
 // secActiveKinds are the resource kinds browsers block as mixed content.
 var secActiveKinds = map[string]bool{"script": true, "stylesheet": true, "iframe": true, "font": true}
 
-// secPassiveKinds are the resource kinds browsers load (or upgrade) with a warning.
-var secPassiveKinds = map[string]bool{"image": true, "media": true}
+// secMixedKind returns how an http resource of an https page is mixed
+// content: blockable (browsers refuse it), or upgradeable (browsers fetch
+// it over https instead), and what it is for the message; ok is false for
+// a kind that is neither (a preload of no known type). Mixed Content
+// Level 2 makes images, audio and video upgradeable and everything else
+// blockable (https://www.w3.org/TR/mixed-content/#category-upgradeable),
+// so an <object>, an <embed> and a <track>, whose kind is "media" like
+// <audio> and <video>, are blocked.
+func secMixedKind(res Resource) (label string, blockable, ok bool) {
+	switch {
+	case secActiveKinds[res.Kind]:
+		return "a " + res.Kind, true, true
+	case res.Kind == "image":
+		return "an image", false, true
+	case res.Kind != "media":
+		return "", false, false
+	}
+	switch res.Node.DataAtom {
+	case atom.Object, atom.Embed:
+		return "a plugin resource (<" + res.Node.Data + ">)", true, true
+	case atom.Track:
+		return "a text track", true, true
+	}
+	return "audio or video", false, true
+}
 
 func checkSecurityContent(p *Page, r *Reporter) {
 	https := p.URL.Scheme == "https"
@@ -267,11 +290,11 @@ func checkSecurityContent(p *Page, r *Reporter) {
 			ev := func() seo.Evidence {
 				return seo.Evidence{Element: Outer(res.Node), Value: res.Raw, URLs: []string{res.URL.String()}}
 			}
-			switch {
-			case secActiveKinds[res.Kind]:
-				r.addLazy("security.mixed_content_active", "the https page loads a "+res.Kind+" over http, which browsers block", ev)
-			case secPassiveKinds[res.Kind]:
-				r.addLazy("security.mixed_content_passive", "the https page loads an "+res.Kind+" over http", ev)
+			switch label, blockable, ok := secMixedKind(res); {
+			case ok && blockable:
+				r.addLazy("security.mixed_content_active", "the https page loads "+label+" over http, which browsers block", ev)
+			case ok:
+				r.addLazy("security.mixed_content_passive", "the https page loads "+label+" over http", ev)
 			}
 		}
 		if secProtocolRelative(res.Raw) {

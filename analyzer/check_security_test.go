@@ -158,6 +158,18 @@ func TestSecurityContentChecks(t *testing.T) {
 		t.Errorf("mixed active evidence: %+v", f)
 	}
 
+	// Mixed Content Level 2 upgrades images, audio and video only: an
+	// <object>, an <embed> and a <track> over http are blocked.
+	rep = analyzeFixture(t, "security/mixed_media.html", "", nil, nil)
+	active, passive := finding(rep, "security.mixed_content_active"), finding(rep, "security.mixed_content_passive")
+	if active == nil || active.Occurrences() != 3 || active.Evidence.URLs[0] != "http://cdn.example.net/player.swf" ||
+		active.Message != "the https page loads a plugin resource (<object>) over http, which browsers block" {
+		t.Errorf("mixed active = %+v, want the object, the embed and the track", active)
+	}
+	if passive == nil || passive.Occurrences() != 2 || passive.Message != "the https page loads audio or video over http" {
+		t.Errorf("mixed passive = %+v, want the video source and the audio", passive)
+	}
+
 	rep = analyzeFixture(t, "security/clean.html", "", nil, nil)
 	assertIDs(t, rep, nil, []string{"security.mixed_content_active", "security.mixed_content_passive", "security.form_insecure_action",
 		"security.protocol_relative", "security.form_on_http", "security.csp_missing"})
