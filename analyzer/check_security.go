@@ -63,10 +63,10 @@ func init() {
 			Area:  "security",
 			Depth: Standard,
 			IDs: []seo.CheckInfo{
-				{ID: "security.mixed_content_active", Severity: seo.Error, Scope: seo.ScopePage, Summary: "An https page loads a script, stylesheet, iframe, font, plugin (<object>, <embed>) or text track over http.",
-					Source: "W3C Mixed Content, blockable content (https://www.w3.org/TR/mixed-content/); Lighthouse is-on-https; Screaming Frog SEO Spider"},
-				{ID: "security.mixed_content_passive", Severity: seo.Warning, Scope: seo.ScopePage, Summary: "An https page loads an image, audio or video over http.",
-					Source: "W3C Mixed Content, upgradeable content (https://www.w3.org/TR/mixed-content/); Lighthouse is-on-https; Screaming Frog SEO Spider"},
+				{ID: "security.mixed_content_active", Severity: seo.Error, Scope: seo.ScopePage, Summary: "An https page loads a script, stylesheet, iframe, font, plugin (<object>, <embed>) or text track over http, and no CSP upgrade-insecure-requests upgrades it.",
+					Source: "W3C Mixed Content, blockable content (https://www.w3.org/TR/mixed-content/); W3C Upgrade Insecure Requests (https://www.w3.org/TR/upgrade-insecure-requests/); Lighthouse is-on-https; Screaming Frog SEO Spider"},
+				{ID: "security.mixed_content_passive", Severity: seo.Warning, Scope: seo.ScopePage, Summary: "An https page loads an image, audio or video over http, and no CSP upgrade-insecure-requests upgrades it.",
+					Source: "W3C Mixed Content, upgradeable content (https://www.w3.org/TR/mixed-content/); W3C Upgrade Insecure Requests (https://www.w3.org/TR/upgrade-insecure-requests/); Lighthouse is-on-https; Screaming Frog SEO Spider"},
 				{ID: "security.form_insecure_action", Severity: seo.Warning, Scope: seo.ScopePage, Summary: "A form submits to an http URL.",
 					Source: "W3C Mixed Content (https://www.w3.org/TR/mixed-content/); Screaming Frog SEO Spider, SEOnaut"},
 				{ID: "security.form_on_http", Severity: seo.Warning, Scope: seo.ScopePage, Summary: "An http page contains a form.",
@@ -281,12 +281,48 @@ func secMixedKind(res Resource) (label string, blockable, ok bool) {
 	return "audio or video", false, true
 }
 
+// secUpgraded returns whether browsers upgrade the request of a resource
+// element to https before sending it, under a Content-Security-Policy with
+// upgrade-insecure-requests (W3C Upgrade Insecure Requests,
+// https://www.w3.org/TR/upgrade-insecure-requests/): every one under the
+// header; under a <meta http-equiv> in <head>, which applies from when the
+// parser inserts it, those after it. Nil means none is.
+func secUpgraded(p *Page) func(*html.Node) bool {
+	if secCSPDirective(p.Header.Values("Content-Security-Policy"), "upgrade-insecure-requests") {
+		return func(*html.Node) bool { return true }
+	}
+	if !p.IsHTML {
+		return nil
+	}
+	for _, m := range p.ByTag(atom.Meta) {
+		eq, _ := Attr(m, "http-equiv")
+		c, _ := Attr(m, "content")
+		if m.Parent == nil || m.Parent.DataAtom != atom.Head || !strings.EqualFold(strings.TrimSpace(eq), "content-security-policy") ||
+			!secCSPDirective([]string{c}, "upgrade-insecure-requests") {
+			continue
+		}
+		before := map[*html.Node]bool{}
+		for _, e := range p.Elements {
+			if e == m {
+				break
+			}
+			before[e] = true
+		}
+		return func(n *html.Node) bool { return !before[n] }
+	}
+	return nil
+}
+
 func checkSecurityContent(p *Page, r *Reporter) {
 	https := p.URL.Scheme == "https"
+	var upgraded func(*html.Node) bool
+	if https {
+		upgraded = secUpgraded(p)
+	}
 	// The evidence (the element's markup, the URL's text) is built only
 	// for the occurrences a finding keeps.
 	for _, res := range p.Resources {
-		if https && res.URL != nil && res.URL.Scheme == "http" {
+		if https && res.URL != nil && res.URL.Scheme == "http" && (upgraded == nil || !upgraded(res.Node)) {
 			ev := func() seo.Evidence {
 				return seo.Evidence{Element: Outer(res.Node), Value: res.Raw, URLs: []string{res.URL.String()}}
 			}

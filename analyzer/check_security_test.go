@@ -170,6 +170,17 @@ func TestSecurityContentChecks(t *testing.T) {
 		t.Errorf("mixed passive = %+v, want the video source and the audio", passive)
 	}
 
+	// upgrade-insecure-requests in a meta CSP upgrades the requests after
+	// it; in the header, every request.
+	rep = analyzeFixture(t, "security/mixed_upgraded.html", "", nil, nil)
+	assertIDs(t, rep, []string{"security.mixed_content_active"}, []string{"security.mixed_content_passive"})
+	if f := finding(rep, "security.mixed_content_active"); f == nil || f.Occurrences() != 1 || f.Evidence.URLs[0] != "http://cdn.example.net/early.js" {
+		t.Errorf("mixed active under a meta upgrade-insecure-requests = %+v, want the script before the meta alone", f)
+	}
+	uir := http.Header{"Content-Type": {"text/html; charset=utf-8"}, "Content-Security-Policy": {"default-src https:; upgrade-insecure-requests"}}
+	rep = analyzeFixture(t, "security/mixed.html", "", uir, nil)
+	assertIDs(t, rep, nil, []string{"security.mixed_content_active", "security.mixed_content_passive"})
+
 	rep = analyzeFixture(t, "security/clean.html", "", nil, nil)
 	assertIDs(t, rep, nil, []string{"security.mixed_content_active", "security.mixed_content_passive", "security.form_insecure_action",
 		"security.protocol_relative", "security.form_on_http", "security.csp_missing"})
