@@ -65,7 +65,7 @@ func init() {
 			IDs: []seo.CheckInfo{
 				{ID: "security.mixed_content_active", Severity: seo.Error, Scope: seo.ScopePage, Summary: "An https page loads a script, stylesheet, iframe, font, plugin (<object>, <embed>) or text track over http, and no CSP upgrade-insecure-requests upgrades it.",
 					Source: "W3C Mixed Content, blockable content (https://www.w3.org/TR/mixed-content/); W3C Upgrade Insecure Requests (https://www.w3.org/TR/upgrade-insecure-requests/); Lighthouse is-on-https; Screaming Frog SEO Spider"},
-				{ID: "security.mixed_content_passive", Severity: seo.Warning, Scope: seo.ScopePage, Summary: "An https page loads an image, audio or video over http, and no CSP upgrade-insecure-requests upgrades it.",
+				{ID: "security.mixed_content_passive", Severity: seo.Warning, Scope: seo.ScopePage, Summary: "An https page loads an image (src or srcset), audio or video over http, and no CSP upgrade-insecure-requests upgrades it.",
 					Source: "W3C Mixed Content, upgradeable content (https://www.w3.org/TR/mixed-content/); W3C Upgrade Insecure Requests (https://www.w3.org/TR/upgrade-insecure-requests/); Lighthouse is-on-https; Screaming Frog SEO Spider"},
 				{ID: "security.form_insecure_action", Severity: seo.Warning, Scope: seo.ScopePage, Summary: "A form submits to an http URL.",
 					Source: "W3C Mixed Content (https://www.w3.org/TR/mixed-content/); Screaming Frog SEO Spider, SEOnaut"},
@@ -337,6 +337,32 @@ func checkSecurityContent(p *Page, r *Reporter) {
 			r.addLazy("security.protocol_relative", "a "+res.Kind+" URL is protocol-relative", func() seo.Evidence {
 				return seo.Evidence{Element: Outer(res.Node), Value: res.Raw}
 			})
+		}
+	}
+	// The srcset candidates of an <img> and of a <picture>'s <source>
+	// elements are images too: the browser fetches the one it picks, which
+	// may be any.
+	if https {
+		srcset := func(n *html.Node) {
+			ss, ok := Attr(n, "srcset")
+			if !ok || (upgraded != nil && upgraded(n)) {
+				return
+			}
+			for cand := range SrcsetCandidates(ss) {
+				if u := p.Resolve(cand); u != nil && u.Scheme == "http" {
+					r.addLazy("security.mixed_content_passive", "the https page loads an image (srcset candidate) over http", func() seo.Evidence {
+						return seo.Evidence{Element: Outer(n), Value: cand, URLs: []string{u.String()}}
+					})
+				}
+			}
+		}
+		for _, n := range p.ByTag(atom.Img) {
+			srcset(n)
+		}
+		for _, n := range p.ByTag(atom.Source) {
+			if n.Parent != nil && n.Parent.DataAtom == atom.Picture {
+				srcset(n)
+			}
 		}
 	}
 	for _, l := range p.Links {

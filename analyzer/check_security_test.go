@@ -170,6 +170,13 @@ func TestSecurityContentChecks(t *testing.T) {
 		t.Errorf("mixed passive = %+v, want the video source and the audio", passive)
 	}
 
+	// Every srcset candidate of an <img> or a <picture>'s <source> may be
+	// the one fetched.
+	rep = analyzeFixture(t, "security/mixed_srcset.html", "", nil, nil)
+	if f := finding(rep, "security.mixed_content_passive"); f == nil || f.Occurrences() != 2 || f.Evidence.URLs[0] != "http://img.example.net/harbour@2x.jpg" {
+		t.Errorf("mixed passive from srcset = %+v, want the 2x candidate and the webp source", f)
+	}
+
 	// upgrade-insecure-requests in a meta CSP upgrades the requests after
 	// it; in the header, every request.
 	rep = analyzeFixture(t, "security/mixed_upgraded.html", "", nil, nil)
