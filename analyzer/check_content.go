@@ -34,8 +34,8 @@ func init() {
 				Source: "seokit's own rule: the declared lang should match the text, as screen readers and translation tools rely on it"},
 			{ID: "content.duplicate_id", Severity: seo.Notice, Scope: seo.ScopePage, Summary: "Several elements share one id value.",
 				Source: "HTML Standard, unique id values (https://html.spec.whatwg.org/multipage/dom.html#the-id-attribute); SEOnaut"},
-			{ID: "content.charset_missing", Severity: seo.Warning, Scope: seo.ScopePage, Summary: "Neither the Content-Type header nor a meta tag declares the character encoding.",
-				Source: "Lighthouse charset (https://developer.chrome.com/docs/lighthouse/best-practices/charset); HTML Standard (https://html.spec.whatwg.org/multipage/semantics.html#charset)"},
+			{ID: "content.charset_missing", Severity: seo.Warning, Scope: seo.ScopePage, Summary: "Neither a byte-order mark, the Content-Type header nor a meta tag declares the character encoding.",
+				Source: "Lighthouse charset (https://developer.chrome.com/docs/lighthouse/best-practices/charset); HTML Standard (https://html.spec.whatwg.org/multipage/semantics.html#charset); Encoding Standard, decode and BOM sniff (https://encoding.spec.whatwg.org/#decode)"},
 			{ID: "content.charset_late", Severity: seo.Warning, Scope: seo.ScopePage, Summary: "The meta charset declaration starts after the first 1024 bytes.",
 				Source: "HTML Standard, character encoding declaration within the first 1024 bytes (https://html.spec.whatwg.org/multipage/semantics.html#charset); Lighthouse charset (https://developer.chrome.com/docs/lighthouse/best-practices/charset)"},
 			{ID: "content.doctype_missing", Severity: seo.Notice, Scope: seo.ScopePage, Summary: "The document does not start with <!DOCTYPE html>, so browsers use quirks mode.",
@@ -230,8 +230,11 @@ func checkDuplicateIDs(p *Page, r *Reporter) {
 
 func checkCharset(p *Page, r *Reporter) {
 	cs := p.Charset
+	if cs.BOM != "" {
+		return // a byte-order mark decides before the header and any meta
+	}
 	if cs.Header == "" && cs.Meta == "" {
-		r.Add("content.charset_missing", "the character encoding is declared neither in Content-Type nor in a meta tag",
+		r.Add("content.charset_missing", "the character encoding is declared neither by a byte-order mark, in Content-Type nor in a meta tag",
 			seo.Evidence{Element: "Content-Type", Value: p.Header.Get("Content-Type")})
 		return
 	}
@@ -258,8 +261,7 @@ func byteLine(b []byte, off int) int {
 // a byte-order mark, comments and XML processing instructions, with
 // "<!DOCTYPE html" (any case) and the parser saw an html doctype.
 func startsWithDoctype(p *Page) bool {
-	b := p.Body
-	b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))
+	b := bytes.TrimPrefix(p.Body, utf8BOM)
 	for {
 		b = bytes.TrimLeft(b, " \t\r\n\f")
 		switch {
@@ -297,25 +299,95 @@ func startsWithDoctype(p *Page) bool {
 	return false
 }
 
-// standardsDoctype reports whether a doctype with a public identifier still
-// selects standards (or limited-quirks) mode: XHTML 1.x, HTML 4.01 Strict,
-// and HTML 4.01 Transitional or Frameset with a system identifier. Older
-// public identifiers (HTML 3.2, HTML 4.0, ...) select quirks mode.
+// standardsDoctype reports whether an html doctype selects no-quirks or
+// limited-quirks mode by its identifiers, as the HTML Standard's "initial"
+// insertion mode decides
+// (https://html.spec.whatwg.org/multipage/parsing.html#the-initial-insertion-mode):
+// a list of legacy public identifiers (HTML 2.0 to 4.0, vendor DTDs),
+// HTML 4.01 Transitional and Frameset without a system identifier, and one
+// IBM system identifier select quirks mode; every other identifier, XHTML
+// 1.x, XHTML Mobile or Basic included, does not.
 func standardsDoctype(n *html.Node) bool {
 	public, _ := Attr(n, "public")
 	system, hasSystem := Attr(n, "system")
-	public = strings.ToLower(strings.TrimSpace(public))
-	switch {
-	case public == "":
-		return true
-	case strings.HasPrefix(public, "-//w3c//dtd xhtml 1."),
-		public == "-//w3c//dtd html 4.01//en":
-		return true
-	case strings.HasPrefix(public, "-//w3c//dtd html 4.01 transitional//"),
-		strings.HasPrefix(public, "-//w3c//dtd html 4.01 frameset//"):
-		return hasSystem && system != ""
+	public = strings.ToLower(public)
+	switch public {
+	case "-//w3o//dtd w3 html strict 3.0//en//", "-/w3c/dtd html 4.0 transitional/en", "html":
+		return false
 	}
-	return false
+	if strings.EqualFold(system, "http://www.ibm.com/data/dtd/v11/ibmxhtml1-transitional.dtd") {
+		return false
+	}
+	if !hasSystem && (strings.HasPrefix(public, "-//w3c//dtd html 4.01 frameset//") ||
+		strings.HasPrefix(public, "-//w3c//dtd html 4.01 transitional//")) {
+		return false
+	}
+	for _, q := range quirksPublicPrefixes {
+		if strings.HasPrefix(public, q) {
+			return false
+		}
+	}
+	return true
+}
+
+// quirksPublicPrefixes are the public identifier prefixes, lowercased, that
+// select quirks mode (HTML Standard, the "initial" insertion mode).
+var quirksPublicPrefixes = []string{
+	"+//silmaril//dtd html pro v0r11 19970101//",
+	"-//as//dtd html 3.0 aswedit + extensions//",
+	"-//advasoft ltd//dtd html 3.0 aswedit + extensions//",
+	"-//ietf//dtd html 2.0 level 1//",
+	"-//ietf//dtd html 2.0 level 2//",
+	"-//ietf//dtd html 2.0 strict level 1//",
+	"-//ietf//dtd html 2.0 strict level 2//",
+	"-//ietf//dtd html 2.0 strict//",
+	"-//ietf//dtd html 2.0//",
+	"-//ietf//dtd html 2.1e//",
+	"-//ietf//dtd html 3.0//",
+	"-//ietf//dtd html 3.2 final//",
+	"-//ietf//dtd html 3.2//",
+	"-//ietf//dtd html 3//",
+	"-//ietf//dtd html level 0//",
+	"-//ietf//dtd html level 1//",
+	"-//ietf//dtd html level 2//",
+	"-//ietf//dtd html level 3//",
+	"-//ietf//dtd html strict level 0//",
+	"-//ietf//dtd html strict level 1//",
+	"-//ietf//dtd html strict level 2//",
+	"-//ietf//dtd html strict level 3//",
+	"-//ietf//dtd html strict//",
+	"-//ietf//dtd html//",
+	"-//metrius//dtd metrius presentational//",
+	"-//microsoft//dtd internet explorer 2.0 html strict//",
+	"-//microsoft//dtd internet explorer 2.0 html//",
+	"-//microsoft//dtd internet explorer 2.0 tables//",
+	"-//microsoft//dtd internet explorer 3.0 html strict//",
+	"-//microsoft//dtd internet explorer 3.0 html//",
+	"-//microsoft//dtd internet explorer 3.0 tables//",
+	"-//netscape comm. corp.//dtd html//",
+	"-//netscape comm. corp.//dtd strict html//",
+	"-//o'reilly and associates//dtd html 2.0//",
+	"-//o'reilly and associates//dtd html extended 1.0//",
+	"-//o'reilly and associates//dtd html extended relaxed 1.0//",
+	"-//sq//dtd html 2.0 hotmetal + extensions//",
+	"-//softquad software//dtd hotmetal pro 6.0::19990601::extensions to html 4.0//",
+	"-//softquad//dtd hotmetal pro 4.0::19971010::extensions to html 4.0//",
+	"-//spyglass//dtd html 2.0 extended//",
+	"-//sun microsystems corp.//dtd hotjava html//",
+	"-//sun microsystems corp.//dtd hotjava strict html//",
+	"-//w3c//dtd html 3 1995-03-24//",
+	"-//w3c//dtd html 3.2 draft//",
+	"-//w3c//dtd html 3.2 final//",
+	"-//w3c//dtd html 3.2//",
+	"-//w3c//dtd html 3.2s draft//",
+	"-//w3c//dtd html 4.0 frameset//",
+	"-//w3c//dtd html 4.0 transitional//",
+	"-//w3c//dtd html experimental 19960712//",
+	"-//w3c//dtd html experimental 970421//",
+	"-//w3c//dtd w3 html//",
+	"-//w3o//dtd w3 html 3.0//",
+	"-//webtechs//dtd mozilla html 2.0//",
+	"-//webtechs//dtd mozilla html//",
 }
 
 // headAllowed are the elements that may appear in <head> without closing it.

@@ -47,6 +47,8 @@ func TestContentChecks(t *testing.T) {
 		{"late meta but header charset", "charset_late.html", nil, nil},
 		{"no doctype", "doctype_missing.html", nil, []string{"content.doctype_missing"}},
 		{"legacy doctype", "doctype_legacy.html", nil, []string{"content.doctype_missing"}},
+		{"utf-8 byte-order mark, no other charset", "bom.html", plainHTML, nil},
+		{"xhtml mobile doctype after a comment", "doctype_mobile.html", nil, nil},
 		{"img closes head", "head_invalid.html", nil, []string{"content.head_invalid_element"}},
 		{"javascript shell", "js_shell.html", nil, []string{"content.js_shell", "content.thin"}},
 		{"short page without app root", "js_shell_no_root.html", nil, []string{"content.thin"}},
@@ -59,6 +61,57 @@ func TestContentChecks(t *testing.T) {
 			rep := analyzeFixture(t, filepath.Join("content", tc.fixture), "", tc.header, nil)
 			assertIDs(t, rep, tc.want, without(contentIDs, tc.want...))
 		})
+	}
+}
+
+// TestDoctypeModes holds content.doctype_missing to the HTML Standard's
+// choice of quirks mode by doctype identifiers.
+func TestDoctypeModes(t *testing.T) {
+	t.Parallel()
+	const rest = `<html lang="en"><head><meta charset="utf-8"><title>Harbour plan</title></head><body><h1>Plan</h1></body></html>`
+	tests := []struct {
+		name, doctype string
+		quirks        bool
+	}{
+		{"html5", `<!DOCTYPE html>`, false},
+		{"html5 upper case", `<!DOCTYPE HTML>`, false},
+		{"about:legacy-compat", `<!DOCTYPE html SYSTEM "about:legacy-compat">`, false},
+		{"html 4.01 strict", `<!DOCTYPE HTML PUBLIC "-//W3C//DTD HTML 4.01//EN" "http://www.w3.org/TR/html4/strict.dtd">`, false},
+		{"html 4.01 transitional with system id", `<!DOCTYPE HTML PUBLIC "-//W3C//DTD HTML 4.01 Transitional//EN" "http://www.w3.org/TR/html4/loose.dtd">`, false},
+		{"html 4.01 transitional without system id", `<!DOCTYPE HTML PUBLIC "-//W3C//DTD HTML 4.01 Transitional//EN">`, true},
+		{"xhtml 1.0 transitional", `<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Transitional//EN" "http://www.w3.org/TR/xhtml1/DTD/xhtml1-transitional.dtd">`, false},
+		{"xhtml basic", `<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML Basic 1.1//EN" "http://www.w3.org/TR/xhtml-basic/xhtml-basic11.dtd">`, false},
+		{"html 3.2", `<!DOCTYPE HTML PUBLIC "-//W3C//DTD HTML 3.2 Final//EN">`, true},
+		{"html 4.0 transitional", `<!DOCTYPE HTML PUBLIC "-//W3C//DTD HTML 4.0 Transitional//EN" "http://www.w3.org/TR/REC-html40/loose.dtd">`, true},
+		{"ibm xhtml system id", `<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Transitional//EN" "http://www.ibm.com/data/dtd/v11/ibmxhtml1-transitional.dtd">`, true},
+		{"public id html", `<!DOCTYPE html PUBLIC "HTML">`, true},
+		{"not html", `<!DOCTYPE svg>`, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			rep := analyzeString(t, tc.doctype+"\n"+rest, "", nil, nil)
+			if got := finding(rep, "content.doctype_missing") != nil; got != tc.quirks {
+				t.Errorf("content.doctype_missing reported = %v, want %v", got, tc.quirks)
+			}
+		})
+	}
+}
+
+// TestByteOrderMark checks that a page starting with a UTF-8 byte-order
+// mark is read as browsers read it: the Encoding Standard's decode strips
+// the BOM before the tokenizer runs, so the doctype comes first and the
+// head's tags stay in the head. Parsed with the BOM, the tree would start
+// in quirks mode with an implied body holding the title, description and
+// canonical.
+func TestByteOrderMark(t *testing.T) {
+	t.Parallel()
+	rep := analyzeFixture(t, filepath.Join("content", "bom.html"), "", plainHTML, nil)
+	assertIDs(t, rep, nil, []string{
+		"content.doctype_missing", "content.charset_missing", "title.outside_head",
+		"description.outside_head", "canonical.outside_head", "canonical.missing",
+	})
+	if rep.Title == nil || !strings.HasPrefix(rep.Title.Text, "Harbour plan") {
+		t.Errorf("Title = %+v, want the head's title", rep.Title)
 	}
 }
 

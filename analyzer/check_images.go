@@ -17,8 +17,9 @@ func init() {
 		Area:  "images",
 		Depth: Standard,
 		IDs: []seo.CheckInfo{
-			{ID: "images.alt_missing", Severity: seo.Warning, Scope: seo.ScopePage, Summary: "An <img> has no alt attribute.",
-				Source: "Lighthouse image-alt (axe); Google Search Central, Image SEO best practices (https://developers.google.com/search/docs/appearance/google-images); Screaming Frog SEO Spider, SEOnaut, PSA"},
+			{ID: "images.alt_missing", Severity: seo.Warning, Scope: seo.ScopePage, Summary: "An <img> has no alt attribute, and is neither marked decorative (role none or presentation) nor hidden (aria-hidden, hidden).",
+				Source:  "Lighthouse image-alt (axe); W3C ACT rule Image has non-empty accessible name (https://www.w3.org/WAI/standards-guidelines/act/rules/23a2a8/); Google Search Central, Image SEO best practices (https://developers.google.com/search/docs/appearance/google-images); Screaming Frog SEO Spider, SEOnaut, PSA",
+				Differs: "Like Lighthouse's image-alt, seokit leaves out images marked decorative or hidden from assistive technology, which a list of every <img> without alt includes."},
 			{ID: "images.alt_empty", Severity: seo.Notice, Scope: seo.ScopePage, Summary: "A content image (a link's only content, or at least 100x100 px) has alt=\"\".",
 				Source:  "Google Search Central, Image SEO best practices (https://developers.google.com/search/docs/appearance/google-images); Screaming Frog SEO Spider",
 				Differs: "Empty alt is correct for decorative images (HTML Standard), so seokit keeps it a notice."},
@@ -113,6 +114,31 @@ func extractImages(p *Page) {
 	p.Report.Truncated.Note("images", sum.Total, listed)
 }
 
+// imgDecorativeOrHidden reports whether an <img> is marked decorative
+// (role none or presentation, which ARIA in HTML allows on an img without
+// alt, https://www.w3.org/TR/html-aria/#el-img-no-alt) or kept out of the
+// accessibility tree by aria-hidden="true" or the hidden attribute on it or
+// an ancestor. Lighthouse's image-alt (axe-core) and the W3C ACT rule
+// "Image has non-empty accessible name"
+// (https://www.w3.org/WAI/standards-guidelines/act/rules/23a2a8/) do not
+// ask such an image for alt text.
+func imgDecorativeOrHidden(n *html.Node) bool {
+	if role, _ := Attr(n, "role"); role != "" {
+		if f := strings.Fields(strings.ToLower(role)); len(f) > 0 && (f[0] == "none" || f[0] == "presentation") {
+			return true
+		}
+	}
+	for e := n; e != nil && e.Type == html.ElementNode; e = e.Parent {
+		if v, ok := Attr(e, "aria-hidden"); ok && strings.EqualFold(strings.TrimSpace(v), "true") {
+			return true
+		}
+		if _, ok := Attr(e, "hidden"); ok {
+			return true
+		}
+	}
+	return false
+}
+
 func checkImages(p *Page, r *Reporter) {
 	th := p.Thresholds()
 	type altUse struct {
@@ -157,9 +183,11 @@ func checkImages(p *Page, r *Reporter) {
 		calt := Collapse(alt)
 		switch {
 		case !hasAlt:
-			r.addLazy("images.alt_missing", "an image has no alt attribute", func() seo.Evidence {
-				return seo.Evidence{Element: elem.String(), Value: src, URLs: urls()}
-			})
+			if !imgDecorativeOrHidden(n) {
+				r.addLazy("images.alt_missing", "an image has no alt attribute", func() seo.Evidence {
+					return seo.Evidence{Element: elem.String(), Value: src, URLs: urls()}
+				})
+			}
 		case calt == "":
 			if why := contentImage(n, th.AltEmptyMinPixels); why != "" {
 				r.addLazy("images.alt_empty", "a content image has an empty alt text", func() seo.Evidence {

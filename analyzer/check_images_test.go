@@ -22,6 +22,7 @@ func TestImagesChecks(t *testing.T) {
 	}{
 		{"good images", "good.html", nil},
 		{"no alt", "alt_missing.html", []string{"images.alt_missing"}},
+		{"no alt, some decorative or hidden", "alt_missing_decorative.html", []string{"images.alt_missing"}},
 		{"empty alt, only content of a link", "alt_empty_link.html", []string{"images.alt_empty"}},
 		{"empty alt, large image", "alt_empty_large.html", []string{"images.alt_empty"}},
 		{"long alt", "alt_too_long.html", []string{"images.alt_too_long"}},
@@ -55,6 +56,10 @@ func TestImagesData(t *testing.T) {
 	rep = analyzeFixture(t, "images/alt_missing.html", "", nil, nil)
 	if rep.Images.Total != 1 || rep.Images.WithoutAlt != 1 || rep.Images.List[0].Alt != nil {
 		t.Errorf("Images = %+v, want one image without alt", rep.Images)
+	}
+	rep = analyzeFixture(t, "images/alt_missing_decorative.html", "", nil, nil)
+	if f := finding(rep, "images.alt_missing"); f == nil || f.Occurrences() != 1 || f.Evidence.Value != "/img/harbour.jpg" {
+		t.Errorf("alt_missing = %+v, want the harbour photo alone, not the images marked decorative or hidden", f)
 	}
 	rep = analyzeFixture(t, "images/alt_duplicate.html", "", nil, nil)
 	if f := finding(rep, "images.alt_duplicate"); f == nil || len(f.Evidence.URLs) != 2 {

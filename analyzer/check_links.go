@@ -42,7 +42,7 @@ func init() {
 					"(\"link\", \"leia mais\", \"meer informatie\" ...). It reads the served HTML, so text hidden by CSS counts, where Lighthouse reads the rendered text."},
 			{ID: "links.empty_text", Severity: seo.Warning, Scope: seo.ScopePage, Summary: "A link has no text, aria-label, title or image alt text.",
 				Source: "Google Search Central, Make your links crawlable (https://developers.google.com/search/docs/crawling-indexing/links-crawlable) (anchor text); Screaming Frog SEO Spider"},
-			{ID: "links.internal_nofollow", Severity: seo.Warning, Scope: seo.ScopePage, Summary: "An internal link is marked rel=\"nofollow\".",
+			{ID: "links.internal_nofollow", Severity: seo.Warning, Scope: seo.ScopePage, Summary: "A link to another page of the site is marked rel=\"nofollow\".",
 				Source: "Google Search Central, Qualify your outbound links (https://developers.google.com/search/docs/crawling-indexing/qualify-outbound-links); Screaming Frog SEO Spider, SEOnaut"},
 			{ID: "links.to_http", Severity: seo.Warning, Scope: seo.ScopePage, Summary: "An https page links to an http:// URL.",
 				Source: "Google Search Central, Page experience, HTTPS (https://developers.google.com/search/docs/appearance/page-experience); Screaming Frog SEO Spider, SEOnaut"},
@@ -447,9 +447,10 @@ func checkLinks(p *Page, r *Reporter) {
 		if !l.HasHref {
 			continue
 		}
-		if h := strings.TrimSpace(l.Href); strings.HasPrefix(h, "#") && len(h) > 1 {
-			fragLinks = append(fragLinks, i)
-		} else if j := strings.IndexByte(h, '#'); j > 0 && j < len(h)-1 && l.URL != nil && l.URL.Path == p.URL.Path && cnURLKey(l.URL) == pageKey {
+		// A fragment link scrolls this page only when its href, resolved
+		// against the base URL, names the page: under a <base> elsewhere,
+		// "#x" navigates to another document.
+		if h := strings.TrimSpace(l.Href); lkHasFragment(h) && l.URL != nil && l.URL.Path == p.URL.Path && cnURLKey(l.URL) == pageKey {
 			fragLinks = append(fragLinks, i)
 		}
 		if l.URL == nil {
@@ -485,7 +486,9 @@ func checkLinks(p *Page, r *Reporter) {
 				followable++
 			}
 		}
-		if l.Internal && cnRelHas(l.Rel, "nofollow") {
+		// nofollow on a link to the page itself (#comments, a skip link)
+		// keeps nothing from being crawled: only other pages count.
+		if l.Internal && cnRelHas(l.Rel, "nofollow") && cnURLKey(l.URL) != pageKey {
 			r.addLazy("links.internal_nofollow", "an internal link is marked nofollow", func() seo.Evidence {
 				return seo.Evidence{Element: el(), Value: l.Rel, URLs: []string{l.URL.String()}}
 			})
@@ -529,8 +532,9 @@ func checkLinks(p *Page, r *Reporter) {
 		for _, i := range fragLinks {
 			l := p.Links[i]
 			h := strings.TrimSpace(l.Href)
-			frag := h[strings.IndexByte(h, '#')+1:]
-			if dec, err := url.PathUnescape(frag); err == nil {
+			raw := h[strings.IndexByte(h, '#')+1:]
+			frag := raw
+			if dec, err := url.PathUnescape(raw); err == nil {
 				frag = dec
 			}
 			// #top scrolls to the top; hash-bang and route-like fragments
@@ -538,13 +542,21 @@ func checkLinks(p *Page, r *Reporter) {
 			if strings.EqualFold(frag, "top") || strings.ContainsAny(frag[:1], "!/:") || strings.Contains(frag, "=") {
 				continue
 			}
-			if !targets.has(frag) {
+			// The HTML Standard's indicated element is the one whose id is
+			// the fragment as written, else the fragment percent-decoded.
+			if !targets.has(raw) && (frag == raw || !targets.has(frag)) {
 				r.addLazy("links.broken_fragment", "no element on the page has the id or name #"+frag, func() seo.Evidence {
 					return seo.Evidence{Element: Outer(l.Node), Value: "#" + frag}
 				})
 			}
 		}
 	}
+}
+
+// lkHasFragment reports whether href ends in a non-empty #fragment.
+func lkHasFragment(href string) bool {
+	j := strings.IndexByte(href, '#')
+	return j >= 0 && j < len(href)-1
 }
 
 // anchorTargets answers whether the page has an element with a given

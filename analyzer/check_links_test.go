@@ -37,6 +37,12 @@ func TestLinksFixtures(t *testing.T) {
 		// The javascript:, placeholder, fragment and http links are in
 		// inert templates: no finding (TestLinksTemplateContent).
 		{"templates", "links/template.html", nil},
+		// The HTML Standard matches a fragment as written, then
+		// percent-decoded, against the ids of the page.
+		{"percent-encoded fragments", "links/fragment_encoded.html", nil},
+		// A #fragment href resolves against the base URL: here it names
+		// another document; only the link to the page itself is checked.
+		{"fragments under a base", "links/fragment_base.html", []string{"links.broken_fragment"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -73,6 +79,15 @@ func TestLinksFindingDetails(t *testing.T) {
 	if f := finding(rep, "links.broken_fragment"); f == nil || f.Evidence.Value != "#missing-section" {
 		t.Errorf("broken_fragment evidence = %+v", f)
 	}
+	rep = analyzeFixture(t, "links/fragment_base.html", "", nil, nil)
+	if f := finding(rep, "links.broken_fragment"); f == nil || f.Occurrences() != 1 || f.Evidence.Value != "#pricing-table" {
+		t.Errorf("broken_fragment under a base = %+v, want #pricing-table alone", f)
+	}
+	rep = analyzeFixture(t, "links/nofollow_self.html", "", nil, nil)
+	if f := finding(rep, "links.internal_nofollow"); f == nil || f.Occurrences() != 1 || f.Evidence.URLs[0] != "https://example.com/archive" {
+		t.Errorf("internal_nofollow = %+v, want the link to /archive alone, not those to the page itself", f)
+	}
+	rep = analyzeFixture(t, "links/bad.html", "", nil, nil)
 	if f := finding(rep, "links.to_private_host"); f == nil || f.Evidence.Value != "192.168.1.10" {
 		t.Errorf("to_private_host evidence = %+v", f)
 	}

@@ -18,9 +18,9 @@ func init() {
 			{ID: "performance.dom_too_large", Severity: seo.Notice, Scope: seo.ScopePage, Summary: "The document has more element nodes than the threshold.",
 				Source:  "SEOnaut (1500 elements); Lighthouse dom-size (https://developer.chrome.com/docs/lighthouse/performance/dom-size)",
 				Differs: "Lighthouse warns from about 800 body elements; seokit uses SEOnaut's 1,500 over the whole document, as a notice."},
-			{ID: "performance.render_blocking_scripts", Severity: seo.Warning, Scope: seo.ScopePage, Summary: "Too many external scripts in <head> load without async, defer or type=module.",
-				Source:  "seokit's own rule, after Lighthouse render-blocking-resources (https://developer.chrome.com/docs/lighthouse/performance/render-blocking-resources)",
-				Differs: "Lighthouse measures the delay in a lab load; seokit counts scripts in <head> without async, defer or type=module in the served HTML."},
+			{ID: "performance.render_blocking_scripts", Severity: seo.Warning, Scope: seo.ScopePage, Summary: "Too many external scripts in <head> load without async, defer, nomodule or type=module.",
+				Source:  "seokit's own rule, after Lighthouse render-blocking-resources (https://developer.chrome.com/docs/lighthouse/performance/render-blocking-resources); HTML Standard, prepare the script element (https://html.spec.whatwg.org/multipage/scripting.html#prepare-the-script-element)",
+				Differs: "Lighthouse measures the delay in a lab load; seokit counts scripts in <head> without async, defer, nomodule or type=module in the served HTML."},
 			{ID: "performance.inline_size", Severity: seo.Notice, Scope: seo.ScopePage, Summary: "Inline scripts and styles together are large, or over half of the HTML.",
 				Source: "seokit's own rule: large inline scripts and styles are re-sent with every page and cannot be cached"},
 			{ID: "performance.too_many_requests", Severity: seo.Notice, Scope: seo.ScopePage, Summary: "The page references more subresources than the threshold.",
@@ -56,6 +56,12 @@ func checkPerformance(p *Page, r *Reporter) {
 			continue
 		}
 		if _, ok := Attr(s, "defer"); ok {
+			continue
+		}
+		// A browser that runs module scripts neither fetches nor runs a
+		// classic script marked nomodule (HTML Standard, prepare the
+		// script element), so a legacy fallback blocks nothing.
+		if _, ok := Attr(s, "nomodule"); ok {
 			continue
 		}
 		if u := p.Resolve(src); u != nil {
@@ -111,12 +117,18 @@ func perfClassicScript(s *html.Node) bool {
 		return true
 	}
 	t = strings.ToLower(strings.TrimSpace(strings.SplitN(t, ";", 2)[0]))
-	switch t {
-	case "", "text/javascript", "application/javascript", "application/x-javascript",
-		"text/ecmascript", "application/ecmascript", "text/jscript":
-		return true
-	}
-	return false
+	return t == "" || perfJSMIMETypes[t]
+}
+
+// perfJSMIMETypes are the JavaScript MIME type essences of the MIME
+// Sniffing Standard (https://mimesniff.spec.whatwg.org/#javascript-mime-type),
+// the types under which a browser runs a script as classic JavaScript.
+var perfJSMIMETypes = map[string]bool{
+	"application/ecmascript": true, "application/javascript": true, "application/x-ecmascript": true,
+	"application/x-javascript": true, "text/ecmascript": true, "text/javascript": true,
+	"text/javascript1.0": true, "text/javascript1.1": true, "text/javascript1.2": true,
+	"text/javascript1.3": true, "text/javascript1.4": true, "text/javascript1.5": true,
+	"text/jscript": true, "text/livescript": true, "text/x-ecmascript": true, "text/x-javascript": true,
 }
 
 // perfTextBytes sums the bytes of the text children of a script or style.

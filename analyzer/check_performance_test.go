@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -27,6 +28,7 @@ func TestPerformanceChecks(t *testing.T) {
 			opts: &Options{Depth: Complete, Thresholds: Thresholds{MaxDOMElements: 2000}}, absent: []string{"performance.dom_too_large"}},
 		{name: "three blocking scripts", fixture: "performance/blocking.html", want: []string{"performance.render_blocking_scripts"}},
 		{name: "two blocking scripts", fixture: "performance/not_blocking.html", absent: []string{"performance.render_blocking_scripts"}},
+		{name: "nomodule fallback does not block", fixture: "performance/nomodule.html", want: []string{"performance.render_blocking_scripts"}},
 		{name: "inline over 100 KB", fixture: "performance/inline_large.html", want: []string{"performance.inline_size"}},
 		{name: "inline over half the HTML", fixture: "performance/inline_half.html", want: []string{"performance.inline_size"}},
 		{name: "small inline", fixture: "performance/inline_small.html", absent: []string{"performance.inline_size"}},
@@ -50,6 +52,11 @@ func TestPerformanceEvidence(t *testing.T) {
 	// 760 li + 760 span + html, head, title, body, ul.
 	if f := finding(rep, "performance.dom_too_large"); f == nil || *f.Evidence.Measured != 1525 || *f.Evidence.Threshold != 1500 {
 		t.Errorf("dom_too_large evidence: %+v", f)
+	}
+	rep = analyzeFixture(t, "performance/nomodule.html", "", nil, nil)
+	if f := finding(rep, "performance.render_blocking_scripts"); f == nil || *f.Evidence.Measured != 3 ||
+		slices.Contains(f.Evidence.URLs, "https://example.com/js/polyfills.js") {
+		t.Errorf("render_blocking_scripts with a nomodule script = %+v, want lib0, lib1 and legacy-widget", f)
 	}
 	rep = analyzeFixture(t, "performance/blocking.html", "", nil, nil)
 	f := finding(rep, "performance.render_blocking_scripts")

@@ -63,10 +63,10 @@ func init() {
 			Area:  "security",
 			Depth: Standard,
 			IDs: []seo.CheckInfo{
-				{ID: "security.mixed_content_active", Severity: seo.Error, Scope: seo.ScopePage, Summary: "An https page loads a script, stylesheet, iframe or font over http.",
-					Source: "W3C Mixed Content, blockable content (https://www.w3.org/TR/mixed-content/); Lighthouse is-on-https; Screaming Frog SEO Spider"},
-				{ID: "security.mixed_content_passive", Severity: seo.Warning, Scope: seo.ScopePage, Summary: "An https page loads an image, audio or video over http.",
-					Source: "W3C Mixed Content, upgradeable content (https://www.w3.org/TR/mixed-content/); Lighthouse is-on-https; Screaming Frog SEO Spider"},
+				{ID: "security.mixed_content_active", Severity: seo.Error, Scope: seo.ScopePage, Summary: "An https page loads a script, stylesheet, iframe, font, plugin (<object>, <embed>) or text track over http, and no CSP upgrade-insecure-requests upgrades it.",
+					Source: "W3C Mixed Content, blockable content (https://www.w3.org/TR/mixed-content/); W3C Upgrade Insecure Requests (https://www.w3.org/TR/upgrade-insecure-requests/); Lighthouse is-on-https; Screaming Frog SEO Spider"},
+				{ID: "security.mixed_content_passive", Severity: seo.Warning, Scope: seo.ScopePage, Summary: "An https page loads an image (src or srcset), audio or video over http, and no CSP upgrade-insecure-requests upgrades it.",
+					Source: "W3C Mixed Content, upgradeable content (https://www.w3.org/TR/mixed-content/); W3C Upgrade Insecure Requests (https://www.w3.org/TR/upgrade-insecure-requests/); Lighthouse is-on-https; Screaming Frog SEO Spider"},
 				{ID: "security.form_insecure_action", Severity: seo.Warning, Scope: seo.ScopePage, Summary: "A form submits to an http URL.",
 					Source: "W3C Mixed Content (https://www.w3.org/TR/mixed-content/); Screaming Frog SEO Spider, SEOnaut"},
 				{ID: "security.form_on_http", Severity: seo.Warning, Scope: seo.ScopePage, Summary: "An http page contains a form.",
@@ -255,29 +255,114 @@ func checkSecurityHeaders(p *Page, r *Reporter) {
 // secActiveKinds are the resource kinds browsers block as mixed content.
 var secActiveKinds = map[string]bool{"script": true, "stylesheet": true, "iframe": true, "font": true}
 
-// secPassiveKinds are the resource kinds browsers load (or upgrade) with a warning.
-var secPassiveKinds = map[string]bool{"image": true, "media": true}
+// secMixedKind returns how an http resource of an https page is mixed
+// content: blockable (browsers refuse it), or upgradeable (browsers fetch
+// it over https instead), and what it is for the message; ok is false for
+// a kind that is neither (a preload of no known type). Mixed Content
+// Level 2 makes images, audio and video upgradeable and everything else
+// blockable (https://www.w3.org/TR/mixed-content/#category-upgradeable),
+// so an <object>, an <embed> and a <track>, whose kind is "media" like
+// <audio> and <video>, are blocked.
+func secMixedKind(res Resource) (label string, blockable, ok bool) {
+	switch {
+	case secActiveKinds[res.Kind]:
+		return "a " + res.Kind, true, true
+	case res.Kind == "image":
+		return "an image", false, true
+	case res.Kind != "media":
+		return "", false, false
+	}
+	switch res.Node.DataAtom {
+	case atom.Object, atom.Embed:
+		return "a plugin resource (<" + res.Node.Data + ">)", true, true
+	case atom.Track:
+		return "a text track", true, true
+	}
+	return "audio or video", false, true
+}
+
+// secUpgraded returns whether browsers upgrade the request of a resource
+// element to https before sending it, under a Content-Security-Policy with
+// upgrade-insecure-requests (W3C Upgrade Insecure Requests,
+// https://www.w3.org/TR/upgrade-insecure-requests/): every one under the
+// header; under a <meta http-equiv> in <head>, which applies from when the
+// parser inserts it, those after it. Nil means none is.
+func secUpgraded(p *Page) func(*html.Node) bool {
+	if secCSPDirective(p.Header.Values("Content-Security-Policy"), "upgrade-insecure-requests") {
+		return func(*html.Node) bool { return true }
+	}
+	if !p.IsHTML {
+		return nil
+	}
+	for _, m := range p.ByTag(atom.Meta) {
+		eq, _ := Attr(m, "http-equiv")
+		c, _ := Attr(m, "content")
+		if m.Parent == nil || m.Parent.DataAtom != atom.Head || !strings.EqualFold(strings.TrimSpace(eq), "content-security-policy") ||
+			!secCSPDirective([]string{c}, "upgrade-insecure-requests") {
+			continue
+		}
+		before := map[*html.Node]bool{}
+		for _, e := range p.Elements {
+			if e == m {
+				break
+			}
+			before[e] = true
+		}
+		return func(n *html.Node) bool { return !before[n] }
+	}
+	return nil
+}
 
 func checkSecurityContent(p *Page, r *Reporter) {
 	https := p.URL.Scheme == "https"
+	var upgraded func(*html.Node) bool
+	if https {
+		upgraded = secUpgraded(p)
+	}
 	// The evidence (the element's markup, the URL's text) is built only
 	// for the occurrences a finding keeps.
 	for _, res := range p.Resources {
-		if https && res.URL != nil && res.URL.Scheme == "http" {
+		if https && res.URL != nil && res.URL.Scheme == "http" && (upgraded == nil || !upgraded(res.Node)) {
 			ev := func() seo.Evidence {
 				return seo.Evidence{Element: Outer(res.Node), Value: res.Raw, URLs: []string{res.URL.String()}}
 			}
-			switch {
-			case secActiveKinds[res.Kind]:
-				r.addLazy("security.mixed_content_active", "the https page loads a "+res.Kind+" over http, which browsers block", ev)
-			case secPassiveKinds[res.Kind]:
-				r.addLazy("security.mixed_content_passive", "the https page loads an "+res.Kind+" over http", ev)
+			switch label, blockable, ok := secMixedKind(res); {
+			case ok && blockable:
+				r.addLazy("security.mixed_content_active", "the https page loads "+label+" over http, which browsers block", ev)
+			case ok:
+				r.addLazy("security.mixed_content_passive", "the https page loads "+label+" over http", ev)
 			}
 		}
 		if secProtocolRelative(res.Raw) {
 			r.addLazy("security.protocol_relative", "a "+res.Kind+" URL is protocol-relative", func() seo.Evidence {
 				return seo.Evidence{Element: Outer(res.Node), Value: res.Raw}
 			})
+		}
+	}
+	// The srcset candidates of an <img> and of a <picture>'s <source>
+	// elements are images too: the browser fetches the one it picks, which
+	// may be any.
+	if https {
+		srcset := func(n *html.Node) {
+			ss, ok := Attr(n, "srcset")
+			if !ok || (upgraded != nil && upgraded(n)) {
+				return
+			}
+			for cand := range SrcsetCandidates(ss) {
+				if u := p.Resolve(cand); u != nil && u.Scheme == "http" {
+					r.addLazy("security.mixed_content_passive", "the https page loads an image (srcset candidate) over http", func() seo.Evidence {
+						return seo.Evidence{Element: Outer(n), Value: cand, URLs: []string{u.String()}}
+					})
+				}
+			}
+		}
+		for _, n := range p.ByTag(atom.Img) {
+			srcset(n)
+		}
+		for _, n := range p.ByTag(atom.Source) {
+			if n.Parent != nil && n.Parent.DataAtom == atom.Picture {
+				srcset(n)
+			}
 		}
 	}
 	for _, l := range p.Links {

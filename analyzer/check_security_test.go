@@ -158,6 +158,36 @@ func TestSecurityContentChecks(t *testing.T) {
 		t.Errorf("mixed active evidence: %+v", f)
 	}
 
+	// Mixed Content Level 2 upgrades images, audio and video only: an
+	// <object>, an <embed> and a <track> over http are blocked.
+	rep = analyzeFixture(t, "security/mixed_media.html", "", nil, nil)
+	active, passive := finding(rep, "security.mixed_content_active"), finding(rep, "security.mixed_content_passive")
+	if active == nil || active.Occurrences() != 3 || active.Evidence.URLs[0] != "http://cdn.example.net/player.swf" ||
+		active.Message != "the https page loads a plugin resource (<object>) over http, which browsers block" {
+		t.Errorf("mixed active = %+v, want the object, the embed and the track", active)
+	}
+	if passive == nil || passive.Occurrences() != 2 || passive.Message != "the https page loads audio or video over http" {
+		t.Errorf("mixed passive = %+v, want the video source and the audio", passive)
+	}
+
+	// Every srcset candidate of an <img> or a <picture>'s <source> may be
+	// the one fetched.
+	rep = analyzeFixture(t, "security/mixed_srcset.html", "", nil, nil)
+	if f := finding(rep, "security.mixed_content_passive"); f == nil || f.Occurrences() != 2 || f.Evidence.URLs[0] != "http://img.example.net/harbour@2x.jpg" {
+		t.Errorf("mixed passive from srcset = %+v, want the 2x candidate and the webp source", f)
+	}
+
+	// upgrade-insecure-requests in a meta CSP upgrades the requests after
+	// it; in the header, every request.
+	rep = analyzeFixture(t, "security/mixed_upgraded.html", "", nil, nil)
+	assertIDs(t, rep, []string{"security.mixed_content_active"}, []string{"security.mixed_content_passive"})
+	if f := finding(rep, "security.mixed_content_active"); f == nil || f.Occurrences() != 1 || f.Evidence.URLs[0] != "http://cdn.example.net/early.js" {
+		t.Errorf("mixed active under a meta upgrade-insecure-requests = %+v, want the script before the meta alone", f)
+	}
+	uir := http.Header{"Content-Type": {"text/html; charset=utf-8"}, "Content-Security-Policy": {"default-src https:; upgrade-insecure-requests"}}
+	rep = analyzeFixture(t, "security/mixed.html", "", uir, nil)
+	assertIDs(t, rep, nil, []string{"security.mixed_content_active", "security.mixed_content_passive"})
+
 	rep = analyzeFixture(t, "security/clean.html", "", nil, nil)
 	assertIDs(t, rep, nil, []string{"security.mixed_content_active", "security.mixed_content_passive", "security.form_insecure_action",
 		"security.protocol_relative", "security.form_on_http", "security.csp_missing"})

@@ -122,6 +122,10 @@ type Charset struct {
 	MetaOffset   int
 	// Name is the encoding used to decode the document.
 	Name string
+	// BOM is the encoding a byte-order mark at the start of the body names
+	// ("utf-8", "utf-16be", "utf-16le"), or "". Browsers decode by the
+	// BOM whatever Header and Meta say (Encoding Standard, BOM sniff).
+	BOM string
 }
 
 // Link is one <a> element of the page.
@@ -375,6 +379,7 @@ func (p *Page) parse() *html.Node {
 		p.Charset.Header = strings.Trim(strings.TrimSpace(ct[i+len("charset="):]), `"'`)
 	}
 	p.Charset.Meta, p.Charset.MetaOffset = metaCharset(body)
+	p.Charset.BOM = bomEncoding(body)
 	enc, name, _ := charset.DetermineEncoding(body, ct)
 	p.Charset.Name = name
 	switch {
@@ -397,6 +402,11 @@ func (p *Page) parse() *html.Node {
 			p.queryEnc = urlEncoding(name)
 		}
 	}
+	// The Encoding Standard's decode removes the byte-order mark, so the
+	// tokenizer never sees it; x/net/html would read it as text, which
+	// starts the body (and quirks mode) before the doctype and the head.
+	// A UTF-16 body decoded above may still start with it, now in UTF-8.
+	body = bytes.TrimPrefix(body, utf8BOM)
 	// Every start tag begins with '<': their count sizes the element list
 	// once, and a body with no more of them than MaxElements cannot
 	// exceed the budget.
@@ -422,6 +432,23 @@ func (p *Page) parse() *html.Node {
 		return doc
 	}
 	return doc
+}
+
+// utf8BOM is the byte-order mark U+FEFF in UTF-8.
+var utf8BOM = []byte("\xef\xbb\xbf")
+
+// bomEncoding returns the encoding a byte-order mark at the start of b
+// names, or "" (Encoding Standard, BOM sniff).
+func bomEncoding(b []byte) string {
+	switch {
+	case bytes.HasPrefix(b, utf8BOM):
+		return "utf-8"
+	case bytes.HasPrefix(b, []byte("\xfe\xff")):
+		return "utf-16be"
+	case bytes.HasPrefix(b, []byte("\xff\xfe")):
+		return "utf-16le"
+	}
+	return ""
 }
 
 // asciiOnly reports whether b has no byte over 0x7f, reading eight bytes
