@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/seokit/seokit/seo"
+	"golang.org/x/net/html/atom"
 )
 
 var contentIDs = []string{
@@ -205,6 +206,40 @@ func BenchmarkContentAreas(b *testing.B) {
 	for b.Loop() {
 		if _, err := AnalyzeHTML(context.Background(), "https://example.com/page", plainHTML, doc, opts); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// TestDoctypeNameCase: a doctype whose name is "HTML" in another case is
+// the HTML doctype (the tokenizer lowercases names), so the page is parsed
+// in no-quirks mode, where a <table> closes an open <p>; the body is not
+// changed in place.
+func TestDoctypeNameCase(t *testing.T) {
+	cfg, _ := newConfig(&Options{})
+	for _, tc := range []struct {
+		doc         string
+		tableInPara bool
+	}{
+		{"<!DOCTYPE html>", false},
+		{"<!DOCTYPE HTML>", false},
+		{"<!-- c -->\n<!doctype\tHtml >", false},
+		{"<!DOCTYPEHTML>", false},
+		{"<!DOCTYPE HTML PUBLIC \"-//W3C//DTD HTML 4.01//EN\" \"http://www.w3.org/TR/html4/strict.dtd\">", false},
+		{"<!DOCTYPE HTMLX>", true},
+		{"", true},
+	} {
+		body := []byte(tc.doc + "<title>t</title><p>a<table><tr><td>x</td></tr></table>")
+		orig := string(body)
+		p := newPage(&seo.Response{URL: "https://example.com/", Status: 200, Header: http.Header{"Content-Type": {"text/html"}}, Body: body}, cfg)
+		tables := p.byTag.get(atom.Table)
+		if len(tables) != 1 {
+			t.Fatalf("%q: %d tables", tc.doc, len(tables))
+		}
+		if in := tables[0].Parent.DataAtom == atom.P; in != tc.tableInPara {
+			t.Errorf("%q: table inside the <p> %v, want %v", tc.doc, in, tc.tableInPara)
+		}
+		if string(body) != orig {
+			t.Errorf("%q: the body was changed", tc.doc)
 		}
 	}
 }

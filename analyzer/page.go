@@ -407,6 +407,7 @@ func (p *Page) parse() *html.Node {
 	// starts the body (and quirks mode) before the doctype and the head.
 	// A UTF-16 body decoded above may still start with it, now in UTF-8.
 	body = bytes.TrimPrefix(body, utf8BOM)
+	body = lowerDoctypeName(body)
 	// Every start tag begins with '<': their count sizes the element list
 	// once, and a body with no more of them than MaxElements cannot
 	// exceed the budget.
@@ -432,6 +433,34 @@ func (p *Page) parse() *html.Node {
 		return doc
 	}
 	return doc
+}
+
+// lowerDoctypeName returns body with the name of a doctype near its start
+// lowercased when it is "html" in other case ("<!DOCTYPE HTML>"), in a
+// copy, else body itself. HTML's tokenizer lowercases a doctype's name
+// before tree construction compares it with "html"
+// (https://html.spec.whatwg.org/multipage/parsing.html#doctype-name-state);
+// golang.org/x/net/html compares the name as written, so such a page was
+// parsed in quirks mode, where a <table> stays inside an open <p>. Only
+// the first 1024 bytes are searched: a doctype comes first, after white
+// space and comments, or is ignored.
+func lowerDoctypeName(body []byte) []byte {
+	head := body[:min(len(body), 1024)]
+	i := indexFold(head, "<!doctype")
+	if i < 0 {
+		return body
+	}
+	i += len("<!doctype")
+	for i < len(head) && isHTMLSpace(head[i]) {
+		i++
+	}
+	if len(head)-i < 5 || !bytes.EqualFold(head[i:i+4], []byte("html")) || string(head[i:i+4]) == "html" ||
+		!(isHTMLSpace(head[i+4]) || head[i+4] == '>') {
+		return body
+	}
+	b := bytes.Clone(body)
+	copy(b[i:], "html")
+	return b
 }
 
 // utf8BOM is the byte-order mark U+FEFF in UTF-8.
