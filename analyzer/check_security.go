@@ -65,7 +65,7 @@ func init() {
 			IDs: []seo.CheckInfo{
 				{ID: "security.mixed_content_active", Severity: seo.Error, Scope: seo.ScopePage, Summary: "An https page loads a script, stylesheet, iframe, font, plugin (<object>, <embed>) or text track over http, and no CSP upgrade-insecure-requests upgrades it.",
 					Source: "W3C Mixed Content, blockable content (https://www.w3.org/TR/mixed-content/); W3C Upgrade Insecure Requests (https://www.w3.org/TR/upgrade-insecure-requests/); Lighthouse is-on-https; Screaming Frog SEO Spider"},
-				{ID: "security.mixed_content_passive", Severity: seo.Warning, Scope: seo.ScopePage, Summary: "An https page loads an image (src or srcset), audio or video over http, and no CSP upgrade-insecure-requests upgrades it.",
+				{ID: "security.mixed_content_passive", Severity: seo.Warning, Scope: seo.ScopePage, Summary: "An https page loads an image (src or srcset), an icon (<link rel=icon>, apple-touch-icon), audio or video over http, and no CSP upgrade-insecure-requests upgrades it.",
 					Source: "W3C Mixed Content, upgradeable content (https://www.w3.org/TR/mixed-content/); W3C Upgrade Insecure Requests (https://www.w3.org/TR/upgrade-insecure-requests/); Lighthouse is-on-https; Screaming Frog SEO Spider"},
 				{ID: "security.form_insecure_action", Severity: seo.Warning, Scope: seo.ScopePage, Summary: "A form submits to an http URL.",
 					Source: "W3C Mixed Content (https://www.w3.org/TR/mixed-content/); Screaming Frog SEO Spider, SEOnaut"},
@@ -362,6 +362,29 @@ func checkSecurityContent(p *Page, r *Reporter) {
 		for _, n := range p.ByTag(atom.Source) {
 			if n.Parent != nil && n.Parent.DataAtom == atom.Picture {
 				srcset(n)
+			}
+		}
+		// The browser fetches the page's icons too, though nothing in the
+		// page shows them (they are no Resource): the HTML Standard fetches
+		// an icon link with the destination "image"
+		// (https://html.spec.whatwg.org/multipage/links.html#rel-icon), which
+		// Mixed Content Level 2 makes upgradeable like an <img>
+		// (https://www.w3.org/TR/mixed-content/#category-upgradeable).
+		// Safari's apple-touch-icon, which the Standard does not define, is
+		// the same image request.
+		for _, n := range p.ByTag(atom.Link) {
+			rel, _ := Attr(n, "rel")
+			if !spaceTokenLower(rel, "icon") && !spaceTokenLower(rel, "apple-touch-icon") && !spaceTokenLower(rel, "apple-touch-icon-precomposed") {
+				continue
+			}
+			href, ok := Attr(n, "href")
+			if !ok || strings.TrimSpace(href) == "" || (upgraded != nil && upgraded(n)) {
+				continue
+			}
+			if u := p.Resolve(href); u != nil && u.Scheme == "http" {
+				r.addLazy("security.mixed_content_passive", "the https page loads an icon over http", func() seo.Evidence {
+					return seo.Evidence{Element: Outer(n), Value: href, URLs: []string{u.String()}}
+				})
 			}
 		}
 	}

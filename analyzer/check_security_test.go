@@ -177,6 +177,14 @@ func TestSecurityContentChecks(t *testing.T) {
 		t.Errorf("mixed passive from srcset = %+v, want the 2x candidate and the webp source", f)
 	}
 
+	// The browser fetches icons as images: upgradeable, so passive.
+	rep = analyzeFixture(t, "security/mixed_icon.html", "", nil, nil)
+	assertIDs(t, rep, []string{"security.mixed_content_passive"}, []string{"security.mixed_content_active"})
+	if f := finding(rep, "security.mixed_content_passive"); f == nil || f.Occurrences() != 3 || f.Evidence.URLs[0] != "http://static.example.net/favicon.ico" ||
+		f.Message != "the https page loads an icon over http" {
+		t.Errorf("mixed passive from icons = %+v, want the icon, the shortcut icon and the apple-touch-icon", f)
+	}
+
 	// upgrade-insecure-requests in a meta CSP upgrades the requests after
 	// it; in the header, every request.
 	rep = analyzeFixture(t, "security/mixed_upgraded.html", "", nil, nil)
