@@ -67,8 +67,8 @@ func init() {
 					Source: "W3C Mixed Content, blockable content (https://www.w3.org/TR/mixed-content/); W3C Upgrade Insecure Requests (https://www.w3.org/TR/upgrade-insecure-requests/); Lighthouse is-on-https; Screaming Frog SEO Spider"},
 				{ID: "security.mixed_content_passive", Severity: seo.Warning, Scope: seo.ScopePage, Summary: "An https page loads an image (src or srcset), an icon (<link rel=icon>, apple-touch-icon), audio or video over http, and no CSP upgrade-insecure-requests upgrades it.",
 					Source: "W3C Mixed Content, upgradeable content (https://www.w3.org/TR/mixed-content/); W3C Upgrade Insecure Requests (https://www.w3.org/TR/upgrade-insecure-requests/); Lighthouse is-on-https; Screaming Frog SEO Spider"},
-				{ID: "security.form_insecure_action", Severity: seo.Warning, Scope: seo.ScopePage, Summary: "A form submits to an http URL.",
-					Source: "W3C Mixed Content (https://www.w3.org/TR/mixed-content/); Screaming Frog SEO Spider, SEOnaut"},
+				{ID: "security.form_insecure_action", Severity: seo.Warning, Scope: seo.ScopePage, Summary: "A form submits to an http URL, and no CSP upgrade-insecure-requests upgrades it.",
+					Source: "W3C Mixed Content (https://www.w3.org/TR/mixed-content/); W3C Upgrade Insecure Requests (https://w3c.github.io/webappsec-upgrade-insecure-requests/#upgrade-request); Screaming Frog SEO Spider, SEOnaut"},
 				{ID: "security.form_on_http", Severity: seo.Warning, Scope: seo.ScopePage, Summary: "An http page contains a form.",
 					Source: "Google Search Central, Page experience, HTTPS (https://developers.google.com/search/docs/appearance/page-experience); Screaming Frog SEO Spider, SEOnaut"},
 				{ID: "security.protocol_relative", Severity: seo.Notice, Scope: seo.ScopePage, Summary: "A resource or link URL starts with // and inherits the page's scheme.",
@@ -282,11 +282,12 @@ func secMixedKind(res Resource) (label string, blockable, ok bool) {
 }
 
 // secUpgraded returns whether browsers upgrade the request of a resource
-// element to https before sending it, under a Content-Security-Policy with
-// upgrade-insecure-requests (W3C Upgrade Insecure Requests,
-// https://www.w3.org/TR/upgrade-insecure-requests/): every one under the
-// header; under a <meta http-equiv> in <head>, which applies from when the
-// parser inserts it, those after it. Nil means none is.
+// element, or the submission of a form, to https before sending it, under
+// a Content-Security-Policy with upgrade-insecure-requests (W3C Upgrade
+// Insecure Requests, https://www.w3.org/TR/upgrade-insecure-requests/):
+// every one under the header; under a <meta http-equiv> in <head>, which
+// applies from when the parser inserts it, those after it (every form, as
+// a form is in <body>). Nil means none is.
 func secUpgraded(p *Page) func(*html.Node) bool {
 	if secCSPDirective(p.Header.Values("Content-Security-Policy"), "upgrade-insecure-requests") {
 		return func(*html.Node) bool { return true }
@@ -315,10 +316,7 @@ func secUpgraded(p *Page) func(*html.Node) bool {
 
 func checkSecurityContent(p *Page, r *Reporter) {
 	https := p.URL.Scheme == "https"
-	var upgraded func(*html.Node) bool
-	if https {
-		upgraded = secUpgraded(p)
-	}
+	upgraded := secUpgraded(p)
 	// The evidence (the element's markup, the URL's text) is built only
 	// for the occurrences a finding keeps.
 	for _, res := range p.Resources {
@@ -404,6 +402,14 @@ func checkSecurityContent(p *Page, r *Reporter) {
 		}
 		u := p.Resolve(raw)
 		if u == nil || u.Scheme != "http" {
+			return
+		}
+		// Upgrade Insecure Requests upgrades every form submission, to the
+		// page's origin or to another one, unlike the other navigations,
+		// which it upgrades to the page's own host and port only
+		// (https://w3c.github.io/webappsec-upgrade-insecure-requests/#upgrade-request,
+		// step 2.1), so under the policy no form data leaves over http.
+		if upgraded != nil && upgraded(n) {
 			return
 		}
 		if !https && !strings.HasPrefix(strings.ToLower(strings.TrimSpace(raw)), "http:") {

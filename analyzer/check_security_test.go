@@ -196,6 +196,13 @@ func TestSecurityContentChecks(t *testing.T) {
 	rep = analyzeFixture(t, "security/mixed.html", "", uir, nil)
 	assertIDs(t, rep, nil, []string{"security.mixed_content_active", "security.mixed_content_passive"})
 
+	// upgrade-insecure-requests upgrades every form submission, same-origin
+	// or not; on an http page too.
+	rep = analyzeFixture(t, "security/form_upgraded.html", "", nil, nil)
+	assertIDs(t, rep, nil, []string{"security.form_insecure_action"})
+	rep = analyzeFixture(t, "security/mixed.html", "http://example.com/page", uir, nil)
+	assertIDs(t, rep, []string{"security.form_on_http"}, []string{"security.form_insecure_action"})
+
 	rep = analyzeFixture(t, "security/clean.html", "", nil, nil)
 	assertIDs(t, rep, nil, []string{"security.mixed_content_active", "security.mixed_content_passive", "security.form_insecure_action",
 		"security.protocol_relative", "security.form_on_http", "security.csp_missing"})
