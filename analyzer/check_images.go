@@ -17,9 +17,9 @@ func init() {
 		Area:  "images",
 		Depth: Standard,
 		IDs: []seo.CheckInfo{
-			{ID: "images.alt_missing", Severity: seo.Warning, Scope: seo.ScopePage, Summary: "An <img> has no alt attribute, and is neither marked decorative (role none or presentation) nor hidden (aria-hidden, hidden).",
+			{ID: "images.alt_missing", Severity: seo.Warning, Scope: seo.ScopePage, Summary: "An <img> has no alt attribute, and is neither marked decorative (role none or presentation) nor hidden (aria-hidden, hidden, an inline display:none or visibility:hidden).",
 				Source:  "Lighthouse image-alt (axe); W3C ACT rule Image has non-empty accessible name (https://www.w3.org/WAI/standards-guidelines/act/rules/23a2a8/); Google Search Central, Image SEO best practices (https://developers.google.com/search/docs/appearance/google-images); Screaming Frog SEO Spider, SEOnaut, PSA",
-				Differs: "Like Lighthouse's image-alt, seokit leaves out images marked decorative or hidden from assistive technology, which a list of every <img> without alt includes."},
+				Differs: "Like Lighthouse's image-alt, seokit leaves out images marked decorative or hidden, which a list of every <img> without alt includes; unlike it, seokit sees only hiding written in the markup (attributes and inline styles), not by a stylesheet."},
 			{ID: "images.alt_empty", Severity: seo.Notice, Scope: seo.ScopePage, Summary: "A content image (a link's only content, or at least 100x100 px) has alt=\"\".",
 				Source:  "Google Search Central, Image SEO best practices (https://developers.google.com/search/docs/appearance/google-images); Screaming Frog SEO Spider",
 				Differs: "Empty alt is correct for decorative images (HTML Standard), so seokit keeps it a notice."},
@@ -116,18 +116,31 @@ func extractImages(p *Page) {
 
 // imgDecorativeOrHidden reports whether an <img> is marked decorative
 // (role none or presentation, which ARIA in HTML allows on an img without
-// alt, https://www.w3.org/TR/html-aria/#el-img-no-alt) or kept out of the
-// accessibility tree by aria-hidden="true" or the hidden attribute on it or
-// an ancestor. Lighthouse's image-alt (axe-core) and the W3C ACT rule
-// "Image has non-empty accessible name"
+// alt, https://www.w3.org/TR/html-aria/#el-img-no-alt) or hidden: kept out
+// of the accessibility tree by aria-hidden="true" or the hidden attribute
+// on it or an ancestor, or not rendered by an inline display:none on it or
+// an ancestor or an inline visibility:hidden (or collapse) that reaches it.
+// Lighthouse's image-alt (axe-core) and the W3C ACT rule "Image has
+// non-empty accessible name"
 // (https://www.w3.org/WAI/standards-guidelines/act/rules/23a2a8/) do not
-// ask such an image for alt text.
+// ask such an image for alt text: axe's image-alt rule
+// (https://github.com/dequelabs/axe-core/blob/develop/lib/rules/image-alt.json)
+// leaves excludeHidden at its default, true
+// (https://github.com/dequelabs/axe-core/blob/develop/lib/core/base/rule.js),
+// so axe never tests an element that is hidden.
+//
+// Only inline styles count: page analysis applies no stylesheet, so an
+// image hidden by a class or a selector is still reported.
 func imgDecorativeOrHidden(n *html.Node) bool {
 	if role, _ := Attr(n, "role"); role != "" {
 		if f := strings.Fields(strings.ToLower(role)); len(f) > 0 && (f[0] == "none" || f[0] == "presentation") {
 			return true
 		}
 	}
+	// visibility is inherited and a descendant can set it back to
+	// visible, so the nearest element that declares it decides;
+	// display:none on any ancestor removes the whole subtree.
+	visibilitySeen := false
 	for e := n; e != nil && e.Type == html.ElementNode; e = e.Parent {
 		if v, ok := Attr(e, "aria-hidden"); ok && strings.EqualFold(strings.TrimSpace(v), "true") {
 			return true
@@ -135,8 +148,48 @@ func imgDecorativeOrHidden(n *html.Node) bool {
 		if _, ok := Attr(e, "hidden"); ok {
 			return true
 		}
+		style, ok := Attr(e, "style")
+		if !ok {
+			continue
+		}
+		if inlineStyleValue(style, "display") == "none" {
+			return true
+		}
+		if vis := inlineStyleValue(style, "visibility"); vis != "" && !visibilitySeen {
+			if vis == "hidden" || vis == "collapse" {
+				return true
+			}
+			visibilitySeen = true
+		}
 	}
 	return false
+}
+
+// inlineStyleValue returns the value a style attribute gives a property,
+// lowercased and without "!important", as the cascade picks it within one
+// declaration block: the last declaration, an important one over normal
+// ones. It splits declarations at every ";", which is enough for keyword
+// properties such as display and visibility (a ";" inside a string or
+// url() only garbles the declaration that holds it), and decodes no
+// comment or escape.
+func inlineStyleValue(style, prop string) string {
+	val, important := "", false
+	for d := range strings.SplitSeq(style, ";") {
+		name, v, ok := strings.Cut(d, ":")
+		if !ok || !strings.EqualFold(strings.TrimSpace(name), prop) {
+			continue
+		}
+		v = strings.ToLower(strings.TrimSpace(v))
+		imp := false
+		if i := strings.LastIndexByte(v, '!'); i >= 0 && strings.TrimSpace(v[i+1:]) == "important" {
+			v, imp = strings.TrimSpace(v[:i]), true
+		}
+		if important && !imp {
+			continue
+		}
+		val, important = v, imp
+	}
+	return val
 }
 
 func checkImages(p *Page, r *Reporter) {

@@ -23,6 +23,7 @@ func TestImagesChecks(t *testing.T) {
 		{"good images", "good.html", nil},
 		{"no alt", "alt_missing.html", []string{"images.alt_missing"}},
 		{"no alt, some decorative or hidden", "alt_missing_decorative.html", []string{"images.alt_missing"}},
+		{"no alt, some hidden by an inline style", "alt_missing_hidden_style.html", []string{"images.alt_missing"}},
 		{"empty alt, only content of a link", "alt_empty_link.html", []string{"images.alt_empty"}},
 		{"empty alt, large image", "alt_empty_large.html", []string{"images.alt_empty"}},
 		{"long alt", "alt_too_long.html", []string{"images.alt_too_long"}},
@@ -60,6 +61,13 @@ func TestImagesData(t *testing.T) {
 	rep = analyzeFixture(t, "images/alt_missing_decorative.html", "", nil, nil)
 	if f := finding(rep, "images.alt_missing"); f == nil || f.Occurrences() != 1 || f.Evidence.Value != "/img/harbour.jpg" {
 		t.Errorf("alt_missing = %+v, want the harbour photo alone, not the images marked decorative or hidden", f)
+	}
+	rep = analyzeFixture(t, "images/alt_missing_hidden_style.html", "", nil, nil)
+	if f := finding(rep, "images.alt_missing"); f == nil || f.Occurrences() != 3 || f.Evidence.Value != "/img/quay.jpg" {
+		t.Errorf("alt_missing = %+v, want the quay, the boats and the harbour (hidden by the stylesheet only), not the images an inline style hides", f)
+	}
+	if rep.Images.WithoutAlt != 8 {
+		t.Errorf("Images.WithoutAlt = %d, want all 8 images: hidden ones still have no alt", rep.Images.WithoutAlt)
 	}
 	rep = analyzeFixture(t, "images/alt_duplicate.html", "", nil, nil)
 	if f := finding(rep, "images.alt_duplicate"); f == nil || len(f.Evidence.URLs) != 2 {

@@ -177,6 +177,26 @@ func TestSecurityContentChecks(t *testing.T) {
 		t.Errorf("mixed passive from srcset = %+v, want the 2x candidate and the webp source", f)
 	}
 
+	// The browser fetches icons as images: upgradeable, so passive.
+	rep = analyzeFixture(t, "security/mixed_icon.html", "", nil, nil)
+	assertIDs(t, rep, []string{"security.mixed_content_passive"}, []string{"security.mixed_content_active"})
+	if f := finding(rep, "security.mixed_content_passive"); f == nil || f.Occurrences() != 3 || f.Evidence.URLs[0] != "http://static.example.net/favicon.ico" ||
+		f.Message != "the https page loads an icon over http" {
+		t.Errorf("mixed passive from icons = %+v, want the icon, the shortcut icon and the apple-touch-icon", f)
+	}
+
+	// Mixed Content Level 2 upgrades no request in CORS mode: an image, an
+	// icon, audio or video with crossorigin is blocked.
+	rep = analyzeFixture(t, "security/mixed_cors.html", "", nil, nil)
+	active, passive = finding(rep, "security.mixed_content_active"), finding(rep, "security.mixed_content_passive")
+	if active == nil || active.Occurrences() != 4 || active.Evidence.URLs[0] != "http://img.example.net/chart.png" ||
+		active.Message != "the https page loads an image requested with CORS (crossorigin) over http, which browsers block" {
+		t.Errorf("mixed active with crossorigin = %+v, want the image, the video source, the audio and the icon", active)
+	}
+	if passive == nil || passive.Occurrences() != 1 || passive.Evidence.URLs[0] != "http://img.example.net/photo.jpg" {
+		t.Errorf("mixed passive with crossorigin = %+v, want the photo without crossorigin alone", passive)
+	}
+
 	// upgrade-insecure-requests in a meta CSP upgrades the requests after
 	// it; in the header, every request.
 	rep = analyzeFixture(t, "security/mixed_upgraded.html", "", nil, nil)
@@ -187,6 +207,13 @@ func TestSecurityContentChecks(t *testing.T) {
 	uir := http.Header{"Content-Type": {"text/html; charset=utf-8"}, "Content-Security-Policy": {"default-src https:; upgrade-insecure-requests"}}
 	rep = analyzeFixture(t, "security/mixed.html", "", uir, nil)
 	assertIDs(t, rep, nil, []string{"security.mixed_content_active", "security.mixed_content_passive"})
+
+	// upgrade-insecure-requests upgrades every form submission, same-origin
+	// or not; on an http page too.
+	rep = analyzeFixture(t, "security/form_upgraded.html", "", nil, nil)
+	assertIDs(t, rep, nil, []string{"security.form_insecure_action"})
+	rep = analyzeFixture(t, "security/mixed.html", "http://example.com/page", uir, nil)
+	assertIDs(t, rep, []string{"security.form_on_http"}, []string{"security.form_insecure_action"})
 
 	rep = analyzeFixture(t, "security/clean.html", "", nil, nil)
 	assertIDs(t, rep, nil, []string{"security.mixed_content_active", "security.mixed_content_passive", "security.form_insecure_action",

@@ -22,6 +22,8 @@ func init() {
 				Source: "The Open Graph protocol (https://ogp.me/); PSA"},
 			{ID: "social.og_image_relative", Severity: seo.Warning, Scope: seo.ScopePage, Summary: "og:image is not an absolute http(s) URL.",
 				Source: "seokit's own rule, after The Open Graph protocol (https://ogp.me/) (og:image is an absolute URL)"},
+			{ID: "social.og_url_relative", Severity: seo.Warning, Scope: seo.ScopePage, Summary: "og:url is not an absolute http(s) URL.",
+				Source: "seokit's own rule, after The Open Graph protocol (https://ogp.me/) (og:url is of its URL type, \"all valid URLs that utilize the http:// or https:// protocols\")"},
 			{ID: "social.og_url_mismatch", Severity: seo.Warning, Scope: seo.ScopePage, Summary: "og:url differs from the page's canonical URL after normalisation.",
 				Source: "seokit's own rule, after The Open Graph protocol (https://ogp.me/) (og:url is the canonical URL)"},
 			{ID: "social.twitter_card_missing", Severity: seo.Notice, Scope: seo.ScopePage, Summary: "The page has no twitter:card meta.", Minor: true,
@@ -79,6 +81,12 @@ func checkSocial(p *Page, r *Reporter) {
 		r.Add("social.og_image_relative", "og:image is not an absolute http(s) URL", seo.Evidence{Element: `<meta property="og:image">`, Value: img})
 	}
 	if raw := og["og:url"]; raw != "" {
+		// The Open Graph protocol gives og:url its URL type, an http(s) URL;
+		// a page's scraper takes the value as the object's permanent ID, so
+		// a relative one names nothing, even when it resolves to the page.
+		if cnAbsHTTP(raw) == nil {
+			r.Add("social.og_url_relative", "og:url is not an absolute http(s) URL", seo.Evidence{Element: `<meta property="og:url">`, Value: raw})
+		}
 		ogURL, err := p.urlResolver().Resolve(raw)
 		if err == nil {
 			canon := p.URL
