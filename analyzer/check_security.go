@@ -63,9 +63,9 @@ func init() {
 			Area:  "security",
 			Depth: Standard,
 			IDs: []seo.CheckInfo{
-				{ID: "security.mixed_content_active", Severity: seo.Error, Scope: seo.ScopePage, Summary: "An https page loads a script, stylesheet, iframe, font, plugin (<object>, <embed>), text track, or an image, icon, audio or video requested with CORS (crossorigin), over http, and no CSP upgrade-insecure-requests upgrades it.",
+				{ID: "security.mixed_content_active", Severity: seo.Error, Scope: seo.ScopePage, Summary: "An https page loads a script, stylesheet, iframe, font, plugin (<object>, <embed>) or text track over http, and no CSP upgrade-insecure-requests upgrades it.",
 					Source: "W3C Mixed Content, blockable content (https://www.w3.org/TR/mixed-content/); W3C Upgrade Insecure Requests (https://www.w3.org/TR/upgrade-insecure-requests/); Lighthouse is-on-https; Screaming Frog SEO Spider"},
-				{ID: "security.mixed_content_passive", Severity: seo.Warning, Scope: seo.ScopePage, Summary: "An https page loads an image (src or srcset), an icon (<link rel=icon>, apple-touch-icon), audio or video without crossorigin over http, and no CSP upgrade-insecure-requests upgrades it.",
+				{ID: "security.mixed_content_passive", Severity: seo.Warning, Scope: seo.ScopePage, Summary: "An https page loads an image (src or srcset), an icon (<link rel=icon>, apple-touch-icon), audio or video over http, and no CSP upgrade-insecure-requests upgrades it.",
 					Source: "W3C Mixed Content, upgradeable content (https://www.w3.org/TR/mixed-content/); W3C Upgrade Insecure Requests (https://www.w3.org/TR/upgrade-insecure-requests/); Lighthouse is-on-https; Screaming Frog SEO Spider"},
 				{ID: "security.form_insecure_action", Severity: seo.Warning, Scope: seo.ScopePage, Summary: "A form submits to an http URL, and no CSP upgrade-insecure-requests upgrades it.",
 					Source: "W3C Mixed Content (https://www.w3.org/TR/mixed-content/); W3C Upgrade Insecure Requests (https://w3c.github.io/webappsec-upgrade-insecure-requests/#upgrade-request); Screaming Frog SEO Spider, SEOnaut"},
@@ -262,16 +262,12 @@ var secActiveKinds = map[string]bool{"script": true, "stylesheet": true, "iframe
 // Level 2 makes images, audio and video upgradeable and everything else
 // blockable (https://www.w3.org/TR/mixed-content/#category-upgradeable),
 // so an <object>, an <embed> and a <track>, whose kind is "media" like
-// <audio> and <video>, are blocked; so is an image, audio or video
-// requested with CORS (secCORS).
+// <audio> and <video>, are blocked.
 func secMixedKind(res Resource) (label string, blockable, ok bool) {
 	switch {
 	case secActiveKinds[res.Kind]:
 		return "a " + res.Kind, true, true
 	case res.Kind == "image":
-		if secCORS(res.Node) {
-			return "an image requested with CORS (crossorigin)", true, true
-		}
 		return "an image", false, true
 	case res.Kind != "media":
 		return "", false, false
@@ -282,24 +278,7 @@ func secMixedKind(res Resource) (label string, blockable, ok bool) {
 	case atom.Track:
 		return "a text track", true, true
 	}
-	if secCORS(res.Node) {
-		return "audio or video requested with CORS (crossorigin)", true, true
-	}
 	return "audio or video", false, true
-}
-
-// secCORS reports whether an element's request is in CORS mode: it has a
-// crossorigin attribute (any value, the empty one included), or, for a
-// <source>, its <audio> or <video> has. Mixed Content Level 2 does not
-// upgrade such a request (https://www.w3.org/TR/mixed-content/#upgrade-algorithm:
-// "request's mode is CORS"), and force-fails it, so an image, an icon,
-// audio or video loaded so is blocked, not upgraded.
-func secCORS(n *html.Node) bool {
-	if n.DataAtom == atom.Source && n.Parent != nil && (n.Parent.DataAtom == atom.Audio || n.Parent.DataAtom == atom.Video) {
-		n = n.Parent
-	}
-	_, ok := Attr(n, "crossorigin")
-	return ok
 }
 
 // secUpgraded returns whether browsers upgrade the request of a resource
@@ -388,8 +367,7 @@ func checkSecurityContent(p *Page, r *Reporter) {
 		// an icon link with the destination "image"
 		// (https://html.spec.whatwg.org/multipage/links.html#rel-icon), which
 		// Mixed Content Level 2 makes upgradeable like an <img>
-		// (https://www.w3.org/TR/mixed-content/#category-upgradeable),
-		// and blockable when requested with CORS.
+		// (https://www.w3.org/TR/mixed-content/#category-upgradeable).
 		// Safari's apple-touch-icon, which the Standard does not define, is
 		// the same image request.
 		for _, n := range p.ByTag(atom.Link) {
@@ -401,15 +379,10 @@ func checkSecurityContent(p *Page, r *Reporter) {
 			if !ok || strings.TrimSpace(href) == "" || (upgraded != nil && upgraded(n)) {
 				continue
 			}
-			u := p.Resolve(href)
-			if u == nil || u.Scheme != "http" {
-				continue
-			}
-			ev := func() seo.Evidence { return seo.Evidence{Element: Outer(n), Value: href, URLs: []string{u.String()}} }
-			if secCORS(n) {
-				r.addLazy("security.mixed_content_active", "the https page loads an icon requested with CORS (crossorigin) over http, which browsers block", ev)
-			} else {
-				r.addLazy("security.mixed_content_passive", "the https page loads an icon over http", ev)
+			if u := p.Resolve(href); u != nil && u.Scheme == "http" {
+				r.addLazy("security.mixed_content_passive", "the https page loads an icon over http", func() seo.Evidence {
+					return seo.Evidence{Element: Outer(n), Value: href, URLs: []string{u.String()}}
+				})
 			}
 		}
 	}

@@ -185,18 +185,6 @@ func TestSecurityContentChecks(t *testing.T) {
 		t.Errorf("mixed passive from icons = %+v, want the icon, the shortcut icon and the apple-touch-icon", f)
 	}
 
-	// Mixed Content Level 2 upgrades no request in CORS mode: an image, an
-	// icon, audio or video with crossorigin is blocked.
-	rep = analyzeFixture(t, "security/mixed_cors.html", "", nil, nil)
-	active, passive = finding(rep, "security.mixed_content_active"), finding(rep, "security.mixed_content_passive")
-	if active == nil || active.Occurrences() != 4 || active.Evidence.URLs[0] != "http://img.example.net/chart.png" ||
-		active.Message != "the https page loads an image requested with CORS (crossorigin) over http, which browsers block" {
-		t.Errorf("mixed active with crossorigin = %+v, want the image, the video source, the audio and the icon", active)
-	}
-	if passive == nil || passive.Occurrences() != 1 || passive.Evidence.URLs[0] != "http://img.example.net/photo.jpg" {
-		t.Errorf("mixed passive with crossorigin = %+v, want the photo without crossorigin alone", passive)
-	}
-
 	// upgrade-insecure-requests in a meta CSP upgrades the requests after
 	// it; in the header, every request.
 	rep = analyzeFixture(t, "security/mixed_upgraded.html", "", nil, nil)
