@@ -18,7 +18,7 @@ func init() {
 				Source: "The Open Graph protocol (https://ogp.me/); PSA"},
 			{ID: "social.og_description_missing", Severity: seo.Notice, Scope: seo.ScopePage, Summary: "The page has no non-blank og:description.", Minor: true,
 				Source: "The Open Graph protocol (https://ogp.me/); PSA"},
-			{ID: "social.og_image_missing", Severity: seo.Notice, Scope: seo.ScopePage, Summary: "The page has no non-blank og:image.", Minor: true,
+			{ID: "social.og_image_missing", Severity: seo.Notice, Scope: seo.ScopePage, Summary: "The page has no non-blank og:image (or og:image:url, its twin).", Minor: true,
 				Source: "The Open Graph protocol (https://ogp.me/); PSA"},
 			{ID: "social.og_image_relative", Severity: seo.Warning, Scope: seo.ScopePage, Summary: "og:image is not an absolute http(s) URL.",
 				Source: "seokit's own rule, after The Open Graph protocol (https://ogp.me/) (og:image is an absolute URL)"},
@@ -68,17 +68,23 @@ func extractSocial(p *Page) {
 
 func checkSocial(p *Page, r *Reporter) {
 	og := p.Report.OpenGraph
+	// og:image:url is identical to og:image (https://ogp.me/#structured):
+	// a page with only the former has an image.
+	imgProp := "og:image"
+	if og[imgProp] == "" && og["og:image:url"] != "" {
+		imgProp = "og:image:url"
+	}
 	for _, c := range [...]struct{ prop, id string }{
 		{"og:title", "social.og_title_missing"},
 		{"og:description", "social.og_description_missing"},
-		{"og:image", "social.og_image_missing"},
+		{imgProp, "social.og_image_missing"},
 	} {
 		if strings.TrimSpace(og[c.prop]) == "" {
 			r.Add(c.id, "the page has no "+c.prop, seo.Evidence{Element: `<meta property="` + c.prop + `">`, Value: og[c.prop]})
 		}
 	}
-	if img := og["og:image"]; img != "" && cnAbsHTTP(img) == nil {
-		r.Add("social.og_image_relative", "og:image is not an absolute http(s) URL", seo.Evidence{Element: `<meta property="og:image">`, Value: img})
+	if img := og[imgProp]; img != "" && cnAbsHTTP(img) == nil {
+		r.Add("social.og_image_relative", imgProp+" is not an absolute http(s) URL", seo.Evidence{Element: `<meta property="` + imgProp + `">`, Value: img})
 	}
 	if raw := og["og:url"]; raw != "" {
 		// The Open Graph protocol gives og:url its URL type, an http(s) URL;

@@ -29,6 +29,13 @@ func TestSocialFixtures(t *testing.T) {
 		t.Errorf("og_url_relative evidence = %+v", f)
 	}
 
+	// og:image:url is og:image: an image, relative here.
+	rep = analyzeString(t, `<html><head><title>t</title><meta property="og:image:url" content="/card.png"></head><body></body></html>`, "", nil, nil)
+	assertIDs(t, rep, []string{"social.og_image_relative"}, []string{"social.og_image_missing"})
+	if f := finding(rep, "social.og_image_relative"); f == nil || f.Evidence.Element != `<meta property="og:image:url">` {
+		t.Errorf("og_image_relative evidence = %+v", f)
+	}
+
 	rep = analyzeString(t, `<html><head><title>t</title></head><body></body></html>`, "", nil, nil)
 	assertIDs(t, rep, []string{"social.og_image_missing", "social.og_title_missing", "social.twitter_card_missing"}, []string{"social.og_url_mismatch"})
 }
