@@ -101,7 +101,7 @@ func (p pageService) Analyze(ctx context.Context, accountID string, req PageRequ
 	if err != nil {
 		return nil, err
 	}
-	if err := s.checkRender(ctx, accountID, rc); err != nil {
+	if err := s.checkRender(rc); err != nil {
 		return nil, err
 	}
 	mutes, err := s.analysisMutes(ctx, accountID, u.Host, req.Options.Mute)
@@ -144,6 +144,13 @@ func (p pageService) Analyze(ctx context.Context, accountID string, req PageRequ
 		return nil, err
 	}
 	defer release()
+	if rc.mode == render.Always {
+		// Counted once admitted: a refused rendering costs one request,
+		// as any refused request does.
+		if err := s.takeRenderUnits(ctx, accountID); err != nil {
+			return nil, err
+		}
+	}
 	o.Memory = s.adm.mem
 	return analyzer.Analyze(ctx, u.String(), &o)
 }
