@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -413,4 +415,45 @@ func TestPageAnalysisReservesByBody(t *testing.T) {
 		t.Error("refusal without Retry-After")
 	}
 	apiErr(t, resp, 503, CodeUnavailable)
+}
+
+// TestOptimizeSlowBodyHoldsNoSlot: an account whose optimisation bodies
+// arrive slowly (declared large, a few bytes sent) holds its own
+// account's count and the bodies' memory while they come, not the
+// server's optimisation slots: another account's optimisation runs
+// meanwhile. A third slow body of the same account is 429 at once.
+func TestOptimizeSlowBodyHoldsNoSlot(t *testing.T) {
+	a := newTestAPI(t, &Options{Admission: &AdmissionOptions{MaxOptimizations: 2, AccountConcurrency: 2, Wait: 500 * time.Millisecond}})
+	_, keyB := a.account("b@example.com", store.Free, auth.ScopeRead, auth.ScopeWrite)
+	for range 2 {
+		c, err := net.Dial("tcp", a.ts.Listener.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		fmt.Fprintf(c, "POST /v1/optimize/content HTTP/1.1\r\nHost: x\r\nX-API-Key: %s\r\nContent-Type: application/json\r\n"+
+			"Content-Length: 10000000\r\n\r\n{\"content\":\"", a.key)
+	}
+	// The slow bodies are being received once the account's count is full.
+	deadline := time.Now().Add(10 * time.Second)
+	for a.accountCount(KindOptimize) < 2 {
+		if time.Now().After(deadline) {
+			t.Fatal("the slow bodies were never received")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	start := time.Now()
+	resp := a.call("POST", "/v1/optimize/content", keyB, `{"content":"Oak tables are sturdy.","keywords":["oak tables"],"locale":"en-US"}`)
+	if resp.StatusCode != 200 {
+		b, _ := io.ReadAll(resp.Body)
+		t.Fatalf("another account's optimisation while slow bodies arrive: status %d %s after %v, want 200", resp.StatusCode, b, time.Since(start))
+	}
+	apiErr(t, a.call("POST", "/v1/optimize/content", a.key, `{"content":"Oak tables are sturdy.","keywords":["oak tables"],"locale":"en-US"}`), 429, CodeRateLimited)
+}
+
+// accountCount is the per-account count of kind of the test's account.
+func (a *testAPI) accountCount(kind Kind) int {
+	a.srv.adm.mu.Lock()
+	defer a.srv.adm.mu.Unlock()
+	return a.srv.adm.accounts[accountKind{a.acct.ID, kind}]
 }

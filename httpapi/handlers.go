@@ -156,26 +156,44 @@ func (p pageService) Analyze(ctx context.Context, accountID string, req PageRequ
 }
 
 func (s *Server) optimize(w http.ResponseWriter, r *http.Request) {
-	// Decoding the body is itself memory: admit and reserve by its
-	// declared length, or the cap, before reading it; the service then
-	// runs in that admission.
+	// Decoding the body is itself memory: reserve it by the declared
+	// length, or the cap, before reading it. The body is received before
+	// the optimisation takes a slot, so that a client that sends it slowly
+	// holds its own account's count and the body's memory, not one of the
+	// server's few optimisation slots; the slot and the optimizer's own
+	// memory are taken once the body is in.
 	n := s.opts.OptimizeMaxBodyBytes
 	if r.ContentLength >= 0 && r.ContentLength < n {
 		n = r.ContentLength
 	}
-	accountID := principal(r.Context()).AccountID
-	release, err := s.adm.acquireSlot(r.Context(), KindOptimize, accountID, optimizeMemory(n), false)
+	ctx := r.Context()
+	accountID := principal(ctx).AccountID
+	if accountID != "" {
+		drop, err := s.adm.takeAccount(ctx, KindOptimize, accountID)
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		defer drop()
+	}
+	freeBody, err := s.adm.mem.Reserve(ctx, optimizeBodyMemory(n))
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	defer release()
+	defer freeBody()
 	var req optimizer.Request
 	if err := decodeJSON(w, r, s.opts.OptimizeMaxBodyBytes, &req); err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	rep, err := s.Content().Optimize(context.WithValue(r.Context(), admittedKey{}, true), accountID, req)
+	release, err := s.adm.acquireSlot(ctx, KindOptimize, "", optimizer.EstimateMemory(int(n)), false)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	defer release()
+	rep, err := s.Content().Optimize(context.WithValue(ctx, admittedKey{}, true), accountID, req)
 	if err != nil {
 		s.fail(w, r, err)
 		return
