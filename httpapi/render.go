@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"net/http"
-	"strconv"
 	"sync/atomic"
 
 	"github.com/seokit/seokit/analyzer"
@@ -101,23 +100,11 @@ func (s *Server) checkRender(c renderChoice) error {
 }
 
 // takeRenderUnits counts the RenderQuotaUnits-1 extra requests of a
-// rendering against the account's daily quota. A refusal is a
-// *service.LimitError.
+// rendering, whose request paid the first, against the account's daily
+// quota (charge): units the day has not left are refused before any is
+// counted. A refusal is a *service.LimitError.
 func (s *Server) takeRenderUnits(ctx context.Context, accountID string) error {
-	if s.opts.DisableAuth {
-		return nil
-	}
-	for range RenderQuotaUnits - 1 {
-		q, err := s.take(ctx, accountID)
-		if err != nil {
-			return err
-		}
-		if e := q.limitError(); e != nil {
-			e.Message = "a rendering analysis counts " + strconv.Itoa(RenderQuotaUnits) + " requests: " + e.Message
-			return e
-		}
-	}
-	return nil
+	return s.charge(service.WithPaid(ctx, 1), accountID, RenderQuotaUnits)
 }
 
 // pageRenderer is the renderer of a page analysis in "auto" mode: it was

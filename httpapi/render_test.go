@@ -667,3 +667,43 @@ func TestRenderAutoBusyDeclined(t *testing.T) {
 		t.Errorf("held rendering analysis: status %d, want 200", got)
 	}
 }
+
+// TestRenderRefusalsCountOnce: a rendering analysis refused, a site
+// analysis past the plan's cap of queued and running ones or a page
+// analysis the day cannot pay the rendering of, costs one request, as
+// any refused request does: none of its rendering's units is counted.
+func TestRenderRefusalsCountOnce(t *testing.T) {
+	a := newTestAPI(t, &Options{AllowPrivate: true, Queue: idleQueue{}, Renderer: &fakeRenderer{},
+		Limits: map[store.Plan]int{store.Free: 1000, store.Pro: 5}})
+	site := shellSite(t)
+	// remaining counts one request of key and returns what is left after
+	// it, -1 when the day has nothing left for it.
+	remaining := func(key string) int {
+		t.Helper()
+		resp := a.call("GET", "/v1/analyze/site?limit=1", key, "")
+		if resp.StatusCode == 429 {
+			return -1
+		}
+		wantStatus(t, resp, 200)
+		n, err := strconv.Atoi(resp.Header.Get("X-RateLimit-Remaining"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	// Free runs one site analysis at once; the idle queue keeps it queued.
+	wantStatus(t, a.call("POST", "/v1/analyze/site", a.key, `{"url":"`+site.URL+`/"}`), 202)
+	before := remaining(a.key)
+	apiErr(t, a.call("POST", "/v1/analyze/site", a.key, `{"url":"`+site.URL+`/","options":{"render":"auto"}}`), 429, CodeRateLimited)
+	if got, want := remaining(a.key), before-2; got != want {
+		t.Errorf("after a rendering site analysis refused by the plan's cap: %d remaining, want %d (one for it, one for the count)", got, want)
+	}
+	// An account of 5 requests a day: after the count 4 are left, after
+	// the request 3, fewer than the rendering's 4 more.
+	_, key := a.account("pro@example.com", store.Pro, auth.ScopeRead, auth.ScopeWrite)
+	before = remaining(key)
+	apiErr(t, a.call("POST", "/v1/analyze/page", key, `{"url":"`+site.URL+`/","options":{"render":"always"}}`), 429, CodeRateLimited)
+	if got, want := remaining(key), before-2; got != want {
+		t.Errorf("after a rendering page analysis the day could not pay: %d remaining (-1: none for the count), want %d", got, want)
+	}
+}
