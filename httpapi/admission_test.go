@@ -457,3 +457,46 @@ func (a *testAPI) accountCount(kind Kind) int {
 	defer a.srv.adm.mu.Unlock()
 	return a.srv.adm.accounts[accountKind{a.acct.ID, kind}]
 }
+
+// TestPageAnalysisTimeout: a page analysis whose link checks hang stops
+// at Options.PageTimeout, answers 503 saying so and frees its account's
+// slot, instead of running for 20 s per 4 links after its client could be
+// answered.
+func TestPageAnalysisTimeout(t *testing.T) {
+	a := newTestAPI(t, &Options{AllowPrivate: true, PageTimeout: time.Second})
+	release := make(chan struct{})
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			http.NotFound(w, r)
+			return
+		}
+		if r.URL.Path != "/" {
+			select { // a link target that never answers
+			case <-release:
+			case <-r.Context().Done():
+			}
+			return
+		}
+		var b strings.Builder
+		b.WriteString("<!doctype html><html lang=en><head><title>Links</title></head><body><h1>Links</h1>")
+		for i := range 40 {
+			fmt.Fprintf(&b, `<a href="/hang/%d">link %d</a>`, i, i)
+		}
+		io.WriteString(w, b.String()+"</body></html>")
+	}))
+	t.Cleanup(func() { close(release); site.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Second)
+	defer cancel()
+	start := time.Now()
+	resp, err := a.send(a.req("GET", "/v1/analyze?url="+site.URL+"/&checkLinks=true", a.key, "").WithContext(ctx))
+	if err != nil {
+		t.Fatalf("page analysis with hanging links: %v after %v, want 503 after the 1 s page timeout", err, time.Since(start))
+	}
+	e := apiErr(t, resp, 503, CodeUnavailable)
+	if !strings.Contains(e.Message, "took longer than 1s") {
+		t.Errorf("message %q does not say the analysis timed out", e.Message)
+	}
+	if n := a.accountCount(KindPage); n != 0 {
+		t.Errorf("%d page analyses of the account still admitted after the answer", n)
+	}
+}

@@ -152,7 +152,16 @@ func (p pageService) Analyze(ctx context.Context, accountID string, req PageRequ
 		}
 	}
 	o.Memory = s.adm.mem
-	return analyzer.Analyze(ctx, u.String(), &o)
+	actx, cancel := context.WithTimeout(ctx, s.opts.PageTimeout)
+	defer cancel()
+	rep, err := analyzer.Analyze(actx, u.String(), &o)
+	// A report made as the deadline passed is not one to answer with:
+	// its fetches cut short read as failures of the site.
+	if ctx.Err() == nil && actx.Err() != nil {
+		return nil, apiError(http.StatusServiceUnavailable, CodeUnavailable, "the page analysis took longer than "+s.opts.PageTimeout.String()+
+			", the most this server runs one (its link checks, mobile fetch or rendering waited on slow targets); retry, or analyse without checkLinks")
+	}
+	return rep, err
 }
 
 func (s *Server) optimize(w http.ResponseWriter, r *http.Request) {
