@@ -268,36 +268,15 @@ func busy(msg string) *service.BusyError {
 func (a *admission) acquireSlot(ctx context.Context, kind Kind, account string, bytes int64, queue bool) (release func(), err error) {
 	k := a.kinds[kind]
 	refuse := func(reason string, e error) (func(), error) {
-		k.refused.Add(1)
-		a.log.WarnContext(ctx, "admission refused", "request_id", requestID(ctx), "kind", string(kind), "account", account,
-			"reason", reason, "in_flight", k.inFlight.Load(), "refused_total", k.refused.Load())
+		a.logRefusal(ctx, kind, account, reason)
 		return nil, e
 	}
-	ak := accountKind{account, kind}
-	perAccount := k.perAccount > 0 && account != ""
-	if perAccount {
-		a.mu.Lock()
-		n := a.accounts[ak]
-		if n >= k.perAccount {
-			a.mu.Unlock()
-			return refuse("account limit", &service.LimitError{
-				Message:    "this account already runs " + strconv.Itoa(n) + " " + kind.plural() + " at once, its limit; retry when one ends",
-				RetryAfter: busyRetry})
+	dropAccount := func() {}
+	if k.perAccount > 0 && account != "" {
+		var err error
+		if dropAccount, err = a.takeAccount(ctx, kind, account); err != nil {
+			return nil, err
 		}
-		a.accounts[ak] = n + 1
-		a.mu.Unlock()
-	}
-	dropAccount := func() {
-		if !perAccount {
-			return
-		}
-		a.mu.Lock()
-		if a.accounts[ak] <= 1 {
-			delete(a.accounts, ak)
-		} else {
-			a.accounts[ak]--
-		}
-		a.mu.Unlock()
 	}
 	wctx, cancel := ctx, context.CancelFunc(func() {})
 	if !queue {
@@ -345,6 +324,48 @@ func (a *admission) acquireSlot(ctx context.Context, kind Kind, account string, 
 			dropAccount()
 		})
 	}, nil
+}
+
+// takeAccount counts one operation of kind for account against the
+// kind's per-account limit, without a global slot or memory; drop undoes
+// it. acquireSlot takes it with the slot; a handler that receives a body
+// before its work is admitted takes it first, so that its account's
+// uploads are bounded while they hold no slot (see optimize). The error
+// is a *service.LimitError.
+func (a *admission) takeAccount(ctx context.Context, kind Kind, account string) (drop func(), err error) {
+	k := a.kinds[kind]
+	ak := accountKind{account, kind}
+	a.mu.Lock()
+	n := a.accounts[ak]
+	if n >= k.perAccount {
+		a.mu.Unlock()
+		a.logRefusal(ctx, kind, account, "account limit")
+		return nil, &service.LimitError{
+			Message:    "this account already runs " + strconv.Itoa(n) + " " + kind.plural() + " at once, its limit; retry when one ends",
+			RetryAfter: busyRetry}
+	}
+	a.accounts[ak] = n + 1
+	a.mu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			a.mu.Lock()
+			if a.accounts[ak] <= 1 {
+				delete(a.accounts, ak)
+			} else {
+				a.accounts[ak]--
+			}
+			a.mu.Unlock()
+		})
+	}, nil
+}
+
+// logRefusal counts and logs a refusal of kind for account.
+func (a *admission) logRefusal(ctx context.Context, kind Kind, account, reason string) {
+	k := a.kinds[kind]
+	k.refused.Add(1)
+	a.log.WarnContext(ctx, "admission refused", "request_id", requestID(ctx), "kind", string(kind), "account", account,
+		"reason", reason, "in_flight", k.inFlight.Load(), "refused_total", k.refused.Load())
 }
 
 // memoryBudget is the server's seo.MemoryBudget: a weighted semaphore of
@@ -419,7 +440,11 @@ const pageBaseMemory = 1 << 20
 
 // optimizeMemory is the working set of optimising a request body of n
 // bytes: the body as read, the decoded content and the optimizer's own.
-func optimizeMemory(n int64) int64 { return 2*n + optimizer.EstimateMemory(int(n)) }
+func optimizeMemory(n int64) int64 { return optimizeBodyMemory(n) + optimizer.EstimateMemory(int(n)) }
+
+// optimizeBodyMemory is the part of optimizeMemory that receiving the
+// body takes: the body as read and the decoded content.
+func optimizeBodyMemory(n int64) int64 { return 2 * n }
 
 // checkBudget refuses a memory budget in which the largest site analyses
 // the server runs at once, each with one page in analysis, cannot fit

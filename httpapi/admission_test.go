@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -413,4 +415,88 @@ func TestPageAnalysisReservesByBody(t *testing.T) {
 		t.Error("refusal without Retry-After")
 	}
 	apiErr(t, resp, 503, CodeUnavailable)
+}
+
+// TestOptimizeSlowBodyHoldsNoSlot: an account whose optimisation bodies
+// arrive slowly (declared large, a few bytes sent) holds its own
+// account's count and the bodies' memory while they come, not the
+// server's optimisation slots: another account's optimisation runs
+// meanwhile. A third slow body of the same account is 429 at once.
+func TestOptimizeSlowBodyHoldsNoSlot(t *testing.T) {
+	a := newTestAPI(t, &Options{Admission: &AdmissionOptions{MaxOptimizations: 2, AccountConcurrency: 2, Wait: 500 * time.Millisecond}})
+	_, keyB := a.account("b@example.com", store.Free, auth.ScopeRead, auth.ScopeWrite)
+	for range 2 {
+		c, err := net.Dial("tcp", a.ts.Listener.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		fmt.Fprintf(c, "POST /v1/optimize/content HTTP/1.1\r\nHost: x\r\nX-API-Key: %s\r\nContent-Type: application/json\r\n"+
+			"Content-Length: 10000000\r\n\r\n{\"content\":\"", a.key)
+	}
+	// The slow bodies are being received once the account's count is full.
+	deadline := time.Now().Add(10 * time.Second)
+	for a.accountCount(KindOptimize) < 2 {
+		if time.Now().After(deadline) {
+			t.Fatal("the slow bodies were never received")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	start := time.Now()
+	resp := a.call("POST", "/v1/optimize/content", keyB, `{"content":"Oak tables are sturdy.","keywords":["oak tables"],"locale":"en-US"}`)
+	if resp.StatusCode != 200 {
+		b, _ := io.ReadAll(resp.Body)
+		t.Fatalf("another account's optimisation while slow bodies arrive: status %d %s after %v, want 200", resp.StatusCode, b, time.Since(start))
+	}
+	apiErr(t, a.call("POST", "/v1/optimize/content", a.key, `{"content":"Oak tables are sturdy.","keywords":["oak tables"],"locale":"en-US"}`), 429, CodeRateLimited)
+}
+
+// accountCount is the per-account count of kind of the test's account.
+func (a *testAPI) accountCount(kind Kind) int {
+	a.srv.adm.mu.Lock()
+	defer a.srv.adm.mu.Unlock()
+	return a.srv.adm.accounts[accountKind{a.acct.ID, kind}]
+}
+
+// TestPageAnalysisTimeout: a page analysis whose link checks hang stops
+// at Options.PageTimeout, answers 503 saying so and frees its account's
+// slot, instead of running for 20 s per 4 links after its client could be
+// answered.
+func TestPageAnalysisTimeout(t *testing.T) {
+	a := newTestAPI(t, &Options{AllowPrivate: true, PageTimeout: time.Second})
+	release := make(chan struct{})
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			http.NotFound(w, r)
+			return
+		}
+		if r.URL.Path != "/" {
+			select { // a link target that never answers
+			case <-release:
+			case <-r.Context().Done():
+			}
+			return
+		}
+		var b strings.Builder
+		b.WriteString("<!doctype html><html lang=en><head><title>Links</title></head><body><h1>Links</h1>")
+		for i := range 40 {
+			fmt.Fprintf(&b, `<a href="/hang/%d">link %d</a>`, i, i)
+		}
+		io.WriteString(w, b.String()+"</body></html>")
+	}))
+	t.Cleanup(func() { close(release); site.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Second)
+	defer cancel()
+	start := time.Now()
+	resp, err := a.send(a.req("GET", "/v1/analyze?url="+site.URL+"/&checkLinks=true", a.key, "").WithContext(ctx))
+	if err != nil {
+		t.Fatalf("page analysis with hanging links: %v after %v, want 503 after the 1 s page timeout", err, time.Since(start))
+	}
+	e := apiErr(t, resp, 503, CodeUnavailable)
+	if !strings.Contains(e.Message, "took longer than 1s") {
+		t.Errorf("message %q does not say the analysis timed out", e.Message)
+	}
+	if n := a.accountCount(KindPage); n != 0 {
+		t.Errorf("%d page analyses of the account still admitted after the answer", n)
+	}
 }

@@ -101,7 +101,7 @@ func (p pageService) Analyze(ctx context.Context, accountID string, req PageRequ
 	if err != nil {
 		return nil, err
 	}
-	if err := s.checkRender(ctx, accountID, rc); err != nil {
+	if err := s.checkRender(rc); err != nil {
 		return nil, err
 	}
 	mutes, err := s.analysisMutes(ctx, accountID, u.Host, req.Options.Mute)
@@ -144,31 +144,65 @@ func (p pageService) Analyze(ctx context.Context, accountID string, req PageRequ
 		return nil, err
 	}
 	defer release()
+	if rc.mode == render.Always {
+		// Counted once admitted: a refused rendering costs one request,
+		// as any refused request does.
+		if err := s.takeRenderUnits(ctx, accountID); err != nil {
+			return nil, err
+		}
+	}
 	o.Memory = s.adm.mem
-	return analyzer.Analyze(ctx, u.String(), &o)
+	actx, cancel := context.WithTimeout(ctx, s.opts.PageTimeout)
+	defer cancel()
+	rep, err := analyzer.Analyze(actx, u.String(), &o)
+	// A report made as the deadline passed is not one to answer with:
+	// its fetches cut short read as failures of the site.
+	if ctx.Err() == nil && actx.Err() != nil {
+		return nil, apiError(http.StatusServiceUnavailable, CodeUnavailable, "the page analysis took longer than "+s.opts.PageTimeout.String()+
+			", the most this server runs one (its link checks, mobile fetch or rendering waited on slow targets); retry, or analyse without checkLinks")
+	}
+	return rep, err
 }
 
 func (s *Server) optimize(w http.ResponseWriter, r *http.Request) {
-	// Decoding the body is itself memory: admit and reserve by its
-	// declared length, or the cap, before reading it; the service then
-	// runs in that admission.
+	// Decoding the body is itself memory: reserve it by the declared
+	// length, or the cap, before reading it. The body is received before
+	// the optimisation takes a slot, so that a client that sends it slowly
+	// holds its own account's count and the body's memory, not one of the
+	// server's few optimisation slots; the slot and the optimizer's own
+	// memory are taken once the body is in.
 	n := s.opts.OptimizeMaxBodyBytes
 	if r.ContentLength >= 0 && r.ContentLength < n {
 		n = r.ContentLength
 	}
-	accountID := principal(r.Context()).AccountID
-	release, err := s.adm.acquireSlot(r.Context(), KindOptimize, accountID, optimizeMemory(n), false)
+	ctx := r.Context()
+	accountID := principal(ctx).AccountID
+	if accountID != "" {
+		drop, err := s.adm.takeAccount(ctx, KindOptimize, accountID)
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		defer drop()
+	}
+	freeBody, err := s.adm.mem.Reserve(ctx, optimizeBodyMemory(n))
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	defer release()
+	defer freeBody()
 	var req optimizer.Request
 	if err := decodeJSON(w, r, s.opts.OptimizeMaxBodyBytes, &req); err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	rep, err := s.Content().Optimize(context.WithValue(r.Context(), admittedKey{}, true), accountID, req)
+	release, err := s.adm.acquireSlot(ctx, KindOptimize, "", optimizer.EstimateMemory(int(n)), false)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	defer release()
+	rep, err := s.Content().Optimize(context.WithValue(ctx, admittedKey{}, true), accountID, req)
 	if err != nil {
 		s.fail(w, r, err)
 		return

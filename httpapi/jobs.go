@@ -64,22 +64,32 @@ func (s *Server) submitSite(ctx context.Context, accountID string, req SiteReque
 	if err != nil {
 		return nil, err
 	}
-	if err := s.charge(ctx, accountID, cost); err != nil {
-		return nil, err
-	}
 	plan, err := s.accountPlan(ctx, accountID)
 	if err != nil {
+		return nil, err
+	}
+	maxActive := max(plan.ConcurrentSiteJobs, 1)
+	if service.Due(ctx, cost) > 0 {
+		// An analysis the plan's cap refuses costs what any refused
+		// request costs, not the units of a rendering it will not run:
+		// the cap is checked before they are counted (the store's
+		// atomic check below still decides between requests at once).
+		if n, err := s.st.ActiveJobs(ctx, accountID); err != nil {
+			return nil, err
+		} else if n >= maxActive {
+			return nil, tooManySiteJobs(n)
+		}
+	}
+	if err := s.charge(ctx, accountID, cost); err != nil {
 		return nil, err
 	}
 	now := j.CreatedAt
 	// The store counts and creates in one atomic step, so instances
 	// sharing a database together never exceed the cap.
-	err = s.st.CreateJobWithin(ctx, j, max(plan.ConcurrentSiteJobs, 1))
+	err = s.st.CreateJobWithin(ctx, j, maxActive)
 	var le *store.LimitError
 	if errors.As(err, &le) {
-		return nil, &service.LimitError{Message: "this account has " + strconv.Itoa(le.Count) +
-			" site analyses queued or running, the most its plan allows at once; wait for one to end or cancel one",
-			RetryAfter: 30 * time.Second}
+		return nil, tooManySiteJobs(le.Count)
 	}
 	if err != nil {
 		return nil, err
@@ -96,6 +106,14 @@ func (s *Server) submitSite(ctx context.Context, accountID string, req SiteReque
 		return nil, outage(s.queue, "job queue", fmt.Errorf("httpapi: queue site analysis: %w: %w", seo.ErrUnavailable, err))
 	}
 	return j, nil
+}
+
+// tooManySiteJobs is the refusal of a site analysis past the plan's cap
+// of n queued and running ones.
+func tooManySiteJobs(n int) *service.LimitError {
+	return &service.LimitError{Message: "this account has " + strconv.Itoa(n) +
+		" site analyses queued or running, the most its plan allows at once; wait for one to end or cancel one",
+		RetryAfter: 30 * time.Second}
 }
 
 // prepareSite validates req against the address policy and the account's

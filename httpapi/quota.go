@@ -15,7 +15,6 @@ import (
 
 	"github.com/seokit/seokit/httpapi/plans"
 	"github.com/seokit/seokit/httpapi/ratelimit"
-	"github.com/seokit/seokit/httpapi/service"
 	"github.com/seokit/seokit/httpapi/store"
 )
 
@@ -104,17 +103,6 @@ func (q *quota) refusal() *Error {
 		e.retryAfter = strconv.FormatInt(max(int64(q.reset.Sub(q.now).Seconds()+0.999), 1), 10)
 	}
 	return e
-}
-
-// limitError is refusal as a service error (the same message and
-// Retry-After), nil when the request was admitted.
-func (q *quota) limitError() *service.LimitError {
-	e := q.refusal()
-	if e == nil {
-		return nil
-	}
-	secs, _ := strconv.Atoi(e.retryAfter)
-	return &service.LimitError{Message: e.Message, RetryAfter: time.Duration(secs) * time.Second}
 }
 
 // Names of actions counted by CountAction, for its logs.

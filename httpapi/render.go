@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"net/http"
-	"strconv"
 	"sync/atomic"
 
 	"github.com/seokit/seokit/analyzer"
@@ -88,70 +87,69 @@ func renderingUnavailable() *Error {
 			`raw analysis works: send options.render "none" or leave it out`)
 }
 
-// checkRender refuses a rendering analysis on a server without a renderer
-// and, for one that always renders, counts its extra quota units
-// (RenderQuotaUnits in all; the request itself was counted once by
-// protect). A page analysis in "auto" mode counts them only when the page
-// turns out to need rendering (pageRenderer).
-func (s *Server) checkRender(ctx context.Context, accountID string, c renderChoice) error {
-	if !c.on() {
-		return nil
-	}
-	if s.opts.Renderer == nil {
+// checkRender refuses a rendering page analysis on a server without a
+// renderer. Its extra quota units are counted once it is admitted (a
+// refused request costs what any refused request costs): by the page
+// service for one that always renders, by pageRenderer for one in "auto"
+// mode whose page needs rendering.
+func (s *Server) checkRender(c renderChoice) error {
+	if c.on() && s.opts.Renderer == nil {
 		return renderingUnavailable()
-	}
-	if c.mode == render.Auto && !c.site {
-		return nil
-	}
-	return s.takeRenderUnits(ctx, accountID)
-}
-
-// takeRenderUnits counts the RenderQuotaUnits-1 extra requests of a
-// rendering against the account's daily quota. A refusal is a
-// *service.LimitError.
-func (s *Server) takeRenderUnits(ctx context.Context, accountID string) error {
-	if s.opts.DisableAuth {
-		return nil
-	}
-	for range RenderQuotaUnits - 1 {
-		q, err := s.take(ctx, accountID)
-		if err != nil {
-			return err
-		}
-		if e := q.limitError(); e != nil {
-			e.Message = "a rendering analysis counts " + strconv.Itoa(RenderQuotaUnits) + " requests: " + e.Message
-			return e
-		}
 	}
 	return nil
 }
 
+// takeRenderUnits counts the RenderQuotaUnits-1 extra requests of a
+// rendering, whose request paid the first, against the account's daily
+// quota (charge): units the day has not left are refused before any is
+// counted. A refusal is a *service.LimitError.
+func (s *Server) takeRenderUnits(ctx context.Context, accountID string) error {
+	return s.charge(service.WithPaid(ctx, 1), accountID, RenderQuotaUnits)
+}
+
 // pageRenderer is the renderer of a page analysis in "auto" mode: it was
 // admitted and counted as a raw analysis, and a page that needs rendering
-// counts the extra quota units and takes a slot of the rendering class
-// when the analyzer asks for the rendering. A refused quota declines the
-// rendering (render.ErrDeclined): the raw page is reported, not rendered,
-// with the reason.
+// takes a slot of the rendering class, waiting for it as long as any
+// request waits for admission, then counts the extra quota units, when
+// the analyzer asks for the rendering. A rendering that is not admitted
+// in time, or whose quota is refused, is declined (render.ErrDeclined):
+// the raw page is reported, not rendered, with the reason, and the
+// analysis does not hold its page analysis slot while the renderings of
+// others run.
 type pageRenderer struct {
 	s       *Server
 	account string
 }
 
-// Render counts the rendering, waits for a rendering slot and renders.
+// Render waits for a rendering slot, counts the rendering and renders.
 func (p pageRenderer) Render(ctx context.Context, req *render.Request) (*render.Result, error) {
-	if err := p.s.takeRenderUnits(ctx, p.account); err != nil {
-		var e *service.LimitError
-		if errors.As(err, &e) {
-			return nil, fmt.Errorf("%w: %s", render.ErrDeclined, e.Message)
-		}
-		return nil, err
-	}
-	release, err := p.s.adm.acquireSlot(ctx, KindRender, p.account, p.s.adm.renderBytes(), true)
+	release, err := p.s.adm.acquireSlot(ctx, KindRender, p.account, p.s.adm.renderBytes(), false)
 	if err != nil {
-		return nil, err
+		return nil, declineRefusal(err)
 	}
 	defer release()
+	if err := p.s.takeRenderUnits(ctx, p.account); err != nil {
+		return nil, declineRefusal(err)
+	}
 	return p.s.opts.Renderer.Render(ctx, req)
+}
+
+// declineRefusal turns an admission or quota refusal into a declined
+// rendering with the refusal's message; other errors are returned as
+// they are.
+func declineRefusal(err error) error {
+	var limit *service.LimitError
+	var busy *service.BusyError
+	var large *service.TooLargeError
+	switch {
+	case errors.As(err, &limit):
+		return fmt.Errorf("%w: %s", render.ErrDeclined, limit.Message)
+	case errors.As(err, &busy):
+		return fmt.Errorf("%w: %s", render.ErrDeclined, busy.Message)
+	case errors.As(err, &large):
+		return fmt.Errorf("%w: %s", render.ErrDeclined, large.PublicMessage())
+	}
+	return err
 }
 
 // renderCapacity is implemented by renderers that know how many pages

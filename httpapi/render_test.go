@@ -566,3 +566,144 @@ func TestA11ySiteAnalysis(t *testing.T) {
 		}
 	}
 }
+
+// TestRenderRefusedCountsOnce: a rendering page analysis refused by
+// admission costs one request, as any refused request does, not the
+// units of a rendering it did not get.
+func TestRenderRefusedCountsOnce(t *testing.T) {
+	a := newTestAPI(t, &Options{AllowPrivate: true, Renderer: &fakeRenderer{}, Limits: map[store.Plan]int{store.Free: 1000},
+		Admission: &AdmissionOptions{MaxRenders: 5, AccountConcurrency: 1, Wait: time.Millisecond}})
+	site := newBlockingSite(t)
+	status := make(chan int, 1)
+	go func() {
+		resp, err := a.send(a.req("POST", "/v1/analyze/page", a.key, `{"url":"`+site.URL+`/","options":{"render":"always"}}`))
+		if err != nil {
+			status <- -1
+			return
+		}
+		resp.Body.Close()
+		status <- resp.StatusCode
+	}()
+	select {
+	case <-site.started:
+	case st := <-status:
+		t.Fatalf("the held analysis ended with status %d", st)
+	case <-time.After(30 * time.Second):
+		t.Fatal("the held analysis never reached the site")
+	}
+	remaining := func() int {
+		t.Helper()
+		resp := a.call("GET", "/v1/analyze/site?limit=1", a.key, "")
+		wantStatus(t, resp, 200)
+		n, err := strconv.Atoi(resp.Header.Get("X-RateLimit-Remaining"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	before := remaining()
+	apiErr(t, a.call("POST", "/v1/analyze/page", a.key, `{"url":"`+site.URL+`/","options":{"render":"always"}}`), 429, CodeRateLimited)
+	if got, want := remaining(), before-2; got != want {
+		t.Errorf("after a refused rendering analysis: %d remaining, want %d (one for it, one for the count)", got, want)
+	}
+	site.free()
+	if got := <-status; got != 200 {
+		t.Errorf("held rendering analysis: status %d, want 200", got)
+	}
+}
+
+// TestRenderAutoBusyDeclined: a page analysis in "auto" mode whose page
+// needs rendering while every rendering slot is taken waits for one as
+// long as any request waits for admission, then reports the raw page,
+// not rendered, with the reason, and is counted as a raw analysis. It
+// waited for as long as the client did, holding its page analysis slot.
+func TestRenderAutoBusyDeclined(t *testing.T) {
+	fr := &fakeRenderer{hold: make(chan struct{}), started: make(chan struct{}, 1)}
+	a := newTestAPI(t, &Options{AllowPrivate: true, Renderer: fr, Limits: map[store.Plan]int{store.Free: 1000},
+		Admission: &AdmissionOptions{MaxRenders: 1, Wait: 300 * time.Millisecond}})
+	site := shellSite(t)
+	_, keyB := a.account("b@example.com", store.Free, auth.ScopeRead, auth.ScopeWrite)
+	status := make(chan int, 1)
+	go func() {
+		resp, err := a.send(a.req("POST", "/v1/analyze/page", keyB, `{"url":"`+site.URL+`/","options":{"render":"always"}}`))
+		if err != nil {
+			status <- -1
+			return
+		}
+		resp.Body.Close()
+		status <- resp.StatusCode
+	}()
+	select {
+	case <-fr.started:
+	case st := <-status:
+		t.Fatalf("the held rendering ended with status %d", st)
+	case <-time.After(30 * time.Second):
+		t.Fatal("the held rendering never started")
+	}
+	before := a.call("GET", "/v1/analyze/site?limit=1", a.key, "").Header.Get("X-RateLimit-Remaining")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	start := time.Now()
+	resp, err := a.send(a.req("POST", "/v1/analyze/page", a.key, `{"url":"`+site.URL+`/","options":{"render":"auto"}}`).WithContext(ctx))
+	if err != nil {
+		t.Fatalf("auto analysis while the renderings are busy: %v after %v, want an answer after the admission wait", err, time.Since(start))
+	}
+	wantStatus(t, resp, 200)
+	var rep analyzer.Report
+	readJSON(t, resp, &rep)
+	if rep.Render == nil || rep.Render.Rendered || !strings.Contains(rep.Render.Reason, "as many renderings as it can") {
+		t.Errorf("render %+v, want not rendered because the server is busy", rep.Render)
+	}
+	after := a.call("GET", "/v1/analyze/site?limit=1", a.key, "").Header.Get("X-RateLimit-Remaining")
+	b, _ := strconv.Atoi(before)
+	if n, _ := strconv.Atoi(after); n != b-2 {
+		t.Errorf("remaining %s then %s: the declined rendering was counted", before, after)
+	}
+	if n := a.srv.adm.kinds[KindPage].inFlight.Load(); n != 0 {
+		t.Errorf("%d page analyses still admitted after the answer", n)
+	}
+	close(fr.hold)
+	if got := <-status; got != 200 {
+		t.Errorf("held rendering analysis: status %d, want 200", got)
+	}
+}
+
+// TestRenderRefusalsCountOnce: a rendering analysis refused, a site
+// analysis past the plan's cap of queued and running ones or a page
+// analysis the day cannot pay the rendering of, costs one request, as
+// any refused request does: none of its rendering's units is counted.
+func TestRenderRefusalsCountOnce(t *testing.T) {
+	a := newTestAPI(t, &Options{AllowPrivate: true, Queue: idleQueue{}, Renderer: &fakeRenderer{},
+		Limits: map[store.Plan]int{store.Free: 1000, store.Pro: 5}})
+	site := shellSite(t)
+	// remaining counts one request of key and returns what is left after
+	// it, -1 when the day has nothing left for it.
+	remaining := func(key string) int {
+		t.Helper()
+		resp := a.call("GET", "/v1/analyze/site?limit=1", key, "")
+		if resp.StatusCode == 429 {
+			return -1
+		}
+		wantStatus(t, resp, 200)
+		n, err := strconv.Atoi(resp.Header.Get("X-RateLimit-Remaining"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	// Free runs one site analysis at once; the idle queue keeps it queued.
+	wantStatus(t, a.call("POST", "/v1/analyze/site", a.key, `{"url":"`+site.URL+`/"}`), 202)
+	before := remaining(a.key)
+	apiErr(t, a.call("POST", "/v1/analyze/site", a.key, `{"url":"`+site.URL+`/","options":{"render":"auto"}}`), 429, CodeRateLimited)
+	if got, want := remaining(a.key), before-2; got != want {
+		t.Errorf("after a rendering site analysis refused by the plan's cap: %d remaining, want %d (one for it, one for the count)", got, want)
+	}
+	// An account of 5 requests a day: after the count 4 are left, after
+	// the request 3, fewer than the rendering's 4 more.
+	_, key := a.account("pro@example.com", store.Pro, auth.ScopeRead, auth.ScopeWrite)
+	before = remaining(key)
+	apiErr(t, a.call("POST", "/v1/analyze/page", key, `{"url":"`+site.URL+`/","options":{"render":"always"}}`), 429, CodeRateLimited)
+	if got, want := remaining(key), before-2; got != want {
+		t.Errorf("after a rendering page analysis the day could not pay: %d remaining (-1: none for the count), want %d", got, want)
+	}
+}

@@ -39,8 +39,12 @@ const (
 	// DefaultJobTimeout bounds one run of a queued job (Options.JobTimeout,
 	// riverjobs.Options.JobTimeout).
 	DefaultJobTimeout = 2 * time.Hour
-	DefaultBurstRate  = 50
-	DefaultBurst      = 200
+	// DefaultPageTimeout bounds one page analysis answered synchronously
+	// (Options.PageTimeout): less than the example server's 90 s write
+	// timeout, past which no answer can be written.
+	DefaultPageTimeout = 80 * time.Second
+	DefaultBurstRate   = 50
+	DefaultBurst       = 200
 	// MaxRankingKeywords is the most keywords one GET /v1/rankings takes.
 	MaxRankingKeywords = 1000
 )
@@ -155,6 +159,15 @@ type Options struct {
 	// means DefaultJobTimeout (2 hours). A Queue bounds its own runs
 	// (riverjobs.Options.JobTimeout, the same default).
 	JobTimeout time.Duration
+	// PageTimeout bounds one page analysis answered synchronously (POST
+	// /v1/analyze/page, GET /v1/analyze, MCP's analyze_page), rendering
+	// and link checks included: past it the analysis stops, freeing its
+	// slots, and answers 503 unavailable. A page whose links all hang
+	// holds a page analysis for 20 s per 4 links (a HEAD and a GET of
+	// LinkTimeout each, 4 at once per host), hours for 2,000 links, long
+	// after its client could be answered. Zero means DefaultPageTimeout;
+	// it should be shorter than the HTTP server's write timeout.
+	PageTimeout time.Duration
 	// Queue runs the site analyses. Nil means the in-process queue:
 	// JobWorkers goroutines, the store's unfinished jobs resumed by
 	// Start. The riverjobs driver shares jobs between instances over
@@ -342,6 +355,12 @@ func New(ctx context.Context, opts *Options) (*Server, error) {
 		return nil, &seo.InputError{Field: "JobTimeout", Value: o.JobTimeout.String(), Reason: "must not be negative", Err: seo.ErrInvalidInput}
 	case o.JobTimeout == 0:
 		o.JobTimeout = DefaultJobTimeout
+	}
+	switch {
+	case o.PageTimeout < 0:
+		return nil, &seo.InputError{Field: "PageTimeout", Value: o.PageTimeout.String(), Reason: "must not be negative", Err: seo.ErrInvalidInput}
+	case o.PageTimeout == 0:
+		o.PageTimeout = DefaultPageTimeout
 	}
 	if o.BurstRate <= 0 {
 		o.BurstRate = DefaultBurstRate

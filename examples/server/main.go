@@ -740,8 +740,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		Handler:           handler(api, dash, ready(st, limiter, newWriteProbe(st, 0))),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
-		// A complete page analysis with link checks takes up to about a
-		// minute.
+		// A page analysis is stopped at httpapi.DefaultPageTimeout (80 s),
+		// so its answer, a 503 then, is written within this.
 		WriteTimeout:   90 * time.Second,
 		IdleTimeout:    120 * time.Second,
 		MaxHeaderBytes: 64 << 10,

@@ -51,6 +51,9 @@ const answerHoldKey = "seokit.answerHold"
 // its answer is written: an admission ends when both its handler returned
 // and the answer was written (or the request ended).
 type answerHold struct {
+	// req is the HTTP request's context: the calls it carries end with
+	// it (callContext).
+	req   context.Context
 	mu    sync.Mutex
 	done  bool
 	holds []func()
@@ -89,6 +92,36 @@ func (h *answerHold) answered() {
 	}
 }
 
+// holdOf returns the *answerHold of the HTTP request that carried a
+// call; nil over stdio.
+func holdOf(extra *mcp.RequestExtra) *answerHold {
+	if extra == nil || extra.TokenInfo == nil {
+		return nil
+	}
+	h, _ := extra.TokenInfo.Extra[answerHoldKey].(*answerHold)
+	return h
+}
+
+// callContext returns ctx, ended too when the HTTP request that carried
+// the call ends. The SDK runs the calls of a session in the session's
+// context, which a client that disconnects does not end (its sessions
+// leave that to a notifications/cancelled the client may never send),
+// and an answer sent as JSON (StreamableHTTPOptions.JSONResponse, as
+// Handler sets) cannot be resumed: the work of a call nobody can receive
+// would hold its account's admission slots, and the server's, until it
+// finished. Over stdio ctx is returned as it is. stop ends the binding.
+func callContext(ctx context.Context, extra *mcp.RequestExtra) (_ context.Context, stop func()) {
+	h := holdOf(extra)
+	if h == nil || h.req == nil {
+		return ctx, func() {}
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	unbind := context.AfterFunc(h.req, func() {
+		cancel(fmt.Errorf("mcpserver: the HTTP request of the call ended: %w", context.Cause(h.req)))
+	})
+	return ctx, func() { unbind(); cancel(nil) }
+}
+
 // admitRead admits a read of bytes of stored report for p
 // (Options.Admit) and returns what the handler defers: the release, held
 // until the HTTP answer is written.
@@ -100,11 +133,7 @@ func (s *Server) admitRead(ctx context.Context, req *mcp.ReadResourceRequest, p 
 	if err != nil {
 		return nil, err
 	}
-	var h *answerHold
-	if req.Extra != nil && req.Extra.TokenInfo != nil {
-		h, _ = req.Extra.TokenInfo.Extra[answerHoldKey].(*answerHold)
-	}
-	return h.keep(release), nil
+	return holdOf(req.Extra).keep(release), nil
 }
 
 func (s *Server) addResources() {
@@ -165,6 +194,8 @@ func analysisURI(uri, suffix string) (string, url.Values, bool) {
 }
 
 func (s *Server) readReport(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+	ctx, stop := callContext(ctx, req.Extra)
+	defer stop()
 	id, _, ok := analysisURI(req.Params.URI, "report")
 	if !ok {
 		return nil, mcp.ResourceNotFoundError(req.Params.URI)
@@ -208,6 +239,8 @@ func (s *Server) readReport(ctx context.Context, req *mcp.ReadResourceRequest) (
 }
 
 func (s *Server) readScreenshot(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+	ctx, stop := callContext(ctx, req.Extra)
+	defer stop()
 	id, q, ok := analysisURI(req.Params.URI, "screenshot")
 	if !ok || q.Get("url") == "" {
 		return nil, mcp.ResourceNotFoundError(req.Params.URI)

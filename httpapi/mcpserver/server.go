@@ -282,7 +282,7 @@ func (s *Server) HTTPHandler(authn func(w http.ResponseWriter, r *http.Request) 
 		http.NewResponseController(w).SetWriteDeadline(time.Now().Add(MaxWait + time.Minute))
 		// The memory a resource read was admitted for is held until its
 		// answer is written: encoding and writing it copies the report.
-		hold := &answerHold{}
+		hold := &answerHold{req: r.Context()}
 		defer hold.answered()
 		r = r.WithContext(context.WithValue(context.WithValue(r.Context(), principalCtxKey{}, p), answerHoldCtxKey{}, hold))
 		if r.Header.Get("Authorization") == "" {
@@ -479,6 +479,8 @@ func add[In, Out any](s *Server, sp spec, h func(ctx context.Context, req *mcp.C
 	s.tools = append(s.tools, ToolInfo{Name: sp.name, Write: sp.write, Description: sp.desc})
 	note := sp.name + " answered in structuredContent (JSON; the tool's outputSchema describes it)."
 	s.mcp.AddTool(tool, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		ctx, stop := callContext(ctx, req.Extra)
+		defer stop()
 		p := s.principalOf(req)
 		if p == nil {
 			return errorResult(&ToolError{Code: "unauthorized", Message: "authentication required", Status: 401}), nil
