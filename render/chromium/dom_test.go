@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -169,19 +170,19 @@ document.getElementById("h").attachShadow({ mode: "open" }).innerHTML = "<i></i>
 }
 
 // BenchmarkDOMRead times domScript in the page itself (page-ms/op: the
-// browser's time to serialise, without the transfer of the result, after
-// a first serialisation that warms it up) on documents a page script
-// builds: one read by the browser's serialisation (just under domExact
-// elements, the most there is to look through for shadow roots), the same
-// with 1,000 open shadow roots, and one read by the walk (1.5 times domExact
-// elements, under the cap of characters). The elements are in a hidden
-// container: the page costs its DOM, not its layout.
+// median of the browser's times to serialise, without the transfer of the
+// result, each after a first serialisation that warms it up) on documents
+// a page script builds: one read by the browser's serialisation (just
+// under domExact elements, the most there is to look through for shadow
+// roots), the same with 1,000 open shadow roots, and one read by the walk
+// (1.2 times domExact elements, under the cap of characters). The elements
+// are in a hidden container: the page costs its DOM, not its layout.
 func BenchmarkDOMRead(b *testing.B) {
 	mux := http.NewServeMux()
 	for _, c := range []struct {
 		name         string
 		elems, hosts int
-	}{{"exact", domExact - 100, 0}, {"exact-shadow", domExact - 100, 1000}, {"walk", domExact * 3 / 2, 0}} {
+	}{{"exact", domExact - 100, 0}, {"exact-shadow", domExact - 100, 1000}, {"walk", domExact * 6 / 5, 0}} {
 		// Divs of two spans each; every host's shadow root holds two
 		// more elements.
 		mux.HandleFunc("/"+c.name, htmlPage(fmt.Sprintf(`<!doctype html><title>big</title><body><div hidden id="c"></div><script>
@@ -201,10 +202,11 @@ document.title = (performance.now() - t) + " " + r.html.length;
 </script>`, c.elems, c.hosts, domScript, seo.DefaultMaxBodyBytes, domExact)))
 	}
 	srv := serve(b, mux)
-	p := newTestPool(b, &Options{Tabs: 1, Fetcher: testFetcher(b, srv)})
+	// The walk's strings take the big page past the default memory limit.
+	p := newTestPool(b, &Options{Tabs: 1, Fetcher: testFetcher(b, srv), MaxRenderMemory: 2 << 30, MaxBrowserMemory: 3 << 30})
 	for _, name := range []string{"exact", "exact-shadow", "walk"} {
 		b.Run(name, func(b *testing.B) {
-			var ms float64
+			var ms []float64
 			for b.Loop() {
 				res := renderOne(b, p, &render.Request{URL: srv.URL + "/" + name, Timeout: time.Minute})
 				_, title, _ := strings.Cut(string(res.HTML), "<title>")
@@ -213,10 +215,12 @@ document.title = (performance.now() - t) + " " + r.html.length;
 				if _, err := fmt.Sscan(title, &took, &size); err != nil {
 					b.Fatalf("title %q: %v", title, err)
 				}
-				ms += took
+				ms = append(ms, took)
 				b.ReportMetric(size, "bytes")
 			}
-			b.ReportMetric(ms/float64(b.N), "page-ms/op")
+			// The median: other processes' load only ever adds time.
+			slices.Sort(ms)
+			b.ReportMetric(ms[len(ms)/2], "page-ms/op")
 		})
 	}
 }

@@ -784,8 +784,8 @@ const domScript = `((max, exact, listen) => {
       const kids = (x.localName === "template" && x.content) ? x.content.childNodes : x.childNodes;
       for (let i = kids.length - 1; i >= 0; i--) stack.push(kids[i]);
       // Elements of a template's content belong to its inert document.
-      const r = x.ownerDocument === d ? x.shadowRoot : null;
-      if (r) {
+      const r = x.shadowRoot;
+      if (r && x.ownerDocument === d) {
         stack.push("</template>");
         for (let i = r.childNodes.length - 1; i >= 0; i--) stack.push(r.childNodes[i]);
         stack.push(shadow(r));
