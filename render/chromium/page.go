@@ -807,9 +807,9 @@ const domScript = `((max, exact, listen) => {
   }
 })`
 
-// domExact is the number of elements up to which the browser's own
-// serialisation reads the document (a variable for the tests, which
-// compare both readings).
+// domExact is the number of elements, those of open shadow trees
+// included, up to which the browser's own serialisation reads the document
+// (a variable for the tests, which compare both readings).
 var domExact = 100000
 
 type domResult struct {
