@@ -160,7 +160,7 @@ document.getElementById("h").attachShadow({ mode: "open" }).innerHTML = "<i></i>
 	}))
 	p := newTestPool(t, &Options{Tabs: 1, Fetcher: testFetcher(t, srv)})
 	defer func(n int) { domExact = n }(domExact)
-	domExact = 50 // the light DOM has 7 elements
+	domExact = 50 // the light DOM has 6 elements
 	for n, exact := range map[string]bool{"10": true, "100": false} {
 		res := renderOne(t, p, &render.Request{URL: srv.URL + "/?n=" + n})
 		if got := strings.Contains(string(res.HTML), "<p>getHTML</p>"); got != exact {
