@@ -52,10 +52,40 @@ document.querySelector(".hover").addEventListener("mouseover", function () {});
 </script></body></html>`,
 }
 
+// componentsPage is a page of web components whose links and heading are
+// in their shadow roots (one nested in another's shadow tree, one closed);
+// the light DOM has one link. A script then adds pad empty elements at the
+// end of the page: past 100,000 elements in all, the pool reads the
+// document by its capped walk rather than by the browser's serialisation.
+func componentsPage(pad int) string {
+	return `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>A page of web components with shadow roots</title></head>
+<body><x-card><p>Light text of the card.</p></x-card> <a href="/light">Light</a> <x-closed></x-closed><div id="pad" hidden></div><script>
+customElements.define("x-inner", class extends HTMLElement {
+  connectedCallback() { this.attachShadow({ mode: "open" }).innerHTML = '<a href="/nested-only">Nested</a>'; }
+});
+customElements.define("x-card", class extends HTMLElement {
+  connectedCallback() {
+    this.attachShadow({ mode: "open" }).innerHTML = '<h2>Shadow heading</h2><slot></slot><a href="/shadow-only">Shadow</a> <x-inner></x-inner>';
+  }
+});
+customElements.define("x-closed", class extends HTMLElement {
+  connectedCallback() { this.attachShadow({ mode: "closed" }).innerHTML = '<a href="/closed-only">Closed</a>'; }
+});
+const pad = document.getElementById("pad");
+for (let i = 0; i < ` + strconv.Itoa(pad) + `; i++) pad.appendChild(document.createElement("i"));
+</script></body></html>`
+}
+
 func TestRenderChromium(t *testing.T) {
 	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, ok := jsSite[r.URL.Path]
+		switch r.URL.Path {
+		case "/components":
+			body, ok = componentsPage(0), true
+		case "/components-big":
+			body, ok = componentsPage(100001), true
+		}
 		if !ok {
 			http.NotFound(w, r)
 			return
@@ -148,6 +178,28 @@ func TestRenderChromium(t *testing.T) {
 		}
 		if l := rep.Render.Listeners; l == nil || l.Anchors != 3 || l.Checked != 3 || l.Clickable != 1 {
 			t.Errorf("Render.Listeners = %+v (%s), want 3 anchors checked, 1 clickable", l, rep.Render.ListenersReason)
+		}
+	})
+	t.Run("shadow roots", func(t *testing.T) {
+		// Google flattens shadow and light DOM when it renders: the links
+		// and heading of open shadow roots are the page's, those of a
+		// closed one are out of reach. Both readings of the DOM.
+		for _, path := range []string{"/components", "/components-big"} {
+			rep := analyze(t, path, render.Always)
+			var links []string
+			for _, l := range rep.Links.List {
+				links = append(links, strings.TrimPrefix(l.URL, srv.URL))
+			}
+			slices.Sort(links)
+			if want := []string{"/light", "/nested-only", "/shadow-only"}; rep.Links.Internal != 3 || !slices.Equal(links, want) {
+				t.Errorf("%s: %d internal links %v, want %v", path, rep.Links.Internal, links, want)
+			}
+			if l := rep.Render.LinksOnlyRendered; l == nil || l.Count != 2 {
+				t.Errorf("%s: LinksOnlyRendered = %+v, want the 2 shadow links", path, l)
+			}
+			if !slices.Contains(rep.Headings, analyzer.Heading{Level: 2, Text: "Shadow heading"}) {
+				t.Errorf("%s: headings %+v, want the shadow root's h2", path, rep.Headings)
+			}
 		}
 	})
 	t.Run("uncaught errors", func(t *testing.T) {

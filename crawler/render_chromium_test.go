@@ -7,6 +7,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"maps"
+	"net/http"
+	"net/http/httptest"
 	"net/netip"
 	"net/url"
 	"os"
@@ -141,6 +145,65 @@ func TestRenderedCrawlSPAChromium(t *testing.T) {
 	}
 	if s := rep.Render; s == nil || s.Rendered != site.Pages() || s.LinksOnlyRendered == 0 {
 		t.Errorf("render summary = %+v, want %d pages rendered and links only after rendering", rep.Render, site.Pages())
+	}
+}
+
+// TestRenderedCrawlShadowChromium crawls a site whose pages link to
+// others only from the open shadow roots of web components: the rendered
+// crawl follows those links, from a page read by the browser's
+// serialisation and from one of more than 100,000 elements, read by the
+// capped walk; the raw crawl does not.
+func TestRenderedCrawlShadowChromium(t *testing.T) {
+	page := func(shadowLink string, pad int) string {
+		return `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Components ` + shadowLink + `</title></head><body>
+<h1>Components</h1><a href="/big">Big</a><x-nav></x-nav><div id="pad" hidden></div><script>
+customElements.define("x-nav", class extends HTMLElement {
+  connectedCallback() { this.attachShadow({ mode: "open" }).innerHTML = '<a href="` + shadowLink + `">Shadow</a>'; }
+});
+const pad = document.getElementById("pad");
+for (let i = 0; i < ` + strconv.Itoa(pad) + `; i++) pad.appendChild(document.createElement("i"));
+</script></body></html>`
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var body string
+		switch r.URL.Path {
+		case "/":
+			body = page("/from-small", 0)
+		case "/big":
+			body = page("/from-big", 100001)
+		case "/from-small", "/from-big":
+			body = `<!DOCTYPE html><html lang="en"><head><title>Linked from a shadow root</title></head><body><h1>Target</h1></body></html>`
+		default:
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		io.WriteString(w, body)
+	}))
+	defer srv.Close()
+	pool := newChromium(t, srv.URL, 1, 2)
+
+	raw, err := crawler.New(testOptions(crawler.Options{SkipExternalLinks: true})).Run(context.Background(), srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := slices.Sorted(maps.Keys(pagesByPath(t, srv.URL, raw))); !slices.Equal(got, []string{"/", "/big"}) {
+		t.Errorf("raw crawl found %v, want / and /big", got)
+	}
+	opts := testOptions(crawler.Options{SkipExternalLinks: true, TimeBudget: 2 * time.Minute,
+		Analyzer: &analyzer.Options{Render: render.Always, Renderer: pool}})
+	rep, err := crawler.New(opts).Run(context.Background(), srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages := pagesByPath(t, srv.URL, rep)
+	if got := slices.Sorted(maps.Keys(pages)); !slices.Equal(got, []string{"/", "/big", "/from-big", "/from-small"}) {
+		t.Errorf("rendered crawl found %v, want the pages linked from shadow roots too", got)
+	}
+	for _, path := range []string{"/", "/big"} {
+		if p := pages[path]; p.Rendered == nil || !*p.Rendered {
+			t.Errorf("%s: rendered %v (%s)", path, p.Rendered, p.RenderReason)
+		}
 	}
 }
 

@@ -161,7 +161,10 @@ type Result struct {
 	UserAgent string `json:"userAgent"`
 	Viewport  Size   `json:"viewport"`
 	// HTML is the serialised DOM once the page settled (or when the budget
-	// ended it).
+	// ended it). Open shadow roots are in it as declarative shadow DOM (a
+	// <template shadowrootmode="open"> first in the host, the host's light
+	// children after it), since Google flattens shadow and light DOM when
+	// it renders; closed ones are out of the page's reach and are not.
 	HTML []byte `json:"-"`
 	// ElapsedMs is the rendering's wall time in milliseconds.
 	ElapsedMs int64 `json:"elapsedMs"`

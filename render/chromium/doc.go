@@ -48,7 +48,12 @@
 // (workers, sockets, frames, IndexedDB, running animations) waits them out.
 // The DOM is read within the budget and a grace of 5 s, whatever the page
 // does (a busy main thread is interrupted; a document of more than 100,000
-// elements is serialised by a walk capped at seo.DefaultMaxBodyBytes).
+// elements, those of its shadow trees included, is serialised by a walk
+// capped at seo.DefaultMaxBodyBytes). Open shadow roots are serialised as
+// declarative shadow DOM (<template shadowrootmode="open"> first in the
+// host, its light children after it), since Google flattens shadow and
+// light DOM when it renders; closed ones are out of the page's reach and
+// are not read.
 //
 // Before the DOM of a settled page is serialised, the event listeners of
 // its <a> elements without href are read (the browser's own record, as

@@ -19,7 +19,7 @@ import (
 
 // requireBrowser skips the test when no browser is installed, and fails it
 // when SEOKIT_REQUIRE_SERVERS=1.
-func requireBrowser(t *testing.T) {
+func requireBrowser(t testing.TB) {
 	t.Helper()
 	if _, err := findExec(""); err != nil {
 		if os.Getenv("SEOKIT_REQUIRE_SERVERS") == "1" {
@@ -45,7 +45,7 @@ func (r fakeResolver) LookupIPAddr(_ context.Context, host string) ([]net.IPAddr
 }
 
 // testFetcher allows only the given test servers through.
-func testFetcher(t *testing.T, servers ...*httptest.Server) *seo.Fetcher {
+func testFetcher(t testing.TB, servers ...*httptest.Server) *seo.Fetcher {
 	t.Helper()
 	var ports []int
 	for _, s := range servers {
@@ -64,7 +64,7 @@ func testFetcher(t *testing.T, servers ...*httptest.Server) *seo.Fetcher {
 }
 
 // newTestPool starts a pool closed at the end of the test.
-func newTestPool(t *testing.T, opts *Options) *Pool {
+func newTestPool(t testing.TB, opts *Options) *Pool {
 	t.Helper()
 	requireBrowser(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -81,7 +81,7 @@ func newTestPool(t *testing.T, opts *Options) *Pool {
 }
 
 // serve starts a test server of the handlers on 127.0.0.1.
-func serve(t *testing.T, h http.Handler) *httptest.Server {
+func serve(t testing.TB, h http.Handler) *httptest.Server {
 	t.Helper()
 	s := httptest.NewServer(h)
 	t.Cleanup(s.Close)

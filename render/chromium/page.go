@@ -688,12 +688,25 @@ const setupScript = `(() => {
 
 // domScript serialises the document with its doctype, cut after max
 // characters, and returns it with the frame's URL. A document of up to
-// domExact elements is serialised by the browser (outerHTML); a larger one
-// by a walk that stops once max characters are written, so that the time
-// and memory of the reading are bounded by the cap rather than by the
-// document (a page can build millions of nodes). The walk keeps its own
-// stack (documents can nest deeper than the JavaScript stack) and follows
-// the HTML serialisation algorithm.
+// domExact elements, those of its open shadow trees included, is
+// serialised by the browser (outerHTML, or getHTML when it has shadow
+// roots); a larger one by a walk that stops once max characters are
+// written, so that the time and memory of the reading are bounded by the
+// cap rather than by the document (a page can build millions of nodes).
+// The walk keeps its own stack (documents can nest deeper than the
+// JavaScript stack) and follows the HTML serialisation algorithm.
+//
+// Open shadow roots are serialised as declarative shadow DOM, a
+// <template shadowrootmode="open"> first in their host, light children
+// after it, as getHTML writes them: Google flattens shadow and light DOM
+// when it renders a page, so the content and links web components put in
+// shadow trees are the page's. Closed shadow roots are out of the reach of
+// the page's JavaScript (host.shadowRoot is null) and are not read; so are
+// the shadow roots of elements inside a <template>'s inert content, which
+// are not the page's. The shadow roots are found by visiting every element
+// of the trees (the document's and each open shadow root's, in turn),
+// which also counts them against domExact: the browser's serialisation is
+// never asked for more than domExact elements, wherever they are.
 //
 // When listen is not null, the script first reads the event listeners of
 // the HTML <a> elements without href (see listenScript) and serialises
@@ -712,9 +725,36 @@ const domScript = `((max, exact, listen) => {
   let s = d.doctype ? new XMLSerializer().serializeToString(d.doctype) + "\n" : "";
   const root = d.documentElement;
   if (!root) return { url: location.href, html: s };
-  if (d.getElementsByTagName("*").length <= exact) {
-    s += root.outerHTML;
-    return { url: location.href, html: s.length > max ? s.slice(0, max + 1) : s };
+  const attr = (t) => t.replace(/&/g, "&amp;").replace(/\u00a0/g, "&nbsp;").replace(/"/g, "&quot;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+  const qname = (x) => x.prefix ? x.prefix + ":" + x.localName : x.localName;
+  const start = (x) => {
+    let t = "<" + qname(x);
+    for (const a of x.attributes) t += " " + a.name + '="' + attr(a.value) + '"';
+    return t + ">";
+  };
+  const all = d.getElementsByTagName("*");
+  let count = all.length;
+  if (count <= exact) {
+    // The open shadow roots, tree by tree, while the count allows.
+    const roots = [];
+    for (let trees = [all], i = 0; i < trees.length && count <= exact; i++) {
+      const els = trees[i];
+      for (let j = 0; j < els.length; j++) {
+        const r = els[j].shadowRoot;
+        if (r) {
+          const inner = r.querySelectorAll("*");
+          count += inner.length;
+          if (count > exact) break;
+          roots.push(r);
+          trees.push(inner);
+        }
+      }
+    }
+    if (count <= exact) {
+      if (!roots.length) s += root.outerHTML;
+      else s += start(root) + root.getHTML({ shadowRoots: roots }) + "</" + qname(root) + ">";
+      return { url: location.href, html: s.length > max ? s.slice(0, max + 1) : s };
+    }
   }
   const out = [s];
   let n = s.length;
@@ -722,21 +762,34 @@ const domScript = `((max, exact, listen) => {
   const voids = new Set(["area","base","basefont","bgsound","br","col","embed","frame","hr","img","input","keygen","link","meta","param","source","track","wbr"]);
   const raw = new Set(["style","script","xmp","iframe","noembed","noframes","plaintext","noscript"]);
   const text = (t) => t.replace(/&/g, "&amp;").replace(/\u00a0/g, "&nbsp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
-  const attr = (t) => t.replace(/&/g, "&amp;").replace(/\u00a0/g, "&nbsp;").replace(/"/g, "&quot;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+  // The start tag of a shadow root's template, with the attributes
+  // Chromium's getHTML writes, in its order.
+  const reg = window.customElements;
+  const shadow = (r) => '<template shadowrootmode="' + r.mode + '"' +
+    (r.delegatesFocus ? ' shadowrootdelegatesfocus=""' : "") +
+    (r.serializable ? ' shadowrootserializable=""' : "") +
+    (r.slotAssignment === "manual" ? ' shadowrootslotassignment="manual"' : "") +
+    (r.clonable ? ' shadowrootclonable=""' : "") +
+    ("customElementRegistry" in r && r.customElementRegistry !== reg ? ' shadowrootcustomelementregistry=""' : "") + ">";
   const stack = [root];
   while (stack.length && n <= max) {
     const x = stack.pop();
     if (typeof x === "string") { push(x); continue; }
     switch (x.nodeType) {
     case 1: {
-      const name = x.prefix ? x.prefix + ":" + x.localName : x.localName;
-      let t = "<" + name;
-      for (const a of x.attributes) t += " " + a.name + '="' + attr(a.value) + '"';
-      push(t + ">");
+      const name = qname(x);
+      push(start(x));
       if (voids.has(name) && x.namespaceURI === "http://www.w3.org/1999/xhtml") break;
       stack.push("</" + name + ">");
       const kids = (x.localName === "template" && x.content) ? x.content.childNodes : x.childNodes;
       for (let i = kids.length - 1; i >= 0; i--) stack.push(kids[i]);
+      // Elements of a template's content belong to its inert document.
+      const r = x.shadowRoot;
+      if (r && x.ownerDocument === d) {
+        stack.push("</template>");
+        for (let i = r.childNodes.length - 1; i >= 0; i--) stack.push(r.childNodes[i]);
+        stack.push(shadow(r));
+      }
       break;
     }
     case 3: {
@@ -754,9 +807,9 @@ const domScript = `((max, exact, listen) => {
   }
 })`
 
-// domExact is the number of elements up to which the browser's own
-// serialisation reads the document (a variable for the tests, which
-// compare both readings).
+// domExact is the number of elements, those of open shadow trees
+// included, up to which the browser's own serialisation reads the document
+// (a variable for the tests, which compare both readings).
 var domExact = 100000
 
 type domResult struct {

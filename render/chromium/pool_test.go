@@ -22,7 +22,7 @@ import (
 	"github.com/seokit/seokit/seo"
 )
 
-func renderOne(t *testing.T, p *Pool, req *render.Request) *render.Result {
+func renderOne(t testing.TB, p *Pool, req *render.Request) *render.Result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

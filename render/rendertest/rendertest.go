@@ -118,11 +118,28 @@ const errorsPage = `<!doctype html><html><head><title>errors</title></head><body
 <script>null.boom();</script>
 </body></html>`
 
+// componentsPage puts a link and a heading in the open shadow root of a
+// custom element (its light child after the root), another link in an open
+// root nested in the first one, and a link in a closed root.
+const componentsPage = `<!doctype html><html><head><title>components</title></head><body>
+<x-card><p>light</p></x-card><x-closed></x-closed><script>
+customElements.define("x-inner", class extends HTMLElement {
+  connectedCallback() { this.attachShadow({ mode: "open" }).innerHTML = '<a href="/nested">nested</a>'; }
+});
+customElements.define("x-card", class extends HTMLElement {
+  connectedCallback() { this.attachShadow({ mode: "open" }).innerHTML = '<h2>card</h2><a href="/about">about</a><x-inner></x-inner><slot></slot>'; }
+});
+customElements.define("x-closed", class extends HTMLElement {
+  connectedCallback() { this.attachShadow({ mode: "closed" }).innerHTML = '<a href="/closed">closed</a>'; }
+});
+</script></body></html>`
+
 // Site serves the suite's pages:
 //
 //	/            SPA
 //	/attack      attackPage (needs the canary's host:port in ?canary=)
 //	/busy        neverSettles; /slow answers after a second
+//	/components  componentsPage
 //	/errors      errorsPage
 //	/redirect    302 to http://169.254.169.254 on the site's port
 func Site() http.Handler {
@@ -147,6 +164,7 @@ func Site() http.Handler {
 		}
 		io.WriteString(w, "ok")
 	})
+	mux.HandleFunc("/components", html(componentsPage))
 	mux.HandleFunc("/errors", html(errorsPage))
 	mux.HandleFunc("/redirect", func(w http.ResponseWriter, r *http.Request) {
 		_, port, _ := net.SplitHostPort(r.Host)
@@ -281,6 +299,19 @@ func Run(t *testing.T, newRenderer func(f *seo.Fetcher) render.Renderer) {
 		}
 		if !strings.Contains(string(res.HTML), `id="n"`) {
 			t.Errorf("no DOM taken at the timeout: %.200s", res.HTML)
+		}
+	})
+
+	t.Run("ShadowRoots", func(t *testing.T) {
+		res, err := render1(t, &render.Request{URL: site.URL + "/components"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		html := string(res.HTML)
+		want := `<x-card><template shadowrootmode="open"><h2>card</h2><a href="/about">about</a>` +
+			`<x-inner><template shadowrootmode="open"><a href="/nested">nested</a></template></x-inner><slot></slot></template><p>light</p></x-card>`
+		if !strings.Contains(html, want) || !strings.Contains(html, "<x-closed></x-closed>") {
+			t.Errorf("rendered HTML lacks the open shadow roots as declarative shadow DOM (%s), or has the closed one:\n%s", want, seo.Clip(html))
 		}
 	})
 
