@@ -243,23 +243,7 @@ func TestRenderAdmissionClass(t *testing.T) {
 	a := newTestAPI(t, &Options{AllowPrivate: true, Renderer: &fakeRenderer{},
 		Admission: &AdmissionOptions{MaxRenders: 1, MaxPageAnalyses: 1, AccountConcurrency: 5, Wait: time.Millisecond}})
 	site := newBlockingSite(t)
-	status := make(chan int, 1)
-	go func() {
-		resp, err := a.send(a.req("POST", "/v1/analyze/page", a.key, `{"url":"`+site.URL+`/","options":{"render":"always"}}`))
-		if err != nil {
-			status <- -1
-			return
-		}
-		resp.Body.Close()
-		status <- resp.StatusCode
-	}()
-	select {
-	case <-site.started:
-	case st := <-status:
-		t.Fatalf("the held analysis ended with status %d", st)
-	case <-time.After(30 * time.Second):
-		t.Fatal("the held analysis never reached the site")
-	}
+	status := sendHeld(t, a, a.req("POST", "/v1/analyze/page", a.key, `{"url":"`+site.URL+`/","options":{"render":"always"}}`), site.started, "analysis")
 	resp := a.call("POST", "/v1/analyze/page", a.key, `{"url":"`+site.URL+`/","options":{"render":"always"}}`)
 	if resp.Header.Get("Retry-After") == "" {
 		t.Error("refusal without Retry-After")
@@ -280,23 +264,7 @@ func TestRenderAdmissionPerAccount(t *testing.T) {
 	a := newTestAPI(t, &Options{AllowPrivate: true, Renderer: &fakeRenderer{},
 		Admission: &AdmissionOptions{MaxRenders: 5, AccountConcurrency: 1, Wait: time.Millisecond}})
 	site := newBlockingSite(t)
-	status := make(chan int, 1)
-	go func() {
-		resp, err := a.send(a.req("POST", "/v1/analyze/page", a.key, `{"url":"`+site.URL+`/","options":{"render":"always"}}`))
-		if err != nil {
-			status <- -1
-			return
-		}
-		resp.Body.Close()
-		status <- resp.StatusCode
-	}()
-	select {
-	case <-site.started:
-	case st := <-status:
-		t.Fatalf("the held analysis ended with status %d", st)
-	case <-time.After(30 * time.Second):
-		t.Fatal("the held analysis never reached the site")
-	}
+	status := sendHeld(t, a, a.req("POST", "/v1/analyze/page", a.key, `{"url":"`+site.URL+`/","options":{"render":"always"}}`), site.started, "analysis")
 	resp := a.call("POST", "/v1/analyze/page", a.key, `{"url":"`+site.URL+`/","options":{"render":"always"}}`)
 	if resp.Header.Get("Retry-After") == "" {
 		t.Error("refusal without Retry-After")
@@ -574,23 +542,7 @@ func TestRenderRefusedCountsOnce(t *testing.T) {
 	a := newTestAPI(t, &Options{AllowPrivate: true, Renderer: &fakeRenderer{}, Limits: map[store.Plan]int{store.Free: 1000},
 		Admission: &AdmissionOptions{MaxRenders: 5, AccountConcurrency: 1, Wait: time.Millisecond}})
 	site := newBlockingSite(t)
-	status := make(chan int, 1)
-	go func() {
-		resp, err := a.send(a.req("POST", "/v1/analyze/page", a.key, `{"url":"`+site.URL+`/","options":{"render":"always"}}`))
-		if err != nil {
-			status <- -1
-			return
-		}
-		resp.Body.Close()
-		status <- resp.StatusCode
-	}()
-	select {
-	case <-site.started:
-	case st := <-status:
-		t.Fatalf("the held analysis ended with status %d", st)
-	case <-time.After(30 * time.Second):
-		t.Fatal("the held analysis never reached the site")
-	}
+	status := sendHeld(t, a, a.req("POST", "/v1/analyze/page", a.key, `{"url":"`+site.URL+`/","options":{"render":"always"}}`), site.started, "analysis")
 	remaining := func() int {
 		t.Helper()
 		resp := a.call("GET", "/v1/analyze/site?limit=1", a.key, "")
@@ -623,23 +575,7 @@ func TestRenderAutoBusyDeclined(t *testing.T) {
 		Admission: &AdmissionOptions{MaxRenders: 1, Wait: 300 * time.Millisecond}})
 	site := shellSite(t)
 	_, keyB := a.account("b@example.com", store.Free, auth.ScopeRead, auth.ScopeWrite)
-	status := make(chan int, 1)
-	go func() {
-		resp, err := a.send(a.req("POST", "/v1/analyze/page", keyB, `{"url":"`+site.URL+`/","options":{"render":"always"}}`))
-		if err != nil {
-			status <- -1
-			return
-		}
-		resp.Body.Close()
-		status <- resp.StatusCode
-	}()
-	select {
-	case <-fr.started:
-	case st := <-status:
-		t.Fatalf("the held rendering ended with status %d", st)
-	case <-time.After(30 * time.Second):
-		t.Fatal("the held rendering never started")
-	}
+	status := sendHeld(t, a, a.req("POST", "/v1/analyze/page", keyB, `{"url":"`+site.URL+`/","options":{"render":"always"}}`), fr.started, "rendering")
 	before := a.call("GET", "/v1/analyze/site?limit=1", a.key, "").Header.Get("X-RateLimit-Remaining")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -706,4 +642,29 @@ func TestRenderRefusalsCountOnce(t *testing.T) {
 	if got, want := remaining(key), before-2; got != want {
 		t.Errorf("after a rendering page analysis the day could not pay: %d remaining (-1: none for the count), want %d", got, want)
 	}
+}
+
+// sendHeld sends req in the background and waits until started says it
+// holds what it was held on (the site got its request, the renderer
+// started); the returned channel gets its status, -1 when it failed.
+func sendHeld(t *testing.T, a *testAPI, req *http.Request, started <-chan struct{}, what string) <-chan int {
+	t.Helper()
+	status := make(chan int, 1)
+	go func() {
+		resp, err := a.send(req)
+		if err != nil {
+			status <- -1
+			return
+		}
+		resp.Body.Close()
+		status <- resp.StatusCode
+	}()
+	select {
+	case <-started:
+	case st := <-status:
+		t.Fatalf("the held %s ended with status %d", what, st)
+	case <-time.After(30 * time.Second):
+		t.Fatalf("the held %s never started", what)
+	}
+	return status
 }
