@@ -412,17 +412,7 @@ func TestStartAfterFailedRestart(t *testing.T) {
 	p := newTestPool(t, &Options{Fetcher: testFetcher(t, srv)})
 	exec := p.exec
 	p.exec = "/nonexistent/chromium" // every start fails until restored
-	p.mu.Lock()
-	b := p.browsers[0]
-	p.mu.Unlock()
-	if err := syscall.Kill(b.pid, syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	for deadline := time.Now().Add(30 * time.Second); !b.dead(); time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("the killed browser is not seen dead after 30 s")
-		}
-	}
+	killFirstBrowser(t, p)
 	req := &render.Request{URL: srv.URL + "/", Settle: -1}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -455,17 +445,7 @@ func TestCancelledStart(t *testing.T) {
 		t.Fatal(err)
 	}
 	pids := p.browserPIDs()
-	p.mu.Lock()
-	b := p.browsers[0]
-	p.mu.Unlock()
-	if err := syscall.Kill(b.pid, syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	for deadline := time.Now().Add(30 * time.Second); !b.dead(); time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("the killed browser is not seen dead after 30 s")
-		}
-	}
+	killFirstBrowser(t, p)
 	req := &render.Request{URL: srv.URL + "/", Settle: -1}
 	gone, leave := context.WithCancel(context.Background())
 	leave()
@@ -499,4 +479,21 @@ func TestCancelledStart(t *testing.T) {
 		t.Fatal("Close: no return after 30 s")
 	}
 	checkGone(t, srv, pids, before)
+}
+
+// killFirstBrowser kills the browser of p's first slot and waits until
+// the pool can see it dead.
+func killFirstBrowser(t *testing.T, p *Pool) {
+	t.Helper()
+	p.mu.Lock()
+	b := p.browsers[0]
+	p.mu.Unlock()
+	if err := syscall.Kill(b.pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(30 * time.Second); !b.dead(); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the killed browser is not seen dead after 30 s")
+		}
+	}
 }
