@@ -24,15 +24,7 @@ func TestDOMWalk(t *testing.T) {
 <template id="t"><b>inside</b> template</template><textarea>t &lt; u</textarea><noscript><i>ns</i></noscript>
 <math><mi>x</mi></math><table><tbody><tr><td>cell</td></tr></tbody></table><pre>
 pre</pre></body></html>`
-	srv := serve(t, htmlPage(page))
-	p := newTestPool(t, &Options{Tabs: 1, Fetcher: testFetcher(t, srv)})
-	exact := renderOne(t, p, &render.Request{URL: srv.URL + "/"})
-	defer func(n int) { domExact = n }(domExact)
-	domExact = 0
-	walked := renderOne(t, p, &render.Request{URL: srv.URL + "/"})
-	if string(exact.HTML) != string(walked.HTML) {
-		t.Fatalf("the walk and outerHTML differ:\nouterHTML: %s\nwalk:      %s", exact.HTML, walked.HTML)
-	}
+	exactAndWalked(t, page)
 }
 
 // TestDOMCap renders a page whose document serialises to more than the
@@ -123,15 +115,7 @@ document.getElementById("inert").content.querySelector("x-card").attachShadow({ 
 // shadow DOM, the same by getHTML and by the walk; closed roots and the
 // shadow roots of inert template content are not read.
 func TestDOMShadow(t *testing.T) {
-	srv := serve(t, htmlPage(shadowPage))
-	p := newTestPool(t, &Options{Tabs: 1, Fetcher: testFetcher(t, srv)})
-	exact := renderOne(t, p, &render.Request{URL: srv.URL + "/"})
-	defer func(n int) { domExact = n }(domExact)
-	domExact = 0
-	walked := renderOne(t, p, &render.Request{URL: srv.URL + "/"})
-	if string(exact.HTML) != string(walked.HTML) {
-		t.Fatalf("the walk and getHTML differ:\ngetHTML: %s\nwalk:    %s", exact.HTML, walked.HTML)
-	}
+	exact := exactAndWalked(t, shadowPage)
 	html := string(exact.HTML)
 	for _, want := range []string{
 		`<x-card><template shadowrootmode="open"><style>a > b { color: red }</style><h2>shadow heading</h2><slot name="title"></slot><a href="/shadow">shadow link</a>` +
@@ -223,4 +207,21 @@ document.title = (performance.now() - t) + " " + r.html.length;
 			b.ReportMetric(ms[len(ms)/2], "page-ms/op")
 		})
 	}
+}
+
+// exactAndWalked renders page twice in one tab, read by the browser's own
+// serialisation and by the walk (domExact 0), fails the test unless both
+// readings are the same, and returns the first rendering.
+func exactAndWalked(t *testing.T, page string) *render.Result {
+	t.Helper()
+	srv := serve(t, htmlPage(page))
+	p := newTestPool(t, &Options{Tabs: 1, Fetcher: testFetcher(t, srv)})
+	exact := renderOne(t, p, &render.Request{URL: srv.URL + "/"})
+	defer func(n int) { domExact = n }(domExact)
+	domExact = 0
+	walked := renderOne(t, p, &render.Request{URL: srv.URL + "/"})
+	if string(exact.HTML) != string(walked.HTML) {
+		t.Fatalf("the walk and the browser's serialisation differ:\nbrowser: %s\nwalk:    %s", exact.HTML, walked.HTML)
+	}
+	return exact
 }
