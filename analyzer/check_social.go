@@ -18,7 +18,7 @@ func init() {
 				Source: "The Open Graph protocol (https://ogp.me/); PSA"},
 			{ID: "social.og_description_missing", Severity: seo.Notice, Scope: seo.ScopePage, Summary: "The page has no non-blank og:description.", Minor: true,
 				Source: "The Open Graph protocol (https://ogp.me/); PSA"},
-			{ID: "social.og_image_missing", Severity: seo.Notice, Scope: seo.ScopePage, Summary: "The page has no non-blank og:image (or og:image:url, its twin).", Minor: true,
+			{ID: "social.og_image_missing", Severity: seo.Notice, Scope: seo.ScopePage, Summary: "The page has no non-blank og:image.", Minor: true,
 				Source: "The Open Graph protocol (https://ogp.me/); PSA"},
 			{ID: "social.og_image_relative", Severity: seo.Warning, Scope: seo.ScopePage, Summary: "og:image is not an absolute http(s) URL.",
 				Source: "seokit's own rule, after The Open Graph protocol (https://ogp.me/) (og:image is an absolute URL)"},
