@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"hash/fnv"
 	"image"
@@ -127,10 +126,6 @@ type lcFacts struct {
 	media      []string
 }
 
-// errLinkCheckBudget is the cause of the checks cancelled by
-// Options.LinkCheckBudget.
-var errLinkCheckBudget = errors.New("analyzer: link check budget spent")
-
 // runLinkChecks fetches every link, image, canonical, hreflang and og:image
 // target of the page (and its refresh's target, as a link) once, with
 // bounded global and per-host parallelism, within Options.LinkCheckBudget,
@@ -148,7 +143,7 @@ func runLinkChecks(ctx context.Context, p *Page, env *fetchEnv, r *Reporter) {
 	bctx := ctx
 	if cfg.LinkCheckBudget > 0 {
 		var cancel context.CancelFunc
-		bctx, cancel = context.WithTimeoutCause(ctx, cfg.LinkCheckBudget, errLinkCheckBudget)
+		bctx, cancel = context.WithTimeout(ctx, cfg.LinkCheckBudget)
 		defer cancel()
 	}
 
