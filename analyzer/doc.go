@@ -28,7 +28,9 @@
 //
 // Link-scope checks (broken, redirected and noindex targets of links and
 // of a refresh, images, canonical, hreflang and og:image) run when [Options.CheckLinks]
-// is set, at any depth; mobile parity checks when [Options.AnalyzeMobile] is
+// is set, at any depth, within [Options.LinkCheckBudget]: the targets not
+// checked by then are reported not checked ([NotCheckedTimeBudget]), not
+// broken. Mobile parity checks run when [Options.AnalyzeMobile] is
 // set. [Catalog] lists every ID with its severity and scope and, where
 // known, the standard or tool the rule follows and how seokit deliberately
 // differs from it (links.uncrawlable and links.non_descriptive_text against

@@ -106,10 +106,11 @@ type lcTarget struct {
 	height   int
 	blocked  bool     // robots.txt disallows the URL
 	facts    *lcFacts // robots, canonical and hreflang of an HTML target
-	// unresolved: the target's host, another than the page's, does not
-	// resolve; the target is not checked rather than broken
-	// (TargetNotChecked).
-	unresolved bool
+	// notChecked says why the target is not checked rather than judged:
+	// its host, another than the page's, does not resolve
+	// (TargetNotChecked), or the link check's time budget ran out
+	// (NotCheckedTimeBudget); "" when it was checked.
+	notChecked string
 }
 
 // lcAlt is one hreflang alternate.
@@ -126,8 +127,9 @@ type lcFacts struct {
 }
 
 // runLinkChecks fetches every link, image, canonical, hreflang and og:image
-// target of the page (and its refresh's target, as a link) once, with bounded global and per-host parallelism, and
-// reports the link-scope findings.
+// target of the page (and its refresh's target, as a link) once, with
+// bounded global and per-host parallelism, within Options.LinkCheckBudget,
+// and reports the link-scope findings.
 func runLinkChecks(ctx context.Context, p *Page, env *fetchEnv, r *Reporter) {
 	if !p.IsHTML || env == nil || env.Fetcher == nil {
 		return
@@ -135,6 +137,15 @@ func runLinkChecks(ctx context.Context, p *Page, env *fetchEnv, r *Reporter) {
 	cfg := p.cfg
 	targets, unchecked := lcCollect(p, r)
 	checked := targets
+	// The checks run under the budget's context, so that its end cancels
+	// those queued and in flight at once; ctx still tells a cancelled
+	// analysis from a spent budget.
+	bctx := ctx
+	if cfg.LinkCheckBudget > 0 {
+		var cancel context.CancelFunc
+		bctx, cancel = context.WithTimeout(ctx, cfg.LinkCheckBudget)
+		defer cancel()
+	}
 
 	global := make(chan struct{}, cfg.LinkConcurrency)
 	perHost := map[string]chan struct{}{}
@@ -150,30 +161,39 @@ func runLinkChecks(ctx context.Context, p *Page, env *fetchEnv, r *Reporter) {
 		go func() {
 			defer wg.Done()
 			if t.kinds&(lcCanonical|lcHreflang) != 0 && env.Robots != nil {
-				if allowed, known := env.Robots.Allowed(ctx, t.url.String(), env.UserAgent); known && !allowed {
+				if allowed, known := env.Robots.Allowed(bctx, t.url.String(), env.UserAgent); known && !allowed {
 					t.blocked = true
 				}
 			}
 			hs := perHost[t.url.Host]
 			select {
 			case hs <- struct{}{}:
-			case <-ctx.Done():
+			case <-bctx.Done():
 				return
 			}
 			defer func() { <-hs }()
 			select {
 			case global <- struct{}{}:
-			case <-ctx.Done():
+			case <-bctx.Done():
 				return
 			}
 			defer func() { <-global }()
-			lcFetch(ctx, env, cfg, t, wantSize)
+			lcFetch(bctx, env, cfg, t, wantSize)
 		}()
 	}
 	wg.Wait()
 	if ctx.Err() != nil {
 		// The analysis was cancelled: failures say nothing about the targets.
 		return
+	}
+	if bctx.Err() != nil {
+		// The budget ran out: the targets whose check did not end are
+		// not checked, neither broken nor fine.
+		for _, t := range checked {
+			if !t.checked {
+				t.checked, t.notChecked = true, NotCheckedTimeBudget
+			}
+		}
 	}
 
 	lcFill(p, targets, unchecked)
@@ -209,15 +229,20 @@ func lcFill(p *Page, targets []*lcTarget, unchecked int) {
 	defer lcReportMu.Unlock()
 	rep := p.Report
 	rep.Links.Unchecked = unchecked
+	outOfTime := 0
 	for _, t := range targets {
-		if t.checked && t.unresolved && t.kinds&lcLink != 0 {
+		if t.checked && t.notChecked != "" && t.kinds&lcLink != 0 {
 			rep.Links.Unchecked++
 		}
+		if t.notChecked == NotCheckedTimeBudget {
+			outOfTime++
+		}
 	}
+	rep.Truncated.Note("linkChecks", len(targets), len(targets)-outOfTime)
 	for i := range rep.Links.List {
 		if t := lookup(rep.Links.List[i].URL); t != nil && t.kinds&lcLink != 0 {
-			if t.unresolved {
-				rep.Links.List[i].NotChecked = NotCheckedHostUnresolvable
+			if t.notChecked != "" {
+				rep.Links.List[i].NotChecked = t.notChecked
 				continue
 			}
 			rep.Links.List[i].Status = t.status
@@ -226,8 +251,8 @@ func lcFill(p *Page, targets []*lcTarget, unchecked int) {
 	}
 	for i := range rep.Images.List {
 		if t := lookup(rep.Images.List[i].Src); t != nil && t.kinds&lcImage != 0 {
-			if t.unresolved {
-				rep.Images.List[i].NotChecked = NotCheckedHostUnresolvable
+			if t.notChecked != "" {
+				rep.Images.List[i].NotChecked = t.notChecked
 				rep.Images.Unchecked++
 				continue
 			}
@@ -557,7 +582,14 @@ func lcFetch(ctx context.Context, env *fetchEnv, cfg *config, t *lcTarget, wantS
 		if resp != nil {
 			t.status = resp.Status
 		}
-		t.unresolved = t.status == 0 && TargetNotChecked(err, t.internal || t.pageHost) != ""
+		switch {
+		case ctx.Err() != nil:
+			// The budget ran out (runLinkChecks reports nothing when the
+			// analysis itself was cancelled): the failure is the cut's.
+			t.notChecked = NotCheckedTimeBudget
+		case t.status == 0:
+			t.notChecked = TargetNotChecked(err, t.internal || t.pageHost)
+		}
 		return
 	}
 	t.status = resp.Status
@@ -648,9 +680,10 @@ func lcReport(p *Page, r *Reporter, t *lcTarget, pageKeys map[string]bool) {
 			r.Add(f.ID, f.Message, f.Evidence)
 		}
 	}
-	if t.unresolved {
-		// Its host is not in the DNS: nothing is known of the target
-		// (LinkInfo.NotChecked and ImageInfo.NotChecked say so).
+	if t.notChecked != "" {
+		// Its host is not in the DNS, or the budget ran out: nothing is
+		// known of the target (LinkInfo.NotChecked and
+		// ImageInfo.NotChecked say so).
 		return
 	}
 	if t.kinds&lcLink != 0 {

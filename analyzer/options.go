@@ -132,6 +132,17 @@ type Options struct {
 	MaxLinkChecks int
 	// LinkTimeout bounds each link-check fetch; zero means 10 s.
 	LinkTimeout time.Duration
+	// LinkCheckBudget bounds the whole link check (CheckLinks), so that a
+	// page of targets that never answer, each costing a HEAD and a GET of
+	// LinkTimeout, cannot hold the analysis for hours; zero means
+	// DefaultLinkCheckBudget, a negative value means no limit. The checks
+	// still queued or running when it runs out are cancelled: their
+	// targets are reported not checked (LinkInfo.NotChecked and
+	// ImageInfo.NotChecked NotCheckedTimeBudget, counted in
+	// Links.Unchecked and Images.Unchecked, with no finding), and
+	// Report.Truncated["linkChecks"] counts them. The findings of the
+	// targets checked in time stand.
+	LinkCheckBudget time.Duration
 
 	// MaxListItems caps each list of page data in the report: Links.List,
 	// Images.List, Headings, Canonical, Robots.Directives, Hreflang,
@@ -189,6 +200,14 @@ const (
 	// saved pages of seokit's test corpus holds 9,887 elements.
 	DefaultMaxElements = 100_000
 )
+
+// DefaultLinkCheckBudget is Options.LinkCheckBudget's default. It leaves
+// room for two rounds of targets that hang through a HEAD and a GET of
+// the default 10 s LinkTimeout each (40 s), and with the page's own fetch
+// (seo.DefaultFetchTimeout, 10 s) and rendering (render.DefaultTimeout,
+// 20 s) before it, 75 s, an analysis still ends within the 80 s the
+// server gives a page analysis (httpapi.DefaultPageTimeout).
+const DefaultLinkCheckBudget = 45 * time.Second
 
 // RobotsPolicy answers robots.txt questions for the robots checks. The
 // crawler shares its cache through this interface.
@@ -400,6 +419,9 @@ func newConfig(o *Options) (*config, error) {
 	}
 	if c.LinkTimeout <= 0 {
 		c.LinkTimeout = 10 * time.Second
+	}
+	if c.LinkCheckBudget == 0 {
+		c.LinkCheckBudget = DefaultLinkCheckBudget
 	}
 	if c.MaxListItems <= 0 {
 		c.MaxListItems = DefaultMaxListItems

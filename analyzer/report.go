@@ -89,8 +89,10 @@ type Report struct {
 	// "viewport.fields", "mobile.hreflang", "mobile.structuredDataTypes",
 	// "findings" (the occurrences of all IDs, and those whose evidence
 	// is not kept), "findings.evidence.urls" (summed over the evidence
-	// kept) and "document" (the elements of a document over
-	// Options.MaxElements: the total in the body and those not parsed).
+	// kept), "document" (the elements of a document over
+	// Options.MaxElements: the total in the body and those not parsed)
+	// and "linkChecks" (the distinct targets of a link check and those
+	// Options.LinkCheckBudget left not checked).
 	// Each entry has the total found and the number omitted; absent means
 	// complete.
 	Truncated seo.Truncated `json:"truncated,omitempty"`
@@ -222,7 +224,7 @@ type LinkSummary struct {
 	List     []LinkInfo `json:"list,omitempty"`
 	// Unchecked counts the distinct link targets not checked: those over
 	// MaxLinkChecks, and those a link check could not check
-	// (LinkInfo.NotChecked).
+	// (LinkInfo.NotChecked: an unresolvable host, or the time budget).
 	Unchecked int `json:"unchecked,omitempty"`
 }
 
@@ -236,8 +238,9 @@ type LinkInfo struct {
 	Status   int    `json:"status,omitempty"`
 	Error    string `json:"error,omitempty"`
 	// NotChecked says why a link check (Options.CheckLinks) could not
-	// check the target: NotCheckedHostUnresolvable. Such a link is
-	// neither broken nor fine: no finding is reported for it.
+	// check the target: NotCheckedHostUnresolvable or
+	// NotCheckedTimeBudget. Such a link is neither broken nor fine: no
+	// finding is reported for it.
 	NotChecked string `json:"notChecked,omitempty"`
 }
 
@@ -261,8 +264,9 @@ type ImageInfo struct {
 	Status int     `json:"status,omitempty"`
 	Bytes  int64   `json:"bytes,omitempty"`
 	// NotChecked says why a link check (Options.CheckLinks) could not
-	// check the image: NotCheckedHostUnresolvable. Such an image is
-	// neither broken nor fine: no finding is reported for it.
+	// check the image: NotCheckedHostUnresolvable or
+	// NotCheckedTimeBudget. Such an image is neither broken nor fine: no
+	// finding is reported for it.
 	NotChecked string `json:"notChecked,omitempty"`
 }
 
@@ -270,6 +274,12 @@ type ImageInfo struct {
 // another host whose name does not resolve (a typo, a retired domain, a
 // resolver that is down), so nothing is known of the target itself.
 const NotCheckedHostUnresolvable = "host_unresolvable"
+
+// NotCheckedTimeBudget: the link check's time budget
+// (Options.LinkCheckBudget) ran out before the target's check ended, so
+// nothing is known of the target. A crawl counts its own external checks
+// cut by its budgets under the same name.
+const NotCheckedTimeBudget = "time_budget"
 
 // StructuredItem is one structured-data item: its syntax ("json-ld",
 // "microdata", "rdfa") and its types.

@@ -708,8 +708,9 @@ const (
 	// at its first target: nothing is known of the targets themselves.
 	UncheckedHostUnresolvable = analyzer.NotCheckedHostUnresolvable
 	// UncheckedTimeBudget: Options.ExternalBudget or the crawl's TimeBudget
-	// ran out first.
-	UncheckedTimeBudget = "time_budget"
+	// ran out first; a page analysis's link check names its own budget's
+	// cuts alike.
+	UncheckedTimeBudget = analyzer.NotCheckedTimeBudget
 	// UncheckedCanceled: the crawl was stopped.
 	UncheckedCanceled = "canceled"
 )

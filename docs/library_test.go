@@ -26,7 +26,9 @@ import (
 // what it found. A page or a site that answers nothing is a report that
 // says so, not an error; private lets it reach loopback and intranet hosts.
 func audit(ctx context.Context, w io.Writer, pageURL, domain string, private bool) error {
-	// One page, all checks and every link target.
+	// One page, all checks and every link target (those not checked
+	// within Options.LinkCheckBudget, 45 s by default, are listed with
+	// NotChecked "time_budget", not reported broken).
 	rep, err := analyzer.Analyze(ctx, pageURL, &analyzer.Options{
 		Depth:        analyzer.Complete,
 		CheckLinks:   true,

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seokit/seokit/analyzer"
 	"github.com/seokit/seokit/crawler"
 	"github.com/seokit/seokit/httpapi/auth"
 	"github.com/seokit/seokit/httpapi/dashboard"
@@ -458,9 +459,9 @@ func (a *testAPI) accountCount(kind Kind) int {
 	return a.srv.adm.accounts[accountKind{a.acct.ID, kind}]
 }
 
-// TestPageAnalysisTimeout: a page analysis whose link checks hang stops
-// at Options.PageTimeout, answers 503 saying so and frees its account's
-// slot, instead of running for 20 s per 4 links after its client could be
+// TestPageAnalysisTimeout: a page analysis that hangs on the page itself
+// stops at Options.PageTimeout, answers 503 saying so and frees its
+// account's slot, instead of running on after its client could be
 // answered.
 func TestPageAnalysisTimeout(t *testing.T) {
 	a := newTestAPI(t, &Options{AllowPrivate: true, PageTimeout: time.Second})
@@ -470,19 +471,10 @@ func TestPageAnalysisTimeout(t *testing.T) {
 			http.NotFound(w, r)
 			return
 		}
-		if r.URL.Path != "/" {
-			select { // a link target that never answers
-			case <-release:
-			case <-r.Context().Done():
-			}
-			return
+		select { // a page that never answers
+		case <-release:
+		case <-r.Context().Done():
 		}
-		var b strings.Builder
-		b.WriteString("<!doctype html><html lang=en><head><title>Links</title></head><body><h1>Links</h1>")
-		for i := range 40 {
-			fmt.Fprintf(&b, `<a href="/hang/%d">link %d</a>`, i, i)
-		}
-		io.WriteString(w, b.String()+"</body></html>")
 	}))
 	t.Cleanup(func() { close(release); site.Close() })
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Second)
@@ -490,11 +482,84 @@ func TestPageAnalysisTimeout(t *testing.T) {
 	start := time.Now()
 	resp, err := a.send(a.req("GET", "/v1/analyze?url="+site.URL+"/&checkLinks=true", a.key, "").WithContext(ctx))
 	if err != nil {
-		t.Fatalf("page analysis with hanging links: %v after %v, want 503 after the 1 s page timeout", err, time.Since(start))
+		t.Fatalf("page analysis of a hanging page: %v after %v, want 503 after the 1 s page timeout", err, time.Since(start))
 	}
 	e := apiErr(t, resp, 503, CodeUnavailable)
 	if !strings.Contains(e.Message, "took longer than 1s") {
 		t.Errorf("message %q does not say the analysis timed out", e.Message)
+	}
+	if n := a.accountCount(KindPage); n != 0 {
+		t.Errorf("%d page analyses of the account still admitted after the answer", n)
+	}
+}
+
+// TestPageAnalysisLinkBudget: a page analysis whose link targets hang
+// answers 200 within Options.PageTimeout, where it answered 503: its link
+// checks stop at half the page timeout, the hanging targets are reported
+// not checked (time_budget) and not broken, and a target that answered
+// 404 in time is still a broken link. A canonical URL on the hanging host,
+// whose robots.txt hangs too, is not read as disallowed by robots.txt.
+func TestPageAnalysisLinkBudget(t *testing.T) {
+	a := newTestAPI(t, &Options{AllowPrivate: true, PageTimeout: time.Second})
+	// The hanging targets are on a host of their own, so that they do not
+	// hold the page host's 4 checks at once.
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		<-r.Context().Done() // a link target, or robots.txt, that never answers
+	}))
+	defer slow.Close()
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/" {
+			http.NotFound(w, r)
+			return
+		}
+		var b strings.Builder
+		fmt.Fprintf(&b, `<!doctype html><html lang=en><head><title>Links</title><link rel=canonical href="%s/hang/0"></head><body><h1>Links</h1>`, slow.URL)
+		for i := range 40 {
+			fmt.Fprintf(&b, `<a href="%s/hang/%d">link %d</a>`, slow.URL, i, i)
+		}
+		io.WriteString(w, b.String()+`<a href="/missing">missing</a></body></html>`)
+	}))
+	defer site.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Second)
+	defer cancel()
+	start := time.Now()
+	resp, err := a.send(a.req("GET", "/v1/analyze?url="+site.URL+"/&checkLinks=true", a.key, "").WithContext(ctx))
+	elapsed := time.Since(start)
+	if err != nil {
+		t.Fatalf("page analysis with hanging links: %v after %v, want 200 within the 1 s page timeout", err, elapsed)
+	}
+	wantStatus(t, resp, 200)
+	if elapsed > time.Second+5*time.Second {
+		t.Errorf("answered after %v, with a 1 s page timeout", elapsed)
+	}
+	var rep analyzer.Report
+	readJSON(t, resp, &rep)
+	notChecked := 0
+	for _, l := range rep.Links.List {
+		switch {
+		case strings.HasPrefix(l.URL, slow.URL):
+			if l.NotChecked != analyzer.NotCheckedTimeBudget || l.Status != 0 {
+				t.Errorf("hanging link %+v, want not checked (time_budget)", l)
+			}
+			notChecked++
+		case l.Status != http.StatusNotFound || l.NotChecked != "":
+			t.Errorf("missing link %+v, want status 404", l)
+		}
+	}
+	if notChecked != 40 || rep.Links.Unchecked != 40 {
+		t.Errorf("%d hanging links listed not checked, %d counted, want 40", notChecked, rep.Links.Unchecked)
+	}
+	if got, want := rep.Truncated["linkChecks"], (seo.Truncation{Total: 41, Omitted: 40}); got != want {
+		t.Errorf(`truncated["linkChecks"] = %+v, want %+v`, got, want)
+	}
+	var broken []string
+	for _, f := range rep.Findings {
+		if strings.HasPrefix(f.ID, "links.broken") || strings.HasPrefix(f.ID, "canonical.target_") {
+			broken = append(broken, f.ID+" "+f.Evidence.Value)
+		}
+	}
+	if want := "links.broken_internal " + site.URL + "/missing"; len(broken) != 1 || broken[0] != want {
+		t.Errorf("broken link findings %q, want only %q", broken, want)
 	}
 	if n := a.accountCount(KindPage); n != 0 {
 		t.Errorf("%d page analyses of the account still admitted after the answer", n)

@@ -113,6 +113,15 @@ func (p pageService) Analyze(ctx context.Context, accountID string, req PageRequ
 		o = *s.opts.AnalyzerOptions
 	}
 	o.Depth, o.CheckLinks, o.AnalyzeMobile = depth, req.Options.CheckLinks, req.Options.AnalyzeMobile
+	// The link checks get at most half of PageTimeout, so that a page of
+	// targets that never answer is answered with those checked in time
+	// and the rest not checked (time_budget) rather than with a 503. The
+	// other half is for what runs before them: robots.txt and the page's
+	// fetch (seo.DefaultFetchTimeout, 10 s each) and its rendering
+	// (render.DefaultTimeout, 20 s), 40 s of the default 80 s.
+	if lb := s.opts.PageTimeout / 2; o.LinkCheckBudget <= 0 || o.LinkCheckBudget > lb {
+		o.LinkCheckBudget = lb
+	}
 	o.AllowPrivate = s.opts.AllowPrivate
 	if o.Fetcher == nil {
 		o.Fetcher = s.fetcher
@@ -159,7 +168,7 @@ func (p pageService) Analyze(ctx context.Context, accountID string, req PageRequ
 	// its fetches cut short read as failures of the site.
 	if ctx.Err() == nil && actx.Err() != nil {
 		return nil, apiError(http.StatusServiceUnavailable, CodeUnavailable, "the page analysis took longer than "+s.opts.PageTimeout.String()+
-			", the most this server runs one (its link checks, mobile fetch or rendering waited on slow targets); retry, or analyse without checkLinks")
+			", the most this server runs one (it waited on slow answers: the page, its rendering, mobile fetch or link checks); retry later")
 	}
 	return rep, err
 }

@@ -162,11 +162,15 @@ type Options struct {
 	// PageTimeout bounds one page analysis answered synchronously (POST
 	// /v1/analyze/page, GET /v1/analyze, MCP's analyze_page), rendering
 	// and link checks included: past it the analysis stops, freeing its
-	// slots, and answers 503 unavailable. A page whose links all hang
-	// holds a page analysis for 20 s per 4 links (a HEAD and a GET of
-	// LinkTimeout each, 4 at once per host), hours for 2,000 links, long
-	// after its client could be answered. Zero means DefaultPageTimeout;
-	// it should be shorter than the HTTP server's write timeout.
+	// slots, and answers 503 unavailable. Its link checks get at most
+	// half of it (analyzer.Options.LinkCheckBudget, lowered to
+	// PageTimeout/2 when AnalyzerOptions sets none or more): a page whose
+	// links all hang, which would hold the analysis for 20 s per 4 links
+	// (a HEAD and a GET of LinkTimeout each, 4 at once per host), hours
+	// for 2,000 links, is answered with the targets checked by then and
+	// the others not checked ("time_budget"). Zero means
+	// DefaultPageTimeout; it should be shorter than the HTTP server's
+	// write timeout.
 	PageTimeout time.Duration
 	// Queue runs the site analyses. Nil means the in-process queue:
 	// JobWorkers goroutines, the store's unfinished jobs resumed by
