@@ -32,7 +32,7 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	disable := fs.String("disable", "", "comma-separated check IDs or areas to turn off")
 	mute := fs.String("mute", "", "comma-separated check IDs or areas whose findings are left out of the findings and score (counted as muted)")
 	verbose := fs.Bool("v", false, "print every finding in full instead of one line per check ID")
-	timeout := fs.Duration("timeout", 60*time.Second, "time limit for the whole analysis")
+	timeout := fs.Duration("timeout", 60*time.Second, "time limit for the whole analysis; with -links, half of it bounds the link checks (targets not checked in time are reported as such)")
 	userAgent := fs.String("user-agent", "", "user agent: googlebot-smartphone, googlebot-desktop, bingbot or seokit (presets), or a string")
 	skipExternal := fs.Bool("skip-external-links", false, "with -links, request no external link target (turns off links.broken_external and links.redirect_external)")
 	renderFlag := fs.String("render", "none", "render the page with JavaScript in headless Chromium: none, auto (only an application shell) or always")
@@ -109,6 +109,10 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		A11y:          *af.on,
 		Extract:       xf.extract,
 		Search:        xf.search,
+		// Half the time limit, as the server gives half of its page
+		// timeout: a page of targets that never answer is reported with
+		// the ones checked in time rather than cut by -timeout.
+		LinkCheckBudget: max(*timeout/2, time.Millisecond),
 	}
 	switch {
 	case *fullPage:
@@ -205,8 +209,12 @@ func printReport(w io.Writer, rep *analyzer.Report, verbose bool) {
 	// examples, so the cut of the findings' evidence is not repeated here.
 	cut := maps.Clone(rep.Truncated)
 	delete(cut, "findings")
+	delete(cut, "linkChecks")
 	if line := truncatedSummary(cut); line != "" {
 		fmt.Fprintln(w, line)
+	}
+	if t, ok := rep.Truncated["linkChecks"]; ok {
+		fmt.Fprintf(w, "link checks stopped at their time budget (half of -timeout): %d of %d targets not checked\n", t.Omitted, t.Total)
 	}
 
 	if verbose {
@@ -240,8 +248,8 @@ func printReport(w io.Writer, rep *analyzer.Report, verbose bool) {
 		lang += " (text looks " + clean(rep.Language) + ")"
 	}
 	fmt.Fprintf(w, "  words        %d, lang %s\n", rep.WordCount, lang)
-	fmt.Fprintf(w, "  links        %d internal, %d external, %d nofollow\n", rep.Links.Internal, rep.Links.External, rep.Links.Nofollow)
-	fmt.Fprintf(w, "  images       %d, %d without alt\n", rep.Images.Total, rep.Images.WithoutAlt)
+	fmt.Fprintf(w, "  links        %d internal, %d external, %d nofollow%s\n", rep.Links.Internal, rep.Links.External, rep.Links.Nofollow, notChecked(rep.Links.Unchecked))
+	fmt.Fprintf(w, "  images       %d, %d without alt%s\n", rep.Images.Total, rep.Images.WithoutAlt, notChecked(rep.Images.Unchecked))
 	for _, c := range rep.Canonical {
 		fmt.Fprintf(w, "  canonical    %s (%s)\n", clean(c.URL), clean(c.Source))
 	}
@@ -256,6 +264,15 @@ func printReport(w io.Writer, rep *analyzer.Report, verbose bool) {
 	}
 	printRendering(w, rep.Render)
 	printA11y(w, rep.A11y)
+}
+
+// notChecked is the end of a links or images line saying how many targets
+// a link check (-links) left unchecked, empty when none.
+func notChecked(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", %d not checked", n)
 }
 
 // writeScreenshot writes the viewport (or full-page) screenshot of a
