@@ -19,7 +19,10 @@ import (
 // Report.Unreachable. Such a page, like one answering 4xx or 5xx, has no
 // score: Report.Score is nil and Report.ScoreReason says why, so test
 // Score before reading it. With Options.Memory set, a refused memory
-// reservation is an error wrapping seo.ErrUnavailable.
+// reservation is an error wrapping seo.ErrUnavailable. A ctx that ends
+// while the fetching parts run (site probes, link checks, mobile parity)
+// is ctx's error, not a report missing those parts; Options.LinkCheckBudget
+// bounds the link checks within it.
 func Analyze(ctx context.Context, rawURL string, opts *Options) (*Report, error) {
 	cfg, err := newConfig(opts)
 	if err != nil {
@@ -94,8 +97,9 @@ func (c *config) fetcher() Fetcher {
 }
 
 // analyze parses once, extracts page data, runs checks, then the fetching
-// phases (probes, link checks, mobile) concurrently, and scores. Its only
-// error is a refused memory reservation.
+// phases (probes, link checks, mobile) concurrently, and scores. Its
+// errors are a refused memory reservation and ctx's (during the rendering
+// or the fetching phases).
 func analyze(ctx context.Context, resp *seo.Response, cfg *config, env *fetchEnv, probes bool) (*Report, error) {
 	release, err := cfg.reserve(ctx, len(resp.Body))
 	if err != nil {
@@ -133,10 +137,12 @@ func analyze(ctx context.Context, resp *seo.Response, cfg *config, env *fetchEnv
 	}
 
 	var wg sync.WaitGroup
+	fetching := false // parts of the report wait for fetches below
 	if probes {
 		for _, pr := range builtinProbes {
 			if cfg.runs(pr.Depth, pr.IDs) {
 				wg.Add(1)
+				fetching = true
 				go func() {
 					defer wg.Done()
 					pr.Run(ctx, p, env, r)
@@ -146,6 +152,7 @@ func analyze(ctx context.Context, resp *seo.Response, cfg *config, env *fetchEnv
 	}
 	if cfg.CheckLinks && env.Fetcher != nil && document {
 		wg.Add(1)
+		fetching = true
 		go func() {
 			defer wg.Done()
 			runLinkChecks(ctx, p, env, r)
@@ -153,12 +160,19 @@ func analyze(ctx context.Context, resp *seo.Response, cfg *config, env *fetchEnv
 	}
 	if cfg.AnalyzeMobile && env.Fetcher != nil && document {
 		wg.Add(1)
+		fetching = true
 		go func() {
 			defer wg.Done()
 			runMobile(ctx, p, env, r)
 		}()
 	}
 	wg.Wait()
+	if fetching && ctx.Err() != nil {
+		// The link checks, the mobile fetch or the probes were cut short:
+		// their parts of the report are missing, not fine. A report that
+		// said nothing of them would read as a success.
+		return nil, ctx.Err()
+	}
 
 	capLists(rep, cfg.MaxListItems)
 	rep.Findings = r.Findings()

@@ -2,6 +2,7 @@ package analyzer
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -175,5 +176,31 @@ func leftGoroutines(before map[string]string) []string {
 			return left
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestLinkChecksCutByContext: an analysis whose context ends while its
+// link checks run (no budget of their own) is an error, not a report
+// whose targets read as neither broken nor checked.
+func TestLinkChecksCutByContext(t *testing.T) {
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		<-r.Context().Done()
+	}))
+	defer slow.Close()
+	body := `<!doctype html><html lang=en><head><title>A page of slow links</title></head><body><h1>Links</h1>` +
+		`<a href="` + slow.URL + `/a">a</a><a href="` + slow.URL + `/b">b</a></body></html>`
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	f := seo.NewFetcher(&seo.FetcherOptions{AllowPrivate: true})
+	rep, err := AnalyzeHTML(ctx, "https://example.com/", http.Header{"Content-Type": {"text/html"}}, []byte(body),
+		&Options{Depth: Standard, CheckLinks: true, Fetcher: f, LinkCheckBudget: -1})
+	if !errors.Is(err, context.DeadlineExceeded) || rep != nil {
+		t.Fatalf("analysis cut during its link checks: report %v, error %v; want no report and the context's error", rep != nil, err)
+	}
+	// Without link checks nothing waits for a fetch: the report stands.
+	ctx2, cancel2 := context.WithCancel(context.Background())
+	cancel2()
+	if rep, err := AnalyzeHTML(ctx2, "https://example.com/", http.Header{"Content-Type": {"text/html"}}, []byte(body), &Options{Depth: Standard}); err != nil || rep == nil {
+		t.Fatalf("analysis without fetches under an ended context: %v", err)
 	}
 }

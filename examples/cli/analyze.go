@@ -121,6 +121,9 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		opts.RenderRequest.Screenshot = render.Viewport
 	}
 	rep, err := analyzer.Analyze(ctx, fs.Arg(0), opts)
+	if errors.Is(err, context.DeadlineExceeded) {
+		err = fmt.Errorf("the analysis did not end within -timeout %v", *timeout)
+	}
 	if err != nil {
 		return &exitError{code: 2, err: err}
 	}
