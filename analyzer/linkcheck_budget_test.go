@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"runtime"
 	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/seokit/seokit/internal/proctest"
 	"github.com/seokit/seokit/seo"
 )
 
@@ -25,7 +25,7 @@ import (
 // and leaves none of them running. Not parallel, so that the goroutines
 // left can be told from other tests'.
 func TestLinkCheckBudget(t *testing.T) {
-	before := stacks()
+	before := proctest.Goroutines()
 	var hanging atomic.Int32
 	// A host whose every target hangs until its request is abandoned.
 	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -140,26 +140,6 @@ func TestLinkCheckBudget(t *testing.T) {
 	}
 }
 
-// stacks returns the stacks of the running goroutines by their header
-// ("goroutine 12").
-func stacks() map[string]string {
-	buf := make([]byte, 1<<20)
-	for {
-		n := runtime.Stack(buf, true)
-		if n < len(buf) {
-			buf = buf[:n]
-			break
-		}
-		buf = make([]byte, 2*len(buf))
-	}
-	out := map[string]string{}
-	for _, g := range strings.Split(string(buf), "\n\n") {
-		head, _, _ := strings.Cut(g, " [")
-		out[head] = g
-	}
-	return out
-}
-
 // leftGoroutines returns the stacks of seokit code running now that were
 // not in before, once those on their way out have had a bounded time to
 // end.
@@ -167,7 +147,7 @@ func leftGoroutines(before map[string]string) []string {
 	var left []string
 	for deadline := time.Now().Add(5 * time.Second); ; {
 		left = left[:0]
-		for head, s := range stacks() {
+		for head, s := range proctest.Goroutines() {
 			if _, ok := before[head]; !ok && strings.Contains(s, "seokit/seokit/") {
 				left = append(left, s)
 			}

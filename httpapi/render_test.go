@@ -169,44 +169,34 @@ func TestRenderQuotaUnits(t *testing.T) {
 	a := newTestAPI(t, &Options{AllowPrivate: true, Queue: idleQueue{}, Renderer: &fakeRenderer{},
 		Limits: map[store.Plan]int{store.Free: daily, store.Pro: daily}})
 	site := shellSite(t)
-	remaining := func() int {
-		t.Helper()
-		resp := a.call("GET", "/v1/analyze/site?limit=1", a.key, "")
-		wantStatus(t, resp, 200)
-		n, err := strconv.Atoi(resp.Header.Get("X-RateLimit-Remaining"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return n
-	}
-	before := remaining()
+	before := a.remaining(t)
 	wantStatus(t, a.call("POST", "/v1/analyze/page", a.key, `{"url":"`+site.URL+`/","options":{"render":"always"}}`), 200)
-	if got, want := remaining(), before-1-RenderQuotaUnits; got != want {
+	if got, want := a.remaining(t), before-1-RenderQuotaUnits; got != want {
 		t.Errorf("after a rendering page analysis: %d remaining, want %d", got, want)
 	}
-	before = remaining()
+	before = a.remaining(t)
 	wantStatus(t, a.call("POST", "/v1/analyze/page", a.key, `{"url":"`+site.URL+`/"}`), 200)
-	if got, want := remaining(), before-2; got != want {
+	if got, want := a.remaining(t), before-2; got != want {
 		t.Errorf("after a raw page analysis: %d remaining, want %d", got, want)
 	}
-	before = remaining()
+	before = a.remaining(t)
 	wantStatus(t, a.call("POST", "/v1/analyze/page", a.key, `{"url":"`+site.URL+`/plain","options":{"render":"auto"}}`), 200)
-	if got, want := remaining(), before-2; got != want {
+	if got, want := a.remaining(t), before-2; got != want {
 		t.Errorf("after an auto page analysis of a page that needs no rendering: %d remaining, want %d", got, want)
 	}
-	before = remaining()
+	before = a.remaining(t)
 	wantStatus(t, a.call("POST", "/v1/analyze/page", a.key, `{"url":"`+site.URL+`/","options":{"render":"auto"}}`), 200)
-	if got, want := remaining(), before-1-RenderQuotaUnits; got != want {
+	if got, want := a.remaining(t), before-1-RenderQuotaUnits; got != want {
 		t.Errorf("after an auto page analysis that rendered: %d remaining, want %d", got, want)
 	}
-	before = remaining()
+	before = a.remaining(t)
 	wantStatus(t, a.call("POST", "/v1/analyze/site", a.key, `{"url":"`+site.URL+`/","options":{"render":"auto"}}`), 202)
-	if got, want := remaining(), before-1-RenderQuotaUnits; got != want {
+	if got, want := a.remaining(t), before-1-RenderQuotaUnits; got != want {
 		t.Errorf("after a rendering site analysis: %d remaining, want %d", got, want)
 	}
 	// Too few units left for a rendering: 429 naming the cost, while a
 	// raw analysis still fits.
-	if left := remaining(); left >= RenderQuotaUnits {
+	if left := a.remaining(t); left >= RenderQuotaUnits {
 		t.Fatalf("%d units left; the test expects fewer than %d", left, RenderQuotaUnits)
 	}
 	e := apiErr(t, a.call("POST", "/v1/analyze/page", a.key, `{"url":"`+site.URL+`/","options":{"render":"always"}}`), 429, CodeRateLimited)
@@ -543,19 +533,9 @@ func TestRenderRefusedCountsOnce(t *testing.T) {
 		Admission: &AdmissionOptions{MaxRenders: 5, AccountConcurrency: 1, Wait: time.Millisecond}})
 	site := newBlockingSite(t)
 	status := sendHeld(t, a, a.req("POST", "/v1/analyze/page", a.key, `{"url":"`+site.URL+`/","options":{"render":"always"}}`), site.started, "analysis")
-	remaining := func() int {
-		t.Helper()
-		resp := a.call("GET", "/v1/analyze/site?limit=1", a.key, "")
-		wantStatus(t, resp, 200)
-		n, err := strconv.Atoi(resp.Header.Get("X-RateLimit-Remaining"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return n
-	}
-	before := remaining()
+	before := a.remaining(t)
 	apiErr(t, a.call("POST", "/v1/analyze/page", a.key, `{"url":"`+site.URL+`/","options":{"render":"always"}}`), 429, CodeRateLimited)
-	if got, want := remaining(), before-2; got != want {
+	if got, want := a.remaining(t), before-2; got != want {
 		t.Errorf("after a refused rendering analysis: %d remaining, want %d (one for it, one for the count)", got, want)
 	}
 	site.free()
@@ -576,7 +556,7 @@ func TestRenderAutoBusyDeclined(t *testing.T) {
 	site := shellSite(t)
 	_, keyB := a.account("b@example.com", store.Free, auth.ScopeRead, auth.ScopeWrite)
 	status := sendHeld(t, a, a.req("POST", "/v1/analyze/page", keyB, `{"url":"`+site.URL+`/","options":{"render":"always"}}`), fr.started, "rendering")
-	before := a.call("GET", "/v1/analyze/site?limit=1", a.key, "").Header.Get("X-RateLimit-Remaining")
+	before := a.remaining(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	start := time.Now()
@@ -590,10 +570,8 @@ func TestRenderAutoBusyDeclined(t *testing.T) {
 	if rep.Render == nil || rep.Render.Rendered || !strings.Contains(rep.Render.Reason, "as many renderings as it can") {
 		t.Errorf("render %+v, want not rendered because the server is busy", rep.Render)
 	}
-	after := a.call("GET", "/v1/analyze/site?limit=1", a.key, "").Header.Get("X-RateLimit-Remaining")
-	b, _ := strconv.Atoi(before)
-	if n, _ := strconv.Atoi(after); n != b-2 {
-		t.Errorf("remaining %s then %s: the declined rendering was counted", before, after)
+	if after := a.remaining(t); after != before-2 {
+		t.Errorf("remaining %d then %d: the declined rendering was counted", before, after)
 	}
 	if n := a.srv.adm.kinds[KindPage].inFlight.Load(); n != 0 {
 		t.Errorf("%d page analyses still admitted after the answer", n)
@@ -667,4 +645,17 @@ func sendHeld(t *testing.T, a *testAPI, req *http.Request, started <-chan struct
 		t.Fatalf("the held %s never started", what)
 	}
 	return status
+}
+
+// remaining reads how many requests of the day the test account has left,
+// from a request that costs one.
+func (a *testAPI) remaining(t *testing.T) int {
+	t.Helper()
+	resp := a.call("GET", "/v1/analyze/site?limit=1", a.key, "")
+	wantStatus(t, resp, 200)
+	n, err := strconv.Atoi(resp.Header.Get("X-RateLimit-Remaining"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }

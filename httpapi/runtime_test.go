@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"net/http"
@@ -15,6 +14,7 @@ import (
 	"github.com/seokit/seokit/httpapi/auth"
 	"github.com/seokit/seokit/httpapi/store"
 	"github.com/seokit/seokit/httpapi/store/sqlstore"
+	"github.com/seokit/seokit/internal/proctest"
 )
 
 // backgroundStore counts the store calls only the background work makes:
@@ -73,25 +73,6 @@ func (s *backgroundStore) total() int64 {
 	return s.unfinished.Load() + s.ticks.Load() + s.claims.Load() + s.jobWrites.Load()
 }
 
-// goroutines returns the stacks of the running goroutines by ID.
-func goroutines() map[string]string {
-	buf := make([]byte, 1<<20)
-	for {
-		n := runtime.Stack(buf, true)
-		if n < len(buf) {
-			buf = buf[:n]
-			break
-		}
-		buf = make([]byte, 2*len(buf))
-	}
-	out := map[string]string{}
-	for _, g := range bytes.Split(buf, []byte("\n\n")) {
-		head, _, _ := strings.Cut(string(g), " [")
-		out[head] = string(g)
-	}
-	return out
-}
-
 // newGoroutines returns the goroutines running now that did not in
 // before. Goroutines on their way out (a request's, a closed
 // connection's) are given the scheduler until they are gone or a bounded
@@ -100,7 +81,7 @@ func newGoroutines(before map[string]string) []string {
 	var fresh []string
 	for range 1000 {
 		fresh = fresh[:0]
-		for id, stack := range goroutines() {
+		for id, stack := range proctest.Goroutines() {
 			if _, ok := before[id]; !ok {
 				fresh = append(fresh, stack)
 			}
@@ -162,7 +143,7 @@ func TestNoStartRunsNothing(t *testing.T) {
 	}
 
 	idle := newBackgroundStore(t)
-	before := goroutines()
+	before := proctest.Goroutines()
 	n0 := runtime.NumGoroutine()
 	srv, err := New(ctx, opts(idle))
 	if err != nil {
